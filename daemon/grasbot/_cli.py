@@ -1,0 +1,181 @@
+"""The `grasbot` command: search, ask, check, eval, and serve (the daemon)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Sequence
+
+from ._config import Settings
+from ._engine import GrasBot
+from ._evaluate import evaluate, read_cases
+from ._exceptions import GrasbotError
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--vault", dest="vault_dir", metavar="DIR", help="the vault folder (VAULT_DIR; default: the bundled vault-grasbot/)")
+    parser.add_argument("--exclude", metavar="DIR,DIR", help="vault folders to leave out (GRASBOT_EXCLUDE)")
+    parser.add_argument(
+        "--default-visibility", choices=("private", "public"),
+        help="visibility of a note without a `visibility` field (GRASBOT_DEFAULT_VISIBILITY; default private)",
+    )
+    parser.add_argument("--top-k", dest="search_top_k", type=int, metavar="N", help="sources to return (SEARCH_TOP_K; default 5)")
+    parser.add_argument("--min-score", dest="search_min_score", type=float, metavar="X", help="best score that grounds an answer (SEARCH_MIN_SCORE)")
+    parser.add_argument("--model", dest="llm_model", help="Ollama model (LLM_MODEL; default qwen3:8b)")
+    parser.add_argument("--ollama-host", dest="ollama_host", metavar="URL", help="Ollama's address (OLLAMA_HOST)")
+    parser.add_argument("--llm-timeout", dest="llm_timeout", type=float, metavar="SECONDS", help="LLM_TIMEOUT (default 60)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="grasbot", description="Answers visitors from an Obsidian vault of French notes.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("search", help="rank the notes for a question, with the reasons")
+    p.add_argument("question")
+    p.add_argument("--audience", choices=("visitor", "owner"), default="owner", help="owner (default) sees private notes too")
+    _common(p)
+
+    p = sub.add_parser("ask", help="answer a question as a visitor would be answered")
+    p.add_argument("question")
+    p.add_argument("--audience", choices=("visitor", "owner"), default="visitor")
+    _common(p)
+
+    p = sub.add_parser("check", help="the vault's health: broken notes, duplicate slugs, dangling links, questions that miss")
+    _common(p)
+
+    p = sub.add_parser("eval", help="hit@1, hit@5 and MRR@10 on a file of questions")
+    p.add_argument("--questions", required=True, metavar="FILE.tsv", help="question<TAB>path;path lines")
+    _common(p)
+
+    p = sub.add_parser("serve", help="run the daemon (JSON-RPC and the site's HTTP endpoints)")
+    p.add_argument("--host", help="address to bind (GRASBOT_HOST; default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (GRASBOT_PORT; default 8765; 0 picks a free one)")
+    _common(p)
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    names = ("vault_dir", "exclude", "default_visibility", "search_top_k", "search_min_score",
+             "llm_model", "ollama_host", "llm_timeout", "host", "port")
+    return Settings.load(**{n: getattr(args, n, None) for n in names})
+
+
+def _print_sources(sources: list[dict]) -> None:
+    for rank, s in enumerate(sources, 1):
+        print(f"{rank}. [{s['slug']}] {s['title']}  score {s['score']:.2f}  ({s['path']})")
+        for r in s["reasons"]:
+            print(f"     +{r['points']:.2f} {r['signal']}: {r['detail']}")
+
+
+def cmd_search(bot: GrasBot, args) -> int:
+    result = bot.search(args.question, audience=args.audience).to_dict()
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+        return 0
+    state = "grounded" if result["grounded"] else "not grounded"
+    print(f"{len(result['results'])} notes, {state}, vault of {result['vault_size']} notes, {result['took_ms']:.1f} ms")
+    _print_sources(result["results"])
+    return 0
+
+
+def cmd_ask(bot: GrasBot, args) -> int:
+    async def run() -> dict:
+        try:
+            return await bot.answer(args.question, audience=args.audience)
+        finally:
+            await bot.aclose()
+
+    payload = asyncio.run(run())
+    if args.json:
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+        return 0
+    print(payload["response"])
+    print()
+    print("grounded:", "yes" if payload["grounded"] else "no", f"— model: {payload['model'] or 'none'}")
+    if "llm_error" in payload:
+        print(f"(LLM unavailable: {payload['llm_error']}; the answer above is extracted from the notes)")
+    _print_sources(payload["sources"])
+    return 0
+
+
+def vault_problems(bot: GrasBot) -> dict:
+    """Everything `grasbot check` reports, as data."""
+    snapshot = bot.snapshot
+    index = snapshot.index("owner")
+    misses = []
+    for path, note in sorted(index.notes.items()):
+        audience = "visitor" if note.public else "owner"
+        for question in note.answers:
+            result = bot.search(question, audience=audience, top_k=10, snapshot=snapshot)
+            ranked = [s.path for s in result.sources]
+            if not ranked or ranked[0] != path:
+                misses.append({
+                    "path": path, "question": question,
+                    "rank": ranked.index(path) + 1 if path in ranked else None,
+                    "first": result.sources[0].slug if result.sources else None,
+                })
+    vault = snapshot.vault
+    return {
+        "notes": len(vault.notes),
+        "public": len(snapshot.index("visitor")),
+        "errors": [e.to_dict() for e in vault.errors],
+        "warnings": [w.to_dict() for w in vault.warnings],
+        "misses": misses,
+    }
+
+
+def cmd_check(bot: GrasBot, args) -> int:
+    report = vault_problems(bot)
+    failed = bool(report["errors"] or report["warnings"] or report["misses"])
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+        return int(failed)
+    print(f"{report['notes']} notes loaded, {report['public']} public")
+    for title, items in (("Notes that could not be loaded", report["errors"]), ("Warnings", report["warnings"])):
+        if items:
+            print(f"\n{title} ({len(items)}):")
+            for item in items:
+                print(f"  {item['path']}: {item['message']}")
+    if report["misses"]:
+        print(f"\nQuestions in `answers` that do not bring their own note first ({len(report['misses'])}):")
+        for m in report["misses"]:
+            where = f"rank {m['rank']}" if m["rank"] else "absent from the top 10"
+            print(f"  {m['path']}: « {m['question']} » → {where}, first: {m['first']}")
+    print("\nOK" if not failed else "\nProblems found.")
+    return int(failed)
+
+
+def cmd_eval(bot: GrasBot, args) -> int:
+    cases = read_cases(args.questions)
+    report = evaluate(cases, lambda q: [s.path for s in bot.search(q, top_k=10, audience="owner").sources])
+    data = report.to_dict()
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{data['questions']} questions: hit@1 {data['hit@1']:.3f}  hit@5 {data['hit@5']:.3f}  MRR@10 {data['mrr@10']:.3f}")
+    for miss in data["misses"]:
+        where = f"rank {miss['rank']}" if miss["rank"] else "not in the top 10"
+        print(f"  missed ({where}): {miss['question']}  expected {', '.join(miss['expected'])}; got {', '.join(miss['got'])}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = _settings(args)
+        if args.command == "serve":
+            from ._server import serve
+
+            return serve(settings)
+        bot = GrasBot.open(settings)
+        return {"search": cmd_search, "ask": cmd_ask, "check": cmd_check, "eval": cmd_eval}[args.command](bot, args)
+    except GrasbotError as exc:
+        print(f"grasbot: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""Settings: the seed's environment variables, each also a command-line flag.
+
+Precedence: flag, then environment variable, then default. A value that cannot be used is a
+ConfigError naming the variable, never a crash deeper down.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from ._exceptions import ConfigError
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+BUNDLED_VAULT = _PACKAGE_DIR.parent.parent / "vault-grasbot"
+
+DEFAULT_URL_MAP = {
+    "projet": "/portfolio/{slug}",
+    "project": "/portfolio/{slug}",
+    "competence": "/competences/{slug}",
+    "skill": "/competences/{slug}",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    vault_dir: Path = BUNDLED_VAULT
+    exclude: tuple[str, ...] = ()
+    default_visibility: str = "private"
+    llm_model: str = "qwen3:8b"
+    ollama_host: str | None = None  # None: the ollama client's own default (OLLAMA_HOST or localhost)
+    llm_timeout: float = 60.0
+    llm_temperature: float = 0.4
+    llm_keep_alive: str = "30m"
+    search_top_k: int = 5
+    search_min_score: float = 4.0
+    prompt_budget: int = 12_000  # characters of notes in the prompt; about 3,500 tokens of French
+    url_map: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_URL_MAP))
+    host: str = "127.0.0.1"
+    port: int = 8765
+
+    # environment variable -> field
+    ENV = {
+        "VAULT_DIR": "vault_dir",
+        "GRASBOT_EXCLUDE": "exclude",
+        "GRASBOT_DEFAULT_VISIBILITY": "default_visibility",
+        "LLM_MODEL": "llm_model",
+        "OLLAMA_HOST": "ollama_host",
+        "LLM_TIMEOUT": "llm_timeout",
+        "LLM_TEMPERATURE": "llm_temperature",
+        "LLM_KEEP_ALIVE": "llm_keep_alive",
+        "SEARCH_TOP_K": "search_top_k",
+        "SEARCH_MIN_SCORE": "search_min_score",
+        "GRASBOT_PROMPT_BUDGET": "prompt_budget",
+        "GRASBOT_URL_MAP": "url_map",
+        "GRASBOT_HOST": "host",
+        "GRASBOT_PORT": "port",
+    }
+
+    @classmethod
+    def load(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
+        """Settings from `env` (default: os.environ), then `overrides` (flags; None means unset)."""
+        env = os.environ if env is None else env
+        raw: dict[str, Any] = {}
+        for var, name in cls.ENV.items():
+            if env.get(var, "").strip():
+                raw[name] = (env[var].strip(), var)
+        for name, value in overrides.items():
+            if value is not None:
+                raw[name] = (value, "--" + name.replace("_", "-"))
+        values = {name: _coerce(name, value, origin) for name, (value, origin) in raw.items()}
+        return cls(**values)._checked()
+
+    def _checked(self) -> "Settings":
+        if self.default_visibility not in ("public", "private"):
+            raise ConfigError(f"default visibility must be 'public' or 'private', not {self.default_visibility!r}")
+        if not 1 <= self.search_top_k <= 50:
+            raise ConfigError(f"SEARCH_TOP_K must be between 1 and 50, not {self.search_top_k}")
+        if self.llm_timeout <= 0:
+            raise ConfigError(f"LLM_TIMEOUT must be positive, not {self.llm_timeout}")
+        if self.prompt_budget < 500:
+            raise ConfigError(f"GRASBOT_PROMPT_BUDGET must be at least 500 characters, not {self.prompt_budget}")
+        if not 0 <= self.port <= 65535:
+            raise ConfigError(f"port must be between 0 and 65535, not {self.port}")
+        return self
+
+    def with_(self, **changes: Any) -> "Settings":
+        return replace(self, **changes)._checked()
+
+    def url_for(self, note_type: str | None, slug: str) -> str | None:
+        template = self.url_map.get((note_type or "").lower())
+        return template.format(slug=slug) if template else None
+
+
+_TYPES = {f.name: f.type for f in fields(Settings)}
+
+
+def _coerce(name: str, value: Any, origin: str) -> Any:
+    kind = _TYPES[name]
+    try:
+        if name == "vault_dir":
+            return Path(value).expanduser()
+        if name == "exclude":
+            items = value.split(",") if isinstance(value, str) else list(value)
+            return tuple(i.strip().strip("/") for i in items if i.strip())
+        if name == "url_map":
+            return _parse_url_map(value) if isinstance(value, str) else dict(value)
+        if kind in ("int", int):
+            return int(value)
+        if kind in ("float", float):
+            return float(value)
+        return str(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{origin}: cannot use {value!r} ({exc})") from None
+
+
+def _parse_url_map(text: str) -> dict[str, str]:
+    """`projet=/portfolio/{slug},competence=/competences/{slug}`"""
+    mapping = {}
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        kind, sep, template = item.partition("=")
+        if not sep or "{slug}" not in template:
+            raise ValueError(f"expected type=/path/{{slug}}, got {item.strip()!r}")
+        mapping[kind.strip().lower()] = template.strip()
+    return mapping

@@ -1,0 +1,223 @@
+"""GrasBot as one long-lived object: the current vault snapshot and the LLM client.
+
+Every request reads `self._snapshot` once and works on that object to the end, and a reload
+builds a whole new snapshot before replacing the reference in one assignment: a request in
+flight sees the old vault or the new one, never a mix.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import AsyncIterator, Mapping, Sequence
+
+from ._exceptions import LLMError, QueryError
+from ._fallback import extractive_answer
+from ._index import Index, NoteAnalysis, analyse_note
+from ._config import Settings
+from ._llm import LLMClient
+from ._prompt import build_prompt
+from ._search import SearchResult, search
+from ._vault import Issue, Vault, VaultOptions, load_vault
+from ._version import __version__
+
+AUDIENCES = ("visitor", "owner")
+MAX_QUESTION = 500
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    vault: Vault
+    analyses: Mapping[str, NoteAnalysis]
+    indexes: Mapping[str, Index]
+    loaded_at: float = field(default_factory=time.time)
+
+    def index(self, audience: str) -> Index:
+        return self.indexes[audience]
+
+
+@dataclass(frozen=True)
+class ReloadReport:
+    vault_size: int
+    added: int
+    changed: int
+    removed: int
+    errors: tuple[Issue, ...]
+    took_ms: float
+
+    def to_dict(self) -> dict:
+        return {
+            "vault_size": self.vault_size,
+            "added": self.added,
+            "changed": self.changed,
+            "removed": self.removed,
+            "errors": [e.to_dict() for e in self.errors],
+            "took_ms": round(self.took_ms, 3),
+        }
+
+
+def build_snapshot(settings: Settings, previous: Snapshot | None = None) -> Snapshot:
+    """Load the vault; with `previous`, unchanged notes keep their parse, analysis and postings."""
+    options = VaultOptions(exclude=settings.exclude, default_public=settings.default_visibility == "public")
+    vault = load_vault(settings.vault_dir, options, previous=previous.vault if previous else None)
+    old_notes = previous.vault.notes if previous else {}
+    analyses = {
+        path: previous.analyses[path] if old_notes.get(path) is note else analyse_note(note)
+        for path, note in vault.notes.items()
+    }
+    if previous is not None and previous.vault.options == options:
+        indexes = {a: previous.indexes[a].evolved(vault, analyses) for a in AUDIENCES}
+    else:
+        indexes = {a: Index.build(vault, a, analyses) for a in AUDIENCES}
+    return Snapshot(vault, analyses, indexes)
+
+
+def check_question(q: object, *, max_chars: int = MAX_QUESTION) -> str:
+    if not isinstance(q, str):
+        raise QueryError("q: the question must be a string")
+    q = q.strip()
+    if not q:
+        raise QueryError("q: the question is empty")
+    if len(q) > max_chars:
+        raise QueryError(f"q: the question is {len(q)} characters long, the limit is {max_chars}")
+    return q
+
+
+def check_audience(audience: object) -> str:
+    if audience not in AUDIENCES:
+        raise QueryError(f"audience: must be 'visitor' or 'owner', not {audience!r}")
+    return audience  # type: ignore[return-value]
+
+
+class GrasBot:
+    def __init__(self, settings: Settings, snapshot: Snapshot, llm: LLMClient | None = None):
+        self.settings = settings
+        self._snapshot = snapshot
+        self._reload_lock = threading.Lock()
+        self.llm = llm or LLMClient(
+            settings.ollama_host,
+            model=settings.llm_model,
+            timeout=settings.llm_timeout,
+            temperature=settings.llm_temperature,
+            keep_alive=settings.llm_keep_alive,
+        )
+
+    @classmethod
+    def open(cls, settings: Settings, llm: LLMClient | None = None) -> "GrasBot":
+        """Load the vault (blocking: call it from a worker thread inside a server)."""
+        return cls(settings, build_snapshot(settings), llm)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self._snapshot
+
+    def vault_size(self, audience: str = "visitor") -> int:
+        return len(self._snapshot.index(check_audience(audience)))
+
+    # ---- retrieval
+
+    def search(
+        self,
+        q: str,
+        *,
+        top_k: int | None = None,
+        audience: str = "visitor",
+        history: Sequence[dict] | None = None,
+        snapshot: Snapshot | None = None,
+    ) -> SearchResult:
+        q = check_question(q)
+        index = (snapshot or self._snapshot).index(check_audience(audience))
+        return search(
+            q,
+            index,
+            top_k=top_k or self.settings.search_top_k,
+            min_score=self.settings.search_min_score,
+            url_for=self.settings.url_for,
+            history=history,
+        )
+
+    # ---- answering
+
+    def _prepare(self, q: str, history: Sequence[dict] | None, audience: str):
+        snapshot = self._snapshot
+        result = self.search(q, audience=audience, history=history, snapshot=snapshot)
+        index = snapshot.index(audience)
+        notes = [index.notes[s.path] for s in result.sources]
+        prompt = build_prompt(
+            q.strip(), notes, grounded=result.grounded, budget=self.settings.prompt_budget, history=history or ()
+        )
+        return result, index, notes, prompt
+
+    def _payload(self, result: SearchResult, response: str, model: str | None, error: str | None) -> dict:
+        payload = {
+            "response": response,
+            "sources": [s.to_dict() for s in result.sources],
+            "grounded": result.grounded,
+            "model": model,
+            "vault_size": result.vault_size,
+        }
+        if error is not None:
+            payload["llm_error"] = error
+        return payload
+
+    async def answer(self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor") -> dict:
+        """The seed's response: never raises for an LLM failure, answers from the notes instead."""
+        result, index, notes, prompt = self._prepare(q, history, audience)
+        try:
+            text = await self.llm.generate(prompt.messages)
+        except LLMError as exc:
+            fallback = extractive_answer(q, notes, index, grounded=result.grounded)
+            return self._payload(result, fallback, None, str(exc))
+        return self._payload(result, text, self.settings.llm_model, None)
+
+    async def answer_events(
+        self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor"
+    ) -> AsyncIterator[tuple[str, dict]]:
+        """`sources` first, then `token`s as the LLM writes, then `done` with the whole payload.
+
+        If the LLM fails, even halfway, `done` carries the extractive answer and `llm_error`.
+        """
+        result, index, notes, prompt = self._prepare(q, history, audience)
+        yield "sources", {"sources": [s.to_dict() for s in result.sources], "grounded": result.grounded}
+        pieces: list[str] = []
+        try:
+            async for piece in self.llm.stream(prompt.messages):
+                pieces.append(piece)
+                yield "token", {"text": piece}
+        except LLMError as exc:
+            fallback = extractive_answer(q, notes, index, grounded=result.grounded)
+            yield "done", self._payload(result, fallback, None, str(exc))
+            return
+        yield "done", self._payload(result, "".join(pieces).strip(), self.settings.llm_model, None)
+
+    # ---- the vault's life
+
+    def reload(self) -> ReloadReport:
+        """Re-read what changed on disk and swap it in; on failure the old vault keeps serving."""
+        started = time.perf_counter()
+        with self._reload_lock:
+            old = self._snapshot
+            new = build_snapshot(self.settings, old)
+            self._snapshot = new
+        before, after = old.vault.notes, new.vault.notes
+        return ReloadReport(
+            vault_size=len(after),
+            added=sum(1 for p in after if p not in before),
+            changed=sum(1 for p, n in after.items() if p in before and before[p] is not n and before[p].digest != n.digest),
+            removed=sum(1 for p in before if p not in after),
+            errors=tuple(new.vault.errors),
+            took_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    async def health(self) -> dict:
+        return {
+            "status": "ok",
+            "vault_size": self.vault_size("visitor"),
+            "model": self.settings.llm_model,
+            "llm_reachable": await self.llm.reachable(),
+            "version": __version__,
+        }
+
+    async def aclose(self) -> None:
+        await self.llm.aclose()

@@ -1,0 +1,262 @@
+"""GrasBot's only door to Ollama.
+
+Every way a call can go wrong (nothing listening, a broken connection, a slow model, an error
+from Ollama, a payload we cannot read) comes out as one of LLMUnavailable, LLMTimeout or
+LLMFailed, so the caller has a single `except LLMError` to fall back to plain extraction.
+Reasoning that a model leaks into its answer (`<think>…</think>`) never reaches the visitor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import AsyncIterator
+
+import httpx
+import ollama
+
+from ._exceptions import LLMError, LLMFailed, LLMTimeout, LLMUnavailable
+
+__all__ = ["LLMClient", "ThinkStripper", "strip_think"]
+
+log = logging.getLogger("grasbot.llm")
+
+_DEFAULT_HOST = "http://127.0.0.1:11434"
+_OPEN = "<think>"
+_CLOSE = "</think>"
+
+
+def _partial_tag_len(text: str) -> int:
+    """Length of the longest suffix of `text` that could be the start of a think tag.
+
+    That much must be held back: the rest of the tag may come in the next chunk.
+    """
+    longest = 0
+    for tag in (_OPEN, _CLOSE):
+        for n in range(min(len(tag) - 1, len(text)), longest, -1):
+            if text.endswith(tag[:n]):
+                longest = n
+                break
+    return longest
+
+
+class ThinkStripper:
+    """Removes reasoning from text that arrives in pieces.
+
+    Rules, the same whether the text comes whole or in chunks:
+    - a `<think>…</think>` block is dropped, wherever it is; an unclosed one runs to the end;
+    - an orphan `</think>` (no `<think>` before it) means everything before it was reasoning;
+      once the answer has begun (past the window below, or after a block), a stray `</think>`
+      is only a tag and is removed alone;
+    - leading whitespace of the answer is dropped.
+
+    An orphan `</think>` can only be recognised after the text before it has arrived, so the
+    opening of a stream is held back until a `</think>` shows up, a `<think>` opens a block,
+    or `holdback` characters have gone by with neither: what was yielded cannot be taken
+    back, so an orphan that comes later than that loses only its tag. The
+    window is small on purpose: the orphans seen in practice are short (`\n\n</think>` when
+    the template opened the block in the prompt), while every character held back delays the
+    visitor's first words; long leaked reasoning starts with `<think>` and costs no delay.
+    """
+
+    def __init__(self, holdback: int = 64) -> None:
+        self._holdback = holdback
+        self._state = "open"  # open: undecided; out: answer text; in: inside a think block
+        self._buf = ""
+        self._started = False  # has any non-whitespace text been emitted yet?
+
+    def feed(self, text: str) -> str:
+        """Take the next piece; return the visible text that can be released now."""
+        self._buf += text
+        return self._emit(self._run(final=False))
+
+    def finish(self) -> str:
+        """End of text: release what was held back (a dangling tag prefix is plain text)."""
+        out = self._run(final=True)
+        if self._state == "out":
+            out += self._buf
+        self._buf = ""
+        return self._emit(out)
+
+    def _emit(self, out: str) -> str:
+        if not self._started:
+            out = out.lstrip()
+            self._started = bool(out)
+        return out
+
+    def _run(self, final: bool) -> str:
+        out = []
+        while True:
+            buf = self._buf
+            if self._state == "open":
+                i_open, i_close = buf.find(_OPEN), buf.find(_CLOSE)
+                if i_close != -1 and (i_open == -1 or i_close < i_open):
+                    self._buf, self._state = buf[i_close + len(_CLOSE):], "out"
+                elif i_open != -1:
+                    out.append(buf[:i_open])
+                    self._buf, self._state = buf[i_open + len(_OPEN):], "in"
+                elif final or len(buf) >= self._holdback:
+                    self._state = "out"
+                else:
+                    return "".join(out)
+            elif self._state == "in":
+                i_close = buf.find(_CLOSE)
+                if i_close == -1:
+                    # Keep only what could be the start of `</think>`; the rest is reasoning.
+                    keep = _partial_tag_len(buf)
+                    self._buf = buf[len(buf) - keep:] if keep else ""
+                    if final:
+                        self._buf = ""
+                    return "".join(out)
+                self._buf, self._state = buf[i_close + len(_CLOSE):], "out"
+            else:  # out
+                i_open, i_close = buf.find(_OPEN), buf.find(_CLOSE)
+                if i_close != -1 and (i_open == -1 or i_close < i_open):
+                    # A stray tag once the answer has begun: only the tag goes.
+                    log.debug("dropping a stray </think> inside the answer")
+                    out.append(buf[:i_close])
+                    self._buf = buf[i_close + len(_CLOSE):]
+                elif i_open != -1:
+                    out.append(buf[:i_open])
+                    self._buf, self._state = buf[i_open + len(_OPEN):], "in"
+                else:
+                    keep = 0 if final else _partial_tag_len(buf)
+                    out.append(buf[: len(buf) - keep])
+                    self._buf = buf[len(buf) - keep:]
+                    return "".join(out)
+
+
+def strip_think(text: str) -> str:
+    """The answer without its reasoning, trimmed."""
+    stripper = ThinkStripper()
+    return (stripper.feed(text) + stripper.finish()).strip()
+
+
+class LLMClient:
+    """One Ollama model behind one HTTP connection pool."""
+
+    #: Characters held back at the start of a stream to recognise an orphan `</think>`.
+    orphan_holdback: int = 64
+    #: Seconds `reachable()` waits before answering False.
+    reachable_timeout: float = 2.0
+
+    def __init__(
+        self,
+        host: str | None,
+        model: str = "qwen3:8b",
+        timeout: float = 60.0,
+        temperature: float = 0.4,
+        keep_alive: str = "30m",
+    ) -> None:
+        self.host = host or os.environ.get("OLLAMA_HOST") or _DEFAULT_HOST
+        self.model = model
+        self.timeout = timeout
+        self.temperature = temperature
+        self.keep_alive = keep_alive
+        self._client = ollama.AsyncClient(host=host, timeout=timeout)
+
+    def __repr__(self) -> str:
+        return f"LLMClient(host={self.host!r}, model={self.model!r})"
+
+    def _chat_kwargs(self, messages: list[dict], stream: bool) -> dict:
+        return {
+            "model": self.model,
+            "messages": messages,
+            "stream": stream,
+            "think": False,
+            "options": {"temperature": self.temperature},
+            "keep_alive": self.keep_alive,
+        }
+
+    async def generate(self, messages: list[dict]) -> str:
+        """The whole answer in one call, reasoning stripped."""
+        with self._translate_errors():
+            response = await self._client.chat(**self._chat_kwargs(messages, stream=False))
+            content = response.message.content or ""
+        return strip_think(content)
+
+    async def stream(self, messages: list[dict]) -> AsyncIterator[str]:
+        """The answer piece by piece, as Ollama produces it, reasoning stripped."""
+        stripper = ThinkStripper(self.orphan_holdback)
+        with self._translate_errors():
+            chunks = await self._client.chat(**self._chat_kwargs(messages, stream=True))
+        # aclosing: a consumer that stops early must release the HTTP connection at once.
+        async with contextlib.aclosing(chunks):
+            while True:
+                with self._translate_errors():
+                    try:
+                        chunk = await chunks.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    piece = stripper.feed(chunk.message.content or "")
+                if piece:
+                    yield piece
+        tail = stripper.finish().rstrip()
+        if tail:
+            yield tail
+
+    async def reachable(self) -> bool:
+        """Does something that speaks Ollama answer at the host? Never raises."""
+        try:
+            async with asyncio.timeout(min(self.reachable_timeout, self.timeout)):
+                await self._client.list()
+        except Exception:  # noqa: BLE001 - any failure means "not reachable"
+            return False
+        return True
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def __aenter__(self) -> LLMClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    @contextlib.contextmanager
+    def _translate_errors(self):
+        """Turn whatever ollama/httpx raise into our three exceptions."""
+        where = f"Ollama at {self.host} (OLLAMA_HOST)"
+        try:
+            yield
+        except LLMError:
+            raise
+        except ollama.ResponseError as exc:
+            if exc.status_code == 404 and "not found" in str(exc.error):
+                raise LLMFailed(
+                    f"{where} does not have model {self.model!r}: {exc.error}. "
+                    f"Run `ollama pull {self.model}` on that machine."
+                ) from None
+            status = f"HTTP {exc.status_code}" if exc.status_code > 0 else "an error in the stream"
+            raise LLMFailed(
+                f"{where} answered with {status} for model {self.model!r}: {exc.error}"
+            ) from None
+        except httpx.TimeoutException as exc:
+            kind = type(exc).__name__
+            raise LLMTimeout(
+                f"{where} did not answer within {self.timeout:g} s for model {self.model!r} ({kind})."
+            ) from None
+        except (ConnectionError, httpx.ConnectError):
+            # ollama's own message only says "Failed to connect"; the host is what helps.
+            raise LLMUnavailable(
+                f"Cannot connect to {where}: is `ollama serve` running there?"
+            ) from None
+        except (httpx.TransportError, OSError) as exc:
+            raise LLMUnavailable(
+                f"The connection to {where} broke while model {self.model!r} was answering "
+                f"({type(exc).__name__}: {_short(exc)})."
+            ) from None
+        except ollama.RequestError as exc:
+            raise LLMFailed(f"Invalid request for {where}: {exc.error}") from None
+        except Exception as exc:  # noqa: BLE001 - bad JSON, a payload that fails validation...
+            raise LLMFailed(
+                f"{where} sent a reply GrasBot cannot read for model {self.model!r} "
+                f"({type(exc).__name__}: {_short(exc)})."
+            ) from None
+
+
+def _short(exc: BaseException, limit: int = 200) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,284 @@
+"""JSON-RPC 2.0 dispatch for POST /rpc, conformant to the specification's own examples.
+
+jsonrpcserver 5.0.9 runs each single, well-formed request (method lookup, arity check,
+notification handling, response envelope). Around it this module does what the library
+gets wrong or leaves out: parsing and request checks (so each bad member of a batch gets
+its own -32600), batches member by member with a size limit, params checked against the
+OpenRPC document, owner-only methods, GrasbotError → error code mapping, and internal
+errors that never carry the exception's text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any
+
+from jsonrpcserver import Error, Success, async_dispatch_to_serializable
+from jsonrpcserver.sentinels import NODATA
+
+from ._exceptions import AuthError, GrasbotError, QueryError, VaultError
+from ._protocol import (
+    method_names,
+    openrpc_document,
+    owner_only_methods,
+    validate_params,
+    validate_result,
+)
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "NOTE_NOT_FOUND",
+    "PARSE_ERROR",
+    "RATE_LIMITED",
+    "UNAUTHORIZED",
+    "VAULT_RELOAD_FAILED",
+    "RpcDispatcher",
+    "RpcError",
+]
+
+logger = logging.getLogger("grasbot.rpc")
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+UNAUTHORIZED = -32001
+RATE_LIMITED = -32002
+NOTE_NOT_FOUND = -32003
+VAULT_RELOAD_FAILED = -32004
+
+# Codes whose answer never carries data: the spec's examples have none, and for
+# internal errors data would leak the exception's text.
+_NO_DATA = {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INTERNAL_ERROR, -32000}
+_MESSAGES = {
+    PARSE_ERROR: "Parse error",
+    INVALID_REQUEST: "Invalid Request",
+    METHOD_NOT_FOUND: "Method not found",
+    INVALID_PARAMS: "Invalid params",
+    INTERNAL_ERROR: "Internal error",
+    -32000: "Internal error",
+}
+_REQUEST_KEYS = {"jsonrpc", "method", "params", "id"}
+OWNER_TOKEN_REQUIRED = "owner token required"
+
+
+class RpcError(GrasbotError):
+    """Raised by a method to answer a specific JSON-RPC error (e.g. -32003 note not found).
+
+    ``data`` None means the error object carries no data member.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+def _error(code: int, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": _MESSAGES[code]}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "error": error, "id": None}
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _well_formed(member: Any) -> bool:
+    """A Request object as section 4 of the spec defines it (extra members refused)."""
+    if not isinstance(member, dict) or not set(member) <= _REQUEST_KEYS:
+        return False
+    if member.get("jsonrpc") != "2.0" or not isinstance(member.get("method"), str):
+        return False
+    if "params" in member and not isinstance(member["params"], (list, dict)):
+        return False
+    if "id" in member:
+        rid = member["id"]
+        if isinstance(rid, bool) or not isinstance(rid, (str, int, float, type(None))):
+            return False
+    return True
+
+
+def _default_is_owner(context: Any) -> bool:
+    return bool(getattr(context, "is_owner", False))
+
+
+def _serialize(payload: Any) -> str:
+    return json.dumps(payload, ensure_ascii=False, allow_nan=False)
+
+
+class RpcDispatcher:
+    """Answer JSON-RPC request bodies with the given methods.
+
+    ``methods`` maps a name to ``async def method(context, **params)``. Methods named in
+    the OpenRPC document get their params validated (defaults filled in) before they run;
+    others are refused unless ``allow_undocumented`` (used by the spec tests), and then get
+    only jsonrpcserver's arity check, by position or by name. Owner-only methods are those
+    in ``owner_only`` plus those the document flags; ``is_owner(context)`` says whether the
+    caller showed the owner token. ``check_results`` validates every documented method's
+    result against the document (for tests: a mismatch is answered -32603 and logged).
+    """
+
+    def __init__(
+        self,
+        methods: Mapping[str, Callable[..., Any]],
+        owner_only: Iterable[str] = (),
+        *,
+        is_owner: Callable[[Any], bool] = _default_is_owner,
+        max_batch: int = 20,
+        allow_undocumented: bool = False,
+        check_results: bool = False,
+    ) -> None:
+        if max_batch < 1:
+            raise ValueError("max_batch must be at least 1")
+        documented = method_names()
+        methods = dict(methods)
+        if "rpc.discover" not in methods:
+            methods["rpc.discover"] = _discover
+        unknown = sorted(set(methods) - documented)
+        if unknown and not allow_undocumented:
+            raise ValueError(
+                f"methods not described in openrpc.json: {', '.join(unknown)} "
+                "(describe them there, or pass allow_undocumented=True)"
+            )
+        self._owner_only = frozenset(owner_only) | owner_only_methods()
+        self._is_owner = is_owner
+        self._max_batch = max_batch
+        self._check_results = check_results
+        self._methods = {
+            name: (
+                self._documented(name, func) if name in documented else self._plain(name, func)
+            )
+            for name, func in methods.items()
+        }
+
+    @property
+    def method_names(self) -> frozenset[str]:
+        return frozenset(self._methods)
+
+    # -- per-method wrappers handed to jsonrpcserver ---------------------------------
+
+    def _documented(self, name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+        # (context, *args, **kwargs): jsonrpcserver's arity check always passes, the
+        # schema check below is the real one and names the faulty parameter.
+        async def call(context: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                if name in self._owner_only and not self._is_owner(context):
+                    raise AuthError(OWNER_TOKEN_REQUIRED)
+                params = validate_params(name, list(args) if args else kwargs)
+                if params.get("audience") == "owner" and not self._is_owner(context):
+                    raise AuthError(OWNER_TOKEN_REQUIRED)
+                result = await _maybe_await(func(context, **params))
+                if self._check_results:
+                    validate_result(name, result)
+            except Exception as exc:
+                return _error_result(name, exc)
+            return Success(result)
+
+        return call
+
+    def _plain(self, name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+        # functools.wraps exposes func's signature, so jsonrpcserver checks the arity.
+        @functools.wraps(func)
+        async def call(context: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                if name in self._owner_only and not self._is_owner(context):
+                    raise AuthError(OWNER_TOKEN_REQUIRED)
+                result = await _maybe_await(func(context, *args, **kwargs))
+            except Exception as exc:
+                return _error_result(name, exc)
+            return Success(result)
+
+        return call
+
+    # -- dispatch ----------------------------------------------------------------------
+
+    async def dispatch(self, body: bytes | str, context: Any = None) -> str | None:
+        """The response text for a request body, or None when nothing must be answered."""
+        try:
+            text = body.decode("utf-8") if isinstance(body, (bytes, bytearray)) else body
+            parsed = json.loads(text, parse_constant=_reject_constant)
+        except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            return _serialize(_error(PARSE_ERROR))
+        if isinstance(parsed, list):
+            if not parsed:
+                return _serialize(_error(INVALID_REQUEST))
+            if len(parsed) > self._max_batch:
+                return _serialize(
+                    _error(
+                        INVALID_REQUEST,
+                        f"batch of {len(parsed)} requests is over the limit of "
+                        f"{self._max_batch} per batch",
+                    )
+                )
+            answers = await asyncio.gather(*(self._one(m, context) for m in parsed))
+            answered = [a for a in answers if a is not None]
+            return _serialize(answered) if answered else None
+        answer = await self._one(parsed, context)
+        return None if answer is None else _serialize(answer)
+
+    async def _one(self, member: Any, context: Any) -> dict[str, Any] | None:
+        if not _well_formed(member):
+            return _error(INVALID_REQUEST)
+        try:
+            response = await async_dispatch_to_serializable(
+                "",  # already parsed: the deserializer hands jsonrpcserver the member
+                self._methods,
+                context=context,
+                deserializer=lambda _text: member,
+            )
+            if response is not None:
+                _serialize(response)  # a result JSON cannot carry must fail here, per id
+        except Exception:
+            logger.exception("JSON-RPC dispatch of %r failed", member.get("method"))
+            if "id" not in member:
+                return None
+            response = {"jsonrpc": "2.0", "error": {"code": INTERNAL_ERROR}, "id": member["id"]}
+        if response is None:
+            return None
+        error = response.get("error")
+        if error is not None:
+            code = error["code"]
+            if code in _NO_DATA:
+                error.pop("data", None)
+                error["message"] = _MESSAGES[code]
+                if code == -32000:  # jsonrpcserver's own failure: still an internal error
+                    error["code"] = INTERNAL_ERROR
+        return response
+
+
+async def _discover(context: Any) -> dict[str, Any]:
+    return openrpc_document()
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+def _error_result(method: str, exc: Exception) -> Any:
+    """Map what a method raised to a jsonrpcserver Error, logging what is unexpected."""
+    if isinstance(exc, RpcError):
+        if exc.code == INTERNAL_ERROR:
+            logger.error("method %s answered an internal error: %s", method, exc.message)
+            return Error(INTERNAL_ERROR, _MESSAGES[INTERNAL_ERROR])
+        return Error(exc.code, exc.message, NODATA if exc.data is None else exc.data)
+    if isinstance(exc, QueryError):  # ParamsError included
+        return Error(INVALID_PARAMS, _MESSAGES[INVALID_PARAMS], str(exc))
+    if isinstance(exc, AuthError):
+        return Error(UNAUTHORIZED, "Unauthorized", str(exc) or OWNER_TOKEN_REQUIRED)
+    if isinstance(exc, VaultError):
+        logger.warning("method %s: vault error: %s", method, exc)
+        return Error(VAULT_RELOAD_FAILED, "Vault reload failed", str(exc))
+    logger.error("method %s failed", method, exc_info=exc)
+    return Error(INTERNAL_ERROR, _MESSAGES[INTERNAL_ERROR])

@@ -1,0 +1,337 @@
+"""Reading an Obsidian vault from disk: notes, their frontmatter, and the links between them.
+
+One broken note never stops a load: it is skipped and reported with its path and the reason,
+so the author can fix it while every other note keeps serving.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable
+
+import frontmatter
+import yaml
+
+from ._analysis import slugify
+from ._exceptions import VaultError
+
+ALWAYS_EXCLUDED = (".obsidian", ".trash", ".git")
+LIST_FIELDS = ("domains", "tags", "aliases", "answers", "linked", "related")
+
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]|#^]*)(?:[#^]([^\[\]|]*))?(?:\|([^\[\]]*))?\]\]")
+_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_INLINE_TAG = re.compile(r"(?<![\w/&#\[])#([^\W\d][\w/-]*)")
+
+
+@dataclass(frozen=True)
+class Link:
+    target: str  # as written, without heading or display text
+    display: str | None  # the text after `|`, when the author gave one
+    kind: str  # "linked", "related", "body" or "embed"
+
+
+@dataclass(frozen=True)
+class Note:
+    path: str  # vault-relative, POSIX separators
+    slug: str
+    title: str
+    type: str | None
+    source: str | None
+    domains: tuple[str, ...]
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+    answers: tuple[str, ...]
+    priority: float | None
+    updated: str | None
+    public: bool
+    body: str
+    links: tuple[Link, ...]
+    mtime_ns: int
+    size: int
+    digest: str
+    warnings: tuple[str, ...] = ()  # kept with the note, so a reload that reuses it reports them again
+
+    @property
+    def name(self) -> str:
+        return PurePosixPath(self.path).stem
+
+
+@dataclass(frozen=True)
+class Issue:
+    path: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "message": self.message}
+
+
+@dataclass
+class Vault:
+    """A loaded vault. `edges` maps a note's path to the paths it links to, resolved."""
+
+    root: Path
+    notes: dict[str, Note]
+    options: VaultOptions = field(default_factory=lambda: VaultOptions())
+    errors: list[Issue] = field(default_factory=list)  # notes that could not be loaded
+    warnings: list[Issue] = field(default_factory=list)  # duplicate slugs, dangling links, odd fields
+    edges: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # path -> ((target, kind), ...)
+
+    def by_slug(self, slug: str) -> Note | None:
+        for note in self.notes.values():
+            if note.slug == slug:
+                return note
+        return None
+
+
+@dataclass(frozen=True)
+class VaultOptions:
+    exclude: tuple[str, ...] = ()  # vault-relative folders the author keeps out
+    default_public: bool = False  # `--default-visibility public`
+
+
+# ---------------------------------------------------------------- walking the folder
+
+
+def _digest(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def _excluded(rel: str, options: VaultOptions) -> bool:
+    parts = rel.split("/")
+    if any(p in ALWAYS_EXCLUDED for p in parts):
+        return True
+    return any(rel == ex or rel.startswith(ex.rstrip("/") + "/") for ex in options.exclude)
+
+
+def iter_markdown(root: Path, options: VaultOptions) -> Iterable[tuple[str, Path]]:
+    """Every `.md` file below `root`, as (relative path, absolute path).
+
+    Symlinks are followed only while they stay inside the vault: a link to /etc or to the
+    author's home must not turn it into part of a public site.
+    """
+    real_root = root.resolve()
+    seen_dirs: set[Path] = set()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        real_dir = Path(dirpath).resolve()
+        if real_dir in seen_dirs or not real_dir.is_relative_to(real_root):
+            dirnames[:] = []
+            continue
+        seen_dirs.add(real_dir)
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        rel_dir = "" if rel_dir == "." else rel_dir
+        dirnames[:] = sorted(
+            d for d in dirnames if not _excluded(f"{rel_dir}/{d}".lstrip("/"), options)
+        )
+        for filename in sorted(filenames):
+            if not filename.lower().endswith(".md"):
+                continue
+            path = Path(dirpath) / filename
+            if not path.resolve().is_relative_to(real_root):
+                continue
+            yield f"{rel_dir}/{filename}".lstrip("/"), path
+
+
+# ---------------------------------------------------------------- parsing one note
+
+
+def _as_list(value: Any, name: str, warnings: list[str]) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, (str, int, float)):
+        value = [value]
+    if not isinstance(value, list):
+        warnings.append(f"`{name}` should be a list, got {type(value).__name__}: ignored")
+        return ()
+    return tuple(str(v).strip() for v in value if v is not None and str(v).strip())
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()
+    text = str(value).strip()
+    return text or None
+
+
+def _links_in(text: str, kind: str) -> list[Link]:
+    out = []
+    for m in _WIKILINK.finditer(text):
+        target = m.group(2).strip()
+        if not target:  # [[#heading]] points inside the same note
+            continue
+        out.append(Link(target, (m.group(4) or "").strip() or None, "embed" if m.group(1) else kind))
+    return out
+
+
+def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions) -> Note:
+    """Parse one note; raises ValueError with a reader-facing reason when it cannot be used."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 (byte {exc.start}): re-save the file as UTF-8") from None
+    try:
+        # parse(), not loads(): loads() builds a Post and breaks on a field named `content`.
+        meta, body = frontmatter.parse(text)
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" at line {where.line + 1}" if where is not None else ""
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        raise ValueError(f"broken YAML frontmatter{line}: {problem}") from None
+    except Exception as exc:  # python-frontmatter raises plain errors for odd headers
+        raise ValueError(f"unreadable frontmatter: {type(exc).__name__}") from None
+    if not isinstance(meta, dict):
+        raise ValueError("frontmatter is not a mapping of fields")
+    warnings: list[str] = []
+    stem = PurePosixPath(rel).stem
+
+    title = _as_text(meta.get("title"))
+    if title is None:
+        heading = _HEADING.search(body)
+        title = heading.group(1).strip() if heading else stem
+    slug = slugify(_as_text(meta.get("slug")) or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
+
+    lists = {name: _as_list(meta.get(name), name, warnings) for name in LIST_FIELDS}
+    prose = _INLINE_CODE.sub(" ", _FENCE.sub(" ", body))
+    inline_tags = [t.strip("/") for t in _INLINE_TAG.findall(prose)]
+    tags = tuple(dict.fromkeys(t.lstrip("#") for t in (*lists["tags"], *inline_tags) if t.lstrip("#")))
+
+    priority = meta.get("priority")
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, (int, float))):
+        warnings.append(f"`priority` should be a number, got {priority!r}: ignored")
+        priority = None
+
+    links = []
+    for kind in ("linked", "related"):
+        for item in lists[kind]:
+            found = _links_in(item, kind)
+            links.extend(found or [Link(item.strip(), None, kind)])
+    links.extend(_links_in(prose, "body"))
+
+    visibility = meta.get("visibility")
+    public = options.default_public if visibility is None else str(visibility).strip().lower() == "public"
+
+    note = Note(
+        path=rel,
+        slug=slug,
+        title=title,
+        type=_as_text(meta.get("type")),
+        source=_as_text(meta.get("source")),
+        domains=lists["domains"],
+        tags=tags,
+        aliases=lists["aliases"],
+        answers=lists["answers"],
+        priority=float(priority) if priority is not None else None,
+        updated=_as_text(meta.get("updated")),
+        public=public,
+        body=body,
+        links=tuple(links),
+        mtime_ns=mtime_ns,
+        size=len(raw),
+        digest=_digest(raw),
+        warnings=tuple(warnings),
+    )
+    return note
+
+
+# ---------------------------------------------------------------- links between notes
+
+
+class LinkResolver:
+    """Resolves `[[target]]` the way Obsidian does: by path or by file name, ignoring case.
+
+    When two files share a name, Obsidian picks the one with the shortest path; so do we.
+    The note's slug is tried last, so vaults written in the seed's style (`[[slug]]`) work too.
+    """
+
+    def __init__(self, notes: Iterable[Note]):
+        self._by_path: dict[str, str] = {}
+        self._by_name: dict[str, str] = {}
+        self._by_slug: dict[str, str] = {}
+        for note in sorted(notes, key=lambda n: (n.path.count("/"), len(n.path), n.path)):
+            lower = note.path.lower()
+            self._by_path[lower] = note.path
+            self._by_path[lower[:-3]] = note.path
+            self._by_name.setdefault(note.name.lower(), note.path)
+            self._by_slug.setdefault(note.slug, note.path)
+
+    def resolve(self, target: str) -> str | None:
+        key = target.strip().lower().lstrip("/")
+        if key.endswith(".md"):
+            key = key[:-3]
+        return (
+            self._by_path.get(key)
+            or self._by_name.get(key.rsplit("/", 1)[-1])
+            or self._by_slug.get(slugify(key))
+        )
+
+
+def resolve_links(vault: Vault) -> None:
+    """Fill `vault.edges` and report links that point nowhere."""
+    resolver = LinkResolver(vault.notes.values())
+    vault.edges = {}
+    for path, note in vault.notes.items():
+        edges: dict[str, str] = {}
+        for link in note.links:
+            target = resolver.resolve(link.target)
+            if target is None:
+                vault.warnings.append(Issue(path, f"link [[{link.target}]] points to no note"))
+            elif target != path and target not in edges:
+                edges[target] = link.kind
+        vault.edges[path] = tuple(edges.items())
+
+
+def _report_duplicates(vault: Vault) -> None:
+    first: dict[str, str] = {}
+    for path in sorted(vault.notes):
+        slug = vault.notes[path].slug
+        if slug in first:
+            vault.warnings.append(Issue(path, f"duplicate slug '{slug}' (also used by {first[slug]})"))
+        else:
+            first[slug] = path
+
+
+# ---------------------------------------------------------------- loading
+
+
+def load_vault(root: str | os.PathLike[str], options: VaultOptions | None = None, *, previous: Vault | None = None) -> Vault:
+    """Load every note below `root`.
+
+    With `previous`, a file whose size and mtime are unchanged is not read again, and one whose
+    bytes hash the same is not parsed again: that is what makes a reload cheap.
+    """
+    options = options or VaultOptions()
+    root = Path(root)
+    if not root.is_dir():
+        raise VaultError(f"vault folder not found: {root} (set --vault or VAULT_DIR)")
+    reusable = previous is not None and previous.root == root and previous.options == options
+    old = previous.notes if reusable else {}
+    vault = Vault(root=root, notes={}, options=options)
+    for rel, path in iter_markdown(root, options):
+        try:
+            stat = path.stat()
+            note = old.get(rel)
+            if note is None or (note.mtime_ns, note.size) != (stat.st_mtime_ns, stat.st_size):
+                raw = path.read_bytes()
+                if note is not None and note.digest == _digest(raw):
+                    note = replace(note, mtime_ns=stat.st_mtime_ns)
+                else:
+                    note = parse_note(rel, raw, mtime_ns=stat.st_mtime_ns, options=options)
+        except ValueError as exc:
+            vault.errors.append(Issue(rel, str(exc)))
+            continue
+        except OSError as exc:
+            vault.errors.append(Issue(rel, f"cannot read the file: {exc.strerror or exc}"))
+            continue
+        vault.notes[rel] = note
+        vault.warnings.extend(Issue(rel, w) for w in note.warnings)
+    _report_duplicates(vault)
+    resolve_links(vault)
+    return vault

@@ -1,0 +1,199 @@
+/**
+ * JSON-RPC 2.0 client for the GrasBot daemon (POST {daemonUrl}/rpc).
+ *
+ * The HTTP transport is injected: Obsidian's `requestUrl` in the plugin (see transport.ts),
+ * a fake or a real `fetch` in tests. Every failure comes out as one of the typed errors of
+ * errors.ts, so the view can say "daemon not running" rather than "Failed to fetch".
+ */
+
+import {
+	AuthError,
+	DaemonNotRunningError,
+	HttpError,
+	ProtocolError,
+	RpcError,
+	TimeoutError,
+} from "./errors";
+import {
+	type AliasSuggestion,
+	type AnswerResult,
+	type Audience,
+	type HealthResult,
+	type HistoryTurn,
+	type ReloadResult,
+	type SearchResult,
+	decodeAliasSuggestions,
+	decodeAnswerResult,
+	decodeDiscover,
+	decodeHealthResult,
+	decodeReloadResult,
+	decodeSearchResult,
+} from "./protocol";
+
+export interface HttpRequest {
+	url: string;
+	method: "GET" | "POST";
+	headers: Record<string, string>;
+	body?: string;
+	/** Aborted when the client gives up; transports that cannot abort may ignore it. */
+	signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+	status: number;
+	text: string;
+}
+
+/** Sends one request; throws (any error) only when no HTTP response was received. */
+export type Transport = (request: HttpRequest) => Promise<HttpResponse>;
+
+export interface ClientOptions {
+	/** e.g. http://127.0.0.1:8765, without the /rpc path. */
+	daemonUrl: string;
+	/** Owner token, sent as `Authorization: Bearer …` on owner calls only. */
+	token?: string;
+	transport: Transport;
+	timeoutMs?: number;
+}
+
+export interface CallOptions {
+	/** Sends the owner token. */
+	owner?: boolean;
+	timeoutMs?: number;
+}
+
+/** The methods the plugin calls; contract tests check each exists in openrpc.json. */
+export const CLIENT_METHODS = ["search", "answer", "reload", "health", "suggest_aliases", "rpc.discover"] as const;
+export type ClientMethod = (typeof CLIENT_METHODS)[number];
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export function trimBaseUrl(url: string): string {
+	return url.trim().replace(/\/+$/, "");
+}
+
+export class GrasbotClient {
+	readonly daemonUrl: string;
+	private readonly token: string;
+	private readonly transport: Transport;
+	private readonly timeoutMs: number;
+	private nextId = 1;
+
+	constructor(options: ClientOptions) {
+		this.daemonUrl = trimBaseUrl(options.daemonUrl);
+		this.token = options.token?.trim() ?? "";
+		this.transport = options.transport;
+		this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+	}
+
+	search(q: string, options: { topK?: number; audience?: Audience } = {}): Promise<SearchResult> {
+		const params: Record<string, unknown> = { q };
+		if (options.topK !== undefined) params.top_k = options.topK;
+		if (options.audience !== undefined) params.audience = options.audience;
+		return this.call("search", params, decodeSearchResult, { owner: options.audience === "owner" });
+	}
+
+	answer(q: string, options: { history?: HistoryTurn[]; audience?: Audience } = {}): Promise<AnswerResult> {
+		const params: Record<string, unknown> = { q };
+		if (options.history !== undefined) params.history = options.history;
+		if (options.audience !== undefined) params.audience = options.audience;
+		return this.call("answer", params, (v) => decodeAnswerResult(v), { owner: options.audience === "owner" });
+	}
+
+	reload(): Promise<ReloadResult> {
+		return this.call("reload", {}, decodeReloadResult, { owner: true });
+	}
+
+	health(): Promise<HealthResult> {
+		return this.call("health", {}, decodeHealthResult);
+	}
+
+	suggestAliases(slug: string, limit?: number): Promise<AliasSuggestion[]> {
+		const params: Record<string, unknown> = { slug };
+		if (limit !== undefined) params.limit = limit;
+		return this.call("suggest_aliases", params, decodeAliasSuggestions, { owner: true });
+	}
+
+	discover(): Promise<{ methods: string[] }> {
+		return this.call("rpc.discover", undefined, decodeDiscover);
+	}
+
+	/** One JSON-RPC call: frames the request, checks the envelope, decodes `result`. */
+	async call<T>(
+		method: ClientMethod,
+		params: Record<string, unknown> | undefined,
+		decode: (result: unknown) => T,
+		options: CallOptions = {},
+	): Promise<T> {
+		const id = this.nextId++;
+		const envelope: Record<string, unknown> = { jsonrpc: "2.0", id, method };
+		if (params !== undefined) envelope.params = params;
+		const headers: Record<string, string> = {
+			"Content-Type": "application/json",
+			Accept: "application/json",
+		};
+		if (options.owner && this.token) headers.Authorization = `Bearer ${this.token}`;
+		const url = `${this.daemonUrl}/rpc`;
+		const response = await this.send(
+			{ url, method: "POST", headers, body: JSON.stringify(envelope) },
+			method,
+			options.timeoutMs ?? this.timeoutMs,
+		);
+		return decode(parseEnvelope(response, id, method));
+	}
+
+	private async send(request: HttpRequest, method: string, timeoutMs: number): Promise<HttpResponse> {
+		const controller = new AbortController();
+		let timer: number | undefined;
+		const timeout = new Promise<never>((_, reject) => {
+			timer = window.setTimeout(() => {
+				controller.abort();
+				reject(new TimeoutError(`\`${method}\``, timeoutMs));
+			}, timeoutMs);
+		});
+		const attempt = this.transport({ ...request, signal: controller.signal }).catch((error: unknown) => {
+			if (controller.signal.aborted) return timeout; // the timeout's rejection wins
+			throw new DaemonNotRunningError(this.daemonUrl, reasonOf(error));
+		});
+		try {
+			return await Promise.race([attempt, timeout]);
+		} finally {
+			window.clearTimeout(timer);
+		}
+	}
+}
+
+function reasonOf(error: unknown): string {
+	if (error instanceof Error && error.message) return error.message;
+	return String(error);
+}
+
+function parseEnvelope(response: HttpResponse, id: number, method: string): unknown {
+	if (response.status === 401 || response.status === 403) throw new AuthError(response.status, response.text);
+	let body: unknown;
+	try {
+		body = JSON.parse(response.text);
+	} catch {
+		if (response.status < 200 || response.status >= 300) throw new HttpError(response.status, response.text);
+		throw new ProtocolError(`The daemon's answer to \`${method}\` is not JSON.`);
+	}
+	if (typeof body !== "object" || body === null || Array.isArray(body)) {
+		if (response.status < 200 || response.status >= 300) throw new HttpError(response.status, response.text);
+		throw new ProtocolError(`The daemon's answer to \`${method}\` is not a JSON-RPC response.`);
+	}
+	const envelope = body as Record<string, unknown>;
+	const error = envelope.error;
+	if (typeof error === "object" && error !== null) {
+		const e = error as Record<string, unknown>;
+		const code = typeof e.code === "number" ? e.code : -32603;
+		const message = typeof e.message === "string" ? e.message : "unknown error";
+		throw new RpcError(method, code, message, e.data);
+	}
+	if (response.status < 200 || response.status >= 300) throw new HttpError(response.status, response.text);
+	if (envelope.jsonrpc !== "2.0") throw new ProtocolError(`The daemon's answer to \`${method}\` is not JSON-RPC 2.0.`);
+	if (envelope.id !== id) {
+		throw new ProtocolError(`The daemon answered request ${String(envelope.id)} instead of ${id}.`);
+	}
+	if (!("result" in envelope)) throw new ProtocolError(`The daemon's answer to \`${method}\` has no result.`);
+	return envelope.result;
+}

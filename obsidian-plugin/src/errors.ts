@@ -1,0 +1,115 @@
+/**
+ * Typed failures of a call to the GrasBot daemon. The view turns each kind into its own
+ * state (daemon not running, token refused, daemon error, timeout), so they are classes,
+ * not strings.
+ */
+
+export class GrasbotClientError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = new.target.name;
+	}
+}
+
+/** Nothing answered at the daemon URL (connection refused, DNS failure, CORS refusal). */
+export class DaemonNotRunningError extends GrasbotClientError {
+	readonly url: string;
+	readonly reason: string;
+
+	constructor(url: string, reason: string) {
+		super(`No GrasBot daemon answered at ${url} (${reason}). Start it with \`grasbot serve\`.`);
+		this.url = url;
+		this.reason = reason;
+	}
+}
+
+/** The daemon answered with an HTTP status other than 2xx and no JSON-RPC error in the body. */
+export class HttpError extends GrasbotClientError {
+	readonly status: number;
+	readonly body: string;
+
+	constructor(status: number, body: string, message?: string) {
+		super(message ?? `The GrasBot daemon answered HTTP ${status}${summarize(body)}`);
+		this.status = status;
+		this.body = body;
+	}
+}
+
+/** HTTP 401/403: the owner token is missing or wrong. */
+export class AuthError extends HttpError {
+	constructor(status: number, body: string) {
+		super(
+			status,
+			body,
+			`The GrasBot daemon refused the access token (HTTP ${status}). Copy the daemon's owner token into the plugin settings.`,
+		);
+	}
+}
+
+/** A JSON-RPC error object returned by the daemon (bad params, unknown method, server error). */
+export class RpcError extends GrasbotClientError {
+	readonly code: number;
+	readonly data: unknown;
+	readonly method: string;
+
+	constructor(method: string, code: number, message: string, data?: unknown) {
+		super(message);
+		this.method = method;
+		this.code = code;
+		this.data = data;
+	}
+}
+
+/** No answer within the configured delay. */
+export class TimeoutError extends GrasbotClientError {
+	readonly timeoutMs: number;
+
+	constructor(what: string, timeoutMs: number) {
+		super(`The GrasBot daemon did not answer ${what} within ${Math.round(timeoutMs / 1000)} s.`);
+		this.timeoutMs = timeoutMs;
+	}
+}
+
+/** The daemon answered something that is not the protocol (bad JSON, wrong id, wrong shape). */
+export class ProtocolError extends GrasbotClientError {}
+
+/** The stream sent an `error` event: the daemon failed while answering. */
+export class StreamError extends GrasbotClientError {}
+
+function summarize(body: string): string {
+	const text = body.trim().replace(/\s+/g, " ");
+	if (!text) return ".";
+	return `: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
+}
+
+/** What the UI shows for a failure: a state kind, a title and the detail. */
+export interface FailureState {
+	kind: "not-running" | "auth" | "daemon-error" | "timeout";
+	title: string;
+	detail: string;
+}
+
+export function describeFailure(error: unknown, daemonUrl: string): FailureState {
+	if (error instanceof DaemonNotRunningError) {
+		return {
+			kind: "not-running",
+			title: "GrasBot daemon is not running",
+			detail: `Nothing answered at ${daemonUrl}. Start it in a terminal with \`grasbot serve\`, then try again.`,
+		};
+	}
+	if (error instanceof AuthError) {
+		return { kind: "auth", title: "Access token refused", detail: error.message };
+	}
+	if (error instanceof TimeoutError) {
+		return { kind: "timeout", title: "GrasBot daemon timed out", detail: error.message };
+	}
+	if (error instanceof RpcError) {
+		return {
+			kind: "daemon-error",
+			title: "GrasBot daemon error",
+			detail: `${error.method}: ${error.message} (code ${error.code})`,
+		};
+	}
+	const message = error instanceof Error ? error.message : String(error);
+	return { kind: "daemon-error", title: "GrasBot daemon error", detail: message };
+}

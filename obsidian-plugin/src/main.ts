@@ -1,0 +1,151 @@
+/**
+ * GrasBot preview: Obsidian glue only. It wires commands, the ribbon button, the side panel,
+ * the settings tab and reload-on-save to the plain modules (client, sse, preview, noteTest,
+ * debounce), which hold the logic and are unit-tested without Obsidian.
+ *
+ * Network: only the daemon URL of the settings, a loopback address. JSON-RPC goes through
+ * `requestUrl`; the streamed preview uses `fetch`, because `requestUrl` cannot stream.
+ */
+
+import { Notice, Plugin, TAbstractFile, TFile, requestUrl } from "obsidian";
+import { GrasbotClient } from "./client";
+import { Debouncer } from "./debounce";
+import { describeFailure } from "./errors";
+import { testNote } from "./noteTest";
+import type { Source } from "./protocol";
+import { formatReloadNotice, noteTestSummary } from "./render";
+import { type GrasbotSettings, normalizeSettings } from "./settings";
+import { GrasbotSettingTab } from "./settingsTab";
+import { streamAnswer } from "./sse";
+import { type FetchLike, requestUrlTransport } from "./transport";
+import { PreviewView, VIEW_TYPE_PREVIEW } from "./view";
+
+const NOTICE_MS = 8000;
+
+export default class GrasbotPreviewPlugin extends Plugin {
+	settings: GrasbotSettings = normalizeSettings({});
+	private reloader: Debouncer | null = null;
+	private autoReloadFailing = false;
+
+	async onload(): Promise<void> {
+		this.settings = normalizeSettings(await this.loadData());
+		const reloader = new Debouncer(() => this.reloadVault(true), this.settings.debounceMs);
+		this.reloader = reloader;
+		this.register(() => reloader.cancel());
+
+		this.registerView(
+			VIEW_TYPE_PREVIEW,
+			(leaf) =>
+				new PreviewView(leaf, {
+					client: () => this.client(),
+					stream: (q, handlers, signal) =>
+						streamAnswer(q, handlers, { daemonUrl: this.settings.daemonUrl, fetch: this.streamFetch, signal }),
+					onOpenSource: (source) => void this.openSource(source),
+				}),
+		);
+
+		this.addRibbonIcon("refresh-cw", "Reload GrasBot vault", () => void this.reloadVault(false));
+		this.addCommand({ id: "reload-vault", name: "Reload GrasBot vault", callback: () => void this.reloadVault(false) });
+		this.addCommand({ id: "open-preview", name: "Preview as visitor", callback: () => void this.openPreview() });
+		this.addCommand({
+			id: "test-note",
+			name: "Test this note",
+			checkCallback: (checking) => {
+				const file = this.app.workspace.getActiveFile();
+				if (!file || file.extension !== "md") return false;
+				if (!checking) void this.testActiveNote(file);
+				return true;
+			},
+		});
+		this.addSettingTab(new GrasbotSettingTab(this.app, this));
+
+		// After layout-ready, so the vault's initial load does not count as saves.
+		this.app.workspace.onLayoutReady(() => {
+			const changed = (file: TAbstractFile) => this.noteChanged(file);
+			this.registerEvent(this.app.vault.on("modify", changed));
+			this.registerEvent(this.app.vault.on("create", changed));
+			this.registerEvent(this.app.vault.on("delete", changed));
+			this.registerEvent(this.app.vault.on("rename", changed));
+		});
+	}
+
+	client(): GrasbotClient {
+		return new GrasbotClient({
+			daemonUrl: this.settings.daemonUrl,
+			token: this.settings.token,
+			transport: requestUrlTransport(requestUrl),
+		});
+	}
+
+	/** Only the streamed preview uses fetch: requestUrl returns the whole body at once. */
+	private readonly streamFetch: FetchLike = (url, init) => window.fetch(url, init);
+
+	async updateSettings(change: Partial<GrasbotSettings>): Promise<void> {
+		this.settings = normalizeSettings({ ...this.settings, ...change });
+		this.reloader?.setDelay(this.settings.debounceMs);
+		if (!this.settings.reloadOnSave) this.reloader?.cancel();
+		await this.saveData(this.settings);
+	}
+
+	private noteChanged(file: TAbstractFile): void {
+		if (!this.settings.reloadOnSave) return;
+		if (file instanceof TFile && file.extension !== "md") return;
+		this.reloader?.trigger();
+	}
+
+	/** `quiet`: the reload-on-save path, which only speaks up when something is wrong. */
+	async reloadVault(quiet: boolean): Promise<void> {
+		try {
+			const result = await this.client().reload();
+			const failing = this.autoReloadFailing;
+			this.autoReloadFailing = false;
+			if (!quiet || result.errors.length > 0 || failing) new Notice(formatReloadNotice(result), NOTICE_MS);
+		} catch (error) {
+			if (quiet && this.autoReloadFailing) return; // said once already
+			if (quiet) this.autoReloadFailing = true;
+			const state = describeFailure(error, this.settings.daemonUrl);
+			new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
+		}
+	}
+
+	async checkConnection(): Promise<void> {
+		try {
+			const health = await this.client().health();
+			const size = health.vault_size === null ? "" : `, ${health.vault_size} notes`;
+			new Notice(`GrasBot daemon ${health.status} at ${this.settings.daemonUrl}${size}.`);
+		} catch (error) {
+			const state = describeFailure(error, this.settings.daemonUrl);
+			new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
+		}
+	}
+
+	private async openPreview(): Promise<PreviewView | null> {
+		const leaf = await this.app.workspace.ensureSideLeaf(VIEW_TYPE_PREVIEW, "right", { active: true, reveal: true });
+		const view = leaf.view;
+		return view instanceof PreviewView ? view : null;
+	}
+
+	private async openSource(source: Source): Promise<void> {
+		await this.app.workspace.openLinkText(source.path ?? source.slug, "", false);
+	}
+
+	private async testActiveNote(file: TFile): Promise<void> {
+		const view = await this.openPreview();
+		const client = this.client();
+		try {
+			const health = await client.health();
+			const visibility = health.extra.default_visibility;
+			const report = await testNote(
+				{ path: file.path, basename: file.basename, frontmatter: this.app.metadataCache.getFileCache(file)?.frontmatter },
+				async (question) => (await client.search(question, { audience: "visitor", topK: 10 })).results,
+				{ defaultPublic: visibility === "public" ? true : visibility === "private" ? false : undefined },
+			);
+			view?.showNoteTest(report);
+			new Notice(noteTestSummary(report));
+		} catch (error) {
+			view?.showFailure(error);
+			const state = describeFailure(error, this.settings.daemonUrl);
+			new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
+		}
+	}
+}

@@ -1,0 +1,88 @@
+/**
+ * "Test this note": asks each question of the note's `answers` field as a visitor would and
+ * reports where the note ranks. A note visitors cannot see is reported as such, with why,
+ * instead of as "absent" everywhere.
+ */
+
+import type { Source } from "./protocol";
+import { noteSlug } from "./slug";
+
+export interface NoteUnderTest {
+	/** Vault-relative path, as Obsidian's TFile.path. */
+	path: string;
+	/** File name without extension. */
+	basename: string;
+	frontmatter: Record<string, unknown> | undefined;
+}
+
+export type QuestionOutcome =
+	| { question: string; status: "first"; score: number }
+	| { question: string; status: "lower"; rank: number; score: number; beatenBy: { slug: string; title: string; score: number } }
+	| { question: string; status: "absent"; beatenBy: { slug: string; title: string; score: number } | null };
+
+export type NoteTestReport =
+	| { kind: "private"; slug: string; reason: string }
+	| { kind: "no-questions"; slug: string }
+	| { kind: "tested"; slug: string; outcomes: QuestionOutcome[]; visibilityHint: string | null };
+
+/** Searches as a visitor and returns the ranked sources. */
+export type VisitorSearch = (question: string) => Promise<Source[]>;
+
+export interface NoteTestOptions {
+	/**
+	 * Whether the daemon treats a note without `visibility` as public (`grasbot serve
+	 * --default-visibility public`). Unknown (undefined) means: search and find out.
+	 */
+	defaultPublic?: boolean;
+}
+
+/** The `answers` field as the daemon reads it: a list of strings, or one string. */
+export function questionsOf(frontmatter: Record<string, unknown> | undefined): string[] {
+	const raw = frontmatter?.answers;
+	const items = Array.isArray(raw) ? raw : raw === undefined || raw === null ? [] : [raw];
+	return items
+		.filter((item): item is string | number => typeof item === "string" || typeof item === "number")
+		.map((item) => String(item).trim())
+		.filter((item) => item.length > 0);
+}
+
+/** Why visitors cannot see the note, or null when they can (or it is up to the daemon). */
+export function privateReason(frontmatter: Record<string, unknown> | undefined, defaultPublic?: boolean): string | null {
+	const visibility = frontmatter?.visibility;
+	if (visibility === undefined || visibility === null) {
+		if (defaultPublic === false) {
+			return "The note has no `visibility` field and the daemon treats such notes as private. Add `visibility: public` to its frontmatter to show it to visitors.";
+		}
+		return null;
+	}
+	const shown = typeof visibility === "string" ? visibility : JSON.stringify(visibility);
+	if (shown.trim().toLowerCase() === "public") return null;
+	return `The note's frontmatter says \`visibility: ${shown}\`; only notes with \`visibility: public\` are shown to visitors.`;
+}
+
+export async function testNote(note: NoteUnderTest, search: VisitorSearch, options: NoteTestOptions = {}): Promise<NoteTestReport> {
+	const slug = noteSlug(note.basename, note.frontmatter);
+	const reason = privateReason(note.frontmatter, options.defaultPublic);
+	if (reason) return { kind: "private", slug, reason };
+	const questions = questionsOf(note.frontmatter);
+	if (questions.length === 0) return { kind: "no-questions", slug };
+
+	const outcomes: QuestionOutcome[] = [];
+	for (const question of questions) {
+		const sources = await search(question);
+		const index = sources.findIndex((s) => s.path === note.path || s.slug === slug);
+		const top = sources[0];
+		const best = top ? { slug: top.slug, title: top.title, score: top.score } : null;
+		if (index === 0) outcomes.push({ question, status: "first", score: sources[0].score });
+		else if (index > 0 && best) {
+			outcomes.push({ question, status: "lower", rank: index + 1, score: sources[index].score, beatenBy: best });
+		} else outcomes.push({ question, status: "absent", beatenBy: best });
+	}
+	const neverFound = outcomes.every((o) => o.status === "absent");
+	const noVisibility = note.frontmatter?.visibility === undefined || note.frontmatter?.visibility === null;
+	const visibilityHint =
+		neverFound && noVisibility
+			? "The note has no `visibility` field: unless the daemon runs with `--default-visibility public`, it is private. Add `visibility: public` to show it to visitors."
+			: null;
+	return { kind: "tested", slug, outcomes, visibilityHint };
+}

@@ -1,0 +1,233 @@
+/**
+ * The daemon's response shapes (shared-protocol/openrpc.json) and decoders that check them at
+ * run time: a daemon of another version must fail with a clear ProtocolError, not with
+ * `undefined` deep inside the view.
+ */
+
+import { ProtocolError } from "./errors";
+
+export type Audience = "visitor" | "owner";
+
+export interface Reason {
+	signal: string;
+	points: number;
+	detail: string;
+}
+
+export interface Source {
+	slug: string;
+	title: string;
+	type: string | null;
+	score: number;
+	reasons: Reason[];
+	url: string | null;
+	/** Vault-relative path of the note; lets the plugin open it. */
+	path: string | null;
+}
+
+export interface SearchResult {
+	results: Source[];
+	grounded: boolean;
+	vault_size: number | null;
+	took_ms: number | null;
+}
+
+export interface AnswerResult {
+	response: string;
+	sources: Source[];
+	grounded: boolean;
+	model: string | null;
+	vault_size: number | null;
+	/** Set when the LLM could not answer and `response` is the extractive fallback. */
+	llm_error: string | null;
+}
+
+export interface NoteIssue {
+	path: string;
+	message: string;
+}
+
+export interface ReloadResult {
+	vault_size: number;
+	errors: NoteIssue[];
+	warnings: NoteIssue[];
+	took_ms: number | null;
+}
+
+export interface HealthResult {
+	status: string;
+	vault_size: number | null;
+	/** Everything else the daemon reports (model, version…), kept for display. */
+	extra: Record<string, unknown>;
+}
+
+export interface AliasSuggestion {
+	alias: string;
+	detail: string | null;
+}
+
+export interface HistoryTurn {
+	role: "user" | "assistant";
+	content: string;
+}
+
+export interface StreamSourcesEvent {
+	sources: Source[];
+	grounded: boolean;
+}
+
+// ------------------------------------------------------------------ decoding helpers
+
+type Json = Record<string, unknown>;
+
+function fail(where: string, expected: string, value: unknown): never {
+	const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+	throw new ProtocolError(`Unexpected daemon response: ${where} should be ${expected}, got ${got}.`);
+}
+
+function object(value: unknown, where: string): Json {
+	if (typeof value !== "object" || value === null || Array.isArray(value)) fail(where, "an object", value);
+	return value as Json;
+}
+
+function string(value: unknown, where: string): string {
+	if (typeof value !== "string") fail(where, "a string", value);
+	return value;
+}
+
+function number(value: unknown, where: string): number {
+	if (typeof value !== "number" || !Number.isFinite(value)) fail(where, "a number", value);
+	return value;
+}
+
+function boolean(value: unknown, where: string): boolean {
+	if (typeof value !== "boolean") fail(where, "a boolean", value);
+	return value;
+}
+
+function array(value: unknown, where: string): unknown[] {
+	if (!Array.isArray(value)) fail(where, "an array", value);
+	return value;
+}
+
+function optional<T>(value: unknown, decode: (v: unknown, where: string) => T, where: string): T | null {
+	return value === undefined || value === null ? null : decode(value, where);
+}
+
+// ------------------------------------------------------------------ decoders
+
+export function decodeReason(value: unknown, where = "reason"): Reason {
+	const o = object(value, where);
+	return {
+		signal: string(o.signal, `${where}.signal`),
+		points: number(o.points, `${where}.points`),
+		detail: string(o.detail, `${where}.detail`),
+	};
+}
+
+export function decodeSource(value: unknown, where = "source"): Source {
+	const o = object(value, where);
+	return {
+		slug: string(o.slug, `${where}.slug`),
+		title: string(o.title, `${where}.title`),
+		type: optional(o.type, string, `${where}.type`),
+		score: number(o.score, `${where}.score`),
+		reasons: array(o.reasons ?? [], `${where}.reasons`).map((r, i) => decodeReason(r, `${where}.reasons[${i}]`)),
+		url: optional(o.url, string, `${where}.url`),
+		path: optional(o.path, string, `${where}.path`),
+	};
+}
+
+function decodeSources(value: unknown, where: string): Source[] {
+	return array(value, where).map((s, i) => decodeSource(s, `${where}[${i}]`));
+}
+
+export function decodeSearchResult(value: unknown): SearchResult {
+	const o = object(value, "search result");
+	return {
+		results: decodeSources(o.results, "search.results"),
+		grounded: boolean(o.grounded, "search.grounded"),
+		vault_size: optional(o.vault_size, number, "search.vault_size"),
+		took_ms: optional(o.took_ms, number, "search.took_ms"),
+	};
+}
+
+export function decodeAnswerResult(value: unknown, where = "answer"): AnswerResult {
+	const o = object(value, where);
+	return {
+		response: string(o.response, `${where}.response`),
+		sources: decodeSources(o.sources, `${where}.sources`),
+		grounded: boolean(o.grounded, `${where}.grounded`),
+		model: optional(o.model, string, `${where}.model`),
+		vault_size: optional(o.vault_size, number, `${where}.vault_size`),
+		llm_error: optional(o.llm_error, string, `${where}.llm_error`),
+	};
+}
+
+function decodeIssue(value: unknown, where: string): NoteIssue {
+	const o = object(value, where);
+	return {
+		path: string(o.path, `${where}.path`),
+		message: string(o.message ?? o.reason, `${where}.message`),
+	};
+}
+
+export function decodeReloadResult(value: unknown): ReloadResult {
+	const o = object(value, "reload result");
+	return {
+		vault_size: number(o.vault_size, "reload.vault_size"),
+		errors: array(o.errors ?? [], "reload.errors").map((e, i) => decodeIssue(e, `reload.errors[${i}]`)),
+		warnings: array(o.warnings ?? [], "reload.warnings").map((e, i) => decodeIssue(e, `reload.warnings[${i}]`)),
+		took_ms: optional(o.took_ms, number, "reload.took_ms"),
+	};
+}
+
+export function decodeHealthResult(value: unknown): HealthResult {
+	const o = object(value, "health result");
+	const extra: Record<string, unknown> = {};
+	for (const [key, v] of Object.entries(o)) {
+		if (key !== "status" && key !== "vault_size") extra[key] = v;
+	}
+	return {
+		status: string(o.status, "health.status"),
+		vault_size: optional(o.vault_size, number, "health.vault_size"),
+		extra,
+	};
+}
+
+export function decodeAliasSuggestions(value: unknown): AliasSuggestion[] {
+	const list = Array.isArray(value) ? value : object(value, "suggest_aliases result").suggestions;
+	return array(list, "suggest_aliases.suggestions").map((item, i) => {
+		if (typeof item === "string") return { alias: item, detail: null };
+		const o = object(item, `suggest_aliases.suggestions[${i}]`);
+		return {
+			alias: string(o.alias, `suggest_aliases.suggestions[${i}].alias`),
+			detail: optional(o.detail ?? o.reason, string, `suggest_aliases.suggestions[${i}].detail`),
+		};
+	});
+}
+
+export function decodeStreamSources(value: unknown): StreamSourcesEvent {
+	const o = object(value, "sources event");
+	return {
+		sources: decodeSources(o.sources, "sources event.sources"),
+		grounded: boolean(o.grounded, "sources event.grounded"),
+	};
+}
+
+export function decodeStreamToken(value: unknown): string {
+	return string(object(value, "token event").text, "token event.text");
+}
+
+export function decodeStreamError(value: unknown): string {
+	return string(object(value, "error event").message, "error event.message");
+}
+
+export function decodeDiscover(value: unknown): { methods: string[] } {
+	const o = object(value, "rpc.discover result");
+	return {
+		methods: array(o.methods, "rpc.discover.methods").map((m, i) =>
+			string(object(m, `rpc.discover.methods[${i}]`).name, `rpc.discover.methods[${i}].name`),
+		),
+	};
+}

@@ -1,0 +1,202 @@
+/**
+ * Draws answers, sources, failures and note tests with createEl/setText only: the daemon's
+ * text (answers, titles, reasons) may contain anything a note contains, `<script>` included,
+ * and must show as text, never be parsed as HTML.
+ */
+
+import type { FailureState } from "./errors";
+import type { NoteTestReport } from "./noteTest";
+import type { AnswerResult, ReloadResult, Source } from "./protocol";
+
+export interface RenderOptions {
+	/** Opens the note behind a source (by its vault path); absent in plain previews. */
+	onOpenSource?: (source: Source) => void;
+}
+
+/** The badge a visitor sees under an answer. */
+export function groundedBadgeText(grounded: boolean, noteCount: number): string {
+	if (!grounded) return "réponse généraliste";
+	return `basé sur ${noteCount} note${noteCount > 1 ? "s" : ""}`;
+}
+
+export function formatPoints(points: number): string {
+	const rounded = Math.round(points * 10) / 10;
+	return `${rounded >= 0 ? "+" : ""}${rounded.toFixed(1)}`;
+}
+
+export function renderBadge(parent: HTMLElement, grounded: boolean, noteCount: number): HTMLElement {
+	return parent.createSpan({
+		cls: ["grasbot-badge", grounded ? "grasbot-badge-grounded" : "grasbot-badge-general"],
+		text: groundedBadgeText(grounded, noteCount),
+	});
+}
+
+export function renderSources(parent: HTMLElement, sources: Source[], options: RenderOptions = {}): HTMLElement {
+	const list = parent.createEl("ol", { cls: "grasbot-sources" });
+	for (const source of sources) {
+		const item = list.createEl("li", { cls: "grasbot-source" });
+		const head = item.createDiv({ cls: "grasbot-source-head" });
+		if (options.onOpenSource) {
+			const link = head.createEl("a", {
+				cls: "grasbot-source-link",
+				text: source.title,
+				href: "#",
+				attr: { "data-slug": source.slug, "data-path": source.path ?? "" },
+			});
+			const open = options.onOpenSource;
+			link.addEventListener("click", (event) => {
+				event.preventDefault();
+				open(source);
+			});
+		} else {
+			head.createSpan({ cls: "grasbot-source-title", text: source.title });
+		}
+		head.createSpan({ cls: "grasbot-source-score", text: `score ${source.score.toFixed(1)}` });
+		const meta = [source.slug, source.type].filter((part): part is string => !!part).join(" · ");
+		item.createDiv({ cls: "grasbot-source-meta", text: meta });
+		if (source.reasons.length > 0) {
+			const reasons = item.createEl("ul", { cls: "grasbot-reasons" });
+			for (const reason of source.reasons) {
+				const row = reasons.createEl("li", { cls: "grasbot-reason" });
+				row.createSpan({ cls: "grasbot-reason-signal", text: reason.signal });
+				row.createSpan({ cls: "grasbot-reason-points", text: formatPoints(reason.points) });
+				row.createSpan({ cls: "grasbot-reason-detail", text: reason.detail });
+			}
+		}
+	}
+	return list;
+}
+
+/**
+ * The answer panel, filled as the stream arrives: sources first, then tokens, then the
+ * final answer (which replaces the streamed text, so a lost token cannot stay wrong).
+ */
+export class AnswerView {
+	readonly el: HTMLElement;
+	private readonly statusEl: HTMLElement;
+	private readonly textEl: HTMLElement;
+	private readonly metaEl: HTMLElement;
+	private readonly sourcesEl: HTMLElement;
+	private streamed = "";
+
+	constructor(parent: HTMLElement, private readonly options: RenderOptions = {}) {
+		this.el = parent.createDiv({ cls: "grasbot-answer" });
+		this.statusEl = this.el.createDiv({ cls: "grasbot-answer-status" });
+		this.textEl = this.el.createDiv({ cls: "grasbot-answer-text" });
+		this.metaEl = this.el.createDiv({ cls: "grasbot-answer-meta" });
+		this.sourcesEl = this.el.createDiv({ cls: "grasbot-answer-sources" });
+	}
+
+	setStatus(text: string): void {
+		this.statusEl.setText(text);
+	}
+
+	setSources(sources: Source[], grounded: boolean): void {
+		this.sourcesEl.empty();
+		this.metaEl.empty();
+		renderBadge(this.metaEl, grounded, sources.length);
+		if (sources.length > 0) renderSources(this.sourcesEl, sources, this.options);
+	}
+
+	appendToken(text: string): void {
+		this.streamed += text;
+		this.textEl.setText(this.streamed);
+	}
+
+	complete(result: AnswerResult, note?: string): void {
+		this.statusEl.empty();
+		if (note) this.statusEl.createDiv({ cls: "grasbot-note", text: note });
+		this.streamed = result.response;
+		this.textEl.setText(result.response);
+		this.setSources(result.sources, result.grounded);
+		if (result.llm_error) {
+			const label = this.metaEl.createDiv({ cls: "grasbot-llm-fallback" });
+			label.createSpan({
+				cls: "grasbot-llm-fallback-label",
+				text: "LLM indisponible : réponse extraite des notes",
+			});
+			label.createSpan({ cls: "grasbot-llm-fallback-detail", text: result.llm_error });
+		}
+		const facts: string[] = [];
+		if (result.model && !result.llm_error) facts.push(`modèle ${result.model}`);
+		if (result.vault_size !== null) facts.push(`${result.vault_size} notes dans le vault`);
+		if (facts.length > 0) this.metaEl.createDiv({ cls: "grasbot-answer-facts", text: facts.join(" · ") });
+	}
+
+	fail(state: FailureState): void {
+		this.statusEl.empty();
+		renderFailure(this.statusEl, state);
+	}
+}
+
+/** A complete answer at once (the non-streamed path). */
+export function renderAnswer(parent: HTMLElement, result: AnswerResult, options: RenderOptions = {}): AnswerView {
+	const view = new AnswerView(parent, options);
+	view.complete(result);
+	return view;
+}
+
+export function renderFailure(parent: HTMLElement, state: FailureState): HTMLElement {
+	const box = parent.createDiv({ cls: ["grasbot-state", `grasbot-state-${state.kind}`] });
+	box.createDiv({ cls: "grasbot-state-title", text: state.title });
+	box.createDiv({ cls: "grasbot-state-detail", text: state.detail });
+	return box;
+}
+
+export function noteTestSummary(report: NoteTestReport): string {
+	switch (report.kind) {
+		case "private":
+			return "Not visible to visitors: this note is private.";
+		case "no-questions":
+			return "This note has no `answers` questions to test.";
+		case "tested": {
+			const first = report.outcomes.filter((o) => o.status === "first").length;
+			return `${first} of ${report.outcomes.length} questions find this note first.`;
+		}
+	}
+}
+
+export function renderNoteTest(parent: HTMLElement, report: NoteTestReport): HTMLElement {
+	const box = parent.createDiv({ cls: ["grasbot-note-test", `grasbot-note-test-${report.kind}`] });
+	box.createDiv({ cls: "grasbot-note-test-title", text: `Test of “${report.slug}”` });
+	box.createDiv({ cls: "grasbot-note-test-summary", text: noteTestSummary(report) });
+	if (report.kind === "private") {
+		box.createDiv({ cls: "grasbot-state-detail", text: report.reason });
+		return box;
+	}
+	if (report.kind === "no-questions") {
+		box.createDiv({
+			cls: "grasbot-state-detail",
+			text: "Add the questions visitors would ask to the note's frontmatter, as a list under `answers:`.",
+		});
+		return box;
+	}
+	const list = box.createEl("ul", { cls: "grasbot-note-test-list" });
+	for (const outcome of report.outcomes) {
+		const row = list.createEl("li", { cls: ["grasbot-outcome", `grasbot-outcome-${outcome.status}`] });
+		row.createDiv({ cls: "grasbot-outcome-question", text: outcome.question });
+		let verdict: string;
+		if (outcome.status === "first") verdict = `First (score ${outcome.score.toFixed(1)})`;
+		else if (outcome.status === "lower") {
+			verdict = `Rank ${outcome.rank} (score ${outcome.score.toFixed(1)}), beaten by ${outcome.beatenBy.slug} (score ${outcome.beatenBy.score.toFixed(1)})`;
+		} else {
+			verdict = outcome.beatenBy
+				? `Absent from the results; first is ${outcome.beatenBy.slug} (score ${outcome.beatenBy.score.toFixed(1)})`
+				: "Absent: no note answers this question";
+		}
+		row.createDiv({ cls: "grasbot-outcome-verdict", text: verdict });
+	}
+	if (report.visibilityHint) box.createDiv({ cls: "grasbot-state-detail", text: report.visibilityHint });
+	return box;
+}
+
+/** The Notice after a reload: vault size, then each note that failed and why. */
+export function formatReloadNotice(result: ReloadResult, maxListed = 5): string {
+	const lines = [`GrasBot vault reloaded: ${result.vault_size} notes.`];
+	if (result.errors.length > 0) {
+		lines.push(`${result.errors.length} note${result.errors.length > 1 ? "s" : ""} failed:`);
+		for (const issue of result.errors.slice(0, maxListed)) lines.push(`• ${issue.path}: ${issue.message}`);
+		if (result.errors.length > maxListed) lines.push(`… and ${result.errors.length - maxListed} more.`);
+	}
+	return lines.join("\n");
+}

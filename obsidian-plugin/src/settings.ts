@@ -1,0 +1,61 @@
+/** Plugin settings, their defaults and their checks (no Obsidian here, so they are tested). */
+
+export interface GrasbotSettings {
+	daemonUrl: string;
+	token: string;
+	reloadOnSave: boolean;
+	debounceMs: number;
+}
+
+export const DEFAULT_SETTINGS: GrasbotSettings = {
+	daemonUrl: "http://127.0.0.1:8765",
+	token: "",
+	reloadOnSave: false,
+	debounceMs: 2000,
+};
+
+export const MIN_DEBOUNCE_MS = 250;
+export const MAX_DEBOUNCE_MS = 60_000;
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
+
+/**
+ * An error message, or undefined when the URL is usable. Only loopback addresses are
+ * accepted: the plugin talks to the author's own daemon and nothing else.
+ */
+export function validateDaemonUrl(value: string): string | undefined {
+	let url: URL;
+	try {
+		url = new URL(value.trim());
+	} catch {
+		return "Enter a URL such as http://127.0.0.1:8765.";
+	}
+	if (url.protocol !== "http:" && url.protocol !== "https:") return "The URL must start with http:// or https://.";
+	if (!LOOPBACK_HOSTS.has(url.hostname)) {
+		return "The daemon must run on this computer (127.0.0.1, localhost or [::1]).";
+	}
+	if (url.search || url.hash) return "Enter the daemon's address only, without a query or a fragment.";
+	return undefined;
+}
+
+export function validateDebounce(value: number): string | undefined {
+	if (!Number.isFinite(value) || value < MIN_DEBOUNCE_MS || value > MAX_DEBOUNCE_MS) {
+		return `Enter a delay between ${MIN_DEBOUNCE_MS} and ${MAX_DEBOUNCE_MS} ms.`;
+	}
+	return undefined;
+}
+
+/** Settings from data.json, whatever an older or hand-edited file holds. */
+export function normalizeSettings(raw: unknown): GrasbotSettings {
+	const data = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
+	const settings: GrasbotSettings = { ...DEFAULT_SETTINGS };
+	if (typeof data.daemonUrl === "string" && validateDaemonUrl(data.daemonUrl) === undefined) {
+		settings.daemonUrl = data.daemonUrl.trim().replace(/\/+$/, "");
+	}
+	if (typeof data.token === "string") settings.token = data.token.trim();
+	if (typeof data.reloadOnSave === "boolean") settings.reloadOnSave = data.reloadOnSave;
+	if (typeof data.debounceMs === "number" && validateDebounce(data.debounceMs) === undefined) {
+		settings.debounceMs = Math.round(data.debounceMs);
+	}
+	return settings;
+}

@@ -1,0 +1,80 @@
+/** Obsidian glue: the settings tab, declared with the 1.13 settings definitions. */
+
+import { type App, type Plugin, PluginSettingTab, type SettingDefinitionItem } from "obsidian";
+import {
+	DEFAULT_SETTINGS,
+	type GrasbotSettings,
+	MAX_DEBOUNCE_MS,
+	MIN_DEBOUNCE_MS,
+	validateDaemonUrl,
+	validateDebounce,
+} from "./settings";
+
+export interface SettingsHost extends Plugin {
+	settings: GrasbotSettings;
+	updateSettings(change: Partial<GrasbotSettings>): Promise<void>;
+	checkConnection(): Promise<void>;
+}
+
+export class GrasbotSettingTab extends PluginSettingTab {
+	constructor(
+		app: App,
+		private readonly host: SettingsHost,
+	) {
+		super(app, host);
+	}
+
+	getSettingDefinitions(): SettingDefinitionItem[] {
+		return [
+			{
+				name: "Daemon URL",
+				desc: "Address of the GrasBot daemon on this computer (start it with `grasbot serve`).",
+				control: {
+					type: "text",
+					key: "daemonUrl",
+					placeholder: DEFAULT_SETTINGS.daemonUrl,
+					defaultValue: DEFAULT_SETTINGS.daemonUrl,
+					validate: (value: string) => validateDaemonUrl(value),
+				},
+			},
+			{
+				name: "Access token",
+				desc: "The daemon's owner token, needed to reload the vault. Stored in this plugin's data file.",
+				control: { type: "text", key: "token", placeholder: "Owner token" },
+			},
+			{
+				name: "Reload on save",
+				desc: "Reload the daemon's vault a moment after you save a note.",
+				control: { type: "toggle", key: "reloadOnSave", defaultValue: DEFAULT_SETTINGS.reloadOnSave },
+			},
+			{
+				name: "Reload delay",
+				desc: `Milliseconds to wait after the last save before reloading (${MIN_DEBOUNCE_MS} to ${MAX_DEBOUNCE_MS}).`,
+				visible: () => this.host.settings.reloadOnSave,
+				control: {
+					type: "number",
+					key: "debounceMs",
+					min: MIN_DEBOUNCE_MS,
+					max: MAX_DEBOUNCE_MS,
+					step: 250,
+					defaultValue: DEFAULT_SETTINGS.debounceMs,
+					validate: (value: number) => validateDebounce(value),
+				},
+			},
+			{
+				name: "Check connection",
+				desc: "Ask the daemon for its health and show the answer.",
+				action: () => void this.host.checkConnection(),
+			},
+		];
+	}
+
+	getControlValue(key: string): unknown {
+		return (this.host.settings as unknown as Record<string, unknown>)[key];
+	}
+
+	async setControlValue(key: string, value: unknown): Promise<void> {
+		await this.host.updateSettings({ [key]: value });
+		this.refreshDomState();
+	}
+}

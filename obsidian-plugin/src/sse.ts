@@ -1,0 +1,157 @@
+/**
+ * Server-sent events: an incremental parser (text/event-stream framing, chunks split anywhere)
+ * and the client of GET {daemonUrl}/ask/stream. `requestUrl` cannot stream, so in Obsidian
+ * this goes through `fetch`; the daemon allows the origin app://obsidian.md.
+ */
+
+import { AuthError, DaemonNotRunningError, HttpError, ProtocolError, StreamError } from "./errors";
+import {
+	type AnswerResult,
+	type Source,
+	decodeAnswerResult,
+	decodeStreamError,
+	decodeStreamSources,
+	decodeStreamToken,
+} from "./protocol";
+import type { FetchLike } from "./transport";
+import { trimBaseUrl } from "./client";
+
+export interface SseEvent {
+	event: string;
+	data: string;
+	id: string | null;
+}
+
+/** Feed it decoded text as it arrives; it returns the events completed by that text. */
+export class SseParser {
+	private buffer = "";
+	private afterCR = false;
+	private data: string[] = [];
+	private eventType = "";
+	private lastId: string | null = null;
+
+	feed(text: string): SseEvent[] {
+		const events: SseEvent[] = [];
+		let chunk = text;
+		// A CRLF split across two chunks: the LF belongs to the line the CR already ended.
+		if (this.afterCR && chunk.startsWith("\n")) chunk = chunk.slice(1);
+		this.afterCR = false;
+		this.buffer += chunk;
+		let start = 0;
+		for (let i = 0; i < this.buffer.length; i++) {
+			const ch = this.buffer[i];
+			if (ch !== "\n" && ch !== "\r") continue;
+			const line = this.buffer.slice(start, i);
+			if (ch === "\r") {
+				if (i + 1 < this.buffer.length) {
+					if (this.buffer[i + 1] === "\n") i++;
+				} else {
+					this.afterCR = true;
+				}
+			}
+			start = i + 1;
+			const event = this.line(line);
+			if (event) events.push(event);
+		}
+		this.buffer = this.buffer.slice(start);
+		return events;
+	}
+
+	private line(line: string): SseEvent | null {
+		if (line === "") return this.dispatch();
+		if (line.startsWith(":")) return null; // comment, e.g. a keepalive
+		const colon = line.indexOf(":");
+		const field = colon === -1 ? line : line.slice(0, colon);
+		let value = colon === -1 ? "" : line.slice(colon + 1);
+		if (value.startsWith(" ")) value = value.slice(1);
+		if (field === "data") this.data.push(value);
+		else if (field === "event") this.eventType = value;
+		else if (field === "id" && !value.includes("\u0000")) this.lastId = value;
+		return null;
+	}
+
+	private dispatch(): SseEvent | null {
+		const data = this.data;
+		const type = this.eventType;
+		this.data = [];
+		this.eventType = "";
+		if (data.length === 0) return null;
+		return { event: type || "message", data: data.join("\n"), id: this.lastId };
+	}
+}
+
+export interface StreamHandlers {
+	onSources?: (sources: Source[], grounded: boolean) => void;
+	onToken?: (text: string) => void;
+}
+
+export interface StreamOptions {
+	daemonUrl: string;
+	fetch: FetchLike;
+	signal?: AbortSignal;
+}
+
+/** Asks as a visitor and streams the answer; resolves with the `done` event's payload. */
+export async function streamAnswer(q: string, handlers: StreamHandlers, options: StreamOptions): Promise<AnswerResult> {
+	const base = trimBaseUrl(options.daemonUrl);
+	const url = `${base}/ask/stream?q=${encodeURIComponent(q)}`;
+	let response: Awaited<ReturnType<FetchLike>>;
+	try {
+		response = await options.fetch(url, {
+			method: "GET",
+			headers: { Accept: "text/event-stream" },
+			signal: options.signal,
+		});
+	} catch (error) {
+		if (options.signal?.aborted) throw error;
+		throw new DaemonNotRunningError(base, error instanceof Error ? error.message : String(error));
+	}
+	if (response.status === 401 || response.status === 403) throw new AuthError(response.status, await response.text());
+	if (!response.ok) throw new HttpError(response.status, await response.text());
+	if (!response.body) throw new ProtocolError("The daemon's stream has no body.");
+
+	const parser = new SseParser();
+	const decoder = new TextDecoder("utf-8");
+	const reader = response.body.getReader();
+	try {
+		for (;;) {
+			const { value, done } = await reader.read();
+			const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
+			for (const event of parser.feed(text)) {
+				const result = handle(event, handlers);
+				if (result) return result;
+			}
+			if (done) break;
+		}
+	} finally {
+		reader.cancel().catch(() => undefined);
+	}
+	throw new ProtocolError("The daemon's stream ended before the answer was complete.");
+}
+
+function parseData(event: SseEvent): unknown {
+	try {
+		return JSON.parse(event.data);
+	} catch {
+		throw new ProtocolError(`The daemon's \`${event.event}\` event is not JSON.`);
+	}
+}
+
+function handle(event: SseEvent, handlers: StreamHandlers): AnswerResult | null {
+	switch (event.event) {
+		case "sources": {
+			const payload = decodeStreamSources(parseData(event));
+			handlers.onSources?.(payload.sources, payload.grounded);
+			return null;
+		}
+		case "token":
+			handlers.onToken?.(decodeStreamToken(parseData(event)));
+			return null;
+		case "done":
+			return decodeAnswerResult(parseData(event), "done event");
+		case "error":
+			throw new StreamError(decodeStreamError(parseData(event)));
+		default:
+			return null; // unknown events are for newer plugins
+	}
+}

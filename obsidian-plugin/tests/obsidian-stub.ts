@@ -1,0 +1,197 @@
+/**
+ * A small runtime stand-in for the `obsidian` package (types only on npm). Vitest aliases
+ * `obsidian` to this file. It records what the plugin registers so tests can drive it.
+ */
+
+type Callback = (...args: unknown[]) => unknown;
+
+export interface EventRef {
+	name: string;
+	callback: Callback;
+}
+
+export class Events {
+	private handlers: EventRef[] = [];
+
+	on(name: string, callback: Callback): EventRef {
+		const ref = { name, callback };
+		this.handlers.push(ref);
+		return ref;
+	}
+
+	offref(ref: EventRef): void {
+		this.handlers = this.handlers.filter((h) => h !== ref);
+	}
+
+	trigger(name: string, ...args: unknown[]): void {
+		for (const h of this.handlers.filter((handler) => handler.name === name)) h.callback(...args);
+	}
+
+	count(name: string): number {
+		return this.handlers.filter((h) => h.name === name).length;
+	}
+}
+
+export class TAbstractFile {
+	constructor(public path: string) {}
+}
+
+export class TFile extends TAbstractFile {
+	get basename(): string {
+		const name = this.path.split("/").pop() ?? this.path;
+		return name.replace(/\.[^.]*$/, "");
+	}
+
+	get extension(): string {
+		const match = /\.([^./]*)$/.exec(this.path);
+		return match ? match[1] : "";
+	}
+}
+
+export const notices: string[] = [];
+
+export class Notice {
+	constructor(message: string) {
+		notices.push(message);
+	}
+}
+
+export type RequestUrlHandler = (request: { url: string; method?: string; headers?: Record<string, string>; body?: string }) => Promise<{
+	status: number;
+	text: string;
+}>;
+
+let requestHandler: RequestUrlHandler = () => Promise.reject(new Error("net::ERR_CONNECTION_REFUSED"));
+
+export function setRequestUrlHandler(handler: RequestUrlHandler): void {
+	requestHandler = handler;
+}
+
+export function requestUrl(request: { url: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<{
+	status: number;
+	text: string;
+}> {
+	return requestHandler(request);
+}
+
+export class Workspace extends Events {
+	private layoutReady = false;
+	private readyCallbacks: Callback[] = [];
+	activeFile: TFile | null = null;
+
+	onLayoutReady(callback: Callback): void {
+		if (this.layoutReady) callback();
+		else this.readyCallbacks.push(callback);
+	}
+
+	setLayoutReady(): void {
+		this.layoutReady = true;
+		for (const callback of this.readyCallbacks.splice(0)) callback();
+	}
+
+	getActiveFile(): TFile | null {
+		return this.activeFile;
+	}
+
+	getLeavesOfType(): WorkspaceLeaf[] {
+		return [];
+	}
+}
+
+export class App {
+	vault = new Events();
+	workspace = new Workspace();
+	metadataCache = { getFileCache: (): { frontmatter?: Record<string, unknown> } | null => null };
+}
+
+export interface Command {
+	id: string;
+	name: string;
+	callback?: () => unknown;
+	checkCallback?: (checking: boolean) => boolean | undefined;
+}
+
+export class Component {
+	private cleanups: (() => void)[] = [];
+
+	register(cleanup: () => void): void {
+		this.cleanups.push(cleanup);
+	}
+
+	unload(): void {
+		for (const cleanup of this.cleanups.splice(0)) cleanup();
+	}
+}
+
+export class Plugin extends Component {
+	commands: Command[] = [];
+	ribbonIcons: { icon: string; title: string; callback: Callback }[] = [];
+	views: Record<string, Callback> = {};
+	settingTabs: unknown[] = [];
+	events: EventRef[] = [];
+	saved: unknown = undefined;
+
+	constructor(
+		public app: App,
+		public manifest: unknown = {},
+		private data: unknown = null,
+	) {
+		super();
+	}
+
+	loadData(): Promise<unknown> {
+		return Promise.resolve(this.data);
+	}
+
+	saveData(data: unknown): Promise<void> {
+		this.saved = JSON.parse(JSON.stringify(data));
+		return Promise.resolve();
+	}
+
+	addCommand(command: Command): Command {
+		this.commands.push(command);
+		return command;
+	}
+
+	addRibbonIcon(icon: string, title: string, callback: Callback): HTMLElement {
+		this.ribbonIcons.push({ icon, title, callback });
+		return createDiv();
+	}
+
+	registerView(type: string, creator: Callback): void {
+		this.views[type] = creator;
+	}
+
+	addSettingTab(tab: unknown): void {
+		this.settingTabs.push(tab);
+	}
+
+	registerEvent(ref: EventRef): void {
+		this.events.push(ref);
+	}
+}
+
+export class WorkspaceLeaf {
+	view: unknown = null;
+}
+
+export class ItemView extends Component {
+	contentEl: HTMLElement = createDiv();
+
+	constructor(public leaf: WorkspaceLeaf) {
+		super();
+	}
+}
+
+export class PluginSettingTab {
+	containerEl: HTMLElement = createDiv();
+
+	constructor(
+		public app: App,
+		public plugin: Plugin,
+	) {}
+
+	refreshDomState(): void {}
+
+	update(): void {}
+}

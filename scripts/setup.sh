@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what GrasBot needs into this checkout: a Python venv (.venv) with the package,
+# and the plugin's node_modules. Safe to run again: it only does what is missing.
+# Usage: bash scripts/setup.sh [--test]   (--test adds the test tools, nginx and chromium)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+with_tests=false
+[ "${1:-}" = "--test" ] && with_tests=true
+
+python=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "==> creating .venv"
+  "$python" -m venv .venv
+fi
+echo "==> installing the grasbot package"
+if $with_tests; then
+  .venv/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
+else
+  .venv/bin/pip install --quiet --disable-pip-version-check -e .
+fi
+
+echo "==> installing the plugin's node packages"
+if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
+npm run --silent build
+
+if $with_tests; then
+  missing=()
+  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+  command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing+=(chromium)
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "==> installing Debian packages: ${missing[*]}"
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+fi

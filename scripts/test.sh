@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# One command on a fresh machine: install everything the tests need, then run every test,
+# Python (pytest) and TypeScript (lint, typecheck, vitest, browser tests). Fails if any fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --test
+echo "==> Python tests"
+.venv/bin/python -m pytest -p no:cacheprovider "$@"
+echo "==> TypeScript tests"
+npm test
