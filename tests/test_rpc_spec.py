@@ -160,7 +160,11 @@ async def test_malformed_requests_are_invalid_request(spec_rpc: RpcDispatcher, b
     assert json.loads(await spec_rpc.dispatch(body)) == E(-32600, "Invalid Request")
 
 
-@pytest.mark.parametrize("body", [b"", b"  ", b"\xff\xfe{}", b'{"jsonrpc": "2.0", "method": "sum", "params": [NaN], "id": 1}'])
+@pytest.mark.parametrize(
+    "body",
+    [b"", b"  ", b"\xff\xfe{}", b'{"jsonrpc": "2.0", "method": "sum", "params": [NaN], "id": 1}',
+     b"[" * 100_000],
+)
 async def test_unparsable_bodies_are_parse_errors(spec_rpc: RpcDispatcher, body: bytes) -> None:
     assert json.loads(await spec_rpc.dispatch(body)) == E(-32700, "Parse error")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import AsyncIterator, Mapping, Sequence
 
 from ._exceptions import LLMError, QueryError
@@ -17,7 +17,7 @@ from ._fallback import extractive_answer
 from ._index import Index, NoteAnalysis, analyse_note
 from ._config import Settings
 from ._llm import LLMClient
-from ._prompt import build_prompt
+from ._prompt import build_prompt, keep_known_citations
 from ._search import SearchResult, search
 from ._vault import Issue, Vault, VaultOptions, load_vault
 from ._version import __version__
@@ -143,7 +143,9 @@ class GrasBot:
         snapshot = self._snapshot
         result = self.search(q, audience=audience, history=history, snapshot=snapshot)
         index = snapshot.index(audience)
-        notes = [index.notes[s.path] for s in result.sources]
+        # Only what this audience may read reaches the LLM or the fallback: links to notes
+        # outside the audience lose their target's name.
+        notes = [replace(index.notes[s.path], body=index.readable_body(s.path)) for s in result.sources]
         prompt = build_prompt(
             q.strip(), notes, grounded=result.grounded, budget=self.settings.prompt_budget, history=history or ()
         )
@@ -169,7 +171,7 @@ class GrasBot:
         except LLMError as exc:
             fallback = extractive_answer(q, notes, index, grounded=result.grounded)
             return self._payload(result, fallback, None, str(exc))
-        return self._payload(result, text, self.settings.llm_model, None)
+        return self._payload(result, keep_known_citations(text, prompt.notes), self.settings.llm_model, None)
 
     async def answer_events(
         self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor"
@@ -189,7 +191,8 @@ class GrasBot:
             fallback = extractive_answer(q, notes, index, grounded=result.grounded)
             yield "done", self._payload(result, fallback, None, str(exc))
             return
-        yield "done", self._payload(result, "".join(pieces).strip(), self.settings.llm_model, None)
+        text = keep_known_citations("".join(pieces).strip(), prompt.notes)
+        yield "done", self._payload(result, text, self.settings.llm_model, None)
 
     # ---- the vault's life
 

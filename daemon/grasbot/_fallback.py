@@ -25,6 +25,7 @@ NOT_FOUND = (
 )
 
 _CODE = re.compile(r"```.*?```|~~~.*?~~~", re.DOTALL)
+_HEADING_LINE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)  # a heading is a label, not a sentence
 _LINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 _MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`]{1,3}", re.MULTILINE)
@@ -32,7 +33,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 
 
 def sentences(markdown: str) -> list[str]:
-    text = _CODE.sub(" ", markdown)
+    text = _HEADING_LINE.sub("", _CODE.sub(" ", markdown))
     text = _LINK.sub(lambda m: m.group(2) or m.group(1).split("#")[0], text)
     text = _MD_LINK.sub(r"\1", text)
     text = _MARKUP.sub("", text)

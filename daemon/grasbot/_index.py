@@ -15,7 +15,7 @@ from typing import Iterable, Mapping
 
 from ._analysis import tokenize_fr
 from ._postings import Postings
-from ._vault import Note, Vault
+from ._vault import LinkResolver, Note, Vault, rewrite_links
 
 Terms = tuple[str, ...]
 Labeled = tuple[tuple[str, Terms], ...]  # (the author's text, its stems), empty stems left out
@@ -75,9 +75,20 @@ class Index:
     fields: Postings  # which notes carry a stem in their frontmatter fields
     edges: Mapping[str, tuple[tuple[str, str], ...]]  # only between notes of this audience
     backlinks: Mapping[str, tuple[tuple[str, str], ...]]
+    resolver: LinkResolver | None = None
 
     def __len__(self) -> int:
         return len(self.notes)
+
+    def readable_body(self, path: str) -> str:
+        """The note's body as this audience may read it: links become words, and a link to a
+        note outside the audience (a private one, for a visitor) loses its target's name."""
+
+        def visible(target: str) -> bool:
+            resolved = self.resolver.resolve(target) if self.resolver else None
+            return resolved is None or resolved in self.notes
+
+        return rewrite_links(self.notes[path].body, visible)
 
     # ---- BM25 statistics
 
@@ -138,4 +149,4 @@ class Index:
             for target, kind in targets:
                 back.setdefault(target, []).append((source, kind))
         backlinks = {p: tuple(v) for p, v in back.items()}
-        return cls(audience, notes, analyses, body, fields, edges, backlinks)
+        return cls(audience, notes, analyses, body, fields, edges, backlinks, vault.resolver)

@@ -15,7 +15,7 @@ import functools
 import inspect
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from jsonrpcserver import Error, Success, async_dispatch_to_serializable
@@ -209,7 +209,7 @@ class RpcDispatcher:
         try:
             text = body.decode("utf-8") if isinstance(body, (bytes, bytearray)) else body
             parsed = json.loads(text, parse_constant=_reject_constant)
-        except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        except (ValueError, RecursionError):  # bad UTF-8 or JSON, or absurdly deep nesting
             return _serialize(_error(PARSE_ERROR))
         if isinstance(parsed, list):
             if not parsed:
@@ -244,7 +244,8 @@ class RpcDispatcher:
             logger.exception("JSON-RPC dispatch of %r failed", member.get("method"))
             if "id" not in member:
                 return None
-            response = {"jsonrpc": "2.0", "error": {"code": INTERNAL_ERROR}, "id": member["id"]}
+            return {"jsonrpc": "2.0", "error": {"code": INTERNAL_ERROR, "message": "Internal error"},
+                    "id": member["id"]}
         if response is None:
             return None
         error = response.get("error")

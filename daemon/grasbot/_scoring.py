@@ -16,6 +16,7 @@ ALIAS_POINTS = 10.0
 TITLE_POINTS = 8.0
 ANSWERS_MIN, ANSWERS_MAX = 5.0, 12.0
 ANSWERS_THRESHOLD = 0.5  # Dice overlap below which a note's question is not the visitor's
+TITLE_QUESTION_SHARE = 0.5  # a title holding this share of the question's idf earns full points
 PARTIAL_TITLE = 0.5  # a title the question names in part earns this share of its points, pro rata
 TAG_POINTS, LONG_TAG_POINTS, DOMAIN_POINTS = 4.0, 5.0, 3.0
 TAXONOMY_CAP = 10.0  # so a note stuffed with tags cannot outweigh an alias
@@ -45,6 +46,8 @@ class Query:
     unique: frozenset[str]
     bm25: Mapping[str, float]  # raw BM25 of every note whose body holds a term of the question
     bm25_scale: float  # the raw score worth BM25_MAX points
+    idf: Mapping[str, float]  # of each term of the question
+    information: float  # the sum of those idf: how much the question says
 
     @classmethod
     def parse(cls, text: str, index: Index) -> "Query":
@@ -55,7 +58,8 @@ class Query:
         unique = frozenset(terms)
         bm25 = index.bm25(unique)
         scale = max(max(bm25.values(), default=0.0), BM25_FULL_SHARE * index.bm25_ceiling(unique))
-        return cls(text, terms, unique, bm25, scale)
+        idf = {t: index.idf(t) for t in unique}
+        return cls(text, terms, unique, bm25, scale, idf, sum(idf.values()))
 
 
 @dataclass
@@ -89,8 +93,14 @@ def score_note(path: str, query: Query, index: Index) -> Score:
     title_points, title_detail = 0.0, ""
     for signal, terms, label in (("title", fields.title, note.title), ("slug", fields.slug, note.slug)):
         named = set(terms)
-        covered = len(named & query.unique) / len(named) if named else 0.0
-        points = TITLE_POINTS if covered == 1.0 else TITLE_POINTS * PARTIAL_TITLE * covered
+        shared = named & query.unique
+        if not shared:
+            continue
+        covered = len(shared) / len(named)
+        # A title is strong evidence when it names what the question is about, weak when it
+        # names one common word of a long question (« Python » in a question about Airflow).
+        weight = min(1.0, sum(query.idf[t] for t in shared) / (TITLE_QUESTION_SHARE * query.information))
+        points = TITLE_POINTS * weight * (1.0 if covered == 1.0 else PARTIAL_TITLE * covered)
         if points > title_points:
             title_signal, title_points = signal, points
             title_detail = f"{'titre' if signal == 'title' else 'slug'} « {label} »" + ("" if covered == 1.0 else f" ({covered:.0%} des mots)")

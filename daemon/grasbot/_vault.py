@@ -82,6 +82,7 @@ class Vault:
     errors: list[Issue] = field(default_factory=list)  # notes that could not be loaded
     warnings: list[Issue] = field(default_factory=list)  # duplicate slugs, dangling links, odd fields
     edges: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # path -> ((target, kind), ...)
+    resolver: "LinkResolver | None" = None
 
     def by_slug(self, slug: str) -> Note | None:
         for note in self.notes.values():
@@ -244,6 +245,22 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions) ->
 # ---------------------------------------------------------------- links between notes
 
 
+def rewrite_links(text: str, keep) -> str:
+    """`text` with every wikilink turned into plain words: its label, or its target's name when
+    `keep(target)` says the reader may see that note; a link to a note the reader may not see
+    keeps only the label the author wrote in this note, or nothing."""
+
+    def plain(m: re.Match) -> str:
+        target, label = m.group(2).strip(), (m.group(4) or "").strip()
+        if not target:
+            return label
+        if label:
+            return label
+        return PurePosixPath(target).name if keep(target) else ""
+
+    return _WIKILINK.sub(plain, text)
+
+
 class LinkResolver:
     """Resolves `[[target]]` the way Obsidian does: by path or by file name, ignoring case.
 
@@ -275,7 +292,7 @@ class LinkResolver:
 
 def resolve_links(vault: Vault) -> None:
     """Fill `vault.edges` and report links that point nowhere."""
-    resolver = LinkResolver(vault.notes.values())
+    resolver = vault.resolver = LinkResolver(vault.notes.values())
     vault.edges = {}
     for path, note in vault.notes.items():
         edges: dict[str, str] = {}

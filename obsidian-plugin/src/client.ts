@@ -15,7 +15,7 @@ import {
 	TimeoutError,
 } from "./errors";
 import {
-	type AliasSuggestion,
+	type AliasSuggestions,
 	type AnswerResult,
 	type Audience,
 	type HealthResult,
@@ -57,7 +57,7 @@ export interface ClientOptions {
 }
 
 export interface CallOptions {
-	/** Sends the owner token. */
+	/** Sends the owner token (always done for OWNER_METHODS). */
 	owner?: boolean;
 	timeoutMs?: number;
 }
@@ -65,6 +65,9 @@ export interface CallOptions {
 /** The methods the plugin calls; contract tests check each exists in openrpc.json. */
 export const CLIENT_METHODS = ["search", "answer", "reload", "health", "suggest_aliases", "rpc.discover"] as const;
 export type ClientMethod = (typeof CLIENT_METHODS)[number];
+
+/** Methods that always send the owner token (`x-grasbot-owner-only` in openrpc.json). */
+export const OWNER_METHODS: readonly ClientMethod[] = ["reload", "suggest_aliases"];
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -101,17 +104,17 @@ export class GrasbotClient {
 	}
 
 	reload(): Promise<ReloadResult> {
-		return this.call("reload", {}, decodeReloadResult, { owner: true });
+		return this.call("reload", {}, decodeReloadResult);
 	}
 
 	health(): Promise<HealthResult> {
 		return this.call("health", {}, decodeHealthResult);
 	}
 
-	suggestAliases(slug: string, limit?: number): Promise<AliasSuggestion[]> {
+	suggestAliases(slug: string, limit?: number): Promise<AliasSuggestions> {
 		const params: Record<string, unknown> = { slug };
 		if (limit !== undefined) params.limit = limit;
-		return this.call("suggest_aliases", params, decodeAliasSuggestions, { owner: true });
+		return this.call("suggest_aliases", params, decodeAliasSuggestions);
 	}
 
 	discover(): Promise<{ methods: string[] }> {
@@ -132,7 +135,8 @@ export class GrasbotClient {
 			"Content-Type": "application/json",
 			Accept: "application/json",
 		};
-		if (options.owner && this.token) headers.Authorization = `Bearer ${this.token}`;
+		const owner = options.owner || OWNER_METHODS.includes(method);
+		if (owner && this.token) headers.Authorization = `Bearer ${this.token}`;
 		const url = `${this.daemonUrl}/rpc`;
 		const response = await this.send(
 			{ url, method: "POST", headers, body: JSON.stringify(envelope) },

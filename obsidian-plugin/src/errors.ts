@@ -46,6 +46,12 @@ export class AuthError extends HttpError {
 	}
 }
 
+/** Application error codes of openrpc.json (components/errors). */
+export const RPC_UNAUTHORIZED = -32001;
+export const RPC_RATE_LIMITED = -32002;
+export const RPC_NOTE_NOT_FOUND = -32003;
+export const RPC_VAULT_RELOAD_FAILED = -32004;
+
 /** A JSON-RPC error object returned by the daemon (bad params, unknown method, server error). */
 export class RpcError extends GrasbotClientError {
 	readonly code: number;
@@ -104,10 +110,18 @@ export function describeFailure(error: unknown, daemonUrl: string): FailureState
 		return { kind: "timeout", title: "GrasBot daemon timed out", detail: error.message };
 	}
 	if (error instanceof RpcError) {
+		const data = typeof error.data === "string" && error.data ? ` — ${error.data}` : "";
+		if (error.code === RPC_UNAUTHORIZED) {
+			return {
+				kind: "auth",
+				title: "Access token required",
+				detail: `\`${error.method}\` needs the daemon's owner token${data}. Set it in the plugin settings.`,
+			};
+		}
 		return {
 			kind: "daemon-error",
 			title: "GrasBot daemon error",
-			detail: `${error.method}: ${error.message} (code ${error.code})`,
+			detail: `${error.method}: ${error.message}${data} (code ${error.code})`,
 		};
 	}
 	const message = error instanceof Error ? error.message : String(error);

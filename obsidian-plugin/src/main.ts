@@ -111,8 +111,12 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	async checkConnection(): Promise<void> {
 		try {
 			const health = await this.client().health();
-			const size = health.vault_size === null ? "" : `, ${health.vault_size} notes`;
-			new Notice(`GrasBot daemon ${health.status} at ${this.settings.daemonUrl}${size}.`);
+			const facts = [
+				health.vault_size === null ? null : `${health.vault_size} notes`,
+				health.model === null ? "no LLM configured" : `model ${health.model}${health.llm_reachable === false ? " (unreachable)" : ""}`,
+				health.version === null ? null : `version ${health.version}`,
+			].filter((fact): fact is string => fact !== null);
+			new Notice(`GrasBot daemon ${health.status} at ${this.settings.daemonUrl}: ${facts.join(", ")}.`);
 		} catch (error) {
 			const state = describeFailure(error, this.settings.daemonUrl);
 			new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
@@ -126,19 +130,16 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	}
 
 	private async openSource(source: Source): Promise<void> {
-		await this.app.workspace.openLinkText(source.path ?? source.slug, "", false);
+		await this.app.workspace.openLinkText(source.path, "", false);
 	}
 
 	private async testActiveNote(file: TFile): Promise<void> {
 		const view = await this.openPreview();
 		const client = this.client();
 		try {
-			const health = await client.health();
-			const visibility = health.extra.default_visibility;
 			const report = await testNote(
 				{ path: file.path, basename: file.basename, frontmatter: this.app.metadataCache.getFileCache(file)?.frontmatter },
 				async (question) => (await client.search(question, { audience: "visitor", topK: 10 })).results,
-				{ defaultPublic: visibility === "public" ? true : visibility === "private" ? false : undefined },
 			);
 			view?.showNoteTest(report);
 			new Notice(noteTestSummary(report));

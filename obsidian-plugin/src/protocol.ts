@@ -21,8 +21,8 @@ export interface Source {
 	score: number;
 	reasons: Reason[];
 	url: string | null;
-	/** Vault-relative path of the note; lets the plugin open it. */
-	path: string | null;
+	/** Vault-relative path of the note, with / separators; lets the plugin open it. */
+	path: string;
 }
 
 export interface SearchResult {
@@ -49,21 +49,32 @@ export interface NoteIssue {
 
 export interface ReloadResult {
 	vault_size: number;
+	added: number | null;
+	changed: number | null;
+	removed: number | null;
+	/** Notes that were skipped, and why. */
 	errors: NoteIssue[];
-	warnings: NoteIssue[];
 	took_ms: number | null;
 }
 
 export interface HealthResult {
 	status: string;
 	vault_size: number | null;
-	/** Everything else the daemon reports (model, version…), kept for display. */
-	extra: Record<string, unknown>;
+	model: string | null;
+	llm_reachable: boolean | null;
+	version: string | null;
 }
 
 export interface AliasSuggestion {
 	alias: string;
-	detail: string | null;
+	source: string;
+	evidence: string[];
+	score: number;
+}
+
+export interface AliasSuggestions {
+	slug: string;
+	suggestions: AliasSuggestion[];
 }
 
 export interface HistoryTurn {
@@ -134,7 +145,7 @@ export function decodeSource(value: unknown, where = "source"): Source {
 		score: number(o.score, `${where}.score`),
 		reasons: array(o.reasons ?? [], `${where}.reasons`).map((r, i) => decodeReason(r, `${where}.reasons[${i}]`)),
 		url: optional(o.url, string, `${where}.url`),
-		path: optional(o.path, string, `${where}.path`),
+		path: string(o.path, `${where}.path`),
 	};
 }
 
@@ -168,7 +179,7 @@ function decodeIssue(value: unknown, where: string): NoteIssue {
 	const o = object(value, where);
 	return {
 		path: string(o.path, `${where}.path`),
-		message: string(o.message ?? o.reason, `${where}.message`),
+		message: string(o.message, `${where}.message`),
 	};
 }
 
@@ -176,35 +187,40 @@ export function decodeReloadResult(value: unknown): ReloadResult {
 	const o = object(value, "reload result");
 	return {
 		vault_size: number(o.vault_size, "reload.vault_size"),
-		errors: array(o.errors ?? [], "reload.errors").map((e, i) => decodeIssue(e, `reload.errors[${i}]`)),
-		warnings: array(o.warnings ?? [], "reload.warnings").map((e, i) => decodeIssue(e, `reload.warnings[${i}]`)),
+		added: optional(o.added, number, "reload.added"),
+		changed: optional(o.changed, number, "reload.changed"),
+		removed: optional(o.removed, number, "reload.removed"),
+		errors: array(o.errors, "reload.errors").map((e, i) => decodeIssue(e, `reload.errors[${i}]`)),
 		took_ms: optional(o.took_ms, number, "reload.took_ms"),
 	};
 }
 
 export function decodeHealthResult(value: unknown): HealthResult {
 	const o = object(value, "health result");
-	const extra: Record<string, unknown> = {};
-	for (const [key, v] of Object.entries(o)) {
-		if (key !== "status" && key !== "vault_size") extra[key] = v;
-	}
 	return {
 		status: string(o.status, "health.status"),
 		vault_size: optional(o.vault_size, number, "health.vault_size"),
-		extra,
+		model: optional(o.model, string, "health.model"),
+		llm_reachable: optional(o.llm_reachable, boolean, "health.llm_reachable"),
+		version: optional(o.version, string, "health.version"),
 	};
 }
 
-export function decodeAliasSuggestions(value: unknown): AliasSuggestion[] {
-	const list = Array.isArray(value) ? value : object(value, "suggest_aliases result").suggestions;
-	return array(list, "suggest_aliases.suggestions").map((item, i) => {
-		if (typeof item === "string") return { alias: item, detail: null };
-		const o = object(item, `suggest_aliases.suggestions[${i}]`);
-		return {
-			alias: string(o.alias, `suggest_aliases.suggestions[${i}].alias`),
-			detail: optional(o.detail ?? o.reason, string, `suggest_aliases.suggestions[${i}].detail`),
-		};
-	});
+export function decodeAliasSuggestions(value: unknown): AliasSuggestions {
+	const o = object(value, "suggest_aliases result");
+	return {
+		slug: string(o.slug, "suggest_aliases.slug"),
+		suggestions: array(o.suggestions, "suggest_aliases.suggestions").map((item, i) => {
+			const where = `suggest_aliases.suggestions[${i}]`;
+			const s = object(item, where);
+			return {
+				alias: string(s.alias, `${where}.alias`),
+				source: string(s.source, `${where}.source`),
+				evidence: array(s.evidence ?? [], `${where}.evidence`).map((e, j) => string(e, `${where}.evidence[${j}]`)),
+				score: number(s.score, `${where}.score`),
+			};
+		}),
+	};
 }
 
 export function decodeStreamSources(value: unknown): StreamSourcesEvent {

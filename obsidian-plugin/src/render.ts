@@ -41,7 +41,7 @@ export function renderSources(parent: HTMLElement, sources: Source[], options: R
 				cls: "grasbot-source-link",
 				text: source.title,
 				href: "#",
-				attr: { "data-slug": source.slug, "data-path": source.path ?? "" },
+				attr: { "data-slug": source.slug, "data-path": source.path },
 			});
 			const open = options.onOpenSource;
 			link.addEventListener("click", (event) => {
@@ -192,7 +192,13 @@ export function renderNoteTest(parent: HTMLElement, report: NoteTestReport): HTM
 
 /** The Notice after a reload: vault size, then each note that failed and why. */
 export function formatReloadNotice(result: ReloadResult, maxListed = 5): string {
-	const lines = [`GrasBot vault reloaded: ${result.vault_size} notes.`];
+	const counts = [
+		result.added === null ? null : `${result.added} added`,
+		result.changed === null ? null : `${result.changed} changed`,
+		result.removed === null ? null : `${result.removed} removed`,
+	].filter((part): part is string => part !== null);
+	const detail = counts.length > 0 ? ` (${counts.join(", ")})` : "";
+	const lines = [`GrasBot vault reloaded: ${result.vault_size} notes${detail}.`];
 	if (result.errors.length > 0) {
 		lines.push(`${result.errors.length} note${result.errors.length > 1 ? "s" : ""} failed:`);
 		for (const issue of result.errors.slice(0, maxListed)) lines.push(`• ${issue.path}: ${issue.message}`);

@@ -78,12 +78,15 @@ const elementHelpers = {
 	},
 };
 
-for (const [name, fn] of Object.entries(nodeHelpers)) {
-	Object.defineProperty(Node.prototype, name, { value: fn, configurable: true, writable: true });
+// Node-environment test files (real HTTP) have no DOM to extend.
+if (typeof Node !== "undefined") {
+	for (const [name, fn] of Object.entries(nodeHelpers)) {
+		Object.defineProperty(Node.prototype, name, { value: fn, configurable: true, writable: true });
+	}
+	for (const [name, fn] of Object.entries(elementHelpers)) {
+		Object.defineProperty(HTMLElement.prototype, name, { value: fn, configurable: true, writable: true });
+	}
+	window.createEl = (tag, info, callback) => make(tag, info, callback);
+	window.createDiv = (info, callback) => make("div", info, callback);
+	window.createSpan = (info, callback) => make("span", info, callback);
 }
-for (const [name, fn] of Object.entries(elementHelpers)) {
-	Object.defineProperty(HTMLElement.prototype, name, { value: fn, configurable: true, writable: true });
-}
-globalThis.createEl = (tag, info, callback) => make(tag, info, callback);
-globalThis.createDiv = (info, callback) => make("div", info, callback);
-globalThis.createSpan = (info, callback) => make("span", info, callback);

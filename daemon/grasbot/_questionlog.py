@@ -1,0 +1,421 @@
+"""What visitors ask, kept for a while so the author can see which words lead to which note.
+
+One SQLite file (stdlib sqlite3, WAL), created on first use. Each visitor question keeps its
+time (UTC), its text, whether it was grounded, whether it was a follow-up in a conversation,
+and the ranked notes with their scores and the signals that brought each one. Nothing about
+the visitor is kept: no address, no user agent, no earlier turns of the conversation. The
+tables have no column that could hold them, and `tests/test_questionlog.py` reads the
+schema to keep it that way. Rows older than `retention_days` are deleted on open and then
+at most once a day.
+
+Logging is a side job: a log that cannot be written warns once and turns itself off, and
+`record` never raises, so a full disk or a read-only home never breaks an answer.
+
+Threads: one connection guarded by a lock (`check_same_thread=False`). A record is one short
+transaction (a handful of rows; WAL with `synchronous=NORMAL` does not fsync per commit),
+so it may be called on the event loop; the server runs it through `asyncio.to_thread` anyway,
+so that the occasional WAL checkpoint (which does fsync) never stalls other requests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sqlite3
+import sys
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ._search import SearchResult
+
+logger = logging.getLogger("grasbot.questionlog")
+
+SCHEMA_VERSION = 1
+DEFAULT_RETENTION_DAYS = 90
+PURGE_EVERY = timedelta(days=1)
+BUSY_TIMEOUT_MS = 200  # a reader (`grasbot log`) never blocks a WAL writer; this is for a second writer
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # fixed width, so text order is time order
+
+# Signals that name the note (its alias, title, slug, a question it answers, a tag, a domain),
+# as opposed to those that only find it: its text (bm25) or a link from a better note (graph).
+# priority and hub only add to a note that already scores, so they find nothing on their own.
+NAMING_SIGNALS = frozenset({"alias", "title", "slug", "answers", "tag", "domain"})
+WEAK_SIGNALS = frozenset({"bm25", "graph"})
+BOOST_SIGNALS = frozenset({"priority", "hub"})
+
+_SCHEMA = """
+CREATE TABLE questions (
+    id INTEGER PRIMARY KEY,
+    asked_at TEXT NOT NULL,
+    question TEXT NOT NULL,
+    grounded INTEGER NOT NULL,
+    followup INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE results (
+    question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+    rank INTEGER NOT NULL,
+    slug TEXT NOT NULL,
+    path TEXT NOT NULL,
+    score REAL NOT NULL,
+    signals TEXT NOT NULL,
+    PRIMARY KEY (question_id, rank)
+);
+CREATE INDEX questions_by_time ON questions(asked_at);
+CREATE INDEX results_by_slug ON results(slug, rank);
+"""
+
+
+def default_log_path(env: dict[str, str] | None = None) -> Path:
+    """`$XDG_STATE_HOME/grasbot/questions.sqlite3`, else `~/.local/state/grasbot/...`."""
+    env = os.environ if env is None else env
+    state = env.get("XDG_STATE_HOME", "").strip()
+    base = Path(state).expanduser() if state else Path.home() / ".local" / "state"
+    return base / "grasbot" / "questions.sqlite3"
+
+
+def parse_log_path(value: str | os.PathLike[str] | None) -> Path | None:
+    """A setting's value as a path; `off`, `none` or `false` turn the log off (None)."""
+    if value is None:
+        return None
+    text = os.fspath(value).strip()
+    if text.lower() in ("", "off", "none", "false", "0"):
+        return None
+    return Path(text).expanduser()
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _stamp(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        raise ValueError("the clock must return an aware datetime (UTC)")
+    return moment.astimezone(timezone.utc).strftime(_TIME_FORMAT)
+
+
+def is_weak(signals: Iterable[str]) -> bool:
+    """True when a note was found only through its text or a link, never named."""
+    found_by = set(signals) - BOOST_SIGNALS
+    return bool(found_by) and found_by <= WEAK_SIGNALS
+
+
+@dataclass(frozen=True)
+class LoggedResult:
+    rank: int
+    slug: str
+    path: str
+    score: float
+    signals: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"rank": self.rank, "slug": self.slug, "path": self.path, "score": round(self.score, 3),
+                "signals": list(self.signals)}
+
+
+@dataclass(frozen=True)
+class LoggedQuestion:
+    id: int
+    asked_at: datetime
+    question: str
+    grounded: bool
+    followup: bool
+    results: tuple[LoggedResult, ...]
+
+    @property
+    def first(self) -> LoggedResult | None:
+        return self.results[0] if self.results else None
+
+    def to_dict(self) -> dict:
+        return {
+            "asked_at": _stamp(self.asked_at),
+            "question": self.question,
+            "grounded": self.grounded,
+            "followup": self.followup,
+            "results": [r.to_dict() for r in self.results],
+        }
+
+
+class QuestionLog:
+    """The visitors' questions. `QuestionLog(None)` is a log that keeps nothing."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None,
+        retention_days: int = DEFAULT_RETENTION_DAYS,
+        clock: Callable[[], datetime] = _utcnow,
+    ):
+        if retention_days < 1:
+            raise ValueError(f"retention_days must be at least 1, not {retention_days}")
+        self.path = Path(path) if path is not None else None
+        self.retention = timedelta(days=retention_days)
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._last_purge: datetime | None = None
+        self._warned = False
+        if self.path is not None:
+            try:
+                self._conn = self._open(self.path)
+                self._purge(self._clock())
+            except (sqlite3.Error, OSError, ValueError) as exc:
+                self._give_up("cannot open", exc)
+
+    @property
+    def enabled(self) -> bool:
+        return self._conn is not None
+
+    # ---- opening
+
+    def _open(self, path: Path) -> sqlite3.Connection:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.create_function("grasbot_weak", 1, lambda s: int(is_weak(s.split(","))), deterministic=True)
+            if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+                # the schema and its version in one transaction; IMMEDIATE so that two
+                # processes opening a new file at once cannot both create it
+                conn.execute("BEGIN IMMEDIATE")
+                if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+                    for statement in filter(str.strip, _SCHEMA.split(";")):
+                        conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version != SCHEMA_VERSION:
+                raise ValueError(f"schema version {version}, this GrasBot knows {SCHEMA_VERSION}")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _give_up(self, doing: str, exc: BaseException) -> None:
+        if not self._warned:
+            self._warned = True
+            logger.warning("question log %s: %s %s; questions are no longer logged", self.path, doing, exc)
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+
+    # ---- writing
+
+    def record(self, question: str, result: SearchResult, *, followup: bool = False) -> None:
+        """Log one visitor question and its ranked notes. Never raises.
+
+        Call it for visitor questions only: an owner's results may name private notes.
+        `followup` marks a question asked with a conversation history, whose words alone
+        did not pick its notes.
+        """
+        if self._conn is None:
+            return
+        try:
+            with self._lock:
+                if self._conn is None:
+                    return
+                now = self._clock()
+                rows = [
+                    (rank, s.slug, s.path, float(s.score), ",".join(sorted({r.signal for r in s.reasons})))
+                    for rank, s in enumerate(result.sources, 1)
+                ]
+                conn = self._conn
+                conn.execute("BEGIN")
+                try:
+                    cur = conn.execute(
+                        "INSERT INTO questions (asked_at, question, grounded, followup) VALUES (?, ?, ?, ?)",
+                        (_stamp(now), question.strip(), int(bool(result.grounded)), int(bool(followup))),
+                    )
+                    conn.executemany(
+                        "INSERT INTO results (question_id, rank, slug, path, score, signals) VALUES (?, ?, ?, ?, ?, ?)",
+                        [(cur.lastrowid, *row) for row in rows],
+                    )
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                if self._last_purge is None or now - self._last_purge >= PURGE_EVERY:
+                    self._purge(now)
+        except (sqlite3.Error, OSError, ValueError) as exc:
+            self._give_up("cannot write", exc)
+        except Exception as exc:  # a bug here must not cost a visitor an answer either
+            logger.exception("question log: unexpected error")
+            self._give_up("failed", exc)
+
+    def _purge(self, now: datetime) -> None:
+        if self._conn is None:
+            return
+        cutoff = _stamp(now - self.retention)
+        conn = self._conn
+        conn.execute("BEGIN")
+        try:
+            conn.execute("DELETE FROM results WHERE question_id IN (SELECT id FROM questions WHERE asked_at < ?)", (cutoff,))
+            conn.execute("DELETE FROM questions WHERE asked_at < ?", (cutoff,))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        self._last_purge = now
+
+    # ---- reading
+
+    def _select(self, where: str, params: tuple, limit: int | None) -> list[LoggedQuestion]:
+        if self._conn is None:
+            return []
+        sql = f"SELECT q.id, q.asked_at, q.question, q.grounded, q.followup FROM questions q {where} ORDER BY q.id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = (*params, max(0, int(limit)))
+        try:
+            with self._lock:
+                heads = self._conn.execute(sql, params).fetchall()
+                ids = [h[0] for h in heads]
+                results: dict[int, list[LoggedResult]] = {i: [] for i in ids}
+                for chunk in range(0, len(ids), 500):
+                    part = ids[chunk : chunk + 500]
+                    marks = ",".join("?" * len(part))
+                    for qid, rank, slug, path, score, signals in self._conn.execute(
+                        f"SELECT question_id, rank, slug, path, score, signals FROM results"
+                        f" WHERE question_id IN ({marks}) ORDER BY question_id, rank",
+                        part,
+                    ):
+                        results[qid].append(LoggedResult(rank, slug, path, score, tuple(filter(None, signals.split(",")))))
+        except sqlite3.Error as exc:
+            logger.warning("question log %s: cannot read: %s", self.path, exc)
+            return []
+        return [
+            LoggedQuestion(
+                id=qid,
+                asked_at=datetime.strptime(at, _TIME_FORMAT).replace(tzinfo=timezone.utc),
+                question=text,
+                grounded=bool(grounded),
+                followup=bool(followup),
+                results=tuple(results[qid]),
+            )
+            for qid, at, text, grounded, followup in heads
+        ]
+
+    def _since(self, days: float | None) -> str:
+        if days is None:
+            return ""
+        return _stamp(self._clock() - timedelta(days=days))
+
+    def recent_ungrounded(self, limit: int = 50, *, days: float | None = None) -> list[LoggedQuestion]:
+        """Newest first: questions no note could ground an answer for."""
+        return self._select("WHERE q.grounded = 0 AND q.asked_at >= ?", (self._since(days),), limit)
+
+    def weakly_found(self, limit: int = 50, *, days: float | None = None) -> list[LoggedQuestion]:
+        """Newest first: grounded questions whose first note came only through BM25 or the graph
+        (no alias, title, slug, answers, tag or domain named it)."""
+        return self._select(
+            "JOIN results r ON r.question_id = q.id AND r.rank = 1"
+            " WHERE q.grounded = 1 AND q.asked_at >= ? AND grasbot_weak(r.signals)",
+            (self._since(days),),
+            limit,
+        )
+
+    def questions_ending_on(self, slug: str, *, limit: int | None = None) -> list[LoggedQuestion]:
+        """Newest first: questions whose first result was the note `slug`, grounded or not."""
+        return self._select(
+            "WHERE q.id IN (SELECT question_id FROM results WHERE slug = ? AND rank = 1)", (slug,), limit
+        )
+
+    def count(self) -> int:
+        if self._conn is None:
+            return 0
+        with self._lock:
+            return self._conn.execute("SELECT COUNT(*) FROM questions").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    def __enter__(self) -> "QuestionLog":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# ---------------------------------------------------------------- `grasbot log`
+
+
+def add_log_parser(subparsers) -> argparse.ArgumentParser:
+    """Add `grasbot log` to the CLI's subparsers; `cmd_log(args)` runs it."""
+    p = subparsers.add_parser(
+        "log", help="visitors' questions that found no note, or found theirs only through its text or a link"
+    )
+    p.add_argument("--question-log", dest="question_log", metavar="FILE",
+                   help="the question log (GRASBOT_QUESTION_LOG; default $XDG_STATE_HOME/grasbot/questions.sqlite3)")
+    p.add_argument("--days", type=float, default=30.0, metavar="N", help="only the last N days (default 30)")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N questions per list (default 20)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    return p
+
+
+def _first(item: LoggedQuestion) -> str:
+    first = item.first
+    if first is None:
+        return "no note"
+    return f"{first.slug} ({first.score:.2f}; {', '.join(first.signals) or '-'})"
+
+
+def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
+    """`grasbot log`. With `settings` (which carry `question_log` and `log_retention_days`),
+    the flag still wins; without, the flag, then GRASBOT_QUESTION_LOG, then the default."""
+    out = out or sys.stdout
+    if args.days <= 0 or args.limit < 1:
+        print("grasbot: --days must be positive and --limit at least 1", file=sys.stderr)
+        return 2
+    retention = DEFAULT_RETENTION_DAYS
+    if args.question_log is not None:
+        path = parse_log_path(args.question_log)
+    elif settings is not None:
+        path = settings.question_log
+    else:
+        path = parse_log_path(os.environ.get("GRASBOT_QUESTION_LOG") or default_log_path())
+    if settings is not None:
+        retention = settings.log_retention_days
+    if path is None:
+        print("grasbot: the question log is turned off (GRASBOT_QUESTION_LOG=off)", file=sys.stderr)
+        return 2
+    ungrounded: list[LoggedQuestion] = []
+    weak: list[LoggedQuestion] = []
+    if path.exists():  # reading must not create an empty log
+        with QuestionLog(path, retention_days=retention) as log:
+            if not log.enabled:
+                print(f"grasbot: cannot open the question log {path}", file=sys.stderr)
+                return 2
+            ungrounded = log.recent_ungrounded(args.limit, days=args.days)
+            weak = log.weakly_found(args.limit, days=args.days)
+    if args.json:
+        report = {
+            "path": str(path),
+            "days": args.days,
+            "ungrounded": [q.to_dict() for q in ungrounded],
+            "weakly_found": [q.to_dict() for q in weak],
+        }
+        print(json.dumps(report, ensure_ascii=False, indent=2), file=out)
+        return 0
+    print(f"Question log {path}, last {args.days:g} days", file=out)
+    for title, items, label in (
+        ("Questions no note could answer", ungrounded, "nearest"),
+        ("Questions whose note was found only through its text (BM25) or a link (graph)", weak, "found"),
+    ):
+        print(f"\n{title} ({len(items)}):", file=out)
+        for item in items:
+            mark = " [follow-up]" if item.followup else ""
+            print(f"  {_stamp(item.asked_at)}  « {item.question} »{mark}  {label}: {_first(item)}", file=out)
+        if not items:
+            print("  none", file=out)
+    return 0

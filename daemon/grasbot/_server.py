@@ -1,0 +1,421 @@
+"""The daemon: JSON-RPC at POST /rpc and the site's HTTP endpoints, on aiohttp.
+
+One GrasBot per application, opened by a cleanup context (the vault loads in a worker thread,
+the LLM client is closed on the way out). Requests read the bot's current snapshot, so a
+reload that swaps it never disturbs a request in flight. `serve()` is what `grasbot serve`
+runs; `create_app()` is what tests and embedders use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import re
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+from aiohttp.abc import AbstractAccessLogger
+
+from ._config import Settings
+from ._engine import GrasBot, ReloadReport
+from ._exceptions import AuthError, GrasbotError, QueryError, VaultError
+from ._protocol import validate_params
+from ._rpc import VAULT_RELOAD_FAILED, RpcDispatcher, RpcError
+from ._sse import SSE_HEADERS, sse_event
+
+__all__ = [
+    "BOT",
+    "CORS_ORIGINS",
+    "AccessLogger",
+    "RpcContext",
+    "create_app",
+    "serve",
+]
+
+log = logging.getLogger("grasbot.server")
+access_log = logging.getLogger("grasbot.access")
+
+BOT = web.AppKey("bot", GrasBot)
+SETTINGS = web.AppKey("settings", Settings)
+DISPATCHER = web.AppKey("dispatcher", RpcDispatcher)
+RELOAD_LOCK = web.AppKey("reload_lock", asyncio.Lock)
+OWNER_TOKEN = web.AppKey("owner_token", str)
+
+#: Origins allowed by CORS, besides http://localhost[:port] and http://127.0.0.1[:port].
+#: (Interim: issue 6 moves the allow-list to Settings.)
+CORS_ORIGINS: tuple[str, ...] = ("app://obsidian.md",)
+_LOCAL_ORIGIN = re.compile(r"^http://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?$")
+#: path -> the methods a cross-origin caller may use on it.
+CORS_PATHS: dict[str, tuple[str, ...]] = {
+    "/rpc": ("POST",),
+    "/ask": ("GET",),
+    "/ask/stream": ("GET",),
+    "/health": ("GET",),
+}
+MAX_BODY = 64 * 1024
+SHUTDOWN_TIMEOUT = 5.0
+
+# request-scoped notes for the access log
+_LOG_WHAT = "grasbot.what"
+_LOG_OUTCOME = "grasbot.outcome"
+
+
+@dataclass(frozen=True)
+class RpcContext:
+    """What every JSON-RPC method receives first."""
+
+    bot: GrasBot
+    app: web.Application
+    is_owner: bool
+
+
+# ---------------------------------------------------------------- JSON-RPC methods
+
+
+async def _m_search(ctx: RpcContext, q: str, top_k: int, audience: str) -> dict:
+    return ctx.bot.search(q, top_k=top_k, audience=audience).to_dict()
+
+
+async def _m_answer(ctx: RpcContext, q: str, history: list, audience: str) -> dict:
+    return await ctx.bot.answer(q, history=history, audience=audience)
+
+
+async def _m_reload(ctx: RpcContext) -> dict:
+    try:
+        report = await reload_vault(ctx.app)
+    except (VaultError, OSError) as exc:
+        raise RpcError(VAULT_RELOAD_FAILED, "Vault reload failed", _reason(exc)) from None
+    return report.to_dict()
+
+
+async def _m_health(ctx: RpcContext) -> dict:
+    return await ctx.bot.health()
+
+
+RPC_METHODS = {"search": _m_search, "answer": _m_answer, "reload": _m_reload, "health": _m_health}
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and not isinstance(exc, VaultError):
+        return f"cannot read the vault: {exc.strerror or exc}"
+    return str(exc)
+
+
+async def reload_vault(app: web.Application) -> ReloadReport:
+    """Run the blocking reload in a worker thread, one at a time; the old vault serves meanwhile."""
+    bot = app[BOT]
+    async with app[RELOAD_LOCK]:
+        return await asyncio.get_running_loop().run_in_executor(None, bot.reload)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    return web.Response(
+        text=json.dumps(data, ensure_ascii=False, allow_nan=False),
+        status=status,
+        content_type="application/json",
+    )
+
+
+def _error(status: int, message: str) -> web.Response:
+    return _json({"error": message}, status=status)
+
+
+def _is_owner(request: web.Request) -> bool:
+    """Without a configured token every caller is the owner (loopback-only daemon)."""
+    token = request.app[OWNER_TOKEN]
+    if not token:
+        return True
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode(), token.encode())
+
+
+def _ask_params(request: web.Request) -> tuple[str, list]:
+    """q and the optional JSON-encoded history of /ask and /ask/stream, checked like `answer`'s."""
+    params: dict[str, Any] = {}
+    if "q" in request.query:
+        params["q"] = request.query["q"]
+    raw = request.query.get("history", "").strip()
+    if raw:
+        try:
+            params["history"] = json.loads(raw)
+        except ValueError:
+            raise QueryError("history: must be a JSON array of {role, content} turns") from None
+    checked = validate_params("answer", params)
+    return checked["q"], checked["history"]
+
+
+# ---------------------------------------------------------------- handlers
+
+
+async def handle_rpc(request: web.Request) -> web.Response:
+    body = await request.read()
+    ctx = RpcContext(request.app[BOT], request.app, _is_owner(request))
+    text = await request.app[DISPATCHER].dispatch(body, ctx)
+    request[_LOG_WHAT], request[_LOG_OUTCOME] = _rpc_summary(body, text)
+    if text is None:
+        return web.Response(status=204)
+    return web.Response(text=text, content_type="application/json")
+
+
+async def handle_ask(request: web.Request) -> web.Response:
+    try:
+        q, history = _ask_params(request)
+    except QueryError as exc:
+        request[_LOG_OUTCOME] = "bad request"
+        return _error(400, str(exc))
+    payload = await request.app[BOT].answer(q, history=history, audience="visitor")
+    request[_LOG_OUTCOME] = "llm_error" if "llm_error" in payload else "ok"
+    return _json(payload)
+
+
+async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
+    try:
+        q, history = _ask_params(request)
+    except QueryError as exc:
+        request[_LOG_OUTCOME] = "bad request"
+        return _error(400, str(exc))
+    response = web.StreamResponse(headers=SSE_HEADERS)
+    await response.prepare(request)
+    request[_LOG_OUTCOME] = "client gone"
+    events = request.app[BOT].answer_events(q, history=history, audience="visitor")
+    try:
+        # aclosing: when the client goes (the handler is cancelled or a write fails), the
+        # generator is closed at once, and with it the request to Ollama.
+        async with contextlib.aclosing(events):
+            async for name, data in events:
+                await response.write(sse_event(name, data))
+                if name == "done":
+                    request[_LOG_OUTCOME] = "llm_error" if "llm_error" in data else "ok"
+    except ConnectionResetError:  # aiohttp's ClientConnectionResetError included
+        return response
+    except Exception as exc:  # noqa: BLE001 - the stream is open: say so in-band, then end it
+        message = str(exc) if isinstance(exc, QueryError) else "internal error"
+        if not isinstance(exc, QueryError):
+            log.error("stream failed", exc_info=exc)
+        request[_LOG_OUTCOME] = "error"
+        with contextlib.suppress(ConnectionResetError):
+            await response.write(sse_event("error", {"message": message}))
+    with contextlib.suppress(ConnectionResetError):
+        await response.write_eof()
+    return response
+
+
+async def handle_health(request: web.Request) -> web.Response:
+    return _json(await request.app[BOT].health())
+
+
+async def handle_reload(request: web.Request) -> web.Response:
+    if not _is_owner(request):
+        request[_LOG_OUTCOME] = "unauthorized"
+        return _error(401, "owner token required")
+    try:
+        report = await reload_vault(request.app)
+    except (VaultError, OSError) as exc:
+        request[_LOG_OUTCOME] = "reload failed"
+        return _error(500, f"vault reload failed, the previous vault keeps serving: {_reason(exc)}")
+    return _json(report.to_dict())
+
+
+# ---------------------------------------------------------------- middleware and signals
+
+
+def _origin_allowed(origin: str) -> bool:
+    return origin in CORS_ORIGINS or bool(_LOCAL_ORIGIN.match(origin))
+
+
+@web.middleware
+async def cors_preflight(request: web.Request, handler):
+    if request.method != "OPTIONS" or request.path not in CORS_PATHS:
+        return await handler(request)
+    origin = request.headers.get("Origin", "")
+    method = request.headers.get("Access-Control-Request-Method", "")
+    if not _origin_allowed(origin) or method not in CORS_PATHS[request.path]:
+        return web.Response(status=403)
+    return web.Response(
+        status=204,
+        headers={
+            "Access-Control-Allow-Methods": ", ".join((*CORS_PATHS[request.path], "OPTIONS")),
+            "Access-Control-Allow-Headers": "Content-Type, Authorization",
+            "Access-Control-Max-Age": "600",
+        },
+    )
+
+
+async def cors_headers(request: web.BaseRequest, response: web.StreamResponse) -> None:
+    """On prepare, so that streamed responses get the headers too."""
+    if request.path not in CORS_PATHS:
+        return
+    response.headers["Vary"] = "Origin"
+    origin = request.headers.get("Origin", "")
+    if origin and _origin_allowed(origin):
+        response.headers["Access-Control-Allow-Origin"] = origin
+
+
+@web.middleware
+async def errors_as_json(request: web.Request, handler):
+    """An unexpected exception becomes a 500 that says nothing about internals."""
+    try:
+        return await handler(request)
+    except web.HTTPException:
+        raise
+    except GrasbotError as exc:
+        if isinstance(exc, QueryError):
+            return _error(400, str(exc))
+        if isinstance(exc, AuthError):
+            return _error(401, str(exc) or "owner token required")
+        log.error("%s %s failed", request.method, request.path, exc_info=exc)
+        return _error(500, "internal error")
+    except Exception as exc:  # noqa: BLE001
+        log.error("%s %s failed", request.method, request.path, exc_info=exc)
+        return _error(500, "internal error")
+
+
+# ---------------------------------------------------------------- access log
+
+
+def _rpc_summary(body: bytes, answer: str | None) -> tuple[str, str]:
+    """Method names and error codes for the access log; never params (they hold questions)."""
+    try:
+        request = json.loads(body)
+    except ValueError:
+        request = None
+    members = request if isinstance(request, list) else [request]
+    names = [m["method"] if isinstance(m, dict) and isinstance(m.get("method"), str) else "?" for m in members]
+    what = names[0] if not isinstance(request, list) else f"batch[{len(names)}] " + ",".join(names)
+    if answer is None:
+        return what[:200], "no answer (notification)"
+    replies = json.loads(answer)
+    codes = [r["error"]["code"] for r in (replies if isinstance(replies, list) else [replies]) if "error" in r]
+    return what[:200], ("ok" if not codes else "error " + ",".join(map(str, codes)))
+
+
+class AccessLogger(AbstractAccessLogger):
+    """`POST /rpc search 200 ok 12.3 ms`: method, path, status, outcome, duration; no IP, no query."""
+
+    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
+        what = request.get(_LOG_WHAT)
+        outcome = request.get(_LOG_OUTCOME)
+        parts = [request.method, request.path]
+        if what:
+            parts.append(what)
+        parts.append(str(response.status))
+        if outcome:
+            parts.append(outcome)
+        self.logger.info("%s %.1f ms", " ".join(parts), time * 1000)
+
+
+# ---------------------------------------------------------------- the application
+
+
+def create_app(settings: Settings, bot: GrasBot | None = None, *, owner_token: str | None = None) -> web.Application:
+    """The daemon's application. It takes ownership of `bot` (closed on cleanup).
+
+    `owner_token`: when set, owner-only calls need `Authorization: Bearer <token>`; when
+    None, every caller is the owner (interim until the token lands in Settings).
+    """
+    app = web.Application(middlewares=[cors_preflight, errors_as_json], client_max_size=MAX_BODY)
+    app[SETTINGS] = settings
+    app[OWNER_TOKEN] = owner_token or ""
+    app[RELOAD_LOCK] = asyncio.Lock()
+    app[DISPATCHER] = RpcDispatcher(RPC_METHODS, is_owner=lambda ctx: ctx.is_owner, max_batch=20)
+
+    async def bot_ctx(app: web.Application) -> AsyncIterator[None]:
+        opened = bot
+        if opened is None:
+            opened = await asyncio.get_running_loop().run_in_executor(None, GrasBot.open, settings)
+        app[BOT] = opened
+        yield
+        await opened.aclose()
+
+    app.cleanup_ctx.append(bot_ctx)
+    app.on_response_prepare.append(cors_headers)
+    app.router.add_post("/rpc", handle_rpc)
+    app.router.add_get("/ask", handle_ask)
+    app.router.add_get("/ask/stream", handle_ask_stream)
+    app.router.add_get("/health", handle_health)
+    app.router.add_post("/reload-vault", handle_reload)
+    return app
+
+
+def runner_kwargs() -> dict[str, Any]:
+    """How the app must be run: our access log, and handlers cancelled when a client goes."""
+    return {
+        "access_log_class": AccessLogger,
+        "access_log": access_log,
+        "handler_cancellation": True,
+        "shutdown_timeout": SHUTDOWN_TIMEOUT,
+    }
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+async def _serve(settings: Settings) -> int:
+    app = create_app(settings)
+    runner = web.AppRunner(app, **runner_kwargs())
+    try:
+        await runner.setup()
+    except VaultError as exc:
+        print(f"grasbot: cannot start: {exc}", file=sys.stderr, flush=True)
+        with contextlib.suppress(Exception):
+            await runner.cleanup()
+        return 2
+    try:
+        site = web.TCPSite(runner, settings.host, settings.port)
+        await site.start()
+    except OSError as exc:
+        print(
+            f"grasbot: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc} "
+            "(is another daemon running? choose another --port)",
+            file=sys.stderr,
+            flush=True,
+        )
+        await runner.cleanup()
+        return 2
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    port = runner.addresses[0][1]
+    snapshot = app[BOT].snapshot
+    print(
+        f"GrasBot listening on http://{_url_host(settings.host)}:{port} "
+        f"(vault: {len(snapshot.vault.notes)} notes, {len(snapshot.index('visitor'))} public)",
+        flush=True,
+    )
+    try:
+        await stop.wait()
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+        log.info("stopping")
+        await runner.cleanup()
+    return 0
+
+
+def serve(settings: Settings) -> int:
+    """Run the daemon until SIGINT or SIGTERM; 0 on a clean stop, 2 if it cannot start."""
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    started = time.perf_counter()
+    try:
+        code = asyncio.run(_serve(settings))
+    except KeyboardInterrupt:  # a second Ctrl-C during shutdown
+        return 0
+    log.debug("served for %.1f s", time.perf_counter() - started)
+    return code

@@ -1,0 +1,185 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { GrasbotClient } from "../src/client";
+import {
+	AuthError,
+	DaemonNotRunningError,
+	HttpError,
+	ProtocolError,
+	RpcError,
+	TimeoutError,
+	describeFailure,
+} from "../src/errors";
+import { requestUrlTransport } from "../src/transport";
+import { fakeTransport, resultTransport, source } from "./helpers";
+
+const URL = "http://127.0.0.1:8765";
+const searchResult = { results: [source("push-swap", 27.4)], grounded: true, vault_size: 41, took_ms: 3.8 };
+
+describe("framing", () => {
+	it("posts a JSON-RPC 2.0 request with named params to /rpc", async () => {
+		const transport = resultTransport(searchResult);
+		const client = new GrasbotClient({ daemonUrl: `${URL}/`, transport });
+		const result = await client.search("C'est quoi push swap ?", { topK: 3, audience: "visitor" });
+
+		expect(result.results[0].slug).toBe("push-swap");
+		const [request] = transport.requests;
+		expect(request.url).toBe(`${URL}/rpc`);
+		expect(request.method).toBe("POST");
+		expect(request.headers["Content-Type"]).toBe("application/json");
+		expect(JSON.parse(request.body ?? "")).toEqual({
+			jsonrpc: "2.0",
+			id: 1,
+			method: "search",
+			params: { q: "C'est quoi push swap ?", top_k: 3, audience: "visitor" },
+		});
+	});
+
+	it("gives each call a new id and leaves out params that were not given", async () => {
+		const transport = resultTransport(searchResult);
+		const client = new GrasbotClient({ daemonUrl: URL, transport });
+		await client.search("a");
+		await client.search("b");
+		const bodies = transport.requests.map((r) => JSON.parse(r.body ?? "") as Record<string, unknown>);
+		expect(bodies.map((b) => b.id)).toEqual([1, 2]);
+		expect(bodies[0].params).toEqual({ q: "a" });
+	});
+
+	it("sends the owner token on owner methods only", async () => {
+		const transport = fakeTransport((_r, body) => {
+			const results: Record<string, unknown> = {
+				reload: { vault_size: 3, added: 0, changed: 1, removed: 0, errors: [], took_ms: 1 },
+				search: searchResult,
+			};
+			return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: body.id, result: results[body.method as string] }) };
+		});
+		const client = new GrasbotClient({ daemonUrl: URL, token: " s3cret ", transport });
+		await client.reload();
+		await client.search("q", { audience: "visitor" });
+		await client.search("q", { audience: "owner" });
+		const auth = transport.requests.map((r) => r.headers.Authorization);
+		expect(auth).toEqual(["Bearer s3cret", undefined, "Bearer s3cret"]);
+	});
+
+	it("rejects an answer to another request id", async () => {
+		const transport = fakeTransport(() => ({ status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: 99, result: searchResult }) }));
+		const client = new GrasbotClient({ daemonUrl: URL, transport });
+		await expect(client.search("q")).rejects.toThrow(ProtocolError);
+	});
+
+	it("rejects a result of the wrong shape with the field's name", async () => {
+		const client = new GrasbotClient({ daemonUrl: URL, transport: resultTransport({ results: [{ slug: 3 }], grounded: true }) });
+		await expect(client.search("q")).rejects.toThrow(/search\.results\[0\]\.slug should be a string, got number/);
+	});
+});
+
+describe("errors", () => {
+	it("turns a JSON-RPC error into RpcError with its code, message and data", async () => {
+		const transport = fakeTransport((_r, body) => ({
+			status: 200,
+			text: JSON.stringify({ jsonrpc: "2.0", id: body.id, error: { code: -32602, message: "Invalid params", data: "q: must be a string" } }),
+		}));
+		const client = new GrasbotClient({ daemonUrl: URL, transport });
+		const error = await client.search("q").catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(RpcError);
+		expect(error).toMatchObject({ code: -32602, message: "Invalid params", data: "q: must be a string", method: "search" });
+		expect(describeFailure(error, URL).detail).toContain("q: must be a string");
+	});
+
+	it("reports the daemon's Unauthorized error as a token problem", async () => {
+		const transport = fakeTransport((_r, body) => ({
+			status: 200,
+			text: JSON.stringify({ jsonrpc: "2.0", id: body.id, error: { code: -32001, message: "Unauthorized", data: "owner token required" } }),
+		}));
+		const error = await new GrasbotClient({ daemonUrl: URL, transport }).reload().catch((e: unknown) => e);
+		expect(describeFailure(error, URL).kind).toBe("auth");
+	});
+
+	it("reads a JSON-RPC error even when it comes with an HTTP error status", async () => {
+		const transport = fakeTransport((_r, body) => ({
+			status: 500,
+			text: JSON.stringify({ jsonrpc: "2.0", id: body.id, error: { code: -32603, message: "Internal error" } }),
+		}));
+		await expect(new GrasbotClient({ daemonUrl: URL, transport }).health()).rejects.toMatchObject({ code: -32603 });
+	});
+
+	it("maps HTTP 401 to AuthError", async () => {
+		const transport = fakeTransport(() => ({ status: 401, text: "unauthorized" }));
+		const error = await new GrasbotClient({ daemonUrl: URL, transport }).reload().catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(AuthError);
+		expect((error as AuthError).status).toBe(401);
+		expect(describeFailure(error, URL).kind).toBe("auth");
+	});
+
+	it("maps HTTP 500 with a non-JSON body to HttpError", async () => {
+		const transport = fakeTransport(() => ({ status: 500, text: "<h1>Internal Server Error</h1>" }));
+		const error = await new GrasbotClient({ daemonUrl: URL, transport }).health().catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(HttpError);
+		expect(error).not.toBeInstanceOf(AuthError);
+		expect((error as HttpError).status).toBe(500);
+		expect(describeFailure(error, URL).kind).toBe("daemon-error");
+	});
+
+	it("maps a network failure to 'daemon not running' and says how to start it", async () => {
+		const transport = fakeTransport(() => {
+			throw new Error("net::ERR_CONNECTION_REFUSED");
+		});
+		const error = await new GrasbotClient({ daemonUrl: URL, transport }).health().catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(DaemonNotRunningError);
+		const state = describeFailure(error, URL);
+		expect(state.kind).toBe("not-running");
+		expect(state.detail).toContain("grasbot serve");
+		expect(state.detail).toContain(URL);
+	});
+
+	describe("timeout", () => {
+		afterEach(() => {
+			vi.useRealTimers();
+		});
+
+		it("gives up after timeoutMs and aborts the request", async () => {
+			vi.useFakeTimers();
+			let signal: AbortSignal | undefined;
+			const transport = fakeTransport(
+				(request) =>
+					new Promise((_resolve, reject) => {
+						signal = request.signal;
+						request.signal?.addEventListener("abort", () => reject(new Error("aborted")));
+					}),
+			);
+			const client = new GrasbotClient({ daemonUrl: URL, transport, timeoutMs: 5000 });
+			const pending = client.answer("q").catch((e: unknown) => e);
+			await vi.advanceTimersByTimeAsync(5000);
+			const error = await pending;
+			expect(error).toBeInstanceOf(TimeoutError);
+			expect(signal?.aborted).toBe(true);
+			expect(describeFailure(error, URL).kind).toBe("timeout");
+		});
+
+		it("does not time out a call that answers in time", async () => {
+			vi.useFakeTimers();
+			const transport = fakeTransport(
+				(_r, body) =>
+					new Promise((resolve) => {
+						window.setTimeout(() => resolve({ status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: body.id, result: searchResult }) }), 4000);
+					}),
+			);
+			const client = new GrasbotClient({ daemonUrl: URL, transport, timeoutMs: 5000 });
+			const pending = client.search("q");
+			await vi.advanceTimersByTimeAsync(4000);
+			await expect(pending).resolves.toMatchObject({ grounded: true });
+		});
+	});
+});
+
+describe("transports", () => {
+	it("requestUrlTransport passes contentType apart and never lets requestUrl throw on status", async () => {
+		const calls: Record<string, unknown>[] = [];
+		const transport = requestUrlTransport(async (request) => {
+			calls.push(request);
+			return { status: 401, text: "no" };
+		});
+		const response = await transport({ url: `${URL}/rpc`, method: "POST", headers: { "Content-Type": "application/json", Authorization: "Bearer t" }, body: "{}" });
+		expect(response).toEqual({ status: 401, text: "no" });
+		expect(calls[0]).toMatchObject({ contentType: "application/json", headers: { Authorization: "Bearer t" }, throw: false });
+	});
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it, vi } from "vitest";
+import { type NoteUnderTest, privateReason, questionsOf, testNote } from "../src/noteTest";
+import type { Source } from "../src/protocol";
+import { noteSlug, slugify } from "../src/slug";
+import { source } from "./helpers";
+
+function note(frontmatter: Record<string, unknown> | undefined, path = "projets/push-swap.md"): NoteUnderTest {
+	return { path, basename: path.split("/").pop()?.replace(/\.md$/, "") ?? path, frontmatter };
+}
+
+const pub = { visibility: "public" };
+
+describe("testNote", () => {
+	it("reports 'first' when the note tops the visitor's results", async () => {
+		const search = vi.fn(async (): Promise<Source[]> => [source("push-swap", 27.4, { path: "projets/push-swap.md" }), source("algorithmique", 6)]);
+		const report = await testNote(note({ ...pub, answers: ["C'est quoi push_swap ?"] }), search);
+		expect(search).toHaveBeenCalledWith("C'est quoi push_swap ?");
+		expect(report).toEqual({
+			kind: "tested",
+			slug: "push-swap",
+			visibilityHint: null,
+			outcomes: [{ question: "C'est quoi push_swap ?", status: "first", score: 27.4 }],
+		});
+	});
+
+	it("reports 'lower' with the rank and the note that beats it", async () => {
+		const results = [source("algorithmique", 9), source("ecole-42", 5), source("push-swap", 4, { path: "projets/push-swap.md" })];
+		const report = await testNote(note({ ...pub, answers: ["Quels tris ?"] }), async () => results);
+		expect(report.kind === "tested" && report.outcomes[0]).toEqual({
+			question: "Quels tris ?",
+			status: "lower",
+			rank: 3,
+			score: 4,
+			beatenBy: { slug: "algorithmique", title: "algorithmique", score: 9 },
+		});
+	});
+
+	it("reports 'absent' when the note is not in the results", async () => {
+		const report = await testNote(note({ ...pub, answers: "Et minishell ?" }), async () => [source("minishell", 12)]);
+		expect(report.kind === "tested" && report.outcomes).toEqual([
+			{ question: "Et minishell ?", status: "absent", beatenBy: { slug: "minishell", title: "minishell", score: 12 } },
+		]);
+	});
+
+	it("matches the note by its frontmatter slug as well as by path", async () => {
+		const report = await testNote(note({ ...pub, slug: "Push Swap", answers: ["q"] }, "ailleurs/autre-nom.md"), async () => [
+			source("push-swap", 3, { path: "vault/ailleurs/autre-nom.md" }),
+		]);
+		expect(report.kind === "tested" && report.outcomes[0].status).toBe("first");
+	});
+
+	it("says a private note is not visible to visitors, and why, without searching", async () => {
+		const search = vi.fn(async (): Promise<Source[]> => []);
+		const report = await testNote(note({ visibility: "private", answers: ["q"] }), search);
+		expect(report.kind).toBe("private");
+		expect(report.kind === "private" && report.reason).toContain("visibility: private");
+		expect(search).not.toHaveBeenCalled();
+	});
+
+	it("hints at the missing visibility field when a note without one is never found", async () => {
+		const report = await testNote(note({ answers: ["q1", "q2"] }), async () => []);
+		expect(report.kind === "tested" && report.visibilityHint).toContain("visibility: public");
+	});
+
+	it("reports a note without questions", async () => {
+		expect((await testNote(note(pub), async () => [])).kind).toBe("no-questions");
+		expect((await testNote(note(undefined), async () => [])).kind).toBe("no-questions");
+	});
+
+	it("lets a daemon failure through, for the view to show", async () => {
+		await expect(testNote(note({ ...pub, answers: ["q"] }), () => Promise.reject(new Error("down")))).rejects.toThrow("down");
+	});
+});
+
+describe("frontmatter reading", () => {
+	it("reads `answers` as a list or as one string, skipping empty items", () => {
+		expect(questionsOf({ answers: ["a", " ", "b", null, 3] })).toEqual(["a", "b", "3"]);
+		expect(questionsOf({ answers: "Comment ?" })).toEqual(["Comment ?"]);
+		expect(questionsOf({})).toEqual([]);
+	});
+
+	it("follows the daemon's visibility rule", () => {
+		expect(privateReason({ visibility: "Public " })).toBeNull();
+		expect(privateReason({ visibility: "draft" })).toContain("visibility: draft");
+		expect(privateReason({ visibility: true })).toContain("visibility: true");
+		expect(privateReason({})).toBeNull();
+		expect(privateReason({}, false)).toContain("no `visibility` field");
+	});
+
+	it("computes slugs like the daemon", () => {
+		expect(slugify("École 42 : cœur & Æther")).toBe("ecole-42-coeur-aether");
+		expect(slugify("Push_swap")).toBe("push-swap");
+		expect(noteSlug("GrasBot — pipeline", undefined)).toBe("grasbot-pipeline");
+		expect(noteSlug("fichier", { slug: "grasbot-retrieval" })).toBe("grasbot-retrieval");
+		expect(noteSlug("fichier", { slug: "!!!" })).toBe("fichier");
+	});
+});

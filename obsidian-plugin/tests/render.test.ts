@@ -1,0 +1,167 @@
+import { describe, expect, it, vi } from "vitest";
+import type { AnswerResult } from "../src/protocol";
+import { AnswerView, formatReloadNotice, groundedBadgeText, renderAnswer, renderFailure, renderNoteTest } from "../src/render";
+import { describeFailure, DaemonNotRunningError } from "../src/errors";
+import { source } from "./helpers";
+
+function answer(extra: Partial<AnswerResult> = {}): AnswerResult {
+	return {
+		response: "Push_swap trie une pile [push-swap].",
+		sources: [source("push-swap", 27.4), source("algorithmique", 6.1)],
+		grounded: true,
+		model: "qwen3:8b",
+		vault_size: 41,
+		llm_error: null,
+		...extra,
+	};
+}
+
+describe("badge", () => {
+	it("says how many notes ground the answer, or that it is general", () => {
+		expect(groundedBadgeText(true, 3)).toBe("basé sur 3 notes");
+		expect(groundedBadgeText(true, 1)).toBe("basé sur 1 note");
+		expect(groundedBadgeText(false, 2)).toBe("réponse généraliste");
+	});
+
+	it("is drawn from the answer's grounded flag and source count", () => {
+		const root = createDiv();
+		renderAnswer(root, answer());
+		expect(root.querySelector(".grasbot-badge")?.textContent).toBe("basé sur 2 notes");
+		const general = createDiv();
+		renderAnswer(general, answer({ grounded: false, sources: [] }));
+		expect(general.querySelector(".grasbot-badge")?.textContent).toBe("réponse généraliste");
+		expect(general.querySelector(".grasbot-badge-general")).not.toBeNull();
+	});
+});
+
+describe("text from notes is never HTML", () => {
+	const hostile = '<script>window.__pwned = true</script><img src=x onerror="window.__pwned = true">';
+
+	it("shows a note's <script> as text in the answer, the titles and the reasons", () => {
+		const root = createDiv();
+		const evil = source("evil", 5, {
+			title: `Titre ${hostile}`,
+			reasons: [{ signal: "bm25", points: 1.5, detail: hostile }],
+		});
+		renderAnswer(root, answer({ response: `Voici : ${hostile}`, sources: [evil], llm_error: hostile }), { onOpenSource: () => {} });
+
+		expect(root.querySelector("script")).toBeNull();
+		expect(root.querySelector("img")).toBeNull();
+		expect(root.querySelector(".grasbot-answer-text")?.textContent).toBe(`Voici : ${hostile}`);
+		expect(root.querySelector(".grasbot-source-link")?.textContent).toBe(`Titre ${hostile}`);
+		expect(root.querySelector(".grasbot-reason-detail")?.textContent).toBe(hostile);
+		expect(root.textContent).toContain("<script>window.__pwned = true</script>");
+		expect((window as unknown as { __pwned?: boolean }).__pwned).toBeUndefined();
+	});
+
+	it("keeps streamed tokens as text too", () => {
+		const root = createDiv();
+		const view = new AnswerView(root);
+		view.appendToken("<scr");
+		view.appendToken("ipt>alert(1)</script>");
+		expect(root.querySelector("script")).toBeNull();
+		expect(root.querySelector(".grasbot-answer-text")?.textContent).toBe("<script>alert(1)</script>");
+	});
+});
+
+describe("sources", () => {
+	it("lists each source with its score and every reason", () => {
+		const root = createDiv();
+		const s = source("push-swap", 27.4, {
+			reasons: [
+				{ signal: "alias", points: 10, detail: "alias « push swap » dans la question" },
+				{ signal: "bm25", points: 2.44, detail: "tri, pile" },
+			],
+		});
+		renderAnswer(root, answer({ sources: [s] }));
+		expect(root.querySelector(".grasbot-source-score")?.textContent).toBe("score 27.4");
+		const reasons = [...root.querySelectorAll(".grasbot-reason")].map((r) => r.textContent);
+		expect(reasons).toEqual(["alias+10.0alias « push swap » dans la question", "bm25+2.4tri, pile"]);
+	});
+
+	it("opens the note behind a source when its link is clicked", () => {
+		const root = createDiv();
+		const open = vi.fn();
+		renderAnswer(root, answer(), { onOpenSource: open });
+		const links = root.querySelectorAll<HTMLAnchorElement>(".grasbot-source-link");
+		links[1].click();
+		expect(open).toHaveBeenCalledTimes(1);
+		expect(open.mock.calls[0][0]).toMatchObject({ slug: "algorithmique", path: "algorithmique.md" });
+	});
+});
+
+describe("LLM fallback", () => {
+	it("labels an extractive answer and says why the LLM failed", () => {
+		const root = createDiv();
+		renderAnswer(root, answer({ model: null, llm_error: "Ollama ne répond pas sur http://127.0.0.1:11434" }));
+		expect(root.querySelector(".grasbot-llm-fallback-label")?.textContent).toBe("LLM indisponible : réponse extraite des notes");
+		expect(root.querySelector(".grasbot-llm-fallback-detail")?.textContent).toContain("Ollama ne répond pas");
+	});
+
+	it("shows no such label when the LLM answered", () => {
+		const root = createDiv();
+		renderAnswer(root, answer());
+		expect(root.querySelector(".grasbot-llm-fallback")).toBeNull();
+		expect(root.querySelector(".grasbot-answer-facts")?.textContent).toBe("modèle qwen3:8b · 41 notes dans le vault");
+	});
+});
+
+describe("states", () => {
+	it("tells how to start a daemon that is not running", () => {
+		const root = createDiv();
+		renderFailure(root, describeFailure(new DaemonNotRunningError("http://127.0.0.1:8765", "refused"), "http://127.0.0.1:8765"));
+		expect(root.querySelector(".grasbot-state-not-running .grasbot-state-title")?.textContent).toBe("GrasBot daemon is not running");
+		expect(root.querySelector(".grasbot-state-detail")?.textContent).toContain("grasbot serve");
+	});
+
+	it("says a private note is not visible to visitors and why", () => {
+		const root = createDiv();
+		renderNoteTest(root, { kind: "private", slug: "journal", reason: "The note's frontmatter says `visibility: private`" });
+		expect(root.querySelector(".grasbot-note-test-summary")?.textContent).toBe("Not visible to visitors: this note is private.");
+		expect(root.textContent).toContain("visibility: private");
+	});
+
+	it("reports each question's rank and who beats the note", () => {
+		const root = createDiv();
+		renderNoteTest(root, {
+			kind: "tested",
+			slug: "push-swap",
+			visibilityHint: null,
+			outcomes: [
+				{ question: "C'est quoi push_swap ?", status: "first", score: 27.4 },
+				{ question: "Quels tris ?", status: "lower", rank: 3, score: 4, beatenBy: { slug: "algorithmique", title: "Algorithmique", score: 9 } },
+				{ question: "Et minishell ?", status: "absent", beatenBy: null },
+			],
+		});
+		const verdicts = [...root.querySelectorAll(".grasbot-outcome-verdict")].map((v) => v.textContent);
+		expect(verdicts).toEqual([
+			"First (score 27.4)",
+			"Rank 3 (score 4.0), beaten by algorithmique (score 9.0)",
+			"Absent: no note answers this question",
+		]);
+		expect(root.querySelector(".grasbot-note-test-summary")?.textContent).toBe("1 of 3 questions find this note first.");
+	});
+});
+
+describe("reload notice", () => {
+	it("gives the vault size and each failed note with its reason", () => {
+		const text = formatReloadNotice({
+			vault_size: 42,
+			added: 1,
+			changed: 2,
+			removed: 0,
+			took_ms: 184.2,
+			errors: [{ path: "brouillons/idées.md", message: "frontmatter YAML illisible (ligne 3) : note ignorée" }],
+		});
+		expect(text).toBe(
+			"GrasBot vault reloaded: 42 notes (1 added, 2 changed, 0 removed).\n1 note failed:\n• brouillons/idées.md: frontmatter YAML illisible (ligne 3) : note ignorée",
+		);
+	});
+
+	it("lists at most five failures", () => {
+		const errors = Array.from({ length: 7 }, (_, i) => ({ path: `n${i}.md`, message: "bad" }));
+		const text = formatReloadNotice({ vault_size: 3, added: null, changed: null, removed: null, took_ms: null, errors });
+		expect(text.split("\n")).toHaveLength(1 + 1 + 5 + 1);
+		expect(text).toContain("… and 2 more.");
+	});
+});

@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { DaemonNotRunningError, HttpError, ProtocolError, StreamError } from "../src/errors";
+import { SseParser, streamAnswer } from "../src/sse";
+import type { FetchLike } from "../src/transport";
+import { byteStream, source } from "./helpers";
+
+function parseAll(chunks: string[]) {
+	const parser = new SseParser();
+	return chunks.flatMap((chunk) => parser.feed(chunk));
+}
+
+describe("SseParser", () => {
+	const stream = 'event: token\ndata: {"text":"Bon"}\n\nevent: token\ndata: {"text":"jour"}\n\n';
+
+	it("gives the same events however the text is cut", () => {
+		const whole = parseAll([stream]);
+		expect(whole).toEqual([
+			{ event: "token", data: '{"text":"Bon"}', id: null },
+			{ event: "token", data: '{"text":"jour"}', id: null },
+		]);
+		for (let cut = 1; cut < stream.length; cut++) {
+			expect(parseAll([stream.slice(0, cut), stream.slice(cut)])).toEqual(whole);
+		}
+		expect(parseAll(stream.split(""))).toEqual(whole);
+	});
+
+	it("joins multi-line data with newlines", () => {
+		expect(parseAll(["data: ligne 1\ndata: ligne 2\ndata:\ndata:  indenté\n\n"])).toEqual([
+			{ event: "message", data: "ligne 1\nligne 2\n\n indenté", id: null },
+		]);
+	});
+
+	it("ignores comments and keepalives, and a blank line with no data", () => {
+		expect(parseAll([": keepalive\n\n", ":\n", "\n", "event: done\n: ping in the middle\ndata: {}\n\n"])).toEqual([
+			{ event: "done", data: "{}", id: null },
+		]);
+	});
+
+	it("accepts CRLF and CR line ends, including a CRLF split across chunks", () => {
+		expect(parseAll(["event: token\r\ndata: a\r", "\n\r", "\ndata: b\r\r"])).toEqual([
+			{ event: "token", data: "a", id: null },
+			{ event: "message", data: "b", id: null },
+		]);
+	});
+
+	it("keeps an incomplete event until its blank line arrives", () => {
+		const parser = new SseParser();
+		expect(parser.feed("event: done\ndata: {}")).toEqual([]);
+		expect(parser.feed("\n")).toEqual([]);
+		expect(parser.feed("\n")).toEqual([{ event: "done", data: "{}", id: null }]);
+	});
+
+	it("resets the event type after each event and remembers the last id", () => {
+		expect(parseAll(["id: 7\nevent: sources\ndata: x\n\ndata: y\n\n"])).toEqual([
+			{ event: "sources", data: "x", id: "7" },
+			{ event: "message", data: "y", id: "7" },
+		]);
+	});
+});
+
+function fakeFetch(status: number, chunks: (string | Uint8Array)[], seen: string[] = []): FetchLike {
+	return async (url) => {
+		seen.push(url);
+		return {
+			ok: status >= 200 && status < 300,
+			status,
+			text: async () => chunks.join(""),
+			body: byteStream(chunks),
+		};
+	};
+}
+
+const done = { response: "Bonjour [push-swap]", sources: [source("push-swap", 12)], grounded: true, model: "qwen3:8b", vault_size: 41 };
+const events = [
+	`event: sources\ndata: ${JSON.stringify({ sources: done.sources, grounded: true })}\n\n`,
+	': keepalive\n\nevent: token\ndata: {"text":"Bon"}\n\n',
+	'event: token\ndata: {"text":"jour [push-swap]"}\n\n',
+	`event: done\ndata: ${JSON.stringify(done)}\n\n`,
+];
+
+describe("streamAnswer", () => {
+	it("calls /ask/stream with the question encoded and reports sources, tokens, then the answer", async () => {
+		const seen: string[] = [];
+		const tokens: string[] = [];
+		let grounded: boolean | null = null;
+		const result = await streamAnswer(
+			"C'est quoi push_swap ?",
+			{ onToken: (t) => tokens.push(t), onSources: (_s, g) => (grounded = g) },
+			{ daemonUrl: "http://127.0.0.1:8765/", fetch: fakeFetch(200, events, seen) },
+		);
+		expect(seen).toEqual(["http://127.0.0.1:8765/ask/stream?q=C'est%20quoi%20push_swap%20%3F"]);
+		expect(tokens.join("")).toBe("Bonjour [push-swap]");
+		expect(grounded).toBe(true);
+		expect(result).toMatchObject({ response: "Bonjour [push-swap]", model: "qwen3:8b", llm_error: null });
+	});
+
+	it("decodes UTF-8 characters cut between two chunks", async () => {
+		const bytes = new TextEncoder().encode(`event: done\ndata: ${JSON.stringify({ ...done, response: "réponse généraliste" })}\n\n`);
+		const cut = bytes.indexOf(0xc3) + 1; // inside the two bytes of « é »
+		const result = await streamAnswer("q", {}, { daemonUrl: "http://x", fetch: fakeFetch(200, [bytes.slice(0, cut), bytes.slice(cut)]) });
+		expect(result.response).toBe("réponse généraliste");
+	});
+
+	it("throws StreamError with the daemon's message on an error event", async () => {
+		const chunks = ['event: error\ndata: {"message":"index en cours de rechargement"}\n\n'];
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: fakeFetch(200, chunks) })).rejects.toThrow(
+			new StreamError("index en cours de rechargement"),
+		);
+	});
+
+	it("throws ProtocolError when the stream ends without done", async () => {
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: fakeFetch(200, events.slice(0, 2)) })).rejects.toBeInstanceOf(
+			ProtocolError,
+		);
+	});
+
+	it("maps HTTP errors and network failures", async () => {
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: fakeFetch(503, ["busy"]) })).rejects.toMatchObject({ status: 503 });
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: fakeFetch(503, ["busy"]) })).rejects.toBeInstanceOf(HttpError);
+		const refused: FetchLike = () => Promise.reject(new TypeError("Failed to fetch"));
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: refused })).rejects.toBeInstanceOf(DaemonNotRunningError);
+	});
+});

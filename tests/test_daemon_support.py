@@ -1,0 +1,109 @@
+"""Helpers for the daemon's tests (no tests here): start the real app, call it, read SSE."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import pytest
+from aiohttp import web
+
+from grasbot import Settings
+from grasbot._protocol import validate_result
+from grasbot._server import BOT, create_app, runner_kwargs
+from standin_ollama import unused_url
+
+REPO = Path(__file__).resolve().parent.parent
+BUNDLED_VAULT = REPO / "vault-grasbot"
+
+
+def daemon_settings(vault: Path, ollama_url: str | None = None, **overrides: Any) -> Settings:
+    overrides.setdefault("llm_timeout", 5.0)
+    return Settings.load(env={}, vault_dir=vault, ollama_host=ollama_url or unused_url(), **overrides)
+
+
+def server_kwargs() -> dict[str, Any]:
+    """The runner options `serve()` uses (the test server already cancels handlers)."""
+    kwargs = runner_kwargs()
+    kwargs.pop("handler_cancellation")
+    kwargs.pop("shutdown_timeout")
+    return kwargs
+
+
+@pytest.fixture
+def start_daemon(aiohttp_client):
+    """`await start_daemon(vault, ollama_url, owner_token=None, **settings)` → a TestClient on the real app."""
+
+    async def start(vault: Path = BUNDLED_VAULT, ollama_url: str | None = None, *, owner_token: str | None = None, **overrides):
+        app = create_app(daemon_settings(vault, ollama_url, **overrides), owner_token=owner_token)
+        return await aiohttp_client(app, server_kwargs=server_kwargs())
+
+    return start
+
+
+def bot_of(client):
+    app: web.Application = client.server.app
+    return app[BOT]
+
+
+async def rpc_raw(client, body: Any, headers: dict | None = None):
+    """POST a body (a JSON value, or a str sent as is); returns (status, parsed answer or None)."""
+    data = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+    resp = await client.post("/rpc", data=data.encode(), headers={"Content-Type": "application/json", **(headers or {})})
+    text = await resp.text()
+    if resp.status == 204:
+        assert text == ""
+        return 204, None
+    assert resp.status == 200, text
+    assert resp.content_type == "application/json"
+    answer = json.loads(text)
+    for member in answer if isinstance(answer, list) else [answer]:
+        check_response(member, body)
+    return resp.status, answer
+
+
+def check_response(member: dict, body: Any) -> None:
+    """Every response we see must be a JSON-RPC 2.0 response, and results must match the document."""
+    assert member["jsonrpc"] == "2.0"
+    assert ("result" in member) != ("error" in member), member
+    if "result" in member:
+        requests = body if isinstance(body, list) else [body]
+        method = next(r["method"] for r in requests if isinstance(r, dict) and r.get("id") == member["id"])
+        validate_result(method, member["result"])
+    else:
+        assert isinstance(member["error"]["code"], int) and isinstance(member["error"]["message"], str)
+
+
+async def rpc(client, method: str, params: dict | None = None, *, id: Any = 1, headers: dict | None = None) -> dict:
+    """One call; returns the whole response object (result validated against the document)."""
+    body: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "id": id}
+    if params is not None:
+        body["params"] = params
+    _, answer = await rpc_raw(client, body, headers)
+    assert answer["id"] == id
+    return answer
+
+
+async def rpc_result(client, method: str, params: dict | None = None, **kwargs) -> dict:
+    answer = await rpc(client, method, params, **kwargs)
+    assert "result" in answer, answer
+    return answer["result"]
+
+
+async def sse_events(resp) -> AsyncIterator[tuple[str, Any]]:
+    """Parse a text/event-stream body as it arrives: (event, JSON data) per event."""
+    event, data = None, []
+    async for raw in resp.content:
+        line = raw.decode("utf-8").rstrip("\r\n")
+        if not line:
+            if event is not None:
+                yield event, json.loads("\n".join(data))
+            event, data = None, []
+        elif line.startswith(":"):
+            continue
+        elif line.startswith("event:"):
+            event = line[len("event:"):].strip()
+        elif line.startswith("data:"):
+            data.append(line[len("data:"):].lstrip())
+    assert event is None and not data, "the stream ended in the middle of an event"
