@@ -8,6 +8,7 @@ from typing import Any, AsyncIterator
 
 import pytest
 from aiohttp import web
+from aiohttp.test_utils import TestServer
 
 from grasbot import Settings
 from grasbot._protocol import validate_result
@@ -27,7 +28,6 @@ def server_kwargs() -> dict[str, Any]:
     """The runner options `serve()` uses (the test server already cancels handlers)."""
     kwargs = runner_kwargs()
     kwargs.pop("handler_cancellation")
-    kwargs.pop("shutdown_timeout")
     return kwargs
 
 
@@ -37,7 +37,10 @@ def start_daemon(aiohttp_client):
 
     async def start(vault: Path = BUNDLED_VAULT, ollama_url: str | None = None, *, owner_token: str | None = None, **overrides):
         app = create_app(daemon_settings(vault, ollama_url, **overrides), owner_token=owner_token)
-        return await aiohttp_client(app, server_kwargs=server_kwargs())
+        # TestServer ignores runner options given to its constructor: start it with them.
+        server = TestServer(app)
+        await server.start_server(**server_kwargs())
+        return await aiohttp_client(server)
 
     return start
 

@@ -91,6 +91,24 @@ def test_partial_title_is_pro_rata(note_writer):
     ]
 
 
+def test_a_title_naming_one_common_word_of_a_long_question_weighs_less(note_writer):
+    index = build(note_writer, {
+        "py.md": ("title: Python", "Python."),
+        "p1.md": ("title: Aaa", "python"),
+        "p2.md": ("title: Bbb", "python"),
+    })
+    question = "orchestrer des tâches avec Airflow en python"
+    q = Query.parse(question, index)
+    (title,) = [r for r in score(index, "py.md", question).reasons if r.signal == "title"]
+    expected = 8.0 * q.idf["python"] / (0.5 * q.information)
+    assert expected < 4.0
+    assert title.points == pytest.approx(expected)
+    assert title.detail == "titre « Python »"
+    # asked alone, the same title is worth its full 8 points
+    (alone,) = [r for r in score(index, "py.md", "python").reasons if r.signal == "title"]
+    assert alone.points == 8.0
+
+
 def test_slug_match_is_worth_8(note_writer):
     index = build(note_writer, {"n.md": ("title: Zzz\nslug: moteur-recherche", "rien")})
     s = score(index, "n.md", "le moteur de recherche")

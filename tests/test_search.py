@@ -53,7 +53,10 @@ def test_ranking_order_scores_and_paths(vault):
     assert top.slug == "robot-suiveur"
     assert top.title == "Robot suiveur de ligne"
     assert top.type == "projet"
-    assert [r.signal for r in top.reasons][:2] == ["alias", "title"]
+    # the slug is named whole, the title only 2 words of 3: the slug is the one that counts
+    assert [r.signal for r in top.reasons] == ["alias", "slug", "bm25"]
+    assert top.reasons[0].points == 10.0
+    assert 0 < top.reasons[1].points <= 8.0
     assert top.score == pytest.approx(sum(r.points for r in top.reasons))
     assert result.grounded is True
 

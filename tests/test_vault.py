@@ -66,6 +66,14 @@ def test_title_falls_back_to_heading_then_file_name(note_writer):
     assert vault.notes["Sans Titre.md"].title == "Sans Titre"
 
 
+def test_title_fallback_ignores_a_comment_inside_a_code_block(note_writer):
+    note_writer("install.md", None, "```bash\n# installer les paquets\napt install x\n```\n\n# Guide d'installation\n")
+    note_writer("code-seul.md", None, "```python\n# commentaire\n```\n")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["install.md"].title == "Guide d'installation"
+    assert vault.notes["code-seul.md"].title == "code-seul"
+
+
 def test_slug_falls_back_to_slugified_file_name(note_writer):
     note_writer("Projets/Mon Projet Été.md", "title: X", "corps")
     note_writer("b.md", "slug: Slug Donné", "corps")

@@ -12,6 +12,7 @@ from ._config import Settings
 from ._engine import GrasBot
 from ._evaluate import evaluate, read_cases
 from ._exceptions import GrasbotError
+from ._questionlog import add_log_parser, cmd_log
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -53,13 +54,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="run the daemon (JSON-RPC and the site's HTTP endpoints)")
     p.add_argument("--host", help="address to bind (GRASBOT_HOST; default 127.0.0.1)")
     p.add_argument("--port", type=int, help="port (GRASBOT_PORT; default 8765; 0 picks a free one)")
+    p.add_argument("--token", help="the owner's token (GRASBOT_TOKEN; default: read or create --token-file)")
+    p.add_argument("--token-file", dest="token_file", metavar="FILE", help="GRASBOT_TOKEN_FILE (default ~/.config/grasbot/token)")
+    p.add_argument("--cors-origins", dest="cors_origins", metavar="ORIGIN,ORIGIN", help="GRASBOT_CORS_ORIGINS (default app://obsidian.md)")
+    p.add_argument("--trusted-proxies", dest="trusted_proxies", metavar="IP,IP", help="GRASBOT_TRUSTED_PROXIES (default 127.0.0.1,::1)")
+    p.add_argument("--question-log", dest="question_log", metavar="FILE", help="the visitors' question log (GRASBOT_QUESTION_LOG; 'off' disables it)")
+    p.add_argument("--log-retention-days", dest="log_retention_days", type=int, metavar="N", help="days questions are kept (GRASBOT_LOG_RETENTION_DAYS; default 90)")
+    p.add_argument("--cache-dir", dest="cache_dir", metavar="DIR", help="the index cache (GRASBOT_CACHE_DIR; default ~/.cache/grasbot)")
     _common(p)
+    add_log_parser(sub)
     return parser
 
 
 def _settings(args: argparse.Namespace) -> Settings:
     names = ("vault_dir", "exclude", "default_visibility", "search_top_k", "search_min_score",
-             "llm_model", "ollama_host", "llm_timeout", "host", "port")
+             "llm_model", "ollama_host", "llm_timeout", "host", "port", "token", "token_file",
+             "cors_origins", "trusted_proxies", "question_log", "log_retention_days", "cache_dir")
     return Settings.load(**{n: getattr(args, n, None) for n in names})
 
 
@@ -166,6 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         settings = _settings(args)
+        if args.command == "log":
+            return cmd_log(args, settings)
         if args.command == "serve":
             from ._server import serve
 

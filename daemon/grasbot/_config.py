@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ._exceptions import ConfigError
+from ._questionlog import DEFAULT_RETENTION_DAYS, default_log_path, parse_log_path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED_VAULT = _PACKAGE_DIR.parent.parent / "vault-grasbot"
@@ -40,6 +41,23 @@ class Settings:
     url_map: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_URL_MAP))
     host: str = "127.0.0.1"
     port: int = 8765
+    # --- the visitors' question log (alias suggestions read it)
+    question_log: Path | None = field(default_factory=default_log_path)  # None: no log
+    log_retention_days: int = DEFAULT_RETENTION_DAYS
+    # --- the persistent index cache
+    cache_dir: Path | None = None  # None: $XDG_CACHE_HOME/grasbot
+    # --- the public side: who may do what, and how much
+    token: str | None = None  # the owner's token; None: read or create token_file
+    token_file: Path | None = None  # None: $XDG_CONFIG_HOME/grasbot/token
+    cors_origins: tuple[str, ...] = ("app://obsidian.md",)
+    trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")  # whose X-Forwarded-For is believed
+    max_question: int = 500
+    max_body: int = 64 * 1024
+    max_batch: int = 20
+    max_history: int = 8  # turns: 4 exchanges
+    max_turn: int = 2_000  # characters a turn
+    rate_per_minute: float = 20.0  # questions a client may ask (answer, /ask, /ask/stream)
+    rate_burst: int = 5
 
     # environment variable -> field
     ENV = {
@@ -57,6 +75,18 @@ class Settings:
         "GRASBOT_URL_MAP": "url_map",
         "GRASBOT_HOST": "host",
         "GRASBOT_PORT": "port",
+        "GRASBOT_QUESTION_LOG": "question_log",
+        "GRASBOT_LOG_RETENTION_DAYS": "log_retention_days",
+        "GRASBOT_CACHE_DIR": "cache_dir",
+        "GRASBOT_TOKEN": "token",
+        "GRASBOT_TOKEN_FILE": "token_file",
+        "GRASBOT_CORS_ORIGINS": "cors_origins",
+        "GRASBOT_TRUSTED_PROXIES": "trusted_proxies",
+        "GRASBOT_MAX_QUESTION": "max_question",
+        "GRASBOT_MAX_BODY": "max_body",
+        "GRASBOT_MAX_BATCH": "max_batch",
+        "GRASBOT_RATE_PER_MINUTE": "rate_per_minute",
+        "GRASBOT_RATE_BURST": "rate_burst",
     }
 
     @classmethod
@@ -82,6 +112,15 @@ class Settings:
             raise ConfigError(f"LLM_TIMEOUT must be positive, not {self.llm_timeout}")
         if self.prompt_budget < 500:
             raise ConfigError(f"GRASBOT_PROMPT_BUDGET must be at least 500 characters, not {self.prompt_budget}")
+        if self.log_retention_days < 1:
+            raise ConfigError(f"GRASBOT_LOG_RETENTION_DAYS must be at least 1, not {self.log_retention_days}")
+        for name in ("max_question", "max_body", "max_batch", "max_history", "max_turn", "rate_burst"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if self.rate_per_minute <= 0:
+            raise ConfigError(f"GRASBOT_RATE_PER_MINUTE must be positive, not {self.rate_per_minute}")
+        if "*" in self.cors_origins:
+            raise ConfigError("GRASBOT_CORS_ORIGINS: '*' is not allowed; list the site's origin and app://obsidian.md")
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"port must be between 0 and 65535, not {self.port}")
         return self
@@ -100,11 +139,14 @@ _TYPES = {f.name: f.type for f in fields(Settings)}
 def _coerce(name: str, value: Any, origin: str) -> Any:
     kind = _TYPES[name]
     try:
-        if name == "vault_dir":
+        if name == "question_log":
+            return parse_log_path(value)  # "off" disables the log
+        if name in ("vault_dir", "cache_dir", "token_file"):
             return Path(value).expanduser()
-        if name == "exclude":
+        if name in ("exclude", "cors_origins", "trusted_proxies"):
             items = value.split(",") if isinstance(value, str) else list(value)
-            return tuple(i.strip().strip("/") for i in items if i.strip())
+            strip = "/" if name == "exclude" else ""
+            return tuple(i.strip().strip(strip) for i in items if i.strip())
         if name == "url_map":
             return _parse_url_map(value) if isinstance(value, str) else dict(value)
         if kind in ("int", int):

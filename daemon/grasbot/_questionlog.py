@@ -200,7 +200,8 @@ class QuestionLog:
         if not self._warned:
             self._warned = True
             logger.warning("question log %s: %s %s; questions are no longer logged", self.path, doing, exc)
-        conn, self._conn = self._conn, None
+        with self._lock:
+            conn, self._conn = self._conn, None
         if conn is not None:
             try:
                 conn.close()
@@ -244,6 +245,12 @@ class QuestionLog:
                     raise
                 if self._last_purge is None or now - self._last_purge >= PURGE_EVERY:
                     self._purge(now)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                # another process held the file longer than BUSY_TIMEOUT_MS: drop this one question
+                logger.debug("question log %s: busy, one question not logged", self.path)
+            else:
+                self._give_up("cannot write", exc)
         except (sqlite3.Error, OSError, ValueError) as exc:
             self._give_up("cannot write", exc)
         except Exception as exc:  # a bug here must not cost a visitor an answer either
@@ -268,14 +275,14 @@ class QuestionLog:
     # ---- reading
 
     def _select(self, where: str, params: tuple, limit: int | None) -> list[LoggedQuestion]:
-        if self._conn is None:
-            return []
         sql = f"SELECT q.id, q.asked_at, q.question, q.grounded, q.followup FROM questions q {where} ORDER BY q.id DESC"
         if limit is not None:
             sql += " LIMIT ?"
             params = (*params, max(0, int(limit)))
         try:
             with self._lock:
+                if self._conn is None:
+                    return []
                 heads = self._conn.execute(sql, params).fetchall()
                 ids = [h[0] for h in heads]
                 results: dict[int, list[LoggedResult]] = {i: [] for i in ids}
@@ -329,10 +336,14 @@ class QuestionLog:
         )
 
     def count(self) -> int:
-        if self._conn is None:
+        try:
+            with self._lock:
+                if self._conn is None:
+                    return 0
+                return self._conn.execute("SELECT COUNT(*) FROM questions").fetchone()[0]
+        except sqlite3.Error as exc:
+            logger.warning("question log %s: cannot read: %s", self.path, exc)
             return 0
-        with self._lock:
-            return self._conn.execute("SELECT COUNT(*) FROM questions").fetchone()[0]
 
     def close(self) -> None:
         with self._lock:

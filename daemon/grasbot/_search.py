@@ -6,12 +6,25 @@ import time
 from dataclasses import dataclass
 from typing import Sequence
 
-from ._graph import expand_by_graph
+from ._graph import SEEDS, expand_by_graph
 from ._index import Index
-from ._scoring import Query, Reason, Score, score_note
+from ._scoring import (
+    BM25_MAX,
+    HUB_POINTS,
+    HUB_TYPES,
+    PRIORITY_CAP,
+    PRIORITY_STEP,
+    Query,
+    Reason,
+    Score,
+    score_note,
+)
 
 HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
 HISTORY_DISCOUNT = 0.9  # a note found through the conversation ranks a little below one the question names
+
+
+_BONUS_MAX = PRIORITY_STEP * PRIORITY_CAP + HUB_POINTS + 1e-9  # the most a body-only note adds to its BM25
 
 
 @dataclass(frozen=True)
@@ -53,16 +66,92 @@ class SearchResult:
         }
 
 
-def score_all(query: Query, index: Index, *, exhaustive: bool = False) -> dict[str, Score]:
-    """Every note with a positive score. `exhaustive` scores every note instead of only the
-    candidates: slower, and there only to prove the fast path changes nothing."""
-    paths = index.notes if exhaustive else index.candidates(query.unique)
+def score_all(
+    query: Query, index: Index, *, exhaustive: bool = False, keep: int | None = None, min_seed_score: float = 0.0
+) -> dict[str, Score]:
+    """The notes with a positive score. `exhaustive` scores every note instead of only the
+    candidates: slower, and there only to prove the fast path changes nothing.
+
+    With `keep` (how many notes the caller ranks), a note whose only signal is its body text
+    (plus its priority and hub bonus) is scored only if it can still reach the `keep` best, or
+    is a neighbour of a graph seed: the notes left out could not appear in the results or change
+    the graph walk, so `search()` returns exactly what scoring every note returns.
+    """
+    if exhaustive:
+        paths = index.notes
+    elif keep is None:
+        paths = index.candidates(query.unique)
+    else:
+        return _score_pruned(query, index, max(keep, SEEDS), min_seed_score)
     scores = {}
     for path in paths:
         score = score_note(path, query, index)
         if score.points > 0:
             scores[path] = score
     return scores
+
+
+def _body_only_points(path: str, query: Query, index: Index) -> float:
+    """score_note's total for a note with no field stem of the question, added in its order."""
+    note = index.notes[path]
+    points = 0.0 + BM25_MAX * query.bm25[path] / query.bm25_scale
+    if note.priority:
+        points += PRIORITY_STEP * max(0.0, min(note.priority, PRIORITY_CAP))
+    if (note.type or "").lower() in HUB_TYPES:
+        points += HUB_POINTS
+    return points
+
+
+def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) -> dict[str, Score]:
+    scores: dict[str, Score] = {}
+    if not query.terms:
+        return scores
+    in_fields: set[str] = set()
+    for term in query.unique:
+        in_fields.update(index.fields.paths_with(term))
+    for path in in_fields:
+        score = score_note(path, query, index)
+        if score.points > 0:
+            scores[path] = score
+    body_only = [p for p in query.bm25 if p not in in_fields]
+    if len(body_only) > keep:
+        # Best first by BM25 (a bonus adds at most _BONUS_MAX); exact totals only where needed.
+        bm25 = query.bm25
+        body_only.sort(key=bm25.__getitem__, reverse=True)
+        best = sorted((s.points for s in scores.values()), reverse=True)[:keep]
+        raw_bound = BM25_MAX / query.bm25_scale
+        pending: list[tuple[float, str]] = []
+        for path in body_only:
+            floor = best[keep - 1] if len(best) >= keep else -1.0
+            if raw_bound * bm25[path] + _BONUS_MAX < floor:
+                break  # every later note has a lower BM25, so a lower bound too
+            points = _body_only_points(path, query, index)
+            pending.append((points, path))
+            if points > floor:
+                best.append(points)
+                best.sort(reverse=True)
+                del best[keep:]
+        floor = best[keep - 1] if len(best) >= keep else -1.0
+        body_only = [p for points, p in pending if points >= floor]
+        skipped = set(query.bm25).difference(in_fields, body_only)
+    else:
+        skipped = set()
+    for path in body_only:
+        score = score_note(path, query, index)
+        if score.points > 0:
+            scores[path] = score
+    if skipped:
+        # A skipped note next to a graph seed must keep its own score, as when every note is scored.
+        for seed in _seeds(scores, min_seed_score):
+            for path, _ in (*index.edges.get(seed, ()), *index.backlinks.get(seed, ())):
+                if path in skipped and path not in scores:
+                    scores[path] = score_note(path, query, index)
+    return scores
+
+
+def _seeds(scores: dict[str, Score], min_seed_score: float) -> list[str]:
+    """The graph walk's seeds (expand_by_graph's own rule)."""
+    return sorted((p for p, s in scores.items() if s.points >= min_seed_score), key=lambda p: (-scores[p].points, p))[:SEEDS]
 
 
 def _rank(scores: dict[str, Score]) -> list[tuple[str, Score]]:
@@ -86,11 +175,12 @@ def search(
     """
     started = time.perf_counter()
     query = Query.parse(q, index)
-    scores = expand_by_graph(score_all(query, index, exhaustive=exhaustive), index, min_score)
+    keep = {"exhaustive": exhaustive, "keep": top_k, "min_seed_score": min_score}
+    scores = expand_by_graph(score_all(query, index, **keep), index, min_score)
     earlier = [t.get("content", "") for t in (history or ()) if t.get("role") == "user"][-HISTORY_TURNS:]
     if earlier:
         context = Query.parse(" ".join([*earlier, q]), index)
-        in_context = expand_by_graph(score_all(context, index, exhaustive=exhaustive), index, min_score)
+        in_context = expand_by_graph(score_all(context, index, **keep), index, min_score)
         for path, score in in_context.items():
             points = score.points * HISTORY_DISCOUNT
             if points > scores.get(path, Score()).points:

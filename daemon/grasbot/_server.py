@@ -64,8 +64,8 @@ MAX_BODY = 64 * 1024
 SHUTDOWN_TIMEOUT = 5.0
 
 # request-scoped notes for the access log
-_LOG_WHAT = "grasbot.what"
-_LOG_OUTCOME = "grasbot.outcome"
+_LOG_WHAT = web.RequestKey("grasbot_what", str)
+_LOG_OUTCOME = web.RequestKey("grasbot_outcome", str)
 
 
 @dataclass(frozen=True)

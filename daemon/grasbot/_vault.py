@@ -178,29 +178,36 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions) ->
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 (byte {exc.start}): re-save the file as UTF-8") from None
+    handler = frontmatter.YAMLHandler()
+    meta: Any = {}
+    body = text
     try:
-        # parse(), not loads(): loads() builds a Post and breaks on a field named `content`.
-        meta, body = frontmatter.parse(text)
+        # split + load, not frontmatter.loads(): loads() breaks on a field named `content`, and
+        # parse() silently turns a frontmatter that is a list into no frontmatter at all.
+        if handler.detect(text):
+            header, body = handler.split(text)
+            meta = handler.load(header)
+            meta = {} if meta is None else meta
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         line = f" at line {where.line + 1}" if where is not None else ""
         problem = getattr(exc, "problem", None) or type(exc).__name__
         raise ValueError(f"broken YAML frontmatter{line}: {problem}") from None
-    except Exception as exc:  # python-frontmatter raises plain errors for odd headers
+    except Exception as exc:  # odd headers make python-frontmatter raise plain errors
         raise ValueError(f"unreadable frontmatter: {type(exc).__name__}") from None
     if not isinstance(meta, dict):
         raise ValueError("frontmatter is not a mapping of fields")
     warnings: list[str] = []
     stem = PurePosixPath(rel).stem
 
+    prose = _INLINE_CODE.sub(" ", _FENCE.sub(" ", body))
     title = _as_text(meta.get("title"))
     if title is None:
-        heading = _HEADING.search(body)
+        heading = _HEADING.search(prose)
         title = heading.group(1).strip() if heading else stem
     slug = slugify(_as_text(meta.get("slug")) or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
 
     lists = {name: _as_list(meta.get(name), name, warnings) for name in LIST_FIELDS}
-    prose = _INLINE_CODE.sub(" ", _FENCE.sub(" ", body))
     inline_tags = [t.strip("/") for t in _INLINE_TAG.findall(prose)]
     tags = tuple(dict.fromkeys(t.lstrip("#") for t in (*lists["tags"], *inline_tags) if t.lstrip("#")))
 
@@ -290,6 +297,13 @@ class LinkResolver:
         )
 
 
+_ATTACHMENT = re.compile(r"\.(?!md$)[A-Za-z][A-Za-z0-9]{0,4}$")
+
+
+def _is_attachment(target: str) -> bool:
+    return bool(_ATTACHMENT.search(target.strip()))
+
+
 def resolve_links(vault: Vault) -> None:
     """Fill `vault.edges` and report links that point nowhere."""
     resolver = vault.resolver = LinkResolver(vault.notes.values())
@@ -298,6 +312,8 @@ def resolve_links(vault: Vault) -> None:
         edges: dict[str, str] = {}
         for link in note.links:
             target = resolver.resolve(link.target)
+            if target is None and _is_attachment(link.target):
+                continue  # an image or a PDF: not a note, so neither an edge nor a broken link
             if target is None:
                 vault.warnings.append(Issue(path, f"link [[{link.target}]] points to no note"))
             elif target != path and target not in edges:

@@ -108,7 +108,7 @@ export class GrasbotClient {
 	}
 
 	health(): Promise<HealthResult> {
-		return this.call("health", {}, decodeHealthResult);
+		return this.call("health", undefined, decodeHealthResult);
 	}
 
 	suggestAliases(slug: string, limit?: number): Promise<AliasSuggestions> {

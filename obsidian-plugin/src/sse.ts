@@ -4,7 +4,7 @@
  * this goes through `fetch`; the daemon allows the origin app://obsidian.md.
  */
 
-import { AuthError, DaemonNotRunningError, HttpError, ProtocolError, StreamError } from "./errors";
+import { AuthError, DaemonNotRunningError, HttpError, ProtocolError, RpcError, StreamError } from "./errors";
 import {
 	type AnswerResult,
 	type Source,
@@ -107,7 +107,7 @@ export async function streamAnswer(q: string, handlers: StreamHandlers, options:
 		throw new DaemonNotRunningError(base, error instanceof Error ? error.message : String(error));
 	}
 	if (response.status === 401 || response.status === 403) throw new AuthError(response.status, await response.text());
-	if (!response.ok) throw new HttpError(response.status, await response.text());
+	if (!response.ok) throw httpFailure(response.status, await response.text());
 	if (!response.body) throw new ProtocolError("The daemon's stream has no body.");
 
 	const parser = new SseParser();
@@ -119,14 +119,31 @@ export async function streamAnswer(q: string, handlers: StreamHandlers, options:
 			const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
 			for (const event of parser.feed(text)) {
 				const result = handle(event, handlers);
+				// The daemon ends the stream after `done`: nothing to cancel.
 				if (result) return result;
 			}
 			if (done) break;
 		}
-	} finally {
+	} catch (error) {
+		// An error event, a bad payload or an abort: stop the download.
 		reader.cancel().catch(() => undefined);
+		throw error;
 	}
 	throw new ProtocolError("The daemon's stream ended before the answer was complete.");
+}
+
+/** A 4xx/5xx of /ask/stream carries `{"error": {code, message, data}}` like the RPC errors. */
+function httpFailure(status: number, body: string): Error {
+	try {
+		const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
+		const error = parsed.error;
+		if (error && typeof error.code === "number" && typeof error.message === "string") {
+			return new RpcError("ask/stream", error.code, error.message, error.data);
+		}
+	} catch {
+		// not JSON: the status says enough
+	}
+	return new HttpError(status, body);
 }
 
 function parseData(event: SseEvent): unknown {

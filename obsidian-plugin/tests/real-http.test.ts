@@ -1,6 +1,7 @@
-// @vitest-environment node
-// The client and the stream over real HTTP (Node's fetch) against a small server on
-// 127.0.0.1 port 0, so framing, status codes and chunked SSE are not only checked on fakes.
+// The client and the stream over real HTTP against a small server on 127.0.0.1 port 0, so
+// framing, status codes and chunked SSE are not only checked on fakes. The fetch is the DOM
+// environment's (happy-dom), which, like Obsidian's renderer, applies CORS: the server
+// answers the preflight the way the daemon must for the origin app://obsidian.md.
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,8 +11,7 @@ import { streamAnswer } from "../src/sse";
 import { fetchTransport } from "../src/transport";
 import { source } from "./helpers";
 
-// Node has no `window`; the client's timers use it.
-Object.assign(globalThis, { window: globalThis });
+const fetch = window.fetch.bind(window);
 
 let server: Server;
 let base = "";
@@ -19,6 +19,13 @@ const seen: { auth: string | undefined; body: string }[] = [];
 
 beforeAll(async () => {
 	server = createServer((req, res) => {
+		res.setHeader("Access-Control-Allow-Origin", req.headers.origin ?? "*");
+		res.setHeader("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept");
+		res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+		if (req.method === "OPTIONS") {
+			res.writeHead(204).end();
+			return;
+		}
 		let body = "";
 		req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
 		req.on("end", () => {

@@ -78,7 +78,7 @@ const elementHelpers = {
 	},
 };
 
-// Node-environment test files (real HTTP) have no DOM to extend.
+// Node-environment test files (the bundle check) have no DOM to extend.
 if (typeof Node !== "undefined") {
 	for (const [name, fn] of Object.entries(nodeHelpers)) {
 		Object.defineProperty(Node.prototype, name, { value: fn, configurable: true, writable: true });

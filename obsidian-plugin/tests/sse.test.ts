@@ -117,6 +117,11 @@ describe("streamAnswer", () => {
 	it("maps HTTP errors and network failures", async () => {
 		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: fakeFetch(503, ["busy"]) })).rejects.toMatchObject({ status: 503 });
 		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: fakeFetch(503, ["busy"]) })).rejects.toBeInstanceOf(HttpError);
+		const bad = fakeFetch(400, ['{"error": {"code": -32602, "message": "Invalid params", "data": "q: must be at most 500 characters (got 501)"}}']);
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: bad })).rejects.toMatchObject({
+			code: -32602,
+			data: "q: must be at most 500 characters (got 501)",
+		});
 		const refused: FetchLike = () => Promise.reject(new TypeError("Failed to fetch"));
 		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: refused })).rejects.toBeInstanceOf(DaemonNotRunningError);
 	});

@@ -1,0 +1,27 @@
+// @vitest-environment node
+// The production bundle, built in memory with the options of esbuild.config.mjs: obsidian
+// stays an external require, and the bundle loads and exports the plugin class.
+import esbuild from "esbuild";
+import { runInNewContext } from "node:vm";
+import { describe, expect, it } from "vitest";
+import { buildOptions } from "../esbuild.config.mjs";
+
+describe("production bundle", () => {
+	it("requires obsidian at run time instead of bundling it", async () => {
+		const result = await esbuild.build({ ...buildOptions(true), write: false, logLevel: "silent" });
+		const code = result.outputFiles[0].text;
+		const required = [...code.matchAll(/require\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
+		expect([...new Set(required)]).toEqual(["obsidian"]);
+
+		class Plugin {}
+		const fakeObsidian = { Plugin, ItemView: class {}, PluginSettingTab: class {}, Notice: class {}, TFile: class {}, requestUrl: () => undefined };
+		const module = { exports: {} as Record<string, unknown> };
+		const requireStub = (name: string) => {
+			if (name !== "obsidian") throw new Error(`unexpected require(${name})`);
+			return fakeObsidian;
+		};
+		runInNewContext(code, { module, exports: module.exports, require: requireStub });
+		const PluginClass = module.exports.default as { prototype: unknown };
+		expect(PluginClass.prototype).toBeInstanceOf(Plugin);
+	});
+});

@@ -1,0 +1,124 @@
+// The Obsidian glue in main.ts, run against the stub of tests/obsidian-stub.ts.
+import type { App, PluginManifest } from "obsidian";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import GrasbotPreviewPlugin from "../src/main";
+import { VIEW_TYPE_PREVIEW } from "../src/view";
+import { App as StubApp, type Plugin as StubPlugin, TFile, notices, setRequestUrlHandler } from "./obsidian-stub";
+
+interface Call {
+	url: string;
+	method: string;
+	auth: string | undefined;
+}
+
+let calls: Call[] = [];
+
+function daemon(result: (method: string) => unknown) {
+	setRequestUrlHandler(async (request) => {
+		const body = JSON.parse(request.body ?? "{}") as { id: number; method: string };
+		calls.push({ url: request.url, method: body.method, auth: request.headers?.Authorization });
+		return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: body.id, result: result(body.method) }) };
+	});
+}
+
+const reloadResult = { vault_size: 42, added: 0, changed: 1, removed: 0, errors: [], took_ms: 5 };
+
+async function load(data: unknown) {
+	const app = new StubApp();
+	const plugin = new (GrasbotPreviewPlugin as unknown as new (app: App, manifest: PluginManifest, data: unknown) => GrasbotPreviewPlugin)(
+		app as unknown as App,
+		{} as PluginManifest,
+		data,
+	);
+	await plugin.onload();
+	return { app, plugin, stub: plugin as unknown as StubPlugin };
+}
+
+beforeEach(() => {
+	calls = [];
+	notices.length = 0;
+	vi.useFakeTimers();
+});
+afterEach(() => {
+	vi.useRealTimers();
+});
+
+describe("plugin glue", () => {
+	it("registers the view, the commands, the ribbon button and the settings tab", async () => {
+		const { stub } = await load(null);
+		expect(Object.keys(stub.views)).toEqual([VIEW_TYPE_PREVIEW]);
+		expect(stub.commands.map((c) => [c.id, c.name])).toEqual([
+			["reload-vault", "Reload GrasBot vault"],
+			["open-preview", "Preview as visitor"],
+			["test-note", "Test this note"],
+		]);
+		expect(stub.ribbonIcons.map((r) => r.title)).toEqual(["Reload GrasBot vault"]);
+		expect(stub.settingTabs).toHaveLength(1);
+	});
+
+	it("listens to vault changes only once the layout is ready, through registerEvent", async () => {
+		const { app, stub } = await load({ reloadOnSave: true });
+		expect(app.vault.count("modify")).toBe(0);
+		app.workspace.setLayoutReady();
+		expect(app.vault.count("modify")).toBe(1);
+		expect(stub.events.map((e) => e.name).sort()).toEqual(["create", "delete", "modify", "rename"]);
+	});
+
+	it("turns several saves into one reload with the owner token, quietly when all went well", async () => {
+		daemon(() => reloadResult);
+		const { app } = await load({ reloadOnSave: true, debounceMs: 500, token: "tok" });
+		app.workspace.setLayoutReady();
+		const file = new TFile("projets/push-swap.md");
+		for (let i = 0; i < 3; i++) {
+			app.vault.trigger("modify", file);
+			await vi.advanceTimersByTimeAsync(200);
+		}
+		app.vault.trigger("modify", new TFile("images/photo.png"));
+		await vi.advanceTimersByTimeAsync(500);
+		expect(calls).toEqual([{ url: "http://127.0.0.1:8765/rpc", method: "reload", auth: "Bearer tok" }]);
+		expect(notices).toEqual([]);
+	});
+
+	it("does not reload on save when the setting is off", async () => {
+		daemon(() => reloadResult);
+		const { app } = await load({ reloadOnSave: false });
+		app.workspace.setLayoutReady();
+		app.vault.trigger("modify", new TFile("a.md"));
+		await vi.advanceTimersByTimeAsync(60_000);
+		expect(calls).toEqual([]);
+	});
+
+	it("the reload command shows the vault size and the notes that failed", async () => {
+		daemon(() => ({ ...reloadResult, errors: [{ path: "brouillons/idées.md", message: "frontmatter YAML illisible" }] }));
+		const { stub } = await load({ token: "tok" });
+		stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toContain("42 notes");
+		expect(notices[0]).toContain("brouillons/idées.md: frontmatter YAML illisible");
+	});
+
+	it("says how to start the daemon when it is not running", async () => {
+		setRequestUrlHandler(() => Promise.reject(new Error("net::ERR_CONNECTION_REFUSED")));
+		const { stub } = await load(null);
+		stub.ribbonIcons[0].callback();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(notices[0]).toContain("GrasBot daemon is not running");
+		expect(notices[0]).toContain("grasbot serve");
+	});
+
+	it("offers 'Test this note' only on a Markdown note", async () => {
+		const { app, stub } = await load(null);
+		const command = stub.commands.find((c) => c.id === "test-note");
+		expect(command?.checkCallback?.(true)).toBe(false);
+		app.workspace.activeFile = new TFile("notes/a.md");
+		expect(command?.checkCallback?.(true)).toBe(true);
+	});
+
+	it("keeps settings in data.json, normalized", async () => {
+		const { plugin, stub } = await load({ daemonUrl: "http://example.com", debounceMs: 5 });
+		expect(plugin.settings).toMatchObject({ daemonUrl: "http://127.0.0.1:8765", debounceMs: 2000 });
+		await plugin.updateSettings({ daemonUrl: "http://localhost:9000/", reloadOnSave: true });
+		expect(stub.saved).toMatchObject({ daemonUrl: "http://localhost:9000", reloadOnSave: true });
+	});
+});

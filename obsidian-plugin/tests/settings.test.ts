@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS, normalizeSettings, validateDaemonUrl, validateDebounce } from "../src/settings";
+
+describe("settings", () => {
+	it("defaults to the daemon on 127.0.0.1:8765 with reload on save off", () => {
+		expect(normalizeSettings(null)).toEqual(DEFAULT_SETTINGS);
+		expect(DEFAULT_SETTINGS.daemonUrl).toBe("http://127.0.0.1:8765");
+		expect(DEFAULT_SETTINGS.reloadOnSave).toBe(false);
+	});
+
+	it("accepts loopback URLs only", () => {
+		expect(validateDaemonUrl("http://127.0.0.1:8765")).toBeUndefined();
+		expect(validateDaemonUrl("http://localhost:8765/")).toBeUndefined();
+		expect(validateDaemonUrl("http://[::1]:8765")).toBeUndefined();
+		expect(validateDaemonUrl("http://192.168.1.10:8765")).toContain("this computer");
+		expect(validateDaemonUrl("https://example.com")).toContain("this computer");
+		expect(validateDaemonUrl("ftp://127.0.0.1")).toContain("http://");
+		expect(validateDaemonUrl("127.0.0.1:8765")).toBeDefined();
+		expect(validateDaemonUrl("http://127.0.0.1:8765/?q=1")).toBeDefined();
+	});
+
+	it("bounds the debounce delay", () => {
+		expect(validateDebounce(2000)).toBeUndefined();
+		expect(validateDebounce(10)).toBeDefined();
+		expect(validateDebounce(Number.NaN)).toBeDefined();
+		expect(normalizeSettings({ debounceMs: 999_999, reloadOnSave: "yes", token: " t " })).toEqual({ ...DEFAULT_SETTINGS, token: "t" });
+	});
+});

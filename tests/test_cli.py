@@ -1,0 +1,286 @@
+"""The `grasbot` command: search, ask, check, eval, and its errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import BUNDLED_VAULT, REPO
+from grasbot._cli import main
+from grasbot._config import Settings
+from grasbot._fallback import INTRO
+from standin_ollama import unused_url
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch):
+    """The CLI reads the environment: start each test from none of GrasBot's variables, and an
+    Ollama address where nothing listens."""
+    for var in Settings.ENV:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OLLAMA_HOST", unused_url())
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ---------------------------------------------------------------- search
+
+
+def test_search_bundled_vault_puts_the_pipeline_note_first(capsys):
+    code, out, err = run(capsys, "search", "Comment fonctionne GrasBot ?")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("5 notes, grounded, vault of ")
+    assert lines[1].startswith("1. [grasbot-pipeline] ")
+    assert "(grasbot/grasbot-pipeline.md)" in lines[1]
+    # its reasons follow, one per line, before the second note
+    reasons = []
+    for line in lines[2:]:
+        if line.startswith("2. "):
+            break
+        reasons.append(line.strip())
+    assert reasons, out
+    assert all(r.startswith("+") and ": " in r for r in reasons)
+    signals = {r.split(":")[0].split(" ", 1)[1] for r in reasons}
+    assert {"alias", "answers"} <= signals
+
+
+def test_search_json_shape(capsys):
+    code, out, _ = run(capsys, "search", "Comment fonctionne GrasBot ?", "--json", "--top-k", "3")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"results", "grounded", "vault_size", "took_ms"}
+    assert data["grounded"] is True
+    assert len(data["results"]) == 3
+    first = data["results"][0]
+    assert set(first) == {"slug", "title", "type", "score", "reasons", "url", "path"}
+    assert first["slug"] == "grasbot-pipeline"
+    assert first["path"] == "grasbot/grasbot-pipeline.md"
+    assert first["score"] == pytest.approx(sum(r["points"] for r in first["reasons"]), abs=0.01)
+    assert all(set(r) == {"signal", "points", "detail"} for r in first["reasons"])
+    scores = [r["score"] for r in data["results"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_search_audience_changes_the_vault_size(capsys, note_writer):
+    note_writer("pub.md", "visibility: public\ntitle: Robot", "robot")
+    note_writer("priv.md", "title: Robot secret", "robot")
+    _, out_owner, _ = run(capsys, "search", "robot", "--vault", str(note_writer.root), "--json")
+    _, out_visitor, _ = run(capsys, "search", "robot", "--vault", str(note_writer.root), "--json", "--audience", "visitor")
+    assert json.loads(out_owner)["vault_size"] == 2
+    visitor = json.loads(out_visitor)
+    assert visitor["vault_size"] == 1
+    assert [r["path"] for r in visitor["results"]] == ["pub.md"]
+
+
+def test_real_subprocess(tmp_path):
+    exe = REPO / ".venv" / "bin" / "grasbot"
+    env = {k: v for k, v in os.environ.items() if k not in Settings.ENV}
+    env["OLLAMA_HOST"] = unused_url()
+    proc = subprocess.run(
+        [str(exe), "search", "Comment fonctionne GrasBot ?", "--json"],
+        capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["results"][0]["slug"] == "grasbot-pipeline"
+    proc = subprocess.run([str(exe), "search"], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 2
+    assert "question" in proc.stderr
+
+
+# ---------------------------------------------------------------- ask
+
+
+def test_ask_without_ollama_exits_0_with_the_fallback(capsys):
+    code, out, err = run(capsys, "ask", "Comment fonctionne GrasBot ?")
+    assert code == 0, err
+    assert out.startswith(INTRO)
+    assert "[grasbot-pipeline]" in out
+    assert "grounded: yes — model: none" in out
+    assert "(LLM unavailable: Cannot connect to Ollama" in out
+    assert "Traceback" not in out + err
+
+
+def test_ask_json_without_ollama(capsys):
+    code, out, _ = run(capsys, "ask", "Comment fonctionne GrasBot ?", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"response", "sources", "grounded", "model", "vault_size", "llm_error"}
+    assert data["model"] is None
+    assert data["grounded"] is True
+    assert data["response"].startswith(INTRO)
+    assert data["sources"][0]["slug"] == "grasbot-pipeline"
+
+
+def test_ask_with_a_flag_pointing_nowhere(capsys, monkeypatch):
+    monkeypatch.delenv("OLLAMA_HOST")
+    code, out, _ = run(capsys, "ask", "Comment fonctionne GrasBot ?", "--ollama-host", unused_url(), "--json")
+    assert code == 0
+    assert json.loads(out)["model"] is None
+
+
+# ---------------------------------------------------------------- check
+
+
+def clean_vault(note_writer) -> Path:
+    note_writer("robot.md", 'title: Robot suiveur\ntags: [arduino]\nanswers: ["Comment marche le robot suiveur ?"]\nvisibility: public',
+                "Un robot qui suit une ligne. Voir [[jardin]].")
+    note_writer("jardin.md", 'title: Jardin potager\nanswers: ["Que pousse-t-il dans le potager ?"]',
+                "Des tomates et des courgettes.")
+    return note_writer.root
+
+
+def test_check_passes_on_a_clean_vault(capsys, note_writer):
+    code, out, err = run(capsys, "check", "--vault", str(clean_vault(note_writer)))
+    assert code == 0, out + err
+    assert out.splitlines()[0] == "2 notes loaded, 1 public"
+    assert out.rstrip().endswith("OK")
+
+
+def test_check_fails_and_lists_every_problem(capsys, note_writer):
+    root = clean_vault(note_writer)
+    note_writer("casse.md", "title: [pas fermé", "x")
+    note_writer("double.md", "slug: robot", "un doublon")
+    note_writer("orphelin.md", "title: Orphelin", "Voir [[nulle-part]].")
+    note_writer("rate.md", 'title: Zzz\nanswers: ["Comment marche le robot suiveur ?"]', "")
+    code, out, _ = run(capsys, "check", "--vault", str(root))
+    assert code == 1
+    assert "casse.md: broken YAML frontmatter" in out
+    assert "duplicate slug 'robot'" in out
+    assert "orphelin.md: link [[nulle-part]] points to no note" in out
+    assert "rate.md: « Comment marche le robot suiveur ? » → rank 2, first: robot" in out
+    assert out.rstrip().endswith("Problems found.")
+
+
+def test_check_json(capsys, note_writer):
+    root = clean_vault(note_writer)
+    note_writer("casse.md", "title: [pas fermé", "x")
+    code, out, _ = run(capsys, "check", "--vault", str(root), "--json")
+    assert code == 1
+    data = json.loads(out)
+    assert data["notes"] == 2 and data["public"] == 1
+    assert [e["path"] for e in data["errors"]] == ["casse.md"]
+    assert data["warnings"] == [] and data["misses"] == []
+
+
+# ---------------------------------------------------------------- eval
+
+
+def eval_vault(note_writer) -> Path:
+    note_writer("a.md", "title: Robot\naliases: [robot suiveur]", "Un robot. Voir [[c]].")
+    note_writer("b.md", "title: Arduino", "Des cartes électroniques.")
+    note_writer("c.md", "title: Jardin", "Des tomates.")
+    return note_writer.root
+
+
+def test_eval_exact_metrics(capsys, note_writer, tmp_path):
+    root = eval_vault(note_writer)
+    tsv = tmp_path / "q.tsv"
+    tsv.write_text(
+        "# question<TAB>paths\n"
+        "robot suiveur\ta.md\n"  # rank 1
+        "tomates du jardin\tc.md;b.md\n"  # rank 1
+        "\n"
+        "robot\tc.md\n"  # rank 2: c comes in through a's link
+        "bouillabaisse\ta.md\n",  # nothing found
+        encoding="utf-8",
+    )
+    code, out, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(root), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["questions"] == 4
+    assert data["hit@1"] == 0.5
+    assert data["hit@5"] == 0.75
+    assert data["mrr@10"] == pytest.approx((1 + 1 + 0.5 + 0) / 4)
+    misses = {m["question"]: m for m in data["misses"]}
+    assert set(misses) == {"robot", "bouillabaisse"}
+    assert misses["robot"]["rank"] == 2
+    assert misses["robot"]["got"][:2] == ["a.md", "c.md"]
+    assert misses["bouillabaisse"]["rank"] is None
+    assert misses["bouillabaisse"]["got"] == []
+
+    code, out, _ = run(capsys, "eval", "--questions", str(tsv), "--vault", str(root))
+    assert code == 0
+    assert out.splitlines()[0] == "4 questions: hit@1 0.500  hit@5 0.750  MRR@10 0.625"
+    assert "missed (rank 2): robot  expected c.md; got a.md, c.md" in out
+    assert "missed (not in the top 10): bouillabaisse" in out
+
+
+def test_eval_bad_file(capsys, note_writer, tmp_path):
+    tsv = tmp_path / "bad.tsv"
+    tsv.write_text("une question sans tabulation\n", encoding="utf-8")
+    code, _, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(eval_vault(note_writer)))
+    assert code == 2
+    assert "bad.tsv:1: expected 'question<TAB>path;path'" in err
+    code, _, err = run(capsys, "eval", "--questions", str(tmp_path / "absent.tsv"))
+    assert code == 2
+    assert "cannot read the questions file" in err
+
+
+# ---------------------------------------------------------------- errors
+
+
+def test_missing_vault_folder_exits_2(capsys, tmp_path):
+    code, out, err = run(capsys, "search", "robot", "--vault", str(tmp_path / "absent"))
+    assert code == 2
+    assert out == ""
+    assert err.startswith("grasbot: vault folder not found:")
+    assert "Traceback" not in err
+
+
+def test_vault_dir_from_the_environment(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("VAULT_DIR", str(tmp_path / "absent"))
+    code, _, err = run(capsys, "check")
+    assert code == 2
+    assert "vault folder not found" in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["search", "q", "--top-k", "0"], "SEARCH_TOP_K must be between 1 and 50"),
+        (["search", "q", "--llm-timeout", "-1"], "LLM_TIMEOUT must be positive"),
+    ],
+)
+def test_bad_values_exit_2(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["search", "q", "--top-k", "beaucoup"], "invalid int value"),
+        (["search", "q", "--default-visibility", "amis"], "invalid choice"),
+        (["search", "q", "--audience", "admin"], "invalid choice"),
+        (["search", "q", "--nope"], "unrecognized arguments"),
+        (["eval"], "--questions"),
+        (["frobnicate"], "invalid choice"),
+        ([], "required"),
+    ],
+)
+def test_bad_flags_exit_2(capsys, argv, message):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bad_environment_value_exits_2(capsys, monkeypatch):
+    monkeypatch.setenv("SEARCH_TOP_K", "cinq")
+    code, _, err = run(capsys, "search", "q")
+    assert code == 2
+    assert "SEARCH_TOP_K" in err
+
+
+def test_bundled_vault_is_the_default():
+    assert Settings.load(env={}).vault_dir.resolve() == BUNDLED_VAULT.resolve()
