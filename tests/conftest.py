@@ -43,6 +43,7 @@ def note_writer(tmp_path):
 
 def make_bot(vault: Path, ollama_url: str | None = None, **settings) -> GrasBot:
     """A GrasBot on `vault`; without `ollama_url` its LLM points where nothing listens."""
+    settings.setdefault("question_log", "off")
     config = Settings.load(env={}, vault_dir=vault, ollama_host=ollama_url or unused_url(), llm_timeout=5.0, **settings)
     return GrasBot.open(config)
 

@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -19,7 +18,6 @@ from grasbot._prompt import SYSTEM_RULES
 from grasbot._protocol import openrpc_document
 from standin_ollama import unused_url
 from test_daemon_support import (  # noqa: F401 - start_daemon is a fixture
-    BUNDLED_VAULT,
     bot_of,
     rpc,
     rpc_raw,
@@ -432,3 +430,12 @@ def test_serve_missing_vault_exits_2(tmp_path):
     err = proc.stderr.read()
     assert "vault folder not found" in err and "Traceback" not in err
     assert proc.stdout.read() == ""
+
+
+async def test_cors_allow_list_comes_from_settings(start_daemon):
+    client = await start_daemon(cors_origins="https://site.example")
+    call = json.dumps({"jsonrpc": "2.0", "method": "health", "id": 1})
+    resp = await client.post("/rpc", data=call, headers={"Origin": "https://site.example"})
+    assert resp.headers["Access-Control-Allow-Origin"] == "https://site.example"
+    resp = await client.post("/rpc", data=call, headers={"Origin": "app://obsidian.md"})
+    assert "Access-Control-Allow-Origin" not in resp.headers

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from ._analysis import STOPWORDS, fold, tokenize_fr, words
-from ._exceptions import GrasbotError, QueryError
+from ._exceptions import NoteNotFound, QueryError
 from ._index import Index, NoteAnalysis, Terms
 from ._questionlog import QuestionLog
 from ._scoring import _contains_run
@@ -59,14 +59,6 @@ CONNECTORS = frozenset("de du des d a au aux en l la le les un une".split())
 
 _TOKEN = re.compile(r"[^\W_]+(?:\+\+|#(?!\w))?")  # C++ and C# are words
 _BREAK = re.compile(r"[?!.,;:()\[\]{}\"«»“”/|]")
-
-
-class NoteNotFound(GrasbotError):
-    """No note has this slug (JSON-RPC -32003 "Note not found", data = the message)."""
-
-    def __init__(self, slug: str):
-        super().__init__(f"no note with slug '{slug}'")
-        self.slug = slug
 
 
 # ---------------------------------------------------------------- the phrase that matters

@@ -7,17 +7,22 @@ flight sees the old vault or the new one, never a mix.
 
 from __future__ import annotations
 
+import os
+import asyncio
 import threading
 import time
+from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import AsyncIterator, Mapping, Sequence
 
+from . import _cache
 from ._exceptions import LLMError, QueryError
 from ._fallback import extractive_answer
 from ._index import Index, NoteAnalysis, analyse_note
 from ._config import Settings
 from ._llm import LLMClient
 from ._prompt import build_prompt, keep_known_citations
+from ._questionlog import QuestionLog
 from ._search import SearchResult, search
 from ._vault import Issue, Vault, VaultOptions, load_vault
 from ._version import __version__
@@ -57,19 +62,38 @@ class ReloadReport:
         }
 
 
-def build_snapshot(settings: Settings, previous: Snapshot | None = None) -> Snapshot:
-    """Load the vault; with `previous`, unchanged notes keep their parse, analysis and postings."""
+def build_snapshot(
+    settings: Settings, previous: Snapshot | None = None, *, cache_dir: str | os.PathLike[str] | None = None
+) -> Snapshot:
+    """Load the vault; with `previous`, unchanged notes keep their parse, analysis and postings.
+
+    With `cache_dir` and no `previous` (a start), notes and analyses come from the persistent
+    cache when the files still match it, and the cache is rewritten if anything was parsed.
+    """
     options = VaultOptions(exclude=settings.exclude, default_public=settings.default_visibility == "public")
-    vault = load_vault(settings.vault_dir, options, previous=previous.vault if previous else None)
-    old_notes = previous.vault.notes if previous else {}
-    analyses = {
-        path: previous.analyses[path] if old_notes.get(path) is note else analyse_note(note)
-        for path, note in vault.notes.items()
-    }
+    seed_vault, seed_analyses = (previous.vault, previous.analyses) if previous else (None, {})
+    if previous is None and cache_dir is not None:
+        cached = _cache.load(Path(cache_dir), Path(settings.vault_dir), options)
+        if cached is not None:
+            seed_vault = Vault(root=Path(settings.vault_dir), notes=cached[0], options=options)
+            seed_analyses = cached[1]
+    vault = load_vault(settings.vault_dir, options, previous=seed_vault)
+    old_notes = seed_vault.notes if seed_vault is not None and seed_vault.options == options else {}
+    fresh = 0
+    analyses = {}
+    for path, note in vault.notes.items():
+        old = old_notes.get(path)
+        if old is not None and (old is note or old.digest == note.digest):  # same bytes, same analysis
+            analyses[path] = seed_analyses[path]
+        else:
+            analyses[path] = analyse_note(note)
+            fresh += 1
     if previous is not None and previous.vault.options == options:
         indexes = {a: previous.indexes[a].evolved(vault, analyses) for a in AUDIENCES}
     else:
         indexes = {a: Index.build(vault, a, analyses) for a in AUDIENCES}
+    if previous is None and cache_dir is not None and (fresh or len(old_notes) != len(vault.notes)):
+        _cache.save(Path(cache_dir), vault, analyses)
     return Snapshot(vault, analyses, indexes)
 
 
@@ -94,6 +118,7 @@ class GrasBot:
     def __init__(self, settings: Settings, snapshot: Snapshot, llm: LLMClient | None = None):
         self.settings = settings
         self._snapshot = snapshot
+        self.question_log: QuestionLog | None = None  # set by the daemon; visitors' questions go there
         self._reload_lock = threading.Lock()
         self.llm = llm or LLMClient(
             settings.ollama_host,
@@ -137,11 +162,18 @@ class GrasBot:
             history=history,
         )
 
+    async def record(self, q: str, result: SearchResult, history: Sequence[dict] | None = None) -> None:
+        """Log a visitor's question for alias suggestions, off the event loop; never raises."""
+        if self.question_log is not None:
+            await asyncio.to_thread(self.question_log.record, q.strip(), result, followup=bool(history))
+
     # ---- answering
 
-    def _prepare(self, q: str, history: Sequence[dict] | None, audience: str):
+    async def _prepare(self, q: str, history: Sequence[dict] | None, audience: str, record: bool):
         snapshot = self._snapshot
         result = self.search(q, audience=audience, history=history, snapshot=snapshot)
+        if record and audience == "visitor":
+            await self.record(q, result, history)
         index = snapshot.index(audience)
         # Only what this audience may read reaches the LLM or the fallback: links to notes
         # outside the audience lose their target's name.
@@ -163,9 +195,12 @@ class GrasBot:
             payload["llm_error"] = error
         return payload
 
-    async def answer(self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor") -> dict:
-        """The seed's response: never raises for an LLM failure, answers from the notes instead."""
-        result, index, notes, prompt = self._prepare(q, history, audience)
+    async def answer(
+        self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor", record: bool = False
+    ) -> dict:
+        """The seed's response: never raises for an LLM failure, answers from the notes instead.
+        `record`: a visitor's question (not the owner previewing one) goes to the question log."""
+        result, index, notes, prompt = await self._prepare(q, history, audience, record)
         try:
             text = await self.llm.generate(prompt.messages)
         except LLMError as exc:
@@ -174,13 +209,13 @@ class GrasBot:
         return self._payload(result, keep_known_citations(text, prompt.notes), self.settings.llm_model, None)
 
     async def answer_events(
-        self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor"
+        self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor", record: bool = False
     ) -> AsyncIterator[tuple[str, dict]]:
         """`sources` first, then `token`s as the LLM writes, then `done` with the whole payload.
 
         If the LLM fails, even halfway, `done` carries the extractive answer and `llm_error`.
         """
-        result, index, notes, prompt = self._prepare(q, history, audience)
+        result, index, notes, prompt = await self._prepare(q, history, audience, record)
         yield "sources", {"sources": [s.to_dict() for s in result.sources], "grounded": result.grounded}
         pieces: list[str] = []
         try:

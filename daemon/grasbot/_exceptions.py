@@ -5,6 +5,7 @@ GrasbotError
 ├── VaultError           the vault folder itself cannot be read (one bad note is not an error:
 │                        it is skipped and reported in LoadReport.errors)
 ├── QueryError           a question or its parameters are unusable (empty, too long, bad audience)
+├── NoteNotFound         no note has the slug asked for
 ├── AuthError            an owner-only operation was asked without the owner's token
 └── LLMError             Ollama could not give an answer; the caller falls back to extraction
     ├── LLMUnavailable   nothing listens at OLLAMA_HOST, or the connection broke
@@ -32,6 +33,12 @@ class VaultError(GrasbotError):
 
 class QueryError(GrasbotError):
     pass
+
+
+class NoteNotFound(GrasbotError):
+    def __init__(self, slug: str):
+        super().__init__(f"no note with slug '{slug}'")
+        self.slug = slug
 
 
 class AuthError(GrasbotError):

@@ -7,6 +7,7 @@ keep reading the current one, then the daemon swaps them in one assignment.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 
@@ -50,18 +51,15 @@ class Postings:
     def from_docs(cls, docs: Mapping[str, Mapping[str, int]]) -> "Postings":
         """Built in one pass: what `evolved()` from empty gives, without its copy-on-write cost."""
         new = cls()
-        postings = new._postings
+        postings: defaultdict[str, dict[str, int]] = defaultdict(dict)
         for path, counts in docs.items():
             new._docs[path] = counts
             length = sum(counts.values())
             new._lengths[path] = length
             new.total_length += length
             for term, count in counts.items():
-                plist = postings.get(term)
-                if plist is None:
-                    postings[term] = {path: count}
-                else:
-                    plist[path] = count
+                postings[term][path] = count
+        new._postings = dict(postings)
         return new
 
     def evolved(self, removed: Iterable[str] = (), added: Mapping[str, Mapping[str, int]] | None = None) -> "Postings":

@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -26,9 +27,11 @@ from aiohttp.abc import AbstractAccessLogger
 
 from ._config import Settings
 from ._engine import GrasBot, ReloadReport
-from ._exceptions import AuthError, GrasbotError, QueryError, VaultError
+from ._aliases import suggest_aliases
+from ._exceptions import AuthError, GrasbotError, NoteNotFound, QueryError, VaultError
 from ._protocol import validate_params
-from ._rpc import VAULT_RELOAD_FAILED, RpcDispatcher, RpcError
+from ._questionlog import QuestionLog
+from ._rpc import NOTE_NOT_FOUND, VAULT_RELOAD_FAILED, RpcDispatcher, RpcError
 from ._sse import SSE_HEADERS, sse_event
 
 __all__ = [
@@ -49,9 +52,10 @@ DISPATCHER = web.AppKey("dispatcher", RpcDispatcher)
 RELOAD_LOCK = web.AppKey("reload_lock", asyncio.Lock)
 OWNER_TOKEN = web.AppKey("owner_token", str)
 
-#: Origins allowed by CORS, besides http://localhost[:port] and http://127.0.0.1[:port].
-#: (Interim: issue 6 moves the allow-list to Settings.)
+#: Origins allowed by CORS when Settings has no `cors_origins`, besides
+#: http://localhost[:port] and http://127.0.0.1[:port], which are always allowed.
 CORS_ORIGINS: tuple[str, ...] = ("app://obsidian.md",)
+CORS_ALLOWED = web.AppKey("cors_allowed", tuple)
 _LOCAL_ORIGIN = re.compile(r"^http://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?$")
 #: path -> the methods a cross-origin caller may use on it.
 CORS_PATHS: dict[str, tuple[str, ...]] = {
@@ -60,6 +64,7 @@ CORS_PATHS: dict[str, tuple[str, ...]] = {
     "/ask/stream": ("GET",),
     "/health": ("GET",),
 }
+STATIC_DIR = Path(__file__).resolve().parent / "static"
 MAX_BODY = 64 * 1024
 SHUTDOWN_TIMEOUT = 5.0
 
@@ -81,11 +86,22 @@ class RpcContext:
 
 
 async def _m_search(ctx: RpcContext, q: str, top_k: int, audience: str) -> dict:
-    return ctx.bot.search(q, top_k=top_k, audience=audience).to_dict()
+    result = ctx.bot.search(q, top_k=top_k, audience=audience)
+    if not ctx.is_owner and audience == "visitor":  # the owner's previews are not visitors' questions
+        await ctx.bot.record(q, result)
+    return result.to_dict()
 
 
 async def _m_answer(ctx: RpcContext, q: str, history: list, audience: str) -> dict:
-    return await ctx.bot.answer(q, history=history, audience=audience)
+    return await ctx.bot.answer(q, history=history, audience=audience, record=not ctx.is_owner)
+
+
+async def _m_suggest_aliases(ctx: RpcContext, slug: str, limit: int) -> dict:
+    index = ctx.bot.snapshot.index("owner")  # owner-only: the dispatcher checked the token
+    try:
+        return await asyncio.to_thread(suggest_aliases, slug, index, ctx.bot.question_log, limit)
+    except NoteNotFound as exc:
+        raise RpcError(NOTE_NOT_FOUND, "Note not found", str(exc)) from None
 
 
 async def _m_reload(ctx: RpcContext) -> dict:
@@ -100,7 +116,13 @@ async def _m_health(ctx: RpcContext) -> dict:
     return await ctx.bot.health()
 
 
-RPC_METHODS = {"search": _m_search, "answer": _m_answer, "reload": _m_reload, "health": _m_health}
+RPC_METHODS = {
+    "search": _m_search,
+    "answer": _m_answer,
+    "reload": _m_reload,
+    "health": _m_health,
+    "suggest_aliases": _m_suggest_aliases,
+}
 
 
 def _reason(exc: BaseException) -> str:
@@ -176,7 +198,7 @@ async def handle_ask(request: web.Request) -> web.Response:
     except QueryError as exc:
         request[_LOG_OUTCOME] = "bad request"
         return _error(400, str(exc))
-    payload = await request.app[BOT].answer(q, history=history, audience="visitor")
+    payload = await request.app[BOT].answer(q, history=history, audience="visitor", record=not _is_owner(request))
     request[_LOG_OUTCOME] = "llm_error" if "llm_error" in payload else "ok"
     return _json(payload)
 
@@ -190,7 +212,7 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
     response = web.StreamResponse(headers=SSE_HEADERS)
     await response.prepare(request)
     request[_LOG_OUTCOME] = "client gone"
-    events = request.app[BOT].answer_events(q, history=history, audience="visitor")
+    events = request.app[BOT].answer_events(q, history=history, audience="visitor", record=not _is_owner(request))
     try:
         # aclosing: when the client goes (the handler is cancelled or a write fails), the
         # generator is closed at once, and with it the request to Ollama.
@@ -213,6 +235,13 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
     return response
 
 
+async def handle_index(request: web.Request) -> web.FileResponse:
+    """The chat page a site embeds or links to; static, no build step."""
+    return web.FileResponse(
+        STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+    )
+
+
 async def handle_health(request: web.Request) -> web.Response:
     return _json(await request.app[BOT].health())
 
@@ -232,8 +261,8 @@ async def handle_reload(request: web.Request) -> web.Response:
 # ---------------------------------------------------------------- middleware and signals
 
 
-def _origin_allowed(origin: str) -> bool:
-    return origin in CORS_ORIGINS or bool(_LOCAL_ORIGIN.match(origin))
+def _origin_allowed(request: web.BaseRequest, origin: str) -> bool:
+    return origin in request.app[CORS_ALLOWED] or bool(_LOCAL_ORIGIN.match(origin))
 
 
 @web.middleware
@@ -242,7 +271,7 @@ async def cors_preflight(request: web.Request, handler):
         return await handler(request)
     origin = request.headers.get("Origin", "")
     method = request.headers.get("Access-Control-Request-Method", "")
-    if not _origin_allowed(origin) or method not in CORS_PATHS[request.path]:
+    if not _origin_allowed(request, origin) or method not in CORS_PATHS[request.path]:
         return web.Response(status=403)
     return web.Response(
         status=204,
@@ -260,7 +289,7 @@ async def cors_headers(request: web.BaseRequest, response: web.StreamResponse) -
         return
     response.headers["Vary"] = "Origin"
     origin = request.headers.get("Origin", "")
-    if origin and _origin_allowed(origin):
+    if origin and _origin_allowed(request, origin):
         response.headers["Access-Control-Allow-Origin"] = origin
 
 
@@ -329,6 +358,7 @@ def create_app(settings: Settings, bot: GrasBot | None = None, *, owner_token: s
     app = web.Application(middlewares=[cors_preflight, errors_as_json], client_max_size=MAX_BODY)
     app[SETTINGS] = settings
     app[OWNER_TOKEN] = owner_token or ""
+    app[CORS_ALLOWED] = tuple(getattr(settings, "cors_origins", CORS_ORIGINS))
     app[RELOAD_LOCK] = asyncio.Lock()
     app[DISPATCHER] = RpcDispatcher(RPC_METHODS, is_owner=lambda ctx: ctx.is_owner, max_batch=20)
 
@@ -336,12 +366,16 @@ def create_app(settings: Settings, bot: GrasBot | None = None, *, owner_token: s
         opened = bot
         if opened is None:
             opened = await asyncio.get_running_loop().run_in_executor(None, GrasBot.open, settings)
+        opened.question_log = await asyncio.to_thread(QuestionLog, settings.question_log, settings.log_retention_days)
         app[BOT] = opened
         yield
         await opened.aclose()
+        await asyncio.to_thread(opened.question_log.close)
 
     app.cleanup_ctx.append(bot_ctx)
     app.on_response_prepare.append(cors_headers)
+    app.router.add_get("/", handle_index)
+    app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
     app.router.add_post("/rpc", handle_rpc)
     app.router.add_get("/ask", handle_ask)
     app.router.add_get("/ask/stream", handle_ask_stream)
@@ -412,6 +446,7 @@ def serve(settings: Settings) -> int:
     """Run the daemon until SIGINT or SIGTERM; 0 on a clean stop, 2 if it cannot start."""
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Ollama call is noise
     started = time.perf_counter()
     try:
         code = asyncio.run(_serve(settings))

@@ -79,6 +79,25 @@ describe("plugin glue", () => {
 		expect(notices).toEqual([]);
 	});
 
+	it("on save, says once that the daemon is down, then once that it is back", async () => {
+		setRequestUrlHandler(() => Promise.reject(new Error("net::ERR_CONNECTION_REFUSED")));
+		const { app } = await load({ reloadOnSave: true, debounceMs: 500 });
+		app.workspace.setLayoutReady();
+		for (let burst = 0; burst < 2; burst++) {
+			app.vault.trigger("modify", new TFile("a.md"));
+			await vi.advanceTimersByTimeAsync(500);
+		}
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toContain("grasbot serve");
+		daemon(() => reloadResult);
+		app.vault.trigger("modify", new TFile("a.md"));
+		await vi.advanceTimersByTimeAsync(500);
+		app.vault.trigger("modify", new TFile("a.md"));
+		await vi.advanceTimersByTimeAsync(500);
+		expect(notices).toHaveLength(2);
+		expect(notices[1]).toContain("42 notes");
+	});
+
 	it("does not reload on save when the setting is off", async () => {
 		daemon(() => reloadResult);
 		const { app } = await load({ reloadOnSave: false });

@@ -1,0 +1,200 @@
+"""GrasBot's speed at several vault sizes, and plain BM25 (rank-bm25) on the same corpus.
+
+    .venv/bin/python benchmarks/run.py                 # N = 41 (bundled), 1,000, 10,000, 50,000
+    .venv/bin/python benchmarks/run.py --sizes 41,1000 # a quick run
+    .venv/bin/python benchmarks/run.py --no-daemon --no-baseline
+
+Each size runs in its own subprocess, so its peak memory (ru_maxrss, the resident set's high
+water mark, which includes the interpreter: about 30 MB) is its own. Generated vaults are kept
+in --work (default /tmp/grasbot-bench) and regenerated only when missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO / "daemon"))
+
+
+def _pcts(samples: list[float]) -> tuple[float, float]:
+    s = sorted(samples)
+    return s[len(s) // 2], s[min(len(s) - 1, int(len(s) * 0.95))]
+
+
+def _vault_for(n: int, work: Path) -> Path:
+    from generate_vault import generate
+
+    if n == 41:
+        return REPO / "vault-grasbot"
+    root = work / f"vault-{n}"
+    if not (root / ".complete").exists():
+        generate(root, n, seed=7)
+        (root / ".complete").write_text("ok")
+    return root
+
+
+def measure(n: int, work: Path, n_questions: int, baseline: bool) -> dict:
+    """Runs inside the per-size subprocess."""
+    import shutil
+
+    from generate_vault import questions
+    from grasbot import Settings, build_snapshot, search
+
+    root = _vault_for(n, work)
+    settings = Settings.load(env={}, vault_dir=root)
+    out: dict = {"n": n}
+    t = time.perf_counter()
+    snap = build_snapshot(settings)
+    out["cold_s"] = time.perf_counter() - t
+    out["notes"] = len(snap.vault.notes)
+    cache = work / f"cache-{n}"
+    shutil.rmtree(cache, ignore_errors=True)
+    t = time.perf_counter()
+    build_snapshot(settings, cache_dir=cache)
+    out["cold_with_cache_write_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    warm = build_snapshot(settings, cache_dir=cache)
+    out["warm_s"] = time.perf_counter() - t
+    assert len(warm.vault.notes) == out["notes"]
+    del warm
+
+    index = snap.index("visitor")
+    qs = questions(snap.vault.notes.values(), n_questions, seed=11)
+    for q in qs[:20]:  # warm the stemmer and BM25 memo as a running daemon would be
+        search(q, index, top_k=5, min_score=4.0)
+    times = []
+    for q in qs:
+        t = time.perf_counter()
+        search(q, index, top_k=5, min_score=4.0)
+        times.append((time.perf_counter() - t) * 1000)
+    out["search_p50_ms"], out["search_p95_ms"] = _pcts(times)
+
+    # one changed note, then reload (the daemon's path: build_snapshot with the previous snapshot)
+    target = sorted(p for p in snap.vault.notes)[len(snap.vault.notes) // 2]
+    path = root / target
+    original = path.read_bytes()
+    reloads = []
+    try:
+        for i in range(3):
+            path.write_bytes(original + f"\nUne ligne modifiée numéro {i}.\n".encode())
+            t = time.perf_counter()
+            snap = build_snapshot(settings, snap)
+            reloads.append((time.perf_counter() - t) * 1000)
+    finally:
+        path.write_bytes(original)
+    out["reload_one_ms"] = statistics.median(reloads)
+
+    if baseline:
+        from rank_bm25 import BM25Okapi
+
+        from grasbot import tokenize_fr
+
+        notes = [index.notes[p] for p in sorted(index.notes)]
+        corpus = [tokenize_fr(f"{n.title}\n{n.name}\n{n.body}") for n in notes]
+        bm = BM25Okapi(corpus)
+        sample = qs[: max(20, min(len(qs), 200_000 // max(1, len(notes))))]
+        times = []
+        for q in sample:
+            terms = tokenize_fr(q)
+            t = time.perf_counter()
+            bm.get_scores(terms)
+            times.append((time.perf_counter() - t) * 1000)
+        out["rank_bm25_p50_ms"], out["rank_bm25_p95_ms"] = _pcts(times)
+        out["rank_bm25_questions"] = len(sample)
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+async def _daemon_throughput(seconds: float, clients: int) -> dict:
+    """`search` calls a second over loopback, `clients` concurrent keep-alive connections."""
+    import aiohttp
+    from aiohttp import web
+
+    from grasbot import Settings
+    from grasbot._server import create_app
+
+    settings = Settings.load(env={}, port=0)
+    app = create_app(settings)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]
+    url = f"http://127.0.0.1:{port}/rpc"
+    qs = ["Quels projets en Python ?", "Comment marche le scoring ?", "Qui est l'auteur ?", "docker et linux", "BM25"]
+    done = errors = 0
+    stop = time.perf_counter() + seconds
+
+    async def client(k: int) -> None:
+        nonlocal done, errors
+        rng = random.Random(k)
+        async with aiohttp.ClientSession() as session:
+            i = 0
+            while time.perf_counter() < stop:
+                body = {"jsonrpc": "2.0", "id": i, "method": "search", "params": {"q": rng.choice(qs)}}
+                async with session.post(url, json=body) as resp:
+                    payload = await resp.json()
+                    if "result" in payload:
+                        done += 1
+                    else:
+                        errors += 1
+                i += 1
+
+    t = time.perf_counter()
+    await asyncio.gather(*(client(k) for k in range(clients)))
+    elapsed = time.perf_counter() - t
+    await runner.cleanup()
+    return {"clients": clients, "calls_per_s": done / elapsed, "errors": errors}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="GrasBot benchmarks (not part of the test suite).")
+    parser.add_argument("--sizes", default="41,1000,10000,50000", help="comma-separated vault sizes; 41 is the bundled vault")
+    parser.add_argument("--questions", type=int, default=400)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/grasbot-bench"))
+    parser.add_argument("--no-baseline", action="store_true", help="skip rank-bm25")
+    parser.add_argument("--no-daemon", action="store_true", help="skip the loopback throughput")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--_one", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    if args._one is not None:
+        print(json.dumps(measure(args._one, args.work, args.questions, not args.no_baseline)))
+        return
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    for n in [int(s) for s in args.sizes.split(",") if s.strip()]:
+        cmd = [sys.executable, __file__, "--_one", str(n), "--questions", str(args.questions), "--work", str(args.work)]
+        if args.no_baseline:
+            cmd.append("--no-baseline")
+        r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+        line = (
+            f"N={r['notes']:>6}: cold {r['cold_s']:.2f} s (with cache write {r['cold_with_cache_write_s']:.2f} s), "
+            f"warm {r['warm_s']:.2f} s, search p50 {r['search_p50_ms']:.2f} ms p95 {r['search_p95_ms']:.2f} ms, "
+            f"reload one note {r['reload_one_ms']:.0f} ms, peak RSS {r['peak_rss_mb']:.0f} MB"
+        )
+        if "rank_bm25_p50_ms" in r:
+            line += (
+                f" | rank-bm25 get_scores p50 {r['rank_bm25_p50_ms']:.2f} ms p95 {r['rank_bm25_p95_ms']:.2f} ms "
+                f"({r['rank_bm25_questions']} q), ratio p50 {r['rank_bm25_p50_ms'] / r['search_p50_ms']:.1f}x"
+            )
+        print(line, flush=True)
+    if not args.no_daemon:
+        r = asyncio.run(_daemon_throughput(5.0, args.clients))
+        print(f"daemon, bundled vault, loopback: {r['calls_per_s']:.0f} search calls/s with {r['clients']} clients ({r['errors']} errors)")
+
+
+if __name__ == "__main__":
+    main()

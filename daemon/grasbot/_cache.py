@@ -1,0 +1,144 @@
+"""A persistent cache of parsed notes and their analyses, so a restart does not re-parse a vault.
+
+Never trusted blindly: the file carries a format version, GrasBot's version, a fingerprint of the
+code that parses and analyses notes, the vault's path and options, and a checksum of its
+payload. Anything that does not match is ignored with a log line and the vault is parsed again.
+Each entry is reused only by `load_vault`, which still checks the file's size and mtime, and its
+hash when those differ.
+
+Format: `marshal` of plain data (str, int, float, bool, None, tuples, dicts). Unlike pickle,
+loading it runs no code, and it keeps tuples (JSON would turn them into lists). Writes go to a temporary file then `os.replace`, so a crash mid-write
+leaves the old cache or none, never half of one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import marshal
+import os
+import tempfile
+from pathlib import Path
+from typing import Mapping
+
+from ._vault import Link, Note, Vault, VaultOptions
+from ._version import __version__
+
+log = logging.getLogger("grasbot.cache")
+
+FORMAT = 1
+MAGIC = b"GRASBOT-CACHE\n"
+FILENAME = "notes.marshal"
+_NOTE_FIELDS = tuple(f.name for f in dataclasses.fields(Note))
+
+
+def _code_fingerprint() -> str:
+    """Changes whenever the code that turns a file into a Note or a NoteAnalysis changes."""
+    import Stemmer
+
+    here = Path(__file__).resolve().parent
+    h = hashlib.blake2b(digest_size=16)
+    for name in ("_analysis.py", "_index.py", "_vault.py"):
+        h.update((here / name).read_bytes())
+    h.update(repr((__version__, getattr(Stemmer, "__version__", "?"), _NOTE_FIELDS)).encode())
+    return h.hexdigest()
+
+
+def default_cache_dir(vault_root: str | os.PathLike[str], cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """`cache_dir` (the flag), else $GRASBOT_CACHE_DIR, else $XDG_CACHE_HOME/grasbot/<hash of the vault path>."""
+    chosen = cache_dir or os.environ.get("GRASBOT_CACHE_DIR", "").strip()
+    if chosen:
+        return Path(chosen).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or Path.home() / ".cache"
+    key = hashlib.sha256(str(Path(vault_root).resolve()).encode()).hexdigest()[:16]
+    return Path(base) / "grasbot" / key
+
+
+def _header(root: Path, options: VaultOptions) -> dict:
+    return {
+        "format": FORMAT,
+        "version": __version__,
+        "code": _code_fingerprint(),
+        "vault": str(Path(root).resolve()),
+        "exclude": list(options.exclude),
+        "default_public": options.default_public,
+    }
+
+
+def _note_to_plain(note: Note) -> tuple:
+    values = []
+    for name in _NOTE_FIELDS:
+        value = getattr(note, name)
+        if name == "links":
+            value = tuple((l.target, l.display, l.kind) for l in value)
+        values.append(value)
+    return tuple(values)
+
+
+def _note_from_plain(values: tuple) -> Note:
+    data = dict(zip(_NOTE_FIELDS, values, strict=True))
+    data["links"] = tuple(Link(*l) for l in data["links"])
+    return Note(**data)
+
+
+def _analysis_to_plain(a) -> tuple:
+    return (a.aliases, a.title, a.slug, a.answers, a.tags, a.domains, dict(a.body))
+
+
+def save(cache_dir: Path, vault: Vault, analyses: Mapping) -> bool:
+    """Write the cache atomically; a failure is logged, never raised (the cache is optional)."""
+    try:
+        entries = {p: (_note_to_plain(n), _analysis_to_plain(analyses[p])) for p, n in vault.notes.items()}
+        payload = marshal.dumps((_header(vault.root, vault.options), entries))
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".notes-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(MAGIC + hashlib.blake2b(payload, digest_size=32).digest() + payload)
+            os.replace(tmp, cache_dir / FILENAME)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return True
+    except (OSError, ValueError, TypeError) as exc:
+        log.warning("index cache not written to %s: %s", cache_dir, exc)
+        return False
+
+
+def load(cache_dir: Path, root: Path, options: VaultOptions):
+    """(notes, analyses) from the cache, or None (missing, stale, corrupt: logged, then ignored)."""
+    from ._index import NoteAnalysis
+
+    path = cache_dir / FILENAME
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        log.warning("index cache %s unreadable (%s): rebuilding", path, exc)
+        return None
+    head = len(MAGIC)
+    if not raw.startswith(MAGIC) or len(raw) < head + 32:
+        log.warning("index cache %s is not a GrasBot cache: ignored", path)
+        return None
+    digest, payload = raw[head : head + 32], raw[head + 32 :]
+    if hashlib.blake2b(payload, digest_size=32).digest() != digest:
+        log.warning("index cache %s is truncated or corrupt: ignored", path)
+        return None
+    try:
+        header, entries = marshal.loads(payload)
+        if header != _header(root, options):
+            log.info("index cache %s is for another version, code, vault or options: ignored", path)
+            return None
+        notes, analyses = {}, {}
+        for rel, (note, analysis) in entries.items():
+            note = _note_from_plain(note)
+            if note.path != rel:
+                raise ValueError(f"entry {rel!r} holds {note.path!r}")
+            notes[rel] = note
+            analyses[rel] = NoteAnalysis(*analysis[:6], body=analysis[6])
+        return notes, analyses
+    except Exception as exc:  # a malformed payload must never stop the daemon
+        log.warning("index cache %s unusable (%s: %s): ignored", path, type(exc).__name__, exc)
+        return None

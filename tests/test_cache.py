@@ -1,0 +1,142 @@
+"""The persistent index cache: a restart on an unchanged vault parses nothing; a stale, corrupt or
+foreign cache is detected, logged and ignored, never trusted."""
+
+from __future__ import annotations
+
+import logging
+import marshal
+import sys
+from pathlib import Path
+
+import pytest
+
+import grasbot._engine as engine
+import grasbot._vault as vault_mod
+from grasbot import Settings, build_snapshot, search
+from grasbot import _cache
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+from generate_vault import generate, questions  # noqa: E402
+
+
+@pytest.fixture
+def parsed(monkeypatch):
+    calls: list[str] = []
+    real = vault_mod.parse_note
+
+    def parse(rel, *a, **kw):
+        calls.append(rel)
+        return real(rel, *a, **kw)
+
+    monkeypatch.setattr(vault_mod, "parse_note", parse)
+    return calls
+
+
+@pytest.fixture
+def vault(tmp_path):
+    root = tmp_path / "vault"
+    paths = generate(root, 80, seed=9)
+    return root, paths, Settings.load(env={}, vault_dir=root), tmp_path / "cache"
+
+
+def _answers(snapshot):
+    out = []
+    for q in questions(snapshot.vault.notes.values(), 40, seed=2):
+        r = search(q, snapshot.index("visitor"), top_k=5, min_score=4.0).to_dict()
+        r.pop("took_ms")
+        out.append(r)
+    return out
+
+
+def test_restart_on_unchanged_vault_parses_nothing(vault, parsed, monkeypatch):
+    root, _, settings, cache = vault
+    cold = build_snapshot(settings, cache_dir=cache)
+    assert len(parsed) == 80 and (cache / _cache.FILENAME).is_file()
+    parsed.clear()
+    analysed: list[str] = []
+    monkeypatch.setattr(engine, "analyse_note", lambda note: analysed.append(note.path))
+    warm = build_snapshot(settings, cache_dir=cache)
+    assert parsed == [] and analysed == []
+    assert warm.vault.notes == cold.vault.notes
+    assert warm.analyses == cold.analyses
+    assert _answers(warm) == _answers(cold)
+
+
+def test_stale_entry_is_reparsed_alone(vault, parsed):
+    root, paths, settings, cache = vault
+    build_snapshot(settings, cache_dir=cache)
+    parsed.clear()
+    paths[5].write_text(paths[5].read_text(encoding="utf-8") + "\nUne phrase ajoutée.\n", encoding="utf-8")
+    warm = build_snapshot(settings, cache_dir=cache)
+    assert parsed == [paths[5].relative_to(root).as_posix()]
+    assert "Une phrase ajoutée." in warm.vault.notes[parsed[0]].body
+    assert _answers(warm) == _answers(build_snapshot(settings))
+    parsed.clear()
+    build_snapshot(settings, cache_dir=cache)  # the cache was rewritten with the new note
+    assert parsed == []
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["truncated", "garbage", "empty", "flipped-byte", "wrong-format", "other-vault", "not-a-tuple"],
+)
+def test_damaged_or_foreign_cache_is_ignored_and_rebuilt(vault, parsed, caplog, damage):
+    root, _, settings, cache = vault
+    reference = build_snapshot(settings, cache_dir=cache)
+    file = cache / _cache.FILENAME
+    raw = file.read_bytes()
+    head = len(_cache.MAGIC) + 32
+    if damage == "truncated":
+        file.write_bytes(raw[: len(raw) // 2])
+    elif damage == "garbage":
+        file.write_bytes(b"\x00garbage" * 100)
+    elif damage == "empty":
+        file.write_bytes(b"")
+    elif damage == "flipped-byte":
+        file.write_bytes(raw[:-10] + bytes([raw[-10] ^ 0xFF]) + raw[-9:])
+    else:
+        header, entries = marshal.loads(raw[head:])
+        if damage == "wrong-format":
+            header = {**header, "format": _cache.FORMAT + 1}
+        elif damage == "other-vault":
+            header = {**header, "vault": "/somewhere/else"}
+        payload = marshal.dumps(("not", "a", "tuple", "pair") if damage == "not-a-tuple" else (header, entries))
+        import hashlib
+
+        file.write_bytes(_cache.MAGIC + hashlib.blake2b(payload, digest_size=32).digest() + payload)
+    parsed.clear()
+    with caplog.at_level(logging.INFO, logger="grasbot.cache"):
+        rebuilt = build_snapshot(settings, cache_dir=cache)
+    assert len(parsed) == 80  # nothing was taken from the damaged file
+    assert any("cache" in r.getMessage() for r in caplog.records)
+    assert _answers(rebuilt) == _answers(reference)
+    parsed.clear()
+    build_snapshot(settings, cache_dir=cache)  # and a good cache replaced it
+    assert parsed == []
+
+
+def test_options_change_invalidates(vault, parsed):
+    root, _, settings, cache = vault
+    build_snapshot(settings, cache_dir=cache)
+    parsed.clear()
+    public = build_snapshot(settings.with_(default_visibility="public"), cache_dir=cache)
+    assert len(parsed) == 80
+    assert public.vault.options.default_public
+    assert _answers(public) == _answers(build_snapshot(settings.with_(default_visibility="public")))
+
+
+def test_write_is_atomic_and_leaves_no_temp_file(vault):
+    root, _, settings, cache = vault
+    build_snapshot(settings, cache_dir=cache)
+    assert [p.name for p in cache.iterdir()] == [_cache.FILENAME]
+
+
+def test_default_cache_dir(monkeypatch, tmp_path):
+    monkeypatch.delenv("GRASBOT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    a, b = _cache.default_cache_dir(tmp_path / "v1"), _cache.default_cache_dir(tmp_path / "v2")
+    assert a.parent == tmp_path / "xdg" / "grasbot" and a != b
+    monkeypatch.setenv("GRASBOT_CACHE_DIR", str(tmp_path / "mine"))
+    assert _cache.default_cache_dir(tmp_path / "v1") == tmp_path / "mine"
+    assert _cache.default_cache_dir(tmp_path / "v1", tmp_path / "flag") == tmp_path / "flag"

@@ -1,0 +1,99 @@
+"""A reload touches only what changed: the other notes are neither re-read, re-parsed nor re-analysed,
+and the result equals a build from scratch."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import grasbot._engine as engine
+import grasbot._vault as vault_mod
+from grasbot import Settings, build_snapshot, search
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+from generate_vault import generate, questions  # noqa: E402
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    calls = {"parse": [], "analyse": []}
+    real_parse, real_analyse = vault_mod.parse_note, engine.analyse_note
+
+    def parse(rel, *a, **kw):
+        calls["parse"].append(rel)
+        return real_parse(rel, *a, **kw)
+
+    def analyse(note):
+        calls["analyse"].append(note.path)
+        return real_analyse(note)
+
+    monkeypatch.setattr(vault_mod, "parse_note", parse)
+    monkeypatch.setattr(engine, "analyse_note", analyse)
+    return calls
+
+
+def _same(a, b):
+    """Two snapshots answer every question identically, and hold identical indexes."""
+    for audience in ("visitor", "owner"):
+        ia, ib = a.index(audience), b.index(audience)
+        assert set(ia.notes) == set(ib.notes)
+        assert ia.edges == ib.edges and ia.backlinks == ib.backlinks
+        assert {p: ia.body.length(p) for p in ia.notes} == {p: ib.body.length(p) for p in ib.notes}
+        for q in questions(b.vault.notes.values(), 60, seed=1):
+            ra, rb = (search(q, i, top_k=5, min_score=4.0).to_dict() for i in (ia, ib))
+            ra.pop("took_ms"), rb.pop("took_ms")
+            assert ra == rb, q
+
+
+def test_change_add_remove_touch_only_those_notes(tmp_path, counted):
+    root = tmp_path / "vault"
+    paths = generate(root, 150, seed=2)
+    settings = Settings.load(env={}, vault_dir=root)
+    first = build_snapshot(settings)
+    assert len(counted["parse"]) == 150
+    counted["parse"].clear(), counted["analyse"].clear()
+
+    changed, removed = paths[10], paths[20]
+    changed.write_text(changed.read_text(encoding="utf-8") + "\nUn paragraphe neuf sur la tokenisation.\n", encoding="utf-8")
+    removed.unlink()
+    added = root / "notes" / "nouvelle-note.md"
+    added.write_text("---\ntitle: Nouvelle note\nvisibility: public\n---\nLe corpus et la tokenisation.\n", encoding="utf-8")
+    second = build_snapshot(settings, first)
+
+    rel = lambda p: p.relative_to(root).as_posix()  # noqa: E731
+    assert sorted(counted["parse"]) == sorted([rel(changed), rel(added)])
+    assert sorted(counted["analyse"]) == sorted([rel(changed), rel(added)])
+    assert rel(removed) not in second.vault.notes
+    unchanged = rel(paths[30])
+    assert second.vault.notes[unchanged] is first.vault.notes[unchanged]
+    assert first.index("owner").body.length(rel(changed)) != second.index("owner").body.length(rel(changed))
+    _same(second, build_snapshot(settings))
+
+
+def test_touched_but_identical_file_is_not_reparsed(tmp_path, counted):
+    root = tmp_path / "vault"
+    paths = generate(root, 40, seed=4)
+    settings = Settings.load(env={}, vault_dir=root)
+    first = build_snapshot(settings)
+    counted["parse"].clear(), counted["analyse"].clear()
+    paths[0].write_bytes(paths[0].read_bytes())  # new mtime, same bytes
+    second = build_snapshot(settings, first)
+    assert counted["parse"] == [] and counted["analyse"] == []
+    _same(second, build_snapshot(settings))
+
+
+def test_visibility_change_moves_a_note_between_audiences(tmp_path, counted):
+    root = tmp_path / "vault"
+    paths = generate(root, 60, seed=6)
+    settings = Settings.load(env={}, vault_dir=root)
+    first = build_snapshot(settings)
+    public = next(p for p in paths if "visibility: public" in p.read_text(encoding="utf-8"))
+    public.write_text(public.read_text(encoding="utf-8").replace("visibility: public", "visibility: private"), encoding="utf-8")
+    second = build_snapshot(settings, first)
+    rel = public.relative_to(root).as_posix()
+    assert rel in first.index("visitor").notes and rel not in second.index("visitor").notes
+    assert rel in second.index("owner").notes
+    _same(second, build_snapshot(settings))
