@@ -22,6 +22,7 @@ BUNDLED_VAULT = REPO / "vault-grasbot"
 def daemon_settings(vault: Path, ollama_url: str | None = None, **overrides: Any) -> Settings:
     overrides.setdefault("llm_timeout", 5.0)
     overrides.setdefault("question_log", "off")  # tests that want one pass a tmp path
+    overrides.setdefault("index_cache", False)
     return Settings.load(env={}, vault_dir=vault, ollama_host=ollama_url or unused_url(), **overrides)
 
 

@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--question-log", dest="question_log", metavar="FILE", help="the visitors' question log (GRASBOT_QUESTION_LOG; 'off' disables it)")
     p.add_argument("--log-retention-days", dest="log_retention_days", type=int, metavar="N", help="days questions are kept (GRASBOT_LOG_RETENTION_DAYS; default 90)")
     p.add_argument("--cache-dir", dest="cache_dir", metavar="DIR", help="the index cache (GRASBOT_CACHE_DIR; default ~/.cache/grasbot)")
+    p.add_argument("--no-cache", dest="index_cache", action="store_const", const=False, help="do not read or write the index cache (GRASBOT_INDEX_CACHE=off)")
     _common(p)
     add_log_parser(sub)
     return parser
@@ -69,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _settings(args: argparse.Namespace) -> Settings:
     names = ("vault_dir", "exclude", "default_visibility", "search_top_k", "search_min_score",
              "llm_model", "ollama_host", "llm_timeout", "host", "port", "token", "token_file",
-             "cors_origins", "trusted_proxies", "question_log", "log_retention_days", "cache_dir")
+             "cors_origins", "trusted_proxies", "question_log", "log_retention_days", "cache_dir", "index_cache")
     return Settings.load(**{n: getattr(args, n, None) for n in names})
 
 

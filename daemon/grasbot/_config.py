@@ -45,7 +45,8 @@ class Settings:
     question_log: Path | None = field(default_factory=default_log_path)  # None: no log
     log_retention_days: int = DEFAULT_RETENTION_DAYS
     # --- the persistent index cache
-    cache_dir: Path | None = None  # None: $XDG_CACHE_HOME/grasbot
+    index_cache: bool = True
+    cache_dir: Path | None = None  # None: $XDG_CACHE_HOME/grasbot/<hash of the vault path>
     # --- the public side: who may do what, and how much
     token: str | None = None  # the owner's token; None: read or create token_file
     token_file: Path | None = None  # None: $XDG_CONFIG_HOME/grasbot/token
@@ -78,6 +79,7 @@ class Settings:
         "GRASBOT_QUESTION_LOG": "question_log",
         "GRASBOT_LOG_RETENTION_DAYS": "log_retention_days",
         "GRASBOT_CACHE_DIR": "cache_dir",
+        "GRASBOT_INDEX_CACHE": "index_cache",
         "GRASBOT_TOKEN": "token",
         "GRASBOT_TOKEN_FILE": "token_file",
         "GRASBOT_CORS_ORIGINS": "cors_origins",
@@ -149,6 +151,13 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             return tuple(i.strip().strip(strip) for i in items if i.strip())
         if name == "url_map":
             return _parse_url_map(value) if isinstance(value, str) else dict(value)
+        if kind in ("bool", bool):
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+                raise ValueError("expected on or off")
+            return text in ("1", "true", "yes", "on")
         if kind in ("int", int):
             return int(value)
         if kind in ("float", float):

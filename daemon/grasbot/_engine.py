@@ -19,6 +19,7 @@ from . import _cache
 from ._exceptions import LLMError, QueryError
 from ._fallback import extractive_answer
 from ._index import Index, NoteAnalysis, analyse_note
+from ._cache import default_cache_dir
 from ._config import Settings
 from ._llm import LLMClient
 from ._prompt import build_prompt, keep_known_citations
@@ -130,8 +131,10 @@ class GrasBot:
 
     @classmethod
     def open(cls, settings: Settings, llm: LLMClient | None = None) -> "GrasBot":
-        """Load the vault (blocking: call it from a worker thread inside a server)."""
-        return cls(settings, build_snapshot(settings), llm)
+        """Load the vault (blocking: call it from a worker thread inside a server), through the
+        index cache when it is on, so a restart on an unchanged vault parses nothing."""
+        cache_dir = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
+        return cls(settings, build_snapshot(settings, cache_dir=cache_dir), llm)
 
     @property
     def snapshot(self) -> Snapshot:
