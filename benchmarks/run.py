@@ -56,18 +56,18 @@ def measure(n: int, work: Path, n_questions: int, baseline: bool) -> dict:
     root = _vault_for(n, work)
     settings = Settings.load(env={}, vault_dir=root)
     out: dict = {"n": n}
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     snap = build_snapshot(settings)
-    out["cold_s"] = time.perf_counter() - t
+    out["cold_s"], out["cold_cpu_s"] = time.perf_counter() - t, time.process_time() - c
     out["notes"] = len(snap.vault.notes)
     cache = work / f"cache-{n}"
     shutil.rmtree(cache, ignore_errors=True)
     t = time.perf_counter()
     build_snapshot(settings, cache_dir=cache)
     out["cold_with_cache_write_s"] = time.perf_counter() - t
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     warm = build_snapshot(settings, cache_dir=cache)
-    out["warm_s"] = time.perf_counter() - t
+    out["warm_s"], out["warm_cpu_s"] = time.perf_counter() - t, time.process_time() - c
     assert len(warm.vault.notes) == out["notes"]
     del warm
 
@@ -75,27 +75,30 @@ def measure(n: int, work: Path, n_questions: int, baseline: bool) -> dict:
     qs = questions(snap.vault.notes.values(), n_questions, seed=11)
     for q in qs[:20]:  # warm the stemmer and BM25 memo as a running daemon would be
         search(q, index, top_k=5, min_score=4.0)
-    times = []
+    times, cpu = [], []
     for q in qs:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         search(q, index, top_k=5, min_score=4.0)
         times.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.process_time() - c) * 1000)
     out["search_p50_ms"], out["search_p95_ms"] = _pcts(times)
+    out["search_cpu_p50_ms"], out["search_cpu_p95_ms"] = _pcts(cpu)
 
     # one changed note, then reload (the daemon's path: build_snapshot with the previous snapshot)
     target = sorted(p for p in snap.vault.notes)[len(snap.vault.notes) // 2]
     path = root / target
     original = path.read_bytes()
-    reloads = []
+    reloads, reload_cpu = [], []
     try:
-        for i in range(3):
+        for i in range(5):
             path.write_bytes(original + f"\nUne ligne modifiée numéro {i}.\n".encode())
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             snap = build_snapshot(settings, snap)
             reloads.append((time.perf_counter() - t) * 1000)
+            reload_cpu.append((time.process_time() - c) * 1000)
     finally:
         path.write_bytes(original)
-    out["reload_one_ms"] = statistics.median(reloads)
+    out["reload_one_ms"], out["reload_one_cpu_ms"] = statistics.median(reloads), statistics.median(reload_cpu)
 
     if baseline:
         from rank_bm25 import BM25Okapi
@@ -118,23 +121,13 @@ def measure(n: int, work: Path, n_questions: int, baseline: bool) -> dict:
     return out
 
 
-async def _daemon_throughput(seconds: float, clients: int) -> dict:
-    """`search` calls a second over loopback, `clients` concurrent keep-alive connections."""
+_QUESTIONS = ["Quels projets en Python ?", "Comment marche le scoring ?", "Qui est l'auteur ?", "docker et linux", "BM25"]
+
+
+async def _load_clients(url: str, seconds: float, clients: int) -> dict:
+    """`clients` concurrent keep-alive connections calling `search` for `seconds`."""
     import aiohttp
-    from aiohttp import web
 
-    from grasbot import Settings
-    from grasbot._server import create_app
-
-    settings = Settings.load(env={}, port=0)
-    app = create_app(settings)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]
-    url = f"http://127.0.0.1:{port}/rpc"
-    qs = ["Quels projets en Python ?", "Comment marche le scoring ?", "Qui est l'auteur ?", "docker et linux", "BM25"]
     done = errors = 0
     stop = time.perf_counter() + seconds
 
@@ -144,7 +137,7 @@ async def _daemon_throughput(seconds: float, clients: int) -> dict:
         async with aiohttp.ClientSession() as session:
             i = 0
             while time.perf_counter() < stop:
-                body = {"jsonrpc": "2.0", "id": i, "method": "search", "params": {"q": rng.choice(qs)}}
+                body = {"jsonrpc": "2.0", "id": i, "method": "search", "params": {"q": rng.choice(_QUESTIONS)}}
                 async with session.post(url, json=body) as resp:
                     payload = await resp.json()
                     if "result" in payload:
@@ -155,9 +148,41 @@ async def _daemon_throughput(seconds: float, clients: int) -> dict:
 
     t = time.perf_counter()
     await asyncio.gather(*(client(k) for k in range(clients)))
-    elapsed = time.perf_counter() - t
+    return {"clients": clients, "calls": done, "errors": errors, "elapsed": time.perf_counter() - t}
+
+
+async def _daemon_throughput(seconds: float, clients: int, question_log: Path | None) -> dict:
+    """`search` calls a second over loopback: the daemon in this process, the clients in
+    another (on one process they would share its core and measure themselves as much).
+    `question_log`: where visitors' questions are logged (a fresh file), or None for no log."""
+    from aiohttp import web
+
+    from grasbot import Settings
+    from grasbot._server import create_app
+
+    settings = Settings.load(env={}, port=0, question_log=question_log if question_log else "off")
+    app = create_app(settings)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]
+    url = f"http://127.0.0.1:{port}/rpc"
+    cpu = time.process_time()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--_clients", url, "--clients", str(clients), "--_seconds", str(seconds),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await proc.communicate()
+    cpu = time.process_time() - cpu  # the daemon's own CPU (threads included), clients excluded
     await runner.cleanup()
-    return {"clients": clients, "calls_per_s": done / elapsed, "errors": errors}
+    r = json.loads(out)
+    return {
+        "clients": clients,
+        "calls_per_s": r["calls"] / r["elapsed"],
+        "errors": r["errors"],
+        "server_cpu_ms_per_call": cpu * 1000 / max(1, r["calls"]),
+    }
 
 
 def main() -> None:
@@ -169,21 +194,29 @@ def main() -> None:
     parser.add_argument("--no-daemon", action="store_true", help="skip the loopback throughput")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--_one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--_clients", help=argparse.SUPPRESS)
+    parser.add_argument("--_seconds", type=float, default=5.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args._clients:
+        print(json.dumps(asyncio.run(_load_clients(args._clients, args._seconds, args.clients))))
+        return
     args.work.mkdir(parents=True, exist_ok=True)
     if args._one is not None:
         print(json.dumps(measure(args._one, args.work, args.questions, not args.no_baseline)))
         return
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}", flush=True)
     for n in [int(s) for s in args.sizes.split(",") if s.strip()]:
         cmd = [sys.executable, __file__, "--_one", str(n), "--questions", str(args.questions), "--work", str(args.work)]
         if args.no_baseline:
             cmd.append("--no-baseline")
         r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
         line = (
-            f"N={r['notes']:>6}: cold {r['cold_s']:.2f} s (with cache write {r['cold_with_cache_write_s']:.2f} s), "
-            f"warm {r['warm_s']:.2f} s, search p50 {r['search_p50_ms']:.2f} ms p95 {r['search_p95_ms']:.2f} ms, "
-            f"reload one note {r['reload_one_ms']:.0f} ms, peak RSS {r['peak_rss_mb']:.0f} MB"
+            f"N={r['notes']:>6}: cold {r['cold_s']:.2f} s (CPU {r['cold_cpu_s']:.2f} s; with cache write "
+            f"{r['cold_with_cache_write_s']:.2f} s), warm {r['warm_s']:.2f} s (CPU {r['warm_cpu_s']:.2f} s), "
+            f"search p50 {r['search_p50_ms']:.2f} ms p95 {r['search_p95_ms']:.2f} ms "
+            f"(CPU p50 {r['search_cpu_p50_ms']:.2f} ms p95 {r['search_cpu_p95_ms']:.2f} ms), "
+            f"reload one note {r['reload_one_ms']:.0f} ms (CPU {r['reload_one_cpu_ms']:.0f} ms), "
+            f"peak RSS {r['peak_rss_mb']:.0f} MB"
         )
         if "rank_bm25_p50_ms" in r:
             line += (
@@ -192,8 +225,19 @@ def main() -> None:
             )
         print(line, flush=True)
     if not args.no_daemon:
-        r = asyncio.run(_daemon_throughput(5.0, args.clients))
-        print(f"daemon, bundled vault, loopback: {r['calls_per_s']:.0f} search calls/s with {r['clients']} clients ({r['errors']} errors)")
+        log = args.work / "questions.sqlite3"
+        for what, path in (("question log on", log), ("question log off", None)):
+            for stale in args.work.glob("questions.sqlite3*"):
+                stale.unlink()
+            r = asyncio.run(_daemon_throughput(5.0, args.clients, path))
+            print(
+                f"daemon, bundled vault, loopback, {what}: {r['calls_per_s']:.0f} search calls/s with "
+                f"{r['clients']} clients in another process ({r['errors']} errors); daemon CPU "
+                f"{r['server_cpu_ms_per_call']:.2f} ms a call, i.e. {1000 / r['server_cpu_ms_per_call']:.0f} calls/s "
+                f"for one core; "
+                f"load average {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ from standin_ollama import unused_url
 
 REPO = Path(__file__).resolve().parent.parent
 BUNDLED_VAULT = REPO / "vault-grasbot"
+#: The owner token of tests that need owner calls: start_daemon(..., owner_token=OWNER_TOKEN).
+OWNER_TOKEN = "test-owner-token-0123456789"
+OWNER = {"Authorization": f"Bearer {OWNER_TOKEN}"}
 
 
 def daemon_settings(vault: Path, ollama_url: str | None = None, **overrides: Any) -> Settings:

@@ -7,7 +7,7 @@ import threading
 import time
 from pathlib import Path
 
-from test_daemon_support import bot_of, rpc, rpc_result, start_daemon  # noqa: F401 - fixture
+from test_daemon_support import OWNER, OWNER_TOKEN, bot_of, rpc, rpc_result, start_daemon  # noqa: F401 - fixture
 
 BOUND = 60
 
@@ -26,7 +26,7 @@ async def test_concurrent_searches_see_one_vault_version(start_daemon, tmp_path)
     root = tmp_path / "vault"
     root.mkdir()
     write_version(root, 0)
-    client = await start_daemon(root)
+    client = await start_daemon(root, owner_token=OWNER_TOKEN)
     versions = 6
     writer_done = asyncio.Event()
     results: list[dict] = []
@@ -36,7 +36,7 @@ async def test_concurrent_searches_see_one_vault_version(start_daemon, tmp_path)
             await asyncio.to_thread(write_version, root, version)  # searches go on meanwhile
             # two reloads at once, through both doors: the daemon runs them one after the other
             by_rpc, by_http = await asyncio.gather(
-                rpc(client, "reload", {}), client.post("/reload-vault")
+                rpc(client, "reload", {}, headers=OWNER), client.post("/reload-vault", headers=OWNER)
             )
             assert "result" in by_rpc, by_rpc
             assert by_http.status == 200, await by_http.text()
@@ -68,14 +68,14 @@ async def test_concurrent_searches_see_one_vault_version(start_daemon, tmp_path)
 async def test_reload_after_an_edit_changes_the_results(start_daemon, note_writer):
     note_writer("miel.md", "title: Le miel\nvisibility: public", "Le miel de printemps est clair.")
     note_writer("cire.md", "title: La cire\nvisibility: public", "La cire sert aux bougies.")
-    client = await start_daemon(note_writer.root)
+    client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
     before = await rpc_result(client, "search", {"q": "hydromel fermentation"})
     assert "miel" not in [s["slug"] for s in before["results"]]
 
     note_writer("miel.md", "title: Le miel\nvisibility: public", "Le miel sert aussi à l'hydromel, par fermentation lente.")
     note_writer("pollen.md", "title: Le pollen\nvisibility: public", "Le pollen nourrit les larves.")
     (note_writer.root / "cire.md").unlink()
-    report = await rpc_result(client, "reload", {})
+    report = await rpc_result(client, "reload", {}, headers=OWNER)
     assert (report["vault_size"], report["added"], report["changed"], report["removed"]) == (2, 1, 1, 1)
     assert report["errors"] == []
 
@@ -86,39 +86,40 @@ async def test_reload_after_an_edit_changes_the_results(start_daemon, note_write
 
 async def test_reload_reports_broken_notes(start_daemon, note_writer):
     note_writer("ok.md", "title: Bon\nvisibility: public", "Une note lisible.")
-    client = await start_daemon(note_writer.root)
+    client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
     (note_writer.root / "casse.md").write_text("---\ntitle: [pas fermé\n---\ncorps\n", encoding="utf-8")
-    report = await rpc_result(client, "reload", {})
+    report = await rpc_result(client, "reload", {}, headers=OWNER)
     assert report["vault_size"] == 1
     assert [e["path"] for e in report["errors"]] == ["casse.md"]
 
 
 async def test_reload_of_a_vanished_vault_keeps_serving(start_daemon, note_writer):
     note_writer("miel.md", "title: Le miel\nvisibility: public", "Le miel de printemps est clair.")
-    client = await start_daemon(note_writer.root)
+    client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
     before = await rpc_result(client, "search", {"q": "miel printemps"})
     assert before["results"][0]["slug"] == "miel"
 
     gone = note_writer.root.with_name("gone")
     note_writer.root.rename(gone)
-    answer = await rpc(client, "reload", {})
+    answer = await rpc(client, "reload", {}, headers=OWNER)
     assert answer["error"]["code"] == -32004 and answer["error"]["message"] == "Vault reload failed"
     assert "vault folder not found" in answer["error"]["data"]
-    resp = await client.post("/reload-vault")
+    resp = await client.post("/reload-vault", headers=OWNER)
     assert resp.status == 500
-    assert "previous vault keeps serving" in (await resp.json())["error"]
+    error = (await resp.json())["error"]
+    assert error["code"] == -32004 and "previous vault keeps serving" in error["data"]
 
     still = await rpc_result(client, "search", {"q": "miel printemps"})
     assert still["results"] == before["results"]
     assert (await rpc_result(client, "health"))["vault_size"] == 1
 
     gone.rename(note_writer.root)
-    assert (await rpc_result(client, "reload", {}))["vault_size"] == 1
+    assert (await rpc_result(client, "reload", {}, headers=OWNER))["vault_size"] == 1
 
 
 async def test_reloads_run_off_the_event_loop_one_at_a_time(start_daemon, note_writer):
     note_writer("miel.md", "title: Le miel\nvisibility: public", "Le miel.")
-    client = await start_daemon(note_writer.root)
+    client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
     bot = bot_of(client)
     original = bot.reload
     gate = threading.Event()
@@ -133,8 +134,8 @@ async def test_reloads_run_off_the_event_loop_one_at_a_time(start_daemon, note_w
             spans.append(("end", time.monotonic()))
 
     bot.reload = slow_reload
-    first = asyncio.ensure_future(rpc(client, "reload", {}))
-    second = asyncio.ensure_future(client.post("/reload-vault"))
+    first = asyncio.ensure_future(rpc(client, "reload", {}, headers=OWNER))
+    second = asyncio.ensure_future(client.post("/reload-vault", headers=OWNER))
 
     async def started():
         while not spans:

@@ -18,6 +18,8 @@ from grasbot._prompt import SYSTEM_RULES
 from grasbot._protocol import openrpc_document
 from standin_ollama import unused_url
 from test_daemon_support import (  # noqa: F401 - start_daemon is a fixture
+    OWNER,
+    OWNER_TOKEN,
     bot_of,
     rpc,
     rpc_raw,
@@ -76,12 +78,12 @@ async def test_search_ranks_public_notes_with_reasons(start_daemon):
 
 
 async def test_search_as_owner_sees_private_notes(start_daemon):
-    client = await start_daemon()
+    client = await start_daemon(owner_token=OWNER_TOKEN)
     private = private_slugs(client)
     assert private, "the bundled vault should have private notes"
     q = "brouillon GrasBot v4"
     visitor = await rpc_result(client, "search", {"q": q, "top_k": 10})
-    owner = await rpc_result(client, "search", {"q": q, "top_k": 10, "audience": "owner"})
+    owner = await rpc_result(client, "search", {"q": q, "top_k": 10, "audience": "owner"}, headers=OWNER)
     assert not {s["slug"] for s in visitor["results"]} & private
     assert {s["slug"] for s in owner["results"]} & private
     assert owner["vault_size"] > visitor["vault_size"]
@@ -135,11 +137,11 @@ async def test_rpc_discover_serves_the_document(start_daemon):
 
 async def test_reload_over_rpc_and_http(start_daemon, note_writer):
     note_writer("a.md", "title: Alpha\nvisibility: public", "Une note sur les abeilles.")
-    client = await start_daemon(note_writer.root)
-    result = await rpc_result(client, "reload", {})
+    client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
+    result = await rpc_result(client, "reload", {}, headers=OWNER)
     assert (result["vault_size"], result["added"], result["changed"], result["removed"]) == (1, 0, 0, 0)
     note_writer("b.md", "title: Beta\nvisibility: public", "Une note sur les bourdons.")
-    resp = await client.post("/reload-vault")
+    resp = await client.post("/reload-vault", headers=OWNER)
     assert resp.status == 200
     body = await resp.json()
     assert (body["vault_size"], body["added"]) == (2, 1)
@@ -172,7 +174,7 @@ async def test_exceptions_never_leak(start_daemon, monkeypatch):
     assert answer["error"] == {"code": -32603, "message": "Internal error"}
     resp = await client.get("/ask", params={"q": "python"})
     assert resp.status == 500
-    assert await resp.json() == {"error": "internal error"}
+    assert await resp.json() == {"error": {"code": -32603, "message": "Internal error"}}
 
 
 # ---------------------------------------------------------------- the JSON-RPC 2.0 specification over HTTP
@@ -249,7 +251,7 @@ async def test_owner_token_guards_owner_calls(start_daemon):
     assert (await rpc(client, "reload", {}, headers=good))["result"]["vault_size"] > 0
     assert "result" in await rpc(client, "search", {"q": "x", "audience": "owner"}, headers=good)
     resp = await client.post("/reload-vault")
-    assert resp.status == 401 and await resp.json() == {"error": "owner token required"}
+    assert resp.status == 401 and await resp.json() == {"error": {"code": -32001, "message": "Unauthorized", "data": "owner token required"}}
     assert (await client.post("/reload-vault", headers=good)).status == 200
 
 
@@ -305,7 +307,8 @@ async def test_ask_bad_parameters_are_400(start_daemon, params, needle):
         resp = await client.get(path, params=params)
         assert resp.status == 400, path
         body = await resp.json()
-        assert set(body) == {"error"} and needle in body["error"]
+        assert set(body) == {"error"} and body["error"]["code"] == -32602, body
+        assert body["error"]["message"] == "Invalid params" and needle in body["error"]["data"]
 
 
 # ---------------------------------------------------------------- CORS
@@ -314,14 +317,16 @@ async def test_ask_bad_parameters_are_400(start_daemon, params, needle):
 async def test_cors_allows_only_the_listed_origins(start_daemon):
     client = await start_daemon()
     call = json.dumps({"jsonrpc": "2.0", "method": "health", "id": 1})
-    for origin in ("app://obsidian.md", "http://localhost:5173", "http://127.0.0.1:8080", "http://localhost"):
+    for origin in ("app://obsidian.md",):
         resp = await client.post("/rpc", data=call, headers={"Origin": origin})
         assert resp.headers["Access-Control-Allow-Origin"] == origin
         assert "Origin" in resp.headers["Vary"]
         pre = await client.options("/ask/stream", headers={"Origin": origin, "Access-Control-Request-Method": "GET"})
         assert pre.status == 204 and pre.headers["Access-Control-Allow-Origin"] == origin
         assert "Authorization" in pre.headers["Access-Control-Allow-Headers"]
-    for origin in ("https://evil.example", "http://localhost.evil.example", "https://localhost:5173", "null"):
+    # no implicit localhost: a dev server's origin must be listed in cors_origins
+    for origin in ("https://evil.example", "http://localhost.evil.example", "https://localhost:5173", "null",
+                   "http://localhost:5173", "http://127.0.0.1:8080", "http://localhost"):
         resp = await client.post("/rpc", data=call, headers={"Origin": origin})
         assert resp.status == 200 and "Access-Control-Allow-Origin" not in resp.headers
         pre = await client.options("/rpc", headers={"Origin": origin, "Access-Control-Request-Method": "POST"})
@@ -356,7 +361,9 @@ async def test_access_log_has_method_and_outcome_but_no_ip_or_question(start_dae
 
 
 def _serve(*args: str, env: dict | None = None) -> subprocess.Popen:
-    environ = {**os.environ, "OLLAMA_HOST": unused_url(), "PYTHONUNBUFFERED": "1", **(env or {})}
+    # GRASBOT_TOKEN: `serve` would otherwise create ~/.config/grasbot/token in the real home
+    environ = {**os.environ, "OLLAMA_HOST": unused_url(), "PYTHONUNBUFFERED": "1",
+               "GRASBOT_TOKEN": "test-serve-token-0123456789", **(env or {})}
     for var in ("VAULT_DIR", "GRASBOT_PORT", "GRASBOT_HOST"):
         environ.pop(var, None)
     return subprocess.Popen(

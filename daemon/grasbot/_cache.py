@@ -22,12 +22,13 @@ import tempfile
 from pathlib import Path
 from typing import Mapping
 
+from ._postings import Packed, Postings
 from ._vault import Link, Note, Vault, VaultOptions
 from ._version import __version__
 
 log = logging.getLogger("grasbot.cache")
 
-FORMAT = 1
+FORMAT = 3  # 2: the inverted indexes are cached too; 3: as pairs of tuples
 MAGIC = b"GRASBOT-CACHE\n"
 FILENAME = "notes.marshal"
 _NOTE_FIELDS = tuple(f.name for f in dataclasses.fields(Note))
@@ -39,7 +40,7 @@ def _code_fingerprint() -> str:
 
     here = Path(__file__).resolve().parent
     h = hashlib.blake2b(digest_size=16)
-    for name in ("_analysis.py", "_index.py", "_vault.py"):
+    for name in ("_analysis.py", "_index.py", "_postings.py", "_vault.py"):
         h.update((here / name).read_bytes())
     h.update(repr((__version__, getattr(Stemmer, "__version__", "?"), _NOTE_FIELDS)).encode())
     return h.hexdigest()
@@ -76,21 +77,67 @@ def _note_to_plain(note: Note) -> tuple:
     return tuple(values)
 
 
+def _frozen(cls, data: dict):
+    """A frozen dataclass instance from its fields' values, without __init__'s per-field
+    object.__setattr__: 10,000 notes and their links are made at every start."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(data)
+    return obj
+
+
+_LINK_FIELDS = tuple(f.name for f in dataclasses.fields(Link))
+
+
 def _note_from_plain(values: tuple) -> Note:
     data = dict(zip(_NOTE_FIELDS, values, strict=True))
-    data["links"] = tuple(Link(*l) for l in data["links"])
-    return Note(**data)
+    data["links"] = tuple(_frozen(Link, dict(zip(_LINK_FIELDS, l, strict=True))) for l in data["links"])
+    return _frozen(Note, data)
+
+
+def _packed_to_plain(mappings: Mapping[str, Mapping]) -> dict[str, tuple[tuple, tuple]]:
+    return {k: Packed.of(m).plain() for k, m in mappings.items()}
+
+
+def _packed_from_plain(plain: Mapping[str, tuple]) -> dict[str, Packed]:
+    return {k: Packed(*pair) for k, pair in plain.items()}
+
+
+def _postings_to_plain(p, with_docs: bool) -> tuple:
+    return (_packed_to_plain(p._postings), p._lengths, p.total_length, _packed_to_plain(p._docs) if with_docs else None)
+
+
+def _postings_from_plain(plain, docs) -> Postings:
+    postings, lengths, total, own_docs = plain
+    new = Postings()
+    new._postings = _packed_from_plain(postings)
+    new._docs = docs if docs is not None else _packed_from_plain(own_docs)
+    new._lengths, new.total_length = lengths, total
+    if new._docs.keys() != lengths.keys() or sum(map(len, new._postings.values())) != sum(map(len, new._docs.values())):
+        raise ValueError("inverted index does not match its notes")
+    if total != sum(lengths.values()):
+        raise ValueError("inverted index lengths do not add up")
+    return new
 
 
 def _analysis_to_plain(a) -> tuple:
-    return (a.aliases, a.title, a.slug, a.answers, a.tags, a.domains, dict(a.body))
+    return (a.aliases, a.title, a.slug, a.answers, a.tags, a.domains, Packed.of(a.body).plain())
 
 
-def save(cache_dir: Path, vault: Vault, analyses: Mapping) -> bool:
-    """Write the cache atomically; a failure is logged, never raised (the cache is optional)."""
+def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | None = None) -> bool:
+    """Write the cache atomically; a failure is logged, never raised (the cache is optional).
+
+    With `indexes` (built from exactly `vault` and `analyses`), their inverted indexes are
+    written too, so that a start does not invert the vault again.
+    """
     try:
-        entries = {p: (_note_to_plain(n), _analysis_to_plain(analyses[p])) for p, n in vault.notes.items()}
-        payload = marshal.dumps((_header(vault.root, vault.options), entries))
+        notes = {p: (_note_to_plain(n), _analysis_to_plain(analyses[p])) for p, n in vault.notes.items()}
+        postings = None
+        if indexes is not None:
+            visitor, owner = indexes["visitor"], indexes["owner"]
+            parts = (visitor.body, visitor.fields, owner.body.parts[1], owner.fields.parts[1])
+            # body docs are the analyses' own counts: written once, with the analyses
+            postings = tuple(_postings_to_plain(p, with_docs=i % 2 == 1) for i, p in enumerate(parts))
+        payload = marshal.dumps((_header(vault.root, vault.options), (notes, postings)))
         cache_dir.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".notes-", suffix=".tmp")
         try:
@@ -107,7 +154,9 @@ def save(cache_dir: Path, vault: Vault, analyses: Mapping) -> bool:
 
 
 def load(cache_dir: Path, root: Path, options: VaultOptions):
-    """(notes, analyses) from the cache, or None (missing, stale, corrupt: logged, then ignored)."""
+    """(notes, analyses, postings) from the cache, or None (missing, stale, corrupt: logged,
+    then ignored). `postings` is None or the public and private notes' body and field
+    postings, checked against the notes they claim to index."""
     from ._index import NoteAnalysis
 
     path = cache_dir / FILENAME
@@ -131,14 +180,28 @@ def load(cache_dir: Path, root: Path, options: VaultOptions):
         if header != _header(root, options):
             log.info("index cache %s is for another version, code, vault or options: ignored", path)
             return None
+        entries, plain_postings = entries
         notes, analyses = {}, {}
         for rel, (note, analysis) in entries.items():
             note = _note_from_plain(note)
             if note.path != rel:
                 raise ValueError(f"entry {rel!r} holds {note.path!r}")
             notes[rel] = note
-            analyses[rel] = NoteAnalysis(*analysis[:6], body=analysis[6])
-        return notes, analyses
+            analyses[rel] = NoteAnalysis(*analysis[:6], body=Packed(*analysis[6]))
+        postings = None
+        if plain_postings is not None:
+            public = {p: analyses[p].body for p, n in notes.items() if n.public}
+            private = {p: analyses[p].body for p, n in notes.items() if not n.public}
+            pub_body, pub_fields, priv_body, priv_fields = plain_postings
+            postings = (
+                _postings_from_plain(pub_body, public),
+                _postings_from_plain(pub_fields, None),
+                _postings_from_plain(priv_body, private),
+                _postings_from_plain(priv_fields, None),
+            )
+            if postings[1]._docs.keys() != public.keys() or postings[3]._docs.keys() != private.keys():
+                raise ValueError("inverted index does not match its notes")
+        return notes, analyses, postings
     except Exception as exc:  # a malformed payload must never stop the daemon
         log.warning("index cache %s unusable (%s: %s): ignored", path, type(exc).__name__, exc)
         return None

@@ -7,8 +7,10 @@ flight sees the old vault or the new one, never a mix.
 
 from __future__ import annotations
 
-import os
 import asyncio
+import contextlib
+import gc
+import os
 import threading
 import time
 from pathlib import Path
@@ -63,6 +65,19 @@ class ReloadReport:
         }
 
 
+@contextlib.contextmanager
+def _collector_paused():
+    """A load makes millions of small objects and no reference cycle: the cyclic collector's
+    passes over them, triggered by the allocations alone, cost more than the load itself."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
 def build_snapshot(
     settings: Settings, previous: Snapshot | None = None, *, cache_dir: str | os.PathLike[str] | None = None
 ) -> Snapshot:
@@ -71,13 +86,21 @@ def build_snapshot(
     With `cache_dir` and no `previous` (a start), notes and analyses come from the persistent
     cache when the files still match it, and the cache is rewritten if anything was parsed.
     """
+    with _collector_paused():
+        return _build_snapshot(settings, previous, cache_dir)
+
+
+def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir) -> Snapshot:
     options = VaultOptions(exclude=settings.exclude, default_public=settings.default_visibility == "public")
     seed_vault, seed_analyses = (previous.vault, previous.analyses) if previous else (None, {})
+    seed_indexes = previous.indexes if previous is not None and previous.vault.options == options else None
     if previous is None and cache_dir is not None:
         cached = _cache.load(Path(cache_dir), Path(settings.vault_dir), options)
         if cached is not None:
             seed_vault = Vault(root=Path(settings.vault_dir), notes=cached[0], options=options)
             seed_analyses = cached[1]
+            if cached[2] is not None:  # the cached inversion, evolved below like a reload's
+                seed_indexes = Index.from_postings(cached[0], cached[1], *cached[2])
     vault = load_vault(settings.vault_dir, options, previous=seed_vault)
     old_notes = seed_vault.notes if seed_vault is not None and seed_vault.options == options else {}
     fresh = 0
@@ -89,12 +112,12 @@ def build_snapshot(
         else:
             analyses[path] = analyse_note(note)
             fresh += 1
-    if previous is not None and previous.vault.options == options:
-        indexes = {a: previous.indexes[a].evolved(vault, analyses) for a in AUDIENCES}
+    if seed_indexes is not None:
+        indexes = Index.evolve_all(seed_indexes, vault, analyses)
     else:
-        indexes = {a: Index.build(vault, a, analyses) for a in AUDIENCES}
+        indexes = Index.build_all(vault, analyses)
     if previous is None and cache_dir is not None and (fresh or len(old_notes) != len(vault.notes)):
-        _cache.save(Path(cache_dir), vault, analyses)
+        _cache.save(Path(cache_dir), vault, analyses, indexes)
     return Snapshot(vault, analyses, indexes)
 
 

@@ -16,12 +16,17 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 from . import _analysis
-from ._analysis import tokenize_fr
-from ._postings import Postings
+from ._postings import Postings, Union
 from ._vault import LinkResolver, Note, Vault, rewrite_links
 
 Terms = tuple[str, ...]
 Labeled = tuple[tuple[str, Terms], ...]  # (the author's text, its stems), empty stems left out
+
+_BONUSES = object()  # Index._memo's key for the bonuses, beside the terms' BM25 impacts
+
+# field_terms()'s codes
+FIELD_ALIAS, FIELD_TITLE, FIELD_ANSWERS = 1, 2, 4
+TAGS_SHIFT, DOMAINS_SHIFT, FIELD_COUNT_CAP = 3, 10, 127
 
 # Okapi BM25 with Lucene's idf, which stays positive and monotonic on a 41-note vault.
 K1 = 1.2
@@ -42,16 +47,32 @@ class NoteAnalysis:
 
     def field_terms(self) -> dict[str, int]:
         """Every stem of the frontmatter fields: a note that has none of a question's stems here
-        or in its body cannot score, which is what lets search skip it."""
-        terms: set[str] = set(self.title) | set(self.slug)
-        for group in (self.aliases, self.answers, self.tags, self.domains):
-            for _, seq in group:
-                terms.update(seq)
-        return dict.fromkeys(terms, 1)
+        or in its body cannot score, which is what lets search skip it.
+
+        Each stem's value says which fields hold it, for search's upper bound on a note's
+        points: FIELD_ALIAS | FIELD_TITLE | FIELD_ANSWERS bits, then how many tags
+        (`>> TAGS_SHIFT`) and domains (`>> DOMAINS_SHIFT`) hold it, at most FIELD_COUNT_CAP each.
+        """
+        codes: dict[str, int] = {}
+        get = codes.get
+        for bit, groups in ((FIELD_ALIAS, self.aliases), (FIELD_ANSWERS, self.answers)):
+            for _, seq in groups:
+                for term in seq:
+                    codes[term] = get(term, 0) | bit
+        for term in (*self.title, *self.slug):
+            codes[term] = get(term, 0) | FIELD_TITLE
+        for shift, groups in ((TAGS_SHIFT, self.tags), (DOMAINS_SHIFT, self.domains)):
+            for _, seq in groups:
+                for term in set(seq):
+                    code = get(term, 0)
+                    if (code >> shift) & FIELD_COUNT_CAP < FIELD_COUNT_CAP:
+                        code += 1 << shift
+                    codes[term] = code
+        return codes
 
 
 def _labeled(values: tuple[str, ...]) -> Labeled:
-    pairs = ((v, tuple(tokenize_fr(v))) for v in values)
+    pairs = ((v, tokens(v)) for v in values)
     return tuple((v, t) for v, t in pairs if t)
 
 
@@ -90,8 +111,12 @@ def _term(word: str) -> str:
     return _analysis._stem(word)
 
 
-def body_counts(text: str) -> dict[str, int]:
-    """Counter(tokenize_fr(text)), faster."""
+_WEIRD: set[object] = set()  # raw words with stray apostrophes: several terms each, never in _TERMS
+
+
+def _raw_words(text: str) -> list:
+    """The `_analysis._WORD` matches of `text` once folded, as tokenize_fr sees them (ASCII
+    words as bytes, split in C), before elision, stopwords and stemming."""
     text = _fold(text)
     if "’" in text or "‘" in text:
         text = text.replace("’", "'").replace("‘", "'")
@@ -100,38 +125,76 @@ def body_counts(text: str) -> dict[str, int]:
         if needle is None or needle in text:  # a substring test is much cheaper than the scan
             text = pattern.sub(replacement, text)
     if text.isascii():
-        raw = Counter(text.encode("ascii").translate(_WORD_BYTES).split())
-    else:
-        raw = Counter(_analysis._WORD.findall(text))
-    out: dict[str, int] = {}
-    get = _TERMS.get
-    for word, count in raw.items():
-        term = get(word)
-        if term is None:
+        return text.encode("ascii").translate(_WORD_BYTES).split()
+    return _analysis._WORD.findall(text)
+
+
+def _learn(words: list) -> bool:
+    """Put every word of `words` in _TERMS; False when one needs the slow path (see _WEIRD)."""
+    missing = set(words).difference(_TERMS)
+    if missing:
+        if len(_TERMS) + len(missing) > 1_000_000:
+            _TERMS.clear()
+            missing = set(words)
+        for word in missing:
             s = word.decode("ascii") if isinstance(word, bytes) else word
             if "'" in s and _analysis._WORD.fullmatch(s) is None:
-                # stray apostrophes (« 'mot », « a''b »): split the way _WORD would
-                for piece in _analysis._WORD.findall(s):
-                    if t := _term(piece):
-                        out[t] = out.get(t, 0) + count
-                continue
-            term = _term(s)
-            if len(_TERMS) < 1_000_000:
-                _TERMS[word] = term
-        if term:
-            out[term] = out.get(term, 0) + count
+                _WEIRD.add(word)
+            else:
+                _TERMS[word] = _term(s)
+    return not (_WEIRD and not _WEIRD.isdisjoint(words))
+
+
+def _weird_terms(word) -> list[str]:
+    """stray apostrophes (« 'mot », « a''b »): split the way _WORD would"""
+    s = word.decode("ascii") if isinstance(word, bytes) else word
+    return [t for piece in _analysis._WORD.findall(s) if (t := _term(piece))]
+
+
+def body_counts(text: str) -> dict[str, int]:
+    """Counter(tokenize_fr(text)), counted in C."""
+    words = _raw_words(text)
+    if _learn(words):
+        counts = Counter(map(_TERMS.__getitem__, words))
+        counts.pop("", None)
+        return dict(counts)
+    out: dict[str, int] = {}
+    for word, count in Counter(words).items():
+        for term in _weird_terms(word) if word in _WEIRD else (_TERMS[word],):
+            if term:
+                out[term] = out.get(term, 0) + count
     return out
+
+
+def tokens(text: str) -> Terms:
+    """tuple(tokenize_fr(text)), through the same word table as body_counts."""
+    words = _raw_words(text)
+    if _learn(words):
+        return tuple(filter(None, map(_TERMS.__getitem__, words)))
+    out: list[str] = []
+    for word in words:
+        if word in _WEIRD:
+            out.extend(_weird_terms(word))
+        elif term := _TERMS[word]:
+            out.append(term)
+    return tuple(out)
+
+
+def _hide_targets(target: str) -> bool:
+    return False
 
 
 def analyse_note(note: Note) -> NoteAnalysis:
     return NoteAnalysis(
         aliases=_labeled(note.aliases),
-        title=tuple(tokenize_fr(note.title)),
-        slug=tuple(tokenize_fr(note.slug.replace("-", " "))),
+        title=tokens(note.title),
+        slug=tokens(note.slug.replace("-", " ")),
         answers=_labeled(note.answers),
         tags=_labeled(note.tags),
         domains=_labeled(note.domains),
-        body=body_counts(f"{note.title}\n{note.name}\n{note.body}"),
+        # A bare [[link]] shows its target's name, but that name may be a private note's:
+        # only the labels an author wrote are indexed, so no audience can find a note by it.
+        body=body_counts(f"{note.title}\n{note.name}\n{rewrite_links(note.body, _hide_targets)}"),
     )
 
 
@@ -142,25 +205,37 @@ class Index:
     audience: str
     notes: Mapping[str, Note]
     analyses: Mapping[str, NoteAnalysis]
-    body: Postings  # BM25 over note bodies
-    fields: Postings  # which notes carry a stem in their frontmatter fields
+    body: Postings | Union  # BM25 over note bodies
+    fields: Postings | Union  # which notes carry a stem in their frontmatter fields
     edges: Mapping[str, tuple[tuple[str, str], ...]]  # only between notes of this audience
     backlinks: Mapping[str, tuple[tuple[str, str], ...]]
     resolver: LinkResolver | None = None
     _memo: dict = field(default_factory=dict, compare=False, repr=False)  # term -> BM25 impacts
+    _raw_edges: Mapping | None = field(default=None, compare=False, repr=False)  # the vault's, to spot changed links
 
     def __len__(self) -> int:
         return len(self.notes)
 
     def readable_body(self, path: str) -> str:
         """The note's body as this audience may read it: links become words, and a link to a
-        note outside the audience (a private one, for a visitor) loses its target's name."""
+        note outside the audience (a private one, for a visitor) or to no loaded note loses its
+        target's name, keeping only the label its author wrote here."""
 
         def visible(target: str) -> bool:
             resolved = self.resolver.resolve(target) if self.resolver else None
-            return resolved is None or resolved in self.notes
+            return resolved is not None and resolved in self.notes  # a dangling link may name an excluded note
 
         return rewrite_links(self.notes[path].body, visible)
+
+    @property
+    def bonuses(self) -> Mapping[str, float]:
+        """{path: what priority and hub add to the note when it scores}, made once per index."""
+        bonuses = self._memo.get(_BONUSES)
+        if bonuses is None:
+            from ._search import _bonus
+
+            bonuses = self._memo[_BONUSES] = {p: _bonus(n) for p, n in self.notes.items()}
+        return bonuses
 
     # ---- BM25 statistics
 
@@ -190,11 +265,13 @@ class Index:
         if impacts is None:
             idf = self.idf(term)
             avg = self.body.total_length / len(self.body)
-            length = self.body.length
-            impacts = {
-                path: idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length(path) / avg))
-                for path, tf in self.body.counts(term).items()
-            }
+            impacts = {}
+            for part in self.body.parts if isinstance(self.body, Union) else (self.body,):
+                lengths = part.lengths
+                impacts.update({
+                    path: idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * lengths[path] / avg))
+                    for path, tf in part.counts(term).items()
+                })
             if len(memo) >= 4_096:
                 memo.clear()
             memo[term] = impacts
@@ -224,23 +301,115 @@ class Index:
         fields = Postings.from_docs({p: a.field_terms() for p, a in picked.items()})
         return cls._assemble(audience, notes, picked, vault, body, fields, ())
 
-    def evolved(self, vault: Vault, analyses: Mapping[str, NoteAnalysis]) -> "Index":
-        """The index of `vault`, reusing this one's postings for every unchanged note."""
-        notes = {p: n for p, n in vault.notes.items() if self.audience == "owner" or n.public}
-        changed = {p for p, n in notes.items() if self.notes.get(p) is not n}
-        removed = [p for p in self.notes if p not in notes]
-        return self._assemble(
-            self.audience, notes, {p: analyses[p] for p in notes}, vault, self.body, self.fields, changed, removed
-        )
+    @classmethod
+    def build_all(cls, vault: Vault, analyses: Mapping[str, NoteAnalysis]) -> dict[str, "Index"]:
+        """Both audiences' indexes, inverting the vault once: the visitor's postings hold the
+        public notes only, and the owner's read them together with the private notes' own."""
+        public = {p: n for p, n in vault.notes.items() if n.public}
+        private = [p for p, n in vault.notes.items() if not n.public]
+        pub_body = Postings.from_docs({p: analyses[p].body for p in public})
+        pub_fields = Postings.from_docs({p: analyses[p].field_terms() for p in public})
+        priv_body = Postings.from_docs({p: analyses[p].body for p in private})
+        priv_fields = Postings.from_docs({p: analyses[p].field_terms() for p in private})
+        return cls._pair(vault, analyses, public, (pub_body, pub_fields), (priv_body, priv_fields), None)
+
+    @classmethod
+    def from_postings(cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields) -> dict[str, "Index"]:
+        """Indexes over `notes` from postings already inverted (the cache's), without a graph:
+        only a seed for `evolve_all`, which rebuilds the graph from its vault."""
+        public = {p: n for p, n in notes.items() if n.public}
+        return {
+            "visitor": cls("visitor", public, analyses, pub_body, pub_fields, {}, {}),
+            "owner": cls("owner", notes, analyses, Union(pub_body, priv_body), Union(pub_fields, priv_fields), {}, {}),
+        }
+
+    @classmethod
+    def evolve_all(cls, previous: Mapping[str, "Index"], vault: Vault, analyses: Mapping[str, NoteAnalysis]) -> dict[str, "Index"]:
+        """`build_all(vault, analyses)`, reusing `previous`'s postings and graph for every
+        unchanged note: only the changed notes' terms and links are touched."""
+        visitor, owner = previous["visitor"], previous["owner"]
+        notes = vault.notes
+        changed = [p for p, n in notes.items() if owner.notes.get(p) is not n]
+        gone = [p for p in owner.notes if p not in notes]
+        public = {p: n for p, n in notes.items() if n.public}
+        parts = []
+        for old_body, old_fields, mine in (
+            (visitor.body, visitor.fields, lambda p: p in public),
+            (owner.body.parts[1], owner.fields.parts[1], lambda p: p in notes and p not in public),
+        ):
+            removed = [p for p in (*gone, *changed) if p in old_body and not mine(p)]
+            added = [p for p in changed if mine(p)]
+            parts.append((
+                old_body.evolved(removed, {p: analyses[p].body for p in added}),
+                old_fields.evolved(removed, {p: analyses[p].field_terms() for p in added}),
+            ))
+        return cls._pair(vault, analyses, public, parts[0], parts[1], previous)
+
+    @classmethod
+    def _pair(cls, vault, analyses, public, pub, priv, previous) -> dict[str, "Index"]:
+        out = {}
+        for audience, notes, body, fields in (
+            ("visitor", public, pub[0], pub[1]),
+            ("owner", dict(vault.notes), Union(pub[0], priv[0]), Union(pub[1], priv[1])),
+        ):
+            picked = dict(zip(notes, map(analyses.__getitem__, notes)))
+            edges, backlinks = _graph(notes, vault, previous[audience] if previous else None)
+            out[audience] = cls(audience, notes, picked, body, fields, edges, backlinks, vault.resolver, _raw_edges=vault.edges)
+        return out
 
     @classmethod
     def _assemble(cls, audience, notes, analyses, vault, body, fields, changed, removed=()) -> "Index":
         body = body.evolved(removed, {p: analyses[p].body for p in changed})
         fields = fields.evolved(removed, {p: analyses[p].field_terms() for p in changed})
-        edges = {p: tuple((t, k) for t, k in vault.edges.get(p, ()) if t in notes) for p in notes}
+        edges, backlinks = _graph(notes, vault, None)
+        return cls(audience, notes, analyses, body, fields, edges, backlinks, vault.resolver, _raw_edges=vault.edges)
+
+
+Edges = Mapping[str, tuple[tuple[str, str], ...]]
+
+
+def _graph(notes: Mapping[str, Note], vault: Vault, previous: Index | None) -> tuple[Edges, Edges]:
+    """Edges between `notes` (links to notes outside them dropped) and the backlinks, each
+    target's in the order of `notes`. With `previous` over the same notes, only the notes whose
+    resolved links changed (`raw[p]` is a new tuple) are filtered again, and only their
+    targets' backlinks are rebuilt."""
+    raw = vault.edges
+    if previous is None or previous._raw_edges is None or previous.notes.keys() != notes.keys():
+        edges = {p: tuple((t, k) for t, k in raw.get(p, ()) if t in notes) for p in notes}
         back: dict[str, list[tuple[str, str]]] = {}
         for source, targets in edges.items():
             for target, kind in targets:
                 back.setdefault(target, []).append((source, kind))
-        backlinks = {p: tuple(v) for p, v in back.items()}
-        return cls(audience, notes, analyses, body, fields, edges, backlinks, vault.resolver)
+        return edges, {p: tuple(v) for p, v in back.items()}
+    old_raw, old_edges = previous._raw_edges, previous.edges
+    moved = []
+    if vault._edges_base is old_raw and vault._relinked is not None:  # the vault says what changed
+        edges = dict(old_edges)
+        candidates = [p for p in vault._relinked if p in notes]
+    else:
+        edges = {}
+        candidates = []
+        for p in notes:
+            if old_raw.get(p, ()) is raw.get(p, ()):
+                edges[p] = old_edges[p]
+            else:
+                candidates.append(p)
+    for p in candidates:
+        edges[p] = kept = tuple((t, k) for t, k in raw.get(p, ()) if t in notes)
+        if kept != old_edges[p]:
+            moved.append(p)
+    if not moved:
+        return edges, previous.backlinks
+    moved_set = set(moved)
+    affected = {t for p in moved for t, _ in (*old_edges[p], *edges[p])}
+    position = {p: i for i, p in enumerate(notes)}
+    backlinks = dict(previous.backlinks)
+    for target in affected:
+        entries = [e for e in previous.backlinks.get(target, ()) if e[0] not in moved_set]
+        entries += [(s, k) for s in moved for t, k in edges[s] if t == target]
+        entries.sort(key=lambda e: position[e[0]])
+        if entries:
+            backlinks[target] = tuple(entries)
+        else:
+            backlinks.pop(target, None)
+    return edges, backlinks

@@ -14,6 +14,73 @@ from collections.abc import Iterable, Mapping
 _EMPTY: Mapping[str, int] = {}
 
 
+class Packed(Mapping):
+    """A read-only {key: count} held as two tuples until a lookup by key needs a dict.
+
+    The index cache holds millions of such pairs (every posting, every note's term counts),
+    and a start reads few of them by key: tuples load from the cache without hashing a key
+    and take a fifth of a dict's memory. Iteration, len and items() never build the dict.
+    """
+
+    __slots__ = ("_keys", "_values", "_dict")
+
+    def __init__(self, keys: tuple, values: tuple) -> None:
+        if len(keys) != len(values):
+            raise ValueError("keys and values differ in length")
+        self._keys, self._values, self._dict = keys, values, None
+
+    @classmethod
+    def of(cls, mapping: Mapping) -> "Packed":
+        return mapping if isinstance(mapping, Packed) else cls(tuple(mapping), tuple(mapping.values()))
+
+    def plain(self) -> tuple[tuple, tuple]:
+        return self._keys, self._values
+
+    def _table(self) -> dict:
+        table = self._dict
+        if table is None:
+            table = self._dict = dict(zip(self._keys, self._values))
+        return table
+
+    def __getitem__(self, key):
+        return self._table()[key]
+
+    def get(self, key, default=None):
+        return self._table().get(key, default)
+
+    def __contains__(self, key) -> bool:
+        return key in self._table()
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def keys(self):
+        return self._keys
+
+    def values(self):
+        return self._values
+
+    def items(self):
+        return zip(self._keys, self._values)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Packed):
+            other = other._table()
+        return self._table() == other if isinstance(other, Mapping) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Packed({dict(self.items())!r})"
+
+
+def _copy(mapping: Mapping[str, int]) -> dict[str, int]:
+    return dict(mapping.items()) if isinstance(mapping, Packed) else dict(mapping)
+
+
 class Postings:
     """term -> {note path: count}, plus each note's term counts and total length."""
 
@@ -35,13 +102,18 @@ class Postings:
         return len(self._postings.get(term, ()))
 
     def tf(self, term: str, path: str) -> int:
-        return self._postings.get(term, {}).get(path, 0)
+        return self._postings.get(term, _EMPTY).get(path, 0)
 
     def length(self, path: str) -> int:
         return self._lengths.get(path, 0)
 
+    @property
+    def lengths(self) -> Mapping[str, int]:
+        """{path: length}; read it, never change it."""
+        return self._lengths
+
     def paths_with(self, term: str) -> Iterable[str]:
-        return self._postings.get(term, {}).keys()
+        return self._postings.get(term, _EMPTY).keys()
 
     def counts(self, term: str) -> Mapping[str, int]:
         """{path: count} for `term`; read it, never change it."""
@@ -75,7 +147,7 @@ class Postings:
         def writable(term: str) -> dict[str, int]:
             if term not in copied:
                 copied.add(term)
-                new._postings[term] = dict(new._postings.get(term, {}))
+                new._postings[term] = _copy(new._postings.get(term, _EMPTY))
             return new._postings[term]
 
         for path in {*removed, *added}:
@@ -97,3 +169,46 @@ class Postings:
             for term, count in counts.items():
                 writable(term)[path] = count
         return new
+
+
+class Union:
+    """Two Postings over disjoint notes read as one: the owner's index is the public notes'
+    postings (the very object a visitor's index holds, which has no private note in it) plus
+    the private notes' own, so a vault is inverted once, not once per audience."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, *parts: Postings) -> None:
+        self.parts = parts
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    def __contains__(self, path: str) -> bool:
+        return any(path in p for p in self.parts)
+
+    @property
+    def total_length(self) -> int:
+        return sum(p.total_length for p in self.parts)
+
+    def df(self, term: str) -> int:
+        return sum(p.df(term) for p in self.parts)
+
+    def tf(self, term: str, path: str) -> int:
+        return sum(p.tf(term, path) for p in self.parts)
+
+    def length(self, path: str) -> int:
+        for part in self.parts:
+            if path in part:
+                return part.length(path)
+        return 0
+
+    def paths_with(self, term: str) -> Iterable[str]:
+        lists = [keys for p in self.parts if (keys := p.paths_with(term))]
+        return lists[0] if len(lists) == 1 else [path for keys in lists for path in keys]
+
+    def counts(self, term: str) -> Mapping[str, int]:
+        found = [c for p in self.parts if (c := p.counts(term))]
+        if len(found) == 1:
+            return found[0]
+        return {k: v for c in found for k, v in c.items()}

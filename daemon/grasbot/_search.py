@@ -7,9 +7,19 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ._graph import SEEDS, expand_by_graph
-from ._index import Index
+from ._index import DOMAINS_SHIFT, FIELD_ALIAS, FIELD_ANSWERS, FIELD_COUNT_CAP, FIELD_TITLE, TAGS_SHIFT, Index
 from ._scoring import (
+    ALIAS_POINTS,
+    ANSWERS_MAX,
+    ANSWERS_MIN,
+    ANSWERS_THRESHOLD,
+    TITLE_QUESTION_SHARE,
     BM25_MAX,
+    DOMAIN_POINTS,
+    LONG_TAG_POINTS,
+    TAG_POINTS,
+    TAXONOMY_CAP,
+    TITLE_POINTS,
     HUB_POINTS,
     HUB_TYPES,
     PRIORITY_CAP,
@@ -24,7 +34,9 @@ HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
 HISTORY_DISCOUNT = 0.9  # a note found through the conversation ranks a little below one the question names
 
 
-_BONUS_MAX = PRIORITY_STEP * PRIORITY_CAP + HUB_POINTS + 1e-9  # the most a body-only note adds to its BM25
+_BONUS_MAX = PRIORITY_STEP * PRIORITY_CAP + HUB_POINTS + 1e-9  # the most priority and hub add to a note
+_TAG_MAX = max(TAG_POINTS, LONG_TAG_POINTS)
+_SLACK = 1e-6  # a bound is summed in another order than score_note's total: keep float rounding out
 
 
 @dataclass(frozen=True)
@@ -102,50 +114,115 @@ def _body_only_points(path: str, query: Query, index: Index) -> float:
     return points
 
 
+def _bonus(note) -> float:
+    """What priority and hub add to a note that scores (score_note's last two signals)."""
+    points = PRIORITY_STEP * max(0.0, min(note.priority, PRIORITY_CAP)) if note.priority else 0.0
+    return points + (HUB_POINTS if (note.type or "").lower() in HUB_TYPES else 0.0)
+
+
+def _field_bounds(query: Query, index: Index) -> dict[str, float]:
+    """For each note holding a stem of the question in a frontmatter field, at least what its
+    field signals can earn, from the codes of `NoteAnalysis.field_terms`: an alias, at most
+    ALIAS_POINTS; a title or slug, at most its share of the question's idf; answers, at most
+    what a Dice overlap with every stem the note's answers hold would give; tags and domains
+    holding a stem, their full points."""
+    masks: dict[str, int] = {}
+    taxonomy: dict[str, float] = {}
+    title_idf: dict[str, float] = {}
+    answered: dict[str, int] = {}
+    for term in query.unique:
+        idf = query.idf[term]
+        for path, code in index.fields.counts(term).items():
+            masks[path] = masks.get(path, 0) | code
+            if code & FIELD_TITLE:
+                title_idf[path] = title_idf.get(path, 0.0) + idf
+            if code & FIELD_ANSWERS:
+                answered[path] = answered.get(path, 0) + 1
+            tags = (code >> TAGS_SHIFT) & FIELD_COUNT_CAP
+            domains = (code >> DOMAINS_SHIFT) & FIELD_COUNT_CAP
+            if tags or domains:
+                taxonomy[path] = taxonomy.get(path, 0.0) + _TAG_MAX * tags + DOMAIN_POINTS * domains
+    asked = len(query.unique)
+    title_scale = TITLE_QUESTION_SHARE * query.information
+    bounds = {}
+    for path, mask in masks.items():
+        bound = ALIAS_POINTS if mask & FIELD_ALIAS else 0.0
+        if path in title_idf:
+            bound += TITLE_POINTS * (min(1.0, title_idf[path] / title_scale) if title_scale > 0 else 1.0)
+        if path in answered:
+            k = answered[path]
+            dice = 2 * k / (k + asked)
+            if dice >= ANSWERS_THRESHOLD:
+                bound += ANSWERS_MIN + (ANSWERS_MAX - ANSWERS_MIN) * (dice - ANSWERS_THRESHOLD) / (1 - ANSWERS_THRESHOLD)
+        bounds[path] = bound + min(TAXONOMY_CAP, taxonomy.get(path, 0.0))
+    return bounds
+
+
 def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) -> dict[str, Score]:
+    """score_all with `keep`: notes best-first by an upper bound on their points, each scored
+    exactly until the bound falls below the keep-th best exact score found so far."""
     scores: dict[str, Score] = {}
     if not query.terms:
         return scores
-    in_fields: set[str] = set()
-    for term in query.unique:
-        in_fields.update(index.fields.paths_with(term))
-    for path in in_fields:
+    bm25 = query.bm25
+    raw_bound = BM25_MAX / query.bm25_scale
+    best: list[float] = []  # the `keep` best exact points so far, best first
+
+    def floor() -> float:
+        return best[keep - 1] if len(best) >= keep else -1.0
+
+    def record(points: float) -> None:
+        if len(best) < keep or points > best[-1]:
+            best.append(points)
+            best.sort(reverse=True)
+            del best[keep:]
+
+    # Notes with a stem of the question in a field: bound = field maxima + BM25 + bonuses.
+    fields = _field_bounds(query, index)
+    bonuses = index.bonuses
+    get = bm25.get
+    ranked = sorted(
+        [(bound + raw_bound * get(path, 0.0) + bonuses[path] + _SLACK, path) for path, bound in fields.items()],
+        reverse=True,
+    )
+    for bound, path in ranked:
+        if bound < floor():
+            break  # every later note has a lower bound
         score = score_note(path, query, index)
         if score.points > 0:
             scores[path] = score
-    body_only = [p for p in query.bm25 if p not in in_fields]
+            record(score.points)
+    # Notes whose only signal is their body text (plus priority and hub bonus).
+    last = floor()
+    if last > 0:  # the notes that cannot reach the floor already are left out before sorting
+        least = (last - _BONUS_MAX) / raw_bound
+        body_only = [p for p, raw in bm25.items() if raw >= least and p not in fields]
+    else:
+        body_only = [p for p in bm25 if p not in fields]
     if len(body_only) > keep:
         # Best first by BM25 (a bonus adds at most _BONUS_MAX); exact totals only where needed.
-        bm25 = query.bm25
         body_only.sort(key=bm25.__getitem__, reverse=True)
-        best = sorted((s.points for s in scores.values()), reverse=True)[:keep]
-        raw_bound = BM25_MAX / query.bm25_scale
         pending: list[tuple[float, str]] = []
         for path in body_only:
-            floor = best[keep - 1] if len(best) >= keep else -1.0
-            if raw_bound * bm25[path] + _BONUS_MAX < floor:
+            if raw_bound * bm25[path] + _BONUS_MAX < floor():
                 break  # every later note has a lower BM25, so a lower bound too
             points = _body_only_points(path, query, index)
             pending.append((points, path))
-            if points > floor:
-                best.append(points)
-                best.sort(reverse=True)
-                del best[keep:]
-        floor = best[keep - 1] if len(best) >= keep else -1.0
-        body_only = [p for points, p in pending if points >= floor]
-        skipped = set(query.bm25).difference(in_fields, body_only)
-    else:
-        skipped = set()
+            record(points)
+        last = floor()
+        body_only = [p for points, p in pending if points >= last]
     for path in body_only:
         score = score_note(path, query, index)
         if score.points > 0:
             scores[path] = score
-    if skipped:
-        # A skipped note next to a graph seed must keep its own score, as when every note is scored.
-        for seed in _seeds(scores, min_seed_score):
-            for path, _ in (*index.edges.get(seed, ()), *index.backlinks.get(seed, ())):
-                if path in skipped and path not in scores:
-                    scores[path] = score_note(path, query, index)
+    # A note left out next to a graph seed must keep its own score, as when every note is
+    # scored (one that scores 0 is left to the graph walk, as it would be).
+    for seed in _seeds(scores, min_seed_score):
+        for path, _ in (*index.edges.get(seed, ()), *index.backlinks.get(seed, ())):
+            if path not in scores and (path in bm25 or path in fields):
+                score = score_note(path, query, index)
+                if score.points > 0:
+                    scores[path] = score
     return scores
 
 

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import json
 import logging
-import re
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,13 +23,25 @@ from typing import Any
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
+from ._auth import bearer_matches, resolve_owner_token
 from ._config import Settings
 from ._engine import GrasBot, ReloadReport
 from ._aliases import suggest_aliases
-from ._exceptions import AuthError, GrasbotError, NoteNotFound, QueryError, VaultError
-from ._protocol import validate_params
+from ._exceptions import AuthError, ConfigError, GrasbotError, NoteNotFound, QueryError, VaultError
+from ._protocol import ParamsError, validate_params
 from ._questionlog import QuestionLog
-from ._rpc import NOTE_NOT_FOUND, VAULT_RELOAD_FAILED, RpcDispatcher, RpcError
+from ._ratelimit import RateLimiter, TrustedProxies, client_key
+from ._rpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    NOTE_NOT_FOUND,
+    RATE_LIMITED,
+    UNAUTHORIZED,
+    VAULT_RELOAD_FAILED,
+    RpcDispatcher,
+    RpcError,
+)
 from ._sse import SSE_HEADERS, sse_event
 
 __all__ = [
@@ -51,12 +61,13 @@ SETTINGS = web.AppKey("settings", Settings)
 DISPATCHER = web.AppKey("dispatcher", RpcDispatcher)
 RELOAD_LOCK = web.AppKey("reload_lock", asyncio.Lock)
 OWNER_TOKEN = web.AppKey("owner_token", str)
+LIMITER = web.AppKey("limiter", RateLimiter)
+PROXIES = web.AppKey("trusted_proxies", TrustedProxies)
 
-#: Origins allowed by CORS when Settings has no `cors_origins`, besides
-#: http://localhost[:port] and http://127.0.0.1[:port], which are always allowed.
+#: The default CORS allow-list (Settings.cors_origins replaces it). No wildcard, no
+#: localhost rule: the chat page is same-origin, a site's origin is listed explicitly.
 CORS_ORIGINS: tuple[str, ...] = ("app://obsidian.md",)
 CORS_ALLOWED = web.AppKey("cors_allowed", tuple)
-_LOCAL_ORIGIN = re.compile(r"^http://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?$")
 #: path -> the methods a cross-origin caller may use on it.
 CORS_PATHS: dict[str, tuple[str, ...]] = {
     "/rpc": ("POST",),
@@ -65,7 +76,9 @@ CORS_PATHS: dict[str, tuple[str, ...]] = {
     "/health": ("GET",),
 }
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-MAX_BODY = 64 * 1024
+MAX_BODY = 64 * 1024  # the default of Settings.max_body
+#: Clients whose rate-limit bucket is remembered at once (the least recently seen go first).
+MAX_CLIENTS = 10_000
 SHUTDOWN_TIMEOUT = 5.0
 
 # request-scoped notes for the access log
@@ -80,12 +93,14 @@ class RpcContext:
     bot: GrasBot
     app: web.Application
     is_owner: bool
+    client: str = ""  # the rate limit's key for this caller
 
 
 # ---------------------------------------------------------------- JSON-RPC methods
 
 
 async def _m_search(ctx: RpcContext, q: str, top_k: int, audience: str) -> dict:
+    check_limits(ctx.app[SETTINGS], q)
     result = ctx.bot.search(q, top_k=top_k, audience=audience)
     if not ctx.is_owner and audience == "visitor":  # the owner's previews are not visitors' questions
         await ctx.bot.record(q, result)
@@ -93,6 +108,11 @@ async def _m_search(ctx: RpcContext, q: str, top_k: int, audience: str) -> dict:
 
 
 async def _m_answer(ctx: RpcContext, q: str, history: list, audience: str) -> dict:
+    check_limits(ctx.app[SETTINGS], q, history)
+    if not ctx.is_owner:
+        wait = ctx.app[LIMITER].take(ctx.client)
+        if wait:
+            raise RpcError(RATE_LIMITED, "Rate limited", {"retry_after": RateLimiter.retry_after(wait)})
     return await ctx.bot.answer(q, history=history, audience=audience, record=not ctx.is_owner)
 
 
@@ -149,19 +169,65 @@ def _json(data: Any, status: int = 200) -> web.Response:
     )
 
 
-def _error(status: int, message: str) -> web.Response:
-    return _json({"error": message}, status=status)
+# HTTP status -> the JSON-RPC error the body carries (shared-protocol/README.md)
+_HTTP_ERRORS = {
+    400: (INVALID_PARAMS, "Invalid params"),
+    401: (UNAUTHORIZED, "Unauthorized"),
+    413: (INVALID_REQUEST, "Invalid Request"),
+    429: (RATE_LIMITED, "Rate limited"),
+    500: (INTERNAL_ERROR, "Internal error"),
+}
+
+
+def _error(status: int, data: Any = None, *, code: int | None = None, message: str | None = None) -> web.Response:
+    """`{"error": {code, message, data}}`, the same codes and texts as the RPC errors, so one
+    client-side decoder serves both (the plugin's stream and its RPC calls)."""
+    default_code, default_message = _HTTP_ERRORS[status]
+    error: dict[str, Any] = {"code": code or default_code, "message": message or default_message}
+    if data is not None:
+        error["data"] = data
+    return _json({"error": error}, status=status)
 
 
 def _is_owner(request: web.Request) -> bool:
-    """Without a configured token every caller is the owner (loopback-only daemon)."""
-    token = request.app[OWNER_TOKEN]
-    if not token:
-        return True
-    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() != "bearer":
-        return False
-    return hmac.compare_digest(given.strip().encode(), token.encode())
+    """The caller showed the owner token (constant-time check; no token configured: nobody)."""
+    return bearer_matches(request.headers.get("Authorization"), request.app[OWNER_TOKEN])
+
+
+def _client(request: web.Request) -> str:
+    return client_key(request.remote, request.headers.get("X-Forwarded-For"), request.app[PROXIES])
+
+
+def check_limits(settings: Settings, q: str, history: list | tuple = ()) -> None:
+    """The configured limits, where they are lower than the protocol's own (its schema checked those).
+
+    Messages name the parameter and the sizes, never the value: it may be anything.
+    """
+    if len(q) > settings.max_question:
+        raise ParamsError(f"q: must be at most {settings.max_question} characters (got {len(q)})", param="q")
+    if len(history) > settings.max_history:
+        raise ParamsError(f"history: must have at most {settings.max_history} items (got {len(history)})", param="history")
+    for i, turn in enumerate(history):
+        content = turn.get("content", "") if isinstance(turn, dict) else ""
+        if isinstance(content, str) and len(content) > settings.max_turn:
+            raise ParamsError(
+                f"history[{i}].content: must be at most {settings.max_turn} characters (got {len(content)})",
+                param="history",
+            )
+
+
+def _rate_limited(request: web.Request) -> web.Response | None:
+    """A 429 if this visitor has asked too much lately; owners are not limited."""
+    if _is_owner(request):
+        return None
+    wait = request.app[LIMITER].take(_client(request))
+    if not wait:
+        return None
+    seconds = RateLimiter.retry_after(wait)
+    request[_LOG_OUTCOME] = "rate limited"
+    response = _error(429, {"retry_after": seconds})
+    response.headers["Retry-After"] = str(seconds)
+    return response
 
 
 def _ask_params(request: web.Request) -> tuple[str, list]:
@@ -176,6 +242,7 @@ def _ask_params(request: web.Request) -> tuple[str, list]:
         except ValueError:
             raise QueryError("history: must be a JSON array of {role, content} turns") from None
     checked = validate_params("answer", params)
+    check_limits(request.app[SETTINGS], checked["q"], checked["history"])
     return checked["q"], checked["history"]
 
 
@@ -183,10 +250,22 @@ def _ask_params(request: web.Request) -> tuple[str, list]:
 
 
 async def handle_rpc(request: web.Request) -> web.Response:
-    body = await request.read()
-    ctx = RpcContext(request.app[BOT], request.app, _is_owner(request))
+    try:
+        body = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        request[_LOG_OUTCOME] = "body too large"
+        limit = request.app[SETTINGS].max_body
+        return _json(
+            {
+                "jsonrpc": "2.0",
+                "error": {"code": -32600, "message": "Invalid Request", "data": f"request body is over the limit of {limit} bytes"},
+                "id": None,
+            },
+            status=413,
+        )
+    ctx = RpcContext(request.app[BOT], request.app, _is_owner(request), _client(request))
     text = await request.app[DISPATCHER].dispatch(body, ctx)
-    request[_LOG_WHAT], request[_LOG_OUTCOME] = _rpc_summary(body, text)
+    request[_LOG_WHAT], request[_LOG_OUTCOME] = _rpc_summary(body, text, request.app[DISPATCHER].method_names)
     if text is None:
         return web.Response(status=204)
     return web.Response(text=text, content_type="application/json")
@@ -198,6 +277,9 @@ async def handle_ask(request: web.Request) -> web.Response:
     except QueryError as exc:
         request[_LOG_OUTCOME] = "bad request"
         return _error(400, str(exc))
+    limited = _rate_limited(request)
+    if limited is not None:
+        return limited
     payload = await request.app[BOT].answer(q, history=history, audience="visitor", record=not _is_owner(request))
     request[_LOG_OUTCOME] = "llm_error" if "llm_error" in payload else "ok"
     return _json(payload)
@@ -209,6 +291,9 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
     except QueryError as exc:
         request[_LOG_OUTCOME] = "bad request"
         return _error(400, str(exc))
+    limited = _rate_limited(request)
+    if limited is not None:
+        return limited
     response = web.StreamResponse(headers=SSE_HEADERS)
     await response.prepare(request)
     request[_LOG_OUTCOME] = "client gone"
@@ -254,7 +339,9 @@ async def handle_reload(request: web.Request) -> web.Response:
         report = await reload_vault(request.app)
     except (VaultError, OSError) as exc:
         request[_LOG_OUTCOME] = "reload failed"
-        return _error(500, f"vault reload failed, the previous vault keeps serving: {_reason(exc)}")
+        return _error(
+            500, f"the previous vault keeps serving: {_reason(exc)}", code=VAULT_RELOAD_FAILED, message="Vault reload failed"
+        )
     return _json(report.to_dict())
 
 
@@ -262,7 +349,7 @@ async def handle_reload(request: web.Request) -> web.Response:
 
 
 def _origin_allowed(request: web.BaseRequest, origin: str) -> bool:
-    return origin in request.app[CORS_ALLOWED] or bool(_LOCAL_ORIGIN.match(origin))
+    return origin in request.app[CORS_ALLOWED]
 
 
 @web.middleware
@@ -298,6 +385,8 @@ async def errors_as_json(request: web.Request, handler):
     """An unexpected exception becomes a 500 that says nothing about internals."""
     try:
         return await handler(request)
+    except web.HTTPRequestEntityTooLarge:
+        return _error(413, f"request body is over the limit of {request.app[SETTINGS].max_body} bytes")
     except web.HTTPException:
         raise
     except GrasbotError as exc:
@@ -306,23 +395,24 @@ async def errors_as_json(request: web.Request, handler):
         if isinstance(exc, AuthError):
             return _error(401, str(exc) or "owner token required")
         log.error("%s %s failed", request.method, request.path, exc_info=exc)
-        return _error(500, "internal error")
+        return _error(500)
     except Exception as exc:  # noqa: BLE001
         log.error("%s %s failed", request.method, request.path, exc_info=exc)
-        return _error(500, "internal error")
+        return _error(500)
 
 
 # ---------------------------------------------------------------- access log
 
 
-def _rpc_summary(body: bytes, answer: str | None) -> tuple[str, str]:
-    """Method names and error codes for the access log; never params (they hold questions)."""
+def _rpc_summary(body: bytes, answer: str | None, known: frozenset[str] = frozenset()) -> tuple[str, str]:
+    """Method names and error codes for the access log; never params (they hold questions),
+    and never a method name we do not have (the caller chose it: it could say anything)."""
     try:
         request = json.loads(body)
     except ValueError:
         request = None
     members = request if isinstance(request, list) else [request]
-    names = [m["method"] if isinstance(m, dict) and isinstance(m.get("method"), str) else "?" for m in members]
+    names = [m["method"] if isinstance(m, dict) and isinstance(m.get("method"), str) and m["method"] in known else "?" for m in members]
     what = names[0] if not isinstance(request, list) else f"batch[{len(names)}] " + ",".join(names)
     if answer is None:
         return what[:200], "no answer (notification)"
@@ -349,18 +439,35 @@ class AccessLogger(AbstractAccessLogger):
 # ---------------------------------------------------------------- the application
 
 
-def create_app(settings: Settings, bot: GrasBot | None = None, *, owner_token: str | None = None) -> web.Application:
+def create_app(
+    settings: Settings,
+    bot: GrasBot | None = None,
+    *,
+    owner_token: str | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> web.Application:
     """The daemon's application. It takes ownership of `bot` (closed on cleanup).
 
-    `owner_token`: when set, owner-only calls need `Authorization: Bearer <token>`; when
-    None, every caller is the owner (interim until the token lands in Settings).
+    Owner-only calls need `Authorization: Bearer <token>` with `owner_token`, else
+    `settings.token`. With neither, nobody is the owner: every owner call is refused.
+    (`serve` always has a token: it reads or creates the token file.) `clock` drives the
+    rate limit (tests pass their own).
     """
-    app = web.Application(middlewares=[cors_preflight, errors_as_json], client_max_size=MAX_BODY)
+    token = owner_token if owner_token is not None else (settings.token or "")
+    if not token:
+        log.warning("no owner token: owner-only calls will all be refused")
+    try:
+        proxies = TrustedProxies(settings.trusted_proxies)
+    except ValueError as exc:
+        raise ConfigError(f"GRASBOT_TRUSTED_PROXIES: {exc}") from None
+    app = web.Application(middlewares=[cors_preflight, errors_as_json], client_max_size=settings.max_body)
     app[SETTINGS] = settings
-    app[OWNER_TOKEN] = owner_token or ""
-    app[CORS_ALLOWED] = tuple(getattr(settings, "cors_origins", CORS_ORIGINS))
+    app[OWNER_TOKEN] = token
+    app[CORS_ALLOWED] = tuple(settings.cors_origins)
+    app[PROXIES] = proxies
+    app[LIMITER] = RateLimiter(settings.rate_per_minute, settings.rate_burst, max_clients=MAX_CLIENTS, clock=clock)
     app[RELOAD_LOCK] = asyncio.Lock()
-    app[DISPATCHER] = RpcDispatcher(RPC_METHODS, is_owner=lambda ctx: ctx.is_owner, max_batch=20)
+    app[DISPATCHER] = RpcDispatcher(RPC_METHODS, is_owner=lambda ctx: ctx.is_owner, max_batch=settings.max_batch)
 
     async def bot_ctx(app: web.Application) -> AsyncIterator[None]:
         opened = bot
@@ -398,8 +505,8 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-async def _serve(settings: Settings) -> int:
-    app = create_app(settings)
+async def _serve(settings: Settings, owner_token: str) -> int:
+    app = create_app(settings, owner_token=owner_token)
     runner = web.AppRunner(app, **runner_kwargs())
     try:
         await runner.setup()
@@ -443,13 +550,19 @@ async def _serve(settings: Settings) -> int:
 
 
 def serve(settings: Settings) -> int:
-    """Run the daemon until SIGINT or SIGTERM; 0 on a clean stop, 2 if it cannot start."""
+    """Run the daemon until SIGINT or SIGTERM; 0 on a clean stop, 2 if it cannot start.
+
+    The owner token is resolved first (a ConfigError if it cannot be used); where it lives
+    goes to stderr, stdout keeps its one "listening" line.
+    """
+    token = resolve_owner_token(settings)
+    print(f"grasbot: {token.describe()}", file=sys.stderr, flush=True)
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Ollama call is noise
     started = time.perf_counter()
     try:
-        code = asyncio.run(_serve(settings))
+        code = asyncio.run(_serve(settings, token.value))
     except KeyboardInterrupt:  # a second Ctrl-C during shutdown
         return 0
     log.debug("served for %.1f s", time.perf_counter() - started)

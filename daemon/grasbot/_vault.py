@@ -60,7 +60,11 @@ class Note:
 
     @property
     def name(self) -> str:
-        return PurePosixPath(self.path).stem
+        """PurePosixPath(path).stem, without building a path object (a vault-relative path is
+        already normalised)."""
+        name = self.path.rpartition("/")[2]
+        dot = name.rfind(".")
+        return name[:dot] if 0 < dot < len(name) - 1 else name
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,12 @@ class Vault:
     warnings: list[Issue] = field(default_factory=list)  # duplicate slugs, dangling links, odd fields
     edges: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # path -> ((target, kind), ...)
     resolver: "LinkResolver | None" = None
+    # what a reload reuses: each note's broken links, the duplicate-slug report, and which notes'
+    # links were resolved again since `_edges_base` (the previous vault's edges; None: all of them)
+    _dangling: dict[str, tuple[Issue, ...]] = field(default_factory=dict, repr=False, compare=False)
+    _duplicates: list[Issue] = field(default_factory=list, repr=False, compare=False)
+    _relinked: set[str] | None = field(default=None, repr=False, compare=False)
+    _edges_base: dict | None = field(default=None, repr=False, compare=False)
 
     def by_slug(self, slug: str) -> Note | None:
         for note in self.notes.values():
@@ -117,26 +127,62 @@ def iter_markdown(root: Path, options: VaultOptions) -> Iterable[tuple[str, Path
     Symlinks are followed only while they stay inside the vault: a link to /etc or to the
     author's home must not turn it into part of a public site.
     """
+    for rel, path in _scan(root, options):
+        yield rel, Path(path)
+
+
+def _scan(root: Path, options: VaultOptions) -> Iterable[tuple[str, str]]:
+    """iter_markdown's walk (os.walk order, top-down, sorted), with `str` paths.
+
+    Only a symlink needs a system call to learn where it really points: any other entry's real
+    path is its real parent's plus its name, so 10,000 files cost no `resolve()` each.
+    """
     real_root = root.resolve()
-    seen_dirs: set[Path] = set()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        real_dir = Path(dirpath).resolve()
-        if real_dir in seen_dirs or not real_dir.is_relative_to(real_root):
-            dirnames[:] = []
-            continue
+    seen_dirs: set[str] = set()
+
+    def inside(real: str) -> bool:
+        return Path(real).is_relative_to(real_root)
+
+    def walk(dirpath: str, real_dir: str, rel_dir: str, linked: bool) -> Iterable[tuple[str, str]]:
+        # a folder reached without a symlink is inside its parent, so inside the vault
+        if real_dir in seen_dirs or (linked and not inside(real_dir)):
+            return
         seen_dirs.add(real_dir)
-        rel_dir = Path(dirpath).relative_to(root).as_posix()
-        rel_dir = "" if rel_dir == "." else rel_dir
-        dirnames[:] = sorted(
-            d for d in dirnames if not _excluded(f"{rel_dir}/{d}".lstrip("/"), options)
-        )
-        for filename in sorted(filenames):
-            if not filename.lower().endswith(".md"):
+        try:
+            with os.scandir(dirpath) as it:
+                entries = list(it)
+        except OSError:  # os.walk skips a folder it cannot list; so do we
+            return
+        dirs, files = [], []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (dirs if is_dir else files).append(entry)
+        for entry in sorted(files, key=lambda e: e.name):
+            name = entry.name
+            if not name.lower().endswith(".md"):
                 continue
-            path = Path(dirpath) / filename
-            if not path.resolve().is_relative_to(real_root):
+            if _is_link(entry) and not inside(os.path.realpath(entry.path)):
                 continue
-            yield f"{rel_dir}/{filename}".lstrip("/"), path
+            yield f"{rel_dir}/{name}".lstrip("/"), entry.path
+        for entry in sorted(dirs, key=lambda e: e.name):
+            rel = f"{rel_dir}/{entry.name}".lstrip("/")
+            if _excluded(rel, options):
+                continue
+            linked = _is_link(entry)
+            real = os.path.realpath(entry.path) if linked else os.path.join(real_dir, entry.name)
+            yield from walk(entry.path, real, rel, linked)
+
+    yield from walk(os.fspath(root), os.fspath(real_root), "", False)
+
+
+def _is_link(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return True  # unknown: take the slow, safe path
 
 
 # ---------------------------------------------------------------- parsing one note
@@ -162,14 +208,38 @@ def _as_text(value: Any) -> str | None:
     return text or None
 
 
+# _WIKILINK without its leading `(!?)`, so the scan jumps from `[[` to `[[`; the `!` is looked up
+# by hand (the character before a `[[` never belongs to the previous link, which ends with `]]`).
+_WIKILINK_AT = re.compile(_WIKILINK.pattern.removeprefix("(!?)"))
+# _INLINE_TAG without its look-behind, checked by hand: `#` is not in [\w/-], so a refused match
+# never hides another one.
+_TAG_AT = re.compile(_INLINE_TAG.pattern.removeprefix(r"(?<![\w/&#\[])"))
+_TAG_REFUSED = re.compile(r"[\w/&#\[]")
+
+
 def _links_in(text: str, kind: str) -> list[Link]:
     out = []
-    for m in _WIKILINK.finditer(text):
-        target = m.group(2).strip()
+    if "[[" not in text:
+        return out
+    for m in _WIKILINK_AT.finditer(text):
+        target = m.group(1).strip()
         if not target:  # [[#heading]] points inside the same note
             continue
-        out.append(Link(target, (m.group(4) or "").strip() or None, "embed" if m.group(1) else kind))
+        start = m.start()
+        embed = start > 0 and text[start - 1] == "!"
+        out.append(Link(target, (m.group(3) or "").strip() or None, "embed" if embed else kind))
     return out
+
+
+def _inline_tags(prose: str) -> list[str]:
+    """_INLINE_TAG.findall(prose), scanning from `#` to `#`."""
+    if "#" not in prose:
+        return []
+    return [
+        m.group(1)
+        for m in _TAG_AT.finditer(prose)
+        if m.start() == 0 or not _TAG_REFUSED.match(prose, m.start() - 1)
+    ]
 
 
 def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions) -> Note:
@@ -208,7 +278,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions) ->
     slug = slugify(_as_text(meta.get("slug")) or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
 
     lists = {name: _as_list(meta.get(name), name, warnings) for name in LIST_FIELDS}
-    inline_tags = [t.strip("/") for t in _INLINE_TAG.findall(prose)]
+    inline_tags = [t.strip("/") for t in _inline_tags(prose)]
     tags = tuple(dict.fromkeys(t.lstrip("#") for t in (*lists["tags"], *inline_tags) if t.lstrip("#")))
 
     priority = meta.get("priority")
@@ -272,19 +342,24 @@ class LinkResolver:
     """Resolves `[[target]]` the way Obsidian does: by path or by file name, ignoring case.
 
     When two files share a name, Obsidian picks the one with the shortest path; so do we.
-    The note's slug is tried last, so vaults written in the seed's style (`[[slug]]`) work too.
+    The note's slug is tried next, so vaults written in the seed's style (`[[slug]]`) work too,
+    then its title and aliases: Obsidian leaves `[[Un titre]]` dangling, but GrasBot must still
+    know which note it means, or a private note's title would pass for plain text.
     """
 
     def __init__(self, notes: Iterable[Note]):
         self._by_path: dict[str, str] = {}
         self._by_name: dict[str, str] = {}
         self._by_slug: dict[str, str] = {}
+        self._by_label: dict[str, str] = {}
         for note in sorted(notes, key=lambda n: (n.path.count("/"), len(n.path), n.path)):
             lower = note.path.lower()
             self._by_path[lower] = note.path
             self._by_path[lower[:-3]] = note.path
             self._by_name.setdefault(note.name.lower(), note.path)
             self._by_slug.setdefault(note.slug, note.path)
+            for label in (note.title, *note.aliases):
+                self._by_label.setdefault(label.strip().lower(), note.path)
 
     def resolve(self, target: str) -> str | None:
         key = target.strip().lower().lstrip("/")
@@ -294,6 +369,7 @@ class LinkResolver:
             self._by_path.get(key)
             or self._by_name.get(key.rsplit("/", 1)[-1])
             or self._by_slug.get(slugify(key))
+            or self._by_label.get(target.strip().lower())
         )
 
 
@@ -304,31 +380,90 @@ def _is_attachment(target: str) -> bool:
     return bool(_ATTACHMENT.search(target.strip()))
 
 
-def resolve_links(vault: Vault) -> None:
-    """Fill `vault.edges` and report links that point nowhere."""
-    resolver = vault.resolver = LinkResolver(vault.notes.values())
-    vault.edges = {}
-    for path, note in vault.notes.items():
-        edges: dict[str, str] = {}
-        for link in note.links:
-            target = resolver.resolve(link.target)
-            if target is None and _is_attachment(link.target):
-                continue  # an image or a PDF: not a note, so neither an edge nor a broken link
-            if target is None:
-                vault.warnings.append(Issue(path, f"link [[{link.target}]] points to no note"))
-            elif target != path and target not in edges:
-                edges[target] = link.kind
-        vault.edges[path] = tuple(edges.items())
+def _same_names(vault: Vault, previous: Vault | None, fresh: Iterable[str]) -> bool:
+    """Whether every link resolves as in `previous`: same note paths, same slugs (`fresh`:
+    the notes that are not `previous`'s own objects, the only ones whose slug may differ)."""
+    return (
+        previous is not None
+        and previous.resolver is not None
+        and previous.notes.keys() == vault.notes.keys()
+        and all(previous.notes[p].slug == vault.notes[p].slug for p in fresh)
+    )
 
 
-def _report_duplicates(vault: Vault) -> None:
-    first: dict[str, str] = {}
-    for path in sorted(vault.notes):
-        slug = vault.notes[path].slug
-        if slug in first:
-            vault.warnings.append(Issue(path, f"duplicate slug '{slug}' (also used by {first[slug]})"))
+def _resolve_one(path: str, note: Note, resolver: LinkResolver, memo: dict) -> tuple[tuple, tuple]:
+    edges: dict[str, str] = {}
+    found: list[Issue] = []
+    for link in note.links:
+        if link.target in memo:
+            target = memo[link.target]
         else:
-            first[slug] = path
+            target = memo[link.target] = resolver.resolve(link.target)
+        if target is None and _is_attachment(link.target):
+            continue  # an image or a PDF: not a note, so neither an edge nor a broken link
+        if target is None:
+            found.append(Issue(path, f"link [[{link.target}]] points to no note"))
+        elif target != path and target not in edges:
+            edges[target] = link.kind
+    return tuple(edges.items()), tuple(found)
+
+
+def resolve_links(vault: Vault, previous: Vault | None = None, fresh: Iterable[str] | None = None) -> None:
+    """Fill `vault.edges` and report links that point nowhere.
+
+    With `previous` holding the same note paths and slugs, a link resolves as it did then: only
+    the `fresh` notes (every note not identical to `previous`'s, by default) whose links changed
+    are resolved again, the others keep their edge tuples, and `vault._relinked` names the
+    notes resolved again, so an index can update its graph for those alone.
+    """
+    if fresh is None:
+        fresh = [p for p, n in vault.notes.items() if previous is None or previous.notes.get(p) is not n]
+    memo: dict[str, str | None] = {}
+    if _same_names(vault, previous, fresh):
+        resolver = vault.resolver = previous.resolver
+        vault.edges, dangling = dict(previous.edges), dict(previous._dangling)
+        relinked = set()
+        reorder = False
+        for path in fresh:
+            note = vault.notes[path]
+            if note.links == previous.notes[path].links:
+                continue
+            relinked.add(path)
+            vault.edges[path], found = _resolve_one(path, note, resolver, memo)
+            if found:
+                reorder |= path not in dangling
+                dangling[path] = found
+            else:
+                dangling.pop(path, None)
+        if reorder:  # warnings come in the notes' order
+            dangling = {p: dangling[p] for p in vault.notes if p in dangling}
+        vault._dangling, vault._relinked, vault._edges_base = dangling, relinked, previous.edges
+    else:
+        resolver = vault.resolver = LinkResolver(vault.notes.values())
+        vault.edges, vault._dangling = {}, {}
+        for path, note in vault.notes.items():
+            vault.edges[path], found = _resolve_one(path, note, resolver, memo)
+            if found:
+                vault._dangling[path] = found
+        vault._relinked, vault._edges_base = None, None
+    for found in vault._dangling.values():
+        vault.warnings.extend(found)
+
+
+def _report_duplicates(vault: Vault, previous: Vault | None = None) -> None:
+    """Notes sharing a slug; with `previous` under the same names (`_same_names`), its report."""
+    if previous is not None:
+        vault._duplicates = previous._duplicates
+    else:
+        first: dict[str, str] = {}
+        vault._duplicates = []
+        for path in sorted(vault.notes):
+            slug = vault.notes[path].slug
+            if slug in first:
+                vault._duplicates.append(Issue(path, f"duplicate slug '{slug}' (also used by {first[slug]})"))
+            else:
+                first[slug] = path
+    vault.warnings.extend(vault._duplicates)
 
 
 # ---------------------------------------------------------------- loading
@@ -347,16 +482,19 @@ def load_vault(root: str | os.PathLike[str], options: VaultOptions | None = None
     reusable = previous is not None and previous.root == root and previous.options == options
     old = previous.notes if reusable else {}
     vault = Vault(root=root, notes={}, options=options)
-    for rel, path in iter_markdown(root, options):
+    fresh: list[str] = []  # notes that are not `previous`'s own objects
+    stat = os.stat
+    for rel, path in _scan(root, options):
         try:
-            stat = path.stat()
+            st = stat(path)
             note = old.get(rel)
-            if note is None or (note.mtime_ns, note.size) != (stat.st_mtime_ns, stat.st_size):
-                raw = path.read_bytes()
+            if note is None or note.mtime_ns != st.st_mtime_ns or note.size != st.st_size:
+                with open(path, "rb") as f:
+                    raw = f.read()
                 if note is not None and note.digest == _digest(raw):
-                    note = replace(note, mtime_ns=stat.st_mtime_ns)
+                    note = replace(note, mtime_ns=st.st_mtime_ns)
                 else:
-                    note = parse_note(rel, raw, mtime_ns=stat.st_mtime_ns, options=options)
+                    note = parse_note(rel, raw, mtime_ns=st.st_mtime_ns, options=options)
         except ValueError as exc:
             vault.errors.append(Issue(rel, str(exc)))
             continue
@@ -364,7 +502,11 @@ def load_vault(root: str | os.PathLike[str], options: VaultOptions | None = None
             vault.errors.append(Issue(rel, f"cannot read the file: {exc.strerror or exc}"))
             continue
         vault.notes[rel] = note
-        vault.warnings.extend(Issue(rel, w) for w in note.warnings)
-    _report_duplicates(vault)
-    resolve_links(vault)
+        if note is not old.get(rel):
+            fresh.append(rel)
+        if note.warnings:
+            vault.warnings.extend(Issue(rel, w) for w in note.warnings)
+    previous = previous if reusable else None
+    _report_duplicates(vault, previous if _same_names(vault, previous, fresh) else None)
+    resolve_links(vault, previous, fresh)
     return vault

@@ -1,13 +1,17 @@
 /**
  * GrasBot preview: Obsidian glue only. It wires commands, the ribbon button, the side panel,
  * the settings tab and reload-on-save to the plain modules (client, sse, preview, noteTest,
- * debounce), which hold the logic and are unit-tested without Obsidian.
+ * debounce), which hold the logic and are unit-tested without Obsidian. Alias suggestions: an
+ * editor extension (aliasSuggest/), fed when a note is opened and after a reload.
  *
  * Network: only the daemon URL of the settings, a loopback address. JSON-RPC goes through
  * `requestUrl`; the streamed preview uses `fetch`, because `requestUrl` cannot stream.
  */
 
-import { Notice, Plugin, TAbstractFile, TFile, requestUrl } from "obsidian";
+import { Notice, Plugin, TAbstractFile, TFile, editorInfoField, requestUrl } from "obsidian";
+import { AliasSuggestController, SUGGESTION_LIMIT } from "./aliasSuggest/controller";
+import { AliasSuggestHub } from "./aliasSuggest/extension";
+import { DismissedAliases } from "./aliasSuggest/suggestions";
 import { GrasbotClient } from "./client";
 import { Debouncer } from "./debounce";
 import { describeFailure } from "./errors";
@@ -26,6 +30,8 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	settings: GrasbotSettings = normalizeSettings({});
 	private reloader: Debouncer | null = null;
 	private autoReloadFailing = false;
+	private aliasSuggest: AliasSuggestController | null = null;
+	private readonly dismissedAliases = new DismissedAliases(() => this.settings.dismissedAliases);
 
 	async onload(): Promise<void> {
 		this.settings = normalizeSettings(await this.loadData());
@@ -58,6 +64,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			},
 		});
 		this.addSettingTab(new GrasbotSettingTab(this.app, this));
+		this.setUpAliasSuggestions();
 
 		// After layout-ready, so the vault's initial load does not count as saves.
 		this.app.workspace.onLayoutReady(() => {
@@ -66,7 +73,49 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			this.registerEvent(this.app.vault.on("create", changed));
 			this.registerEvent(this.app.vault.on("delete", changed));
 			this.registerEvent(this.app.vault.on("rename", changed));
+			this.registerEvent(this.app.vault.on("rename", (file, oldPath) => void this.noteRenamed(file, oldPath)));
+			this.registerEvent(this.app.workspace.on("file-open", (file) => void this.refreshAliasSuggestions(file)));
+			void this.refreshAliasSuggestions(this.app.workspace.getActiveFile());
 		});
+	}
+
+	private setUpAliasSuggestions(): void {
+		const hub = new AliasSuggestHub({
+			pathOf: (state) => state.field(editorInfoField, false)?.file?.path ?? null,
+			add: (path, suggestion) => {
+				this.aliasSuggest?.add(path, suggestion).catch((error: unknown) => {
+					const message = error instanceof Error ? error.message : String(error);
+					new Notice(`Could not add the alias "${suggestion.alias}": ${message}`, NOTICE_MS);
+				});
+			},
+			dismiss: (path, suggestion) => void this.aliasSuggest?.dismiss(path, suggestion),
+		});
+		this.aliasSuggest = new AliasSuggestController({
+			hub,
+			dismissed: this.dismissedAliases,
+			hasToken: () => this.settings.token.length > 0,
+			suggest: (slug) => this.client().suggestAliases(slug, SUGGESTION_LIMIT),
+			saveDismissed: () => this.saveData(this.settings),
+			editFrontMatter: async (path, edit) => {
+				const file = this.app.vault.getFileByPath(path);
+				if (!file) throw new Error(`${path} is no longer in the vault`);
+				await this.app.fileManager.processFrontMatter(file, edit);
+			},
+			daemonUrl: () => this.settings.daemonUrl,
+			debug: (message) => console.debug(message),
+		});
+		this.registerEditorExtension(hub.extension());
+	}
+
+	private async refreshAliasSuggestions(file: TFile | null): Promise<void> {
+		const note = file
+			? { path: file.path, basename: file.basename, extension: file.extension, frontmatter: this.app.metadataCache.getFileCache(file)?.frontmatter }
+			: null;
+		await this.aliasSuggest?.refresh(note);
+	}
+
+	private async noteRenamed(file: TAbstractFile, oldPath: string): Promise<void> {
+		if (this.dismissedAliases.rename(oldPath, file.path)) await this.saveData(this.settings);
 	}
 
 	client(): GrasbotClient {
@@ -100,6 +149,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			const failing = this.autoReloadFailing;
 			this.autoReloadFailing = false;
 			if (!quiet || result.errors.length > 0 || failing) new Notice(formatReloadNotice(result), NOTICE_MS);
+			void this.refreshAliasSuggestions(this.app.workspace.getActiveFile());
 		} catch (error) {
 			if (quiet && this.autoReloadFailing) return; // said once already
 			if (quiet) this.autoReloadFailing = true;

@@ -1,10 +1,14 @@
 /** Plugin settings, their defaults and their checks (no Obsidian here, so they are tested). */
 
+import { type DismissedData, normalizeDismissed } from "./aliasSuggest/suggestions";
+
 export interface GrasbotSettings {
 	daemonUrl: string;
 	token: string;
 	reloadOnSave: boolean;
 	debounceMs: number;
+	/** Alias suggestions the author dismissed: note path → normalized aliases. */
+	dismissedAliases: DismissedData;
 }
 
 export const DEFAULT_SETTINGS: GrasbotSettings = {
@@ -12,6 +16,7 @@ export const DEFAULT_SETTINGS: GrasbotSettings = {
 	token: "",
 	reloadOnSave: false,
 	debounceMs: 2000,
+	dismissedAliases: {},
 };
 
 export const MIN_DEBOUNCE_MS = 250;
@@ -48,7 +53,7 @@ export function validateDebounce(value: number): string | undefined {
 /** Settings from data.json, whatever an older or hand-edited file holds. */
 export function normalizeSettings(raw: unknown): GrasbotSettings {
 	const data = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
-	const settings: GrasbotSettings = { ...DEFAULT_SETTINGS };
+	const settings: GrasbotSettings = { ...DEFAULT_SETTINGS, dismissedAliases: normalizeDismissed(data.dismissedAliases) };
 	if (typeof data.daemonUrl === "string" && validateDaemonUrl(data.daemonUrl) === undefined) {
 		settings.daemonUrl = data.daemonUrl.trim().replace(/\/+$/, "");
 	}

@@ -61,7 +61,7 @@ describe("plugin glue", () => {
 		expect(app.vault.count("modify")).toBe(0);
 		app.workspace.setLayoutReady();
 		expect(app.vault.count("modify")).toBe(1);
-		expect(stub.events.map((e) => e.name).sort()).toEqual(["create", "delete", "modify", "rename"]);
+		expect(stub.events.map((e) => e.name).sort()).toEqual(["create", "delete", "file-open", "modify", "rename", "rename"]);
 	});
 
 	it("turns several saves into one reload with the owner token, quietly when all went well", async () => {

@@ -3,6 +3,8 @@
  * `obsidian` to this file. It records what the plugin registers so tests can drive it.
  */
 
+import { StateField } from "@codemirror/state";
+
 type Callback = (...args: unknown[]) => unknown;
 
 export interface EventRef {
@@ -98,6 +100,9 @@ export class Workspace extends Events {
 	}
 }
 
+/** Obsidian's field that tells an editor which note it shows; tests set it with `.init`. */
+export const editorInfoField = StateField.define<{ file: TFile | null }>({ create: () => ({ file: null }), update: (value) => value });
+
 export class App {
 	vault = new Events();
 	workspace = new Workspace();
@@ -168,6 +173,12 @@ export class Plugin extends Component {
 
 	registerEvent(ref: EventRef): void {
 		this.events.push(ref);
+	}
+
+	editorExtensions: unknown[] = [];
+
+	registerEditorExtension(extension: unknown): void {
+		this.editorExtensions.push(extension);
 	}
 }
 

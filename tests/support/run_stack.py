@@ -12,6 +12,7 @@ launcher reads JSON commands on stdin, one a line, and answers each with one JSO
 
     {"cmd": "script", "args": {"first_delay": 30}}   -> StandinOllama.script(**args)
     {"cmd": "script"}                                -> back to the default reply
+    {"cmd": "release"}                               -> StandinOllama.release()
 
 Both servers bind 127.0.0.1 on a free port; everything temporary is removed on exit.
 """
@@ -69,9 +70,12 @@ async def commands(ollama: StandinOllama, stop: asyncio.Event) -> None:
     while line := await reader.readline():
         try:
             command = json.loads(line)
-            if command.get("cmd") != "script":
+            if command.get("cmd") == "script":
+                default_script(ollama, **command.get("args", {}))
+            elif command.get("cmd") == "release":
+                ollama.release()
+            else:
                 raise ValueError(f"unknown command {command.get('cmd')!r}")
-            default_script(ollama, **command.get("args", {}))
             answer = {"ok": True}
         except Exception as exc:  # noqa: BLE001 - a bad command is reported, not fatal
             answer = {"ok": False, "error": str(exc)}

@@ -1,0 +1,129 @@
+"""How many questions a client may ask: a token bucket per client, in bounded memory.
+
+Each question that reaches the LLM costs the machine seconds of work, so a visitor gets
+`burst` questions at once and then `per_minute` a minute. A bucket that has had time to
+fill up again is the same as no bucket, so it is forgotten; beyond `max_clients` the least
+recently seen client is forgotten too (it gets a full bucket back, which errs on the side
+of answering). Behind a reverse proxy every peer is the proxy, so the client is the first
+X-Forwarded-For address, believed only when the peer is a trusted proxy.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+
+__all__ = ["RateLimiter", "TrustedProxies", "client_key"]
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+class RateLimiter:
+    """Token buckets keyed by client; `take(key)` spends one token or says how long to wait."""
+
+    def __init__(
+        self,
+        per_minute: float,
+        burst: int,
+        *,
+        max_clients: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if per_minute <= 0 or burst < 1 or max_clients < 1:
+            raise ValueError("per_minute must be positive, burst and max_clients at least 1")
+        self.rate = per_minute / 60.0  # tokens a second
+        self.burst = float(burst)
+        self.max_clients = max_clients
+        self._clock = clock
+        self._full_after = self.burst / self.rate  # an idle bucket is full again after this
+        # key -> (tokens, time of last update); oldest update first
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def take(self, key: str) -> float:
+        """0.0 if `key` may go on (one token spent), else the seconds until it may."""
+        now = self._clock()
+        self._expire(now)
+        tokens, last = self._buckets.pop(key, (self.burst, now))
+        tokens = min(self.burst, tokens + max(0.0, now - last) * self.rate)
+        if tokens >= 1.0:
+            self._buckets[key] = (tokens - 1.0, now)
+            wait = 0.0
+        else:
+            self._buckets[key] = (tokens, now)
+            wait = (1.0 - tokens) / self.rate
+        while len(self._buckets) > self.max_clients:
+            self._buckets.popitem(last=False)
+        return wait
+
+    def _expire(self, now: float) -> None:
+        # Ordered by last update: stop at the first bucket still refilling.
+        while self._buckets:
+            key, (_, last) = next(iter(self._buckets.items()))
+            if now - last < self._full_after:
+                break
+            del self._buckets[key]
+
+    @staticmethod
+    def retry_after(wait: float) -> int:
+        """Whole seconds for Retry-After: rounded up, at least 1."""
+        return max(1, math.ceil(wait))
+
+
+class TrustedProxies:
+    """The peers whose X-Forwarded-For is believed: addresses or networks (`10.0.0.0/8`)."""
+
+    def __init__(self, entries: Iterable[str]) -> None:
+        networks = []
+        for entry in entries:
+            try:
+                networks.append(ipaddress.ip_network(entry.strip(), strict=False))
+            except ValueError:
+                raise ValueError(f"trusted proxy {entry!r} is not an IP address or network") from None
+        self._networks = tuple(networks)
+
+    def __contains__(self, address: IPAddress | None) -> bool:
+        return address is not None and any(address in net for net in self._networks if net.version == address.version)
+
+
+def _address(text: str | None) -> IPAddress | None:
+    if not text:
+        return None
+    text = text.strip()
+    if text.startswith("[") and "]" in text:  # "[2001:db8::1]:443"
+        text = text[1 : text.index("]")]
+    try:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _key(address: IPAddress) -> str:
+    # One IPv6 host usually holds a whole /64: counting addresses would count nothing.
+    if isinstance(address, ipaddress.IPv6Address):
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
+def client_key(peer: str | None, forwarded_for: str | None, trusted: TrustedProxies) -> str:
+    """Who is asking: the peer, or the first X-Forwarded-For address when the peer is trusted.
+
+    The first address is the one nginx writes (`proxy_set_header X-Forwarded-For
+    $remote_addr`); an unusable header from a trusted proxy falls back to the peer.
+    """
+    address = _address(peer)
+    if address in trusted and forwarded_for:
+        claimed = _address(forwarded_for.split(",", 1)[0])
+        if claimed is not None:
+            return _key(claimed)
+    if address is None:
+        return f"peer:{(peer or '?')[:64]}"  # a Unix socket or an unparsable peer: one shared bucket
+    return _key(address)

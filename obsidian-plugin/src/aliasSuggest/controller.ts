@@ -1,0 +1,85 @@
+/**
+ * Asks the daemon for a note's alias suggestions and hands them to the editors; adds and
+ * dismisses them. Silent by design: a note the daemon does not know, a daemon that is down or
+ * a missing token only clear the suggestions, with one debug line when the state changes.
+ * Obsidian stays outside (main.ts injects it), so this is tested as is.
+ */
+
+import { RPC_NOTE_NOT_FOUND, RpcError, describeFailure } from "../errors";
+import type { AliasSuggestion, AliasSuggestions } from "../protocol";
+import { noteSlug } from "../slug";
+import type { AliasSuggestHub } from "./extension";
+import { addAlias } from "./frontmatter";
+import type { DismissedAliases } from "./suggestions";
+
+export interface NoteRef {
+	path: string;
+	basename: string;
+	extension: string;
+	frontmatter?: Record<string, unknown>;
+}
+
+export interface AliasSuggestDeps {
+	hub: AliasSuggestHub;
+	dismissed: DismissedAliases;
+	/** The owner token is set (suggest_aliases is owner only). */
+	hasToken(): boolean;
+	suggest(slug: string): Promise<AliasSuggestions>;
+	saveDismissed(): Promise<void>;
+	/** `app.fileManager.processFrontMatter` on the note at `path`. */
+	editFrontMatter(path: string, edit: (frontmatter: Record<string, unknown>) => void): Promise<void>;
+	daemonUrl(): string;
+	debug?(message: string): void;
+}
+
+export const SUGGESTION_LIMIT = 8;
+
+export class AliasSuggestController {
+	private latest = 0;
+	private lastState = "";
+
+	constructor(private readonly deps: AliasSuggestDeps) {}
+
+	/** Fetches and shows the suggestions of `note`; stale answers (another note opened since) are dropped. */
+	async refresh(note: NoteRef | null): Promise<void> {
+		const request = ++this.latest;
+		if (!note || note.extension !== "md") return;
+		if (!this.deps.hasToken()) {
+			this.deps.hub.clear(note.path);
+			this.state("no access token set: alias suggestions are off");
+			return;
+		}
+		const slug = noteSlug(note.basename, note.frontmatter);
+		try {
+			const result = await this.deps.suggest(slug);
+			if (request !== this.latest) return;
+			this.deps.hub.show({ path: note.path, suggestions: result.suggestions, dismissed: this.deps.dismissed.forPath(note.path) });
+			this.state("");
+		} catch (error) {
+			if (request !== this.latest) return;
+			this.deps.hub.clear(note.path);
+			if (error instanceof RpcError && error.code === RPC_NOTE_NOT_FOUND) return; // a note the daemon does not serve
+			const failure = describeFailure(error, this.deps.daemonUrl());
+			this.state(`no alias suggestions: ${failure.title}`);
+		}
+	}
+
+	/** Adds the alias to the note's frontmatter (a list, no duplicate, other fields kept). */
+	async add(path: string, suggestion: AliasSuggestion): Promise<void> {
+		await this.deps.editFrontMatter(path, (frontmatter) => {
+			addAlias(frontmatter, suggestion.alias);
+		});
+	}
+
+	/** Hides the suggestion for good: saved in the plugin's data, per note and alias. */
+	async dismiss(path: string, suggestion: AliasSuggestion): Promise<void> {
+		this.deps.hub.dismissed(path, suggestion.alias);
+		if (this.deps.dismissed.add(path, suggestion.alias)) await this.deps.saveDismissed();
+	}
+
+	private state(message: string): void {
+		if (message === this.lastState) return;
+		this.lastState = message;
+		if (message) this.deps.debug?.(`GrasBot: ${message}`);
+	}
+}

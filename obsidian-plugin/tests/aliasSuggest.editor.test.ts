@@ -1,0 +1,182 @@
+// The alias suggestions in a real CodeMirror EditorView (happy-dom): where the widgets are
+// drawn, what their hover says, add and dismiss, and nothing drawn when the daemon cannot help.
+import { afterEach, describe, expect, it } from "vitest";
+import { DaemonNotRunningError, RPC_NOTE_NOT_FOUND, RpcError } from "../src/errors";
+import type { AliasSuggestions } from "../src/protocol";
+import { type Harness, mountHarness } from "./browser-aliases/harness";
+
+const NOTE = [
+	"---",
+	"title: Push swap",
+	"aliases:",
+	"  - tri de piles",
+	"tags: [c, algo]",
+	"---",
+	"# Push swap",
+	"Trier une pile avec une autre.",
+	"",
+].join("\n");
+
+const RESULT: AliasSuggestions = {
+	slug: "push-swap",
+	suggestions: [
+		{ alias: "projet de tri", source: "link_text", evidence: ["competences/algorithmique.md : [[push-swap|projet de tri]]"], score: 0.82 },
+		{ alias: "tri avec deux piles", source: "visitor_question", evidence: ["comment trier avec deux piles ?"], score: 0.64 },
+		{ alias: "Tri de piles", source: "answers", evidence: ["c'est quoi le tri de piles ?"], score: 0.5 },
+	],
+};
+
+let mounted: Harness[] = [];
+afterEach(() => {
+	for (const h of mounted) h.destroy();
+	mounted = [];
+	document.body.replaceChildren();
+});
+
+function mount(options: Partial<Parameters<typeof mountHarness>[1]> = {}): Harness {
+	const parent = document.body.createDiv();
+	const h = mountHarness(parent, { path: "projets/push-swap.md", doc: NOTE, suggest: async () => RESULT, ...options });
+	mounted.push(h);
+	return h;
+}
+
+function chips(h: Harness): HTMLElement[] {
+	return [...h.view.dom.querySelectorAll<HTMLElement>(".grasbot-alias-suggestion")];
+}
+
+const flush = () => new Promise((resolve) => window.setTimeout(resolve, 0));
+
+describe("alias suggestions in the editor", () => {
+	it("draws the suggestions after the aliases line of the frontmatter, in order, minus those already there", async () => {
+		const h = mount();
+		await h.open();
+		expect(h.asked).toEqual(["push-swap"]);
+		const box = h.view.dom.querySelector<HTMLElement>(".grasbot-alias-suggestions");
+		expect(box).not.toBeNull();
+		const line = box?.closest(".cm-line");
+		expect(line?.textContent?.startsWith("aliases:")).toBe(true);
+		// The widget comes after the line's text, and the line is the third of the document.
+		const lines = [...h.view.contentDOM.querySelectorAll(".cm-line")];
+		expect(lines.indexOf(line as Element)).toBe(2);
+		const nodes = [...(line?.childNodes ?? [])];
+		const at = nodes.indexOf(box as ChildNode);
+		expect(nodes.slice(0, at).map((n) => n.textContent).join("")).toBe("aliases:");
+		// Only CodeMirror's cursor placeholder may follow the widget on its line.
+		expect(nodes.slice(at + 1).every((n) => n.nodeName === "BR" || n.nodeName === "IMG")).toBe(true);
+		// "Tri de piles" is already an alias: not offered.
+		expect(chips(h).map((c) => c.querySelector(".grasbot-alias-suggestion-text")?.textContent)).toEqual(["projet de tri", "tri avec deux piles"]);
+		// The document itself is untouched by the drawing.
+		expect(h.view.state.doc.toString()).toBe(NOTE);
+	});
+
+	it("names the source and the evidence on hover, and labels its buttons", async () => {
+		const h = mount();
+		await h.open();
+		const [link, visitor] = chips(h);
+		expect(link.title).toContain("link text in other notes");
+		expect(link.title).toContain("[[push-swap|projet de tri]]");
+		expect(visitor.title).toContain("visitors' questions");
+		expect(visitor.dataset.source).toBe("visitor_question");
+		expect(link.querySelector(".grasbot-alias-suggestion-add")?.getAttribute("aria-label")).toBe('Add alias "projet de tri"');
+		expect(link.querySelector(".grasbot-alias-suggestion-dismiss")?.getAttribute("aria-label")).toBe('Dismiss suggestion "projet de tri"');
+	});
+
+	it("adds the alias to the document's aliases list on click, and the chip goes", async () => {
+		const h = mount();
+		await h.open();
+		chips(h)[0].querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-add")?.click();
+		await flush();
+		expect(h.added).toEqual(["projet de tri"]);
+		expect(h.view.state.doc.toString()).toBe(NOTE.replace("  - tri de piles\n", "  - tri de piles\n  - projet de tri\n"));
+		expect(chips(h).map((c) => c.dataset.alias)).toEqual(["tri avec deux piles"]);
+	});
+
+	it("turns a single-string aliases into a list, and creates the key when there is none", async () => {
+		const scalar = mount({ doc: "---\naliases: tri de piles\nslug: push-swap\n---\nCorps\n" });
+		await scalar.open();
+		expect(scalar.view.dom.querySelector(".grasbot-alias-suggestions")?.closest(".cm-line")?.textContent).toContain("aliases: tri de piles");
+		chips(scalar)[0].querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-add")?.click();
+		await flush();
+		expect(scalar.view.state.doc.toString()).toBe("---\naliases:\n  - tri de piles\n  - projet de tri\nslug: push-swap\n---\nCorps\n");
+
+		const missing = mount({ doc: "---\ntitle: Push swap\n---\nCorps\n" });
+		await missing.open();
+		const box = missing.view.dom.querySelector(".grasbot-alias-suggestions");
+		expect(box?.tagName).toBe("DIV"); // a line of its own, above the closing fence
+		expect(box?.nextElementSibling?.textContent).toBe("---");
+		expect(chips(missing)).toHaveLength(3);
+		chips(missing)[1].querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-add")?.click();
+		await flush();
+		expect(missing.view.state.doc.toString()).toBe("---\ntitle: Push swap\naliases:\n  - tri avec deux piles\n---\nCorps\n");
+	});
+
+	it("keeps a dismissed suggestion gone when fed again and after the plugin data is reloaded", async () => {
+		const h = mount();
+		await h.open();
+		chips(h)[0].querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-dismiss")?.click();
+		await flush();
+		expect(chips(h).map((c) => c.dataset.alias)).toEqual(["tri avec deux piles"]);
+		expect(h.view.state.doc.toString()).toBe(NOTE);
+		await h.open(); // the note opened again: the daemon still suggests it
+		expect(h.asked).toHaveLength(2);
+		expect(chips(h).map((c) => c.dataset.alias)).toEqual(["tri avec deux piles"]);
+		const saved = h.saved();
+		expect(saved).not.toBeNull();
+		expect((JSON.parse(saved as string) as { dismissedAliases: unknown }).dismissedAliases).toEqual({ "projets/push-swap.md": ["projet de tri"] });
+
+		h.destroy();
+		const again = mount({ savedData: saved });
+		await again.open();
+		expect(chips(again).map((c) => c.dataset.alias)).toEqual(["tri avec deux piles"]);
+		// Dismissed for this note only.
+		const other = mount({ path: "projets/autre.md", savedData: saved });
+		await other.open();
+		expect(chips(other).map((c) => c.dataset.alias)).toContain("projet de tri");
+	});
+
+	it("shows nothing for a note the daemon does not know, and clears what was shown", async () => {
+		let known = true;
+		const h = mount({
+			suggest: async () => {
+				if (known) return RESULT;
+				throw new RpcError("suggest_aliases", RPC_NOTE_NOT_FOUND, "Note not found");
+			},
+		});
+		await h.open();
+		expect(chips(h)).toHaveLength(2);
+		known = false;
+		await h.open();
+		expect(chips(h)).toHaveLength(0);
+		expect(h.view.dom.querySelector(".grasbot-alias-suggestions")).toBeNull();
+	});
+
+	it("shows nothing, and does not throw, when the daemon is down or the token is missing", async () => {
+		const down = mount({ suggest: () => Promise.reject(new DaemonNotRunningError("http://127.0.0.1:8765", "ECONNREFUSED")) });
+		await expect(down.open()).resolves.toBeUndefined();
+		expect(chips(down)).toHaveLength(0);
+		expect(down.view.state.doc.toString()).toBe(NOTE);
+
+		const noToken = mount({ token: "" });
+		await noToken.open();
+		expect(noToken.asked).toEqual([]);
+		expect(chips(noToken)).toHaveLength(0);
+	});
+
+	it("drops an answer that arrives after another note was opened", async () => {
+		let release: (r: AliasSuggestions) => void = () => undefined;
+		const h = mount({ suggest: () => new Promise<AliasSuggestions>((resolve) => (release = resolve)) });
+		const first = h.open();
+		await h.controller.refresh(null); // another, non-Markdown view opened meanwhile
+		release(RESULT);
+		await first;
+		expect(chips(h)).toHaveLength(0);
+	});
+
+	it("follows edits: a suggestion typed in by hand disappears", async () => {
+		const h = mount();
+		await h.open();
+		const at = NOTE.indexOf("tags:");
+		h.view.dispatch({ changes: { from: at, insert: "  - Tri avec deux piles\n" } });
+		expect(chips(h).map((c) => c.dataset.alias)).toEqual(["projet de tri"]);
+	});
+});

@@ -1,0 +1,141 @@
+// The pure parts of the alias suggestions: reading `aliases` from the raw frontmatter, adding
+// one the way processFrontMatter would, which suggestions are shown, the dismissed list.
+import { describe, expect, it } from "vitest";
+import { addAlias, locateAliases, normalizeAlias, writeAliases } from "../src/aliasSuggest/frontmatter";
+import { DismissedAliases, hoverText, normalizeDismissed, visibleSuggestions } from "../src/aliasSuggest/suggestions";
+import type { AliasSuggestion } from "../src/protocol";
+import { normalizeSettings } from "../src/settings";
+
+const s = (alias: string, source = "link_text", evidence: string[] = []): AliasSuggestion => ({ alias, source, evidence, score: 0.5 });
+
+describe("locateAliases", () => {
+	it("reads a block list and ends it at the next key", () => {
+		const text = "---\ntitle: Push swap\naliases:\n  - tri\n  - 'deux piles' # le nom du sujet\n\n  - \"push_swap\"\ntags: [c]\n---\nCorps\n";
+		const where = locateAliases(text);
+		expect(where.kind).toBe("block");
+		expect(where.values).toEqual(["tri", "deux piles", "push_swap"]);
+		expect(text.slice(where.from, where.keyLineEnd)).toBe("aliases:");
+		expect(text.slice(where.from, where.to)).toBe("aliases:\n  - tri\n  - 'deux piles' # le nom du sujet\n\n  - \"push_swap\"");
+	});
+
+	it("reads a block list written at column 0", () => {
+		const where = locateAliases("---\naliases:\n- a\n- b\n---\n");
+		expect(where).toMatchObject({ kind: "block", values: ["a", "b"] });
+	});
+
+	it("reads a flow list, on one line or several", () => {
+		expect(locateAliases("---\naliases: [a, \"b, c\", 'd']\n---\n")).toMatchObject({ kind: "flow", values: ["a", "b, c", "d"] });
+		const text = "---\naliases: [un,\n  deux]\nslug: x\n---\n";
+		const where = locateAliases(text);
+		expect(where).toMatchObject({ kind: "flow", values: ["un", "deux"] });
+		expect(text.slice(where.from, where.to)).toBe("aliases: [un,\n  deux]");
+	});
+
+	it("reads a single string, an empty key, a missing key and no frontmatter", () => {
+		expect(locateAliases("---\naliases: moteur de recherche\n---\n")).toMatchObject({ kind: "scalar", values: ["moteur de recherche"] });
+		expect(locateAliases("---\naliases:\ntitle: x\n---\n")).toMatchObject({ kind: "empty", values: [] });
+		expect(locateAliases("---\naliases: ~\n---\n")).toMatchObject({ kind: "empty", values: [] });
+		const missing = "---\ntitle: x\n---\nbody";
+		expect(locateAliases(missing)).toMatchObject({ kind: "missing", closingFence: missing.indexOf("---\nbody") });
+		expect(locateAliases("# No frontmatter\naliases: a\n")).toMatchObject({ kind: "none", values: [] });
+		expect(locateAliases("---\naliases: a\nno closing fence\n")).toMatchObject({ kind: "none" });
+	});
+
+	it("does not take a nested key or a longer key for `aliases`", () => {
+		expect(locateAliases("---\nmeta:\n  aliases: [x]\naliases_old: y\n---\n").kind).toBe("missing");
+	});
+
+	it("handles CRLF line ends", () => {
+		const where = locateAliases("---\r\naliases:\r\n  - a\r\n---\r\n");
+		expect(where).toMatchObject({ kind: "block", values: ["a"] });
+	});
+});
+
+describe("addAlias (the processFrontMatter callback)", () => {
+	it("appends to a list, turns a string into a list, creates the key", () => {
+		const list: Record<string, unknown> = { title: "t", aliases: ["a"] };
+		expect(addAlias(list, "b")).toBe(true);
+		expect(list).toEqual({ title: "t", aliases: ["a", "b"] });
+		const scalar: Record<string, unknown> = { aliases: "a" };
+		addAlias(scalar, "b");
+		expect(scalar.aliases).toEqual(["a", "b"]);
+		const none: Record<string, unknown> = { slug: "x" };
+		addAlias(none, "b");
+		expect(none).toEqual({ slug: "x", aliases: ["b"] });
+		const empty: Record<string, unknown> = { aliases: null };
+		addAlias(empty, "b");
+		expect(empty.aliases).toEqual(["b"]);
+	});
+
+	it("never adds a duplicate, after normalisation", () => {
+		const fm: Record<string, unknown> = { aliases: ["Moteur de recherche"] };
+		expect(addAlias(fm, "moteur de  RECHERCHE")).toBe(false);
+		expect(addAlias(fm, "  ")).toBe(false);
+		expect(fm.aliases).toEqual(["Moteur de recherche"]);
+		const scalar: Record<string, unknown> = { aliases: "Données" };
+		expect(addAlias(scalar, "donnees")).toBe(false);
+		expect(scalar.aliases).toBe("Données");
+	});
+
+	it("normalises like the daemon's fold: case, accents, œ, punctuation", () => {
+		expect(normalizeAlias("Œuvre d’Éléonore !")).toBe("oeuvre d eleonore");
+		expect(normalizeAlias("push_swap")).toBe(normalizeAlias("Push swap"));
+	});
+});
+
+describe("writeAliases (the stand-in for Obsidian's YAML round trip)", () => {
+	it("rewrites only the aliases key, whatever its form, and keeps the rest", () => {
+		expect(writeAliases("---\ntitle: x\naliases: [a, b] # c\nslug: y\n---\nbody\n", ["a", "b", "c"])).toBe(
+			"---\ntitle: x\naliases:\n  - a\n  - b\n  - c\nslug: y\n---\nbody\n",
+		);
+		expect(writeAliases("---\naliases: seul\n---\n", ["seul", "autre"])).toBe("---\naliases:\n  - seul\n  - autre\n---\n");
+		expect(writeAliases("---\ntitle: x\n---\nbody", ["a"])).toBe("---\ntitle: x\naliases:\n  - a\n---\nbody");
+		expect(writeAliases("body", ["a"])).toBe("---\naliases:\n  - a\n---\nbody");
+	});
+
+	it("quotes what plain YAML would misread, and reads back what it wrote", () => {
+		const text = writeAliases("---\naliases:\n---\n", ["yes", "a: b", "C++ #1", "l'API"]);
+		expect(text).toBe('---\naliases:\n  - "yes"\n  - "a: b"\n  - "C++ #1"\n  - l\'API\n---\n');
+		expect(locateAliases(text).values).toEqual(["yes", "a: b", "C++ #1", "l'API"]);
+	});
+});
+
+describe("visibleSuggestions", () => {
+	it("drops the dismissed ones, those already in the aliases, and repeats, in the daemon's order", () => {
+		const shown = visibleSuggestions(
+			[s("Projet de tri"), s("tri avec deux piles"), s("push_swap 42"), s("projet de TRI"), s("")],
+			["Tri avec deux piles"],
+			new Set([normalizeAlias("push_swap 42")]),
+		);
+		expect(shown.map((x) => x.alias)).toEqual(["Projet de tri"]);
+	});
+
+	it("says where a suggestion comes from, with its evidence", () => {
+		const text = hoverText(s("projet de tri", "visitor_question", ["comment trier avec deux piles ?"]));
+		expect(text).toContain("visitors' questions that led to this note");
+		expect(text).toContain("• comment trier avec deux piles ?");
+		expect(hoverText(s("x", "something_new"))).toContain("source: something_new");
+	});
+});
+
+describe("dismissed list in the plugin's data", () => {
+	it("keeps normalized aliases per note path and survives a save and a load", () => {
+		const settings = normalizeSettings({});
+		const dismissed = new DismissedAliases(() => settings.dismissedAliases);
+		expect(dismissed.add("projets/push-swap.md", "Projet de tri")).toBe(true);
+		expect(dismissed.add("projets/push-swap.md", "projet de tri")).toBe(false);
+		const reloaded = normalizeSettings(JSON.parse(JSON.stringify(settings)));
+		expect(reloaded.dismissedAliases).toEqual({ "projets/push-swap.md": ["projet de tri"] });
+		expect(new DismissedAliases(() => reloaded.dismissedAliases).has("projets/push-swap.md", "PROJET de tri")).toBe(true);
+		expect(new DismissedAliases(() => reloaded.dismissedAliases).has("autre.md", "projet de tri")).toBe(false);
+	});
+
+	it("follows a renamed note and ignores junk in data.json", () => {
+		const data = normalizeDismissed({ "a.md": ["X", 3, "x"], "b.md": "nope", "c.md": [] });
+		expect(data).toEqual({ "a.md": ["x"] });
+		const dismissed = new DismissedAliases(() => data);
+		expect(dismissed.rename("a.md", "dossier/a.md")).toBe(true);
+		expect(data).toEqual({ "dossier/a.md": ["x"] });
+		expect(normalizeDismissed(null)).toEqual({});
+	});
+});

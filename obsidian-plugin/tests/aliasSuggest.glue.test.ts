@@ -1,0 +1,145 @@
+// The Obsidian glue of the alias suggestions (main.ts), on the stub: file-open and reload ask
+// the daemon with the owner token, a real editor registered by the plugin shows the chips,
+// add goes through processFrontMatter, and failures stay silent.
+import { EditorState, type Extension } from "@codemirror/state";
+import { EditorView } from "@codemirror/view";
+import type { App, PluginManifest } from "obsidian";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import GrasbotPreviewPlugin from "../src/main";
+import { App as StubApp, type Plugin as StubPlugin, TFile, editorInfoField, notices, setRequestUrlHandler } from "./obsidian-stub";
+
+interface Call {
+	method: string;
+	params: Record<string, unknown> | undefined;
+	auth: string | undefined;
+}
+
+const SUGGESTIONS = {
+	slug: "tri-rapide",
+	suggestions: [{ alias: "projet de tri", source: "link_text", evidence: ["a.md : [[push-swap|projet de tri]]"], score: 0.8 }],
+};
+
+let calls: Call[] = [];
+let views: EditorView[] = [];
+
+function daemon(answer: (method: string) => { result?: unknown; error?: unknown }) {
+	setRequestUrlHandler(async (request) => {
+		const body = JSON.parse(request.body ?? "{}") as { id: number; method: string; params?: Record<string, unknown> };
+		calls.push({ method: body.method, params: body.params, auth: request.headers?.Authorization });
+		return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: body.id, ...answer(body.method) }) };
+	});
+}
+
+const flush = () => new Promise((resolve) => window.setTimeout(resolve, 0));
+
+async function load(data: unknown, frontmatter: Record<string, unknown> = { slug: "Tri rapide" }) {
+	const app = new StubApp();
+	const frontmatterEdits: Record<string, unknown>[] = [];
+	Object.assign(app.metadataCache, { getFileCache: () => ({ frontmatter }) });
+	Object.assign(app.vault, { getFileByPath: (path: string) => new TFile(path) });
+	Object.assign(app, {
+		fileManager: {
+			processFrontMatter: async (_file: TFile, fn: (fm: Record<string, unknown>) => void) => {
+				const fm: Record<string, unknown> = { aliases: "tri" };
+				fn(fm);
+				frontmatterEdits.push(fm);
+			},
+		},
+	});
+	const plugin = new (GrasbotPreviewPlugin as unknown as new (app: App, manifest: PluginManifest, data: unknown) => GrasbotPreviewPlugin)(
+		app as unknown as App,
+		{} as PluginManifest,
+		data,
+	);
+	await plugin.onload();
+	const stub = plugin as unknown as StubPlugin;
+	app.workspace.setLayoutReady();
+	return { app, plugin, stub, frontmatterEdits };
+}
+
+function editor(stub: StubPlugin, file: TFile, doc: string): EditorView {
+	const view = new EditorView({
+		state: EditorState.create({ doc, extensions: [stub.editorExtensions as Extension[], editorInfoField.init(() => ({ file }))] }),
+		parent: document.body.createDiv(),
+	});
+	views.push(view);
+	return view;
+}
+
+beforeEach(() => {
+	calls = [];
+	notices.length = 0;
+});
+afterEach(() => {
+	for (const v of views) v.destroy();
+	views = [];
+	document.body.replaceChildren();
+});
+
+describe("alias suggestions glue", () => {
+	it("registers one editor extension and asks the daemon, with the token, when a note is opened", async () => {
+		daemon(() => ({ result: SUGGESTIONS }));
+		const { app, stub, frontmatterEdits } = await load({ token: "tok" });
+		expect(stub.editorExtensions).toHaveLength(1);
+		const file = new TFile("projets/push-swap.md");
+		const view = editor(stub, file, "---\nslug: Tri rapide\naliases: tri\n---\n");
+		app.workspace.trigger("file-open", file);
+		await flush();
+		expect(calls).toEqual([{ method: "suggest_aliases", params: { slug: "tri-rapide", limit: 8 }, auth: "Bearer tok" }]);
+		const chip = view.dom.querySelector<HTMLElement>(".grasbot-alias-suggestion");
+		expect(chip?.dataset.alias).toBe("projet de tri");
+		chip?.querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-add")?.click();
+		await flush();
+		expect(frontmatterEdits).toEqual([{ aliases: ["tri", "projet de tri"] }]);
+		expect(notices).toEqual([]);
+	});
+
+	it("does not draw the suggestions of one note in the editor of another", async () => {
+		daemon(() => ({ result: SUGGESTIONS }));
+		const { app, stub } = await load({ token: "tok" });
+		const other = editor(stub, new TFile("autre.md"), "---\naliases: []\n---\n");
+		app.workspace.trigger("file-open", new TFile("projets/push-swap.md"));
+		await flush();
+		expect(other.dom.querySelector(".grasbot-alias-suggestion")).toBeNull();
+	});
+
+	it("saves a dismissal in data.json and refreshes after a reload", async () => {
+		daemon((method) => ({ result: method === "reload" ? { vault_size: 1, added: 0, changed: 0, removed: 0, errors: [], took_ms: 1 } : SUGGESTIONS }));
+		const { app, stub } = await load({ token: "tok" });
+		const file = new TFile("projets/push-swap.md");
+		app.workspace.activeFile = file;
+		const view = editor(stub, file, "---\naliases:\n---\n");
+		stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
+		await flush();
+		await flush();
+		expect(calls.map((c) => c.method)).toEqual(["reload", "suggest_aliases"]);
+		view.dom.querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-dismiss")?.click();
+		await flush();
+		expect(view.dom.querySelector(".grasbot-alias-suggestion")).toBeNull();
+		expect(stub.saved).toMatchObject({ token: "tok", dismissedAliases: { "projets/push-swap.md": ["projet de tri"] } });
+	});
+
+	it("stays silent for an unknown note, a daemon that is down, or no token", async () => {
+		daemon(() => ({ error: { code: -32003, message: "Note not found" } }));
+		const { app, stub } = await load({ token: "tok" });
+		const file = new TFile("brouillon.md");
+		const view = editor(stub, file, "---\naliases: []\n---\n");
+		app.workspace.trigger("file-open", file);
+		await flush();
+		expect(calls.map((c) => c.method)).toEqual(["suggest_aliases"]);
+		setRequestUrlHandler(() => Promise.reject(new Error("net::ERR_CONNECTION_REFUSED")));
+		app.workspace.trigger("file-open", file);
+		app.workspace.trigger("file-open", null);
+		await flush();
+		expect(view.dom.querySelector(".grasbot-alias-suggestions")).toBeNull();
+		expect(notices).toEqual([]);
+
+		calls = [];
+		daemon(() => ({ result: SUGGESTIONS }));
+		const noToken = await load({});
+		noToken.app.workspace.trigger("file-open", file);
+		await flush();
+		expect(calls).toEqual([]);
+		expect(notices).toEqual([]);
+	});
+});

@@ -1,0 +1,119 @@
+// Alias suggestions in headless Chromium: the real extension (bundled by esbuild with the
+// harness of harness.ts) in a page served from 127.0.0.1, driven by playwright-core with
+// Debian's chromium. Clicks add and dismiss like a user, checks the document text, saves
+// test-artifacts/alias-suggestions.png. Run: node obsidian-plugin/tests/browser-aliases/run.mjs
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import esbuild from "esbuild";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const plugin = path.join(here, "..", "..");
+const artifacts = path.join(plugin, "..", "test-artifacts");
+const CHROMIUM = "/usr/bin/chromium";
+const FLAGS = [
+	"--headless",
+	"--no-sandbox",
+	"--disable-gpu",
+	"--disable-quic",
+	"--no-first-run",
+	"--disable-background-networking",
+	"--disable-component-update",
+	"--disable-sync",
+];
+
+const NOTE = ["---", "title: Push swap", "aliases:", "  - tri de piles", "tags: [c, algo]", "---", "# Push swap", "", "Trier une pile avec une autre.", ""].join("\n");
+
+async function bundle() {
+	const result = await esbuild.build({
+		entryPoints: [path.join(here, "page.ts")],
+		bundle: true,
+		format: "iife",
+		target: "es2018",
+		platform: "browser",
+		write: false,
+		logLevel: "silent",
+	});
+	return result.outputFiles[0].text;
+}
+
+function page(script) {
+	const css = readFileSync(path.join(plugin, "styles.css"), "utf8");
+	// Stand-ins for the Obsidian theme variables styles.css uses.
+	const theme = `body{font-family:sans-serif;--font-interface:sans-serif;--font-ui-smaller:12px;--size-2-1:2px;--size-2-2:4px;--size-4-1:4px;--size-4-2:8px;--radius-s:4px;--text-muted:#555;--text-faint:#888;--interactive-accent:#7b6cd9;--background-secondary:#f2f2f2;--background-modifier-border-hover:#aaa} #editor{width:900px;border:1px solid #ccc;font-family:monospace}`;
+	return `<!doctype html><html><head><meta charset="utf-8"><title>Alias suggestions</title><style>${theme}\n${css}</style></head><body><div id="editor"></div><script>${script}</script></body></html>`;
+}
+
+async function main() {
+	const html = page(await bundle());
+	const server = createServer((req, res) => {
+		if (req.url === "/") {
+			res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+			res.end(html);
+		} else {
+			res.writeHead(404);
+			res.end();
+		}
+	});
+	await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const { port } = server.address();
+	const profile = mkdtempSync(path.join(tmpdir(), "grasbot-chromium-"));
+	const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: FLAGS, headless: true });
+	try {
+		const tab = context.pages()[0] ?? (await context.newPage());
+		const errors = [];
+		tab.on("pageerror", (error) => errors.push(error.message));
+		await tab.goto(`http://127.0.0.1:${port}/`);
+		await tab.evaluate((doc) => window.aliasTest.mount(doc, null, true), NOTE);
+
+		// The widgets sit on the `aliases:` line, in the daemon's order, with their source on hover.
+		const chips = tab.locator(".grasbot-alias-suggestion");
+		assert.deepEqual(await chips.evaluateAll((els) => els.map((el) => el.dataset.alias)), ["projet de tri", "tri avec deux piles", "push_swap 42"]);
+		const line = await tab.locator(".grasbot-alias-suggestions").evaluate((el) => el.closest(".cm-line")?.textContent ?? "");
+		assert.ok(line.startsWith("aliases:Suggested:"), line);
+		assert.match(await chips.nth(1).getAttribute("title"), /visitors' questions that led to this note/);
+		// Rendered on the same visual row as `aliases:`, to its right.
+		const keyBox = await tab.locator(".cm-line", { hasText: "aliases:" }).first().boundingBox();
+		const widgetBox = await tab.locator(".grasbot-alias-suggestions").boundingBox();
+		assert.ok(widgetBox.x > keyBox.x + 40 && Math.abs(widgetBox.y - keyBox.y) < keyBox.height, JSON.stringify({ keyBox, widgetBox }));
+		mkdirSync(artifacts, { recursive: true });
+		await tab.locator("#editor").screenshot({ path: path.join(artifacts, "alias-suggestions.png") });
+
+		// Add: a real mouse click on the button puts the alias in the document's aliases list.
+		await chips.first().locator(".grasbot-alias-suggestion-add").click();
+		await tab.waitForFunction(() => window.aliasTest.text().includes("  - projet de tri\n"));
+		assert.equal(await tab.evaluate(() => window.aliasTest.text()), NOTE.replace("  - tri de piles\n", "  - tri de piles\n  - projet de tri\n"));
+		assert.deepEqual(await chips.evaluateAll((els) => els.map((el) => el.dataset.alias)), ["tri avec deux piles", "push_swap 42"]);
+
+		// Dismiss: gone now, after feeding again, and after the plugin data is reloaded.
+		await tab.locator('.grasbot-alias-suggestion[data-alias="push_swap 42"] .grasbot-alias-suggestion-dismiss').click();
+		assert.deepEqual(await chips.evaluateAll((els) => els.map((el) => el.dataset.alias)), ["tri avec deux piles"]);
+		await tab.evaluate(() => window.aliasTest.open());
+		assert.deepEqual(await chips.evaluateAll((els) => els.map((el) => el.dataset.alias)), ["tri avec deux piles"]);
+		const saved = await tab.evaluate(() => window.aliasTest.saved());
+		assert.deepEqual(JSON.parse(saved).dismissedAliases, { "projets/push-swap.md": ["push swap 42"] });
+		await tab.evaluate(([doc, data]) => window.aliasTest.mount(doc, data, true), [NOTE, saved]);
+		assert.deepEqual(await chips.evaluateAll((els) => els.map((el) => el.dataset.alias)), ["projet de tri", "tri avec deux piles"]);
+
+		// A note the daemon does not know: no widget, the document untouched.
+		await tab.evaluate((doc) => window.aliasTest.mount(doc, null, false), NOTE);
+		assert.equal(await tab.locator(".grasbot-alias-suggestions").count(), 0);
+		assert.equal(await tab.evaluate(() => window.aliasTest.text()), NOTE);
+		assert.deepEqual(errors, []);
+		console.debug("alias suggestions in Chromium: OK (test-artifacts/alias-suggestions.png)");
+	} finally {
+		await context.close();
+		await new Promise((resolve) => server.close(resolve));
+		rmSync(profile, { recursive: true, force: true });
+	}
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});

@@ -1,0 +1,238 @@
+// @vitest-environment node
+// The REAL preview panel (src/preview.ts with the real client and stream, bundled by esbuild
+// into a small page) in headless Chromium, against the real daemon and the stand-in Ollama
+// started by tests/support/run_stack.py. It asks a question and reads the screen: the
+// streamed answer, the badge, the sources with their reasons. Screenshots go to
+// test-artifacts/ (gitignored): plugin-preview-streaming.png and plugin-preview.png.
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { type Server, createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import esbuild from "esbuild";
+import { type BrowserContext, type Page, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STREAM_FALLBACK_NOTE } from "../../src/preview";
+import type { Source } from "../../src/protocol";
+import { formatPoints } from "../../src/render";
+import { REPO, type Stack, requirePython, startStack } from "../contract/stack";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const PLUGIN = path.resolve(here, "..", "..");
+const CHROMIUM = "/usr/bin/chromium";
+// REFERENCE.md "Real components": what headless Chromium needs as root on a closed network.
+const CHROMIUM_ARGS = [
+	"--headless",
+	"--no-sandbox",
+	"--disable-gpu",
+	"--disable-quic",
+	"--no-first-run",
+	"--disable-background-networking",
+	"--disable-component-update",
+	"--disable-sync",
+];
+const ARTIFACTS = path.join(REPO, "test-artifacts");
+const WAIT_MS = 30_000;
+
+let stack: Stack;
+let server: Server;
+let pageOrigin = "";
+let userDataDir = "";
+let context: BrowserContext;
+let page: Page;
+const requests: string[] = [];
+const pageErrors: string[] = [];
+
+async function bundlePage(): Promise<string> {
+	const result = await esbuild.build({
+		entryPoints: [path.join(here, "page.ts")],
+		bundle: true,
+		write: false,
+		format: "iife",
+		platform: "browser",
+		target: "es2018",
+		logLevel: "silent",
+		alias: { obsidian: path.join(PLUGIN, "tests", "obsidian-stub.ts") },
+	});
+	return result.outputFiles[0].text;
+}
+
+/** The test page and its assets, from 127.0.0.1 on a free port; the daemon must allow its origin. */
+async function servePage(files: Record<string, [string, string]>): Promise<void> {
+	server = createServer((req, res) => {
+		const file = files[req.url ?? ""];
+		if (!file) {
+			res.writeHead(404).end();
+			return;
+		}
+		res.writeHead(200, { "Content-Type": file[0], "Cache-Control": "no-store" }).end(file[1]);
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	pageOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function html(daemon: string): string {
+	return [
+		"<!doctype html>",
+		'<html lang="fr"><head><meta charset="utf-8"><title>GrasBot preview (test page)</title>',
+		'<link rel="stylesheet" href="/theme.css"><link rel="stylesheet" href="/styles.css"></head>',
+		`<body><div id="app" data-daemon="${daemon}"></div><script src="/page.js"></script></body></html>`,
+	].join("\n");
+}
+
+beforeAll(async () => {
+	if (!existsSync(CHROMIUM)) {
+		throw new Error(
+			`${CHROMIUM} is missing: the browser test needs Debian's chromium. Run \`bash scripts/setup.sh --test\` (it runs \`apt-get install -y chromium\`).`,
+		);
+	}
+	requirePython();
+	const files: Record<string, [string, string]> = {
+		"/page.js": ["text/javascript; charset=utf-8", await bundlePage()],
+		"/styles.css": ["text/css; charset=utf-8", await readFile(path.join(PLUGIN, "styles.css"), "utf8")],
+		"/theme.css": ["text/css; charset=utf-8", await readFile(path.join(here, "theme.css"), "utf8")],
+	};
+	await servePage(files);
+	stack = await startStack([pageOrigin]);
+	files["/"] = ["text/html; charset=utf-8", html(stack.info.daemon)];
+
+	userDataDir = await mkdtemp(path.join(tmpdir(), "grasbot-chromium-"));
+	context = await chromium.launchPersistentContext(userDataDir, {
+		executablePath: CHROMIUM,
+		headless: true,
+		args: CHROMIUM_ARGS,
+		viewport: { width: 460, height: 900 },
+	});
+	page = context.pages()[0] ?? (await context.newPage());
+	page.on("request", (request) => requests.push(request.url()));
+	page.on("pageerror", (error) => pageErrors.push(String(error)));
+}, 120_000);
+
+afterAll(async () => {
+	await context?.close();
+	await stack?.stop();
+	if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+	if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+});
+
+interface Screen {
+	status: string;
+	text: string;
+	badge: string;
+	facts: string;
+	states: string[];
+	sources: { title: string; score: string; meta: string; reasons: { signal: string; points: string; detail: string }[] }[];
+}
+
+function readScreen(): Promise<Screen> {
+	return page.evaluate(() => {
+		const text = (el: Element | null) => el?.textContent ?? "";
+		return {
+			status: text(document.querySelector(".grasbot-answer-status")),
+			text: text(document.querySelector(".grasbot-answer-text")),
+			badge: text(document.querySelector(".grasbot-badge")),
+			facts: text(document.querySelector(".grasbot-answer-facts")),
+			states: Array.from(document.querySelectorAll(".grasbot-state")).map((el) => text(el)),
+			sources: Array.from(document.querySelectorAll(".grasbot-source")).map((item) => ({
+				title: text(item.querySelector(".grasbot-source-link, .grasbot-source-title")),
+				score: text(item.querySelector(".grasbot-source-score")),
+				meta: text(item.querySelector(".grasbot-source-meta")),
+				reasons: Array.from(item.querySelectorAll(".grasbot-reason")).map((row) => ({
+					signal: text(row.querySelector(".grasbot-reason-signal")),
+					points: text(row.querySelector(".grasbot-reason-points")),
+					detail: text(row.querySelector(".grasbot-reason-detail")),
+				})),
+			})),
+		};
+	});
+}
+
+/** What the daemon itself says a visitor gets for `q` (the screen must show the same). */
+function visitorSearch(q: string): Promise<Source[]> {
+	const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "search", params: { q, audience: "visitor" } });
+	return new Promise((resolve, reject) => {
+		const req = request(`${stack.info.daemon}/rpc`, { method: "POST", headers: { "Content-Type": "application/json" } }, (res) => {
+			let text = "";
+			res.setEncoding("utf8");
+			res.on("data", (chunk: string) => (text += chunk));
+			res.on("end", () => {
+				try {
+					resolve((JSON.parse(text) as { result: { results: Source[] } }).result.results);
+				} catch (error) {
+					reject(error instanceof Error ? error : new Error(String(error)));
+				}
+			});
+		});
+		req.on("error", reject);
+		req.end(body);
+	});
+}
+
+describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
+	it("streams the answer, then shows the badge and the sources with their reasons", async () => {
+		const { question, reply } = stack.info;
+		const expected = await visitorSearch(question);
+		expect(expected.length).toBeGreaterThan(1);
+
+		// The stand-in writes its first piece, then holds the rest until `release`.
+		const pieces = [reply.slice(0, 90), reply.slice(90, 120), reply.slice(120)];
+		await stack.command("script", { pieces, hold_after: 1 });
+		try {
+			await page.goto(`${pageOrigin}/`, { waitUntil: "load" });
+			await page.waitForSelector('#app[data-ready="true"]', { timeout: WAIT_MS });
+			await page.fill(".grasbot-question", question);
+			await page.click(".grasbot-ask-button");
+
+			// Mid-stream: the first piece is on screen, the sources already shown, not done yet.
+			await page.waitForFunction(
+				(first) => document.querySelector(".grasbot-answer-text")?.textContent === first,
+				pieces[0],
+				{ timeout: WAIT_MS },
+			);
+			const partial = await readScreen();
+			expect(partial.badge).toBe(`basé sur ${expected.length} notes`);
+			expect(partial.sources.map((s) => s.title)).toEqual(expected.map((s) => s.title));
+			expect(partial.status).toBe("Asking the daemon…");
+			expect(partial.facts).toBe("");
+			expect(await page.isDisabled(".grasbot-ask-button")).toBe(true);
+			await mkdir(ARTIFACTS, { recursive: true });
+			await page.screenshot({ path: path.join(ARTIFACTS, "plugin-preview-streaming.png"), fullPage: true });
+		} finally {
+			await stack.command("release");
+			await stack.command("script");
+		}
+
+		await page.waitForSelector(".grasbot-answer-facts", { timeout: WAIT_MS });
+		const screen = await readScreen();
+		expect(screen.text).toBe(reply);
+		expect(screen.badge).toBe(`basé sur ${expected.length} notes`);
+		expect(screen.states).toEqual([]);
+		expect(screen.status).not.toContain(STREAM_FALLBACK_NOTE); // the stream itself answered
+		expect(screen.facts).toContain("modèle qwen3:8b");
+		expect(screen.sources.map((s) => s.title)).toEqual(expected.map((s) => s.title));
+
+		const first = screen.sources[0];
+		expect(first.title).toBe("GrasBot — le pipeline de réponse");
+		expect(first.meta).toBe("grasbot-pipeline · technique");
+		expect(first.score).toMatch(/^score \d+\.\d$/);
+		expect(first.reasons.find((r) => r.signal === "alias")?.detail).toBe("alias « comment fonctionne grasbot »");
+		// Every source shows every reason the daemon gave, signal, points and detail.
+		expect(screen.sources.map((s) => s.reasons)).toEqual(
+			expected.map((s) => s.reasons.map((r) => ({ signal: r.signal, points: formatPoints(r.points), detail: r.detail }))),
+		);
+		expect(await page.isDisabled(".grasbot-ask-button")).toBe(false);
+
+		// A source opens its note (the panel reports the vault path it would open).
+		await page.click(".grasbot-source-link");
+		expect(await page.getAttribute("#app", "data-opened")).toBe(expected[0].path);
+
+		await page.screenshot({ path: path.join(ARTIFACTS, "plugin-preview.png"), fullPage: true });
+
+		expect(pageErrors).toEqual([]);
+		expect(requests.some((url) => url.startsWith(`${stack.info.daemon}/ask/stream?`))).toBe(true);
+		// The page talks to itself and to the daemon, nothing else.
+		expect(requests.filter((url) => !url.startsWith(`${pageOrigin}/`) && !url.startsWith(`${stack.info.daemon}/`))).toEqual([]);
+	});
+});
