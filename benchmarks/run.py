@@ -124,6 +124,22 @@ def measure(n: int, work: Path, n_questions: int, baseline: bool) -> dict:
 _QUESTIONS = ["Quels projets en Python ?", "Comment marche le scoring ?", "Qui est l'auteur ?", "docker et linux", "BM25"]
 
 
+def daemon_memory(n: int, work: Path, warm: bool) -> dict:
+    """A daemon's peak RSS, alone in its process: start (from the cache when `warm`, which
+    measure() wrote), 100 searches, one reload. Nothing else lives here, no baseline."""
+    from generate_vault import questions
+    from grasbot import Settings, build_snapshot, search
+
+    root = _vault_for(n, work)
+    settings = Settings.load(env={}, vault_dir=root)
+    snap = build_snapshot(settings, cache_dir=work / f"cache-{n}" if warm else None)
+    index = snap.index("visitor")
+    for q in questions(snap.vault.notes.values(), 100, seed=11):
+        search(q, index, top_k=5, min_score=4.0)
+    snap = build_snapshot(settings, snap)
+    return {"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
 async def _load_clients(url: str, seconds: float, clients: int) -> dict:
     """`clients` concurrent keep-alive connections calling `search` for `seconds`."""
     import aiohttp
@@ -194,6 +210,7 @@ def main() -> None:
     parser.add_argument("--no-daemon", action="store_true", help="skip the loopback throughput")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--_one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--_memory", help=argparse.SUPPRESS)  # "N,cold" or "N,warm"
     parser.add_argument("--_clients", help=argparse.SUPPRESS)
     parser.add_argument("--_seconds", type=float, default=5.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -204,19 +221,27 @@ def main() -> None:
     if args._one is not None:
         print(json.dumps(measure(args._one, args.work, args.questions, not args.no_baseline)))
         return
+    if args._memory:
+        n, how = args._memory.split(",")
+        print(json.dumps(daemon_memory(int(n), args.work, how == "warm")))
+        return
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}", flush=True)
     for n in [int(s) for s in args.sizes.split(",") if s.strip()]:
         cmd = [sys.executable, __file__, "--_one", str(n), "--questions", str(args.questions), "--work", str(args.work)]
         if args.no_baseline:
             cmd.append("--no-baseline")
         r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+        for how in ("cold", "warm"):
+            mem = [sys.executable, __file__, "--_memory", f"{n},{how}", "--work", str(args.work)]
+            r[f"daemon_{how}_rss_mb"] = json.loads(subprocess.run(mem, check=True, capture_output=True, text=True).stdout)["peak_rss_mb"]
         line = (
             f"N={r['notes']:>6}: cold {r['cold_s']:.2f} s (CPU {r['cold_cpu_s']:.2f} s; with cache write "
             f"{r['cold_with_cache_write_s']:.2f} s), warm {r['warm_s']:.2f} s (CPU {r['warm_cpu_s']:.2f} s), "
             f"search p50 {r['search_p50_ms']:.2f} ms p95 {r['search_p95_ms']:.2f} ms "
             f"(CPU p50 {r['search_cpu_p50_ms']:.2f} ms p95 {r['search_cpu_p95_ms']:.2f} ms), "
             f"reload one note {r['reload_one_ms']:.0f} ms (CPU {r['reload_one_cpu_ms']:.0f} ms), "
-            f"peak RSS {r['peak_rss_mb']:.0f} MB"
+            f"daemon peak RSS {r['daemon_cold_rss_mb']:.0f} MB (cold start) / {r['daemon_warm_rss_mb']:.0f} MB "
+            f"(start from the cache), this benchmark process's {r['peak_rss_mb']:.0f} MB"
         )
         if "rank_bm25_p50_ms" in r:
             line += (

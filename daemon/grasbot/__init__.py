@@ -5,11 +5,13 @@ load_vault → analyse_note/Index → score_note → expand_by_graph → search 
 LLMClient.generate → GrasBot.answer.
 """
 
+from ._aliases import suggest_aliases
 from ._analysis import tokenize_fr
 from ._config import Settings
 from ._engine import GrasBot, ReloadReport, Snapshot, build_snapshot
 from ._exceptions import (
     AuthError,
+    NoteNotFound,
     ConfigError,
     GrasbotError,
     LLMError,
@@ -24,8 +26,10 @@ from ._graph import expand_by_graph
 from ._index import Index, analyse_note
 from ._llm import LLMClient
 from ._prompt import build_prompt
+from ._questionlog import QuestionLog
 from ._scoring import Query, score_note
 from ._search import SearchResult, Source, search
+from ._server import create_app, serve
 from ._vault import Note, Vault, VaultOptions, load_vault
 from ._version import __version__
 
@@ -41,7 +45,9 @@ __all__ = [
     "LLMTimeout",
     "LLMUnavailable",
     "Note",
+    "NoteNotFound",
     "Query",
+    "QuestionLog",
     "QueryError",
     "ReloadReport",
     "SearchResult",
@@ -55,10 +61,13 @@ __all__ = [
     "analyse_note",
     "build_prompt",
     "build_snapshot",
+    "create_app",
     "expand_by_graph",
     "extractive_answer",
     "load_vault",
     "score_note",
     "search",
+    "serve",
+    "suggest_aliases",
     "tokenize_fr",
 ]

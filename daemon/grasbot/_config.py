@@ -87,6 +87,8 @@ class Settings:
         "GRASBOT_MAX_QUESTION": "max_question",
         "GRASBOT_MAX_BODY": "max_body",
         "GRASBOT_MAX_BATCH": "max_batch",
+        "GRASBOT_MAX_HISTORY": "max_history",
+        "GRASBOT_MAX_TURN": "max_turn",
         "GRASBOT_RATE_PER_MINUTE": "rate_per_minute",
         "GRASBOT_RATE_BURST": "rate_burst",
     }

@@ -329,9 +329,16 @@ class Index:
         unchanged note: only the changed notes' terms and links are touched."""
         visitor, owner = previous["visitor"], previous["owner"]
         notes = vault.notes
-        changed = [p for p, n in notes.items() if owner.notes.get(p) is not n]
-        gone = [p for p in owner.notes if p not in notes]
-        public = {p: n for p, n in notes.items() if n.public}
+        gone = owner.notes.keys() - notes.keys()
+        if vault._base is owner.notes:  # load_vault compared the files with these very notes
+            changed = vault._fresh
+        else:
+            changed = [p for p, n in notes.items() if owner.notes.get(p) is not n]
+        if not gone and all(p in owner.notes and owner.notes[p].public == notes[p].public for p in changed):
+            public = dict(visitor.notes)  # same notes, same visibility: only the changed ones differ
+            public.update((p, notes[p]) for p in changed if notes[p].public)
+        else:
+            public = {p: n for p, n in notes.items() if n.public}
         parts = []
         for old_body, old_fields, mine in (
             (visitor.body, visitor.fields, lambda p: p in public),
@@ -350,7 +357,7 @@ class Index:
         out = {}
         for audience, notes, body, fields in (
             ("visitor", public, pub[0], pub[1]),
-            ("owner", dict(vault.notes), Union(pub[0], priv[0]), Union(pub[1], priv[1])),
+            ("owner", vault.notes, Union(pub[0], priv[0]), Union(pub[1], priv[1])),
         ):
             picked = dict(zip(notes, map(analyses.__getitem__, notes)))
             edges, backlinks = _graph(notes, vault, previous[audience] if previous else None)

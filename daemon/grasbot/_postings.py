@@ -137,6 +137,9 @@ class Postings:
     def evolved(self, removed: Iterable[str] = (), added: Mapping[str, Mapping[str, int]] | None = None) -> "Postings":
         """A copy with `removed` paths gone and `added` ({path: term counts}) put in."""
         added = added or {}
+        removed = [p for p in removed if p in self._docs]
+        if not removed and not added:
+            return self  # immutable: the same object serves
         new = Postings()
         new._postings = dict(self._postings)
         new._docs = dict(self._docs)

@@ -93,6 +93,10 @@ class Vault:
     _duplicates: list[Issue] = field(default_factory=list, repr=False, compare=False)
     _relinked: set[str] | None = field(default=None, repr=False, compare=False)
     _edges_base: dict | None = field(default=None, repr=False, compare=False)
+    # the notes dict load_vault compared the files with (previous.notes), and which notes are not
+    # its objects: what the engine and the indexes need to touch on a reload
+    _base: dict | None = field(default=None, repr=False, compare=False)
+    _fresh: list[str] = field(default_factory=list, repr=False, compare=False)
 
     def by_slug(self, slug: str) -> Note | None:
         for note in self.notes.values():
@@ -127,55 +131,60 @@ def iter_markdown(root: Path, options: VaultOptions) -> Iterable[tuple[str, Path
     Symlinks are followed only while they stay inside the vault: a link to /etc or to the
     author's home must not turn it into part of a public site.
     """
-    for rel, path in _scan(root, options):
-        yield rel, Path(path)
+    for rel, entry in _scan(root, options):
+        yield rel, Path(entry.path)
 
 
-def _scan(root: Path, options: VaultOptions) -> Iterable[tuple[str, str]]:
-    """iter_markdown's walk (os.walk order, top-down, sorted), with `str` paths.
+def _scan(root: Path, options: VaultOptions) -> list[tuple[str, os.DirEntry]]:
+    """iter_markdown's walk (os.walk's order: top-down, names sorted), as a list of
+    (relative path, os.DirEntry).
 
     Only a symlink needs a system call to learn where it really points: any other entry's real
     path is its real parent's plus its name, so 10,000 files cost no `resolve()` each.
     """
     real_root = root.resolve()
     seen_dirs: set[str] = set()
+    found: list[tuple[str, os.DirEntry]] = []
 
     def inside(real: str) -> bool:
         return Path(real).is_relative_to(real_root)
 
-    def walk(dirpath: str, real_dir: str, rel_dir: str, linked: bool) -> Iterable[tuple[str, str]]:
+    def walk(dirpath: str, real_dir: str, rel_dir: str, linked: bool) -> None:
         # a folder reached without a symlink is inside its parent, so inside the vault
         if real_dir in seen_dirs or (linked and not inside(real_dir)):
             return
         seen_dirs.add(real_dir)
         try:
             with os.scandir(dirpath) as it:
-                entries = list(it)
+                entries = sorted(it, key=lambda e: e.name)
         except OSError:  # os.walk skips a folder it cannot list; so do we
             return
-        dirs, files = [], []
+        prefix = f"{rel_dir}/" if rel_dir else ""
+        dirs = []
         for entry in entries:
             try:
                 is_dir = entry.is_dir()
             except OSError:
                 is_dir = False
-            (dirs if is_dir else files).append(entry)
-        for entry in sorted(files, key=lambda e: e.name):
+            if is_dir:
+                dirs.append(entry)
+                continue
             name = entry.name
             if not name.lower().endswith(".md"):
                 continue
             if _is_link(entry) and not inside(os.path.realpath(entry.path)):
                 continue
-            yield f"{rel_dir}/{name}".lstrip("/"), entry.path
-        for entry in sorted(dirs, key=lambda e: e.name):
-            rel = f"{rel_dir}/{entry.name}".lstrip("/")
+            found.append((prefix + name, entry))
+        for entry in dirs:
+            rel = prefix + entry.name
             if _excluded(rel, options):
                 continue
             linked = _is_link(entry)
             real = os.path.realpath(entry.path) if linked else os.path.join(real_dir, entry.name)
-            yield from walk(entry.path, real, rel, linked)
+            walk(entry.path, real, rel, linked)
 
-    yield from walk(os.fspath(root), os.fspath(real_root), "", False)
+    walk(os.fspath(root), os.fspath(real_root), "", False)
+    return found
 
 
 def _is_link(entry: os.DirEntry) -> bool:
@@ -361,6 +370,13 @@ class LinkResolver:
             for label in (note.title, *note.aliases):
                 self._by_label.setdefault(label.strip().lower(), note.path)
 
+    @staticmethod
+    def reads(note: Note) -> tuple:
+        """Everything __init__ reads of a note (its path aside): a reload whose notes all give
+        the same as before keeps the resolver and every unchanged note's resolved links.
+        Keep it in step with __init__."""
+        return note.slug, note.title, note.aliases
+
     def resolve(self, target: str) -> str | None:
         key = target.strip().lower().lstrip("/")
         if key.endswith(".md"):
@@ -381,13 +397,14 @@ def _is_attachment(target: str) -> bool:
 
 
 def _same_names(vault: Vault, previous: Vault | None, fresh: Iterable[str]) -> bool:
-    """Whether every link resolves as in `previous`: same note paths, same slugs (`fresh`:
-    the notes that are not `previous`'s own objects, the only ones whose slug may differ)."""
+    """Whether every link resolves as in `previous`: same note paths, and the same of what the
+    resolver reads for the `fresh` notes (those that are not `previous`'s own objects)."""
+    reads = LinkResolver.reads
     return (
         previous is not None
         and previous.resolver is not None
         and previous.notes.keys() == vault.notes.keys()
-        and all(previous.notes[p].slug == vault.notes[p].slug for p in fresh)
+        and all(reads(previous.notes[p]) == reads(vault.notes[p]) for p in fresh)
     )
 
 
@@ -483,13 +500,12 @@ def load_vault(root: str | os.PathLike[str], options: VaultOptions | None = None
     old = previous.notes if reusable else {}
     vault = Vault(root=root, notes={}, options=options)
     fresh: list[str] = []  # notes that are not `previous`'s own objects
-    stat = os.stat
-    for rel, path in _scan(root, options):
+    for rel, entry in _scan(root, options):
         try:
-            st = stat(path)
-            note = old.get(rel)
+            st = entry.stat()  # follows a symlink, as os.stat does; cached by the entry
+            known = note = old.get(rel)
             if note is None or note.mtime_ns != st.st_mtime_ns or note.size != st.st_size:
-                with open(path, "rb") as f:
+                with open(entry.path, "rb") as f:
                     raw = f.read()
                 if note is not None and note.digest == _digest(raw):
                     note = replace(note, mtime_ns=st.st_mtime_ns)
@@ -502,11 +518,12 @@ def load_vault(root: str | os.PathLike[str], options: VaultOptions | None = None
             vault.errors.append(Issue(rel, f"cannot read the file: {exc.strerror or exc}"))
             continue
         vault.notes[rel] = note
-        if note is not old.get(rel):
+        if note is not known:
             fresh.append(rel)
         if note.warnings:
             vault.warnings.extend(Issue(rel, w) for w in note.warnings)
     previous = previous if reusable else None
+    vault._base, vault._fresh = (old if previous is not None else None), fresh
     _report_duplicates(vault, previous if _same_names(vault, previous, fresh) else None)
     resolve_links(vault, previous, fresh)
     return vault

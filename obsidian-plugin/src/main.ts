@@ -2,15 +2,16 @@
  * GrasBot preview: Obsidian glue only. It wires commands, the ribbon button, the side panel,
  * the settings tab and reload-on-save to the plain modules (client, sse, preview, noteTest,
  * debounce), which hold the logic and are unit-tested without Obsidian. Alias suggestions: an
- * editor extension (aliasSuggest/), fed when a note is opened and after a reload.
+ * editor extension (aliasSuggest/), fed when a note is opened and after a reload, told by
+ * `editorLivePreviewField` whether the frontmatter is shown as raw lines or as Properties.
  *
  * Network: only the daemon URL of the settings, a loopback address. JSON-RPC goes through
  * `requestUrl`; the streamed preview uses `fetch`, because `requestUrl` cannot stream.
  */
 
-import { Notice, Plugin, TAbstractFile, TFile, editorInfoField, requestUrl } from "obsidian";
+import { Notice, Plugin, TAbstractFile, TFile, editorInfoField, editorLivePreviewField, requestUrl } from "obsidian";
 import { AliasSuggestController, SUGGESTION_LIMIT } from "./aliasSuggest/controller";
-import { AliasSuggestHub } from "./aliasSuggest/extension";
+import { AliasSuggestHub, aliasSuggestLivePreview } from "./aliasSuggest/extension";
 import { DismissedAliases } from "./aliasSuggest/suggestions";
 import { GrasbotClient } from "./client";
 import { Debouncer } from "./debounce";
@@ -104,7 +105,11 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			daemonUrl: () => this.settings.daemonUrl,
 			debug: (message) => console.debug(message),
 		});
-		this.registerEditorExtension(hub.extension());
+		this.registerEditorExtension([
+			hub.extension(),
+			// Live Preview hides the frontmatter's lines: the chips then go below it.
+			aliasSuggestLivePreview.compute([editorLivePreviewField], (state) => state.field(editorLivePreviewField, false) ?? false),
+		]);
 	}
 
 	private async refreshAliasSuggestions(file: TFile | null): Promise<void> {

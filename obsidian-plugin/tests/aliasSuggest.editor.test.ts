@@ -1,5 +1,6 @@
 // The alias suggestions in a real CodeMirror EditorView (happy-dom): where the widgets are
-// drawn, what their hover says, add and dismiss, and nothing drawn when the daemon cannot help.
+// drawn in Source mode and in Live Preview, what their hover says, add and dismiss, and nothing
+// drawn when the daemon cannot help.
 import { afterEach, describe, expect, it } from "vitest";
 import { DaemonNotRunningError, RPC_NOTE_NOT_FOUND, RpcError } from "../src/errors";
 import type { AliasSuggestions } from "../src/protocol";
@@ -178,5 +179,82 @@ describe("alias suggestions in the editor", () => {
 		const at = NOTE.indexOf("tags:");
 		h.view.dispatch({ changes: { from: at, insert: "  - Tri avec deux piles\n" } });
 		expect(chips(h).map((c) => c.dataset.alias)).toEqual(["projet de tri"]);
+	});
+});
+
+describe("alias suggestions in Live Preview (frontmatter shown as Properties)", () => {
+	function box(h: Harness): HTMLElement | null {
+		return h.view.dom.querySelector<HTMLElement>(".grasbot-alias-suggestions");
+	}
+	const fenceEnd = NOTE.indexOf("---\n# Push swap") + 3;
+
+	it("draws the chips on a line of their own right after the frontmatter, which is hidden", async () => {
+		const h = mount({ livePreview: true });
+		await h.open();
+		const el = box(h);
+		expect(el?.tagName).toBe("DIV");
+		expect(el?.classList.contains("grasbot-alias-suggestions-after-frontmatter")).toBe(true);
+		expect(el?.closest(".cm-line")).toBeNull();
+		expect(el?.parentElement).toBe(h.view.contentDOM);
+		// The raw YAML lines are not drawn: the Properties stand-in replaces them.
+		const lines = [...h.view.contentDOM.querySelectorAll(".cm-line")].map((l) => l.textContent);
+		expect(lines).not.toContain("aliases:");
+		expect(lines).not.toContain("---");
+		// At the end of the closing fence: below the Properties panel, above the note's first line.
+		expect(h.view.posAtDOM(el as HTMLElement)).toBe(fenceEnd);
+		expect(el?.previousElementSibling?.classList.contains("harness-properties")).toBe(true);
+		expect(el?.nextElementSibling?.textContent).toBe("# Push swap");
+		expect(el?.querySelector(".grasbot-alias-suggestions-label")?.textContent).toBe("Suggested aliases:");
+		expect(chips(h).map((c) => c.dataset.alias)).toEqual(["projet de tri", "tri avec deux piles"]);
+		expect(h.view.state.doc.toString()).toBe(NOTE);
+	});
+
+	it("adds and dismisses exactly as in Source mode, and stays below the frontmatter", async () => {
+		const h = mount({ livePreview: true });
+		await h.open();
+		chips(h)[0].querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-add")?.click();
+		await flush();
+		expect(h.added).toEqual(["projet de tri"]);
+		const added = NOTE.replace("  - tri de piles\n", "  - tri de piles\n  - projet de tri\n");
+		expect(h.view.state.doc.toString()).toBe(added);
+		expect(chips(h).map((c) => c.dataset.alias)).toEqual(["tri avec deux piles"]);
+		expect(h.view.posAtDOM(box(h) as HTMLElement)).toBe(added.indexOf("---\n# Push swap") + 3);
+
+		chips(h)[0].querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-dismiss")?.click();
+		await flush();
+		expect(box(h)).toBeNull();
+		expect(h.view.state.doc.toString()).toBe(added);
+		expect((JSON.parse(h.saved() as string) as { dismissedAliases: unknown }).dismissedAliases).toEqual({
+			"projets/push-swap.md": ["tri avec deux piles"],
+		});
+	});
+
+	it("puts them below the frontmatter when it has no aliases key, and at the top without frontmatter", async () => {
+		const missing = mount({ doc: "---\ntitle: Push swap\n---\nCorps\n", livePreview: true });
+		await missing.open();
+		expect(missing.view.posAtDOM(box(missing) as HTMLElement)).toBe("---\ntitle: Push swap\n---".length);
+		expect(box(missing)?.nextElementSibling?.textContent).toBe("Corps");
+		chips(missing)[1].querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-add")?.click();
+		await flush();
+		expect(missing.view.state.doc.toString()).toBe("---\ntitle: Push swap\naliases:\n  - tri avec deux piles\n---\nCorps\n");
+
+		const bare = mount({ doc: "Corps seul\n", livePreview: true });
+		await bare.open();
+		expect(box(bare)?.nextElementSibling?.textContent).toBe("Corps seul");
+		expect(bare.view.posAtDOM(box(bare) as HTMLElement)).toBe(0);
+	});
+
+	it("moves the chips when the editor switches between Source mode and Live Preview", async () => {
+		const h = mount();
+		await h.open();
+		expect(box(h)?.closest(".cm-line")?.textContent?.startsWith("aliases:")).toBe(true);
+		h.setLivePreview(true);
+		expect(h.view.dom.querySelectorAll(".grasbot-alias-suggestions")).toHaveLength(1);
+		expect(box(h)?.closest(".cm-line")).toBeNull();
+		expect(h.view.posAtDOM(box(h) as HTMLElement)).toBe(fenceEnd);
+		h.setLivePreview(false);
+		expect(h.view.dom.querySelectorAll(".grasbot-alias-suggestions")).toHaveLength(1);
+		expect(box(h)?.closest(".cm-line")?.textContent?.startsWith("aliases:")).toBe(true);
+		expect(chips(h).map((c) => c.dataset.alias)).toEqual(["projet de tri", "tri avec deux piles"]);
 	});
 });

@@ -1,12 +1,22 @@
 // The Obsidian glue of the alias suggestions (main.ts), on the stub: file-open and reload ask
 // the daemon with the owner token, a real editor registered by the plugin shows the chips,
-// add goes through processFrontMatter, and failures stay silent.
+// add goes through processFrontMatter, failures stay silent, and Obsidian's Live Preview flag
+// moves the chips below the frontmatter.
 import { EditorState, type Extension } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import type { App, PluginManifest } from "obsidian";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import GrasbotPreviewPlugin from "../src/main";
-import { App as StubApp, type Plugin as StubPlugin, TFile, editorInfoField, notices, setRequestUrlHandler } from "./obsidian-stub";
+import {
+	App as StubApp,
+	type Plugin as StubPlugin,
+	TFile,
+	editorInfoField,
+	editorLivePreviewField,
+	notices,
+	setLivePreview,
+	setRequestUrlHandler,
+} from "./obsidian-stub";
 
 interface Call {
 	method: string;
@@ -57,9 +67,10 @@ async function load(data: unknown, frontmatter: Record<string, unknown> = { slug
 	return { app, plugin, stub, frontmatterEdits };
 }
 
-function editor(stub: StubPlugin, file: TFile, doc: string): EditorView {
+function editor(stub: StubPlugin, file: TFile, doc: string, livePreview = false): EditorView {
+	const fields = [editorInfoField.init(() => ({ file })), editorLivePreviewField.init(() => livePreview)];
 	const view = new EditorView({
-		state: EditorState.create({ doc, extensions: [stub.editorExtensions as Extension[], editorInfoField.init(() => ({ file }))] }),
+		state: EditorState.create({ doc, extensions: [stub.editorExtensions as Extension[], fields] }),
 		parent: document.body.createDiv(),
 	});
 	views.push(view);
@@ -141,5 +152,28 @@ describe("alias suggestions glue", () => {
 		await flush();
 		expect(calls).toEqual([]);
 		expect(notices).toEqual([]);
+	});
+
+	it("follows Obsidian's Live Preview flag: below the frontmatter in Live Preview, on the aliases line in Source mode", async () => {
+		daemon(() => ({ result: SUGGESTIONS }));
+		const { app, stub } = await load({ token: "tok" });
+		const file = new TFile("projets/push-swap.md");
+		const doc = "---\nslug: Tri rapide\naliases: tri\n---\nCorps\n";
+		const live = editor(stub, file, doc, true);
+		const source = editor(stub, file, doc, false);
+		app.workspace.trigger("file-open", file);
+		await flush();
+		const fenceEnd = doc.indexOf("---\nCorps") + 3;
+		const liveBox = live.dom.querySelector<HTMLElement>(".grasbot-alias-suggestions");
+		expect(liveBox?.closest(".cm-line")).toBeNull();
+		expect(live.posAtDOM(liveBox as HTMLElement)).toBe(fenceEnd);
+		expect(liveBox?.previousElementSibling?.textContent).toBe("---");
+		expect(source.dom.querySelector(".grasbot-alias-suggestions")?.closest(".cm-line")?.textContent).toContain("aliases: tri");
+		// Obsidian toggles the mode of an open editor.
+		live.dispatch({ effects: setLivePreview.of(false) });
+		expect(live.dom.querySelector(".grasbot-alias-suggestions")?.closest(".cm-line")?.textContent).toContain("aliases: tri");
+		source.dispatch({ effects: setLivePreview.of(true) });
+		expect(source.posAtDOM(source.dom.querySelector(".grasbot-alias-suggestions") as HTMLElement)).toBe(fenceEnd);
+		expect(calls).toHaveLength(1);
 	});
 });

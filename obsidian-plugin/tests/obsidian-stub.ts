@@ -3,7 +3,7 @@
  * `obsidian` to this file. It records what the plugin registers so tests can drive it.
  */
 
-import { StateField } from "@codemirror/state";
+import { StateEffect, StateField } from "@codemirror/state";
 
 type Callback = (...args: unknown[]) => unknown;
 
@@ -102,6 +102,15 @@ export class Workspace extends Events {
 
 /** Obsidian's field that tells an editor which note it shows; tests set it with `.init`. */
 export const editorInfoField = StateField.define<{ file: TFile | null }>({ create: () => ({ file: null }), update: (value) => value });
+
+/** Stand-in for Obsidian switching an editor between Source mode and Live Preview. */
+export const setLivePreview = StateEffect.define<boolean>();
+
+/** Obsidian's Live Preview flag; tests set it with `.init` or switch it with `setLivePreview`. */
+export const editorLivePreviewField = StateField.define<boolean>({
+	create: () => false,
+	update: (value, tr) => tr.effects.reduce((live, effect) => (effect.is(setLivePreview) ? effect.value : live), value),
+});
 
 export class App {
 	vault = new Events();

@@ -1,8 +1,10 @@
 /**
  * The CodeMirror 6 side: suggestions are fed into the editor with a StateEffect, kept in a
- * StateField, and drawn as one widget of chips at the end of the frontmatter's `aliases:`
- * line (add, dismiss, source and evidence on hover). No Obsidian here: the host (main.ts)
- * says which note an editor shows and what add and dismiss do.
+ * StateField, and drawn as one widget of chips (add, dismiss, source and evidence on hover).
+ * Where depends on how the frontmatter is shown: as raw YAML (Source mode), at the end of
+ * the `aliases:` line; hidden behind Obsidian's Properties panel (Live Preview), on a line of
+ * their own right after the frontmatter. No Obsidian here: the host (main.ts) says which note
+ * an editor shows, what add and dismiss do, and feeds `aliasSuggestLivePreview`.
  */
 
 import { type EditorState, type Extension, Facet, StateEffect, StateField, type Text } from "@codemirror/state";
@@ -31,6 +33,12 @@ export const setAliasSuggestions = StateEffect.define<AliasSuggestFeed | null>()
 /** Hides one suggestion at once, before the dismissed list is saved. */
 export const dismissAliasSuggestion = StateEffect.define<string>();
 
+/**
+ * Whether the editor is in Live Preview, where the frontmatter's lines are hidden. A facet,
+ * so the host can compute it from Obsidian's `editorLivePreviewField` and tests can set it.
+ */
+export const aliasSuggestLivePreview = Facet.define<boolean, boolean>({ combine: (values) => values.some((value) => value) });
+
 const hostFacet = Facet.define<AliasSuggestHost, AliasSuggestHost | null>({ combine: (hosts) => hosts[0] ?? null });
 
 interface FieldValue {
@@ -49,6 +57,13 @@ function frontmatterText(doc: Text): string {
 	return "";
 }
 
+/**
+ * Where the chips go. "inline": at the end of the `aliases:` line; "above-fence": a line of
+ * its own above the closing fence (no `aliases` key yet) or at the top (no frontmatter);
+ * "after-frontmatter": a line of its own below the closing fence, outside the hidden lines.
+ */
+export type AliasSuggestPlacement = "inline" | "above-fence" | "after-frontmatter";
+
 function buildDecorations(state: EditorState, feed: AliasSuggestFeed | null): DecorationSet {
 	if (!feed || feed.suggestions.length === 0) return Decoration.none;
 	const host = state.facet(hostFacet);
@@ -57,12 +72,22 @@ function buildDecorations(state: EditorState, feed: AliasSuggestFeed | null): De
 	const where = locateAliases(text);
 	const shown = visibleSuggestions(feed.suggestions, where.values, feed.dismissed);
 	if (shown.length === 0) return Decoration.none;
-	const block = where.kind === "missing" || where.kind === "none";
-	const widget = new AliasSuggestionsWidget(feed.path, shown, block);
-	// Inline after the `aliases:` line; a line of its own above the closing fence (or the
-	// note) when there is no such line yet.
-	const deco = block ? Decoration.widget({ widget, block: true, side: -1 }) : Decoration.widget({ widget, side: 1 });
-	return Decoration.set([deco.range(block ? where.closingFence === -1 ? 0 : where.closingFence : where.keyLineEnd)]);
+	if (where.kind === "none") {
+		const widget = new AliasSuggestionsWidget(feed.path, shown, "above-fence");
+		return Decoration.set([Decoration.widget({ widget, block: true, side: -1 }).range(0)]);
+	}
+	if (state.facet(aliasSuggestLivePreview)) {
+		// After the end of the closing fence line: a block widget there sorts after a block
+		// replacement of the frontmatter (Properties), so it stays visible.
+		const widget = new AliasSuggestionsWidget(feed.path, shown, "after-frontmatter");
+		return Decoration.set([Decoration.widget({ widget, block: true, side: 1 }).range(state.doc.lineAt(where.closingFence).to)]);
+	}
+	if (where.kind === "missing") {
+		const widget = new AliasSuggestionsWidget(feed.path, shown, "above-fence");
+		return Decoration.set([Decoration.widget({ widget, block: true, side: -1 }).range(where.closingFence)]);
+	}
+	const widget = new AliasSuggestionsWidget(feed.path, shown, "inline");
+	return Decoration.set([Decoration.widget({ widget, side: 1 }).range(where.keyLineEnd)]);
 }
 
 export const aliasSuggestField = StateField.define<FieldValue>({
@@ -79,7 +104,8 @@ export const aliasSuggestField = StateField.define<FieldValue>({
 				fed = true;
 			}
 		}
-		if (!fed && !tr.docChanged) return value;
+		const modeChanged = tr.startState.facet(aliasSuggestLivePreview) !== tr.state.facet(aliasSuggestLivePreview);
+		if (!fed && !tr.docChanged && !modeChanged) return value;
 		return { feed, decorations: buildDecorations(tr.state, feed) };
 	},
 	provide: (field) => EditorView.decorations.from(field, (value) => value.decorations),
@@ -89,7 +115,7 @@ export class AliasSuggestionsWidget extends WidgetType {
 	constructor(
 		readonly path: string,
 		readonly suggestions: readonly AliasSuggestion[],
-		readonly block: boolean,
+		readonly placement: AliasSuggestPlacement,
 	) {
 		super();
 	}
@@ -97,15 +123,20 @@ export class AliasSuggestionsWidget extends WidgetType {
 	eq(other: AliasSuggestionsWidget): boolean {
 		return (
 			other.path === this.path &&
-			other.block === this.block &&
+			other.placement === this.placement &&
 			other.suggestions.length === this.suggestions.length &&
 			other.suggestions.every((s, i) => sameSuggestion(s, this.suggestions[i]))
 		);
 	}
 
 	toDOM(view: EditorView): HTMLElement {
-		const box = createEl(this.block ? "div" : "span", { cls: "grasbot-alias-suggestions", attr: { "aria-label": "Suggested aliases" } });
-		box.createSpan({ cls: "grasbot-alias-suggestions-label", text: "Suggested:" });
+		const inline = this.placement === "inline";
+		const box = createEl(inline ? "span" : "div", {
+			cls: ["grasbot-alias-suggestions", `grasbot-alias-suggestions-${this.placement}`],
+			attr: { "aria-label": "Suggested aliases" },
+		});
+		// Away from the `aliases:` line, the label says what the chips are for.
+		box.createSpan({ cls: "grasbot-alias-suggestions-label", text: this.placement === "after-frontmatter" ? "Suggested aliases:" : "Suggested:" });
 		for (const suggestion of this.suggestions) this.chip(view, box, suggestion);
 		return box;
 	}

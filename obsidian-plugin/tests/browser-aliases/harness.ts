@@ -1,15 +1,17 @@
 /**
  * A real CodeMirror editor with the alias-suggestion extension and a stand-in for Obsidian:
  * one note, a fake `processFrontMatter` that applies the frontmatter object back to the
- * document text (`writeAliases`), a saved-data round trip. Shared by the happy-dom tests and
- * the Chromium page, so both run the same scenario.
+ * document text (`writeAliases`), a saved-data round trip, and Obsidian's two editing modes:
+ * Source (raw frontmatter lines) and Live Preview, where a stand-in Properties panel replaces
+ * the frontmatter's lines the way Obsidian hides them. Shared by the happy-dom tests and the
+ * Chromium page, so both run the same scenario.
  */
 
-import { EditorState } from "@codemirror/state";
-import { EditorView } from "@codemirror/view";
+import { type EditorState as State, EditorState, StateEffect, StateField } from "@codemirror/state";
+import { Decoration, type DecorationSet, EditorView, WidgetType } from "@codemirror/view";
 import { AliasSuggestController } from "../../src/aliasSuggest/controller";
-import { AliasSuggestHub } from "../../src/aliasSuggest/extension";
-import { locateAliases, writeAliases } from "../../src/aliasSuggest/frontmatter";
+import { AliasSuggestHub, aliasSuggestLivePreview } from "../../src/aliasSuggest/extension";
+import { frontmatterLength, locateAliases, writeAliases } from "../../src/aliasSuggest/frontmatter";
 import { DismissedAliases } from "../../src/aliasSuggest/suggestions";
 import type { AliasSuggestions } from "../../src/protocol";
 import { normalizeSettings } from "../../src/settings";
@@ -20,6 +22,8 @@ export interface HarnessOptions {
 	/** data.json as saved by a previous run (a JSON string), if any. */
 	savedData?: string | null;
 	token?: string;
+	/** Start in Live Preview (the frontmatter drawn as Properties) rather than Source mode. */
+	livePreview?: boolean;
 	/** The daemon: suggestions for a slug, or a rejection (RpcError, DaemonNotRunningError…). */
 	suggest: (slug: string) => Promise<AliasSuggestions>;
 }
@@ -36,8 +40,61 @@ export interface Harness {
 	saved(): string | null;
 	/** The note opened (file-open): asks the daemon and feeds the editor. */
 	open(): Promise<void>;
+	/** Switches between Live Preview and Source mode, as Obsidian's mode toggle does. */
+	setLivePreview(on: boolean): void;
 	destroy(): void;
 }
+
+/** Stand-in for Obsidian's `editorLivePreviewField`, with an effect for the mode toggle. */
+const setLivePreview = StateEffect.define<boolean>();
+const livePreviewField = StateField.define<boolean>({
+	create: () => false,
+	update: (value, tr) => tr.effects.reduce((live, effect) => (effect.is(setLivePreview) ? effect.value : live), value),
+});
+
+/** Stand-in for the Properties panel: the frontmatter's keys and values, not its YAML. */
+class PropertiesWidget extends WidgetType {
+	constructor(readonly yaml: string) {
+		super();
+	}
+
+	eq(other: PropertiesWidget): boolean {
+		return other.yaml === this.yaml;
+	}
+
+	toDOM(): HTMLElement {
+		const panel = createDiv({ cls: "harness-properties" });
+		panel.createDiv({ cls: "harness-properties-heading", text: "Properties" });
+		let values: HTMLElement | null = null;
+		for (const line of this.yaml.split("\n").slice(1, -1)) {
+			const item = /^\s+-\s*(.*)$/.exec(line);
+			const pair = /^([^\s:][^:]*):\s*(.*)$/.exec(line);
+			if (item && values) {
+				values.createSpan({ cls: "harness-property-pill", text: item[1] });
+			} else if (pair) {
+				const row = panel.createDiv({ cls: "harness-property" });
+				row.createSpan({ cls: "harness-property-key", text: pair[1] });
+				values = row.createSpan({ cls: "harness-property-value" });
+				if (pair[2]) values.createSpan({ text: pair[2] });
+			}
+		}
+		return panel;
+	}
+}
+
+function properties(state: State): DecorationSet {
+	if (!state.field(livePreviewField)) return Decoration.none;
+	const end = frontmatterLength(state.doc.toString());
+	if (end === 0) return Decoration.none;
+	return Decoration.set([Decoration.replace({ widget: new PropertiesWidget(state.doc.sliceString(0, end)), block: true }).range(0, end)]);
+}
+
+/** Obsidian's Live Preview, as far as the frontmatter goes: its lines replaced by Properties. */
+const propertiesField = StateField.define<DecorationSet>({
+	create: properties,
+	update: (value, tr) => (tr.docChanged || tr.startState.field(livePreviewField) !== tr.state.field(livePreviewField) ? properties(tr.state) : value),
+	provide: (field) => EditorView.decorations.from(field),
+});
 
 /** The parsed frontmatter an Obsidian `processFrontMatter` callback would see, aliases only. */
 function frontmatterOf(text: string): Record<string, unknown> {
@@ -88,7 +145,14 @@ export function mountHarness(parent: HTMLElement, options: HarnessOptions): Harn
 		daemonUrl: () => settings.daemonUrl,
 	});
 
-	view = new EditorView({ state: EditorState.create({ doc: options.doc, extensions: [hub.extension()] }), parent });
+	const extensions = [
+		hub.extension(),
+		livePreviewField.init(() => options.livePreview ?? false),
+		propertiesField,
+		// What main.ts does with Obsidian's field.
+		aliasSuggestLivePreview.compute([livePreviewField], (state) => state.field(livePreviewField)),
+	];
+	view = new EditorView({ state: EditorState.create({ doc: options.doc, extensions }), parent });
 	const mounted = view;
 	return {
 		view: mounted,
@@ -98,6 +162,7 @@ export function mountHarness(parent: HTMLElement, options: HarnessOptions): Harn
 		added,
 		saved: () => saved,
 		open: () => controller.refresh({ path: options.path, basename: options.path.replace(/^.*\//, "").replace(/\.md$/, ""), extension: "md" }),
+		setLivePreview: (on) => mounted.dispatch({ effects: setLivePreview.of(on) }),
 		destroy: () => mounted.destroy(),
 	};
 }

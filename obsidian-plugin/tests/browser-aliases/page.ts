@@ -17,7 +17,7 @@ const RESULT: AliasSuggestions = {
 let current: Harness | null = null;
 
 const api = {
-	async mount(doc: string, savedData: string | null, known: boolean): Promise<void> {
+	async mount(doc: string, savedData: string | null, known: boolean, livePreview = false): Promise<void> {
 		current?.destroy();
 		const parent = document.getElementById("editor") as HTMLElement;
 		current = mountHarness(parent, {
@@ -25,6 +25,7 @@ const api = {
 			doc,
 			savedData,
 			token: "tok",
+			livePreview,
 			suggest: async () => {
 				if (!known) throw new RpcError("suggest_aliases", RPC_NOTE_NOT_FOUND, "Note not found");
 				return RESULT;
@@ -35,6 +36,9 @@ const api = {
 	},
 	async open(): Promise<void> {
 		await current?.open();
+	},
+	setLivePreview(on: boolean): void {
+		current?.setLivePreview(on);
 	},
 	text(): string {
 		return current?.view.state.doc.toString() ?? "";
