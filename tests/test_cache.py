@@ -140,3 +140,46 @@ def test_default_cache_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("GRASBOT_CACHE_DIR", str(tmp_path / "mine"))
     assert _cache.default_cache_dir(tmp_path / "v1") == tmp_path / "mine"
     assert _cache.default_cache_dir(tmp_path / "v1", tmp_path / "flag") == tmp_path / "flag"
+
+
+def test_start_from_cache_equals_a_fresh_build(vault):
+    """What the cache now carries besides the notes (inverted indexes packed, resolved links,
+    both audiences' graphs) gives the very indexes a build from the files gives."""
+    root, paths, settings, cache = vault
+    build_snapshot(settings, cache_dir=cache)
+    warm, fresh = build_snapshot(settings, cache_dir=cache), build_snapshot(settings)
+    assert [w.to_dict() for w in warm.vault.warnings] == [w.to_dict() for w in fresh.vault.warnings]
+    assert warm.vault.edges == fresh.vault.edges
+    for audience in ("visitor", "owner"):
+        a, b = warm.index(audience), fresh.index(audience)
+        assert a.notes.keys() == b.notes.keys()
+        assert a.edges == b.edges and a.backlinks == b.backlinks
+        assert a.body.total_length == b.body.total_length and len(a.body) == len(b.body)
+        terms = {t for p in b.notes for t in b.analyses[p].body}
+        for term in sorted(terms)[::7]:
+            assert dict(a.body.counts(term).items()) == dict(b.body.counts(term).items()), term
+            assert a.body.df(term) == b.body.df(term) and a.idf(term) == b.idf(term)
+    assert warm.analyses == fresh.analyses
+    assert _answers(warm) == _answers(fresh)
+    # then a reload from the cached snapshot (its packed posting lists evolved) stays exact
+    paths[3].write_text(paths[3].read_text(encoding="utf-8") + "\nAjout : [[" + paths[4].stem + "]] et la tokenisation.\n", encoding="utf-8")
+    assert _answers(build_snapshot(settings, warm)) == _answers(build_snapshot(settings))
+
+
+def test_malformed_posting_list_is_refused(vault, parsed, caplog):
+    root, _, settings, cache = vault
+    build_snapshot(settings, cache_dir=cache)
+    file = cache / _cache.FILENAME
+    raw = file.read_bytes()
+    header, (notes, postings, links, graphs) = marshal.loads(raw[len(_cache.MAGIC) + 32 :])
+    term = next(iter(postings[0][1]))
+    postings[0][1][term] = postings[0][1][term][:-1]  # one byte short
+    payload = marshal.dumps((header, (notes, postings, links, graphs)))
+    import hashlib
+
+    file.write_bytes(_cache.MAGIC + hashlib.blake2b(payload, digest_size=32).digest() + payload)
+    parsed.clear()
+    with caplog.at_level(logging.WARNING, logger="grasbot.cache"):
+        rebuilt = build_snapshot(settings, cache_dir=cache)
+    assert len(parsed) == 80 and any("unusable" in r.getMessage() for r in caplog.records)
+    assert _answers(rebuilt) == _answers(build_snapshot(settings))

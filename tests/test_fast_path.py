@@ -23,7 +23,7 @@ from generate_vault import _typo, generate  # noqa: E402
 PUBLIC_NOTES = REPO.parent / "shared" / "vaults" / "notes-publiques"
 
 
-@pytest.fixture(scope="module", params=["bundled", "notes-publiques", "generated-300", "generated-120-seed5"])
+@pytest.fixture(scope="module", params=["bundled", "notes-publiques", "generated-300", "generated-120-seed5", "generated-900-seed8"])
 def snapshot(request, tmp_path_factory):
     if request.param == "bundled":
         settings = Settings.load(env={}, vault_dir=REPO / "vault-grasbot")
@@ -32,7 +32,8 @@ def snapshot(request, tmp_path_factory):
             pytest.skip(f"{PUBLIC_NOTES} is absent from this checkout: this vault's case is not run")
         settings = Settings.load(env={}, vault_dir=PUBLIC_NOTES, default_visibility="public")
     else:
-        n, seed = (300, 7) if request.param == "generated-300" else (120, 5)
+        # 900 notes: enough notes share a question's stems for the pruning to skip many
+        n, seed = {"generated-300": (300, 7), "generated-120-seed5": (120, 5), "generated-900-seed8": (900, 8)}[request.param]
         root = tmp_path_factory.mktemp("gen") / "vault"
         generate(root, n, seed=seed)
         settings = Settings.load(env={}, vault_dir=root)
@@ -80,3 +81,59 @@ def test_body_counts_equals_tokenizer(snapshot):
     texts += ["L'arbre d''où c++ C# .NET x.net _a_b 'abc a''b œuf ß ﬁn ½ ² 3 l’école j'ai ǅ Ꭰ", "", "''"]
     for text in texts:
         assert body_counts(text) == Counter(tokenize_fr(text))
+
+
+def test_field_tokens_equal_tokenizer(snapshot):
+    from grasbot._index import tokens
+
+    texts = [t for n in snapshot.vault.notes.values() for t in (n.title, n.slug, *n.aliases, *n.answers, *n.tags)]
+    texts += ["L'arbre d''où c++ C# .NET", "'abc a''b œuf ß ﬁn ½ ²", "", "''", "l’école j'ai ǅ Ꭰ"]
+    for text in texts:
+        assert tokens(text) == tuple(tokenize_fr(text)), text
+
+
+def test_literal_first_scans_equal_the_regexes():
+    """_links_in and _inline_tags jump from `[[` and `#` instead of trying every position: same
+    matches as _WIKILINK and _INLINE_TAG on random text made of the characters that matter."""
+    from grasbot import _vault
+
+    rng = random.Random(5)
+    alphabet = "ab#[]!|^/&-_ é1\n"
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        expected = [
+            (m.group(2).strip(), (m.group(4) or "").strip() or None, "embed" if m.group(1) else "body")
+            for m in _vault._WIKILINK.finditer(text)
+            if m.group(2).strip()
+        ]
+        assert [(l.target, l.display, l.kind) for l in _vault._links_in(text, "body")] == expected, text
+        assert _vault._inline_tags(text) == _vault._INLINE_TAG.findall(text), text
+
+
+def test_field_bounds_never_below_field_points(snapshot):
+    """The pruning's bound on a note's field signals is never below what score_note gives it."""
+    from grasbot._scoring import BM25_MAX, Query, score_note
+    from grasbot._search import _field_bounds
+
+    index = snapshot.index("owner")
+    for q in _questions(snapshot, 120):
+        query = Query.parse(q, index)
+        bounds = _field_bounds(query, index)
+        for path in index.candidates(query.unique):
+            score = score_note(path, query, index)
+            fields = sum(r.points for r in score.reasons if r.signal not in ("bm25", "priority", "hub"))
+            if fields:
+                assert path in bounds and fields <= bounds[path] + 1e-9, (q, path)
+        assert all(s >= 0 for s in bounds.values()) and BM25_MAX > 0
+
+
+def test_packed_posting_lists_round_trip():
+    from grasbot._postings import Packed, pack, unpack
+
+    counts = {"a.md": 3, "b/c.md": 1, "d.md": 70_000}
+    paths = ("d.md", "x.md", "a.md", "b/c.md")
+    numbers = {p: i for i, p in enumerate(paths)}
+    packed = unpack(pack(counts, numbers), paths)
+    assert packed == counts and dict(packed.items()) == counts and list(packed) == list(counts)
+    assert len(packed) == 3 and packed["d.md"] == 70_000 and packed.get("x.md") is None and "a.md" in packed
+    assert Packed.of(counts).plain() == (tuple(counts), tuple(counts.values()))

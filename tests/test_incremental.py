@@ -97,3 +97,79 @@ def test_visibility_change_moves_a_note_between_audiences(tmp_path, counted):
     assert rel in first.index("visitor").notes and rel not in second.index("visitor").notes
     assert rel in second.index("owner").notes
     _same(second, build_snapshot(settings))
+
+
+def _write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_changed_links_and_names_update_the_graph(tmp_path, counted):
+    """A reload re-resolves only what can have changed, yet equals a build from scratch: a note
+    whose links changed, and every link when a title (which `[[Un titre]]` may name) changed."""
+    root = tmp_path / "vault"
+    _write(root / "a.md", "---\ntitle: Alpha\nvisibility: public\n---\nVoir [[b]] et [[Le Gamma]].\n")
+    _write(root / "b.md", "---\ntitle: Beta\nvisibility: public\n---\nRetour vers [[a]].\n")
+    _write(root / "c.md", "---\ntitle: Gamma\nvisibility: public\n---\nSeul, sans lien.\n")
+    _write(root / "d.md", "---\ntitle: Delta\nvisibility: private\n---\nLien privé vers [[c]].\n")
+    settings = Settings.load(env={}, vault_dir=root)
+    first = build_snapshot(settings)
+    assert any("Le Gamma" in w.message for w in first.vault.warnings)  # dangling for now
+
+    _write(root / "b.md", "---\ntitle: Beta\nvisibility: public\n---\nRetour vers [[a]] et [[c]].\n")
+    second = build_snapshot(settings, first)
+    assert ("b.md", "body") in second.index("visitor").backlinks["c.md"]
+    _same(second, build_snapshot(settings))
+    assert [w.message for w in second.vault.warnings] == [w.message for w in build_snapshot(settings).vault.warnings]
+
+    _write(root / "c.md", "---\ntitle: Le Gamma\nvisibility: public\n---\nSeul, sans lien.\n")
+    third = build_snapshot(settings, second)
+    assert dict(third.vault.edges["a.md"]).get("c.md") == "body"  # [[Le Gamma]] now names c.md
+    assert not any("Le Gamma" in w.message for w in third.vault.warnings)
+    _same(third, build_snapshot(settings))
+
+    _write(root / "b.md", "---\ntitle: Beta\nvisibility: public\n---\nPlus aucun lien.\n")
+    (root / "d.md").unlink()
+    fourth = build_snapshot(settings, third)
+    assert "b.md" not in dict(fourth.index("owner").backlinks.get("c.md", ()))
+    _same(fourth, build_snapshot(settings))
+
+
+def test_evolved_postings_equal_a_fresh_inversion():
+    """Postings.evolved (copy-on-write, unchanged counts left in place, packed lists from the
+    cache unpacked on write) ends where inverting the final documents from scratch ends."""
+    import random
+
+    from grasbot._postings import Postings
+
+    rng = random.Random(4)
+    vocabulary = [f"t{i}" for i in range(30)]
+
+    def doc():
+        return {t: rng.randint(1, 3) for t in rng.sample(vocabulary, rng.randint(1, 8))}
+
+    def same(a: Postings, b: Postings) -> None:
+        assert a._lengths == b._lengths and a.total_length == b.total_length and len(a) == len(b)
+        for term in vocabulary:
+            assert dict(a.counts(term).items()) == dict(b.counts(term).items()), term
+            assert a.df(term) == b.df(term)
+
+    docs = {f"n{i}.md": doc() for i in range(40)}
+    packed_paths, packed = Postings.from_docs(docs).packed()
+    current = Postings.from_packed(packed_paths, packed, dict(docs), Postings.from_docs(docs)._lengths, Postings.from_docs(docs).total_length)
+    for _ in range(60):
+        removed = rng.sample(sorted(docs), rng.randint(0, 3))
+        added = {p: doc() for p in rng.sample(sorted(docs), rng.randint(0, 3))}
+        if rng.random() < 0.3:
+            p = next(iter(added), None)
+            if p:  # an edit that keeps most counts
+                added[p] = {**docs.get(p, {}), rng.choice(vocabulary): 9}
+        added.update({f"new{rng.randint(0, 999)}.md": doc() for _ in range(rng.randint(0, 2))})
+        before = {t: dict(current.counts(t).items()) for t in vocabulary}
+        nxt = current.evolved(removed, added)
+        assert {t: dict(current.counts(t).items()) for t in vocabulary} == before  # the old one is untouched
+        for p in removed:
+            docs.pop(p, None)
+        docs.update(added)
+        same(nxt, Postings.from_docs(docs))
+        current = nxt

@@ -18,17 +18,18 @@ import hashlib
 import logging
 import marshal
 import os
+import sys
 import tempfile
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
-from ._postings import Packed, Postings
-from ._vault import Link, Note, Vault, VaultOptions
+from ._postings import _ID_SIZE, Packed, Postings
+from ._vault import Issue, Link, LinkResolver, Note, Vault, VaultOptions
 from ._version import __version__
 
 log = logging.getLogger("grasbot.cache")
 
-FORMAT = 3  # 2: the inverted indexes are cached too; 3: as pairs of tuples
+FORMAT = 6  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes
 MAGIC = b"GRASBOT-CACHE\n"
 FILENAME = "notes.marshal"
 _NOTE_FIELDS = tuple(f.name for f in dataclasses.fields(Note))
@@ -64,6 +65,8 @@ def _header(root: Path, options: VaultOptions) -> dict:
         "vault": str(Path(root).resolve()),
         "exclude": list(options.exclude),
         "default_public": options.default_public,
+        "byteorder": sys.byteorder,  # of the packed posting lists
+        "id_size": _ID_SIZE,
     }
 
 
@@ -88,39 +91,47 @@ def _frozen(cls, data: dict):
 _LINK_FIELDS = tuple(f.name for f in dataclasses.fields(Link))
 
 
-def _note_from_plain(values: tuple) -> Note:
+def _note_from_plain(values: tuple, links: dict) -> Note:
+    """`links`: the Link objects made so far, by their plain form (frozen, so notes linking the
+    same way share one)."""
     data = dict(zip(_NOTE_FIELDS, values, strict=True))
-    data["links"] = tuple(_frozen(Link, dict(zip(_LINK_FIELDS, l, strict=True))) for l in data["links"])
+    made = []
+    for plain in data["links"]:
+        link = links.get(plain)
+        if link is None:
+            link = links[plain] = _frozen(Link, dict(zip(_LINK_FIELDS, plain, strict=True)))
+        made.append(link)
+    data["links"] = tuple(made)
     return _frozen(Note, data)
 
 
-def _packed_to_plain(mappings: Mapping[str, Mapping]) -> dict[str, tuple[tuple, tuple]]:
-    return {k: Packed.of(m).plain() for k, m in mappings.items()}
-
-
-def _packed_from_plain(plain: Mapping[str, tuple]) -> dict[str, Packed]:
-    return {k: Packed(*pair) for k, pair in plain.items()}
-
-
 def _postings_to_plain(p, with_docs: bool) -> tuple:
-    return (_packed_to_plain(p._postings), p._lengths, p.total_length, _packed_to_plain(p._docs) if with_docs else None)
+    """Posting lists packed (`_postings.pack`), and for field postings each note's stems as a
+    (keys, values) pair of tuples: nothing to hash when loading, and a posting list is unpacked
+    only when a search reads it."""
+    paths, packed = p.packed()
+    docs = {path: Packed.of(m).plain() for path, m in p._docs.items()} if with_docs else None
+    return paths, packed, p._lengths, p.total_length, docs
 
 
 def _postings_from_plain(plain, docs) -> Postings:
-    postings, lengths, total, own_docs = plain
-    new = Postings()
-    new._postings = _packed_from_plain(postings)
-    new._docs = docs if docs is not None else _packed_from_plain(own_docs)
-    new._lengths, new.total_length = lengths, total
-    if new._docs.keys() != lengths.keys() or sum(map(len, new._postings.values())) != sum(map(len, new._docs.values())):
+    paths, packed, lengths, total, own_docs = plain
+    if docs is None:
+        docs = {p: Packed(*pair) for p, pair in own_docs.items()}
+    if docs.keys() != lengths.keys() or set(paths) != lengths.keys() or total != sum(lengths.values()):
         raise ValueError("inverted index does not match its notes")
-    if total != sum(lengths.values()):
-        raise ValueError("inverted index lengths do not add up")
-    return new
+    width = 2 * _ID_SIZE
+    if not set(map(type, packed.values())) <= {bytes} or any(n % width for n in set(map(len, packed.values()))):
+        raise ValueError("malformed posting list")
+    return Postings.from_packed(tuple(paths), packed, docs, lengths, total)
+
+
+_ANALYSIS_FIELDS = ("aliases", "title", "slug", "answers", "tags", "domains")  # NoteAnalysis's, body aside
 
 
 def _analysis_to_plain(a) -> tuple:
-    return (a.aliases, a.title, a.slug, a.answers, a.tags, a.domains, Packed.of(a.body).plain())
+    # no body counts: they are the note's text analysed (analyse_note), recomputed when read
+    return tuple(getattr(a, name) for name in _ANALYSIS_FIELDS)
 
 
 def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | None = None) -> bool:
@@ -137,7 +148,17 @@ def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | No
             parts = (visitor.body, visitor.fields, owner.body.parts[1], owner.fields.parts[1])
             # body docs are the analyses' own counts: written once, with the analyses
             postings = tuple(_postings_to_plain(p, with_docs=i % 2 == 1) for i, p in enumerate(parts))
-        payload = marshal.dumps((_header(vault.root, vault.options), (notes, postings)))
+        links = graphs = None
+        if vault.resolver is not None:  # resolved links: a start resolves only the changed notes'
+            links = (
+                dict(vars(vault.resolver)),
+                vault.edges,
+                {p: tuple((i.path, i.message) for i in found) for p, found in vault._dangling.items()},
+                tuple((i.path, i.message) for i in vault._duplicates),
+            )
+            if indexes is not None:
+                graphs = {a: (i.edges, i.backlinks) for a, i in indexes.items()}
+        payload = marshal.dumps((_header(vault.root, vault.options), (notes, postings, links, graphs)))
         cache_dir.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".notes-", suffix=".tmp")
         try:
@@ -153,11 +174,21 @@ def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | No
         return False
 
 
-def load(cache_dir: Path, root: Path, options: VaultOptions):
-    """(notes, analyses, postings) from the cache, or None (missing, stale, corrupt: logged,
-    then ignored). `postings` is None or the public and private notes' body and field
-    postings, checked against the notes they claim to index."""
-    from ._index import NoteAnalysis
+class Cached(NamedTuple):
+    """What a cache holds. Past `notes` and `analyses`, each part may be None (an older
+    writer, or a vault saved without them): the engine then rebuilds that part."""
+
+    notes: dict[str, Note]
+    analyses: dict
+    postings: tuple | None  # the public and private notes' body and field Postings
+    links: tuple | None  # (LinkResolver, edges, broken links by note, duplicate-slug issues)
+    graphs: dict | None  # audience -> (edges, backlinks)
+
+
+def load(cache_dir: Path, root: Path, options: VaultOptions) -> Cached | None:
+    """What the cache holds, or None (missing, stale, corrupt: logged, then ignored). Each
+    part is checked against the notes it claims to describe."""
+    from ._index import NoteAnalysis, NoteCounts
 
     path = cache_dir / FILENAME
     try:
@@ -180,14 +211,17 @@ def load(cache_dir: Path, root: Path, options: VaultOptions):
         if header != _header(root, options):
             log.info("index cache %s is for another version, code, vault or options: ignored", path)
             return None
-        entries, plain_postings = entries
+        entries, plain_postings, plain_links, graphs = entries
+        if tuple(f.name for f in dataclasses.fields(NoteAnalysis)) != (*_ANALYSIS_FIELDS, "body"):
+            raise ValueError("NoteAnalysis changed: _ANALYSIS_FIELDS must follow it")
         notes, analyses = {}, {}
+        links_made: dict[tuple, Link] = {}
         for rel, (note, analysis) in entries.items():
-            note = _note_from_plain(note)
+            note = _note_from_plain(note, links_made)
             if note.path != rel:
                 raise ValueError(f"entry {rel!r} holds {note.path!r}")
             notes[rel] = note
-            analyses[rel] = NoteAnalysis(*analysis[:6], body=Packed(*analysis[6]))
+            analyses[rel] = _frozen(NoteAnalysis, {**dict(zip(_ANALYSIS_FIELDS, analysis, strict=True)), "body": NoteCounts(note)})
         postings = None
         if plain_postings is not None:
             public = {p: analyses[p].body for p, n in notes.items() if n.public}
@@ -201,7 +235,27 @@ def load(cache_dir: Path, root: Path, options: VaultOptions):
             )
             if postings[1]._docs.keys() != public.keys() or postings[3]._docs.keys() != private.keys():
                 raise ValueError("inverted index does not match its notes")
-        return notes, analyses, postings
+        links = None
+        if plain_links is not None:
+            tables, edges, dangling, duplicates = plain_links
+            if edges.keys() != notes.keys() or not dangling.keys() <= notes.keys():
+                raise ValueError("resolved links do not match the notes")
+            resolver = object.__new__(LinkResolver)
+            if set(tables) != set(vars(LinkResolver(()))):
+                raise ValueError("resolver tables differ from this version's")
+            resolver.__dict__.update(tables)
+            links = (
+                resolver,
+                edges,
+                {p: tuple(Issue(*i) for i in found) for p, found in dangling.items()},
+                [Issue(*i) for i in duplicates],
+            )
+        if graphs is not None and (
+            postings is None or links is None or set(graphs) != {"visitor", "owner"}
+            or graphs["owner"][0].keys() != notes.keys()
+        ):
+            raise ValueError("link graphs do not match the notes")
+        return Cached(notes, analyses, postings, links, graphs)
     except Exception as exc:  # a malformed payload must never stop the daemon
         log.warning("index cache %s unusable (%s: %s): ignored", path, type(exc).__name__, exc)
         return None

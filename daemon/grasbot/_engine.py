@@ -100,11 +100,14 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir) ->
     seed_indexes = previous.indexes if previous is not None and previous.vault.options == options else None
     if previous is None and cache_dir is not None:
         cached = _cache.load(Path(cache_dir), Path(settings.vault_dir), options)
-        if cached is not None:
-            seed_vault = Vault(root=Path(settings.vault_dir), notes=cached[0], options=options)
-            seed_analyses = cached[1]
-            if cached[2] is not None:  # the cached inversion, evolved below like a reload's
-                seed_indexes = Index.from_postings(cached[0], cached[1], *cached[2])
+        if cached is not None:  # a snapshot as it was saved: evolved below like a reload's
+            seed_vault = Vault(root=Path(settings.vault_dir), notes=cached.notes, options=options)
+            if cached.links is not None:
+                seed_vault.resolver, seed_vault.edges, seed_vault._dangling, seed_vault._duplicates = cached.links
+            seed_analyses = cached.analyses
+            if cached.postings is not None:
+                graph = (cached.graphs, seed_vault.edges) if cached.graphs is not None else None
+                seed_indexes = Index.from_postings(cached.notes, cached.analyses, *cached.postings, graph=graph)
     vault = load_vault(settings.vault_dir, options, previous=seed_vault)
     old_notes = seed_vault.notes if seed_vault is not None and seed_vault.options == options else {}
     fresh = 0

@@ -184,6 +184,48 @@ def _hide_targets(target: str) -> bool:
     return False
 
 
+class NoteCounts(Mapping):
+    """analyse_note(note).body, computed when first read. The index cache keeps the inverted
+    index rather than every note's counts, and a start reads almost none of them: only a reload
+    that changes the note, or an alias suggestion for it, does."""
+
+    __slots__ = ("_note", "_counts")
+
+    def __init__(self, note: Note) -> None:
+        self._note, self._counts = note, None
+
+    def _table(self) -> dict[str, int]:
+        if self._counts is None:
+            self._counts = _body_counts_of(self._note)
+        return self._counts
+
+    def __getitem__(self, term: str) -> int:
+        return self._table()[term]
+
+    def __iter__(self):
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, NoteCounts):
+            other = other._table()
+        return self._table() == other if isinstance(other, Mapping) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"NoteCounts({self._table()!r})"
+
+
+def _body_counts_of(note: Note) -> dict[str, int]:
+    """A note's body counts: analyse_note's, and NoteCounts' when the cache left them out."""
+    # A bare [[link]] shows its target's name, but that name may be a private note's:
+    # only the labels an author wrote are indexed, so no audience can find a note by it.
+    return body_counts(f"{note.title}\n{note.name}\n{rewrite_links(note.body, _hide_targets)}")
+
+
 def analyse_note(note: Note) -> NoteAnalysis:
     return NoteAnalysis(
         aliases=_labeled(note.aliases),
@@ -192,9 +234,7 @@ def analyse_note(note: Note) -> NoteAnalysis:
         answers=_labeled(note.answers),
         tags=_labeled(note.tags),
         domains=_labeled(note.domains),
-        # A bare [[link]] shows its target's name, but that name may be a private note's:
-        # only the labels an author wrote are indexed, so no audience can find a note by it.
-        body=body_counts(f"{note.title}\n{note.name}\n{rewrite_links(note.body, _hide_targets)}"),
+        body=_body_counts_of(note),  # the same as NoteCounts(note)
     )
 
 
@@ -314,13 +354,18 @@ class Index:
         return cls._pair(vault, analyses, public, (pub_body, pub_fields), (priv_body, priv_fields), None)
 
     @classmethod
-    def from_postings(cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields) -> dict[str, "Index"]:
-        """Indexes over `notes` from postings already inverted (the cache's), without a graph:
-        only a seed for `evolve_all`, which rebuilds the graph from its vault."""
+    def from_postings(cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields, graph=None) -> dict[str, "Index"]:
+        """Indexes over `notes` from postings already inverted (the cache's): a seed for
+        `evolve_all`. `graph`: ({audience: (edges, backlinks)}, the vault edges they were made
+        from), or None and evolve_all rebuilds the graph."""
         public = {p: n for p, n in notes.items() if n.public}
+        graphs, raw = graph if graph is not None else ({"visitor": ({}, {}), "owner": ({}, {})}, None)
         return {
-            "visitor": cls("visitor", public, analyses, pub_body, pub_fields, {}, {}),
-            "owner": cls("owner", notes, analyses, Union(pub_body, priv_body), Union(pub_fields, priv_fields), {}, {}),
+            "visitor": cls("visitor", public, analyses, pub_body, pub_fields, *graphs["visitor"], _raw_edges=raw),
+            "owner": cls(
+                "owner", notes, analyses, Union(pub_body, priv_body), Union(pub_fields, priv_fields), *graphs["owner"],
+                _raw_edges=raw,
+            ),
         }
 
     @classmethod
@@ -375,6 +420,15 @@ class Index:
 Edges = Mapping[str, tuple[tuple[str, str], ...]]
 
 
+def _kept(edges: tuple, notes: Mapping[str, Note]) -> tuple:
+    """`edges` without those to notes outside `notes`; the same tuple when all are inside (the
+    owner's graph shares the vault's tuples, and the cache writes a shared tuple once)."""
+    for target, _ in edges:
+        if target not in notes:
+            return tuple((t, k) for t, k in edges if t in notes)
+    return edges
+
+
 def _graph(notes: Mapping[str, Note], vault: Vault, previous: Index | None) -> tuple[Edges, Edges]:
     """Edges between `notes` (links to notes outside them dropped) and the backlinks, each
     target's in the order of `notes`. With `previous` over the same notes, only the notes whose
@@ -382,7 +436,7 @@ def _graph(notes: Mapping[str, Note], vault: Vault, previous: Index | None) -> t
     targets' backlinks are rebuilt."""
     raw = vault.edges
     if previous is None or previous._raw_edges is None or previous.notes.keys() != notes.keys():
-        edges = {p: tuple((t, k) for t, k in raw.get(p, ()) if t in notes) for p in notes}
+        edges = {p: _kept(raw.get(p, ()), notes) for p in notes}
         back: dict[str, list[tuple[str, str]]] = {}
         for source, targets in edges.items():
             for target, kind in targets:
@@ -402,7 +456,7 @@ def _graph(notes: Mapping[str, Note], vault: Vault, previous: Index | None) -> t
             else:
                 candidates.append(p)
     for p in candidates:
-        edges[p] = kept = tuple((t, k) for t, k in raw.get(p, ()) if t in notes)
+        edges[p] = kept = _kept(raw.get(p, ()), notes)
         if kept != old_edges[p]:
             moved.append(p)
     if not moved:

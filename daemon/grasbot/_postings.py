@@ -7,6 +7,7 @@ keep reading the current one, then the daemon swaps them in one assignment.
 
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
@@ -81,16 +82,38 @@ def _copy(mapping: Mapping[str, int]) -> dict[str, int]:
     return dict(mapping.items()) if isinstance(mapping, Packed) else dict(mapping)
 
 
+# A packed posting list: the notes' numbers then their counts, as unsigned 32-bit integers in
+# this machine's byte order (the cache records it). One bytes object per term loads as fast as
+# a file read, where a dict or tuples of millions of entries take most of a start.
+_ID_TYPE = "I" if array("I").itemsize == 4 else "L"
+_ID_SIZE = array(_ID_TYPE).itemsize
+
+
+def pack(counts: Mapping[str, int], numbers: Mapping[str, int]) -> bytes:
+    packed = array(_ID_TYPE, map(numbers.__getitem__, counts.keys()))
+    packed.extend(counts.values())
+    return packed.tobytes()
+
+
+def unpack(blob: bytes, paths: tuple[str, ...]) -> Packed:
+    values = array(_ID_TYPE)
+    values.frombytes(blob)
+    n = len(values) // 2
+    return Packed(tuple(map(paths.__getitem__, values[:n])), tuple(values[n:]))
+
+
 class Postings:
     """term -> {note path: count}, plus each note's term counts and total length."""
 
-    __slots__ = ("_postings", "_docs", "_lengths", "total_length")
+    __slots__ = ("_postings", "_docs", "_lengths", "total_length", "_paths")
 
     def __init__(self) -> None:
-        self._postings: dict[str, dict[str, int]] = {}
+        # a posting list is a dict, a Packed, or (as the cache loads it) `pack()`'s bytes
+        self._postings: dict[str, Mapping[str, int] | bytes] = {}
         self._docs: dict[str, Mapping[str, int]] = {}
         self._lengths: dict[str, int] = {}
         self.total_length = 0
+        self._paths: tuple[str, ...] | None = None  # the note numbers of packed posting lists
 
     def __len__(self) -> int:
         return len(self._docs)
@@ -99,10 +122,11 @@ class Postings:
         return path in self._docs
 
     def df(self, term: str) -> int:
-        return len(self._postings.get(term, ()))
+        found = self._postings.get(term, _EMPTY)
+        return len(found) // (2 * _ID_SIZE) if type(found) is bytes else len(found)
 
     def tf(self, term: str, path: str) -> int:
-        return self._postings.get(term, _EMPTY).get(path, 0)
+        return self.counts(term).get(path, 0)
 
     def length(self, path: str) -> int:
         return self._lengths.get(path, 0)
@@ -113,11 +137,26 @@ class Postings:
         return self._lengths
 
     def paths_with(self, term: str) -> Iterable[str]:
-        return self._postings.get(term, _EMPTY).keys()
+        return self.counts(term).keys()
 
     def counts(self, term: str) -> Mapping[str, int]:
         """{path: count} for `term`; read it, never change it."""
-        return self._postings.get(term, _EMPTY)
+        found = self._postings.get(term, _EMPTY)
+        if type(found) is bytes:  # as the cache loaded it: unpacked when first read
+            found = self._postings[term] = unpack(found, self._paths)
+        return found
+
+    def packed(self) -> tuple[tuple[str, ...], dict[str, bytes]]:
+        """(note paths, {term: pack(list, numbers)}): the posting lists as the cache keeps them."""
+        paths = tuple(self._lengths)
+        numbers = {path: i for i, path in enumerate(paths)}
+        return paths, {term: pack(self.counts(term), numbers) for term in self._postings}
+
+    @classmethod
+    def from_packed(cls, paths, packed, docs, lengths, total_length) -> "Postings":
+        new = cls()
+        new._paths, new._postings, new._docs, new._lengths, new.total_length = paths, packed, docs, lengths, total_length
+        return new
 
     @classmethod
     def from_docs(cls, docs: Mapping[str, Mapping[str, int]]) -> "Postings":
@@ -145,20 +184,32 @@ class Postings:
         new._docs = dict(self._docs)
         new._lengths = dict(self._lengths)
         new.total_length = self.total_length
+        new._paths = self._paths  # still numbers the packed lists carried over
         copied: set[str] = set()
 
         def writable(term: str) -> dict[str, int]:
             if term not in copied:
                 copied.add(term)
-                new._postings[term] = _copy(new._postings.get(term, _EMPTY))
+                current = new._postings.get(term, _EMPTY)
+                if type(current) is bytes:
+                    current = unpack(current, new._paths)
+                new._postings[term] = _copy(current)
             return new._postings[term]
 
+        # A changed note's terms whose count did not change keep their posting as it is: an
+        # edit copies the posting lists of the few terms it touched, not of all the note's.
+        replaced: dict[str, Mapping[str, int]] = {}
         for path in {*removed, *added}:
             old = new._docs.pop(path, None)
             if old is None:
                 continue
             new.total_length -= new._lengths.pop(path)
-            for term in old:
+            fresh = added.get(path)
+            if fresh is not None:
+                replaced[path] = old
+            for term, count in old.items():
+                if fresh is not None and fresh.get(term) == count:
+                    continue
                 plist = writable(term)
                 plist.pop(path, None)
                 if not plist:
@@ -169,7 +220,10 @@ class Postings:
             length = sum(counts.values())
             new._lengths[path] = length
             new.total_length += length
+            prior = replaced.get(path)
             for term, count in counts.items():
+                if prior is not None and prior.get(term) == count:
+                    continue
                 writable(term)[path] = count
         return new
 

@@ -279,7 +279,11 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions) ->
     warnings: list[str] = []
     stem = PurePosixPath(rel).stem
 
-    prose = _INLINE_CODE.sub(" ", _FENCE.sub(" ", body))
+    prose = body
+    if "```" in prose or "~~~" in prose:  # each regex needs its literal: skip the scan without it
+        prose = _FENCE.sub(" ", prose)
+    if "`" in prose:
+        prose = _INLINE_CODE.sub(" ", prose)
     title = _as_text(meta.get("title"))
     if title is None:
         heading = _HEADING.search(prose)
@@ -335,6 +339,8 @@ def rewrite_links(text: str, keep) -> str:
     """`text` with every wikilink turned into plain words: its label, or its target's name when
     `keep(target)` says the reader may see that note; a link to a note the reader may not see
     keeps only the label the author wrote in this note, or nothing."""
+    if "[[" not in text:  # no wikilink without it: spare the scan
+        return text
 
     def plain(m: re.Match) -> str:
         target, label = m.group(2).strip(), (m.group(4) or "").strip()
