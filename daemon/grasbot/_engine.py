@@ -205,7 +205,7 @@ class GrasBot:
 
     async def record(self, q: str, result: SearchResult, history: Sequence[dict] | None = None) -> None:
         """Log a visitor's question for alias suggestions, off the event loop; never raises."""
-        if self.question_log is not None:
+        if self.question_log is not None and self.question_log.enabled:
             await asyncio.to_thread(self.question_log.record, q.strip(), result, followup=bool(history))
 
     # ---- answering

@@ -31,10 +31,11 @@ TAGS_SHIFT, DOMAINS_SHIFT, FIELD_COUNT_CAP = 3, 10, 127
 # Okapi BM25 with Lucene's idf, which stays positive and monotonic on a 41-note vault.
 K1 = 1.2
 B = 0.75
-# A note longer than this many stems is scored by its best passage of this length: a 1 MB
-# course holds every word of every question somewhere, and as one document it would outrank
-# the short note that is about the question (held-out hit@1 0.775 → 0.900, see README).
+# A note longer than LONG_NOTE stems is scored by its best PASSAGE-long run: a 1 MB course
+# holds every word of every question somewhere, and as one document it would outrank the
+# short note that is about the question (held-out hit@1 0.775 → 0.875, see README).
 PASSAGE = 400
+LONG_NOTE = 4 * PASSAGE
 _PASSAGES = object()  # Index._memo's key for the long notes' passages
 _AVG_PASSAGE = object()
 
@@ -321,8 +322,9 @@ class Index:
             get = scores.get
             for path, value in impacts.items():
                 scores[path] = get(path, 0.0) + value
+        length = self.body.length
         for path in scores:
-            if self.body.length(path) > PASSAGE + 16:  # the head of a passage is not in PASSAGE
+            if length(path) > LONG_NOTE:
                 scores[path] = self._best_passage(path, unique)
         return scores
 
@@ -333,7 +335,7 @@ class Index:
         if avg is None:
             count = 0
             for part in self.body.parts if isinstance(self.body, Union) else (self.body,):
-                count += sum(max(1, -(-length // PASSAGE)) for length in part.lengths.values())
+                count += sum(-(-length // PASSAGE) if length > LONG_NOTE else 1 for length in part.lengths.values())
             avg = self._memo[_AVG_PASSAGE] = self.body.total_length / count
         return avg
 
@@ -369,7 +371,9 @@ class Index:
                     for path, tf in part.counts(term).items()
                 })
             if len(memo) >= 4_096:
-                memo.clear()  # passages and averages are recomputed on demand
+                kept = {k: memo[k] for k in (_PASSAGES, _AVG_PASSAGE, _BONUSES) if k in memo}
+                memo.clear()
+                memo.update(kept)
             memo[term] = impacts
         return impacts
 
