@@ -271,29 +271,32 @@ async def handle_rpc(request: web.Request) -> web.Response:
     return web.Response(text=text, content_type="application/json")
 
 
-async def handle_ask(request: web.Request) -> web.Response:
+def _visitor_question(request: web.Request) -> tuple[str, list] | web.Response:
+    """/ask's and /ask/stream's q and history, or the 400 or 429 that refuses them: bad
+    requests are refused before they use up any of the client's questions."""
     try:
         q, history = _ask_params(request)
     except QueryError as exc:
         request[_LOG_OUTCOME] = "bad request"
         return _error(400, str(exc))
-    limited = _rate_limited(request)
-    if limited is not None:
-        return limited
+    return _rate_limited(request) or (q, history)
+
+
+async def handle_ask(request: web.Request) -> web.Response:
+    asked = _visitor_question(request)
+    if isinstance(asked, web.Response):
+        return asked
+    q, history = asked
     payload = await request.app[BOT].answer(q, history=history, audience="visitor", record=not _is_owner(request))
     request[_LOG_OUTCOME] = "llm_error" if "llm_error" in payload else "ok"
     return _json(payload)
 
 
 async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
-    try:
-        q, history = _ask_params(request)
-    except QueryError as exc:
-        request[_LOG_OUTCOME] = "bad request"
-        return _error(400, str(exc))
-    limited = _rate_limited(request)
-    if limited is not None:
-        return limited
+    asked = _visitor_question(request)
+    if isinstance(asked, web.Response):
+        return asked
+    q, history = asked
     response = web.StreamResponse(headers=SSE_HEADERS)
     await response.prepare(request)
     request[_LOG_OUTCOME] = "client gone"

@@ -3,27 +3,15 @@
 //   {url, question, userDataDir, screenshot?, failStream?}
 // It asks the question, waits until the page says it is done (or failed), and prints one JSON
 // object describing what is on screen. Assertions live in the Python test.
-import { chromium } from "playwright-core";
+import { CHROMIUM, launchChromium } from "./chromium.mjs";
 
 const config = JSON.parse(process.argv[2]);
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
-const context = await chromium.launchPersistentContext(config.userDataDir, {
-  executablePath: config.chromium || "/usr/bin/chromium",
-  headless: true,
-  args: ARGS,
-  viewport: { width: 900, height: 900 },
-  locale: "fr-FR",
-});
+const context = await launchChromium(
+  { viewport: { width: 900, height: 900 }, locale: "fr-FR" },
+  config.userDataDir,
+  config.chromium || CHROMIUM,
+);
 const report = { requests: [], pageErrors: [], console: [], dialogs: [] };
 try {
   const page = context.pages()[0] || (await context.newPage());

@@ -12,22 +12,11 @@ import path from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import esbuild from "esbuild";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../../../tests/browser/chromium.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const plugin = path.join(here, "..", "..");
 const artifacts = path.join(plugin, "..", "test-artifacts");
-const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = [
-	"--headless",
-	"--no-sandbox",
-	"--disable-gpu",
-	"--disable-quic",
-	"--no-first-run",
-	"--disable-background-networking",
-	"--disable-component-update",
-	"--disable-sync",
-];
 
 const NOTE = ["---", "title: Push swap", "aliases:", "  - tri de piles", "tags: [c, algo]", "---", "# Push swap", "", "Trier une pile avec une autre.", ""].join("\n");
 
@@ -70,7 +59,7 @@ async function main() {
 	await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
 	const { port } = server.address();
 	const profile = mkdtempSync(path.join(tmpdir(), "grasbot-chromium-"));
-	const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: FLAGS, headless: true });
+	const context = await launchChromium({}, profile);
 	try {
 		const tab = context.pages()[0] ?? (await context.newPage());
 		const errors = [];

@@ -4,7 +4,6 @@
 // started by tests/support/run_stack.py. It asks a question and reads the screen: the
 // streamed answer, the badge, the sources with their reasons. Screenshots go to
 // test-artifacts/ (gitignored): plugin-preview-streaming.png and plugin-preview.png.
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { type Server, createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,27 +11,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import esbuild from "esbuild";
-import { type BrowserContext, type Page, chromium } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STREAM_FALLBACK_NOTE } from "../../src/preview";
 import type { Source } from "../../src/protocol";
 import { formatPoints } from "../../src/render";
+import { launchChromium } from "../../../tests/browser/chromium.mjs";
 import { REPO, type Stack, requirePython, startStack } from "../contract/stack";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PLUGIN = path.resolve(here, "..", "..");
-const CHROMIUM = "/usr/bin/chromium";
-// REFERENCE.md "Real components": what headless Chromium needs as root on a closed network.
-const CHROMIUM_ARGS = [
-	"--headless",
-	"--no-sandbox",
-	"--disable-gpu",
-	"--disable-quic",
-	"--no-first-run",
-	"--disable-background-networking",
-	"--disable-component-update",
-	"--disable-sync",
-];
 const ARTIFACTS = path.join(REPO, "test-artifacts");
 const WAIT_MS = 30_000;
 
@@ -83,11 +71,6 @@ function html(daemon: string): string {
 }
 
 beforeAll(async () => {
-	if (!existsSync(CHROMIUM)) {
-		throw new Error(
-			`${CHROMIUM} is missing: the browser test needs Debian's chromium. Run \`bash scripts/setup.sh --test\` (it runs \`apt-get install -y chromium\`).`,
-		);
-	}
 	requirePython();
 	const files: Record<string, [string, string]> = {
 		"/page.js": ["text/javascript; charset=utf-8", await bundlePage()],
@@ -99,12 +82,7 @@ beforeAll(async () => {
 	files["/"] = ["text/html; charset=utf-8", html(stack.info.daemon)];
 
 	userDataDir = await mkdtemp(path.join(tmpdir(), "grasbot-chromium-"));
-	context = await chromium.launchPersistentContext(userDataDir, {
-		executablePath: CHROMIUM,
-		headless: true,
-		args: CHROMIUM_ARGS,
-		viewport: { width: 460, height: 900 },
-	});
+	context = await launchChromium({ viewport: { width: 460, height: 900 } }, userDataDir);
 	page = context.pages()[0] ?? (await context.newPage());
 	page.on("request", (request) => requests.push(request.url()));
 	page.on("pageerror", (error) => pageErrors.push(String(error)));
