@@ -268,7 +268,7 @@ def test_validate_params_names_the_parameter_and_why(method, params, message, pa
 
 
 def test_validate_params_fills_defaults_and_keeps_values() -> None:
-    assert validate_params("search", {"q": "push swap"}) == {"q": "push swap", "top_k": 5, "audience": "visitor"}
+    assert validate_params("search", {"q": "push swap"}) == {"q": "push swap", "audience": "visitor"}
     assert validate_params("search", {"q": "x", "top_k": 3, "audience": "owner"}) == {
         "q": "x", "top_k": 3, "audience": "owner"}
     assert validate_params("answer", {"q": "x"})["history"] == []

@@ -279,7 +279,7 @@ async def test_documented_methods_get_validated_params_with_defaults() -> None:
     rpc = RpcDispatcher({"search": search}, check_results=True)
     answer = json.loads(await rpc.dispatch(b'{"jsonrpc": "2.0", "method": "search", "params": {"q": "cv"}, "id": 1}', VISITOR))
     assert answer["result"]["grounded"] is False
-    assert seen == {"q": "cv", "top_k": 5, "audience": "visitor"}
+    assert seen == {"q": "cv", "audience": "visitor"}  # top_k absent: the daemon applies SEARCH_TOP_K
     answer = json.loads(await rpc.dispatch(b'{"jsonrpc": "2.0", "method": "search", "params": ["cv"], "id": 2}', VISITOR))
     assert answer["error"]["code"] == -32602 and "by name" in answer["error"]["data"]
 
@@ -291,7 +291,7 @@ async def test_owner_only_and_owner_audience_need_the_token() -> None:
         calls.append("reload")
         return {"vault_size": 0, "added": 0, "changed": 0, "removed": 0, "errors": [], "took_ms": 1}
 
-    async def search(context, q, top_k, audience):
+    async def search(context, q, audience, top_k=None):
         calls.append(audience)
         return {"results": [], "grounded": False, "vault_size": 0, "took_ms": 0.1}
 

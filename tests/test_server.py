@@ -446,3 +446,13 @@ async def test_cors_allow_list_comes_from_settings(start_daemon):
     assert resp.headers["Access-Control-Allow-Origin"] == "https://site.example"
     resp = await client.post("/rpc", data=call, headers={"Origin": "app://obsidian.md"})
     assert "Access-Control-Allow-Origin" not in resp.headers
+
+
+async def test_search_without_top_k_follows_search_top_k(start_daemon):
+    """SEARCH_TOP_K is the daemon's default for `search` too, not only the CLI's."""
+    client = await start_daemon(search_top_k=2)
+    default = await rpc_result(client, "search", {"q": "Comment fonctionne GrasBot ?"})
+    assert len(default["results"]) == 2
+    asked = await rpc_result(client, "search", {"q": "Comment fonctionne GrasBot ?", "top_k": 4})
+    assert len(asked["results"]) == 4
+    assert [r["slug"] for r in asked["results"][:2]] == [r["slug"] for r in default["results"]]

@@ -27,6 +27,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", dest="llm_model", help="Ollama model (LLM_MODEL; default qwen3:8b)")
     parser.add_argument("--ollama-host", dest="ollama_host", metavar="URL", help="Ollama's address (OLLAMA_HOST)")
     parser.add_argument("--llm-timeout", dest="llm_timeout", type=float, metavar="SECONDS", help="LLM_TIMEOUT (default 60)")
+    parser.add_argument("--temperature", dest="llm_temperature", type=float, help="LLM_TEMPERATURE (default 0.4)")
+    parser.add_argument("--keep-alive", dest="llm_keep_alive", metavar="DURATION", help="LLM_KEEP_ALIVE (default 30m)")
+    parser.add_argument("--prompt-budget", dest="prompt_budget", type=int, metavar="CHARS", help="GRASBOT_PROMPT_BUDGET (default 12000)")
+    parser.add_argument("--url-map", dest="url_map", metavar="TYPE=/PATH/{slug},…", help="GRASBOT_URL_MAP: a source's url from its type")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -69,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _settings(args: argparse.Namespace) -> Settings:
     names = ("vault_dir", "exclude", "default_visibility", "search_top_k", "search_min_score",
-             "llm_model", "ollama_host", "llm_timeout", "host", "port", "token", "token_file",
+             "llm_model", "ollama_host", "llm_timeout", "llm_temperature", "llm_keep_alive", "prompt_budget",
+             "url_map", "host", "port", "token", "token_file",
              "cors_origins", "trusted_proxies", "question_log", "log_retention_days", "cache_dir", "index_cache")
     return Settings.load(**{n: getattr(args, n, None) for n in names})
 

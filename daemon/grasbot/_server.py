@@ -99,7 +99,7 @@ class RpcContext:
 # ---------------------------------------------------------------- JSON-RPC methods
 
 
-async def _m_search(ctx: RpcContext, q: str, top_k: int, audience: str) -> dict:
+async def _m_search(ctx: RpcContext, q: str, audience: str, top_k: int | None = None) -> dict:
     check_limits(ctx.app[SETTINGS], q)
     result = ctx.bot.search(q, top_k=top_k, audience=audience)
     if not ctx.is_owner and audience == "visitor":  # the owner's previews are not visitors' questions
