@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
-from . import _analysis
-from ._postings import Postings, Union
+from ._analysis import Terms, body_counts, tokens
+from ._postings import LazyTable, Postings, Union
 from ._vault import LinkResolver, Note, Vault, rewrite_links
 
-Terms = tuple[str, ...]
 Labeled = tuple[tuple[str, Terms], ...]  # (the author's text, its stems), empty stems left out
 
 _BONUSES = object()  # Index._memo's key for the bonuses, beside the terms' BM25 impacts
@@ -83,110 +81,6 @@ def _labeled(values: tuple[str, ...]) -> Labeled:
     return tuple((v, t) for v, t in pairs if t)
 
 
-# ---- body analysis, fast: equal to Counter(tokenize_fr(text)) (tests/test_fast_path.py checks it),
-# but folds the text in C and stems each distinct word once. A body is most of a vault's bytes,
-# and tokenize_fr's per-character and per-word Python loops made a cold load of 10,000 notes
-# take ~40 s.
-
-_COMBINING_LATIN = re.compile("[\u0300-\u036f]+")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-# ASCII bytes that `_analysis._WORD` can match (letters, digits) and the apostrophe; the rest splits.
-_WORD_BYTES = bytes(c if c == 39 or (c < 128 and chr(c).isalnum()) else 32 for c in range(256))
-_NEEDLES = {r"c\+\+": "c++", r"c#": "c#", r"(?<!\w)\.net\b": ".net"}  # a literal each match contains
-_TERMS: dict[object, str] = {}  # raw word (str or ASCII bytes) -> its stem, "" for a stopword
-
-
-def _strip_combining(match: re.Match) -> str:
-    return "".join(ch for ch in match.group() if not unicodedata.combining(ch))
-
-
-def _fold(text: str) -> str:
-    """_analysis.fold: combining marks dropped by one C regex, then (rarely) the exact rule."""
-    text = unicodedata.normalize("NFKD", text.casefold().replace("œ", "oe").replace("æ", "ae"))
-    text = _COMBINING_LATIN.sub("", text)
-    return text if text.isascii() else _NON_ASCII.sub(_strip_combining, text)
-
-
-def _term(word: str) -> str:
-    """tokenize_fr's treatment of one `_WORD` match: elision, stopword, stem."""
-    parts = word.split("'")
-    if len(parts) > 1 and parts[0] in _analysis._ELISIONS:
-        parts = parts[1:]
-    word = "".join(parts)
-    if word in _analysis.STOPWORDS or not (len(word) > 1 or word.isdigit()):
-        return ""
-    return _analysis._stem(word)
-
-
-_WEIRD: set[object] = set()  # raw words with stray apostrophes: several terms each, never in _TERMS
-
-
-def _raw_words(text: str) -> list:
-    """The `_analysis._WORD` matches of `text` once folded, as tokenize_fr sees them (ASCII
-    words as bytes, split in C), before elision, stopwords and stemming."""
-    text = _fold(text)
-    if "’" in text or "‘" in text:
-        text = text.replace("’", "'").replace("‘", "'")
-    for pattern, replacement in _analysis._SPECIALS:
-        needle = _NEEDLES.get(pattern.pattern)
-        if needle is None or needle in text:  # a substring test is much cheaper than the scan
-            text = pattern.sub(replacement, text)
-    if text.isascii():
-        return text.encode("ascii").translate(_WORD_BYTES).split()
-    return _analysis._WORD.findall(text)
-
-
-def _learn(words: list) -> bool:
-    """Put every word of `words` in _TERMS; False when one needs the slow path (see _WEIRD)."""
-    missing = set(words).difference(_TERMS)
-    if missing:
-        if len(_TERMS) + len(missing) > 1_000_000:
-            _TERMS.clear()
-            missing = set(words)
-        for word in missing:
-            s = word.decode("ascii") if isinstance(word, bytes) else word
-            if "'" in s and _analysis._WORD.fullmatch(s) is None:
-                _WEIRD.add(word)
-            else:
-                _TERMS[word] = _term(s)
-    return not (_WEIRD and not _WEIRD.isdisjoint(words))
-
-
-def _weird_terms(word) -> list[str]:
-    """stray apostrophes (« 'mot », « a''b »): split the way _WORD would"""
-    s = word.decode("ascii") if isinstance(word, bytes) else word
-    return [t for piece in _analysis._WORD.findall(s) if (t := _term(piece))]
-
-
-def body_counts(text: str) -> dict[str, int]:
-    """Counter(tokenize_fr(text)), counted in C."""
-    words = _raw_words(text)
-    if _learn(words):
-        counts = Counter(map(_TERMS.__getitem__, words))
-        counts.pop("", None)
-        return dict(counts)
-    out: dict[str, int] = {}
-    for word, count in Counter(words).items():
-        for term in _weird_terms(word) if word in _WEIRD else (_TERMS[word],):
-            if term:
-                out[term] = out.get(term, 0) + count
-    return out
-
-
-def tokens(text: str) -> Terms:
-    """tuple(tokenize_fr(text)), through the same word table as body_counts."""
-    words = _raw_words(text)
-    if _learn(words):
-        return tuple(filter(None, map(_TERMS.__getitem__, words)))
-    out: list[str] = []
-    for word in words:
-        if word in _WEIRD:
-            out.extend(_weird_terms(word))
-        elif term := _TERMS[word]:
-            out.append(term)
-    return tuple(out)
-
-
 def _hide_targets(target: str) -> bool:
     return False
 
@@ -202,39 +96,18 @@ def _indexable(note: Note) -> str:
     return rewrite_links(_URL.sub(" ", note.body), _hide_targets)
 
 
-class NoteCounts(Mapping):
+class NoteCounts(LazyTable):
     """analyse_note(note).body, computed when first read. The index cache keeps the inverted
     index rather than every note's counts, and a start reads almost none of them: only a reload
     that changes the note, or an alias suggestion for it, does."""
 
-    __slots__ = ("_note", "_counts")
+    __slots__ = ("_note",)
 
     def __init__(self, note: Note) -> None:
-        self._note, self._counts = note, None
+        self._note, self._dict = note, None
 
-    def _table(self) -> dict[str, int]:
-        if self._counts is None:
-            self._counts = _body_counts_of(self._note)
-        return self._counts
-
-    def __getitem__(self, term: str) -> int:
-        return self._table()[term]
-
-    def __iter__(self):
-        return iter(self._table())
-
-    def __len__(self) -> int:
-        return len(self._table())
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, NoteCounts):
-            other = other._table()
-        return self._table() == other if isinstance(other, Mapping) else NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"NoteCounts({self._table()!r})"
+    def _make(self) -> dict[str, int]:
+        return _body_counts_of(self._note)
 
 
 def _body_counts_of(note: Note) -> dict[str, int]:
@@ -395,11 +268,8 @@ class Index:
 
     @classmethod
     def build(cls, vault: Vault, audience: str, analyses: Mapping[str, NoteAnalysis]) -> "Index":
-        notes = {p: n for p, n in vault.notes.items() if audience == "owner" or n.public}
-        picked = {p: analyses[p] for p in notes}
-        body = Postings.from_docs({p: a.body for p, a in picked.items()})
-        fields = Postings.from_docs({p: a.field_terms() for p, a in picked.items()})
-        return cls._assemble(audience, notes, picked, vault, body, fields, ())
+        """One audience's index, from scratch (`analyses` holds every note of the vault)."""
+        return cls.build_all(vault, analyses)[audience]
 
     @classmethod
     def build_all(cls, vault: Vault, analyses: Mapping[str, NoteAnalysis]) -> dict[str, "Index"]:
@@ -468,13 +338,6 @@ class Index:
             edges, backlinks = _graph(notes, vault, previous[audience] if previous else None)
             out[audience] = cls(audience, notes, picked, body, fields, edges, backlinks, vault.resolver, _raw_edges=vault.edges)
         return out
-
-    @classmethod
-    def _assemble(cls, audience, notes, analyses, vault, body, fields, changed, removed=()) -> "Index":
-        body = body.evolved(removed, {p: analyses[p].body for p in changed})
-        fields = fields.evolved(removed, {p: analyses[p].field_terms() for p in changed})
-        edges, backlinks = _graph(notes, vault, None)
-        return cls(audience, notes, analyses, body, fields, edges, backlinks, vault.resolver, _raw_edges=vault.edges)
 
 
 Edges = Mapping[str, tuple[tuple[str, str], ...]]

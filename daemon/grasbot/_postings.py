@@ -15,7 +15,41 @@ from collections.abc import Iterable, Mapping
 _EMPTY: Mapping[str, int] = {}
 
 
-class Packed(Mapping):
+class LazyTable(Mapping):
+    """A read-only mapping whose dict is made (`_make`) only when something first needs it."""
+
+    __slots__ = ("_dict",)
+
+    def _make(self) -> dict:
+        raise NotImplementedError
+
+    def _table(self) -> dict:
+        table = self._dict
+        if table is None:
+            table = self._dict = self._make()
+        return table
+
+    def __getitem__(self, key):
+        return self._table()[key]
+
+    def __iter__(self):
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, LazyTable):
+            other = other._table()
+        return self._table() == other if isinstance(other, Mapping) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({dict(self.items())!r})"
+
+
+class Packed(LazyTable):
     """A read-only {key: count} held as two tuples until a lookup by key needs a dict.
 
     The index cache holds millions of such pairs (every posting, every note's term counts),
@@ -23,7 +57,7 @@ class Packed(Mapping):
     and take a fifth of a dict's memory. Iteration, len and items() never build the dict.
     """
 
-    __slots__ = ("_keys", "_values", "_dict")
+    __slots__ = ("_keys", "_values")
 
     def __init__(self, keys: tuple, values: tuple) -> None:
         if len(keys) != len(values):
@@ -37,14 +71,8 @@ class Packed(Mapping):
     def plain(self) -> tuple[tuple, tuple]:
         return self._keys, self._values
 
-    def _table(self) -> dict:
-        table = self._dict
-        if table is None:
-            table = self._dict = dict(zip(self._keys, self._values))
-        return table
-
-    def __getitem__(self, key):
-        return self._table()[key]
+    def _make(self) -> dict:
+        return dict(zip(self._keys, self._values))
 
     def get(self, key, default=None):
         return self._table().get(key, default)
@@ -66,16 +94,6 @@ class Packed(Mapping):
 
     def items(self):
         return zip(self._keys, self._values)
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, Packed):
-            other = other._table()
-        return self._table() == other if isinstance(other, Mapping) else NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Packed({dict(self.items())!r})"
 
 
 def _copy(mapping: Mapping[str, int]) -> dict[str, int]:
