@@ -121,9 +121,6 @@ def measure(n: int, work: Path, n_questions: int, baseline: bool) -> dict:
     return out
 
 
-_QUESTIONS = ["Quels projets en Python ?", "Comment marche le scoring ?", "Qui est l'auteur ?", "docker et linux", "BM25"]
-
-
 def daemon_memory(n: int, work: Path, warm: bool) -> dict:
     """A daemon's peak RSS, alone in its process: start (from the cache when `warm`, which
     measure() wrote), 100 searches, one reload. Nothing else lives here, no baseline."""
@@ -137,13 +134,32 @@ def daemon_memory(n: int, work: Path, warm: bool) -> dict:
     for q in questions(snap.vault.notes.values(), 100, seed=11):
         search(q, index, top_k=5, min_score=4.0)
     snap = build_snapshot(settings, snap)
-    return {"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        # a cold start of a large vault forks workers (grasbot._parallel): the largest one's peak
+        "workers_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    }
 
 
-async def _load_clients(url: str, seconds: float, clients: int) -> dict:
+def _bundled_questions(mode: str) -> list[str]:
+    """The questions the clients ask of the bundled vault. "repeated": 400 questions drawn again
+    and again (a site whose visitors ask the same things: the daemon's kept results answer them);
+    "new": every call a question not asked before in the run."""
+    from generate_vault import questions
+    from grasbot import Settings, build_snapshot
+
+    notes = build_snapshot(Settings.load(env={})).index("visitor").notes.values()
+    if mode == "repeated":
+        return questions(notes, 400, seed=11)
+    return [q for q in dict.fromkeys(questions(notes, 60_000, seed=12)) if len(q) <= 500]
+
+
+async def _load_clients(url: str, seconds: float, clients: int, mode: str) -> dict:
     """`clients` concurrent keep-alive connections calling `search` for `seconds`."""
     import aiohttp
 
+    asked = _bundled_questions(mode)
+    fresh = iter(asked)
     done = errors = 0
     stop = time.perf_counter() + seconds
 
@@ -153,7 +169,10 @@ async def _load_clients(url: str, seconds: float, clients: int) -> dict:
         async with aiohttp.ClientSession() as session:
             i = 0
             while time.perf_counter() < stop:
-                body = {"jsonrpc": "2.0", "id": i, "method": "search", "params": {"q": rng.choice(_QUESTIONS)}}
+                q = rng.choice(asked) if mode == "repeated" else next(fresh, None)
+                if q is None:
+                    raise SystemExit(f"only {len(asked)} new questions: lengthen the list")
+                body = {"jsonrpc": "2.0", "id": i, "method": "search", "params": {"q": q}}
                 async with session.post(url, json=body) as resp:
                     payload = await resp.json()
                     if "result" in payload:
@@ -164,21 +183,26 @@ async def _load_clients(url: str, seconds: float, clients: int) -> dict:
 
     t = time.perf_counter()
     await asyncio.gather(*(client(k) for k in range(clients)))
-    return {"clients": clients, "calls": done, "errors": errors, "elapsed": time.perf_counter() - t}
+    return {"clients": clients, "calls": done, "errors": errors, "elapsed": time.perf_counter() - t, "questions": len(asked)}
 
 
-async def _daemon_throughput(seconds: float, clients: int, question_log: Path | None) -> dict:
+async def _daemon_throughput(seconds: float, clients: int, question_log: Path | None, mode: str) -> dict:
     """`search` calls a second over loopback: the daemon in this process, the clients in
     another (on one process they would share its core and measure themselves as much).
-    `question_log`: where visitors' questions are logged (a fresh file), or None for no log."""
+    `question_log`: where visitors' questions are logged (a fresh file), or None for no log;
+    `mode`: which questions (`_bundled_questions`)."""
+    import logging
+
     from aiohttp import web
 
     from grasbot import Settings
-    from grasbot._server import create_app
+    from grasbot._server import create_app, runner_kwargs
 
+    # as `grasbot serve` runs: its access log on (one INFO line a request), written to /dev/null
+    logging.basicConfig(level=logging.INFO, stream=open(os.devnull, "w"), force=True)
     settings = Settings.load(env={}, port=0, question_log=question_log if question_log else "off")
     app = create_app(settings)
-    runner = web.AppRunner(app, access_log=None)
+    runner = web.AppRunner(app, **runner_kwargs())
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
@@ -187,7 +211,7 @@ async def _daemon_throughput(seconds: float, clients: int, question_log: Path | 
     cpu = time.process_time()
     proc = await asyncio.create_subprocess_exec(
         sys.executable, __file__, "--_clients", url, "--clients", str(clients), "--_seconds", str(seconds),
-        stdout=asyncio.subprocess.PIPE,
+        "--_mode", mode, stdout=asyncio.subprocess.PIPE,
     )
     out, _ = await proc.communicate()
     cpu = time.process_time() - cpu  # the daemon's own CPU (threads included), clients excluded
@@ -198,6 +222,7 @@ async def _daemon_throughput(seconds: float, clients: int, question_log: Path | 
         "calls_per_s": r["calls"] / r["elapsed"],
         "errors": r["errors"],
         "server_cpu_ms_per_call": cpu * 1000 / max(1, r["calls"]),
+        "questions": r["questions"],
     }
 
 
@@ -213,9 +238,10 @@ def main() -> None:
     parser.add_argument("--_memory", help=argparse.SUPPRESS)  # "N,cold" or "N,warm"
     parser.add_argument("--_clients", help=argparse.SUPPRESS)
     parser.add_argument("--_seconds", type=float, default=5.0, help=argparse.SUPPRESS)
+    parser.add_argument("--_mode", default="repeated", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args._clients:
-        print(json.dumps(asyncio.run(_load_clients(args._clients, args._seconds, args.clients))))
+        print(json.dumps(asyncio.run(_load_clients(args._clients, args._seconds, args.clients, args._mode))))
         return
     args.work.mkdir(parents=True, exist_ok=True)
     if args._one is not None:
@@ -233,7 +259,8 @@ def main() -> None:
         r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
         for how in ("cold", "warm"):
             mem = [sys.executable, __file__, "--_memory", f"{n},{how}", "--work", str(args.work)]
-            r[f"daemon_{how}_rss_mb"] = json.loads(subprocess.run(mem, check=True, capture_output=True, text=True).stdout)["peak_rss_mb"]
+            used = json.loads(subprocess.run(mem, check=True, capture_output=True, text=True).stdout)
+            r[f"daemon_{how}_rss_mb"], r[f"workers_{how}_rss_mb"] = used["peak_rss_mb"], used["workers_peak_rss_mb"]
         line = (
             f"N={r['notes']:>6}: cold {r['cold_s']:.2f} s (CPU {r['cold_cpu_s']:.2f} s; with cache write "
             f"{r['cold_with_cache_write_s']:.2f} s), warm {r['warm_s']:.2f} s (CPU {r['warm_cpu_s']:.2f} s), "
@@ -241,7 +268,8 @@ def main() -> None:
             f"(CPU p50 {r['search_cpu_p50_ms']:.2f} ms p95 {r['search_cpu_p95_ms']:.2f} ms), "
             f"reload one note {r['reload_one_ms']:.0f} ms (CPU {r['reload_one_cpu_ms']:.0f} ms), "
             f"daemon peak RSS {r['daemon_cold_rss_mb']:.0f} MB (cold start) / {r['daemon_warm_rss_mb']:.0f} MB "
-            f"(start from the cache), this benchmark process's {r['peak_rss_mb']:.0f} MB"
+            f"(start from the cache), its load workers' peak {r['workers_cold_rss_mb']:.0f} MB each (cold start), "
+            f"this benchmark process's {r['peak_rss_mb']:.0f} MB"
         )
         if "rank_bm25_p50_ms" in r:
             line += (
@@ -252,17 +280,18 @@ def main() -> None:
     if not args.no_daemon:
         log = args.work / "questions.sqlite3"
         for what, path in (("question log on", log), ("question log off", None)):
-            for stale in args.work.glob("questions.sqlite3*"):
-                stale.unlink()
-            r = asyncio.run(_daemon_throughput(5.0, args.clients, path))
-            print(
-                f"daemon, bundled vault, loopback, {what}: {r['calls_per_s']:.0f} search calls/s with "
-                f"{r['clients']} clients in another process ({r['errors']} errors); daemon CPU "
-                f"{r['server_cpu_ms_per_call']:.2f} ms a call, i.e. {1000 / r['server_cpu_ms_per_call']:.0f} calls/s "
-                f"for one core; "
-                f"load average {os.getloadavg()[0]:.1f}",
-                flush=True,
-            )
+            for mode in ("repeated", "new"):
+                for stale in args.work.glob("questions.sqlite3*"):
+                    stale.unlink()
+                r = asyncio.run(_daemon_throughput(5.0, args.clients, path, mode))
+                asked = "400 questions asked again and again" if mode == "repeated" else "every question new"
+                print(
+                    f"daemon, bundled vault, loopback, {what}, {asked}: {r['calls_per_s']:.0f} search calls/s "
+                    f"with {r['clients']} clients in another process ({r['errors']} errors); daemon CPU "
+                    f"{r['server_cpu_ms_per_call']:.2f} ms a call, i.e. {1000 / r['server_cpu_ms_per_call']:.0f} "
+                    f"calls/s for one core; load average {os.getloadavg()[0]:.1f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

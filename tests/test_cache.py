@@ -79,14 +79,14 @@ def test_stale_entry_is_reparsed_alone(vault, parsed):
 
 @pytest.mark.parametrize(
     "damage",
-    ["truncated", "garbage", "empty", "flipped-byte", "wrong-format", "other-vault", "not-a-tuple"],
+    ["truncated", "garbage", "empty", "flipped-byte", "older-layout", "wrong-format", "other-vault", "not-a-tuple"],
 )
 def test_damaged_or_foreign_cache_is_ignored_and_rebuilt(vault, parsed, caplog, damage):
     root, _, settings, cache = vault
     reference = build_snapshot(settings, cache_dir=cache)
     file = cache / _cache.FILENAME
     raw = file.read_bytes()
-    head = len(_cache.MAGIC) + 32
+    head = _cache.HEAD_SIZE
     if damage == "truncated":
         file.write_bytes(raw[: len(raw) // 2])
     elif damage == "garbage":
@@ -95,6 +95,8 @@ def test_damaged_or_foreign_cache_is_ignored_and_rebuilt(vault, parsed, caplog, 
         file.write_bytes(b"")
     elif damage == "flipped-byte":
         file.write_bytes(raw[:-10] + bytes([raw[-10] ^ 0xFF]) + raw[-9:])
+    elif damage == "older-layout":  # format 6 and before: another magic line, a blake2b digest
+        file.write_bytes(b"GRASBOT-CACHE\n" + bytes(32) + raw[head:])
     else:
         header, entries = marshal.loads(raw[head:])
         if damage == "wrong-format":
@@ -102,9 +104,7 @@ def test_damaged_or_foreign_cache_is_ignored_and_rebuilt(vault, parsed, caplog, 
         elif damage == "other-vault":
             header = {**header, "vault": "/somewhere/else"}
         payload = marshal.dumps(("not", "a", "tuple", "pair") if damage == "not-a-tuple" else (header, entries))
-        import hashlib
-
-        file.write_bytes(_cache.MAGIC + hashlib.blake2b(payload, digest_size=32).digest() + payload)
+        file.write_bytes(_cache.seal(payload))
     parsed.clear()
     with caplog.at_level(logging.INFO, logger="grasbot.cache"):
         rebuilt = build_snapshot(settings, cache_dir=cache)
@@ -171,13 +171,11 @@ def test_malformed_posting_list_is_refused(vault, parsed, caplog):
     build_snapshot(settings, cache_dir=cache)
     file = cache / _cache.FILENAME
     raw = file.read_bytes()
-    header, (notes, postings, links, graphs) = marshal.loads(raw[len(_cache.MAGIC) + 32 :])
+    header, (notes, postings, links, graphs) = marshal.loads(raw[_cache.HEAD_SIZE :])
     term = next(iter(postings[0][1]))
     postings[0][1][term] = postings[0][1][term][:-1]  # one byte short
     payload = marshal.dumps((header, (notes, postings, links, graphs)))
-    import hashlib
-
-    file.write_bytes(_cache.MAGIC + hashlib.blake2b(payload, digest_size=32).digest() + payload)
+    file.write_bytes(_cache.seal(payload))
     parsed.clear()
     with caplog.at_level(logging.WARNING, logger="grasbot.cache"):
         rebuilt = build_snapshot(settings, cache_dir=cache)

@@ -236,6 +236,21 @@ def test_missing_vault_folder_exits_2(capsys, tmp_path):
     assert "Traceback" not in err
 
 
+def test_serve_with_a_missing_vault_folder_says_why_and_exits_2(tmp_path):
+    """`serve` loads the vault before it starts its event loop (so a large vault can load on
+    every core): a vault it cannot load stops it there, with the reason."""
+    exe = REPO / ".venv" / "bin" / "grasbot"
+    env = {k: v for k, v in os.environ.items() if k not in Settings.ENV}
+    env["OLLAMA_HOST"] = unused_url()
+    proc = subprocess.run(
+        [str(exe), "serve", "--vault", str(tmp_path / "absent"), "--port", "0", "--token-file", str(tmp_path / "token")],
+        capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path,
+    )
+    assert proc.returncode == 2
+    assert "grasbot: cannot start: vault folder not found:" in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
 def test_vault_dir_from_the_environment(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("VAULT_DIR", str(tmp_path / "absent"))
     code, _, err = run(capsys, "check")

@@ -101,6 +101,52 @@ def test_body_counts_equals_tokens(snapshot):
         assert body_counts(text) == Counter(_reference_stems(text)), text
 
 
+def test_chunked_analysis_equals_the_rules_on_random_text():
+    """body_counts and tokens split on whitespace before folding: random text made of what
+    could break that (every kind of space, combining marks, ligatures, apostrophes, the special
+    spellings) gives the stems of the rules applied to the whole text."""
+    from grasbot import _analysis
+
+    rng = random.Random(11)
+    pieces = [
+        "a", "e", "é", "E\u0301", "\u0301", "œ", "ß", "ﬁ", "½", "²", "'", "’", "-", "_", ".", "#", "+",
+        "c++", "C#", ".net", "x.NET", "l'", "qu’", "d''", "1", "Ꭰ", "ǅ", " ", "\n", "\t", "\xa0",
+        "\u2007", "\u3000", "\u200b", "\x1c", "\x85", "mot", "données", "les",
+    ]
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        if rng.random() < 0.01:  # a table made afresh gives the same
+            _analysis._CHUNKS.clear()
+        expected = _reference_stems(text)
+        assert list(tokenize_fr(text)) == expected, repr(text)
+        assert body_counts(text) == Counter(expected), repr(text)
+
+
+def test_rewrite_links_equals_the_regex():
+    """rewrite_links scans from each `[[`; _WIKILINK.sub, tried at every position, is the rule."""
+    from pathlib import PurePosixPath
+
+    from grasbot import _vault
+
+    def reference(text, keep):
+        def plain(m):
+            target, label = m.group(2).strip(), (m.group(4) or "").strip()
+            if not target:
+                return label
+            if label:
+                return label
+            return PurePosixPath(target).name if keep(target) else ""
+
+        return _vault._WIKILINK.sub(plain, text)
+
+    rng = random.Random(6)
+    alphabet = "ab#[]!|^/&-_ é1\n"
+    for i in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        keep = (lambda t: "a" in t) if i % 2 else (lambda t: True)
+        assert _vault.rewrite_links(text, keep) == reference(text, keep), text
+
+
 def test_literal_first_scans_equal_the_regexes():
     """_links_in and _inline_tags jump from `[[` and `#` instead of trying every position: same
     matches as _WIKILINK and _INLINE_TAG on random text made of the characters that matter."""

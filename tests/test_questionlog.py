@@ -281,6 +281,174 @@ def test_records_from_many_threads(tmp_path):
     log.close()
 
 
+# ---------------------------------------------------------------- submit: queued, written in batches
+
+
+def count_commits(log: QuestionLog) -> list[str]:
+    """The COMMITs the log's connection runs from now on, whichever thread runs them."""
+    commits: list[str] = []
+    log._conn.set_trace_callback(lambda sql: commits.append(sql) if sql.strip().upper() == "COMMIT" else None)
+    return commits
+
+
+def wait_for(predicate, what: str) -> None:
+    """Wait for the writer thread (a deadline against a hang, not a speed assertion)."""
+    deadline = threading.Event()
+    for _ in range(1000):
+        if predicate():
+            return
+        deadline.wait(0.01)
+    raise AssertionError(f"the writer thread never {what}")
+
+
+def test_a_read_right_after_submit_sees_the_question(tmp_path):
+    # a long batch_wait: the writer has not written yet, so the read itself must write the queue out
+    with QuestionLog(tmp_path / "q.sqlite3", clock=Clock(), batch_wait=60) as log:
+        log.submit(" par le texte ", result(("grasbot", 5.0, ("bm25", "graph"))), followup=True)
+        [logged] = log.questions_ending_on("grasbot")
+        assert (logged.question, logged.grounded, logged.followup) == ("par le texte", True, True)
+        assert [(r.rank, r.slug, r.path, r.score, r.signals) for r in logged.results] == [
+            (1, "grasbot", "notes/grasbot.md", 5.0, ("bm25", "graph"))
+        ]
+        log.submit("nulle part", result(grounded=False))
+        assert [q.question for q in log.recent_ungrounded(10)] == ["nulle part"]
+        log.submit("par un lien", result(("velo", 1.0, ("graph",))))
+        assert [q.question for q in log.weakly_found(10)] == ["par un lien", "par le texte"]
+        log.submit("encore", result())
+        assert log.count() == 4
+
+
+def test_submit_and_record_keep_their_order(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    with QuestionLog(db, clock=Clock(), batch_wait=60) as log:
+        log.submit("d'abord", result(("a", 1.0, ("bm25",))))
+        log.record("ensuite", result(("b", 2.0, ("bm25",))))
+        log.submit("enfin", result(("c", 3.0, ("bm25",))))
+    assert [(r[0], r[2]) for r in rows(db, "questions")] == [(1, "d'abord"), (2, "ensuite"), (3, "enfin")]
+    assert [(r[0], r[2]) for r in rows(db, "results")] == [(1, "a"), (2, "b"), (3, "c")]
+
+
+def test_many_submits_from_many_threads_land_in_one_transaction(tmp_path):
+    log = QuestionLog(tmp_path / "q.sqlite3", batch_wait=60)
+    commits = count_commits(log)
+
+    def ask(n: int) -> None:
+        for i in range(50):
+            log.submit(f"question {n}-{i}", result(("a", 5.0, ("bm25",)), ("b", 1.0, ("graph",))))
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert commits == []  # all 200 wait in the queue
+    assert log.enabled and log.count() == 200
+    assert len(commits) == 1  # the read wrote them out: one transaction for 200 questions
+    assert len({q.question for q in log.weakly_found(500)}) == 200
+    assert len(commits) == 1  # nothing was left to write
+    log.close()
+    assert len(rows(tmp_path / "q.sqlite3", "results")) == 400
+
+
+def test_the_writer_thread_writes_in_the_background(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, batch_wait=0.05)
+    commits = count_commits(log)
+    for i in range(20):
+        log.submit(f"question {i}", result(("a", 5.0, ("bm25",))))
+    # read with another connection, as `grasbot log` does: only the writer thread can have written
+    wait_for(lambda: len(rows(db, "questions")) == 20, "wrote the 20 questions")
+    assert 1 <= len(commits) <= 20
+    assert [r[2] for r in rows(db, "questions")] == [f"question {i}" for i in range(20)]
+    log.close()
+
+
+def test_close_writes_what_is_queued(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock(), batch_wait=60)
+    for i in range(3):
+        log.submit(f"question {i}", result(("a", 5.0, ("bm25",))))
+    log.close()
+    assert not log.enabled
+    log.submit("après la fermeture", result(("a", 5.0, ("bm25",))))  # dropped, not raised
+    with QuestionLog(db, clock=Clock()) as reopened:
+        assert reopened.count() == 3
+        assert [q.question for q in reopened.questions_ending_on("a")] == ["question 2", "question 1", "question 0"]
+
+
+def test_a_failing_disk_during_a_background_write_turns_the_log_off(tmp_path, caplog):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock(), batch_wait=0.01)
+    log.record("avant", result(("a", 5.0, ("bm25",))))
+    # what a full disk or a revoked permission looks like to sqlite: every write fails
+    with log._lock:
+        log._conn.close()
+        log._conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, check_same_thread=False, isolation_level=None)
+    with caplog.at_level(logging.WARNING, logger="grasbot.questionlog"):
+        log.submit("pendant", result(("a", 5.0, ("bm25",))))
+        wait_for(lambda: not log.enabled, "turned the log off")
+        log.submit("après", result(("a", 5.0, ("bm25",))))  # a log turned off ignores it
+        log.record("encore après", result(("a", 5.0, ("bm25",))))
+        log.close()
+    warnings = [r for r in caplog.records if r.name == "grasbot.questionlog"]
+    assert len(warnings) == 1 and "cannot write" in warnings[0].getMessage()
+    assert warnings[0].threadName == "grasbot-questionlog"  # the writer thread met the failure
+    assert [r[2] for r in rows(db, "questions")] == ["avant"]
+
+
+def test_a_busy_file_drops_one_batch_but_keeps_logging(tmp_path, caplog):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock(), batch_wait=60)
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    log.submit("pendant 1", result(("a", 5.0, ("bm25",))))
+    log.submit("pendant 2", result(("a", 5.0, ("bm25",))))
+    with caplog.at_level(logging.DEBUG, logger="grasbot.questionlog"):
+        assert log.count() == 0  # the read tried to write the queue: busy, so the batch is dropped
+    other.execute("ROLLBACK")
+    other.close()
+    assert any("busy, 2 question(s) not logged" in r.getMessage() for r in caplog.records)
+    log.submit("après", result(("a", 5.0, ("bm25",))))
+    assert log.enabled and log.count() == 1
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["après"]
+
+
+def test_the_queue_is_bounded(tmp_path, caplog):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock(), batch_wait=60, max_pending=3)
+    with caplog.at_level(logging.DEBUG, logger="grasbot.questionlog"):
+        for i in range(5):
+            log.submit(f"question {i}", result(("a", 5.0, ("bm25",))))
+    dropped = [r for r in caplog.records if r.name == "grasbot.questionlog" and "not logged" in r.getMessage()]
+    assert len(dropped) == 2 and all(r.levelno == logging.DEBUG for r in dropped)
+    assert log.count() == 3  # the first three; once written, the queue takes questions again
+    log.submit("question 5", result(("a", 5.0, ("bm25",))))
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["question 0", "question 1", "question 2", "question 5"]
+    with pytest.raises(ValueError, match="max_pending"):
+        QuestionLog(None, max_pending=0)
+
+
+def test_submit_purges_old_rows_like_record(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    clock = Clock(T0)
+    log = QuestionLog(db, retention_days=90, clock=clock, batch_wait=60)  # purges at T0
+    log.submit("A", result(("a", 5.0, ("bm25",))))
+    assert log.count() == 1
+    clock.now = T0 + timedelta(days=90, hours=1)
+    log.submit("B", result(("b", 5.0, ("bm25",))))  # a day since the last purge: writing B purges A
+    assert [q.question for q in log.weakly_found(10)] == ["B"]
+    log.close()
+
+
+def test_a_log_turned_off_ignores_submit(tmp_path):
+    log = QuestionLog(None)
+    log.submit("bonjour", result(("a", 5.0, ("bm25",))))
+    assert not log.enabled and log.count() == 0 and log._writer is None
+    log.close()
+
+
 # ---------------------------------------------------------------- `grasbot log`
 
 

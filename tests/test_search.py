@@ -209,3 +209,54 @@ def test_exhaustive_really_scores_every_note(bundled_bot):
     assert len(candidates) < len(index)
     assert set(score_all(q, index)) == set(score_all(q, index, exhaustive=True))
     assert all(isinstance(s, Score) and s.points > 0 for s in score_all(q, index).values())
+
+
+# ---------------------------------------------------------------- results kept per vault version
+
+
+def test_a_repeated_question_is_answered_from_this_vault_versions_results(note_writer, monkeypatch):
+    import grasbot._engine as engine
+
+    note_writer("robot.md", "title: Robot suiveur\nvisibility: public", "Un robot Arduino qui suit une ligne.")
+    note_writer("secret.md", "title: Robot secret\nvisibility: private", "Le robot secret du garage.")
+    bot = make_bot(note_writer.root)
+    calls = []
+    real = engine.search
+    monkeypatch.setattr(engine, "search", lambda q, index, **kw: calls.append((q, index.audience)) or real(q, index, **kw))
+
+    first = bot.search("robot", audience="visitor")
+    again = bot.search("robot", audience="visitor")
+    assert calls == [("robot", "visitor")]
+    assert again.sources == first.sources and again.grounded == first.grounded
+    assert [s.slug for s in again.sources] == ["robot"]
+
+    # the owner's results are the owner's: never served to a visitor, nor the other way round
+    owner = bot.search("robot", audience="owner")
+    assert {s.slug for s in owner.sources} == {"robot", "secret"}
+    assert [s.slug for s in bot.search("robot", audience="visitor").sources] == ["robot"]
+    assert calls == [("robot", "visitor"), ("robot", "owner")]
+
+    # other top_k, or a follow-up with a conversation: searched, a follow-up never kept
+    bot.search("robot", audience="visitor", top_k=1)
+    history = [{"role": "user", "content": "Parle-moi du garage"}]
+    bot.search("robot", audience="visitor", history=history)
+    bot.search("robot", audience="visitor", history=history)
+    assert len(calls) == 5
+
+    # a reload makes a new vault version, which knows nothing of the old results
+    note_writer("robot.md", "title: Robot suiveur\nvisibility: private", "Un robot Arduino qui suit une ligne.")
+    bot.reload()
+    assert bot.search("robot", audience="visitor").sources == ()
+    assert len(calls) == 6
+
+
+def test_the_kept_results_are_bounded(note_writer, monkeypatch):
+    import grasbot._engine as engine
+
+    note_writer("robot.md", "title: Robot suiveur\nvisibility: public", "Un robot Arduino qui suit une ligne.")
+    bot = make_bot(note_writer.root)
+    monkeypatch.setattr(engine, "SEARCH_CACHE", 3)
+    for q in ("robot", "ligne", "arduino", "suiveur", "robot ligne"):
+        bot.search(q, audience="visitor")
+    kept = bot.snapshot.searches
+    assert list(kept) == [("visitor", q, 5) for q in ("arduino", "suiveur", "robot ligne")]

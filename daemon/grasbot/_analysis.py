@@ -12,6 +12,7 @@ import re
 import unicodedata
 from collections import Counter
 from functools import lru_cache
+from itertools import chain
 
 import Stemmer
 
@@ -71,16 +72,17 @@ def tokenize_fr(text: str) -> list[str]:
     return list(tokens(text))
 
 
-# ---- the fast path: text is folded in C, split in C when it is ASCII, and each distinct word
-# is stemmed once (_TERMS). A body is most of a vault's bytes, and per-character and per-word
-# Python loops made a cold load of 10,000 notes take ~40 s.
+# ---- the fast path. A body is most of a vault's bytes, and per-character or per-word Python
+# loops made a cold load of 10,000 notes take ~40 s. Words never span whitespace, before or
+# after folding (whitespace folds to whitespace, which no word or special spelling holds), so
+# a text is split on whitespace as written, in C, and each distinct chunk (« l'école, »,
+# « C++ ») is analysed once by the rules above and kept in _CHUNKS: a body is then looked up
+# chunk by chunk and counted, all in C. Measured on 10,000 generated notes (3.8 M words,
+# 66,000 distinct chunks): 3.0 s, where folding the whole text first took 5.0 s.
 
 _COMBINING_LATIN = re.compile("[\u0300-\u036f]+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-# ASCII bytes that `_WORD` can match (letters, digits) and the apostrophe; the rest splits.
-_WORD_BYTES = bytes(c if c == 39 or (c < 128 and chr(c).isalnum()) else 32 for c in range(256))
-_NEEDLES = {r"c\+\+": "c++", r"c#": "c#", r"(?<!\w)\.net\b": ".net"}  # a literal each match contains
-_TERMS: dict[object, str] = {}  # raw word (str or ASCII bytes) -> its stem, "" for a stopword
+_MAX_CHUNKS = 1_000_000  # about 100 MB at most; a vault's own chunks are far fewer
 
 
 def _strip_combining(match: re.Match) -> str:
@@ -90,13 +92,15 @@ def _strip_combining(match: re.Match) -> str:
 def fold(text: str) -> str:
     """Lowercase and strip accents; œ and æ have no decomposition, so they are spelled out.
     Latin combining marks go in one C regex; other scripts' marks (rare) one by one."""
+    if text.isascii():  # nothing to decompose, and casefold() is lower() on ASCII
+        return text.lower()
     text = unicodedata.normalize("NFKD", text.casefold().replace("œ", "oe").replace("æ", "ae"))
     text = _COMBINING_LATIN.sub("", text)
     return text if text.isascii() else _NON_ASCII.sub(_strip_combining, text)
 
 
 def _term(word: str) -> str:
-    """tokenize_fr's treatment of one `_WORD` match: elision, stopword, stem."""
+    """tokenize_fr's treatment of one `_WORD` match: elision, stopword, stem ("" for none)."""
     parts = word.split("'")
     if len(parts) > 1 and parts[0] in _ELISIONS:
         parts = parts[1:]
@@ -106,73 +110,36 @@ def _term(word: str) -> str:
     return _stem(word)
 
 
-_WEIRD: set[object] = set()  # raw words with stray apostrophes: several terms each, never in _TERMS
-
-
-def _raw_words(text: str) -> list:
-    """The `_WORD` matches of `text` once folded, as tokenize_fr sees them (ASCII
-    words as bytes, split in C), before elision, stopwords and stemming."""
-    text = fold(text)
-    if "’" in text or "‘" in text:
-        text = text.replace("’", "'").replace("‘", "'")
-    for pattern, replacement in _SPECIALS:
-        needle = _NEEDLES.get(pattern.pattern)
-        if needle is None or needle in text:  # a substring test is much cheaper than the scan
+def _chunk_terms(chunk: str) -> Terms:
+    """The stems of one chunk, by the rules above."""
+    text = fold(chunk).replace("’", "'").replace("‘", "'")
+    if "c+" in text or "c#" in text or ".net" in text:  # what _SPECIALS need: spare three scans
+        for pattern, replacement in _SPECIALS:
             text = pattern.sub(replacement, text)
-    if text.isascii():
-        return text.encode("ascii").translate(_WORD_BYTES).split()
-    return _WORD.findall(text)
+    return tuple(t for word in _WORD.findall(text) if (t := _term(word)))
 
 
-def _learn(raw: list) -> bool:
-    """Put every word of `raw` in _TERMS; False when one needs the slow path (see _WEIRD)."""
-    missing = set(raw).difference(_TERMS)
-    if missing:
-        if len(_TERMS) + len(missing) > 1_000_000:
-            _TERMS.clear()
-            missing = set(raw)
-        for word in missing:
-            s = word.decode("ascii") if isinstance(word, bytes) else word
-            if "'" in s and _WORD.fullmatch(s) is None:
-                _WEIRD.add(word)
-            else:
-                _TERMS[word] = _term(s)
-    return not (_WEIRD and not _WEIRD.isdisjoint(raw))
+class _ChunkTable(dict):
+    """A chunk of text as written (no whitespace in it) -> its stems, made on first lookup."""
+
+    def __missing__(self, chunk: str) -> Terms:
+        if len(self) >= _MAX_CHUNKS:
+            self.clear()
+        terms = self[chunk] = _chunk_terms(chunk)
+        return terms
 
 
-def _weird_terms(word) -> list[str]:
-    """stray apostrophes (« 'mot », « a''b »): split the way _WORD would"""
-    s = word.decode("ascii") if isinstance(word, bytes) else word
-    return [t for piece in _WORD.findall(s) if (t := _term(piece))]
+_CHUNKS = _ChunkTable()
 
 
 def body_counts(text: str) -> dict[str, int]:
     """Counter(tokenize_fr(text)), counted in C."""
-    words = _raw_words(text)
-    if _learn(words):
-        counts = Counter(map(_TERMS.__getitem__, words))
-        counts.pop("", None)
-        return dict(counts)
-    out: dict[str, int] = {}
-    for word, count in Counter(words).items():
-        for term in _weird_terms(word) if word in _WEIRD else (_TERMS[word],):
-            if term:
-                out[term] = out.get(term, 0) + count
-    return out
+    return dict(Counter(chain.from_iterable(map(_CHUNKS.__getitem__, text.split()))))
 
 
 def tokens(text: str) -> Terms:
-    """tuple(tokenize_fr(text)), through the same word table as body_counts."""
-    words = _raw_words(text)
-    if _learn(words):
-        return tuple(filter(None, map(_TERMS.__getitem__, words)))
-    out: list[str] = []
-    for word in words:
-        if word in _WEIRD:
-            out.extend(_weird_terms(word))
-        elif term := _TERMS[word]:
-            out.append(term)
-    return tuple(out)
+    """tuple(tokenize_fr(text)), through the same chunk table as body_counts."""
+    return tuple(chain.from_iterable(map(_CHUNKS.__getitem__, text.split())))
 
 
 def slugify(text: str) -> str:

@@ -7,7 +7,6 @@ flight sees the old vault or the new one, never a mix.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 import os
@@ -24,6 +23,7 @@ from ._index import Index, NoteAnalysis, analyse_note
 from ._cache import default_cache_dir
 from ._config import Settings
 from ._llm import LLMClient
+from ._parallel import load_shares
 from ._prompt import build_prompt, keep_known_citations
 from ._questionlog import QuestionLog
 from ._search import SearchResult, search
@@ -32,6 +32,7 @@ from ._version import __version__
 
 AUDIENCES = ("visitor", "owner")
 MAX_QUESTION = 500
+SEARCH_CACHE = 1024  # results kept per vault version: a public site hears the same questions often
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,9 @@ class Snapshot:
     analyses: Mapping[str, NoteAnalysis]
     indexes: Mapping[str, Index]
     loaded_at: float = field(default_factory=time.time)
+    # (audience, question, top_k) -> SearchResult: a result belongs to this vault version, so a
+    # reload, which makes a new snapshot, forgets them all
+    searches: dict = field(default_factory=dict, compare=False, repr=False)
 
     def index(self, audience: str) -> Index:
         return self.indexes[audience]
@@ -98,9 +102,13 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir) ->
     options = VaultOptions(exclude=settings.exclude, default_public=settings.default_visibility == "public")
     seed_vault, seed_analyses = (previous.vault, previous.analyses) if previous else (None, {})
     seed_indexes = previous.indexes if previous is not None and previous.vault.options == options else None
-    if previous is None and cache_dir is not None:
-        cached = _cache.load(Path(cache_dir), Path(settings.vault_dir), options)
-        if cached is not None:  # a snapshot as it was saved: evolved below like a reload's
+    saved = False  # whether the cache holds this vault as the files now say
+    if previous is None:
+        cached = _cache.load(Path(cache_dir), Path(settings.vault_dir), options) if cache_dir is not None else None
+        saved = cached is not None
+        if cached is None:  # a cold load: on every core when it pays
+            cached = load_shares(settings.vault_dir, options)
+        if cached is not None:  # a snapshot as saved, or as the workers made it: evolved below like a reload's
             seed_vault = Vault(root=Path(settings.vault_dir), notes=cached.notes, options=options)
             if cached.links is not None:
                 seed_vault.resolver, seed_vault.edges, seed_vault._dangling, seed_vault._duplicates = cached.links
@@ -131,7 +139,7 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir) ->
         indexes = Index.evolve_all(seed_indexes, vault, analyses)
     else:
         indexes = Index.build_all(vault, analyses)
-    if previous is None and cache_dir is not None and (fresh or len(old_notes) != len(vault.notes)):
+    if previous is None and cache_dir is not None and (not saved or fresh or len(old_notes) != len(vault.notes)):
         _cache.save(Path(cache_dir), vault, analyses, indexes)
     return Snapshot(vault, analyses, indexes)
 
@@ -192,21 +200,36 @@ class GrasBot:
         history: Sequence[dict] | None = None,
         snapshot: Snapshot | None = None,
     ) -> SearchResult:
-        q = check_question(q)
-        index = (snapshot or self._snapshot).index(check_audience(audience))
-        return search(
+        q, audience = check_question(q), check_audience(audience)
+        snapshot = snapshot or self._snapshot
+        top_k = top_k or self.settings.search_top_k
+        key = (audience, q, top_k)
+        if not history:  # a follow-up's results depend on the conversation: never kept
+            started = time.perf_counter()
+            known = snapshot.searches.get(key)
+            if known is not None:
+                return replace(known, took_ms=(time.perf_counter() - started) * 1000)
+        result = search(
             q,
-            index,
-            top_k=top_k or self.settings.search_top_k,
+            snapshot.index(audience),
+            top_k=top_k,
             min_score=self.settings.search_min_score,
             url_for=self.settings.url_for,
             history=history,
         )
+        if not history:
+            kept = snapshot.searches
+            if len(kept) >= SEARCH_CACHE:
+                with contextlib.suppress(KeyError, RuntimeError, StopIteration):
+                    del kept[next(iter(kept))]  # the oldest
+            kept[key] = result
+        return result
 
     async def record(self, q: str, result: SearchResult, history: Sequence[dict] | None = None) -> None:
-        """Log a visitor's question for alias suggestions, off the event loop; never raises."""
-        if self.question_log is not None and self.question_log.enabled:
-            await asyncio.to_thread(self.question_log.record, q.strip(), result, followup=bool(history))
+        """Log a visitor's question for alias suggestions; never raises. `submit` only queues
+        the rows (microseconds): the log's writer thread writes them in batches."""
+        if self.question_log is not None:
+            self.question_log.submit(q.strip(), result, followup=bool(history))
 
     # ---- answering
 

@@ -36,6 +36,7 @@ PASSAGE = 400
 LONG_NOTE = 4 * PASSAGE
 _PASSAGES = object()  # Index._memo's key for the long notes' passages
 _AVG_PASSAGE = object()
+_LONG = object()  # ... and for the set of notes longer than LONG_NOTE
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,10 @@ def _indexable(note: Note) -> str:
     be a private note's: only the labels an author wrote are kept, so no audience can find a
     note by it. Addresses go too: « https://… » in every other note would make « HTTP » a word
     that means nothing."""
-    return rewrite_links(_URL.sub(" ", note.body), _hide_targets)
+    body = note.body
+    if "://" in body or "www." in body:  # what _URL needs: a substring test spares its scan
+        body = _URL.sub(" ", body)
+    return rewrite_links(body, _hide_targets)
 
 
 class NoteCounts(LazyTable):
@@ -195,11 +199,16 @@ class Index:
             get = scores.get
             for path, value in impacts.items():
                 scores[path] = get(path, 0.0) + value
-        length = self.body.length
-        for path in scores:
-            if length(path) > LONG_NOTE:
-                scores[path] = self._best_passage(path, unique)
+        for path in self._long_notes().intersection(scores):  # in C: most notes are short
+            scores[path] = self._best_passage(path, unique)
         return scores
+
+    def _long_notes(self) -> frozenset[str]:
+        long = self._memo.get(_LONG)
+        if long is None:
+            parts = self.body.parts if isinstance(self.body, Union) else (self.body,)
+            long = self._memo[_LONG] = frozenset(p for part in parts for p, n in part.lengths.items() if n > LONG_NOTE)
+        return long
 
     def _avg_passage(self) -> float:
         """Mean passage length, every note cut as `passages_of` cuts it: BM25's yardstick for
@@ -244,7 +253,7 @@ class Index:
                     for path, tf in part.counts(term).items()
                 })
             if len(memo) >= 4_096:
-                kept = {k: memo[k] for k in (_PASSAGES, _AVG_PASSAGE, _BONUSES) if k in memo}
+                kept = {k: memo[k] for k in (_PASSAGES, _AVG_PASSAGE, _BONUSES, _LONG) if k in memo}
                 memo.clear()
                 memo.update(kept)
             memo[term] = impacts

@@ -164,10 +164,21 @@ class Postings:
             found = self._postings[term] = unpack(found, self._paths)
         return found
 
-    def packed(self) -> tuple[tuple[str, ...], dict[str, bytes]]:
-        """(note paths, {term: pack(list, numbers)}): the posting lists as the cache keeps them."""
+    def packed(self, numbers: Mapping[str, int] | None = None) -> tuple[tuple[str, ...], dict[str, bytes]]:
+        """(note paths, {term: pack(list, numbers)}): the posting lists as the cache keeps them,
+        numbered by `numbers` when given (a share of a vault numbered as the whole vault).
+        Lists still packed as they were loaded keep their bytes when their numbering still
+        covers every note: a cache written after a start from shares does not pack twice."""
+        if numbers is None and self._paths is not None:
+            numbers = {path: i for i, path in enumerate(self._paths)}
+            if numbers.keys() >= self._lengths.keys():
+                return self._paths, {
+                    term: found if type(found) is bytes else pack(found, numbers) for term, found in self._postings.items()
+                }
+            numbers = None
         paths = tuple(self._lengths)
-        numbers = {path: i for i, path in enumerate(paths)}
+        if numbers is None:
+            numbers = {path: i for i, path in enumerate(paths)}
         return paths, {term: pack(self.counts(term), numbers) for term in self._postings}
 
     @classmethod

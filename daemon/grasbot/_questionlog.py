@@ -9,12 +9,19 @@ schema to keep it that way. Rows older than `retention_days` are deleted on open
 at most once a day.
 
 Logging is a side job: a log that cannot be written warns once and turns itself off, and
-`record` never raises, so a full disk or a read-only home never breaks an answer.
+neither `submit` nor `record` ever raises, so a full disk or a read-only home never breaks an
+answer.
 
-Threads: one connection guarded by a lock (`check_same_thread=False`). A record is one short
-transaction (a handful of rows; WAL with `synchronous=NORMAL` does not fsync per commit),
-so it may be called on the event loop; the server runs it through `asyncio.to_thread` anyway,
-so that the occasional WAL checkpoint (which does fsync) never stalls other requests.
+Threads: one connection guarded by a lock (`check_same_thread=False`). The server calls
+`submit`, which only builds the question's rows on the caller's thread and queues them (a few
+microseconds on the event loop, no thread-pool round trip, no SQLite); one daemon writer
+thread, started on the first submit, lets a batch gather for `batch_wait` seconds and then
+writes every queued question in one transaction, so the occasional WAL checkpoint (which does
+fsync) and the per-commit cost fall on that thread, once per batch. Every read and `close`
+first write out what is queued, under the same lock, so a read right after a submit sees it
+and nothing submitted before `close` is lost. The queue is bounded (`max_pending`): past it a
+question is dropped with a debug line, as when another process holds the file too long.
+`record` (tests, tools) writes the queue and its question at once, synchronously.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, NamedTuple
 
 from ._search import SearchResult
 
@@ -39,6 +46,8 @@ SCHEMA_VERSION = 1
 DEFAULT_RETENTION_DAYS = 90
 PURGE_EVERY = timedelta(days=1)
 BUSY_TIMEOUT_MS = 200  # a reader (`grasbot log`) never blocks a WAL writer; this is for a second writer
+BATCH_WAIT = 0.05  # seconds the writer lets submitted questions gather before one transaction
+MAX_PENDING = 10_000  # submitted questions waiting for the writer; past it they are dropped
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # fixed width, so text order is time order
 
 # Signals that name the note (its alias, title, slug, a question it answers, a tag, a domain),
@@ -95,7 +104,8 @@ def _utcnow() -> datetime:
 def _stamp(moment: datetime) -> str:
     if moment.tzinfo is None:
         raise ValueError("the clock must return an aware datetime (UTC)")
-    return moment.astimezone(timezone.utc).strftime(_TIME_FORMAT)
+    m = moment.astimezone(timezone.utc)  # _TIME_FORMAT, without strftime's cost on every submit
+    return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}Z"
 
 
 def is_weak(signals: Iterable[str]) -> bool:
@@ -140,6 +150,31 @@ class LoggedQuestion:
         }
 
 
+class _Pending(NamedTuple):
+    """One question ready to insert: built on the caller's thread, written by whoever flushes."""
+
+    at: datetime
+    asked_at: str
+    question: str
+    grounded: int
+    followup: int
+    results: list[tuple[int, str, str, float, str]]  # rank, slug, path, score, signals
+
+
+def _pending(now: datetime, question: str, result: SearchResult, followup: bool) -> _Pending:
+    return _Pending(
+        now,
+        _stamp(now),
+        question.strip(),
+        int(bool(result.grounded)),
+        int(bool(followup)),
+        [
+            (rank, s.slug, s.path, float(s.score), ",".join(sorted({r.signal for r in s.reasons})))
+            for rank, s in enumerate(result.sources, 1)
+        ],
+    )
+
+
 class QuestionLog:
     """The visitors' questions. `QuestionLog(None)` is a log that keeps nothing."""
 
@@ -148,13 +183,26 @@ class QuestionLog:
         path: str | os.PathLike[str] | None,
         retention_days: int = DEFAULT_RETENTION_DAYS,
         clock: Callable[[], datetime] = _utcnow,
+        *,
+        batch_wait: float = BATCH_WAIT,
+        max_pending: int = MAX_PENDING,
     ):
         if retention_days < 1:
             raise ValueError(f"retention_days must be at least 1, not {retention_days}")
+        if batch_wait < 0 or max_pending < 1:
+            raise ValueError("batch_wait must be at least 0 and max_pending at least 1")
         self.path = Path(path) if path is not None else None
         self.retention = timedelta(days=retention_days)
         self._clock = clock
+        self._batch_wait = batch_wait
+        self._max_pending = max_pending
+        # Lock order: `_lock` (the connection) before `_queue` (the pending list), never the
+        # reverse; `submit` takes only `_queue`, so it never waits for a transaction.
         self._lock = threading.Lock()
+        self._queue = threading.Condition(threading.Lock())
+        self._pending: list[_Pending] = []
+        self._writer: threading.Thread | None = None
+        self._closing = False
         self._conn: sqlite3.Connection | None = None
         self._last_purge: datetime | None = None
         self._warned = False
@@ -197,11 +245,13 @@ class QuestionLog:
         return conn
 
     def _give_up(self, doing: str, exc: BaseException) -> None:
+        """Turn the log off. The caller holds `_lock` (or is `__init__`)."""
         if not self._warned:
             self._warned = True
             logger.warning("question log %s: %s %s; questions are no longer logged", self.path, doing, exc)
-        with self._lock:
-            conn, self._conn = self._conn, None
+        conn, self._conn = self._conn, None
+        with self._queue:
+            self._pending.clear()
         if conn is not None:
             try:
                 conn.close()
@@ -211,44 +261,80 @@ class QuestionLog:
     # ---- writing
 
     def record(self, question: str, result: SearchResult, *, followup: bool = False) -> None:
-        """Log one visitor question and its ranked notes. Never raises.
+        """Log one visitor question and its ranked notes now, with anything submitted before
+        it, in one transaction. Never raises.
 
         Call it for visitor questions only: an owner's results may name private notes.
         `followup` marks a question asked with a conversation history, whose words alone
         did not pick its notes.
         """
-        if self._conn is None:
+        if self._conn is None or (entry := self._entry(question, result, followup)) is None:
+            return
+        with self._lock:
+            if self._conn is not None:
+                self._flush_locked(entry)
+
+    def _entry(self, question: str, result: SearchResult, followup: bool) -> _Pending | None:
+        """The question's rows, or None (and the log turned off) if they cannot be made."""
+        try:
+            return _pending(self._clock(), question, result, followup)
+        except Exception as exc:  # a bug here must not cost a visitor an answer either
+            logger.exception("question log: unexpected error")
+            with self._lock:
+                self._give_up("failed", exc)
+            return None
+
+    def submit(self, question: str, result: SearchResult, *, followup: bool = False) -> None:
+        """Queue one visitor question for the writer thread; returns at once, never raises.
+
+        Same rows and rules as `record`; a read or `close` writes the queue out first.
+        """
+        if self._conn is None or (entry := self._entry(question, result, followup)) is None:
+            return
+        with self._queue:
+            if self._closing or self._conn is None:
+                return
+            if len(self._pending) >= self._max_pending:
+                logger.debug("question log %s: %d questions waiting, one question not logged", self.path, len(self._pending))
+                return
+            self._pending.append(entry)
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_loop, name="grasbot-questionlog", daemon=True)
+                self._writer.start()
+            elif len(self._pending) == 1:
+                self._queue.notify()  # the writer sleeps until there is work; once woken, it lets a batch gather
+
+    def _write_loop(self) -> None:
+        while True:
+            with self._queue:
+                while not self._pending and not self._closing:
+                    self._queue.wait()
+                if self._closing:
+                    return  # close() writes what is left
+                if self._batch_wait:
+                    self._queue.wait(self._batch_wait)  # close() cuts this short
+                if self._closing:
+                    return
+            with self._lock:
+                self._flush_locked()
+
+    def _flush_locked(self, extra: _Pending | None = None) -> None:
+        """Write every queued question (then `extra`) in one transaction. Holds `_lock`; never raises."""
+        with self._queue:
+            batch, self._pending = self._pending, []
+        if extra is not None:
+            batch.append(extra)
+        if not batch or self._conn is None:
             return
         try:
-            with self._lock:
-                if self._conn is None:
-                    return
-                now = self._clock()
-                rows = [
-                    (rank, s.slug, s.path, float(s.score), ",".join(sorted({r.signal for r in s.reasons})))
-                    for rank, s in enumerate(result.sources, 1)
-                ]
-                conn = self._conn
-                conn.execute("BEGIN")
-                try:
-                    cur = conn.execute(
-                        "INSERT INTO questions (asked_at, question, grounded, followup) VALUES (?, ?, ?, ?)",
-                        (_stamp(now), question.strip(), int(bool(result.grounded)), int(bool(followup))),
-                    )
-                    conn.executemany(
-                        "INSERT INTO results (question_id, rank, slug, path, score, signals) VALUES (?, ?, ?, ?, ?, ?)",
-                        [(cur.lastrowid, *row) for row in rows],
-                    )
-                    conn.execute("COMMIT")
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-                if self._last_purge is None or now - self._last_purge >= PURGE_EVERY:
-                    self._purge(now)
+            self._insert(batch)
+            newest = max(entry.at for entry in batch)
+            if self._last_purge is None or newest - self._last_purge >= PURGE_EVERY:
+                self._purge(newest)
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
-                # another process held the file longer than BUSY_TIMEOUT_MS: drop this one question
-                logger.debug("question log %s: busy, one question not logged", self.path)
+                # another process held the file longer than BUSY_TIMEOUT_MS: drop this batch
+                logger.debug("question log %s: busy, %d question(s) not logged", self.path, len(batch))
             else:
                 self._give_up("cannot write", exc)
         except (sqlite3.Error, OSError, ValueError) as exc:
@@ -256,6 +342,26 @@ class QuestionLog:
         except Exception as exc:  # a bug here must not cost a visitor an answer either
             logger.exception("question log: unexpected error")
             self._give_up("failed", exc)
+
+    def _insert(self, batch: list[_Pending]) -> None:
+        conn = self._conn
+        # IMMEDIATE: the write lock from the start, so the ids read here stay ours until COMMIT
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            first = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM questions").fetchone()[0]
+            conn.executemany(
+                "INSERT INTO questions (id, asked_at, question, grounded, followup) VALUES (?, ?, ?, ?, ?)",
+                [(first + i, e.asked_at, e.question, e.grounded, e.followup) for i, e in enumerate(batch)],
+            )
+            conn.executemany(
+                "INSERT INTO results (question_id, rank, slug, path, score, signals) VALUES (?, ?, ?, ?, ?, ?)",
+                [(first + i, *row) for i, e in enumerate(batch) for row in e.results],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
 
     def _purge(self, now: datetime) -> None:
         if self._conn is None:
@@ -281,6 +387,7 @@ class QuestionLog:
             params = (*params, max(0, int(limit)))
         try:
             with self._lock:
+                self._flush_locked()
                 if self._conn is None:
                     return []
                 heads = self._conn.execute(sql, params).fetchall()
@@ -338,6 +445,7 @@ class QuestionLog:
     def count(self) -> int:
         try:
             with self._lock:
+                self._flush_locked()
                 if self._conn is None:
                     return 0
                 return self._conn.execute("SELECT COUNT(*) FROM questions").fetchone()[0]
@@ -346,7 +454,15 @@ class QuestionLog:
             return 0
 
     def close(self) -> None:
+        """Stop the writer and write what it had not written yet: nothing submitted is lost."""
+        with self._queue:
+            self._closing = True
+            self._queue.notify_all()
+            writer = self._writer
+        if writer is not None and writer is not threading.current_thread():
+            writer.join(timeout=10)  # at most one transaction (BUSY_TIMEOUT_MS when contended)
         with self._lock:
+            self._flush_locked()
             conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()

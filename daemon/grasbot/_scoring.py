@@ -7,7 +7,7 @@ The weights are the seed's. Each signal adds its points with a reason a person c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from ._analysis import tokenize_fr
 from ._index import Index, Terms
@@ -27,8 +27,9 @@ HUB_POINTS = 0.3
 HUB_TYPES = frozenset({"moc", "hub", "index"})
 
 
-@dataclass(frozen=True)
-class Reason:
+class Reason(NamedTuple):
+    """One signal's points and why (a named tuple: a search makes dozens of them)."""
+
     signal: str
     points: float
     detail: str
@@ -78,24 +79,45 @@ def _contains_run(haystack: Terms, needle: Terms) -> bool:
     return any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
 
 
-def score_note(path: str, query: Query, index: Index) -> Score:
-    """Score one note of `index` for `query`; a note that shares nothing with it scores 0."""
-    note, fields = index.notes[path], index.analyses[path]
+def score_note(path: str, query: Query, index: Index, *, in_fields: bool = True) -> Score:
+    """Score one note of `index` for `query`; a note that shares nothing with it scores 0.
+    `in_fields=False`: the caller knows no frontmatter field of the note holds a stem of the
+    question (the inverted index says so), so only its text can score."""
+    note = index.notes[path]
     score = Score()
     if not query.terms:
         return score
+    if in_fields:
+        _field_signals(score, note, index.analyses[path], query)
 
-    aliases = [(raw, a) for raw, a in fields.aliases if _contains_run(query.terms, a)]
+    raw = query.bm25.get(path, 0.0)
+    if raw > 0:
+        score.add("bm25", BM25_MAX * raw / query.bm25_scale, f"texte de la note (BM25 {raw:.2f})")
+
+    if score.points > 0:
+        if note.priority:
+            priority = max(0.0, min(note.priority, PRIORITY_CAP))
+            score.add("priority", PRIORITY_STEP * priority, f"priorité {note.priority:g}")
+        if (note.type or "").lower() in HUB_TYPES:
+            score.add("hub", HUB_POINTS, "note carrefour (MOC)")
+    return score
+
+
+def _field_signals(score: Score, note, fields, query: Query) -> None:
+    """Alias, title or slug, answers, tags and domains, in that order."""
+    unique = query.unique
+    # an alias's first stem must be a stem of the question: a set lookup spares most the run search
+    aliases = [(raw, a) for raw, a in fields.aliases if (not a or a[0] in unique) and _contains_run(query.terms, a)]
     if aliases:
         best = max(aliases, key=lambda pair: len(pair[1]))[0]
         score.add("alias", ALIAS_POINTS, f"alias « {best} »")
 
     title_points, title_detail = 0.0, ""
     for signal, terms, label in (("title", fields.title, note.title), ("slug", fields.slug, note.slug)):
-        named = set(terms)
-        shared = named & query.unique
+        shared = unique.intersection(terms)
         if not shared:
             continue
+        named = set(terms)
         covered = len(shared) / len(named)
         # A title is strong evidence when it names what the question is about, weak when it
         # names one common word of a long question (« Python » in a question about Airflow).
@@ -109,8 +131,10 @@ def score_note(path: str, query: Query, index: Index) -> Score:
 
     best_dice, best_answer = 0.0, ""
     for raw, seq in fields.answers:
+        if unique.isdisjoint(seq):
+            continue  # a Dice overlap of 0 never beats the best
         asked = set(seq)
-        dice = 2 * len(asked & query.unique) / (len(asked) + len(query.unique))
+        dice = 2 * len(asked & unique) / (len(asked) + len(unique))
         if dice > best_dice:
             best_dice, best_answer = dice, raw
     if best_dice >= ANSWERS_THRESHOLD:
@@ -119,25 +143,13 @@ def score_note(path: str, query: Query, index: Index) -> Score:
 
     taxonomy = 0.0
     for raw, seq in fields.tags:
-        if set(seq) <= query.unique:
+        if unique.issuperset(seq):
             points = min(LONG_TAG_POINTS if len(seq) > 1 else TAG_POINTS, TAXONOMY_CAP - taxonomy)
             taxonomy += points
             score.add("tag", points, f"tag #{raw}")
     for raw, seq in fields.domains:
-        if set(seq) <= query.unique:
+        if unique.issuperset(seq):
             points = min(DOMAIN_POINTS, TAXONOMY_CAP - taxonomy)
             taxonomy += points
             score.add("domain", points, f"domaine {raw}")
-
-    raw = query.bm25.get(path, 0.0)
-    if raw > 0:
-        score.add("bm25", BM25_MAX * raw / query.bm25_scale, f"texte de la note (BM25 {raw:.2f})")
-
-    if score.points > 0:
-        if note.priority:
-            priority = max(0.0, min(note.priority, PRIORITY_CAP))
-            score.add("priority", PRIORITY_STEP * priority, f"priorité {note.priority:g}")
-        if (note.type or "").lower() in HUB_TYPES:
-            score.add("hub", HUB_POINTS, "note carrefour (MOC)")
-    return score
 

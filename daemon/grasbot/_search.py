@@ -103,17 +103,6 @@ def score_all(
     return scores
 
 
-def _body_only_points(path: str, query: Query, index: Index) -> float:
-    """score_note's total for a note with no field stem of the question, added in its order."""
-    note = index.notes[path]
-    points = 0.0 + BM25_MAX * query.bm25[path] / query.bm25_scale
-    if note.priority:
-        points += PRIORITY_STEP * max(0.0, min(note.priority, PRIORITY_CAP))
-    if (note.type or "").lower() in HUB_TYPES:
-        points += HUB_POINTS
-    return points
-
-
 def _bonus(note) -> float:
     """What priority and hub add to a note that scores (score_note's last two signals)."""
     points = PRIORITY_STEP * max(0.0, min(note.priority, PRIORITY_CAP)) if note.priority else 0.0
@@ -202,17 +191,18 @@ def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) 
     if len(body_only) > keep:
         # Best first by BM25 (a bonus adds at most _BONUS_MAX); exact totals only where needed.
         body_only.sort(key=bm25.__getitem__, reverse=True)
-        pending: list[tuple[float, str]] = []
+        pending: list[tuple[Score, str]] = []
         for path in body_only:
             if raw_bound * bm25[path] + _BONUS_MAX < floor():
                 break  # every later note has a lower BM25, so a lower bound too
-            points = _body_only_points(path, query, index)
-            pending.append((points, path))
-            record(points)
+            score = score_note(path, query, index, in_fields=False)
+            pending.append((score, path))
+            record(score.points)
         last = floor()
-        body_only = [p for points, p in pending if points >= last]
-    for path in body_only:
-        score = score_note(path, query, index)
+        body_only = [(score, p) for score, p in pending if score.points >= last]
+    else:
+        body_only = [(score_note(p, query, index, in_fields=False), p) for p in body_only]
+    for score, path in body_only:
         if score.points > 0:
             scores[path] = score
     # A note left out next to a graph seed must keep its own score, as when every note is

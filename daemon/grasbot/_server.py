@@ -508,16 +508,10 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-async def _serve(settings: Settings, owner_token: str) -> int:
-    app = create_app(settings, owner_token=owner_token)
+async def _serve(settings: Settings, owner_token: str, bot: GrasBot) -> int:
+    app = create_app(settings, bot, owner_token=owner_token)
     runner = web.AppRunner(app, **runner_kwargs())
-    try:
-        await runner.setup()
-    except VaultError as exc:
-        print(f"grasbot: cannot start: {exc}", file=sys.stderr, flush=True)
-        with contextlib.suppress(Exception):
-            await runner.cleanup()
-        return 2
+    await runner.setup()
     try:
         site = web.TCPSite(runner, settings.host, settings.port)
         await site.start()
@@ -565,7 +559,15 @@ def serve(settings: Settings) -> int:
         logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Ollama call is noise
     started = time.perf_counter()
     try:
-        code = asyncio.run(_serve(settings, token.value))
+        # Before the event loop and its threads: a large vault then loads on every core
+        # (_parallel forks only a process that runs no other thread).
+        bot = GrasBot.open(settings)
+    except VaultError as exc:
+        print(f"grasbot: cannot start: {exc}", file=sys.stderr, flush=True)
+        return 2
+    log.info("vault loaded in %.2f s", time.perf_counter() - started)
+    try:
+        code = asyncio.run(_serve(settings, token.value, bot))
     except KeyboardInterrupt:  # a second Ctrl-C during shutdown
         return 0
     log.debug("served for %.1f s", time.perf_counter() - started)

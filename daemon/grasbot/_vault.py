@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
@@ -19,6 +20,7 @@ import yaml
 
 from ._analysis import slugify
 from ._exceptions import VaultError
+from ._frontmatter import load_frontmatter
 
 ALWAYS_EXCLUDED = (".obsidian", ".trash", ".git")
 LIST_FIELDS = ("domains", "tags", "aliases", "answers", "linked", "related")
@@ -174,7 +176,9 @@ def _scan(root: Path, options: VaultOptions) -> list[tuple[str, os.DirEntry]]:
                 continue
             if _is_link(entry) and not inside(os.path.realpath(entry.path)):
                 continue
-            found.append((prefix + name, entry))
+            # interned: every table keyed by path then holds this one object, and a dict lookup
+            # stops at identity (marshal keeps the flag, so the cache and _parallel load it so)
+            found.append((sys.intern(prefix + name), entry))
         for entry in dirs:
             rel = prefix + entry.name
             if _excluded(rel, options):
@@ -265,7 +269,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions) ->
         # parse() silently turns a frontmatter that is a list into no frontmatter at all.
         if handler.detect(text):
             header, body = handler.split(text)
-            meta = handler.load(header)
+            meta = load_frontmatter(header)
             meta = {} if meta is None else meta
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
@@ -338,19 +342,26 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions) ->
 def rewrite_links(text: str, keep) -> str:
     """`text` with every wikilink turned into plain words: its label, or its target's name when
     `keep(target)` says the reader may see that note; a link to a note the reader may not see
-    keeps only the label the author wrote in this note, or nothing."""
+    keeps only the label the author wrote in this note, or nothing. (`_WIKILINK.sub`, scanned
+    from each `[[` like `_links_in`: a pattern that starts with `(!?)` is tried at every
+    position of every body.)"""
     if "[[" not in text:  # no wikilink without it: spare the scan
         return text
-
-    def plain(m: re.Match) -> str:
-        target, label = m.group(2).strip(), (m.group(4) or "").strip()
-        if not target:
-            return label
-        if label:
-            return label
-        return PurePosixPath(target).name if keep(target) else ""
-
-    return _WIKILINK.sub(plain, text)
+    out: list[str] = []
+    last = 0
+    for m in _WIKILINK_AT.finditer(text):
+        start = m.start()
+        if start > last and text[start - 1] == "!":  # an embed's `!` goes with it
+            start -= 1
+        out.append(text[last:start])
+        target, label = m.group(1).strip(), (m.group(3) or "").strip()
+        if label or not target:
+            out.append(label)
+        elif keep(target):
+            out.append(PurePosixPath(target).name)
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
 
 
 class LinkResolver:
