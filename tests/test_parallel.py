@@ -4,6 +4,8 @@ forking is safe."""
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
 import threading
 from pathlib import Path
@@ -120,3 +122,22 @@ def test_no_fork_beside_other_threads_or_for_a_small_vault(vault):
         thread.join()
     assert _parallel.load_shares(root, options, workers=1) is None
     assert 240 < _parallel.MIN_NOTES  # this vault is below the size where forking pays
+
+
+def _die(share):
+    os._exit(3)  # as the kernel's OOM killer would leave it: no exception, no result
+
+
+def _fail(share):
+    raise MemoryError("no room")
+
+
+@pytest.mark.parametrize("worker", [_die, _fail])
+def test_a_worker_that_dies_or_fails_leaves_the_load_to_one_process(vault, forced, monkeypatch, caplog, worker):
+    root, settings = vault
+    monkeypatch.setattr(_parallel, "_load_share", worker)
+    with caplog.at_level(logging.WARNING, logger="grasbot.load"):
+        assert _parallel.load_shares(root, VaultOptions(), workers=2) is None
+        snapshot = build_snapshot(settings)  # and the start goes on, in this process
+    assert any("loading it in one" in r.getMessage() for r in caplog.records)
+    assert len(snapshot.vault.notes) == 238

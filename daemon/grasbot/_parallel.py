@@ -11,22 +11,26 @@ it, resolves the links and reports the notes that could not be read.
 Workers are forked, which costs nothing to start, and only from a process that runs no other
 thread (a fork copies locks, not the threads that hold them): the daemon and the CLI load the
 vault before they start any. Otherwise, with one core or a small vault, this returns None and
-the engine loads the vault in its own process.
+the engine loads the vault in its own process, as it does when a worker fails or is killed.
 """
 
 from __future__ import annotations
 
+import logging
 import marshal
 import multiprocessing
 import os
 import sys
 import threading
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from . import _cache
 from ._index import analyse_note
 from ._postings import Packed, Postings
 from ._vault import VaultOptions, _scan, parse_note
+
+log = logging.getLogger("grasbot.load")
 
 # Below this, forking and joining cost more than they save. Measured on the 2-vCPU VM of
 # benchmarks/README.md (two CPU-bound processes there run only 1.4 times as fast as one):
@@ -59,8 +63,12 @@ def load_shares(root: str | os.PathLike[str], options: VaultOptions, workers: in
     count = workers * SHARES_PER_WORKER
     bounds = [len(files) * k // count for k in range(count + 1)]
     shares = [(bounds[k], files[bounds[k] : bounds[k + 1]], options) for k in range(count)]
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        parts = pool.map(_load_share, shares, chunksize=1)
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            parts = list(pool.map(_load_share, shares))
+    except Exception as exc:  # a worker killed (out of memory) or failing: one process will do
+        log.warning("loading the vault in %d processes failed (%s: %s): loading it in one", workers, type(exc).__name__, exc)
+        return None
     return _join(tuple(rel for rel, _ in files), [marshal.loads(p) for p in parts])
 
 
