@@ -56,8 +56,9 @@ def _stem(word: str) -> str:
 def words(text: str) -> list[str]:
     """Folded words, elisions stripped, split on hyphens and underscores; no stopword removal."""
     text = fold(text).replace("’", "'").replace("‘", "'")
-    for pattern, replacement in _SPECIALS:
-        text = pattern.sub(replacement, text)
+    if "c+" in text or "c#" in text or ".net" in text:  # what _SPECIALS need: spare three scans
+        for pattern, replacement in _SPECIALS:
+            text = pattern.sub(replacement, text)
     out: list[str] = []
     for match in _WORD.finditer(text):
         parts = match.group().split("'")
@@ -99,24 +100,9 @@ def fold(text: str) -> str:
     return text if text.isascii() else _NON_ASCII.sub(_strip_combining, text)
 
 
-def _term(word: str) -> str:
-    """tokenize_fr's treatment of one `_WORD` match: elision, stopword, stem ("" for none)."""
-    parts = word.split("'")
-    if len(parts) > 1 and parts[0] in _ELISIONS:
-        parts = parts[1:]
-    word = "".join(parts)
-    if word in STOPWORDS or not (len(word) > 1 or word.isdigit()):
-        return ""
-    return _stem(word)
-
-
 def _chunk_terms(chunk: str) -> Terms:
-    """The stems of one chunk, by the rules above."""
-    text = fold(chunk).replace("’", "'").replace("‘", "'")
-    if "c+" in text or "c#" in text or ".net" in text:  # what _SPECIALS need: spare three scans
-        for pattern, replacement in _SPECIALS:
-            text = pattern.sub(replacement, text)
-    return tuple(t for word in _WORD.findall(text) if (t := _term(word)))
+    """The stems of one chunk: its words (`words`), stopwords and single letters out, stemmed."""
+    return tuple(_stem(w) for w in words(chunk) if w not in STOPWORDS and (len(w) > 1 or w.isdigit()))
 
 
 class _ChunkTable(dict):

@@ -225,7 +225,7 @@ class GrasBot:
             kept[key] = result
         return result
 
-    async def record(self, q: str, result: SearchResult, history: Sequence[dict] | None = None) -> None:
+    def record(self, q: str, result: SearchResult, history: Sequence[dict] | None = None) -> None:
         """Log a visitor's question for alias suggestions; never raises. `submit` only queues
         the rows (microseconds): the log's writer thread writes them in batches."""
         if self.question_log is not None:
@@ -237,7 +237,7 @@ class GrasBot:
         snapshot = self._snapshot
         result = self.search(q, audience=audience, history=history, snapshot=snapshot)
         if record and audience == "visitor":
-            await self.record(q, result, history)
+            self.record(q, result, history)
         index = snapshot.index(audience)
         # Only what this audience may read reaches the LLM or the fallback: links to notes
         # outside the audience lose their target's name.

@@ -103,7 +103,7 @@ async def _m_search(ctx: RpcContext, q: str, audience: str, top_k: int | None = 
     check_limits(ctx.app[SETTINGS], q)
     result = ctx.bot.search(q, top_k=top_k, audience=audience)
     if not ctx.is_owner and audience == "visitor":  # the owner's previews are not visitors' questions
-        await ctx.bot.record(q, result)
+        ctx.bot.record(q, result)
     return result.to_dict()
 
 
