@@ -17,6 +17,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -186,11 +187,42 @@ async def _load_clients(url: str, seconds: float, clients: int, mode: str) -> di
     return {"clients": clients, "calls": done, "errors": errors, "elapsed": time.perf_counter() - t, "questions": len(asked)}
 
 
-async def _daemon_throughput(seconds: float, clients: int, question_log: Path | None, mode: str) -> dict:
+def _wrk_bodies(mode: str, work: Path) -> tuple[Path, int]:
+    """The calls' bodies for search.lua, one a line, written before the daemon's CPU is counted."""
+    bodies = work / f"bodies-{mode}.jsonl"
+    asked = _bundled_questions(mode)
+    bodies.write_text(
+        "".join(json.dumps({"jsonrpc": "2.0", "id": i, "method": "search", "params": {"q": q}}, ensure_ascii=False) + "\n" for i, q in enumerate(asked)),
+        encoding="utf-8",
+    )
+    return bodies, len(asked)
+
+
+async def _wrk_clients(url: str, seconds: float, clients: int, mode: str, bodies: tuple[Path, int]) -> dict:
+    """The same calls as `_load_clients`, made by wrk (a load generator in C, scripted by
+    search.lua): one wrk thread, `clients` keep-alive connections."""
+    bodies, asked = bodies
+    proc = await asyncio.create_subprocess_exec(
+        "wrk", "-t1", f"-c{clients}", f"-d{seconds:g}s", "-s", str(HERE / "search.lua"), url,
+        stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "GRASBOT_BODIES": str(bodies), "GRASBOT_MODE": mode},
+    )
+    out, _ = await proc.communicate()
+    line = next((ln for ln in out.decode().splitlines() if ln.startswith("GRASBOT ")), None)
+    if proc.returncode or line is None:
+        raise SystemExit(f"wrk failed (exit {proc.returncode}):\n{out.decode()}")
+    r = json.loads(line.removeprefix("GRASBOT "))
+    if r["exhausted"]:
+        raise SystemExit(f"only {asked} new questions: lengthen the list")
+    return {"clients": clients, "calls": r["calls"], "errors": r["errors"] + r["socket_errors"], "elapsed": r["elapsed"], "questions": asked}
+
+
+async def _daemon_throughput(seconds: float, clients: int, question_log: Path | None, mode: str, *, wrk: Path | None = None) -> dict:
     """`search` calls a second over loopback: the daemon in this process, the clients in
     another (on one process they would share its core and measure themselves as much).
     `question_log`: where visitors' questions are logged (a fresh file), or None for no log;
-    `mode`: which questions (`_bundled_questions`)."""
+    `mode`: which questions (`_bundled_questions`); `wrk`: a folder for wrk's files, wrk making
+    the calls, or None for the Python clients (aiohttp), which cost as much CPU as the daemon."""
     import logging
 
     from aiohttp import web
@@ -199,6 +231,7 @@ async def _daemon_throughput(seconds: float, clients: int, question_log: Path | 
     from grasbot._server import create_app, runner_kwargs
 
     # as `grasbot serve` runs: its access log on (one INFO line a request), written to /dev/null
+    bodies = _wrk_bodies(mode, wrk) if wrk is not None else None
     logging.basicConfig(level=logging.INFO, stream=open(os.devnull, "w"), force=True)
     settings = Settings.load(env={}, port=0, question_log=question_log if question_log else "off")
     app = create_app(settings)
@@ -208,20 +241,27 @@ async def _daemon_throughput(seconds: float, clients: int, question_log: Path | 
     await site.start()
     port = site._server.sockets[0].getsockname()[1]
     url = f"http://127.0.0.1:{port}/rpc"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = time.process_time()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--_clients", url, "--clients", str(clients), "--_seconds", str(seconds),
-        "--_mode", mode, stdout=asyncio.subprocess.PIPE,
-    )
-    out, _ = await proc.communicate()
+    if wrk is not None:
+        r = await _wrk_clients(url, seconds, clients, mode, bodies)
+    else:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, "--_clients", url, "--clients", str(clients), "--_seconds", str(seconds),
+            "--_mode", mode, stdout=asyncio.subprocess.PIPE,
+        )
+        out, _ = await proc.communicate()
+        r = json.loads(out)
     cpu = time.process_time() - cpu  # the daemon's own CPU (threads included), clients excluded
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     await runner.cleanup()
-    r = json.loads(out)
+    calls = max(1, r["calls"])
     return {
         "clients": clients,
         "calls_per_s": r["calls"] / r["elapsed"],
         "errors": r["errors"],
-        "server_cpu_ms_per_call": cpu * 1000 / max(1, r["calls"]),
+        "server_cpu_ms_per_call": cpu * 1000 / calls,
+        "client_cpu_ms_per_call": (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000 / calls,
         "questions": r["questions"],
     }
 
@@ -234,9 +274,14 @@ def main() -> None:
     parser.add_argument("--no-baseline", action="store_true", help="skip rank-bm25")
     parser.add_argument("--no-daemon", action="store_true", help="skip the loopback throughput")
     parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument(
+        "--python-clients", action="store_true",
+        help="make the daemon's calls with aiohttp clients even when wrk is installed (they cost about as much CPU as the daemon)",
+    )
     parser.add_argument("--_one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--_memory", help=argparse.SUPPRESS)  # "N,cold" or "N,warm"
     parser.add_argument("--_clients", help=argparse.SUPPRESS)
+    parser.add_argument("--seconds", type=float, default=5.0, help="how long each daemon run lasts")
     parser.add_argument("--_seconds", type=float, default=5.0, help=argparse.SUPPRESS)
     parser.add_argument("--_mode", default="repeated", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -279,17 +324,20 @@ def main() -> None:
         print(line, flush=True)
     if not args.no_daemon:
         log = args.work / "questions.sqlite3"
+        wrk = None if args.python_clients or shutil.which("wrk") is None else args.work
+        caller = "wrk (one thread)" if wrk else "aiohttp clients (install wrk: they are lighter)"
         for what, path in (("question log on", log), ("question log off", None)):
             for mode in ("repeated", "new"):
                 for stale in args.work.glob("questions.sqlite3*"):
                     stale.unlink()
-                r = asyncio.run(_daemon_throughput(5.0, args.clients, path, mode))
+                r = asyncio.run(_daemon_throughput(args.seconds, args.clients, path, mode, wrk=wrk))
                 asked = "400 questions asked again and again" if mode == "repeated" else "every question new"
                 print(
                     f"daemon, bundled vault, loopback, {what}, {asked}: {r['calls_per_s']:.0f} search calls/s "
-                    f"with {r['clients']} clients in another process ({r['errors']} errors); daemon CPU "
-                    f"{r['server_cpu_ms_per_call']:.2f} ms a call, i.e. {1000 / r['server_cpu_ms_per_call']:.0f} "
-                    f"calls/s for one core; load average {os.getloadavg()[0]:.1f}",
+                    f"with {r['clients']} connections from {caller} in another process ({r['errors']} errors); "
+                    f"daemon CPU {r['server_cpu_ms_per_call']:.2f} ms a call, i.e. "
+                    f"{1000 / r['server_cpu_ms_per_call']:.0f} calls/s for one core; clients' CPU "
+                    f"{r['client_cpu_ms_per_call']:.2f} ms a call; load average {os.getloadavg()[0]:.1f}",
                     flush=True,
                 )
 

@@ -369,3 +369,31 @@ async def test_dispatcher_answers_each_example_exactly(path: Path) -> None:
     rpc = RpcDispatcher(_stubs(example), check_results=True)
     answer = await rpc.dispatch(body.encode("utf-8"), OWNER if owner else VISITOR)
     assert (None if answer is None else json.loads(answer)) == example["response"]
+
+
+# -- what the access log is told ------------------------------------------------------------
+
+
+async def test_dispatch_summarized_names_methods_and_error_codes_never_params(spec_rpc):
+    """The access log gets the method names (one we do not have is "?": the caller chose it)
+    and the error codes, from the request and replies as the dispatcher parsed and built them;
+    the text is what `dispatch` answers."""
+    cases = [
+        (b'{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}', ("subtract", "ok")),
+        (b'{"jsonrpc": "2.0", "method": "subtract", "params": ["secret question"], "id": 2}', ("subtract", "error -32602")),
+        (b'{"jsonrpc": "2.0", "method": "update", "params": [1]}', ("update", "no answer (notification)")),
+        (b'{"jsonrpc": "2.0", "method": "<script>", "id": 3}', ("?", "error -32601")),
+        (b'{"jsonrpc": "2.0", "method": "subtract", "params": [1, 2], "id": 4', ("?", "error -32700")),
+        (b"[]", ("batch[0] ", "error -32600")),
+        (
+            b'[{"jsonrpc": "2.0", "method": "sum", "params": [1, 2], "id": 5}, {"jsonrpc": "2.0", "method": "nope", "id": 6},'
+            b' {"jsonrpc": "2.0", "method": "update", "params": [7]}, {"foo": "boo"}]',
+            ("batch[4] sum,?,update,?", "error -32601,-32600"),
+        ),
+        (b'[{"jsonrpc": "2.0", "method": "update", "params": [1]}]', ("batch[1] update", "no answer (notification)")),
+    ]
+    for body, summary in cases:
+        text, got = await spec_rpc.dispatch_summarized(body)
+        assert got == summary, body
+        assert text == await spec_rpc.dispatch(body), body
+        assert "secret" not in " ".join(got)

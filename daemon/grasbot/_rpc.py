@@ -208,32 +208,51 @@ class RpcDispatcher:
 
     async def dispatch(self, body: bytes | str, context: Any = None) -> str | None:
         """The response text for a request body, or None when nothing must be answered."""
+        return (await self.dispatch_summarized(body, context))[0]
+
+    async def dispatch_summarized(self, body: bytes | str, context: Any = None) -> tuple[str | None, tuple[str, str]]:
+        """(`dispatch`'s answer, (what was called, how it ended)) for the access log, from the
+        request and replies as parsed and built here: no JSON is read twice."""
         try:
             text = body.decode("utf-8") if isinstance(body, (bytes, bytearray)) else body
             parsed = json.loads(text, parse_constant=_reject_constant)
         except (ValueError, RecursionError):  # bad UTF-8 or JSON, or absurdly deep nesting
-            return _serialize(_error(PARSE_ERROR))
+            return self._answered(None, _error(PARSE_ERROR))
         if isinstance(parsed, list):
             if not parsed:
-                return _serialize(_error(INVALID_REQUEST))
+                return self._answered(parsed, _error(INVALID_REQUEST))
             if len(parsed) > self._max_batch:
-                return _serialize(
+                return self._answered(
+                    parsed,
                     _error(
                         INVALID_REQUEST,
                         f"batch of {len(parsed)} requests is over the limit of "
                         f"{self._max_batch} per batch",
-                    )
+                    ),
                 )
             answers = await asyncio.gather(*(self._one(m, context) for m in parsed))
-            answered = [a for a in answers if a is not None]
-            return _serialize(answered) if answered else None
+            return self._answered(parsed, [a for a in answers if a is not None] or None)
         answer = await self._one(parsed, context, check=False)
-        if answer is None:
-            return None
         try:
-            return _serialize(answer)
+            return self._answered(parsed, answer)
         except Exception:  # encoded once here, rather than once to check it and once to send it
-            return _serialize(self._internal_error(parsed))
+            return self._answered(parsed, self._internal_error(parsed))
+
+    def _answered(self, request: Any, reply: Any) -> tuple[str | None, tuple[str, str]]:
+        """The reply's text, and what the access log says of the call: method names and error
+        codes, never params (they hold questions), and never a method name we do not have
+        (the caller chose it: it could say anything)."""
+        text = None if reply is None else _serialize(reply)
+        members = request if isinstance(request, list) else [request]
+        names = [
+            m["method"] if isinstance(m, dict) and isinstance(m.get("method"), str) and m["method"] in self._methods else "?"
+            for m in members
+        ]
+        what = names[0] if not isinstance(request, list) else f"batch[{len(names)}] " + ",".join(names)
+        if reply is None:
+            return text, (what[:200], "no answer (notification)")
+        codes = [r["error"]["code"] for r in (reply if isinstance(reply, list) else [reply]) if "error" in r]
+        return text, (what[:200], "ok" if not codes else "error " + ",".join(map(str, codes)))
 
     def _internal_error(self, member: dict[str, Any]) -> dict[str, Any] | None:
         logger.exception("JSON-RPC dispatch of %r failed", member.get("method"))
