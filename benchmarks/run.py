@@ -49,8 +49,6 @@ def _vault_for(n: int, work: Path) -> Path:
 
 def measure(n: int, work: Path, n_questions: int, baseline: bool) -> dict:
     """Runs inside the per-size subprocess."""
-    import shutil
-
     from generate_vault import questions
     from grasbot import Settings, build_snapshot, search
 
@@ -230,8 +228,8 @@ async def _daemon_throughput(seconds: float, clients: int, question_log: Path | 
     from grasbot import Settings
     from grasbot._server import create_app, runner_kwargs
 
-    # as `grasbot serve` runs: its access log on (one INFO line a request), written to /dev/null
     bodies = _wrk_bodies(mode, wrk) if wrk is not None else None
+    # as `grasbot serve` runs: its access log on (one INFO line a request), written to /dev/null
     logging.basicConfig(level=logging.INFO, stream=open(os.devnull, "w"), force=True)
     settings = Settings.load(env={}, port=0, question_log=question_log if question_log else "off")
     app = create_app(settings)
