@@ -173,3 +173,29 @@ def test_evolved_postings_equal_a_fresh_inversion():
         docs.update(added)
         same(nxt, Postings.from_docs(docs))
         current = nxt
+
+
+def test_pack_all_gives_the_bytes_of_an_inversion_then_pack():
+    """pack_all (a cold load's workers) == Postings.from_docs(docs).packed(numbers): the same
+    terms in the same order, the same bytes, with notes numbered as a share of a larger vault
+    (first number not 0, numbers past 2**16) and notes with no term at all."""
+    import random
+
+    from grasbot._postings import Postings, pack_all, unpack
+
+    rng = random.Random(9)
+    vocabulary = [f"t{i}" for i in range(50)]
+    for trial in range(30):
+        docs = {
+            f"n{i}.md": {t: rng.randint(1, 70_000) for t in rng.sample(vocabulary, rng.randint(0, 12))}
+            for i in range(rng.randint(0, 60))
+        }
+        start = rng.choice([0, 7, 70_000])
+        numbers = {p: start + i for i, p in enumerate(docs)}
+        expected = Postings.from_docs(docs).packed(numbers)[1]
+        got = pack_all(docs, numbers)
+        assert list(got) == list(expected), trial  # term order
+        assert got == expected, trial
+        paths = tuple(f"x{i}" for i in range(start)) + tuple(docs)
+        for term, blob in got.items():  # and what they hold, read back
+            assert dict(unpack(blob, paths).items()) == {p: c[term] for p, c in docs.items() if term in c}

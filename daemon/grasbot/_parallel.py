@@ -27,7 +27,7 @@ from pathlib import Path
 
 from . import _cache
 from ._index import analyse_note
-from ._postings import Packed, Postings
+from ._postings import Packed, Postings, pack_all
 from ._vault import VaultOptions, _scan, parse_note
 
 log = logging.getLogger("grasbot.load")
@@ -93,9 +93,17 @@ def _load_share(share: tuple[int, list[tuple[str, str]], VaultOptions]) -> bytes
     for public in (True, False):
         group = [p for p, n in notes.items() if n.public == public]
         for fields in (False, True):
-            inverted = Postings.from_docs({p: analyses[p].field_terms() if fields else analyses[p].body for p in group})
-            postings.append(_cache.postings_to_plain(inverted, with_docs=fields, numbers=numbers))
+            docs = {p: analyses[p].field_terms() if fields else analyses[p].body for p in group}
+            postings.append(_plain_postings(docs, numbers, with_docs=fields))
     return marshal.dumps((_cache.entries_to_plain(notes, analyses), postings))
+
+
+def _plain_postings(docs: dict, numbers: dict[str, int], with_docs: bool) -> tuple:
+    """`_cache.postings_to_plain(Postings.from_docs(docs), with_docs, numbers)`, packed
+    straight from the notes' counts (`pack_all`)."""
+    lengths = {p: sum(counts.values()) for p, counts in docs.items()}
+    plain_docs = {p: Packed.of(counts).plain() for p, counts in docs.items()} if with_docs else None
+    return tuple(docs), pack_all(docs, numbers), lengths, sum(lengths.values()), plain_docs
 
 
 def _join(paths: tuple[str, ...], parts: list) -> _cache.Cached:
@@ -120,14 +128,6 @@ def _join(paths: tuple[str, ...], parts: list) -> _cache.Cached:
                 docs.update((p, Packed(*pair)) for p, pair in share_docs.items())
         if k % 2 == 0:  # a body's counts: the analyses' own, made again when read
             docs = {p: analyses[p].body for p in lengths}
-        packed = {term: _concatenate(blobs) for term, blobs in lists.items()}
+        packed = {term: blobs[0] if len(blobs) == 1 else b"".join(blobs) for term, blobs in lists.items()}
         joined.append(Postings.from_packed(paths, packed, docs, lengths, total))
     return _cache.Cached(notes, analyses, tuple(joined), None, None)
-
-
-def _concatenate(blobs: list[bytes]) -> bytes:
-    """Packed lists (numbers, then counts) of consecutive shares as one list."""
-    if len(blobs) == 1:
-        return blobs[0]
-    halves = [len(b) // 2 for b in blobs]
-    return b"".join([b[:h] for b, h in zip(blobs, halves)] + [b[h:] for b, h in zip(blobs, halves)])

