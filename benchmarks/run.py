@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -252,6 +253,12 @@ async def _daemon_throughput(seconds: float, clients: int, question_log: Path | 
         r = json.loads(out)
     cpu = time.process_time() - cpu  # the daemon's own CPU (threads included), clients excluded
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    logged = None
+    if question_log is not None:  # read apart, so as not to make the log write out its queue
+        import sqlite3
+
+        with contextlib.closing(sqlite3.connect(question_log)) as conn:
+            logged = conn.execute("SELECT COUNT(*) FROM questions").fetchone()[0]
     await runner.cleanup()
     calls = max(1, r["calls"])
     return {
@@ -260,6 +267,7 @@ async def _daemon_throughput(seconds: float, clients: int, question_log: Path | 
         "errors": r["errors"],
         "server_cpu_ms_per_call": cpu * 1000 / calls,
         "client_cpu_ms_per_call": (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000 / calls,
+        "logged_when_calls_ended": logged,
         "questions": r["questions"],
     }
 
@@ -335,7 +343,9 @@ def main() -> None:
                     f"with {r['clients']} connections from {caller} in another process ({r['errors']} errors); "
                     f"daemon CPU {r['server_cpu_ms_per_call']:.2f} ms a call, i.e. "
                     f"{1000 / r['server_cpu_ms_per_call']:.0f} calls/s for one core; clients' CPU "
-                    f"{r['client_cpu_ms_per_call']:.2f} ms a call; load average {os.getloadavg()[0]:.1f}",
+                    f"{r['client_cpu_ms_per_call']:.2f} ms a call; "
+                    + (f"questions in the log when the calls ended: {r['logged_when_calls_ended']}; " if path else "")
+                    + f"load average {os.getloadavg()[0]:.1f}",
                     flush=True,
                 )
 

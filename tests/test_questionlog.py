@@ -350,6 +350,44 @@ def test_many_submits_from_many_threads_land_in_one_transaction(tmp_path):
     assert len(rows(tmp_path / "q.sqlite3", "results")) == 400
 
 
+def test_a_batch_takes_a_few_statements_not_one_a_row(tmp_path, monkeypatch):
+    """sqlite3 lets the GIL go at every SQLite step and `executemany` steps once a row: under
+    load the writer waited for the event loop at every row and fell behind. A batch is now a
+    few multi-row statements; with ROWS_PER_STATEMENT at 4, several, the last one short, and
+    nothing lost or mixed."""
+    from grasbot import _questionlog
+
+    monkeypatch.setattr(_questionlog, "ROWS_PER_STATEMENT", 4)
+    db = tmp_path / "q.sqlite3"
+    inserts: list[str] = []
+    with QuestionLog(db, clock=Clock(), batch_wait=60) as log:
+        log._conn.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
+        for i in range(7):  # 7 question rows: 2 statements; 21 result rows: 6 statements
+            log.submit(f"question {i}", result((f"a{i}", 3.0, ("alias", "bm25")), (f"b{i}", 2.0, ("bm25",)), (f"c{i}", 1.0, ("graph",))))
+        assert log.count() == 7
+    assert len(inserts) == 8
+    assert [(r[0], r[2], r[3], r[4]) for r in rows(db, "questions")] == [(i + 1, f"question {i}", 1, 0) for i in range(7)]
+    assert rows(db, "results") == [
+        (i + 1, rank, f"{slug}{i}", f"notes/{slug}{i}.md", score, signals)
+        for i in range(7)
+        for rank, slug, score, signals in ((1, "a", 3.0, "alias,bm25"), (2, "b", 2.0, "bm25"), (3, "c", 1.0, "graph"))
+    ]
+
+
+def test_a_large_batch_is_two_statements(tmp_path):
+    """200 questions and their 400 results: one statement each, whatever the batch holds up to
+    ROWS_PER_STATEMENT rows."""
+    log = QuestionLog(tmp_path / "q.sqlite3", batch_wait=60)
+    inserts: list[str] = []
+    log._conn.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
+    for i in range(200):
+        log.submit(f"question {i}", result(("a", 5.0, ("bm25",)), ("b", 1.0, ("graph",))))
+    assert log.count() == 200
+    log.close()
+    assert len(inserts) == 2
+    assert len(rows(tmp_path / "q.sqlite3", "results")) == 400
+
+
 def test_the_writer_thread_writes_in_the_background(tmp_path):
     db = tmp_path / "q.sqlite3"
     log = QuestionLog(db, batch_wait=0.05)

@@ -48,6 +48,7 @@ PURGE_EVERY = timedelta(days=1)
 BUSY_TIMEOUT_MS = 200  # a reader (`grasbot log`) never blocks a WAL writer; this is for a second writer
 BATCH_WAIT = 0.05  # seconds the writer lets submitted questions gather before one transaction
 MAX_PENDING = 10_000  # submitted questions waiting for the writer; past it they are dropped
+ROWS_PER_STATEMENT = 500  # 6 values a row: 3,000 variables, SQLite allows 32,766 a statement
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # fixed width, so text order is time order
 
 # Signals that name the note (its alias, title, slug, a question it answers, a tag, a domain),
@@ -173,6 +174,18 @@ def _pending(now: datetime, question: str, result: SearchResult, followup: bool)
             for rank, s in enumerate(result.sources, 1)
         ],
     )
+
+
+def _insert_rows(conn: sqlite3.Connection, into: str, rows: list[tuple]) -> None:
+    """`rows` in a few statements of up to ROWS_PER_STATEMENT rows each. sqlite3 lets the GIL
+    go for every step of SQLite, and `executemany` makes one step a row: taking the GIL back
+    from a busy event loop waits for its switch interval (5 ms), so under load the writer
+    managed about 200 questions a second, fell behind and would have dropped questions past
+    `max_pending` (benchmarks/README.md, round 5)."""
+    for start in range(0, len(rows), ROWS_PER_STATEMENT):
+        chunk = rows[start : start + ROWS_PER_STATEMENT]
+        row = "(" + ", ".join("?" * len(chunk[0])) + ")"
+        conn.execute(f"INSERT INTO {into} VALUES {', '.join([row] * len(chunk))}", [v for r in chunk for v in r])
 
 
 class QuestionLog:
@@ -349,12 +362,14 @@ class QuestionLog:
         conn.execute("BEGIN IMMEDIATE")
         try:
             first = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM questions").fetchone()[0]
-            conn.executemany(
-                "INSERT INTO questions (id, asked_at, question, grounded, followup) VALUES (?, ?, ?, ?, ?)",
+            _insert_rows(
+                conn,
+                "questions (id, asked_at, question, grounded, followup)",
                 [(first + i, e.asked_at, e.question, e.grounded, e.followup) for i, e in enumerate(batch)],
             )
-            conn.executemany(
-                "INSERT INTO results (question_id, rank, slug, path, score, signals) VALUES (?, ?, ?, ?, ?, ?)",
+            _insert_rows(
+                conn,
+                "results (question_id, rank, slug, path, score, signals)",
                 [(first + i, *row) for i, e in enumerate(batch) for row in e.results],
             )
             conn.execute("COMMIT")
