@@ -297,6 +297,34 @@ def test_symlink_inside_the_vault_is_followed_once(note_writer, tmp_path):
     assert vault.notes["guide-lien.md"].title == "Guide"
 
 
+def test_a_walk_made_elsewhere_loads_the_same_vault(note_writer):
+    """load_vault(scanned=...) with the files walked beforehand, as the daemon walks them on its
+    event loop, loads what its own walk loads: notes, errors, warnings; links followed once,
+    links out of the vault left out, excluded folders skipped, a broken link reported."""
+    from grasbot._vault import _scan, walk_markdown
+
+    note_writer("docs/guide.md", "title: Guide", "Voir [[absente]].")
+    note_writer("a.md", "title: A\ntags: {pas: une liste}", "")
+    note_writer(".obsidian/conf.md", None, "")
+    note_writer("brouillons/b.md", None, "")
+    (note_writer.root / "casse.md").write_text("---\ntitle: [pas fermé\n---\n", encoding="utf-8")
+    os.symlink(note_writer.root / "docs", note_writer.root / "raccourci")
+    os.symlink(note_writer.root / "supprimee.md", note_writer.root / "lien-mort.md")
+    options = VaultOptions(exclude=("brouillons",))
+    walked = list(walk_markdown(note_writer.root, options))
+    assert [rel for rel, _ in walked] == [rel for rel, _ in _scan(note_writer.root, options)]
+    for _, entry in walked:
+        try:
+            entry.stat()
+        except OSError:
+            pass
+    mine, theirs = load_vault(note_writer.root, options), load_vault(note_writer.root, options, scanned=walked)
+    assert mine.notes == theirs.notes and set(mine.notes) == {"a.md", "docs/guide.md"}
+    assert (mine.errors, mine.warnings) == (theirs.errors, theirs.warnings)
+    assert [e.path for e in theirs.errors] == ["casse.md", "lien-mort.md"]
+    assert theirs.warnings
+
+
 # ---------------------------------------------------------------- visibility
 
 

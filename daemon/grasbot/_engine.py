@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 from dataclasses import dataclass, field, replace
-from typing import AsyncIterator, Mapping, Sequence
+from typing import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 
 from . import _cache
 from ._exceptions import LLMError, QueryError
@@ -27,7 +27,7 @@ from ._parallel import load_shares
 from ._prompt import build_prompt, keep_known_citations
 from ._questionlog import QuestionLog
 from ._search import SearchResult, search
-from ._vault import Issue, Vault, VaultOptions, load_vault
+from ._vault import Issue, Vault, VaultOptions, load_vault, walk_markdown
 from ._version import __version__
 
 AUDIENCES = ("visitor", "owner")
@@ -87,19 +87,33 @@ def _collector_paused():
 
 
 def build_snapshot(
-    settings: Settings, previous: Snapshot | None = None, *, cache_dir: str | os.PathLike[str] | None = None
+    settings: Settings,
+    previous: Snapshot | None = None,
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    scanned: Iterable[tuple[str, os.DirEntry]] | None = None,
 ) -> Snapshot:
     """Load the vault; with `previous`, unchanged notes keep their parse, analysis and postings.
 
     With `cache_dir` and no `previous` (a start), notes and analyses come from the persistent
     cache when the files still match it, and the cache is rewritten if anything was parsed.
+    `scanned`: the vault's files as `vault_files(settings)` walked them (see `load_vault`).
     """
     with _collector_paused():
-        return _build_snapshot(settings, previous, cache_dir)
+        return _build_snapshot(settings, previous, cache_dir, scanned)
 
 
-def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir) -> Snapshot:
-    options = VaultOptions(exclude=settings.exclude, default_public=settings.default_visibility == "public")
+def vault_options(settings: Settings) -> VaultOptions:
+    return VaultOptions(exclude=settings.exclude, default_public=settings.default_visibility == "public")
+
+
+def vault_files(settings: Settings) -> Iterator[tuple[str, os.DirEntry]]:
+    """The vault's note files, walked one at a time, as `build_snapshot` would walk them."""
+    return walk_markdown(settings.vault_dir, vault_options(settings))
+
+
+def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, scanned) -> Snapshot:
+    options = vault_options(settings)
     seed_vault, seed_analyses = (previous.vault, previous.analyses) if previous else (None, {})
     seed_indexes = previous.indexes if previous is not None and previous.vault.options == options else None
     saved = False  # whether the cache holds this vault as the files now say
@@ -116,7 +130,7 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir) ->
             if cached.postings is not None:
                 graph = (cached.graphs, seed_vault.edges) if cached.graphs is not None else None
                 seed_indexes = Index.from_postings(cached.notes, cached.analyses, *cached.postings, graph=graph)
-    vault = load_vault(settings.vault_dir, options, previous=seed_vault)
+    vault = load_vault(settings.vault_dir, options, previous=seed_vault, scanned=scanned)
     old_notes = seed_vault.notes if seed_vault is not None and seed_vault.options == options else {}
     fresh = 0
     if old_notes and vault._base is old_notes:  # load_vault says which notes are new objects
@@ -295,12 +309,13 @@ class GrasBot:
 
     # ---- the vault's life
 
-    def reload(self) -> ReloadReport:
-        """Re-read what changed on disk and swap it in; on failure the old vault keeps serving."""
+    def reload(self, scanned: Iterable[tuple[str, os.DirEntry]] | None = None) -> ReloadReport:
+        """Re-read what changed on disk and swap it in; on failure the old vault keeps serving.
+        `scanned`: the files as `vault_files` walked them, if the caller walked them."""
         started = time.perf_counter()
         with self._reload_lock:
             old = self._snapshot
-            new = build_snapshot(self.settings, old)
+            new = build_snapshot(self.settings, old, scanned=scanned)
             self._snapshot = new
         before, after = old.vault.notes, new.vault.notes
         return ReloadReport(

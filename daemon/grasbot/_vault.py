@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import frontmatter
 import yaml
@@ -139,19 +139,25 @@ def iter_markdown(root: Path, options: VaultOptions) -> Iterable[tuple[str, Path
 
 def _scan(root: Path, options: VaultOptions) -> list[tuple[str, os.DirEntry]]:
     """iter_markdown's walk (os.walk's order: top-down, names sorted), as a list of
-    (relative path, os.DirEntry).
+    (relative path, os.DirEntry)."""
+    return list(walk_markdown(root, options))
+
+
+def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterator[tuple[str, os.DirEntry]]:
+    """`_scan`'s walk, one file at a time: the daemon stats a vault's files on its event loop,
+    a few hundred between two turns of requests (`_server.reload_vault`).
 
     Only a symlink needs a system call to learn where it really points: any other entry's real
     path is its real parent's plus its name, so 10,000 files cost no `resolve()` each.
     """
+    root = Path(root)
     real_root = root.resolve()
     seen_dirs: set[str] = set()
-    found: list[tuple[str, os.DirEntry]] = []
 
     def inside(real: str) -> bool:
         return Path(real).is_relative_to(real_root)
 
-    def walk(dirpath: str, real_dir: str, rel_dir: str, linked: bool) -> None:
+    def walk(dirpath: str, real_dir: str, rel_dir: str, linked: bool) -> Iterator[tuple[str, os.DirEntry]]:
         # a folder reached without a symlink is inside its parent, so inside the vault
         if real_dir in seen_dirs or (linked and not inside(real_dir)):
             return
@@ -178,17 +184,16 @@ def _scan(root: Path, options: VaultOptions) -> list[tuple[str, os.DirEntry]]:
                 continue
             # interned: every table keyed by path then holds this one object, and a dict lookup
             # stops at identity (marshal keeps the flag, so the cache and _parallel load it so)
-            found.append((sys.intern(prefix + name), entry))
+            yield sys.intern(prefix + name), entry
         for entry in dirs:
             rel = prefix + entry.name
             if _excluded(rel, options):
                 continue
             linked = _is_link(entry)
             real = os.path.realpath(entry.path) if linked else os.path.join(real_dir, entry.name)
-            walk(entry.path, real, rel, linked)
+            yield from walk(entry.path, real, rel, linked)
 
-    walk(os.fspath(root), os.fspath(real_root), "", False)
-    return found
+    yield from walk(os.fspath(root), os.fspath(real_root), "", False)
 
 
 def _is_link(entry: os.DirEntry) -> bool:
@@ -503,11 +508,19 @@ def _report_duplicates(vault: Vault, previous: Vault | None = None) -> None:
 # ---------------------------------------------------------------- loading
 
 
-def load_vault(root: str | os.PathLike[str], options: VaultOptions | None = None, *, previous: Vault | None = None) -> Vault:
+def load_vault(
+    root: str | os.PathLike[str],
+    options: VaultOptions | None = None,
+    *,
+    previous: Vault | None = None,
+    scanned: Iterable[tuple[str, os.DirEntry]] | None = None,
+) -> Vault:
     """Load every note below `root`.
 
     With `previous`, a file whose size and mtime are unchanged is not read again, and one whose
-    bytes hash the same is not parsed again: that is what makes a reload cheap.
+    bytes hash the same is not parsed again: that is what makes a reload cheap. `scanned`:
+    `walk_markdown(root, options)` as a caller ran it, each entry's stat made and kept by the
+    entry (a walk made on the daemon's event loop); by default the walk is made here.
     """
     options = options or VaultOptions()
     root = Path(root)
@@ -517,7 +530,7 @@ def load_vault(root: str | os.PathLike[str], options: VaultOptions | None = None
     old = previous.notes if reusable else {}
     vault = Vault(root=root, notes={}, options=options)
     fresh: list[str] = []  # notes that are not `previous`'s own objects
-    for rel, entry in _scan(root, options):
+    for rel, entry in _scan(root, options) if scanned is None else scanned:
         try:
             st = entry.stat()  # follows a symlink, as os.stat does; cached by the entry
             known = note = old.get(rel)
