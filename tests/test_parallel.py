@@ -76,6 +76,27 @@ def test_shares_equal_one_process(vault, forced):
             assert ra == rb, q
 
 
+def test_each_share_is_made_once_by_this_process_or_a_worker(vault, forced, monkeypatch, tmp_path):
+    """This process takes shares from the last one while the workers take them from the first:
+    the claims must leave no share undone and none made twice."""
+    root, _ = vault
+    made = tmp_path / "made.txt"
+    share = _parallel._share
+
+    def counted(start, files, options):
+        with open(made, "a") as f:  # a worker is another process: it leaves its mark in a file
+            f.write(f"{start} {len(files)}\n")
+        return share(start, files, options)
+
+    monkeypatch.setattr(_parallel, "_share", counted)
+    loaded = _parallel.load_shares(root, VaultOptions(), workers=2)
+    assert loaded is not None and len(loaded.notes) == 238
+    shares = sorted(tuple(map(int, line.split())) for line in made.read_text().splitlines())
+    assert len(shares) == 2 * _parallel.SHARES_PER_WORKER
+    assert [start for start, _ in shares] == [0] + [s + n for s, n in shares[:-1]]  # contiguous, none twice
+    assert sum(n for _, n in shares) == 240  # every file found, the two unreadable ones included
+
+
 def test_a_reload_after_a_parallel_load_stays_exact(vault, forced):
     root, settings = vault
     parallel = build_snapshot(settings)
