@@ -219,6 +219,7 @@ class _Join:
                     docs.update((p, Packed(*pair)) for p, pair in share_docs.items())
             if index % 2 == 0:  # a body's counts: the analyses' own, made again when read
                 docs = {p: analyses[p].body for p in lengths}
-            packed = {term: b"".join(blobs) for term, blobs in self._lists[index].items()}
+            lists = self._lists[index]
+            packed = dict(zip(lists, map(b"".join, lists.values())))
             joined.append(Postings.from_packed(self._paths, packed, docs, lengths, total))
         return _cache.Cached(notes, analyses, tuple(joined), None, None)
