@@ -121,7 +121,8 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
         cached = _cache.load(Path(cache_dir), Path(settings.vault_dir), options) if cache_dir is not None else None
         saved = cached is not None
         if cached is None:  # a cold load: on every core when it pays
-            cached = load_shares(settings.vault_dir, options)
+            scanned = list(vault_files(settings) if scanned is None else scanned)  # one walk: shares, then check
+            cached = load_shares(settings.vault_dir, options, scanned=scanned)
         if cached is not None:  # a snapshot as saved, or as the workers made it: evolved below like a reload's
             seed_vault = Vault(root=Path(settings.vault_dir), notes=cached.notes, options=options)
             if cached.links is not None:

@@ -53,14 +53,20 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
-def load_shares(root: str | os.PathLike[str], options: VaultOptions, workers: int | None = None) -> _cache.Cached | None:
+def load_shares(
+    root: str | os.PathLike[str],
+    options: VaultOptions,
+    workers: int | None = None,
+    scanned: list[tuple[str, os.DirEntry]] | None = None,
+) -> _cache.Cached | None:
     """The vault below `root` parsed, analysed and inverted by `workers` processes (default:
-    one per core; this process is one of them), or None when one process should do it."""
+    one per core; this process is one of them), or None when one process should do it.
+    `scanned`: the vault's files, if the caller has walked them (`_scan`)."""
     workers = cores() if workers is None else workers
     root = Path(root)
     if workers < 2 or not can_fork() or not root.is_dir():
         return None
-    files = [(rel, entry.path) for rel, entry in _scan(root, options)]
+    files = [(rel, entry.path) for rel, entry in (_scan(root, options) if scanned is None else scanned)]
     if len(files) < MIN_NOTES:
         return None
     count = workers * SHARES_PER_WORKER
