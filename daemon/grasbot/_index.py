@@ -111,23 +111,24 @@ class NoteCounts(LazyTable):
         self._note, self._dict = note, None
 
     def _make(self) -> dict[str, int]:
-        return _body_counts_of(self._note)
+        return body_counts_of(self._note)
 
 
-def _body_counts_of(note: Note) -> dict[str, int]:
+def body_counts_of(note: Note) -> dict[str, int]:
     """A note's body counts: analyse_note's, and NoteCounts' when the cache left them out."""
     return body_counts(f"{note.title}\n{note.name}\n{_indexable(note)}")
 
 
 def passages_of(note: Note) -> list[dict[str, int]]:
     """The note's stems cut in PASSAGE-long runs, each led by the title and file name (what the
-    note is about), as counts: the same stems as `_body_counts_of`, in order."""
+    note is about), as counts: the same stems as `body_counts_of`, in order."""
     head = tokens(f"{note.title}\n{note.name}")
     body = tokens(_indexable(note))
     return [dict(Counter(head + body[i : i + PASSAGE])) for i in range(0, max(len(body), 1), PASSAGE)]
 
 
-def analyse_note(note: Note) -> NoteAnalysis:
+def analyse_note(note: Note, *, lazy_body: bool = False) -> NoteAnalysis:
+    """`lazy_body`: the body counts made when first read (`NoteCounts`), as a cache loads them."""
     return NoteAnalysis(
         aliases=_labeled(note.aliases),
         title=tokens(note.title),
@@ -135,7 +136,7 @@ def analyse_note(note: Note) -> NoteAnalysis:
         answers=_labeled(note.answers),
         tags=_labeled(note.tags),
         domains=_labeled(note.domains),
-        body=_body_counts_of(note),  # the same as NoteCounts(note)
+        body=NoteCounts(note) if lazy_body else body_counts_of(note),
     )
 
 

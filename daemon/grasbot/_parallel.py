@@ -24,21 +24,21 @@ import os
 import sys
 import tempfile
 import threading
-from dataclasses import replace
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
 from . import _cache
-from ._index import NoteCounts, analyse_note
+from ._index import analyse_note, body_counts_of
 from ._postings import Packed, Postings, pack_all
 from ._vault import VaultOptions, _scan, parse_note
 
 log = logging.getLogger("grasbot.load")
 
 # Below this, forking and joining cost more than they save. Measured on the 2-vCPU VM of
-# benchmarks/README.md (two CPU-bound processes there run only 1.4 times as fast as one):
-# 4,000 notes 2.9-3.7 s in shares vs 2.9-3.2 s in one process, 10,000 notes 8.9 vs 10.1 s.
-MIN_NOTES = 5_000
+# benchmarks/README.md (two CPU-bound processes there run only 1.4 times as fast as one), this
+# process and one worker against this process alone: 1,000 notes 0.62-0.63 s vs 0.59-0.95 s,
+# 2,000 notes 1.18-1.23 s vs 1.60-1.72 s, 4,000 notes 2.13-2.49 s vs 2.85-4.00 s.
+MIN_NOTES = 2_000
 SHARES_PER_WORKER = 4
 
 
@@ -153,9 +153,8 @@ def _share(start: int, files: list[tuple[str, str]], options: VaultOptions) -> t
             note = parse_note(rel, raw, mtime_ns=mtime_ns, options=options)
         except (OSError, ValueError):
             continue
-        analysis = analyse_note(note)
-        notes[rel], bodies[rel] = note, analysis.body
-        analyses[rel] = replace(analysis, body=NoteCounts(note))  # as light as the workers' notes
+        notes[rel], bodies[rel] = note, body_counts_of(note)
+        analyses[rel] = analyse_note(note, lazy_body=True)  # as light as the workers' notes
     numbers = {rel: start + i for i, (rel, _) in enumerate(files)}
     postings = []
     for public in (True, False):
