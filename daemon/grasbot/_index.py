@@ -37,6 +37,7 @@ LONG_NOTE = 4 * PASSAGE
 _PASSAGES = object()  # Index._memo's key for the long notes' passages
 _AVG_PASSAGE = object()
 _LONG = object()  # ... and for the set of notes longer than LONG_NOTE
+_NORMS = object()  # ... and for each note's length normalisation
 
 
 @dataclass(frozen=True)
@@ -239,22 +240,28 @@ class Index:
             best = max(best, value)
         return best
 
+    def _norms(self) -> list[dict[str, float]]:
+        """Each body part's {path: BM25's length normalisation}: made once, not once a posting."""
+        norms = self._memo.get(_NORMS)
+        if norms is None:
+            avg = self._avg_passage()
+            norms = self._memo[_NORMS] = [
+                {path: K1 * (1.0 - B + B * length / avg) for path, length in part.lengths.items()}
+                for part in (self.body.parts if isinstance(self.body, Union) else (self.body,))
+            ]
+        return norms
+
     def _impacts(self, term: str) -> Mapping[str, float]:
         """{path: one term's BM25 share}, computed once per index: an Index never changes."""
         memo = self._memo
         impacts = memo.get(term)
         if impacts is None:
             idf = self.idf(term)
-            avg = self._avg_passage()
             impacts = {}
-            for part in self.body.parts if isinstance(self.body, Union) else (self.body,):
-                lengths = part.lengths
-                impacts.update({
-                    path: idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * lengths[path] / avg))
-                    for path, tf in part.counts(term).items()
-                })
+            for part, norms in zip(self.body.parts if isinstance(self.body, Union) else (self.body,), self._norms()):
+                impacts.update({path: idf * tf * (K1 + 1.0) / (tf + norms[path]) for path, tf in part.counts(term).items()})
             if len(memo) >= 4_096:
-                kept = {k: memo[k] for k in (_PASSAGES, _AVG_PASSAGE, _BONUSES, _LONG) if k in memo}
+                kept = {k: memo[k] for k in (_PASSAGES, _AVG_PASSAGE, _BONUSES, _LONG, _NORMS) if k in memo}
                 memo.clear()
                 memo.update(kept)
             memo[term] = impacts
