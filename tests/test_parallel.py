@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -95,6 +96,33 @@ def test_each_share_is_made_once_by_this_process_or_a_worker(vault, forced, monk
     assert len(shares) == 2 * _parallel.SHARES_PER_WORKER
     assert [start for start, _ in shares] == [0] + [s + n for s, n in shares[:-1]]  # contiguous, none twice
     assert sum(n for _, n in shares) == 240  # every file found, the two unreadable ones included
+
+
+def test_the_workers_files_are_gone_once_the_shares_are_joined(vault, forced, monkeypatch, tmp_path):
+    """Here the worker makes every share (this process claims none), each left in a file of a
+    temporary folder: read once, then deleted, folder and all, and so when a worker fails."""
+    root, _ = vault
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    here, claim, read = os.getpid(), _parallel._claim, []
+    monkeypatch.setattr(_parallel, "_claim", lambda claims, k: os.getpid() != here and claim(claims, k))
+    from_worker = _parallel._from_worker
+
+    def reading(path):
+        share = from_worker(path)
+        read.append((path, Path(path).exists()))  # deleted as soon as read: not held till the end
+        return share
+
+    monkeypatch.setattr(_parallel, "_from_worker", reading)
+    loaded = _parallel.load_shares(root, VaultOptions(), workers=2)
+    assert loaded is not None and len(loaded.notes) == 238
+    assert len(read) == 2 * _parallel.SHARES_PER_WORKER
+    assert all(Path(p).is_relative_to(scratch) and not left for p, left in read)
+    assert list(scratch.iterdir()) == []
+    monkeypatch.setattr(_parallel, "_load_share", _fail)
+    assert _parallel.load_shares(root, VaultOptions(), workers=2) is None
+    assert list(scratch.iterdir()) == []
 
 
 def test_a_reload_after_a_parallel_load_stays_exact(vault, forced):
