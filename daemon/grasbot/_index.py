@@ -201,8 +201,11 @@ class Index:
             get = scores.get
             for path, value in impacts.items():
                 scores[path] = get(path, 0.0) + value
-        for path in self._long_notes().intersection(scores):  # in C: most notes are short
-            scores[path] = self._best_passage(path, unique)
+        long = self._long_notes().intersection(scores)  # in C: most notes are short
+        if long:
+            idf = {t: self.idf(t) for t in unique}
+            for path in long:
+                scores[path] = self._best_passage(path, idf)
         return scores
 
     def _long_notes(self) -> frozenset[str]:
@@ -223,20 +226,22 @@ class Index:
             avg = self._memo[_AVG_PASSAGE] = self.body.total_length / count
         return avg
 
-    def _best_passage(self, path: str, terms: set[str]) -> float:
+    def _best_passage(self, path: str, idf: Mapping[str, float]) -> float:
+        """The best BM25 of the note's passages for the terms of `idf` (term -> its idf)."""
         cache = self._memo.setdefault(_PASSAGES, {})
         passages = cache.get(path)
-        if passages is None:
-            passages = cache[path] = passages_of(self.notes[path])
-        avg, best = self._avg_passage(), 0.0
-        idf = {t: self.idf(t) for t in terms}
-        for counts in passages:
-            norm = K1 * (1.0 - B + B * sum(counts.values()) / avg)
+        if passages is None:  # each passage's counts and length normalisation, made once
+            avg = self._avg_passage()
+            passages = cache[path] = [
+                (counts, K1 * (1.0 - B + B * sum(counts.values()) / avg)) for counts in passages_of(self.notes[path])
+            ]
+        best = 0.0
+        for counts, norm in passages:
             value = 0.0
-            for term in terms:
+            for term, term_idf in idf.items():
                 tf = counts.get(term)
                 if tf:
-                    value += idf[term] * tf * (K1 + 1.0) / (tf + norm)
+                    value += term_idf * tf * (K1 + 1.0) / (tf + norm)
             best = max(best, value)
         return best
 
