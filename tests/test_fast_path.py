@@ -170,18 +170,22 @@ def test_literal_first_scans_equal_the_regexes():
 
 def test_field_bounds_never_below_field_points(snapshot):
     """The pruning's bound on a note's field signals is never below what score_note gives it."""
-    from grasbot._scoring import BM25_MAX, Query, score_note
+    from grasbot._scoring import BM25_MAX, Query, answers_points, score_note
     from grasbot._search import _field_bounds
 
     index = snapshot.index("owner")
     for q in _questions(snapshot, 120):
         query = Query.parse(q, index)
-        bounds = _field_bounds(query, index)
+        bounds, pooled = _field_bounds(query, index)
         for path in index.candidates(query.unique):
             score = score_note(path, query, index)
             fields = sum(r.points for r in score.reasons if r.signal not in ("bm25", "priority", "hub"))
             if fields:
                 assert path in bounds and fields <= bounds[path] + 1e-9, (q, path)
+                # and with the pooled answers' part replaced by the exact answers' points
+                answers = answers_points(index.analyses[path].answers, query.unique)[0]
+                assert fields <= bounds[path] - pooled.get(path, 0.0) + answers + 1e-9, (q, path)
+                assert answers <= pooled.get(path, 0.0) + 1e-9, (q, path)
         assert all(s >= 0 for s in bounds.values()) and BM25_MAX > 0
 
 

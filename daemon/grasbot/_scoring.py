@@ -129,17 +129,9 @@ def _field_signals(score: Score, note, fields, query: Query) -> None:
     if title_points:
         score.add(title_signal, title_points, title_detail)
 
-    best_dice, best_answer = 0.0, ""
-    for raw, seq in fields.answers:
-        if unique.isdisjoint(seq):
-            continue  # a Dice overlap of 0 never beats the best
-        asked = set(seq)
-        dice = 2 * len(asked & unique) / (len(asked) + len(unique))
-        if dice > best_dice:
-            best_dice, best_answer = dice, raw
-    if best_dice >= ANSWERS_THRESHOLD:
-        share = (best_dice - ANSWERS_THRESHOLD) / (1 - ANSWERS_THRESHOLD)
-        score.add("answers", ANSWERS_MIN + (ANSWERS_MAX - ANSWERS_MIN) * share, f"question « {best_answer} »")
+    points, answer = answers_points(fields.answers, unique)
+    if points:
+        score.add("answers", points, f"question « {answer} »")
 
     taxonomy = 0.0
     for raw, seq in fields.tags:
@@ -153,3 +145,19 @@ def _field_signals(score: Score, note, fields, query: Query) -> None:
             taxonomy += points
             score.add("domain", points, f"domaine {raw}")
 
+
+def answers_points(answers, unique: frozenset[str]) -> tuple[float, str]:
+    """The answers signal: the points of the note's question closest to the visitor's (Dice
+    overlap of their stems) and that question, or (0.0, "") below ANSWERS_THRESHOLD."""
+    best_dice, best_answer = 0.0, ""
+    for raw, seq in answers:
+        if unique.isdisjoint(seq):
+            continue  # a Dice overlap of 0 never beats the best
+        asked = set(seq)
+        dice = 2 * len(asked & unique) / (len(asked) + len(unique))
+        if dice > best_dice:
+            best_dice, best_answer = dice, raw
+    if best_dice < ANSWERS_THRESHOLD:
+        return 0.0, ""
+    share = (best_dice - ANSWERS_THRESHOLD) / (1 - ANSWERS_THRESHOLD)
+    return ANSWERS_MIN + (ANSWERS_MAX - ANSWERS_MIN) * share, best_answer

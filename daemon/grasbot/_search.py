@@ -27,6 +27,7 @@ from ._scoring import (
     Query,
     Reason,
     Score,
+    answers_points,
     score_note,
 )
 
@@ -109,12 +110,13 @@ def _bonus(note) -> float:
     return points + (HUB_POINTS if (note.type or "").lower() in HUB_TYPES else 0.0)
 
 
-def _field_bounds(query: Query, index: Index) -> dict[str, float]:
+def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], dict[str, float]]:
     """For each note holding a stem of the question in a frontmatter field, at least what its
     field signals can earn, from the codes of `NoteAnalysis.field_terms`: an alias, at most
     ALIAS_POINTS; a title or slug, at most its share of the question's idf; answers, at most
     what a Dice overlap with every stem the note's answers hold would give; tags and domains
-    holding a stem, their full points."""
+    holding a stem, their full points. Also {path: the answers' part of its bound}: pooling
+    every answer's stems makes that part loose, and `_score_pruned` refines it."""
     masks: dict[str, int] = {}
     taxonomy: dict[str, float] = {}
     title_idf: dict[str, float] = {}
@@ -134,6 +136,7 @@ def _field_bounds(query: Query, index: Index) -> dict[str, float]:
     asked = len(query.unique)
     title_scale = TITLE_QUESTION_SHARE * query.information
     bounds = {}
+    pooled = {}
     for path, mask in masks.items():
         bound = ALIAS_POINTS if mask & FIELD_ALIAS else 0.0
         if path in title_idf:
@@ -142,9 +145,10 @@ def _field_bounds(query: Query, index: Index) -> dict[str, float]:
             k = answered[path]
             dice = 2 * k / (k + asked)
             if dice >= ANSWERS_THRESHOLD:
-                bound += ANSWERS_MIN + (ANSWERS_MAX - ANSWERS_MIN) * (dice - ANSWERS_THRESHOLD) / (1 - ANSWERS_THRESHOLD)
+                pooled[path] = ANSWERS_MIN + (ANSWERS_MAX - ANSWERS_MIN) * (dice - ANSWERS_THRESHOLD) / (1 - ANSWERS_THRESHOLD)
+                bound += pooled[path]
         bounds[path] = bound + min(TAXONOMY_CAP, taxonomy.get(path, 0.0))
-    return bounds
+    return bounds, pooled
 
 
 def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) -> dict[str, Score]:
@@ -167,16 +171,20 @@ def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) 
             del best[keep:]
 
     # Notes with a stem of the question in a field: bound = field maxima + BM25 + bonuses.
-    fields = _field_bounds(query, index)
+    fields, pooled = _field_bounds(query, index)
     bonuses = index.bonuses
     get = bm25.get
     ranked = sorted(
         [(bound + raw_bound * get(path, 0.0) + bonuses[path] + _SLACK, path) for path, bound in fields.items()],
         reverse=True,
     )
+    analyses = index.analyses
     for bound, path in ranked:
         if bound < floor():
             break  # every later note has a lower bound
+        if path in pooled:  # its answers' exact points, found in a fraction of a whole score
+            if bound - pooled[path] + answers_points(analyses[path].answers, query.unique)[0] < floor():
+                continue  # a note left out, like those after the break
         score = score_note(path, query, index)
         if score.points > 0:
             scores[path] = score
