@@ -40,6 +40,11 @@ _LONG = object()  # ... and for the set of notes longer than LONG_NOTE
 _NORMS = object()  # ... and for each note's length normalisation
 
 
+def _length_norm(length: int, avg: float) -> float:
+    """BM25's length normalisation of a text of `length` stems, texts averaging `avg`."""
+    return K1 * (1.0 - B + B * length / avg)
+
+
 @dataclass(frozen=True)
 class NoteAnalysis:
     """A note's fields as stems. Depends on the note alone, never on the rest of the vault."""
@@ -208,10 +213,14 @@ class Index:
                 scores[path] = self._best_passage(path, idf)
         return scores
 
+    def _body_parts(self) -> tuple[Postings, ...]:
+        """The body's postings, one object or the owner's two (public notes', private notes')."""
+        return self.body.parts if isinstance(self.body, Union) else (self.body,)
+
     def _long_notes(self) -> frozenset[str]:
         long = self._memo.get(_LONG)
         if long is None:
-            parts = self.body.parts if isinstance(self.body, Union) else (self.body,)
+            parts = self._body_parts()
             long = self._memo[_LONG] = frozenset(p for part in parts for p, n in part.lengths.items() if n > LONG_NOTE)
         return long
 
@@ -221,7 +230,7 @@ class Index:
         avg = self._memo.get(_AVG_PASSAGE)
         if avg is None:
             count = 0
-            for part in self.body.parts if isinstance(self.body, Union) else (self.body,):
+            for part in self._body_parts():
                 count += sum(-(-length // PASSAGE) if length > LONG_NOTE else 1 for length in part.lengths.values())
             avg = self._memo[_AVG_PASSAGE] = self.body.total_length / count
         return avg
@@ -233,7 +242,7 @@ class Index:
         if passages is None:  # each passage's counts and length normalisation, made once
             avg = self._avg_passage()
             passages = cache[path] = [
-                (counts, K1 * (1.0 - B + B * sum(counts.values()) / avg)) for counts in passages_of(self.notes[path])
+                (counts, _length_norm(sum(counts.values()), avg)) for counts in passages_of(self.notes[path])
             ]
         best = 0.0
         for counts, norm in passages:
@@ -251,8 +260,7 @@ class Index:
         if norms is None:
             avg = self._avg_passage()
             norms = self._memo[_NORMS] = [
-                {path: K1 * (1.0 - B + B * length / avg) for path, length in part.lengths.items()}
-                for part in (self.body.parts if isinstance(self.body, Union) else (self.body,))
+                {path: _length_norm(length, avg) for path, length in part.lengths.items()} for part in self._body_parts()
             ]
         return norms
 
@@ -263,7 +271,7 @@ class Index:
         if impacts is None:
             idf = self.idf(term)
             impacts = {}
-            for part, norms in zip(self.body.parts if isinstance(self.body, Union) else (self.body,), self._norms()):
+            for part, norms in zip(self._body_parts(), self._norms()):
                 impacts.update({path: idf * tf * (K1 + 1.0) / (tf + norms[path]) for path, tf in part.counts(term).items()})
             if len(memo) >= 4_096:
                 kept = {k: memo[k] for k in (_PASSAGES, _AVG_PASSAGE, _BONUSES, _LONG, _NORMS) if k in memo}
