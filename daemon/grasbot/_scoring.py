@@ -159,5 +159,11 @@ def answers_points(answers, unique: frozenset[str]) -> tuple[float, str]:
             best_dice, best_answer = dice, raw
     if best_dice < ANSWERS_THRESHOLD:
         return 0.0, ""
-    share = (best_dice - ANSWERS_THRESHOLD) / (1 - ANSWERS_THRESHOLD)
-    return ANSWERS_MIN + (ANSWERS_MAX - ANSWERS_MIN) * share, best_answer
+    return dice_points(best_dice), best_answer
+
+
+def dice_points(dice: float) -> float:
+    """The answers signal's points for a Dice overlap at or above ANSWERS_THRESHOLD; rising with
+    it, so a bound on the overlap (search's pruning) is a bound on the points."""
+    share = (dice - ANSWERS_THRESHOLD) / (1 - ANSWERS_THRESHOLD)
+    return ANSWERS_MIN + (ANSWERS_MAX - ANSWERS_MIN) * share

@@ -10,8 +10,6 @@ from ._graph import SEEDS, expand_by_graph
 from ._index import DOMAINS_SHIFT, FIELD_ALIAS, FIELD_ANSWERS, FIELD_COUNT_CAP, FIELD_TITLE, TAGS_SHIFT, Index
 from ._scoring import (
     ALIAS_POINTS,
-    ANSWERS_MAX,
-    ANSWERS_MIN,
     ANSWERS_THRESHOLD,
     TITLE_QUESTION_SHARE,
     BM25_MAX,
@@ -28,6 +26,7 @@ from ._scoring import (
     Reason,
     Score,
     answers_points,
+    dice_points,
     score_note,
 )
 
@@ -145,7 +144,7 @@ def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], dict[st
             k = answered[path]
             dice = 2 * k / (k + asked)
             if dice >= ANSWERS_THRESHOLD:
-                pooled[path] = ANSWERS_MIN + (ANSWERS_MAX - ANSWERS_MIN) * (dice - ANSWERS_THRESHOLD) / (1 - ANSWERS_THRESHOLD)
+                pooled[path] = dice_points(dice)
                 bound += pooled[path]
         bounds[path] = bound + min(TAXONOMY_CAP, taxonomy.get(path, 0.0))
     return bounds, pooled
