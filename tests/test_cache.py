@@ -77,6 +77,28 @@ def test_stale_entry_is_reparsed_alone(vault, parsed):
     assert parsed == []
 
 
+def test_write_left_for_later_is_written_once_by_save_cache(vault, parsed):
+    """write_cache=False (the daemon's start): nothing written until save_cache, which writes
+    the very cache a synchronous start would have, once."""
+    root, paths, settings, cache = vault
+    cold = build_snapshot(settings, cache_dir=cache, write_cache=False)
+    assert cold.unsaved_in == cache and not (cache / _cache.FILENAME).exists()
+    bot = engine.GrasBot(settings, cold)
+    assert bot.write_cache() is True and (cache / _cache.FILENAME).is_file()
+    assert bot.write_cache() is False  # done: a second call writes nothing
+    parsed.clear()
+    warm = build_snapshot(settings, cache_dir=cache, write_cache=False)
+    assert parsed == [] and warm.unsaved_in is None  # up to date: nothing left to write
+    assert _answers(warm) == _answers(cold)
+    # one note changed: parsed alone, and the cache is again left to write
+    paths[3].write_text(paths[3].read_text(encoding="utf-8") + "\nUne phrase ajoutée.\n", encoding="utf-8")
+    changed = build_snapshot(settings, cache_dir=cache, write_cache=False)
+    assert parsed == [paths[3].relative_to(root).as_posix()] and changed.unsaved_in == cache
+    assert engine.save_cache(changed) is True
+    parsed.clear()
+    assert build_snapshot(settings, cache_dir=cache).unsaved_in is None and parsed == []
+
+
 @pytest.mark.parametrize(
     "damage",
     ["truncated", "garbage", "empty", "flipped-byte", "older-layout", "wrong-format", "other-vault", "not-a-tuple"],

@@ -378,10 +378,11 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait(10)
 
 
-def test_serve_listens_answers_and_stops_on_sigterm(note_writer):
+def test_serve_listens_answers_and_stops_on_sigterm(note_writer, tmp_path):
     note_writer("un.md", "title: Un\nvisibility: public", "Le jardin et les abeilles.")
     note_writer("deux.md", "title: Deux\nvisibility: private", "Le verger.")
-    proc = _serve("--port", "0", "--vault", str(note_writer.root))
+    cache = tmp_path / "cache"
+    proc = _serve("--port", "0", "--vault", str(note_writer.root), env={"GRASBOT_CACHE_DIR": str(cache)})
     try:
         line = proc.stdout.readline()  # the daemon prints it once ready; a crash gives EOF
         assert line.startswith("GrasBot listening on http://127.0.0.1:"), (line, proc.stderr.read() if not line else "")
@@ -397,6 +398,7 @@ def test_serve_listens_answers_and_stops_on_sigterm(note_writer):
         assert "GET /health 200" in stderr
         access = [ln for ln in stderr.splitlines() if "grasbot.access" in ln]
         assert access and not any("127.0.0.1" in ln for ln in access)
+        assert "index cache written in" in stderr and (cache / "notes.marshal").is_file()  # while serving
     finally:
         _stop(proc)
 
@@ -437,6 +439,50 @@ def test_serve_missing_vault_exits_2(tmp_path):
     err = proc.stderr.read()
     assert "vault folder not found" in err and "Traceback" not in err
     assert proc.stdout.read() == ""
+
+
+async def test_serve_answers_while_the_cache_is_written_and_waits_for_it(note_writer, tmp_path, monkeypatch, capsys):
+    """`serve` starts answering before the index cache is written (a cold start or a restart
+    that found notes changed), and does not return until it is written."""
+    import asyncio
+    import threading
+
+    import aiohttp
+
+    from grasbot import GrasBot, Settings, _cache, _server
+
+    note_writer("un.md", "title: Un\nvisibility: public", "Le jardin et les abeilles.")
+    cache = tmp_path / "cache"
+    settings = Settings.load(
+        env={}, vault_dir=note_writer.root, port=0, cache_dir=cache, question_log="off", ollama_host=unused_url()
+    )
+    bot = GrasBot.open(settings, write_cache=False)
+    writing, release = threading.Event(), threading.Event()
+    real_save = _cache.save
+
+    def held_save(*args, **kwargs):
+        writing.set()
+        release.wait(30)
+        return real_save(*args, **kwargs)
+
+    monkeypatch.setattr(_cache, "save", held_save)
+    stop = asyncio.Event()
+    served = asyncio.create_task(_server._serve(settings, "test-serve-token-0123456789", bot, stop))
+    try:
+        assert await asyncio.to_thread(writing.wait, 30)
+        url = capsys.readouterr().out.split()[3]  # "GrasBot listening on http://127.0.0.1:PORT ..."
+        async with aiohttp.ClientSession() as session, session.get(f"{url}/health") as resp:
+            assert resp.status == 200 and (await resp.json())["vault_size"] == 1
+        assert not (cache / _cache.FILENAME).exists()
+        stop.set()
+        done, _ = await asyncio.wait({served}, timeout=1)
+        assert not done  # still waiting for the cache
+    finally:
+        release.set()
+        stop.set()
+    assert await served == 0
+    assert (cache / _cache.FILENAME).is_file()
+    assert GrasBot.open(settings, write_cache=False).snapshot.unsaved_in is None  # the cache is current
 
 
 async def test_cors_allow_list_comes_from_settings(start_daemon):

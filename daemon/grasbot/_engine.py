@@ -44,6 +44,8 @@ class Snapshot:
     # (audience, question, top_k) -> SearchResult: a result belongs to this vault version, so a
     # reload, which makes a new snapshot, forgets them all
     searches: dict = field(default_factory=dict, compare=False, repr=False)
+    # the cache folder this snapshot is still to be written to (build_snapshot(write_cache=False))
+    unsaved_in: Path | None = field(default=None, compare=False, repr=False)
 
     def index(self, audience: str) -> Index:
         return self.indexes[audience]
@@ -92,15 +94,26 @@ def build_snapshot(
     *,
     cache_dir: str | os.PathLike[str] | None = None,
     scanned: Iterable[tuple[str, os.DirEntry]] | None = None,
+    write_cache: bool = True,
 ) -> Snapshot:
     """Load the vault; with `previous`, unchanged notes keep their parse, analysis and postings.
 
     With `cache_dir` and no `previous` (a start), notes and analyses come from the persistent
-    cache when the files still match it, and the cache is rewritten if anything was parsed.
+    cache when the files still match it, and the cache is rewritten if anything was parsed:
+    here, or with `write_cache=False` by `save_cache` later (the snapshot's `unsaved_in`).
     `scanned`: the vault's files as `vault_files(settings)` walked them (see `load_vault`).
     """
     with _collector_paused():
-        return _build_snapshot(settings, previous, cache_dir, scanned)
+        return _build_snapshot(settings, previous, cache_dir, scanned, write_cache)
+
+
+def save_cache(snapshot: Snapshot) -> bool:
+    """Write the index cache that `build_snapshot(write_cache=False)` left to write; False when
+    there was nothing to write or it could not be written (logged: the cache is optional).
+    Safe beside requests and reloads: it only reads the snapshot, which never changes."""
+    if snapshot.unsaved_in is None:
+        return False
+    return _cache.save(snapshot.unsaved_in, snapshot.vault, snapshot.analyses, snapshot.indexes)
 
 
 def vault_options(settings: Settings) -> VaultOptions:
@@ -112,7 +125,7 @@ def vault_files(settings: Settings) -> Iterator[tuple[str, os.DirEntry]]:
     return walk_markdown(settings.vault_dir, vault_options(settings))
 
 
-def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, scanned) -> Snapshot:
+def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, scanned, write_cache: bool) -> Snapshot:
     options = vault_options(settings)
     seed_vault, seed_analyses = (previous.vault, previous.analyses) if previous else (None, {})
     seed_indexes = previous.indexes if previous is not None and previous.vault.options == options else None
@@ -154,9 +167,13 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
         indexes = Index.evolve_all(seed_indexes, vault, analyses)
     else:
         indexes = Index.build_all(vault, analyses)
+    snapshot = Snapshot(vault, analyses, indexes)
     if previous is None and cache_dir is not None and (not saved or fresh or len(old_notes) != len(vault.notes)):
-        _cache.save(Path(cache_dir), vault, analyses, indexes)
-    return Snapshot(vault, analyses, indexes)
+        snapshot = replace(snapshot, unsaved_in=Path(cache_dir))
+        if write_cache:
+            save_cache(snapshot)
+            snapshot = replace(snapshot, unsaved_in=None)
+    return snapshot
 
 
 def check_question(q: object, *, max_chars: int = MAX_QUESTION) -> str:
@@ -180,6 +197,7 @@ class GrasBot:
     def __init__(self, settings: Settings, snapshot: Snapshot, llm: LLMClient | None = None):
         self.settings = settings
         self._snapshot = snapshot
+        self._unsaved = snapshot if snapshot.unsaved_in is not None else None  # see write_cache
         self.question_log: QuestionLog | None = None  # set by the daemon; visitors' questions go there
         self._reload_lock = threading.Lock()
         self.llm = llm or LLMClient(
@@ -191,11 +209,22 @@ class GrasBot:
         )
 
     @classmethod
-    def open(cls, settings: Settings, llm: LLMClient | None = None) -> "GrasBot":
+    def open(cls, settings: Settings, llm: LLMClient | None = None, *, write_cache: bool = True) -> "GrasBot":
         """Load the vault (blocking: call it from a worker thread inside a server), through the
-        index cache when it is on, so a restart on an unchanged vault parses nothing."""
+        index cache when it is on, so a restart on an unchanged vault parses nothing.
+        `write_cache=False`: a cache to rewrite is left to `write_cache()`, so that a daemon
+        serves first (at 10,000 notes the write takes 0.7-1 s, after a cold start or after a
+        restart that found one note changed)."""
         cache_dir = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
-        return cls(settings, build_snapshot(settings, cache_dir=cache_dir), llm)
+        return cls(settings, build_snapshot(settings, cache_dir=cache_dir, write_cache=write_cache), llm)
+
+    def write_cache(self) -> bool:
+        """Write the index cache `open(write_cache=False)` left to write, once (blocking: call
+        it from a worker thread); False when there is nothing to write or it failed (logged).
+        A reload since then does not matter: a start checks every file against the cache."""
+        with self._reload_lock:  # the snapshot to write, taken once: a second call finds it done
+            snapshot, self._unsaved = self._unsaved, None
+        return snapshot is not None and save_cache(snapshot)
 
     @property
     def snapshot(self) -> Snapshot:

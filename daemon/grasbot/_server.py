@@ -508,7 +508,9 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-async def _serve(settings: Settings, owner_token: str, bot: GrasBot) -> int:
+async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: asyncio.Event | None = None) -> int:
+    """Serve until `stop` is set (by default: until SIGINT or SIGTERM). The index cache the
+    start left to write is written meanwhile, and waited for before returning."""
     app = create_app(settings, bot, owner_token=owner_token)
     runner = web.AppRunner(app, **runner_kwargs())
     await runner.setup()
@@ -525,7 +527,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot) -> int:
         await runner.cleanup()
         return 2
 
-    stop = asyncio.Event()
+    stop = asyncio.Event() if stop is None else stop
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
@@ -536,6 +538,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot) -> int:
         f"(vault: {len(snapshot.vault.notes)} notes, {len(snapshot.index('visitor'))} public)",
         flush=True,
     )
+    cache_write = asyncio.ensure_future(asyncio.to_thread(_write_cache, bot))
     try:
         await stop.wait()
     finally:
@@ -543,7 +546,18 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot) -> int:
             loop.remove_signal_handler(signum)
         log.info("stopping")
         await runner.cleanup()
+        await cache_write  # a cache half written is no cache: the next start would parse it all
     return 0
+
+
+def _write_cache(bot: GrasBot) -> None:
+    """The start's index cache, written while the daemon serves; never raises."""
+    started = time.perf_counter()
+    try:
+        if bot.write_cache():
+            log.info("index cache written in %.2f s", time.perf_counter() - started)
+    except Exception:  # noqa: BLE001 - the cache is optional: serving goes on without it
+        log.exception("index cache not written")
 
 
 def serve(settings: Settings) -> int:
@@ -561,7 +575,7 @@ def serve(settings: Settings) -> int:
     try:
         # Before the event loop and its threads: a large vault then loads on every core
         # (_parallel forks only a process that runs no other thread).
-        bot = GrasBot.open(settings)
+        bot = GrasBot.open(settings, write_cache=False)  # written once serving: see _serve
     except VaultError as exc:
         print(f"grasbot: cannot start: {exc}", file=sys.stderr, flush=True)
         return 2
