@@ -375,3 +375,24 @@ async def test_standin_speaks_the_protocol(standin_ollama):
     for counter in ("total_duration", "load_duration", "prompt_eval_count",
                     "prompt_eval_duration", "eval_count", "eval_duration"):
         assert isinstance(final[counter], int)
+
+
+def test_ollama_is_imported_only_when_a_call_needs_it():
+    """The ollama package (and pydantic) cost a third of a daemon's start: importing GrasBot,
+    building its app and making a client import none of it; the first call does."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, asyncio\n"
+        "import grasbot, grasbot._cli\n"
+        "from grasbot import Settings, create_app\n"
+        "create_app(Settings.load(env={}, question_log='off'), owner_token='t' * 32)\n"
+        "from grasbot._llm import LLMClient\n"
+        f"client = LLMClient({unused_url()!r}, timeout=2)\n"
+        "assert 'ollama' not in sys.modules and 'pydantic' not in sys.modules, 'imported too early'\n"
+        "assert asyncio.run(client.reachable()) is False\n"
+        "assert 'ollama' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

@@ -15,11 +15,10 @@ import os
 from collections.abc import AsyncIterator
 
 import httpx
-import ollama
 
 from ._exceptions import LLMError, LLMFailed, LLMTimeout, LLMUnavailable
 
-__all__ = ["LLMClient", "ThinkStripper", "strip_think"]
+__all__ = ["LLMClient", "ThinkStripper", "strip_think", "load_ollama"]
 
 log = logging.getLogger("grasbot.llm")
 
@@ -134,8 +133,17 @@ def strip_think(text: str) -> str:
     return (stripper.feed(text) + stripper.finish()).strip()
 
 
+def load_ollama():
+    """The ollama package, imported on first use: with pydantic it costs 0.36 s, a third of a
+    daemon's start, and a daemon that has not answered yet does not need it. A server calls
+    this in a worker thread once listening, so that its first answer does not wait either."""
+    import ollama
+
+    return ollama
+
+
 class LLMClient:
-    """One Ollama model behind one HTTP connection pool."""
+    """One Ollama model behind one HTTP connection pool, made at the first call."""
 
     #: Characters held back at the start of a stream to recognise an orphan `</think>`.
     orphan_holdback: int = 64
@@ -155,7 +163,14 @@ class LLMClient:
         self.timeout = timeout
         self.temperature = temperature
         self.keep_alive = keep_alive
-        self._client = ollama.AsyncClient(host=host, timeout=timeout)
+        self._host_given = host  # None: the ollama client's own default, as OLLAMA_HOST says
+        self._made = None
+
+    @property
+    def _client(self):
+        if self._made is None:
+            self._made = load_ollama().AsyncClient(host=self._host_given, timeout=self.timeout)
+        return self._made
 
     def __repr__(self) -> str:
         return f"LLMClient(host={self.host!r}, model={self.model!r})"
@@ -207,7 +222,8 @@ class LLMClient:
         return True
 
     async def aclose(self) -> None:
-        await self._client.close()
+        if self._made is not None:
+            await self._made.close()
 
     async def __aenter__(self) -> LLMClient:
         return self
@@ -219,6 +235,7 @@ class LLMClient:
     def _translate_errors(self):
         """Turn whatever ollama/httpx raise into our three exceptions."""
         where = f"Ollama at {self.host} (OLLAMA_HOST)"
+        ollama = load_ollama()
         try:
             yield
         except LLMError:

@@ -27,6 +27,7 @@ from ._config import Settings
 from ._engine import GrasBot, ReloadReport, vault_files
 from ._aliases import suggest_aliases
 from ._exceptions import AuthError, ConfigError, GrasbotError, NoteNotFound, QueryError, VaultError
+from ._llm import load_ollama
 from ._protocol import ParamsError, validate_params
 from ._questionlog import QuestionLog
 from ._ratelimit import RateLimiter, TrustedProxies, client_key
@@ -509,8 +510,9 @@ def _url_host(host: str) -> str:
 
 
 async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: asyncio.Event | None = None) -> int:
-    """Serve until `stop` is set (by default: until SIGINT or SIGTERM). The index cache the
-    start left to write is written meanwhile, and waited for before returning."""
+    """Serve until `stop` is set (by default: until SIGINT or SIGTERM). Once listening, a worker
+    thread loads what serving could do without (the ollama package, then the index cache the
+    start left to write); it is waited for before returning."""
     app = create_app(settings, bot, owner_token=owner_token)
     runner = web.AppRunner(app, **runner_kwargs())
     await runner.setup()
@@ -538,7 +540,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
         f"(vault: {len(snapshot.vault.notes)} notes, {len(snapshot.index('visitor'))} public)",
         flush=True,
     )
-    cache_write = asyncio.ensure_future(asyncio.to_thread(_write_cache, bot))
+    deferred = asyncio.ensure_future(asyncio.to_thread(_after_start, bot))
     try:
         await stop.wait()
     finally:
@@ -546,12 +548,16 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
             loop.remove_signal_handler(signum)
         log.info("stopping")
         await runner.cleanup()
-        await cache_write  # a cache half written is no cache: the next start would parse it all
+        await deferred  # a cache half written is no cache: the next start would parse it all
     return 0
 
 
-def _write_cache(bot: GrasBot) -> None:
-    """The start's index cache, written while the daemon serves; never raises."""
+def _after_start(bot: GrasBot) -> None:
+    """What a start leaves for later, done while the daemon serves; never raises."""
+    try:
+        load_ollama()  # so the first answer does not wait for the import
+    except Exception:  # noqa: BLE001 - the first answer will say what is wrong
+        log.exception("the ollama package cannot be imported")
     started = time.perf_counter()
     try:
         if bot.write_cache():
