@@ -141,6 +141,54 @@ def daemon_memory(n: int, work: Path, warm: bool) -> dict:
     }
 
 
+def serve_start(n: int, work: Path) -> dict:
+    """What an author waits for: `grasbot serve` launched until it prints that it listens (the
+    imports, the token, the load, the app), on a first start (no cache), a restart on the
+    unchanged vault, and a restart after one note changed; plus how long the daemon, already
+    serving, then took to write the index cache (its log line)."""
+    import signal
+
+    root = _vault_for(n, work)
+    if n == 41:  # a note is changed below: a copy, never the repository's own vault
+        root = Path(shutil.copytree(root, work / "vault-41-copy", dirs_exist_ok=True))
+    cache = work / f"serve-cache-{n}"
+    shutil.rmtree(cache, ignore_errors=True)
+    env = {
+        **os.environ, "PYTHONPATH": str(REPO / "daemon"), "GRASBOT_TOKEN": "b" * 32, "GRASBOT_CACHE_DIR": str(cache),
+        "GRASBOT_QUESTION_LOG": "off", "OLLAMA_HOST": "http://127.0.0.1:9",
+    }
+
+    def start() -> tuple[float, float | None]:
+        t = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "grasbot._cli", "serve", "--port", "0", "--vault", str(root)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )
+        line = proc.stdout.readline()
+        ready = time.perf_counter() - t
+        if not line.startswith("GrasBot listening"):
+            proc.kill()
+            raise SystemExit(f"grasbot serve did not start: {line!r} {proc.stderr.read()}")
+        time.sleep(1.0)  # serving: the cache, if any, is written meanwhile; SIGTERM waits for it
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+        written = [ln.split("index cache written in ")[1].split()[0] for ln in err.splitlines() if "index cache written in " in ln]
+        return ready, float(written[0]) if written else None
+
+    out: dict = {}
+    out["serve_cold_s"], out["serve_cold_write_s"] = start()
+    out["serve_warm_s"], _ = start()
+    path = root / sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md"))[n // 3]
+    original = path.read_bytes()
+    try:
+        path.write_bytes(original + "\nUne ligne ajoutée avant un redémarrage.\n".encode())
+        out["serve_changed_s"], out["serve_changed_write_s"] = start()
+    finally:
+        path.write_bytes(original)
+    shutil.rmtree(cache, ignore_errors=True)
+    return out
+
+
 def _bundled_questions(mode: str) -> list[str]:
     """The questions the clients ask of the bundled vault. "repeated": 400 questions drawn again
     and again (a site whose visitors ask the same things: the daemon's kept results answer them);
@@ -286,6 +334,7 @@ def main() -> None:
     )
     parser.add_argument("--_one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--_memory", help=argparse.SUPPRESS)  # "N,cold" or "N,warm"
+    parser.add_argument("--no-serve", action="store_true", help="skip timing `grasbot serve` until it listens")
     parser.add_argument("--_clients", help=argparse.SUPPRESS)
     parser.add_argument("--seconds", type=float, default=5.0, help="how long each daemon run lasts")
     parser.add_argument("--_seconds", type=float, default=5.0, help=argparse.SUPPRESS)
@@ -312,6 +361,8 @@ def main() -> None:
             mem = [sys.executable, __file__, "--_memory", f"{n},{how}", "--work", str(args.work)]
             used = json.loads(subprocess.run(mem, check=True, capture_output=True, text=True).stdout)
             r[f"daemon_{how}_rss_mb"], r[f"workers_{how}_rss_mb"] = used["peak_rss_mb"], used["workers_peak_rss_mb"]
+        if not args.no_serve:
+            r.update(serve_start(n, args.work))
         line = (
             f"N={r['notes']:>6}: cold {r['cold_s']:.2f} s (CPU {r['cold_cpu_s']:.2f} s; with cache write "
             f"{r['cold_with_cache_write_s']:.2f} s), warm {r['warm_s']:.2f} s (CPU {r['warm_cpu_s']:.2f} s), "
@@ -328,6 +379,16 @@ def main() -> None:
                 f"({r['rank_bm25_questions']} q), ratio p50 {r['rank_bm25_p50_ms'] / r['search_p50_ms']:.1f}x"
             )
         print(line, flush=True)
+        if not args.no_serve:
+            def then(key: str) -> str:
+                return f" (then the cache written while serving: {r[key]:.2f} s)" if r[key] is not None else ""
+
+            print(
+                f"N={r['notes']:>6}: grasbot serve listening after {r['serve_cold_s']:.2f} s on a first start"
+                f"{then('serve_cold_write_s')}, {r['serve_warm_s']:.2f} s on a restart, "
+                f"{r['serve_changed_s']:.2f} s on a restart after one note changed{then('serve_changed_write_s')}",
+                flush=True,
+            )
     if not args.no_daemon:
         log = args.work / "questions.sqlite3"
         wrk = None if args.python_clients or shutil.which("wrk") is None else args.work

@@ -14,8 +14,6 @@ import logging
 import os
 from collections.abc import AsyncIterator
 
-import httpx
-
 from ._exceptions import LLMError, LLMFailed, LLMTimeout, LLMUnavailable
 
 __all__ = ["LLMClient", "ThinkStripper", "strip_think", "load_ollama"]
@@ -236,6 +234,8 @@ class LLMClient:
         """Turn whatever ollama/httpx raise into our three exceptions."""
         where = f"Ollama at {self.host} (OLLAMA_HOST)"
         ollama = load_ollama()
+        import httpx  # ollama's own transport, imported with it
+
         try:
             yield
         except LLMError:
