@@ -34,7 +34,7 @@ _INLINE_TAG = re.compile(r"(?<![\w/&#\[])#([^\W\d][\w/-]*)")
 
 class Link(NamedTuple):
     """A named tuple, not a dataclass: a start from the cache makes tens of thousands of them
-    (40,000 at 10,000 notes: 0.09 s as frozen dataclasses, 0.02 s as tuples)."""
+    (40,000 at 10,000 notes: about 0.08 s as frozen dataclasses, 0.04 s as named tuples)."""
 
     target: str  # as written, without heading or display text
     display: str | None  # the text after `|`, when the author gave one
