@@ -29,6 +29,19 @@ def write_note(root: Path, rel: str, frontmatter: str | None = None, body: str =
     return path
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _xdg_folders_of_the_tests(tmp_path_factory):
+    """The daemon keeps its index caches, question log and token in the XDG folders: during the
+    tests, folders of their own, never the home of whoever runs them (a run of the suite left
+    hundreds of index caches in ~/.cache/grasbot). Daemons the tests start inherit them."""
+    base = tmp_path_factory.mktemp("xdg")
+    patch = pytest.MonkeyPatch()
+    for var in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
+        patch.setenv(var, str(base / var.lower()))
+    yield base
+    patch.undo()
+
+
 @pytest.fixture
 def note_writer(tmp_path):
     root = tmp_path / "vault"

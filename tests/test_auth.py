@@ -159,7 +159,9 @@ async def test_cors_allows_exactly_the_configured_origins(start_daemon):
 
 def _serve(vault, env_extra, *args):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GRASBOT_", "XDG_"))}
-    env.update({"OLLAMA_HOST": unused_url(), "PYTHONUNBUFFERED": "1", **env_extra})
+    # the index cache beside the test's vault, not in the home of whoever runs the tests
+    env.update({"OLLAMA_HOST": unused_url(), "PYTHONUNBUFFERED": "1", "XDG_CACHE_HOME": str(vault.parent / "xdg-cache")})
+    env.update(env_extra)
     return subprocess.Popen(
         [sys.executable, "-m", "grasbot._cli", "serve", "--port", "0", "--vault", str(vault), "--question-log", "off", *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
