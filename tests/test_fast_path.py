@@ -190,6 +190,28 @@ def test_field_bounds_never_below_field_points(snapshot):
         assert all(s >= 0 for s in bounds.values()) and BM25_MAX > 0
 
 
+def test_field_hits_split_the_codes_and_the_term_memo_stays_bounded(snapshot, monkeypatch):
+    """Index.field_hits is the field postings' codes split by field, made once; the terms'
+    memo (BM25 impacts and field hits) forgets them past _MEMO_TERMS, never the index-wide
+    entries."""
+    from grasbot import _index
+
+    index = snapshot.index("owner")
+    for term in {t for q in _questions(snapshot, 40) for t in _index.tokens(q)}:
+        hits, codes = index.field_hits(term), index.fields.counts(term)
+        assert index.field_hits(term) is hits and set(hits.paths) == set(codes)
+        assert hits.alias == {p for p, c in codes.items() if c & _index.FIELD_ALIAS}
+        assert set(hits.title) == {p for p, c in codes.items() if c & _index.FIELD_TITLE}
+        assert set(hits.answers) == {p for p, c in codes.items() if c & _index.FIELD_ANSWERS}
+        assert {p for p, _, _ in hits.taxonomy} == {p for p, c in codes.items() if c >> _index.TAGS_SHIFT}
+    monkeypatch.setattr(_index, "_MEMO_TERMS", 30)
+    index.bonuses, index._norms()  # index-wide entries
+    for i in range(200):
+        index.field_hits(f"absent{i}"), index._impacts(f"absent{i}")
+    assert len(index._memo) <= 30 + 5
+    assert _index._BONUSES in index._memo and _index._NORMS in index._memo
+
+
 def test_packed_posting_lists_round_trip():
     from grasbot._postings import Packed, pack, unpack
 

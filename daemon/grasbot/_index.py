@@ -12,7 +12,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, NamedTuple
 
 from ._analysis import Terms, body_counts, tokens
 from ._postings import LazyTable, Postings, Union
@@ -38,6 +38,19 @@ _PASSAGES = object()  # Index._memo's key for the long notes' passages
 _AVG_PASSAGE = object()
 _LONG = object()  # ... and for the set of notes longer than LONG_NOTE
 _NORMS = object()  # ... and for each note's length normalisation
+_FIELD_HITS = object()  # (_FIELD_HITS, term): the term's FieldHits
+_MEMO_TERMS = 4_096  # terms' impacts and field hits kept at most, then forgotten all at once
+
+
+class FieldHits(NamedTuple):
+    """The notes holding one stem in their frontmatter fields, sorted by what the field can
+    earn (field_terms()'s codes): what search's bounds read of them, made once per index."""
+
+    paths: Iterable[str]  # every one of them
+    alias: frozenset[str]
+    title: tuple[str, ...]
+    answers: tuple[str, ...]
+    taxonomy: tuple[tuple[str, int, int], ...]  # (path, tags, domains) holding it
 
 
 def _length_norm(length: int, avg: float) -> float:
@@ -266,19 +279,45 @@ class Index:
 
     def _impacts(self, term: str) -> Mapping[str, float]:
         """{path: one term's BM25 share}, computed once per index: an Index never changes."""
-        memo = self._memo
-        impacts = memo.get(term)
+        impacts = self._memo.get(term)
         if impacts is None:
             idf = self.idf(term)
             impacts = {}
             for part, norms in zip(self._body_parts(), self._norms()):
                 impacts.update({path: idf * tf * (K1 + 1.0) / (tf + norms[path]) for path, tf in part.counts(term).items()})
-            if len(memo) >= 4_096:
-                kept = {k: memo[k] for k in (_PASSAGES, _AVG_PASSAGE, _BONUSES, _LONG, _NORMS) if k in memo}
-                memo.clear()
-                memo.update(kept)
-            memo[term] = impacts
+            self._remember(term, impacts)
         return impacts
+
+    def field_hits(self, term: str) -> FieldHits:
+        """Which notes hold `term` in which frontmatter field, computed once per index."""
+        key = (_FIELD_HITS, term)
+        hits = self._memo.get(key)
+        if hits is None:
+            codes = self.fields.counts(term)
+            alias, title, answers, taxonomy = [], [], [], []
+            for path, code in codes.items():
+                if code & FIELD_ALIAS:
+                    alias.append(path)
+                if code & FIELD_TITLE:
+                    title.append(path)
+                if code & FIELD_ANSWERS:
+                    answers.append(path)
+                tags, domains = (code >> TAGS_SHIFT) & FIELD_COUNT_CAP, (code >> DOMAINS_SHIFT) & FIELD_COUNT_CAP
+                if tags or domains:
+                    taxonomy.append((path, tags, domains))
+            hits = FieldHits(codes.keys(), frozenset(alias), tuple(title), tuple(answers), tuple(taxonomy))
+            self._remember(key, hits)
+        return hits
+
+    def _remember(self, key, value) -> None:
+        """Keep a term's impacts or field hits; past _MEMO_TERMS of them, forget them all (the
+        index-wide entries stay): a daemon hears new words for ever."""
+        memo = self._memo
+        if len(memo) >= _MEMO_TERMS:
+            kept = {k: memo[k] for k in (_PASSAGES, _AVG_PASSAGE, _BONUSES, _LONG, _NORMS) if k in memo}
+            memo.clear()
+            memo.update(kept)
+        memo[key] = value
 
     def bm25_ceiling(self, terms: Iterable[str]) -> float:
         """What a note would score if it held every term infinitely often: the yardstick that

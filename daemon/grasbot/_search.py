@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
+from itertools import chain
 from typing import Sequence
 
 from ._graph import SEEDS, expand_by_graph
-from ._index import DOMAINS_SHIFT, FIELD_ALIAS, FIELD_ANSWERS, FIELD_COUNT_CAP, FIELD_TITLE, TAGS_SHIFT, Index
+from ._index import Index
 from ._scoring import (
     ALIAS_POINTS,
     ANSWERS_THRESHOLD,
@@ -111,42 +113,44 @@ def _bonus(note) -> float:
 
 def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], dict[str, float]]:
     """For each note holding a stem of the question in a frontmatter field, at least what its
-    field signals can earn, from the codes of `NoteAnalysis.field_terms`: an alias, at most
-    ALIAS_POINTS; a title or slug, at most its share of the question's idf; answers, at most
-    what a Dice overlap with every stem the note's answers hold would give; tags and domains
-    holding a stem, their full points. Also {path: the answers' part of its bound}: pooling
-    every answer's stems makes that part loose, and `_score_pruned` refines it."""
-    masks: dict[str, int] = {}
-    taxonomy: dict[str, float] = {}
+    field signals can earn (`Index.field_hits`): an alias, at most ALIAS_POINTS; a title or
+    slug, at most its share of the question's idf; answers, at most what a Dice overlap with
+    every stem the note's answers hold would give; tags and domains holding a stem, their full
+    points. Also {path: the answers' part of its bound}: pooling every answer's stems makes
+    that part loose, and `_score_pruned` refines it."""
+    hits = [index.field_hits(term) for term in query.unique]
     title_idf: dict[str, float] = {}
-    answered: dict[str, int] = {}
-    for term in query.unique:
+    taxonomy: dict[str, float] = {}
+    for term, found in zip(query.unique, hits):  # sums in the question's order, as score_note's
         idf = query.idf[term]
-        for path, code in index.fields.counts(term).items():
-            masks[path] = masks.get(path, 0) | code
-            if code & FIELD_TITLE:
-                title_idf[path] = title_idf.get(path, 0.0) + idf
-            if code & FIELD_ANSWERS:
-                answered[path] = answered.get(path, 0) + 1
-            tags = (code >> TAGS_SHIFT) & FIELD_COUNT_CAP
-            domains = (code >> DOMAINS_SHIFT) & FIELD_COUNT_CAP
-            if tags or domains:
-                taxonomy[path] = taxonomy.get(path, 0.0) + _TAG_MAX * tags + DOMAIN_POINTS * domains
+        for path in found.title:
+            title_idf[path] = title_idf.get(path, 0.0) + idf
+        for path, tags, domains in found.taxonomy:
+            taxonomy[path] = taxonomy.get(path, 0.0) + _TAG_MAX * tags + DOMAIN_POINTS * domains
+    # answers: the points of a Dice overlap of k question stems, by k (a handful of values)
+    answered = Counter(chain.from_iterable(found.answers for found in hits))
     asked = len(query.unique)
+    by_count = {}
+    for k in set(answered.values()):
+        dice = 2 * k / (k + asked)
+        if dice >= ANSWERS_THRESHOLD:
+            by_count[k] = dice_points(dice)
+    pooled = {path: by_count[k] for path, k in answered.items() if k in by_count}
+    # A bound sums its parts in one order: alias, title, answers, taxonomy. Most notes have an
+    # answers part alone (0.0 + x is x), so only the few with an alias or a title are summed here.
+    bounds = dict.fromkeys(set().union(*(found.paths for found in hits)), 0.0)
+    bounds.update(pooled)
+    aliased = frozenset().union(*(found.alias for found in hits))
     title_scale = TITLE_QUESTION_SHARE * query.information
-    bounds = {}
-    pooled = {}
-    for path, mask in masks.items():
-        bound = ALIAS_POINTS if mask & FIELD_ALIAS else 0.0
+    for path in aliased.union(title_idf):
+        bound = ALIAS_POINTS if path in aliased else 0.0
         if path in title_idf:
             bound += TITLE_POINTS * (min(1.0, title_idf[path] / title_scale) if title_scale > 0 else 1.0)
-        if path in answered:
-            k = answered[path]
-            dice = 2 * k / (k + asked)
-            if dice >= ANSWERS_THRESHOLD:
-                pooled[path] = dice_points(dice)
-                bound += pooled[path]
-        bounds[path] = bound + min(TAXONOMY_CAP, taxonomy.get(path, 0.0))
+        if path in pooled:
+            bound += pooled[path]
+        bounds[path] = bound
+    for path, points in taxonomy.items():
+        bounds[path] += min(TAXONOMY_CAP, points)
     return bounds, pooled
 
 
