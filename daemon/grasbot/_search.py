@@ -121,7 +121,7 @@ def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], dict[st
     hits = [index.field_hits(term) for term in query.unique]
     title_idf: dict[str, float] = {}
     taxonomy: dict[str, float] = {}
-    for term, found in zip(query.unique, hits):  # sums in the question's order, as score_note's
+    for term, found in zip(query.unique, hits):  # summed over the question's stems in their order
         idf = query.idf[term]
         for path in found.title:
             title_idf[path] = title_idf.get(path, 0.0) + idf
