@@ -414,13 +414,14 @@ def test_serve_stops_on_sigint(note_writer):
         _stop(proc)
 
 
-def test_serve_port_taken_exits_2(note_writer):
+def test_serve_port_taken_exits_2(note_writer, tmp_path):
     note_writer("un.md", "title: Un\nvisibility: public", "Le jardin.")
+    cache = tmp_path / "cache"
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        proc = _serve("--port", str(port), "--vault", str(note_writer.root))
+        proc = _serve("--port", str(port), "--vault", str(note_writer.root), env={"GRASBOT_CACHE_DIR": str(cache)})
         try:
             assert proc.wait(30) == 2
         finally:
@@ -428,6 +429,7 @@ def test_serve_port_taken_exits_2(note_writer):
     assert proc.stdout.read() == ""
     err = proc.stderr.read()
     assert f"cannot listen on 127.0.0.1:{port}" in err and "Traceback" not in err
+    assert (cache / "notes.marshal").is_file()  # the vault it loaded is kept for the next start
 
 
 def test_serve_missing_vault_exits_2(tmp_path):

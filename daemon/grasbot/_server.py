@@ -512,7 +512,8 @@ def _url_host(host: str) -> str:
 async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: asyncio.Event | None = None) -> int:
     """Serve until `stop` is set (by default: until SIGINT or SIGTERM). Once listening, a worker
     thread loads what serving could do without (the ollama package, then the index cache the
-    start left to write); it is waited for before returning."""
+    start left to write); it is waited for before returning. A start that cannot listen
+    still writes that cache, then returns 2."""
     app = create_app(settings, bot, owner_token=owner_token)
     runner = web.AppRunner(app, **runner_kwargs())
     await runner.setup()
@@ -527,6 +528,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
             flush=True,
         )
         await runner.cleanup()
+        await asyncio.to_thread(_write_cache, bot)  # the load is not lost: the next start reads it
         return 2
 
     stop = asyncio.Event() if stop is None else stop
@@ -558,6 +560,11 @@ def _after_start(bot: GrasBot) -> None:
         load_ollama()  # so the first answer does not wait for the import
     except Exception:  # noqa: BLE001 - the first answer will say what is wrong
         log.exception("the ollama package cannot be imported")
+    _write_cache(bot)
+
+
+def _write_cache(bot: GrasBot) -> None:
+    """The index cache the start left to write, if any; never raises."""
     started = time.perf_counter()
     try:
         if bot.write_cache():
