@@ -314,7 +314,7 @@ class Index:
         index-wide entries stay): a daemon hears new words for ever."""
         memo = self._memo
         if len(memo) >= _MEMO_TERMS:
-            kept = {k: memo[k] for k in (_PASSAGES, _AVG_PASSAGE, _BONUSES, _LONG, _NORMS) if k in memo}
+            kept = {k: v for k, v in memo.items() if type(k) is object}  # the index-wide sentinels
             memo.clear()
             memo.update(kept)
         memo[key] = value
