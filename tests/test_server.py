@@ -16,6 +16,7 @@ import pytest
 
 from grasbot._prompt import SYSTEM_RULES
 from grasbot._protocol import openrpc_document
+from grasbot._server import PUBLIC_LLM_ERROR
 from standin_ollama import unused_url
 from test_daemon_support import (  # noqa: F401 - start_daemon is a fixture
     OWNER,
@@ -124,10 +125,22 @@ async def test_answer_follow_up_uses_history(start_daemon, standin_ollama):
 
 
 async def test_answer_falls_back_when_ollama_is_down(start_daemon):
-    client = await start_daemon(ollama_url=unused_url())
-    result = await rpc_result(client, "answer", {"q": FIRST})
-    assert result["model"] is None and "OLLAMA_HOST" in result["llm_error"]
+    down = unused_url()
+    client = await start_daemon(ollama_url=down, owner_token=OWNER_TOKEN)
+    result = await rpc_result(client, "answer", {"q": FIRST}, headers=OWNER)
+    assert result["model"] is None and "OLLAMA_HOST" in result["llm_error"] and down in result["llm_error"]
     assert result["response"] and result["sources"]
+    # a visitor, by JSON-RPC or by /ask, reads that the LLM failed, not Ollama's address
+    visitor = await rpc_result(client, "answer", {"q": FIRST})
+    resp = await client.get("/ask", params={"q": FIRST})
+    assert resp.status == 200
+    asked = await resp.json()
+    for payload in (visitor, asked):
+        assert payload["model"] is None and payload["llm_error"] == PUBLIC_LLM_ERROR
+        assert payload["response"] == result["response"] and payload["sources"] == result["sources"]
+        assert down.split("//")[1] not in json.dumps(payload)
+    owner_asked = await (await client.get("/ask", params={"q": FIRST}, headers=OWNER)).json()
+    assert owner_asked["llm_error"] == result["llm_error"]
 
 
 async def test_rpc_discover_serves_the_document(start_daemon):

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 
 import pytest
 
+from grasbot._server import PUBLIC_LLM_ERROR
 from grasbot._sse import sse_event
 from standin_ollama import unused_url
-from test_daemon_support import bot_of, sse_events, start_daemon  # noqa: F401 - fixture
+from test_daemon_support import OWNER, OWNER_TOKEN, bot_of, sse_events, start_daemon  # noqa: F401 - fixture
 
 Q = "Comment fonctionne GrasBot ?"
 # Longer than the LLM client's think-tag holdback (64 characters), so it is released at once.
@@ -78,8 +80,9 @@ async def test_cors_headers_reach_the_stream(start_daemon, standin_ollama):
     await asyncio.wait_for(collect(resp), BOUND)
 
 
-async def _failed_stream(client) -> tuple[list[str], dict]:
-    resp = await client.get("/ask/stream", params={"q": Q})
+async def _failed_stream(client, headers: dict | None = OWNER) -> tuple[list[str], dict]:
+    """The owner's view by default: only the owner reads why the LLM failed."""
+    resp = await client.get("/ask/stream", params={"q": Q}, headers=headers)
     assert resp.status == 200
     events = await asyncio.wait_for(collect(resp), BOUND)  # returns only once the server closed the stream
     names = [n for n, _ in events]
@@ -92,15 +95,27 @@ async def _failed_stream(client) -> tuple[list[str], dict]:
 
 
 async def test_ollama_down_gives_the_extractive_answer(start_daemon):
-    client = await start_daemon(ollama_url=unused_url())
+    client = await start_daemon(ollama_url=unused_url(), owner_token=OWNER_TOKEN)
     names, done = await _failed_stream(client)
     assert names == ["sources", "done"]
     assert "OLLAMA_HOST" in done["llm_error"]
 
 
+async def test_a_visitor_reads_that_the_llm_failed_but_not_why(start_daemon, caplog):
+    caplog.set_level(logging.WARNING, logger="grasbot.server")
+    down = unused_url()
+    client = await start_daemon(ollama_url=down, owner_token=OWNER_TOKEN)
+    names, done = await _failed_stream(client, headers=None)
+    assert names == ["sources", "done"]
+    assert done["llm_error"] == PUBLIC_LLM_ERROR
+    assert down.split("//")[1] not in json.dumps(done)
+    causes = [r.getMessage() for r in caplog.records if r.name == "grasbot.server" and r.levelno == logging.WARNING]
+    assert len(causes) == 1 and "OLLAMA_HOST" in causes[0] and down in causes[0]
+
+
 async def test_slow_ollama_times_out(start_daemon, standin_ollama):
     standin_ollama.script("Trop tard.", first_delay=30)
-    client = await start_daemon(ollama_url=standin_ollama.url, llm_timeout=0.5)
+    client = await start_daemon(ollama_url=standin_ollama.url, llm_timeout=0.5, owner_token=OWNER_TOKEN)
     names, done = await _failed_stream(client)
     assert names == ["sources", "done"]
     assert "did not answer within 0.5 s" in done["llm_error"]
@@ -108,7 +123,7 @@ async def test_slow_ollama_times_out(start_daemon, standin_ollama):
 
 async def test_ollama_dying_mid_stream(start_daemon, standin_ollama):
     standin_ollama.script(pieces=PIECES, mode="drop", drop_after=2)
-    client = await start_daemon(ollama_url=standin_ollama.url)
+    client = await start_daemon(ollama_url=standin_ollama.url, owner_token=OWNER_TOKEN)
     names, done = await _failed_stream(client)
     assert names.count("token") >= 1  # what was written before the drop was forwarded
     assert "broke" in done["llm_error"] or "connect" in done["llm_error"].lower()
@@ -117,7 +132,7 @@ async def test_ollama_dying_mid_stream(start_daemon, standin_ollama):
 @pytest.mark.parametrize("mode", ["error_line", "http_500"])
 async def test_ollama_errors(start_daemon, standin_ollama, mode):
     standin_ollama.script(pieces=PIECES, mode=mode)
-    client = await start_daemon(ollama_url=standin_ollama.url)
+    client = await start_daemon(ollama_url=standin_ollama.url, owner_token=OWNER_TOKEN)
     _, done = await _failed_stream(client)
     assert "unexpected EOF" in done["llm_error"]
 

@@ -82,6 +82,10 @@ MAX_CLIENTS = 10_000
 SHUTDOWN_TIMEOUT = 5.0
 STATS_PER_TURN = 500  # files a reload stats on the event loop between two turns of requests (~5 ms)
 
+#: `llm_error` as a caller without the owner token reads it. The cause names Ollama's address
+#: and repeats its errors: the daemon's log and the owner's calls carry it, a site's visitors don't.
+PUBLIC_LLM_ERROR = "the language model did not answer: this response is built from the notes"
+
 # request-scoped notes for the access log
 _LOG_WHAT = web.RequestKey("grasbot_what", str)
 _LOG_OUTCOME = web.RequestKey("grasbot_outcome", str)
@@ -104,6 +108,15 @@ class RpcContext:
 # ---------------------------------------------------------------- JSON-RPC methods
 
 
+def _for_caller(payload: dict, is_owner: bool) -> dict:
+    """An answer's payload as this caller may read it; an LLM failure's cause goes to the log."""
+    cause = payload.get("llm_error")
+    if cause is None:
+        return payload
+    log.warning("the LLM did not answer, the response was built from the notes: %s", cause)
+    return payload if is_owner else {**payload, "llm_error": PUBLIC_LLM_ERROR}
+
+
 async def _m_search(ctx: RpcContext, q: str, audience: str, top_k: int | None = None) -> dict:
     check_limits(ctx.app[SETTINGS], q)
     result = ctx.bot.search(q, top_k=top_k, audience=audience)
@@ -118,7 +131,8 @@ async def _m_answer(ctx: RpcContext, q: str, history: list, audience: str) -> di
         wait = ctx.app[LIMITER].take(ctx.client)
         if wait:
             raise RpcError(RATE_LIMITED, "Rate limited", {"retry_after": RateLimiter.retry_after(wait)})
-    return await ctx.bot.answer(q, history=history, audience=audience, record=not ctx.is_owner)
+    payload = await ctx.bot.answer(q, history=history, audience=audience, record=not ctx.is_owner)
+    return _for_caller(payload, ctx.is_owner)
 
 
 async def _m_suggest_aliases(ctx: RpcContext, slug: str, limit: int) -> dict:
@@ -305,9 +319,10 @@ async def handle_ask(request: web.Request) -> web.Response:
     if isinstance(asked, web.Response):
         return asked
     q, history = asked
-    payload = await request.app[BOT].answer(q, history=history, audience="visitor", record=not _is_owner(request))
+    owner = _is_owner(request)
+    payload = await request.app[BOT].answer(q, history=history, audience="visitor", record=not owner)
     request[_LOG_OUTCOME] = "llm_error" if "llm_error" in payload else "ok"
-    return _json(payload)
+    return _json(_for_caller(payload, owner))
 
 
 async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
@@ -318,12 +333,15 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
     response = web.StreamResponse(headers=SSE_HEADERS)
     await response.prepare(request)
     request[_LOG_OUTCOME] = "client gone"
-    events = request.app[BOT].answer_events(q, history=history, audience="visitor", record=not _is_owner(request))
+    owner = _is_owner(request)
+    events = request.app[BOT].answer_events(q, history=history, audience="visitor", record=not owner)
     try:
         # aclosing: when the client goes (the handler is cancelled or a write fails), the
         # generator is closed at once, and with it the request to Ollama.
         async with contextlib.aclosing(events):
             async for name, data in events:
+                if name == "done":
+                    data = _for_caller(data, owner)
                 await response.write(sse_event(name, data))
                 if name == "done":
                     request[_LOG_OUTCOME] = "llm_error" if "llm_error" in data else "ok"

@@ -50,15 +50,17 @@ export type Transport = (request: HttpRequest) => Promise<HttpResponse>;
 export interface ClientOptions {
 	/** e.g. http://127.0.0.1:8765, without the /rpc path. */
 	daemonUrl: string;
-	/** Owner token, sent as `Authorization: Bearer …` on owner calls only. */
+	/**
+	 * Owner token, sent as `Authorization: Bearer …` on every call: the author's previews are
+	 * the owner's, so the daemon neither logs them as visitors' questions nor rate-limits them,
+	 * and says why the LLM failed (a visitor reads only that it did).
+	 */
 	token?: string;
 	transport: Transport;
 	timeoutMs?: number;
 }
 
 export interface CallOptions {
-	/** Sends the owner token (always done for OWNER_METHODS). */
-	owner?: boolean;
 	timeoutMs?: number;
 }
 
@@ -66,7 +68,7 @@ export interface CallOptions {
 export const CLIENT_METHODS = ["search", "answer", "reload", "health", "suggest_aliases", "rpc.discover"] as const;
 export type ClientMethod = (typeof CLIENT_METHODS)[number];
 
-/** Methods that always send the owner token (`x-grasbot-owner-only` in openrpc.json). */
+/** Methods the daemon refuses without the owner token (`x-grasbot-owner-only` in openrpc.json). */
 export const OWNER_METHODS: readonly ClientMethod[] = ["reload", "suggest_aliases"];
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -93,14 +95,14 @@ export class GrasbotClient {
 		const params: Record<string, unknown> = { q };
 		if (options.topK !== undefined) params.top_k = options.topK;
 		if (options.audience !== undefined) params.audience = options.audience;
-		return this.call("search", params, decodeSearchResult, { owner: options.audience === "owner" });
+		return this.call("search", params, decodeSearchResult);
 	}
 
 	answer(q: string, options: { history?: HistoryTurn[]; audience?: Audience } = {}): Promise<AnswerResult> {
 		const params: Record<string, unknown> = { q };
 		if (options.history !== undefined) params.history = options.history;
 		if (options.audience !== undefined) params.audience = options.audience;
-		return this.call("answer", params, (v) => decodeAnswerResult(v), { owner: options.audience === "owner" });
+		return this.call("answer", params, (v) => decodeAnswerResult(v));
 	}
 
 	reload(): Promise<ReloadResult> {
@@ -135,8 +137,7 @@ export class GrasbotClient {
 			"Content-Type": "application/json",
 			Accept: "application/json",
 		};
-		const owner = options.owner || OWNER_METHODS.includes(method);
-		if (owner && this.token) headers.Authorization = `Bearer ${this.token}`;
+		if (this.token) headers.Authorization = `Bearer ${this.token}`;
 		const url = `${this.daemonUrl}/rpc`;
 		const response = await this.send(
 			{ url, method: "POST", headers, body: JSON.stringify(envelope) },

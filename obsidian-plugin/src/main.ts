@@ -46,7 +46,12 @@ export default class GrasbotPreviewPlugin extends Plugin {
 				new PreviewView(leaf, {
 					client: () => this.client(),
 					stream: (q, handlers, signal) =>
-						streamAnswer(q, handlers, { daemonUrl: this.settings.daemonUrl, fetch: this.streamFetch, signal }),
+						streamAnswer(q, handlers, {
+							daemonUrl: this.settings.daemonUrl,
+							fetch: this.streamFetch,
+							signal,
+							token: this.settings.token,
+						}),
 					onOpenSource: (source) => void this.openSource(source),
 				}),
 		);

@@ -89,17 +89,22 @@ export interface StreamOptions {
 	daemonUrl: string;
 	fetch: FetchLike;
 	signal?: AbortSignal;
+	/** The owner token, sent when set, as the client sends it (see `ClientOptions.token`). */
+	token?: string;
 }
 
-/** Asks as a visitor and streams the answer; resolves with the `done` event's payload. */
+/** Asks for a visitor's answer and streams it; resolves with the `done` event's payload. */
 export async function streamAnswer(q: string, handlers: StreamHandlers, options: StreamOptions): Promise<AnswerResult> {
 	const base = trimBaseUrl(options.daemonUrl);
 	const url = `${base}/ask/stream?q=${encodeURIComponent(q)}`;
+	const headers: Record<string, string> = { Accept: "text/event-stream" };
+	const token = options.token?.trim();
+	if (token) headers.Authorization = `Bearer ${token}`;
 	let response: Awaited<ReturnType<FetchLike>>;
 	try {
 		response = await options.fetch(url, {
 			method: "GET",
-			headers: { Accept: "text/event-stream" },
+			headers,
 			signal: options.signal,
 		});
 	} catch (error) {

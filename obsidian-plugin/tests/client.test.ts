@@ -44,7 +44,7 @@ describe("framing", () => {
 		expect(bodies[0].params).toEqual({ q: "a" });
 	});
 
-	it("sends the owner token on owner methods only", async () => {
+	it("sends the owner token on every call when it has one", async () => {
 		const transport = fakeTransport((_r, body) => {
 			const results: Record<string, unknown> = {
 				reload: { vault_size: 3, added: 0, changed: 1, removed: 0, errors: [], took_ms: 1 },
@@ -57,7 +57,10 @@ describe("framing", () => {
 		await client.search("q", { audience: "visitor" });
 		await client.search("q", { audience: "owner" });
 		const auth = transport.requests.map((r) => r.headers.Authorization);
-		expect(auth).toEqual(["Bearer s3cret", undefined, "Bearer s3cret"]);
+		expect(auth).toEqual(["Bearer s3cret", "Bearer s3cret", "Bearer s3cret"]);
+		const anonymous = new GrasbotClient({ daemonUrl: URL, token: "  ", transport });
+		await anonymous.search("q", { audience: "visitor" });
+		expect(transport.requests.at(-1)?.headers.Authorization).toBeUndefined();
 	});
 
 	it("rejects an answer to another request id", async () => {

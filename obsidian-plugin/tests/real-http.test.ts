@@ -74,11 +74,11 @@ afterAll(async () => {
 });
 
 describe("over real HTTP", () => {
-	it("calls health and reload, with the token on reload only", async () => {
+	it("calls health and reload, with the token on both", async () => {
 		const client = new GrasbotClient({ daemonUrl: base, token: "good", transport: fetchTransport(fetch) });
 		expect((await client.health()).version).toBe("3.1.0");
 		expect((await client.reload()).vault_size).toBe(2);
-		expect(seen.slice(-2).map((s) => s.auth)).toEqual([undefined, "Bearer good"]);
+		expect(seen.slice(-2).map((s) => s.auth)).toEqual(["Bearer good", "Bearer good"]);
 	});
 
 	it("maps a real 401 to AuthError", async () => {

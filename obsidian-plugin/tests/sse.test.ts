@@ -94,6 +94,20 @@ describe("streamAnswer", () => {
 		expect(result).toMatchObject({ response: "Bonjour [push-swap]", model: "qwen3:8b", llm_error: null });
 	});
 
+	it("sends the owner token when it has one, and no Authorization header otherwise", async () => {
+		const headers: (Record<string, string> | undefined)[] = [];
+		const base = fakeFetch(200, events);
+		const recording: FetchLike = async (url, init) => {
+			headers.push(init.headers);
+			return base(url, init);
+		};
+		await streamAnswer("q", {}, { daemonUrl: "http://x", fetch: recording, token: " s3cret " });
+		await streamAnswer("q", {}, { daemonUrl: "http://x", fetch: recording, token: "" });
+		await streamAnswer("q", {}, { daemonUrl: "http://x", fetch: recording });
+		expect(headers.map((h) => h?.Authorization)).toEqual(["Bearer s3cret", undefined, undefined]);
+		expect(headers.every((h) => h?.Accept === "text/event-stream")).toBe(true);
+	});
+
 	it("decodes UTF-8 characters cut between two chunks", async () => {
 		const bytes = new TextEncoder().encode(`event: done\ndata: ${JSON.stringify({ ...done, response: "réponse généraliste" })}\n\n`);
 		const cut = bytes.indexOf(0xc3) + 1; // inside the two bytes of « é »

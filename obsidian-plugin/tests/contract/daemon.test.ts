@@ -123,19 +123,29 @@ describe("the plugin's client against the real daemon", { timeout: 60_000 }, () 
 		expect(streamedSources[0].slug).toBe("grasbot-pipeline");
 	});
 
-	it("gives the extractive answer, labelled, when the LLM fails", async () => {
+	it("gives the extractive answer, labelled, when the LLM fails; only the owner reads why", async () => {
 		await stack.command("script", { mode: "http_500" });
 		try {
 			const answer = await client().answer(stack.info.question);
 			expect(answer.llm_error).toEqual(expect.any(String));
+			expect(answer.llm_error).not.toMatch(/Ollama|127\.0\.0\.1|500/);
 			expect(answer.model).toBeNull();
 			expect(answer.response).not.toBe(stack.info.reply);
 			expect(answer.response.length).toBeGreaterThan(0);
 			const tokens: string[] = [];
 			const streamed = await streamAnswer(stack.info.question, { onToken: (t) => tokens.push(t) }, { daemonUrl: daemon, fetch });
 			expect(tokens).toEqual([]);
-			expect(streamed.llm_error).toEqual(expect.any(String));
+			expect(streamed.llm_error).toBe(answer.llm_error);
 			expect(streamed.response).toBe(answer.response);
+			// The plugin sends its token: the author reads the cause, by RPC and by the stream
+			// (a cross-origin GET with Authorization: the daemon's CORS preflight allows it).
+			const token = stack.info.token;
+			const owners = await client({ token }).answer(stack.info.question);
+			expect(owners.llm_error).toMatch(/^Ollama at http:\/\/127\.0\.0\.1:\d+ \(OLLAMA_HOST\) answered with HTTP 500/);
+			expect(owners.response).toBe(answer.response);
+			const ownersStream = await streamAnswer(stack.info.question, {}, { daemonUrl: daemon, fetch, token });
+			expect(ownersStream.llm_error).toMatch(/^Ollama at http:\/\/127\.0\.0\.1:\d+ \(OLLAMA_HOST\)/);
+			expect(ownersStream.response).toBe(answer.response);
 		} finally {
 			await stack.command("script");
 		}
