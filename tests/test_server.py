@@ -143,6 +143,25 @@ async def test_answer_falls_back_when_ollama_is_down(start_daemon):
     assert owner_asked["llm_error"] == result["llm_error"]
 
 
+async def test_the_question_log_keeps_visitors_questions_not_the_owners(start_daemon, tmp_path):
+    """The plugin sends the token with its previews: they must not pass for visitors' questions."""
+    client = await start_daemon(ollama_url=unused_url(), owner_token=OWNER_TOKEN, question_log=str(tmp_path / "q.sqlite3"))
+    log = bot_of(client).question_log
+
+    async def ask_every_way(headers: dict | None) -> None:
+        await rpc_result(client, "search", {"q": "Quel modèle utilise GrasBot ?"}, headers=headers)
+        await rpc_result(client, "answer", {"q": "Comment fonctionne GrasBot ?"}, headers=headers)
+        for path, q in (("/ask", "Où tourne le modèle ?"), ("/ask/stream", "Que fait le daemon ?")):
+            resp = await client.get(path, params={"q": q}, headers=headers)
+            assert resp.status == 200
+            await resp.read()
+
+    await ask_every_way(None)
+    assert log.count() == 4
+    await ask_every_way(OWNER)
+    assert log.count() == 4
+
+
 async def test_rpc_discover_serves_the_document(start_daemon):
     client = await start_daemon()
     assert await rpc_result(client, "rpc.discover") == openrpc_document()
