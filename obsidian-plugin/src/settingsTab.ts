@@ -39,7 +39,7 @@ export class GrasbotSettingTab extends PluginSettingTab {
 			},
 			{
 				name: "Access token",
-				desc: "The daemon's owner token, needed to reload the vault. Stored in this plugin's data file.",
+				desc: "The daemon's owner token, sent with every call: needed to reload the vault and for alias suggestions; it also keeps your previews out of the visitors' question log. Stored in this plugin's data file.",
 				control: { type: "text", key: "token", placeholder: "Owner token" },
 			},
 			{
