@@ -36,6 +36,15 @@ def _pcts(samples: list[float]) -> tuple[float, float]:
     return s[len(s) // 2], s[min(len(s) - 1, int(len(s) * 0.95))]
 
 
+def _cpu_model() -> str:
+    """What the CPU calls itself: rounds run on different VMs, and their speeds differ by 2-3x."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            return next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), "unknown CPU")
+    except OSError:
+        return "unknown CPU"
+
+
 def _vault_for(n: int, work: Path) -> Path:
     from generate_vault import generate
 
@@ -351,7 +360,7 @@ def main() -> None:
         n, how = args._memory.split(",")
         print(json.dumps(daemon_memory(int(n), args.work, how == "warm")))
         return
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores ({_cpu_model()}), load average {os.getloadavg()[0]:.1f}", flush=True)
     for n in [int(s) for s in args.sizes.split(",") if s.strip()]:
         cmd = [sys.executable, __file__, "--_one", str(n), "--questions", str(args.questions), "--work", str(args.work)]
         if args.no_baseline:
