@@ -68,9 +68,6 @@ export interface CallOptions {
 export const CLIENT_METHODS = ["search", "answer", "reload", "health", "suggest_aliases", "rpc.discover"] as const;
 export type ClientMethod = (typeof CLIENT_METHODS)[number];
 
-/** Methods the daemon refuses without the owner token (`x-grasbot-owner-only` in openrpc.json). */
-export const OWNER_METHODS: readonly ClientMethod[] = ["reload", "suggest_aliases"];
-
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 export function trimBaseUrl(url: string): string {

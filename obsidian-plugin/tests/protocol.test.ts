@@ -4,7 +4,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLIENT_METHODS, type ClientMethod, GrasbotClient, OWNER_METHODS } from "../src/client";
+import { CLIENT_METHODS, type ClientMethod, GrasbotClient } from "../src/client";
 import { RpcError } from "../src/errors";
 import { type HistoryTurn, decodeAnswerResult, decodeSearchResult } from "../src/protocol";
 import { fakeTransport } from "./helpers";
@@ -24,7 +24,7 @@ const examples: Example[] = readdirSync(path.join(SHARED, "examples"))
 	.map((file) => ({ file, ...(JSON.parse(readFileSync(path.join(SHARED, "examples", file), "utf8")) as Omit<Example, "file">) }));
 
 const openrpc = JSON.parse(readFileSync(path.join(SHARED, "openrpc.json"), "utf8")) as {
-	methods: { name: string; "x-grasbot-owner-only"?: boolean }[];
+	methods: { name: string }[];
 };
 
 type Params = Record<string, unknown>;
@@ -66,11 +66,9 @@ describe("shared-protocol", () => {
 		expect(examples.length).toBeGreaterThan(5);
 	});
 
-	it("defines every method the client calls, with the same owner-only flag", () => {
+	it("defines every method the client calls", () => {
 		const names = openrpc.methods.map((m) => m.name);
 		for (const method of CLIENT_METHODS) expect(names).toContain(method);
-		const ownerOnly = openrpc.methods.filter((m) => m["x-grasbot-owner-only"]).map((m) => m.name);
-		expect([...OWNER_METHODS].sort()).toEqual(ownerOnly.sort());
 	});
 
 	const replayed = examples.filter(replayable);
