@@ -58,6 +58,7 @@ def make_bot(vault: Path, ollama_url: str | None = None, **settings) -> GrasBot:
     """A GrasBot on `vault`; without `ollama_url` its LLM points where nothing listens."""
     settings.setdefault("question_log", "off")
     settings.setdefault("index_cache", False)  # tests/test_cache.py tests the cache on its own
+    settings.setdefault("semantic", "off")  # lexical, so a score is exact; tests/test_semantic.py turns it on
     config = Settings.load(env={}, vault_dir=vault, ollama_host=ollama_url or unused_url(), llm_timeout=5.0, **settings)
     return GrasBot.open(config)
 

@@ -193,10 +193,11 @@ def test_eval_exact_metrics(capsys, note_writer, tmp_path):
         "bouillabaisse\ta.md\n",  # nothing found
         encoding="utf-8",
     )
-    code, out, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(root), "--json")
+    lexical = ("--vault", str(root), "--default-visibility", "public", "--semantic", "off")
+    code, out, err = run(capsys, "eval", "--questions", str(tsv), *lexical, "--json")
     assert code == 0, err
     data = json.loads(out)
-    assert data["questions"] == 4
+    assert data["questions"] == 4 and data["semantic"] is False
     assert data["hit@1"] == 0.5
     assert data["hit@5"] == 0.75
     assert data["mrr@10"] == pytest.approx((1 + 1 + 0.5 + 0) / 4)
@@ -206,10 +207,16 @@ def test_eval_exact_metrics(capsys, note_writer, tmp_path):
     assert misses["robot"]["got"][:2] == ["a.md", "c.md"]
     assert misses["bouillabaisse"]["rank"] is None
     assert misses["bouillabaisse"]["got"] == []
+    # the plain BM25 beside it: no graph walk, so « robot » never reaches c.md
+    assert data["engines"]["plain BM25"] == {"hit@1": 0.5, "hit@5": 0.5, "mrr@10": 0.5}
+    assert set(data["engines"]) == {"GrasBot", "plain BM25"}  # no lexical line without meaning
 
-    code, out, _ = run(capsys, "eval", "--questions", str(tsv), "--vault", str(root))
+    code, out, _ = run(capsys, "eval", "--questions", str(tsv), *lexical)
     assert code == 0
-    assert out.splitlines()[0] == "4 questions: hit@1 0.500  hit@5 0.750  MRR@10 0.625"
+    assert out.splitlines()[:2] == [
+        "   GrasBot: 4 questions  hit@1 0.500  hit@5 0.750  MRR@10 0.625",
+        "plain BM25: 4 questions  hit@1 0.500  hit@5 0.500  MRR@10 0.500",
+    ]
     assert "missed (rank 2): robot  expected c.md; got a.md, c.md" in out
     assert "missed (not in the top 10): bouillabaisse" in out
 

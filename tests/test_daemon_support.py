@@ -26,6 +26,7 @@ def daemon_settings(vault: Path, ollama_url: str | None = None, **overrides: Any
     overrides.setdefault("llm_timeout", 5.0)
     overrides.setdefault("question_log", "off")  # tests that want one pass a tmp path
     overrides.setdefault("index_cache", False)
+    overrides.setdefault("semantic", "off")  # lexical, so a score is exact; tests/test_semantic.py turns it on
     return Settings.load(env={}, vault_dir=vault, ollama_host=ollama_url or unused_url(), **overrides)
 
 

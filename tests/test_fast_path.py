@@ -171,8 +171,10 @@ def test_literal_first_scans_equal_the_regexes():
 
 def test_field_bounds_never_below_field_points(snapshot):
     """The pruning's bound on a note's field signals is never below what score_note gives it."""
-    from grasbot._scoring import BM25_MAX, Query, answers_points, score_note
+    from grasbot._scoring import SIGNALS, Query, answers_points, score_note
     from grasbot._search import _field_bounds
+
+    naming = {name for name, signal in SIGNALS.items() if signal.kind == "naming"}
 
     index = snapshot.index("owner")
     for q in _questions(snapshot, 120):
@@ -180,21 +182,22 @@ def test_field_bounds_never_below_field_points(snapshot):
         bounds, pooled = _field_bounds(query, index)
         for path in index.candidates(query.unique):
             score = score_note(path, query, index)
-            fields = sum(r.points for r in score.reasons if r.signal not in ("bm25", "priority", "hub"))
+            fields = sum(r.points for r in score.reasons if r.signal in naming)
             if fields:
                 assert path in bounds and fields <= bounds[path] + 1e-9, (q, path)
                 # and with the pooled answers' part replaced by the exact answers' points
-                answers = answers_points(index.analyses[path].answers, query.unique)[0]
+                answers = answers_points(index.analyses[path].answers, query, index)[0]
                 assert fields <= bounds[path] - pooled.get(path, 0.0) + answers + 1e-9, (q, path)
                 assert answers <= pooled.get(path, 0.0) + 1e-9, (q, path)
-        assert all(s >= 0 for s in bounds.values()) and BM25_MAX > 0
+                assert all(r.points <= SIGNALS[r.signal].most + 1e-9 for r in score.reasons if r.signal in naming)
+        assert all(s >= 0 for s in bounds.values())
 
 
 def test_field_hits_split_the_codes_and_the_term_memo_stays_bounded(snapshot, monkeypatch):
     """Index.field_hits is the field postings' codes split by field, made once; the terms'
     memo (BM25 impacts and field hits) forgets them past _MEMO_TERMS, never the index-wide
     entries."""
-    from grasbot import _index
+    from grasbot import _index, _search
 
     index = snapshot.index("owner")
     for term in {t for q in _questions(snapshot, 40) for t in _index.tokens(q)}:
@@ -205,11 +208,11 @@ def test_field_hits_split_the_codes_and_the_term_memo_stays_bounded(snapshot, mo
         assert set(hits.answers) == {p for p, c in codes.items() if c & _index.FIELD_ANSWERS}
         assert {p for p, _, _ in hits.taxonomy} == {p for p, c in codes.items() if c >> _index.TAGS_SHIFT}
     monkeypatch.setattr(_index, "_MEMO_TERMS", 30)
-    index.bonuses, index._norms()  # index-wide entries
+    _search._shares(index), index._norms()  # index-wide entries
     for i in range(200):
         index.field_hits(f"absent{i}"), index._impacts(f"absent{i}")
     assert len(index._memo) <= 30 + 5
-    assert _index._BONUSES in index._memo and _index._NORMS in index._memo
+    assert _search._SHARES in index._memo and _index._NORMS in index._memo
 
 
 def test_packed_posting_lists_round_trip():

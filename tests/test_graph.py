@@ -45,12 +45,14 @@ def test_neighbours_get_a_share_of_the_seed_score_with_a_graph_reason(note_write
     index = build(note_writer, GRAPH)
     scores, expanded = expand(index, "moteur grasbot")
     assert set(scores) == {"seed.md"}
-    assert scores["seed.md"].points == 10.0
-    assert graph_reasons(expanded["lie.md"]) == [("graph", 3.0, "lien depuis [seed] (linked)")]
-    assert graph_reasons(expanded["voisin.md"]) == [("graph", 3.0, "lien depuis [seed] (related)")]
-    assert graph_reasons(expanded["corps.md"]) == [("graph", 2.0, "lien depuis [seed] (body)")]
-    assert graph_reasons(expanded["schema.md"]) == [("graph", 2.0, "lien depuis [seed] (embed)")]
-    assert graph_reasons(expanded["fan.md"]) == [("graph", 2.0, "cité par [seed] (body)")]
+    seed = scores["seed.md"].points
+    assert graph_reasons(scores["seed.md"])[0] == ("alias", 10.0, "alias « moteur grasbot »")
+    linked, body = round(0.3 * seed, 6), round(0.2 * seed, 6)
+    assert graph_reasons(expanded["lie.md"]) == [("graph", linked, "lien depuis [seed] (linked)")]
+    assert graph_reasons(expanded["voisin.md"]) == [("graph", linked, "lien depuis [seed] (related)")]
+    assert graph_reasons(expanded["corps.md"]) == [("graph", body, "lien depuis [seed] (body)")]
+    assert graph_reasons(expanded["schema.md"]) == [("graph", body, "lien depuis [seed] (embed)")]
+    assert graph_reasons(expanded["fan.md"]) == [("graph", body, "cité par [seed] (body)")]
     assert "isole.md" not in expanded
     assert expanded["seed.md"] is scores["seed.md"]
     for path, s in expanded.items():
@@ -68,8 +70,10 @@ def test_expansion_leaves_its_input_alone(note_writer):
 
 def test_a_seed_below_the_threshold_lends_nothing(note_writer):
     index = build(note_writer, GRAPH)
-    scores, expanded = expand(index, "moteur grasbot", min_seed=10.5)
+    seed = expand(index, "moteur grasbot")[0]["seed.md"].points
+    scores, expanded = expand(index, "moteur grasbot", min_seed=seed + 0.5)
     assert expanded == scores
+    assert len(expand(index, "moteur grasbot", min_seed=seed)[1]) > len(scores)
 
 
 def test_a_note_already_scored_keeps_its_own_score(note_writer):
@@ -77,8 +81,9 @@ def test_a_note_already_scored_keeps_its_own_score(note_writer):
     notes["lie.md"] = ("title: Aaa\ntags: [grasbot]\nvisibility: public", "rien")
     index = build(note_writer, notes)
     scores, expanded = expand(index, "moteur grasbot")
-    assert [r.signal for r in expanded["lie.md"].reasons] == ["tag"]
-    assert expanded["lie.md"].points == 4.0
+    assert [r.signal for r in expanded["lie.md"].reasons] == ["tag", "bm25"]  # a tag's words are text too
+    assert expanded["lie.md"] is scores["lie.md"]
+    assert expanded["lie.md"].points < 0.3 * scores["seed.md"].points  # it kept its own, lower, score
 
 
 def test_a_neighbour_of_two_seeds_takes_the_better_share(note_writer):
@@ -87,9 +92,10 @@ def test_a_neighbour_of_two_seeds_takes_the_better_share(note_writer):
         "b.md": ("title: Yyy\ntags: [alpha]", "[[commun]]"),
         "commun.md": ("title: Xxx", ""),
     })
-    _, expanded = expand(index, "alpha")
-    # a: 10 × 0.3 = 3 beats b: 4 × 0.2 = 0.8
-    assert graph_reasons(expanded["commun.md"]) == [("graph", 3.0, "lien depuis [a] (linked)")]
+    scores, expanded = expand(index, "alpha", min_seed=0.0)
+    a, b = scores["a.md"].points, scores["b.md"].points
+    assert 0.3 * a > 0.2 * b
+    assert graph_reasons(expanded["commun.md"]) == [("graph", round(0.3 * a, 6), "lien depuis [a] (linked)")]
 
 
 def test_only_the_three_best_seeds_lend(note_writer):
@@ -99,8 +105,10 @@ def test_only_the_three_best_seeds_lend(note_writer):
         notes[f"s{i}.md"] = (f"title: T{i}\ntags: [{tags}]", f"[[voisin{i}]]")
         notes[f"voisin{i}.md"] = (f"title: V{i}", "")
     index = build(note_writer, notes)
-    _, expanded = expand(index, "alpha beta gamma delta")
-    # s3 (tags capped at 10), s2 (4 × 3 = 12 → 10), s1 (8) lend; s0 (4) is fourth
+    scores, expanded = expand(index, "alpha beta gamma delta", min_seed=0.0)
+    # each tag says a quarter of the question: s3 has the most evidence, then s2, s1; s0 is fourth
+    ranked = sorted(scores, key=lambda p: -scores[p].points)
+    assert ranked[:4] == ["s3.md", "s2.md", "s1.md", "s0.md"]
     assert "voisin0.md" not in expanded
     assert {"voisin1.md", "voisin2.md", "voisin3.md"} <= set(expanded)
 
@@ -132,4 +140,5 @@ def test_graph_scores_pass_through_score_note_unchanged(note_writer):
     index = build(note_writer, GRAPH)
     q = Query.parse("moteur grasbot", index)
     assert score_note("lie.md", q, index).points == 0  # it is the walk, not the note, that brings it
-    assert expand(index, "moteur grasbot")[1]["lie.md"].points == pytest.approx(3.0)
+    scores, expanded = expand(index, "moteur grasbot")
+    assert expanded["lie.md"].points == pytest.approx(0.3 * scores["seed.md"].points)

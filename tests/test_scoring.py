@@ -1,15 +1,19 @@
-"""score_note: each of the seed's signals alone, with its exact points and its reason."""
+"""score_note: each signal alone, with its exact points and its reason.
+
+Every field signal is evidence on one scale: the idf its words share with the question, as a
+share of all the question says, times the signal's weight (10 points: says everything)."""
 
 from __future__ import annotations
 
 import pytest
 
+from grasbot import _scoring, tokenize_fr
 from grasbot._index import Index, analyse_note
-from grasbot._scoring import BM25_FULL_SHARE, Query, score_note
+from grasbot._scoring import SIGNALS, Query, score_note
 from grasbot._vault import VaultOptions, load_vault
 
 # Notes whose title, file name and body share no word with the questions below, so that only
-# the frontmatter field under test can score.
+# the note under test can score.
 FILLERS = {
     "f1.md": ("title: Cuisine", "Une recette de gâteau au chocolat."),
     "f2.md": ("title: Jardin", "Tailler les rosiers en automne."),
@@ -32,6 +36,17 @@ def reasons(s) -> list[tuple[str, float, str]]:
     return [(r.signal, round(r.points, 6), r.detail) for r in s.reasons]
 
 
+def fields(s) -> list[tuple[str, float, str]]:
+    """The field signals alone: a field's words are also text BM25 reads (one flat field)."""
+    return [r for r in reasons(s) if r[0] != "bm25"]
+
+
+def share(index: Index, question: str, *words: str) -> float:
+    """The share of the question's idf that `words` carry."""
+    q = Query.parse(question, index)
+    return sum(q.idf[t] for t in set(tokenize_fr(" ".join(words)))) / q.information
+
+
 def test_a_note_sharing_nothing_scores_exactly_zero(note_writer):
     index = build(note_writer, {"n.md": ("title: Zzz\ntags: [graph]\npriority: 9\ntype: moc", "rien")})
     s = score(index, "n.md", "recette de gâteau")
@@ -44,27 +59,41 @@ def test_an_empty_question_scores_zero(note_writer):
     assert score(index, "n.md", "le la les ?").points == 0
 
 
+def test_the_registry_names_every_signal_score_note_gives(note_writer):
+    index = build(note_writer, {
+        "n.md": ("title: Moteur\naliases: [moteur]\ntags: [moteur]\ndomains: [moteur]\npriority: 5\ntype: moc\n"
+                 'answers: ["Le moteur ?"]', "moteur"),
+    })
+    given = {r.signal for r in score(index, "n.md", "moteur").reasons}
+    assert given == {"alias", "title", "answers", "tag", "domain", "bm25", "priority", "hub"}
+    assert given <= set(SIGNALS)
+    assert _scoring.WEAK_SIGNALS == {"bm25", "semantic", "graph"}
+    assert _scoring.BOOST_SIGNALS == {"priority", "hub"}
+
+
 # ---------------------------------------------------------------- alias
 
 
-def test_alias_match_is_worth_10(note_writer):
+def test_an_alias_is_worth_the_share_of_the_question_it_says(note_writer):
     index = build(note_writer, {"n.md": ("title: Zzz\naliases: [moteur grasbot, autre chose]", "rien")})
     s = score(index, "n.md", "Parle-moi du moteur de GrasBot")
-    assert reasons(s) == [("alias", 10.0, "alias « moteur grasbot »")]
-    assert s.points == 10.0
+    expected = 10 * share(index, "Parle-moi du moteur de GrasBot", "moteur", "grasbot")
+    assert fields(s) == [("alias", round(expected, 6), "alias « moteur grasbot »")]
+    assert 5.0 < expected < 10.0  # « parle » is said too
+    assert fields(score(index, "n.md", "moteur grasbot")) == [("alias", 10.0, "alias « moteur grasbot »")]
 
 
 def test_multi_word_alias_must_appear_as_a_run(note_writer):
     index = build(note_writer, {"n.md": ("title: Zzz\naliases: [moteur grasbot]", "rien")})
-    assert score(index, "n.md", "grasbot a un moteur").points == 0
-    assert score(index, "n.md", "moteur rapide grasbot").points == 0
-    assert score(index, "n.md", "le moteur").points == 0
+    assert fields(score(index, "n.md", "grasbot a un moteur")) == []
+    assert fields(score(index, "n.md", "moteur rapide grasbot")) == []
+    assert fields(score(index, "n.md", "le moteur")) == []
 
 
 def test_alias_names_the_longest_matching_alias_and_counts_once(note_writer):
     index = build(note_writer, {"n.md": ("title: Zzz\naliases: [moteur, moteur grasbot]", "rien")})
     s = score(index, "n.md", "moteur grasbot")
-    assert reasons(s) == [("alias", 10.0, "alias « moteur grasbot »")]
+    assert fields(s) == [("alias", 10.0, "alias « moteur grasbot »")]
 
 
 # ---------------------------------------------------------------- title and slug
@@ -73,8 +102,7 @@ def test_alias_names_the_longest_matching_alias_and_counts_once(note_writer):
 def test_title_match_is_worth_8(note_writer):
     index = build(note_writer, {"n.md": ("title: Pipeline de recherche", "rien")})
     s = score(index, "n.md", "Comment marche le pipeline de recherche ?")
-    title = [r for r in reasons(s) if r[0] == "title"]
-    assert title == [("title", 8.0, "titre « Pipeline de recherche »")]
+    assert fields(s) == [("title", 8.0, "titre « Pipeline de recherche »")]
     # the title is part of the searchable text too, so BM25 adds its share and nothing else does
     assert {r[0] for r in reasons(s)} == {"title", "bm25"}
 
@@ -82,13 +110,10 @@ def test_title_match_is_worth_8(note_writer):
 def test_partial_title_is_pro_rata(note_writer):
     index = build(note_writer, {"n.md": ("title: Pipeline de recherche locale", "rien")})
     s = score(index, "n.md", "le pipeline")
-    title = [r for r in reasons(s) if r[0] == "title"]
     # 1 word of 3 named: 8 × 0.5 × 1/3
-    assert title == [("title", round(8 * 0.5 / 3, 6), "titre « Pipeline de recherche locale » (33% des mots)")]
+    assert fields(s) == [("title", round(8 * 0.5 / 3, 6), "titre « Pipeline de recherche locale » (33% des mots)")]
     s2 = score(index, "n.md", "pipeline de recherche")
-    assert [r for r in reasons(s2) if r[0] == "title"] == [
-        ("title", round(8 * 0.5 * 2 / 3, 6), "titre « Pipeline de recherche locale » (67% des mots)")
-    ]
+    assert fields(s2) == [("title", round(8 * 0.5 * 2 / 3, 6), "titre « Pipeline de recherche locale » (67% des mots)")]
 
 
 def test_a_title_naming_one_common_word_of_a_long_question_weighs_less(note_writer):
@@ -118,7 +143,7 @@ def test_slug_match_is_worth_8(note_writer):
 def test_title_and_slug_count_once_the_best_of_both(note_writer):
     index = build(note_writer, {"n.md": ("title: Moteur\nslug: moteur-recherche", "rien")})
     s = score(index, "n.md", "moteur")
-    assert [r for r in reasons(s) if r[0] in ("title", "slug")] == [("title", 8.0, "titre « Moteur »")]
+    assert fields(s) == [("title", 8.0, "titre « Moteur »")]
 
 
 # ---------------------------------------------------------------- answers
@@ -127,62 +152,91 @@ def test_title_and_slug_count_once_the_best_of_both(note_writer):
 ANSWER = 'title: Zzz\nanswers: ["Quel modèle utilise GrasBot ?", "Autre chose ?"]'
 
 
+def idf_dice(index: Index, question: str, declared: str) -> float:
+    q = Query.parse(question, index)
+    asked, declared_stems = set(q.unique), set(Query.parse(declared, index).unique)
+    shared = sum(q.idf[t] for t in asked & declared_stems)
+    return 2 * shared / (q.information + sum(index.idf(t) for t in declared_stems))
+
+
 def test_answers_identical_question_is_worth_12(note_writer):
     index = build(note_writer, {"n.md": (ANSWER, "rien")})
     s = score(index, "n.md", "Quel modèle utilise GrasBot ?")
-    assert reasons(s) == [("answers", 12.0, "question « Quel modèle utilise GrasBot ? »")]
+    assert fields(s) == [("answers", 12.0, "question « Quel modèle utilise GrasBot ? »")]
 
 
-def test_answers_threshold_is_worth_5(note_writer):
+def test_answers_grow_with_an_idf_weighted_overlap(note_writer):
     index = build(note_writer, {"n.md": (ANSWER, "rien")})
-    # stems {grasbot} against {model, utilis, grasbot}: Dice 2·1/(1+3) = 0.5, the threshold
-    assert reasons(score(index, "n.md", "GrasBot ?")) == [("answers", 5.0, "question « Quel modèle utilise GrasBot ? »")]
-
-
-def test_answers_in_between_is_linear(note_writer):
-    index = build(note_writer, {"n.md": (ANSWER, "rien")})
-    # {model, grasbot} vs {model, utilis, grasbot}: Dice 0.8 → 5 + 7 × 0.6 = 9.2
-    assert reasons(score(index, "n.md", "le modèle de GrasBot")) == [
-        ("answers", 9.2, "question « Quel modèle utilise GrasBot ? »")
-    ]
+    declared = "Quel modèle utilise GrasBot ?"
+    for question in ("GrasBot ?", "le modèle de GrasBot"):
+        dice = idf_dice(index, question, declared)
+        assert 0.4 <= dice < 1
+        assert fields(score(index, "n.md", question)) == [("answers", round(12 * dice, 6), f"question « {declared} »")]
+    assert idf_dice(index, "le modèle de GrasBot", declared) > idf_dice(index, "GrasBot ?", declared)
 
 
 def test_answers_below_threshold_give_nothing(note_writer):
-    index = build(note_writer, {"n.md": (ANSWER, "rien")})
-    # Dice 2·1/(3+2) = 0.4
-    assert score(index, "n.md", "GrasBot cuisine").points == 0
-    assert score(index, "n.md", "GrasBot bateau").points == 0
+    index = build(note_writer, {"n.md": (ANSWER, "rien"), "g.md": ("title: Galette", "galette bateau cuisine")})
+    question = "GrasBot cuisine bateau galette"
+    assert idf_dice(index, question, "Quel modèle utilise GrasBot ?") < 0.4
+    assert [r for r in fields(score(index, "n.md", question)) if r[0] == "answers"] == []
+
+
+def test_a_generic_word_overlap_no_longer_beats_the_subjects_note(note_writer):
+    """A declared question that shares only words every note has (« déjà », « projet ») with
+    the visitor's must not outrank the note about what the visitor asks (issue 17)."""
+    from grasbot._search import search
+
+    notes = {f"p{i}.md": (f"title: Projet {i}", f"J'ai déjà mené ce projet numéro {i}.") for i in range(12)}
+    notes["generic.md"] = ('title: Docker\nanswers: ["Tu as déjà utilisé Docker en projet ?"]', "Docker en projet.")
+    notes["kube.md"] = ("title: Orchestration", "Kubernetes orchestre des conteneurs sur plusieurs machines.")
+    index = build(note_writer, notes)
+    question = "tu as déjà déployé kubernetes en projet ?"
+    # the seed's flat Dice on stems was 2·2/(4+4) = 0.5, its threshold: +5, as much as the best BM25
+    dice = idf_dice(index, question, "Tu as déjà utilisé Docker en projet ?")
+    assert dice < 0.4
+    ranked = [s.path for s in search(question, index, top_k=3, min_score=4.0).sources]
+    assert ranked[0] == "kube.md"
 
 
 # ---------------------------------------------------------------- tags and domains
 
 
-def test_tag_is_worth_4_and_a_multi_word_tag_5(note_writer):
+def test_a_tag_is_worth_half_the_share_it_says_and_a_multi_word_tag_more(note_writer):
     index = build(note_writer, {"n.md": ("title: Zzz\ntags: [ollama, machine-learning]", "rien")})
-    assert reasons(score(index, "n.md", "ollama")) == [("tag", 4.0, "tag #ollama")]
-    assert reasons(score(index, "n.md", "le machine learning")) == [("tag", 5.0, "tag #machine-learning")]
-    assert score(index, "n.md", "machine").points == 0  # every word of the tag must be asked
+    assert fields(score(index, "n.md", "ollama")) == [("tag", 5.0, "tag #ollama")]
+    assert fields(score(index, "n.md", "le machine learning")) == [("tag", 6.0, "tag #machine-learning")]
+    assert fields(score(index, "n.md", "ollama local")) == [
+        ("tag", round(5.0 * share(index, "ollama local", "ollama"), 6), "tag #ollama")
+    ]
+    assert fields(score(index, "n.md", "machine")) == []  # every word of the tag must be asked
 
 
-def test_domain_is_worth_3(note_writer):
+def test_domain_is_worth_less_than_a_tag(note_writer):
     index = build(note_writer, {"n.md": ("title: Zzz\ndomains: [web, ia]", "rien")})
     assert reasons(score(index, "n.md", "le web")) == [("domain", 3.0, "domaine web")]
-    assert reasons(score(index, "n.md", "web et ia")) == [
-        ("domain", 3.0, "domaine web"), ("domain", 3.0, "domaine ia"),
+    both = "web et ia"
+    assert reasons(score(index, "n.md", both)) == [
+        ("domain", round(3.0 * share(index, both, "web"), 6), "domaine web"),
+        ("domain", round(3.0 * share(index, both, "ia"), 6), "domaine ia"),
     ]
 
 
 def test_inline_tags_score_like_frontmatter_tags(note_writer):
     index = build(note_writer, {"n.md": ("title: Zzz", "rien #ollama")})
     tag = [r for r in reasons(score(index, "n.md", "ollama")) if r[0] == "tag"]
-    assert tag == [("tag", 4.0, "tag #ollama")]
+    assert tag == [("tag", 5.0, "tag #ollama")]
 
 
-def test_taxonomy_is_capped_at_10(note_writer):
+def test_taxonomy_is_capped_at_10(note_writer, monkeypatch):
+    monkeypatch.setattr(_scoring, "TAG_WEIGHT", 0.4)
     index = build(note_writer, {"n.md": ("title: Zzz\ntags: [alpha, beta, gamma]\ndomains: [delta]", "rien")})
+    monkeypatch.setattr(_scoring, "TAXONOMY_CAP", 3.0)
+    s = score(index, "n.md", "alpha")
+    assert fields(s) == [("tag", 3.0, "tag #alpha")]  # 4 points, capped at 3
     s = score(index, "n.md", "alpha beta gamma delta")
-    assert reasons(s) == [("tag", 4.0, "tag #alpha"), ("tag", 4.0, "tag #beta"), ("tag", 2.0, "tag #gamma")]
-    assert s.points == 10.0
+    taxonomy = [r for r in fields(s) if r[0] in ("tag", "domain")]
+    assert sum(r[1] for r in taxonomy) == pytest.approx(3.0)
 
 
 # ---------------------------------------------------------------- BM25
@@ -195,63 +249,74 @@ BODIES = {
 }
 
 
-def test_bm25_best_note_gets_5_when_it_covers_the_question(note_writer):
+def test_bm25_points_are_the_share_of_the_questions_ceiling(note_writer):
     index = build(note_writer, BODIES)
-    a = score(index, "a.md", "compilation du noyau")
-    b = score(index, "b.md", "compilation du noyau")
-    (ra,) = a.reasons
-    assert (ra.signal, round(ra.points, 6)) == ("bm25", 5.0)
-    assert ra.detail.startswith("texte de la note (BM25 ")
-    (rb,) = b.reasons
-    assert rb.signal == "bm25" and 0 < rb.points < 5.0
     q = Query.parse("compilation du noyau", index)
-    assert rb.points == pytest.approx(5.0 * q.bm25["b.md"] / q.bm25["a.md"])
+    (ra,) = score(index, "a.md", "compilation du noyau").reasons
+    assert ra.signal == "bm25" and ra.detail.startswith("texte de la note (BM25 ")
+    assert ra.points == pytest.approx(10 * q.bm25["a.md"] / index.bm25_ceiling(q.unique))
+    (rb,) = score(index, "b.md", "compilation du noyau").reasons
+    assert 0 < rb.points < ra.points
 
 
 def test_bm25_shrinks_when_the_vault_barely_covers_the_question(note_writer):
     index = build(note_writer, BODIES)
-    question = "noyau quantique interstellaire photonique supraconducteur"
-    q = Query.parse(question, index)
-    best = max(q.bm25.values())
-    assert best < BM25_FULL_SHARE * index.bm25_ceiling(q.unique)
-    a = score(index, "a.md", question)
-    (r,) = a.reasons
-    assert r.signal == "bm25"
-    assert r.points == pytest.approx(5.0 * q.bm25["a.md"] / (BM25_FULL_SHARE * index.bm25_ceiling(q.unique)))
-    assert 0 < r.points < 2.0
+    narrow = score(index, "a.md", "noyau").points
+    wide = score(index, "a.md", "noyau quantique interstellaire photonique supraconducteur").points
+    assert 0 < wide < narrow / 3
 
 
-def test_bm25_stays_within_0_and_5(note_writer):
+def test_bm25_stays_within_0_and_10(note_writer):
     index = build(note_writer, BODIES)
     for question in ("noyau", "compilation", "système noyau", "autre chose", "gâteau chocolat rosiers"):
         q = Query.parse(question, index)
         for path in index.notes:
             for r in score_note(path, q, index).reasons:
                 if r.signal == "bm25":
-                    assert 0 < r.points <= 5.0 + 1e-9
+                    assert 0 < r.points <= 10.0 + 1e-9
 
 
 # ---------------------------------------------------------------- priority and hub
 
 
-def test_priority_and_hub_only_when_already_scored(note_writer):
+def test_priority_and_hub_are_shares_of_the_evidence_only_when_already_scored(note_writer):
     index = build(note_writer, {
         "moc.md": ("title: Zzz\ntype: moc\npriority: 7\ntags: [ollama]", "rien"),
         "p.md": ("title: Www\npriority: 25\ntags: [ollama]", "rien"),
     })
     assert score(index, "moc.md", "recette inconnue").points == 0
     s = score(index, "moc.md", "ollama")
-    assert reasons(s) == [
-        ("tag", 4.0, "tag #ollama"),
-        ("priority", 0.7, "priorité 7"),
-        ("hub", 0.3, "note carrefour (MOC)"),
+    evidence = sum(r.points for r in s.reasons if r.signal not in ("priority", "hub"))
+    assert reasons(s)[-2:] == [
+        ("priority", round(0.014 * evidence, 6), "priorité 7"),
+        ("hub", round(0.01 * evidence, 6), "note carrefour (MOC)"),
     ]
-    assert s.points == pytest.approx(5.0)
-    # priority is capped at 10 → +1.0; with the hub bonus the extra never exceeds 1.3
-    assert [r for r in reasons(score(index, "p.md", "ollama")) if r[0] == "priority"] == [("priority", 1.0, "priorité 25")]
+    assert s.points == pytest.approx(evidence * 1.024)
+    # priority is capped at 10: 2 %
+    p = score(index, "p.md", "ollama")
+    (priority,) = [r for r in p.reasons if r.signal == "priority"]
+    assert priority.points == pytest.approx(0.02 * sum(r.points for r in p.reasons if r.signal != "priority"))
+
+
+def test_priority_reorders_close_notes_but_never_lifts_a_clearly_weaker_one(note_writer):
+    from grasbot._search import search
+
+    index = build(note_writer, {
+        "twin-a.md": ("title: Aaa", "Le protocole gopher sert des menus."),
+        "twin-b.md": ("title: Bbb\npriority: 10", "Le protocole gopher sert des menus."),
+        "strong.md": ("title: Ccc", "Gopher, gopher : le protocole gopher et ses menus gopher."),
+        "weak.md": ("title: Ddd\npriority: 10\ntype: moc", "Un mot sur gopher, entre mille autres choses dites ici."),
+    })
+    ranked = {s.path: s for s in search("le protocole gopher", index, top_k=4, min_score=0.0).sources}
+    # identical evidence: the priority decides
+    assert ranked["twin-b.md"].score > ranked["twin-a.md"].score
+    # the weak note with every tie-breaker stays below the note that is clearly the answer
+    assert ranked["strong.md"].score > ranked["weak.md"].score
+    weak_evidence = sum(r.points for r in ranked["weak.md"].reasons if r.signal not in ("priority", "hub"))
+    assert ranked["weak.md"].score <= weak_evidence * (1 + _scoring.BONUS_MAX) + 1e-9
 
 
 def test_reason_to_dict_shape(note_writer):
     index = build(note_writer, {"n.md": ("title: Zzz\ntags: [ollama]", "rien")})
-    (r,) = score(index, "n.md", "ollama").reasons
-    assert r.to_dict() == {"signal": "tag", "points": 4.0, "detail": "tag #ollama"}
+    r = score(index, "n.md", "ollama").reasons[0]
+    assert r.to_dict() == {"signal": "tag", "points": 5.0, "detail": "tag #ollama"}

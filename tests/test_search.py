@@ -55,7 +55,9 @@ def test_ranking_order_scores_and_paths(vault):
     assert top.type == "projet"
     # the slug is named whole, the title only 2 words of 3: the slug is the one that counts
     assert [r.signal for r in top.reasons] == ["alias", "slug", "bm25"]
-    assert top.reasons[0].points == 10.0
+    # the alias says two of the question's three stems: its share of the question's idf, on 10
+    q = result.query
+    assert top.reasons[0].points == pytest.approx(10 * (q.idf["robot"] + q.idf["suiveur"]) / q.information)
     assert 0 < top.reasons[1].points <= 8.0
     assert top.score == pytest.approx(sum(r.points for r in top.reasons))
     assert result.grounded is True
@@ -259,4 +261,4 @@ def test_the_kept_results_are_bounded(note_writer, monkeypatch):
     for q in ("robot", "ligne", "arduino", "suiveur", "robot ligne"):
         bot.search(q, audience="visitor")
     kept = bot.snapshot.searches
-    assert list(kept) == [("visitor", q, 5) for q in ("arduino", "suiveur", "robot ligne")]
+    assert list(kept) == [("visitor", q, 5, False) for q in ("arduino", "suiveur", "robot ligne")]

@@ -26,7 +26,7 @@ from ._analysis import STOPWORDS, fold, tokenize_fr, words
 from ._exceptions import NoteNotFound, QueryError
 from ._index import Index, NoteAnalysis, Terms
 from ._questionlog import QuestionLog
-from ._scoring import _contains_run
+from ._scoring import contains_run
 from ._vault import LinkResolver, Note
 
 SOURCE_WEIGHTS = {
@@ -134,7 +134,7 @@ def covered(stems: Terms, analysis: NoteAnalysis) -> bool:
     stems run inside it (search's alias rule), or all of the title's or the slug's stems."""
     if not stems:
         return True
-    if any(_contains_run(stems, alias) for _, alias in analysis.aliases):
+    if any(contains_run(stems, alias) for _, alias in analysis.aliases):
         return True
     held = set(stems)
     return any(terms and set(terms) <= held for terms in (analysis.title, analysis.slug))

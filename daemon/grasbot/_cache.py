@@ -30,8 +30,8 @@ from ._version import __version__
 
 log = logging.getLogger("grasbot.cache")
 
-FORMAT = 8  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes; 7: CRC-32;
-# 8: posting lists as (number, count) pairs
+FORMAT = 9  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes; 7: CRC-32;
+# 8: posting lists as (number, count) pairs; 9: the body counts the note's head (aliases, answers, tags)
 MAGIC = b"GRASBOT-CACHE 7\n"  # then the payload's CRC-32 (4 bytes, big-endian), then the payload
 _OLDER = b"GRASBOT-CACHE"  # any cache written by GrasBot, in this layout or an older one
 HEAD_SIZE = len(MAGIC) + 4

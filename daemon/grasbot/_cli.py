@@ -10,7 +10,7 @@ from typing import Sequence
 
 from ._config import Settings
 from ._engine import GrasBot
-from ._evaluate import evaluate, read_cases
+from ._evaluate import PlainBM25, evaluate, read_cases
 from ._exceptions import GrasbotError
 from ._questionlog import add_log_parser, cmd_log
 
@@ -29,6 +29,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--llm-timeout", dest="llm_timeout", type=float, metavar="SECONDS", help="LLM_TIMEOUT (default 60)")
     parser.add_argument("--temperature", dest="llm_temperature", type=float, help="LLM_TEMPERATURE (default 0.4)")
     parser.add_argument("--keep-alive", dest="llm_keep_alive", metavar="DURATION", help="LLM_KEEP_ALIVE (default 30m)")
+    parser.add_argument("--semantic", choices=("off", "bundled", "ollama"), help="meaning beside words (GRASBOT_SEMANTIC; default bundled; off: lexical only)")
+    parser.add_argument("--embed-model", dest="embed_model", metavar="NAME", help="Ollama embedding model with --semantic ollama (GRASBOT_EMBED_MODEL; default bge-m3)")
     parser.add_argument("--prompt-budget", dest="prompt_budget", type=int, metavar="CHARS", help="GRASBOT_PROMPT_BUDGET (default 12000)")
     parser.add_argument("--url-map", dest="url_map", metavar="TYPE=/PATH/{slug},…", help="GRASBOT_URL_MAP: a source's url from its type")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -52,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
 
     p = sub.add_parser("eval", help="hit@1, hit@5 and MRR@10 on a file of questions")
-    p.add_argument("--questions", required=True, metavar="FILE.tsv", help="question<TAB>path;path lines")
+    p.add_argument("--questions", required=True, metavar="FILE.tsv", help="question<TAB>path;path[<TAB>earlier question || …] lines")
+    p.add_argument("--audience", choices=("visitor", "owner"), default="visitor", help="whose index ranks (default visitor: the questions are visitors')")
     _common(p)
 
     p = sub.add_parser("serve", help="run the daemon (JSON-RPC and the site's HTTP endpoints)")
@@ -73,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _settings(args: argparse.Namespace) -> Settings:
     names = ("vault_dir", "exclude", "default_visibility", "search_top_k", "search_min_score",
-             "llm_model", "ollama_host", "llm_timeout", "llm_temperature", "llm_keep_alive", "prompt_budget",
+             "llm_model", "ollama_host", "llm_timeout", "llm_temperature", "llm_keep_alive", "prompt_budget", "semantic", "embed_model",
              "url_map", "host", "port", "token", "token_file",
              "cors_origins", "trusted_proxies", "question_log", "log_retention_days", "cache_dir", "index_cache")
     return Settings.load(**{n: getattr(args, n, None) for n in names})
@@ -165,13 +168,30 @@ def cmd_check(bot: GrasBot, args) -> int:
 
 
 def cmd_eval(bot: GrasBot, args) -> int:
+    """GrasBot, lexical and with meaning, beside the plain BM25 it has to beat, on the same
+    questions and the same notes."""
     cases = read_cases(args.questions)
-    report = evaluate(cases, lambda q: [s.path for s in bot.search(q, top_k=10, audience="owner").sources])
-    data = report.to_dict()
+    index = bot.snapshot.index(args.audience)
+
+    def ranker(lexical: bool):
+        def rank(case):
+            result = bot.search(case.question, top_k=10, audience=args.audience, history=case.turns, lexical=lexical)
+            return [s.path for s in result.sources]
+
+        return rank
+
+    report = evaluate(cases, ranker(lexical=False))
+    plain = PlainBM25(index.notes, index.readable_body)
+    engines = {"GrasBot": report.figures()}
+    if bot.snapshot.semantic:
+        engines["lexical"] = evaluate(cases, ranker(lexical=True)).figures()
+    engines["plain BM25"] = evaluate(cases, lambda c: plain.rank(" ".join([*c.history, c.question]))).figures()
+    data = {**report.to_dict(), "semantic": bool(bot.snapshot.semantic), "engines": engines}
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
-    print(f"{data['questions']} questions: hit@1 {data['hit@1']:.3f}  hit@5 {data['hit@5']:.3f}  MRR@10 {data['mrr@10']:.3f}")
+    for name, figures in engines.items():
+        print(f"{name:>10}: {data['questions']} questions  hit@1 {figures['hit@1']:.3f}  hit@5 {figures['hit@5']:.3f}  MRR@10 {figures['mrr@10']:.3f}")
     for miss in data["misses"]:
         where = f"rank {miss['rank']}" if miss["rank"] else "not in the top 10"
         print(f"  missed ({where}): {miss['question']}  expected {', '.join(miss['expected'])}; got {', '.join(miss['got'])}")
@@ -189,6 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return serve(settings)
         bot = GrasBot.open(settings)
+        bot.embed_pending()  # meaning beside words, as the daemon has it once its worker is done
         return {"search": cmd_search, "ask": cmd_ask, "check": cmd_check, "eval": cmd_eval}[args.command](bot, args)
     except GrasbotError as exc:
         print(f"grasbot: {exc}", file=sys.stderr)

@@ -37,6 +37,9 @@ class Settings:
     llm_keep_alive: str = "30m"
     search_top_k: int = 5
     search_min_score: float = 4.0
+    # --- meaning beside words: off, bundled (the encoder inside the package) or ollama (/api/embed)
+    semantic: str = "bundled"
+    embed_model: str = "bge-m3"  # the Ollama model, with semantic=ollama
     prompt_budget: int = 12_000  # characters of notes in the prompt; about 3,500 tokens of French
     url_map: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_URL_MAP))
     host: str = "127.0.0.1"
@@ -73,6 +76,8 @@ class Settings:
         "SEARCH_TOP_K": "search_top_k",
         "SEARCH_MIN_SCORE": "search_min_score",
         "GRASBOT_PROMPT_BUDGET": "prompt_budget",
+        "GRASBOT_SEMANTIC": "semantic",
+        "GRASBOT_EMBED_MODEL": "embed_model",
         "GRASBOT_URL_MAP": "url_map",
         "GRASBOT_HOST": "host",
         "GRASBOT_PORT": "port",
@@ -110,6 +115,10 @@ class Settings:
     def _checked(self) -> "Settings":
         if self.default_visibility not in ("public", "private"):
             raise ConfigError(f"default visibility must be 'public' or 'private', not {self.default_visibility!r}")
+        if self.semantic not in ("off", "bundled", "ollama"):
+            raise ConfigError(f"GRASBOT_SEMANTIC must be off, bundled or ollama, not {self.semantic!r}")
+        if not self.embed_model.strip():
+            raise ConfigError("GRASBOT_EMBED_MODEL must name an Ollama embedding model")
         if not 1 <= self.search_top_k <= 50:
             raise ConfigError(f"SEARCH_TOP_K must be between 1 and 50, not {self.search_top_k}")
         if self.llm_timeout <= 0:

@@ -7,8 +7,10 @@ flight sees the old vault or the new one, never a mix.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
+import logging
 import os
 import threading
 import time
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 
 from . import _cache
-from ._exceptions import LLMError, QueryError
+from ._exceptions import EmbeddingError, LLMError, QueryError
 from ._fallback import extractive_answer
 from ._index import Index, NoteAnalysis, analyse_note
 from ._cache import default_cache_dir
@@ -26,11 +28,27 @@ from ._llm import LLMClient
 from ._parallel import load_shares
 from ._prompt import build_prompt, keep_known_citations
 from ._questionlog import QuestionLog
-from ._search import SearchResult, search
+from ._scoring import SEMANTIC_MIN_Z
+from ._search import SearchResult, Semantic, search
+from ._semantic import (
+    Progress,
+    QuestionVectors,
+    SemanticIndex,
+    VectorStore,
+    all_keys,
+    embed_into,
+    make_embedder,
+    missing,
+    semantic_indexes,
+    texts_of,
+)
 from ._vault import Issue, Vault, VaultOptions, load_vault, walk_markdown
 from ._version import __version__
 
+log = logging.getLogger("grasbot.engine")
+
 AUDIENCES = ("visitor", "owner")
+EMBED_INLINE = 64  # notes a reload embeds before swapping in (beyond: in the background, lexical meanwhile)
 MAX_QUESTION = 500
 SEARCH_CACHE = 1024  # results kept per vault version: a public site hears the same questions often
 
@@ -46,6 +64,8 @@ class Snapshot:
     searches: dict = field(default_factory=dict, compare=False, repr=False)
     # the cache folder this snapshot is still to be written to (build_snapshot(write_cache=False))
     unsaved_in: Path | None = field(default=None, compare=False, repr=False)
+    # {audience: SemanticIndex}, filled once every note of this version is embedded
+    semantic: dict = field(default_factory=dict, compare=False, repr=False)
 
     def index(self, audience: str) -> Index:
         return self.indexes[audience]
@@ -207,6 +227,23 @@ class GrasBot:
             temperature=settings.llm_temperature,
             keep_alive=settings.llm_keep_alive,
         )
+        self.embedder = make_embedder(
+            settings.semantic, model=settings.embed_model, host=settings.ollama_host, timeout=min(settings.llm_timeout, 30.0)
+        )
+        self._embedding = threading.Lock()  # one embedding pass at a time
+        self._embed_stop = threading.Event()
+        self._generation = 0  # bumped by every pass that is not in the background
+        self._embed_thread: threading.Thread | None = None
+        self._worker_lock = threading.Lock()
+        self._embed_again = False
+        self._progress = Progress(0, 0)
+        self._embed_error: str | None = None
+        if self.embedder is not None:
+            folder = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
+            self._vectors: VectorStore | None = VectorStore(self.embedder.model, folder)
+            self._questions: QuestionVectors | None = QuestionVectors(self.embedder)
+        else:
+            self._vectors = self._questions = None
 
     @classmethod
     def open(cls, settings: Settings, llm: LLMClient | None = None, *, write_cache: bool = True) -> "GrasBot":
@@ -243,11 +280,14 @@ class GrasBot:
         audience: str = "visitor",
         history: Sequence[dict] | None = None,
         snapshot: Snapshot | None = None,
+        lexical: bool = False,
     ) -> SearchResult:
+        """`lexical`: without the semantic signal even when it is ready (`grasbot eval` shows both)."""
         q, audience = check_question(q), check_audience(audience)
         snapshot = snapshot or self._snapshot
         top_k = top_k or self.settings.search_top_k
-        key = (audience, q, top_k)
+        semantic = None if lexical else self._semantic(snapshot, audience)
+        key = (audience, q, top_k, semantic is not None)  # a lexical result is not kept once meaning is ready
         if not history:  # a follow-up's results depend on the conversation: never kept
             started = time.perf_counter()
             known = snapshot.searches.get(key)
@@ -260,6 +300,7 @@ class GrasBot:
             min_score=self.settings.search_min_score,
             url_for=self.settings.url_for,
             history=history,
+            semantic=semantic,
         )
         if not history:
             kept = snapshot.searches
@@ -268,6 +309,127 @@ class GrasBot:
                     del kept[next(iter(kept))]  # the oldest
             kept[key] = result
         return result
+
+    def _semantic(self, snapshot: Snapshot, audience: str) -> Semantic | None:
+        """The audience's notes close in meaning to a text, once this version is embedded; a
+        question the backend cannot embed is answered lexically (logged)."""
+        index: SemanticIndex | None = snapshot.semantic.get(audience)
+        if index is None:
+            return None
+
+        def close(text: str):
+            try:
+                return index.match(text, SEMANTIC_MIN_Z)
+            except EmbeddingError as exc:
+                log.warning("question answered without the semantic signal: %s", exc)
+                return {}
+
+        return close
+
+    async def prepare_question(self, q: str, history: Sequence[dict] | None = None) -> None:
+        """Embed the question (and its follow-up rewriting) off the event loop when the backend
+        waits on the network, so the search that follows finds the vectors ready."""
+        if self._questions is None or not self.embedder or not self.embedder.remote or not self._snapshot.semantic:
+            return
+        texts = [q.strip()]
+        earlier = [t.get("content", "") for t in (history or ()) if t.get("role") == "user"][-2:]
+        if earlier:
+            texts.append(" ".join([*earlier, q.strip()]))
+        for text in texts:
+            if not self._questions.known(text):
+                with contextlib.suppress(EmbeddingError):
+                    await asyncio.to_thread(self._questions.vector, text)
+
+    # ---- meaning
+
+    def embed_pending(self, snapshot: Snapshot | None = None, *, background: bool = False) -> bool:
+        """Embed what the snapshot's notes still lack, then give it its semantic indexes (blocking:
+        a worker thread's, or the command line's). False when there is no semantic backend, the
+        pass was stopped, or the backend failed (the reason is in `semantic_status`).
+        `background`: the pass gives way (stops between two batches) to a reload or a stop."""
+        if self.embedder is None or self._vectors is None or self._questions is None:
+            return False
+        snapshot = snapshot or self._snapshot
+        store, embedder = self._vectors, self.embedder
+        if not background:
+            self._generation += 1  # a background pass for an older version gives way
+        generation = self._generation
+        with self._embedding:
+            texts = texts_of(snapshot.indexes)
+            todo = missing(texts, store)
+            total = len(all_keys(texts))
+            self._progress = Progress(total - len(todo), total)
+
+            def progressed(done: int) -> None:
+                self._progress = Progress(total - len(todo) + done, total)
+                if background and (self._embed_stop.is_set() or generation != self._generation):
+                    raise _Superseded
+
+            try:
+                embed_into(store, embedder, todo, progressed)
+                snapshot.semantic.update(semantic_indexes(snapshot.indexes, texts, store, self._questions))
+            except _Superseded:
+                return False
+            except EmbeddingError as exc:
+                self._embed_error = str(exc)
+                log.warning("semantic signal off until the next reload: %s", exc)
+                return False
+            self._embed_error = None
+            if todo:
+                store.save(all_keys(texts))
+            return True
+
+    def start_embedding(self) -> None:
+        """Embed in a worker thread, while the daemon answers lexically; `stop_embedding` ends it.
+        Called again while the worker runs (a reload), the worker goes round once more."""
+        if self.embedder is None:
+            return
+        with self._worker_lock:
+            self._embed_again = True
+            if self._embed_thread is not None:
+                return
+            self._embed_stop.clear()
+            self._embed_thread = threading.Thread(target=self._embed_worker, name="grasbot-embed", daemon=True)
+            self._embed_thread.start()
+
+    def _embed_worker(self) -> None:
+        while True:
+            with self._worker_lock:
+                if not self._embed_again or self._embed_stop.is_set():
+                    self._embed_thread = None
+                    return
+                self._embed_again = False
+            try:
+                self.embed_pending(self._snapshot, background=True)
+            except Exception:  # noqa: BLE001 - a worker must not die silently
+                log.exception("embedding failed")
+                self._embed_error = "embedding failed (see the daemon's log)"
+            with self._worker_lock:
+                if not self._snapshot.semantic and not self._embed_error:
+                    self._embed_again = True  # given way to a newer version: embed that one
+
+    def stop_embedding(self) -> None:
+        self._embed_stop.set()
+        self._generation += 1
+        with self._worker_lock:
+            thread = self._embed_thread
+        if thread is not None:
+            thread.join()
+
+    def semantic_status(self) -> dict:
+        """What /health says of the semantic signal."""
+        if self.embedder is None:
+            return {"backend": "off", "ready": False}
+        status = {
+            "backend": self.settings.semantic,
+            "model": self.embedder.model,
+            "ready": bool(self._snapshot.semantic),
+            "embedded": self._progress.embedded,
+            "total": self._progress.total,
+        }
+        if self._embed_error:
+            status["error"] = self._embed_error
+        return status
 
     def record(self, q: str, result: SearchResult, history: Sequence[dict] | None = None) -> None:
         """Log a visitor's question for alias suggestions; never raises. `submit` only queues
@@ -278,6 +440,7 @@ class GrasBot:
     # ---- answering
 
     async def _prepare(self, q: str, history: Sequence[dict] | None, audience: str, record: bool):
+        await self.prepare_question(q, history)
         snapshot = self._snapshot
         result = self.search(q, audience=audience, history=history, snapshot=snapshot)
         if record and audience == "visitor":
@@ -346,7 +509,12 @@ class GrasBot:
         with self._reload_lock:
             old = self._snapshot
             new = build_snapshot(self.settings, old, scanned=scanned)
+            inline = self._vectors is not None and len(missing(texts_of(new.indexes), self._vectors)) <= EMBED_INLINE
+            if inline:  # a few edited notes: embedded before the swap, so meaning never drops out
+                self.embed_pending(new)
             self._snapshot = new
+        if not inline and self.embedder is not None:
+            self.start_embedding()
         before, after = old.vault.notes, new.vault.notes
         return ReloadReport(
             vault_size=len(after),
@@ -363,8 +531,14 @@ class GrasBot:
             "vault_size": self.vault_size("visitor"),
             "model": self.settings.llm_model,
             "llm_reachable": await self.llm.reachable(),
+            "semantic": self.semantic_status(),
             "version": __version__,
         }
 
     async def aclose(self) -> None:
+        await asyncio.to_thread(self.stop_embedding)
         await self.llm.aclose()
+
+
+class _Superseded(Exception):
+    """An embedding pass stopped: the daemon stops, or a newer vault version replaced it."""

@@ -3,10 +3,11 @@
 GrasbotError
 ├── ConfigError          a setting or flag has a value we cannot use
 ├── VaultError           the vault folder itself cannot be read (one bad note is not an error:
-│                        it is skipped and reported in LoadReport.errors)
+│                        it is skipped and reported in Vault.errors)
 ├── QueryError           a question or its parameters are unusable (empty, too long, bad audience)
 ├── NoteNotFound         no note has the slug asked for
 ├── AuthError            an owner-only operation was asked without the owner's token
+├── EmbeddingError       the semantic backend could not embed; search answers lexically meanwhile
 └── LLMError             Ollama could not give an answer; the caller falls back to extraction
     ├── LLMUnavailable   nothing listens at OLLAMA_HOST, or the connection broke
     ├── LLMTimeout       Ollama did not answer in time
@@ -42,6 +43,10 @@ class NoteNotFound(GrasbotError):
 
 
 class AuthError(GrasbotError):
+    pass
+
+
+class EmbeddingError(GrasbotError):
     pass
 
 

@@ -20,7 +20,6 @@ from ._vault import LinkResolver, Note, Vault, rewrite_links
 
 Labeled = tuple[tuple[str, Terms], ...]  # (the author's text, its stems), empty stems left out
 
-_BONUSES = object()  # Index._memo's key for the bonuses, beside the terms' BM25 impacts
 
 # field_terms()'s codes
 FIELD_ALIAS, FIELD_TITLE, FIELD_ANSWERS = 1, 2, 4
@@ -29,11 +28,15 @@ TAGS_SHIFT, DOMAINS_SHIFT, FIELD_COUNT_CAP = 3, 10, 127
 # Okapi BM25 with Lucene's idf, which stays positive and monotonic on a 41-note vault.
 K1 = 1.2
 B = 0.75
-# A note longer than LONG_NOTE stems is scored by its best PASSAGE-long run: a 1 MB course
-# holds every word of every question somewhere, and as one document it would outrank the
-# short note that is about the question (held-out hit@1 0.775 → 0.875, see README).
+# A note longer than LONG_NOTE stems scores the mean of its whole text's BM25 and its best
+# PASSAGE-long run's: a 1 MB course holds every word of every question somewhere, and as one
+# document it would outrank the short note that is about the question (held-out hit@1 0.775 →
+# 0.875, see README); but a reference page (a man page) answers from all of it, and its best
+# passage alone misses that (tune sets, lexical hit@1: docs-fr 0.295 → 0.386, notes-publiques
+# 0.892 → 0.905, the curated vault unchanged).
 PASSAGE = 400
 LONG_NOTE = 4 * PASSAGE
+PASSAGE_SHARE = 0.5  # of a long note's BM25 given by its best passage
 _PASSAGES = object()  # Index._memo's key for the long notes' passages
 _AVG_PASSAGE = object()
 _LONG = object()  # ... and for the set of notes longer than LONG_NOTE
@@ -108,7 +111,7 @@ def _hide_targets(target: str) -> bool:
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
 
 
-def _indexable(note: Note) -> str:
+def indexable_text(note: Note) -> str:
     """The body as search reads it. A bare [[link]] shows its target's name, but that name may
     be a private note's: only the labels an author wrote are kept, so no audience can find a
     note by it. Addresses go too: « https://… » in every other note would make « HTTP » a word
@@ -133,16 +136,24 @@ class NoteCounts(LazyTable):
         return body_counts_of(self._note)
 
 
+def note_head(note: Note) -> str:
+    """What a note says it is about: its title, file name, and the words of its aliases, the
+    questions it answers and its tags. They are part of the text BM25 reads, as in one flat
+    field, besides the signals of their own (tune sets: +0.05 hit@1 on a curated vault,
+    nothing lost on the others, where these fields are empty)."""
+    return "\n".join((note.title, note.name, *note.aliases, *note.answers, *note.tags))
+
+
 def body_counts_of(note: Note) -> dict[str, int]:
     """A note's body counts: analyse_note's, and NoteCounts' when the cache left them out."""
-    return body_counts(f"{note.title}\n{note.name}\n{_indexable(note)}")
+    return body_counts(f"{note_head(note)}\n{indexable_text(note)}")
 
 
 def passages_of(note: Note) -> list[dict[str, int]]:
-    """The note's stems cut in PASSAGE-long runs, each led by the title and file name (what the
-    note is about), as counts: the same stems as `body_counts_of`, in order."""
-    head = tokens(f"{note.title}\n{note.name}")
-    body = tokens(_indexable(note))
+    """The note's stems cut in PASSAGE-long runs, each led by the note's head (what the note is
+    about), as counts: the same stems as `body_counts_of`, in order."""
+    head = tokens(note_head(note))
+    body = tokens(indexable_text(note))
     return [dict(Counter(head + body[i : i + PASSAGE])) for i in range(0, max(len(body), 1), PASSAGE)]
 
 
@@ -188,15 +199,13 @@ class Index:
 
         return rewrite_links(self.notes[path].body, visible)
 
-    @property
-    def bonuses(self) -> Mapping[str, float]:
-        """{path: what priority and hub add to the note when it scores}, made once per index."""
-        bonuses = self._memo.get(_BONUSES)
-        if bonuses is None:
-            from ._search import _bonus
-
-            bonuses = self._memo[_BONUSES] = {p: _bonus(n) for p, n in self.notes.items()}
-        return bonuses
+    def memoized(self, key: object, make):
+        """`make()`, computed once per index under `key` (an `object()` sentinel of the caller's):
+        what a later module derives from the whole index, such as scoring's tie-breakers."""
+        value = self._memo.get(key)
+        if value is None:
+            value = self._memo[key] = make()
+        return value
 
     # ---- BM25 statistics
 
@@ -206,7 +215,7 @@ class Index:
 
     def bm25(self, terms: Iterable[str]) -> dict[str, float]:
         """Okapi BM25 of every note holding at least one of `terms`, term at a time; a note
-        longer than PASSAGE stems scores as its best passage."""
+        longer than LONG_NOTE stems scores half as a whole, half as its best passage."""
         scores: dict[str, float] = {}
         if not len(self.body):
             return scores
@@ -223,7 +232,7 @@ class Index:
         if long:
             idf = {t: self.idf(t) for t in unique}
             for path in long:
-                scores[path] = self._best_passage(path, idf)
+                scores[path] = (1.0 - PASSAGE_SHARE) * scores[path] + PASSAGE_SHARE * self._best_passage(path, idf)
         return scores
 
     def _body_parts(self) -> tuple[Postings, ...]:

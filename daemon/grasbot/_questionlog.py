@@ -38,6 +38,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Iterable, NamedTuple
 
+from ._scoring import BOOST_SIGNALS, WEAK_SIGNALS
 from ._search import SearchResult
 
 logger = logging.getLogger("grasbot.questionlog")
@@ -51,12 +52,8 @@ MAX_PENDING = 10_000  # submitted questions waiting for the writer; past it they
 ROWS_PER_STATEMENT = 500  # 6 values a row: 3,000 variables, SQLite allows 32,766 a statement
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # fixed width, so text order is time order
 
-# Signals that name the note (its alias, title, slug, a question it answers, a tag, a domain),
-# as opposed to those that only find it: its text (bm25) or a link from a better note (graph).
-# priority and hub only add to a note that already scores, so they find nothing on their own.
-NAMING_SIGNALS = frozenset({"alias", "title", "slug", "answers", "tag", "domain"})
-WEAK_SIGNALS = frozenset({"bm25", "graph"})
-BOOST_SIGNALS = frozenset({"priority", "hub"})
+# Which signals name a note (alias, title, slug, answers, tags, domains) and which only find it
+# (its text, its meaning, a link from a better note): scoring's registry says (`SIGNALS`).
 
 _SCHEMA = """
 CREATE TABLE questions (

@@ -3,42 +3,40 @@
 from __future__ import annotations
 
 import time
-from collections import Counter
 from dataclasses import dataclass
-from itertools import chain
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
 from ._graph import SEEDS, expand_by_graph
 from ._index import Index
+from ._semantic import Closeness
 from ._scoring import (
-    ALIAS_POINTS,
     ANSWERS_THRESHOLD,
-    TITLE_QUESTION_SHARE,
-    BM25_MAX,
-    DOMAIN_POINTS,
-    LONG_TAG_POINTS,
-    TAG_POINTS,
+    BM25_WEIGHT,
+    BONUS_MAX,
+    DOMAIN_WEIGHT,
+    LONG_TAG_WEIGHT,
+    SCALE,
+    TAG_WEIGHT,
     TAXONOMY_CAP,
-    TITLE_POINTS,
-    HUB_POINTS,
-    HUB_TYPES,
-    PRIORITY_CAP,
-    PRIORITY_STEP,
     Query,
     Reason,
     Score,
+    alias_points,
     answers_points,
+    bonus_share,
     dice_points,
     score_note,
+    title_points_for,
 )
 
 HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
 HISTORY_DISCOUNT = 0.9  # a note found through the conversation ranks a little below one the question names
 
-
-_BONUS_MAX = PRIORITY_STEP * PRIORITY_CAP + HUB_POINTS + 1e-9  # the most priority and hub add to a note
-_TAG_MAX = max(TAG_POINTS, LONG_TAG_POINTS)
+_TAG_MAX = max(TAG_WEIGHT, LONG_TAG_WEIGHT)
 _SLACK = 1e-6  # a bound is summed in another order than score_note's total: keep float rounding out
+_SHARES = object()  # Index.memoized key: each note's tie-breaker share
+
+Semantic = Callable[[str], Mapping[str, Closeness]]  # a question's text -> the notes close to it in meaning
 
 
 @dataclass(frozen=True)
@@ -94,7 +92,7 @@ def score_all(
     if exhaustive:
         paths = index.notes
     elif keep is None:
-        paths = index.candidates(query.unique)
+        paths = index.candidates(query.unique) | query.semantic.keys()
     else:
         return _score_pruned(query, index, max(keep, SEEDS), min_seed_score)
     scores = {}
@@ -105,52 +103,46 @@ def score_all(
     return scores
 
 
-def _bonus(note) -> float:
-    """What priority and hub add to a note that scores (score_note's last two signals)."""
-    points = PRIORITY_STEP * max(0.0, min(note.priority, PRIORITY_CAP)) if note.priority else 0.0
-    return points + (HUB_POINTS if (note.type or "").lower() in HUB_TYPES else 0.0)
+def _shares(index: Index) -> Mapping[str, float]:
+    """{path: what priority and hub add to the note, as a share of its evidence}, once per index."""
+    return index.memoized(_SHARES, lambda: {p: bonus_share(n) for p, n in index.notes.items()})
 
 
 def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], dict[str, float]]:
     """For each note holding a stem of the question in a frontmatter field, at least what its
-    field signals can earn (`Index.field_hits`): an alias, at most ALIAS_POINTS; a title or
-    slug, at most its share of the question's idf; answers, at most what a Dice overlap with
-    every stem the note's answers hold would give; tags and domains holding a stem, their full
-    points. Also {path: the answers' part of its bound}: pooling every answer's stems makes
-    that part loose, and `_score_pruned` refines it."""
+    field signals can earn (`Index.field_hits`), each signal's bound from the idf of the
+    question's stems that the field holds: an alias or a title says at most those stems; the
+    best declared question overlaps at most by the stems every answer holds together; tags and
+    domains, every stem they hold. Also {path: the answers' part of its bound}: pooling every
+    answer's stems makes that part loose, and `_score_pruned` refines it."""
+    information = query.information
     hits = [index.field_hits(term) for term in query.unique]
+    alias_idf: dict[str, float] = {}
     title_idf: dict[str, float] = {}
+    answers_idf: dict[str, float] = {}
     taxonomy: dict[str, float] = {}
-    for term, found in zip(query.unique, hits):  # summed over the question's stems in their order
+    for term, found in zip(query.unique, hits):
         idf = query.idf[term]
-        for path in found.title:
-            title_idf[path] = title_idf.get(path, 0.0) + idf
-        for path, tags, domains in found.taxonomy:
-            taxonomy[path] = taxonomy.get(path, 0.0) + _TAG_MAX * tags + DOMAIN_POINTS * domains
-    # answers: the points of a Dice overlap of k question stems, by k (a handful of values)
-    answered = Counter(chain.from_iterable(found.answers for found in hits))
-    asked = len(query.unique)
-    by_count = {}
-    for k in set(answered.values()):
-        dice = 2 * k / (k + asked)
+        for held, paths in ((alias_idf, found.alias), (title_idf, found.title), (answers_idf, found.answers)):
+            for path in paths:
+                held[path] = held.get(path, 0.0) + idf
+        if information > 0:
+            for path, tags, domains in found.taxonomy:
+                points = SCALE * idf / information * (_TAG_MAX * tags + DOMAIN_WEIGHT * domains)
+                taxonomy[path] = taxonomy.get(path, 0.0) + points
+    pooled = {}
+    for path, shared in answers_idf.items():
+        dice = 2 * shared / (information + shared)
         if dice >= ANSWERS_THRESHOLD:
-            by_count[k] = dice_points(dice)
-    pooled = {path: by_count[k] for path, k in answered.items() if k in by_count}
-    # A bound sums its parts in one order: alias, title, answers, taxonomy. Most notes have an
-    # answers part alone (0.0 + x is x), so only the few with an alias or a title are summed here.
+            pooled[path] = dice_points(dice)
     bounds = dict.fromkeys(set().union(*(found.paths for found in hits)), 0.0)
-    bounds.update(pooled)
-    aliased = frozenset().union(*(found.alias for found in hits))
-    title_scale = TITLE_QUESTION_SHARE * query.information
-    for path in aliased.union(title_idf):
-        bound = ALIAS_POINTS if path in aliased else 0.0
-        if path in title_idf:
-            bound += TITLE_POINTS * (min(1.0, title_idf[path] / title_scale) if title_scale > 0 else 1.0)
-        if path in pooled:
-            bound += pooled[path]
-        bounds[path] = bound
-    for path, points in taxonomy.items():
-        bounds[path] += min(TAXONOMY_CAP, points)
+    for path in bounds:
+        bounds[path] = (
+            (alias_points(alias_idf[path], information) if path in alias_idf else 0.0)
+            + (title_points_for(title_idf[path], information) if path in title_idf else 0.0)
+            + pooled.get(path, 0.0)
+            + min(TAXONOMY_CAP, taxonomy.get(path, 0.0))
+        )
     return bounds, pooled
 
 
@@ -158,10 +150,10 @@ def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) 
     """score_all with `keep`: notes best-first by an upper bound on their points, each scored
     exactly until the bound falls below the keep-th best exact score found so far."""
     scores: dict[str, Score] = {}
-    if not query.terms:
+    if not query.terms and not query.semantic:
         return scores
-    bm25 = query.bm25
-    raw_bound = BM25_MAX / query.bm25_scale
+    bm25, semantic = query.bm25, query.semantic
+    raw_bound = SCALE * BM25_WEIGHT / query.bm25_scale
     best: list[float] = []  # the `keep` best exact points so far, best first
 
     def floor() -> float:
@@ -173,54 +165,50 @@ def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) 
             best.sort(reverse=True)
             del best[keep:]
 
-    # Notes with a stem of the question in a field: bound = field maxima + BM25 + bonuses.
-    fields, pooled = _field_bounds(query, index)
-    bonuses = index.bonuses
-    get = bm25.get
-    ranked = sorted(
-        [(bound + raw_bound * get(path, 0.0) + bonuses[path] + _SLACK, path) for path, bound in fields.items()],
-        reverse=True,
-    )
+    # Notes with a stem of the question in a field: bound = (fields + BM25 + meaning) × tie-breakers.
+    fields, pooled = _field_bounds(query, index) if query.terms else ({}, {})
+    shares = _shares(index)
+    get, sem = bm25.get, semantic.get
+    evidence = {path: bound + raw_bound * get(path, 0.0) + sem(path, 0.0) for path, bound in fields.items()}
+    ranked = sorted(((e * (1.0 + shares[p]) + _SLACK, p) for p, e in evidence.items()), reverse=True)
     analyses = index.analyses
     for bound, path in ranked:
         if bound < floor():
             break  # every later note has a lower bound
         if path in pooled:  # its answers' exact points, found in a fraction of a whole score
-            if bound - pooled[path] + answers_points(analyses[path].answers, query.unique)[0] < floor():
+            exact = answers_points(analyses[path].answers, query, index)[0]
+            if (evidence[path] - pooled[path] + exact) * (1.0 + shares[path]) + _SLACK < floor():
                 continue  # a note left out, like those after the break
         score = score_note(path, query, index)
         if score.points > 0:
             scores[path] = score
             record(score.points)
-    # Notes whose only signal is their body text (plus priority and hub bonus).
+    # Notes whose only signals are their body text and their meaning (plus the tie-breakers).
+    factor = 1.0 + BONUS_MAX
+    body_only = {p: (raw_bound * get(p, 0.0) + sem(p, 0.0)) * factor + _SLACK for p in (*bm25, *semantic) if p not in fields}
     last = floor()
     if last > 0:  # the notes that cannot reach the floor already are left out before sorting
-        least = (last - _BONUS_MAX) / raw_bound
-        body_only = [p for p, raw in bm25.items() if raw >= least and p not in fields]
-    else:
-        body_only = [p for p in bm25 if p not in fields]
+        body_only = {p: b for p, b in body_only.items() if b >= last}
     if len(body_only) > keep:
-        # Best first by BM25 (a bonus adds at most _BONUS_MAX); exact totals only where needed.
-        body_only.sort(key=bm25.__getitem__, reverse=True)
         pending: list[tuple[Score, str]] = []
-        for path in body_only:
-            if raw_bound * bm25[path] + _BONUS_MAX < floor():
-                break  # every later note has a lower BM25, so a lower bound too
+        for path in sorted(body_only, key=lambda p: (-body_only[p], p)):
+            if body_only[path] < floor():
+                break  # every later note has a lower bound
             score = score_note(path, query, index, in_fields=False)
             pending.append((score, path))
             record(score.points)
         last = floor()
-        body_only = [(score, p) for score, p in pending if score.points >= last]
+        scored = [(score, p) for score, p in pending if score.points >= last]
     else:
-        body_only = [(score_note(p, query, index, in_fields=False), p) for p in body_only]
-    for score, path in body_only:
+        scored = [(score_note(p, query, index, in_fields=False), p) for p in body_only]
+    for score, path in scored:
         if score.points > 0:
             scores[path] = score
     # A note left out next to a graph seed must keep its own score, as when every note is
     # scored (one that scores 0 is left to the graph walk, as it would be).
     for seed in _seeds(scores, min_seed_score):
         for path, _ in (*index.edges.get(seed, ()), *index.backlinks.get(seed, ())):
-            if path not in scores and (path in bm25 or path in fields):
+            if path not in scores and (path in bm25 or path in fields or path in semantic):
                 score = score_note(path, query, index)
                 if score.points > 0:
                     scores[path] = score
@@ -245,19 +233,23 @@ def search(
     url_for=lambda note_type, slug: None,
     history: Sequence[dict] | None = None,
     exhaustive: bool = False,
+    semantic: Semantic | None = None,
 ) -> SearchResult:
     """Ranked sources for `q` from one audience's index, and whether they ground an answer.
 
     With `history`, the visitor's earlier questions are searched together with this one, so a
     follow-up (« et avec quel modèle ? ») finds the notes the conversation is about.
+    `semantic`: the notes close in meaning to a text (the semantic index of this audience, when
+    its embeddings are ready); without it, the ranking is the lexical one.
     """
     started = time.perf_counter()
-    query = Query.parse(q, index)
+    query = Query.parse(q, index, semantic(q) if semantic else None)
     keep = {"exhaustive": exhaustive, "keep": top_k, "min_seed_score": min_score}
     scores = expand_by_graph(score_all(query, index, **keep), index, min_score)
     earlier = [t.get("content", "") for t in (history or ()) if t.get("role") == "user"][-HISTORY_TURNS:]
     if earlier:
-        context = Query.parse(" ".join([*earlier, q]), index)
+        rewritten = " ".join([*earlier, q])
+        context = Query.parse(rewritten, index, semantic(rewritten) if semantic else None)
         in_context = expand_by_graph(score_all(context, index, **keep), index, min_score)
         for path, score in in_context.items():
             points = score.points * HISTORY_DISCOUNT

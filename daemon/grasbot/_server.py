@@ -119,6 +119,7 @@ def _for_caller(payload: dict, is_owner: bool) -> dict:
 
 async def _m_search(ctx: RpcContext, q: str, audience: str, top_k: int | None = None) -> dict:
     check_limits(ctx.app[SETTINGS], q)
+    await ctx.bot.prepare_question(q)
     result = ctx.bot.search(q, top_k=top_k, audience=audience)
     if not ctx.is_owner and audience == "visitor":  # the owner's previews are not visitors' questions
         ctx.bot.record(q, result)
@@ -497,6 +498,7 @@ def create_app(
             opened = await asyncio.get_running_loop().run_in_executor(None, GrasBot.open, settings)
         opened.question_log = await asyncio.to_thread(QuestionLog, settings.question_log, settings.log_retention_days)
         app[BOT] = opened
+        opened.start_embedding()  # a worker: questions are answered lexically until it is done
         yield
         await opened.aclose()
         await asyncio.to_thread(opened.question_log.close)
