@@ -14,20 +14,29 @@ GET /api/version), records every request body, and misbehaves on demand:
         server.script("abc", chunks=3, hold_after=1)          # wait for server.release()
 
 `unused_url()` gives a URL where nothing listens.
+
+POST /api/embed answers for the models in `embed_models` with a deterministic vector of
+hashed word counts (`standin_vector`): texts that share words are close, as a real embedding
+model would have them; `embed_requests` records every body, and `embed_broken` makes it answer
+HTTP 500.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import math
+import re
 import socket
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import pytest_asyncio
 from aiohttp import web
 
-__all__ = ["Script", "StandinOllama", "standin_ollama", "unused_url"]
+__all__ = ["Script", "StandinOllama", "standin_ollama", "standin_vector", "unused_url"]
 
 MODES = ("reply", "think", "error_line", "http_500", "drop")
 THINK_LEAK = "<think>\nL'utilisateur demande quelque chose. Je réfléchis.\n</think>\n\n"
@@ -82,6 +91,10 @@ class StandinOllama:
     url: str = ""
     #: When True, /api/tags and /api/version answer HTTP 500 (an Ollama that is up but sick).
     broken: bool = False
+    embed_models: tuple[str, ...] = ("bge-m3",)
+    #: Every /api/embed body, as received.
+    embed_requests: list[dict] = field(default_factory=list)
+    embed_broken: bool = False
 
     def __post_init__(self) -> None:
         self._runner: web.AppRunner | None = None
@@ -108,6 +121,7 @@ class StandinOllama:
     async def start(self) -> StandinOllama:
         app = web.Application()
         app.router.add_post("/api/chat", self._chat)
+        app.router.add_post("/api/embed", self._embed)
         app.router.add_get("/api/tags", self._tags)
         app.router.add_get("/api/version", self._version)
         self._runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
@@ -233,6 +247,27 @@ class StandinOllama:
             self.events.append(("disconnected", i))
         return response
 
+    async def _embed(self, request: web.Request) -> web.Response:
+        self.hits.append((request.method, request.path))
+        body = await request.json()
+        self.embed_requests.append(body)
+        model = body.get("model", "")
+        if model not in self.embed_models and f"{model}:latest" not in self.embed_models:
+            return web.json_response({"error": f'model "{model}" not found, try pulling it first'}, status=404)
+        if self.embed_broken:
+            return web.json_response({"error": "an error was encountered while running the model"}, status=500)
+        texts = body.get("input", "")
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        return web.json_response(
+            {
+                "model": model,
+                "embeddings": [standin_vector(t) for t in texts],
+                "total_duration": 14_000_000,
+                "load_duration": 1_000_000,
+                "prompt_eval_count": sum(len(t.split()) for t in texts),
+            }
+        )
+
     @staticmethod
     async def _line(response: web.StreamResponse, obj: dict) -> None:
         await response.write(json.dumps(obj, ensure_ascii=False).encode() + b"\n")
@@ -252,6 +287,20 @@ class StandinOllama:
             "eval_count": eval_count,
             "eval_duration": 300_000_000,
         }
+
+
+STANDIN_DIMENSIONS = 64
+
+
+def standin_vector(text: str) -> list[float]:
+    """Hashed counts of the text's folded words, L2-normalised: deterministic, and close for
+    texts that share words (what the tests of the Ollama backend need of an embedding)."""
+    folded = unicodedata.normalize("NFKD", text.lower())
+    vector = [0.0] * STANDIN_DIMENSIONS
+    for word in re.findall(r"[a-z0-9]{3,}", "".join(c for c in folded if not unicodedata.combining(c))):
+        vector[int.from_bytes(hashlib.blake2b(word.encode(), digest_size=2).digest(), "big") % STANDIN_DIMENSIONS] += 1.0
+    norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+    return [v / norm for v in vector]
 
 
 def _now() -> str:

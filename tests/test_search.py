@@ -78,11 +78,11 @@ def test_default_top_k_comes_from_settings(vault):
 
 
 def test_grounded_threshold(vault):
-    bot = make_bot(vault)  # SEARCH_MIN_SCORE 4
-    assert bot.settings.search_min_score == 4.0
+    bot = make_bot(vault)  # SEARCH_MIN_SCORE 3
+    assert bot.settings.search_min_score == 3.0
     off_topic = bot.search("recette de la bouillabaisse marseillaise", audience="visitor")
     assert off_topic.grounded is False
-    assert all(s.score < 4.0 for s in off_topic.sources)
+    assert all(s.score < 3.0 for s in off_topic.sources)
     # the same question grounded or not, depending only on the threshold
     q = "une tarte aux pommes"
     best = bot.search(q, audience="visitor").sources[0]

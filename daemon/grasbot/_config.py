@@ -36,7 +36,7 @@ class Settings:
     llm_temperature: float = 0.4
     llm_keep_alive: str = "30m"
     search_top_k: int = 5
-    search_min_score: float = 4.0
+    search_min_score: float = 3.0  # tune sets: 77-98 % of visitor questions grounded, 7-33 % of off-topic ones
     # --- meaning beside words: off, bundled (the encoder inside the package) or ollama (/api/embed)
     semantic: str = "bundled"
     embed_model: str = "bge-m3"  # the Ollama model, with semantic=ollama

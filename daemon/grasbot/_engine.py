@@ -29,7 +29,7 @@ from ._parallel import load_shares
 from ._prompt import build_prompt, keep_known_citations
 from ._questionlog import QuestionLog
 from ._scoring import SEMANTIC_MIN_Z
-from ._search import SearchResult, Semantic, search
+from ._search import HISTORY_TURNS, SearchResult, Semantic, search
 from ._semantic import (
     Progress,
     QuestionVectors,
@@ -332,9 +332,9 @@ class GrasBot:
         if self._questions is None or not self.embedder or not self.embedder.remote or not self._snapshot.semantic:
             return
         texts = [q.strip()]
-        earlier = [t.get("content", "") for t in (history or ()) if t.get("role") == "user"][-2:]
+        earlier = [t.get("content", "") for t in (history or ()) if t.get("role") == "user"][-HISTORY_TURNS:]
         if earlier:
-            texts.append(" ".join([*earlier, q.strip()]))
+            texts.append(" ".join([*earlier, q.strip()]))  # as search rewrites a follow-up
         for text in texts:
             if not self._questions.known(text):
                 with contextlib.suppress(EmbeddingError):
