@@ -130,6 +130,43 @@ def measure(n: int, work: Path, n_questions: int, baseline: bool) -> dict:
     return out
 
 
+def measure_semantic(n: int, work: Path, n_questions: int) -> dict:
+    """The semantic signal with the bundled encoder, in its own subprocess: the vault embedded
+    from nothing (what the daemon's worker does after a first start), its vectors read back from
+    the cache (a restart), then searches with meaning, each question's embedding included."""
+    from generate_vault import questions
+    from grasbot import Settings, build_snapshot
+    from grasbot._engine import GrasBot
+
+    root = _vault_for(n, work)
+    cache = work / f"semantic-cache-{n}"
+    shutil.rmtree(cache, ignore_errors=True)
+    settings = Settings.load(env={}, vault_dir=root, cache_dir=cache, question_log="off", semantic="bundled")
+    snap = build_snapshot(settings)
+    out: dict = {"n": len(snap.vault.notes)}
+    bot = GrasBot(settings, snap)
+    t, c = time.perf_counter(), time.process_time()
+    assert bot.embed_pending()
+    out["embed_s"], out["embed_cpu_s"] = time.perf_counter() - t, time.process_time() - c
+    again = GrasBot(settings, build_snapshot(settings))
+    t = time.perf_counter()
+    assert again.embed_pending()
+    out["vectors_from_cache_s"] = time.perf_counter() - t
+    qs = questions(snap.vault.notes.values(), n_questions, seed=11)
+    for q in qs[:20]:  # the encoder and the BM25 memo warm, as in a running daemon
+        bot.search(q)
+    times = []
+    for q in qs[20:]:  # not asked before: each one embedded
+        t = time.perf_counter()
+        bot.search(q, top_k=5)
+        times.append((time.perf_counter() - t) * 1000)
+    out["search_p50_ms"], out["search_p95_ms"] = _pcts(times)
+    out["search_questions"] = len(times)
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    shutil.rmtree(cache, ignore_errors=True)
+    return out
+
+
 def daemon_memory(n: int, work: Path, warm: bool) -> dict:
     """A daemon's peak RSS, alone in its process: start (from the cache when `warm`, which
     measure() wrote), 100 searches, one reload. Nothing else lives here, no baseline."""
@@ -341,7 +378,9 @@ def main() -> None:
         "--python-clients", action="store_true",
         help="make the daemon's calls with aiohttp clients even when wrk is installed (they cost about as much CPU as the daemon)",
     )
+    parser.add_argument("--semantic-sizes", default="41,1000,10000", help="sizes at which the semantic signal is measured ('' for none)")
     parser.add_argument("--_one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--_semantic", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--_memory", help=argparse.SUPPRESS)  # "N,cold" or "N,warm"
     parser.add_argument("--no-serve", action="store_true", help="skip timing `grasbot serve` until it listens")
     parser.add_argument("--_clients", help=argparse.SUPPRESS)
@@ -355,6 +394,9 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     if args._one is not None:
         print(json.dumps(measure(args._one, args.work, args.questions, not args.no_baseline)))
+        return
+    if args._semantic is not None:
+        print(json.dumps(measure_semantic(args._semantic, args.work, args.questions)))
         return
     if args._memory:
         n, how = args._memory.split(",")
@@ -398,6 +440,15 @@ def main() -> None:
                 f"{r['serve_changed_s']:.2f} s on a restart after one note changed{then('serve_changed_write_s')}",
                 flush=True,
             )
+    for n in [int(s) for s in args.semantic_sizes.split(",") if s.strip()]:
+        cmd = [sys.executable, __file__, "--_semantic", str(n), "--questions", str(args.questions), "--work", str(args.work)]
+        r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+        print(
+            f"N={r['n']:>6}, semantic (bundled encoder): vault embedded in {r['embed_s']:.1f} s (CPU {r['embed_cpu_s']:.1f} s), "
+            f"vectors read from the cache in {r['vectors_from_cache_s']:.2f} s; search with meaning ({r['search_questions']} new q, "
+            f"each embedded) p50 {r['search_p50_ms']:.2f} ms p95 {r['search_p95_ms']:.2f} ms; peak RSS {r['peak_rss_mb']:.0f} MB",
+            flush=True,
+        )
     if not args.no_daemon:
         log = args.work / "questions.sqlite3"
         wrk = None if args.python_clients or shutil.which("wrk") is None else args.work

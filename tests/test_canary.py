@@ -11,6 +11,7 @@ nor in what reaches the LLM (apart from the words the attacker typed in that ver
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 from conftest import write_note
 from grasbot._graph import expand_by_graph
 from grasbot._scoring import Score
+from grasbot._semantic import head_text
 from test_daemon_support import bot_of, check_response, sse_events, start_daemon  # noqa: F401 - fixture
 
 OWNER = "canary-owner-token-0123456789"
@@ -218,11 +220,21 @@ def assert_logs_clean(caplog) -> None:
 
 
 async def daemon(start_daemon, vault: Path, ollama_url: str | None, tmp_path: Path):
+    """The daemon with every signal on, the semantic one ready (the bundled encoder has
+    embedded the vault), so meaning is one more way the battery tries to bring a note out."""
     # A generous rate limit: this test is about leaks, test_limits.py about limits.
-    return await start_daemon(
+    client = await start_daemon(
         vault, ollama_url, owner_token=OWNER, rate_per_minute=100_000, rate_burst=100_000,
-        question_log=str(tmp_path / "questions.sqlite3"),
+        question_log=str(tmp_path / "questions.sqlite3"), semantic="bundled",
     )
+    bot = bot_of(client)
+    for _ in range(600):
+        if bot.snapshot.semantic:
+            break
+        await asyncio.sleep(0.05)
+    assert set(bot.snapshot.semantic) == {"visitor", "owner"}, bot.semantic_status()
+    assert len(bot.snapshot.semantic["visitor"]) == len(bot.snapshot.index("visitor"))
+    return client
 
 
 async def post_rpc(client, body) -> object:
@@ -413,10 +425,16 @@ async def test_private_link_targets_do_not_make_public_notes_match(start_daemon,
     client = await daemon(start_daemon, canary_vault, None, tmp_path)
     visitor = bot_of(client).snapshot.index("visitor")
     readable = " ".join(visitor.readable_body(p) for p in visitor.notes).lower()
+    for path, note in visitor.notes.items():  # what meaning is computed from says none of them either
+        assert_clean(head_text(note), f"embedded text of {path}")
     for q in (PRIVATE_SLUG, "zorglub", "vortigaunt", "mirabellex"):
         assert q not in readable  # no public text says these words: only link targets do
         status, answer = await post_rpc(client, {"jsonrpc": "2.0", "method": "search", "params": {"q": q}, "id": 1})
-        assert answer["result"]["results"] == [], (q, answer["result"]["results"])
+        # No word matches: a note may only come up by meaning (any question is closer to some
+        # note than to the mean), or by a link from one that did, and never grounded.
+        signals = {r["signal"] for s in answer["result"]["results"] for r in s["reasons"]}
+        assert signals <= {"semantic", "graph", "priority", "hub"}, (q, answer["result"]["results"])
+        assert answer["result"]["grounded"] is False
 
 
 @pytest.mark.parametrize(

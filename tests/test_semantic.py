@@ -192,8 +192,8 @@ def test_vectors_are_cached_by_model_and_reused_by_a_restart(tmp_path):
 def test_a_torn_cache_file_is_embedded_again(tmp_path, caplog):
     (tmp_path / "embeddings-words-a.npz").write_bytes(b"not a numpy file")
     bot = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
-    assert "ignoring the embeddings cache" in caplog.text
     assert bot.embed_pending() is True and bot.embedder.embedded
+    assert "ignoring the embeddings cache" in caplog.text  # read by the pass, not before serving
 
 
 def test_a_reload_embeds_only_the_changed_note(note_writer, tmp_path):

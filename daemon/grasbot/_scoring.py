@@ -250,6 +250,22 @@ def answers_points(answers, query: Query, index: Index) -> tuple[float, str]:
     return dice_points(best_dice), best_answer
 
 
+def answers_bound(shared_idf: float, information: float) -> float:
+    """The most the answers signal gives a note whose declared questions together hold
+    `shared_idf` of the question: the best one holds at most that, and its Dice overlap is
+    at most 2S/(Q + S) (its own words count at least S)."""
+    dice = 2 * shared_idf / (information + shared_idf) if information + shared_idf > 0 else 0.0
+    return dice_points(dice) if dice >= ANSWERS_THRESHOLD else 0.0
+
+
+def taxonomy_bound(idf: float, information: float, tags: int, domains: int) -> float:
+    """The most one stem of the question (of `idf`) adds through the `tags` tags and `domains`
+    domains that hold it (before TAXONOMY_CAP)."""
+    if information <= 0:
+        return 0.0
+    return SCALE * idf / information * (max(TAG_WEIGHT, LONG_TAG_WEIGHT) * tags + DOMAIN_WEIGHT * domains)
+
+
 def dice_points(dice: float) -> float:
     """The answers signal's points for an idf-weighted Dice overlap at or above the threshold;
     rising with it, so a bound on the overlap (search's pruning) is a bound on the points."""

@@ -10,29 +10,25 @@ from ._graph import SEEDS, expand_by_graph
 from ._index import Index
 from ._semantic import Closeness
 from ._scoring import (
-    ANSWERS_THRESHOLD,
     BM25_WEIGHT,
     BONUS_MAX,
-    DOMAIN_WEIGHT,
-    LONG_TAG_WEIGHT,
     SCALE,
-    TAG_WEIGHT,
     TAXONOMY_CAP,
     Query,
     Reason,
     Score,
     alias_points,
+    answers_bound,
     answers_points,
     bonus_share,
-    dice_points,
     score_note,
+    taxonomy_bound,
     title_points_for,
 )
 
 HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
 HISTORY_DISCOUNT = 0.9  # a note found through the conversation ranks a little below one the question names
 
-_TAG_MAX = max(TAG_WEIGHT, LONG_TAG_WEIGHT)
 _SLACK = 1e-6  # a bound is summed in another order than score_note's total: keep float rounding out
 _SHARES = object()  # Index.memoized key: each note's tie-breaker share
 
@@ -110,11 +106,11 @@ def _shares(index: Index) -> Mapping[str, float]:
 
 def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], dict[str, float]]:
     """For each note holding a stem of the question in a frontmatter field, at least what its
-    field signals can earn (`Index.field_hits`), each signal's bound from the idf of the
-    question's stems that the field holds: an alias or a title says at most those stems; the
-    best declared question overlaps at most by the stems every answer holds together; tags and
-    domains, every stem they hold. Also {path: the answers' part of its bound}: pooling every
-    answer's stems makes that part loose, and `_score_pruned` refines it."""
+    field signals can earn (`Index.field_hits`): each signal's bound is scoring's own function
+    of the idf of the question's stems that the field holds (an alias or a title says at most
+    those stems; the best declared question overlaps at most by the stems all answers hold
+    together; tags and domains, every stem they hold). Also {path: the answers' part of its
+    bound}: pooling every answer's stems makes that part loose, and `_score_pruned` refines it."""
     information = query.information
     hits = [index.field_hits(term) for term in query.unique]
     alias_idf: dict[str, float] = {}
@@ -126,15 +122,9 @@ def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], dict[st
         for held, paths in ((alias_idf, found.alias), (title_idf, found.title), (answers_idf, found.answers)):
             for path in paths:
                 held[path] = held.get(path, 0.0) + idf
-        if information > 0:
-            for path, tags, domains in found.taxonomy:
-                points = SCALE * idf / information * (_TAG_MAX * tags + DOMAIN_WEIGHT * domains)
-                taxonomy[path] = taxonomy.get(path, 0.0) + points
-    pooled = {}
-    for path, shared in answers_idf.items():
-        dice = 2 * shared / (information + shared)
-        if dice >= ANSWERS_THRESHOLD:
-            pooled[path] = dice_points(dice)
+        for path, tags, domains in found.taxonomy:
+            taxonomy[path] = taxonomy.get(path, 0.0) + taxonomy_bound(idf, information, tags, domains)
+    pooled = {path: bound for path, shared in answers_idf.items() if (bound := answers_bound(shared, information)) > 0}
     bounds = dict.fromkeys(set().union(*(found.paths for found in hits)), 0.0)
     for path in bounds:
         bounds[path] = (

@@ -22,13 +22,14 @@ import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Iterable, Mapping, NamedTuple, Protocol, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Protocol, Sequence
 
 from ._exceptions import EmbeddingError
 from ._index import Index, indexable_text
 from ._vault import Note
+
+if TYPE_CHECKING:
+    import numpy as np
 
 logger = logging.getLogger("grasbot.semantic")
 
@@ -56,6 +57,8 @@ class Embedder(Protocol):
 
 
 def _normalised(matrix: np.ndarray) -> np.ndarray:
+    import numpy as np  # here, not at the top: importing GrasBot (and so serving) does not wait for numpy
+
     matrix = np.asarray(matrix, dtype=np.float32)
     if matrix.ndim != 2:
         raise EmbeddingError(f"the embedder returned an array of shape {matrix.shape}, not one row per text")
@@ -85,6 +88,8 @@ class BundledEmbedder:
         return self._encoder
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         with self._lock:
             encoder = self._load()
             return _normalised(np.atleast_2d(encoder.encode(list(texts))))
@@ -102,6 +107,7 @@ class OllamaEmbedder:
         self._client = None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
         import ollama
 
         if self._client is None:
@@ -150,10 +156,17 @@ class VectorStore:
         self.path = folder / f"embeddings-{_MODEL_FILE.sub('_', model)}.npz" if folder is not None else None
         self._vectors: dict[bytes, np.ndarray] = {}
         self._lock = threading.Lock()
-        if self.path is not None and self.path.exists():
-            self._read()
+        self._read_once = False  # the file is read at first use: by the worker, not before listening
+
+    def _ensure_read(self) -> None:
+        if not self._read_once:
+            self._read_once = True
+            if self.path is not None and self.path.exists():
+                self._read()
 
     def _read(self) -> None:
+        import numpy as np
+
         try:
             with np.load(self.path, allow_pickle=False) as data:
                 if str(data["model"]) != self.model:
@@ -165,15 +178,19 @@ class VectorStore:
             self._vectors = {}
 
     def __len__(self) -> int:
+        self._ensure_read()
         return len(self._vectors)
 
     def __contains__(self, key: bytes) -> bool:
+        self._ensure_read()
         return key in self._vectors
 
     def get(self, key: bytes) -> np.ndarray | None:
+        self._ensure_read()
         return self._vectors.get(key)
 
     def put(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
+        self._ensure_read()
         with self._lock:
             for key, vector in zip(keys, vectors):
                 self._vectors[key] = vector
@@ -182,10 +199,13 @@ class VectorStore:
         """Write the vectors of `keep` (the texts of the vault now), atomically; False on failure."""
         if self.path is None:
             return False
+        self._ensure_read()
         with self._lock:
             kept = [(k, self._vectors[k]) for k in dict.fromkeys(keep) if k in self._vectors]
         if not kept:
             return False
+        import numpy as np
+
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             partial = self.path.with_suffix(f".{os.getpid()}.tmp.npz")
@@ -221,6 +241,8 @@ class SemanticIndex:
         over this audience's notes; {} when the vault is too small to have a spread."""
         if len(self.paths) < 2 or not text.strip():
             return {}
+        import numpy as np
+
         cosines = np.maximum.reduceat(self.matrix @ self._questions.vector(text), self.starts)
         mean, deviation = float(cosines.mean()), float(cosines.std())
         if not math.isfinite(deviation) or deviation <= 1e-9:
@@ -304,6 +326,8 @@ def semantic_indexes(
     indexes: Mapping[str, Index], texts: Mapping[str, tuple[str, ...]], store: VectorStore, questions: QuestionVectors
 ) -> dict[str, SemanticIndex]:
     """Each audience's matrix, from the store (every text must be in it)."""
+    import numpy as np
+
     out = {}
     for audience, index in indexes.items():
         paths = sorted(index.notes)
