@@ -15,7 +15,7 @@ import pytest
 
 from grasbot import ConfigError, Settings, build_snapshot, search
 from grasbot._engine import GrasBot
-from grasbot._scoring import SEMANTIC_MIN_Z
+from grasbot._scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
 from grasbot._semantic import (
     BUNDLED_MODEL,
     BundledEmbedder,
@@ -24,7 +24,7 @@ from grasbot._semantic import (
     VectorStore,
     head_text,
     semantic_indexes,
-    texts_of,
+    NoteTexts,
 )
 from conftest import make_bot
 from standin_ollama import standin_vector, unused_url
@@ -143,8 +143,8 @@ async def test_the_ollama_backend_embeds_through_the_standin(standin_ollama, tmp
     bodies = list(standin_ollama.embed_requests)
     assert bodies and {b["model"] for b in bodies} == {"bge-m3"}
     embedded = [t for b in bodies for t in b["input"]]
-    texts = texts_of(bot.snapshot.indexes)
-    assert sorted(embedded) == sorted({t for group in texts.values() for t in group})
+    texts = NoteTexts().of(bot.snapshot.indexes)
+    assert sorted(embedded) == sorted(texts.keys)
     # a question is embedded off the event loop before the search, and the follow-up's rewriting too
     history = [{"role": "user", "content": "Quel modèle utilise GrasBot ?"}]
     await bot.prepare_question("et il tourne sur quelle carte graphique ?", history)
@@ -299,11 +299,9 @@ def semantic_snapshot(request, tmp_path_factory):
     snapshot = build_snapshot(settings)
     embedder = WordsEmbedder()
     store = VectorStore(embedder.model, None)
-    texts = texts_of(snapshot.indexes)
-    todo = sorted({t for group in texts.values() for t in group})
-    from grasbot._semantic import text_key
-
-    store.put([text_key(t) for t in todo], embedder.embed(todo))
+    texts = NoteTexts().of(snapshot.indexes)
+    todo = sorted(texts.keys)
+    store.put([texts.keys[t] for t in todo], embedder.embed(todo))
     return snapshot, semantic_indexes(snapshot.indexes, texts, store, QuestionVectors(embedder))
 
 
@@ -320,10 +318,58 @@ def test_fast_path_equals_exhaustive_with_meaning(semantic_snapshot, audience):
     for i, q in enumerate(questions):
         top_k = (5, 1, 3, 12)[i % 4]
         history = [{"role": "user", "content": questions[i - 1]}] if i % 7 == 0 else None
-        kwargs = dict(top_k=top_k, min_score=3.0, history=history, semantic=lambda text: meaning.match(text, SEMANTIC_MIN_Z))
+        kwargs = dict(top_k=top_k, min_score=3.0, history=history, semantic=lambda text: meaning.match(text, SEMANTIC_MIN_Z, SEMANTIC_NOTES))
         fast = search(q, index, exhaustive=False, **kwargs).to_dict()
         slow = search(q, index, exhaustive=True, **kwargs).to_dict()
         fast.pop("took_ms"), slow.pop("took_ms")
         assert fast == slow, q
         with_meaning += any(r["signal"] == "semantic" for s in fast["results"] for r in s["reasons"])
     assert with_meaning > len(questions) // 2  # the comparison is about rankings that meaning shaped
+
+
+def test_match_keeps_the_closest_notes_above_the_spread_within_its_limit():
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(size=(200, 8)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    question = matrix[0] + 0.1 * matrix[1]
+
+    class Fixed:
+        model, remote = "fixed", False
+
+        def embed(self, texts):
+            return np.array([question / np.linalg.norm(question)] * len(texts), dtype=np.float32)
+
+    from grasbot._semantic import SemanticIndex
+
+    index = SemanticIndex([f"p{i:03}.md" for i in range(200)], matrix, np.arange(200), QuestionVectors(Fixed()))
+    cosines = matrix @ (question / np.linalg.norm(question))
+    z = (cosines - cosines.mean()) / cosines.std()
+    every = index.match("q", 1.0, 1_000)
+    assert set(every) == {f"p{i:03}.md" for i in np.flatnonzero(z >= 1.0)} and len(every) > 12
+    top = index.match("q", 1.0, 12)
+    assert set(top) == {f"p{i:03}.md" for i in np.argsort(-cosines)[:12]}
+    assert all(c.z >= 1.0 and abs(c.cosine - cosines[int(p[1:4])]) < 1e-6 for p, c in top.items())
+    assert index.match("   ", 1.0, 12) == {}
+
+
+def test_a_head_reads_the_start_of_a_note_and_never_cuts_a_link_in_two(note_writer):
+    note_writer("secret.md", "title: Secret privé\nvisibility: private", "rien")
+    note_writer("long.md", "title: Long\nvisibility: public", "x" * 3_990 + " [[Secret privé|le lien]] suite\n" + "fin " * 5_000)
+    bot = make_bot(note_writer.root)
+    head = head_text(bot.snapshot.vault.notes["long.md"])
+    assert "le lien" in head[:2_100] or len(head) < 2_100
+    assert "Secret" not in head and "fin fin" not in head  # the link kept its label only; the rest unread
+
+
+def test_note_texts_are_made_once_per_note_bytes(note_writer):
+    note_writer("a.md", "title: A\nvisibility: public", "Texte a.")
+    note_writer("b.md", "title: B\nvisibility: public", "Texte b.")
+    bot = make_bot(note_writer.root)
+    made = NoteTexts()
+    first = made.of(bot.snapshot.indexes)
+    note_writer("b.md", "title: B\nvisibility: public", "Texte b, changé.")
+    bot.reload()
+    second = made.of(bot.snapshot.indexes)
+    assert second.by_path["a.md"] is first.by_path["a.md"]  # not read again
+    assert second.by_path["b.md"] != first.by_path["b.md"] and "changé" in second.by_path["b.md"][0]
+    assert set(second.keys) == {t for texts in second.by_path.values() for t in texts}

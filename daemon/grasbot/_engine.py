@@ -28,19 +28,18 @@ from ._llm import LLMClient
 from ._parallel import load_shares
 from ._prompt import build_prompt, keep_known_citations
 from ._questionlog import QuestionLog
-from ._scoring import SEMANTIC_MIN_Z
+from ._scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
 from ._search import HISTORY_TURNS, SearchResult, Semantic, search
 from ._semantic import (
     Progress,
     QuestionVectors,
     SemanticIndex,
     VectorStore,
-    all_keys,
     embed_into,
     make_embedder,
     missing,
     semantic_indexes,
-    texts_of,
+    NoteTexts,
 )
 from ._vault import Issue, Vault, VaultOptions, load_vault, walk_markdown
 from ._version import __version__
@@ -237,6 +236,7 @@ class GrasBot:
         self._worker_lock = threading.Lock()
         self._embed_again = False
         self._progress = Progress(0, 0)
+        self._texts = NoteTexts()
         self._embed_error: str | None = None
         if self.embedder is not None:
             folder = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
@@ -319,7 +319,7 @@ class GrasBot:
 
         def close(text: str):
             try:
-                return index.match(text, SEMANTIC_MIN_Z)
+                return index.match(text, SEMANTIC_MIN_Z, SEMANTIC_NOTES)
             except EmbeddingError as exc:
                 log.warning("question answered without the semantic signal: %s", exc)
                 return {}
@@ -355,9 +355,9 @@ class GrasBot:
             self._generation += 1  # a background pass for an older version gives way
         generation = self._generation
         with self._embedding:
-            texts = texts_of(snapshot.indexes)
+            texts = self._texts.of(snapshot.indexes)
             todo = missing(texts, store)
-            total = len(all_keys(texts))
+            total = len(set(texts.keys.values()))
             self._progress = Progress(total - len(todo), total)
 
             def progressed(done: int) -> None:
@@ -376,7 +376,7 @@ class GrasBot:
                 return False
             self._embed_error = None
             if todo:
-                store.save(all_keys(texts))
+                store.save(texts.keys.values())
             return True
 
     def start_embedding(self) -> None:
@@ -509,7 +509,7 @@ class GrasBot:
         with self._reload_lock:
             old = self._snapshot
             new = build_snapshot(self.settings, old, scanned=scanned)
-            inline = self._vectors is not None and len(missing(texts_of(new.indexes), self._vectors)) <= EMBED_INLINE
+            inline = self._vectors is not None and len(missing(self._texts.of(new.indexes), self._vectors)) <= EMBED_INLINE
             if inline:  # a few edited notes: embedded before the swap, so meaning never drops out
                 self.embed_pending(new)
             self._snapshot = new

@@ -36,6 +36,7 @@ TAXONOMY_CAP = 10.0  # so a note stuffed with tags cannot outweigh the rest
 BM25_WEIGHT = 1.0  # body BM25 as a share of the question's ceiling, times SCALE
 SEMANTIC_WEIGHT = 1.0  # a z-score of meaning against a z-score of the body's BM25
 SEMANTIC_MIN_Z = 1.0  # notes closer in meaning than this many deviations above the mean score
+SEMANTIC_NOTES = 50  # ... and among them, the closest this many: what a search can afford to score
 SEMANTIC_FLOOR = 0.5  # the semantic signal's unit when the body's BM25 barely varies (points)
 PRIORITY_STEP, PRIORITY_CAP = 0.002, 10.0  # × the note's evidence: 2 % at priority 10
 HUB_SHARE = 0.01
