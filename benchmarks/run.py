@@ -328,7 +328,9 @@ async def _wrk_clients(url: str, seconds: float, clients: int, mode: str, bodies
     return {"clients": clients, "calls": r["calls"], "errors": r["errors"] + r["socket_errors"], "elapsed": r["elapsed"], "questions": asked}
 
 
-async def _daemon_throughput(seconds: float, clients: int, question_log: Path | None, mode: str, *, wrk: Path | None = None) -> dict:
+async def _daemon_throughput(
+    seconds: float, clients: int, question_log: Path | None, mode: str, *, wrk: Path | None = None, semantic: str = "bundled"
+) -> dict:
     """`search` calls a second over loopback: the daemon in this process, the clients in
     another (on one process they would share its core and measure themselves as much).
     `question_log`: where visitors' questions are logged (a fresh file), or None for no log;
@@ -344,12 +346,18 @@ async def _daemon_throughput(seconds: float, clients: int, question_log: Path | 
     bodies = _wrk_bodies(mode, wrk) if wrk is not None else None
     # as `grasbot serve` runs: its access log on (one INFO line a request), written to /dev/null
     logging.basicConfig(level=logging.INFO, stream=open(os.devnull, "w"), force=True)
-    settings = Settings.load(env={}, port=0, question_log=question_log if question_log else "off")
+    settings = Settings.load(env={}, port=0, question_log=question_log if question_log else "off", semantic=semantic)
     app = create_app(settings)
     runner = web.AppRunner(app, **runner_kwargs())
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
+    from grasbot._server import BOT
+
+    for _ in range(1200):  # measured once the worker has embedded the vault: searches with meaning
+        if semantic == "off" or app[BOT].snapshot.semantic:
+            break
+        await asyncio.sleep(0.05)
     port = site._server.sockets[0].getsockname()[1]
     url = f"http://127.0.0.1:{port}/rpc"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -479,11 +487,13 @@ def main() -> None:
         log = args.work / "questions.sqlite3"
         wrk = None if args.python_clients or shutil.which("wrk") is None else args.work
         caller = "wrk (one thread)" if wrk else "aiohttp clients (install wrk: they are lighter)"
-        for what, path in (("question log on", log), ("question log off", None)):
+        for what, path, semantic in (
+            ("question log on", log, "bundled"), ("question log on, semantic off", log, "off"), ("question log off", None, "bundled"),
+        ):
             for mode in ("repeated", "new"):
                 for stale in args.work.glob("questions.sqlite3*"):
                     stale.unlink()
-                r = asyncio.run(_daemon_throughput(args.seconds, args.clients, path, mode, wrk=wrk))
+                r = asyncio.run(_daemon_throughput(args.seconds, args.clients, path, mode, wrk=wrk, semantic=semantic))
                 asked = "400 questions asked again and again" if mode == "repeated" else "every question new"
                 print(
                     f"daemon, bundled vault, loopback, {what}, {asked}: {r['calls_per_s']:.0f} search calls/s "
