@@ -61,8 +61,10 @@ def test_search_json_shape(capsys):
     assert data["grounded"] is True
     assert len(data["results"]) == 3
     first = data["results"][0]
-    assert set(first) == {"slug", "title", "type", "score", "reasons", "url", "path"}
+    assert set(first) == {"slug", "title", "type", "score", "reasons", "url", "path", "passages"}
     assert first["slug"] == "grasbot-pipeline"
+    assert first["passages"] == [{"heading": [], "anchor": None, "url": None, "chars": first["passages"][0]["chars"]}]
+    assert first["passages"][0]["chars"] > 1_000  # a short note goes whole
     assert first["path"] == "grasbot/grasbot-pipeline.md"
     assert first["score"] == pytest.approx(sum(r["points"] for r in first["reasons"]), abs=0.01)
     assert all(set(r) == {"signal", "points", "detail"} for r in first["reasons"])

@@ -12,6 +12,7 @@ from ._config import Settings
 from ._engine import GrasBot
 from ._evaluate import evaluate, read_cases
 from ._exceptions import GrasbotError
+from ._passages import ANCHOR_FORMS
 from ._questionlog import add_log_parser, cmd_log
 
 
@@ -30,6 +31,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--temperature", dest="llm_temperature", type=float, help="LLM_TEMPERATURE (default 0.4)")
     parser.add_argument("--keep-alive", dest="llm_keep_alive", metavar="DURATION", help="LLM_KEEP_ALIVE (default 30m)")
     parser.add_argument("--prompt-budget", dest="prompt_budget", type=int, metavar="CHARS", help="GRASBOT_PROMPT_BUDGET (default 12000)")
+    parser.add_argument(
+        "--anchors", choices=ANCHOR_FORMS,
+        help="GRASBOT_ANCHORS: a heading's anchor as the site makes it (default slug: tarte-aux-pommes)",
+    )
     parser.add_argument("--url-map", dest="url_map", metavar="TYPE=/PATH/{slug},…", help="GRASBOT_URL_MAP: a source's url from its type")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -73,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _settings(args: argparse.Namespace) -> Settings:
     names = ("vault_dir", "exclude", "default_visibility", "search_top_k", "search_min_score",
-             "llm_model", "ollama_host", "llm_timeout", "llm_temperature", "llm_keep_alive", "prompt_budget",
+             "llm_model", "ollama_host", "llm_timeout", "llm_temperature", "llm_keep_alive", "prompt_budget", "anchors",
              "url_map", "host", "port", "token", "token_file",
              "cors_origins", "trusted_proxies", "question_log", "log_retention_days", "cache_dir", "index_cache")
     return Settings.load(**{n: getattr(args, n, None) for n in names})

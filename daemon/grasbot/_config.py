@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ._exceptions import ConfigError
+from ._passages import ANCHOR_FORMS
 from ._questionlog import DEFAULT_RETENTION_DAYS, default_log_path, parse_log_path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -38,6 +39,7 @@ class Settings:
     search_top_k: int = 5
     search_min_score: float = 4.0
     prompt_budget: int = 12_000  # characters of notes in the prompt; about 3,500 tokens of French
+    anchors: str = "slug"  # how the site turns a heading into its anchor (_passages.ANCHOR_FORMS)
     url_map: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_URL_MAP))
     host: str = "127.0.0.1"
     port: int = 8765
@@ -73,6 +75,7 @@ class Settings:
         "SEARCH_TOP_K": "search_top_k",
         "SEARCH_MIN_SCORE": "search_min_score",
         "GRASBOT_PROMPT_BUDGET": "prompt_budget",
+        "GRASBOT_ANCHORS": "anchors",
         "GRASBOT_URL_MAP": "url_map",
         "GRASBOT_HOST": "host",
         "GRASBOT_PORT": "port",
@@ -116,6 +119,8 @@ class Settings:
             raise ConfigError(f"LLM_TIMEOUT must be positive, not {self.llm_timeout}")
         if self.prompt_budget < 500:
             raise ConfigError(f"GRASBOT_PROMPT_BUDGET must be at least 500 characters, not {self.prompt_budget}")
+        if self.anchors not in ANCHOR_FORMS:
+            raise ConfigError(f"GRASBOT_ANCHORS must be one of {', '.join(ANCHOR_FORMS)}, not {self.anchors!r}")
         if self.log_retention_days < 1:
             raise ConfigError(f"GRASBOT_LOG_RETENTION_DAYS must be at least 1, not {self.log_retention_days}")
         for name in ("max_question", "max_body", "max_batch", "max_history", "max_turn", "rate_burst"):

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from ._analysis import tokenize_fr
 from ._index import Index
-from ._vault import Note
+from ._passages import Passage, question_weights
 
 NOTES_USED = 3
 SENTENCES = 3
@@ -45,26 +45,38 @@ def sentences(markdown: str) -> list[str]:
     return out
 
 
-def extractive_answer(question: str, notes: Sequence[Note], index: Index, *, grounded: bool) -> str:
-    """Up to three sentences, best first, from the first notes, each followed by its [slug]."""
-    if not grounded or not notes:
+def extractive_answer(
+    question: str, passages: Sequence[Passage], index: Index, *, grounded: bool, history: Sequence[dict] = ()
+) -> str:
+    """Up to three sentences, best first, from the passages the LLM would have read (those
+    of the first notes), each followed by its [slug]."""
+    if not grounded or not passages:
         return NOT_FOUND
-    wanted = set(tokenize_fr(question))
+    weights = question_weights(question, history)
+    notes = list(dict.fromkeys(p.path for p in passages))[:NOTES_USED]
     picked: list[tuple[float, int, int, str, str]] = []
-    for rank, note in enumerate(notes[:NOTES_USED]):
+    for rank, path in enumerate(notes):
         scored = []
-        for position, sentence in enumerate(sentences(note.body)):
-            found = wanted.intersection(tokenize_fr(sentence))
+        slug = next(p.slug for p in passages if p.path == path)
+        texts = [_sent_text(p) for p in passages if p.path == path]
+        for position, sentence in enumerate(s for text in texts for s in sentences(text)):
+            found = set(weights).intersection(tokenize_fr(sentence))
             if found:
-                scored.append((sum(index.idf(t) for t in found), rank, position, sentence, note.slug))
+                score = sum(weights[t] * index.idf(t) for t in found)
+                scored.append((score, rank, position, sentence, slug))
         scored.sort(key=lambda s: (-s[0], s[2]))
         picked.extend(scored[:PER_NOTE])
-    if not picked:  # nothing matches word for word: the best note's opening still says what it is about
-        first = sentences(notes[0].body)
-        picked = [(0.0, 0, 0, first[0], notes[0].slug)] if first else []
+    if not picked:  # nothing matches word for word: the best passage's opening still says what it is about
+        first = sentences(_sent_text(passages[0]))
+        picked = [(0.0, 0, 0, first[0], passages[0].slug)] if first else []
     if not picked:
         return NOT_FOUND
     best = sorted(picked, key=lambda s: (-s[0], s[1], s[2]))[:SENTENCES]
     best.sort(key=lambda s: (s[1], s[2]))
     lines = [f"- {sentence} [{slug}]" for _, _, _, sentence, slug in best]
     return "\n".join([INTRO, *lines])
+
+
+def _sent_text(passage: Passage) -> str:
+    """The passage's text without the mark of its cut."""
+    return passage.text[: passage.cut[0]] if passage.cut else passage.text

@@ -16,6 +16,7 @@ from typing import Iterable, Mapping, NamedTuple
 
 from ._analysis import Terms, body_counts, tokens
 from ._postings import LazyTable, Postings, Union
+from ._sections import Sections, cut_note
 from ._vault import LinkResolver, Note, Vault, rewrite_links
 
 Labeled = tuple[tuple[str, Terms], ...]  # (the author's text, its stems), empty stems left out
@@ -68,6 +69,7 @@ class NoteAnalysis:
     answers: Labeled
     tags: Labeled
     domains: Labeled
+    sections: Sections  # the note cut along its headings (`_sections`): what a prompt quotes
     body: Mapping[str, int]  # stem -> count
 
     def field_terms(self) -> dict[str, int]:
@@ -113,10 +115,14 @@ def _indexable(note: Note) -> str:
     be a private note's: only the labels an author wrote are kept, so no audience can find a
     note by it. Addresses go too: « https://… » in every other note would make « HTTP » a word
     that means nothing."""
-    body = note.body
-    if "://" in body or "www." in body:  # what _URL needs: a substring test spares its scan
-        body = _URL.sub(" ", body)
-    return rewrite_links(body, _hide_targets)
+    return indexable_text(note.body)
+
+
+def indexable_text(text: str) -> str:
+    """`_indexable` of any piece of a note's text (a passage, a heading)."""
+    if "://" in text or "www." in text:  # what _URL needs: a substring test spares its scan
+        text = _URL.sub(" ", text)
+    return rewrite_links(text, _hide_targets)
 
 
 class NoteCounts(LazyTable):
@@ -155,6 +161,7 @@ def analyse_note(note: Note, *, lazy_body: bool = False) -> NoteAnalysis:
         answers=_labeled(note.answers),
         tags=_labeled(note.tags),
         domains=_labeled(note.domains),
+        sections=cut_note(note.body),
         body=NoteCounts(note) if lazy_body else body_counts_of(note),
     )
 
@@ -181,12 +188,26 @@ class Index:
         """The note's body as this audience may read it: links become words, and a link to a
         note outside the audience (a private one, for a visitor) or to no loaded note loses its
         target's name, keeping only the label its author wrote here."""
+        return self.readable_text(self.notes[path].body)
+
+    def readable_text(self, text: str) -> str:
+        """`readable_body` of a piece of a note (a passage, a heading)."""
 
         def visible(target: str) -> bool:
             resolved = self.resolver.resolve(target) if self.resolver else None
             return resolved is not None and resolved in self.notes  # a dangling link may name an excluded note
 
-        return rewrite_links(self.notes[path].body, visible)
+        return rewrite_links(text, visible)
+
+    def derived(self, key: object, make):
+        """An index-wide value another module derives from this index (`_passages`' passage
+        counts), made once by `make()` and kept as long as the index (a reload makes a new
+        one). `key` is an `object()` of that module's, as the index's own entries are: the
+        terms' memo, when forgotten, keeps those."""
+        value = self._memo.get(key)
+        if value is None:
+            value = self._memo[key] = make()
+        return value
 
     @property
     def bonuses(self) -> Mapping[str, float]:
