@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from typing import Sequence
 
 from ._config import Settings
 from ._engine import GrasBot
 from ._evaluate import evaluate, read_cases
-from ._exceptions import GrasbotError
+from ._exceptions import ConfigError, GrasbotError
+from ._fallback import extractive_answer
 from ._passages import ANCHOR_FORMS
 from ._questionlog import add_log_parser, cmd_log
 
@@ -56,8 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="the vault's health: broken notes, duplicate slugs, dangling links, questions that miss")
     _common(p)
 
-    p = sub.add_parser("eval", help="hit@1, hit@5 and MRR@10 on a file of questions")
-    p.add_argument("--questions", required=True, metavar="FILE.tsv", help="question<TAB>path;path lines")
+    p = sub.add_parser("eval", help="hit@1, hit@5 and MRR@10 on a file of questions; context recall when it gives phrases")
+    p.add_argument(
+        "--questions", required=True, metavar="FILE.tsv",
+        help="question<TAB>path;path[<TAB>phrase] lines; with phrases, --ollama-host must be a stand-in Ollama (eval/context_recall.py)",
+    )
     _common(p)
 
     p = sub.add_parser("serve", help="run the daemon (JSON-RPC and the site's HTTP endpoints)")
@@ -169,17 +174,62 @@ def cmd_check(bot: GrasBot, args) -> int:
     return int(failed)
 
 
+def prompts_received(bot: GrasBot, questions: Sequence[str]) -> list[str]:
+    """Each question answered as a visitor through the LLM at the configured Ollama host, and
+    the prompt that server received, read back from its record: the host must be a stand-in
+    Ollama (`tests/standin_ollama.py`, which `eval/context_recall.py` starts)."""
+    import httpx
+
+    host = (bot.settings.ollama_host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434").rstrip("/")
+
+    async def run() -> list[str]:
+        texts = []
+        try:
+            async with httpx.AsyncClient(timeout=30.0) as http:
+                for question in questions:
+                    payload = await bot.answer(question, audience="visitor")
+                    if "llm_error" in payload:
+                        raise ConfigError(f"context recall: the LLM at {host} did not answer ({payload['llm_error']})")
+                    got = await http.get(f"{host}/standin/requests")
+                    if got.status_code != 200:
+                        raise ConfigError(f"context recall: {host} keeps no record of the prompts it received "
+                                          "(run the stand-in Ollama: eval/context_recall.py)")
+                    messages = got.json()["requests"][-1]["messages"]
+                    texts.append("\n\n".join(m["content"] for m in messages))
+        except httpx.HTTPError as exc:
+            raise ConfigError(f"context recall: cannot read {host}/standin/requests ({exc})") from None
+        finally:
+            await bot.aclose()
+        return texts
+
+    return asyncio.run(run())
+
+
 def cmd_eval(bot: GrasBot, args) -> int:
     cases = read_cases(args.questions)
-    report = evaluate(cases, lambda q: [s.path for s in bot.search(q, top_k=10, audience="owner").sources])
+    prompts = fallback = None
+    if any(c.phrase for c in cases):  # the file says where each answer is: did it reach the LLM?
+        prompts = prompts_received(bot, [c.question for c in cases])
+        index = bot.snapshot.index("visitor")
+
+        def fallback(q: str) -> str:
+            result = bot.search(q, audience="visitor")
+            return extractive_answer(q, result.context, index, grounded=result.grounded)
+
+    report = evaluate(cases, lambda q: [s.path for s in bot.search(q, top_k=10, audience="owner").sources], prompts, fallback)
     data = report.to_dict()
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
     print(f"{data['questions']} questions: hit@1 {data['hit@1']:.3f}  hit@5 {data['hit@5']:.3f}  MRR@10 {data['mrr@10']:.3f}")
+    if "context_recall" in data:
+        print(f"context recall {data['context_recall']:.3f}  fallback recall {data['fallback_recall']:.3f}")
     for miss in data["misses"]:
         where = f"rank {miss['rank']}" if miss["rank"] else "not in the top 10"
         print(f"  missed ({where}): {miss['question']}  expected {', '.join(miss['expected'])}; got {', '.join(miss['got'])}")
+    for miss in data.get("context_misses", ()):
+        where = f"rank {miss['rank']}" if miss["rank"] else "not in the top 10"
+        print(f"  not in the prompt ({where}): {miss['question']}  « {miss['phrase']} »")
     return 0
 
 

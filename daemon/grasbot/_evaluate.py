@@ -1,7 +1,10 @@
-"""Retrieval quality on a file of questions with the notes that answer them."""
+"""Retrieval quality on a file of questions with the notes that answer them, and, when the
+file gives a phrase of each answering passage, whether that phrase reached the prompt sent to
+the LLM (context recall) and the extractive fallback."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -14,12 +17,15 @@ class Case:
     question: str
     expected: frozenset[str]  # vault-relative paths
     line: int
+    phrase: str | None = None  # verbatim words of the passage that answers
 
 
 @dataclass(frozen=True)
 class Outcome:
     case: Case
     ranked: tuple[str, ...]  # paths, best first
+    in_prompt: bool | None = None  # the phrase was in the prompt the LLM received (None: no phrase)
+    in_fallback: bool | None = None  # ... in the extractive answer
 
     @property
     def rank(self) -> int | None:
@@ -39,11 +45,16 @@ class Report:
     def mrr_at(self, k: int) -> float:
         return sum(1 / o.rank for o in self.outcomes if o.rank is not None and o.rank <= k) / len(self.outcomes)
 
+    def recall(self, field: str) -> float | None:
+        """The share of the questions with a phrase whose phrase reached `field` (in_prompt, in_fallback)."""
+        measured = [getattr(o, field) for o in self.outcomes if getattr(o, field) is not None]
+        return sum(measured) / len(measured) if measured else None
+
     def misses(self, k: int = 1) -> list[Outcome]:
         return [o for o in self.outcomes if o.rank is None or o.rank > k]
 
     def to_dict(self) -> dict:
-        return {
+        data = {
             "questions": len(self.outcomes),
             "hit@1": round(self.hit_at(1), 4),
             "hit@5": round(self.hit_at(5), 4),
@@ -53,10 +64,21 @@ class Report:
                 for o in self.misses()
             ],
         }
+        for name, field in (("context_recall", "in_prompt"), ("fallback_recall", "in_fallback")):
+            value = self.recall(field)
+            if value is not None:
+                data[name] = round(value, 4)
+        if self.recall("in_prompt") is not None:
+            data["context_misses"] = [
+                {"question": o.case.question, "expected": sorted(o.case.expected), "phrase": o.case.phrase, "rank": o.rank}
+                for o in self.outcomes if o.in_prompt is False
+            ]
+        return data
 
 
 def read_cases(path: str | Path) -> list[Case]:
-    """`question<TAB>path;path` lines; `#` lines and blank lines are comments."""
+    """`question<TAB>path;path` lines, maybe with a third column, `<TAB>phrase`: verbatim words
+    of the passage that answers; `#` lines and blank lines are comments."""
     cases = []
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
@@ -65,16 +87,44 @@ def read_cases(path: str | Path) -> list[Case]:
     for number, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        question, tab, paths = line.partition("\t")
+        question, tab, rest = line.partition("\t")
+        paths, has_phrase, phrase = rest.partition("\t")
         expected = frozenset(p.strip() for p in paths.split(";") if p.strip())
-        if not tab or not question.strip() or not expected:
-            raise ConfigError(f"{path}:{number}: expected 'question<TAB>path;path', got {line[:60]!r}")
-        cases.append(Case(question.strip(), expected, number))
+        if not tab or not question.strip() or not expected or (has_phrase and not phrase.strip()):
+            raise ConfigError(f"{path}:{number}: expected 'question<TAB>path;path[<TAB>phrase]', got {line[:60]!r}")
+        cases.append(Case(question.strip(), expected, number, phrase.strip() or None))
     if not cases:
         raise ConfigError(f"{path}: no questions in the file")
     return cases
 
 
-def evaluate(cases: Sequence[Case], rank: Callable[[str], Sequence[str]]) -> Report:
-    """`rank(question)` returns vault-relative paths, best first (at least the first 10)."""
-    return Report(tuple(Outcome(case, tuple(rank(case.question))) for case in cases))
+_SPACE = re.compile(r"\s+")
+_MARKS = re.compile(r"[*_`]+")
+
+
+def contains(text: str, phrase: str, *, marks: bool = True) -> bool:
+    """`phrase` in `text`, whitespace collapsed; with `marks=False`, emphasis and code marks
+    dropped from both (the extractive answer drops them)."""
+    if not marks:
+        text, phrase = _MARKS.sub("", text), _MARKS.sub("", phrase)
+    return _SPACE.sub(" ", phrase).strip() in _SPACE.sub(" ", text)
+
+
+def evaluate(
+    cases: Sequence[Case],
+    rank: Callable[[str], Sequence[str]],
+    prompts: Sequence[str] | None = None,
+    fallback: Callable[[str], str] | None = None,
+) -> Report:
+    """`rank(question)` returns vault-relative paths, best first (at least the first 10).
+    `prompts`: the text the LLM received for each case, in order; `fallback(question)`: the
+    extractive answer. Both are measured on the cases that have a phrase."""
+    outcomes = []
+    for i, case in enumerate(cases):
+        in_prompt = in_fallback = None
+        if case.phrase is not None and prompts is not None:
+            in_prompt = contains(prompts[i], case.phrase)
+        if case.phrase is not None and fallback is not None:
+            in_fallback = contains(fallback(case.question), case.phrase, marks=False)
+        outcomes.append(Outcome(case, tuple(rank(case.question)), in_prompt, in_fallback))
+    return Report(tuple(outcomes))
