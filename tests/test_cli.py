@@ -221,7 +221,7 @@ def test_eval_bad_file(capsys, note_writer, tmp_path):
     tsv.write_text("une question sans tabulation\n", encoding="utf-8")
     code, _, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(eval_vault(note_writer)))
     assert code == 2
-    assert "bad.tsv:1: expected 'question<TAB>path;path'" in err
+    assert "bad.tsv:1: expected 'question<TAB>path;path[<TAB>phrase]'" in err
     code, _, err = run(capsys, "eval", "--questions", str(tmp_path / "absent.tsv"))
     assert code == 2
     assert "cannot read the questions file" in err
