@@ -212,9 +212,9 @@ def cmd_eval(bot: GrasBot, args) -> int:
         prompts = prompts_received(bot, [c.question for c in cases])
         index = bot.snapshot.index("visitor")
 
-        def fallback(q: str) -> str:
+        def fallback(q: str) -> tuple[str, list[str]]:
             result = bot.search(q, audience="visitor")
-            return extractive_answer(q, result.context, index, grounded=result.grounded)
+            return extractive_answer(q, result.context, index, grounded=result.grounded), [p.text for p in result.context]
 
     report = evaluate(cases, lambda q: [s.path for s in bot.search(q, top_k=10, audience="owner").sources], prompts, fallback)
     data = report.to_dict()

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ._exceptions import ConfigError
+from ._fallback import sentences
 
 
 @dataclass(frozen=True)
@@ -110,21 +111,39 @@ def contains(text: str, phrase: str, *, marks: bool = True) -> bool:
     return _SPACE.sub(" ", phrase).strip() in _SPACE.sub(" ", text)
 
 
+_QUOTED = re.compile(r"^- (.*?)…? \[[a-z0-9][a-z0-9-]*\]$", re.MULTILINE)
+
+
+def quotes_answer(answer: str, passages: Sequence[str], phrase: str) -> bool:
+    """Whether an extractive answer quotes the passage that answers: the phrase itself, or a
+    sentence of a passage that holds it."""
+    if contains(answer, phrase, marks=False):
+        return True
+    quoted = _QUOTED.findall(answer)
+    for text in passages:
+        if contains(text, phrase):
+            said = " ".join(sentences(text))
+            if any(q and q in said for q in quoted):
+                return True
+    return False
+
+
 def evaluate(
     cases: Sequence[Case],
     rank: Callable[[str], Sequence[str]],
     prompts: Sequence[str] | None = None,
-    fallback: Callable[[str], str] | None = None,
+    fallback: Callable[[str], tuple[str, Sequence[str]]] | None = None,
 ) -> Report:
     """`rank(question)` returns vault-relative paths, best first (at least the first 10).
     `prompts`: the text the LLM received for each case, in order; `fallback(question)`: the
-    extractive answer. Both are measured on the cases that have a phrase."""
+    extractive answer and the texts of the passages it was made from. Both are measured on
+    the cases that have a phrase."""
     outcomes = []
     for i, case in enumerate(cases):
         in_prompt = in_fallback = None
         if case.phrase is not None and prompts is not None:
             in_prompt = contains(prompts[i], case.phrase)
         if case.phrase is not None and fallback is not None:
-            in_fallback = contains(fallback(case.question), case.phrase, marks=False)
+            in_fallback = quotes_answer(*fallback(case.question), case.phrase)
         outcomes.append(Outcome(case, tuple(rank(case.question)), in_prompt, in_fallback))
     return Report(tuple(outcomes))

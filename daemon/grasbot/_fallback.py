@@ -13,9 +13,7 @@ from ._analysis import tokenize_fr
 from ._index import Index
 from ._passages import Passage, question_weights
 
-NOTES_USED = 3
 SENTENCES = 3
-PER_NOTE = 2
 MAX_SENTENCE = 320
 
 INTRO = "Le modèle de langue ne répond pas pour l'instant ; voici ce que disent les notes :"
@@ -48,32 +46,29 @@ def sentences(markdown: str) -> list[str]:
 def extractive_answer(
     question: str, passages: Sequence[Passage], index: Index, *, grounded: bool, history: Sequence[dict] = ()
 ) -> str:
-    """Up to three sentences, best first, from the passages the LLM would have read (those
-    of the first notes), each followed by its [slug]."""
+    """Up to three sentences from the passages the LLM would have read, each followed by its
+    [slug]: the best sentence of each of the best passages, best passage first (a passage's
+    relevance counts its heading, which none of its sentences holds), then the next best
+    sentences of those passages if fewer than three passages have one."""
     if not grounded or not passages:
         return NOT_FOUND
     weights = question_weights(question, history)
-    notes = list(dict.fromkeys(p.path for p in passages))[:NOTES_USED]
-    picked: list[tuple[float, int, int, str, str]] = []
-    for rank, path in enumerate(notes):
+    rounds: list[list[tuple[str, str]]] = []  # per passage, best passage first: its sentences best first
+    for passage in sorted(passages, key=lambda p: -p.score):
         scored = []
-        slug = next(p.slug for p in passages if p.path == path)
-        texts = [_sent_text(p) for p in passages if p.path == path]
-        for position, sentence in enumerate(s for text in texts for s in sentences(text)):
+        for position, sentence in enumerate(sentences(_sent_text(passage))):
             found = set(weights).intersection(tokenize_fr(sentence))
             if found:
-                score = sum(weights[t] * index.idf(t) for t in found)
-                scored.append((score, rank, position, sentence, slug))
-        scored.sort(key=lambda s: (-s[0], s[2]))
-        picked.extend(scored[:PER_NOTE])
+                scored.append((-sum(weights[t] * index.idf(t) for t in found), position, sentence))
+        if scored:
+            rounds.append([(sentence, passage.slug) for _, _, sentence in sorted(scored)])
+    picked = [found[depth] for depth in range(SENTENCES) for found in rounds if depth < len(found)][:SENTENCES]
     if not picked:  # nothing matches word for word: the best passage's opening still says what it is about
         first = sentences(_sent_text(passages[0]))
-        picked = [(0.0, 0, 0, first[0], passages[0].slug)] if first else []
+        picked = [(first[0], passages[0].slug)] if first else []
     if not picked:
         return NOT_FOUND
-    best = sorted(picked, key=lambda s: (-s[0], s[1], s[2]))[:SENTENCES]
-    best.sort(key=lambda s: (s[1], s[2]))
-    lines = [f"- {sentence} [{slug}]" for _, _, _, sentence, slug in best]
+    lines = [f"- {sentence} [{slug}]" for sentence, slug in picked]
     return "\n".join([INTRO, *lines])
 
 

@@ -24,7 +24,6 @@ from ._analysis import slugify, tokens
 from ._index import B, K1, Index, indexable_text
 from ._sections import Sections, heading_path
 
-PER_NOTE = 4  # passages one note may give
 MIN_SHARE = 0.3  # a passage scoring less than this share of the best one is left out
 OPENING = 400  # a long note's opening passage this short comes along with its other passages
 HISTORY_TURNS = 2  # earlier user questions whose words still count (search uses as many)
@@ -113,7 +112,7 @@ def choose_passages(
             break
         picked = chosen.setdefault(path, {})
         start, end, _ = cuts_of[path][number]
-        if number not in picked and len(picked) < PER_NOTE and end - start <= left:
+        if number not in picked and end - start <= left:
             picked[number] = (value, end - start)
             left -= end - start
     for path, picked in chosen.items():  # a long note's short opening says what it is about
