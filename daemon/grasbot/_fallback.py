@@ -62,7 +62,8 @@ def extractive_answer(
                 scored.append((-sum(weights[t] * index.idf(t) for t in found), position, sentence))
         if scored:
             rounds.append([(sentence, passage.slug) for _, _, sentence in sorted(scored)])
-    picked = [found[depth] for depth in range(SENTENCES) for found in rounds if depth < len(found)][:SENTENCES]
+    picked = list(dict.fromkeys(found[depth] for depth in range(SENTENCES) for found in rounds if depth < len(found)))
+    picked = picked[:SENTENCES]  # a sentence repeated in several passages is quoted once
     if not picked:  # nothing matches word for word: the best passage's opening still says what it is about
         first = sentences(_sent_text(passages[0]))
         picked = [(first[0], passages[0].slug)] if first else []
