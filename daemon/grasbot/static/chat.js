@@ -73,9 +73,38 @@
         kind.textContent = s.type;
         card.appendChild(kind);
       }
+      const sections = showPassages(s, name);
+      if (sections) card.appendChild(sections);
       sourceList.appendChild(card);
     }
     sourcesSection.hidden = sources.length === 0;
+  }
+
+  // The sections of a note the answer was written from, each a link to it on the site when
+  // the note has a page (its url ends with the section's anchor). A note sent whole, or its
+  // opening, has no heading: the card's own title already links to it.
+  function showPassages(s, name) {
+    const passages = Array.isArray(s.passages) ? s.passages : [];
+    const list = document.createElement("ul");
+    list.className = "source-passages";
+    for (const p of passages) {
+      const heading = Array.isArray(p.heading) ? p.heading.filter((h) => typeof h === "string" && h) : [];
+      if (heading.length && heading[0] === name) heading.shift(); // the note's title, said by the card
+      if (!heading.length) continue;
+      const item = document.createElement("li");
+      item.className = "source-passage";
+      const label = heading.join(" › ");
+      if (typeof p.url === "string" && p.url) {
+        const link = document.createElement("a");
+        link.href = safeHref(p.url);
+        link.textContent = label;
+        item.appendChild(link);
+      } else {
+        item.textContent = label;
+      }
+      list.appendChild(item);
+    }
+    return list.children.length ? list : null;
   }
 
   // Only http(s) and relative links: a `javascript:` URL from a note's frontmatter stays inert.
