@@ -115,6 +115,13 @@ def choose_passages(
         if number not in picked and end - start <= left:
             picked[number] = (value, end - start)
             left -= end - start
+    # Room left: each other source search found gives its best matching passage, as short
+    # notes all came whole before passages (a source that matches no word still gives none).
+    for value, _, number, path in scored:
+        start, end, _ = cuts_of[path][number]
+        if not chosen.get(path) and end - start <= left:
+            chosen[path] = {number: (value, end - start)}
+            left -= end - start
     for path, picked in chosen.items():  # a long note's short opening says what it is about
         cuts = cuts_of[path]
         size = cuts[0][1] - cuts[0][0]
