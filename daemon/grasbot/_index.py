@@ -247,6 +247,15 @@ class Index:
                 scores[path] = self._best_passage(path, idf)
         return scores
 
+    def impacts(self, term: str) -> Mapping[str, float]:
+        """{path: the term's share of the note's BM25}, what `bm25` sums: for a caller that
+        weighs the terms itself (`_passages`, for the notes it sends whole)."""
+        return self._impacts(term)
+
+    def avg_length(self) -> float:
+        """BM25's yardstick for a long or a short text (`_avg_passage`), for `_passages`."""
+        return self._avg_passage() if len(self.body) else 1.0
+
     def _body_parts(self) -> tuple[Postings, ...]:
         """The body's postings, one object or the owner's two (public notes', private notes')."""
         return self.body.parts if isinstance(self.body, Union) else (self.body,)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 from urllib.parse import quote
 
-from ._analysis import slugify, tokens
+from ._analysis import body_counts, slugify, tokens
 from ._index import B, K1, Index, indexable_text
 from ._sections import Sections, heading_path
 
@@ -34,7 +34,9 @@ CUT_MARK = "\n[… note tronquée : {kept} caractères sur {total} …]"
 
 _COUNTS = object()  # Index.derived's key: {path: each cut's (stem counts, length)}
 _ANCHORS = object()  # ... {(path, form): each heading's anchor}
-_COUNTS_KEPT = 512  # notes whose passage counts an index keeps, then forgets all at once
+_COUNTS_SIZE = object()  # ... [how many cuts _COUNTS holds]
+_CUTS_KEPT = 10_000  # long notes' cuts whose counts an index keeps (about 25 MB), then forgets all at once
+_ANCHORS_KEPT = 512  # notes whose anchors an index keeps
 _MARKS = re.compile(r"\*\*|__|[*`]|\[([^\]]*)\]\([^)]*\)")
 
 
@@ -85,9 +87,17 @@ def choose_passages(
         return ()
     weights = question_weights(question, history)
     terms = {t: w * index.idf(t) for t, w in weights.items()}
-    avg = max(index._avg_passage(), 1.0) if len(index.body) else 1.0
+    avg = max(index.avg_length(), 1.0)
     scored: list[tuple[float, int, int, str]] = []  # (score, source rank, cut number, path)
+    impacts = None
     for rank, (path, _) in enumerate(sources):
+        if len(index.analyses[path].sections[1]) == 1:  # a note sent whole: search's own BM25 of it
+            if impacts is None:
+                impacts = [(w, index.impacts(t)) for t, w in weights.items()]
+            value = sum(w * found.get(path, 0.0) for w, found in impacts)
+            if value > 0:
+                scored.append((value, rank, 0, path))
+            continue
         for number, (counts, length) in enumerate(_cut_counts(index, path)):
             norm = K1 * (1.0 - B + B * length / avg)
             value = 0.0
@@ -134,25 +144,26 @@ def choose_passages(
     )
 
 
-def _cut_counts(index: Index, path: str) -> list[tuple[dict[str, int], int]]:
-    """Each cut's stems (with the note's title and the cut's heading path) and its length,
-    made when the note is first a source and kept with the index."""
+def _cut_counts(index: Index, path: str) -> list[tuple[Mapping[str, int], int]]:
+    """Each cut's stems (with the note's title and the cut's heading path) and its length, for
+    a note cut in several: made when the note is first a source, and kept with the index (at
+    most _CUTS_KEPT cuts, then all forgotten at once)."""
+    sections = index.analyses[path].sections
     memo = index.derived(_COUNTS, dict)
     found = memo.get(path)
     if found is None:
-        if len(memo) >= _COUNTS_KEPT:
+        kept = index.derived(_COUNTS_SIZE, lambda: [0])
+        if kept[0] >= _CUTS_KEPT:
             memo.clear()
+            kept[0] = 0
+        kept[0] += len(sections[1])
         note = index.notes[path]
-        sections = index.analyses[path].sections
         body = note.body
         found = []
         for cut in sections[1]:
             head = " ".join((note.title, *heading_path(sections, cut)))
-            stems = tokens(indexable_text(f"{head}\n{body[cut[0]:cut[1]]}"))
-            counts: dict[str, int] = {}
-            for stem in stems:
-                counts[stem] = counts.get(stem, 0) + 1
-            found.append((counts, len(stems)))
+            counts = body_counts(indexable_text(f"{head}\n{body[cut[0]:cut[1]]}"))
+            found.append((counts, sum(counts.values())))
         memo[path] = found
     return found
 
@@ -220,7 +231,7 @@ def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str
     key = (path, form)
     found = memo.get(key)
     if found is None:
-        if len(memo) >= _COUNTS_KEPT:
+        if len(memo) >= _ANCHORS_KEPT:
             memo.clear()
         seen: dict[str, int] = {}
         found = []
