@@ -24,7 +24,7 @@ from ._analysis import body_counts, slugify, tokens
 from ._index import B, K1, Index, indexable_text
 from ._sections import Sections, heading_path
 
-MIN_SHARE = 0.3  # a passage scoring less than this share of the best one is left out
+MIN_SHARE = 0.5  # a passage scoring less than half the best one gets only the room left (tuned: 0.3–0.5 alike)
 OPENING = 400  # a long note's opening passage this short comes along with its other passages
 HISTORY_TURNS = 2  # earlier user questions whose words still count (search uses as many)
 HISTORY_WEIGHT = 0.5  # ... for half as much as the question's own
