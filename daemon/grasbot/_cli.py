@@ -94,6 +94,9 @@ def _print_sources(sources: list[dict]) -> None:
         print(f"{rank}. [{s['slug']}] {s['title']}  score {s['score']:.2f}  ({s['path']})")
         for r in s["reasons"]:
             print(f"     +{r['points']:.2f} {r['signal']}: {r['detail']}")
+        for p in s["passages"]:
+            where = " › ".join(p["heading"]) or ("the whole note" if len(s["passages"]) == 1 else "the note's opening")
+            print(f"     § {where}, {p['chars']} characters sent{'  ' + p['url'] if p['url'] else ''}")
 
 
 def cmd_search(bot: GrasBot, args) -> int:
