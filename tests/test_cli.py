@@ -48,7 +48,10 @@ def test_search_bundled_vault_puts_the_pipeline_note_first(capsys):
             break
         reasons.append(line.strip())
     assert reasons, out
+    passages = [r for r in reasons if r.startswith("§ ")]
+    reasons = [r for r in reasons if not r.startswith("§ ")]
     assert all(r.startswith("+") and ": " in r for r in reasons)
+    assert passages and passages[0].startswith("§ the whole note, ") and passages[0].endswith(" characters sent")
     signals = {r.split(":")[0].split(" ", 1)[1] for r in reasons}
     assert {"alias", "answers"} <= signals
 
