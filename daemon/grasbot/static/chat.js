@@ -58,14 +58,7 @@
       const title = document.createElement("span");
       title.className = "source-title";
       const name = typeof s.title === "string" && s.title ? s.title : String(s.slug || "");
-      if (typeof s.url === "string" && s.url) {
-        const link = document.createElement("a");
-        link.href = safeHref(s.url);
-        link.textContent = name;
-        title.appendChild(link);
-      } else {
-        title.textContent = name;
-      }
+      linkOrText(title, s.url, name);
       card.appendChild(title);
       if (typeof s.type === "string" && s.type) {
         const kind = document.createElement("span");
@@ -93,18 +86,22 @@
       if (!heading.length) continue;
       const item = document.createElement("li");
       item.className = "source-passage";
-      const label = heading.join(" › ");
-      if (typeof p.url === "string" && p.url) {
-        const link = document.createElement("a");
-        link.href = safeHref(p.url);
-        link.textContent = label;
-        item.appendChild(link);
-      } else {
-        item.textContent = label;
-      }
+      linkOrText(item, p.url, heading.join(" › "));
       list.appendChild(item);
     }
     return list.children.length ? list : null;
+  }
+
+  // `text` in `parent`, as a link to `url` when there is one.
+  function linkOrText(parent, url, text) {
+    if (typeof url === "string" && url) {
+      const link = document.createElement("a");
+      link.href = safeHref(url);
+      link.textContent = text;
+      parent.appendChild(link);
+    } else {
+      parent.textContent = text;
+    }
   }
 
   // Only http(s) and relative links: a `javascript:` URL from a note's frontmatter stays inert.
