@@ -93,6 +93,7 @@ def measure(n: int, work: Path, n_questions: int, baseline: bool) -> dict:
     out["search_p50_ms"], out["search_p95_ms"] = _pcts(times)
     out["search_cpu_p50_ms"], out["search_cpu_p95_ms"] = _pcts(cpu)
     out["search_questions"] = len(qs)
+    out.update(_prompt_building(index, qs))
 
     # one changed note, then reload (the daemon's path: build_snapshot with the previous snapshot)
     target = sorted(p for p in snap.vault.notes)[len(snap.vault.notes) // 2]
@@ -183,6 +184,34 @@ def daemon_semantic_memory(n: int, work: Path) -> dict:
         bot.search(q)
     bot.reload()
     return {"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "vectors_ready_s": ready}
+def _prompt_building(index, qs: list[str]) -> dict:
+    """What answering adds to a search: choosing the sources' passages under the default budget
+    and writing the prompt (`GrasBot._with_passages` then `build_prompt`), per grounded question,
+    after 20 warm-up questions; a note's first time as a source (its passages' stems counted
+    once) falls in the timed ones, as in a daemon."""
+    from grasbot import Settings, search
+    from grasbot._passages import choose_passages
+    from grasbot._prompt import build_prompt
+
+    budget = Settings().prompt_budget
+    results = [(q, search(q, index, top_k=5, min_score=4.0)) for q in qs]
+    grounded = [(q, [(s.path, s.url) for s in r.sources]) for q, r in results if r.grounded]
+
+    def build(q, sources) -> None:
+        build_prompt(q, choose_passages(q, sources, index, budget=budget), grounded=True)
+
+    for q, sources in grounded[:20]:
+        build(q, sources)
+    out = {"prompt_questions": len(grounded)}
+    for run in ("prompt", "prompt_again"):  # again: every source's passage stems already counted
+        times = []
+        for q, sources in grounded:
+            t = time.perf_counter()
+            build(q, sources)
+            times.append((time.perf_counter() - t) * 1000)
+        out[f"{run}_p50_ms"], out[f"{run}_p95_ms"] = _pcts(times)
+        out[f"{run}_max_ms"] = max(times)
+    return out
 
 
 def daemon_memory(n: int, work: Path, warm: bool) -> dict:
@@ -449,6 +478,9 @@ def main() -> None:
             f"{r['cold_with_cache_write_s']:.2f} s), warm {r['warm_s']:.2f} s (CPU {r['warm_cpu_s']:.2f} s), "
             f"search ({r['search_questions']} q) p50 {r['search_p50_ms']:.2f} ms p95 {r['search_p95_ms']:.2f} ms "
             f"(CPU p50 {r['search_cpu_p50_ms']:.2f} ms p95 {r['search_cpu_p95_ms']:.2f} ms), "
+            f"building the prompt ({r['prompt_questions']} grounded q) p50 {r['prompt_p50_ms']:.2f} ms "
+            f"p95 {r['prompt_p95_ms']:.2f} ms max {r['prompt_max_ms']:.2f} ms (asked again: p50 "
+            f"{r['prompt_again_p50_ms']:.2f} ms p95 {r['prompt_again_p95_ms']:.2f} ms max {r['prompt_again_max_ms']:.2f} ms), "
             f"reload one note {r['reload_one_ms']:.0f} ms (CPU {r['reload_one_cpu_ms']:.0f} ms), "
             f"daemon peak RSS {r['daemon_cold_rss_mb']:.0f} MB (cold start) / {r['daemon_warm_rss_mb']:.0f} MB "
             f"(start from the cache), its load workers' peak {r['workers_cold_rss_mb']:.0f} MB each (cold start), "

@@ -19,11 +19,16 @@ POST /api/embed answers for the models in `embed_models` with a deterministic ve
 hashed word counts (`standin_vector`): texts that share words are close, as a real embedding
 model would have them; `embed_requests` records every body, and `embed_broken` makes it answer
 HTTP 500.
+
+`GET /standin/requests` answers `{"requests": [...]}`, every /api/chat body received so far:
+how `grasbot eval` reads the prompts it sent (context recall). Run as a script, the server
+listens until stopped and prints its URL: `python tests/standin_ollama.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import math
@@ -124,6 +129,7 @@ class StandinOllama:
         app.router.add_post("/api/embed", self._embed)
         app.router.add_get("/api/tags", self._tags)
         app.router.add_get("/api/version", self._version)
+        app.router.add_get("/standin/requests", self._recorded)
         self._runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -186,6 +192,9 @@ class StandinOllama:
         if self.broken:
             return web.json_response({"error": "internal error"}, status=500)
         return web.json_response({"version": VERSION})
+
+    async def _recorded(self, request: web.Request) -> web.Response:
+        return web.json_response({"requests": self.requests})
 
     def _known(self, model: str) -> bool:
         return model in self.models or (":" not in model and f"{model}:latest" in self.models)
@@ -315,9 +324,19 @@ def unused_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
+async def _serve_forever() -> None:
+    async with StandinOllama() as server:
+        print(server.url, flush=True)
+        await asyncio.Event().wait()
+
+
 @pytest_asyncio.fixture
 async def standin_ollama():
     """A started StandinOllama, closed after the test."""
     async with StandinOllama() as server:
         yield server
 
+
+if __name__ == "__main__":
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve_forever())

@@ -8,6 +8,7 @@ import pytest
 
 from conftest import make_bot
 from grasbot._fallback import INTRO, NOT_FOUND, extractive_answer
+from grasbot._passages import choose_passages
 from grasbot._prompt import NO_CONTEXT, SYSTEM_RULES
 
 VAULT = {
@@ -162,7 +163,9 @@ async def test_ungrounded_with_no_ollama_says_not_in_the_notes(vault):
 def test_extractive_answer_directly(vault):
     bot = make_bot(vault)
     index = bot.snapshot.index("visitor")
-    notes = [index.notes["projets/robot.md"], index.notes["competences/arduino.md"]]
+    sources = [("projets/robot.md", None), ("competences/arduino.md", None)]
+    notes = choose_passages("capteurs Arduino moteurs", sources, index, budget=12_000)
+    assert [p.path for p in notes] == [path for path, _ in sources]
     text = extractive_answer("capteurs Arduino moteurs", notes, index, grounded=True)
     lines = text.split("\n")
     assert lines[0] == INTRO

@@ -44,9 +44,26 @@ CANARIES = (
 PRIVATE_SLUG = "zorglub-kappa-7f3q"
 
 
-def write_canary_vault(root: Path, *, names_in_links: bool = False) -> Path:
-    """`names_in_links`: one more public note links to a private one by its title and alias."""
+def write_canary_vault(root: Path, *, names_in_links: bool = False, long_note: bool = False) -> Path:
+    """`names_in_links`: one more public note links to a private one by its title and alias.
+    `long_note`: one more public note, long enough to be cut in sections, whose headings link
+    to the private notes (a passage's heading path and anchor are made from them)."""
     root.mkdir(parents=True, exist_ok=True)
+    if long_note:
+        filler = "Les abeilles du rucher butinent la lavande, puis le miel mûrit dans les cadres. " * 8
+        sections = []
+        for i in range(14):
+            sections += [
+                f"## Saison {i} avec [[{PRIVATE_SLUG}]]", filler,
+                f"### Parcelle {i} du [[Plan-Vortigaunt#Parcelles]]",
+                f"Le rucher {i} du jardin partagé, voir [[prive-xq9/carnet-mirabellex|le carnet]] et [[Projet Zorglub Kappa]]. {filler}",
+            ]
+        write_note(
+            root,
+            "jardin/guide.md",
+            "title: Guide du rucher\nslug: guide-rucher\ntype: projet\nvisibility: public",
+            "# Guide du rucher\n\n" + "\n\n".join(sections),
+        )
     # Public notes: ordinary words a visitor asks about, and links to the private notes.
     write_note(
         root,
@@ -284,6 +301,39 @@ async def test_visitor_questions_never_show_a_canary(start_daemon, standin_ollam
             assert_clean(data, f"stream event {name} for {q!r}")
     if llm == "standin":
         assert_prompts_clean(standin_ollama.requests, sent)
+    assert_logs_clean(grasbot_logs)
+
+
+async def test_passages_of_a_long_note_never_show_a_canary(start_daemon, standin_ollama, tmp_path, grasbot_logs):
+    """A long public note's headings link to private notes: its passages' heading paths,
+    anchors and urls, and the prompt's labels, are made from what a visitor may read."""
+    vault = write_canary_vault(tmp_path / "vault", long_note=True)
+    standin_ollama.script("Le rucher [guide-rucher].")
+    client = await daemon(start_daemon, vault, standin_ollama.url, tmp_path)
+    q = "Que disent les saisons du rucher sur la parcelle ?"
+    status, searched = await post_rpc(client, {"jsonrpc": "2.0", "method": "search", "params": {"q": q}, "id": 1})
+    guide = next(s for s in searched["result"]["results"] if s["slug"] == "guide-rucher")
+    # the guard: passages with headings and anchors did come from the long note
+    assert len(guide["passages"]) >= 2 and all(p["heading"] and p["anchor"] for p in guide["passages"])
+    assert all(p["url"] == f"/portfolio/guide-rucher#{p['anchor']}" for p in guide["passages"])
+    assert_clean(searched, "search")
+    status, answered = await post_rpc(client, {"jsonrpc": "2.0", "method": "answer", "params": {"q": q}, "id": 2})
+    assert [s["passages"] for s in answered["result"]["sources"]] == [s["passages"] for s in searched["result"]["results"]]
+    assert_clean(answered, "answer")
+    resp = await client.get("/ask", params={"q": q})
+    assert_clean(await resp.text(), "/ask")
+    resp = await client.get("/ask/stream", params={"q": q})
+    events = [event async for event in sse_events(resp)]
+    assert events[0][0] == "sources" and events[0][1]["sources"] == searched["result"]["results"]
+    for name, data in events:
+        assert_clean(data, f"stream event {name}")
+    assert_prompts_clean(standin_ollama.requests, [(q, [])])
+    assert "### [guide-rucher] Guide du rucher › Saison" in standin_ollama.requests[0]["messages"][-1]["content"]
+    # the owner, who may read the private notes, does see their names in the same passages
+    resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 3,
+                                           "params": {"q": q, "audience": "owner"}}, headers=OWNER_HEADERS)
+    owner = next(s for s in (await resp.json())["result"]["results"] if s["slug"] == "guide-rucher")
+    assert leaks(json.dumps(owner["passages"]))
     assert_logs_clean(grasbot_logs)
 
 

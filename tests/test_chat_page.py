@@ -80,6 +80,12 @@ async def test_chat_page_shows_a_streamed_answer_with_its_sources(stack: Stack):
     cards = {card["text"]: card for card in report["sources"]}
     assert report["badge"] == f"basé sur {len(cards)} notes"
     assert cards["Potager connecté"]["href"] == f"{stack.url}/portfolio/potager"
+    # the long note's sections sent to the model, each a link to that section of its page
+    sections = {p["text"]: p for p in cards["Potager connecté"]["passages"]}
+    assert sections["Le script d'arrosage"]["href"] == f"{stack.url}/portfolio/potager#le-script-d-arrosage"
+    assert all(p["visible"] for p in sections.values())
+    assert not any(p["text"].startswith("Saison") for p in sections.values())  # they say nothing of the question
+    assert all(card["passages"] == [] for name, card in cards.items() if name != "Potager connecté")  # short notes: whole
     assert cards["Python"]["href"] == f"{stack.url}/competences/python"
     assert cards[SCRIPT_TITLE]["href"] is None  # type `note` has no URL: a title, no link
     assert all(card["visible"] for card in cards.values())

@@ -48,7 +48,10 @@ def test_search_bundled_vault_puts_the_pipeline_note_first(capsys):
             break
         reasons.append(line.strip())
     assert reasons, out
+    passages = [r for r in reasons if r.startswith("§ ")]
+    reasons = [r for r in reasons if not r.startswith("§ ")]
     assert all(r.startswith("+") and ": " in r for r in reasons)
+    assert passages and passages[0].startswith("§ the whole note, ") and passages[0].endswith(" characters sent")
     signals = {r.split(":")[0].split(" ", 1)[1] for r in reasons}
     assert {"alias", "answers"} <= signals
 
@@ -61,8 +64,10 @@ def test_search_json_shape(capsys):
     assert data["grounded"] is True
     assert len(data["results"]) == 3
     first = data["results"][0]
-    assert set(first) == {"slug", "title", "type", "score", "reasons", "url", "path"}
+    assert set(first) == {"slug", "title", "type", "score", "reasons", "url", "path", "passages"}
     assert first["slug"] == "grasbot-pipeline"
+    assert first["passages"] == [{"heading": [], "anchor": None, "url": None, "chars": first["passages"][0]["chars"]}]
+    assert first["passages"][0]["chars"] > 1_000  # a short note goes whole
     assert first["path"] == "grasbot/grasbot-pipeline.md"
     assert first["score"] == pytest.approx(sum(r["points"] for r in first["reasons"]), abs=0.01)
     assert all(set(r) == {"signal", "points", "detail"} for r in first["reasons"])
@@ -226,7 +231,7 @@ def test_eval_bad_file(capsys, note_writer, tmp_path):
     tsv.write_text("une question sans tabulation\n", encoding="utf-8")
     code, _, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(eval_vault(note_writer)))
     assert code == 2
-    assert "bad.tsv:1: expected 'question<TAB>path;path'" in err
+    assert "bad.tsv:1: expected 'question<TAB>path;path[<TAB>history[<TAB>phrase]]'" in err
     code, _, err = run(capsys, "eval", "--questions", str(tmp_path / "absent.tsv"))
     assert code == 2
     assert "cannot read the questions file" in err

@@ -57,13 +57,24 @@ def nginx_binary() -> str:
     return found
 
 
+# The potager's note is long enough to be cut in sections: a source names the sections sent.
+_SEASON = "Les tomates, les courgettes et les haricots poussent sur les planches du potager. " * 12
+POTAGER_SECTIONS = "\n\n".join(
+    [f"## Saison {i}\n\n{_SEASON}" for i in range(1, 6)]
+    + ["## Le script d'arrosage\n\nLe projet d'arrosage automatique tient dans un script Python : il lit les "
+       "capteurs d'humidité toutes les dix minutes et ouvre l'électrovanne quand la terre est sèche."]
+    + [f"## Saison {i}\n\n{_SEASON}" for i in range(6, 9)]
+)
+
+
 def write_vault(root: Path) -> Path:
     """Three public notes (one titled with markup, one without a URL) and one private note."""
     write_note(
         root, "projets/potager.md",
         "title: Potager connecté\ntype: projet\nvisibility: public",
         "Un potager avec arrosage automatique : un script Python lit des capteurs d'humidité "
-        "et ouvre une électrovanne. Projet d'arrosage automatique en Python sur Raspberry Pi.\n",
+        "et ouvre une électrovanne. Projet d'arrosage automatique en Python sur Raspberry Pi.\n\n"
+        + POTAGER_SECTIONS,
     )
     write_note(
         root, "competences/python.md",

@@ -1,4 +1,4 @@
-"""build_prompt: the seed's five rules, the notes whole under their [slug], and the budget."""
+"""build_prompt: the seed's five rules, the chosen passages under their [slug] and heading path."""
 
 from __future__ import annotations
 
@@ -6,21 +6,19 @@ import re
 
 import pytest
 
-from grasbot._prompt import CUT_MARK, NO_CONTEXT, SYSTEM_RULES, build_prompt, keep_known_citations, share_budget
-from grasbot._vault import VaultOptions, parse_note
+from grasbot._passages import Passage
+from grasbot._prompt import CUT_MARK, NO_CONTEXT, SYSTEM_RULES, build_prompt, keep_known_citations, passage_label
 
 
-def note(slug: str, body: str, title: str | None = None):
-    fm = f"---\nslug: {slug}\ntitle: {title or slug.capitalize()}\n---\n"
-    return parse_note(f"{slug}.md", (fm + body).encode(), mtime_ns=0, options=VaultOptions())
-
-
-def big_body(size: int, sentence: str = "Une phrase de la longue note sur les réseaux. ") -> str:
-    return (sentence * (size // len(sentence) + 1))[:size]
+def passage(slug: str, text: str, title: str | None = None, heading: tuple[str, ...] = (), cut=None) -> Passage:
+    return Passage(
+        path=f"{slug}.md", slug=slug, title=title or slug.capitalize(), heading=heading, anchor=None, url=None,
+        text=text, start=0, score=1.0, whole=not heading, cut=cut,
+    )
 
 
 def test_the_five_rules_are_in_the_system_prompt():
-    prompt = build_prompt("Q ?", [note("a", "Texte.")], grounded=True, budget=12_000)
+    prompt = build_prompt("Q ?", [passage("a", "Texte.")], grounded=True)
     system = prompt.messages[0]
     assert system["role"] == "system"
     assert system["content"] == SYSTEM_RULES
@@ -34,78 +32,35 @@ def test_the_five_rules_are_in_the_system_prompt():
     assert "poliment" in text["5"]
 
 
-def test_notes_are_whole_in_context_under_their_slug():
-    a = note("push-swap", "Un algorithme de tri.\n\nDeux piles, A et B.", title="Push swap")
-    b = note("ia", "Les notes sur l'intelligence artificielle.")
-    prompt = build_prompt("Comment trier ?", [a, b], grounded=True, budget=12_000)
-    assert prompt.notes == ("push-swap", "ia")
+def test_passages_are_in_context_under_their_slug_and_heading_path():
+    a = passage("push-swap", "Un algorithme de tri.\n\nDeux piles, A et B.", title="Push swap")
+    b = passage("recettes", "Des pommes, une pâte brisée.", title="Recettes", heading=("Recettes", "Desserts", "Tarte aux pommes"))
+    c = passage("recettes", "Une pâte feuilletée.", title="Recettes", heading=("Entrées", "Feuilletés"))
+    prompt = build_prompt("Comment trier ?", [a, b, c], grounded=True)
+    assert prompt.notes == ("push-swap", "recettes")
     assert prompt.truncated == ()
     assert [m["role"] for m in prompt.messages] == ["system", "user"]
     user = prompt.messages[-1]["content"]
-    assert "### [push-swap] Push swap\nUn algorithme de tri.\n\nDeux piles, A et B." in user
-    assert "### [ia] Ia\nLes notes sur l'intelligence artificielle." in user
-    assert user.index("[push-swap]") < user.index("[ia]")
+    assert "### [push-swap] Push swap\nUn algorithme de tri.\n\nDeux piles, A et B.\n\n" in user
+    # the note's title is said once, even when it is also its first heading
+    assert "### [recettes] Recettes › Desserts › Tarte aux pommes\nDes pommes, une pâte brisée.\n\n" in user
+    assert "### [recettes] Recettes › Entrées › Feuilletés\nUne pâte feuilletée.\n\n" in user
+    assert user.index("[push-swap]") < user.index("Tarte aux pommes") < user.index("Feuilletés")
     assert user.endswith("Question : Comment trier ?")
     assert "note tronquée" not in user
 
 
-def test_share_budget_exact_values():
-    assert share_budget([100, 200, 300], 10_000) == [100, 200, 300]
-    assert share_budget([100, 1_000_000, 200], 10_000) == [100, 9_700, 200]
-    assert share_budget([1_000_000, 1_000_000, 50], 12_000) == [5_975, 5_975, 50]
-    assert share_budget([1_000_000, 4_000, 1_000_000, 4_000], 12_000) == [3_000, 3_000, 3_000, 3_000]
-    assert share_budget([5_000, 5_000, 5_000], 12_000) == [4_000, 4_000, 4_000]
-    assert share_budget([], 12_000) == []
-    assert share_budget([0, 10], 4) == [0, 4]
-
-
-def test_share_budget_short_notes_keep_all_and_never_exceed():
-    lengths = [1_000_000, 3_000, 500, 1_000_000, 8_000]
-    allowed = share_budget(lengths, 12_000)
-    # 500 fits a fifth of the budget and stays whole; 3,000 does not fit a quarter of the rest
-    assert allowed == [2_875, 2_875, 500, 2_875, 2_875]
-    assert sum(allowed) <= 12_000
-    assert all(a <= n for a, n in zip(allowed, lengths))
-
-
-def test_a_one_megabyte_note_is_cut_fairly_and_says_so():
-    huge = note("enorme", big_body(1_000_000))
-    short = note("courte", "Une note courte qui reste entière.")
-    budget = 12_000
-    prompt = build_prompt("réseaux ?", [huge, short], grounded=True, budget=budget)
+def test_a_cut_passage_says_so_and_names_its_note_as_truncated():
+    kept = "Une phrase gardée."
+    cut = passage("enorme", kept + CUT_MARK.format(kept=len(kept), total=50_000), cut=(len(kept), 50_000))
+    prompt = build_prompt("q", [cut, passage("courte", "Entière.")], grounded=True)
     assert prompt.truncated == ("enorme",)
-    user = prompt.messages[-1]["content"]
-    assert "### [courte] Courte\nUne note courte qui reste entière." in user
-    block = user.split("### [enorme] Enorme\n", 1)[1].split("\n\n### [courte]", 1)[0]
-    mark = re.search(r"\n\[… note tronquée : (\d+) caractères sur (\d+) …\]$", block)
-    assert mark, block[-200:]
-    kept, total = int(mark.group(1)), int(mark.group(2))
-    assert total == 1_000_000
-    allowed = share_budget([1_000_000, len("Une note courte qui reste entière.")], budget)[0]
-    assert kept <= allowed
-    assert kept >= allowed * 0.7
-    assert len(block) - len(mark.group(0)) == kept
-    # cut on a sentence end, not in the middle of a word
-    assert block[:kept].endswith("réseaux.")
-    assert len(user) < budget + 1_000
+    assert f"{kept}\n[… note tronquée : {len(kept)} caractères sur 50000 …]" in prompt.messages[-1]["content"]
 
 
-def test_total_stays_within_budget_plus_marks():
-    notes = [note(f"n{i}", big_body(200_000 + i)) for i in range(5)]
-    budget = 12_000
-    prompt = build_prompt("q", notes, grounded=True, budget=budget)
-    assert prompt.truncated == tuple(f"n{i}" for i in range(5))
-    user = prompt.messages[-1]["content"]
-    blocks = user.split("### [")[1:]
-    body_chars = 0
-    for block in blocks:
-        text = block.split("\n", 1)[1]
-        text = re.sub(r"\n\[… note tronquée : \d+ caractères sur \d+ …\]", "", text)
-        text = text.split("\n\nQuestion : ")[0].rstrip("\n")
-        body_chars += len(text)
-    assert body_chars <= budget
-    assert body_chars >= budget * 0.7
-    assert user.count("note tronquée") == 5
+def test_passage_label_without_heading_is_the_note():
+    assert passage_label(passage("ia", "x", title="IA")) == "[ia] IA"
+    assert passage_label(passage("ia", "x", title="IA", heading=("Réseaux",))) == "[ia] IA › Réseaux"
 
 
 def test_cut_mark_format():
@@ -113,8 +68,8 @@ def test_cut_mark_format():
 
 
 def test_ungrounded_gets_the_no_context_prompt_without_any_note():
-    secret = note("secret", "Le code du coffre est 1234.")
-    prompt = build_prompt("Quel est le code ?", [secret], grounded=False, budget=12_000)
+    secret = passage("secret", "Le code du coffre est 1234.")
+    prompt = build_prompt("Quel est le code ?", [secret], grounded=False)
     assert prompt.notes == () and prompt.truncated == ()
     user = prompt.messages[-1]
     assert user == {"role": "user", "content": f"{NO_CONTEXT}\n\nQuestion : Quel est le code ?"}
@@ -122,8 +77,8 @@ def test_ungrounded_gets_the_no_context_prompt_without_any_note():
     assert prompt.messages[0]["content"] == SYSTEM_RULES
 
 
-def test_grounded_without_notes_is_no_context_too():
-    prompt = build_prompt("q", [], grounded=True, budget=12_000)
+def test_grounded_without_passages_is_no_context_too():
+    prompt = build_prompt("q", [], grounded=True)
     assert prompt.messages[-1]["content"].startswith(NO_CONTEXT)
 
 
@@ -132,11 +87,11 @@ def test_history_turns_come_between_the_rules_and_the_question():
         {"role": "user", "content": "Parle-moi de GrasBot"},
         {"role": "assistant", "content": "GrasBot est l'assistant du site [grasbot]."},
     ]
-    prompt = build_prompt("Et son modèle ?", [note("a", "Qwen3.")], grounded=True, budget=12_000, history=history)
+    prompt = build_prompt("Et son modèle ?", [passage("a", "Qwen3.")], grounded=True, history=history)
     assert [m["role"] for m in prompt.messages] == ["system", "user", "assistant", "user"]
     assert prompt.messages[1:3] == history
     assert prompt.messages[-1]["content"].endswith("Question : Et son modèle ?")
-    ungrounded = build_prompt("Et son modèle ?", [], grounded=False, budget=12_000, history=history)
+    ungrounded = build_prompt("Et son modèle ?", [], grounded=False, history=history)
     assert ungrounded.messages[1:3] == history
 
 

@@ -131,10 +131,12 @@ def test_to_dict_shape(vault):
     data = make_bot(vault).search("robot suiveur", audience="visitor").to_dict()
     assert set(data) == {"results", "grounded", "vault_size", "took_ms"}
     first = data["results"][0]
-    assert set(first) == {"slug", "title", "type", "score", "reasons", "url", "path"}
+    assert set(first) == {"slug", "title", "type", "score", "reasons", "url", "path", "passages"}
     assert first["path"] == "projets/robot.md"
     assert first["url"] == "/portfolio/robot-suiveur"
     assert set(first["reasons"][0]) == {"signal", "points", "detail"}
+    # a short note goes whole: one passage, no heading, the note's own url
+    assert first["passages"] == [{"heading": [], "anchor": None, "url": "/portfolio/robot-suiveur", "chars": first["passages"][0]["chars"]}]
 
 
 def test_history_gives_a_follow_up_its_subject(note_writer):

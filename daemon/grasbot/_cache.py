@@ -30,8 +30,8 @@ from ._version import __version__
 
 log = logging.getLogger("grasbot.cache")
 
-FORMAT = 9  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes; 7: CRC-32;
-# 8: posting lists as (number, count) pairs; 9: the body counts the note's head (aliases, answers, tags)
+FORMAT = 10  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes; 7: CRC-32;
+# 8: posting lists as (number, count) pairs; 9: the body counts the note's head (aliases, answers, tags); 10: each note's sections
 MAGIC = b"GRASBOT-CACHE 7\n"  # then the payload's CRC-32 (4 bytes, big-endian), then the payload
 _OLDER = b"GRASBOT-CACHE"  # any cache written by GrasBot, in this layout or an older one
 HEAD_SIZE = len(MAGIC) + 4
@@ -57,7 +57,7 @@ def _code_fingerprint() -> str:
 
     here = Path(__file__).resolve().parent
     h = hashlib.blake2b(digest_size=16)
-    for name in ("_analysis.py", "_frontmatter.py", "_index.py", "_postings.py", "_vault.py"):
+    for name in ("_analysis.py", "_frontmatter.py", "_index.py", "_postings.py", "_sections.py", "_vault.py"):
         h.update((here / name).read_bytes())
     h.update(repr((__version__, getattr(Stemmer, "__version__", "?"), _NOTE_FIELDS)).encode())
     return h.hexdigest()
@@ -133,7 +133,7 @@ def _postings_from_plain(plain, docs) -> Postings:
     return Postings.from_packed(tuple(paths), packed, docs, lengths, total)
 
 
-_ANALYSIS_FIELDS = ("aliases", "title", "slug", "answers", "tags", "domains")  # NoteAnalysis's, body aside
+_ANALYSIS_FIELDS = ("aliases", "title", "slug", "answers", "tags", "domains", "sections")  # NoteAnalysis's, body aside
 
 
 def _analysis_to_plain(a) -> tuple:

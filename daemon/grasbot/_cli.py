@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from typing import Sequence
 
 from ._config import Settings
 from ._engine import GrasBot
 from ._evaluate import PlainBM25, evaluate, read_cases
-from ._exceptions import GrasbotError
+from ._exceptions import ConfigError, GrasbotError
+from ._fallback import extractive_answer
+from ._passages import ANCHOR_FORMS
 from ._questionlog import add_log_parser, cmd_log
 
 
@@ -32,6 +35,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--semantic", choices=("off", "bundled", "ollama"), help="meaning beside words (GRASBOT_SEMANTIC; default bundled; off: lexical only)")
     parser.add_argument("--embed-model", dest="embed_model", metavar="NAME", help="Ollama embedding model with --semantic ollama (GRASBOT_EMBED_MODEL; default bge-m3)")
     parser.add_argument("--prompt-budget", dest="prompt_budget", type=int, metavar="CHARS", help="GRASBOT_PROMPT_BUDGET (default 12000)")
+    parser.add_argument(
+        "--anchors", choices=ANCHOR_FORMS,
+        help="GRASBOT_ANCHORS: a heading's anchor as the site makes it (default slug: tarte-aux-pommes)",
+    )
     parser.add_argument("--url-map", dest="url_map", metavar="TYPE=/PATH/{slug},…", help="GRASBOT_URL_MAP: a source's url from its type")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -53,8 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="the vault's health: broken notes, duplicate slugs, dangling links, questions that miss")
     _common(p)
 
-    p = sub.add_parser("eval", help="hit@1, hit@5 and MRR@10 on a file of questions")
-    p.add_argument("--questions", required=True, metavar="FILE.tsv", help="question<TAB>path;path[<TAB>earlier question || …] lines")
+    p = sub.add_parser("eval", help="hit@1, hit@5 and MRR@10 on a file of questions, beside a plain BM25; context recall when it gives phrases")
+    p.add_argument(
+        "--questions", required=True, metavar="FILE.tsv",
+        help="question<TAB>path;path[<TAB>earlier question || …[<TAB>phrase]] lines; with phrases, --ollama-host must be a stand-in Ollama (eval/context_recall.py)",
+    )
     p.add_argument("--audience", choices=("visitor", "owner"), default="visitor", help="whose index ranks (default visitor: the questions are visitors')")
     _common(p)
 
@@ -77,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _settings(args: argparse.Namespace) -> Settings:
     names = ("vault_dir", "exclude", "default_visibility", "search_top_k", "search_min_score",
              "llm_model", "ollama_host", "llm_timeout", "llm_temperature", "llm_keep_alive", "prompt_budget", "semantic", "embed_model",
+             "anchors",
              "url_map", "host", "port", "token", "token_file",
              "cors_origins", "trusted_proxies", "question_log", "log_retention_days", "cache_dir", "index_cache")
     return Settings.load(**{n: getattr(args, n, None) for n in names})
@@ -87,6 +98,9 @@ def _print_sources(sources: list[dict]) -> None:
         print(f"{rank}. [{s['slug']}] {s['title']}  score {s['score']:.2f}  ({s['path']})")
         for r in s["reasons"]:
             print(f"     +{r['points']:.2f} {r['signal']}: {r['detail']}")
+        for p in s["passages"]:
+            where = " › ".join(p["heading"]) or ("the whole note" if len(s["passages"]) == 1 else "the note's opening")
+            print(f"     § {where}, {p['chars']} characters sent{'  ' + p['url'] if p['url'] else ''}")
 
 
 def cmd_search(bot: GrasBot, args) -> int:
@@ -167,6 +181,37 @@ def cmd_check(bot: GrasBot, args) -> int:
     return int(failed)
 
 
+def prompts_received(bot: GrasBot, questions: Sequence[str]) -> list[str]:
+    """Each question answered as a visitor through the LLM at the configured Ollama host, and
+    the prompt that server received, read back from its record: the host must be a stand-in
+    Ollama (`tests/standin_ollama.py`, which `eval/context_recall.py` starts)."""
+    import httpx
+
+    host = (bot.settings.ollama_host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434").rstrip("/")
+
+    async def run() -> list[str]:
+        texts = []
+        try:
+            async with httpx.AsyncClient(timeout=30.0) as http:
+                for question in questions:
+                    payload = await bot.answer(question, audience="visitor")
+                    if "llm_error" in payload:
+                        raise ConfigError(f"context recall: the LLM at {host} did not answer ({payload['llm_error']})")
+                    got = await http.get(f"{host}/standin/requests")
+                    if got.status_code != 200:
+                        raise ConfigError(f"context recall: {host} keeps no record of the prompts it received "
+                                          "(run the stand-in Ollama: eval/context_recall.py)")
+                    messages = got.json()["requests"][-1]["messages"]
+                    texts.append("\n\n".join(m["content"] for m in messages))
+        except httpx.HTTPError as exc:
+            raise ConfigError(f"context recall: cannot read {host}/standin/requests ({exc})") from None
+        finally:
+            await bot.aclose()
+        return texts
+
+    return asyncio.run(run())
+
+
 def cmd_eval(bot: GrasBot, args) -> int:
     """GrasBot, lexical and with meaning, beside the plain BM25 it has to beat, on the same
     questions and the same notes."""
@@ -180,7 +225,16 @@ def cmd_eval(bot: GrasBot, args) -> int:
 
         return rank
 
-    report = evaluate(cases, ranker(lexical=False))
+    prompts = fallback = None
+    if any(c.phrase for c in cases):  # the file says where each answer is: did it reach the LLM?
+        prompts = prompts_received(bot, [c.question for c in cases])
+        visible = bot.snapshot.index("visitor")
+
+        def fallback(q: str) -> tuple[str, list[str]]:
+            result = bot.search(q, audience="visitor")
+            return extractive_answer(q, result.context, visible, grounded=result.grounded), [p.text for p in result.context]
+
+    report = evaluate(cases, ranker(lexical=False), prompts, fallback)
     plain = PlainBM25(index.notes, index.readable_body)
     engines = {"GrasBot": report.figures()}
     if bot.snapshot.semantic:
@@ -192,9 +246,14 @@ def cmd_eval(bot: GrasBot, args) -> int:
         return 0
     for name, figures in engines.items():
         print(f"{name:>10}: {data['questions']} questions  hit@1 {figures['hit@1']:.3f}  hit@5 {figures['hit@5']:.3f}  MRR@10 {figures['mrr@10']:.3f}")
+    if "context_recall" in data:
+        print(f"context recall {data['context_recall']:.3f}  fallback recall {data['fallback_recall']:.3f}")
     for miss in data["misses"]:
         where = f"rank {miss['rank']}" if miss["rank"] else "not in the top 10"
         print(f"  missed ({where}): {miss['question']}  expected {', '.join(miss['expected'])}; got {', '.join(miss['got'])}")
+    for miss in data.get("context_misses", ()):
+        where = f"rank {miss['rank']}" if miss["rank"] else "not in the top 10"
+        print(f"  not in the prompt ({where}): {miss['question']}  « {miss['phrase']} »")
     return 0
 
 

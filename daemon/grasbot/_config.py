@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ._exceptions import ConfigError
+from ._passages import ANCHOR_FORMS
 from ._questionlog import DEFAULT_RETENTION_DAYS, default_log_path, parse_log_path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -41,6 +42,7 @@ class Settings:
     semantic: str = "bundled"
     embed_model: str = "bge-m3"  # the Ollama model, with semantic=ollama
     prompt_budget: int = 12_000  # characters of notes in the prompt; about 3,500 tokens of French
+    anchors: str = "slug"  # how the site turns a heading into its anchor (_passages.ANCHOR_FORMS)
     url_map: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_URL_MAP))
     host: str = "127.0.0.1"
     port: int = 8765
@@ -78,6 +80,7 @@ class Settings:
         "GRASBOT_PROMPT_BUDGET": "prompt_budget",
         "GRASBOT_SEMANTIC": "semantic",
         "GRASBOT_EMBED_MODEL": "embed_model",
+        "GRASBOT_ANCHORS": "anchors",
         "GRASBOT_URL_MAP": "url_map",
         "GRASBOT_HOST": "host",
         "GRASBOT_PORT": "port",
@@ -125,6 +128,8 @@ class Settings:
             raise ConfigError(f"LLM_TIMEOUT must be positive, not {self.llm_timeout}")
         if self.prompt_budget < 500:
             raise ConfigError(f"GRASBOT_PROMPT_BUDGET must be at least 500 characters, not {self.prompt_budget}")
+        if self.anchors not in ANCHOR_FORMS:
+            raise ConfigError(f"GRASBOT_ANCHORS must be one of {', '.join(ANCHOR_FORMS)}, not {self.anchors!r}")
         if self.log_retention_days < 1:
             raise ConfigError(f"GRASBOT_LOG_RETENTION_DAYS must be at least 1, not {self.log_retention_days}")
         for name in ("max_question", "max_body", "max_batch", "max_history", "max_turn", "rate_burst"):

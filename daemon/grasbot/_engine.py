@@ -26,6 +26,7 @@ from ._cache import default_cache_dir
 from ._config import Settings
 from ._llm import LLMClient
 from ._parallel import load_shares
+from ._passages import choose_passages
 from ._prompt import build_prompt, keep_known_citations
 from ._questionlog import QuestionLog
 from ._scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
@@ -293,15 +294,17 @@ class GrasBot:
             known = snapshot.searches.get(key)
             if known is not None:
                 return replace(known, took_ms=(time.perf_counter() - started) * 1000)
+        index = snapshot.index(audience)
         result = search(
             q,
-            snapshot.index(audience),
+            index,
             top_k=top_k,
             min_score=self.settings.search_min_score,
             url_for=self.settings.url_for,
             history=history,
             semantic=semantic,
         )
+        result = self._with_passages(q, result, index, history)
         if not history:
             kept = snapshot.searches
             if len(kept) >= SEARCH_CACHE:
@@ -430,6 +433,22 @@ class GrasBot:
         if self._embed_error:
             status["error"] = self._embed_error
         return status
+    def _with_passages(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None) -> SearchResult:
+        """`result` with each source's passages, those the prompt quotes (none when the
+        question is not grounded: the prompt then quotes nothing)."""
+        if not result.grounded:
+            return result
+        passages = choose_passages(
+            q,
+            [(s.path, s.url) for s in result.sources],
+            index,
+            budget=self.settings.prompt_budget,
+            anchors=self.settings.anchors,
+            history=history or (),
+        )
+        return replace(result, sources=tuple(
+            replace(s, passages=tuple(p for p in passages if p.path == s.path)) for s in result.sources
+        ), context=passages)
 
     def record(self, q: str, result: SearchResult, history: Sequence[dict] | None = None) -> None:
         """Log a visitor's question for alias suggestions; never raises. `submit` only queues
@@ -446,13 +465,10 @@ class GrasBot:
         if record and audience == "visitor":
             self.record(q, result, history)
         index = snapshot.index(audience)
-        # Only what this audience may read reaches the LLM or the fallback: links to notes
-        # outside the audience lose their target's name.
-        notes = [replace(index.notes[s.path], body=index.readable_body(s.path)) for s in result.sources]
-        prompt = build_prompt(
-            q.strip(), notes, grounded=result.grounded, budget=self.settings.prompt_budget, history=history or ()
-        )
-        return result, index, notes, prompt
+        # Only what this audience may read reaches the LLM or the fallback: the passages are
+        # the audience's readable text (links to notes outside it lose their target's name).
+        prompt = build_prompt(q.strip(), result.context, grounded=result.grounded, history=history or ())
+        return result, index, prompt
 
     def _payload(self, result: SearchResult, response: str, model: str | None, error: str | None) -> dict:
         payload = {
@@ -471,11 +487,11 @@ class GrasBot:
     ) -> dict:
         """The seed's response: never raises for an LLM failure, answers from the notes instead.
         `record`: a visitor's question (not the owner previewing one) goes to the question log."""
-        result, index, notes, prompt = await self._prepare(q, history, audience, record)
+        result, index, prompt = await self._prepare(q, history, audience, record)
         try:
             text = await self.llm.generate(prompt.messages)
         except LLMError as exc:
-            fallback = extractive_answer(q, notes, index, grounded=result.grounded)
+            fallback = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or ())
             return self._payload(result, fallback, None, str(exc))
         return self._payload(result, keep_known_citations(text, prompt.notes), self.settings.llm_model, None)
 
@@ -486,7 +502,7 @@ class GrasBot:
 
         If the LLM fails, even halfway, `done` carries the extractive answer and `llm_error`.
         """
-        result, index, notes, prompt = await self._prepare(q, history, audience, record)
+        result, index, prompt = await self._prepare(q, history, audience, record)
         yield "sources", {"sources": [s.to_dict() for s in result.sources], "grounded": result.grounded}
         pieces: list[str] = []
         try:
@@ -494,7 +510,7 @@ class GrasBot:
                 pieces.append(piece)
                 yield "token", {"text": piece}
         except LLMError as exc:
-            fallback = extractive_answer(q, notes, index, grounded=result.grounded)
+            fallback = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or ())
             yield "done", self._payload(result, fallback, None, str(exc))
             return
         text = keep_known_citations("".join(pieces).strip(), prompt.notes)

@@ -1,9 +1,12 @@
 """Retrieval quality on a file of questions with the notes that answer them, beside the plain
-BM25 that GrasBot has to beat (issue 17: held-out visitor questions are what it is judged on)."""
+BM25 that GrasBot has to beat (held-out visitor questions are what it is judged on), and, when
+the file gives a phrase of each answering passage, whether that phrase reached the prompt sent
+to the LLM (context recall) and the extractive fallback."""
 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +14,7 @@ from typing import Callable, Mapping, Sequence
 
 from ._analysis import tokenize_fr
 from ._exceptions import ConfigError
+from ._fallback import sentences
 from ._vault import Note
 
 HISTORY_SEPARATOR = "||"
@@ -21,6 +25,7 @@ class Case:
     question: str
     expected: frozenset[str]  # vault-relative paths
     line: int
+    phrase: str | None = None  # verbatim words of the passage that answers
     history: tuple[str, ...] = ()  # the visitor's earlier questions, for a follow-up
 
     @property
@@ -33,6 +38,8 @@ class Case:
 class Outcome:
     case: Case
     ranked: tuple[str, ...]  # paths, best first
+    in_prompt: bool | None = None  # the phrase was in the prompt the LLM received (None: no phrase)
+    in_fallback: bool | None = None  # ... in the extractive answer
 
     @property
     def rank(self) -> int | None:
@@ -52,6 +59,11 @@ class Report:
     def mrr_at(self, k: int) -> float:
         return sum(1 / o.rank for o in self.outcomes if o.rank is not None and o.rank <= k) / len(self.outcomes)
 
+    def recall(self, field: str) -> float | None:
+        """The share of the questions with a phrase whose phrase reached `field` (in_prompt, in_fallback)."""
+        measured = [getattr(o, field) for o in self.outcomes if getattr(o, field) is not None]
+        return sum(measured) / len(measured) if measured else None
+
     def misses(self, k: int = 1) -> list[Outcome]:
         return [o for o in self.outcomes if o.rank is None or o.rank > k]
 
@@ -59,7 +71,7 @@ class Report:
         return {"hit@1": round(self.hit_at(1), 4), "hit@5": round(self.hit_at(5), 4), "mrr@10": round(self.mrr_at(10), 4)}
 
     def to_dict(self) -> dict:
-        return {
+        data = {
             "questions": len(self.outcomes),
             **self.figures(),
             "misses": [
@@ -67,11 +79,22 @@ class Report:
                 for o in self.misses()
             ],
         }
+        for name, field in (("context_recall", "in_prompt"), ("fallback_recall", "in_fallback")):
+            value = self.recall(field)
+            if value is not None:
+                data[name] = round(value, 4)
+        if self.recall("in_prompt") is not None:
+            data["context_misses"] = [
+                {"question": o.case.question, "expected": sorted(o.case.expected), "phrase": o.case.phrase, "rank": o.rank}
+                for o in self.outcomes if o.in_prompt is False
+            ]
+        return data
 
 
 def read_cases(path: str | Path) -> list[Case]:
-    """`question<TAB>path;path[<TAB>earlier question || earlier question]` lines; `#` lines and
-    blank lines are comments."""
+    """`question<TAB>path;path[<TAB>earlier question || earlier question[<TAB>phrase]]` lines:
+    the third column, which may be empty, holds a follow-up's earlier questions; the fourth,
+    verbatim words of the passage that answers. `#` lines and blank lines are comments."""
     cases = []
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
@@ -81,20 +104,66 @@ def read_cases(path: str | Path) -> list[Case]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         question, tab, rest = line.partition("\t")
-        paths, _, earlier = rest.partition("\t")
+        paths, _, rest = rest.partition("\t")
+        earlier, has_phrase, phrase = rest.partition("\t")
         expected = frozenset(p.strip() for p in paths.split(";") if p.strip())
-        if not tab or not question.strip() or not expected:
-            raise ConfigError(f"{path}:{number}: expected 'question<TAB>path;path', got {line[:60]!r}")
+        if not tab or not question.strip() or not expected or (has_phrase and not phrase.strip()):
+            raise ConfigError(f"{path}:{number}: expected 'question<TAB>path;path[<TAB>history[<TAB>phrase]]', got {line[:60]!r}")
         history = tuple(q.strip() for q in earlier.split(HISTORY_SEPARATOR) if q.strip())
-        cases.append(Case(question.strip(), expected, number, history))
+        cases.append(Case(question.strip(), expected, number, phrase.strip() or None, history))
     if not cases:
         raise ConfigError(f"{path}: no questions in the file")
     return cases
 
 
-def evaluate(cases: Sequence[Case], rank: Callable[[Case], Sequence[str]]) -> Report:
-    """`rank(case)` returns vault-relative paths, best first (at least the first 10)."""
-    return Report(tuple(Outcome(case, tuple(rank(case))) for case in cases))
+_SPACE = re.compile(r"\s+")
+_MARKS = re.compile(r"[*_`]+")
+
+
+def contains(text: str, phrase: str, *, marks: bool = True) -> bool:
+    """`phrase` in `text`, whitespace collapsed; with `marks=False`, emphasis and code marks
+    dropped from both (the extractive answer drops them)."""
+    if not marks:
+        text, phrase = _MARKS.sub("", text), _MARKS.sub("", phrase)
+    return _SPACE.sub(" ", phrase).strip() in _SPACE.sub(" ", text)
+
+
+_QUOTED = re.compile(r"^- (.*?)…? \[[a-z0-9][a-z0-9-]*\]$", re.MULTILINE)
+
+
+def quotes_answer(answer: str, passages: Sequence[str], phrase: str) -> bool:
+    """Whether an extractive answer quotes the passage that answers: the phrase itself, or a
+    sentence of a passage that holds it."""
+    if contains(answer, phrase, marks=False):
+        return True
+    quoted = _QUOTED.findall(answer)
+    for text in passages:
+        if contains(text, phrase):
+            said = " ".join(sentences(text))
+            if any(q and q in said for q in quoted):
+                return True
+    return False
+
+
+def evaluate(
+    cases: Sequence[Case],
+    rank: Callable[[Case], Sequence[str]],
+    prompts: Sequence[str] | None = None,
+    fallback: Callable[[str], tuple[str, Sequence[str]]] | None = None,
+) -> Report:
+    """`rank(case)` returns vault-relative paths, best first (at least the first 10).
+    `prompts`: the text the LLM received for each case, in order; `fallback(question)`: the
+    extractive answer and the texts of the passages it was made from. Both are measured on
+    the cases that have a phrase."""
+    outcomes = []
+    for i, case in enumerate(cases):
+        in_prompt = in_fallback = None
+        if case.phrase is not None and prompts is not None:
+            in_prompt = contains(prompts[i], case.phrase)
+        if case.phrase is not None and fallback is not None:
+            in_fallback = quotes_answer(*fallback(case.question), case.phrase)
+        outcomes.append(Outcome(case, tuple(rank(case)), in_prompt, in_fallback))
+    return Report(tuple(outcomes))
 
 
 class PlainBM25:

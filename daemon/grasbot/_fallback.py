@@ -11,11 +11,9 @@ from typing import Sequence
 
 from ._analysis import tokenize_fr
 from ._index import Index
-from ._vault import Note
+from ._passages import Passage, question_weights
 
-NOTES_USED = 3
 SENTENCES = 3
-PER_NOTE = 2
 MAX_SENTENCE = 320
 
 INTRO = "Le modèle de langue ne répond pas pour l'instant ; voici ce que disent les notes :"
@@ -45,26 +43,36 @@ def sentences(markdown: str) -> list[str]:
     return out
 
 
-def extractive_answer(question: str, notes: Sequence[Note], index: Index, *, grounded: bool) -> str:
-    """Up to three sentences, best first, from the first notes, each followed by its [slug]."""
-    if not grounded or not notes:
+def extractive_answer(
+    question: str, passages: Sequence[Passage], index: Index, *, grounded: bool, history: Sequence[dict] = ()
+) -> str:
+    """Up to three sentences from the passages the LLM would have read, each followed by its
+    [slug]: the best sentence of each of the best passages, best passage first (a passage's
+    relevance counts its heading, which none of its sentences holds), then the next best
+    sentences of those passages if fewer than three passages have one."""
+    if not grounded or not passages:
         return NOT_FOUND
-    wanted = set(tokenize_fr(question))
-    picked: list[tuple[float, int, int, str, str]] = []
-    for rank, note in enumerate(notes[:NOTES_USED]):
+    weights = question_weights(question, history)
+    rounds: list[list[tuple[str, str]]] = []  # per passage, best passage first: its sentences best first
+    for passage in sorted(passages, key=lambda p: -p.score):
         scored = []
-        for position, sentence in enumerate(sentences(note.body)):
-            found = wanted.intersection(tokenize_fr(sentence))
+        for position, sentence in enumerate(sentences(_sent_text(passage))):
+            found = set(weights).intersection(tokenize_fr(sentence))
             if found:
-                scored.append((sum(index.idf(t) for t in found), rank, position, sentence, note.slug))
-        scored.sort(key=lambda s: (-s[0], s[2]))
-        picked.extend(scored[:PER_NOTE])
-    if not picked:  # nothing matches word for word: the best note's opening still says what it is about
-        first = sentences(notes[0].body)
-        picked = [(0.0, 0, 0, first[0], notes[0].slug)] if first else []
+                scored.append((-sum(weights[t] * index.idf(t) for t in found), position, sentence))
+        if scored:
+            rounds.append([(sentence, passage.slug) for _, _, sentence in sorted(scored)])
+    picked = list(dict.fromkeys(found[depth] for depth in range(SENTENCES) for found in rounds if depth < len(found)))
+    picked = picked[:SENTENCES]  # a sentence repeated in several passages is quoted once
+    if not picked:  # nothing matches word for word: the best passage's opening still says what it is about
+        first = sentences(_sent_text(passages[0]))
+        picked = [(first[0], passages[0].slug)] if first else []
     if not picked:
         return NOT_FOUND
-    best = sorted(picked, key=lambda s: (-s[0], s[1], s[2]))[:SENTENCES]
-    best.sort(key=lambda s: (s[1], s[2]))
-    lines = [f"- {sentence} [{slug}]" for _, _, _, sentence, slug in best]
+    lines = [f"- {sentence} [{slug}]" for sentence, slug in picked]
     return "\n".join([INTRO, *lines])
+
+
+def _sent_text(passage: Passage) -> str:
+    """The passage's text without the mark of its cut."""
+    return passage.text[: passage.cut[0]] if passage.cut else passage.text

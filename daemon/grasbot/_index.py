@@ -16,6 +16,7 @@ from typing import Iterable, Mapping, NamedTuple
 
 from ._analysis import Terms, body_counts, tokens
 from ._postings import LazyTable, Postings, Union
+from ._sections import Sections, cut_note
 from ._vault import LinkResolver, Note, Vault, rewrite_links
 
 Labeled = tuple[tuple[str, Terms], ...]  # (the author's text, its stems), empty stems left out
@@ -28,15 +29,15 @@ TAGS_SHIFT, DOMAINS_SHIFT, FIELD_COUNT_CAP = 3, 10, 127
 # Okapi BM25 with Lucene's idf, which stays positive and monotonic on a 41-note vault.
 K1 = 1.2
 B = 0.75
-# A note longer than LONG_NOTE stems scores the mean of its whole text's BM25 and its best
-# PASSAGE-long run's: a 1 MB course holds every word of every question somewhere, and as one
-# document it would outrank the short note that is about the question (held-out hit@1 0.775 →
-# 0.875, see README); but a reference page (a man page) answers from all of it, and its best
-# passage alone misses that (tune sets, lexical hit@1: docs-fr 0.295 → 0.386, notes-publiques
-# 0.892 → 0.905, the curated vault unchanged).
+# A note longer than LONG_NOTE stems is scored by its best PASSAGE-long run: a 1 MB course
+# holds every word of every question somewhere, and as one document it would outrank the
+# short note that is about the question (held-out hit@1 0.775 → 0.875, see README). Mixing in
+# the whole text's BM25 was measured: half of each ranked a documentation vault better
+# (lexical tune hit@1 0.295 → 0.386) but halved a long note's points, so that a course that
+# answers in one section no longer grounded the answer; added to the passage's, it ranked
+# long notes above the short ones that are about the question (notes-publiques 0.932 → 0.841).
 PASSAGE = 400
 LONG_NOTE = 4 * PASSAGE
-PASSAGE_SHARE = 0.5  # of a long note's BM25 given by its best passage
 _PASSAGES = object()  # Index._memo's key for the long notes' passages
 _AVG_PASSAGE = object()
 _LONG = object()  # ... and for the set of notes longer than LONG_NOTE
@@ -71,6 +72,7 @@ class NoteAnalysis:
     answers: Labeled
     tags: Labeled
     domains: Labeled
+    sections: Sections  # the note cut along its headings (`_sections`): what a prompt quotes
     body: Mapping[str, int]  # stem -> count
 
     def field_terms(self) -> dict[str, int]:
@@ -111,15 +113,19 @@ def _hide_targets(target: str) -> bool:
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
 
 
-def indexable_text(note: Note) -> str:
+def indexable_body(note: Note) -> str:
     """The body as search reads it. A bare [[link]] shows its target's name, but that name may
     be a private note's: only the labels an author wrote are kept, so no audience can find a
     note by it. Addresses go too: « https://… » in every other note would make « HTTP » a word
     that means nothing."""
-    body = note.body
-    if "://" in body or "www." in body:  # what _URL needs: a substring test spares its scan
-        body = _URL.sub(" ", body)
-    return rewrite_links(body, _hide_targets)
+    return indexable_text(note.body)
+
+
+def indexable_text(text: str) -> str:
+    """`indexable_body` of any piece of a note's text (a passage, a heading)."""
+    if "://" in text or "www." in text:  # what _URL needs: a substring test spares its scan
+        text = _URL.sub(" ", text)
+    return rewrite_links(text, _hide_targets)
 
 
 class NoteCounts(LazyTable):
@@ -146,14 +152,14 @@ def note_head(note: Note) -> str:
 
 def body_counts_of(note: Note) -> dict[str, int]:
     """A note's body counts: analyse_note's, and NoteCounts' when the cache left them out."""
-    return body_counts(f"{note_head(note)}\n{indexable_text(note)}")
+    return body_counts(f"{note_head(note)}\n{indexable_body(note)}")
 
 
 def passages_of(note: Note) -> list[dict[str, int]]:
     """The note's stems cut in PASSAGE-long runs, each led by the note's head (what the note is
     about), as counts: the same stems as `body_counts_of`, in order."""
     head = tokens(note_head(note))
-    body = tokens(indexable_text(note))
+    body = tokens(indexable_body(note))
     return [dict(Counter(head + body[i : i + PASSAGE])) for i in range(0, max(len(body), 1), PASSAGE)]
 
 
@@ -166,6 +172,7 @@ def analyse_note(note: Note, *, lazy_body: bool = False) -> NoteAnalysis:
         answers=_labeled(note.answers),
         tags=_labeled(note.tags),
         domains=_labeled(note.domains),
+        sections=cut_note(note.body),
         body=NoteCounts(note) if lazy_body else body_counts_of(note),
     )
 
@@ -192,12 +199,26 @@ class Index:
         """The note's body as this audience may read it: links become words, and a link to a
         note outside the audience (a private one, for a visitor) or to no loaded note loses its
         target's name, keeping only the label its author wrote here."""
+        return self.readable_text(self.notes[path].body)
+
+    def readable_text(self, text: str) -> str:
+        """`readable_body` of a piece of a note (a passage, a heading)."""
 
         def visible(target: str) -> bool:
             resolved = self.resolver.resolve(target) if self.resolver else None
             return resolved is not None and resolved in self.notes  # a dangling link may name an excluded note
 
-        return rewrite_links(self.notes[path].body, visible)
+        return rewrite_links(text, visible)
+
+    def derived(self, key: object, make):
+        """An index-wide value another module derives from this index (`_passages`' passage
+        counts), made once by `make()` and kept as long as the index (a reload makes a new
+        one). `key` is an `object()` of that module's, as the index's own entries are: the
+        terms' memo, when forgotten, keeps those."""
+        value = self._memo.get(key)
+        if value is None:
+            value = self._memo[key] = make()
+        return value
 
     def memoized(self, key: object, make):
         """`make()`, computed once per index under `key` (an `object()` sentinel of the caller's):
@@ -215,7 +236,7 @@ class Index:
 
     def bm25(self, terms: Iterable[str]) -> dict[str, float]:
         """Okapi BM25 of every note holding at least one of `terms`, term at a time; a note
-        longer than LONG_NOTE stems scores half as a whole, half as its best passage."""
+        longer than LONG_NOTE stems scores as its best passage."""
         scores: dict[str, float] = {}
         if not len(self.body):
             return scores
@@ -232,8 +253,17 @@ class Index:
         if long:
             idf = {t: self.idf(t) for t in unique}
             for path in long:
-                scores[path] = (1.0 - PASSAGE_SHARE) * scores[path] + PASSAGE_SHARE * self._best_passage(path, idf)
+                scores[path] = self._best_passage(path, idf)
         return scores
+
+    def impacts(self, term: str) -> Mapping[str, float]:
+        """{path: the term's share of the note's BM25}, what `bm25` sums: for a caller that
+        weighs the terms itself (`_passages`, for the notes it sends whole)."""
+        return self._impacts(term)
+
+    def avg_length(self) -> float:
+        """BM25's yardstick for a long or a short text (`_avg_passage`), for `_passages`."""
+        return self._avg_passage() if len(self.body) else 1.0
 
     def _body_parts(self) -> tuple[Postings, ...]:
         """The body's postings, one object or the owner's two (public notes', private notes')."""

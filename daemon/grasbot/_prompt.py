@@ -1,4 +1,4 @@
-"""The messages sent to the LLM: the seed's five rules, the best notes whole, within a budget."""
+"""The messages sent to the LLM: the seed's five rules, then the passages chosen for the question."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ._vault import Note
+from ._passages import CUT_MARK, Passage  # noqa: F401 - CUT_MARK: what a cut passage ends with
 
 SYSTEM_RULES = """Tu es GrasBot, l'assistant du site. Tu réponds aux visiteurs à partir des notes de l'auteur.
 Règles :
@@ -21,73 +21,41 @@ NO_CONTEXT = """Aucune note ne correspond à cette question. N'invente aucun fai
 
 _CITATION = re.compile(r"\s?\[([a-z0-9][a-z0-9-]*)\](?!\()")
 
-CUT_MARK = "\n[… note tronquée : {kept} caractères sur {total} …]"
-
 
 @dataclass(frozen=True)
 class Prompt:
     messages: list[dict]
     notes: tuple[str, ...]  # slugs of the notes in the context
-    truncated: tuple[str, ...]  # slugs of the notes that were cut to fit
+    truncated: tuple[str, ...]  # slugs of the notes a passage of which was cut to fit
 
 
-def share_budget(lengths: Sequence[int], budget: int) -> list[int]:
-    """Split `budget` fairly: short notes keep all they have, long ones share the rest equally."""
-    allowed = [0] * len(lengths)
-    remaining, open_ = budget, sorted(range(len(lengths)), key=lambda i: lengths[i])
-    while open_:
-        share = remaining // len(open_)
-        i = open_[0]
-        if lengths[i] <= share:
-            allowed[i] = lengths[i]
-            remaining -= lengths[i]
-            open_.pop(0)
-        else:
-            for j in open_:
-                allowed[j] = share
-            break
-    return allowed
-
-
-def _cut(text: str, limit: int) -> str:
-    """Cut at a paragraph or sentence end when one is close, so the model does not read half a word."""
-    if len(text) <= limit:
-        return text
-    head = text[:limit]
-    for sep in ("\n\n", "\n", ". "):
-        at = head.rfind(sep)
-        if at >= limit * 0.7:
-            return head[: at + len(sep)].rstrip()
-    return head.rstrip()
+def passage_label(passage: Passage) -> str:
+    """`[slug] Title › Heading › Subheading`: where the passage comes from, for the model to cite."""
+    heading = passage.heading
+    if heading and heading[0].casefold() == passage.title.casefold():
+        heading = heading[1:]  # the note's own title as its first heading: said once
+    return " › ".join((f"[{passage.slug}] {passage.title}", *heading))
 
 
 def build_prompt(
     question: str,
-    notes: Sequence[Note],
+    passages: Sequence[Passage],
     *,
     grounded: bool,
-    budget: int,
     history: Sequence[dict] = (),
 ) -> Prompt:
-    """System rules, the conversation so far, then the question with its notes (or none)."""
+    """System rules, the conversation so far, then the question with the passages chosen for
+    it (`_passages.choose_passages`, already within the budget), or the no-context prompt."""
     messages = [{"role": "system", "content": SYSTEM_RULES}]
     messages += [{"role": t["role"], "content": t["content"]} for t in history]
-    if not grounded or not notes:
+    if not grounded or not passages:
         messages.append({"role": "user", "content": f"{NO_CONTEXT}\n\nQuestion : {question}"})
         return Prompt(messages, (), ())
-    bodies = [n.body.strip() for n in notes]
-    allowed = share_budget([len(b) for b in bodies], budget)
-    blocks, truncated = [], []
-    for note, body, limit in zip(notes, bodies, allowed):
-        text = body
-        if len(body) > limit:
-            text = _cut(body, limit)
-            text += CUT_MARK.format(kept=len(text), total=len(body))
-            truncated.append(note.slug)
-        blocks.append(f"### [{note.slug}] {note.title}\n{text}")
-    context = "\n\n".join(blocks)
+    context = "\n\n".join(f"### {passage_label(p)}\n{p.text}" for p in passages)
     content = f"Notes de l'auteur :\n\n{context}\n\nQuestion : {question}"
-    return Prompt(messages + [{"role": "user", "content": content}], tuple(n.slug for n in notes), tuple(truncated))
+    slugs = tuple(dict.fromkeys(p.slug for p in passages))
+    truncated = tuple(dict.fromkeys(p.slug for p in passages if p.cut))
+    return Prompt(messages + [{"role": "user", "content": content}], slugs, truncated)
 
 
 def keep_known_citations(text: str, slugs: Sequence[str]) -> str:

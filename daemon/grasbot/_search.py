@@ -44,6 +44,7 @@ class Source:
     reasons: tuple
     url: str | None
     path: str
+    passages: tuple = ()  # the _passages.Passage objects the prompt quotes from this note (set by the engine)
 
     def to_dict(self) -> dict:
         return {
@@ -54,6 +55,7 @@ class Source:
             "reasons": [r.to_dict() for r in self.reasons],
             "url": self.url,
             "path": self.path,
+            "passages": [p.to_dict() for p in self.passages],
         }
 
 
@@ -64,6 +66,7 @@ class SearchResult:
     grounded: bool
     vault_size: int
     took_ms: float
+    context: tuple = ()  # the _passages.Passage objects the prompt quotes, in its order (set by the engine)
 
     def to_dict(self) -> dict:
         return {

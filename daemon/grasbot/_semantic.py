@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Protocol, Sequence
 
 from ._exceptions import EmbeddingError
-from ._index import Index, indexable_text
+from ._index import Index, indexable_body
 from ._vault import Note
 
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ def head_text(note: Note) -> str:
     body = note.body
     end = body.find("\n", 2 * HEAD_CHARS)
     note = replace(note, body=body[:end]) if end != -1 else note
-    return "\n".join((note.title, *note.aliases, *note.answers, indexable_text(note)[:HEAD_CHARS]))
+    return "\n".join((note.title, *note.aliases, *note.answers, indexable_body(note)[:HEAD_CHARS]))
 
 
 def text_key(text: str) -> bytes:

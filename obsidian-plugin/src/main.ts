@@ -17,7 +17,7 @@ import { GrasbotClient } from "./client";
 import { Debouncer } from "./debounce";
 import { describeFailure } from "./errors";
 import { testNote } from "./noteTest";
-import type { Source } from "./protocol";
+import type { Passage, Source } from "./protocol";
 import { formatReloadNotice, noteTestSummary } from "./render";
 import { type GrasbotSettings, normalizeSettings } from "./settings";
 import { GrasbotSettingTab } from "./settingsTab";
@@ -52,7 +52,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 							signal,
 							token: this.settings.token,
 						}),
-					onOpenSource: (source) => void this.openSource(source),
+					onOpenSource: (source, passage) => void this.openSource(source, passage),
 				}),
 		);
 
@@ -189,8 +189,10 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		return view instanceof PreviewView ? view : null;
 	}
 
-	private async openSource(source: Source): Promise<void> {
-		await this.app.workspace.openLinkText(source.path, "", false);
+	/** Opens the source's note, at the passage's heading when one is given (`path#Heading`, as a link would). */
+	private async openSource(source: Source, passage?: Passage): Promise<void> {
+		const heading = passage?.heading[passage.heading.length - 1];
+		await this.app.workspace.openLinkText(heading ? `${source.path}#${heading}` : source.path, "", false);
 	}
 
 	private async testActiveNote(file: TFile): Promise<void> {

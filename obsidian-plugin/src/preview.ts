@@ -6,7 +6,7 @@
 import type { GrasbotClient } from "./client";
 import { DaemonNotRunningError, HttpError, describeFailure } from "./errors";
 import type { NoteTestReport } from "./noteTest";
-import type { AnswerResult, Source } from "./protocol";
+import type { AnswerResult, Passage, Source } from "./protocol";
 import { AnswerView, renderFailure, renderNoteTest } from "./render";
 import type { StreamHandlers } from "./sse";
 
@@ -15,7 +15,7 @@ export interface PreviewDeps {
 	client: () => Pick<GrasbotClient, "answer" | "health" | "daemonUrl">;
 	/** Streams a visitor's answer (sse.ts streamAnswer bound to fetch and the daemon URL). */
 	stream: (q: string, handlers: StreamHandlers, signal: AbortSignal) => Promise<AnswerResult>;
-	onOpenSource?: (source: Source) => void;
+	onOpenSource?: (source: Source, passage?: Passage) => void;
 }
 
 export const STREAM_FALLBACK_NOTE = "Streaming unavailable: showing the complete answer.";

@@ -14,6 +14,18 @@ export interface Reason {
 	detail: string;
 }
 
+/** A part of a source's note that was sent to the model. */
+export interface Passage {
+	/** The headings above it, outermost first; empty for a note's opening or a note sent whole. */
+	heading: string[];
+	/** The innermost heading's anchor on the site, or null. */
+	anchor: string | null;
+	/** The note's url with the anchor appended, or null when the note has no url. */
+	url: string | null;
+	/** Characters sent. */
+	chars: number;
+}
+
 export interface Source {
 	slug: string;
 	title: string;
@@ -23,6 +35,8 @@ export interface Source {
 	url: string | null;
 	/** Vault-relative path of the note, with / separators; lets the plugin open it. */
 	path: string;
+	/** The passages sent to the model; empty from a daemon that does not send them. */
+	passages: Passage[];
 }
 
 export interface SearchResult {
@@ -136,6 +150,16 @@ export function decodeReason(value: unknown, where = "reason"): Reason {
 	};
 }
 
+export function decodePassage(value: unknown, where = "passage"): Passage {
+	const o = object(value, where);
+	return {
+		heading: array(o.heading, `${where}.heading`).map((h, i) => string(h, `${where}.heading[${i}]`)),
+		anchor: optional(o.anchor, string, `${where}.anchor`),
+		url: optional(o.url, string, `${where}.url`),
+		chars: number(o.chars, `${where}.chars`),
+	};
+}
+
 export function decodeSource(value: unknown, where = "source"): Source {
 	const o = object(value, where);
 	return {
@@ -146,6 +170,7 @@ export function decodeSource(value: unknown, where = "source"): Source {
 		reasons: array(o.reasons ?? [], `${where}.reasons`).map((r, i) => decodeReason(r, `${where}.reasons[${i}]`)),
 		url: optional(o.url, string, `${where}.url`),
 		path: string(o.path, `${where}.path`),
+		passages: array(o.passages ?? [], `${where}.passages`).map((p, i) => decodePassage(p, `${where}.passages[${i}]`)),
 	};
 }
 

@@ -6,11 +6,49 @@
 
 import type { FailureState } from "./errors";
 import type { NoteTestReport } from "./noteTest";
-import type { AnswerResult, ReloadResult, Source } from "./protocol";
+import type { AnswerResult, Passage, ReloadResult, Source } from "./protocol";
 
 export interface RenderOptions {
-	/** Opens the note behind a source (by its vault path); absent in plain previews. */
-	onOpenSource?: (source: Source) => void;
+	/** Opens the note behind a source (by its vault path), at a passage's heading when given; absent in plain previews. */
+	onOpenSource?: (source: Source, passage?: Passage) => void;
+}
+
+/** What a passage is, in a line: its heading path (the note's title said once), or what it stands for. */
+export function passageLabel(source: Source, passage: Passage): string {
+	const heading = passage.heading[0] === source.title ? passage.heading.slice(1) : passage.heading;
+	if (heading.length > 0) return heading.join(" › ");
+	return source.passages.length === 1 ? "Whole note" : "Opening";
+}
+
+export function formatChars(chars: number): string {
+	return `${chars.toLocaleString("en-US")} characters`;
+}
+
+/** Under a source: which of its passages were sent to the model, and how long each is. */
+export function renderPassages(parent: HTMLElement, source: Source, options: RenderOptions = {}): HTMLElement {
+	const box = parent.createDiv({ cls: "grasbot-passages" });
+	if (source.passages.length === 0) {
+		box.createDiv({ cls: "grasbot-passages-none", text: "Not sent to the model" });
+		return box;
+	}
+	box.createDiv({ cls: "grasbot-passages-title", text: "Sent to the model" });
+	const list = box.createEl("ul", { cls: "grasbot-passage-list" });
+	for (const passage of source.passages) {
+		const row = list.createEl("li", { cls: "grasbot-passage" });
+		const label = passageLabel(source, passage);
+		if (options.onOpenSource && passage.heading.length > 0) {
+			const link = row.createEl("a", { cls: "grasbot-passage-link", text: label, href: "#" });
+			const open = options.onOpenSource;
+			link.addEventListener("click", (event) => {
+				event.preventDefault();
+				open(source, passage);
+			});
+		} else {
+			row.createSpan({ cls: "grasbot-passage-heading", text: label });
+		}
+		row.createSpan({ cls: "grasbot-passage-chars", text: formatChars(passage.chars) });
+	}
+	return box;
 }
 
 /** The badge a visitor sees under an answer. */
@@ -63,6 +101,7 @@ export function renderSources(parent: HTMLElement, sources: Source[], options: R
 				row.createSpan({ cls: "grasbot-reason-detail", text: reason.detail });
 			}
 		}
+		renderPassages(item, source, options);
 	}
 	return list;
 }

@@ -24,7 +24,7 @@ export function resultTransport(result: unknown): FakeTransport {
 
 export function source(slug: string, score: number, extra: Partial<Source> = {}): Source {
 	const reasons: Reason[] = [{ signal: "title", points: score, detail: `titre « ${slug} »` }];
-	return { slug, title: slug, type: "projet", score, reasons, url: null, path: `${slug}.md`, ...extra };
+	return { slug, title: slug, type: "projet", score, reasons, url: null, path: `${slug}.md`, passages: [], ...extra };
 }
 
 /** A ReadableStream that yields the given text chunks as UTF-8 bytes. */

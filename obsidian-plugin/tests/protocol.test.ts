@@ -120,4 +120,21 @@ describe("shared-protocol", () => {
 		const decoded = decodeSearchResult((search?.response as { result: unknown }).result);
 		expect(decoded.results.map((s) => s.path)).toEqual(["projets/push-swap.md", "competences/algorithmique.md", "formation/ecole-42.md"]);
 	});
+
+	it("decodes each source's passages, and none from a daemon that sends none", () => {
+		const search = examples.find((e) => e.file === "search.json");
+		const raw = (search?.response as { result: { results: Record<string, unknown>[] } }).result;
+		const decoded = decodeSearchResult(raw);
+		expect(decoded.results[0].passages[1]).toEqual({
+			heading: ["Push_swap", "Les instructions"],
+			anchor: "les-instructions",
+			url: "/portfolio/push-swap#les-instructions",
+			chars: 610,
+		});
+		expect(decoded.results.map((s) => s.passages.length)).toEqual([2, 1, 0]);
+		const older = { ...raw, results: raw.results.map(({ passages: _passages, ...rest }) => rest) };
+		expect(decodeSearchResult(older).results.map((s) => s.passages)).toEqual([[], [], []]);
+		const broken = { ...raw, results: [{ ...raw.results[0], passages: [{ heading: "Push_swap", anchor: null, url: null, chars: 1 }] }] };
+		expect(() => decodeSearchResult(broken)).toThrow(/search\.results\[0\]\.passages\[0\]\.heading should be an array, got string/);
+	});
 });

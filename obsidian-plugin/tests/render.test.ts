@@ -90,6 +90,57 @@ describe("sources", () => {
 	});
 });
 
+describe("passages", () => {
+	const course = source("cours", 12, {
+		title: "Cours de jardinage",
+		passages: [
+			{ heading: ["Cours de jardinage"], anchor: "cours-de-jardinage", url: null, chars: 53 },
+			{ heading: ["Cours de jardinage", "Greffe", "Le bon moment"], anchor: "le-bon-moment", url: "/cours/cours#le-bon-moment", chars: 1240 },
+		],
+	});
+	const whole = source("greffe", 6, { passages: [{ heading: [], anchor: null, url: null, chars: 310 }] });
+	const weak = source("cuisine", 2);
+
+	it("shows under each source which passages were sent, by heading path, and how long", () => {
+		const root = createDiv();
+		renderAnswer(root, answer({ sources: [course, whole, weak] }));
+		const items = [...root.querySelectorAll(".grasbot-source")];
+		const rows = (item: Element) =>
+			[...item.querySelectorAll(".grasbot-passage")].map((row) => [
+				row.querySelector(".grasbot-passage-heading, .grasbot-passage-link")?.textContent,
+				row.querySelector(".grasbot-passage-chars")?.textContent,
+			]);
+		expect(items[0].querySelector(".grasbot-passages-title")?.textContent).toBe("Sent to the model");
+		// the note's title, its first heading here, is not said again
+		expect(rows(items[0])).toEqual([
+			["Opening", "53 characters"],
+			["Greffe › Le bon moment", "1,240 characters"],
+		]);
+		expect(rows(items[1])).toEqual([["Whole note", "310 characters"]]);
+		expect(rows(items[2])).toEqual([]);
+		expect(items[2].querySelector(".grasbot-passages-none")?.textContent).toBe("Not sent to the model");
+	});
+
+	it("opens the note at a passage's heading when its link is clicked", () => {
+		const root = createDiv();
+		const open = vi.fn();
+		renderAnswer(root, answer({ sources: [course, whole] }), { onOpenSource: open });
+		const links = root.querySelectorAll<HTMLAnchorElement>(".grasbot-passage-link");
+		expect([...links].map((a) => a.textContent)).toEqual(["Opening", "Greffe › Le bon moment"]);
+		links[1].click();
+		expect(open).toHaveBeenCalledWith(course, course.passages[1]);
+		expect(root.querySelectorAll(".grasbot-source")[1].querySelector(".grasbot-passage-link")).toBeNull(); // a whole note: the source link opens it
+	});
+
+	it("shows a heading with markup as text", () => {
+		const root = createDiv();
+		const hostile = source("x", 1, { passages: [{ heading: ["<img src=x onerror=alert(1)>"], anchor: null, url: null, chars: 1 }] });
+		renderAnswer(root, answer({ sources: [hostile] }));
+		expect(root.querySelector("img")).toBeNull();
+		expect(root.querySelector(".grasbot-passage-heading")?.textContent).toBe("<img src=x onerror=alert(1)>");
+	});
+});
+
 describe("LLM fallback", () => {
 	it("labels an extractive answer and says why the LLM failed", () => {
 		const root = createDiv();

@@ -55,15 +55,19 @@ try {
         llmNote: visible($("#llm-note")) ? $("#llm-note").textContent : null,
         error: visible($("#error")) ? $("#error").textContent : null,
         sources: [...document.querySelectorAll("#sources .source-card")].map((card) => {
-          const link = card.querySelector("a");
+          const link = card.querySelector(".source-title a");
           return {
             text: card.querySelector(".source-title").textContent,
             href: link ? link.getAttribute("href") : null,
             visible: visible(card),
+            passages: [...card.querySelectorAll(".source-passage")].map((item) => {
+              const anchor = item.querySelector("a");
+              return { text: item.textContent, href: anchor ? anchor.getAttribute("href") : null, visible: visible(item) };
+            }),
           };
         }),
         // Markup from the server must stay text: no element was made from it.
-        injectedElements: document.querySelectorAll("#answer *, .source-title script, .source-title img").length,
+        injectedElements: document.querySelectorAll("#answer *, .source-title script, .source-title img, .source-passage script, .source-passage img").length,
         injectedGlobal: typeof window.__grasbotInjected === "undefined" ? null : window.__grasbotInjected,
         scripts: [...document.scripts].map((s) => s.getAttribute("src")),
       };

@@ -58,14 +58,7 @@
       const title = document.createElement("span");
       title.className = "source-title";
       const name = typeof s.title === "string" && s.title ? s.title : String(s.slug || "");
-      if (typeof s.url === "string" && s.url) {
-        const link = document.createElement("a");
-        link.href = safeHref(s.url);
-        link.textContent = name;
-        title.appendChild(link);
-      } else {
-        title.textContent = name;
-      }
+      linkOrText(title, s.url, name);
       card.appendChild(title);
       if (typeof s.type === "string" && s.type) {
         const kind = document.createElement("span");
@@ -73,9 +66,42 @@
         kind.textContent = s.type;
         card.appendChild(kind);
       }
+      const sections = showPassages(s, name);
+      if (sections) card.appendChild(sections);
       sourceList.appendChild(card);
     }
     sourcesSection.hidden = sources.length === 0;
+  }
+
+  // The sections of a note the answer was written from, each a link to it on the site when
+  // the note has a page (its url ends with the section's anchor). A note sent whole, or its
+  // opening, has no heading: the card's own title already links to it.
+  function showPassages(s, name) {
+    const passages = Array.isArray(s.passages) ? s.passages : [];
+    const list = document.createElement("ul");
+    list.className = "source-passages";
+    for (const p of passages) {
+      const heading = Array.isArray(p.heading) ? p.heading.filter((h) => typeof h === "string" && h) : [];
+      if (heading.length && heading[0] === name) heading.shift(); // the note's title, said by the card
+      if (!heading.length) continue;
+      const item = document.createElement("li");
+      item.className = "source-passage";
+      linkOrText(item, p.url, heading.join(" › "));
+      list.appendChild(item);
+    }
+    return list.children.length ? list : null;
+  }
+
+  // `text` in `parent`, as a link to `url` when there is one.
+  function linkOrText(parent, url, text) {
+    if (typeof url === "string" && url) {
+      const link = document.createElement("a");
+      link.href = safeHref(url);
+      link.textContent = text;
+      parent.appendChild(link);
+    } else {
+      parent.textContent = text;
+    }
   }
 
   // Only http(s) and relative links: a `javascript:` URL from a note's frontmatter stays inert.

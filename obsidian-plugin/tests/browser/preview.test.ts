@@ -15,7 +15,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STREAM_FALLBACK_NOTE } from "../../src/preview";
 import type { Source } from "../../src/protocol";
-import { formatPoints } from "../../src/render";
+import { formatChars, formatPoints, passageLabel } from "../../src/render";
 import { launchChromium } from "../../../tests/browser/chromium.mjs";
 import { REPO, type Stack, requirePython, startStack } from "../contract/stack";
 
@@ -101,7 +101,14 @@ interface Screen {
 	badge: string;
 	facts: string;
 	states: string[];
-	sources: { title: string; score: string; meta: string; reasons: { signal: string; points: string; detail: string }[] }[];
+	sources: {
+		title: string;
+		score: string;
+		meta: string;
+		reasons: { signal: string; points: string; detail: string }[];
+		passages: { label: string; chars: string }[];
+		unsent: string;
+	}[];
 }
 
 function readScreen(): Promise<Screen> {
@@ -122,6 +129,11 @@ function readScreen(): Promise<Screen> {
 					points: text(row.querySelector(".grasbot-reason-points")),
 					detail: text(row.querySelector(".grasbot-reason-detail")),
 				})),
+				passages: Array.from(item.querySelectorAll(".grasbot-passage")).map((row) => ({
+					label: text(row.querySelector(".grasbot-passage-heading, .grasbot-passage-link")),
+					chars: text(row.querySelector(".grasbot-passage-chars")),
+				})),
+				unsent: text(item.querySelector(".grasbot-passages-none")),
 			})),
 		};
 	});
@@ -200,6 +212,12 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 		expect(screen.sources.map((s) => s.reasons)).toEqual(
 			expected.map((s) => s.reasons.map((r) => ({ signal: r.signal, points: formatPoints(r.points), detail: r.detail }))),
 		);
+		// Under each source, the passages the daemon says it sent to the model.
+		expect(screen.sources.map((s) => s.passages)).toEqual(
+			expected.map((s) => s.passages.map((p) => ({ label: passageLabel(s, p), chars: formatChars(p.chars) }))),
+		);
+		expect(first.passages).toEqual([{ label: "Whole note", chars: formatChars(expected[0].passages[0].chars) }]);
+		expect(screen.sources.map((s) => s.unsent)).toEqual(expected.map((s) => (s.passages.length ? "" : "Not sent to the model")));
 		expect(await page.isDisabled(".grasbot-ask-button")).toBe(false);
 
 		// A source opens its note (the panel reports the vault path it would open).
