@@ -288,10 +288,24 @@ def test_a_visitor_is_never_brought_a_private_note_by_meaning(note_writer):
 # ---------------------------------------------------------------- the fast path, meaning included
 
 
-@pytest.fixture(scope="module", params=["bundled", "generated-600"])
+def write_long_notes(root: Path, count: int, seed: int) -> None:
+    """Notes past _sections.WHOLE_NOTE, with headings: each gets a vector a section."""
+    rng = random.Random(seed)
+    words = "serre compost limace semis verger abeille ruche taille greffe purin paillage tomate".split()
+    for i in range(count):
+        parts = [f"## Partie {j}\n\n" + " ".join(rng.choice(words) for _ in range(220)) + "." for j in range(8)]
+        (root / f"cours-{i}.md").write_text(f"---\ntitle: Cours {i}\n---\n" + "\n\n".join(parts), encoding="utf-8")
+
+
+@pytest.fixture(scope="module", params=["bundled", "generated-600", "long-notes"])
 def semantic_snapshot(request, tmp_path_factory):
     if request.param == "bundled":
         settings = Settings.load(env={}, vault_dir=BUNDLED_VAULT)
+    elif request.param == "long-notes":
+        root = tmp_path_factory.mktemp("long") / "vault"
+        generate(root, 120, seed=4)
+        write_long_notes(root, 25, seed=4)
+        settings = Settings.load(env={}, vault_dir=root)
     else:
         root = tmp_path_factory.mktemp("gen") / "vault"
         generate(root, 600, seed=11)
@@ -302,6 +316,8 @@ def semantic_snapshot(request, tmp_path_factory):
     texts = NoteTexts().of(snapshot.indexes)
     todo = sorted(texts.keys)
     store.put([texts.keys[t] for t in todo], embedder.embed(todo))
+    if request.param == "long-notes":  # the case is about notes with several vectors
+        assert sum(len(t) > 1 for t in texts.by_path.values()) >= 25
     return snapshot, semantic_indexes(snapshot.indexes, texts, store, QuestionVectors(embedder))
 
 
@@ -373,3 +389,61 @@ def test_note_texts_are_made_once_per_note_bytes(note_writer):
     assert second.by_path["a.md"] is first.by_path["a.md"]  # not read again
     assert second.by_path["b.md"] != first.by_path["b.md"] and "changé" in second.by_path["b.md"][0]
     assert set(second.keys) == {t for texts in second.by_path.values() for t in texts}
+
+
+def test_a_long_note_gets_a_vector_for_each_section_under_its_heading_path(note_writer):
+    from grasbot._sections import WHOLE_NOTE
+
+    body = "Intro.\n\n## Serre\n\n" + "La serre et sa buée. " * 300 + "\n\n## Limaces\n\nUne planche retournée les piège. " + "x " * 2000
+    assert len(body) > WHOLE_NOTE
+    note_writer("cours.md", "title: Cours de jardinage\nvisibility: public", body)
+    note_writer("court.md", "title: Court\nvisibility: public", "Une note courte.")
+    bot = make_bot(note_writer.root)
+    texts = NoteTexts().of(bot.snapshot.indexes).by_path
+    assert len(texts["court.md"]) == 1
+    long = texts["cours.md"]
+    assert long[0] == head_text(bot.snapshot.vault.notes["cours.md"]) and len(long) >= 3
+    assert any(t.startswith("Cours de jardinage › Limaces\n") and "planche retournée" in t for t in long[1:])
+
+
+def test_a_note_of_many_sections_is_not_closer_by_chance_alone():
+    """The best of k section vectors is lowered by σ·√(2 ln k) before it competes with a head."""
+    from grasbot._semantic import SemanticIndex
+
+    rng = np.random.default_rng(8)
+    question = np.zeros(16, dtype=np.float32)
+    question[0] = 1.0
+    rows, starts = [], []
+    for i in range(40):  # 40 short notes: a head each, cosine about 0.1-0.3
+        starts.append(len(rows))
+        rows.append(_unit(rng, 0.1 + 0.005 * i))
+    starts.append(len(rows))  # a course of 300 sections of noise, whose best reaches by chance
+    rows.append(_unit(rng, 0.1))
+    rows.extend(_unit(rng, abs(rng.normal(0.15, 0.08))) for _ in range(300))
+    matrix = np.stack(rows)
+
+    class Fixed:
+        model, remote = "fixed", False
+
+        def embed(self, texts):
+            return np.stack([question] * len(texts))
+
+    paths = [f"n{i:02}.md" for i in range(40)] + ["course.md"]
+    index = SemanticIndex(paths, matrix, np.array(starts), QuestionVectors(Fixed()))
+    raw_best = float((matrix[starts[-1] + 1 :] @ question).max())
+    assert raw_best > float((matrix[: starts[-1]] @ question).max())  # by raw max it would win
+    close = index.match("q", -10.0, 100)
+    assert close["course.md"].cosine < raw_best - 0.05
+    assert max(close, key=lambda p: close[p].cosine) != "course.md"
+    # a section that really says it wins
+    rows[-1] = question.copy()
+    index = SemanticIndex(paths, np.stack(rows), np.array(starts), QuestionVectors(Fixed()))
+    close = index.match("q", -10.0, 100)
+    assert max(close, key=lambda p: close[p].cosine) == "course.md"
+
+
+def _unit(rng, cosine: float) -> np.ndarray:
+    """A unit vector at `cosine` with the first axis."""
+    other = rng.normal(size=15)
+    other /= np.linalg.norm(other)
+    return np.concatenate([[cosine], np.sqrt(max(0.0, 1 - cosine * cosine)) * other]).astype(np.float32)

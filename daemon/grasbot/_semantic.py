@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Protocol, Sequence
 
 from ._exceptions import EmbeddingError
-from ._index import Index, indexable_body
+from ._index import Index, indexable_body, indexable_text
+from ._sections import WHOLE_NOTE, cut_note, heading_path
 from ._vault import Note
 
 if TYPE_CHECKING:
@@ -268,8 +269,8 @@ class SemanticIndex:
         import numpy as np
 
         cosines = self.matrix @ self._questions.vector(text)
-        if len(cosines) != len(self.paths):  # several vectors a note: its closest counts
-            cosines = np.maximum.reduceat(cosines, self.starts)
+        if len(cosines) != len(self.paths):
+            cosines = self._closest(cosines)
         mean, deviation = float(cosines.mean()), float(cosines.std())
         if not math.isfinite(deviation) or deviation <= 1e-9:
             return {}
@@ -277,6 +278,24 @@ class SemanticIndex:
         if len(chosen) > limit:
             chosen = chosen[np.argpartition(-cosines[chosen], limit - 1)[:limit]]
         return {self.paths[i]: Closeness(float(cosines[i]), (float(cosines[i]) - mean) / deviation) for i in chosen}
+
+
+    def _closest(self, rows: np.ndarray) -> np.ndarray:
+        """Each note's closeness when it has section vectors after its head: the better of its
+        head and its best section, the best of k sections first lowered by what the best of k
+        draws gains by chance alone (σ·√(2 ln k), σ the sections' spread), so a course of 800
+        sections is not closer to every question than a short note about it."""
+        import numpy as np
+
+        starts = self.starts
+        heads = rows[starts]
+        counts = np.diff(np.append(starts, len(rows))) - 1
+        sections = rows.copy()
+        sections[starts] = -np.inf
+        best = np.maximum.reduceat(sections, starts)
+        spread = float(rows[np.isfinite(sections)].std()) if counts.any() else 0.0
+        lowered = best - spread * np.sqrt(2.0 * np.log(np.maximum(counts, 1)))
+        return np.where(counts > 0, np.maximum(heads, lowered), heads)
 
 
 class QuestionVectors:
@@ -310,10 +329,22 @@ class Progress(NamedTuple):
 
 
 def note_texts(note: Note) -> tuple[str, ...]:
-    """What a note is embedded from, one vector a text: its head. (A vector for each declared
-    question beside it, best of them counting, measured worse on the tune sets: hit@1 0.727 →
-    0.682 on the curated vault. Sections of long notes are the next candidates.)"""
-    return (head_text(note),)
+    """What a note is embedded from, one vector a text: its head, and for a note cut into
+    sections (`_sections`: longer than WHOLE_NOTE), each section under its heading path, so
+    that a question about a passage deep in a course finds it (long-note tune set: hit@1
+    0.861 → 0.972; the other tune sets unchanged, with `SemanticIndex._closest`'s correction).
+    A vector for each declared question beside the head, best of them counting, measured
+    worse: hit@1 0.727 → 0.682 on the curated vault."""
+    head = head_text(note)
+    if len(note.body) <= WHOLE_NOTE:
+        return (head,)
+    sections = cut_note(note.body)
+    texts = [head]
+    for cut in sections[1]:
+        path = " › ".join(indexable_text(h) for h in heading_path(sections, cut))
+        text = indexable_text(note.body[cut[0] : cut[1]])[:HEAD_CHARS]
+        texts.append(f"{note.title} › {path}\n{text}" if path else f"{note.title}\n{text}")
+    return tuple(texts)
 
 
 class Texts(NamedTuple):
