@@ -116,7 +116,7 @@ def _indexable(note: Note) -> str:
     body = note.body
     if "://" in body or "www." in body:  # what _URL needs: a substring test spares its scan
         body = _URL.sub(" ", body)
-    return rewrite_links(body, _hide_targets)
+    return rewrite_links(body, _hide_targets, note.path)
 
 
 class NoteCounts(LazyTable):
@@ -186,7 +186,7 @@ class Index:
             resolved = self.resolver.resolve(target) if self.resolver else None
             return resolved is not None and resolved in self.notes  # a dangling link may name an excluded note
 
-        return rewrite_links(self.notes[path].body, visible)
+        return rewrite_links(self.notes[path].body, visible, path)
 
     @property
     def bonuses(self) -> Mapping[str, float]:

@@ -30,7 +30,7 @@ from pathlib import Path
 from . import _cache
 from ._index import analyse_note, body_counts_of
 from ._postings import Packed, Postings, pack_all
-from ._vault import VaultOptions, _scan, parse_note
+from ._vault import VaultOptions, _scan, parse_note, read_note_file
 
 log = logging.getLogger("grasbot.load")
 
@@ -147,10 +147,8 @@ def _share(start: int, files: list[tuple[str, str]], options: VaultOptions) -> t
     notes, analyses, bodies = {}, {}, {}
     for rel, path in files:
         try:
-            with open(path, "rb") as f:
-                mtime_ns = os.fstat(f.fileno()).st_mtime_ns
-                raw = f.read()
-            note = parse_note(rel, raw, mtime_ns=mtime_ns, options=options)
+            raw, mtime_ns, ctime_ns = read_note_file(path)  # never hangs on a FIFO: see there
+            note = parse_note(rel, raw, mtime_ns=mtime_ns, ctime_ns=ctime_ns, options=options)
         except (OSError, ValueError):
             continue
         notes[rel], bodies[rel] = note, body_counts_of(note)
