@@ -745,6 +745,20 @@ def _report_duplicates(vault: Vault, previous: Vault | None = None) -> None:
 # ---------------------------------------------------------------- loading
 
 
+def _not_utf8(name: str) -> bool:
+    """A name os.scandir decoded with surrogate escapes: its bytes are not UTF-8, and no JSON
+    answer, SQLite row or log line could carry it."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _printable(name: str) -> str:
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def load_vault(
     root: str | os.PathLike[str],
     options: VaultOptions | None = None,
@@ -769,6 +783,9 @@ def load_vault(
     vault = Vault(root=root, notes={}, options=options)
     fresh: list[str] = []  # notes that are not `previous`'s own objects
     for rel, entry in _scan(root, options) if scanned is None else scanned:
+        if not rel.isascii() and _not_utf8(rel):
+            vault.errors.append(Issue(_printable(rel), "the file's name (or its folder's) is not UTF-8: rename it"))
+            continue
         try:
             st = entry.stat()  # follows a symlink, as os.stat does; cached by the entry
             problem = not_a_note(st)
