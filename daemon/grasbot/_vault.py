@@ -358,8 +358,8 @@ _MD_LINK = re.compile(
     r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)",
     re.IGNORECASE,
 )
-_REF_DEF = re.compile(
-    r"^ {0,3}\[([^\[\]\n]+)\]:[ \t]*(<[^<>\n]*>|\S+)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$",
+_REF_DEF = re.compile(  # what follows the destination on its line does not keep it in the text
+    r"^ {0,3}\[([^\[\]\n]+)\]:[ \t]*(<[^<>\n]*>|[^\s<>]+)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?",
     re.MULTILINE,
 )
 _REF_USE = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\](?:\[([^\[\]\n]*)\])?")
@@ -567,9 +567,9 @@ def _rewrite_other_links(text: str, keep, rel: str) -> str:
             if target is None:
                 return m.group(0)
             label = m.group(2).strip()
-            if label:  # it may hold an image link itself
-                return _rewrite_other_links(label, keep, rel) if "](" in label else label
-            return _shown(target, keep)
+            if "](" in label:  # an image inside the link
+                label = _rewrite_other_links(label, keep, rel).strip()
+            return label or _shown(target, keep)
 
         text = _MD_LINK.sub(markdown, text)
     if "]:" in text:
