@@ -48,7 +48,7 @@ class Daemon:
         self.loop.close()
 
     async def _start(self) -> None:
-        self.runner = web.AppRunner(create_app(self.settings, owner_token=OWNER), **runner_kwargs())
+        self.runner = web.AppRunner(create_app(self.settings, owner_token=OWNER), **runner_kwargs(self.settings))
         await self.runner.setup()
         site = web.TCPSite(self.runner, "127.0.0.1", 0)
         await site.start()

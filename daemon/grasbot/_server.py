@@ -79,6 +79,7 @@ MAX_BODY = 64 * 1024  # the default of Settings.max_body
 #: Clients whose rate-limit bucket is remembered at once (the least recently seen go first).
 MAX_CLIENTS = 10_000
 SHUTDOWN_TIMEOUT = 5.0
+LINGERING_TIME = 1.0
 STATS_PER_TURN = 500  # files a reload stats on the event loop between two turns of requests (~5 ms)
 
 #: `llm_error` as a caller without the owner token reads it. The cause names Ollama's address
@@ -298,7 +299,7 @@ async def handle_rpc(request: web.Request) -> web.Response:
             },
             status=408,
         )
-        response.force_close()  # the rest of the body may still come: this connection is done
+        response.force_close()  # the rest of the body may still come: this connection is done (LINGERING_TIME)
         return response
     except web.HTTPRequestEntityTooLarge:
         request[_LOG_OUTCOME] = "body too large"
@@ -533,13 +534,15 @@ def runner_kwargs(settings: Settings | None = None) -> dict[str, Any]:
     connection closed when its next request's headers are not all in `header_timeout` seconds
     after it opened or after the previous response (aiohttp's keep-alive timer: it runs until a
     whole request has arrived, so it also lets go a client that sends its headers a byte at a
-    time; aiohttp's default is an hour)."""
+    time; aiohttp's default is an hour). After a body is refused (too large, too slow), at most
+    LINGERING_TIME seconds more of it are read before the connection closes (aiohttp's: 10)."""
     return {
         "access_log_class": AccessLogger,
         "access_log": access_log,
         "handler_cancellation": True,
         "shutdown_timeout": SHUTDOWN_TIMEOUT,
         "keepalive_timeout": (settings or Settings()).header_timeout,
+        "lingering_time": LINGERING_TIME,
     }
 
 
