@@ -437,3 +437,9 @@ def test_a_file_read_just_after_its_change_is_hashed_again_then_trusted(tmp_path
     reads.clear()
     load_vault(root, previous=trusted)
     assert reads == []  # size, mtime and ctime prove them unchanged
+
+
+def test_frontmatter_fields_lose_hidden_comments_too():
+    n = note("pub.md", f'---\ntitle: Le jardin %%{SECRET}%%\naliases: ["<!-- {SECRET} -->", "potager"]\n'
+                       f'tags: [abeilles, "%%{SECRET}%%"]\n---\nTexte.')
+    assert (n.title, n.aliases, n.tags) == ("Le jardin", ("potager",), ("abeilles",))

@@ -317,6 +317,19 @@ def _unhide(m: re.Match) -> str:
     return "\n" if "\n" in m.group(0) else " "  # lines stay lines: sentences are split at them
 
 
+def _shown_text(text: str | None) -> str | None:
+    """A frontmatter field without hidden comments (fail closed: a field is text a reader may see)."""
+    if text is None or ("%%" not in text and "<!--" not in text):
+        return text
+    return " ".join(strip_hidden(text).split()) or None
+
+
+def _shown_list(values: tuple[str, ...]) -> tuple[str, ...]:
+    if not any("%%" in v or "<!--" in v for v in values):
+        return values
+    return tuple(t for t in map(_shown_text, values) if t)
+
+
 def strip_hidden(body: str) -> str:
     """`body` without the comments its author hid from readers."""
     if "%%" not in body and "<!--" not in body:  # the scan needs one of them: spare it
@@ -469,13 +482,13 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         prose = _FENCE.sub(" ", prose)
     if "`" in prose:
         prose = _INLINE_CODE.sub(" ", prose)
-    title = _as_text(meta.get("title"))
+    title = _shown_text(_as_text(meta.get("title")))
     if title is None:
         heading = _HEADING.search(prose)
         title = heading.group(1).strip() if heading else stem
     slug = slugify(_as_text(meta.get("slug")) or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
 
-    lists = {name: _as_list(meta.get(name), name, warnings) for name in LIST_FIELDS}
+    lists = {name: _shown_list(_as_list(meta.get(name), name, warnings)) for name in LIST_FIELDS}
     inline_tags = [t.strip("/") for t in _inline_tags(prose)]
     tags = tuple(dict.fromkeys(t.lstrip("#") for t in (*lists["tags"], *inline_tags) if t.lstrip("#")))
 
@@ -499,8 +512,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         path=rel,
         slug=slug,
         title=title,
-        type=_as_text(meta.get("type")),
-        source=_as_text(meta.get("source")),
+        type=_shown_text(_as_text(meta.get("type"))),
+        source=_shown_text(_as_text(meta.get("source"))),
         domains=lists["domains"],
         tags=tags,
         aliases=lists["aliases"],
