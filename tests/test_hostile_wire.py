@@ -255,3 +255,19 @@ async def test_a_body_that_never_ends_gets_408(start_daemon):
     assert took < 3 and not got.endswith(b"<still open>")
     status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "health", "id": 1})
     assert ok["result"]["status"] == "ok"
+
+
+def test_the_new_bounds_are_settings_like_the_others():
+    from grasbot import Settings
+    from grasbot._cli import build_parser, _settings
+    from grasbot._exceptions import ConfigError
+
+    env = {"LLM_MAX_TOKENS": "200", "LLM_DEADLINE": "30", "GRASBOT_HEADER_TIMEOUT": "4", "GRASBOT_BODY_TIMEOUT": "3"}
+    s = Settings.load(env=env)
+    assert (s.llm_max_tokens, s.llm_deadline, s.header_timeout, s.body_timeout) == (200, 30.0, 4.0, 3.0)
+    args = build_parser().parse_args(["serve", "--llm-max-tokens", "250", "--llm-deadline", "45", "--header-timeout", "2", "--body-timeout", "1"])
+    s = _settings(args)
+    assert (s.llm_max_tokens, s.llm_deadline, s.header_timeout, s.body_timeout) == (250, 45.0, 2.0, 1.0)
+    for var, value in [("LLM_MAX_TOKENS", "0"), ("LLM_DEADLINE", "-1"), ("GRASBOT_HEADER_TIMEOUT", "0"), ("GRASBOT_BODY_TIMEOUT", "nan")]:
+        with pytest.raises(ConfigError, match=var):
+            Settings.load(env={var: value})

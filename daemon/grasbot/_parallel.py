@@ -53,6 +53,13 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
+def _regular(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()  # the walk's d_type: no system call but for a symlink
+    except OSError:
+        return False
+
+
 def load_shares(
     root: str | os.PathLike[str],
     options: VaultOptions,
@@ -66,7 +73,8 @@ def load_shares(
     root = Path(root)
     if workers < 2 or not can_fork() or not root.is_dir():
         return None
-    files = [(rel, entry.path) for rel, entry in (_scan(root, options) if scanned is None else scanned)]
+    # what is not a regular file is left to load_vault, which reports it without opening it
+    files = [(rel, entry.path) for rel, entry in (_scan(root, options) if scanned is None else scanned) if _regular(entry)]
     if len(files) < MIN_NOTES:
         return None
     count = workers * SHARES_PER_WORKER
