@@ -324,10 +324,8 @@ def _shown_text(text: str | None) -> str | None:
     return " ".join(strip_hidden(text).split()) or None
 
 
-def _shown_list(values: tuple[str, ...]) -> tuple[str, ...]:
-    if not any("%%" in v or "<!--" in v for v in values):
-        return values
-    return tuple(t for t in map(_shown_text, values) if t)
+def _same(text: str | None) -> str | None:
+    return text
 
 
 def strip_hidden(body: str) -> str:
@@ -455,6 +453,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     handler = frontmatter.YAMLHandler()
     meta: Any = {}
     body = text
+    header = ""
     try:
         # split + load, not frontmatter.loads(): loads() breaks on a field named `content`, and
         # parse() silently turns a frontmatter that is a list into no frontmatter at all.
@@ -482,13 +481,16 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         prose = _FENCE.sub(" ", prose)
     if "`" in prose:
         prose = _INLINE_CODE.sub(" ", prose)
-    title = _shown_text(_as_text(meta.get("title")))
+    shown = _shown_text if "%%" in header or "<!--" in header else _same  # fields with comments: rare
+    title = shown(_as_text(meta.get("title")))
     if title is None:
         heading = _HEADING.search(prose)
         title = heading.group(1).strip() if heading else stem
     slug = slugify(_as_text(meta.get("slug")) or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
 
-    lists = {name: _shown_list(_as_list(meta.get(name), name, warnings)) for name in LIST_FIELDS}
+    lists = {name: _as_list(meta.get(name), name, warnings) for name in LIST_FIELDS}
+    if shown is _shown_text:
+        lists = {name: tuple(t for t in map(_shown_text, values) if t) for name, values in lists.items()}
     inline_tags = [t.strip("/") for t in _inline_tags(prose)]
     tags = tuple(dict.fromkeys(t.lstrip("#") for t in (*lists["tags"], *inline_tags) if t.lstrip("#")))
 
@@ -500,7 +502,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     links = []
     for kind in ("linked", "related"):
         for item in lists[kind]:
-            found = _links_in(item, kind) + _md_links_in(item, rel, kind)
+            found = _links_in(item, kind) or _md_links_in(item, rel, kind)
             links.extend(found or [Link(item.strip(), None, kind)])
     links.extend(_links_in(prose, "body"))
     links.extend(_md_links_in(prose, rel, "body"))
@@ -512,8 +514,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         path=rel,
         slug=slug,
         title=title,
-        type=_shown_text(_as_text(meta.get("type"))),
-        source=_shown_text(_as_text(meta.get("source"))),
+        type=shown(_as_text(meta.get("type"))),
+        source=shown(_as_text(meta.get("source"))),
         domains=lists["domains"],
         tags=tags,
         aliases=lists["aliases"],
