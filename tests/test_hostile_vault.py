@@ -389,11 +389,15 @@ async def test_an_unreadable_folder_fails_the_reload_and_the_old_index_serves(st
     assert resp.status == 500 and "previous vault keeps serving" in (await resp.json())["error"]["data"]
 
 
-def test_a_very_deep_tree_is_reported_not_a_crash(tmp_path):
+@pytest.mark.parametrize("depth", [_vault.MAX_FOLDER_DEPTH + 1, 1_100])  # 1,100: past Python's recursion limit
+def test_a_very_deep_tree_is_reported_not_a_crash(tmp_path, depth):
     root = tmp_path / "vault"
     write_note(root, "a.md", "visibility: public", "Les abeilles.")
-    deep = root.joinpath(*["d"] * (_vault.MAX_FOLDER_DEPTH + 5))
-    write_note(deep, "fond.md", "visibility: public", "Au fond.")
+    deep = root
+    for _ in range(depth):  # one by one: pathlib's mkdir(parents=True) recurses too
+        deep = deep / "d"
+        deep.mkdir()
+    (deep / "fond.md").write_text("---\nvisibility: public\n---\nAu fond.", encoding="utf-8")
     with pytest.raises(VaultError, match=r"nested more than 64 folders deep"):
         load_vault(root)
     within = tmp_path / "ok"
