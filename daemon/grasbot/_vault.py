@@ -374,7 +374,7 @@ _REF_DEF = re.compile(  # what follows the destination on its line does not keep
     re.MULTILINE,
 )
 _REF_USE = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\](?:\[([^\[\]\n]*)\])?")
-_ANGLE_LINK = re.compile(r"<(obsidian://[^<>\s]+|[^<>\s]+?\.md(?:#[^<>\s]*)?)>", re.IGNORECASE)
+_ANGLE_LINK = re.compile(r"<(obsidian://[^<>\s]+|[^<>\n]+?\.md(?:#[^<>\n]*)?)>", re.IGNORECASE)
 _HTML_LINK = re.compile(
     r"<a\s(?:[^>]*?\s)?href\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))[^>]*>(.*?)</a\s*>",
     re.IGNORECASE | re.DOTALL,
