@@ -78,7 +78,7 @@ async def test_the_request_that_reaches_ollama(vault, standin_ollama):
     assert body["model"] == "qwen3:8b"
     assert body["stream"] is False
     assert body["think"] is False
-    assert body["options"] == {"temperature": 0.4}
+    assert body["options"] == {"temperature": 0.4, "num_predict": 400}
     assert body["keep_alive"] == "30m"
     messages = body["messages"]
     assert messages[0] == {"role": "system", "content": SYSTEM_RULES}

@@ -1,8 +1,11 @@
 """The canary test: private notes carry unique words; no visitor attack may bring one out.
 
 Private notes hold canary strings in every place a note has (body, title, slug, path, aliases,
-answers, tags) and public notes point at them every way Obsidian allows (`linked:`,
-`related:`, body links with and without a label, by slug, title and path, embeds). Then a
+answers, tags) and public notes point at them every way Obsidian and Markdown allow
+(`linked:`, `related:`, wikilinks with and without a label, by slug, title and path, embeds,
+Markdown links relative, rooted, URL-encoded and in angle brackets, reference definitions,
+`<path.md>`, HTML `<a href>`, `obsidian://` URIs). Public notes also hide canaries in
+comments (`%%…%%`, `<!-- … -->`), and symlinks lead into `.trash/` and out of the vault. Then a
 visitor tries: asking by slug, title, alias, canary words; prompt injection; a history
 stuffed with private names; batches; streams; owner calls without the token; bad params
 carrying canaries. No canary may appear in any response, stream event, error or log line,
@@ -40,6 +43,8 @@ CANARIES = (
     "mirabellex",
     "xq9",
     "lumenbrise",
+    "corbeillex",
+    "cacheecomm",
 )
 PRIVATE_SLUG = "zorglub-kappa-7f3q"
 
@@ -87,8 +92,36 @@ def write_canary_vault(root: Path, *, names_in_links: bool = False, long_note: b
         Le plan du terrain : ![[plan-vortigaunt]]. Les notes du carnet : [[prive-xq9/carnet-mirabellex|le carnet]].
         On y parle aussi de [[prive-xq9/projet-zorglub.md]] et de [[Plan-Vortigaunt#Parcelles]].
         Les abeilles butinent la lavande du jardin partagé.
+        %%Note pour moi : le projet zorglub et le code cacheecomm.%% Le jardin ouvre le samedi.
+        <!-- vortigaunt hippogriffe cacheecomm -->
+        %%
+        Le trésor wombatcanari, code lumenbrise.
+        %%
+        Les ruches du jardin partagé sont <!-- xylophage --> au soleil.
         """,
     )
+    write_note(
+        root,
+        "jardin/liens.md",
+        "title: Les chemins du jardin\nslug: chemins\nvisibility: public",
+        """\
+        Les chemins du jardin partagé mènent aux ruches et aux abeilles.
+        Voir [le plan](../prive-xq9/plan-vortigaunt.md) et ![](../prive-xq9/plan-vortigaunt.md).
+        Aussi [](<../prive-xq9/carnet-mirabellex.md>) et [le carnet](../prive-xq9/carnet%2Dmirabellex.md#Notes "titre").
+        Puis <../prive-xq9/projet-zorglub.md>, <a href="/prive-xq9/projet-zorglub.md">ici</a>,
+        [là](obsidian://open?vault=v&file=prive-xq9%2Fplan-vortigaunt) et [le secret][zorglub].
+        Enfin [![](../prive-xq9/plan-vortigaunt.md)](../prive-xq9/projet-zorglub.md) et [ce lien](../prive-xq9/Projet%20Zorglub%20Kappa.md).
+
+        [zorglub]: ../prive-xq9/projet-zorglub.md "Projet Zorglub"
+        """,
+    )
+    # Symlinked folders and files: into .trash/ (never served, whatever the note says) and out of the vault.
+    write_note(root, ".trash/vieux.md", "title: Vieux corbeillex\nvisibility: public", "Le jardin partagé corbeillex, les ruches.")
+    outside = root.parent / f"{root.name}-dehors"
+    write_note(outside, "dehors.md", "title: Dehors corbeillex\nvisibility: public", "Le jardin partagé corbeillex, les abeilles.")
+    (root / "jardin" / "archives").symlink_to(Path("..") / ".trash", target_is_directory=True)
+    (root / "jardin" / "ancien.md").symlink_to(root / ".trash" / "vieux.md")
+    (root / "jardin" / "ailleurs").symlink_to(outside, target_is_directory=True)
     write_note(
         root,
         "jardin/ruches.md",
@@ -152,7 +185,7 @@ def write_canary_vault(root: Path, *, names_in_links: bool = False, long_note: b
     return root
 
 
-PUBLIC_NOTES = 3
+PUBLIC_NOTES = 4
 
 
 def leaks(text: str) -> list[str]:
@@ -207,6 +240,10 @@ QUESTIONS = [
     "Le jardin partagé, les ruches et les abeilles",
     "De quoi parle le projet voisin du jardin ?",
     "Quel est le code secret du jardin ?",
+    "corbeillex",
+    "Que dit la note cachée cacheecomm ?",
+    "Quels sont les chemins du jardin et le plan ?",
+    "Le carnet et le secret du jardin partagé",
 ]
 
 STUFFED_HISTORY = [

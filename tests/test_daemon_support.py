@@ -30,9 +30,9 @@ def daemon_settings(vault: Path, ollama_url: str | None = None, **overrides: Any
     return Settings.load(env={}, vault_dir=vault, ollama_host=ollama_url or unused_url(), **overrides)
 
 
-def server_kwargs() -> dict[str, Any]:
+def server_kwargs(settings: Settings | None = None) -> dict[str, Any]:
     """The runner options `serve()` uses (the test server already cancels handlers)."""
-    kwargs = runner_kwargs()
+    kwargs = runner_kwargs(settings)
     kwargs.pop("handler_cancellation")
     return kwargs
 
@@ -42,10 +42,11 @@ def start_daemon(aiohttp_client):
     """`await start_daemon(vault, ollama_url, owner_token=None, **settings)` → a TestClient on the real app."""
 
     async def start(vault: Path = BUNDLED_VAULT, ollama_url: str | None = None, *, owner_token: str | None = None, **overrides):
-        app = create_app(daemon_settings(vault, ollama_url, **overrides), owner_token=owner_token)
+        settings = daemon_settings(vault, ollama_url, **overrides)
+        app = create_app(settings, owner_token=owner_token)
         # TestServer ignores runner options given to its constructor: start it with them.
         server = TestServer(app)
-        await server.start_server(**server_kwargs())
+        await server.start_server(**server_kwargs(settings))
         return await aiohttp_client(server)
 
     return start

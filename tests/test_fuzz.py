@@ -1,5 +1,10 @@
 """Property-based abuse of the daemon: whatever arrives, a well-formed answer, and it keeps serving.
 
+Visitor-facing, both sides: the wire (any JSON, any params, any bytes, numbers and strings no
+answer could carry) and the vault (a hostile author's notes: alias bombs, hidden comments,
+links of every syntax to a private note, FIFOs, symlinks into excluded folders), each example
+bounded by hypothesis' settings, the whole module in a few seconds to half a minute.
+
 The daemon runs in a thread on a real loopback port for the whole module (hypothesis wants
 no function-scoped fixtures), and the examples are sent over plain HTTP.
 """
@@ -9,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import os
 import shutil
 import threading
+import time
 import tracemalloc
 import urllib.parse
 from pathlib import Path
@@ -20,7 +27,7 @@ from aiohttp import web
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from grasbot._protocol import ResultError, method_names, validate_result
-from grasbot._server import create_app, runner_kwargs
+from grasbot._server import BOT, create_app, runner_kwargs
 from test_daemon_support import BUNDLED_VAULT, daemon_settings
 
 OWNER = "fuzz-owner-token-0123456789abcdef"
@@ -33,6 +40,7 @@ class Daemon:
     """create_app() served on 127.0.0.1, port 0, from a thread with its own event loop."""
 
     def __init__(self, vault: Path, **overrides) -> None:
+        overrides.setdefault("question_log", str(vault.parent / "questions.sqlite3"))  # one bad request must not turn it off
         self.settings = daemon_settings(vault, rate_per_minute=1_000_000, rate_burst=1_000_000, **overrides)
         self.loop = asyncio.new_event_loop()
         self.ready = threading.Event()
@@ -48,7 +56,8 @@ class Daemon:
         self.loop.close()
 
     async def _start(self) -> None:
-        self.runner = web.AppRunner(create_app(self.settings, owner_token=OWNER), **runner_kwargs())
+        self.app = create_app(self.settings, owner_token=OWNER)
+        self.runner = web.AppRunner(self.app, **runner_kwargs(self.settings))
         await self.runner.setup()
         site = web.TCPSite(self.runner, "127.0.0.1", 0)
         await site.start()
@@ -71,6 +80,9 @@ class Daemon:
             return resp.status, resp.read()
         finally:
             conn.close()
+
+    def question_log_enabled(self) -> bool:
+        return self.app[BOT].question_log.enabled
 
     def rpc(self, payload, *, owner: bool = False) -> tuple[int, bytes]:
         body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()  # ensure_ascii: lone surrogates as \\ud800
@@ -280,3 +292,118 @@ def test_broken_frontmatter_then_reload(small_daemon, front, body, name):
         assert "sain" in {r["slug"] for r in found}, found
     finally:
         path.unlink()
+
+
+# ---------------------------------------------------------------- the wire: what parses but no answer can carry
+
+HUGE_NUMBERS = ["1e400", "-1e400", "1E+309", "9" * 400 + "e9", "-0.5e99999"]
+LONE = ["\\ud800", "\\udfff", "\\udc80x", "\\ud83d"]
+templates = st.sampled_from([
+    '{{"jsonrpc": "2.0", "method": "search", "params": {{"q": "python {s}", "top_k": {n}}}, "id": {n}}}',
+    '{{"jsonrpc": "2.0", "method": "search", "params": {{"q": "python {s}"}}, "id": "{s}"}}',
+    '{{"jsonrpc": "2.0", "method": "answer", "params": {{"q": "python", "history": [{{"role": "user", "content": "{s}"}}]}}, "id": {n}}}',
+    '[{{"jsonrpc": "2.0", "method": "health", "id": {n}}}, {{"jsonrpc": "2.0", "method": "search", "params": {{"q": "{s}"}}, "id": 2}}]',
+    '{{"jsonrpc": "2.0", "method": "{s}", "params": [{n}], "id": "{s}"}}',
+])
+
+
+@FUZZ
+@given(template=templates, number=st.sampled_from(HUGE_NUMBERS) | st.integers(-3, 30).map(str), text=st.sampled_from(LONE) | odd_text.map(lambda t: json.dumps(t)[1:-1]))
+def test_requests_no_answer_could_carry(daemon, template, number, text):
+    body = template.format(n=number, s=text).encode()
+    status, raw = daemon.rpc(body)
+    check_rpc_answer(status, raw, body)
+    still_serving(daemon)
+    assert daemon.question_log_enabled()
+
+
+# ---------------------------------------------------------------- the vault: a hostile author, then visitors
+
+CANARY = "qwertzcanari"
+PRIVATE = f"prive/Carnet {CANARY}.md"
+
+
+@pytest.fixture(scope="module")
+def hostile_daemon(tmp_path_factory):
+    vault = tmp_path_factory.mktemp("hostile") / "vault"
+    (vault / "prive").mkdir(parents=True)
+    (vault / PRIVATE).write_text(f"---\nvisibility: private\n---\nLe jardin {CANARY} et ses ruches.\n", encoding="utf-8")
+    (vault / "exclu").mkdir()
+    (vault / "exclu" / f"{CANARY}.md").write_text(f"---\nvisibility: public\n---\nLe jardin {CANARY}.\n", encoding="utf-8")
+    (vault / ".trash").mkdir()
+    (vault / ".trash" / f"{CANARY}.md").write_text(f"---\nvisibility: public\n---\nLe jardin {CANARY}.\n", encoding="utf-8")
+    (vault / "sain.md").write_text("---\ntitle: Le jardin\nvisibility: public\n---\nLes abeilles du jardin et les ruches.\n", encoding="utf-8")
+    with Daemon(vault, exclude="exclu") as running:
+        running.vault = vault
+        yield running
+
+
+def _links_to_private(label: str) -> list[str]:
+    encoded = urllib.parse.quote(f"Carnet {CANARY}.md")
+    return [
+        f"[[Carnet {CANARY}]]", f"[[prive/Carnet {CANARY}|{label}]]", f"![[Carnet {CANARY}]]",
+        f"[{label}](prive/{encoded})", f"[{label}](<prive/Carnet {CANARY}.md>)", f"![{label}](/prive/{encoded})",
+        f"<prive/{encoded}>", f'<a href="prive/{encoded}">{label}</a>', f"[{label}][r]\n\n[r]: prive/{encoded}\n",
+        f"[{label}](obsidian://open?file=prive%2FCarnet%20{CANARY})", f"[{label}](./prive/../prive/{encoded})",
+    ]
+
+
+hostile_bodies = st.lists(
+    st.one_of(
+        st.sampled_from(["Les abeilles du jardin partagé butinent la lavande. ", "Le miel des ruches.\n", "\n\n", "`%%code%%` "]),
+        st.sampled_from([f"%%{CANARY}%%", f"%%\n{CANARY}\n%%\n", f"<!-- {CANARY} -->", f"<!--\n{CANARY}\n-->"]),
+        st.sampled_from(["", "le carnet", "ce lien"]).flatmap(lambda label: st.sampled_from(_links_to_private(label))),
+    ),
+    max_size=8,
+).map("".join)
+hostile_fronts = st.sampled_from([
+    "title: Une note du jardin\nvisibility: public",
+    "visibility: public\n" + "\n".join(f"l{k}: &l{k} [{', '.join([f'*l{k - 1}' if k else 'lol'] * 9)}]" for k in range(9)) + "\ntitle: *l8",
+    "visibility: public\na: &a [*a]\ntitle: x",
+    "visibility: public\ntags: " + "[" * 50 + "]" * 50,
+    f"visibility: public\ntitle: Jardin %%{CANARY}%%\naliases: [\"<!-- {CANARY} -->\"]",  # fields lose comments too
+])
+kinds = st.sampled_from(["file", "file", "fifo", "link-excluded", "link-trash", "folder-link-excluded"])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(front=hostile_fronts, body=hostile_bodies, kind=kinds,
+       question=st.sampled_from(["Que font les abeilles du jardin ?", "le carnet du jardin", "ruches et miel", CANARY]))
+def test_a_hostile_vault_shows_visitors_nothing_private(hostile_daemon, front, body, kind, question):
+    vault = hostile_daemon.vault
+    made = vault / "pub"
+    made.mkdir(exist_ok=True)
+    note = made / "note.md"
+    if kind == "file":
+        note.write_text(f"---\n{front}\n---\n{body}", encoding="utf-8")
+    elif kind == "fifo":
+        os.mkfifo(note)
+    elif kind == "link-excluded":
+        note.symlink_to(vault / "exclu" / f"{CANARY}.md")
+    elif kind == "link-trash":
+        note.symlink_to(vault / ".trash" / f"{CANARY}.md")
+    else:
+        (made / "dossier").symlink_to(vault / "exclu", target_is_directory=True)
+    try:
+        payload = {"jsonrpc": "2.0", "method": "reload", "id": 1}
+        started = time.perf_counter()
+        status, raw = hostile_daemon.rpc(payload, owner=True)
+        assert time.perf_counter() - started < 10, "a reload must not hang"
+        check_rpc_answer(status, raw, payload)
+        answers = [
+            hostile_daemon.rpc({"jsonrpc": "2.0", "method": "search", "params": {"q": question}, "id": 2})[1],
+            hostile_daemon.rpc({"jsonrpc": "2.0", "method": "answer", "params": {"q": question}, "id": 3})[1],
+            hostile_daemon.request("GET", "/ask?" + urllib.parse.urlencode({"q": question}))[1],
+            hostile_daemon.request("GET", "/ask/stream?" + urllib.parse.urlencode({"q": question}))[1],
+            hostile_daemon.request("GET", "/health")[1],
+        ]
+        for raw_answer in answers:
+            text = raw_answer.decode("utf-8").lower()
+            assert CANARY not in text and "prive/" not in text, text[:500]
+        still_serving_jardin = json.loads(answers[0])
+        assert "result" in still_serving_jardin
+    finally:
+        if note.is_symlink() or note.exists():
+            note.unlink()
+        if (made / "dossier").is_symlink():
+            (made / "dossier").unlink()

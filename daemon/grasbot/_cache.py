@@ -3,8 +3,8 @@
 Never trusted blindly: the file carries a format version, GrasBot's version, a fingerprint of the
 code that parses and analyses notes, the vault's path and options, and a CRC-32 of its
 payload. Anything that does not match is ignored with a log line and the vault is parsed again.
-Each entry is reused only by `load_vault`, which still checks the file's size and mtime, and its
-hash when those differ.
+Each entry is reused only by `load_vault`, which still checks the file's size, mtime and ctime,
+and its hash when those differ or when the file changed too recently for them to prove anything.
 
 Format: `marshal` of plain data (str, int, float, bool, None, tuples, dicts). Unlike pickle,
 loading it runs no code, and it keeps tuples (JSON would turn them into lists). Writes go to a temporary file then `os.replace`, so a crash mid-write

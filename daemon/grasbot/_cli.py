@@ -30,6 +30,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", dest="llm_model", help="Ollama model (LLM_MODEL; default qwen3:8b)")
     parser.add_argument("--ollama-host", dest="ollama_host", metavar="URL", help="Ollama's address (OLLAMA_HOST)")
     parser.add_argument("--llm-timeout", dest="llm_timeout", type=float, metavar="SECONDS", help="LLM_TIMEOUT (default 60)")
+    parser.add_argument("--llm-max-tokens", dest="llm_max_tokens", type=int, metavar="N", help="tokens an answer may have (LLM_MAX_TOKENS; default 400)")
+    parser.add_argument("--llm-deadline", dest="llm_deadline", type=float, metavar="SECONDS", help="seconds for a whole answer (LLM_DEADLINE; default 90)")
     parser.add_argument("--temperature", dest="llm_temperature", type=float, help="LLM_TEMPERATURE (default 0.4)")
     parser.add_argument("--keep-alive", dest="llm_keep_alive", metavar="DURATION", help="LLM_KEEP_ALIVE (default 30m)")
     parser.add_argument("--semantic", choices=("off", "bundled", "ollama"), help="meaning beside words (GRASBOT_SEMANTIC; default bundled; off: lexical only)")
@@ -75,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--token-file", dest="token_file", metavar="FILE", help="GRASBOT_TOKEN_FILE (default ~/.config/grasbot/token)")
     p.add_argument("--cors-origins", dest="cors_origins", metavar="ORIGIN,ORIGIN", help="GRASBOT_CORS_ORIGINS (default app://obsidian.md)")
     p.add_argument("--trusted-proxies", dest="trusted_proxies", metavar="IP,IP", help="GRASBOT_TRUSTED_PROXIES (default 127.0.0.1,::1)")
+    p.add_argument("--header-timeout", dest="header_timeout", type=float, metavar="SECONDS", help="seconds a client has to send its headers (GRASBOT_HEADER_TIMEOUT; default 10)")
+    p.add_argument("--body-timeout", dest="body_timeout", type=float, metavar="SECONDS", help="seconds a client has to send a body (GRASBOT_BODY_TIMEOUT; default 10)")
     p.add_argument("--question-log", dest="question_log", metavar="FILE", help="the visitors' question log (GRASBOT_QUESTION_LOG; 'off' disables it)")
     p.add_argument("--log-retention-days", dest="log_retention_days", type=int, metavar="N", help="days questions are kept (GRASBOT_LOG_RETENTION_DAYS; default 90)")
     p.add_argument("--cache-dir", dest="cache_dir", metavar="DIR", help="the index cache (GRASBOT_CACHE_DIR; default ~/.cache/grasbot)")
@@ -86,10 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _settings(args: argparse.Namespace) -> Settings:
     names = ("vault_dir", "exclude", "default_visibility", "search_top_k", "search_min_score",
-             "llm_model", "ollama_host", "llm_timeout", "llm_temperature", "llm_keep_alive", "prompt_budget", "semantic", "embed_model",
-             "anchors",
+             "llm_model", "ollama_host", "llm_timeout", "llm_max_tokens", "llm_deadline", "llm_temperature", "llm_keep_alive",
+             "prompt_budget", "semantic", "embed_model", "anchors",
              "url_map", "host", "port", "token", "token_file",
-             "cors_origins", "trusted_proxies", "question_log", "log_retention_days", "cache_dir", "index_cache")
+             "cors_origins", "trusted_proxies", "header_timeout", "body_timeout", "question_log", "log_retention_days", "cache_dir", "index_cache")
     return Settings.load(**{n: getattr(args, n, None) for n in names})
 
 

@@ -36,6 +36,8 @@ class Settings:
     llm_timeout: float = 60.0
     llm_temperature: float = 0.4
     llm_keep_alive: str = "30m"
+    llm_max_tokens: int = 400  # Ollama's num_predict: a 3-6 sentence French answer is 100-250 tokens
+    llm_deadline: float = 90.0  # seconds for a whole answer (llm_timeout bounds each wait alone)
     search_top_k: int = 5
     search_min_score: float = 3.0  # tune sets: 77-98 % of visitor questions grounded, 7-33 % of off-topic ones
     # --- meaning beside words: off, bundled (the encoder inside the package) or ollama (/api/embed)
@@ -64,6 +66,8 @@ class Settings:
     max_turn: int = 2_000  # characters a turn
     rate_per_minute: float = 20.0  # questions a client may ask (answer, /ask, /ask/stream)
     rate_burst: int = 5
+    header_timeout: float = 10.0  # seconds a client has to send a request's headers
+    body_timeout: float = 10.0  # seconds a client has to send a request's body
 
     # environment variable -> field
     ENV = {
@@ -75,6 +79,8 @@ class Settings:
         "LLM_TIMEOUT": "llm_timeout",
         "LLM_TEMPERATURE": "llm_temperature",
         "LLM_KEEP_ALIVE": "llm_keep_alive",
+        "LLM_MAX_TOKENS": "llm_max_tokens",
+        "LLM_DEADLINE": "llm_deadline",
         "SEARCH_TOP_K": "search_top_k",
         "SEARCH_MIN_SCORE": "search_min_score",
         "GRASBOT_PROMPT_BUDGET": "prompt_budget",
@@ -99,6 +105,8 @@ class Settings:
         "GRASBOT_MAX_TURN": "max_turn",
         "GRASBOT_RATE_PER_MINUTE": "rate_per_minute",
         "GRASBOT_RATE_BURST": "rate_burst",
+        "GRASBOT_HEADER_TIMEOUT": "header_timeout",
+        "GRASBOT_BODY_TIMEOUT": "body_timeout",
     }
 
     @classmethod
@@ -126,6 +134,11 @@ class Settings:
             raise ConfigError(f"SEARCH_TOP_K must be between 1 and 50, not {self.search_top_k}")
         if self.llm_timeout <= 0:
             raise ConfigError(f"LLM_TIMEOUT must be positive, not {self.llm_timeout}")
+        if not 16 <= self.llm_max_tokens <= 32_768:
+            raise ConfigError(f"LLM_MAX_TOKENS must be between 16 and 32768, not {self.llm_max_tokens}")
+        for name, var in (("llm_deadline", "LLM_DEADLINE"), ("header_timeout", "GRASBOT_HEADER_TIMEOUT"), ("body_timeout", "GRASBOT_BODY_TIMEOUT")):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"{var} must be positive, not {getattr(self, name)}")
         if self.prompt_budget < 500:
             raise ConfigError(f"GRASBOT_PROMPT_BUDGET must be at least 500 characters, not {self.prompt_budget}")
         if self.anchors not in ANCHOR_FORMS:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 
 from . import _cache
-from ._exceptions import EmbeddingError, LLMError, QueryError
+from ._exceptions import EmbeddingError, LLMError, LLMFailed, QueryError
 from ._fallback import extractive_answer
 from ._index import Index, NoteAnalysis, analyse_note
 from ._cache import default_cache_dir
@@ -196,6 +196,15 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
     return snapshot
 
 
+def _nonempty(text: str) -> str:
+    """The LLM's answer, or LLMFailed when nothing is left of it (reasoning that never closed,
+    citations of notes it was not shown): the visitor gets the notes' own sentences instead,
+    on /ask and /ask/stream alike."""
+    if not text.strip():
+        raise LLMFailed("the model's answer was empty once its reasoning and unknown citations were removed")
+    return text
+
+
 def check_question(q: object, *, max_chars: int = MAX_QUESTION) -> str:
     if not isinstance(q, str):
         raise QueryError("q: the question must be a string")
@@ -226,6 +235,8 @@ class GrasBot:
             timeout=settings.llm_timeout,
             temperature=settings.llm_temperature,
             keep_alive=settings.llm_keep_alive,
+            max_tokens=settings.llm_max_tokens,
+            deadline=settings.llm_deadline,
         )
         self.embedder = make_embedder(
             settings.semantic, model=settings.embed_model, host=settings.ollama_host, timeout=min(settings.llm_timeout, 30.0)
@@ -489,11 +500,11 @@ class GrasBot:
         `record`: a visitor's question (not the owner previewing one) goes to the question log."""
         result, index, prompt = await self._prepare(q, history, audience, record)
         try:
-            text = await self.llm.generate(prompt.messages)
+            text = _nonempty(keep_known_citations(await self.llm.generate(prompt.messages), prompt.notes))
         except LLMError as exc:
             fallback = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or ())
             return self._payload(result, fallback, None, str(exc))
-        return self._payload(result, keep_known_citations(text, prompt.notes), self.settings.llm_model, None)
+        return self._payload(result, text, self.settings.llm_model, None)
 
     async def answer_events(
         self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor", record: bool = False
@@ -509,11 +520,11 @@ class GrasBot:
             async for piece in self.llm.stream(prompt.messages):
                 pieces.append(piece)
                 yield "token", {"text": piece}
+            text = _nonempty(keep_known_citations("".join(pieces).strip(), prompt.notes))
         except LLMError as exc:
             fallback = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or ())
             yield "done", self._payload(result, fallback, None, str(exc))
             return
-        text = keep_known_citations("".join(pieces).strip(), prompt.notes)
         yield "done", self._payload(result, text, self.settings.llm_model, None)
 
     # ---- the vault's life

@@ -21,10 +21,10 @@ from typing import Any
 
 import yaml
 from yaml.constructor import SafeConstructor
-from yaml.nodes import ScalarNode
+from yaml.nodes import MappingNode, ScalarNode
 from yaml.resolver import Resolver
 
-__all__ = ["load_frontmatter"]
+__all__ = ["FrontmatterTooLarge", "load_frontmatter"]
 
 # The loader python-frontmatter's YAMLHandler uses: the reference and the fallback.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -49,16 +49,85 @@ _plain_cache: dict[str, Any] = {}  # plain text -> constructed value (all immuta
 _key_ok: dict[str, bool] = {}
 
 
+#: What a frontmatter may amount to once its anchors and aliases are expanded, beyond what it
+#: holds as written: a few hundred bytes of nested aliases (the "billion laughs") become a
+#: billion values when a field is turned into text. A note over a bound is skipped and reported.
+MAX_NODES = 20_000  # values (scalars, lists, mappings), counted with every alias expanded
+MAX_CHARS = 1_000_000  # characters of scalars, every alias expanded
+MAX_DEPTH = 32  # lists and mappings nested in each other (PyYAML constructs them recursively)
+
+
 class _Fallback(Exception):
     """The header leaves the fast subset: PyYAML decides."""
 
 
+class FrontmatterTooLarge(ValueError):
+    """The frontmatter would expand past a bound (MAX_NODES, MAX_CHARS, MAX_DEPTH): the message
+    says which, for the author."""
+
+
 def load_frontmatter(header: str) -> Any:
-    """Return exactly `yaml.load(header, Loader=CSafeLoader)`, or raise the same yaml.YAMLError."""
-    fast = _fast(header)
+    """Return exactly `yaml.load(header, Loader=CSafeLoader)`, or raise the same yaml.YAMLError;
+    FrontmatterTooLarge when what it holds, aliases expanded, is over a bound."""
+    fast = _fast(header)  # no anchors, no aliases, no nesting: nothing to bound
     if fast is None:
-        return yaml.load(header, Loader=_LOADER)
+        return _bounded_load(header)
     return fast
+
+
+def _bounded_load(header: str) -> Any:
+    """yaml.load's two steps, with the node graph measured between them: composing is linear in
+    the header's size, and constructing (or printing) an expanded alias is what explodes."""
+    loader = _LOADER(header)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_bounds(node, len(header))
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _children(node: Any) -> list:
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    return node.value if not isinstance(node, ScalarNode) else []
+
+
+def _check_bounds(root: Any, header_chars: int) -> None:
+    """Measure the graph once per distinct node (an alias is the same node object again), with
+    an explicit stack: a recursive walk would itself overflow on deep nesting. An alias to an
+    enclosing node (`&a [*a]`) expands forever."""
+    measured: dict[int, tuple[int, int, int]] = {}  # id -> (nodes, chars, depth), expanded
+    entered: set[int] = set()  # nodes whose children are being measured: the current path
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        kids = _children(node)
+        if children_done:
+            entered.discard(key)
+            own = len(node.value) if isinstance(node, ScalarNode) else 0
+            nodes = 1 + sum(measured[id(k)][0] for k in kids)
+            chars = own + sum(measured[id(k)][1] for k in kids)
+            depth = (0 if isinstance(node, ScalarNode) else 1) + max((measured[id(k)][2] for k in kids), default=0)
+            if depth > MAX_DEPTH:
+                raise FrontmatterTooLarge(f"frontmatter nests lists or mappings more than {MAX_DEPTH} deep")
+            measured[key] = (nodes, chars, depth)
+            continue
+        if key in measured:
+            continue
+        if key in entered:
+            raise FrontmatterTooLarge("frontmatter has an alias to the list or mapping that holds it (it never ends)")
+        entered.add(key)
+        stack.append((node, True))
+        stack.extend((k, False) for k in kids if id(k) not in measured)
+    nodes, chars, _ = measured[id(root)]
+    if nodes > max(MAX_NODES, len(measured)):
+        raise FrontmatterTooLarge(f"frontmatter expands to {nodes:,} values through its aliases (at most {MAX_NODES:,})")
+    if chars > max(MAX_CHARS, header_chars):
+        raise FrontmatterTooLarge(f"frontmatter expands to {chars:,} characters through its aliases (at most {MAX_CHARS:,})")
 
 
 def _fast(header: str) -> dict[str, Any] | None:

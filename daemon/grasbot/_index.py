@@ -118,14 +118,15 @@ def indexable_body(note: Note) -> str:
     be a private note's: only the labels an author wrote are kept, so no audience can find a
     note by it. Addresses go too: « https://… » in every other note would make « HTTP » a word
     that means nothing."""
-    return indexable_text(note.body)
+    return indexable_text(note.body, note.path)
 
 
-def indexable_text(text: str) -> str:
-    """`indexable_body` of any piece of a note's text (a passage, a heading)."""
+def indexable_text(text: str, rel: str = "") -> str:
+    """`indexable_body` of any piece of a note's text (a passage, a heading); `rel`: the note's
+    path, against which relative Markdown links resolve."""
     if "://" in text or "www." in text:  # what _URL needs: a substring test spares its scan
         text = _URL.sub(" ", text)
-    return rewrite_links(text, _hide_targets)
+    return rewrite_links(text, _hide_targets, rel)
 
 
 class NoteCounts(LazyTable):
@@ -199,30 +200,23 @@ class Index:
         """The note's body as this audience may read it: links become words, and a link to a
         note outside the audience (a private one, for a visitor) or to no loaded note loses its
         target's name, keeping only the label its author wrote here."""
-        return self.readable_text(self.notes[path].body)
+        return self.readable_text(self.notes[path].body, path)
 
-    def readable_text(self, text: str) -> str:
-        """`readable_body` of a piece of a note (a passage, a heading)."""
+    def readable_text(self, text: str, rel: str = "") -> str:
+        """`readable_body` of a piece of a note (a passage, a heading); `rel`: the note's path,
+        against which relative Markdown links resolve."""
 
         def visible(target: str) -> bool:
             resolved = self.resolver.resolve(target) if self.resolver else None
             return resolved is not None and resolved in self.notes  # a dangling link may name an excluded note
 
-        return rewrite_links(text, visible)
+        return rewrite_links(text, visible, rel)
 
     def derived(self, key: object, make):
         """An index-wide value another module derives from this index (`_passages`' passage
-        counts), made once by `make()` and kept as long as the index (a reload makes a new
+        counts, search's tie-breakers), made once by `make()` and kept as long as the index (a reload makes a new
         one). `key` is an `object()` of that module's, as the index's own entries are: the
         terms' memo, when forgotten, keeps those."""
-        value = self._memo.get(key)
-        if value is None:
-            value = self._memo[key] = make()
-        return value
-
-    def memoized(self, key: object, make):
-        """`make()`, computed once per index under `key` (an `object()` sentinel of the caller's):
-        what a later module derives from the whole index, such as scoring's tie-breakers."""
         value = self._memo.get(key)
         if value is None:
             value = self._memo[key] = make()

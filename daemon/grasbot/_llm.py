@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 from collections.abc import AsyncIterator
 
 from ._exceptions import LLMError, LLMFailed, LLMTimeout, LLMUnavailable
@@ -21,41 +22,51 @@ __all__ = ["LLMClient", "ThinkStripper", "strip_think", "load_ollama"]
 log = logging.getLogger("grasbot.llm")
 
 _DEFAULT_HOST = "http://127.0.0.1:11434"
-_OPEN = "<think>"
-_CLOSE = "</think>"
+# A reasoning tag as models write them: `<think>`, `</think>`, `<Think>`, `<thinking>`, `< /think >`.
+_TAG = re.compile(r"<[ \t]?(/?)[ \t]?think(?:ing)?[ \t]?>", re.IGNORECASE)
+_MAX_TAG = len("< / thinking >")
 
 
 def _partial_tag_len(text: str) -> int:
-    """Length of the longest suffix of `text` that could be the start of a think tag.
+    """Length of the suffix of `text` that could be the start of a reasoning tag: that much
+    must be held back, the rest of the tag may come in the next chunk."""
+    i = text.rfind("<", max(0, len(text) - _MAX_TAG))
+    if i == -1:
+        return 0
+    tail = text[i:]
+    if ">" in tail:
+        return 0
+    letters = "".join(c for c in tail[1:] if c not in " \t/").lower()
+    return len(tail) if "thinking".startswith(letters) else 0
 
-    That much must be held back: the rest of the tag may come in the next chunk.
-    """
-    longest = 0
-    for tag in (_OPEN, _CLOSE):
-        for n in range(min(len(tag) - 1, len(text)), longest, -1):
-            if text.endswith(tag[:n]):
-                longest = n
-                break
-    return longest
+
+def _find(buf: str, closing: bool | None = None) -> re.Match | None:
+    """The first reasoning tag in `buf` (only closing ones with `closing=True`)."""
+    for m in _TAG.finditer(buf):
+        if closing is None or bool(m.group(1)) == closing:
+            return m
+    return None
 
 
 class ThinkStripper:
     """Removes reasoning from text that arrives in pieces.
 
-    Rules, the same whether the text comes whole or in chunks:
-    - a `<think>…</think>` block is dropped, wherever it is; an unclosed one runs to the end;
-    - an orphan `</think>` (no `<think>` before it) means everything before it was reasoning;
-      once the answer has begun (past the window below, or after a block), a stray `</think>`
-      is only a tag and is removed alone;
+    Rules, the same whether the text comes whole or in chunks of any size (they depend only on
+    where the tags stand in the text, so `/ask` and `/ask/stream` say the same):
+    - a `<think>…</think>` block is dropped, wherever it is (any case, `<thinking>` too); an
+      unclosed one runs to the end;
+    - an orphan `</think>` (no `<think>` before it) that starts within the first `holdback`
+      characters means everything before it was reasoning; later, a stray `</think>` is only a
+      tag and is removed alone;
     - leading whitespace of the answer is dropped.
 
     An orphan `</think>` can only be recognised after the text before it has arrived, so the
-    opening of a stream is held back until a `</think>` shows up, a `<think>` opens a block,
-    or `holdback` characters have gone by with neither: what was yielded cannot be taken
-    back, so an orphan that comes later than that loses only its tag. The
+    opening of a stream is held back until a tag shows up, or `holdback` characters (and room
+    for a whole tag) have gone by with none: what was yielded cannot be taken back. The
     window is small on purpose: the orphans seen in practice are short (`\n\n</think>` when
     the template opened the block in the prompt), while every character held back delays the
     visitor's first words; long leaked reasoning starts with `<think>` and costs no delay.
+    What is left may be empty (reasoning that never closed): the caller falls back then.
     """
 
     def __init__(self, holdback: int = 64) -> None:
@@ -87,37 +98,39 @@ class ThinkStripper:
         out = []
         while True:
             buf = self._buf
-            if self._state == "open":
-                i_open, i_close = buf.find(_OPEN), buf.find(_CLOSE)
-                if i_close != -1 and (i_open == -1 or i_close < i_open):
-                    self._buf, self._state = buf[i_close + len(_CLOSE):], "out"
-                elif i_open != -1:
-                    out.append(buf[:i_open])
-                    self._buf, self._state = buf[i_open + len(_OPEN):], "in"
-                elif final or len(buf) >= self._holdback:
-                    self._state = "out"
+            if self._state == "open":  # nothing emitted yet: buf is the text from its start
+                m = _find(buf)
+                if not final and self._holdback > 0 and (m is None or (m.group(1) and m.start() >= self._holdback)):
+                    # undecided while the window is not full, or while a tag that starts inside
+                    # it may still be arriving
+                    i = buf.rfind("<", 0, self._holdback)
+                    if len(buf) < self._holdback or (i != -1 and _partial_tag_len(buf[i:]) == len(buf) - i):
+                        return "".join(out)
+                if m is not None and m.group(1) and m.start() < self._holdback:
+                    self._buf, self._state = buf[m.end():], "out"  # an orphan: reasoning before it
+                elif m is not None and not m.group(1):
+                    out.append(buf[: m.start()])
+                    self._buf, self._state = buf[m.end():], "in"
                 else:
-                    return "".join(out)
+                    self._state = "out"
             elif self._state == "in":
-                i_close = buf.find(_CLOSE)
-                if i_close == -1:
+                m = _find(buf, closing=True)
+                if m is None:
                     # Keep only what could be the start of `</think>`; the rest is reasoning.
-                    keep = _partial_tag_len(buf)
+                    keep = 0 if final else _partial_tag_len(buf)
                     self._buf = buf[len(buf) - keep:] if keep else ""
-                    if final:
-                        self._buf = ""
                     return "".join(out)
-                self._buf, self._state = buf[i_close + len(_CLOSE):], "out"
+                self._buf, self._state = buf[m.end():], "out"
             else:  # out
-                i_open, i_close = buf.find(_OPEN), buf.find(_CLOSE)
-                if i_close != -1 and (i_open == -1 or i_close < i_open):
+                m = _find(buf)
+                if m is not None and m.group(1):
                     # A stray tag once the answer has begun: only the tag goes.
                     log.debug("dropping a stray </think> inside the answer")
-                    out.append(buf[:i_close])
-                    self._buf = buf[i_close + len(_CLOSE):]
-                elif i_open != -1:
-                    out.append(buf[:i_open])
-                    self._buf, self._state = buf[i_open + len(_OPEN):], "in"
+                    out.append(buf[: m.start()])
+                    self._buf = buf[m.end():]
+                elif m is not None:
+                    out.append(buf[: m.start()])
+                    self._buf, self._state = buf[m.end():], "in"
                 else:
                     keep = 0 if final else _partial_tag_len(buf)
                     out.append(buf[: len(buf) - keep])
@@ -155,12 +168,16 @@ class LLMClient:
         timeout: float = 60.0,
         temperature: float = 0.4,
         keep_alive: str = "30m",
+        max_tokens: int = 400,
+        deadline: float = 90.0,
     ) -> None:
         self.host = host or os.environ.get("OLLAMA_HOST") or _DEFAULT_HOST
         self.model = model
-        self.timeout = timeout
+        self.timeout = timeout  # between two pieces of the reply (httpx's read timeout)
         self.temperature = temperature
         self.keep_alive = keep_alive
+        self.max_tokens = max_tokens  # Ollama's num_predict: the answer stops there
+        self.deadline = deadline  # the whole answer, first word to last
         self._host_given = host  # None: the ollama client's own default, as OLLAMA_HOST says
         self._made = None
 
@@ -179,28 +196,35 @@ class LLMClient:
             "messages": messages,
             "stream": stream,
             "think": False,
-            "options": {"temperature": self.temperature},
+            "options": {"temperature": self.temperature, "num_predict": self.max_tokens},
             "keep_alive": self.keep_alive,
         }
 
     async def generate(self, messages: list[dict]) -> str:
-        """The whole answer in one call, reasoning stripped."""
-        with self._translate_errors():
-            response = await self._client.chat(**self._chat_kwargs(messages, stream=False))
+        """The whole answer in one call, reasoning stripped (possibly empty: see ThinkStripper)."""
+        with self._translate_errors(), self._within_deadline():
+            async with asyncio.timeout(self.deadline):
+                response = await self._client.chat(**self._chat_kwargs(messages, stream=False))
             content = response.message.content or ""
         return strip_think(content)
 
     async def stream(self, messages: list[dict]) -> AsyncIterator[str]:
-        """The answer piece by piece, as Ollama produces it, reasoning stripped."""
+        """The answer piece by piece, as Ollama produces it, reasoning stripped; LLMTimeout once
+        `deadline` seconds have gone by since the call, however steadily the pieces come."""
         stripper = ThinkStripper(self.orphan_holdback)
-        with self._translate_errors():
-            chunks = await self._client.chat(**self._chat_kwargs(messages, stream=True))
+        ends = asyncio.get_running_loop().time() + self.deadline
+        # Each wait is bounded alone, never a `yield`: a timeout that fired while the consumer
+        # runs would cancel the consumer's own work.
+        with self._translate_errors(), self._within_deadline():
+            async with asyncio.timeout_at(ends):
+                chunks = await self._client.chat(**self._chat_kwargs(messages, stream=True))
         # aclosing: a consumer that stops early must release the HTTP connection at once.
         async with contextlib.aclosing(chunks):
             while True:
-                with self._translate_errors():
+                with self._translate_errors(), self._within_deadline():
                     try:
-                        chunk = await chunks.__anext__()
+                        async with asyncio.timeout_at(ends):
+                            chunk = await chunks.__anext__()
                     except StopAsyncIteration:
                         break
                     piece = stripper.feed(chunk.message.content or "")
@@ -209,6 +233,17 @@ class LLMClient:
         tail = stripper.finish().rstrip()
         if tail:
             yield tail
+
+    @contextlib.contextmanager
+    def _within_deadline(self):
+        """asyncio's TimeoutError from `deadline` as LLMTimeout, naming the setting."""
+        try:
+            yield
+        except TimeoutError:
+            raise LLMTimeout(
+                f"Ollama at {self.host} (OLLAMA_HOST) did not finish its answer within {self.deadline:g} s "
+                f"(LLM_DEADLINE) for model {self.model!r}."
+            ) from None
 
     async def reachable(self) -> bool:
         """Does something that speaks Ollama answer at the host? Never raises."""

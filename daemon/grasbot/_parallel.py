@@ -30,7 +30,7 @@ from pathlib import Path
 from . import _cache
 from ._index import analyse_note, body_counts_of
 from ._postings import Packed, Postings, pack_all
-from ._vault import VaultOptions, _scan, parse_note
+from ._vault import VaultOptions, _scan, parse_note, read_note_file
 
 log = logging.getLogger("grasbot.load")
 
@@ -53,6 +53,13 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
+def _regular(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()  # the walk's d_type: no system call but for a symlink
+    except OSError:
+        return False
+
+
 def load_shares(
     root: str | os.PathLike[str],
     options: VaultOptions,
@@ -66,7 +73,8 @@ def load_shares(
     root = Path(root)
     if workers < 2 or not can_fork() or not root.is_dir():
         return None
-    files = [(rel, entry.path) for rel, entry in (_scan(root, options) if scanned is None else scanned)]
+    # what is not a regular file is left to load_vault, which reports it without opening it
+    files = [(rel, entry.path) for rel, entry in (_scan(root, options) if scanned is None else scanned) if _regular(entry)]
     if len(files) < MIN_NOTES:
         return None
     count = workers * SHARES_PER_WORKER
@@ -147,10 +155,8 @@ def _share(start: int, files: list[tuple[str, str]], options: VaultOptions) -> t
     notes, analyses, bodies = {}, {}, {}
     for rel, path in files:
         try:
-            with open(path, "rb") as f:
-                mtime_ns = os.fstat(f.fileno()).st_mtime_ns
-                raw = f.read()
-            note = parse_note(rel, raw, mtime_ns=mtime_ns, options=options)
+            raw, mtime_ns, ctime_ns = read_note_file(path)  # never hangs on a FIFO: see there
+            note = parse_note(rel, raw, mtime_ns=mtime_ns, ctime_ns=ctime_ns, options=options)
         except (OSError, ValueError):
             continue
         notes[rel], bodies[rel] = note, body_counts_of(note)

@@ -162,7 +162,7 @@ def _cut_counts(index: Index, path: str) -> list[tuple[Mapping[str, int], int]]:
         found = []
         for cut in sections[1]:
             head = " ".join((note.title, *heading_path(sections, cut)))
-            counts = body_counts(indexable_text(f"{head}\n{body[cut[0]:cut[1]]}"))
+            counts = body_counts(indexable_text(f"{head}\n{body[cut[0]:cut[1]]}", path))
             found.append((counts, sum(counts.values())))
         memo[path] = found
     return found
@@ -180,7 +180,7 @@ def _passages_of(index: Index, path: str, url: str | None, picked: Mapping[int, 
         start, end, heading = cuts[number]
         score, room = picked[number]
         start = max(start, done)
-        text = index.readable_text(note.body[start:end]).strip()
+        text = index.readable_text(note.body[start:end], path).strip()
         if not text:
             continue
         done = end
@@ -193,7 +193,7 @@ def _passages_of(index: Index, path: str, url: str | None, picked: Mapping[int, 
             path=path,
             slug=note.slug,
             title=note.title,
-            heading=tuple(_plain(index.readable_text(h)) for h in heading_path(sections, cuts[number])),
+            heading=tuple(_plain(index.readable_text(h, path)) for h in heading_path(sections, cuts[number])),
             anchor=anchor,
             url=f"{url}#{anchor}" if url and anchor else url,
             text=text,
@@ -236,7 +236,7 @@ def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str
         seen: dict[str, int] = {}
         found = []
         for _, text in sections[0]:
-            base = anchor_of(_plain(index.readable_text(text)), form)
+            base = anchor_of(_plain(index.readable_text(text, path)), form)
             n = seen.get(base, 0)
             seen[base] = n + 1
             found.append(f"{base}-{n}" if n and form != "text" else base)

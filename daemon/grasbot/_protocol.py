@@ -23,6 +23,9 @@ from ._exceptions import QueryError
 
 __all__ = [
     "OPENRPC_PATH",
+    "WireError",
+    "dumps",
+    "loads",
     "ParamsError",
     "ResultError",
     "method_names",
@@ -56,6 +59,59 @@ class ParamsError(QueryError):
     def __init__(self, message: str, param: str | None = None) -> None:
         super().__init__(message)
         self.param = param
+
+
+class WireError(ValueError):
+    """A request's JSON that Python can parse but GrasBot must not take: the message says why."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):  # 1e400 parses as infinity, which JSON cannot say
+        raise WireError("a number is beyond the range of a double (about ±1.8e308)")
+    return value
+
+
+def loads(text: str | bytes) -> Any:
+    """json.loads of what a caller sent, refusing what no JSON answer could carry back: NaN,
+    Infinity and numbers that overflow a double (ValueError, WireError for those two)."""
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
+
+
+def dumps(value: Any, **options: Any) -> str:
+    """json.dumps for the wire, UTF-8 as is; a string that UTF-8 cannot encode (a lone
+    surrogate, from a request id or a file name) is sent escaped rather than failing the
+    response, so no caller's input can turn an answer into an HTTP 500."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, **options)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(value, ensure_ascii=True, allow_nan=False, **options)
+    return text
+
+
+def lone_surrogate_in(value: Any) -> bool:
+    """Whether a string in `value` (params, already checked against their schema: shallow) holds
+    a lone UTF-16 surrogate, which JSON's `\\ud800` can carry but no UTF-8 text can: SQLite,
+    the LLM's client and every log would fail on it."""
+    if isinstance(value, str):
+        if value.isascii():
+            return False
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, Mapping):
+        return any(lone_surrogate_in(k) or lone_surrogate_in(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(lone_surrogate_in(v) for v in value)
+    return False
 
 
 class ResultError(ValueError):
@@ -293,6 +349,9 @@ def validate_params(method: str, params: Any) -> dict[str, Any]:
         elif top is None and error.validator == "additionalProperties":
             top = sorted(p for p in params if p not in error.schema.get("properties", {}))[0]
         raise ParamsError(_describe(error), param=top if isinstance(top, str) else None)
+    for name, value in params.items():
+        if lone_surrogate_in(value):
+            raise ParamsError(f"{name}: must be Unicode text (it holds a lone surrogate, such as \\ud800)", param=name)
     out = dict(params)
     for name in integers:
         # JSON Schema counts 5.0 as an integer; Python code downstream wants an int.

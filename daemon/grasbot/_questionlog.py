@@ -173,6 +173,19 @@ def _pending(now: datetime, question: str, result: SearchResult, followup: bool)
     )
 
 
+def _storable(entry: _Pending) -> bool:
+    """Whether SQLite can take the entry's text: a lone surrogate in a question, or in a path
+    from a file name that is not UTF-8, fails the whole batch's transaction."""
+    texts = [entry.question, *(t for row in entry.results for t in (row[1], row[2], row[4]))]
+    for text in texts:
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+    return True
+
+
 def _insert_rows(conn: sqlite3.Connection, into: str, rows: list[tuple]) -> None:
     """`rows` in a few statements of up to ROWS_PER_STATEMENT rows each. sqlite3 lets the GIL
     go for every step of SQLite, and `executemany` makes one step a row: taking the GIL back
@@ -287,7 +300,13 @@ class QuestionLog:
     def _entry(self, question: str, result: SearchResult, followup: bool) -> _Pending | None:
         """The question's rows, or None (and the log turned off) if they cannot be made."""
         try:
-            return _pending(self._clock(), question, result, followup)
+            entry = _pending(self._clock(), question, result, followup)
+            if not _storable(entry):
+                # one question SQLite cannot take (text that is not Unicode) is that question's
+                # problem: the log stays on for the next ones
+                logger.debug("question log %s: a question that is not Unicode text, not logged", self.path)
+                return None
+            return entry
         except Exception as exc:  # a bug here must not cost a visitor an answer either
             logger.exception("question log: unexpected error")
             with self._lock:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-import json
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -23,6 +22,9 @@ from jsonrpcserver.sentinels import NODATA
 
 from ._exceptions import AuthError, GrasbotError, QueryError, VaultError
 from ._protocol import (
+    WireError,
+    dumps,
+    loads,
     method_names,
     openrpc_document,
     owner_only_methods,
@@ -91,10 +93,6 @@ def _error(code: int, data: Any = None) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "error": error, "id": None}
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def _well_formed(member: Any) -> bool:
     """A Request object as section 4 of the spec defines it (extra members refused)."""
     if not isinstance(member, dict) or not set(member) <= _REQUEST_KEYS:
@@ -115,7 +113,7 @@ def _default_is_owner(context: Any) -> bool:
 
 
 def _serialize(payload: Any) -> str:
-    return json.dumps(payload, ensure_ascii=False, allow_nan=False)
+    return dumps(payload)
 
 
 class RpcDispatcher:
@@ -215,7 +213,9 @@ class RpcDispatcher:
         request and replies as parsed and built here: no JSON is read twice."""
         try:
             text = body.decode("utf-8") if isinstance(body, (bytes, bytearray)) else body
-            parsed = json.loads(text, parse_constant=_reject_constant)
+            parsed = loads(text)
+        except WireError as exc:  # JSON, but not what an answer could carry back: say what
+            return self._answered(None, _error(PARSE_ERROR, str(exc)))
         except (ValueError, RecursionError):  # bad UTF-8 or JSON, or absurdly deep nesting
             return self._answered(None, _error(PARSE_ERROR))
         if isinstance(parsed, list):

@@ -30,7 +30,7 @@ HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
 HISTORY_DISCOUNT = 0.9  # a note found through the conversation ranks a little below one the question names
 
 _SLACK = 1e-6  # a bound is summed in another order than score_note's total: keep float rounding out
-_SHARES = object()  # Index.memoized key: each note's tie-breaker share
+_SHARES = object()  # Index.derived key: each note's tie-breaker share
 
 Semantic = Callable[[str], Mapping[str, Closeness]]  # a question's text -> the notes close to it in meaning
 
@@ -104,7 +104,7 @@ def score_all(
 
 def _shares(index: Index) -> Mapping[str, float]:
     """{path: what priority and hub add to the note, as a share of its evidence}, once per index."""
-    return index.memoized(_SHARES, lambda: {p: bonus_share(n) for p, n in index.notes.items()})
+    return index.derived(_SHARES, lambda: {p: bonus_share(n) for p, n in index.notes.items()})
 
 
 def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], dict[str, float]]:

@@ -341,8 +341,8 @@ def note_texts(note: Note) -> tuple[str, ...]:
     sections = cut_note(note.body)
     texts = [head]
     for cut in sections[1]:
-        path = " › ".join(indexable_text(h) for h in heading_path(sections, cut))
-        text = indexable_text(note.body[cut[0] : cut[1]])[:HEAD_CHARS]
+        path = " › ".join(indexable_text(h, note.path) for h in heading_path(sections, cut))
+        text = indexable_text(note.body[cut[0] : cut[1]], note.path)[:HEAD_CHARS]
         texts.append(f"{note.title} › {path}\n{text}" if path else f"{note.title}\n{text}")
     return tuple(texts)
 

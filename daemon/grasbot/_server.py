@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import signal
 import sys
@@ -28,7 +27,7 @@ from ._engine import GrasBot, ReloadReport, vault_files
 from ._aliases import suggest_aliases
 from ._exceptions import AuthError, ConfigError, GrasbotError, NoteNotFound, QueryError, VaultError
 from ._llm import load_ollama
-from ._protocol import ParamsError, validate_params
+from ._protocol import ParamsError, WireError, dumps, loads, validate_params
 from ._questionlog import QuestionLog
 from ._ratelimit import RateLimiter, TrustedProxies, client_key
 from ._rpc import (
@@ -80,6 +79,7 @@ MAX_BODY = 64 * 1024  # the default of Settings.max_body
 #: Clients whose rate-limit bucket is remembered at once (the least recently seen go first).
 MAX_CLIENTS = 10_000
 SHUTDOWN_TIMEOUT = 5.0
+LINGERING_TIME = 1.0
 STATS_PER_TURN = 500  # files a reload stats on the event loop between two turns of requests (~5 ms)
 
 #: `llm_error` as a caller without the owner token reads it. The cause names Ollama's address
@@ -197,7 +197,7 @@ async def reload_vault(app: web.Application) -> ReloadReport:
 
 def _json(data: Any, status: int = 200) -> web.Response:
     return web.Response(
-        text=json.dumps(data, ensure_ascii=False, allow_nan=False),
+        text=dumps(data),
         status=status,
         content_type="application/json",
     )
@@ -272,8 +272,10 @@ def _ask_params(request: web.Request) -> tuple[str, list]:
     raw = request.query.get("history", "").strip()
     if raw:
         try:
-            params["history"] = json.loads(raw)
-        except ValueError:
+            params["history"] = loads(raw)
+        except WireError as exc:
+            raise QueryError(f"history: {exc}") from None
+        except (ValueError, RecursionError):
             raise QueryError("history: must be a JSON array of {role, content} turns") from None
     checked = validate_params("answer", params)
     check_limits(request.app[SETTINGS], checked["q"], checked["history"])
@@ -284,8 +286,22 @@ def _ask_params(request: web.Request) -> tuple[str, list]:
 
 
 async def handle_rpc(request: web.Request) -> web.Response:
+    settings = request.app[SETTINGS]
     try:
-        body = await request.read()
+        async with asyncio.timeout(settings.body_timeout):  # a client that trickles its body is let go
+            body = await request.read()
+    except TimeoutError:
+        request[_LOG_OUTCOME] = "body too slow"
+        response = _json(
+            {
+                "jsonrpc": "2.0",
+                "error": {"code": -32600, "message": "Invalid Request", "data": f"request body not received within {settings.body_timeout:g} s"},
+                "id": None,
+            },
+            status=408,
+        )
+        response.force_close()  # the rest of the body may still come: this connection is done (LINGERING_TIME)
+        return response
     except web.HTTPRequestEntityTooLarge:
         request[_LOG_OUTCOME] = "body too large"
         limit = request.app[SETTINGS].max_body
@@ -515,13 +531,20 @@ def create_app(
     return app
 
 
-def runner_kwargs() -> dict[str, Any]:
-    """How the app must be run: our access log, and handlers cancelled when a client goes."""
+def runner_kwargs(settings: Settings | None = None) -> dict[str, Any]:
+    """How the app must be run: our access log, handlers cancelled when a client goes, and a
+    connection closed when its next request's headers are not all in `header_timeout` seconds
+    after it opened or after the previous response (aiohttp's keep-alive timer: it runs until a
+    whole request has arrived, so it also lets go a client that sends its headers a byte at a
+    time; aiohttp's default is an hour). After a body is refused (too large, too slow), at most
+    LINGERING_TIME seconds more of it are read before the connection closes (aiohttp's: 10)."""
     return {
         "access_log_class": AccessLogger,
         "access_log": access_log,
         "handler_cancellation": True,
         "shutdown_timeout": SHUTDOWN_TIMEOUT,
+        "keepalive_timeout": (settings or Settings()).header_timeout,
+        "lingering_time": LINGERING_TIME,
     }
 
 
@@ -535,7 +558,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
     start left to write); it is waited for before returning. A start that cannot listen
     still writes that cache, then returns 2."""
     app = create_app(settings, bot, owner_token=owner_token)
-    runner = web.AppRunner(app, **runner_kwargs())
+    runner = web.AppRunner(app, **runner_kwargs(settings))
     await runner.setup()
     try:
         site = web.TCPSite(runner, settings.host, settings.port)

@@ -7,8 +7,9 @@ newlines inside strings, so a payload never spans two data lines and a token tha
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from ._protocol import dumps
 
 __all__ = ["SSE_HEADERS", "sse_event", "sse_comment"]
 
@@ -23,7 +24,7 @@ SSE_HEADERS = {
 def sse_event(event: str, data: Any) -> bytes:
     if not event or any(c in event for c in "\r\n:"):
         raise ValueError(f"not a usable SSE event name: {event!r}")
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    payload = dumps(data, separators=(",", ":"))
     return f"event: {event}\ndata: {payload}\n\n".encode("utf-8")
 
 

@@ -120,7 +120,7 @@ async def main(argv: list[str]) -> int:
             host="127.0.0.1",
             port=0,
         )
-        runner = web.AppRunner(create_app(settings, owner_token=token), **runner_kwargs())
+        runner = web.AppRunner(create_app(settings, owner_token=token), **runner_kwargs(settings))
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", 0).start()
         port = runner.addresses[0][1]
