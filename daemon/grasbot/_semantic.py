@@ -164,8 +164,11 @@ def head_text(note: Note) -> str:
     return "\n".join((note.title, *note.aliases, *note.answers, indexable_body(note)[:HEAD_CHARS]))
 
 
+KEY_BYTES = 16
+
+
 def text_key(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=KEY_BYTES).digest()
 
 
 _MODEL_FILE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -195,7 +198,10 @@ class VectorStore:
                 if str(data["model"]) != self.model:
                     return  # another model's vectors under a colliding file name: start over
                 keys, vectors = data["keys"], data["vectors"]
-            self._vectors = {bytes(k): v for k, v in zip(keys, vectors)}
+            if keys.dtype != np.uint8 or keys.ndim != 2 or keys.shape[1] != KEY_BYTES or len(keys) != len(vectors):
+                raise ValueError(f"keys of shape {keys.shape} and type {keys.dtype}")
+            raw = keys.tobytes()
+            self._vectors = {raw[i * KEY_BYTES : (i + 1) * KEY_BYTES]: v for i, v in enumerate(vectors)}
         except Exception as exc:  # a torn or foreign file: the store is a cache, embed again
             logger.warning("ignoring the embeddings cache %s: %s", self.path, exc)
             self._vectors = {}
@@ -235,7 +241,8 @@ class VectorStore:
             np.savez(
                 partial,
                 model=np.array(self.model),
-                keys=np.array([k for k, _ in kept], dtype="S16"),
+                # raw bytes, one row a key: numpy's "S16" would drop a key's trailing NUL bytes
+                keys=np.frombuffer(b"".join(k for k, _ in kept), dtype=np.uint8).reshape(-1, KEY_BYTES),
                 vectors=np.stack([v for _, v in kept]).astype(np.float32),
             )
             os.replace(partial, self.path)
