@@ -459,3 +459,32 @@ def test_the_store_keeps_keys_that_end_in_zero_bytes(tmp_path):
     again = VectorStore("words-test", tmp_path)
     assert all(k in again for k in keys) and len(again) == 3
     assert np.array_equal(again.get(keys[1]), np.eye(3, 8, dtype=np.float32)[1])
+
+
+def test_a_stopped_worker_keeps_what_it_embedded(note_writer, tmp_path):
+    for i in range(80):
+        note_writer(f"n{i}.md", f"title: Note {i}\nvisibility: public", f"Texte {i} sur la voile et le vent numéro {i}.")
+    gate = threading.Event()
+    embedder = WordsEmbedder(gate=gate)
+    bot = with_embedder(make_bot(note_writer.root), embedder, tmp_path)
+    calls = []
+    original = embedder.embed
+
+    def embed_then_stop(texts):
+        out = original(texts)
+        calls.append(len(texts))
+        if len(calls) == 2:
+            bot._embed_stop.set()  # the daemon stops while the worker is at its second batch
+            bot._generation += 1
+        return out
+
+    embedder.embed = embed_then_stop
+    gate.set()
+    bot.start_embedding()
+    bot._embed_thread.join(10) if bot._embed_thread else None
+    assert bot.snapshot.semantic == {} and len(calls) == 2
+    kept = VectorStore(embedder.model, tmp_path)
+    assert len(kept) == sum(calls) > 0  # on disk: the next start embeds only the rest
+    restarted = with_embedder(make_bot(note_writer.root), WordsEmbedder(), tmp_path)
+    assert restarted.embed_pending() is True
+    assert len(restarted.embedder.embedded) == len(bot.snapshot.vault.notes) - sum(calls)

@@ -13,6 +13,7 @@ from ._exceptions import (
     AuthError,
     NoteNotFound,
     ConfigError,
+    EmbeddingError,
     GrasbotError,
     LLMError,
     LLMFailed,
@@ -36,6 +37,7 @@ from ._version import __version__
 __all__ = [
     "AuthError",
     "ConfigError",
+    "EmbeddingError",
     "GrasBot",
     "GrasbotError",
     "Index",

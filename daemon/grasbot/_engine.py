@@ -382,7 +382,9 @@ class GrasBot:
             try:
                 embed_into(store, embedder, todo, progressed)
                 snapshot.semantic.update(semantic_indexes(snapshot.indexes, texts, store, self._questions))
-            except _Superseded:
+            except _Superseded:  # what was embedded is kept: a stop at minute 4 of 5 loses nothing
+                if self._progress.embedded > total - len(todo):
+                    store.save(texts.keys.values())
                 return False
             except EmbeddingError as exc:
                 self._embed_error = str(exc)

@@ -1,4 +1,5 @@
-"""Meaning, beside the words: each note's head embedded once, the question at each search.
+"""Meaning, beside the words: each note's head, and each section of a long note, embedded once;
+the question at each search.
 
 A paraphrase that shares no word with its note (« le robot qui répond sur ton site ») cannot be
 found lexically; a multilingual sentence encoder finds it. Two backends behind one small
