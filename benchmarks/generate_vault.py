@@ -91,7 +91,7 @@ class Lexicon:
     rng: random.Random
 
     @classmethod
-    def make(cls, rng: random.Random, n_notes: int, s: float = 1.05) -> "Lexicon":
+    def make(cls, rng: random.Random, n_notes: int, s: float = 1.05) -> Lexicon:
         content = [ACCENTED.get(w, w) for w in dict.fromkeys(CONTENT_WORDS)]
         rng.shuffle(content)
         # Heaps' law: a vault of N notes of a few hundred words has about 40·N^0.6 distinct words.
@@ -141,7 +141,7 @@ def generate(out: Path, n_notes: int, *, seed: int = 7, private_share: float = 0
         titles.append(title)
         slugs.append(f"{'-'.join(title.lower().split())[:60]}-{i}")
     paths = []
-    type_names, type_weights = zip(*TYPES)
+    type_names, type_weights = zip(*TYPES, strict=True)
     for i in range(n_notes):
         note_type = rng.choices(type_names, type_weights)[0]
         folder = FOLDERS[i % len(FOLDERS)] if note_type != "moc" else "moc"

@@ -493,7 +493,7 @@ def main() -> None:
             )
         print(line, flush=True)
         if not args.no_serve:
-            def then(key: str) -> str:
+            def then(key: str, r: dict = r) -> str:
                 return f" (then the cache written while serving: {r[key]:.2f} s)" if r[key] is not None else ""
 
             print(

@@ -262,7 +262,7 @@ class Converter:
                 continue
             gaps = [split_gap(t) for _, t in run]
             if all(gaps) and (len(run) == 1 or all(len(GAP.findall(t)) == 1 for _, t in run)):
-                for (ind, t), (tag, body) in zip(run, gaps):
+                for (ind, t), (tag, body) in zip(run, gaps, strict=True):
                     self.close_items(ind)
                     self.item(tag, ind, ind + len(t) - len(body), body)
             elif len(run) == 1 and (tight := self.tight_tag(indent, text)):
@@ -289,7 +289,7 @@ class Converter:
                 pieces.append((3, line))
             else:
                 group.append((indent, line.strip()))
-        for piece, after in zip(pieces, pieces[1:] + [None]):
+        for piece, after in zip(pieces, pieces[1:] + [None], strict=True):
             if isinstance(piece, tuple):
                 self.heading(piece[1], piece[0])
             elif isinstance(after, list) and self.lone_tag(piece, after):  # .HP tag, blank line, .IP text

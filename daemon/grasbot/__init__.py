@@ -11,7 +11,6 @@ from ._config import Settings
 from ._engine import GrasBot, ReloadReport, Snapshot, build_snapshot
 from ._exceptions import (
     AuthError,
-    NoteNotFound,
     ConfigError,
     EmbeddingError,
     GrasbotError,
@@ -19,6 +18,7 @@ from ._exceptions import (
     LLMFailed,
     LLMTimeout,
     LLMUnavailable,
+    NoteNotFound,
     QueryError,
     VaultError,
 )

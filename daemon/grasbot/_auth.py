@@ -15,9 +15,9 @@ import hmac
 import os
 import secrets
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from ._config import Settings
 from ._exceptions import ConfigError

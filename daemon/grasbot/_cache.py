@@ -21,8 +21,9 @@ import os
 import sys
 import tempfile
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
 
 from ._postings import _ID_SIZE, Packed, Postings
 from ._vault import Issue, Link, LinkResolver, Note, Vault, VaultOptions

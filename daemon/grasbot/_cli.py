@@ -7,7 +7,7 @@ import asyncio
 import json
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from ._config import Settings
 from ._engine import GrasBot
@@ -35,7 +35,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--temperature", dest="llm_temperature", type=float, help="LLM_TEMPERATURE (default 0.4)")
     parser.add_argument("--keep-alive", dest="llm_keep_alive", metavar="DURATION", help="LLM_KEEP_ALIVE (default 30m)")
     parser.add_argument("--semantic", choices=("off", "bundled", "ollama"), help="meaning beside words (GRASBOT_SEMANTIC; default bundled; off: lexical only)")
-    parser.add_argument("--embed-model", dest="embed_model", metavar="NAME", help="Ollama embedding model with --semantic ollama (GRASBOT_EMBED_MODEL; default bge-m3)")
+    parser.add_argument(
+        "--embed-model", dest="embed_model", metavar="NAME",
+        help="Ollama embedding model with --semantic ollama (GRASBOT_EMBED_MODEL; default bge-m3)",
+    )
     parser.add_argument("--prompt-budget", dest="prompt_budget", type=int, metavar="CHARS", help="GRASBOT_PROMPT_BUDGET (default 12000)")
     parser.add_argument(
         "--anchors", choices=ANCHOR_FORMS,
@@ -65,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", help="hit@1, hit@5 and MRR@10 on a file of questions, beside a plain BM25; context recall when it gives phrases")
     p.add_argument(
         "--questions", required=True, metavar="FILE.tsv",
-        help="question<TAB>path;path[<TAB>earlier question || …[<TAB>phrase]] lines; with phrases, --ollama-host must be a stand-in Ollama (eval/context_recall.py)",
+        help="question<TAB>path;path[<TAB>earlier question || …[<TAB>phrase]] lines; "
+        "with phrases, --ollama-host must be a stand-in Ollama (eval/context_recall.py)",
     )
     p.add_argument("--audience", choices=("visitor", "owner"), default="visitor", help="whose index ranks (default visitor: the questions are visitors')")
     _common(p)
@@ -77,10 +81,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--token-file", dest="token_file", metavar="FILE", help="GRASBOT_TOKEN_FILE (default ~/.config/grasbot/token)")
     p.add_argument("--cors-origins", dest="cors_origins", metavar="ORIGIN,ORIGIN", help="GRASBOT_CORS_ORIGINS (default app://obsidian.md)")
     p.add_argument("--trusted-proxies", dest="trusted_proxies", metavar="IP,IP", help="GRASBOT_TRUSTED_PROXIES (default 127.0.0.1,::1)")
-    p.add_argument("--header-timeout", dest="header_timeout", type=float, metavar="SECONDS", help="seconds a client has to send its headers (GRASBOT_HEADER_TIMEOUT; default 10)")
-    p.add_argument("--body-timeout", dest="body_timeout", type=float, metavar="SECONDS", help="seconds a client has to send a body (GRASBOT_BODY_TIMEOUT; default 10)")
+    p.add_argument(
+        "--header-timeout", dest="header_timeout", type=float, metavar="SECONDS",
+        help="seconds a client has to send its headers (GRASBOT_HEADER_TIMEOUT; default 10)",
+    )
+    p.add_argument(
+        "--body-timeout", dest="body_timeout", type=float, metavar="SECONDS",
+        help="seconds a client has to send a body (GRASBOT_BODY_TIMEOUT; default 10)",
+    )
     p.add_argument("--question-log", dest="question_log", metavar="FILE", help="the visitors' question log (GRASBOT_QUESTION_LOG; 'off' disables it)")
-    p.add_argument("--log-retention-days", dest="log_retention_days", type=int, metavar="N", help="days questions are kept (GRASBOT_LOG_RETENTION_DAYS; default 90)")
+    p.add_argument(
+        "--log-retention-days", dest="log_retention_days", type=int, metavar="N",
+        help="days questions are kept (GRASBOT_LOG_RETENTION_DAYS; default 90)",
+    )
     p.add_argument("--cache-dir", dest="cache_dir", metavar="DIR", help="the index cache (GRASBOT_CACHE_DIR; default ~/.cache/grasbot)")
     p.add_argument("--no-cache", dest="index_cache", action="store_const", const=False, help="do not read or write the index cache (GRASBOT_INDEX_CACHE=off)")
     _common(p)

@@ -7,9 +7,10 @@ ConfigError naming the variable, never a crash deeper down.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ._exceptions import ConfigError
 from ._passages import ANCHOR_FORMS
@@ -110,7 +111,7 @@ class Settings:
     }
 
     @classmethod
-    def load(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
+    def load(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         """Settings from `env` (default: os.environ), then `overrides` (flags; None means unset)."""
         env = os.environ if env is None else env
         raw: dict[str, Any] = {}
@@ -123,7 +124,7 @@ class Settings:
         values = {name: _coerce(name, value, origin) for name, (value, origin) in raw.items()}
         return cls(**values)._checked()
 
-    def _checked(self) -> "Settings":
+    def _checked(self) -> Settings:
         if self.default_visibility not in ("public", "private"):
             raise ConfigError(f"default visibility must be 'public' or 'private', not {self.default_visibility!r}")
         if self.semantic not in ("off", "bundled", "ollama"):
@@ -156,7 +157,7 @@ class Settings:
             raise ConfigError(f"port must be between 0 and 65535, not {self.port}")
         return self
 
-    def with_(self, **changes: Any) -> "Settings":
+    def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)._checked()
 
     def url_for(self, note_type: str | None, slug: str) -> str | None:

@@ -14,16 +14,16 @@ import logging
 import os
 import threading
 import time
-from pathlib import Path
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 
 from . import _cache
+from ._cache import default_cache_dir
+from ._config import Settings
 from ._exceptions import EmbeddingError, LLMError, LLMFailed, QueryError
 from ._fallback import extractive_answer
 from ._index import Index, NoteAnalysis, analyse_note
-from ._cache import default_cache_dir
-from ._config import Settings
 from ._llm import LLMClient
 from ._parallel import load_shares
 from ._passages import choose_passages
@@ -32,6 +32,7 @@ from ._questionlog import QuestionLog
 from ._scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
 from ._search import HISTORY_TURNS, SearchResult, Semantic, search
 from ._semantic import (
+    NoteTexts,
     Progress,
     QuestionVectors,
     SemanticIndex,
@@ -40,7 +41,6 @@ from ._semantic import (
     make_embedder,
     missing,
     semantic_indexes,
-    NoteTexts,
 )
 from ._vault import Issue, Vault, VaultOptions, load_vault, walk_markdown
 from ._version import __version__
@@ -258,7 +258,7 @@ class GrasBot:
             self._vectors = self._questions = None
 
     @classmethod
-    def open(cls, settings: Settings, llm: LLMClient | None = None, *, write_cache: bool = True) -> "GrasBot":
+    def open(cls, settings: Settings, llm: LLMClient | None = None, *, write_cache: bool = True) -> GrasBot:
         """Load the vault (blocking: call it from a worker thread inside a server), through the
         index cache when it is on, so a restart on an unchanged vault parses nothing.
         `write_cache=False`: a cache to rewrite is left to `write_cache()`, so that a daemon

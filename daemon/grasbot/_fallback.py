@@ -7,7 +7,7 @@ excerpt, not a written answer.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from ._analysis import tokenize_fr
 from ._index import Index

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, NamedTuple
+from typing import NamedTuple
 
 from ._analysis import Terms, body_counts, tokens
 from ._postings import LazyTable, Postings, Union
@@ -316,7 +317,7 @@ class Index:
         if impacts is None:
             idf = self.idf(term)
             impacts = {}
-            for part, norms in zip(self._body_parts(), self._norms()):
+            for part, norms in zip(self._body_parts(), self._norms(), strict=True):
                 impacts.update({path: idf * tf * (K1 + 1.0) / (tf + norms[path]) for path, tf in part.counts(term).items()})
             self._remember(term, impacts)
         return impacts
@@ -369,12 +370,12 @@ class Index:
     # ---- building
 
     @classmethod
-    def build(cls, vault: Vault, audience: str, analyses: Mapping[str, NoteAnalysis]) -> "Index":
+    def build(cls, vault: Vault, audience: str, analyses: Mapping[str, NoteAnalysis]) -> Index:
         """One audience's index, from scratch (`analyses` holds every note of the vault)."""
         return cls.build_all(vault, analyses)[audience]
 
     @classmethod
-    def build_all(cls, vault: Vault, analyses: Mapping[str, NoteAnalysis]) -> dict[str, "Index"]:
+    def build_all(cls, vault: Vault, analyses: Mapping[str, NoteAnalysis]) -> dict[str, Index]:
         """Both audiences' indexes, inverting the vault once: the visitor's postings hold the
         public notes only, and the owner's read them together with the private notes' own."""
         public = {p: n for p, n in vault.notes.items() if n.public}
@@ -386,7 +387,7 @@ class Index:
         return cls._pair(vault, analyses, public, (pub_body, pub_fields), (priv_body, priv_fields), None)
 
     @classmethod
-    def from_postings(cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields, graph=None) -> dict[str, "Index"]:
+    def from_postings(cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields, graph=None) -> dict[str, Index]:
         """Indexes over `notes` from postings already inverted (the cache's): a seed for
         `evolve_all`. `graph`: ({audience: (edges, backlinks)}, the vault edges they were made
         from), or None and evolve_all rebuilds the graph."""
@@ -401,7 +402,7 @@ class Index:
         }
 
     @classmethod
-    def evolve_all(cls, previous: Mapping[str, "Index"], vault: Vault, analyses: Mapping[str, NoteAnalysis]) -> dict[str, "Index"]:
+    def evolve_all(cls, previous: Mapping[str, Index], vault: Vault, analyses: Mapping[str, NoteAnalysis]) -> dict[str, Index]:
         """`build_all(vault, analyses)`, reusing `previous`'s postings and graph for every
         unchanged note: only the changed notes' terms and links are touched."""
         visitor, owner = previous["visitor"], previous["owner"]
@@ -430,13 +431,13 @@ class Index:
         return cls._pair(vault, analyses, public, parts[0], parts[1], previous)
 
     @classmethod
-    def _pair(cls, vault, analyses, public, pub, priv, previous) -> dict[str, "Index"]:
+    def _pair(cls, vault, analyses, public, pub, priv, previous) -> dict[str, Index]:
         out = {}
         for audience, notes, body, fields in (
             ("visitor", public, pub[0], pub[1]),
             ("owner", vault.notes, Union(pub[0], priv[0]), Union(pub[1], priv[1])),
         ):
-            picked = dict(zip(notes, map(analyses.__getitem__, notes)))
+            picked = dict(zip(notes, map(analyses.__getitem__, notes), strict=True))
             edges, backlinks = _graph(notes, vault, previous[audience] if previous else None)
             out[audience] = cls(audience, notes, picked, body, fields, edges, backlinks, vault.resolver, _raw_edges=vault.edges)
         return out

@@ -231,6 +231,6 @@ class _Join:
             if index % 2 == 0:  # a body's counts: the analyses' own, made again when read
                 docs = {p: analyses[p].body for p in lengths}
             lists = self._lists[index]
-            packed = dict(zip(lists, map(b"".join, lists.values())))
+            packed = dict(zip(lists, map(b"".join, lists.values()), strict=True))
             joined.append(Postings.from_packed(self._paths, packed, docs, lengths, total))
         return _cache.Cached(notes, analyses, tuple(joined), None, None)

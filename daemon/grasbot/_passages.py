@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 from urllib.parse import quote
 
 from ._analysis import body_counts, slugify, tokens
-from ._index import B, K1, Index, indexable_text
+from ._index import K1, B, Index, indexable_text
 from ._sections import Sections, heading_path
 
 MIN_SHARE = 0.5  # a passage scoring less than half the best one gets only the room left (tuned: 0.3–0.5 alike)

@@ -12,7 +12,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from itertools import chain
 
-
 _EMPTY: Mapping[str, int] = {}
 
 
@@ -66,14 +65,14 @@ class Packed(LazyTable):
         self._keys, self._values, self._dict = keys, values, None
 
     @classmethod
-    def of(cls, mapping: Mapping) -> "Packed":
+    def of(cls, mapping: Mapping) -> Packed:
         return mapping if isinstance(mapping, Packed) else cls(tuple(mapping), tuple(mapping.values()))
 
     def plain(self) -> tuple[tuple, tuple]:
         return self._keys, self._values
 
     def _make(self) -> dict:
-        return dict(zip(self._keys, self._values))
+        return dict(zip(self._keys, self._values, strict=True))
 
     def get(self, key, default=None):
         return self._table().get(key, default)
@@ -94,7 +93,7 @@ class Packed(LazyTable):
         return self._values
 
     def items(self):
-        return zip(self._keys, self._values)
+        return zip(self._keys, self._values, strict=True)
 
 
 def _copy(mapping: Mapping[str, int]) -> dict[str, int]:
@@ -110,7 +109,7 @@ _ID_SIZE = array(_ID_TYPE).itemsize
 
 
 def pack(counts: Mapping[str, int], numbers: Mapping[str, int]) -> bytes:
-    return array(_ID_TYPE, chain.from_iterable(zip(map(numbers.__getitem__, counts.keys()), counts.values()))).tobytes()
+    return array(_ID_TYPE, chain.from_iterable(zip(map(numbers.__getitem__, counts.keys()), counts.values(), strict=True))).tobytes()
 
 
 def pack_all(docs: Mapping[str, Mapping[str, int]], numbers: Mapping[str, int]) -> dict[str, bytes]:
@@ -196,13 +195,13 @@ class Postings:
         return paths, {term: pack(self.counts(term), numbers) for term in self._postings}
 
     @classmethod
-    def from_packed(cls, paths, packed, docs, lengths, total_length) -> "Postings":
+    def from_packed(cls, paths, packed, docs, lengths, total_length) -> Postings:
         new = cls()
         new._paths, new._postings, new._docs, new._lengths, new.total_length = paths, packed, docs, lengths, total_length
         return new
 
     @classmethod
-    def from_docs(cls, docs: Mapping[str, Mapping[str, int]]) -> "Postings":
+    def from_docs(cls, docs: Mapping[str, Mapping[str, int]]) -> Postings:
         """Built in one pass: what `evolved()` from empty gives, without its copy-on-write cost."""
         new = cls()
         postings: defaultdict[str, dict[str, int]] = defaultdict(dict)
@@ -216,7 +215,7 @@ class Postings:
         new._postings = dict(postings)
         return new
 
-    def evolved(self, removed: Iterable[str] = (), added: Mapping[str, Mapping[str, int]] | None = None) -> "Postings":
+    def evolved(self, removed: Iterable[str] = (), added: Mapping[str, Mapping[str, int]] | None = None) -> Postings:
         """A copy with `removed` paths gone and `added` ({path: term counts}) put in."""
         added = added or {}
         removed = [p for p in removed if p in self._docs]

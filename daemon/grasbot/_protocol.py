@@ -174,7 +174,7 @@ def _with_components(schema: dict[str, Any]) -> dict[str, Any]:
     return {"allOf": [schema], "components": _document()["components"]}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _params_spec(name: str) -> tuple[Draft7Validator, dict[str, Any], tuple[str, ...]]:
     descriptors = [_resolve(p) for p in _method(name)["params"]]
     properties = {d["name"]: d["schema"] for d in descriptors}
@@ -254,7 +254,7 @@ def _simple_params_check(properties: Mapping[str, Any], required: Iterable[str])
     return check
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _quick_params_check(name: str) -> Callable[[Mapping], bool] | None:
     descriptors = [_resolve(p) for p in _method(name)["params"]]
     return _simple_params_check(
@@ -262,7 +262,7 @@ def _quick_params_check(name: str) -> Callable[[Mapping], bool] | None:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _result_validator(name: str) -> Draft7Validator:
     result = _resolve(_method(name)["result"])
     return Draft7Validator(_with_components(result["schema"]))

@@ -33,10 +33,11 @@ import os
 import sqlite3
 import sys
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Callable, Iterable, NamedTuple
+from typing import NamedTuple
 
 from ._scoring import BOOST_SIGNALS, WEAK_SIGNALS
 from ._search import SearchResult
@@ -96,13 +97,13 @@ def parse_log_path(value: str | os.PathLike[str] | None) -> Path | None:
 
 
 def _utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _stamp(moment: datetime) -> str:
     if moment.tzinfo is None:
         raise ValueError("the clock must return an aware datetime (UTC)")
-    m = moment.astimezone(timezone.utc)  # _TIME_FORMAT, without strftime's cost on every submit
+    m = moment.astimezone(UTC)  # _TIME_FORMAT, without strftime's cost on every submit
     return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}Z"
 
 
@@ -439,7 +440,7 @@ class QuestionLog:
         return [
             LoggedQuestion(
                 id=qid,
-                asked_at=datetime.strptime(at, _TIME_FORMAT).replace(tzinfo=timezone.utc),
+                asked_at=datetime.strptime(at, _TIME_FORMAT).replace(tzinfo=UTC),
                 question=text,
                 grounded=bool(grounded),
                 followup=bool(followup),
@@ -498,7 +499,7 @@ class QuestionLog:
         if conn is not None:
             conn.close()
 
-    def __enter__(self) -> "QuestionLog":
+    def __enter__(self) -> QuestionLog:
         return self
 
     def __exit__(self, *exc) -> None:

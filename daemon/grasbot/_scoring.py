@@ -17,8 +17,9 @@ answer.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
 
 from ._analysis import tokenize_fr
 from ._index import Index, Terms
@@ -101,7 +102,7 @@ class Query:
     closeness: Mapping[str, Closeness] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, text: str, index: Index, closeness: Mapping[str, Closeness] | None = None) -> "Query":
+    def parse(cls, text: str, index: Index, closeness: Mapping[str, Closeness] | None = None) -> Query:
         """`closeness`: the notes whose meaning is at least SEMANTIC_MIN_Z deviations above the
         mean (the semantic index's answer for this text), or None without semantic signal.
 

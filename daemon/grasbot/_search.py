@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 from ._graph import SEEDS, expand_by_graph
 from ._index import Index
-from ._semantic import Closeness
 from ._scoring import (
     BM25_WEIGHT,
     BONUS_MAX,
@@ -25,6 +24,7 @@ from ._scoring import (
     taxonomy_bound,
     title_points_for,
 )
+from ._semantic import Closeness
 
 HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
 HISTORY_DISCOUNT = 0.9  # a note found through the conversation ranks a little below one the question names
@@ -120,7 +120,7 @@ def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], dict[st
     title_idf: dict[str, float] = {}
     answers_idf: dict[str, float] = {}
     taxonomy: dict[str, float] = {}
-    for term, found in zip(query.unique, hits):
+    for term, found in zip(query.unique, hits, strict=True):
         idf = query.idf[term]
         for held, paths in ((alias_idf, found.alias), (title_idf, found.title), (answers_idf, found.answers)):
             for path in paths:

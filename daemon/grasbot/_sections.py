@@ -24,7 +24,7 @@ innermost heading above the cut in `headings` (-1: none).
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 WHOLE_NOTE = 8_000  # characters; the bundled vault's longest note is 7.5 KB, and is sent whole
 WINDOW = 1_500  # a longer section is cut into windows of at most this many characters
@@ -194,10 +194,8 @@ def _split_point(body: str, start: int, limit: int) -> int:
     half (in that order of preference) that is outside a wikilink; `limit` if none."""
     half = start + (limit - start) // 2
     candidates = [body.rfind("\n", half, limit) + 1]
-    sentence = None
-    for sentence in _SENTENCE.finditer(body, half, limit):
-        pass
-    candidates.append(sentence.end() if sentence else 0)
+    sentence_ends = [m.end() for m in _SENTENCE.finditer(body, half, limit)]
+    candidates.append(sentence_ends[-1] if sentence_ends else 0)
     candidates.append(body.rfind(" ", half, limit) + 1)
     for at in candidates:
         if at > half and not _inside_link(body, start, at):

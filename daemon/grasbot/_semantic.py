@@ -22,9 +22,10 @@ import os
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Protocol, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from ._exceptions import EmbeddingError
 from ._index import Index, indexable_body, indexable_text
@@ -222,7 +223,7 @@ class VectorStore:
     def put(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
         self._ensure_read()
         with self._lock:
-            for key, vector in zip(keys, vectors):
+            for key, vector in zip(keys, vectors, strict=True):
                 self._vectors[key] = vector
 
     def save(self, keep: Iterable[bytes]) -> bool:
@@ -258,7 +259,7 @@ class SemanticIndex:
     several vectors (its head, each question it declares it answers), and its closeness is the
     best of them. `starts[i]`: the first row of note i (rows are grouped by note)."""
 
-    def __init__(self, paths: Sequence[str], matrix: np.ndarray, starts: np.ndarray, questions: "QuestionVectors") -> None:
+    def __init__(self, paths: Sequence[str], matrix: np.ndarray, starts: np.ndarray, questions: QuestionVectors) -> None:
         self.paths = tuple(paths)
         self.matrix = matrix
         self.starts = starts

@@ -21,10 +21,10 @@ from typing import Any
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
+from ._aliases import suggest_aliases
 from ._auth import bearer_matches, resolve_owner_token
 from ._config import Settings
 from ._engine import GrasBot, ReloadReport, vault_files
-from ._aliases import suggest_aliases
 from ._exceptions import AuthError, ConfigError, GrasbotError, NoteNotFound, QueryError, VaultError
 from ._llm import load_ollama
 from ._protocol import ParamsError, WireError, dumps, loads, validate_params

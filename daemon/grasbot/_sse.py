@@ -25,7 +25,7 @@ def sse_event(event: str, data: Any) -> bytes:
     if not event or any(c in event for c in "\r\n:"):
         raise ValueError(f"not a usable SSE event name: {event!r}")
     payload = dumps(data, separators=(",", ":"))
-    return f"event: {event}\ndata: {payload}\n\n".encode("utf-8")
+    return f"event: {event}\ndata: {payload}\n\n".encode()
 
 
 def sse_comment(text: str = "") -> bytes:

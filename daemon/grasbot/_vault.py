@@ -14,10 +14,11 @@ import stat
 import sys
 import time
 import urllib.parse
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 import frontmatter
 import yaml
@@ -99,7 +100,7 @@ class Vault:
     errors: list[Issue] = field(default_factory=list)  # notes that could not be loaded
     warnings: list[Issue] = field(default_factory=list)  # duplicate slugs, dangling links, odd fields
     edges: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # path -> ((target, kind), ...)
-    resolver: "LinkResolver | None" = None
+    resolver: LinkResolver | None = None
     # what a reload reuses: each note's broken links, the duplicate-slug report, and which notes'
     # links were resolved again since `_edges_base` (the previous vault's edges; None: all of them)
     _dangling: dict[str, tuple[Issue, ...]] = field(default_factory=dict, repr=False, compare=False)
