@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 echo "==> Python lint (ruff: the package, benchmarks and eval scripts)"
 .venv/bin/ruff check daemon benchmarks eval
+echo "==> Python type check (mypy: the package)"
+.venv/bin/mypy
 echo "==> Python tests"
 .venv/bin/python -m pytest -p no:cacheprovider "$@"
 echo "==> TypeScript tests"

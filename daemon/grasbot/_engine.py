@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -163,7 +163,8 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
             seed_analyses = cached.analyses
             if cached.postings is not None:
                 graph = (cached.graphs, seed_vault.edges) if cached.graphs is not None else None
-                seed_indexes = Index.from_postings(cached.notes, cached.analyses, *cached.postings, graph=graph)
+                pub_body, pub_fields, priv_body, priv_fields = cached.postings
+                seed_indexes = Index.from_postings(cached.notes, cached.analyses, pub_body, pub_fields, priv_body, priv_fields, graph=graph)
     vault = load_vault(settings.vault_dir, options, previous=seed_vault, scanned=scanned)
     old_notes = seed_vault.notes if seed_vault is not None and seed_vault.options == options else {}
     fresh = 0
@@ -171,10 +172,10 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
         analyses = dict(seed_analyses)
         for path in seed_analyses.keys() - vault.notes.keys():
             del analyses[path]
-        touched = vault._fresh
+        touched: Iterable[str] = vault._fresh
     else:
         analyses = {}
-        touched = vault.notes
+        touched = vault.notes.keys()
     for path in touched:
         note = vault.notes[path]
         old = old_notes.get(path)
@@ -219,7 +220,7 @@ def check_question(q: object, *, max_chars: int = MAX_QUESTION) -> str:
 def check_audience(audience: object) -> str:
     if audience not in AUDIENCES:
         raise QueryError(f"audience: must be 'visitor' or 'owner', not {audience!r}")
-    return audience  # type: ignore[return-value]
+    return audience
 
 
 class GrasBot:
@@ -510,7 +511,7 @@ class GrasBot:
 
     async def answer_events(
         self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor", record: bool = False
-    ) -> AsyncIterator[tuple[str, dict]]:
+    ) -> AsyncGenerator[tuple[str, dict], None]:
         """`sources` first, then `token`s as the LLM writes, then `done` with the whole payload.
 
         If the LLM fails, even halfway, `done` carries the extractive answer and `llm_error`.

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from ._analysis import Terms, body_counts, tokens
 from ._postings import LazyTable, Postings, Union
@@ -138,7 +138,8 @@ class NoteCounts(LazyTable):
     __slots__ = ("_note",)
 
     def __init__(self, note: Note) -> None:
-        self._note, self._dict = note, None
+        self._note = note
+        self._dict = None
 
     def _make(self) -> dict[str, int]:
         return body_counts_of(self._note)
@@ -393,10 +394,11 @@ class Index:
         from), or None and evolve_all rebuilds the graph."""
         public = {p: n for p, n in notes.items() if n.public}
         graphs, raw = graph if graph is not None else ({"visitor": ({}, {}), "owner": ({}, {})}, None)
+        (visitor_edges, visitor_back), (owner_edges, owner_back) = graphs["visitor"], graphs["owner"]
         return {
-            "visitor": cls("visitor", public, analyses, pub_body, pub_fields, *graphs["visitor"], _raw_edges=raw),
+            "visitor": cls("visitor", public, analyses, pub_body, pub_fields, visitor_edges, visitor_back, _raw_edges=raw),
             "owner": cls(
-                "owner", notes, analyses, Union(pub_body, priv_body), Union(pub_fields, priv_fields), *graphs["owner"],
+                "owner", notes, analyses, Union(pub_body, priv_body), Union(pub_fields, priv_fields), owner_edges, owner_back,
                 _raw_edges=raw,
             ),
         }
@@ -418,9 +420,11 @@ class Index:
         else:
             public = {p: n for p, n in notes.items() if n.public}
         parts = []
+        # the visitor's postings are public notes' alone, the owner's a Union of (public, private)
+        owner_body, owner_fields = cast(Union, owner.body), cast(Union, owner.fields)
         for old_body, old_fields, mine in (
-            (visitor.body, visitor.fields, lambda p: p in public),
-            (owner.body.parts[1], owner.fields.parts[1], lambda p: p in notes and p not in public),
+            (cast(Postings, visitor.body), cast(Postings, visitor.fields), lambda p: p in public),
+            (owner_body.parts[1], owner_fields.parts[1], lambda p: p in notes and p not in public),
         ):
             removed = [p for p in (*gone, *changed) if p in old_body and not mine(p)]
             added = [p for p in changed if mine(p)]

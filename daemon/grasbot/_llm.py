@@ -95,7 +95,7 @@ class ThinkStripper:
         return out
 
     def _run(self, final: bool) -> str:
-        out = []
+        out: list[str] = []
         while True:
             buf = self._buf
             if self._state == "open":  # nothing emitted yet: buf is the text from its start

@@ -140,6 +140,7 @@ def _load_share(share: tuple[int, int, list[tuple[str, str]], VaultOptions]) -> 
     if not _claim(_claims, k):
         return None
     notes, analyses, postings = _share(start, files, options)
+    assert _folder is not None  # set by the pool's initializer
     path = os.path.join(_folder, f"share-{k}")
     with open(path, "wb") as f:
         marshal.dump((_cache.entries_to_plain(notes, analyses), postings), f)

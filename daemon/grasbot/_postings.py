@@ -11,6 +11,7 @@ from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from itertools import chain
+from typing import cast
 
 _EMPTY: Mapping[str, int] = {}
 
@@ -19,6 +20,7 @@ class LazyTable(Mapping):
     """A read-only mapping whose dict is made (`_make`) only when something first needs it."""
 
     __slots__ = ("_dict",)
+    _dict: dict | None
 
     def _make(self) -> dict:
         raise NotImplementedError
@@ -173,7 +175,8 @@ class Postings:
     def counts(self, term: str) -> Mapping[str, int]:
         """{path: count} for `term`; read it, never change it."""
         found = self._postings.get(term, _EMPTY)
-        if type(found) is bytes:  # as the cache loaded it: unpacked when first read
+        if isinstance(found, bytes):  # as the cache loaded it: unpacked when first read
+            assert self._paths is not None  # packed lists come with their numbering
             found = self._postings[term] = unpack(found, self._paths)
         return found
 
@@ -186,7 +189,7 @@ class Postings:
             numbers = {path: i for i, path in enumerate(self._paths)}
             if numbers.keys() >= self._lengths.keys():
                 return self._paths, {
-                    term: found if type(found) is bytes else pack(found, numbers) for term, found in self._postings.items()
+                    term: found if isinstance(found, bytes) else pack(found, numbers) for term, found in self._postings.items()
                 }
             numbers = None
         paths = tuple(self._lengths)
@@ -233,10 +236,12 @@ class Postings:
             if term not in copied:
                 copied.add(term)
                 current = new._postings.get(term, _EMPTY)
-                if type(current) is bytes:
+                if isinstance(current, bytes):
+                    assert new._paths is not None
                     current = unpack(current, new._paths)
-                new._postings[term] = _copy(current)
-            return new._postings[term]
+                new._postings[term] = copy = _copy(current)
+                return copy
+            return cast(dict[str, int], new._postings[term])
 
         # A changed note's terms whose count did not change keep their posting as it is: an
         # edit copies the posting lists of the few terms it touched, not of all the note's.

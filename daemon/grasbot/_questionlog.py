@@ -33,7 +33,7 @@ import os
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -78,7 +78,7 @@ CREATE INDEX results_by_slug ON results(slug, rank);
 """
 
 
-def default_log_path(env: dict[str, str] | None = None) -> Path:
+def default_log_path(env: Mapping[str, str] | None = None) -> Path:
     """`$XDG_STATE_HOME/grasbot/questions.sqlite3`, else `~/.local/state/grasbot/...`."""
     env = os.environ if env is None else env
     state = env.get("XDG_STATE_HOME", "").strip()
@@ -375,6 +375,7 @@ class QuestionLog:
 
     def _insert(self, batch: list[_Pending]) -> None:
         conn = self._conn
+        assert conn is not None  # the writer thread inserts only while the log is open
         # IMMEDIATE: the write lock from the start, so the ids read here stay ours until COMMIT
         conn.execute("BEGIN IMMEDIATE")
         try:

@@ -15,7 +15,7 @@ import functools
 import inspect
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from jsonrpcserver import Error, Success, async_dispatch_to_serializable
 from jsonrpcserver.sentinels import NODATA
@@ -269,12 +269,13 @@ class RpcDispatcher:
             if member["method"] in self._documented_names:
                 response = await self._call_documented(member, context)
             else:
-                response = await async_dispatch_to_serializable(
+                dispatched = await async_dispatch_to_serializable(
                     "",  # already parsed: the deserializer hands jsonrpcserver the member
                     self._methods,
                     context=context,
                     deserializer=lambda _text: member,
                 )
+                response = cast(dict[str, Any] | None, dispatched)  # one member, so one response, never a list
             if response is not None and check:
                 _serialize(response)  # a result JSON cannot carry must fail here, per id
         except Exception:

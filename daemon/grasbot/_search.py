@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ._graph import SEEDS, expand_by_graph
@@ -88,6 +88,7 @@ def score_all(
     is a neighbour of a graph seed: the notes left out could not appear in the results or change
     the graph walk, so `search()` returns exactly what scoring every note returns.
     """
+    paths: Iterable[str]
     if exhaustive:
         paths = index.notes
     elif keep is None:
@@ -237,13 +238,15 @@ def search(
     """
     started = time.perf_counter()
     query = Query.parse(q, index, semantic(q) if semantic else None)
-    keep = {"exhaustive": exhaustive, "keep": top_k, "min_seed_score": min_score}
-    scores = expand_by_graph(score_all(query, index, **keep), index, min_score)
+    def scored(query: Query) -> dict[str, Score]:
+        return expand_by_graph(score_all(query, index, exhaustive=exhaustive, keep=top_k, min_seed_score=min_score), index, min_score)
+
+    scores = scored(query)
     earlier = [t.get("content", "") for t in (history or ()) if t.get("role") == "user"][-HISTORY_TURNS:]
     if earlier:
         rewritten = " ".join([*earlier, q])
         context = Query.parse(rewritten, index, semantic(rewritten) if semantic else None)
-        in_context = expand_by_graph(score_all(context, index, **keep), index, min_score)
+        in_context = scored(context)
         for path, score in in_context.items():
             points = score.points * HISTORY_DISCOUNT
             if points > scores.get(path, Score()).points:

@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ._exceptions import EmbeddingError
 from ._index import Index, indexable_body, indexable_text
@@ -125,7 +125,7 @@ class OllamaEmbedder:
     def __init__(self, model: str, host: str | None = None, timeout: float = 30.0) -> None:
         self.model = f"ollama:{model}"
         self._name, self._host, self._timeout = model, host, timeout
-        self._client = None
+        self._client: Any = None  # an ollama.Client, made at the first call (the import waits till then)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np
@@ -195,6 +195,7 @@ class VectorStore:
     def _read(self) -> None:
         import numpy as np
 
+        assert self.path is not None  # read only when there is a file
         try:
             with np.load(self.path, allow_pickle=False) as data:
                 if str(data["model"]) != self.model:
@@ -422,12 +423,15 @@ def semantic_indexes(indexes: Mapping[str, Index], texts: Texts, store: VectorSt
     out = {}
     for audience, index in indexes.items():
         paths = sorted(index.notes)
-        rows, starts = [], []
+        rows: list[np.ndarray] = []
+        starts: list[int] = []
         for path in paths:
             starts.append(len(rows))
-            rows.extend(store.get(texts.keys[t]) for t in texts.by_path[path])
-        if any(r is None for r in rows):
-            raise EmbeddingError("a note has no vector yet")
+            for text in texts.by_path[path]:
+                vector = store.get(texts.keys[text])
+                if vector is None:
+                    raise EmbeddingError("a note has no vector yet")
+                rows.append(vector)
         matrix = np.stack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
         out[audience] = SemanticIndex(paths, matrix, np.array(starts, dtype=np.intp), questions)
     return out

@@ -156,7 +156,7 @@ async def _m_health(ctx: RpcContext) -> dict:
     return await ctx.bot.health()
 
 
-RPC_METHODS = {
+RPC_METHODS: dict[str, Callable[..., Any]] = {
     "search": _m_search,
     "answer": _m_answer,
     "reload": _m_reload,
@@ -404,7 +404,7 @@ async def handle_reload(request: web.Request) -> web.Response:
 # ---------------------------------------------------------------- middleware and signals
 
 
-def _origin_allowed(request: web.BaseRequest, origin: str) -> bool:
+def _origin_allowed(request: web.Request, origin: str) -> bool:
     return origin in request.app[CORS_ALLOWED]
 
 
@@ -426,7 +426,7 @@ async def cors_preflight(request: web.Request, handler):
     )
 
 
-async def cors_headers(request: web.BaseRequest, response: web.StreamResponse) -> None:
+async def cors_headers(request: web.Request, response: web.StreamResponse) -> None:
     """On prepare, so that streamed responses get the headers too."""
     if request.path not in CORS_PATHS:
         return

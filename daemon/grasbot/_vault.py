@@ -346,7 +346,7 @@ _TAG_REFUSED = re.compile(r"[\w/&#\[]")
 
 
 def _links_in(text: str, kind: str) -> list[Link]:
-    out = []
+    out: list[Link] = []
     if "[[" not in text:
         return out
     for m in _WIKILINK_AT.finditer(text):
@@ -712,6 +712,7 @@ def resolve_links(vault: Vault, previous: Vault | None = None, fresh: Iterable[s
         fresh = [p for p, n in vault.notes.items() if previous is None or previous.notes.get(p) is not n]
     memo: dict[str, str | None] = {}
     if _same_names(vault, previous, fresh):
+        assert previous is not None and previous.resolver is not None  # what _same_names checked
         resolver = vault.resolver = previous.resolver
         vault.edges, dangling = dict(previous.edges), dict(previous._dangling)
         relinked = set()
@@ -795,7 +796,7 @@ def load_vault(
     if not root.is_dir():
         raise VaultError(f"vault folder not found: {root} (set --vault or VAULT_DIR)")
     reusable = previous is not None and previous.root == root and previous.options == options
-    old = previous.notes if reusable else {}
+    old = previous.notes if previous is not None and reusable else {}
     vault = Vault(root=root, notes={}, options=options)
     fresh: list[str] = []  # notes that are not `previous`'s own objects
     for rel, entry in _scan(root, options) if scanned is None else scanned:
@@ -826,11 +827,12 @@ def load_vault(
         except OSError as exc:
             vault.errors.append(Issue(rel, f"cannot read the file: {exc.strerror or exc}"))
             continue
+        assert note is not None  # read above when it was not known
         vault.notes[rel] = note
-        if note is not known:
-            fresh.append(rel)
         if note.warnings:
             vault.warnings.extend(Issue(rel, w) for w in note.warnings)
+        if note is not known:
+            fresh.append(rel)
     previous = previous if reusable else None
     vault._base, vault._fresh = (old if previous is not None else None), fresh
     _report_duplicates(vault, previous if _same_names(vault, previous, fresh) else None)
