@@ -45,7 +45,6 @@ from ._sse import SSE_HEADERS, sse_event
 
 __all__ = [
     "BOT",
-    "CORS_ORIGINS",
     "AccessLogger",
     "RpcContext",
     "create_app",
@@ -63,9 +62,8 @@ OWNER_TOKEN = web.AppKey("owner_token", str)
 LIMITER = web.AppKey("limiter", RateLimiter)
 PROXIES = web.AppKey("trusted_proxies", TrustedProxies)
 
-#: The default CORS allow-list (Settings.cors_origins replaces it). No wildcard, no
-#: localhost rule: the chat page is same-origin, a site's origin is listed explicitly.
-CORS_ORIGINS: tuple[str, ...] = ("app://obsidian.md",)
+#: The CORS allow-list (Settings.cors_origins, app://obsidian.md by default). No wildcard,
+#: no localhost rule: the chat page is same-origin, a site's origin is listed explicitly.
 CORS_ALLOWED = web.AppKey("cors_allowed", tuple)
 #: path -> the methods a cross-origin caller may use on it.
 CORS_PATHS: dict[str, tuple[str, ...]] = {
@@ -75,7 +73,6 @@ CORS_PATHS: dict[str, tuple[str, ...]] = {
     "/health": ("GET",),
 }
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-MAX_BODY = 64 * 1024  # the default of Settings.max_body
 #: Clients whose rate-limit bucket is remembered at once (the least recently seen go first).
 MAX_CLIENTS = 10_000
 SHUTDOWN_TIMEOUT = 5.0

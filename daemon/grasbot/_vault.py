@@ -139,19 +139,10 @@ def _excluded(rel: str, options: VaultOptions) -> bool:
     return any(rel == ex or rel.startswith(ex.rstrip("/") + "/") for ex in options.exclude)
 
 
-def iter_markdown(root: Path, options: VaultOptions) -> Iterable[tuple[str, Path]]:
-    """Every `.md` file below `root`, as (relative path, absolute path).
-
-    Symlinks are followed only while they stay inside the vault: a link to /etc or to the
-    author's home must not turn it into part of a public site.
-    """
-    for rel, entry in _scan(root, options):
-        yield rel, Path(entry.path)
-
-
 def _scan(root: Path, options: VaultOptions) -> list[tuple[str, os.DirEntry]]:
-    """iter_markdown's walk (os.walk's order: top-down, names sorted), as a list of
-    (relative path, os.DirEntry)."""
+    """`walk_markdown`'s walk (os.walk's order: top-down, names sorted), as a list of
+    (relative path, os.DirEntry). Symlinks are followed only while they stay inside the vault:
+    a link to /etc or to the author's home must not turn it into part of a public site."""
     return list(walk_markdown(root, options))
 
 
