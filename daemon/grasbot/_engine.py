@@ -30,7 +30,7 @@ from ._passages import choose_passages
 from ._prompt import build_prompt, keep_known_citations
 from ._questionlog import QuestionLog
 from ._scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
-from ._search import HISTORY_TURNS, SearchResult, Semantic, search
+from ._search import SearchResult, Semantic, search, with_history
 from ._semantic import (
     NoteTexts,
     Progress,
@@ -346,11 +346,8 @@ class GrasBot:
         waits on the network, so the search that follows finds the vectors ready."""
         if self._questions is None or not self.embedder or not self.embedder.remote or not self._snapshot.semantic:
             return
-        texts = [q.strip()]
-        earlier = [t.get("content", "") for t in (history or ()) if t.get("role") == "user"][-HISTORY_TURNS:]
-        if earlier:
-            texts.append(" ".join([*earlier, q.strip()]))  # as search rewrites a follow-up
-        for text in texts:
+        rewritten = with_history(q.strip(), history)
+        for text in (q.strip(), *([rewritten] if rewritten is not None else [])):
             if not self._questions.known(text):
                 with contextlib.suppress(EmbeddingError):
                     await asyncio.to_thread(self._questions.vector, text)

@@ -22,12 +22,12 @@ from urllib.parse import quote
 
 from ._analysis import body_counts, slugify, tokens
 from ._index import K1, B, Index, indexable_text
+from ._search import earlier_questions
 from ._sections import Sections, heading_path
 
 MIN_SHARE = 0.5  # a passage scoring less than half the best one gets only the room left (tuned: 0.3–0.5 alike)
 OPENING = 400  # a long note's opening passage this short comes along with its other passages
-HISTORY_TURNS = 2  # earlier user questions whose words still count (search uses as many)
-HISTORY_WEIGHT = 0.5  # ... for half as much as the question's own
+HISTORY_WEIGHT = 0.5  # the earlier questions' words (those search reads too) count half as much as the question's
 ANCHOR_FORMS = ("slug", "github", "text", "none")
 
 CUT_MARK = "\n[… note tronquée : {kept} caractères sur {total} …]"
@@ -64,8 +64,7 @@ class Passage:
 def question_weights(question: str, history: Sequence[dict] = ()) -> dict[str, float]:
     """{stem: weight}: the question's stems, then the earlier user turns' (a follow-up's subject)."""
     weights = dict.fromkeys(tokens(question), 1.0)
-    earlier = [t.get("content", "") for t in history if t.get("role") == "user"][-HISTORY_TURNS:]
-    for term in tokens(" ".join(earlier)):
+    for term in tokens(" ".join(earlier_questions(history))):
         weights.setdefault(term, HISTORY_WEIGHT)
     return weights
 

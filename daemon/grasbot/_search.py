@@ -218,6 +218,18 @@ def _rank(scores: dict[str, Score]) -> list[tuple[str, Score]]:
     return sorted(scores.items(), key=lambda item: (-item[1].points, item[0]))
 
 
+def earlier_questions(history: Sequence[dict] | None) -> list[str]:
+    """The visitor's last HISTORY_TURNS questions of a conversation: a follow-up's subject."""
+    return [t.get("content", "") for t in (history or ()) if t.get("role") == "user"][-HISTORY_TURNS:]
+
+
+def with_history(q: str, history: Sequence[dict] | None) -> str | None:
+    """A follow-up as search rewrites it (its earlier questions, then itself), or None when
+    there is no conversation: the text a follow-up's notes, and its meaning, are found by."""
+    earlier = earlier_questions(history)
+    return " ".join([*earlier, q]) if earlier else None
+
+
 def search(
     q: str,
     index: Index,
@@ -238,13 +250,13 @@ def search(
     """
     started = time.perf_counter()
     query = Query.parse(q, index, semantic(q) if semantic else None)
+
     def scored(query: Query) -> dict[str, Score]:
         return expand_by_graph(score_all(query, index, exhaustive=exhaustive, keep=top_k, min_seed_score=min_score), index, min_score)
 
     scores = scored(query)
-    earlier = [t.get("content", "") for t in (history or ()) if t.get("role") == "user"][-HISTORY_TURNS:]
-    if earlier:
-        rewritten = " ".join([*earlier, q])
+    rewritten = with_history(q, history)
+    if rewritten is not None:
         context = Query.parse(rewritten, index, semantic(rewritten) if semantic else None)
         in_context = scored(context)
         for path, score in in_context.items():
