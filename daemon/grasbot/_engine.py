@@ -354,10 +354,11 @@ class GrasBot:
 
     # ---- meaning
 
-    def embed_pending(self, snapshot: Snapshot | None = None, *, background: bool = False) -> bool:
+    def embed_pending(self, snapshot: Snapshot | None = None, *, background: bool = False, at_most: int | None = None) -> bool:
         """Embed what the snapshot's notes still lack, then give it its semantic indexes (blocking:
         a worker thread's, or the command line's). False when there is no semantic backend, the
-        pass was stopped, or the backend failed (the reason is in `semantic_status`).
+        pass was stopped, the backend failed (the reason is in `semantic_status`), or more than
+        `at_most` texts are missing (nothing is embedded then: a reload leaves them to the worker).
         `background`: the pass gives way (stops between two batches) to a reload or a stop."""
         if self.embedder is None or self._vectors is None or self._questions is None:
             return False
@@ -369,6 +370,8 @@ class GrasBot:
         with self._embedding:
             texts = self._texts.of(snapshot.indexes)
             todo = missing(texts, store)
+            if at_most is not None and len(todo) > at_most:
+                return False
             total = len(set(texts.keys.values()))
             self._progress = Progress(total - len(todo), total)
 
@@ -536,11 +539,12 @@ class GrasBot:
         with self._reload_lock:
             old = self._snapshot
             new = build_snapshot(self.settings, old, scanned=scanned)
-            inline = self._vectors is not None and len(missing(self._texts.of(new.indexes), self._vectors)) <= EMBED_INLINE
-            if inline:  # a few edited notes: embedded before the swap, so meaning never drops out
-                self.embed_pending(new)
+            # a few edited notes: embedded before the swap, so meaning never drops out; a
+            # backend that failed before is tried again (the worker's, when there are many)
+            self._embed_error = None
+            inline = self.embed_pending(new, at_most=EMBED_INLINE)
             self._snapshot = new
-        if not inline and self.embedder is not None:
+        if not inline and self.embedder is not None and self._embed_error is None:
             self.start_embedding()
         before, after = old.vault.notes, new.vault.notes
         return ReloadReport(
