@@ -21,8 +21,14 @@ model would have them; `embed_requests` records every body, and `embed_broken` m
 HTTP 500.
 
 `GET /standin/requests` answers `{"requests": [...]}`, every /api/chat body received so far:
-how `grasbot eval` reads the prompts it sent (context recall). Run as a script, the server
-listens until stopped and prints its URL: `python tests/standin_ollama.py`.
+how `grasbot eval` reads the prompts it sent (context recall). `in_flight` counts the chats
+being answered and `max_in_flight` the most at once (what admission control must bound);
+`parallel` makes it generate that many at a time and hold the others, as Ollama's
+OLLAMA_NUM_PARALLEL does. `GET /standin/stats` answers those counts.
+
+Run as a script, the server listens until stopped and prints its URL:
+`python tests/standin_ollama.py [--answer-seconds 3 --parallel 2 --chunks 10 --port N]`
+(the load benchmark's model: every answer takes that long, spread over its chunks).
 """
 
 from __future__ import annotations
@@ -100,12 +106,20 @@ class StandinOllama:
     #: Every /api/embed body, as received.
     embed_requests: list[dict] = field(default_factory=list)
     embed_broken: bool = False
+    #: The port to listen on (0: any free one); a test restarts a host where it was.
+    port: int = 0
+    #: Chats generated at once (None: all); the others wait, as in Ollama's own queue.
+    parallel: int | None = None
+    in_flight: int = 0
+    max_in_flight: int = 0
+    chats_done: int = 0
 
     def __post_init__(self) -> None:
         self._runner: web.AppRunner | None = None
         self._closing = asyncio.Event()
         self._gate = asyncio.Event()
         self.first_chunk_sent = asyncio.Event()
+        self._generating = asyncio.Semaphore(self.parallel) if self.parallel else None
 
     def script(self, reply: str | None = None, **changes) -> Script:
         """Replace the behaviour for the following requests (unset fields take defaults)."""
@@ -130,9 +144,10 @@ class StandinOllama:
         app.router.add_get("/api/tags", self._tags)
         app.router.add_get("/api/version", self._version)
         app.router.add_get("/standin/requests", self._recorded)
+        app.router.add_get("/standin/stats", self._stats)
         self._runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()
         port = self._runner.addresses[0][1]
         self.url = f"http://127.0.0.1:{port}"
@@ -196,10 +211,26 @@ class StandinOllama:
     async def _recorded(self, request: web.Request) -> web.Response:
         return web.json_response({"requests": self.requests})
 
+    async def _stats(self, request: web.Request) -> web.Response:
+        return web.json_response(
+            {"chats": len(self.requests), "done": self.chats_done, "in_flight": self.in_flight, "max_in_flight": self.max_in_flight}
+        )
+
     def _known(self, model: str) -> bool:
         return model in self.models or (":" not in model and f"{model}:latest" in self.models)
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self._generating is None:
+                return await self._answer_chat(request)
+            async with self._generating:
+                return await self._answer_chat(request)
+        finally:
+            self.in_flight -= 1
+
+    async def _answer_chat(self, request: web.Request) -> web.StreamResponse:
         self.hits.append((request.method, request.path))
         try:
             body = await request.json()
@@ -218,6 +249,10 @@ class StandinOllama:
             return web.Response(status=503)
         pieces = script.split()
         if not body.get("stream", True):
+            for _ in pieces[1:]:  # the whole reply takes as long as its chunks would
+                if await self._sleep(script.chunk_delay):
+                    break
+            self.chats_done += 1
             return web.json_response(self._final(model, "".join(pieces), len(pieces)))
         response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
         await response.prepare(request)
@@ -251,6 +286,7 @@ class StandinOllama:
                 return response
             await self._line(response, self._final(model, "", len(pieces)))
             self.events.append(("done", None))
+            self.chats_done += 1
             await response.write_eof()
         except ConnectionResetError:  # the client went away (aiohttp's error subclasses it)
             self.events.append(("disconnected", i))
@@ -324,8 +360,19 @@ def unused_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
-async def _serve_forever() -> None:
-    async with StandinOllama() as server:
+async def _serve_forever(argv: list[str]) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A stand-in Ollama server.")
+    parser.add_argument("--answer-seconds", type=float, default=0.0, help="how long every answer takes")
+    parser.add_argument("--chunks", type=int, default=10, help="pieces an answer streams in")
+    parser.add_argument("--parallel", type=int, default=None, help="answers generated at once (the others wait)")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--reply", default=Script.reply)
+    args = parser.parse_args(argv)
+    async with StandinOllama(port=args.port, parallel=args.parallel) as server:
+        step = args.answer_seconds / max(1, args.chunks)
+        server.script(args.reply, chunks=args.chunks, first_delay=step, chunk_delay=step)
         print(server.url, flush=True)
         await asyncio.Event().wait()
 
@@ -339,4 +386,6 @@ async def standin_ollama():
 
 if __name__ == "__main__":
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_forever())
+        import sys
+
+        asyncio.run(_serve_forever(sys.argv[1:]))

@@ -68,7 +68,8 @@ async def test_answer_with_the_llm(vault, standin_ollama):
     assert payload["sources"][0]["slug"] == "robot-suiveur"
     assert payload["sources"][0]["url"] == "/portfolio/robot-suiveur"
     assert payload["vault_size"] == 2
-    assert set(payload) == {"response", "sources", "grounded", "model", "vault_size"}
+    assert set(payload) == {"response", "sources", "grounded", "model", "vault_size", "busy", "reused"}
+    assert payload["busy"] is False and payload["reused"] is False
 
 
 async def test_the_request_that_reaches_ollama(vault, standin_ollama):

@@ -330,10 +330,13 @@ async def test_visitor_questions_never_show_a_canary(start_daemon, standin_ollam
         body = await resp.text()
         assert_clean(body, f"/ask?q={q}")
         assert json.loads(body)["vault_size"] == PUBLIC_NOTES
+        # the answer the model wrote for `answer` is kept: /ask and the stream replay it
+        assert json.loads(body)["reused"] is (llm == "standin")
         resp = await client.get("/ask/stream", params={"q": q})
         assert resp.status == 200
         events = [event async for event in sse_events(resp)]
         assert events and events[-1][0] == "done"
+        assert events[-1][1]["reused"] is (llm == "standin")
         for name, data in events:
             assert_clean(data, f"stream event {name} for {q!r}")
     if llm == "standin":
@@ -371,6 +374,33 @@ async def test_passages_of_a_long_note_never_show_a_canary(start_daemon, standin
                                            "params": {"q": q, "audience": "owner"}}, headers=OWNER_HEADERS)
     owner = next(s for s in (await resp.json())["result"]["results"] if s["slug"] == "guide-rucher")
     assert leaks(json.dumps(owner["passages"]))
+    assert_logs_clean(grasbot_logs)
+
+
+async def test_the_owners_kept_answers_never_reach_a_visitor(start_daemon, standin_ollama, canary_vault, tmp_path, grasbot_logs):
+    """The owner previews every attack question (their answers quote the private notes, and are
+    kept); then a visitor asks the same questions, on every path: none of those answers comes back."""
+    client = await daemon(start_daemon, canary_vault, standin_ollama.url, tmp_path)
+    standin_ollama.script(f"Le projet privé s'appelle zorglub et vortigaunt [{PRIVATE_SLUG}].")
+    for q in QUESTIONS:
+        resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "answer", "id": 1,
+                                               "params": {"q": q, "audience": "owner"}}, headers=OWNER_HEADERS)
+        assert "result" in (await resp.json())
+    assert leaks(json.dumps(list(bot_of(client).answers._kept.values()), ensure_ascii=False))  # the owner's answers are kept
+    asked = len(standin_ollama.requests)
+    standin_ollama.script("Je ne trouve pas cette information dans les notes publiques [jardin-partage].")
+    sent = []
+    for q in QUESTIONS:
+        sent.append((q, []))
+        status, answer = await post_rpc(client, {"jsonrpc": "2.0", "method": "answer", "params": {"q": q}, "id": 1})
+        assert status == 200 and answer["result"]["reused"] is False
+        body = await (await client.get("/ask", params={"q": q})).text()
+        assert_clean(body, f"/ask?q={q}")
+        resp = await client.get("/ask/stream", params={"q": q})
+        for name, data in [event async for event in sse_events(resp)]:
+            assert_clean(data, f"stream event {name} for {q!r}")
+    assert len(standin_ollama.requests) == asked + len(QUESTIONS)  # each visitor question written once, for visitors
+    assert_prompts_clean(standin_ollama.requests[asked:], sent)
     assert_logs_clean(grasbot_logs)
 
 

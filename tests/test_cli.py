@@ -118,7 +118,8 @@ def test_ask_json_without_ollama(capsys):
     code, out, _ = run(capsys, "ask", "Comment fonctionne GrasBot ?", "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"response", "sources", "grounded", "model", "vault_size", "llm_error"}
+    assert set(data) == {"response", "sources", "grounded", "model", "vault_size", "busy", "reused", "llm_error"}
+    assert data["busy"] is False and data["reused"] is False
     assert data["model"] is None
     assert data["grounded"] is True
     assert data["response"].startswith(INTRO)

@@ -184,7 +184,7 @@ async def test_an_orphan_close_tag_is_read_alike_by_ask_and_stream(start_daemon,
 
 
 async def test_every_answer_is_bounded_in_tokens(start_daemon, standin_ollama):
-    client = await start_daemon(ollama_url=standin_ollama.url, llm_max_tokens=123)
+    client = await start_daemon(ollama_url=standin_ollama.url, llm_max_tokens=123, answer_cache="off")  # both reach the model
     await client.get("/ask", params={"q": "Comment fonctionne GrasBot ?"})
     [e async for e in sse_events(await client.get("/ask/stream", params={"q": "Comment fonctionne GrasBot ?"}))]
     assert [body["options"]["num_predict"] for body in standin_ollama.requests] == [123, 123]

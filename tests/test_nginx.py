@@ -104,14 +104,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def site_conf(upstream: str, port: int) -> str:
-    """The repository's file with the test's upstream and listen address, nothing else changed."""
+def site_conf(upstream: str | list[str], port: int) -> str:
+    """The repository's file with the test's upstream (one daemon or several) and listen
+    address, nothing else changed."""
+    servers = [upstream] if isinstance(upstream, str) else upstream
     text = CONF.read_text(encoding="utf-8")
     server = re.compile(rf"^(\s*server\s+){re.escape(UPSTREAM)};", re.M)
     listen = re.compile(rf"^(\s*){re.escape(LISTEN)}", re.M)
     assert len(server.findall(text)) == 1, f"{CONF} should have exactly one `server {UPSTREAM};` line"
     assert len(listen.findall(text)) == 1, f"{CONF} should have exactly one `{LISTEN}` line"
-    text = server.sub(lambda m: f"{m.group(1)}{upstream};", text)
+    text = server.sub(lambda m: "\n".join(f"{m.group(1)}{address};" for address in servers), text)
     return listen.sub(lambda m: f"{m.group(1)}listen 127.0.0.1:{port};", text)
 
 
@@ -132,7 +134,7 @@ def main_conf(tmp: Path, site: Path) -> str:
 
 
 @contextlib.asynccontextmanager
-async def running_nginx(tmp: Path, upstream: str) -> AsyncIterator[str]:
+async def running_nginx(tmp: Path, upstream: str | list[str]) -> AsyncIterator[str]:
     """nginx with deploy/nginx/grasbot.conf in front of `upstream`; yields its base URL."""
     exe = nginx_binary()
     tmp.mkdir(parents=True, exist_ok=True)
@@ -206,8 +208,11 @@ class Stack:
 
 
 @contextlib.asynccontextmanager
-async def running_daemon(tmp: Path, vault: Path, ollama_url: str) -> AsyncIterator[tuple[str, Path]]:
-    """`grasbot serve --port 0` as a subprocess; yields (its URL, its stderr log)."""
+async def running_daemon(
+    tmp: Path, vault: Path, ollama_url: str, *more: str, environ: dict[str, str] | None = None
+) -> AsyncIterator[tuple[str, Path]]:
+    """`grasbot serve --port 0` as a subprocess (`more`: flags added, which win; `environ`:
+    variables added); yields (its URL, its stderr log)."""
     env = {k: v for k, v in os.environ.items() if k not in Settings.ENV}
     env.update(
         OLLAMA_HOST=ollama_url,
@@ -215,13 +220,14 @@ async def running_daemon(tmp: Path, vault: Path, ollama_url: str) -> AsyncIterat
         XDG_CONFIG_HOME=str(tmp / "config"),
         XDG_CACHE_HOME=str(tmp / "cache"),
         PYTHONUNBUFFERED="1",
+        **(environ or {}),
     )
     tmp.mkdir(parents=True, exist_ok=True)
     log_path = tmp / "daemon.log"
     args = [
         str(GRASBOT), "serve", "--vault", str(vault), "--host", "127.0.0.1", "--port", "0",
         "--ollama-host", ollama_url, "--token", OWNER_TOKEN, "--question-log", "off",
-        "--cache-dir", str(tmp / "cache"), "--llm-timeout", "30",
+        "--cache-dir", str(tmp / "cache"), "--llm-timeout", "30", *more,
     ]
     with open(log_path, "wb") as log_file:
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log_file, env=env, cwd=tmp, start_new_session=True)

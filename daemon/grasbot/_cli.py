@@ -89,6 +89,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--body-timeout", dest="body_timeout", type=float, metavar="SECONDS",
         help="seconds a client has to send a body (GRASBOT_BODY_TIMEOUT; default 10)",
     )
+    p.add_argument("--llm-slots", dest="llm_slots", type=int, metavar="N", help="generations at once per model host (LLM_SLOTS; default 2)")
+    p.add_argument("--llm-queue", dest="llm_queue", type=int, metavar="N", help="questions that may wait for a slot (LLM_QUEUE; default 32)")
+    p.add_argument(
+        "--llm-max-wait", dest="llm_max_wait", type=float, metavar="SECONDS",
+        help="longest wait for a slot; beyond, the notes' extract at once, marked busy (LLM_MAX_WAIT; default 20)",
+    )
+    p.add_argument("--answer-cache", dest="answer_cache", metavar="N|off", help="finished answers kept for reuse (GRASBOT_ANSWER_CACHE; default 256; off)")
+    p.add_argument("--peers", metavar="URL,URL", help="the other daemons on the same vault, which a reload reaches too (GRASBOT_PEERS)")
     p.add_argument("--question-log", dest="question_log", metavar="FILE", help="the visitors' question log (GRASBOT_QUESTION_LOG; 'off' disables it)")
     p.add_argument(
         "--log-retention-days", dest="log_retention_days", type=int, metavar="N",
@@ -106,7 +114,8 @@ def _settings(args: argparse.Namespace) -> Settings:
              "llm_model", "ollama_host", "llm_timeout", "llm_max_tokens", "llm_deadline", "llm_temperature", "llm_keep_alive",
              "prompt_budget", "semantic", "embed_model", "anchors",
              "url_map", "host", "port", "token", "token_file",
-             "cors_origins", "trusted_proxies", "header_timeout", "body_timeout", "question_log", "log_retention_days", "cache_dir", "index_cache")
+             "cors_origins", "trusted_proxies", "header_timeout", "body_timeout",
+             "llm_slots", "llm_queue", "llm_max_wait", "answer_cache", "peers", "question_log", "log_retention_days", "cache_dir", "index_cache")
     return Settings.load(**{n: getattr(args, n, None) for n in names})
 
 

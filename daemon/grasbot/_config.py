@@ -39,6 +39,12 @@ class Settings:
     llm_keep_alive: str = "30m"
     llm_max_tokens: int = 400  # Ollama's num_predict: a 3-6 sentence French answer is 100-250 tokens
     llm_deadline: float = 90.0  # seconds for a whole answer (llm_timeout bounds each wait alone)
+    # --- admission control (_admission): what one consumer GPU writes at a time, and the wait
+    llm_slots: int = 2  # generations in flight per model host
+    llm_queue: int = 32  # questions that may wait for a slot
+    llm_max_wait: float = 20.0  # seconds a question may wait; beyond, the notes' extract at once
+    answer_cache: int = 256  # finished answers kept for reuse (_answers); 0: off
+    peers: tuple[str, ...] = ()  # the other daemons serving the same vault: a reload reaches them
     search_top_k: int = 5
     search_min_score: float = 3.0  # tune sets: 77-98 % of visitor questions grounded, 7-33 % of off-topic ones
     # --- meaning beside words: off, bundled (the encoder inside the package) or ollama (/api/embed)
@@ -82,6 +88,11 @@ class Settings:
         "LLM_KEEP_ALIVE": "llm_keep_alive",
         "LLM_MAX_TOKENS": "llm_max_tokens",
         "LLM_DEADLINE": "llm_deadline",
+        "LLM_SLOTS": "llm_slots",
+        "LLM_QUEUE": "llm_queue",
+        "LLM_MAX_WAIT": "llm_max_wait",
+        "GRASBOT_ANSWER_CACHE": "answer_cache",
+        "GRASBOT_PEERS": "peers",
         "SEARCH_TOP_K": "search_top_k",
         "SEARCH_MIN_SCORE": "search_min_score",
         "GRASBOT_PROMPT_BUDGET": "prompt_budget",
@@ -140,6 +151,23 @@ class Settings:
         for name, var in (("llm_deadline", "LLM_DEADLINE"), ("header_timeout", "GRASBOT_HEADER_TIMEOUT"), ("body_timeout", "GRASBOT_BODY_TIMEOUT")):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{var} must be positive, not {getattr(self, name)}")
+        if not 1 <= self.llm_slots <= 64:
+            raise ConfigError(f"LLM_SLOTS must be between 1 and 64 generations per host, not {self.llm_slots}")
+        if not 0 <= self.llm_queue <= 100_000:
+            raise ConfigError(f"LLM_QUEUE must be between 0 (no waiting) and 100000, not {self.llm_queue}")
+        if not 0 <= self.llm_max_wait <= 3600:
+            raise ConfigError(f"LLM_MAX_WAIT must be between 0 and 3600 seconds, not {self.llm_max_wait}")
+        if self.answer_cache < 0:
+            raise ConfigError(f"GRASBOT_ANSWER_CACHE must be a number of answers, 0 or off, not {self.answer_cache}")
+        hosts = self.ollama_hosts
+        if len(set(hosts)) != len(hosts):
+            raise ConfigError(f"OLLAMA_HOST lists a host twice: {self.ollama_host!r}")
+        for url in (*(h for h in hosts if h is not None), *self.peers):
+            if any(c.isspace() for c in url) or "," in url:
+                raise ConfigError(f"OLLAMA_HOST and GRASBOT_PEERS: {url!r} is not a URL")
+        for url in self.peers:
+            if not url.startswith(("http://", "https://")):
+                raise ConfigError(f"GRASBOT_PEERS: {url!r} must be a daemon's http:// or https:// URL")
         if self.prompt_budget < 500:
             raise ConfigError(f"GRASBOT_PROMPT_BUDGET must be at least 500 characters, not {self.prompt_budget}")
         if self.anchors not in ANCHOR_FORMS:
@@ -156,6 +184,14 @@ class Settings:
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"port must be between 0 and 65535, not {self.port}")
         return self
+
+    @property
+    def ollama_hosts(self) -> tuple[str | None, ...]:
+        """The model hosts `OLLAMA_HOST` lists, comma-separated (None: the client's default)."""
+        if self.ollama_host is None:
+            return (None,)
+        hosts = tuple(h.strip().rstrip("/") for h in self.ollama_host.split(",") if h.strip())
+        return hosts or (None,)
 
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)._checked()
@@ -175,9 +211,11 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             return parse_log_path(value)  # "off" disables the log
         if name in ("vault_dir", "cache_dir", "token_file"):
             return Path(value).expanduser()
-        if name in ("exclude", "cors_origins", "trusted_proxies"):
+        if name == "answer_cache" and str(value).strip().lower() == "off":
+            return 0
+        if name in ("exclude", "cors_origins", "trusted_proxies", "peers"):
             items = value.split(",") if isinstance(value, str) else list(value)
-            strip = "/" if name == "exclude" else ""
+            strip = "/" if name in ("exclude", "peers") else ""
             return tuple(i.strip().strip(strip) for i in items if i.strip())
         if name == "url_map":
             return _parse_url_map(value) if isinstance(value, str) else dict(value)

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import _cache
+from ._admission import Admission, Busy, Position
+from ._answers import AnswerCache, replay_pieces
 from ._cache import default_cache_dir
 from ._config import Settings
 from ._exceptions import EmbeddingError, LLMError, LLMFailed, QueryError
@@ -230,17 +232,24 @@ class GrasBot:
         self._unsaved = snapshot if snapshot.unsaved_in is not None else None  # see write_cache
         self.question_log: QuestionLog | None = None  # set by the daemon; visitors' questions go there
         self._reload_lock = threading.Lock()
-        self.llm = llm or LLMClient(
-            settings.ollama_host,
-            model=settings.llm_model,
-            timeout=settings.llm_timeout,
-            temperature=settings.llm_temperature,
-            keep_alive=settings.llm_keep_alive,
-            max_tokens=settings.llm_max_tokens,
-            deadline=settings.llm_deadline,
-        )
+        clients = [llm] if llm is not None else [
+            LLMClient(
+                host,
+                model=settings.llm_model,
+                timeout=settings.llm_timeout,
+                temperature=settings.llm_temperature,
+                keep_alive=settings.llm_keep_alive,
+                max_tokens=settings.llm_max_tokens,
+                deadline=settings.llm_deadline,
+            )
+            for host in settings.ollama_hosts
+        ]
+        self.llm = clients[0]
+        self.admission = Admission(clients, slots=settings.llm_slots, queue_limit=settings.llm_queue, max_wait=settings.llm_max_wait)
+        self.answers = AnswerCache(settings.answer_cache, shape=answer_shape(settings))
+        self.answers.forget(snapshot)
         self.embedder = make_embedder(
-            settings.semantic, model=settings.embed_model, host=settings.ollama_host, timeout=min(settings.llm_timeout, 30.0)
+            settings.semantic, model=settings.embed_model, host=settings.ollama_hosts[0], timeout=min(settings.llm_timeout, 30.0)
         )
         self._embedding = threading.Lock()  # one embedding pass at a time
         self._embed_stop = threading.Event()
@@ -482,53 +491,88 @@ class GrasBot:
         # Only what this audience may read reaches the LLM or the fallback: the passages are
         # the audience's readable text (links to notes outside it lose their target's name).
         prompt = build_prompt(q.strip(), result.context, grounded=result.grounded, history=history or ())
-        return result, index, prompt
+        # reuse: first questions only (a follow-up's answer depends on the conversation)
+        key = None if history else self.answers.key(q, audience, audience in snapshot.semantic)
+        return result, index, prompt, snapshot, key
 
-    def _payload(self, result: SearchResult, response: str, model: str | None, error: str | None) -> dict:
+    def _payload(self, result: SearchResult, response: str, model: str | None, error: str | None, busy: bool = False) -> dict:
         payload = {
             "response": response,
             "sources": [s.to_dict() for s in result.sources],
             "grounded": result.grounded,
             "model": model,
             "vault_size": result.vault_size,
+            "busy": busy,
+            "reused": False,
         }
         if error is not None:
             payload["llm_error"] = error
         return payload
 
     async def answer(
-        self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor", record: bool = False
+        self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor", record: bool = False,
+        owner: bool = False,
     ) -> dict:
         """The seed's response: never raises for an LLM failure, answers from the notes instead.
-        `record`: a visitor's question (not the owner previewing one) goes to the question log."""
-        result, index, prompt = await self._prepare(q, history, audience, record)
+        `record`: a visitor's question (not the owner previewing one) goes to the question log.
+        `owner`: the owner asks, and takes the owner's slot (_admission)."""
+        result, index, prompt, snapshot, key = await self._prepare(q, history, audience, record)
+        kept = self.answers.get(snapshot, key) if key is not None else None
+        if kept is not None:
+            return {**kept, "reused": True}
         try:
-            text = _nonempty(keep_known_citations(await self.llm.generate(prompt.messages), prompt.notes))
+            text = _nonempty(keep_known_citations(await self.admission.generate(prompt.messages, owner=owner), prompt.notes))
+        except Busy:
+            busy = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or (), busy=True)
+            return self._payload(result, busy, None, None, busy=True)
         except LLMError as exc:
             fallback = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or ())
             return self._payload(result, fallback, None, str(exc))
-        return self._payload(result, text, self.settings.llm_model, None)
+        payload = self._payload(result, text, self.settings.llm_model, None)
+        if key is not None:
+            self.answers.put(snapshot, key, payload)
+        return payload
 
     async def answer_events(
-        self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor", record: bool = False
+        self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor", record: bool = False,
+        owner: bool = False,
     ) -> AsyncGenerator[tuple[str, dict], None]:
-        """`sources` first, then `token`s as the LLM writes, then `done` with the whole payload.
+        """`sources` first, then `queue` `{position}` while the question waits for a slot, then
+        `token`s as the LLM writes, then `done` with the whole payload. A reused answer is
+        replayed in the same shape; a busy one is `done` at once.
 
         If the LLM fails, even halfway, `done` carries the extractive answer and `llm_error`.
         """
-        result, index, prompt = await self._prepare(q, history, audience, record)
+        result, index, prompt, snapshot, key = await self._prepare(q, history, audience, record)
+        kept = self.answers.get(snapshot, key) if key is not None else None
+        if kept is not None:
+            yield "sources", {"sources": kept["sources"], "grounded": kept["grounded"]}
+            for text in replay_pieces(kept["response"]):
+                yield "token", {"text": text}
+            yield "done", {**kept, "reused": True}
+            return
         yield "sources", {"sources": [s.to_dict() for s in result.sources], "grounded": result.grounded}
         pieces: list[str] = []
         try:
-            async for piece in self.llm.stream(prompt.messages):
+            async for piece in self.admission.stream(prompt.messages, owner=owner):
+                if isinstance(piece, Position):
+                    yield "queue", {"position": piece.position}
+                    continue
                 pieces.append(piece)
                 yield "token", {"text": piece}
             text = _nonempty(keep_known_citations("".join(pieces).strip(), prompt.notes))
+        except Busy:
+            busy = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or (), busy=True)
+            yield "done", self._payload(result, busy, None, None, busy=True)
+            return
         except LLMError as exc:
             fallback = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or ())
             yield "done", self._payload(result, fallback, None, str(exc))
             return
-        yield "done", self._payload(result, text, self.settings.llm_model, None)
+        payload = self._payload(result, text, self.settings.llm_model, None)
+        if key is not None:
+            self.answers.put(snapshot, key, payload)
+        yield "done", payload
 
     # ---- the vault's life
 
@@ -544,6 +588,7 @@ class GrasBot:
             self._embed_error = None
             inline = self.embed_pending(new, at_most=EMBED_INLINE)
             self._snapshot = new
+            self.answers.forget(new)
         if not inline and self.embedder is not None and self._embed_error is None:
             self.start_embedding()
         before, after = old.vault.notes, new.vault.notes
@@ -556,19 +601,32 @@ class GrasBot:
             took_ms=(time.perf_counter() - started) * 1000,
         )
 
-    async def health(self) -> dict:
+    async def health(self, owner: bool = False) -> dict:
+        """`owner`: the owner's view, which names the model hosts."""
+        hosts = [h.llm for h in self.admission.hosts]
         return {
             "status": "ok",
             "vault_size": self.vault_size("visitor"),
             "model": self.settings.llm_model,
-            "llm_reachable": await self.llm.reachable(),
+            "llm_reachable": any(await asyncio.gather(*(llm.reachable() for llm in hosts))),
             "semantic": self.semantic_status(),
+            "generation": {**self.admission.view(urls=owner), "reused": {"kept": len(self.answers), "hits": self.answers.hits}},
             "version": __version__,
         }
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self.stop_embedding)
-        await self.llm.aclose()
+        for host in self.admission.hosts:
+            await host.llm.aclose()
+
+
+def answer_shape(settings: Settings) -> tuple:
+    """The settings an answer depends on, beside the question, audience and vault version."""
+    return (
+        settings.llm_model, settings.llm_temperature, settings.llm_max_tokens, settings.search_top_k,
+        settings.search_min_score, settings.prompt_budget, settings.anchors, tuple(sorted(settings.url_map.items())),
+        settings.semantic, settings.embed_model, settings.default_visibility, settings.exclude,
+    )
 
 
 class _Superseded(Exception):

@@ -17,6 +17,9 @@ SENTENCES = 3
 MAX_SENTENCE = 320
 
 INTRO = "Le modèle de langue ne répond pas pour l'instant ; voici ce que disent les notes :"
+#: The extractive answer's opening when generation is full (the response's `busy`).
+BUSY_INTRO = "Beaucoup de visiteurs posent des questions en ce moment ; en attendant, voici ce que disent les notes :"
+BUSY_NOT_FOUND = "Beaucoup de visiteurs posent des questions en ce moment."
 NOT_FOUND = (
     "Je ne trouve pas cette information dans les notes. Vous pouvez consulter /portfolio, "
     "/competences ou passer par /contact."
@@ -44,14 +47,20 @@ def sentences(markdown: str) -> list[str]:
 
 
 def extractive_answer(
-    question: str, passages: Sequence[Passage], index: Index, *, grounded: bool, history: Sequence[dict] = ()
+    question: str,
+    passages: Sequence[Passage],
+    index: Index,
+    *,
+    grounded: bool,
+    history: Sequence[dict] = (),
+    busy: bool = False,
 ) -> str:
-    """Up to three sentences from the passages the LLM would have read, each followed by its
+    """`busy`: generation was full, and the answer says so. Up to three sentences from the passages the LLM would have read, each followed by its
     [slug]: the best sentence of each of the best passages, best passage first (a passage's
     relevance counts its heading, which none of its sentences holds), then the next best
     sentences of those passages if fewer than three passages have one."""
     if not grounded or not passages:
-        return NOT_FOUND
+        return f"{BUSY_NOT_FOUND} {NOT_FOUND}" if busy else NOT_FOUND
     weights = question_weights(question, history)
     rounds: list[list[tuple[str, str]]] = []  # per passage, best passage first: its sentences best first
     for passage in sorted(passages, key=lambda p: -p.score):
@@ -68,9 +77,9 @@ def extractive_answer(
         first = sentences(_sent_text(passages[0]))
         picked = [(first[0], passages[0].slug)] if first else []
     if not picked:
-        return NOT_FOUND
+        return f"{BUSY_NOT_FOUND} {NOT_FOUND}" if busy else NOT_FOUND
     lines = [f"- {sentence} [{slug}]" for sentence, slug in picked]
-    return "\n".join([INTRO, *lines])
+    return "\n".join([BUSY_INTRO if busy else INTRO, *lines])
 
 
 def _sent_text(passage: Passage) -> str:

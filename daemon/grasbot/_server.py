@@ -27,6 +27,7 @@ from ._config import Settings
 from ._engine import GrasBot, ReloadReport, vault_files
 from ._exceptions import AuthError, ConfigError, GrasbotError, NoteNotFound, QueryError, VaultError
 from ._llm import load_ollama
+from ._peers import FROM_PEER, reload_peers
 from ._protocol import ParamsError, WireError, dumps, loads, validate_params
 from ._questionlog import QuestionLog
 from ._ratelimit import RateLimiter, TrustedProxies, client_key
@@ -129,7 +130,7 @@ async def _m_answer(ctx: RpcContext, q: str, history: list, audience: str) -> di
         wait = ctx.app[LIMITER].take(ctx.client)
         if wait:
             raise RpcError(RATE_LIMITED, "Rate limited", {"retry_after": RateLimiter.retry_after(wait)})
-    payload = await ctx.bot.answer(q, history=history, audience=audience, record=not ctx.is_owner)
+    payload = await ctx.bot.answer(q, history=history, audience=audience, record=not ctx.is_owner, owner=ctx.is_owner)
     return _for_caller(payload, ctx.is_owner)
 
 
@@ -146,11 +147,11 @@ async def _m_reload(ctx: RpcContext) -> dict:
         report = await reload_vault(ctx.app)
     except (VaultError, OSError) as exc:
         raise RpcError(VAULT_RELOAD_FAILED, "Vault reload failed", _reason(exc)) from None
-    return report.to_dict()
+    return await _reloaded(ctx._request, report)
 
 
 async def _m_health(ctx: RpcContext) -> dict:
-    return await ctx.bot.health()
+    return await ctx.bot.health(ctx.is_owner)
 
 
 RPC_METHODS: dict[str, Callable[..., Any]] = {
@@ -160,6 +161,22 @@ RPC_METHODS: dict[str, Callable[..., Any]] = {
     "health": _m_health,
     "suggest_aliases": _m_suggest_aliases,
 }
+
+
+async def _reloaded(request: web.Request, report: ReloadReport) -> dict:
+    """The reload's result, and the peers' when this daemon passes the reload on (_peers)."""
+    result = report.to_dict()
+    peers = request.app[SETTINGS].peers
+    if peers and not request.headers.get(FROM_PEER):
+        result["peers"] = await reload_peers(peers, request.app[OWNER_TOKEN])
+    return result
+
+
+def _outcome(payload: dict) -> str:
+    """An answer's outcome in the access log."""
+    if "llm_error" in payload:
+        return "llm_error"
+    return "busy" if payload["busy"] else "reused" if payload["reused"] else "ok"
 
 
 def _reason(exc: BaseException) -> str:
@@ -334,8 +351,8 @@ async def handle_ask(request: web.Request) -> web.Response:
         return asked
     q, history = asked
     owner = _is_owner(request)
-    payload = await request.app[BOT].answer(q, history=history, audience="visitor", record=not owner)
-    request[_LOG_OUTCOME] = "llm_error" if "llm_error" in payload else "ok"
+    payload = await request.app[BOT].answer(q, history=history, audience="visitor", record=not owner, owner=owner)
+    request[_LOG_OUTCOME] = _outcome(payload)
     return _json(_for_caller(payload, owner))
 
 
@@ -348,7 +365,7 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
     await response.prepare(request)
     request[_LOG_OUTCOME] = "client gone"
     owner = _is_owner(request)
-    events = request.app[BOT].answer_events(q, history=history, audience="visitor", record=not owner)
+    events = request.app[BOT].answer_events(q, history=history, audience="visitor", record=not owner, owner=owner)
     try:
         # aclosing: when the client goes (the handler is cancelled or a write fails), the
         # generator is closed at once, and with it the request to Ollama.
@@ -358,7 +375,7 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
                     data = _for_caller(data, owner)
                 await response.write(sse_event(name, data))
                 if name == "done":
-                    request[_LOG_OUTCOME] = "llm_error" if "llm_error" in data else "ok"
+                    request[_LOG_OUTCOME] = _outcome(data)
     except ConnectionResetError:  # aiohttp's ClientConnectionResetError included
         return response
     except Exception as exc:  # noqa: BLE001 - the stream is open: say so in-band, then end it
@@ -381,7 +398,7 @@ async def handle_index(request: web.Request) -> web.FileResponse:
 
 
 async def handle_health(request: web.Request) -> web.Response:
-    return _json(await request.app[BOT].health())
+    return _json(await request.app[BOT].health(_is_owner(request)))
 
 
 async def handle_reload(request: web.Request) -> web.Response:
@@ -395,7 +412,7 @@ async def handle_reload(request: web.Request) -> web.Response:
         return _error(
             500, f"the previous vault keeps serving: {_reason(exc)}", code=VAULT_RELOAD_FAILED, message="Vault reload failed"
         )
-    return _json(report.to_dict())
+    return _json(await _reloaded(request, report))
 
 
 # ---------------------------------------------------------------- middleware and signals

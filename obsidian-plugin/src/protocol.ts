@@ -54,6 +54,10 @@ export interface AnswerResult {
 	vault_size: number | null;
 	/** Set when the LLM could not answer and `response` is the extractive fallback. */
 	llm_error: string | null;
+	/** Generation was full: `response` is the notes' extract, and says so (false from older daemons). */
+	busy: boolean;
+	/** The answer was kept from an earlier identical first question (false from older daemons). */
+	reused: boolean;
 }
 
 export interface NoteIssue {
@@ -197,6 +201,8 @@ export function decodeAnswerResult(value: unknown, where = "answer"): AnswerResu
 		model: optional(o.model, string, `${where}.model`),
 		vault_size: optional(o.vault_size, number, `${where}.vault_size`),
 		llm_error: optional(o.llm_error, string, `${where}.llm_error`),
+		busy: o.busy === undefined ? false : boolean(o.busy, `${where}.busy`),
+		reused: o.reused === undefined ? false : boolean(o.reused, `${where}.reused`),
 	};
 }
 

@@ -12,6 +12,8 @@ const result: AnswerResult = {
 	model: "qwen3:8b",
 	vault_size: 41,
 	llm_error: null,
+	busy: false,
+	reused: false,
 };
 
 function deps(overrides: Partial<PreviewDeps> & { answer?: () => Promise<AnswerResult>; health?: () => Promise<unknown> } = {}) {

@@ -12,6 +12,8 @@ function answer(extra: Partial<AnswerResult> = {}): AnswerResult {
 		model: "qwen3:8b",
 		vault_size: 41,
 		llm_error: null,
+		busy: false,
+		reused: false,
 		...extra,
 	};
 }

@@ -1,0 +1,90 @@
+"""Scale-out: two real `grasbot serve` daemons on one read-only vault behind a real nginx
+(deploy/nginx/grasbot.conf with both in its upstream), one stand-in model host for both.
+Visitors are served by both daemons, and one reload asked of one daemon reaches the other
+(GRASBOT_PEERS), so every visitor sees the new vault whichever daemon answers."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import aiohttp
+
+from conftest import write_note
+from standin_ollama import StandinOllama
+from test_nginx import OWNER_TOKEN, free_port, nginx_binary, running_daemon, running_nginx, wait_for_log, write_vault
+
+OWNER = {"Authorization": f"Bearer {OWNER_TOKEN}"}
+QUESTION = "Quel projet d'arrosage automatique utilise Python ?"
+NEW_QUESTION = "Que sait-on du four à pain du jardin ?"
+
+
+def read_only(root: Path) -> None:
+    """The vault as the daemons get it in production: nobody may write it."""
+    for path in (root, *root.rglob("*")):
+        mode = path.stat().st_mode
+        path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+def writable(root: Path) -> None:
+    for path in (root, *root.rglob("*")):
+        path.chmod(path.stat().st_mode | stat.S_IWUSR)
+
+
+class _Log:
+    def __init__(self, path: Path):
+        self.daemon_log = path
+
+    def log_lines(self) -> list[str]:
+        return self.daemon_log.read_text(encoding="utf-8", errors="replace").splitlines()
+
+
+async def test_two_daemons_behind_nginx_share_visitors_and_reloads(tmp_path):
+    nginx_binary()
+    vault = write_vault(tmp_path / "vault")
+    read_only(vault)
+    ports = free_port(), free_port()
+    urls = [f"http://127.0.0.1:{p}" for p in ports]
+    generous = {"GRASBOT_RATE_PER_MINUTE": "100000", "GRASBOT_RATE_BURST": "100000"}  # one client asks it all
+    async with StandinOllama() as ollama:
+        ollama.script("Le Potager connecté arrose tout seul [potager].")
+        async with (
+            running_daemon(tmp_path / "a", vault, ollama.url, "--port", str(ports[0]), "--peers", urls[1], environ=generous) as (a, a_log),
+            running_daemon(tmp_path / "b", vault, ollama.url, "--port", str(ports[1]), "--peers", urls[0], environ=generous) as (b, b_log),
+        ):
+            assert [a, b] == urls
+            async with running_nginx(tmp_path / "nginx", [u.removeprefix("http://") for u in urls]) as site:
+                async with aiohttp.ClientSession() as http:
+                    for i in range(6):  # distinct questions: none is a reused answer
+                        async with http.get(f"{site}/ask", params={"q": f"{QUESTION} ({i})"}) as response:
+                            assert response.status == 200
+                            payload = await response.json()
+                        assert payload["grounded"] is True and payload["vault_size"] == 3
+                    # both daemons answered visitors (each logs what it served)
+                    for log in (a_log, b_log):
+                        await wait_for_log(_Log(log), "GET /ask 200")
+                    # each daemon keeps its own index cache
+                    assert all((tmp_path / name / "cache").is_dir() for name in ("a", "b"))
+
+                    writable(vault)
+                    write_note(vault, "jardin/four.md", "title: Le four à pain\ntype: projet\nvisibility: public",
+                               "Le four à pain du jardin cuit des miches le samedi.\n")
+                    read_only(vault)
+                    async with http.post(f"{a}/reload-vault", headers=OWNER) as response:  # one action, on one daemon
+                        assert response.status == 200, await response.text()
+                        report = await response.json()
+                    assert report["added"] == 1 and report["vault_size"] == 5
+                    assert report["peers"] == [{"url": b, "ok": True, "vault_size": 5}]
+                    for daemon in (a, b):  # the peer reloaded, and did not pass it back
+                        async with http.get(f"{daemon}/health") as response:
+                            assert (await response.json())["vault_size"] == 4
+                    assert sum("POST /reload-vault 200" in line for line in _Log(b_log).log_lines()) == 1
+                    assert sum("POST /reload-vault 200" in line for line in _Log(a_log).log_lines()) == 1
+                    ollama.script("Le four à pain cuit des miches le samedi [four].")
+                    for i in range(6):
+                        async with http.get(f"{site}/ask", params={"q": f"{NEW_QUESTION} ({i})"}) as response:
+                            payload = await response.json()
+                        assert payload["vault_size"] == 4 and payload["sources"][0]["slug"] == "four", payload
+    writable(vault)
+    assert os.access(vault, os.W_OK)
