@@ -12,6 +12,7 @@ launcher reads JSON commands on stdin, one a line, and answers each with one JSO
 
     {"cmd": "script", "args": {"first_delay": 30}}   -> StandinOllama.script(**args)
     {"cmd": "script"}                                -> back to the default reply
+    (a script is a new model: the daemon forgets the answers it kept for reuse)
     {"cmd": "release"}                               -> StandinOllama.release()
 
 Both servers bind 127.0.0.1 on a free port; everything temporary is removed on exit.
@@ -38,7 +39,7 @@ try:
     from standin_ollama import StandinOllama
 
     from grasbot import Settings
-    from grasbot._server import create_app, runner_kwargs
+    from grasbot._server import BOT, create_app, runner_kwargs
 except ImportError as exc:  # pragma: no cover - a setup problem, said plainly
     print(f"run_stack: {exc}; run `bash scripts/setup.sh --test` first", file=sys.stderr, flush=True)
     sys.exit(3)
@@ -62,7 +63,7 @@ def default_script(ollama: StandinOllama, **args) -> None:
         ollama.script(REPLY, chunks=CHUNKS)
 
 
-async def commands(ollama: StandinOllama, stop: asyncio.Event) -> None:
+async def commands(ollama: StandinOllama, app: web.Application, stop: asyncio.Event) -> None:
     """Serve stdin commands until stdin closes, then ask for the stop."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
@@ -72,6 +73,8 @@ async def commands(ollama: StandinOllama, stop: asyncio.Event) -> None:
             command = json.loads(line)
             if command.get("cmd") == "script":
                 default_script(ollama, **command.get("args", {}))
+                bot = app[BOT]
+                bot.answers.forget(bot.snapshot)
             elif command.get("cmd") == "release":
                 ollama.release()
             else:
@@ -120,7 +123,8 @@ async def main(argv: list[str]) -> int:
             host="127.0.0.1",
             port=0,
         )
-        runner = web.AppRunner(create_app(settings, owner_token=token), **runner_kwargs(settings))
+        app = create_app(settings, owner_token=token)
+        runner = web.AppRunner(app, **runner_kwargs(settings))
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", 0).start()
         port = runner.addresses[0][1]
@@ -134,7 +138,7 @@ async def main(argv: list[str]) -> int:
             "cors_origins": origins,
         }
         print(json.dumps(ready, ensure_ascii=False), flush=True)
-        listener = asyncio.create_task(commands(ollama, stop))
+        listener = asyncio.create_task(commands(ollama, app, stop))
         await stop.wait()
         listener.cancel()
         with contextlib.suppress(asyncio.CancelledError):
