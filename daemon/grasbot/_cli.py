@@ -213,7 +213,7 @@ def prompts_received(bot: GrasBot, questions: Sequence[str]) -> list[str]:
     Ollama (`tests/standin_ollama.py`, which `eval/context_recall.py` starts)."""
     import httpx
 
-    host = (bot.settings.ollama_host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434").rstrip("/")
+    host = (bot.settings.ollama_hosts[0] or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434").rstrip("/")
 
     async def run() -> list[str]:
         texts = []
