@@ -12,7 +12,10 @@ from pathlib import Path
 import aiohttp
 
 from conftest import write_note
-from standin_ollama import StandinOllama
+from grasbot._peers import FROM_PEER
+from standin_ollama import StandinOllama, unused_url
+from test_daemon_support import OWNER_TOKEN as TEST_OWNER_TOKEN
+from test_daemon_support import start_daemon  # noqa: F401 - fixture
 from test_nginx import OWNER_TOKEN, free_port, nginx_binary, running_daemon, running_nginx, wait_for_log, write_vault
 
 OWNER = {"Authorization": f"Bearer {OWNER_TOKEN}"}
@@ -88,3 +91,18 @@ async def test_two_daemons_behind_nginx_share_visitors_and_reloads(tmp_path):
                         assert payload["vault_size"] == 4 and payload["sources"][0]["slug"] == "four", payload
     writable(vault)
     assert os.access(vault, os.W_OK)
+
+
+async def test_a_peer_that_cannot_reload_is_named_and_the_reload_stands(start_daemon, note_writer):
+    note_writer("a.md", "title: Alpha\nvisibility: public", "Une note sur les abeilles.")
+    gone = unused_url()
+    client = await start_daemon(note_writer.root, owner_token=TEST_OWNER_TOKEN, peers=gone)
+    note_writer("b.md", "title: Beta\nvisibility: public", "Une note sur les bourdons.")
+    resp = await client.post("/reload-vault", headers={"Authorization": f"Bearer {TEST_OWNER_TOKEN}"})
+    report = await resp.json()
+    assert resp.status == 200 and report["added"] == 1
+    [peer] = report["peers"]
+    assert peer["url"] == gone and peer["ok"] is False and "Connect" in peer["error"]
+    # a reload passed on by a peer is not passed on again
+    resp = await client.post("/reload-vault", headers={"Authorization": f"Bearer {TEST_OWNER_TOKEN}", FROM_PEER: "1"})
+    assert resp.status == 200 and "peers" not in await resp.json()
