@@ -190,8 +190,8 @@ def _prompt_building(index, qs: list[str]) -> dict:
     after 20 warm-up questions; a note's first time as a source (its passages' stems counted
     once) falls in the timed ones, as in a daemon."""
     from grasbot import Settings, search
-    from grasbot._passages import choose_passages
-    from grasbot._prompt import build_prompt
+    from grasbot.answer.passages import choose_passages
+    from grasbot.answer.prompt import build_prompt
 
     budget = Settings().prompt_budget
     results = [(q, search(q, index, top_k=5, min_score=4.0)) for q in qs]
@@ -229,7 +229,7 @@ def daemon_memory(n: int, work: Path, warm: bool) -> dict:
     snap = build_snapshot(settings, snap)
     return {
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        # a cold start of a large vault forks workers (grasbot._parallel): the largest one's peak
+        # a cold start of a large vault forks workers (grasbot.store.parallel): the largest one's peak
         "workers_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
     }
 
@@ -370,7 +370,7 @@ async def _daemon_throughput(
     from aiohttp import web
 
     from grasbot import Settings
-    from grasbot._server import create_app, runner_kwargs
+    from grasbot.server.app import create_app, runner_kwargs
 
     bodies = _wrk_bodies(mode, wrk) if wrk is not None else None
     # as `grasbot serve` runs: its access log on (one INFO line a request), written to /dev/null
@@ -381,7 +381,7 @@ async def _daemon_throughput(
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    from grasbot._server import BOT
+    from grasbot.server.app import BOT
 
     for _ in range(1200):  # measured once the worker has embedded the vault: searches with meaning
         if semantic == "off" or app[BOT].snapshot.semantic:

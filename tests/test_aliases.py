@@ -9,8 +9,8 @@ import pytest
 from conftest import make_bot
 
 from grasbot import GrasbotError, QueryError
-from grasbot._aliases import SOURCE_WEIGHTS, NoteNotFound, covered, key_phrase, suggest_aliases
-from grasbot._questionlog import QuestionLog
+from grasbot.retrieval.aliases import SOURCE_WEIGHTS, NoteNotFound, covered, key_phrase, suggest_aliases
+from grasbot.store.questionlog import QuestionLog
 
 GRASBOT_BODY = """
 GrasBot répond aux visiteurs du site à partir des notes du coffre Obsidian.

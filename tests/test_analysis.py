@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grasbot._analysis import STOPWORDS, fold, slugify, tokenize_fr, words
+from grasbot.retrieval.analysis import STOPWORDS, fold, slugify, tokenize_fr, words
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,9 @@ import re
 import pytest
 
 from conftest import make_bot
-from grasbot._fallback import INTRO, NOT_FOUND, extractive_answer
-from grasbot._passages import choose_passages
-from grasbot._prompt import NO_CONTEXT, SYSTEM_RULES
+from grasbot.answer.fallback import INTRO, NOT_FOUND, extractive_answer
+from grasbot.answer.passages import choose_passages
+from grasbot.answer.prompt import NO_CONTEXT, SYSTEM_RULES
 
 VAULT = {
     "projets/robot.md": (

@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 
 from grasbot import Settings
-from grasbot._auth import bearer_matches, default_token_file, resolve_owner_token
+from grasbot.server.auth import bearer_matches, default_token_file, resolve_owner_token
 from grasbot._exceptions import ConfigError
 from standin_ollama import unused_url
 from test_daemon_support import rpc, start_daemon  # noqa: F401 - fixture

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import grasbot._engine as engine
-import grasbot._vault as vault_mod
+import grasbot.retrieval.vault as vault_mod
 from grasbot import Settings, build_snapshot, search
-from grasbot import _cache
+from grasbot.store import cache as _cache
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))

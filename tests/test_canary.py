@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from conftest import write_note
-from grasbot._graph import expand_by_graph
-from grasbot._scoring import Score
-from grasbot._semantic import head_text
+from grasbot.retrieval.graph import expand_by_graph
+from grasbot.retrieval.scoring import Score
+from grasbot.retrieval.semantic import head_text
 from test_daemon_support import bot_of, check_response, sse_events, start_daemon  # noqa: F401 - fixture
 
 OWNER = "canary-owner-token-0123456789"

@@ -12,7 +12,7 @@ import pytest
 from conftest import BUNDLED_VAULT, REPO
 from grasbot._cli import main
 from grasbot._config import Settings
-from grasbot._fallback import INTRO
+from grasbot.answer.fallback import INTRO
 from standin_ollama import unused_url
 
 

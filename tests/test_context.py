@@ -11,10 +11,10 @@ import pytest
 from conftest import BUNDLED_VAULT, make_bot
 from grasbot._config import Settings
 from grasbot._engine import build_snapshot
-from grasbot._fallback import extractive_answer
-from grasbot._passages import CUT_MARK, anchor_of, choose_passages
-from grasbot._prompt import build_prompt
-from grasbot._sections import WHOLE_NOTE, cut_note
+from grasbot.answer.fallback import extractive_answer
+from grasbot.answer.passages import CUT_MARK, anchor_of, choose_passages
+from grasbot.answer.prompt import build_prompt
+from grasbot.retrieval.sections import WHOLE_NOTE, cut_note
 
 # Words no other section of the course uses: each chapter is about its own subject.
 SUBJECTS = [

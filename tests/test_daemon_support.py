@@ -11,8 +11,8 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from grasbot import Settings
-from grasbot._protocol import validate_result
-from grasbot._server import BOT, create_app, runner_kwargs
+from grasbot.server.protocol import validate_result
+from grasbot.server.app import BOT, create_app, runner_kwargs
 from standin_ollama import unused_url
 
 REPO = Path(__file__).resolve().parent.parent

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import make_bot
 from grasbot._evaluate import quotes_answer, read_cases
-from grasbot._fallback import extractive_answer
+from grasbot.answer.fallback import extractive_answer
 
 REPO = Path(__file__).resolve().parent.parent
 COURSES = Path(__file__).resolve().parent / "data" / "notes-publiques"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from grasbot import Settings, build_snapshot, search, tokenize_fr
-from grasbot._analysis import body_counts
+from grasbot.retrieval.analysis import body_counts
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -79,7 +79,7 @@ def test_fast_path_equals_exhaustive(snapshot, audience):
 def _reference_stems(text: str) -> list[str]:
     """The analysis rules spelled out word by word (_analysis.words, then stopwords, then the
     stemmer): what the fast, table-driven path must give."""
-    from grasbot._analysis import STOPWORDS, _stem, words
+    from grasbot.retrieval.analysis import STOPWORDS, _stem, words
 
     return [_stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
 
@@ -106,7 +106,7 @@ def test_chunked_analysis_equals_the_rules_on_random_text():
     could break that (every kind of space, combining marks, ligatures, apostrophes, the special
     spellings, brackets and punctuation around words) gives the stems of the rules applied to
     the whole text."""
-    from grasbot import _analysis
+    from grasbot.retrieval import analysis as _analysis
 
     rng = random.Random(11)
     pieces = [
@@ -130,7 +130,7 @@ def test_rewrite_links_equals_the_regex():
     """rewrite_links scans from each `[[`; _WIKILINK.sub, tried at every position, is the rule."""
     from pathlib import PurePosixPath
 
-    from grasbot import _vault
+    from grasbot.retrieval import vault as _vault
 
     def reference(text, keep):
         def plain(m):
@@ -154,7 +154,7 @@ def test_rewrite_links_equals_the_regex():
 def test_literal_first_scans_equal_the_regexes():
     """_links_in and _inline_tags jump from `[[` and `#` instead of trying every position: same
     matches as _WIKILINK and _INLINE_TAG on random text made of the characters that matter."""
-    from grasbot import _vault
+    from grasbot.retrieval import vault as _vault
 
     rng = random.Random(5)
     alphabet = "ab#[]!|^/&-_ é1\n"
@@ -171,8 +171,8 @@ def test_literal_first_scans_equal_the_regexes():
 
 def test_field_bounds_never_below_field_points(snapshot):
     """The pruning's bound on a note's field signals is never below what score_note gives it."""
-    from grasbot._scoring import SIGNALS, Query, answers_points, score_note
-    from grasbot._search import _field_bounds
+    from grasbot.retrieval.scoring import SIGNALS, Query, answers_points, score_note
+    from grasbot.retrieval.search import _field_bounds
 
     naming = {name for name, signal in SIGNALS.items() if signal.kind == "naming"}
 
@@ -197,7 +197,8 @@ def test_field_hits_split_the_codes_and_the_term_memo_stays_bounded(snapshot, mo
     """Index.field_hits is the field postings' codes split by field, made once; the terms'
     memo (BM25 impacts and field hits) forgets them past _MEMO_TERMS, never the index-wide
     entries."""
-    from grasbot import _index, _search
+    from grasbot.retrieval import index as _index
+    from grasbot.retrieval import search as _search
 
     index = snapshot.index("owner")
     for term in {t for q in _questions(snapshot, 40) for t in _index.tokens(q)}:
@@ -216,7 +217,7 @@ def test_field_hits_split_the_codes_and_the_term_memo_stays_bounded(snapshot, mo
 
 
 def test_packed_posting_lists_round_trip():
-    from grasbot._postings import Packed, pack, unpack
+    from grasbot.retrieval.postings import Packed, pack, unpack
 
     counts = {"a.md": 3, "b/c.md": 1, "d.md": 70_000}
     paths = ("d.md", "x.md", "a.md", "b/c.md")

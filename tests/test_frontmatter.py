@@ -17,7 +17,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from grasbot._frontmatter import _fast, load_frontmatter
+from grasbot.retrieval.frontmatter import _fast, load_frontmatter
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))

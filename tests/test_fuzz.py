@@ -26,8 +26,8 @@ import pytest
 from aiohttp import web
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from grasbot._protocol import ResultError, method_names, validate_result
-from grasbot._server import BOT, create_app, runner_kwargs
+from grasbot.server.protocol import ResultError, method_names, validate_result
+from grasbot.server.app import BOT, create_app, runner_kwargs
 from test_daemon_support import BUNDLED_VAULT, daemon_settings
 
 OWNER = "fuzz-owner-token-0123456789abcdef"

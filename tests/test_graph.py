@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from grasbot._graph import expand_by_graph
-from grasbot._index import Index, analyse_note
-from grasbot._scoring import Query, score_note
-from grasbot._search import score_all
-from grasbot._vault import VaultOptions, load_vault
+from grasbot.retrieval.graph import expand_by_graph
+from grasbot.retrieval.index import Index, analyse_note
+from grasbot.retrieval.scoring import Query, score_note
+from grasbot.retrieval.search import score_all
+from grasbot.retrieval.vault import VaultOptions, load_vault
 
 
 def build(note_writer, notes, audience="owner", **options) -> Index:

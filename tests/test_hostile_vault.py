@@ -17,13 +17,14 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import make_bot, write_note
-from grasbot import _frontmatter, _vault
+from grasbot.retrieval import frontmatter as _frontmatter
+from grasbot.retrieval import vault as _vault
 from grasbot._engine import build_snapshot
 from grasbot._exceptions import VaultError
-from grasbot._fallback import extractive_answer
-from grasbot._frontmatter import FrontmatterTooLarge, load_frontmatter
-from grasbot._index import indexable_body
-from grasbot._vault import VaultOptions, load_vault, parse_note
+from grasbot.answer.fallback import extractive_answer
+from grasbot.retrieval.frontmatter import FrontmatterTooLarge, load_frontmatter
+from grasbot.retrieval.index import indexable_body
+from grasbot.retrieval.vault import VaultOptions, load_vault, parse_note
 from test_daemon_support import OWNER, OWNER_TOKEN, bot_of, rpc, start_daemon  # noqa: F401 - fixture
 
 QUICK = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -348,7 +349,7 @@ def test_files_that_are_not_notes_are_reported_and_never_hang(tmp_path_factory, 
         elif kind == "broken-link":
             assert "cannot read the file" in reported[rel]
     # the parallel loader's workers open what the walk found: the same files, never a hang
-    from grasbot._parallel import _share
+    from grasbot.store.parallel import _share
 
     parsed, _, _ = bounded(10, _share, 0, [(rel, str(root / rel)) for rel in made if made[rel] != "folder.md"], VaultOptions())
     assert set(parsed) == notes

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from grasbot._exceptions import LLMTimeout
-from grasbot._llm import LLMClient, ThinkStripper, strip_think
-from grasbot._protocol import dumps
+from grasbot.answer.llm import LLMClient, ThinkStripper, strip_think
+from grasbot.server.protocol import dumps
 from test_daemon_support import OWNER, OWNER_TOKEN, bot_of, rpc_raw, sse_events, start_daemon  # noqa: F401 - fixture
 
 MESSAGES = [{"role": "user", "content": "Bonjour"}]
@@ -79,7 +79,7 @@ async def test_lone_surrogates_are_refused_and_the_question_log_stays_on(start_d
 
 
 def test_the_question_log_drops_one_question_it_cannot_store(tmp_path, bundled_bot):
-    from grasbot._questionlog import QuestionLog
+    from grasbot.store.questionlog import QuestionLog
 
     log = QuestionLog(tmp_path / "q.sqlite3")
     result = bundled_bot.search("python")

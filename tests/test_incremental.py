@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import grasbot._engine as engine
-import grasbot._vault as vault_mod
+import grasbot.retrieval.vault as vault_mod
 from grasbot import Settings, build_snapshot, search
 
 REPO = Path(__file__).resolve().parent.parent
@@ -140,7 +140,7 @@ def test_evolved_postings_equal_a_fresh_inversion():
     cache unpacked on write) ends where inverting the final documents from scratch ends."""
     import random
 
-    from grasbot._postings import Postings
+    from grasbot.retrieval.postings import Postings
 
     rng = random.Random(4)
     vocabulary = [f"t{i}" for i in range(30)]
@@ -181,7 +181,7 @@ def test_pack_all_gives_the_bytes_of_an_inversion_then_pack():
     (first number not 0, numbers past 2**16) and notes with no term at all."""
     import random
 
-    from grasbot._postings import Postings, pack_all, unpack
+    from grasbot.retrieval.postings import Postings, pack_all, unpack
 
     rng = random.Random(9)
     vocabulary = [f"t{i}" for i in range(50)]

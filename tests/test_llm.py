@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grasbot._exceptions import LLMFailed, LLMTimeout, LLMUnavailable
-from grasbot._llm import LLMClient, ThinkStripper, strip_think
+from grasbot.answer.llm import LLMClient, ThinkStripper, strip_think
 from standin_ollama import StandinOllama, standin_ollama, unused_url  # noqa: F401 (fixture)
 
 MESSAGES = [
@@ -388,7 +388,7 @@ def test_ollama_is_imported_only_when_a_call_needs_it():
         "import grasbot, grasbot._cli\n"
         "from grasbot import Settings, create_app\n"
         "create_app(Settings.load(env={}, question_log='off'), owner_token='t' * 32)\n"
-        "from grasbot._llm import LLMClient\n"
+        "from grasbot.answer.llm import LLMClient\n"
         f"client = LLMClient({unused_url()!r}, timeout=2)\n"
         "assert not {'ollama', 'pydantic', 'httpx'} & sys.modules.keys(), 'imported too early'\n"
         "assert asyncio.run(client.reachable()) is False\n"

@@ -15,8 +15,9 @@ import pytest
 
 import grasbot._engine as engine
 from grasbot import Settings, build_snapshot, search
-from grasbot import _cache, _parallel
-from grasbot._vault import VaultOptions
+from grasbot.store import cache as _cache
+from grasbot.store import parallel as _parallel
+from grasbot.retrieval.vault import VaultOptions
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import make_bot
 
-from grasbot._index import PASSAGE, passages_of
+from grasbot.retrieval.index import PASSAGE, passages_of
 
 
 def _filler(n: int, word: str = "jardinage") -> str:
@@ -42,7 +42,7 @@ def test_words_scattered_over_a_huge_note_lose_to_a_short_note_about_them(note_w
 
 
 def test_fast_path_equals_exhaustive_with_long_notes(note_writer):
-    from grasbot._search import search
+    from grasbot.retrieval.search import search
 
     note_writer("Long.md", "visibility: public", "compost " + _filler(5 * PASSAGE) + " lombric semis2")
     note_writer("Court.md", "visibility: public", "compost lombric semis2 arrosage3")

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from grasbot._passages import Passage
-from grasbot._prompt import CUT_MARK, NO_CONTEXT, SYSTEM_RULES, build_prompt, keep_known_citations, passage_label
+from grasbot.answer.passages import Passage
+from grasbot.answer.prompt import CUT_MARK, NO_CONTEXT, SYSTEM_RULES, build_prompt, keep_known_citations, passage_label
 
 
 def passage(slug: str, text: str, title: str | None = None, heading: tuple[str, ...] = (), cut=None) -> Passage:

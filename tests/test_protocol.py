@@ -14,9 +14,9 @@ from jsonschema import Draft7Validator
 from referencing import Registry
 from referencing.jsonschema import DRAFT7
 
-from grasbot import _rpc
+from grasbot.server import rpc as _rpc
 from grasbot._exceptions import QueryError
-from grasbot._protocol import (
+from grasbot.server.protocol import (
     OPENRPC_PATH,
     ParamsError,
     ResultError,

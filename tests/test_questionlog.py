@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from conftest import make_bot
 
-from grasbot._questionlog import (
+from grasbot.store.questionlog import (
     SCHEMA_VERSION,
     QuestionLog,
     add_log_parser,
@@ -21,8 +21,8 @@ from grasbot._questionlog import (
     is_weak,
     parse_log_path,
 )
-from grasbot._scoring import Reason
-from grasbot._search import SearchResult, Source
+from grasbot.retrieval.scoring import Reason
+from grasbot.retrieval.search import SearchResult, Source
 
 T0 = datetime(2025, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
 
@@ -355,7 +355,7 @@ def test_a_batch_takes_a_few_statements_not_one_a_row(tmp_path, monkeypatch):
     load the writer waited for the event loop at every row and fell behind. A batch is now a
     few multi-row statements; with ROWS_PER_STATEMENT at 4, several, the last one short, and
     nothing lost or mixed."""
-    from grasbot import _questionlog
+    from grasbot.store import questionlog as _questionlog
 
     monkeypatch.setattr(_questionlog, "ROWS_PER_STATEMENT", 4)
     db = tmp_path / "q.sqlite3"

@@ -157,7 +157,8 @@ async def test_a_reload_walks_the_vault_on_the_event_loop_between_requests(start
     """The files are walked and stat()ed on the event loop, a few at a time (a worker thread
     that stats them waits for the GIL at every file while the loop is busy: 4.2 s instead of
     165 ms for 10,000 notes under load); the thread's load_vault walks nothing itself."""
-    from grasbot import _server, _vault
+    from grasbot.server import app as _server
+    from grasbot.retrieval import vault as _vault
 
     for i in range(7):
         note_writer(f"ruche-{i}.md", f"title: Ruche {i}\nvisibility: public", "Les abeilles butinent.")

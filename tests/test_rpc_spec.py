@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from grasbot._exceptions import AuthError, LLMUnavailable, QueryError, VaultError
-from grasbot._protocol import method_names
-from grasbot._rpc import RpcDispatcher, RpcError
+from grasbot.server.protocol import method_names
+from grasbot.server.rpc import RpcDispatcher, RpcError
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "shared-protocol" / "examples").glob("*.json"))
 OWNER = SimpleNamespace(is_owner=True)
@@ -322,7 +322,7 @@ async def test_results_that_break_the_document_are_internal_errors_when_checked(
 
 
 async def test_discover_returns_the_document() -> None:
-    from grasbot._protocol import openrpc_document
+    from grasbot.server.protocol import openrpc_document
 
     answer = await RpcDispatcher({}).dispatch(b'{"jsonrpc": "2.0", "method": "rpc.discover", "id": 1}')
     assert json.loads(answer)["result"] == openrpc_document()

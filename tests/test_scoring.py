@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from grasbot import _scoring, tokenize_fr
-from grasbot._index import Index, analyse_note
-from grasbot._scoring import SIGNALS, Query, score_note
-from grasbot._vault import VaultOptions, load_vault
+from grasbot import tokenize_fr
+from grasbot.retrieval import scoring as _scoring
+from grasbot.retrieval.index import Index, analyse_note
+from grasbot.retrieval.scoring import SIGNALS, Query, score_note
+from grasbot.retrieval.vault import VaultOptions, load_vault
 
 # Notes whose title, file name and body share no word with the questions below, so that only
 # the note under test can score.
@@ -185,7 +186,7 @@ def test_answers_below_threshold_give_nothing(note_writer):
 def test_a_generic_word_overlap_no_longer_beats_the_subjects_note(note_writer):
     """A declared question that shares only words every note has (« déjà », « projet ») with
     the visitor's must not outrank the note about what the visitor asks (issue 17)."""
-    from grasbot._search import search
+    from grasbot.retrieval.search import search
 
     notes = {f"p{i}.md": (f"title: Projet {i}", f"J'ai déjà mené ce projet numéro {i}.") for i in range(12)}
     notes["generic.md"] = ('title: Docker\nanswers: ["Tu as déjà utilisé Docker en projet ?"]', "Docker en projet.")
@@ -299,7 +300,7 @@ def test_priority_and_hub_are_shares_of_the_evidence_only_when_already_scored(no
 
 
 def test_priority_reorders_close_notes_but_never_lifts_a_clearly_weaker_one(note_writer):
-    from grasbot._search import search
+    from grasbot.retrieval.search import search
 
     index = build(note_writer, {
         "twin-a.md": ("title: Aaa", "Le protocole gopher sert des menus."),

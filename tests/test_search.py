@@ -6,8 +6,8 @@ import pytest
 
 from conftest import BUNDLED_VAULT, make_bot
 from grasbot._config import Settings
-from grasbot._search import search
-from grasbot._scoring import Score
+from grasbot.retrieval.search import search
+from grasbot.retrieval.scoring import Score
 
 VAULT = {
     "projets/robot.md": (
@@ -204,8 +204,8 @@ def test_fast_path_equals_exhaustive_on_the_bundled_vault(bundled_bot, audience)
 
 
 def test_exhaustive_really_scores_every_note(bundled_bot):
-    from grasbot._scoring import Query
-    from grasbot._search import score_all
+    from grasbot.retrieval.scoring import Query
+    from grasbot.retrieval.search import score_all
 
     index = bundled_bot.snapshot.index("owner")
     q = Query.parse("Comment fonctionne GrasBot ?", index)

@@ -7,7 +7,7 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from grasbot._sections import OVERLAP, WHOLE_NOTE, WINDOW, cut_note, heading_path
+from grasbot.retrieval.sections import OVERLAP, WHOLE_NOTE, WINDOW, cut_note, heading_path
 
 
 def filler(n: int, word: str = "paragraphe") -> str:

@@ -15,8 +15,8 @@ import pytest
 
 from grasbot import ConfigError, Settings, build_snapshot, search
 from grasbot._engine import GrasBot
-from grasbot._scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
-from grasbot._semantic import (
+from grasbot.retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
+from grasbot.retrieval.semantic import (
     BUNDLED_MODEL,
     BundledEmbedder,
     OllamaEmbedder,
@@ -355,7 +355,7 @@ def test_match_keeps_the_closest_notes_above_the_spread_within_its_limit():
         def embed(self, texts):
             return np.array([question / np.linalg.norm(question)] * len(texts), dtype=np.float32)
 
-    from grasbot._semantic import SemanticIndex
+    from grasbot.retrieval.semantic import SemanticIndex
 
     index = SemanticIndex([f"p{i:03}.md" for i in range(200)], matrix, np.arange(200), QuestionVectors(Fixed()))
     cosines = matrix @ (question / np.linalg.norm(question))
@@ -392,7 +392,7 @@ def test_note_texts_are_made_once_per_note_bytes(note_writer):
 
 
 def test_a_long_note_gets_a_vector_for_each_section_under_its_heading_path(note_writer):
-    from grasbot._sections import WHOLE_NOTE
+    from grasbot.retrieval.sections import WHOLE_NOTE
 
     body = "Intro.\n\n## Serre\n\n" + "La serre et sa buée. " * 300 + "\n\n## Limaces\n\nUne planche retournée les piège. " + "x " * 2000
     assert len(body) > WHOLE_NOTE
@@ -408,7 +408,7 @@ def test_a_long_note_gets_a_vector_for_each_section_under_its_heading_path(note_
 
 def test_a_note_of_many_sections_is_not_closer_by_chance_alone():
     """The best of k section vectors is lowered by σ·√(2 ln k) before it competes with a head."""
-    from grasbot._semantic import SemanticIndex
+    from grasbot.retrieval.semantic import SemanticIndex
 
     rng = np.random.default_rng(8)
     question = np.zeros(16, dtype=np.float32)

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from grasbot._prompt import SYSTEM_RULES
-from grasbot._protocol import openrpc_document
-from grasbot._server import PUBLIC_LLM_ERROR
+from grasbot.answer.prompt import SYSTEM_RULES
+from grasbot.server.protocol import openrpc_document
+from grasbot.server.app import PUBLIC_LLM_ERROR
 from standin_ollama import unused_url
 from test_daemon_support import (  # noqa: F401 - start_daemon is a fixture
     OWNER,
@@ -483,7 +483,9 @@ async def test_serve_answers_while_the_cache_is_written_and_waits_for_it(note_wr
 
     import aiohttp
 
-    from grasbot import GrasBot, Settings, _cache, _server
+    from grasbot import GrasBot, Settings
+    from grasbot.store import cache as _cache
+    from grasbot.server import app as _server
 
     note_writer("un.md", "title: Un\nvisibility: public", "Le jardin et les abeilles.")
     cache = tmp_path / "cache"

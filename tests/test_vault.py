@@ -7,7 +7,7 @@ import os
 import pytest
 
 from grasbot._exceptions import VaultError
-from grasbot._vault import LinkResolver, Note, VaultOptions, load_vault, parse_note
+from grasbot.retrieval.vault import LinkResolver, Note, VaultOptions, load_vault, parse_note
 
 FULL = """
 title: Titre complet
@@ -301,7 +301,7 @@ def test_a_walk_made_elsewhere_loads_the_same_vault(note_writer):
     """load_vault(scanned=...) with the files walked beforehand, as the daemon walks them on its
     event loop, loads what its own walk loads: notes, errors, warnings; links followed once,
     links out of the vault left out, excluded folders skipped, a broken link reported."""
-    from grasbot._vault import _scan, walk_markdown
+    from grasbot.retrieval.vault import _scan, walk_markdown
 
     note_writer("docs/guide.md", "title: Guide", "Voir [[absente]].")
     note_writer("a.md", "title: A\ntags: {pas: une liste}", "")

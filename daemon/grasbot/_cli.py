@@ -9,13 +9,12 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ._config import Settings
+from ._config import ANCHOR_FORMS, Settings
 from ._engine import GrasBot
 from ._evaluate import PlainBM25, evaluate, read_cases
 from ._exceptions import ConfigError, GrasbotError
-from ._fallback import extractive_answer
-from ._passages import ANCHOR_FORMS
-from ._questionlog import add_log_parser, cmd_log
+from .answer.fallback import extractive_answer
+from .store.questionlog import add_log_parser, cmd_log
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -281,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "log":
             return cmd_log(args, settings)
         if args.command == "serve":
-            from ._server import serve
+            from .server.app import serve
 
             return serve(settings)
         bot = GrasBot.open(settings)

@@ -18,20 +18,17 @@ from collections.abc import AsyncGenerator, Iterable, Iterator, Mapping, Sequenc
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import _cache
-from ._cache import default_cache_dir
 from ._config import Settings
 from ._exceptions import EmbeddingError, LLMError, LLMFailed, QueryError
-from ._fallback import extractive_answer
-from ._index import Index, NoteAnalysis, analyse_note
-from ._llm import LLMClient
-from ._parallel import load_shares
-from ._passages import choose_passages
-from ._prompt import build_prompt, keep_known_citations
-from ._questionlog import QuestionLog
-from ._scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
-from ._search import SearchResult, Semantic, search, with_history
-from ._semantic import (
+from ._version import __version__
+from .answer.fallback import extractive_answer
+from .answer.llm import LLMClient
+from .answer.passages import choose_passages
+from .answer.prompt import build_prompt, keep_known_citations
+from .retrieval.index import Index, NoteAnalysis, analyse_note
+from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
+from .retrieval.search import SearchResult, Semantic, search, with_history
+from .retrieval.semantic import (
     NoteTexts,
     Progress,
     QuestionVectors,
@@ -42,8 +39,11 @@ from ._semantic import (
     missing,
     semantic_indexes,
 )
-from ._vault import Issue, Vault, VaultOptions, load_vault, walk_markdown
-from ._version import __version__
+from .retrieval.vault import Issue, Vault, VaultOptions, load_vault, walk_markdown
+from .store import cache as _cache
+from .store.cache import default_cache_dir
+from .store.parallel import load_shares
+from .store.questionlog import QuestionLog
 
 log = logging.getLogger("grasbot.engine")
 

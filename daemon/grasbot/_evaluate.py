@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._analysis import tokenize_fr
 from ._exceptions import ConfigError
-from ._fallback import sentences
-from ._vault import Note
+from .answer.fallback import sentences
+from .retrieval.analysis import tokenize_fr
+from .retrieval.vault import Note
 
 HISTORY_SEPARATOR = "||"
 

@@ -38,7 +38,7 @@ try:
     from standin_ollama import StandinOllama
 
     from grasbot import Settings
-    from grasbot._server import create_app, runner_kwargs
+    from grasbot.server.app import create_app, runner_kwargs
 except ImportError as exc:  # pragma: no cover - a setup problem, said plainly
     print(f"run_stack: {exc}; run `bash scripts/setup.sh --test` first", file=sys.stderr, flush=True)
     sys.exit(3)

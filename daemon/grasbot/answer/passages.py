@@ -1,7 +1,7 @@
 """Which parts of the sources reach the LLM: their passages, chosen by relevance under a budget.
 
 Search ranks notes; a 400 KB course among them holds the answer in one section. So each
-source is read as the passages `_sections` cut it into, and every passage of every source is
+source is read as the passages `retrieval.sections` cuts it into, and every passage of every source is
 scored against the question with search's own French analysis and BM25 statistics (the
 index's idf, its mean passage length), the note's title and the passage's heading path
 counting as its words. The budget goes to the best passages first, whichever note they come
@@ -20,15 +20,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from ._analysis import body_counts, slugify, tokens
-from ._index import K1, B, Index, indexable_text
-from ._search import earlier_questions
-from ._sections import Sections, heading_path
+from .._config import ANCHOR_FORMS
+from ..retrieval.analysis import body_counts, slugify, tokens
+from ..retrieval.index import K1, B, Index, indexable_text
+from ..retrieval.search import earlier_questions
+from ..retrieval.sections import Sections, heading_path
 
 MIN_SHARE = 0.5  # a passage scoring less than half the best one gets only the room left (tuned: 0.3–0.5 alike)
 OPENING = 400  # a long note's opening passage this short comes along with its other passages
 HISTORY_WEIGHT = 0.5  # the earlier questions' words (those search reads too) count half as much as the question's
-ANCHOR_FORMS = ("slug", "github", "text", "none")
 
 CUT_MARK = "\n[… note tronquée : {kept} caractères sur {total} …]"
 

@@ -6,9 +6,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ._graph import SEEDS, expand_by_graph
-from ._index import Index
-from ._scoring import (
+from .graph import SEEDS, expand_by_graph
+from .index import Index
+from .scoring import (
     BM25_WEIGHT,
     BONUS_MAX,
     SCALE,
@@ -24,7 +24,7 @@ from ._scoring import (
     taxonomy_bound,
     title_points_for,
 )
-from ._semantic import Closeness
+from .semantic import Closeness
 
 HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
 HISTORY_DISCOUNT = 0.9  # a note found through the conversation ranks a little below one the question names
@@ -44,7 +44,7 @@ class Source:
     reasons: tuple
     url: str | None
     path: str
-    passages: tuple = ()  # the _passages.Passage objects the prompt quotes from this note (set by the engine)
+    passages: tuple = ()  # the answer.passages.Passage objects the prompt quotes from this note (set by the engine)
 
     def to_dict(self) -> dict:
         return {
@@ -66,7 +66,7 @@ class SearchResult:
     grounded: bool
     vault_size: int
     took_ms: float
-    context: tuple = ()  # the _passages.Passage objects the prompt quotes, in its order (set by the engine)
+    context: tuple = ()  # the answer.passages.Passage objects the prompt quotes, in its order (set by the engine)
 
     def to_dict(self) -> dict:
         return {

@@ -33,19 +33,19 @@ import os
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import NamedTuple
 
-from ._scoring import BOOST_SIGNALS, WEAK_SIGNALS
-from ._search import SearchResult
+from .._config import DEFAULT_RETENTION_DAYS, default_log_path, parse_log_path
+from ..retrieval.scoring import BOOST_SIGNALS, WEAK_SIGNALS
+from ..retrieval.search import SearchResult
 
 logger = logging.getLogger("grasbot.questionlog")
 
 SCHEMA_VERSION = 1
-DEFAULT_RETENTION_DAYS = 90
 PURGE_EVERY = timedelta(days=1)
 BUSY_TIMEOUT_MS = 200  # a reader (`grasbot log`) never blocks a WAL writer; this is for a second writer
 BATCH_WAIT = 0.05  # seconds the writer lets submitted questions gather before one transaction
@@ -76,24 +76,6 @@ CREATE TABLE results (
 CREATE INDEX questions_by_time ON questions(asked_at);
 CREATE INDEX results_by_slug ON results(slug, rank);
 """
-
-
-def default_log_path(env: Mapping[str, str] | None = None) -> Path:
-    """`$XDG_STATE_HOME/grasbot/questions.sqlite3`, else `~/.local/state/grasbot/...`."""
-    env = os.environ if env is None else env
-    state = env.get("XDG_STATE_HOME", "").strip()
-    base = Path(state).expanduser() if state else Path.home() / ".local" / "state"
-    return base / "grasbot" / "questions.sqlite3"
-
-
-def parse_log_path(value: str | os.PathLike[str] | None) -> Path | None:
-    """A setting's value as a path; `off`, `none` or `false` turn the log off (None)."""
-    if value is None:
-        return None
-    text = os.fspath(value).strip()
-    if text.lower() in ("", "off", "none", "false", "0"):
-        return None
-    return Path(text).expanduser()
 
 
 def _utcnow() -> datetime:

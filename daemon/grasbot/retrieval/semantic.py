@@ -27,10 +27,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from ._exceptions import EmbeddingError
-from ._index import Index, indexable_body, indexable_text
-from ._sections import WHOLE_NOTE, cut_note, heading_path
-from ._vault import Note
+from .._exceptions import EmbeddingError
+from .index import Index, indexable_body, indexable_text
+from .sections import WHOLE_NOTE, cut_note, heading_path
+from .vault import Note
 
 if TYPE_CHECKING:
     import numpy as np
@@ -340,7 +340,7 @@ class Progress(NamedTuple):
 
 def note_texts(note: Note) -> tuple[str, ...]:
     """What a note is embedded from, one vector a text: its head, and for a note cut into
-    sections (`_sections`: longer than WHOLE_NOTE), each section under its heading path, so
+    sections (`sections`: longer than WHOLE_NOTE), each section under its heading path, so
     that a question about a passage deep in a course finds it (long-note tune set: hit@1
     0.861 → 0.972; the other tune sets unchanged, with `SemanticIndex._closest`'s correction).
     A vector for each declared question beside the head, best of them counting, measured

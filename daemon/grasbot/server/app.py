@@ -21,16 +21,16 @@ from typing import Any
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
-from ._aliases import suggest_aliases
-from ._auth import bearer_matches, resolve_owner_token
-from ._config import Settings
-from ._engine import GrasBot, ReloadReport, vault_files
-from ._exceptions import AuthError, ConfigError, GrasbotError, NoteNotFound, QueryError, VaultError
-from ._llm import load_ollama
-from ._protocol import ParamsError, WireError, dumps, loads, validate_params
-from ._questionlog import QuestionLog
-from ._ratelimit import RateLimiter, TrustedProxies, client_key
-from ._rpc import (
+from .._config import Settings
+from .._engine import GrasBot, ReloadReport, vault_files
+from .._exceptions import AuthError, ConfigError, GrasbotError, NoteNotFound, QueryError, VaultError
+from ..answer.llm import load_ollama
+from ..retrieval.aliases import suggest_aliases
+from ..store.questionlog import QuestionLog
+from .auth import bearer_matches, resolve_owner_token
+from .protocol import ParamsError, WireError, dumps, loads, validate_params
+from .ratelimit import RateLimiter, TrustedProxies, client_key
+from .rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -41,7 +41,7 @@ from ._rpc import (
     RpcDispatcher,
     RpcError,
 )
-from ._sse import SSE_HEADERS, sse_event
+from .sse import SSE_HEADERS, sse_event
 
 __all__ = [
     "BOT",

@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ._analysis import STOPWORDS, fold, tokenize_fr, words
-from ._exceptions import NoteNotFound, QueryError
-from ._index import Index, NoteAnalysis, Terms
-from ._questionlog import QuestionLog
-from ._scoring import contains_run
-from ._vault import LinkResolver, Note
+from .._exceptions import NoteNotFound, QueryError
+from .analysis import STOPWORDS, fold, tokenize_fr, words
+from .index import Index, NoteAnalysis, Terms
+from .scoring import contains_run
+from .vault import LinkResolver, Note
+
+if TYPE_CHECKING:  # the log is read, never imported: retrieval comes before the store
+    from ..store.questionlog import QuestionLog
 
 SOURCE_WEIGHTS = {
     "link_text": 1.0,  # chosen by the author, in another note

@@ -25,9 +25,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from ._postings import _ID_SIZE, Packed, Postings
-from ._vault import Issue, Link, LinkResolver, Note, Vault, VaultOptions
-from ._version import __version__
+from .._version import __version__
+from ..retrieval.postings import _ID_SIZE, Packed, Postings
+from ..retrieval.vault import Issue, Link, LinkResolver, Note, Vault, VaultOptions
 
 log = logging.getLogger("grasbot.cache")
 
@@ -56,10 +56,10 @@ def _code_fingerprint() -> str:
     """Changes whenever the code that turns a file into a Note or a NoteAnalysis changes."""
     import Stemmer
 
-    here = Path(__file__).resolve().parent
+    retrieval = Path(__file__).resolve().parent.parent / "retrieval"
     h = hashlib.blake2b(digest_size=16)
-    for name in ("_analysis.py", "_frontmatter.py", "_index.py", "_postings.py", "_sections.py", "_vault.py"):
-        h.update((here / name).read_bytes())
+    for name in ("analysis.py", "frontmatter.py", "index.py", "postings.py", "sections.py", "vault.py"):
+        h.update((retrieval / name).read_bytes())
     h.update(repr((__version__, getattr(Stemmer, "__version__", "?"), _NOTE_FIELDS)).encode())
     return h.hexdigest()
 
@@ -112,7 +112,7 @@ def _note_from_plain(values: tuple) -> Note:
 
 
 def postings_to_plain(p, with_docs: bool, numbers: Mapping[str, int] | None = None) -> tuple:
-    """Posting lists packed (`_postings.pack`), and for field postings each note's stems as a
+    """Posting lists packed (`retrieval.postings.pack`), and for field postings each note's stems as a
     (keys, values) pair of tuples: nothing to hash when loading, and a posting list is unpacked
     only when a search reads it."""
     paths, packed = p.packed(numbers)
@@ -148,7 +148,7 @@ def entries_to_plain(notes: Mapping[str, Note], analyses: Mapping) -> dict[str, 
 
 def entries_from_plain(entries: Mapping[str, tuple]) -> tuple[dict[str, Note], dict]:
     """Notes and their analyses; each analysis's body counts are made again when first read."""
-    from ._index import NoteAnalysis, NoteCounts
+    from ..retrieval.index import NoteAnalysis, NoteCounts
 
     if tuple(f.name for f in dataclasses.fields(NoteAnalysis)) != (*_ANALYSIS_FIELDS, "body"):
         raise ValueError("NoteAnalysis changed: _ANALYSIS_FIELDS must follow it")

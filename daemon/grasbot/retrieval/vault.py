@@ -23,9 +23,9 @@ from typing import Any, NamedTuple
 import frontmatter
 import yaml
 
-from ._analysis import slugify
-from ._exceptions import VaultError
-from ._frontmatter import FrontmatterTooLarge, load_frontmatter
+from .._exceptions import VaultError
+from .analysis import slugify
+from .frontmatter import FrontmatterTooLarge, load_frontmatter
 
 ALWAYS_EXCLUDED = (".obsidian", ".trash", ".git")
 MAX_FOLDER_DEPTH = 64  # folders inside folders: deeper is a mistake (or a loop of copies)
@@ -148,7 +148,7 @@ def _scan(root: Path, options: VaultOptions) -> list[tuple[str, os.DirEntry]]:
 
 def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterator[tuple[str, os.DirEntry]]:
     """`_scan`'s walk, one file at a time: the daemon stats a vault's files on its event loop,
-    a few hundred between two turns of requests (`_server.reload_vault`).
+    a few hundred between two turns of requests (`server.methods.reload_vault`).
 
     Only a symlink needs a system call to learn where it really points: any other entry's real
     path is its real parent's plus its name, so 10,000 files cost no `resolve()` each. What a
@@ -208,7 +208,7 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterat
                 if target is None or _excluded(target, options):
                     continue
             # interned: every table keyed by path then holds this one object, and a dict lookup
-            # stops at identity (marshal keeps the flag, so the cache and _parallel load it so)
+            # stops at identity (marshal keeps the flag, so the cache and store.parallel load it so)
             yield sys.intern(prefix + name), entry
         below = []
         for entry in dirs:

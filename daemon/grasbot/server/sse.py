@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._protocol import dumps
+from .protocol import dumps
 
 __all__ = ["SSE_HEADERS", "sse_event", "sse_comment"]
 

@@ -20,8 +20,8 @@ from typing import Any, cast
 from jsonrpcserver import Error, Success, async_dispatch_to_serializable
 from jsonrpcserver.sentinels import NODATA
 
-from ._exceptions import AuthError, GrasbotError, QueryError, VaultError
-from ._protocol import (
+from .._exceptions import AuthError, GrasbotError, QueryError, VaultError
+from .protocol import (
     WireError,
     dumps,
     loads,

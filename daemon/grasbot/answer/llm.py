@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import AsyncIterator
 
-from ._exceptions import LLMError, LLMFailed, LLMTimeout, LLMUnavailable
+from .._exceptions import LLMError, LLMFailed, LLMTimeout, LLMUnavailable
 
 __all__ = ["LLMClient", "ThinkStripper", "strip_think", "load_ollama"]
 

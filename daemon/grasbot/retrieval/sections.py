@@ -1,7 +1,7 @@
 """A note cut along its Markdown headings: the passages a prompt is built from.
 
 Pure functions on a note's body (front matter already split off). The cut is made once per
-note when it is analysed (`_index.analyse_note`), kept in the index cache with the analysis,
+note when it is analysed (`index.analyse_note`), kept in the index cache with the analysis,
 and made again only for a note whose bytes changed.
 
 - A note of at most WHOLE_NOTE characters is one passage: short notes stay whole.

@@ -7,8 +7,8 @@ visitor's walk cannot step onto a private note.
 
 from __future__ import annotations
 
-from ._index import Index
-from ._scoring import Reason, Score
+from .index import Index
+from .scoring import Reason, Score
 
 SEEDS = 3  # how many of the best notes lend their score to their neighbours
 SHARE = {"linked": 0.3, "related": 0.3, "body": 0.2, "embed": 0.2}

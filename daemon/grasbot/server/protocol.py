@@ -1,6 +1,6 @@
 """GrasBot's wire protocol, read from the OpenRPC document both sides are tested against.
 
-The document lives in ``shared-protocol/openrpc.json``; ``grasbot/protocol/openrpc.json``
+The document lives in ``shared-protocol/openrpc.json``; ``grasbot/server/protocol/openrpc.json``
 is a symlink to it so that it ships inside the package. Params and results are checked
 with the document's own JSON Schemas, so the daemon cannot accept or send anything the
 TypeScript client was not told about.
@@ -19,7 +19,7 @@ from typing import Any
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError, best_match
 
-from ._exceptions import QueryError
+from .._exceptions import QueryError
 
 __all__ = [
     "OPENRPC_PATH",

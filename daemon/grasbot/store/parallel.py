@@ -27,10 +27,10 @@ import threading
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
-from . import _cache
-from ._index import analyse_note, body_counts_of
-from ._postings import Packed, Postings, pack_all
-from ._vault import VaultOptions, _scan, parse_note, read_note_file
+from ..retrieval.index import analyse_note, body_counts_of
+from ..retrieval.postings import Packed, Postings, pack_all
+from ..retrieval.vault import VaultOptions, _scan, parse_note, read_note_file
+from . import cache as _cache
 
 log = logging.getLogger("grasbot.load")
 
@@ -182,7 +182,7 @@ def _from_worker(path: str) -> tuple[dict, dict, list]:
 
 
 def _plain_postings(docs: dict, numbers: dict[str, int], with_docs: bool) -> tuple:
-    """`_cache.postings_to_plain(Postings.from_docs(docs), with_docs, numbers)`, packed
+    """`cache.postings_to_plain(Postings.from_docs(docs), with_docs, numbers)`, packed
     straight from the notes' counts (`pack_all`)."""
     lengths = {p: sum(counts.values()) for p, counts in docs.items()}
     plain_docs = {p: Packed.of(counts).plain() for p, counts in docs.items()} if with_docs else None

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ._analysis import tokenize_fr
-from ._index import Index
-from ._passages import Passage, question_weights
+from ..retrieval.analysis import tokenize_fr
+from ..retrieval.index import Index
+from .passages import Passage, question_weights
 
 SENTENCES = 3
 MAX_SENTENCE = 320

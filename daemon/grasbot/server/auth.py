@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._config import Settings
-from ._exceptions import ConfigError
+from .._config import Settings
+from .._exceptions import ConfigError
 
 __all__ = ["MIN_TOKEN_LENGTH", "OwnerToken", "bearer_matches", "default_token_file", "resolve_owner_token"]
 

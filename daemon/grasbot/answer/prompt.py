@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ._passages import CUT_MARK, Passage  # noqa: F401 - CUT_MARK: what a cut passage ends with
+from .passages import CUT_MARK, Passage  # noqa: F401 - CUT_MARK: what a cut passage ends with
 
 SYSTEM_RULES = """Tu es GrasBot, l'assistant du site. Tu réponds aux visiteurs à partir des notes de l'auteur.
 Règles :
@@ -48,7 +48,7 @@ def build_prompt(
     history: Sequence[dict] = (),
 ) -> Prompt:
     """System rules, the conversation so far, then the question with the passages chosen for
-    it (`_passages.choose_passages`, already within the budget), or the no-context prompt."""
+    it (`passages.choose_passages`, already within the budget), or the no-context prompt."""
     messages = [{"role": "system", "content": SYSTEM_RULES}]
     messages += [{"role": t["role"], "content": t["content"]} for t in history]
     if not grounded or not passages:

@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ._analysis import tokenize_fr
-from ._index import Index, Terms
-from ._semantic import Closeness
+from .analysis import tokenize_fr
+from .index import Index, Terms
+from .semantic import Closeness
 
 SCALE = 10.0  # points of a field that says all the question says
 ALIAS_WEIGHT = 1.0
@@ -49,7 +49,7 @@ class Signal(NamedTuple):
     """One entry of the registry. `kind`: naming (the note's own fields name the subject), weak
     (found through its text, its meaning or a link: `grasbot log` suggests an alias), boost (a
     tie-breaker). `most`: the most points it can give, for a question that scores it at all, in
-    units search's pruning knows how to read (see `_search._field_bounds`)."""
+    units search's pruning knows how to read (see `search._field_bounds`)."""
 
     name: str
     kind: str

@@ -15,10 +15,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
-from ._analysis import Terms, body_counts, tokens
-from ._postings import LazyTable, Postings, Union
-from ._sections import Sections, cut_note
-from ._vault import LinkResolver, Note, Vault, rewrite_links
+from .analysis import Terms, body_counts, tokens
+from .postings import LazyTable, Postings, Union
+from .sections import Sections, cut_note
+from .vault import LinkResolver, Note, Vault, rewrite_links
 
 Labeled = tuple[tuple[str, Terms], ...]  # (the author's text, its stems), empty stems left out
 
@@ -73,7 +73,7 @@ class NoteAnalysis:
     answers: Labeled
     tags: Labeled
     domains: Labeled
-    sections: Sections  # the note cut along its headings (`_sections`): what a prompt quotes
+    sections: Sections  # the note cut along its headings (`sections`): what a prompt quotes
     body: Mapping[str, int]  # stem -> count
 
     def field_terms(self) -> dict[str, int]:
@@ -215,7 +215,7 @@ class Index:
         return rewrite_links(text, visible, rel)
 
     def derived(self, key: object, make):
-        """An index-wide value another module derives from this index (`_passages`' passage
+        """An index-wide value another module derives from this index (`answer.passages`' passage
         counts, search's tie-breakers), made once by `make()` and kept as long as the index (a reload makes a new
         one). `key` is an `object()` of that module's, as the index's own entries are: the
         terms' memo, when forgotten, keeps those."""
@@ -254,11 +254,11 @@ class Index:
 
     def impacts(self, term: str) -> Mapping[str, float]:
         """{path: the term's share of the note's BM25}, what `bm25` sums: for a caller that
-        weighs the terms itself (`_passages`, for the notes it sends whole)."""
+        weighs the terms itself (`answer.passages`, for the notes it sends whole)."""
         return self._impacts(term)
 
     def avg_length(self) -> float:
-        """BM25's yardstick for a long or a short text (`_avg_passage`), for `_passages`."""
+        """BM25's yardstick for a long or a short text (`_avg_passage`), for `answer.passages`."""
         return self._avg_passage() if len(self.body) else 1.0
 
     def _body_parts(self) -> tuple[Postings, ...]:

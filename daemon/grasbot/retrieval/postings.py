@@ -105,7 +105,7 @@ def _copy(mapping: Mapping[str, int]) -> dict[str, int]:
 # A packed posting list: each note's number and its count, pair after pair, as unsigned 32-bit
 # integers in this machine's byte order (the cache records it). One bytes object per term loads
 # as fast as a file read, where a dict or tuples of millions of entries take most of a start;
-# and the lists of consecutive shares of a vault (`_parallel`) join by plain concatenation.
+# and the lists of consecutive shares of a vault (`store.parallel`) join by plain concatenation.
 _ID_TYPE = "I" if array("I").itemsize == 4 else "L"
 _ID_SIZE = array(_ID_TYPE).itemsize
 
