@@ -381,7 +381,7 @@ async def _daemon_throughput(
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    from grasbot.server.app import BOT
+    from grasbot.server.state import BOT
 
     for _ in range(1200):  # measured once the worker has embedded the vault: searches with meaning
         if semantic == "off" or app[BOT].snapshot.semantic:

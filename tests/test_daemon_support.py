@@ -12,7 +12,8 @@ from aiohttp.test_utils import TestServer
 
 from grasbot import Settings
 from grasbot.server.protocol import validate_result
-from grasbot.server.app import BOT, create_app, runner_kwargs
+from grasbot.server.app import create_app, runner_kwargs
+from grasbot.server.state import BOT
 from standin_ollama import unused_url
 
 REPO = Path(__file__).resolve().parent.parent

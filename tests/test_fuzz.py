@@ -27,7 +27,8 @@ from aiohttp import web
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from grasbot.server.protocol import ResultError, method_names, validate_result
-from grasbot.server.app import BOT, create_app, runner_kwargs
+from grasbot.server.app import create_app, runner_kwargs
+from grasbot.server.state import BOT
 from test_daemon_support import BUNDLED_VAULT, daemon_settings
 
 OWNER = "fuzz-owner-token-0123456789abcdef"

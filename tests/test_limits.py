@@ -8,7 +8,8 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from grasbot.server.ratelimit import RateLimiter, TrustedProxies, client_key
-from grasbot.server.app import LIMITER, create_app
+from grasbot.server.app import create_app
+from grasbot.server.state import LIMITER
 from test_daemon_support import BUNDLED_VAULT, daemon_settings, rpc, server_kwargs, sse_events, start_daemon  # noqa: F401
 
 OWNER = "limits-owner-token-0123456789"

@@ -157,7 +157,7 @@ async def test_a_reload_walks_the_vault_on_the_event_loop_between_requests(start
     """The files are walked and stat()ed on the event loop, a few at a time (a worker thread
     that stats them waits for the GIL at every file while the loop is busy: 4.2 s instead of
     165 ms for 10,000 notes under load); the thread's load_vault walks nothing itself."""
-    from grasbot.server import app as _server
+    from grasbot.server import methods
     from grasbot.retrieval import vault as _vault
 
     for i in range(7):
@@ -171,7 +171,7 @@ async def test_a_reload_walks_the_vault_on_the_event_loop_between_requests(start
             turns.append((rel, ticks))  # how many turns other tasks had had by then
             yield rel, entry
 
-    monkeypatch.setattr(_server, "STATS_PER_TURN", 2)
+    monkeypatch.setattr(methods, "STATS_PER_TURN", 2)
     monkeypatch.setattr("grasbot._engine.walk_markdown", walked)
 
     def no_walk_here(*args, **kwargs):

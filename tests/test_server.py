@@ -16,7 +16,7 @@ import pytest
 
 from grasbot.answer.prompt import SYSTEM_RULES
 from grasbot.server.protocol import openrpc_document
-from grasbot.server.app import PUBLIC_LLM_ERROR
+from grasbot.server.methods import PUBLIC_LLM_ERROR
 from standin_ollama import unused_url
 from test_daemon_support import (  # noqa: F401 - start_daemon is a fixture
     OWNER,
@@ -485,7 +485,7 @@ async def test_serve_answers_while_the_cache_is_written_and_waits_for_it(note_wr
 
     from grasbot import GrasBot, Settings
     from grasbot.store import cache as _cache
-    from grasbot.server import app as _server
+    from grasbot.server import app
 
     note_writer("un.md", "title: Un\nvisibility: public", "Le jardin et les abeilles.")
     cache = tmp_path / "cache"
@@ -503,7 +503,7 @@ async def test_serve_answers_while_the_cache_is_written_and_waits_for_it(note_wr
 
     monkeypatch.setattr(_cache, "save", held_save)
     stop = asyncio.Event()
-    served = asyncio.create_task(_server._serve(settings, "test-serve-token-0123456789", bot, stop))
+    served = asyncio.create_task(app._serve(settings, "test-serve-token-0123456789", bot, stop))
     try:
         assert await asyncio.to_thread(writing.wait, 30)
         url = capsys.readouterr().out.split()[3]  # "GrasBot listening on http://127.0.0.1:PORT ..."

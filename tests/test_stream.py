@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from grasbot.server.app import PUBLIC_LLM_ERROR
+from grasbot.server.methods import PUBLIC_LLM_ERROR
 from grasbot.server.sse import sse_event
 from standin_ollama import unused_url
 from test_daemon_support import OWNER, OWNER_TOKEN, bot_of, sse_events, start_daemon  # noqa: F401 - fixture

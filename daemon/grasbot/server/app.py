@@ -1,478 +1,47 @@
-"""The daemon: JSON-RPC at POST /rpc and the site's HTTP endpoints, on aiohttp.
+"""The daemon's application and its process: `create_app()` (what tests and embedders use)
+and `serve()` (what `grasbot serve` runs).
 
 One GrasBot per application, opened by a cleanup context (the vault loads in a worker thread,
 the LLM client is closed on the way out). Requests read the bot's current snapshot, so a
-reload that swaps it never disturbs a request in flight. `serve()` is what `grasbot serve`
-runs; `create_app()` is what tests and embedders use.
+reload that swaps it never disturbs a request in flight. The routes are `handlers.py`, the
+JSON-RPC methods `methods.py`, what wraps every request `middleware.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 from aiohttp import web
-from aiohttp.abc import AbstractAccessLogger
 
 from .._config import Settings
-from .._engine import GrasBot, ReloadReport, vault_files
-from .._exceptions import AuthError, ConfigError, GrasbotError, NoteNotFound, QueryError, VaultError
+from .._engine import GrasBot
+from .._exceptions import ConfigError, VaultError
 from ..answer.llm import load_ollama
-from ..retrieval.aliases import suggest_aliases
 from ..store.questionlog import QuestionLog
-from .auth import bearer_matches, resolve_owner_token
-from .protocol import ParamsError, WireError, dumps, loads, validate_params
-from .ratelimit import RateLimiter, TrustedProxies, client_key
-from .rpc import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    NOTE_NOT_FOUND,
-    RATE_LIMITED,
-    UNAUTHORIZED,
-    VAULT_RELOAD_FAILED,
-    RpcDispatcher,
-    RpcError,
-)
-from .sse import SSE_HEADERS, sse_event
+from .auth import resolve_owner_token
+from .handlers import STATIC_DIR, handle_ask, handle_ask_stream, handle_health, handle_index, handle_reload, handle_rpc
+from .methods import RPC_METHODS
+from .middleware import CORS_ALLOWED, AccessLogger, cors_headers, cors_preflight, errors_as_json
+from .ratelimit import RateLimiter, TrustedProxies
+from .rpc import RpcDispatcher
+from .state import BOT, DISPATCHER, LIMITER, OWNER_TOKEN, PROXIES, RELOAD_LOCK, SETTINGS
 
-__all__ = [
-    "BOT",
-    "AccessLogger",
-    "RpcContext",
-    "create_app",
-    "serve",
-]
+__all__ = ["create_app", "runner_kwargs", "serve"]
 
 log = logging.getLogger("grasbot.server")
 access_log = logging.getLogger("grasbot.access")
 
-BOT = web.AppKey("bot", GrasBot)
-SETTINGS = web.AppKey("settings", Settings)
-DISPATCHER = web.AppKey("dispatcher", RpcDispatcher)
-RELOAD_LOCK = web.AppKey("reload_lock", asyncio.Lock)
-OWNER_TOKEN = web.AppKey("owner_token", str)
-LIMITER = web.AppKey("limiter", RateLimiter)
-PROXIES = web.AppKey("trusted_proxies", TrustedProxies)
-
-#: The CORS allow-list (Settings.cors_origins, app://obsidian.md by default). No wildcard,
-#: no localhost rule: the chat page is same-origin, a site's origin is listed explicitly.
-CORS_ALLOWED = web.AppKey("cors_allowed", tuple)
-#: path -> the methods a cross-origin caller may use on it.
-CORS_PATHS: dict[str, tuple[str, ...]] = {
-    "/rpc": ("POST",),
-    "/ask": ("GET",),
-    "/ask/stream": ("GET",),
-    "/health": ("GET",),
-}
-STATIC_DIR = Path(__file__).resolve().parent / "static"
 #: Clients whose rate-limit bucket is remembered at once (the least recently seen go first).
 MAX_CLIENTS = 10_000
 SHUTDOWN_TIMEOUT = 5.0
 LINGERING_TIME = 1.0
-STATS_PER_TURN = 500  # files a reload stats on the event loop between two turns of requests (~5 ms)
 
-#: `llm_error` as a caller without the owner token reads it. The cause names Ollama's address
-#: and repeats its errors: the daemon's log and the owner's calls carry it, a site's visitors don't.
-PUBLIC_LLM_ERROR = "the language model did not answer: this response is built from the notes"
-
-# request-scoped notes for the access log
-_LOG_WHAT = web.RequestKey("grasbot_what", str)
-_LOG_OUTCOME = web.RequestKey("grasbot_outcome", str)
-
-
-class RpcContext:
-    """What every JSON-RPC method receives first. `client`, the rate limit's key for the caller,
-    is worked out only for the methods that are rate limited (it was 4 % of a `search` call)."""
-
-    __slots__ = ("bot", "app", "is_owner", "_request")
-
-    def __init__(self, request: web.Request) -> None:
-        self.bot, self.app, self.is_owner, self._request = request.app[BOT], request.app, _is_owner(request), request
-
-    @property
-    def client(self) -> str:
-        return _client(self._request)
-
-
-# ---------------------------------------------------------------- JSON-RPC methods
-
-
-def _for_caller(payload: dict, is_owner: bool) -> dict:
-    """An answer's payload as this caller may read it; an LLM failure's cause goes to the log."""
-    cause = payload.get("llm_error")
-    if cause is None:
-        return payload
-    log.warning("the LLM did not answer, the response was built from the notes: %s", cause)
-    return payload if is_owner else {**payload, "llm_error": PUBLIC_LLM_ERROR}
-
-
-async def _m_search(ctx: RpcContext, q: str, audience: str, top_k: int | None = None) -> dict:
-    check_limits(ctx.app[SETTINGS], q)
-    await ctx.bot.prepare_question(q)
-    result = ctx.bot.search(q, top_k=top_k, audience=audience)
-    if not ctx.is_owner and audience == "visitor":  # the owner's previews are not visitors' questions
-        ctx.bot.record(q, result)
-    return result.to_dict()
-
-
-async def _m_answer(ctx: RpcContext, q: str, history: list, audience: str) -> dict:
-    check_limits(ctx.app[SETTINGS], q, history)
-    if not ctx.is_owner:
-        wait = ctx.app[LIMITER].take(ctx.client)
-        if wait:
-            raise RpcError(RATE_LIMITED, "Rate limited", {"retry_after": RateLimiter.retry_after(wait)})
-    payload = await ctx.bot.answer(q, history=history, audience=audience, record=not ctx.is_owner)
-    return _for_caller(payload, ctx.is_owner)
-
-
-async def _m_suggest_aliases(ctx: RpcContext, slug: str, limit: int) -> dict:
-    index = ctx.bot.snapshot.index("owner")  # owner-only: the dispatcher checked the token
-    try:
-        return await asyncio.to_thread(suggest_aliases, slug, index, ctx.bot.question_log, limit)
-    except NoteNotFound as exc:
-        raise RpcError(NOTE_NOT_FOUND, "Note not found", str(exc)) from None
-
-
-async def _m_reload(ctx: RpcContext) -> dict:
-    try:
-        report = await reload_vault(ctx.app)
-    except (VaultError, OSError) as exc:
-        raise RpcError(VAULT_RELOAD_FAILED, "Vault reload failed", _reason(exc)) from None
-    return report.to_dict()
-
-
-async def _m_health(ctx: RpcContext) -> dict:
-    return await ctx.bot.health()
-
-
-RPC_METHODS: dict[str, Callable[..., Any]] = {
-    "search": _m_search,
-    "answer": _m_answer,
-    "reload": _m_reload,
-    "health": _m_health,
-    "suggest_aliases": _m_suggest_aliases,
-}
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and not isinstance(exc, VaultError):
-        return f"cannot read the vault: {exc.strerror or exc}"
-    return str(exc)
-
-
-async def reload_vault(app: web.Application) -> ReloadReport:
-    """Run the blocking reload in a worker thread, one at a time; the old vault serves meanwhile.
-
-    The files are walked and stat()ed here first, on the event loop, STATS_PER_TURN between
-    two turns of requests. A worker thread gives up the GIL at every stat and, while the loop
-    is busy, waits for it to come back: one changed note of 10,000 took 4.2 s to reload under
-    a load of `search` calls that way, 165 ms idle (benchmarks/README.md, round 5)."""
-    bot = app[BOT]
-    async with app[RELOAD_LOCK]:
-        scanned = []
-        for found in vault_files(bot.settings):
-            try:
-                found[1].stat()  # kept by the entry for load_vault
-            except OSError:
-                pass  # load_vault asks again, and reports it
-            scanned.append(found)
-            if len(scanned) % STATS_PER_TURN == 0:
-                await asyncio.sleep(0)
-        return await asyncio.get_running_loop().run_in_executor(None, bot.reload, scanned)
-
-
-# ---------------------------------------------------------------- helpers
-
-
-def _json(data: Any, status: int = 200) -> web.Response:
-    return web.Response(
-        text=dumps(data),
-        status=status,
-        content_type="application/json",
-    )
-
-
-# HTTP status -> the JSON-RPC error the body carries (shared-protocol/README.md)
-_HTTP_ERRORS = {
-    400: (INVALID_PARAMS, "Invalid params"),
-    401: (UNAUTHORIZED, "Unauthorized"),
-    413: (INVALID_REQUEST, "Invalid Request"),
-    429: (RATE_LIMITED, "Rate limited"),
-    500: (INTERNAL_ERROR, "Internal error"),
-}
-
-
-def _error(status: int, data: Any = None, *, code: int | None = None, message: str | None = None) -> web.Response:
-    """`{"error": {code, message, data}}`, the same codes and texts as the RPC errors, so one
-    client-side decoder serves both (the plugin's stream and its RPC calls)."""
-    default_code, default_message = _HTTP_ERRORS[status]
-    error: dict[str, Any] = {"code": code or default_code, "message": message or default_message}
-    if data is not None:
-        error["data"] = data
-    return _json({"error": error}, status=status)
-
-
-def _is_owner(request: web.Request) -> bool:
-    """The caller showed the owner token (constant-time check; no token configured: nobody)."""
-    return bearer_matches(request.headers.get("Authorization"), request.app[OWNER_TOKEN])
-
-
-def _client(request: web.Request) -> str:
-    return client_key(request.remote, request.headers.get("X-Forwarded-For"), request.app[PROXIES])
-
-
-def check_limits(settings: Settings, q: str, history: list | tuple = ()) -> None:
-    """The configured limits, where they are lower than the protocol's own (its schema checked those).
-
-    Messages name the parameter and the sizes, never the value: it may be anything.
-    """
-    if len(q) > settings.max_question:
-        raise ParamsError(f"q: must be at most {settings.max_question} characters (got {len(q)})", param="q")
-    if len(history) > settings.max_history:
-        raise ParamsError(f"history: must have at most {settings.max_history} items (got {len(history)})", param="history")
-    for i, turn in enumerate(history):
-        content = turn.get("content", "") if isinstance(turn, dict) else ""
-        if isinstance(content, str) and len(content) > settings.max_turn:
-            raise ParamsError(
-                f"history[{i}].content: must be at most {settings.max_turn} characters (got {len(content)})",
-                param="history",
-            )
-
-
-def _rate_limited(request: web.Request) -> web.Response | None:
-    """A 429 if this visitor has asked too much lately; owners are not limited."""
-    if _is_owner(request):
-        return None
-    wait = request.app[LIMITER].take(_client(request))
-    if not wait:
-        return None
-    seconds = RateLimiter.retry_after(wait)
-    request[_LOG_OUTCOME] = "rate limited"
-    response = _error(429, {"retry_after": seconds})
-    response.headers["Retry-After"] = str(seconds)
-    return response
-
-
-def _ask_params(request: web.Request) -> tuple[str, list]:
-    """q and the optional JSON-encoded history of /ask and /ask/stream, checked like `answer`'s."""
-    params: dict[str, Any] = {}
-    if "q" in request.query:
-        params["q"] = request.query["q"]
-    raw = request.query.get("history", "").strip()
-    if raw:
-        try:
-            params["history"] = loads(raw)
-        except WireError as exc:
-            raise QueryError(f"history: {exc}") from None
-        except (ValueError, RecursionError):
-            raise QueryError("history: must be a JSON array of {role, content} turns") from None
-    checked = validate_params("answer", params)
-    check_limits(request.app[SETTINGS], checked["q"], checked["history"])
-    return checked["q"], checked["history"]
-
-
-# ---------------------------------------------------------------- handlers
-
-
-async def handle_rpc(request: web.Request) -> web.Response:
-    settings = request.app[SETTINGS]
-    try:
-        async with asyncio.timeout(settings.body_timeout):  # a client that trickles its body is let go
-            body = await request.read()
-    except TimeoutError:
-        request[_LOG_OUTCOME] = "body too slow"
-        response = _json(
-            {
-                "jsonrpc": "2.0",
-                "error": {"code": -32600, "message": "Invalid Request", "data": f"request body not received within {settings.body_timeout:g} s"},
-                "id": None,
-            },
-            status=408,
-        )
-        response.force_close()  # the rest of the body may still come: this connection is done (LINGERING_TIME)
-        return response
-    except web.HTTPRequestEntityTooLarge:
-        request[_LOG_OUTCOME] = "body too large"
-        limit = request.app[SETTINGS].max_body
-        return _json(
-            {
-                "jsonrpc": "2.0",
-                "error": {"code": -32600, "message": "Invalid Request", "data": f"request body is over the limit of {limit} bytes"},
-                "id": None,
-            },
-            status=413,
-        )
-    ctx = RpcContext(request)
-    text, (request[_LOG_WHAT], request[_LOG_OUTCOME]) = await request.app[DISPATCHER].dispatch_summarized(body, ctx)
-    if text is None:
-        return web.Response(status=204)
-    return web.Response(text=text, content_type="application/json")
-
-
-def _visitor_question(request: web.Request) -> tuple[str, list] | web.Response:
-    """/ask's and /ask/stream's q and history, or the 400 or 429 that refuses them: bad
-    requests are refused before they use up any of the client's questions."""
-    try:
-        q, history = _ask_params(request)
-    except QueryError as exc:
-        request[_LOG_OUTCOME] = "bad request"
-        return _error(400, str(exc))
-    return _rate_limited(request) or (q, history)
-
-
-async def handle_ask(request: web.Request) -> web.Response:
-    asked = _visitor_question(request)
-    if isinstance(asked, web.Response):
-        return asked
-    q, history = asked
-    owner = _is_owner(request)
-    payload = await request.app[BOT].answer(q, history=history, audience="visitor", record=not owner)
-    request[_LOG_OUTCOME] = "llm_error" if "llm_error" in payload else "ok"
-    return _json(_for_caller(payload, owner))
-
-
-async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
-    asked = _visitor_question(request)
-    if isinstance(asked, web.Response):
-        return asked
-    q, history = asked
-    response = web.StreamResponse(headers=SSE_HEADERS)
-    await response.prepare(request)
-    request[_LOG_OUTCOME] = "client gone"
-    owner = _is_owner(request)
-    events = request.app[BOT].answer_events(q, history=history, audience="visitor", record=not owner)
-    try:
-        # aclosing: when the client goes (the handler is cancelled or a write fails), the
-        # generator is closed at once, and with it the request to Ollama.
-        async with contextlib.aclosing(events):
-            async for name, data in events:
-                if name == "done":
-                    data = _for_caller(data, owner)
-                await response.write(sse_event(name, data))
-                if name == "done":
-                    request[_LOG_OUTCOME] = "llm_error" if "llm_error" in data else "ok"
-    except ConnectionResetError:  # aiohttp's ClientConnectionResetError included
-        return response
-    except Exception as exc:  # noqa: BLE001 - the stream is open: say so in-band, then end it
-        message = str(exc) if isinstance(exc, QueryError) else "internal error"
-        if not isinstance(exc, QueryError):
-            log.error("stream failed", exc_info=exc)
-        request[_LOG_OUTCOME] = "error"
-        with contextlib.suppress(ConnectionResetError):
-            await response.write(sse_event("error", {"message": message}))
-    with contextlib.suppress(ConnectionResetError):
-        await response.write_eof()
-    return response
-
-
-async def handle_index(request: web.Request) -> web.FileResponse:
-    """The chat page a site embeds or links to; static, no build step."""
-    return web.FileResponse(
-        STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
-    )
-
-
-async def handle_health(request: web.Request) -> web.Response:
-    return _json(await request.app[BOT].health())
-
-
-async def handle_reload(request: web.Request) -> web.Response:
-    if not _is_owner(request):
-        request[_LOG_OUTCOME] = "unauthorized"
-        return _error(401, "owner token required")
-    try:
-        report = await reload_vault(request.app)
-    except (VaultError, OSError) as exc:
-        request[_LOG_OUTCOME] = "reload failed"
-        return _error(
-            500, f"the previous vault keeps serving: {_reason(exc)}", code=VAULT_RELOAD_FAILED, message="Vault reload failed"
-        )
-    return _json(report.to_dict())
-
-
-# ---------------------------------------------------------------- middleware and signals
-
-
-def _origin_allowed(request: web.Request, origin: str) -> bool:
-    return origin in request.app[CORS_ALLOWED]
-
-
-@web.middleware
-async def cors_preflight(request: web.Request, handler):
-    if request.method != "OPTIONS" or request.path not in CORS_PATHS:
-        return await handler(request)
-    origin = request.headers.get("Origin", "")
-    method = request.headers.get("Access-Control-Request-Method", "")
-    if not _origin_allowed(request, origin) or method not in CORS_PATHS[request.path]:
-        return web.Response(status=403)
-    return web.Response(
-        status=204,
-        headers={
-            "Access-Control-Allow-Methods": ", ".join((*CORS_PATHS[request.path], "OPTIONS")),
-            "Access-Control-Allow-Headers": "Content-Type, Authorization",
-            "Access-Control-Max-Age": "600",
-        },
-    )
-
-
-async def cors_headers(request: web.Request, response: web.StreamResponse) -> None:
-    """On prepare, so that streamed responses get the headers too."""
-    if request.path not in CORS_PATHS:
-        return
-    response.headers["Vary"] = "Origin"
-    origin = request.headers.get("Origin", "")
-    if origin and _origin_allowed(request, origin):
-        response.headers["Access-Control-Allow-Origin"] = origin
-
-
-@web.middleware
-async def errors_as_json(request: web.Request, handler):
-    """An unexpected exception becomes a 500 that says nothing about internals."""
-    try:
-        return await handler(request)
-    except web.HTTPRequestEntityTooLarge:
-        return _error(413, f"request body is over the limit of {request.app[SETTINGS].max_body} bytes")
-    except web.HTTPException:
-        raise
-    except GrasbotError as exc:
-        if isinstance(exc, QueryError):
-            return _error(400, str(exc))
-        if isinstance(exc, AuthError):
-            return _error(401, str(exc) or "owner token required")
-        log.error("%s %s failed", request.method, request.path, exc_info=exc)
-        return _error(500)
-    except Exception as exc:  # noqa: BLE001
-        log.error("%s %s failed", request.method, request.path, exc_info=exc)
-        return _error(500)
-
-
-# ---------------------------------------------------------------- access log
-
-
-class AccessLogger(AbstractAccessLogger):
-    """`POST /rpc search 200 ok 12.3 ms`: method, path, status, outcome, duration; no IP, no query."""
-
-    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
-        what = request.get(_LOG_WHAT)
-        outcome = request.get(_LOG_OUTCOME)
-        parts = [request.method, request.path]
-        if what:
-            parts.append(what)
-        parts.append(str(response.status))
-        if outcome:
-            parts.append(outcome)
-        self.logger.info("%s %.1f ms", " ".join(parts), time * 1000)
-
-
-# ---------------------------------------------------------------- the application
 
 
 def create_app(
@@ -627,7 +196,7 @@ def serve(settings: Settings) -> int:
     started = time.perf_counter()
     try:
         # Before the event loop and its threads: a large vault then loads on every core
-        # (_parallel forks only a process that runs no other thread).
+        # (store.parallel forks only a process that runs no other thread).
         bot = GrasBot.open(settings, write_cache=False)  # written once serving: see _serve
     except VaultError as exc:
         print(f"grasbot: cannot start: {exc}", file=sys.stderr, flush=True)
