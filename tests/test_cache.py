@@ -13,6 +13,7 @@ import pytest
 import grasbot._engine as engine
 import grasbot.retrieval.vault as vault_mod
 from grasbot import Settings, build_snapshot, search
+from grasbot.retrieval.vault import VaultOptions
 from grasbot.store import cache as _cache
 
 REPO = Path(__file__).resolve().parent.parent
@@ -146,6 +147,21 @@ def test_options_change_invalidates(vault, parsed):
     assert len(parsed) == 80
     assert public.vault.options.default_public
     assert _answers(public) == _answers(build_snapshot(settings.with_(default_visibility="public")))
+
+
+def test_every_vault_option_is_in_the_header_even_one_added_later(tmp_path):
+    """The header reads VaultOptions' fields from the dataclass: an option added later changes
+    it without anyone listing it there, so a cache made under other options is never read."""
+    import dataclasses
+
+    base = _cache._header(tmp_path, VaultOptions())
+    assert _cache._header(tmp_path, VaultOptions(exclude=("brouillons",))) != base
+    assert _cache._header(tmp_path, VaultOptions(default_public=True)) != base
+    later = dataclasses.make_dataclass(
+        "VaultOptions", [("show_drafts", bool, dataclasses.field(default=False))], bases=(VaultOptions,), frozen=True
+    )
+    assert _cache._header(tmp_path, later(show_drafts=True)) != _cache._header(tmp_path, later())
+    assert marshal.loads(marshal.dumps(base)) == base  # what load() compares is what save() wrote
 
 
 def test_write_is_atomic_and_leaves_no_temp_file(vault):

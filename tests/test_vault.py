@@ -250,6 +250,30 @@ def test_duplicate_slugs_are_reported(note_writer):
     assert messages(vault.warnings, "b/c.md") == ["duplicate slug 'meme' (also used by a.md)"]
 
 
+def test_a_reload_says_what_changed_and_what_was_relinked(note_writer):
+    """The delta a reload's callers read (the engine, the indexes), against the vault it was given."""
+    note_writer("a.md", "title: A", "Vers [[b]].")
+    note_writer("b.md", "title: B", "Rien.")
+    note_writer("c.md", "title: C", "Rien non plus.")
+    first = load_vault(note_writer.root)
+    assert first.delta is None and first.changed_since(first.notes) is None  # loaded from nothing
+
+    note_writer("b.md", "title: B", "Autre texte, mêmes liens.")
+    note_writer("c.md", "title: C", "Vers [[a]] maintenant.")
+    second = load_vault(note_writer.root, previous=first)
+    assert second.changed_since(first.notes) == ("b.md", "c.md")
+    assert second.relinked_since(first.edges) == {"c.md"}  # b's links did not change
+    assert second.edges["c.md"] == (("a.md", "body"),)
+    assert second.changed_since(dict(first.notes)) is None  # another dict: no claim about it
+    assert second.relinked_since(dict(first.edges)) is None
+
+    note_writer("d.md", "title: D", "Une note de plus.")  # a new name: every link may resolve elsewhere
+    third = load_vault(note_writer.root, previous=second)
+    assert third.changed_since(second.notes) == ("d.md",)
+    assert third.relinked_since(second.edges) is None
+    assert load_vault(note_writer.root, VaultOptions(default_public=True), previous=third).delta is None  # other options
+
+
 def test_missing_vault_folder_is_a_vault_error(tmp_path):
     with pytest.raises(VaultError, match="vault folder not found"):
         load_vault(tmp_path / "absent")

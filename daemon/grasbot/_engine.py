@@ -159,7 +159,7 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
         if cached is not None:  # a snapshot as saved, or as the workers made it: evolved below like a reload's
             seed_vault = Vault(root=Path(settings.vault_dir), notes=cached.notes, options=options)
             if cached.links is not None:
-                seed_vault.resolver, seed_vault.edges, seed_vault._dangling, seed_vault._duplicates = cached.links
+                seed_vault.resolver, seed_vault.edges, seed_vault.broken_links, seed_vault.duplicate_slugs = cached.links
             seed_analyses = cached.analyses
             if cached.postings is not None:
                 graph = (cached.graphs, seed_vault.edges) if cached.graphs is not None else None
@@ -168,11 +168,12 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
     vault = load_vault(settings.vault_dir, options, previous=seed_vault, scanned=scanned)
     old_notes = seed_vault.notes if seed_vault is not None and seed_vault.options == options else {}
     fresh = 0
-    if old_notes and vault._base is old_notes:  # load_vault says which notes are new objects
+    changed = vault.changed_since(old_notes) if old_notes else None
+    if changed is not None:  # load_vault says which notes are new objects
         analyses = dict(seed_analyses)
         for path in seed_analyses.keys() - vault.notes.keys():
             del analyses[path]
-        touched: Iterable[str] = vault._fresh
+        touched: Iterable[str] = changed
     else:
         analyses = {}
         touched = vault.notes.keys()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
@@ -410,9 +410,8 @@ class Index:
         visitor, owner = previous["visitor"], previous["owner"]
         notes = vault.notes
         gone = owner.notes.keys() - notes.keys()
-        if vault._base is owner.notes:  # load_vault compared the files with these very notes
-            changed = vault._fresh
-        else:
+        changed: Sequence[str] | None = vault.changed_since(owner.notes)  # None: not loaded against these notes
+        if changed is None:
             changed = [p for p, n in notes.items() if owner.notes.get(p) is not n]
         if not gone and all(p in owner.notes and owner.notes[p].public == notes[p].public for p in changed):
             public = dict(visitor.notes)  # same notes, same visibility: only the changed ones differ
@@ -474,9 +473,10 @@ def _graph(notes: Mapping[str, Note], vault: Vault, previous: Index | None) -> t
         return edges, {p: tuple(v) for p, v in back.items()}
     old_raw, old_edges = previous._raw_edges, previous.edges
     moved = []
-    if vault._edges_base is old_raw and vault._relinked is not None:  # the vault says what changed
+    relinked = vault.relinked_since(old_raw)
+    if relinked is not None:  # the vault says what changed
         edges = dict(old_edges)
-        candidates = [p for p in vault._relinked if p in notes]
+        candidates = [p for p in relinked if p in notes]
     else:
         edges = {}
         candidates = []

@@ -14,7 +14,7 @@ import stat
 import sys
 import time
 import urllib.parse
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
@@ -92,7 +92,13 @@ class Issue:
 
 @dataclass
 class Vault:
-    """A loaded vault. `edges` maps a note's path to the paths it links to, resolved."""
+    """A loaded vault. `edges` maps a note's path to the paths it links to, resolved.
+
+    What a reload reuses is public, so the engine, the indexes and the cache read it without
+    knowing how the load worked it out: `broken_links` (each note's links that point nowhere),
+    `duplicate_slugs` (the report of notes sharing a slug), and `delta`, what this load changed
+    against the vault it was given (`changed_since`, `relinked_since`).
+    """
 
     root: Path
     notes: dict[str, Note]
@@ -101,22 +107,46 @@ class Vault:
     warnings: list[Issue] = field(default_factory=list)  # duplicate slugs, dangling links, odd fields
     edges: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # path -> ((target, kind), ...)
     resolver: LinkResolver | None = None
-    # what a reload reuses: each note's broken links, the duplicate-slug report, and which notes'
-    # links were resolved again since `_edges_base` (the previous vault's edges; None: all of them)
-    _dangling: dict[str, tuple[Issue, ...]] = field(default_factory=dict, repr=False, compare=False)
-    _duplicates: list[Issue] = field(default_factory=list, repr=False, compare=False)
-    _relinked: set[str] | None = field(default=None, repr=False, compare=False)
-    _edges_base: dict | None = field(default=None, repr=False, compare=False)
-    # the notes dict load_vault compared the files with (previous.notes), and which notes are not
-    # its objects: what the engine and the indexes need to touch on a reload
-    _base: dict | None = field(default=None, repr=False, compare=False)
-    _fresh: list[str] = field(default_factory=list, repr=False, compare=False)
+    broken_links: dict[str, tuple[Issue, ...]] = field(default_factory=dict, repr=False, compare=False)
+    duplicate_slugs: list[Issue] = field(default_factory=list, repr=False, compare=False)
+    delta: VaultDelta | None = field(default=None, repr=False, compare=False)  # None: loaded from nothing
 
     def by_slug(self, slug: str) -> Note | None:
         for note in self.notes.values():
             if note.slug == slug:
                 return note
         return None
+
+    def changed_since(self, notes: Mapping[str, Note]) -> tuple[str, ...] | None:
+        """The notes added or changed since `notes`, if this vault was loaded against those very
+        notes (`load_vault(previous=...)`); None if it was not: then any note may differ."""
+        delta = self.delta
+        return delta.changed if delta is not None and delta.notes_base is notes else None
+
+    def relinked_since(self, edges: Mapping[str, tuple]) -> frozenset[str] | None:
+        """The notes whose links were resolved again since `edges`, if this vault's links were
+        resolved against those very edges; None if not: then any note's links may differ."""
+        delta = self.delta
+        if delta is None or delta.relinked is None or delta.edges_base is not edges:
+            return None
+        return delta.relinked
+
+
+@dataclass(frozen=True)
+class VaultDelta:
+    """What `load_vault(previous=...)` changed against `previous`: what a reload touches.
+
+    `changed`: the notes that are not `previous`'s own objects (added, or whose file changed);
+    a note of `previous` missing from the new vault was removed. `relinked`: the notes whose
+    links were resolved again, or None when every note's were (note paths or slugs changed).
+    `notes_base` and `edges_base` are `previous`'s notes and edges, so a caller can tell the
+    delta is against the state it holds (an identity check, not a comparison).
+    """
+
+    notes_base: Mapping[str, Note]
+    changed: tuple[str, ...]
+    edges_base: Mapping[str, tuple] | None = None
+    relinked: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -691,13 +721,13 @@ def _resolve_one(path: str, note: Note, resolver: LinkResolver, memo: dict) -> t
     return tuple(edges.items()), tuple(found)
 
 
-def resolve_links(vault: Vault, previous: Vault | None = None, fresh: Iterable[str] | None = None) -> None:
+def resolve_links(vault: Vault, previous: Vault | None = None, fresh: Iterable[str] | None = None) -> set[str] | None:
     """Fill `vault.edges` and report links that point nowhere.
 
     With `previous` holding the same note paths and slugs, a link resolves as it did then: only
     the `fresh` notes (every note not identical to `previous`'s, by default) whose links changed
-    are resolved again, the others keep their edge tuples, and `vault._relinked` names the
-    notes resolved again, so an index can update its graph for those alone.
+    are resolved again, the others keep their edge tuples, and the notes resolved again are
+    returned, so an index can update its graph for those alone. None: every note was resolved.
     """
     if fresh is None:
         fresh = [p for p, n in vault.notes.items() if previous is None or previous.notes.get(p) is not n]
@@ -705,7 +735,7 @@ def resolve_links(vault: Vault, previous: Vault | None = None, fresh: Iterable[s
     if _same_names(vault, previous, fresh):
         assert previous is not None and previous.resolver is not None  # what _same_names checked
         resolver = vault.resolver = previous.resolver
-        vault.edges, dangling = dict(previous.edges), dict(previous._dangling)
+        vault.edges, dangling = dict(previous.edges), dict(previous.broken_links)
         relinked = set()
         reorder = False
         for path in fresh:
@@ -721,33 +751,34 @@ def resolve_links(vault: Vault, previous: Vault | None = None, fresh: Iterable[s
                 dangling.pop(path, None)
         if reorder:  # warnings come in the notes' order
             dangling = {p: dangling[p] for p in vault.notes if p in dangling}
-        vault._dangling, vault._relinked, vault._edges_base = dangling, relinked, previous.edges
+        vault.broken_links = dangling
     else:
         resolver = vault.resolver = LinkResolver(vault.notes.values())
-        vault.edges, vault._dangling = {}, {}
+        vault.edges, vault.broken_links = {}, {}
         for path, note in vault.notes.items():
             vault.edges[path], found = _resolve_one(path, note, resolver, memo)
             if found:
-                vault._dangling[path] = found
-        vault._relinked, vault._edges_base = None, None
-    for found in vault._dangling.values():
+                vault.broken_links[path] = found
+        relinked = None
+    for found in vault.broken_links.values():
         vault.warnings.extend(found)
+    return relinked
 
 
 def _report_duplicates(vault: Vault, previous: Vault | None = None) -> None:
     """Notes sharing a slug; with `previous` under the same names (`_same_names`), its report."""
     if previous is not None:
-        vault._duplicates = previous._duplicates
+        vault.duplicate_slugs = previous.duplicate_slugs
     else:
         first: dict[str, str] = {}
-        vault._duplicates = []
+        vault.duplicate_slugs = []
         for path in sorted(vault.notes):
             slug = vault.notes[path].slug
             if slug in first:
-                vault._duplicates.append(Issue(path, f"duplicate slug '{slug}' (also used by {first[slug]})"))
+                vault.duplicate_slugs.append(Issue(path, f"duplicate slug '{slug}' (also used by {first[slug]})"))
             else:
                 first[slug] = path
-    vault.warnings.extend(vault._duplicates)
+    vault.warnings.extend(vault.duplicate_slugs)
 
 
 # ---------------------------------------------------------------- loading
@@ -825,7 +856,10 @@ def load_vault(
         if note is not known:
             fresh.append(rel)
     previous = previous if reusable else None
-    vault._base, vault._fresh = (old if previous is not None else None), fresh
     _report_duplicates(vault, previous if _same_names(vault, previous, fresh) else None)
-    resolve_links(vault, previous, fresh)
+    relinked = resolve_links(vault, previous, fresh)
+    if previous is not None:
+        vault.delta = VaultDelta(
+            old, tuple(fresh), previous.edges if relinked is not None else None, None if relinked is None else frozenset(relinked)
+        )
     return vault

@@ -80,8 +80,9 @@ def _header(root: Path, options: VaultOptions) -> dict:
         "version": __version__,
         "code": _code_fingerprint(),
         "vault": str(Path(root).resolve()),
-        "exclude": list(options.exclude),
-        "default_public": options.default_public,
+        # every option, read from the dataclass itself: one added to VaultOptions changes the
+        # header without being listed here (a stale cache would keep the old visibility)
+        "options": {f.name: repr(getattr(options, f.name)) for f in dataclasses.fields(options)},
         "byteorder": sys.byteorder,  # of the packed posting lists
         "id_size": _ID_SIZE,
     }
@@ -181,8 +182,8 @@ def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | No
             links = (
                 dict(vars(vault.resolver)),
                 vault.edges,
-                {p: tuple((i.path, i.message) for i in found) for p, found in vault._dangling.items()},
-                tuple((i.path, i.message) for i in vault._duplicates),
+                {p: tuple((i.path, i.message) for i in found) for p, found in vault.broken_links.items()},
+                tuple((i.path, i.message) for i in vault.duplicate_slugs),
             )
             if indexes is not None:
                 graphs = {a: (i.edges, i.backlinks) for a, i in indexes.items()}
