@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BUNDLED_VAULT, REPO
 from grasbot._cli import main
 from grasbot._config import Settings
 from grasbot.answer.fallback import INTRO
-from standin_ollama import unused_url
+from support.bots import BUNDLED_VAULT, REPO
+from support.standin_ollama import unused_url
 
 
 @pytest.fixture(autouse=True)

@@ -7,13 +7,13 @@ import subprocess
 import sys
 
 import pytest
+from test_context import ANSWERS, COURSE
 
-from conftest import REPO, write_note
 from grasbot._cli import main
 from grasbot._evaluate import contains, quotes_answer, read_cases
 from grasbot._exceptions import ConfigError
-from standin_ollama import unused_url
-from test_context import ANSWERS, COURSE
+from support.bots import REPO, write_note
+from support.standin_ollama import unused_url
 
 
 @pytest.fixture

@@ -200,7 +200,7 @@ def cmd_check(bot: GrasBot, args) -> int:
 def prompts_received(bot: GrasBot, questions: Sequence[str]) -> list[str]:
     """Each question answered as a visitor through the LLM at the configured Ollama host, and
     the prompt that server received, read back from its record: the host must be a stand-in
-    Ollama (`tests/standin_ollama.py`, which `eval/context_recall.py` starts)."""
+    Ollama (`tests/support/standin_ollama.py`, which `eval/context_recall.py` starts)."""
     import httpx
 
     host = (bot.settings.ollama_host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434").rstrip("/")

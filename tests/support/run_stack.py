@@ -31,14 +31,14 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tests"))  # standin_ollama lives beside the Python tests
+sys.path.insert(0, str(REPO / "tests"))  # the tests' support package
 
 try:
     from aiohttp import web
-    from standin_ollama import StandinOllama
 
     from grasbot import Settings
     from grasbot.server.app import create_app, runner_kwargs
+    from support.standin_ollama import StandinOllama
 except ImportError as exc:  # pragma: no cover - a setup problem, said plainly
     print(f"run_stack: {exc}; run `bash scripts/setup.sh --test` first", file=sys.stderr, flush=True)
     sys.exit(3)

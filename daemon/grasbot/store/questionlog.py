@@ -4,7 +4,7 @@ One SQLite file (stdlib sqlite3, WAL), created on first use. Each visitor questi
 time (UTC), its text, whether it was grounded, whether it was a follow-up in a conversation,
 and the ranked notes with their scores and the signals that brought each one. Nothing about
 the visitor is kept: no address, no user agent, no earlier turns of the conversation. The
-tables have no column that could hold them, and `tests/test_questionlog.py` reads the
+tables have no column that could hold them, and `tests/store/test_questionlog.py` reads the
 schema to keep it that way. Rows older than `retention_days` are deleted on open and then
 at most once a day.
 
