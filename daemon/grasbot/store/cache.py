@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .._version import __version__
+from ..retrieval.index import NoteAnalysis, NoteCounts
 from ..retrieval.postings import _ID_SIZE, Packed, Postings
 from ..retrieval.vault import Issue, Link, LinkResolver, Note, Vault, VaultOptions
 
@@ -135,7 +136,9 @@ def _postings_from_plain(plain, docs) -> Postings:
     return Postings.from_packed(tuple(paths), packed, docs, lengths, total)
 
 
-_ANALYSIS_FIELDS = ("aliases", "title", "slug", "answers", "tags", "domains", "sections")  # NoteAnalysis's, body aside
+#: NoteAnalysis's fields, read from the dataclass (a field a new signal needs is cached without
+#: being named here), body aside: it is the note's text analysed, recomputed when read.
+_ANALYSIS_FIELDS = tuple(f.name for f in dataclasses.fields(NoteAnalysis) if f.name != "body")
 
 
 def _analysis_to_plain(a) -> tuple:
@@ -149,10 +152,6 @@ def entries_to_plain(notes: Mapping[str, Note], analyses: Mapping) -> dict[str, 
 
 def entries_from_plain(entries: Mapping[str, tuple]) -> tuple[dict[str, Note], dict]:
     """Notes and their analyses; each analysis's body counts are made again when first read."""
-    from ..retrieval.index import NoteAnalysis, NoteCounts
-
-    if tuple(f.name for f in dataclasses.fields(NoteAnalysis)) != (*_ANALYSIS_FIELDS, "body"):
-        raise ValueError("NoteAnalysis changed: _ANALYSIS_FIELDS must follow it")
     notes, analyses = {}, {}
     for rel, (note, analysis) in entries.items():
         note = _note_from_plain(note)
