@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import json
 import os
 import random
@@ -174,6 +175,7 @@ def daemon_semantic_memory(n: int, work: Path) -> dict:
     from grasbot import Settings
     from grasbot._engine import GrasBot
 
+    importlib.import_module("grasbot.server.app")  # a daemon's own code, in its memory (the package imports on first use)
     root = _vault_for(n, work)
     settings = Settings.load(env={}, vault_dir=root, cache_dir=work / f"semantic-cache-{n}", question_log="off")
     bot = GrasBot.open(settings)
@@ -220,6 +222,7 @@ def daemon_memory(n: int, work: Path, warm: bool) -> dict:
     from generate_vault import questions
     from grasbot import Settings, build_snapshot, search
 
+    importlib.import_module("grasbot.server.app")  # a daemon's own code, in its memory (the package imports on first use)
     root = _vault_for(n, work)
     settings = Settings.load(env={}, vault_dir=root)
     snap = build_snapshot(settings, cache_dir=work / f"cache-{n}" if warm else None)
