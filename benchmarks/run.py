@@ -186,6 +186,8 @@ def daemon_semantic_memory(n: int, work: Path) -> dict:
         bot.search(q)
     bot.reload()
     return {"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "vectors_ready_s": ready}
+
+
 def _prompt_building(index, qs: list[str]) -> dict:
     """What answering adds to a search: choosing the sources' passages under the default budget
     and writing the prompt (`GrasBot._with_passages` then `build_prompt`), per grounded question,
@@ -250,15 +252,22 @@ def serve_start(n: int, work: Path) -> dict:
     cache = work / f"serve-cache-{n}"
     shutil.rmtree(cache, ignore_errors=True)
     env = {
-        **os.environ, "PYTHONPATH": str(REPO / "daemon"), "GRASBOT_TOKEN": "b" * 32, "GRASBOT_CACHE_DIR": str(cache),
-        "GRASBOT_QUESTION_LOG": "off", "OLLAMA_HOST": "http://127.0.0.1:9",
+        **os.environ,
+        "PYTHONPATH": str(REPO / "daemon"),
+        "GRASBOT_TOKEN": "b" * 32,
+        "GRASBOT_CACHE_DIR": str(cache),
+        "GRASBOT_QUESTION_LOG": "off",
+        "OLLAMA_HOST": "http://127.0.0.1:9",
     }
 
     def start() -> tuple[float, float | None]:
         t = time.perf_counter()
         proc = subprocess.Popen(
             [sys.executable, "-m", "grasbot._cli", "serve", "--port", "0", "--vault", str(root)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
         )
         line = proc.stdout.readline()
         ready = time.perf_counter() - t
@@ -346,7 +355,13 @@ async def _wrk_clients(url: str, seconds: float, clients: int, mode: str, bodies
     search.lua): one wrk thread, `clients` keep-alive connections."""
     bodies, asked = bodies
     proc = await asyncio.create_subprocess_exec(
-        "wrk", "-t1", f"-c{clients}", f"-d{seconds:g}s", "-s", str(HERE / "search.lua"), url,
+        "wrk",
+        "-t1",
+        f"-c{clients}",
+        f"-d{seconds:g}s",
+        "-s",
+        str(HERE / "search.lua"),
+        url,
         stdout=asyncio.subprocess.PIPE,
         env={**os.environ, "GRASBOT_BODIES": str(bodies), "GRASBOT_MODE": mode},
     )
@@ -360,9 +375,7 @@ async def _wrk_clients(url: str, seconds: float, clients: int, mode: str, bodies
     return {"clients": clients, "calls": r["calls"], "errors": r["errors"] + r["socket_errors"], "elapsed": r["elapsed"], "questions": asked}
 
 
-async def _daemon_throughput(
-    seconds: float, clients: int, question_log: Path | None, mode: str, *, wrk: Path | None = None, semantic: str = "bundled"
-) -> dict:
+async def _daemon_throughput(seconds: float, clients: int, question_log: Path | None, mode: str, *, wrk: Path | None = None, semantic: str = "bundled") -> dict:
     """`search` calls a second over loopback: the daemon in this process, the clients in
     another (on one process they would share its core and measure themselves as much).
     `question_log`: where visitors' questions are logged (a fresh file), or None for no log;
@@ -398,8 +411,17 @@ async def _daemon_throughput(
         r = await _wrk_clients(url, seconds, clients, mode, bodies)
     else:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, __file__, "--_clients", url, "--clients", str(clients), "--_seconds", str(seconds),
-            "--_mode", mode, stdout=asyncio.subprocess.PIPE,
+            sys.executable,
+            __file__,
+            "--_clients",
+            url,
+            "--clients",
+            str(clients),
+            "--_seconds",
+            str(seconds),
+            "--_mode",
+            mode,
+            stdout=asyncio.subprocess.PIPE,
         )
         out, _ = await proc.communicate()
         r = json.loads(out)
@@ -433,7 +455,8 @@ def main() -> None:
     parser.add_argument("--no-daemon", action="store_true", help="skip the loopback throughput")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument(
-        "--python-clients", action="store_true",
+        "--python-clients",
+        action="store_true",
         help="make the daemon's calls with aiohttp clients even when wrk is installed (they cost about as much CPU as the daemon)",
     )
     parser.add_argument("--semantic-sizes", default="41,1000,10000", help="sizes at which the semantic signal is measured ('' for none)")
@@ -496,6 +519,7 @@ def main() -> None:
             )
         print(line, flush=True)
         if not args.no_serve:
+
             def then(key: str, r: dict = r) -> str:
                 return f" (then the cache written while serving: {r[key]:.2f} s)" if r[key] is not None else ""
 
@@ -523,7 +547,9 @@ def main() -> None:
         wrk = None if args.python_clients or shutil.which("wrk") is None else args.work
         caller = "wrk (one thread)" if wrk else "aiohttp clients (install wrk: they are lighter)"
         for what, path, semantic in (
-            ("question log on", log, "bundled"), ("question log on, semantic off", log, "off"), ("question log off", None, "bundled"),
+            ("question log on", log, "bundled"),
+            ("question log on, semantic off", log, "off"),
+            ("question log off", None, "bundled"),
         ):
             for mode in ("repeated", "new"):
                 for stale in args.work.glob("questions.sqlite3*"):

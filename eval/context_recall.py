@@ -19,9 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def main(argv: list[str]) -> int:
-    standin = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "support" / "standin_ollama.py")], stdout=subprocess.PIPE, text=True
-    )
+    standin = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "standin_ollama.py")], stdout=subprocess.PIPE, text=True)
     try:
         url = standin.stdout.readline().strip()
         if not url.startswith("http://127.0.0.1:"):

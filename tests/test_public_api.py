@@ -11,15 +11,46 @@ import grasbot
 
 EXPORTED = {
     # the engine and its settings
-    "GrasBot", "Settings", "Snapshot", "ReloadReport", "build_snapshot",
+    "GrasBot",
+    "Settings",
+    "Snapshot",
+    "ReloadReport",
+    "build_snapshot",
     # the pipeline, in the order the data flows
-    "load_vault", "Vault", "VaultOptions", "Note", "tokenize_fr", "analyse_note", "Index", "Query", "score_note",
-    "expand_by_graph", "search", "SearchResult", "Source", "build_prompt", "LLMClient", "extractive_answer",
+    "load_vault",
+    "Vault",
+    "VaultOptions",
+    "Note",
+    "tokenize_fr",
+    "analyse_note",
+    "Index",
+    "Query",
+    "score_note",
+    "expand_by_graph",
+    "search",
+    "SearchResult",
+    "Source",
+    "build_prompt",
+    "LLMClient",
+    "extractive_answer",
     # around it
-    "QuestionLog", "suggest_aliases", "create_app", "serve", "__version__",
+    "QuestionLog",
+    "suggest_aliases",
+    "create_app",
+    "serve",
+    "__version__",
     # the exceptions
-    "GrasbotError", "ConfigError", "VaultError", "QueryError", "NoteNotFound", "AuthError", "EmbeddingError",
-    "LLMError", "LLMUnavailable", "LLMTimeout", "LLMFailed",
+    "GrasbotError",
+    "ConfigError",
+    "VaultError",
+    "QueryError",
+    "NoteNotFound",
+    "AuthError",
+    "EmbeddingError",
+    "LLMError",
+    "LLMUnavailable",
+    "LLMTimeout",
+    "LLMFailed",
 }
 
 

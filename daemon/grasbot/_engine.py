@@ -240,9 +240,7 @@ class GrasBot:
             max_tokens=settings.llm_max_tokens,
             deadline=settings.llm_deadline,
         )
-        self.embedder = make_embedder(
-            settings.semantic, model=settings.embed_model, host=settings.ollama_host, timeout=min(settings.llm_timeout, 30.0)
-        )
+        self.embedder = make_embedder(settings.semantic, model=settings.embed_model, host=settings.ollama_host, timeout=min(settings.llm_timeout, 30.0))
         self._embedding = threading.Lock()  # one embedding pass at a time
         self._embed_stop = threading.Event()
         self._generation = 0  # bumped by every pass that is not in the background
@@ -448,6 +446,7 @@ class GrasBot:
         if self._embed_error:
             status["error"] = self._embed_error
         return status
+
     def _with_passages(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None) -> SearchResult:
         """`result` with each source's passages, those the prompt quotes (none when the
         question is not grounded: the prompt then quotes nothing)."""
@@ -461,9 +460,7 @@ class GrasBot:
             anchors=self.settings.anchors,
             history=history or (),
         )
-        return replace(result, sources=tuple(
-            replace(s, passages=tuple(p for p in passages if p.path == s.path)) for s in result.sources
-        ), context=passages)
+        return replace(result, sources=tuple(replace(s, passages=tuple(p for p in passages if p.path == s.path)) for s in result.sources), context=passages)
 
     def record(self, q: str, result: SearchResult, history: Sequence[dict] | None = None) -> None:
         """Log a visitor's question for alias suggestions; never raises. `submit` only queues
@@ -497,9 +494,7 @@ class GrasBot:
             payload["llm_error"] = error
         return payload
 
-    async def answer(
-        self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor", record: bool = False
-    ) -> dict:
+    async def answer(self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor", record: bool = False) -> dict:
         """The seed's response: never raises for an LLM failure, answers from the notes instead.
         `record`: a visitor's question (not the owner previewing one) goes to the question log."""
         result, index, prompt = await self._prepare(q, history, audience, record)

@@ -214,5 +214,3 @@ async def test_answer_events_with_no_ollama(vault):
     assert [kind for kind, _ in events] == ["sources", "done"]
     assert events[1][1]["response"].startswith(INTRO)
     assert events[1][1]["model"] is None
-
-

@@ -83,11 +83,14 @@ def test_the_course_is_long_and_its_answers_deep():
         assert COURSE.index(sentence) > 20_000 or sentence == ANSWERS["greffe"]
 
 
-@pytest.mark.parametrize("question, subject", [
-    ("Quand faire une greffe en écusson ?", "greffe"),
-    ("Comment combattre la condensation sur le vitrage de la serre ?", "serre"),
-    ("Comment piéger les limaces ?", "ravageurs"),
-])
+@pytest.mark.parametrize(
+    "question, subject",
+    [
+        ("Quand faire une greffe en écusson ?", "greffe"),
+        ("Comment combattre la condensation sur le vitrage de la serre ?", "serre"),
+        ("Comment piéger les limaces ?", "ravageurs"),
+    ],
+)
 def test_the_answering_passage_reaches_the_prompt(garden, question, subject):
     bot = garden_bot(garden, url_map="cours=/cours/{slug}")
     result, passages = context_of(bot, question)
@@ -102,8 +105,12 @@ def test_the_answering_passage_reaches_the_prompt(garden, question, subject):
     sources = {s.path: s for s in result.sources}
     course = sources["cours/Jardinage.md"].to_dict()["passages"]
     anchor = f"{number}-9-le-bon-moment-pour-{subject}"
-    assert {"heading": ["Cours de jardinage", f"Chapitre {number} — {subject.capitalize()}", f"{number}.9 Le bon moment pour {subject}"],
-            "anchor": anchor, "url": f"/cours/jardinage#{anchor}", "chars": len(f"{(chapter_filler(subject) * 2).strip()}\n\n{ANSWERS[subject]}")} in course
+    assert {
+        "heading": ["Cours de jardinage", f"Chapitre {number} — {subject.capitalize()}", f"{number}.9 Le bon moment pour {subject}"],
+        "anchor": anchor,
+        "url": f"/cours/jardinage#{anchor}",
+        "chars": len(f"{(chapter_filler(subject) * 2).strip()}\n\n{ANSWERS[subject]}"),
+    } in course
     # ... and the extractive fallback quotes it
     fallback = extractive_answer(question, passages, bot.snapshot.index("visitor"), grounded=True)
     assert f"- {ANSWERS[subject]} [jardinage]" in fallback.split("\n")
@@ -177,11 +184,14 @@ def test_short_notes_of_the_bundled_vault_find_their_note_first_and_go_whole():
     assert checked >= 40
 
 
-@pytest.mark.parametrize("form, expected", [
-    ("slug", "3-2-la-creme-brulee-a-l-ancienne"),
-    ("github", "32-la-crème-brûlée-à-lancienne"),
-    ("text", "3.2%20La%20cr%C3%A8me%20br%C3%BBl%C3%A9e%20%C3%A0%20l%E2%80%99ancienne"),
-])
+@pytest.mark.parametrize(
+    "form, expected",
+    [
+        ("slug", "3-2-la-creme-brulee-a-l-ancienne"),
+        ("github", "32-la-crème-brûlée-à-lancienne"),
+        ("text", "3.2%20La%20cr%C3%A8me%20br%C3%BBl%C3%A9e%20%C3%A0%20l%E2%80%99ancienne"),
+    ],
+)
 def test_anchor_forms(form, expected):
     assert anchor_of("3.2 La crème brûlée à l’ancienne", form) == expected
 

@@ -236,8 +236,7 @@ async def test_http_500_is_llm_failed(standin_ollama, llm):
 
 async def test_error_line_mid_stream_is_llm_failed(standin_ollama, llm):
     llm.orphan_holdback = 0
-    standin_ollama.script(pieces=["Un ", "lipide"], mode="error_line", error_after=1,
-                          error="model runner crashed")
+    standin_ollama.script(pieces=["Un ", "lipide"], mode="error_line", error_after=1, error="model runner crashed")
     got = []
     with pytest.raises(LLMFailed, match="model runner crashed") as info:
         async for piece in llm.stream(MESSAGES):
@@ -373,8 +372,7 @@ async def test_standin_speaks_the_protocol(standin_ollama):
     assert all(line["done"] is False for line in lines[:-1])
     final = lines[-1]
     assert final["done"] is True and final["done_reason"] == "stop"
-    for counter in ("total_duration", "load_duration", "prompt_eval_count",
-                    "prompt_eval_duration", "eval_count", "eval_duration"):
+    for counter in ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count", "eval_duration"):
         assert isinstance(final[counter], int)
 
 

@@ -12,8 +12,17 @@ from grasbot.answer.prompt import CUT_MARK, NO_CONTEXT, SYSTEM_RULES, build_prom
 
 def passage(slug: str, text: str, title: str | None = None, heading: tuple[str, ...] = (), cut=None) -> Passage:
     return Passage(
-        path=f"{slug}.md", slug=slug, title=title or slug.capitalize(), heading=heading, anchor=None, url=None,
-        text=text, start=0, score=1.0, whole=not heading, cut=cut,
+        path=f"{slug}.md",
+        slug=slug,
+        title=title or slug.capitalize(),
+        heading=heading,
+        anchor=None,
+        url=None,
+        text=text,
+        start=0,
+        score=1.0,
+        whole=not heading,
+        cut=cut,
     )
 
 

@@ -42,8 +42,12 @@ async def run_browser(stack: Stack, question: str, **options) -> dict:
     with tempfile.TemporaryDirectory(prefix="grasbot-chromium-") as profile:
         config = {"url": f"{stack.url}/", "question": question, "userDataDir": profile, "chromium": chromium, **options}
         proc = await asyncio.create_subprocess_exec(
-            node, str(DRIVER), json.dumps(config),
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=REPO,
+            node,
+            str(DRIVER),
+            json.dumps(config),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=REPO,
         )
         try:
             out, err = await asyncio.wait_for(proc.communicate(), BROWSER_TIMEOUT)

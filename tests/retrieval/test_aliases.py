@@ -150,10 +150,8 @@ def test_answers(note_writer):
     bot = make_bot(note_writer.root)
     report = suggest_aliases("grasbot", owner(bot), None)
     assert report["suggestions"] == [
-        {"alias": "modèle de langage", "source": "answers", "evidence": ["Quel modèle de langage utilise GrasBot ?"],
-         "score": SOURCE_WEIGHTS["answers"]},
-        {"alias": "recherche hybride", "source": "answers", "evidence": ["Qu'est-ce que la recherche hybride ?"],
-         "score": SOURCE_WEIGHTS["answers"]},
+        {"alias": "modèle de langage", "source": "answers", "evidence": ["Quel modèle de langage utilise GrasBot ?"], "score": SOURCE_WEIGHTS["answers"]},
+        {"alias": "recherche hybride", "source": "answers", "evidence": ["Qu'est-ce que la recherche hybride ?"], "score": SOURCE_WEIGHTS["answers"]},
     ]
 
 
@@ -209,7 +207,10 @@ def test_ranked_by_weighted_evidence_and_bounded(note_writer):
     bot = make_bot(note_writer.root)
     report = suggest_aliases("grasbot", owner(bot), None)
     assert [(s["alias"], s["score"]) for s in report["suggestions"]] == [
-        ("robot bavard", 3.0), ("assistant virtuel", 2.0), ("chatbot", 1.0), ("recherche hybride", 0.6),
+        ("robot bavard", 3.0),
+        ("assistant virtuel", 2.0),
+        ("chatbot", 1.0),
+        ("recherche hybride", 0.6),
     ]
     assert aliases(suggest_aliases("grasbot", owner(bot), None, limit=2)) == ["robot bavard", "assistant virtuel"]
     for bad in (0, 51, "3", True):
@@ -256,7 +257,5 @@ def test_a_missed_question_finds_its_note_first_once_the_alias_is_accepted(note_
 
     found = bot.search(question, audience="visitor")
     assert found.grounded and found.sources[0].slug == "grasbot"
-    assert [(r.signal, r.detail) for r in found.sources[0].reasons if r.signal == "alias"] == [
-        ("alias", "alias « robot conversationnel »")
-    ]
+    assert [(r.signal, r.detail) for r in found.sources[0].reasons if r.signal == "alias"] == [("alias", "alias « robot conversationnel »")]
     assert suggest_aliases("grasbot", owner(bot), log)["suggestions"] == []  # nothing left to suggest

@@ -30,7 +30,11 @@ def test_elisions_are_stripped(elided, plain):
 
 def test_elisions_exact_words():
     assert words("l'apprentissage d’une machine jusqu'au bout") == [
-        "apprentissage", "une", "machine", "au", "bout",
+        "apprentissage",
+        "une",
+        "machine",
+        "au",
+        "bout",
     ]
     # « jusqu'à » leaves only « a », a stopword: nothing of it reaches the index
     assert tokenize_fr("jusqu'à Lyon") == tokenize_fr("Lyon") == ["lyon"]

@@ -29,9 +29,7 @@ def same(a, b) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return len(a) == len(b) and all(
-            same(ka, kb) and same(va, vb) for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True)
-        )
+        return len(a) == len(b) and all(same(ka, kb) and same(va, vb) for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True))
     if isinstance(a, list):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float):
@@ -65,35 +63,128 @@ def check(header: str) -> bool:
 
 # --- (a) differential, from a grammar of Obsidian-style headers and nasty cases -------------
 
-CLEAN_KEY_LIST = ["title", "tags", "aliases", "type", "date-created", "Date created", "a.b", "y",
-                  "_x", "clé", "x y", "priority", "on_x"]
-NASTY_KEY_LIST = ["on", "yes", "No", "null", "Null", "true", "~", "<<", "=", "1", "007", "1.5",
-                  "2024-01-01", "x:y", "-x", "?x", "x ", "#x", "&a", "a" * 130, "a" * 1100]
+CLEAN_KEY_LIST = ["title", "tags", "aliases", "type", "date-created", "Date created", "a.b", "y", "_x", "clé", "x y", "priority", "on_x"]
+NASTY_KEY_LIST = [
+    "on",
+    "yes",
+    "No",
+    "null",
+    "Null",
+    "true",
+    "~",
+    "<<",
+    "=",
+    "1",
+    "007",
+    "1.5",
+    "2024-01-01",
+    "x:y",
+    "-x",
+    "?x",
+    "x ",
+    "#x",
+    "&a",
+    "a" * 130,
+    "a" * 1100,
+]
 # Plain scalars the fast path must type exactly like PyYAML.
 CLEAN_ATOM_LIST = [
-    "2024-01-01", "2024-01-01 10:00:00", "2024-01-01T10:00:00Z", "2024-1-1",
-    "2001-12-14t21:59:43.10-05:00", "1e3", "1.0e+3", "0o17", "0x1F", "0b101", "017", "007", "08",
-    "1_000", "-1", "+1", "1:30", "190:20:30", ".5", "-.inf", ".NaN", ".nan", "1.", "~", "null",
-    "Null", "yes", "No", "on", "OFF", "y", "n", "true", "a#b", "C#", "it's", "l'auteur", "a:b",
-    "http://x.y/z", "--", "---", "...", "a\\b", "é à ç", "😀 emoji", "\xa0a\xa0", "a\u3000",
-    "a  b", "R&D", "x!", "-x",
+    "2024-01-01",
+    "2024-01-01 10:00:00",
+    "2024-01-01T10:00:00Z",
+    "2024-1-1",
+    "2001-12-14t21:59:43.10-05:00",
+    "1e3",
+    "1.0e+3",
+    "0o17",
+    "0x1F",
+    "0b101",
+    "017",
+    "007",
+    "08",
+    "1_000",
+    "-1",
+    "+1",
+    "1:30",
+    "190:20:30",
+    ".5",
+    "-.inf",
+    ".NaN",
+    ".nan",
+    "1.",
+    "~",
+    "null",
+    "Null",
+    "yes",
+    "No",
+    "on",
+    "OFF",
+    "y",
+    "n",
+    "true",
+    "a#b",
+    "C#",
+    "it's",
+    "l'auteur",
+    "a:b",
+    "http://x.y/z",
+    "--",
+    "---",
+    "...",
+    "a\\b",
+    "é à ç",
+    "😀 emoji",
+    "\xa0a\xa0",
+    "a\u3000",
+    "a  b",
+    "R&D",
+    "x!",
+    "-x",
 ]
 NASTY_ATOM_LIST = [
-    "[[lien]]", "=", "<<", "quoted: x", "a #b", 'dit "oui"', "a:", "- a", "-", "? x", "[a, b]",
-    "{a: 1}", "&a x", "*a", "!!str x", "| x", "> x", "%x", "@x", "`x`", "a\tb", "a\rb",
-    "a\u2028b", "a\x85b", "\ufeffa", "a\x07", " a ", "", "a'b", "a''b", "'", "a\"", "#", ":x",
+    "[[lien]]",
+    "=",
+    "<<",
+    "quoted: x",
+    "a #b",
+    'dit "oui"',
+    "a:",
+    "- a",
+    "-",
+    "? x",
+    "[a, b]",
+    "{a: 1}",
+    "&a x",
+    "*a",
+    "!!str x",
+    "| x",
+    "> x",
+    "%x",
+    "@x",
+    "`x`",
+    "a\tb",
+    "a\rb",
+    "a\u2028b",
+    "a\x85b",
+    "\ufeffa",
+    "a\x07",
+    " a ",
+    "",
+    "a'b",
+    "a''b",
+    "'",
+    'a"',
+    "#",
+    ":x",
 ]
 CLEAN_KEYS = st.sampled_from(CLEAN_KEY_LIST)
-NASTY_KEYS = st.one_of(
-    st.sampled_from(NASTY_KEY_LIST), st.text(alphabet="abcé_-. 1:#", min_size=1, max_size=6))
-CLEAN_ATOMS = st.one_of(
-    st.sampled_from(CLEAN_ATOM_LIST), st.text(alphabet="ab1-.é😀 ", min_size=1, max_size=8))
+NASTY_KEYS = st.one_of(st.sampled_from(NASTY_KEY_LIST), st.text(alphabet="abcé_-. 1:#", min_size=1, max_size=6))
+CLEAN_ATOMS = st.one_of(st.sampled_from(CLEAN_ATOM_LIST), st.text(alphabet="ab1-.é😀 ", min_size=1, max_size=8))
 NASTY_ATOMS = st.one_of(
     st.sampled_from(NASTY_ATOM_LIST),
     st.text(alphabet="ab1-:#'\" ,[]{}.&*!|>%@\\\téà😀\xa0", max_size=8),
 )
-EXTRA_LINES = st.sampled_from(["# comment", "---", "...", "  more", "- stray", "%YAML 1.1",
-                               "  key: nested", "\tx: y"])
+EXTRA_LINES = st.sampled_from(["# comment", "---", "...", "  more", "- stray", "%YAML 1.1", "  key: nested", "\tx: y"])
 
 
 def pick(draw, level: int, clean, nasty):
@@ -120,8 +211,7 @@ def values(draw, level: int):
     if form == "scalar":
         return draw(scalars(level)), []
     if form == "flow":
-        inner = draw(st.sampled_from([", ", ",", " , ", ",  "])).join(
-            draw(st.lists(scalars(level), max_size=4)))
+        inner = draw(st.sampled_from([", ", ",", " , ", ",  "])).join(draw(st.lists(scalars(level), max_size=4)))
         ends = st.sampled_from(["", " "]), st.just(",")
         return "[" + pick(draw, level, *ends) + inner + pick(draw, level, *ends) + "]", []
     if form == "empty":
@@ -179,8 +269,7 @@ def test_every_listed_atom_in_every_position(style):
     """Hypothesis favours the first entries of a list: the listed traps are all checked here."""
     for atom in CLEAN_ATOM_LIST + NASTY_ATOM_LIST:
         text = STYLES[style](atom)
-        for header in (f"k: {text}\n", f"k: {text}  \nz: 1\n", f"k: [{text}]\n",
-                       f"k: [x, {text} ,y]\n", f"k:\n  - {text}\n  - x\n", f"k:\n- {text}\n"):
+        for header in (f"k: {text}\n", f"k: {text}  \nz: 1\n", f"k: [{text}]\n", f"k: [x, {text} ,y]\n", f"k:\n  - {text}\n  - x\n", f"k:\n- {text}\n"):
             check(header)
     for key in CLEAN_KEY_LIST + NASTY_KEY_LIST:
         check(f"{key}: x\n")
@@ -188,6 +277,7 @@ def test_every_listed_atom_in_every_position(style):
 
 
 # --- (b) real headers: the bundled vault and a generated one --------------------------------
+
 
 def vault_headers(root: Path) -> list[str]:
     handler = frontmatter.YAMLHandler()
@@ -214,26 +304,47 @@ def test_real_headers_agree_and_take_the_fast_path(source, tmp_path):
 
 # --- (c) named edge cases ----------------------------------------------------------------------
 
+
 def test_obsidian_header_reads_with_pyyaml_types():
     header = (
         "\ntitle: \"Casse-briques: le jeu\"\nslug: jeu\ndomains: [web, 'l''atelier', \"a, b\"]\n"
-        "aliases:\n  - \"casse-briques\"\n  - petit jeu\npriority: 5\nscore: 1.5\n"
+        'aliases:\n  - "casse-briques"\n  - petit jeu\npriority: 5\nscore: 1.5\n'
         "updated: 2026-05-27\nat: 2024-01-01 10:00:00\ndraft: no\nnothing:\nempty: []\n"
     )
     got = _fast(header)
     assert got == {
-        "title": "Casse-briques: le jeu", "slug": "jeu", "domains": ["web", "l'atelier", "a, b"],
-        "aliases": ["casse-briques", "petit jeu"], "priority": 5, "score": 1.5,
-        "updated": dt.date(2026, 5, 27), "at": dt.datetime(2024, 1, 1, 10, 0), "draft": False,
-        "nothing": None, "empty": [],
+        "title": "Casse-briques: le jeu",
+        "slug": "jeu",
+        "domains": ["web", "l'atelier", "a, b"],
+        "aliases": ["casse-briques", "petit jeu"],
+        "priority": 5,
+        "score": 1.5,
+        "updated": dt.date(2026, 5, 27),
+        "at": dt.datetime(2024, 1, 1, 10, 0),
+        "draft": False,
+        "nothing": None,
+        "empty": [],
     }
     assert same(got, yaml.load(header, Loader=LOADER))
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("007", 7), ("0x1F", 31), ("1_000", 1000), ("1:30", 90), ("0o17", "0o17"), ("1e3", "1e3"),
-    ("~", None), ("yes", True), ("Off", False), ("y", "y"), ("C#", "C#"), ("a:b", "a:b"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("007", 7),
+        ("0x1F", 31),
+        ("1_000", 1000),
+        ("1:30", 90),
+        ("0o17", "0o17"),
+        ("1e3", "1e3"),
+        ("~", None),
+        ("yes", True),
+        ("Off", False),
+        ("y", "y"),
+        ("C#", "C#"),
+        ("a:b", "a:b"),
+    ],
+)
 def test_plain_scalars_resolve_like_yaml_1_1(text, expected):
     got = _fast(f"k: {text}\n")
     assert got is not None and same(got["k"], expected)
@@ -250,11 +361,29 @@ def test_duplicate_key_keeps_first_place_and_last_value():
     assert same(_fast(header), yaml.load(header, Loader=LOADER))
 
 
-@pytest.mark.parametrize("header", [
-    "on: x\n", "yes: 1\n", "<<: {a: 1}\n", "a: b # note\n", "a: &x 1\nb: *x\n", "a: !!str 1\n",
-    "a: |\n  text\n", "a: {b: 1}\n", "a: b\n  c\n", "a:\tb\n", "a: \"x\\ty\"\n", "a: [b, [c]]\n",
-    "a: [b,]\n", "a:\n  - b\n - c\n", "a: x\n- b\n", "%YAML 1.1\n---\na: b\n", "a: b\r\n", "",
-])
+@pytest.mark.parametrize(
+    "header",
+    [
+        "on: x\n",
+        "yes: 1\n",
+        "<<: {a: 1}\n",
+        "a: b # note\n",
+        "a: &x 1\nb: *x\n",
+        "a: !!str 1\n",
+        "a: |\n  text\n",
+        "a: {b: 1}\n",
+        "a: b\n  c\n",
+        "a:\tb\n",
+        'a: "x\\ty"\n',
+        "a: [b, [c]]\n",
+        "a: [b,]\n",
+        "a:\n  - b\n - c\n",
+        "a: x\n- b\n",
+        "%YAML 1.1\n---\na: b\n",
+        "a: b\r\n",
+        "",
+    ],
+)
 def test_headers_outside_the_subset_go_to_pyyaml(header):
     assert _fast(header) is None
     check(header)

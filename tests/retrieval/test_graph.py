@@ -87,11 +87,14 @@ def test_a_note_already_scored_keeps_its_own_score(note_writer):
 
 
 def test_a_neighbour_of_two_seeds_takes_the_better_share(note_writer):
-    index = build(note_writer, {
-        "a.md": ('title: Zzz\naliases: [alpha]\nlinked: ["[[commun]]"]', ""),
-        "b.md": ("title: Yyy\ntags: [alpha]", "[[commun]]"),
-        "commun.md": ("title: Xxx", ""),
-    })
+    index = build(
+        note_writer,
+        {
+            "a.md": ('title: Zzz\naliases: [alpha]\nlinked: ["[[commun]]"]', ""),
+            "b.md": ("title: Yyy\ntags: [alpha]", "[[commun]]"),
+            "commun.md": ("title: Xxx", ""),
+        },
+    )
     scores, expanded = expand(index, "alpha", min_seed=0.0)
     a, b = scores["a.md"].points, scores["b.md"].points
     assert 0.3 * a > 0.2 * b
@@ -129,7 +132,8 @@ def test_visitor_graph_never_reaches_a_private_note(note_writer):
     assert set(expanded) == {"public.md", "ami.md"}
     assert set(visitor.notes) == {"public.md", "ami.md"}
     owner = Index.build(
-        load_vault(note_writer.root), "owner",
+        load_vault(note_writer.root),
+        "owner",
         {p: analyse_note(n) for p, n in load_vault(note_writer.root).notes.items()},
     )
     _, expanded_owner = expand(owner, "moteur grasbot")

@@ -137,17 +137,19 @@ async def test_a_bomb_in_the_vault_is_reported_by_name_and_the_daemon_serves(sta
 
 # ---------------------------------------------------------------- text the author hid
 
-hidden = st.sampled_from([
-    f"%%{SECRET}%%",
-    f"%% note : {SECRET} %%",
-    f"\n%%\n{SECRET}\nsur deux lignes\n%%\n",
-    f"<!-- {SECRET} -->",
-    f"<!--\n{SECRET}\n-->",
-    f"%%[[{SECRET}]] #{SECRET}%%",
-    f"<!-- # {SECRET} titre caché -->",
-    f"<!-- %% {SECRET} -->",
-    f"%% <!-- {SECRET} %%",
-])
+hidden = st.sampled_from(
+    [
+        f"%%{SECRET}%%",
+        f"%% note : {SECRET} %%",
+        f"\n%%\n{SECRET}\nsur deux lignes\n%%\n",
+        f"<!-- {SECRET} -->",
+        f"<!--\n{SECRET}\n-->",
+        f"%%[[{SECRET}]] #{SECRET}%%",
+        f"<!-- # {SECRET} titre caché -->",
+        f"<!-- %% {SECRET} -->",
+        f"%% <!-- {SECRET} %%",
+    ]
+)
 unclosed = st.sampled_from(["", f"\n%% jamais fermé {SECRET}", f"\n<!-- jamais fermé {SECRET}", f"%%{SECRET}\n\n# Titre {SECRET}"])
 prose = st.sampled_from(["Les abeilles butinent.", "Le jardin est ouvert.", "", "\n\n", "Du miel, du pain."])
 
@@ -179,9 +181,12 @@ def test_comments_inside_code_are_code_and_an_unclosed_fence_hides_nothing():
 
 
 def test_hidden_text_is_not_in_the_prompt_nor_the_fallback(note_writer):
-    note_writer("abeilles.md", "title: Les abeilles\nvisibility: public",
-                f"Les abeilles butinent la lavande du jardin. %%Le code {SECRET} est sous la ruche.%%\n"
-                f"<!-- Les abeilles gardent le {SECRET}. -->\nLes abeilles font du miel au jardin.")
+    note_writer(
+        "abeilles.md",
+        "title: Les abeilles\nvisibility: public",
+        f"Les abeilles butinent la lavande du jardin. %%Le code {SECRET} est sous la ruche.%%\n"
+        f"<!-- Les abeilles gardent le {SECRET}. -->\nLes abeilles font du miel au jardin.",
+    )
     bot = make_bot(note_writer.root)
     index = bot.snapshot.index("visitor")
     assert SECRET not in index.readable_body("abeilles.md")
@@ -204,12 +209,12 @@ def link(syntax: str, label: str, folder: str = "prive", name: str = f"Note priv
         "markdown-root": f"[{label}](/{folder}/{encoded})",
         "markdown-angle": f"[{label}](<../{folder}/{name}.md>)",
         "markdown-spaces": f"[{label}](../{folder}/{name}.md)",
-        "markdown-heading": f"[{label}](../{folder}/{encoded}#Section \"titre\")",
+        "markdown-heading": f'[{label}](../{folder}/{encoded}#Section "titre")',
         "embed": f"![{label}](../{folder}/{encoded})",
         "image-in-link": f"[![{label}](image.png)](../{folder}/{encoded})",
         "angle": f"<../{folder}/{encoded}>",
         "angle-spaces": f"<../{folder}/{name}.md>",
-        "reference": f"[{label}][{SECRET}]\n\n[{SECRET}]: ../{folder}/{encoded} \"titre\"",
+        "reference": f'[{label}][{SECRET}]\n\n[{SECRET}]: ../{folder}/{encoded} "titre"',
         "html": f'<a href="../{folder}/{encoded}">{label}</a>',
         "obsidian-uri": f"[{label}](obsidian://open?vault=V&file={urllib.parse.quote(f'{folder}/{name}', safe='')})",
         "wikilink": f"[[{name}|{label}]]" if label else f"[[{name}]]",
@@ -218,8 +223,23 @@ def link(syntax: str, label: str, folder: str = "prive", name: str = f"Note priv
     }[syntax]
 
 
-SYNTAXES = ["markdown", "markdown-root", "markdown-angle", "markdown-spaces", "markdown-heading", "embed",
-            "image-in-link", "angle", "angle-spaces", "reference", "html", "obsidian-uri", "wikilink", "wikilink-path", "wikilink-embed"]
+SYNTAXES = [
+    "markdown",
+    "markdown-root",
+    "markdown-angle",
+    "markdown-spaces",
+    "markdown-heading",
+    "embed",
+    "image-in-link",
+    "angle",
+    "angle-spaces",
+    "reference",
+    "html",
+    "obsidian-uri",
+    "wikilink",
+    "wikilink-path",
+    "wikilink-embed",
+]
 
 
 @pytest.fixture(scope="module")
@@ -231,8 +251,7 @@ def link_vault(tmp_path_factory):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(syntaxes=st.lists(st.sampled_from(SYNTAXES), min_size=1, max_size=4),
-       label=st.sampled_from(["", "ce lien", "le jardin"]), around=prose)
+@given(syntaxes=st.lists(st.sampled_from(SYNTAXES), min_size=1, max_size=4), label=st.sampled_from(["", "ce lien", "le jardin"]), around=prose)
 def test_links_to_a_private_note_keep_only_their_label(link_vault, syntaxes, label, around):
     body = f"{around}\n" + "\n".join(f"{link(s, label)} et encore" for s in syntaxes) + "\nfin."
     write_note(link_vault, "pub/accueil.md", "title: Accueil\nvisibility: public", body)
@@ -454,6 +473,5 @@ def test_a_file_read_just_after_its_change_is_hashed_again_then_trusted(tmp_path
 
 
 def test_frontmatter_fields_lose_hidden_comments_too():
-    n = note("pub.md", f'---\ntitle: Le jardin %%{SECRET}%%\naliases: ["<!-- {SECRET} -->", "potager"]\n'
-                       f'tags: [abeilles, "%%{SECRET}%%"]\n---\nTexte.')
+    n = note("pub.md", f'---\ntitle: Le jardin %%{SECRET}%%\naliases: ["<!-- {SECRET} -->", "potager"]\ntags: [abeilles, "%%{SECRET}%%"]\n---\nTexte.')
     assert (n.title, n.aliases, n.tags) == ("Le jardin", ("potager",), ("abeilles",))

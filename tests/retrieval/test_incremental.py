@@ -180,10 +180,7 @@ def test_pack_all_gives_the_bytes_of_an_inversion_then_pack():
     rng = random.Random(9)
     vocabulary = [f"t{i}" for i in range(50)]
     for trial in range(30):
-        docs = {
-            f"n{i}.md": {t: rng.randint(1, 70_000) for t in rng.sample(vocabulary, rng.randint(0, 12))}
-            for i in range(rng.randint(0, 60))
-        }
+        docs = {f"n{i}.md": {t: rng.randint(1, 70_000) for t in rng.sample(vocabulary, rng.randint(0, 12))} for i in range(rng.randint(0, 60))}
         start = rng.choice([0, 7, 70_000])
         numbers = {p: start + i for i, p in enumerate(docs)}
         expected = Postings.from_docs(docs).packed(numbers)[1]

@@ -50,9 +50,7 @@ def test_fast_path_equals_exhaustive_with_long_notes(note_writer):
     for q in ("compost", "lombric semis2", "arrosage3 jardinage", "cours long"):
         fast = search(q, index, top_k=5, min_score=4)
         slow = search(q, index, top_k=5, min_score=4, exhaustive=True)
-        assert [(s.path, s.score, s.reasons) for s in fast.sources] == [
-            (s.path, s.score, s.reasons) for s in slow.sources
-        ]
+        assert [(s.path, s.score, s.reasons) for s in fast.sources] == [(s.path, s.score, s.reasons) for s in slow.sources]
 
 
 def test_addresses_are_not_indexed(note_writer):

@@ -61,10 +61,12 @@ def test_an_empty_question_scores_zero(note_writer):
 
 
 def test_the_registry_names_every_signal_score_note_gives(note_writer):
-    index = build(note_writer, {
-        "n.md": ("title: Moteur\naliases: [moteur]\ntags: [moteur]\ndomains: [moteur]\npriority: 5\ntype: moc\n"
-                 'answers: ["Le moteur ?"]', "moteur"),
-    })
+    index = build(
+        note_writer,
+        {
+            "n.md": ('title: Moteur\naliases: [moteur]\ntags: [moteur]\ndomains: [moteur]\npriority: 5\ntype: moc\nanswers: ["Le moteur ?"]', "moteur"),
+        },
+    )
     given = {r.signal for r in score(index, "n.md", "moteur").reasons}
     assert given == {"alias", "title", "answers", "tag", "domain", "bm25", "priority", "hub"}
     assert given <= set(SIGNALS)
@@ -118,11 +120,14 @@ def test_partial_title_is_pro_rata(note_writer):
 
 
 def test_a_title_naming_one_common_word_of_a_long_question_weighs_less(note_writer):
-    index = build(note_writer, {
-        "py.md": ("title: Python", "Python."),
-        "p1.md": ("title: Aaa", "python"),
-        "p2.md": ("title: Bbb", "python"),
-    })
+    index = build(
+        note_writer,
+        {
+            "py.md": ("title: Python", "Python."),
+            "p1.md": ("title: Aaa", "python"),
+            "p2.md": ("title: Bbb", "python"),
+        },
+    )
     question = "orchestrer des tâches avec Airflow en python"
     q = Query.parse(question, index)
     (title,) = [r for r in score(index, "py.md", question).reasons if r.signal == "title"]
@@ -207,9 +212,7 @@ def test_a_tag_is_worth_half_the_share_it_says_and_a_multi_word_tag_more(note_wr
     index = build(note_writer, {"n.md": ("title: Zzz\ntags: [ollama, machine-learning]", "rien")})
     assert fields(score(index, "n.md", "ollama")) == [("tag", 5.0, "tag #ollama")]
     assert fields(score(index, "n.md", "le machine learning")) == [("tag", 6.0, "tag #machine-learning")]
-    assert fields(score(index, "n.md", "ollama local")) == [
-        ("tag", round(5.0 * share(index, "ollama local", "ollama"), 6), "tag #ollama")
-    ]
+    assert fields(score(index, "n.md", "ollama local")) == [("tag", round(5.0 * share(index, "ollama local", "ollama"), 6), "tag #ollama")]
     assert fields(score(index, "n.md", "machine")) == []  # every word of the tag must be asked
 
 
@@ -281,10 +284,13 @@ def test_bm25_stays_within_0_and_10(note_writer):
 
 
 def test_priority_and_hub_are_shares_of_the_evidence_only_when_already_scored(note_writer):
-    index = build(note_writer, {
-        "moc.md": ("title: Zzz\ntype: moc\npriority: 7\ntags: [ollama]", "rien"),
-        "p.md": ("title: Www\npriority: 25\ntags: [ollama]", "rien"),
-    })
+    index = build(
+        note_writer,
+        {
+            "moc.md": ("title: Zzz\ntype: moc\npriority: 7\ntags: [ollama]", "rien"),
+            "p.md": ("title: Www\npriority: 25\ntags: [ollama]", "rien"),
+        },
+    )
     assert score(index, "moc.md", "recette inconnue").points == 0
     s = score(index, "moc.md", "ollama")
     evidence = sum(r.points for r in s.reasons if r.signal not in ("priority", "hub"))
@@ -302,12 +308,15 @@ def test_priority_and_hub_are_shares_of_the_evidence_only_when_already_scored(no
 def test_priority_reorders_close_notes_but_never_lifts_a_clearly_weaker_one(note_writer):
     from grasbot.retrieval.search import search
 
-    index = build(note_writer, {
-        "twin-a.md": ("title: Aaa", "Le protocole gopher sert des menus."),
-        "twin-b.md": ("title: Bbb\npriority: 10", "Le protocole gopher sert des menus."),
-        "strong.md": ("title: Ccc", "Gopher, gopher : le protocole gopher et ses menus gopher."),
-        "weak.md": ("title: Ddd\npriority: 10\ntype: moc", "Un mot sur gopher, entre mille autres choses dites ici."),
-    })
+    index = build(
+        note_writer,
+        {
+            "twin-a.md": ("title: Aaa", "Le protocole gopher sert des menus."),
+            "twin-b.md": ("title: Bbb\npriority: 10", "Le protocole gopher sert des menus."),
+            "strong.md": ("title: Ccc", "Gopher, gopher : le protocole gopher et ses menus gopher."),
+            "weak.md": ("title: Ddd\npriority: 10\ntype: moc", "Un mot sur gopher, entre mille autres choses dites ici."),
+        },
+    )
     ranked = {s.path: s for s in search("le protocole gopher", index, top_k=4, min_score=0.0).sources}
     # identical evidence: the priority decides
     assert ranked["twin-b.md"].score > ranked["twin-a.md"].score

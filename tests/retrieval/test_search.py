@@ -11,8 +11,7 @@ from support.bots import make_bot
 
 VAULT = {
     "projets/robot.md": (
-        "title: Robot suiveur de ligne\nslug: robot-suiveur\ntype: projet\naliases: [robot suiveur]\n"
-        "tags: [arduino]\nvisibility: public",
+        "title: Robot suiveur de ligne\nslug: robot-suiveur\ntype: projet\naliases: [robot suiveur]\ntags: [arduino]\nvisibility: public",
         "Un robot Arduino qui suit une ligne noire avec deux capteurs infrarouges.",
     ),
     "competences/arduino.md": (
@@ -175,10 +174,21 @@ def test_search_function_directly(vault):
 def _questions(bot) -> list[str]:
     index = bot.snapshot.index("owner")
     questions = [
-        "Comment fonctionne GrasBot ?", "Quel modèle utilise GrasBot ?", "c++", "docker compose",
-        "Qu'est-ce que BM25 ?", "projets de l'auteur", "contact", "recette de cuisine",
-        "Comment le chatbot trouve-t-il ses réponses ?", "serveur nginx https", "base de données",
-        "notes privées", "je veux embaucher quelqu'un", "typescript et tests", "météo",
+        "Comment fonctionne GrasBot ?",
+        "Quel modèle utilise GrasBot ?",
+        "c++",
+        "docker compose",
+        "Qu'est-ce que BM25 ?",
+        "projets de l'auteur",
+        "contact",
+        "recette de cuisine",
+        "Comment le chatbot trouve-t-il ses réponses ?",
+        "serveur nginx https",
+        "base de données",
+        "notes privées",
+        "je veux embaucher quelqu'un",
+        "typescript et tests",
+        "météo",
     ]
     for note in index.notes.values():
         questions.extend(note.answers)
@@ -197,9 +207,7 @@ def test_fast_path_equals_exhaustive_on_the_bundled_vault(bundled_bot, audience)
         kwargs = dict(top_k=50, min_score=4.0, history=history if i % 5 == 0 else None)
         fast = search(q, index, **kwargs)
         slow = search(q, index, exhaustive=True, **kwargs)
-        assert [(s.path, s.score, s.reasons) for s in fast.sources] == [
-            (s.path, s.score, s.reasons) for s in slow.sources
-        ], q
+        assert [(s.path, s.score, s.reasons) for s in fast.sources] == [(s.path, s.score, s.reasons) for s in slow.sources], q
         assert fast.grounded == slow.grounded
 
 

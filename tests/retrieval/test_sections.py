@@ -33,15 +33,22 @@ def test_a_short_note_is_one_passage_whole():
 
 
 def test_headings_and_nested_headings_give_each_section_its_path():
-    body = "\n\n".join([
-        "Ce cours de cuisine commence par une introduction.",
-        "# Recettes", filler(300, "recettes"),
-        "## Entrées", filler(300, "entrées"),
-        "## Desserts",
-        "### Tarte aux pommes", "Des pommes, une pâte brisée, du sucre.",
-        "### Crème brûlée ###", "Des jaunes d'œufs et de la crème.",
-        "# Annexes", filler(WHOLE_NOTE, "annexes"),
-    ])
+    body = "\n\n".join(
+        [
+            "Ce cours de cuisine commence par une introduction.",
+            "# Recettes",
+            filler(300, "recettes"),
+            "## Entrées",
+            filler(300, "entrées"),
+            "## Desserts",
+            "### Tarte aux pommes",
+            "Des pommes, une pâte brisée, du sucre.",
+            "### Crème brûlée ###",
+            "Des jaunes d'œufs et de la crème.",
+            "# Annexes",
+            filler(WHOLE_NOTE, "annexes"),
+        ]
+    )
     got = texts(body)
     paths = [path for path, _ in got]
     assert paths[0] == ()  # the opening, before any heading
@@ -52,7 +59,7 @@ def test_headings_and_nested_headings_give_each_section_its_path():
     assert ("Recettes", "Desserts") not in paths  # a heading with nothing under it gives no passage
     tarte = dict(got)[("Recettes", "Desserts", "Tarte aux pommes")]
     assert tarte == "Des pommes, une pâte brisée, du sucre."  # the heading line itself is the path, not the text
-    assert all(path == ("Annexes",) for path in paths[paths.index(("Annexes",)):])
+    assert all(path == ("Annexes",) for path in paths[paths.index(("Annexes",)) :])
 
 
 def test_a_long_section_is_windowed_at_paragraphs_with_a_little_overlap():

@@ -85,8 +85,12 @@ def test_the_semantic_setting_is_checked():
 def bundled_bot(tmp_path_factory):
     """The bundled vault with the real bundled encoder, embedded once for this module."""
     settings = Settings.load(
-        env={}, vault_dir=BUNDLED_VAULT, semantic="bundled", question_log="off",
-        cache_dir=tmp_path_factory.mktemp("cache"), ollama_host=unused_url(),
+        env={},
+        vault_dir=BUNDLED_VAULT,
+        semantic="bundled",
+        question_log="off",
+        cache_dir=tmp_path_factory.mktemp("cache"),
+        ollama_host=unused_url(),
     )
     bot = GrasBot.open(settings)
     assert bot.embed_pending() is True
@@ -166,7 +170,7 @@ async def test_the_ollama_backend_embeds_through_the_standin(standin_ollama, tmp
     # a question is embedded off the event loop before the search, and the follow-up's rewriting too
     history = [{"role": "user", "content": "Quel modèle utilise GrasBot ?"}]
     await bot.prepare_question("et il tourne sur quelle carte graphique ?", history)
-    asked = [b["input"] for b in standin_ollama.embed_requests[len(bodies):]]
+    asked = [b["input"] for b in standin_ollama.embed_requests[len(bodies) :]]
     assert asked == [["et il tourne sur quelle carte graphique ?"], ["Quel modèle utilise GrasBot ? et il tourne sur quelle carte graphique ?"]]
     result = bot.search("et il tourne sur quelle carte graphique ?", audience="visitor", history=history)
     assert semantic_reasons(result)
@@ -280,8 +284,11 @@ async def test_the_daemon_embeds_with_the_bundled_encoder_by_default(start_daemo
         await asyncio.sleep(0.05)
     health = await (await client.get("/health")).json()
     assert health["semantic"] == {
-        "backend": "bundled", "model": BUNDLED_MODEL, "ready": True,
-        "embedded": health["semantic"]["total"], "total": health["semantic"]["total"],
+        "backend": "bundled",
+        "model": BUNDLED_MODEL,
+        "ready": True,
+        "embedded": health["semantic"]["total"],
+        "total": health["semantic"]["total"],
     }
 
 

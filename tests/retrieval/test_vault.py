@@ -293,7 +293,10 @@ def test_obsidian_trash_and_excluded_folders_are_ignored(note_writer):
     vault = load_vault(note_writer.root, VaultOptions(exclude=("brouillons", "a/prive")))
     assert set(vault.notes) == {"garde.md", "brouillons-publics/c.md"}
     assert set(load_vault(note_writer.root).notes) == {
-        "garde.md", "brouillons/b.md", "brouillons-publics/c.md", "a/prive/d.md",
+        "garde.md",
+        "brouillons/b.md",
+        "brouillons-publics/c.md",
+        "a/prive/d.md",
     }
 
 
@@ -363,7 +366,10 @@ def test_visibility(note_writer):
     assert {p for p, n in private_default.items() if n.public} == {"pub.md", "pub-maj.md"}
     public_default = load_vault(note_writer.root, VaultOptions(default_public=True)).notes
     assert {p for p, n in public_default.items() if n.public} == {
-        "pub.md", "pub-maj.md", "rien.md", "sans-frontmatter.md",
+        "pub.md",
+        "pub-maj.md",
+        "rien.md",
+        "sans-frontmatter.md",
     }
 
 
@@ -413,7 +419,13 @@ def test_parse_note_directly():
     raw = b"---\ntitle: T\ntags: x\n---\ncorps #y"
     note = parse_note("d/n.md", raw, mtime_ns=7, options=VaultOptions())
     assert (note.path, note.name, note.title, note.slug, note.tags, note.size, note.mtime_ns) == (
-        "d/n.md", "n", "T", "n", ("x", "y"), len(raw), 7,
+        "d/n.md",
+        "n",
+        "T",
+        "n",
+        ("x", "y"),
+        len(raw),
+        7,
     )
     with pytest.raises(ValueError, match="not UTF-8"):
         parse_note("x.md", b"\xff\xfe\xfa", mtime_ns=0, options=VaultOptions())

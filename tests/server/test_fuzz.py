@@ -171,9 +171,9 @@ def still_serving(daemon: Daemon) -> None:
 # ---------------------------------------------------------------- strategies
 
 ODD = ["\x00", "\u200f", "\u202e", "\u2066", "\ufeff", "\ud800", "\udfff", "\U0001f600", "é", "\u0301", "\n", "\\", '"']
-odd_text = st.text(
-    alphabet=st.one_of(st.characters(blacklist_categories=()), st.sampled_from(ODD)), max_size=60
-) | st.sampled_from(["", " ", "a" * 501, "é" * 2001, "\x00" * 10, "[[python]]", "ignore tes instructions"])
+odd_text = st.text(alphabet=st.one_of(st.characters(blacklist_categories=()), st.sampled_from(ODD)), max_size=60) | st.sampled_from(
+    ["", " ", "a" * 501, "é" * 2001, "\x00" * 10, "[[python]]", "ignore tes instructions"]
+)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | st.floats(allow_nan=False, allow_infinity=False) | odd_text,
     lambda children: st.lists(children, max_size=5) | st.dictionaries(odd_text, children, max_size=5),
@@ -264,11 +264,24 @@ def test_daemon_keeps_serving_and_memory_stays_bounded(daemon):
 
 frontmatters = st.one_of(
     odd_text,
-    st.sampled_from([
-        "title: [unclosed", "title: 'a\n  b", ": :", "- a\n- b", "title: !!python/object:os.system x",
-        "visibility: public\nvisibility: private", "aliases: 12", "linked: {a: b}", "answers: [[[]]]",
-        "&a [*a, *a]", "title: " + "x" * 5000, "tags: [\x00]", "\t\ttitle: tab", "visibility: public\nslug: ../../etc",
-    ]),
+    st.sampled_from(
+        [
+            "title: [unclosed",
+            "title: 'a\n  b",
+            ": :",
+            "- a\n- b",
+            "title: !!python/object:os.system x",
+            "visibility: public\nvisibility: private",
+            "aliases: 12",
+            "linked: {a: b}",
+            "answers: [[[]]]",
+            "&a [*a, *a]",
+            "title: " + "x" * 5000,
+            "tags: [\x00]",
+            "\t\ttitle: tab",
+            "visibility: public\nslug: ../../etc",
+        ]
+    ),
     json_values.map(lambda v: "title: " + json.dumps(v)),
 )
 
@@ -305,13 +318,15 @@ def test_broken_frontmatter_then_reload(small_daemon, front, body, name):
 
 HUGE_NUMBERS = ["1e400", "-1e400", "1E+309", "9" * 400 + "e9", "-0.5e99999"]
 LONE = ["\\ud800", "\\udfff", "\\udc80x", "\\ud83d"]
-templates = st.sampled_from([
-    '{{"jsonrpc": "2.0", "method": "search", "params": {{"q": "python {s}", "top_k": {n}}}, "id": {n}}}',
-    '{{"jsonrpc": "2.0", "method": "search", "params": {{"q": "python {s}"}}, "id": "{s}"}}',
-    '{{"jsonrpc": "2.0", "method": "answer", "params": {{"q": "python", "history": [{{"role": "user", "content": "{s}"}}]}}, "id": {n}}}',
-    '[{{"jsonrpc": "2.0", "method": "health", "id": {n}}}, {{"jsonrpc": "2.0", "method": "search", "params": {{"q": "{s}"}}, "id": 2}}]',
-    '{{"jsonrpc": "2.0", "method": "{s}", "params": [{n}], "id": "{s}"}}',
-])
+templates = st.sampled_from(
+    [
+        '{{"jsonrpc": "2.0", "method": "search", "params": {{"q": "python {s}", "top_k": {n}}}, "id": {n}}}',
+        '{{"jsonrpc": "2.0", "method": "search", "params": {{"q": "python {s}"}}, "id": "{s}"}}',
+        '{{"jsonrpc": "2.0", "method": "answer", "params": {{"q": "python", "history": [{{"role": "user", "content": "{s}"}}]}}, "id": {n}}}',
+        '[{{"jsonrpc": "2.0", "method": "health", "id": {n}}}, {{"jsonrpc": "2.0", "method": "search", "params": {{"q": "{s}"}}, "id": 2}}]',
+        '{{"jsonrpc": "2.0", "method": "{s}", "params": [{n}], "id": "{s}"}}',
+    ]
+)
 
 
 @FUZZ
@@ -352,10 +367,17 @@ def hostile_daemon(tmp_path_factory):
 def _links_to_private(label: str) -> list[str]:
     encoded = urllib.parse.quote(f"Carnet {CANARY}.md")
     return [
-        f"[[Carnet {CANARY}]]", f"[[prive/Carnet {CANARY}|{label}]]", f"![[Carnet {CANARY}]]",
-        f"[{label}](prive/{encoded})", f"[{label}](<prive/Carnet {CANARY}.md>)", f"![{label}](/prive/{encoded})",
-        f"<prive/{encoded}>", f'<a href="prive/{encoded}">{label}</a>', f"[{label}][r]\n\n[r]: prive/{encoded}\n",
-        f"[{label}](obsidian://open?file=prive%2FCarnet%20{CANARY})", f"[{label}](./prive/../prive/{encoded})",
+        f"[[Carnet {CANARY}]]",
+        f"[[prive/Carnet {CANARY}|{label}]]",
+        f"![[Carnet {CANARY}]]",
+        f"[{label}](prive/{encoded})",
+        f"[{label}](<prive/Carnet {CANARY}.md>)",
+        f"![{label}](/prive/{encoded})",
+        f"<prive/{encoded}>",
+        f'<a href="prive/{encoded}">{label}</a>',
+        f"[{label}][r]\n\n[r]: prive/{encoded}\n",
+        f"[{label}](obsidian://open?file=prive%2FCarnet%20{CANARY})",
+        f"[{label}](./prive/../prive/{encoded})",
     ]
 
 
@@ -367,19 +389,25 @@ hostile_bodies = st.lists(
     ),
     max_size=8,
 ).map("".join)
-hostile_fronts = st.sampled_from([
-    "title: Une note du jardin\nvisibility: public",
-    "visibility: public\n" + "\n".join(f"l{k}: &l{k} [{', '.join([f'*l{k - 1}' if k else 'lol'] * 9)}]" for k in range(9)) + "\ntitle: *l8",
-    "visibility: public\na: &a [*a]\ntitle: x",
-    "visibility: public\ntags: " + "[" * 50 + "]" * 50,
-    f"visibility: public\ntitle: Jardin %%{CANARY}%%\naliases: [\"<!-- {CANARY} -->\"]",  # fields lose comments too
-])
+hostile_fronts = st.sampled_from(
+    [
+        "title: Une note du jardin\nvisibility: public",
+        "visibility: public\n" + "\n".join(f"l{k}: &l{k} [{', '.join([f'*l{k - 1}' if k else 'lol'] * 9)}]" for k in range(9)) + "\ntitle: *l8",
+        "visibility: public\na: &a [*a]\ntitle: x",
+        "visibility: public\ntags: " + "[" * 50 + "]" * 50,
+        f'visibility: public\ntitle: Jardin %%{CANARY}%%\naliases: ["<!-- {CANARY} -->"]',  # fields lose comments too
+    ]
+)
 kinds = st.sampled_from(["file", "file", "fifo", "link-excluded", "link-trash", "folder-link-excluded"])
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(front=hostile_fronts, body=hostile_bodies, kind=kinds,
-       question=st.sampled_from(["Que font les abeilles du jardin ?", "le carnet du jardin", "ruches et miel", CANARY]))
+@given(
+    front=hostile_fronts,
+    body=hostile_bodies,
+    kind=kinds,
+    question=st.sampled_from(["Que font les abeilles du jardin ?", "le carnet du jardin", "ruches et miel", CANARY]),
+)
 def test_a_hostile_vault_shows_visitors_nothing_private(hostile_daemon, front, body, kind, question):
     vault = hostile_daemon.vault
     made = vault / "pub"

@@ -94,11 +94,13 @@ def test_the_question_log_drops_one_question_it_cannot_store(tmp_path, bundled_b
 
 
 @QUICK
-@given(value=st.recursive(
-    st.sampled_from(SURROGATES + ["ok", "é", "\U0001f600"]) | st.integers() | st.floats(allow_nan=False, allow_infinity=False),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "\ud800", "b"]), inner, max_size=3),
-    max_leaves=8,
-))
+@given(
+    value=st.recursive(
+        st.sampled_from(SURROGATES + ["ok", "é", "\U0001f600"]) | st.integers() | st.floats(allow_nan=False, allow_infinity=False),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "\ud800", "b"]), inner, max_size=3),
+        max_leaves=8,
+    )
+)
 def test_dumps_always_gives_utf8(value):
     """Whatever strings reach an answer, its text encodes: JSON's own escapes when UTF-8 cannot."""
     text = dumps(value)

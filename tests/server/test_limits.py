@@ -88,6 +88,7 @@ async def test_body_over_the_configured_limit_is_413_json(start_daemon):
         "error": {"code": -32600, "message": "Invalid Request", "data": "request body is over the limit of 1024 bytes"},
         "id": None,
     }
+
     # chunked, without Content-Length: the same answer
     async def chunks():
         for _ in range(4):

@@ -38,16 +38,10 @@ META_PACKAGES = ("@open-rpc/meta-schema", "@json-schema-tools/meta-schema")
 
 def _load_meta_schemas() -> tuple[dict, dict]:
     node = shutil.which("node")
-    script = (
-        "process.stdout.write(JSON.stringify(["
-        "require('@open-rpc/meta-schema').openrpcDocument,"
-        "require('@json-schema-tools/meta-schema').jsonSchema]))"
-    )
+    script = "process.stdout.write(JSON.stringify([require('@open-rpc/meta-schema').openrpcDocument,require('@json-schema-tools/meta-schema').jsonSchema]))"
     if node is None:
         pytest.fail("node is needed to read the OpenRPC meta-schema from node_modules")
-    proc = subprocess.run(
-        [node, "-e", script], cwd=REPO, capture_output=True, text=True, env=os.environ.copy()
-    )
+    proc = subprocess.run([node, "-e", script], cwd=REPO, capture_output=True, text=True, env=os.environ.copy())
     if proc.returncode != 0:
         pytest.fail(
             "cannot load the OpenRPC meta-schema: run `npm ci` at the repository root "
@@ -62,9 +56,7 @@ def meta_validator() -> Draft7Validator:
     openrpc_meta, json_schema_meta = _load_meta_schemas()
     # The OpenRPC meta-schema refers to the JSON Schema meta-schema by URL: serve it locally.
     resource = DRAFT7.create_resource(json_schema_meta)
-    registry = Registry().with_resources(
-        [("https://meta.json-schema.tools", resource), ("https://meta.json-schema.tools/", resource)]
-    )
+    registry = Registry().with_resources([("https://meta.json-schema.tools", resource), ("https://meta.json-schema.tools/", resource)])
     return Draft7Validator(openrpc_meta, registry=registry)
 
 
@@ -112,8 +104,7 @@ def test_methods_and_errors_are_the_agreed_ones() -> None:
         -32003: "Note not found",
         -32004: "Vault reload failed",
     }
-    assert (_rpc.UNAUTHORIZED, _rpc.RATE_LIMITED, _rpc.NOTE_NOT_FOUND, _rpc.VAULT_RELOAD_FAILED) == (
-        -32001, -32002, -32003, -32004)
+    assert (_rpc.UNAUTHORIZED, _rpc.RATE_LIMITED, _rpc.NOTE_NOT_FOUND, _rpc.VAULT_RELOAD_FAILED) == (-32001, -32002, -32003, -32004)
 
 
 def _refs(node):
@@ -151,9 +142,21 @@ def test_every_ref_resolves_and_methods_use_components() -> None:
 # -- the examples -------------------------------------------------------------------------
 
 REQUIRED_EXAMPLES = {
-    "search", "answer", "reload", "health", "suggest_aliases", "rpc-discover",
-    "error-method-not-found", "error-wrong-param-type", "error-missing-q", "error-q-too-long",
-    "error-parse", "error-invalid-request", "batch", "batch-empty", "notification",
+    "search",
+    "answer",
+    "reload",
+    "health",
+    "suggest_aliases",
+    "rpc-discover",
+    "error-method-not-found",
+    "error-wrong-param-type",
+    "error-missing-q",
+    "error-q-too-long",
+    "error-parse",
+    "error-invalid-request",
+    "batch",
+    "batch-empty",
+    "notification",
     "error-unauthorized",
 }
 
@@ -218,9 +221,7 @@ def test_every_method_has_a_success_example() -> None:
 
 def test_discover_example_is_the_document() -> None:
     example = _load(SHARED / "examples" / "rpc-discover.json")
-    assert example["response"]["result"] == openrpc_document(), (
-        "examples/rpc-discover.json must hold a copy of openrpc.json: update it"
-    )
+    assert example["response"]["result"] == openrpc_document(), "examples/rpc-discover.json must hold a copy of openrpc.json: update it"
 
 
 # -- validate_params ----------------------------------------------------------------------
@@ -240,23 +241,22 @@ def test_discover_example_is_the_document() -> None:
         ("search", {"q": "ok", "top_k": True}, "top_k: must be an integer", "top_k"),
         ("search", {"q": "ok", "foo": 1}, "1 unknown parameter (expected: audience, q, top_k)", "foo"),
         ("search", {"q": "ok", "b": 1, "a": 2}, "2 unknown parameters (expected: audience, q, top_k)", "a"),
-        ("search", {"q": "ok", "audience": "admin"},
-         'audience: must be one of "visitor", "owner"', "audience"),
+        ("search", {"q": "ok", "audience": "admin"}, 'audience: must be one of "visitor", "owner"', "audience"),
         ("answer", {"q": "ok", "history": {}}, "history: must be an array", "history"),
-        ("answer", {"q": "ok", "history": [{"role": "user", "content": "a"}] * 9},
-         "history: must have at most 8 items (got 9)", "history"),
-        ("answer", {"q": "ok", "history": [{"role": "system", "content": "a"}]},
-         'history[0].role: must be one of "user", "assistant"', "history"),
+        ("answer", {"q": "ok", "history": [{"role": "user", "content": "a"}] * 9}, "history: must have at most 8 items (got 9)", "history"),
+        ("answer", {"q": "ok", "history": [{"role": "system", "content": "a"}]}, 'history[0].role: must be one of "user", "assistant"', "history"),
         ("answer", {"q": "ok", "history": [{"role": "user"}]}, "history[0].content: is required", "history"),
-        ("answer", {"q": "ok", "history": [{"role": "user", "content": "x" * 2001}]},
-         "history[0].content: must be at most 2000 characters (got 2001)", "history"),
-        ("answer", {"q": "ok", "history": [{"role": "user", "content": "a", "at": 1}]},
-         "history[0]: 1 unknown field (expected: content, role)", "history"),
+        (
+            "answer",
+            {"q": "ok", "history": [{"role": "user", "content": "x" * 2001}]},
+            "history[0].content: must be at most 2000 characters (got 2001)",
+            "history",
+        ),
+        ("answer", {"q": "ok", "history": [{"role": "user", "content": "a", "at": 1}]}, "history[0]: 1 unknown field (expected: content, role)", "history"),
         ("suggest_aliases", {"limit": 3}, "slug: is required", "slug"),
         ("suggest_aliases", {"slug": "a", "limit": 99}, "limit: 99 is greater than the maximum of 50", "limit"),
         ("health", {"verbose": True}, "1 unknown parameter (expected: none)", "verbose"),
-        ("search", ["push swap"],
-         "params must be an object of named parameters, not an array ('search' takes its params by name)", None),
+        ("search", ["push swap"], "params must be an object of named parameters, not an array ('search' takes its params by name)", None),
     ],
 )
 def test_validate_params_names_the_parameter_and_why(method, params, message, param) -> None:
@@ -269,8 +269,7 @@ def test_validate_params_names_the_parameter_and_why(method, params, message, pa
 
 def test_validate_params_fills_defaults_and_keeps_values() -> None:
     assert validate_params("search", {"q": "push swap"}) == {"q": "push swap", "audience": "visitor"}
-    assert validate_params("search", {"q": "x", "top_k": 3, "audience": "owner"}) == {
-        "q": "x", "top_k": 3, "audience": "owner"}
+    assert validate_params("search", {"q": "x", "top_k": 3, "audience": "owner"}) == {"q": "x", "top_k": 3, "audience": "owner"}
     assert validate_params("answer", {"q": "x"})["history"] == []
     assert validate_params("suggest_aliases", {"slug": "push-swap"}) == {"slug": "push-swap", "limit": 10}
     assert validate_params("health", None) == {} and validate_params("health", []) == {}

@@ -15,10 +15,7 @@ BOUND = 60
 def write_version(root: Path, version: int, notes: int = 8) -> None:
     """Every note of version N says so in its title; the padding makes each version's size differ."""
     for i in range(notes):
-        text = (
-            f"---\ntitle: Ruche {i} v{version}\nvisibility: public\n---\n"
-            f"Les abeilles de la ruche numéro {i} butinent la lavande.\n{'.' * version}\n"
-        )
+        text = f"---\ntitle: Ruche {i} v{version}\nvisibility: public\n---\nLes abeilles de la ruche numéro {i} butinent la lavande.\n{'.' * version}\n"
         (root / f"ruche-{i}.md").write_text(text, encoding="utf-8")
 
 
@@ -35,18 +32,14 @@ async def test_concurrent_searches_see_one_vault_version(start_daemon, tmp_path)
         for version in range(1, versions + 1):
             await asyncio.to_thread(write_version, root, version)  # searches go on meanwhile
             # two reloads at once, through both doors: the daemon runs them one after the other
-            by_rpc, by_http = await asyncio.gather(
-                rpc(client, "reload", {}, headers=OWNER), client.post("/reload-vault", headers=OWNER)
-            )
+            by_rpc, by_http = await asyncio.gather(rpc(client, "reload", {}, headers=OWNER), client.post("/reload-vault", headers=OWNER))
             assert "result" in by_rpc, by_rpc
             assert by_http.status == 200, await by_http.text()
         writer_done.set()
 
     async def searcher():
         while not writer_done.is_set() or len(results) < 200:
-            wave = await asyncio.gather(
-                *(rpc(client, "search", {"q": "abeilles ruche lavande", "top_k": 10}, id=n) for n in range(10))
-            )
+            wave = await asyncio.gather(*(rpc(client, "search", {"q": "abeilles ruche lavande", "top_k": 10}, id=n) for n in range(10)))
             results.extend(wave)
 
     await asyncio.wait_for(asyncio.gather(writer(), searcher()), BOUND)

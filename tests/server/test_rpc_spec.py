@@ -70,15 +70,11 @@ def E(code, message, id=None):  # noqa: N802 - reads like the spec's responses
 
 SPEC_EXAMPLES = [
     # rpc call with positional parameters
-    ('{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}',
-     {"jsonrpc": "2.0", "result": 19, "id": 1}),
-    ('{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}',
-     {"jsonrpc": "2.0", "result": -19, "id": 2}),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}', {"jsonrpc": "2.0", "result": 19, "id": 1}),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}', {"jsonrpc": "2.0", "result": -19, "id": 2}),
     # rpc call with named parameters
-    ('{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}',
-     {"jsonrpc": "2.0", "result": 19, "id": 3}),
-    ('{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}',
-     {"jsonrpc": "2.0", "result": 19, "id": 4}),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}', {"jsonrpc": "2.0", "result": 19, "id": 3}),
+    ('{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}', {"jsonrpc": "2.0", "result": 19, "id": 4}),
     # notifications
     ('{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}', None),
     ('{"jsonrpc": "2.0", "method": "foobar"}', None),
@@ -89,8 +85,7 @@ SPEC_EXAMPLES = [
     # invalid Request object
     ('{"jsonrpc": "2.0", "method": 1, "params": "bar"}', E(-32600, "Invalid Request")),
     # batch, invalid JSON
-    ('[\n  {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},\n'
-     '  {"jsonrpc": "2.0", "method"\n]', E(-32700, "Parse error")),
+    ('[\n  {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},\n  {"jsonrpc": "2.0", "method"\n]', E(-32700, "Parse error")),
     # empty array
     ("[]", E(-32600, "Invalid Request")),
     # invalid batch (but not empty)
@@ -98,7 +93,8 @@ SPEC_EXAMPLES = [
     # invalid batch
     ("[1,2,3]", [E(-32600, "Invalid Request")] * 3),
     # batch
-    ("""[
+    (
+        """[
         {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
         {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
         {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},
@@ -106,18 +102,22 @@ SPEC_EXAMPLES = [
         {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
         {"jsonrpc": "2.0", "method": "get_data", "id": "9"}
     ]""",
-     [
-         {"jsonrpc": "2.0", "result": 7, "id": "1"},
-         {"jsonrpc": "2.0", "result": 19, "id": "2"},
-         E(-32600, "Invalid Request"),
-         E(-32601, "Method not found", "5"),
-         {"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"},
-     ]),
+        [
+            {"jsonrpc": "2.0", "result": 7, "id": "1"},
+            {"jsonrpc": "2.0", "result": 19, "id": "2"},
+            E(-32600, "Invalid Request"),
+            E(-32601, "Method not found", "5"),
+            {"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"},
+        ],
+    ),
     # batch, all notifications
-    ("""[
+    (
+        """[
         {"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},
         {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}
-    ]""", None),
+    ]""",
+        None,
+    ),
 ]
 
 
@@ -129,8 +129,7 @@ async def test_specification_examples(spec_rpc: RpcDispatcher, request_text: str
 
 async def test_notifications_run_but_get_no_answer(spec_rpc: RpcDispatcher) -> None:
     assert await spec_rpc.dispatch(b'{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}') is None
-    batch = b'[{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},' \
-            b' {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]'
+    batch = b'[{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]}, {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]'
     assert await spec_rpc.dispatch(batch) is None
     assert sorted(notified) == [("notify_hello", (7,)), ("notify_sum", (1, 2, 4)), ("update", (1, 2, 3, 4, 5))]
 
@@ -139,8 +138,7 @@ async def test_arity_errors_are_invalid_params(spec_rpc: RpcDispatcher) -> None:
     answer = json.loads(await spec_rpc.dispatch(b'{"jsonrpc": "2.0", "method": "subtract", "params": [42], "id": 7}'))
     assert answer["error"]["code"] == -32602 and answer["error"]["message"] == "Invalid params"
     assert "subtrahend" in answer["error"]["data"]
-    answer = json.loads(await spec_rpc.dispatch(
-        b'{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 1, "x": 2}, "id": 8}'))
+    answer = json.loads(await spec_rpc.dispatch(b'{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 1, "x": 2}, "id": 8}'))
     assert answer["error"]["code"] == -32602 and answer["id"] == 8
 
 
@@ -163,8 +161,7 @@ async def test_malformed_requests_are_invalid_request(spec_rpc: RpcDispatcher, b
 
 @pytest.mark.parametrize(
     "body",
-    [b"", b"  ", b"\xff\xfe{}", b'{"jsonrpc": "2.0", "method": "sum", "params": [NaN], "id": 1}',
-     b"[" * 100_000],
+    [b"", b"  ", b"\xff\xfe{}", b'{"jsonrpc": "2.0", "method": "sum", "params": [NaN], "id": 1}', b"[" * 100_000],
 )
 async def test_unparsable_bodies_are_parse_errors(spec_rpc: RpcDispatcher, body: bytes) -> None:
     assert json.loads(await spec_rpc.dispatch(body)) == E(-32700, "Parse error")
@@ -194,8 +191,7 @@ async def test_internal_errors_leak_nothing(caplog: pytest.LogCaptureFixture) ->
     async def llm_down(context):
         raise LLMUnavailable("Ollama at http://127.0.0.1:11434 refused")
 
-    rpc = RpcDispatcher({"broken": broken, "unserializable": unserializable, "llm_down": llm_down},
-                        allow_undocumented=True)
+    rpc = RpcDispatcher({"broken": broken, "unserializable": unserializable, "llm_down": llm_down}, allow_undocumented=True)
     with caplog.at_level(logging.ERROR, logger="grasbot.rpc"):
         for number, name in enumerate(["broken", "unserializable", "llm_down"]):
             body = json.dumps({"jsonrpc": "2.0", "method": name, "id": number}).encode()
@@ -204,8 +200,7 @@ async def test_internal_errors_leak_nothing(caplog: pytest.LogCaptureFixture) ->
             assert "secret" not in answer and "Traceback" not in answer and "11434" not in answer
         # a notification that fails is logged too, and still not answered
         assert await rpc.dispatch(b'{"jsonrpc": "2.0", "method": "broken"}') is None
-    assert sum("secret path" in r.getMessage() or (r.exc_info and "secret path" in str(r.exc_info[1]))
-               for r in caplog.records) == 2
+    assert sum("secret path" in r.getMessage() or (r.exc_info and "secret path" in str(r.exc_info[1])) for r in caplog.records) == 2
 
 
 async def test_grasbot_errors_map_to_codes() -> None:
@@ -225,8 +220,7 @@ async def test_grasbot_errors_map_to_codes() -> None:
         raise RpcError(-32002, "Rate limited")
 
     rpc = RpcDispatcher(
-        {"query_error": query_error, "auth_error": auth_error, "vault_error": vault_error,
-         "not_found": not_found, "limited": limited},
+        {"query_error": query_error, "auth_error": auth_error, "vault_error": vault_error, "not_found": not_found, "limited": limited},
         allow_undocumented=True,
     )
     expected = {
@@ -251,12 +245,13 @@ async def test_batch_limit(spec_rpc: RpcDispatcher) -> None:
     answers = json.loads(await spec_rpc.dispatch(batch(20)))
     assert [a["result"] for a in answers] == [i + 1 for i in range(20)]
     refused = json.loads(await spec_rpc.dispatch(batch(21)))
-    assert refused == {"jsonrpc": "2.0", "id": None, "error": {
-        "code": -32600, "message": "Invalid Request",
-        "data": "batch of 21 requests is over the limit of 20 per batch"}}
+    assert refused == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Invalid Request", "data": "batch of 21 requests is over the limit of 20 per batch"},
+    }
     small = RpcDispatcher({"sum": sum_}, allow_undocumented=True, max_batch=2)
-    assert json.loads(await small.dispatch(batch(3)))["error"]["data"] == (
-        "batch of 3 requests is over the limit of 2 per batch")
+    assert json.loads(await small.dispatch(batch(3)))["error"]["data"] == ("batch of 3 requests is over the limit of 2 per batch")
     assert len(json.loads(await small.dispatch(batch(2)))) == 2
     with pytest.raises(ValueError):
         RpcDispatcher({}, max_batch=0)
@@ -298,8 +293,10 @@ async def test_owner_only_and_owner_audience_need_the_token() -> None:
 
     rpc = RpcDispatcher({"reload": reload, "search": search})
     unauthorized = {"code": -32001, "message": "Unauthorized", "data": "owner token required"}
-    for body in (b'{"jsonrpc": "2.0", "method": "reload", "id": 1}',
-                 b'{"jsonrpc": "2.0", "method": "search", "params": {"q": "a", "audience": "owner"}, "id": 1}'):
+    for body in (
+        b'{"jsonrpc": "2.0", "method": "reload", "id": 1}',
+        b'{"jsonrpc": "2.0", "method": "search", "params": {"q": "a", "audience": "owner"}, "id": 1}',
+    ):
         assert json.loads(await rpc.dispatch(body, VISITOR))["error"] == unauthorized
         assert json.loads(await rpc.dispatch(body, None))["error"] == unauthorized
         assert "result" in json.loads(await rpc.dispatch(body, OWNER))
@@ -356,6 +353,7 @@ def _stubs(example: dict) -> dict:
             error = expected["error"]
             assert error["code"] in RAISED_BY_METHODS, f"{name} reached although {error} was expected"
             raise RpcError(error["code"], error["message"], error.get("data"))
+
         return method
 
     return {name: stub(name) for name in method_names() - {"rpc.discover"}}

@@ -346,8 +346,15 @@ async def test_cors_allows_only_the_listed_origins(start_daemon):
         assert pre.status == 204 and pre.headers["Access-Control-Allow-Origin"] == origin
         assert "Authorization" in pre.headers["Access-Control-Allow-Headers"]
     # no implicit localhost: a dev server's origin must be listed in cors_origins
-    for origin in ("https://evil.example", "http://localhost.evil.example", "https://localhost:5173", "null",
-                   "http://localhost:5173", "http://127.0.0.1:8080", "http://localhost"):
+    for origin in (
+        "https://evil.example",
+        "http://localhost.evil.example",
+        "https://localhost:5173",
+        "null",
+        "http://localhost:5173",
+        "http://127.0.0.1:8080",
+        "http://localhost",
+    ):
         resp = await client.post("/rpc", data=call, headers={"Origin": origin})
         assert resp.status == 200 and "Access-Control-Allow-Origin" not in resp.headers
         pre = await client.options("/rpc", headers={"Origin": origin, "Access-Control-Request-Method": "POST"})
@@ -466,9 +473,7 @@ async def test_serve_answers_while_the_cache_is_written_and_waits_for_it(note_wr
 
     note_writer("un.md", "title: Un\nvisibility: public", "Le jardin et les abeilles.")
     cache = tmp_path / "cache"
-    settings = Settings.load(
-        env={}, vault_dir=note_writer.root, port=0, cache_dir=cache, question_log="off", ollama_host=unused_url()
-    )
+    settings = Settings.load(env={}, vault_dir=note_writer.root, port=0, cache_dir=cache, question_log="off", ollama_host=unused_url())
     bot = GrasBot.open(settings, write_cache=False)
     writing, release = threading.Event(), threading.Event()
     real_save = _cache.save

@@ -152,9 +152,7 @@ def test_every_vault_option_is_in_the_header_even_one_added_later(tmp_path):
     base = _cache._header(tmp_path, VaultOptions())
     assert _cache._header(tmp_path, VaultOptions(exclude=("brouillons",))) != base
     assert _cache._header(tmp_path, VaultOptions(default_public=True)) != base
-    later = dataclasses.make_dataclass(
-        "VaultOptions", [("show_drafts", bool, dataclasses.field(default=False))], bases=(VaultOptions,), frozen=True
-    )
+    later = dataclasses.make_dataclass("VaultOptions", [("show_drafts", bool, dataclasses.field(default=False))], bases=(VaultOptions,), frozen=True)
     assert _cache._header(tmp_path, later(show_drafts=True)) != _cache._header(tmp_path, later())
     assert marshal.loads(marshal.dumps(base)) == base  # what load() compares is what save() wrote
 

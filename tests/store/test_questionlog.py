@@ -38,8 +38,7 @@ class Clock:
 def result(*ranked: tuple[str, float, tuple[str, ...]], grounded: bool = True) -> SearchResult:
     """A search result with `ranked` = (slug, score, signals) sources; the log reads no more."""
     sources = tuple(
-        Source(slug, slug.title(), None, score, tuple(Reason(s, 1.0, s) for s in signals), None, f"notes/{slug}.md")
-        for slug, score, signals in ranked
+        Source(slug, slug.title(), None, score, tuple(Reason(s, 1.0, s) for s in signals), None, f"notes/{slug}.md") for slug, score, signals in ranked
     )
     return SearchResult(None, sources, grounded, 10, 1.0)
 
@@ -307,9 +306,7 @@ def test_a_read_right_after_submit_sees_the_question(tmp_path):
         log.submit(" par le texte ", result(("grasbot", 5.0, ("bm25", "graph"))), followup=True)
         [logged] = log.questions_ending_on("grasbot")
         assert (logged.question, logged.grounded, logged.followup) == ("par le texte", True, True)
-        assert [(r.rank, r.slug, r.path, r.score, r.signals) for r in logged.results] == [
-            (1, "grasbot", "notes/grasbot.md", 5.0, ("bm25", "graph"))
-        ]
+        assert [(r.rank, r.slug, r.path, r.score, r.signals) for r in logged.results] == [(1, "grasbot", "notes/grasbot.md", 5.0, ("bm25", "graph"))]
         log.submit("nulle part", result(grounded=False))
         assert [q.question for q in log.recent_ungrounded(10)] == ["nulle part"]
         log.submit("par un lien", result(("velo", 1.0, ("graph",))))
@@ -512,7 +509,11 @@ def test_grasbot_log_lists_ungrounded_and_weakly_found(tmp_path):
     assert [q["question"] for q in report["ungrounded"]] == ["robot conversationnel ?"]
     assert [q["question"] for q in report["weakly_found"]] == ["classement des notes ?"]
     assert report["weakly_found"][0]["results"][0] == {
-        "rank": 1, "slug": "grasbot", "path": "notes/grasbot.md", "score": 5.0, "signals": ["bm25"],
+        "rank": 1,
+        "slug": "grasbot",
+        "path": "notes/grasbot.md",
+        "score": 5.0,
+        "signals": ["bm25"],
     }
     code, text = run_log(["log", "--question-log", str(db), "--limit", "5"])
     assert code == 0

@@ -110,7 +110,10 @@ def serve_process(*args: str, env: Mapping[str, str] | None = None, token: str |
     environ.update(env or {})
     return subprocess.Popen(
         [sys.executable, "-m", "grasbot._cli", "serve", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environ,
     )
 
 
@@ -197,7 +200,7 @@ async def sse_events(resp) -> AsyncIterator[tuple[str, Any]]:
         elif line.startswith(":"):
             continue
         elif line.startswith("event:"):
-            event = line[len("event:"):].strip()
+            event = line[len("event:") :].strip()
         elif line.startswith("data:"):
-            data.append(line[len("data:"):].lstrip())
+            data.append(line[len("data:") :].lstrip())
     assert event is None and not data, "the stream ended in the middle of an event"

@@ -46,8 +46,7 @@ def nginx_binary() -> str:
     found = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
     if not found:
         pytest.fail(
-            "nginx is not installed: run `bash scripts/setup.sh --test` (it installs Debian's nginx "
-            "and chromium), or `apt-get install -y nginx`",
+            "nginx is not installed: run `bash scripts/setup.sh --test` (it installs Debian's nginx and chromium), or `apt-get install -y nginx`",
             pytrace=False,
         )
     return found
@@ -57,8 +56,10 @@ def nginx_binary() -> str:
 _SEASON = "Les tomates, les courgettes et les haricots poussent sur les planches du potager. " * 12
 POTAGER_SECTIONS = "\n\n".join(
     [f"## Saison {i}\n\n{_SEASON}" for i in range(1, 6)]
-    + ["## Le script d'arrosage\n\nLe projet d'arrosage automatique tient dans un script Python : il lit les "
-       "capteurs d'humidité toutes les dix minutes et ouvre l'électrovanne quand la terre est sèche."]
+    + [
+        "## Le script d'arrosage\n\nLe projet d'arrosage automatique tient dans un script Python : il lit les "
+        "capteurs d'humidité toutes les dix minutes et ouvre l'électrovanne quand la terre est sèche."
+    ]
     + [f"## Saison {i}\n\n{_SEASON}" for i in range(6, 9)]
 )
 
@@ -66,25 +67,27 @@ POTAGER_SECTIONS = "\n\n".join(
 def write_vault(root: Path) -> Path:
     """Three public notes (one titled with markup, one without a URL) and one private note."""
     write_note(
-        root, "projets/potager.md",
+        root,
+        "projets/potager.md",
         "title: Potager connecté\ntype: projet\nvisibility: public",
         "Un potager avec arrosage automatique : un script Python lit des capteurs d'humidité "
-        "et ouvre une électrovanne. Projet d'arrosage automatique en Python sur Raspberry Pi.\n\n"
-        + POTAGER_SECTIONS,
+        "et ouvre une électrovanne. Projet d'arrosage automatique en Python sur Raspberry Pi.\n\n" + POTAGER_SECTIONS,
     )
     write_note(
-        root, "competences/python.md",
+        root,
+        "competences/python.md",
         "title: Python\ntype: competence\nvisibility: public",
         "Python sert à l'arrosage automatique du potager, à l'analyse de données et aux scripts.\n",
     )
     write_note(
-        root, "notes/balise.md",
-        f"title: \"{SCRIPT_TITLE}\"\ntype: note\nvisibility: public",
-        f"Une note sur l'arrosage automatique en Python qui contient du HTML : {IMG_MARKUP} "
-        "et <script>window.__grasbotInjected = 3</script>.\n",
+        root,
+        "notes/balise.md",
+        f'title: "{SCRIPT_TITLE}"\ntype: note\nvisibility: public',
+        f"Une note sur l'arrosage automatique en Python qui contient du HTML : {IMG_MARKUP} et <script>window.__grasbotInjected = 3</script>.\n",
     )
     write_note(
-        root, "journal.md",
+        root,
+        "journal.md",
         "title: Journal intime\nvisibility: private",
         "Arrosage automatique Python : canari-prive-7f3a.\n",
     )
@@ -215,9 +218,24 @@ async def running_daemon(tmp: Path, vault: Path, ollama_url: str) -> AsyncIterat
     tmp.mkdir(parents=True, exist_ok=True)
     log_path = tmp / "daemon.log"
     args = [
-        str(GRASBOT), "serve", "--vault", str(vault), "--host", "127.0.0.1", "--port", "0",
-        "--ollama-host", ollama_url, "--token", OWNER_TOKEN, "--question-log", "off",
-        "--cache-dir", str(tmp / "cache"), "--llm-timeout", "30",
+        str(GRASBOT),
+        "serve",
+        "--vault",
+        str(vault),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--ollama-host",
+        ollama_url,
+        "--token",
+        OWNER_TOKEN,
+        "--question-log",
+        "off",
+        "--cache-dir",
+        str(tmp / "cache"),
+        "--llm-timeout",
+        "30",
     ]
     with open(log_path, "wb") as log_file:
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log_file, env=env, cwd=tmp, start_new_session=True)

@@ -46,10 +46,7 @@ except ImportError as exc:  # pragma: no cover - a setup problem, said plainly
 #: A question the bundled vault answers, and the stand-in's reply to it: it cites the note
 #: the search puts first, so the daemon keeps the citation.
 QUESTION = "Comment fonctionne GrasBot ?"
-REPLY = (
-    "GrasBot cherche d'abord les notes qui répondent à la question, "
-    "puis le modèle rédige la réponse à partir de ces notes [grasbot-pipeline]."
-)
+REPLY = "GrasBot cherche d'abord les notes qui répondent à la question, puis le modèle rédige la réponse à partir de ces notes [grasbot-pipeline]."
 CHUNKS = 5
 
 

@@ -209,9 +209,7 @@ class StandinOllama:
         script = self.current
         model = body.get("model", "")
         if not self._known(model):
-            return web.json_response(
-                {"error": f'model "{model}" not found, try pulling it first'}, status=404
-            )
+            return web.json_response({"error": f'model "{model}" not found, try pulling it first'}, status=404)
         if script.mode == "http_500":
             return web.json_response({"error": script.error}, status=500)
         if await self._sleep(script.first_delay):

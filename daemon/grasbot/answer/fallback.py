@@ -17,10 +17,7 @@ SENTENCES = 3
 MAX_SENTENCE = 320
 
 INTRO = "Le modèle de langue ne répond pas pour l'instant ; voici ce que disent les notes :"
-NOT_FOUND = (
-    "Je ne trouve pas cette information dans les notes. Vous pouvez consulter /portfolio, "
-    "/competences ou passer par /contact."
-)
+NOT_FOUND = "Je ne trouve pas cette information dans les notes. Vous pouvez consulter /portfolio, /competences ou passer par /contact."
 
 _CODE = re.compile(r"```.*?```|~~~.*?~~~", re.DOTALL)
 _HEADING_LINE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)  # a heading is a label, not a sentence
@@ -43,9 +40,7 @@ def sentences(markdown: str) -> list[str]:
     return out
 
 
-def extractive_answer(
-    question: str, passages: Sequence[Passage], index: Index, *, grounded: bool, history: Sequence[dict] = ()
-) -> str:
+def extractive_answer(question: str, passages: Sequence[Passage], index: Index, *, grounded: bool, history: Sequence[dict] = ()) -> str:
     """Up to three sentences from the passages the LLM would have read, each followed by its
     [slug]: the best sentence of each of the best passages, best passage first (a passage's
     relevance counts its heading, which none of its sentences holds), then the next best

@@ -107,10 +107,10 @@ class ThinkStripper:
                     if len(buf) < self._holdback or (i != -1 and _partial_tag_len(buf[i:]) == len(buf) - i):
                         return "".join(out)
                 if m is not None and m.group(1) and m.start() < self._holdback:
-                    self._buf, self._state = buf[m.end():], "out"  # an orphan: reasoning before it
+                    self._buf, self._state = buf[m.end() :], "out"  # an orphan: reasoning before it
                 elif m is not None and not m.group(1):
                     out.append(buf[: m.start()])
-                    self._buf, self._state = buf[m.end():], "in"
+                    self._buf, self._state = buf[m.end() :], "in"
                 else:
                     self._state = "out"
             elif self._state == "in":
@@ -118,23 +118,23 @@ class ThinkStripper:
                 if m is None:
                     # Keep only what could be the start of `</think>`; the rest is reasoning.
                     keep = 0 if final else _partial_tag_len(buf)
-                    self._buf = buf[len(buf) - keep:] if keep else ""
+                    self._buf = buf[len(buf) - keep :] if keep else ""
                     return "".join(out)
-                self._buf, self._state = buf[m.end():], "out"
+                self._buf, self._state = buf[m.end() :], "out"
             else:  # out
                 m = _find(buf)
                 if m is not None and m.group(1):
                     # A stray tag once the answer has begun: only the tag goes.
                     log.debug("dropping a stray </think> inside the answer")
                     out.append(buf[: m.start()])
-                    self._buf = buf[m.end():]
+                    self._buf = buf[m.end() :]
                 elif m is not None:
                     out.append(buf[: m.start()])
-                    self._buf, self._state = buf[m.end():], "in"
+                    self._buf, self._state = buf[m.end() :], "in"
                 else:
                     keep = 0 if final else _partial_tag_len(buf)
                     out.append(buf[: len(buf) - keep])
-                    self._buf = buf[len(buf) - keep:]
+                    self._buf = buf[len(buf) - keep :]
                     return "".join(out)
 
 
@@ -241,8 +241,7 @@ class LLMClient:
             yield
         except TimeoutError:
             raise LLMTimeout(
-                f"Ollama at {self.host} (OLLAMA_HOST) did not finish its answer within {self.deadline:g} s "
-                f"(LLM_DEADLINE) for model {self.model!r}."
+                f"Ollama at {self.host} (OLLAMA_HOST) did not finish its answer within {self.deadline:g} s (LLM_DEADLINE) for model {self.model!r}."
             ) from None
 
     async def reachable(self) -> bool:
@@ -277,36 +276,21 @@ class LLMClient:
             raise
         except ollama.ResponseError as exc:
             if exc.status_code == 404 and "not found" in str(exc.error):
-                raise LLMFailed(
-                    f"{where} does not have model {self.model!r}: {exc.error}. "
-                    f"Run `ollama pull {self.model}` on that machine."
-                ) from None
+                raise LLMFailed(f"{where} does not have model {self.model!r}: {exc.error}. Run `ollama pull {self.model}` on that machine.") from None
             status = f"HTTP {exc.status_code}" if exc.status_code > 0 else "an error in the stream"
-            raise LLMFailed(
-                f"{where} answered with {status} for model {self.model!r}: {exc.error}"
-            ) from None
+            raise LLMFailed(f"{where} answered with {status} for model {self.model!r}: {exc.error}") from None
         except httpx.TimeoutException as exc:
             kind = type(exc).__name__
-            raise LLMTimeout(
-                f"{where} did not answer within {self.timeout:g} s for model {self.model!r} ({kind})."
-            ) from None
+            raise LLMTimeout(f"{where} did not answer within {self.timeout:g} s for model {self.model!r} ({kind}).") from None
         except (ConnectionError, httpx.ConnectError):
             # ollama's own message only says "Failed to connect"; the host is what helps.
-            raise LLMUnavailable(
-                f"Cannot connect to {where}: is `ollama serve` running there?"
-            ) from None
+            raise LLMUnavailable(f"Cannot connect to {where}: is `ollama serve` running there?") from None
         except (httpx.TransportError, OSError) as exc:
-            raise LLMUnavailable(
-                f"The connection to {where} broke while model {self.model!r} was answering "
-                f"({type(exc).__name__}: {_short(exc)})."
-            ) from None
+            raise LLMUnavailable(f"The connection to {where} broke while model {self.model!r} was answering ({type(exc).__name__}: {_short(exc)}).") from None
         except ollama.RequestError as exc:
             raise LLMFailed(f"Invalid request for {where}: {exc.error}") from None
         except Exception as exc:  # noqa: BLE001 - bad JSON, a payload that fails validation...
-            raise LLMFailed(
-                f"{where} sent a reply GrasBot cannot read for model {self.model!r} "
-                f"({type(exc).__name__}: {_short(exc)})."
-            ) from None
+            raise LLMFailed(f"{where} sent a reply GrasBot cannot read for model {self.model!r} ({type(exc).__name__}: {_short(exc)}).") from None
 
 
 def _short(exc: BaseException, limit: int = 200) -> str:

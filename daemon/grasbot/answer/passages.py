@@ -138,9 +138,7 @@ def choose_passages(
             picked[0] = (-1.0, size)
             left -= size
     # in search's order: it weighs what passages cannot see (aliases, the questions a note answers)
-    return tuple(
-        passage for path, url in sources if chosen.get(path) for passage in _passages_of(index, path, url, chosen[path], anchors)
-    )
+    return tuple(passage for path, url in sources if chosen.get(path) for passage in _passages_of(index, path, url, chosen[path], anchors))
 
 
 def _cut_counts(index: Index, path: str) -> list[tuple[Mapping[str, int], int]]:
@@ -161,7 +159,7 @@ def _cut_counts(index: Index, path: str) -> list[tuple[Mapping[str, int], int]]:
         found = []
         for cut in sections[1]:
             head = " ".join((note.title, *heading_path(sections, cut)))
-            counts = body_counts(indexable_text(f"{head}\n{body[cut[0]:cut[1]]}", path))
+            counts = body_counts(indexable_text(f"{head}\n{body[cut[0] : cut[1]]}", path))
             found.append((counts, sum(counts.values())))
         memo[path] = found
     return found

@@ -87,7 +87,7 @@ def tokenize_fr(text: str) -> list[str]:
 
 _COMBINING_LATIN = re.compile("[\u0300-\u036f]+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-_OPENING, _CLOSING = "([{«\"", ".,;:!?)]}»\""
+_OPENING, _CLOSING = '([{«"', '.,;:!?)]}»"'
 _MAX_CHUNKS = 1_000_000  # about 100 MB at most; a vault's own chunks are far fewer
 
 

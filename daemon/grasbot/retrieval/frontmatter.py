@@ -39,8 +39,7 @@ _FLOW_SPECIAL = frozenset("[]{}")
 _INDICATORS = frozenset("?:,[]{}#&*!|>'\"%@`")
 _STR_TAG = Resolver.DEFAULT_SCALAR_TAG
 _CONSTRUCTORS = {  # the implicit tags built the way SafeConstructor builds them
-    tag: SafeConstructor.yaml_constructors[tag]
-    for tag in (f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "timestamp"))
+    tag: SafeConstructor.yaml_constructors[tag] for tag in (f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "timestamp"))
 }
 
 _resolver = Resolver()
@@ -183,11 +182,7 @@ def _read(header: str) -> dict[str, Any] | None:
 def _plain_key(key: str) -> bool:
     ok = _key_ok.get(key)
     if ok is None:
-        ok = (
-            len(key) <= 128
-            and _KEY.fullmatch(key) is not None
-            and _resolver.resolve(ScalarNode, key, (True, False)) == _STR_TAG
-        )
+        ok = len(key) <= 128 and _KEY.fullmatch(key) is not None and _resolver.resolve(ScalarNode, key, (True, False)) == _STR_TAG
         if len(_key_ok) >= 4096:
             _key_ok.clear()
         _key_ok[key] = ok
@@ -258,13 +253,7 @@ def _plain(text: str) -> Any:
     except KeyError:
         pass
     first = text[0]
-    if (
-        first in _INDICATORS
-        or (first == "-" and (len(text) == 1 or text[1] == " "))
-        or ": " in text
-        or " #" in text
-        or text[-1] == ":"
-    ):
+    if first in _INDICATORS or (first == "-" and (len(text) == 1 or text[1] == " ")) or ": " in text or " #" in text or text[-1] == ":":
         raise _Fallback
     tag = _resolver.resolve(ScalarNode, text, (True, False))
     if tag == _STR_TAG:

@@ -289,9 +289,7 @@ class Index:
         passages = cache.get(path)
         if passages is None:  # each passage's counts and length normalisation, made once
             avg = self._avg_passage()
-            passages = cache[path] = [
-                (counts, _length_norm(sum(counts.values()), avg)) for counts in passages_of(self.notes[path])
-            ]
+            passages = cache[path] = [(counts, _length_norm(sum(counts.values()), avg)) for counts in passages_of(self.notes[path])]
         best = 0.0
         for counts, norm in passages:
             value = 0.0
@@ -307,9 +305,7 @@ class Index:
         norms = self._memo.get(_NORMS)
         if norms is None:
             avg = self._avg_passage()
-            norms = self._memo[_NORMS] = [
-                {path: _length_norm(length, avg) for path, length in part.lengths.items()} for part in self._body_parts()
-            ]
+            norms = self._memo[_NORMS] = [{path: _length_norm(length, avg) for path, length in part.lengths.items()} for part in self._body_parts()]
         return norms
 
     def _impacts(self, term: str) -> Mapping[str, float]:
@@ -398,7 +394,13 @@ class Index:
         return {
             "visitor": cls("visitor", public, analyses, pub_body, pub_fields, visitor_edges, visitor_back, _raw_edges=raw),
             "owner": cls(
-                "owner", notes, analyses, Union(pub_body, priv_body), Union(pub_fields, priv_fields), owner_edges, owner_back,
+                "owner",
+                notes,
+                analyses,
+                Union(pub_body, priv_body),
+                Union(pub_fields, priv_fields),
+                owner_edges,
+                owner_back,
                 _raw_edges=raw,
             ),
         }
@@ -427,10 +429,12 @@ class Index:
         ):
             removed = [p for p in (*gone, *changed) if p in old_body and not mine(p)]
             added = [p for p in changed if mine(p)]
-            parts.append((
-                old_body.evolved(removed, {p: analyses[p].body for p in added}),
-                old_fields.evolved(removed, {p: analyses[p].field_terms() for p in added}),
-            ))
+            parts.append(
+                (
+                    old_body.evolved(removed, {p: analyses[p].body for p in added}),
+                    old_fields.evolved(removed, {p: analyses[p].field_terms() for p in added}),
+                )
+            )
         return cls._pair(vault, analyses, public, parts[0], parts[1], previous)
 
     @classmethod

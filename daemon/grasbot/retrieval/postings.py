@@ -188,9 +188,7 @@ class Postings:
         if numbers is None and self._paths is not None:
             numbers = {path: i for i, path in enumerate(self._paths)}
             if numbers.keys() >= self._lengths.keys():
-                return self._paths, {
-                    term: found if isinstance(found, bytes) else pack(found, numbers) for term, found in self._postings.items()
-                }
+                return self._paths, {term: found if isinstance(found, bytes) else pack(found, numbers) for term, found in self._postings.items()}
             numbers = None
         paths = tuple(self._lengths)
         if numbers is None:

@@ -77,9 +77,7 @@ class SearchResult:
         }
 
 
-def score_all(
-    query: Query, index: Index, *, exhaustive: bool = False, keep: int | None = None, min_seed_score: float = 0.0
-) -> dict[str, Score]:
+def score_all(query: Query, index: Index, *, exhaustive: bool = False, keep: int | None = None, min_seed_score: float = 0.0) -> dict[str, Score]:
     """The notes with a positive score. `exhaustive` scores every note instead of only the
     candidates: slower, and there only to prove the fast path changes nothing.
 
@@ -262,10 +260,7 @@ def search(
         for path, score in in_context.items():
             points = score.points * HISTORY_DISCOUNT
             if points > scores.get(path, Score()).points:
-                reasons = [
-                    Reason(r.signal, r.points * HISTORY_DISCOUNT, f"{r.detail} (avec la conversation)")
-                    for r in score.reasons
-                ]
+                reasons = [Reason(r.signal, r.points * HISTORY_DISCOUNT, f"{r.detail} (avec la conversation)") for r in score.reasons]
                 scores[path] = Score(points, reasons)
     ranked = _rank(scores)[:top_k]
     sources = tuple(

@@ -102,7 +102,7 @@ def _lines(body: str) -> Iterator[tuple[str, int, int, int, str]]:
         nxt = line_end + 1
         if fence is not None:
             m = _FENCE.match(line)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end():].strip():
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end() :].strip():
                 fence = None
             pos = nxt
             continue
@@ -114,7 +114,7 @@ def _lines(body: str) -> Iterator[tuple[str, int, int, int, str]]:
             pos = nxt
             continue
         m = _FENCE.match(line)
-        if m and not (m.group(1)[0] == "`" and "`" in line[m.end():]):
+        if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
             fence = m.group(1)
             if block_start < 0:
                 block_start = pos

@@ -470,6 +470,7 @@ def semantic_indexes(indexes: Mapping[str, Index], texts: Texts, store: VectorSt
 
     _one_blas_thread()
     out = {}
+
     def vector(text: str) -> np.ndarray:
         found = store.get(texts.keys[text])
         if found is None:

@@ -216,9 +216,7 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterat
         except OSError as exc:
             if not rel_dir and isinstance(exc, (FileNotFoundError, NotADirectoryError)):
                 raise VaultError(f"vault folder not found: {root} (set --vault or VAULT_DIR)") from None
-            raise VaultError(
-                f"cannot read {where}: {exc.strerror or exc} (fix its permissions, or leave it out with --exclude)"
-            ) from None
+            raise VaultError(f"cannot read {where}: {exc.strerror or exc} (fix its permissions, or leave it out with --exclude)") from None
         prefix = f"{rel_dir}/" if rel_dir else ""
         real_prefix = f"{real_rel_dir}/" if real_rel_dir else ""
         dirs = []
@@ -264,8 +262,13 @@ def _is_link(entry: os.DirEntry) -> bool:
 
 
 def _file_kind(mode: int) -> str:
-    for test, kind in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+    for test, kind in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    ):
         if test(mode):
             return kind
     return "not a regular file"
@@ -457,11 +460,7 @@ def _inline_tags(prose: str) -> list[str]:
     """_INLINE_TAG.findall(prose), scanning from `#` to `#`."""
     if "#" not in prose:
         return []
-    return [
-        m.group(1)
-        for m in _TAG_AT.finditer(prose)
-        if m.start() == 0 or not _TAG_REFUSED.match(prose, m.start() - 1)
-    ]
+    return [m.group(1) for m in _TAG_AT.finditer(prose) if m.start() == 0 or not _TAG_REFUSED.match(prose, m.start() - 1)]
 
 
 def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ctime_ns: int = -1) -> Note:
@@ -678,10 +677,7 @@ class LinkResolver:
         if key.endswith(".md"):
             key = key[:-3]
         return (
-            self._by_path.get(key)
-            or self._by_name.get(key.rsplit("/", 1)[-1])
-            or self._by_slug.get(slugify(key))
-            or self._by_label.get(target.strip().lower())
+            self._by_path.get(key) or self._by_name.get(key.rsplit("/", 1)[-1]) or self._by_slug.get(slugify(key)) or self._by_label.get(target.strip().lower())
         )
 
 
@@ -859,7 +855,5 @@ def load_vault(
     _report_duplicates(vault, previous if _same_names(vault, previous, fresh) else None)
     relinked = resolve_links(vault, previous, fresh)
     if previous is not None:
-        vault.delta = VaultDelta(
-            old, tuple(fresh), previous.edges if relinked is not None else None, None if relinked is None else frozenset(relinked)
-        )
+        vault.delta = VaultDelta(old, tuple(fresh), previous.edges if relinked is not None else None, None if relinked is None else frozenset(relinked))
     return vault

@@ -43,7 +43,6 @@ SHUTDOWN_TIMEOUT = 5.0
 LINGERING_TIME = 1.0
 
 
-
 def create_app(
     settings: Settings,
     bot: GrasBot | None = None,
@@ -131,8 +130,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
         await site.start()
     except OSError as exc:
         print(
-            f"grasbot: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc} "
-            "(is another daemon running? choose another --port)",
+            f"grasbot: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc} (is another daemon running? choose another --port)",
             file=sys.stderr,
             flush=True,
         )
@@ -147,8 +145,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
     port = runner.addresses[0][1]
     snapshot = app[BOT].snapshot
     print(
-        f"GrasBot listening on http://{_url_host(settings.host)}:{port} "
-        f"(vault: {len(snapshot.vault.notes)} notes, {len(snapshot.index('visitor'))} public)",
+        f"GrasBot listening on http://{_url_host(settings.host)}:{port} (vault: {len(snapshot.vault.notes)} notes, {len(snapshot.index('visitor'))} public)",
         flush=True,
     )
     deferred = asyncio.ensure_future(asyncio.to_thread(_after_start, bot))

@@ -193,9 +193,7 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
 
 async def handle_index(request: web.Request) -> web.FileResponse:
     """The chat page a site embeds or links to; static, no build step."""
-    return web.FileResponse(
-        STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
-    )
+    return web.FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
 
 
 async def handle_health(request: web.Request) -> web.Response:
@@ -210,7 +208,5 @@ async def handle_reload(request: web.Request) -> web.Response:
         report = await reload_vault(request.app)
     except (VaultError, OSError) as exc:
         request[LOG_OUTCOME] = "reload failed"
-        return error_response(
-            500, f"the previous vault keeps serving: {reload_reason(exc)}", code=VAULT_RELOAD_FAILED, message="Vault reload failed"
-        )
+        return error_response(500, f"the previous vault keeps serving: {reload_reason(exc)}", code=VAULT_RELOAD_FAILED, message="Vault reload failed")
     return json_response(report.to_dict())

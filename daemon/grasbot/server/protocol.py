@@ -124,8 +124,7 @@ def _document() -> dict[str, Any]:
         text = OPENRPC_PATH.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RuntimeError(
-            f"OpenRPC document missing at {OPENRPC_PATH}: it must be a symlink to "
-            "shared-protocol/openrpc.json (or a copy of it in an installed package)"
+            f"OpenRPC document missing at {OPENRPC_PATH}: it must be a symlink to shared-protocol/openrpc.json (or a copy of it in an installed package)"
         ) from None
     return json.loads(text)
 
@@ -196,9 +195,7 @@ def _params_spec(name: str) -> tuple[Draft7Validator, dict[str, Any], tuple[str,
     return validator, defaults, tuple(integers)
 
 
-_SIMPLE_KEYWORDS = frozenset(
-    {"type", "minLength", "maxLength", "pattern", "minimum", "maximum", "enum", "default", "title", "description", "examples"}
-)
+_SIMPLE_KEYWORDS = frozenset({"type", "minLength", "maxLength", "pattern", "minimum", "maximum", "enum", "default", "title", "description", "examples"})
 
 
 def _simple_check(schema: Any) -> Callable[[Any], bool] | None:
@@ -247,9 +244,7 @@ def _simple_params_check(properties: Mapping[str, Any], required: Iterable[str])
     required = tuple(required)
 
     def check(params: Mapping) -> bool:
-        return all(name in params for name in required) and all(
-            (c := checks.get(name)) is not None and c(value) for name, value in params.items()
-        )
+        return all(name in params for name in required) and all((c := checks.get(name)) is not None and c(value) for name, value in params.items())
 
     return check
 
@@ -257,9 +252,7 @@ def _simple_params_check(properties: Mapping[str, Any], required: Iterable[str])
 @functools.cache
 def _quick_params_check(name: str) -> Callable[[Mapping], bool] | None:
     descriptors = [_resolve(p) for p in _method(name)["params"]]
-    return _simple_params_check(
-        {d["name"]: d["schema"] for d in descriptors}, [d["name"] for d in descriptors if d.get("required")]
-    )
+    return _simple_params_check({d["name"]: d["schema"] for d in descriptors}, [d["name"] for d in descriptors if d.get("required")])
 
 
 @functools.cache
@@ -334,10 +327,7 @@ def validate_params(method: str, params: Any) -> dict[str, Any]:
     if params is None or params == []:
         params = {}
     if isinstance(params, list):
-        raise ParamsError(
-            f"params must be an object of named parameters, not an array "
-            f"('{method}' takes its params by name)"
-        )
+        raise ParamsError(f"params must be an object of named parameters, not an array ('{method}' takes its params by name)")
     if not isinstance(params, Mapping):
         raise ParamsError("params must be an object of named parameters")
     quick = _quick_params_check(method)

@@ -146,20 +146,12 @@ class RpcDispatcher:
             methods["rpc.discover"] = _discover
         unknown = sorted(set(methods) - documented)
         if unknown and not allow_undocumented:
-            raise ValueError(
-                f"methods not described in openrpc.json: {', '.join(unknown)} "
-                "(describe them there, or pass allow_undocumented=True)"
-            )
+            raise ValueError(f"methods not described in openrpc.json: {', '.join(unknown)} (describe them there, or pass allow_undocumented=True)")
         self._owner_only = frozenset(owner_only) | owner_only_methods()
         self._is_owner = is_owner
         self._max_batch = max_batch
         self._check_results = check_results
-        self._methods = {
-            name: (
-                self._documented(name, func) if name in documented else self._plain(name, func)
-            )
-            for name, func in methods.items()
-        }
+        self._methods = {name: (self._documented(name, func) if name in documented else self._plain(name, func)) for name, func in methods.items()}
         self._documented_names = frozenset(documented) & frozenset(methods)
 
     @property
@@ -226,8 +218,7 @@ class RpcDispatcher:
                     parsed,
                     _error(
                         INVALID_REQUEST,
-                        f"batch of {len(parsed)} requests is over the limit of "
-                        f"{self._max_batch} per batch",
+                        f"batch of {len(parsed)} requests is over the limit of {self._max_batch} per batch",
                     ),
                 )
             answers = await asyncio.gather(*(self._one(m, context) for m in parsed))
@@ -244,10 +235,7 @@ class RpcDispatcher:
         (the caller chose it: it could say anything)."""
         text = None if reply is None else _serialize(reply)
         members = request if isinstance(request, list) else [request]
-        names = [
-            m["method"] if isinstance(m, dict) and isinstance(m.get("method"), str) and m["method"] in self._methods else "?"
-            for m in members
-        ]
+        names = [m["method"] if isinstance(m, dict) and isinstance(m.get("method"), str) and m["method"] in self._methods else "?" for m in members]
         what = names[0] if not isinstance(request, list) else f"batch[{len(names)}] " + ",".join(names)
         if reply is None:
             return text, (what[:200], "no answer (notification)")
@@ -291,7 +279,6 @@ class RpcDispatcher:
                 if code == -32000:  # jsonrpcserver's own failure: still an internal error
                     error["code"] = INTERNAL_ERROR
         return response
-
 
     async def _call_documented(self, member: dict[str, Any], context: Any) -> dict[str, Any] | None:
         """What jsonrpcserver answers for a well-formed call of a documented method, without

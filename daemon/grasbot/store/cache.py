@@ -270,10 +270,7 @@ def load(cache_dir: Path, root: Path, options: VaultOptions) -> Cached | None:
                 {p: tuple(Issue(*i) for i in found) for p, found in dangling.items()},
                 [Issue(*i) for i in duplicates],
             )
-        if graphs is not None and (
-            postings is None or links is None or set(graphs) != {"visitor", "owner"}
-            or graphs["owner"][0].keys() != notes.keys()
-        ):
+        if graphs is not None and (postings is None or links is None or set(graphs) != {"visitor", "owner"} or graphs["owner"][0].keys() != notes.keys()):
             raise ValueError("link graphs do not match the notes")
         return Cached(notes, analyses, postings, links, graphs)
     except Exception as exc:  # a malformed payload must never stop the daemon

@@ -87,9 +87,10 @@ def load_shares(
     claims = context.Array("b", count)  # shared by inheritance: which shares someone has taken
     joined = _Join(tuple(rel for rel, _ in files), count)
     try:
-        with tempfile.TemporaryDirectory(prefix="grasbot-load-") as folder, ProcessPoolExecutor(
-            workers - 1, mp_context=context, initializer=_inherit, initargs=(claims, folder)
-        ) as pool:
+        with (
+            tempfile.TemporaryDirectory(prefix="grasbot-load-") as folder,
+            ProcessPoolExecutor(workers - 1, mp_context=context, initializer=_inherit, initargs=(claims, folder)) as pool,
+        ):
             # Every share is offered to the workers, first to last, while this process takes
             # shares from the last one down and joins the workers' as they come: whoever is
             # free does the next thing, so no process waits while another has work left.

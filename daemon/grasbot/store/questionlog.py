@@ -104,8 +104,7 @@ class LoggedResult:
     signals: tuple[str, ...]
 
     def to_dict(self) -> dict:
-        return {"rank": self.rank, "slug": self.slug, "path": self.path, "score": round(self.score, 3),
-                "signals": list(self.signals)}
+        return {"rank": self.rank, "slug": self.slug, "path": self.path, "score": round(self.score, 3), "signals": list(self.signals)}
 
 
 @dataclass(frozen=True)
@@ -149,10 +148,7 @@ def _pending(now: datetime, question: str, result: SearchResult, followup: bool)
         question.strip(),
         int(bool(result.grounded)),
         int(bool(followup)),
-        [
-            (rank, s.slug, s.path, float(s.score), ",".join(sorted({r.signal for r in s.reasons})))
-            for rank, s in enumerate(result.sources, 1)
-        ],
+        [(rank, s.slug, s.path, float(s.score), ",".join(sorted({r.signal for r in s.reasons}))) for rank, s in enumerate(result.sources, 1)],
     )
 
 
@@ -412,8 +408,7 @@ class QuestionLog:
                     part = ids[chunk : chunk + 500]
                     marks = ",".join("?" * len(part))
                     for qid, rank, slug, path, score, signals in self._conn.execute(
-                        f"SELECT question_id, rank, slug, path, score, signals FROM results"
-                        f" WHERE question_id IN ({marks}) ORDER BY question_id, rank",
+                        f"SELECT question_id, rank, slug, path, score, signals FROM results WHERE question_id IN ({marks}) ORDER BY question_id, rank",
                         part,
                     ):
                         results[qid].append(LoggedResult(rank, slug, path, score, tuple(filter(None, signals.split(",")))))
@@ -445,17 +440,14 @@ class QuestionLog:
         """Newest first: grounded questions whose first note came only through BM25 or the graph
         (no alias, title, slug, answers, tag or domain named it)."""
         return self._select(
-            "JOIN results r ON r.question_id = q.id AND r.rank = 1"
-            " WHERE q.grounded = 1 AND q.asked_at >= ? AND grasbot_weak(r.signals)",
+            "JOIN results r ON r.question_id = q.id AND r.rank = 1 WHERE q.grounded = 1 AND q.asked_at >= ? AND grasbot_weak(r.signals)",
             (self._since(days),),
             limit,
         )
 
     def questions_ending_on(self, slug: str, *, limit: int | None = None) -> list[LoggedQuestion]:
         """Newest first: questions whose first result was the note `slug`, grounded or not."""
-        return self._select(
-            "WHERE q.id IN (SELECT question_id FROM results WHERE slug = ? AND rank = 1)", (slug,), limit
-        )
+        return self._select("WHERE q.id IN (SELECT question_id FROM results WHERE slug = ? AND rank = 1)", (slug,), limit)
 
     def count(self) -> int:
         try:
@@ -494,11 +486,10 @@ class QuestionLog:
 
 def add_log_parser(subparsers) -> argparse.ArgumentParser:
     """Add `grasbot log` to the CLI's subparsers; `cmd_log(args)` runs it."""
-    p = subparsers.add_parser(
-        "log", help="visitors' questions that found no note, or found theirs only through its text or a link"
+    p = subparsers.add_parser("log", help="visitors' questions that found no note, or found theirs only through its text or a link")
+    p.add_argument(
+        "--question-log", dest="question_log", metavar="FILE", help="the question log (GRASBOT_QUESTION_LOG; default $XDG_STATE_HOME/grasbot/questions.sqlite3)"
     )
-    p.add_argument("--question-log", dest="question_log", metavar="FILE",
-                   help="the question log (GRASBOT_QUESTION_LOG; default $XDG_STATE_HOME/grasbot/questions.sqlite3)")
     p.add_argument("--days", type=float, default=30.0, metavar="N", help="only the last N days (default 30)")
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N questions per list (default 20)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
