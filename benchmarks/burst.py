@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/burst.py                       # 100 and 500 visitors, 1 then 2 hosts
     .venv/bin/python benchmarks/burst.py --visitors 100 --hosts 1
 
-The model is the stand-in Ollama (`tests/standin_ollama.py`), one process per host: every
+The model is the stand-in Ollama (`tests/support/standin_ollama.py`), one process per host: every
 answer takes `--answer-seconds` (3 s, in 10 streamed pieces) and it generates 2 at a time,
 holding the others as Ollama's own queue does; it counts the most chats it was sent at once.
 The daemon is a real `grasbot serve` on the bundled vault with its default admission settings
@@ -70,8 +70,20 @@ def _start(args: list[str], env: dict | None = None) -> tuple[subprocess.Popen, 
 
 
 def start_standin(answer_seconds: float) -> tuple[subprocess.Popen, str]:
-    proc, line = _start([str(PYTHON), str(REPO / "tests" / "standin_ollama.py"), "--answer-seconds", str(answer_seconds),
-                         "--parallel", "2", "--chunks", "10", "--reply", REPLY])
+    proc, line = _start(
+        [
+            str(PYTHON),
+            str(REPO / "tests" / "support" / "standin_ollama.py"),
+            "--answer-seconds",
+            str(answer_seconds),
+            "--parallel",
+            "2",
+            "--chunks",
+            "10",
+            "--reply",
+            REPLY,
+        ]
+    )
     if not line.startswith("http://"):
         raise SystemExit(f"the stand-in did not start: {line!r}")
     return proc, line.strip()
@@ -79,10 +91,24 @@ def start_standin(answer_seconds: float) -> tuple[subprocess.Popen, str]:
 
 def start_daemon(hosts: list[str], work: Path, semantic: str) -> tuple[subprocess.Popen, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GRASBOT_", "LLM_", "OLLAMA_", "SEARCH_", "VAULT_DIR"))}
-    env.update(GRASBOT_RATE_PER_MINUTE="1000000", GRASBOT_RATE_BURST="1000000", XDG_CACHE_HOME=str(work / "cache"),
-               XDG_CONFIG_HOME=str(work / "config"))
-    proc, line = _start([str(GRASBOT), "serve", "--port", "0", "--ollama-host", ",".join(hosts), "--question-log", "off",
-                         "--token", "bench-owner-token", "--semantic", semantic], env)
+    env.update(GRASBOT_RATE_PER_MINUTE="1000000", GRASBOT_RATE_BURST="1000000", XDG_CACHE_HOME=str(work / "cache"), XDG_CONFIG_HOME=str(work / "config"))
+    proc, line = _start(
+        [
+            str(GRASBOT),
+            "serve",
+            "--port",
+            "0",
+            "--ollama-host",
+            ",".join(hosts),
+            "--question-log",
+            "off",
+            "--token",
+            "bench-owner-token",
+            "--semantic",
+            semantic,
+        ],
+        env,
+    )
     found = re.match(r"GrasBot listening on (http://\S+) ", line)
     if not found:
         raise SystemExit(f"grasbot serve did not start: {line!r}")
@@ -187,8 +213,14 @@ def scenario(hosts: int, visitors: int, answer_seconds: float, work: Path, seman
     asks = [r for r in ok if not r["stream"]]
     streams = [r for r in ok if r["stream"]]
     return {
-        "hosts": hosts, "visitors": visitors, "semantic": semantic, "requests": len(results), "took_s": took, **kinds,
-        "errors": len(results) - len(ok), "error_kinds": sorted({r["error"][:80] for r in results if "error" in r}),
+        "hosts": hosts,
+        "visitors": visitors,
+        "semantic": semantic,
+        "requests": len(results),
+        "took_s": took,
+        **kinds,
+        "errors": len(results) - len(ok),
+        "error_kinds": sorted({r["error"][:80] for r in results if "error" in r}),
         "ask_last": [r["last"] for r in asks],
         "ask_model_last": [r["last"] for r in asks if r["kind"] == "model"],
         "stream_first": [r["first"] for r in streams],
@@ -204,22 +236,28 @@ def _worst(late: list[float]) -> str:
 
 
 def report(rows: list[dict], answer_seconds: float) -> None:
-    print(f"\n{'semantic':>8} {'hosts':>5} {'visitors':>8} {'requests':>8} {'model':>6} {'reused':>6} {'busy':>5} {'fallbk':>6} {'errors':>6}"
-          f"  {'/ask last p50 p95 max':>22}  {'stream first p50 p95 max':>25}  {'stream last p50 p95 max':>24}  model max at once")
+    print(
+        f"\n{'semantic':>8} {'hosts':>5} {'visitors':>8} {'requests':>8} {'model':>6} {'reused':>6} {'busy':>5} {'fallbk':>6} {'errors':>6}"
+        f"  {'/ask last p50 p95 max':>22}  {'stream first p50 p95 max':>25}  {'stream last p50 p95 max':>24}  model max at once"
+    )
     for r in rows:
-        print(f"{r['semantic']:>8} {r['hosts']:>5} {r['visitors']:>8} {r['requests']:>8} {r['model']:>6} {r['reused']:>6} {r['busy']:>5} "
-              f"{r['fallback']:>6} {r['errors']:>6}  {_pcts(r['ask_last']):>22}  {_pcts(r['stream_first']):>25}  "
-              f"{_pcts(r['stream_last']):>24}  {r['max_in_flight']} (chats {r['chats']})")
+        print(
+            f"{r['semantic']:>8} {r['hosts']:>5} {r['visitors']:>8} {r['requests']:>8} {r['model']:>6} {r['reused']:>6} {r['busy']:>5} "
+            f"{r['fallback']:>6} {r['errors']:>6}  {_pcts(r['ask_last']):>22}  {_pcts(r['stream_first']):>25}  "
+            f"{_pcts(r['stream_last']):>24}  {r['max_in_flight']} (chats {r['chats']})"
+        )
     print("\nTargets:")
     for r in rows:
         where = f"{r['hosts']} host(s), {r['visitors']} visitors, semantic {r['semantic']}"
         bound = MAX_WAIT + answer_seconds + 1.0  # the wait, the answer, a second for the rest
         slow_asks = [t for t in r["ask_last"] if t > bound]
         late_first = [t for t in r["stream_first"] if t > 1.0]
-        print(f"  {where}: errors {r['errors']} {r['error_kinds'] or ''}; /ask over {bound:g} s: {len(slow_asks)}"
-              f"{_worst(slow_asks)}; stream first event over 1 s: {len(late_first)}"
-              f"{_worst(late_first)} (first events: {', '.join(r['first_events'])}); "
-              f"model at once {r['max_in_flight']} (slots 2 a host); run {r['took_s']:.1f} s")
+        print(
+            f"  {where}: errors {r['errors']} {r['error_kinds'] or ''}; /ask over {bound:g} s: {len(slow_asks)}"
+            f"{_worst(slow_asks)}; stream first event over 1 s: {len(late_first)}"
+            f"{_worst(late_first)} (first events: {', '.join(r['first_events'])}); "
+            f"model at once {r['max_in_flight']} (slots 2 a host); run {r['took_s']:.1f} s"
+        )
     for visitors in sorted({r["visitors"] for r in rows}):
         by_hosts = {r["hosts"]: r for r in rows if r["visitors"] == visitors and r["semantic"] == rows[0]["semantic"]}
         if 1 in by_hosts and 2 in by_hosts:

@@ -1,0 +1,310 @@
+"""Admission control for generation: a few slots per model host, one bounded queue, a bounded wait.
+
+A consumer GPU writes a few answers at a time; sending it a hundred makes every visitor wait
+for all of them, and most until the timeout. So each host takes at most `slots` generations,
+the others wait in one FIFO queue (the first slot freed on any host goes to its head), and a
+question that finds the queue full, or whose estimated wait is over `max_wait`, is refused at
+once (`Busy`: the caller answers from the notes). A queued question that is still waiting at
+`max_wait` is refused then. The owner has a slot of their own, beside the visitors'.
+
+A host that cannot be reached (`LLMUnavailable`) is skipped for `RETRY_AFTER` seconds, then
+tried again; a question whose host failed before any word is tried on the next host.
+Leaving (a closed stream, a cancelled request) frees the place or slot at once: everything
+is released in `finally` blocks, after the upstream request is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+
+from .._exceptions import LLMUnavailable
+from .llm import LLMClient
+
+__all__ = ["Admission", "Busy", "NoHost", "Position"]
+
+RETRY_AFTER = 10.0  # seconds a host that could not be reached is skipped
+#: What an answer is expected to take before one was measured: Qwen3 8B on a consumer GPU
+#: writes one in 2-10 s. Replaced by the measured mean as soon as answers finish.
+FIRST_GUESS = 5.0
+SMOOTHING = 0.2  # weight of the newest answer's time in the running mean
+OWNER_SLOTS = 1
+
+
+class Busy(Exception):
+    """No generation for this question: the queue is full, or the wait would be too long."""
+
+
+class NoHost(LLMUnavailable):
+    """Every model host failed lately: the extractive fallback is the last resort."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """The question's place in the queue, 1-based (what the stream's `queue` event says)."""
+
+    position: int
+
+
+@dataclass(eq=False)
+class Host:
+    url: str
+    llm: LLMClient
+    slots: int
+    visitors: int = 0  # generations of visitors in flight
+    owners: int = 0  # the owner's, beside them
+    down_until: float = 0.0  # monotonic time before which the host is skipped
+    failed: bool = False  # the last attempt could not connect
+    error: str = ""  # what it said then
+
+    @property
+    def in_use(self) -> int:
+        return self.visitors + self.owners
+
+    def usable(self, now: float) -> bool:
+        return now >= self.down_until
+
+    def state(self, now: float) -> str:
+        if not self.failed:
+            return "up"
+        return "down" if now < self.down_until else "retrying"
+
+
+@dataclass(eq=False)
+class _Waiter:
+    owner: bool
+    ends: float  # when it stops waiting (max_wait after it came)
+    granted: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    moved: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass(eq=False)
+class Ticket:
+    """A slot held on a host."""
+
+    host: Host
+    owner: bool
+    started: float
+
+
+class Admission:
+    def __init__(
+        self,
+        clients: Sequence[LLMClient],
+        *,
+        slots: int = 2,
+        queue_limit: int = 32,
+        max_wait: float = 20.0,
+        retry_after: float = RETRY_AFTER,
+    ) -> None:
+        if not clients:
+            raise ValueError("at least one model host is needed")
+        self.hosts = [Host(c.host, c, slots) for c in clients]
+        self.queue_limit = queue_limit
+        self.max_wait = max_wait
+        self.retry_after = retry_after
+        self._queue: deque[_Waiter] = deque()  # visitors
+        self._owner_queue: deque[_Waiter] = deque()
+        self._owner_in_use = 0
+        self.answer_seconds = FIRST_GUESS
+        self._wakeup: asyncio.TimerHandle | None = None
+
+    # ---- the public side
+
+    async def stream(self, messages: list[dict], *, owner: bool = False) -> AsyncIterator[Position | str]:
+        """The answer's pieces, after `Position`s while the question waits its turn. Raises
+        Busy, NoHost, or the LLMError of the host that answered."""
+        tried: set[int] = set()
+        while True:
+            waiter = self._enter(owner)
+            ticket = None
+            try:
+                last = None
+                while not waiter.granted.done():
+                    place = self._position(waiter)
+                    if place != last:
+                        last = place
+                        yield Position(place)
+                    await self._wait(waiter)
+                ticket = waiter.granted.result()
+                said = False
+                try:
+                    async with contextlib.aclosing(ticket.host.llm.stream(messages)) as pieces:
+                        async for piece in pieces:
+                            said = True
+                            yield piece
+                except LLMUnavailable as exc:
+                    self._failed(ticket.host, exc)
+                    tried.add(id(ticket.host))
+                    if said or len(tried) >= len(self.hosts):
+                        raise
+                    continue  # not a word yet: the next host
+                self._succeeded(ticket)
+                return
+            finally:  # the upstream request is closed by now (aclosing)
+                if ticket is None:
+                    self._leave(waiter)
+                else:
+                    self._release(ticket)
+
+    async def generate(self, messages: list[dict], *, owner: bool = False) -> str:
+        """The whole answer (`LLMClient.generate` through a slot); raises like `stream`."""
+        tried: set[int] = set()
+        while True:
+            waiter = self._enter(owner)
+            try:
+                while not waiter.granted.done():
+                    await self._wait(waiter)
+                ticket = waiter.granted.result()
+            except BaseException:
+                self._leave(waiter)
+                raise
+            try:
+                text = await ticket.host.llm.generate(messages)
+            except LLMUnavailable as exc:
+                self._failed(ticket.host, exc)
+                tried.add(id(ticket.host))
+                if len(tried) >= len(self.hosts):
+                    raise
+                continue
+            finally:
+                self._release(ticket)
+            self._succeeded(ticket)
+            return text
+
+    def view(self, *, urls: bool) -> dict:
+        """What /health says: each host's state and slots (`urls`: the owner's view), the queue."""
+        now = time.monotonic()
+        hosts = []
+        for host in self.hosts:
+            entry = {"state": host.state(now), "slots": host.slots, "in_use": host.in_use}
+            hosts.append({"url": host.url, **entry} if urls else entry)
+        return {
+            "hosts": hosts,
+            "queued": len(self._queue),
+            "queue_limit": self.queue_limit,
+            "max_wait": self.max_wait,
+            "owner_in_use": self._owner_in_use,
+        }
+
+    # ---- queue and slots
+
+    def _enter(self, owner: bool) -> _Waiter:
+        """A place in the queue (granted at once when a slot is free), or Busy / NoHost now."""
+        now = time.monotonic()
+        slots = sum(h.slots for h in self.hosts if h.usable(now))
+        if not slots:
+            raise self._no_host()
+        waiter = _Waiter(owner, ends=now + self.max_wait)
+        queue = self._owner_queue if owner else self._queue
+        queue.append(waiter)
+        self._dispatch()
+        if waiter.granted.done() or owner:
+            return waiter
+        ahead = self._position(waiter)
+        wait = ahead * self.answer_seconds / slots
+        if ahead > self.queue_limit or wait > self.max_wait:
+            self._leave(waiter)
+            why = "the queue is full" if ahead > self.queue_limit else f"about {wait:.0f} s to wait"
+            raise Busy(f"{why} (LLM_QUEUE {self.queue_limit}, LLM_MAX_WAIT {self.max_wait:g} s)")
+        return waiter
+
+    async def _wait(self, waiter: _Waiter) -> None:
+        """Until the waiter's place changes or it is granted; Busy once it has waited max_wait."""
+        remaining = waiter.ends - time.monotonic()
+        if remaining <= 0:
+            raise Busy(f"waited {self.max_wait:g} s for a slot (LLM_MAX_WAIT)")
+        waiter.moved.clear()
+        moved = asyncio.ensure_future(waiter.moved.wait())
+        try:
+            await asyncio.wait((moved, waiter.granted), timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            moved.cancel()
+
+    def _position(self, waiter: _Waiter) -> int:
+        queue = self._owner_queue if waiter.owner else self._queue
+        return queue.index(waiter) + 1
+
+    def _leave(self, waiter: _Waiter) -> None:
+        """A waiter that goes (refused, cancelled, gone): its place is freed, those behind move
+        up; granted meanwhile, its slot is given back."""
+        queue = self._owner_queue if waiter.owner else self._queue
+        try:
+            i = queue.index(waiter)
+        except ValueError:
+            granted = waiter.granted
+            if granted.done() and not granted.cancelled() and granted.exception() is None:
+                self._release(granted.result())
+            return
+        del queue[i]
+        waiter.granted.cancel()
+        for behind in list(queue)[i:]:
+            behind.moved.set()
+
+    def _pick(self, now: float, owner: bool) -> Host | None:
+        """The least busy usable host (with a visitor slot free, unless for the owner)."""
+        hosts = [h for h in self.hosts if h.usable(now) and (owner or h.visitors < h.slots)]
+        return min(hosts, key=lambda h: (h.in_use / h.slots, h.in_use), default=None)
+
+    def _dispatch(self) -> None:
+        now = time.monotonic()
+        for queue, owner in ((self._owner_queue, True), (self._queue, False)):
+            moved = False
+            while queue and (not owner or self._owner_in_use < OWNER_SLOTS):
+                host = self._pick(now, owner)
+                if host is None:
+                    break
+                waiter = queue.popleft()
+                moved = True
+                if owner:
+                    host.owners += 1
+                    self._owner_in_use += 1
+                else:
+                    host.visitors += 1
+                waiter.granted.set_result(Ticket(host, owner, now))
+            if moved:
+                for behind in queue:
+                    behind.moved.set()
+        self._schedule_retry(now)
+
+    def _schedule_retry(self, now: float) -> None:
+        """With questions waiting and a host skipped, look again when it may be tried."""
+        if self._wakeup is not None or not (self._queue or self._owner_queue):
+            return
+        later = [h.down_until for h in self.hosts if not h.usable(now)]
+        if later:
+
+            def wake() -> None:
+                self._wakeup = None
+                self._dispatch()
+
+            self._wakeup = asyncio.get_running_loop().call_later(min(later) - now + 0.01, wake)
+
+    def _release(self, ticket: Ticket) -> None:
+        if ticket.owner:
+            ticket.host.owners -= 1
+            self._owner_in_use -= 1
+        else:
+            ticket.host.visitors -= 1
+        self._dispatch()
+
+    def _succeeded(self, ticket: Ticket) -> None:
+        ticket.host.failed = False
+        self.answer_seconds += SMOOTHING * (time.monotonic() - ticket.started - self.answer_seconds)
+
+    def _failed(self, host: Host, exc: Exception) -> None:
+        now = time.monotonic()
+        host.failed, host.down_until, host.error = True, now + self.retry_after, str(exc)
+        if any(h.usable(now) for h in self.hosts):
+            return
+        for queue in (self._queue, self._owner_queue):  # nobody left to wait for: the fallback now
+            while queue:
+                queue.popleft().granted.set_exception(self._no_host())
+
+    def _no_host(self) -> NoHost:
+        """Every host is skipped: what each said when it failed (the owner's llm_error)."""
+        return NoHost("; ".join(h.error for h in self.hosts if h.error) or "no model host can be reached")

@@ -1,0 +1,285 @@
+"""Admission control through the real daemon: slots, the queue and its bound, the maximum wait,
+the owner's slot, visitors who leave, several model hosts, and what /health says of them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from grasbot import ConfigError, Settings
+from grasbot.answer.fallback import BUSY_INTRO
+from support.bots import OWNER, OWNER_TOKEN, bot_of, sse_events
+from support.standin_ollama import StandinOllama, unused_url
+
+Q = "Comment fonctionne GrasBot ?"
+FIRST_PIECE = "GrasBot cherche d'abord les notes qui répondent à la question posée, "  # past the 64-character holdback
+PIECES = [FIRST_PIECE, "puis le modèle rédige la réponse [grasbot-pipeline]."]
+BOUND = 15  # seconds: a hang fails the test instead of blocking the run
+
+
+async def until(condition, what: str) -> None:
+    async def poll():
+        while not condition():
+            await asyncio.sleep(0.02)
+
+    try:
+        await asyncio.wait_for(poll(), BOUND)
+    except TimeoutError:
+        pytest.fail(f"never happened: {what}")
+
+
+class Visitor:
+    """One /ask/stream, read event by event."""
+
+    def __init__(self, client, q: str = Q, headers: dict | None = None):
+        self.client, self.q, self.headers = client, q, headers
+        self.events: list[tuple[str, dict]] = []
+        self.response = None
+
+    async def open(self) -> Visitor:
+        self.response = await self.client.get("/ask/stream", params={"q": self.q}, headers=self.headers)
+        assert self.response.status == 200
+        self._events = sse_events(self.response)
+        return self
+
+    async def next(self) -> tuple[str, dict]:
+        event = await asyncio.wait_for(anext(self._events), BOUND)
+        self.events.append(event)
+        return event
+
+    async def until(self, name: str) -> dict:
+        while True:
+            got, data = await self.next()
+            if got == name:
+                return data
+
+    async def rest(self) -> list[tuple[str, dict]]:
+        async def drain():
+            async for event in self._events:
+                self.events.append(event)
+
+        await asyncio.wait_for(drain(), BOUND)
+        return self.events
+
+    def close(self) -> None:
+        self.response.close()
+
+
+async def start(start_daemon, ollama_url, **settings):
+    settings.setdefault("answer_cache", "off")  # every question goes to the model here
+    settings.setdefault("rate_per_minute", 100_000)
+    settings.setdefault("rate_burst", 100_000)
+    return await start_daemon(ollama_url=ollama_url, owner_token=OWNER_TOKEN, **settings)
+
+
+async def owner_health(client) -> dict:
+    return (await (await client.get("/health", headers=OWNER)).json())["generation"]
+
+
+async def test_queue_positions_then_tokens_and_the_slot_is_never_exceeded(start_daemon, standin_ollama):
+    standin_ollama.script(pieces=PIECES, hold_after=1)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=2, llm_max_wait=60)
+    first = await Visitor(client).open()
+    assert (await first.next())[0] == "sources"
+    assert (await first.next())[0] == "token"  # generating, and held there
+    second, third = await Visitor(client).open(), await Visitor(client).open()
+    assert [await second.next() for _ in range(2)][1] == ("queue", {"position": 1})
+    assert [await third.next() for _ in range(2)][1] == ("queue", {"position": 2})
+    # a fourth finds the queue full: the notes' extract at once, marked busy, no queue event
+    fourth = await Visitor(client).open()
+    events = await fourth.rest()
+    assert [n for n, _ in events] == ["sources", "done"]
+    done = events[-1][1]
+    assert done["busy"] is True and done["reused"] is False and done["model"] is None and "llm_error" not in done
+    assert done["response"].startswith(BUSY_INTRO)
+    assert len(standin_ollama.requests) == 1  # only the first reached the model
+    standin_ollama.release()
+    for visitor in (first, second, third):
+        events = await visitor.rest()
+        assert events[-1][0] == "done" and events[-1][1]["busy"] is False and events[-1][1]["model"] == "qwen3:8b"
+        names = [n for n, _ in events]
+        assert names.index("sources") < names.index("token") and all(n != "queue" for n in names[names.index("token") :]), (
+            names
+        )  # queue events come after sources and before the first token
+    # the third moved up once the second got the slot
+    assert [d for n, d in third.events if n == "queue"] == [{"position": 2}, {"position": 1}]
+    assert len(standin_ollama.requests) == 3 and standin_ollama.max_in_flight == 1
+
+
+async def test_a_wait_estimated_over_the_maximum_is_busy_at_once(start_daemon, standin_ollama):
+    standin_ollama.script(pieces=PIECES, hold_after=1)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=10, llm_max_wait=30)
+    bot_of(client).admission.answer_seconds = 40.0  # as if answers took 40 s lately
+    first = await Visitor(client).open()
+    await first.until("token")
+    resp = await client.get("/ask", params={"q": Q})
+    payload = await resp.json()
+    assert payload["busy"] is True and payload["response"].startswith(BUSY_INTRO)
+    assert len(standin_ollama.requests) == 1
+    standin_ollama.release()
+    await first.rest()
+
+
+async def test_a_queued_question_waits_at_most_the_maximum(start_daemon, standin_ollama):
+    standin_ollama.script(pieces=PIECES, hold_after=1)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=10, llm_max_wait=0.3)
+    bot_of(client).admission.answer_seconds = 0.01  # the estimate lets it in; the wait is what ends it
+    first = await Visitor(client).open()
+    await first.until("token")
+    second = await Visitor(client).open()
+    events = await second.rest()  # the first is still held: only the wait can end this
+    assert [n for n, _ in events] == ["sources", "queue", "done"]
+    assert events[-1][1]["busy"] is True
+    assert ("done", None) not in standin_ollama.events and len(standin_ollama.requests) == 1
+    assert (await owner_health(client))["queued"] == 0
+    standin_ollama.release()
+    await first.rest()
+
+
+async def test_a_visitor_who_leaves_frees_the_queue_place_and_the_slot(start_daemon, standin_ollama):
+    standin_ollama.script(pieces=PIECES, hold_after=1)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=5, llm_max_wait=60)
+    first = await Visitor(client).open()
+    await first.until("token")
+    queued = await Visitor(client).open()
+    assert await queued.until("queue") == {"position": 1}
+    behind = await Visitor(client).open()
+    assert await behind.until("queue") == {"position": 2}
+    queued.close()  # leaves while queued
+    assert await behind.until("queue") == {"position": 1}
+    assert (await owner_health(client))["queued"] == 1
+    first.close()  # leaves while generating: the Ollama request is closed, the slot goes to `behind`
+    await behind.until("token")
+    standin_ollama.release()
+    await until(lambda: any(kind == "disconnected" for kind, _ in standin_ollama.events), "Ollama sees the first visitor go")
+    events = await behind.rest()
+    assert events[-1][1]["model"] == "qwen3:8b"
+    # the visitor who left the queue never reached the model
+    assert len(standin_ollama.requests) == 2
+    generation = await owner_health(client)
+    assert generation["queued"] == 0 and generation["hosts"][0]["in_use"] == 0
+
+
+async def test_the_owner_has_a_slot_of_their_own(start_daemon, standin_ollama):
+    standin_ollama.script(pieces=PIECES, hold_after=1)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=0, llm_max_wait=60)
+    visitor = await Visitor(client).open()
+    await visitor.until("token")
+    refused = await (await client.get("/ask", params={"q": Q})).json()
+    assert refused["busy"] is True  # no queue at all: a visitor finds it full
+    owner = await Visitor(client, headers=OWNER).open()
+    await owner.until("token")  # the owner writes beside the visitor
+    generation = await owner_health(client)
+    assert generation["owner_in_use"] == 1 and generation["hosts"][0]["in_use"] == 2
+    standin_ollama.release()
+    for stream in (visitor, owner):
+        done = (await stream.rest())[-1][1]
+        assert done["busy"] is False and done["model"] == "qwen3:8b"
+    assert standin_ollama.max_in_flight == 2  # the visitors' slot and the owner's
+
+
+# ---------------------------------------------------------------- several hosts
+
+
+async def test_a_question_goes_to_the_least_busy_host(start_daemon):
+    async with StandinOllama() as one, StandinOllama() as two:
+        for host in (one, two):
+            host.script(pieces=PIECES, hold_after=1)
+        client = await start(start_daemon, f"{one.url},{two.url}", llm_slots=1, llm_queue=4)
+        first = await Visitor(client).open()
+        await first.until("token")
+        second = await Visitor(client).open()
+        await second.until("token")  # not queued: the other host had a free slot
+        assert len(one.requests) == 1 and len(two.requests) == 1
+        third = await Visitor(client).open()
+        assert await third.until("queue") == {"position": 1}
+        generation = await owner_health(client)
+        assert [h["in_use"] for h in generation["hosts"]] == [1, 1] and generation["queued"] == 1
+        one.release()
+        two.release()
+        for stream in (first, second, third):
+            assert (await stream.rest())[-1][1]["model"] == "qwen3:8b"
+        assert one.max_in_flight == 1 and two.max_in_flight == 1
+
+
+async def test_a_failed_host_is_skipped_then_tried_again(start_daemon):
+    async with StandinOllama() as good:
+        good.script("".join(PIECES))
+        down = unused_url()
+        client = await start(start_daemon, f"{down},{good.url}", llm_slots=1)
+        admission = bot_of(client).admission
+        payload = await (await client.get("/ask", params={"q": Q}, headers=OWNER)).json()
+        # the first host could not be reached: the same question went to the second
+        assert payload["model"] == "qwen3:8b" and "llm_error" not in payload and len(good.requests) == 1
+        hosts = (await owner_health(client))["hosts"]
+        assert [(h["url"], h["state"]) for h in hosts] == [(down, "down"), (good.url, "up")]
+        # while skipped, it is not even tried (the stand-in answers the next one straight away)
+        await (await client.get("/ask", params={"q": Q})).json()
+        assert len(good.requests) == 2
+        # the first host comes back where it was; once its time out is over it is tried again
+        port = int(down.rsplit(":", 1)[1])
+        async with StandinOllama(port=port) as back:
+            back.script("".join(PIECES))
+            admission.hosts[0].down_until = 0.0  # the skip is over
+            assert (await owner_health(client))["hosts"][0]["state"] == "retrying"
+            payload = await (await client.get("/ask", params={"q": Q})).json()
+            assert payload["model"] == "qwen3:8b" and len(back.requests) == 1
+            assert (await owner_health(client))["hosts"][0]["state"] == "up"
+
+
+async def test_every_host_failed_gives_the_extractive_answer(start_daemon):
+    hosts = f"{unused_url()},{unused_url()}"
+    client = await start(start_daemon, hosts)
+    for _ in range(2):  # trying each, then knowing each is down
+        payload = await (await client.get("/ask", params={"q": Q}, headers=OWNER)).json()
+        assert payload["model"] is None and payload["busy"] is False and "OLLAMA_HOST" in payload["llm_error"]
+        assert payload["response"].startswith("Le modèle de langue ne répond pas")
+    assert [h["state"] for h in (await owner_health(client))["hosts"]] == ["down", "down"]
+
+
+async def test_health_names_the_hosts_to_the_owner_only(start_daemon):
+    async with StandinOllama() as one, StandinOllama() as two:
+        client = await start(start_daemon, f"{one.url},{two.url}", llm_slots=3)
+        owner = await owner_health(client)
+        assert [(h["url"], h["state"], h["slots"], h["in_use"]) for h in owner["hosts"]] == [(one.url, "up", 3, 0), (two.url, "up", 3, 0)]
+        resp = await client.get("/health")
+        text = await resp.text()
+        visitor = json.loads(text)["generation"]
+        assert [set(h) for h in visitor["hosts"]] == [{"state", "slots", "in_use"}] * 2
+        for url in (one.url, two.url):
+            assert url.split("//")[1] not in text
+        rpc = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "health", "id": 1})
+        assert one.url.split("//")[1] not in await rpc.text()
+
+
+# ---------------------------------------------------------------- settings
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"LLM_SLOTS": "0"}, "LLM_SLOTS must be between 1 and 64"),
+        ({"LLM_SLOTS": "deux"}, "LLM_SLOTS: cannot use 'deux'"),
+        ({"LLM_QUEUE": "-1"}, "LLM_QUEUE must be between 0"),
+        ({"LLM_MAX_WAIT": "-2"}, "LLM_MAX_WAIT must be between 0 and 3600"),
+        ({"GRASBOT_ANSWER_CACHE": "beaucoup"}, "GRASBOT_ANSWER_CACHE: cannot use 'beaucoup'"),
+        ({"GRASBOT_ANSWER_CACHE": "-5"}, "GRASBOT_ANSWER_CACHE must be a number of answers"),
+        ({"OLLAMA_HOST": "http://a:1,http://a:1"}, "OLLAMA_HOST lists a host twice"),
+        ({"GRASBOT_PEERS": "ftp://x"}, "GRASBOT_PEERS: 'ftp://x' must be a daemon's"),
+    ],
+)
+def test_bad_settings_are_clear_errors(env, message):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("?", r"\?")):
+        Settings.load(env=env)
+
+
+def test_settings_defaults_and_forms():
+    default = Settings.load(env={})
+    assert (default.llm_slots, default.llm_queue, default.llm_max_wait, default.answer_cache) == (2, 32, 20.0, 256)
+    assert Settings.load(env={"GRASBOT_ANSWER_CACHE": "off"}).answer_cache == 0
+    assert Settings.load(env={}, answer_cache="12").answer_cache == 12
+    many = Settings.load(env={"OLLAMA_HOST": " http://a:1/ , http://b:2 ,"})
+    assert many.ollama_hosts == ("http://a:1", "http://b:2")
+    assert default.ollama_hosts == (None,)
