@@ -354,11 +354,9 @@ class GrasBot:
         return close
 
     async def prepare_question(self, q: str, history: Sequence[dict] | None = None) -> None:
-        """Embed the question (and its follow-up rewriting) off the event loop, so the search that
-        follows finds the vectors ready: a remote backend waits on the network, the bundled
-        encoder's numpy work runs beside the loop (a burst of 100 new questions: the last
-        stream's first event 1.21 -> 0.25 s, benchmarks/README.md)."""
-        if self._questions is None or not self.embedder or not self._snapshot.semantic:
+        """Embed the question (and its follow-up rewriting) off the event loop when the backend
+        waits on the network, so the search that follows finds the vectors ready."""
+        if self._questions is None or not self.embedder or not self.embedder.remote or not self._snapshot.semantic:
             return
         rewritten = with_history(q.strip(), history)
         for text in (q.strip(), *([rewritten] if rewritten is not None else [])):
