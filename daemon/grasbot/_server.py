@@ -373,11 +373,16 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
     return response
 
 
-async def handle_index(request: web.Request) -> web.FileResponse:
-    """The chat page a site embeds or links to; static, no build step."""
-    return web.FileResponse(
-        STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
-    )
+def _static_file(name: str) -> Callable[[web.Request], Any]:
+    """A handler for one file of static/ at a path of its own: `/` is the chat page, and
+    `/widget.js` the tag a site embeds (the owner's pages name it, so it never moves)."""
+
+    async def handler(request: web.Request) -> web.FileResponse:
+        return web.FileResponse(
+            STATIC_DIR / name, headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+        )
+
+    return handler
 
 
 async def handle_health(request: web.Request) -> web.Response:
@@ -518,7 +523,8 @@ def create_app(
 
     app.cleanup_ctx.append(bot_ctx)
     app.on_response_prepare.append(cors_headers)
-    app.router.add_get("/", handle_index)
+    app.router.add_get("/", _static_file("index.html"))
+    app.router.add_get("/widget.js", _static_file("widget.js"))
     app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
     app.router.add_post("/rpc", handle_rpc)
     app.router.add_get("/ask", handle_ask)
