@@ -238,9 +238,11 @@ function snapshot(chat) {
 		cspViolations: window.__cspViolations.slice(),
 		// Markup from the server must stay text: no element was made from it.
 		injectedElements: root ? root.querySelectorAll("script, img, iframe, object, [onerror], [onload]").length : 0,
+		injectedWhat: root ? [...root.querySelectorAll("script, img, iframe, object, [onerror], [onload]")].map((e) => e.outerHTML.slice(0, 200)) : [],
 		injectedGlobal: typeof window.__grasbotInjected === "undefined" ? null : window.__grasbotInjected,
 		scripts: [...document.scripts].map((s) => s.getAttribute("src")),
-		styleAttributes: document.querySelectorAll("[style]").length,
+		styleAttributes: document.querySelectorAll("[style]:not([style=\"\"])").length,
+		styled: [...document.querySelectorAll("[style]:not([style=\"\"])")].map((e) => e.getAttribute("style")),
 		focused: window.__describeFocus(),
 		scrollWidth: document.documentElement.scrollWidth,
 		clientWidth: document.documentElement.clientWidth,
