@@ -231,4 +231,39 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 		// The page talks to itself and to the daemon, nothing else.
 		expect(requests.filter((url) => !url.startsWith(`${pageOrigin}/`) && !url.startsWith(`${stack.info.daemon}/`))).toEqual([]);
 	});
+
+	it("asks a follow-up as a visitor with the conversation's history", async () => {
+		const { question, reply } = stack.info;
+		const followUp = "Et quel modèle utilise-t-il ?";
+		expect(await page.textContent(".grasbot-ask-button")).toBe("Ask a follow-up as a visitor");
+		await page.fill(".grasbot-question", followUp);
+		await page.click(".grasbot-ask-button");
+		await page.waitForFunction(() => document.querySelectorAll(".grasbot-answer-facts").length === 2, null, { timeout: WAIT_MS });
+		const turns = await page.evaluate(() =>
+			Array.from(document.querySelectorAll(".grasbot-turn")).map((turn) => ({
+				question: turn.querySelector(".grasbot-turn-question")?.textContent ?? "",
+				text: turn.querySelector(".grasbot-answer-text")?.textContent ?? "",
+			})),
+		);
+		expect(turns).toEqual([
+			{ question, text: reply },
+			{ question: followUp, text: reply },
+		]);
+		// What reached the model: the first exchange, then the follow-up.
+		const recorded = (await (await fetch(`${stack.info.ollama}/standin/requests`)).json()) as {
+			requests: { messages: { role: string; content: string }[] }[];
+		};
+		const last = recorded.requests[recorded.requests.length - 1].messages;
+		expect(last.slice(1, -1)).toEqual([
+			{ role: "user", content: question },
+			{ role: "assistant", content: reply },
+		]);
+		expect(last[last.length - 1].content).toContain(followUp);
+		await page.screenshot({ path: path.join(ARTIFACTS, "plugin-preview-follow-up.png"), fullPage: true });
+
+		await page.click(".grasbot-new-conversation");
+		expect(await page.locator(".grasbot-turn").count()).toBe(0);
+		expect(await page.textContent(".grasbot-ask-button")).toBe("Ask as visitor");
+		expect(pageErrors).toEqual([]);
+	});
 });
