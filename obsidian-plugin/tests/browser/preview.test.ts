@@ -139,17 +139,17 @@ function readScreen(): Promise<Screen> {
 	});
 }
 
-/** What the daemon itself says a visitor gets for `q` (the screen must show the same). */
-function visitorSearch(q: string): Promise<Source[]> {
-	const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "search", params: { q, audience: "visitor" } });
+/** The JSON a GET (or, with a body, a POST) of `url` answers, by node's http client. */
+function httpJson<T>(url: string, body?: string): Promise<T> {
+	const options = body === undefined ? { method: "GET" } : { method: "POST", headers: { "Content-Type": "application/json" } };
 	return new Promise((resolve, reject) => {
-		const req = request(`${stack.info.daemon}/rpc`, { method: "POST", headers: { "Content-Type": "application/json" } }, (res) => {
+		const req = request(url, options, (res) => {
 			let text = "";
 			res.setEncoding("utf8");
 			res.on("data", (chunk: string) => (text += chunk));
 			res.on("end", () => {
 				try {
-					resolve((JSON.parse(text) as { result: { results: Source[] } }).result.results);
+					resolve(JSON.parse(text) as T);
 				} catch (error) {
 					reject(error instanceof Error ? error : new Error(String(error)));
 				}
@@ -158,6 +158,12 @@ function visitorSearch(q: string): Promise<Source[]> {
 		req.on("error", reject);
 		req.end(body);
 	});
+}
+
+/** What the daemon itself says a visitor gets for `q` (the screen must show the same). */
+async function visitorSearch(q: string): Promise<Source[]> {
+	const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "search", params: { q, audience: "visitor" } });
+	return (await httpJson<{ result: { results: Source[] } }>(`${stack.info.daemon}/rpc`, body)).result.results;
 }
 
 describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
@@ -250,9 +256,9 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 			{ question: followUp, text: reply },
 		]);
 		// What reached the model: the first exchange, then the follow-up.
-		const recorded = (await (await fetch(`${stack.info.ollama}/standin/requests`)).json()) as {
-			requests: { messages: { role: string; content: string }[] }[];
-		};
+		const recorded = await httpJson<{ requests: { messages: { role: string; content: string }[] }[] }>(
+			`${stack.info.ollama}/standin/requests`,
+		);
 		const last = recorded.requests[recorded.requests.length - 1].messages;
 		expect(last.slice(1, -1)).toEqual([
 			{ role: "user", content: question },
