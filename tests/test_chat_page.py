@@ -238,6 +238,31 @@ async def test_a_rate_limited_question_says_when_to_retry(tmp_path):
     assert 1 <= int(second["error"].removeprefix("Trop de questions à la suite : réessayez dans ").split()[0]) <= 60
 
 
+async def test_the_chat_keeps_to_a_daemon_configured_with_lower_limits(tmp_path):
+    """A daemon's 400 names its limit: the chat sends what it allows, or says what is wrong."""
+    limits = {"GRASBOT_MAX_QUESTION": "60", "GRASBOT_MAX_HISTORY": "2", "GRASBOT_MAX_TURN": "100"}
+    long_reply = "Le potager arrose tout seul grâce à un script Python. " * 6  # over 100 characters
+    too_long = "Une question bien trop longue pour ce démon-là, qui en veut soixante au plus ?"
+    async with grasbot_behind_nginx(tmp_path, limits) as stack:
+        stack.ollama.script(long_reply, chunks=2)
+        report = await on_page(
+            stack,
+            [*ask(QUESTION, 1), *ask(FOLLOWUP, 2), *ask(THIRD, 3), *ask(too_long, 4), {"do": "snapshot", "name": "end"}],
+        )
+    end = report["snapshots"]["end"]
+    assert [t["status"] for t in end["turns"]] == ["done", "done", "done", "error"]
+    first, second, third = (history_sent(r) for r in stack.ollama.requests)
+    assert first == []
+    # each turn cut to the daemon's 100 characters, and only the last exchange (2 turns)
+    assert second == [{"role": "user", "content": QUESTION}, {"role": "assistant", "content": long_reply.strip()[:100]}]
+    assert third == [{"role": "user", "content": FOLLOWUP}, {"role": "assistant", "content": long_reply.strip()[:100]}]
+    assert end["turns"][3]["error"] == (
+        "Votre question est trop longue : 60 caractères au plus. Raccourcissez-la, puis réessayez."
+    )
+    assert end["maxLength"] == 60
+    assert len(too_long) > 60
+
+
 async def test_a_fallback_answer_says_so_and_retry_gets_the_model(stack: Stack):
     stack.ollama.script_next(mode="http_500")
     stack.ollama.script("Le potager arrose tout seul [potager].", chunks=2)
@@ -360,14 +385,19 @@ async def test_keyboard_only(stack: Stack):
     )
     multiline = report["snapshots"]["multiline"]
     assert multiline["turns"] == []  # Shift+Enter is a new line, not a question
+    assert multiline["input"] == "ligne un\nligne deux"
     forward = report["focus"]["forward"]
-    # from the question box: the send button, then round to the top of the page and down the thread
-    assert forward[0] == "button.grasbot-send:Envoyer"
-    assert forward[1] == "body" or forward[1].startswith("button.grasbot-new")
-    assert "button.grasbot-new:Nouvelle conversation" in forward[:3]
-    assert "a.grasbot-cite:Potager connecté" in forward
-    assert forward.index("button.grasbot-new:Nouvelle conversation") < forward.index("a.grasbot-cite:Potager connecté")
-    assert report["focus"]["back"][-1].startswith("textarea.grasbot-input") or "textarea.grasbot-input:" in report["focus"]["back"]
+    # from the question box: the send button, out of the page (the browser's own controls),
+    # then from the top: the toolbar, the answer's citation, its sources and their sections
+    assert forward[:4] == [
+        "button.grasbot-send:Envoyer",
+        "body",
+        "button.grasbot-new:Nouvelle conversation",
+        "a.grasbot-cite:Potager connecté",
+    ]
+    assert forward[4].startswith("a.grasbot-source-title:")  # the sources' order is the ranking's
+    assert forward[5].startswith("a.grasbot-source-title:") or forward[5] == "a:Le script d'arrosage"
+    assert report["focus"]["back"] == [*reversed(forward[:-1]), "textarea.grasbot-input:"]  # Shift+Tab: the same way back
     stopped = report["snapshots"]["stopped"]
     assert stopped["turns"][1]["status"] == "stopped"
     assert stopped["focused"].startswith("textarea.grasbot-input")

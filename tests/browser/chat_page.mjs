@@ -232,6 +232,8 @@ function snapshot(chat) {
 		state: root ? root.dataset.state : null,
 		turns,
 		status: root ? text(root.querySelector(".grasbot-status")) : null,
+		input: root ? root.querySelector(".grasbot-input").value : null,
+		maxLength: root ? root.querySelector(".grasbot-input").maxLength : null,
 		stopVisible: root ? visible(root.querySelector(".grasbot-stop")) : false,
 		announcements: window.__announcements.slice(),
 		live,

@@ -27,6 +27,7 @@
     rateLimited: (s) => "Trop de questions à la suite : réessayez dans " + s + " s.",
     http: (status) => "GrasBot a répondu par une erreur (HTTP " + status + "). Réessayez dans un instant.",
     refused: "GrasBot n'a pas accepté cette question. Reformulez-la, puis réessayez.",
+    tooLong: (n) => "Votre question est trop longue : " + n + " caractères au plus. Raccourcissez-la, puis réessayez.",
     server: "GrasBot a rencontré une erreur en rédigeant la réponse. Réessayez dans un instant.",
     busy: "Le modèle de langue est occupé par d'autres questions : voici les passages des notes les plus proches. Réessayez dans un instant pour une réponse rédigée.",
     fallback: "Le modèle de langue n'a pas répondu : cette réponse est faite d'extraits des notes.",
@@ -177,7 +178,8 @@
     return node;
   }
 
-  const FENCE = /^\s*(`{3,}|~{3,})/;
+  // A fence opens with ``` or ~~~ and at most a language name, and closes with the same alone.
+  const FENCE = /^\s*(`{3,}|~{3,})\s*[\w+-]*\s*$/;
   const ITEM = /^\s*(?:([-*+])|(\d{1,9})[.)])\s+(.*)$/;
   const HEADING = /^\s*#{1,6}\s+(.*)$/;
   // code span | **bold** | __bold__ | *italic* | _italic_ | [slug] (the daemon's citation form)
@@ -195,7 +197,7 @@
       const fence = FENCE.exec(line);
       if (fence) {
         const body = [];
-        for (i++; i < lines.length && !lines[i].trim().startsWith(fence[1]); i++) body.push(lines[i]);
+        for (i++; i < lines.length && lines[i].trim() !== fence[1]; i++) body.push(lines[i]);
         const pre = make("pre", "grasbot-md-code");
         pre.tabIndex = 0; // it may scroll sideways: the keyboard must reach it
         pre.appendChild(make("code", null, body.join("\n")));
@@ -433,6 +435,7 @@
       if (!error) return MESSAGES.interrupted;
       if (error.kind === "network") return MESSAGES.network;
       if (error.kind === "rate") return MESSAGES.rateLimited(error.retryAfter || 60);
+      if (error.kind === "tooLong") return MESSAGES.tooLong(error.max);
       if (error.kind === "http") return error.status === 400 ? MESSAGES.refused : MESSAGES.http(error.status);
       if (error.kind === "server") return MESSAGES.server;
       return MESSAGES.interrupted;
@@ -540,9 +543,14 @@
 
     function describe(error) {
       if (error instanceof HttpFailure) {
-        return error.status === 429
-          ? { kind: "rate", retryAfter: error.retryAfter }
-          : { kind: "http", status: error.status };
+        if (error.status === 429) return { kind: "rate", retryAfter: error.retryAfter };
+        // A daemon configured with a shorter GRASBOT_MAX_QUESTION: say it, and hold the box to it.
+        const tooLong = error.status === 400 && /^q: must be at most (\d+) characters/.exec(error.detail || "");
+        if (tooLong) {
+          input.maxLength = Number(tooLong[1]);
+          return { kind: "tooLong", max: Number(tooLong[1]) };
+        }
+        return { kind: "http", status: error.status };
       }
       if (error instanceof ServerError) return { kind: "server" };
       if (error instanceof Interrupted) return { kind: "interrupted" };
