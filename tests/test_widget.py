@@ -89,6 +89,29 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
                 ],
                 origins=(site, stack.url),
             )
+            narrow = await drive(
+                f"{site}/",
+                [
+                    {"do": "click", "selector": ".grasbot-launcher"},
+                    *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
+                    {"do": "snapshot", "name": "narrow", "chat": PANEL},
+                    {"do": "screenshot", "name": "widget-360px.png", "fullPage": False},
+                ],
+                origins=(site, stack.url),
+                viewport={"width": 360, "height": 740},
+            )
+            # a site GRASBOT_CORS_ORIGINS does not list: the browser refuses it the answers
+            elsewhere: dict[str, str] = {"csp": pages["csp"], "/": pages["/"]}
+            async with owner_site(elsewhere) as other:
+                unlisted = await drive(
+                    f"{other}/",
+                    [
+                        {"do": "click", "selector": ".grasbot-launcher"},
+                        *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
+                        {"do": "snapshot", "name": "unlisted", "chat": PANEL},
+                    ],
+                    origins=(other, stack.url),
+                )
             control = await drive(
                 f"{site}/control",
                 [{"do": "waitFor", "selector": ".grasbot-launcher"}, {"do": "snapshot", "name": "control"}],
@@ -111,3 +134,11 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
     assert not closed["panelOpen"] and closed["focused"] == "button.grasbot-launcher:Une question ?"
     assert (ARTIFACTS / "widget-open.png").stat().st_size > 10_000
     assert [v["directive"] for v in control["snapshots"]["control"]["cspViolations"]] == ["style-src-attr"]
+    small = narrow["snapshots"]["narrow"]
+    assert small["panelOpen"] and small["turns"][0]["status"] == "done"
+    assert small["clientWidth"] == 360 and small["scrollWidth"] <= small["clientWidth"], small
+    refused = unlisted["snapshots"]["unlisted"]["turns"][0]
+    assert refused["status"] == "error"
+    assert refused["error"] == "Impossible de joindre GrasBot : vérifiez votre connexion, puis réessayez."
+    # CORS keeps the answer from the page, not the question from the daemon: a simple GET is sent
+    assert len(stack.ollama.requests) == 4
