@@ -16,7 +16,7 @@ import pytest
 
 from grasbot._prompt import SYSTEM_RULES
 from grasbot._protocol import openrpc_document
-from grasbot._server import PUBLIC_LLM_ERROR
+from grasbot._server import PUBLIC_LLM_ERROR, STATIC_DIR
 from standin_ollama import unused_url
 from test_daemon_support import (  # noqa: F401 - start_daemon is a fixture
     OWNER,
@@ -536,3 +536,20 @@ async def test_search_without_top_k_follows_search_top_k(start_daemon):
     asked = await rpc_result(client, "search", {"q": "Comment fonctionne GrasBot ?", "top_k": 4})
     assert len(asked["results"]) == 4
     assert [r["slug"] for r in asked["results"][:2]] == [r["slug"] for r in default["results"]]
+
+
+async def test_the_chat_page_and_the_widget_are_served_as_files(start_daemon):
+    """`/` and `/widget.js` at paths of their own (a site's tag names the latter), revalidated
+    at each load so a new version reaches visitors, never sniffed into another type."""
+    client = await start_daemon()
+    for path, name, kind in (("/", "index.html", "text/html"), ("/widget.js", "widget.js", "javascript")):
+        response = await client.get(path)
+        assert response.status == 200, path
+        assert kind in response.headers["Content-Type"], path
+        assert response.headers["Cache-Control"] == "no-cache"
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert await response.text() == (STATIC_DIR / name).read_text(encoding="utf-8")
+    for name in ("chat.js", "page.js", "chat.css"):  # what the page and the widget load next
+        response = await client.get(f"/static/{name}")
+        assert response.status == 200, name
+    assert (await client.get("/static/../_server.py")).status in (403, 404)
