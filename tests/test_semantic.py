@@ -22,6 +22,7 @@ from grasbot._semantic import (
     OllamaEmbedder,
     QuestionVectors,
     VectorStore,
+    asked_texts,
     head_text,
     semantic_indexes,
     NoteTexts,
@@ -123,6 +124,29 @@ def test_meaning_finds_a_paraphrase_words_miss_and_says_why(bundled_bot, questio
     assert len(details) == 1 and details[0].startswith("sens proche (cosinus 0.")
 
 
+def test_a_declared_question_close_in_meaning_brings_its_note_and_is_named(note_writer):
+    topics = {
+        "contact.md": ("Me joindre", "Comment puis-je te contacter ?", "Écris-moi à l'adresse indiquée en bas de page."),
+        "tarte.md": ("Tarte aux pommes", "Quelle est ta recette de tarte ?", "Des pommes, du beurre, une pâte brisée."),
+        "velo.md": ("Vélo", "Quel vélo utilises-tu ?", "Un vélo de route en acier, réparé à la main."),
+        "jardin.md": ("Potager", "Que cultives-tu au jardin ?", "Des tomates, des courgettes et du basilic."),
+        "rust.md": ("Rust", "Pourquoi aimes-tu Rust ?", "Le compilateur vérifie la mémoire sans ramasse-miettes."),
+        "voyage.md": ("Voyage au Japon", "Où es-tu allé en voyage ?", "Kyoto, Osaka et les temples en automne."),
+    }
+    for rel, (title, asked, body) in topics.items():
+        note_writer(rel, f"title: {title}\nvisibility: public\nanswers:\n  - {asked}", body)
+    bot = make_bot(note_writer.root, semantic="bundled")
+    assert bot.embed_pending() is True
+    q = "je voudrais t'envoyer un message, tu as un mail ?"  # no word of it in the note
+    assert all(s.path != "contact.md" for s in bot.search(q, audience="visitor", lexical=True).sources)
+    top = bot.search(q, audience="visitor").sources[0]
+    assert top.path == "contact.md"
+    (detail,) = [r.detail for r in top.reasons if r.signal == "semantic"]
+    assert "question « Comment puis-je te contacter ? » proche (cosinus 0." in detail
+    close = bot.snapshot.semantic["visitor"].match(q, SEMANTIC_MIN_Z, SEMANTIC_NOTES)["contact.md"]
+    assert close.asked == "Comment puis-je te contacter ?" and close.asked_z >= SEMANTIC_MIN_Z
+
+
 def test_semantic_off_is_the_lexical_engine_exactly(bundled_bot, tmp_path):
     off = make_bot(BUNDLED_VAULT, semantic="off")
     for q in ("Comment fonctionne GrasBot ?", "tu bosses avec quoi ?", "docker", "et avec quel modèle ?"):
@@ -177,7 +201,9 @@ def test_vectors_are_cached_by_model_and_reused_by_a_restart(tmp_path):
     first = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
     assert first.embed_pending() is True
     count = len(first.embedder.embedded)
-    assert count == len(first.snapshot.vault.notes)  # the owner's notes include every visitor's
+    notes = first.snapshot.vault.notes.values()  # the owner's notes include every visitor's
+    assert count == len({*(head_text(n) for n in notes), *(q for n in notes for q in asked_texts(n))})
+    assert count > len(notes)  # the bundled vault's notes declare questions: embedded too
     assert (tmp_path / "embeddings-words-a.npz").exists()
 
     again = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
@@ -208,6 +234,21 @@ def test_a_reload_embeds_only_the_changed_note(note_writer, tmp_path):
     assert bot.snapshot.semantic  # embedded before the swap: meaning never dropped out
     result = bot.search("mécanique des fluides", audience="visitor")
     assert result.sources[0].path == "n3.md"
+
+
+def test_a_reload_embeds_only_the_declared_question_that_changed(note_writer):
+    for i in range(4):
+        note_writer(f"n{i}.md", f"title: Note {i}\nanswers:\n  - Que dit la note {i} ?\n  - Pourquoi la note {i} ?", f"Texte {i}.")
+    bot = with_embedder(make_bot(note_writer.root), WordsEmbedder())
+    assert bot.embed_pending() is True
+    before = len(bot.embedder.embedded)
+    note_writer("n2.md", "title: Note 2\nanswers:\n  - Que dit la note 2 ?\n  - Comment lire la note 2 ?", "Texte 2.")
+    bot.reload()
+    note = bot.snapshot.vault.notes["n2.md"]
+    # the head holds the declared questions, so it changed too; the question kept is not embedded again
+    assert sorted(bot.embedder.embedded[before:]) == sorted([head_text(note), "Comment lire la note 2 ?"])
+    assert "Comment lire la note 2 ?" in bot.snapshot.semantic["owner"].asked[3]
+    assert "Pourquoi la note 2 ?" not in bot.snapshot.semantic["owner"].asked[3]
 
 
 # ---------------------------------------------------------------- the worker
@@ -274,13 +315,19 @@ def test_a_reload_that_changes_many_notes_embeds_in_the_background(note_writer, 
 
 def test_a_visitor_is_never_brought_a_private_note_by_meaning(note_writer):
     note_writer("public.md", "title: Le jardin\nvisibility: public", "Des tomates. Voir [[Projet Zeta confidentiel]].")
-    note_writer("Projet Zeta confidentiel.md", "title: Projet Zeta confidentiel\nvisibility: private", "Le projet Zeta, salaire et contrat.")
+    note_writer(
+        "Projet Zeta confidentiel.md",
+        "title: Projet Zeta confidentiel\nvisibility: private\nanswers:\n  - Combien gagne le projet Zeta ?",
+        "Le projet Zeta, salaire et contrat.",
+    )
     note_writer("autre.md", "title: Vélo\nvisibility: public", "Un itinéraire à vélo.")
     bot = with_embedder(make_bot(note_writer.root), WordsEmbedder())
     assert bot.embed_pending() is True
     assert set(bot.snapshot.semantic["visitor"].paths) == {"public.md", "autre.md"}
     assert "Zeta" not in head_text(bot.snapshot.vault.notes["public.md"])  # a hidden link keeps no name
-    for q in ("le projet Zeta confidentiel", "salaire et contrat du projet", "Zeta"):
+    assert bot.snapshot.semantic["visitor"].asked is None  # the private note's declared question is not the visitor's
+    assert bot.snapshot.semantic["owner"].asked[3] == ("Combien gagne le projet Zeta ?",)
+    for q in ("le projet Zeta confidentiel", "salaire et contrat du projet", "Zeta", "Combien gagne le projet Zeta ?"):
         assert all(s.path != "Projet Zeta confidentiel.md" for s in bot.search(q, audience="visitor").sources)
     assert bot.search("le projet Zeta confidentiel", audience="owner").sources[0].path == "Projet Zeta confidentiel.md"
 
