@@ -238,6 +238,28 @@ async def test_a_rate_limited_question_says_when_to_retry(tmp_path):
     assert 1 <= int(second["error"].removeprefix("Trop de questions à la suite : réessayez dans ").split()[0]) <= 60
 
 
+async def test_long_answers_keep_the_request_under_the_proxy_limit(stack: Stack):
+    """Four exchanges of long French answers would not fit nginx's 8 KiB request line once
+    URL-encoded: the oldest go, the newest stays, and every question is answered."""
+    long_reply = "Réponse détaillée à propos de l'électrovanne et du potager. " * 30  # 1,800 characters
+    stack.ollama.script(long_reply, chunks=4)
+    questions = [QUESTION, FOLLOWUP, THIRD, "Et ensuite ?", "Et pour finir ?"]
+    steps = [step for i, q in enumerate(questions, 1) for step in ask(q, i)]
+    report = await on_page(stack, [*steps, {"do": "snapshot", "name": "end"}])
+    assert [t["status"] for t in report["snapshots"]["end"]["turns"]] == ["done"] * 5
+    last = history_sent(stack.ollama.requests[-1])
+    assert 2 <= len(last) < 8  # some history, not all of it
+    assert last[-2] == {"role": "user", "content": "Et ensuite ?"}  # the newest exchange is kept
+    assert last[-1]["content"] == long_reply.strip()[: len(last[-1]["content"])]
+    streamed = [u for u in report["requests"] if "/ask/stream?" in u]
+    assert len(streamed) == 5 and max(len(u) for u in streamed) <= 7000
+    # control: the whole history (what the daemon's own limits allow) is refused by nginx
+    whole = [{"role": r, "content": c} for q in questions[1:] for r, c in (("user", q), ("assistant", long_reply.strip()))]
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{stack.url}/ask/stream", params={"q": "?", "history": json.dumps(whole)}) as response:
+            assert response.status == 414
+
+
 async def test_the_chat_keeps_to_a_daemon_configured_with_lower_limits(tmp_path):
     """A daemon's 400 names its limit: the chat sends what it allows, or says what is wrong."""
     limits = {"GRASBOT_MAX_QUESTION": "60", "GRASBOT_MAX_HISTORY": "2", "GRASBOT_MAX_TURN": "100"}

@@ -472,6 +472,7 @@
       let pending = false;
       const showPartial = () => {
         pending = false;
+        if (turn.status !== "streaming") return; // the final answer is already shown
         if (!answerNode) answerNode = turn.node.querySelector(".grasbot-answer");
         answerNode.replaceChildren();
         renderMarkdown(answerNode, turn.partial, citeIn(turn.sources));
@@ -535,7 +536,8 @@
         status.textContent = MESSAGES.done;
         announcer.textContent = MESSAGES.answerIs + turn.node.querySelector(".grasbot-answer").textContent;
       } else {
-        status.textContent = turn.status === "stopped" ? MESSAGES.stopped : errorText(turn.error);
+        // An error is said by its own alert in the turn: the status line would say it twice.
+        status.textContent = turn.status === "stopped" ? MESSAGES.stopped : "";
       }
       if (stopFocused || !root.contains(document.activeElement)) input.focus({ preventScroll: true });
       form.scrollIntoView({ block: "nearest" });
