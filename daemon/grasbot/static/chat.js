@@ -369,7 +369,10 @@
 
     function save() {
       try {
-        const kept = turns.map(({ node, progress, ...fields }) => fields); // eslint-disable-line no-unused-vars
+        const kept = turns.map((turn) => {
+          const { node, progress, ...fields } = turn; // not kept: its element, its passing progress line
+          return fields;
+        });
         sessionStorage.setItem(storageKey, JSON.stringify({ v: 1, turns: kept }));
       } catch (_) {
         // storage full or disabled: the thread lives as long as the page
@@ -392,20 +395,20 @@
       if (turn.status === "streaming") {
         reply.appendChild(make("p", "grasbot-progress", turn.progress || MESSAGES.searching));
       }
-      const notes = [];
-      if (turn.status === "done" && turn.busy) notes.push(MESSAGES.busy);
-      else if (turn.status === "done" && (turn.llmError || turn.model === null)) notes.push(MESSAGES.fallback);
-      if (turn.status === "done" && turn.reused) notes.push(MESSAGES.reused);
-      for (const note of notes) reply.appendChild(make("p", "grasbot-note", note));
+      // An answer built from the notes alone (model busy or failed) can be asked for again.
+      const done = turn.status === "done";
+      const extractive = done && (turn.busy || turn.llmError || turn.model === null);
+      if (extractive) reply.appendChild(make("p", "grasbot-note", turn.busy ? MESSAGES.busy : MESSAGES.fallback));
+      if (done && turn.reused) reply.appendChild(make("p", "grasbot-note", MESSAGES.reused));
       const answer = reply.appendChild(make("div", "grasbot-answer"));
-      if (turn.status === "done") renderMarkdown(answer, turn.response || "", citeIn(turn.sources));
+      if (done) renderMarkdown(answer, turn.response || "", citeIn(turn.sources));
       else if (turn.partial) answer.appendChild(make("p", "grasbot-partial", turn.partial));
       if (turn.status === "stopped") reply.appendChild(make("p", "grasbot-note", MESSAGES.stopped));
       if (turn.status === "error") {
         const error = reply.appendChild(make("p", "grasbot-error", errorText(turn.error)));
         error.setAttribute("role", "alert");
       }
-      if (turn.status === "stopped" || turn.status === "error" || (turn.status === "done" && notes.length && notes[0] !== MESSAGES.reused)) {
+      if (turn.status === "stopped" || turn.status === "error" || extractive) {
         const retry = reply.appendChild(make("button", "grasbot-retry", "Réessayer"));
         retry.type = "button";
         retry.addEventListener("click", () => ask(turn.q, turn));

@@ -240,11 +240,18 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 
 	it("asks a follow-up as a visitor with the conversation's history", async () => {
 		const { question, reply } = stack.info;
-		const followUp = "Et quel modèle utilise-t-il ?";
+		const followUp = "Et quel modèle utilise-t-il ? <img src=x onerror=\"window.__grasbotInjected = 5\">";
+		// The model's reply carries markup: the panel must show it as text.
+		const hostile = 'Qwen3 <script>window.__grasbotInjected = 4</script> et <img src="x" onerror="window.__grasbotInjected = 2">';
 		expect(await page.textContent(".grasbot-ask-button")).toBe("Ask a follow-up as a visitor");
-		await page.fill(".grasbot-question", followUp);
-		await page.click(".grasbot-ask-button");
-		await page.waitForFunction(() => document.querySelectorAll(".grasbot-answer-facts").length === 2, null, { timeout: WAIT_MS });
+		await stack.command("script", { reply: hostile });
+		try {
+			await page.fill(".grasbot-question", followUp);
+			await page.click(".grasbot-ask-button");
+			await page.waitForFunction(() => document.querySelectorAll(".grasbot-answer-facts").length === 2, null, { timeout: WAIT_MS });
+		} finally {
+			await stack.command("script");
+		}
 		const turns = await page.evaluate(() =>
 			Array.from(document.querySelectorAll(".grasbot-turn")).map((turn) => ({
 				question: turn.querySelector(".grasbot-turn-question")?.textContent ?? "",
@@ -253,8 +260,10 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 		);
 		expect(turns).toEqual([
 			{ question, text: reply },
-			{ question: followUp, text: reply },
+			{ question: followUp, text: hostile },
 		]);
+		expect(await page.evaluate(() => document.querySelectorAll("#app script, #app img").length)).toBe(0);
+		expect(await page.evaluate(() => (window as unknown as { __grasbotInjected?: unknown }).__grasbotInjected ?? null)).toBeNull();
 		// What reached the model: the first exchange, then the follow-up.
 		const recorded = await httpJson<{ requests: { messages: { role: string; content: string }[] }[] }>(
 			`${stack.info.ollama}/standin/requests`,
