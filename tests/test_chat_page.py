@@ -182,6 +182,7 @@ async def test_stop_mid_stream_closes_the_request_to_the_model(stack: Stack):
             {"do": "press", "key": "Escape"},
             {"do": "wait", "states": ["stopped"], "turns": 1},
             {"do": "snapshot", "name": "stopped"},
+            {"do": "screenshot", "name": "chat-stopped.png"},
         ],
     )
     streaming, stopped = report["snapshots"]["streaming"], report["snapshots"]["stopped"]
@@ -293,6 +294,7 @@ async def test_a_fallback_answer_says_so_and_retry_gets_the_model(stack: Stack):
         [
             *ask(QUESTION, 1),
             {"do": "snapshot", "name": "fallback"},
+            {"do": "screenshot", "name": "chat-fallback.png"},
             {"do": "click", "selector": ".grasbot-retry"},
             {"do": "wait", "states": ["done"], "turns": 1},
             {"do": "snapshot", "name": "retried"},
@@ -324,7 +326,8 @@ async def test_a_busy_or_reused_answer_says_so(stack: Stack):
     sse = {"Content-Type": "text/event-stream"}
     report = await on_page(
         stack,
-        [*ask(QUESTION, 1), *ask(FOLLOWUP, 2), {"do": "snapshot", "name": "answers"}],
+        [*ask(QUESTION, 1), *ask(FOLLOWUP, 2), {"do": "snapshot", "name": "answers"},
+         {"do": "screenshot", "name": "chat-busy.png"}, {"do": "axe", "name": "busy"}],
         routes=[
             {"match": "/ask/stream", "times": 1, "body": crafted_stream(busy=True), "headers": sse},
             {"match": "q=C", "times": 1, "body": crafted_stream(reused=True, model="qwen3:8b"), "headers": sse},
@@ -359,6 +362,8 @@ async def test_the_thread_survives_a_reload_mid_conversation(stack: Stack):
             {"do": "waitText", "text": "Raspberry"},
             {"do": "reload", "waitFor": ".grasbot-turn"},
             {"do": "snapshot", "name": "restored"},
+            {"do": "screenshot", "name": "chat-restored.png"},
+            {"do": "axe", "name": "restored"},
             {"do": "click", "selector": ".grasbot-retry"},
             {"do": "wait", "states": ["done"], "turns": 2},
             {"do": "snapshot", "name": "retried"},
