@@ -311,39 +311,55 @@ async def test_a_fallback_answer_says_so_and_retry_gets_the_model(stack: Stack):
     assert len(stack.ollama.requests) == 2
 
 
-def crafted_stream(**done: object) -> str:
-    """An /ask/stream body as the daemon sends it, ending with a `done` carrying `done`."""
-    source = {"slug": "potager", "title": "Potager connecté", "type": "projet", "score": 9.0, "reasons": [],
-              "url": "/portfolio/potager", "path": "projets/potager.md", "passages": []}
-    payload = {"response": "Extrait : le potager arrose tout seul [potager].", "sources": [source], "grounded": True,
-               "model": None, "vault_size": 3, **done}
-    events = [("queue", {"position": 2}), ("queue", {"position": 1}), ("sources", {"sources": [source], "grounded": True}),
-              ("done", payload)]
-    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
+SOURCE = {"slug": "potager", "title": "Potager connecté", "type": "projet", "score": 9.0, "reasons": [],
+          "url": "/portfolio/potager", "path": "projets/potager.md", "passages": []}
 
 
-async def test_a_busy_or_reused_answer_says_so(stack: Stack):
+def crafted_stream(*events: tuple[str, dict], **done: object) -> str:
+    """An /ask/stream body as the daemon (with admission control) sends it: `sources`, then
+    `events`, then `done` with the answer's payload and `done`'s fields."""
+    payload = {"response": "Le potager arrose tout seul [potager].", "sources": [SOURCE], "grounded": True,
+               "model": "qwen3:8b", "vault_size": 3, "busy": False, "reused": False, **done}
+    body = [("sources", {"sources": [SOURCE], "grounded": True}), *events, ("done", payload)]
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in body)
+
+
+async def test_a_queued_a_busy_and_a_reused_answer_say_so(stack: Stack):
     sse = {"Content-Type": "text/event-stream"}
+    tokens = [("token", {"text": "Le potager "}), ("token", {"text": "arrose tout seul [potager]."})]
+    queued = crafted_stream(("queue", {"position": 2}), ("queue", {"position": 1}), *tokens)
+    busy = crafted_stream(busy=True, model=None, response="Extrait : le potager arrose tout seul [potager].")
+    reused = crafted_stream(*tokens, reused=True)
     report = await on_page(
         stack,
-        [*ask(QUESTION, 1), *ask(FOLLOWUP, 2), {"do": "snapshot", "name": "answers"},
+        [*ask(QUESTION, 1), *ask(FOLLOWUP, 2), *ask(THIRD, 3), {"do": "snapshot", "name": "answers"},
          {"do": "screenshot", "name": "chat-busy.png"}, {"do": "axe", "name": "busy"}],
         routes=[
-            {"match": "/ask/stream", "times": 1, "body": crafted_stream(busy=True), "headers": sse},
-            {"match": "q=C", "times": 1, "body": crafted_stream(reused=True, model="qwen3:8b"), "headers": sse},
+            {"match": "q=Quel", "times": 1, "body": queued, "headers": sse},
+            {"match": "q=C", "times": 1, "body": busy, "headers": sse},
+            {"match": "q=Merci", "times": 1, "body": reused, "headers": sse},
         ],
     )
     snap = report["snapshots"]["answers"]
-    busy, reused = snap["turns"]
-    assert busy["notes"] == [
+    waited, busy_turn, reused_turn = snap["turns"]
+    assert waited["notes"] == [] and not waited["retry"] and waited["progress"] is None
+    assert waited["answer"] == "Le potager arrose tout seul [Potager connecté]."
+    said = [a["text"] for a in snap["announcements"] if a["region"] != "announce"]
+    assert said[:6] == [  # the first answer's status line, as a screen reader hears it
+        "Recherche dans les notes…",
+        "Rédaction de la réponse…",  # the sources came
+        "Vous êtes en position 2 dans la file d'attente…",
+        "Vous êtes le prochain dans la file d'attente…",
+        "Rédaction de la réponse…",  # out of the queue, the first token
+        "Réponse terminée.",
+    ]
+    assert busy_turn["notes"] == [
         "Le modèle de langue est occupé par d'autres questions : voici les passages des notes les plus proches. "
         "Réessayez dans un instant pour une réponse rédigée."
     ]
-    assert busy["retry"]
-    assert reused["notes"] == ["Réponse reprise d'une question identique posée récemment."] and not reused["retry"]
-    said = [a["text"] for a in snap["announcements"] if a["region"] != "announce"]
-    assert "Vous êtes en position 2 dans la file d'attente…" in said
-    assert "Vous êtes le prochain dans la file d'attente…" in said
+    assert busy_turn["retry"] and busy_turn["answer"].startswith("Extrait : ")
+    assert reused_turn["notes"] == ["Réponse reprise d'une question identique posée récemment."] and not reused_turn["retry"]
+    assert stack.ollama.requests == []  # all three were crafted
 
 
 # ---------------------------------------------------------------- reload, keyboard, small screens

@@ -493,6 +493,13 @@
           refresh(turn);
           answerNode = null;
         } else if (name === "token" && data && typeof data.text === "string") {
+          if (turn.progress !== MESSAGES.writing) {
+            // out of the queue: the model writes
+            turn.progress = MESSAGES.writing;
+            status.textContent = MESSAGES.writing;
+            refresh(turn);
+            answerNode = null;
+          }
           turn.partial += data.text;
           if (!pending) {
             pending = true;
