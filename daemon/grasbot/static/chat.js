@@ -619,7 +619,7 @@
       input.focus();
     });
 
-    return { input, stop: stopAnswer, ask: (q) => ask(q) };
+    return { input };
   }
 
   function load(storageKey) {
