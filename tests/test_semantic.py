@@ -332,6 +332,32 @@ def test_a_visitor_is_never_brought_a_private_note_by_meaning(note_writer):
     assert bot.search("le projet Zeta confidentiel", audience="owner").sources[0].path == "Projet Zeta confidentiel.md"
 
 
+def test_the_visitor_reads_a_prefix_of_the_owner_matrices_and_matches_as_if_alone(note_writer):
+    words = "serre compost limace semis verger abeille ruche taille greffe purin paillage tomate".split()
+    public = set()
+    for i in range(12):  # private and public names interleaved: the owner's rows put the public first
+        visibility = "public" if i % 3 else "private"
+        rel = f"n{i:02}.md"
+        public |= {rel} if visibility == "public" else set()
+        asked = "" if i % 4 == 1 else f"\nanswers:\n  - Que faire de la {words[i]} ?\n  - Et la {words[i - 1]} ?"
+        note_writer(rel, f"title: Note {i}\nvisibility: {visibility}{asked}", f"La {words[i]} et le {words[(i + 5) % 12]}.")
+    bot = with_embedder(make_bot(note_writer.root), WordsEmbedder())
+    assert bot.embed_pending() is True
+    visitor, owner = bot.snapshot.semantic["visitor"], bot.snapshot.semantic["owner"]
+    assert np.shares_memory(visitor.matrix, owner.matrix) and np.shares_memory(visitor.asked[0], owner.asked[0])
+    assert visitor.paths == tuple(sorted(public)) and len(owner.paths) == 12
+    declared = {q for p in public for q in bot.snapshot.vault.notes[p].answers}
+    assert set(visitor.asked[3]) == declared and len(visitor.asked[3]) < len(owner.asked[3])
+    texts = NoteTexts().of(bot.snapshot.indexes)
+    alone = semantic_indexes({"visitor": bot.snapshot.index("visitor")}, texts, bot._vectors, QuestionVectors(bot.embedder))["visitor"]
+    assert not np.shares_memory(alone.matrix, owner.matrix)
+    matched = 0
+    for q in [f"que faire de la {w}" for w in words] + ["le compost et la ruche", "tomate"]:
+        assert visitor.match(q, SEMANTIC_MIN_Z, SEMANTIC_NOTES) == alone.match(q, SEMANTIC_MIN_Z, SEMANTIC_NOTES), q
+        matched += any(c.asked for c in visitor.match(q, SEMANTIC_MIN_Z, SEMANTIC_NOTES).values())
+    assert matched > 3  # the comparison covers declared questions
+
+
 # ---------------------------------------------------------------- the fast path, meaning included
 
 

