@@ -57,15 +57,40 @@ agile scrum sprint tache ticket backlog revue retrospective equipe produit demon
 ONSETS = ["b", "c", "d", "f", "g", "j", "l", "m", "n", "p", "r", "s", "t", "v", "ch", "br", "cr", "dr", "fr", "gr", "pl", "pr", "tr", "vr"]
 NUCLEI = ["a", "e", "i", "o", "u", "ou", "ai", "au", "eu", "on", "an", "in", "é", "è"]
 CODAS = ["", "", "", "r", "l", "s", "n", "t", "x", "que", "tion", "ment", "age", "eur", "ique"]
-ACCENTED = {"donnees": "données", "requete": "requête", "reponse": "réponse", "modele": "modèle",
-            "reseau": "réseau", "memoire": "mémoire", "cle": "clé", "methode": "méthode",
-            "etape": "étape", "resultat": "résultat", "systeme": "système", "securite": "sécurité",
-            "ecran": "écran", "fenetre": "fenêtre", "francais": "français", "meteo": "météo",
-            "temperature": "température", "prevision": "prévision", "reunion": "réunion",
-            "theorie": "théorie", "regle": "règle", "strategie": "stratégie", "tache": "tâche",
-            "retrospective": "rétrospective", "entrainement": "entraînement", "inference": "inférence",
-            "prediction": "prédiction", "regression": "régression", "probabilite": "probabilité",
-            "echantillon": "échantillon", "precision": "précision", "caractere": "caractère"}
+ACCENTED = {
+    "donnees": "données",
+    "requete": "requête",
+    "reponse": "réponse",
+    "modele": "modèle",
+    "reseau": "réseau",
+    "memoire": "mémoire",
+    "cle": "clé",
+    "methode": "méthode",
+    "etape": "étape",
+    "resultat": "résultat",
+    "systeme": "système",
+    "securite": "sécurité",
+    "ecran": "écran",
+    "fenetre": "fenêtre",
+    "francais": "français",
+    "meteo": "météo",
+    "temperature": "température",
+    "prevision": "prévision",
+    "reunion": "réunion",
+    "theorie": "théorie",
+    "regle": "règle",
+    "strategie": "stratégie",
+    "tache": "tâche",
+    "retrospective": "rétrospective",
+    "entrainement": "entraînement",
+    "inference": "inférence",
+    "prediction": "prédiction",
+    "regression": "régression",
+    "probabilite": "probabilité",
+    "echantillon": "échantillon",
+    "precision": "précision",
+    "caractere": "caractère",
+}
 
 TYPES = [("note", 50), ("technique", 20), ("projet", 12), ("competence", 10), ("moc", 3), ("cours", 5)]
 FOLDERS = ["notes", "techniques", "portfolio", "competences", "cours", "idees", "journal", "moc"]

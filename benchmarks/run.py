@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import json
 import os
 import random
@@ -174,6 +175,7 @@ def daemon_semantic_memory(n: int, work: Path) -> dict:
     from grasbot import Settings
     from grasbot._engine import GrasBot
 
+    importlib.import_module("grasbot.server.app")  # a daemon's own code, in its memory (the package imports on first use)
     root = _vault_for(n, work)
     settings = Settings.load(env={}, vault_dir=root, cache_dir=work / f"semantic-cache-{n}", question_log="off")
     bot = GrasBot.open(settings)
@@ -184,14 +186,16 @@ def daemon_semantic_memory(n: int, work: Path) -> dict:
         bot.search(q)
     bot.reload()
     return {"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "vectors_ready_s": ready}
+
+
 def _prompt_building(index, qs: list[str]) -> dict:
     """What answering adds to a search: choosing the sources' passages under the default budget
     and writing the prompt (`GrasBot._with_passages` then `build_prompt`), per grounded question,
     after 20 warm-up questions; a note's first time as a source (its passages' stems counted
     once) falls in the timed ones, as in a daemon."""
     from grasbot import Settings, search
-    from grasbot._passages import choose_passages
-    from grasbot._prompt import build_prompt
+    from grasbot.answer.passages import choose_passages
+    from grasbot.answer.prompt import build_prompt
 
     budget = Settings().prompt_budget
     results = [(q, search(q, index, top_k=5, min_score=4.0)) for q in qs]
@@ -220,6 +224,7 @@ def daemon_memory(n: int, work: Path, warm: bool) -> dict:
     from generate_vault import questions
     from grasbot import Settings, build_snapshot, search
 
+    importlib.import_module("grasbot.server.app")  # a daemon's own code, in its memory (the package imports on first use)
     root = _vault_for(n, work)
     settings = Settings.load(env={}, vault_dir=root)
     snap = build_snapshot(settings, cache_dir=work / f"cache-{n}" if warm else None)
@@ -229,7 +234,7 @@ def daemon_memory(n: int, work: Path, warm: bool) -> dict:
     snap = build_snapshot(settings, snap)
     return {
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        # a cold start of a large vault forks workers (grasbot._parallel): the largest one's peak
+        # a cold start of a large vault forks workers (grasbot.store.parallel): the largest one's peak
         "workers_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
     }
 
@@ -247,15 +252,22 @@ def serve_start(n: int, work: Path) -> dict:
     cache = work / f"serve-cache-{n}"
     shutil.rmtree(cache, ignore_errors=True)
     env = {
-        **os.environ, "PYTHONPATH": str(REPO / "daemon"), "GRASBOT_TOKEN": "b" * 32, "GRASBOT_CACHE_DIR": str(cache),
-        "GRASBOT_QUESTION_LOG": "off", "OLLAMA_HOST": "http://127.0.0.1:9",
+        **os.environ,
+        "PYTHONPATH": str(REPO / "daemon"),
+        "GRASBOT_TOKEN": "b" * 32,
+        "GRASBOT_CACHE_DIR": str(cache),
+        "GRASBOT_QUESTION_LOG": "off",
+        "OLLAMA_HOST": "http://127.0.0.1:9",
     }
 
     def start() -> tuple[float, float | None]:
         t = time.perf_counter()
         proc = subprocess.Popen(
             [sys.executable, "-m", "grasbot._cli", "serve", "--port", "0", "--vault", str(root)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
         )
         line = proc.stdout.readline()
         ready = time.perf_counter() - t
@@ -343,7 +355,13 @@ async def _wrk_clients(url: str, seconds: float, clients: int, mode: str, bodies
     search.lua): one wrk thread, `clients` keep-alive connections."""
     bodies, asked = bodies
     proc = await asyncio.create_subprocess_exec(
-        "wrk", "-t1", f"-c{clients}", f"-d{seconds:g}s", "-s", str(HERE / "search.lua"), url,
+        "wrk",
+        "-t1",
+        f"-c{clients}",
+        f"-d{seconds:g}s",
+        "-s",
+        str(HERE / "search.lua"),
+        url,
         stdout=asyncio.subprocess.PIPE,
         env={**os.environ, "GRASBOT_BODIES": str(bodies), "GRASBOT_MODE": mode},
     )
@@ -357,9 +375,7 @@ async def _wrk_clients(url: str, seconds: float, clients: int, mode: str, bodies
     return {"clients": clients, "calls": r["calls"], "errors": r["errors"] + r["socket_errors"], "elapsed": r["elapsed"], "questions": asked}
 
 
-async def _daemon_throughput(
-    seconds: float, clients: int, question_log: Path | None, mode: str, *, wrk: Path | None = None, semantic: str = "bundled"
-) -> dict:
+async def _daemon_throughput(seconds: float, clients: int, question_log: Path | None, mode: str, *, wrk: Path | None = None, semantic: str = "bundled") -> dict:
     """`search` calls a second over loopback: the daemon in this process, the clients in
     another (on one process they would share its core and measure themselves as much).
     `question_log`: where visitors' questions are logged (a fresh file), or None for no log;
@@ -370,7 +386,7 @@ async def _daemon_throughput(
     from aiohttp import web
 
     from grasbot import Settings
-    from grasbot._server import create_app, runner_kwargs
+    from grasbot.server.app import create_app, runner_kwargs
 
     bodies = _wrk_bodies(mode, wrk) if wrk is not None else None
     # as `grasbot serve` runs: its access log on (one INFO line a request), written to /dev/null
@@ -381,7 +397,7 @@ async def _daemon_throughput(
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    from grasbot._server import BOT
+    from grasbot.server.state import BOT
 
     for _ in range(1200):  # measured once the worker has embedded the vault: searches with meaning
         if semantic == "off" or app[BOT].snapshot.semantic:
@@ -395,8 +411,17 @@ async def _daemon_throughput(
         r = await _wrk_clients(url, seconds, clients, mode, bodies)
     else:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, __file__, "--_clients", url, "--clients", str(clients), "--_seconds", str(seconds),
-            "--_mode", mode, stdout=asyncio.subprocess.PIPE,
+            sys.executable,
+            __file__,
+            "--_clients",
+            url,
+            "--clients",
+            str(clients),
+            "--_seconds",
+            str(seconds),
+            "--_mode",
+            mode,
+            stdout=asyncio.subprocess.PIPE,
         )
         out, _ = await proc.communicate()
         r = json.loads(out)
@@ -430,7 +455,8 @@ def main() -> None:
     parser.add_argument("--no-daemon", action="store_true", help="skip the loopback throughput")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument(
-        "--python-clients", action="store_true",
+        "--python-clients",
+        action="store_true",
         help="make the daemon's calls with aiohttp clients even when wrk is installed (they cost about as much CPU as the daemon)",
     )
     parser.add_argument("--semantic-sizes", default="41,1000,10000", help="sizes at which the semantic signal is measured ('' for none)")
@@ -493,6 +519,7 @@ def main() -> None:
             )
         print(line, flush=True)
         if not args.no_serve:
+
             def then(key: str, r: dict = r) -> str:
                 return f" (then the cache written while serving: {r[key]:.2f} s)" if r[key] is not None else ""
 
@@ -520,7 +547,9 @@ def main() -> None:
         wrk = None if args.python_clients or shutil.which("wrk") is None else args.work
         caller = "wrk (one thread)" if wrk else "aiohttp clients (install wrk: they are lighter)"
         for what, path, semantic in (
-            ("question log on", log, "bundled"), ("question log on, semantic off", log, "off"), ("question log off", None, "bundled"),
+            ("question log on", log, "bundled"),
+            ("question log on, semantic off", log, "off"),
+            ("question log off", None, "bundled"),
         ):
             for mode in ("repeated", "new"):
                 for stale in args.work.glob("questions.sqlite3*"):

@@ -95,9 +95,7 @@ def package_version() -> str:
 def render(path: Path) -> list[str]:
     """The page as plain text lines: man-db, no hyphenation/justification, one line per paragraph."""
     env = {**os.environ, "MANWIDTH": "5000", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "MAN_KEEP_FORMATTING": ""}
-    man = subprocess.run(
-        ["man", "--nh", "--nj", "-E", "UTF-8", "-l", str(path)], capture_output=True, env=env, check=True
-    )
+    man = subprocess.run(["man", "--nh", "--nj", "-E", "UTF-8", "-l", str(path)], capture_output=True, env=env, check=True)
     col = subprocess.run(["col", "-bx"], input=man.stdout, capture_output=True, env=env, check=True)
     text = re.sub(r"\\f[BIRP]", "", col.stdout.decode("utf-8", "replace"))  # a few translations leave "\fP"
     lines = [line.rstrip() for line in text.split("\n")]
@@ -113,6 +111,7 @@ def render(path: Path) -> list[str]:
 
 
 # ---------------------------------------------------------------- Markdown helpers
+
 
 def escape_inline(text: str) -> str:
     """Keep Obsidian from reading man-page text as markup (emphasis, math, comments, links, HTML)."""
@@ -131,7 +130,7 @@ def escape(text: str) -> str:
 
 
 def split_gap(text: str) -> tuple[str, str] | None:
-    """"-c     avec -lt, trier…" -> ("-c", "avec -lt, trier…"): a short tag and its body on one line."""
+    """ "-c     avec -lt, trier…" -> ("-c", "avec -lt, trier…"): a short tag and its body on one line."""
     parts = GAP.split(text)
     if len(parts) != 2 or len(parts[0]) > 30:
         return None
@@ -221,7 +220,7 @@ class Converter:
             self.last_item = self.stack.pop()
 
     def tight_tag(self, indent: int, text: str) -> tuple[str, str] | None:
-        """"--zero terminer chaque ligne…": a tag that filled its column, one space before its text."""
+        """ "--zero terminer chaque ligne…": a tag that filled its column, one space before its text."""
         if not self.last_item or self.last_item[0] != indent:
             return None
         width = self.last_item[1] - indent
@@ -300,7 +299,7 @@ class Converter:
 
     @staticmethod
     def lone_tag(block: list[tuple[int, str]], after: list[tuple[int, str]]) -> bool:
-        (indent, text), = block if len(block) == 1 else [(0, "")]
+        ((indent, text),) = block if len(block) == 1 else [(0, "")]
         return bool(text) and after[0][0] > indent and len(text) <= 60 and not GAP.search(text) and text[-1] not in ".:,"
 
 

@@ -1,6 +1,6 @@
 """`grasbot eval` with context recall: starts the stand-in Ollama, points GrasBot at it, runs.
 
-The stand-in (`tests/standin_ollama.py`) speaks Ollama's /api/chat to the real `ollama`
+The stand-in (`tests/support/standin_ollama.py`) speaks Ollama's /api/chat to the real `ollama`
 client and keeps every request it received, so what is measured is the prompt as sent over
 the wire. Every argument goes to `grasbot eval`:
 
@@ -19,9 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def main(argv: list[str]) -> int:
-    standin = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "standin_ollama.py")], stdout=subprocess.PIPE, text=True
-    )
+    standin = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "standin_ollama.py")], stdout=subprocess.PIPE, text=True)
     try:
         url = standin.stdout.readline().strip()
         if not url.startswith("http://127.0.0.1:"):

@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
-echo "==> Python lint (ruff: the package, benchmarks and eval scripts)"
-.venv/bin/ruff check daemon benchmarks eval
+echo "==> Python lint and format (ruff: the package, benchmarks, eval scripts and tests)"
+.venv/bin/ruff check daemon benchmarks eval tests
+.venv/bin/ruff format --check daemon benchmarks eval tests
 echo "==> Python type check (mypy: the package)"
 .venv/bin/mypy
 echo "==> Python tests"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BUNDLED_VAULT, REPO
 from grasbot._cli import main
 from grasbot._config import Settings
-from grasbot._fallback import INTRO
-from standin_ollama import unused_url
+from grasbot.answer.fallback import INTRO
+from support.bots import BUNDLED_VAULT, REPO
+from support.standin_ollama import unused_url
 
 
 @pytest.fixture(autouse=True)
@@ -92,7 +92,11 @@ def test_real_subprocess(tmp_path):
     env["OLLAMA_HOST"] = unused_url()
     proc = subprocess.run(
         [str(exe), "search", "Comment fonctionne GrasBot ?", "--json"],
-        capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["results"][0]["slug"] == "grasbot-pipeline"
@@ -136,10 +140,12 @@ def test_ask_with_a_flag_pointing_nowhere(capsys, monkeypatch):
 
 
 def clean_vault(note_writer) -> Path:
-    note_writer("robot.md", 'title: Robot suiveur\ntags: [arduino]\nanswers: ["Comment marche le robot suiveur ?"]\nvisibility: public',
-                "Un robot qui suit une ligne. Voir [[jardin]].")
-    note_writer("jardin.md", 'title: Jardin potager\nanswers: ["Que pousse-t-il dans le potager ?"]',
-                "Des tomates et des courgettes.")
+    note_writer(
+        "robot.md",
+        'title: Robot suiveur\ntags: [arduino]\nanswers: ["Comment marche le robot suiveur ?"]\nvisibility: public',
+        "Un robot qui suit une ligne. Voir [[jardin]].",
+    )
+    note_writer("jardin.md", 'title: Jardin potager\nanswers: ["Que pousse-t-il dans le potager ?"]', "Des tomates et des courgettes.")
     return note_writer.root
 
 
@@ -256,7 +262,11 @@ def test_serve_with_a_missing_vault_folder_says_why_and_exits_2(tmp_path):
     env["OLLAMA_HOST"] = unused_url()
     proc = subprocess.run(
         [str(exe), "serve", "--vault", str(tmp_path / "absent"), "--port", "0", "--token-file", str(tmp_path / "token")],
-        capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        cwd=tmp_path,
     )
     assert proc.returncode == 2
     assert "grasbot: cannot start: vault folder not found:" in proc.stderr

@@ -7,13 +7,13 @@ import subprocess
 import sys
 
 import pytest
+from test_context import ANSWERS, COURSE
 
-from conftest import REPO, write_note
 from grasbot._cli import main
 from grasbot._evaluate import contains, quotes_answer, read_cases
 from grasbot._exceptions import ConfigError
-from standin_ollama import unused_url
-from test_context import ANSWERS, COURSE
+from support.bots import REPO, write_note
+from support.standin_ollama import unused_url
 
 
 @pytest.fixture
@@ -41,9 +41,23 @@ def test_context_recall_through_the_standin(course_vault, tmp_path):
         ("Que dit le cours de jardinage sur le compost ?", "cours/Jardinage.md", never),
     ]
     run = subprocess.run(
-        [sys.executable, str(REPO / "eval" / "context_recall.py"), "--questions", questions_file(tmp_path, rows),
-         "--vault", str(course_vault), "--default-visibility", "public", "--min-score", "1", "--json"],
-        capture_output=True, text=True, timeout=120, cwd=REPO,
+        [
+            sys.executable,
+            str(REPO / "eval" / "context_recall.py"),
+            "--questions",
+            questions_file(tmp_path, rows),
+            "--vault",
+            str(course_vault),
+            "--default-visibility",
+            "public",
+            "--min-score",
+            "1",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
     )
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
@@ -56,8 +70,21 @@ def test_context_recall_through_the_standin(course_vault, tmp_path):
 
 def test_context_recall_needs_an_ollama_that_records(course_vault, tmp_path, capsys):
     rows = [("Comment piéger les limaces ?", "cours/Jardinage.md", ANSWERS["ravageurs"])]
-    code = main(["eval", "--questions", questions_file(tmp_path, rows), "--vault", str(course_vault),
-                 "--default-visibility", "public", "--ollama-host", unused_url(), "--llm-timeout", "2"])
+    code = main(
+        [
+            "eval",
+            "--questions",
+            questions_file(tmp_path, rows),
+            "--vault",
+            str(course_vault),
+            "--default-visibility",
+            "public",
+            "--ollama-host",
+            unused_url(),
+            "--llm-timeout",
+            "2",
+        ]
+    )
     assert code == 2
     assert "grasbot: context recall: the LLM at http://127.0.0.1:" in capsys.readouterr().err
 

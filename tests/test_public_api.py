@@ -3,19 +3,54 @@
 
 from __future__ import annotations
 
+import ast
+import subprocess
+import sys
+
 import grasbot
 
 EXPORTED = {
     # the engine and its settings
-    "GrasBot", "Settings", "Snapshot", "ReloadReport", "build_snapshot",
+    "GrasBot",
+    "Settings",
+    "Snapshot",
+    "ReloadReport",
+    "build_snapshot",
     # the pipeline, in the order the data flows
-    "load_vault", "Vault", "VaultOptions", "Note", "tokenize_fr", "analyse_note", "Index", "Query", "score_note",
-    "expand_by_graph", "search", "SearchResult", "Source", "build_prompt", "LLMClient", "extractive_answer",
+    "load_vault",
+    "Vault",
+    "VaultOptions",
+    "Note",
+    "tokenize_fr",
+    "analyse_note",
+    "Index",
+    "Query",
+    "score_note",
+    "expand_by_graph",
+    "search",
+    "SearchResult",
+    "Source",
+    "build_prompt",
+    "LLMClient",
+    "extractive_answer",
     # around it
-    "QuestionLog", "suggest_aliases", "create_app", "serve", "__version__",
+    "QuestionLog",
+    "suggest_aliases",
+    "create_app",
+    "serve",
+    "__version__",
     # the exceptions
-    "GrasbotError", "ConfigError", "VaultError", "QueryError", "NoteNotFound", "AuthError", "EmbeddingError",
-    "LLMError", "LLMUnavailable", "LLMTimeout", "LLMFailed",
+    "GrasbotError",
+    "ConfigError",
+    "VaultError",
+    "QueryError",
+    "NoteNotFound",
+    "AuthError",
+    "EmbeddingError",
+    "LLMError",
+    "LLMUnavailable",
+    "LLMTimeout",
+    "LLMFailed",
 }
 
 
@@ -34,3 +69,25 @@ def test_the_exceptions_form_the_documented_hierarchy():
         assert issubclass(getattr(grasbot, name), grasbot.LLMError)
     for name in ("ConfigError", "VaultError", "QueryError", "NoteNotFound", "AuthError", "LLMError"):
         assert issubclass(getattr(grasbot, name), grasbot.GrasbotError)
+
+
+def test_the_settings_load_without_the_retriever():
+    """`from grasbot import Settings` (the command line, the plugin's tests, an embedder's
+    config) loads the settings alone: nothing of retrieval, answer, store or server."""
+    code = (
+        "import sys\n"
+        "from grasbot import Settings\n"
+        "from grasbot._config import Settings as Same\n"
+        "assert Settings is Same and Settings().port == 8765\n"
+        "print(sorted(m for m in sys.modules if m.startswith('grasbot.')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    loaded = ast.literal_eval(done.stdout)
+    assert "grasbot.retrieval.search" not in loaded
+    assert loaded == ["grasbot._config", "grasbot._exceptions", "grasbot._version"]
+
+
+def test_every_export_is_lazy_and_found():
+    """Each name of `__all__` has its module in the lazy table, and no name there is missing from `__all__`."""
+    assert set(grasbot._EXPORTS) | {"__version__"} == set(grasbot.__all__)
+    assert set(dir(grasbot)) >= set(grasbot.__all__)

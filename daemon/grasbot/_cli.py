@@ -9,20 +9,20 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ._config import Settings
+from ._config import ANCHOR_FORMS, Settings
 from ._engine import GrasBot
 from ._evaluate import PlainBM25, evaluate, read_cases
 from ._exceptions import ConfigError, GrasbotError
-from ._fallback import extractive_answer
-from ._passages import ANCHOR_FORMS
-from ._questionlog import add_log_parser, cmd_log
+from .answer.fallback import extractive_answer
+from .store.questionlog import add_log_parser, cmd_log
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vault", dest="vault_dir", metavar="DIR", help="the vault folder (VAULT_DIR; default: the bundled vault-grasbot/)")
     parser.add_argument("--exclude", metavar="DIR,DIR", help="vault folders to leave out (GRASBOT_EXCLUDE)")
     parser.add_argument(
-        "--default-visibility", choices=("private", "public"),
+        "--default-visibility",
+        choices=("private", "public"),
         help="visibility of a note without a `visibility` field (GRASBOT_DEFAULT_VISIBILITY; default private)",
     )
     parser.add_argument("--top-k", dest="search_top_k", type=int, metavar="N", help="sources to return (SEARCH_TOP_K; default 5)")
@@ -36,12 +36,15 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-alive", dest="llm_keep_alive", metavar="DURATION", help="LLM_KEEP_ALIVE (default 30m)")
     parser.add_argument("--semantic", choices=("off", "bundled", "ollama"), help="meaning beside words (GRASBOT_SEMANTIC; default bundled; off: lexical only)")
     parser.add_argument(
-        "--embed-model", dest="embed_model", metavar="NAME",
+        "--embed-model",
+        dest="embed_model",
+        metavar="NAME",
         help="Ollama embedding model with --semantic ollama (GRASBOT_EMBED_MODEL; default bge-m3)",
     )
     parser.add_argument("--prompt-budget", dest="prompt_budget", type=int, metavar="CHARS", help="GRASBOT_PROMPT_BUDGET (default 12000)")
     parser.add_argument(
-        "--anchors", choices=ANCHOR_FORMS,
+        "--anchors",
+        choices=ANCHOR_FORMS,
         help="GRASBOT_ANCHORS: a heading's anchor as the site makes it (default slug: tarte-aux-pommes)",
     )
     parser.add_argument("--url-map", dest="url_map", metavar="TYPE=/PATH/{slug},…", help="GRASBOT_URL_MAP: a source's url from its type")
@@ -67,7 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help="hit@1, hit@5 and MRR@10 on a file of questions, beside a plain BM25; context recall when it gives phrases")
     p.add_argument(
-        "--questions", required=True, metavar="FILE.tsv",
+        "--questions",
+        required=True,
+        metavar="FILE.tsv",
         help="question<TAB>path;path[<TAB>earlier question || …[<TAB>phrase]] lines; "
         "with phrases, --ollama-host must be a stand-in Ollama (eval/context_recall.py)",
     )
@@ -82,16 +87,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cors-origins", dest="cors_origins", metavar="ORIGIN,ORIGIN", help="GRASBOT_CORS_ORIGINS (default app://obsidian.md)")
     p.add_argument("--trusted-proxies", dest="trusted_proxies", metavar="IP,IP", help="GRASBOT_TRUSTED_PROXIES (default 127.0.0.1,::1)")
     p.add_argument(
-        "--header-timeout", dest="header_timeout", type=float, metavar="SECONDS",
+        "--header-timeout",
+        dest="header_timeout",
+        type=float,
+        metavar="SECONDS",
         help="seconds a client has to send its headers (GRASBOT_HEADER_TIMEOUT; default 10)",
     )
     p.add_argument(
-        "--body-timeout", dest="body_timeout", type=float, metavar="SECONDS",
+        "--body-timeout",
+        dest="body_timeout",
+        type=float,
+        metavar="SECONDS",
         help="seconds a client has to send a body (GRASBOT_BODY_TIMEOUT; default 10)",
     )
     p.add_argument("--question-log", dest="question_log", metavar="FILE", help="the visitors' question log (GRASBOT_QUESTION_LOG; 'off' disables it)")
     p.add_argument(
-        "--log-retention-days", dest="log_retention_days", type=int, metavar="N",
+        "--log-retention-days",
+        dest="log_retention_days",
+        type=int,
+        metavar="N",
         help="days questions are kept (GRASBOT_LOG_RETENTION_DAYS; default 90)",
     )
     p.add_argument("--cache-dir", dest="cache_dir", metavar="DIR", help="the index cache (GRASBOT_CACHE_DIR; default ~/.cache/grasbot)")
@@ -102,11 +116,37 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    names = ("vault_dir", "exclude", "default_visibility", "search_top_k", "search_min_score",
-             "llm_model", "ollama_host", "llm_timeout", "llm_max_tokens", "llm_deadline", "llm_temperature", "llm_keep_alive",
-             "prompt_budget", "semantic", "embed_model", "anchors",
-             "url_map", "host", "port", "token", "token_file",
-             "cors_origins", "trusted_proxies", "header_timeout", "body_timeout", "question_log", "log_retention_days", "cache_dir", "index_cache")
+    names = (
+        "vault_dir",
+        "exclude",
+        "default_visibility",
+        "search_top_k",
+        "search_min_score",
+        "llm_model",
+        "ollama_host",
+        "llm_timeout",
+        "llm_max_tokens",
+        "llm_deadline",
+        "llm_temperature",
+        "llm_keep_alive",
+        "prompt_budget",
+        "semantic",
+        "embed_model",
+        "anchors",
+        "url_map",
+        "host",
+        "port",
+        "token",
+        "token_file",
+        "cors_origins",
+        "trusted_proxies",
+        "header_timeout",
+        "body_timeout",
+        "question_log",
+        "log_retention_days",
+        "cache_dir",
+        "index_cache",
+    )
     return Settings.load(**{n: getattr(args, n, None) for n in names})
 
 
@@ -162,11 +202,14 @@ def vault_problems(bot: GrasBot) -> dict:
             result = bot.search(question, audience=audience, top_k=10, snapshot=snapshot)
             ranked = [s.path for s in result.sources]
             if not ranked or ranked[0] != path:
-                misses.append({
-                    "path": path, "question": question,
-                    "rank": ranked.index(path) + 1 if path in ranked else None,
-                    "first": result.sources[0].slug if result.sources else None,
-                })
+                misses.append(
+                    {
+                        "path": path,
+                        "question": question,
+                        "rank": ranked.index(path) + 1 if path in ranked else None,
+                        "first": result.sources[0].slug if result.sources else None,
+                    }
+                )
     vault = snapshot.vault
     return {
         "notes": len(vault.notes),
@@ -201,7 +244,7 @@ def cmd_check(bot: GrasBot, args) -> int:
 def prompts_received(bot: GrasBot, questions: Sequence[str]) -> list[str]:
     """Each question answered as a visitor through the LLM at the configured Ollama host, and
     the prompt that server received, read back from its record: the host must be a stand-in
-    Ollama (`tests/standin_ollama.py`, which `eval/context_recall.py` starts)."""
+    Ollama (`tests/support/standin_ollama.py`, which `eval/context_recall.py` starts)."""
     import httpx
 
     host = (bot.settings.ollama_host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434").rstrip("/")
@@ -216,8 +259,9 @@ def prompts_received(bot: GrasBot, questions: Sequence[str]) -> list[str]:
                         raise ConfigError(f"context recall: the LLM at {host} did not answer ({payload['llm_error']})")
                     got = await http.get(f"{host}/standin/requests")
                     if got.status_code != 200:
-                        raise ConfigError(f"context recall: {host} keeps no record of the prompts it received "
-                                          "(run the stand-in Ollama: eval/context_recall.py)")
+                        raise ConfigError(
+                            f"context recall: {host} keeps no record of the prompts it received (run the stand-in Ollama: eval/context_recall.py)"
+                        )
                     messages = got.json()["requests"][-1]["messages"]
                     texts.append("\n\n".join(m["content"] for m in messages))
         except httpx.HTTPError as exc:
@@ -281,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "log":
             return cmd_log(args, settings)
         if args.command == "serve":
-            from ._server import serve
+            from .server.app import serve
 
             return serve(settings)
         bot = GrasBot.open(settings)

@@ -13,11 +13,33 @@ from pathlib import Path
 from typing import Any
 
 from ._exceptions import ConfigError
-from ._passages import ANCHOR_FORMS
-from ._questionlog import DEFAULT_RETENTION_DAYS, default_log_path, parse_log_path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED_VAULT = _PACKAGE_DIR.parent.parent / "vault-grasbot"
+
+#: How the site turns a heading into its anchor (answer/passages.py builds each form).
+ANCHOR_FORMS = ("slug", "github", "text", "none")
+#: Days a visitor's question stays in the question log (store/questionlog.py).
+DEFAULT_RETENTION_DAYS = 90
+
+
+def default_log_path(env: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_STATE_HOME/grasbot/questions.sqlite3`, else `~/.local/state/grasbot/...`."""
+    env = os.environ if env is None else env
+    state = env.get("XDG_STATE_HOME", "").strip()
+    base = Path(state).expanduser() if state else Path.home() / ".local" / "state"
+    return base / "grasbot" / "questions.sqlite3"
+
+
+def parse_log_path(value: str | os.PathLike[str] | None) -> Path | None:
+    """A setting's value as a path; `off`, `none` or `false` turn the log off (None)."""
+    if value is None:
+        return None
+    text = os.fspath(value).strip()
+    if text.lower() in ("", "off", "none", "false", "0"):
+        return None
+    return Path(text).expanduser()
+
 
 DEFAULT_URL_MAP = {
     "projet": "/portfolio/{slug}",
@@ -45,7 +67,7 @@ class Settings:
     semantic: str = "bundled"
     embed_model: str = "bge-m3"  # the Ollama model, with semantic=ollama
     prompt_budget: int = 12_000  # characters of notes in the prompt; about 3,500 tokens of French
-    anchors: str = "slug"  # how the site turns a heading into its anchor (_passages.ANCHOR_FORMS)
+    anchors: str = "slug"  # how the site turns a heading into its anchor (ANCHOR_FORMS)
     url_map: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_URL_MAP))
     host: str = "127.0.0.1"
     port: int = 8765

@@ -18,20 +18,17 @@ from collections.abc import AsyncGenerator, Iterable, Iterator, Mapping, Sequenc
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import _cache
-from ._cache import default_cache_dir
 from ._config import Settings
 from ._exceptions import EmbeddingError, LLMError, LLMFailed, QueryError
-from ._fallback import extractive_answer
-from ._index import Index, NoteAnalysis, analyse_note
-from ._llm import LLMClient
-from ._parallel import load_shares
-from ._passages import choose_passages
-from ._prompt import build_prompt, keep_known_citations
-from ._questionlog import QuestionLog
-from ._scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
-from ._search import SearchResult, Semantic, search, with_history
-from ._semantic import (
+from ._version import __version__
+from .answer.fallback import extractive_answer
+from .answer.llm import LLMClient
+from .answer.passages import choose_passages
+from .answer.prompt import build_prompt, keep_known_citations
+from .retrieval.index import Index, NoteAnalysis, analyse_note
+from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
+from .retrieval.search import SearchResult, Semantic, search, with_history
+from .retrieval.semantic import (
     NoteTexts,
     Progress,
     QuestionVectors,
@@ -42,8 +39,11 @@ from ._semantic import (
     missing,
     semantic_indexes,
 )
-from ._vault import Issue, Vault, VaultOptions, load_vault, walk_markdown
-from ._version import __version__
+from .retrieval.vault import Issue, Vault, VaultOptions, load_vault, walk_markdown
+from .store import cache as _cache
+from .store.cache import default_cache_dir
+from .store.parallel import load_shares
+from .store.questionlog import QuestionLog
 
 log = logging.getLogger("grasbot.engine")
 
@@ -159,7 +159,7 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
         if cached is not None:  # a snapshot as saved, or as the workers made it: evolved below like a reload's
             seed_vault = Vault(root=Path(settings.vault_dir), notes=cached.notes, options=options)
             if cached.links is not None:
-                seed_vault.resolver, seed_vault.edges, seed_vault._dangling, seed_vault._duplicates = cached.links
+                seed_vault.resolver, seed_vault.edges, seed_vault.broken_links, seed_vault.duplicate_slugs = cached.links
             seed_analyses = cached.analyses
             if cached.postings is not None:
                 graph = (cached.graphs, seed_vault.edges) if cached.graphs is not None else None
@@ -168,11 +168,12 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
     vault = load_vault(settings.vault_dir, options, previous=seed_vault, scanned=scanned)
     old_notes = seed_vault.notes if seed_vault is not None and seed_vault.options == options else {}
     fresh = 0
-    if old_notes and vault._base is old_notes:  # load_vault says which notes are new objects
+    changed = vault.changed_since(old_notes) if old_notes else None
+    if changed is not None:  # load_vault says which notes are new objects
         analyses = dict(seed_analyses)
         for path in seed_analyses.keys() - vault.notes.keys():
             del analyses[path]
-        touched: Iterable[str] = vault._fresh
+        touched: Iterable[str] = changed
     else:
         analyses = {}
         touched = vault.notes.keys()
@@ -239,9 +240,7 @@ class GrasBot:
             max_tokens=settings.llm_max_tokens,
             deadline=settings.llm_deadline,
         )
-        self.embedder = make_embedder(
-            settings.semantic, model=settings.embed_model, host=settings.ollama_host, timeout=min(settings.llm_timeout, 30.0)
-        )
+        self.embedder = make_embedder(settings.semantic, model=settings.embed_model, host=settings.ollama_host, timeout=min(settings.llm_timeout, 30.0))
         self._embedding = threading.Lock()  # one embedding pass at a time
         self._embed_stop = threading.Event()
         self._generation = 0  # bumped by every pass that is not in the background
@@ -447,6 +446,7 @@ class GrasBot:
         if self._embed_error:
             status["error"] = self._embed_error
         return status
+
     def _with_passages(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None) -> SearchResult:
         """`result` with each source's passages, those the prompt quotes (none when the
         question is not grounded: the prompt then quotes nothing)."""
@@ -460,9 +460,7 @@ class GrasBot:
             anchors=self.settings.anchors,
             history=history or (),
         )
-        return replace(result, sources=tuple(
-            replace(s, passages=tuple(p for p in passages if p.path == s.path)) for s in result.sources
-        ), context=passages)
+        return replace(result, sources=tuple(replace(s, passages=tuple(p for p in passages if p.path == s.path)) for s in result.sources), context=passages)
 
     def record(self, q: str, result: SearchResult, history: Sequence[dict] | None = None) -> None:
         """Log a visitor's question for alias suggestions; never raises. `submit` only queues
@@ -496,9 +494,7 @@ class GrasBot:
             payload["llm_error"] = error
         return payload
 
-    async def answer(
-        self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor", record: bool = False
-    ) -> dict:
+    async def answer(self, q: str, *, history: Sequence[dict] | None = None, audience: str = "visitor", record: bool = False) -> dict:
         """The seed's response: never raises for an LLM failure, answers from the notes instead.
         `record`: a visitor's question (not the owner previewing one) goes to the question log."""
         result, index, prompt = await self._prepare(q, history, audience, record)

@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._analysis import tokenize_fr
 from ._exceptions import ConfigError
-from ._fallback import sentences
-from ._vault import Note
+from .answer.fallback import sentences
+from .retrieval.analysis import tokenize_fr
+from .retrieval.vault import Note
 
 HISTORY_SEPARATOR = "||"
 
@@ -74,10 +74,7 @@ class Report:
         data = {
             "questions": len(self.outcomes),
             **self.figures(),
-            "misses": [
-                {"question": o.case.question, "expected": sorted(o.case.expected), "rank": o.rank, "got": list(o.ranked[:3])}
-                for o in self.misses()
-            ],
+            "misses": [{"question": o.case.question, "expected": sorted(o.case.expected), "rank": o.rank, "got": list(o.ranked[:3])} for o in self.misses()],
         }
         for name, field in (("context_recall", "in_prompt"), ("fallback_recall", "in_fallback")):
             value = self.recall(field)
@@ -86,7 +83,8 @@ class Report:
         if self.recall("in_prompt") is not None:
             data["context_misses"] = [
                 {"question": o.case.question, "expected": sorted(o.case.expected), "phrase": o.case.phrase, "rank": o.rank}
-                for o in self.outcomes if o.in_prompt is False
+                for o in self.outcomes
+                if o.in_prompt is False
             ]
         return data
 

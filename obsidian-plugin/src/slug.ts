@@ -1,5 +1,5 @@
 /**
- * The daemon's slug rule (daemon/grasbot/_analysis.py `slugify`): casefold, œ/æ spelled out,
+ * The daemon's slug rule (daemon/grasbot/retrieval/analysis.py `slugify`): casefold, œ/æ spelled out,
  * accents dropped, runs of anything but [a-z0-9] become one hyphen.
  */
 export function slugify(text: string): string {

@@ -1,6 +1,6 @@
 /**
  * The preview's short conversation, without Obsidian: which exchanges a follow-up is sent
- * with. The rules are the chat page's (daemon/grasbot/static/chat.js `historyFor`): the
+ * with. The rules are the chat page's (daemon/grasbot/server/static/chat.js `historyFor`): the
  * daemon takes at most 4 exchanges (8 turns) of at most 2,000 characters a turn, and the
  * question and history travel in the query string of GET /ask/stream, whose request line the
  * daemon (aiohttp: 8,190 bytes) and nginx (8 KiB) bound. Oldest exchanges go first.

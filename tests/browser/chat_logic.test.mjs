@@ -1,7 +1,7 @@
-// The chat's pure parts (daemon/grasbot/static/chat.js), run by node's test runner on a
+// The chat's pure parts (daemon/grasbot/server/static/chat.js), run by node's test runner on a
 // happy-dom document: which history a follow-up is sent with, how a daemon's 400 lowers the
 // limits, and that the Markdown reader only ever builds its own few elements. The browser
-// tests (tests/test_chat_page.py) drive the same file through nginx.
+// tests (tests/e2e/test_chat_page.py) drive the same file through nginx.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -11,7 +11,7 @@ import vm from "node:vm";
 import { Window } from "happy-dom";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const CHAT = path.join(here, "..", "..", "daemon", "grasbot", "static", "chat.js");
+const CHAT = path.join(here, "..", "..", "daemon", "grasbot", "server", "static", "chat.js");
 
 const window = new Window({ url: "https://bot.example.org/" });
 const document = window.document;

@@ -1,5 +1,5 @@
 // Drives GrasBot's chat (the page at `/`, or the widget on a host page) in headless Chromium
-// (Debian's, through playwright-core) for tests/test_chat_page.py and tests/test_widget.py.
+// (Debian's, through playwright-core) for tests/e2e/test_chat_page.py and test_widget.py (through tests/support/browser.py).
 // One JSON argument:
 //   {url, userDataDir, chromium?, viewport?, artifacts?, routes?, steps: [...]}
 // Each step is {do: NAME, ...}; `snapshot` steps record what is on screen under their name.

@@ -31,14 +31,14 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tests"))  # standin_ollama lives beside the Python tests
+sys.path.insert(0, str(REPO / "tests"))  # the tests' support package
 
 try:
     from aiohttp import web
-    from standin_ollama import StandinOllama
 
     from grasbot import Settings
-    from grasbot._server import create_app, runner_kwargs
+    from grasbot.server.app import create_app, runner_kwargs
+    from support.standin_ollama import StandinOllama
 except ImportError as exc:  # pragma: no cover - a setup problem, said plainly
     print(f"run_stack: {exc}; run `bash scripts/setup.sh --test` first", file=sys.stderr, flush=True)
     sys.exit(3)
@@ -46,10 +46,7 @@ except ImportError as exc:  # pragma: no cover - a setup problem, said plainly
 #: A question the bundled vault answers, and the stand-in's reply to it: it cites the note
 #: the search puts first, so the daemon keeps the citation.
 QUESTION = "Comment fonctionne GrasBot ?"
-REPLY = (
-    "GrasBot cherche d'abord les notes qui répondent à la question, "
-    "puis le modèle rédige la réponse à partir de ces notes [grasbot-pipeline]."
-)
+REPLY = "GrasBot cherche d'abord les notes qui répondent à la question, puis le modèle rédige la réponse à partir de ces notes [grasbot-pipeline]."
 CHUNKS = 5
 
 

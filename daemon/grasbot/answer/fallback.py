@@ -1,0 +1,73 @@
+"""The answer GrasBot gives when the LLM cannot: the notes' own most relevant sentences, cited.
+
+A visitor still gets something true and sourced; the response says plainly that it is an
+excerpt, not a written answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..retrieval.analysis import tokenize_fr
+from ..retrieval.index import Index
+from .passages import Passage, question_weights
+
+SENTENCES = 3
+MAX_SENTENCE = 320
+
+INTRO = "Le modèle de langue ne répond pas pour l'instant ; voici ce que disent les notes :"
+NOT_FOUND = "Je ne trouve pas cette information dans les notes. Vous pouvez consulter /portfolio, /competences ou passer par /contact."
+
+_CODE = re.compile(r"```.*?```|~~~.*?~~~", re.DOTALL)
+_HEADING_LINE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)  # a heading is a label, not a sentence
+_LINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
+_MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`]{1,3}", re.MULTILINE)
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+
+
+def sentences(markdown: str) -> list[str]:
+    text = _HEADING_LINE.sub("", _CODE.sub(" ", markdown))
+    text = _LINK.sub(lambda m: m.group(2) or m.group(1).split("#")[0], text)
+    text = _MD_LINK.sub(r"\1", text)
+    text = _MARKUP.sub("", text)
+    out = []
+    for piece in _SENTENCE_END.split(text):
+        piece = " ".join(piece.split())
+        if len(piece) >= 25:
+            out.append(piece if len(piece) <= MAX_SENTENCE else piece[: MAX_SENTENCE - 1].rstrip() + "…")
+    return out
+
+
+def extractive_answer(question: str, passages: Sequence[Passage], index: Index, *, grounded: bool, history: Sequence[dict] = ()) -> str:
+    """Up to three sentences from the passages the LLM would have read, each followed by its
+    [slug]: the best sentence of each of the best passages, best passage first (a passage's
+    relevance counts its heading, which none of its sentences holds), then the next best
+    sentences of those passages if fewer than three passages have one."""
+    if not grounded or not passages:
+        return NOT_FOUND
+    weights = question_weights(question, history)
+    rounds: list[list[tuple[str, str]]] = []  # per passage, best passage first: its sentences best first
+    for passage in sorted(passages, key=lambda p: -p.score):
+        scored = []
+        for position, sentence in enumerate(sentences(_sent_text(passage))):
+            found = set(weights).intersection(tokenize_fr(sentence))
+            if found:
+                scored.append((-sum(weights[t] * index.idf(t) for t in found), position, sentence))
+        if scored:
+            rounds.append([(sentence, passage.slug) for _, _, sentence in sorted(scored)])
+    picked = list(dict.fromkeys(found[depth] for depth in range(SENTENCES) for found in rounds if depth < len(found)))
+    picked = picked[:SENTENCES]  # a sentence repeated in several passages is quoted once
+    if not picked:  # nothing matches word for word: the best passage's opening still says what it is about
+        first = sentences(_sent_text(passages[0]))
+        picked = [(first[0], passages[0].slug)] if first else []
+    if not picked:
+        return NOT_FOUND
+    lines = [f"- {sentence} [{slug}]" for sentence, slug in picked]
+    return "\n".join([INTRO, *lines])
+
+
+def _sent_text(passage: Passage) -> str:
+    """The passage's text without the mark of its cut."""
+    return passage.text[: passage.cut[0]] if passage.cut else passage.text

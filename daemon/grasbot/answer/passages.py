@@ -1,0 +1,255 @@
+"""Which parts of the sources reach the LLM: their passages, chosen by relevance under a budget.
+
+Search ranks notes; a 400 KB course among them holds the answer in one section. So each
+source is read as the passages `retrieval.sections` cuts it into, and every passage of every source is
+scored against the question with search's own French analysis and BM25 statistics (the
+index's idf, its mean passage length), the note's title and the passage's heading path
+counting as its words. The budget goes to the best passages first, whichever note they come
+from: a long note may give several, a weak source none. The best source always gives
+something (its best passage, or its opening when none matches: search found it by a field).
+
+Only what the audience may read is ever quoted: the passage's text and headings are the
+index's `readable_text`, and the sources come from that audience's search.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from .._config import ANCHOR_FORMS
+from ..retrieval.analysis import body_counts, slugify, tokens
+from ..retrieval.index import K1, B, Index, indexable_text
+from ..retrieval.search import earlier_questions
+from ..retrieval.sections import Sections, heading_path
+
+MIN_SHARE = 0.5  # a passage scoring less than half the best one gets only the room left (tuned: 0.3–0.5 alike)
+OPENING = 400  # a long note's opening passage this short comes along with its other passages
+HISTORY_WEIGHT = 0.5  # the earlier questions' words (those search reads too) count half as much as the question's
+
+CUT_MARK = "\n[… note tronquée : {kept} caractères sur {total} …]"
+
+_COUNTS = object()  # Index.derived's key: {path: each cut's (stem counts, length)}
+_ANCHORS = object()  # ... {(path, form): each heading's anchor}
+_COUNTS_SIZE = object()  # ... [how many cuts _COUNTS holds]
+_CUTS_KEPT = 10_000  # long notes' cuts whose counts an index keeps (about 25 MB), then forgets all at once
+_ANCHORS_KEPT = 512  # notes whose anchors an index keeps
+_MARKS = re.compile(r"\*\*|__|[*`]|\[([^\]]*)\]\([^)]*\)")
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One piece of a note sent to the LLM, as its audience may read it."""
+
+    path: str
+    slug: str
+    title: str
+    heading: tuple[str, ...]  # the headings above it, outermost first (plain text)
+    anchor: str | None  # the innermost heading's anchor, in the configured form
+    url: str | None  # the note's url with the anchor appended
+    text: str
+    start: int  # offset in the note's body: passages of one note go in the note's order
+    score: float
+    whole: bool  # the whole note
+    cut: tuple[int, int] | None = None  # (kept, total) characters when cut to fit the budget
+    opening: bool = False  # the note's short opening, sent along with its chosen passages
+
+    def to_dict(self) -> dict:
+        return {"heading": list(self.heading), "anchor": self.anchor, "url": self.url, "chars": len(self.text)}
+
+
+def question_weights(question: str, history: Sequence[dict] = ()) -> dict[str, float]:
+    """{stem: weight}: the question's stems, then the earlier user turns' (a follow-up's subject)."""
+    weights = dict.fromkeys(tokens(question), 1.0)
+    for term in tokens(" ".join(earlier_questions(history))):
+        weights.setdefault(term, HISTORY_WEIGHT)
+    return weights
+
+
+def choose_passages(
+    question: str,
+    sources: Sequence[tuple[str, str | None]],
+    index: Index,
+    *,
+    budget: int,
+    anchors: str = "slug",
+    history: Sequence[dict] = (),
+) -> tuple[Passage, ...]:
+    """The passages of `sources` ((path, url), best first) to send, within `budget` characters,
+    in prompt order: the sources' order, each note's passages in the note's order."""
+    if anchors not in ANCHOR_FORMS:
+        raise ValueError(f"anchors: must be one of {', '.join(ANCHOR_FORMS)}, not {anchors!r}")
+    if not sources:
+        return ()
+    weights = question_weights(question, history)
+    terms = {t: w * index.idf(t) for t, w in weights.items()}
+    avg = max(index.avg_length(), 1.0)
+    scored: list[tuple[float, int, int, str]] = []  # (score, source rank, cut number, path)
+    impacts = None
+    for rank, (path, _) in enumerate(sources):
+        if len(index.analyses[path].sections[1]) == 1:  # a note sent whole: search's own BM25 of it
+            if impacts is None:
+                impacts = [(w, index.impacts(t)) for t, w in weights.items()]
+            value = sum(w * found.get(path, 0.0) for w, found in impacts)
+            if value > 0:
+                scored.append((value, rank, 0, path))
+            continue
+        for number, (counts, length) in enumerate(_cut_counts(index, path)):
+            norm = K1 * (1.0 - B + B * length / avg)
+            value = 0.0
+            for term, weight in terms.items():
+                tf = counts.get(term)
+                if tf:
+                    value += weight * tf * (K1 + 1.0) / (tf + norm)
+            if value > 0:
+                scored.append((value, rank, number, path))
+    scored.sort(key=lambda s: (-s[0], s[1], s[2]))
+    floor = scored[0][0] * MIN_SHARE if scored else 0.0
+    top = sources[0][0]
+    # The best source gives something, first: its best passage, or its opening when none
+    # matches (search found it by a field); cut to the budget if it must be.
+    first = next((s for s in scored if s[3] == top), (0.0, 0, 0, top))
+    cuts_of = {path: index.analyses[path].sections[1] for path, _ in sources}
+    start, end, _ = cuts_of[top][first[2]]
+    chosen: dict[str, dict[int, tuple[float, int]]] = {top: {first[2]: (first[0], min(end - start, budget))}}
+    left = budget - min(end - start, budget)
+    for value, _, number, path in scored:
+        if value < floor:
+            break
+        picked = chosen.setdefault(path, {})
+        start, end, _ = cuts_of[path][number]
+        if number not in picked and end - start <= left:
+            picked[number] = (value, end - start)
+            left -= end - start
+    # Room left: each other source search found gives its best matching passage, as short
+    # notes all came whole before passages (a source that matches no word still gives none).
+    for value, _, number, path in scored:
+        start, end, _ = cuts_of[path][number]
+        if not chosen.get(path) and end - start <= left:
+            chosen[path] = {number: (value, end - start)}
+            left -= end - start
+    for path, picked in chosen.items():  # a long note's short opening says what it is about
+        cuts = cuts_of[path]
+        size = cuts[0][1] - cuts[0][0]
+        if picked and len(cuts) > 1 and 0 not in picked and size <= min(OPENING, left):
+            picked[0] = (-1.0, size)
+            left -= size
+    # in search's order: it weighs what passages cannot see (aliases, the questions a note answers)
+    return tuple(passage for path, url in sources if chosen.get(path) for passage in _passages_of(index, path, url, chosen[path], anchors))
+
+
+def _cut_counts(index: Index, path: str) -> list[tuple[Mapping[str, int], int]]:
+    """Each cut's stems (with the note's title and the cut's heading path) and its length, for
+    a note cut in several: made when the note is first a source, and kept with the index (at
+    most _CUTS_KEPT cuts, then all forgotten at once)."""
+    sections = index.analyses[path].sections
+    memo = index.derived(_COUNTS, dict)
+    found = memo.get(path)
+    if found is None:
+        kept = index.derived(_COUNTS_SIZE, lambda: [0])
+        if kept[0] >= _CUTS_KEPT:
+            memo.clear()
+            kept[0] = 0
+        kept[0] += len(sections[1])
+        note = index.notes[path]
+        body = note.body
+        found = []
+        for cut in sections[1]:
+            head = " ".join((note.title, *heading_path(sections, cut)))
+            counts = body_counts(indexable_text(f"{head}\n{body[cut[0] : cut[1]]}", path))
+            found.append((counts, sum(counts.values())))
+        memo[path] = found
+    return found
+
+
+def _passages_of(index: Index, path: str, url: str | None, picked: Mapping[int, tuple[float, int]], anchors: str):
+    """A note's chosen cuts ({number: (score, room)}) as Passages, in the note's order; the
+    overlap of two chosen windows is sent once."""
+    note = index.notes[path]
+    sections: Sections = index.analyses[path].sections
+    cuts = sections[1]
+    whole = len(cuts) == 1
+    done = 0  # offset sent up to
+    for number in sorted(picked, key=lambda n: cuts[n][0]):
+        start, end, heading = cuts[number]
+        score, room = picked[number]
+        start = max(start, done)
+        text = index.readable_text(note.body[start:end], path).strip()
+        if not text:
+            continue
+        done = end
+        cut = None
+        if len(text) > room:
+            kept = _cut(text, room)
+            cut, text = (len(kept), len(text)), kept + CUT_MARK.format(kept=len(kept), total=len(text))
+        anchor = _anchor(index, path, sections, heading, anchors) if heading >= 0 else None
+        yield Passage(
+            path=path,
+            slug=note.slug,
+            title=note.title,
+            heading=tuple(_plain(index.readable_text(h, path)) for h in heading_path(sections, cuts[number])),
+            anchor=anchor,
+            url=f"{url}#{anchor}" if url and anchor else url,
+            text=text,
+            start=start,
+            score=round(max(score, 0.0), 4),
+            whole=whole and cut is None,
+            cut=cut,
+            opening=score < 0,
+        )
+
+
+def _cut(text: str, limit: int) -> str:
+    """Cut at a paragraph or sentence end when one is close, so the model does not read half a word."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    for sep in ("\n\n", "\n", ". "):
+        at = head.rfind(sep)
+        if at >= limit * 0.7:
+            return head[: at + len(sep)].rstrip()
+    return head.rstrip()
+
+
+def _plain(heading: str) -> str:
+    """A heading as read: emphasis and code marks dropped, a link as its text."""
+    return " ".join(_MARKS.sub(lambda m: m.group(1) or "", heading).split())
+
+
+def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str) -> str | None:
+    """The heading's anchor as the site makes it (`form`), with GitHub's -1, -2 … for a
+    heading whose anchor an earlier one of the note already has."""
+    if form == "none":
+        return None
+    memo = index.derived(_ANCHORS, dict)
+    key = (path, form)
+    found = memo.get(key)
+    if found is None:
+        if len(memo) >= _ANCHORS_KEPT:
+            memo.clear()
+        seen: dict[str, int] = {}
+        found = []
+        for _, text in sections[0]:
+            base = anchor_of(_plain(index.readable_text(text, path)), form)
+            n = seen.get(base, 0)
+            seen[base] = n + 1
+            found.append(f"{base}-{n}" if n and form != "text" else base)
+        memo[key] = found
+    return found[heading] or None
+
+
+def anchor_of(heading: str, form: str) -> str:
+    """`slug`: ASCII, lower case, hyphens (« Tarte aux pommes » → tarte-aux-pommes);
+    `github`: lower case, accents kept, punctuation dropped, spaces as hyphens (GitHub,
+    markdown-it-anchor); `text`: the heading as written, percent-encoded (Obsidian)."""
+    if form == "slug":
+        return slugify(heading)
+    if form == "github":
+        kept = "".join(c for c in heading.lower() if c in " -_" or unicodedata.category(c)[0] in "LN")
+        return kept.replace(" ", "-")
+    if form == "text":
+        return quote(heading, safe="")
+    raise ValueError(f"anchors: must be one of {', '.join(ANCHOR_FORMS)}, not {form!r}")

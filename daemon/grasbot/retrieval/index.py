@@ -1,0 +1,510 @@
+"""The searchable form of a vault, one per audience.
+
+A visitor's index is built from public notes only: a private note is not hidden at query
+time, it is simply absent — from the scores, the BM25 statistics, the graph and the counts.
+Each note is analysed once (`analyse_note`), and the result is shared by both audiences and
+reused by a reload for every note whose bytes did not change.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple, cast
+
+from .analysis import Terms, body_counts, tokens
+from .postings import LazyTable, Postings, Union
+from .sections import Sections, cut_note
+from .vault import LinkResolver, Note, Vault, rewrite_links
+
+Labeled = tuple[tuple[str, Terms], ...]  # (the author's text, its stems), empty stems left out
+
+
+# field_terms()'s codes
+FIELD_ALIAS, FIELD_TITLE, FIELD_ANSWERS = 1, 2, 4
+TAGS_SHIFT, DOMAINS_SHIFT, FIELD_COUNT_CAP = 3, 10, 127
+
+# Okapi BM25 with Lucene's idf, which stays positive and monotonic on a 41-note vault.
+K1 = 1.2
+B = 0.75
+# A note longer than LONG_NOTE stems is scored by its best PASSAGE-long run: a 1 MB course
+# holds every word of every question somewhere, and as one document it would outrank the
+# short note that is about the question (held-out hit@1 0.775 → 0.875, see README). Mixing in
+# the whole text's BM25 was measured: half of each ranked a documentation vault better
+# (lexical tune hit@1 0.295 → 0.386) but halved a long note's points, so that a course that
+# answers in one section no longer grounded the answer; added to the passage's, it ranked
+# long notes above the short ones that are about the question (notes-publiques 0.932 → 0.841).
+PASSAGE = 400
+LONG_NOTE = 4 * PASSAGE
+_PASSAGES = object()  # Index._memo's key for the long notes' passages
+_AVG_PASSAGE = object()
+_LONG = object()  # ... and for the set of notes longer than LONG_NOTE
+_NORMS = object()  # ... and for each note's length normalisation
+_FIELD_HITS = object()  # (_FIELD_HITS, term): the term's FieldHits
+_MEMO_TERMS = 4_096  # terms' impacts and field hits kept at most, then forgotten all at once
+
+
+class FieldHits(NamedTuple):
+    """The notes holding one stem in their frontmatter fields, sorted by what the field can
+    earn (field_terms()'s codes): what search's bounds read of them, made once per index."""
+
+    paths: Iterable[str]  # every one of them
+    alias: frozenset[str]
+    title: tuple[str, ...]
+    answers: tuple[str, ...]
+    taxonomy: tuple[tuple[str, int, int], ...]  # (path, tags, domains) holding it
+
+
+def _length_norm(length: int, avg: float) -> float:
+    """BM25's length normalisation of a text of `length` stems, texts averaging `avg`."""
+    return K1 * (1.0 - B + B * length / avg)
+
+
+@dataclass(frozen=True)
+class NoteAnalysis:
+    """A note's fields as stems. Depends on the note alone, never on the rest of the vault."""
+
+    aliases: Labeled
+    title: Terms
+    slug: Terms
+    answers: Labeled
+    tags: Labeled
+    domains: Labeled
+    sections: Sections  # the note cut along its headings (`sections`): what a prompt quotes
+    body: Mapping[str, int]  # stem -> count
+
+    def field_terms(self) -> dict[str, int]:
+        """Every stem of the frontmatter fields: a note that has none of a question's stems here
+        or in its body cannot score, which is what lets search skip it.
+
+        Each stem's value says which fields hold it, for search's upper bound on a note's
+        points: FIELD_ALIAS | FIELD_TITLE | FIELD_ANSWERS bits, then how many tags
+        (`>> TAGS_SHIFT`) and domains (`>> DOMAINS_SHIFT`) hold it, at most FIELD_COUNT_CAP each.
+        """
+        codes: dict[str, int] = {}
+        get = codes.get
+        for bit, groups in ((FIELD_ALIAS, self.aliases), (FIELD_ANSWERS, self.answers)):
+            for _, seq in groups:
+                for term in seq:
+                    codes[term] = get(term, 0) | bit
+        for term in (*self.title, *self.slug):
+            codes[term] = get(term, 0) | FIELD_TITLE
+        for shift, groups in ((TAGS_SHIFT, self.tags), (DOMAINS_SHIFT, self.domains)):
+            for _, seq in groups:
+                for term in set(seq):
+                    code = get(term, 0)
+                    if (code >> shift) & FIELD_COUNT_CAP < FIELD_COUNT_CAP:
+                        code += 1 << shift
+                    codes[term] = code
+        return codes
+
+
+def _labeled(values: tuple[str, ...]) -> Labeled:
+    pairs = ((v, tokens(v)) for v in values)
+    return tuple((v, t) for v, t in pairs if t)
+
+
+def _hide_targets(target: str) -> bool:
+    return False
+
+
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
+
+
+def indexable_body(note: Note) -> str:
+    """The body as search reads it. A bare [[link]] shows its target's name, but that name may
+    be a private note's: only the labels an author wrote are kept, so no audience can find a
+    note by it. Addresses go too: « https://… » in every other note would make « HTTP » a word
+    that means nothing."""
+    return indexable_text(note.body, note.path)
+
+
+def indexable_text(text: str, rel: str = "") -> str:
+    """`indexable_body` of any piece of a note's text (a passage, a heading); `rel`: the note's
+    path, against which relative Markdown links resolve."""
+    if "://" in text or "www." in text:  # what _URL needs: a substring test spares its scan
+        text = _URL.sub(" ", text)
+    return rewrite_links(text, _hide_targets, rel)
+
+
+class NoteCounts(LazyTable):
+    """analyse_note(note).body, computed when first read. The index cache keeps the inverted
+    index rather than every note's counts, and a start reads almost none of them: only a reload
+    that changes the note, or an alias suggestion for it, does."""
+
+    __slots__ = ("_note",)
+
+    def __init__(self, note: Note) -> None:
+        self._note = note
+        self._dict = None
+
+    def _make(self) -> dict[str, int]:
+        return body_counts_of(self._note)
+
+
+def note_head(note: Note) -> str:
+    """What a note says it is about: its title, file name, and the words of its aliases, the
+    questions it answers and its tags. They are part of the text BM25 reads, as in one flat
+    field, besides the signals of their own (tune sets: +0.05 hit@1 on a curated vault,
+    nothing lost on the others, where these fields are empty)."""
+    return "\n".join((note.title, note.name, *note.aliases, *note.answers, *note.tags))
+
+
+def body_counts_of(note: Note) -> dict[str, int]:
+    """A note's body counts: analyse_note's, and NoteCounts' when the cache left them out."""
+    return body_counts(f"{note_head(note)}\n{indexable_body(note)}")
+
+
+def passages_of(note: Note) -> list[dict[str, int]]:
+    """The note's stems cut in PASSAGE-long runs, each led by the note's head (what the note is
+    about), as counts: the same stems as `body_counts_of`, in order."""
+    head = tokens(note_head(note))
+    body = tokens(indexable_body(note))
+    return [dict(Counter(head + body[i : i + PASSAGE])) for i in range(0, max(len(body), 1), PASSAGE)]
+
+
+def analyse_note(note: Note, *, lazy_body: bool = False) -> NoteAnalysis:
+    """`lazy_body`: the body counts made when first read (`NoteCounts`), as a cache loads them."""
+    return NoteAnalysis(
+        aliases=_labeled(note.aliases),
+        title=tokens(note.title),
+        slug=tokens(note.slug.replace("-", " ")),
+        answers=_labeled(note.answers),
+        tags=_labeled(note.tags),
+        domains=_labeled(note.domains),
+        sections=cut_note(note.body),
+        body=NoteCounts(note) if lazy_body else body_counts_of(note),
+    )
+
+
+@dataclass(frozen=True)
+class Index:
+    """Everything search needs for one audience. Immutable: a reload makes a new one."""
+
+    audience: str
+    notes: Mapping[str, Note]
+    analyses: Mapping[str, NoteAnalysis]
+    body: Postings | Union  # BM25 over note bodies
+    fields: Postings | Union  # which notes carry a stem in their frontmatter fields
+    edges: Mapping[str, tuple[tuple[str, str], ...]]  # only between notes of this audience
+    backlinks: Mapping[str, tuple[tuple[str, str], ...]]
+    resolver: LinkResolver | None = None
+    _memo: dict = field(default_factory=dict, compare=False, repr=False)  # term -> BM25 impacts
+    _raw_edges: Mapping | None = field(default=None, compare=False, repr=False)  # the vault's, to spot changed links
+
+    def __len__(self) -> int:
+        return len(self.notes)
+
+    def readable_body(self, path: str) -> str:
+        """The note's body as this audience may read it: links become words, and a link to a
+        note outside the audience (a private one, for a visitor) or to no loaded note loses its
+        target's name, keeping only the label its author wrote here."""
+        return self.readable_text(self.notes[path].body, path)
+
+    def readable_text(self, text: str, rel: str = "") -> str:
+        """`readable_body` of a piece of a note (a passage, a heading); `rel`: the note's path,
+        against which relative Markdown links resolve."""
+
+        def visible(target: str) -> bool:
+            resolved = self.resolver.resolve(target) if self.resolver else None
+            return resolved is not None and resolved in self.notes  # a dangling link may name an excluded note
+
+        return rewrite_links(text, visible, rel)
+
+    def derived(self, key: object, make):
+        """An index-wide value another module derives from this index (`answer.passages`' passage
+        counts, search's tie-breakers), made once by `make()` and kept as long as the index (a reload makes a new
+        one). `key` is an `object()` of that module's, as the index's own entries are: the
+        terms' memo, when forgotten, keeps those."""
+        value = self._memo.get(key)
+        if value is None:
+            value = self._memo[key] = make()
+        return value
+
+    # ---- BM25 statistics
+
+    def idf(self, term: str) -> float:
+        n, df = len(self.body), self.body.df(term)
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def bm25(self, terms: Iterable[str]) -> dict[str, float]:
+        """Okapi BM25 of every note holding at least one of `terms`, term at a time; a note
+        longer than LONG_NOTE stems scores as its best passage."""
+        scores: dict[str, float] = {}
+        if not len(self.body):
+            return scores
+        unique = set(terms)
+        for term in unique:
+            impacts = self._impacts(term)
+            if not scores:
+                scores.update(impacts)  # 0.0 + x is x: same floats as adding one by one
+                continue
+            get = scores.get
+            for path, value in impacts.items():
+                scores[path] = get(path, 0.0) + value
+        long = self._long_notes().intersection(scores)  # in C: most notes are short
+        if long:
+            idf = {t: self.idf(t) for t in unique}
+            for path in long:
+                scores[path] = self._best_passage(path, idf)
+        return scores
+
+    def impacts(self, term: str) -> Mapping[str, float]:
+        """{path: the term's share of the note's BM25}, what `bm25` sums: for a caller that
+        weighs the terms itself (`answer.passages`, for the notes it sends whole)."""
+        return self._impacts(term)
+
+    def avg_length(self) -> float:
+        """BM25's yardstick for a long or a short text (`_avg_passage`), for `answer.passages`."""
+        return self._avg_passage() if len(self.body) else 1.0
+
+    def _body_parts(self) -> tuple[Postings, ...]:
+        """The body's postings, one object or the owner's two (public notes', private notes')."""
+        return self.body.parts if isinstance(self.body, Union) else (self.body,)
+
+    def _long_notes(self) -> frozenset[str]:
+        long = self._memo.get(_LONG)
+        if long is None:
+            parts = self._body_parts()
+            long = self._memo[_LONG] = frozenset(p for part in parts for p, n in part.lengths.items() if n > LONG_NOTE)
+        return long
+
+    def _avg_passage(self) -> float:
+        """Mean passage length, every note cut as `passages_of` cuts it: BM25's yardstick for
+        what a long or a short stretch of text is."""
+        avg = self._memo.get(_AVG_PASSAGE)
+        if avg is None:
+            count = 0
+            for part in self._body_parts():
+                count += sum(-(-length // PASSAGE) if length > LONG_NOTE else 1 for length in part.lengths.values())
+            avg = self._memo[_AVG_PASSAGE] = self.body.total_length / count
+        return avg
+
+    def _best_passage(self, path: str, idf: Mapping[str, float]) -> float:
+        """The best BM25 of the note's passages for the terms of `idf` (term -> its idf)."""
+        cache = self._memo.setdefault(_PASSAGES, {})
+        passages = cache.get(path)
+        if passages is None:  # each passage's counts and length normalisation, made once
+            avg = self._avg_passage()
+            passages = cache[path] = [(counts, _length_norm(sum(counts.values()), avg)) for counts in passages_of(self.notes[path])]
+        best = 0.0
+        for counts, norm in passages:
+            value = 0.0
+            for term, term_idf in idf.items():
+                tf = counts.get(term)
+                if tf:
+                    value += term_idf * tf * (K1 + 1.0) / (tf + norm)
+            best = max(best, value)
+        return best
+
+    def _norms(self) -> list[dict[str, float]]:
+        """Each body part's {path: BM25's length normalisation}: made once, not once a posting."""
+        norms = self._memo.get(_NORMS)
+        if norms is None:
+            avg = self._avg_passage()
+            norms = self._memo[_NORMS] = [{path: _length_norm(length, avg) for path, length in part.lengths.items()} for part in self._body_parts()]
+        return norms
+
+    def _impacts(self, term: str) -> Mapping[str, float]:
+        """{path: one term's BM25 share}, computed once per index: an Index never changes."""
+        impacts = self._memo.get(term)
+        if impacts is None:
+            idf = self.idf(term)
+            impacts = {}
+            for part, norms in zip(self._body_parts(), self._norms(), strict=True):
+                impacts.update({path: idf * tf * (K1 + 1.0) / (tf + norms[path]) for path, tf in part.counts(term).items()})
+            self._remember(term, impacts)
+        return impacts
+
+    def field_hits(self, term: str) -> FieldHits:
+        """Which notes hold `term` in which frontmatter field, computed once per index."""
+        key = (_FIELD_HITS, term)
+        hits = self._memo.get(key)
+        if hits is None:
+            codes = self.fields.counts(term)
+            alias, title, answers, taxonomy = [], [], [], []
+            for path, code in codes.items():
+                if code & FIELD_ALIAS:
+                    alias.append(path)
+                if code & FIELD_TITLE:
+                    title.append(path)
+                if code & FIELD_ANSWERS:
+                    answers.append(path)
+                tags, domains = (code >> TAGS_SHIFT) & FIELD_COUNT_CAP, (code >> DOMAINS_SHIFT) & FIELD_COUNT_CAP
+                if tags or domains:
+                    taxonomy.append((path, tags, domains))
+            hits = FieldHits(codes.keys(), frozenset(alias), tuple(title), tuple(answers), tuple(taxonomy))
+            self._remember(key, hits)
+        return hits
+
+    def _remember(self, key, value) -> None:
+        """Keep a term's impacts or field hits; past _MEMO_TERMS of them, forget them all (the
+        index-wide entries stay): a daemon hears new words for ever."""
+        memo = self._memo
+        if len(memo) >= _MEMO_TERMS:
+            kept = {k: v for k, v in memo.items() if type(k) is object}  # the index-wide sentinels
+            memo.clear()
+            memo.update(kept)
+        memo[key] = value
+
+    def bm25_ceiling(self, terms: Iterable[str]) -> float:
+        """What a note would score if it held every term infinitely often: the yardstick that
+        turns a raw BM25 score into the share of the question a note covers."""
+        return sum(self.idf(t) * (K1 + 1.0) for t in terms)
+
+    def candidates(self, terms: Iterable[str]) -> set[str]:
+        """Notes holding at least one of `terms` in a field or in the body: the only ones that
+        can score. Every other note scores 0 whatever the weights."""
+        out: set[str] = set()
+        for term in terms:
+            out.update(self.fields.paths_with(term))
+            out.update(self.body.paths_with(term))
+        return out
+
+    # ---- building
+
+    @classmethod
+    def build(cls, vault: Vault, audience: str, analyses: Mapping[str, NoteAnalysis]) -> Index:
+        """One audience's index, from scratch (`analyses` holds every note of the vault)."""
+        return cls.build_all(vault, analyses)[audience]
+
+    @classmethod
+    def build_all(cls, vault: Vault, analyses: Mapping[str, NoteAnalysis]) -> dict[str, Index]:
+        """Both audiences' indexes, inverting the vault once: the visitor's postings hold the
+        public notes only, and the owner's read them together with the private notes' own."""
+        public = {p: n for p, n in vault.notes.items() if n.public}
+        private = [p for p, n in vault.notes.items() if not n.public]
+        pub_body = Postings.from_docs({p: analyses[p].body for p in public})
+        pub_fields = Postings.from_docs({p: analyses[p].field_terms() for p in public})
+        priv_body = Postings.from_docs({p: analyses[p].body for p in private})
+        priv_fields = Postings.from_docs({p: analyses[p].field_terms() for p in private})
+        return cls._pair(vault, analyses, public, (pub_body, pub_fields), (priv_body, priv_fields), None)
+
+    @classmethod
+    def from_postings(cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields, graph=None) -> dict[str, Index]:
+        """Indexes over `notes` from postings already inverted (the cache's): a seed for
+        `evolve_all`. `graph`: ({audience: (edges, backlinks)}, the vault edges they were made
+        from), or None and evolve_all rebuilds the graph."""
+        public = {p: n for p, n in notes.items() if n.public}
+        graphs, raw = graph if graph is not None else ({"visitor": ({}, {}), "owner": ({}, {})}, None)
+        (visitor_edges, visitor_back), (owner_edges, owner_back) = graphs["visitor"], graphs["owner"]
+        return {
+            "visitor": cls("visitor", public, analyses, pub_body, pub_fields, visitor_edges, visitor_back, _raw_edges=raw),
+            "owner": cls(
+                "owner",
+                notes,
+                analyses,
+                Union(pub_body, priv_body),
+                Union(pub_fields, priv_fields),
+                owner_edges,
+                owner_back,
+                _raw_edges=raw,
+            ),
+        }
+
+    @classmethod
+    def evolve_all(cls, previous: Mapping[str, Index], vault: Vault, analyses: Mapping[str, NoteAnalysis]) -> dict[str, Index]:
+        """`build_all(vault, analyses)`, reusing `previous`'s postings and graph for every
+        unchanged note: only the changed notes' terms and links are touched."""
+        visitor, owner = previous["visitor"], previous["owner"]
+        notes = vault.notes
+        gone = owner.notes.keys() - notes.keys()
+        changed: Sequence[str] | None = vault.changed_since(owner.notes)  # None: not loaded against these notes
+        if changed is None:
+            changed = [p for p, n in notes.items() if owner.notes.get(p) is not n]
+        if not gone and all(p in owner.notes and owner.notes[p].public == notes[p].public for p in changed):
+            public = dict(visitor.notes)  # same notes, same visibility: only the changed ones differ
+            public.update((p, notes[p]) for p in changed if notes[p].public)
+        else:
+            public = {p: n for p, n in notes.items() if n.public}
+        parts = []
+        # the visitor's postings are public notes' alone, the owner's a Union of (public, private)
+        owner_body, owner_fields = cast(Union, owner.body), cast(Union, owner.fields)
+        for old_body, old_fields, mine in (
+            (cast(Postings, visitor.body), cast(Postings, visitor.fields), lambda p: p in public),
+            (owner_body.parts[1], owner_fields.parts[1], lambda p: p in notes and p not in public),
+        ):
+            removed = [p for p in (*gone, *changed) if p in old_body and not mine(p)]
+            added = [p for p in changed if mine(p)]
+            parts.append(
+                (
+                    old_body.evolved(removed, {p: analyses[p].body for p in added}),
+                    old_fields.evolved(removed, {p: analyses[p].field_terms() for p in added}),
+                )
+            )
+        return cls._pair(vault, analyses, public, parts[0], parts[1], previous)
+
+    @classmethod
+    def _pair(cls, vault, analyses, public, pub, priv, previous) -> dict[str, Index]:
+        out = {}
+        for audience, notes, body, fields in (
+            ("visitor", public, pub[0], pub[1]),
+            ("owner", vault.notes, Union(pub[0], priv[0]), Union(pub[1], priv[1])),
+        ):
+            picked = dict(zip(notes, map(analyses.__getitem__, notes), strict=True))
+            edges, backlinks = _graph(notes, vault, previous[audience] if previous else None)
+            out[audience] = cls(audience, notes, picked, body, fields, edges, backlinks, vault.resolver, _raw_edges=vault.edges)
+        return out
+
+
+Edges = Mapping[str, tuple[tuple[str, str], ...]]
+
+
+def _kept(edges: tuple, notes: Mapping[str, Note]) -> tuple:
+    """`edges` without those to notes outside `notes`; the same tuple when all are inside (the
+    owner's graph shares the vault's tuples, and the cache writes a shared tuple once)."""
+    for target, _ in edges:
+        if target not in notes:
+            return tuple((t, k) for t, k in edges if t in notes)
+    return edges
+
+
+def _graph(notes: Mapping[str, Note], vault: Vault, previous: Index | None) -> tuple[Edges, Edges]:
+    """Edges between `notes` (links to notes outside them dropped) and the backlinks, each
+    target's in the order of `notes`. With `previous` over the same notes, only the notes whose
+    resolved links changed (`raw[p]` is a new tuple) are filtered again, and only their
+    targets' backlinks are rebuilt."""
+    raw = vault.edges
+    if previous is None or previous._raw_edges is None or previous.notes.keys() != notes.keys():
+        edges = {p: _kept(raw.get(p, ()), notes) for p in notes}
+        back: dict[str, list[tuple[str, str]]] = {}
+        for source, targets in edges.items():
+            for target, kind in targets:
+                back.setdefault(target, []).append((source, kind))
+        return edges, {p: tuple(v) for p, v in back.items()}
+    old_raw, old_edges = previous._raw_edges, previous.edges
+    moved = []
+    relinked = vault.relinked_since(old_raw)
+    if relinked is not None:  # the vault says what changed
+        edges = dict(old_edges)
+        candidates = [p for p in relinked if p in notes]
+    else:
+        edges = {}
+        candidates = []
+        for p in notes:
+            if old_raw.get(p, ()) is raw.get(p, ()):
+                edges[p] = old_edges[p]
+            else:
+                candidates.append(p)
+    for p in candidates:
+        edges[p] = kept = _kept(raw.get(p, ()), notes)
+        if kept != old_edges[p]:
+            moved.append(p)
+    if not moved:
+        return edges, previous.backlinks
+    moved_set = set(moved)
+    affected = {t for p in moved for t, _ in (*old_edges[p], *edges[p])}
+    position = {p: i for i, p in enumerate(notes)}
+    backlinks = dict(previous.backlinks)
+    for target in affected:
+        entries = [e for e in previous.backlinks.get(target, ()) if e[0] not in moved_set]
+        entries += [(s, k) for s in moved for t, k in edges[s] if t == target]
+        entries.sort(key=lambda e: position[e[0]])
+        if entries:
+            backlinks[target] = tuple(entries)
+        else:
+            backlinks.pop(target, None)
+    return edges, backlinks

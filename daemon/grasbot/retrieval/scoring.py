@@ -1,0 +1,292 @@
+"""How much one note answers one question, and why.
+
+Every signal is evidence on one scale: points grow with the information (idf) of the words a
+field shares with the question, as a share of all the question says, so a match on « fait » is
+worth little and a match on « Overton » a lot, whichever field holds it. Ten points is a field
+(or a body) that says everything the question says. Meaning comes in as a semantic signal on
+the same scale (the question's spread of BM25 points across the notes), which is how a z-score
+fusion of BM25 and a sentence encoder ranks (issue 17: the fusion beat every lexical variant on
+three vaults). Priority and hub are tie-breakers: a few per cent of the note's own evidence,
+never enough to lift a weaker note over a clearly better one.
+
+`SIGNALS` is the registry: every signal's name, kind, and what search's pruning may assume it
+gives at most. Each score comes with its reasons, so "why did this note come up?" always has an
+answer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from .analysis import tokenize_fr
+from .index import Index, Terms
+from .semantic import Closeness
+
+SCALE = 10.0  # points of a field that says all the question says
+ALIAS_WEIGHT = 1.0
+TITLE_POINTS = 8.0
+TITLE_QUESTION_SHARE = 0.5  # a title holding this share of the question's idf earns full points
+PARTIAL_TITLE = 0.5  # a title the question names in part earns this share of its points, pro rata
+ANSWERS_MAX = 12.0  # a declared question identical to the visitor's
+ANSWERS_THRESHOLD = 0.4  # idf-weighted Dice below which a note's question is not the visitor's
+TAG_WEIGHT, LONG_TAG_WEIGHT, DOMAIN_WEIGHT = 0.5, 0.6, 0.3
+TAXONOMY_CAP = 10.0  # so a note stuffed with tags cannot outweigh the rest
+BM25_WEIGHT = 1.0  # body BM25 as a share of the question's ceiling, times SCALE
+SEMANTIC_WEIGHT = 1.0  # a z-score of meaning against a z-score of the body's BM25
+ASKED_WEIGHT = 0.5  # ... of a declared question's meaning (curated tune hit@1: 0.3-0.7 within a question, 1.0 worse)
+SEMANTIC_MIN_Z = 1.0  # notes closer in meaning than this many deviations above the mean score
+SEMANTIC_NOTES = 50  # ... and among them, the closest this many: what a search can afford to score
+SEMANTIC_FLOOR = 0.5  # the semantic signal's unit when the body's BM25 barely varies (points)
+PRIORITY_STEP, PRIORITY_CAP = 0.002, 10.0  # × the note's evidence: 2 % at priority 10
+HUB_SHARE = 0.01
+HUB_TYPES = frozenset({"moc", "hub", "index"})
+BONUS_MAX = PRIORITY_STEP * PRIORITY_CAP + HUB_SHARE  # the most a tie-breaker adds, as a share
+
+
+class Signal(NamedTuple):
+    """One entry of the registry. `kind`: naming (the note's own fields name the subject), weak
+    (found through its text, its meaning or a link: `grasbot log` suggests an alias), boost (a
+    tie-breaker). `most`: the most points it can give, for a question that scores it at all, in
+    units search's pruning knows how to read (see `search._field_bounds`)."""
+
+    name: str
+    kind: str
+    most: float | None  # None: bounded per question (BM25's ceiling, the semantic unit)
+
+
+SIGNALS: dict[str, Signal] = {
+    s.name: s
+    for s in (
+        Signal("alias", "naming", SCALE * ALIAS_WEIGHT),
+        Signal("title", "naming", TITLE_POINTS),
+        Signal("slug", "naming", TITLE_POINTS),
+        Signal("answers", "naming", ANSWERS_MAX),
+        Signal("tag", "naming", TAXONOMY_CAP),
+        Signal("domain", "naming", TAXONOMY_CAP),
+        Signal("bm25", "weak", None),
+        Signal("semantic", "weak", None),
+        Signal("graph", "weak", None),
+        Signal("priority", "boost", PRIORITY_STEP * PRIORITY_CAP),
+        Signal("hub", "boost", HUB_SHARE),
+    )
+}
+WEAK_SIGNALS = frozenset(s.name for s in SIGNALS.values() if s.kind == "weak")
+BOOST_SIGNALS = frozenset(s.name for s in SIGNALS.values() if s.kind == "boost")
+
+
+class Reason(NamedTuple):
+    """One signal's points and why (a named tuple: a search makes dozens of them)."""
+
+    signal: str
+    points: float
+    detail: str
+
+    def to_dict(self) -> dict:
+        return {"signal": self.signal, "points": round(self.points, 3), "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Query:
+    """A question analysed once, with what every note's score needs from the whole index."""
+
+    text: str
+    terms: Terms
+    unique: frozenset[str]
+    bm25: Mapping[str, float]  # raw BM25 of every note whose body holds a term of the question
+    bm25_scale: float  # the raw score worth SCALE × BM25_WEIGHT points: the question's ceiling
+    idf: Mapping[str, float]  # of each term of the question
+    information: float  # the sum of those idf: how much the question says
+    semantic: Mapping[str, float] = field(default_factory=dict)  # {path: points} of the notes close in meaning
+    closeness: Mapping[str, Closeness] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str, index: Index, closeness: Mapping[str, Closeness] | None = None) -> Query:
+        """`closeness`: the notes whose meaning is at least SEMANTIC_MIN_Z deviations above the
+        mean (the semantic index's answer for this text), or None without semantic signal.
+
+        BM25 points are a share of the question's ceiling (every term of it, saturated), so a
+        question the vault barely touches cannot look grounded on BM25 alone."""
+        terms = tuple(tokenize_fr(text))
+        unique = frozenset(terms)
+        bm25 = index.bm25(unique)
+        scale = max(index.bm25_ceiling(unique), 1e-9)
+        idf = {t: index.idf(t) for t in unique}
+        semantic: dict[str, float] = {}
+        if closeness:
+            unit = max(semantic_unit(bm25.values(), scale, len(index)), SEMANTIC_FLOOR)
+            for path, close in closeness.items():
+                points = meaning_points(close, unit)
+                if points > 0:
+                    semantic[path] = points
+        return cls(text, terms, unique, bm25, scale, idf, sum(idf.values()), semantic, dict(closeness or {}))
+
+
+def meaning_points(close: Closeness, unit: float) -> float:
+    """The semantic signal: `unit` points a deviation of closeness, the note's own text's and
+    its closest declared question's, each counting from SEMANTIC_MIN_Z deviations."""
+    points = SEMANTIC_WEIGHT * close.z if close.z >= SEMANTIC_MIN_Z else 0.0
+    if close.asked_z >= SEMANTIC_MIN_Z:
+        points += ASKED_WEIGHT * close.asked_z
+    return unit * points
+
+
+def semantic_unit(raw_bm25, scale: float, notes: int) -> float:
+    """The standard deviation of the body's BM25 points over every note of the audience (a note
+    without a word of the question counts as 0): what one deviation of meaning is worth."""
+    if notes <= 1:
+        return 0.0
+    points = [SCALE * BM25_WEIGHT * raw / scale for raw in raw_bm25]
+    mean = sum(points) / notes
+    square = sum(p * p for p in points) / notes
+    return math.sqrt(max(0.0, square - mean * mean))
+
+
+@dataclass
+class Score:
+    points: float = 0.0
+    reasons: list[Reason] = field(default_factory=list)
+
+    def add(self, signal: str, points: float, detail: str) -> None:
+        if points > 0:
+            self.points += points
+            self.reasons.append(Reason(signal, points, detail))
+
+
+def contains_run(haystack: Terms, needle: Terms) -> bool:
+    n = len(needle)
+    return any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+
+
+def bonus_share(note) -> float:
+    """What priority and hub add to a note that scores, as a share of its evidence."""
+    share = PRIORITY_STEP * max(0.0, min(note.priority, PRIORITY_CAP)) if note.priority else 0.0
+    return share + (HUB_SHARE if (note.type or "").lower() in HUB_TYPES else 0.0)
+
+
+def score_note(path: str, query: Query, index: Index, *, in_fields: bool = True) -> Score:
+    """Score one note of `index` for `query`; a note that shares nothing with it scores 0.
+    `in_fields=False`: the caller knows no frontmatter field of the note holds a stem of the
+    question (the inverted index says so), so only its text and its meaning can score."""
+    note = index.notes[path]
+    score = Score()
+    if not query.terms and not query.semantic:
+        return score
+    if in_fields and query.terms:
+        _field_signals(score, note, index.analyses[path], query, index)
+
+    raw = query.bm25.get(path, 0.0)
+    if raw > 0:
+        score.add("bm25", SCALE * BM25_WEIGHT * raw / query.bm25_scale, f"texte de la note (BM25 {raw:.2f})")
+    semantic = query.semantic.get(path)
+    if semantic:
+        close = query.closeness[path]
+        said = []
+        if close.z >= SEMANTIC_MIN_Z:
+            said.append(f"sens proche (cosinus {close.cosine:.2f}, {close.z:.1f} écarts-types)")
+        if close.asked_z >= SEMANTIC_MIN_Z:
+            said.append(f"question « {close.asked} » proche (cosinus {close.asked_cosine:.2f}, {close.asked_z:.1f} écarts-types)")
+        score.add("semantic", semantic, " ; ".join(said))
+
+    if score.points > 0:
+        evidence = score.points
+        if note.priority:
+            priority = max(0.0, min(note.priority, PRIORITY_CAP))
+            score.add("priority", PRIORITY_STEP * priority * evidence, f"priorité {note.priority:g}")
+        if (note.type or "").lower() in HUB_TYPES:
+            score.add("hub", HUB_SHARE * evidence, "note carrefour (MOC)")
+    return score
+
+
+def _field_signals(score: Score, note, fields, query: Query, index: Index) -> None:
+    """Alias, title or slug, answers, tags and domains, in that order."""
+    unique, idf, information = query.unique, query.idf, query.information
+    # an alias's first stem must be a stem of the question: a set lookup spares most the run search
+    aliases = [(raw, a) for raw, a in fields.aliases if (not a or a[0] in unique) and contains_run(query.terms, a)]
+    if aliases:
+        raw, best = max(aliases, key=lambda pair: sum(idf[t] for t in set(pair[1])))
+        score.add("alias", alias_points(sum(idf[t] for t in set(best)), information), f"alias « {raw} »")
+
+    title_points, title_detail, title_signal = 0.0, "", ""
+    for signal, terms, label in (("title", fields.title, note.title), ("slug", fields.slug, note.slug)):
+        shared = unique.intersection(terms)
+        if not shared:
+            continue
+        covered = len(shared) / len(set(terms))
+        # A title is strong evidence when it names what the question is about, weak when it
+        # names one common word of a long question (« Python » in a question about Airflow).
+        points = title_points_for(sum(idf[t] for t in shared), information) * (1.0 if covered == 1.0 else PARTIAL_TITLE * covered)
+        if points > title_points:
+            title_signal, title_points = signal, points
+            title_detail = f"{'titre' if signal == 'title' else 'slug'} « {label} »" + ("" if covered == 1.0 else f" ({covered:.0%} des mots)")
+    if title_points:
+        score.add(title_signal, title_points, title_detail)
+
+    points, answer = answers_points(fields.answers, query, index)
+    if points:
+        score.add("answers", points, f"question « {answer} »")
+
+    taxonomy = 0.0
+    for signal, groups, label in (("tag", fields.tags, "tag #"), ("domain", fields.domains, "domaine ")):
+        for raw, seq in groups:
+            if unique.issuperset(seq):
+                weight = DOMAIN_WEIGHT if signal == "domain" else (LONG_TAG_WEIGHT if len(seq) > 1 else TAG_WEIGHT)
+                points = min(SCALE * weight * sum(idf[t] for t in set(seq)) / information, TAXONOMY_CAP - taxonomy)
+                taxonomy += points
+                score.add(signal, points, f"{label}{raw}")
+
+
+def alias_points(alias_idf: float, information: float) -> float:
+    """An alias found as a run in the question: the share of the question it says."""
+    return SCALE * ALIAS_WEIGHT * min(1.0, alias_idf / information) if information > 0 else 0.0
+
+
+def title_points_for(shared_idf: float, information: float) -> float:
+    """A title's points for the idf it shares with the question, before its coverage discount;
+    rising with it, so a bound on the shared idf is a bound on the points."""
+    if information <= 0:
+        return 0.0
+    return TITLE_POINTS * min(1.0, shared_idf / (TITLE_QUESTION_SHARE * information))
+
+
+def answers_points(answers, query: Query, index: Index) -> tuple[float, str]:
+    """The answers signal: the note's declared question closest to the visitor's, by a Dice
+    overlap of their stems weighted by idf (two questions that share only « fait » and « déjà »
+    overlap by little), and that question; (0.0, "") below ANSWERS_THRESHOLD."""
+    unique, idf = query.unique, query.idf
+    best_dice, best_answer = 0.0, ""
+    for raw, seq in answers:
+        if unique.isdisjoint(seq):
+            continue  # a Dice overlap of 0 never beats the best
+        asked = set(seq)
+        shared = sum(idf[t] for t in asked & unique)
+        dice = 2 * shared / (query.information + sum(idf[t] if t in idf else index.idf(t) for t in asked))
+        if dice > best_dice:
+            best_dice, best_answer = dice, raw
+    if best_dice < ANSWERS_THRESHOLD:
+        return 0.0, ""
+    return dice_points(best_dice), best_answer
+
+
+def answers_bound(shared_idf: float, information: float) -> float:
+    """The most the answers signal gives a note whose declared questions together hold
+    `shared_idf` of the question: the best one holds at most that, and its Dice overlap is
+    at most 2S/(Q + S) (its own words count at least S)."""
+    dice = 2 * shared_idf / (information + shared_idf) if information + shared_idf > 0 else 0.0
+    return dice_points(dice) if dice >= ANSWERS_THRESHOLD else 0.0
+
+
+def taxonomy_bound(idf: float, information: float, tags: int, domains: int) -> float:
+    """The most one stem of the question (of `idf`) adds through the `tags` tags and `domains`
+    domains that hold it (before TAXONOMY_CAP)."""
+    if information <= 0:
+        return 0.0
+    return SCALE * idf / information * (max(TAG_WEIGHT, LONG_TAG_WEIGHT) * tags + DOMAIN_WEIGHT * domains)
+
+
+def dice_points(dice: float) -> float:
+    """The answers signal's points for an idf-weighted Dice overlap at or above the threshold;
+    rising with it, so a bound on the overlap (search's pruning) is a bound on the points."""
+    return ANSWERS_MAX * dice

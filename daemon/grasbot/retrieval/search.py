@@ -1,0 +1,279 @@
+"""From a question to ranked sources: score the notes that can score, then walk the graph."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from .graph import SEEDS, expand_by_graph
+from .index import Index
+from .scoring import (
+    BM25_WEIGHT,
+    BONUS_MAX,
+    SCALE,
+    TAXONOMY_CAP,
+    Query,
+    Reason,
+    Score,
+    alias_points,
+    answers_bound,
+    answers_points,
+    bonus_share,
+    score_note,
+    taxonomy_bound,
+    title_points_for,
+)
+from .semantic import Closeness
+
+HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
+HISTORY_DISCOUNT = 0.9  # a note found through the conversation ranks a little below one the question names
+
+_SLACK = 1e-6  # a bound is summed in another order than score_note's total: keep float rounding out
+_SHARES = object()  # Index.derived key: each note's tie-breaker share
+
+Semantic = Callable[[str], Mapping[str, Closeness]]  # a question's text -> the notes close to it in meaning
+
+
+@dataclass(frozen=True)
+class Source:
+    slug: str
+    title: str
+    type: str | None
+    score: float
+    reasons: tuple
+    url: str | None
+    path: str
+    passages: tuple = ()  # the answer.passages.Passage objects the prompt quotes from this note (set by the engine)
+
+    def to_dict(self) -> dict:
+        return {
+            "slug": self.slug,
+            "title": self.title,
+            "type": self.type,
+            "score": round(self.score, 3),
+            "reasons": [r.to_dict() for r in self.reasons],
+            "url": self.url,
+            "path": self.path,
+            "passages": [p.to_dict() for p in self.passages],
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: Query
+    sources: tuple[Source, ...]
+    grounded: bool
+    vault_size: int
+    took_ms: float
+    context: tuple = ()  # the answer.passages.Passage objects the prompt quotes, in its order (set by the engine)
+
+    def to_dict(self) -> dict:
+        return {
+            "results": [s.to_dict() for s in self.sources],
+            "grounded": self.grounded,
+            "vault_size": self.vault_size,
+            "took_ms": round(self.took_ms, 3),
+        }
+
+
+def score_all(query: Query, index: Index, *, exhaustive: bool = False, keep: int | None = None, min_seed_score: float = 0.0) -> dict[str, Score]:
+    """The notes with a positive score. `exhaustive` scores every note instead of only the
+    candidates: slower, and there only to prove the fast path changes nothing.
+
+    With `keep` (how many notes the caller ranks), a note whose only signal is its body text
+    (plus its priority and hub bonus) is scored only if it can still reach the `keep` best, or
+    is a neighbour of a graph seed: the notes left out could not appear in the results or change
+    the graph walk, so `search()` returns exactly what scoring every note returns.
+    """
+    paths: Iterable[str]
+    if exhaustive:
+        paths = index.notes
+    elif keep is None:
+        paths = index.candidates(query.unique) | query.semantic.keys()
+    else:
+        return _score_pruned(query, index, max(keep, SEEDS), min_seed_score)
+    scores = {}
+    for path in paths:
+        score = score_note(path, query, index)
+        if score.points > 0:
+            scores[path] = score
+    return scores
+
+
+def _shares(index: Index) -> Mapping[str, float]:
+    """{path: what priority and hub add to the note, as a share of its evidence}, once per index."""
+    return index.derived(_SHARES, lambda: {p: bonus_share(n) for p, n in index.notes.items()})
+
+
+def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], dict[str, float]]:
+    """For each note holding a stem of the question in a frontmatter field, at least what its
+    field signals can earn (`Index.field_hits`): each signal's bound is scoring's own function
+    of the idf of the question's stems that the field holds (an alias or a title says at most
+    those stems; the best declared question overlaps at most by the stems all answers hold
+    together; tags and domains, every stem they hold). Also {path: the answers' part of its
+    bound}: pooling every answer's stems makes that part loose, and `_score_pruned` refines it."""
+    information = query.information
+    hits = [index.field_hits(term) for term in query.unique]
+    alias_idf: dict[str, float] = {}
+    title_idf: dict[str, float] = {}
+    answers_idf: dict[str, float] = {}
+    taxonomy: dict[str, float] = {}
+    for term, found in zip(query.unique, hits, strict=True):
+        idf = query.idf[term]
+        for held, paths in ((alias_idf, found.alias), (title_idf, found.title), (answers_idf, found.answers)):
+            for path in paths:
+                held[path] = held.get(path, 0.0) + idf
+        for path, tags, domains in found.taxonomy:
+            taxonomy[path] = taxonomy.get(path, 0.0) + taxonomy_bound(idf, information, tags, domains)
+    pooled = {path: bound for path, shared in answers_idf.items() if (bound := answers_bound(shared, information)) > 0}
+    bounds = dict.fromkeys(set().union(*(found.paths for found in hits)), 0.0)
+    for path in bounds:
+        bounds[path] = (
+            (alias_points(alias_idf[path], information) if path in alias_idf else 0.0)
+            + (title_points_for(title_idf[path], information) if path in title_idf else 0.0)
+            + pooled.get(path, 0.0)
+            + min(TAXONOMY_CAP, taxonomy.get(path, 0.0))
+        )
+    return bounds, pooled
+
+
+def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) -> dict[str, Score]:
+    """score_all with `keep`: notes best-first by an upper bound on their points, each scored
+    exactly until the bound falls below the keep-th best exact score found so far."""
+    scores: dict[str, Score] = {}
+    if not query.terms and not query.semantic:
+        return scores
+    bm25, semantic = query.bm25, query.semantic
+    raw_bound = SCALE * BM25_WEIGHT / query.bm25_scale
+    best: list[float] = []  # the `keep` best exact points so far, best first
+
+    def floor() -> float:
+        return best[keep - 1] if len(best) >= keep else -1.0
+
+    def record(points: float) -> None:
+        if len(best) < keep or points > best[-1]:
+            best.append(points)
+            best.sort(reverse=True)
+            del best[keep:]
+
+    # Notes with a stem of the question in a field: bound = (fields + BM25 + meaning) × tie-breakers.
+    fields, pooled = _field_bounds(query, index) if query.terms else ({}, {})
+    shares = _shares(index)
+    get, sem = bm25.get, semantic.get
+    evidence = {path: bound + raw_bound * get(path, 0.0) + sem(path, 0.0) for path, bound in fields.items()}
+    ranked = sorted(((e * (1.0 + shares[p]) + _SLACK, p) for p, e in evidence.items()), reverse=True)
+    analyses = index.analyses
+    for bound, path in ranked:
+        if bound < floor():
+            break  # every later note has a lower bound
+        if path in pooled:  # its answers' exact points, found in a fraction of a whole score
+            exact = answers_points(analyses[path].answers, query, index)[0]
+            if (evidence[path] - pooled[path] + exact) * (1.0 + shares[path]) + _SLACK < floor():
+                continue  # a note left out, like those after the break
+        score = score_note(path, query, index)
+        if score.points > 0:
+            scores[path] = score
+            record(score.points)
+    # Notes whose only signals are their body text and their meaning (plus the tie-breakers).
+    factor = 1.0 + BONUS_MAX
+    body_only = {p: (raw_bound * get(p, 0.0) + sem(p, 0.0)) * factor + _SLACK for p in (*bm25, *semantic) if p not in fields}
+    last = floor()
+    if last > 0:  # the notes that cannot reach the floor already are left out before sorting
+        body_only = {p: b for p, b in body_only.items() if b >= last}
+    if len(body_only) > keep:
+        pending: list[tuple[Score, str]] = []
+        for path in sorted(body_only, key=lambda p: (-body_only[p], p)):
+            if body_only[path] < floor():
+                break  # every later note has a lower bound
+            score = score_note(path, query, index, in_fields=False)
+            pending.append((score, path))
+            record(score.points)
+        last = floor()
+        scored = [(score, p) for score, p in pending if score.points >= last]
+    else:
+        scored = [(score_note(p, query, index, in_fields=False), p) for p in body_only]
+    for score, path in scored:
+        if score.points > 0:
+            scores[path] = score
+    # A note left out next to a graph seed must keep its own score, as when every note is
+    # scored (one that scores 0 is left to the graph walk, as it would be).
+    for seed in _seeds(scores, min_seed_score):
+        for path, _ in (*index.edges.get(seed, ()), *index.backlinks.get(seed, ())):
+            if path not in scores and (path in bm25 or path in fields or path in semantic):
+                score = score_note(path, query, index)
+                if score.points > 0:
+                    scores[path] = score
+    return scores
+
+
+def _seeds(scores: dict[str, Score], min_seed_score: float) -> list[str]:
+    """The graph walk's seeds (expand_by_graph's own rule)."""
+    return sorted((p for p, s in scores.items() if s.points >= min_seed_score), key=lambda p: (-scores[p].points, p))[:SEEDS]
+
+
+def _rank(scores: dict[str, Score]) -> list[tuple[str, Score]]:
+    return sorted(scores.items(), key=lambda item: (-item[1].points, item[0]))
+
+
+def earlier_questions(history: Sequence[dict] | None) -> list[str]:
+    """The visitor's last HISTORY_TURNS questions of a conversation: a follow-up's subject."""
+    return [t.get("content", "") for t in (history or ()) if t.get("role") == "user"][-HISTORY_TURNS:]
+
+
+def with_history(q: str, history: Sequence[dict] | None) -> str | None:
+    """A follow-up as search rewrites it (its earlier questions, then itself), or None when
+    there is no conversation: the text a follow-up's notes, and its meaning, are found by."""
+    earlier = earlier_questions(history)
+    return " ".join([*earlier, q]) if earlier else None
+
+
+def search(
+    q: str,
+    index: Index,
+    *,
+    top_k: int,
+    min_score: float,
+    url_for=lambda note_type, slug: None,
+    history: Sequence[dict] | None = None,
+    exhaustive: bool = False,
+    semantic: Semantic | None = None,
+) -> SearchResult:
+    """Ranked sources for `q` from one audience's index, and whether they ground an answer.
+
+    With `history`, the visitor's earlier questions are searched together with this one, so a
+    follow-up (« et avec quel modèle ? ») finds the notes the conversation is about.
+    `semantic`: the notes close in meaning to a text (the semantic index of this audience, when
+    its embeddings are ready); without it, the ranking is the lexical one.
+    """
+    started = time.perf_counter()
+    query = Query.parse(q, index, semantic(q) if semantic else None)
+
+    def scored(query: Query) -> dict[str, Score]:
+        return expand_by_graph(score_all(query, index, exhaustive=exhaustive, keep=top_k, min_seed_score=min_score), index, min_score)
+
+    scores = scored(query)
+    rewritten = with_history(q, history)
+    if rewritten is not None:
+        context = Query.parse(rewritten, index, semantic(rewritten) if semantic else None)
+        in_context = scored(context)
+        for path, score in in_context.items():
+            points = score.points * HISTORY_DISCOUNT
+            if points > scores.get(path, Score()).points:
+                reasons = [Reason(r.signal, r.points * HISTORY_DISCOUNT, f"{r.detail} (avec la conversation)") for r in score.reasons]
+                scores[path] = Score(points, reasons)
+    ranked = _rank(scores)[:top_k]
+    sources = tuple(
+        Source(
+            slug=(note := index.notes[path]).slug,
+            title=note.title,
+            type=note.type,
+            score=score.points,
+            reasons=tuple(score.reasons),
+            url=url_for(note.type, note.slug),
+            path=path,
+        )
+        for path, score in ranked
+    )
+    grounded = bool(sources) and sources[0].score >= min_score
+    return SearchResult(query, sources, grounded, len(index), (time.perf_counter() - started) * 1000)

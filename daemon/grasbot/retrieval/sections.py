@@ -1,0 +1,212 @@
+"""A note cut along its Markdown headings: the passages a prompt is built from.
+
+Pure functions on a note's body (front matter already split off). The cut is made once per
+note when it is analysed (`index.analyse_note`), kept in the index cache with the analysis,
+and made again only for a note whose bytes changed.
+
+- A note of at most WHOLE_NOTE characters is one passage: short notes stay whole.
+- Otherwise every ATX heading (`#` to `######` then a space, outside code fences) starts a
+  section; the text before the first heading is a section without a heading.
+- A section longer than WINDOW characters is cut into windows at block boundaries (blank
+  lines), each window starting with the previous window's last block when that block is
+  short (OVERLAP): an answer that straddles two windows is whole in one of them.
+- Code fences, tables and quotes (callouts included) are blocks that are never split, even
+  when longer than a window. A long plain block is split at line ends, then sentence ends.
+- No cut falls inside a `[[wikilink]]`: a passage's links are rewritten for its audience
+  (`Index.readable_text`) one passage at a time, and half a link would keep half a name.
+
+The cut is plain tuples, as the cache's marshal wants them:
+`(headings, cuts)`, `headings` = ((level, text as written), ...) for every heading in order,
+`cuts` = ((start, end, heading), ...) with offsets into the body and the index of the
+innermost heading above the cut in `headings` (-1: none).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+WHOLE_NOTE = 8_000  # characters; the bundled vault's longest note is 7.5 KB, and is sent whole
+WINDOW = 1_500  # a longer section is cut into windows of at most this many characters
+OVERLAP = 400  # a window's last block starts the next window too when it is at most this long
+
+Heading = tuple[int, str]
+Cut = tuple[int, int, int]
+Sections = tuple[tuple[Heading, ...], tuple[Cut, ...]]
+
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_LINK_SPAN = 1_000  # a wikilink longer than this is no link to a note
+_SENTENCE = re.compile(r"[.!?…](?:\s+)")
+
+
+def whole(body: str) -> Sections:
+    """The cut of a note sent whole."""
+    return ((), ((0, len(body), -1),))
+
+
+def cut_note(body: str) -> Sections:
+    """The note's sections, windowed (see the module docstring)."""
+    if not isinstance(body, str):
+        raise TypeError(f"cut_note: the body must be a string, not {type(body).__name__}")
+    if len(body) <= WHOLE_NOTE:
+        return whole(body)
+    headings: list[Heading] = []
+    cuts: list[Cut] = []
+    current = -1
+    blocks: list[tuple[int, int, bool]] = []  # the current section's blocks: (start, end, atomic)
+    for kind, start, end, level, text in _lines(body):
+        if kind == "heading":
+            cuts.extend((s, e, current) for s, e in _windows(body, blocks))
+            headings.append((level, text))
+            current, blocks = len(headings) - 1, []
+        else:
+            blocks.append((start, end, kind == "atomic"))
+    cuts.extend((s, e, current) for s, e in _windows(body, blocks))
+    if not cuts:  # headings only: nothing to send but the note itself
+        return whole(body)
+    return tuple(headings), tuple(cuts)
+
+
+def heading_path(sections: Sections, cut: Cut) -> tuple[str, ...]:
+    """The headings above `cut`, outermost first: `("Recettes", "Desserts", "Tarte aux pommes")`."""
+    headings = sections[0]
+    i = cut[2]
+    if i < 0:
+        return ()
+    path = [headings[i][1]]
+    level = headings[i][0]
+    for j in range(i - 1, -1, -1):
+        if headings[j][0] < level:
+            level = headings[j][0]
+            path.append(headings[j][1])
+            if level == 1:
+                break
+    return tuple(reversed(path))
+
+
+# ---------------------------------------------------------------- reading the blocks
+
+
+def _lines(body: str) -> Iterator[tuple[str, int, int, int, str]]:
+    """The body as headings and blocks, in order: ("heading", start, end of its line, level,
+    text) or ("atomic" | "plain", start, end, 0, "") for a block (blank lines between blocks)."""
+    pos, n = 0, len(body)
+    block_start = -1
+    atomic = False
+    fence: str | None = None  # the opening fence while inside a code block
+    while pos < n:
+        eol = body.find("\n", pos)
+        line_end = n if eol < 0 else eol
+        line = body[pos:line_end]
+        nxt = line_end + 1
+        if fence is not None:
+            m = _FENCE.match(line)
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end() :].strip():
+                fence = None
+            pos = nxt
+            continue
+        stripped = line.strip()
+        if not stripped:
+            if block_start >= 0:
+                yield ("atomic" if atomic else "plain"), block_start, pos - 1, 0, ""
+                block_start = -1
+            pos = nxt
+            continue
+        m = _FENCE.match(line)
+        if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
+            fence = m.group(1)
+            if block_start < 0:
+                block_start = pos
+            atomic = True
+            pos = nxt
+            continue
+        heading = _HEADING.match(line) if line.lstrip(" ").startswith("#") else None
+        if heading:
+            if block_start >= 0:
+                yield ("atomic" if atomic else "plain"), block_start, pos - 1, 0, ""
+                block_start = -1
+            yield "heading", pos, min(nxt, n), len(heading.group(1)), (heading.group(2) or "").strip()
+            pos = nxt
+            continue
+        if block_start < 0:
+            block_start, atomic = pos, stripped[0] in "|>"
+        elif stripped[0] in "|>":
+            atomic = True
+        pos = nxt
+    if block_start >= 0:
+        yield ("atomic" if atomic else "plain"), block_start, n, 0, ""  # an unclosed fence runs to the end
+
+
+def _windows(body: str, blocks: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:
+    """Blocks packed into windows of at most WINDOW characters, with a block of overlap."""
+    pieces: list[tuple[int, int]] = []
+    for start, end, atomic in blocks:
+        end = _rstrip(body, start, end)
+        if end <= start:
+            continue
+        if atomic or end - start <= WINDOW:
+            pieces.append((start, end))
+        else:
+            pieces.extend(_split_plain(body, start, end))
+    if not pieces:
+        return []
+    if pieces[-1][1] - pieces[0][0] <= WINDOW:
+        return [(pieces[0][0], pieces[-1][1])]
+    windows: list[tuple[int, int]] = []
+    first = 0
+    for i in range(1, len(pieces) + 1):
+        if i < len(pieces) and pieces[i][1] - pieces[first][0] <= WINDOW:
+            continue
+        windows.append((pieces[first][0], pieces[i - 1][1]))
+        if i == len(pieces):
+            break
+        last = pieces[i - 1]
+        # the previous window's last block starts this one, when short and not its only block
+        overlap = i - 1 > first and last[1] - last[0] <= OVERLAP and pieces[i][1] - last[0] <= WINDOW
+        first = i - 1 if overlap else i
+    return windows
+
+
+def _rstrip(body: str, start: int, end: int) -> int:
+    while end > start and body[end - 1].isspace():
+        end -= 1
+    return end
+
+
+def _split_plain(body: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A plain block longer than WINDOW, in pieces: at line ends, else at sentence ends, else at
+    a space; never inside a wikilink."""
+    pieces = []
+    while end - start > WINDOW:
+        at = _split_point(body, start, start + WINDOW)
+        pieces.append((start, _rstrip(body, start, at)))
+        start = at
+        while start < end and body[start].isspace():
+            start += 1
+    if end > start:
+        pieces.append((start, end))
+    return pieces
+
+
+def _split_point(body: str, start: int, limit: int) -> int:
+    """Where to cut body[start:limit]: the last line end, sentence end or space in its second
+    half (in that order of preference) that is outside a wikilink; `limit` if none."""
+    half = start + (limit - start) // 2
+    candidates = [body.rfind("\n", half, limit) + 1]
+    sentence_ends = [m.end() for m in _SENTENCE.finditer(body, half, limit)]
+    candidates.append(sentence_ends[-1] if sentence_ends else 0)
+    candidates.append(body.rfind(" ", half, limit) + 1)
+    for at in candidates:
+        if at > half and not _inside_link(body, start, at):
+            return at
+    at = limit
+    while at > start + 1 and _inside_link(body, start, at):  # back off before the open `[[`
+        at = body.rfind("[[", start, at)
+    return at if at > start else limit
+
+
+def _inside_link(body: str, start: int, at: int) -> bool:
+    """Whether a cut at `at` would fall between a `[[` and its `]]`."""
+    opened = body.rfind("[[", start, at)
+    return opened >= 0 and body.rfind("]]", opened, at) < 0 and body.find("]]", at, at + _LINK_SPAN) >= 0

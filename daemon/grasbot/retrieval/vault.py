@@ -1,0 +1,859 @@
+"""Reading an Obsidian vault from disk: notes, their frontmatter, and the links between them.
+
+One broken note never stops a load: it is skipped and reported with its path and the reason,
+so the author can fix it while every other note keeps serving.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+import re
+import stat
+import sys
+import time
+import urllib.parse
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from pathlib import Path, PurePosixPath
+from typing import Any, NamedTuple
+
+import frontmatter
+import yaml
+
+from .._exceptions import VaultError
+from .analysis import slugify
+from .frontmatter import FrontmatterTooLarge, load_frontmatter
+
+ALWAYS_EXCLUDED = (".obsidian", ".trash", ".git")
+MAX_FOLDER_DEPTH = 64  # folders inside folders: deeper is a mistake (or a loop of copies)
+RACY_NS = 3_000_000_000  # a file changed this close to its read may change again unseen: see read_note_file
+LIST_FIELDS = ("domains", "tags", "aliases", "answers", "linked", "related")
+
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]|#^]*)(?:[#^]([^\[\]|]*))?(?:\|([^\[\]]*))?\]\]")
+_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_INLINE_TAG = re.compile(r"(?<![\w/&#\[])#([^\W\d][\w/-]*)")
+
+
+class Link(NamedTuple):
+    """A named tuple, not a dataclass: a start from the cache makes tens of thousands of them
+    (40,000 at 10,000 notes: about 0.08 s as frozen dataclasses, 0.04 s as named tuples)."""
+
+    target: str  # as written, without heading or display text
+    display: str | None  # the text after `|`, when the author gave one
+    kind: str  # "linked", "related", "body" or "embed"
+
+
+@dataclass(frozen=True)
+class Note:
+    path: str  # vault-relative, POSIX separators
+    slug: str
+    title: str
+    type: str | None
+    source: str | None
+    domains: tuple[str, ...]
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+    answers: tuple[str, ...]
+    priority: float | None
+    updated: str | None
+    public: bool
+    body: str
+    links: tuple[Link, ...]
+    mtime_ns: int
+    size: int
+    digest: str
+    warnings: tuple[str, ...] = ()  # kept with the note, so a reload that reuses it reports them again
+    # the file's st_ctime_ns when it was read, or -1 when that cannot prove a later reload that
+    # nothing changed (see `read_note_file`)
+    ctime_ns: int = -1
+
+    @property
+    def name(self) -> str:
+        """PurePosixPath(path).stem, without building a path object (a vault-relative path is
+        already normalised)."""
+        name = self.path.rpartition("/")[2]
+        dot = name.rfind(".")
+        return name[:dot] if 0 < dot < len(name) - 1 else name
+
+
+@dataclass(frozen=True)
+class Issue:
+    path: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "message": self.message}
+
+
+@dataclass
+class Vault:
+    """A loaded vault. `edges` maps a note's path to the paths it links to, resolved.
+
+    What a reload reuses is public, so the engine, the indexes and the cache read it without
+    knowing how the load worked it out: `broken_links` (each note's links that point nowhere),
+    `duplicate_slugs` (the report of notes sharing a slug), and `delta`, what this load changed
+    against the vault it was given (`changed_since`, `relinked_since`).
+    """
+
+    root: Path
+    notes: dict[str, Note]
+    options: VaultOptions = field(default_factory=lambda: VaultOptions())
+    errors: list[Issue] = field(default_factory=list)  # notes that could not be loaded
+    warnings: list[Issue] = field(default_factory=list)  # duplicate slugs, dangling links, odd fields
+    edges: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # path -> ((target, kind), ...)
+    resolver: LinkResolver | None = None
+    broken_links: dict[str, tuple[Issue, ...]] = field(default_factory=dict, repr=False, compare=False)
+    duplicate_slugs: list[Issue] = field(default_factory=list, repr=False, compare=False)
+    delta: VaultDelta | None = field(default=None, repr=False, compare=False)  # None: loaded from nothing
+
+    def by_slug(self, slug: str) -> Note | None:
+        for note in self.notes.values():
+            if note.slug == slug:
+                return note
+        return None
+
+    def changed_since(self, notes: Mapping[str, Note]) -> tuple[str, ...] | None:
+        """The notes added or changed since `notes`, if this vault was loaded against those very
+        notes (`load_vault(previous=...)`); None if it was not: then any note may differ."""
+        delta = self.delta
+        return delta.changed if delta is not None and delta.notes_base is notes else None
+
+    def relinked_since(self, edges: Mapping[str, tuple]) -> frozenset[str] | None:
+        """The notes whose links were resolved again since `edges`, if this vault's links were
+        resolved against those very edges; None if not: then any note's links may differ."""
+        delta = self.delta
+        if delta is None or delta.relinked is None or delta.edges_base is not edges:
+            return None
+        return delta.relinked
+
+
+@dataclass(frozen=True)
+class VaultDelta:
+    """What `load_vault(previous=...)` changed against `previous`: what a reload touches.
+
+    `changed`: the notes that are not `previous`'s own objects (added, or whose file changed);
+    a note of `previous` missing from the new vault was removed. `relinked`: the notes whose
+    links were resolved again, or None when every note's were (note paths or slugs changed).
+    `notes_base` and `edges_base` are `previous`'s notes and edges, so a caller can tell the
+    delta is against the state it holds (an identity check, not a comparison).
+    """
+
+    notes_base: Mapping[str, Note]
+    changed: tuple[str, ...]
+    edges_base: Mapping[str, tuple] | None = None
+    relinked: frozenset[str] | None = None
+
+
+@dataclass(frozen=True)
+class VaultOptions:
+    exclude: tuple[str, ...] = ()  # vault-relative folders the author keeps out
+    default_public: bool = False  # `--default-visibility public`
+
+
+# ---------------------------------------------------------------- walking the folder
+
+
+def _digest(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def _excluded(rel: str, options: VaultOptions) -> bool:
+    parts = rel.split("/")
+    if any(p in ALWAYS_EXCLUDED for p in parts):
+        return True
+    return any(rel == ex or rel.startswith(ex.rstrip("/") + "/") for ex in options.exclude)
+
+
+def _scan(root: Path, options: VaultOptions) -> list[tuple[str, os.DirEntry]]:
+    """`walk_markdown`'s walk (os.walk's order: top-down, names sorted), as a list of
+    (relative path, os.DirEntry). Symlinks are followed only while they stay inside the vault:
+    a link to /etc or to the author's home must not turn it into part of a public site."""
+    return list(walk_markdown(root, options))
+
+
+def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterator[tuple[str, os.DirEntry]]:
+    """`_scan`'s walk, one file at a time: the daemon stats a vault's files on its event loop,
+    a few hundred between two turns of requests (`server.methods.reload_vault`).
+
+    Only a symlink needs a system call to learn where it really points: any other entry's real
+    path is its real parent's plus its name, so 10,000 files cost no `resolve()` each. What a
+    symlink leads to is judged where it leads: out of the vault, or into an excluded folder,
+    `.obsidian/` or `.trash/`, it is skipped. A folder that cannot be listed, or nested deeper
+    than MAX_FOLDER_DEPTH, raises VaultError naming it: a vault read in part must not pass for
+    a vault with fewer notes (a reload keeps the previous one). The walk keeps its own stack,
+    so a deep tree cannot overflow Python's.
+    """
+    root = Path(root)
+    real_root = root.resolve()
+    seen_dirs: set[str] = set()
+
+    def real_rel(real: str) -> str | None:
+        """The vault-relative path `real` stands at, or None outside the vault."""
+        path = Path(real)
+        if not path.is_relative_to(real_root):
+            return None
+        rel = path.relative_to(real_root).as_posix()
+        return "" if rel == "." else rel
+
+    # (path, real path, rel, real rel, depth): os.walk's order, top-down and names sorted
+    stack: list[tuple[str, str, str, str, int]] = [(os.fspath(root), os.fspath(real_root), "", "", 0)]
+    while stack:
+        dirpath, real_dir, rel_dir, real_rel_dir, depth = stack.pop()
+        if real_dir in seen_dirs:
+            continue
+        seen_dirs.add(real_dir)
+        where = f"the folder {rel_dir}/ of the vault" if rel_dir else f"the vault folder {root}"
+        if depth > MAX_FOLDER_DEPTH:
+            raise VaultError(f"{where} is nested more than {MAX_FOLDER_DEPTH} folders deep: move it up, or leave it out with --exclude")
+        try:
+            with os.scandir(dirpath) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            if not rel_dir and isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+                raise VaultError(f"vault folder not found: {root} (set --vault or VAULT_DIR)") from None
+            raise VaultError(f"cannot read {where}: {exc.strerror or exc} (fix its permissions, or leave it out with --exclude)") from None
+        prefix = f"{rel_dir}/" if rel_dir else ""
+        real_prefix = f"{real_rel_dir}/" if real_rel_dir else ""
+        dirs = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                dirs.append(entry)
+                continue
+            name = entry.name
+            if not name.lower().endswith(".md"):
+                continue
+            if _is_link(entry):
+                target = real_rel(os.path.realpath(entry.path))
+                if target is None or _excluded(target, options):
+                    continue
+            # interned: every table keyed by path then holds this one object, and a dict lookup
+            # stops at identity (marshal keeps the flag, so the cache and store.parallel load it so)
+            yield sys.intern(prefix + name), entry
+        below = []
+        for entry in dirs:
+            rel = prefix + entry.name
+            if _excluded(rel, options):
+                continue
+            if _is_link(entry):
+                real = os.path.realpath(entry.path)
+                target = real_rel(real)
+            else:
+                real, target = os.path.join(real_dir, entry.name), real_prefix + entry.name
+            if target is None or (target and _excluded(target, options)):
+                continue
+            below.append((entry.path, real, rel, target, depth + 1))
+        stack.extend(reversed(below))
+
+
+def _is_link(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return True  # unknown: take the slow, safe path
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def not_a_note(st: os.stat_result) -> ValueError | None:
+    """The error to report for a `*.md` that is not a regular file (reading a FIFO waits for a
+    writer forever, a device may never end), or None."""
+    if stat.S_ISREG(st.st_mode):
+        return None
+    return ValueError(f"not a regular file ({_file_kind(st.st_mode)}): skipped")
+
+
+def read_note_file(path: str | os.PathLike[str]) -> tuple[bytes, int, int]:
+    """(the file's bytes, its st_mtime_ns, its st_ctime_ns or -1), from one descriptor: the
+    stamps are those of what was read. Opened non-blocking and checked before reading, so a
+    file swapped for a FIFO since the walk cannot hang the load.
+
+    Size, mtime and ctime prove a file unchanged only if it was last changed well before it was
+    read: a change within the same tick of the file system's clock (coarse: milliseconds, or
+    2 s on FAT) keeps all three. A file changed less than RACY_NS before its read gets ctime
+    -1, so the next reload reads it and compares its hash (git's "racily clean" rule). ctime,
+    unlike mtime, cannot be set back by `touch`, `rsync -t` or an editor that restores it."""
+    started = time.time_ns()
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+    with open(fd, "rb") as f:
+        st = os.fstat(fd)
+        problem = not_a_note(st)
+        if problem is not None:
+            raise problem
+        raw = f.read()
+    return raw, st.st_mtime_ns, (st.st_ctime_ns if st.st_ctime_ns < started - RACY_NS else -1)
+
+
+# ---------------------------------------------------------------- parsing one note
+
+
+def _as_list(value: Any, name: str, warnings: list[str]) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, (str, int, float)):
+        value = [value]
+    if not isinstance(value, list):
+        warnings.append(f"`{name}` should be a list, got {type(value).__name__}: ignored")
+        return ()
+    return tuple(str(v).strip() for v in value if v is not None and str(v).strip())
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()
+    text = str(value).strip()
+    return text or None
+
+
+# What Obsidian shows nobody: `%%comments%%` (inline or over lines) and HTML `<!-- comments -->`.
+# Closed code fences and inline code are matched first and kept as they are: a comment marker
+# inside code is shown as code. An unclosed comment runs to the end of the note, as Obsidian
+# hides it (and an unclosed fence is no fence, so it hides no comment).
+_HIDDEN = re.compile(
+    r"(^(```|~~~).*?^\2[^\n]*$)|(`[^`\n]*`)|%%.*?(?:%%|\Z)|<!--.*?(?:-->|\Z)",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def _unhide(m: re.Match) -> str:
+    if m.group(1) is not None or m.group(3) is not None:
+        return m.group(0)
+    return "\n" if "\n" in m.group(0) else " "  # lines stay lines: sentences are split at them
+
+
+def _shown_text(text: str | None) -> str | None:
+    """A frontmatter field without hidden comments (fail closed: a field is text a reader may see)."""
+    if text is None or ("%%" not in text and "<!--" not in text):
+        return text
+    return " ".join(strip_hidden(text).split()) or None
+
+
+def _same(text: str | None) -> str | None:
+    return text
+
+
+def strip_hidden(body: str) -> str:
+    """`body` without the comments its author hid from readers."""
+    if "%%" not in body and "<!--" not in body:  # the scan needs one of them: spare it
+        return body
+    return _HIDDEN.sub(_unhide, body)
+
+
+# _WIKILINK without its leading `(!?)`, so the scan jumps from `[[` to `[[`; the `!` is looked up
+# by hand (the character before a `[[` never belongs to the previous link, which ends with `]]`).
+_WIKILINK_AT = re.compile(_WIKILINK.pattern.removeprefix("(!?)"))
+# _INLINE_TAG without its look-behind, checked by hand: `#` is not in [\w/-], so a refused match
+# never hides another one.
+_TAG_AT = re.compile(_INLINE_TAG.pattern.removeprefix(r"(?<![\w/&#\[])"))
+_TAG_REFUSED = re.compile(r"[\w/&#\[]")
+
+
+def _links_in(text: str, kind: str) -> list[Link]:
+    out: list[Link] = []
+    if "[[" not in text:
+        return out
+    for m in _WIKILINK_AT.finditer(text):
+        target = m.group(1).strip()
+        if not target:  # [[#heading]] points inside the same note
+            continue
+        start = m.start()
+        embed = start > 0 and text[start - 1] == "!"
+        out.append(Link(target, (m.group(3) or "").strip() or None, "embed" if embed else kind))
+    return out
+
+
+# Every other way Markdown and Obsidian link to a note, beside wikilinks: `[label](path.md)` and
+# `![alt](path.md)` (destination in `<…>`, URL-encoded, relative to the note, or with spaces when
+# it ends in `.md`, as Obsidian accepts), reference definitions `[ref]: path.md`, `<path.md>` and
+# `obsidian://open?file=…` in angle brackets, and HTML `<a href="…">`. A label may hold brackets
+# one level deep (`[![image](a.png)](b.md)`) and span lines.
+_MD_LINK = re.compile(
+    r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]"
+    r"\(\s*(<[^<>\n]*>|[^()<>\n]+?\.md(?:#[^()\n]*)?(?=\s*\))|(?:[^\s()<>]|\([^\s()]*\))+)"
+    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)",
+    re.IGNORECASE,
+)
+_REF_DEF = re.compile(  # what follows the destination on its line does not keep it in the text
+    r"^ {0,3}\[([^\[\]\n]+)\]:[ \t]*(<[^<>\n]*>|[^\s<>]+)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?",
+    re.MULTILINE,
+)
+_REF_USE = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\](?:\[([^\[\]\n]*)\])?")
+_ANGLE_LINK = re.compile(r"<(obsidian://[^<>\s]+|[^<>\n]+?\.md(?:#[^<>\n]*)?)>", re.IGNORECASE)
+_HTML_LINK = re.compile(
+    r"<a\s(?:[^>]*?\s)?href\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))[^>]*>(.*?)</a\s*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def link_target(dest: str, rel: str) -> str | None:
+    """The vault path a Markdown or HTML link's destination names, from the note at `rel`
+    (URL-decoded, `#heading` and `?query` cut, `..` resolved); None for what is no note of the
+    vault's (a web address, `mailto:`, a heading of the same note)."""
+    dest = dest.strip()
+    if dest.startswith("<") and dest.endswith(">"):
+        dest = dest[1:-1].strip()
+    if dest[:11].lower() == "obsidian://":
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(dest).query)
+        named = (query.get("file") or query.get("path") or [""])[0]
+        return named.strip().lstrip("/") or None
+    if _SCHEME.match(dest) or dest.startswith("//"):
+        return None
+    dest = urllib.parse.unquote(dest.split("#", 1)[0].split("?", 1)[0]).strip()
+    if not dest:
+        return None
+    if dest.startswith("/"):
+        return posixpath.normpath(dest.lstrip("/"))
+    return posixpath.normpath(posixpath.join(posixpath.dirname(rel), dest))
+
+
+def _md_links_in(text: str, rel: str, kind: str) -> list[Link]:
+    """The links of every syntax but wikilinks in `text`, their targets as vault paths."""
+    out = []
+    if "](" in text:
+        for m in _MD_LINK.finditer(text):
+            target = link_target(m.group(3), rel)
+            if target is not None:
+                out.append(Link(target, m.group(2).strip() or None, "embed" if m.group(1) else kind))
+    if "]:" in text:
+        for m in _REF_DEF.finditer(text):
+            target = link_target(m.group(2), rel)
+            if target is not None:
+                out.append(Link(target, None, kind))
+    if "<" in text:
+        for m in _ANGLE_LINK.finditer(text):
+            target = link_target(m.group(1), rel)
+            if target is not None:
+                out.append(Link(target, None, kind))
+        for m in _HTML_LINK.finditer(text):
+            target = link_target(next(g for g in m.group(1, 2, 3) if g is not None), rel)
+            if target is not None:
+                out.append(Link(target, _TAG.sub("", m.group(4)).strip() or None, kind))
+    return out
+
+
+_TAG = re.compile(r"<[^<>]*>")
+
+
+def _inline_tags(prose: str) -> list[str]:
+    """_INLINE_TAG.findall(prose), scanning from `#` to `#`."""
+    if "#" not in prose:
+        return []
+    return [m.group(1) for m in _TAG_AT.finditer(prose) if m.start() == 0 or not _TAG_REFUSED.match(prose, m.start() - 1)]
+
+
+def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ctime_ns: int = -1) -> Note:
+    """Parse one note; raises ValueError with a reader-facing reason when it cannot be used.
+    The body is kept without the text its author hid (`strip_hidden`): every later use of it
+    (the index, the prompt, the extractive fallback, titles, tags and links) sees none of it."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 (byte {exc.start}): re-save the file as UTF-8") from None
+    handler = frontmatter.YAMLHandler()
+    meta: Any = {}
+    body = text
+    header = ""
+    try:
+        # split + load, not frontmatter.loads(): loads() breaks on a field named `content`, and
+        # parse() silently turns a frontmatter that is a list into no frontmatter at all.
+        if handler.detect(text):
+            header, body = handler.split(text)
+            meta = load_frontmatter(header)
+            meta = {} if meta is None else meta
+    except FrontmatterTooLarge as exc:
+        raise ValueError(f"{exc}: skipped") from None
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" at line {where.line + 1}" if where is not None else ""
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        raise ValueError(f"broken YAML frontmatter{line}: {problem}") from None
+    except Exception as exc:  # odd headers make python-frontmatter raise plain errors
+        raise ValueError(f"unreadable frontmatter: {type(exc).__name__}") from None
+    if not isinstance(meta, dict):
+        raise ValueError("frontmatter is not a mapping of fields")
+    warnings: list[str] = []
+    stem = PurePosixPath(rel).stem
+    body = strip_hidden(body)
+
+    prose = body
+    if "```" in prose or "~~~" in prose:  # each regex needs its literal: skip the scan without it
+        prose = _FENCE.sub(" ", prose)
+    if "`" in prose:
+        prose = _INLINE_CODE.sub(" ", prose)
+    shown = _shown_text if "%%" in header or "<!--" in header else _same  # fields with comments: rare
+    title = shown(_as_text(meta.get("title")))
+    if title is None:
+        heading = _HEADING.search(prose)
+        title = heading.group(1).strip() if heading else stem
+    slug = slugify(_as_text(meta.get("slug")) or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
+
+    lists = {name: _as_list(meta.get(name), name, warnings) for name in LIST_FIELDS}
+    if shown is _shown_text:
+        lists = {name: tuple(t for t in map(_shown_text, values) if t) for name, values in lists.items()}
+    inline_tags = [t.strip("/") for t in _inline_tags(prose)]
+    tags = tuple(dict.fromkeys(t.lstrip("#") for t in (*lists["tags"], *inline_tags) if t.lstrip("#")))
+
+    priority = meta.get("priority")
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, (int, float))):
+        warnings.append(f"`priority` should be a number, got {priority!r}: ignored")
+        priority = None
+
+    links = []
+    for kind in ("linked", "related"):
+        for item in lists[kind]:
+            found = _links_in(item, kind) or _md_links_in(item, rel, kind)
+            links.extend(found or [Link(item.strip(), None, kind)])
+    links.extend(_links_in(prose, "body"))
+    links.extend(_md_links_in(prose, rel, "body"))
+
+    visibility = meta.get("visibility")
+    public = options.default_public if visibility is None else str(visibility).strip().lower() == "public"
+
+    note = Note(
+        path=rel,
+        slug=slug,
+        title=title,
+        type=shown(_as_text(meta.get("type"))),
+        source=shown(_as_text(meta.get("source"))),
+        domains=lists["domains"],
+        tags=tags,
+        aliases=lists["aliases"],
+        answers=lists["answers"],
+        priority=float(priority) if priority is not None else None,
+        updated=_as_text(meta.get("updated")),
+        public=public,
+        body=body,
+        links=tuple(links),
+        mtime_ns=mtime_ns,
+        size=len(raw),
+        digest=_digest(raw),
+        warnings=tuple(warnings),
+        ctime_ns=ctime_ns,
+    )
+    return note
+
+
+# ---------------------------------------------------------------- links between notes
+
+
+def rewrite_links(text: str, keep, rel: str = "") -> str:
+    """`text` with every link to a note turned into plain words: its label, or its target's name
+    when `keep(target)` says the reader may see that note; a link to a note the reader may not
+    see keeps only the label the author wrote in this note, or nothing. Every syntax goes the
+    same way (`_md_links_in`'s, with destinations read from the note at `rel`); links to web
+    addresses stay as written. (Wikilinks: `_WIKILINK.sub`, scanned from each `[[` like
+    `_links_in`: a pattern that starts with `(!?)` is tried at every position of every body.)"""
+    if "[[" in text:  # no wikilink without it: spare the scan
+        out: list[str] = []
+        last = 0
+        for m in _WIKILINK_AT.finditer(text):
+            start = m.start()
+            if start > last and text[start - 1] == "!":  # an embed's `!` goes with it
+                start -= 1
+            out.append(text[last:start])
+            target, label = m.group(1).strip(), (m.group(3) or "").strip()
+            if label or not target:
+                out.append(label)
+            elif keep(target):
+                out.append(PurePosixPath(target).name)
+            last = m.end()
+        out.append(text[last:])
+        text = "".join(out)
+    if "](" not in text and "]:" not in text and "<" not in text:
+        return text
+    return _rewrite_other_links(text, keep, rel)
+
+
+def _shown(target: str, keep) -> str:
+    """What a link without a label shows: its target's name if the reader may see it."""
+    if not keep(target):
+        return ""
+    name = PurePosixPath(target).name
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _rewrite_other_links(text: str, keep, rel: str) -> str:
+    """rewrite_links for every syntax but wikilinks."""
+    if "](" in text:
+
+        def markdown(m: re.Match) -> str:
+            target = link_target(m.group(3), rel)
+            if target is None:
+                return m.group(0)
+            label = m.group(2).strip()
+            if "](" in label:  # an image inside the link
+                label = _rewrite_other_links(label, keep, rel).strip()
+            return label or _shown(target, keep)
+
+        text = _MD_LINK.sub(markdown, text)
+    if "]:" in text:
+        refs: set[str] = set()
+
+        def definition(m: re.Match) -> str:
+            if link_target(m.group(2), rel) is None:
+                return m.group(0)
+            refs.add(m.group(1).strip().lower())
+            return ""  # a definition shows nothing to a reader: neither does it here
+
+        text = _REF_DEF.sub(definition, text)
+        if refs:
+
+            def use(m: re.Match) -> str:
+                ref = (m.group(2) or m.group(1)).strip().lower()
+                return m.group(1) if ref in refs else m.group(0)
+
+            text = _REF_USE.sub(use, text)
+    if "<" in text:
+
+        def angle(m: re.Match) -> str:
+            target = link_target(m.group(1), rel)
+            return m.group(0) if target is None else _shown(target, keep)
+
+        def html(m: re.Match) -> str:
+            target = link_target(next(g for g in m.group(1, 2, 3) if g is not None), rel)
+            if target is None:
+                return m.group(0)
+            return _TAG.sub("", m.group(4)).strip() or _shown(target, keep)
+
+        text = _ANGLE_LINK.sub(angle, text)
+        text = _HTML_LINK.sub(html, text)
+    return text
+
+
+class LinkResolver:
+    """Resolves `[[target]]` the way Obsidian does: by path or by file name, ignoring case.
+
+    When two files share a name, Obsidian picks the one with the shortest path; so do we.
+    The note's slug is tried next, so vaults written in the seed's style (`[[slug]]`) work too,
+    then its title and aliases: Obsidian leaves `[[Un titre]]` dangling, but GrasBot must still
+    know which note it means, or a private note's title would pass for plain text.
+    """
+
+    def __init__(self, notes: Iterable[Note]):
+        self._by_path: dict[str, str] = {}
+        self._by_name: dict[str, str] = {}
+        self._by_slug: dict[str, str] = {}
+        self._by_label: dict[str, str] = {}
+        for note in sorted(notes, key=lambda n: (n.path.count("/"), len(n.path), n.path)):
+            lower = note.path.lower()
+            self._by_path[lower] = note.path
+            self._by_path[lower[:-3]] = note.path
+            self._by_name.setdefault(note.name.lower(), note.path)
+            self._by_slug.setdefault(note.slug, note.path)
+            for label in (note.title, *note.aliases):
+                self._by_label.setdefault(label.strip().lower(), note.path)
+
+    @staticmethod
+    def reads(note: Note) -> tuple:
+        """Everything __init__ reads of a note (its path aside): a reload whose notes all give
+        the same as before keeps the resolver and every unchanged note's resolved links.
+        Keep it in step with __init__."""
+        return note.slug, note.title, note.aliases
+
+    def resolve(self, target: str) -> str | None:
+        key = target.strip().lower().lstrip("/")
+        if key.endswith(".md"):
+            key = key[:-3]
+        return (
+            self._by_path.get(key) or self._by_name.get(key.rsplit("/", 1)[-1]) or self._by_slug.get(slugify(key)) or self._by_label.get(target.strip().lower())
+        )
+
+
+_ATTACHMENT = re.compile(r"\.(?!md$)[A-Za-z][A-Za-z0-9]{0,4}$")
+
+
+def _is_attachment(target: str) -> bool:
+    return bool(_ATTACHMENT.search(target.strip()))
+
+
+def _same_names(vault: Vault, previous: Vault | None, fresh: Iterable[str]) -> bool:
+    """Whether every link resolves as in `previous`: same note paths, and the same of what the
+    resolver reads for the `fresh` notes (those that are not `previous`'s own objects)."""
+    reads = LinkResolver.reads
+    return (
+        previous is not None
+        and previous.resolver is not None
+        and previous.notes.keys() == vault.notes.keys()
+        and all(reads(previous.notes[p]) == reads(vault.notes[p]) for p in fresh)
+    )
+
+
+def _resolve_one(path: str, note: Note, resolver: LinkResolver, memo: dict) -> tuple[tuple, tuple]:
+    edges: dict[str, str] = {}
+    found: list[Issue] = []
+    for link in note.links:
+        if link.target in memo:
+            target = memo[link.target]
+        else:
+            target = memo[link.target] = resolver.resolve(link.target)
+        if target is None and _is_attachment(link.target):
+            continue  # an image or a PDF: not a note, so neither an edge nor a broken link
+        if target is None:
+            found.append(Issue(path, f"link [[{link.target}]] points to no note"))
+        elif target != path and target not in edges:
+            edges[target] = link.kind
+    return tuple(edges.items()), tuple(found)
+
+
+def resolve_links(vault: Vault, previous: Vault | None = None, fresh: Iterable[str] | None = None) -> set[str] | None:
+    """Fill `vault.edges` and report links that point nowhere.
+
+    With `previous` holding the same note paths and slugs, a link resolves as it did then: only
+    the `fresh` notes (every note not identical to `previous`'s, by default) whose links changed
+    are resolved again, the others keep their edge tuples, and the notes resolved again are
+    returned, so an index can update its graph for those alone. None: every note was resolved.
+    """
+    if fresh is None:
+        fresh = [p for p, n in vault.notes.items() if previous is None or previous.notes.get(p) is not n]
+    memo: dict[str, str | None] = {}
+    if _same_names(vault, previous, fresh):
+        assert previous is not None and previous.resolver is not None  # what _same_names checked
+        resolver = vault.resolver = previous.resolver
+        vault.edges, dangling = dict(previous.edges), dict(previous.broken_links)
+        relinked = set()
+        reorder = False
+        for path in fresh:
+            note = vault.notes[path]
+            if note.links == previous.notes[path].links:
+                continue
+            relinked.add(path)
+            vault.edges[path], found = _resolve_one(path, note, resolver, memo)
+            if found:
+                reorder |= path not in dangling
+                dangling[path] = found
+            else:
+                dangling.pop(path, None)
+        if reorder:  # warnings come in the notes' order
+            dangling = {p: dangling[p] for p in vault.notes if p in dangling}
+        vault.broken_links = dangling
+    else:
+        resolver = vault.resolver = LinkResolver(vault.notes.values())
+        vault.edges, vault.broken_links = {}, {}
+        for path, note in vault.notes.items():
+            vault.edges[path], found = _resolve_one(path, note, resolver, memo)
+            if found:
+                vault.broken_links[path] = found
+        relinked = None
+    for found in vault.broken_links.values():
+        vault.warnings.extend(found)
+    return relinked
+
+
+def _report_duplicates(vault: Vault, previous: Vault | None = None) -> None:
+    """Notes sharing a slug; with `previous` under the same names (`_same_names`), its report."""
+    if previous is not None:
+        vault.duplicate_slugs = previous.duplicate_slugs
+    else:
+        first: dict[str, str] = {}
+        vault.duplicate_slugs = []
+        for path in sorted(vault.notes):
+            slug = vault.notes[path].slug
+            if slug in first:
+                vault.duplicate_slugs.append(Issue(path, f"duplicate slug '{slug}' (also used by {first[slug]})"))
+            else:
+                first[slug] = path
+    vault.warnings.extend(vault.duplicate_slugs)
+
+
+# ---------------------------------------------------------------- loading
+
+
+def _not_utf8(name: str) -> bool:
+    """A name os.scandir decoded with surrogate escapes: its bytes are not UTF-8, and no JSON
+    answer, SQLite row or log line could carry it."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _printable(name: str) -> str:
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def load_vault(
+    root: str | os.PathLike[str],
+    options: VaultOptions | None = None,
+    *,
+    previous: Vault | None = None,
+    scanned: Iterable[tuple[str, os.DirEntry]] | None = None,
+) -> Vault:
+    """Load every note below `root`.
+
+    With `previous`, a file whose size, mtime and ctime are unchanged (and were read well after
+    its last change: `read_note_file`) is not read again, and one whose bytes hash the same is
+    not parsed again: that is what makes a reload cheap. `scanned`:
+    `walk_markdown(root, options)` as a caller ran it, each entry's stat made and kept by the
+    entry (a walk made on the daemon's event loop); by default the walk is made here.
+    """
+    options = options or VaultOptions()
+    root = Path(root)
+    if not root.is_dir():
+        raise VaultError(f"vault folder not found: {root} (set --vault or VAULT_DIR)")
+    reusable = previous is not None and previous.root == root and previous.options == options
+    old = previous.notes if previous is not None and reusable else {}
+    vault = Vault(root=root, notes={}, options=options)
+    fresh: list[str] = []  # notes that are not `previous`'s own objects
+    for rel, entry in _scan(root, options) if scanned is None else scanned:
+        if not rel.isascii() and _not_utf8(rel):
+            vault.errors.append(Issue(_printable(rel), "the file's name (or its folder's) is not UTF-8: rename it"))
+            continue
+        try:
+            st = entry.stat()  # follows a symlink, as os.stat does; cached by the entry
+            problem = not_a_note(st)
+            if problem is not None:
+                raise problem
+            known = note = old.get(rel)
+            if (
+                note is None
+                or note.mtime_ns != st.st_mtime_ns
+                or note.size != st.st_size
+                or note.ctime_ns != st.st_ctime_ns  # -1 (changed just before its read) never is
+            ):
+                raw, mtime_ns, ctime_ns = read_note_file(entry.path)
+                if note is not None and note.digest == _digest(raw):
+                    if (note.mtime_ns, note.ctime_ns) != (mtime_ns, ctime_ns):
+                        note = replace(note, mtime_ns=mtime_ns, ctime_ns=ctime_ns)
+                else:
+                    note = parse_note(rel, raw, mtime_ns=mtime_ns, ctime_ns=ctime_ns, options=options)
+        except ValueError as exc:
+            vault.errors.append(Issue(rel, str(exc)))
+            continue
+        except OSError as exc:
+            vault.errors.append(Issue(rel, f"cannot read the file: {exc.strerror or exc}"))
+            continue
+        assert note is not None  # read above when it was not known
+        vault.notes[rel] = note
+        if note.warnings:
+            vault.warnings.extend(Issue(rel, w) for w in note.warnings)
+        if note is not known:
+            fresh.append(rel)
+    previous = previous if reusable else None
+    _report_duplicates(vault, previous if _same_names(vault, previous, fresh) else None)
+    relinked = resolve_links(vault, previous, fresh)
+    if previous is not None:
+        vault.delta = VaultDelta(old, tuple(fresh), previous.edges if relinked is not None else None, None if relinked is None else frozenset(relinked))
+    return vault

@@ -1,0 +1,208 @@
+"""The daemon's application and its process: `create_app()` (what tests and embedders use)
+and `serve()` (what `grasbot serve` runs).
+
+One GrasBot per application, opened by a cleanup context (the vault loads in a worker thread,
+the LLM client is closed on the way out). Requests read the bot's current snapshot, so a
+reload that swaps it never disturbs a request in flight. The routes are `handlers.py`, the
+JSON-RPC methods `methods.py`, what wraps every request `middleware.py`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from aiohttp import web
+
+from .._config import Settings
+from .._engine import GrasBot
+from .._exceptions import ConfigError, VaultError
+from ..answer.llm import load_ollama
+from ..store.questionlog import QuestionLog
+from .auth import resolve_owner_token
+from .handlers import STATIC_DIR, handle_ask, handle_ask_stream, handle_health, handle_reload, handle_rpc, static_file
+from .methods import RPC_METHODS
+from .middleware import CORS_ALLOWED, AccessLogger, cors_headers, cors_preflight, errors_as_json
+from .ratelimit import RateLimiter, TrustedProxies
+from .rpc import RpcDispatcher
+from .state import BOT, DISPATCHER, LIMITER, OWNER_TOKEN, PROXIES, RELOAD_LOCK, SETTINGS
+
+__all__ = ["create_app", "runner_kwargs", "serve"]
+
+log = logging.getLogger("grasbot.server")
+access_log = logging.getLogger("grasbot.access")
+
+#: Clients whose rate-limit bucket is remembered at once (the least recently seen go first).
+MAX_CLIENTS = 10_000
+SHUTDOWN_TIMEOUT = 5.0
+LINGERING_TIME = 1.0
+
+
+def create_app(
+    settings: Settings,
+    bot: GrasBot | None = None,
+    *,
+    owner_token: str | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> web.Application:
+    """The daemon's application. It takes ownership of `bot` (closed on cleanup).
+
+    Owner-only calls need `Authorization: Bearer <token>` with `owner_token`, else
+    `settings.token`. With neither, nobody is the owner: every owner call is refused.
+    (`serve` always has a token: it reads or creates the token file.) `clock` drives the
+    rate limit (tests pass their own).
+    """
+    token = owner_token if owner_token is not None else (settings.token or "")
+    if not token:
+        log.warning("no owner token: owner-only calls will all be refused")
+    try:
+        proxies = TrustedProxies(settings.trusted_proxies)
+    except ValueError as exc:
+        raise ConfigError(f"GRASBOT_TRUSTED_PROXIES: {exc}") from None
+    app = web.Application(middlewares=[cors_preflight, errors_as_json], client_max_size=settings.max_body)
+    app[SETTINGS] = settings
+    app[OWNER_TOKEN] = token
+    app[CORS_ALLOWED] = tuple(settings.cors_origins)
+    app[PROXIES] = proxies
+    app[LIMITER] = RateLimiter(settings.rate_per_minute, settings.rate_burst, max_clients=MAX_CLIENTS, clock=clock)
+    app[RELOAD_LOCK] = asyncio.Lock()
+    app[DISPATCHER] = RpcDispatcher(RPC_METHODS, is_owner=lambda ctx: ctx.is_owner, max_batch=settings.max_batch)
+
+    async def bot_ctx(app: web.Application) -> AsyncIterator[None]:
+        opened = bot
+        if opened is None:
+            opened = await asyncio.get_running_loop().run_in_executor(None, GrasBot.open, settings)
+        opened.question_log = await asyncio.to_thread(QuestionLog, settings.question_log, settings.log_retention_days)
+        app[BOT] = opened
+        opened.start_embedding()  # a worker: questions are answered lexically until it is done
+        yield
+        await opened.aclose()
+        await asyncio.to_thread(opened.question_log.close)
+
+    app.cleanup_ctx.append(bot_ctx)
+    app.on_response_prepare.append(cors_headers)
+    app.router.add_get("/", static_file("index.html"))
+    app.router.add_get("/widget.js", static_file("widget.js"))
+    app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
+    app.router.add_post("/rpc", handle_rpc)
+    app.router.add_get("/ask", handle_ask)
+    app.router.add_get("/ask/stream", handle_ask_stream)
+    app.router.add_get("/health", handle_health)
+    app.router.add_post("/reload-vault", handle_reload)
+    return app
+
+
+def runner_kwargs(settings: Settings | None = None) -> dict[str, Any]:
+    """How the app must be run: our access log, handlers cancelled when a client goes, and a
+    connection closed when its next request's headers are not all in `header_timeout` seconds
+    after it opened or after the previous response (aiohttp's keep-alive timer: it runs until a
+    whole request has arrived, so it also lets go a client that sends its headers a byte at a
+    time; aiohttp's default is an hour). After a body is refused (too large, too slow), at most
+    LINGERING_TIME seconds more of it are read before the connection closes (aiohttp's: 10)."""
+    return {
+        "access_log_class": AccessLogger,
+        "access_log": access_log,
+        "handler_cancellation": True,
+        "shutdown_timeout": SHUTDOWN_TIMEOUT,
+        "keepalive_timeout": (settings or Settings()).header_timeout,
+        "lingering_time": LINGERING_TIME,
+    }
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: asyncio.Event | None = None) -> int:
+    """Serve until `stop` is set (by default: until SIGINT or SIGTERM). Once listening, a worker
+    thread loads what serving could do without (the ollama package, then the index cache the
+    start left to write); it is waited for before returning. A start that cannot listen
+    still writes that cache, then returns 2."""
+    app = create_app(settings, bot, owner_token=owner_token)
+    runner = web.AppRunner(app, **runner_kwargs(settings))
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, settings.host, settings.port)
+        await site.start()
+    except OSError as exc:
+        print(
+            f"grasbot: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc} (is another daemon running? choose another --port)",
+            file=sys.stderr,
+            flush=True,
+        )
+        await runner.cleanup()
+        await asyncio.to_thread(_write_cache, bot)  # the load is not lost: the next start reads it
+        return 2
+
+    stop = asyncio.Event() if stop is None else stop
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    port = runner.addresses[0][1]
+    snapshot = app[BOT].snapshot
+    print(
+        f"GrasBot listening on http://{_url_host(settings.host)}:{port} (vault: {len(snapshot.vault.notes)} notes, {len(snapshot.index('visitor'))} public)",
+        flush=True,
+    )
+    deferred = asyncio.ensure_future(asyncio.to_thread(_after_start, bot))
+    try:
+        await stop.wait()
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+        log.info("stopping")
+        await runner.cleanup()
+        await deferred  # a cache half written is no cache: the next start would parse it all
+    return 0
+
+
+def _after_start(bot: GrasBot) -> None:
+    """What a start leaves for later, done while the daemon serves; never raises."""
+    try:
+        load_ollama()  # so the first answer does not wait for the import
+    except Exception:  # noqa: BLE001 - the first answer will say what is wrong
+        log.exception("the ollama package cannot be imported")
+    _write_cache(bot)
+
+
+def _write_cache(bot: GrasBot) -> None:
+    """The index cache the start left to write, if any; never raises."""
+    started = time.perf_counter()
+    try:
+        if bot.write_cache():
+            log.info("index cache written in %.2f s", time.perf_counter() - started)
+    except Exception:  # noqa: BLE001 - the cache is optional: serving goes on without it
+        log.exception("index cache not written")
+
+
+def serve(settings: Settings) -> int:
+    """Run the daemon until SIGINT or SIGTERM; 0 on a clean stop, 2 if it cannot start.
+
+    The owner token is resolved first (a ConfigError if it cannot be used); where it lives
+    goes to stderr, stdout keeps its one "listening" line.
+    """
+    token = resolve_owner_token(settings)
+    print(f"grasbot: {token.describe()}", file=sys.stderr, flush=True)
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Ollama call is noise
+    started = time.perf_counter()
+    try:
+        # Before the event loop and its threads: a large vault then loads on every core
+        # (store.parallel forks only a process that runs no other thread).
+        bot = GrasBot.open(settings, write_cache=False)  # written once serving: see _serve
+    except VaultError as exc:
+        print(f"grasbot: cannot start: {exc}", file=sys.stderr, flush=True)
+        return 2
+    log.info("vault loaded in %.2f s", time.perf_counter() - started)
+    try:
+        code = asyncio.run(_serve(settings, token.value, bot))
+    except KeyboardInterrupt:  # a second Ctrl-C during shutdown
+        return 0
+    log.debug("served for %.1f s", time.perf_counter() - started)
+    return code

@@ -1,0 +1,219 @@
+"""The HTTP endpoints: POST /rpc (handed to the dispatcher), the site's GET /ask and its SSE
+stream /ask/stream, /health, the owner's POST /reload-vault, the chat page at / and the widget
+a site embeds, /widget.js.
+
+Errors outside /rpc carry the same `{"error": {code, message, data}}` body, with the same codes
+and texts as the RPC errors, so one client-side decoder serves both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from .._exceptions import QueryError, VaultError
+from .methods import RpcContext, check_limits, for_caller, reload_reason, reload_vault
+from .protocol import WireError, dumps, loads, validate_params
+from .ratelimit import RateLimiter
+from .rpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RATE_LIMITED, UNAUTHORIZED, VAULT_RELOAD_FAILED
+from .sse import SSE_HEADERS, sse_event
+from .state import BOT, DISPATCHER, LIMITER, LOG_OUTCOME, LOG_WHAT, SETTINGS, caller_key, is_owner
+
+__all__ = [
+    "STATIC_DIR",
+    "error_response",
+    "handle_ask",
+    "handle_ask_stream",
+    "handle_health",
+    "handle_reload",
+    "handle_rpc",
+    "json_response",
+    "static_file",
+]
+
+log = logging.getLogger("grasbot.server")
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    return web.Response(
+        text=dumps(data),
+        status=status,
+        content_type="application/json",
+    )
+
+
+# HTTP status -> the JSON-RPC error the body carries (shared-protocol/README.md)
+_HTTP_ERRORS = {
+    400: (INVALID_PARAMS, "Invalid params"),
+    401: (UNAUTHORIZED, "Unauthorized"),
+    413: (INVALID_REQUEST, "Invalid Request"),
+    429: (RATE_LIMITED, "Rate limited"),
+    500: (INTERNAL_ERROR, "Internal error"),
+}
+
+
+def error_response(status: int, data: Any = None, *, code: int | None = None, message: str | None = None) -> web.Response:
+    """`{"error": {code, message, data}}`, the same codes and texts as the RPC errors, so one
+    client-side decoder serves both (the plugin's stream and its RPC calls)."""
+    default_code, default_message = _HTTP_ERRORS[status]
+    error: dict[str, Any] = {"code": code or default_code, "message": message or default_message}
+    if data is not None:
+        error["data"] = data
+    return json_response({"error": error}, status=status)
+
+
+def _rate_limited(request: web.Request) -> web.Response | None:
+    """A 429 if this visitor has asked too much lately; owners are not limited."""
+    if is_owner(request):
+        return None
+    wait = request.app[LIMITER].take(caller_key(request))
+    if not wait:
+        return None
+    seconds = RateLimiter.retry_after(wait)
+    request[LOG_OUTCOME] = "rate limited"
+    response = error_response(429, {"retry_after": seconds})
+    response.headers["Retry-After"] = str(seconds)
+    return response
+
+
+def _ask_params(request: web.Request) -> tuple[str, list]:
+    """q and the optional JSON-encoded history of /ask and /ask/stream, checked like `answer`'s."""
+    params: dict[str, Any] = {}
+    if "q" in request.query:
+        params["q"] = request.query["q"]
+    raw = request.query.get("history", "").strip()
+    if raw:
+        try:
+            params["history"] = loads(raw)
+        except WireError as exc:
+            raise QueryError(f"history: {exc}") from None
+        except (ValueError, RecursionError):
+            raise QueryError("history: must be a JSON array of {role, content} turns") from None
+    checked = validate_params("answer", params)
+    check_limits(request.app[SETTINGS], checked["q"], checked["history"])
+    return checked["q"], checked["history"]
+
+
+async def handle_rpc(request: web.Request) -> web.Response:
+    settings = request.app[SETTINGS]
+    try:
+        async with asyncio.timeout(settings.body_timeout):  # a client that trickles its body is let go
+            body = await request.read()
+    except TimeoutError:
+        request[LOG_OUTCOME] = "body too slow"
+        response = json_response(
+            {
+                "jsonrpc": "2.0",
+                "error": {"code": -32600, "message": "Invalid Request", "data": f"request body not received within {settings.body_timeout:g} s"},
+                "id": None,
+            },
+            status=408,
+        )
+        response.force_close()  # the rest of the body may still come: this connection is done (app.LINGERING_TIME)
+        return response
+    except web.HTTPRequestEntityTooLarge:
+        request[LOG_OUTCOME] = "body too large"
+        limit = request.app[SETTINGS].max_body
+        return json_response(
+            {
+                "jsonrpc": "2.0",
+                "error": {"code": -32600, "message": "Invalid Request", "data": f"request body is over the limit of {limit} bytes"},
+                "id": None,
+            },
+            status=413,
+        )
+    ctx = RpcContext(request)
+    text, (request[LOG_WHAT], request[LOG_OUTCOME]) = await request.app[DISPATCHER].dispatch_summarized(body, ctx)
+    if text is None:
+        return web.Response(status=204)
+    return web.Response(text=text, content_type="application/json")
+
+
+def _visitor_question(request: web.Request) -> tuple[str, list] | web.Response:
+    """/ask's and /ask/stream's q and history, or the 400 or 429 that refuses them: bad
+    requests are refused before they use up any of the client's questions."""
+    try:
+        q, history = _ask_params(request)
+    except QueryError as exc:
+        request[LOG_OUTCOME] = "bad request"
+        return error_response(400, str(exc))
+    return _rate_limited(request) or (q, history)
+
+
+async def handle_ask(request: web.Request) -> web.Response:
+    asked = _visitor_question(request)
+    if isinstance(asked, web.Response):
+        return asked
+    q, history = asked
+    owner = is_owner(request)
+    payload = await request.app[BOT].answer(q, history=history, audience="visitor", record=not owner)
+    request[LOG_OUTCOME] = "llm_error" if "llm_error" in payload else "ok"
+    return json_response(for_caller(payload, owner))
+
+
+async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
+    asked = _visitor_question(request)
+    if isinstance(asked, web.Response):
+        return asked
+    q, history = asked
+    response = web.StreamResponse(headers=SSE_HEADERS)
+    await response.prepare(request)
+    request[LOG_OUTCOME] = "client gone"
+    owner = is_owner(request)
+    events = request.app[BOT].answer_events(q, history=history, audience="visitor", record=not owner)
+    try:
+        # aclosing: when the client goes (the handler is cancelled or a write fails), the
+        # generator is closed at once, and with it the request to Ollama.
+        async with contextlib.aclosing(events):
+            async for name, data in events:
+                if name == "done":
+                    data = for_caller(data, owner)
+                await response.write(sse_event(name, data))
+                if name == "done":
+                    request[LOG_OUTCOME] = "llm_error" if "llm_error" in data else "ok"
+    except ConnectionResetError:  # aiohttp's ClientConnectionResetError included
+        return response
+    except Exception as exc:  # noqa: BLE001 - the stream is open: say so in-band, then end it
+        message = str(exc) if isinstance(exc, QueryError) else "internal error"
+        if not isinstance(exc, QueryError):
+            log.error("stream failed", exc_info=exc)
+        request[LOG_OUTCOME] = "error"
+        with contextlib.suppress(ConnectionResetError):
+            await response.write(sse_event("error", {"message": message}))
+    with contextlib.suppress(ConnectionResetError):
+        await response.write_eof()
+    return response
+
+
+def static_file(name: str) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
+    """A handler for one file of static/ at a path of its own: `/` is the chat page, and
+    `/widget.js` the tag a site embeds (the owner's pages name it, so it never moves)."""
+
+    async def handler(request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC_DIR / name, headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
+
+    return handler
+
+
+async def handle_health(request: web.Request) -> web.Response:
+    return json_response(await request.app[BOT].health())
+
+
+async def handle_reload(request: web.Request) -> web.Response:
+    if not is_owner(request):
+        request[LOG_OUTCOME] = "unauthorized"
+        return error_response(401, "owner token required")
+    try:
+        report = await reload_vault(request.app)
+    except (VaultError, OSError) as exc:
+        request[LOG_OUTCOME] = "reload failed"
+        return error_response(500, f"the previous vault keeps serving: {reload_reason(exc)}", code=VAULT_RELOAD_FAILED, message="Vault reload failed")
+    return json_response(report.to_dict())

@@ -1,0 +1,152 @@
+"""The JSON-RPC methods (search, answer, reload, health, suggest_aliases), and what the HTTP
+endpoints share with them: the configured limits on a question, what a caller may read of an
+answer, and the vault reload.
+
+Each method receives an `RpcContext` first, then its params by name, already checked against
+the OpenRPC document by the dispatcher (`rpc.py`); owner-only methods are refused there too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+
+from .._config import Settings
+from .._engine import ReloadReport, vault_files
+from .._exceptions import NoteNotFound, VaultError
+from ..retrieval.aliases import suggest_aliases
+from .protocol import ParamsError
+from .ratelimit import RateLimiter
+from .rpc import NOTE_NOT_FOUND, RATE_LIMITED, VAULT_RELOAD_FAILED, RpcError
+from .state import BOT, LIMITER, RELOAD_LOCK, SETTINGS, caller_key, is_owner
+
+__all__ = ["PUBLIC_LLM_ERROR", "RPC_METHODS", "RpcContext", "check_limits", "for_caller", "reload_reason", "reload_vault"]
+
+log = logging.getLogger("grasbot.server")
+
+STATS_PER_TURN = 500  # files a reload stats on the event loop between two turns of requests (~5 ms)
+
+#: `llm_error` as a caller without the owner token reads it. The cause names Ollama's address
+#: and repeats its errors: the daemon's log and the owner's calls carry it, a site's visitors don't.
+PUBLIC_LLM_ERROR = "the language model did not answer: this response is built from the notes"
+
+
+class RpcContext:
+    """What every JSON-RPC method receives first. `client`, the rate limit's key for the caller,
+    is worked out only for the methods that are rate limited (it was 4 % of a `search` call)."""
+
+    __slots__ = ("bot", "app", "is_owner", "_request")
+
+    def __init__(self, request: web.Request) -> None:
+        self.bot, self.app, self.is_owner, self._request = request.app[BOT], request.app, is_owner(request), request
+
+    @property
+    def client(self) -> str:
+        return caller_key(self._request)
+
+
+def for_caller(payload: dict, is_owner: bool) -> dict:
+    """An answer's payload as this caller may read it; an LLM failure's cause goes to the log."""
+    cause = payload.get("llm_error")
+    if cause is None:
+        return payload
+    log.warning("the LLM did not answer, the response was built from the notes: %s", cause)
+    return payload if is_owner else {**payload, "llm_error": PUBLIC_LLM_ERROR}
+
+
+def check_limits(settings: Settings, q: str, history: list | tuple = ()) -> None:
+    """The configured limits, where they are lower than the protocol's own (its schema checked those).
+
+    Messages name the parameter and the sizes, never the value: it may be anything.
+    """
+    if len(q) > settings.max_question:
+        raise ParamsError(f"q: must be at most {settings.max_question} characters (got {len(q)})", param="q")
+    if len(history) > settings.max_history:
+        raise ParamsError(f"history: must have at most {settings.max_history} items (got {len(history)})", param="history")
+    for i, turn in enumerate(history):
+        content = turn.get("content", "") if isinstance(turn, dict) else ""
+        if isinstance(content, str) and len(content) > settings.max_turn:
+            raise ParamsError(
+                f"history[{i}].content: must be at most {settings.max_turn} characters (got {len(content)})",
+                param="history",
+            )
+
+
+async def _m_search(ctx: RpcContext, q: str, audience: str, top_k: int | None = None) -> dict:
+    check_limits(ctx.app[SETTINGS], q)
+    await ctx.bot.prepare_question(q)
+    result = ctx.bot.search(q, top_k=top_k, audience=audience)
+    if not ctx.is_owner and audience == "visitor":  # the owner's previews are not visitors' questions
+        ctx.bot.record(q, result)
+    return result.to_dict()
+
+
+async def _m_answer(ctx: RpcContext, q: str, history: list, audience: str) -> dict:
+    check_limits(ctx.app[SETTINGS], q, history)
+    if not ctx.is_owner:
+        wait = ctx.app[LIMITER].take(ctx.client)
+        if wait:
+            raise RpcError(RATE_LIMITED, "Rate limited", {"retry_after": RateLimiter.retry_after(wait)})
+    payload = await ctx.bot.answer(q, history=history, audience=audience, record=not ctx.is_owner)
+    return for_caller(payload, ctx.is_owner)
+
+
+async def _m_suggest_aliases(ctx: RpcContext, slug: str, limit: int) -> dict:
+    index = ctx.bot.snapshot.index("owner")  # owner-only: the dispatcher checked the token
+    try:
+        return await asyncio.to_thread(suggest_aliases, slug, index, ctx.bot.question_log, limit)
+    except NoteNotFound as exc:
+        raise RpcError(NOTE_NOT_FOUND, "Note not found", str(exc)) from None
+
+
+async def _m_reload(ctx: RpcContext) -> dict:
+    try:
+        report = await reload_vault(ctx.app)
+    except (VaultError, OSError) as exc:
+        raise RpcError(VAULT_RELOAD_FAILED, "Vault reload failed", reload_reason(exc)) from None
+    return report.to_dict()
+
+
+async def _m_health(ctx: RpcContext) -> dict:
+    return await ctx.bot.health()
+
+
+RPC_METHODS: dict[str, Callable[..., Any]] = {
+    "search": _m_search,
+    "answer": _m_answer,
+    "reload": _m_reload,
+    "health": _m_health,
+    "suggest_aliases": _m_suggest_aliases,
+}
+
+
+def reload_reason(exc: BaseException) -> str:
+    """Why a reload failed, as the owner reads it (the previous vault keeps serving)."""
+    if isinstance(exc, OSError) and not isinstance(exc, VaultError):
+        return f"cannot read the vault: {exc.strerror or exc}"
+    return str(exc)
+
+
+async def reload_vault(app: web.Application) -> ReloadReport:
+    """Run the blocking reload in a worker thread, one at a time; the old vault serves meanwhile.
+
+    The files are walked and stat()ed here first, on the event loop, STATS_PER_TURN between
+    two turns of requests. A worker thread gives up the GIL at every stat and, while the loop
+    is busy, waits for it to come back: one changed note of 10,000 took 4.2 s to reload under
+    a load of `search` calls that way, 165 ms idle (benchmarks/README.md, round 5)."""
+    bot = app[BOT]
+    async with app[RELOAD_LOCK]:
+        scanned = []
+        for found in vault_files(bot.settings):
+            try:
+                found[1].stat()  # kept by the entry for load_vault
+            except OSError:
+                pass  # load_vault asks again, and reports it
+            scanned.append(found)
+            if len(scanned) % STATS_PER_TURN == 0:
+                await asyncio.sleep(0)
+        return await asyncio.get_running_loop().run_in_executor(None, bot.reload, scanned)

@@ -1,0 +1,97 @@
+"""What wraps every request: CORS (the preflight and the response headers), unexpected errors
+turned into a 500 that says nothing about internals, and the access log's one line.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from aiohttp import web
+from aiohttp.abc import AbstractAccessLogger
+
+from .._exceptions import AuthError, GrasbotError, QueryError
+from .handlers import error_response
+from .state import LOG_OUTCOME, LOG_WHAT, SETTINGS
+
+__all__ = ["CORS_ALLOWED", "CORS_PATHS", "AccessLogger", "cors_headers", "cors_preflight", "errors_as_json"]
+
+log = logging.getLogger("grasbot.server")
+
+#: The CORS allow-list (Settings.cors_origins, app://obsidian.md by default). No wildcard,
+#: no localhost rule: the chat page is same-origin, a site's origin is listed explicitly.
+CORS_ALLOWED = web.AppKey("cors_allowed", tuple)
+#: path -> the methods a cross-origin caller may use on it.
+CORS_PATHS: dict[str, tuple[str, ...]] = {
+    "/rpc": ("POST",),
+    "/ask": ("GET",),
+    "/ask/stream": ("GET",),
+    "/health": ("GET",),
+}
+
+
+def _origin_allowed(request: web.Request, origin: str) -> bool:
+    return origin in request.app[CORS_ALLOWED]
+
+
+@web.middleware
+async def cors_preflight(request: web.Request, handler):
+    if request.method != "OPTIONS" or request.path not in CORS_PATHS:
+        return await handler(request)
+    origin = request.headers.get("Origin", "")
+    method = request.headers.get("Access-Control-Request-Method", "")
+    if not _origin_allowed(request, origin) or method not in CORS_PATHS[request.path]:
+        return web.Response(status=403)
+    return web.Response(
+        status=204,
+        headers={
+            "Access-Control-Allow-Methods": ", ".join((*CORS_PATHS[request.path], "OPTIONS")),
+            "Access-Control-Allow-Headers": "Content-Type, Authorization",
+            "Access-Control-Max-Age": "600",
+        },
+    )
+
+
+async def cors_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """On prepare, so that streamed responses get the headers too."""
+    if request.path not in CORS_PATHS:
+        return
+    response.headers["Vary"] = "Origin"
+    origin = request.headers.get("Origin", "")
+    if origin and _origin_allowed(request, origin):
+        response.headers["Access-Control-Allow-Origin"] = origin
+
+
+@web.middleware
+async def errors_as_json(request: web.Request, handler):
+    """An unexpected exception becomes a 500 that says nothing about internals."""
+    try:
+        return await handler(request)
+    except web.HTTPRequestEntityTooLarge:
+        return error_response(413, f"request body is over the limit of {request.app[SETTINGS].max_body} bytes")
+    except web.HTTPException:
+        raise
+    except GrasbotError as exc:
+        if isinstance(exc, QueryError):
+            return error_response(400, str(exc))
+        if isinstance(exc, AuthError):
+            return error_response(401, str(exc) or "owner token required")
+        log.error("%s %s failed", request.method, request.path, exc_info=exc)
+        return error_response(500)
+    except Exception as exc:  # noqa: BLE001
+        log.error("%s %s failed", request.method, request.path, exc_info=exc)
+        return error_response(500)
+
+
+class AccessLogger(AbstractAccessLogger):
+    """`POST /rpc search 200 ok 12.3 ms`: method, path, status, outcome, duration; no IP, no query."""
+
+    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
+        what = request.get(LOG_WHAT)
+        outcome = request.get(LOG_OUTCOME)
+        parts = [request.method, request.path]
+        if what:
+            parts.append(what)
+        parts.append(str(response.status))
+        if outcome:
+            parts.append(outcome)
+        self.logger.info("%s %.1f ms", " ".join(parts), time * 1000)

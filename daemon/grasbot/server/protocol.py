@@ -1,0 +1,360 @@
+"""GrasBot's wire protocol, read from the OpenRPC document both sides are tested against.
+
+The document lives in ``shared-protocol/openrpc.json``; ``grasbot/server/protocol/openrpc.json``
+is a symlink to it so that it ships inside the package. Params and results are checked
+with the document's own JSON Schemas, so the daemon cannot accept or send anything the
+TypeScript client was not told about.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft7Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from .._exceptions import QueryError
+
+__all__ = [
+    "OPENRPC_PATH",
+    "WireError",
+    "dumps",
+    "loads",
+    "ParamsError",
+    "ResultError",
+    "method_names",
+    "openrpc_document",
+    "owner_only_methods",
+    "validate_params",
+    "validate_result",
+]
+
+OPENRPC_PATH = Path(__file__).resolve().parent / "protocol" / "openrpc.json"
+OWNER_ONLY_FLAG = "x-grasbot-owner-only"
+
+_TYPE_WORDS = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+    "array": "an array",
+    "object": "an object",
+    "null": "null",
+}
+
+
+class ParamsError(QueryError):
+    """The params of a call do not match the method's schema.
+
+    ``param`` is the top-level parameter at fault (None when the params as a whole are
+    wrong), so the HTTP layer can point at the right field too.
+    """
+
+    def __init__(self, message: str, param: str | None = None) -> None:
+        super().__init__(message)
+        self.param = param
+
+
+class WireError(ValueError):
+    """A request's JSON that Python can parse but GrasBot must not take: the message says why."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):  # 1e400 parses as infinity, which JSON cannot say
+        raise WireError("a number is beyond the range of a double (about ±1.8e308)")
+    return value
+
+
+def loads(text: str | bytes) -> Any:
+    """json.loads of what a caller sent, refusing what no JSON answer could carry back: NaN,
+    Infinity and numbers that overflow a double (ValueError, WireError for those two)."""
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
+
+
+def dumps(value: Any, **options: Any) -> str:
+    """json.dumps for the wire, UTF-8 as is; a string that UTF-8 cannot encode (a lone
+    surrogate, from a request id or a file name) is sent escaped rather than failing the
+    response, so no caller's input can turn an answer into an HTTP 500."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, **options)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(value, ensure_ascii=True, allow_nan=False, **options)
+    return text
+
+
+def lone_surrogate_in(value: Any) -> bool:
+    """Whether a string in `value` (params, already checked against their schema: shallow) holds
+    a lone UTF-16 surrogate, which JSON's `\\ud800` can carry but no UTF-8 text can: SQLite,
+    the LLM's client and every log would fail on it."""
+    if isinstance(value, str):
+        if value.isascii():
+            return False
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, Mapping):
+        return any(lone_surrogate_in(k) or lone_surrogate_in(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(lone_surrogate_in(v) for v in value)
+    return False
+
+
+class ResultError(ValueError):
+    """A method's result does not match the document; the message starts with its path."""
+
+
+@functools.lru_cache(maxsize=1)
+def _document() -> dict[str, Any]:
+    try:
+        text = OPENRPC_PATH.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RuntimeError(
+            f"OpenRPC document missing at {OPENRPC_PATH}: it must be a symlink to shared-protocol/openrpc.json (or a copy of it in an installed package)"
+        ) from None
+    return json.loads(text)
+
+
+def openrpc_document() -> dict[str, Any]:
+    """The OpenRPC document, as a fresh copy the caller may change."""
+    return copy.deepcopy(_document())
+
+
+def _resolve(node: Any) -> Any:
+    """Follow local ``$ref``s (``#/components/...``) until a concrete object."""
+    seen = set()
+    while isinstance(node, Mapping) and "$ref" in node:
+        ref = node["$ref"]
+        if not isinstance(ref, str) or not ref.startswith("#/") or ref in seen:
+            raise RuntimeError(f"unsupported or circular $ref {ref!r} in the OpenRPC document")
+        seen.add(ref)
+        node = _document()
+        for part in ref[2:].split("/"):
+            node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def _methods() -> dict[str, dict[str, Any]]:
+    return {m["name"]: m for m in map(_resolve, _document()["methods"])}
+
+
+def method_names() -> frozenset[str]:
+    return frozenset(_methods())
+
+
+def owner_only_methods() -> frozenset[str]:
+    """Methods the document marks as needing the owner token."""
+    return frozenset(n for n, m in _methods().items() if m.get(OWNER_ONLY_FLAG))
+
+
+def _method(name: str) -> dict[str, Any]:
+    try:
+        return _methods()[name]
+    except KeyError:
+        raise LookupError(f"method {name!r} is not in the OpenRPC document") from None
+
+
+def _with_components(schema: dict[str, Any]) -> dict[str, Any]:
+    # The document's schemas use "#/components/..." refs: give the schema the same root.
+    return {"allOf": [schema], "components": _document()["components"]}
+
+
+@functools.cache
+def _params_spec(name: str) -> tuple[Draft7Validator, dict[str, Any], tuple[str, ...]]:
+    descriptors = [_resolve(p) for p in _method(name)["params"]]
+    properties = {d["name"]: d["schema"] for d in descriptors}
+    schema = {
+        "type": "object",
+        "properties": properties,
+        "required": [d["name"] for d in descriptors if d.get("required")],
+        "additionalProperties": False,
+    }
+    defaults = {}
+    integers = []
+    for pname, pschema in properties.items():
+        concrete = _resolve(pschema)
+        if "default" in concrete:
+            defaults[pname] = concrete["default"]
+        if concrete.get("type") == "integer":
+            integers.append(pname)
+    validator = Draft7Validator(_with_components(schema))
+    return validator, defaults, tuple(integers)
+
+
+_SIMPLE_KEYWORDS = frozenset({"type", "minLength", "maxLength", "pattern", "minimum", "maximum", "enum", "default", "title", "description", "examples"})
+
+
+def _simple_check(schema: Any) -> Callable[[Any], bool] | None:
+    """A predicate that accepts a value only if `schema` does, for a schema made of the simple
+    keywords above (None otherwise). jsonschema finds the same answer ~30 times slower, and
+    explains a refusal: validate_params asks it whenever this says no."""
+    schema = _resolve(schema)
+    if not isinstance(schema, Mapping) or not set(schema) <= _SIMPLE_KEYWORDS:
+        return None
+    kind = schema.get("type")
+    low, high = schema.get("minimum"), schema.get("maximum")
+    enum = schema.get("enum")
+    if kind == "string":
+        if enum is not None and not all(isinstance(e, str) for e in enum):
+            return None
+        shortest, longest = schema.get("minLength", 0), schema.get("maxLength")
+        pattern = re.compile(schema["pattern"]) if "pattern" in schema else None
+
+        def check(v: Any) -> bool:
+            return (
+                isinstance(v, str)
+                and len(v) >= shortest
+                and (longest is None or len(v) <= longest)
+                and (pattern is None or pattern.search(v) is not None)
+                and (enum is None or v in enum)
+            )
+
+        return check
+    if kind in ("integer", "number") and enum is None and not {"minLength", "maxLength", "pattern"} & set(schema):
+
+        def check(v: Any) -> bool:
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                return False
+            if kind == "integer" and isinstance(v, float) and not v.is_integer():
+                return False
+            return (low is None or v >= low) and (high is None or v <= high)
+
+        return check
+    return None
+
+
+def _simple_params_check(properties: Mapping[str, Any], required: Iterable[str]) -> Callable[[Mapping], bool] | None:
+    checks = {name: _simple_check(schema) for name, schema in properties.items()}
+    if any(c is None for c in checks.values()):
+        return None
+    required = tuple(required)
+
+    def check(params: Mapping) -> bool:
+        return all(name in params for name in required) and all((c := checks.get(name)) is not None and c(value) for name, value in params.items())
+
+    return check
+
+
+@functools.cache
+def _quick_params_check(name: str) -> Callable[[Mapping], bool] | None:
+    descriptors = [_resolve(p) for p in _method(name)["params"]]
+    return _simple_params_check({d["name"]: d["schema"] for d in descriptors}, [d["name"] for d in descriptors if d.get("required")])
+
+
+@functools.cache
+def _result_validator(name: str) -> Draft7Validator:
+    result = _resolve(_method(name)["result"])
+    return Draft7Validator(_with_components(result["schema"]))
+
+
+def _path(parts: Iterable[Any]) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _show(value: Any, limit: int = 40) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _describe(error: ValidationError, top_level_noun: str = "parameter", *, ours: bool = False) -> str:
+    """One sentence that names what is wrong and why. It never quotes a string the caller sent:
+    an error message is no place to reflect a visitor's text back (numbers are fine). `ours`:
+    the value is the daemon's own result, checked in tests, where naming everything helps."""
+    where = _path(error.absolute_path)
+    kind, expected, value = error.validator, error.validator_value, error.instance
+    prefix = f"{where}: " if where else ""
+    if kind == "required":
+        missing = next(p for p in expected if p not in value)
+        return f"{_path([*error.absolute_path, missing])}: is required"
+    if kind == "additionalProperties":
+        known = error.schema.get("properties", {})
+        extra = [k for k in value if k not in known]
+        noun = top_level_noun if not where else "field"
+        allowed = ", ".join(sorted(known)) or "none"
+        if ours:
+            return f"{prefix}unknown {noun}{'s' if len(extra) > 1 else ''} " + ", ".join(repr(k) for k in sorted(extra))
+        return f"{prefix}{len(extra)} unknown {noun}{'s' if len(extra) > 1 else ''} (expected: {allowed})"
+    if kind == "type":
+        types = [expected] if isinstance(expected, str) else list(expected)
+        return prefix + "must be " + " or ".join(_TYPE_WORDS.get(t, t) for t in types)
+    if kind == "minimum":
+        return f"{prefix}{_show(value)} is less than the minimum of {expected}"
+    if kind == "maximum":
+        return f"{prefix}{_show(value)} is greater than the maximum of {expected}"
+    if kind == "minLength":
+        if expected == 1:
+            return prefix + "must not be empty"
+        return f"{prefix}must be at least {expected} characters (got {len(value)})"
+    if kind == "maxLength":
+        return f"{prefix}must be at most {expected} characters (got {len(value)})"
+    if kind == "pattern" and expected == "\\S":
+        return prefix + "must not be blank"
+    if kind == "enum":
+        allowed = ", ".join(_show(v) for v in expected)
+        return f"{prefix}must be one of {allowed}" + (f" (got {_show(value)})" if ours else "")
+    if kind == "maxItems":
+        return f"{prefix}must have at most {expected} items (got {len(value)})"
+    if kind == "minItems":
+        return f"{prefix}must have at least {expected} items (got {len(value)})"
+    message = error.message if len(error.message) <= 200 else error.message[:199] + "…"
+    return prefix + message
+
+
+def validate_params(method: str, params: Any) -> dict[str, Any]:
+    """Check a call's params against the document; return them with defaults filled in.
+
+    ``params`` is what the request carried: an object, an array (refused unless empty:
+    every GrasBot method takes its params by name) or None when absent.
+    """
+    validator, defaults, integers = _params_spec(method)
+    if params is None or params == []:
+        params = {}
+    if isinstance(params, list):
+        raise ParamsError(f"params must be an object of named parameters, not an array ('{method}' takes its params by name)")
+    if not isinstance(params, Mapping):
+        raise ParamsError("params must be an object of named parameters")
+    quick = _quick_params_check(method)
+    error = None if quick is not None and quick(params) else best_match(validator.iter_errors(dict(params)))
+    if error is not None:
+        top = error.absolute_path[0] if error.absolute_path else None
+        if top is None and error.validator == "required":
+            top = next(p for p in error.validator_value if p not in params)
+        elif top is None and error.validator == "additionalProperties":
+            top = sorted(p for p in params if p not in error.schema.get("properties", {}))[0]
+        raise ParamsError(_describe(error), param=top if isinstance(top, str) else None)
+    for name, value in params.items():
+        if lone_surrogate_in(value):
+            raise ParamsError(f"{name}: must be Unicode text (it holds a lone surrogate, such as \\ud800)", param=name)
+    out = dict(params)
+    for name in integers:
+        # JSON Schema counts 5.0 as an integer; Python code downstream wants an int.
+        if isinstance(out.get(name), float):
+            out[name] = int(out[name])
+    for name, default in defaults.items():
+        out.setdefault(name, copy.deepcopy(default))
+    return out
+
+
+def validate_result(method: str, result: Any) -> None:
+    """Raise ResultError, naming the path at fault, if a result breaks the document."""
+    error = best_match(_result_validator(method).iter_errors(result))
+    if error is not None:
+        # Paths below the root lead the message: "search result: results[0].score: ...".
+        raise ResultError(f"{method} result: {_describe(error, 'field', ours=True)}")

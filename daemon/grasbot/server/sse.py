@@ -1,0 +1,33 @@
+"""Server-Sent Events framing for GET /ask/stream.
+
+One event is `event: NAME`, one `data:` line of JSON, then a blank line. `json.dumps` escapes
+newlines inside strings, so a payload never spans two data lines and a token that contains
+"\\n\\n" cannot end an event early.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .protocol import dumps
+
+__all__ = ["SSE_HEADERS", "sse_event", "sse_comment"]
+
+#: no-cache so nothing stores a visitor's answer; X-Accel-Buffering so nginx forwards each event.
+SSE_HEADERS = {
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-cache",
+    "X-Accel-Buffering": "no",
+}
+
+
+def sse_event(event: str, data: Any) -> bytes:
+    if not event or any(c in event for c in "\r\n:"):
+        raise ValueError(f"not a usable SSE event name: {event!r}")
+    payload = dumps(data, separators=(",", ":"))
+    return f"event: {event}\ndata: {payload}\n\n".encode()
+
+
+def sse_comment(text: str = "") -> bytes:
+    """A line clients ignore: keeps a quiet connection from looking dead to proxies."""
+    return (": " + " ".join(text.split()) + "\n\n").encode("utf-8")

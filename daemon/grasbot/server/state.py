@@ -1,0 +1,43 @@
+"""What the daemon's application holds, and who is asking.
+
+The application keys (the bot, its settings, the dispatcher, the reload lock, the owner token,
+the rate limiter, the trusted proxies) are declared once here so that the RPC methods, the HTTP
+handlers, the middleware and the app factory read the same ones without importing each other.
+The request keys carry what the access log says about a request (the RPC method, the outcome).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import web
+
+from .._config import Settings
+from .._engine import GrasBot
+from .auth import bearer_matches
+from .ratelimit import RateLimiter, TrustedProxies, client_key
+from .rpc import RpcDispatcher
+
+__all__ = ["BOT", "DISPATCHER", "LIMITER", "LOG_OUTCOME", "LOG_WHAT", "OWNER_TOKEN", "PROXIES", "RELOAD_LOCK", "SETTINGS", "caller_key", "is_owner"]
+
+BOT = web.AppKey("bot", GrasBot)
+SETTINGS = web.AppKey("settings", Settings)
+DISPATCHER = web.AppKey("dispatcher", RpcDispatcher)
+RELOAD_LOCK = web.AppKey("reload_lock", asyncio.Lock)
+OWNER_TOKEN = web.AppKey("owner_token", str)
+LIMITER = web.AppKey("limiter", RateLimiter)
+PROXIES = web.AppKey("trusted_proxies", TrustedProxies)
+
+# request-scoped notes for the access log
+LOG_WHAT = web.RequestKey("grasbot_what", str)
+LOG_OUTCOME = web.RequestKey("grasbot_outcome", str)
+
+
+def is_owner(request: web.Request) -> bool:
+    """The caller showed the owner token (constant-time check; no token configured: nobody)."""
+    return bearer_matches(request.headers.get("Authorization"), request.app[OWNER_TOKEN])
+
+
+def caller_key(request: web.Request) -> str:
+    """The rate limit's key for the caller (the first X-Forwarded-For address behind a trusted proxy)."""
+    return client_key(request.remote, request.headers.get("X-Forwarded-For"), request.app[PROXIES])

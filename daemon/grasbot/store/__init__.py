@@ -1,0 +1,7 @@
+"""Store: what the daemon keeps between two calls or two starts, off the answer's path.
+
+It owns the persistent index cache (marshal, checksummed, checked against every file: `cache`),
+the cold load of a large vault in worker processes that the cache's format joins (`parallel`),
+and the visitors' question log in SQLite that alias suggestions read (`questionlog`). It reads
+`retrieval`'s types; nothing here imports `answer` or `server`.
+"""

@@ -1,0 +1,278 @@
+"""A persistent cache of parsed notes and their analyses, so a restart does not re-parse a vault.
+
+Never trusted blindly: the file carries a format version, GrasBot's version, a fingerprint of the
+code that parses and analyses notes, the vault's path and options, and a CRC-32 of its
+payload. Anything that does not match is ignored with a log line and the vault is parsed again.
+Each entry is reused only by `load_vault`, which still checks the file's size, mtime and ctime,
+and its hash when those differ or when the file changed too recently for them to prove anything.
+
+Format: `marshal` of plain data (str, int, float, bool, None, tuples, dicts). Unlike pickle,
+loading it runs no code, and it keeps tuples (JSON would turn them into lists). Writes go to a temporary file then `os.replace`, so a crash mid-write
+leaves the old cache or none, never half of one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import marshal
+import os
+import sys
+import tempfile
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+from .._version import __version__
+from ..retrieval.index import NoteAnalysis, NoteCounts
+from ..retrieval.postings import _ID_SIZE, Packed, Postings
+from ..retrieval.vault import Issue, Link, LinkResolver, Note, Vault, VaultOptions
+
+log = logging.getLogger("grasbot.cache")
+
+FORMAT = 10  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes; 7: CRC-32;
+# 8: posting lists as (number, count) pairs; 9: the body counts the note's head (aliases, answers, tags); 10: each note's sections
+MAGIC = b"GRASBOT-CACHE 7\n"  # then the payload's CRC-32 (4 bytes, big-endian), then the payload
+_OLDER = b"GRASBOT-CACHE"  # any cache written by GrasBot, in this layout or an older one
+HEAD_SIZE = len(MAGIC) + 4
+FILENAME = "notes.marshal"
+_NOTE_FIELDS = tuple(f.name for f in dataclasses.fields(Note))
+
+
+def _head(payload: bytes) -> bytes:
+    """What precedes `payload` in the file. A CRC-32 catches a truncated or damaged file (the
+    cache guards against accidents, not against its owner); over 55 MB it takes 0.03 s, where
+    blake2b took 0.1 s of a one-second start."""
+    return MAGIC + zlib.crc32(payload).to_bytes(4, "big")
+
+
+def seal(payload: bytes) -> bytes:
+    """The file's bytes for `payload`."""
+    return _head(payload) + payload
+
+
+def _code_fingerprint() -> str:
+    """Changes whenever the code that turns a file into a Note or a NoteAnalysis changes."""
+    import Stemmer
+
+    retrieval = Path(__file__).resolve().parent.parent / "retrieval"
+    h = hashlib.blake2b(digest_size=16)
+    for name in ("analysis.py", "frontmatter.py", "index.py", "postings.py", "sections.py", "vault.py"):
+        h.update((retrieval / name).read_bytes())
+    h.update(repr((__version__, getattr(Stemmer, "__version__", "?"), _NOTE_FIELDS)).encode())
+    return h.hexdigest()
+
+
+def default_cache_dir(vault_root: str | os.PathLike[str], cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """`cache_dir` (the flag), else $GRASBOT_CACHE_DIR, else $XDG_CACHE_HOME/grasbot/<hash of the vault path>."""
+    chosen = cache_dir or os.environ.get("GRASBOT_CACHE_DIR", "").strip()
+    if chosen:
+        return Path(chosen).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or Path.home() / ".cache"
+    key = hashlib.sha256(str(Path(vault_root).resolve()).encode()).hexdigest()[:16]
+    return Path(base) / "grasbot" / key
+
+
+def _header(root: Path, options: VaultOptions) -> dict:
+    return {
+        "format": FORMAT,
+        "version": __version__,
+        "code": _code_fingerprint(),
+        "vault": str(Path(root).resolve()),
+        # every option, read from the dataclass itself: one added to VaultOptions changes the
+        # header without being listed here (a stale cache would keep the old visibility)
+        "options": {f.name: repr(getattr(options, f.name)) for f in dataclasses.fields(options)},
+        "byteorder": sys.byteorder,  # of the packed posting lists
+        "id_size": _ID_SIZE,
+    }
+
+
+def _note_to_plain(note: Note) -> tuple:
+    values = []
+    for name in _NOTE_FIELDS:
+        value = getattr(note, name)
+        if name == "links":
+            value = tuple(map(tuple, value))  # marshal takes plain tuples only
+        values.append(value)
+    return tuple(values)
+
+
+def _frozen(cls, data: dict):
+    """A frozen dataclass instance from its fields' values, without __init__'s per-field
+    object.__setattr__: 10,000 notes and their links are made at every start."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(data)
+    return obj
+
+
+def _note_from_plain(values: tuple) -> Note:
+    data = dict(zip(_NOTE_FIELDS, values, strict=True))
+    data["links"] = tuple(map(Link._make, data["links"]))  # TypeError if not 3 values: refused
+    return _frozen(Note, data)
+
+
+def postings_to_plain(p, with_docs: bool, numbers: Mapping[str, int] | None = None) -> tuple:
+    """Posting lists packed (`retrieval.postings.pack`), and for field postings each note's stems as a
+    (keys, values) pair of tuples: nothing to hash when loading, and a posting list is unpacked
+    only when a search reads it."""
+    paths, packed = p.packed(numbers)
+    docs = {path: Packed.of(m).plain() for path, m in p._docs.items()} if with_docs else None
+    return paths, packed, p._lengths, p.total_length, docs
+
+
+def _postings_from_plain(plain, docs) -> Postings:
+    paths, packed, lengths, total, own_docs = plain
+    if docs is None:
+        docs = {p: Packed(*pair) for p, pair in own_docs.items()}
+    if docs.keys() != lengths.keys() or not lengths.keys() <= set(paths) or total != sum(lengths.values()):
+        raise ValueError("inverted index does not match its notes")
+    width = 2 * _ID_SIZE
+    if not set(map(type, packed.values())) <= {bytes} or any(n % width for n in set(map(len, packed.values()))):
+        raise ValueError("malformed posting list")
+    if len(paths) != len(set(paths)):
+        raise ValueError("a note numbered twice")
+    return Postings.from_packed(tuple(paths), packed, docs, lengths, total)
+
+
+#: NoteAnalysis's fields, read from the dataclass (a field a new signal needs is cached without
+#: being named here), body aside: it is the note's text analysed, recomputed when read.
+_ANALYSIS_FIELDS = tuple(f.name for f in dataclasses.fields(NoteAnalysis) if f.name != "body")
+
+
+def _analysis_to_plain(a) -> tuple:
+    # no body counts: they are the note's text analysed (analyse_note), recomputed when read
+    return tuple(getattr(a, name) for name in _ANALYSIS_FIELDS)
+
+
+def entries_to_plain(notes: Mapping[str, Note], analyses: Mapping) -> dict[str, tuple]:
+    return {p: (_note_to_plain(n), _analysis_to_plain(analyses[p])) for p, n in notes.items()}
+
+
+def entries_from_plain(entries: Mapping[str, tuple]) -> tuple[dict[str, Note], dict]:
+    """Notes and their analyses; each analysis's body counts are made again when first read."""
+    notes, analyses = {}, {}
+    for rel, (note, analysis) in entries.items():
+        note = _note_from_plain(note)
+        if note.path != rel:
+            raise ValueError(f"entry {rel!r} holds {note.path!r}")
+        notes[rel] = note
+        analyses[rel] = _frozen(NoteAnalysis, {**dict(zip(_ANALYSIS_FIELDS, analysis, strict=True)), "body": NoteCounts(note)})
+    return notes, analyses
+
+
+def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | None = None) -> bool:
+    """Write the cache atomically; a failure is logged, never raised (the cache is optional).
+
+    With `indexes` (built from exactly `vault` and `analyses`), their inverted indexes are
+    written too, so that a start does not invert the vault again.
+    """
+    try:
+        notes = entries_to_plain(vault.notes, analyses)
+        postings = None
+        if indexes is not None:
+            visitor, owner = indexes["visitor"], indexes["owner"]
+            parts = (visitor.body, visitor.fields, owner.body.parts[1], owner.fields.parts[1])
+            # body docs are the analyses' own counts: written once, with the analyses
+            postings = tuple(postings_to_plain(p, with_docs=i % 2 == 1) for i, p in enumerate(parts))
+        links = graphs = None
+        if vault.resolver is not None:  # resolved links: a start resolves only the changed notes'
+            links = (
+                dict(vars(vault.resolver)),
+                vault.edges,
+                {p: tuple((i.path, i.message) for i in found) for p, found in vault.broken_links.items()},
+                tuple((i.path, i.message) for i in vault.duplicate_slugs),
+            )
+            if indexes is not None:
+                graphs = {a: (i.edges, i.backlinks) for a, i in indexes.items()}
+        payload = marshal.dumps((_header(vault.root, vault.options), (notes, postings, links, graphs)))
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".notes-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(_head(payload))
+                f.write(payload)  # not seal(): no copy of tens of megabytes
+            os.replace(tmp, cache_dir / FILENAME)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return True
+    except (OSError, ValueError, TypeError) as exc:
+        log.warning("index cache not written to %s: %s", cache_dir, exc)
+        return False
+
+
+class Cached(NamedTuple):
+    """What a cache holds. Past `notes` and `analyses`, each part may be None (an older
+    writer, or a vault saved without them): the engine then rebuilds that part."""
+
+    notes: dict[str, Note]
+    analyses: dict
+    postings: tuple | None  # the public and private notes' body and field Postings
+    links: tuple | None  # (LinkResolver, edges, broken links by note, duplicate-slug issues)
+    graphs: dict | None  # audience -> (edges, backlinks)
+
+
+def load(cache_dir: Path, root: Path, options: VaultOptions) -> Cached | None:
+    """What the cache holds, or None (missing, stale, corrupt: logged, then ignored). Each
+    part is checked against the notes it claims to describe."""
+    path = cache_dir / FILENAME
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        log.warning("index cache %s unreadable (%s): rebuilding", path, exc)
+        return None
+    if not raw.startswith(MAGIC):
+        if raw.startswith(_OLDER):
+            log.info("index cache %s was written by an older GrasBot: rebuilding", path)
+        else:
+            log.warning("index cache %s is not a GrasBot cache: ignored", path)
+        return None
+    payload = memoryview(raw)[HEAD_SIZE:]  # no copy of tens of megabytes
+    if len(raw) < HEAD_SIZE or zlib.crc32(payload).to_bytes(4, "big") != raw[len(MAGIC) : HEAD_SIZE]:
+        log.warning("index cache %s is truncated or corrupt: ignored", path)
+        return None
+    try:
+        header, entries = marshal.loads(payload)
+        if header != _header(root, options):
+            log.info("index cache %s is for another version, code, vault or options: ignored", path)
+            return None
+        entries, plain_postings, plain_links, graphs = entries
+        notes, analyses = entries_from_plain(entries)
+        postings = None
+        if plain_postings is not None:
+            public = {p: analyses[p].body for p, n in notes.items() if n.public}
+            private = {p: analyses[p].body for p, n in notes.items() if not n.public}
+            pub_body, pub_fields, priv_body, priv_fields = plain_postings
+            postings = (
+                _postings_from_plain(pub_body, public),
+                _postings_from_plain(pub_fields, None),
+                _postings_from_plain(priv_body, private),
+                _postings_from_plain(priv_fields, None),
+            )
+            if postings[1]._docs.keys() != public.keys() or postings[3]._docs.keys() != private.keys():
+                raise ValueError("inverted index does not match its notes")
+        links = None
+        if plain_links is not None:
+            tables, edges, dangling, duplicates = plain_links
+            if edges.keys() != notes.keys() or not dangling.keys() <= notes.keys():
+                raise ValueError("resolved links do not match the notes")
+            resolver = object.__new__(LinkResolver)
+            if set(tables) != set(vars(LinkResolver(()))):
+                raise ValueError("resolver tables differ from this version's")
+            resolver.__dict__.update(tables)
+            links = (
+                resolver,
+                edges,
+                {p: tuple(Issue(*i) for i in found) for p, found in dangling.items()},
+                [Issue(*i) for i in duplicates],
+            )
+        if graphs is not None and (postings is None or links is None or set(graphs) != {"visitor", "owner"} or graphs["owner"][0].keys() != notes.keys()):
+            raise ValueError("link graphs do not match the notes")
+        return Cached(notes, analyses, postings, links, graphs)
+    except Exception as exc:  # a malformed payload must never stop the daemon
+        log.warning("index cache %s unusable (%s: %s): ignored", path, type(exc).__name__, exc)
+        return None

@@ -1,0 +1,554 @@
+"""What visitors ask, kept for a while so the author can see which words lead to which note.
+
+One SQLite file (stdlib sqlite3, WAL), created on first use. Each visitor question keeps its
+time (UTC), its text, whether it was grounded, whether it was a follow-up in a conversation,
+and the ranked notes with their scores and the signals that brought each one. Nothing about
+the visitor is kept: no address, no user agent, no earlier turns of the conversation. The
+tables have no column that could hold them, and `tests/store/test_questionlog.py` reads the
+schema to keep it that way. Rows older than `retention_days` are deleted on open and then
+at most once a day.
+
+Logging is a side job: a log that cannot be written warns once and turns itself off, and
+neither `submit` nor `record` ever raises, so a full disk or a read-only home never breaks an
+answer.
+
+Threads: one connection guarded by a lock (`check_same_thread=False`). The server calls
+`submit`, which only builds the question's rows on the caller's thread and queues them (a few
+microseconds on the event loop, no thread-pool round trip, no SQLite); one daemon writer
+thread, started on the first submit, lets a batch gather for `batch_wait` seconds and then
+writes every queued question in one transaction, so the occasional WAL checkpoint (which does
+fsync) and the per-commit cost fall on that thread, once per batch. Every read and `close`
+first write out what is queued, under the same lock, so a read right after a submit sees it
+and nothing submitted before `close` is lost. The queue is bounded (`max_pending`): past it a
+question is dropped with a debug line, as when another process holds the file too long.
+`record` (tests, tools) writes the queue and its question at once, synchronously.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sqlite3
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import NamedTuple
+
+from .._config import DEFAULT_RETENTION_DAYS, default_log_path, parse_log_path
+from ..retrieval.scoring import BOOST_SIGNALS, WEAK_SIGNALS
+from ..retrieval.search import SearchResult
+
+logger = logging.getLogger("grasbot.questionlog")
+
+SCHEMA_VERSION = 1
+PURGE_EVERY = timedelta(days=1)
+BUSY_TIMEOUT_MS = 200  # a reader (`grasbot log`) never blocks a WAL writer; this is for a second writer
+BATCH_WAIT = 0.05  # seconds the writer lets submitted questions gather before one transaction
+MAX_PENDING = 10_000  # submitted questions waiting for the writer; past it they are dropped
+ROWS_PER_STATEMENT = 500  # 6 values a row: 3,000 variables, SQLite allows 32,766 a statement
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # fixed width, so text order is time order
+
+# Which signals name a note (alias, title, slug, answers, tags, domains) and which only find it
+# (its text, its meaning, a link from a better note): scoring's registry says (`SIGNALS`).
+
+_SCHEMA = """
+CREATE TABLE questions (
+    id INTEGER PRIMARY KEY,
+    asked_at TEXT NOT NULL,
+    question TEXT NOT NULL,
+    grounded INTEGER NOT NULL,
+    followup INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE results (
+    question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+    rank INTEGER NOT NULL,
+    slug TEXT NOT NULL,
+    path TEXT NOT NULL,
+    score REAL NOT NULL,
+    signals TEXT NOT NULL,
+    PRIMARY KEY (question_id, rank)
+);
+CREATE INDEX questions_by_time ON questions(asked_at);
+CREATE INDEX results_by_slug ON results(slug, rank);
+"""
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _stamp(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        raise ValueError("the clock must return an aware datetime (UTC)")
+    m = moment.astimezone(UTC)  # _TIME_FORMAT, without strftime's cost on every submit
+    return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}Z"
+
+
+def is_weak(signals: Iterable[str]) -> bool:
+    """True when a note was found only through its text or a link, never named."""
+    found_by = set(signals) - BOOST_SIGNALS
+    return bool(found_by) and found_by <= WEAK_SIGNALS
+
+
+@dataclass(frozen=True)
+class LoggedResult:
+    rank: int
+    slug: str
+    path: str
+    score: float
+    signals: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"rank": self.rank, "slug": self.slug, "path": self.path, "score": round(self.score, 3), "signals": list(self.signals)}
+
+
+@dataclass(frozen=True)
+class LoggedQuestion:
+    id: int
+    asked_at: datetime
+    question: str
+    grounded: bool
+    followup: bool
+    results: tuple[LoggedResult, ...]
+
+    @property
+    def first(self) -> LoggedResult | None:
+        return self.results[0] if self.results else None
+
+    def to_dict(self) -> dict:
+        return {
+            "asked_at": _stamp(self.asked_at),
+            "question": self.question,
+            "grounded": self.grounded,
+            "followup": self.followup,
+            "results": [r.to_dict() for r in self.results],
+        }
+
+
+class _Pending(NamedTuple):
+    """One question ready to insert: built on the caller's thread, written by whoever flushes."""
+
+    at: datetime
+    asked_at: str
+    question: str
+    grounded: int
+    followup: int
+    results: list[tuple[int, str, str, float, str]]  # rank, slug, path, score, signals
+
+
+def _pending(now: datetime, question: str, result: SearchResult, followup: bool) -> _Pending:
+    return _Pending(
+        now,
+        _stamp(now),
+        question.strip(),
+        int(bool(result.grounded)),
+        int(bool(followup)),
+        [(rank, s.slug, s.path, float(s.score), ",".join(sorted({r.signal for r in s.reasons}))) for rank, s in enumerate(result.sources, 1)],
+    )
+
+
+def _storable(entry: _Pending) -> bool:
+    """Whether SQLite can take the entry's text: a lone surrogate in a question, or in a path
+    from a file name that is not UTF-8, fails the whole batch's transaction."""
+    texts = [entry.question, *(t for row in entry.results for t in (row[1], row[2], row[4]))]
+    for text in texts:
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+    return True
+
+
+def _insert_rows(conn: sqlite3.Connection, into: str, rows: list[tuple]) -> None:
+    """`rows` in a few statements of up to ROWS_PER_STATEMENT rows each. sqlite3 lets the GIL
+    go for every step of SQLite, and `executemany` makes one step a row: taking the GIL back
+    from a busy event loop waits for its switch interval (5 ms), so under load the writer
+    managed about 200 questions a second, fell behind and would have dropped questions past
+    `max_pending` (benchmarks/README.md, round 5)."""
+    for start in range(0, len(rows), ROWS_PER_STATEMENT):
+        chunk = rows[start : start + ROWS_PER_STATEMENT]
+        row = "(" + ", ".join("?" * len(chunk[0])) + ")"
+        conn.execute(f"INSERT INTO {into} VALUES {', '.join([row] * len(chunk))}", [v for r in chunk for v in r])
+
+
+class QuestionLog:
+    """The visitors' questions. `QuestionLog(None)` is a log that keeps nothing."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None,
+        retention_days: int = DEFAULT_RETENTION_DAYS,
+        clock: Callable[[], datetime] = _utcnow,
+        *,
+        batch_wait: float = BATCH_WAIT,
+        max_pending: int = MAX_PENDING,
+    ):
+        if retention_days < 1:
+            raise ValueError(f"retention_days must be at least 1, not {retention_days}")
+        if batch_wait < 0 or max_pending < 1:
+            raise ValueError("batch_wait must be at least 0 and max_pending at least 1")
+        self.path = Path(path) if path is not None else None
+        self.retention = timedelta(days=retention_days)
+        self._clock = clock
+        self._batch_wait = batch_wait
+        self._max_pending = max_pending
+        # Lock order: `_lock` (the connection) before `_queue` (the pending list), never the
+        # reverse; `submit` takes only `_queue`, so it never waits for a transaction.
+        self._lock = threading.Lock()
+        self._queue = threading.Condition(threading.Lock())
+        self._pending: list[_Pending] = []
+        self._writer: threading.Thread | None = None
+        self._closing = False
+        self._conn: sqlite3.Connection | None = None
+        self._last_purge: datetime | None = None
+        self._warned = False
+        if self.path is not None:
+            try:
+                self._conn = self._open(self.path)
+                self._purge(self._clock())
+            except (sqlite3.Error, OSError, ValueError) as exc:
+                self._give_up("cannot open", exc)
+
+    @property
+    def enabled(self) -> bool:
+        return self._conn is not None
+
+    # ---- opening
+
+    def _open(self, path: Path) -> sqlite3.Connection:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.create_function("grasbot_weak", 1, lambda s: int(is_weak(s.split(","))), deterministic=True)
+            if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+                # the schema and its version in one transaction; IMMEDIATE so that two
+                # processes opening a new file at once cannot both create it
+                conn.execute("BEGIN IMMEDIATE")
+                if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+                    for statement in filter(str.strip, _SCHEMA.split(";")):
+                        conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version != SCHEMA_VERSION:
+                raise ValueError(f"schema version {version}, this GrasBot knows {SCHEMA_VERSION}")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _give_up(self, doing: str, exc: BaseException) -> None:
+        """Turn the log off. The caller holds `_lock` (or is `__init__`)."""
+        if not self._warned:
+            self._warned = True
+            logger.warning("question log %s: %s %s; questions are no longer logged", self.path, doing, exc)
+        conn, self._conn = self._conn, None
+        with self._queue:
+            self._pending.clear()
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+
+    # ---- writing
+
+    def record(self, question: str, result: SearchResult, *, followup: bool = False) -> None:
+        """Log one visitor question and its ranked notes now, with anything submitted before
+        it, in one transaction. Never raises.
+
+        Call it for visitor questions only: an owner's results may name private notes.
+        `followup` marks a question asked with a conversation history, whose words alone
+        did not pick its notes.
+        """
+        if self._conn is None or (entry := self._entry(question, result, followup)) is None:
+            return
+        with self._lock:
+            if self._conn is not None:
+                self._flush_locked(entry)
+
+    def _entry(self, question: str, result: SearchResult, followup: bool) -> _Pending | None:
+        """The question's rows, or None (and the log turned off) if they cannot be made."""
+        try:
+            entry = _pending(self._clock(), question, result, followup)
+            if not _storable(entry):
+                # one question SQLite cannot take (text that is not Unicode) is that question's
+                # problem: the log stays on for the next ones
+                logger.debug("question log %s: a question that is not Unicode text, not logged", self.path)
+                return None
+            return entry
+        except Exception as exc:  # a bug here must not cost a visitor an answer either
+            logger.exception("question log: unexpected error")
+            with self._lock:
+                self._give_up("failed", exc)
+            return None
+
+    def submit(self, question: str, result: SearchResult, *, followup: bool = False) -> None:
+        """Queue one visitor question for the writer thread; returns at once, never raises.
+
+        Same rows and rules as `record`; a read or `close` writes the queue out first.
+        """
+        if self._conn is None or (entry := self._entry(question, result, followup)) is None:
+            return
+        with self._queue:
+            if self._closing or self._conn is None:
+                return
+            if len(self._pending) >= self._max_pending:
+                logger.debug("question log %s: %d questions waiting, one question not logged", self.path, len(self._pending))
+                return
+            self._pending.append(entry)
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_loop, name="grasbot-questionlog", daemon=True)
+                self._writer.start()
+            elif len(self._pending) == 1:
+                self._queue.notify()  # the writer sleeps until there is work; once woken, it lets a batch gather
+
+    def _write_loop(self) -> None:
+        while True:
+            with self._queue:
+                while not self._pending and not self._closing:
+                    self._queue.wait()
+                if self._closing:
+                    return  # close() writes what is left
+                if self._batch_wait:
+                    self._queue.wait(self._batch_wait)  # close() cuts this short
+                if self._closing:
+                    return
+            with self._lock:
+                self._flush_locked()
+
+    def _flush_locked(self, extra: _Pending | None = None) -> None:
+        """Write every queued question (then `extra`) in one transaction. Holds `_lock`; never raises."""
+        with self._queue:
+            batch, self._pending = self._pending, []
+        if extra is not None:
+            batch.append(extra)
+        if not batch or self._conn is None:
+            return
+        try:
+            self._insert(batch)
+            newest = max(entry.at for entry in batch)
+            if self._last_purge is None or newest - self._last_purge >= PURGE_EVERY:
+                self._purge(newest)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                # another process held the file longer than BUSY_TIMEOUT_MS: drop this batch
+                logger.debug("question log %s: busy, %d question(s) not logged", self.path, len(batch))
+            else:
+                self._give_up("cannot write", exc)
+        except (sqlite3.Error, OSError, ValueError) as exc:
+            self._give_up("cannot write", exc)
+        except Exception as exc:  # a bug here must not cost a visitor an answer either
+            logger.exception("question log: unexpected error")
+            self._give_up("failed", exc)
+
+    def _insert(self, batch: list[_Pending]) -> None:
+        conn = self._conn
+        assert conn is not None  # the writer thread inserts only while the log is open
+        # IMMEDIATE: the write lock from the start, so the ids read here stay ours until COMMIT
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            first = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM questions").fetchone()[0]
+            _insert_rows(
+                conn,
+                "questions (id, asked_at, question, grounded, followup)",
+                [(first + i, e.asked_at, e.question, e.grounded, e.followup) for i, e in enumerate(batch)],
+            )
+            _insert_rows(
+                conn,
+                "results (question_id, rank, slug, path, score, signals)",
+                [(first + i, *row) for i, e in enumerate(batch) for row in e.results],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def _purge(self, now: datetime) -> None:
+        if self._conn is None:
+            return
+        cutoff = _stamp(now - self.retention)
+        conn = self._conn
+        conn.execute("BEGIN")
+        try:
+            conn.execute("DELETE FROM results WHERE question_id IN (SELECT id FROM questions WHERE asked_at < ?)", (cutoff,))
+            conn.execute("DELETE FROM questions WHERE asked_at < ?", (cutoff,))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        self._last_purge = now
+
+    # ---- reading
+
+    def _select(self, where: str, params: tuple, limit: int | None) -> list[LoggedQuestion]:
+        sql = f"SELECT q.id, q.asked_at, q.question, q.grounded, q.followup FROM questions q {where} ORDER BY q.id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = (*params, max(0, int(limit)))
+        try:
+            with self._lock:
+                self._flush_locked()
+                if self._conn is None:
+                    return []
+                heads = self._conn.execute(sql, params).fetchall()
+                ids = [h[0] for h in heads]
+                results: dict[int, list[LoggedResult]] = {i: [] for i in ids}
+                for chunk in range(0, len(ids), 500):
+                    part = ids[chunk : chunk + 500]
+                    marks = ",".join("?" * len(part))
+                    for qid, rank, slug, path, score, signals in self._conn.execute(
+                        f"SELECT question_id, rank, slug, path, score, signals FROM results WHERE question_id IN ({marks}) ORDER BY question_id, rank",
+                        part,
+                    ):
+                        results[qid].append(LoggedResult(rank, slug, path, score, tuple(filter(None, signals.split(",")))))
+        except sqlite3.Error as exc:
+            logger.warning("question log %s: cannot read: %s", self.path, exc)
+            return []
+        return [
+            LoggedQuestion(
+                id=qid,
+                asked_at=datetime.strptime(at, _TIME_FORMAT).replace(tzinfo=UTC),
+                question=text,
+                grounded=bool(grounded),
+                followup=bool(followup),
+                results=tuple(results[qid]),
+            )
+            for qid, at, text, grounded, followup in heads
+        ]
+
+    def _since(self, days: float | None) -> str:
+        if days is None:
+            return ""
+        return _stamp(self._clock() - timedelta(days=days))
+
+    def recent_ungrounded(self, limit: int = 50, *, days: float | None = None) -> list[LoggedQuestion]:
+        """Newest first: questions no note could ground an answer for."""
+        return self._select("WHERE q.grounded = 0 AND q.asked_at >= ?", (self._since(days),), limit)
+
+    def weakly_found(self, limit: int = 50, *, days: float | None = None) -> list[LoggedQuestion]:
+        """Newest first: grounded questions whose first note came only through BM25 or the graph
+        (no alias, title, slug, answers, tag or domain named it)."""
+        return self._select(
+            "JOIN results r ON r.question_id = q.id AND r.rank = 1 WHERE q.grounded = 1 AND q.asked_at >= ? AND grasbot_weak(r.signals)",
+            (self._since(days),),
+            limit,
+        )
+
+    def questions_ending_on(self, slug: str, *, limit: int | None = None) -> list[LoggedQuestion]:
+        """Newest first: questions whose first result was the note `slug`, grounded or not."""
+        return self._select("WHERE q.id IN (SELECT question_id FROM results WHERE slug = ? AND rank = 1)", (slug,), limit)
+
+    def count(self) -> int:
+        try:
+            with self._lock:
+                self._flush_locked()
+                if self._conn is None:
+                    return 0
+                return self._conn.execute("SELECT COUNT(*) FROM questions").fetchone()[0]
+        except sqlite3.Error as exc:
+            logger.warning("question log %s: cannot read: %s", self.path, exc)
+            return 0
+
+    def close(self) -> None:
+        """Stop the writer and write what it had not written yet: nothing submitted is lost."""
+        with self._queue:
+            self._closing = True
+            self._queue.notify_all()
+            writer = self._writer
+        if writer is not None and writer is not threading.current_thread():
+            writer.join(timeout=10)  # at most one transaction (BUSY_TIMEOUT_MS when contended)
+        with self._lock:
+            self._flush_locked()
+            conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    def __enter__(self) -> QuestionLog:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# ---------------------------------------------------------------- `grasbot log`
+
+
+def add_log_parser(subparsers) -> argparse.ArgumentParser:
+    """Add `grasbot log` to the CLI's subparsers; `cmd_log(args)` runs it."""
+    p = subparsers.add_parser("log", help="visitors' questions that found no note, or found theirs only through its text or a link")
+    p.add_argument(
+        "--question-log", dest="question_log", metavar="FILE", help="the question log (GRASBOT_QUESTION_LOG; default $XDG_STATE_HOME/grasbot/questions.sqlite3)"
+    )
+    p.add_argument("--days", type=float, default=30.0, metavar="N", help="only the last N days (default 30)")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N questions per list (default 20)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    return p
+
+
+def _first(item: LoggedQuestion) -> str:
+    first = item.first
+    if first is None:
+        return "no note"
+    return f"{first.slug} ({first.score:.2f}; {', '.join(first.signals) or '-'})"
+
+
+def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
+    """`grasbot log`. With `settings` (which carry `question_log` and `log_retention_days`),
+    the flag still wins; without, the flag, then GRASBOT_QUESTION_LOG, then the default."""
+    out = out or sys.stdout
+    if args.days <= 0 or args.limit < 1:
+        print("grasbot: --days must be positive and --limit at least 1", file=sys.stderr)
+        return 2
+    retention = DEFAULT_RETENTION_DAYS
+    if args.question_log is not None:
+        path = parse_log_path(args.question_log)
+    elif settings is not None:
+        path = settings.question_log
+    else:
+        path = parse_log_path(os.environ.get("GRASBOT_QUESTION_LOG") or default_log_path())
+    if settings is not None:
+        retention = settings.log_retention_days
+    if path is None:
+        print("grasbot: the question log is turned off (GRASBOT_QUESTION_LOG=off)", file=sys.stderr)
+        return 2
+    ungrounded: list[LoggedQuestion] = []
+    weak: list[LoggedQuestion] = []
+    if path.exists():  # reading must not create an empty log
+        with QuestionLog(path, retention_days=retention) as log:
+            if not log.enabled:
+                print(f"grasbot: cannot open the question log {path}", file=sys.stderr)
+                return 2
+            ungrounded = log.recent_ungrounded(args.limit, days=args.days)
+            weak = log.weakly_found(args.limit, days=args.days)
+    if args.json:
+        report = {
+            "path": str(path),
+            "days": args.days,
+            "ungrounded": [q.to_dict() for q in ungrounded],
+            "weakly_found": [q.to_dict() for q in weak],
+        }
+        print(json.dumps(report, ensure_ascii=False, indent=2), file=out)
+        return 0
+    print(f"Question log {path}, last {args.days:g} days", file=out)
+    for title, items, label in (
+        ("Questions no note could answer", ungrounded, "nearest"),
+        ("Questions whose note was found only through its text (BM25) or a link (graph)", weak, "found"),
+    ):
+        print(f"\n{title} ({len(items)}):", file=out)
+        for item in items:
+            mark = " [follow-up]" if item.followup else ""
+            print(f"  {_stamp(item.asked_at)}  « {item.question} »{mark}  {label}: {_first(item)}", file=out)
+        if not items:
+            print("  none", file=out)
+    return 0

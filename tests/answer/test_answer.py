@@ -1,0 +1,216 @@
+"""GrasBot.answer and answer_events: with the stand-in Ollama, and with nothing listening."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from grasbot.answer.fallback import INTRO, NOT_FOUND, extractive_answer
+from grasbot.answer.passages import choose_passages
+from grasbot.answer.prompt import NO_CONTEXT, SYSTEM_RULES
+from support.bots import make_bot
+
+VAULT = {
+    "projets/robot.md": (
+        "title: Robot suiveur de ligne\nslug: robot-suiveur\ntype: projet\naliases: [robot suiveur]\n"
+        'tags: [arduino]\nlinked: ["[[carnet-secret]]"]\nvisibility: public',
+        "Le robot suit une ligne noire grâce à deux capteurs infrarouges.\n\n"
+        "Il a été construit avec une carte Arduino Uno et deux moteurs.\n\n"
+        "Les détails sont dans [[carnet-secret]].",
+    ),
+    "competences/arduino.md": (
+        "title: Arduino\ntype: competence\ntags: [arduino]\nvisibility: public",
+        "Programmer des cartes Arduino en C++ pour piloter des moteurs et lire des capteurs.",
+    ),
+    "prive/carnet-secret.md": (
+        "title: Carnet secret\nvisibility: private",
+        "Le robot suiveur a coûté trop cher, ne pas le dire.",
+    ),
+}
+QUESTION = "Comment fonctionne le robot suiveur ?"
+
+
+@pytest.fixture
+def vault(note_writer):
+    for rel, (fm, body) in VAULT.items():
+        note_writer(rel, fm, body)
+    return note_writer.root
+
+
+async def _answer(bot, q=QUESTION, **kw):
+    try:
+        return await bot.answer(q, **kw)
+    finally:
+        await bot.aclose()
+
+
+async def _events(bot, q=QUESTION, **kw):
+    try:
+        return [event async for event in bot.answer_events(q, **kw)]
+    finally:
+        await bot.aclose()
+
+
+# ---------------------------------------------------------------- with the stand-in Ollama
+
+
+async def test_answer_with_the_llm(vault, standin_ollama):
+    standin_ollama.script("Le robot suit une ligne [robot-suiveur].", chunks=3)
+    bot = make_bot(vault, standin_ollama.url)
+    expected = bot.search(QUESTION).to_dict()
+    payload = await _answer(bot)
+    assert payload["response"] == "Le robot suit une ligne [robot-suiveur]."
+    assert payload["model"] == "qwen3:8b"
+    assert "llm_error" not in payload
+    assert payload["grounded"] is True
+    assert payload["sources"] == expected["results"]
+    assert payload["sources"][0]["slug"] == "robot-suiveur"
+    assert payload["sources"][0]["url"] == "/portfolio/robot-suiveur"
+    assert payload["vault_size"] == 2
+    assert set(payload) == {"response", "sources", "grounded", "model", "vault_size"}
+
+
+async def test_the_request_that_reaches_ollama(vault, standin_ollama):
+    bot = make_bot(vault, standin_ollama.url)
+    await _answer(bot)
+    (body,) = standin_ollama.requests
+    assert body["model"] == "qwen3:8b"
+    assert body["stream"] is False
+    assert body["think"] is False
+    assert body["options"] == {"temperature": 0.4, "num_predict": 400}
+    assert body["keep_alive"] == "30m"
+    messages = body["messages"]
+    assert messages[0] == {"role": "system", "content": SYSTEM_RULES}
+    user = messages[-1]["content"]
+    assert "### [robot-suiveur] Robot suiveur de ligne" in user
+    assert "deux capteurs infrarouges" in user
+    assert user.endswith(f"Question : {QUESTION}")
+
+
+async def test_a_visitor_prompt_never_names_a_private_note(vault, standin_ollama):
+    bot = make_bot(vault, standin_ollama.url)
+    payload = await _answer(bot)
+    text = repr(standin_ollama.requests[0]["messages"])
+    assert "carnet-secret" not in text.lower()
+    assert "Carnet secret" not in text
+    assert "trop cher" not in text
+    assert all(s["path"] != "prive/carnet-secret.md" for s in payload["sources"])
+
+
+async def test_the_model_setting_reaches_ollama(vault, standin_ollama):
+    standin_ollama.models = ("qwen3:8b", "mistral:7b")
+    bot = make_bot(vault, standin_ollama.url, llm_model="mistral:7b")
+    payload = await _answer(bot)
+    assert standin_ollama.requests[0]["model"] == "mistral:7b"
+    assert payload["model"] == "mistral:7b"
+
+
+async def test_think_leak_is_stripped_and_unknown_citations_dropped(vault, standin_ollama):
+    standin_ollama.script("Il suit une ligne [robot-suiveur] [carnet-secret].", mode="think")
+    payload = await _answer(make_bot(vault, standin_ollama.url))
+    assert payload["response"] == "Il suit une ligne [robot-suiveur]."
+
+
+async def test_ungrounded_question_goes_to_the_llm_without_notes(vault, standin_ollama):
+    standin_ollama.script("Je ne trouve pas cette information.")
+    payload = await _answer(make_bot(vault, standin_ollama.url), "Quelle est la recette de la bouillabaisse ?")
+    assert payload["grounded"] is False
+    assert payload["response"] == "Je ne trouve pas cette information."
+    user = standin_ollama.requests[0]["messages"][-1]["content"]
+    assert user.startswith(NO_CONTEXT)
+    assert "###" not in user
+
+
+async def test_ollama_error_falls_back(vault, standin_ollama):
+    standin_ollama.script(mode="http_500")
+    payload = await _answer(make_bot(vault, standin_ollama.url))
+    assert payload["model"] is None
+    assert "HTTP 500" in payload["llm_error"]
+    assert payload["response"].startswith(INTRO)
+
+
+# ---------------------------------------------------------------- with nothing listening
+
+
+async def test_answer_with_no_ollama_is_extractive(vault):
+    bot = make_bot(vault)
+    expected = bot.search(QUESTION).to_dict()
+    payload = await _answer(bot)
+    assert payload["model"] is None
+    assert "Cannot connect" in payload["llm_error"]
+    assert "Traceback" not in payload["llm_error"]
+    assert payload["grounded"] is True
+    assert payload["sources"] == expected["results"]
+    assert payload["vault_size"] == 2
+    lines = payload["response"].split("\n")
+    assert lines[0] == INTRO
+    assert 2 <= len(lines) <= 4
+    assert all(re.fullmatch(r"- .+ \[[a-z0-9-]+\]", line) for line in lines[1:])
+    assert lines[1] == "- Le robot suit une ligne noire grâce à deux capteurs infrarouges. [robot-suiveur]"
+    assert "trop cher" not in payload["response"]
+    assert "carnet" not in payload["response"].lower()
+
+
+async def test_ungrounded_with_no_ollama_says_not_in_the_notes(vault):
+    payload = await _answer(make_bot(vault), "Quelle est la recette de la bouillabaisse ?")
+    assert payload["grounded"] is False
+    assert payload["response"] == NOT_FOUND
+    assert payload["model"] is None
+    assert payload["llm_error"]
+
+
+def test_extractive_answer_directly(vault):
+    bot = make_bot(vault)
+    index = bot.snapshot.index("visitor")
+    sources = [("projets/robot.md", None), ("competences/arduino.md", None)]
+    notes = choose_passages("capteurs Arduino moteurs", sources, index, budget=12_000)
+    assert [p.path for p in notes] == [path for path, _ in sources]
+    text = extractive_answer("capteurs Arduino moteurs", notes, index, grounded=True)
+    lines = text.split("\n")
+    assert lines[0] == INTRO
+    assert {line.rsplit(" ", 1)[1] for line in lines[1:]} == {"[robot-suiveur]", "[arduino]"}
+    assert extractive_answer("x", notes, index, grounded=False) == NOT_FOUND
+    assert extractive_answer("x", [], index, grounded=True) == NOT_FOUND
+
+
+# ---------------------------------------------------------------- streaming
+
+
+async def test_answer_events_order(vault, standin_ollama):
+    standin_ollama.script("Le robot suit une ligne noire [robot-suiveur].", chunks=4)
+    events = await _events(make_bot(vault, standin_ollama.url))
+    kinds = [kind for kind, _ in events]
+    assert kinds[0] == "sources" and kinds[-1] == "done"
+    assert set(kinds[1:-1]) == {"token"}
+    assert len(kinds) >= 3
+    sources = events[0][1]
+    assert sources["grounded"] is True
+    assert sources["sources"][0]["slug"] == "robot-suiveur"
+    done = events[-1][1]
+    assert "".join(data["text"] for kind, data in events if kind == "token") == done["response"]
+    assert done["response"] == "Le robot suit une ligne noire [robot-suiveur]."
+    assert done["model"] == "qwen3:8b"
+    assert done["sources"] == sources["sources"]
+    assert standin_ollama.requests[0]["stream"] is True
+
+
+async def test_answer_events_when_the_llm_drops_mid_stream(vault, standin_ollama):
+    standin_ollama.script("Le robot suit une ligne noire [robot-suiveur].", chunks=4, mode="drop", drop_after=2)
+    events = await _events(make_bot(vault, standin_ollama.url))
+    kinds = [kind for kind, _ in events]
+    assert kinds[0] == "sources" and kinds[-1] == "done"
+    assert set(kinds[1:-1]) <= {"token"}
+    done = events[-1][1]
+    assert done["model"] is None
+    assert done["llm_error"]
+    assert done["response"].startswith(INTRO)
+    assert "[robot-suiveur]" in done["response"]
+    assert done["grounded"] is True
+
+
+async def test_answer_events_with_no_ollama(vault):
+    events = await _events(make_bot(vault))
+    assert [kind for kind, _ in events] == ["sources", "done"]
+    assert events[1][1]["response"].startswith(INTRO)
+    assert events[1][1]["model"] is None

@@ -1,0 +1,276 @@
+"""What reaches the LLM: the sources' passages, chosen by relevance and sharing the budget."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+
+import pytest
+
+from grasbot._config import Settings
+from grasbot._engine import build_snapshot
+from grasbot.answer.fallback import extractive_answer
+from grasbot.answer.passages import CUT_MARK, anchor_of, choose_passages
+from grasbot.answer.prompt import build_prompt
+from grasbot.retrieval.sections import WHOLE_NOTE, cut_note
+from support.bots import BUNDLED_VAULT, make_bot
+
+# Words no other section of the course uses: each chapter is about its own subject.
+SUBJECTS = [
+    ("semis", "graines terreau godets germination"),
+    ("arrosage", "goutte-à-goutte paillage évaporation tuyau"),
+    ("compost", "lombrics déchets fermentation bac"),
+    ("taille", "sécateur bourgeons rameaux cicatrisation"),
+    ("greffe", "porte-greffe greffon fente ligature"),
+    ("potager", "planches rotation légumes buttes"),
+    ("verger", "pommiers poiriers pollinisation fruits"),
+    ("serre", "chauffage tablettes arrosoir semis"),
+    ("maladies", "mildiou oïdium rouille champignons"),
+    ("ravageurs", "pucerons coccinelles chenilles filets"),
+    ("outils", "bêche grelinette râteau binette"),
+    ("sol", "argile limon humus acidité"),
+]
+
+# Sentences that answer, each in one chapter's later section, far into the note.
+ANSWERS = {
+    "greffe": "Une greffe en écusson se fait en été, quand l'écorce se soulève facilement du bois.",
+    "serre": "La condensation sur le vitrage se combat en ouvrant les ouvrants deux heures chaque matin.",
+    "ravageurs": "Les limaces se piègent avec une planche retournée, relevée chaque matin à la fraîche.",
+}
+
+
+def chapter(number: int, subject: str, words: str) -> str:
+    filler = f"Ce paragraphe parle de {subject} avec {words}, et le répète pour remplir le chapitre. "
+    parts = [f"## Chapitre {number} — {subject.capitalize()}", (filler * 4).strip()]
+    for s in range(4):
+        parts += [f"### {number}.{s} Pratique {s} : {subject}", "\n\n".join([(filler * 3).strip()] * 2)]
+    if subject in ANSWERS:
+        parts += [f"### {number}.9 Le bon moment pour {subject}", f"{(filler * 2).strip()}\n\n{ANSWERS[subject]}"]
+    return "\n\n".join(parts)
+
+
+COURSE = "# Cours de jardinage\n\nUn cours complet de jardinage, chapitre par chapitre.\n\n" + "\n\n".join(
+    chapter(i, subject, words) for i, (subject, words) in enumerate(SUBJECTS, 1)
+)
+
+
+@pytest.fixture
+def garden(note_writer):
+    note_writer("cours/Jardinage.md", "title: Cours de jardinage\ntype: cours\nvisibility: public", COURSE)
+    note_writer(
+        "notes/greffe.md",
+        "title: Greffer un arbre\nvisibility: public",
+        "Greffer, c'est unir un greffon à un porte-greffe. Voir le [[Jardinage|cours de jardinage]].",
+    )
+    note_writer("notes/cuisine.md", "title: Cuisine\nvisibility: public", "Une tarte aux pommes du verger, et rien de plus.")
+    return note_writer.root
+
+
+def garden_bot(root, **settings):
+    """The course's questions name no title, alias or tag: their notes score by their text alone."""
+    return make_bot(root, search_min_score=1.0, **settings)
+
+
+def context_of(bot, q, **kw):
+    result = bot.search(q, audience="visitor", **kw)
+    return result, result.context
+
+
+def test_the_course_is_long_and_its_answers_deep():
+    assert len(COURSE) > 3 * WHOLE_NOTE
+    for sentence in ANSWERS.values():
+        assert COURSE.index(sentence) > 20_000 or sentence == ANSWERS["greffe"]
+
+
+@pytest.mark.parametrize(
+    "question, subject",
+    [
+        ("Quand faire une greffe en écusson ?", "greffe"),
+        ("Comment combattre la condensation sur le vitrage de la serre ?", "serre"),
+        ("Comment piéger les limaces ?", "ravageurs"),
+    ],
+)
+def test_the_answering_passage_reaches_the_prompt(garden, question, subject):
+    bot = garden_bot(garden, url_map="cours=/cours/{slug}")
+    result, passages = context_of(bot, question)
+    assert result.grounded
+    assert result.sources[0].path in ("cours/Jardinage.md", "notes/greffe.md")
+    prompt = build_prompt(question, passages, grounded=result.grounded)
+    user = prompt.messages[-1]["content"]
+    assert ANSWERS[subject] in user
+    number = [s for s, _ in SUBJECTS].index(subject) + 1
+    label = f"### [jardinage] Cours de jardinage › Chapitre {number} — {subject.capitalize()} › {number}.9 Le bon moment pour {subject}\n"
+    assert label in user  # slug and heading path name the passage; the title is said once
+    sources = {s.path: s for s in result.sources}
+    course = sources["cours/Jardinage.md"].to_dict()["passages"]
+    anchor = f"{number}-9-le-bon-moment-pour-{subject}"
+    assert {
+        "heading": ["Cours de jardinage", f"Chapitre {number} — {subject.capitalize()}", f"{number}.9 Le bon moment pour {subject}"],
+        "anchor": anchor,
+        "url": f"/cours/jardinage#{anchor}",
+        "chars": len(f"{(chapter_filler(subject) * 2).strip()}\n\n{ANSWERS[subject]}"),
+    } in course
+    # ... and the extractive fallback quotes it
+    fallback = extractive_answer(question, passages, bot.snapshot.index("visitor"), grounded=True)
+    assert f"- {ANSWERS[subject]} [jardinage]" in fallback.split("\n")
+
+
+def chapter_filler(subject: str) -> str:
+    words = dict(SUBJECTS)[subject]
+    return f"Ce paragraphe parle de {subject} avec {words}, et le répète pour remplir le chapitre. "
+
+
+def test_budget_is_shared_by_relevance_and_a_weak_source_gives_none(garden):
+    bot = make_bot(garden)
+    index = bot.snapshot.index("visitor")
+    sources = [("cours/Jardinage.md", None), ("notes/cuisine.md", None), ("notes/greffe.md", None)]
+    question = "greffe en écusson porte-greffe greffon"
+    passages = choose_passages(question, sources, index, budget=4_000)
+    by_note = {}
+    for p in passages:
+        by_note.setdefault(p.path, []).append(p)
+    assert "notes/cuisine.md" not in by_note  # shares no word with the question
+    assert len(by_note["cours/Jardinage.md"]) >= 3  # a long note gives several passages
+    assert all("greffe" in " ".join(p.heading).lower() or p.opening for p in by_note["cours/Jardinage.md"])
+    assert [p.whole for p in by_note["notes/greffe.md"]] == [True]  # the short note, whole
+    assert sum(len(p.text) for p in passages) <= 4_000
+    assert list(dict.fromkeys(p.path for p in passages)) == [p for p, _ in sources if p in by_note]  # in search's order
+    starts = [p.start for p in by_note["cours/Jardinage.md"]]
+    assert starts == sorted(starts)  # a note's passages in the note's order
+    # the course's short opening comes along
+    assert by_note["cours/Jardinage.md"][0].opening
+    assert by_note["cours/Jardinage.md"][0].text == "Un cours complet de jardinage, chapitre par chapitre."
+    # a smaller budget keeps the best of them, and no more than the budget
+    less = choose_passages(question, sources, index, budget=2_000)
+    assert len([p for p in less if p.path == "cours/Jardinage.md"]) < len(by_note["cours/Jardinage.md"])
+    assert any("Le bon moment pour greffe" in p.heading[-1] for p in less)  # the best passage
+    assert sum(len(p.text) for p in less) <= 2_000
+
+
+def test_the_best_source_gives_something_even_when_no_passage_matches(garden):
+    bot = make_bot(garden)
+    index = bot.snapshot.index("visitor")
+    passages = choose_passages("zzz inconnu", [("cours/Jardinage.md", None)], index, budget=12_000)
+    assert len(passages) == 1
+    assert passages[0].text.startswith("Un cours complet de jardinage")
+
+
+def test_a_passage_longer_than_the_budget_is_cut_and_says_so(note_writer):
+    body = "Une phrase sur les réseaux de neurones et leur entraînement. " * 120  # short enough to be whole
+    note_writer("reseaux.md", "title: Réseaux\nvisibility: public", body)
+    bot = make_bot(note_writer.root)
+    (passage,) = choose_passages("réseaux", [("reseaux.md", None)], bot.snapshot.index("visitor"), budget=1_000)
+    kept, total = passage.cut
+    assert total == len(body.strip()) and kept <= 1_000 and kept >= 700
+    assert passage.text == body.strip()[:kept] + CUT_MARK.format(kept=kept, total=total)
+    assert passage.text[:kept].endswith("entraînement.")  # at a sentence end
+    assert not passage.whole
+
+
+def test_short_notes_of_the_bundled_vault_find_their_note_first_and_go_whole():
+    bot = make_bot(BUNDLED_VAULT)
+    checked = 0
+    for path, note in bot.snapshot.vault.notes.items():
+        audience = "visitor" if note.public else "owner"
+        index = bot.snapshot.index(audience)
+        for question in note.answers:
+            result = bot.search(question, audience=audience)
+            assert result.sources[0].path == path, question
+            prompt = build_prompt(question, result.context, grounded=result.grounded)
+            assert index.readable_body(path).strip() in prompt.messages[-1]["content"], question
+            assert result.sources[0].passages[0].whole
+            checked += 1
+    assert checked >= 40
+
+
+@pytest.mark.parametrize(
+    "form, expected",
+    [
+        ("slug", "3-2-la-creme-brulee-a-l-ancienne"),
+        ("github", "32-la-crème-brûlée-à-lancienne"),
+        ("text", "3.2%20La%20cr%C3%A8me%20br%C3%BBl%C3%A9e%20%C3%A0%20l%E2%80%99ancienne"),
+    ],
+)
+def test_anchor_forms(form, expected):
+    assert anchor_of("3.2 La crème brûlée à l’ancienne", form) == expected
+
+
+@pytest.mark.parametrize("form, first, second", [("slug", "recette", "recette-1"), ("github", "recette", "recette-1"), ("none", None, None)])
+def test_anchors_of_repeated_headings_and_the_setting(note_writer, form, first, second):
+    body = "\n\n".join(f"## Recette\n\nLa recette numéro {i} parle de {word}. " * 1 + ("Du texte. " * 400) for i, word in ((1, "pommes"), (2, "poires")))
+    note_writer("recettes.md", "title: Recettes\ntype: projet\nvisibility: public", body)
+    bot = make_bot(note_writer.root, anchors=form)
+    index = bot.snapshot.index("visitor")
+    for word, anchor in (("pommes", first), ("poires", second)):
+        passages = choose_passages(word, [("recettes.md", "/portfolio/recettes")], index, budget=2_000, anchors=form)
+        found = [p for p in passages if word in p.text]
+        assert found and found[0].anchor == anchor
+        assert found[0].url == (f"/portfolio/recettes#{anchor}" if anchor else "/portfolio/recettes")
+
+
+def test_a_bad_anchor_setting_is_a_clear_error():
+    from grasbot._exceptions import ConfigError
+
+    with pytest.raises(ConfigError, match="GRASBOT_ANCHORS must be one of slug, github, text, none, not 'kebab'"):
+        Settings.load(env={"GRASBOT_ANCHORS": "kebab"})
+
+
+def test_a_follow_up_chooses_its_passages_with_the_conversation(garden):
+    bot = garden_bot(garden)
+    history = [
+        {"role": "user", "content": "Parle-moi des limaces au jardin"},
+        {"role": "assistant", "content": "Les limaces mangent les semis [jardinage]."},
+    ]
+    result = bot.search("Et comment les piéger ?", audience="visitor", history=history)
+    assert ANSWERS["ravageurs"] in "\n".join(p.text for p in result.context)
+    alone = bot.search("Et comment les piéger ?", audience="visitor")
+    assert ANSWERS["ravageurs"] not in "\n".join(p.text for p in alone.context)
+
+
+def test_sections_survive_the_cache_round_trip(garden, tmp_path):
+    settings = Settings.load(env={}, vault_dir=garden, question_log="off")
+    cache = tmp_path / "cache"
+    cold = build_snapshot(settings, cache_dir=cache)
+    assert (cache / "notes.marshal").exists()
+    warm = build_snapshot(settings, cache_dir=cache)
+    for path, note in warm.vault.notes.items():
+        assert warm.analyses[path].sections == cut_note(note.body) == cold.analyses[path].sections
+    assert len(warm.analyses["cours/Jardinage.md"].sections[1]) > 20
+
+
+def test_reload_recomputes_the_sections_of_the_changed_long_note_only(garden):
+    bot = garden_bot(garden)
+    before = bot.snapshot
+    new = "La serre se ventile par le faîtage, toujours du côté abrité du vent."
+    path = garden / "cours" / "Jardinage.md"
+    path.write_text(path.read_text(encoding="utf-8").replace(ANSWERS["serre"], new), encoding="utf-8")
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    report = bot.reload()
+    assert report.changed == 1
+    after = bot.snapshot
+    assert after.analyses["notes/greffe.md"] is before.analyses["notes/greffe.md"]  # untouched
+    assert after.analyses["cours/Jardinage.md"].sections == cut_note(after.vault.notes["cours/Jardinage.md"].body)
+    result = bot.search("Comment ventiler la serre par le faîtage ?", audience="visitor")
+    sent = "\n".join(p.text for p in result.context)
+    assert new in sent
+    assert ANSWERS["serre"] not in sent
+
+
+def test_search_and_answer_report_the_same_passages(garden):
+    bot = garden_bot(garden, url_map="cours=/cours/{slug}")
+    q = "Comment piéger les limaces ?"
+    searched = bot.search(q, audience="visitor").to_dict()["results"]
+    answered = asyncio.run(bot.answer(q))["sources"]
+    assert [s["passages"] for s in searched] == [s["passages"] for s in answered]
+    assert any(p["url"] and re.fullmatch(r"/cours/jardinage#[a-z0-9-]+", p["url"]) for s in answered for p in s["passages"])
+
+
+def test_choosing_passages_twice_gives_the_same(garden):
+    bot = make_bot(garden)
+    index = bot.snapshot.index("visitor")
+    sources = [("cours/Jardinage.md", None), ("notes/greffe.md", None)]
+    first = choose_passages("greffe écusson", sources, index, budget=12_000)
+    again = choose_passages("greffe écusson", sources, index, budget=12_000)
+    assert again == first and first

@@ -1,0 +1,116 @@
+"""build_prompt: the seed's five rules, the chosen passages under their [slug] and heading path."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from grasbot.answer.passages import Passage
+from grasbot.answer.prompt import CUT_MARK, NO_CONTEXT, SYSTEM_RULES, build_prompt, keep_known_citations, passage_label
+
+
+def passage(slug: str, text: str, title: str | None = None, heading: tuple[str, ...] = (), cut=None) -> Passage:
+    return Passage(
+        path=f"{slug}.md",
+        slug=slug,
+        title=title or slug.capitalize(),
+        heading=heading,
+        anchor=None,
+        url=None,
+        text=text,
+        start=0,
+        score=1.0,
+        whole=not heading,
+        cut=cut,
+    )
+
+
+def test_the_five_rules_are_in_the_system_prompt():
+    prompt = build_prompt("Q ?", [passage("a", "Texte.")], grounded=True)
+    system = prompt.messages[0]
+    assert system["role"] == "system"
+    assert system["content"] == SYSTEM_RULES
+    rules = re.findall(r"^(\d)\. (.+)$", SYSTEM_RULES, re.MULTILINE)
+    assert [n for n, _ in rules] == ["1", "2", "3", "4", "5"]
+    text = dict(rules)
+    assert "français" in text["1"] and "sans emojis" in text["1"]
+    assert "entre crochets" in text["2"] and "slug" in text["2"]
+    assert all(page in text["3"] for page in ("/portfolio", "/competences", "/contact"))
+    assert "trois à six phrases" in text["4"]
+    assert "poliment" in text["5"]
+
+
+def test_passages_are_in_context_under_their_slug_and_heading_path():
+    a = passage("push-swap", "Un algorithme de tri.\n\nDeux piles, A et B.", title="Push swap")
+    b = passage("recettes", "Des pommes, une pâte brisée.", title="Recettes", heading=("Recettes", "Desserts", "Tarte aux pommes"))
+    c = passage("recettes", "Une pâte feuilletée.", title="Recettes", heading=("Entrées", "Feuilletés"))
+    prompt = build_prompt("Comment trier ?", [a, b, c], grounded=True)
+    assert prompt.notes == ("push-swap", "recettes")
+    assert prompt.truncated == ()
+    assert [m["role"] for m in prompt.messages] == ["system", "user"]
+    user = prompt.messages[-1]["content"]
+    assert "### [push-swap] Push swap\nUn algorithme de tri.\n\nDeux piles, A et B.\n\n" in user
+    # the note's title is said once, even when it is also its first heading
+    assert "### [recettes] Recettes › Desserts › Tarte aux pommes\nDes pommes, une pâte brisée.\n\n" in user
+    assert "### [recettes] Recettes › Entrées › Feuilletés\nUne pâte feuilletée.\n\n" in user
+    assert user.index("[push-swap]") < user.index("Tarte aux pommes") < user.index("Feuilletés")
+    assert user.endswith("Question : Comment trier ?")
+    assert "note tronquée" not in user
+
+
+def test_a_cut_passage_says_so_and_names_its_note_as_truncated():
+    kept = "Une phrase gardée."
+    cut = passage("enorme", kept + CUT_MARK.format(kept=len(kept), total=50_000), cut=(len(kept), 50_000))
+    prompt = build_prompt("q", [cut, passage("courte", "Entière.")], grounded=True)
+    assert prompt.truncated == ("enorme",)
+    assert f"{kept}\n[… note tronquée : {len(kept)} caractères sur 50000 …]" in prompt.messages[-1]["content"]
+
+
+def test_passage_label_without_heading_is_the_note():
+    assert passage_label(passage("ia", "x", title="IA")) == "[ia] IA"
+    assert passage_label(passage("ia", "x", title="IA", heading=("Réseaux",))) == "[ia] IA › Réseaux"
+
+
+def test_cut_mark_format():
+    assert CUT_MARK.format(kept=10, total=20) == "\n[… note tronquée : 10 caractères sur 20 …]"
+
+
+def test_ungrounded_gets_the_no_context_prompt_without_any_note():
+    secret = passage("secret", "Le code du coffre est 1234.")
+    prompt = build_prompt("Quel est le code ?", [secret], grounded=False)
+    assert prompt.notes == () and prompt.truncated == ()
+    user = prompt.messages[-1]
+    assert user == {"role": "user", "content": f"{NO_CONTEXT}\n\nQuestion : Quel est le code ?"}
+    assert all("1234" not in m["content"] and "[secret]" not in m["content"] for m in prompt.messages)
+    assert prompt.messages[0]["content"] == SYSTEM_RULES
+
+
+def test_grounded_without_passages_is_no_context_too():
+    prompt = build_prompt("q", [], grounded=True)
+    assert prompt.messages[-1]["content"].startswith(NO_CONTEXT)
+
+
+def test_history_turns_come_between_the_rules_and_the_question():
+    history = [
+        {"role": "user", "content": "Parle-moi de GrasBot"},
+        {"role": "assistant", "content": "GrasBot est l'assistant du site [grasbot]."},
+    ]
+    prompt = build_prompt("Et son modèle ?", [passage("a", "Qwen3.")], grounded=True, history=history)
+    assert [m["role"] for m in prompt.messages] == ["system", "user", "assistant", "user"]
+    assert prompt.messages[1:3] == history
+    assert prompt.messages[-1]["content"].endswith("Question : Et son modèle ?")
+    ungrounded = build_prompt("Et son modèle ?", [], grounded=False, history=history)
+    assert ungrounded.messages[1:3] == history
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Voir [a] et [b].", "Voir [a] et."),
+        ("Un lien [texte](https://x.org) [a]", "Un lien [texte](https://x.org) [a]"),
+        ("[B] majuscule", "[B] majuscule"),
+    ],
+)
+def test_keep_known_citations(text, expected):
+    assert keep_known_citations(text, ("a",)) == expected

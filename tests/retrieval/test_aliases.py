@@ -1,0 +1,261 @@
+"""Alias suggestions: each source, the filtering, merging, ranking, and the loop from a missed
+question to an accepted alias that finds the note first."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from grasbot import GrasbotError, QueryError
+from grasbot.retrieval.aliases import SOURCE_WEIGHTS, NoteNotFound, covered, key_phrase, suggest_aliases
+from grasbot.store.questionlog import QuestionLog
+from support.bots import make_bot
+
+GRASBOT_BODY = """
+GrasBot répond aux visiteurs du site à partir des notes du coffre Obsidian.
+Le classement des notes combine le texte, les alias et les liens entre notes.
+On peut le voir comme un robot qui lit les notes avant de répondre.
+"""
+
+
+def fillers(write) -> None:
+    write("cuisine.md", "title: Cuisine", "Recettes : la tarte aux pommes, le pain, les crêpes et la soupe.")
+    write("jardin.md", "title: Jardin", "Le potager, les tomates, les semis de printemps et le compost.")
+    write("velo.md", "title: Vélo", "Réparer un vélo : la chaîne, les freins, les pneus et le dérailleur.")
+
+
+@pytest.fixture
+def log(tmp_path):
+    with QuestionLog(tmp_path / "questions.sqlite3", clock=lambda: datetime.now(UTC)) as log:
+        yield log
+
+
+def owner(bot):
+    return bot.snapshot.index("owner")
+
+
+def aliases(report: dict) -> list[str]:
+    return [s["alias"] for s in report["suggestions"]]
+
+
+def ask(bot, log, question: str, *, followup: bool = False):
+    result = bot.search(question, audience="visitor")
+    log.record(question, result, followup=followup)
+    return result
+
+
+# ---------------------------------------------------------------- the phrase that matters
+
+
+@pytest.mark.parametrize(
+    "question, phrase",
+    [
+        ("comment fonctionne le moteur de recherche ?", "moteur de recherche"),
+        ("Qu'est-ce que l'apprentissage automatique ?", "apprentissage automatique"),
+        ("Comment GrasBot trouve-t-il les notes d'un visiteur ?", "notes d'un visiteur"),
+        ("Moteur de recherche", "moteur de recherche"),
+        ("parle-moi de C++", "C++"),
+        ("Quelle API pour le site ?", "API"),
+        ("ici", None),
+        ("c'est quoi ?", None),
+    ],
+)
+def test_key_phrase(question, phrase):
+    assert key_phrase(question) == phrase
+
+
+def test_key_phrase_prefers_the_run_the_note_shares():
+    question = "le vélo ou la recette de la tarte ?"
+    assert key_phrase(question) == "recette de la tarte"  # knowing nothing of the note: the longest
+    assert key_phrase(question, {"velo", "chain"}) == "vélo"
+
+
+# ---------------------------------------------------------------- each source
+
+
+def test_link_text(note_writer):
+    note_writer("grasbot.md", "title: GrasBot\naliases: [assistant du site]", GRASBOT_BODY)
+    note_writer("a.md", "title: A", "Voir le [[grasbot|moteur de recherche]] pour le détail.")
+    note_writer("b.md", "title: B", "Le [[grasbot|moteur de recherche]] du site, [[grasbot|GrasBot]] et [[grasbot]].")
+    note_writer("c.md", "title: C", "Les [[GrasBot|moteurs de recherche]] en général.")  # by file name
+    note_writer("d.md", "title: D", "Demandez à l'[[grasbot|assistant du site]].")  # an alias already
+    note_writer("e.md", "title: E", "Rien à voir : [[cuisine|recettes]].")
+    fillers(note_writer)
+    bot = make_bot(note_writer.root)
+    assert suggest_aliases("grasbot", owner(bot), None) == {
+        "slug": "grasbot",
+        "suggestions": [
+            {"alias": "moteur de recherche", "source": "link_text", "evidence": ["a", "b", "c"], "score": 3.0},
+        ],
+    }
+
+
+def test_visitor_question(note_writer, log):
+    note_writer("grasbot.md", "title: GrasBot", GRASBOT_BODY)
+    fillers(note_writer)
+    bot = make_bot(note_writer.root, default_visibility="public")
+    found = ask(bot, log, "comment se fait le classement des notes ?")
+    # the premise: found first, grounded, by its text alone
+    assert found.grounded and found.sources[0].slug == "grasbot"
+    assert {r.signal for r in found.sources[0].reasons} == {"bm25"}
+    ask(bot, log, "Comment se fait le classement des notes ?")  # the same visitor again: counts once
+    by_title = ask(bot, log, "c'est quoi GrasBot et ses notes ?")  # found by its title: nothing to learn
+    assert "title" in {r.signal for r in by_title.sources[0].reasons}
+    ask(bot, log, "et les tomates du potager ?", followup=True)  # a follow-up's words did not find it
+    assert suggest_aliases("grasbot", owner(bot), log)["suggestions"] == [
+        {
+            "alias": "classement des notes",
+            "source": "visitor_question",
+            "evidence": ["Comment se fait le classement des notes ?"],
+            "score": SOURCE_WEIGHTS["visitor_question"],
+        }
+    ]
+
+
+def test_ungrounded_question(note_writer, log):
+    note_writer("grasbot.md", "title: GrasBot", GRASBOT_BODY)
+    fillers(note_writer)
+    bot = make_bot(note_writer.root, default_visibility="public")
+    nearest = ask(bot, log, "comment marche ton robot conversationnel ?")
+    assert not nearest.grounded and nearest.sources[0].slug == "grasbot"
+    nothing = ask(bot, log, "quel est le prix du billet de train ?")
+    assert not nothing.sources  # ungrounded with no nearest note: evidence for no note
+    assert suggest_aliases("grasbot", owner(bot), log)["suggestions"] == [
+        {
+            "alias": "robot conversationnel",
+            "source": "ungrounded_question",
+            "evidence": ["comment marche ton robot conversationnel ?"],
+            "score": SOURCE_WEIGHTS["ungrounded_question"],
+        }
+    ]
+    assert suggest_aliases("cuisine", owner(bot), log)["suggestions"] == []
+
+
+def test_answers(note_writer):
+    note_writer(
+        "grasbot.md",
+        """
+        title: GrasBot
+        aliases: [assistant du site]
+        answers:
+          - Qu'est-ce que la recherche hybride ?
+          - Quel modèle de langage utilise GrasBot ?
+          - Qu'est-ce que l'assistant du site ?
+          - C'est quoi GrasBot ?
+        """,
+        GRASBOT_BODY,
+    )
+    fillers(note_writer)
+    bot = make_bot(note_writer.root)
+    report = suggest_aliases("grasbot", owner(bot), None)
+    assert report["suggestions"] == [
+        {"alias": "modèle de langage", "source": "answers", "evidence": ["Quel modèle de langage utilise GrasBot ?"], "score": SOURCE_WEIGHTS["answers"]},
+        {"alias": "recherche hybride", "source": "answers", "evidence": ["Qu'est-ce que la recherche hybride ?"], "score": SOURCE_WEIGHTS["answers"]},
+    ]
+
+
+# ---------------------------------------------------------------- filtering, merging, ranking
+
+
+def test_phrases_the_note_already_matches_are_left_out(note_writer):
+    note_writer("search.md", "title: Moteur de recherche\nslug: grasbot-search\naliases: [assistant du site]", "Le moteur.")
+    displays = [
+        "moteur de recherche",  # the title
+        "le moteur de recherche de GrasBot",  # holds the whole title
+        "Grasbot Search",  # the slug
+        "assistant du site",  # an alias
+        "mon assistant du site web",  # holds an alias
+        "assistant",  # only part of an alias: a question saying just this misses the alias
+        "recherche",  # only part of the title
+    ]
+    for i, display in enumerate(displays):
+        note_writer(f"n{i}.md", f"title: N{i}", f"Voir [[grasbot-search|{display}]].")
+    bot = make_bot(note_writer.root)
+    assert sorted(aliases(suggest_aliases("grasbot-search", owner(bot), None))) == ["assistant", "recherche"]
+    analysis = owner(bot).analyses["search.md"]
+    assert covered(("moteur", "recherch", "grasbot"), analysis)  # the title's stems, all there
+    assert not covered(("recherch",), analysis)
+
+
+def test_near_duplicates_are_merged_into_the_better_phrasing(note_writer, log):
+    note_writer("grasbot.md", "title: GrasBot", GRASBOT_BODY + "\nUn moteur de recherche pour les notes.\n")
+    note_writer("a.md", "title: A", "Le [[grasbot|moteur de recherche]].")
+    note_writer("b.md", "title: B", "Le [[grasbot|moteur de recherche]] encore.")
+    note_writer("c.md", "title: C", "Les [[grasbot|Moteurs de recherche]].")  # same stems
+    note_writer("d.md", "title: D", "Le [[grasbot|moteur]].")  # stems within the others'
+    fillers(note_writer)
+    bot = make_bot(note_writer.root, default_visibility="public")
+    question = "le moteur de recherche des notes ?"
+    found = ask(bot, log, question)
+    assert found.grounded and found.sources[0].slug == "grasbot"
+    [merged] = suggest_aliases("grasbot", owner(bot), log)["suggestions"]
+    assert merged["alias"] == "moteur de recherche"
+    assert merged["source"] == "link_text"
+    assert sorted(merged["evidence"][:4]) == ["a", "b", "c", "d"] and merged["evidence"][4:] == [question]
+    assert merged["score"] == pytest.approx(4 * SOURCE_WEIGHTS["link_text"] + SOURCE_WEIGHTS["visitor_question"])
+
+
+def test_ranked_by_weighted_evidence_and_bounded(note_writer):
+    note_writer("grasbot.md", "title: GrasBot\nanswers: [Qu'est-ce que la recherche hybride ?]", GRASBOT_BODY)
+    links = {"robot bavard": 3, "assistant virtuel": 2, "chatbot": 1}
+    n = 0
+    for display, count in links.items():
+        for _ in range(count):
+            note_writer(f"n{n}.md", f"title: N{n}", f"Voir [[grasbot|{display}]].")
+            n += 1
+    bot = make_bot(note_writer.root)
+    report = suggest_aliases("grasbot", owner(bot), None)
+    assert [(s["alias"], s["score"]) for s in report["suggestions"]] == [
+        ("robot bavard", 3.0),
+        ("assistant virtuel", 2.0),
+        ("chatbot", 1.0),
+        ("recherche hybride", 0.6),
+    ]
+    assert aliases(suggest_aliases("grasbot", owner(bot), None, limit=2)) == ["robot bavard", "assistant virtuel"]
+    for bad in (0, 51, "3", True):
+        with pytest.raises(QueryError, match="limit"):
+            suggest_aliases("grasbot", owner(bot), None, limit=bad)
+
+
+def test_unknown_slug(note_writer):
+    note_writer("grasbot.md", "title: GrasBot", GRASBOT_BODY)
+    bot = make_bot(note_writer.root)
+    with pytest.raises(NoteNotFound) as caught:
+        suggest_aliases("push-swp", owner(bot), None)
+    assert str(caught.value) == "no note with slug 'push-swp'" and caught.value.slug == "push-swp"
+    assert isinstance(caught.value, GrasbotError) and not isinstance(caught.value, QueryError)
+
+
+def test_link_text_from_a_private_note_stays_in_the_owner_index(note_writer):
+    note_writer("grasbot.md", "title: GrasBot\nvisibility: public", GRASBOT_BODY)
+    note_writer("journal.md", "title: Journal\nvisibility: private", "Mon [[grasbot|petit robot]] secret.")
+    bot = make_bot(note_writer.root)
+    assert aliases(suggest_aliases("grasbot", bot.snapshot.index("owner"), None)) == ["petit robot"]
+    assert aliases(suggest_aliases("grasbot", bot.snapshot.index("visitor"), None)) == []
+
+
+# ---------------------------------------------------------------- the loop from the issue
+
+
+def test_a_missed_question_finds_its_note_first_once_the_alias_is_accepted(note_writer, log):
+    fillers(note_writer)
+    note_writer("grasbot.md", "title: GrasBot", GRASBOT_BODY)
+    bot = make_bot(note_writer.root, default_visibility="public")
+    question = "comment marche ton robot conversationnel ?"
+
+    missed = ask(bot, log, question)
+    assert not missed.grounded and missed.sources[0].slug == "grasbot"
+
+    [suggestion] = suggest_aliases("grasbot", owner(bot), log)["suggestions"]
+    assert suggestion["alias"] == "robot conversationnel"
+
+    # the author accepts it: the plugin writes it into the frontmatter
+    note_writer("grasbot.md", f"title: GrasBot\naliases:\n  - {suggestion['alias']}", GRASBOT_BODY)
+    report = bot.reload()
+    assert report.changed == 1 and not report.errors
+
+    found = bot.search(question, audience="visitor")
+    assert found.grounded and found.sources[0].slug == "grasbot"
+    assert [(r.signal, r.detail) for r in found.sources[0].reasons if r.signal == "alias"] == [("alias", "alias « robot conversationnel »")]
+    assert suggest_aliases("grasbot", owner(bot), log)["suggestions"] == []  # nothing left to suggest

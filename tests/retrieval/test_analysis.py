@@ -1,0 +1,123 @@
+"""tokenize_fr: one analysis for notes and questions, so a note's words meet the visitor's."""
+
+from __future__ import annotations
+
+import pytest
+
+from grasbot.retrieval.analysis import STOPWORDS, fold, slugify, tokenize_fr, words
+
+
+@pytest.mark.parametrize(
+    "elided, plain",
+    [
+        ("l'architecture", "architecture"),
+        ("l’architecture", "architecture"),
+        ("d'Obsidian", "Obsidian"),
+        ("d’Obsidian", "Obsidian"),
+        ("qu'Ollama", "Ollama"),
+        ("qu’Ollama", "Ollama"),
+        ("jusqu'Ollama", "Ollama"),
+        ("jusqu’Ollama", "Ollama"),
+        ("s'installe", "installe"),
+        ("n'utilise", "utilise"),
+        ("c'est", "est"),
+    ],
+)
+def test_elisions_are_stripped(elided, plain):
+    assert tokenize_fr(elided) == tokenize_fr(plain)
+    assert words(elided) == words(plain)
+
+
+def test_elisions_exact_words():
+    assert words("l'apprentissage d’une machine jusqu'au bout") == [
+        "apprentissage",
+        "une",
+        "machine",
+        "au",
+        "bout",
+    ]
+    # « jusqu'à » leaves only « a », a stopword: nothing of it reaches the index
+    assert tokenize_fr("jusqu'à Lyon") == tokenize_fr("Lyon") == ["lyon"]
+
+
+def test_apostrophe_inside_a_word_that_is_not_an_elision_is_kept_together():
+    assert words("aujourd'hui") == ["aujourdhui"]
+
+
+@pytest.mark.parametrize("a, b", [("données", "donnees"), ("Données", "DONNEES"), ("modèles", "modele"), ("réseau", "reseau")])
+def test_accents_fold_to_the_same_stem(a, b):
+    assert tokenize_fr(a) == tokenize_fr(b)
+    assert len(tokenize_fr(a)) == 1
+
+
+def test_fold_exact():
+    assert fold("Élève À Œuvre Ægis") == "eleve a oeuvre aegis"
+    assert tokenize_fr("données") == ["donne"]
+    assert tokenize_fr("œuvre") == tokenize_fr("oeuvre") == ["oeuvr"]
+
+
+def test_cpp_and_friends():
+    assert tokenize_fr("c++") == ["cpp"]
+    assert tokenize_fr("C++") == ["cpp"]
+    assert tokenize_fr("projet en C++ et C#") == tokenize_fr("projet") + ["cpp", "csharp"]
+    assert "cpp" in tokenize_fr("Je code en c++.")
+
+
+def test_hyphens_and_underscores_split():
+    assert words("machine-learning") == ["machine", "learning"]
+    assert words("snake_case") == ["snake", "case"]
+    assert tokenize_fr("grasbot-pipeline") == tokenize_fr("grasbot pipeline") == ["grasbot", "pipelin"]
+    assert tokenize_fr("json_rpc") == tokenize_fr("json rpc")
+
+
+def test_stopwords_are_dropped():
+    assert tokenize_fr("le la les de des du et est que qui comment pourquoi") == []
+    assert tokenize_fr("Comment fonctionne GrasBot ?") == ["fonction", "grasbot"]
+    assert tokenize_fr("Qu’est-ce que GrasBot ?") == ["grasbot"]
+    for word in ("le", "de", "et", "comment", "quoi", "pourquoi", "etre"):
+        assert word in STOPWORDS
+
+
+def test_stopwords_match_after_folding():
+    # « été », « être » and « très » are in the list folded: the accented forms go too
+    assert tokenize_fr("été être très") == []
+
+
+def test_plural_s_on_borrowed_words():
+    assert tokenize_fr("transformers") == tokenize_fr("transformer") == ["transform"]
+    assert tokenize_fr("Transformers") == tokenize_fr("transformer")
+    assert tokenize_fr("embeddings") == tokenize_fr("embedding")
+    assert tokenize_fr("notes") == tokenize_fr("note")
+
+
+def test_s_endings_that_are_not_plurals_are_kept():
+    # -ss, -us, -is are not plurals: stripping them would merge unrelated words
+    assert tokenize_fr("class") == ["class"]
+    assert tokenize_fr("status") == ["status"]
+
+
+def test_numbers_kept_single_letters_dropped():
+    assert tokenize_fr("python 3 x") == ["python", "3"]
+    assert tokenize_fr("2024") == ["2024"]
+
+
+def test_order_and_duplicates_are_kept_for_bm25():
+    assert tokenize_fr("chats chat graphe") == ["chat", "chat", "graph"]
+
+
+def test_same_stems_for_a_note_and_a_question():
+    note = "GrasBot répond à partir des notes Obsidian de l'auteur, grâce au modèle Qwen3."
+    question = "Sur quelles NOTES obsidian GrasBot repond-il ? Quel modele ?"
+    assert {"grasbot", "obsidian", "model"} <= set(tokenize_fr(note)) & set(tokenize_fr(question))
+    assert set(tokenize_fr("les bases de données relationnelles")) == set(tokenize_fr("Base de donnees relationnelle ?"))
+
+
+def test_empty_and_punctuation():
+    assert tokenize_fr("") == []
+    assert tokenize_fr("?!… — «»") == []
+
+
+def test_slugify():
+    assert slugify("Mon Projet Été !") == "mon-projet-ete"
+    assert slugify("  Déjà_vu  ") == "deja-vu"
+    assert slugify("C'est l'été") == "c-est-l-ete"

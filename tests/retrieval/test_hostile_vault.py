@@ -1,0 +1,477 @@
+"""A hostile vault (issue #18): what a note's author, or whatever wrote into the folder, can
+put there, and what a visitor must still never get. One section per class of problem:
+frontmatter that expands, text the author hid, every link syntax, symlinks, files that are
+not notes, changes that keep size and mtime."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grasbot._engine import build_snapshot
+from grasbot._exceptions import VaultError
+from grasbot.answer.fallback import extractive_answer
+from grasbot.retrieval import frontmatter as _frontmatter
+from grasbot.retrieval import vault as _vault
+from grasbot.retrieval.frontmatter import FrontmatterTooLarge, load_frontmatter
+from grasbot.retrieval.index import indexable_body
+from grasbot.retrieval.vault import VaultOptions, load_vault, parse_note
+from support.bots import OWNER, OWNER_TOKEN, bot_of, make_bot, rpc, write_note
+
+QUICK = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SECRET = "zorglubsecret"  # in hidden text and private names: must never come out
+
+
+def note(rel: str, text: str, **options) -> _vault.Note:
+    return parse_note(rel, text.encode("utf-8"), mtime_ns=0, options=VaultOptions(**options))
+
+
+def bounded(seconds: float, func, *args):
+    """Run `func` in a thread; fail if it has not returned within `seconds` (a hang is the bug)."""
+    out: dict = {}
+
+    def run():
+        try:
+            out["value"] = func(*args)
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            out["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"{getattr(func, '__name__', func)} did not return within {seconds} s"
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+# ---------------------------------------------------------------- frontmatter that expands
+
+
+def laughs(levels: int, fan: int) -> str:
+    """The "billion laughs": each level a list of `fan` aliases to the level below."""
+    lines = [f"l0: &l0 [{', '.join(['lol'] * fan)}]"]
+    for k in range(1, levels + 1):
+        lines.append(f"l{k}: &l{k} [{', '.join([f'*l{k - 1}'] * fan)}]")
+    lines.append(f"title: *l{levels}")
+    return "\n".join(lines)
+
+
+@QUICK
+@given(levels=st.integers(2, 9), fan=st.integers(2, 12), field=st.sampled_from(["title", "tags", "aliases", "answers", "source"]))
+def test_alias_bombs_are_refused_before_they_expand(levels, fan, field):
+    header = laughs(levels, fan).replace("title: ", f"{field}: ")
+    sizes = [1 + fan]  # each level's list, its aliases expanded
+    for _ in range(levels):
+        sizes.append(1 + fan * sizes[-1])
+    expanded = 1 + (levels + 2) + sum(sizes) + sizes[-1]  # the mapping, its keys, its values
+    started = time.perf_counter()
+    if expanded > _frontmatter.MAX_NODES:
+        with pytest.raises(ValueError, match="expands to .* values through its aliases"):
+            note("bombe.md", f"---\n{header}\n---\nTexte.")
+    else:  # under the bound it reads as PyYAML reads it
+        assert load_frontmatter(header) == yaml.load(header, Loader=yaml.CSafeLoader)
+    assert time.perf_counter() - started < 1.0  # measured, never expanded
+
+
+@pytest.mark.parametrize(
+    "header, reason",
+    [
+        ("a: &a [*a]", "alias to the list or mapping that holds it"),
+        ("a: &a {b: *a}", "alias to the list or mapping that holds it"),
+        ("a: " + "[" * 40 + "]" * 40, "more than 32 deep"),
+        ("a:\n" + "".join("  " * i + "- \n" for i in range(1, 3)) + "b: " + "{x: " * 35 + "1" + "}" * 35, "more than 32 deep"),
+        ("a: &a " + "x" * 2000 + "\nb: [" + ", ".join(["*a"] * 600) + "]", "characters through its aliases"),
+    ],
+    ids=["self-list", "self-map", "deep-flow", "deep-map", "long-text"],
+)
+def test_other_frontmatters_over_a_bound(header, reason):
+    with pytest.raises(FrontmatterTooLarge, match=reason):
+        load_frontmatter(header)
+
+
+aliased = st.recursive(
+    st.sampled_from(["a", "b", "1", "2024-01-01", "oui", "~", "'x y'"]),
+    lambda inner: st.lists(inner, max_size=4).map(lambda xs: "[" + ", ".join(xs) + "]"),
+    max_leaves=8,
+)
+
+
+@QUICK
+@given(values=st.lists(aliased, min_size=1, max_size=5), uses=st.lists(st.integers(0, 4), max_size=6))
+def test_small_frontmatters_with_aliases_read_as_pyyaml_reads_them(values, uses):
+    """Differential: within the bounds, anchors and aliases give exactly PyYAML's result."""
+    lines = [f"k{i}: &a{i} {v}" for i, v in enumerate(values)]
+    lines += [f"u{j}: *a{i % len(values)}" for j, i in enumerate(uses)]
+    header = "\n".join(lines)
+    assert load_frontmatter(header) == yaml.load(header, Loader=yaml.CSafeLoader)
+
+
+async def test_a_bomb_in_the_vault_is_reported_by_name_and_the_daemon_serves(start_daemon, tmp_path, capsys):
+    vault = tmp_path / "vault"
+    write_note(vault, "sain.md", "title: Les abeilles\nvisibility: public", "Les abeilles du jardin.")
+    client = await start_daemon(vault, owner_token=OWNER_TOKEN)
+    write_note(vault, "bombe.md", laughs(9, 10) + "\nvisibility: public", "Texte.")
+    started = time.perf_counter()
+    result = (await rpc(client, "reload", {}, headers=OWNER))["result"]
+    assert time.perf_counter() - started < 5
+    assert [e["path"] for e in result["errors"]] == ["bombe.md"]
+    assert "aliases" in result["errors"][0]["message"]
+    health = await client.get("/health")
+    assert (await health.json())["vault_size"] == 1
+    from grasbot._cli import main
+
+    assert main(["check", "--vault", str(vault)]) != 0
+    out = capsys.readouterr().out
+    assert "bombe.md" in out and "aliases" in out
+
+
+# ---------------------------------------------------------------- text the author hid
+
+hidden = st.sampled_from(
+    [
+        f"%%{SECRET}%%",
+        f"%% note : {SECRET} %%",
+        f"\n%%\n{SECRET}\nsur deux lignes\n%%\n",
+        f"<!-- {SECRET} -->",
+        f"<!--\n{SECRET}\n-->",
+        f"%%[[{SECRET}]] #{SECRET}%%",
+        f"<!-- # {SECRET} titre caché -->",
+        f"<!-- %% {SECRET} -->",
+        f"%% <!-- {SECRET} %%",
+    ]
+)
+unclosed = st.sampled_from(["", f"\n%% jamais fermé {SECRET}", f"\n<!-- jamais fermé {SECRET}", f"%%{SECRET}\n\n# Titre {SECRET}"])
+prose = st.sampled_from(["Les abeilles butinent.", "Le jardin est ouvert.", "", "\n\n", "Du miel, du pain."])
+
+
+@QUICK
+@given(parts=st.lists(st.tuples(prose, hidden), min_size=1, max_size=4), tail=prose, end=unclosed)
+def test_hidden_text_reaches_no_use_of_the_note(parts, tail, end):
+    body = "".join(p + h for p, h in parts) + tail + end
+    n = note("pub.md", f"---\nvisibility: public\n---\n{body}")
+    for where, text in [
+        ("body", n.body),
+        ("title", n.title),
+        ("tags", " ".join(n.tags)),
+        ("links", " ".join(link.target for link in n.links)),
+        ("indexed text", indexable_body(n)),
+    ]:
+        assert SECRET not in text.lower(), (where, text)
+    for p in [p for p, _ in parts] + [tail]:  # what was not hidden stays
+        if p.strip():
+            assert p.strip() in n.body
+
+
+def test_comments_inside_code_are_code_and_an_unclosed_fence_hides_nothing():
+    n = note("pub.md", "Voir `%%pas un commentaire%%` et\n```\n<!-- du code -->\n```\nFin %%caché%% ici.")
+    assert "`%%pas un commentaire%%`" in n.body and "<!-- du code -->" in n.body
+    assert "caché" not in n.body and "Fin" in n.body and "ici." in n.body
+    n = note("pub.md", f"```\ndébut de code jamais fermé\n%%{SECRET}%%\nsuite")
+    assert SECRET not in n.body and "suite" in n.body
+
+
+def test_hidden_text_is_not_in_the_prompt_nor_the_fallback(note_writer):
+    note_writer(
+        "abeilles.md",
+        "title: Les abeilles\nvisibility: public",
+        f"Les abeilles butinent la lavande du jardin. %%Le code {SECRET} est sous la ruche.%%\n"
+        f"<!-- Les abeilles gardent le {SECRET}. -->\nLes abeilles font du miel au jardin.",
+    )
+    bot = make_bot(note_writer.root)
+    index = bot.snapshot.index("visitor")
+    assert SECRET not in index.readable_body("abeilles.md")
+    assert bot.search(SECRET).sources == ()
+    result = bot.search("Que font les abeilles du jardin ?")
+    assert result.grounded and result.context  # the passages the prompt and the fallback are made of
+    assert all(SECRET not in p.text for p in result.context)
+    answer = extractive_answer("abeilles jardin", result.context, index, grounded=True)
+    assert "miel" in answer and SECRET not in answer
+
+
+# ---------------------------------------------------------------- every link syntax
+
+
+def link(syntax: str, label: str, folder: str = "prive", name: str = f"Note privée {SECRET}") -> str:
+    """A link from `pub/accueil.md` to `{folder}/{name}.md`, in one syntax."""
+    encoded = urllib.parse.quote(f"{name}.md")
+    return {
+        "markdown": f"[{label}](../{folder}/{encoded})",
+        "markdown-root": f"[{label}](/{folder}/{encoded})",
+        "markdown-angle": f"[{label}](<../{folder}/{name}.md>)",
+        "markdown-spaces": f"[{label}](../{folder}/{name}.md)",
+        "markdown-heading": f'[{label}](../{folder}/{encoded}#Section "titre")',
+        "embed": f"![{label}](../{folder}/{encoded})",
+        "image-in-link": f"[![{label}](image.png)](../{folder}/{encoded})",
+        "angle": f"<../{folder}/{encoded}>",
+        "angle-spaces": f"<../{folder}/{name}.md>",
+        "reference": f'[{label}][{SECRET}]\n\n[{SECRET}]: ../{folder}/{encoded} "titre"',
+        "html": f'<a href="../{folder}/{encoded}">{label}</a>',
+        "obsidian-uri": f"[{label}](obsidian://open?vault=V&file={urllib.parse.quote(f'{folder}/{name}', safe='')})",
+        "wikilink": f"[[{name}|{label}]]" if label else f"[[{name}]]",
+        "wikilink-path": f"[[{folder}/{name}.md|{label}]]" if label else f"[[{folder}/{name}.md]]",
+        "wikilink-embed": f"![[{name}]]",
+    }[syntax]
+
+
+SYNTAXES = [
+    "markdown",
+    "markdown-root",
+    "markdown-angle",
+    "markdown-spaces",
+    "markdown-heading",
+    "embed",
+    "image-in-link",
+    "angle",
+    "angle-spaces",
+    "reference",
+    "html",
+    "obsidian-uri",
+    "wikilink",
+    "wikilink-path",
+    "wikilink-embed",
+]
+
+
+@pytest.fixture(scope="module")
+def link_vault(tmp_path_factory):
+    root = tmp_path_factory.mktemp("links") / "vault"
+    write_note(root, f"prive/Note privée {SECRET}.md", "title: Secret\nvisibility: private", "Le secret du jardin.")
+    write_note(root, "pub/voisin.md", "title: Le voisin\nvisibility: public", "Le voisin du jardin.")
+    return root
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(syntaxes=st.lists(st.sampled_from(SYNTAXES), min_size=1, max_size=4), label=st.sampled_from(["", "ce lien", "le jardin"]), around=prose)
+def test_links_to_a_private_note_keep_only_their_label(link_vault, syntaxes, label, around):
+    body = f"{around}\n" + "\n".join(f"{link(s, label)} et encore" for s in syntaxes) + "\nfin."
+    write_note(link_vault, "pub/accueil.md", "title: Accueil\nvisibility: public", body)
+    vault = load_vault(link_vault)
+    owner = vault.notes["pub/accueil.md"]
+    private = f"prive/Note privée {SECRET}.md"
+    # every syntax is a link the graph knows, to the private note
+    assert {t for t, _ in vault.edges["pub/accueil.md"]} == {private}, (body, owner.links)
+    bot_index = build_snapshot(make_bot(link_vault).settings).index("visitor")
+    for text in (bot_index.readable_body("pub/accueil.md"), indexable_body(owner)):
+        assert SECRET not in text.lower() and "prive/" not in text, (syntaxes, text)
+        if label and not all(s in ("angle", "angle-spaces", "wikilink-embed") for s in syntaxes):
+            assert label in text
+
+
+@pytest.mark.parametrize("syntax", SYNTAXES)
+def test_a_link_to_a_public_note_names_it_in_every_syntax(tmp_path, syntax):
+    root = tmp_path / "vault"
+    name = "Le voisin"
+    text = link(syntax, "", "pub", name)
+    write_note(root, f"pub/{name}.md", "title: Le voisin\nvisibility: public", "Le voisin du jardin.")
+    write_note(root, "pub/accueil.md", "title: Accueil\nvisibility: public", f"Voir {text}\n")
+    bot = make_bot(root)
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"pub/{name}.md"}, text
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    if syntax != "reference":  # `[][ref]` shows nothing, in Obsidian too
+        assert "voisin" in readable.lower(), (text, readable)
+
+
+def test_web_links_stay_as_written():
+    text = "Voir [le site](https://example.org/a.md) et [courriel](mailto:x@example.org) et [ici](#titre)."
+    assert _vault.rewrite_links(text, lambda t: False, "a/b.md") == text
+
+
+# ---------------------------------------------------------------- symlinks
+
+
+def symlinked_vault(root: Path) -> Path:
+    write_note(root, "pub/sain.md", "title: Sain\nvisibility: public", "Les abeilles du jardin.")
+    for folder in ("exclu", ".trash", ".obsidian"):
+        write_note(root, f"{folder}/{SECRET}-{folder.strip('.')}.md", "visibility: public", f"Texte {SECRET}.")
+    outside = root.parent / "dehors"
+    write_note(outside, f"{SECRET}-dehors.md", "visibility: public", f"Texte {SECRET}.")
+    (root / "pub" / "vers-exclu").symlink_to(root / "exclu", target_is_directory=True)
+    (root / "pub" / "vers-corbeille").symlink_to(Path("..") / ".trash", target_is_directory=True)
+    (root / "pub" / "vers-obsidian").symlink_to(root / ".obsidian", target_is_directory=True)
+    (root / "pub" / "vers-dehors").symlink_to(outside, target_is_directory=True)
+    (root / "pub" / "note-exclue.md").symlink_to(root / "exclu" / f"{SECRET}-exclu.md")
+    (root / "pub" / "note-corbeille.md").symlink_to(root / ".trash" / f"{SECRET}-trash.md")
+    (root / "pub" / "note-dehors.md").symlink_to(outside / f"{SECRET}-dehors.md")
+    (root / "pub" / "vers-pub").symlink_to(root / "pub", target_is_directory=True)  # a loop
+    return root
+
+
+def test_symlinks_are_judged_by_where_they_lead(tmp_path):
+    root = symlinked_vault(tmp_path / "vault")
+    vault = load_vault(root, VaultOptions(exclude=("exclu",), default_public=True))
+    assert sorted(vault.notes) == ["pub/sain.md"], sorted(vault.notes)
+
+
+def test_a_symlink_to_an_allowed_note_serves_it(tmp_path):
+    root = tmp_path / "vault"
+    write_note(root, "a/vraie.md", "title: Vraie\nvisibility: public", "Les abeilles.")
+    (root / "b").mkdir()
+    (root / "b" / "lien.md").symlink_to(root / "a" / "vraie.md")
+    (root / "c").symlink_to(root / "a", target_is_directory=True)
+    assert sorted(load_vault(root).notes) == ["a/vraie.md", "b/lien.md"]  # c/ is a/ again: walked once
+
+
+# ---------------------------------------------------------------- files that are not notes
+
+KINDS = ["note", "fifo", "folder.md", "socket", "broken-link", "link-to-fifo"]
+
+
+def make_kind(root: Path, kind: str, i: int) -> str:
+    rel = f"d{i % 3}/{kind}-{i}.md"
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "note":
+        path.write_text(f"---\nvisibility: public\n---\nLes abeilles {i}.", encoding="utf-8")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder.md":
+        path.mkdir()
+    elif kind == "socket":
+        sock = socket.socket(socket.AF_UNIX)
+        try:
+            sock.bind(str(path))
+        except OSError:  # a path too long for AF_UNIX: a FIFO stands in
+            os.mkfifo(path)
+        finally:
+            sock.close()
+    elif kind == "broken-link":
+        path.symlink_to(root / "nulle-part.md")
+    elif kind == "link-to-fifo":
+        fifo = root / f"tube-{i}"
+        os.mkfifo(fifo)
+        path.symlink_to(fifo)
+    return rel
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kinds=st.lists(st.sampled_from(KINDS), min_size=1, max_size=8))
+def test_files_that_are_not_notes_are_reported_and_never_hang(tmp_path_factory, kinds):
+    root = tmp_path_factory.mktemp("kinds")
+    made = {make_kind(root, kind, i): kind for i, kind in enumerate(kinds)}
+    vault = bounded(10, load_vault, root)
+    notes = {rel for rel, kind in made.items() if kind == "note"}
+    assert set(vault.notes) == notes
+    reported = {e.path: e.message for e in vault.errors}
+    for rel, kind in made.items():
+        if kind in ("fifo", "socket", "link-to-fifo"):
+            assert "not a regular file" in reported[rel], (rel, reported)
+        elif kind == "broken-link":
+            assert "cannot read the file" in reported[rel]
+    # the parallel loader's workers open what the walk found: the same files, never a hang
+    from grasbot.store.parallel import _share
+
+    parsed, _, _ = bounded(10, _share, 0, [(rel, str(root / rel)) for rel in made if made[rel] != "folder.md"], VaultOptions())
+    assert set(parsed) == notes
+
+
+def test_a_file_name_that_is_not_utf8_is_reported(tmp_path):
+    root = tmp_path / "vault"
+    write_note(root, "sain.md", "visibility: public", "Les abeilles.")
+    with open(os.path.join(os.fsencode(root), b"nom-\xff.md"), "wb") as f:
+        f.write(b"---\nvisibility: public\n---\nTexte.")
+    vault = load_vault(root)
+    assert sorted(vault.notes) == ["sain.md"]
+    (error,) = vault.errors
+    assert error.path == "nom-\ufffd.md" and "not UTF-8" in error.message
+    error.path.encode("utf-8")  # the report itself can be sent
+
+
+@pytest.mark.parametrize("where", ["root", "sub"])
+async def test_an_unreadable_folder_fails_the_reload_and_the_old_index_serves(start_daemon, tmp_path, monkeypatch, where):
+    vault = tmp_path / "vault"
+    write_note(vault, "a.md", "visibility: public", "Les abeilles.")
+    write_note(vault, "sous/b.md", "visibility: public", "Le miel.")
+    client = await start_daemon(vault, owner_token=OWNER_TOKEN)
+    assert len(bot_of(client).snapshot.vault.notes) == 2
+    blocked = str(vault if where == "root" else vault / "sous")
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path) == blocked:  # as root, chmod 000 would not stop the test itself
+            raise PermissionError(13, "Permission denied", blocked)
+        return real_scandir(path)
+
+    monkeypatch.setattr(_vault.os, "scandir", scandir)
+    answer = await rpc(client, "reload", {}, headers=OWNER)
+    assert answer["error"]["code"] == -32004
+    assert "Permission denied" in answer["error"]["data"]
+    assert ("sous/" in answer["error"]["data"]) == (where == "sub")
+    assert len(bot_of(client).snapshot.vault.notes) == 2
+    assert (await (await client.get("/health")).json())["vault_size"] == 2
+    resp = await client.post("/reload-vault", headers=OWNER)
+    assert resp.status == 500 and "previous vault keeps serving" in (await resp.json())["error"]["data"]
+
+
+@pytest.mark.parametrize("depth", [_vault.MAX_FOLDER_DEPTH + 1, 1_100])  # 1,100: past Python's recursion limit
+def test_a_very_deep_tree_is_reported_not_a_crash(tmp_path, depth):
+    root = tmp_path / "vault"
+    write_note(root, "a.md", "visibility: public", "Les abeilles.")
+    deep = root
+    for _ in range(depth):  # one by one: pathlib's mkdir(parents=True) recurses too
+        deep = deep / "d"
+        deep.mkdir()
+    (deep / "fond.md").write_text("---\nvisibility: public\n---\nAu fond.", encoding="utf-8")
+    try:
+        with pytest.raises(VaultError, match=r"nested more than 64 folders deep"):
+            load_vault(root)
+    finally:  # one by one again: pytest's own clean-up of old temporary folders recurses
+        (deep / "fond.md").unlink()
+        for _ in range(depth):
+            deep.rmdir()
+            deep = deep.parent
+    within = tmp_path / "ok"
+    write_note(within.joinpath(*["d"] * _vault.MAX_FOLDER_DEPTH), "fond.md", "visibility: public", "Au fond.")
+    assert len(load_vault(within).notes) == 1
+
+
+# ---------------------------------------------------------------- changes that keep size and mtime
+
+
+def test_a_visibility_change_that_keeps_size_and_mtime_is_seen(tmp_path):
+    root = tmp_path / "vault"
+    path = write_note(root, "n.md", "visibility: public", f"Le code {SECRET}.")
+    bot = make_bot(root)
+    assert len(bot.snapshot.index("visitor")) == 1
+    st = path.stat()
+    path.write_bytes(path.read_bytes().replace(b"visibility: public", b"visibility: xublic"))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # rsync -t, an editor that restores mtime
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    bot.reload()
+    assert len(bot.snapshot.index("visitor")) == 0
+    assert bot.search(SECRET).sources == ()
+
+
+def test_a_file_read_just_after_its_change_is_hashed_again_then_trusted(tmp_path, monkeypatch):
+    root = tmp_path / "vault"
+    write_note(root, "n.md", "visibility: public", "Les abeilles.")
+    write_note(root, "m.md", "visibility: public", "Le miel.")
+    reads = []
+    real = _vault.read_note_file
+    monkeypatch.setattr(_vault, "read_note_file", lambda path: reads.append(Path(path).name) or real(path))
+    vault = load_vault(root)
+    assert {n.ctime_ns for n in vault.notes.values()} == {-1}  # just written: stamps prove nothing
+    reads.clear()
+    again = load_vault(root, previous=vault)
+    assert sorted(reads) == ["m.md", "n.md"]  # read and hashed again...
+    assert all(again.notes[p] is vault.notes[p] for p in vault.notes)  # ...and not parsed again
+    monkeypatch.setattr(_vault, "RACY_NS", 0)  # as if the files were old
+    trusted = load_vault(root, previous=again)
+    assert all(n.ctime_ns == os.stat(root / p).st_ctime_ns for p, n in trusted.notes.items())
+    reads.clear()
+    load_vault(root, previous=trusted)
+    assert reads == []  # size, mtime and ctime prove them unchanged
+
+
+def test_frontmatter_fields_lose_hidden_comments_too():
+    n = note("pub.md", f'---\ntitle: Le jardin %%{SECRET}%%\naliases: ["<!-- {SECRET} -->", "potager"]\ntags: [abeilles, "%%{SECRET}%%"]\n---\nTexte.')
+    assert (n.title, n.aliases, n.tags) == ("Le jardin", ("potager",), ("abeilles",))

@@ -1,0 +1,62 @@
+"""A long note scores by its best passage; addresses in the text are not words."""
+
+from __future__ import annotations
+
+from grasbot.retrieval.index import PASSAGE, passages_of
+from support.bots import make_bot
+
+
+def _filler(n: int, word: str = "jardinage") -> str:
+    return " ".join(f"{word} arrosage{i % 7} semis{i % 11}" for i in range(n // 3))
+
+
+def test_long_note_is_cut_into_passages_led_by_its_title(note_writer):
+    note_writer("Cours complet.md", "visibility: public", _filler(3 * PASSAGE))
+    bot = make_bot(note_writer.root)
+    note = bot.snapshot.vault.notes["Cours complet.md"]
+    passages = passages_of(note)
+    assert len(passages) == 3
+    for counts in passages:
+        assert counts["cour"] == 2 and counts["complet"] == 2  # title and file name lead each passage
+        assert sum(counts.values()) <= PASSAGE + 4
+
+
+def test_words_scattered_over_a_huge_note_lose_to_a_short_note_about_them(note_writer):
+    # The long course says « compost » and « lombric » once each, thousands of words apart;
+    # the short note is about both.
+    scattered = f"compost {_filler(6 * PASSAGE)} lombric {_filler(6 * PASSAGE, 'botanique')} compost lombric"
+    note_writer("Cours de jardinage.md", "visibility: public", scattered)
+    note_writer(
+        "Lombricompostage.md",
+        "visibility: public",
+        "Le lombricompostage : des vers dans un bac, le compost mûrit vite. Un lombric "
+        "mange la moitié de son poids par jour ; le compost obtenu nourrit le potager.",
+    )
+    bot = make_bot(note_writer.root)
+    result = bot.search("compost lombric", audience="visitor")
+    ranked = [s.path for s in result.sources]
+    assert ranked[:2] == ["Lombricompostage.md", "Cours de jardinage.md"]
+    short, long_ = result.query.bm25["Lombricompostage.md"], result.query.bm25["Cours de jardinage.md"]
+    assert short > long_ > 0
+
+
+def test_fast_path_equals_exhaustive_with_long_notes(note_writer):
+    from grasbot.retrieval.search import search
+
+    note_writer("Long.md", "visibility: public", "compost " + _filler(5 * PASSAGE) + " lombric semis2")
+    note_writer("Court.md", "visibility: public", "compost lombric semis2 arrosage3")
+    bot = make_bot(note_writer.root)
+    index = bot.snapshot.index("visitor")
+    for q in ("compost", "lombric semis2", "arrosage3 jardinage", "cours long"):
+        fast = search(q, index, top_k=5, min_score=4)
+        slow = search(q, index, top_k=5, min_score=4, exhaustive=True)
+        assert [(s.path, s.score, s.reasons) for s in fast.sources] == [(s.path, s.score, s.reasons) for s in slow.sources]
+
+
+def test_addresses_are_not_indexed(note_writer):
+    note_writer("Liens.md", "visibility: public", "Voir https://exemple.org/python/guide et www.serpent.fr pour plus.")
+    note_writer("Python.md", "visibility: public", "Python est un langage de programmation.")
+    bot = make_bot(note_writer.root)
+    analysis = bot.snapshot.analyses["Liens.md"]
+    assert not {"python", "http", "exempl", "serpent", "guid"} & set(analysis.body)
+    assert [s.path for s in bot.search("python", audience="visitor").sources] == ["Python.md"]

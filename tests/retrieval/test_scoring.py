@@ -1,0 +1,332 @@
+"""score_note: each signal alone, with its exact points and its reason.
+
+Every field signal is evidence on one scale: the idf its words share with the question, as a
+share of all the question says, times the signal's weight (10 points: says everything)."""
+
+from __future__ import annotations
+
+import pytest
+
+from grasbot import tokenize_fr
+from grasbot.retrieval import scoring as _scoring
+from grasbot.retrieval.index import Index, analyse_note
+from grasbot.retrieval.scoring import SIGNALS, Query, score_note
+from grasbot.retrieval.vault import VaultOptions, load_vault
+
+# Notes whose title, file name and body share no word with the questions below, so that only
+# the note under test can score.
+FILLERS = {
+    "f1.md": ("title: Cuisine", "Une recette de gâteau au chocolat."),
+    "f2.md": ("title: Jardin", "Tailler les rosiers en automne."),
+    "f3.md": ("title: Voyage", "Un itinéraire à vélo le long de la Loire."),
+}
+
+
+def build(note_writer, notes: dict[str, tuple[str | None, str]], audience="owner", **options) -> Index:
+    for rel, (fm, body) in {**FILLERS, **notes}.items():
+        note_writer(rel, fm, body)
+    vault = load_vault(note_writer.root, VaultOptions(**options))
+    return Index.build(vault, audience, {p: analyse_note(n) for p, n in vault.notes.items()})
+
+
+def score(index: Index, path: str, question: str):
+    return score_note(path, Query.parse(question, index), index)
+
+
+def reasons(s) -> list[tuple[str, float, str]]:
+    return [(r.signal, round(r.points, 6), r.detail) for r in s.reasons]
+
+
+def fields(s) -> list[tuple[str, float, str]]:
+    """The field signals alone: a field's words are also text BM25 reads (one flat field)."""
+    return [r for r in reasons(s) if r[0] != "bm25"]
+
+
+def share(index: Index, question: str, *words: str) -> float:
+    """The share of the question's idf that `words` carry."""
+    q = Query.parse(question, index)
+    return sum(q.idf[t] for t in set(tokenize_fr(" ".join(words)))) / q.information
+
+
+def test_a_note_sharing_nothing_scores_exactly_zero(note_writer):
+    index = build(note_writer, {"n.md": ("title: Zzz\ntags: [graph]\npriority: 9\ntype: moc", "rien")})
+    s = score(index, "n.md", "recette de gâteau")
+    assert s.points == 0
+    assert s.reasons == []
+
+
+def test_an_empty_question_scores_zero(note_writer):
+    index = build(note_writer, {"n.md": ("title: Zzz\naliases: [le]", "rien")})
+    assert score(index, "n.md", "le la les ?").points == 0
+
+
+def test_the_registry_names_every_signal_score_note_gives(note_writer):
+    index = build(
+        note_writer,
+        {
+            "n.md": ('title: Moteur\naliases: [moteur]\ntags: [moteur]\ndomains: [moteur]\npriority: 5\ntype: moc\nanswers: ["Le moteur ?"]', "moteur"),
+        },
+    )
+    given = {r.signal for r in score(index, "n.md", "moteur").reasons}
+    assert given == {"alias", "title", "answers", "tag", "domain", "bm25", "priority", "hub"}
+    assert given <= set(SIGNALS)
+    assert _scoring.WEAK_SIGNALS == {"bm25", "semantic", "graph"}
+    assert _scoring.BOOST_SIGNALS == {"priority", "hub"}
+
+
+# ---------------------------------------------------------------- alias
+
+
+def test_an_alias_is_worth_the_share_of_the_question_it_says(note_writer):
+    index = build(note_writer, {"n.md": ("title: Zzz\naliases: [moteur grasbot, autre chose]", "rien")})
+    s = score(index, "n.md", "Parle-moi du moteur de GrasBot")
+    expected = 10 * share(index, "Parle-moi du moteur de GrasBot", "moteur", "grasbot")
+    assert fields(s) == [("alias", round(expected, 6), "alias « moteur grasbot »")]
+    assert 5.0 < expected < 10.0  # « parle » is said too
+    assert fields(score(index, "n.md", "moteur grasbot")) == [("alias", 10.0, "alias « moteur grasbot »")]
+
+
+def test_multi_word_alias_must_appear_as_a_run(note_writer):
+    index = build(note_writer, {"n.md": ("title: Zzz\naliases: [moteur grasbot]", "rien")})
+    assert fields(score(index, "n.md", "grasbot a un moteur")) == []
+    assert fields(score(index, "n.md", "moteur rapide grasbot")) == []
+    assert fields(score(index, "n.md", "le moteur")) == []
+
+
+def test_alias_names_the_longest_matching_alias_and_counts_once(note_writer):
+    index = build(note_writer, {"n.md": ("title: Zzz\naliases: [moteur, moteur grasbot]", "rien")})
+    s = score(index, "n.md", "moteur grasbot")
+    assert fields(s) == [("alias", 10.0, "alias « moteur grasbot »")]
+
+
+# ---------------------------------------------------------------- title and slug
+
+
+def test_title_match_is_worth_8(note_writer):
+    index = build(note_writer, {"n.md": ("title: Pipeline de recherche", "rien")})
+    s = score(index, "n.md", "Comment marche le pipeline de recherche ?")
+    assert fields(s) == [("title", 8.0, "titre « Pipeline de recherche »")]
+    # the title is part of the searchable text too, so BM25 adds its share and nothing else does
+    assert {r[0] for r in reasons(s)} == {"title", "bm25"}
+
+
+def test_partial_title_is_pro_rata(note_writer):
+    index = build(note_writer, {"n.md": ("title: Pipeline de recherche locale", "rien")})
+    s = score(index, "n.md", "le pipeline")
+    # 1 word of 3 named: 8 × 0.5 × 1/3
+    assert fields(s) == [("title", round(8 * 0.5 / 3, 6), "titre « Pipeline de recherche locale » (33% des mots)")]
+    s2 = score(index, "n.md", "pipeline de recherche")
+    assert fields(s2) == [("title", round(8 * 0.5 * 2 / 3, 6), "titre « Pipeline de recherche locale » (67% des mots)")]
+
+
+def test_a_title_naming_one_common_word_of_a_long_question_weighs_less(note_writer):
+    index = build(
+        note_writer,
+        {
+            "py.md": ("title: Python", "Python."),
+            "p1.md": ("title: Aaa", "python"),
+            "p2.md": ("title: Bbb", "python"),
+        },
+    )
+    question = "orchestrer des tâches avec Airflow en python"
+    q = Query.parse(question, index)
+    (title,) = [r for r in score(index, "py.md", question).reasons if r.signal == "title"]
+    expected = 8.0 * q.idf["python"] / (0.5 * q.information)
+    assert expected < 4.0
+    assert title.points == pytest.approx(expected)
+    assert title.detail == "titre « Python »"
+    # asked alone, the same title is worth its full 8 points
+    (alone,) = [r for r in score(index, "py.md", "python").reasons if r.signal == "title"]
+    assert alone.points == 8.0
+
+
+def test_slug_match_is_worth_8(note_writer):
+    index = build(note_writer, {"n.md": ("title: Zzz\nslug: moteur-recherche", "rien")})
+    s = score(index, "n.md", "le moteur de recherche")
+    assert reasons(s) == [("slug", 8.0, "slug « moteur-recherche »")]
+
+
+def test_title_and_slug_count_once_the_best_of_both(note_writer):
+    index = build(note_writer, {"n.md": ("title: Moteur\nslug: moteur-recherche", "rien")})
+    s = score(index, "n.md", "moteur")
+    assert fields(s) == [("title", 8.0, "titre « Moteur »")]
+
+
+# ---------------------------------------------------------------- answers
+
+
+ANSWER = 'title: Zzz\nanswers: ["Quel modèle utilise GrasBot ?", "Autre chose ?"]'
+
+
+def idf_dice(index: Index, question: str, declared: str) -> float:
+    q = Query.parse(question, index)
+    asked, declared_stems = set(q.unique), set(Query.parse(declared, index).unique)
+    shared = sum(q.idf[t] for t in asked & declared_stems)
+    return 2 * shared / (q.information + sum(index.idf(t) for t in declared_stems))
+
+
+def test_answers_identical_question_is_worth_12(note_writer):
+    index = build(note_writer, {"n.md": (ANSWER, "rien")})
+    s = score(index, "n.md", "Quel modèle utilise GrasBot ?")
+    assert fields(s) == [("answers", 12.0, "question « Quel modèle utilise GrasBot ? »")]
+
+
+def test_answers_grow_with_an_idf_weighted_overlap(note_writer):
+    index = build(note_writer, {"n.md": (ANSWER, "rien")})
+    declared = "Quel modèle utilise GrasBot ?"
+    for question in ("GrasBot ?", "le modèle de GrasBot"):
+        dice = idf_dice(index, question, declared)
+        assert 0.4 <= dice < 1
+        assert fields(score(index, "n.md", question)) == [("answers", round(12 * dice, 6), f"question « {declared} »")]
+    assert idf_dice(index, "le modèle de GrasBot", declared) > idf_dice(index, "GrasBot ?", declared)
+
+
+def test_answers_below_threshold_give_nothing(note_writer):
+    index = build(note_writer, {"n.md": (ANSWER, "rien"), "g.md": ("title: Galette", "galette bateau cuisine")})
+    question = "GrasBot cuisine bateau galette"
+    assert idf_dice(index, question, "Quel modèle utilise GrasBot ?") < 0.4
+    assert [r for r in fields(score(index, "n.md", question)) if r[0] == "answers"] == []
+
+
+def test_a_generic_word_overlap_no_longer_beats_the_subjects_note(note_writer):
+    """A declared question that shares only words every note has (« déjà », « projet ») with
+    the visitor's must not outrank the note about what the visitor asks (issue 17)."""
+    from grasbot.retrieval.search import search
+
+    notes = {f"p{i}.md": (f"title: Projet {i}", f"J'ai déjà mené ce projet numéro {i}.") for i in range(12)}
+    notes["generic.md"] = ('title: Docker\nanswers: ["Tu as déjà utilisé Docker en projet ?"]', "Docker en projet.")
+    notes["kube.md"] = ("title: Orchestration", "Kubernetes orchestre des conteneurs sur plusieurs machines.")
+    index = build(note_writer, notes)
+    question = "tu as déjà déployé kubernetes en projet ?"
+    # the seed's flat Dice on stems was 2·2/(4+4) = 0.5, its threshold: +5, as much as the best BM25
+    dice = idf_dice(index, question, "Tu as déjà utilisé Docker en projet ?")
+    assert dice < 0.4
+    ranked = [s.path for s in search(question, index, top_k=3, min_score=4.0).sources]
+    assert ranked[0] == "kube.md"
+
+
+# ---------------------------------------------------------------- tags and domains
+
+
+def test_a_tag_is_worth_half_the_share_it_says_and_a_multi_word_tag_more(note_writer):
+    index = build(note_writer, {"n.md": ("title: Zzz\ntags: [ollama, machine-learning]", "rien")})
+    assert fields(score(index, "n.md", "ollama")) == [("tag", 5.0, "tag #ollama")]
+    assert fields(score(index, "n.md", "le machine learning")) == [("tag", 6.0, "tag #machine-learning")]
+    assert fields(score(index, "n.md", "ollama local")) == [("tag", round(5.0 * share(index, "ollama local", "ollama"), 6), "tag #ollama")]
+    assert fields(score(index, "n.md", "machine")) == []  # every word of the tag must be asked
+
+
+def test_domain_is_worth_less_than_a_tag(note_writer):
+    index = build(note_writer, {"n.md": ("title: Zzz\ndomains: [web, ia]", "rien")})
+    assert reasons(score(index, "n.md", "le web")) == [("domain", 3.0, "domaine web")]
+    both = "web et ia"
+    assert reasons(score(index, "n.md", both)) == [
+        ("domain", round(3.0 * share(index, both, "web"), 6), "domaine web"),
+        ("domain", round(3.0 * share(index, both, "ia"), 6), "domaine ia"),
+    ]
+
+
+def test_inline_tags_score_like_frontmatter_tags(note_writer):
+    index = build(note_writer, {"n.md": ("title: Zzz", "rien #ollama")})
+    tag = [r for r in reasons(score(index, "n.md", "ollama")) if r[0] == "tag"]
+    assert tag == [("tag", 5.0, "tag #ollama")]
+
+
+def test_taxonomy_is_capped_at_10(note_writer, monkeypatch):
+    monkeypatch.setattr(_scoring, "TAG_WEIGHT", 0.4)
+    index = build(note_writer, {"n.md": ("title: Zzz\ntags: [alpha, beta, gamma]\ndomains: [delta]", "rien")})
+    monkeypatch.setattr(_scoring, "TAXONOMY_CAP", 3.0)
+    s = score(index, "n.md", "alpha")
+    assert fields(s) == [("tag", 3.0, "tag #alpha")]  # 4 points, capped at 3
+    s = score(index, "n.md", "alpha beta gamma delta")
+    taxonomy = [r for r in fields(s) if r[0] in ("tag", "domain")]
+    assert sum(r[1] for r in taxonomy) == pytest.approx(3.0)
+
+
+# ---------------------------------------------------------------- BM25
+
+
+BODIES = {
+    "a.md": ("title: Zzz", "La compilation du noyau demande du temps. Compilation, compilation et noyau."),
+    "b.md": ("title: Yyy", "Le noyau du système."),
+    "c.md": ("title: Xxx", "Une note sur autre chose."),
+}
+
+
+def test_bm25_points_are_the_share_of_the_questions_ceiling(note_writer):
+    index = build(note_writer, BODIES)
+    q = Query.parse("compilation du noyau", index)
+    (ra,) = score(index, "a.md", "compilation du noyau").reasons
+    assert ra.signal == "bm25" and ra.detail.startswith("texte de la note (BM25 ")
+    assert ra.points == pytest.approx(10 * q.bm25["a.md"] / index.bm25_ceiling(q.unique))
+    (rb,) = score(index, "b.md", "compilation du noyau").reasons
+    assert 0 < rb.points < ra.points
+
+
+def test_bm25_shrinks_when_the_vault_barely_covers_the_question(note_writer):
+    index = build(note_writer, BODIES)
+    narrow = score(index, "a.md", "noyau").points
+    wide = score(index, "a.md", "noyau quantique interstellaire photonique supraconducteur").points
+    assert 0 < wide < narrow / 3
+
+
+def test_bm25_stays_within_0_and_10(note_writer):
+    index = build(note_writer, BODIES)
+    for question in ("noyau", "compilation", "système noyau", "autre chose", "gâteau chocolat rosiers"):
+        q = Query.parse(question, index)
+        for path in index.notes:
+            for r in score_note(path, q, index).reasons:
+                if r.signal == "bm25":
+                    assert 0 < r.points <= 10.0 + 1e-9
+
+
+# ---------------------------------------------------------------- priority and hub
+
+
+def test_priority_and_hub_are_shares_of_the_evidence_only_when_already_scored(note_writer):
+    index = build(
+        note_writer,
+        {
+            "moc.md": ("title: Zzz\ntype: moc\npriority: 7\ntags: [ollama]", "rien"),
+            "p.md": ("title: Www\npriority: 25\ntags: [ollama]", "rien"),
+        },
+    )
+    assert score(index, "moc.md", "recette inconnue").points == 0
+    s = score(index, "moc.md", "ollama")
+    evidence = sum(r.points for r in s.reasons if r.signal not in ("priority", "hub"))
+    assert reasons(s)[-2:] == [
+        ("priority", round(0.014 * evidence, 6), "priorité 7"),
+        ("hub", round(0.01 * evidence, 6), "note carrefour (MOC)"),
+    ]
+    assert s.points == pytest.approx(evidence * 1.024)
+    # priority is capped at 10: 2 %
+    p = score(index, "p.md", "ollama")
+    (priority,) = [r for r in p.reasons if r.signal == "priority"]
+    assert priority.points == pytest.approx(0.02 * sum(r.points for r in p.reasons if r.signal != "priority"))
+
+
+def test_priority_reorders_close_notes_but_never_lifts_a_clearly_weaker_one(note_writer):
+    from grasbot.retrieval.search import search
+
+    index = build(
+        note_writer,
+        {
+            "twin-a.md": ("title: Aaa", "Le protocole gopher sert des menus."),
+            "twin-b.md": ("title: Bbb\npriority: 10", "Le protocole gopher sert des menus."),
+            "strong.md": ("title: Ccc", "Gopher, gopher : le protocole gopher et ses menus gopher."),
+            "weak.md": ("title: Ddd\npriority: 10\ntype: moc", "Un mot sur gopher, entre mille autres choses dites ici."),
+        },
+    )
+    ranked = {s.path: s for s in search("le protocole gopher", index, top_k=4, min_score=0.0).sources}
+    # identical evidence: the priority decides
+    assert ranked["twin-b.md"].score > ranked["twin-a.md"].score
+    # the weak note with every tie-breaker stays below the note that is clearly the answer
+    assert ranked["strong.md"].score > ranked["weak.md"].score
+    weak_evidence = sum(r.points for r in ranked["weak.md"].reasons if r.signal not in ("priority", "hub"))
+    assert ranked["weak.md"].score <= weak_evidence * (1 + _scoring.BONUS_MAX) + 1e-9
+
+
+def test_reason_to_dict_shape(note_writer):
+    index = build(note_writer, {"n.md": ("title: Zzz\ntags: [ollama]", "rien")})
+    r = score(index, "n.md", "ollama").reasons[0]
+    assert r.to_dict() == {"signal": "tag", "points": 5.0, "detail": "tag #ollama"}

@@ -1,0 +1,274 @@
+"""search: ranking, top_k, grounded, urls, paths, audiences, history, and the fast path."""
+
+from __future__ import annotations
+
+import pytest
+
+from grasbot._config import Settings
+from grasbot.retrieval.scoring import Score
+from grasbot.retrieval.search import search
+from support.bots import make_bot
+
+VAULT = {
+    "projets/robot.md": (
+        "title: Robot suiveur de ligne\nslug: robot-suiveur\ntype: projet\naliases: [robot suiveur]\ntags: [arduino]\nvisibility: public",
+        "Un robot Arduino qui suit une ligne noire avec deux capteurs infrarouges.",
+    ),
+    "competences/arduino.md": (
+        "title: Arduino\ntype: competence\ntags: [arduino, electronique]\nvisibility: public",
+        "Programmer des cartes Arduino en C++ pour des robots et des capteurs.",
+    ),
+    "notes/capteurs.md": (
+        "title: Capteurs infrarouges\ntype: technique\nvisibility: public",
+        "Un capteur infrarouge mesure la lumière réfléchie par le sol.",
+    ),
+    "notes/journal.md": (
+        "title: Journal\ntype: journal\nvisibility: public",
+        "Aujourd'hui j'ai jardiné et cuisiné une tarte aux pommes.",
+    ),
+    "prive/salaire.md": (
+        "title: Négociation salariale\ntype: projet\naliases: [salaire robot]\nvisibility: private",
+        "Le robot m'a rapporté une prime. Arduino aussi.",
+    ),
+    "prive/sans-champ.md": ("title: Brouillon robot", "Une idée de robot."),
+}
+
+
+@pytest.fixture
+def vault(note_writer):
+    for rel, (fm, body) in VAULT.items():
+        note_writer(rel, fm, body)
+    return note_writer.root
+
+
+def test_ranking_order_scores_and_paths(vault):
+    bot = make_bot(vault)
+    result = bot.search("Comment marche le robot suiveur ?", audience="visitor")
+    paths = [s.path for s in result.sources]
+    assert paths[0] == "projets/robot.md"
+    scores = [s.score for s in result.sources]
+    assert scores == sorted(scores, reverse=True)
+    top = result.sources[0]
+    assert top.slug == "robot-suiveur"
+    assert top.title == "Robot suiveur de ligne"
+    assert top.type == "projet"
+    # the slug is named whole, the title only 2 words of 3: the slug is the one that counts
+    assert [r.signal for r in top.reasons] == ["alias", "slug", "bm25"]
+    # the alias says two of the question's three stems: its share of the question's idf, on 10
+    q = result.query
+    assert top.reasons[0].points == pytest.approx(10 * (q.idf["robot"] + q.idf["suiveur"]) / q.information)
+    assert 0 < top.reasons[1].points <= 8.0
+    assert top.score == pytest.approx(sum(r.points for r in top.reasons))
+    assert result.grounded is True
+
+
+def test_top_k(vault):
+    bot = make_bot(vault)
+    q = "robot arduino capteurs infrarouges"
+    assert len(bot.search(q, top_k=1, audience="owner").sources) == 1
+    assert len(bot.search(q, top_k=2, audience="owner").sources) == 2
+    full = bot.search(q, top_k=10, audience="owner").sources
+    assert [s.path for s in bot.search(q, top_k=3, audience="owner").sources] == [s.path for s in full[:3]]
+
+
+def test_default_top_k_comes_from_settings(vault):
+    bot = make_bot(vault, search_top_k=2)
+    assert len(bot.search("robot arduino capteurs infrarouges", audience="owner").sources) == 2
+
+
+def test_grounded_threshold(vault):
+    bot = make_bot(vault)  # SEARCH_MIN_SCORE 3
+    assert bot.settings.search_min_score == 3.0
+    off_topic = bot.search("recette de la bouillabaisse marseillaise", audience="visitor")
+    assert off_topic.grounded is False
+    assert all(s.score < 3.0 for s in off_topic.sources)
+    # the same question grounded or not, depending only on the threshold
+    q = "une tarte aux pommes"
+    best = bot.search(q, audience="visitor").sources[0]
+    assert best.path == "notes/journal.md"
+    assert make_bot(vault, search_min_score=best.score).search(q, audience="visitor").grounded is True
+    assert make_bot(vault, search_min_score=best.score + 0.01).search(q, audience="visitor").grounded is False
+
+
+def test_nothing_found_is_not_grounded(vault):
+    result = make_bot(vault).search("bouillabaisse", audience="visitor")
+    assert result.sources == ()
+    assert result.grounded is False
+
+
+def test_url_from_type(vault):
+    bot = make_bot(vault)
+    urls = {s.path: s.url for s in bot.search("robot arduino capteurs infrarouges tarte", top_k=10, audience="visitor").sources}
+    assert urls["projets/robot.md"] == "/portfolio/robot-suiveur"
+    assert urls["competences/arduino.md"] == "/competences/arduino"
+    assert urls["notes/capteurs.md"] is None
+    assert urls["notes/journal.md"] is None
+
+
+def test_url_map_is_configurable(vault):
+    bot = make_bot(vault, url_map="projet=/realisations/{slug},technique=/savoir/{slug}")
+    urls = {s.path: s.url for s in bot.search("robot arduino capteurs infrarouges", top_k=10, audience="visitor").sources}
+    assert urls["projets/robot.md"] == "/realisations/robot-suiveur"
+    assert urls["notes/capteurs.md"] == "/savoir/capteurs"
+    assert urls["competences/arduino.md"] is None
+    assert Settings.load(env={"GRASBOT_URL_MAP": "projet=/p/{slug}"}).url_for("Projet", "x") == "/p/x"
+
+
+def test_vault_size_and_results_per_audience(vault):
+    bot = make_bot(vault)
+    visitor = bot.search("salaire robot", top_k=10, audience="visitor")
+    owner = bot.search("salaire robot", top_k=10, audience="owner")
+    assert visitor.vault_size == 4
+    assert owner.vault_size == 6
+    assert bot.vault_size("visitor") == 4 and bot.vault_size("owner") == 6
+    assert not {s.path for s in visitor.sources} & {"prive/salaire.md", "prive/sans-champ.md"}
+    assert owner.sources[0].path == "prive/salaire.md"
+    assert make_bot(vault, default_visibility="public").search("robot", audience="visitor").vault_size == 5
+
+
+def test_to_dict_shape(vault):
+    data = make_bot(vault).search("robot suiveur", audience="visitor").to_dict()
+    assert set(data) == {"results", "grounded", "vault_size", "took_ms"}
+    first = data["results"][0]
+    assert set(first) == {"slug", "title", "type", "score", "reasons", "url", "path", "passages"}
+    assert first["path"] == "projets/robot.md"
+    assert first["url"] == "/portfolio/robot-suiveur"
+    assert set(first["reasons"][0]) == {"signal", "points", "detail"}
+    # a short note goes whole: one passage, no heading, the note's own url
+    assert first["passages"] == [{"heading": [], "anchor": None, "url": "/portfolio/robot-suiveur", "chars": first["passages"][0]["chars"]}]
+
+
+def test_history_gives_a_follow_up_its_subject(note_writer):
+    note_writer("grasbot.md", "title: GrasBot\nvisibility: public", "GrasBot utilise le modèle Qwen3 de taille 8B.")
+    note_writer("voiture.md", "title: Voiture\nvisibility: public", "Ma voiture a un modèle de moteur diesel.")
+    note_writer("jardin.md", "title: Jardin\nvisibility: public", "Tomates et courgettes.")
+    bot = make_bot(note_writer.root)
+    follow_up = "Et quel modèle ?"
+    alone = bot.search(follow_up, audience="visitor")
+    assert {s.path for s in alone.sources} == {"grasbot.md", "voiture.md"}
+    history = [
+        {"role": "user", "content": "Parle-moi de GrasBot"},
+        {"role": "assistant", "content": "GrasBot est l'assistant du site. Voiture voiture voiture."},
+    ]
+    with_history = bot.search(follow_up, audience="visitor", history=history)
+    first = with_history.sources[0]
+    assert first.path == "grasbot.md"
+    assert any("(avec la conversation)" in r.detail for r in first.reasons)
+    assert first.score > alone.sources[[s.path for s in alone.sources].index("grasbot.md")].score
+    # the assistant's words are not the visitor's subject
+    assert with_history.sources[1].path == "voiture.md"
+
+
+def test_search_function_directly(vault):
+    bot = make_bot(vault)
+    index = bot.snapshot.index("visitor")
+    result = search("robot suiveur", index, top_k=2, min_score=100.0)
+    assert result.grounded is False
+    assert [s.url for s in result.sources] == [None, None]  # no url_for given
+    assert result.query.terms == ("robot", "suiveur")
+
+
+# ---------------------------------------------------------------- the candidate fast path
+
+
+def _questions(bot) -> list[str]:
+    index = bot.snapshot.index("owner")
+    questions = [
+        "Comment fonctionne GrasBot ?",
+        "Quel modèle utilise GrasBot ?",
+        "c++",
+        "docker compose",
+        "Qu'est-ce que BM25 ?",
+        "projets de l'auteur",
+        "contact",
+        "recette de cuisine",
+        "Comment le chatbot trouve-t-il ses réponses ?",
+        "serveur nginx https",
+        "base de données",
+        "notes privées",
+        "je veux embaucher quelqu'un",
+        "typescript et tests",
+        "météo",
+    ]
+    for note in index.notes.values():
+        questions.extend(note.answers)
+        questions.append(note.title)
+        questions.extend(note.aliases[:1])
+    return questions
+
+
+@pytest.mark.parametrize("audience", ["visitor", "owner"])
+def test_fast_path_equals_exhaustive_on_the_bundled_vault(bundled_bot, audience):
+    index = bundled_bot.snapshot.index(audience)
+    questions = _questions(bundled_bot)
+    assert len(questions) > 100
+    history = [{"role": "user", "content": "Parle-moi de GrasBot"}]
+    for i, q in enumerate(questions):
+        kwargs = dict(top_k=50, min_score=4.0, history=history if i % 5 == 0 else None)
+        fast = search(q, index, **kwargs)
+        slow = search(q, index, exhaustive=True, **kwargs)
+        assert [(s.path, s.score, s.reasons) for s in fast.sources] == [(s.path, s.score, s.reasons) for s in slow.sources], q
+        assert fast.grounded == slow.grounded
+
+
+def test_exhaustive_really_scores_every_note(bundled_bot):
+    from grasbot.retrieval.scoring import Query
+    from grasbot.retrieval.search import score_all
+
+    index = bundled_bot.snapshot.index("owner")
+    q = Query.parse("Comment fonctionne GrasBot ?", index)
+    candidates = index.candidates(q.unique)
+    assert len(candidates) < len(index)
+    assert set(score_all(q, index)) == set(score_all(q, index, exhaustive=True))
+    assert all(isinstance(s, Score) and s.points > 0 for s in score_all(q, index).values())
+
+
+# ---------------------------------------------------------------- results kept per vault version
+
+
+def test_a_repeated_question_is_answered_from_this_vault_versions_results(note_writer, monkeypatch):
+    import grasbot._engine as engine
+
+    note_writer("robot.md", "title: Robot suiveur\nvisibility: public", "Un robot Arduino qui suit une ligne.")
+    note_writer("secret.md", "title: Robot secret\nvisibility: private", "Le robot secret du garage.")
+    bot = make_bot(note_writer.root)
+    calls = []
+    real = engine.search
+    monkeypatch.setattr(engine, "search", lambda q, index, **kw: calls.append((q, index.audience)) or real(q, index, **kw))
+
+    first = bot.search("robot", audience="visitor")
+    again = bot.search("robot", audience="visitor")
+    assert calls == [("robot", "visitor")]
+    assert again.sources == first.sources and again.grounded == first.grounded
+    assert [s.slug for s in again.sources] == ["robot"]
+
+    # the owner's results are the owner's: never served to a visitor, nor the other way round
+    owner = bot.search("robot", audience="owner")
+    assert {s.slug for s in owner.sources} == {"robot", "secret"}
+    assert [s.slug for s in bot.search("robot", audience="visitor").sources] == ["robot"]
+    assert calls == [("robot", "visitor"), ("robot", "owner")]
+
+    # other top_k, or a follow-up with a conversation: searched, a follow-up never kept
+    bot.search("robot", audience="visitor", top_k=1)
+    history = [{"role": "user", "content": "Parle-moi du garage"}]
+    bot.search("robot", audience="visitor", history=history)
+    bot.search("robot", audience="visitor", history=history)
+    assert len(calls) == 5
+
+    # a reload makes a new vault version, which knows nothing of the old results
+    note_writer("robot.md", "title: Robot suiveur\nvisibility: private", "Un robot Arduino qui suit une ligne.")
+    bot.reload()
+    assert bot.search("robot", audience="visitor").sources == ()
+    assert len(calls) == 6
+
+
+def test_the_kept_results_are_bounded(note_writer, monkeypatch):
+    import grasbot._engine as engine
+
+    note_writer("robot.md", "title: Robot suiveur\nvisibility: public", "Un robot Arduino qui suit une ligne.")
+    bot = make_bot(note_writer.root)
+    monkeypatch.setattr(engine, "SEARCH_CACHE", 3)
+    for q in ("robot", "ligne", "arduino", "suiveur", "robot ligne"):
+        bot.search(q, audience="visitor")
+    kept = bot.snapshot.searches
+    assert list(kept) == [("visitor", q, 5, False) for q in ("arduino", "suiveur", "robot ligne")]

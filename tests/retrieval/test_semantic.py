@@ -1,0 +1,564 @@
+"""The semantic signal: both backends, the worker that embeds while the daemon answers, the
+vectors cached by model and re-embedded only where text changed, and the fast path's
+exactness with meaning included."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from generate_vault import generate
+from grasbot import ConfigError, Settings, build_snapshot, search
+from grasbot._engine import GrasBot
+from grasbot.retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
+from grasbot.retrieval.semantic import (
+    BUNDLED_MODEL,
+    BundledEmbedder,
+    NoteTexts,
+    OllamaEmbedder,
+    QuestionVectors,
+    VectorStore,
+    asked_texts,
+    head_text,
+    semantic_indexes,
+)
+from support.bots import BUNDLED_VAULT, bot_of, make_bot, rpc_result
+from support.standin_ollama import standin_vector, unused_url
+
+
+class WordsEmbedder:
+    """A local embedder with the stand-in's hashed word vectors: deterministic and fast, for
+    the properties that do not depend on how good the vectors are (pruning, caching, workers).
+    Counts what it is asked to embed; `gate`, when given, holds every call until set."""
+
+    remote = False
+
+    def __init__(self, model: str = "words-test", gate: threading.Event | None = None) -> None:
+        self.model = model
+        self.calls: list[list[str]] = []
+        self.gate = gate
+
+    def embed(self, texts):
+        if self.gate is not None:
+            assert self.gate.wait(10), "the test never released the embedder"
+        self.calls.append(list(texts))
+        return np.array([standin_vector(t) for t in texts], dtype=np.float32)
+
+    @property
+    def embedded(self) -> list[str]:
+        return [t for call in self.calls for t in call]
+
+
+def with_embedder(bot: GrasBot, embedder, cache_dir: Path | None = None) -> GrasBot:
+    """The bot with another semantic backend (the settings choose among the real ones)."""
+    bot.embedder = embedder
+    bot._vectors = VectorStore(embedder.model, cache_dir)
+    bot._questions = QuestionVectors(embedder)
+    return bot
+
+
+def semantic_reasons(result) -> list[str]:
+    return [r.detail for s in result.sources for r in s.reasons if r.signal == "semantic"]
+
+
+# ---------------------------------------------------------------- settings
+
+
+def test_the_semantic_setting_is_checked():
+    assert Settings.load(env={}).semantic == "bundled"
+    assert Settings.load(env={"GRASBOT_SEMANTIC": "off"}).semantic == "off"
+    with pytest.raises(ConfigError, match="GRASBOT_SEMANTIC must be off, bundled or ollama"):
+        Settings.load(env={"GRASBOT_SEMANTIC": "vectors"})
+    with pytest.raises(ConfigError, match="GRASBOT_EMBED_MODEL"):
+        Settings.load(env={}, embed_model=" ")
+
+
+# ---------------------------------------------------------------- the bundled encoder
+
+
+@pytest.fixture(scope="module")
+def bundled_bot(tmp_path_factory):
+    """The bundled vault with the real bundled encoder, embedded once for this module."""
+    settings = Settings.load(
+        env={},
+        vault_dir=BUNDLED_VAULT,
+        semantic="bundled",
+        question_log="off",
+        cache_dir=tmp_path_factory.mktemp("cache"),
+        ollama_host=unused_url(),
+    )
+    bot = GrasBot.open(settings)
+    assert bot.embed_pending() is True
+    return bot
+
+
+def test_the_bundled_encoder_gives_normalised_vectors_close_for_paraphrases():
+    encoder = BundledEmbedder()
+    vectors = encoder.embed(["Comment te contacter ?", "Quel est ton adresse e-mail ?", "La recette de la tartiflette"])
+    assert vectors.shape == (3, 512) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
+
+
+@pytest.mark.parametrize(
+    ("question", "lexical_first", "expected"),
+    [
+        ("qui es-tu ?", None, "pages/a-propos.md"),  # no word of it is in any note
+        ("t'as déjà bossé sur des jeux ?", "competences/python.md", "portfolio/jeu-casse-briques.md"),
+    ],
+)
+def test_meaning_finds_a_paraphrase_words_miss_and_says_why(bundled_bot, question, lexical_first, expected):
+    lexical = bundled_bot.search(question, audience="visitor", lexical=True)
+    assert (lexical.sources[0].path if lexical.sources else None) == lexical_first
+    assert semantic_reasons(lexical) == []
+    top = bundled_bot.search(question, audience="visitor").sources[0]
+    assert top.path == expected
+    details = [r.detail for r in top.reasons if r.signal == "semantic"]
+    assert len(details) == 1 and details[0].startswith("sens proche (cosinus 0.")
+
+
+def test_a_declared_question_close_in_meaning_brings_its_note_and_is_named(note_writer):
+    topics = {
+        "contact.md": ("Me joindre", "Comment puis-je te contacter ?", "Écris-moi à l'adresse indiquée en bas de page."),
+        "tarte.md": ("Tarte aux pommes", "Quelle est ta recette de tarte ?", "Des pommes, du beurre, une pâte brisée."),
+        "velo.md": ("Vélo", "Quel vélo utilises-tu ?", "Un vélo de route en acier, réparé à la main."),
+        "jardin.md": ("Potager", "Que cultives-tu au jardin ?", "Des tomates, des courgettes et du basilic."),
+        "rust.md": ("Rust", "Pourquoi aimes-tu Rust ?", "Le compilateur vérifie la mémoire sans ramasse-miettes."),
+        "voyage.md": ("Voyage au Japon", "Où es-tu allé en voyage ?", "Kyoto, Osaka et les temples en automne."),
+    }
+    for rel, (title, asked, body) in topics.items():
+        note_writer(rel, f"title: {title}\nvisibility: public\nanswers:\n  - {asked}", body)
+    bot = make_bot(note_writer.root, semantic="bundled")
+    assert bot.embed_pending() is True
+    q = "je voudrais t'envoyer un message, tu as un mail ?"  # no word of it in the note
+    assert all(s.path != "contact.md" for s in bot.search(q, audience="visitor", lexical=True).sources)
+    top = bot.search(q, audience="visitor").sources[0]
+    assert top.path == "contact.md"
+    (detail,) = [r.detail for r in top.reasons if r.signal == "semantic"]
+    assert "question « Comment puis-je te contacter ? » proche (cosinus 0." in detail
+    close = bot.snapshot.semantic["visitor"].match(q, SEMANTIC_MIN_Z, SEMANTIC_NOTES)["contact.md"]
+    assert close.asked == "Comment puis-je te contacter ?" and close.asked_z >= SEMANTIC_MIN_Z
+
+
+def test_semantic_off_is_the_lexical_engine_exactly(bundled_bot, tmp_path):
+    off = make_bot(BUNDLED_VAULT, semantic="off")
+    for q in ("Comment fonctionne GrasBot ?", "tu bosses avec quoi ?", "docker", "et avec quel modèle ?"):
+        a = off.search(q, audience="visitor").to_dict()
+        b = bundled_bot.search(q, audience="visitor", lexical=True).to_dict()
+        a.pop("took_ms"), b.pop("took_ms")
+        assert a == b, q
+    assert off.embed_pending() is False and off.snapshot.semantic == {}
+
+
+# ---------------------------------------------------------------- Ollama's /api/embed
+
+
+async def test_the_ollama_backend_embeds_through_the_standin(standin_ollama, tmp_path):
+    bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama", embed_model="bge-m3", cache_dir=tmp_path, index_cache=True)
+    assert isinstance(bot.embedder, OllamaEmbedder) and bot.embedder.model == "ollama:bge-m3"
+    assert await asyncio.to_thread(bot.embed_pending) is True
+    bodies = list(standin_ollama.embed_requests)
+    assert bodies and {b["model"] for b in bodies} == {"bge-m3"}
+    embedded = [t for b in bodies for t in b["input"]]
+    texts = NoteTexts().of(bot.snapshot.indexes)
+    assert sorted(embedded) == sorted(texts.keys)
+    # a question is embedded off the event loop before the search, and the follow-up's rewriting too
+    history = [{"role": "user", "content": "Quel modèle utilise GrasBot ?"}]
+    await bot.prepare_question("et il tourne sur quelle carte graphique ?", history)
+    asked = [b["input"] for b in standin_ollama.embed_requests[len(bodies) :]]
+    assert asked == [["et il tourne sur quelle carte graphique ?"], ["Quel modèle utilise GrasBot ? et il tourne sur quelle carte graphique ?"]]
+    result = bot.search("et il tourne sur quelle carte graphique ?", audience="visitor", history=history)
+    assert semantic_reasons(result)
+    assert len(standin_ollama.embed_requests) == len(bodies) + 2  # both vectors were ready
+
+
+async def test_an_ollama_that_fails_leaves_the_lexical_answer(standin_ollama, tmp_path, caplog):
+    bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama", embed_model="absent-model")
+    assert await asyncio.to_thread(bot.embed_pending) is False
+    status = bot.semantic_status()
+    assert status["ready"] is False and 'model "absent-model" not found' in status["error"]
+    assert bot.search("Comment fonctionne GrasBot ?", audience="visitor").sources  # lexical, no error
+
+    ready = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama")
+    assert await asyncio.to_thread(ready.embed_pending) is True
+    standin_ollama.embed_broken = True  # Ollama falls sick after the vault was embedded
+    result = ready.search("une question jamais posée sur le daemon", audience="visitor")
+    assert result.sources and semantic_reasons(result) == []
+    assert "question answered without the semantic signal" in caplog.text
+
+
+# ---------------------------------------------------------------- the cache, keyed by model
+
+
+def test_vectors_are_cached_by_model_and_reused_by_a_restart(tmp_path):
+    first = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
+    assert first.embed_pending() is True
+    count = len(first.embedder.embedded)
+    notes = first.snapshot.vault.notes.values()  # the owner's notes include every visitor's
+    assert count == len({*(head_text(n) for n in notes), *(q for n in notes for q in asked_texts(n))})
+    assert count > len(notes)  # the bundled vault's notes declare questions: embedded too
+    assert (tmp_path / "embeddings-words-a.npz").exists()
+
+    again = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
+    assert again.embed_pending() is True and again.embedder.embedded == []
+    assert again.search("docker", audience="visitor").to_dict()["results"] == first.search("docker", audience="visitor").to_dict()["results"]
+
+    other = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-b"), tmp_path)
+    assert other.embed_pending() is True and len(other.embedder.embedded) == count
+    assert (tmp_path / "embeddings-words-b.npz").exists()
+
+
+def test_a_torn_cache_file_is_embedded_again(tmp_path, caplog):
+    (tmp_path / "embeddings-words-a.npz").write_bytes(b"not a numpy file")
+    bot = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
+    assert bot.embed_pending() is True and bot.embedder.embedded
+    assert "ignoring the embeddings cache" in caplog.text  # read by the pass, not before serving
+
+
+def test_a_reload_embeds_only_the_changed_note(note_writer, tmp_path):
+    for i in range(6):
+        note_writer(f"n{i}.md", f"title: Note {i}\nvisibility: public", f"Texte numéro {i} sur les jardins partagés.")
+    bot = with_embedder(make_bot(note_writer.root), WordsEmbedder())
+    assert bot.embed_pending() is True
+    before = len(bot.embedder.embedded)
+    note_writer("n3.md", "title: Note 3\nvisibility: public", "Un texte tout neuf sur la mécanique des fluides.")
+    bot.reload()
+    assert bot.embedder.embedded[before:] == [head_text(bot.snapshot.vault.notes["n3.md"])]
+    assert bot.snapshot.semantic  # embedded before the swap: meaning never dropped out
+    result = bot.search("mécanique des fluides", audience="visitor")
+    assert result.sources[0].path == "n3.md"
+
+
+def test_a_reload_embeds_only_the_declared_question_that_changed(note_writer):
+    for i in range(4):
+        note_writer(f"n{i}.md", f"title: Note {i}\nanswers:\n  - Que dit la note {i} ?\n  - Pourquoi la note {i} ?", f"Texte {i}.")
+    bot = with_embedder(make_bot(note_writer.root), WordsEmbedder())
+    assert bot.embed_pending() is True
+    before = len(bot.embedder.embedded)
+    note_writer("n2.md", "title: Note 2\nanswers:\n  - Que dit la note 2 ?\n  - Comment lire la note 2 ?", "Texte 2.")
+    bot.reload()
+    note = bot.snapshot.vault.notes["n2.md"]
+    # the head holds the declared questions, so it changed too; the question kept is not embedded again
+    assert sorted(bot.embedder.embedded[before:]) == sorted([head_text(note), "Comment lire la note 2 ?"])
+    assert "Comment lire la note 2 ?" in bot.snapshot.semantic["owner"].asked[3]
+    assert "Pourquoi la note 2 ?" not in bot.snapshot.semantic["owner"].asked[3]
+
+
+# ---------------------------------------------------------------- the worker
+
+
+async def test_the_daemon_answers_lexically_until_the_worker_is_done(start_daemon):
+    gate = threading.Event()
+    client = await start_daemon(BUNDLED_VAULT)
+    bot = bot_of(client)
+    bot.stop_embedding()  # the daemon started with semantic off: give it a held backend
+    with_embedder(bot, WordsEmbedder(gate=gate))
+    bot.start_embedding()
+    resp = await client.get("/health")
+    semantic = (await resp.json())["semantic"]
+    assert semantic["ready"] is False and semantic["embedded"] == 0
+    pending = await rpc_result(client, "search", {"q": "Comment fonctionne GrasBot ?"})
+    assert pending["results"] and all(r["signal"] != "semantic" for s in pending["results"] for r in s["reasons"])
+    gate.set()
+    for _ in range(200):
+        if bot.snapshot.semantic:
+            break
+        await asyncio.sleep(0.05)
+    semantic = (await (await client.get("/health")).json())["semantic"]
+    assert semantic["ready"] is True and semantic["embedded"] == semantic["total"] > 40
+    ready = await rpc_result(client, "search", {"q": "Comment fonctionne GrasBot ?"})
+    assert any(r["signal"] == "semantic" for s in ready["results"] for r in s["reasons"])
+
+
+async def test_the_daemon_embeds_with_the_bundled_encoder_by_default(start_daemon):
+    client = await start_daemon(BUNDLED_VAULT, semantic="bundled")
+    bot = bot_of(client)
+    for _ in range(600):
+        if bot.snapshot.semantic:
+            break
+        await asyncio.sleep(0.05)
+    health = await (await client.get("/health")).json()
+    assert health["semantic"] == {
+        "backend": "bundled",
+        "model": BUNDLED_MODEL,
+        "ready": True,
+        "embedded": health["semantic"]["total"],
+        "total": health["semantic"]["total"],
+    }
+
+
+def test_a_reload_that_changes_many_notes_embeds_in_the_background(note_writer, monkeypatch):
+    import grasbot._engine as engine
+
+    for i in range(8):
+        note_writer(f"n{i}.md", f"title: Note {i}\nvisibility: public", f"Texte {i}.")
+    gate = threading.Event()
+    bot = with_embedder(make_bot(note_writer.root), WordsEmbedder())
+    assert bot.embed_pending() is True
+    monkeypatch.setattr(engine, "EMBED_INLINE", 2)
+    for i in range(5):
+        note_writer(f"n{i}.md", f"title: Note {i}\nvisibility: public", f"Un autre texte {i} sur la voile.")
+    bot.embedder.gate = gate
+    bot.reload()
+    assert bot.snapshot.semantic == {}  # served lexically meanwhile
+    gate.set()
+    bot._embed_thread.join(10) if bot._embed_thread else None
+    assert bot.snapshot.semantic and bot.semantic_status()["embedded"] == bot.semantic_status()["total"]
+
+
+# ---------------------------------------------------------------- privacy
+
+
+def test_a_visitor_is_never_brought_a_private_note_by_meaning(note_writer):
+    note_writer("public.md", "title: Le jardin\nvisibility: public", "Des tomates. Voir [[Projet Zeta confidentiel]].")
+    note_writer(
+        "Projet Zeta confidentiel.md",
+        "title: Projet Zeta confidentiel\nvisibility: private\nanswers:\n  - Combien gagne le projet Zeta ?",
+        "Le projet Zeta, salaire et contrat.",
+    )
+    note_writer("autre.md", "title: Vélo\nvisibility: public", "Un itinéraire à vélo.")
+    bot = with_embedder(make_bot(note_writer.root), WordsEmbedder())
+    assert bot.embed_pending() is True
+    assert set(bot.snapshot.semantic["visitor"].paths) == {"public.md", "autre.md"}
+    assert "Zeta" not in head_text(bot.snapshot.vault.notes["public.md"])  # a hidden link keeps no name
+    assert bot.snapshot.semantic["visitor"].asked is None  # the private note's declared question is not the visitor's
+    assert bot.snapshot.semantic["owner"].asked[3] == ("Combien gagne le projet Zeta ?",)
+    for q in ("le projet Zeta confidentiel", "salaire et contrat du projet", "Zeta", "Combien gagne le projet Zeta ?"):
+        assert all(s.path != "Projet Zeta confidentiel.md" for s in bot.search(q, audience="visitor").sources)
+    assert bot.search("le projet Zeta confidentiel", audience="owner").sources[0].path == "Projet Zeta confidentiel.md"
+
+
+def test_the_visitor_reads_a_prefix_of_the_owner_matrices_and_matches_as_if_alone(note_writer):
+    words = "serre compost limace semis verger abeille ruche taille greffe purin paillage tomate".split()
+    public = set()
+    for i in range(12):  # private and public names interleaved: the owner's rows put the public first
+        visibility = "public" if i % 3 else "private"
+        rel = f"n{i:02}.md"
+        public |= {rel} if visibility == "public" else set()
+        asked = "" if i % 4 == 1 else f"\nanswers:\n  - Que faire de la {words[i]} ?\n  - Et la {words[i - 1]} ?"
+        note_writer(rel, f"title: Note {i}\nvisibility: {visibility}{asked}", f"La {words[i]} et le {words[(i + 5) % 12]}.")
+    bot = with_embedder(make_bot(note_writer.root), WordsEmbedder())
+    assert bot.embed_pending() is True
+    visitor, owner = bot.snapshot.semantic["visitor"], bot.snapshot.semantic["owner"]
+    assert np.shares_memory(visitor.matrix, owner.matrix) and np.shares_memory(visitor.asked[0], owner.asked[0])
+    assert visitor.paths == tuple(sorted(public)) and len(owner.paths) == 12
+    declared = {q for p in public for q in bot.snapshot.vault.notes[p].answers}
+    assert set(visitor.asked[3]) == declared and len(visitor.asked[3]) < len(owner.asked[3])
+    texts = NoteTexts().of(bot.snapshot.indexes)
+    alone = semantic_indexes({"visitor": bot.snapshot.index("visitor")}, texts, bot._vectors, QuestionVectors(bot.embedder))["visitor"]
+    assert not np.shares_memory(alone.matrix, owner.matrix)
+    matched = 0
+    for q in [f"que faire de la {w}" for w in words] + ["le compost et la ruche", "tomate"]:
+        assert visitor.match(q, SEMANTIC_MIN_Z, SEMANTIC_NOTES) == alone.match(q, SEMANTIC_MIN_Z, SEMANTIC_NOTES), q
+        matched += any(c.asked for c in visitor.match(q, SEMANTIC_MIN_Z, SEMANTIC_NOTES).values())
+    assert matched > 3  # the comparison covers declared questions
+
+
+# ---------------------------------------------------------------- the fast path, meaning included
+
+
+def write_long_notes(root: Path, count: int, seed: int) -> None:
+    """Notes past _sections.WHOLE_NOTE, with headings: each gets a vector a section."""
+    rng = random.Random(seed)
+    words = "serre compost limace semis verger abeille ruche taille greffe purin paillage tomate".split()
+    for i in range(count):
+        parts = [f"## Partie {j}\n\n" + " ".join(rng.choice(words) for _ in range(220)) + "." for j in range(8)]
+        (root / f"cours-{i}.md").write_text(f"---\ntitle: Cours {i}\n---\n" + "\n\n".join(parts), encoding="utf-8")
+
+
+@pytest.fixture(scope="module", params=["bundled", "generated-600", "long-notes"])
+def semantic_snapshot(request, tmp_path_factory):
+    if request.param == "bundled":
+        settings = Settings.load(env={}, vault_dir=BUNDLED_VAULT)
+    elif request.param == "long-notes":
+        root = tmp_path_factory.mktemp("long") / "vault"
+        generate(root, 120, seed=4)
+        write_long_notes(root, 25, seed=4)
+        settings = Settings.load(env={}, vault_dir=root)
+    else:
+        root = tmp_path_factory.mktemp("gen") / "vault"
+        generate(root, 600, seed=11)
+        settings = Settings.load(env={}, vault_dir=root)
+    snapshot = build_snapshot(settings)
+    embedder = WordsEmbedder()
+    store = VectorStore(embedder.model, None)
+    texts = NoteTexts().of(snapshot.indexes)
+    todo = sorted(texts.keys)
+    store.put([texts.keys[t] for t in todo], embedder.embed(todo))
+    if request.param == "long-notes":  # the case is about notes with several vectors
+        assert sum(len(t) > 1 for t in texts.by_path.values()) >= 25
+    return snapshot, semantic_indexes(snapshot.indexes, texts, store, QuestionVectors(embedder))
+
+
+@pytest.mark.parametrize("audience", ["visitor", "owner"])
+def test_fast_path_equals_exhaustive_with_meaning(semantic_snapshot, audience):
+    snapshot, semantic = semantic_snapshot
+    index, meaning = snapshot.index(audience), semantic[audience]
+    rng = random.Random(5)
+    notes = sorted(index.notes.values(), key=lambda n: n.path)
+    vocab = sorted({w for n in notes for w in n.body.split()[:40]})
+    questions = [n.title for n in notes[:80]] + [" ".join(rng.sample(vocab, rng.randint(1, 6))) for _ in range(80)]
+    questions += ["?", "le la les", "zzz qqq"]
+    with_meaning = 0
+    for i, q in enumerate(questions):
+        top_k = (5, 1, 3, 12)[i % 4]
+        history = [{"role": "user", "content": questions[i - 1]}] if i % 7 == 0 else None
+        kwargs = dict(top_k=top_k, min_score=3.0, history=history, semantic=lambda text: meaning.match(text, SEMANTIC_MIN_Z, SEMANTIC_NOTES))
+        fast = search(q, index, exhaustive=False, **kwargs).to_dict()
+        slow = search(q, index, exhaustive=True, **kwargs).to_dict()
+        fast.pop("took_ms"), slow.pop("took_ms")
+        assert fast == slow, q
+        with_meaning += any(r["signal"] == "semantic" for s in fast["results"] for r in s["reasons"])
+    assert with_meaning > len(questions) // 2  # the comparison is about rankings that meaning shaped
+
+
+def test_match_keeps_the_closest_notes_above_the_spread_within_its_limit():
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(size=(200, 8)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    question = matrix[0] + 0.1 * matrix[1]
+
+    class Fixed:
+        model, remote = "fixed", False
+
+        def embed(self, texts):
+            return np.array([question / np.linalg.norm(question)] * len(texts), dtype=np.float32)
+
+    from grasbot.retrieval.semantic import SemanticIndex
+
+    index = SemanticIndex([f"p{i:03}.md" for i in range(200)], matrix, np.arange(200), QuestionVectors(Fixed()))
+    cosines = matrix @ (question / np.linalg.norm(question))
+    z = (cosines - cosines.mean()) / cosines.std()
+    every = index.match("q", 1.0, 1_000)
+    assert set(every) == {f"p{i:03}.md" for i in np.flatnonzero(z >= 1.0)} and len(every) > 12
+    top = index.match("q", 1.0, 12)
+    assert set(top) == {f"p{i:03}.md" for i in np.argsort(-cosines)[:12]}
+    assert all(c.z >= 1.0 and abs(c.cosine - cosines[int(p[1:4])]) < 1e-6 for p, c in top.items())
+    assert index.match("   ", 1.0, 12) == {}
+
+
+def test_a_head_reads_the_start_of_a_note_and_never_cuts_a_link_in_two(note_writer):
+    note_writer("secret.md", "title: Secret privé\nvisibility: private", "rien")
+    note_writer("long.md", "title: Long\nvisibility: public", "x" * 3_990 + " [[Secret privé|le lien]] suite\n" + "fin " * 5_000)
+    bot = make_bot(note_writer.root)
+    head = head_text(bot.snapshot.vault.notes["long.md"])
+    assert "le lien" in head[:2_100] or len(head) < 2_100
+    assert "Secret" not in head and "fin fin" not in head  # the link kept its label only; the rest unread
+
+
+def test_note_texts_are_made_once_per_note_bytes(note_writer):
+    note_writer("a.md", "title: A\nvisibility: public", "Texte a.")
+    note_writer("b.md", "title: B\nvisibility: public", "Texte b.")
+    bot = make_bot(note_writer.root)
+    made = NoteTexts()
+    first = made.of(bot.snapshot.indexes)
+    note_writer("b.md", "title: B\nvisibility: public", "Texte b, changé.")
+    bot.reload()
+    second = made.of(bot.snapshot.indexes)
+    assert second.by_path["a.md"] is first.by_path["a.md"]  # not read again
+    assert second.by_path["b.md"] != first.by_path["b.md"] and "changé" in second.by_path["b.md"][0]
+    assert set(second.keys) == {t for texts in second.by_path.values() for t in texts}
+
+
+def test_a_long_note_gets_a_vector_for_each_section_under_its_heading_path(note_writer):
+    from grasbot.retrieval.sections import WHOLE_NOTE
+
+    body = "Intro.\n\n## Serre\n\n" + "La serre et sa buée. " * 300 + "\n\n## Limaces\n\nUne planche retournée les piège. " + "x " * 2000
+    assert len(body) > WHOLE_NOTE
+    note_writer("cours.md", "title: Cours de jardinage\nvisibility: public", body)
+    note_writer("court.md", "title: Court\nvisibility: public", "Une note courte.")
+    bot = make_bot(note_writer.root)
+    texts = NoteTexts().of(bot.snapshot.indexes).by_path
+    assert len(texts["court.md"]) == 1
+    long = texts["cours.md"]
+    assert long[0] == head_text(bot.snapshot.vault.notes["cours.md"]) and len(long) >= 3
+    assert any(t.startswith("Cours de jardinage › Limaces\n") and "planche retournée" in t for t in long[1:])
+
+
+def test_a_note_of_many_sections_is_not_closer_by_chance_alone():
+    """The best of k section vectors is lowered by σ·√(2 ln k) before it competes with a head."""
+    from grasbot.retrieval.semantic import SemanticIndex
+
+    rng = np.random.default_rng(8)
+    question = np.zeros(16, dtype=np.float32)
+    question[0] = 1.0
+    rows, starts = [], []
+    for i in range(40):  # 40 short notes: a head each, cosine about 0.1-0.3
+        starts.append(len(rows))
+        rows.append(_unit(rng, 0.1 + 0.005 * i))
+    starts.append(len(rows))  # a course of 300 sections of noise, whose best reaches by chance
+    rows.append(_unit(rng, 0.1))
+    rows.extend(_unit(rng, abs(rng.normal(0.15, 0.08))) for _ in range(300))
+    matrix = np.stack(rows)
+
+    class Fixed:
+        model, remote = "fixed", False
+
+        def embed(self, texts):
+            return np.stack([question] * len(texts))
+
+    paths = [f"n{i:02}.md" for i in range(40)] + ["course.md"]
+    index = SemanticIndex(paths, matrix, np.array(starts), QuestionVectors(Fixed()))
+    raw_best = float((matrix[starts[-1] + 1 :] @ question).max())
+    assert raw_best > float((matrix[: starts[-1]] @ question).max())  # by raw max it would win
+    close = index.match("q", -10.0, 100)
+    assert close["course.md"].cosine < raw_best - 0.05
+    assert max(close, key=lambda p: close[p].cosine) != "course.md"
+    # a section that really says it wins
+    rows[-1] = question.copy()
+    index = SemanticIndex(paths, np.stack(rows), np.array(starts), QuestionVectors(Fixed()))
+    close = index.match("q", -10.0, 100)
+    assert max(close, key=lambda p: close[p].cosine) == "course.md"
+
+
+def _unit(rng, cosine: float) -> np.ndarray:
+    """A unit vector at `cosine` with the first axis."""
+    other = rng.normal(size=15)
+    other /= np.linalg.norm(other)
+    return np.concatenate([[cosine], np.sqrt(max(0.0, 1 - cosine * cosine)) * other]).astype(np.float32)
+
+
+def test_the_store_keeps_keys_that_end_in_zero_bytes(tmp_path):
+    """numpy's fixed bytes type drops trailing NULs: one key in 256 came back shorter, and its
+    note was embedded again at every start."""
+    store = VectorStore("words-test", tmp_path)
+    keys = [b"\x01" * 15 + b"\x00", b"\x00" * 16, b"\x02" * 16]
+    store.put(keys, np.eye(3, 8, dtype=np.float32))
+    assert store.save(keys)
+    again = VectorStore("words-test", tmp_path)
+    assert all(k in again for k in keys) and len(again) == 3
+    assert np.array_equal(again.get(keys[1]), np.eye(3, 8, dtype=np.float32)[1])
+
+
+def test_a_stopped_worker_keeps_what_it_embedded(note_writer, tmp_path):
+    for i in range(80):
+        note_writer(f"n{i}.md", f"title: Note {i}\nvisibility: public", f"Texte {i} sur la voile et le vent numéro {i}.")
+    gate = threading.Event()
+    embedder = WordsEmbedder(gate=gate)
+    bot = with_embedder(make_bot(note_writer.root), embedder, tmp_path)
+    calls = []
+    original = embedder.embed
+
+    def embed_then_stop(texts):
+        out = original(texts)
+        calls.append(len(texts))
+        if len(calls) == 2:
+            bot._embed_stop.set()  # the daemon stops while the worker is at its second batch
+            bot._generation += 1
+        return out
+
+    embedder.embed = embed_then_stop
+    gate.set()
+    bot.start_embedding()
+    bot._embed_thread.join(10) if bot._embed_thread else None
+    assert bot.snapshot.semantic == {} and len(calls) == 2
+    kept = VectorStore(embedder.model, tmp_path)
+    assert len(kept) == sum(calls) > 0  # on disk: the next start embeds only the rest
+    restarted = with_embedder(make_bot(note_writer.root), WordsEmbedder(), tmp_path)
+    assert restarted.embed_pending() is True
+    assert len(restarted.embedder.embedded) == len(bot.snapshot.vault.notes) - sum(calls)

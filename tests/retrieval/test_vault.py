@@ -1,0 +1,431 @@
+"""load_vault: every field, every fallback, every way a note can be broken, and reloads."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from grasbot._exceptions import VaultError
+from grasbot.retrieval.vault import LinkResolver, Note, VaultOptions, load_vault, parse_note
+
+FULL = """
+title: Titre complet
+slug: mon-slug
+type: projet
+source: manual
+domains: [ia, web]
+tags: [graph, bm25]
+aliases: [pipeline grasbot, moteur]
+answers: ["Comment ça marche ?", "Qui l'a écrit ?"]
+priority: 6
+linked: ["[[autre]]"]
+related: ["[[sub/profonde|texte]]"]
+updated: 2026-04-23
+visibility: public
+"""
+
+
+def messages(issues, path):
+    return [i.message for i in issues if i.path == path]
+
+
+def test_every_field_is_parsed(note_writer):
+    note_writer("full.md", FULL, "# Un titre de corps\nLe corps de la note.\n")
+    note_writer("autre.md", None, "x")
+    note_writer("sub/profonde.md", None, "y")
+    vault = load_vault(note_writer.root)
+    note = vault.notes["full.md"]
+    assert isinstance(note, Note)
+    assert note.path == "full.md"
+    assert note.title == "Titre complet"
+    assert note.slug == "mon-slug"
+    assert note.type == "projet"
+    assert note.source == "manual"
+    assert note.domains == ("ia", "web")
+    assert note.tags == ("graph", "bm25")
+    assert note.aliases == ("pipeline grasbot", "moteur")
+    assert note.answers == ("Comment ça marche ?", "Qui l'a écrit ?")
+    assert note.priority == 6.0
+    assert note.updated == "2026-04-23"
+    assert note.public is True
+    assert note.body.strip() == "# Un titre de corps\nLe corps de la note."
+    assert [(link.target, link.display, link.kind) for link in note.links] == [
+        ("autre", None, "linked"),
+        ("sub/profonde", "texte", "related"),
+    ]
+    assert vault.edges["full.md"] == (("autre.md", "linked"), ("sub/profonde.md", "related"))
+    assert vault.errors == [] and vault.warnings == []
+
+
+def test_title_falls_back_to_heading_then_file_name(note_writer):
+    note_writer("avec-titre.md", "type: note", "Intro.\n\n# Le vrai titre\n\n## Section\n")
+    note_writer("Sans Titre.md", None, "Pas de titre ici.\n## Seulement une section\n")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["avec-titre.md"].title == "Le vrai titre"
+    assert vault.notes["Sans Titre.md"].title == "Sans Titre"
+
+
+def test_title_fallback_ignores_a_comment_inside_a_code_block(note_writer):
+    note_writer("install.md", None, "```bash\n# installer les paquets\napt install x\n```\n\n# Guide d'installation\n")
+    note_writer("code-seul.md", None, "```python\n# commentaire\n```\n")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["install.md"].title == "Guide d'installation"
+    assert vault.notes["code-seul.md"].title == "code-seul"
+
+
+def test_slug_falls_back_to_slugified_file_name(note_writer):
+    note_writer("Projets/Mon Projet Été.md", "title: X", "corps")
+    note_writer("b.md", "slug: Slug Donné", "corps")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["Projets/Mon Projet Été.md"].slug == "mon-projet-ete"
+    assert vault.notes["b.md"].slug == "slug-donne"
+
+
+def test_inline_tags_count_but_not_in_code_or_headings(note_writer):
+    body = """
+    # Titre
+    ## Section
+    Du texte avec #python et #ia/llm, pas une ancre http://x.org/#frag ni C#.
+    `#pasdanslecode` ici.
+    ```
+    #pasdansunbloc
+    ```
+    ~~~
+    #pasnonplus
+    ~~~
+    Et #python encore (une seule fois).
+    """
+    note_writer("n.md", "tags: [graph]", body)
+    note = load_vault(note_writer.root).notes["n.md"]
+    assert note.tags == ("graph", "python", "ia/llm")
+
+
+def test_a_string_where_a_list_is_expected_is_one_item(note_writer):
+    note_writer(
+        "n.md",
+        'tags: solo\naliases: "un alias"\nanswers: "Une question ?"\ndomains: web\nlinked: "[[autre]]"',
+        "",
+    )
+    note_writer("autre.md", None, "")
+    vault = load_vault(note_writer.root)
+    note = vault.notes["n.md"]
+    assert note.tags == ("solo",)
+    assert note.aliases == ("un alias",)
+    assert note.answers == ("Une question ?",)
+    assert note.domains == ("web",)
+    assert vault.edges["n.md"] == (("autre.md", "linked"),)
+
+
+def test_a_mapping_where_a_list_is_expected_is_ignored_with_a_warning(note_writer):
+    note_writer("n.md", "tags: {a: 1}\npriority: haute", "")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["n.md"].tags == ()
+    assert vault.notes["n.md"].priority is None
+    found = messages(vault.warnings, "n.md")
+    assert any("`tags`" in m for m in found)
+    assert any("`priority`" in m for m in found)
+
+
+# ---------------------------------------------------------------- wikilinks
+
+
+def test_wikilink_forms_resolve_to_paths(note_writer):
+    note_writer("cible.md", None, "")
+    note_writer("dossier/profonde.md", None, "")
+    note_writer("titree.md", None, "")
+    note_writer("alias.md", None, "")
+    note_writer("image.md", None, "")
+    body = "[[cible]] [[alias|un autre texte]] [[titree#Une section]] ![[image]] [[dossier/profonde]]"
+    note_writer("source.md", None, body)
+    vault = load_vault(note_writer.root)
+    kinds = dict(vault.edges["source.md"])
+    assert kinds == {
+        "cible.md": "body",
+        "alias.md": "body",
+        "titree.md": "body",
+        "image.md": "embed",
+        "dossier/profonde.md": "body",
+    }
+    links = {link.target: link for link in vault.notes["source.md"].links}
+    assert links["alias"].display == "un autre texte"
+    assert links["titree"].display is None
+    assert vault.warnings == []
+
+
+def test_wikilinks_are_case_insensitive_by_name_or_path(note_writer):
+    note_writer("Dossier/Ma Note.md", None, "")
+    note_writer("s.md", None, "[[ma note]] [[DOSSIER/MA NOTE]] [[Ma Note.md]]")
+    vault = load_vault(note_writer.root)
+    assert vault.edges["s.md"] == (("Dossier/Ma Note.md", "body"),)
+    assert vault.warnings == []
+
+
+def test_link_resolver_prefers_the_shortest_path_on_a_name_clash(note_writer):
+    note_writer("a/b/note.md", None, "")
+    note_writer("c/note.md", None, "")
+    resolver = LinkResolver(load_vault(note_writer.root).notes.values())
+    assert resolver.resolve("note") == "c/note.md"
+    assert resolver.resolve("a/b/note") == "a/b/note.md"
+    assert resolver.resolve("nulle-part") is None
+
+
+def test_links_in_linked_and_related_fields(note_writer):
+    note_writer("a.md", 'linked: ["[[b]]", "c"]\nrelated:\n  - "[[d|D]]"', "")
+    for name in "bcd":
+        note_writer(f"{name}.md", None, "")
+    vault = load_vault(note_writer.root)
+    assert vault.edges["a.md"] == (("b.md", "linked"), ("c.md", "linked"), ("d.md", "related"))
+
+
+def test_links_inside_code_are_not_links(note_writer):
+    note_writer("a.md", None, "```\n[[nulle-part]]\n```\nEt `[[ailleurs]]`.")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["a.md"].links == ()
+    assert vault.warnings == []
+
+
+def test_dangling_links_are_reported(note_writer):
+    note_writer("a.md", 'linked: ["[[fantome]]"]', "Voir [[absente]].")
+    vault = load_vault(note_writer.root)
+    assert sorted(messages(vault.warnings, "a.md")) == [
+        "link [[absente]] points to no note",
+        "link [[fantome]] points to no note",
+    ]
+    assert vault.edges["a.md"] == ()
+
+
+def test_an_embedded_attachment_that_exists_is_not_a_dangling_link(note_writer):
+    """Obsidian vaults embed images; `grasbot check` must not fail on every one of them."""
+    note_writer("a.md", None, "Le schéma : ![[schema.png]]")
+    (note_writer.root / "schema.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    vault = load_vault(note_writer.root)
+    assert messages(vault.warnings, "a.md") == []
+
+
+# ---------------------------------------------------------------- broken notes
+
+
+def test_broken_yaml_and_non_utf8_are_skipped_and_reported(note_writer):
+    note_writer("bonne.md", "title: Bonne", "ok")
+    note_writer("yaml.md", "title: [pas fermé", "corps")
+    (note_writer.root / "latin1.md").write_bytes("---\ntitle: x\n---\ncafé crème".encode("latin-1"))
+    vault = load_vault(note_writer.root)
+    assert set(vault.notes) == {"bonne.md"}
+    errors = {e.path: e.message for e in vault.errors}
+    assert set(errors) == {"yaml.md", "latin1.md"}
+    assert errors["yaml.md"].startswith("broken YAML frontmatter at line")
+    assert "not UTF-8" in errors["latin1.md"]
+    assert vault.errors[0].to_dict().keys() == {"path", "message"}
+
+
+def test_frontmatter_that_is_not_a_mapping_is_reported(note_writer):
+    note_writer("liste.md", "- a\n- b", "corps")
+    vault = load_vault(note_writer.root)
+    # the engine means to refuse it (parse_note's "not a mapping" check): its fields must not
+    # silently vanish while the note loads as if it had none
+    assert vault.notes == {}
+    assert messages(vault.errors, "liste.md") == ["frontmatter is not a mapping of fields"]
+
+
+def test_a_content_field_does_not_break_loading(note_writer):
+    note_writer("c.md", "title: Avec content\ncontent: un champ nommé content", "Le vrai corps.")
+    vault = load_vault(note_writer.root)
+    assert vault.errors == []
+    assert vault.notes["c.md"].title == "Avec content"
+    assert vault.notes["c.md"].body.strip() == "Le vrai corps."
+
+
+def test_utf8_bom_is_accepted(note_writer):
+    (note_writer.root / "bom.md").write_bytes("\ufeff---\ntitle: Avec BOM\n---\ncorps".encode("utf-8"))
+    vault = load_vault(note_writer.root)
+    assert vault.notes["bom.md"].title == "Avec BOM"
+
+
+def test_duplicate_slugs_are_reported(note_writer):
+    note_writer("a.md", "slug: meme", "")
+    note_writer("b/c.md", "slug: meme", "")
+    vault = load_vault(note_writer.root)
+    assert set(vault.notes) == {"a.md", "b/c.md"}
+    assert messages(vault.warnings, "b/c.md") == ["duplicate slug 'meme' (also used by a.md)"]
+
+
+def test_a_reload_says_what_changed_and_what_was_relinked(note_writer):
+    """The delta a reload's callers read (the engine, the indexes), against the vault it was given."""
+    note_writer("a.md", "title: A", "Vers [[b]].")
+    note_writer("b.md", "title: B", "Rien.")
+    note_writer("c.md", "title: C", "Rien non plus.")
+    first = load_vault(note_writer.root)
+    assert first.delta is None and first.changed_since(first.notes) is None  # loaded from nothing
+
+    note_writer("b.md", "title: B", "Autre texte, mêmes liens.")
+    note_writer("c.md", "title: C", "Vers [[a]] maintenant.")
+    second = load_vault(note_writer.root, previous=first)
+    assert second.changed_since(first.notes) == ("b.md", "c.md")
+    assert second.relinked_since(first.edges) == {"c.md"}  # b's links did not change
+    assert second.edges["c.md"] == (("a.md", "body"),)
+    assert second.changed_since(dict(first.notes)) is None  # another dict: no claim about it
+    assert second.relinked_since(dict(first.edges)) is None
+
+    note_writer("d.md", "title: D", "Une note de plus.")  # a new name: every link may resolve elsewhere
+    third = load_vault(note_writer.root, previous=second)
+    assert third.changed_since(second.notes) == ("d.md",)
+    assert third.relinked_since(second.edges) is None
+    assert load_vault(note_writer.root, VaultOptions(default_public=True), previous=third).delta is None  # other options
+
+
+def test_missing_vault_folder_is_a_vault_error(tmp_path):
+    with pytest.raises(VaultError, match="vault folder not found"):
+        load_vault(tmp_path / "absent")
+
+
+# ---------------------------------------------------------------- which files
+
+
+def test_obsidian_trash_and_excluded_folders_are_ignored(note_writer):
+    note_writer("garde.md", None, "")
+    note_writer(".obsidian/workspace.md", None, "")
+    note_writer(".trash/vieille.md", None, "")
+    note_writer("brouillons/b.md", None, "")
+    note_writer("brouillons-publics/c.md", None, "")
+    note_writer("a/prive/d.md", None, "")
+    (note_writer.root / "pas-markdown.txt").write_text("x")
+    vault = load_vault(note_writer.root, VaultOptions(exclude=("brouillons", "a/prive")))
+    assert set(vault.notes) == {"garde.md", "brouillons-publics/c.md"}
+    assert set(load_vault(note_writer.root).notes) == {
+        "garde.md",
+        "brouillons/b.md",
+        "brouillons-publics/c.md",
+        "a/prive/d.md",
+    }
+
+
+def test_symlink_outside_the_vault_is_not_followed(note_writer, tmp_path):
+    outside = tmp_path / "dehors"
+    outside.mkdir()
+    (outside / "secret.md").write_text("---\nvisibility: public\n---\nsecret", encoding="utf-8")
+    (tmp_path / "fichier-secret.md").write_text("secret", encoding="utf-8")
+    note_writer("dedans.md", None, "")
+    os.symlink(outside, note_writer.root / "lien-dossier")
+    os.symlink(tmp_path / "fichier-secret.md", note_writer.root / "lien-fichier.md")
+    vault = load_vault(note_writer.root)
+    assert set(vault.notes) == {"dedans.md"}
+
+
+def test_symlink_inside_the_vault_is_followed_once(note_writer, tmp_path):
+    note_writer("docs/guide.md", "title: Guide", "")
+    os.symlink(note_writer.root / "docs", note_writer.root / "raccourci")
+    os.symlink(note_writer.root / "docs" / "guide.md", note_writer.root / "guide-lien.md")
+    vault = load_vault(note_writer.root)
+    # the folder is walked once (under one of its two names), the file link is a note of its own
+    guides = [p for p in vault.notes if p.endswith("guide.md")]
+    assert len(guides) == 1
+    assert "guide-lien.md" in vault.notes
+    assert vault.notes["guide-lien.md"].title == "Guide"
+
+
+def test_a_walk_made_elsewhere_loads_the_same_vault(note_writer):
+    """load_vault(scanned=...) with the files walked beforehand, as the daemon walks them on its
+    event loop, loads what its own walk loads: notes, errors, warnings; links followed once,
+    links out of the vault left out, excluded folders skipped, a broken link reported."""
+    from grasbot.retrieval.vault import _scan, walk_markdown
+
+    note_writer("docs/guide.md", "title: Guide", "Voir [[absente]].")
+    note_writer("a.md", "title: A\ntags: {pas: une liste}", "")
+    note_writer(".obsidian/conf.md", None, "")
+    note_writer("brouillons/b.md", None, "")
+    (note_writer.root / "casse.md").write_text("---\ntitle: [pas fermé\n---\n", encoding="utf-8")
+    os.symlink(note_writer.root / "docs", note_writer.root / "raccourci")
+    os.symlink(note_writer.root / "supprimee.md", note_writer.root / "lien-mort.md")
+    options = VaultOptions(exclude=("brouillons",))
+    walked = list(walk_markdown(note_writer.root, options))
+    assert [rel for rel, _ in walked] == [rel for rel, _ in _scan(note_writer.root, options)]
+    for _, entry in walked:
+        try:
+            entry.stat()
+        except OSError:
+            pass
+    mine, theirs = load_vault(note_writer.root, options), load_vault(note_writer.root, options, scanned=walked)
+    assert mine.notes == theirs.notes and set(mine.notes) == {"a.md", "docs/guide.md"}
+    assert (mine.errors, mine.warnings) == (theirs.errors, theirs.warnings)
+    assert [e.path for e in theirs.errors] == ["casse.md", "lien-mort.md"]
+    assert theirs.warnings
+
+
+# ---------------------------------------------------------------- visibility
+
+
+def test_visibility(note_writer):
+    note_writer("pub.md", "visibility: public", "")
+    note_writer("pub-maj.md", "visibility: Public", "")
+    note_writer("priv.md", "visibility: private", "")
+    note_writer("autre.md", "visibility: amis", "")
+    note_writer("rien.md", "title: x", "")
+    note_writer("sans-frontmatter.md", None, "")
+    private_default = load_vault(note_writer.root).notes
+    assert {p for p, n in private_default.items() if n.public} == {"pub.md", "pub-maj.md"}
+    public_default = load_vault(note_writer.root, VaultOptions(default_public=True)).notes
+    assert {p for p, n in public_default.items() if n.public} == {
+        "pub.md",
+        "pub-maj.md",
+        "rien.md",
+        "sans-frontmatter.md",
+    }
+
+
+# ---------------------------------------------------------------- reload
+
+
+def test_incremental_reload_reuses_unchanged_notes(note_writer):
+    a = note_writer("a.md", "title: A", "premier")
+    note_writer("b.md", "title: B", "inchangé")
+    first = load_vault(note_writer.root)
+    a.write_text("---\ntitle: A modifiée\n---\ndeuxième version, plus longue", encoding="utf-8")
+    st = a.stat()
+    os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    note_writer("c.md", "title: C", "nouvelle")
+    second = load_vault(note_writer.root, previous=first)
+    assert second.notes["b.md"] is first.notes["b.md"]
+    assert second.notes["a.md"] is not first.notes["a.md"]
+    assert second.notes["a.md"].title == "A modifiée"
+    assert second.notes["c.md"].title == "C"
+    (note_writer.root / "b.md").unlink()
+    third = load_vault(note_writer.root, previous=second)
+    assert set(third.notes) == {"a.md", "c.md"}
+    assert third.notes["a.md"] is second.notes["a.md"]
+
+
+def test_reload_with_a_touched_but_identical_file_keeps_the_parse(note_writer):
+    a = note_writer("a.md", "title: A", "corps")
+    first = load_vault(note_writer.root)
+    st = a.stat()
+    os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    second = load_vault(note_writer.root, previous=first)
+    assert second.notes["a.md"].digest == first.notes["a.md"].digest
+    assert second.notes["a.md"].mtime_ns == st.st_mtime_ns + 5_000_000_000
+    assert second.notes["a.md"].links is first.notes["a.md"].links
+
+
+def test_reload_reports_warnings_of_reused_notes_again(note_writer):
+    note_writer("a.md", "priority: haute", "[[absente]]")
+    first = load_vault(note_writer.root)
+    second = load_vault(note_writer.root, previous=first)
+    assert second.notes["a.md"] is first.notes["a.md"]
+    assert [w.message for w in second.warnings] == [w.message for w in first.warnings]
+    assert len(second.warnings) == 2
+
+
+def test_parse_note_directly():
+    raw = b"---\ntitle: T\ntags: x\n---\ncorps #y"
+    note = parse_note("d/n.md", raw, mtime_ns=7, options=VaultOptions())
+    assert (note.path, note.name, note.title, note.slug, note.tags, note.size, note.mtime_ns) == (
+        "d/n.md",
+        "n",
+        "T",
+        "n",
+        ("x", "y"),
+        len(raw),
+        7,
+    )
+    with pytest.raises(ValueError, match="not UTF-8"):
+        parse_note("x.md", b"\xff\xfe\xfa", mtime_ns=0, options=VaultOptions())

@@ -1,0 +1,196 @@
+"""The owner's token: where it comes from, how it is checked, and what a caller without it gets."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import urllib.error
+import urllib.request
+
+import pytest
+
+from grasbot import Settings
+from grasbot._exceptions import ConfigError
+from grasbot.server.auth import bearer_matches, default_token_file, resolve_owner_token
+from support.bots import rpc, serve_process
+
+UNAUTHORIZED = {"code": -32001, "message": "Unauthorized", "data": "owner token required"}
+TOKEN = "auth-test-token-0123456789abcdef"
+
+
+def settings(**overrides) -> Settings:
+    return Settings.load(env={}, **overrides)
+
+
+def test_default_token_file_follows_xdg(tmp_path):
+    assert default_token_file({"XDG_CONFIG_HOME": str(tmp_path)}) == tmp_path / "grasbot" / "token"
+    assert default_token_file({}).parts[-3:] == (".config", "grasbot", "token")
+
+
+def test_token_from_the_setting_wins(tmp_path):
+    token = resolve_owner_token(settings(token=TOKEN, token_file=tmp_path / "t"))
+    assert token.value == TOKEN and token.path is None
+    assert not (tmp_path / "t").exists()
+    assert TOKEN not in repr(token) and TOKEN not in token.describe()
+    with pytest.raises(ConfigError, match="at least 16"):
+        resolve_owner_token(settings(token="short"))
+    with pytest.raises(ConfigError, match="printable ASCII"):
+        resolve_owner_token(settings(token="a token with spaces inside"))
+
+
+def test_token_file_is_created_once_readable_by_its_owner_only(tmp_path):
+    path = tmp_path / "config" / "grasbot" / "token"
+    old = os.umask(0)  # the most permissive umask: the file must still be 0600
+    try:
+        first = resolve_owner_token(settings(token_file=path))
+    finally:
+        os.umask(old)
+    assert first.created and first.path == path and len(first.value) >= 40
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert path.read_text().strip() == first.value
+    assert str(path) in first.describe() and first.value not in first.describe()
+    again = resolve_owner_token(settings(token_file=path))
+    assert not again.created and again.value == first.value
+    # the environment's XDG_CONFIG_HOME is where it goes by default
+    by_env = resolve_owner_token(settings(), env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    assert by_env.path == tmp_path / "xdg" / "grasbot" / "token" and by_env.created
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o604, 0o660, 0o644])
+def test_token_file_others_can_read_is_refused(tmp_path, mode):
+    path = tmp_path / "token"
+    path.write_text(TOKEN + "\n")
+    path.chmod(mode)
+    with pytest.raises(ConfigError) as caught:
+        resolve_owner_token(settings(token_file=path))
+    message = str(caught.value)
+    assert str(path) in message and "can be read by other users" in message and TOKEN not in message
+    path.chmod(0o600)
+    assert resolve_owner_token(settings(token_file=path)).value == TOKEN
+
+
+def test_bad_token_files_are_refused(tmp_path):
+    empty = tmp_path / "empty"
+    empty.write_text("\n")
+    empty.chmod(0o600)
+    with pytest.raises(ConfigError, match="at least 16"):
+        resolve_owner_token(settings(token_file=empty))
+    real = tmp_path / "real"
+    real.write_text(TOKEN)
+    real.chmod(0o600)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    with pytest.raises(ConfigError, match="symbolic link"):
+        resolve_owner_token(settings(token_file=link))
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(ConfigError):
+        resolve_owner_token(settings(token_file=dangling))
+    assert not (tmp_path / "nowhere").exists()  # never created through a link
+    folder = tmp_path / "folder"
+    folder.mkdir(mode=0o700)
+    with pytest.raises(ConfigError):
+        resolve_owner_token(settings(token_file=folder))
+
+
+def test_bearer_matches():
+    assert bearer_matches(f"Bearer {TOKEN}", TOKEN)
+    assert bearer_matches(f"bearer   {TOKEN} ", TOKEN)
+    for header in (None, "", TOKEN, f"Basic {TOKEN}", f"Bearer {TOKEN}x", f"Bearer {TOKEN[:-1]}", "Bearer ", "Bearer é\udcff"):
+        assert not bearer_matches(header, TOKEN), header
+    assert not bearer_matches("Bearer ", "") and not bearer_matches("Bearer x", "")
+
+
+# ---------------------------------------------------------------- over HTTP
+
+
+async def test_without_any_token_nobody_is_the_owner(start_daemon):
+    client = await start_daemon()  # no owner_token, no settings.token
+    for headers in ({}, {"Authorization": "Bearer "}, {"Authorization": "Bearer anything-at-all-0123456789"}):
+        for method, params in (("reload", {}), ("suggest_aliases", {"slug": "python"}), ("search", {"q": "x", "audience": "owner"})):
+            assert (await rpc(client, method, params, headers=headers))["error"] == UNAUTHORIZED
+        resp = await client.post("/reload-vault", headers=headers)
+        assert resp.status == 401 and await resp.json() == {"error": {"code": -32001, "message": "Unauthorized", "data": "owner token required"}}
+
+
+async def test_token_from_settings_guards_every_owner_call(start_daemon):
+    client = await start_daemon(token=TOKEN)
+    good = {"Authorization": f"Bearer {TOKEN}"}
+    owner_calls = [
+        ("reload", {}),
+        ("suggest_aliases", {"slug": "python"}),
+        ("search", {"q": "python", "audience": "owner"}),
+        ("answer", {"q": "python", "audience": "owner"}),
+    ]
+    for method, params in owner_calls:
+        assert (await rpc(client, method, params))["error"] == UNAUTHORIZED, method
+        assert (await rpc(client, method, params, headers={"Authorization": "Bearer wrong"}))["error"] == UNAUTHORIZED
+        assert "result" in await rpc(client, method, params, headers=good), method
+    assert (await client.post("/reload-vault")).status == 401
+    assert (await client.post("/reload-vault", headers=good)).status == 200
+    # visitors' calls need nothing
+    for method, params in (("search", {"q": "python"}), ("answer", {"q": "python"}), ("health", None)):
+        assert "result" in await rpc(client, method, params)
+    assert (await client.get("/ask", params={"q": "python"})).status == 200
+
+
+async def test_cors_allows_exactly_the_configured_origins(start_daemon):
+    client = await start_daemon(cors_origins="https://site.example,app://obsidian.md")
+    call = json.dumps({"jsonrpc": "2.0", "method": "health", "id": 1})
+    for origin in ("https://site.example", "app://obsidian.md"):
+        resp = await client.post("/rpc", data=call, headers={"Origin": origin})
+        assert resp.headers["Access-Control-Allow-Origin"] == origin
+    for origin in ("http://localhost:5173", "http://127.0.0.1:8080", "http://localhost", "https://site.example.evil", "null", "*"):
+        resp = await client.post("/rpc", data=call, headers={"Origin": origin})
+        assert "Access-Control-Allow-Origin" not in resp.headers, origin
+        pre = await client.options("/ask", headers={"Origin": origin, "Access-Control-Request-Method": "GET"})
+        assert pre.status == 403, origin
+    with pytest.raises(ConfigError):
+        Settings.load(env={}, cors_origins="*")
+
+
+# ---------------------------------------------------------------- `grasbot serve`
+
+
+def test_serve_creates_the_token_file_prints_its_path_never_the_token(note_writer, tmp_path):
+    note_writer("un.md", "title: Un\nvisibility: public", "Le jardin et les abeilles.")
+    config = tmp_path / "xdg"
+    proc = serve_process("--port", "0", "--vault", str(note_writer.root), env={"XDG_CONFIG_HOME": str(config)}, token=None)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("GrasBot listening on "), proc.stderr.read() if not line else line
+        url = line.split()[3]
+        path = config / "grasbot" / "token"
+        token = path.read_text().strip()
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        request = urllib.request.Request(f"{url}/reload-vault", method="POST")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 401
+        request.add_header("Authorization", f"Bearer {token}")
+        with urllib.request.urlopen(request, timeout=10) as resp:
+            assert json.load(resp)["vault_size"] == 1
+    finally:
+        proc.terminate()
+        proc.wait(15)
+    out, err = proc.stdout.read(), proc.stderr.read()
+    assert f"owner token: created in {path}" in err
+    assert token not in err and token not in out and token not in line
+
+
+def test_serve_refuses_a_token_file_others_can_read(note_writer, tmp_path):
+    note_writer("un.md", "title: Un\nvisibility: public", "Le jardin.")
+    path = tmp_path / "token"
+    path.write_text(TOKEN)
+    path.chmod(0o644)
+    proc = serve_process("--port", "0", "--vault", str(note_writer.root), "--token-file", str(path), token=None)
+    try:
+        assert proc.wait(30) == 2
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = proc.stderr.read()
+    assert "can be read by other users" in err and TOKEN not in err and "Traceback" not in err
+    assert proc.stdout.read() == ""

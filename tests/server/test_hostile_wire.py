@@ -1,0 +1,276 @@
+"""A hostile wire (issue #18): requests Python can parse but no answer could carry, an LLM that
+reasons aloud or never stops, and clients that never finish sending. One bad request must
+never change how the daemon treats the next one."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grasbot._exceptions import LLMTimeout
+from grasbot.answer.llm import LLMClient, ThinkStripper, strip_think
+from grasbot.server.protocol import dumps
+from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc_raw, sse_events
+
+MESSAGES = [{"role": "user", "content": "Bonjour"}]
+QUICK = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+# ---------------------------------------------------------------- numbers and text no answer can carry
+
+HUGE = ["1e400", "-1e400", "1.5E+309", "-0.1e99999", "123456789e999"]
+
+
+@pytest.mark.parametrize("huge", HUGE)
+@pytest.mark.parametrize("where", ["top_k", "id", "batch-id", "unknown-param"])
+async def test_numbers_beyond_a_double_are_a_parse_error_not_a_500(start_daemon, huge, where):
+    client = await start_daemon()
+    body = {
+        "top_k": f'{{"jsonrpc": "2.0", "method": "search", "params": {{"q": "python", "top_k": {huge}}}, "id": 1}}',
+        "id": f'{{"jsonrpc": "2.0", "method": "search", "params": {{"q": "python"}}, "id": {huge}}}',
+        "batch-id": f'[{{"jsonrpc": "2.0", "method": "search", "params": {{"q": "python"}}, "id": {huge}}}]',
+        "unknown-param": f'{{"jsonrpc": "2.0", "method": "health", "params": {{"x": [{huge}]}}, "id": 2}}',
+    }[where]
+    resp = await client.post("/rpc", data=body.encode(), headers={"Content-Type": "application/json"})
+    assert resp.status == 200
+    answer = await resp.json()
+    assert answer["error"]["code"] == -32700 and "range of a double" in answer["error"]["data"]
+    status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "search", "params": {"q": "python"}, "id": 3})
+    assert ok["result"]["results"]  # the next request is served as ever
+
+
+async def test_huge_numbers_in_ask_history_are_named(start_daemon):
+    client = await start_daemon()
+    resp = await client.get("/ask", params={"q": "python", "history": '[{"role": "user", "content": 1e400}]'})
+    assert resp.status == 400 and "range of a double" in (await resp.json())["error"]["data"]
+
+
+SURROGATES = ["\ud800", "\udfff", "a\udc80b", "\ud83d"]  # lone halves; "\ud83d\ude00" paired is fine
+
+
+@pytest.mark.parametrize("lone", SURROGATES)
+async def test_lone_surrogates_are_refused_and_the_question_log_stays_on(start_daemon, tmp_path, lone):
+    client = await start_daemon(question_log=str(tmp_path / "q.sqlite3"))
+    log = bot_of(client).question_log
+    calls = [
+        ({"q": f"python {lone}"}, "q"),
+        ({"q": "python", "history": [{"role": "user", "content": f"x{lone}"}]}, "history"),
+    ]
+    for params, name in calls:
+        for method in ("search", "answer"):
+            if method == "search" and "history" in params:
+                continue
+            body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params, "id": 1})  # \ud800 escapes
+            resp = await client.post("/rpc", data=body.encode(), headers={"Content-Type": "application/json"})
+            answer = await resp.json()
+            assert answer["error"]["code"] == -32602 and answer["error"]["data"].startswith(f"{name}: must be Unicode text")
+    # an id the daemon must echo: escaped in the answer, never a 500
+    body = json.dumps({"jsonrpc": "2.0", "method": "health", "id": f"id{lone}"})
+    resp = await client.post("/rpc", data=body.encode(), headers={"Content-Type": "application/json"})
+    assert resp.status == 200 and json.loads(await resp.read())["id"] == f"id{lone}"
+    # and the log still logs the next visitor's question
+    await rpc_raw(client, {"jsonrpc": "2.0", "method": "search", "params": {"q": "python"}, "id": 2})
+    assert log.enabled and log.count() == 1
+
+
+def test_the_question_log_drops_one_question_it_cannot_store(tmp_path, bundled_bot):
+    from grasbot.store.questionlog import QuestionLog
+
+    log = QuestionLog(tmp_path / "q.sqlite3")
+    result = bundled_bot.search("python")
+    log.record("un \ud800 mauvais", result)
+    log.record("une bonne question", result)
+    log.submit("encore \udfff", result)
+    log.submit("une autre", result)
+    assert log.enabled and log.count() == 2
+    assert [q.question for q in log.questions_ending_on(result.sources[0].slug)] == ["une autre", "une bonne question"]
+    log.close()
+
+
+@QUICK
+@given(
+    value=st.recursive(
+        st.sampled_from(SURROGATES + ["ok", "é", "\U0001f600"]) | st.integers() | st.floats(allow_nan=False, allow_infinity=False),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "\ud800", "b"]), inner, max_size=3),
+        max_leaves=8,
+    )
+)
+def test_dumps_always_gives_utf8(value):
+    """Whatever strings reach an answer, its text encodes: JSON's own escapes when UTF-8 cannot."""
+    text = dumps(value)
+    text.encode("utf-8")
+    assert json.loads(text) == value
+
+
+# ---------------------------------------------------------------- the LLM's reasoning
+
+TAGS_OPEN = ["<think>", "<Think>", "<THINK>", "<thinking>", "<Thinking>", "< think>", "<think >"]
+TAGS_CLOSE = ["</think>", "</Think>", "</THINK>", "</thinking>", "< /think>", "</ think>", "</think >"]
+ANY_TAG = re.compile(r"<\s*/?\s*think", re.IGNORECASE)
+
+
+def chunked(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({c % (len(text) + 1) for c in cuts})
+    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
+
+
+answer_words = st.sampled_from(["Le jardin ", "partagé ", "a des ruches. ", "Voir [jardin]. ", "x < y ", "<b>gras</b> ", "\n"])
+segments = st.one_of(
+    answer_words,
+    st.tuples(st.sampled_from(TAGS_OPEN), st.sampled_from(["je réfléchis ", "raisonnement secret "]), st.sampled_from(TAGS_CLOSE)).map("".join),
+    st.sampled_from(TAGS_CLOSE),
+    st.tuples(st.sampled_from(TAGS_OPEN), st.just("raisonnement jamais fermé")).map("".join),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(segments, max_size=8), cuts=st.lists(st.integers(0, 500), max_size=8), holdback=st.sampled_from([0, 8, 64]))
+def test_reasoning_is_stripped_alike_whole_or_in_any_chunks(parts, cuts, holdback):
+    text = "".join(parts)
+    whole = ThinkStripper(holdback)
+    expected = whole.feed(text) + whole.finish()
+    stream = ThinkStripper(holdback)
+    pieces = [stream.feed(piece) for piece in chunked(text, cuts)] + [stream.finish()]
+    assert "".join(pieces) == expected, (text, chunked(text, cuts))
+    assert not ANY_TAG.search(expected), expected
+    assert "raisonnement" not in expected and "réfléchis" not in expected
+    if holdback == 64:
+        assert strip_think(text) == expected.strip()
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "<think>Je réfléchis longuement et je ne ferme jamais",
+        "<Thinking>tout</Thinking>",
+        "   \n",
+        "[prive-inconnu]",
+    ],
+    ids=["unclosed", "only-reasoning", "blank", "only-unknown-citations"],
+)
+async def test_an_answer_with_nothing_left_falls_back_on_every_path(start_daemon, standin_ollama, reply):
+    standin_ollama.script(reply, chunks=3)
+    client = await start_daemon(ollama_url=standin_ollama.url)
+    q = "Comment fonctionne GrasBot ?"
+    ask = await (await client.get("/ask", params={"q": q})).json()
+    stream = [e async for e in sse_events(await client.get("/ask/stream", params={"q": q}))]
+    done = stream[-1]
+    assert done[0] == "done"
+    for payload in (ask, done[1]):
+        assert payload["llm_error"] and payload["model"] is None
+        assert payload["response"].startswith("Le modèle de langue ne répond pas")
+    assert ask["response"] == done[1]["response"]
+
+
+@pytest.mark.parametrize("orphan_at", [10, 63, 64, 200])
+async def test_an_orphan_close_tag_is_read_alike_by_ask_and_stream(start_daemon, standin_ollama, orphan_at):
+    reply = ("r" * orphan_at) + "</think>Le jardin partagé a des ruches."
+    standin_ollama.script(reply, chunks=7)
+    client = await start_daemon(ollama_url=standin_ollama.url)
+    q = "Comment fonctionne GrasBot ?"
+    ask = await (await client.get("/ask", params={"q": q})).json()
+    stream = [e async for e in sse_events(await client.get("/ask/stream", params={"q": q}))]
+    assert stream[-1][1]["response"] == ask["response"]
+    tokens = "".join(d["text"] for n, d in stream if n == "token").strip()
+    assert tokens == ask["response"]
+    assert "</think>" not in ask["response"]
+    assert ask["response"].startswith("r") == (orphan_at >= 64)
+
+
+# ---------------------------------------------------------------- the LLM's length and time
+
+
+async def test_every_answer_is_bounded_in_tokens(start_daemon, standin_ollama):
+    client = await start_daemon(ollama_url=standin_ollama.url, llm_max_tokens=123)
+    await client.get("/ask", params={"q": "Comment fonctionne GrasBot ?"})
+    [e async for e in sse_events(await client.get("/ask/stream", params={"q": "Comment fonctionne GrasBot ?"}))]
+    assert [body["options"]["num_predict"] for body in standin_ollama.requests] == [123, 123]
+
+
+async def test_a_steady_stream_past_the_deadline_is_cut(standin_ollama):
+    # Each chunk comes well within `timeout`; the whole never ends within `deadline`.
+    standin_ollama.script(pieces=[f"mot{i} " for i in range(100)], chunk_delay=0.05)
+    client = LLMClient(standin_ollama.url, timeout=5.0, deadline=0.6)
+    client.orphan_holdback = 0
+    got = []
+    started = time.perf_counter()
+    try:
+        with pytest.raises(LLMTimeout, match="LLM_DEADLINE"):
+            async for piece in client.stream(MESSAGES):
+                got.append(piece)
+    finally:
+        await client.aclose()
+    assert 0.5 < time.perf_counter() - started < 2.5
+    assert 3 < len(got) < 100
+
+
+async def test_a_slow_whole_answer_past_the_deadline_falls_back(start_daemon, standin_ollama):
+    standin_ollama.script("Trop tard.", first_delay=3)
+    client = await start_daemon(ollama_url=standin_ollama.url, owner_token=OWNER_TOKEN, llm_timeout=10.0, llm_deadline=0.5)
+    started = time.perf_counter()
+    answer = await (await client.get("/ask", params={"q": "Comment fonctionne GrasBot ?"}, headers=OWNER)).json()
+    assert time.perf_counter() - started < 2.5
+    assert "LLM_DEADLINE" in answer["llm_error"] and answer["response"].startswith("Le modèle de langue ne répond pas")
+
+
+# ---------------------------------------------------------------- slow clients
+
+
+async def _raw(port: int, data: bytes, wait: float) -> tuple[bytes, float]:
+    """Send `data`, then read until the server closes or `wait` seconds pass."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    started = time.perf_counter()
+    writer.write(data)
+    await writer.drain()
+    got = b""
+    try:
+        async with asyncio.timeout(wait):
+            while chunk := await reader.read(65536):
+                got += chunk
+    except TimeoutError:
+        got += b"<still open>"
+    writer.close()
+    return got, time.perf_counter() - started
+
+
+async def test_headers_that_never_end_are_let_go(start_daemon):
+    client = await start_daemon(header_timeout=0.5)
+    port = client.server.port
+    got, took = await _raw(port, b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ", 5)
+    assert not got.endswith(b"<still open>") and took < 3, (got, took)
+    # and a whole request on a fresh connection is served as ever
+    got, _ = await _raw(port, b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5)
+    assert got.startswith(b"HTTP/1.1 200")
+
+
+async def test_a_body_that_never_ends_gets_408(start_daemon):
+    client = await start_daemon(body_timeout=0.5)
+    port = client.server.port
+    head = b"POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"
+    got, took = await _raw(port, head + b'{"jsonrpc": "2.0", ', 5)
+    assert got.startswith(b"HTTP/1.1 408") and b"not received within 0.5 s" in got, got
+    assert took < 3 and not got.endswith(b"<still open>")
+    status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "health", "id": 1})
+    assert ok["result"]["status"] == "ok"
+
+
+def test_the_new_bounds_are_settings_like_the_others():
+    from grasbot import Settings
+    from grasbot._cli import _settings, build_parser
+    from grasbot._exceptions import ConfigError
+
+    env = {"LLM_MAX_TOKENS": "200", "LLM_DEADLINE": "30", "GRASBOT_HEADER_TIMEOUT": "4", "GRASBOT_BODY_TIMEOUT": "3"}
+    s = Settings.load(env=env)
+    assert (s.llm_max_tokens, s.llm_deadline, s.header_timeout, s.body_timeout) == (200, 30.0, 4.0, 3.0)
+    args = build_parser().parse_args(["serve", "--llm-max-tokens", "250", "--llm-deadline", "45", "--header-timeout", "2", "--body-timeout", "1"])
+    s = _settings(args)
+    assert (s.llm_max_tokens, s.llm_deadline, s.header_timeout, s.body_timeout) == (250, 45.0, 2.0, 1.0)
+    for var, value in [("LLM_MAX_TOKENS", "0"), ("LLM_DEADLINE", "-1"), ("GRASBOT_HEADER_TIMEOUT", "0"), ("GRASBOT_BODY_TIMEOUT", "nan")]:
+        with pytest.raises(ConfigError, match=var):
+            Settings.load(env={var: value})

@@ -1,0 +1,234 @@
+"""Limits: sizes from the settings, and the per-client rate limit on questions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from aiohttp.test_utils import TestServer
+
+from grasbot.server.app import create_app
+from grasbot.server.ratelimit import RateLimiter, TrustedProxies, client_key
+from grasbot.server.state import LIMITER
+from support.bots import BUNDLED_VAULT, rpc, server_kwargs, settings_for, sse_events
+
+OWNER = "limits-owner-token-0123456789"
+OWNER_HEADERS = {"Authorization": f"Bearer {OWNER}"}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def start_clocked(aiohttp_client):
+    """A daemon whose rate limit runs on a clock the test moves."""
+
+    async def start(clock: Clock, **overrides):
+        app = create_app(settings_for(BUNDLED_VAULT, **overrides), owner_token=OWNER, clock=clock)
+        server = TestServer(app)
+        await server.start_server(**server_kwargs())
+        return await aiohttp_client(server)
+
+    return start
+
+
+# ---------------------------------------------------------------- sizes
+
+
+async def test_lowered_question_limit_is_enforced_everywhere(start_daemon):
+    client = await start_daemon(max_question=40)
+    ok, long = "a" * 40, "a" * 41
+    assert "result" in await rpc(client, "search", {"q": ok})
+    for method in ("search", "answer"):
+        error = (await rpc(client, method, {"q": long}))["error"]
+        assert error == {"code": -32602, "message": "Invalid params", "data": "q: must be at most 40 characters (got 41)"}
+    for path in ("/ask", "/ask/stream"):
+        resp = await client.get(path, params={"q": long})
+        assert resp.status == 400 and await resp.json() == {
+            "error": {"code": -32602, "message": "Invalid params", "data": "q: must be at most 40 characters (got 41)"}
+        }
+
+
+async def test_protocol_limit_holds_when_settings_are_higher(start_daemon):
+    client = await start_daemon(max_question=5000)
+    error = (await rpc(client, "search", {"q": "a" * 501}))["error"]
+    assert error["code"] == -32602 and error["data"].startswith("q: ")
+
+
+async def test_lowered_history_limits(start_daemon):
+    client = await start_daemon(max_history=2, max_turn=30)
+    turn = {"role": "user", "content": "les abeilles"}
+    three = [turn, {"role": "assistant", "content": "oui"}, turn]
+    long_turn = [{"role": "user", "content": "x" * 31}]
+    cases = [
+        (three, "history: must have at most 2 items (got 3)"),
+        (long_turn, "history[0].content: must be at most 30 characters (got 31)"),
+    ]
+    for history, message in cases:
+        error = (await rpc(client, "answer", {"q": "jardin", "history": history}))["error"]
+        assert error == {"code": -32602, "message": "Invalid params", "data": message}
+        for path in ("/ask", "/ask/stream"):
+            resp = await client.get(path, params={"q": "jardin", "history": json.dumps(history)})
+            assert resp.status == 400 and await resp.json() == {"error": {"code": -32602, "message": "Invalid params", "data": message}}
+    assert "result" in await rpc(client, "answer", {"q": "jardin", "history": three[:2]})
+
+
+async def test_body_over_the_configured_limit_is_413_json(start_daemon):
+    client = await start_daemon(max_body=1024)
+    body = json.dumps({"jsonrpc": "2.0", "method": "search", "params": {"q": "x" * 1100}, "id": 1})
+    resp = await client.post("/rpc", data=body, headers={"Content-Type": "application/json"})
+    assert resp.status == 413 and resp.content_type == "application/json"
+    assert await resp.json() == {
+        "jsonrpc": "2.0",
+        "error": {"code": -32600, "message": "Invalid Request", "data": "request body is over the limit of 1024 bytes"},
+        "id": None,
+    }
+
+    # chunked, without Content-Length: the same answer
+    async def chunks():
+        for _ in range(4):
+            yield b"x" * 400
+
+    resp = await client.post("/rpc", data=chunks(), headers={"Content-Type": "application/json"})
+    assert resp.status == 413 and (await resp.json())["error"]["code"] == -32600
+    assert "result" in await rpc(client, "health")  # still serving
+
+
+async def test_batch_over_the_configured_limit(start_daemon):
+    client = await start_daemon(max_batch=3)
+    call = {"jsonrpc": "2.0", "method": "health", "id": 1}
+    resp = await client.post("/rpc", json=[call] * 4)
+    answer = await resp.json()
+    assert answer["error"]["code"] == -32600 and answer["id"] is None
+    assert "limit of 3" in answer["error"]["data"]
+    resp = await client.post("/rpc", json=[call] * 3)
+    assert len(await resp.json()) == 3
+
+
+# ---------------------------------------------------------------- the token bucket
+
+
+def test_bucket_allows_a_burst_then_the_rate():
+    clock = Clock()
+    limiter = RateLimiter(per_minute=6, burst=3, clock=clock)  # one every 10 s
+    assert [limiter.take("a") for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert limiter.take("a") == pytest.approx(10.0)
+    assert limiter.take("b") == 0.0  # another client has its own bucket
+    clock.now += 4
+    assert limiter.take("a") == pytest.approx(6.0)  # a refused call spends nothing
+    clock.now += 6
+    assert limiter.take("a") == 0.0
+    assert limiter.take("a") == pytest.approx(10.0)
+    clock.now += 1000  # a long pause refills to the burst, not beyond
+    assert [limiter.take("a") for _ in range(4)][-1] > 0
+    assert RateLimiter.retry_after(0.2) == 1 and RateLimiter.retry_after(10.0) == 10 and RateLimiter.retry_after(10.01) == 11
+
+
+def test_buckets_are_bounded_and_expire():
+    clock = Clock()
+    limiter = RateLimiter(per_minute=60, burst=2, max_clients=100, clock=clock)
+    for i in range(5000):
+        limiter.take(f"10.0.{i // 256}.{i % 256}")
+    assert len(limiter) == 100  # the least recently seen were forgotten
+    clock.now += 1.0  # not yet full again: kept
+    limiter.take("fresh")
+    assert len(limiter) == 100
+    clock.now += 2.0  # 2 tokens at 1/s: every idle bucket is full again, so it is dropped
+    limiter.take("fresh")
+    assert len(limiter) == 1
+    # forgetting a full bucket changes nothing for its client
+    assert limiter.take("10.0.0.1") == 0.0
+
+
+def test_client_key():
+    trusted = TrustedProxies(["127.0.0.1", "::1", "10.1.0.0/16"])
+    assert client_key("127.0.0.1", "203.0.113.9, 198.51.100.7", trusted) == "203.0.113.9"
+    assert client_key("10.1.2.3", " 203.0.113.9 ", trusted) == "203.0.113.9"
+    assert client_key("::1", "203.0.113.9", trusted) == "203.0.113.9"
+    assert client_key("::ffff:127.0.0.1", "203.0.113.9", trusted) == "203.0.113.9"
+    # a peer that is not a trusted proxy: its header is the visitor's own words
+    assert client_key("198.51.100.7", "203.0.113.9", trusted) == "198.51.100.7"
+    # garbage from a trusted proxy: the peer
+    assert client_key("127.0.0.1", "unknown", trusted) == "127.0.0.1"
+    assert client_key("127.0.0.1", "", trusted) == "127.0.0.1"
+    # IPv6 visitors count by /64
+    assert client_key("127.0.0.1", "2001:db8:1:2:aaaa::1", trusted) == client_key("2001:db8:1:2:bbbb::9", None, trusted)
+    assert client_key("127.0.0.1", "2001:db8:1:2::1", trusted) == "2001:db8:1:2::/64"
+    assert client_key("127.0.0.1", "[2001:db8::1]:443", trusted) == "2001:db8::/64"
+    with pytest.raises(ValueError):
+        TrustedProxies(["nginx.local"])
+
+
+# ---------------------------------------------------------------- over HTTP
+
+
+async def test_ask_and_stream_share_a_bucket_and_answer_429(start_clocked):
+    clock = Clock()
+    client = await start_clocked(clock, rate_per_minute=6, rate_burst=2)
+    q = {"q": "Quelles compétences en Python ?"}
+    assert (await client.get("/ask", params=q)).status == 200
+    assert (await client.get("/ask/stream", params=q)).status == 200
+    for path in ("/ask", "/ask/stream"):
+        resp = await client.get(path, params=q)
+        assert resp.status == 429 and resp.headers["Retry-After"] == "10"
+        assert resp.content_type == "application/json"
+        assert await resp.json() == {"error": {"code": -32002, "message": "Rate limited", "data": {"retry_after": 10}}}
+    clock.now += 3.5
+    resp = await client.get("/ask", params=q)
+    assert resp.status == 429 and resp.headers["Retry-After"] == "7"  # 6.5 s, rounded up
+    clock.now += 6.5
+    resp = await client.get("/ask/stream", params=q)
+    assert resp.status == 200
+    assert [name async for name, _ in sse_events(resp)][-1] == "done"
+    # bad requests are refused before they cost anything; searching is not limited
+    assert (await client.get("/ask", params={"q": ""})).status == 400
+    for n in range(30):
+        assert "result" in await rpc(client, "search", {"q": "python"}, id=n)
+    assert (await client.get("/health")).status == 200
+
+
+async def test_rpc_answer_is_limited_per_member(start_clocked):
+    clock = Clock()
+    client = await start_clocked(clock, rate_per_minute=6, rate_burst=2)
+    batch = [{"jsonrpc": "2.0", "method": "answer", "params": {"q": "python"}, "id": i} for i in range(3)]
+    resp = await client.post("/rpc", json=batch)
+    answers = sorted(await resp.json(), key=lambda a: a["id"])
+    assert sum("result" in a for a in answers) == 2
+    [limited] = [a for a in answers if "error" in a]
+    assert limited["error"] == {"code": -32002, "message": "Rate limited", "data": {"retry_after": 10}}
+    assert (await client.get("/ask", params={"q": "python"})).status == 429  # the same bucket
+
+
+async def test_owner_is_not_limited(start_clocked):
+    clock = Clock()
+    client = await start_clocked(clock, rate_per_minute=1, rate_burst=1)
+    for n in range(4):
+        assert "result" in await rpc(client, "answer", {"q": "python"}, id=n, headers=OWNER_HEADERS)
+        assert (await client.get("/ask", params={"q": "python"}, headers=OWNER_HEADERS)).status == 200
+    assert "result" in await rpc(client, "answer", {"q": "python"})
+    assert (await rpc(client, "answer", {"q": "python"}))["error"]["code"] == -32002
+
+
+async def test_forwarded_for_counts_only_from_a_trusted_proxy(start_clocked):
+    clock = Clock()
+    # the test client connects from 127.0.0.1, a trusted proxy by default
+    client = await start_clocked(clock, rate_per_minute=1, rate_burst=1)
+    for visitor in ("203.0.113.1", "203.0.113.2"):
+        headers = {"X-Forwarded-For": visitor}
+        assert (await client.get("/ask", params={"q": "python"}, headers=headers)).status == 200
+        assert (await client.get("/ask", params={"q": "python"}, headers=headers)).status == 429
+    # only the first address counts: nginx writes it, a visitor's own additions come after
+    headers = {"X-Forwarded-For": "203.0.113.1, 198.51.100.50"}
+    assert (await client.get("/ask", params={"q": "python"}, headers=headers)).status == 429
+
+    untrusting = await start_clocked(Clock(), rate_per_minute=1, rate_burst=1, trusted_proxies="10.9.9.9")
+    assert (await untrusting.get("/ask", params={"q": "python"}, headers={"X-Forwarded-For": "203.0.113.1"})).status == 200
+    # a new X-Forwarded-For does not buy a new bucket: the peer is what counts
+    resp = await untrusting.get("/ask", params={"q": "python"}, headers={"X-Forwarded-For": "203.0.113.2"})
+    assert resp.status == 429
+    assert len(untrusting.server.app[LIMITER]) == 1

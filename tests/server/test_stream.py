@@ -1,0 +1,190 @@
+"""GET /ask/stream: Server-Sent Events forwarded as the LLM writes, and every way it can go wrong."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+import pytest
+
+from grasbot.server.methods import PUBLIC_LLM_ERROR
+from grasbot.server.sse import sse_event
+from support.bots import OWNER, OWNER_TOKEN, bot_of, sse_events
+from support.standin_ollama import unused_url
+
+Q = "Comment fonctionne GrasBot ?"
+# Longer than the LLM client's think-tag holdback (64 characters), so it is released at once.
+FIRST_PIECE = "GrasBot cherche d'abord les notes qui répondent à la question posée, "
+PIECES = [FIRST_PIECE, "puis il les donne au modèle ", "qui rédige la réponse [grasbot-pipeline]."]
+BOUND = 15  # seconds: any hang fails the test instead of blocking the run
+
+
+async def collect(resp) -> list[tuple[str, dict]]:
+    return [event async for event in sse_events(resp)]
+
+
+def test_sse_framing_keeps_one_event_per_data_line():
+    frame = sse_event("token", {"text": "deux\n\nlignes"})
+    assert frame == b'event: token\ndata: {"text":"deux\\n\\nlignes"}\n\n'
+    with pytest.raises(ValueError):
+        sse_event("to\nken", {})
+
+
+async def test_tokens_arrive_in_order_before_the_llm_has_finished(start_daemon, standin_ollama):
+    standin_ollama.script(pieces=PIECES, hold_after=1)
+    client = await start_daemon(ollama_url=standin_ollama.url)
+
+    async def run():
+        resp = await client.get("/ask/stream", params={"q": Q})
+        assert resp.status == 200
+        assert resp.headers["Content-Type"].startswith("text/event-stream")
+        assert resp.headers["Cache-Control"] == "no-cache"
+        assert resp.headers["X-Accel-Buffering"] == "no"
+        events = sse_events(resp)
+        name, sources = await anext(events)
+        assert name == "sources" and sources["grounded"] is True
+        assert sources["sources"][0]["slug"].startswith("grasbot")
+        name, first = await anext(events)
+        # The stand-in is holding the rest of its reply: this token was forwarded, not collected.
+        assert (name, first) == ("token", {"text": FIRST_PIECE.lstrip()})
+        assert ("done", None) not in standin_ollama.events and ("chunk", 1) not in standin_ollama.events
+        standin_ollama.release()
+        rest = [e async for e in events]
+        return sources, first, rest
+
+    sources, first, rest = await asyncio.wait_for(run(), BOUND)
+    names = [n for n, _ in rest]
+    assert names[-1] == "done" and set(names[:-1]) == {"token"}
+    text = first["text"] + "".join(d["text"] for n, d in rest if n == "token")
+    assert text == "".join(PIECES).strip()
+    done = rest[-1][1]
+    assert done["response"] == text and done["model"] == "qwen3:8b" and "llm_error" not in done
+    assert done["sources"] == sources["sources"]
+
+
+async def test_stream_with_history_stays_on_subject(start_daemon, standin_ollama):
+    client = await start_daemon(ollama_url=standin_ollama.url)
+    first = await (await client.get("/ask", params={"q": Q})).json()
+    subject = [s["slug"] for s in first["sources"][:2]]
+    history = json.dumps([{"role": "user", "content": Q}, {"role": "assistant", "content": first["response"]}])
+    resp = await client.get("/ask/stream", params={"q": "et avec quel modèle ?", "history": history})
+    events = await asyncio.wait_for(collect(resp), BOUND)
+    assert events[0][0] == "sources" and events[0][1]["sources"][0]["slug"] in subject
+
+
+async def test_cors_headers_reach_the_stream(start_daemon, standin_ollama):
+    client = await start_daemon(ollama_url=standin_ollama.url)
+    resp = await client.get("/ask/stream", params={"q": Q}, headers={"Origin": "app://obsidian.md"})
+    assert resp.headers["Access-Control-Allow-Origin"] == "app://obsidian.md"
+    await asyncio.wait_for(collect(resp), BOUND)
+
+
+async def _failed_stream(client, headers: dict | None = OWNER) -> tuple[list[str], dict]:
+    """The owner's view by default: only the owner reads why the LLM failed."""
+    resp = await client.get("/ask/stream", params={"q": Q}, headers=headers)
+    assert resp.status == 200
+    events = await asyncio.wait_for(collect(resp), BOUND)  # returns only once the server closed the stream
+    names = [n for n, _ in events]
+    assert names[0] == "sources" and names[-1] == "done"
+    assert set(names[1:-1]) <= {"token"}
+    done = events[-1][1]
+    assert done["model"] is None and done["llm_error"]
+    assert done["response"] and done["sources"] == events[0][1]["sources"]
+    return names, done
+
+
+async def test_ollama_down_gives_the_extractive_answer(start_daemon):
+    client = await start_daemon(ollama_url=unused_url(), owner_token=OWNER_TOKEN)
+    names, done = await _failed_stream(client)
+    assert names == ["sources", "done"]
+    assert "OLLAMA_HOST" in done["llm_error"]
+
+
+async def test_a_visitor_reads_that_the_llm_failed_but_not_why(start_daemon, caplog):
+    caplog.set_level(logging.WARNING, logger="grasbot.server")
+    down = unused_url()
+    client = await start_daemon(ollama_url=down, owner_token=OWNER_TOKEN)
+    names, done = await _failed_stream(client, headers=None)
+    assert names == ["sources", "done"]
+    assert done["llm_error"] == PUBLIC_LLM_ERROR
+    assert down.split("//")[1] not in json.dumps(done)
+    causes = [r.getMessage() for r in caplog.records if r.name == "grasbot.server" and r.levelno == logging.WARNING]
+    assert len(causes) == 1 and "OLLAMA_HOST" in causes[0] and down in causes[0]
+
+
+async def test_slow_ollama_times_out(start_daemon, standin_ollama):
+    standin_ollama.script("Trop tard.", first_delay=30)
+    client = await start_daemon(ollama_url=standin_ollama.url, llm_timeout=0.5, owner_token=OWNER_TOKEN)
+    names, done = await _failed_stream(client)
+    assert names == ["sources", "done"]
+    assert "did not answer within 0.5 s" in done["llm_error"]
+
+
+async def test_ollama_dying_mid_stream(start_daemon, standin_ollama):
+    standin_ollama.script(pieces=PIECES, mode="drop", drop_after=2)
+    client = await start_daemon(ollama_url=standin_ollama.url, owner_token=OWNER_TOKEN)
+    names, done = await _failed_stream(client)
+    assert names.count("token") >= 1  # what was written before the drop was forwarded
+    assert "broke" in done["llm_error"] or "connect" in done["llm_error"].lower()
+
+
+@pytest.mark.parametrize("mode", ["error_line", "http_500"])
+async def test_ollama_errors(start_daemon, standin_ollama, mode):
+    standin_ollama.script(pieces=PIECES, mode=mode)
+    client = await start_daemon(ollama_url=standin_ollama.url, owner_token=OWNER_TOKEN)
+    _, done = await _failed_stream(client)
+    assert "unexpected EOF" in done["llm_error"]
+
+
+async def test_failure_inside_the_engine_ends_with_an_error_event(start_daemon, monkeypatch):
+    client = await start_daemon()
+    bot = bot_of(client)
+
+    async def broken(*args, **kwargs):
+        yield "sources", {"sources": [], "grounded": False}
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(bot, "answer_events", broken)
+    resp = await client.get("/ask/stream", params={"q": Q})
+    events = await asyncio.wait_for(collect(resp), BOUND)
+    assert events == [("sources", {"sources": [], "grounded": False}), ("error", {"message": "internal error"})]
+
+
+async def test_client_leaving_mid_stream_closes_the_llm_request(start_daemon, standin_ollama):
+    standin_ollama.script(pieces=PIECES, hold_after=1)
+    client = await start_daemon(ollama_url=standin_ollama.url)
+    bot = bot_of(client)
+    original = bot.answer_events
+    closed = asyncio.Event()
+
+    async def tracked(*args, **kwargs):
+        try:
+            async for item in original(*args, **kwargs):
+                yield item
+        finally:
+            closed.set()
+
+    bot.answer_events = tracked
+
+    async def leave_after_first_token():
+        resp = await client.get("/ask/stream", params={"q": Q})
+        events = sse_events(resp)
+        assert (await anext(events))[0] == "sources"
+        assert (await anext(events))[0] == "token"
+        resp.close()  # the visitor closes the tab
+
+    await asyncio.wait_for(leave_after_first_token(), BOUND)
+    # The generator (and the Ollama request inside it) is closed while Ollama still holds its reply.
+    await asyncio.wait_for(closed.wait(), BOUND)
+    assert ("done", None) not in standin_ollama.events
+    standin_ollama.release()
+
+    async def ollama_sees_the_disconnect():
+        while not any(kind == "disconnected" for kind, _ in standin_ollama.events):
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(ollama_sees_the_disconnect(), BOUND)
+    assert ("done", None) not in standin_ollama.events
+    # and the daemon still serves
+    assert (await client.get("/health")).status == 200

@@ -1,0 +1,214 @@
+"""The persistent index cache: a restart on an unchanged vault parses nothing; a stale, corrupt or
+foreign cache is detected, logged and ignored, never trusted."""
+
+from __future__ import annotations
+
+import logging
+import marshal
+
+import pytest
+
+import grasbot._engine as engine
+import grasbot.retrieval.vault as vault_mod
+from generate_vault import generate, questions
+from grasbot import Settings, build_snapshot, search
+from grasbot.retrieval.vault import VaultOptions
+from grasbot.store import cache as _cache
+
+
+@pytest.fixture
+def parsed(monkeypatch):
+    calls: list[str] = []
+    real = vault_mod.parse_note
+
+    def parse(rel, *a, **kw):
+        calls.append(rel)
+        return real(rel, *a, **kw)
+
+    monkeypatch.setattr(vault_mod, "parse_note", parse)
+    return calls
+
+
+@pytest.fixture
+def vault(tmp_path):
+    root = tmp_path / "vault"
+    paths = generate(root, 80, seed=9)
+    return root, paths, Settings.load(env={}, vault_dir=root), tmp_path / "cache"
+
+
+def _answers(snapshot):
+    out = []
+    for q in questions(snapshot.vault.notes.values(), 40, seed=2):
+        r = search(q, snapshot.index("visitor"), top_k=5, min_score=4.0).to_dict()
+        r.pop("took_ms")
+        out.append(r)
+    return out
+
+
+def test_restart_on_unchanged_vault_parses_nothing(vault, parsed, monkeypatch):
+    root, _, settings, cache = vault
+    cold = build_snapshot(settings, cache_dir=cache)
+    assert len(parsed) == 80 and (cache / _cache.FILENAME).is_file()
+    parsed.clear()
+    analysed: list[str] = []
+    monkeypatch.setattr(engine, "analyse_note", lambda note: analysed.append(note.path))
+    warm = build_snapshot(settings, cache_dir=cache)
+    assert parsed == [] and analysed == []
+    assert warm.vault.notes == cold.vault.notes
+    assert warm.analyses == cold.analyses
+    assert _answers(warm) == _answers(cold)
+
+
+def test_stale_entry_is_reparsed_alone(vault, parsed):
+    root, paths, settings, cache = vault
+    build_snapshot(settings, cache_dir=cache)
+    parsed.clear()
+    paths[5].write_text(paths[5].read_text(encoding="utf-8") + "\nUne phrase ajoutée.\n", encoding="utf-8")
+    warm = build_snapshot(settings, cache_dir=cache)
+    assert parsed == [paths[5].relative_to(root).as_posix()]
+    assert "Une phrase ajoutée." in warm.vault.notes[parsed[0]].body
+    assert _answers(warm) == _answers(build_snapshot(settings))
+    parsed.clear()
+    build_snapshot(settings, cache_dir=cache)  # the cache was rewritten with the new note
+    assert parsed == []
+
+
+def test_write_left_for_later_is_written_once_by_save_cache(vault, parsed):
+    """write_cache=False (the daemon's start): nothing written until save_cache, which writes
+    the very cache a synchronous start would have, once."""
+    root, paths, settings, cache = vault
+    cold = build_snapshot(settings, cache_dir=cache, write_cache=False)
+    assert cold.unsaved_in == cache and not (cache / _cache.FILENAME).exists()
+    bot = engine.GrasBot(settings, cold)
+    assert bot.write_cache() is True and (cache / _cache.FILENAME).is_file()
+    assert bot.write_cache() is False  # done: a second call writes nothing
+    parsed.clear()
+    warm = build_snapshot(settings, cache_dir=cache, write_cache=False)
+    assert parsed == [] and warm.unsaved_in is None  # up to date: nothing left to write
+    assert _answers(warm) == _answers(cold)
+    # one note changed: parsed alone, and the cache is again left to write
+    paths[3].write_text(paths[3].read_text(encoding="utf-8") + "\nUne phrase ajoutée.\n", encoding="utf-8")
+    changed = build_snapshot(settings, cache_dir=cache, write_cache=False)
+    assert parsed == [paths[3].relative_to(root).as_posix()] and changed.unsaved_in == cache
+    assert engine.save_cache(changed) is True
+    parsed.clear()
+    assert build_snapshot(settings, cache_dir=cache).unsaved_in is None and parsed == []
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["truncated", "garbage", "empty", "flipped-byte", "older-layout", "wrong-format", "other-vault", "not-a-tuple"],
+)
+def test_damaged_or_foreign_cache_is_ignored_and_rebuilt(vault, parsed, caplog, damage):
+    root, _, settings, cache = vault
+    reference = build_snapshot(settings, cache_dir=cache)
+    file = cache / _cache.FILENAME
+    raw = file.read_bytes()
+    head = _cache.HEAD_SIZE
+    if damage == "truncated":
+        file.write_bytes(raw[: len(raw) // 2])
+    elif damage == "garbage":
+        file.write_bytes(b"\x00garbage" * 100)
+    elif damage == "empty":
+        file.write_bytes(b"")
+    elif damage == "flipped-byte":
+        file.write_bytes(raw[:-10] + bytes([raw[-10] ^ 0xFF]) + raw[-9:])
+    elif damage == "older-layout":  # format 6 and before: another magic line, a blake2b digest
+        file.write_bytes(b"GRASBOT-CACHE\n" + bytes(32) + raw[head:])
+    else:
+        header, entries = marshal.loads(raw[head:])
+        if damage == "wrong-format":
+            header = {**header, "format": _cache.FORMAT + 1}
+        elif damage == "other-vault":
+            header = {**header, "vault": "/somewhere/else"}
+        payload = marshal.dumps(("not", "a", "tuple", "pair") if damage == "not-a-tuple" else (header, entries))
+        file.write_bytes(_cache.seal(payload))
+    parsed.clear()
+    with caplog.at_level(logging.INFO, logger="grasbot.cache"):
+        rebuilt = build_snapshot(settings, cache_dir=cache)
+    assert len(parsed) == 80  # nothing was taken from the damaged file
+    assert any("cache" in r.getMessage() for r in caplog.records)
+    assert _answers(rebuilt) == _answers(reference)
+    parsed.clear()
+    build_snapshot(settings, cache_dir=cache)  # and a good cache replaced it
+    assert parsed == []
+
+
+def test_options_change_invalidates(vault, parsed):
+    root, _, settings, cache = vault
+    build_snapshot(settings, cache_dir=cache)
+    parsed.clear()
+    public = build_snapshot(settings.with_(default_visibility="public"), cache_dir=cache)
+    assert len(parsed) == 80
+    assert public.vault.options.default_public
+    assert _answers(public) == _answers(build_snapshot(settings.with_(default_visibility="public")))
+
+
+def test_every_vault_option_is_in_the_header_even_one_added_later(tmp_path):
+    """The header reads VaultOptions' fields from the dataclass: an option added later changes
+    it without anyone listing it there, so a cache made under other options is never read."""
+    import dataclasses
+
+    base = _cache._header(tmp_path, VaultOptions())
+    assert _cache._header(tmp_path, VaultOptions(exclude=("brouillons",))) != base
+    assert _cache._header(tmp_path, VaultOptions(default_public=True)) != base
+    later = dataclasses.make_dataclass("VaultOptions", [("show_drafts", bool, dataclasses.field(default=False))], bases=(VaultOptions,), frozen=True)
+    assert _cache._header(tmp_path, later(show_drafts=True)) != _cache._header(tmp_path, later())
+    assert marshal.loads(marshal.dumps(base)) == base  # what load() compares is what save() wrote
+
+
+def test_write_is_atomic_and_leaves_no_temp_file(vault):
+    root, _, settings, cache = vault
+    build_snapshot(settings, cache_dir=cache)
+    assert [p.name for p in cache.iterdir()] == [_cache.FILENAME]
+
+
+def test_default_cache_dir(monkeypatch, tmp_path):
+    monkeypatch.delenv("GRASBOT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    a, b = _cache.default_cache_dir(tmp_path / "v1"), _cache.default_cache_dir(tmp_path / "v2")
+    assert a.parent == tmp_path / "xdg" / "grasbot" and a != b
+    monkeypatch.setenv("GRASBOT_CACHE_DIR", str(tmp_path / "mine"))
+    assert _cache.default_cache_dir(tmp_path / "v1") == tmp_path / "mine"
+    assert _cache.default_cache_dir(tmp_path / "v1", tmp_path / "flag") == tmp_path / "flag"
+
+
+def test_start_from_cache_equals_a_fresh_build(vault):
+    """What the cache now carries besides the notes (inverted indexes packed, resolved links,
+    both audiences' graphs) gives the very indexes a build from the files gives."""
+    root, paths, settings, cache = vault
+    build_snapshot(settings, cache_dir=cache)
+    warm, fresh = build_snapshot(settings, cache_dir=cache), build_snapshot(settings)
+    assert [w.to_dict() for w in warm.vault.warnings] == [w.to_dict() for w in fresh.vault.warnings]
+    assert warm.vault.edges == fresh.vault.edges
+    for audience in ("visitor", "owner"):
+        a, b = warm.index(audience), fresh.index(audience)
+        assert a.notes.keys() == b.notes.keys()
+        assert a.edges == b.edges and a.backlinks == b.backlinks
+        assert a.body.total_length == b.body.total_length and len(a.body) == len(b.body)
+        terms = {t for p in b.notes for t in b.analyses[p].body}
+        for term in sorted(terms)[::7]:
+            assert dict(a.body.counts(term).items()) == dict(b.body.counts(term).items()), term
+            assert a.body.df(term) == b.body.df(term) and a.idf(term) == b.idf(term)
+    assert warm.analyses == fresh.analyses
+    assert _answers(warm) == _answers(fresh)
+    # then a reload from the cached snapshot (its packed posting lists evolved) stays exact
+    paths[3].write_text(paths[3].read_text(encoding="utf-8") + "\nAjout : [[" + paths[4].stem + "]] et la tokenisation.\n", encoding="utf-8")
+    assert _answers(build_snapshot(settings, warm)) == _answers(build_snapshot(settings))
+
+
+def test_malformed_posting_list_is_refused(vault, parsed, caplog):
+    root, _, settings, cache = vault
+    build_snapshot(settings, cache_dir=cache)
+    file = cache / _cache.FILENAME
+    raw = file.read_bytes()
+    header, (notes, postings, links, graphs) = marshal.loads(raw[_cache.HEAD_SIZE :])
+    term = next(iter(postings[0][1]))
+    postings[0][1][term] = postings[0][1][term][:-1]  # one byte short
+    payload = marshal.dumps((header, (notes, postings, links, graphs)))
+    file.write_bytes(_cache.seal(payload))
+    parsed.clear()
+    with caplog.at_level(logging.WARNING, logger="grasbot.cache"):
+        rebuilt = build_snapshot(settings, cache_dir=cache)
+    assert len(parsed) == 80 and any("unusable" in r.getMessage() for r in caplog.records)
+    assert _answers(rebuilt) == _answers(build_snapshot(settings))

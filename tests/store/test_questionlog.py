@@ -1,0 +1,529 @@
+"""The visitors' question log: what it keeps, what it never keeps, how long, and `grasbot log`."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import sqlite3
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from grasbot.retrieval.scoring import Reason
+from grasbot.retrieval.search import SearchResult, Source
+from grasbot.store.questionlog import (
+    SCHEMA_VERSION,
+    QuestionLog,
+    add_log_parser,
+    cmd_log,
+    default_log_path,
+    is_weak,
+    parse_log_path,
+)
+from support.bots import make_bot
+
+T0 = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self, now: datetime = T0):
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def result(*ranked: tuple[str, float, tuple[str, ...]], grounded: bool = True) -> SearchResult:
+    """A search result with `ranked` = (slug, score, signals) sources; the log reads no more."""
+    sources = tuple(
+        Source(slug, slug.title(), None, score, tuple(Reason(s, 1.0, s) for s in signals), None, f"notes/{slug}.md") for slug, score, signals in ranked
+    )
+    return SearchResult(None, sources, grounded, 10, 1.0)
+
+
+def columns(db) -> dict[str, list[str]]:
+    with sqlite3.connect(db) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {t: [c[1] for c in conn.execute(f"PRAGMA table_info({t})")] for t in tables}
+
+
+def rows(db, table: str) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
+
+
+# ---------------------------------------------------------------- schema and privacy
+
+
+def test_created_on_first_use_with_version_and_wal(tmp_path):
+    db = tmp_path / "state" / "grasbot" / "questions.sqlite3"
+    log = QuestionLog(db)
+    assert log.enabled and db.exists()
+    log.close()
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 1
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    # opening again keeps what is there
+    with QuestionLog(db, clock=Clock()) as log:
+        log.record("bonjour", result(("a", 5.0, ("bm25",))))
+    with QuestionLog(db, clock=Clock()) as log:
+        assert log.count() == 1
+
+
+def test_schema_has_no_column_for_the_visitor(tmp_path):
+    """The tables can hold nothing about who asked: only these columns exist."""
+    db = tmp_path / "q.sqlite3"
+    QuestionLog(db).close()
+    assert columns(db) == {
+        "questions": ["id", "asked_at", "question", "grounded", "followup"],
+        "results": ["question_id", "rank", "slug", "path", "score", "signals"],
+    }
+    every = " ".join(c for cols in columns(db).values() for c in cols)
+    for forbidden in ("ip", "addr", "agent", "user", "host", "client", "history", "session", "cookie", "referer"):
+        assert forbidden not in every.split() and not any(forbidden in c for c in every.split()), forbidden
+
+
+def test_a_record_holds_exactly_the_question_and_its_notes(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    with QuestionLog(db, clock=Clock()) as log:
+        log.record(
+            "  Comment GrasBot classe-t-il les notes ?  ",
+            result(("grasbot", 12.5, ("title", "bm25", "bm25")), ("moteur", 3.75, ("graph",))),
+        )
+        log.record("et le vélo ?", result(("velo", 1.0, ("bm25",)), grounded=False), followup=True)
+    assert rows(db, "questions") == [
+        (1, "2025-03-01T12:00:00Z", "Comment GrasBot classe-t-il les notes ?", 1, 0),
+        (2, "2025-03-01T12:00:00Z", "et le vélo ?", 0, 1),
+    ]
+    assert rows(db, "results") == [
+        (1, 1, "grasbot", "notes/grasbot.md", 12.5, "bm25,title"),
+        (1, 2, "moteur", "notes/moteur.md", 3.75, "graph"),
+        (2, 1, "velo", "notes/velo.md", 1.0, "bm25"),
+    ]
+
+
+def test_a_real_visitor_search_is_logged_with_its_signals(note_writer, tmp_path):
+    note_writer("grasbot.md", "title: GrasBot\nvisibility: public", "GrasBot répond aux visiteurs à partir des notes.")
+    note_writer("secret.md", "title: Carnet\nvisibility: private", "GrasBot et mes notes privées.")
+    bot = make_bot(note_writer.root)
+    db = tmp_path / "q.sqlite3"
+    with QuestionLog(db, clock=Clock()) as log:
+        log.record("c'est quoi GrasBot ?", bot.search("c'est quoi GrasBot ?", audience="visitor"))
+        [logged] = log.questions_ending_on("grasbot")
+    assert logged.question == "c'est quoi GrasBot ?" and logged.grounded
+    assert [(r.slug, r.signals) for r in logged.results] == [("grasbot", ("bm25", "title"))]
+    assert "carnet" not in json.dumps(rows(db, "results")).lower()
+
+
+# ---------------------------------------------------------------- reading
+
+
+def filled_log(tmp_path) -> tuple[QuestionLog, Clock]:
+    clock = Clock()
+    log = QuestionLog(tmp_path / "q.sqlite3", clock=clock)
+    entries = [
+        ("nulle part", result(grounded=False)),
+        ("presque", result(("grasbot", 2.0, ("bm25",)), grounded=False)),
+        ("par alias", result(("grasbot", 15.0, ("alias", "bm25")))),
+        ("par le texte", result(("grasbot", 5.0, ("bm25",)), ("velo", 1.0, ("graph",)))),
+        ("par un lien", result(("jardin", 4.5, ("graph",)), ("velo", 4.0, ("bm25", "tag")))),
+        ("par le texte, note prioritaire", result(("velo", 5.5, ("bm25", "priority", "hub")))),
+        ("par un tag", result(("velo", 9.0, ("tag", "bm25")))),
+    ]
+    for i, (question, res) in enumerate(entries):
+        clock.now = T0 + timedelta(minutes=i)
+        log.record(question, res)
+    return log, clock
+
+
+def test_recent_ungrounded_newest_first(tmp_path):
+    log, _ = filled_log(tmp_path)
+    found = log.recent_ungrounded(10)
+    assert [q.question for q in found] == ["presque", "nulle part"]
+    assert found[0].first.slug == "grasbot" and found[1].first is None
+    assert [q.question for q in log.recent_ungrounded(1)] == ["presque"]
+
+
+def test_weakly_found_is_bm25_or_graph_only(tmp_path):
+    log, _ = filled_log(tmp_path)
+    assert [q.question for q in log.weakly_found(10)] == ["par le texte, note prioritaire", "par un lien", "par le texte"]
+    assert [q.question for q in log.weakly_found(2)] == ["par le texte, note prioritaire", "par un lien"]
+    assert is_weak(["bm25", "graph"]) and not is_weak(["bm25", "answers"]) and not is_weak(["priority"])
+
+
+def test_days_window_and_questions_ending_on(tmp_path):
+    log, clock = filled_log(tmp_path)
+    clock.now = T0 + timedelta(days=3)
+    log.record("plus tard", result(("grasbot", 1.0, ("bm25",)), grounded=False))
+    assert [q.question for q in log.recent_ungrounded(10, days=1)] == ["plus tard"]
+    assert [q.question for q in log.recent_ungrounded(10, days=5)] == ["plus tard", "presque", "nulle part"]
+    # first result only: « par le texte » ends on grasbot, « par un lien » does not end on velo
+    assert [q.question for q in log.questions_ending_on("grasbot")] == ["plus tard", "par le texte", "par alias", "presque"]
+    assert [q.question for q in log.questions_ending_on("velo")] == ["par un tag", "par le texte, note prioritaire"]
+    assert log.questions_ending_on("inconnue") == []
+
+
+# ---------------------------------------------------------------- retention
+
+
+def test_retention_on_open_deletes_old_rows_and_keeps_recent(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    clock = Clock(T0 - timedelta(days=100))
+    with QuestionLog(db, retention_days=90, clock=clock) as log:
+        log.record("vieille question", result(("a", 5.0, ("bm25",))))
+        clock.now = T0 - timedelta(days=89)
+        log.record("question récente", result(("b", 5.0, ("bm25",))))
+    with QuestionLog(db, retention_days=90, clock=Clock(T0)) as log:
+        assert [q.question for q in log.recent_ungrounded(10) + log.weakly_found(10)] == ["question récente"]
+    assert rows(db, "results") == [(2, 1, "b", "notes/b.md", 5.0, "bm25")]  # the old one's results went too
+
+
+def test_retention_while_running_at_most_once_a_day(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    clock = Clock(T0)
+    log = QuestionLog(db, retention_days=90, clock=clock)  # purges at T0
+    log.record("A", result(("a", 5.0, ("bm25",))))
+    clock.now = T0 + timedelta(days=90, hours=1)
+    log.record("B", result(("b", 5.0, ("bm25",))))  # a day since the last purge: A is gone
+    assert [q.question for q in log.weakly_found(10)] == ["B"]
+    purged_at = clock.now
+    # The clock is injected, so a row can be stamped in the past: C is 90 days old an hour later.
+    clock.now = purged_at - timedelta(days=90) + timedelta(minutes=30)
+    log.record("C", result(("c", 5.0, ("bm25",))))
+    clock.now = purged_at + timedelta(hours=2)
+    log.record("D", result(("d", 5.0, ("bm25",))))  # C is out of retention, but the last purge was 2 h ago
+    assert [q.question for q in log.weakly_found(10)] == ["D", "C", "B"]
+    clock.now = purged_at + timedelta(days=1)
+    log.record("E", result(("e", 5.0, ("bm25",))))
+    assert [q.question for q in log.weakly_found(10)] == ["E", "D", "B"]
+    log.close()
+
+
+def test_retention_must_be_positive(tmp_path):
+    with pytest.raises(ValueError, match="retention_days"):
+        QuestionLog(tmp_path / "q.sqlite3", retention_days=0)
+
+
+# ---------------------------------------------------------------- failure never breaks a request
+
+
+def test_unwritable_path_warns_once_and_turns_off(tmp_path, caplog):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the log's folder should be")
+    with caplog.at_level(logging.WARNING, logger="grasbot.questionlog"):
+        log = QuestionLog(blocker / "questions.sqlite3")
+        log.record("bonjour", result(("a", 5.0, ("bm25",))))
+        log.record("bonsoir", result(("a", 5.0, ("bm25",))))
+    assert not log.enabled
+    assert log.recent_ungrounded(10) == [] and log.weakly_found(10) == [] and log.count() == 0
+    warnings = [r for r in caplog.records if r.name == "grasbot.questionlog"]
+    assert len(warnings) == 1 and "not-a-folder" in warnings[0].getMessage()
+
+
+def test_write_failure_after_open_turns_the_log_off(tmp_path, caplog):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock())
+    log.record("avant", result(("a", 5.0, ("bm25",))))
+    # what a full disk or a revoked permission looks like to sqlite: every write fails
+    log._conn.close()
+    log._conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, check_same_thread=False, isolation_level=None)
+    with caplog.at_level(logging.WARNING, logger="grasbot.questionlog"):
+        log.record("pendant", result(("a", 5.0, ("bm25",))))
+        log.record("après", result(("a", 5.0, ("bm25",))))
+    assert not log.enabled
+    assert len([r for r in caplog.records if r.name == "grasbot.questionlog"]) == 1
+    assert [r[2] for r in rows(db, "questions")] == ["avant"]
+
+
+def test_a_busy_file_drops_one_question_but_keeps_logging(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock())
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    log.record("pendant", result(("a", 5.0, ("bm25",))))
+    other.execute("ROLLBACK")
+    other.close()
+    log.record("après", result(("a", 5.0, ("bm25",))))
+    assert log.enabled and [r[2] for r in rows(db, "questions")] == ["après"]
+    log.close()
+
+
+def test_a_log_turned_off_keeps_nothing(tmp_path):
+    log = QuestionLog(None)
+    log.record("bonjour", result(("a", 5.0, ("bm25",))))
+    assert not log.enabled and log.questions_ending_on("a") == []
+    assert parse_log_path("off") is None and parse_log_path("") is None
+    assert parse_log_path("~/q.sqlite3").name == "q.sqlite3" and "~" not in str(parse_log_path("~/q.sqlite3"))
+
+
+def test_default_path_follows_xdg_state_home(tmp_path):
+    assert default_log_path({"XDG_STATE_HOME": str(tmp_path)}) == tmp_path / "grasbot" / "questions.sqlite3"
+    assert default_log_path({}).parts[-4:] == (".local", "state", "grasbot", "questions.sqlite3")
+
+
+def test_records_from_many_threads(tmp_path):
+    log = QuestionLog(tmp_path / "q.sqlite3")
+
+    def ask(n: int) -> None:
+        for i in range(25):
+            log.record(f"question {n}-{i}", result(("a", 5.0, ("bm25",))))
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert log.enabled and log.count() == 100
+    assert len({q.question for q in log.weakly_found(200)}) == 100
+    log.close()
+
+
+# ---------------------------------------------------------------- submit: queued, written in batches
+
+
+def count_commits(log: QuestionLog) -> list[str]:
+    """The COMMITs the log's connection runs from now on, whichever thread runs them."""
+    commits: list[str] = []
+    log._conn.set_trace_callback(lambda sql: commits.append(sql) if sql.strip().upper() == "COMMIT" else None)
+    return commits
+
+
+def wait_for(predicate, what: str) -> None:
+    """Wait for the writer thread (a deadline against a hang, not a speed assertion)."""
+    deadline = threading.Event()
+    for _ in range(1000):
+        if predicate():
+            return
+        deadline.wait(0.01)
+    raise AssertionError(f"the writer thread never {what}")
+
+
+def test_a_read_right_after_submit_sees_the_question(tmp_path):
+    # a long batch_wait: the writer has not written yet, so the read itself must write the queue out
+    with QuestionLog(tmp_path / "q.sqlite3", clock=Clock(), batch_wait=60) as log:
+        log.submit(" par le texte ", result(("grasbot", 5.0, ("bm25", "graph"))), followup=True)
+        [logged] = log.questions_ending_on("grasbot")
+        assert (logged.question, logged.grounded, logged.followup) == ("par le texte", True, True)
+        assert [(r.rank, r.slug, r.path, r.score, r.signals) for r in logged.results] == [(1, "grasbot", "notes/grasbot.md", 5.0, ("bm25", "graph"))]
+        log.submit("nulle part", result(grounded=False))
+        assert [q.question for q in log.recent_ungrounded(10)] == ["nulle part"]
+        log.submit("par un lien", result(("velo", 1.0, ("graph",))))
+        assert [q.question for q in log.weakly_found(10)] == ["par un lien", "par le texte"]
+        log.submit("encore", result())
+        assert log.count() == 4
+
+
+def test_submit_and_record_keep_their_order(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    with QuestionLog(db, clock=Clock(), batch_wait=60) as log:
+        log.submit("d'abord", result(("a", 1.0, ("bm25",))))
+        log.record("ensuite", result(("b", 2.0, ("bm25",))))
+        log.submit("enfin", result(("c", 3.0, ("bm25",))))
+    assert [(r[0], r[2]) for r in rows(db, "questions")] == [(1, "d'abord"), (2, "ensuite"), (3, "enfin")]
+    assert [(r[0], r[2]) for r in rows(db, "results")] == [(1, "a"), (2, "b"), (3, "c")]
+
+
+def test_many_submits_from_many_threads_land_in_one_transaction(tmp_path):
+    log = QuestionLog(tmp_path / "q.sqlite3", batch_wait=60)
+    commits = count_commits(log)
+
+    def ask(n: int) -> None:
+        for i in range(50):
+            log.submit(f"question {n}-{i}", result(("a", 5.0, ("bm25",)), ("b", 1.0, ("graph",))))
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert commits == []  # all 200 wait in the queue
+    assert log.enabled and log.count() == 200
+    assert len(commits) == 1  # the read wrote them out: one transaction for 200 questions
+    assert len({q.question for q in log.weakly_found(500)}) == 200
+    assert len(commits) == 1  # nothing was left to write
+    log.close()
+    assert len(rows(tmp_path / "q.sqlite3", "results")) == 400
+
+
+def test_a_batch_takes_a_few_statements_not_one_a_row(tmp_path, monkeypatch):
+    """sqlite3 lets the GIL go at every SQLite step and `executemany` steps once a row: under
+    load the writer waited for the event loop at every row and fell behind. A batch is now a
+    few multi-row statements; with ROWS_PER_STATEMENT at 4, several, the last one short, and
+    nothing lost or mixed."""
+    from grasbot.store import questionlog as _questionlog
+
+    monkeypatch.setattr(_questionlog, "ROWS_PER_STATEMENT", 4)
+    db = tmp_path / "q.sqlite3"
+    inserts: list[str] = []
+    with QuestionLog(db, clock=Clock(), batch_wait=60) as log:
+        log._conn.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
+        for i in range(7):  # 7 question rows: 2 statements; 21 result rows: 6 statements
+            log.submit(f"question {i}", result((f"a{i}", 3.0, ("alias", "bm25")), (f"b{i}", 2.0, ("bm25",)), (f"c{i}", 1.0, ("graph",))))
+        assert log.count() == 7
+    assert len(inserts) == 8
+    assert [(r[0], r[2], r[3], r[4]) for r in rows(db, "questions")] == [(i + 1, f"question {i}", 1, 0) for i in range(7)]
+    assert rows(db, "results") == [
+        (i + 1, rank, f"{slug}{i}", f"notes/{slug}{i}.md", score, signals)
+        for i in range(7)
+        for rank, slug, score, signals in ((1, "a", 3.0, "alias,bm25"), (2, "b", 2.0, "bm25"), (3, "c", 1.0, "graph"))
+    ]
+
+
+def test_a_large_batch_is_two_statements(tmp_path):
+    """200 questions and their 400 results: one statement each, whatever the batch holds up to
+    ROWS_PER_STATEMENT rows."""
+    log = QuestionLog(tmp_path / "q.sqlite3", batch_wait=60)
+    inserts: list[str] = []
+    log._conn.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
+    for i in range(200):
+        log.submit(f"question {i}", result(("a", 5.0, ("bm25",)), ("b", 1.0, ("graph",))))
+    assert log.count() == 200
+    log.close()
+    assert len(inserts) == 2
+    assert len(rows(tmp_path / "q.sqlite3", "results")) == 400
+
+
+def test_the_writer_thread_writes_in_the_background(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, batch_wait=0.05)
+    commits = count_commits(log)
+    for i in range(20):
+        log.submit(f"question {i}", result(("a", 5.0, ("bm25",))))
+    # read with another connection, as `grasbot log` does: only the writer thread can have written
+    wait_for(lambda: len(rows(db, "questions")) == 20, "wrote the 20 questions")
+    assert 1 <= len(commits) <= 20
+    assert [r[2] for r in rows(db, "questions")] == [f"question {i}" for i in range(20)]
+    log.close()
+
+
+def test_close_writes_what_is_queued(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock(), batch_wait=60)
+    for i in range(3):
+        log.submit(f"question {i}", result(("a", 5.0, ("bm25",))))
+    log.close()
+    assert not log.enabled
+    log.submit("après la fermeture", result(("a", 5.0, ("bm25",))))  # dropped, not raised
+    with QuestionLog(db, clock=Clock()) as reopened:
+        assert reopened.count() == 3
+        assert [q.question for q in reopened.questions_ending_on("a")] == ["question 2", "question 1", "question 0"]
+
+
+def test_a_failing_disk_during_a_background_write_turns_the_log_off(tmp_path, caplog):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock(), batch_wait=0.01)
+    log.record("avant", result(("a", 5.0, ("bm25",))))
+    # what a full disk or a revoked permission looks like to sqlite: every write fails
+    with log._lock:
+        log._conn.close()
+        log._conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, check_same_thread=False, isolation_level=None)
+    with caplog.at_level(logging.WARNING, logger="grasbot.questionlog"):
+        log.submit("pendant", result(("a", 5.0, ("bm25",))))
+        wait_for(lambda: not log.enabled, "turned the log off")
+        log.submit("après", result(("a", 5.0, ("bm25",))))  # a log turned off ignores it
+        log.record("encore après", result(("a", 5.0, ("bm25",))))
+        log.close()
+    warnings = [r for r in caplog.records if r.name == "grasbot.questionlog"]
+    assert len(warnings) == 1 and "cannot write" in warnings[0].getMessage()
+    assert warnings[0].threadName == "grasbot-questionlog"  # the writer thread met the failure
+    assert [r[2] for r in rows(db, "questions")] == ["avant"]
+
+
+def test_a_busy_file_drops_one_batch_but_keeps_logging(tmp_path, caplog):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock(), batch_wait=60)
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    log.submit("pendant 1", result(("a", 5.0, ("bm25",))))
+    log.submit("pendant 2", result(("a", 5.0, ("bm25",))))
+    with caplog.at_level(logging.DEBUG, logger="grasbot.questionlog"):
+        assert log.count() == 0  # the read tried to write the queue: busy, so the batch is dropped
+    other.execute("ROLLBACK")
+    other.close()
+    assert any("busy, 2 question(s) not logged" in r.getMessage() for r in caplog.records)
+    log.submit("après", result(("a", 5.0, ("bm25",))))
+    assert log.enabled and log.count() == 1
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["après"]
+
+
+def test_the_queue_is_bounded(tmp_path, caplog):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock(), batch_wait=60, max_pending=3)
+    with caplog.at_level(logging.DEBUG, logger="grasbot.questionlog"):
+        for i in range(5):
+            log.submit(f"question {i}", result(("a", 5.0, ("bm25",))))
+    dropped = [r for r in caplog.records if r.name == "grasbot.questionlog" and "not logged" in r.getMessage()]
+    assert len(dropped) == 2 and all(r.levelno == logging.DEBUG for r in dropped)
+    assert log.count() == 3  # the first three; once written, the queue takes questions again
+    log.submit("question 5", result(("a", 5.0, ("bm25",))))
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["question 0", "question 1", "question 2", "question 5"]
+    with pytest.raises(ValueError, match="max_pending"):
+        QuestionLog(None, max_pending=0)
+
+
+def test_submit_purges_old_rows_like_record(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    clock = Clock(T0)
+    log = QuestionLog(db, retention_days=90, clock=clock, batch_wait=60)  # purges at T0
+    log.submit("A", result(("a", 5.0, ("bm25",))))
+    assert log.count() == 1
+    clock.now = T0 + timedelta(days=90, hours=1)
+    log.submit("B", result(("b", 5.0, ("bm25",))))  # a day since the last purge: writing B purges A
+    assert [q.question for q in log.weakly_found(10)] == ["B"]
+    log.close()
+
+
+def test_a_log_turned_off_ignores_submit(tmp_path):
+    log = QuestionLog(None)
+    log.submit("bonjour", result(("a", 5.0, ("bm25",))))
+    assert not log.enabled and log.count() == 0 and log._writer is None
+    log.close()
+
+
+# ---------------------------------------------------------------- `grasbot log`
+
+
+def run_log(argv: list[str]) -> tuple[int, str]:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="grasbot")
+    add_log_parser(parser.add_subparsers(dest="command", required=True))
+    out = io.StringIO()
+    code = cmd_log(parser.parse_args(argv), out=out)
+    return code, out.getvalue()
+
+
+def test_grasbot_log_lists_ungrounded_and_weakly_found(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    with QuestionLog(db) as log:  # the real clock: the command's --days counts back from now
+        log.record("robot conversationnel ?", result(("grasbot", 0.8, ("bm25",)), grounded=False))
+        log.record("classement des notes ?", result(("grasbot", 5.0, ("bm25",))))
+        log.record("c'est quoi GrasBot ?", result(("grasbot", 13.0, ("title", "bm25"))))
+    code, text = run_log(["log", "--question-log", str(db), "--json", "--days", "7"])
+    assert code == 0
+    report = json.loads(text)
+    assert [q["question"] for q in report["ungrounded"]] == ["robot conversationnel ?"]
+    assert [q["question"] for q in report["weakly_found"]] == ["classement des notes ?"]
+    assert report["weakly_found"][0]["results"][0] == {
+        "rank": 1,
+        "slug": "grasbot",
+        "path": "notes/grasbot.md",
+        "score": 5.0,
+        "signals": ["bm25"],
+    }
+    code, text = run_log(["log", "--question-log", str(db), "--limit", "5"])
+    assert code == 0
+    assert "« robot conversationnel ? »  nearest: grasbot (0.80; bm25)" in text
+    assert "« classement des notes ? »  found: grasbot (5.00; bm25)" in text
+    assert "GrasBot ?" not in text
+
+
+def test_grasbot_log_does_not_create_a_missing_log(tmp_path):
+    db = tmp_path / "absent.sqlite3"
+    code, text = run_log(["log", "--question-log", str(db), "--json"])
+    assert code == 0 and json.loads(text)["ungrounded"] == [] and not db.exists()
+    assert run_log(["log", "--question-log", str(db), "--limit", "0"])[0] == 2
