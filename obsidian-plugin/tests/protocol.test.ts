@@ -18,10 +18,25 @@ interface Example {
 	response: unknown;
 }
 
+/** One example; a result `{"$ref": "../openrpc.json"}` (rpc-discover.json) is that file, not a copy of it. */
+function loadExample(file: string): Example {
+	const example = JSON.parse(readFileSync(path.join(SHARED, "examples", file), "utf8")) as Omit<Example, "file">;
+	const responses = Array.isArray(example.response) ? (example.response as unknown[]) : [example.response];
+	for (const response of responses) {
+		const result = (response as { result?: unknown } | null)?.result;
+		if (typeof result === "object" && result !== null && Object.keys(result).length === 1 && "$ref" in result) {
+			(response as { result: unknown }).result = JSON.parse(
+				readFileSync(path.resolve(SHARED, "examples", (result as { $ref: string }).$ref), "utf8"),
+			) as unknown;
+		}
+	}
+	return { file, ...example };
+}
+
 const examples: Example[] = readdirSync(path.join(SHARED, "examples"))
 	.filter((f) => f.endsWith(".json"))
 	.sort()
-	.map((file) => ({ file, ...(JSON.parse(readFileSync(path.join(SHARED, "examples", file), "utf8")) as Omit<Example, "file">) }));
+	.map(loadExample);
 
 const openrpc = JSON.parse(readFileSync(path.join(SHARED, "openrpc.json"), "utf8")) as {
 	methods: { name: string }[];
@@ -64,6 +79,11 @@ function replayable(example: Example): example is Example & { request: Request }
 describe("shared-protocol", () => {
 	it("has examples to check", () => {
 		expect(examples.length).toBeGreaterThan(5);
+	});
+
+	it("reads rpc-discover.json's result as the document it refers to", () => {
+		const discover = examples.find((e) => e.file === "rpc-discover.json");
+		expect((discover?.response as { result?: unknown } | undefined)?.result).toEqual(openrpc);
 	});
 
 	it("defines every method the client calls", () => {

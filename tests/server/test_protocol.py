@@ -27,9 +27,8 @@ from grasbot.server.protocol import (
     validate_result,
 )
 from support.bots import REPO
+from support.examples import EXAMPLES, SHARED, load_example
 
-SHARED = REPO / "shared-protocol"
-EXAMPLES = sorted((SHARED / "examples").glob("*.json"))
 PROTOCOL_LEVEL = {-32700, -32600, -32601}
 
 # The meta-schema packages, pinned as devDependencies in the root package.json.
@@ -188,7 +187,7 @@ def test_required_examples_exist() -> None:
 def test_example_is_well_formed_and_matches_the_document(path: Path) -> None:
     doc = openrpc_document()
     messages = {e["code"]: e["message"] for e in doc["components"]["errors"].values()}
-    example = _load(path)
+    example = load_example(path)
     assert set(example) == {"description", "request", "response"}
     assert isinstance(example["description"], str) and example["description"]
     response = example["response"]
@@ -213,15 +212,16 @@ def test_example_is_well_formed_and_matches_the_document(path: Path) -> None:
 def test_every_method_has_a_success_example() -> None:
     succeeded = set()
     for path in EXAMPLES:
-        for request, resp in _pairs(_load(path)):
+        for request, resp in _pairs(load_example(path)):
             if "result" in resp:
                 succeeded.add(request["method"])
     assert succeeded == method_names()
 
 
-def test_discover_example_is_the_document() -> None:
-    example = _load(SHARED / "examples" / "rpc-discover.json")
-    assert example["response"]["result"] == openrpc_document(), "examples/rpc-discover.json must hold a copy of openrpc.json: update it"
+def test_discover_example_refers_to_the_document_instead_of_copying_it() -> None:
+    path = SHARED / "examples" / "rpc-discover.json"
+    assert _load(path)["response"]["result"] == {"$ref": "../openrpc.json"}
+    assert load_example(path)["response"]["result"] == openrpc_document()
 
 
 # -- validate_params ----------------------------------------------------------------------

@@ -12,9 +12,8 @@ import pytest
 from grasbot._exceptions import AuthError, LLMUnavailable, QueryError, VaultError
 from grasbot.server.protocol import method_names
 from grasbot.server.rpc import RpcDispatcher, RpcError
-from support.bots import REPO
+from support.examples import EXAMPLES, load_example
 
-EXAMPLES = sorted((REPO / "shared-protocol" / "examples").glob("*.json"))
 OWNER = SimpleNamespace(is_owner=True)
 VISITOR = SimpleNamespace(is_owner=False)
 
@@ -361,7 +360,7 @@ def _stubs(example: dict) -> dict:
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 async def test_dispatcher_answers_each_example_exactly(path: Path) -> None:
-    example = json.loads(path.read_text(encoding="utf-8"))
+    example = load_example(path)
     request = example["request"]
     body = request if isinstance(request, str) else json.dumps(request, ensure_ascii=False)
     owner = "-32001" not in json.dumps(example["response"])

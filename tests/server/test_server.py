@@ -17,6 +17,7 @@ from grasbot.server.handlers import STATIC_DIR
 from grasbot.server.methods import PUBLIC_LLM_ERROR
 from grasbot.server.protocol import openrpc_document
 from support.bots import OWNER, OWNER_TOKEN, REPO, bot_of, rpc, rpc_raw, rpc_result, serve_process
+from support.examples import load_example
 from support.standin_ollama import unused_url
 
 # suggest_aliases is served from issue 5 on: its examples join the replay then.
@@ -237,7 +238,7 @@ async def test_spec_cases_over_http(start_daemon):
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 async def test_shared_examples_over_http(start_daemon, standin_ollama, path):
     """Errors must be answered exactly as the example says; results must have its shape and ids."""
-    example = json.loads(path.read_text(encoding="utf-8"))
+    example = load_example(path)
     request, expected = example["request"], example["response"]
     token = "s3cret"
     description = example["description"]
