@@ -45,12 +45,13 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			(leaf) =>
 				new PreviewView(leaf, {
 					client: () => this.client(),
-					stream: (q, handlers, signal) =>
+					stream: (q, handlers, signal, history) =>
 						streamAnswer(q, handlers, {
 							daemonUrl: this.settings.daemonUrl,
 							fetch: this.streamFetch,
 							signal,
 							token: this.settings.token,
+							history,
 						}),
 					onOpenSource: (source, passage) => void this.openSource(source, passage),
 				}),

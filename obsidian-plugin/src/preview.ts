@@ -6,25 +6,33 @@
 import type { GrasbotClient } from "./client";
 import { DaemonNotRunningError, HttpError, describeFailure } from "./errors";
 import type { NoteTestReport } from "./noteTest";
-import type { AnswerResult, Passage, Source } from "./protocol";
+import type { AnswerResult, HistoryTurn, Passage, Source } from "./protocol";
 import { AnswerView, renderFailure, renderNoteTest } from "./render";
 import type { StreamHandlers } from "./sse";
+import { MAX_URL, Thread, streamUrl } from "./thread";
 
 export interface PreviewDeps {
 	/** The current client (settings may change between two questions). */
 	client: () => Pick<GrasbotClient, "answer" | "health" | "daemonUrl">;
-	/** Streams a visitor's answer (sse.ts streamAnswer bound to fetch and the daemon URL). */
-	stream: (q: string, handlers: StreamHandlers, signal: AbortSignal) => Promise<AnswerResult>;
+	/** Streams a visitor's answer (sse.ts streamAnswer bound to fetch and the daemon URL),
+	 * after the conversation's `history`. */
+	stream: (q: string, handlers: StreamHandlers, signal: AbortSignal, history: HistoryTurn[]) => Promise<AnswerResult>;
 	onOpenSource?: (source: Source, passage?: Passage) => void;
 }
 
 export const STREAM_FALLBACK_NOTE = "Streaming unavailable: showing the complete answer.";
+export const ASK_LABEL = "Ask as visitor";
+export const FOLLOW_UP_LABEL = "Ask a follow-up as a visitor";
 
 export class PreviewPanel {
 	readonly questionEl: HTMLTextAreaElement;
 	readonly askButton: HTMLButtonElement;
 	readonly resultEl: HTMLElement;
+	readonly newConversationButton: HTMLButtonElement;
+	/** The answered exchanges a follow-up is asked after (thread.ts has the rules). */
+	readonly thread = new Thread();
 	private inflight: AbortController | null = null;
+	private inflightTurn: HTMLElement | null = null;
 
 	constructor(
 		readonly root: HTMLElement,
@@ -37,9 +45,12 @@ export class PreviewPanel {
 			cls: "grasbot-question",
 			attr: { rows: "3", placeholder: "Ask what a visitor would ask…", "aria-label": "Question" },
 		});
-		this.askButton = form.createEl("button", { cls: ["mod-cta", "grasbot-ask-button"], text: "Ask as visitor" });
+		this.askButton = form.createEl("button", { cls: ["mod-cta", "grasbot-ask-button"], text: ASK_LABEL });
+		this.newConversationButton = form.createEl("button", { cls: "grasbot-new-conversation", text: "New conversation" });
+		this.newConversationButton.hidden = true;
 		this.resultEl = root.createDiv({ cls: "grasbot-result" });
 
+		this.newConversationButton.addEventListener("click", () => this.newConversation());
 		this.askButton.addEventListener("click", () => void this.ask(this.questionEl.value));
 		this.questionEl.addEventListener("keydown", (event) => {
 			if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
@@ -53,13 +64,20 @@ export class PreviewPanel {
 	async ask(q: string): Promise<void> {
 		const question = q.trim();
 		if (!question) return;
-		this.inflight?.abort();
+		this.dropInflight();
 		const controller = new AbortController();
 		this.inflight = controller;
-		this.resultEl.empty();
-		const view = new AnswerView(this.resultEl, { onOpenSource: this.deps.onOpenSource });
+		// A question after a failed one starts over: only answered exchanges make the thread.
+		if (this.thread.exchanges.length === 0) this.resultEl.empty();
+		this.resultEl.querySelectorAll(".grasbot-turn-failed").forEach((el) => el.remove());
+		const turn = this.resultEl.createDiv({ cls: "grasbot-turn" });
+		this.inflightTurn = turn;
+		turn.createDiv({ cls: "grasbot-turn-question", text: question });
+		const view = new AnswerView(turn, { onOpenSource: this.deps.onOpenSource });
 		view.setStatus("Asking the daemon…");
 		this.askButton.disabled = true;
+		const daemonUrl = this.deps.client().daemonUrl.replace(/\/+$/, "");
+		const history = this.thread.history((h) => streamUrl(daemonUrl, question, h).length <= MAX_URL);
 		try {
 			const result = await this.deps.stream(
 				question,
@@ -68,51 +86,97 @@ export class PreviewPanel {
 					onToken: (text) => view.appendToken(text),
 				},
 				controller.signal,
+				history,
 			);
-			if (!controller.signal.aborted) view.complete(result);
+			if (!controller.signal.aborted) this.answered(question, result, view);
 		} catch (error) {
 			if (controller.signal.aborted) return;
 			if (!canFallBack(error)) {
-				view.fail(describeFailure(error, this.deps.client().daemonUrl));
+				this.failed(turn, view, error);
 				return;
 			}
-			await this.answerWithoutStream(question, view, controller.signal);
+			await this.answerWithoutStream(question, history, turn, view, controller.signal);
 		} finally {
 			if (this.inflight === controller) {
 				this.inflight = null;
+				this.inflightTurn = null;
 				this.askButton.disabled = false;
 			}
 		}
+	}
+
+	/** Forgets the thread: the next question is asked without history. */
+	newConversation(): void {
+		this.reset();
+		this.questionEl.focus();
+	}
+
+	private reset(): void {
+		this.dropInflight();
+		this.thread.clear();
+		this.resultEl.empty();
+		this.updateLabels();
+	}
+
+	private answered(question: string, result: AnswerResult, view: AnswerView, note?: string): void {
+		view.complete(result, note);
+		this.thread.add(question, result.response);
+		this.updateLabels();
+	}
+
+	private failed(turn: HTMLElement, view: AnswerView, error: unknown): void {
+		turn.addClass("grasbot-turn-failed");
+		view.fail(describeFailure(error, this.deps.client().daemonUrl));
+	}
+
+	private updateLabels(): void {
+		const following = this.thread.exchanges.length > 0;
+		this.askButton.setText(following ? FOLLOW_UP_LABEL : ASK_LABEL);
+		this.newConversationButton.hidden = !following;
+	}
+
+	/** A question still streaming is cancelled and its turn removed: a newer one replaces it. */
+	private dropInflight(): void {
+		this.inflight?.abort();
+		this.inflight = null;
+		this.inflightTurn?.remove();
+		this.inflightTurn = null;
 	}
 
 	/**
 	 * The stream failed before any HTTP answer: either the daemon is down, or the browser side
 	 * refused the stream (CORS). `health` through the client tells which.
 	 */
-	private async answerWithoutStream(question: string, view: AnswerView, signal: AbortSignal): Promise<void> {
+	private async answerWithoutStream(
+		question: string,
+		history: HistoryTurn[],
+		turn: HTMLElement,
+		view: AnswerView,
+		signal: AbortSignal,
+	): Promise<void> {
 		const client = this.deps.client();
 		try {
 			await client.health();
-			const result = await client.answer(question, { audience: "visitor" });
-			if (!signal.aborted) view.complete(result, STREAM_FALLBACK_NOTE);
+			const options = history.length > 0 ? { audience: "visitor" as const, history } : { audience: "visitor" as const };
+			const result = await client.answer(question, options);
+			if (!signal.aborted) this.answered(question, result, view, STREAM_FALLBACK_NOTE);
 		} catch (error) {
-			if (!signal.aborted) view.fail(describeFailure(error, client.daemonUrl));
+			if (!signal.aborted) this.failed(turn, view, error);
 		}
 	}
 
 	showNoteTest(report: NoteTestReport): void {
-		this.resultEl.empty();
+		this.reset();
 		renderNoteTest(this.resultEl, report);
 	}
 
 	showFailure(error: unknown): void {
-		this.resultEl.empty();
+		this.reset();
 		renderFailure(this.resultEl, describeFailure(error, this.deps.client().daemonUrl));
 	}
 
 	destroy(): void {
-		this.inflight?.abort();
-		this.inflight = null;
+		this.dropInflight();
 		this.root.empty();
 	}
 }

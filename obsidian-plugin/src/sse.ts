@@ -7,6 +7,7 @@
 import { AuthError, DaemonNotRunningError, HttpError, ProtocolError, RpcError, StreamError } from "./errors";
 import {
 	type AnswerResult,
+	type HistoryTurn,
 	type Source,
 	decodeAnswerResult,
 	decodeStreamError,
@@ -14,6 +15,7 @@ import {
 	decodeStreamToken,
 } from "./protocol";
 import type { FetchLike } from "./transport";
+import { streamUrl } from "./thread";
 import { trimBaseUrl } from "./client";
 
 export interface SseEvent {
@@ -91,12 +93,14 @@ export interface StreamOptions {
 	signal?: AbortSignal;
 	/** The owner token, sent when set, as the client sends it (see `ClientOptions.token`). */
 	token?: string;
+	/** The conversation before `q` (thread.ts `historyFor` keeps it within the daemon's limits). */
+	history?: readonly HistoryTurn[];
 }
 
 /** Asks for a visitor's answer and streams it; resolves with the `done` event's payload. */
 export async function streamAnswer(q: string, handlers: StreamHandlers, options: StreamOptions): Promise<AnswerResult> {
 	const base = trimBaseUrl(options.daemonUrl);
-	const url = `${base}/ask/stream?q=${encodeURIComponent(q)}`;
+	const url = streamUrl(base, q, options.history ?? []);
 	const headers: Record<string, string> = { Accept: "text/event-stream" };
 	const token = options.token?.trim();
 	if (token) headers.Authorization = `Bearer ${token}`;

@@ -104,3 +104,118 @@ describe("PreviewPanel mounted in a plain div", () => {
 		expect(root.querySelector(".grasbot-state")).toBeNull();
 	});
 });
+
+describe("PreviewPanel follow-ups", () => {
+	const answered = (response: string): AnswerResult => ({ ...result, response });
+
+	it("asks a follow-up with the thread's history, then starts over on New conversation", async () => {
+		const calls: { q: string; history: unknown }[] = [];
+		const stream = vi.fn(async (q: string, _h: unknown, _s: AbortSignal, history: unknown) => {
+			calls.push({ q, history });
+			return answered(`réponse à ${q}`);
+		});
+		const root = createDiv();
+		const panel = new PreviewPanel(root, deps({ stream }).d);
+		expect(panel.askButton.textContent).toBe("Ask as visitor");
+		expect(panel.newConversationButton.hidden).toBe(true);
+		await panel.ask("C'est quoi push swap ?");
+		expect(panel.askButton.textContent).toBe("Ask a follow-up as a visitor");
+		expect(panel.newConversationButton.hidden).toBe(false);
+		await panel.ask("Et en quel langage ?");
+		expect(calls[0].history).toEqual([]);
+		expect(calls[1].history).toEqual([
+			{ role: "user", content: "C'est quoi push swap ?" },
+			{ role: "assistant", content: "réponse à C'est quoi push swap ?" },
+		]);
+		// both turns stay on screen, each with its question
+		expect([...root.querySelectorAll(".grasbot-turn-question")].map((el) => el.textContent)).toEqual([
+			"C'est quoi push swap ?",
+			"Et en quel langage ?",
+		]);
+		expect(root.querySelectorAll(".grasbot-answer")).toHaveLength(2);
+
+		panel.newConversationButton.click();
+		expect(root.querySelectorAll(".grasbot-turn")).toHaveLength(0);
+		expect(panel.askButton.textContent).toBe("Ask as visitor");
+		await panel.ask("Autre chose ?");
+		expect(calls[2].history).toEqual([]);
+	});
+
+	it("keeps 4 exchanges at most in what it sends", async () => {
+		const histories: unknown[][] = [];
+		const stream = vi.fn(async (q: string, _h: unknown, _s: AbortSignal, history: unknown[]) => {
+			histories.push(history);
+			return answered(`r ${q}`);
+		});
+		const panel = new PreviewPanel(createDiv(), deps({ stream }).d);
+		for (let i = 1; i <= 6; i++) await panel.ask(`q${i}`);
+		expect(histories.map((h) => h.length)).toEqual([0, 2, 4, 6, 8, 8]);
+		expect(histories[5][0]).toEqual({ role: "user", content: "q2" });
+	});
+
+	it("does not keep a failed question in the thread", async () => {
+		let fail = false;
+		const histories: unknown[][] = [];
+		const stream = vi.fn(async (q: string, _h: unknown, _s: AbortSignal, history: unknown[]) => {
+			histories.push(history);
+			if (fail) throw new HttpError(500, "boom");
+			return answered(`r ${q}`);
+		});
+		const root = createDiv();
+		const panel = new PreviewPanel(root, deps({ stream }).d);
+		await panel.ask("un");
+		fail = true;
+		await panel.ask("deux");
+		expect(root.querySelector(".grasbot-state-daemon-error")).not.toBeNull();
+		fail = false;
+		await panel.ask("trois");
+		expect(histories[2]).toEqual([
+			{ role: "user", content: "un" },
+			{ role: "assistant", content: "r un" },
+		]);
+		expect(root.querySelector(".grasbot-state-daemon-error")).toBeNull(); // the failed turn made room
+		expect(root.querySelectorAll(".grasbot-turn")).toHaveLength(2);
+	});
+
+	it("sends the history to the answer method too when it falls back", async () => {
+		let first = true;
+		const stream = vi.fn(async () => {
+			if (first) {
+				first = false;
+				return answered("r un");
+			}
+			throw new DaemonNotRunningError(URL, "CORS");
+		});
+		const { d, answer } = deps({ stream });
+		const panel = new PreviewPanel(createDiv(), d);
+		await panel.ask("un");
+		await panel.ask("deux");
+		expect(answer).toHaveBeenCalledWith("deux", {
+			audience: "visitor",
+			history: [
+				{ role: "user", content: "un" },
+				{ role: "assistant", content: "r un" },
+			],
+		});
+	});
+
+	it("shows a hostile note and a hostile reply as text", async () => {
+		const hostileTitle = "Balise <script>window.__grasbotInjected = 1</script>";
+		const hostileReply = 'Voici <script>window.__grasbotInjected = 4</script> et <img src="x" onerror="window.__grasbotInjected = 2">';
+		const hostile: AnswerResult = { ...result, response: hostileReply, sources: [source("balise", 3, { title: hostileTitle })] };
+		const stream = vi.fn(async (_q: string, handlers: Parameters<PreviewDeps["stream"]>[1]) => {
+			handlers.onSources?.(hostile.sources, true);
+			handlers.onToken?.(hostileReply);
+			return hostile;
+		});
+		const root = createDiv();
+		const panel = new PreviewPanel(root, deps({ stream }).d);
+		await panel.ask("<b>question</b>");
+		await panel.ask("encore");
+		expect(root.querySelectorAll("script, img, b")).toHaveLength(0);
+		expect(root.querySelector(".grasbot-turn-question")?.textContent).toBe("<b>question</b>");
+		expect([...root.querySelectorAll(".grasbot-answer-text")].map((el) => el.textContent)).toEqual([hostileReply, hostileReply]);
+		expect(root.textContent).toContain(hostileTitle);
+		expect((window as unknown as { __grasbotInjected?: unknown }).__grasbotInjected).toBeUndefined();
+	});
+});

@@ -1,82 +1,254 @@
-// Drives the chat page in headless Chromium (Debian's, through playwright-core) for
-// tests/test_chat_page.py. One JSON argument:
-//   {url, question, userDataDir, screenshot?, failStream?}
-// It asks the question, waits until the page says it is done (or failed), and prints one JSON
-// object describing what is on screen. Assertions live in the Python test.
+// Drives GrasBot's chat (the page at `/`, or the widget on a host page) in headless Chromium
+// (Debian's, through playwright-core) for tests/e2e/test_chat_page.py and test_widget.py (through tests/support/browser.py).
+// One JSON argument:
+//   {url, userDataDir, chromium?, viewport?, artifacts?, routes?, steps: [...]}
+// Each step is {do: NAME, ...}; `snapshot` steps record what is on screen under their name.
+// It prints one JSON report on its last line; the assertions live in the Python tests.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
 import { CHROMIUM, launchChromium } from "./chromium.mjs";
 
 const config = JSON.parse(process.argv[2]);
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+const TIMEOUT = 30000;
 
 const context = await launchChromium(
-  { viewport: { width: 900, height: 900 }, locale: "fr-FR" },
-  config.userDataDir,
-  config.chromium || CHROMIUM,
+	{ viewport: config.viewport || { width: 900, height: 900 }, locale: "fr-FR" },
+	config.userDataDir,
+	config.chromium || CHROMIUM,
 );
-const report = { requests: [], pageErrors: [], console: [], dialogs: [] };
+const report = { requests: [], pageErrors: [], console: [], dialogs: [], snapshots: {}, axe: {}, focus: {} };
+// Set up in every document before its own scripts: what the tests watch for.
+await context.addInitScript(() => {
+	window.__cspViolations = [];
+	document.addEventListener("securitypolicyviolation", (e) => {
+		window.__cspViolations.push({ directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample });
+	});
+	// "tag.first-class:text" of the element with the focus
+	window.__describeFocus = () => {
+		const el = document.activeElement;
+		if (!el || el === document.body) return "body";
+		const name = typeof el.className === "string" ? el.className.split(" ")[0] : "";
+		const label = (el.textContent || el.getAttribute("aria-label") || "").trim().slice(0, 40);
+		return `${el.tagName.toLowerCase()}${name ? "." + name : ""}:${label}`;
+	};
+	window.__announcements = [];
+	// Every text put in a live region: what a screen reader would be told, and how often.
+	new MutationObserver((mutations) => {
+		for (const m of mutations) {
+			const target = m.target.nodeType === 1 ? m.target : m.target.parentElement;
+			const live = target && target.closest && target.closest("[aria-live]");
+			if (!live) continue;
+			const region = live.classList.contains("grasbot-announce") ? "announce" : String(live.className);
+			const texts = m.type === "characterData" ? [m.target.data] : [...m.addedNodes].map((n) => n.textContent);
+			for (const text of texts) if (text) window.__announcements.push({ region, text });
+		}
+	}).observe(document, { subtree: true, childList: true, characterData: true });
+});
+
 try {
-  const page = context.pages()[0] || (await context.newPage());
-  page.on("request", (request) => report.requests.push(request.url()));
-  page.on("pageerror", (error) => report.pageErrors.push(String(error)));
-  page.on("console", (message) => report.console.push(`${message.type()}: ${message.text()}`));
-  page.on("dialog", async (dialog) => {
-    report.dialogs.push(dialog.message());
-    await dialog.dismiss();
-  });
-  if (config.failStream) {
-    // The connection to the stream breaks before any answer: the page must say so.
-    await page.route("**/ask/stream**", (route) => route.abort("connectionreset"));
-  }
+	const page = context.pages()[0] || (await context.newPage());
+	page.on("request", (request) => report.requests.push(request.url()));
+	page.on("pageerror", (error) => report.pageErrors.push(String(error)));
+	page.on("console", (message) => report.console.push(`${message.type()}: ${message.text()}`));
+	page.on("dialog", async (dialog) => {
+		report.dialogs.push(dialog.message());
+		await dialog.dismiss();
+	});
+	// routes: [{match, times?, body?, status?, headers?}]: the first `times` requests whose URL
+	// contains `match` get `body` (a crafted response), or without one fail at the network
+	// level (the connection is reset: a visitor's broken connection).
+	for (const route of config.routes || []) {
+		let left = route.times ?? Infinity;
+		await page.route(
+			(url) => url.href.includes(route.match),
+			async (r) => {
+				if (left-- <= 0) await r.continue();
+				else if (route.body === undefined) await r.abort("connectionreset");
+				else await r.fulfill({ status: route.status || 200, headers: route.headers || {}, body: route.body });
+			},
+		);
+	}
 
-  const response = await page.goto(config.url, { waitUntil: "load" });
-  report.pageStatus = response ? response.status() : null;
-  report.title = await page.title();
-  if (report.pageStatus !== 200) {
-    // No page to drive (e.g. the daemon does not serve `/`): report it rather than time out.
-    await context.close();
-    process.stdout.write(JSON.stringify(report) + "\n");
-    process.exit(0);
-  }
-  await page.fill("#question", config.question);
-  await page.click("#ask-button");
-  await page.waitForSelector('#chat[data-state="done"], #chat[data-state="error"]', { timeout: 30000 });
-  // A moment for anything a stray reconnection or injected markup would do.
-  await page.waitForTimeout(300);
-
-  Object.assign(
-    report,
-    await page.evaluate(() => {
-      const $ = (selector) => document.querySelector(selector);
-      const visible = (element) => Boolean(element) && !element.hidden && element.getClientRects().length > 0;
-      return {
-        state: $("#chat").dataset.state,
-        status: $("#status").textContent,
-        answer: $("#answer").textContent,
-        badge: visible($("#badge")) ? $("#badge").textContent : null,
-        llmNote: visible($("#llm-note")) ? $("#llm-note").textContent : null,
-        error: visible($("#error")) ? $("#error").textContent : null,
-        sources: [...document.querySelectorAll("#sources .source-card")].map((card) => {
-          const link = card.querySelector(".source-title a");
-          return {
-            text: card.querySelector(".source-title").textContent,
-            href: link ? link.getAttribute("href") : null,
-            visible: visible(card),
-            passages: [...card.querySelectorAll(".source-passage")].map((item) => {
-              const anchor = item.querySelector("a");
-              return { text: item.textContent, href: anchor ? anchor.getAttribute("href") : null, visible: visible(item) };
-            }),
-          };
-        }),
-        // Markup from the server must stay text: no element was made from it.
-        injectedElements: document.querySelectorAll("#answer *, .source-title script, .source-title img, .source-passage script, .source-passage img").length,
-        injectedGlobal: typeof window.__grasbotInjected === "undefined" ? null : window.__grasbotInjected,
-        scripts: [...document.scripts].map((s) => s.getAttribute("src")),
-      };
-    }),
-  );
-  if (config.screenshot) {
-    await page.screenshot({ path: config.screenshot, fullPage: true });
-  }
+	const response = await page.goto(config.url, { waitUntil: "load" });
+	report.pageStatus = response ? response.status() : null;
+	report.title = await page.title();
+	if (report.pageStatus === 200) {
+		for (const step of config.steps || []) await run(page, step);
+	}
 } finally {
-  await context.close();
+	await context.close();
 }
 process.stdout.write(JSON.stringify(report) + "\n");
+
+async function run(page, step) {
+	const chat = step.chat || ".grasbot";
+	switch (step.do) {
+		case "ask": // type the question, send it by Enter (keyboard) or by the button
+			await page.locator(`${chat} .grasbot-input`).fill(step.q);
+			if (step.click) await page.locator(`${chat} .grasbot-send`).click();
+			else await page.locator(`${chat} .grasbot-input`).press("Enter");
+			return;
+		case "type": // keyboard only: whatever has the focus receives the text
+			await page.keyboard.type(step.text);
+			return;
+		case "press":
+			await page.keyboard.press(step.key);
+			return;
+		case "click":
+			await page.locator(step.selector).last().click();
+			return;
+		case "wait": // until the chat is in one of `states` and has `turns` turns
+			await page.waitForFunction(
+				({ chat, states, turns }) => {
+					const root = document.querySelector(chat);
+					return (
+						root &&
+						states.includes(root.dataset.state) &&
+						(turns === undefined || root.querySelectorAll(".grasbot-turn").length === turns)
+					);
+				},
+				{ chat, states: step.states, turns: step.turns },
+				{ timeout: TIMEOUT },
+			);
+			await page.waitForTimeout(200); // for anything a stray reconnection would do
+			return;
+		case "waitFor":
+			await page.waitForSelector(step.selector, { timeout: TIMEOUT, state: step.state || "visible" });
+			return;
+		case "waitText": // until the last turn's streamed text contains `text`
+			await page.waitForFunction(
+				({ chat, text }) => {
+					const turns = document.querySelectorAll(`${chat} .grasbot-turn`);
+					const last = turns[turns.length - 1];
+					return Boolean(last) && last.querySelector(".grasbot-answer").textContent.includes(text);
+				},
+				{ chat, text: step.text },
+				{ timeout: TIMEOUT },
+			);
+			return;
+		case "reload":
+			await page.reload({ waitUntil: "load" });
+			if (step.waitFor) await page.waitForSelector(step.waitFor, { timeout: TIMEOUT });
+			return;
+		case "viewport":
+			await page.setViewportSize({ width: step.width, height: step.height });
+			return;
+		case "sleep":
+			await page.waitForTimeout(step.ms);
+			return;
+		case "focus": // Tab `count` times, recording what takes the focus each time
+			report.focus[step.name] = [];
+			for (let i = 0; i < step.count; i++) {
+				await page.keyboard.press(step.shift ? "Shift+Tab" : "Tab");
+				report.focus[step.name].push(await page.evaluate(() => window.__describeFocus()));
+			}
+			return;
+		case "screenshot":
+			if (config.artifacts) {
+				await page.screenshot({ path: path.join(config.artifacts, step.name), fullPage: step.fullPage ?? true });
+			}
+			return;
+		case "axe": {
+			await page.evaluate(AXE); // by the DevTools protocol: the page's CSP does not apply to it
+			const result = await page.evaluate(
+				async ({ selector, tags }) => {
+					const r = await window.axe.run(selector ? document.querySelector(selector) : document, {
+						runOnly: { type: "tag", values: tags },
+						resultTypes: ["violations"],
+					});
+					return {
+						violations: r.violations.map((v) => ({
+							id: v.id,
+							impact: v.impact,
+							help: v.help,
+							nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5),
+						})),
+						passes: r.passes.length,
+					};
+				},
+				{ selector: step.selector || null, tags: AXE_TAGS },
+			);
+			report.axe[step.name] = result;
+			return;
+		}
+		case "snapshot":
+			report.snapshots[step.name] = await page.evaluate(snapshot, chat);
+			return;
+		default:
+			throw new Error(`unknown step ${JSON.stringify(step)}`);
+	}
+}
+
+// What a visitor sees, and what the tests watch for, in the browser.
+function snapshot(chat) {
+	const root = document.querySelector(chat);
+	const visible = (el) => Boolean(el) && !el.hidden && el.getClientRects().length > 0;
+	const text = (el) => (visible(el) ? el.textContent : null);
+	const turns = [...(root ? root.querySelectorAll(".grasbot-turn") : [])].map((turn) => {
+		const answer = turn.querySelector(".grasbot-answer");
+		const count = (selector) => answer.querySelectorAll(selector).length;
+		return {
+			status: turn.dataset.status,
+			question: turn.querySelector(".grasbot-question").textContent,
+			answer: answer.textContent,
+			markup: {
+				p: count("p"),
+				strong: count("strong"),
+				em: count("em"),
+				code: count(":not(pre) > code"),
+				pre: count("pre > code"),
+				ul: count("ul > li"),
+				ol: count("ol > li"),
+			},
+			cites: [...answer.querySelectorAll(".grasbot-cite")].map((a) => ({ text: a.textContent, href: a.getAttribute("href") })),
+			badge: text(turn.querySelector(".grasbot-badge")),
+			notes: [...turn.querySelectorAll(".grasbot-note")].filter(visible).map((n) => n.textContent),
+			error: text(turn.querySelector(".grasbot-error")),
+			progress: text(turn.querySelector(".grasbot-progress")),
+			retry: visible(turn.querySelector(".grasbot-retry")),
+			sources: [...turn.querySelectorAll(".grasbot-source")].map((card) => {
+				const link = card.querySelector("a.grasbot-source-title");
+				return {
+					text: card.querySelector(".grasbot-source-title").textContent,
+					href: link ? link.getAttribute("href") : null,
+					visible: visible(card),
+					passages: [...card.querySelectorAll(".grasbot-passage")].map((item) => {
+						const a = item.querySelector("a");
+						return { text: item.textContent, href: a ? a.getAttribute("href") : null, visible: visible(item) };
+					}),
+				};
+			}),
+		};
+	});
+	const live = [...document.querySelectorAll("[aria-live]")].map((el) => ({
+		cls: String(el.className),
+		live: el.getAttribute("aria-live"),
+	}));
+	return {
+		state: root ? root.dataset.state : null,
+		turns,
+		status: root ? text(root.querySelector(".grasbot-status")) : null,
+		input: root ? root.querySelector(".grasbot-input").value : null,
+		maxLength: root ? root.querySelector(".grasbot-input").maxLength : null,
+		stopVisible: root ? visible(root.querySelector(".grasbot-stop")) : false,
+		announcements: window.__announcements.slice(),
+		live,
+		cspViolations: window.__cspViolations.slice(),
+		// Markup from the server must stay text: no element was made from it.
+		injectedElements: root ? root.querySelectorAll("script, img, iframe, object, [onerror], [onload]").length : 0,
+		injectedWhat: root ? [...root.querySelectorAll("script, img, iframe, object, [onerror], [onload]")].map((e) => e.outerHTML.slice(0, 200)) : [],
+		injectedGlobal: typeof window.__grasbotInjected === "undefined" ? null : window.__grasbotInjected,
+		scripts: [...document.scripts].map((s) => s.getAttribute("src")),
+		styleAttributes: document.querySelectorAll("[style]:not([style=\"\"])").length,
+		styled: [...document.querySelectorAll("[style]:not([style=\"\"])")].map((e) => e.getAttribute("style")),
+		focused: window.__describeFocus(),
+		scrollWidth: document.documentElement.scrollWidth,
+		clientWidth: document.documentElement.clientWidth,
+		storage: Object.keys(sessionStorage),
+		panelOpen: visible(document.querySelector(".grasbot-panel")),
+	};
+}

@@ -61,8 +61,8 @@ async def test_two_daemons_behind_nginx_share_visitors_and_reloads(tmp_path):
     async with StandinOllama() as ollama:
         ollama.script("Le Potager connecté arrose tout seul [potager].")
         async with (
-            running_daemon(tmp_path / "a", vault, ollama.url, "--port", str(ports[0]), "--peers", urls[1], environ=generous) as (a, a_log),
-            running_daemon(tmp_path / "b", vault, ollama.url, "--port", str(ports[1]), "--peers", urls[0], environ=generous) as (b, b_log),
+            running_daemon(tmp_path / "a", vault, ollama.url, generous, flags=("--port", str(ports[0]), "--peers", urls[1])) as (a, a_log),
+            running_daemon(tmp_path / "b", vault, ollama.url, generous, flags=("--port", str(ports[1]), "--peers", urls[0])) as (b, b_log),
         ):
             assert [a, b] == urls
             async with running_nginx(tmp_path / "nginx", [u.removeprefix("http://") for u in urls]) as site:

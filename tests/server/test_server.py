@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from grasbot.answer.prompt import SYSTEM_RULES
+from grasbot.server.handlers import STATIC_DIR
 from grasbot.server.methods import PUBLIC_LLM_ERROR
 from grasbot.server.protocol import openrpc_document
 from support.bots import OWNER, OWNER_TOKEN, REPO, bot_of, rpc, rpc_raw, rpc_result, serve_process
@@ -521,3 +522,20 @@ async def test_search_without_top_k_follows_search_top_k(start_daemon):
     asked = await rpc_result(client, "search", {"q": "Comment fonctionne GrasBot ?", "top_k": 4})
     assert len(asked["results"]) == 4
     assert [r["slug"] for r in asked["results"][:2]] == [r["slug"] for r in default["results"]]
+
+
+async def test_the_chat_page_and_the_widget_are_served_as_files(start_daemon):
+    """`/` and `/widget.js` at paths of their own (a site's tag names the latter), revalidated
+    at each load so a new version reaches visitors, never sniffed into another type."""
+    client = await start_daemon()
+    for path, name, kind in (("/", "index.html", "text/html"), ("/widget.js", "widget.js", "javascript")):
+        response = await client.get(path)
+        assert response.status == 200, path
+        assert kind in response.headers["Content-Type"], path
+        assert response.headers["Cache-Control"] == "no-cache"
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert await response.text() == (STATIC_DIR / name).read_text(encoding="utf-8")
+    for name in ("chat.js", "page.js", "chat.css"):  # what the page and the widget load next
+        response = await client.get(f"/static/{name}")
+        assert response.status == 200, name
+    assert (await client.get("/static/../app.py")).status in (403, 404)

@@ -207,9 +207,11 @@ class Stack:
 
 
 @contextlib.asynccontextmanager
-async def running_daemon(tmp: Path, vault: Path, ollama_url: str, *more: str, environ: dict[str, str] | None = None) -> AsyncIterator[tuple[str, Path]]:
-    """`grasbot serve --port 0` as a subprocess (`more`: flags added, which win; `environ`:
-    variables added); yields (its URL, its stderr log)."""
+async def running_daemon(
+    tmp: Path, vault: Path, ollama_url: str, settings_env: dict[str, str] | None = None, *, flags: tuple[str, ...] = ()
+) -> AsyncIterator[tuple[str, Path]]:
+    """`grasbot serve --port 0` as a subprocess, with `settings_env` (GRASBOT_… variables) set
+    and `flags` added (they win over the defaults here); yields (its URL, its stderr log)."""
     env = {k: v for k, v in os.environ.items() if k not in Settings.ENV}
     env.update(
         OLLAMA_HOST=ollama_url,
@@ -217,8 +219,8 @@ async def running_daemon(tmp: Path, vault: Path, ollama_url: str, *more: str, en
         XDG_CONFIG_HOME=str(tmp / "config"),
         XDG_CACHE_HOME=str(tmp / "cache"),
         PYTHONUNBUFFERED="1",
-        **(environ or {}),
     )
+    env.update(settings_env or {})
     tmp.mkdir(parents=True, exist_ok=True)
     log_path = tmp / "daemon.log"
     args = [
@@ -240,7 +242,7 @@ async def running_daemon(tmp: Path, vault: Path, ollama_url: str, *more: str, en
         str(tmp / "cache"),
         "--llm-timeout",
         "30",
-        *more,
+        *flags,
     ]
     with open(log_path, "wb") as log_file:
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log_file, env=env, cwd=tmp, start_new_session=True)
@@ -259,12 +261,12 @@ async def running_daemon(tmp: Path, vault: Path, ollama_url: str, *more: str, en
 
 
 @contextlib.asynccontextmanager
-async def grasbot_behind_nginx(tmp: Path) -> AsyncIterator[Stack]:
+async def grasbot_behind_nginx(tmp: Path, settings_env: dict[str, str] | None = None) -> AsyncIterator[Stack]:
     """The stand-in Ollama, `grasbot serve` on a small vault, and nginx in front of it."""
     nginx_binary()  # fail first, and clearly, when nginx is missing
     vault = write_vault(tmp / "vault")
     async with StandinOllama() as ollama:
-        async with running_daemon(tmp / "daemon", vault, ollama.url) as (daemon_url, log):
+        async with running_daemon(tmp / "daemon", vault, ollama.url, settings_env) as (daemon_url, log):
             async with running_nginx(tmp / "nginx", daemon_url.removeprefix("http://")) as url:
                 yield Stack(url=url, daemon_url=daemon_url, ollama=ollama, daemon_log=log)
 

@@ -12,6 +12,7 @@ GET /api/version), records every request body, and misbehaves on demand:
         server.script("abc", first_delay=5, chunk_delay=1)    # slow
         server.script("abc", chunks=4, mode="drop", drop_after=2)  # connection cut mid-stream
         server.script("abc", chunks=3, hold_after=1)          # wait for server.release()
+        server.script_next("Un", mode="http_500")             # the next request only, then `current`
 
 `unused_url()` gives a URL where nothing listens.
 
@@ -113,6 +114,8 @@ class StandinOllama:
     in_flight: int = 0
     max_in_flight: int = 0
     chats_done: int = 0
+    #: Scripts for the next /api/chat requests, one each, before `current` again (script_next).
+    upcoming: list[Script] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._runner: web.AppRunner | None = None
@@ -132,6 +135,15 @@ class StandinOllama:
         self._gate.clear()
         self.first_chunk_sent.clear()
         return self.current
+
+    def script_next(self, reply: str | None = None, **changes) -> Script:
+        """Queue the behaviour of one coming request (after those already queued)."""
+        if reply is not None:
+            changes["reply"] = reply
+        if changes.get("mode", "reply") not in MODES:
+            raise ValueError(f"unknown mode {changes['mode']!r}, expected one of {MODES}")
+        self.upcoming.append(Script(**changes))
+        return self.upcoming[-1]
 
     def release(self) -> None:
         """Let a reply held by `hold_after` continue."""
@@ -235,7 +247,7 @@ class StandinOllama:
         except json.JSONDecodeError:
             return web.json_response({"error": "invalid JSON body"}, status=400)
         self.requests.append(body)
-        script = self.current
+        script = self.upcoming.pop(0) if self.upcoming else self.current
         model = body.get("model", "")
         if not self._known(model):
             return web.json_response({"error": f'model "{model}" not found, try pulling it first'}, status=404)

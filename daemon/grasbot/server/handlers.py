@@ -1,5 +1,6 @@
 """The HTTP endpoints: POST /rpc (handed to the dispatcher), the site's GET /ask and its SSE
-stream /ask/stream, /health, the owner's POST /reload-vault, and the chat page at /.
+stream /ask/stream, /health, the owner's POST /reload-vault, the chat page at / and the widget
+a site embeds, /widget.js.
 
 Errors outside /rpc carry the same `{"error": {code, message, data}}` body, with the same codes
 and texts as the RPC errors, so one client-side decoder serves both.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +31,10 @@ __all__ = [
     "handle_ask",
     "handle_ask_stream",
     "handle_health",
-    "handle_index",
     "handle_reload",
     "handle_rpc",
     "json_response",
+    "static_file",
 ]
 
 log = logging.getLogger("grasbot.server")
@@ -191,9 +193,14 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
     return response
 
 
-async def handle_index(request: web.Request) -> web.FileResponse:
-    """The chat page a site embeds or links to; static, no build step."""
-    return web.FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
+def static_file(name: str) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
+    """A handler for one file of static/ at a path of its own: `/` is the chat page, and
+    `/widget.js` the tag a site embeds (the owner's pages name it, so it never moves)."""
+
+    async def handler(request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC_DIR / name, headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
+
+    return handler
 
 
 async def handle_health(request: web.Request) -> web.Response:

@@ -16,7 +16,7 @@ const client = new GrasbotClient({ daemonUrl, transport: fetchTransport(fetchFn)
 
 new PreviewPanel(root, {
 	client: () => client,
-	stream: (q, handlers, signal) => streamAnswer(q, handlers, { daemonUrl, fetch: fetchFn, signal }),
+	stream: (q, handlers, signal, history) => streamAnswer(q, handlers, { daemonUrl, fetch: fetchFn, signal, history }),
 	onOpenSource: (source) => {
 		root.dataset.opened = source.path;
 	},

@@ -139,17 +139,17 @@ function readScreen(): Promise<Screen> {
 	});
 }
 
-/** What the daemon itself says a visitor gets for `q` (the screen must show the same). */
-function visitorSearch(q: string): Promise<Source[]> {
-	const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "search", params: { q, audience: "visitor" } });
+/** The JSON a GET (or, with a body, a POST) of `url` answers, by node's http client. */
+function httpJson<T>(url: string, body?: string): Promise<T> {
+	const options = body === undefined ? { method: "GET" } : { method: "POST", headers: { "Content-Type": "application/json" } };
 	return new Promise((resolve, reject) => {
-		const req = request(`${stack.info.daemon}/rpc`, { method: "POST", headers: { "Content-Type": "application/json" } }, (res) => {
+		const req = request(url, options, (res) => {
 			let text = "";
 			res.setEncoding("utf8");
 			res.on("data", (chunk: string) => (text += chunk));
 			res.on("end", () => {
 				try {
-					resolve((JSON.parse(text) as { result: { results: Source[] } }).result.results);
+					resolve(JSON.parse(text) as T);
 				} catch (error) {
 					reject(error instanceof Error ? error : new Error(String(error)));
 				}
@@ -158,6 +158,12 @@ function visitorSearch(q: string): Promise<Source[]> {
 		req.on("error", reject);
 		req.end(body);
 	});
+}
+
+/** What the daemon itself says a visitor gets for `q` (the screen must show the same). */
+async function visitorSearch(q: string): Promise<Source[]> {
+	const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "search", params: { q, audience: "visitor" } });
+	return (await httpJson<{ result: { results: Source[] } }>(`${stack.info.daemon}/rpc`, body)).result.results;
 }
 
 describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
@@ -230,5 +236,49 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 		expect(requests.some((url) => url.startsWith(`${stack.info.daemon}/ask/stream?`))).toBe(true);
 		// The page talks to itself and to the daemon, nothing else.
 		expect(requests.filter((url) => !url.startsWith(`${pageOrigin}/`) && !url.startsWith(`${stack.info.daemon}/`))).toEqual([]);
+	});
+
+	it("asks a follow-up as a visitor with the conversation's history", async () => {
+		const { question, reply } = stack.info;
+		const followUp = "Et quel modèle utilise-t-il ? <img src=x onerror=\"window.__grasbotInjected = 5\">";
+		// The model's reply carries markup: the panel must show it as text.
+		const hostile = 'Qwen3 <script>window.__grasbotInjected = 4</script> et <img src="x" onerror="window.__grasbotInjected = 2">';
+		expect(await page.textContent(".grasbot-ask-button")).toBe("Ask a follow-up as a visitor");
+		await stack.command("script", { reply: hostile });
+		try {
+			await page.fill(".grasbot-question", followUp);
+			await page.click(".grasbot-ask-button");
+			await page.waitForFunction(() => document.querySelectorAll(".grasbot-answer-facts").length === 2, null, { timeout: WAIT_MS });
+		} finally {
+			await stack.command("script");
+		}
+		const turns = await page.evaluate(() =>
+			Array.from(document.querySelectorAll(".grasbot-turn")).map((turn) => ({
+				question: turn.querySelector(".grasbot-turn-question")?.textContent ?? "",
+				text: turn.querySelector(".grasbot-answer-text")?.textContent ?? "",
+			})),
+		);
+		expect(turns).toEqual([
+			{ question, text: reply },
+			{ question: followUp, text: hostile },
+		]);
+		expect(await page.evaluate(() => document.querySelectorAll("#app script, #app img").length)).toBe(0);
+		expect(await page.evaluate(() => (window as unknown as { __grasbotInjected?: unknown }).__grasbotInjected ?? null)).toBeNull();
+		// What reached the model: the first exchange, then the follow-up.
+		const recorded = await httpJson<{ requests: { messages: { role: string; content: string }[] }[] }>(
+			`${stack.info.ollama}/standin/requests`,
+		);
+		const last = recorded.requests[recorded.requests.length - 1].messages;
+		expect(last.slice(1, -1)).toEqual([
+			{ role: "user", content: question },
+			{ role: "assistant", content: reply },
+		]);
+		expect(last[last.length - 1].content).toContain(followUp);
+		await page.screenshot({ path: path.join(ARTIFACTS, "plugin-preview-follow-up.png"), fullPage: true });
+
+		await page.click(".grasbot-new-conversation");
+		expect(await page.locator(".grasbot-turn").count()).toBe(0);
+		expect(await page.textContent(".grasbot-ask-button")).toBe("Ask as visitor");
+		expect(pageErrors).toEqual([]);
 	});
 });

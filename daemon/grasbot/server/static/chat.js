@@ -1,214 +1,636 @@
-// GrasBot's chat page. No build step, no dependency.
-// Server text only ever reaches the page through textContent / text nodes: a note or an
-// answer that contains markup shows as text, it is never parsed as HTML.
+// GrasBot's chat, shared by the chat page (page.js) and the widget a site embeds (widget.js).
+// No build step, no dependency. Text from the daemon (notes, the model's answer) only ever
+// reaches the page as text nodes and textContent: the small Markdown reader below builds
+// elements itself, so markup in an answer or a note shows as text and is never parsed.
+// What is sent: the question and the conversation's last exchanges, to the daemon's
+// /ask/stream only; the thread is kept in this tab's sessionStorage, nowhere else.
 "use strict";
 
 (function () {
-  const STREAM_URL = "ask/stream"; // relative: works at / and under a proxy's prefix
+  const STREAM_PATH = "ask/stream";
+
+  //: The daemon's limits on `history` (Settings.max_history, max_turn; openrpc.json's ceiling):
+  //: a daemon configured lower says so in its 400, and the chat adapts to what it says.
+  const LIMITS = { maxItems: 8, maxTurnChars: 2000, maxUrl: 7000 };
+  // maxUrl: the question and history travel in the query string; nginx refuses a request line
+  // over 8 KiB (large_client_header_buffers), aiohttp over 8190 bytes. 7000 leaves room.
 
   const MESSAGES = {
     searching: "Recherche dans les notes…",
+    queued: (n) => (n <= 1 ? "Vous êtes le prochain dans la file d'attente…" : "Vous êtes en position " + n + " dans la file d'attente…"),
     writing: "Rédaction de la réponse…",
     done: "Réponse terminée.",
-    failed: "La réponse n'a pas pu être obtenue : le service est indisponible ou trop de questions ont été posées à la suite. Réessayez dans un instant.",
+    answerIs: "Réponse de GrasBot : ",
+    stopped: "Réponse arrêtée.",
+    network: "Impossible de joindre GrasBot : vérifiez votre connexion, puis réessayez.",
     interrupted: "La réponse a été interrompue avant la fin. Réessayez dans un instant.",
-    serverError: "GrasBot a rencontré une erreur : ",
-    empty: "Écrivez une question avant de demander.",
+    rateLimited: (s) => "Trop de questions à la suite : réessayez dans " + s + " s.",
+    http: (status) => "GrasBot a répondu par une erreur (HTTP " + status + "). Réessayez dans un instant.",
+    refused: "GrasBot n'a pas accepté cette question. Reformulez-la, puis réessayez.",
+    tooLong: (n) => "Votre question est trop longue : " + n + " caractères au plus. Raccourcissez-la, puis réessayez.",
+    server: "GrasBot a rencontré une erreur en rédigeant la réponse. Réessayez dans un instant.",
+    busy: "Le modèle de langue est occupé par d'autres questions : voici les passages des notes les plus proches. Réessayez dans un instant pour une réponse rédigée.",
+    fallback: "Le modèle de langue n'a pas répondu : cette réponse est faite d'extraits des notes.",
+    reused: "Réponse reprise d'une question identique posée récemment.",
     general: "réponse généraliste",
+    grounded: (n) => (n === 1 ? "basé sur 1 note" : "basé sur " + n + " notes"),
+    empty: "Écrivez une question avant d'envoyer.",
+    wait: "Une réponse est en cours : arrêtez-la (Échap) ou attendez la fin.",
+    cleared: "Nouvelle conversation.",
+    restored: (n) => (n === 1 ? "Conversation reprise : 1 question." : "Conversation reprise : " + n + " questions."),
   };
 
-  const el = (id) => document.getElementById(id);
-  const chat = el("chat");
-  const form = el("ask-form");
-  const input = el("question");
-  const button = el("ask-button");
-  const statusLine = el("status");
-  const reply = el("reply");
-  const badge = el("badge");
-  const llmNote = el("llm-note");
-  const answer = el("answer");
-  const errorBox = el("error");
-  const sourcesSection = el("sources-section");
-  const sourceList = el("sources");
+  // ------------------------------------------------------------ history (pure)
 
-  let source = null; // the EventSource in flight
-  let receivedTokens = false;
-
-  function setState(state, message) {
-    chat.dataset.state = state;
-    statusLine.textContent = message || "";
-    button.disabled = state === "loading" || state === "streaming";
-  }
-
-  function groundedLabel(count) {
-    return count === 1 ? "basé sur 1 note" : "basé sur " + count + " notes";
-  }
-
-  function showBadge(grounded, count) {
-    badge.hidden = false;
-    badge.classList.toggle("is-general", !grounded);
-    badge.textContent = grounded ? groundedLabel(count) : MESSAGES.general;
-  }
-
-  function showSources(sources) {
-    sourceList.replaceChildren();
-    for (const s of sources) {
-      const card = document.createElement("li");
-      card.className = "source-card";
-      const title = document.createElement("span");
-      title.className = "source-title";
-      const name = typeof s.title === "string" && s.title ? s.title : String(s.slug || "");
-      linkOrText(title, s.url, name);
-      card.appendChild(title);
-      if (typeof s.type === "string" && s.type) {
-        const kind = document.createElement("span");
-        kind.className = "source-type";
-        kind.textContent = s.type;
-        card.appendChild(kind);
+  // The history a question is sent with: the answered turns before it, as user/assistant
+  // pairs, oldest dropped first, each turn cut to the daemon's length, and as many exchanges
+  // as keep `fits(history)` (the request's URL length) true.
+  function historyFor(turns, limits, fits) {
+    const maxChars = limits.maxTurnChars;
+    const pairs = [];
+    for (const t of turns) {
+      if (t.status !== "done" || typeof t.response !== "string") continue;
+      pairs.push([
+        { role: "user", content: t.q.slice(0, maxChars) },
+        { role: "assistant", content: t.response.slice(0, maxChars) },
+      ]);
+    }
+    let kept = pairs.slice(-Math.floor(limits.maxItems / 2));
+    const flat = () => kept.flat();
+    while (kept.length > 1 && !fits(flat())) kept = kept.slice(1);
+    if (kept.length === 1 && !fits(flat())) {
+      // One exchange left, still too long: its answer is cut until it fits.
+      const [user, assistant] = kept[0];
+      let length = assistant.content.length;
+      while (length > 0 && !fits([user, { role: "assistant", content: assistant.content.slice(0, length) }])) {
+        length = Math.floor(length / 2);
       }
-      const sections = showPassages(s, name);
-      if (sections) card.appendChild(sections);
-      sourceList.appendChild(card);
+      kept = length > 0 ? [[user, { role: "assistant", content: assistant.content.slice(0, length) }]] : [];
     }
-    sourcesSection.hidden = sources.length === 0;
+    return flat();
   }
 
-  // The sections of a note the answer was written from, each a link to it on the site when
-  // the note has a page (its url ends with the section's anchor). A note sent whole, or its
-  // opening, has no heading: the card's own title already links to it.
-  function showPassages(s, name) {
-    const passages = Array.isArray(s.passages) ? s.passages : [];
-    const list = document.createElement("ul");
-    list.className = "source-passages";
-    for (const p of passages) {
-      const heading = Array.isArray(p.heading) ? p.heading.filter((h) => typeof h === "string" && h) : [];
-      if (heading.length && heading[0] === name) heading.shift(); // the note's title, said by the card
-      if (!heading.length) continue;
-      const item = document.createElement("li");
-      item.className = "source-passage";
-      linkOrText(item, p.url, heading.join(" › "));
-      list.appendChild(item);
-    }
-    return list.children.length ? list : null;
+  // A daemon whose limits are lower than the protocol's says which in its 400's `data`
+  // (`history: must have at most 4 items (got 8)`, `history[3].content: must be at most 500
+  // characters`): the new limits, or null when the refusal is about something else.
+  function lowerLimits(limits, detail) {
+    if (typeof detail !== "string") return null;
+    const items = /^history: must have at most (\d+) items/.exec(detail);
+    if (items) return { ...limits, maxItems: Number(items[1]) };
+    const chars = /^history\[\d+\]\.content: must be at most (\d+) characters/.exec(detail);
+    if (chars) return { ...limits, maxTurnChars: Number(chars[1]) };
+    return null;
   }
 
-  // `text` in `parent`, as a link to `url` when there is one.
-  function linkOrText(parent, url, text) {
-    if (typeof url === "string" && url) {
-      const link = document.createElement("a");
-      link.href = safeHref(url);
-      link.textContent = text;
-      parent.appendChild(link);
-    } else {
-      parent.textContent = text;
+  // ------------------------------------------------------------ the stream
+
+  class HttpFailure extends Error {
+    constructor(status, retryAfter, detail) {
+      super("HTTP " + status);
+      this.status = status;
+      this.retryAfter = retryAfter;
+      this.detail = detail;
     }
+  }
+  class Interrupted extends Error {}
+  class ServerError extends Error {}
+
+  // GET /ask/stream by fetch (not EventSource: it would hide the HTTP status, a 429's
+  // Retry-After, and reconnect by itself), its events handed to `onEvent(name, data)`.
+  async function streamAnswer(url, onEvent, signal) {
+    const response = await fetch(url, {
+      signal,
+      headers: { Accept: "text/event-stream" },
+      credentials: "omit",
+      cache: "no-store",
+      referrerPolicy: "no-referrer",
+    });
+    if (!response.ok) {
+      let detail = null;
+      try {
+        const body = await response.json();
+        detail = body && body.error ? body.error.data : null;
+      } catch (_) {
+        detail = null;
+      }
+      const retry = Number(response.headers.get("Retry-After"));
+      throw new HttpFailure(response.status, Number.isFinite(retry) && retry > 0 ? retry : null, detail);
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    let finished = false;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      const blocks = buffer.split(/\r\n\r\n|\n\n|\r\r/);
+      buffer = blocks.pop();
+      for (const block of blocks) {
+        const event = parseEvent(block);
+        if (!event) continue;
+        if (event.name === "error") throw new ServerError(event.data && event.data.message);
+        onEvent(event.name, event.data);
+        if (event.name === "done") finished = true;
+      }
+    }
+    if (!finished) throw new Interrupted();
+  }
+
+  function parseEvent(block) {
+    let name = "message";
+    const data = [];
+    for (const line of block.split(/\r\n|\n|\r/)) {
+      if (line.startsWith("event:")) name = line.slice(6).trim();
+      else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+    }
+    if (!data.length) return null;
+    try {
+      return { name, data: JSON.parse(data.join("\n")) };
+    } catch (_) {
+      return null;
+    }
+  }
+
+  // ------------------------------------------------------------ rendering (text only)
+
+  function make(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
   }
 
   // Only http(s) and relative links: a `javascript:` URL from a note's frontmatter stays inert.
   function safeHref(url) {
     try {
       const parsed = new URL(url, document.baseURI);
-      return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : "#";
-    } catch (_) {
-      return "#";
-    }
-  }
-
-  function showError(message) {
-    errorBox.hidden = false;
-    errorBox.textContent = message;
-  }
-
-  function finish(payload) {
-    stop();
-    answer.textContent = typeof payload.response === "string" ? payload.response : "";
-    const sources = Array.isArray(payload.sources) ? payload.sources : [];
-    showSources(sources);
-    showBadge(Boolean(payload.grounded), sources.length);
-    llmNote.hidden = !payload.llm_error;
-    setState("done", MESSAGES.done);
-  }
-
-  function fail(message) {
-    stop();
-    showError(message);
-    setState("error", "");
-  }
-
-  function stop() {
-    if (source) {
-      source.close();
-      source = null;
-    }
-  }
-
-  function parse(event) {
-    try {
-      return JSON.parse(event.data);
+      return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
     } catch (_) {
       return null;
     }
   }
 
-  function ask(question) {
-    stop();
-    receivedTokens = false;
-    reply.hidden = false;
-    answer.replaceChildren();
-    errorBox.hidden = true;
-    errorBox.textContent = "";
-    badge.hidden = true;
-    llmNote.hidden = true;
-    sourceList.replaceChildren();
-    sourcesSection.hidden = true;
-    setState("loading", MESSAGES.searching);
-
-    const es = new EventSource(STREAM_URL + "?q=" + encodeURIComponent(question));
-    source = es;
-
-    es.addEventListener("sources", (event) => {
-      const data = parse(event);
-      if (!data) return;
-      const sources = Array.isArray(data.sources) ? data.sources : [];
-      showSources(sources);
-      showBadge(Boolean(data.grounded), sources.length);
-      setState("streaming", MESSAGES.writing);
-    });
-
-    es.addEventListener("token", (event) => {
-      const data = parse(event);
-      if (!data || typeof data.text !== "string") return;
-      receivedTokens = true;
-      answer.appendChild(document.createTextNode(data.text));
-    });
-
-    es.addEventListener("done", (event) => {
-      const data = parse(event);
-      if (data) finish(data);
-      else fail(MESSAGES.interrupted);
-    });
-
-    // Two kinds of "error": the daemon's own event (it has data) and a failed connection
-    // (no data). Either way the stream is over: close it so EventSource does not reconnect
-    // and ask the question again.
-    es.addEventListener("error", (event) => {
-      if (source !== es) return;
-      const data = event.data ? parse(event) : null;
-      if (data && typeof data.message === "string") {
-        fail(MESSAGES.serverError + data.message);
-      } else {
-        fail(receivedTokens || chat.dataset.state === "streaming" ? MESSAGES.interrupted : MESSAGES.failed);
-      }
-    });
+  function linkOrText(parent, url, text, className) {
+    const href = typeof url === "string" && url ? safeHref(url) : null;
+    const node = make(href ? "a" : "span", className, text);
+    if (href) node.href = href;
+    parent.appendChild(node);
+    return node;
   }
 
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const question = input.value.trim();
-    if (!question) {
-      setState("idle", MESSAGES.empty);
-      return;
+  // A fence opens with ``` or ~~~ and at most a language name, and closes with the same alone.
+  const FENCE = /^\s*(`{3,}|~{3,})\s*[\w+-]*\s*$/;
+  const ITEM = /^\s*(?:([-*+])|(\d{1,9})[.)])\s+(.*)$/;
+  const HEADING = /^\s*#{1,6}\s+(.*)$/;
+  // code span | **bold** | __bold__ | *italic* | _italic_ | [slug] (the daemon's citation form)
+  const INLINE =
+    /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)|\*\*(?=\S)([\s\S]*?\S)\*\*|(?<!\w)__(?=\S)([\s\S]*?\S)__(?!\w)|(?<![\w*])\*(?=[^\s*])([^*]*?[^\s*])\*(?![\w*])|(?<!\w)_(?=[^\s_])([^_]*?[^\s_])_(?!\w)|\[([a-z0-9][a-z0-9-]*)\](?!\()/g;
+
+  // Plain Markdown (paragraphs, lists, bold, italics, inline code, code blocks) into `parent`,
+  // built node by node. `cite(slug)` gives the source a `[slug]` names, or null.
+  function renderMarkdown(parent, text, cite) {
+    const lines = String(text).replace(/\r\n?/g, "\n").split("\n");
+    let paragraph = null;
+    let list = null;
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      const fence = FENCE.exec(line);
+      if (fence) {
+        const body = [];
+        for (i++; i < lines.length && lines[i].trim() !== fence[1]; i++) body.push(lines[i]);
+        const pre = make("pre", "grasbot-md-code");
+        pre.tabIndex = 0; // it may scroll sideways: the keyboard must reach it
+        pre.appendChild(make("code", null, body.join("\n")));
+        parent.appendChild(pre);
+        paragraph = list = null;
+        continue;
+      }
+      if (!line.trim()) {
+        paragraph = list = null;
+        continue;
+      }
+      const item = ITEM.exec(line);
+      if (item) {
+        const ordered = !item[1];
+        if (!list || list.ordered !== ordered) {
+          list = { node: make(ordered ? "ol" : "ul"), ordered, last: null };
+          if (ordered && item[2] !== "1") list.node.start = Number(item[2]);
+          parent.appendChild(list.node);
+        }
+        list.last = make("li");
+        renderInline(list.last, item[3], cite);
+        list.node.appendChild(list.last);
+        paragraph = null;
+        continue;
+      }
+      if (list && /^\s+\S/.test(line)) {
+        list.last.appendChild(document.createTextNode(" "));
+        renderInline(list.last, line.trim(), cite);
+        continue;
+      }
+      list = null;
+      const heading = HEADING.exec(line);
+      if (heading) {
+        const p = make("p", "grasbot-md-heading");
+        const strong = make("strong");
+        renderInline(strong, heading[1], cite);
+        p.appendChild(strong);
+        parent.appendChild(p);
+        paragraph = null;
+        continue;
+      }
+      if (paragraph) paragraph.appendChild(make("br"));
+      else paragraph = parent.appendChild(make("p"));
+      renderInline(paragraph, line, cite);
     }
-    ask(question);
-  });
+  }
+
+  function renderInline(parent, text, cite) {
+    let at = 0;
+    for (const m of text.matchAll(INLINE)) {
+      if (m.index > at) parent.appendChild(document.createTextNode(text.slice(at, m.index)));
+      at = m.index + m[0].length;
+      if (m[1]) {
+        parent.appendChild(make("code", null, m[2]));
+      } else if (m[3] !== undefined || m[4] !== undefined) {
+        const strong = parent.appendChild(make("strong"));
+        renderInline(strong, m[3] !== undefined ? m[3] : m[4], cite);
+      } else if (m[5] !== undefined || m[6] !== undefined) {
+        const em = parent.appendChild(make("em"));
+        renderInline(em, m[5] !== undefined ? m[5] : m[6], cite);
+      } else {
+        const source = cite ? cite(m[7]) : null;
+        if (source) {
+          parent.appendChild(document.createTextNode("["));
+          linkOrText(parent, source.url, sourceName(source), "grasbot-cite");
+          parent.appendChild(document.createTextNode("]"));
+        } else {
+          parent.appendChild(document.createTextNode(m[0]));
+        }
+      }
+    }
+    if (at < text.length) parent.appendChild(document.createTextNode(text.slice(at)));
+  }
+
+  function sourceName(s) {
+    return typeof s.title === "string" && s.title ? s.title : String(s.slug || "");
+  }
+
+  function renderSources(sources) {
+    const list = make("ul", "grasbot-sources");
+    for (const s of sources) {
+      const card = make("li", "grasbot-source");
+      const name = sourceName(s);
+      linkOrText(card, s.url, name, "grasbot-source-title");
+      if (typeof s.type === "string" && s.type) card.appendChild(make("span", "grasbot-source-type", s.type));
+      const passages = renderPassages(s, name);
+      if (passages) card.appendChild(passages);
+      list.appendChild(card);
+    }
+    return list;
+  }
+
+  // The sections of a note the answer was written from, each a link to that section of its
+  // page. A note sent whole has no heading: the card's own title links to it.
+  function renderPassages(s, name) {
+    const list = make("ul", "grasbot-passages");
+    for (const p of Array.isArray(s.passages) ? s.passages : []) {
+      const heading = Array.isArray(p.heading) ? p.heading.filter((h) => typeof h === "string" && h) : [];
+      if (heading.length && heading[0] === name) heading.shift();
+      if (!heading.length) continue;
+      const item = make("li", "grasbot-passage");
+      linkOrText(item, p.url, heading.join(" › "));
+      list.appendChild(item);
+    }
+    return list.children.length ? list : null;
+  }
+
+  // ------------------------------------------------------------ the chat
+
+  let mounted = 0;
+
+  // Mounts a chat in `root`. options: base (the daemon's URL, ending in "/"), storageKey
+  // (sessionStorage key of the thread), onEscape (Escape when nothing is streaming).
+  function mount(root, options) {
+    const base = options.base;
+    const storageKey = options.storageKey;
+    const id = "grasbot-" + ++mounted;
+    let limits = { ...LIMITS };
+    let turns = load(storageKey);
+    let inflight = null; // {controller, turn}
+
+    root.classList.add("grasbot");
+    root.dataset.state = "idle";
+    const toolbar = root.appendChild(make("div", "grasbot-toolbar"));
+    const reset = toolbar.appendChild(make("button", "grasbot-new", "Nouvelle conversation"));
+    reset.type = "button";
+    const thread = root.appendChild(make("ol", "grasbot-thread"));
+    thread.setAttribute("aria-label", "Conversation");
+    const status = root.appendChild(make("p", "grasbot-status"));
+    status.setAttribute("role", "status");
+    status.setAttribute("aria-live", "polite");
+    // The answer is announced once complete, not token by token.
+    const announcer = root.appendChild(make("div", "grasbot-visually-hidden grasbot-announce"));
+    announcer.setAttribute("aria-live", "polite");
+    announcer.setAttribute("aria-atomic", "true");
+    const form = root.appendChild(make("form", "grasbot-form"));
+    form.setAttribute("autocomplete", "off");
+    const label = form.appendChild(make("label", "grasbot-label", "Votre question"));
+    label.htmlFor = id + "-question";
+    const input = form.appendChild(make("textarea", "grasbot-input"));
+    input.id = id + "-question";
+    input.rows = 2;
+    input.maxLength = 500;
+    input.placeholder = "Par exemple : quels projets utilisent Python ?";
+    input.setAttribute("aria-describedby", id + "-hint");
+    const actions = form.appendChild(make("div", "grasbot-actions"));
+    const send = actions.appendChild(make("button", "grasbot-send", "Envoyer"));
+    send.type = "submit";
+    const stop = actions.appendChild(make("button", "grasbot-stop", "Arrêter"));
+    stop.type = "button";
+    stop.hidden = true;
+    const hint = form.appendChild(
+      make("p", "grasbot-hint", "Entrée pour envoyer, Maj+Entrée pour aller à la ligne, Échap pour arrêter la réponse."),
+    );
+    hint.id = id + "-hint";
+
+    for (const turn of turns) {
+      if (turn.status === "streaming") Object.assign(turn, { status: "error", error: { kind: "interrupted" } });
+      thread.appendChild(renderTurn(turn));
+    }
+    if (turns.length) status.textContent = MESSAGES.restored(turns.length);
+
+    function setState(state) {
+      root.dataset.state = state;
+      const busy = state === "streaming";
+      send.disabled = busy;
+      stop.hidden = !busy;
+    }
+
+    function save() {
+      try {
+        const kept = turns.map((turn) => {
+          const { node, progress, ...fields } = turn; // not kept: its element, its passing progress line
+          return fields;
+        });
+        sessionStorage.setItem(storageKey, JSON.stringify({ v: 1, turns: kept }));
+      } catch (_) {
+        // storage full or disabled: the thread lives as long as the page
+      }
+    }
+
+    function renderTurn(turn) {
+      const item = make("li", "grasbot-turn");
+      item.dataset.status = turn.status;
+      const question = item.appendChild(make("div", "grasbot-question"));
+      question.appendChild(make("span", "grasbot-visually-hidden", "Vous : "));
+      question.appendChild(document.createTextNode(turn.q));
+      const reply = item.appendChild(make("div", "grasbot-reply"));
+      reply.appendChild(make("span", "grasbot-visually-hidden", "GrasBot : "));
+      if (turn.sources) {
+        const badge = reply.appendChild(make("span", "grasbot-badge"));
+        badge.classList.toggle("is-general", !turn.grounded);
+        badge.textContent = turn.grounded ? MESSAGES.grounded(turn.sources.length) : MESSAGES.general;
+      }
+      if (turn.status === "streaming") {
+        reply.appendChild(make("p", "grasbot-progress", turn.progress || MESSAGES.searching));
+      }
+      // An answer built from the notes alone (model busy or failed) can be asked for again.
+      const done = turn.status === "done";
+      const extractive = done && (turn.busy || turn.llmError || turn.model === null);
+      if (extractive) reply.appendChild(make("p", "grasbot-note", turn.busy ? MESSAGES.busy : MESSAGES.fallback));
+      if (done && turn.reused) reply.appendChild(make("p", "grasbot-note", MESSAGES.reused));
+      const answer = reply.appendChild(make("div", "grasbot-answer"));
+      if (done) renderMarkdown(answer, turn.response || "", citeIn(turn.sources));
+      else if (turn.partial) answer.appendChild(make("p", "grasbot-partial", turn.partial));
+      if (turn.status === "stopped") reply.appendChild(make("p", "grasbot-note", MESSAGES.stopped));
+      if (turn.status === "error") {
+        const error = reply.appendChild(make("p", "grasbot-error", errorText(turn.error)));
+        error.setAttribute("role", "alert");
+      }
+      if (turn.status === "stopped" || turn.status === "error" || extractive) {
+        const retry = reply.appendChild(make("button", "grasbot-retry", "Réessayer"));
+        retry.type = "button";
+        retry.addEventListener("click", () => ask(turn.q, turn));
+      }
+      if (turn.sources && turn.sources.length) {
+        const sources = reply.appendChild(make("div", "grasbot-sources-block"));
+        sources.appendChild(make("p", "grasbot-sources-title", "Sources"));
+        sources.appendChild(renderSources(turn.sources));
+      }
+      turn.node = item;
+      return item;
+    }
+
+    function refresh(turn) {
+      const old = turn.node;
+      const item = renderTurn(turn);
+      if (old && old.parentNode === thread) thread.replaceChild(item, old);
+      else thread.appendChild(item);
+    }
+
+    function citeIn(sources) {
+      const bySlug = new Map((sources || []).map((s) => [s.slug, s]));
+      return (slug) => bySlug.get(slug) || null;
+    }
+
+    function errorText(error) {
+      if (!error) return MESSAGES.interrupted;
+      if (error.kind === "network") return MESSAGES.network;
+      if (error.kind === "rate") return MESSAGES.rateLimited(error.retryAfter || 60);
+      if (error.kind === "tooLong") return MESSAGES.tooLong(error.max);
+      if (error.kind === "http") return error.status === 400 ? MESSAGES.refused : MESSAGES.http(error.status);
+      if (error.kind === "server") return MESSAGES.server;
+      return MESSAGES.interrupted;
+    }
+
+    function urlFor(q, history) {
+      let url = base + STREAM_PATH + "?q=" + encodeURIComponent(q);
+      if (history.length) url += "&history=" + encodeURIComponent(JSON.stringify(history));
+      return url;
+    }
+
+    // Asks `q`, as a new turn or again in place of `again` (a retry), with the history of
+    // the turns before it.
+    async function ask(q, again) {
+      if (inflight) {
+        status.textContent = MESSAGES.wait;
+        return;
+      }
+      const turn = again || { q };
+      const before = turns.slice(0, again ? turns.indexOf(again) : turns.length);
+      Object.assign(turn, {
+        status: "streaming", response: null, partial: "", sources: null, grounded: false, model: undefined,
+        llmError: false, busy: false, reused: false, error: null, progress: MESSAGES.searching,
+      });
+      if (!again) turns.push(turn);
+      refresh(turn);
+      const controller = new AbortController();
+      inflight = { controller, turn };
+      setState("streaming");
+      status.textContent = MESSAGES.searching;
+      announcer.textContent = "";
+      save();
+      let answerNode = null;
+      let pending = false;
+      const showPartial = () => {
+        pending = false;
+        if (turn.status !== "streaming") return; // the final answer is already shown
+        if (!answerNode) answerNode = turn.node.querySelector(".grasbot-answer");
+        answerNode.replaceChildren();
+        renderMarkdown(answerNode, turn.partial, citeIn(turn.sources));
+      };
+      const onEvent = (name, data) => {
+        if (name === "queue" && data && Number.isInteger(data.position)) {
+          turn.progress = MESSAGES.queued(data.position);
+          status.textContent = turn.progress;
+          refresh(turn);
+        } else if (name === "sources" && data) {
+          turn.sources = Array.isArray(data.sources) ? data.sources : [];
+          turn.grounded = Boolean(data.grounded);
+          turn.progress = MESSAGES.writing;
+          status.textContent = MESSAGES.writing;
+          refresh(turn);
+          answerNode = null;
+        } else if (name === "token" && data && typeof data.text === "string") {
+          if (turn.progress !== MESSAGES.writing) {
+            // out of the queue: the model writes
+            turn.progress = MESSAGES.writing;
+            status.textContent = MESSAGES.writing;
+            refresh(turn);
+            answerNode = null;
+          }
+          turn.partial += data.text;
+          if (!pending) {
+            pending = true;
+            requestAnimationFrame(showPartial);
+          }
+        } else if (name === "done" && data) {
+          Object.assign(turn, {
+            status: "done",
+            response: typeof data.response === "string" ? data.response : "",
+            sources: Array.isArray(data.sources) ? data.sources : turn.sources || [],
+            grounded: Boolean(data.grounded),
+            model: data.model === undefined ? undefined : data.model,
+            llmError: Boolean(data.llm_error),
+            busy: data.busy === true,
+            reused: data.reused === true,
+          });
+        }
+      };
+      let attempts = 0;
+      for (;;) {
+        const history = historyFor(before, limits, (h) => urlFor(q, h).length <= limits.maxUrl);
+        try {
+          await streamAnswer(urlFor(q, history), onEvent, controller.signal);
+          break;
+        } catch (error) {
+          const lower = error instanceof HttpFailure && error.status === 400 ? lowerLimits(limits, error.detail) : null;
+          if (lower && attempts++ < 3) {
+            limits = lower;
+            continue;
+          }
+          if (controller.signal.aborted) turn.status = "stopped";
+          else Object.assign(turn, { status: "error", error: describe(error) });
+          break;
+        }
+      }
+      if (!turns.includes(turn)) return; // "Nouvelle conversation" meanwhile
+      inflight = null;
+      delete turn.progress;
+      const stopFocused = document.activeElement === stop;
+      setState(turn.status === "done" ? "done" : turn.status);
+      refresh(turn);
+      save();
+      if (turn.status === "done") {
+        status.textContent = MESSAGES.done;
+        announcer.textContent = MESSAGES.answerIs + turn.node.querySelector(".grasbot-answer").textContent;
+      } else {
+        // An error is said by its own alert in the turn: the status line would say it twice.
+        status.textContent = turn.status === "stopped" ? MESSAGES.stopped : "";
+      }
+      if (stopFocused || !root.contains(document.activeElement)) input.focus({ preventScroll: true });
+      form.scrollIntoView({ block: "nearest" });
+    }
+
+    function describe(error) {
+      if (error instanceof HttpFailure) {
+        if (error.status === 429) return { kind: "rate", retryAfter: error.retryAfter };
+        // A daemon configured with a shorter GRASBOT_MAX_QUESTION: say it, and hold the box to it.
+        const tooLong = error.status === 400 && /^q: must be at most (\d+) characters/.exec(error.detail || "");
+        if (tooLong) {
+          input.maxLength = Number(tooLong[1]);
+          return { kind: "tooLong", max: Number(tooLong[1]) };
+        }
+        return { kind: "http", status: error.status };
+      }
+      if (error instanceof ServerError) return { kind: "server" };
+      if (error instanceof Interrupted) return { kind: "interrupted" };
+      return { kind: "network" };
+    }
+
+    function stopAnswer() {
+      if (inflight) inflight.controller.abort();
+    }
+
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const q = input.value.trim();
+      if (!q) {
+        status.textContent = MESSAGES.empty;
+        input.focus();
+        return;
+      }
+      if (inflight) {
+        status.textContent = MESSAGES.wait;
+        return;
+      }
+      const fromButton = document.activeElement === send;
+      input.value = "";
+      void ask(q);
+      if (fromButton) stop.focus();
+    });
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        form.requestSubmit();
+      }
+    });
+    root.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape") return;
+      if (inflight) {
+        event.preventDefault();
+        event.stopPropagation();
+        stopAnswer();
+      } else if (options.onEscape) {
+        options.onEscape(event);
+      }
+    });
+    stop.addEventListener("click", stopAnswer);
+    reset.addEventListener("click", () => {
+      stopAnswer();
+      inflight = null;
+      turns = [];
+      thread.replaceChildren();
+      announcer.textContent = "";
+      status.textContent = MESSAGES.cleared;
+      setState("idle");
+      save();
+      input.focus();
+    });
+
+    return { input };
+  }
+
+  function load(storageKey) {
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(storageKey) || "null");
+      if (!saved || saved.v !== 1 || !Array.isArray(saved.turns)) return [];
+      return saved.turns.filter((t) => t && typeof t.q === "string" && typeof t.status === "string");
+    } catch (_) {
+      return [];
+    }
+  }
+
+  window.GrasBotChat = { mount, historyFor, lowerLimits, renderMarkdown, LIMITS, MESSAGES };
 })();

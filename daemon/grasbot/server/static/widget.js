@@ -1,0 +1,67 @@
+// GrasBot on the owner's own pages: one tag,
+//   <script src="https://bot.example.org/widget.js" data-grasbot-origin="https://bot.example.org" defer></script>
+// adds a floating button that opens the same chat (chat.js) in a panel. Everything it loads
+// comes from the daemon's origin: its stylesheet as a <link>, chat.js as a <script src>. No
+// inline script or style, no style attribute: a strict Content-Security-Policy only has to
+// allow that origin (deploy/README.md gives the policy).
+"use strict";
+
+(function () {
+  const tag = document.currentScript;
+  if (!tag || document.querySelector(".grasbot-launcher")) return; // mounted once per page
+  // data-grasbot-origin, else where this script came from; a path prefix is kept.
+  const given = tag.dataset.grasbotOrigin || new URL(".", tag.src).href;
+  const base = given.endsWith("/") ? given : given + "/";
+  const title = tag.dataset.grasbotTitle || "Poser une question à GrasBot";
+
+  function make(tag, className, text) {
+    const node = document.createElement(tag);
+    node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  const style = document.createElement("link");
+  style.rel = "stylesheet";
+  style.href = base + "static/chat.css";
+  document.head.appendChild(style);
+
+  function start() {
+    const launcher = make("button", "grasbot-launcher", "Une question ?");
+    launcher.type = "button";
+    launcher.setAttribute("aria-expanded", "false");
+    launcher.setAttribute("aria-controls", "grasbot-widget-panel");
+    const panel = make("section", "grasbot-panel");
+    panel.id = "grasbot-widget-panel";
+    panel.hidden = true;
+    panel.setAttribute("aria-labelledby", "grasbot-widget-title");
+    const head = panel.appendChild(make("div", "grasbot-panel-head"));
+    const heading = head.appendChild(make("h2", "grasbot-panel-title", title));
+    heading.id = "grasbot-widget-title";
+    const close = head.appendChild(make("button", "grasbot-close", "Fermer"));
+    close.type = "button";
+    const body = panel.appendChild(make("div", "grasbot-panel-body"));
+    const chat = window.GrasBotChat.mount(body, {
+      base,
+      storageKey: "grasbot-widget:" + base,
+      onEscape: () => toggle(false),
+    });
+
+    function toggle(open) {
+      panel.hidden = !open;
+      launcher.setAttribute("aria-expanded", String(open));
+      if (open) chat.input.focus();
+      else launcher.focus();
+    }
+    launcher.addEventListener("click", () => toggle(panel.hidden));
+    close.addEventListener("click", () => toggle(false));
+    const host = make("div", "grasbot-widget");
+    host.append(panel, launcher);
+    document.body.appendChild(host);
+  }
+
+  const script = document.createElement("script");
+  script.src = base + "static/chat.js";
+  script.addEventListener("load", start);
+  document.head.appendChild(script);
+})();

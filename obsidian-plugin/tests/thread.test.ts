@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { MAX_TURN_CHARS, MAX_URL, Thread, historyFor, streamUrl } from "../src/thread";
+
+const exchange = (i: number, answer = `réponse ${i}`) => ({ q: `question ${i}`, answer });
+
+describe("historyFor: what a follow-up is sent with", () => {
+	it("is empty for the first question", () => {
+		expect(historyFor([])).toEqual([]);
+	});
+
+	it("sends user/assistant pairs, oldest first", () => {
+		expect(historyFor([exchange(1), exchange(2)])).toEqual([
+			{ role: "user", content: "question 1" },
+			{ role: "assistant", content: "réponse 1" },
+			{ role: "user", content: "question 2" },
+			{ role: "assistant", content: "réponse 2" },
+		]);
+	});
+
+	it("keeps the last 4 exchanges (the daemon's 8 turns), dropping the oldest", () => {
+		const history = historyFor([1, 2, 3, 4, 5, 6].map((i) => exchange(i)));
+		expect(history).toHaveLength(8);
+		expect(history[0].content).toBe("question 3");
+		expect(history[7].content).toBe("réponse 6");
+	});
+
+	it("cuts a turn to the daemon's 2,000 characters", () => {
+		const [, assistant] = historyFor([exchange(1, "é".repeat(5000))]);
+		expect(assistant.content).toHaveLength(MAX_TURN_CHARS);
+	});
+
+	it("drops exchanges, oldest first, until the URL fits under nginx's request line", () => {
+		const long = [1, 2, 3, 4].map((i) => exchange(i, "é".repeat(1900)));
+		const fits = (h: Parameters<typeof streamUrl>[2]) => streamUrl("http://127.0.0.1:8765", "et alors ?", h).length <= MAX_URL;
+		const history = historyFor(long, fits);
+		expect(fits(history)).toBe(true);
+		expect(history.length).toBeLessThan(8);
+		expect(history[history.length - 1].content).toBe("é".repeat(1900).slice(0, history[history.length - 1].content.length));
+		expect(history[history.length - 2].content).toBe("question 4"); // the newest stays
+		expect(fits(historyFor(long))).toBe(false); // without the check it would not fit
+	});
+
+	it("cuts the one exchange left when even it does not fit", () => {
+		const fits = (h: Parameters<typeof streamUrl>[2]) => JSON.stringify(h).length <= 300;
+		const history = historyFor([exchange(1, "x".repeat(2000))], fits);
+		expect(history).toHaveLength(2);
+		expect(history[1].content.length).toBeGreaterThan(0);
+		expect(fits(history)).toBe(true);
+	});
+});
+
+describe("Thread", () => {
+	it("keeps a short thread and forgets it on clear", () => {
+		const thread = new Thread();
+		for (let i = 1; i <= 6; i++) thread.add(`question ${i}`, `réponse ${i}`);
+		expect(thread.exchanges.map((e) => e.q)).toEqual(["question 3", "question 4", "question 5", "question 6"]);
+		thread.clear();
+		expect(thread.history()).toEqual([]);
+	});
+});
+
+describe("streamUrl", () => {
+	it("sends history as JSON in the query string, only when there is one", () => {
+		expect(streamUrl("http://d", "q ?", [])).toBe("http://d/ask/stream?q=q%20%3F");
+		const url = new URL(streamUrl("http://d", "q", [{ role: "user", content: "a&b" }]));
+		expect(JSON.parse(url.searchParams.get("history") ?? "")).toEqual([{ role: "user", content: "a&b" }]);
+	});
+});

@@ -1,0 +1,135 @@
+// The chat's pure parts (daemon/grasbot/server/static/chat.js), run by node's test runner on a
+// happy-dom document: which history a follow-up is sent with, how a daemon's 400 lowers the
+// limits, and that the Markdown reader only ever builds its own few elements. The browser
+// tests (tests/e2e/test_chat_page.py) drive the same file through nginx.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import vm from "node:vm";
+import { Window } from "happy-dom";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const CHAT = path.join(here, "..", "..", "daemon", "grasbot", "server", "static", "chat.js");
+
+const window = new Window({ url: "https://bot.example.org/" });
+const document = window.document;
+vm.runInNewContext(readFileSync(CHAT, "utf8"), { window, document, URL, sessionStorage: window.sessionStorage });
+const chat = window.GrasBotChat;
+const { renderMarkdown, LIMITS } = chat;
+// The script's objects come from another realm: compared as plain data.
+const plain = (value) => JSON.parse(JSON.stringify(value));
+const historyFor = (...args) => plain(chat.historyFor(...args));
+const lowerLimits = (...args) => plain(chat.lowerLimits(...args));
+
+const done = (i, response = `réponse ${i}`) => ({ q: `question ${i}`, status: "done", response });
+const always = () => true;
+
+test("history: answered turns as user/assistant pairs, the last 4 exchanges", () => {
+	const turns = [1, 2, 3, 4, 5, 6].map((i) => done(i));
+	const history = historyFor(turns, LIMITS, always);
+	assert.equal(history.length, 8);
+	assert.deepEqual(history[0], { role: "user", content: "question 3" });
+	assert.deepEqual(history[7], { role: "assistant", content: "réponse 6" });
+});
+
+test("history: failed and stopped turns are not part of it", () => {
+	const turns = [done(1), { q: "cassée", status: "error", response: null }, { q: "arrêtée", status: "stopped", response: null }];
+	assert.deepEqual(historyFor(turns, LIMITS, always), [
+		{ role: "user", content: "question 1" },
+		{ role: "assistant", content: "réponse 1" },
+	]);
+});
+
+test("history: a turn is cut to the daemon's length", () => {
+	const [, assistant] = historyFor([done(1, "é".repeat(5000))], LIMITS, always);
+	assert.equal(assistant.content.length, LIMITS.maxTurnChars);
+});
+
+test("history: oldest exchanges dropped until it fits, then the last answer cut", () => {
+	const turns = [1, 2, 3].map((i) => done(i, "x".repeat(1000)));
+	const under = (n) => (h) => JSON.stringify(h).length <= n;
+	const one = historyFor(turns, LIMITS, under(1500)); // two exchanges are over 2,000
+	assert.deepEqual(one, [
+		{ role: "user", content: "question 3" },
+		{ role: "assistant", content: "x".repeat(1000) },
+	]);
+	const cut = historyFor(turns, LIMITS, under(600));
+	assert.equal(cut[0].content, "question 3");
+	assert.ok(under(600)(cut) && cut[1].content.length > 0 && cut[1].content.length < 1000);
+	assert.deepEqual(historyFor(turns, LIMITS, () => false), []);
+});
+
+test("a daemon's 400 names its lower limits", () => {
+	assert.equal(lowerLimits(LIMITS, "history: must have at most 4 items (got 8)").maxItems, 4);
+	assert.equal(lowerLimits(LIMITS, "history[3].content: must be at most 500 characters (got 2000)").maxTurnChars, 500);
+	assert.equal(lowerLimits(LIMITS, "q: must be at most 500 characters (got 600)"), null);
+	assert.equal(lowerLimits(LIMITS, null), null);
+});
+
+function render(text, sources = []) {
+	const root = document.createElement("div");
+	const bySlug = new Map(sources.map((s) => [s.slug, s]));
+	renderMarkdown(root, text, (slug) => bySlug.get(slug) || null);
+	return root;
+}
+
+test("Markdown: paragraphs, lists, emphasis, code, citations", () => {
+	const root = render(
+		"Le **potager** *arrose* [potager] avec `arrosage.py`.\nSuite.\n\n3. trois\n4. quatre\n   suite\n\n```\n<b>code</b>\n```",
+		[{ slug: "potager", title: "Potager connecté", url: "/portfolio/potager" }],
+	);
+	assert.equal(root.querySelectorAll("p").length, 1);
+	assert.equal(root.querySelectorAll("p br").length, 1);
+	assert.equal(root.querySelector("strong").textContent, "potager");
+	assert.equal(root.querySelector("em").textContent, "arrose");
+	assert.equal(root.querySelector("p code").textContent, "arrosage.py");
+	const cite = root.querySelector("a.grasbot-cite");
+	assert.equal(cite.textContent, "Potager connecté");
+	assert.equal(cite.getAttribute("href"), "https://bot.example.org/portfolio/potager");
+	assert.equal(root.querySelector("ol").getAttribute("start"), "3");
+	assert.deepEqual([...root.querySelectorAll("li")].map((li) => li.textContent), ["trois", "quatre suite"]);
+	assert.equal(root.querySelector("pre code").textContent, "<b>code</b>");
+	assert.equal(root.querySelector("b"), null);
+});
+
+test("Markdown: what is not a citation or a safe link stays text", () => {
+	const root = render("[inconnu] [x](javascript:alert(1)) [note]", [{ slug: "note", title: "Note", url: "javascript:alert(1)" }]);
+	assert.equal(root.querySelectorAll("a").length, 0);
+	assert.equal(root.querySelector("span.grasbot-cite").textContent, "Note");
+	assert.equal(root.textContent, "[inconnu] [x](javascript:alert(1)) [Note]");
+});
+
+test("Markdown: unclosed markers and snake_case are left alone", () => {
+	assert.equal(render("**pas fermé et push_swap_tri").textContent, "**pas fermé et push_swap_tri");
+	assert.equal(render("**pas fermé et push_swap_tri").querySelectorAll("strong, em").length, 0);
+	assert.equal(render("```\nun bloc jamais fermé\n<script>").querySelector("pre code").textContent, "un bloc jamais fermé\n<script>");
+});
+
+// Any text, however hostile, becomes only the reader's own elements and attributes, and every
+// character of markup in it is still there, as text.
+const ALLOWED_TAGS = new Set(["P", "BR", "STRONG", "EM", "CODE", "PRE", "UL", "OL", "LI", "A", "SPAN"]);
+const ALLOWED_ATTRIBUTES = new Set(["class", "href", "start", "tabindex"]);
+const ALPHABET = ["<", ">", "script", "img", " onerror=", '"', "'", "*", "**", "_", "`", "```", "[", "]", "(", ")", "note",
+	"javascript:", "-", "1.", "#", "\n", "\n\n", " ", "é", "&lt;", "a"];
+
+test("Markdown: random hostile text builds nothing else", () => {
+	let seed = 20;
+	const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+	const sources = [{ slug: "note", title: "<img src=x onerror=alert(1)>", url: "/n" }];
+	for (let n = 0; n < 3000; n++) {
+		let text = "";
+		for (let i = Math.floor(random() * 40); i > 0; i--) text += ALPHABET[Math.floor(random() * ALPHABET.length)];
+		const root = render(text, sources);
+		for (const el of root.querySelectorAll("*")) {
+			assert.ok(ALLOWED_TAGS.has(el.tagName), `${el.tagName} from ${JSON.stringify(text)}`);
+			for (const attr of el.getAttributeNames()) assert.ok(ALLOWED_ATTRIBUTES.has(attr), `${attr} from ${JSON.stringify(text)}`);
+			if (el.hasAttribute("href")) assert.match(el.getAttribute("href"), /^https:\/\/bot\.example\.org\//);
+		}
+		const count = (s, c) => s.split(c).length - 1;
+		const cited = count(text, "[note]");
+		assert.equal(count(root.textContent, "<"), count(text, "<") + cited, JSON.stringify(text));
+		assert.equal(count(root.textContent, "&lt;"), count(text, "&lt;"), JSON.stringify(text));
+	}
+});

@@ -1,0 +1,144 @@
+"""The widget on a site's own page, under a strict Content-Security-Policy, in a real browser.
+
+A page of "the owner's site" is served from another origin than GrasBot's, with a CSP that
+allows no inline script or style and nothing but GrasBot's origin; it carries the one tag
+deploy/README.md gives. The widget (`/widget.js`, through nginx) must mount, converse with
+the daemon across origins (GRASBOT_CORS_ORIGINS lists the site), show hostile content as
+text, pass axe, and raise no CSP violation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+from aiohttp import web
+
+from support.browser import ARTIFACTS, FOLLOWUP, HOSTILE_REPLY, ask, drive, history_sent
+from support.nginx import QUESTION, SCRIPT_TITLE, grasbot_behind_nginx
+
+PANEL = ".grasbot-panel .grasbot"
+
+
+def strict_csp(bot: str) -> str:
+    """The policy deploy/README.md tells the owner to send, for a GrasBot at `bot`."""
+    return (
+        f"default-src 'none'; script-src 'self' {bot}; style-src 'self' {bot}; connect-src {bot}; "
+        "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'"
+    )
+
+
+def host_page(bot: str, body: str = "") -> str:
+    return (
+        '<!doctype html><html lang="fr"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Le site du propriétaire</title>'
+        f'<script src="{bot}/widget.js" data-grasbot-origin="{bot}" defer></script></head>'
+        '<body><main><h1>Mon portfolio</h1><p>Des projets, des notes. <a href="/contact">Contact</a></p>'
+        f"{body}</main></body></html>"
+    )
+
+
+@contextlib.asynccontextmanager
+async def owner_site(pages: dict[str, str]) -> AsyncIterator[str]:
+    """A site on its own origin: `pages[path]` is HTML, served with `pages['csp']` as its CSP."""
+
+    async def page(request: web.Request) -> web.Response:
+        html = pages.get(request.path)
+        if html is None:
+            raise web.HTTPNotFound()
+        return web.Response(text=html, content_type="text/html", headers={"Content-Security-Policy": pages["csp"]})
+
+    app = web.Application()
+    app.router.add_get("/{tail:.*}", page)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
+    finally:
+        await runner.cleanup()
+
+
+async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
+    pages: dict[str, str] = {}
+    async with owner_site(pages) as site:
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site}) as stack:
+            pages["csp"] = strict_csp(stack.url)
+            pages["/"] = host_page(stack.url)
+            # control: the same policy does report what it forbids (here, an inline style)
+            pages["/control"] = host_page(stack.url, '<p style="color: red">interdit</p>')
+            stack.ollama.script_next(HOSTILE_REPLY + " Le potager [potager].", chunks=4)
+            stack.ollama.script_next("Sur un Raspberry Pi [potager].", chunks=2)
+            report = await drive(
+                f"{site}/",
+                [
+                    {"do": "waitFor", "selector": ".grasbot-launcher"},
+                    {"do": "snapshot", "name": "closed"},
+                    {"do": "press", "key": "Tab"},  # the page's own link
+                    {"do": "press", "key": "Tab"},  # the launcher
+                    {"do": "press", "key": "Enter"},
+                    {"do": "snapshot", "name": "opened", "chat": PANEL},
+                    *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
+                    *[{**step, "chat": PANEL} for step in ask(FOLLOWUP, 2)],
+                    {"do": "snapshot", "name": "answered", "chat": PANEL},
+                    {"do": "screenshot", "name": "widget-open.png", "fullPage": False},
+                    {"do": "press", "key": "Escape"},
+                    {"do": "snapshot", "name": "closed-again", "chat": PANEL},
+                    {"do": "click", "selector": ".grasbot-launcher"},
+                    {"do": "axe", "name": "widget"},  # last: axe leaves style attributes behind
+                ],
+                origins=(site, stack.url),
+            )
+            narrow = await drive(
+                f"{site}/",
+                [
+                    {"do": "click", "selector": ".grasbot-launcher"},
+                    *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
+                    {"do": "snapshot", "name": "narrow", "chat": PANEL},
+                    {"do": "screenshot", "name": "widget-360px.png", "fullPage": False},
+                ],
+                origins=(site, stack.url),
+                viewport={"width": 360, "height": 740},
+            )
+            # a site GRASBOT_CORS_ORIGINS does not list: the browser refuses it the answers
+            elsewhere: dict[str, str] = {"csp": pages["csp"], "/": pages["/"]}
+            async with owner_site(elsewhere) as other:
+                unlisted = await drive(
+                    f"{other}/",
+                    [
+                        {"do": "click", "selector": ".grasbot-launcher"},
+                        *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
+                        {"do": "snapshot", "name": "unlisted", "chat": PANEL},
+                    ],
+                    origins=(other, stack.url),
+                )
+            control = await drive(
+                f"{site}/control",
+                [{"do": "waitFor", "selector": ".grasbot-launcher"}, {"do": "snapshot", "name": "control"}],
+                origins=(site, stack.url),
+                csp_violations=True,
+            )
+    assert report["snapshots"]["closed"]["scripts"] == [f"{stack.url}/widget.js", f"{stack.url}/static/chat.js"]
+    assert not report["snapshots"]["closed"]["panelOpen"]
+    opened = report["snapshots"]["opened"]
+    assert opened["panelOpen"] and opened["focused"].startswith("textarea.grasbot-input")
+    answered = report["snapshots"]["answered"]
+    first, second = answered["turns"]
+    assert first["status"] == second["status"] == "done"
+    assert HOSTILE_REPLY in first["answer"]  # the model's markup, as text
+    assert SCRIPT_TITLE in [s["text"] for s in first["sources"]]  # the note's title, as text
+    assert first["cites"] == [{"text": "Potager connecté", "href": f"{site}/portfolio/potager"}]  # the site's own page
+    assert history_sent(stack.ollama.requests[1])[0]["content"] == QUESTION  # a conversation across origins
+    assert answered["storage"] == [f"grasbot-widget:{stack.url}/"]  # in the site's sessionStorage
+    closed = report["snapshots"]["closed-again"]
+    assert not closed["panelOpen"] and closed["focused"] == "button.grasbot-launcher:Une question ?"
+    assert (ARTIFACTS / "widget-open.png").stat().st_size > 10_000
+    assert [v["directive"] for v in control["snapshots"]["control"]["cspViolations"]] == ["style-src-attr"]
+    small = narrow["snapshots"]["narrow"]
+    assert small["panelOpen"] and small["turns"][0]["status"] == "done"
+    assert small["clientWidth"] == 360 and small["scrollWidth"] <= small["clientWidth"], small
+    refused = unlisted["snapshots"]["unlisted"]["turns"][0]
+    assert refused["status"] == "error"
+    assert refused["error"] == "Impossible de joindre GrasBot : vérifiez votre connexion, puis réessayez."
+    # CORS keeps the answer from the page, not the question from the daemon: a simple GET is sent
+    assert len(stack.ollama.requests) == 4
