@@ -529,16 +529,9 @@ class GrasBot:
             return {**kept, "reused": True}
         try:
             text = _nonempty(keep_known_citations(await self.admission.generate(prompt.messages, owner=owner), prompt.notes))
-        except Busy:
-            busy = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or (), busy=True)
-            return self._payload(result, busy, None, None, busy=True)
-        except LLMError as exc:
-            fallback = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or ())
-            return self._payload(result, fallback, None, str(exc))
-        payload = self._payload(result, text, self.settings.llm_model, None)
-        if key is not None:
-            self.answers.put(snapshot, key, payload)
-        return payload
+        except (Busy, LLMError) as exc:
+            return self._from_notes(q, result, index, history, exc)
+        return self._written(result, text, snapshot, key)
 
     async def answer_events(
         self,
@@ -573,18 +566,24 @@ class GrasBot:
                 pieces.append(piece)
                 yield "token", {"text": piece}
             text = _nonempty(keep_known_citations("".join(pieces).strip(), prompt.notes))
-        except Busy:
-            busy = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or (), busy=True)
-            yield "done", self._payload(result, busy, None, None, busy=True)
+        except (Busy, LLMError) as exc:
+            yield "done", self._from_notes(q, result, index, history, exc)
             return
-        except LLMError as exc:
-            fallback = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or ())
-            yield "done", self._payload(result, fallback, None, str(exc))
-            return
+        yield "done", self._written(result, text, snapshot, key)
+
+    def _from_notes(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, why: Exception) -> dict:
+        """The extractive answer: generation was full (Busy: `busy`, and it says so), or the
+        LLM failed (`llm_error`)."""
+        busy = isinstance(why, Busy)
+        text = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or (), busy=busy)
+        return self._payload(result, text, None, None if busy else str(why), busy=busy)
+
+    def _written(self, result: SearchResult, text: str, snapshot: Snapshot, key: tuple | None) -> dict:
+        """The model's answer, kept for reuse when it answers a first question."""
         payload = self._payload(result, text, self.settings.llm_model, None)
         if key is not None:
             self.answers.put(snapshot, key, payload)
-        yield "done", payload
+        return payload
 
     # ---- the vault's life
 

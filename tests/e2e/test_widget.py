@@ -62,7 +62,7 @@ async def owner_site(pages: dict[str, str]) -> AsyncIterator[str]:
 async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
     pages: dict[str, str] = {}
     async with owner_site(pages) as site:
-        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site}) as stack:
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site, "GRASBOT_ANSWER_CACHE": "off"}) as stack:
             pages["csp"] = strict_csp(stack.url)
             pages["/"] = host_page(stack.url)
             # control: the same policy does report what it forbids (here, an inline style)
@@ -141,4 +141,5 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
     assert refused["status"] == "error"
     assert refused["error"] == "Impossible de joindre GrasBot : vérifiez votre connexion, puis réessayez."
     # CORS keeps the answer from the page, not the question from the daemon: a simple GET is sent
+    # (answer reuse is off here, so each question the daemon receives reaches the model)
     assert len(stack.ollama.requests) == 4
