@@ -21,7 +21,7 @@ from pathlib import Path
 from ._config import Settings
 from ._exceptions import EmbeddingError, LLMError, LLMFailed, QueryError
 from ._version import __version__
-from .answer.admission import Admission, Busy, Position
+from .answer.admission import Admission, Busy, Position, SearchLane
 from .answer.fallback import extractive_answer
 from .answer.llm import LLMClient
 from .answer.passages import choose_passages
@@ -252,6 +252,7 @@ class GrasBot:
         self.llm = clients[0]
         self.admission = Admission(clients, slots=settings.llm_slots, queue_limit=settings.llm_queue, max_wait=settings.llm_max_wait)
         self.answers = AnswerCache(settings.answer_cache, shape=answer_shape(settings))
+        self.lane = SearchLane()
         self.answers.forget(snapshot)
         self.embedder = make_embedder(settings.semantic, model=settings.embed_model, host=settings.ollama_hosts[0], timeout=min(settings.llm_timeout, 30.0))
         self._embedding = threading.Lock()  # one embedding pass at a time
@@ -394,6 +395,7 @@ class GrasBot:
 
             try:
                 embed_into(store, embedder, todo, progressed)
+                embedder.load()  # here, off the event loop, even when every vector came from the cache
                 snapshot.semantic.update(semantic_indexes(snapshot.indexes, texts, store, self._questions))
             except _Superseded:  # what was embedded is kept: a stop at minute 4 of 5 loses nothing
                 if self._progress.embedded > total - len(todo):
@@ -484,9 +486,10 @@ class GrasBot:
     # ---- answering
 
     async def _prepare(self, q: str, history: Sequence[dict] | None, audience: str, record: bool):
-        await self.prepare_question(q, history)
-        snapshot = self._snapshot
-        result = self.search(q, audience=audience, history=history, snapshot=snapshot)
+        await self.prepare_question(q, history)  # a remote embedder's wait, outside the lane
+        async with self.lane.turn():
+            snapshot = self._snapshot
+            result = self.search(q, audience=audience, history=history, snapshot=snapshot)
         if record and audience == "visitor":
             self.record(q, result, history)
         index = snapshot.index(audience)
@@ -542,12 +545,15 @@ class GrasBot:
         record: bool = False,
         owner: bool = False,
     ) -> AsyncGenerator[tuple[str, dict], None]:
-        """`sources` first, then `queue` `{position}` while the question waits for a slot, then
+        """`sources` first (after a `queue` `{position}` when other questions are being searched
+        ahead of this one), then `queue` `{position}` while the question waits for a slot, then
         `token`s as the LLM writes, then `done` with the whole payload. A reused answer is
         replayed in the same shape; a busy one is `done` at once.
 
         If the LLM fails, even halfway, `done` carries the extractive answer and `llm_error`.
         """
+        if self.lane.waiting:  # others' questions are searched first: say where this one stands
+            yield "queue", {"position": self.lane.waiting + 1}
         result, index, prompt, snapshot, key = await self._prepare(q, history, audience, record)
         kept = self.answers.get(snapshot, key) if key is not None else None
         if kept is not None:

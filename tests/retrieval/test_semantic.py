@@ -25,6 +25,7 @@ from grasbot.retrieval.semantic import (
     VectorStore,
     asked_texts,
     head_text,
+    missing,
     semantic_indexes,
 )
 from support.bots import BUNDLED_VAULT, bot_of, make_bot, rpc_result
@@ -42,6 +43,9 @@ class WordsEmbedder:
         self.model = model
         self.calls: list[list[str]] = []
         self.gate = gate
+
+    def load(self) -> None:
+        self.loaded = True
 
     def embed(self, texts):
         if self.gate is not None:
@@ -211,6 +215,17 @@ def test_vectors_are_cached_by_model_and_reused_by_a_restart(tmp_path):
     other = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-b"), tmp_path)
     assert other.embed_pending() is True and len(other.embedder.embedded) == count
     assert (tmp_path / "embeddings-words-b.npz").exists()
+
+
+def test_the_encoder_is_loaded_before_meaning_is_ready_even_when_the_cache_holds_every_vector(tmp_path):
+    first = with_embedder(make_bot(BUNDLED_VAULT), BundledEmbedder(), tmp_path)
+    assert first.embed_pending() is True
+    again = with_embedder(make_bot(BUNDLED_VAULT), BundledEmbedder(), tmp_path)
+    assert again._vectors is not None and not missing(NoteTexts().of(again.snapshot.indexes), again._vectors)
+    assert again.embedder._encoder is None  # every vector is in the cache: nothing to embed
+    assert again.embed_pending() is True
+    # loaded in the embedding worker, not by the first visitor's question on the event loop
+    assert again.embedder._encoder is not None
 
 
 def test_a_torn_cache_file_is_embedded_again(tmp_path, caplog):

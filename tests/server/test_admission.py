@@ -10,7 +10,7 @@ import pytest
 
 from grasbot import ConfigError, Settings
 from grasbot.answer.fallback import BUSY_INTRO
-from support.bots import OWNER, OWNER_TOKEN, bot_of, sse_events
+from support.bots import BUNDLED_VAULT, OWNER, OWNER_TOKEN, bot_of, make_bot, sse_events
 from support.standin_ollama import StandinOllama, unused_url
 
 Q = "Comment fonctionne GrasBot ?"
@@ -283,3 +283,19 @@ def test_settings_defaults_and_forms():
     many = Settings.load(env={"OLLAMA_HOST": " http://a:1/ , http://b:2 ,"})
     assert many.ollama_hosts == ("http://a:1", "http://b:2")
     assert default.ollama_hosts == (None,)
+
+
+async def test_a_question_behind_others_being_searched_is_told_its_place_before_its_sources():
+    bot = make_bot(BUNDLED_VAULT)
+    async with bot.lane.turn():  # another visitor's question is being searched
+        events = bot.answer_events(Q)
+        assert await asyncio.wait_for(anext(events), BOUND) == ("queue", {"position": 2})
+        sources = asyncio.ensure_future(anext(events))
+        await asyncio.sleep(0.1)
+        assert not sources.done() and bot.lane.waiting == 2  # its search waits for its turn
+    name, data = await asyncio.wait_for(sources, BOUND)
+    assert name == "sources" and data["sources"]
+    await events.aclose()
+    assert bot.lane.waiting == 0
+    alone = [name async for name, _ in bot.answer_events(Q)]  # nobody ahead: no place to tell
+    assert alone[0] == "sources" and "queue" not in alone

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from .._exceptions import LLMUnavailable
 from .llm import LLMClient
 
-__all__ = ["Admission", "Busy", "NoHost", "Position"]
+__all__ = ["Admission", "Busy", "NoHost", "Position", "SearchLane"]
 
 RETRY_AFTER = 10.0  # seconds a host that could not be reached is skipped
 #: What an answer is expected to take before one was measured: Qwen3 8B on a consumer GPU
@@ -33,6 +33,30 @@ RETRY_AFTER = 10.0  # seconds a host that could not be reached is skipped
 FIRST_GUESS = 5.0
 SMOOTHING = 0.2  # weight of the newest answer's time in the running mean
 OWNER_SLOTS = 1
+
+
+class SearchLane:
+    """Questions searched one at a time, first come first served, with the network read between
+    two searches. A search is CPU on the event loop (a few ms with meaning); under a burst the
+    loop would otherwise run every search it had scheduled before reading the visitors who came
+    next, who then wait seconds for a first event. In the lane a newcomer is counted at once
+    (`waiting`: the stream tells them their place) and its search waits for its turn."""
+
+    def __init__(self) -> None:
+        self._lock = asyncio.Lock()  # FIFO; an uncontended turn does not suspend
+        self.waiting = 0  # questions in the lane: searching, or waiting to
+
+    @contextlib.asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        self.waiting += 1
+        try:
+            async with self._lock:
+                # held across one turn of the loop: the visitors it reads meanwhile line up
+                # behind (each search then has a turn of its own, the network read between)
+                await asyncio.sleep(0)
+                yield
+        finally:
+            self.waiting -= 1
 
 
 class Busy(Exception):

@@ -64,6 +64,9 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
+    def load(self) -> None:
+        """Be ready to embed a question at once (blocking: the embedding worker calls it)."""
+
 
 _BLAS_LIMITED = False
 
@@ -113,6 +116,11 @@ class BundledEmbedder:
             self._encoder = USE(threads=self._threads)
         return self._encoder
 
+    def load(self) -> None:
+        """Read the weights and encode once now: 0.9 s that the first question would otherwise
+        wait, the event loop blocked with it (every visitor of a burst after a restart did)."""
+        self.embed(["GrasBot"])
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np
 
@@ -131,6 +139,9 @@ class OllamaEmbedder:
         self.model = f"ollama:{model}"
         self._name, self._host, self._timeout = model, host, timeout
         self._client: Any = None  # an ollama.Client, made at the first call (the import waits till then)
+
+    def load(self) -> None:
+        """Nothing to read here: a question is embedded off the event loop anyway."""
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np

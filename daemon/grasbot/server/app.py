@@ -40,6 +40,11 @@ access_log = logging.getLogger("grasbot.access")
 #: Clients whose rate-limit bucket is remembered at once (the least recently seen go first).
 MAX_CLIENTS = 10_000
 SHUTDOWN_TIMEOUT = 5.0
+#: Connections the kernel holds until the daemon accepts them (aiohttp's default, 128): a burst
+#: of 500 visitors at once overflowed 128, and a connection refused at SYN is retried by its
+#: client a second later (13 of 500 streams got their first event past 1 s). Linux caps it at
+#: net.core.somaxconn (4096 by default).
+BACKLOG = 1024
 LINGERING_TIME = 1.0
 
 
@@ -127,7 +132,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
     runner = web.AppRunner(app, **runner_kwargs(settings))
     await runner.setup()
     try:
-        site = web.TCPSite(runner, settings.host, settings.port)
+        site = web.TCPSite(runner, settings.host, settings.port, backlog=BACKLOG)
         await site.start()
     except OSError as exc:
         print(
