@@ -155,9 +155,14 @@ export class AnswerView {
 				text: "LLM indisponible : réponse extraite des notes",
 			});
 			label.createSpan({ cls: "grasbot-llm-fallback-detail", text: result.llm_error });
+		} else if (result.busy) {
+			// what a visitor is told when every generation slot is taken (the owner has a slot of its own)
+			const label = this.metaEl.createDiv({ cls: "grasbot-llm-fallback" });
+			label.createSpan({ cls: "grasbot-llm-fallback-label", text: "Modèle occupé : réponse extraite des notes" });
 		}
 		const facts: string[] = [];
 		if (result.model && !result.llm_error) facts.push(`modèle ${result.model}`);
+		if (result.reused) facts.push("réponse déjà rédigée, réutilisée (un rechargement du vault l'oublie)");
 		if (result.vault_size !== null) facts.push(`${result.vault_size} notes dans le vault`);
 		if (facts.length > 0) this.metaEl.createDiv({ cls: "grasbot-answer-facts", text: facts.join(" · ") });
 	}

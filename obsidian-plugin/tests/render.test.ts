@@ -151,6 +151,22 @@ describe("LLM fallback", () => {
 		expect(root.querySelector(".grasbot-llm-fallback-detail")?.textContent).toContain("Ollama ne répond pas");
 	});
 
+	it("labels the extract a visitor gets when the model is busy", () => {
+		const root = createDiv();
+		renderAnswer(root, answer({ model: null, busy: true }));
+		expect(root.querySelector(".grasbot-llm-fallback-label")?.textContent).toBe("Modèle occupé : réponse extraite des notes");
+		expect(root.querySelector(".grasbot-llm-fallback-detail")).toBeNull();
+	});
+
+	it("says when an answer was reused rather than written again", () => {
+		const root = createDiv();
+		renderAnswer(root, answer({ reused: true }));
+		expect(root.querySelector(".grasbot-llm-fallback")).toBeNull();
+		expect(root.querySelector(".grasbot-answer-facts")?.textContent).toBe(
+			"modèle qwen3:8b · réponse déjà rédigée, réutilisée (un rechargement du vault l'oublie) · 41 notes dans le vault",
+		);
+	});
+
 	it("shows no such label when the LLM answered", () => {
 		const root = createDiv();
 		renderAnswer(root, answer());
