@@ -118,8 +118,10 @@ class BundledEmbedder:
 
     def load(self) -> None:
         """Read the weights and encode once now: 0.9 s that the first question would otherwise
-        wait, the event loop blocked with it (every visitor of a burst after a restart did)."""
-        self.embed(["GrasBot"])
+        wait, the event loop blocked with it (every visitor of a burst after a restart did).
+        Once it has encoded anything, nothing is left to do (a reload calls this too)."""
+        if self._encoder is None:
+            self.embed(["GrasBot"])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np
