@@ -225,20 +225,39 @@ def test_field_bounds_never_below_field_points(snapshot):
     naming = {name for name, signal in SIGNALS.items() if signal.kind == "naming"}
 
     index = snapshot.index("owner")
+    refined = 0
     for q in _questions(snapshot, 120):
         query = Query.parse(q, index)
-        bounds, pooled = _field_bounds(query, index)
+        bounds, loose = _field_bounds(query, index)
         for path in index.candidates(query.unique):
             score = score_note(path, query, index)
             fields = sum(r.points for r in score.reasons if r.signal in naming)
             if fields:
                 assert path in bounds and fields <= bounds[path] + 1e-9, (q, path)
-                # and with the pooled answers' part replaced by the exact answers' points
+                # and with each loose bound replaced by its signal's exact points (answers' only)
                 answers = answers_points(index.analyses[path].answers, query, index)[0]
-                assert fields <= bounds[path] - pooled.get(path, 0.0) + answers + 1e-9, (q, path)
-                assert answers <= pooled.get(path, 0.0) + 1e-9, (q, path)
+                refinable = loose.get(path, [])
+                assert len(refinable) <= 1 and all(exact(index.analyses[path], query, index) == answers for exact, _ in refinable)
+                pooled = sum(bound for _, bound in refinable)
+                refined += bool(refinable)
+                assert fields <= bounds[path] - pooled + answers + 1e-9, (q, path)
+                assert answers <= pooled + 1e-9, (q, path)
                 assert all(r.points <= SIGNALS[r.signal].most + 1e-9 for r in score.reasons if r.signal in naming)
         assert all(s >= 0 for s in bounds.values())
+    declares = any(a.answers for a in index.analyses.values())
+    assert bool(refined) == declares  # a vault that declares questions exercises the refinement
+
+
+def test_every_field_signal_has_a_bound_on_a_field_the_index_encodes():
+    """Search's pruning reads the field signals from the registry alone: one that scores a
+    frontmatter field without a bound there would be skipped by the fast path."""
+    from grasbot.retrieval.index import FIELD_LAYOUT
+    from grasbot.retrieval.scoring import FIELD_BOUNDS, SIGNALS
+
+    assert {f.field for f in FIELD_BOUNDS} == set(FIELD_LAYOUT)
+    assert {f.signal for f in FIELD_BOUNDS} == {"alias", "title", "answers", "tag", "domain"}
+    # the one naming signal without a bound of its own is scored as the better of it and the title
+    assert {n for n, s in SIGNALS.items() if s.kind == "naming"} - {f.signal for f in FIELD_BOUNDS} == {"slug"}
 
 
 def test_field_hits_split_the_codes_and_the_term_memo_stays_bounded(snapshot, monkeypatch):
@@ -252,10 +271,11 @@ def test_field_hits_split_the_codes_and_the_term_memo_stays_bounded(snapshot, mo
     for term in {t for q in _questions(snapshot, 40) for t in _index.tokens(q)}:
         hits, codes = index.field_hits(term), index.fields.counts(term)
         assert index.field_hits(term) is hits and set(hits.paths) == set(codes)
-        assert hits.alias == {p for p, c in codes.items() if c & _index.FIELD_ALIAS}
-        assert set(hits.title) == {p for p, c in codes.items() if c & _index.FIELD_TITLE}
-        assert set(hits.answers) == {p for p, c in codes.items() if c & _index.FIELD_ANSWERS}
-        assert {p for p, _, _ in hits.taxonomy} == {p for p, c in codes.items() if c >> _index.TAGS_SHIFT}
+        for name, (shift, mask) in _index.FIELD_LAYOUT.items():
+            assert hits.held[name] == {p: (c >> shift) & mask for p, c in codes.items() if (c >> shift) & mask}
+        # the counted fields hold how many of the note's tags (domains) hold the stem
+        for path, times in hits.held["tag"].items():
+            assert times == sum(term in seq for _, seq in index.analyses[path].tags)
     monkeypatch.setattr(_index, "_MEMO_TERMS", 30)
     _search._shares(index), index._norms()  # index-wide entries
     for i in range(200):

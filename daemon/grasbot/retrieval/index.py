@@ -23,9 +23,15 @@ from .vault import LinkResolver, Note, Vault, rewrite_links
 Labeled = tuple[tuple[str, Terms], ...]  # (the author's text, its stems), empty stems left out
 
 
-# field_terms()'s codes
-FIELD_ALIAS, FIELD_TITLE, FIELD_ANSWERS = 1, 2, 4
-TAGS_SHIFT, DOMAINS_SHIFT, FIELD_COUNT_CAP = 3, 10, 127
+# field_terms()'s codes: each field's (shift, mask) in one int a stem; a field held once (a bit)
+# or counted (how many of the note's tags hold the stem, at most the mask)
+FIELD_LAYOUT: dict[str, tuple[int, int]] = {
+    "alias": (0, 1),
+    "title": (1, 1),  # the title or the file name
+    "answers": (2, 1),
+    "tag": (3, 127),
+    "domain": (10, 127),
+}
 
 # Okapi BM25 with Lucene's idf, which stays positive and monotonic on a 41-note vault.
 K1 = 1.2
@@ -48,14 +54,11 @@ _MEMO_TERMS = 4_096  # terms' impacts and field hits kept at most, then forgotte
 
 
 class FieldHits(NamedTuple):
-    """The notes holding one stem in their frontmatter fields, sorted by what the field can
-    earn (field_terms()'s codes): what search's bounds read of them, made once per index."""
+    """The notes holding one stem in their frontmatter fields, field by field (field_terms()'s
+    codes): what search's bounds read of them, made once per index."""
 
     paths: Iterable[str]  # every one of them
-    alias: frozenset[str]
-    title: tuple[str, ...]
-    answers: tuple[str, ...]
-    taxonomy: tuple[tuple[str, int, int], ...]  # (path, tags, domains) holding it
+    held: Mapping[str, Mapping[str, int]]  # FIELD_LAYOUT's name -> {path: 1, or how many of its tags}
 
 
 def _length_norm(length: int, avg: float) -> float:
@@ -80,25 +83,29 @@ class NoteAnalysis:
         """Every stem of the frontmatter fields: a note that has none of a question's stems here
         or in its body cannot score, which is what lets search skip it.
 
-        Each stem's value says which fields hold it, for search's upper bound on a note's
-        points: FIELD_ALIAS | FIELD_TITLE | FIELD_ANSWERS bits, then how many tags
-        (`>> TAGS_SHIFT`) and domains (`>> DOMAINS_SHIFT`) hold it, at most FIELD_COUNT_CAP each.
+        Each stem's value says which fields hold it (FIELD_LAYOUT), for search's upper bound
+        on a note's points: a bit for a field held at all, a count for tags and domains.
         """
         codes: dict[str, int] = {}
         get = codes.get
-        for bit, groups in ((FIELD_ALIAS, self.aliases), (FIELD_ANSWERS, self.answers)):
-            for _, seq in groups:
-                for term in seq:
-                    codes[term] = get(term, 0) | bit
-        for term in (*self.title, *self.slug):
-            codes[term] = get(term, 0) | FIELD_TITLE
-        for shift, groups in ((TAGS_SHIFT, self.tags), (DOMAINS_SHIFT, self.domains)):
-            for _, seq in groups:
+        fields: tuple[tuple[str, Iterable[Terms]], ...] = (
+            ("alias", (seq for _, seq in self.aliases)),
+            ("title", (self.title, self.slug)),
+            ("answers", (seq for _, seq in self.answers)),
+            ("tag", (seq for _, seq in self.tags)),
+            ("domain", (seq for _, seq in self.domains)),
+        )
+        for name, values in fields:
+            shift, mask = FIELD_LAYOUT[name]
+            for seq in values:
                 for term in set(seq):
                     code = get(term, 0)
-                    if (code >> shift) & FIELD_COUNT_CAP < FIELD_COUNT_CAP:
-                        code += 1 << shift
-                    codes[term] = code
+                    if mask == 1:
+                        codes[term] = code | 1 << shift
+                    elif (code >> shift) & mask < mask:
+                        codes[term] = code + (1 << shift)
+                    else:
+                        codes[term] = code
         return codes
 
 
@@ -325,18 +332,13 @@ class Index:
         hits = self._memo.get(key)
         if hits is None:
             codes = self.fields.counts(term)
-            alias, title, answers, taxonomy = [], [], [], []
+            held: dict[str, dict[str, int]] = {name: {} for name in FIELD_LAYOUT}
             for path, code in codes.items():
-                if code & FIELD_ALIAS:
-                    alias.append(path)
-                if code & FIELD_TITLE:
-                    title.append(path)
-                if code & FIELD_ANSWERS:
-                    answers.append(path)
-                tags, domains = (code >> TAGS_SHIFT) & FIELD_COUNT_CAP, (code >> DOMAINS_SHIFT) & FIELD_COUNT_CAP
-                if tags or domains:
-                    taxonomy.append((path, tags, domains))
-            hits = FieldHits(codes.keys(), frozenset(alias), tuple(title), tuple(answers), tuple(taxonomy))
+                for name, (shift, mask) in FIELD_LAYOUT.items():
+                    times = (code >> shift) & mask
+                    if times:
+                        held[name][path] = times
+            hits = FieldHits(codes.keys(), held)
             self._remember(key, hits)
         return hits
 

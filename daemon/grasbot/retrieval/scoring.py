@@ -9,20 +9,21 @@ fusion of BM25 and a sentence encoder ranks (issue 17: the fusion beat every lex
 three vaults). Priority and hub are tie-breakers: a few per cent of the note's own evidence,
 never enough to lift a weaker note over a clearly better one.
 
-`SIGNALS` is the registry: every signal's name, kind, and what search's pruning may assume it
-gives at most. Each score comes with its reasons, so "why did this note come up?" always has an
-answer.
+`SIGNALS` is the registry: every signal's name, kind, the most it gives, and for a frontmatter
+field's signal the bound search's pruning reads (adding a signal changes this module and the
+index, not search). Each score comes with its reasons, so "why did this note come up?" always
+has an answer.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .analysis import tokenize_fr
-from .index import Index, Terms
+from .index import Index, NoteAnalysis, Terms
 from .semantic import Closeness
 
 SCALE = 10.0  # points of a field that says all the question says
@@ -46,26 +47,74 @@ HUB_TYPES = frozenset({"moc", "hub", "index"})
 BONUS_MAX = PRIORITY_STEP * PRIORITY_CAP + HUB_SHARE  # the most a tie-breaker adds, as a share
 
 
+Bound = Callable[[float, float], float]  # (the question's idf a field holds, the question's information) -> the most points
+Exact = Callable[[NoteAnalysis, "Query", Index], float]
+
+
 class Signal(NamedTuple):
     """One entry of the registry. `kind`: naming (the note's own fields name the subject), weak
     (found through its text, its meaning or a link: `grasbot log` suggests an alias), boost (a
-    tie-breaker). `most`: the most points it can give, for a question that scores it at all, in
-    units search's pruning knows how to read (see `search._field_bounds`)."""
+    tie-breaker). `most`: the most points it can give, for a question that scores it at all.
+
+    A signal matched on a frontmatter field also names that `field` (`index.FIELD_LAYOUT`) and
+    its `bound`: the most it gives a note whose field holds stems of the question worth that
+    much idf (each stem's idf counted once per tag or domain holding it). Search's pruning
+    sums these bounds and skips a note they cannot lift (`search._field_bounds`). `exact`: the
+    signal's own points, when its bound is loose and they cost little next to a whole score."""
 
     name: str
     kind: str
     most: float | None  # None: bounded per question (BM25's ceiling, the semantic unit)
+    field: str | None = None
+    bound: Bound | None = None
+    exact: Exact | None = None
+
+
+def alias_points(alias_idf: float, information: float) -> float:
+    """An alias found as a run in the question: the share of the question it says."""
+    return SCALE * ALIAS_WEIGHT * min(1.0, alias_idf / information) if information > 0 else 0.0
+
+
+def title_points_for(shared_idf: float, information: float) -> float:
+    """A title's points for the idf it shares with the question, before its coverage discount;
+    rising with it, so a bound on the shared idf is a bound on the points."""
+    if information <= 0:
+        return 0.0
+    return TITLE_POINTS * min(1.0, shared_idf / (TITLE_QUESTION_SHARE * information))
+
+
+def dice_points(dice: float) -> float:
+    """The answers signal's points for an idf-weighted Dice overlap at or above the threshold;
+    rising with it, so a bound on the overlap (search's pruning) is a bound on the points."""
+    return ANSWERS_MAX * dice
+
+
+def answers_bound(shared_idf: float, information: float) -> float:
+    """The most the answers signal gives a note whose declared questions together hold
+    `shared_idf` of the question: the best one holds at most that, and its Dice overlap is
+    at most 2S/(Q + S) (its own words count at least S)."""
+    dice = 2 * shared_idf / (information + shared_idf) if information + shared_idf > 0 else 0.0
+    return dice_points(dice) if dice >= ANSWERS_THRESHOLD else 0.0
+
+
+def _taxonomy_bound(weight: float) -> Bound:
+    """Tags' or domains' bound: each group holding a stem adds its share of the question."""
+
+    def bound(held_idf: float, information: float) -> float:
+        return min(TAXONOMY_CAP, SCALE * weight * held_idf / information) if information > 0 else 0.0
+
+    return bound
 
 
 SIGNALS: dict[str, Signal] = {
     s.name: s
     for s in (
-        Signal("alias", "naming", SCALE * ALIAS_WEIGHT),
-        Signal("title", "naming", TITLE_POINTS),
-        Signal("slug", "naming", TITLE_POINTS),
-        Signal("answers", "naming", ANSWERS_MAX),
-        Signal("tag", "naming", TAXONOMY_CAP),
-        Signal("domain", "naming", TAXONOMY_CAP),
+        Signal("alias", "naming", SCALE * ALIAS_WEIGHT, "alias", alias_points),
+        Signal("title", "naming", TITLE_POINTS, "title", title_points_for),  # the better of title and slug
+        Signal("slug", "naming", TITLE_POINTS),  # bounded with the title: the field holds both
+        Signal("answers", "naming", ANSWERS_MAX, "answers", answers_bound, lambda fields, query, index: answers_points(fields.answers, query, index)[0]),
+        Signal("tag", "naming", TAXONOMY_CAP, "tag", _taxonomy_bound(max(TAG_WEIGHT, LONG_TAG_WEIGHT))),
+        Signal("domain", "naming", TAXONOMY_CAP, "domain", _taxonomy_bound(DOMAIN_WEIGHT)),
         Signal("bm25", "weak", None),
         Signal("semantic", "weak", None),
         Signal("graph", "weak", None),
@@ -73,6 +122,18 @@ SIGNALS: dict[str, Signal] = {
         Signal("hub", "boost", HUB_SHARE),
     )
 }
+
+
+class FieldBound(NamedTuple):
+    """A field signal as search's pruning reads it (what `SIGNALS` says of it)."""
+
+    signal: str
+    field: str
+    bound: Bound
+    exact: Exact | None
+
+
+FIELD_BOUNDS = tuple(FieldBound(s.name, s.field, s.bound, s.exact) for s in SIGNALS.values() if s.field is not None and s.bound is not None)
 WEAK_SIGNALS = frozenset(s.name for s in SIGNALS.values() if s.kind == "weak")
 BOOST_SIGNALS = frozenset(s.name for s in SIGNALS.values() if s.kind == "boost")
 
@@ -101,6 +162,11 @@ class Query:
     information: float  # the sum of those idf: how much the question says
     semantic: Mapping[str, float] = field(default_factory=dict)  # {path: points} of the notes close in meaning
     closeness: Mapping[str, Closeness] = field(default_factory=dict)
+
+    @property
+    def bm25_unit(self) -> float:
+        """The points one unit of raw BM25 is worth for this question (search's bounds read it)."""
+        return SCALE * BM25_WEIGHT / self.bm25_scale
 
     @classmethod
     def parse(cls, text: str, index: Index, closeness: Mapping[str, Closeness] | None = None) -> Query:
@@ -179,7 +245,7 @@ def score_note(path: str, query: Query, index: Index, *, in_fields: bool = True)
 
     raw = query.bm25.get(path, 0.0)
     if raw > 0:
-        score.add("bm25", SCALE * BM25_WEIGHT * raw / query.bm25_scale, f"texte de la note (BM25 {raw:.2f})")
+        score.add("bm25", query.bm25_unit * raw, f"texte de la note (BM25 {raw:.2f})")
     semantic = query.semantic.get(path)
     if semantic:
         close = query.closeness[path]
@@ -238,19 +304,6 @@ def _field_signals(score: Score, note, fields, query: Query, index: Index) -> No
                 score.add(signal, points, f"{label}{raw}")
 
 
-def alias_points(alias_idf: float, information: float) -> float:
-    """An alias found as a run in the question: the share of the question it says."""
-    return SCALE * ALIAS_WEIGHT * min(1.0, alias_idf / information) if information > 0 else 0.0
-
-
-def title_points_for(shared_idf: float, information: float) -> float:
-    """A title's points for the idf it shares with the question, before its coverage discount;
-    rising with it, so a bound on the shared idf is a bound on the points."""
-    if information <= 0:
-        return 0.0
-    return TITLE_POINTS * min(1.0, shared_idf / (TITLE_QUESTION_SHARE * information))
-
-
 def answers_points(answers, query: Query, index: Index) -> tuple[float, str]:
     """The answers signal: the note's declared question closest to the visitor's, by a Dice
     overlap of their stems weighted by idf (two questions that share only « fait » and « déjà »
@@ -268,25 +321,3 @@ def answers_points(answers, query: Query, index: Index) -> tuple[float, str]:
     if best_dice < ANSWERS_THRESHOLD:
         return 0.0, ""
     return dice_points(best_dice), best_answer
-
-
-def answers_bound(shared_idf: float, information: float) -> float:
-    """The most the answers signal gives a note whose declared questions together hold
-    `shared_idf` of the question: the best one holds at most that, and its Dice overlap is
-    at most 2S/(Q + S) (its own words count at least S)."""
-    dice = 2 * shared_idf / (information + shared_idf) if information + shared_idf > 0 else 0.0
-    return dice_points(dice) if dice >= ANSWERS_THRESHOLD else 0.0
-
-
-def taxonomy_bound(idf: float, information: float, tags: int, domains: int) -> float:
-    """The most one stem of the question (of `idf`) adds through the `tags` tags and `domains`
-    domains that hold it (before TAXONOMY_CAP)."""
-    if information <= 0:
-        return 0.0
-    return SCALE * idf / information * (max(TAG_WEIGHT, LONG_TAG_WEIGHT) * tags + DOMAIN_WEIGHT * domains)
-
-
-def dice_points(dice: float) -> float:
-    """The answers signal's points for an idf-weighted Dice overlap at or above the threshold;
-    rising with it, so a bound on the overlap (search's pruning) is a bound on the points."""
-    return ANSWERS_MAX * dice

@@ -8,22 +8,7 @@ from dataclasses import dataclass
 
 from .graph import SEEDS, expand_by_graph
 from .index import Index
-from .scoring import (
-    BM25_WEIGHT,
-    BONUS_MAX,
-    SCALE,
-    TAXONOMY_CAP,
-    Query,
-    Reason,
-    Score,
-    alias_points,
-    answers_bound,
-    answers_points,
-    bonus_share,
-    score_note,
-    taxonomy_bound,
-    title_points_for,
-)
+from .scoring import BONUS_MAX, FIELD_BOUNDS, Exact, Query, Reason, Score, bonus_share, score_note
 from .semantic import Closeness
 
 HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
@@ -106,36 +91,33 @@ def _shares(index: Index) -> Mapping[str, float]:
     return index.derived(_SHARES, lambda: {p: bonus_share(n) for p, n in index.notes.items()})
 
 
-def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], dict[str, float]]:
+Loose = dict[str, list[tuple[Exact, float]]]  # path -> (a signal's exact points, its bound) for the bounds worth refining
+
+
+def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], Loose]:
     """For each note holding a stem of the question in a frontmatter field, at least what its
-    field signals can earn (`Index.field_hits`): each signal's bound is scoring's own function
-    of the idf of the question's stems that the field holds (an alias or a title says at most
-    those stems; the best declared question overlaps at most by the stems all answers hold
-    together; tags and domains, every stem they hold). Also {path: the answers' part of its
-    bound}: pooling every answer's stems makes that part loose, and `_score_pruned` refines it."""
+    field signals can earn (`Index.field_hits`): the sum of each signal's bound (`SIGNALS`) for
+    the idf of the question's stems its field holds. Also the signals whose bound is loose
+    (every declared question's stems pooled) and cheap to replace by their exact points, with
+    that bound, which `_score_pruned` refines."""
     information = query.information
     hits = [index.field_hits(term) for term in query.unique]
-    alias_idf: dict[str, float] = {}
-    title_idf: dict[str, float] = {}
-    answers_idf: dict[str, float] = {}
-    taxonomy: dict[str, float] = {}
+    held: dict[str, dict[str, float]] = {f.signal: {} for f in FIELD_BOUNDS}
     for term, found in zip(query.unique, hits, strict=True):
         idf = query.idf[term]
-        for held, paths in ((alias_idf, found.alias), (title_idf, found.title), (answers_idf, found.answers)):
-            for path in paths:
-                held[path] = held.get(path, 0.0) + idf
-        for path, tags, domains in found.taxonomy:
-            taxonomy[path] = taxonomy.get(path, 0.0) + taxonomy_bound(idf, information, tags, domains)
-    pooled = {path: bound for path, shared in answers_idf.items() if (bound := answers_bound(shared, information)) > 0}
+        for f in FIELD_BOUNDS:
+            shared = held[f.signal]
+            for path, times in found.held[f.field].items():
+                shared[path] = shared.get(path, 0.0) + idf * times
     bounds = dict.fromkeys(set().union(*(found.paths for found in hits)), 0.0)
-    for path in bounds:
-        bounds[path] = (
-            (alias_points(alias_idf[path], information) if path in alias_idf else 0.0)
-            + (title_points_for(title_idf[path], information) if path in title_idf else 0.0)
-            + pooled.get(path, 0.0)
-            + min(TAXONOMY_CAP, taxonomy.get(path, 0.0))
-        )
-    return bounds, pooled
+    loose: Loose = {}
+    for f in FIELD_BOUNDS:
+        for path, shared_idf in held[f.signal].items():
+            bound = f.bound(shared_idf, information)
+            bounds[path] += bound
+            if f.exact is not None and bound > 0:
+                loose.setdefault(path, []).append((f.exact, bound))
+    return bounds, loose
 
 
 def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) -> dict[str, Score]:
@@ -145,7 +127,7 @@ def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) 
     if not query.terms and not query.semantic:
         return scores
     bm25, semantic = query.bm25, query.semantic
-    raw_bound = SCALE * BM25_WEIGHT / query.bm25_scale
+    raw_bound = query.bm25_unit
     best: list[float] = []  # the `keep` best exact points so far, best first
 
     def floor() -> float:
@@ -158,7 +140,7 @@ def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) 
             del best[keep:]
 
     # Notes with a stem of the question in a field: bound = (fields + BM25 + meaning) × tie-breakers.
-    fields, pooled = _field_bounds(query, index) if query.terms else ({}, {})
+    fields, loose = _field_bounds(query, index) if query.terms else ({}, {})
     shares = _shares(index)
     get, sem = bm25.get, semantic.get
     evidence = {path: bound + raw_bound * get(path, 0.0) + sem(path, 0.0) for path, bound in fields.items()}
@@ -167,9 +149,9 @@ def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) 
     for bound, path in ranked:
         if bound < floor():
             break  # every later note has a lower bound
-        if path in pooled:  # its answers' exact points, found in a fraction of a whole score
-            exact = answers_points(analyses[path].answers, query, index)[0]
-            if (evidence[path] - pooled[path] + exact) * (1.0 + shares[path]) + _SLACK < floor():
+        if path in loose:  # those signals' exact points, found in a fraction of a whole score
+            tighter = evidence[path] - sum(bound - exact(analyses[path], query, index) for exact, bound in loose[path])
+            if tighter * (1.0 + shares[path]) + _SLACK < floor():
                 continue  # a note left out, like those after the break
         score = score_note(path, query, index)
         if score.points > 0:
