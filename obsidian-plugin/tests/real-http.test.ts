@@ -37,7 +37,7 @@ beforeAll(async () => {
 					return;
 				}
 				const result = call.method === "health"
-					? { status: "ok", vault_size: 2, model: null, llm_reachable: false, version: "3.1.0" }
+					? { status: "ok", vault_size: 2, model: null, llm_reachable: false, version: "3.2.0" }
 					: { vault_size: 2, added: 0, changed: 0, removed: 0, errors: [], took_ms: 1 };
 				res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: call.id, result }));
 				return;
@@ -76,7 +76,7 @@ afterAll(async () => {
 describe("over real HTTP", () => {
 	it("calls health and reload, with the token on both", async () => {
 		const client = new GrasbotClient({ daemonUrl: base, token: "good", transport: fetchTransport(fetch) });
-		expect((await client.health()).version).toBe("3.1.0");
+		expect((await client.health()).version).toBe("3.2.0");
 		expect((await client.reload()).vault_size).toBe(2);
 		expect(seen.slice(-2).map((s) => s.auth)).toEqual(["Bearer good", "Bearer good"]);
 	});
