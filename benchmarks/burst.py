@@ -262,7 +262,12 @@ def report(rows: list[dict], answer_seconds: float) -> None:
         by_hosts = {r["hosts"]: r for r in rows if r["visitors"] == visitors and r["semantic"] == rows[0]["semantic"]}
         if 1 in by_hosts and 2 in by_hosts:
             one, two = by_hosts[1]["model"], by_hosts[2]["model"]
-            print(f"  {visitors} visitors: model answers with 2 hosts / 1 host = {two} / {one} = {two / max(one, 1):.2f}")
+            rate_one, rate_two = one / by_hosts[1]["took_s"], two / by_hosts[2]["took_s"]
+            print(
+                f"  {visitors} visitors: model answers with 2 hosts / 1 host = {two} / {one} = {two / max(one, 1):.2f};"
+                f" a second of the run: {rate_two:.2f} / {rate_one:.2f} = {rate_two / max(rate_one, 1e-9):.2f}"
+                " (a burst that no longer fills 2 hosts to its end ends sooner)"
+            )
 
 
 def main() -> None:

@@ -26,7 +26,7 @@ from .answer.fallback import extractive_answer
 from .answer.llm import LLMClient
 from .answer.passages import choose_passages
 from .answer.prompt import build_prompt, keep_known_citations
-from .answer.reuse import AnswerCache, replay_pieces
+from .answer.reuse import AnswerCache, Flights, replay_pieces
 from .retrieval.index import Index, NoteAnalysis, analyse_note
 from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
 from .retrieval.search import SearchResult, Semantic, search, with_history
@@ -252,6 +252,7 @@ class GrasBot:
         self.llm = clients[0]
         self.admission = Admission(clients, slots=settings.llm_slots, queue_limit=settings.llm_queue, max_wait=settings.llm_max_wait)
         self.answers = AnswerCache(settings.answer_cache, shape=answer_shape(settings))
+        self.flights = Flights()  # answers being written, shared by whoever asks the same meanwhile
         self.lane = SearchLane()
         self.answers.forget(snapshot)
         self.embedder = make_embedder(settings.semantic, model=settings.embed_model, host=settings.ollama_hosts[0], timeout=min(settings.llm_timeout, 30.0))
@@ -530,11 +531,18 @@ class GrasBot:
         kept = self.answers.get(snapshot, key) if key is not None else None
         if kept is not None:
             return {**kept, "reused": True}
+        shared = False
         try:
-            text = _nonempty(keep_known_citations(await self.admission.generate(prompt.messages, owner=owner), prompt.notes))
+            if key is not None and self.answers.size > 0:  # a first question: shared with whoever asks it meanwhile
+                flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner))
+                shared = not started
+                said = "".join([piece async for piece in flight.follow() if isinstance(piece, str)]).strip()
+            else:
+                said = await self.admission.generate(prompt.messages, owner=owner)
+            text = _nonempty(keep_known_citations(said, prompt.notes))
         except (Busy, LLMError) as exc:
             return self._from_notes(q, result, index, history, exc)
-        return self._written(result, text, snapshot, key)
+        return self._written(result, text, snapshot, key, shared=shared)
 
     async def answer_events(
         self,
@@ -548,7 +556,8 @@ class GrasBot:
         """`sources` first (after a `queue` `{position}` when other questions are being searched
         ahead of this one), then `queue` `{position}` while the question waits for a slot, then
         `token`s as the LLM writes, then `done` with the whole payload. A reused answer is
-        replayed in the same shape; a busy one is `done` at once.
+        replayed in the same shape, one being written for the same question read from its
+        first piece (answer.reuse.Flights); a busy one is `done` at once.
 
         If the LLM fails, even halfway, `done` carries the extractive answer and `llm_error`.
         """
@@ -564,18 +573,27 @@ class GrasBot:
             return
         yield "sources", {"sources": [s.to_dict() for s in result.sources], "grounded": result.grounded}
         pieces: list[str] = []
+        shared = False
+        source: AsyncGenerator[object, None]
+        if key is not None and self.answers.size > 0:  # a first question: shared with whoever asks it meanwhile
+            flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner))
+            source, shared = flight.follow(), not started
+        else:
+            source = self.admission.stream(prompt.messages, owner=owner)
         try:
-            async for piece in self.admission.stream(prompt.messages, owner=owner):
-                if isinstance(piece, Position):
-                    yield "queue", {"position": piece.position}
-                    continue
-                pieces.append(piece)
-                yield "token", {"text": piece}
+            async with contextlib.aclosing(source) as items:
+                async for piece in items:
+                    if isinstance(piece, Position):
+                        yield "queue", {"position": piece.position}
+                        continue
+                    assert isinstance(piece, str)
+                    pieces.append(piece)
+                    yield "token", {"text": piece}
             text = _nonempty(keep_known_citations("".join(pieces).strip(), prompt.notes))
         except (Busy, LLMError) as exc:
             yield "done", self._from_notes(q, result, index, history, exc)
             return
-        yield "done", self._written(result, text, snapshot, key)
+        yield "done", self._written(result, text, snapshot, key, shared=shared)
 
     def _from_notes(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, why: Exception) -> dict:
         """The extractive answer: generation was full (Busy: `busy`, and it says so), or the
@@ -584,12 +602,13 @@ class GrasBot:
         text = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or (), busy=busy)
         return self._payload(result, text, None, None if busy else str(why), busy=busy)
 
-    def _written(self, result: SearchResult, text: str, snapshot: Snapshot, key: tuple | None) -> dict:
-        """The model's answer, kept for reuse when it answers a first question."""
+    def _written(self, result: SearchResult, text: str, snapshot: Snapshot, key: tuple | None, *, shared: bool = False) -> dict:
+        """The model's answer, kept for reuse when it answers a first question. `shared`: it
+        was being written for another visitor asking the same (`reused`, as a kept one)."""
         payload = self._payload(result, text, self.settings.llm_model, None)
         if key is not None:
             self.answers.put(snapshot, key, payload)
-        return payload
+        return {**payload, "reused": True} if shared else payload
 
     # ---- the vault's life
 
@@ -627,7 +646,7 @@ class GrasBot:
             "model": self.settings.llm_model,
             "llm_reachable": any(await asyncio.gather(*(llm.reachable() for llm in hosts))),
             "semantic": self.semantic_status(),
-            "generation": {**self.admission.view(urls=owner), "reused": {"kept": len(self.answers), "hits": self.answers.hits}},
+            "generation": {**self.admission.view(urls=owner), "reused": {"kept": len(self.answers), "hits": self.answers.hits, "shared": self.flights.shared}},
             "version": __version__,
         }
 

@@ -77,7 +77,8 @@ async def test_the_request_that_reaches_ollama(vault, standin_ollama):
     await _answer(bot)
     (body,) = standin_ollama.requests
     assert body["model"] == "qwen3:8b"
-    assert body["stream"] is False
+    # streamed: a first question's answer is shared with whoever asks it meanwhile (answer.reuse.Flights)
+    assert body["stream"] is True
     assert body["think"] is False
     assert body["options"] == {"temperature": 0.4, "num_predict": 400}
     assert body["keep_alive"] == "30m"
@@ -87,6 +88,15 @@ async def test_the_request_that_reaches_ollama(vault, standin_ollama):
     assert "### [robot-suiveur] Robot suiveur de ligne" in user
     assert "deux capteurs infrarouges" in user
     assert user.endswith(f"Question : {QUESTION}")
+
+
+async def test_an_answer_nobody_else_can_share_is_asked_whole(vault, standin_ollama):
+    """A follow-up (its answer depends on the conversation) and any question with reuse off
+    are one request with `stream` false, as the whole answer is what /ask returns."""
+    history = [{"role": "user", "content": "Parle-moi du robot"}, {"role": "assistant", "content": "Un robot suiveur."}]
+    await _answer(make_bot(vault, standin_ollama.url), history=history)
+    await _answer(make_bot(vault, standin_ollama.url, answer_cache=0))
+    assert [body["stream"] for body in standin_ollama.requests] == [False, False]
 
 
 async def test_a_visitor_prompt_never_names_a_private_note(vault, standin_ollama):

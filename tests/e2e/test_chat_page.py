@@ -343,6 +343,7 @@ async def test_the_thread_survives_a_reload_mid_conversation(stack: Stack):
     assert first == before["turns"][0]  # the answered turn, as it was: answer, links, sources
     assert second["status"] == "error" and second["retry"]
     assert second["error"] == "La réponse a été interrompue avant la fin. Réessayez dans un instant."
+    assert second["answer"].startswith("Sur un Raspberry Pi.")  # what was written before the reload, kept
     assert restored["status"] == "Conversation reprise : 2 questions."
     retried = report["snapshots"]["retried"]["turns"]
     assert [t["status"] for t in retried] == ["done", "done"]

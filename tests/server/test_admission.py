@@ -162,6 +162,22 @@ async def test_a_visitor_who_leaves_frees_the_queue_place_and_the_slot(start_dae
     assert generation["queued"] == 0 and generation["hosts"][0]["in_use"] == 0
 
 
+@pytest.mark.parametrize("answer_cache", ["off", "256"])  # the model asked whole, or through a shared generation
+async def test_a_visitor_who_leaves_a_plain_ask_frees_the_slot(start_daemon, standin_ollama, answer_cache):
+    standin_ollama.script(pieces=PIECES, first_delay=30)  # the model would take 30 s
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=5, llm_max_wait=60, answer_cache=answer_cache)
+    asking = asyncio.ensure_future(client.get("/ask", params={"q": Q}))
+    await until(lambda: standin_ollama.in_flight == 1, "the question reaches the model")
+    assert (await owner_health(client))["hosts"][0]["in_use"] == 1
+    asking.cancel()  # the visitor closes the page: the connection goes
+    await until(lambda: ("disconnected", None) in standin_ollama.events, "the model's request is closed")
+    await until(lambda: bot_of(client).admission.hosts[0].in_use == 0, "the slot is free")
+    standin_ollama.script(pieces=PIECES)
+    payload = await (await client.get("/ask", params={"q": "Quel modèle utilise GrasBot ?"})).json()
+    assert payload["model"] == "qwen3:8b" and payload["busy"] is False  # the next question has the slot at once
+    assert len(standin_ollama.requests) == 2 and standin_ollama.max_in_flight == 1
+
+
 async def test_the_owner_has_a_slot_of_their_own(start_daemon, standin_ollama):
     standin_ollama.script(pieces=PIECES, hold_after=1)
     client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=0, llm_max_wait=60)

@@ -1,14 +1,16 @@
 """Answer reuse through the real daemon: a first question asked again is answered from the kept
 answers (on /ask, JSON-RPC and the stream, which replays it), and never when it should not be:
-after a reload, with history, after a fallback or a busy answer, or across audiences."""
+after a reload, with history, after a fallback or a busy answer, or across audiences. The same
+question asked while its answer is being written shares that one generation."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 
-from grasbot.answer.reuse import AnswerCache, normalise_question, replay_pieces
-from support.bots import OWNER, OWNER_TOKEN, rpc_result, sse_events
+from grasbot.answer.admission import Busy, Position
+from grasbot.answer.reuse import AnswerCache, Flights, normalise_question, replay_pieces
+from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc_result, sse_events
 
 Q = "Comment fonctionne GrasBot ?"
 REPLY = "GrasBot cherche les notes, puis le modèle rédige la réponse à partir d'elles [grasbot-pipeline]."
@@ -80,7 +82,7 @@ async def test_a_question_asked_again_is_reused_on_every_path(start_daemon, stan
     assert events[-1][1]["reused"] is True and events[-1][1]["response"] == first["response"]
     assert len(standin_ollama.requests) == 1  # none of these reached the model
     generation = (await (await client.get("/health", headers=OWNER)).json())["generation"]
-    assert generation["reused"] == {"kept": 1, "hits": 3}
+    assert generation["reused"] == {"kept": 1, "hits": 3, "shared": 0}
 
 
 async def test_a_streamed_answer_is_kept_too(start_daemon, standin_ollama):
@@ -128,7 +130,7 @@ async def test_fallbacks_and_busy_answers_are_not_kept(start_daemon, standin_oll
     events = sse_events(held)
     while (await asyncio.wait_for(anext(events), BOUND))[0] != "token":
         pass
-    busy = await ask(client)
+    busy = await ask(client, "Quel modèle utilise GrasBot ?")  # another question: no slot for it
     assert busy["busy"] is True and busy["reused"] is False
     standin_ollama.release()
     rest = await asyncio.wait_for(_drain(events), BOUND)
@@ -167,3 +169,147 @@ async def test_an_owner_answer_is_never_reused_for_a_visitor(start_daemon, stand
         assert "canari-rucher-91" not in json.dumps(visitor) and "journal" not in json.dumps(visitor)
     assert len(standin_ollama.requests) == 2  # the visitor's own answer, written once, then reused
     assert all("canari-rucher-91" not in m["content"] for m in standin_ollama.requests[-1]["messages"])
+
+
+HELD = ["GrasBot cherche d'abord les notes qui répondent à la question posée, ", "puis le modèle rédige la réponse [grasbot-pipeline]."]
+
+
+async def _events_until_token(resp) -> tuple:
+    events = sse_events(resp)
+    seen = []
+    while not seen or seen[-1][0] != "token":
+        seen.append(await asyncio.wait_for(anext(events), BOUND))
+    return events, seen
+
+
+async def test_the_same_question_asked_meanwhile_shares_one_generation(start_daemon, standin_ollama):
+    """Five visitors ask what the first is being answered: the model writes one answer, and each
+    visitor, on the stream or on /ask, gets all of it from its first word."""
+    standin_ollama.script(pieces=HELD, hold_after=1)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=0)
+    first = await client.get("/ask/stream", params={"q": Q})
+    first_events, seen = await _events_until_token(first)
+    assert seen[-1][1]["text"] == HELD[0]
+    later = await client.get("/ask/stream", params={"q": "comment fonctionne grasbot"})  # folded: the same question
+    later_events, later_seen = await _events_until_token(later)
+    assert later_seen[-1][1]["text"] == HELD[0]  # the pieces written before it came, from the first
+    plain = [asyncio.ensure_future(ask(client)) for _ in range(3)]  # no slot is free, and none is needed
+    await asyncio.sleep(0.2)
+    assert not any(task.done() for task in plain)  # they wait for the answer, not busy
+    standin_ollama.release()
+    done_first = (await asyncio.wait_for(_drain(first_events), BOUND))[-1][1]
+    done_later = (await asyncio.wait_for(_drain(later_events), BOUND))[-1][1]
+    answers = await asyncio.gather(*plain)
+    assert len(standin_ollama.requests) == 1 and standin_ollama.max_in_flight == 1
+    assert done_first["reused"] is False and done_first["model"] == "qwen3:8b"
+    for payload in (done_later, *answers):
+        assert payload["reused"] is True and payload["busy"] is False
+        assert payload["response"] == done_first["response"] == "".join(HELD)
+    assert len(bot_of(client).flights) == 0  # landed: the kept answer takes over
+    health = await (await client.get("/health", headers=OWNER)).json()
+    assert health["generation"]["reused"]["shared"] == 4
+    assert (await ask(client))["reused"] is True and len(standin_ollama.requests) == 1
+
+
+async def test_a_shared_generation_goes_on_for_those_who_stay_and_ends_with_the_last(start_daemon, standin_ollama):
+    standin_ollama.script(pieces=HELD, hold_after=1)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=4)
+    first = await client.get("/ask/stream", params={"q": Q})
+    await _events_until_token(first)
+    second = await client.get("/ask/stream", params={"q": Q})
+    second_events, _ = await _events_until_token(second)
+    first.close()  # the one who started it leaves: the answer goes on for the other
+    await asyncio.sleep(0.2)
+    assert not any(kind == "disconnected" for kind, _ in standin_ollama.events)
+    standin_ollama.release()
+    done = (await asyncio.wait_for(_drain(second_events), BOUND))[-1][1]
+    assert done["response"] == "".join(HELD) and done["reused"] is True
+    # the last reader leaving ends it: the slot is freed and the model's request closed
+    standin_ollama.script(pieces=HELD, hold_after=1)
+    other = "Quel modèle utilise GrasBot ?"
+    alone = await client.get("/ask/stream", params={"q": other})
+    await _events_until_token(alone)
+    alone.close()
+    generation = bot_of(client).admission
+    await asyncio.wait_for(_until(lambda: generation.hosts[0].in_use == 0 and not bot_of(client).flights), BOUND)
+    standin_ollama.release()
+    await asyncio.wait_for(_until(lambda: any(kind == "disconnected" for kind, _ in standin_ollama.events)), BOUND)
+    # and the same question asked again starts a new generation rather than joining the one that ended
+    standin_ollama.script(REPLY)
+    again = await ask(client, other)
+    assert again["reused"] is False and again["model"] == "qwen3:8b" and len(standin_ollama.requests) == 3
+    assert again["response"].startswith(REPLY.split(" [")[0])  # its citation is of a note this question was not shown
+
+
+async def test_no_shared_generation_for_the_owner_or_when_reuse_is_off(start_daemon, standin_ollama):
+    """The owner's preview takes the owner's slot and gets its own answer; with reuse off, the
+    same question waits for a slot of its own."""
+    standin_ollama.script(pieces=HELD, hold_after=1)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=4)
+    first = await client.get("/ask/stream", params={"q": Q})
+    first_events, _ = await _events_until_token(first)
+    owner = asyncio.ensure_future(client.get("/ask", params={"q": Q}, headers=OWNER))
+    await asyncio.wait_for(_until(lambda: len(standin_ollama.requests) == 2), BOUND)  # its own generation
+    standin_ollama.release()
+    await asyncio.wait_for(_drain(first_events), BOUND)
+    assert (await (await asyncio.wait_for(owner, BOUND)).json())["reused"] is False
+    assert standin_ollama.max_in_flight == 2
+
+    standin_ollama.script(pieces=HELD, hold_after=1)
+    off = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=4, answer_cache="off")
+    first = await off.get("/ask/stream", params={"q": Q})
+    first_events, _ = await _events_until_token(first)
+    second = await off.get("/ask/stream", params={"q": Q})
+    second_events = sse_events(second)
+    assert [await asyncio.wait_for(anext(second_events), BOUND) for _ in range(2)][1] == ("queue", {"position": 1})
+    standin_ollama.release()
+    await asyncio.wait_for(_drain(first_events), BOUND)
+    done = (await asyncio.wait_for(_drain(second_events), BOUND))[-1][1]
+    assert done["reused"] is False and len(standin_ollama.requests) == 4
+
+
+async def test_a_flight_gives_each_reader_everything_and_how_it_ended():
+    """Pure: readers joined at different times each get every piece from the first, the queue
+    place only before the first piece, and the error that ended the source."""
+    gate = asyncio.Event()
+    snapshot, other_snapshot = object(), object()
+
+    async def source():
+        yield Position(2)
+        yield Position(1)
+        await gate.wait()
+        yield "Bonjour "
+        yield "à tous"
+        raise Busy("the queue is full")
+
+    async def read(flight) -> tuple[list, str]:
+        got = []
+        try:
+            async for item in flight.follow():
+                got.append(item)
+        except Busy as exc:
+            return got, str(exc)
+        return got, ""
+
+    flights = Flights()
+    first, started = flights.join(("q",), snapshot, source)
+    reading = asyncio.ensure_future(read(first))
+    await asyncio.sleep(0)
+    same, again = flights.join(("q",), snapshot, source)
+    elsewhere, anew = flights.join(("q",), other_snapshot, source)  # another vault version: its own
+    assert started and not again and same is first and anew and elsewhere is not first
+    late = asyncio.ensure_future(read(same))
+    gate.set()
+    early_items, early_end = await asyncio.wait_for(reading, BOUND)
+    late_items, late_end = await asyncio.wait_for(late, BOUND)
+    assert early_items[-2:] == late_items[-2:] == ["Bonjour ", "à tous"]
+    assert all(isinstance(i, Position) for i in early_items[:-2]) and early_items[-3] == Position(1)
+    assert early_end == late_end == "the queue is full"
+    await asyncio.wait_for(read(elsewhere), BOUND)
+    await asyncio.sleep(0)
+    assert len(flights) == 0
+
+
+async def _until(condition) -> None:
+    while not condition():
+        await asyncio.sleep(0.02)

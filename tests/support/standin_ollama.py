@@ -98,7 +98,8 @@ class StandinOllama:
     #: (method, path) of every request, chat or not.
     hits: list[tuple[str, str]] = field(default_factory=list)
     #: ("chunk", i) for every chunk written, then ("done", None) after the final one, or
-    #: ("disconnected", i) when the client had gone when chunk i was to be written.
+    #: ("disconnected", i) when the client had gone when chunk i was to be written, ("disconnected",
+    #: None) when it went while the chat waited or slept (aiohttp cancels the handler, as Ollama stops).
     events: list[tuple[str, int | None]] = field(default_factory=list)
     url: str = ""
     #: When True, /api/tags and /api/version answer HTTP 500 (an Ollama that is up but sick).
@@ -157,7 +158,8 @@ class StandinOllama:
         app.router.add_get("/api/version", self._version)
         app.router.add_get("/standin/requests", self._recorded)
         app.router.add_get("/standin/stats", self._stats)
-        self._runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
+        # a client that goes cancels its chat, as Ollama stops generating for a closed request
+        self._runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None, handler_cancellation=True)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()
@@ -237,6 +239,9 @@ class StandinOllama:
                 return await self._answer_chat(request)
             async with self._generating:
                 return await self._answer_chat(request)
+        except asyncio.CancelledError:
+            self.events.append(("disconnected", None))  # the client went while its chat was being answered
+            raise
         finally:
             self.in_flight -= 1
 

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 from .._exceptions import LLMUnavailable
@@ -139,7 +139,7 @@ class Admission:
 
     # ---- the public side
 
-    async def stream(self, messages: list[dict], *, owner: bool = False) -> AsyncIterator[Position | str]:
+    async def stream(self, messages: list[dict], *, owner: bool = False) -> AsyncGenerator[Position | str, None]:
         """The answer's pieces, after `Position`s while the question waits its turn. Raises
         Busy, NoHost, or the LLMError of the host that answered."""
         tried: set[int] = set()

@@ -1,4 +1,5 @@
-"""Answer reuse: finished answers kept for the questions visitors ask again and again.
+"""Answer reuse: finished answers kept for the questions visitors ask again and again, and an
+answer being written shared by everyone who asks the same question meanwhile.
 
 A site hears "Qui es-tu ?" a hundred times a day, and each costs the GPU seconds. An answer is
 kept under the question (case and spacing folded), the audience it was written for, the
@@ -7,17 +8,22 @@ snapshot, so a reload (a new snapshot) forgets every answer at once. Only first 
 (no history), and only complete answers the model wrote (never a fallback, never a busy
 answer) are kept. The audience is in the key: an answer the owner's notes shaped is never
 given to a visitor.
+
+A link shared on a forum brings fifty visitors asking the same first question within seconds,
+before the first answer is finished and kept: `Flights` gives them one generation, whose
+pieces each of them reads from the start (`Flight.follow`), instead of fifty slots.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import unicodedata
 import weakref
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Hashable, Iterator
 
-__all__ = ["AnswerCache", "normalise_question", "replay_pieces"]
+__all__ = ["AnswerCache", "Flight", "Flights", "normalise_question", "replay_pieces"]
 
 _SPACE = re.compile(r"\s+")
 _SPACE_BEFORE_MARK = re.compile(r"\s+([?!.,;:…])")
@@ -91,3 +97,98 @@ class AnswerCache:
 
     def _same(self, snapshot: object) -> bool:
         return self._snapshot is not None and self._snapshot() is snapshot
+
+
+class Flight:
+    """One answer being written, shared: its pieces so far, the newest of anything else its
+    source said (a place in the queue), and how it ended. The generation runs in a task of its
+    own, so a reader who leaves does not end it for the others; the last one to leave does
+    (the task is cancelled: its slot is freed and the model's request closed)."""
+
+    def __init__(self, snapshot: object) -> None:
+        self.snapshot = snapshot
+        self.pieces: list[str] = []
+        self.status: object = None  # the newest item of the source that is not a piece
+        self.error: BaseException | None = None
+        self.finished = False
+        self.readers = 0
+        self.abandoned = False  # its last reader left: cancelled, never to be joined
+        self.task: asyncio.Task | None = None
+        self._changed = asyncio.Event()
+
+    async def run(self, source: AsyncIterator[object]) -> None:
+        try:
+            async for item in source:
+                if isinstance(item, str):
+                    self.pieces.append(item)
+                else:
+                    self.status = item
+                self._notify()
+        except asyncio.CancelledError:
+            self.error = asyncio.CancelledError()
+            raise
+        except Exception as exc:  # told to every reader, who answers from the notes
+            self.error = exc
+        finally:
+            self.finished = True
+            self._notify()
+
+    def _notify(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def follow(self) -> AsyncGenerator[object, None]:
+        """Every piece from the first, then each as it comes; before the first piece, the
+        source's newest status when it changes. Raises what ended the source. Each reader
+        `Flights.join` counted follows once."""
+        sent, said = 0, None
+        try:
+            while True:
+                changed = self._changed
+                while sent < len(self.pieces):
+                    sent += 1
+                    yield self.pieces[sent - 1]
+                if not sent and self.status is not None and self.status is not said:
+                    said = self.status
+                    yield said
+                    continue  # the state may have moved while the reader read
+                if self.finished:
+                    if self.error is not None:
+                        raise self.error
+                    return
+                await changed.wait()
+        finally:
+            self.readers -= 1
+            if not self.readers and self.task is not None and not self.task.done():
+                self.abandoned = True
+                self.task.cancel()
+
+
+class Flights:
+    """The answers being written, by key; a finished one is forgotten (AnswerCache keeps it)."""
+
+    def __init__(self) -> None:
+        self._flying: dict[Hashable, Flight] = {}
+        self.shared = 0  # questions that joined a flight (what /health says)
+
+    def join(self, key: Hashable, snapshot: object, source: Callable[[], AsyncIterator[object]]) -> tuple[Flight, bool]:
+        """The flight for `key` on `snapshot`, and whether this call started it (with
+        `source()`): a flight of another vault version is never joined. The caller is one
+        more reader, and must `follow` the flight."""
+        flight = self._flying.get(key)
+        if flight is not None and flight.snapshot is snapshot and not (flight.finished or flight.abandoned):
+            flight.readers += 1
+            self.shared += 1
+            return flight, False
+        flight = self._flying[key] = Flight(snapshot)
+        flight.readers = 1
+        task = flight.task = asyncio.get_running_loop().create_task(flight.run(source()))
+        task.add_done_callback(lambda _: self._landed(key, flight))
+        return flight, True
+
+    def _landed(self, key: Hashable, flight: Flight) -> None:
+        if self._flying.get(key) is flight:
+            del self._flying[key]
+
+    def __len__(self) -> int:
+        return len(self._flying)

@@ -318,6 +318,7 @@
     let limits = { ...LIMITS };
     let turns = load(storageKey);
     let inflight = null; // {controller, turn}
+    let leaving = false; // the page is being left (pagehide): a failing stream is not an error to show
 
     root.classList.add("grasbot");
     root.dataset.state = "idle";
@@ -525,6 +526,7 @@
           await streamAnswer(urlFor(q, history), onEvent, controller.signal);
           break;
         } catch (error) {
+          if (leaving) return; // the page goes: the turn stays as saved, interrupted when it comes back
           const lower = error instanceof HttpFailure && error.status === 400 ? lowerLimits(limits, error.detail) : null;
           if (lower && attempts++ < 3) {
             limits = lower;
@@ -607,6 +609,15 @@
       }
     });
     stop.addEventListener("click", stopAnswer);
+    // A reload or a closed tab mid-answer: what was written so far is kept with the turn,
+    // shown again (interrupted, with a retry) when the page comes back.
+    window.addEventListener("pagehide", () => {
+      leaving = true;
+      if (inflight) save();
+    });
+    window.addEventListener("pageshow", () => {
+      leaving = false; // back from the back-forward cache: this page lives on
+    });
     reset.addEventListener("click", () => {
       stopAnswer();
       inflight = null;
