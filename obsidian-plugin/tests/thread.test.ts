@@ -1,5 +1,8 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { MAX_TURN_CHARS, MAX_URL, Thread, historyFor, streamUrl } from "../src/thread";
+import type { HistoryTurn } from "../src/protocol";
+import { MAX_EXCHANGES, MAX_TURN_CHARS, MAX_URL, Thread, historyFor, streamUrl } from "../src/thread";
 
 const exchange = (i: number, answer = `réponse ${i}`) => ({ q: `question ${i}`, answer });
 
@@ -65,4 +68,33 @@ describe("streamUrl", () => {
 		const url = new URL(streamUrl("http://d", "q", [{ role: "user", content: "a&b" }]));
 		expect(JSON.parse(url.searchParams.get("history") ?? "")).toEqual([{ role: "user", content: "a&b" }]);
 	});
+});
+
+// The rule the chat page follows too (daemon/grasbot/server/static/chat.js), as cases both suites run.
+type Text = string | { repeat: string; times: number };
+interface SharedCase {
+	name: string;
+	exchanges: [Text, Text][];
+	budget: number | null;
+	expect: [string, Text][];
+}
+const SHARED = JSON.parse(readFileSync(path.resolve(__dirname, "..", "..", "shared-protocol", "cases", "history.json"), "utf8")) as {
+	limits: { turns: number; turn_chars: number };
+	cases: SharedCase[];
+};
+const text = (s: Text): string => (typeof s === "string" ? s : s.repeat.repeat(s.times));
+
+describe("historyFor: the shared cases (shared-protocol/cases/history.json)", () => {
+	it("has the protocol's limits", () => {
+		expect(2 * MAX_EXCHANGES).toBe(SHARED.limits.turns);
+		expect(MAX_TURN_CHARS).toBe(SHARED.limits.turn_chars);
+		expect(SHARED.cases.length).toBeGreaterThanOrEqual(7);
+	});
+	for (const c of SHARED.cases) {
+		it(c.name, () => {
+			const exchanges = c.exchanges.map(([q, answer]) => ({ q: text(q), answer: text(answer) }));
+			const fits = (h: HistoryTurn[]) => c.budget === null || h.reduce((n, t) => n + t.content.length, 0) <= c.budget;
+			expect(historyFor(exchanges, fits)).toEqual(c.expect.map(([role, content]) => ({ role, content: text(content) })));
+		});
+	}
 });

@@ -133,3 +133,19 @@ test("Markdown: random hostile text builds nothing else", () => {
 		assert.equal(count(root.textContent, "&lt;"), count(text, "&lt;"), JSON.stringify(text));
 	}
 });
+
+// The rule both the chat page and the Obsidian preview follow, as cases both suites run.
+const SHARED = JSON.parse(readFileSync(path.join(here, "..", "..", "shared-protocol", "cases", "history.json"), "utf8"));
+const text = (s) => (typeof s === "string" ? s : s.repeat.repeat(s.times));
+
+test("history: the shared cases (shared-protocol/cases/history.json)", () => {
+	assert.equal(LIMITS.maxItems, SHARED.limits.turns);
+	assert.equal(LIMITS.maxTurnChars, SHARED.limits.turn_chars);
+	assert.ok(SHARED.cases.length >= 7);
+	for (const c of SHARED.cases) {
+		const turns = c.exchanges.map(([q, a]) => ({ q: text(q), status: "done", response: text(a) }));
+		const fits = (h) => c.budget === null || h.reduce((n, t) => n + t.content.length, 0) <= c.budget;
+		const expected = c.expect.map(([role, content]) => ({ role, content: text(content) }));
+		assert.deepEqual(historyFor(turns, LIMITS, fits), expected, c.name);
+	}
+});

@@ -317,3 +317,14 @@ def test_document_copy_is_independent() -> None:
     doc = openrpc_document()
     doc["methods"].clear()
     assert openrpc_document()["methods"]
+
+
+def test_the_shared_history_cases_state_the_protocol_limits():
+    """The chat page and the plugin each run shared-protocol/cases/history.json with their own
+    history rule: its limits must be the ones `answer` checks."""
+    doc, cases = _load(SHARED / "openrpc.json"), _load(SHARED / "cases" / "history.json")
+    (history,) = [p for m in doc["methods"] if m["name"] == "answer" for p in m["params"] if p.get("name") == "history"]
+    assert cases["limits"] == {
+        "turns": history["schema"]["maxItems"],
+        "turn_chars": doc["components"]["schemas"]["HistoryTurn"]["properties"]["content"]["maxLength"],
+    }

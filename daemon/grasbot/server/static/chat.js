@@ -44,7 +44,8 @@
 
   // The history a question is sent with: the answered turns before it, as user/assistant
   // pairs, oldest dropped first, each turn cut to the daemon's length, and as many exchanges
-  // as keep `fits(history)` (the request's URL length) true.
+  // as keep `fits(history)` (the request's URL length) true. The Obsidian preview follows the
+  // same rule (obsidian-plugin/src/thread.ts); both are tested on shared-protocol/cases/history.json.
   function historyFor(turns, limits, fits) {
     const maxChars = limits.maxTurnChars;
     const pairs = [];
