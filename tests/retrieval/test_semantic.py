@@ -149,6 +149,33 @@ def test_a_declared_question_close_in_meaning_brings_its_note_and_is_named(note_
     assert close.asked == "Comment puis-je te contacter ?" and close.asked_z >= SEMANTIC_MIN_Z
 
 
+def test_a_declared_question_asked_as_is_grounds_even_without_a_readable_word(note_writer):
+    """« Qui es-tu ? » is all stop words: BM25 reads nothing of it, so a deviation of meaning is
+    worth the floor, and the note that declares it could not ground an answer. A declared
+    question ASKED_SAME close earns the answers signal's points for that overlap instead."""
+    from grasbot.retrieval.scoring import ASKED_SAME, dice_points
+
+    note_writer("bot.md", "title: L'assistant\nvisibility: public\nanswers:\n  - Qui es-tu ?", "Un assistant qui répond depuis les notes.")
+    note_writer("auteur.md", "title: L'auteur\nvisibility: public\nanswers:\n  - Qui a écrit ce site ?", "Une développeuse de Lyon.")
+    for i, topic in enumerate(("le potager", "le vélo", "la cuisine", "les voyages")):
+        note_writer(f"n{i}.md", f"title: Sur {topic}\nvisibility: public\nanswers:\n  - Que fais-tu de {topic} ?", f"Des notes sur {topic}.")
+    bot = make_bot(note_writer.root, semantic="bundled")
+    assert bot.embed_pending() is True
+    result = bot.search("Qui es-tu ?", audience="visitor")
+    assert result.query.terms == ()  # nothing lexical to go on
+    top = result.sources[0]
+    assert top.path == "bot.md" and result.grounded
+    (reason,) = [r for r in top.reasons if r.signal == "semantic"]
+    assert reason.points == pytest.approx(dice_points(1.0)) and "question « Qui es-tu ? » proche (cosinus 1.00" in reason.detail
+    # the same question in other words comes that close too; a question no note declares does not
+    closeness = bot.snapshot.semantic["visitor"].match
+    assert closeness("t'es qui ?", SEMANTIC_MIN_Z, SEMANTIC_NOTES)["bot.md"].asked_cosine >= ASKED_SAME
+    assert bot.search("t'es qui ?", audience="visitor").sources[0].path == "bot.md"
+    elsewhere = bot.search("il fait beau aujourd'hui ?", audience="visitor")
+    assert all(c.asked_cosine < ASKED_SAME for c in closeness("il fait beau aujourd'hui ?", SEMANTIC_MIN_Z, SEMANTIC_NOTES).values())
+    assert not elsewhere.grounded
+
+
 def test_semantic_off_is_the_lexical_engine_exactly(bundled_bot, tmp_path):
     off = make_bot(BUNDLED_VAULT, semantic="off")
     for q in ("Comment fonctionne GrasBot ?", "tu bosses avec quoi ?", "docker", "et avec quel modèle ?"):
