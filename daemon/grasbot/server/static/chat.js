@@ -527,7 +527,11 @@
           await streamAnswer(urlFor(q, history), onEvent, controller.signal);
           break;
         } catch (error) {
-          if (leaving) return; // the page goes: the turn stays as saved, interrupted when it comes back
+          if (leaving) {
+            // the page goes (a reload, a closed tab): interrupted, not a network error, and kept so
+            Object.assign(turn, { status: "error", error: { kind: "interrupted" } });
+            break;
+          }
           const lower = error instanceof HttpFailure && error.status === 400 ? lowerLimits(limits, error.detail) : null;
           if (lower && attempts++ < 3) {
             limits = lower;
