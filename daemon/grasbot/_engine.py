@@ -330,7 +330,7 @@ class GrasBot:
             history=history,
             semantic=semantic,
         )
-        result = self._with_passages(q, result, index, history)
+        result = self._with_passages(q, result, index, history, None if semantic is None else snapshot.semantic.get(audience))
         if not history:
             kept = snapshot.searches
             if len(kept) >= SEARCH_CACHE:
@@ -463,11 +463,23 @@ class GrasBot:
             status["error"] = self._embed_error
         return status
 
-    def _with_passages(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None) -> SearchResult:
+    def _with_passages(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, sections: SemanticIndex | None) -> SearchResult:
         """`result` with each source's passages, those the prompt quotes (none when the
-        question is not grounded: the prompt then quotes nothing)."""
+        question is not grounded: the prompt then quotes nothing). `sections`: the audience's
+        semantic index, when meaning is ready, so a long note's passages are chosen by their
+        meaning too (the question as search embedded it: a follow-up with its conversation)."""
         if not result.grounded:
             return result
+        meaning = None
+        if sections is not None:
+            text = with_history(q, history) or q
+
+            def meaning(path: str):
+                try:
+                    return sections.section_cosines(path, text)
+                except EmbeddingError:
+                    return None
+
         passages = choose_passages(
             q,
             [(s.path, s.url) for s in result.sources],
@@ -475,6 +487,7 @@ class GrasBot:
             budget=self.settings.prompt_budget,
             anchors=self.settings.anchors,
             history=history or (),
+            meaning=meaning,
         )
         return replace(result, sources=tuple(replace(s, passages=tuple(p for p in passages if p.path == s.path)) for s in result.sources), context=passages)
 

@@ -274,3 +274,30 @@ def test_choosing_passages_twice_gives_the_same(garden):
     first = choose_passages("greffe écusson", sources, index, budget=12_000)
     again = choose_passages("greffe écusson", sources, index, budget=12_000)
     assert again == first and first
+
+
+def test_a_long_notes_passage_is_found_by_its_meaning_too(garden):
+    """A paraphrase sharing no word with its passage (« escargots », « salade » for the slugs
+    section): by words alone the course gives only its opening; with its sections' meaning, the
+    chapter that answers, and the engine passes that meaning on once it is ready."""
+    q = "comment je me débarrasse des escargots qui dévorent ma salade ?"
+    assert not set(q.replace("?", " ").split()) & set(COURSE.split())  # not one word in common
+    bot = garden_bot(garden, semantic="bundled", prompt_budget=3000)
+    assert bot.embed_pending() is True
+    index, sections = bot.snapshot.index("visitor"), bot.snapshot.semantic["visitor"]
+    course = "cours/Jardinage.md"
+    cosines = sections.section_cosines(course, q)
+    assert cosines is not None and len(cosines) == len(index.analyses[course].sections[1])
+    assert sections.section_cosines("notes/cuisine.md", q) is None  # a short note has no section vectors
+
+    def texts(meaning):
+        return " ".join(p.text for p in choose_passages(q, [(course, None)], index, budget=3000, meaning=meaning))
+
+    assert ANSWERS["ravageurs"] not in texts(None)
+    assert ANSWERS["ravageurs"] in texts(lambda path: sections.section_cosines(path, q))
+    # through the engine: a question that names the chapter, so that search finds the course
+    named = "jardinage, les ravageurs : " + q
+    with_meaning, lexical = bot.search(named, audience="visitor"), bot.search(named, audience="visitor", lexical=True)
+    assert with_meaning.grounded and with_meaning.sources[0].path == course and lexical.sources[0].path == course
+    assert ANSWERS["ravageurs"] in " ".join(p.text for p in with_meaning.context)
+    assert ANSWERS["ravageurs"] not in " ".join(p.text for p in lexical.context)

@@ -293,6 +293,7 @@ class SemanticIndex:
         self.starts = starts
         self._questions = questions
         self.asked = asked  # None: no note declares a question
+        self._rows: dict[str, tuple[int, int]] | None = None  # made by the first section_cosines
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -337,6 +338,23 @@ class SemanticIndex:
                 head = found.get(path, Closeness(float(cosines[i]), 0.0))
                 found[path] = head._replace(asked=asked, asked_cosine=c, asked_z=z)
         return found
+
+    def section_cosines(self, path: str, text: str) -> np.ndarray | None:
+        """The cosine of `text` to each section of the note at `path`, in the note's order (the
+        cuts `sections` makes of it, one vector each after its head): which passage of a long
+        note says what the question means. None when the note has no section vectors here."""
+        rows = self._rows_of().get(path)
+        if rows is None:
+            return None
+        first, end = rows
+        return self.matrix[first + 1 : end] @ self._questions.vector(text)
+
+    def _rows_of(self) -> dict[str, tuple[int, int]]:
+        """{path: (its head's row, the row after its last)} of the notes with section vectors."""
+        if self._rows is None:
+            ends = [*self.starts[1:].tolist(), len(self.matrix)]
+            self._rows = {p: (int(a), int(b)) for p, a, b in zip(self.paths, self.starts.tolist(), ends, strict=True) if b - a > 1}
+        return self._rows
 
     def _closest(self, rows: np.ndarray) -> np.ndarray:
         """Each note's closeness when it has section vectors after its head: the better of its
