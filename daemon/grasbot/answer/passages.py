@@ -4,7 +4,8 @@ Search ranks notes; a 400 KB course among them holds the answer in one section. 
 source is read as the passages `retrieval.sections` cuts it into, and every passage of every source is
 scored against the question with search's own French analysis and BM25 statistics (the
 index's idf, its mean passage length), the note's title and the passage's heading path
-counting as its words. The budget goes to the best passages first, whichever note they come
+counting as its words; once the vault's meaning is ready, a section that stands out in meaning
+among its note's own adds to that (a paraphrase that shares no word with its passage). The budget goes to the best passages first, whichever note they come
 from: a long note may give several, a weak source none. The best source always gives
 something (its best passage, or its opening when none matches: search found it by a field).
 
@@ -14,7 +15,6 @@ index's `readable_text`, and the sources come from that audience's search.
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
@@ -159,18 +159,15 @@ def _with_meaning(values: Sequence[float], cosines: Sequence[float]) -> list[flo
     standing out in meaning among the note's own (at least MEANING_MIN_Z deviations above
     their mean cosine) gains MEANING_WEIGHT of the spread of the note's word scores for each
     deviation, so a paraphrase that shares no word with its passage still finds it."""
-    n = len(values)
-    mean = sum(cosines) / n
-    spread = math.sqrt(max(0.0, sum(c * c for c in cosines) / n - mean * mean))
+    import numpy as np  # here: meaning is there only once the semantic index (numpy) is
+
+    words, close = np.asarray(values, dtype=float), np.asarray(cosines, dtype=float)
+    spread = float(close.std())
     if spread <= 0:
         return list(values)
-    average = sum(values) / n
-    unit = max(math.sqrt(max(0.0, sum(v * v for v in values) / n - average * average)), MEANING_FLOOR)
-    out = []
-    for value, cosine in zip(values, cosines, strict=True):
-        z = (cosine - mean) / spread
-        out.append(value + MEANING_WEIGHT * unit * z if z >= MEANING_MIN_Z else value)
-    return out
+    z = (close - close.mean()) / spread
+    unit = max(float(words.std()), MEANING_FLOOR)
+    return np.where(z >= MEANING_MIN_Z, words + MEANING_WEIGHT * unit * z, words).tolist()
 
 
 def _cut_counts(index: Index, path: str) -> list[tuple[Mapping[str, int], int]]:
