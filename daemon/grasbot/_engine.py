@@ -546,10 +546,10 @@ class GrasBot:
             return {**kept, "reused": True}
         shared = False
         try:
-            if key is not None and self.answers.size > 0:  # a first question: shared with whoever asks it meanwhile
-                flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner))
-                shared = not started
-                said = "".join([piece async for piece in flight.follow() if isinstance(piece, str)]).strip()
+            flight = self._flight(prompt, snapshot, key, owner)
+            if flight is not None:
+                reader, shared = flight
+                said = "".join([piece async for piece in reader if isinstance(piece, str)]).strip()
             else:
                 said = await self.admission.generate(prompt.messages, owner=owner)
             text = _nonempty(keep_known_citations(said, prompt.notes))
@@ -586,13 +586,8 @@ class GrasBot:
             return
         yield "sources", {"sources": [s.to_dict() for s in result.sources], "grounded": result.grounded}
         pieces: list[str] = []
-        shared = False
-        source: AsyncGenerator[object, None]
-        if key is not None and self.answers.size > 0:  # a first question: shared with whoever asks it meanwhile
-            flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner))
-            source, shared = flight.follow(), not started
-        else:
-            source = self.admission.stream(prompt.messages, owner=owner)
+        flight = self._flight(prompt, snapshot, key, owner)
+        source, shared = flight if flight is not None else (self.admission.stream(prompt.messages, owner=owner), False)
         try:
             async with contextlib.aclosing(source) as items:
                 async for piece in items:
@@ -607,6 +602,15 @@ class GrasBot:
             yield "done", self._from_notes(q, result, index, history, exc)
             return
         yield "done", self._written(result, text, snapshot, key, shared=shared)
+
+    def _flight(self, prompt, snapshot: Snapshot, key: tuple | None, owner: bool) -> tuple[AsyncGenerator[object, None], bool] | None:
+        """A first question's answer, shared with whoever asks it meanwhile (answer.reuse.Flights):
+        this visitor's reader of it, and whether another visitor's question started it. None
+        when it is not shared: a follow-up (`key` None), or reuse off."""
+        if key is None or self.answers.size <= 0:
+            return None
+        flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner))
+        return flight.follow(), not started
 
     def _from_notes(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, why: Exception) -> dict:
         """The extractive answer: generation was full (Busy: `busy`, and it says so), or the
