@@ -301,3 +301,24 @@ def test_a_long_notes_passage_is_found_by_its_meaning_too(garden):
     assert with_meaning.grounded and with_meaning.sources[0].path == course and lexical.sources[0].path == course
     assert ANSWERS["ravageurs"] in " ".join(p.text for p in with_meaning.context)
     assert ANSWERS["ravageurs"] not in " ".join(p.text for p in lexical.context)
+
+
+def test_an_abbreviation_chooses_the_passage_that_spells_it_out(note_writer, monkeypatch):
+    from grasbot.retrieval import scoring
+
+    chapters = [
+        ("Réseau", "Le pare-feu filtre les ports entrants ; le routeur distribue les adresses. "),
+        ("Sauvegardes", "Chaque nuit, la base PostgreSQL est copiée vers un disque chiffré. "),
+        ("Supervision", "Les sondes mesurent la charge et alertent par courriel. "),
+    ]
+    body = "Un guide d'administration.\n\n" + "\n\n".join(f"## {title}\n\n{text * 120}" for title, text in chapters)
+    note_writer("guide.md", "title: Guide\nvisibility: public", body)
+    index = make_bot(note_writer.root).snapshot.index("visitor")
+
+    def chosen() -> set[str]:
+        passages = choose_passages("et pour postgres ?", [("guide.md", None)], index, budget=3_000)
+        return {p.heading[-1] for p in passages if p.heading}
+
+    assert chosen() == {"Sauvegardes"}
+    monkeypatch.setattr(scoring, "ABBREVIATION_MIN", 99)
+    assert chosen() == set()  # by the word as written no passage matches: only the note's opening goes

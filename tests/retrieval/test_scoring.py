@@ -330,3 +330,45 @@ def test_reason_to_dict_shape(note_writer):
     index = build(note_writer, {"n.md": ("title: Zzz\ntags: [ollama]", "rien")})
     r = score(index, "n.md", "ollama").reasons[0]
     assert r.to_dict() == {"signal": "tag", "points": 5.0, "detail": "tag #ollama"}
+
+
+def test_an_abbreviation_is_read_as_the_vault_word_it_begins(note_writer, monkeypatch):
+    index = build(note_writer, {"sql.md": ("title: Bases de données", "J'administre des serveurs PostgreSQL.")})
+    query = Query.parse("tu connais postgres ?", index)
+    assert "postgresql" in query.unique and "postgr" not in query.unique
+    assert score(index, "sql.md", "tu connais postgres ?").points > 0
+    monkeypatch.setattr(_scoring, "ABBREVIATION_MIN", 99)  # without the rule the note is out of reach
+    assert score(index, "sql.md", "tu connais postgres ?").points == 0
+
+
+def test_an_abbreviation_reads_as_its_most_common_completion(note_writer):
+    index = build(
+        note_writer,
+        {
+            "a.md": ("title: Aaa", "La configuration du serveur."),
+            "b.md": ("title: Bbb", "Une configuration minimale."),
+            "c.md": ("title: Ccc", "Le programme configwizard."),
+        },
+    )
+    assert Query.parse("la config ?", index).unique == {"configur"}  # 2 notes against 1 (« configwizard » sorts after)
+
+
+def test_words_the_vault_holds_and_short_stems_are_read_as_written(note_writer):
+    index = build(note_writer, {"n.md": ("title: Photo", "La photographie, le trucage et la version 2024beta.")})
+    assert Query.parse("une photo", index).unique == {"photo"}  # held: never replaced by « photograph »
+    assert Query.parse("un truc", index).unique == {"truc"}  # 4 letters begin too many words
+    assert Query.parse("la 2024b", index).unique == {"2024b"}  # not a word: never read as « 2024beta »
+
+
+def test_a_visitor_question_never_completes_to_a_private_word(note_writer):
+    visitor = build(
+        note_writer,
+        {
+            "pub.md": ("title: Aaa\nvisibility: public", "Une page publique."),
+            "secret.md": ("title: Ccc\nvisibility: private", "Notre serveur PostgreSQL interne."),
+        },
+        audience="visitor",
+    )
+    owner = build(note_writer, {}, audience="owner")
+    assert "postgr" in Query.parse("postgres ?", visitor).unique
+    assert "postgresql" in Query.parse("postgres ?", owner).unique

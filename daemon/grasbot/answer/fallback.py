@@ -51,7 +51,7 @@ def extractive_answer(question: str, passages: Sequence[Passage], index: Index, 
     sentences of those passages if fewer than three passages have one."""
     if not grounded or not passages:
         return f"{BUSY_NOT_FOUND} {NOT_FOUND}" if busy else NOT_FOUND
-    weights = question_weights(question, history)
+    weights = question_weights(question, index, history)
     rounds: list[list[tuple[str, str]]] = []  # per passage, best passage first: its sentences best first
     for passage in sorted(passages, key=lambda p: -p.score):
         scored = []

@@ -24,6 +24,7 @@ from urllib.parse import quote
 from .._config import ANCHOR_FORMS
 from ..retrieval.analysis import body_counts, slugify, tokens
 from ..retrieval.index import K1, B, Index, indexable_text
+from ..retrieval.scoring import read_as
 from ..retrieval.search import earlier_questions
 from ..retrieval.sections import Sections, heading_path
 
@@ -67,11 +68,12 @@ class Passage:
         return {"heading": list(self.heading), "anchor": self.anchor, "url": self.url, "chars": len(self.text)}
 
 
-def question_weights(question: str, history: Sequence[dict] = ()) -> dict[str, float]:
-    """{stem: weight}: the question's stems, then the earlier user turns' (a follow-up's subject)."""
-    weights = dict.fromkeys(tokens(question), 1.0)
+def question_weights(question: str, index: Index, history: Sequence[dict] = ()) -> dict[str, float]:
+    """{stem: weight}: the question's stems, then the earlier user turns' (a follow-up's
+    subject), each read as search reads it (an abbreviation as the word it begins)."""
+    weights = dict.fromkeys((read_as(t, index) for t in tokens(question)), 1.0)
     for term in tokens(" ".join(earlier_questions(history))):
-        weights.setdefault(term, HISTORY_WEIGHT)
+        weights.setdefault(read_as(term, index), HISTORY_WEIGHT)
     return weights
 
 
@@ -93,7 +95,7 @@ def choose_passages(
         raise ValueError(f"anchors: must be one of {', '.join(ANCHOR_FORMS)}, not {anchors!r}")
     if not sources:
         return ()
-    weights = question_weights(question, history)
+    weights = question_weights(question, index, history)
     terms = {t: w * index.idf(t) for t, w in weights.items()}
     avg = max(index.avg_length(), 1.0)
     scored: list[tuple[float, int, int, str]] = []  # (score, source rank, cut number, path)

@@ -8,6 +8,7 @@ reused by a reload for every note whose bytes did not change.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -49,6 +50,7 @@ _PASSAGES = object()  # Index._memo's key for the long notes' passages
 _AVG_PASSAGE = object()
 _LONG = object()  # ... and for the set of notes longer than LONG_NOTE
 _NORMS = object()  # ... and for each note's length normalisation
+_VOCABULARY = object()  # ... and for every term of the index, sorted
 _FIELD_HITS = object()  # (_FIELD_HITS, term): the term's FieldHits
 _MEMO_TERMS = 4_096  # terms' impacts and field hits kept at most, then forgotten all at once
 
@@ -365,6 +367,19 @@ class Index:
             out.update(self.fields.paths_with(term))
             out.update(self.body.paths_with(term))
         return out
+
+    def holds(self, term: str) -> bool:
+        """Whether some note of the index has `term`, in its body or in a field."""
+        return bool(self.body.df(term) or self.fields.df(term))
+
+    def completions(self, prefix: str) -> list[str]:
+        """The index's terms that begin with `prefix` and are longer, fewest notes to most
+        notes: what an abbreviated word of a question may stand for."""
+        vocabulary = self._memo.get(_VOCABULARY)
+        if vocabulary is None:
+            vocabulary = self._memo[_VOCABULARY] = sorted({*self.body.terms(), *self.fields.terms()})
+        found = vocabulary[bisect.bisect_right(vocabulary, prefix) : bisect.bisect_left(vocabulary, prefix + "\U0010ffff")]
+        return sorted(found, key=lambda term: (self.body.df(term), term))
 
     # ---- building
 

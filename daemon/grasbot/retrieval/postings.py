@@ -172,6 +172,10 @@ class Postings:
     def paths_with(self, term: str) -> Iterable[str]:
         return self.counts(term).keys()
 
+    def terms(self) -> Iterable[str]:
+        """Every term some note holds."""
+        return self._postings.keys()
+
     def counts(self, term: str) -> Mapping[str, int]:
         """{path: count} for `term`; read it, never change it."""
         found = self._postings.get(term, _EMPTY)
@@ -304,6 +308,9 @@ class Union:
             if path in part:
                 return part.length(path)
         return 0
+
+    def terms(self) -> Iterable[str]:
+        return {term: None for p in self.parts for term in p.terms()}.keys()
 
     def paths_with(self, term: str) -> Iterable[str]:
         lists = [keys for p in self.parts if (keys := p.paths_with(term))]
