@@ -34,6 +34,18 @@ def run(capsys, *argv):
 # ---------------------------------------------------------------- search
 
 
+def test_search_says_how_it_read_an_abbreviation(capsys, note_writer):
+    note_writer("sql.md", "title: Bases de données", "J'administre des serveurs PostgreSQL.")
+    note_writer("jardin.md", "title: Jardin", "Tailler les rosiers en automne.")
+    code, out, err = run(capsys, "search", "tu connais postgres ?", "--vault", str(note_writer.root))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[1] == "read as the vault's words: postgr → postgresql"
+    assert lines[2].startswith("1. [sql] ")
+    _, plain, _ = run(capsys, "search", "Tailler les rosiers", "--vault", str(note_writer.root))
+    assert "read as" not in plain  # nothing to read otherwise
+
+
 def test_search_bundled_vault_puts_the_pipeline_note_first(capsys):
     code, out, err = run(capsys, "search", "Comment fonctionne GrasBot ?")
     assert code == 0, err

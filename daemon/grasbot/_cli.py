@@ -177,12 +177,15 @@ def _print_sources(sources: list[dict]) -> None:
 
 
 def cmd_search(bot: GrasBot, args) -> int:
-    result = bot.search(args.question, audience=args.audience).to_dict()
+    found = bot.search(args.question, audience=args.audience)
+    result = found.to_dict()
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
         return 0
     state = "grounded" if result["grounded"] else "not grounded"
     print(f"{len(result['results'])} notes, {state}, vault of {result['vault_size']} notes, {result['took_ms']:.1f} ms")
+    if found.query.read:  # stems, as the index holds them
+        print("read as the vault's words: " + ", ".join(f"{w} → {t}" for w, t in found.query.read.items()))
     _print_sources(result["results"])
     return 0
 

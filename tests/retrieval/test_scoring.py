@@ -336,6 +336,7 @@ def test_an_abbreviation_is_read_as_the_vault_word_it_begins(note_writer, monkey
     index = build(note_writer, {"sql.md": ("title: Bases de données", "J'administre des serveurs PostgreSQL.")})
     query = Query.parse("tu connais postgres ?", index)
     assert "postgresql" in query.unique and "postgr" not in query.unique
+    assert query.read == {"postgr": "postgresql"}  # what `grasbot search` shows
     assert score(index, "sql.md", "tu connais postgres ?").points > 0
     monkeypatch.setattr(_scoring, "ABBREVIATION_MIN", 99)  # without the rule the note is out of reach
     assert score(index, "sql.md", "tu connais postgres ?").points == 0

@@ -164,6 +164,7 @@ class Query:
     information: float  # the sum of those idf: how much the question says
     semantic: Mapping[str, float] = field(default_factory=dict)  # {path: points} of the notes close in meaning
     closeness: Mapping[str, Closeness] = field(default_factory=dict)
+    read: Mapping[str, str] = field(default_factory=dict)  # {a stem as written: the index's term it reads as} (read_as)
 
     @property
     def bm25_unit(self) -> float:
@@ -177,7 +178,8 @@ class Query:
 
         BM25 points are a share of the question's ceiling (every term of it, saturated), so a
         question the vault barely touches cannot look grounded on BM25 alone."""
-        terms = tuple(read_as(term, index) for term in tokenize_fr(text))
+        written = tokenize_fr(text)
+        terms = tuple(read_as(term, index) for term in written)
         unique = frozenset(terms)
         bm25 = index.bm25(unique)
         scale = max(index.bm25_ceiling(unique), 1e-9)
@@ -189,7 +191,8 @@ class Query:
                 points = meaning_points(close, unit)
                 if points > 0:
                     semantic[path] = points
-        return cls(text, terms, unique, bm25, scale, idf, sum(idf.values()), semantic, dict(closeness or {}))
+        read = {w: t for w, t in zip(written, terms, strict=True) if w != t}
+        return cls(text, terms, unique, bm25, scale, idf, sum(idf.values()), semantic, dict(closeness or {}), read)
 
 
 def read_as(term: str, index: Index) -> str:
