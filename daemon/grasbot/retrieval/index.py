@@ -373,13 +373,12 @@ class Index:
         return bool(self.body.df(term) or self.fields.df(term))
 
     def completions(self, prefix: str) -> list[str]:
-        """The index's terms that begin with `prefix` and are longer, fewest notes to most
-        notes: what an abbreviated word of a question may stand for."""
+        """The index's terms that begin with `prefix` and are longer, in alphabetical order:
+        what an abbreviated word of a question may stand for."""
         vocabulary = self._memo.get(_VOCABULARY)
         if vocabulary is None:
             vocabulary = self._memo[_VOCABULARY] = sorted({*self.body.terms(), *self.fields.terms()})
-        found = vocabulary[bisect.bisect_right(vocabulary, prefix) : bisect.bisect_left(vocabulary, prefix + "\U0010ffff")]
-        return sorted(found, key=lambda term: (self.body.df(term), term))
+        return vocabulary[bisect.bisect_right(vocabulary, prefix) : bisect.bisect_left(vocabulary, prefix + "\U0010ffff")]
 
     # ---- building
 

@@ -204,7 +204,7 @@ def read_as(term: str, index: Index) -> str:
     if len(term) < ABBREVIATION_MIN or not term.isalpha() or index.holds(term):
         return term
     longer = index.completions(term)
-    return longer[-1] if longer else term
+    return max(longer, key=lambda t: (index.body.df(t), t)) if longer else term
 
 
 def meaning_points(close: Closeness, unit: float) -> float:
