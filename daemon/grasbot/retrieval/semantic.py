@@ -294,6 +294,8 @@ class SemanticIndex:
         self._questions = questions
         self.asked = asked  # None: no note declares a question
         self._rows: dict[str, tuple[int, int]] | None = None  # made by the first section_cosines
+        self._sections: _Sections | None = None  # made by the first match of a note with sections
+        self._groups: tuple[list[int], list[int], list[int]] | None = None  # declared questions' places, lists
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -328,16 +330,28 @@ class SemanticIndex:
             cosines = self._closest(cosines)
         found = {self.paths[i]: Closeness(c, z) for i, c, z in _standing_out(cosines, min_z, limit)}
         if self.asked is not None:
-            matrix, declaring, starts, texts = self.asked
+            matrix, _, starts, texts = self.asked
             rows = matrix @ question
-            ends = np.append(starts[1:], len(rows))
+            declaring, firsts, ends = self._declared()
             for j, c, z in _standing_out(np.maximum.reduceat(rows, starts), min_z, limit):
-                i, first = int(declaring[j]), int(starts[j])
-                asked = texts[first + int(np.argmax(rows[first : ends[j]]))]
-                path = self.paths[i]
-                head = found.get(path, Closeness(float(cosines[i]), 0.0))
+                first, end = firsts[j], ends[j]
+                asked = texts[first if end - first == 1 else first + int(rows[first:end].argmax())]
+                path = self.paths[declaring[j]]
+                head = found.get(path)
+                if head is None:
+                    head = Closeness(float(cosines[declaring[j]]), 0.0)
                 found[path] = head._replace(asked=asked, asked_cosine=c, asked_z=z)
         return found
+
+    def _declared(self) -> tuple[list[int], list[int], list[int]]:
+        """The declared questions' groups as lists (the note of each, its first row, the row
+        after its last): a search reads a few dozen groups, and a numpy scalar costs more to
+        read than the lookup it serves."""
+        if self._groups is None:
+            assert self.asked is not None
+            matrix, declaring, starts, _ = self.asked
+            self._groups = (declaring.tolist(), starts.tolist(), [*starts[1:].tolist(), len(matrix)])
+        return self._groups
 
     def section_cosines(self, path: str, text: str) -> np.ndarray | None:
         """The cosine of `text` to each section of the note at `path`, in the note's order (the
@@ -363,15 +377,36 @@ class SemanticIndex:
         sections is not closer to every question than a short note about it."""
         import numpy as np
 
-        starts = self.starts
-        heads = rows[starts]
-        counts = np.diff(np.append(starts, len(rows))) - 1
-        sections = rows.copy()
-        sections[starts] = -np.inf
-        best = np.maximum.reduceat(sections, starts)
-        spread = float(rows[np.isfinite(sections)].std()) if counts.any() else 0.0
-        lowered = best - spread * np.sqrt(2.0 * np.log(np.maximum(counts, 1)))
-        return np.where(counts > 0, np.maximum(heads, lowered), heads)
+        sections = self._section_rows()
+        closest = rows[self.starts].astype(np.float64)
+        if len(sections.notes):
+            values = rows[sections.rows]
+            lowered = np.maximum.reduceat(values, sections.firsts) - float(values.std()) * sections.chance
+            closest[sections.notes] = np.maximum(closest[sections.notes], lowered)
+        return closest
+
+    def _section_rows(self) -> _Sections:
+        """Where the section vectors are, found once an index rather than at every question."""
+        if self._sections is None:
+            import numpy as np
+
+            counts = np.diff(np.append(self.starts, len(self.matrix))) - 1
+            notes = np.flatnonzero(counts > 0)
+            heads = np.zeros(len(self.matrix), dtype=bool)
+            heads[self.starts] = True
+            # rows are grouped by note, each head first: note i's sections follow starts[i] - i of them
+            self._sections = _Sections(notes, np.flatnonzero(~heads), self.starts[notes] - notes, np.sqrt(2.0 * np.log(counts[notes])))
+        return self._sections
+
+
+class _Sections(NamedTuple):
+    """The notes with section vectors (their numbers), every section row in order, the first
+    place of each note's in that order, and √(2 ln k) for each note's k sections."""
+
+    notes: np.ndarray
+    rows: np.ndarray
+    firsts: np.ndarray
+    chance: np.ndarray
 
 
 def _standing_out(cosines: np.ndarray, min_z: float, limit: int) -> list[tuple[int, float, float]]:
