@@ -238,11 +238,39 @@ def test_eval_exact_metrics(capsys, note_writer, tmp_path):
     code, out, _ = run(capsys, "eval", "--questions", str(tsv), *lexical)
     assert code == 0
     assert out.splitlines()[:2] == [
-        "   GrasBot: 4 questions  hit@1 0.500  hit@5 0.750  MRR@10 0.625",
+        "   GrasBot: 4 questions  hit@1 0.500  hit@5 0.750  MRR@10 0.625  grounded 0.750",  # all but bouillabaisse
         "plain BM25: 4 questions  hit@1 0.500  hit@5 0.500  MRR@10 0.500",
     ]
     assert "missed (rank 2): robot  expected c.md; got a.md, c.md" in out
     assert "missed (not in the top 10): bouillabaisse" in out
+
+
+def test_eval_counts_the_off_topic_questions_it_would_answer(capsys, note_writer, tmp_path):
+    """An off-topic question grounded is one GrasBot answers from notes that do not know."""
+    root = eval_vault(note_writer)
+    tsv = tmp_path / "q.tsv"
+    tsv.write_text("robot suiveur\ta.md\nbouillabaisse\ta.md\n", encoding="utf-8")
+    off = tmp_path / "off.txt"
+    off.write_text("# nothing in the vault says\nune recette de bouillabaisse ?\n\nun robot suiveur de cuisine ?\nla météo de demain\n", encoding="utf-8")
+    lexical = ("--vault", str(root), "--default-visibility", "public", "--semantic", "off")
+    code, out, err = run(capsys, "eval", "--questions", str(tsv), "--off-topic", str(off), *lexical, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["off_topic"] == 3
+    # the robot's alias grounds « un robot suiveur de cuisine ? »: one of three
+    assert data["engines"]["GrasBot"]["off_topic_grounded"] == pytest.approx(1 / 3, abs=1e-4)
+    assert data["engines"]["GrasBot"]["grounded"] == 0.5
+    assert "grounded" not in data["engines"]["plain BM25"]  # it has no threshold to say it knows
+    code, out, _ = run(capsys, "eval", "--questions", str(tsv), "--off-topic", str(off), *lexical, "--min-score", "1000")
+    assert code == 0
+    assert out.splitlines()[0].endswith("grounded 0.000, off-topic grounded 0.000 of 3")
+
+    off.write_text("une question\tun.md\n", encoding="utf-8")
+    code, _, err = run(capsys, "eval", "--questions", str(tsv), "--off-topic", str(off), *lexical)
+    assert code == 2 and "one question a line, with no note to expect" in err
+    off.write_text("# rien\n", encoding="utf-8")
+    code, _, err = run(capsys, "eval", "--questions", str(tsv), "--off-topic", str(off), *lexical)
+    assert code == 2 and "off.txt: no questions in the file" in err
 
 
 def test_eval_bad_file(capsys, note_writer, tmp_path):

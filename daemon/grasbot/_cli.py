@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ._config import ANCHOR_FORMS, Settings
 from ._engine import GrasBot
-from ._evaluate import PlainBM25, evaluate, read_cases
+from ._evaluate import PlainBM25, evaluate, read_cases, read_off_topic
 from ._exceptions import ConfigError, GrasbotError
 from .answer.fallback import extractive_answer
 from .store.questionlog import add_log_parser, cmd_log
@@ -77,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
         "with phrases, --ollama-host must be a stand-in Ollama (eval/context_recall.py)",
     )
     p.add_argument("--audience", choices=("visitor", "owner"), default="visitor", help="whose index ranks (default visitor: the questions are visitors')")
+    p.add_argument(
+        "--off-topic",
+        dest="off_topic",
+        metavar="FILE.txt",
+        help="one question a line that no note answers: the share of them grounded, beside the share of --questions grounded",
+    )
     _common(p)
 
     p = sub.add_parser("serve", help="run the daemon (JSON-RPC and the site's HTTP endpoints)")
@@ -296,6 +302,7 @@ def cmd_eval(bot: GrasBot, args) -> int:
     """GrasBot, lexical and with meaning, beside the plain BM25 it has to beat, on the same
     questions and the same notes."""
     cases = read_cases(args.questions)
+    off_topic = read_off_topic(args.off_topic) if args.off_topic else None
     index = bot.snapshot.index(args.audience)
 
     def ranker(lexical: bool):
@@ -320,12 +327,23 @@ def cmd_eval(bot: GrasBot, args) -> int:
     if bot.snapshot.semantic:
         engines["lexical"] = evaluate(cases, ranker(lexical=True)).figures()
     engines["plain BM25"] = evaluate(cases, lambda c: plain.rank(" ".join([*c.history, c.question]))).figures()
+    for name in engines.keys() - {"plain BM25"}:  # does the answer say it knows? (plain BM25 has no threshold)
+        grounded = [bot.search(c.question, audience=args.audience, history=c.turns, lexical=name == "lexical").grounded for c in cases]
+        engines[name]["grounded"] = round(sum(grounded) / len(grounded), 4)
+        if off_topic is not None:
+            wrong = [bot.search(q, audience=args.audience, lexical=name == "lexical").grounded for q in off_topic]
+            engines[name]["off_topic_grounded"] = round(sum(wrong) / len(wrong), 4)
     data = {**report.to_dict(), "semantic": bool(bot.snapshot.semantic), "engines": engines}
+    if off_topic is not None:
+        data["off_topic"] = len(off_topic)
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
     for name, figures in engines.items():
-        print(f"{name:>10}: {data['questions']} questions  hit@1 {figures['hit@1']:.3f}  hit@5 {figures['hit@5']:.3f}  MRR@10 {figures['mrr@10']:.3f}")
+        said = f"  grounded {figures['grounded']:.3f}" if "grounded" in figures else ""
+        if "off_topic_grounded" in figures:
+            said += f", off-topic grounded {figures['off_topic_grounded']:.3f} of {data['off_topic']}"
+        print(f"{name:>10}: {data['questions']} questions  hit@1 {figures['hit@1']:.3f}  hit@5 {figures['hit@5']:.3f}  MRR@10 {figures['mrr@10']:.3f}{said}")
     if "context_recall" in data:
         print(f"context recall {data['context_recall']:.3f}  fallback recall {data['fallback_recall']:.3f}")
     for miss in data["misses"]:

@@ -114,6 +114,22 @@ def read_cases(path: str | Path) -> list[Case]:
     return cases
 
 
+def read_off_topic(path: str | Path) -> list[str]:
+    """One question a line that no note of the vault answers (`#` lines and blank lines are
+    comments): what GrasBot must admit it does not know, so each one grounded is a failure."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the off-topic questions file {path}: {exc}") from None
+    questions = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    if not questions:
+        raise ConfigError(f"{path}: no questions in the file")
+    tabbed = next((q for q in questions if "\t" in q), None)
+    if tabbed is not None:
+        raise ConfigError(f"{path}: one question a line, with no note to expect, got {tabbed[:60]!r}")
+    return questions
+
+
 _SPACE = re.compile(r"\s+")
 _MARKS = re.compile(r"[*_`]+")
 
