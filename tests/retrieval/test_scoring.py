@@ -11,6 +11,7 @@ from grasbot import tokenize_fr
 from grasbot.retrieval import scoring as _scoring
 from grasbot.retrieval.index import Index, analyse_note
 from grasbot.retrieval.scoring import SIGNALS, Query, score_note
+from grasbot.retrieval.semantic import Closeness
 from grasbot.retrieval.vault import VaultOptions, load_vault
 
 # Notes whose title, file name and body share no word with the questions below, so that only
@@ -373,3 +374,14 @@ def test_a_visitor_question_never_completes_to_a_private_word(note_writer):
     owner = build(note_writer, {}, audience="owner")
     assert "postgr" in Query.parse("postgres ?", visitor).unique
     assert "postgresql" in Query.parse("postgres ?", owner).unique
+
+
+def test_meaning_counts_from_half_a_deviation_its_z_in_units():
+    """A note half a deviation closer than the mean already earns its z in units of the body's
+    spread (from one deviation, the documentation tune part lost a question at hit@5)."""
+    meaning_points = _scoring.meaning_points
+    assert meaning_points(Closeness(cosine=0.2, z=0.7), 2.0) == pytest.approx(1.4)
+    assert meaning_points(Closeness(cosine=0.2, z=0.45), 2.0) == 0.0
+    # a declared question standing out adds half its own z, from the same threshold
+    close = Closeness(cosine=0.2, z=0.45, asked="Qui es-tu ?", asked_cosine=0.5, asked_z=0.6)
+    assert meaning_points(close, 2.0) == pytest.approx(2.0 * _scoring.ASKED_WEIGHT * 0.6)

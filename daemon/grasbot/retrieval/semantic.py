@@ -317,9 +317,10 @@ class SemanticIndex:
     def match(self, text: str, min_z: float, limit: int) -> dict[str, Closeness]:
         """The `limit` notes closest to `text`, of those whose cosine stands at least `min_z`
         deviations above the mean over this audience's notes; {} when the vault is too small
-        to have a spread. (At 10,000 notes one deviation holds some 1,600 of them: scoring
-        them all cost 49 ms a search.) Then the `limit` notes whose closest declared question
-        stands as far out among the notes that declare some, with that question."""
+        to have a spread. (Of the visitor's 8,468 notes in a vault of 10,000, one deviation
+        holds some 1,200 and half a deviation 2,500: scoring 1,600 cost 49 ms a search.) Then
+        the `limit` notes whose closest declared question stands as far out among the notes
+        that declare some, with that question."""
         if len(self.paths) < 2 or not text.strip():
             return {}
         import numpy as np
