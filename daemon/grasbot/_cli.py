@@ -327,12 +327,12 @@ def cmd_eval(bot: GrasBot, args) -> int:
     if bot.snapshot.semantic:
         engines["lexical"] = evaluate(cases, ranker(lexical=True)).figures()
     engines["plain BM25"] = evaluate(cases, lambda c: plain.rank(" ".join([*c.history, c.question]))).figures()
-    for name in engines.keys() - {"plain BM25"}:  # does the answer say it knows? (plain BM25 has no threshold)
-        grounded = [bot.search(c.question, audience=args.audience, history=c.turns, lexical=name == "lexical").grounded for c in cases]
-        engines[name]["grounded"] = round(sum(grounded) / len(grounded), 4)
+    for engine in [e for e in ("GrasBot", "lexical") if e in engines]:  # does it say it knows? (plain BM25 has no threshold)
+        grounded = [bot.search(c.question, audience=args.audience, history=c.turns, lexical=engine == "lexical").grounded for c in cases]
+        engines[engine]["grounded"] = round(sum(grounded) / len(grounded), 4)
         if off_topic is not None:
-            wrong = [bot.search(q, audience=args.audience, lexical=name == "lexical").grounded for q in off_topic]
-            engines[name]["off_topic_grounded"] = round(sum(wrong) / len(wrong), 4)
+            wrong = [bot.search(q, audience=args.audience, lexical=engine == "lexical").grounded for q in off_topic]
+            engines[engine]["off_topic_grounded"] = round(sum(wrong) / len(wrong), 4)
     data = {**report.to_dict(), "semantic": bool(bot.snapshot.semantic), "engines": engines}
     if off_topic is not None:
         data["off_topic"] = len(off_topic)

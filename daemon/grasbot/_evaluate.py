@@ -94,13 +94,7 @@ def read_cases(path: str | Path) -> list[Case]:
     the third column, which may be empty, holds a follow-up's earlier questions; the fourth,
     verbatim words of the passage that answers. `#` lines and blank lines are comments."""
     cases = []
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read the questions file {path}: {exc}") from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
+    for number, line in _question_lines(path, "questions"):
         question, tab, rest = line.partition("\t")
         paths, _, rest = rest.partition("\t")
         earlier, has_phrase, phrase = rest.partition("\t")
@@ -117,17 +111,22 @@ def read_cases(path: str | Path) -> list[Case]:
 def read_off_topic(path: str | Path) -> list[str]:
     """One question a line that no note of the vault answers (`#` lines and blank lines are
     comments): what GrasBot must admit it does not know, so each one grounded is a failure."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read the off-topic questions file {path}: {exc}") from None
-    questions = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    questions = [line.strip() for _, line in _question_lines(path, "off-topic questions")]
     if not questions:
         raise ConfigError(f"{path}: no questions in the file")
     tabbed = next((q for q in questions if "\t" in q), None)
     if tabbed is not None:
         raise ConfigError(f"{path}: one question a line, with no note to expect, got {tabbed[:60]!r}")
     return questions
+
+
+def _question_lines(path: str | Path, what: str) -> list[tuple[int, str]]:
+    """(line number, line) of a questions file, `#` lines and blank lines left out."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the {what} file {path}: {exc}") from None
+    return [(number, line) for number, line in enumerate(lines, 1) if line.strip() and not line.lstrip().startswith("#")]
 
 
 _SPACE = re.compile(r"\s+")
