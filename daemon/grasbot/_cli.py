@@ -305,9 +305,12 @@ def cmd_eval(bot: GrasBot, args) -> int:
     off_topic = read_off_topic(args.off_topic) if args.off_topic else None
     index = bot.snapshot.index(args.audience)
 
+    grounded: dict[bool, list[bool]] = {False: [], True: []}  # lexical or not -> each case's grounded
+
     def ranker(lexical: bool):
         def rank(case):
             result = bot.search(case.question, top_k=10, audience=args.audience, history=case.turns, lexical=lexical)
+            grounded[lexical].append(result.grounded)  # the best score decides it, whatever top_k
             return [s.path for s in result.sources]
 
         return rank
@@ -327,11 +330,12 @@ def cmd_eval(bot: GrasBot, args) -> int:
     if bot.snapshot.semantic:
         engines["lexical"] = evaluate(cases, ranker(lexical=True)).figures()
     engines["plain BM25"] = evaluate(cases, lambda c: plain.rank(" ".join([*c.history, c.question]))).figures()
-    for engine in [e for e in ("GrasBot", "lexical") if e in engines]:  # does it say it knows? (plain BM25 has no threshold)
-        grounded = [bot.search(c.question, audience=args.audience, history=c.turns, lexical=engine == "lexical").grounded for c in cases]
-        engines[engine]["grounded"] = round(sum(grounded) / len(grounded), 4)
+    for engine, lexical in (("GrasBot", False), ("lexical", True)):  # does it say it knows? (plain BM25 has no threshold)
+        if engine not in engines:
+            continue
+        engines[engine]["grounded"] = round(sum(grounded[lexical]) / len(cases), 4)
         if off_topic is not None:
-            wrong = [bot.search(q, audience=args.audience, lexical=engine == "lexical").grounded for q in off_topic]
+            wrong = [bot.search(q, audience=args.audience, lexical=lexical).grounded for q in off_topic]
             engines[engine]["off_topic_grounded"] = round(sum(wrong) / len(wrong), 4)
     data = {**report.to_dict(), "semantic": bool(bot.snapshot.semantic), "engines": engines}
     if off_topic is not None:
