@@ -112,6 +112,29 @@ def test_same_stems_for_a_note_and_a_question():
     assert set(tokenize_fr("les bases de données relationnelles")) == set(tokenize_fr("Base de donnees relationnelle ?"))
 
 
+@pytest.mark.parametrize(
+    "short, long",
+    [
+        ("bdd", "base de données"),
+        ("BDD", "bases de données"),
+        ("l'IA", "l'intelligence artificielle"),
+        ("une maj", "une mise à jour"),
+        ("mon mdp", "mon mot de passe"),
+        ("les distribs", "les distributions"),
+        ("pb-config", "problème de configuration"),
+    ],
+)
+def test_a_shorthand_reads_as_the_words_it_stands_for(short, long):
+    """On both sides: a question's « bdd » meets a note's « base de données », and a note's
+    « IA » a question's « intelligence artificielle »."""
+    assert tokenize_fr(short) == tokenize_fr(long)
+
+
+def test_words_that_only_look_like_shorthands_are_left_alone():
+    assert tokenize_fr("une info, un tel projet, la doc") == ["info", "tel", "projet", "doc"]
+    assert tokenize_fr("bddx iaa") == ["bddx", "iaa"]
+
+
 def test_empty_and_punctuation():
     assert tokenize_fr("") == []
     assert tokenize_fr("?!… — «»") == []

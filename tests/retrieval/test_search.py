@@ -159,6 +159,17 @@ def test_history_gives_a_follow_up_its_subject(note_writer):
     assert with_history.sources[1].path == "voiture.md"
 
 
+def test_a_visitors_shorthand_finds_the_note_that_spells_it_out(note_writer):
+    note_writer("sqlite.md", "title: SQLite\nvisibility: public", "La base de données du site : un seul fichier, sauvegardé chaque nuit.")
+    note_writer("site.md", "title: Le site\nvisibility: public", "Le site est servi par nginx et son chatbot.")
+    note_writer("ia.md", "title: Outils\nvisibility: public", "L'IA du chatbot tourne en local.")
+    bot = make_bot(note_writer.root)
+    first = bot.search("t'utilises quelle bdd pour ton chatbot ?", audience="visitor").sources[0]
+    assert first.path == "sqlite.md"
+    assert any(r.signal == "bm25" for r in first.reasons)
+    assert bot.search("ton intelligence artificielle tourne où ?", audience="visitor").sources[0].path == "ia.md"
+
+
 def test_search_function_directly(vault):
     bot = make_bot(vault)
     index = bot.snapshot.index("visitor")

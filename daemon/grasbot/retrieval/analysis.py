@@ -54,7 +54,8 @@ def _stem(word: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """Folded words, elisions stripped, split on hyphens and underscores; no stopword removal."""
+    """Folded words, elisions stripped, split on hyphens and underscores, a shorthand as the
+    words it stands for (SHORTHANDS); no stopword removal."""
     return _folded_words(fold(text))
 
 
@@ -68,7 +69,11 @@ def _folded_words(text: str) -> list[str]:
         parts = match.group().split("'")
         if len(parts) > 1 and parts[0] in _ELISIONS:
             parts = parts[1:]
-        out.append("".join(parts))
+        word = "".join(parts)
+        if word in SHORTHANDS:
+            out.extend(SHORTHANDS[word])
+        else:
+            out.append(word)
     return out
 
 
@@ -105,6 +110,26 @@ def fold(text: str) -> str:
     return text if text.isascii() else _NON_ASCII.sub(_strip_combining, text)
 
 
+# Shorthands visitors type for words a note spells out, read as those words on both sides, so
+# « ta bdd » meets « base de données » and a note's « IA » a question's « intelligence
+# artificielle ». Only shorthands with one reading in notes about someone's work: « info »
+# (information, informatique), « doc », « dev », « pub », « tel » (a French word) are left out.
+_SPELLED_OUT = """
+bdd=base_de_données sgbd=système_de_gestion_de_base_de_données maj=mise_à_jour mdp=mot_de_passe
+pb=problème pbs=problèmes pbm=problème qqch=quelque_chose qqc=quelque_chose qqn=quelqu'un bcp=beaucoup
+ordi=ordinateur ordis=ordinateurs appli=application applis=applications config=configuration
+dispo=disponible perf=performance perfs=performances param=paramètre params=paramètres
+perso=personnel algo=algorithme algos=algorithmes dico=dictionnaire exo=exercice exos=exercices
+secu=sécurité archi=architecture ia=intelligence_artificielle rdv=rendez-vous resto=restaurant
+appart=appartement maths=mathématiques philo=philosophie psycho=psychologie compta=comptabilité
+asso=association techno=technologie technos=technologies distrib=distribution distribs=distributions
+admin=administration sysadmin=administrateur_système vm=machine_virtuelle tuto=tutoriel tutos=tutoriels
+prof=professeur profs=professeurs
+"""
+SHORTHANDS: dict[str, tuple[str, ...]] = {}  # filled from the table with the rules above, before any shorthand is known
+SHORTHANDS.update((short, tuple(_folded_words(fold(long.replace("_", " "))))) for short, _, long in (pair.partition("=") for pair in _SPELLED_OUT.split()))
+
+
 def _chunk_terms(chunk: str) -> Terms:
     """The stems of one chunk: its words (`words`), stopwords and single letters out, stemmed.
     Most chunks are one plain word, maybe between brackets or before punctuation: that word
@@ -112,7 +137,7 @@ def _chunk_terms(chunk: str) -> Terms:
     is spared. A leading dot is kept: « .net » is a special spelling."""
     folded = fold(chunk)
     word = folded.lstrip(_OPENING).rstrip(_CLOSING)
-    found = (word,) if word.isalnum() and word.isascii() else _folded_words(folded)
+    found = (word,) if word.isalnum() and word.isascii() and word not in SHORTHANDS else _folded_words(folded)
     return tuple(_stem(w) for w in found if w not in STOPWORDS and (len(w) > 1 or w.isdigit()))
 
 
