@@ -78,6 +78,12 @@ def test_stopwords_are_dropped():
         assert word in STOPWORDS
 
 
+def test_stopwords_typed_in_a_hurry_are_dropped_too():
+    """« c koi » is « c'est quoi »: a word no note holds would weigh as much as the rarest one."""
+    assert tokenize_fr("c koi une note orpheline stp ?") == tokenize_fr("c'est quoi une note orpheline ?") == ["not", "orphelin"]
+    assert tokenize_fr("kel modele tu utilises pk ?") == tokenize_fr("quel modèle tu utilises pourquoi ?")
+
+
 def test_stopwords_match_after_folding():
     # « été », « être » and « très » are in the list folded: the accented forms go too
     assert tokenize_fr("été être très") == []

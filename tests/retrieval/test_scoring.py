@@ -111,36 +111,13 @@ def test_title_match_is_worth_8(note_writer):
     assert {r[0] for r in reasons(s)} == {"title", "bm25"}
 
 
-def test_a_partial_title_earns_the_root_of_the_share_it_names(note_writer):
+def test_partial_title_is_pro_rata(note_writer):
     index = build(note_writer, {"n.md": ("title: Pipeline de recherche locale", "rien")})
     s = score(index, "n.md", "le pipeline")
-    # 1 word of 3 named: 8 × 0.5 × √(1/3)
-    assert fields(s) == [("title", round(8 * 0.5 * (1 / 3) ** 0.5, 6), "titre « Pipeline de recherche locale » (33% des mots)")]
+    # 1 word of 3 named: 8 × 0.5 × 1/3
+    assert fields(s) == [("title", round(8 * 0.5 / 3, 6), "titre « Pipeline de recherche locale » (33% des mots)")]
     s2 = score(index, "n.md", "pipeline de recherche")
-    assert fields(s2) == [("title", round(8 * 0.5 * (2 / 3) ** 0.5, 6), "titre « Pipeline de recherche locale » (67% des mots)")]
-
-
-def test_a_long_title_named_in_part_earns_the_root_of_its_share(note_writer):
-    """A man page's title describes it at length: a question naming three of its seven words
-    is about it, and earns √(3/7) of the title's points rather than 3/7 (the note about
-    numbering lines, whose shorter title the question names as much, no longer outranks it)."""
-    index = build(
-        note_writer,
-        {
-            "wc.md": ("title: wc — Afficher le nombre de lignes, de mots et d'octets d'un fichier", "rien"),
-            "nl.md": ("title: Numéroter les lignes d'un fichier", "rien"),
-        },
-    )
-    question = "compter le nombre de lignes d'un fichier"
-    information = Query.parse(question, index).information
-    expected = {
-        "wc.md": _scoring.title_points_for(share(index, question, "nombre lignes fichier") * information, information) * 0.5 * (3 / 7) ** 0.5,
-        "nl.md": _scoring.title_points_for(share(index, question, "lignes fichier") * information, information) * 0.5 * (2 / 3) ** 0.5,
-    }
-    for path, points in expected.items():
-        ((signal, got, _),) = fields(score(index, path, question))
-        assert (signal, got) == ("title", pytest.approx(points, abs=1e-6))
-    assert expected["wc.md"] > expected["nl.md"]
+    assert fields(s2) == [("title", round(8 * 0.5 * 2 / 3, 6), "titre « Pipeline de recherche locale » (67% des mots)")]
 
 
 def test_a_title_naming_one_common_word_of_a_long_question_weighs_less(note_writer):

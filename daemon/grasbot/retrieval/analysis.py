@@ -16,7 +16,9 @@ from itertools import chain
 
 import Stemmer
 
-# Snowball's French list, folded, plus the interrogative words every visitor question carries.
+# Snowball's French list, folded, plus the interrogative words every visitor question carries,
+# and the way visitors type those in a hurry (« koi », « kel », « pk », « stp »): a word no note
+# holds weighs as much as the rarest one, and would dilute the question it is in.
 _STOPWORDS_RAW = """
 au aux avec ce ces dans de des du elle en et eux il ils je la le les leur lui ma mais me meme
 mes moi mon ne nos notre nous on ou par pas pour qu que qui sa se ses son sur ta te tes toi ton
@@ -29,6 +31,8 @@ avais avait avions aviez avaient eut eumes eutes eurent aie aies ait ayons ayez 
 eusses eussions eussiez eussent ceci cela cet cette ici ils les leurs quel quels quelle quelles
 sans soi comment quoi est-ce qu'est-ce pourquoi ou dont lequel laquelle lesquels lesquelles
 tout tous toute toutes tres plus moins aussi bien peut fait faire etre avoir cest quest
+koi kel kelle kels kelles keske kes pk pq pkoi pourkoi pcq pck psk paske ki ke ya jsp tkt stp svp
+slt bjr mdr lol ptdr
 """
 STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_RAW.split())
 

@@ -30,7 +30,7 @@ SCALE = 10.0  # points of a field that says all the question says
 ALIAS_WEIGHT = 1.0
 TITLE_POINTS = 8.0
 TITLE_QUESTION_SHARE = 0.5  # a title holding this share of the question's idf earns full points
-PARTIAL_TITLE = 0.5  # a title the question names in part earns this share of its points, times √(the share of its words named)
+PARTIAL_TITLE = 0.5  # a title the question names in part earns this share of its points, pro rata
 ANSWERS_MAX = 12.0  # a declared question identical to the visitor's
 ANSWERS_THRESHOLD = 0.5  # idf-weighted Dice below which a note's question is not the visitor's (0.4 grounded off-topic ones)
 TAG_WEIGHT, LONG_TAG_WEIGHT, DOMAIN_WEIGHT = 0.5, 0.6, 0.3
@@ -307,11 +307,7 @@ def _field_signals(score: Score, note, fields, query: Query, index: Index) -> No
         covered = len(shared) / len(set(terms))
         # A title is strong evidence when it names what the question is about, weak when it
         # names one common word of a long question (« Python » in a question about Airflow).
-        # A long title the question names in part (a man page's « wc — Afficher le nombre de
-        # lignes, de mots et d'octets d'un fichier ») earns √ of the share it names, not the
-        # share itself: tune parts, docs hit@1 18 → 20 and the second long-note set's 17 → 18
-        # of 44 and 27, no set worse (the share itself, ^0.3 and ^0.7 each lost one or more).
-        points = title_points_for(sum(idf[t] for t in shared), information) * (1.0 if covered == 1.0 else PARTIAL_TITLE * math.sqrt(covered))
+        points = title_points_for(sum(idf[t] for t in shared), information) * (1.0 if covered == 1.0 else PARTIAL_TITLE * covered)
         if points > title_points:
             title_signal, title_points = signal, points
             title_detail = f"{'titre' if signal == 'title' else 'slug'} « {label} »" + ("" if covered == 1.0 else f" ({covered:.0%} des mots)")
