@@ -130,7 +130,7 @@ asso=association techno=technologie technos=technologies distrib=distribution di
 admin=administration sysadmin=administrateur_système vm=machine_virtuelle tuto=tutoriel tutos=tutoriels
 prof=professeur profs=professeurs
 """
-SHORTHANDS: dict[str, tuple[str, ...]] = {}  # filled from the table with the rules above, before any shorthand is known
+SHORTHANDS: dict[str, tuple[str, ...]] = {}  # empty while the table is read, so a long form is not read again
 SHORTHANDS.update((short, tuple(_folded_words(fold(long.replace("_", " "))))) for short, _, long in (pair.partition("=") for pair in _SPELLED_OUT.split()))
 
 
