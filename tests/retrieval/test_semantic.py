@@ -522,6 +522,47 @@ def test_a_long_note_gets_a_vector_for_each_section_under_its_heading_path(note_
     assert any(t.startswith("Cours de jardinage › Limaces\n") and "planche retournée" in t for t in long[1:])
 
 
+def test_the_declared_questions_product_made_beside_the_notes_gives_the_same_closeness(monkeypatch):
+    """From SIDE_PRODUCT_ROWS declared questions their product runs on another thread: the
+    same notes, cosines, z-scores and named questions as when it runs in line."""
+    from grasbot.retrieval import semantic
+    from grasbot.retrieval.semantic import SemanticIndex
+
+    rng = np.random.default_rng(5)
+
+    def unit(rows: int) -> np.ndarray:
+        m = rng.normal(size=(rows, 16)).astype(np.float32)
+        return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+    matrix, asked = unit(300), unit(900)
+    declaring = np.arange(0, 300, 2)  # every other note declares 6 questions
+    asked_index = (asked, declaring, np.arange(0, 900, 6), tuple(f"question {i} ?" for i in range(900)))
+    question = unit(1)[0]
+
+    class Fixed:
+        model, remote = "fixed", False
+
+        def embed(self, texts):
+            return np.stack([question] * len(texts))
+
+    paths = [f"n{i:03}.md" for i in range(300)]
+    in_line = SemanticIndex(paths, matrix, np.arange(300), QuestionVectors(Fixed()), asked_index).match("q", 0.5, 50)
+    submitted = []
+    side = semantic._SIDE
+
+    class Recording:
+        def submit(self, *args):
+            submitted.append(args)
+            return side.submit(*args)
+
+    monkeypatch.setattr(semantic, "SIDE_PRODUCT_ROWS", 100)
+    monkeypatch.setattr(semantic, "_SIDE", Recording())
+    beside = SemanticIndex(paths, matrix, np.arange(300), QuestionVectors(Fixed()), asked_index).match("q", 0.5, 50)
+    assert len(submitted) == 1 and submitted[0][1] is asked
+    assert beside == in_line
+    assert sum(1 for c in in_line.values() if c.asked) > 10  # the declared questions were read
+
+
 def test_a_note_of_many_sections_is_not_closer_by_chance_alone():
     """The best of k section vectors is lowered by σ·√(2 ln k) before it competes with a head."""
     from grasbot.retrieval.semantic import SemanticIndex

@@ -18,6 +18,7 @@ has an answer.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -228,9 +229,10 @@ def semantic_unit(raw_bm25, scale: float, notes: int) -> float:
     without a word of the question counts as 0): what one deviation of meaning is worth."""
     if notes <= 1:
         return 0.0
-    points = [SCALE * BM25_WEIGHT * raw / scale for raw in raw_bm25]
-    mean = sum(points) / notes
-    square = sum(p * p for p in points) / notes
+    raw = list(raw_bm25)  # summed in C: a common word's 5,000 notes cost 0.45 ms as a Python loop
+    per_raw = SCALE * BM25_WEIGHT / scale
+    mean = per_raw * sum(raw) / notes
+    square = per_raw * per_raw * sum(map(operator.mul, raw, raw)) / notes
     return math.sqrt(max(0.0, square - mean * mean))
 
 

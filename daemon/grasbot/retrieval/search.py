@@ -159,8 +159,14 @@ def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) 
             record(score.points)
     # Notes whose only signals are their body text and their meaning (plus the tie-breakers).
     factor = 1.0 + BONUS_MAX
-    body_only = {p: (raw_bound * get(p, 0.0) + sem(p, 0.0)) * factor + _SLACK for p in (*bm25, *semantic) if p not in fields}
     last = floor()
+    candidates: Iterable[str] = (*bm25, *semantic)
+    if last > 0:
+        # A note whose BM25 cannot reach the floor even with the most meaning any note has is
+        # left out before its bound is written down: most of a common word's 1,500 notes.
+        need = (last - _SLACK) / factor - max(semantic.values(), default=0.0) - _SLACK
+        candidates = (*(p for p, raw in bm25.items() if raw_bound * raw >= need), *semantic)
+    body_only = {p: (raw_bound * get(p, 0.0) + sem(p, 0.0)) * factor + _SLACK for p in candidates if p not in fields}
     if last > 0:  # the notes that cannot reach the floor already are left out before sorting
         body_only = {p: b for p, b in body_only.items() if b >= last}
     if len(body_only) > keep:

