@@ -42,7 +42,7 @@ HEAD_CHARS = 2_000  # of a note's text embedded: what the note is about (issue 1
 BATCH = 32  # texts an encoder call takes at once
 QUESTIONS_KEPT = 2_048  # question vectors remembered: a public site hears the same questions often
 BUNDLED_MODEL = "use-multilingual-v3"
-SIDE_PRODUCT_ROWS = 4_096  # declared questions from which their product runs beside the notes' (below: a handoff costs more)
+SIDE_PRODUCT_ROWS = 4_096  # declared questions from which their product (0.1 ms or more) runs beside the notes' (a handoff: 24 µs)
 
 _SIDE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grasbot-vectors")
 
