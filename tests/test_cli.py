@@ -234,6 +234,7 @@ def test_eval_exact_metrics(capsys, note_writer, tmp_path):
     # the plain BM25 beside it: no graph walk, so « robot » never reaches c.md
     assert data["engines"]["plain BM25"] == {"hit@1": 0.5, "hit@5": 0.5, "mrr@10": 0.5}
     assert set(data["engines"]) == {"GrasBot", "plain BM25"}  # no lexical line without meaning
+    assert data["paired"] == {"plain BM25": {"won": 0, "lost": 0, "p": 1.0}}  # first on the same two questions
 
     code, out, _ = run(capsys, "eval", "--questions", str(tsv), *lexical)
     assert code == 0
@@ -243,6 +244,40 @@ def test_eval_exact_metrics(capsys, note_writer, tmp_path):
     ]
     assert "missed (rank 2): robot  expected c.md; got a.md, c.md" in out
     assert "missed (not in the top 10): bouillabaisse" in out
+    assert "GrasBot against plain BM25: first on 0 questions it is not, not on 0 it is (sign test p 1.000)" in out
+
+
+def test_eval_reads_several_files_as_one_set_and_says_whether_a_difference_is_more_than_chance(capsys, note_writer, tmp_path):
+    """A vault's test parts asked together, as one set; the questions GrasBot has first and the
+    plain BM25 not, each way, with the sign test's p (none here: both miss « robot », whose
+    note only GrasBot's graph walk brings into the first five)."""
+    root = eval_vault(note_writer)
+    first, second = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    first.write_text("robot suiveur\ta.md\n", encoding="utf-8")
+    second.write_text("des tomates\tc.md\nrobot\tc.md\n", encoding="utf-8")
+    lexical = ("--vault", str(root), "--default-visibility", "public", "--semantic", "off")
+    code, out, err = run(capsys, "eval", "--questions", str(first), str(second), *lexical, "--json", "--top-k", "5")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["questions"] == 3
+    assert data["engines"]["GrasBot"]["hit@5"] == 1.0 and data["engines"]["plain BM25"]["hit@5"] == pytest.approx(2 / 3, abs=1e-4)
+    assert data["paired"]["plain BM25"] == {"won": 0, "lost": 0, "p": 1.0}  # at hit@1 both miss « robot »
+
+
+def test_the_sign_test_and_the_paired_counts():
+    from grasbot._evaluate import Case, Outcome, Report, paired, sign_test
+
+    assert sign_test(12, 3) == pytest.approx(2 * (1 + 15 + 105 + 455) / 2**15)  # 0.035
+    assert sign_test(3, 12) == sign_test(12, 3)
+    assert sign_test(5, 5) == 1.0 and sign_test(0, 0) == 1.0
+    assert sign_test(6, 0) == pytest.approx(2 / 64)
+    cases = [Case(f"q{i}", frozenset({"a.md"}), i) for i in range(5)]
+    ours = Report(tuple(Outcome(c, r) for c, r in zip(cases, [("a.md",), ("a.md",), ("b.md", "a.md"), (), ("a.md",)], strict=True)))
+    theirs = Report(tuple(Outcome(c, r) for c, r in zip(cases, [("b.md", "a.md"), (), ("a.md",), (), ("a.md",)], strict=True)))
+    assert paired(ours, theirs) == {"won": 2, "lost": 1, "p": 1.0}
+    assert paired(ours, theirs, k=5) == {"won": 1, "lost": 0, "p": 1.0}  # q0 and q2 both within 5, q1 only ours
+    with pytest.raises(ValueError, match="same questions"):
+        paired(ours, Report(theirs.outcomes[:4]))
 
 
 def test_eval_counts_the_off_topic_questions_it_would_answer(capsys, note_writer, tmp_path):

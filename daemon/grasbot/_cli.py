@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ._config import ANCHOR_FORMS, Settings
 from ._engine import GrasBot
-from ._evaluate import PlainBM25, evaluate, read_cases, read_off_topic
+from ._evaluate import PlainBM25, evaluate, paired, read_cases, read_off_topic
 from ._exceptions import ConfigError, GrasbotError
 from .answer.fallback import extractive_answer
 from .store.questionlog import add_log_parser, cmd_log
@@ -72,8 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--questions",
         required=True,
+        nargs="+",
         metavar="FILE.tsv",
-        help="question<TAB>path;path[<TAB>earlier question || …[<TAB>phrase]] lines; "
+        help="question<TAB>path;path[<TAB>earlier question || …[<TAB>phrase]] lines (several files: their questions together); "
         "with phrases, --ollama-host must be a stand-in Ollama (eval/context_recall.py)",
     )
     p.add_argument("--audience", choices=("visitor", "owner"), default="visitor", help="whose index ranks (default visitor: the questions are visitors')")
@@ -301,7 +302,7 @@ def prompts_received(bot: GrasBot, questions: Sequence[str]) -> list[str]:
 def cmd_eval(bot: GrasBot, args) -> int:
     """GrasBot, lexical and with meaning, beside the plain BM25 it has to beat, on the same
     questions and the same notes."""
-    cases = read_cases(args.questions)
+    cases = [case for path in args.questions for case in read_cases(path)]
     off_topic = read_off_topic(args.off_topic) if args.off_topic else None
     index = bot.snapshot.index(args.audience)
 
@@ -326,10 +327,12 @@ def cmd_eval(bot: GrasBot, args) -> int:
 
     report = evaluate(cases, ranker(lexical=False), prompts, fallback)
     plain = PlainBM25(index.notes, index.readable_body)
-    engines = {"GrasBot": report.figures()}
+    reports = {"GrasBot": report}
     if bot.snapshot.semantic:
-        engines["lexical"] = evaluate(cases, ranker(lexical=True)).figures()
-    engines["plain BM25"] = evaluate(cases, lambda c: plain.rank(" ".join([*c.history, c.question]))).figures()
+        reports["lexical"] = evaluate(cases, ranker(lexical=True))
+    reports["plain BM25"] = evaluate(cases, lambda c: plain.rank(" ".join([*c.history, c.question])))
+    engines = {name: r.figures() for name, r in reports.items()}
+    against = {name: paired(report, r) for name, r in reports.items() if name != "GrasBot"}
     for engine, lexical in (("GrasBot", False), ("lexical", True)):  # does it say it knows? (plain BM25 has no threshold)
         if engine not in engines:
             continue
@@ -337,7 +340,7 @@ def cmd_eval(bot: GrasBot, args) -> int:
         if off_topic is not None:
             wrong = [bot.search(q, audience=args.audience, lexical=lexical).grounded for q in off_topic]
             engines[engine]["off_topic_grounded"] = round(sum(wrong) / len(wrong), 4)
-    data = {**report.to_dict(), "semantic": bool(bot.snapshot.semantic), "engines": engines}
+    data = {**report.to_dict(), "semantic": bool(bot.snapshot.semantic), "engines": engines, "paired": against}
     if off_topic is not None:
         data["off_topic"] = len(off_topic)
     if args.json:
@@ -348,6 +351,8 @@ def cmd_eval(bot: GrasBot, args) -> int:
         if "off_topic_grounded" in figures:
             said += f", off-topic grounded {figures['off_topic_grounded']:.3f} of {data['off_topic']}"
         print(f"{name:>10}: {data['questions']} questions  hit@1 {figures['hit@1']:.3f}  hit@5 {figures['hit@5']:.3f}  MRR@10 {figures['mrr@10']:.3f}{said}")
+    for name, pair in against.items():  # is the difference at hit@1 more than chance?
+        print(f"GrasBot against {name}: first on {pair['won']} questions it is not, not on {pair['lost']} it is (sign test p {pair['p']:.3f})")
     if "context_recall" in data:
         print(f"context recall {data['context_recall']:.3f}  fallback recall {data['fallback_recall']:.3f}")
     for miss in data["misses"]:

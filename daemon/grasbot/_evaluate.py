@@ -179,6 +179,33 @@ def evaluate(
     return Report(tuple(outcomes))
 
 
+def sign_test(won: int, lost: int) -> float:
+    """The two-sided sign test's p: how likely a split at least this uneven is between the
+    questions only one of two rankers gets right, were each as likely as the other to get them.
+    The questions both get right, or both miss, say nothing of which is better."""
+    n = won + lost
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(won, lost) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def paired(ours: Report, theirs: Report, k: int = 1) -> dict:
+    """Two rankings of the same questions at hit@k: the questions `ours` has within k and
+    `theirs` not (won), the reverse (lost), and the sign test's p. A difference of one or two
+    questions in fifteen is what chance alone gives; this says when a difference is more."""
+    if [o.case for o in ours.outcomes] != [o.case for o in theirs.outcomes]:
+        raise ValueError("paired rankings must be of the same questions, in the same order")
+
+    def hit(outcome: Outcome) -> bool:
+        return outcome.rank is not None and outcome.rank <= k
+
+    pairs = [(hit(a), hit(b)) for a, b in zip(ours.outcomes, theirs.outcomes, strict=True)]
+    won = sum(1 for a, b in pairs if a and not b)
+    lost = sum(1 for a, b in pairs if b and not a)
+    return {"won": won, "lost": lost, "p": round(sign_test(won, lost), 4)}
+
+
 class PlainBM25:
     """The baseline: Okapi BM25 (Lucene's idf, k1 1.2, b 0.75) over each whole note as one flat
     field — title, file name, every frontmatter text field and the body — with GrasBot's own
