@@ -48,13 +48,18 @@ class Outcome:
                 return position
         return None
 
+    def within(self, k: int) -> bool:
+        """An expected note among the first `k`."""
+        rank = self.rank
+        return rank is not None and rank <= k
+
 
 @dataclass(frozen=True)
 class Report:
     outcomes: tuple[Outcome, ...]
 
     def hit_at(self, k: int) -> float:
-        return sum(1 for o in self.outcomes if o.rank is not None and o.rank <= k) / len(self.outcomes)
+        return sum(1 for o in self.outcomes if o.within(k)) / len(self.outcomes)
 
     def mrr_at(self, k: int) -> float:
         return sum(1 / o.rank for o in self.outcomes if o.rank is not None and o.rank <= k) / len(self.outcomes)
@@ -65,7 +70,7 @@ class Report:
         return sum(measured) / len(measured) if measured else None
 
     def misses(self, k: int = 1) -> list[Outcome]:
-        return [o for o in self.outcomes if o.rank is None or o.rank > k]
+        return [o for o in self.outcomes if not o.within(k)]
 
     def figures(self) -> dict:
         return {"hit@1": round(self.hit_at(1), 4), "hit@5": round(self.hit_at(5), 4), "mrr@10": round(self.mrr_at(10), 4)}
@@ -196,11 +201,7 @@ def paired(ours: Report, theirs: Report, k: int = 1) -> dict:
     questions in fifteen is what chance alone gives; this says when a difference is more."""
     if [o.case for o in ours.outcomes] != [o.case for o in theirs.outcomes]:
         raise ValueError("paired rankings must be of the same questions, in the same order")
-
-    def hit(outcome: Outcome) -> bool:
-        return outcome.rank is not None and outcome.rank <= k
-
-    pairs = [(hit(a), hit(b)) for a, b in zip(ours.outcomes, theirs.outcomes, strict=True)]
+    pairs = [(a.within(k), b.within(k)) for a, b in zip(ours.outcomes, theirs.outcomes, strict=True)]
     won = sum(1 for a, b in pairs if a and not b)
     lost = sum(1 for a, b in pairs if b and not a)
     return {"won": won, "lost": lost, "p": round(sign_test(won, lost), 4)}

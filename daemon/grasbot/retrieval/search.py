@@ -166,9 +166,8 @@ def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) 
         # left out before its bound is written down: most of a common word's 1,500 notes.
         need = (last - _SLACK) / factor - max(semantic.values(), default=0.0) - _SLACK
         candidates = (*(p for p, raw in bm25.items() if raw_bound * raw >= need), *semantic)
-    body_only = {p: (raw_bound * get(p, 0.0) + sem(p, 0.0)) * factor + _SLACK for p in candidates if p not in fields}
-    if last > 0:  # the notes that cannot reach the floor already are left out before sorting
-        body_only = {p: b for p, b in body_only.items() if b >= last}
+    # the notes that cannot reach the floor already are left out before sorting (none while it is -1)
+    body_only = {p: most for p in candidates if p not in fields and (most := (raw_bound * get(p, 0.0) + sem(p, 0.0)) * factor + _SLACK) >= last}
     if len(body_only) > keep:
         pending: list[tuple[Score, str]] = []
         for path in sorted(body_only, key=lambda p: (-body_only[p], p)):
