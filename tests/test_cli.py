@@ -280,6 +280,56 @@ def test_the_sign_test_and_the_paired_counts():
         paired(ours, Report(theirs.outcomes[:4]))
 
 
+def test_eval_asks_each_question_again_after_another_subject(capsys, note_writer, tmp_path):
+    """--new-subject: each question without history asked after the closest earlier one about
+    other notes. « des trucs électroniques ? » alone finds its note; after a question about the
+    robot, the robot's note (through the conversation, at the new-subject discount) outranks it."""
+    root = eval_vault(note_writer)
+    tsv = tmp_path / "q.tsv"
+    tsv.write_text(
+        "le robot suiveur, le robot\ta.md\n"
+        "des trucs électroniques ?\tb.md\n"
+        "tomates du jardin\tc.md\n"
+        "et les tomates ?\tc.md\trobot suiveur\n",  # a follow-up: asked as it is, not again
+        encoding="utf-8",
+    )
+    lexical = ("--vault", str(root), "--default-visibility", "public", "--semantic", "off")
+    code, out, err = run(capsys, "eval", "--questions", str(tsv), *lexical, "--new-subject", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["questions"] == 4
+    assert data["new_subject"] == {
+        "questions": 3,
+        "hit@1": pytest.approx(2 / 3, abs=1e-4),
+        "hit@5": 1.0,
+        "mrr@10": pytest.approx((1 + 0.5 + 1) / 3, abs=1e-4),
+        "alone": {"hit@1": 1.0, "hit@5": 1.0, "mrr@10": 1.0},
+    }
+    code, out, _ = run(capsys, "eval", "--questions", str(tsv), *lexical, "--new-subject")
+    assert code == 0
+    assert "after another subject: 3 questions  hit@1 0.667  hit@5 1.000  MRR@10 0.833 (asked alone: 1.000 / 1.000 / 1.000)" in out
+    code, out, _ = run(capsys, "eval", "--questions", str(tsv), *lexical, "--json")
+    assert "new_subject" not in json.loads(out)  # asked for, or not measured
+
+
+def test_another_subject_is_the_closest_earlier_question_about_other_notes():
+    from grasbot._evaluate import Case, after_another_subject
+
+    a1, a2, b, c = (
+        Case(q, frozenset(p), i) for i, (q, p) in enumerate([("a ?", {"a.md"}), ("a encore ?", {"a.md", "x.md"}), ("b ?", {"b.md"}), ("c ?", {"c.md"})])
+    )
+    follow_up = Case("et a ?", frozenset({"a.md"}), 9, history=("c ?",))
+    pairs = after_another_subject([a1, a2, follow_up, b, c])
+    assert [(case.question, changed.question, changed.history, changed.expected) for case, changed in pairs] == [
+        ("a ?", "a ?", ("c ?",), a1.expected),  # none before it: from the last one back
+        ("a encore ?", "a encore ?", ("c ?",), a2.expected),  # « a ? » shares a.md; « b ? » is further back from the end than « c ? »
+        ("b ?", "b ?", ("a encore ?",), b.expected),  # the follow-up is not asked again, nor taken as a subject
+        ("c ?", "c ?", ("b ?",), c.expected),
+    ]
+    assert all(case is original for (case, _), original in zip(pairs, [a1, a2, b, c], strict=True))
+    assert after_another_subject([a1, a2]) == []  # every other question is about the same note
+
+
 def test_eval_counts_the_off_topic_questions_it_would_answer(capsys, note_writer, tmp_path):
     """An off-topic question grounded is one GrasBot answers from notes that do not know."""
     root = eval_vault(note_writer)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ._config import ANCHOR_FORMS, Settings
 from ._engine import GrasBot
-from ._evaluate import PlainBM25, evaluate, paired, read_cases, read_off_topic
+from ._evaluate import PlainBM25, Report, after_another_subject, evaluate, paired, read_cases, read_off_topic
 from ._exceptions import ConfigError, GrasbotError
 from .answer.fallback import extractive_answer
 from .store.questionlog import add_log_parser, cmd_log
@@ -83,6 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
         dest="off_topic",
         metavar="FILE.txt",
         help="one question a line that no note answers: the share of them grounded, beside the share of --questions grounded",
+    )
+    p.add_argument(
+        "--new-subject",
+        dest="new_subject",
+        action="store_true",
+        help="also ask each question that has no history after the closest earlier one about other notes: "
+        "GrasBot's figures then, beside its figures on them alone",
     )
     _common(p)
 
@@ -343,6 +350,12 @@ def cmd_eval(bot: GrasBot, args) -> int:
     data = {**report.to_dict(), "semantic": bool(bot.snapshot.semantic), "engines": engines, "paired": against}
     if off_topic is not None:
         data["off_topic"] = len(off_topic)
+    if args.new_subject:  # does a conversation about something else pull the answer away?
+        pairs = after_another_subject(cases)
+        outcome = {id(o.case): o for o in report.outcomes}
+        alone = Report(tuple(outcome[id(case)] for case, _ in pairs))
+        after = evaluate([changed for _, changed in pairs], ranker(lexical=False))
+        data["new_subject"] = {"questions": len(pairs), **after.figures(), "alone": alone.figures()}
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
@@ -353,6 +366,12 @@ def cmd_eval(bot: GrasBot, args) -> int:
         print(f"{name:>10}: {data['questions']} questions  hit@1 {figures['hit@1']:.3f}  hit@5 {figures['hit@5']:.3f}  MRR@10 {figures['mrr@10']:.3f}{said}")
     for name, pair in against.items():  # is the difference at hit@1 more than chance?
         print(f"GrasBot against {name}: first on {pair['won']} questions it is not, not on {pair['lost']} it is (sign test p {pair['p']:.3f})")
+    if "new_subject" in data:
+        after, alone = data["new_subject"], data["new_subject"]["alone"]
+        print(
+            f"after another subject: {after['questions']} questions  hit@1 {after['hit@1']:.3f}  hit@5 {after['hit@5']:.3f}  "
+            f"MRR@10 {after['mrr@10']:.3f} (asked alone: {alone['hit@1']:.3f} / {alone['hit@5']:.3f} / {alone['mrr@10']:.3f})"
+        )
     if "context_recall" in data:
         print(f"context recall {data['context_recall']:.3f}  fallback recall {data['fallback_recall']:.3f}")
     for miss in data["misses"]:

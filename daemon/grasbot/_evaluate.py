@@ -184,6 +184,20 @@ def evaluate(
     return Report(tuple(outcomes))
 
 
+def after_another_subject(cases: Sequence[Case]) -> list[tuple[Case, Case]]:
+    """Each question of `cases` asked without history, and the same question asked after the
+    closest earlier one about other notes (wrapping round from the first): a visitor who changes
+    the subject should get the new subject's notes, not the conversation's, and the question's
+    ranking alone is the yardstick."""
+    alone = [c for c in cases if not c.history]
+    pairs = []
+    for i, case in enumerate(alone):
+        earlier = next((c for c in [*alone[:i][::-1], *alone[i + 1 :][::-1]] if not c.expected & case.expected), None)
+        if earlier is not None:
+            pairs.append((case, Case(case.question, case.expected, case.line, case.phrase, (earlier.question,))))
+    return pairs
+
+
 def sign_test(won: int, lost: int) -> float:
     """The two-sided sign test's p: how likely a split at least this uneven is between the
     questions only one of two rankers gets right, were each as likely as the other to get them.

@@ -6,7 +6,7 @@ import pytest
 
 from grasbot._config import Settings
 from grasbot.retrieval.scoring import Score
-from grasbot.retrieval.search import search
+from grasbot.retrieval.search import HISTORY_DISCOUNT, NEW_SUBJECT_DISCOUNT, history_discount, search
 from support.bots import make_bot
 
 VAULT = {
@@ -157,6 +157,55 @@ def test_history_gives_a_follow_up_its_subject(note_writer):
     assert first.score > alone.sources[[s.path for s in alone.sources].index("grasbot.md")].score
     # the assistant's words are not the visitor's subject
     assert with_history.sources[1].path == "voiture.md"
+
+
+def test_a_new_subject_is_not_pulled_back_to_the_conversation(note_writer):
+    """A question that does not open as a follow-up may change the subject: the conversation's
+    note keeps NEW_SUBJECT_DISCOUNT of its points, and the note the question is about comes
+    first (at HISTORY_DISCOUNT, the earlier question's note outranked it)."""
+    note_writer("grasbot.md", "title: GrasBot\nvisibility: public", "GrasBot, l'assistant du site, utilise le modèle de langage Qwen3 en local avec Ollama.")
+    note_writer("voiture.md", "title: Voiture\nvisibility: public", "Ma voiture est une vieille Clio diesel.")
+    note_writer("jardin.md", "title: Jardin\nvisibility: public", "Tomates et courgettes.")
+    bot = make_bot(note_writer.root)
+    history = [{"role": "user", "content": "GrasBot, l'assistant du site, utilise quel modèle de langage Qwen3 en local avec Ollama ?"}]
+    question = "Tu roules en quoi comme voiture, une citadine ou un break familial ?"
+    alone = bot.search(question, audience="visitor").sources
+    assert [s.path for s in alone] == ["voiture.md"]
+    in_conversation = bot.search(history[0]["content"] + " " + question, audience="visitor").sources
+    through_it = next(s for s in in_conversation if s.path == "grasbot.md").score
+
+    changed = bot.search(question, audience="visitor", history=history).sources
+    assert [s.path for s in changed] == ["voiture.md", "grasbot.md"]
+    assert changed[0].score == alone[0].score
+    assert changed[1].score == pytest.approx(NEW_SUBJECT_DISCOUNT * through_it)
+    assert through_it * HISTORY_DISCOUNT > alone[0].score  # the discount of a follow-up would have put GrasBot first
+    assert all(r.detail.endswith("(avec la conversation)") for r in changed[1].reasons)
+
+    # the same question said as a follow-up carries the conversation on
+    follow_up = bot.search("Et " + question[0].lower() + question[1:], audience="visitor", history=history).sources
+    assert next(s for s in follow_up if s.path == "grasbot.md").score == pytest.approx(HISTORY_DISCOUNT * through_it)
+
+
+@pytest.mark.parametrize(
+    ("question", "follows"),
+    [
+        ("Et quel modèle ?", True),
+        ("et dovecot il joue lequel de ces rôles ?", True),
+        ("ok et en python ?", True),
+        ("Mais ça marche sur mobile ?", True),
+        ("d’accord, et tu prends combien ?", True),
+        ("Merci ! Et pour le site ?", True),
+        ("« Du coup » c'est gratuit ?", True),
+        ("Étienne t'as fait quoi ?", False),
+        ("Etienne, t'as fait quoi ?", False),
+        ("non-violence, t'en penses quoi ?", False),
+        ("okapi ?", False),
+        ("Quel modèle utilises-tu ?", False),
+        ("ça marche sur mobile ?", False),
+    ],
+)
+def test_a_follow_up_is_read_from_how_it_opens(question, follows):
+    assert history_discount(question) == (HISTORY_DISCOUNT if follows else NEW_SUBJECT_DISCOUNT)
 
 
 def test_a_visitors_shorthand_finds_the_note_that_spells_it_out(note_writer):
