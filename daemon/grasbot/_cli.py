@@ -31,6 +31,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ollama-host", dest="ollama_host", metavar="URL", help="Ollama's address (OLLAMA_HOST)")
     parser.add_argument("--llm-timeout", dest="llm_timeout", type=float, metavar="SECONDS", help="LLM_TIMEOUT (default 60)")
     parser.add_argument("--llm-max-tokens", dest="llm_max_tokens", type=int, metavar="N", help="tokens an answer may have (LLM_MAX_TOKENS; default 400)")
+    parser.add_argument(
+        "--llm-context", dest="llm_context", type=int, metavar="TOKENS", help="tokens the model reads and writes per answer (LLM_CONTEXT; default 8192)"
+    )
     parser.add_argument("--llm-deadline", dest="llm_deadline", type=float, metavar="SECONDS", help="seconds for a whole answer (LLM_DEADLINE; default 90)")
     parser.add_argument("--temperature", dest="llm_temperature", type=float, help="LLM_TEMPERATURE (default 0.4)")
     parser.add_argument("--keep-alive", dest="llm_keep_alive", metavar="DURATION", help="LLM_KEEP_ALIVE (default 30m)")
@@ -151,6 +154,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "ollama_host",
         "llm_timeout",
         "llm_max_tokens",
+        "llm_context",
         "llm_deadline",
         "llm_temperature",
         "llm_keep_alive",

@@ -21,6 +21,17 @@ BUNDLED_VAULT = _PACKAGE_DIR.parent.parent / "vault-grasbot"
 ANCHOR_FORMS = ("slug", "github", "text", "none")
 #: Days a visitor's question stays in the question log (store/questionlog.py).
 DEFAULT_RETENTION_DAYS = 90
+#: Characters of a prompt counted as one of the LLM's tokens: few, so that a prompt counted
+#: this way never overflows the model's window (French prose takes more a token; code, numbers
+#: and rare accented words fewer).
+CHARS_PER_TOKEN = 3
+#: Tokens kept beside the notes for the rules, the passages' headings and the question.
+PROMPT_RESERVE = 1_536
+
+
+def tokens_for(chars: int) -> int:
+    """The most tokens `chars` characters of a prompt may take (CHARS_PER_TOKEN)."""
+    return -(-chars // CHARS_PER_TOKEN)
 
 
 def default_log_path(env: Mapping[str, str] | None = None) -> Path:
@@ -60,6 +71,7 @@ class Settings:
     llm_temperature: float = 0.4
     llm_keep_alive: str = "30m"
     llm_max_tokens: int = 400  # Ollama's num_predict: a 3-6 sentence French answer is 100-250 tokens
+    llm_context: int = 8_192  # Ollama's num_ctx: tokens read and written (its own default, 2,048 or 4,096, cuts a prompt silently)
     llm_deadline: float = 90.0  # seconds for a whole answer (llm_timeout bounds each wait alone)
     # --- admission control (answer.admission): what one consumer GPU writes at a time, and the wait
     llm_slots: int = 2  # generations in flight per model host
@@ -109,6 +121,7 @@ class Settings:
         "LLM_TEMPERATURE": "llm_temperature",
         "LLM_KEEP_ALIVE": "llm_keep_alive",
         "LLM_MAX_TOKENS": "llm_max_tokens",
+        "LLM_CONTEXT": "llm_context",
         "LLM_DEADLINE": "llm_deadline",
         "LLM_SLOTS": "llm_slots",
         "LLM_QUEUE": "llm_queue",
@@ -157,6 +170,12 @@ class Settings:
         values = {name: _coerce(name, value, origin) for name, (value, origin) in raw.items()}
         return cls(**values)._checked()
 
+    @property
+    def prompt_room(self) -> int:
+        """Characters the messages sent to the LLM may take, so that they and the answer fit in
+        LLM_CONTEXT: what is beyond it, Ollama cuts without a word."""
+        return (self.llm_context - self.llm_max_tokens) * CHARS_PER_TOKEN
+
     def _checked(self) -> Settings:
         if self.default_visibility not in ("public", "private"):
             raise ConfigError(f"default visibility must be 'public' or 'private', not {self.default_visibility!r}")
@@ -170,6 +189,15 @@ class Settings:
             raise ConfigError(f"LLM_TIMEOUT must be positive, not {self.llm_timeout}")
         if not 16 <= self.llm_max_tokens <= 32_768:
             raise ConfigError(f"LLM_MAX_TOKENS must be between 16 and 32768, not {self.llm_max_tokens}")
+        if not 1_024 <= self.llm_context <= 262_144:
+            raise ConfigError(f"LLM_CONTEXT must be between 1024 and 262144 tokens, not {self.llm_context}")
+        needed = tokens_for(self.prompt_budget) + PROMPT_RESERVE + self.llm_max_tokens
+        if needed > self.llm_context:
+            raise ConfigError(
+                f"LLM_CONTEXT {self.llm_context} tokens cannot hold GRASBOT_PROMPT_BUDGET {self.prompt_budget} characters of notes "
+                f"(up to {tokens_for(self.prompt_budget)} tokens), the rules and the question ({PROMPT_RESERVE}) and LLM_MAX_TOKENS "
+                f"{self.llm_max_tokens}: raise LLM_CONTEXT to {needed} or more, or lower the budget"
+            )
         for name, var in (("llm_deadline", "LLM_DEADLINE"), ("header_timeout", "GRASBOT_HEADER_TIMEOUT"), ("body_timeout", "GRASBOT_BODY_TIMEOUT")):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{var} must be positive, not {getattr(self, name)}")

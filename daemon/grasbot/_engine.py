@@ -245,6 +245,7 @@ class GrasBot:
                     keep_alive=settings.llm_keep_alive,
                     max_tokens=settings.llm_max_tokens,
                     deadline=settings.llm_deadline,
+                    context=settings.llm_context,
                 )
                 for host in settings.ollama_hosts
             ]
@@ -509,7 +510,7 @@ class GrasBot:
         index = snapshot.index(audience)
         # Only what this audience may read reaches the LLM or the fallback: the passages are
         # the audience's readable text (links to notes outside it lose their target's name).
-        prompt = build_prompt(q.strip(), result.context, grounded=result.grounded, history=history or ())
+        prompt = build_prompt(q.strip(), result.context, grounded=result.grounded, history=history or (), room=self.settings.prompt_room)
         # reuse: first questions only (a follow-up's answer depends on the conversation)
         key = None if history else self.answers.key(q, audience, audience in snapshot.semantic)
         return result, index, prompt, snapshot, key
@@ -679,6 +680,7 @@ def answer_shape(settings: Settings) -> tuple:
         settings.llm_model,
         settings.llm_temperature,
         settings.llm_max_tokens,
+        settings.llm_context,
         settings.search_top_k,
         settings.search_min_score,
         settings.prompt_budget,

@@ -80,7 +80,7 @@ async def test_the_request_that_reaches_ollama(vault, standin_ollama):
     # streamed: a first question's answer is shared with whoever asks it meanwhile (answer.reuse.Flights)
     assert body["stream"] is True
     assert body["think"] is False
-    assert body["options"] == {"temperature": 0.4, "num_predict": 400}
+    assert body["options"] == {"temperature": 0.4, "num_predict": 400, "num_ctx": 8192}
     assert body["keep_alive"] == "30m"
     messages = body["messages"]
     assert messages[0] == {"role": "system", "content": SYSTEM_RULES}

@@ -42,7 +42,7 @@ async def test_generate_request_body(standin_ollama, llm):
     assert body["messages"] == MESSAGES
     assert body["stream"] is False
     assert body["think"] is False
-    assert body["options"] == {"temperature": 0.4, "num_predict": 400}
+    assert body["options"] == {"temperature": 0.4, "num_predict": 400, "num_ctx": 8192}
     assert body["keep_alive"] == "30m"
 
 
@@ -56,7 +56,7 @@ async def test_stream_request_body_and_settings(standin_ollama):
     assert body["stream"] is True
     assert body["think"] is False
     assert body["messages"] == MESSAGES
-    assert body["options"] == {"temperature": 0.1, "num_predict": 400}
+    assert body["options"] == {"temperature": 0.1, "num_predict": 400, "num_ctx": 8192}
     assert body["keep_alive"] == "5m"
 
 

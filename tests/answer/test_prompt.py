@@ -104,6 +104,30 @@ def test_history_turns_come_between_the_rules_and_the_question():
     assert ungrounded.messages[1:3] == history
 
 
+def test_a_long_conversation_loses_its_oldest_turns_never_the_notes_nor_the_question():
+    """What overflows the model's window Ollama cuts from the start without a word (the rules,
+    then the best passages): the prompt keeps within `room` by leaving the oldest turns out."""
+    turns = [{"role": role, "content": f"{role} {i} " + "x" * 990} for i in range(4) for role in ("user", "assistant")]
+    notes = [passage("a", "Qwen3 " * 300)]  # 1,800 characters
+    whole = build_prompt("Et son modèle ?", notes, grounded=True, history=turns)
+    size = sum(len(m["content"]) for m in whole.messages)
+    assert whole.dropped == 0 and whole.messages[1:-1] == turns
+
+    room = size - 2_500  # three turns too many: the first exchange goes, and the next visitor's turn leaves its reply alone
+    fitted = build_prompt("Et son modèle ?", notes, grounded=True, history=turns, room=room)
+    assert sum(len(m["content"]) for m in fitted.messages) <= room
+    assert fitted.dropped == 4
+    assert fitted.messages[0]["content"] == SYSTEM_RULES
+    assert fitted.messages[1:-1] == turns[4:]  # the newest two exchanges, from a visitor's turn
+    assert fitted.messages[-1] == whole.messages[-1]  # the notes and the question, whole
+
+    bare = build_prompt("Et son modèle ?", notes, grounded=True, history=turns, room=len(SYSTEM_RULES) + len(whole.messages[-1]["content"]))
+    assert bare.dropped == 8 and [m["role"] for m in bare.messages] == ["system", "user"]
+    assert build_prompt("Et son modèle ?", notes, grounded=True, history=turns, room=size).dropped == 0  # it fits: nothing left out
+    ungrounded = build_prompt("Et son modèle ?", [], grounded=False, history=turns, room=len(SYSTEM_RULES) + len(NO_CONTEXT) + 2_100)
+    assert ungrounded.messages[1:-1] == turns[6:] and ungrounded.dropped == 6
+
+
 @pytest.mark.parametrize(
     "text, expected",
     [

@@ -260,6 +260,26 @@ async def test_a_body_that_never_ends_gets_408(start_daemon):
     assert ok["result"]["status"] == "ok"
 
 
+async def test_the_model_is_given_a_window_that_holds_the_whole_prompt(start_daemon, standin_ollama):
+    """Ollama reads num_ctx tokens (its own default, 2,048 or 4,096, cuts a longer prompt from
+    the start without a word): GrasBot sends LLM_CONTEXT at every call, and a conversation as
+    long as the daemon accepts (8 turns of 2,000 characters) loses its oldest turns so that the
+    rules, the notes, the question and the answer fit in it."""
+    client = await start_daemon(ollama_url=standin_ollama.url, answer_cache="off")
+    turns = [{"role": role, "content": f"{role} {i} " + "mot " * 496} for i in range(4) for role in ("user", "assistant")]
+    status, reply = await rpc_raw(client, {"jsonrpc": "2.0", "method": "answer", "params": {"q": "Comment fonctionne GrasBot ?", "history": turns}, "id": 1})
+    assert status == 200 and reply["result"]["model"] == "qwen3:8b", reply
+    (body,) = standin_ollama.requests
+    settings = bot_of(client).settings
+    assert body["options"]["num_ctx"] == settings.llm_context == 8192
+    messages = body["messages"]
+    assert sum(len(m["content"]) for m in messages) <= settings.prompt_room == (8192 - 400) * 3
+    assert messages[-1]["content"].startswith("Notes de l'auteur :") and messages[-1]["content"].endswith("Question : Comment fonctionne GrasBot ?")
+    kept = messages[1:-1]
+    assert kept and len(kept) < len(turns) and kept == turns[len(turns) - len(kept) :]  # the newest turns, in order
+    assert kept[0]["role"] == "user"
+
+
 def test_the_new_bounds_are_settings_like_the_others():
     from grasbot import Settings
     from grasbot._cli import _settings, build_parser
@@ -274,3 +294,11 @@ def test_the_new_bounds_are_settings_like_the_others():
     for var, value in [("LLM_MAX_TOKENS", "0"), ("LLM_DEADLINE", "-1"), ("GRASBOT_HEADER_TIMEOUT", "0"), ("GRASBOT_BODY_TIMEOUT", "nan")]:
         with pytest.raises(ConfigError, match=var):
             Settings.load(env={var: value})
+    assert Settings.load(env={"LLM_CONTEXT": "16384"}).llm_context == 16384
+    assert _settings(build_parser().parse_args(["serve", "--llm-context", "32768"])).llm_context == 32768
+    with pytest.raises(ConfigError, match="LLM_CONTEXT must be between 1024 and 262144 tokens, not 512"):
+        Settings.load(env={"LLM_CONTEXT": "512"})
+    # Ollama's own default window cannot hold the default budget: said at start, with what would
+    with pytest.raises(ConfigError, match=r"LLM_CONTEXT 4096 tokens cannot hold GRASBOT_PROMPT_BUDGET 12000 characters .* raise LLM_CONTEXT to 5936"):
+        Settings.load(env={"LLM_CONTEXT": "4096"})
+    assert Settings.load(env={"LLM_CONTEXT": "4096", "GRASBOT_PROMPT_BUDGET": "6000"}).prompt_room == (4096 - 400) * 3

@@ -170,6 +170,7 @@ class LLMClient:
         keep_alive: str = "30m",
         max_tokens: int = 400,
         deadline: float = 90.0,
+        context: int = 8_192,
     ) -> None:
         self.host = host or os.environ.get("OLLAMA_HOST") or _DEFAULT_HOST
         self.model = model
@@ -177,6 +178,7 @@ class LLMClient:
         self.temperature = temperature
         self.keep_alive = keep_alive
         self.max_tokens = max_tokens  # Ollama's num_predict: the answer stops there
+        self.context = context  # Ollama's num_ctx, the same at every call: another value reloads the model
         self.deadline = deadline  # the whole answer, first word to last
         self._host_given = host  # None: the ollama client's own default, as OLLAMA_HOST says
         self._made = None
@@ -196,7 +198,7 @@ class LLMClient:
             "messages": messages,
             "stream": stream,
             "think": False,
-            "options": {"temperature": self.temperature, "num_predict": self.max_tokens},
+            "options": {"temperature": self.temperature, "num_predict": self.max_tokens, "num_ctx": self.context},
             "keep_alive": self.keep_alive,
         }
 

@@ -30,6 +30,7 @@ class Prompt:
     messages: list[dict]
     notes: tuple[str, ...]  # slugs of the notes in the context
     truncated: tuple[str, ...]  # slugs of the notes a passage of which was cut to fit
+    dropped: int = 0  # the conversation's oldest turns left out, so that the prompt fits the model's window
 
 
 def passage_label(passage: Passage) -> str:
@@ -46,19 +47,32 @@ def build_prompt(
     *,
     grounded: bool,
     history: Sequence[dict] = (),
+    room: int | None = None,
 ) -> Prompt:
     """System rules, the conversation so far, then the question with the passages chosen for
-    it (`passages.choose_passages`, already within the budget), or the no-context prompt."""
-    messages = [{"role": "system", "content": SYSTEM_RULES}]
-    messages += [{"role": t["role"], "content": t["content"]} for t in history]
+    it (`passages.choose_passages`, already within the budget), or the no-context prompt.
+    `room`: the characters all the messages may take (`Settings.prompt_room`); the oldest turns
+    of the conversation are left out until they fit, never the notes nor the question, since
+    Ollama would cut the start of what overflows its window, rules and best passages first."""
     if not grounded or not passages:
-        messages.append({"role": "user", "content": f"{NO_CONTEXT}\n\nQuestion : {question}"})
-        return Prompt(messages, (), ())
-    context = "\n\n".join(f"### {passage_label(p)}\n{p.text}" for p in passages)
-    content = f"Notes de l'auteur :\n\n{context}\n\nQuestion : {question}"
-    slugs = tuple(dict.fromkeys(p.slug for p in passages))
-    truncated = tuple(dict.fromkeys(p.slug for p in passages if p.cut))
-    return Prompt(messages + [{"role": "user", "content": content}], slugs, truncated)
+        content = f"{NO_CONTEXT}\n\nQuestion : {question}"
+        slugs: tuple[str, ...] = ()
+        truncated: tuple[str, ...] = ()
+    else:
+        context = "\n\n".join(f"### {passage_label(p)}\n{p.text}" for p in passages)
+        content = f"Notes de l'auteur :\n\n{context}\n\nQuestion : {question}"
+        slugs = tuple(dict.fromkeys(p.slug for p in passages))
+        truncated = tuple(dict.fromkeys(p.slug for p in passages if p.cut))
+    turns = [{"role": t["role"], "content": t["content"]} for t in history]
+    kept = turns
+    if room is not None:
+        left = room - len(SYSTEM_RULES) - len(content)
+        while kept and sum(len(t["content"]) for t in kept) > left:
+            kept = kept[1:]
+            if kept and kept[0]["role"] == "assistant":  # the conversation goes on from a visitor's turn
+                kept = kept[1:]
+    messages = [{"role": "system", "content": SYSTEM_RULES}, *kept, {"role": "user", "content": content}]
+    return Prompt(messages, slugs, truncated, len(turns) - len(kept))
 
 
 def keep_known_citations(text: str, slugs: Sequence[str]) -> str:
