@@ -311,6 +311,16 @@ def test_eval_asks_each_question_again_after_another_subject(capsys, note_writer
     code, out, _ = run(capsys, "eval", "--questions", str(tsv), *lexical, "--json")
     assert "new_subject" not in json.loads(out)  # asked for, or not measured
 
+    # off-topic questions, each after one of those: the conversation's notes must not ground them
+    # (at the follow-ups' discount, the robot's and the garden's did: 2 of 3)
+    off = tmp_path / "off.txt"
+    off.write_text("la météo de demain\nune recette de bouillabaisse ?\nqui a gagné le match ?\n", encoding="utf-8")
+    code, out, _ = run(capsys, "eval", "--questions", str(tsv), *lexical, "--new-subject", "--off-topic", str(off), "--json")
+    data = json.loads(out)
+    assert data["engines"]["GrasBot"]["off_topic_grounded"] == 0.0 and data["new_subject"]["off_topic_grounded"] == 0.0
+    code, out, _ = run(capsys, "eval", "--questions", str(tsv), *lexical, "--new-subject", "--off-topic", str(off))
+    assert "(asked alone: 1.000 / 1.000 / 1.000); off-topic grounded after one of them 0.000" in out
+
 
 def test_another_subject_is_the_closest_earlier_question_about_other_notes():
     from grasbot._evaluate import Case, after_another_subject

@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="new_subject",
         action="store_true",
         help="also ask each question that has no history after the closest earlier one about other notes: "
-        "GrasBot's figures then, beside its figures on them alone",
+        "GrasBot's figures then, beside its figures on them alone; with --off-topic, each off-topic question after one of them",
     )
     _common(p)
 
@@ -360,6 +360,11 @@ def cmd_eval(bot: GrasBot, args) -> int:
         alone = Report(tuple(outcome[id(case)] for case, _ in pairs))
         after = evaluate([changed for _, changed in pairs], ranker(lexical=False))
         data["new_subject"] = {"questions": len(pairs), **after.figures(), "alone": alone.figures()}
+        subjects = [case.question for case, _ in pairs]
+        if off_topic is not None and subjects:  # a question no note answers, after one they do
+            earlier = [[{"role": "user", "content": subjects[i % len(subjects)]}] for i in range(len(off_topic))]
+            wrong = [bot.search(q, audience=args.audience, history=turns).grounded for q, turns in zip(off_topic, earlier, strict=True)]
+            data["new_subject"]["off_topic_grounded"] = round(sum(wrong) / len(wrong), 4)
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
@@ -375,6 +380,7 @@ def cmd_eval(bot: GrasBot, args) -> int:
         print(
             f"after another subject: {after['questions']} questions  hit@1 {after['hit@1']:.3f}  hit@5 {after['hit@5']:.3f}  "
             f"MRR@10 {after['mrr@10']:.3f} (asked alone: {alone['hit@1']:.3f} / {alone['hit@5']:.3f} / {alone['mrr@10']:.3f})"
+            + (f"; off-topic grounded after one of them {after['off_topic_grounded']:.3f}" if "off_topic_grounded" in after else "")
         )
     if "context_recall" in data:
         print(f"context recall {data['context_recall']:.3f}  fallback recall {data['fallback_recall']:.3f}")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grasbot.answer.prompt import SYSTEM_RULES
+from grasbot.answer.prompt import NO_CONTEXT, SYSTEM_RULES
 from grasbot.server.handlers import STATIC_DIR
 from grasbot.server.methods import PUBLIC_LLM_ERROR
 from grasbot.server.protocol import openrpc_document
@@ -310,6 +310,21 @@ async def test_ask_with_history(start_daemon, standin_ollama):
     resp = await client.get("/ask", params={"q": FOLLOW_UP, "history": history})
     assert resp.status == 200
     assert (await resp.json())["sources"][0]["slug"] in subject
+
+
+async def test_a_question_the_notes_do_not_know_is_not_answered_from_the_conversation(start_daemon, standin_ollama):
+    """After a question about GrasBot, « la recette de la tartiflette » is still one the notes
+    do not know: the model gets the no-context prompt, not GrasBot's notes (at the follow-ups'
+    discount, the conversation's notes grounded it)."""
+    client = await start_daemon(ollama_url=standin_ollama.url)
+    history = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": "GrasBot cherche dans les notes [grasbot]."}]
+    alone = await rpc_result(client, "search", {"q": "Quelle est la recette de la tartiflette ?"})
+    assert alone["grounded"] is False
+    reply = await rpc_result(client, "answer", {"q": "Quelle est la recette de la tartiflette ?", "history": history})
+    assert reply["grounded"] is False
+    (body,) = standin_ollama.requests
+    assert body["messages"][-1]["content"] == f"{NO_CONTEXT}\n\nQuestion : Quelle est la recette de la tartiflette ?"
+    assert body["messages"][1:-1] == history
 
 
 @pytest.mark.parametrize(
