@@ -52,8 +52,8 @@ def build_prompt(
     """System rules, the conversation so far, then the question with the passages chosen for
     it (`passages.choose_passages`, already within the budget), or the no-context prompt.
     `room`: the characters all the messages may take (`Settings.prompt_room`); the oldest turns
-    of the conversation are left out until they fit, never the notes nor the question, since
-    Ollama would cut the start of what overflows its window, rules and best passages first."""
+    of the conversation are left out until they fit, never the notes nor the question: what
+    overflows the model's window, Ollama cuts without a word, wherever it falls."""
     if not grounded or not passages:
         content = f"{NO_CONTEXT}\n\nQuestion : {question}"
         slugs: tuple[str, ...] = ()
