@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import sys
@@ -362,8 +363,8 @@ def cmd_eval(bot: GrasBot, args) -> int:
         data["new_subject"] = {"questions": len(pairs), **after.figures(), "alone": alone.figures()}
         subjects = [case.question for case, _ in pairs]
         if off_topic is not None and subjects:  # a question no note answers, after one they do
-            earlier = [[{"role": "user", "content": subjects[i % len(subjects)]}] for i in range(len(off_topic))]
-            wrong = [bot.search(q, audience=args.audience, history=turns).grounded for q, turns in zip(off_topic, earlier, strict=True)]
+            after_one = zip(off_topic, itertools.cycle(subjects))  # each after the next subject, round and round
+            wrong = [bot.search(q, audience=args.audience, history=[{"role": "user", "content": subject}]).grounded for q, subject in after_one]
             data["new_subject"]["off_topic_grounded"] = round(sum(wrong) / len(wrong), 4)
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
