@@ -511,6 +511,8 @@ class GrasBot:
         # Only what this audience may read reaches the LLM or the fallback: the passages are
         # the audience's readable text (links to notes outside it lose their target's name).
         prompt = build_prompt(q.strip(), result.context, grounded=result.grounded, history=history or (), room=self.settings.prompt_room)
+        if prompt.dropped:  # the owner sees from the log that conversations outgrow the model's window
+            log.info("conversation cut to fit LLM_CONTEXT %d tokens: its %d oldest turns left out", self.settings.llm_context, prompt.dropped)
         # reuse: first questions only (a follow-up's answer depends on the conversation)
         key = None if history else self.answers.key(q, audience, audience in snapshot.semantic)
         return result, index, prompt, snapshot, key

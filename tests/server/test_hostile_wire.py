@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import time
 
@@ -260,11 +261,12 @@ async def test_a_body_that_never_ends_gets_408(start_daemon):
     assert ok["result"]["status"] == "ok"
 
 
-async def test_the_model_is_given_a_window_that_holds_the_whole_prompt(start_daemon, standin_ollama):
+async def test_the_model_is_given_a_window_that_holds_the_whole_prompt(start_daemon, standin_ollama, caplog):
     """Ollama reads num_ctx tokens (its own default, 2,048 or 4,096, cuts a longer prompt from
     the start without a word): GrasBot sends LLM_CONTEXT at every call, and a conversation as
     long as the daemon accepts (8 turns of 2,000 characters) loses its oldest turns so that the
     rules, the notes, the question and the answer fit in it."""
+    caplog.set_level(logging.INFO, logger="grasbot")
     client = await start_daemon(ollama_url=standin_ollama.url, answer_cache="off")
     turns = [{"role": role, "content": f"{role} {i} " + "mot " * 496} for i in range(4) for role in ("user", "assistant")]
     status, reply = await rpc_raw(client, {"jsonrpc": "2.0", "method": "answer", "params": {"q": "Comment fonctionne GrasBot ?", "history": turns}, "id": 1})
@@ -278,6 +280,8 @@ async def test_the_model_is_given_a_window_that_holds_the_whole_prompt(start_dae
     kept = messages[1:-1]
     assert kept and len(kept) < len(turns) and kept == turns[len(turns) - len(kept) :]  # the newest turns, in order
     assert kept[0]["role"] == "user"
+    said = [r.getMessage() for r in caplog.records if "oldest turns left out" in r.getMessage()]  # and the owner is told
+    assert said == [f"conversation cut to fit LLM_CONTEXT 8192 tokens: its {len(turns) - len(kept)} oldest turns left out"]
 
 
 def test_the_new_bounds_are_settings_like_the_others():
