@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from grasbot import GrasBot, Settings
-from grasbot._evaluate import read_cases, sign_test
+from grasbot._evaluate import Case, evaluate, read_cases, sign_test
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT / "eval"
@@ -52,13 +52,16 @@ def question_files(stems: Iterable[str], folder: Path = EVAL) -> list[tuple[Path
 def rank_files(bot: GrasBot, vault: str, files: Iterable[tuple[Path, str]]) -> dict[str, dict]:
     """{"file:line": {vault, set, part, follow_up, rank}} for each question of `files`; rank
     None when no expected note is in the first ten."""
+
+    def ranked(case: Case) -> list[str]:
+        return [s.path for s in bot.search(case.question, top_k=10, audience="visitor", history=case.turns).sources]
+
     ranks = {}
     for path, part in files:
-        for case in read_cases(path):
-            found = [s.path for s in bot.search(case.question, top_k=10, audience="visitor", history=case.turns).sources]
-            rank = next((i for i, p in enumerate(found, 1) if p in case.expected), None)
-            family = "long notes" if path.name.startswith("passages") else vault
-            ranks[f"{path.name}:{case.line}"] = {"vault": vault, "set": family, "part": part, "follow_up": bool(case.history), "rank": rank}
+        family = "long notes" if path.name.startswith("passages") else vault
+        for outcome in evaluate(read_cases(path), ranked).outcomes:
+            case = outcome.case
+            ranks[f"{path.name}:{case.line}"] = {"vault": vault, "set": family, "part": part, "follow_up": bool(case.history), "rank": outcome.rank}
     return ranks
 
 
@@ -97,8 +100,9 @@ def compare(before: Mapping[str, dict], after: Mapping[str, dict]) -> list[dict]
         keys = groups[(name, part)]
         was = [before[k]["rank"] for k in keys]
         now = [after[k]["rank"] for k in keys]
-        won = sum(1 for a, b in zip(was, now, strict=True) if _within(b, 1) and not _within(a, 1))
-        lost = sum(1 for a, b in zip(was, now, strict=True) if _within(a, 1) and not _within(b, 1))
+        firsts = [(_within(a, 1), _within(b, 1)) for a, b in zip(was, now, strict=True)]
+        won = sum(1 for a, b in firsts if b and not a)
+        lost = sum(1 for a, b in firsts if a and not b)
         rows.append(
             {
                 "set": name,
