@@ -337,6 +337,25 @@ async def test_reachable_true_against_the_standin(standin_ollama, llm):
     assert ("GET", "/api/tags") in standin_ollama.hits
 
 
+async def test_reachable_does_not_count_the_import_of_ollama(standin_ollama, llm, monkeypatch):
+    """A daemon's first /health imports the ollama package (seconds on a cold start, or waiting
+    for the server's worker that imports it): a host that answers at once is reachable."""
+    import time
+
+    from grasbot.answer import llm as module
+
+    imported = module.load_ollama
+
+    def slow_import():
+        time.sleep(0.3)
+        return imported()
+
+    monkeypatch.setattr(module, "load_ollama", slow_import)
+    llm.reachable_timeout = 0.1
+    assert await llm.reachable() is True
+    assert ("GET", "/api/tags") in standin_ollama.hits
+
+
 async def test_reachable_false_when_nothing_listens():
     client = LLMClient(unused_url())
     try:

@@ -249,8 +249,11 @@ class LLMClient:
     async def reachable(self) -> bool:
         """Does something that speaks Ollama answer at the host? Never raises."""
         try:
+            # The client first: its first use imports ollama, seconds on a cold start (or waiting
+            # for the server's worker importing it), and that says nothing of the host.
+            client = self._client
             async with asyncio.timeout(min(self.reachable_timeout, self.timeout)):
-                await self._client.list()
+                await client.list()
         except Exception:  # noqa: BLE001 - any failure means "not reachable"
             return False
         return True
