@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
 
-from support.bots import REPO, make_bot, write_note
-
-
-@pytest.fixture(scope="module")
-def dev_ranks():
-    spec = importlib.util.spec_from_file_location("dev_ranks", REPO / "eval" / "dev_ranks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from support.bots import make_bot, write_note
 
 
 def test_the_question_files_are_every_tune_and_test_part_of_a_stem(dev_ranks, tmp_path):

@@ -6,20 +6,10 @@ count as a miss of the engine when it is a fault of the file, and nobody would s
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
 from grasbot._evaluate import read_cases
 from support.bots import REPO, make_bot
-
-
-@pytest.fixture(scope="module")
-def dev_ranks():
-    spec = importlib.util.spec_from_file_location("dev_ranks", REPO / "eval" / "dev_ranks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize("vault", ["curated", "personal", "documentation"])
