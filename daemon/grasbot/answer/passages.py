@@ -190,7 +190,7 @@ def _cut_counts(index: Index, path: str) -> list[tuple[Mapping[str, int], int]]:
         found = []
         for cut in sections[1]:
             head = " ".join((note.title, *heading_path(sections, cut)))
-            counts = body_counts(indexable_text(f"{head}\n{body[cut[0] : cut[1]]}", path))
+            counts = body_counts(indexable_text(f"{head}\n{index.boilerplate.strip(body[cut[0] : cut[1]])}", path))
             found.append((counts, sum(counts.values())))
         memo[path] = found
     return found

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
 from .analysis import Terms, body_counts, tokens
+from .boilerplate import EMPTY, Boilerplate
 from .postings import LazyTable, Postings, Union
 from .sections import Sections, cut_note
 from .vault import LinkResolver, Note, Vault, rewrite_links
@@ -49,6 +50,10 @@ LONG_NOTE = 4 * PASSAGE
 _PASSAGES = object()  # Index._memo's key for the long notes' passages
 _AVG_PASSAGE = object()
 _LONG = object()  # ... and for the set of notes longer than LONG_NOTE
+_LENGTHS = object()  # ... and for each body part's lengths, boilerplate left out
+_HELD = object()  # ... and for the boilerplate's stems of this index's notes
+_BOILERPLATE_TERMS = object()  # ... and for every stem of them
+_DROPPED = object()  # ... and for {term: how many notes hold it only in boilerplate lines}
 _NORMS = object()  # ... and for each note's length normalisation
 _VOCABULARY = object()  # ... and for every term of the index, sorted
 _FIELD_HITS = object()  # (_FIELD_HITS, term): the term's FieldHits
@@ -167,11 +172,17 @@ def body_counts_of(note: Note) -> dict[str, int]:
     return body_counts(f"{note_head(note)}\n{indexable_body(note)}")
 
 
-def passages_of(note: Note) -> list[dict[str, int]]:
+def _stems_of(text: str, rel: str) -> Mapping[str, int]:
+    """A piece of a note's text counted as its body is (`body_counts_of`)."""
+    return body_counts(indexable_text(text, rel))
+
+
+def passages_of(note: Note, boilerplate: Boilerplate = EMPTY) -> list[dict[str, int]]:
     """The note's stems cut in PASSAGE-long runs, each led by the note's head (what the note is
-    about), as counts: the same stems as `body_counts_of`, in order."""
+    about), as counts: the same stems as `body_counts_of`, in order, but those of the
+    vault's `boilerplate` lines."""
     head = tokens(note_head(note))
-    body = tokens(indexable_body(note))
+    body = tokens(indexable_text(boilerplate.strip(note.body), note.path))
     return [dict(Counter(head + body[i : i + PASSAGE])) for i in range(0, max(len(body), 1), PASSAGE)]
 
 
@@ -201,6 +212,7 @@ class Index:
     edges: Mapping[str, tuple[tuple[str, str], ...]]  # only between notes of this audience
     backlinks: Mapping[str, tuple[tuple[str, str], ...]]
     resolver: LinkResolver | None = None
+    boilerplate: Boilerplate = field(default=EMPTY, compare=False)  # lines search reads past, with what each note holds of them
     _memo: dict = field(default_factory=dict, compare=False, repr=False)  # term -> BM25 impacts
     _raw_edges: Mapping | None = field(default=None, compare=False, repr=False)  # the vault's, to spot changed links
 
@@ -237,6 +249,8 @@ class Index:
 
     def idf(self, term: str) -> float:
         n, df = len(self.body), self.body.df(term)
+        if self.boilerplate.held:
+            df -= self._dropped().get(term, 0)
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
     def bm25(self, terms: Iterable[str]) -> dict[str, float]:
@@ -274,11 +288,49 @@ class Index:
         """The body's postings, one object or the owner's two (public notes', private notes')."""
         return self.body.parts if isinstance(self.body, Union) else (self.body,)
 
+    def _held(self) -> Mapping[str, Mapping[str, int]]:
+        """{path: the stems of its boilerplate lines} for this index's notes that hold some
+        (the boilerplate's `held` covers every note of the vault, the private ones too)."""
+        held = self._memo.get(_HELD)
+        if held is None:
+            every = self.boilerplate.held
+            held = self._memo[_HELD] = every if every.keys() <= self.notes.keys() else {p: c for p, c in every.items() if p in self.notes}
+        return held
+
+    def _boilerplate_terms(self) -> frozenset[str]:
+        """Every stem of some boilerplate line: the only terms whose counts need correcting."""
+        terms = self._memo.get(_BOILERPLATE_TERMS)
+        if terms is None:
+            terms = self._memo[_BOILERPLATE_TERMS] = frozenset().union(*self._held().values())
+        return terms
+
+    def _dropped(self) -> Mapping[str, int]:
+        """{term: how many of this index's notes hold it in boilerplate lines only}: their
+        document frequency without the boilerplate, as if those lines were not there."""
+        dropped = self._memo.get(_DROPPED)
+        if dropped is None:
+            dropped = self._memo[_DROPPED] = Counter()
+            for path, stems in self._held().items():
+                for term, times in stems.items():
+                    if self.body.tf(term, path) <= times:
+                        dropped[term] += 1
+        return dropped
+
+    def _lengths(self) -> list[Mapping[str, int]]:
+        """Each body part's {path: length}, a note's boilerplate lines not counted."""
+        lengths = self._memo.get(_LENGTHS)
+        if lengths is None:
+            held = self._held()
+            lengths = self._memo[_LENGTHS] = [
+                {p: max(n - sum(held[p].values()), 0) if p in held else n for p, n in part.lengths.items()} if held else part.lengths
+                for part in self._body_parts()
+            ]
+        return lengths
+
     def _long_notes(self) -> frozenset[str]:
         long = self._memo.get(_LONG)
         if long is None:
-            parts = self._body_parts()
-            long = self._memo[_LONG] = frozenset(p for part in parts for p, n in part.lengths.items() if n > LONG_NOTE)
+            long = self._memo[_LONG] = frozenset(p for lengths in self._lengths() for p, n in lengths.items() if n > LONG_NOTE)
         return long
 
     def _avg_passage(self) -> float:
@@ -286,10 +338,11 @@ class Index:
         what a long or a short stretch of text is."""
         avg = self._memo.get(_AVG_PASSAGE)
         if avg is None:
-            count = 0
-            for part in self._body_parts():
-                count += sum(-(-length // PASSAGE) if length > LONG_NOTE else 1 for length in part.lengths.values())
-            avg = self._memo[_AVG_PASSAGE] = self.body.total_length / count
+            count = total = 0
+            for lengths in self._lengths():
+                count += sum(-(-length // PASSAGE) if length > LONG_NOTE else 1 for length in lengths.values())
+                total += sum(lengths.values())
+            avg = self._memo[_AVG_PASSAGE] = max(total, 1) / count
         return avg
 
     def _best_passage(self, path: str, idf: Mapping[str, float]) -> float:
@@ -298,7 +351,7 @@ class Index:
         passages = cache.get(path)
         if passages is None:  # each passage's counts and length normalisation, made once
             avg = self._avg_passage()
-            passages = cache[path] = [(counts, _length_norm(sum(counts.values()), avg)) for counts in passages_of(self.notes[path])]
+            passages = cache[path] = [(counts, _length_norm(sum(counts.values()), avg)) for counts in passages_of(self.notes[path], self.boilerplate)]
         best = 0.0
         for counts, norm in passages:
             value = 0.0
@@ -314,7 +367,7 @@ class Index:
         norms = self._memo.get(_NORMS)
         if norms is None:
             avg = self._avg_passage()
-            norms = self._memo[_NORMS] = [{path: _length_norm(length, avg) for path, length in part.lengths.items()} for part in self._body_parts()]
+            norms = self._memo[_NORMS] = [{path: _length_norm(length, avg) for path, length in lengths.items()} for lengths in self._lengths()]
         return norms
 
     def _impacts(self, term: str) -> Mapping[str, float]:
@@ -323,8 +376,12 @@ class Index:
         if impacts is None:
             idf = self.idf(term)
             impacts = {}
+            held = self._held() if term in self._boilerplate_terms() else None
             for part, norms in zip(self._body_parts(), self._norms(), strict=True):
-                impacts.update({path: idf * tf * (K1 + 1.0) / (tf + norms[path]) for path, tf in part.counts(term).items()})
+                counts = part.counts(term)
+                if held:  # as if the boilerplate lines were not there
+                    counts = {p: n for p, tf in counts.items() if (n := tf - held[p].get(term, 0) if p in held else tf) > 0}
+                impacts.update({path: idf * tf * (K1 + 1.0) / (tf + norms[path]) for path, tf in counts.items()})
             self._remember(term, impacts)
         return impacts
 
@@ -370,7 +427,7 @@ class Index:
 
     def holds(self, term: str) -> bool:
         """Whether some note of the index has `term`, in its body or in a field."""
-        return bool(self.body.df(term) or self.fields.df(term))
+        return bool(self.body.df(term) - (self._dropped().get(term, 0) if self.boilerplate.held else 0) or self.fields.df(term))
 
     def completions(self, prefix: str) -> list[str]:
         """The index's terms that begin with `prefix` and are longer, in alphabetical order:
@@ -397,7 +454,8 @@ class Index:
         pub_fields = Postings.from_docs({p: analyses[p].field_terms() for p in public})
         priv_body = Postings.from_docs({p: analyses[p].body for p in private})
         priv_fields = Postings.from_docs({p: analyses[p].field_terms() for p in private})
-        return cls._pair(vault, analyses, public, (pub_body, pub_fields), (priv_body, priv_fields), None)
+        boilerplate = Boilerplate.of(vault.notes, public, _stems_of)
+        return cls._pair(vault, analyses, public, (pub_body, pub_fields), (priv_body, priv_fields), None, boilerplate)
 
     @classmethod
     def from_postings(cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields, graph=None) -> dict[str, Index]:
@@ -451,10 +509,11 @@ class Index:
                     old_fields.evolved(removed, {p: analyses[p].field_terms() for p in added}),
                 )
             )
-        return cls._pair(vault, analyses, public, parts[0], parts[1], previous)
+        boilerplate = visitor.boilerplate.evolved(notes, visitor.notes, public, changed, gone, _stems_of)
+        return cls._pair(vault, analyses, public, parts[0], parts[1], previous, boilerplate)
 
     @classmethod
-    def _pair(cls, vault, analyses, public, pub, priv, previous) -> dict[str, Index]:
+    def _pair(cls, vault, analyses, public, pub, priv, previous, boilerplate: Boilerplate) -> dict[str, Index]:
         out = {}
         for audience, notes, body, fields in (
             ("visitor", public, pub[0], pub[1]),
@@ -462,7 +521,7 @@ class Index:
         ):
             picked = dict(zip(notes, map(analyses.__getitem__, notes), strict=True))
             edges, backlinks = _graph(notes, vault, previous[audience] if previous else None)
-            out[audience] = cls(audience, notes, picked, body, fields, edges, backlinks, vault.resolver, _raw_edges=vault.edges)
+            out[audience] = cls(audience, notes, picked, body, fields, edges, backlinks, vault.resolver, boilerplate, _raw_edges=vault.edges)
         return out
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .._exceptions import EmbeddingError
+from .boilerplate import EMPTY, Boilerplate
 from .index import Index, indexable_body, indexable_text
 from .sections import WHOLE_NOTE, cut_note, heading_path
 from .vault import Note
@@ -178,13 +179,16 @@ def make_embedder(backend: str, *, model: str, host: str | None, timeout: float)
     raise EmbeddingError(f"unknown semantic backend {backend!r}: off, bundled or ollama")
 
 
-def head_text(note: Note) -> str:
+def head_text(note: Note, boilerplate: Boilerplate = EMPTY) -> str:
     """What a note is embedded from: its title, aliases and declared questions (what it is
-    about, in the author's words), then the start of its text as search reads it. Only the
-    lines that hold that start are read (a link never spans a line, so none is cut in two)."""
+    about, in the author's words), then the start of its text as search reads it, without the
+    vault's `boilerplate` lines. Only the lines that hold that start are read (a link never
+    spans a line, so none is cut in two)."""
     body = note.body
+    if boilerplate.held.get(note.path):
+        body = boilerplate.strip(body)
     end = body.find("\n", 2 * HEAD_CHARS)
-    note = replace(note, body=body[:end]) if end != -1 else note
+    note = replace(note, body=body[:end] if end != -1 else body)
     return "\n".join((note.title, *note.aliases, *note.answers, indexable_body(note)[:HEAD_CHARS]))
 
 
@@ -465,15 +469,16 @@ class Progress(NamedTuple):
     total: int
 
 
-def note_texts(note: Note) -> tuple[str, ...]:
+def note_texts(note: Note, boilerplate: Boilerplate = EMPTY) -> tuple[str, ...]:
     """What a note is embedded from, one vector a text: its head, and for a note cut into
     sections (`sections`: longer than WHOLE_NOTE), each section under its heading path, so
     that a question about a passage deep in a course finds it (long-note tune set: hit@1
     0.861 → 0.972; the other tune sets unchanged, with `SemanticIndex._closest`'s correction).
     A vector for each declared question competing with the head, best of them counting,
     measured worse (curated tune hit@1 0.727 → 0.682): declared questions are embedded apart
-    (`asked_texts`) and stand out among themselves."""
-    head = head_text(note)
+    (`asked_texts`) and stand out among themselves. A section is read as it is written,
+    boilerplate and all: a section that is only boilerplate is one vector among the note's."""
+    head = head_text(note, boilerplate)
     if len(note.body) <= WHOLE_NOTE:
         return (head,)
     sections = cut_note(note.body)
@@ -503,25 +508,29 @@ class Texts(NamedTuple):
 
 
 class NoteTexts:
-    """Each note's texts and their keys, made once per note's bytes: a reload of one note at
-    10,000 does not read the other 9,999 bodies again."""
+    """Each note's texts and their keys, made once per note's bytes and boilerplate lines: a
+    reload of one note at 10,000 does not read the other 9,999 bodies again."""
 
     def __init__(self) -> None:
-        self._made: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {}  # path -> (digest, texts, asked)
+        # path -> (digest, texts, asked, the boilerplate's stems of the note: the same object while its lines are)
+        self._made: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], object]] = {}
         self._keys: dict[str, bytes] = {}
         self._lock = threading.Lock()
 
     def of(self, indexes: Mapping[str, Index]) -> Texts:
         notes: dict[str, Note] = {}
+        boilerplate = EMPTY
         for index in indexes.values():
             notes.update(index.notes)
+            boilerplate = index.boilerplate  # the vault's, shared by its audiences
         with self._lock:
             made, keys = self._made, self._keys
             by_path, asked = {}, {}
             for path, note in notes.items():
                 known = made.get(path)
-                if known is None or known[0] != note.digest:
-                    known = made[path] = (note.digest, note_texts(note), asked_texts(note))
+                held = boilerplate.held.get(path)
+                if known is None or known[0] != note.digest or known[3] is not held:
+                    known = made[path] = (note.digest, note_texts(note, boilerplate), asked_texts(note), held)
                     for text in (*known[1], *known[2]):
                         if text not in keys:
                             keys[text] = text_key(text)

@@ -1,0 +1,183 @@
+"""Lines that many notes share word for word: a licence paragraph at the foot of every man page,
+a template's fixed sentence. They say nothing about any one note, yet BM25 would count their
+words in every note that holds them (164 of the 165 man pages of the documentation dev vault end
+with the same two paragraphs), so search reads each note without them (`Index`, `semantic`).
+
+Which lines are boilerplate is a property of the whole vault, so it is decided where the whole
+vault is seen, when an index is built, and only from the public notes: a private note's lines
+never decide what a visitor's index reads. A reload recounts only the changed notes' lines.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from .vault import Note
+
+# Chosen on the dev sets' tune parts (README, "Measured and left out, round 18"): lines of at
+# least 20 characters held by at least 5 % of the public notes and by 3 of them. 2 % or 10 %,
+# 10 or 40 characters, moved the documentation vault by one or two questions either way.
+MIN_CHARS = 20
+MIN_SHARE = 0.05
+MIN_NOTES = 3
+
+
+def _lines(body: str) -> Iterable[str]:
+    """The lines of `body` long enough to be boilerplate, stripped."""
+    return (s for line in body.splitlines() if len(s := line.strip()) >= MIN_CHARS)
+
+
+def _keys(body: str) -> set[int]:
+    """The distinct lines of `body` long enough to count, as hashes: a note holding a line
+    twice is still one note holding it. Python's own string hash is enough: the counts live in
+    one process and are never saved (a collision in 2⁶⁴ would merely count two lines as one)."""
+    return {hash(s) for s in _lines(body)}
+
+
+class LineCounts:
+    """How many public notes hold each line, by the line's hash, and which lines are common
+    enough to be boilerplate. A dict, not numpy arrays: numpy would be imported by every load
+    worker and before a daemon listens (a cold start of 10,000 notes took 4.9 s with it, 2.7 s
+    without); at 10,000 generated notes it holds 59,000 lines, about 5 MB.
+
+    `evolved` hands its dict on to the counts it makes instead of copying it (a reload of one
+    note at 10,000 took 21 ms more with copies): counts evolved once are `spent`, and an index
+    built on spent counts counts its notes again."""
+
+    __slots__ = ("_counts", "notes", "_common")
+
+    def __init__(self, counts: dict[int, int] | None, notes: int, common: frozenset[int] | None = None) -> None:
+        self._counts, self.notes = counts, notes
+        self._common = common if common is not None else self._above(counts or {}, notes)
+
+    @staticmethod
+    def _above(counts: Mapping[int, int], notes: int) -> frozenset[int]:
+        floor = _floor(notes)
+        return frozenset([key for key, n in counts.items() if n >= floor])
+
+    @classmethod
+    def of(cls, bodies: Iterable[str]) -> LineCounts:
+        counts: Counter[int] = Counter()
+        notes = 0
+        for body in bodies:
+            counts.update(_keys(body))
+            notes += 1
+        return cls(dict(counts), notes)
+
+    @property
+    def spent(self) -> bool:
+        return self._counts is None
+
+    def evolved(self, removed: Iterable[str], added: Iterable[str]) -> LineCounts:
+        """These counts, the notes of bodies `removed` taken out and those of `added` put in:
+        what a reload of a few notes changes, without reading the others. Spends these."""
+        counts, self._counts = self._counts, None
+        assert counts is not None, "these line counts were evolved already"
+        notes = self.notes
+        touched: set[int] = set()
+        for body in removed:
+            keys = _keys(body)
+            for key in keys:
+                if counts[key] == 1:
+                    del counts[key]  # a line no note holds any more is forgotten
+                else:
+                    counts[key] -= 1
+            touched |= keys
+            notes -= 1
+        for body in added:
+            keys = _keys(body)
+            for key in keys:
+                counts[key] = counts.get(key, 0) + 1
+            touched |= keys
+            notes += 1
+        if _floor(notes) != _floor(self.notes):
+            return LineCounts(counts, notes)
+        common = set(self._common)  # the same floor: only the touched lines may cross it
+        floor = _floor(notes)
+        for key in touched:
+            if counts.get(key, 0) >= floor:
+                common.add(key)
+            else:
+                common.discard(key)
+        return LineCounts(counts, notes, frozenset(common))
+
+    def as_dict(self) -> dict[int, int]:
+        assert self._counts is not None
+        return dict(self._counts)
+
+    def common(self) -> frozenset[int]:
+        """The hashes of the lines held by enough of the notes to be boilerplate."""
+        return self._common
+
+
+def _floor(notes: int) -> float:
+    return max(MIN_NOTES, MIN_SHARE * notes)
+
+
+CountsOf = Callable[[str, str], Mapping[str, int]]  # (text, the note's path) -> its stems, counted
+
+
+@dataclass(frozen=True)
+class Boilerplate:
+    """The vault's boilerplate lines, and the stems of them each note holds (only the notes
+    that hold some: `held`). `counts` is None for an index made without its notes' text at
+    hand (the cache's seed): a build then counts from scratch, as it does from spent counts."""
+
+    counts: LineCounts | None = None
+    lines: frozenset[int] = frozenset()
+    held: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, notes: Mapping[str, Note], public: Iterable[str], counts_of: CountsOf) -> Boilerplate:
+        """`notes`: every note of the vault; `public`: the paths whose lines are counted."""
+        counts = LineCounts.of(notes[p].body for p in public)
+        return cls._held_by(counts, notes, counts_of, {})
+
+    def evolved(
+        self,
+        notes: Mapping[str, Note],
+        old_public: Mapping[str, Note],
+        new_public: Mapping[str, Note],
+        changed: Iterable[str],
+        gone: Iterable[str],
+        counts_of: CountsOf,
+    ) -> Boilerplate:
+        """This vault's boilerplate after a reload that changed the notes `changed` and removed
+        `gone`; `old_public`: the public notes before, as this was counted from."""
+        if self.counts is None or self.counts.spent:
+            return Boilerplate.of(notes, new_public, counts_of)
+        changed = list(changed)
+        touched = [*gone, *changed]
+        counts = self.counts.evolved(
+            (old_public[p].body for p in touched if p in old_public),
+            (new_public[p].body for p in changed if p in new_public),
+        )
+        if counts.common() != self.lines:  # other lines, or the same held by fewer notes: read them all again
+            return self._held_by(counts, notes, counts_of, {})
+        held = {p: c for p, c in self.held.items() if p in notes}
+        for path in touched:
+            held.pop(path, None)
+        return self._held_by(counts, {p: notes[p] for p in changed if p in notes}, counts_of, held)
+
+    @classmethod
+    def _held_by(cls, counts: LineCounts, reading: Mapping[str, Note], counts_of: CountsOf, held: dict) -> Boilerplate:
+        """The boilerplate of `counts`, `held` completed with what the notes `reading` hold."""
+        lines = counts.common()
+        if lines:
+            for path, note in reading.items():
+                found = [s for s in _lines(note.body) if hash(s) in lines]
+                if found:
+                    held[path] = counts_of("\n".join(found), path)
+        return cls(counts, lines, held)
+
+    def strip(self, text: str) -> str:
+        """`text` without its boilerplate lines (a note's body, or a piece of it)."""
+        if not self.lines:
+            return text
+        lines = self.lines
+        return "".join(line for line in text.splitlines(keepends=True) if not (len(s := line.strip()) >= MIN_CHARS and hash(s) in lines))
+
+
+EMPTY = Boilerplate()

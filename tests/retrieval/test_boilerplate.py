@@ -1,0 +1,225 @@
+"""Lines many public notes share word for word are read past: a note is ranked as if they were
+not in it, a private note never makes a line boilerplate, and a reload equals a fresh build."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grasbot import Settings, build_snapshot, search
+from grasbot.answer.passages import choose_passages
+from grasbot.retrieval.analysis import tokens
+from grasbot.retrieval.boilerplate import MIN_CHARS, LineCounts
+from grasbot.retrieval.sections import WHOLE_NOTE
+from grasbot.retrieval.semantic import NoteTexts, head_text
+from support.bots import write_note
+
+LICENCE = "Cette page est distribuée sous licence libre, traduite par une équipe de bénévoles."
+TEMPLATE = "Note rédigée avec le modèle standard du carnet de bord."
+
+SUBJECTS = [
+    ("tar.md", "tar", "Créer une archive compressée et extraire ses fichiers."),
+    ("wc.md", "wc", "Compter les lignes, les mots et les octets d'un fichier."),
+    ("find.md", "find", "Chercher des fichiers dans une arborescence de dossiers."),
+    ("mount.md", "mount", "Monter un système de fichiers sur un répertoire."),
+    ("gpl.md", "Licences", "La licence libre GPL permet de modifier et redistribuer un programme."),
+    ("ls.md", "ls", "Lister le contenu d'un répertoire avec ses fichiers cachés."),
+]
+QUESTIONS = [
+    "comment compter les lignes d'un fichier",
+    "licence libre modifier un programme",
+    "traduite par une équipe de bénévoles",
+    "extraire une archive",
+    "carnet de bord modèle standard",
+    "répertoire fichiers cachés",
+    "copie distante traduite par des bénévoles",  # the long note's passages, read without their licence
+]
+
+
+def _vault(root, *, boilerplate: bool, long_note: bool = True):
+    for rel, title, text in SUBJECTS:
+        body = f"{text}\n\n{LICENCE}\n" if boilerplate else f"{text}\n"
+        if boilerplate and rel != "gpl.md":
+            body = f"{TEMPLATE}\n{body}"
+        write_note(root, rel, f"title: {title}\nvisibility: public", body)
+    if long_note:  # scored by its best passage (index.LONG_NOTE), its licence in every passage
+        paragraphs = [f"Paragraphe {i} sur les options de rsync, la copie distante numéro {i}." for i in range(400)]
+        if boilerplate:
+            paragraphs = [p for i, p in enumerate(paragraphs) for p in ((p, LICENCE) if i % 40 == 0 else (p,))]
+        write_note(root, "rsync.md", "title: rsync\nvisibility: public", "\n".join(paragraphs) + "\n")
+    return build_snapshot(Settings.load(env={}, vault_dir=root))
+
+
+def _ranked(index, question: str) -> list[tuple[str, float]]:
+    return [(s["path"], round(s["score"], 9)) for s in search(question, index, top_k=10, min_score=0.0).to_dict()["results"]]
+
+
+def _same_ranking(a, b) -> None:
+    """Two indexes score every note the same for every question, and their statistics agree."""
+    assert a.avg_length() == b.avg_length()
+    for question in QUESTIONS:
+        terms = set(tokens(question))
+        assert {t: a.idf(t) for t in terms} == {t: b.idf(t) for t in terms}, question
+        scores_a, scores_b = a.bm25(terms), b.bm25(terms)
+        assert scores_a.keys() == scores_b.keys(), question
+        assert all(math.isclose(scores_a[p], scores_b[p]) for p in scores_a), question
+        assert _ranked(a, question) == _ranked(b, question), question
+
+
+def test_a_note_is_ranked_as_if_its_boilerplate_lines_were_not_there(tmp_path):
+    with_lines = _vault(tmp_path / "a", boilerplate=True)
+    without = _vault(tmp_path / "b", boilerplate=False)
+    for audience in ("visitor", "owner"):
+        index = with_lines.index(audience)
+        assert index.boilerplate.held.keys() == {rel for rel, _, _ in SUBJECTS} | {"rsync.md"}
+        _same_ranking(index, without.index(audience))
+    visitor = with_lines.index("visitor")
+    # the one note that speaks of licences in its own words is the only one found by them
+    assert [p for p, _ in _ranked(visitor, "licence libre modifier un programme")] == ["gpl.md"]
+    assert _ranked(visitor, "traduite par une équipe de bénévoles") == []
+    assert not visitor.holds(tokens("bénévoles")[0])
+    # without the rule, every note holds the licence's words
+    assert len(visitor.body.paths_with(tokens("bénévoles")[0])) == len(SUBJECTS) + 1
+
+
+def test_a_line_in_too_few_notes_is_not_boilerplate(tmp_path):
+    """Three notes at least, and 5 % of the public notes: in a vault of 80 notes, 4."""
+    line = "Un paragraphe recopié dans quelques notes seulement, mot pour mot."
+    root = tmp_path / "v"
+    for i in range(80):
+        write_note(root, f"n{i}.md", f"title: Note {i}\nvisibility: public", f"Texte propre {i}.\n{line if i < 3 else ''}\n")
+    assert not build_snapshot(Settings.load(env={}, vault_dir=root)).index("visitor").boilerplate.lines
+    write_note(root, "n3.md", "title: Note 3\nvisibility: public", f"Texte propre 3.\n{line}\n")
+    index = build_snapshot(Settings.load(env={}, vault_dir=root)).index("visitor")
+    assert index.boilerplate.held.keys() == {"n0.md", "n1.md", "n2.md", "n3.md"}
+    # a line shorter than MIN_CHARS is never boilerplate, however common
+    short = "Voir aussi :"
+    assert len(short) < MIN_CHARS
+    for i in range(80):
+        write_note(root, f"n{i}.md", f"title: Note {i}\nvisibility: public", f"Texte propre {i}.\n{short}\n")
+    assert not build_snapshot(Settings.load(env={}, vault_dir=root)).index("visitor").boilerplate.lines
+
+
+def test_private_notes_never_make_a_line_boilerplate(tmp_path):
+    """A line held by two public notes and five private ones is read in the public notes, by
+    the visitor and the owner alike: what a visitor's index reads owes nothing to private notes."""
+    line = "Compte rendu confidentiel de la réunion budgétaire du comité."
+    root = tmp_path / "v"
+    for i in range(10):
+        write_note(root, f"pub{i}.md", f"title: Publique {i}\nvisibility: public", f"Texte public {i}.\n{line if i < 2 else ''}\n")
+    without_private = build_snapshot(Settings.load(env={}, vault_dir=root))
+    for i in range(5):
+        write_note(root, f"prive{i}.md", f"title: Privée {i}\nvisibility: private", f"Texte privé {i}.\n{line}\n")
+    snapshot = build_snapshot(Settings.load(env={}, vault_dir=root))
+    for audience in ("visitor", "owner"):
+        assert not snapshot.index(audience).boilerplate.lines
+    visitor, alone = snapshot.index("visitor"), without_private.index("visitor")
+    terms = set(tokens(line))
+    assert visitor.bm25(terms) == alone.bm25(terms) and len(visitor.bm25(terms)) == 2
+    assert visitor.avg_length() == alone.avg_length()
+
+
+def test_a_reload_that_changes_the_boilerplate_equals_a_fresh_build(tmp_path):
+    root = tmp_path / "v"
+    _vault(root, boilerplate=False)
+    settings_ = Settings.load(env={}, vault_dir=root)
+    snapshot = build_snapshot(settings_)
+    steps = [
+        # the licence in two notes: not yet boilerplate
+        [("tar.md", "tar", f"Créer une archive compressée.\n{LICENCE}\n"), ("wc.md", "wc", f"Compter les lignes.\n{LICENCE}\n")],
+        # in a third and a fourth: boilerplate for all four, the unchanged ones included
+        [("find.md", "find", f"Chercher des fichiers.\n{LICENCE}\n"), ("mount.md", "mount", f"Monter un disque.\n{LICENCE}\n")],
+        # edits that keep the set: the changed notes read again, the others' lines reused
+        [("mount.md", "mount", "Monter un disque.\n"), ("ls.md", "ls", "Lister les fichiers cachés d'un répertoire.\n")],
+        # back to two: read again everywhere
+        [("wc.md", "wc", "Compter les lignes, les mots et les octets.\n")],
+    ]
+    for step in steps:
+        for rel, title, body in step:
+            write_note(root, rel, f"title: {title}\nvisibility: public", body)
+        snapshot = build_snapshot(settings_, snapshot)
+        fresh = build_snapshot(settings_)
+        for audience in ("visitor", "owner"):
+            reloaded, rebuilt = snapshot.index(audience), fresh.index(audience)
+            assert reloaded.boilerplate.lines == rebuilt.boilerplate.lines
+            assert reloaded.boilerplate.held == rebuilt.boilerplate.held
+            _same_ranking(reloaded, rebuilt)
+    # the note removed from the vault leaves the counts too
+    (root / "find.md").unlink()
+    write_note(root, "wc.md", "title: wc\nvisibility: public", f"Compter les lignes.\n{LICENCE}\n")
+    snapshot = build_snapshot(settings_, snapshot)
+    assert snapshot.index("visitor").boilerplate.held.keys() == build_snapshot(settings_).index("visitor").boilerplate.held.keys() == set()
+
+
+def test_a_note_is_embedded_without_its_boilerplate_lines(tmp_path):
+    snapshot = _vault(tmp_path / "v", boilerplate=True, long_note=False)
+    texts = NoteTexts().of(snapshot.indexes)
+    for rel, _, text in SUBJECTS:
+        (head,) = texts.by_path[rel]
+        assert text in head and LICENCE not in head and TEMPLATE not in head
+        assert LICENCE in head_text(snapshot.vault.notes[rel])  # the rule is the vault's, not the note's
+
+
+lines = st.sampled_from([f"Ligne commune numéro {i} du pied de page." for i in range(6)] + ["court"])
+bodies = st.lists(lines, max_size=6).map("\n".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(first=st.lists(bodies, min_size=1, max_size=12), removed=st.data(), added=st.lists(bodies, max_size=6))
+def test_line_counts_after_changes_equal_a_recount(first, removed, added):
+    gone = removed.draw(st.lists(st.sampled_from(range(len(first))), unique=True))
+    kept = [b for i, b in enumerate(first) if i not in gone]
+    evolved = LineCounts.of(first).evolved([first[i] for i in gone], added)
+    recount = LineCounts.of(kept + added)
+    assert evolved.as_dict() == recount.as_dict()
+    assert evolved.notes == recount.notes == len(kept) + len(added)
+    assert evolved.common() == recount.common()
+
+
+def test_a_long_notes_passages_are_chosen_without_its_boilerplate(tmp_path):
+    """Every section of a long note ends with the licence: a question that names it and the
+    subject of one section gets that section alone, not every section for the licence's words."""
+    root = tmp_path / "v"
+    for rel, title, text in SUBJECTS[:3]:
+        write_note(root, rel, f"title: {title}\nvisibility: public", f"{text}\n{LICENCE}\n")
+    subjects = ["semis", "arrosage", "greffage", "taille"]
+    sections = [f"## Le {word}\n" + f"Des conseils détaillés sur le {word} des arbres fruitiers au verger. " * 40 + f"\n{LICENCE}\n" for word in subjects]
+    write_note(root, "verger.md", "title: Le verger\nvisibility: public", "\n".join(sections))
+    assert len((root / "verger.md").read_text(encoding="utf-8")) > WHOLE_NOTE
+    index = build_snapshot(Settings.load(env={}, vault_dir=root)).index("visitor")
+    assert "verger.md" in index.boilerplate.held
+    passages = choose_passages("le greffage traduit par des bénévoles", [("verger.md", None)], index, budget=20_000)
+    assert {p.heading for p in passages if p.score > 0} == {("Le greffage",)}
+
+
+def test_a_reload_that_makes_a_line_boilerplate_embeds_the_unchanged_notes_again(tmp_path):
+    root = tmp_path / "v"
+    for rel, title, text in SUBJECTS[:3]:
+        write_note(root, rel, f"title: {title}\nvisibility: public", f"{text}\n{LICENCE if rel != 'find.md' else ''}\n")
+    settings_ = Settings.load(env={}, vault_dir=root)
+    made = NoteTexts()
+    snapshot = build_snapshot(settings_)
+    assert LICENCE in made.of(snapshot.indexes).by_path["tar.md"][0]  # two notes: not boilerplate
+    write_note(root, "find.md", "title: find\nvisibility: public", f"{SUBJECTS[2][2]}\n{LICENCE}\n")
+    snapshot = build_snapshot(settings_, snapshot)
+    assert LICENCE not in made.of(snapshot.indexes).by_path["tar.md"][0]  # tar.md did not change, its head did
+
+
+def test_two_reloads_from_one_snapshot_both_equal_a_fresh_build(tmp_path):
+    """A reload hands the line counts on rather than copying them: a second reload from the same
+    snapshot (one that failed and is retried) counts the lines again instead of reusing spent ones."""
+    root = tmp_path / "v"
+    _vault(root, boilerplate=True, long_note=False)
+    settings_ = Settings.load(env={}, vault_dir=root)
+    first = build_snapshot(settings_)
+    write_note(root, "tar.md", "title: tar\nvisibility: public", "Créer une archive compressée.\n")
+    once = build_snapshot(settings_, first)
+    assert first.index("visitor").boilerplate.counts.spent
+    twice = build_snapshot(settings_, first)
+    fresh = build_snapshot(settings_)
+    for snapshot in (once, twice):
+        for audience in ("visitor", "owner"):
+            assert snapshot.index(audience).boilerplate.held == fresh.index(audience).boilerplate.held
+            _same_ranking(snapshot.index(audience), fresh.index(audience))
