@@ -195,6 +195,19 @@ def test_check_json(capsys, note_writer):
     assert data["warnings"] == [] and data["misses"] == []
 
 
+def test_check_lists_the_lines_search_reads_past_without_failing(capsys, note_writer):
+    root = clean_vault(note_writer)
+    footer = "Cette fiche est publiée sous licence libre, reproduction autorisée."
+    for name in ("a", "b", "c"):
+        note_writer(f"{name}.md", f"title: Fiche {name}\nvisibility: public", f"Le sujet propre à la fiche {name}.\n{footer}\n")
+    note_writer("privee.md", "title: Privée\nvisibility: private", f"Brouillon.\n{footer}\n")
+    code, out, err = run(capsys, "check", "--vault", str(root))
+    assert code == 0, out + err
+    assert f"Lines search reads past, held word for word by 5% of the public notes or more (1):\n  3 notes: « {footer} »" in out
+    code, out, _ = run(capsys, "check", "--vault", str(root), "--json")
+    assert json.loads(out)["boilerplate"] == [{"line": footer, "notes": 3}]  # the private note is not counted
+
+
 # ---------------------------------------------------------------- eval
 
 

@@ -15,6 +15,7 @@ from ._engine import GrasBot
 from ._evaluate import PlainBM25, Report, after_another_subject, evaluate, paired, read_cases, read_off_topic
 from ._exceptions import ConfigError, GrasbotError
 from .answer.fallback import extractive_answer
+from .retrieval.boilerplate import MIN_SHARE
 from .store.questionlog import add_log_parser, cmd_log
 
 
@@ -249,12 +250,15 @@ def vault_problems(bot: GrasBot) -> dict:
                     }
                 )
     vault = snapshot.vault
+    visitor = snapshot.index("visitor")
+    shared = visitor.boilerplate.texts(visitor.notes.values())
     return {
         "notes": len(vault.notes),
-        "public": len(snapshot.index("visitor")),
+        "public": len(visitor),
         "errors": [e.to_dict() for e in vault.errors],
         "warnings": [w.to_dict() for w in vault.warnings],
         "misses": misses,
+        "boilerplate": [{"line": line, "notes": count} for line, count in sorted(shared.items(), key=lambda item: (-item[1], item[0]))],
     }
 
 
@@ -275,6 +279,12 @@ def cmd_check(bot: GrasBot, args) -> int:
         for m in report["misses"]:
             where = f"rank {m['rank']}" if m["rank"] else "absent from the top 10"
             print(f"  {m['path']}: « {m['question']} » → {where}, first: {m['first']}")
+    if report["boilerplate"]:  # not a problem: what search reads past, said so
+        shown = report["boilerplate"]
+        print(f"\nLines search reads past, held word for word by {MIN_SHARE:.0%} of the public notes or more ({len(shown)}):")
+        for item in shown:
+            line = item["line"] if len(item["line"]) <= 100 else item["line"][:99] + "…"
+            print(f"  {item['notes']} notes: « {line} »")
     print("\nOK" if not failed else "\nProblems found.")
     return int(failed)
 

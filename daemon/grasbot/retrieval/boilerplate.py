@@ -172,6 +172,15 @@ class Boilerplate:
                     held[path] = counts_of("\n".join(found), path)
         return cls(counts, lines, held)
 
+    def texts(self, notes: Iterable[Note]) -> Counter[str]:
+        """Each boilerplate line as written, and how many of `notes` hold it: what `grasbot
+        check` shows an author, whose template sentence would otherwise vanish unannounced."""
+        found: Counter[str] = Counter()
+        for note in notes:
+            if note.path in self.held:
+                found.update({s for s in _lines(note.body) if hash(s) in self.lines})
+        return found
+
     def strip(self, text: str) -> str:
         """`text` without its boilerplate lines (a note's body, or a piece of it)."""
         if not self.lines:
