@@ -164,13 +164,17 @@ class Boilerplate:
     @classmethod
     def _held_by(cls, counts: LineCounts, reading: Mapping[str, Note], counts_of: CountsOf, held: dict) -> Boilerplate:
         """The boilerplate of `counts`, `held` completed with what the notes `reading` hold."""
-        lines = counts.common()
-        if lines:
+        made = cls(counts, counts.common(), held)  # `held` filled in below, before anyone reads it
+        if made.lines:
             for path, note in reading.items():
-                found = [s for s in _lines(note.body) if hash(s) in lines]
+                found = made.found_in(note.body)
                 if found:
                     held[path] = counts_of("\n".join(found), path)
-        return cls(counts, lines, held)
+        return made
+
+    def found_in(self, body: str) -> list[str]:
+        """The boilerplate lines of `body`, stripped, each time it holds one."""
+        return [s for s in _lines(body) if hash(s) in self.lines]
 
     def texts(self, notes: Iterable[Note]) -> Counter[str]:
         """Each boilerplate line as written, and how many of `notes` hold it: what `grasbot
@@ -178,7 +182,7 @@ class Boilerplate:
         found: Counter[str] = Counter()
         for note in notes:
             if note.path in self.held:
-                found.update({s for s in _lines(note.body) if hash(s) in self.lines})
+                found.update(set(self.found_in(note.body)))
         return found
 
     def strip(self, text: str) -> str:
