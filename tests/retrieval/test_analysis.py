@@ -102,6 +102,20 @@ def test_s_endings_that_are_not_plurals_are_kept():
     assert tokenize_fr("status") == ["status"]
 
 
+@pytest.mark.parametrize("hyphenated, glued", [("UTF-8", "utf8"), ("latin-1", "Latin1"), ("SHA-256", "sha256"), ("FAT-32", "fat32")])
+def test_a_hyphenated_name_and_number_meets_its_glued_spelling(hyphenated, glued):
+    joined = tokenize_fr(glued)
+    assert len(joined) == 1 and joined[0] in tokenize_fr(f"encodé en {hyphenated} ici")
+    assert joined[0] in tokenize_fr(f"({hyphenated}),")  # as a body's chunk reads it, punctuation around
+
+
+def test_a_hyphenated_name_and_number_keeps_its_parts():
+    assert tokenize_fr("gpt-4") == ["gpt", "4", "gpt4"]  # « gpt » still meets « gpt-4 »
+    assert tokenize_fr("iso-8859-1") == ["iso", "8859", "1"]  # a longer chain is not a name and a number
+    assert tokenize_fr("x86-64") == ["x86", "64"]
+    assert tokenize_fr("mise-à-jour") == ["mis", "jour"]
+
+
 def test_numbers_kept_single_letters_dropped():
     assert tokenize_fr("python 3 x") == ["python", "3"]
     assert tokenize_fr("2024") == ["2024"]

@@ -44,6 +44,11 @@ _SPECIALS = (
     (re.compile(r"c#"), " csharp "),
     (re.compile(r"(?<!\w)\.net\b"), " dotnet "),
 )
+# « UTF-8 » is « utf8 » typed by a visitor (« latin-1 », « sha-256 », « fat-32 » alike): the
+# hyphenated form gives its two parts, as any hyphen does, and the joined word too, so either
+# spelling meets the other, and « gpt » still meets « gpt-4 ». Only letters then 1-4 digits
+# standing alone: « iso-8859-1 » and « x86-64 » are left as they were.
+_GLUED = re.compile(r"(?<![\w-])([a-z]{2,})-(\d{1,4})(?![\w-])")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _STEMMER = Stemmer.Stemmer("french", 0)  # no cache of its own: _stem has one (its own costs 2.7 µs a new word, vs 1.0)
 
@@ -68,6 +73,8 @@ def _folded_words(text: str) -> list[str]:
     if "c+" in text or "c#" in text or ".net" in text:  # what _SPECIALS need: spare three scans
         for pattern, replacement in _SPECIALS:
             text = pattern.sub(replacement, text)
+    if "-" in text:  # spare the scan of most chunks
+        text = _GLUED.sub(r"\1 \2 \1\2", text)
     out: list[str] = []
     for match in _WORD.finditer(text):
         parts = match.group().split("'")
