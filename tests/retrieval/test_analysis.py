@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grasbot.retrieval.analysis import STOPWORDS, fold, slugify, tokenize_fr, words
+from grasbot.retrieval.analysis import STOPWORDS, body_counts, fold, slugify, tokenize_fr, words
 
 
 @pytest.mark.parametrize(
@@ -106,7 +106,8 @@ def test_s_endings_that_are_not_plurals_are_kept():
 def test_a_hyphenated_name_and_number_meets_its_glued_spelling(hyphenated, glued):
     joined = tokenize_fr(glued)
     assert len(joined) == 1 and joined[0] in tokenize_fr(f"encodé en {hyphenated} ici")
-    assert joined[0] in tokenize_fr(f"({hyphenated}),")  # as a body's chunk reads it, punctuation around
+    assert joined[0] in tokenize_fr(f"({hyphenated}),")  # punctuation around
+    assert body_counts(f"Le fichier est en ({hyphenated}), ici.")[joined[0]] == 1  # a note's body, read chunk by chunk
 
 
 def test_a_hyphenated_name_and_number_keeps_its_parts():
