@@ -9,6 +9,7 @@ import pytest
 
 from grasbot import tokenize_fr
 from grasbot.retrieval import scoring as _scoring
+from grasbot.retrieval.analysis import tokens
 from grasbot.retrieval.index import Index, analyse_note
 from grasbot.retrieval.scoring import SIGNALS, Query, score_note
 from grasbot.retrieval.semantic import Closeness
@@ -353,6 +354,20 @@ def test_an_abbreviation_reads_as_its_most_common_completion(note_writer):
         },
     )
     assert Query.parse("la config ?", index).unique == {"configur"}  # 2 notes against 1 (« configwizard » sorts after)
+
+
+def test_an_abbreviation_never_reads_as_a_word_only_boilerplate_lines_hold(note_writer):
+    """A word every page's licence line holds is the vault's commonest by its raw count, but
+    search reads past those lines: « commu » must read as the word a note's text holds."""
+    footer = "Cette page fait partie du manuel communautaire traduit par des bénévoles."
+    pages = {f"page{i}.md": (f"title: Page {i}\nvisibility: public", f"Sujet numéro {i}.\n\n{footer}\n") for i in range(4)}
+    services = ("title: Services\nvisibility: public", "La communication entre les services.")
+    index = build(note_writer, {**pages, "services.md": services}, audience="visitor")
+    (boilerplate_word,), (text_word,) = tokens("communautaire"), tokens("communication")
+    assert index.body.df(boilerplate_word) == 4 and index.df(boilerplate_word) == 0  # a boilerplate-only word
+    assert index.body.df(text_word) == 1 and index.df(text_word) == 1
+    assert Query.parse("commu ?", index).unique == {text_word}
+    assert score(index, "services.md", "commu ?").points > 0
 
 
 def test_words_the_vault_holds_and_short_stems_are_read_as_written(note_writer):

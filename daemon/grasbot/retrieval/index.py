@@ -248,11 +248,11 @@ class Index:
     # ---- BM25 statistics
 
     def idf(self, term: str) -> float:
-        n, df = len(self.body), self._df(term)
+        n, df = len(self.body), self.df(term)
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
-    def _df(self, term: str) -> int:
-        """How many notes' bodies hold `term`, outside boilerplate lines."""
+    def df(self, term: str) -> int:
+        """How many notes' bodies hold `term`, outside boilerplate lines: what BM25 counts."""
         df = self.body.df(term)
         return df - self._dropped().get(term, 0) if self.boilerplate.held else df
 
@@ -430,7 +430,7 @@ class Index:
 
     def holds(self, term: str) -> bool:
         """Whether some note of the index has `term`, in its body or in a field."""
-        return bool(self._df(term) or self.fields.df(term))
+        return bool(self.df(term) or self.fields.df(term))
 
     def completions(self, prefix: str) -> list[str]:
         """The index's terms that begin with `prefix` and are longer, in alphabetical order:

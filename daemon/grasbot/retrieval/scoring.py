@@ -198,14 +198,16 @@ class Query:
 
 def read_as(term: str, index: Index) -> str:
     """A stem of the question that no note holds, of ABBREVIATION_MIN letters or more, read as
-    the index's most common term that begins with it: visitors shorten words (« postgres »,
-    « appli », « distrib ») that a note spells out. Shorter stems are left as they are: « truc »
+    the index's most common term that begins with it, counted as BM25 counts it (a word only
+    boilerplate lines hold, such as every man page's licence paragraph, is no reading):
+    visitors shorten words (« postgres », « appli », « distrib ») that a note spells out.
+    Shorter stems are left as they are: « truc »
     begins too many words to stand for any. On the tune parts, curated hit@1 +1 question
     (« postgres »), nothing lost; 4 letters lost a question to the lexical engine."""
     if len(term) < ABBREVIATION_MIN or not term.isalpha() or index.holds(term):
         return term
     longer = index.completions(term)
-    return max(longer, key=lambda t: (index.body.df(t), t)) if longer else term
+    return max(longer, key=lambda t: (index.df(t), t)) if longer else term
 
 
 def meaning_points(close: Closeness, unit: float) -> float:
