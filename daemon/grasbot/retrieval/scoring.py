@@ -201,9 +201,9 @@ def read_as(term: str, index: Index) -> str:
     the index's most common term that begins with it, counted as BM25 counts it (a word only
     boilerplate lines hold, such as every man page's licence paragraph, is no reading):
     visitors shorten words (« postgres », « appli », « distrib ») that a note spells out.
-    Shorter stems are left as they are: « truc »
-    begins too many words to stand for any. On the tune parts, curated hit@1 +1 question
-    (« postgres »), nothing lost; 4 letters lost a question to the lexical engine."""
+    Shorter stems are left as they are: « truc » begins too many words to stand for any. On
+    the tune parts, curated hit@1 +1 question (« postgres »), nothing lost; 4 letters lost a
+    question to the lexical engine."""
     if len(term) < ABBREVIATION_MIN or not term.isalpha() or index.holds(term):
         return term
     longer = index.completions(term)
