@@ -98,7 +98,7 @@ def test_visitor_question(note_writer, log):
     found = ask(bot, log, "comment se fait le classement des notes ?")
     # the premise: found first, grounded, by its text alone
     assert found.grounded and found.sources[0].slug == "grasbot"
-    assert {r.signal for r in found.sources[0].reasons} == {"bm25"}
+    assert {r.signal for r in found.sources[0].reasons} == {"bm25", "pairs"}  # « classement notes » side by side in it
     ask(bot, log, "Comment se fait le classement des notes ?")  # the same visitor again: counts once
     by_title = ask(bot, log, "c'est quoi GrasBot et ses notes ?")  # found by its title: nothing to learn
     assert "title" in {r.signal for r in by_title.sources[0].reasons}

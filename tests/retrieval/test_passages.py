@@ -32,6 +32,8 @@ def test_words_scattered_over_a_huge_note_lose_to_a_short_note_about_them(note_w
         "Le lombricompostage : des vers dans un bac, le compost mûrit vite. Un lombric "
         "mange la moitié de son poids par jour ; le compost obtenu nourrit le potager.",
     )
+    for i in range(10):  # a vault's ordinary notes: the yardstick of a note's length for the words side by side
+        note_writer(f"note{i}.md", "visibility: public", f"Note {i} sur la cuisine, le vélo et les voyages, courte comme la plupart.")
     bot = make_bot(note_writer.root)
     result = bot.search("compost lombric", audience="visitor")
     ranked = [s.path for s in result.sources]

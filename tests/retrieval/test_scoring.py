@@ -72,7 +72,7 @@ def test_the_registry_names_every_signal_score_note_gives(note_writer):
     given = {r.signal for r in score(index, "n.md", "moteur").reasons}
     assert given == {"alias", "title", "answers", "tag", "domain", "bm25", "priority", "hub"}
     assert given <= set(SIGNALS)
-    assert _scoring.WEAK_SIGNALS == {"bm25", "semantic", "graph"}
+    assert _scoring.WEAK_SIGNALS == {"bm25", "pairs", "semantic", "graph"}
     assert _scoring.BOOST_SIGNALS == {"priority", "hub"}
 
 
@@ -416,3 +416,37 @@ def test_a_declared_question_sharing_less_than_half_is_not_the_visitors(note_wri
     assert [r for r in fields(score(index, "ts.md", question)) if r[0] == "answers"] == []
     named = dict((r[0], r[1]) for r in fields(score(index, "ts.md", "tu connais typescript ?")))
     assert named["answers"] > 6  # the subject named: the note's own question, more than half of it
+
+
+# ---------------------------------------------------------------- words side by side
+
+
+def test_a_question_pairs_its_neighbouring_words_once_and_shows_them_as_written(note_writer):
+    index = build(note_writer, {"n.md": ("title: Disques", "L'espace disque libre se lit avec df. Le disque, son espace.")})
+    query = Query.parse("Comment voir l'espace disque libre, l'espace disque ?", index)
+    pairs = _scoring.question_pairs(query, index)
+    # « voir » is no note's word: it pairs with nothing; stop words and commas are not there
+    assert [(p.a, p.b, p.label) for p in pairs] == [("espac", "disqu", "espace disque"), ("disqu", "libr", "disque libre"), ("libr", "espac", "libre espace")]
+    assert pairs[0].weight == pytest.approx(query.idf["espac"] + query.idf["disqu"])
+
+
+def test_words_side_by_side_earn_points_the_same_words_apart_do_not(note_writer):
+    index = build(
+        note_writer,
+        {
+            "ensemble.md": ("title: A", "Pour voir l'espace disque libre, df suffit."),
+            "epars.md": ("title: B", "L'espace de travail est propre. Le disque dur est neuf."),
+            "ailleurs.md": ("title: C", "Rien sur le sujet, sinon un disque vinyle."),
+        },
+    )
+    query = Query.parse("espace disque", index)
+    pairs = _scoring.question_pairs(query, index)
+    points = _scoring.pair_points(["epars.md", "ensemble.md", "ailleurs.md"], pairs, index)
+    assert points.keys() == {"ensemble.md"}
+    gained, found = points["ensemble.md"]
+    assert found == ["espace disque"]
+    norm = index.note_norm("ensemble.md")
+    # the only pair found is the yardstick: once, saturated as a word's count is, of 10 × 0.2
+    assert gained == pytest.approx(_scoring.SCALE * _scoring.PAIR_WEIGHT * 1 / (1 + norm))
+    # a pair no note of those ranked holds side by side gives nothing to anyone
+    assert _scoring.pair_points(["epars.md", "ailleurs.md"], pairs, index) == {}

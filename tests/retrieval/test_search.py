@@ -53,13 +53,35 @@ def test_ranking_order_scores_and_paths(vault):
     assert top.title == "Robot suiveur de ligne"
     assert top.type == "projet"
     # the slug is named whole, the title only 2 words of 3: the slug is the one that counts
-    assert [r.signal for r in top.reasons] == ["alias", "slug", "bm25"]
+    assert [r.signal for r in top.reasons] == ["alias", "slug", "bm25", "pairs"]  # « robot suiveur » side by side in its text
     # the alias says two of the question's three stems: its share of the question's idf, on 10
     q = result.query
     assert top.reasons[0].points == pytest.approx(10 * (q.idf["robot"] + q.idf["suiveur"]) / q.information)
     assert 0 < top.reasons[1].points <= 8.0
     assert top.score == pytest.approx(sum(r.points for r in top.reasons))
     assert result.grounded is True
+
+
+def test_the_question_s_words_side_by_side_order_the_notes_found(note_writer):
+    """A note that says the question's words together (« espace disque libre ») comes before
+    one that holds them more often but apart; the pairs are its reason, and its score is the
+    sum of its reasons."""
+    note_writer("outil.md", "title: Un outil\nvisibility: public", "La commande df affiche l'espace disque libre de chaque partition montée sur la machine.")
+    note_writer(
+        "bureau.md",
+        "title: Ranger\nvisibility: public",
+        "Faire de l'espace au bureau, trier chaque disque vinyle : libre à vous. Un espace rangé, un disque propre, un esprit libre.",
+    )
+    note_writer("cuisine.md", "title: Cuisine\nvisibility: public", "Une recette de gâteau au chocolat.")
+    result = make_bot(note_writer.root).search("il me reste combien d'espace disque libre ?", audience="visitor")
+    outil, bureau = result.sources
+    assert (outil.path, bureau.path) == ("outil.md", "bureau.md")
+    pairs = [r for r in outil.reasons if r.signal == "pairs"]
+    assert [r.detail for r in pairs] == ["mots côte à côte : « espace disque », « disque libre »"]
+    assert "pairs" not in {r.signal for r in bureau.reasons}
+    # by its words alone, the note that scatters them would be first
+    assert outil.score - pairs[0].points < bureau.score < outil.score
+    assert outil.score == pytest.approx(sum(r.points for r in outil.reasons))
 
 
 def test_top_k(vault):
@@ -172,7 +194,8 @@ def test_a_new_subject_is_not_pulled_back_to_the_conversation(note_writer):
     alone = bot.search(question, audience="visitor").sources
     assert [s.path for s in alone] == ["voiture.md"]
     in_conversation = bot.search(history[0]["content"] + " " + question, audience="visitor").sources
-    through_it = next(s for s in in_conversation if s.path == "grasbot.md").score
+    # its points as the conversation finds it: the phrase order (`pairs`) reads a question's own words only
+    through_it = sum(r.points for r in next(s for s in in_conversation if s.path == "grasbot.md").reasons if r.signal != "pairs")
 
     changed = bot.search(question, audience="visitor", history=history).sources
     assert [s.path for s in changed] == ["voiture.md", "grasbot.md"]

@@ -192,6 +192,16 @@ def body_counts(text: str) -> Counter[str]:
     return counts
 
 
+def spelled(text: str) -> dict[str, str]:
+    """{stem: the first word of `text` that gives it, folded}: a stem shown to whoever wrote
+    the word (a reason's « espace disque », not « espac disqu »)."""
+    out: dict[str, str] = {}
+    for word in words(text):
+        if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):
+            out.setdefault(_stem(word), word)
+    return out
+
+
 def tokens(text: str) -> Terms:
     """tuple(tokenize_fr(text)), through the same chunk table as body_counts."""
     return tuple(chain.from_iterable(map(_CHUNKS.__getitem__, text.split())))

@@ -57,6 +57,8 @@ _DROPPED = object()  # ... and for {term: how many notes hold it only in boilerp
 _NORMS = object()  # ... and for each note's length normalisation
 _VOCABULARY = object()  # ... and for every term of the index, sorted
 _FIELD_HITS = object()  # (_FIELD_HITS, term): the term's FieldHits
+_STEM_TEXT = object()  # (_STEM_TEXT, path): the note's stems in order, as one string (stem_text)
+_AVG_NOTE = object()  # ... and for the mean length of a note, in stems
 _MEMO_TERMS = 4_096  # terms' impacts and field hits kept at most, then forgotten all at once
 
 
@@ -387,6 +389,31 @@ class Index:
                 impacts.update({path: idf * tf * (K1 + 1.0) / (tf + norms[path]) for path, tf in counts.items()})
             self._remember(term, impacts)
         return impacts
+
+    def stem_text(self, path: str) -> str:
+        """The note's stems in order, as search reads it (its head, then its body without
+        boilerplate lines), joined by spaces with one at each end: `scoring.pair_points` counts
+        the question's words side by side in it with `str.count`, in C even through a 1 MB
+        course. Made when a question first needs it, kept as a term's impacts are."""
+        key = (_STEM_TEXT, path)
+        text = self._memo.get(key)
+        if text is None:
+            note = self.notes[path]
+            stems = tokens(f"{note_head(note)}\n{indexable_text(self.boilerplate.strip(note.body), note.path)}")
+            text = f" {' '.join(stems)} "
+            self._remember(key, text)
+        return text
+
+    def note_norm(self, path: str) -> float:
+        """BM25's length normalisation of the whole note against the mean note (its stems,
+        boilerplate left out): what `stem_text` is counted in, where a long note's words are
+        scored by passage (`bm25`)."""
+        avg = self._memo.get(_AVG_NOTE)
+        if avg is None:
+            every = [n for lengths in self._lengths() for n in lengths.values()]
+            avg = self._memo[_AVG_NOTE] = max(sum(every) / max(len(every), 1), 1.0)
+        length = next((lengths[path] for lengths in self._lengths() if path in lengths), 0)
+        return _length_norm(length, avg)
 
     def field_hits(self, term: str) -> FieldHits:
         """Which notes hold `term` in which frontmatter field, computed once per index."""

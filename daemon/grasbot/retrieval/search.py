@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from .graph import SEEDS, expand_by_graph
 from .index import Index
-from .scoring import BONUS_MAX, FIELD_BOUNDS, Exact, Query, Reason, Score, bonus_share, score_note
+from .scoring import BONUS_MAX, FIELD_BOUNDS, Exact, Query, Reason, Score, bonus_share, pair_points, question_pairs, score_note
 from .semantic import Closeness
 
 HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
@@ -210,6 +210,27 @@ def _rank(scores: dict[str, Score]) -> list[tuple[str, Score]]:
     return sorted(scores.items(), key=lambda item: (-item[1].points, item[0]))
 
 
+def by_phrases(ranked: list[tuple[str, Score]], query: Query, index: Index) -> list[tuple[str, Score]]:
+    """The notes search ranked, each with its pairs signal (`scoring.pair_points`: the
+    question's words side by side in it), ranked again: it orders the notes found and finds
+    none, so the fast path stays exact. A follow-up's pairs are its own words'. On the 1,267
+    dev questions (the first ten ordered), hit@1 tune +18 / −10 and test +13 / −11: the
+    personal vault's notes of prose +15 / −6, the curated and documentation vaults +5 / −5 and
+    +11 / −10 (README, round 22)."""
+    pairs = question_pairs(query, index)
+    points = pair_points([path for path, _ in ranked], pairs, index) if pairs else {}
+    if not points:
+        return ranked
+    out = []
+    for path, score in ranked:
+        if path in points:
+            gained, found = points[path]
+            detail = "mots côte à côte : " + ", ".join(f"« {words} »" for words in found)
+            score = Score(score.points + gained, [*score.reasons, Reason("pairs", gained, detail)])
+        out.append((path, score))
+    return _rank(dict(out))
+
+
 def earlier_questions(history: Sequence[dict] | None) -> list[str]:
     """The visitor's last HISTORY_TURNS questions of a conversation: a follow-up's subject."""
     return [t.get("content", "") for t in (history or ()) if t.get("role") == "user"][-HISTORY_TURNS:]
@@ -268,7 +289,7 @@ def search(
             if points > scores.get(path, Score()).points:
                 reasons = [Reason(r.signal, r.points * discount, f"{r.detail} (avec la conversation)") for r in score.reasons]
                 scores[path] = Score(points, reasons)
-    ranked = _rank(scores)[:top_k]
+    ranked = by_phrases(_rank(scores)[:top_k], query, index)
     sources = tuple(
         Source(
             slug=(note := index.notes[path]).slug,
