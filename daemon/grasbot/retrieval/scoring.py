@@ -11,8 +11,8 @@ never enough to lift a weaker note over a clearly better one.
 
 `SIGNALS` is the registry: every signal's name, kind, the most it gives, and for a frontmatter
 field's signal the bound search's pruning reads (adding a signal changes this module and the
-index, not search). Each score comes with its reasons, so "why did this note come up?" always
-has an answer.
+index, not search; `pairs` only orders the notes search found, in `search.by_phrases`). Each
+score comes with its reasons, so "why did this note come up?" always has an answer.
 """
 
 from __future__ import annotations
@@ -234,8 +234,8 @@ def pair_points(paths: Sequence[str], pairs: Sequence[Pair], index: Index) -> di
     found: dict[str, dict[Pair, int]] = {}
     holding = {term: index.impacts(term) for pair in pairs for term in (pair.a, pair.b)}
     for path in paths:
-        # only a note whose text holds both words of a pair can hold them side by side: most
-        # of the notes found are not read again (1.4 → 0.X ms a search at 10,000 notes)
+        # only a note whose text holds both words of a pair can hold them side by side: the
+        # others are not strung
         possible = [pair for pair in pairs if path in holding[pair.a] and path in holding[pair.b]]
         if not possible:
             continue
