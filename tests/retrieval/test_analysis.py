@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grasbot.retrieval.analysis import STOPWORDS, body_counts, fold, slugify, tokenize_fr, words
+from grasbot.retrieval.analysis import STOPWORDS, body_counts, fold, slugify, spelled, tokenize_fr, words
 
 
 @pytest.mark.parametrize(
@@ -165,3 +165,15 @@ def test_slugify():
     assert slugify("Mon Projet Été !") == "mon-projet-ete"
     assert slugify("  Déjà_vu  ") == "deja-vu"
     assert slugify("C'est l'été") == "c-est-l-ete"
+
+
+def test_a_stem_is_spelled_as_the_question_wrote_it():
+    """What a reason shows of the question's words (`scoring.question_pairs`): the word as
+    typed, accents and all, without its elided article."""
+    written = spelled("Bloqué au menu de démarrage, l’espace disque d'aujourd'hui ? la bdd")
+    assert written[tokenize_fr("démarrage")[0]] == "démarrage"
+    assert written[tokenize_fr("bloqué")[0]] == "Bloqué"  # its capital too
+    assert written[tokenize_fr("espace")[0]] == "espace"  # « l’espace »
+    assert written[tokenize_fr("aujourd'hui")[0]] == "aujourd'hui"  # no elision in it
+    assert {written[t] for t in tokenize_fr("bdd")} == {"bdd"}  # a shorthand's words, as typed
+    assert set(written) == set(tokenize_fr("Bloqué au menu de démarrage, l’espace disque d'aujourd'hui ? la bdd"))

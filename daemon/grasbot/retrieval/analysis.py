@@ -193,12 +193,15 @@ def body_counts(text: str) -> Counter[str]:
 
 
 def spelled(text: str) -> dict[str, str]:
-    """{stem: the first word of `text` that gives it, folded}: a stem shown to whoever wrote
-    the word (a reason's « espace disque », not « espac disqu »)."""
+    """{stem: the first word of `text` that gives it, as written}: a stem shown to whoever
+    wrote the word (a reason's « menu démarrage », not « menu demarr »)."""
     out: dict[str, str] = {}
-    for word in words(text):
-        if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):
-            out.setdefault(_stem(word), word)
+    for match in _WORD.finditer(text.replace("’", "'")):
+        head, _, rest = match.group().partition("'")
+        written = rest if rest and fold(head) in _ELISIONS else match.group()  # « l'espace »: « espace »
+        for word in _folded_words(fold(match.group())):
+            if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):
+                out.setdefault(_stem(word), written)
     return out
 
 
