@@ -179,12 +179,16 @@ def _stems_of(text: str, rel: str) -> Mapping[str, int]:
     return body_counts(indexable_text(text, rel))
 
 
+def note_stems(note: Note, boilerplate: Boilerplate = EMPTY) -> tuple[Terms, Terms]:
+    """The stems of the note's head and of its body, in order: the same stems as
+    `body_counts_of`, but those of the vault's `boilerplate` lines."""
+    return tokens(note_head(note)), tokens(indexable_text(boilerplate.strip(note.body), note.path))
+
+
 def passages_of(note: Note, boilerplate: Boilerplate = EMPTY) -> list[dict[str, int]]:
-    """The note's stems cut in PASSAGE-long runs, each led by the note's head (what the note is
-    about), as counts: the same stems as `body_counts_of`, in order, but those of the
-    vault's `boilerplate` lines."""
-    head = tokens(note_head(note))
-    body = tokens(indexable_text(boilerplate.strip(note.body), note.path))
+    """The note's stems (`note_stems`) cut in PASSAGE-long runs, each led by the note's head
+    (what the note is about), as counts."""
+    head, body = note_stems(note, boilerplate)
     return [dict(Counter(head + body[i : i + PASSAGE])) for i in range(0, max(len(body), 1), PASSAGE)]
 
 
@@ -398,9 +402,8 @@ class Index:
         key = (_STEM_TEXT, path)
         text = self._memo.get(key)
         if text is None:
-            note = self.notes[path]
-            stems = tokens(f"{note_head(note)}\n{indexable_text(self.boilerplate.strip(note.body), note.path)}")
-            text = f" {' '.join(stems)} "
+            head, body = note_stems(self.notes[path], self.boilerplate)
+            text = f" {' '.join(head + body)} "
             self._remember(key, text)
         return text
 

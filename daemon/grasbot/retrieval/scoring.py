@@ -207,27 +207,31 @@ class Pair(NamedTuple):
     a: str
     b: str
     weight: float
-    label: str  # the question's words, for the reason
 
 
 def question_pairs(query: Query, index: Index) -> tuple[Pair, ...]:
     """Each two neighbouring stems of the question that some note's body holds, once, in
     either order."""
-    words = spelled(query.text)
-    written = {read: stem for stem, read in query.read.items()}
     held = {t for t in query.unique if index.df(t) > 0}
     pairs: dict[frozenset[str], Pair] = {}
     for a, b in pairwise(query.terms):
         key = frozenset((a, b))
         if a != b and a in held and b in held and key not in pairs:
-            label = " ".join(words.get(written.get(t, t), t) for t in (a, b))
-            pairs[key] = Pair(a, b, query.idf[a] + query.idf[b], label)
+            pairs[key] = Pair(a, b, query.idf[a] + query.idf[b])
     return tuple(pairs.values())
 
 
-def pair_points(paths: Sequence[str], pairs: Sequence[Pair], index: Index) -> dict[str, tuple[float, list[str]]]:
+def pair_labels(query: Query) -> Callable[[Pair], str]:
+    """How a pair is shown in a reason: the question's words as written (`analysis.spelled`),
+    spelled only once some note holds a pair (75 µs a long question)."""
+    words = spelled(query.text)
+    written = {read: stem for stem, read in query.read.items()}
+    return lambda pair: " ".join(words.get(written.get(t, t), t) for t in (pair.a, pair.b))
+
+
+def pair_points(paths: Sequence[str], pairs: Sequence[Pair], index: Index) -> dict[str, tuple[float, list[Pair]]]:
     """The pairs signal of each of `paths` where some pair stands side by side, and those
-    pairs' words: BM25 over the pairs (a pair's count saturating as a word's does, the whole
+    pairs: BM25 over the pairs (a pair's count saturating as a word's does, the whole
     note's length normalised), as a share of what the pairs found side by side in any of
     `paths` could give, SCALE × PAIR_WEIGHT points at most. A pair no note holds side by side
     weighs nothing: it would only shrink every note's share."""
@@ -248,7 +252,7 @@ def pair_points(paths: Sequence[str], pairs: Sequence[Pair], index: Index) -> di
     for path, counts in found.items():
         norm = index.note_norm(path)
         raw = sum(pair.weight * tf * (K1 + 1.0) / (tf + norm) for pair, tf in counts.items())
-        points[path] = (SCALE * PAIR_WEIGHT * raw / ceiling, [pair.label for pair in counts])
+        points[path] = (SCALE * PAIR_WEIGHT * raw / ceiling, list(counts))
     return points
 
 

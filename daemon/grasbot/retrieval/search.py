@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from .graph import SEEDS, expand_by_graph
 from .index import Index
-from .scoring import BONUS_MAX, FIELD_BOUNDS, Exact, Query, Reason, Score, bonus_share, pair_points, question_pairs, score_note
+from .scoring import BONUS_MAX, FIELD_BOUNDS, Exact, Query, Reason, Score, bonus_share, pair_labels, pair_points, question_pairs, score_note
 from .semantic import Closeness
 
 HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
@@ -221,11 +221,12 @@ def by_phrases(ranked: list[tuple[str, Score]], query: Query, index: Index) -> l
     points = pair_points([path for path, _ in ranked], pairs, index) if pairs else {}
     if not points:
         return ranked
+    label = pair_labels(query)
     out = []
     for path, score in ranked:
         if path in points:
             gained, found = points[path]
-            detail = "mots côte à côte : " + ", ".join(f"« {words} »" for words in found)
+            detail = "mots côte à côte : " + ", ".join(f"« {label(pair)} »" for pair in found)
             score = Score(score.points + gained, [*score.reasons, Reason("pairs", gained, detail)])
         out.append((path, score))
     return _rank(dict(out))
