@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from grasbot._config import Settings
-from grasbot.retrieval.scoring import Score
-from grasbot.retrieval.search import HISTORY_DISCOUNT, NEW_SUBJECT_DISCOUNT, history_discount, search
+from grasbot.retrieval.scoring import Reason, Score
+from grasbot.retrieval.search import NEW_SUBJECT_DISCOUNT, opens_as_follow_up, search, with_conversation
 from support.bots import make_bot
 
 VAULT = {
@@ -184,7 +184,8 @@ def test_history_gives_a_follow_up_its_subject(note_writer):
 def test_a_new_subject_is_not_pulled_back_to_the_conversation(note_writer):
     """A question that does not open as a follow-up may change the subject: the conversation's
     note keeps NEW_SUBJECT_DISCOUNT of its points, and the note the question is about comes
-    first (at HISTORY_DISCOUNT, the earlier question's note outranked it)."""
+    first. Said as a follow-up, the conversation's note keeps all its points, and the note
+    both the question and the conversation point to still comes first."""
     note_writer("grasbot.md", "title: GrasBot\nvisibility: public", "GrasBot, l'assistant du site, utilise le modèle de langage Qwen3 en local avec Ollama.")
     note_writer("voiture.md", "title: Voiture\nvisibility: public", "Ma voiture est une vieille Clio diesel.")
     note_writer("jardin.md", "title: Jardin\nvisibility: public", "Tomates et courgettes.")
@@ -201,12 +202,17 @@ def test_a_new_subject_is_not_pulled_back_to_the_conversation(note_writer):
     assert [s.path for s in changed] == ["voiture.md", "grasbot.md"]
     assert changed[0].score == alone[0].score
     assert changed[1].score == pytest.approx(NEW_SUBJECT_DISCOUNT * through_it)
-    assert through_it * HISTORY_DISCOUNT > alone[0].score  # the discount of a follow-up would have put GrasBot first
+    assert through_it > alone[0].score  # the better of the two would have put GrasBot first
     assert all(r.detail.endswith("(avec la conversation)") for r in changed[1].reasons)
 
-    # the same question said as a follow-up carries the conversation on
+    # the same question said as a follow-up carries the conversation on: the question alone
+    # finds nothing in GrasBot's note, so its points are all the conversation's, while the car's
+    # note earns its own points and the conversation's
     follow_up = bot.search("Et " + question[0].lower() + question[1:], audience="visitor", history=history).sources
-    assert next(s for s in follow_up if s.path == "grasbot.md").score == pytest.approx(HISTORY_DISCOUNT * through_it)
+    assert [s.path for s in follow_up] == ["voiture.md", "grasbot.md"]
+    assert follow_up[1].score == pytest.approx(through_it)
+    assert {r.signal for r in follow_up[0].reasons if not r.detail.endswith("(avec la conversation)")} >= {"bm25"}
+    assert any(r.detail.endswith("(avec la conversation)") for r in follow_up[0].reasons)
 
 
 @pytest.mark.parametrize(
@@ -228,7 +234,25 @@ def test_a_new_subject_is_not_pulled_back_to_the_conversation(note_writer):
     ],
 )
 def test_a_follow_up_is_read_from_how_it_opens(question, follows):
-    assert history_discount(question) == (HISTORY_DISCOUNT if follows else NEW_SUBJECT_DISCOUNT)
+    assert opens_as_follow_up(question) is follows
+
+
+def test_a_follow_up_ranks_first_the_note_both_it_and_the_conversation_point_to():
+    """The conversation's best note (« backup ») beats the follow-up's own best (« cron ») on
+    either side alone; the note both name (« rsync ») comes first only when both count."""
+
+    def score(points: float) -> Score:
+        return Score(points, [Reason("bm25", points, "texte de la note")])
+
+    own = {"cron.md": score(5.0), "rsync.md": score(4.0)}
+    in_context = {"backup.md": score(6.0), "rsync.md": score(5.0)}
+    follow_up = with_conversation(own, in_context, "et tous les soirs à minuit ?")
+    assert sorted(follow_up, key=lambda p: -follow_up[p].points) == ["rsync.md", "backup.md", "cron.md"]
+    assert follow_up["rsync.md"].points == 9.0
+    assert [r.detail for r in follow_up["rsync.md"].reasons] == ["texte de la note", "texte de la note (avec la conversation)"]
+
+    new_subject = with_conversation(own, in_context, "tous les soirs à minuit ?")
+    assert {p: s.points for p, s in new_subject.items()} == {"cron.md": 5.0, "rsync.md": 4.0, "backup.md": pytest.approx(6.0 * NEW_SUBJECT_DISCOUNT)}
 
 
 def test_a_visitors_shorthand_finds_the_note_that_spells_it_out(note_writer):
