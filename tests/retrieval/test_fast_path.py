@@ -64,7 +64,9 @@ def test_fast_path_equals_exhaustive(snapshot, audience):
     nonempty = 0
     for i, q in enumerate(questions):
         top_k = (5, 1, 3, 12)[i % 4]
-        history = [{"role": "user", "content": questions[i - 1]}] if i % 7 == 0 else None
+        history = [{"role": "user", "content": questions[i - 1]}] if i % 7 == 0 or i % 7 == 3 else None
+        if i % 7 == 3:
+            q = "et " + q  # a follow-up: each note earns its points and the conversation's
         fast = _result(q, index, False, top_k=top_k, history=history)
         slow = _result(q, index, True, top_k=top_k, history=history)
         assert fast == slow, q

@@ -13,6 +13,7 @@ from .scoring import BONUS_MAX, FIELD_BOUNDS, Exact, Query, Reason, Score, bonus
 from .semantic import Closeness
 
 HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
+FOLLOW_UP_POOL = 10  # a follow-up's notes: the best this many for the question alone and for the conversation
 NEW_SUBJECT_DISCOUNT = 0.4  # a note found through the conversation, when the question does not open as a follow-up (with_conversation)
 # « et … », « ok, … », « mais … », « d'accord, … »: how French visitors carry on (56 of the 65 follow-ups of the dev sets)
 _FOLLOW_UP_OPENER = re.compile(
@@ -253,13 +254,14 @@ def with_conversation(own: Mapping[str, Score], in_context: Mapping[str, Score],
     """Each note's points for a question asked in a conversation, from its points for the
     question alone (`own`) and for the conversation's text (`in_context`).
 
-    A question that opens as a follow-up carries the subject on: a note earns both, so the
+    A question that opens as a follow-up carries the subject on (search hands it the notes
+    `_pooled` keeps, scored on both sides): a note earns both, so the
     note that both the question's own words and the conversation point to comes first (the
     better of the two, the conversation's at 0.9, before round 23). Any other question may
     change the subject, and what its own words find must then win, or the notes' silence: a
     note found only through the conversation keeps NEW_SUBJECT_DISCOUNT of its points, and the
     better of the two counts. On the 1,357 dev questions of sets one to eleven (217 tune and
-    102 test follow-ups), both added: hit@1 tune +16 / −9, test +8 / −0; asked after another
+    102 test follow-ups), both added: hit@1 tune +16 / −6, test +8 / −0; asked after another
     subject, 497 questions first 320 times at 0.9 and 346 at 0.4 (348 alone), and 84 off-topic
     questions grounded 59 times and 31 (29 alone) (README, "Follow-ups and new subjects")."""
     scores = dict(own)
@@ -273,6 +275,24 @@ def with_conversation(own: Mapping[str, Score], in_context: Mapping[str, Score],
         elif score.points * share > mine.points:
             scores[path] = Score(score.points * share, kept)
     return scores
+
+
+Scored = dict[str, Score]
+
+
+def _pooled(own: Scored, in_context: Scored, query: Query, context: Query, index: Index, size: int) -> tuple[Scored, Scored]:
+    """A follow-up's notes (`with_conversation` adds their two scores): the `size` best for the
+    question alone and the `size` best for the conversation, each scored on both sides. The
+    best of each side are the same whether search pruned or scored every note, so the sum of
+    their two scores ranks them alike either way; a note missing from a side's scores there is
+    no neighbour of its seeds (the graph walk adds them all), so its own score is all it has."""
+    paths = {path for scores in (own, in_context) for path, _ in _rank(scores)[:size]}
+
+    def side(scores: Scored, asked: Query) -> Scored:
+        both = {path: scores.get(path) or score_note(path, asked, index) for path in paths}
+        return {path: score for path, score in both.items() if score.points > 0}
+
+    return side(own, query), side(in_context, context)
 
 
 def search(
@@ -297,14 +317,20 @@ def search(
     started = time.perf_counter()
     query = Query.parse(q, index, semantic(q) if semantic else None)
 
-    def scored(query: Query) -> dict[str, Score]:
-        return expand_by_graph(score_all(query, index, exhaustive=exhaustive, keep=top_k, min_seed_score=min_score), index, min_score)
+    def scored(query: Query, keep: int = top_k) -> dict[str, Score]:
+        return expand_by_graph(score_all(query, index, exhaustive=exhaustive, keep=keep, min_seed_score=min_score), index, min_score)
 
-    scores = scored(query)
     rewritten = with_history(q, history)
-    if rewritten is not None:
+    if rewritten is None:
+        scores = scored(query)
+    else:
         context = Query.parse(rewritten, index, semantic(rewritten) if semantic else None)
-        scores = with_conversation(scores, scored(context), q)
+        if opens_as_follow_up(q):
+            pool = max(top_k, FOLLOW_UP_POOL)
+            own, in_context = _pooled(scored(query, pool), scored(context, pool), query, context, index, pool)
+            scores = with_conversation(own, in_context, q)
+        else:
+            scores = with_conversation(scored(query), scored(context), q)
     ranked = by_phrases(_rank(scores)[:top_k], query, index)
     sources = tuple(
         Source(
