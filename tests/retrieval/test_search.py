@@ -246,12 +246,12 @@ def test_a_follow_up_ranks_first_the_note_both_it_and_the_conversation_point_to(
 
     own = {"cron.md": score(5.0), "rsync.md": score(4.0)}
     in_context = {"backup.md": score(6.0), "rsync.md": score(5.0)}
-    follow_up = with_conversation(own, in_context, "et tous les soirs à minuit ?")
+    follow_up = with_conversation(own, in_context, follows=True)
     assert sorted(follow_up, key=lambda p: -follow_up[p].points) == ["rsync.md", "backup.md", "cron.md"]
     assert follow_up["rsync.md"].points == 9.0
     assert [r.detail for r in follow_up["rsync.md"].reasons] == ["texte de la note", "texte de la note (avec la conversation)"]
 
-    new_subject = with_conversation(own, in_context, "tous les soirs à minuit ?")
+    new_subject = with_conversation(own, in_context, follows=False)
     assert {p: s.points for p, s in new_subject.items()} == {"cron.md": 5.0, "rsync.md": 4.0, "backup.md": pytest.approx(6.0 * NEW_SUBJECT_DISCOUNT)}
 
 

@@ -250,12 +250,12 @@ def opens_as_follow_up(q: str) -> bool:
     return bool(_FOLLOW_UP_OPENER.match(q))
 
 
-def with_conversation(own: Mapping[str, Score], in_context: Mapping[str, Score], q: str) -> dict[str, Score]:
+def with_conversation(own: Mapping[str, Score], in_context: Mapping[str, Score], follows: bool) -> dict[str, Score]:
     """Each note's points for a question asked in a conversation, from its points for the
     question alone (`own`) and for the conversation's text (`in_context`).
 
-    A question that opens as a follow-up carries the subject on (search hands it the notes
-    `_pooled` keeps, scored on both sides): a note earns both, so the
+    A question that opens as a follow-up (`follows`, `opens_as_follow_up`) carries the subject
+    on (search hands it the notes `_pooled` keeps, scored on both sides): a note earns both, so the
     note that both the question's own words and the conversation point to comes first (the
     better of the two, the conversation's at 0.9, before round 23). Any other question may
     change the subject, and what its own words find must then win, or the notes' silence: a
@@ -265,7 +265,6 @@ def with_conversation(own: Mapping[str, Score], in_context: Mapping[str, Score],
     subject, 497 questions first 320 times at 0.9 and 346 at 0.4 (348 alone), and 84 off-topic
     questions grounded 59 times and 31 (29 alone) (README, "Follow-ups and new subjects")."""
     scores = dict(own)
-    follows = opens_as_follow_up(q)
     share = 1.0 if follows else NEW_SUBJECT_DISCOUNT
     for path, score in in_context.items():
         kept = [Reason(r.signal, r.points * share, f"{r.detail} (avec la conversation)") for r in score.reasons]
@@ -328,9 +327,9 @@ def search(
         if opens_as_follow_up(q):
             pool = max(top_k, FOLLOW_UP_POOL)
             own, in_context = _pooled(scored(query, pool), scored(context, pool), query, context, index, pool)
-            scores = with_conversation(own, in_context, q)
+            scores = with_conversation(own, in_context, follows=True)
         else:
-            scores = with_conversation(scored(query), scored(context), q)
+            scores = with_conversation(scored(query), scored(context), follows=False)
     ranked = by_phrases(_rank(scores)[:top_k], query, index)
     sources = tuple(
         Source(
