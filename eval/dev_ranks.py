@@ -10,9 +10,12 @@ is more. Run it on the code before and after the change:
     .venv/bin/python eval/dev_ranks.py run before.json
     .venv/bin/python eval/dev_ranks.py run after.json      # the code changed
     .venv/bin/python eval/dev_ranks.py compare before.json after.json
+    .venv/bin/python eval/dev_ranks.py pooled after.json     # every set together, beside plain BM25
 
 `run` ranks as `grasbot eval` does (a visitor, the first ten, a follow-up with its earlier
-questions), meaning included. The personal vault is `../shared/vaults/notes-publiques` beside
+questions), meaning included, and the plain BM25 beside it on the same questions; `pooled`
+says how the two do on each vault's tune and test parts over every set, and on which set's
+part GrasBot ranks the right note first less often than the plain BM25. The personal vault is `../shared/vaults/notes-publiques` beside
 the checkout; its sets are left out, and said so, when it is absent.
 """
 
@@ -26,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from grasbot import GrasBot, Settings
-from grasbot._evaluate import Case, evaluate, read_cases, sign_test
+from grasbot._evaluate import Case, PlainBM25, evaluate, read_cases, sign_test
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT / "eval"
@@ -50,18 +53,24 @@ def question_files(stems: Iterable[str], folder: Path = EVAL) -> list[tuple[Path
 
 
 def rank_files(bot: GrasBot, vault: str, files: Iterable[tuple[Path, str]]) -> dict[str, dict]:
-    """{"file:line": {vault, set, part, follow_up, rank}} for each question of `files`; rank
-    None when no expected note is in the first ten."""
+    """{"file:line": {vault, set, part, follow_up, rank, plain}} for each question of `files`:
+    the rank of its first expected note by GrasBot and by the plain BM25 over the visitor's
+    notes (`grasbot eval`'s), None when it is not in the first ten."""
 
     def ranked(case: Case) -> list[str]:
         return [s.path for s in bot.search(case.question, top_k=10, audience="visitor", history=case.turns).sources]
 
+    index = bot.snapshot.index("visitor")
+    plain = PlainBM25(index.notes, index.readable_body)
     ranks = {}
     for path, part in files:
         family = "long notes" if path.name.startswith("passages") else vault
-        for outcome in evaluate(read_cases(path), ranked).outcomes:
+        cases = read_cases(path)
+        baseline = evaluate(cases, lambda case: plain.rank(case.one_text)).outcomes
+        for outcome, other in zip(evaluate(cases, ranked).outcomes, baseline, strict=True):
             case = outcome.case
-            ranks[f"{path.name}:{case.line}"] = {"vault": vault, "set": family, "part": part, "follow_up": bool(case.history), "rank": outcome.rank}
+            row = {"vault": vault, "set": family, "part": part, "follow_up": bool(case.history)}
+            ranks[f"{path.name}:{case.line}"] = {**row, "rank": outcome.rank, "plain": other.rank}
     return ranks
 
 
@@ -118,6 +127,32 @@ def compare(before: Mapping[str, dict], after: Mapping[str, dict]) -> list[dict]
     return rows
 
 
+def pooled(ranks: Mapping[str, dict]) -> tuple[list[dict], list[dict]]:
+    """Each vault's tune and test parts over every set: questions, hit@1 and hit@5 of GrasBot
+    and of the plain BM25. Then the same for each set's part (its file without `.tune.tsv`):
+    the issue's bar is GrasBot first at least as often on every one."""
+    if any("plain" not in row for row in ranks.values()):
+        raise SystemExit("dev_ranks: these ranks have no plain BM25 beside them (saved by an older `run`): run it again")
+    totals: dict[tuple[str, str], list[dict]] = {}
+    parts: dict[tuple[str, str], list[dict]] = {}
+    for key, row in ranks.items():
+        totals.setdefault((row["set"], row["part"]), []).append(row)
+        parts.setdefault((key.rsplit(":", 1)[0].removesuffix(f".{row['part']}.tsv"), row["part"]), []).append(row)
+
+    def figures(rows: list[dict]) -> dict:
+        return {
+            "questions": len(rows),
+            "hit@1": sum(_within(r["rank"], 1) for r in rows),
+            "hit@5": sum(_within(r["rank"], 5) for r in rows),
+            "plain hit@1": sum(_within(r["plain"], 1) for r in rows),
+            "plain hit@5": sum(_within(r["plain"], 5) for r in rows),
+        }
+
+    order = sorted(totals, key=lambda g: (g[0], PARTS.index(g[1])))
+    overall = [{"set": name, "part": part, **figures(totals[(name, part)])} for name, part in order]
+    return overall, [{"file": name, "part": part, **figures(rows)} for (name, part), rows in sorted(parts.items())]
+
+
 def _read(path: Path) -> dict[str, dict]:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -132,9 +167,23 @@ def main(argv: list[str]) -> int:
     both = commands.add_parser("compare", help="two saved runs, question by question")
     both.add_argument("before", type=Path)
     both.add_argument("after", type=Path)
+    commands.add_parser("pooled", help="one saved run, every set together, beside the plain BM25").add_argument("ranks", type=Path)
     args = parser.parse_args(argv)
     if args.command == "run":
         return run(args.out)
+    if args.command == "pooled":
+        overall, parts = pooled(_read(args.ranks))
+        behind = [row for row in parts if row["hit@1"] < row["plain hit@1"]]
+        for row in overall:
+            n = row["questions"]
+            print(
+                f"{row['set']:>13} {row['part']:<4} {n:4} questions  hit@1 {row['hit@1'] / n:.3f} hit@5 {row['hit@5'] / n:.3f}"
+                f"  (plain BM25 {row['plain hit@1'] / n:.3f} / {row['plain hit@5'] / n:.3f})"
+            )
+        print(f"first less often than the plain BM25 on {len(behind)} of {len(parts)} set parts" + (":" if behind else ""))
+        for row in behind:
+            print(f"  {row['file']} {row['part']}: {row['hit@1']} against {row['plain hit@1']} of {row['questions']}")
+        return 0
     for row in compare(_read(args.before), _read(args.after)):
         (b1, a1), (b5, a5) = row["hit@1"], row["hit@5"]
         print(

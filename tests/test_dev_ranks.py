@@ -1,4 +1,5 @@
-"""eval/dev_ranks.py: every dev question ranked and saved, two saved runs compared question by question."""
+"""eval/dev_ranks.py: every dev question ranked and saved (GrasBot and the plain BM25), two saved
+runs compared question by question, one run pooled over every set."""
 
 from __future__ import annotations
 
@@ -31,11 +32,24 @@ def test_each_question_is_saved_with_the_rank_of_its_note(dev_ranks, tmp_path):
     )
     ranks = dev_ranks.rank_files(make_bot(vault), "personal", [(questions, "tune")])
     assert ranks == {
-        "passages2.tune.tsv:2": {"vault": "personal", "set": "long notes", "part": "tune", "follow_up": False, "rank": 1},
-        "passages2.tune.tsv:3": {"vault": "personal", "set": "long notes", "part": "tune", "follow_up": True, "rank": 1},
-        # a private note: never found for a visitor
-        "passages2.tune.tsv:4": {"vault": "personal", "set": "long notes", "part": "tune", "follow_up": False, "rank": None},
+        "passages2.tune.tsv:2": {"vault": "personal", "set": "long notes", "part": "tune", "follow_up": False, "rank": 1, "plain": 1},
+        "passages2.tune.tsv:3": {"vault": "personal", "set": "long notes", "part": "tune", "follow_up": True, "rank": 1, "plain": 1},
+        # a private note: never found for a visitor, by either
+        "passages2.tune.tsv:4": {"vault": "personal", "set": "long notes", "part": "tune", "follow_up": False, "rank": None, "plain": None},
     }
+
+
+def test_the_plain_bm25_beside_grasbot_reads_the_visitors_notes_as_one_flat_text(dev_ranks, tmp_path):
+    # The declared question and the title name the subject; the body of the other note says
+    # the question's words more often: GrasBot weighs the fields, the plain BM25 counts words.
+    vault = tmp_path / "vault"
+    declared = "title: Réparer un vélo\nanswers:\n  - comment changer une chambre à air ?\nvisibility: public"
+    write_note(vault, "velo.md", declared, "Démonter la roue, trouver la fuite.")
+    write_note(vault, "air.md", "title: Le compresseur\nvisibility: public", "Une chambre, de l'air, une chambre à air, changer l'air de la chambre.")
+    questions = tmp_path / "a.test.tsv"
+    questions.write_text("comment changer une chambre à air ?\tvelo.md\t\n", encoding="utf-8")
+    ranks = dev_ranks.rank_files(make_bot(vault), "curated", [(questions, "test")])
+    assert (ranks["a.test.tsv:1"]["rank"], ranks["a.test.tsv:1"]["plain"]) == (1, 2)
 
 
 def test_two_runs_are_compared_question_by_question_on_each_part(dev_ranks, tmp_path, capsys):
@@ -67,3 +81,41 @@ def test_two_runs_are_compared_question_by_question_on_each_part(dev_ranks, tmp_
     assert printed[0].split() == ["curated", "tune", "3", "questions", "hit@1", "1", "→", "1", "(+1", "/", "−1,", "p", "1.000)", "hit@5", "2", "→", "3"]
     with pytest.raises(SystemExit, match="dev_ranks: cannot read .*absent.json"):
         dev_ranks.main(["compare", str(first), str(tmp_path / "absent.json")])
+
+
+def test_one_run_is_pooled_over_every_set_beside_the_plain_bm25(dev_ranks, tmp_path, capsys):
+    def row(vault, part, rank, plain):
+        return {"vault": vault, "set": vault, "part": part, "follow_up": False, "rank": rank, "plain": plain}
+
+    ranks = {
+        "c.tune.tsv:1": row("curated", "tune", 1, 2),
+        "c.tune.tsv:2": row("curated", "tune", 3, 1),
+        "c.set2.tune.tsv:1": row("curated", "tune", 1, None),
+        "c.set2.test.tsv:1": row("curated", "test", 2, 1),  # behind the plain BM25 on this part
+        "c.set2.test.tsv:2": row("curated", "test", None, 7),
+        "d.tune.tsv:1": row("documentation", "tune", 1, 1),
+    }
+    overall, parts = dev_ranks.pooled(ranks)
+    assert overall == [
+        {"set": "curated", "part": "tune", "questions": 3, "hit@1": 2, "hit@5": 3, "plain hit@1": 1, "plain hit@5": 2},
+        {"set": "curated", "part": "test", "questions": 2, "hit@1": 0, "hit@5": 1, "plain hit@1": 1, "plain hit@5": 1},
+        {"set": "documentation", "part": "tune", "questions": 1, "hit@1": 1, "hit@5": 1, "plain hit@1": 1, "plain hit@5": 1},
+    ]
+    assert [(p["file"], p["part"], p["hit@1"], p["plain hit@1"]) for p in parts] == [
+        ("c", "tune", 1, 1),
+        ("c.set2", "test", 0, 1),
+        ("c.set2", "tune", 1, 0),
+        ("d", "tune", 1, 1),
+    ]
+
+    saved = tmp_path / "ranks.json"
+    saved.write_text(json.dumps(ranks), encoding="utf-8")
+    assert dev_ranks.main(["pooled", str(saved)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].split() == ["curated", "tune", "3", "questions", "hit@1", "0.667", "hit@5", "1.000", "(plain", "BM25", "0.333", "/", "0.667)"]
+    assert printed[-2:] == ["first less often than the plain BM25 on 1 of 4 set parts:", "  c.set2 test: 0 against 1 of 2"]
+
+    del ranks["d.tune.tsv:1"]["plain"]  # saved by a run from before the plain BM25 was kept
+    saved.write_text(json.dumps(ranks), encoding="utf-8")
+    with pytest.raises(SystemExit, match="no plain BM25 beside them"):
+        dev_ranks.main(["pooled", str(saved)])

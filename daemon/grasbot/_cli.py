@@ -352,7 +352,7 @@ def cmd_eval(bot: GrasBot, args) -> int:
     reports = {"GrasBot": report}
     if bot.snapshot.semantic:
         reports["lexical"] = evaluate(cases, ranker(lexical=True))
-    reports["plain BM25"] = evaluate(cases, lambda c: plain.rank(" ".join([*c.history, c.question])))
+    reports["plain BM25"] = evaluate(cases, lambda c: plain.rank(c.one_text))
     engines = {name: r.figures() for name, r in reports.items()}
     against = {name: paired(report, r) for name, r in reports.items() if name != "GrasBot"}
     for engine, lexical in (("GrasBot", False), ("lexical", True)):  # does it say it knows? (plain BM25 has no threshold)

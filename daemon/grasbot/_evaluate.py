@@ -33,6 +33,12 @@ class Case:
         """The history as the daemon takes it (the assistant's replies are not in the file)."""
         return [{"role": "user", "content": q} for q in self.history]
 
+    @property
+    def one_text(self) -> str:
+        """The earlier questions and this one as one text: what the plain BM25 reads (it has
+        no notion of a conversation)."""
+        return " ".join([*self.history, self.question])
+
 
 @dataclass(frozen=True)
 class Outcome:
