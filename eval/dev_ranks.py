@@ -15,8 +15,9 @@ is more. Run it on the code before and after the change:
 `run` ranks as `grasbot eval` does (a visitor, the first ten, a follow-up with its earlier
 questions), meaning included, and the plain BM25 beside it on the same questions; `pooled`
 says how the two do on each vault's tune and test parts over every set, and on which set's
-part GrasBot ranks the right note first less often than the plain BM25. The personal vault is `../shared/vaults/notes-publiques` beside
-the checkout; its sets are left out, and said so, when it is absent.
+part GrasBot ranks the right note first less often than the plain BM25. The personal vault
+is `../shared/vaults/notes-publiques` beside the checkout; its sets are left out, and said
+so, when it is absent.
 """
 
 from __future__ import annotations
