@@ -141,6 +141,11 @@ SHORTHANDS: dict[str, tuple[str, ...]] = {}  # empty while the table is read, so
 SHORTHANDS.update((short, tuple(_folded_words(fold(long.replace("_", " "))))) for short, _, long in (pair.partition("=") for pair in _SPELLED_OUT.split()))
 
 
+def _kept_word(word: str) -> bool:
+    """Whether search reads a folded word: no stop word, no single letter (a digit counts)."""
+    return word not in STOPWORDS and (len(word) > 1 or word.isdigit())
+
+
 def _chunk_terms(chunk: str) -> Terms:
     """The stems of one chunk: its words (`words`), stopwords and single letters out, stemmed.
     Most chunks are one plain word, maybe between brackets or before punctuation: that word
@@ -149,7 +154,7 @@ def _chunk_terms(chunk: str) -> Terms:
     folded = fold(chunk)
     word = folded.lstrip(_OPENING).rstrip(_CLOSING)
     found = (word,) if word.isalnum() and word.isascii() and word not in SHORTHANDS else _folded_words(folded)
-    return tuple(_stem(w) for w in found if w not in STOPWORDS and (len(w) > 1 or w.isdigit()))
+    return tuple(_stem(w) for w in found if _kept_word(w))
 
 
 class _ChunkTable(dict):
@@ -200,7 +205,7 @@ def spelled(text: str) -> dict[str, str]:
         head, _, rest = match.group().partition("'")
         written = rest if rest and fold(head) in _ELISIONS else match.group()  # « l'espace »: « espace »
         for word in _folded_words(fold(match.group())):
-            if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):
+            if _kept_word(word):
                 out.setdefault(_stem(word), written)
     return out
 
