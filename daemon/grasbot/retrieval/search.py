@@ -267,12 +267,11 @@ def with_conversation(own: Mapping[str, Score], in_context: Mapping[str, Score],
     scores = dict(own)
     share = 1.0 if follows else NEW_SUBJECT_DISCOUNT
     for path, score in in_context.items():
-        kept = [Reason(r.signal, r.points * share, f"{r.detail} (avec la conversation)") for r in score.reasons]
         mine = scores.get(path, Score())
-        if follows:
-            scores[path] = Score(mine.points + score.points, [*mine.reasons, *kept])
-        elif score.points * share > mine.points:
-            scores[path] = Score(score.points * share, kept)
+        if not follows and score.points * share <= mine.points:
+            continue  # its own points are the better: the conversation's reasons are not written
+        kept = [Reason(r.signal, r.points * share, f"{r.detail} (avec la conversation)") for r in score.reasons]
+        scores[path] = Score(mine.points + score.points, [*mine.reasons, *kept]) if follows else Score(score.points * share, kept)
     return scores
 
 
