@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .vault import Note
 
-# Chosen on the dev sets' tune parts (README, "Measured and left out, round 18"): lines of at
+# Chosen on the dev sets' tune parts (eval/JOURNAL.md, "Measured and left out, round 18"): lines of at
 # least 20 characters held by at least 5 % of the public notes and by 3 of them. 2 % or 10 %,
 # 10 or 40 characters, moved the documentation vault by one or two questions either way.
 MIN_CHARS = 20

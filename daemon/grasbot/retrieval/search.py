@@ -216,7 +216,7 @@ def by_phrases(ranked: list[tuple[str, Score]], query: Query, index: Index) -> l
     none, so the fast path stays exact. A follow-up's pairs are its own words'. On the 1,267
     dev questions (the first ten ordered), hit@1 tune +18 / −10 and test +13 / −11: the
     personal vault's notes of prose +15 / −6, the curated and documentation vaults +5 / −5 and
-    +11 / −10 (README, round 22)."""
+    +11 / −10 (eval/JOURNAL.md, round 22)."""
     pairs = question_pairs(query, index)
     points = pair_points([path for path, _ in ranked], pairs, index) if pairs else {}
     if not points:
