@@ -349,6 +349,26 @@ async def test_ask_bad_parameters_are_400(start_daemon, params, needle):
         assert body["error"]["message"] == "Invalid params" and needle in body["error"]["data"]
 
 
+async def test_a_wrong_method_or_path_is_told_in_json(start_daemon):
+    """A client posting to /ask learns that it wants GET, and a path that is no endpoint which
+    ones there are, in the JSON every other error has (not aiohttp's plain text); the path
+    asked for is never quoted back."""
+    client = await start_daemon()
+    wrong = (("POST", "/ask", "GET"), ("POST", "/ask/stream", "GET"), ("GET", "/rpc", "POST"), ("GET", "/reload-vault", "POST"), ("DELETE", "/health", "GET"))
+    for method, path, takes in wrong:
+        response = await client.request(method, path)
+        assert response.status == 405, (method, path)
+        assert takes in response.headers["Allow"].split(", "), (method, path)
+        assert await response.json() == {"error": {"code": -32600, "message": "Invalid Request", "data": f"this endpoint takes {takes} only"}}
+    response = await client.get("/nulle-part/<b>x</b>")
+    assert response.status == 404
+    error = (await response.json())["error"]
+    assert (error["code"], error["message"]) == (-32600, "Invalid Request")
+    assert all(route in error["data"] for route in ("GET /ask", "GET /ask/stream", "GET /health", "POST /rpc", "POST /reload-vault"))
+    assert "nulle" not in error["data"] and "<b>" not in error["data"]
+    assert (await client.get("/health")).status == 200
+
+
 # ---------------------------------------------------------------- CORS
 
 

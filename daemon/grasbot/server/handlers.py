@@ -54,6 +54,8 @@ def json_response(data: Any, status: int = 200) -> web.Response:
 _HTTP_ERRORS = {
     400: (INVALID_PARAMS, "Invalid params"),
     401: (UNAUTHORIZED, "Unauthorized"),
+    404: (INVALID_REQUEST, "Invalid Request"),
+    405: (INVALID_REQUEST, "Invalid Request"),
     413: (INVALID_REQUEST, "Invalid Request"),
     429: (RATE_LIMITED, "Rate limited"),
     500: (INTERNAL_ERROR, "Internal error"),

@@ -61,13 +61,33 @@ async def cors_headers(request: web.Request, response: web.StreamResponse) -> No
         response.headers["Access-Control-Allow-Origin"] = origin
 
 
+def _endpoints(app: web.Application) -> str:
+    """`GET /ask, POST /rpc, …`: what a request to no endpoint is told, read from the router so
+    that it names the routes as they are (the path asked for is never quoted back)."""
+    routes = (
+        f"{r.method} {r.resource.canonical}{'/…' if isinstance(r.resource, web.StaticResource) else ''}"
+        for r in app.router.routes()
+        if r.resource is not None and r.method not in ("HEAD", "OPTIONS")
+    )
+    return ", ".join(dict.fromkeys(routes))
+
+
 @web.middleware
 async def errors_as_json(request: web.Request, handler):
-    """An unexpected exception becomes a 500 that says nothing about internals."""
+    """An unexpected exception becomes a 500 that says nothing about internals; a path that is
+    no endpoint, or a method an endpoint does not take, is answered in the same JSON as every
+    other error (a client posting to /ask learns it wants GET), never as aiohttp's plain text."""
     try:
         return await handler(request)
     except web.HTTPRequestEntityTooLarge:
         return error_response(413, f"request body is over the limit of {request.app[SETTINGS].max_body} bytes")
+    except web.HTTPMethodNotAllowed as exc:
+        taken = sorted(exc.allowed_methods - {"HEAD"}) or sorted(exc.allowed_methods)
+        response = error_response(405, f"this endpoint takes {' or '.join(taken)} only")
+        response.headers["Allow"] = ", ".join(sorted(exc.allowed_methods))
+        return response
+    except web.HTTPNotFound:
+        return error_response(404, f"no endpoint at this path; GrasBot serves {_endpoints(request.app)}")
     except web.HTTPException:
         raise
     except GrasbotError as exc:
