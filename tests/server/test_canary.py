@@ -555,6 +555,60 @@ async def test_private_link_targets_do_not_make_public_notes_match(start_daemon,
         assert answer["result"]["grounded"] is False
 
 
+async def test_links_in_a_public_notes_title_and_fields_lose_a_private_targets_name(start_daemon, standin_ollama, tmp_path, grasbot_logs):
+    """A public note's title (its first heading, as Obsidian shows it), type, aliases, declared
+    questions and tags may link to a private note, as its body may: what a visitor reads of
+    them (sources, reasons, the prompt's labels) keeps the label only, and search and meaning
+    read no target's name there either, so a private name cannot make the note come up."""
+    vault = write_canary_vault(tmp_path / "vault")
+    write_note(
+        vault,
+        "jardin/reunion.md",
+        """\
+        slug: reunion-rucher
+        visibility: public
+        type: "[[plan-vortigaunt]]"
+        aliases: ["rucher de [[carnet-mirabellex]]"]
+        answers: ["Que dit [[Projet Zorglub Kappa]] du rucher ?"]
+        tags: ["[[xylophage quintessenceq]]"]
+        """,
+        f"""\
+        # Réunion du rucher avec [[{PRIVATE_SLUG}]]
+
+        La réunion du rucher a lieu au jardin partagé, près des ruches et de la lavande.
+        """,
+    )
+    standin_ollama.script("La réunion du rucher [reunion-rucher].")
+    client = await daemon(start_daemon, vault, standin_ollama.url, tmp_path)
+    owner = bot_of(client).snapshot.index("owner")
+    assert leaks(owner.notes["jardin/reunion.md"].title)  # the guard: the title does name the private note
+    sent = []
+    for q in ("La réunion du rucher", "Que dit du rucher ?", "rucher de", "zorglub", "vortigaunt", "mirabellex", "xylophage quintessenceq"):
+        sent.append((q, []))
+        status, searched = await post_rpc(client, {"jsonrpc": "2.0", "method": "search", "params": {"q": q}, "id": 1})
+        found = {s["slug"]: s for s in searched["result"]["results"]}
+        if q.startswith(("La réunion", "Que dit")):
+            assert found["reunion-rucher"]["title"] == "Réunion du rucher avec", found
+        if leaks(q):  # a private name typed by the visitor finds the note by no field of it
+            signals = {r["signal"] for r in found.get("reunion-rucher", {}).get("reasons", ())}
+            assert signals <= {"semantic", "graph", "priority", "hub"}, found
+        await post_rpc(client, {"jsonrpc": "2.0", "method": "answer", "params": {"q": q}, "id": 2})
+        assert_clean(await (await client.get("/ask", params={"q": q})).text(), f"/ask?q={q}")
+        for name, data in [event async for event in sse_events(await client.get("/ask/stream", params={"q": q}))]:
+            assert_clean(data, f"stream event {name} for {q!r}")
+    assert_prompts_clean(standin_ollama.requests, sent)
+    assert any("[reunion-rucher] Réunion du rucher avec\n" in r["messages"][-1]["content"] for r in standin_ollama.requests)
+    visitor = bot_of(client).snapshot.index("visitor")
+    assert_clean(json.dumps(visitor.analyses["jardin/reunion.md"], default=repr, ensure_ascii=False), "what search reads of the note")
+    assert_clean(head_text(visitor.notes["jardin/reunion.md"]), "what meaning is computed from")
+    # the owner, who may read the private notes, sees their names in the same title
+    params = {"q": "La réunion du rucher", "audience": "owner"}
+    resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 3, "params": params}, headers=OWNER_HEADERS)
+    titles = {s["slug"]: s["title"] for s in (await resp.json())["result"]["results"]}
+    assert titles["reunion-rucher"] == "Réunion du rucher avec zorglub-kappa-7f3q"
+    assert_logs_clean(grasbot_logs)
+
+
 @pytest.mark.parametrize(
     "params",
     [

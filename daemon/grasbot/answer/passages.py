@@ -220,7 +220,7 @@ def _passages_of(index: Index, path: str, url: str | None, picked: Mapping[int, 
         yield Passage(
             path=path,
             slug=note.slug,
-            title=note.title,
+            title=index.readable_title(path),
             heading=tuple(_plain(index.readable_text(h, path)) for h in heading_path(sections, cuts[number])),
             anchor=anchor,
             url=f"{url}#{anchor}" if url and anchor else url,

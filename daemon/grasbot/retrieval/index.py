@@ -118,13 +118,20 @@ class NoteAnalysis:
         return codes
 
 
-def _labeled(values: tuple[str, ...]) -> Labeled:
-    pairs = ((v, tokens(v)) for v in values)
+def _labeled(values: tuple[str, ...], rel: str = "") -> Labeled:
+    pairs = ((v, tokens(v)) for v in (field_text(v, rel) for v in values))
     return tuple((v, t) for v, t in pairs if t)
 
 
 def _hide_targets(target: str) -> bool:
     return False
+
+
+def field_text(text: str, rel: str = "") -> str:
+    """A title or a frontmatter field as search reads and shows it to everyone: a link in it may
+    name a private note, as one in a body may (`indexable_body`), so only the labels its author
+    wrote are kept. `Index.readable_field` is what an audience reads of it."""
+    return rewrite_links(text, _hide_targets, rel)
 
 
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
@@ -166,7 +173,7 @@ def note_head(note: Note) -> str:
     questions it answers and its tags. They are part of the text BM25 reads, as in one flat
     field, besides the signals of their own (tune sets: +0.05 hit@1 on a curated vault,
     nothing lost on the others, where these fields are empty)."""
-    return "\n".join((note.title, note.name, *note.aliases, *note.answers, *note.tags))
+    return "\n".join(field_text(text, note.path) for text in (note.title, note.name, *note.aliases, *note.answers, *note.tags))
 
 
 def body_counts_of(note: Note) -> dict[str, int]:
@@ -195,12 +202,12 @@ def passages_of(note: Note, boilerplate: Boilerplate = EMPTY) -> list[dict[str, 
 def analyse_note(note: Note, *, lazy_body: bool = False) -> NoteAnalysis:
     """`lazy_body`: the body counts made when first read (`NoteCounts`), as a cache loads them."""
     return NoteAnalysis(
-        aliases=_labeled(note.aliases),
-        title=tokens(note.title),
+        aliases=_labeled(note.aliases, note.path),
+        title=tokens(field_text(note.title, note.path)),
         slug=tokens(note.slug.replace("-", " ")),
-        answers=_labeled(note.answers),
-        tags=_labeled(note.tags),
-        domains=_labeled(note.domains),
+        answers=_labeled(note.answers, note.path),
+        tags=_labeled(note.tags, note.path),
+        domains=_labeled(note.domains, note.path),
         sections=cut_note(note.body),
         body=NoteCounts(note) if lazy_body else body_counts_of(note),
     )
@@ -240,6 +247,19 @@ class Index:
             return resolved is not None and resolved in self.notes  # a dangling link may name an excluded note
 
         return rewrite_links(text, visible, rel)
+
+    def readable_field(self, text: str | None, path: str) -> str | None:
+        """A title or frontmatter field of the note at `path` as this audience may read it: its
+        links as `readable_text` turns a body's (a private note's name is left out); None when
+        nothing is left of it."""
+        if text is None:
+            return None
+        shown = self.readable_text(text, path)
+        return text if shown == text else " ".join(shown.split()) or None
+
+    def readable_title(self, path: str) -> str:
+        """The note's title as this audience may read it (`readable_field`), or its file name."""
+        return self.readable_field(self.notes[path].title, path) or self.notes[path].name
 
     def derived(self, key: object, make):
         """An index-wide value another module derives from this index (`answer.passages`' passage

@@ -364,7 +364,7 @@ def _field_signals(score: Score, note, fields, query: Query, index: Index) -> No
         score.add("alias", alias_points(sum(idf[t] for t in set(best)), information), f"alias « {raw} »")
 
     title_points, title_detail, title_signal = 0.0, "", ""
-    for signal, terms, label in (("title", fields.title, note.title), ("slug", fields.slug, note.slug)):
+    for signal, terms in (("title", fields.title), ("slug", fields.slug)):
         shared = unique.intersection(terms)
         if not shared:
             continue
@@ -374,6 +374,7 @@ def _field_signals(score: Score, note, fields, query: Query, index: Index) -> No
         points = title_points_for(sum(idf[t] for t in shared), information) * (1.0 if covered == 1.0 else PARTIAL_TITLE * covered)
         if points > title_points:
             title_signal, title_points = signal, points
+            label = index.readable_title(note.path) if signal == "title" else note.slug  # a title may link to a private note
             title_detail = f"{'titre' if signal == 'title' else 'slug'} « {label} »" + ("" if covered == 1.0 else f" ({covered:.0%} des mots)")
     if title_points:
         score.add(title_signal, title_points, title_detail)

@@ -333,8 +333,8 @@ def search(
     sources = tuple(
         Source(
             slug=(note := index.notes[path]).slug,
-            title=note.title,
-            type=note.type,
+            title=index.readable_title(path),
+            type=index.readable_field(note.type, path),
             score=score.points,
             reasons=tuple(score.reasons),
             url=url_for(note.type, note.slug),

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .._exceptions import EmbeddingError
 from .boilerplate import EMPTY, Boilerplate
-from .index import Index, indexable_body, indexable_text
+from .index import Index, field_text, indexable_body, indexable_text
 from .sections import WHOLE_NOTE, cut_note, heading_path
 from .vault import Note
 
@@ -189,7 +189,8 @@ def head_text(note: Note, boilerplate: Boilerplate = EMPTY) -> str:
         body = boilerplate.strip(body)
     end = body.find("\n", 2 * HEAD_CHARS)
     note = replace(note, body=body[:end] if end != -1 else body)
-    return "\n".join((note.title, *note.aliases, *note.answers, indexable_body(note)[:HEAD_CHARS]))
+    fields = (field_text(text, note.path) for text in (note.title, *note.aliases, *note.answers))
+    return "\n".join((*fields, indexable_body(note)[:HEAD_CHARS]))
 
 
 KEY_BYTES = 16
@@ -482,11 +483,12 @@ def note_texts(note: Note, boilerplate: Boilerplate = EMPTY) -> tuple[str, ...]:
     if len(note.body) <= WHOLE_NOTE:
         return (head,)
     sections = cut_note(note.body)
+    title = field_text(note.title, note.path)
     texts = [head]
     for cut in sections[1]:
         path = " › ".join(indexable_text(h, note.path) for h in heading_path(sections, cut))
         text = indexable_text(note.body[cut[0] : cut[1]], note.path)[:HEAD_CHARS]
-        texts.append(f"{note.title} › {path}\n{text}" if path else f"{note.title}\n{text}")
+        texts.append(f"{title} › {path}\n{text}" if path else f"{title}\n{text}")
     return tuple(texts)
 
 
