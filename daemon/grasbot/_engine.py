@@ -264,6 +264,7 @@ class GrasBot:
         self._worker_lock = threading.Lock()
         self._embed_again = False
         self._progress = Progress(0, 0)
+        self._public_progress = Progress(0, 0)  # the visitor's notes' share of it, what /health says
         self._texts = NoteTexts()
         self._embed_error: str | None = None
         if self.embedder is not None:
@@ -389,9 +390,16 @@ class GrasBot:
                 return False
             total = len(set(texts.keys.values()))
             self._progress = Progress(total - len(todo), total)
+            # what /health says: the visitor's notes' texts alone (how many the private notes
+            # have is no visitor's to know), embedded first so that their count moves first
+            public = {texts.keys[t] for p in snapshot.index("visitor").notes for t in (*texts.by_path[p], *texts.asked[p])}
+            todo.sort(key=lambda item: item[0] not in public)
+            shown = sum(1 for key, _ in todo if key in public)
+            self._public_progress = Progress(len(public) - shown, len(public))
 
             def progressed(done: int) -> None:
                 self._progress = Progress(total - len(todo) + done, total)
+                self._public_progress = Progress(len(public) - shown + min(done, shown), len(public))
                 if background and (self._embed_stop.is_set() or generation != self._generation):
                     raise _Superseded
 
@@ -457,8 +465,8 @@ class GrasBot:
             "backend": self.settings.semantic,
             "model": self.embedder.model,
             "ready": bool(self._snapshot.semantic),
-            "embedded": self._progress.embedded,
-            "total": self._progress.total,
+            "embedded": self._public_progress.embedded,
+            "total": self._public_progress.total,
         }
         if self._embed_error:
             status["error"] = self._embed_error

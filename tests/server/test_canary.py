@@ -23,7 +23,7 @@ import pytest
 
 from grasbot.retrieval.graph import expand_by_graph
 from grasbot.retrieval.scoring import Score
-from grasbot.retrieval.semantic import head_text
+from grasbot.retrieval.semantic import NoteTexts, head_text
 from support.bots import bot_of, check_response, sse_events, write_note
 
 OWNER = "canary-owner-token-0123456789"
@@ -632,6 +632,22 @@ async def test_health_counts_public_notes_only(start_daemon, canary_vault, tmp_p
         assert_clean(body, "/health")
         status, answer = await post_rpc(client, {"jsonrpc": "2.0", "method": "health", "id": 1})
         assert answer["result"]["vault_size"] == PUBLIC_NOTES
+
+
+async def test_health_counts_no_private_note_in_the_embedding_progress(start_daemon, canary_vault, tmp_path):
+    """/health's `semantic` counts the texts embedded of the visitor's notes: one more private
+    note, with the questions it declares, changes nothing a visitor reads there."""
+    client = await daemon(start_daemon, canary_vault, None, tmp_path)
+    bot = bot_of(client)
+    before = (await (await client.get("/health")).json())["semantic"]
+    visitor = NoteTexts().of({"visitor": bot.snapshot.index("visitor")})
+    assert before["embedded"] == before["total"] == len(set(visitor.keys.values()))
+    write_note(canary_vault, "prive-xq9/encore.md", "title: Encore\nvisibility: private\nanswers: [Une question ?, Une autre ?]", "Un texte privé de plus.")
+    resp = await client.post("/reload-vault", headers=OWNER_HEADERS)
+    assert resp.status == 200 and (await resp.json())["added"] == 1
+    assert bot.snapshot.semantic and len(bot.snapshot.index("owner")) == PUBLIC_NOTES + 4  # embedded before the swap
+    for headers in ({}, OWNER_HEADERS):  # health is a visitor's view, even for the owner
+        assert (await (await client.get("/health", headers=headers)).json())["semantic"] == before
 
 
 async def test_graph_walk_from_a_public_note_stays_public(start_daemon, canary_vault, tmp_path):
