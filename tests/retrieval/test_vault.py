@@ -373,6 +373,27 @@ def test_visibility(note_writer):
     }
 
 
+def test_a_doubtful_visibility_keeps_the_note_private(note_writer):
+    """With the default public, a note its author meant private stays so: a key in another
+    case, a key written twice (YAML keeps the last), Obsidian Publish's `publish: false`."""
+    note_writer("casse.md", "Visibility: private", "")
+    note_writer("majuscules.md", "VISIBILITY: private", "")
+    note_writer("casse-publique.md", "Visibility: public", "")
+    note_writer("deux-fois.md", "visibility: private\nvisibility: public", "")
+    note_writer("deux-casses.md", "visibility: public\nVisibility: private", "")
+    note_writer("publish.md", "publish: false", "")
+    note_writer("publish-public.md", "visibility: public\npublish: false", "")
+    note_writer("publish-vrai.md", "publish: true", "")
+    vault = load_vault(note_writer.root, VaultOptions(default_public=True))
+    assert {p for p, n in vault.notes.items() if n.public} == {"casse-publique.md", "publish-vrai.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    assert "more than once" in said["deux-fois.md"] and "more than once" in said["deux-casses.md"]
+    assert "publish: false" in said["publish-public.md"]
+    assert "publish.md" not in said  # the default overruled, as the author asked: nothing to say
+    private_default = load_vault(note_writer.root).notes
+    assert {p for p, n in private_default.items() if n.public} == {"casse-publique.md"}
+
+
 # ---------------------------------------------------------------- reload
 
 

@@ -463,6 +463,27 @@ def _inline_tags(prose: str) -> list[str]:
     return [m.group(1) for m in _TAG_AT.finditer(prose) if m.start() == 0 or not _TAG_REFUSED.match(prose, m.start() - 1)]
 
 
+_VISIBILITY_LINE = re.compile(r"^visibility[ \t]*:", re.IGNORECASE | re.MULTILINE)
+
+
+def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str]) -> bool:
+    """Whether visitors may read the note. Every doubt keeps it private, with a warning: a
+    `visibility` written twice (YAML keeps the last one), or in another case (`Visibility:`,
+    which a plain lookup misses and the default would then make public), anything but
+    `public`, or Obsidian Publish's `publish: false`, which an author may count on to keep a
+    note off every public site."""
+    given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
+    if len(given) > 1 or len(_VISIBILITY_LINE.findall(header)) > 1:
+        warnings.append("`visibility` is given more than once: the note is kept private")
+        return False
+    public = default_public if not given else str(given[0]).strip().lower() == "public"
+    if public and meta.get("publish") is False:
+        if given:  # a default overruled needs no word; a note that says both does
+            warnings.append("`publish: false` keeps the note private, whatever its visibility")
+        return False
+    return public
+
+
 def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ctime_ns: int = -1) -> Note:
     """Parse one note; raises ValueError with a reader-facing reason when it cannot be used.
     The body is kept without the text its author hid (`strip_hidden`): every later use of it
@@ -528,8 +549,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     links.extend(_links_in(prose, "body"))
     links.extend(_md_links_in(prose, rel, "body"))
 
-    visibility = meta.get("visibility")
-    public = options.default_public if visibility is None else str(visibility).strip().lower() == "public"
+    public = _is_public(meta, header, options.default_public, warnings)
 
     note = Note(
         path=rel,
