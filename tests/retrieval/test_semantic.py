@@ -242,6 +242,12 @@ def test_vectors_are_cached_by_model_and_reused_by_a_restart(tmp_path):
     other = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-b"), tmp_path)
     assert other.embed_pending() is True and len(other.embedder.embedded) == count
     assert (tmp_path / "embeddings-words-b.npz").exists()
+    # two models whose names make one file name: the file says whose vectors it holds, and
+    # neither model reads the other's
+    for model in ("words_c", "words/c"):
+        named = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder(model), tmp_path)
+        assert named._vectors.path == tmp_path / "embeddings-words_c.npz"
+        assert named.embed_pending() is True and len(named.embedder.embedded) == count, model
 
 
 def test_the_encoder_is_loaded_before_meaning_is_ready_even_when_the_cache_holds_every_vector(tmp_path):
