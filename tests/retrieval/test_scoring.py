@@ -402,6 +402,30 @@ def test_meaning_counts_from_half_a_deviation_its_z_in_units():
     assert meaning_points(close, 2.0) == pytest.approx(2.0 * _scoring.ASKED_WEIGHT * 0.6)
 
 
+def test_a_deviation_of_meaning_is_worth_a_deviation_of_the_body_points(note_writer):
+    """The semantic signal's unit is the spread (population standard deviation) of the body's
+    BM25 points over every note of the audience, a note without the question's words counting
+    0 (issue 17's z-score fusion); SEMANTIC_FLOOR when the body's points barely vary."""
+    import statistics
+
+    index = build(note_writer, BODIES)
+    question = "compilation du noyau"
+    lexical = Query.parse(question, index)
+    body_points = [sum(r.points for r in score_note(p, lexical, index).reasons if r.signal == "bm25") for p in index.notes]
+    assert len(body_points) == 6 and sum(p > 0 for p in body_points) == 2  # the fillers and c.md count as 0
+    unit = statistics.pstdev(body_points)
+    assert unit > _scoring.SEMANTIC_FLOOR
+    close = {"c.md": Closeness(cosine=0.4, z=1.5), "b.md": Closeness(cosine=0.3, z=0.8)}
+    query = Query.parse(question, index, close)
+    assert query.semantic == pytest.approx({"c.md": 1.5 * unit, "b.md": 0.8 * unit})
+    (meaning,) = [r for r in score_note("c.md", query, index).reasons if r.signal == "semantic"]
+    assert meaning.points == pytest.approx(1.5 * unit)
+    assert meaning.detail == "sens proche (cosinus 0.40, 1.5 écarts-types)"
+    # no word of the question in any note: the body's points do not vary, the floor is the unit
+    nothing = Query.parse("photosynthèse", index, {"c.md": Closeness(cosine=0.4, z=1.5)})
+    assert nothing.bm25 == {} and nothing.semantic == pytest.approx({"c.md": 1.5 * _scoring.SEMANTIC_FLOOR})
+
+
 def test_a_declared_question_sharing_less_than_half_is_not_the_visitors(note_writer):
     """« tu connais kubernetes ? » shares only « connaître » with « L'auteur connaît-il
     TypeScript ? », and Kubernetes is in no note: from 0.4, that overlap gave the TypeScript
