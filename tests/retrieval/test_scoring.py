@@ -399,7 +399,7 @@ def test_meaning_counts_from_half_a_deviation_its_z_in_units():
     assert meaning_points(Closeness(cosine=0.2, z=0.45), 2.0) == 0.0
     # a declared question standing out adds half its own z, from the same threshold
     close = Closeness(cosine=0.2, z=0.45, asked="Qui es-tu ?", asked_cosine=0.5, asked_z=0.6)
-    assert meaning_points(close, 2.0) == pytest.approx(2.0 * _scoring.ASKED_WEIGHT * 0.6)
+    assert meaning_points(close, 2.0) == pytest.approx(2.0 * 0.5 * 0.6)
 
 
 def test_a_deviation_of_meaning_is_worth_a_deviation_of_the_body_points(note_writer):
@@ -414,7 +414,7 @@ def test_a_deviation_of_meaning_is_worth_a_deviation_of_the_body_points(note_wri
     body_points = [sum(r.points for r in score_note(p, lexical, index).reasons if r.signal == "bm25") for p in index.notes]
     assert len(body_points) == 6 and sum(p > 0 for p in body_points) == 2  # the fillers and c.md count as 0
     unit = statistics.pstdev(body_points)
-    assert unit > _scoring.SEMANTIC_FLOOR
+    assert unit > 0.5  # above the floor
     close = {"c.md": Closeness(cosine=0.4, z=1.5), "b.md": Closeness(cosine=0.3, z=0.8)}
     query = Query.parse(question, index, close)
     assert query.semantic == pytest.approx({"c.md": 1.5 * unit, "b.md": 0.8 * unit})
@@ -423,7 +423,7 @@ def test_a_deviation_of_meaning_is_worth_a_deviation_of_the_body_points(note_wri
     assert meaning.detail == "sens proche (cosinus 0.40, 1.5 écarts-types)"
     # no word of the question in any note: the body's points do not vary, the floor is the unit
     nothing = Query.parse("photosynthèse", index, {"c.md": Closeness(cosine=0.4, z=1.5)})
-    assert nothing.bm25 == {} and nothing.semantic == pytest.approx({"c.md": 1.5 * _scoring.SEMANTIC_FLOOR})
+    assert nothing.bm25 == {} and nothing.semantic == pytest.approx({"c.md": 1.5 * 0.5})
 
 
 def test_a_declared_question_sharing_less_than_half_is_not_the_visitors(note_writer):
@@ -472,6 +472,6 @@ def test_words_side_by_side_earn_points_the_same_words_apart_do_not(note_writer)
     assert [_scoring.pair_labels(query)(p) for p in found] == ["espace disque"]
     norm = index.note_norm("ensemble.md")
     # the only pair found is the yardstick: once, saturated as a word's count is, of 10 × 0.2
-    assert gained == pytest.approx(_scoring.SCALE * _scoring.PAIR_WEIGHT * 1 / (1 + norm))
+    assert gained == pytest.approx(10 * 0.2 * 1 / (1 + norm))
     # a pair no note of those ranked holds side by side gives nothing to anyone
     assert _scoring.pair_points(["epars.md", "ailleurs.md"], pairs, index) == {}
