@@ -45,9 +45,15 @@ describe("historyFor: what a follow-up is sent with", () => {
 
 	it("cuts the one exchange left when even it does not fit", () => {
 		const fits = (h: Parameters<typeof streamUrl>[2]) => JSON.stringify(h).length <= 300;
-		const history = historyFor([exchange(1, "x".repeat(2000))], fits);
+		const answer = "0123456789".repeat(200);
+		const history = historyFor([exchange(1, answer)], fits);
 		expect(history).toHaveLength(2);
-		expect(history[1].content.length).toBeGreaterThan(0);
+		expect(history[0]).toEqual({ role: "user", content: "question 1" });
+		expect(history[1].role).toBe("assistant");
+		// the answer's beginning, no shorter than half of the most that fits
+		const room = 300 - JSON.stringify(historyFor([exchange(1, "")])).length;
+		expect(answer.startsWith(history[1].content)).toBe(true);
+		expect(history[1].content.length).toBeGreaterThanOrEqual(room / 2);
 		expect(fits(history)).toBe(true);
 	});
 });

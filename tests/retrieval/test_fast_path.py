@@ -17,6 +17,9 @@ from grasbot.retrieval.analysis import body_counts
 from support.bots import REPO
 
 PUBLIC_NOTES = REPO.parent / "shared" / "vaults" / "notes-publiques"
+# its four long courses, in the repository: the case runs on them when the whole vault is absent
+# (a skip would pass CI without this real vault's case)
+PUBLIC_COURSES = REPO / "tests" / "data" / "notes-publiques"
 
 
 @pytest.fixture(scope="module", params=["bundled", "notes-publiques", "generated-300", "generated-120-seed5", "generated-900-seed8"])
@@ -24,9 +27,8 @@ def snapshot(request, tmp_path_factory):
     if request.param == "bundled":
         settings = Settings.load(env={}, vault_dir=REPO / "vault-grasbot")
     elif request.param == "notes-publiques":
-        if not PUBLIC_NOTES.is_dir():
-            pytest.skip(f"{PUBLIC_NOTES} is absent from this checkout: this vault's case is not run")
-        settings = Settings.load(env={}, vault_dir=PUBLIC_NOTES, default_visibility="public")
+        vault = PUBLIC_NOTES if PUBLIC_NOTES.is_dir() else PUBLIC_COURSES
+        settings = Settings.load(env={}, vault_dir=vault, default_visibility="public")
     else:
         # 900 notes: enough notes share a question's stems for the pruning to skip many
         n, seed = {"generated-300": (300, 7), "generated-120-seed5": (120, 5), "generated-900-seed8": (900, 8)}[request.param]

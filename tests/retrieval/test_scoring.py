@@ -274,12 +274,14 @@ def test_bm25_shrinks_when_the_vault_barely_covers_the_question(note_writer):
 
 def test_bm25_stays_within_0_and_10(note_writer):
     index = build(note_writer, BODIES)
+    seen = []
     for question in ("noyau", "compilation", "système noyau", "autre chose", "gâteau chocolat rosiers"):
         q = Query.parse(question, index)
         for path in index.notes:
-            for r in score_note(path, q, index).reasons:
-                if r.signal == "bm25":
-                    assert 0 < r.points <= 10.0 + 1e-9
+            seen += [r.points for r in score_note(path, q, index).reasons if r.signal == "bm25"]
+    assert len(seen) >= 8  # the bound is checked on real points, not on an empty loop
+    assert all(0 < points <= 10.0 + 1e-9 for points in seen)
+    assert max(seen) > 5.0
 
 
 # ---------------------------------------------------------------- priority and hub
@@ -399,7 +401,31 @@ def test_meaning_counts_from_half_a_deviation_its_z_in_units():
     assert meaning_points(Closeness(cosine=0.2, z=0.45), 2.0) == 0.0
     # a declared question standing out adds half its own z, from the same threshold
     close = Closeness(cosine=0.2, z=0.45, asked="Qui es-tu ?", asked_cosine=0.5, asked_z=0.6)
-    assert meaning_points(close, 2.0) == pytest.approx(2.0 * _scoring.ASKED_WEIGHT * 0.6)
+    assert meaning_points(close, 2.0) == pytest.approx(2.0 * 0.5 * 0.6)
+
+
+def test_a_deviation_of_meaning_is_worth_a_deviation_of_the_body_points(note_writer):
+    """The semantic signal's unit is the spread (population standard deviation) of the body's
+    BM25 points over every note of the audience, a note without the question's words counting
+    0 (issue 17's z-score fusion); SEMANTIC_FLOOR when the body's points barely vary."""
+    import statistics
+
+    index = build(note_writer, BODIES)
+    question = "compilation du noyau"
+    lexical = Query.parse(question, index)
+    body_points = [sum(r.points for r in score_note(p, lexical, index).reasons if r.signal == "bm25") for p in index.notes]
+    assert len(body_points) == 6 and sum(p > 0 for p in body_points) == 2  # the fillers and c.md count as 0
+    unit = statistics.pstdev(body_points)
+    assert unit > 0.5  # above the floor
+    close = {"c.md": Closeness(cosine=0.4, z=1.5), "b.md": Closeness(cosine=0.3, z=0.8)}
+    query = Query.parse(question, index, close)
+    assert query.semantic == pytest.approx({"c.md": 1.5 * unit, "b.md": 0.8 * unit})
+    (meaning,) = [r for r in score_note("c.md", query, index).reasons if r.signal == "semantic"]
+    assert meaning.points == pytest.approx(1.5 * unit)
+    assert meaning.detail == "sens proche (cosinus 0.40, 1.5 écarts-types)"
+    # no word of the question in any note: the body's points do not vary, the floor is the unit
+    nothing = Query.parse("photosynthèse", index, {"c.md": Closeness(cosine=0.4, z=1.5)})
+    assert nothing.bm25 == {} and nothing.semantic == pytest.approx({"c.md": 1.5 * 0.5})
 
 
 def test_a_declared_question_sharing_less_than_half_is_not_the_visitors(note_writer):
@@ -448,6 +474,6 @@ def test_words_side_by_side_earn_points_the_same_words_apart_do_not(note_writer)
     assert [_scoring.pair_labels(query)(p) for p in found] == ["espace disque"]
     norm = index.note_norm("ensemble.md")
     # the only pair found is the yardstick: once, saturated as a word's count is, of 10 × 0.2
-    assert gained == pytest.approx(_scoring.SCALE * _scoring.PAIR_WEIGHT * 1 / (1 + norm))
+    assert gained == pytest.approx(10 * 0.2 * 1 / (1 + norm))
     # a pair no note of those ranked holds side by side gives nothing to anyone
     assert _scoring.pair_points(["epars.md", "ailleurs.md"], pairs, index) == {}

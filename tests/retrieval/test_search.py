@@ -318,16 +318,32 @@ def test_fast_path_equals_exhaustive_on_the_bundled_vault(bundled_bot, audience)
         assert fast.grounded == slow.grounded
 
 
-def test_exhaustive_really_scores_every_note(bundled_bot):
-    from grasbot.retrieval.scoring import Query
+def test_exhaustive_really_scores_every_note(bundled_bot, monkeypatch):
+    """The reference every fast-path test compares with: if `exhaustive` took the fast path
+    too, those tests would compare the code with itself and could not fail."""
+    from grasbot.retrieval import search as _search
+    from grasbot.retrieval.scoring import Query, score_note
     from grasbot.retrieval.search import score_all
 
     index = bundled_bot.snapshot.index("owner")
-    q = Query.parse("Comment fonctionne GrasBot ?", index)
+    question = "Comment fonctionne GrasBot ?"
+    q = Query.parse(question, index)
     candidates = index.candidates(q.unique)
     assert len(candidates) < len(index)
-    assert set(score_all(q, index)) == set(score_all(q, index, exhaustive=True))
-    assert all(isinstance(s, Score) and s.points > 0 for s in score_all(q, index).values())
+    every = {p: s for p in index.notes if (s := score_note(p, q, index)).points > 0}
+    assert every and set(every) <= candidates
+    assert score_all(q, index, exhaustive=True) == every
+    assert score_all(q, index) == every
+    assert all(isinstance(s, Score) and s.points > 0 for s in every.values())
+    # search(exhaustive=True) scores every note; the fast path, with its pruning, does not
+    scored: list[str] = []
+    monkeypatch.setattr(_search, "score_note", lambda path, *a, **kw: scored.append(path) or score_note(path, *a, **kw))
+    slow = search(question, index, top_k=5, min_score=4.0, exhaustive=True)
+    assert set(scored) == set(index.notes)
+    scored.clear()
+    fast = search(question, index, top_k=5, min_score=4.0)
+    assert scored and set(scored) < set(index.notes)
+    assert slow.sources == fast.sources and slow.sources
 
 
 # ---------------------------------------------------------------- results kept per vault version

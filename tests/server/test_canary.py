@@ -620,7 +620,9 @@ async def test_links_in_a_public_notes_title_and_fields_lose_a_private_targets_n
 )
 async def test_enum_and_unknown_param_errors_do_not_quote_the_value(start_daemon, canary_vault, tmp_path, params):
     client = await daemon(start_daemon, canary_vault, None, tmp_path)
-    await post_rpc(client, {"jsonrpc": "2.0", "method": "answer", "params": params, "id": 1})
+    status, answer = await post_rpc(client, {"jsonrpc": "2.0", "method": "answer", "params": params, "id": 1})
+    # refused (an answer would prove nothing about the error), and post_rpc found no canary in it
+    assert status == 200 and answer["error"]["code"] == -32602 and "result" not in answer, answer
 
 
 async def test_health_counts_public_notes_only(start_daemon, canary_vault, tmp_path):

@@ -92,8 +92,9 @@ async def test_answer_sends_top_notes_and_rules_to_the_llm(start_daemon, standin
     prompt = "\n".join(m["content"] for m in sent["messages"])
     assert SYSTEM_RULES in prompt
     assert FIRST in sent["messages"][-1]["content"]
+    assert len(result["sources"]) >= 3
     for source in result["sources"][:3]:
-        assert f"[{source['slug']}]" in prompt or source["slug"] in prompt
+        assert f"### [{source['slug']}] {source['title']}" in sent["messages"][-1]["content"], source["slug"]
     assert sent["think"] is False
 
 

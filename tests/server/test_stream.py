@@ -8,6 +8,7 @@ import logging
 
 import pytest
 
+from grasbot.answer.fallback import INTRO
 from grasbot.server.methods import PUBLIC_LLM_ERROR
 from grasbot.server.sse import sse_event
 from support.bots import OWNER, OWNER_TOKEN, bot_of, sse_events
@@ -124,9 +125,15 @@ async def test_slow_ollama_times_out(start_daemon, standin_ollama):
 async def test_ollama_dying_mid_stream(start_daemon, standin_ollama):
     standin_ollama.script(pieces=PIECES, mode="drop", drop_after=2)
     client = await start_daemon(ollama_url=standin_ollama.url, owner_token=OWNER_TOKEN)
-    names, done = await _failed_stream(client)
-    assert names.count("token") >= 1  # what was written before the drop was forwarded
-    assert "broke" in done["llm_error"] or "connect" in done["llm_error"].lower()
+    resp = await client.get("/ask/stream", params={"q": Q}, headers=OWNER)
+    events = await asyncio.wait_for(collect(resp), BOUND)
+    # the two pieces written before the drop were forwarded, then the notes' own sentences
+    assert [(n, d["text"]) for n, d in events[1:-1]] == [("token", FIRST_PIECE.lstrip()), ("token", PIECES[1])]
+    assert [n for n, _ in events] == ["sources", "token", "token", "done"]
+    done = events[-1][1]
+    assert done["model"] is None and "broke while model 'qwen3:8b' was answering" in done["llm_error"]
+    assert done["response"].startswith(INTRO) and "[grasbot-pipeline]" in done["response"]
+    assert done["sources"] == events[0][1]["sources"]
 
 
 @pytest.mark.parametrize("mode", ["error_line", "http_500"])
