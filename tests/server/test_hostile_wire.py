@@ -261,6 +261,20 @@ async def test_a_body_that_never_ends_gets_408(start_daemon):
     assert ok["result"]["status"] == "ok"
 
 
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+async def test_a_body_its_content_encoding_cannot_decode_is_named_not_a_500(start_daemon, encoding, caplog):
+    client = await start_daemon()
+    body = json.dumps({"jsonrpc": "2.0", "method": "health", "id": 1}).encode()  # said compressed, sent plain
+    resp = await client.post("/rpc", data=body, headers={"Content-Type": "application/json", "Content-Encoding": encoding})
+    assert resp.status == 400
+    answer = await resp.json()
+    assert answer["error"]["code"] == -32600 and answer["id"] is None
+    assert answer["error"]["data"] == f"request body cannot be decoded as its Content-Encoding ({encoding}) says"
+    status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "health", "id": 2})
+    assert ok["result"]["status"] == "ok"
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []  # answered, so no traceback
+
+
 async def test_the_model_is_given_a_window_that_holds_the_whole_prompt(start_daemon, standin_ollama, caplog):
     """Ollama reads num_ctx tokens (its own default, 2,048 or 4,096, cuts a longer prompt from
     the start without a word): GrasBot sends LLM_CONTEXT at every call, and a conversation as
