@@ -449,6 +449,10 @@ def test_bad_values_exit_2(capsys, argv, message):
         (["search", "q", "--default-visibility", "amis"], "invalid choice"),
         (["search", "q", "--audience", "admin"], "invalid choice"),
         (["search", "q", "--nope"], "unrecognized arguments"),
+        # float() takes them, and NaN passed every bound: a question grounded by no score of NaN
+        (["search", "q", "--min-score", "nan"], "argument --min-score: not a finite number: 'nan'"),
+        (["search", "q", "--temperature", "inf"], "argument --temperature: not a finite number: 'inf'"),
+        (["serve", "--body-timeout", "nan"], "argument --body-timeout: not a finite number: 'nan'"),
         (["eval"], "--questions"),
         (["frobnicate"], "invalid choice"),
         ([], "required"),
@@ -466,6 +470,22 @@ def test_bad_environment_value_exits_2(capsys, monkeypatch):
     code, _, err = run(capsys, "search", "q")
     assert code == 2
     assert "SEARCH_TOP_K" in err
+
+
+@pytest.mark.parametrize(
+    "var, value, message",
+    [
+        # NaN passed every bound: a rate limit of NaN limited nobody
+        ("GRASBOT_RATE_PER_MINUTE", "nan", "GRASBOT_RATE_PER_MINUTE: cannot use 'nan' (not a finite number)"),
+        ("LLM_TIMEOUT", "nan", "LLM_TIMEOUT: cannot use 'nan' (not a finite number)"),
+        ("SEARCH_MIN_SCORE", "-inf", "SEARCH_MIN_SCORE: cannot use '-inf' (not a finite number)"),
+    ],
+)
+def test_bad_environment_values_are_refused_before_anything_starts(capsys, monkeypatch, var, value, message):
+    monkeypatch.setenv(var, value)
+    code, _, err = run(capsys, "search", "q")
+    assert code == 2
+    assert message in err
 
 
 def test_bundled_vault_is_the_default():

@@ -6,6 +6,7 @@ ConfigError naming the variable, never a crash deeper down.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -279,7 +280,10 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
         if kind in ("int", int):
             return int(value)
         if kind in ("float", float):
-            return float(value)
+            number = float(value)
+            if not math.isfinite(number):  # NaN passes every bound below (a rate of NaN limits nobody)
+                raise ValueError("not a finite number")
+            return number
         return str(value)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{origin}: cannot use {value!r} ({exc})") from None
