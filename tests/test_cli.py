@@ -434,6 +434,10 @@ def test_vault_dir_from_the_environment(capsys, monkeypatch, tmp_path):
     [
         (["search", "q", "--top-k", "0"], "SEARCH_TOP_K must be between 1 and 50"),
         (["search", "q", "--llm-timeout", "-1"], "LLM_TIMEOUT must be positive"),
+        # a site's url with a field str.format cannot fill: every question that found a note was a 500
+        (["search", "q", "--url-map", "projet=/p/{slug}/{page}"], "GRASBOT_URL_MAP: the url of type 'projet' must hold {slug} and no other field in braces"),
+        (["search", "q", "--url-map", "projet=/p/{slug}}"], "GRASBOT_URL_MAP: the url of type 'projet' must hold {slug} and no other field in braces"),
+        (["search", "q", "--url-map", "projet=/p/{slug}{slug.__class__}"], "GRASBOT_URL_MAP: the url of type 'projet' must hold {slug}"),
     ],
 )
 def test_bad_values_exit_2(capsys, argv, message):

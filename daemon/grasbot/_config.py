@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -221,6 +222,9 @@ class Settings:
                 raise ConfigError(f"GRASBOT_PEERS: {url!r} must be a daemon's http:// or https:// URL")
         if self.prompt_budget < 500:
             raise ConfigError(f"GRASBOT_PROMPT_BUDGET must be at least 500 characters, not {self.prompt_budget}")
+        for kind, template in self.url_map.items():
+            if not _slug_template(template):
+                raise ConfigError(f"GRASBOT_URL_MAP: the url of type {kind!r} must hold {{slug}} and no other field in braces, not {template!r}")
         if self.anchors not in ANCHOR_FORMS:
             raise ConfigError(f"GRASBOT_ANCHORS must be one of {', '.join(ANCHOR_FORMS)}, not {self.anchors!r}")
         if self.log_retention_days < 1:
@@ -287,6 +291,16 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
         return str(value)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{origin}: cannot use {value!r} ({exc})") from None
+
+
+def _slug_template(template: str) -> bool:
+    """Whether `url_for` can fill the template: {slug} and no other replacement field (a stray
+    brace, `{page}` or `{slug.attr}` would fail, or worse, answer, at every question)."""
+    try:
+        fields = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(template) if name is not None]
+    except ValueError:
+        return False
+    return bool(fields) and all(f == ("slug", "", None) for f in fields)
 
 
 def _parse_url_map(text: str) -> dict[str, str]:
