@@ -483,6 +483,8 @@ def test_bad_environment_value_exits_2(capsys, monkeypatch):
         ("GRASBOT_RATE_PER_MINUTE", "nan", "GRASBOT_RATE_PER_MINUTE: cannot use 'nan' (not a finite number)"),
         ("LLM_TIMEOUT", "nan", "LLM_TIMEOUT: cannot use 'nan' (not a finite number)"),
         ("SEARCH_MIN_SCORE", "-inf", "SEARCH_MIN_SCORE: cannot use '-inf' (not a finite number)"),
+        # timedelta cannot hold it: `serve` died on it with a traceback once the vault was loaded
+        ("GRASBOT_LOG_RETENTION_DAYS", "99999999999999", "GRASBOT_LOG_RETENTION_DAYS must be between 1 and 36500 days, not 99999999999999"),
     ],
 )
 def test_bad_environment_values_are_refused_before_anything_starts(capsys, monkeypatch, var, value, message):

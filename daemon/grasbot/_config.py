@@ -23,6 +23,9 @@ BUNDLED_VAULT = _PACKAGE_DIR.parent.parent / "vault-grasbot"
 ANCHOR_FORMS = ("slug", "github", "text", "none")
 #: Days a visitor's question stays in the question log (store/questionlog.py).
 DEFAULT_RETENTION_DAYS = 90
+#: The most days a question may be kept, or `grasbot log` look back: a century (a date that far
+#: back is one Python can still make; 10**14 days was a crash at start).
+MAX_RETENTION_DAYS = 36_500
 #: Characters of a prompt counted as one of the LLM's tokens: few, so that a prompt counted
 #: this way never overflows the model's window (French prose takes more a token; code, numbers
 #: and rare accented words fewer).
@@ -227,8 +230,8 @@ class Settings:
                 raise ConfigError(f"GRASBOT_URL_MAP: the url of type {kind!r} must hold {{slug}} and no other field in braces, not {template!r}")
         if self.anchors not in ANCHOR_FORMS:
             raise ConfigError(f"GRASBOT_ANCHORS must be one of {', '.join(ANCHOR_FORMS)}, not {self.anchors!r}")
-        if self.log_retention_days < 1:
-            raise ConfigError(f"GRASBOT_LOG_RETENTION_DAYS must be at least 1, not {self.log_retention_days}")
+        if not 1 <= self.log_retention_days <= MAX_RETENTION_DAYS:
+            raise ConfigError(f"GRASBOT_LOG_RETENTION_DAYS must be between 1 and {MAX_RETENTION_DAYS} days, not {self.log_retention_days}")
         for name in ("max_question", "max_body", "max_batch", "max_history", "max_turn", "rate_burst"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
