@@ -475,11 +475,17 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     meta: Any = {}
     body = text
     header = ""
-    try:
-        # split + load, not frontmatter.loads(): loads() breaks on a field named `content`, and
-        # parse() silently turns a frontmatter that is a list into no frontmatter at all.
-        if handler.detect(text):
+    # split + load, not frontmatter.loads(): loads() breaks on a field named `content`, and
+    # parse() silently turns a frontmatter that is a list into no frontmatter at all.
+    detected = handler.detect(text)
+    if detected:
+        try:
             header, body = handler.split(text)
+        except ValueError:  # the opening --- and no other: split has nothing to unpack
+            # still skipped, not read as a body: its `visibility: private` would count for nothing
+            raise ValueError("frontmatter is never closed: add a line --- after its fields") from None
+    try:
+        if detected:
             meta = load_frontmatter(header)
             meta = {} if meta is None else meta
     except FrontmatterTooLarge as exc:
@@ -489,7 +495,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         line = f" at line {where.line + 1}" if where is not None else ""
         problem = getattr(exc, "problem", None) or type(exc).__name__
         raise ValueError(f"broken YAML frontmatter{line}: {problem}") from None
-    except Exception as exc:  # odd headers make python-frontmatter raise plain errors
+    except Exception as exc:  # anything else the YAML loader may raise on an odd header
         raise ValueError(f"unreadable frontmatter: {type(exc).__name__}") from None
     if not isinstance(meta, dict):
         raise ValueError("frontmatter is not a mapping of fields")
