@@ -422,6 +422,15 @@ def test_serve_with_a_missing_vault_folder_says_why_and_exits_2(tmp_path):
     assert "Traceback" not in proc.stderr and proc.stdout == ""
 
 
+@pytest.mark.parametrize("command", ["search", "ask"])
+def test_a_question_that_is_not_utf8_is_refused_by_name(capsys, command):
+    """A byte that is not UTF-8 on the command line reaches Python as a lone surrogate: `ask` said
+    Ollama "sent a reply GrasBot cannot read", when the question was what could not be sent."""
+    code, out, err = run(capsys, command, "jardin caf\udce9")  # "café" typed in Latin-1
+    assert code == 2 and out == ""
+    assert err.startswith("grasbot: q: must be Unicode text")
+
+
 def test_vault_dir_from_the_environment(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("VAULT_DIR", str(tmp_path / "absent"))
     code, _, err = run(capsys, "check")
