@@ -80,6 +80,29 @@ async def test_lone_surrogates_are_refused_and_the_question_log_stays_on(start_d
     assert log.enabled and log.count() == 1
 
 
+@pytest.mark.parametrize("path", ["/ask", "/ask/stream"])
+@pytest.mark.parametrize(
+    "query, name",
+    [
+        ("q=python%20%ED%A0%80", "q"),  # \ud800 as UTF-8 would write it, if it could
+        ("q=caf%E9", "q"),  # Latin-1
+        ("q=python&history=%5B%7B%22role%22%3A%22user%22%2C%22content%22%3A%22%FF%22%7D%5D", "history"),
+    ],
+)
+async def test_percent_encoded_bytes_that_are_not_utf8_are_refused_on_ask(start_daemon, tmp_path, path, query, name):
+    """The RPC's `q: must be Unicode text`, on the site's endpoints: yarl read such bytes as
+    U+FFFD, and the question was answered, and logged, as something the visitor never asked."""
+    client = await start_daemon(question_log=str(tmp_path / "q.sqlite3"))
+    resp = await client.get(f"{path}?{query}")
+    assert resp.status == 400
+    error = (await resp.json())["error"]
+    assert error["code"] == -32602 and error["data"] == f"{name}: must be Unicode text (its percent-encoded bytes are not UTF-8)"
+    assert bot_of(client).question_log.count() == 0
+    resp = await client.get(f"{path}?q=python%20%EF%BF%BD")  # U+FFFD itself, well encoded, is text
+    assert resp.status == 200
+    await resp.read()
+
+
 def test_the_question_log_drops_one_question_it_cannot_store(tmp_path, bundled_bot):
     from grasbot.store.questionlog import QuestionLog
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import urllib.parse
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -86,8 +87,25 @@ def _rate_limited(request: web.Request) -> web.Response | None:
     return response
 
 
+def _not_utf8(raw_query: str) -> str | None:
+    """q or history, when its percent-encoded bytes are not UTF-8 (`%ED%A0%80`, Latin-1's `%E9`):
+    the query as parsed holds U+FFFD in their place, and would be answered and logged changed."""
+    for pair in raw_query.split("&"):
+        name, _, value = pair.partition("=")
+        if "%" not in value or (name := urllib.parse.unquote(name)) not in ("q", "history"):
+            continue
+        try:
+            urllib.parse.unquote_to_bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return name
+    return None
+
+
 def _ask_params(request: web.Request) -> tuple[str, list]:
     """q and the optional JSON-encoded history of /ask and /ask/stream, checked like `answer`'s."""
+    bad = _not_utf8(request.rel_url.raw_query_string)
+    if bad is not None:
+        raise QueryError(f"{bad}: must be Unicode text (its percent-encoded bytes are not UTF-8)")
     params: dict[str, Any] = {}
     if "q" in request.query:
         params["q"] = request.query["q"]
