@@ -25,7 +25,7 @@ QUICK = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCh
 
 # ---------------------------------------------------------------- numbers and text no answer can carry
 
-HUGE = ["1e400", "-1e400", "1.5E+309", "-0.1e99999", "123456789e999"]
+HUGE = ["1e400", "-1e400", "1.5E+309", "-0.1e99999", "123456789e999", "9" * 400, "-" + "9" * 5000]  # integers too: 5,000 digits were a bare parse error
 
 
 @pytest.mark.parametrize("huge", HUGE)
