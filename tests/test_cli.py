@@ -403,6 +403,15 @@ def test_missing_vault_folder_exits_2(capsys, tmp_path):
     assert "Traceback" not in err
 
 
+def test_a_vault_folder_that_is_a_file_or_a_loop_of_links_exits_2_saying_which(capsys, tmp_path):
+    (tmp_path / "note.md").write_text("une note", encoding="utf-8")
+    (tmp_path / "boucle").symlink_to(tmp_path / "boucle")
+    code, _, err = run(capsys, "search", "robot", "--vault", str(tmp_path / "note.md"))
+    assert code == 2 and err == f"grasbot: vault folder {tmp_path / 'note.md'} is a file, not a folder (set --vault or VAULT_DIR)\n"
+    code, _, err = run(capsys, "search", "robot", "--vault", str(tmp_path / "boucle"))  # was a traceback
+    assert code == 2 and err == f"grasbot: vault folder {tmp_path / 'boucle'} is a loop of symbolic links (set --vault or VAULT_DIR)\n"
+
+
 def test_serve_with_a_missing_vault_folder_says_why_and_exits_2(tmp_path):
     """`serve` loads the vault before it starts its event loop (so a large vault can load on
     every core): a vault it cannot load stops it there, with the reason."""

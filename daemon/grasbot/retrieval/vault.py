@@ -176,6 +176,17 @@ def _scan(root: Path, options: VaultOptions) -> list[tuple[str, os.DirEntry]]:
     return list(walk_markdown(root, options))
 
 
+def _no_vault_folder(root: Path) -> VaultError:
+    """Why `root`, which cannot be listed or resolved, is no vault folder, as its owner reads it."""
+    try:
+        root.resolve()
+    except (OSError, RuntimeError):  # a symbolic link that leads back to itself (RuntimeError before Python 3.13)
+        return VaultError(f"vault folder {root} is a loop of symbolic links (set --vault or VAULT_DIR)")
+    if root.exists():
+        return VaultError(f"vault folder {root} is a file, not a folder (set --vault or VAULT_DIR)")
+    return VaultError(f"vault folder not found: {root} (set --vault or VAULT_DIR)")
+
+
 def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterator[tuple[str, os.DirEntry]]:
     """`_scan`'s walk, one file at a time: the daemon stats a vault's files on its event loop,
     a few hundred between two turns of requests (`server.methods.reload_vault`).
@@ -189,7 +200,10 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterat
     so a deep tree cannot overflow Python's.
     """
     root = Path(root)
-    real_root = root.resolve()
+    try:
+        real_root = root.resolve()
+    except (OSError, RuntimeError):
+        raise _no_vault_folder(root) from None
     seen_dirs: set[str] = set()
 
     def real_rel(real: str) -> str | None:
@@ -215,7 +229,7 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterat
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             if not rel_dir and isinstance(exc, (FileNotFoundError, NotADirectoryError)):
-                raise VaultError(f"vault folder not found: {root} (set --vault or VAULT_DIR)") from None
+                raise _no_vault_folder(root) from None
             raise VaultError(f"cannot read {where}: {exc.strerror or exc} (fix its permissions, or leave it out with --exclude)") from None
         prefix = f"{rel_dir}/" if rel_dir else ""
         real_prefix = f"{real_rel_dir}/" if real_rel_dir else ""
@@ -818,7 +832,7 @@ def load_vault(
     options = options or VaultOptions()
     root = Path(root)
     if not root.is_dir():
-        raise VaultError(f"vault folder not found: {root} (set --vault or VAULT_DIR)")
+        raise _no_vault_folder(root)
     reusable = previous is not None and previous.root == root and previous.options == options
     old = previous.notes if previous is not None and reusable else {}
     vault = Vault(root=root, notes={}, options=options)
