@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import string
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -223,6 +224,15 @@ class Settings:
         for url in self.peers:
             if not url.startswith(("http://", "https://")):
                 raise ConfigError(f"GRASBOT_PEERS: {url!r} must be a daemon's http:// or https:// URL")
+        for var, urls in (("OLLAMA_HOST", [h for h in hosts if h is not None]), ("GRASBOT_PEERS", self.peers)):
+            for url in urls:
+                scheme, sep, rest = url.partition("://")  # no scheme: Ollama's client reads host:port as http
+                if sep and scheme.lower() not in ("http", "https"):
+                    raise ConfigError(f"{var}: {url!r} must be an http:// or https:// URL, or host:port")
+                try:
+                    _ = urllib.parse.urlsplit("http://" + (rest if sep else url)).port  # a bad [IPv6] or port raises
+                except ValueError as exc:
+                    raise ConfigError(f"{var}: {url!r} is not a URL ({exc})") from None
         if self.prompt_budget < 500:
             raise ConfigError(f"GRASBOT_PROMPT_BUDGET must be at least 500 characters, not {self.prompt_budget}")
         for kind, template in self.url_map.items():
