@@ -403,6 +403,15 @@ def test_missing_vault_folder_exits_2(capsys, tmp_path):
     assert "Traceback" not in err
 
 
+def test_a_vault_folder_that_is_a_file_or_a_loop_of_links_exits_2_saying_which(capsys, tmp_path):
+    (tmp_path / "note.md").write_text("une note", encoding="utf-8")
+    (tmp_path / "boucle").symlink_to(tmp_path / "boucle")
+    code, _, err = run(capsys, "search", "robot", "--vault", str(tmp_path / "note.md"))
+    assert code == 2 and err == f"grasbot: vault folder {tmp_path / 'note.md'} is a file, not a folder (set --vault or VAULT_DIR)\n"
+    code, _, err = run(capsys, "search", "robot", "--vault", str(tmp_path / "boucle"))  # was a traceback
+    assert code == 2 and err == f"grasbot: vault folder {tmp_path / 'boucle'} is a loop of symbolic links (set --vault or VAULT_DIR)\n"
+
+
 def test_serve_with_a_missing_vault_folder_says_why_and_exits_2(tmp_path):
     """`serve` loads the vault before it starts its event loop (so a large vault can load on
     every core): a vault it cannot load stops it there, with the reason."""
@@ -422,6 +431,15 @@ def test_serve_with_a_missing_vault_folder_says_why_and_exits_2(tmp_path):
     assert "Traceback" not in proc.stderr and proc.stdout == ""
 
 
+@pytest.mark.parametrize("command", ["search", "ask"])
+def test_a_question_that_is_not_utf8_is_refused_by_name(capsys, command):
+    """A byte that is not UTF-8 on the command line reaches Python as a lone surrogate: `ask` said
+    Ollama "sent a reply GrasBot cannot read", when the question was what could not be sent."""
+    code, out, err = run(capsys, command, "jardin caf\udce9")  # "café" typed in Latin-1
+    assert code == 2 and out == ""
+    assert err.startswith("grasbot: q: must be Unicode text")
+
+
 def test_vault_dir_from_the_environment(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("VAULT_DIR", str(tmp_path / "absent"))
     code, _, err = run(capsys, "check")
@@ -434,6 +452,10 @@ def test_vault_dir_from_the_environment(capsys, monkeypatch, tmp_path):
     [
         (["search", "q", "--top-k", "0"], "SEARCH_TOP_K must be between 1 and 50"),
         (["search", "q", "--llm-timeout", "-1"], "LLM_TIMEOUT must be positive"),
+        # a site's url with a field str.format cannot fill: every question that found a note was a 500
+        (["search", "q", "--url-map", "projet=/p/{slug}/{page}"], "GRASBOT_URL_MAP: the url of type 'projet' must hold {slug} and no other field in braces"),
+        (["search", "q", "--url-map", "projet=/p/{slug}}"], "GRASBOT_URL_MAP: the url of type 'projet' must hold {slug} and no other field in braces"),
+        (["search", "q", "--url-map", "projet=/p/{slug}{slug.__class__}"], "GRASBOT_URL_MAP: the url of type 'projet' must hold {slug}"),
     ],
 )
 def test_bad_values_exit_2(capsys, argv, message):
@@ -449,6 +471,10 @@ def test_bad_values_exit_2(capsys, argv, message):
         (["search", "q", "--default-visibility", "amis"], "invalid choice"),
         (["search", "q", "--audience", "admin"], "invalid choice"),
         (["search", "q", "--nope"], "unrecognized arguments"),
+        # float() takes them, and NaN passed every bound: a question grounded by no score of NaN
+        (["search", "q", "--min-score", "nan"], "argument --min-score: not a finite number: 'nan'"),
+        (["search", "q", "--temperature", "inf"], "argument --temperature: not a finite number: 'inf'"),
+        (["serve", "--body-timeout", "nan"], "argument --body-timeout: not a finite number: 'nan'"),
         (["eval"], "--questions"),
         (["frobnicate"], "invalid choice"),
         ([], "required"),
@@ -466,6 +492,24 @@ def test_bad_environment_value_exits_2(capsys, monkeypatch):
     code, _, err = run(capsys, "search", "q")
     assert code == 2
     assert "SEARCH_TOP_K" in err
+
+
+@pytest.mark.parametrize(
+    "var, value, message",
+    [
+        # NaN passed every bound: a rate limit of NaN limited nobody
+        ("GRASBOT_RATE_PER_MINUTE", "nan", "GRASBOT_RATE_PER_MINUTE: cannot use 'nan' (not a finite number)"),
+        ("LLM_TIMEOUT", "nan", "LLM_TIMEOUT: cannot use 'nan' (not a finite number)"),
+        ("SEARCH_MIN_SCORE", "-inf", "SEARCH_MIN_SCORE: cannot use '-inf' (not a finite number)"),
+        # timedelta cannot hold it: `serve` died on it with a traceback once the vault was loaded
+        ("GRASBOT_LOG_RETENTION_DAYS", "99999999999999", "GRASBOT_LOG_RETENTION_DAYS must be between 1 and 36500 days, not 99999999999999"),
+    ],
+)
+def test_bad_environment_values_are_refused_before_anything_starts(capsys, monkeypatch, var, value, message):
+    monkeypatch.setenv(var, value)
+    code, _, err = run(capsys, "search", "q")
+    assert code == 2
+    assert message in err
 
 
 def test_bundled_vault_is_the_default():

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import itertools
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -19,6 +20,18 @@ from .retrieval.boilerplate import MIN_SHARE
 from .store.questionlog import add_log_parser, cmd_log
 
 
+def _number(text: str) -> float:
+    """A flag's number of seconds, score or temperature: float() also takes nan and inf, which
+    no setting can use (Settings refuses them too, naming the variable rather than the flag)."""
+    try:
+        number = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(number):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return number
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vault", dest="vault_dir", metavar="DIR", help="the vault folder (VAULT_DIR; default: the bundled vault-grasbot/)")
     parser.add_argument("--exclude", metavar="DIR,DIR", help="vault folders to leave out (GRASBOT_EXCLUDE)")
@@ -28,16 +41,16 @@ def _common(parser: argparse.ArgumentParser) -> None:
         help="visibility of a note without a `visibility` field (GRASBOT_DEFAULT_VISIBILITY; default private)",
     )
     parser.add_argument("--top-k", dest="search_top_k", type=int, metavar="N", help="sources to return (SEARCH_TOP_K; default 5)")
-    parser.add_argument("--min-score", dest="search_min_score", type=float, metavar="X", help="best score that grounds an answer (SEARCH_MIN_SCORE)")
+    parser.add_argument("--min-score", dest="search_min_score", type=_number, metavar="X", help="best score that grounds an answer (SEARCH_MIN_SCORE)")
     parser.add_argument("--model", dest="llm_model", help="Ollama model (LLM_MODEL; default qwen3:8b)")
     parser.add_argument("--ollama-host", dest="ollama_host", metavar="URL", help="Ollama's address (OLLAMA_HOST)")
-    parser.add_argument("--llm-timeout", dest="llm_timeout", type=float, metavar="SECONDS", help="LLM_TIMEOUT (default 60)")
+    parser.add_argument("--llm-timeout", dest="llm_timeout", type=_number, metavar="SECONDS", help="LLM_TIMEOUT (default 60)")
     parser.add_argument("--llm-max-tokens", dest="llm_max_tokens", type=int, metavar="N", help="tokens an answer may have (LLM_MAX_TOKENS; default 400)")
     parser.add_argument(
         "--llm-context", dest="llm_context", type=int, metavar="TOKENS", help="tokens the model reads and writes per answer (LLM_CONTEXT; default 8192)"
     )
-    parser.add_argument("--llm-deadline", dest="llm_deadline", type=float, metavar="SECONDS", help="seconds for a whole answer (LLM_DEADLINE; default 90)")
-    parser.add_argument("--temperature", dest="llm_temperature", type=float, help="LLM_TEMPERATURE (default 0.4)")
+    parser.add_argument("--llm-deadline", dest="llm_deadline", type=_number, metavar="SECONDS", help="seconds for a whole answer (LLM_DEADLINE; default 90)")
+    parser.add_argument("--temperature", dest="llm_temperature", type=_number, help="LLM_TEMPERATURE (default 0.4)")
     parser.add_argument("--keep-alive", dest="llm_keep_alive", metavar="DURATION", help="LLM_KEEP_ALIVE (default 30m)")
     parser.add_argument("--semantic", choices=("off", "bundled", "ollama"), help="meaning beside words (GRASBOT_SEMANTIC; default bundled; off: lexical only)")
     parser.add_argument(
@@ -108,14 +121,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--header-timeout",
         dest="header_timeout",
-        type=float,
+        type=_number,
         metavar="SECONDS",
         help="seconds a client has to send its headers (GRASBOT_HEADER_TIMEOUT; default 10)",
     )
     p.add_argument(
         "--body-timeout",
         dest="body_timeout",
-        type=float,
+        type=_number,
         metavar="SECONDS",
         help="seconds a client has to send a body (GRASBOT_BODY_TIMEOUT; default 10)",
     )
@@ -124,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--llm-max-wait",
         dest="llm_max_wait",
-        type=float,
+        type=_number,
         metavar="SECONDS",
         help="longest wait for a slot; beyond, the notes' extract at once, marked busy (LLM_MAX_WAIT; default 20)",
     )

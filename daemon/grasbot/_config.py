@@ -6,7 +6,10 @@ ConfigError naming the variable, never a crash deeper down.
 
 from __future__ import annotations
 
+import math
 import os
+import string
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -21,6 +24,9 @@ BUNDLED_VAULT = _PACKAGE_DIR.parent.parent / "vault-grasbot"
 ANCHOR_FORMS = ("slug", "github", "text", "none")
 #: Days a visitor's question stays in the question log (store/questionlog.py).
 DEFAULT_RETENTION_DAYS = 90
+#: The most days a question may be kept, or `grasbot log` look back: a century (a date that far
+#: back is one Python can still make; 10**14 days was a crash at start).
+MAX_RETENTION_DAYS = 36_500
 #: Characters of a prompt counted as one of the LLM's tokens: few, so that a prompt counted
 #: this way never overflows the model's window (French prose takes more a token; code, numbers
 #: and rare accented words fewer).
@@ -218,12 +224,24 @@ class Settings:
         for url in self.peers:
             if not url.startswith(("http://", "https://")):
                 raise ConfigError(f"GRASBOT_PEERS: {url!r} must be a daemon's http:// or https:// URL")
+        for var, urls in (("OLLAMA_HOST", [h for h in hosts if h is not None]), ("GRASBOT_PEERS", self.peers)):
+            for url in urls:
+                scheme, sep, rest = url.partition("://")  # no scheme: Ollama's client reads host:port as http
+                if sep and scheme.lower() not in ("http", "https"):
+                    raise ConfigError(f"{var}: {url!r} must be an http:// or https:// URL, or host:port")
+                try:
+                    _ = urllib.parse.urlsplit("http://" + (rest if sep else url)).port  # a bad [IPv6] or port raises
+                except ValueError as exc:
+                    raise ConfigError(f"{var}: {url!r} is not a URL ({exc})") from None
         if self.prompt_budget < 500:
             raise ConfigError(f"GRASBOT_PROMPT_BUDGET must be at least 500 characters, not {self.prompt_budget}")
+        for kind, template in self.url_map.items():
+            if not _slug_template(template):
+                raise ConfigError(f"GRASBOT_URL_MAP: the url of type {kind!r} must hold {{slug}} and no other field in braces, not {template!r}")
         if self.anchors not in ANCHOR_FORMS:
             raise ConfigError(f"GRASBOT_ANCHORS must be one of {', '.join(ANCHOR_FORMS)}, not {self.anchors!r}")
-        if self.log_retention_days < 1:
-            raise ConfigError(f"GRASBOT_LOG_RETENTION_DAYS must be at least 1, not {self.log_retention_days}")
+        if not 1 <= self.log_retention_days <= MAX_RETENTION_DAYS:
+            raise ConfigError(f"GRASBOT_LOG_RETENTION_DAYS must be between 1 and {MAX_RETENTION_DAYS} days, not {self.log_retention_days}")
         for name in ("max_question", "max_body", "max_batch", "max_history", "max_turn", "rate_burst"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
@@ -279,10 +297,23 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
         if kind in ("int", int):
             return int(value)
         if kind in ("float", float):
-            return float(value)
+            number = float(value)
+            if not math.isfinite(number):  # NaN passes every bound below (a rate of NaN limits nobody)
+                raise ValueError("not a finite number")
+            return number
         return str(value)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{origin}: cannot use {value!r} ({exc})") from None
+
+
+def _slug_template(template: str) -> bool:
+    """Whether `url_for` can fill the template: {slug} and no other replacement field (a stray
+    brace, `{page}` or `{slug.attr}` would fail, or worse, answer, at every question)."""
+    try:
+        fields = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(template) if name is not None]
+    except ValueError:
+        return False
+    return bool(fields) and all(f == ("slug", "", None) for f in fields)
 
 
 def _parse_url_map(text: str) -> dict[str, str]:

@@ -217,6 +217,11 @@ def check_question(q: object, *, max_chars: int = MAX_QUESTION) -> str:
         raise QueryError("q: the question is empty")
     if len(q) > max_chars:
         raise QueryError(f"q: the question is {len(q)} characters long, the limit is {max_chars}")
+    if not q.isascii():
+        try:
+            q.encode("utf-8")  # the LLM's client, the question log and every print need it
+        except UnicodeEncodeError:
+            raise QueryError("q: must be Unicode text (it holds a lone surrogate, such as \\ud800, or a byte that is not UTF-8)") from None
     return q
 
 

@@ -219,6 +219,15 @@ def test_broken_yaml_and_non_utf8_are_skipped_and_reported(note_writer):
     assert vault.errors[0].to_dict().keys() == {"path", "message"}
 
 
+def test_a_frontmatter_never_closed_is_reported_as_such(note_writer):
+    (note_writer.root / "ouverte.md").write_text("---\nvisibility: private\ntitle: Carnet\n\nLe corps, sans second ---.\n", encoding="utf-8")
+    vault = load_vault(note_writer.root, VaultOptions(default_public=True))
+    # still skipped (read as a body, its `visibility: private` would go public), but the author
+    # learns why: it was "unreadable frontmatter: ValueError"
+    assert vault.notes == {}
+    assert messages(vault.errors, "ouverte.md") == ["frontmatter is never closed: add a line --- after its fields"]
+
+
 def test_frontmatter_that_is_not_a_mapping_is_reported(note_writer):
     note_writer("liste.md", "- a\n- b", "corps")
     vault = load_vault(note_writer.root)

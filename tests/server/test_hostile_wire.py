@@ -25,7 +25,7 @@ QUICK = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCh
 
 # ---------------------------------------------------------------- numbers and text no answer can carry
 
-HUGE = ["1e400", "-1e400", "1.5E+309", "-0.1e99999", "123456789e999"]
+HUGE = ["1e400", "-1e400", "1.5E+309", "-0.1e99999", "123456789e999", "9" * 400, "-" + "9" * 5000]  # integers too: 5,000 digits were a bare parse error
 
 
 @pytest.mark.parametrize("huge", HUGE)
@@ -78,6 +78,29 @@ async def test_lone_surrogates_are_refused_and_the_question_log_stays_on(start_d
     # and the log still logs the next visitor's question
     await rpc_raw(client, {"jsonrpc": "2.0", "method": "search", "params": {"q": "python"}, "id": 2})
     assert log.enabled and log.count() == 1
+
+
+@pytest.mark.parametrize("path", ["/ask", "/ask/stream"])
+@pytest.mark.parametrize(
+    "query, name",
+    [
+        ("q=python%20%ED%A0%80", "q"),  # \ud800 as UTF-8 would write it, if it could
+        ("q=caf%E9", "q"),  # Latin-1
+        ("q=python&history=%5B%7B%22role%22%3A%22user%22%2C%22content%22%3A%22%FF%22%7D%5D", "history"),
+    ],
+)
+async def test_percent_encoded_bytes_that_are_not_utf8_are_refused_on_ask(start_daemon, tmp_path, path, query, name):
+    """The RPC's `q: must be Unicode text`, on the site's endpoints: yarl read such bytes as
+    U+FFFD, and the question was answered, and logged, as something the visitor never asked."""
+    client = await start_daemon(question_log=str(tmp_path / "q.sqlite3"))
+    resp = await client.get(f"{path}?{query}")
+    assert resp.status == 400
+    error = (await resp.json())["error"]
+    assert error["code"] == -32602 and error["data"] == f"{name}: must be Unicode text (its percent-encoded bytes are not UTF-8)"
+    assert bot_of(client).question_log.count() == 0
+    resp = await client.get(f"{path}?q=python%20%EF%BF%BD")  # U+FFFD itself, well encoded, is text
+    assert resp.status == 200
+    await resp.read()
 
 
 def test_the_question_log_drops_one_question_it_cannot_store(tmp_path, bundled_bot):
@@ -259,6 +282,20 @@ async def test_a_body_that_never_ends_gets_408(start_daemon):
     assert took < 3 and not got.endswith(b"<still open>")
     status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "health", "id": 1})
     assert ok["result"]["status"] == "ok"
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+async def test_a_body_its_content_encoding_cannot_decode_is_named_not_a_500(start_daemon, encoding, caplog):
+    client = await start_daemon()
+    body = json.dumps({"jsonrpc": "2.0", "method": "health", "id": 1}).encode()  # said compressed, sent plain
+    resp = await client.post("/rpc", data=body, headers={"Content-Type": "application/json", "Content-Encoding": encoding})
+    assert resp.status == 400
+    answer = await resp.json()
+    assert answer["error"]["code"] == -32600 and answer["id"] is None
+    assert answer["error"]["data"] == f"request body cannot be decoded as its Content-Encoding ({encoding}) says"
+    status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "health", "id": 2})
+    assert ok["result"]["status"] == "ok"
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []  # answered, so no traceback
 
 
 async def test_the_model_is_given_a_window_that_holds_the_whole_prompt(start_daemon, standin_ollama, caplog):

@@ -110,6 +110,21 @@ async def test_reload_of_a_vanished_vault_keeps_serving(start_daemon, note_write
     assert (await rpc_result(client, "reload", {}, headers=OWNER))["vault_size"] == 1
 
 
+async def test_reload_of_a_vault_turned_into_a_loop_of_links_keeps_serving(start_daemon, note_writer):
+    note_writer("miel.md", "title: Le miel\nvisibility: public", "Le miel de printemps est clair.")
+    client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
+    before = await rpc_result(client, "search", {"q": "miel printemps"})
+    kept = note_writer.root.with_name("kept")
+    note_writer.root.rename(kept)
+    note_writer.root.symlink_to(note_writer.root)  # the vault's path now leads back to itself
+    answer = await rpc(client, "reload", {}, headers=OWNER)  # was -32603, a traceback in the log
+    assert answer["error"]["code"] == -32004
+    assert answer["error"]["data"] == f"vault folder {note_writer.root} is a loop of symbolic links (set --vault or VAULT_DIR)"
+    resp = await client.post("/reload-vault", headers=OWNER)
+    assert resp.status == 500 and (await resp.json())["error"]["code"] == -32004
+    assert (await rpc_result(client, "search", {"q": "miel printemps"}))["results"] == before["results"]
+
+
 async def test_reloads_run_off_the_event_loop_one_at_a_time(start_daemon, note_writer):
     note_writer("miel.md", "title: Le miel\nvisibility: public", "Le miel.")
     client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)

@@ -483,7 +483,20 @@ def test_serve_port_taken_exits_2(note_writer, tmp_path):
     assert proc.stdout.read() == ""
     err = proc.stderr.read()
     assert f"cannot listen on 127.0.0.1:{port}" in err and "Traceback" not in err
+    assert "(is another daemon running? choose another --port)" in err
     assert (cache / "notes.marshal").is_file()  # the vault it loaded is kept for the next start
+
+
+def test_serve_on_an_address_not_of_this_machine_exits_2_naming_the_host(note_writer):
+    note_writer("un.md", "title: Un\nvisibility: public", "Le jardin.")
+    proc = serve_process("--host", "192.0.2.1", "--port", "0", "--vault", str(note_writer.root))  # TEST-NET-1: nobody's
+    try:
+        assert proc.wait(30) == 2
+    finally:
+        _stop(proc)
+    err = proc.stderr.read()
+    (said,) = [line for line in err.splitlines() if line.startswith("grasbot: cannot listen on 192.0.2.1:0: ")]
+    assert said.endswith("(is --host an address of this machine?)") and "Traceback" not in err, err  # it said: choose another --port
 
 
 def test_serve_missing_vault_exits_2(tmp_path):

@@ -527,3 +527,12 @@ def test_grasbot_log_does_not_create_a_missing_log(tmp_path):
     code, text = run_log(["log", "--question-log", str(db), "--json"])
     assert code == 0 and json.loads(text)["ungrounded"] == [] and not db.exists()
     assert run_log(["log", "--question-log", str(db), "--limit", "0"])[0] == 2
+
+
+@pytest.mark.parametrize("days", ["nan", "inf", "1e9", "800000"])
+def test_grasbot_log_refuses_days_no_date_can_reach(tmp_path, capsys, days):
+    db = tmp_path / "q.sqlite3"
+    QuestionLog(db).close()
+    assert run_log(["log", "--question-log", str(db), "--days", days])[0] == 2  # was a traceback
+    assert "grasbot: --days must be more than 0 and at most 36500, and --limit at least 1" in capsys.readouterr().err
+    assert run_log(["log", "--question-log", str(db), "--days", "36500"])[0] == 0

@@ -176,6 +176,17 @@ def _scan(root: Path, options: VaultOptions) -> list[tuple[str, os.DirEntry]]:
     return list(walk_markdown(root, options))
 
 
+def _no_vault_folder(root: Path) -> VaultError:
+    """Why `root`, which cannot be listed or resolved, is no vault folder, as its owner reads it."""
+    try:
+        root.resolve()
+    except (OSError, RuntimeError):  # a symbolic link that leads back to itself (RuntimeError before Python 3.13)
+        return VaultError(f"vault folder {root} is a loop of symbolic links (set --vault or VAULT_DIR)")
+    if root.exists():
+        return VaultError(f"vault folder {root} is a file, not a folder (set --vault or VAULT_DIR)")
+    return VaultError(f"vault folder not found: {root} (set --vault or VAULT_DIR)")
+
+
 def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterator[tuple[str, os.DirEntry]]:
     """`_scan`'s walk, one file at a time: the daemon stats a vault's files on its event loop,
     a few hundred between two turns of requests (`server.methods.reload_vault`).
@@ -189,7 +200,10 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterat
     so a deep tree cannot overflow Python's.
     """
     root = Path(root)
-    real_root = root.resolve()
+    try:
+        real_root = root.resolve()
+    except (OSError, RuntimeError):
+        raise _no_vault_folder(root) from None
     seen_dirs: set[str] = set()
 
     def real_rel(real: str) -> str | None:
@@ -215,7 +229,7 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterat
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             if not rel_dir and isinstance(exc, (FileNotFoundError, NotADirectoryError)):
-                raise VaultError(f"vault folder not found: {root} (set --vault or VAULT_DIR)") from None
+                raise _no_vault_folder(root) from None
             raise VaultError(f"cannot read {where}: {exc.strerror or exc} (fix its permissions, or leave it out with --exclude)") from None
         prefix = f"{rel_dir}/" if rel_dir else ""
         real_prefix = f"{real_rel_dir}/" if real_rel_dir else ""
@@ -496,11 +510,17 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     meta: Any = {}
     body = text
     header = ""
-    try:
-        # split + load, not frontmatter.loads(): loads() breaks on a field named `content`, and
-        # parse() silently turns a frontmatter that is a list into no frontmatter at all.
-        if handler.detect(text):
+    # split + load, not frontmatter.loads(): loads() breaks on a field named `content`, and
+    # parse() silently turns a frontmatter that is a list into no frontmatter at all.
+    detected = handler.detect(text)
+    if detected:
+        try:
             header, body = handler.split(text)
+        except ValueError:  # the opening --- and no other: split has nothing to unpack
+            # still skipped, not read as a body: its `visibility: private` would count for nothing
+            raise ValueError("frontmatter is never closed: add a line --- after its fields") from None
+    try:
+        if detected:
             meta = load_frontmatter(header)
             meta = {} if meta is None else meta
     except FrontmatterTooLarge as exc:
@@ -510,7 +530,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         line = f" at line {where.line + 1}" if where is not None else ""
         problem = getattr(exc, "problem", None) or type(exc).__name__
         raise ValueError(f"broken YAML frontmatter{line}: {problem}") from None
-    except Exception as exc:  # odd headers make python-frontmatter raise plain errors
+    except Exception as exc:  # anything else the YAML loader may raise on an odd header
         raise ValueError(f"unreadable frontmatter: {type(exc).__name__}") from None
     if not isinstance(meta, dict):
         raise ValueError("frontmatter is not a mapping of fields")
@@ -832,7 +852,7 @@ def load_vault(
     options = options or VaultOptions()
     root = Path(root)
     if not root.is_dir():
-        raise VaultError(f"vault folder not found: {root} (set --vault or VAULT_DIR)")
+        raise _no_vault_folder(root)
     reusable = previous is not None and previous.root == root and previous.options == options
     old = previous.notes if previous is not None and reusable else {}
     vault = Vault(root=root, notes={}, options=options)

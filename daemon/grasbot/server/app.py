@@ -10,6 +10,7 @@ JSON-RPC methods `methods.py`, what wraps every request `middleware.py`.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import signal
 import sys
@@ -135,11 +136,8 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
         site = web.TCPSite(runner, settings.host, settings.port, backlog=BACKLOG)
         await site.start()
     except OSError as exc:
-        print(
-            f"grasbot: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc} (is another daemon running? choose another --port)",
-            file=sys.stderr,
-            flush=True,
-        )
+        hint = "is another daemon running? choose another --port" if exc.errno == errno.EADDRINUSE else "is --host an address of this machine?"
+        print(f"grasbot: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc} ({hint})", file=sys.stderr, flush=True)
         await runner.cleanup()
         await asyncio.to_thread(_write_cache, bot)  # the load is not lost: the next start reads it
         return 2

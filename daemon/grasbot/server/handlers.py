@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import urllib.parse
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -86,8 +87,25 @@ def _rate_limited(request: web.Request) -> web.Response | None:
     return response
 
 
+def _not_utf8(raw_query: str) -> str | None:
+    """q or history, when its percent-encoded bytes are not UTF-8 (`%ED%A0%80`, Latin-1's `%E9`):
+    the query as parsed holds U+FFFD in their place, and would be answered and logged changed."""
+    for pair in raw_query.split("&"):
+        name, _, value = pair.partition("=")
+        if "%" not in value or (name := urllib.parse.unquote(name)) not in ("q", "history"):
+            continue
+        try:
+            urllib.parse.unquote_to_bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return name
+    return None
+
+
 def _ask_params(request: web.Request) -> tuple[str, list]:
     """q and the optional JSON-encoded history of /ask and /ask/stream, checked like `answer`'s."""
+    bad = _not_utf8(request.rel_url.raw_query_string)
+    if bad is not None:
+        raise QueryError(f"{bad}: must be Unicode text (its percent-encoded bytes are not UTF-8)")
     params: dict[str, Any] = {}
     if "q" in request.query:
         params["q"] = request.query["q"]
@@ -104,6 +122,15 @@ def _ask_params(request: web.Request) -> tuple[str, list]:
     return checked["q"], checked["history"]
 
 
+#: The Content-Encodings aiohttp decodes before the handler reads the body.
+_DECODED = ("gzip", "deflate", "br", "zstd")
+
+
+def _body_refused(status: int, why: str) -> web.Response:
+    """A POST /rpc whose body could not be read: the JSON-RPC -32600 error, `id` null, saying why."""
+    return json_response({"jsonrpc": "2.0", "error": {"code": INVALID_REQUEST, "message": "Invalid Request", "data": why}, "id": None}, status=status)
+
+
 async def handle_rpc(request: web.Request) -> web.Response:
     settings = request.app[SETTINGS]
     try:
@@ -111,27 +138,22 @@ async def handle_rpc(request: web.Request) -> web.Response:
             body = await request.read()
     except TimeoutError:
         request[LOG_OUTCOME] = "body too slow"
-        response = json_response(
-            {
-                "jsonrpc": "2.0",
-                "error": {"code": -32600, "message": "Invalid Request", "data": f"request body not received within {settings.body_timeout:g} s"},
-                "id": None,
-            },
-            status=408,
-        )
+        response = _body_refused(408, f"request body not received within {settings.body_timeout:g} s")
         response.force_close()  # the rest of the body may still come: this connection is done (app.LINGERING_TIME)
         return response
     except web.HTTPRequestEntityTooLarge:
         request[LOG_OUTCOME] = "body too large"
-        limit = request.app[SETTINGS].max_body
-        return json_response(
-            {
-                "jsonrpc": "2.0",
-                "error": {"code": -32600, "message": "Invalid Request", "data": f"request body is over the limit of {limit} bytes"},
-                "id": None,
-            },
-            status=413,
-        )
+        return _body_refused(413, f"request body is over the limit of {settings.max_body} bytes")
+    except web.RequestPayloadError:  # a body its Content-Encoding cannot decode, or cut short
+        request[LOG_OUTCOME] = "body unreadable"
+        encoding = request.headers.get("Content-Encoding", "").strip().lower()
+        why = f"request body cannot be decoded as its Content-Encoding ({encoding}) says" if encoding in _DECODED else "request body could not be read in full"
+        # Nothing more of it can be read: without this, aiohttp would try after the answer (its
+        # lingering read) and log the same error again as an unhandled exception.
+        request.content.feed_eof()
+        response = _body_refused(400, why)
+        response.force_close()  # this connection is done
+        return response
     ctx = RpcContext(request)
     text, (request[LOG_WHAT], request[LOG_OUTCOME]) = await request.app[DISPATCHER].dispatch_summarized(body, ctx)
     if text is None:

@@ -12,6 +12,7 @@ import copy
 import functools
 import json
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -69,17 +70,28 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_BEYOND_A_DOUBLE = "a number is beyond the range of a double (about ±1.8e308)"
+_DOUBLE_DIGITS = len(str(int(sys.float_info.max)))  # 309
+
+
 def _finite(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):  # 1e400 parses as infinity, which JSON cannot say
-        raise WireError("a number is beyond the range of a double (about ±1.8e308)")
+        raise WireError(_BEYOND_A_DOUBLE)
+    return value
+
+
+def _integer(text: str) -> int:
+    # Digits counted before int(): past 4,300 it raises a ValueError that says nothing of the number.
+    if len(text) - text.startswith("-") > _DOUBLE_DIGITS or abs(value := int(text)) > sys.float_info.max:
+        raise WireError(_BEYOND_A_DOUBLE)
     return value
 
 
 def loads(text: str | bytes) -> Any:
     """json.loads of what a caller sent, refusing what no JSON answer could carry back: NaN,
-    Infinity and numbers that overflow a double (ValueError, WireError for those two)."""
-    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
+    Infinity and numbers, integers too, that overflow a double (ValueError, WireError for those)."""
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite, parse_int=_integer)
 
 
 def dumps(value: Any, **options: Any) -> str:

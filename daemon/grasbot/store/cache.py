@@ -71,7 +71,7 @@ def default_cache_dir(vault_root: str | os.PathLike[str], cache_dir: str | os.Pa
     if chosen:
         return Path(chosen).expanduser()
     base = os.environ.get("XDG_CACHE_HOME", "").strip() or Path.home() / ".cache"
-    key = hashlib.sha256(str(Path(vault_root).resolve()).encode()).hexdigest()[:16]
+    key = hashlib.sha256(os.path.realpath(vault_root).encode()).hexdigest()[:16]  # realpath: a loop of links is the vault's to report
     return Path(base) / "grasbot" / key
 
 
@@ -80,7 +80,7 @@ def _header(root: Path, options: VaultOptions) -> dict:
         "format": FORMAT,
         "version": __version__,
         "code": _code_fingerprint(),
-        "vault": str(Path(root).resolve()),
+        "vault": os.path.realpath(root),
         # every option, read from the dataclass itself: one added to VaultOptions changes the
         # header without being listed here (a stale cache would keep the old visibility)
         "options": {f.name: repr(getattr(options, f.name)) for f in dataclasses.fields(options)},

@@ -39,7 +39,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import NamedTuple
 
-from .._config import DEFAULT_RETENTION_DAYS, default_log_path, parse_log_path
+from .._config import DEFAULT_RETENTION_DAYS, MAX_RETENTION_DAYS, default_log_path, parse_log_path
 from ..retrieval.scoring import BOOST_SIGNALS, WEAK_SIGNALS
 from ..retrieval.search import SearchResult
 
@@ -507,8 +507,8 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
     """`grasbot log`. With `settings` (which carry `question_log` and `log_retention_days`),
     the flag still wins; without, the flag, then GRASBOT_QUESTION_LOG, then the default."""
     out = out or sys.stdout
-    if args.days <= 0 or args.limit < 1:
-        print("grasbot: --days must be positive and --limit at least 1", file=sys.stderr)
+    if not 0 < args.days <= MAX_RETENTION_DAYS or args.limit < 1:  # not: NaN is neither
+        print(f"grasbot: --days must be more than 0 and at most {MAX_RETENTION_DAYS}, and --limit at least 1", file=sys.stderr)
         return 2
     retention = DEFAULT_RETENTION_DAYS
     if args.question_log is not None:
