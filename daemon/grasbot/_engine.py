@@ -462,8 +462,9 @@ class GrasBot:
         if thread is not None:
             thread.join()
 
-    def semantic_status(self) -> dict:
-        """What /health says of the semantic signal."""
+    def semantic_status(self, owner: bool = True) -> dict:
+        """What /health says of the semantic signal. A visitor reads that embedding failed, not
+        why: the backend's error may name the embedding server's address or model."""
         if self.embedder is None:
             return {"backend": "off", "ready": False}
         status = {
@@ -474,7 +475,7 @@ class GrasBot:
             "total": self._public_progress.total,
         }
         if self._embed_error:
-            status["error"] = self._embed_error
+            status["error"] = self._embed_error if owner else "embedding failed: words alone rank the notes until the next reload"
         return status
 
     def _with_passages(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, sections: SemanticIndex | None) -> SearchResult:
@@ -678,7 +679,7 @@ class GrasBot:
             "vault_size": self.vault_size("visitor"),
             "model": self.settings.llm_model,
             "llm_reachable": any(await asyncio.gather(*(llm.reachable() for llm in hosts))),
-            "semantic": self.semantic_status(),
+            "semantic": self.semantic_status(owner),
             "generation": {**self.admission.view(urls=owner), "reused": {"kept": len(self.answers), "hits": self.answers.hits, "shared": self.flights.shared}},
             "version": __version__,
         }

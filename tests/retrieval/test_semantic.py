@@ -213,6 +213,9 @@ async def test_an_ollama_that_fails_leaves_the_lexical_answer(standin_ollama, tm
     assert await asyncio.to_thread(bot.embed_pending) is False
     status = bot.semantic_status()
     assert status["ready"] is False and 'model "absent-model" not found' in status["error"]
+    told = (await bot.health(owner=False))["semantic"]["error"]  # a visitor learns it failed, not why
+    assert "embedding failed" in told and "absent-model" not in told and standin_ollama.url.split("//")[1] not in told
+    assert (await bot.health(owner=True))["semantic"]["error"] == status["error"]
     assert bot.search("Comment fonctionne GrasBot ?", audience="visitor").sources  # lexical, no error
 
     ready = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama")
