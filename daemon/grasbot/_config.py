@@ -249,6 +249,10 @@ class Settings:
             raise ConfigError(f"GRASBOT_RATE_PER_MINUTE must be positive, not {self.rate_per_minute}")
         if "*" in self.cors_origins:
             raise ConfigError("GRASBOT_CORS_ORIGINS: '*' is not allowed; list the site's origin and app://obsidian.md")
+        if any(origin.lower() == "null" for origin in self.cors_origins):  # what sandboxed frames and file:// pages send
+            raise ConfigError(
+                "GRASBOT_CORS_ORIGINS: 'null' is not allowed (any sandboxed frame or local file sends it); list the site's origin and app://obsidian.md"
+            )
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"port must be between 0 and 65535, not {self.port}")
         return self

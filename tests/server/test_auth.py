@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -147,8 +149,11 @@ async def test_cors_allows_exactly_the_configured_origins(start_daemon):
         assert "Access-Control-Allow-Origin" not in resp.headers, origin
         pre = await client.options("/ask", headers={"Origin": origin, "Access-Control-Request-Method": "GET"})
         assert pre.status == 403, origin
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError, match=r"'\*' is not allowed"):
         Settings.load(env={}, cors_origins="*")
+    # the origin of every sandboxed frame and local file: listing it opens the daemon to any of them
+    with pytest.raises(ConfigError, match="'null' is not allowed"):
+        Settings.load(env={"GRASBOT_CORS_ORIGINS": "https://site.example,null"})
 
 
 # ---------------------------------------------------------------- `grasbot serve`
@@ -178,6 +183,35 @@ def test_serve_creates_the_token_file_prints_its_path_never_the_token(note_write
     out, err = proc.stdout.read(), proc.stderr.read()
     assert f"owner token: created in {path}" in err
     assert token not in err and token not in out and token not in line
+
+
+def test_serve_logs_a_malformed_request_in_one_line_without_its_bytes(note_writer, tmp_path):
+    """aiohttp answers 400 to a request it cannot parse and logged an ERROR with a traceback
+    quoting the bytes sent: any client could fill the log. Now one warning naming the fault."""
+    note_writer("un.md", "title: Un\nvisibility: public", "Le jardin et les abeilles.")
+    proc = serve_process("--port", "0", "--vault", str(note_writer.root), "--token-file", str(tmp_path / "token"))
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("GrasBot listening on "), proc.stderr.read() if not line else line
+        host, port = urllib.parse.urlsplit(line.split()[3]).netloc.rsplit(":", 1)
+        for raw in (
+            b"GET /health HTTP/1.1\r\nHost: x\r\nX-Secret: " + b"zq" * 5000 + b"\r\n\r\n",  # a header over 8 KiB
+            b"POST /rpc HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzqzq\r\n",  # no chunk size
+        ):
+            with socket.create_connection((host, int(port)), timeout=10) as conn:
+                conn.sendall(raw)
+                answer = b"".join(iter(lambda: conn.recv(4096), b""))  # aiohttp closes after a 400
+            assert answer.split(b"\r\n", 1)[0] in (b"HTTP/1.0 400 Bad Request", b"HTTP/1.1 400 Bad Request"), answer
+        with urllib.request.urlopen(f"http://{host}:{port}/health", timeout=10) as resp:  # still serving
+            assert json.load(resp)["status"] == "ok"
+    finally:
+        proc.terminate()
+        proc.wait(15)
+    err = proc.stderr.read()
+    warnings = [line for line in err.splitlines() if "refused by aiohttp" in line]
+    assert len(warnings) == 2 and all(" WARNING aiohttp.server: " in w for w in warnings), err
+    assert "(400 LineTooLong)" in warnings[0] and "(400 BadHttpMessage)" in warnings[1], warnings
+    assert "Traceback" not in err and "zq" not in err and " ERROR " not in err, err
 
 
 def test_serve_refuses_a_token_file_others_can_read(note_writer, tmp_path):

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from .._config import Settings
 from .._engine import GrasBot
@@ -183,6 +184,28 @@ def _write_cache(bot: GrasBot) -> None:
         log.exception("index cache not written")
 
 
+class _MalformedRequests(logging.Filter):
+    """aiohttp logs a request it cannot parse (a header over 8 KiB, a bad chunk size, a byte
+    that is no URL) as an ERROR with a traceback quoting the request's bytes: any client that
+    reaches the daemon could fill its log with them, and with what it sent. One line instead,
+    a warning that names the fault, not the bytes; aiohttp has already answered 400."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        fault = record.exc_info[1] if record.exc_info else None
+        if isinstance(fault, HttpProcessingError):
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.msg, record.args = "%s, refused by aiohttp (%s %s)", (record.getMessage(), fault.code, type(fault).__name__)
+            record.exc_info = record.exc_text = None
+        return True
+
+
+def _quiet_malformed_requests() -> None:
+    """Install `_MalformedRequests` on aiohttp's server logger, once."""
+    server_log = logging.getLogger("aiohttp.server")
+    if not any(isinstance(f, _MalformedRequests) for f in server_log.filters):
+        server_log.addFilter(_MalformedRequests())
+
+
 def serve(settings: Settings) -> int:
     """Run the daemon until SIGINT or SIGTERM; 0 on a clean stop, 2 if it cannot start.
 
@@ -194,6 +217,7 @@ def serve(settings: Settings) -> int:
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Ollama call is noise
+    _quiet_malformed_requests()
     started = time.perf_counter()
     try:
         # Before the event loop and its threads: a large vault then loads on every core
