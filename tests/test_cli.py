@@ -233,6 +233,7 @@ def test_eval_exact_metrics(capsys, note_writer, tmp_path):
     lexical = ("--vault", str(root), "--default-visibility", "public", "--semantic", "off")
     code, out, err = run(capsys, "eval", "--questions", str(tsv), *lexical, "--json")
     assert code == 0, err
+    assert err == ""  # every expected note is in the vault
     data = json.loads(out)
     assert data["questions"] == 4 and data["semantic"] is False
     assert data["hit@1"] == 0.5
@@ -258,6 +259,22 @@ def test_eval_exact_metrics(capsys, note_writer, tmp_path):
     assert "missed (rank 2): robot  expected c.md; got a.md, c.md" in out
     assert "missed (not in the top 10): bouillabaisse" in out
     assert "GrasBot against plain BM25: first on 0 questions it is not, not on 0 it is (sign test p 1.000)" in out
+
+
+def test_eval_says_which_expected_notes_are_not_in_the_vault(capsys, note_writer, tmp_path):
+    """A typo in a question file, or a note renamed since it was written, is still counted (as
+    a miss) but said, with its file and line, rather than lowering the figures silently."""
+    root = eval_vault(note_writer)
+    tsv = tmp_path / "q.tsv"
+    tsv.write_text("robot suiveur\ta.md\ntomates du jardin\tc.md;tomate.md\nrobot\trobots.md\n", encoding="utf-8")
+    code, out, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(root), "--default-visibility", "public", "--semantic", "off", "--json")
+    assert code == 0
+    assert err.splitlines() == [
+        f"grasbot eval: {tsv}:2: tomate.md is no note the visitor reads: a question only it answers counts as a miss",
+        f"grasbot eval: {tsv}:3: robots.md is no note the visitor reads: a question only it answers counts as a miss",
+    ]
+    data = json.loads(out)
+    assert data["questions"] == 3 and data["hit@1"] == round(2 / 3, 4)  # c.md still answers the second
 
 
 def test_eval_reads_several_files_as_one_set_and_says_whether_a_difference_is_more_than_chance(capsys, note_writer, tmp_path):

@@ -337,9 +337,15 @@ def prompts_received(bot: GrasBot, questions: Sequence[str]) -> list[str]:
 def cmd_eval(bot: GrasBot, args) -> int:
     """GrasBot, lexical and with meaning, beside the plain BM25 it has to beat, on the same
     questions and the same notes."""
-    cases = [case for path in args.questions for case in read_cases(path)]
+    files = [(path, read_cases(path)) for path in args.questions]
+    cases = [case for _, read in files for case in read]
     off_topic = read_off_topic(args.off_topic) if args.off_topic else None
     index = bot.snapshot.index(args.audience)
+    for path, read in files:  # a typo, a renamed note or a private one: counted, but not silently
+        for case in read:
+            for absent in sorted(case.expected - index.notes.keys()):
+                said = f"{path}:{case.line}: {absent} is no note the {args.audience} reads"
+                print(f"grasbot eval: {said}: a question only it answers counts as a miss", file=sys.stderr)
 
     grounded: dict[bool, list[bool]] = {False: [], True: []}  # lexical or not -> each case's grounded
 
