@@ -151,7 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="days questions are kept (GRASBOT_LOG_RETENTION_DAYS; default 90)",
     )
-    p.add_argument("--cache-dir", dest="cache_dir", metavar="DIR", help="the index cache (GRASBOT_CACHE_DIR; default ~/.cache/grasbot)")
+    p.add_argument(
+        "--cache-dir",
+        dest="cache_dir",
+        metavar="DIR",
+        help="the index cache (GRASBOT_CACHE_DIR; default ~/.cache/grasbot/<hash of the vault path>)",
+    )
     p.add_argument("--no-cache", dest="index_cache", action="store_const", const=False, help="do not read or write the index cache (GRASBOT_INDEX_CACHE=off)")
     _common(p)
     add_log_parser(sub)
