@@ -27,6 +27,10 @@ DEFAULT_RETENTION_DAYS = 90
 #: The most days a question may be kept, or `grasbot log` look back: a century (a date that far
 #: back is one Python can still make; 10**14 days was a crash at start).
 MAX_RETENTION_DAYS = 36_500
+#: The protocol's own limits (`shared-protocol/openrpc.json`: a question's characters, a
+#: history's turns, a turn's characters, a batch's requests). A setting may lower them; above
+#: them the daemon would take what the document it serves to clients (`rpc.discover`) refuses.
+PROTOCOL_LIMITS = {"max_question": 500, "max_history": 8, "max_turn": 2_000, "max_batch": 20}
 #: Characters of a prompt counted as one of the LLM's tokens: few, so that a prompt counted
 #: this way never overflows the model's window (French prose takes more a token; code, numbers
 #: and rare accented words fewer).
@@ -242,9 +246,12 @@ class Settings:
             raise ConfigError(f"GRASBOT_ANCHORS must be one of {', '.join(ANCHOR_FORMS)}, not {self.anchors!r}")
         if not 1 <= self.log_retention_days <= MAX_RETENTION_DAYS:
             raise ConfigError(f"GRASBOT_LOG_RETENTION_DAYS must be between 1 and {MAX_RETENTION_DAYS} days, not {self.log_retention_days}")
+        variable = {name: var for var, name in self.ENV.items()}
         for name in ("max_question", "max_body", "max_batch", "max_history", "max_turn", "rate_burst"):
             if getattr(self, name) < 1:
-                raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
+                raise ConfigError(f"{variable[name]} must be at least 1, not {getattr(self, name)}")
+            if getattr(self, name) > PROTOCOL_LIMITS.get(name, getattr(self, name)):
+                raise ConfigError(f"{variable[name]} can lower the protocol's limit of {PROTOCOL_LIMITS[name]}, not raise it ({getattr(self, name)})")
         if self.rate_per_minute <= 0:
             raise ConfigError(f"GRASBOT_RATE_PER_MINUTE must be positive, not {self.rate_per_minute}")
         if "*" in self.cors_origins:

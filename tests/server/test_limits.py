@@ -7,10 +7,13 @@ import json
 import pytest
 from aiohttp.test_utils import TestServer
 
+from grasbot import Settings
+from grasbot._config import PROTOCOL_LIMITS
+from grasbot._exceptions import ConfigError
 from grasbot.server.app import create_app
 from grasbot.server.ratelimit import RateLimiter, TrustedProxies, client_key
 from grasbot.server.state import LIMITER
-from support.bots import BUNDLED_VAULT, rpc, server_kwargs, settings_for, sse_events
+from support.bots import BUNDLED_VAULT, REPO, rpc, server_kwargs, settings_for, sse_events
 
 OWNER = "limits-owner-token-0123456789"
 OWNER_HEADERS = {"Authorization": f"Bearer {OWNER}"}
@@ -54,10 +57,28 @@ async def test_lowered_question_limit_is_enforced_everywhere(start_daemon):
         }
 
 
-async def test_protocol_limit_holds_when_settings_are_higher(start_daemon):
-    client = await start_daemon(max_question=5000)
-    error = (await rpc(client, "search", {"q": "a" * 501}))["error"]
-    assert error["code"] == -32602 and error["data"].startswith("q: ")
+def test_a_setting_cannot_raise_the_protocols_limits():
+    """The document the daemon serves (`rpc.discover`) says what a client may send: a setting
+    above it was ignored (a question, a history, a turn) or obeyed against it (a batch)."""
+    document = json.loads((REPO / "shared-protocol" / "openrpc.json").read_text(encoding="utf-8"))
+    schemas = document["components"]["schemas"]
+    history = next(p for m in document["methods"] if m["name"] == "answer" for p in m["params"] if p.get("name") == "history")
+    assert PROTOCOL_LIMITS == {
+        "max_question": schemas["Question"]["maxLength"],
+        "max_history": history["schema"]["maxItems"],
+        "max_turn": schemas["HistoryTurn"]["properties"]["content"]["maxLength"],
+        "max_batch": 20,
+    }
+    assert "a batch of at most 20 per body" in document["info"]["description"]
+    for variable, value, limit in (
+        ("GRASBOT_MAX_QUESTION", "5000", 500),
+        ("GRASBOT_MAX_HISTORY", "9", 8),
+        ("GRASBOT_MAX_TURN", "2001", 2000),
+        ("GRASBOT_MAX_BATCH", "30", 20),
+    ):
+        with pytest.raises(ConfigError, match=rf"^{variable} can lower the protocol's limit of {limit}, not raise it \({value}\)$"):
+            Settings.load(env={variable: value})
+        assert getattr(Settings.load(env={variable: str(limit)}), variable.removeprefix("GRASBOT_").lower()) == limit  # the limit itself is taken
 
 
 async def test_lowered_history_limits(start_daemon):
