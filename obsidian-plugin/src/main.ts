@@ -15,7 +15,7 @@ import { AliasSuggestHub, aliasSuggestLivePreview } from "./aliasSuggest/extensi
 import { DismissedAliases } from "./aliasSuggest/suggestions";
 import { GrasbotClient } from "./client";
 import { Debouncer } from "./debounce";
-import { describeFailure } from "./errors";
+import { type FailureState, describeFailure } from "./errors";
 import { testNote } from "./noteTest";
 import type { Passage, Source } from "./protocol";
 import { formatReloadNotice, noteTestSummary } from "./render";
@@ -164,7 +164,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		} catch (error) {
 			if (quiet && this.autoReloadFailing) return; // said once already
 			if (quiet) this.autoReloadFailing = true;
-			const state = describeFailure(error, this.settings.daemonUrl);
+			const state = this.describe(error);
 			new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
 		}
 	}
@@ -179,9 +179,14 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			].filter((fact): fact is string => fact !== null);
 			new Notice(`GrasBot daemon ${health.status} at ${this.settings.daemonUrl}: ${facts.join(", ")}.`);
 		} catch (error) {
-			const state = describeFailure(error, this.settings.daemonUrl);
+			const state = this.describe(error);
 			new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
 		}
+	}
+
+	/** What to tell the author about a failed call, knowing whether a token is set. */
+	private describe(error: unknown): FailureState {
+		return describeFailure(error, this.settings.daemonUrl, { tokenSet: this.settings.token.length > 0 });
 	}
 
 	private async openPreview(): Promise<PreviewView | null> {
@@ -208,7 +213,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			new Notice(noteTestSummary(report));
 		} catch (error) {
 			view?.showFailure(error);
-			const state = describeFailure(error, this.settings.daemonUrl);
+			const state = this.describe(error);
 			new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
 		}
 	}

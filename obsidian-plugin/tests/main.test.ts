@@ -126,6 +126,25 @@ describe("plugin glue", () => {
 		expect(notices[0]).toContain("grasbot serve");
 	});
 
+	it("tells a wrong access token from a missing one, and says where the daemon's token is", async () => {
+		setRequestUrlHandler(async (request) => {
+			const body = JSON.parse(request.body ?? "{}") as { id: number };
+			const error = { code: -32001, message: "Unauthorized", data: "owner token required" };
+			return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: body.id, error }) };
+		});
+		const wrong = await load({ token: "not-the-owner-token" });
+		wrong.stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(notices[0]).toContain("Access token refused");
+		expect(notices[0]).not.toContain("required");
+		expect(notices[0]).toContain("~/.config/grasbot/token");
+		const missing = await load(null);
+		missing.stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(notices[1]).toContain("Access token required");
+		expect(notices[1]).toContain("~/.config/grasbot/token");
+	});
+
 	it("offers 'Test this note' only on a Markdown note", async () => {
 		const { app, stub } = await load(null);
 		const command = stub.commands.find((c) => c.id === "test-note");
