@@ -191,6 +191,8 @@ export default class GrasbotPreviewPlugin extends Plugin {
 
 	private async openPreview(): Promise<PreviewView | null> {
 		const leaf = await this.app.workspace.ensureSideLeaf(VIEW_TYPE_PREVIEW, "right", { active: true, reveal: true });
+		// A leaf restored in the background is deferred (a placeholder view) until loaded.
+		await leaf.loadIfDeferred();
 		const view = leaf.view;
 		return view instanceof PreviewView ? view : null;
 	}

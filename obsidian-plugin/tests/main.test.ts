@@ -2,8 +2,8 @@
 import type { App, PluginManifest } from "obsidian";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import GrasbotPreviewPlugin from "../src/main";
-import { VIEW_TYPE_PREVIEW } from "../src/view";
-import { App as StubApp, type Plugin as StubPlugin, TFile, notices, setRequestUrlHandler } from "./obsidian-stub";
+import { PreviewView, VIEW_TYPE_PREVIEW } from "../src/view";
+import { App as StubApp, type Plugin as StubPlugin, TFile, WorkspaceLeaf, notices, setRequestUrlHandler } from "./obsidian-stub";
 
 interface Call {
 	url: string;
@@ -151,6 +151,33 @@ describe("plugin glue", () => {
 		expect(command?.checkCallback?.(true)).toBe(false);
 		app.workspace.activeFile = new TFile("notes/a.md");
 		expect(command?.checkCallback?.(true)).toBe(true);
+	});
+
+	it("shows the note test in the panel even when its side leaf comes back deferred", async () => {
+		daemon(() => ({ results: [{ slug: "a", title: "A", type: null, score: 9, reasons: [], url: null, path: "notes/a.md", passages: [] }], grounded: true }));
+		const { app, stub } = await load({ token: "tok" });
+		Object.assign(app.metadataCache, { getFileCache: () => ({ frontmatter: { visibility: "public", answers: ["c'est quoi A ?"] } }) });
+		// Obsidian 1.7.2+: a background leaf holds a placeholder until it is loaded.
+		const leaf = new WorkspaceLeaf();
+		leaf.view = { getViewType: () => "deferred" };
+		const opened: { panel: HTMLElement | null } = { panel: null };
+		Object.assign(leaf, {
+			loadIfDeferred: async () => {
+				if (!(leaf.view instanceof PreviewView)) {
+					const view = stub.views[VIEW_TYPE_PREVIEW](leaf) as PreviewView;
+					await view.onOpen();
+					opened.panel = view.contentEl;
+					leaf.view = view;
+				}
+			},
+		});
+		Object.assign(app.workspace, { ensureSideLeaf: async () => leaf });
+		app.workspace.activeFile = new TFile("notes/a.md");
+		stub.commands.find((c) => c.id === "test-note")?.checkCallback?.(false);
+		await vi.advanceTimersByTimeAsync(0);
+		expect(notices).toEqual(["1 of 1 questions find this note first."]);
+		expect(opened.panel).not.toBeNull();
+		expect(opened.panel?.querySelector(".grasbot-note-test")?.textContent).toContain("c'est quoi A ?");
 	});
 
 	it("keeps settings in data.json, normalized", async () => {
