@@ -185,6 +185,19 @@ describe("alias suggestions in the editor", () => {
 		}
 	});
 
+	it("says the chips are aliases wherever they are away from an `aliases:` line", async () => {
+		const label = (h: Harness) => h.view.dom.querySelector(".grasbot-alias-suggestions-label")?.textContent;
+		const inline = mount();
+		await inline.open();
+		expect(label(inline)).toBe("Suggested:");
+		const noKey = mount({ doc: "---\ntitle: Push swap\n---\nCorps\n" });
+		await noKey.open();
+		expect(label(noKey)).toBe("Suggested aliases:");
+		const bare = mount({ doc: "Corps seul\n" });
+		await bare.open();
+		expect(label(bare)).toBe("Suggested aliases:");
+	});
+
 	it("follows edits: a suggestion typed in by hand disappears", async () => {
 		const h = mount();
 		await h.open();

@@ -140,7 +140,7 @@ export class AliasSuggestionsWidget extends WidgetType {
 			attr: { "aria-label": "Suggested aliases" },
 		});
 		// Away from the `aliases:` line, the label says what the chips are for.
-		box.createSpan({ cls: "grasbot-alias-suggestions-label", text: this.placement === "after-frontmatter" ? "Suggested aliases:" : "Suggested:" });
+		box.createSpan({ cls: "grasbot-alias-suggestions-label", text: inline ? "Suggested:" : "Suggested aliases:" });
 		for (const suggestion of this.suggestions) this.chip(view, box, suggestion);
 		return box;
 	}
