@@ -35,14 +35,15 @@ export class HttpError extends GrasbotClientError {
 	}
 }
 
+/** Where `grasbot serve` keeps the owner token, unless it runs with --token or --token-file. */
+export const TOKEN_FILE = "~/.config/grasbot/token";
+
+const COPY_TOKEN = `Copy the daemon's owner token (the file ${TOKEN_FILE}, unless \`grasbot serve\` runs with --token or --token-file) into the plugin settings' Access token.`;
+
 /** HTTP 401/403: the owner token is missing or wrong. */
 export class AuthError extends HttpError {
 	constructor(status: number, body: string) {
-		super(
-			status,
-			body,
-			`The GrasBot daemon refused the access token (HTTP ${status}). Copy the daemon's owner token into the plugin settings.`,
-		);
+		super(status, body, `The GrasBot daemon refused the access token (HTTP ${status}). ${COPY_TOKEN}`);
 	}
 }
 
@@ -95,7 +96,12 @@ export interface FailureState {
 	detail: string;
 }
 
-export function describeFailure(error: unknown, daemonUrl: string): FailureState {
+export interface FailureContext {
+	/** An access token is set in the settings: an owner-only refusal means it is the wrong one. */
+	tokenSet?: boolean;
+}
+
+export function describeFailure(error: unknown, daemonUrl: string, context: FailureContext = {}): FailureState {
 	if (error instanceof DaemonNotRunningError) {
 		return {
 			kind: "not-running",
@@ -112,10 +118,18 @@ export function describeFailure(error: unknown, daemonUrl: string): FailureState
 	if (error instanceof RpcError) {
 		const data = typeof error.data === "string" && error.data ? ` — ${error.data}` : "";
 		if (error.code === RPC_UNAUTHORIZED) {
+			// The daemon answers a wrong token as it answers none: only the settings tell them apart.
+			if (context.tokenSet) {
+				return {
+					kind: "auth",
+					title: "Access token refused",
+					detail: `\`${error.method}\` needs the daemon's owner token, and the access token set in the plugin settings is not it. ${COPY_TOKEN}`,
+				};
+			}
 			return {
 				kind: "auth",
 				title: "Access token required",
-				detail: `\`${error.method}\` needs the daemon's owner token${data}. Set it in the plugin settings.`,
+				detail: `\`${error.method}\` needs the daemon's owner token, and no access token is set. ${COPY_TOKEN}`,
 			};
 		}
 		return {

@@ -15,11 +15,11 @@ import { AliasSuggestHub, aliasSuggestLivePreview } from "./aliasSuggest/extensi
 import { DismissedAliases } from "./aliasSuggest/suggestions";
 import { GrasbotClient } from "./client";
 import { Debouncer } from "./debounce";
-import { describeFailure } from "./errors";
+import { type FailureState, describeFailure } from "./errors";
 import { testNote } from "./noteTest";
 import type { Passage, Source } from "./protocol";
 import { formatReloadNotice, noteTestSummary } from "./render";
-import { type GrasbotSettings, normalizeSettings } from "./settings";
+import { DEFAULT_TOKEN_SECRET, type GrasbotSettings, legacyToken, normalizeSettings } from "./settings";
 import { GrasbotSettingTab } from "./settingsTab";
 import { streamAnswer } from "./sse";
 import { type FetchLike, requestUrlTransport } from "./transport";
@@ -35,7 +35,9 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	private readonly dismissedAliases = new DismissedAliases(() => this.settings.dismissedAliases);
 
 	async onload(): Promise<void> {
-		this.settings = normalizeSettings(await this.loadData());
+		const data: unknown = await this.loadData();
+		this.settings = normalizeSettings(data);
+		await this.moveLegacyToken(data);
 		const reloader = new Debouncer(() => this.reloadVault(true), this.settings.debounceMs);
 		this.reloader = reloader;
 		this.register(() => reloader.cancel());
@@ -50,7 +52,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 							daemonUrl: this.settings.daemonUrl,
 							fetch: this.streamFetch,
 							signal,
-							token: this.settings.token,
+							token: this.token(),
 							history,
 						}),
 					onOpenSource: (source, passage) => void this.openSource(source, passage),
@@ -100,7 +102,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		this.aliasSuggest = new AliasSuggestController({
 			hub,
 			dismissed: this.dismissedAliases,
-			hasToken: () => this.settings.token.length > 0,
+			hasToken: () => this.token().length > 0,
 			suggest: (slug) => this.client().suggestAliases(slug, SUGGESTION_LIMIT),
 			saveDismissed: () => this.saveData(this.settings),
 			editFrontMatter: async (path, edit) => {
@@ -129,10 +131,26 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		if (this.dismissedAliases.rename(oldPath, file.path)) await this.saveData(this.settings);
 	}
 
+	/** The owner token, read from Obsidian's keychain under the name the settings keep. */
+	token(): string {
+		const name = this.settings.tokenSecret;
+		return name ? (this.app.secretStorage.getSecret(name) ?? "").trim() : "";
+	}
+
+	/** A token an older version wrote into data.json goes into the keychain, and out of data.json. */
+	private async moveLegacyToken(data: unknown): Promise<void> {
+		const token = legacyToken(data);
+		if (!token) return;
+		const name = this.settings.tokenSecret || DEFAULT_TOKEN_SECRET;
+		if (!this.app.secretStorage.getSecret(name)) this.app.secretStorage.setSecret(name, token);
+		this.settings.tokenSecret = name;
+		await this.saveData(this.settings);
+	}
+
 	client(): GrasbotClient {
 		return new GrasbotClient({
 			daemonUrl: this.settings.daemonUrl,
-			token: this.settings.token,
+			token: this.token(),
 			transport: requestUrlTransport(requestUrl),
 		});
 	}
@@ -164,7 +182,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		} catch (error) {
 			if (quiet && this.autoReloadFailing) return; // said once already
 			if (quiet) this.autoReloadFailing = true;
-			const state = describeFailure(error, this.settings.daemonUrl);
+			const state = this.describe(error);
 			new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
 		}
 	}
@@ -179,13 +197,20 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			].filter((fact): fact is string => fact !== null);
 			new Notice(`GrasBot daemon ${health.status} at ${this.settings.daemonUrl}: ${facts.join(", ")}.`);
 		} catch (error) {
-			const state = describeFailure(error, this.settings.daemonUrl);
+			const state = this.describe(error);
 			new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
 		}
 	}
 
+	/** What to tell the author about a failed call, knowing whether a token is set. */
+	private describe(error: unknown): FailureState {
+		return describeFailure(error, this.settings.daemonUrl, { tokenSet: this.token().length > 0 });
+	}
+
 	private async openPreview(): Promise<PreviewView | null> {
 		const leaf = await this.app.workspace.ensureSideLeaf(VIEW_TYPE_PREVIEW, "right", { active: true, reveal: true });
+		// A leaf restored in the background is deferred (a placeholder view) until loaded.
+		await leaf.loadIfDeferred();
 		const view = leaf.view;
 		return view instanceof PreviewView ? view : null;
 	}
@@ -208,7 +233,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			new Notice(noteTestSummary(report));
 		} catch (error) {
 			view?.showFailure(error);
-			const state = describeFailure(error, this.settings.daemonUrl);
+			const state = this.describe(error);
 			new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
 		}
 	}

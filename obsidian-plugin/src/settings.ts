@@ -4,7 +4,12 @@ import { type DismissedData, normalizeDismissed } from "./aliasSuggest/suggestio
 
 export interface GrasbotSettings {
 	daemonUrl: string;
-	token: string;
+	/**
+	 * The name of the secret, in Obsidian's keychain (`app.secretStorage`), that holds the
+	 * daemon's owner token: never the token itself, so data.json (inside the vault, often
+	 * synced or committed) does not carry it.
+	 */
+	tokenSecret: string;
 	reloadOnSave: boolean;
 	debounceMs: number;
 	/** Alias suggestions the author dismissed: note path → normalized aliases. */
@@ -13,11 +18,20 @@ export interface GrasbotSettings {
 
 export const DEFAULT_SETTINGS: GrasbotSettings = {
 	daemonUrl: "http://127.0.0.1:8765",
-	token: "",
+	tokenSecret: "",
 	reloadOnSave: false,
 	debounceMs: 2000,
 	dismissedAliases: {},
 };
+
+/** The keychain's name for the owner token when the plugin moves it there itself. */
+export const DEFAULT_TOKEN_SECRET = "grasbot-owner-token";
+
+/** The owner token an older version (3.1) kept in data.json, to move into the keychain. */
+export function legacyToken(raw: unknown): string {
+	const token = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).token : undefined;
+	return typeof token === "string" ? token.trim() : "";
+}
 
 export const MIN_DEBOUNCE_MS = 250;
 export const MAX_DEBOUNCE_MS = 60_000;
@@ -57,7 +71,7 @@ export function normalizeSettings(raw: unknown): GrasbotSettings {
 	if (typeof data.daemonUrl === "string" && validateDaemonUrl(data.daemonUrl) === undefined) {
 		settings.daemonUrl = data.daemonUrl.trim().replace(/\/+$/, "");
 	}
-	if (typeof data.token === "string") settings.token = data.token.trim();
+	if (typeof data.tokenSecret === "string") settings.tokenSecret = data.tokenSecret.trim();
 	if (typeof data.reloadOnSave === "boolean") settings.reloadOnSave = data.reloadOnSave;
 	if (typeof data.debounceMs === "number" && validateDebounce(data.debounceMs) === undefined) {
 		settings.debounceMs = Math.round(data.debounceMs);

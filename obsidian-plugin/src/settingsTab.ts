@@ -1,6 +1,7 @@
 /** Obsidian glue: the settings tab, declared with the 1.13 settings definitions. */
 
-import { type App, type Plugin, PluginSettingTab, type SettingDefinitionItem } from "obsidian";
+import { type App, type Plugin, PluginSettingTab, SecretComponent, type SettingDefinitionItem } from "obsidian";
+import { TOKEN_FILE } from "./errors";
 import {
 	DEFAULT_SETTINGS,
 	type GrasbotSettings,
@@ -39,8 +40,14 @@ export class GrasbotSettingTab extends PluginSettingTab {
 			},
 			{
 				name: "Access token",
-				desc: "The daemon's owner token, sent with every call: needed to reload the vault and for alias suggestions; it also keeps your previews out of the visitors' question log. Stored in this plugin's data file.",
-				control: { type: "text", key: "token", placeholder: "Owner token" },
+				desc: `The daemon's owner token (the file ${TOKEN_FILE}, unless \`grasbot serve\` runs with --token or --token-file), sent with every call: needed to reload the vault and for alias suggestions; it also keeps your previews out of the visitors' question log. Kept in Obsidian's keychain, not in this plugin's data file: pick or create the secret that holds it.`,
+				render: (setting) => {
+					setting.addComponent((el) =>
+						new SecretComponent(this.app, el)
+							.setValue(this.host.settings.tokenSecret)
+							.onChange((name) => this.host.updateSettings({ tokenSecret: name })),
+					);
+				},
 			},
 			{
 				name: "Reload on save",

@@ -173,6 +173,31 @@ describe("alias suggestions in the editor", () => {
 		expect(chips(h)).toHaveLength(0);
 	});
 
+	it("offers nothing while the frontmatter is left open, in either mode: an alias added then would start a second one", async () => {
+		const head = "---\ntitle: Push swap\naliases:\n  - tri de piles\n";
+		for (const livePreview of [false, true]) {
+			const h = mount({ doc: `${head}# Push swap\nTrier une pile.\n`, livePreview });
+			await h.open();
+			expect(h.view.dom.querySelector(".grasbot-alias-suggestions")).toBeNull();
+			// Closed by hand: the chips come.
+			h.view.dispatch({ changes: { from: head.length, insert: "---\n" } });
+			expect(chips(h).map((c) => c.dataset.alias)).toEqual(["projet de tri", "tri avec deux piles"]);
+		}
+	});
+
+	it("says the chips are aliases wherever they are away from an `aliases:` line", async () => {
+		const label = (h: Harness) => h.view.dom.querySelector(".grasbot-alias-suggestions-label")?.textContent;
+		const inline = mount();
+		await inline.open();
+		expect(label(inline)).toBe("Suggested:");
+		const noKey = mount({ doc: "---\ntitle: Push swap\n---\nCorps\n" });
+		await noKey.open();
+		expect(label(noKey)).toBe("Suggested aliases:");
+		const bare = mount({ doc: "Corps seul\n" });
+		await bare.open();
+		expect(label(bare)).toBe("Suggested aliases:");
+	});
+
 	it("follows edits: a suggestion typed in by hand disappears", async () => {
 		const h = mount();
 		await h.open();

@@ -1,9 +1,10 @@
 // The Obsidian glue in main.ts, run against the stub of tests/obsidian-stub.ts.
-import type { App, PluginManifest } from "obsidian";
+import { type App, type PluginManifest, SecretComponent, type Setting, type SettingDefinitionRender, type SettingGroup } from "obsidian";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import GrasbotPreviewPlugin from "../src/main";
-import { VIEW_TYPE_PREVIEW } from "../src/view";
-import { App as StubApp, type Plugin as StubPlugin, TFile, notices, setRequestUrlHandler } from "./obsidian-stub";
+import { PreviewView, VIEW_TYPE_PREVIEW } from "../src/view";
+import type { GrasbotSettingTab } from "../src/settingsTab";
+import { App as StubApp, type Plugin as StubPlugin, type SecretComponent as StubSecretComponent, TFile, WorkspaceLeaf, notices, setRequestUrlHandler } from "./obsidian-stub";
 
 interface Call {
 	url: string;
@@ -126,12 +127,92 @@ describe("plugin glue", () => {
 		expect(notices[0]).toContain("grasbot serve");
 	});
 
+	it("tells a wrong access token from a missing one, and says where the daemon's token is", async () => {
+		setRequestUrlHandler(async (request) => {
+			const body = JSON.parse(request.body ?? "{}") as { id: number };
+			const error = { code: -32001, message: "Unauthorized", data: "owner token required" };
+			return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: body.id, error }) };
+		});
+		const wrong = await load({ token: "not-the-owner-token" });
+		wrong.stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(notices[0]).toContain("Access token refused");
+		expect(notices[0]).not.toContain("required");
+		expect(notices[0]).toContain("~/.config/grasbot/token");
+		const missing = await load(null);
+		missing.stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(notices[1]).toContain("Access token required");
+		expect(notices[1]).toContain("~/.config/grasbot/token");
+	});
+
 	it("offers 'Test this note' only on a Markdown note", async () => {
 		const { app, stub } = await load(null);
 		const command = stub.commands.find((c) => c.id === "test-note");
 		expect(command?.checkCallback?.(true)).toBe(false);
 		app.workspace.activeFile = new TFile("notes/a.md");
 		expect(command?.checkCallback?.(true)).toBe(true);
+	});
+
+	it("shows the note test in the panel even when its side leaf comes back deferred", async () => {
+		daemon(() => ({ results: [{ slug: "a", title: "A", type: null, score: 9, reasons: [], url: null, path: "notes/a.md", passages: [] }], grounded: true }));
+		const { app, stub } = await load({ token: "tok" });
+		Object.assign(app.metadataCache, { getFileCache: () => ({ frontmatter: { visibility: "public", answers: ["c'est quoi A ?"] } }) });
+		// Obsidian 1.7.2+: a background leaf holds a placeholder until it is loaded.
+		const leaf = new WorkspaceLeaf();
+		leaf.view = { getViewType: () => "deferred" };
+		const opened: { panel: HTMLElement | null } = { panel: null };
+		Object.assign(leaf, {
+			loadIfDeferred: async () => {
+				if (!(leaf.view instanceof PreviewView)) {
+					const view = stub.views[VIEW_TYPE_PREVIEW](leaf) as PreviewView;
+					await view.onOpen();
+					opened.panel = view.contentEl;
+					leaf.view = view;
+				}
+			},
+		});
+		Object.assign(app.workspace, { ensureSideLeaf: async () => leaf });
+		app.workspace.activeFile = new TFile("notes/a.md");
+		stub.commands.find((c) => c.id === "test-note")?.checkCallback?.(false);
+		await vi.advanceTimersByTimeAsync(0);
+		expect(notices).toEqual(["1 of 1 questions find this note first."]);
+		expect(opened.panel).not.toBeNull();
+		expect(opened.panel?.querySelector(".grasbot-note-test")?.textContent).toContain("c'est quoi A ?");
+	});
+
+	it("keeps the access token out of data.json, in Obsidian's keychain, and moves an older data.json's token there", async () => {
+		daemon(() => reloadResult);
+		const { app, plugin, stub } = await load({ token: "owner-token-from-3.1", reloadOnSave: true });
+		expect(JSON.stringify(stub.saved)).not.toContain("owner-token-from-3.1");
+		expect(stub.saved).toMatchObject({ reloadOnSave: true });
+		const secret = plugin.settings.tokenSecret;
+		expect(app.secretStorage.getSecret(secret)).toBe("owner-token-from-3.1");
+		stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(calls.map((c) => c.auth)).toEqual(["Bearer owner-token-from-3.1"]);
+		// Another secret picked in the settings: its value is sent, never written to data.json.
+		app.secretStorage.setSecret("grasbot-laptop", "new-owner-token");
+		await plugin.updateSettings({ tokenSecret: "grasbot-laptop" });
+		stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(calls.map((c) => c.auth)).toEqual(["Bearer owner-token-from-3.1", "Bearer new-owner-token"]);
+		expect(JSON.stringify(stub.saved)).not.toContain("owner-token");
+		expect(stub.saved).toMatchObject({ tokenSecret: "grasbot-laptop" });
+	});
+
+	it("asks for the access token with Obsidian's secret picker, not a text field saved in data.json", async () => {
+		const { plugin, stub } = await load(null);
+		const tab = stub.settingTabs[0] as GrasbotSettingTab;
+		const item = tab.getSettingDefinitions().find((d) => "name" in d && d.name === "Access token") as SettingDefinitionRender;
+		expect("control" in item).toBe(false);
+		let picker: SecretComponent | null = null;
+		const setting = { addComponent: (cb: (el: HTMLElement) => SecretComponent) => (picker = cb(createDiv())) };
+		item.render(setting as unknown as Setting, {} as SettingGroup);
+		expect(picker).toBeInstanceOf(SecretComponent);
+		await (picker as unknown as StubSecretComponent).choose("grasbot-owner-token");
+		expect(plugin.settings.tokenSecret).toBe("grasbot-owner-token");
+		expect(stub.saved).toMatchObject({ tokenSecret: "grasbot-owner-token" });
 	});
 
 	it("keeps settings in data.json, normalized", async () => {

@@ -112,7 +112,52 @@ export const editorLivePreviewField = StateField.define<boolean>({
 	update: (value, tr) => tr.effects.reduce((live, effect) => (effect.is(setLivePreview) ? effect.value : live), value),
 });
 
+/** Obsidian's keychain (1.11.4+): secrets by name, kept outside the vault. */
+export class SecretStorage extends Events {
+	private readonly secrets = new Map<string, string>();
+
+	setSecret(id: string, secret: string): void {
+		if (!/^[a-z0-9-]+$/.test(id)) throw new Error(`invalid secret id ${id}`);
+		this.secrets.set(id, secret);
+	}
+
+	getSecret(id: string): string | null {
+		return this.secrets.get(id) ?? null;
+	}
+
+	listSecrets(): string[] {
+		return [...this.secrets.keys()];
+	}
+}
+
+export class SecretComponent {
+	value = "";
+	private change: (value: string) => unknown = () => undefined;
+
+	constructor(
+		public app: App,
+		public containerEl: HTMLElement,
+	) {}
+
+	setValue(value: string): this {
+		this.value = value;
+		return this;
+	}
+
+	onChange(cb: (value: string) => unknown): this {
+		this.change = cb;
+		return this;
+	}
+
+	/** Test helper: the user picks or creates a secret. */
+	choose(value: string): unknown {
+		this.value = value;
+		return this.change(value);
+	}
+}
+
 export class App {
+	secretStorage = new SecretStorage();
 	vault = new Events();
 	workspace = new Workspace();
 	metadataCache = { getFileCache: (): { frontmatter?: Record<string, unknown> } | null => null };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, normalizeSettings, validateDaemonUrl, validateDebounce } from "../src/settings";
+import { DEFAULT_SETTINGS, legacyToken, normalizeSettings, validateDaemonUrl, validateDebounce } from "../src/settings";
 
 describe("settings", () => {
 	it("defaults to the daemon on 127.0.0.1:8765 with reload on save off", () => {
@@ -23,6 +23,13 @@ describe("settings", () => {
 		expect(validateDebounce(2000)).toBeUndefined();
 		expect(validateDebounce(10)).toBeDefined();
 		expect(validateDebounce(Number.NaN)).toBeDefined();
-		expect(normalizeSettings({ debounceMs: 999_999, reloadOnSave: "yes", token: " t " })).toEqual({ ...DEFAULT_SETTINGS, token: "t" });
+		expect(normalizeSettings({ debounceMs: 999_999, reloadOnSave: "yes", tokenSecret: " t " })).toEqual({ ...DEFAULT_SETTINGS, tokenSecret: "t" });
+	});
+
+	it("never keeps the owner token itself: an older data.json's is read only to move it", () => {
+		expect(normalizeSettings({ token: " owner-token " })).toEqual(DEFAULT_SETTINGS);
+		expect(legacyToken({ token: " owner-token " })).toBe("owner-token");
+		expect(legacyToken({ tokenSecret: "grasbot-owner-token" })).toBe("");
+		expect(legacyToken(null)).toBe("");
 	});
 });

@@ -59,7 +59,7 @@ export class AliasSuggestController {
 			if (request !== this.latest) return;
 			this.deps.hub.clear(note.path);
 			if (error instanceof RpcError && error.code === RPC_NOTE_NOT_FOUND) return; // a note the daemon does not serve
-			const failure = describeFailure(error, this.deps.daemonUrl());
+			const failure = describeFailure(error, this.deps.daemonUrl(), { tokenSet: true }); // asked only with a token
 			this.state(`no alias suggestions: ${failure.title}`);
 		}
 	}

@@ -46,15 +46,18 @@ interface FieldValue {
 	decorations: DecorationSet;
 }
 
-/** The frontmatter alone: suggestions only care about it, and notes can be large. */
-function frontmatterText(doc: Text): string {
+/**
+ * The frontmatter alone: suggestions only care about it, and notes can be large. Null for a
+ * frontmatter opened and not closed (yet): an alias added then would start a second one.
+ */
+function frontmatterText(doc: Text): string | null {
 	if (!/^---[ \t]*$/.test(doc.line(1).text)) return "";
 	const last = Math.min(doc.lines, 5000);
 	for (let i = 2; i <= last; i++) {
 		const line = doc.line(i);
 		if (/^(?:---|\.\.\.)[ \t]*$/.test(line.text)) return doc.sliceString(0, line.to);
 	}
-	return "";
+	return null;
 }
 
 /**
@@ -69,6 +72,7 @@ function buildDecorations(state: EditorState, feed: AliasSuggestFeed | null): De
 	const host = state.facet(hostFacet);
 	if (host && host.pathOf(state) !== feed.path) return Decoration.none;
 	const text = frontmatterText(state.doc);
+	if (text === null) return Decoration.none;
 	const where = locateAliases(text);
 	const shown = visibleSuggestions(feed.suggestions, where.values, feed.dismissed);
 	if (shown.length === 0) return Decoration.none;
@@ -136,7 +140,7 @@ export class AliasSuggestionsWidget extends WidgetType {
 			attr: { "aria-label": "Suggested aliases" },
 		});
 		// Away from the `aliases:` line, the label says what the chips are for.
-		box.createSpan({ cls: "grasbot-alias-suggestions-label", text: this.placement === "after-frontmatter" ? "Suggested aliases:" : "Suggested:" });
+		box.createSpan({ cls: "grasbot-alias-suggestions-label", text: inline ? "Suggested:" : "Suggested aliases:" });
 		for (const suggestion of this.suggestions) this.chip(view, box, suggestion);
 		return box;
 	}

@@ -106,8 +106,9 @@ function frontmatterOf(text: string): Record<string, unknown> {
 }
 
 export function mountHarness(parent: HTMLElement, options: HarnessOptions): Harness {
-	const settings = normalizeSettings(options.savedData ? JSON.parse(options.savedData) : { token: options.token ?? "tok" });
-	if (options.token !== undefined) settings.token = options.token;
+	const settings = normalizeSettings(options.savedData ? JSON.parse(options.savedData) : {});
+	// The owner token, from Obsidian's keychain in the plugin: never in the saved data.
+	const token = options.token ?? "tok";
 	let saved: string | null = options.savedData ?? null;
 	const asked: string[] = [];
 	const added: string[] = [];
@@ -124,7 +125,7 @@ export function mountHarness(parent: HTMLElement, options: HarnessOptions): Harn
 	const controller = new AliasSuggestController({
 		hub,
 		dismissed: new DismissedAliases(() => settings.dismissedAliases),
-		hasToken: () => settings.token.length > 0,
+		hasToken: () => token.length > 0,
 		suggest: (slug) => {
 			asked.push(slug);
 			return options.suggest(slug);
