@@ -112,6 +112,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			},
 			daemonUrl: () => this.settings.daemonUrl,
 			debug: (message) => console.debug(message),
+			warn: (message) => new Notice(message, NOTICE_MS),
 		});
 		this.registerEditorExtension([
 			hub.extension(),

@@ -2,7 +2,7 @@
 // drawn in Source mode and in Live Preview, what their hover says, add and dismiss, and nothing
 // drawn when the daemon cannot help.
 import { afterEach, describe, expect, it } from "vitest";
-import { DaemonNotRunningError, RPC_NOTE_NOT_FOUND, RpcError } from "../src/errors";
+import { DaemonNotRunningError, RPC_NOTE_NOT_FOUND, RPC_UNAUTHORIZED, RpcError } from "../src/errors";
 import type { AliasSuggestions } from "../src/protocol";
 import { type Harness, mountHarness } from "./browser-aliases/harness";
 
@@ -161,6 +161,21 @@ describe("alias suggestions in the editor", () => {
 		await noToken.open();
 		expect(noToken.asked).toEqual([]);
 		expect(chips(noToken)).toHaveLength(0);
+	});
+
+	it("tells the author once, naming the fix, when the daemon refuses the token set; other failures stay silent", async () => {
+		const refused = () => Promise.reject(new RpcError("suggest_aliases", RPC_UNAUTHORIZED, "Unauthorized", "owner token required"));
+		const h = mount({ token: "an-old-token", suggest: refused });
+		await h.open();
+		await h.open(); // the same refusal again: said once
+		expect(chips(h)).toHaveLength(0);
+		expect(h.warned).toHaveLength(1);
+		expect(h.warned[0]).toContain("Access token refused");
+		expect(h.warned[0]).toContain("~/.config/grasbot/token");
+
+		const down = mount({ suggest: () => Promise.reject(new DaemonNotRunningError("http://127.0.0.1:8765", "ECONNREFUSED")) });
+		await down.open();
+		expect(down.warned).toEqual([]);
 	});
 
 	it("drops an answer that arrives after another note was opened", async () => {

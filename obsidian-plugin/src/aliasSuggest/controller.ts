@@ -1,7 +1,8 @@
 /**
  * Asks the daemon for a note's alias suggestions and hands them to the editors; adds and
  * dismisses them. Silent by design: a note the daemon does not know, a daemon that is down or
- * a missing token only clear the suggestions, with one debug line when the state changes.
+ * a missing token only clear the suggestions, with one debug line when the state changes. A
+ * token the daemon refuses is the author's mistake to fix, not a state: it is said once.
  * Obsidian stays outside (main.ts injects it), so this is tested as is.
  */
 
@@ -30,6 +31,8 @@ export interface AliasSuggestDeps {
 	editFrontMatter(path: string, edit: (frontmatter: Record<string, unknown>) => void): Promise<void>;
 	daemonUrl(): string;
 	debug?(message: string): void;
+	/** Tells the author (a Notice): the token set is refused. */
+	warn?(message: string): void;
 }
 
 export const SUGGESTION_LIMIT = 8;
@@ -60,7 +63,9 @@ export class AliasSuggestController {
 			this.deps.hub.clear(note.path);
 			if (error instanceof RpcError && error.code === RPC_NOTE_NOT_FOUND) return; // a note the daemon does not serve
 			const failure = describeFailure(error, this.deps.daemonUrl(), { tokenSet: true }); // asked only with a token
-			this.state(`no alias suggestions: ${failure.title}`);
+			const said = `no alias suggestions: ${failure.title}`;
+			if (failure.kind === "auth" && said !== this.lastState) this.deps.warn?.(`GrasBot: ${said}. ${failure.detail}`);
+			this.state(said);
 		}
 	}
 

@@ -34,6 +34,8 @@ export interface Harness {
 	hub: AliasSuggestHub;
 	/** Slugs asked of the daemon. */
 	asked: string[];
+	/** What the controller told the author (its Notices). */
+	warned: string[];
 	/** Aliases passed to the add callback. */
 	added: string[];
 	/** data.json after the last save, a JSON string. */
@@ -111,6 +113,7 @@ export function mountHarness(parent: HTMLElement, options: HarnessOptions): Harn
 	const token = options.token ?? "tok";
 	let saved: string | null = options.savedData ?? null;
 	const asked: string[] = [];
+	const warned: string[] = [];
 	const added: string[] = [];
 	let view: EditorView | null = null;
 
@@ -144,6 +147,7 @@ export function mountHarness(parent: HTMLElement, options: HarnessOptions): Harn
 			view.dispatch({ changes: { from: 0, to: text.length, insert: writeAliases(text, aliases) } });
 		},
 		daemonUrl: () => settings.daemonUrl,
+		warn: (message) => warned.push(message),
 	});
 
 	const extensions = [
@@ -160,6 +164,7 @@ export function mountHarness(parent: HTMLElement, options: HarnessOptions): Harn
 		controller,
 		hub,
 		asked,
+		warned,
 		added,
 		saved: () => saved,
 		open: () => controller.refresh({ path: options.path, basename: options.path.replace(/^.*\//, "").replace(/\.md$/, ""), extension: "md" }),
