@@ -143,3 +143,32 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
     # CORS keeps the answer from the page, not the question from the daemon: a simple GET is sent
     # (answer reuse is off here, so each question the daemon receives reaches the model)
     assert len(stack.ollama.requests) == 4
+
+
+async def test_a_rate_limited_widget_says_when_to_retry(tmp_path):
+    """Across origins the browser hides every response header CORS does not expose: the widget
+    must still read the daemon's Retry-After, not fall back to a minute."""
+    pages: dict[str, str] = {}
+    limits = {"GRASBOT_RATE_BURST": "1", "GRASBOT_RATE_PER_MINUTE": "30"}  # one question every 2 s
+    async with owner_site(pages) as site:
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site, **limits}) as stack:
+            pages["csp"] = strict_csp(stack.url)
+            pages["/"] = host_page(stack.url)
+            stack.ollama.script("Le potager arrose tout seul [potager].", chunks=2)
+            report = await drive(
+                f"{site}/",
+                [
+                    {"do": "click", "selector": ".grasbot-launcher"},
+                    *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
+                    *[{**step, "chat": PANEL} for step in ask(FOLLOWUP, 2)],
+                    {"do": "snapshot", "name": "limited", "chat": PANEL},
+                ],
+                origins=(site, stack.url),
+            )
+    first, second = report["snapshots"]["limited"]["turns"]
+    assert first["status"] == "done"
+    assert second["status"] == "error"
+    prefix = "Trop de questions à la suite : réessayez dans "
+    assert second["error"].startswith(prefix), second["error"]
+    # the daemon said at most 2 s (its bucket refills one question every 2 s), not the chat's 60
+    assert 1 <= int(second["error"].removeprefix(prefix).split()[0]) <= 2, second["error"]

@@ -59,6 +59,9 @@ async def cors_headers(request: web.Request, response: web.StreamResponse) -> No
     origin = request.headers.get("Origin", "")
     if origin and _origin_allowed(request, origin):
         response.headers["Access-Control-Allow-Origin"] = origin
+        # A 429's Retry-After is no CORS-safelisted header: unexposed, a page on another origin
+        # (the widget) cannot read it and tells its visitor to wait a minute whatever was said.
+        response.headers["Access-Control-Expose-Headers"] = "Retry-After"
 
 
 def _endpoints(app: web.Application) -> str:
