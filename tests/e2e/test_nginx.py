@@ -174,3 +174,15 @@ async def test_forwarded_headers_are_nginx_own(tmp_path):
         assert headers["Host"] == "127.0.0.1"
         assert "Authorization" not in headers
         assert "Cookie" not in headers
+
+
+async def test_the_chat_page_cannot_be_framed(stack: Stack):
+    """Another site must not show the chat page in a frame (clickjacking): `frame-ancestors`
+    works only in a Content-Security-Policy header, never in the page's <meta> policy."""
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{stack.url}/") as response:
+            assert response.status == 200
+            page = await response.text()
+            policies = response.headers.getall("Content-Security-Policy", [])
+    assert 'http-equiv="Content-Security-Policy"' in page  # the page's own policy, which cannot say it
+    assert any("frame-ancestors 'none'" in policy for policy in policies), dict(response.headers)

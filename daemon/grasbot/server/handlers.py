@@ -27,6 +27,7 @@ from .sse import SSE_HEADERS, sse_event
 from .state import BOT, DISPATCHER, LIMITER, LOG_OUTCOME, LOG_WHAT, SETTINGS, caller_key, is_owner
 
 __all__ = [
+    "PAGE_HEADERS",
     "STATIC_DIR",
     "error_response",
     "handle_ask",
@@ -217,12 +218,18 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
     return response
 
 
-def static_file(name: str) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
+#: The chat page's headers beyond its <meta> policy: `frame-ancestors` is ignored in a <meta>
+#: policy, and without it any site could show the page in a frame (clickjacking).
+PAGE_HEADERS = {"Content-Security-Policy": "frame-ancestors 'none'"}
+
+
+def static_file(name: str, headers: dict[str, str] | None = None) -> Callable[[web.Request], Awaitable[web.FileResponse]]:
     """A handler for one file of static/ at a path of its own: `/` is the chat page, and
-    `/widget.js` the tag a site embeds (the owner's pages name it, so it never moves)."""
+    `/widget.js` the tag a site embeds (the owner's pages name it, so it never moves);
+    `headers` are added to the response."""
 
     async def handler(request: web.Request) -> web.FileResponse:
-        return web.FileResponse(STATIC_DIR / name, headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
+        return web.FileResponse(STATIC_DIR / name, headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff", **(headers or {})})
 
     return handler
 
