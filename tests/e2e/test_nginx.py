@@ -186,3 +186,13 @@ async def test_the_chat_page_cannot_be_framed(stack: Stack):
             policies = response.headers.getall("Content-Security-Policy", [])
     assert 'http-equiv="Content-Security-Policy"' in page  # the page's own policy, which cannot say it
     assert any("frame-ancestors 'none'" in policy for policy in policies), dict(response.headers)
+
+
+async def test_every_file_of_the_chat_is_served_nosniff(stack: Stack):
+    """The page and the widget load chat.js, page.js and chat.css: each is served with its type
+    and `X-Content-Type-Options: nosniff`, as the page and widget.js themselves are."""
+    async with aiohttp.ClientSession() as http:
+        for path in ("/", "/widget.js", "/static/chat.js", "/static/page.js", "/static/chat.css"):
+            async with http.get(f"{stack.url}{path}") as response:
+                assert response.status == 200, path
+                assert response.headers.get("X-Content-Type-Options") == "nosniff", (path, dict(response.headers))

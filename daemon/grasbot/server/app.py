@@ -29,7 +29,7 @@ from ..store.questionlog import QuestionLog
 from .auth import resolve_owner_token
 from .handlers import PAGE_HEADERS, STATIC_DIR, handle_ask, handle_ask_stream, handle_health, handle_reload, handle_rpc, static_file
 from .methods import RPC_METHODS
-from .middleware import CORS_ALLOWED, AccessLogger, cors_headers, cors_preflight, errors_as_json
+from .middleware import CORS_ALLOWED, AccessLogger, cors_headers, cors_preflight, errors_as_json, nosniff
 from .ratelimit import RateLimiter, TrustedProxies
 from .rpc import RpcDispatcher
 from .state import BOT, DISPATCHER, LIMITER, OWNER_TOKEN, PROXIES, RELOAD_LOCK, SETTINGS
@@ -93,6 +93,7 @@ def create_app(
 
     app.cleanup_ctx.append(bot_ctx)
     app.on_response_prepare.append(cors_headers)
+    app.on_response_prepare.append(nosniff)
     app.router.add_get("/", static_file("index.html", PAGE_HEADERS))
     app.router.add_get("/widget.js", static_file("widget.js"))
     app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)

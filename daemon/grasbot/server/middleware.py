@@ -13,7 +13,7 @@ from .._exceptions import AuthError, GrasbotError, QueryError
 from .handlers import error_response
 from .state import LOG_OUTCOME, LOG_WHAT, SETTINGS
 
-__all__ = ["CORS_ALLOWED", "CORS_PATHS", "AccessLogger", "cors_headers", "cors_preflight", "errors_as_json"]
+__all__ = ["CORS_ALLOWED", "CORS_PATHS", "AccessLogger", "cors_headers", "cors_preflight", "errors_as_json", "nosniff"]
 
 log = logging.getLogger("grasbot.server")
 
@@ -62,6 +62,12 @@ async def cors_headers(request: web.Request, response: web.StreamResponse) -> No
         # A 429's Retry-After is no CORS-safelisted header: unexposed, a page on another origin
         # (the widget) cannot read it and tells its visitor to wait a minute whatever was said.
         response.headers["Access-Control-Expose-Headers"] = "Retry-After"
+
+
+async def nosniff(request: web.Request, response: web.StreamResponse) -> None:
+    """Every response is what its Content-Type says, the static files (chat.js, chat.css, which
+    the page and the widget load) included: aiohttp's static route sets no header of its own."""
+    response.headers["X-Content-Type-Options"] = "nosniff"
 
 
 def _endpoints(app: web.Application) -> str:
