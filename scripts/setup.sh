@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what GrasBot needs into this checkout: a Python venv (.venv) with the package,
 # and the plugin's node_modules. Safe to run again: it only does what is missing.
-# Usage: bash scripts/setup.sh [--test]   (--test adds the test tools, nginx and chromium)
+# Usage: bash scripts/setup.sh [--test]   (--test adds the test tools, nginx, chromium and systemd-analyze)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +28,7 @@ if $with_tests; then
   missing=()
   command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
   command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing+=(chromium)
+  command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)  # checks deploy/systemd/grasbot.service
   if [ ${#missing[@]} -gt 0 ]; then
     echo "==> installing Debian packages: ${missing[*]}"
     sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
