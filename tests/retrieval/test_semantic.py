@@ -271,6 +271,40 @@ def test_a_torn_cache_file_is_embedded_again(tmp_path, caplog):
     assert "ignoring the embeddings cache" in caplog.text  # read by the pass, not before serving
 
 
+@pytest.mark.parametrize("damage", ["another width", "not finite", "one number a text"])
+def test_a_cache_of_vectors_the_model_does_not_give_is_embedded_again(tmp_path, caplog, damage):
+    """A file under this model's name whose vectors another model made (a tag pointed at
+    another model, another version) or that hold NaN: every visitor got a 500 (a matrix
+    product of two widths), or meaning silently found nothing, and the file was kept."""
+    first = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
+    assert first.embed_pending() is True
+    path = tmp_path / "embeddings-words-a.npz"
+    with np.load(path) as data:
+        saved = dict(data)
+    vectors = saved["vectors"]
+    saved["vectors"] = {
+        "another width": np.hstack([vectors, vectors]) / np.sqrt(2),
+        "not finite": np.full_like(vectors, np.nan),
+        "one number a text": vectors[:, 0],
+    }[damage]
+    np.savez(path, **saved)
+    expected = {q: first.search(q, audience="visitor").to_dict()["results"] for q in ("docker", "qui es-tu ?")}
+
+    again = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
+    assert again.embed_pending() is True
+    for q in expected:
+        again.search(q, audience="visitor")  # answered, never an error
+    assert again.search("docker", audience="visitor").sources
+    if again._embed_thread is not None:  # the vectors found foreign at a question: embedded again
+        again._embed_thread.join(10)
+    assert again.snapshot.semantic
+    for q, results in expected.items():
+        assert again.search(q, audience="visitor").to_dict()["results"] == results
+    with np.load(path) as data:  # the file on disk is the model's again
+        assert data["vectors"].shape == vectors.shape and np.isfinite(data["vectors"]).all()
+    assert "embeddings cache" in caplog.text
+
+
 def test_a_reload_embeds_only_the_changed_note(note_writer, tmp_path):
     for i in range(6):
         note_writer(f"n{i}.md", f"title: Note {i}\nvisibility: public", f"Texte numéro {i} sur les jardins partagés.")

@@ -48,6 +48,10 @@ SIDE_PRODUCT_ROWS = 4_096  # declared questions from which their product (0.1 ms
 _SIDE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grasbot-vectors")
 
 
+class ForeignVectors(EmbeddingError):
+    """The cached vectors are not as wide as the model's: another model's, under its name."""
+
+
 class Closeness(NamedTuple):
     """How close in meaning a note is to the question: its cosine, and how many standard
     deviations above the audience's mean cosine it stands (what fusion with BM25 reads); and
@@ -230,6 +234,8 @@ class VectorStore:
                 keys, vectors = data["keys"], data["vectors"]
             if keys.dtype != np.uint8 or keys.ndim != 2 or keys.shape[1] != KEY_BYTES or len(keys) != len(vectors):
                 raise ValueError(f"keys of shape {keys.shape} and type {keys.dtype}")
+            if vectors.ndim != 2 or vectors.dtype.kind != "f" or not np.isfinite(vectors).all():
+                raise ValueError(f"vectors of shape {vectors.shape} and type {vectors.dtype}, or not finite")
             raw = keys.tobytes()
             self._vectors = {raw[i * KEY_BYTES : (i + 1) * KEY_BYTES]: v for i, v in enumerate(vectors)}
         except Exception as exc:  # a torn or foreign file: the store is a cache, embed again
@@ -249,10 +255,21 @@ class VectorStore:
         return self._vectors.get(key)
 
     def put(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
+        """Vectors the model gave: the ones held of another width are dropped (another model's)."""
         self._ensure_read()
         with self._lock:
+            held = next(iter(self._vectors.values()), None)
+            if held is not None and len(vectors) and held.shape != vectors[0].shape:
+                logger.warning("the embeddings cache %s holds vectors of %d numbers, the model %d: embedded again", self.path, held.size, vectors[0].size)
+                self._vectors = {}
             for key, vector in zip(keys, vectors, strict=True):
                 self._vectors[key] = vector
+
+    def clear(self) -> None:
+        """Forget every vector (another model's): the next pass embeds them all again."""
+        self._ensure_read()
+        with self._lock:
+            self._vectors = {}
 
     def save(self, keep: Iterable[bytes]) -> bool:
         """Write the vectors of `keep` (the texts of the vault now), atomically; False on failure."""
@@ -334,7 +351,7 @@ class SemanticIndex:
             return {}
         import numpy as np
 
-        question = self._questions.vector(text)
+        question = self._fitting(self._questions.vector(text))
         # Two matrix-vector products, each bound by memory: with many declared questions, theirs
         # runs on another core meanwhile (10,000 notes: match p50 1.97 → 1.48 ms, same result).
         side = None
@@ -376,7 +393,14 @@ class SemanticIndex:
         if rows is None:
             return None
         first, end = rows
-        return self.matrix[first + 1 : end] @ self._questions.vector(text)
+        return self.matrix[first + 1 : end] @ self._fitting(self._questions.vector(text))
+
+    def _fitting(self, question: np.ndarray) -> np.ndarray:
+        """`question`, as wide as the notes' vectors: ForeignVectors when the cache gave them
+        another model's."""
+        if question.shape != self.matrix.shape[1:]:
+            raise ForeignVectors(f"the notes' vectors have {self.matrix.shape[1]} numbers, the question's {question.size}: another model's vectors")
+        return question
 
     def _rows_of(self) -> dict[str, tuple[int, int]]:
         """{path: (its head's row, the row after its last)} of the notes with section vectors."""
