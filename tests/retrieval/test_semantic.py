@@ -5,6 +5,7 @@ exactness with meaning included."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import threading
 from pathlib import Path
@@ -303,6 +304,42 @@ def test_a_cache_of_vectors_the_model_does_not_give_is_embedded_again(tmp_path, 
     with np.load(path) as data:  # the file on disk is the model's again
         assert data["vectors"].shape == vectors.shape and np.isfinite(data["vectors"]).all()
     assert "embeddings cache" in caplog.text
+
+
+def test_a_cache_folder_that_cannot_be_read_leaves_meaning_on(tmp_path, monkeypatch, caplog):
+    """A folder its user may not enter (chmod 000): `Path.exists` raised PermissionError, so
+    meaning was off for the daemon's life ("embedding failed") and `grasbot search` died with a
+    traceback, where the notes could be embedded in memory. (The tests run as root, whom
+    chmod does not stop: the folder refuses as it would refuse another user.)"""
+    import builtins
+    import pathlib
+
+    folder = tmp_path / "cache"
+    first = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), folder)
+    assert first.embed_pending() is True
+    inside = str(folder) + os.sep
+
+    def refused(path) -> bool:
+        return os.fspath(path).startswith(inside)
+
+    stat, opened = pathlib.Path.stat, builtins.open
+
+    def no_stat(self, *args, **kwargs):
+        if refused(self):
+            raise PermissionError(13, "Permission denied", str(self))
+        return stat(self, *args, **kwargs)
+
+    def no_open(file, *args, **kwargs):
+        if isinstance(file, str | os.PathLike) and refused(file):
+            raise PermissionError(13, "Permission denied", os.fspath(file))
+        return opened(file, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "stat", no_stat)
+    monkeypatch.setattr(builtins, "open", no_open)
+    again = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), folder)
+    assert again.embed_pending() is True
+    assert again.search("docker", audience="visitor").to_dict()["results"] == first.search("docker", audience="visitor").to_dict()["results"]
+    assert "ignoring the embeddings cache" in caplog.text and "Permission denied" in caplog.text
 
 
 def test_a_reload_embeds_only_the_changed_note(note_writer, tmp_path):

@@ -220,7 +220,7 @@ class VectorStore:
     def _ensure_read(self) -> None:
         if not self._read_once:
             self._read_once = True
-            if self.path is not None and self.path.exists():
+            if self.path is not None:  # not Path.exists(): it raises for a folder that cannot be entered
                 self._read()
 
     def _read(self) -> None:
@@ -238,6 +238,8 @@ class VectorStore:
                 raise ValueError(f"vectors of shape {vectors.shape} and type {vectors.dtype}, or not finite")
             raw = keys.tobytes()
             self._vectors = {raw[i * KEY_BYTES : (i + 1) * KEY_BYTES]: v for i, v in enumerate(vectors)}
+        except FileNotFoundError:
+            return  # nothing embedded yet
         except Exception as exc:  # a torn or foreign file: the store is a cache, embed again
             logger.warning("ignoring the embeddings cache %s: %s", self.path, exc)
             self._vectors = {}
