@@ -704,6 +704,32 @@ def test_the_store_keeps_keys_that_end_in_zero_bytes(tmp_path):
     assert np.array_equal(again.get(keys[1]), np.eye(3, 8, dtype=np.float32)[1])
 
 
+def test_a_full_disk_keeps_the_previous_vectors_and_leaves_no_partial_file(tmp_path, monkeypatch, caplog):
+    """ENOSPC halfway through the write: the partial `.tmp.npz` was left behind (a new one at
+    each start, its name holds the pid), keeping the disk full."""
+    import errno
+
+    store = VectorStore("words-test", tmp_path)
+    keys = [b"\x01" * 16, b"\x02" * 16]
+    store.put(keys, np.eye(2, 8, dtype=np.float32))
+    assert store.save(keys)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    def half_then_full(file, *args, **kwargs):
+        if isinstance(file, str | os.PathLike):
+            with open(file, "wb") as f:
+                f.write(b"PK\x03\x04 half a zip")
+        else:
+            file.write(b"PK\x03\x04 half a zip")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "savez", half_then_full)
+    store.put([b"\x03" * 16], np.eye(1, 8, dtype=np.float32))
+    assert store.save([*keys, b"\x03" * 16]) is False
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert "No space left on device" in caplog.text
+
+
 def test_a_stopped_worker_keeps_what_it_embedded(note_writer, tmp_path):
     for i in range(80):
         note_writer(f"n{i}.md", f"title: Note {i}\nvisibility: public", f"Texte {i} sur la voile et le vent numéro {i}.")

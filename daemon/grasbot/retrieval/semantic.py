@@ -20,6 +20,7 @@ import logging
 import math
 import os
 import re
+import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -286,15 +287,22 @@ class VectorStore:
 
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            partial = self.path.with_suffix(f".{os.getpid()}.tmp.npz")
-            np.savez(
-                partial,
-                model=np.array(self.model),
-                # raw bytes, one row a key: numpy's "S16" would drop a key's trailing NUL bytes
-                keys=np.frombuffer(b"".join(k for k, _ in kept), dtype=np.uint8).reshape(-1, KEY_BYTES),
-                vectors=np.stack([v for _, v in kept]).astype(np.float32),
-            )
-            os.replace(partial, self.path)
+            # a name of its own (two daemons on one cache folder may share a pid in containers),
+            # removed if the write fails: a full disk is not left fuller
+            fd, partial = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.stem}-", suffix=".tmp.npz")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    np.savez(
+                        f,
+                        model=np.array(self.model),
+                        # raw bytes, one row a key: numpy's "S16" would drop a key's trailing NUL bytes
+                        keys=np.frombuffer(b"".join(k for k, _ in kept), dtype=np.uint8).reshape(-1, KEY_BYTES),
+                        vectors=np.stack([v for _, v in kept]).astype(np.float32),
+                    )
+                os.replace(partial, self.path)
+            except BaseException:
+                Path(partial).unlink(missing_ok=True)
+                raise
             return True
         except OSError as exc:
             logger.warning("could not write the embeddings cache %s: %s", self.path, exc)
