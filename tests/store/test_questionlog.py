@@ -250,6 +250,27 @@ def test_a_busy_file_drops_one_question_but_keeps_logging(tmp_path):
     log.close()
 
 
+def test_a_file_busy_when_the_daemon_starts_keeps_the_log_on(tmp_path):
+    """Another process (a second daemon purging, a backup, the owner in `sqlite3`) held the
+    write lock while the daemon opened the log: its purge on open was busy, and the log was
+    turned off for the daemon's whole life ("cannot open database is locked")."""
+    db = tmp_path / "q.sqlite3"
+    clock = Clock()
+    QuestionLog(db, clock=clock).close()  # the log exists, in WAL mode
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    log = QuestionLog(db, retention_days=1, clock=clock)
+    other.execute("ROLLBACK")
+    other.close()
+    assert log.enabled
+    log.record("après", result(("a", 5.0, ("bm25",))))
+    assert [r[2] for r in rows(db, "questions")] == ["après"]
+    clock.now += timedelta(days=2)  # the purge put off is done with a later write
+    log.record("deux jours après", result(("a", 5.0, ("bm25",))))
+    assert [r[2] for r in rows(db, "questions")] == ["deux jours après"]
+    log.close()
+
+
 def test_a_log_turned_off_keeps_nothing(tmp_path):
     log = QuestionLog(None)
     log.record("bonjour", result(("a", 5.0, ("bm25",))))

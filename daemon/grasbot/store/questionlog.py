@@ -165,6 +165,11 @@ def _storable(entry: _Pending) -> bool:
     return True
 
 
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether another connection held the file longer than BUSY_TIMEOUT_MS."""
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
 def _insert_rows(conn: sqlite3.Connection, into: str, rows: list[tuple]) -> None:
     """`rows` in a few statements of up to ROWS_PER_STATEMENT rows each. sqlite3 lets the GIL
     go for every step of SQLite, and `executemany` makes one step a row: taking the GIL back
@@ -340,7 +345,7 @@ class QuestionLog:
             if self._last_purge is None or newest - self._last_purge >= PURGE_EVERY:
                 self._purge(newest)
         except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
+            if _busy(exc):
                 # another process held the file longer than BUSY_TIMEOUT_MS: drop this batch
                 logger.debug("question log %s: busy, %d question(s) not logged", self.path, len(batch))
             else:
@@ -379,14 +384,23 @@ class QuestionLog:
             return
         cutoff = _stamp(now - self.retention)
         conn = self._conn
-        conn.execute("BEGIN")
         try:
-            conn.execute("DELETE FROM results WHERE question_id IN (SELECT id FROM questions WHERE asked_at < ?)", (cutoff,))
-            conn.execute("DELETE FROM questions WHERE asked_at < ?", (cutoff,))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+            conn.execute("BEGIN")
+            try:
+                conn.execute("DELETE FROM results WHERE question_id IN (SELECT id FROM questions WHERE asked_at < ?)", (cutoff,))
+                conn.execute("DELETE FROM questions WHERE asked_at < ?", (cutoff,))
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc):
+                raise
+            # another process holds the file: the old rows go at a later write (_last_purge
+            # unchanged), the log stays on (on open, it was turned off for the daemon's life)
+            logger.debug("question log %s: busy, old questions deleted later", self.path)
+            return
         self._last_purge = now
 
     # ---- reading
