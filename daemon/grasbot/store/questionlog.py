@@ -165,6 +165,15 @@ def _storable(entry: _Pending) -> bool:
     return True
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file at `path` (device, inode), None when there is none."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
 def _busy(exc: sqlite3.OperationalError) -> bool:
     """Whether another connection held the file longer than BUSY_TIMEOUT_MS."""
     return "locked" in str(exc) or "busy" in str(exc)
@@ -213,9 +222,11 @@ class QuestionLog:
         self._conn: sqlite3.Connection | None = None
         self._last_purge: datetime | None = None
         self._warned = False
+        self._file: tuple[int, int] | None = None  # the file the connection writes (device, inode)
         if self.path is not None:
             try:
                 self._conn = self._open(self.path)
+                self._file = _identity(self.path)
                 self._purge(self._clock())
             except (sqlite3.Error, OSError, ValueError) as exc:
                 self._give_up("cannot open", exc)
@@ -340,6 +351,7 @@ class QuestionLog:
         if not batch or self._conn is None:
             return
         try:
+            self._follow_the_file()
             self._insert(batch)
             newest = max(entry.at for entry in batch)
             if self._last_purge is None or newest - self._last_purge >= PURGE_EVERY:
@@ -355,6 +367,23 @@ class QuestionLog:
         except Exception as exc:  # a bug here must not cost a visitor an answer either
             logger.exception("question log: unexpected error")
             self._give_up("failed", exc)
+
+    def _follow_the_file(self) -> None:
+        """A log deleted (or replaced) while the daemon runs: SQLite would go on writing into
+        the deleted file, every question lost until a restart. One stat a batch; then a new
+        log there. Holds `_lock`."""
+        if self.path is None or _identity(self.path) == self._file:
+            return
+        logger.warning("question log %s was deleted or replaced while the daemon ran: questions now go to the file there", self.path)
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+        self._conn = self._open(self.path)
+        self._file = _identity(self.path)
+        self._last_purge = None
 
     def _insert(self, batch: list[_Pending]) -> None:
         conn = self._conn
