@@ -270,6 +270,17 @@ def test_a_torn_cache_file_is_embedded_again(tmp_path, caplog):
     bot = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
     assert bot.embed_pending() is True and bot.embedder.embedded
     assert "ignoring the embeddings cache" in caplog.text  # read by the pass, not before serving
+    assert "pickle" not in caplog.text  # numpy's advice to load a file of random bytes unsafely
+
+
+def test_a_cache_file_of_random_bytes_is_said_not_to_be_one(tmp_path, caplog):
+    """numpy reads a file that is not .npz as a pickle, and refusing it, advised the owner to
+    load it "unsafely using the allow_pickle= keyword argument"."""
+    (tmp_path / "embeddings-words-a.npz").write_bytes(bytes(range(256)) * 4)
+    bot = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
+    assert bot.embed_pending() is True and bot.embedder.embedded
+    assert "ignoring the embeddings cache" in caplog.text and "not a .npz file" in caplog.text
+    assert "pickle" not in caplog.text
 
 
 @pytest.mark.parametrize("damage", ["another width", "not finite", "one number a text"])

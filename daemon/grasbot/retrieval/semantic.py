@@ -229,6 +229,9 @@ class VectorStore:
 
         assert self.path is not None  # read only when there is a file
         try:
+            with open(self.path, "rb") as head:  # numpy reads any other file as a pickle, and says to load it "unsafely"
+                if head.read(4) != b"PK\x03\x04":
+                    raise ValueError("not a .npz file")
             with np.load(self.path, allow_pickle=False) as data:
                 if str(data["model"]) != self.model:
                     return  # another model's vectors under a colliding file name: start over
