@@ -31,6 +31,7 @@ from .retrieval.index import Index, NoteAnalysis, analyse_note
 from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
 from .retrieval.search import SearchResult, Semantic, search, with_history
 from .retrieval.semantic import (
+    ForeignVectors,
     NoteTexts,
     Progress,
     QuestionVectors,
@@ -338,7 +339,7 @@ class GrasBot:
             semantic=semantic,
         )
         result = self._with_passages(q, result, index, history, None if semantic is None else snapshot.semantic.get(audience))
-        if not history:
+        if not history and (semantic is None or audience in snapshot.semantic):  # meaning dropped meanwhile: not kept as if with it
             kept = snapshot.searches
             if len(kept) >= SEARCH_CACHE:
                 with contextlib.suppress(KeyError, RuntimeError, StopIteration):
@@ -356,11 +357,23 @@ class GrasBot:
         def close(text: str):
             try:
                 return index.match(text, SEMANTIC_MIN_Z, SEMANTIC_NOTES)
+            except ForeignVectors as exc:
+                self._embed_again_all(snapshot, exc)
+                return {}
             except EmbeddingError as exc:
                 log.warning("question answered without the semantic signal: %s", exc)
                 return {}
 
         return close
+
+    def _embed_again_all(self, snapshot: Snapshot, why: ForeignVectors) -> None:
+        """The cache gave another model's vectors (every one of them: there was nothing to
+        embed): lexical until the worker has embedded every note again, and saved them."""
+        if snapshot.semantic and self._vectors is not None:
+            log.warning("the embeddings cache %s: %s; every note is embedded again", self._vectors.path, why)
+            snapshot.semantic.clear()
+            self._vectors.clear()
+            self.start_embedding()
 
     async def prepare_question(self, q: str, history: Sequence[dict] | None = None) -> None:
         """Embed the question (and its follow-up rewriting) off the event loop when the backend
@@ -410,6 +423,8 @@ class GrasBot:
 
             try:
                 embed_into(store, embedder, todo, progressed)
+                if todo:  # the cache's vectors of another width were dropped: embed those too
+                    embed_into(store, embedder, missing(texts, store))
                 embedder.load()  # here, off the event loop, even when every vector came from the cache
                 snapshot.semantic.update(semantic_indexes(snapshot.indexes, texts, store, self._questions))
             except _Superseded:  # what was embedded is kept: a stop at minute 4 of 5 loses nothing

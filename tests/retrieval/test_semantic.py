@@ -5,6 +5,7 @@ exactness with meaning included."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import threading
 from pathlib import Path
@@ -269,6 +270,87 @@ def test_a_torn_cache_file_is_embedded_again(tmp_path, caplog):
     bot = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
     assert bot.embed_pending() is True and bot.embedder.embedded
     assert "ignoring the embeddings cache" in caplog.text  # read by the pass, not before serving
+    assert "pickle" not in caplog.text  # numpy's advice to load a file of random bytes unsafely
+
+
+def test_a_cache_file_of_random_bytes_is_said_not_to_be_one(tmp_path, caplog):
+    """numpy reads a file that is not .npz as a pickle, and refusing it, advised the owner to
+    load it "unsafely using the allow_pickle= keyword argument"."""
+    (tmp_path / "embeddings-words-a.npz").write_bytes(bytes(range(256)) * 4)
+    bot = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
+    assert bot.embed_pending() is True and bot.embedder.embedded
+    assert "ignoring the embeddings cache" in caplog.text and "not a .npz file" in caplog.text
+    assert "pickle" not in caplog.text
+
+
+@pytest.mark.parametrize("damage", ["another width", "not finite", "one number a text"])
+def test_a_cache_of_vectors_the_model_does_not_give_is_embedded_again(tmp_path, caplog, damage):
+    """A file under this model's name whose vectors another model made (a tag pointed at
+    another model, another version) or that hold NaN: every visitor got a 500 (a matrix
+    product of two widths), or meaning silently found nothing, and the file was kept."""
+    first = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
+    assert first.embed_pending() is True
+    path = tmp_path / "embeddings-words-a.npz"
+    with np.load(path) as data:
+        saved = dict(data)
+    vectors = saved["vectors"]
+    saved["vectors"] = {
+        "another width": np.hstack([vectors, vectors]) / np.sqrt(2),
+        "not finite": np.full_like(vectors, np.nan),
+        "one number a text": vectors[:, 0],
+    }[damage]
+    np.savez(path, **saved)
+    expected = {q: first.search(q, audience="visitor").to_dict()["results"] for q in ("docker", "qui es-tu ?")}
+
+    again = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
+    assert again.embed_pending() is True
+    for q in expected:
+        again.search(q, audience="visitor")  # answered, never an error
+    assert again.search("docker", audience="visitor").sources
+    if again._embed_thread is not None:  # the vectors found foreign at a question: embedded again
+        again._embed_thread.join(10)
+    assert again.snapshot.semantic
+    for q, results in expected.items():
+        assert again.search(q, audience="visitor").to_dict()["results"] == results
+    with np.load(path) as data:  # the file on disk is the model's again
+        assert data["vectors"].shape == vectors.shape and np.isfinite(data["vectors"]).all()
+    assert "embeddings cache" in caplog.text
+
+
+def test_a_cache_folder_that_cannot_be_read_leaves_meaning_on(tmp_path, monkeypatch, caplog):
+    """A folder its user may not enter (chmod 000): `Path.exists` raised PermissionError, so
+    meaning was off for the daemon's life ("embedding failed") and `grasbot search` died with a
+    traceback, where the notes could be embedded in memory. (The tests run as root, whom
+    chmod does not stop: the folder refuses as it would refuse another user.)"""
+    import builtins
+    import pathlib
+
+    folder = tmp_path / "cache"
+    first = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), folder)
+    assert first.embed_pending() is True
+    inside = str(folder) + os.sep
+
+    def refused(path) -> bool:
+        return os.fspath(path).startswith(inside)
+
+    stat, opened = pathlib.Path.stat, builtins.open
+
+    def no_stat(self, *args, **kwargs):
+        if refused(self):
+            raise PermissionError(13, "Permission denied", str(self))
+        return stat(self, *args, **kwargs)
+
+    def no_open(file, *args, **kwargs):
+        if isinstance(file, str | os.PathLike) and refused(file):
+            raise PermissionError(13, "Permission denied", os.fspath(file))
+        return opened(file, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "stat", no_stat)
+    monkeypatch.setattr(builtins, "open", no_open)
+    again = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), folder)
+    assert again.embed_pending() is True
+    assert again.search("docker", audience="visitor").to_dict()["results"] == first.search("docker", audience="visitor").to_dict()["results"]
+    assert "ignoring the embeddings cache" in caplog.text and "Permission denied" in caplog.text
 
 
 def test_a_reload_embeds_only_the_changed_note(note_writer, tmp_path):
@@ -631,6 +713,32 @@ def test_the_store_keeps_keys_that_end_in_zero_bytes(tmp_path):
     again = VectorStore("words-test", tmp_path)
     assert all(k in again for k in keys) and len(again) == 3
     assert np.array_equal(again.get(keys[1]), np.eye(3, 8, dtype=np.float32)[1])
+
+
+def test_a_full_disk_keeps_the_previous_vectors_and_leaves_no_partial_file(tmp_path, monkeypatch, caplog):
+    """ENOSPC halfway through the write: the partial `.tmp.npz` was left behind (a new one at
+    each start, its name holds the pid), keeping the disk full."""
+    import errno
+
+    store = VectorStore("words-test", tmp_path)
+    keys = [b"\x01" * 16, b"\x02" * 16]
+    store.put(keys, np.eye(2, 8, dtype=np.float32))
+    assert store.save(keys)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    def half_then_full(file, *args, **kwargs):
+        if isinstance(file, str | os.PathLike):
+            with open(file, "wb") as f:
+                f.write(b"PK\x03\x04 half a zip")
+        else:
+            file.write(b"PK\x03\x04 half a zip")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "savez", half_then_full)
+    store.put([b"\x03" * 16], np.eye(1, 8, dtype=np.float32))
+    assert store.save([*keys, b"\x03" * 16]) is False
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert "No space left on device" in caplog.text
 
 
 def test_a_stopped_worker_keeps_what_it_embedded(note_writer, tmp_path):

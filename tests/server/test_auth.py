@@ -97,6 +97,24 @@ def test_bad_token_files_are_refused(tmp_path):
         resolve_owner_token(settings(token_file=folder))
 
 
+def test_a_token_file_whose_folder_cannot_be_made_is_refused_with_its_path(tmp_path, monkeypatch):
+    """Its folder a file, or a folder under one the user may not write: `serve` died with a
+    FileExistsError or PermissionError traceback instead of saying which file it could not make."""
+    (tmp_path / "config").write_text("a file where the folder should be")
+    with pytest.raises(ConfigError, match="cannot create the token file .*config/grasbot/token: a file stands where its folder should be"):
+        resolve_owner_token(settings(token_file=tmp_path / "config" / "grasbot" / "token"))
+    (tmp_path / "a").write_text("a file")
+    with pytest.raises(ConfigError, match="cannot create the token file .*a/b/token: a file stands where its folder should be"):
+        resolve_owner_token(settings(token_file=tmp_path / "a" / "b" / "token"))
+
+    def refused(self, *args, **kwargs):  # root may write anywhere: refused as another user is
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr("pathlib.Path.mkdir", refused)
+    with pytest.raises(ConfigError, match="cannot create the token file .*etc/grasbot/token: Permission denied"):
+        resolve_owner_token(settings(token_file=tmp_path / "etc" / "grasbot" / "token"))
+
+
 def test_bearer_matches():
     assert bearer_matches(f"Bearer {TOKEN}", TOKEN)
     assert bearer_matches(f"bearer   {TOKEN} ", TOKEN)

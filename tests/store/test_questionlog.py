@@ -250,6 +250,44 @@ def test_a_busy_file_drops_one_question_but_keeps_logging(tmp_path):
     log.close()
 
 
+def test_a_file_busy_when_the_daemon_starts_keeps_the_log_on(tmp_path):
+    """Another process (a second daemon purging, a backup, the owner in `sqlite3`) held the
+    write lock while the daemon opened the log: its purge on open was busy, and the log was
+    turned off for the daemon's whole life ("cannot open database is locked")."""
+    db = tmp_path / "q.sqlite3"
+    clock = Clock()
+    QuestionLog(db, clock=clock).close()  # the log exists, in WAL mode
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    log = QuestionLog(db, retention_days=1, clock=clock)
+    other.execute("ROLLBACK")
+    other.close()
+    assert log.enabled
+    log.record("après", result(("a", 5.0, ("bm25",))))
+    assert [r[2] for r in rows(db, "questions")] == ["après"]
+    clock.now += timedelta(days=2)  # the purge put off is done with a later write
+    log.record("deux jours après", result(("a", 5.0, ("bm25",))))
+    assert [r[2] for r in rows(db, "questions")] == ["deux jours après"]
+    log.close()
+
+
+def test_a_log_deleted_while_the_daemon_runs_is_started_again(tmp_path, caplog):
+    """`rm questions.sqlite3*` while the daemon ran: SQLite went on writing into the deleted
+    file, so every later question was lost, without a word, until a restart."""
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock(), batch_wait=0)
+    log.record("avant", result(("a", 5.0, ("bm25",))))
+    for path in tmp_path.glob("q.sqlite3*"):
+        path.unlink()
+    log.submit("après 1", result(("a", 5.0, ("bm25",))))
+    log.record("après 2", result(("a", 5.0, ("bm25",))))
+    assert log.enabled and log.count() == 2
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["après 1", "après 2"]
+    said = [r.getMessage() for r in caplog.records if r.name == "grasbot.questionlog"]
+    assert len(said) == 1 and "deleted or replaced" in said[0]
+
+
 def test_a_log_turned_off_keeps_nothing(tmp_path):
     log = QuestionLog(None)
     log.record("bonjour", result(("a", 5.0, ("bm25",))))

@@ -20,6 +20,7 @@ import logging
 import math
 import os
 import re
+import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -46,6 +47,10 @@ BUNDLED_MODEL = "use-multilingual-v3"
 SIDE_PRODUCT_ROWS = 4_096  # declared questions from which their product (0.1 ms or more) runs beside the notes' (a handoff: 24 µs)
 
 _SIDE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grasbot-vectors")
+
+
+class ForeignVectors(EmbeddingError):
+    """The cached vectors are not as wide as the model's: another model's, under its name."""
 
 
 class Closeness(NamedTuple):
@@ -216,7 +221,7 @@ class VectorStore:
     def _ensure_read(self) -> None:
         if not self._read_once:
             self._read_once = True
-            if self.path is not None and self.path.exists():
+            if self.path is not None:  # not Path.exists(): it raises for a folder that cannot be entered
                 self._read()
 
     def _read(self) -> None:
@@ -224,14 +229,21 @@ class VectorStore:
 
         assert self.path is not None  # read only when there is a file
         try:
+            with open(self.path, "rb") as head:  # numpy reads any other file as a pickle, and says to load it "unsafely"
+                if head.read(4) != b"PK\x03\x04":
+                    raise ValueError("not a .npz file")
             with np.load(self.path, allow_pickle=False) as data:
                 if str(data["model"]) != self.model:
                     return  # another model's vectors under a colliding file name: start over
                 keys, vectors = data["keys"], data["vectors"]
             if keys.dtype != np.uint8 or keys.ndim != 2 or keys.shape[1] != KEY_BYTES or len(keys) != len(vectors):
                 raise ValueError(f"keys of shape {keys.shape} and type {keys.dtype}")
+            if vectors.ndim != 2 or vectors.dtype.kind != "f" or not np.isfinite(vectors).all():
+                raise ValueError(f"vectors of shape {vectors.shape} and type {vectors.dtype}, or not finite")
             raw = keys.tobytes()
             self._vectors = {raw[i * KEY_BYTES : (i + 1) * KEY_BYTES]: v for i, v in enumerate(vectors)}
+        except FileNotFoundError:
+            return  # nothing embedded yet
         except Exception as exc:  # a torn or foreign file: the store is a cache, embed again
             logger.warning("ignoring the embeddings cache %s: %s", self.path, exc)
             self._vectors = {}
@@ -249,10 +261,21 @@ class VectorStore:
         return self._vectors.get(key)
 
     def put(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
+        """Vectors the model gave: the ones held of another width are dropped (another model's)."""
         self._ensure_read()
         with self._lock:
+            held = next(iter(self._vectors.values()), None)
+            if held is not None and len(vectors) and held.shape != vectors[0].shape:
+                logger.warning("the embeddings cache %s holds vectors of %d numbers, the model %d: embedded again", self.path, held.size, vectors[0].size)
+                self._vectors = {}
             for key, vector in zip(keys, vectors, strict=True):
                 self._vectors[key] = vector
+
+    def clear(self) -> None:
+        """Forget every vector (another model's): the next pass embeds them all again."""
+        self._ensure_read()
+        with self._lock:
+            self._vectors = {}
 
     def save(self, keep: Iterable[bytes]) -> bool:
         """Write the vectors of `keep` (the texts of the vault now), atomically; False on failure."""
@@ -267,15 +290,22 @@ class VectorStore:
 
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            partial = self.path.with_suffix(f".{os.getpid()}.tmp.npz")
-            np.savez(
-                partial,
-                model=np.array(self.model),
-                # raw bytes, one row a key: numpy's "S16" would drop a key's trailing NUL bytes
-                keys=np.frombuffer(b"".join(k for k, _ in kept), dtype=np.uint8).reshape(-1, KEY_BYTES),
-                vectors=np.stack([v for _, v in kept]).astype(np.float32),
-            )
-            os.replace(partial, self.path)
+            # a name of its own (two daemons on one cache folder may share a pid in containers),
+            # removed if the write fails: a full disk is not left fuller
+            fd, partial = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.stem}-", suffix=".tmp.npz")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    np.savez(
+                        f,
+                        model=np.array(self.model),
+                        # raw bytes, one row a key: numpy's "S16" would drop a key's trailing NUL bytes
+                        keys=np.frombuffer(b"".join(k for k, _ in kept), dtype=np.uint8).reshape(-1, KEY_BYTES),
+                        vectors=np.stack([v for _, v in kept]).astype(np.float32),
+                    )
+                os.replace(partial, self.path)
+            except BaseException:
+                Path(partial).unlink(missing_ok=True)
+                raise
             return True
         except OSError as exc:
             logger.warning("could not write the embeddings cache %s: %s", self.path, exc)
@@ -334,7 +364,7 @@ class SemanticIndex:
             return {}
         import numpy as np
 
-        question = self._questions.vector(text)
+        question = self._fitting(self._questions.vector(text))
         # Two matrix-vector products, each bound by memory: with many declared questions, theirs
         # runs on another core meanwhile (10,000 notes: match p50 1.97 → 1.48 ms, same result).
         side = None
@@ -376,7 +406,14 @@ class SemanticIndex:
         if rows is None:
             return None
         first, end = rows
-        return self.matrix[first + 1 : end] @ self._questions.vector(text)
+        return self.matrix[first + 1 : end] @ self._fitting(self._questions.vector(text))
+
+    def _fitting(self, question: np.ndarray) -> np.ndarray:
+        """`question`, as wide as the notes' vectors: ForeignVectors when the cache gave them
+        another model's."""
+        if question.shape != self.matrix.shape[1:]:
+            raise ForeignVectors(f"the notes' vectors have {self.matrix.shape[1]} numbers, the question's {question.size}: another model's vectors")
+        return question
 
     def _rows_of(self) -> dict[str, tuple[int, int]]:
         """{path: (its head's row, the row after its last)} of the notes with section vectors."""

@@ -98,7 +98,11 @@ def _read(path: Path) -> str:
 
 def _create(path: Path) -> str | None:
     """Write a new token; None if the file appeared meanwhile (another daemon won the race)."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:  # its folder is a file, or under one this user may not write
+        why = "a file stands where its folder should be" if isinstance(exc, FileExistsError | NotADirectoryError) else exc.strerror or str(exc)
+        raise ConfigError(f"cannot create the token file {path}: {why} ({exc.filename or path.parent})") from None
     token = secrets.token_urlsafe(_TOKEN_BYTES)
     try:
         # O_EXCL: never write through a file (or symlink) someone else put there. Mode 0600

@@ -165,6 +165,20 @@ def _storable(entry: _Pending) -> bool:
     return True
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file at `path` (device, inode), None when there is none."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether another connection held the file longer than BUSY_TIMEOUT_MS."""
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
 def _insert_rows(conn: sqlite3.Connection, into: str, rows: list[tuple]) -> None:
     """`rows` in a few statements of up to ROWS_PER_STATEMENT rows each. sqlite3 lets the GIL
     go for every step of SQLite, and `executemany` makes one step a row: taking the GIL back
@@ -208,9 +222,11 @@ class QuestionLog:
         self._conn: sqlite3.Connection | None = None
         self._last_purge: datetime | None = None
         self._warned = False
+        self._file: tuple[int, int] | None = None  # the file the connection writes (device, inode)
         if self.path is not None:
             try:
                 self._conn = self._open(self.path)
+                self._file = _identity(self.path)
                 self._purge(self._clock())
             except (sqlite3.Error, OSError, ValueError) as exc:
                 self._give_up("cannot open", exc)
@@ -335,12 +351,13 @@ class QuestionLog:
         if not batch or self._conn is None:
             return
         try:
+            self._follow_the_file()
             self._insert(batch)
             newest = max(entry.at for entry in batch)
             if self._last_purge is None or newest - self._last_purge >= PURGE_EVERY:
                 self._purge(newest)
         except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
+            if _busy(exc):
                 # another process held the file longer than BUSY_TIMEOUT_MS: drop this batch
                 logger.debug("question log %s: busy, %d question(s) not logged", self.path, len(batch))
             else:
@@ -350,6 +367,23 @@ class QuestionLog:
         except Exception as exc:  # a bug here must not cost a visitor an answer either
             logger.exception("question log: unexpected error")
             self._give_up("failed", exc)
+
+    def _follow_the_file(self) -> None:
+        """A log deleted (or replaced) while the daemon runs: SQLite would go on writing into
+        the deleted file, every question lost until a restart. One stat a batch; then a new
+        log there. Holds `_lock`."""
+        if self.path is None or _identity(self.path) == self._file:
+            return
+        logger.warning("question log %s was deleted or replaced while the daemon ran: questions now go to the file there", self.path)
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+        self._conn = self._open(self.path)
+        self._file = _identity(self.path)
+        self._last_purge = None
 
     def _insert(self, batch: list[_Pending]) -> None:
         conn = self._conn
@@ -379,14 +413,23 @@ class QuestionLog:
             return
         cutoff = _stamp(now - self.retention)
         conn = self._conn
-        conn.execute("BEGIN")
         try:
-            conn.execute("DELETE FROM results WHERE question_id IN (SELECT id FROM questions WHERE asked_at < ?)", (cutoff,))
-            conn.execute("DELETE FROM questions WHERE asked_at < ?", (cutoff,))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+            conn.execute("BEGIN")
+            try:
+                conn.execute("DELETE FROM results WHERE question_id IN (SELECT id FROM questions WHERE asked_at < ?)", (cutoff,))
+                conn.execute("DELETE FROM questions WHERE asked_at < ?", (cutoff,))
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc):
+                raise
+            # another process holds the file: the old rows go at a later write (_last_purge
+            # unchanged), the log stays on (on open, it was turned off for the daemon's life)
+            logger.debug("question log %s: busy, old questions deleted later", self.path)
+            return
         self._last_purge = now
 
     # ---- reading
