@@ -567,6 +567,14 @@ def test_grasbot_log_does_not_create_a_missing_log(tmp_path):
     assert run_log(["log", "--question-log", str(db), "--limit", "0"])[0] == 2
 
 
+def test_grasbot_log_says_why_it_cannot_read_a_log(tmp_path, capsys):
+    db = tmp_path / "q.sqlite3"
+    db.write_bytes(b"not a database, " * 512)  # a file torn or overwritten by something else
+    assert run_log(["log", "--question-log", str(db)])[0] == 2
+    err = capsys.readouterr().err
+    assert f"grasbot: cannot read the question log {db} (cannot open: file is not a database)" in err
+
+
 @pytest.mark.parametrize("days", ["nan", "inf", "1e9", "800000"])
 def test_grasbot_log_refuses_days_no_date_can_reach(tmp_path, capsys, days):
     db = tmp_path / "q.sqlite3"

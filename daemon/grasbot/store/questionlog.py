@@ -222,6 +222,7 @@ class QuestionLog:
         self._conn: sqlite3.Connection | None = None
         self._last_purge: datetime | None = None
         self._warned = False
+        self.failure: str | None = None  # why the log was turned off, for `grasbot log` to say
         self._file: tuple[int, int] | None = None  # the file the connection writes (device, inode)
         if self.path is not None:
             try:
@@ -264,6 +265,7 @@ class QuestionLog:
 
     def _give_up(self, doing: str, exc: BaseException) -> None:
         """Turn the log off. The caller holds `_lock` (or is `__init__`)."""
+        self.failure = self.failure or f"{doing}: {exc}"
         if not self._warned:
             self._warned = True
             logger.warning("question log %s: %s %s; questions are no longer logged", self.path, doing, exc)
@@ -570,7 +572,7 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
     if path.exists():  # reading must not create an empty log
         with QuestionLog(path, retention_days=retention) as log:
             if not log.enabled:
-                print(f"grasbot: cannot open the question log {path}", file=sys.stderr)
+                print(f"grasbot: cannot read the question log {path} ({log.failure})", file=sys.stderr)
                 return 2
             ungrounded = log.recent_ungrounded(args.limit, days=args.days)
             weak = log.weakly_found(args.limit, days=args.days)
