@@ -229,7 +229,7 @@ def static_file(name: str, headers: dict[str, str] | None = None) -> Callable[[w
     `headers` are added to the response."""
 
     async def handler(request: web.Request) -> web.FileResponse:
-        return web.FileResponse(STATIC_DIR / name, headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff", **(headers or {})})
+        return web.FileResponse(STATIC_DIR / name, headers={"Cache-Control": "no-cache", **(headers or {})})  # nosniff: middleware.nosniff
 
     return handler
 
