@@ -269,8 +269,7 @@ class GrasBot:
         self._embed_thread: threading.Thread | None = None
         self._worker_lock = threading.Lock()
         self._embed_again = False
-        self._progress = Progress(0, 0)
-        self._public_progress = Progress(0, 0)  # the visitor's notes' share of it, what /health says
+        self._progress = Progress(0, 0)  # the visitor's notes' texts: what /health says
         self._texts = NoteTexts()
         self._embed_error: str | None = None
         if self.embedder is not None:
@@ -406,18 +405,18 @@ class GrasBot:
             todo = missing(texts, store)
             if at_most is not None and len(todo) > at_most:
                 return False
-            total = len(set(texts.keys.values()))
-            self._progress = Progress(total - len(todo), total)
             # what /health says: the visitor's notes' texts alone (how many the private notes
             # have is no visitor's to know), embedded first so that their count moves first
             public = {texts.keys[t] for p in snapshot.index("visitor").notes for t in (*texts.by_path[p], *texts.asked[p])}
             todo.sort(key=lambda item: item[0] not in public)
             shown = sum(1 for key, _ in todo if key in public)
-            self._public_progress = Progress(len(public) - shown, len(public))
+            self._progress = Progress(len(public) - shown, len(public))
+            embedded = 0  # this pass's, so far
 
             def progressed(done: int) -> None:
-                self._progress = Progress(total - len(todo) + done, total)
-                self._public_progress = Progress(len(public) - shown + min(done, shown), len(public))
+                nonlocal embedded
+                embedded = done
+                self._progress = Progress(len(public) - shown + min(done, shown), len(public))
                 if background and (self._embed_stop.is_set() or generation != self._generation):
                     raise _Superseded
 
@@ -428,7 +427,7 @@ class GrasBot:
                 embedder.load()  # here, off the event loop, even when every vector came from the cache
                 snapshot.semantic.update(semantic_indexes(snapshot.indexes, texts, store, self._questions))
             except _Superseded:  # what was embedded is kept: a stop at minute 4 of 5 loses nothing
-                if self._progress.embedded > total - len(todo):
+                if embedded:
                     store.save(texts.keys.values())
                 return False
             except EmbeddingError as exc:
@@ -486,8 +485,8 @@ class GrasBot:
             "backend": self.settings.semantic,
             "model": self.embedder.model,
             "ready": bool(self._snapshot.semantic),
-            "embedded": self._public_progress.embedded,
-            "total": self._public_progress.total,
+            "embedded": self._progress.embedded,
+            "total": self._progress.total,
         }
         if self._embed_error:
             status["error"] = self._embed_error if owner else "embedding failed: words alone rank the notes until the next reload"
