@@ -221,8 +221,7 @@ class QuestionLog:
         self._closing = False
         self._conn: sqlite3.Connection | None = None
         self._last_purge: datetime | None = None
-        self._warned = False
-        self.failure: str | None = None  # why the log was turned off, for `grasbot log` to say
+        self.failure: str | None = None  # why the log was turned off (said once), for `grasbot log` to say
         self._file: tuple[int, int] | None = None  # the file the connection writes (device, inode)
         if self.path is not None:
             try:
@@ -265,9 +264,8 @@ class QuestionLog:
 
     def _give_up(self, doing: str, exc: BaseException) -> None:
         """Turn the log off. The caller holds `_lock` (or is `__init__`)."""
-        self.failure = self.failure or f"{doing}: {exc}"
-        if not self._warned:
-            self._warned = True
+        if self.failure is None:
+            self.failure = f"{doing}: {exc}"
             logger.warning("question log %s: %s %s; questions are no longer logged", self.path, doing, exc)
         conn, self._conn = self._conn, None
         with self._queue:
