@@ -15,7 +15,7 @@ import { AliasSuggestHub, aliasSuggestLivePreview } from "./aliasSuggest/extensi
 import { DismissedAliases } from "./aliasSuggest/suggestions";
 import { GrasbotClient } from "./client";
 import { Debouncer } from "./debounce";
-import { type FailureState, describeFailure } from "./errors";
+import { describeFailure } from "./errors";
 import { testNote } from "./noteTest";
 import type { Passage, Source } from "./protocol";
 import { formatReloadNotice, noteTestSummary } from "./render";
@@ -183,8 +183,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		} catch (error) {
 			if (quiet && this.autoReloadFailing) return; // said once already
 			if (quiet) this.autoReloadFailing = true;
-			const state = this.describe(error);
-			new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
+			this.noticeFailure(error);
 		}
 	}
 
@@ -198,14 +197,14 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			].filter((fact): fact is string => fact !== null);
 			new Notice(`GrasBot daemon ${health.status} at ${this.settings.daemonUrl}: ${facts.join(", ")}.`);
 		} catch (error) {
-			const state = this.describe(error);
-			new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
+			this.noticeFailure(error);
 		}
 	}
 
-	/** What to tell the author about a failed call, knowing whether a token is set. */
-	private describe(error: unknown): FailureState {
-		return describeFailure(error, this.settings.daemonUrl, { tokenSet: this.token().length > 0 });
+	/** Tells the author what failed and what to do, knowing whether a token is set. */
+	private noticeFailure(error: unknown): void {
+		const state = describeFailure(error, this.settings.daemonUrl, { tokenSet: this.token().length > 0 });
+		new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
 	}
 
 	private async openPreview(): Promise<PreviewView | null> {
@@ -234,8 +233,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			new Notice(noteTestSummary(report));
 		} catch (error) {
 			view?.showFailure(error);
-			const state = this.describe(error);
-			new Notice(`${state.title}. ${state.detail}`, NOTICE_MS);
+			this.noticeFailure(error);
 		}
 	}
 }
