@@ -5,6 +5,7 @@
  */
 
 import type { FailureState } from "./errors";
+import { renderMarkdown } from "./markdown";
 import type { NoteTestReport } from "./noteTest";
 import type { AnswerResult, Passage, ReloadResult, Source } from "./protocol";
 
@@ -107,8 +108,9 @@ export function renderSources(parent: HTMLElement, sources: Source[], options: R
 }
 
 /**
- * The answer panel, filled as the stream arrives: sources first, then tokens, then the
- * final answer (which replaces the streamed text, so a lost token cannot stay wrong).
+ * The answer panel, filled as the stream arrives: sources first, then tokens as plain text,
+ * then the final answer as Markdown, as the chat page shows it (it replaces the streamed text,
+ * so a lost token cannot stay wrong).
  */
 export class AnswerView {
 	readonly el: HTMLElement;
@@ -146,7 +148,13 @@ export class AnswerView {
 		this.statusEl.empty();
 		if (note) this.statusEl.createDiv({ cls: "grasbot-note", text: note });
 		this.streamed = result.response;
-		this.textEl.setText(result.response);
+		this.textEl.empty();
+		this.textEl.addClass("grasbot-md");
+		const bySlug = new Map(result.sources.map((source) => [source.slug, source]));
+		renderMarkdown(this.textEl, result.response, {
+			cite: (slug) => bySlug.get(slug) ?? null,
+			open: this.options.onOpenSource && ((source) => this.options.onOpenSource?.(source)),
+		});
 		this.setSources(result.sources, result.grounded);
 		if (result.llm_error) {
 			const label = this.metaEl.createDiv({ cls: "grasbot-llm-fallback" });

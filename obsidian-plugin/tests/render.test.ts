@@ -66,6 +66,23 @@ describe("text from notes is never HTML", () => {
 	});
 });
 
+describe("the final answer", () => {
+	it("replaces the streamed text with the answer read as Markdown, its citations opening their notes", () => {
+		const root = createDiv();
+		const open = vi.fn();
+		const view = new AnswerView(root, { onOpenSource: open });
+		view.appendToken("Push_swap **trie**");
+		expect(root.querySelector(".grasbot-answer-text strong")).toBeNull(); // tokens stay text until the end
+		view.complete(answer({ response: "Push_swap **trie** une pile [push-swap].\n\n- `ra`\n- `rb`" }));
+		const text = root.querySelector(".grasbot-answer-text");
+		expect(text?.classList.contains("grasbot-md")).toBe(true);
+		expect(text?.querySelector("p strong")?.textContent).toBe("trie");
+		expect([...(text?.querySelectorAll("li code") ?? [])].map((c) => c.textContent)).toEqual(["ra", "rb"]);
+		text?.querySelector<HTMLAnchorElement>("a.grasbot-cite")?.click();
+		expect(open).toHaveBeenCalledWith(expect.objectContaining({ slug: "push-swap" }));
+	});
+});
+
 describe("sources", () => {
 	it("lists each source with its score and every reason", () => {
 		const root = createDiv();

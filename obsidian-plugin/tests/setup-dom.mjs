@@ -51,6 +51,9 @@ const nodeHelpers = {
 	createSpan(info, callback) {
 		return make("span", info, callback, this);
 	},
+	appendText(text) {
+		this.appendChild(document.createTextNode(text));
+	},
 };
 
 const elementHelpers = {

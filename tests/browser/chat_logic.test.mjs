@@ -149,3 +149,16 @@ test("history: the shared cases (shared-protocol/cases/history.json)", () => {
 		assert.deepEqual(historyFor(turns, LIMITS, fits), expected, c.name);
 	}
 });
+
+// How an answer's Markdown is shown, as cases the Obsidian preview runs too.
+const MARKDOWN = JSON.parse(readFileSync(path.join(here, "..", "..", "shared-protocol", "cases", "markdown.json"), "utf8"));
+
+test("Markdown: the shared cases (shared-protocol/cases/markdown.json)", () => {
+	assert.ok(MARKDOWN.cases.length >= 9);
+	for (const c of MARKDOWN.cases) {
+		const root = render(c.text, MARKDOWN.sources);
+		assert.equal(root.innerHTML.replace(/ href="[^"]*"/g, ""), c.html, c.name);
+	}
+	const cited = render("[potager]", MARKDOWN.sources).querySelector("a.grasbot-cite");
+	assert.equal(cited.href, "https://exemple.org/potager"); // the page links a citation to its source's page
+});

@@ -202,7 +202,9 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 
 		await page.waitForSelector(".grasbot-answer-facts", { timeout: WAIT_MS });
 		const screen = await readScreen();
-		expect(screen.text).toBe(reply);
+		// The final answer is read as Markdown, as the site's chat reads it: a [slug] shows its note's title.
+		expect(reply).toContain("[grasbot-pipeline]");
+		expect(screen.text).toBe(reply.replace("[grasbot-pipeline]", "[GrasBot — le pipeline de réponse]"));
 		expect(screen.badge).toBe(`basé sur ${expected.length} notes`);
 		expect(screen.states).toEqual([]);
 		expect(screen.status).not.toContain(STREAM_FALLBACK_NOTE); // the stream itself answered
@@ -228,6 +230,10 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 
 		// A source opens its note (the panel reports the vault path it would open).
 		await page.click(".grasbot-source-link");
+		expect(await page.getAttribute("#app", "data-opened")).toBe(expected[0].path);
+		// So does a citation in the answer.
+		await page.evaluate(() => document.querySelector("#app")?.removeAttribute("data-opened"));
+		await page.click(".grasbot-answer-text a.grasbot-cite");
 		expect(await page.getAttribute("#app", "data-opened")).toBe(expected[0].path);
 
 		await page.screenshot({ path: path.join(ARTIFACTS, "plugin-preview.png"), fullPage: true });
@@ -259,7 +265,7 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 			})),
 		);
 		expect(turns).toEqual([
-			{ question, text: reply },
+			{ question, text: reply.replace("[grasbot-pipeline]", "[GrasBot — le pipeline de réponse]") },
 			{ question: followUp, text: hostile },
 		]);
 		expect(await page.evaluate(() => document.querySelectorAll("#app script, #app img").length)).toBe(0);
