@@ -640,7 +640,7 @@ class GrasBot:
         when it is not shared: a follow-up (`key` None), or reuse off."""
         if key is None or self.answers.size <= 0:
             return None
-        flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner))
+        flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner), audience=key[1])
         return flight.follow(), not started
 
     def _from_notes(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, why: Exception) -> dict:
@@ -686,15 +686,18 @@ class GrasBot:
         )
 
     async def health(self, owner: bool = False) -> dict:
-        """`owner`: the owner's view, which names the model hosts."""
+        """`owner`: the owner's view, which names the model hosts and counts the owner's own
+        answers among those kept and reused (a visitor's counts the visitors' only)."""
         hosts = [h.llm for h in self.admission.hosts]
+        audience = None if owner else "visitor"
+        kept, hits = self.answers.counts(audience)
         return {
             "status": "ok",
             "vault_size": self.vault_size("visitor"),
             "model": self.settings.llm_model,
             "llm_reachable": any(await asyncio.gather(*(llm.reachable() for llm in hosts))),
             "semantic": self.semantic_status(owner),
-            "generation": {**self.admission.view(urls=owner), "reused": {"kept": len(self.answers), "hits": self.answers.hits, "shared": self.flights.shared}},
+            "generation": {**self.admission.view(urls=owner), "reused": {"kept": kept, "hits": hits, "shared": self.flights.shared(audience)}},
             "version": __version__,
         }
 

@@ -54,14 +54,15 @@ def test_the_cache_is_bounded_and_bound_to_one_snapshot():
 
     one, two = Snap(), Snap()
     cache = AnswerCache(2)
+    k = [cache.key(f"question {i}", "visitor", True) for i in range(6)]
     cache.forget(one)
     for i in range(3):
-        cache.put(one, (i,), {"i": i})
-    assert cache.get(one, (0,)) is None and cache.get(one, (2,)) == {"i": 2} and len(cache) == 2  # the oldest went
+        cache.put(one, k[i], {"i": i})
+    assert cache.get(one, k[0]) is None and cache.get(one, k[2]) == {"i": 2} and len(cache) == 2  # the oldest went
     cache.forget(two)
-    assert cache.get(two, (2,)) is None
-    cache.put(one, (5,), {"i": 5})  # an answer written on the old version, finishing after the reload
-    assert cache.get(two, (5,)) is None and cache.get(one, (5,)) is None
+    assert cache.get(two, k[2]) is None
+    cache.put(one, k[5], {"i": 5})  # an answer written on the old version, finishing after the reload
+    assert cache.get(two, k[5]) is None and cache.get(one, k[5]) is None
 
 
 async def test_a_question_asked_again_is_reused_on_every_path(start_daemon, standin_ollama):
@@ -169,6 +170,10 @@ async def test_an_owner_answer_is_never_reused_for_a_visitor(start_daemon, stand
         assert "canari-rucher-91" not in json.dumps(visitor) and "journal" not in json.dumps(visitor)
     assert len(standin_ollama.requests) == 2  # the visitor's own answer, written once, then reused
     assert all("canari-rucher-91" not in m["content"] for m in standin_ollama.requests[-1]["messages"])
+    # A visitor's /health counts the visitors' kept answers and reuses, not the owner's.
+    visitors = (await (await client.get("/health")).json())["generation"]["reused"]
+    everyone = (await (await client.get("/health", headers=OWNER)).json())["generation"]["reused"]
+    assert visitors == {"kept": 1, "hits": 2, "shared": 0} and everyone == {"kept": 2, "hits": 3, "shared": 0}
 
 
 HELD = ["GrasBot cherche d'abord les notes qui répondent à la question posée, ", "puis le modèle rédige la réponse [grasbot-pipeline]."]
@@ -208,6 +213,7 @@ async def test_the_same_question_asked_meanwhile_shares_one_generation(start_dae
     assert len(bot_of(client).flights) == 0  # landed: the kept answer takes over
     health = await (await client.get("/health", headers=OWNER)).json()
     assert health["generation"]["reused"]["shared"] == 4
+    assert (await (await client.get("/health")).json())["generation"]["reused"]["shared"] == 4  # visitors' questions
     assert (await ask(client))["reused"] is True and len(standin_ollama.requests) == 1
 
 
@@ -292,11 +298,11 @@ async def test_a_flight_gives_each_reader_everything_and_how_it_ended():
         return got, ""
 
     flights = Flights()
-    first, started = flights.join(("q",), snapshot, source)
+    first, started = flights.join(("q",), snapshot, source, audience="visitor")
     reading = asyncio.ensure_future(read(first))
     await asyncio.sleep(0)
-    same, again = flights.join(("q",), snapshot, source)
-    elsewhere, anew = flights.join(("q",), other_snapshot, source)  # another vault version: its own
+    same, again = flights.join(("q",), snapshot, source, audience="visitor")
+    elsewhere, anew = flights.join(("q",), other_snapshot, source, audience="visitor")  # another vault version: its own
     assert started and not again and same is first and anew and elsewhere is not first
     late = asyncio.ensure_future(read(same))
     gate.set()

@@ -20,7 +20,7 @@ import asyncio
 import re
 import unicodedata
 import weakref
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Hashable, Iterator
 
 __all__ = ["AnswerCache", "Flight", "Flights", "normalise_question", "replay_pieces"]
@@ -57,7 +57,7 @@ class AnswerCache:
         self.shape = shape  # the settings an answer depends on (a new GrasBot for new settings, but said)
         self._snapshot: weakref.ref | None = None
         self._kept: OrderedDict[tuple, dict] = OrderedDict()
-        self.hits = 0
+        self._hits: Counter[str] = Counter()  # by audience: a visitor's /health counts the visitors' only
 
     def key(self, q: str, audience: str, semantic: bool) -> tuple:
         return (normalise_question(q), audience, semantic, self.shape)
@@ -68,7 +68,7 @@ class AnswerCache:
         payload = self._kept.get(key)
         if payload is not None:
             self._kept.move_to_end(key)
-            self.hits += 1
+            self._hits[key[1]] += 1
         return payload
 
     def put(self, snapshot: object, key: tuple, payload: dict) -> None:
@@ -90,6 +90,12 @@ class AnswerCache:
 
     def __len__(self) -> int:
         return len(self._kept)
+
+    def counts(self, audience: str | None = None) -> tuple[int, int]:
+        """(answers kept, times one was reused) for `audience`'s questions, or everyone's."""
+        if audience is None:
+            return len(self._kept), self._hits.total()
+        return sum(1 for key in self._kept if key[1] == audience), self._hits[audience]
 
     def _bind(self, snapshot: object) -> None:
         self._snapshot = weakref.ref(snapshot)
@@ -169,16 +175,19 @@ class Flights:
 
     def __init__(self) -> None:
         self._flying: dict[Hashable, Flight] = {}
-        self.shared = 0  # questions that joined a flight (what /health says)
+        self._shared: Counter[str] = Counter()  # questions that joined a flight, by audience (what /health says)
 
-    def join(self, key: Hashable, snapshot: object, source: Callable[[], AsyncIterator[object]]) -> tuple[Flight, bool]:
+    def shared(self, audience: str | None = None) -> int:
+        return self._shared.total() if audience is None else self._shared[audience]
+
+    def join(self, key: Hashable, snapshot: object, source: Callable[[], AsyncIterator[object]], audience: str) -> tuple[Flight, bool]:
         """The flight for `key` on `snapshot`, and whether this call started it (with
         `source()`): a flight of another vault version is never joined. The caller is one
         more reader, and must `follow` the flight."""
         flight = self._flying.get(key)
         if flight is not None and flight.snapshot is snapshot and not (flight.finished or flight.abandoned):
             flight.readers += 1
-            self.shared += 1
+            self._shared[audience] += 1
             return flight, False
         flight = self._flying[key] = Flight(snapshot)
         flight.readers = 1
