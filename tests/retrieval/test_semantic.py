@@ -478,13 +478,13 @@ def test_the_visitor_reads_a_prefix_of_the_owner_matrices_and_matches_as_if_alon
     bot = with_embedder(make_bot(note_writer.root), WordsEmbedder())
     assert bot.embed_pending() is True
     visitor, owner = bot.snapshot.semantic["visitor"], bot.snapshot.semantic["owner"]
-    assert np.shares_memory(visitor.matrix, owner.matrix) and np.shares_memory(visitor.asked[0], owner.asked[0])
+    assert np.shares_memory(visitor.matrix.codes, owner.matrix.codes) and np.shares_memory(visitor.asked[0].codes, owner.asked[0].codes)
     assert visitor.paths == tuple(sorted(public)) and len(owner.paths) == 12
     declared = {q for p in public for q in bot.snapshot.vault.notes[p].answers}
     assert set(visitor.asked[3]) == declared and len(visitor.asked[3]) < len(owner.asked[3])
     texts = NoteTexts().of(bot.snapshot.indexes)
     alone = semantic_indexes({"visitor": bot.snapshot.index("visitor")}, texts, bot._vectors, QuestionVectors(bot.embedder))["visitor"]
-    assert not np.shares_memory(alone.matrix, owner.matrix)
+    assert not np.shares_memory(alone.matrix.codes, owner.matrix.codes)
     matched = 0
     for q in [f"que faire de la {w}" for w in words] + ["le compost et la ruche", "tomate"]:
         assert visitor.match(q, SEMANTIC_MIN_Z, SEMANTIC_NOTES) == alone.match(q, SEMANTIC_MIN_Z, SEMANTIC_NOTES), q
@@ -571,7 +571,7 @@ def test_match_keeps_the_closest_notes_above_the_spread_within_its_limit():
     assert set(every) == {f"p{i:03}.md" for i in np.flatnonzero(z >= 1.0)} and len(every) > 12
     top = index.match("q", 1.0, 12)
     assert set(top) == {f"p{i:03}.md" for i in np.argsort(-cosines)[:12]}
-    assert all(c.z >= 1.0 and abs(c.cosine - cosines[int(p[1:4])]) < 1e-6 for p, c in top.items())
+    assert all(c.z >= 1.0 and abs(c.cosine - cosines[int(p[1:4])]) < 0.01 for p, c in top.items())  # int8 rows (below)
     assert index.match("   ", 1.0, 12) == {}
 
 
@@ -619,45 +619,33 @@ def test_a_long_note_gets_a_vector_for_each_section_under_its_heading_path(note_
     assert any(t.startswith("Cours de jardinage › Limaces\n") and "planche retournée" in t for t in long[1:])
 
 
-def test_the_declared_questions_product_made_beside_the_notes_gives_the_same_closeness(monkeypatch):
-    """From SIDE_PRODUCT_ROWS declared questions their product runs on another thread: the
-    same notes, cosines, z-scores and named questions as when it runs in line."""
-    from grasbot.retrieval import semantic
-    from grasbot.retrieval.semantic import SemanticIndex
+def test_int8_rows_give_the_float_cosines_within_rounding():
+    """A search reads the vectors as int8 with a scale a row: the cosines of 512-wide unit
+    vectors within 0.003 of float32's (the benchmark's 29,080 vectors: 0.0023 at worst), a
+    text's cosine with itself never past 1, and a slice a view, not a copy."""
+    from grasbot.retrieval.semantic import Rows
 
-    rng = np.random.default_rng(5)
-
-    def unit(rows: int) -> np.ndarray:
-        m = rng.normal(size=(rows, 16)).astype(np.float32)
-        return m / np.linalg.norm(m, axis=1, keepdims=True)
-
-    matrix, asked = unit(300), unit(900)
-    declaring = np.arange(0, 300, 2)  # every other note declares 6 questions
-    asked_index = (asked, declaring, np.arange(0, 900, 6), tuple(f"question {i} ?" for i in range(900)))
-    question = unit(1)[0]
-
-    class Fixed:
-        model, remote = "fixed", False
-
-        def embed(self, texts):
-            return np.stack([question] * len(texts))
-
-    paths = [f"n{i:03}.md" for i in range(300)]
-    in_line = SemanticIndex(paths, matrix, np.arange(300), QuestionVectors(Fixed()), asked_index).match("q", 0.5, 50)
-    submitted = []
-    side = semantic._SIDE
-
-    class Recording:
-        def submit(self, *args):
-            submitted.append(args)
-            return side.submit(*args)
-
-    monkeypatch.setattr(semantic, "SIDE_PRODUCT_ROWS", 100)
-    monkeypatch.setattr(semantic, "_SIDE", Recording())
-    beside = SemanticIndex(paths, matrix, np.arange(300), QuestionVectors(Fixed()), asked_index).match("q", 0.5, 50)
-    assert len(submitted) == 1 and submitted[0][1] is asked
-    assert beside == in_line
-    assert sum(1 for c in in_line.values() if c.asked) > 10  # the declared questions were read
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(size=(2_000, 512)).astype(np.float32)
+    matrix[:1_000] *= rng.uniform(0.05, 3.0, size=(1_000, 512)).astype(np.float32)  # uneven rows too
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    rows = Rows.of(matrix)
+    assert rows.codes.dtype == np.int8 and rows.codes.nbytes * 4 == matrix.nbytes and rows.width == 512
+    worst = 0.0
+    for i in range(0, 2_000, 97):
+        question = matrix[i] + 0.8 * matrix[(i * 7 + 1) % 2_000]
+        question /= np.linalg.norm(question)
+        cosines = rows.cosines(Rows.of(question[None]))
+        worst = max(worst, float(np.abs(cosines - matrix @ question).max()))
+        assert cosines.max() <= 1.0
+    assert 0 < worst < 0.003
+    itself = [float(rows.cosines(Rows.of(matrix[i][None]))[i]) for i in range(0, 2_000, 7)]
+    assert min(itself) > 0.997 and max(itself) == 1.0  # rounded past 1 for some, and kept at 1
+    part = rows[100:200]
+    assert np.shares_memory(part.codes, rows.codes) and len(part) == 100
+    assert np.array_equal(part.cosines(Rows.of(matrix[150][None])), rows.cosines(Rows.of(matrix[150][None]))[100:200])
+    assert len(Rows.of(np.zeros((0, 512), dtype=np.float32)).cosines(Rows.of(matrix[:1]))) == 0
+    assert not np.isnan(Rows.of(np.zeros((3, 512), dtype=np.float32)).cosines(Rows.of(matrix[:1]))).any()  # a zero row: cosine 0
 
 
 def test_a_note_of_many_sections_is_not_closer_by_chance_alone():

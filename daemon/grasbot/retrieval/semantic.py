@@ -24,7 +24,6 @@ import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
@@ -44,9 +43,6 @@ HEAD_CHARS = 2_000  # of a note's text embedded: what the note is about (issue 1
 BATCH = 32  # texts an encoder call takes at once
 QUESTIONS_KEPT = 2_048  # question vectors remembered: a public site hears the same questions often
 BUNDLED_MODEL = "use-multilingual-v3"
-SIDE_PRODUCT_ROWS = 4_096  # declared questions from which their product (0.1 ms or more) runs beside the notes' (a handoff: 24 µs)
-
-_SIDE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grasbot-vectors")
 
 
 class ForeignVectors(EmbeddingError):
@@ -78,21 +74,56 @@ class Embedder(Protocol):
         """Be ready to embed a question at once (blocking: the embedding worker calls it)."""
 
 
-_BLAS_LIMITED = False
+class Rows:
+    """Unit vectors as a search reads them: int8, with one scale a row. A search reads every
+    row, and at 10,000 notes float32's 50 MB came from memory at each question; a quarter of
+    the bytes, read by SimSIMD's int8 kernels, gives the cosines within 0.003 of float32's
+    (both products 2.5 → 0.4 ms, the dev questions ranked the same: `benchmarks/README.md`,
+    round 27). No BLAS product is left in GrasBot's own code (the encoder limits its own)."""
 
+    __slots__ = ("codes", "scales")
 
-def _one_blas_thread() -> None:
-    """One BLAS thread for the process, once: a daemon on 2 cores answers several visitors at
-    a time, and a BLAS pool that spins up for a 10,000 × 512 product per question costs more
-    than it gives (p50 0.36 → 0.69 ms, but p95 8.7 → 2.2 ms, on a loaded 2-core VM)."""
-    global _BLAS_LIMITED
-    if not _BLAS_LIMITED:
-        _BLAS_LIMITED = True
-        try:
-            from threadpoolctl import threadpool_limits
-        except ImportError:  # pragma: no cover - installed with the encoder's [fast] extra
-            return
-        threadpool_limits(1, user_api="blas")
+    def __init__(self, codes: np.ndarray, scales: np.ndarray) -> None:
+        self.codes = codes  # int8, one row a vector
+        self.scales = scales  # float32: a row's vector is its codes times its scale
+
+    @classmethod
+    def of(cls, vectors: np.ndarray | Sequence[np.ndarray]) -> Rows:
+        """`vectors` (a matrix, or its rows) as int8, a chunk of rows at a time: made from one
+        float32 matrix of them all, a daemon's peak at 10,000 notes was 583 MB, not 471."""
+        import numpy as np
+
+        n = len(vectors)
+        width = vectors.shape[1] if isinstance(vectors, np.ndarray) and vectors.ndim == 2 else len(vectors[0]) if n else 0
+        codes, scales = np.empty((n, width), dtype=np.int8), np.empty(n, dtype=np.float32)
+        for start in range(0, n, 1_024):
+            chunk = np.asarray(vectors[start : start + 1_024], dtype=np.float32)
+            peak = np.abs(chunk).max(axis=1) / 127
+            peak[peak == 0] = 1.0
+            codes[start : start + len(chunk)] = np.rint(chunk / peak[:, None])
+            scales[start : start + len(chunk)] = peak
+        return cls(codes, scales)
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, rows: slice) -> Rows:
+        return Rows(self.codes[rows], self.scales[rows])
+
+    @property
+    def width(self) -> int:
+        return int(self.codes.shape[1])
+
+    def cosines(self, question: Rows) -> np.ndarray:
+        """Each row's cosine with `question` (one row, `Rows.of` a unit vector), as float64."""
+        import numpy as np
+        import simsimd
+
+        if not len(self.codes):
+            return np.zeros(0)
+        sums = np.asarray(simsimd.cdist(question.codes, self.codes, metric="dot"))[0]  # exact int32 sums, as float64
+        cosines = sums * self.scales * float(question.scales[0])
+        return np.clip(cosines, -1.0, 1.0, out=cosines)  # rounding may carry a text's cosine with itself past 1
 
 
 def _normalised(matrix: np.ndarray) -> np.ndarray:
@@ -317,21 +348,25 @@ class SemanticIndex:
     several vectors (its head, the sections of a long note), and its closeness is the best of
     them. `starts[i]`: the first row of note i (rows are grouped by note). Beside them, one
     vector a declared question (`asked`: the matrix, the notes that declare some, the first row
-    of each, the questions), grouped by note too."""
+    of each, the questions), grouped by note too. Both matrices are kept as `Rows` (float32
+    unit vectors given here are made so)."""
 
     def __init__(
         self,
         paths: Sequence[str],
-        matrix: np.ndarray,
+        matrix: np.ndarray | Rows,
         starts: np.ndarray,
         questions: QuestionVectors,
-        asked: tuple[np.ndarray, np.ndarray, np.ndarray, Sequence[str]] | None = None,
+        asked: tuple[np.ndarray | Rows, np.ndarray, np.ndarray, Sequence[str]] | None = None,
     ) -> None:
         self.paths = tuple(paths)
-        self.matrix = matrix
+        self.matrix = matrix if isinstance(matrix, Rows) else Rows.of(matrix)
         self.starts = starts
         self._questions = questions
-        self.asked = asked  # None: no note declares a question
+        self.asked: tuple[Rows, np.ndarray, np.ndarray, Sequence[str]] | None = None  # None: no note declares a question
+        if asked is not None:
+            rows = asked[0] if isinstance(asked[0], Rows) else Rows.of(asked[0])
+            self.asked = (rows, asked[1], asked[2], asked[3])
         self._rows: dict[str, tuple[int, int]] | None = None  # made by the first section_cosines
         self._sections: _Sections | None = None  # made by the first match of a note with sections
         self._groups: tuple[list[int], list[int], list[int]] | None = None  # declared questions' places, lists
@@ -365,18 +400,13 @@ class SemanticIndex:
         import numpy as np
 
         question = self._fitting(self._questions.vector(text))
-        # Two matrix-vector products, each bound by memory: with many declared questions, theirs
-        # runs on another core meanwhile (10,000 notes: match p50 1.97 → 1.48 ms, same result).
-        side = None
-        if self.asked is not None and len(self.asked[0]) >= SIDE_PRODUCT_ROWS:
-            side = _SIDE.submit(np.matmul, self.asked[0], question)
-        cosines = self.matrix @ question
+        cosines = self.matrix.cosines(question)
         if len(cosines) != len(self.paths):
             cosines = self._closest(cosines)
         found = {self.paths[i]: Closeness(c, z) for i, c, z in _standing_out(cosines, min_z, limit)}
         if self.asked is not None:
             matrix, _, starts, texts = self.asked
-            rows = side.result() if side is not None else matrix @ question
+            rows = matrix.cosines(question)
             declaring, firsts, ends = self._declared()
             for j, c, z in _standing_out(np.maximum.reduceat(rows, starts), min_z, limit):
                 first, end = firsts[j], ends[j]
@@ -406,14 +436,14 @@ class SemanticIndex:
         if rows is None:
             return None
         first, end = rows
-        return self.matrix[first + 1 : end] @ self._fitting(self._questions.vector(text))
+        return self.matrix[first + 1 : end].cosines(self._fitting(self._questions.vector(text)))
 
-    def _fitting(self, question: np.ndarray) -> np.ndarray:
-        """`question`, as wide as the notes' vectors: ForeignVectors when the cache gave them
-        another model's."""
-        if question.shape != self.matrix.shape[1:]:
-            raise ForeignVectors(f"the notes' vectors have {self.matrix.shape[1]} numbers, the question's {question.size}: another model's vectors")
-        return question
+    def _fitting(self, question: np.ndarray) -> Rows:
+        """`question` as a row to read the notes' with: ForeignVectors when the cache gave them
+        another model's, of another width."""
+        if question.shape != (self.matrix.width,):
+            raise ForeignVectors(f"the notes' vectors have {self.matrix.width} numbers, the question's {question.size}: another model's vectors")
+        return Rows.of(question[None])
 
     def _rows_of(self) -> dict[str, tuple[int, int]]:
         """{path: (its head's row, the row after its last)} of the notes with section vectors."""
@@ -609,8 +639,6 @@ def semantic_indexes(indexes: Mapping[str, Index], texts: Texts, store: VectorSt
     so each: peak RSS 637 → 541 MB)."""
     import numpy as np
 
-    _one_blas_thread()
-
     def vector(text: str) -> np.ndarray:
         found = store.get(texts.keys[text])
         if found is None:
@@ -632,11 +660,10 @@ def semantic_indexes(indexes: Mapping[str, Index], texts: Texts, store: VectorSt
                 asked_starts.append(len(asked_rows))
                 asked_rows.extend(vector(text) for text in texts.asked[path])
                 asked.extend(texts.asked[path])
-        matrix = np.stack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
         declared = None
         if asked_rows:
-            declared = (np.stack(asked_rows), np.array(declaring, dtype=np.intp), np.array(asked_starts, dtype=np.intp), tuple(asked))
-        return SemanticIndex(paths, matrix, np.array(starts, dtype=np.intp), questions, declared)
+            declared = (Rows.of(asked_rows), np.array(declaring, dtype=np.intp), np.array(asked_starts, dtype=np.intp), tuple(asked))
+        return SemanticIndex(paths, Rows.of(rows), np.array(starts, dtype=np.intp), questions, declared)
 
     out: dict[str, SemanticIndex] = {}
     by_size = sorted(indexes, key=lambda audience: len(indexes[audience].notes))
