@@ -153,7 +153,7 @@ export class AnswerView {
 		const bySlug = new Map(result.sources.map((source) => [source.slug, source]));
 		renderMarkdown(this.textEl, result.response, {
 			cite: (slug) => bySlug.get(slug) ?? null,
-			open: this.options.onOpenSource && ((source) => this.options.onOpenSource?.(source)),
+			open: this.options.onOpenSource,
 		});
 		this.setSources(result.sources, result.grounded);
 		if (result.llm_error) {
