@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
+import os
 import sqlite3
+import subprocess
+import sys
 import threading
 from datetime import UTC, datetime, timedelta
 
@@ -582,3 +586,109 @@ def test_grasbot_log_refuses_days_no_date_can_reach(tmp_path, capsys, days):
     assert run_log(["log", "--question-log", str(db), "--days", days])[0] == 2  # was a traceback
     assert "grasbot: --days must be more than 0 and at most 36500, and --limit at least 1" in capsys.readouterr().err
     assert run_log(["log", "--question-log", str(db), "--days", "36500"])[0] == 0
+
+
+@contextlib.contextmanager
+def read_only_folder(folder):
+    """`folder` made read-only to this process, root included: root passes over permission
+    bits, not over the immutable attribute (e2fsprogs' chattr)."""
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "+i", str(folder)], check=True)
+        undo = ["chattr", "-i", str(folder)]
+    else:
+        mode = folder.stat().st_mode
+        folder.chmod(0o555)
+        undo = None
+    try:
+        with pytest.raises(OSError):  # the folder really is read-only, or the test proves nothing
+            (folder / "probe").touch()
+        yield
+    finally:
+        if undo:
+            subprocess.run(undo, check=True)
+        else:
+            folder.chmod(mode)
+
+
+def test_grasbot_log_reads_a_log_in_a_folder_it_cannot_write(tmp_path):
+    """Another user's daemon's log, or a copy on a read-only mount: opened read-write, SQLite
+    had to make files beside it, and the command said it could not read the log."""
+    state = tmp_path / "state"
+    db = state / "q.sqlite3"
+    with QuestionLog(db) as log:
+        log.record("robot conversationnel ?", result(("grasbot", 0.8, ("bm25",)), grounded=False))
+    with read_only_folder(state):
+        code, text = run_log(["log", "--question-log", str(db), "--json"])
+        assert sorted(os.listdir(state)) == ["q.sqlite3"]
+    assert code == 0
+    assert [q["question"] for q in json.loads(text)["ungrounded"]] == ["robot conversationnel ?"]
+
+
+def test_grasbot_log_reads_a_log_the_daemon_is_writing(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    with QuestionLog(db, batch_wait=0) as log:
+        log.record("première question ?", result(("a", 0.5, ("bm25",)), grounded=False))
+        assert [q["question"] for q in json.loads(run_log(["log", "--question-log", str(db), "--json"])[1])["ungrounded"]] == ["première question ?"]
+        log.record("seconde question ?", result(("a", 0.5, ("bm25",)), grounded=False))
+        code, text = run_log(["log", "--question-log", str(db), "--json"])
+        assert code == 0
+        assert [q["question"] for q in json.loads(text)["ungrounded"]] == ["seconde question ?", "première question ?"]
+        log.record("troisième question ?", result(("a", 0.5, ("bm25",)), grounded=False))  # the reader left it writable
+        assert log.enabled and log.count() == 3
+
+
+def test_grasbot_log_changes_nothing_in_the_log(tmp_path):
+    """Reading deletes no old question (the daemon's retention does) and writes no byte."""
+    db = tmp_path / "q.sqlite3"
+    asked = datetime.now(UTC) - timedelta(days=200)
+    with QuestionLog(db, retention_days=365, clock=Clock(asked)) as log:
+        log.record("une vieille question ?", result(("a", 0.5, ("bm25",)), grounded=False))
+    before = db.read_bytes()
+    code, text = run_log(["log", "--question-log", str(db), "--json", "--days", "365"])
+    assert code == 0 and [q["question"] for q in json.loads(text)["ungrounded"]] == ["une vieille question ?"]
+    assert db.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["q.sqlite3"]
+
+
+def test_grasbot_log_leaves_another_database_alone(tmp_path, capsys):
+    """A --question-log that names another SQLite file: it used to get GrasBot's tables."""
+    db = tmp_path / "other.sqlite3"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
+    conn.close()
+    before = db.read_bytes()
+    assert run_log(["log", "--question-log", str(db)])[0] == 2
+    assert f"grasbot: cannot read the question log {db} (cannot open: not a GrasBot question log)" in capsys.readouterr().err
+    assert db.read_bytes() == before and columns(db) == {"invoices": ["id"]}
+
+
+def test_grasbot_log_reads_an_empty_file_as_no_question(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    db.touch()
+    code, text = run_log(["log", "--question-log", str(db), "--json"])
+    assert code == 0 and json.loads(text)["ungrounded"] == [] and db.stat().st_size == 0
+
+
+def test_grasbot_log_says_what_to_do_with_a_crashed_log_in_a_read_only_folder(tmp_path, capsys):
+    """A daemon killed mid-run leaves questions in the -wal file; in a folder the reader cannot
+    write, SQLite cannot read them. Copied to a folder it can write, they are read."""
+    state = tmp_path / "state"
+    state.mkdir()
+    db = state / "q.sqlite3"
+    killed = (
+        "import os, sys\n"
+        "from grasbot.store.questionlog import QuestionLog\n"
+        "from grasbot.retrieval.search import SearchResult\n"
+        "log = QuestionLog(sys.argv[1], batch_wait=0)\n"
+        "log._conn.execute('PRAGMA wal_autocheckpoint=0')\n"
+        "log.record('perdue ?', SearchResult(None, (), False, 10, 1.0))\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", killed, str(db)], check=True)
+    (state / "q.sqlite3-shm").unlink()
+    assert (state / "q.sqlite3-wal").stat().st_size > 0
+    with read_only_folder(state):
+        assert run_log(["log", "--question-log", str(db)])[0] == 2
+    err = capsys.readouterr().err
+    assert "q.sqlite3-wal holds questions not yet in the file" in err and "copy both to a folder you can write" in err
+    code, text = run_log(["log", "--question-log", str(db), "--json"])
+    assert code == 0 and [q["question"] for q in json.loads(text)["ungrounded"]] == ["perdue ?"]

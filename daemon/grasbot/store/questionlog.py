@@ -12,6 +12,10 @@ Logging is a side job: a log that cannot be written warns once and turns itself 
 neither `submit` nor `record` ever raises, so a full disk or a read-only home never breaks an
 answer.
 
+`grasbot log` opens the file read-only (`read_only=True`): it never creates, purges or
+locks it for writing, so it reads a log in a folder it cannot write (another user's daemon's,
+a copy on a read-only mount).
+
 Threads: one connection guarded by a lock (`check_same_thread=False`). The server calls
 `submit`, which only builds the question's rows on the caller's thread and queues them (a few
 microseconds on the event loop, no thread-pool round trip, no SQLite); one daemon writer
@@ -33,6 +37,7 @@ import os
 import sqlite3
 import sys
 import threading
+import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -202,7 +207,9 @@ class QuestionLog:
         *,
         batch_wait: float = BATCH_WAIT,
         max_pending: int = MAX_PENDING,
+        read_only: bool = False,
     ):
+        """`read_only`: for the reading methods; `record` and `submit` then keep nothing."""
         if retention_days < 1:
             raise ValueError(f"retention_days must be at least 1, not {retention_days}")
         if batch_wait < 0 or max_pending < 1:
@@ -210,6 +217,7 @@ class QuestionLog:
         self.path = Path(path) if path is not None else None
         self.retention = timedelta(days=retention_days)
         self._clock = clock
+        self.read_only = read_only
         self._batch_wait = batch_wait
         self._max_pending = max_pending
         # Lock order: `_lock` (the connection) before `_queue` (the pending list), never the
@@ -227,7 +235,8 @@ class QuestionLog:
             try:
                 self._conn = self._open(self.path)
                 self._file = _identity(self.path)
-                self._purge(self._clock())
+                if not read_only:
+                    self._purge(self._clock())
             except (sqlite3.Error, OSError, ValueError) as exc:
                 self._give_up("cannot open", exc)
 
@@ -238,25 +247,44 @@ class QuestionLog:
     # ---- opening
 
     def _open(self, path: Path) -> sqlite3.Connection:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None)
+        """A connection, the schema made on first use. Read-only, nothing is made or changed.
+        With no `-wal` file beside the log, no daemon has it open (a connection keeps one) and
+        every question is in the file: SQLite then reads it as `immutable`, which needs no `-shm`
+        file beside it, so a log in a folder the reader cannot write can be read."""
+        wal = path.with_name(path.name + "-wal")
+        if self.read_only:
+            flags = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
+            target, uri = f"file:{urllib.parse.quote(os.fspath(path.absolute()))}?{flags}", True
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            target, uri = os.fspath(path), False
+        conn = sqlite3.connect(target, uri=uri, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA foreign_keys=ON")
             conn.create_function("grasbot_weak", 1, lambda s: int(is_weak(s.split(","))), deterministic=True)
-            if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
-                # the schema and its version in one transaction; IMMEDIATE so that two
-                # processes opening a new file at once cannot both create it
-                conn.execute("BEGIN IMMEDIATE")
+            if not self.read_only:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("PRAGMA foreign_keys=ON")
                 if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
-                    for statement in filter(str.strip, _SCHEMA.split(";")):
-                        conn.execute(statement)
-                    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-                conn.execute("COMMIT")
+                    # the schema and its version in one transaction; IMMEDIATE so that two
+                    # processes opening a new file at once cannot both create it
+                    conn.execute("BEGIN IMMEDIATE")
+                    if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+                        for statement in filter(str.strip, _SCHEMA.split(";")):
+                            conn.execute(statement)
+                        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                    conn.execute("COMMIT")
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
-                raise ValueError(f"schema version {version}, this GrasBot knows {SCHEMA_VERSION}")
+                raise ValueError("not a GrasBot question log" if version == 0 else f"schema version {version}, this GrasBot knows {SCHEMA_VERSION}")
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if self.read_only and wal.exists():  # a log copied from a daemon that did not stop cleanly
+                raise ValueError(
+                    f"{exc}: {wal.name} holds questions not yet in the file, and SQLite reads it only by making a -shm file beside it;"
+                    " copy both to a folder you can write"
+                ) from exc
+            raise
         except BaseException:
             conn.close()
             raise
@@ -266,7 +294,8 @@ class QuestionLog:
         """Turn the log off. The caller holds `_lock` (or is `__init__`)."""
         if self.failure is None:
             self.failure = f"{doing}: {exc}"
-            logger.warning("question log %s: %s %s; questions are no longer logged", self.path, doing, exc)
+            if not self.read_only:  # a reader (`grasbot log`) says why itself
+                logger.warning("question log %s: %s %s; questions are no longer logged", self.path, doing, exc)
         conn, self._conn = self._conn, None
         with self._queue:
             self._pending.clear()
@@ -286,7 +315,7 @@ class QuestionLog:
         `followup` marks a question asked with a conversation history, whose words alone
         did not pick its notes.
         """
-        if self._conn is None or (entry := self._entry(question, result, followup)) is None:
+        if self._conn is None or self.read_only or (entry := self._entry(question, result, followup)) is None:
             return
         with self._lock:
             if self._conn is not None:
@@ -313,7 +342,7 @@ class QuestionLog:
 
         Same rows and rules as `record`; a read or `close` writes the queue out first.
         """
-        if self._conn is None or (entry := self._entry(question, result, followup)) is None:
+        if self._conn is None or self.read_only or (entry := self._entry(question, result, followup)) is None:
             return
         with self._queue:
             if self._closing or self._conn is None:
@@ -547,28 +576,26 @@ def _first(item: LoggedQuestion) -> str:
 
 
 def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
-    """`grasbot log`. With `settings` (which carry `question_log` and `log_retention_days`),
-    the flag still wins; without, the flag, then GRASBOT_QUESTION_LOG, then the default."""
+    """`grasbot log`. With `settings` (which carry `question_log`), the flag still wins;
+    without, the flag, then GRASBOT_QUESTION_LOG, then the default. The log is only read:
+    its old questions are deleted by the daemon that writes it."""
     out = out or sys.stdout
     if not 0 < args.days <= MAX_RETENTION_DAYS or args.limit < 1:  # not: NaN is neither
         print(f"grasbot: --days must be more than 0 and at most {MAX_RETENTION_DAYS}, and --limit at least 1", file=sys.stderr)
         return 2
-    retention = DEFAULT_RETENTION_DAYS
     if args.question_log is not None:
         path = parse_log_path(args.question_log)
     elif settings is not None:
         path = settings.question_log
     else:
         path = parse_log_path(os.environ.get("GRASBOT_QUESTION_LOG") or default_log_path())
-    if settings is not None:
-        retention = settings.log_retention_days
     if path is None:
         print("grasbot: the question log is turned off (GRASBOT_QUESTION_LOG=off)", file=sys.stderr)
         return 2
     ungrounded: list[LoggedQuestion] = []
     weak: list[LoggedQuestion] = []
-    if path.exists():  # reading must not create an empty log
-        with QuestionLog(path, retention_days=retention) as log:
+    if path.exists() and path.stat().st_size:  # reading creates no log; an empty file holds no question
+        with QuestionLog(path, read_only=True) as log:
             if not log.enabled:
                 print(f"grasbot: cannot read the question log {path} ({log.failure})", file=sys.stderr)
                 return 2
