@@ -217,6 +217,9 @@ def link(syntax: str, label: str, folder: str = "prive", name: str = f"Note priv
         "reference": f'[{label}][{SECRET}]\n\n[{SECRET}]: ../{folder}/{encoded} "titre"',
         "html": f'<a href="../{folder}/{encoded}">{label}</a>',
         "obsidian-uri": f"[{label}](obsidian://open?vault=V&file={urllib.parse.quote(f'{folder}/{name}', safe='')})",
+        "obsidian-bare": f"obsidian://open?vault=V&file={urllib.parse.quote(f'{folder}/{name}', safe='')}",  # « Copy Obsidian URL »
+        "html-iframe": f'<iframe src="../{folder}/{encoded}"></iframe>',
+        "html-img": f"<img alt='' src='../{folder}/{encoded}'>",
         "wikilink": f"[[{name}|{label}]]" if label else f"[[{name}]]",
         "wikilink-path": f"[[{folder}/{name}.md|{label}]]" if label else f"[[{folder}/{name}.md]]",
         "wikilink-embed": f"![[{name}]]",
@@ -236,6 +239,9 @@ SYNTAXES = [
     "reference",
     "html",
     "obsidian-uri",
+    "obsidian-bare",
+    "html-iframe",
+    "html-img",
     "wikilink",
     "wikilink-path",
     "wikilink-embed",
@@ -263,7 +269,7 @@ def test_links_to_a_private_note_keep_only_their_label(link_vault, syntaxes, lab
     bot_index = build_snapshot(make_bot(link_vault).settings).index("visitor")
     for text in (bot_index.readable_body("pub/accueil.md"), indexable_body(owner)):
         assert SECRET not in text.lower() and "prive/" not in text, (syntaxes, text)
-        if label and not all(s in ("angle", "angle-spaces", "wikilink-embed") for s in syntaxes):
+        if label and not all(s in ("angle", "angle-spaces", "wikilink-embed", "obsidian-bare", "html-iframe", "html-img") for s in syntaxes):
             assert label in text
 
 

@@ -4,7 +4,7 @@ Private notes hold canary strings in every place a note has (body, title, slug, 
 answers, tags) and public notes point at them every way Obsidian and Markdown allow
 (`linked:`, `related:`, wikilinks with and without a label, by slug, title and path, embeds,
 Markdown links relative, rooted, URL-encoded and in angle brackets, reference definitions,
-`<path.md>`, HTML `<a href>`, `obsidian://` URIs). Public notes also hide canaries in
+`<path.md>`, HTML `<a href>` and `<iframe src>`, `obsidian://` URIs in a link or bare). Public notes also hide canaries in
 comments (`%%…%%`, `<!-- … -->`), and symlinks lead into `.trash/` and out of the vault. Then a
 visitor tries: asking by slug, title, alias, canary words; prompt injection; a history
 stuffed with private names; batches; streams; owner calls without the token; bad params
@@ -111,6 +111,7 @@ def write_canary_vault(root: Path, *, names_in_links: bool = False, long_note: b
         Puis <../prive-xq9/projet-zorglub.md>, <a href="/prive-xq9/projet-zorglub.md">ici</a>,
         [là](obsidian://open?vault=v&file=prive-xq9%2Fplan-vortigaunt) et [le secret][zorglub].
         Enfin [![](../prive-xq9/plan-vortigaunt.md)](../prive-xq9/projet-zorglub.md) et [ce lien](../prive-xq9/Projet%20Zorglub%20Kappa.md).
+        Copié d'Obsidian : obsidian://open?vault=v&file=prive-xq9%2Fplan-vortigaunt, puis <iframe src="../prive-xq9/projet-zorglub.md"></iframe>.
 
         [zorglub]: ../prive-xq9/projet-zorglub.md "Projet Zorglub"
         """,

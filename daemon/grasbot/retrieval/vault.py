@@ -400,8 +400,10 @@ def _links_in(text: str, kind: str) -> list[Link]:
 # Every other way Markdown and Obsidian link to a note, beside wikilinks: `[label](path.md)` and
 # `![alt](path.md)` (destination in `<…>`, URL-encoded, relative to the note, or with spaces when
 # it ends in `.md`, as Obsidian accepts), reference definitions `[ref]: path.md`, `<path.md>` and
-# `obsidian://open?file=…` in angle brackets, and HTML `<a href="…">`. A label may hold brackets
-# one level deep (`[![image](a.png)](b.md)`) and span lines.
+# `obsidian://open?file=…` in angle brackets or bare (as Obsidian's « Copy Obsidian URL » pastes
+# it), HTML `<a href="…">` and any other tag's `src`, `srcset`, `data`, `poster` or `href`
+# (`<iframe src="note.md">`). A label may hold brackets one level deep (`[![image](a.png)](b.md)`)
+# and span lines.
 _MD_LINK = re.compile(
     r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]"
     r"\(\s*(<[^<>\n]*>|[^()<>\n]+?\.md(?:#[^()\n]*)?(?=\s*\))|(?:[^\s()<>]|\([^\s()]*\))+)"
@@ -418,6 +420,12 @@ _HTML_LINK = re.compile(
     r"<a\s(?:[^>]*?\s)?href\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))[^>]*>(.*?)</a\s*>",
     re.IGNORECASE | re.DOTALL,
 )
+_HTML_SOURCE = re.compile(  # a tag left once `_HTML_LINK`'s are read
+    r"<[a-z][a-z0-9-]*\s(?:[^<>]*?\s)?(?:src|srcset|href|data|poster)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))[^<>]*>",
+    re.IGNORECASE,
+)
+# not after what opens another syntax's destination; a sentence's last stop is not the URL's
+_BARE_OBSIDIAN = re.compile(r"(?<![(<\"'=\w/])obsidian://[^\s<>()\[\]\"'`]*[^\s<>()\[\]\"'`.,;:!?]", re.IGNORECASE)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -464,6 +472,15 @@ def _md_links_in(text: str, rel: str, kind: str) -> list[Link]:
             target = link_target(next(g for g in m.group(1, 2, 3) if g is not None), rel)
             if target is not None:
                 out.append(Link(target, _TAG.sub("", m.group(4)).strip() or None, kind))
+        for m in _HTML_SOURCE.finditer(_HTML_LINK.sub(" ", text)):
+            target = link_target(next(g for g in m.group(1, 2, 3) if g is not None), rel)
+            if target is not None:
+                out.append(Link(target, None, kind))
+    if "://" in text:
+        for m in _BARE_OBSIDIAN.finditer(text):
+            target = link_target(m.group(0), rel)
+            if target is not None:
+                out.append(Link(target, None, kind))
     return out
 
 
@@ -621,7 +638,7 @@ def rewrite_links(text: str, keep, rel: str = "") -> str:
             last = m.end()
         out.append(text[last:])
         text = "".join(out)
-    if "](" not in text and "]:" not in text and "<" not in text:
+    if "](" not in text and "]:" not in text and "<" not in text and "://" not in text:
         return text
     return _rewrite_other_links(text, keep, rel)
 
@@ -677,8 +694,20 @@ def _rewrite_other_links(text: str, keep, rel: str) -> str:
                 return m.group(0)
             return _TAG.sub("", m.group(4)).strip() or _shown(target, keep)
 
+        def source(m: re.Match) -> str:
+            target = link_target(next(g for g in m.group(1, 2, 3) if g is not None), rel)
+            return m.group(0) if target is None else _shown(target, keep)
+
         text = _ANGLE_LINK.sub(angle, text)
         text = _HTML_LINK.sub(html, text)
+        text = _HTML_SOURCE.sub(source, text)
+    if "://" in text:
+
+        def bare(m: re.Match) -> str:
+            target = link_target(m.group(0), rel)
+            return m.group(0) if target is None else _shown(target, keep)
+
+        text = _BARE_OBSIDIAN.sub(bare, text)
     return text
 
 
