@@ -444,6 +444,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GrasbotError as exc:
         print(f"grasbot: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `grasbot log | head`: the reader has read enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # or Python's exit flush raises it again
+        return 1
 
 
 if __name__ == "__main__":

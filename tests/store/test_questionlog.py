@@ -692,3 +692,39 @@ def test_grasbot_log_says_what_to_do_with_a_crashed_log_in_a_read_only_folder(tm
     assert "q.sqlite3-wal holds questions not yet in the file" in err and "copy both to a folder you can write" in err
     code, text = run_log(["log", "--question-log", str(db), "--json"])
     assert code == 0 and [q["question"] for q in json.loads(text)["ungrounded"]] == ["perdue ?"]
+
+
+def test_grasbot_log_shows_a_visitors_control_characters_as_escapes(tmp_path):
+    """A question that retitles or clears the owner's terminal, or forges a line of the report."""
+    db = tmp_path / "q.sqlite3"
+    forged = "vélo »  nearest: contact (9.99; alias)\n  2026-01-01T00:00:00Z  « FORGÉE"
+    with QuestionLog(db) as log:
+        log.record("\x1b]0;PWNED\x07\x1b[2J\x1b[31mrouge\x1b[0m ?", result(("a", 0.5, ("bm25",)), grounded=False))
+        log.record(forged, result(("a", 0.5, ("bm25",)), grounded=False))
+        log.record("l'ordre \u202einversé\u202c, ça\u00a0va ?", result(("a", 0.5, ("bm25",)), grounded=False))
+    code, text = run_log(["log", "--question-log", str(db)])
+    assert code == 0
+    assert not any(c in text for c in "\x1b\x07\u202e\u202c\r")
+    assert "« \\x1b]0;PWNED\\x07\\x1b[2J\\x1b[31mrouge\\x1b[0m ? »" in text
+    assert "« vélo »  nearest: contact (9.99; alias)\\n  2026-01-01T00:00:00Z  « FORGÉE »" in text
+    assert "« l'ordre \\u202einversé\\u202c, ça\u00a0va ? »" in text  # a space, even a no-break one, stays
+    lines = text.splitlines()
+    assert lines[2] == "Questions no note could answer (3):" and all(line.startswith("  20") for line in lines[3:6]) and lines[6] == ""
+    assert json.loads(run_log(["log", "--question-log", str(db), "--json"])[1])["ungrounded"][1]["question"] == forged
+
+
+def test_grasbot_log_into_a_closed_pipe_ends_without_a_traceback(tmp_path):
+    """`grasbot log | head -1`: head closes the pipe while the report is written."""
+    db = tmp_path / "q.sqlite3"
+    with QuestionLog(db) as log:
+        for i in range(50):
+            log.record(f"question {i} " + "longue " * 300, result(("a", 0.5, ("bm25",)), grounded=False))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "grasbot._cli", "log", "--question-log", str(db), "--limit", "50"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # before the report is written: ~110 KB would not fit a pipe's buffer anyway
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 1
+    assert err == "", err

@@ -37,6 +37,7 @@ import os
 import sqlite3
 import sys
 import threading
+import unicodedata
 import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -572,7 +573,16 @@ def _first(item: LoggedQuestion) -> str:
     first = item.first
     if first is None:
         return "no note"
-    return f"{first.slug} ({first.score:.2f}; {', '.join(first.signals) or '-'})"
+    return f"{_printable(first.slug)} ({first.score:.2f}; {', '.join(first.signals) or '-'})"
+
+
+def _printable(text: str) -> str:
+    """A visitor's text as the owner's terminal may show it: control and format characters
+    (escape sequences that retitle or clear the terminal, bidi overrides, a newline that forges
+    a line of the report) written as Python escapes. `--json` escapes them already."""
+    if text.isprintable():
+        return text
+    return "".join(ascii(c)[1:-1] if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c for c in text)  # a space (Zs) stays
 
 
 def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
@@ -618,7 +628,7 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
         print(f"\n{title} ({len(items)}):", file=out)
         for item in items:
             mark = " [follow-up]" if item.followup else ""
-            print(f"  {_stamp(item.asked_at)}  « {item.question} »{mark}  {label}: {_first(item)}", file=out)
+            print(f"  {_stamp(item.asked_at)}  « {_printable(item.question)} »{mark}  {label}: {_first(item)}", file=out)
         if not items:
             print("  none", file=out)
     return 0
