@@ -25,7 +25,7 @@ from .answer.admission import Admission, Busy, Position, SearchLane
 from .answer.fallback import extractive_answer
 from .answer.llm import LLMClient
 from .answer.passages import choose_passages
-from .answer.prompt import build_prompt, keep_known_citations
+from .answer.prompt import CitationFilter, build_prompt, keep_known_citations
 from .answer.reuse import AnswerCache, Flights, replay_pieces
 from .retrieval.index import Index, NoteAnalysis, analyse_note
 from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
@@ -617,6 +617,7 @@ class GrasBot:
             return
         yield "sources", {"sources": [s.to_dict() for s in result.sources], "grounded": result.grounded}
         pieces: list[str] = []
+        shown = CitationFilter(prompt.notes)  # the tokens say what `done` will: no slug it drops
         flight = self._flight(prompt, snapshot, key, owner)
         source, shared = flight if flight is not None else (self.admission.stream(prompt.messages, owner=owner), False)
         try:
@@ -627,7 +628,10 @@ class GrasBot:
                         continue
                     assert isinstance(piece, str)
                     pieces.append(piece)
-                    yield "token", {"text": piece}
+                    if visible := shown.feed(piece):
+                        yield "token", {"text": visible}
+            if visible := shown.finish():
+                yield "token", {"text": visible}
             text = _nonempty(keep_known_citations("".join(pieces).strip(), prompt.notes))
         except (Busy, LLMError) as exc:
             yield "done", self._from_notes(q, result, index, history, exc)

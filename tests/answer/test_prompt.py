@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grasbot.answer.passages import Passage
-from grasbot.answer.prompt import CUT_MARK, NO_CONTEXT, SYSTEM_RULES, build_prompt, keep_known_citations, passage_label
+from grasbot.answer.prompt import CUT_MARK, NO_CONTEXT, SYSTEM_RULES, CitationFilter, build_prompt, keep_known_citations, passage_label
 
 
 def passage(slug: str, text: str, title: str | None = None, heading: tuple[str, ...] = (), cut=None) -> Passage:
@@ -138,3 +140,27 @@ def test_a_long_conversation_loses_its_oldest_turns_never_the_notes_nor_the_ques
 )
 def test_keep_known_citations(text, expected):
     assert keep_known_citations(text, ("a",)) == expected
+
+
+@settings(max_examples=2_000, deadline=None)
+@given(
+    parts=st.lists(st.sampled_from(["[", "]", "(", " ", "\n", "a", "b", "-", "é", "A", "[a]", "[b]", " [b]", "[a](", "[b](x)", "voir "]), max_size=14),
+    cuts=st.lists(st.integers(0, 60), max_size=6),
+)
+def test_citations_filtered_in_pieces_as_in_one_text(parts, cuts):
+    """However the model's answer is cut in pieces, the stream shows what the answer says."""
+    text = "".join(parts)
+    bounds = sorted({0, len(text), *(c for c in cuts if c <= len(text))})
+    shown = CitationFilter(("a",))
+    streamed = "".join(shown.feed(text[i:j]) for i, j in zip(bounds, bounds[1:], strict=False)) + shown.finish()
+    assert streamed == keep_known_citations(text, ("a",))
+
+
+def test_a_citation_filter_holds_back_only_what_may_be_a_citation():
+    shown = CitationFilter(("a",))
+    assert shown.feed("Voir [texte libre] et ") == "Voir [texte libre] et"
+    assert shown.feed("[b") == ""
+    assert shown.feed("]") == ""
+    assert shown.feed(" puis [a]") == " puis"
+    assert shown.feed(".") == " [a]."
+    assert shown.finish() == ""

@@ -176,7 +176,7 @@ async def test_an_owner_answer_is_never_reused_for_a_visitor(start_daemon, stand
     assert visitors == {"kept": 1, "hits": 2, "shared": 0} and everyone == {"kept": 2, "hits": 3, "shared": 0}
 
 
-HELD = ["GrasBot cherche d'abord les notes qui répondent à la question posée, ", "puis le modèle rédige la réponse [grasbot-pipeline]."]
+HELD = ["GrasBot cherche d'abord les notes qui répondent à la question posée,", " puis le modèle rédige la réponse [grasbot-pipeline]."]
 
 
 async def _events_until_token(resp) -> tuple:

@@ -16,8 +16,8 @@ from support.standin_ollama import unused_url
 
 Q = "Comment fonctionne GrasBot ?"
 # Longer than the LLM client's think-tag holdback (64 characters), so it is released at once.
-FIRST_PIECE = "GrasBot cherche d'abord les notes qui répondent à la question posée, "
-PIECES = [FIRST_PIECE, "puis il les donne au modèle ", "qui rédige la réponse [grasbot-pipeline]."]
+FIRST_PIECE = "GrasBot cherche d'abord les notes qui répondent à la question posée,"
+PIECES = [FIRST_PIECE, " puis il les donne au modèle", " qui rédige la réponse [grasbot-pipeline]."]
 BOUND = 15  # seconds: any hang fails the test instead of blocking the run
 
 
@@ -62,6 +62,24 @@ async def test_tokens_arrive_in_order_before_the_llm_has_finished(start_daemon, 
     done = rest[-1][1]
     assert done["response"] == text and done["model"] == "qwen3:8b" and "llm_error" not in done
     assert done["sources"] == sources["sources"]
+
+
+async def test_tokens_never_show_a_citation_the_answer_drops(start_daemon, standin_ollama):
+    """The model cites notes it was not shown (a private one's slug, which it may have been
+    told in a visitor's history): `done` drops them, and so do the tokens, even when a
+    citation arrives in pieces, so the chat never shows one while the answer is written."""
+    standin_ollama.script(
+        pieces=[FIRST_PIECE, " comme le dit [grasbot-pip", "eline] et non [brouillon-t", "arifs] ni [projet-x", "ylocanari]", " [lien](https://x.org)."]
+    )
+    client = await start_daemon(ollama_url=standin_ollama.url)
+    resp = await client.get("/ask/stream", params={"q": Q})
+    events = await asyncio.wait_for(collect(resp), BOUND)
+    tokens = [d["text"] for n, d in events if n == "token"]
+    done = events[-1][1]
+    assert done["response"] == FIRST_PIECE + " comme le dit [grasbot-pipeline] et non ni [lien](https://x.org)."
+    assert "".join(tokens) == done["response"]
+    assert not any(part in t for t in tokens for part in ("[brouillon", "tarifs]", "[projet", "ylocanari"))
+    assert tokens[0] == FIRST_PIECE  # what cannot be a citation is not held back
 
 
 async def test_stream_with_history_stays_on_subject(start_daemon, standin_ollama):

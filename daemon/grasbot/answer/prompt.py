@@ -80,3 +80,31 @@ def keep_known_citations(text: str, slugs: Sequence[str]) -> str:
     was not shown, and a visitor must never see the name of one they cannot read."""
     allowed = set(slugs)
     return _CITATION.sub(lambda m: m.group(0) if m.group(1) in allowed else "", text)
+
+
+_OPEN_CITATION = re.compile(r"\[(?:[a-z0-9][a-z0-9-]*\]?)?\Z")  # a citation's start, or one waiting for the character after it
+
+
+class CitationFilter:
+    """`keep_known_citations` over an answer that arrives in pieces, so that what a stream shows
+    is what its final answer says: no token carries a slug the final answer drops. What could
+    still become a citation is held back: a `[` and the slug after it until the `]` and the
+    character that follows (`[slug](` is a Markdown link), and a last space, which a citation
+    dropped after it takes along."""
+
+    def __init__(self, slugs: Sequence[str]) -> None:
+        self._slugs = tuple(slugs)
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        text = self._held + piece
+        m = _OPEN_CITATION.search(text)
+        cut = m.start() if m else len(text)
+        if cut and text[cut - 1].isspace():
+            cut -= 1
+        self._held = text[cut:]
+        return keep_known_citations(text[:cut], self._slugs)
+
+    def finish(self) -> str:
+        text, self._held = self._held, ""
+        return keep_known_citations(text, self._slugs)
