@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 import time
+import unicodedata
 from collections.abc import AsyncGenerator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -216,6 +217,9 @@ def check_question(q: object, *, max_chars: int = MAX_QUESTION) -> str:
     q = q.strip()
     if not q:
         raise QueryError("q: the question is empty")
+    if not any(map(str.isalnum, q)) and not any(unicodedata.category(c)[0] in "PS" for c in q):
+        # zero-width spaces, a byte-order mark, NULs: answered, then logged as an empty line
+        raise QueryError("q: the question is empty (it holds only invisible characters)")
     if len(q) > max_chars:
         raise QueryError(f"q: the question is {len(q)} characters long, the limit is {max_chars}")
     if not q.isascii():

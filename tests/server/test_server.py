@@ -179,6 +179,7 @@ async def test_parameter_errors_name_the_parameter(start_daemon):
         ("search", {"q": "x", "audience": "admin"}, "audience"),
         ("answer", {"q": "x", "history": "pas une liste"}, "history"),
         ("search", {}, "q: is required"),
+        ("search", {"q": "\u200b\u200c"}, "q: the question is empty (it holds only invisible characters)"),
     ]
     for method, params, needle in cases:
         answer = await rpc(client, method, params)
@@ -334,6 +335,8 @@ async def test_a_question_the_notes_do_not_know_is_not_answered_from_the_convers
         ({}, "q: is required"),
         ({"q": ""}, "q"),
         ({"q": "   "}, "q"),
+        ({"q": "\u200b"}, "q: the question is empty (it holds only invisible characters)"),
+        ({"q": "\ufeff\u2060\u200d \x00"}, "q: the question is empty (it holds only invisible characters)"),
         ({"q": "a" * 501}, "500"),
         ({"q": "python", "history": "{pas du json"}, "history"),
         ({"q": "python", "history": '{"role": "user"}'}, "history"),

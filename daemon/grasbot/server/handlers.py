@@ -18,6 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
+from .._engine import check_question
 from .._exceptions import QueryError, VaultError
 from .methods import RpcContext, answer_outcome, check_limits, for_caller, reload_reason, reload_vault, reloaded
 from .protocol import WireError, dumps, loads, validate_params
@@ -120,6 +121,7 @@ def _ask_params(request: web.Request) -> tuple[str, list]:
             raise QueryError("history: must be a JSON array of {role, content} turns") from None
     checked = validate_params("answer", params)
     check_limits(request.app[SETTINGS], checked["q"], checked["history"])
+    check_question(checked["q"])  # what the engine refuses, refused before a stream opens
     return checked["q"], checked["history"]
 
 
