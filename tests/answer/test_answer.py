@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from grasbot.answer.fallback import INTRO, NOT_FOUND, extractive_answer
+from grasbot.answer.fallback import INTRO, NOT_FOUND, extractive_answer, sentences
 from grasbot.answer.passages import choose_passages
 from grasbot.answer.prompt import NO_CONTEXT, SYSTEM_RULES
 from support.bots import make_bot
@@ -225,3 +225,19 @@ async def test_answer_events_with_no_ollama(vault):
     assert [kind for kind, _ in events] == ["sources", "done"]
     assert events[1][1]["response"].startswith(INTRO)
     assert events[1][1]["model"] is None
+
+
+def test_a_question_quoted_inside_a_sentence_does_not_end_it():
+    """The bundled vault's GrasBot note quotes two questions in guillemets: the extract used to
+    be « », « comment te contacter ? » cut out of the middle of its sentence."""
+    text = (
+        "On lui pose une question en français (« quels projets en Python ? », « comment te contacter ? ») "
+        "et il répond en quelques phrases. Pourquoi ce nom ? Parce que le bot est gras. "
+        "Il dit « Vraiment ? » puis il repart sans attendre la réponse. Fin. Une dernière phrase assez longue."
+    )
+    assert sentences(text) == [
+        "On lui pose une question en français (« quels projets en Python ? », « comment te contacter ? ») et il répond en quelques phrases.",
+        "Parce que le bot est gras.",  # a question that is a sentence of its own still ends there
+        "Il dit « Vraiment ? » puis il repart sans attendre la réponse.",
+        "Une dernière phrase assez longue.",
+    ]

@@ -27,7 +27,9 @@ _HEADING_LINE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)  # a heading is a l
 _LINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 _MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`]{1,3}", re.MULTILINE)
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+# A stop, then space, ends a sentence unless what follows carries it on: a closing guillemet or
+# bracket, a comma, or a lower-case word (« quels projets ? », « comment te contacter ? »).
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?![»)\]”,;:a-zà-ÿœæ])|\n+")
 
 
 def sentences(markdown: str) -> list[str]:
