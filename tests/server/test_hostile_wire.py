@@ -46,6 +46,16 @@ async def test_numbers_beyond_a_double_are_a_parse_error_not_a_500(start_daemon,
     assert ok["result"]["results"]  # the next request is served as ever
 
 
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+async def test_nan_and_infinity_are_a_parse_error_that_says_so(start_daemon, constant):
+    client = await start_daemon()
+    body = f'{{"jsonrpc": "2.0", "method": "search", "params": {{"q": "python", "top_k": {constant}}}, "id": 1}}'
+    answer = await (await client.post("/rpc", data=body.encode(), headers={"Content-Type": "application/json"})).json()
+    assert answer["error"]["code"] == -32700 and answer["error"]["data"] == f"{constant} is not JSON: a number must be finite"
+    resp = await client.get("/ask", params={"q": "python", "history": f'[{{"role": "user", "content": {constant}}}]'})
+    assert resp.status == 400 and (await resp.json())["error"]["data"] == f"history: {constant} is not JSON: a number must be finite"
+
+
 async def test_huge_numbers_in_ask_history_are_named(start_daemon):
     client = await start_daemon()
     resp = await client.get("/ask", params={"q": "python", "history": '[{"role": "user", "content": 1e400}]'})

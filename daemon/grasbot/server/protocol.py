@@ -67,7 +67,7 @@ class WireError(ValueError):
 
 
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise WireError(f"{name} is not JSON: a number must be finite")
 
 
 _BEYOND_A_DOUBLE = "a number is beyond the range of a double (about ±1.8e308)"
