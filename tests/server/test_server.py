@@ -353,6 +353,15 @@ async def test_ask_bad_parameters_are_400(start_daemon, params, needle):
         assert body["error"]["message"] == "Invalid params" and needle in body["error"]["data"]
 
 
+async def test_ask_refuses_a_parameter_given_twice(start_daemon):
+    client = await start_daemon()
+    for path in ("/ask", "/ask/stream"):
+        for params, name in (([("q", "python"), ("q", "docker")], "q"), ([("q", "python"), ("history", "[]"), ("history", "[]")], "history")):
+            resp = await client.get(path, params=params)
+            assert resp.status == 400, (path, params)
+            assert (await resp.json())["error"]["data"] == f"{name}: given more than once"
+
+
 async def test_a_wrong_method_or_path_is_told_in_json(start_daemon):
     """A client posting to /ask learns that it wants GET, and a path that is no endpoint which
     ones there are, in the JSON every other error has (not aiohttp's plain text); the path

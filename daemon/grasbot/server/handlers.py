@@ -108,6 +108,9 @@ def _ask_params(request: web.Request) -> tuple[str, list]:
     bad = _not_utf8(request.rel_url.raw_query_string)
     if bad is not None:
         raise QueryError(f"{bad}: must be Unicode text (its percent-encoded bytes are not UTF-8)")
+    for name in ("q", "history"):
+        if len(request.query.getall(name, ())) > 1:  # which one was meant? (a proxy or a form may add one)
+            raise QueryError(f"{name}: given more than once")
     params: dict[str, Any] = {}
     if "q" in request.query:
         params["q"] = request.query["q"]
