@@ -5,6 +5,7 @@ not notes, changes that keep size and mtime."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import threading
@@ -316,6 +317,20 @@ def test_symlinks_are_judged_by_where_they_lead(tmp_path):
     root = symlinked_vault(tmp_path / "vault")
     vault = load_vault(root, VaultOptions(exclude=("exclu",), default_public=True))
     assert sorted(vault.notes) == ["pub/sain.md"], sorted(vault.notes)
+
+
+def test_hidden_files_and_folders_are_no_notes(tmp_path):
+    """Obsidian shows no file or folder whose name starts with a dot: a sync tool's old versions
+    (`.stversions/`) may hold a public copy of a note its author has made private since."""
+    root = tmp_path / "vault"
+    write_note(root, "salaire.md", "visibility: private", f"Mon salaire {SECRET}.")
+    write_note(root, ".stversions/salaire~20240101.md", "visibility: public", f"Mon salaire {SECRET}.")
+    write_note(root, "notes/.brouillon.md", "visibility: public", f"Brouillon {SECRET}.")
+    write_note(root, "notes/.sync/copie.md", "visibility: public", f"Copie {SECRET}.")
+    write_note(root, "notes/vraie.md", "visibility: public", "Les abeilles.")
+    (root / "notes" / "lien.md").symlink_to(root / ".stversions" / "salaire~20240101.md")
+    assert sorted(load_vault(root).notes) == ["notes/vraie.md", "salaire.md"]
+    assert SECRET not in json.dumps(make_bot(root).search(f"salaire {SECRET}", audience="visitor").to_dict())
 
 
 def test_a_symlink_to_an_allowed_note_serves_it(tmp_path):

@@ -27,7 +27,6 @@ from .._exceptions import VaultError
 from .analysis import slugify
 from .frontmatter import FrontmatterTooLarge, load_frontmatter
 
-ALWAYS_EXCLUDED = (".obsidian", ".trash", ".git")
 MAX_FOLDER_DEPTH = 64  # folders inside folders: deeper is a mistake (or a loop of copies)
 RACY_NS = 3_000_000_000  # a file changed this close to its read may change again unseen: see read_note_file
 LIST_FIELDS = ("domains", "tags", "aliases", "answers", "linked", "related")
@@ -162,9 +161,16 @@ def _digest(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
+def _hidden(name: str) -> bool:
+    """A file or folder Obsidian does not show, so an author never sees it among their notes:
+    `.obsidian/`, `.trash/`, `.git/`, but also a sync tool's old versions (`.stversions/`,
+    `.sync/`), which may hold a public copy of a note made private since."""
+    return name.startswith(".")
+
+
 def _excluded(rel: str, options: VaultOptions) -> bool:
     parts = rel.split("/")
-    if any(p in ALWAYS_EXCLUDED for p in parts):
+    if any(map(_hidden, parts)):
         return True
     return any(rel == ex or rel.startswith(ex.rstrip("/") + "/") for ex in options.exclude)
 
@@ -193,8 +199,8 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterat
 
     Only a symlink needs a system call to learn where it really points: any other entry's real
     path is its real parent's plus its name, so 10,000 files cost no `resolve()` each. What a
-    symlink leads to is judged where it leads: out of the vault, or into an excluded folder,
-    `.obsidian/` or `.trash/`, it is skipped. A folder that cannot be listed, or nested deeper
+    symlink leads to is judged where it leads: out of the vault, or into an excluded or hidden
+    folder (`.obsidian/`, `.trash/`, any name that starts with a dot), it is skipped. A folder that cannot be listed, or nested deeper
     than MAX_FOLDER_DEPTH, raises VaultError naming it: a vault read in part must not pass for
     a vault with fewer notes (a reload keeps the previous one). The walk keeps its own stack,
     so a deep tree cannot overflow Python's.
@@ -243,7 +249,7 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterat
                 dirs.append(entry)
                 continue
             name = entry.name
-            if not name.lower().endswith(".md"):
+            if not name.lower().endswith(".md") or _hidden(name):
                 continue
             if _is_link(entry):
                 target = real_rel(os.path.realpath(entry.path))
