@@ -531,3 +531,42 @@ def test_bad_environment_values_are_refused_before_anything_starts(capsys, monke
 
 def test_bundled_vault_is_the_default():
     assert Settings.load(env={}).vault_dir.resolve() == BUNDLED_VAULT.resolve()
+
+
+def test_eval_new_subject_with_no_earlier_subject_says_so(capsys, note_writer, tmp_path):
+    """One question, or all about one note: nothing to ask after another subject (it was a ZeroDivisionError)."""
+    root = eval_vault(note_writer)
+    tsv = tmp_path / "q.tsv"
+    tsv.write_text("le robot suiveur\ta.md\nencore le robot\ta.md\n", encoding="utf-8")
+    code, out, err = run(
+        capsys, "eval", "--questions", str(tsv), "--vault", str(root), "--default-visibility", "public", "--semantic", "off", "--new-subject", "--json"
+    )
+    assert code == 0 and "new_subject" not in json.loads(out)
+    assert "--new-subject: no question has an earlier one about other notes to be asked after" in err
+
+
+def test_eval_questions_given_twice_reads_both_files(capsys, note_writer, tmp_path):
+    root = eval_vault(note_writer)
+    (tmp_path / "a.tsv").write_text("le robot suiveur\ta.md\n", encoding="utf-8")
+    (tmp_path / "b.tsv").write_text("tomates du jardin\tc.md\n", encoding="utf-8")
+    lexical = ("--vault", str(root), "--default-visibility", "public", "--semantic", "off", "--json")
+    code, out, _ = run(capsys, "eval", "--questions", str(tmp_path / "a.tsv"), "--questions", str(tmp_path / "b.tsv"), *lexical)
+    assert code == 0 and json.loads(out)["questions"] == 2
+
+
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["serve", "--host", ""], "--host"),
+        (["search", "--vault", "", "x"], "--vault"),
+        (["search", "--model", " ", "x"], "--model"),
+        (["serve", "--cache-dir", ""], "--cache-dir"),
+        (["serve", "--token-file", ""], "--token-file"),
+    ],
+)
+def test_an_empty_flag_value_is_refused(capsys, argv, flag):
+    """`--host ""` bound every interface, `--vault ""` read the current folder."""
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    assert f"argument {flag}: must not be empty (leave the flag out for the default)" in capsys.readouterr().err

@@ -32,8 +32,16 @@ def _number(text: str) -> float:
     return number
 
 
+def _given(text: str) -> str:
+    """A flag's value that names something: empty, `--host ""` bound every interface and
+    `--vault ""` read the current folder (an empty variable is read as unset instead)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty (leave the flag out for the default)")
+    return text
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--vault", dest="vault_dir", metavar="DIR", help="the vault folder (VAULT_DIR; default: the bundled vault-grasbot/)")
+    parser.add_argument("--vault", dest="vault_dir", type=_given, metavar="DIR", help="the vault folder (VAULT_DIR; default: the bundled vault-grasbot/)")
     parser.add_argument("--exclude", metavar="DIR,DIR", help="vault folders to leave out (GRASBOT_EXCLUDE)")
     parser.add_argument(
         "--default-visibility",
@@ -42,8 +50,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--top-k", dest="search_top_k", type=int, metavar="N", help="sources to return (SEARCH_TOP_K; default 5)")
     parser.add_argument("--min-score", dest="search_min_score", type=_number, metavar="X", help="best score that grounds an answer (SEARCH_MIN_SCORE)")
-    parser.add_argument("--model", dest="llm_model", help="Ollama model (LLM_MODEL; default qwen3:8b)")
-    parser.add_argument("--ollama-host", dest="ollama_host", metavar="URL", help="Ollama's address (OLLAMA_HOST)")
+    parser.add_argument("--model", dest="llm_model", type=_given, help="Ollama model (LLM_MODEL; default qwen3:8b)")
+    parser.add_argument("--ollama-host", dest="ollama_host", type=_given, metavar="URL", help="Ollama's address (OLLAMA_HOST)")
     parser.add_argument("--llm-timeout", dest="llm_timeout", type=_number, metavar="SECONDS", help="LLM_TIMEOUT (default 60)")
     parser.add_argument("--llm-max-tokens", dest="llm_max_tokens", type=int, metavar="N", help="tokens an answer may have (LLM_MAX_TOKENS; default 400)")
     parser.add_argument(
@@ -51,11 +59,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--llm-deadline", dest="llm_deadline", type=_number, metavar="SECONDS", help="seconds for a whole answer (LLM_DEADLINE; default 90)")
     parser.add_argument("--temperature", dest="llm_temperature", type=_number, help="LLM_TEMPERATURE (default 0.4)")
-    parser.add_argument("--keep-alive", dest="llm_keep_alive", metavar="DURATION", help="LLM_KEEP_ALIVE (default 30m)")
+    parser.add_argument("--keep-alive", dest="llm_keep_alive", type=_given, metavar="DURATION", help="LLM_KEEP_ALIVE (default 30m)")
     parser.add_argument("--semantic", choices=("off", "bundled", "ollama"), help="meaning beside words (GRASBOT_SEMANTIC; default bundled; off: lexical only)")
     parser.add_argument(
         "--embed-model",
         dest="embed_model",
+        type=_given,
         metavar="NAME",
         help="Ollama embedding model with --semantic ollama (GRASBOT_EMBED_MODEL; default bge-m3)",
     )
@@ -91,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--questions",
         required=True,
         nargs="+",
+        action="extend",  # --questions a.tsv --questions b.tsv: both, not the last
         metavar="FILE.tsv",
         help="question<TAB>path;path[<TAB>earlier question || …[<TAB>phrase]] lines (several files: their questions together); "
         "with phrases, --ollama-host must be a stand-in Ollama (eval/context_recall.py)",
@@ -112,10 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
 
     p = sub.add_parser("serve", help="run the daemon (JSON-RPC and the site's HTTP endpoints)")
-    p.add_argument("--host", help="address to bind (GRASBOT_HOST; default 127.0.0.1)")
+    p.add_argument("--host", type=_given, help="address to bind (GRASBOT_HOST; default 127.0.0.1)")
     p.add_argument("--port", type=int, help="port (GRASBOT_PORT; default 8765; 0 picks a free one)")
-    p.add_argument("--token", help="the owner's token (GRASBOT_TOKEN; default: read or create --token-file)")
-    p.add_argument("--token-file", dest="token_file", metavar="FILE", help="GRASBOT_TOKEN_FILE (default ~/.config/grasbot/token)")
+    p.add_argument("--token", type=_given, help="the owner's token (GRASBOT_TOKEN; default: read or create --token-file)")
+    p.add_argument("--token-file", dest="token_file", type=_given, metavar="FILE", help="GRASBOT_TOKEN_FILE (default ~/.config/grasbot/token)")
     p.add_argument("--cors-origins", dest="cors_origins", metavar="ORIGIN,ORIGIN", help="GRASBOT_CORS_ORIGINS (default app://obsidian.md)")
     p.add_argument("--trusted-proxies", dest="trusted_proxies", metavar="IP,IP", help="GRASBOT_TRUSTED_PROXIES (default 127.0.0.1,::1)")
     p.add_argument(
@@ -143,7 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--answer-cache", dest="answer_cache", metavar="N|off", help="finished answers kept for reuse (GRASBOT_ANSWER_CACHE; default 256; off)")
     p.add_argument("--peers", metavar="URL,URL", help="the other daemons on the same vault, which a reload reaches too (GRASBOT_PEERS)")
-    p.add_argument("--question-log", dest="question_log", metavar="FILE", help="the visitors' question log (GRASBOT_QUESTION_LOG; 'off' disables it)")
+    p.add_argument(
+        "--question-log", dest="question_log", type=_given, metavar="FILE", help="the visitors' question log (GRASBOT_QUESTION_LOG; 'off' disables it)"
+    )
     p.add_argument(
         "--log-retention-days",
         dest="log_retention_days",
@@ -154,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--cache-dir",
         dest="cache_dir",
+        type=_given,
         metavar="DIR",
         help="the index cache (GRASBOT_CACHE_DIR; default ~/.cache/grasbot/<hash of the vault path>)",
     )
@@ -389,8 +402,10 @@ def cmd_eval(bot: GrasBot, args) -> int:
     data = {**report.to_dict(), "semantic": bool(bot.snapshot.semantic), "engines": engines, "paired": against}
     if off_topic is not None:
         data["off_topic"] = len(off_topic)
-    if args.new_subject:  # does a conversation about something else pull the answer away?
-        pairs = after_another_subject(cases)
+    pairs = after_another_subject(cases) if args.new_subject else []  # does a conversation about something else pull the answer away?
+    if args.new_subject and not pairs:
+        print("grasbot: --new-subject: no question has an earlier one about other notes to be asked after", file=sys.stderr)
+    if pairs:
         outcome = {id(o.case): o for o in report.outcomes}
         alone = Report(tuple(outcome[id(case)] for case, _ in pairs))
         after = evaluate([changed for _, changed in pairs], ranker(lexical=False))
