@@ -584,7 +584,7 @@ def test_grasbot_log_refuses_days_no_date_can_reach(tmp_path, capsys, days):
     db = tmp_path / "q.sqlite3"
     QuestionLog(db).close()
     assert run_log(["log", "--question-log", str(db), "--days", days])[0] == 2  # was a traceback
-    assert "grasbot: --days must be more than 0 and at most 36500, and --limit at least 1" in capsys.readouterr().err
+    assert "grasbot: --days must be more than 0 and at most 36500, and --limit between 1 and 100000" in capsys.readouterr().err
     assert run_log(["log", "--question-log", str(db), "--days", "36500"])[0] == 0
 
 
@@ -728,3 +728,48 @@ def test_grasbot_log_into_a_closed_pipe_ends_without_a_traceback(tmp_path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 1
     assert err == "", err
+
+
+def test_grasbot_log_refuses_a_limit_sqlite_cannot_take(tmp_path, capsys):
+    db = tmp_path / "q.sqlite3"
+    with QuestionLog(db) as log:
+        log.record("robot ?", result(("a", 0.5, ("bm25",)), grounded=False))
+    assert run_log(["log", "--question-log", str(db), "--limit", "9223372036854775808"])[0] == 2  # was an OverflowError
+    assert "--limit between 1 and 100000" in capsys.readouterr().err
+    assert run_log(["log", "--question-log", str(db), "--limit", "100000"])[0] == 0
+
+
+def test_grasbot_log_fails_on_a_damaged_log_rather_than_report_none(tmp_path, capsys):
+    db = tmp_path / "q.sqlite3"
+    with QuestionLog(db) as log:
+        for i in range(300):
+            log.record(f"question {i} " + "longue " * 40, result(("a", 0.5, ("bm25",)), grounded=False))
+    raw = bytearray(db.read_bytes())
+    for page in range(4096, len(raw), 4096):  # every page but the first: the file opens, its tables do not read
+        raw[page : page + 100] = b"\xff" * 100
+    db.write_bytes(bytes(raw))
+    code, text = run_log(["log", "--question-log", str(db), "--json"])
+    assert code == 2 and text == ""
+    assert f"grasbot: cannot read the question log {db} (cannot read: database disk image is malformed)" in capsys.readouterr().err
+
+
+def test_grasbot_log_says_when_there_is_no_log_or_a_folder(tmp_path, capsys):
+    missing = tmp_path / "typo.sqlite3"
+    code, text = run_log(["log", "--question-log", str(missing)])
+    assert code == 0 and "Questions no note could answer (0)" in text and not missing.exists()
+    assert f"grasbot: no question log at {missing} yet: the daemon writes it when a visitor asks" in capsys.readouterr().err
+    assert run_log(["log", "--question-log", str(tmp_path)])[0] == 2
+    assert f"grasbot: the question log {tmp_path} is a folder: name the file" in capsys.readouterr().err
+
+
+def test_the_log_is_readable_by_its_owner_only(tmp_path):
+    """Visitors' questions: the token file is 0600, so is the log, whatever the umask."""
+    db = tmp_path / "state" / "q.sqlite3"
+    previous = os.umask(0o022)
+    try:
+        with QuestionLog(db) as log:
+            log.record("robot ?", result(("a", 0.5, ("bm25",)), grounded=False))
+            modes = {p.name: p.stat().st_mode & 0o777 for p in db.parent.iterdir()}
+    finally:
+        os.umask(previous)
+    assert modes == {"q.sqlite3": 0o600, "q.sqlite3-wal": 0o600, "q.sqlite3-shm": 0o600}

@@ -31,6 +31,7 @@ question is dropped with a debug line, as when another process holds the file to
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -56,6 +57,7 @@ PURGE_EVERY = timedelta(days=1)
 BUSY_TIMEOUT_MS = 200  # a reader (`grasbot log`) never blocks a WAL writer; this is for a second writer
 BATCH_WAIT = 0.05  # seconds the writer lets submitted questions gather before one transaction
 MAX_PENDING = 10_000  # submitted questions waiting for the writer; past it they are dropped
+MAX_LIMIT = 100_000  # `grasbot log --limit`: SQLite's LIMIT is a 64-bit integer
 ROWS_PER_STATEMENT = 500  # 6 values a row: 3,000 variables, SQLite allows 32,766 a statement
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # fixed width, so text order is time order
 
@@ -258,6 +260,8 @@ class QuestionLog:
             target, uri = f"file:{urllib.parse.quote(os.fspath(path.absolute()))}?{flags}", True
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(FileExistsError):  # visitors' questions are for the owner's eyes: SQLite gives -wal and -shm its mode
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
             target, uri = os.fspath(path), False
         conn = sqlite3.connect(target, uri=uri, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None)
         try:
@@ -486,7 +490,10 @@ class QuestionLog:
                     ):
                         results[qid].append(LoggedResult(rank, slug, path, score, tuple(filter(None, signals.split(",")))))
         except sqlite3.Error as exc:
-            logger.warning("question log %s: cannot read: %s", self.path, exc)
+            if self.read_only:  # `grasbot log` says so and fails: a damaged log is not an empty one
+                self.failure = f"cannot read: {exc}"
+            else:
+                logger.warning("question log %s: cannot read: %s", self.path, exc)
             return []
         return [
             LoggedQuestion(
@@ -590,8 +597,8 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
     without, the flag, then GRASBOT_QUESTION_LOG, then the default. The log is only read:
     its old questions are deleted by the daemon that writes it."""
     out = out or sys.stdout
-    if not 0 < args.days <= MAX_RETENTION_DAYS or args.limit < 1:  # not: NaN is neither
-        print(f"grasbot: --days must be more than 0 and at most {MAX_RETENTION_DAYS}, and --limit at least 1", file=sys.stderr)
+    if not 0 < args.days <= MAX_RETENTION_DAYS or not 1 <= args.limit <= MAX_LIMIT:  # not: NaN is neither
+        print(f"grasbot: --days must be more than 0 and at most {MAX_RETENTION_DAYS}, and --limit between 1 and {MAX_LIMIT}", file=sys.stderr)
         return 2
     if args.question_log is not None:
         path = parse_log_path(args.question_log)
@@ -604,13 +611,19 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
         return 2
     ungrounded: list[LoggedQuestion] = []
     weak: list[LoggedQuestion] = []
-    if path.exists() and path.stat().st_size:  # reading creates no log; an empty file holds no question
+    if path.is_dir():
+        print(f"grasbot: the question log {path} is a folder: name the file", file=sys.stderr)
+        return 2
+    if not path.exists():  # reading creates no log
+        print(f"grasbot: no question log at {path} yet: the daemon writes it when a visitor asks", file=sys.stderr)
+    elif path.stat().st_size:  # an empty file holds no question
         with QuestionLog(path, read_only=True) as log:
-            if not log.enabled:
+            if log.enabled:
+                ungrounded = log.recent_ungrounded(args.limit, days=args.days)
+                weak = log.weakly_found(args.limit, days=args.days)
+            if log.failure is not None:
                 print(f"grasbot: cannot read the question log {path} ({log.failure})", file=sys.stderr)
                 return 2
-            ungrounded = log.recent_ungrounded(args.limit, days=args.days)
-            weak = log.weakly_found(args.limit, days=args.days)
     if args.json:
         report = {
             "path": str(path),
