@@ -188,7 +188,7 @@ class Settings:
 
     def _checked(self) -> Settings:
         if self.default_visibility not in ("public", "private"):
-            raise ConfigError(f"default visibility must be 'public' or 'private', not {self.default_visibility!r}")
+            raise ConfigError(f"GRASBOT_DEFAULT_VISIBILITY must be 'public' or 'private', not {self.default_visibility!r}")
         if self.semantic not in ("off", "bundled", "ollama"):
             raise ConfigError(f"GRASBOT_SEMANTIC must be off, bundled or ollama, not {self.semantic!r}")
         if not self.embed_model.strip():
@@ -260,8 +260,14 @@ class Settings:
             raise ConfigError(
                 "GRASBOT_CORS_ORIGINS: 'null' is not allowed (any sandboxed frame or local file sends it); list the site's origin and app://obsidian.md"
             )
+        for origin in self.cors_origins:  # compared as browsers send them: one that differs never matches
+            parts = urllib.parse.urlsplit(origin)
+            sent = f"{parts.scheme.lower()}://{parts.netloc.lower()}" if parts.scheme and parts.netloc else None
+            if origin != sent:
+                hint = f": write {sent!r}" if sent and not (parts.path.strip("/") or parts.query or parts.fragment) else ""
+                raise ConfigError(f"GRASBOT_CORS_ORIGINS: {origin!r} is not an origin as a browser sends it (scheme://host[:port], lower case, no path){hint}")
         if not 0 <= self.port <= 65535:
-            raise ConfigError(f"port must be between 0 and 65535, not {self.port}")
+            raise ConfigError(f"GRASBOT_PORT must be between 0 and 65535, not {self.port}")
         return self
 
     @property

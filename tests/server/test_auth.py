@@ -174,6 +174,25 @@ async def test_cors_allows_exactly_the_configured_origins(start_daemon):
         Settings.load(env={"GRASBOT_CORS_ORIGINS": "https://site.example,null"})
 
 
+@pytest.mark.parametrize(
+    "listed, hint",
+    [
+        ("https://mon-site.fr/", ": write 'https://mon-site.fr'"),
+        ("https://Autre.FR", ": write 'https://autre.fr'"),
+        ("HTTPS://site.example:8443", ": write 'https://site.example:8443'"),
+        ("https://site.example/chat", ""),
+        ("site.example", ""),
+    ],
+)
+def test_a_cors_origin_no_browser_sends_is_refused_at_start(listed, hint):
+    """A browser sends `https://mon-site.fr`, lower case and without a slash: a listed origin
+    written otherwise never matched, and the site's widget was refused without a word."""
+    with pytest.raises(ConfigError) as refused:
+        Settings.load(env={"GRASBOT_CORS_ORIGINS": f"app://obsidian.md,{listed}"})
+    assert str(refused.value) == (f"GRASBOT_CORS_ORIGINS: {listed!r} is not an origin as a browser sends it (scheme://host[:port], lower case, no path){hint}")
+    assert Settings.load(env={"GRASBOT_CORS_ORIGINS": "app://obsidian.md,https://mon-site.fr,http://localhost:5173"}).cors_origins[1] == "https://mon-site.fr"
+
+
 # ---------------------------------------------------------------- `grasbot serve`
 
 
