@@ -11,8 +11,9 @@ import pytest
 
 from grasbot._cli import main
 from grasbot._config import Settings
+from grasbot._engine import NO_PUBLIC_NOTE
 from grasbot.answer.fallback import INTRO
-from support.bots import BUNDLED_VAULT, REPO
+from support.bots import BUNDLED_VAULT, REPO, serve_process
 from support.standin_ollama import unused_url
 
 
@@ -182,6 +183,34 @@ def test_check_fails_and_lists_every_problem(capsys, note_writer):
     assert "orphelin.md: link [[nulle-part]] points to no note" in out
     assert "rate.md: « Comment marche le robot suiveur ? » → rank 2, first: robot" in out
     assert out.rstrip().endswith("Problems found.")
+
+
+def test_check_warns_when_no_note_is_public(capsys, note_writer):
+    note_writer("jardin.md", "title: Jardin potager", "Des tomates et des courgettes.")  # private by default
+    code, out, _ = run(capsys, "check", "--vault", str(note_writer.root))
+    assert code == 1
+    assert out.splitlines()[:4] == ["1 notes loaded, 0 public", "", "Warnings (1):", f"  .: {NO_PUBLIC_NOTE}"]
+
+
+def test_check_shows_a_file_name_that_holds_a_newline_on_one_line(capsys, note_writer):
+    root = clean_vault(note_writer)
+    note_writer("a\n  b.md: fake problem\nc.md", "title: [pas fermé", "x")
+    code, out, _ = run(capsys, "check", "--vault", str(root))
+    assert code == 1
+    assert "  a\\n  b.md: fake problem\\nc.md: broken YAML frontmatter" in out
+    assert not any(line.startswith("  b.md") for line in out.splitlines())
+
+
+def test_serve_says_at_start_what_it_could_not_load(note_writer):
+    note_writer("casse.md", "title: [pas fermé\nvisibility: public", "x")
+    proc = serve_process("--port", "0", "--vault", str(note_writer.root), "--no-cache", "--semantic", "off")
+    try:
+        assert proc.stdout.readline().startswith("GrasBot listening")
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert "1 note(s) could not be loaded and are not served; `grasbot check` says which and why" in err
+    assert NO_PUBLIC_NOTE in err
 
 
 def test_check_json(capsys, note_writer):

@@ -12,9 +12,10 @@ import sys
 from collections.abc import Sequence
 
 from ._config import ANCHOR_FORMS, Settings
-from ._engine import GrasBot
+from ._engine import NO_PUBLIC_NOTE, GrasBot
 from ._evaluate import PlainBM25, Report, after_another_subject, evaluate, paired, read_cases, read_off_topic
 from ._exceptions import ConfigError, GrasbotError
+from ._terminal import printable
 from .answer.fallback import extractive_answer
 from .retrieval.boilerplate import MIN_SHARE
 from .store.questionlog import add_log_parser, cmd_log
@@ -283,11 +284,12 @@ def vault_problems(bot: GrasBot) -> dict:
     vault = snapshot.vault
     visitor = snapshot.index("visitor")
     shared = visitor.boilerplate.texts(visitor.notes.values())
+    nobody = [] if len(visitor) else [{"path": ".", "message": NO_PUBLIC_NOTE}]
     return {
         "notes": len(vault.notes),
         "public": len(visitor),
         "errors": [e.to_dict() for e in vault.errors],
-        "warnings": [w.to_dict() for w in vault.warnings],
+        "warnings": nobody + [w.to_dict() for w in vault.warnings],
         "misses": misses,
         "boilerplate": [{"line": line, "notes": count} for line, count in sorted(shared.items(), key=lambda item: (-item[1], item[0]))],
     }
@@ -303,13 +305,13 @@ def cmd_check(bot: GrasBot, args) -> int:
     for title, items in (("Notes that could not be loaded", report["errors"]), ("Warnings", report["warnings"])):
         if items:
             print(f"\n{title} ({len(items)}):")
-            for item in items:
-                print(f"  {item['path']}: {item['message']}")
+            for item in items:  # a file's name may hold a newline, which would forge a line
+                print(f"  {printable(item['path'])}: {printable(item['message'])}")
     if report["misses"]:
         print(f"\nQuestions in `answers` that do not bring their own note first ({len(report['misses'])}):")
         for m in report["misses"]:
             where = f"rank {m['rank']}" if m["rank"] else "absent from the top 10"
-            print(f"  {m['path']}: « {m['question']} » → {where}, first: {m['first']}")
+            print(f"  {printable(m['path'])}: « {printable(m['question'])} » → {where}, first: {m['first']}")
     if report["boilerplate"]:  # not a problem: what search reads past, said so
         shown = report["boilerplate"]
         print(f"\nLines search reads past, held word for word by {MIN_SHARE:.0%} of the public notes or more ({len(shown)}):")

@@ -211,6 +211,10 @@ def _nonempty(text: str) -> str:
     return text
 
 
+#: What `grasbot check` and `grasbot serve` say of a vault whose notes are all private.
+NO_PUBLIC_NOTE = "no note is public: visitors get no answer (mark notes `visibility: public`, or set --default-visibility public)"
+
+
 def check_question(q: object, *, max_chars: int = MAX_QUESTION) -> str:
     if not isinstance(q, str):
         raise QueryError("q: the question must be a string")

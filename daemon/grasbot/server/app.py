@@ -22,7 +22,7 @@ from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from .._config import Settings
-from .._engine import GrasBot
+from .._engine import NO_PUBLIC_NOTE, GrasBot
 from .._exceptions import ConfigError, VaultError
 from ..answer.llm import load_ollama
 from ..store.questionlog import QuestionLog
@@ -166,6 +166,18 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
     return 0
 
 
+def _say_what_was_not_loaded(bot: GrasBot) -> None:
+    """A note skipped, or no note public, is the author's to hear at start, not to find out
+    from a visitor: `grasbot check` says which and why."""
+    vault = bot.snapshot.vault
+    if vault.errors:
+        log.warning("%d note(s) could not be loaded and are not served; `grasbot check` says which and why", len(vault.errors))
+    if vault.warnings:
+        log.info("%d warning(s) about the notes; `grasbot check` lists them", len(vault.warnings))
+    if not bot.vault_size():
+        log.warning(NO_PUBLIC_NOTE)
+
+
 def _after_start(bot: GrasBot) -> None:
     """What a start leaves for later, done while the daemon serves; never raises."""
     try:
@@ -228,6 +240,7 @@ def serve(settings: Settings) -> int:
         print(f"grasbot: cannot start: {exc}", file=sys.stderr, flush=True)
         return 2
     log.info("vault loaded in %.2f s", time.perf_counter() - started)
+    _say_what_was_not_loaded(bot)
     try:
         code = asyncio.run(_serve(settings, token.value, bot))
     except KeyboardInterrupt:  # a second Ctrl-C during shutdown

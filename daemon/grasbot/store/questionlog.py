@@ -38,7 +38,6 @@ import os
 import sqlite3
 import sys
 import threading
-import unicodedata
 import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -47,6 +46,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .._config import DEFAULT_RETENTION_DAYS, MAX_RETENTION_DAYS, default_log_path, parse_log_path
+from .._terminal import printable
 from ..retrieval.scoring import BOOST_SIGNALS, WEAK_SIGNALS
 from ..retrieval.search import SearchResult
 
@@ -580,16 +580,7 @@ def _first(item: LoggedQuestion) -> str:
     first = item.first
     if first is None:
         return "no note"
-    return f"{_printable(first.slug)} ({first.score:.2f}; {', '.join(first.signals) or '-'})"
-
-
-def _printable(text: str) -> str:
-    """A visitor's text as the owner's terminal may show it: control and format characters
-    (escape sequences that retitle or clear the terminal, bidi overrides, a newline that forges
-    a line of the report) written as Python escapes. `--json` escapes them already."""
-    if text.isprintable():
-        return text
-    return "".join(ascii(c)[1:-1] if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c for c in text)  # a space (Zs) stays
+    return f"{printable(first.slug)} ({first.score:.2f}; {', '.join(first.signals) or '-'})"
 
 
 def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
@@ -641,7 +632,7 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
         print(f"\n{title} ({len(items)}):", file=out)
         for item in items:
             mark = " [follow-up]" if item.followup else ""
-            print(f"  {_stamp(item.asked_at)}  « {_printable(item.question)} »{mark}  {label}: {_first(item)}", file=out)
+            print(f"  {_stamp(item.asked_at)}  « {printable(item.question)} »{mark}  {label}: {_first(item)}", file=out)
         if not items:
             print("  none", file=out)
     return 0
