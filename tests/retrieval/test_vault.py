@@ -228,6 +228,19 @@ def test_a_frontmatter_never_closed_is_reported_as_such(note_writer):
     assert messages(vault.errors, "ouverte.md") == ["frontmatter is never closed: add a line --- after its fields"]
 
 
+def test_a_date_that_does_not_exist_is_named_as_such(note_writer):
+    """YAML reads `2024-02-30` as a date it cannot make: the author read "unreadable
+    frontmatter: ValueError" of a field GrasBot does not even use."""
+    note_writer("jour.md", "visibility: public\ncreated: 2024-02-30", "Texte.")
+    note_writer("heure.md", "visibility: public\nheure: 2024-01-01 25:00:00", "Texte.")
+    note_writer("citee.md", "visibility: public\ncreated: '2024-02-30'", "Texte.")
+    vault = load_vault(note_writer.root)
+    assert list(vault.notes) == ["citee.md"]
+    hint = "correct it, or quote it to keep it as text"
+    assert messages(vault.errors, "jour.md") == [f"a date or time in the frontmatter does not exist (day is out of range for month): {hint}"]
+    assert messages(vault.errors, "heure.md") == [f"a date or time in the frontmatter does not exist (hour must be in 0..23): {hint}"]
+
+
 def test_frontmatter_that_is_not_a_mapping_is_reported(note_writer):
     note_writer("liste.md", "- a\n- b", "corps")
     vault = load_vault(note_writer.root)
@@ -380,6 +393,16 @@ def test_visibility(note_writer):
         "rien.md",
         "sans-frontmatter.md",
     }
+
+
+@pytest.mark.parametrize("value", ["publique", "true", "amis", "''"])
+def test_a_visibility_that_is_neither_public_nor_private_is_said(note_writer, value):
+    """Private, as any doubt keeps a note, but not in silence: `grasbot check` says it."""
+    note_writer("n.md", f"visibility: {value}", "")
+    vault = load_vault(note_writer.root, VaultOptions(default_public=True))
+    assert not vault.notes["n.md"].public
+    shown = {"true": "True", "''": ""}.get(value, value)
+    assert [(w.path, w.message) for w in vault.warnings] == [("n.md", f"`visibility: {shown}` is neither public nor private: the note is kept private")]
 
 
 def test_a_doubtful_visibility_keeps_the_note_private(note_writer):

@@ -513,7 +513,10 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     if len(given) > 1 or len(_VISIBILITY_LINE.findall(header)) > 1:
         warnings.append("`visibility` is given more than once: the note is kept private")
         return False
-    public = default_public if not given else str(given[0]).strip().lower() == "public"
+    said = str(given[0]).strip().lower() if given else None
+    if said is not None and said not in ("public", "private"):  # « publique », `true`: a typo must not pass unseen
+        warnings.append(f"`visibility: {given[0]}` is neither public nor private: the note is kept private")
+    public = default_public if said is None else said == "public"
     if public and meta.get("publish") is False:
         if given:  # a default overruled needs no word; a note that says both does
             warnings.append("`publish: false` keeps the note private, whatever its visibility")
@@ -553,6 +556,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         line = f" at line {where.line + 1}" if where is not None else ""
         problem = getattr(exc, "problem", None) or type(exc).__name__
         raise ValueError(f"broken YAML frontmatter{line}: {problem}") from None
+    except ValueError as exc:  # YAML reads `2024-02-30` or `25:00:00` as a date or time, then cannot make it
+        raise ValueError(f"a date or time in the frontmatter does not exist ({exc}): correct it, or quote it to keep it as text") from None
     except Exception as exc:  # anything else the YAML loader may raise on an odd header
         raise ValueError(f"unreadable frontmatter: {type(exc).__name__}") from None
     if not isinstance(meta, dict):
