@@ -436,6 +436,18 @@ def test_eval_bad_file(capsys, note_writer, tmp_path):
     code, _, err = run(capsys, "eval", "--questions", str(tmp_path / "absent.tsv"))
     assert code == 2
     assert "cannot read the questions file" in err
+    tsv.write_text("robot suiveur\ta.md\t\tun robot\tune colonne de trop\n", encoding="utf-8")  # glued into the phrase, it was
+    code, _, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(eval_vault(note_writer)))
+    assert code == 2 and "bad.tsv:1: expected 'question<TAB>path;path[<TAB>history[<TAB>phrase]]'" in err
+
+
+def test_eval_reads_a_file_saved_with_a_byte_order_mark(capsys, note_writer, tmp_path):
+    tsv = tmp_path / "q.tsv"
+    tsv.write_text("# des questions\nrobot suiveur\ta.md\n", encoding="utf-8-sig")
+    lexical = ("--vault", str(eval_vault(note_writer)), "--default-visibility", "public", "--semantic", "off", "--json")
+    code, out, err = run(capsys, "eval", "--questions", str(tsv), *lexical)
+    assert code == 0, err
+    assert json.loads(out)["questions"] == 1
 
 
 # ---------------------------------------------------------------- errors

@@ -110,7 +110,7 @@ def read_cases(path: str | Path) -> list[Case]:
         paths, _, rest = rest.partition("\t")
         earlier, has_phrase, phrase = rest.partition("\t")
         expected = frozenset(p.strip() for p in paths.split(";") if p.strip())
-        if not tab or not question.strip() or not expected or (has_phrase and not phrase.strip()):
+        if not tab or not question.strip() or not expected or (has_phrase and not phrase.strip()) or "\t" in phrase:  # a fifth column: the phrase's?
             raise ConfigError(f"{path}:{number}: expected 'question<TAB>path;path[<TAB>history[<TAB>phrase]]', got {line[:60]!r}")
         history = tuple(q.strip() for q in earlier.split(HISTORY_SEPARATOR) if q.strip())
         cases.append(Case(question.strip(), expected, number, phrase.strip() or None, history))
@@ -134,7 +134,7 @@ def read_off_topic(path: str | Path) -> list[str]:
 def _question_lines(path: str | Path, what: str) -> list[tuple[int, str]]:
     """(line number, line) of a questions file, `#` lines and blank lines left out."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()  # a byte-order mark, as an editor may save it
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read the {what} file {path}: {exc}") from None
     return [(number, line) for number, line in enumerate(lines, 1) if line.strip() and not line.lstrip().startswith("#")]
