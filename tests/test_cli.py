@@ -611,3 +611,21 @@ def test_an_empty_flag_value_is_refused(capsys, argv, flag):
         main(argv)
     assert stopped.value.code == 2
     assert f"argument {flag}: must not be empty (leave the flag out for the default)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        (
+            {"LLM_KEEP_ALIVE": "banana"},
+            "LLM_KEEP_ALIVE must be a duration as Ollama reads it (30m, 1h30m, 90s) or seconds (-1 keeps the model loaded), not 'banana'",
+        ),
+        ({"LLM_KEEP_ALIVE": "1d"}, "LLM_KEEP_ALIVE must be a duration as Ollama reads it"),
+        ({"LLM_TEMPERATURE": "-1"}, "LLM_TEMPERATURE must be between 0 and 2, not -1.0"),
+    ],
+)
+def test_settings_ollama_would_refuse_are_refused_at_start(capsys, monkeypatch, env, message):
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    code, _, err = run(capsys, "search", "robot", "--semantic", "off")
+    assert code == 2 and message in err

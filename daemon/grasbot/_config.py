@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import string
 import urllib.parse
 from collections.abc import Mapping
@@ -195,6 +196,12 @@ class Settings:
             raise ConfigError("GRASBOT_EMBED_MODEL must name an Ollama embedding model")
         if not 1 <= self.search_top_k <= 50:
             raise ConfigError(f"SEARCH_TOP_K must be between 1 and 50, not {self.search_top_k}")
+        if not _KEEP_ALIVE.fullmatch(self.llm_keep_alive):  # Ollama would refuse every answer's request
+            raise ConfigError(
+                f"LLM_KEEP_ALIVE must be a duration as Ollama reads it (30m, 1h30m, 90s) or seconds (-1 keeps the model loaded), not {self.llm_keep_alive!r}"
+            )
+        if not 0 <= self.llm_temperature <= 2:
+            raise ConfigError(f"LLM_TEMPERATURE must be between 0 and 2, not {self.llm_temperature}")
         if self.llm_timeout <= 0:
             raise ConfigError(f"LLM_TIMEOUT must be positive, not {self.llm_timeout}")
         if not 16 <= self.llm_max_tokens <= 32_768:
@@ -287,6 +294,8 @@ class Settings:
 
 
 _TYPES = {f.name: f.type for f in fields(Settings)}
+# Go's time.ParseDuration, which Ollama reads `keep_alive` with, or a whole number of seconds
+_KEEP_ALIVE = re.compile(r"-?\d+|[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+")
 
 
 def _coerce(name: str, value: Any, origin: str) -> Any:

@@ -60,6 +60,18 @@ async def test_stream_request_body_and_settings(standin_ollama):
     assert body["keep_alive"] == "5m"
 
 
+@pytest.mark.parametrize("given, sent", [("-1", -1), ("300", 300), ("1h30m", "1h30m")])
+async def test_keep_alive_in_seconds_goes_as_a_number(standin_ollama, given, sent):
+    """Ollama reads a string with Go's ParseDuration: "-1" (keep the model loaded) has no unit."""
+    client = LLMClient(standin_ollama.url, keep_alive=given)
+    try:
+        await collect(client)
+    finally:
+        await client.aclose()
+    (body,) = standin_ollama.requests
+    assert body["keep_alive"] == sent and isinstance(body["keep_alive"], str) is isinstance(sent, str)  # the client sends -1.0
+
+
 # -- answers ----------------------------------------------------------------------------------
 
 

@@ -176,7 +176,8 @@ class LLMClient:
         self.model = model
         self.timeout = timeout  # between two pieces of the reply (httpx's read timeout)
         self.temperature = temperature
-        self.keep_alive = keep_alive
+        # seconds as a number: Ollama reads a string with Go's ParseDuration, which wants a unit
+        self.keep_alive: str | int = int(keep_alive) if keep_alive.lstrip("-").isdigit() else keep_alive
         self.max_tokens = max_tokens  # Ollama's num_predict: the answer stops there
         self.context = context  # Ollama's num_ctx, the same at every call: another value reloads the model
         self.deadline = deadline  # the whole answer, first word to last
