@@ -482,3 +482,22 @@ def test_parse_note_directly():
     )
     with pytest.raises(ValueError, match="not UTF-8"):
         parse_note("x.md", b"\xff\xfe\xfa", mtime_ns=0, options=VaultOptions())
+
+
+def test_a_field_of_the_wrong_shape_is_said_and_ignored(note_writer):
+    """`title: [un, deux]` was the title « ['un', 'deux'] », an alias `{nom: truc}` the alias
+    « {'nom': 'truc'} », without a word; `linked: [[autre]]`, unquoted, is YAML's list in a list."""
+    note_writer("t.md", "title: [un, deux]\ntype: {x: 1}\nslug: [a, b]\nvisibility: public", "# Le vrai titre\nT.")
+    note_writer("a.md", "aliases:\n  - {nom: truc}\n  - [a, b]\n  - bon alias\nlinked: [[t]]\nvisibility: public", "A.")
+    vault = load_vault(note_writer.root)
+    t, a = vault.notes["t.md"], vault.notes["a.md"]
+    assert (t.title, t.slug, t.type) == ("Le vrai titre", "t", None)
+    assert a.aliases == ("bon alias",) and vault.edges["a.md"] and {target for target, _ in vault.edges["a.md"]} == {"t.md"}
+    assert sorted((w.path, w.message) for w in vault.warnings) == [
+        ("a.md", "`aliases` holds a list among its items: ignored"),
+        ("a.md", "`aliases` holds a mapping among its items: ignored"),
+        ("a.md", '`linked`: [[t]] without quotes is a list in YAML, read as the link; write "[[t]]"'),
+        ("t.md", "`slug` should be text, got a list: ignored"),
+        ("t.md", "`title` should be text, got a list: ignored"),
+        ("t.md", "`type` should be text, got a mapping: ignored"),
+    ]

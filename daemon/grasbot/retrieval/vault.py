@@ -334,11 +334,24 @@ def _as_list(value: Any, name: str, warnings: list[str]) -> tuple[str, ...]:
     if not isinstance(value, list):
         warnings.append(f"`{name}` should be a list, got {type(value).__name__}: ignored")
         return ()
-    return tuple(str(v).strip() for v in value if v is not None and str(v).strip())
+    items = []
+    for v in value:
+        if isinstance(v, list) and len(v) == 1 and isinstance(v[0], str):  # `- [[note]]` unquoted: YAML's list in a list
+            warnings.append(f'`{name}`: [[{v[0]}]] without quotes is a list in YAML, read as the link; write "[[{v[0]}]]"')
+            v = f"[[{v[0]}]]"
+        elif isinstance(v, (list, dict)):
+            warnings.append(f"`{name}` holds a {'list' if isinstance(v, list) else 'mapping'} among its items: ignored")
+            continue
+        if v is not None and str(v).strip():
+            items.append(str(v).strip())
+    return tuple(items)
 
 
-def _as_text(value: Any) -> str | None:
+def _as_text(value: Any, name: str, warnings: list[str]) -> str | None:
     if value is None:
+        return None
+    if isinstance(value, (list, dict)):  # `title: [un, deux]` was shown as « ['un', 'deux'] »
+        warnings.append(f"`{name}` should be text, got a {'list' if isinstance(value, list) else 'mapping'}: ignored")
         return None
     if isinstance(value, (date, datetime)):
         return value.isoformat()
@@ -572,11 +585,11 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     if "`" in prose:
         prose = _INLINE_CODE.sub(" ", prose)
     shown = _shown_text if "%%" in header or "<!--" in header else _same  # fields with comments: rare
-    title = shown(_as_text(meta.get("title")))
+    title = shown(_as_text(meta.get("title"), "title", warnings))
     if title is None:
         heading = _HEADING.search(prose)
         title = heading.group(1).strip() if heading else stem
-    slug = slugify(_as_text(meta.get("slug")) or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
+    slug = slugify(_as_text(meta.get("slug"), "slug", warnings) or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
 
     lists = {name: _as_list(meta.get(name), name, warnings) for name in LIST_FIELDS}
     if shown is _shown_text:
@@ -603,14 +616,14 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         path=rel,
         slug=slug,
         title=title,
-        type=shown(_as_text(meta.get("type"))),
-        source=shown(_as_text(meta.get("source"))),
+        type=shown(_as_text(meta.get("type"), "type", warnings)),
+        source=shown(_as_text(meta.get("source"), "source", warnings)),
         domains=lists["domains"],
         tags=tags,
         aliases=lists["aliases"],
         answers=lists["answers"],
         priority=float(priority) if priority is not None else None,
-        updated=_as_text(meta.get("updated")),
+        updated=_as_text(meta.get("updated"), "updated", warnings),
         public=public,
         body=body,
         links=tuple(links),
