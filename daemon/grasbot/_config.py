@@ -310,7 +310,7 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
         if name in ("exclude", "cors_origins", "trusted_proxies", "peers"):
             items = value.split(",") if isinstance(value, str) else list(value)
             strip = "/" if name in ("exclude", "peers") else ""
-            return tuple(i.strip().strip(strip) for i in items if i.strip())
+            return tuple(i.strip().removeprefix("./" if name == "exclude" else "").strip(strip) for i in items if i.strip())
         if name == "url_map":
             return _parse_url_map(value) if isinstance(value, str) else dict(value)
         if kind in ("bool", bool):

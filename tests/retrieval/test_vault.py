@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from grasbot._config import Settings
 from grasbot._exceptions import VaultError
 from grasbot.retrieval.vault import LinkResolver, Note, VaultOptions, load_vault, parse_note
 
@@ -320,6 +321,18 @@ def test_obsidian_trash_and_excluded_folders_are_ignored(note_writer):
         "brouillons-publics/c.md",
         "a/prive/d.md",
     }
+
+
+def test_an_excluded_folder_the_vault_does_not_have_is_said(note_writer):
+    """`--exclude Templates` for `templates/` (or `./templates`, read as it): nothing was left out, unsaid."""
+    note_writer("templates/modele.md", None, "")
+    note_writer("garde.md", None, "")
+    vault = load_vault(note_writer.root, VaultOptions(exclude=("Templates", "garde.md")))
+    assert set(vault.notes) == {"templates/modele.md", "garde.md"}
+    said = "left out by --exclude (GRASBOT_EXCLUDE), but the vault has no such folder: nothing is left out"
+    assert [(w.path, w.message) for w in vault.warnings] == [("Templates", said), ("garde.md", said)]
+    assert Settings.load(env={"GRASBOT_EXCLUDE": "./templates/, brouillons"}).exclude == ("templates", "brouillons")
+    assert load_vault(note_writer.root, VaultOptions(exclude=("templates",))).warnings == []
 
 
 def test_symlink_outside_the_vault_is_not_followed(note_writer, tmp_path):

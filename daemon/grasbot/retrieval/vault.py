@@ -944,6 +944,9 @@ def load_vault(
             vault.warnings.extend(Issue(rel, w) for w in note.warnings)
         if note is not known:
             fresh.append(rel)
+    for folder in options.exclude:  # `./Templates` or `templates` for `Templates/`: nothing would be left out, unsaid
+        if not (root / folder).is_dir():
+            vault.warnings.append(Issue(folder, "left out by --exclude (GRASBOT_EXCLUDE), but the vault has no such folder: nothing is left out"))
     previous = previous if reusable else None
     _report_duplicates(vault, previous if _same_names(vault, previous, fresh) else None)
     relinked = resolve_links(vault, previous, fresh)
