@@ -629,3 +629,18 @@ def test_settings_ollama_would_refuse_are_refused_at_start(capsys, monkeypatch, 
         monkeypatch.setenv(var, value)
     code, _, err = run(capsys, "search", "robot", "--semantic", "off")
     assert code == 2 and message in err
+
+
+def test_a_long_embedding_is_announced_once(capsys, note_writer, tmp_path, monkeypatch):
+    """A first run on a large vault embeds for minutes before it answers: said, not silent;
+    the vectors kept, the next run says nothing."""
+    import grasbot._cli
+
+    monkeypatch.setattr(grasbot._cli, "ANNOUNCE_FROM", 2)  # the test vault's few texts stand for thousands
+    monkeypatch.setenv("GRASBOT_CACHE_DIR", str(tmp_path / "cache"))
+    root = clean_vault(note_writer)
+    code, _, err = run(capsys, "search", "robot", "--vault", str(root))
+    assert code == 0
+    assert "grasbot: embedding 4 texts for meaning, once (they are kept in the cache); --semantic off answers at once" in err  # 2 heads, 2 questions
+    code, _, err = run(capsys, "search", "robot", "--vault", str(root))
+    assert code == 0 and "embedding" not in err

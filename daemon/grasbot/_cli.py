@@ -445,6 +445,17 @@ def cmd_eval(bot: GrasBot, args) -> int:
     return 0
 
 
+#: Texts to embed from which a command says it will take a while (about 25 a second here).
+ANNOUNCE_FROM = 500
+
+
+def _announce_embedding(count: int) -> None:
+    """A first run on a large vault, or a long note of thousands of sections, embeds for
+    minutes before the command answers: said on stderr rather than a silent wait."""
+    if count >= ANNOUNCE_FROM:
+        print(f"grasbot: embedding {count:,} texts for meaning, once (they are kept in the cache); --semantic off answers at once", file=sys.stderr, flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -456,7 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return serve(settings)
         bot = GrasBot.open(settings)
-        bot.embed_pending()  # meaning beside words, as the daemon has it once its worker is done
+        bot.embed_pending(announce=_announce_embedding)  # meaning beside words, as the daemon has it once its worker is done
         return {"search": cmd_search, "ask": cmd_ask, "check": cmd_check, "eval": cmd_eval}[args.command](bot, args)
     except GrasbotError as exc:
         print(f"grasbot: {exc}", file=sys.stderr)

@@ -15,7 +15,7 @@ import os
 import threading
 import time
 import unicodedata
-from collections.abc import AsyncGenerator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -395,12 +395,15 @@ class GrasBot:
 
     # ---- meaning
 
-    def embed_pending(self, snapshot: Snapshot | None = None, *, background: bool = False, at_most: int | None = None) -> bool:
+    def embed_pending(
+        self, snapshot: Snapshot | None = None, *, background: bool = False, at_most: int | None = None, announce: Callable[[int], None] | None = None
+    ) -> bool:
         """Embed what the snapshot's notes still lack, then give it its semantic indexes (blocking:
         a worker thread's, or the command line's). False when there is no semantic backend, the
         pass was stopped, the backend failed (the reason is in `semantic_status`), or more than
         `at_most` texts are missing (nothing is embedded then: a reload leaves them to the worker).
-        `background`: the pass gives way (stops between two batches) to a reload or a stop."""
+        `background`: the pass gives way (stops between two batches) to a reload or a stop.
+        `announce(n)`: told how many texts are to embed, before it starts, when some are."""
         if self.embedder is None or self._vectors is None or self._questions is None:
             return False
         snapshot = snapshot or self._snapshot
@@ -417,6 +420,8 @@ class GrasBot:
             # have is no visitor's to know), embedded first so that their count moves first
             public = {texts.keys[t] for p in snapshot.index("visitor").notes for t in (*texts.by_path[p], *texts.asked[p])}
             todo.sort(key=lambda item: item[0] not in public)
+            if todo and announce is not None:
+                announce(len(todo))
             shown = sum(1 for key, _ in todo if key in public)
             self._progress = Progress(len(public) - shown, len(public))
             embedded = 0  # this pass's, so far
