@@ -644,3 +644,20 @@ def test_a_long_embedding_is_announced_once(capsys, note_writer, tmp_path, monke
     assert "grasbot: embedding 4 texts for meaning, once (they are kept in the cache); --semantic off answers at once" in err  # 2 heads, 2 questions
     code, _, err = run(capsys, "search", "robot", "--vault", str(root))
     assert code == 0 and "embedding" not in err
+
+
+def test_check_names_the_symlinks_it_leaves_out(capsys, note_writer, tmp_path):
+    """Left out on purpose (a link to /etc must not become part of a public site), but named:
+    an author who linked a folder in expects its notes."""
+    root = clean_vault(note_writer)
+    outside = tmp_path / "ailleurs"
+    outside.mkdir()
+    (outside / "n.md").write_text("x", encoding="utf-8")
+    (root / "lien.md").symlink_to(outside / "n.md")
+    (root / "dossier").symlink_to(outside, target_is_directory=True)
+    (root / "casse.md").symlink_to(tmp_path / "nulle-part.md")
+    code, out, _ = run(capsys, "check", "--vault", str(root))
+    assert code == 0  # not a problem: said, as the lines search reads past are
+    assert "Symbolic links left out, which lead out of the vault or into a hidden or excluded folder (3):\n  casse.md\n  lien.md\n  dossier/\n" in out
+    code, out, _ = run(capsys, "check", "--vault", str(root), "--json")
+    assert json.loads(out)["links_left_out"] == ["casse.md", "lien.md", "dossier/"]

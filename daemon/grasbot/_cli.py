@@ -18,6 +18,7 @@ from ._exceptions import ConfigError, GrasbotError
 from ._terminal import printable
 from .answer.fallback import extractive_answer
 from .retrieval.boilerplate import MIN_SHARE
+from .retrieval.vault import walk_markdown
 from .store.questionlog import add_log_parser, cmd_log
 
 
@@ -285,12 +286,16 @@ def vault_problems(bot: GrasBot) -> dict:
     visitor = snapshot.index("visitor")
     shared = visitor.boilerplate.texts(visitor.notes.values())
     nobody = [] if len(visitor) else [{"path": ".", "message": NO_PUBLIC_NOTE}]
+    links_out: list[str] = []
+    for _ in walk_markdown(vault.root, vault.options, skipped=links_out):
+        pass
     return {
         "notes": len(vault.notes),
         "public": len(visitor),
         "errors": [e.to_dict() for e in vault.errors],
         "warnings": nobody + [w.to_dict() for w in vault.warnings],
         "misses": misses,
+        "links_left_out": links_out,
         "boilerplate": [{"line": line, "notes": count} for line, count in sorted(shared.items(), key=lambda item: (-item[1], item[0]))],
     }
 
@@ -312,6 +317,10 @@ def cmd_check(bot: GrasBot, args) -> int:
         for m in report["misses"]:
             where = f"rank {m['rank']}" if m["rank"] else "absent from the top 10"
             print(f"  {printable(m['path'])}: « {printable(m['question'])} » → {where}, first: {m['first']}")
+    if report["links_left_out"]:  # not a problem either: a vault's notes are the vault's own
+        print(f"\nSymbolic links left out, which lead out of the vault or into a hidden or excluded folder ({len(report['links_left_out'])}):")
+        for rel in report["links_left_out"]:
+            print(f"  {printable(rel)}")
     if report["boilerplate"]:  # not a problem: what search reads past, said so
         shown = report["boilerplate"]
         print(f"\nLines search reads past, held word for word by {MIN_SHARE:.0%} of the public notes or more ({len(shown)}):")

@@ -193,7 +193,7 @@ def _no_vault_folder(root: Path) -> VaultError:
     return VaultError(f"vault folder not found: {root} (set --vault or VAULT_DIR)")
 
 
-def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterator[tuple[str, os.DirEntry]]:
+def walk_markdown(root: str | os.PathLike[str], options: VaultOptions, skipped: list[str] | None = None) -> Iterator[tuple[str, os.DirEntry]]:
     """`_scan`'s walk, one file at a time: the daemon stats a vault's files on its event loop,
     a few hundred between two turns of requests (`server.methods.reload_vault`).
 
@@ -203,7 +203,8 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterat
     folder (`.obsidian/`, `.trash/`, any name that starts with a dot), it is skipped. A folder that cannot be listed, or nested deeper
     than MAX_FOLDER_DEPTH, raises VaultError naming it: a vault read in part must not pass for
     a vault with fewer notes (a reload keeps the previous one). The walk keeps its own stack,
-    so a deep tree cannot overflow Python's.
+    so a deep tree cannot overflow Python's. `skipped` receives the symlinks left out (a
+    folder's with a trailing `/`), for `grasbot check` to name.
     """
     root = Path(root)
     try:
@@ -254,6 +255,8 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterat
             if _is_link(entry):
                 target = real_rel(os.path.realpath(entry.path))
                 if target is None or _excluded(target, options):
+                    if skipped is not None:
+                        skipped.append(prefix + name)
                     continue
             # interned: every table keyed by path then holds this one object, and a dict lookup
             # stops at identity (marshal keeps the flag, so the cache and store.parallel load it so)
@@ -269,6 +272,8 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions) -> Iterat
             else:
                 real, target = os.path.join(real_dir, entry.name), real_prefix + entry.name
             if target is None or (target and _excluded(target, options)):
+                if skipped is not None:
+                    skipped.append(rel + "/")
                 continue
             below.append((entry.path, real, rel, target, depth + 1))
         stack.extend(reversed(below))
