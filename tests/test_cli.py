@@ -661,3 +661,9 @@ def test_check_names_the_symlinks_it_leaves_out(capsys, note_writer, tmp_path):
     assert "Symbolic links left out, which lead out of the vault or into a hidden or excluded folder (3):\n  casse.md\n  lien.md\n  dossier/\n" in out
     code, out, _ = run(capsys, "check", "--vault", str(root), "--json")
     assert json.loads(out)["links_left_out"] == ["casse.md", "lien.md", "dossier/"]
+
+
+def test_the_enumerated_settings_are_read_in_any_case():
+    """GRASBOT_INDEX_CACHE=OFF was read, GRASBOT_SEMANTIC=OFF refused."""
+    settings = Settings.load(env={"GRASBOT_SEMANTIC": "OFF", "GRASBOT_ANCHORS": "Slug", "GRASBOT_DEFAULT_VISIBILITY": "Public"})
+    assert (settings.semantic, settings.anchors, settings.default_visibility) == ("off", "slug", "public")

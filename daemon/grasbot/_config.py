@@ -311,6 +311,8 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             items = value.split(",") if isinstance(value, str) else list(value)
             strip = "/" if name in ("exclude", "peers") else ""
             return tuple(i.strip().removeprefix("./" if name == "exclude" else "").strip(strip) for i in items if i.strip())
+        if name in ("semantic", "anchors", "default_visibility"):  # read as GRASBOT_INDEX_CACHE=OFF is
+            return str(value).strip().lower()
         if name == "url_map":
             return _parse_url_map(value) if isinstance(value, str) else dict(value)
         if kind in ("bool", bool):

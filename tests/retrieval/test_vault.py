@@ -514,3 +514,12 @@ def test_a_field_of_the_wrong_shape_is_said_and_ignored(note_writer):
         ("t.md", "`title` should be text, got a list: ignored"),
         ("t.md", "`type` should be text, got a mapping: ignored"),
     ]
+
+
+def test_a_field_written_twice_is_said(note_writer):
+    """YAML keeps the last one without a word: the author meant one of them."""
+    note_writer("t.md", "title: Un\nslug: un\ntitle: Deux\nurl: https://x.fr/a:b\nvisibility: public", "T.")
+    note_writer("ok.md", "title: Seul\nsource: https://x.fr\nvisibility: public", "T.")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["t.md"].title == "Deux"
+    assert [(w.path, w.message) for w in vault.warnings] == [("t.md", "`title` is written 2 times: the last one counts")]

@@ -14,6 +14,7 @@ import stat
 import sys
 import time
 import urllib.parse
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
@@ -519,6 +520,7 @@ def _inline_tags(prose: str) -> list[str]:
 
 
 _VISIBILITY_LINE = re.compile(r"^visibility[ \t]*:", re.IGNORECASE | re.MULTILINE)
+_FIELD_LINE = re.compile(r"^([\w][\w .-]*?)[ \t]*:(?:[ \t]|$)", re.MULTILINE)  # a top-level field's key
 
 
 def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str]) -> bool:
@@ -616,6 +618,9 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     links.extend(_md_links_in(prose, rel, "body"))
 
     public = _is_public(meta, header, options.default_public, warnings)
+    if header.count(":") > len(meta):  # a field written twice: YAML keeps the last one, without a word
+        named = Counter(m.group(1) for m in _FIELD_LINE.finditer(header))
+        warnings.extend(f"`{key}` is written {n} times: the last one counts" for key, n in named.items() if n > 1 and key.lower() != "visibility")
 
     note = Note(
         path=rel,
