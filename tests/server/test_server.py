@@ -599,4 +599,8 @@ async def test_the_chat_page_and_the_widget_are_served_as_files(start_daemon):
     for name in ("chat.js", "page.js", "chat.css"):  # what the page and the widget load next
         response = await client.get(f"/static/{name}")
         assert response.status == 200, name
-    assert (await client.get("/static/../app.py")).status in (403, 404)
+        assert response.headers["Cache-Control"] == "no-cache" and await response.text() == (STATIC_DIR / name).read_text(encoding="utf-8")
+    for path in ("/static/../app.py", "/static/", "/static/absent.js", "/static/chat.js/x"):  # aiohttp's 403 text, or an empty 404
+        response = await client.get(path)
+        assert response.status == 404, path
+        assert (await response.json())["error"]["data"].startswith("no endpoint at this path"), path

@@ -96,7 +96,8 @@ def create_app(
     app.on_response_prepare.append(nosniff)
     app.router.add_get("/", static_file("index.html", PAGE_HEADERS))
     app.router.add_get("/widget.js", static_file("widget.js"))
-    app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
+    for asset in sorted(STATIC_DIR.iterdir()):  # a route each: any other /static/ path is the JSON 404 of every path
+        app.router.add_get(f"/static/{asset.name}", static_file(asset.name))
     app.router.add_post("/rpc", handle_rpc)
     app.router.add_get("/ask", handle_ask)
     app.router.add_get("/ask/stream", handle_ask_stream)
