@@ -667,3 +667,14 @@ def test_the_enumerated_settings_are_read_in_any_case():
     """GRASBOT_INDEX_CACHE=OFF was read, GRASBOT_SEMANTIC=OFF refused."""
     settings = Settings.load(env={"GRASBOT_SEMANTIC": "OFF", "GRASBOT_ANCHORS": "Slug", "GRASBOT_DEFAULT_VISIBILITY": "Public"})
     assert (settings.semantic, settings.anchors, settings.default_visibility) == ("off", "slug", "public")
+
+
+def test_serve_refuses_a_question_log_it_was_told_to_use_and_cannot(tmp_path):
+    """The default place may be read-only, and serving goes on unlogged; a place the owner
+    named is a mistake to hear at start: it served for weeks with a WARNING and no log."""
+    folder = tmp_path / "un-dossier"
+    folder.mkdir()
+    proc = serve_process("--port", "0", "--semantic", "off", "--question-log", str(folder))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "GrasBot listening" not in out
+    assert f"grasbot: the question log {folder} cannot be used (cannot open: unable to open database file): name another, or turn it off" in err
