@@ -288,6 +288,12 @@ def test_a_link_to_a_public_note_names_it_in_every_syntax(tmp_path, syntax):
         assert "voisin" in readable.lower(), (text, readable)
 
 
+def test_an_html_tag_that_names_no_note_stays_as_written():
+    """An HTML course's examples are its text: only a tag that names a note is a link."""
+    text = 'Une image : `<img src="photo.jpg" alt="Une photo">`, une vidéo <video src="film.mp4"></video>, <script src="https://x.org/a.js"></script>.'
+    assert _vault.rewrite_links(text, lambda t: False, "cours/HTML.md") == text
+
+
 def test_web_links_stay_as_written():
     text = "Voir [le site](https://example.org/a.md) et [courriel](mailto:x@example.org) et [ici](#titre)."
     assert _vault.rewrite_links(text, lambda t: False, "a/b.md") == text

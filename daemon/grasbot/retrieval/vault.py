@@ -426,8 +426,8 @@ def _links_in(text: str, kind: str) -> list[Link]:
 # `![alt](path.md)` (destination in `<…>`, URL-encoded, relative to the note, or with spaces when
 # it ends in `.md`, as Obsidian accepts), reference definitions `[ref]: path.md`, `<path.md>` and
 # `obsidian://open?file=…` in angle brackets or bare (as Obsidian's « Copy Obsidian URL » pastes
-# it), HTML `<a href="…">` and any other tag's `src`, `srcset`, `data`, `poster` or `href`
-# (`<iframe src="note.md">`). A label may hold brackets one level deep (`[![image](a.png)](b.md)`)
+# it), HTML `<a href="…">` and any other tag's `src` or `href` naming a note (`<iframe
+# src="note.md">`; an HTML course's `<img src="photo.jpg">` stays as written). A label may hold brackets one level deep (`[![image](a.png)](b.md)`)
 # and span lines.
 _MD_LINK = re.compile(
     r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]"
@@ -445,8 +445,8 @@ _HTML_LINK = re.compile(
     r"<a\s(?:[^>]*?\s)?href\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))[^>]*>(.*?)</a\s*>",
     re.IGNORECASE | re.DOTALL,
 )
-_HTML_SOURCE = re.compile(  # a tag left once `_HTML_LINK`'s are read
-    r"<[a-z][a-z0-9-]*\s(?:[^<>]*?\s)?(?:src|srcset|href|data|poster)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))[^<>]*>",
+_HTML_SOURCE = re.compile(  # a tag left once `_HTML_LINK`'s are read; only a note's counts (`_note_source`)
+    r"<[a-z][a-z0-9-]*\s(?:[^<>]*?\s)?(?:src|href)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))[^<>]*>",
     re.IGNORECASE,
 )
 # not after what opens another syntax's destination; a sentence's last stop is not the URL's
@@ -498,7 +498,7 @@ def _md_links_in(text: str, rel: str, kind: str) -> list[Link]:
             if target is not None:
                 out.append(Link(target, _TAG.sub("", m.group(4)).strip() or None, kind))
         for m in _HTML_SOURCE.finditer(_HTML_LINK.sub(" ", text)):
-            target = link_target(next(g for g in m.group(1, 2, 3) if g is not None), rel)
+            target = _note_source(m, rel)
             if target is not None:
                 out.append(Link(target, None, kind))
     if "://" in text:
@@ -510,6 +510,16 @@ def _md_links_in(text: str, rel: str, kind: str) -> list[Link]:
 
 
 _TAG = re.compile(r"<[^<>]*>")
+
+
+def _note_source(m: re.Match, rel: str) -> str | None:
+    """The note an `_HTML_SOURCE` tag names, or None: an image, a video or a web page is
+    no note (and an HTML course's examples of them are its text)."""
+    dest = next(g for g in m.group(1, 2, 3) if g is not None)
+    target = link_target(dest, rel)
+    if target is None or not (dest.strip()[:11].lower() == "obsidian://" or target.lower().endswith(".md")):
+        return None
+    return target
 
 
 def _inline_tags(prose: str) -> list[str]:
@@ -729,7 +739,7 @@ def _rewrite_other_links(text: str, keep, rel: str) -> str:
             return _TAG.sub("", m.group(4)).strip() or _shown(target, keep)
 
         def source(m: re.Match) -> str:
-            target = link_target(next(g for g in m.group(1, 2, 3) if g is not None), rel)
+            target = _note_source(m, rel)
             return m.group(0) if target is None else _shown(target, keep)
 
         text = _ANGLE_LINK.sub(angle, text)
