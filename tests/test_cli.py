@@ -678,3 +678,13 @@ def test_serve_refuses_a_question_log_it_was_told_to_use_and_cannot(tmp_path):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "GrasBot listening" not in out
     assert f"grasbot: the question log {folder} cannot be used (cannot open: unable to open database file): name another, or turn it off" in err
+
+
+def test_a_bad_trusted_proxy_is_refused_before_serve_makes_anything(tmp_path):
+    """It was refused once the token file was made and the vault loaded."""
+    config = tmp_path / "xdg"
+    proc = serve_process("--port", "0", "--semantic", "off", "--trusted-proxies", "10.0.0.300", env={"XDG_CONFIG_HOME": str(config)}, token=None)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and out == ""
+    assert "GRASBOT_TRUSTED_PROXIES: trusted proxy '10.0.0.300' is not an IP address or network" in err
+    assert not (config / "grasbot").exists() and "vault loaded" not in err

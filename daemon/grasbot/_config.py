@@ -6,6 +6,7 @@ ConfigError naming the variable, never a crash deeper down.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import re
@@ -267,6 +268,11 @@ class Settings:
             raise ConfigError(
                 "GRASBOT_CORS_ORIGINS: 'null' is not allowed (any sandboxed frame or local file sends it); list the site's origin and app://obsidian.md"
             )
+        for entry in self.trusted_proxies:  # here, before `serve` makes a token file or loads the vault
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ConfigError(f"GRASBOT_TRUSTED_PROXIES: trusted proxy {entry!r} is not an IP address or network") from None
         for origin in self.cors_origins:  # compared as browsers send them: one that differs never matches
             parts = urllib.parse.urlsplit(origin)
             sent = f"{parts.scheme.lower()}://{parts.netloc.lower()}" if parts.scheme and parts.netloc else None
