@@ -13,6 +13,7 @@ import {
 	ProtocolError,
 	RpcError,
 	TimeoutError,
+	usableToken,
 } from "./errors";
 import {
 	type AliasSuggestions,
@@ -83,7 +84,7 @@ export class GrasbotClient {
 
 	constructor(options: ClientOptions) {
 		this.daemonUrl = trimBaseUrl(options.daemonUrl);
-		this.token = options.token?.trim() ?? "";
+		this.token = options.token ?? "";
 		this.transport = options.transport;
 		this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 	}
@@ -134,7 +135,8 @@ export class GrasbotClient {
 			"Content-Type": "application/json",
 			Accept: "application/json",
 		};
-		if (this.token) headers.Authorization = `Bearer ${this.token}`;
+		const token = usableToken(this.token);
+		if (token) headers.Authorization = `Bearer ${token}`;
 		const url = `${this.daemonUrl}/rpc`;
 		const response = await this.send(
 			{ url, method: "POST", headers, body: JSON.stringify(envelope) },

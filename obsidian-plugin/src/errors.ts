@@ -11,6 +11,30 @@ export class GrasbotClientError extends Error {
 	}
 }
 
+/**
+ * The access token set in the plugin cannot travel in a header: a space, a line break or an
+ * invisible character copied with it. Said before any request: the browser's own error
+ * would quote the header, token included, and read as "daemon not running".
+ */
+export class TokenFormatError extends GrasbotClientError {
+	constructor() {
+		super(
+			"The access token set in the plugin settings holds a space, a line break or an invisible character, which no request can carry. Copy it again from " +
+				"~/.config/grasbot/token.",
+		);
+	}
+}
+
+/** The daemon's own rule for a token (`grasbot serve`): printable ASCII, no space. */
+const TOKEN_CHARS = /^[\x21-\x7e]+$/;
+
+/** The token as it is sent, or a TokenFormatError; "" when none is set. */
+export function usableToken(token: string | undefined): string {
+	const trimmed = token?.trim() ?? "";
+	if (trimmed && !TOKEN_CHARS.test(trimmed)) throw new TokenFormatError();
+	return trimmed;
+}
+
 /** Nothing answered at the daemon URL (connection refused, DNS failure, CORS refusal). */
 export class DaemonNotRunningError extends GrasbotClientError {
 	readonly url: string;
@@ -106,8 +130,11 @@ export function describeFailure(error: unknown, daemonUrl: string, context: Fail
 		return {
 			kind: "not-running",
 			title: "GrasBot daemon is not running",
-			detail: `Nothing answered at ${daemonUrl}. Start it in a terminal with \`grasbot serve\`, then try again.`,
+			detail: `Nothing answered at ${daemonUrl} (${error.reason}). Start it in a terminal with \`grasbot serve\`, then try again.`,
 		};
+	}
+	if (error instanceof TokenFormatError) {
+		return { kind: "auth", title: "Access token unusable", detail: error.message };
 	}
 	if (error instanceof AuthError) {
 		return { kind: "auth", title: "Access token refused", detail: error.message };

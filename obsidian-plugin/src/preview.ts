@@ -141,6 +141,7 @@ export class PreviewPanel {
 		this.inflight = null;
 		this.inflightTurn?.remove();
 		this.inflightTurn = null;
+		this.askButton.disabled = false; // the dropped question's `finally` leaves it to whoever took over
 	}
 
 	/**

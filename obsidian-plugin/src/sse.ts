@@ -4,7 +4,7 @@
  * this goes through `fetch`; the daemon allows the origin app://obsidian.md.
  */
 
-import { AuthError, DaemonNotRunningError, HttpError, ProtocolError, RpcError, StreamError } from "./errors";
+import { AuthError, DaemonNotRunningError, HttpError, ProtocolError, RpcError, StreamError, usableToken } from "./errors";
 import {
 	type AnswerResult,
 	type HistoryTurn,
@@ -102,7 +102,7 @@ export async function streamAnswer(q: string, handlers: StreamHandlers, options:
 	const base = trimBaseUrl(options.daemonUrl);
 	const url = streamUrl(base, q, options.history ?? []);
 	const headers: Record<string, string> = { Accept: "text/event-stream" };
-	const token = options.token?.trim();
+	const token = usableToken(options.token);
 	if (token) headers.Authorization = `Bearer ${token}`;
 	let response: Awaited<ReturnType<FetchLike>>;
 	try {
@@ -143,6 +143,9 @@ export async function streamAnswer(q: string, handlers: StreamHandlers, options:
 
 /** A 4xx/5xx of /ask/stream carries `{"error": {code, message, data}}` like the RPC errors. */
 function httpFailure(status: number, body: string): Error {
+	// No stream endpoint there (an older daemon, a proxy that routes /rpc only): an HttpError,
+	// which the preview answers through `answer` instead, whatever JSON the body holds.
+	if (status === 404 || status === 405) return new HttpError(status, body);
 	try {
 		const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
 		const error = parsed.error;

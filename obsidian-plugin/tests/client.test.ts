@@ -131,7 +131,18 @@ describe("errors", () => {
 		const state = describeFailure(error, URL);
 		expect(state.kind).toBe("not-running");
 		expect(state.detail).toContain("grasbot serve");
-		expect(state.detail).toContain(URL);
+		expect(state.detail).toContain(`${URL} (net::ERR_CONNECTION_REFUSED)`); // a TLS error or a blocked port reads otherwise
+	});
+
+	it("refuses a token with a space or an invisible character before sending anything", async () => {
+		const send = vi.fn();
+		const error = await new GrasbotClient({ daemonUrl: URL, transport: fakeTransport(send), token: "s3cret\u200b-0123456789" })
+			.reload()
+			.catch((e: unknown) => e);
+		expect(send).not.toHaveBeenCalled();
+		const state = describeFailure(error, URL);
+		expect(state).toMatchObject({ kind: "auth", title: "Access token unusable" });
+		expect(state.detail).not.toContain("s3cret");
 	});
 
 	describe("timeout", () => {

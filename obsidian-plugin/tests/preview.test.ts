@@ -67,6 +67,36 @@ describe("PreviewPanel mounted in a plain div", () => {
 		expect(answer).not.toHaveBeenCalled();
 	});
 
+	it("falls back to the answer method when the daemon has no stream endpoint", async () => {
+		const root = createDiv();
+		const { d, answer } = deps({ stream: () => Promise.reject(new HttpError(404, '{"error": {"code": -32600}}')) });
+		await new PreviewPanel(root, d).ask("q");
+		expect(answer).toHaveBeenCalledWith("q", { audience: "visitor" });
+		expect(root.querySelector(".grasbot-answer-text")?.textContent).toBe(result.response);
+	});
+
+	it("gives the Ask button back when a new conversation or a note test drops a question in flight", async () => {
+		for (const drop of ["new conversation", "note test"] as const) {
+			let release: (value: AnswerResult) => void = () => undefined;
+			const stream = vi.fn(
+				(_q: string, _handlers: unknown, signal: AbortSignal) =>
+					new Promise<AnswerResult>((resolve, reject) => {
+						release = resolve;
+						signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")));
+					}),
+			);
+			const panel = new PreviewPanel(createDiv(), deps({ stream }).d);
+			const asked = panel.ask("q");
+			await vi.waitFor(() => expect(stream).toHaveBeenCalled());
+			expect(panel.askButton.disabled).toBe(true);
+			if (drop === "new conversation") panel.newConversation();
+			else panel.showNoteTest({ kind: "no-questions", slug: "a" });
+			release(result);
+			await asked;
+			expect(panel.askButton.disabled, drop).toBe(false);
+		}
+	});
+
 	it("falls back to the answer method when the stream is refused but the daemon is up", async () => {
 		const root = createDiv();
 		const { d, answer } = deps({ stream: () => Promise.reject(new DaemonNotRunningError(URL, "CORS")) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DaemonNotRunningError, HttpError, ProtocolError, StreamError } from "../src/errors";
+import { DaemonNotRunningError, HttpError, ProtocolError, StreamError, TokenFormatError } from "../src/errors";
 import { SseParser, streamAnswer } from "../src/sse";
 import type { FetchLike } from "../src/transport";
 import { byteStream, source } from "./helpers";
@@ -138,5 +138,27 @@ describe("streamAnswer", () => {
 		});
 		const refused: FetchLike = () => Promise.reject(new TypeError("Failed to fetch"));
 		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: refused })).rejects.toBeInstanceOf(DaemonNotRunningError);
+	});
+
+	it("says no stream endpoint as an HttpError, though the daemon answers every 404 in JSON", async () => {
+		// what `canFallBack` reads to ask through `answer` instead: as an RpcError it never did
+		const absent = fakeFetch(404, ['{"error": {"code": -32600, "message": "Invalid Request", "data": "no endpoint at this path"}}']);
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: absent })).rejects.toMatchObject({ name: "HttpError", status: 404 });
+		const wrongMethod = fakeFetch(405, ['{"error": {"code": -32600, "message": "Invalid Request"}}']);
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: wrongMethod })).rejects.toBeInstanceOf(HttpError);
+	});
+
+	it("refuses a token no header can carry before any request, and never quotes it", async () => {
+		const calls: string[] = [];
+		const recording: FetchLike = async (url, init) => {
+			calls.push(url);
+			return fakeFetch(200, events)(url, init);
+		};
+		for (const token of ["abc\u200bdef0123456789", "abc def", "abc\ndef"]) {
+			const failure = streamAnswer("q", {}, { daemonUrl: "http://x", fetch: recording, token });
+			await expect(failure).rejects.toBeInstanceOf(TokenFormatError);
+			await expect(failure).rejects.not.toThrow(/abc/);
+		}
+		expect(calls).toEqual([]);
 	});
 });
