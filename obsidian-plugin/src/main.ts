@@ -18,7 +18,7 @@ import { Debouncer } from "./debounce";
 import { describeFailure } from "./errors";
 import { testNote } from "./noteTest";
 import type { Passage, Source } from "./protocol";
-import { formatReloadNotice, noteTestSummary } from "./render";
+import { formatReloadNotice, missingSourceNotice, noteTestSummary } from "./render";
 import { DEFAULT_TOKEN_SECRET, type GrasbotSettings, legacyToken, normalizeSettings } from "./settings";
 import { GrasbotSettingTab } from "./settingsTab";
 import { streamAnswer } from "./sse";
@@ -217,6 +217,12 @@ export default class GrasbotPreviewPlugin extends Plugin {
 
 	/** Opens the source's note, at the passage's heading when one is given (`path#Heading`, as a link would). */
 	private async openSource(source: Source, passage?: Passage): Promise<void> {
+		// openLinkText creates a note it cannot find: one renamed or deleted since the daemon's
+		// last reload would come back empty
+		if (!this.app.vault.getFileByPath(source.path)) {
+			new Notice(missingSourceNotice(source.path), NOTICE_MS);
+			return;
+		}
 		const heading = passage?.heading[passage.heading.length - 1];
 		await this.app.workspace.openLinkText(heading ? `${source.path}#${heading}` : source.path, "", false);
 	}

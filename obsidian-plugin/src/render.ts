@@ -258,3 +258,8 @@ export function formatReloadNotice(result: ReloadResult, maxListed = 5): string 
 	}
 	return lines.join("\n");
 }
+
+/** What the author reads when a source the daemon named is no longer in the vault. */
+export function missingSourceNotice(path: string): string {
+	return `“${path}” is no longer in the vault: the daemon's index is older than the vault. Reload it (Reload GrasBot vault), then ask again.`;
+}

@@ -54,6 +54,9 @@ export function validateDaemonUrl(value: string): string | undefined {
 		return "The daemon must run on this computer (127.0.0.1, localhost or [::1]).";
 	}
 	if (url.search || url.hash) return "Enter the daemon's address only, without a query or a fragment.";
+	if (url.username || url.password) return "Enter the daemon's address without a user name or password.";
+	// `…/rpc`, as the README's curl example writes it, would be called as `…/rpc/rpc`
+	if (url.pathname.replace(/\/+$/, "") !== "") return `Enter the daemon's address only, without ${url.pathname}: the plugin adds /rpc itself.`;
 	return undefined;
 }
 

@@ -181,6 +181,21 @@ describe("plugin glue", () => {
 		expect(opened.panel?.querySelector(".grasbot-note-test")?.textContent).toContain("c'est quoi A ?");
 	});
 
+	it("opens a source's note, and says a note gone since the daemon's last reload instead of creating it empty", async () => {
+		const { app, plugin } = await load(null);
+		const opened: string[] = [];
+		Object.assign(app.workspace, { openLinkText: async (text: string) => void opened.push(text) });
+		Object.assign(app.vault, { getFileByPath: (path: string) => (path === "notes/a.md" ? new TFile(path) : null) });
+		const open = (path: string, heading?: string[]) =>
+			(plugin as unknown as { openSource(s: unknown, p?: unknown): Promise<void> }).openSource({ path }, heading ? { heading } : undefined);
+		await open("notes/a.md", ["Intro", "Détails"]);
+		await open("notes/renommee.md");
+		expect(opened).toEqual(["notes/a.md#Détails"]);
+		expect(notices).toEqual([
+			"“notes/renommee.md” is no longer in the vault: the daemon's index is older than the vault. Reload it (Reload GrasBot vault), then ask again.",
+		]);
+	});
+
 	it("keeps the access token out of data.json, in Obsidian's keychain, and moves an older data.json's token there", async () => {
 		daemon(() => reloadResult);
 		const { app, plugin, stub } = await load({ token: "owner-token-from-3.1", reloadOnSave: true });

@@ -19,6 +19,12 @@ describe("settings", () => {
 		expect(validateDaemonUrl("http://127.0.0.1:8765/?q=1")).toBeDefined();
 	});
 
+	it("refuses a path, which the plugin would call with /rpc after it, and credentials in the URL", () => {
+		expect(validateDaemonUrl("http://127.0.0.1:8765/rpc")).toBe("Enter the daemon's address only, without /rpc: the plugin adds /rpc itself.");
+		expect(validateDaemonUrl("http://user:pw@localhost:8765")).toBe("Enter the daemon's address without a user name or password.");
+		expect(normalizeSettings({ daemonUrl: "http://127.0.0.1:9000/rpc" }).daemonUrl).toBe(DEFAULT_SETTINGS.daemonUrl);
+	});
+
 	it("bounds the debounce delay", () => {
 		expect(validateDebounce(2000)).toBeUndefined();
 		expect(validateDebounce(10)).toBeDefined();
