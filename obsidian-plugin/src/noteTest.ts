@@ -48,6 +48,9 @@ export function questionsOf(frontmatter: Record<string, unknown> | undefined): s
 
 /** Why visitors cannot see the note, or null when they can (or it is up to the daemon). */
 export function privateReason(frontmatter: Record<string, unknown> | undefined, defaultPublic?: boolean): string | null {
+	if (frontmatter?.publish === false) {
+		return "The note's frontmatter says `publish: false` (Obsidian Publish's field), which keeps it private whatever its `visibility`.";
+	}
 	const visibility = frontmatter?.visibility;
 	if (visibility === undefined || visibility === null) {
 		if (defaultPublic === false) {
@@ -70,7 +73,11 @@ export async function testNote(note: NoteUnderTest, search: VisitorSearch, optio
 	const outcomes: QuestionOutcome[] = [];
 	for (const question of questions) {
 		const sources = await search(question);
-		const index = sources.findIndex((s) => s.path === note.path || s.slug === slug);
+		// by path first: two notes may share a slug (a folder's `index.md` each), and the other
+		// one first is not this one first. The daemon's vault may be a folder above Obsidian's
+		// (its paths then end with the note's); the slug only when no path says
+		const byPath = sources.findIndex((s) => s.path === note.path || s.path.endsWith(`/${note.path}`));
+		const index = byPath >= 0 ? byPath : sources.findIndex((s) => s.slug === slug);
 		const top = sources[0];
 		const best = top ? { slug: top.slug, title: top.title, score: top.score } : null;
 		if (index === 0) outcomes.push({ question, status: "first", score: sources[0].score });

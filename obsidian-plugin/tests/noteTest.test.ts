@@ -49,6 +49,21 @@ describe("testNote", () => {
 		expect(report.kind === "tested" && report.outcomes[0].status).toBe("first");
 	});
 
+	it("tells this note from another note with the same slug ranked above it", async () => {
+		const report = await testNote(note({ ...pub, slug: "index", answers: ["q"] }, "projets/index.md"), async () => [
+			source("index", 9, { path: "moc/index.md" }),
+			source("index", 3, { path: "projets/index.md" }),
+		]);
+		expect(report.kind === "tested" && report.outcomes[0]).toMatchObject({ status: "lower", rank: 2, score: 3 });
+	});
+
+	it("says `publish: false` keeps a note private, without searching", async () => {
+		const search = vi.fn(async (): Promise<Source[]> => []);
+		const report = await testNote(note({ ...pub, publish: false, answers: ["q"] }), search);
+		expect(report.kind === "private" && report.reason).toContain("`publish: false`");
+		expect(search).not.toHaveBeenCalled();
+	});
+
 	it("says a private note is not visible to visitors, and why, without searching", async () => {
 		const search = vi.fn(async (): Promise<Source[]> => []);
 		const report = await testNote(note({ visibility: "private", answers: ["q"] }), search);
