@@ -14,6 +14,13 @@ export const MAX_TURN_CHARS = 2000;
 /** The longest /ask/stream URL sent: room below the 8 KiB request line. */
 export const MAX_URL = 7000;
 
+/** The first `n` UTF-16 units of `text`, one fewer when the last would split a surrogate pair:
+ * an emoji cut in half is sent as a lone `\ud83d`, which the daemon refuses. */
+export function cutText(text: string, n: number): string {
+	const cut = text.slice(0, n);
+	return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 export interface Exchange {
 	q: string;
 	answer: string;
@@ -22,8 +29,8 @@ export interface Exchange {
 /** The history for a follow-up: the last exchanges that `fits` (the URL's length) allows. */
 export function historyFor(exchanges: readonly Exchange[], fits: (history: HistoryTurn[]) => boolean = () => true): HistoryTurn[] {
 	const pair = (e: Exchange, answer = e.answer): HistoryTurn[] => [
-		{ role: "user", content: e.q.slice(0, MAX_TURN_CHARS) },
-		{ role: "assistant", content: answer.slice(0, MAX_TURN_CHARS) },
+		{ role: "user", content: cutText(e.q, MAX_TURN_CHARS) },
+		{ role: "assistant", content: cutText(answer, MAX_TURN_CHARS) },
 	];
 	let kept = exchanges.slice(-MAX_EXCHANGES);
 	while (kept.length > 1 && !fits(kept.flatMap((e) => pair(e)))) kept = kept.slice(1);
@@ -31,8 +38,8 @@ export function historyFor(exchanges: readonly Exchange[], fits: (history: Histo
 		// One exchange left, still too long: its answer is cut until it fits.
 		const only = kept[0];
 		let length = Math.min(only.answer.length, MAX_TURN_CHARS);
-		while (length > 0 && !fits(pair(only, only.answer.slice(0, length)))) length = Math.floor(length / 2);
-		return length > 0 ? pair(only, only.answer.slice(0, length)) : [];
+		while (length > 0 && !fits(pair(only, cutText(only.answer, length)))) length = Math.floor(length / 2);
+		return length > 0 ? pair(only, cutText(only.answer, length)) : [];
 	}
 	return kept.flatMap((e) => pair(e));
 }

@@ -77,7 +77,7 @@ describe("streamUrl", () => {
 });
 
 // The rule the chat page follows too (daemon/grasbot/server/static/chat.js), as cases both suites run.
-type Text = string | { repeat: string; times: number };
+type Text = string | { repeat: string; times: number } | Text[];
 interface SharedCase {
 	name: string;
 	exchanges: [Text, Text][];
@@ -88,7 +88,7 @@ const SHARED = JSON.parse(readFileSync(path.resolve(__dirname, "..", "..", "shar
 	limits: { turns: number; turn_chars: number };
 	cases: SharedCase[];
 };
-const text = (s: Text): string => (typeof s === "string" ? s : s.repeat.repeat(s.times));
+const text = (s: Text): string => (Array.isArray(s) ? s.map(text).join("") : typeof s === "string" ? s : s.repeat.repeat(s.times));
 
 describe("historyFor: the shared cases (shared-protocol/cases/history.json)", () => {
 	it("has the protocol's limits", () => {

@@ -136,7 +136,7 @@ test("Markdown: random hostile text builds nothing else", () => {
 
 // The rule both the chat page and the Obsidian preview follow, as cases both suites run.
 const SHARED = JSON.parse(readFileSync(path.join(here, "..", "..", "shared-protocol", "cases", "history.json"), "utf8"));
-const text = (s) => (typeof s === "string" ? s : s.repeat.repeat(s.times));
+const text = (s) => (Array.isArray(s) ? s.map(text).join("") : typeof s === "string" ? s : s.repeat.repeat(s.times));
 
 test("history: the shared cases (shared-protocol/cases/history.json)", () => {
 	assert.equal(LIMITS.maxItems, SHARED.limits.turns);

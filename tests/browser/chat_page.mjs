@@ -194,6 +194,8 @@ function snapshot(chat) {
 		return {
 			status: turn.dataset.status,
 			question: turn.querySelector(".grasbot-question").textContent,
+			top: Math.round(turn.querySelector(".grasbot-question").getBoundingClientRect().top), // where the visitor sees it
+			dirs: [...turn.querySelectorAll(".grasbot-question, .grasbot-answer")].map((el) => el.getAttribute("dir")),
 			answer: answer.textContent,
 			markup: {
 				p: count("p"),
@@ -248,7 +250,9 @@ function snapshot(chat) {
 		focused: window.__describeFocus(),
 		scrollWidth: document.documentElement.scrollWidth,
 		clientWidth: document.documentElement.clientWidth,
+		innerHeight: window.innerHeight,
 		storage: Object.keys(sessionStorage),
 		panelOpen: visible(document.querySelector(".grasbot-panel")),
+		launchers: document.querySelectorAll(".grasbot-launcher").length,
 	};
 }

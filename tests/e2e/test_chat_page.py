@@ -102,7 +102,7 @@ async def test_a_three_turn_conversation_sends_its_history(stack: Stack):
 
 
 async def test_stop_mid_stream_closes_the_request_to_the_model(stack: Stack):
-    stack.ollama.script("Le potager arrose tout seul. " * 40, chunks=60, chunk_delay=0.25)  # 15 s
+    stack.ollama.script("Le **potager** arrose tout seul. " * 40, chunks=60, chunk_delay=0.25)  # 15 s
     report = await on_page(
         stack,
         [
@@ -120,7 +120,8 @@ async def test_stop_mid_stream_closes_the_request_to_the_model(stack: Stack):
     turn = stopped["turns"][0]
     assert turn["status"] == "stopped"
     assert "Réponse arrêtée." in turn["notes"] and turn["retry"]
-    assert turn["answer"].startswith("Le potager arrose tout seul.")
+    assert turn["answer"].startswith("Le potager arrose tout seul.")  # what was shown stays shown: no raw `**`
+    assert turn["markup"]["strong"] >= 1
     assert not stopped["stopVisible"]
     assert stopped["focused"].startswith("textarea.grasbot-input")
 
@@ -340,7 +341,8 @@ async def test_the_thread_survives_a_reload_mid_conversation(stack: Stack):
     )
     before, restored = report["snapshots"]["before"], report["snapshots"]["restored"]
     first, second = restored["turns"]
-    assert first == before["turns"][0]  # the answered turn, as it was: answer, links, sources
+    unplaced = lambda turn: {k: v for k, v in turn.items() if k != "top"}  # noqa: E731 - where the page scrolled is no content
+    assert unplaced(first) == unplaced(before["turns"][0])  # the answered turn, as it was: answer, links, sources
     assert second["status"] == "error" and second["retry"]
     assert second["error"] == "La réponse a été interrompue avant la fin. Réessayez dans un instant."
     assert second["answer"].startswith("Sur un Raspberry Pi.")  # what was written before the reload, kept
@@ -375,6 +377,12 @@ async def test_keyboard_only(stack: Stack):
             {"do": "press", "key": "Escape"},
             {"do": "wait", "states": ["stopped"], "turns": 2},
             {"do": "snapshot", "name": "stopped"},
+            # Retry: its button goes with the turn it was in; Escape must still stop the answer
+            {"do": "click", "selector": ".grasbot-retry"},
+            {"do": "waitText", "text": "longue"},
+            {"do": "snapshot", "name": "retried"},
+            {"do": "press", "key": "Escape"},
+            {"do": "wait", "states": ["stopped"], "turns": 2},
         ],
     )
     multiline = report["snapshots"]["multiline"]
@@ -395,12 +403,15 @@ async def test_keyboard_only(stack: Stack):
     stopped = report["snapshots"]["stopped"]
     assert stopped["turns"][1]["status"] == "stopped"
     assert stopped["focused"].startswith("textarea.grasbot-input")
+    retried = report["snapshots"]["retried"]
+    assert retried["state"] == "streaming" and retried["focused"].startswith("button.grasbot-stop"), retried["focused"]
 
 
 async def test_a_360_px_wide_screen(stack: Stack):
     long_word = "anticonstitutionnellement" * 6
     stack.ollama.script(
-        f"Le potager [potager] : {long_word}, https://example.org/{'x' * 120}\n\n```\n{'python arrosage.py ' * 12}\n```",
+        f"Le potager [potager] : {long_word}, https://example.org/{'x' * 120}\n\n```\n{'python arrosage.py ' * 12}\n```\n\n"
+        + "Une phrase de plus sur le potager. " * 30,
         chunks=3,
     )
     report = await on_page(
@@ -412,3 +423,6 @@ async def test_a_360_px_wide_screen(stack: Stack):
     assert narrow["clientWidth"] == 360
     assert narrow["scrollWidth"] <= narrow["clientWidth"], narrow
     assert narrow["turns"][0]["status"] == "done"
+    # the answer done, the question is still where the visitor reads (it was scrolled to the form below)
+    assert 0 <= narrow["turns"][0]["top"] < narrow["innerHeight"], (narrow["turns"][0]["top"], narrow["innerHeight"])
+    assert narrow["turns"][0]["dirs"] == ["auto", "auto"]  # an Arabic question or answer reads right to left

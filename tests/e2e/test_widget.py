@@ -112,6 +112,15 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
                     ],
                     origins=(other, stack.url),
                 )
+            # a site template that includes the tag twice (its layout and a page): one widget
+            pages["/twice"] = host_page(stack.url).replace(
+                "</head>", f'<script src="{stack.url}/widget.js" data-grasbot-origin="{stack.url}" defer></script></head>'
+            )
+            twice = await drive(
+                f"{site}/twice",
+                [{"do": "waitFor", "selector": ".grasbot-launcher"}, {"do": "sleep", "ms": 500}, {"do": "snapshot", "name": "twice"}],
+                origins=(site, stack.url),
+            )
             control = await drive(
                 f"{site}/control",
                 [{"do": "waitFor", "selector": ".grasbot-launcher"}, {"do": "snapshot", "name": "control"}],
@@ -143,6 +152,8 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
     # CORS keeps the answer from the page, not the question from the daemon: a simple GET is sent
     # (answer reuse is off here, so each question the daemon receives reaches the model)
     assert len(stack.ollama.requests) == 4
+    included = twice["snapshots"]["twice"]
+    assert included["launchers"] == 1 and included["scripts"].count(f"{stack.url}/static/chat.js") == 1, included["scripts"]
 
 
 async def test_a_rate_limited_widget_says_when_to_retry(tmp_path):

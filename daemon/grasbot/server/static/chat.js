@@ -46,14 +46,21 @@
   // pairs, oldest dropped first, each turn cut to the daemon's length, and as many exchanges
   // as keep `fits(history)` (the request's URL length) true. The Obsidian preview follows the
   // same rule (obsidian-plugin/src/thread.ts); both are tested on shared-protocol/cases/history.json.
+  // The first `n` UTF-16 units of `text`, one fewer when the last would split a surrogate pair:
+  // an emoji cut in half is sent as a lone "\ud83d", which the daemon refuses.
+  function cutText(text, n) {
+    const cut = text.slice(0, n);
+    return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+  }
+
   function historyFor(turns, limits, fits) {
     const maxChars = limits.maxTurnChars;
     const pairs = [];
     for (const t of turns) {
       if (t.status !== "done" || typeof t.response !== "string") continue;
       pairs.push([
-        { role: "user", content: t.q.slice(0, maxChars) },
-        { role: "assistant", content: t.response.slice(0, maxChars) },
+        { role: "user", content: cutText(t.q, maxChars) },
+        { role: "assistant", content: cutText(t.response, maxChars) },
       ]);
     }
     let kept = pairs.slice(-Math.floor(limits.maxItems / 2));
@@ -63,10 +70,10 @@
       // One exchange left, still too long: its answer is cut until it fits.
       const [user, assistant] = kept[0];
       let length = assistant.content.length;
-      while (length > 0 && !fits([user, { role: "assistant", content: assistant.content.slice(0, length) }])) {
+      while (length > 0 && !fits([user, { role: "assistant", content: cutText(assistant.content, length) }])) {
         length = Math.floor(length / 2);
       }
-      kept = length > 0 ? [[user, { role: "assistant", content: assistant.content.slice(0, length) }]] : [];
+      kept = length > 0 ? [[user, { role: "assistant", content: cutText(assistant.content, length) }]] : [];
     }
     return flat();
   }
@@ -340,6 +347,7 @@
     const label = form.appendChild(make("label", "grasbot-label", "Votre question"));
     label.htmlFor = id + "-question";
     const input = form.appendChild(make("textarea", "grasbot-input"));
+    input.dir = "auto"; // a question typed in Arabic or Hebrew reads right to left
     input.id = id + "-question";
     input.rows = 2;
     input.maxLength = 500;
@@ -385,6 +393,7 @@
       const item = make("li", "grasbot-turn");
       item.dataset.status = turn.status;
       const question = item.appendChild(make("div", "grasbot-question"));
+      question.dir = "auto";
       question.appendChild(make("span", "grasbot-visually-hidden", "Vous : "));
       question.appendChild(document.createTextNode(turn.q));
       const reply = item.appendChild(make("div", "grasbot-reply"));
@@ -403,8 +412,9 @@
       if (extractive) reply.appendChild(make("p", "grasbot-note", turn.busy ? MESSAGES.busy : MESSAGES.fallback));
       if (done && turn.reused) reply.appendChild(make("p", "grasbot-note", MESSAGES.reused));
       const answer = reply.appendChild(make("div", "grasbot-answer"));
+      answer.dir = "auto";
       if (done) renderMarkdown(answer, turn.response || "", citeIn(turn.sources));
-      else if (turn.partial) answer.appendChild(make("p", "grasbot-partial", turn.partial));
+      else if (turn.partial) renderMarkdown(answer, turn.partial, citeIn(turn.sources)); // stopped or cut: as it was shown
       if (turn.status === "stopped") reply.appendChild(make("p", "grasbot-note", MESSAGES.stopped));
       if (turn.status === "error") {
         const error = reply.appendChild(make("p", "grasbot-error", errorText(turn.error)));
@@ -413,7 +423,10 @@
       if (turn.status === "stopped" || turn.status === "error" || extractive) {
         const retry = reply.appendChild(make("button", "grasbot-retry", "Réessayer"));
         retry.type = "button";
-        retry.addEventListener("click", () => ask(turn.q, turn));
+        retry.addEventListener("click", () => {
+          void ask(turn.q, turn);
+          if (inflight) stop.focus(); // the button is gone with the turn it was in: Escape still stops
+        });
       }
       if (turn.sources && turn.sources.length) {
         const sources = reply.appendChild(make("div", "grasbot-sources-block"));
@@ -556,8 +569,9 @@
         // An error is said by its own alert in the turn: the status line would say it twice.
         status.textContent = turn.status === "stopped" ? MESSAGES.stopped : "";
       }
+      // No scrolling here: on a phone, or in the widget's panel, the form is below a long answer,
+      // and bringing it into view took the answer the visitor was reading out of it.
       if (stopFocused || !root.contains(document.activeElement)) input.focus({ preventScroll: true });
-      form.scrollIntoView({ block: "nearest" });
     }
 
     function describe(error) {

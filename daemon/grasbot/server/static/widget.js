@@ -8,7 +8,9 @@
 
 (function () {
   const tag = document.currentScript;
-  if (!tag || document.querySelector(".grasbot-launcher")) return; // mounted once per page
+  // mounted once per page, though a template includes the tag twice: the launcher appears only
+  // once chat.js has loaded, the stylesheet's marker at once
+  if (!tag || document.querySelector(".grasbot-launcher, link[data-grasbot-widget]")) return;
   // data-grasbot-origin, else where this script came from; a path prefix is kept.
   const given = tag.dataset.grasbotOrigin || new URL(".", tag.src).href;
   const base = given.endsWith("/") ? given : given + "/";
@@ -24,6 +26,7 @@
   const style = document.createElement("link");
   style.rel = "stylesheet";
   style.href = base + "static/chat.css";
+  style.dataset.grasbotWidget = "";
   document.head.appendChild(style);
 
   function start() {
