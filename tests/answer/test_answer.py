@@ -241,3 +241,9 @@ def test_a_question_quoted_inside_a_sentence_does_not_end_it():
         "Il dit « Vraiment ? » puis il repart sans attendre la réponse.",
         "Une dernière phrase assez longue.",
     ]
+
+
+def test_a_link_whose_address_holds_brackets_leaves_its_label_only():
+    """« un lien) » was left of `[un lien](javascript:alert('c'))`: the address ended at its first `)`."""
+    text = "Voici [un lien](javascript:alert('c')) et [un autre](https://fr.wikipedia.org/wiki/Python_(langage)) dans une phrase assez longue."
+    assert sentences(text) == ["Voici un lien et un autre dans une phrase assez longue."]

@@ -197,6 +197,7 @@ function snapshot(chat) {
 			top: Math.round(turn.querySelector(".grasbot-question").getBoundingClientRect().top), // where the visitor sees it
 			dirs: [...turn.querySelectorAll(".grasbot-question, .grasbot-answer")].map((el) => el.getAttribute("dir")),
 			answer: answer.textContent,
+			spoken: answer.innerText, // its blocks apart, as a screen reader says them
 			markup: {
 				p: count("p"),
 				strong: count("strong"),

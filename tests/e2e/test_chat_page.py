@@ -95,7 +95,9 @@ async def test_a_three_turn_conversation_sends_its_history(stack: Stack):
 
     # announced once complete, not token by token (12 tokens came)
     announced = [a["text"] for a in first["announcements"] if a["region"] == "announce"]
-    assert announced == ["Réponse de GrasBot : " + turn["answer"]]
+    assert announced == ["Réponse de GrasBot : " + turn["spoken"]]
+    # paragraphs, list items and lines apart (textContent ran « Python [Python].un script »)
+    assert turn["spoken"].startswith("Le Potager connecté arrose tout seul [Potager connecté], grâce à Python [Python].\n\nun script arrosage.py\ndes capteurs")
     assert {r["live"] for r in first["live"]} == {"polite"}
     assert not any("grasbot-thread" in r["cls"] or "grasbot-answer" in r["cls"] for r in first["live"])
     assert (ARTIFACTS / "chat-conversation.png").stat().st_size > 10_000
@@ -211,6 +213,8 @@ async def test_the_chat_keeps_to_a_daemon_configured_with_lower_limits(tmp_path)
     assert second == [{"role": "user", "content": QUESTION}, {"role": "assistant", "content": long_reply.strip()[:100]}]
     assert third == [{"role": "user", "content": FOLLOWUP}, {"role": "assistant", "content": long_reply.strip()[:100]}]
     assert end["turns"][3]["error"] == ("Votre question est trop longue : 60 caractères au plus. Raccourcissez-la, puis réessayez.")
+    assert not end["turns"][3]["retry"]  # the same question would be refused again
+    assert end["input"] == too_long  # back in the box, to shorten
     assert end["maxLength"] == 60
     assert len(too_long) > 60
 

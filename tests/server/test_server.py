@@ -600,7 +600,9 @@ async def test_the_chat_page_and_the_widget_are_served_as_files(start_daemon):
         response = await client.get(f"/static/{name}")
         assert response.status == 200, name
         assert response.headers["Cache-Control"] == "no-cache" and await response.text() == (STATIC_DIR / name).read_text(encoding="utf-8")
-    for path in ("/static/../app.py", "/static/", "/static/absent.js", "/static/chat.js/x"):  # aiohttp's 403 text, or an empty 404
+    for path in ("/static/../app.py", "/static/", "/static/absent.js", "/static/chat.js/x", "/static/index.html", "/static/widget.js"):
         response = await client.get(path)
         assert response.status == 404, path
         assert (await response.json())["error"]["data"].startswith("no endpoint at this path"), path
+    icon = await client.get("/favicon.ico")  # asked by every browser: no 404 in the console
+    assert icon.status == 204 and await icon.read() == b""

@@ -25,7 +25,7 @@ NOT_FOUND = "Je ne trouve pas cette information dans les notes. Vous pouvez cons
 _CODE = re.compile(r"```.*?```|~~~.*?~~~", re.DOTALL)
 _HEADING_LINE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)  # a heading is a label, not a sentence
 _LINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
-_MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_MD_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")  # a destination may hold (…): `javascript:alert('c')`
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`]{1,3}", re.MULTILINE)
 # A stop, then space, ends a sentence unless what follows carries it on: a closing guillemet or
 # bracket, a comma, or a lower-case word (« quels projets ? », « comment te contacter ? »).

@@ -101,7 +101,9 @@ def create_app(
     app.router.add_get("/", static_file("index.html", PAGE_HEADERS))
     app.router.add_get("/widget.js", static_file("widget.js"))
     for asset in sorted(STATIC_DIR.iterdir()):  # a route each: any other /static/ path is the JSON 404 of every path
-        app.router.add_get(f"/static/{asset.name}", static_file(asset.name))
+        if asset.name not in ("index.html", "widget.js"):  # at / and /widget.js: from /static/ their relative paths break
+            app.router.add_get(f"/static/{asset.name}", static_file(asset.name))
+    app.router.add_get("/favicon.ico", _no_icon)
     app.router.add_post("/rpc", handle_rpc)
     app.router.add_get("/ask", handle_ask)
     app.router.add_get("/ask/stream", handle_ask_stream)
@@ -169,6 +171,11 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
         await runner.cleanup()
         await deferred  # a cache half written is no cache: the next start would parse it all
     return 0
+
+
+async def _no_icon(request: web.Request) -> web.Response:
+    """Every browser asks for it: 204, not a 404 that lists the endpoints in every console."""
+    return web.Response(status=204)
 
 
 def _say_what_was_not_loaded(bot: GrasBot) -> None:

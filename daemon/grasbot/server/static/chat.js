@@ -420,7 +420,9 @@
         const error = reply.appendChild(make("p", "grasbot-error", errorText(turn.error)));
         error.setAttribute("role", "alert");
       }
-      if (turn.status === "stopped" || turn.status === "error" || extractive) {
+      // a question the daemon refused (400) would be refused again: no Retry for it
+      const refused = turn.status === "error" && turn.error && (turn.error.kind === "tooLong" || (turn.error.kind === "http" && turn.error.status === 400));
+      if (turn.status === "stopped" || (turn.status === "error" && !refused) || extractive) {
         const retry = reply.appendChild(make("button", "grasbot-retry", "Réessayer"));
         retry.type = "button";
         retry.addEventListener("click", () => {
@@ -551,7 +553,12 @@
             continue;
           }
           if (controller.signal.aborted) turn.status = "stopped";
-          else Object.assign(turn, { status: "error", error: describe(error) });
+          else {
+            const said = describe(error);
+            // words had come: the connection broke on the daemon's side, not the visitor's
+            Object.assign(turn, { status: "error", error: said.kind === "network" && turn.partial ? { kind: "interrupted" } : said });
+            if (said.kind === "tooLong") input.value = q; // to shorten, not to type again
+          }
           break;
         }
       }
@@ -564,7 +571,10 @@
       save();
       if (turn.status === "done") {
         status.textContent = MESSAGES.done;
-        announcer.textContent = MESSAGES.answerIs + turn.node.querySelector(".grasbot-answer").textContent;
+        // innerText: paragraphs, list items and lines apart, as a screen reader must say them;
+        // an answer made of the notes' extracts says so first
+        const notes = [...turn.node.querySelectorAll(".grasbot-note")].map((note) => note.textContent + " ");
+        announcer.textContent = notes.join("") + MESSAGES.answerIs + turn.node.querySelector(".grasbot-answer").innerText;
       } else {
         // An error is said by its own alert in the turn: the status line would say it twice.
         status.textContent = turn.status === "stopped" ? MESSAGES.stopped : "";
