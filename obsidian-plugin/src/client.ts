@@ -70,6 +70,11 @@ export const CLIENT_METHODS = ["search", "answer", "reload", "health", "suggest_
 export type ClientMethod = (typeof CLIENT_METHODS)[number];
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * `answer` and `reload`: a daemon may queue an answer 20 s (LLM_MAX_WAIT) then write it for 90 s
+ * (LLM_DEADLINE), and a reload that embeds many notes takes a minute; 30 s cut them short.
+ */
+export const SLOW_TIMEOUT_MS = 120_000;
 
 export function trimBaseUrl(url: string): string {
 	return url.trim().replace(/\/+$/, "");
@@ -80,6 +85,7 @@ export class GrasbotClient {
 	private readonly token: string;
 	private readonly transport: Transport;
 	private readonly timeoutMs: number;
+	private readonly slowTimeoutMs: number;
 	private nextId = 1;
 
 	constructor(options: ClientOptions) {
@@ -87,6 +93,7 @@ export class GrasbotClient {
 		this.token = options.token ?? "";
 		this.transport = options.transport;
 		this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+		this.slowTimeoutMs = options.timeoutMs ?? SLOW_TIMEOUT_MS;
 	}
 
 	search(q: string, options: { topK?: number; audience?: Audience } = {}): Promise<SearchResult> {
@@ -100,11 +107,11 @@ export class GrasbotClient {
 		const params: Record<string, unknown> = { q };
 		if (options.history !== undefined) params.history = options.history;
 		if (options.audience !== undefined) params.audience = options.audience;
-		return this.call("answer", params, (v) => decodeAnswerResult(v));
+		return this.call("answer", params, (v) => decodeAnswerResult(v), { timeoutMs: this.slowTimeoutMs });
 	}
 
 	reload(): Promise<ReloadResult> {
-		return this.call("reload", {}, decodeReloadResult);
+		return this.call("reload", {}, decodeReloadResult, { timeoutMs: this.slowTimeoutMs });
 	}
 
 	health(): Promise<HealthResult> {

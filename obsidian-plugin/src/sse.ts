@@ -4,7 +4,7 @@
  * this goes through `fetch`; the daemon allows the origin app://obsidian.md.
  */
 
-import { AuthError, DaemonNotRunningError, HttpError, ProtocolError, RpcError, StreamError, usableToken } from "./errors";
+import { AuthError, DaemonNotRunningError, HttpError, ProtocolError, RpcError, StreamError, TimeoutError, usableToken } from "./errors";
 import {
 	type AnswerResult,
 	type HistoryTurn,
@@ -95,6 +95,25 @@ export interface StreamOptions {
 	token?: string;
 	/** The conversation before `q` (thread.ts `historyFor` keeps it within the daemon's limits). */
 	history?: readonly HistoryTurn[];
+	/** How long the stream may stay silent (STREAM_IDLE_MS by default). */
+	idleMs?: number;
+}
+
+/**
+ * The longest silence a stream may keep: the daemon sends its headers at once, then `queue`
+ * events while a question waits (LLM_MAX_WAIT, 20 s), then pieces no more than LLM_TIMEOUT
+ * (60 s) apart. Past it, a daemon that accepted the connection and went quiet is said, not
+ * left as "Asking the daemon…" for ever.
+ */
+export const STREAM_IDLE_MS = 120_000;
+
+/** `work`, or a TimeoutError once `ms` have passed without it. */
+function withinIdle<T>(work: Promise<T>, ms: number): Promise<T> {
+	let timer: number | undefined;
+	const silent = new Promise<never>((_, reject) => {
+		timer = window.setTimeout(() => reject(new TimeoutError("`ask/stream`", ms)), ms);
+	});
+	return Promise.race([work, silent]).finally(() => window.clearTimeout(timer));
 }
 
 /** Asks for a visitor's answer and streams it; resolves with the `done` event's payload. */
@@ -104,15 +123,19 @@ export async function streamAnswer(q: string, handlers: StreamHandlers, options:
 	const headers: Record<string, string> = { Accept: "text/event-stream" };
 	const token = usableToken(options.token);
 	if (token) headers.Authorization = `Bearer ${token}`;
+	const idleMs = options.idleMs ?? STREAM_IDLE_MS;
 	let response: Awaited<ReturnType<FetchLike>>;
 	try {
-		response = await options.fetch(url, {
-			method: "GET",
-			headers,
-			signal: options.signal,
-		});
+		response = await withinIdle(
+			options.fetch(url, {
+				method: "GET",
+				headers,
+				signal: options.signal,
+			}),
+			idleMs,
+		);
 	} catch (error) {
-		if (options.signal?.aborted) throw error;
+		if (options.signal?.aborted || error instanceof TimeoutError) throw error;
 		throw new DaemonNotRunningError(base, error instanceof Error ? error.message : String(error));
 	}
 	if (response.status === 401 || response.status === 403) throw new AuthError(response.status, await response.text());
@@ -124,7 +147,7 @@ export async function streamAnswer(q: string, handlers: StreamHandlers, options:
 	const reader = response.body.getReader();
 	try {
 		for (;;) {
-			const { value, done } = await reader.read();
+			const { value, done } = await withinIdle(reader.read(), idleMs);
 			const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
 			for (const event of parser.feed(text)) {
 				const result = handle(event, handlers);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { GrasbotClient } from "../src/client";
+import { DEFAULT_TIMEOUT_MS, GrasbotClient, SLOW_TIMEOUT_MS } from "../src/client";
 import {
 	AuthError,
 	DaemonNotRunningError,
@@ -167,6 +167,21 @@ describe("errors", () => {
 			expect(error).toBeInstanceOf(TimeoutError);
 			expect(signal?.aborted).toBe(true);
 			expect(describeFailure(error, URL).kind).toBe("timeout");
+		});
+
+		it("waits as long as the daemon may take for an answer or a reload, not the 30 s of a search", async () => {
+			vi.useFakeTimers();
+			const hanging = fakeTransport(() => new Promise(() => undefined));
+			const client = new GrasbotClient({ daemonUrl: URL, transport: hanging });
+			const outcomes = { answer: "pending", reload: "pending", search: "pending" };
+			void client.answer("q").catch(() => (outcomes.answer = "timed out"));
+			void client.reload().catch(() => (outcomes.reload = "timed out"));
+			void client.search("q").catch(() => (outcomes.search = "timed out"));
+			await vi.advanceTimersByTimeAsync(DEFAULT_TIMEOUT_MS);
+			expect(outcomes).toEqual({ answer: "pending", reload: "pending", search: "timed out" });
+			await vi.advanceTimersByTimeAsync(SLOW_TIMEOUT_MS - DEFAULT_TIMEOUT_MS);
+			expect(outcomes).toEqual({ answer: "timed out", reload: "timed out", search: "timed out" });
+			expect(SLOW_TIMEOUT_MS).toBeGreaterThanOrEqual((20 + 90) * 1000); // LLM_MAX_WAIT + LLM_DEADLINE
 		});
 
 		it("does not time out a call that answers in time", async () => {

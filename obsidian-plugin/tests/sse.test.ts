@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DaemonNotRunningError, HttpError, ProtocolError, StreamError, TokenFormatError } from "../src/errors";
-import { SseParser, streamAnswer } from "../src/sse";
+import { DaemonNotRunningError, HttpError, ProtocolError, StreamError, TimeoutError, TokenFormatError } from "../src/errors";
+import { STREAM_IDLE_MS, SseParser, streamAnswer } from "../src/sse";
 import type { FetchLike } from "../src/transport";
 import { byteStream, source } from "./helpers";
 
@@ -146,6 +146,34 @@ describe("streamAnswer", () => {
 		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: absent })).rejects.toMatchObject({ name: "HttpError", status: 404 });
 		const wrongMethod = fakeFetch(405, ['{"error": {"code": -32600, "message": "Invalid Request"}}']);
 		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: wrongMethod })).rejects.toBeInstanceOf(HttpError);
+	});
+
+	it("says a stream gone silent, rather than 'Asking the daemon…' for ever", async () => {
+		// the headers came, then one event, then nothing: a daemon stuck, or a proxy holding the rest
+		let cancelled = false;
+		const silent: FetchLike = async () => ({
+			ok: true,
+			status: 200,
+			text: async () => "",
+			body: new ReadableStream<Uint8Array>({
+				start(controller) {
+					controller.enqueue(new TextEncoder().encode(events[0]));
+				},
+				cancel() {
+					cancelled = true;
+				},
+			}),
+		});
+		const sources: unknown[] = [];
+		const failure = streamAnswer("q", { onSources: (s) => sources.push(s) }, { daemonUrl: "http://x", fetch: silent, idleMs: 50 });
+		await expect(failure).rejects.toBeInstanceOf(TimeoutError);
+		await expect(failure).rejects.toThrow("did not answer `ask/stream` within 0 s");
+		expect(sources).toHaveLength(1);
+		expect(cancelled).toBe(true);
+		// headers that never come: the same
+		const hung: FetchLike = () => new Promise(() => undefined);
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: hung, idleMs: 50 })).rejects.toBeInstanceOf(TimeoutError);
+		expect(STREAM_IDLE_MS).toBeGreaterThanOrEqual(60_000 + 20_000); // LLM_TIMEOUT between pieces, LLM_MAX_WAIT in the queue
 	});
 
 	it("refuses a token no header can carry before any request, and never quotes it", async () => {
