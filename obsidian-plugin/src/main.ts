@@ -31,6 +31,8 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	settings: GrasbotSettings = normalizeSettings({});
 	private reloader: Debouncer | null = null;
 	private autoReloadFailing = false;
+	/** The notes that failed at the last reload, as said: a save that changes nothing of them is quiet. */
+	private lastReloadErrors = "";
 	private aliasSuggest: AliasSuggestController | null = null;
 	private readonly dismissedAliases = new DismissedAliases(() => this.settings.dismissedAliases);
 
@@ -178,7 +180,10 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			const result = await this.client().reload();
 			const failing = this.autoReloadFailing;
 			this.autoReloadFailing = false;
-			if (!quiet || result.errors.length > 0 || failing) new Notice(formatReloadNotice(result), NOTICE_MS);
+			const errors = JSON.stringify(result.errors);
+			const newErrors = result.errors.length > 0 && errors !== this.lastReloadErrors;
+			this.lastReloadErrors = errors;
+			if (!quiet || newErrors || failing) new Notice(formatReloadNotice(result), NOTICE_MS);
 			void this.refreshAliasSuggestions(this.app.workspace.getActiveFile());
 		} catch (error) {
 			if (quiet && this.autoReloadFailing) return; // said once already

@@ -99,6 +99,31 @@ describe("plugin glue", () => {
 		expect(notices[1]).toContain("42 notes");
 	});
 
+	it("on save, names a note that fails once, not at every save while it still fails", async () => {
+		const failing = { ...reloadResult, errors: [{ path: "casse.md", message: "broken YAML frontmatter at line 2" }] };
+		let result: typeof reloadResult | typeof failing = failing;
+		daemon(() => result);
+		const { app } = await load({ reloadOnSave: true, debounceMs: 500 });
+		app.workspace.setLayoutReady();
+		for (let save = 0; save < 3; save++) {
+			app.vault.trigger("modify", new TFile("autre.md"));
+			await vi.advanceTimersByTimeAsync(500);
+		}
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toContain("casse.md");
+		result = { ...failing, errors: [...failing.errors, { path: "deux.md", message: "not UTF-8" }] };
+		app.vault.trigger("modify", new TFile("deux.md"));
+		await vi.advanceTimersByTimeAsync(500);
+		expect(notices).toHaveLength(2); // another note fails: said
+		result = reloadResult;
+		app.vault.trigger("modify", new TFile("casse.md"));
+		await vi.advanceTimersByTimeAsync(500);
+		result = failing;
+		app.vault.trigger("modify", new TFile("casse.md"));
+		await vi.advanceTimersByTimeAsync(500);
+		expect(notices).toHaveLength(3); // fixed, then broken again: said again
+	});
+
 	it("does not reload on save when the setting is off", async () => {
 		daemon(() => reloadResult);
 		const { app } = await load({ reloadOnSave: false });
