@@ -213,6 +213,7 @@ function snapshot(chat) {
 			error: text(turn.querySelector(".grasbot-error")),
 			progress: text(turn.querySelector(".grasbot-progress")),
 			retry: visible(turn.querySelector(".grasbot-retry")),
+			retryEnabled: visible(turn.querySelector(".grasbot-retry")) && !turn.querySelector(".grasbot-retry").disabled,
 			sources: [...turn.querySelectorAll(".grasbot-source")].map((card) => {
 				const link = card.querySelector("a.grasbot-source-title");
 				return {

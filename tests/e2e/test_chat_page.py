@@ -168,6 +168,8 @@ async def test_a_rate_limited_question_says_when_to_retry(tmp_path):
     first, second = report["snapshots"]["limited"]["turns"]
     assert first["status"] == "done"
     assert second["status"] == "error" and second["retry"]
+    assert not second["retryEnabled"]  # until the time the daemon gave: a Retry before it is refused again
+    assert first["retryEnabled"] is False and not first["retry"]
     assert second["error"].startswith("Trop de questions à la suite : réessayez dans ")
     assert 1 <= int(second["error"].removeprefix("Trop de questions à la suite : réessayez dans ").split()[0]) <= 60
 

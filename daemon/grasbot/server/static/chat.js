@@ -425,6 +425,14 @@
       if (turn.status === "stopped" || (turn.status === "error" && !refused) || extractive) {
         const retry = reply.appendChild(make("button", "grasbot-retry", "Réessayer"));
         retry.type = "button";
+        const wait = turn.error && turn.error.kind === "rate" && turn.error.until ? turn.error.until - Date.now() : 0;
+        if (wait > 0) {
+          // the daemon said when: a Retry before then is refused again, with the same words
+          retry.disabled = true;
+          setTimeout(() => {
+            retry.disabled = false;
+          }, wait);
+        }
         retry.addEventListener("click", () => {
           void ask(turn.q, turn);
           if (inflight) stop.focus(); // the button is gone with the turn it was in: Escape still stops
@@ -586,7 +594,7 @@
 
     function describe(error) {
       if (error instanceof HttpFailure) {
-        if (error.status === 429) return { kind: "rate", retryAfter: error.retryAfter };
+        if (error.status === 429) return { kind: "rate", retryAfter: error.retryAfter, until: Date.now() + 1000 * (error.retryAfter || 60) };
         // A daemon configured with a shorter GRASBOT_MAX_QUESTION: say it, and hold the box to it.
         const tooLong = error.status === 400 && /^q: must be at most (\d+) characters/.exec(error.detail || "");
         if (tooLong) {
