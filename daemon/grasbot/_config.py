@@ -6,6 +6,7 @@ ConfigError naming the variable, never a crash deeper down.
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import math
 import os
@@ -46,12 +47,20 @@ def tokens_for(chars: int) -> int:
     return -(-chars // CHARS_PER_TOKEN)
 
 
-def default_log_path(env: Mapping[str, str] | None = None) -> Path:
-    """`$XDG_STATE_HOME/grasbot/questions.sqlite3`, else `~/.local/state/grasbot/...`."""
+def vault_key(vault: str | os.PathLike[str]) -> str:
+    """A vault's own folder name under a cache or state folder: a hash of its real path (a loop
+    of links is the vault's to report)."""
+    return hashlib.sha256(os.path.realpath(vault).encode()).hexdigest()[:16]
+
+
+def default_log_path(env: Mapping[str, str] | None = None, *, vault: str | os.PathLike[str] | None = BUNDLED_VAULT) -> Path:
+    """`$XDG_STATE_HOME/grasbot/<vault_key>/questions.sqlite3`, else `~/.local/state/grasbot/...`:
+    one log a vault, or the questions asked of one would show in another's `grasbot log` and
+    alias suggestions. `vault=None`: the one log an older GrasBot kept for every vault."""
     env = os.environ if env is None else env
     state = env.get("XDG_STATE_HOME", "").strip()
     base = Path(state).expanduser() if state else Path.home() / ".local" / "state"
-    return base / "grasbot" / "questions.sqlite3"
+    return base / "grasbot" / (vault_key(vault) if vault is not None else "") / "questions.sqlite3"
 
 
 def parse_log_path(value: str | os.PathLike[str] | None) -> Path | None:
@@ -180,6 +189,8 @@ class Settings:
             if value is not None:
                 raw[name] = (value, "--" + name.replace("_", "-"))
         values = {name: _coerce(name, value, origin) for name, (value, origin) in raw.items()}
+        if "question_log" not in values:
+            values["question_log"] = default_log_path(env, vault=values.get("vault_dir", BUNDLED_VAULT))
         return cls(**values)._checked()
 
     @property

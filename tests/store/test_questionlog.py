@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from grasbot._config import vault_key
 from grasbot.retrieval.scoring import Reason
 from grasbot.retrieval.search import SearchResult, Source
 from grasbot.store.questionlog import (
@@ -301,8 +302,10 @@ def test_a_log_turned_off_keeps_nothing(tmp_path):
 
 
 def test_default_path_follows_xdg_state_home(tmp_path):
-    assert default_log_path({"XDG_STATE_HOME": str(tmp_path)}) == tmp_path / "grasbot" / "questions.sqlite3"
-    assert default_log_path({}).parts[-4:] == (".local", "state", "grasbot", "questions.sqlite3")
+    key = vault_key(tmp_path / "vault")
+    assert default_log_path({"XDG_STATE_HOME": str(tmp_path)}, vault=tmp_path / "vault") == tmp_path / "grasbot" / key / "questions.sqlite3"
+    assert default_log_path({}, vault=tmp_path / "vault").parts[-5:] == (".local", "state", "grasbot", key, "questions.sqlite3")
+    assert default_log_path({}, vault=None).parts[-4:] == (".local", "state", "grasbot", "questions.sqlite3")  # an older GrasBot's
 
 
 def test_records_from_many_threads(tmp_path):
@@ -773,3 +776,30 @@ def test_the_log_is_readable_by_its_owner_only(tmp_path):
     finally:
         os.umask(previous)
     assert modes == {"q.sqlite3": 0o600, "q.sqlite3-wal": 0o600, "q.sqlite3-shm": 0o600}
+
+
+def test_each_vault_has_its_own_log_and_grasbot_log_reads_the_one_named(tmp_path, monkeypatch, capsys):
+    """One log for every vault: the demo vault's questions showed in another vault's
+    `grasbot log`, and fed its alias suggestions."""
+    from grasbot._cli import main
+    from grasbot._config import Settings
+
+    state = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    monkeypatch.delenv("GRASBOT_QUESTION_LOG", raising=False)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = (Settings.load(vault_dir=tmp_path / name).question_log for name in ("a", "b"))
+    assert a != b and a.parent.parent == b.parent.parent == state / "grasbot"
+    assert a.parent.parent.parent == state and a.name == b.name == "questions.sqlite3"
+    with QuestionLog(a) as log:
+        log.record("une question du vault a ?", result(("x", 0.5, ("bm25",)), grounded=False))
+    assert main(["log", "--vault", str(tmp_path / "a"), "--json"]) == 0
+    assert [q["question"] for q in json.loads(capsys.readouterr().out)["ungrounded"]] == ["une question du vault a ?"]
+    # vault b has none yet; an older GrasBot's one log for every vault is pointed to
+    shared = state / "grasbot" / "questions.sqlite3"
+    QuestionLog(shared).close()
+    assert main(["log", "--vault", str(tmp_path / "b"), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["ungrounded"] == []
+    assert f"an older GrasBot kept every vault's questions in {shared}: --question-log {shared} reads them" in captured.err

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from .._config import vault_key
 from .._version import __version__
 from ..retrieval.index import NoteAnalysis, NoteCounts
 from ..retrieval.postings import _ID_SIZE, Packed, Postings
@@ -71,8 +72,7 @@ def default_cache_dir(vault_root: str | os.PathLike[str], cache_dir: str | os.Pa
     if chosen:
         return Path(chosen).expanduser()
     base = os.environ.get("XDG_CACHE_HOME", "").strip() or Path.home() / ".cache"
-    key = hashlib.sha256(os.path.realpath(vault_root).encode()).hexdigest()[:16]  # realpath: a loop of links is the vault's to report
-    return Path(base) / "grasbot" / key
+    return Path(base) / "grasbot" / vault_key(vault_root)
 
 
 def _header(root: Path, options: VaultOptions) -> dict:

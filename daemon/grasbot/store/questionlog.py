@@ -568,8 +568,12 @@ def add_log_parser(subparsers) -> argparse.ArgumentParser:
     """Add `grasbot log` to the CLI's subparsers; `cmd_log(args)` runs it."""
     p = subparsers.add_parser("log", help="visitors' questions that found no note, or found theirs only through its text or a link")
     p.add_argument(
-        "--question-log", dest="question_log", metavar="FILE", help="the question log (GRASBOT_QUESTION_LOG; default $XDG_STATE_HOME/grasbot/questions.sqlite3)"
+        "--question-log",
+        dest="question_log",
+        metavar="FILE",
+        help="the question log (GRASBOT_QUESTION_LOG; default $XDG_STATE_HOME/grasbot/<hash of the vault path>/questions.sqlite3)",
     )
+    p.add_argument("--vault", dest="vault_dir", metavar="DIR", help="the vault whose questions to read (VAULT_DIR; default: the bundled vault-grasbot/)")
     p.add_argument("--days", type=float, default=30.0, metavar="N", help="only the last N days (default 30)")
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N questions per list (default 20)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -607,6 +611,9 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
         return 2
     if not path.exists():  # reading creates no log
         print(f"grasbot: no question log at {path} yet: the daemon writes it when a visitor asks", file=sys.stderr)
+        shared = default_log_path(vault=None)
+        if shared.exists() and shared != path:  # where an older GrasBot kept every vault's questions
+            print(f"grasbot: an older GrasBot kept every vault's questions in {shared}: --question-log {shared} reads them", file=sys.stderr)
     elif path.stat().st_size:  # an empty file holds no question
         with QuestionLog(path, read_only=True) as log:
             if log.enabled:
