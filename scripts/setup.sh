@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what GrasBot needs into this checkout: a Python venv (.venv) with the package,
-# and the plugin's node_modules. Safe to run again: it only does what is missing.
+# and the plugin's node_modules. Safe to run again: the venv and the system packages are made
+# only when missing; pip, `npm ci` (node_modules anew, from package-lock.json) and the plugin's
+# build run each time, so a pull's new dependencies are never missed.
 # Usage: bash scripts/setup.sh [--test]   (--test adds the test tools, nginx, chromium and systemd-analyze)
 set -euo pipefail
 cd "$(dirname "$0")/.."
