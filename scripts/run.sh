@@ -4,6 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-echo "==> grasbot check (the bundled vault's health)"
-.venv/bin/grasbot check >/dev/null && echo "vault OK" || echo "grasbot check found problems: run .venv/bin/grasbot check"
+# `grasbot check` reads the vault `serve` will: the same --vault, --exclude and --default-visibility
+check=()
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case "${args[i]}" in
+    --vault | --exclude | --default-visibility) check+=("${args[i]}" "${args[i + 1]:-}") ;;
+    --vault=* | --exclude=* | --default-visibility=*) check+=("${args[i]}") ;;
+  esac
+done
+echo "==> grasbot check (the vault's health)"
+.venv/bin/grasbot check "${check[@]}" >/dev/null && echo "vault OK" || echo "grasbot check found problems: run .venv/bin/grasbot check ${check[*]}"
 exec .venv/bin/grasbot serve "$@"
