@@ -19,8 +19,7 @@ export class GrasbotClientError extends Error {
 export class TokenFormatError extends GrasbotClientError {
 	constructor() {
 		super(
-			"The access token set in the plugin settings holds a space, a line break or an invisible character, which no request can carry. Copy it again from " +
-				"~/.config/grasbot/token.",
+			`The access token set in the plugin settings holds a space, a line break or an invisible character, which no request can carry. Copy it again from ${TOKEN_FILE}.`,
 		);
 	}
 }
