@@ -294,6 +294,26 @@ async def test_a_body_that_never_ends_gets_408(start_daemon):
     assert ok["result"]["status"] == "ok"
 
 
+async def test_expect_100_continue_is_refused_before_a_body_over_the_limit(start_daemon):
+    client = await start_daemon(max_body=1024)
+    port = client.server.port
+    head = "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nExpect: {}\r\n\r\n"
+    got, _ = await _raw(port, head.format(5000, "100-continue").encode(), 3)  # the client waits for its 100, sends nothing
+    assert got.startswith(b"HTTP/1.1 413") and b"100 Continue" not in got and b"over the limit of 1024 bytes" in got, got
+    assert not got.endswith(b"<still open>")
+    body = json.dumps({"jsonrpc": "2.0", "method": "health", "id": 1}).encode()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)  # a body within the limit gets its 100, then its answer
+    writer.write(head.format(len(body), "100-continue").encode())
+    assert await reader.readuntil(b"\r\n\r\n") == b"HTTP/1.1 100 Continue\r\n\r\n"
+    writer.write(body)
+    assert (await reader.readline()).startswith(b"HTTP/1.1 200")
+    writer.close()
+    got, _ = await _raw(port, head.format(len(body), "cookies").encode() + body, 3)
+    assert got.startswith(b"HTTP/1.1 417") and b"Expect: 'cookies' is not understood" in got, got
+    status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "health", "id": 1})
+    assert ok["result"]["status"] == "ok"
+
+
 @pytest.mark.parametrize("encoding", ["gzip", "deflate"])
 async def test_a_body_its_content_encoding_cannot_decode_is_named_not_a_500(start_daemon, encoding, caplog):
     client = await start_daemon()

@@ -27,7 +27,7 @@ from .._exceptions import ConfigError, VaultError
 from ..answer.llm import load_ollama
 from ..store.questionlog import QuestionLog
 from .auth import resolve_owner_token
-from .handlers import PAGE_HEADERS, STATIC_DIR, handle_ask, handle_ask_stream, handle_health, handle_reload, handle_rpc, static_file
+from .handlers import PAGE_HEADERS, STATIC_DIR, handle_ask, handle_ask_stream, handle_health, handle_reload, handle_rpc, rpc_expect, static_file
 from .methods import RPC_METHODS
 from .middleware import CORS_ALLOWED, AccessLogger, cors_headers, cors_preflight, errors_as_json, nosniff
 from .ratelimit import RateLimiter, TrustedProxies
@@ -104,7 +104,7 @@ def create_app(
         if asset.name not in ("index.html", "widget.js"):  # at / and /widget.js: from /static/ their relative paths break
             app.router.add_get(f"/static/{asset.name}", static_file(asset.name))
     app.router.add_get("/favicon.ico", _no_icon)
-    app.router.add_post("/rpc", handle_rpc)
+    app.router.add_post("/rpc", handle_rpc, expect_handler=rpc_expect)
     app.router.add_get("/ask", handle_ask)
     app.router.add_get("/ask/stream", handle_ask_stream)
     app.router.add_get("/health", handle_health)
