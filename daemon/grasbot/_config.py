@@ -112,6 +112,7 @@ class Settings:
     port: int = 8765
     # --- the visitors' question log (alias suggestions read it)
     question_log: Path | None = field(default_factory=default_log_path)  # None: no log
+    question_log_named: bool = False  # the owner chose it (flag or variable): if it cannot be used, serve stops
     log_retention_days: int = DEFAULT_RETENTION_DAYS
     # --- the persistent index cache
     index_cache: bool = True
@@ -189,7 +190,8 @@ class Settings:
             if value is not None:
                 raw[name] = (value, "--" + name.replace("_", "-"))
         values = {name: _coerce(name, value, origin) for name, (value, origin) in raw.items()}
-        if "question_log" not in values:
+        values["question_log_named"] = "question_log" in values
+        if not values["question_log_named"]:
             values["question_log"] = default_log_path(env, vault=values.get("vault_dir", BUNDLED_VAULT))
         return cls(**values)._checked()
 

@@ -154,6 +154,27 @@ async def test_the_question_log_keeps_visitors_questions_not_the_owners(start_da
     assert log.count() == 4
 
 
+async def test_a_default_question_log_that_cannot_be_used_leaves_serving_unlogged(aiohttp_client, tmp_path):
+    """Whether the owner named the log is the settings' to say: the daemon worked it out again
+    from os.environ, and took the default place of settings loaded from another environment
+    (here a state home that is a file: a home mounted read-only fails the same way) for a
+    named log, and would not start."""
+    from aiohttp.test_utils import TestServer
+
+    from grasbot import Settings
+    from grasbot.server.app import create_app
+
+    state = tmp_path / "pas-un-dossier"
+    state.write_text("")
+    settings = Settings.load(env={"XDG_STATE_HOME": str(state)}, semantic="off", index_cache=False, ollama_host=unused_url())
+    assert not settings.question_log_named and settings.question_log is not None and settings.question_log.is_relative_to(state)
+    client = await aiohttp_client(TestServer(create_app(settings, owner_token=OWNER_TOKEN)))
+    assert (await rpc_result(client, "search", {"q": "Quel modèle utilise GrasBot ?"}))["results"]
+    assert not bot_of(client).question_log.enabled
+    named = Settings.load(env={"GRASBOT_QUESTION_LOG": str(settings.question_log)})
+    assert named.question_log_named and named.question_log == settings.question_log  # the same place, named: refused at start (tests/test_cli.py)
+
+
 async def test_rpc_discover_serves_the_document(start_daemon):
     client = await start_daemon()
     assert await rpc_result(client, "rpc.discover") == openrpc_document()

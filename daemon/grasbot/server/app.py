@@ -21,7 +21,7 @@ from typing import Any
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
-from .._config import Settings, default_log_path
+from .._config import Settings
 from .._engine import NO_PUBLIC_NOTE, GrasBot
 from .._exceptions import ConfigError, VaultError
 from ..answer.llm import load_ollama
@@ -85,7 +85,7 @@ def create_app(
         if opened is None:
             opened = await asyncio.get_running_loop().run_in_executor(None, GrasBot.open, settings)
         opened.question_log = await asyncio.to_thread(QuestionLog, settings.question_log, settings.log_retention_days)
-        if settings.question_log not in (None, default_log_path(vault=settings.vault_dir)) and not opened.question_log.enabled:
+        if settings.question_log_named and settings.question_log is not None and not opened.question_log.enabled:
             # the default place may be read-only (a home mounted so): serving goes on, unlogged;
             # a place the owner chose is a mistake to hear now, not in the log's silence
             raise ConfigError(f"the question log {settings.question_log} cannot be used ({opened.question_log.failure}): name another, or turn it off")
