@@ -124,6 +124,13 @@ export interface FailureContext {
 	tokenSet?: boolean;
 }
 
+/** The seconds a rate-limited caller is told to wait (`data.retry_after`), when the daemon said. */
+function retryAfter(data: unknown): number | undefined {
+	if (typeof data !== "object" || data === null) return undefined;
+	const seconds = (data as { retry_after?: unknown }).retry_after;
+	return typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : undefined;
+}
+
 export function describeFailure(error: unknown, daemonUrl: string, context: FailureContext = {}): FailureState {
 	if (error instanceof DaemonNotRunningError) {
 		return {
@@ -156,6 +163,17 @@ export function describeFailure(error: unknown, daemonUrl: string, context: Fail
 				kind: "auth",
 				title: "Access token required",
 				detail: `\`${error.method}\` needs the daemon's owner token, and no access token is set. ${COPY_TOKEN}`,
+			};
+		}
+		if (error.code === RPC_RATE_LIMITED) {
+			const wait = retryAfter(error.data);
+			const when = wait === undefined ? "in a moment" : `in ${wait} s`;
+			// the owner is never limited: without the token, the preview asks as a visitor does
+			const token = context.tokenSet ? "" : " With the daemon's access token set in the plugin settings, previews are not limited.";
+			return {
+				kind: "daemon-error",
+				title: "Too many questions",
+				detail: `The daemon takes only so many questions a minute from one address, as it does from visitors (GRASBOT_RATE_PER_MINUTE). Try again ${when}.${token}`,
 			};
 		}
 		return {

@@ -97,6 +97,21 @@ describe("errors", () => {
 		expect(describeFailure(error, URL).kind).toBe("auth");
 	});
 
+	it("says how long to wait when the daemon rate-limits a preview, and that the token lifts the limit", async () => {
+		const transport = fakeTransport((_r, body) => ({
+			status: 200,
+			text: JSON.stringify({ jsonrpc: "2.0", id: body.id, error: { code: -32002, message: "Rate limited", data: { retry_after: 3 } } }),
+		}));
+		const error = await new GrasbotClient({ daemonUrl: URL, transport }).answer("a").catch((e: unknown) => e);
+		const state = describeFailure(error, URL);
+		expect(state).toMatchObject({ kind: "daemon-error", title: "Too many questions" });
+		expect(state.detail).toContain("Try again in 3 s.");
+		expect(state.detail).toContain("access token set in the plugin settings, previews are not limited");
+		const withToken = describeFailure(new RpcError("ask/stream", -32002, "Rate limited", {}), URL, { tokenSet: true });
+		expect(withToken.detail).toContain("Try again in a moment.");
+		expect(withToken.detail).not.toContain("access token");
+	});
+
 	it("reads a JSON-RPC error even when it comes with an HTTP error status", async () => {
 		const transport = fakeTransport((_r, body) => ({
 			status: 500,
