@@ -62,3 +62,24 @@ def test_addresses_are_not_indexed(note_writer):
     analysis = bot.snapshot.analyses["Liens.md"]
     assert not {"python", "http", "exempl", "serpent", "guid"} & set(analysis.body)
     assert [s.path for s in bot.search("python", audience="visitor").sources] == ["Python.md"]
+
+
+def test_a_link_across_a_blank_line_is_sent_whole_to_a_visitor(note_writer):
+    """Blocks are cut at blank lines, and `[label](path)` read as a link even when its label
+    holds one: the second half, `](../prive/Zorglub.md)`, was sent as it stands."""
+    from grasbot.retrieval.sections import cut_note
+
+    filler = "Les abeilles du rucher butinent la lavande du jardin. "
+    first = filler * 24 + "Les hippocampes nagent, voir [le dossier"
+    second = "médical de Dupont](../prive/Zorglub.md) et les mandragores poussent. " + filler * 24
+    body = "# Le rucher\n\n" + "\n\n".join([first, second, *[filler * 24] * 8])
+    note_writer("pub/rucher.md", "visibility: public", body)
+    note_writer("prive/Zorglub.md", "visibility: private", "Le dossier médical.")
+    cuts = cut_note(body)[1]
+    link = body.index("[le dossier")
+    assert any(link < end < body.index("Zorglub") for _, end, _ in cuts)  # the guard: a cut falls inside the link
+    bot = make_bot(note_writer.root)
+    result = bot.search("hippocampes et mandragores", audience="visitor")
+    texts = [p.text for p in result.context if p.path == "pub/rucher.md"]
+    assert any("hippocampes" in t for t in texts) and any("mandragores" in t for t in texts)
+    assert not any("Zorglub" in t or "prive" in t or "](" in t for t in texts), texts

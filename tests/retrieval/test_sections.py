@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 import re
+import textwrap
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grasbot.retrieval.sections import OVERLAP, WHOLE_NOTE, WINDOW, cut_note, heading_path
+from grasbot.retrieval.vault import rewrite_links
 
 
 def filler(n: int, word: str = "paragraphe") -> str:
@@ -182,3 +184,35 @@ def test_cuts_are_ordered_inside_the_body_and_never_split_a_link(lines):
         assert -1 <= heading < len(sections[0])
         piece = body[start:end]
         assert piece.count("[[") == piece.count("]]") or len(body) <= WHOLE_NOTE
+
+
+# Links to a private note in every syntax, their labels holding sentence ends and spaces where
+# a hard-wrapping editor breaks lines.
+PRIVATE_LINKS = [
+    "[le dossier médical de M. Dupont](../prive/Zorglub.md)",
+    "[voir le dossier. De M. Dupont](<../prive/Zorglub.md>)",
+    "![le plan du terrain. Voir](../prive/Zorglub.md#Parcelles 'le plan')",
+    '<a href="../prive/Zorglub.md">le dossier. De Dupont</a>',
+    "[[prive/Zorglub|le dossier. Voir la suite]]",
+    "<obsidian://open?vault=v&file=prive%2FZorglub>",
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.sampled_from(["Les abeilles butinent.", "la lavande du jardin", "puis le miel mûrit !", *PRIVATE_LINKS]), min_size=20, max_size=60),
+    st.integers(min_value=30, max_value=200),
+)
+def test_no_cut_leaves_half_a_link_of_any_syntax(words, width):
+    """A passage's links are rewritten for its reader in that passage alone: a cut inside a
+    Markdown link's label (wrapped over lines, or holding a sentence end) left its tail,
+    `](../prive/Zorglub.md)`, unread as a link, and a private note's path reached visitors."""
+    paragraph = textwrap.fill(" ".join(words), width, break_long_words=False, break_on_hyphens=False)  # one block: cut at lines, sentences, spaces
+    body = "# Le rucher\n\n" + "\n".join([paragraph] * (3 * WHOLE_NOTE // len(paragraph) + 1))
+    hide = lambda target: False  # noqa: E731 - the reader sees no linked note
+    assert "Zorglub" not in rewrite_links(body, hide, "pub/rucher.md")  # the guard: whole, every link is read
+    pieces = [body[s:e] for s, e, _ in cut_note(body)[1]]
+    assert len(pieces) > 5
+    for piece in pieces:
+        shown = rewrite_links(piece, hide, "pub/rucher.md")
+        assert "Zorglub" not in shown and "prive" not in shown, piece

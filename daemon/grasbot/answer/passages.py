@@ -15,6 +15,7 @@ index's `readable_text`, and the sources come from that audience's search.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
@@ -27,6 +28,7 @@ from ..retrieval.index import K1, B, Index, indexable_text
 from ..retrieval.scoring import read_as
 from ..retrieval.search import earlier_questions
 from ..retrieval.sections import Sections, heading_path
+from ..retrieval.vault import link_spans
 
 MIN_SHARE = 0.5  # a passage scoring less than half the best one gets only the room left (tuned: 0.3–0.5 alike)
 OPENING = 400  # a long note's opening passage this short comes along with its other passages
@@ -196,6 +198,19 @@ def _cut_counts(index: Index, path: str) -> list[tuple[Mapping[str, int], int]]:
     return found
 
 
+def _around_links(links: list[tuple[int, int]], start: int, end: int) -> tuple[int, int]:
+    """A cut widened to hold whole every link it would cut (the note's `links`, sorted and
+    disjoint): its links are rewritten for the reader in this text alone, and half of one
+    is not read as a link, so a private note's path would stay in it. The sections never cut
+    a link inside a block; a link that spans blocks is the author's slip, and is whole here."""
+    for i in (bisect.bisect_right(links, (start, start)) - 1, bisect.bisect_right(links, (end, end)) - 1):
+        if i >= 0 and links[i][0] < start < links[i][1]:
+            start = links[i][0]
+        if i >= 0 and links[i][0] < end < links[i][1]:
+            end = links[i][1]
+    return start, end
+
+
 def _passages_of(index: Index, path: str, url: str | None, picked: Mapping[int, tuple[float, int]], anchors: str):
     """A note's chosen cuts ({number: (score, room)}) as Passages, in the note's order; the
     overlap of two chosen windows is sent once."""
@@ -203,11 +218,12 @@ def _passages_of(index: Index, path: str, url: str | None, picked: Mapping[int, 
     sections: Sections = index.analyses[path].sections
     cuts = sections[1]
     whole = len(cuts) == 1
+    links = [] if whole else link_spans(note.body)
     done = 0  # offset sent up to
     for number in sorted(picked, key=lambda n: cuts[n][0]):
         start, end, heading = cuts[number]
         score, room = picked[number]
-        start = max(start, done)
+        start, end = _around_links(links, max(start, done), end)
         text = index.readable_text(note.body[start:end], path).strip()
         if not text:
             continue

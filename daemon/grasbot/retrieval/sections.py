@@ -12,8 +12,9 @@ and made again only for a note whose bytes changed.
   short (OVERLAP): an answer that straddles two windows is whole in one of them.
 - Code fences, tables and quotes (callouts included) are blocks that are never split, even
   when longer than a window. A long plain block is split at line ends, then sentence ends.
-- No cut falls inside a `[[wikilink]]`: a passage's links are rewritten for its audience
-  (`Index.readable_text`) one passage at a time, and half a link would keep half a name.
+- No cut falls inside a link of any syntax (`vault.link_spans`): a passage's links are
+  rewritten for its audience (`Index.readable_text`) one passage at a time, and half a link
+  would keep half a name, or a private note's path. A link longer than a window is kept whole.
 
 The cut is plain tuples, as the cache's marshal wants them:
 `(headings, cuts)`, `headings` = ((level, text as written), ...) for every heading in order,
@@ -23,8 +24,11 @@ innermost heading above the cut in `headings` (-1: none).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
+
+from .vault import link_spans
 
 WHOLE_NOTE = 8_000  # characters; the bundled vault's longest note is 7.5 KB, and is sent whole
 WINDOW = 1_500  # a longer section is cut into windows of at most this many characters
@@ -36,7 +40,6 @@ Sections = tuple[tuple[Heading, ...], tuple[Cut, ...]]
 
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_LINK_SPAN = 1_000  # a wikilink longer than this is no link to a note
 _SENTENCE = re.compile(r"[.!?…](?:\s+)")
 
 
@@ -176,10 +179,11 @@ def _rstrip(body: str, start: int, end: int) -> int:
 
 def _split_plain(body: str, start: int, end: int) -> list[tuple[int, int]]:
     """A plain block longer than WINDOW, in pieces: at line ends, else at sentence ends, else at
-    a space; never inside a wikilink."""
+    a space; never inside a link."""
+    links = [(s + start, e + start) for s, e in link_spans(body[start:end])]
     pieces = []
     while end - start > WINDOW:
-        at = _split_point(body, start, start + WINDOW)
+        at = _split_point(body, start, start + WINDOW, links)
         pieces.append((start, _rstrip(body, start, at)))
         start = at
         while start < end and body[start].isspace():
@@ -189,24 +193,27 @@ def _split_plain(body: str, start: int, end: int) -> list[tuple[int, int]]:
     return pieces
 
 
-def _split_point(body: str, start: int, limit: int) -> int:
+def _split_point(body: str, start: int, limit: int, links: list[tuple[int, int]]) -> int:
     """Where to cut body[start:limit]: the last line end, sentence end or space in its second
-    half (in that order of preference) that is outside a wikilink; `limit` if none."""
+    half (in that order of preference) that is outside every link; else `limit`, or, when that
+    falls inside a link, before the link, or after it when it began at `start`."""
     half = start + (limit - start) // 2
     candidates = [body.rfind("\n", half, limit) + 1]
     sentence_ends = [m.end() for m in _SENTENCE.finditer(body, half, limit)]
     candidates.append(sentence_ends[-1] if sentence_ends else 0)
     candidates.append(body.rfind(" ", half, limit) + 1)
     for at in candidates:
-        if at > half and not _inside_link(body, start, at):
+        if at > half and _link_around(links, at) is None:
             return at
-    at = limit
-    while at > start + 1 and _inside_link(body, start, at):  # back off before the open `[[`
-        at = body.rfind("[[", start, at)
-    return at if at > start else limit
+    link = _link_around(links, limit)
+    if link is None:
+        return limit
+    return link[0] if link[0] > start else link[1]
 
 
-def _inside_link(body: str, start: int, at: int) -> bool:
-    """Whether a cut at `at` would fall between a `[[` and its `]]`."""
-    opened = body.rfind("[[", start, at)
-    return opened >= 0 and body.rfind("]]", opened, at) < 0 and body.find("]]", at, at + _LINK_SPAN) >= 0
+def _link_around(links: list[tuple[int, int]], at: int) -> tuple[int, int] | None:
+    """The link a cut at `at` would fall inside (`links`: sorted, disjoint spans), if any."""
+    i = bisect.bisect_right(links, (at, at)) - 1
+    if i >= 0 and links[i][0] < at < links[i][1]:
+        return links[i]
+    return None

@@ -511,6 +511,23 @@ def _md_links_in(text: str, rel: str, kind: str) -> list[Link]:
 
 _TAG = re.compile(r"<[^<>]*>")
 
+# Every syntax `rewrite_links` reads as a link, wikilinks and embeds included.
+_LINK_SYNTAXES = (_WIKILINK_AT, _MD_LINK, _REF_DEF, _ANGLE_LINK, _HTML_LINK, _HTML_SOURCE, _BARE_OBSIDIAN)
+
+
+def link_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` holds a link of any syntax, as merged (start, end) spans in order. A passage
+    cut inside one would leave each half unread as a link by `rewrite_links`: a private note's
+    path, or the name of its file, would stay in the text."""
+    spans = sorted((m.start(), m.end()) for pattern in _LINK_SYNTAXES for m in pattern.finditer(text))
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
 
 def _note_source(m: re.Match, rel: str) -> str | None:
     """The note an `_HTML_SOURCE` tag names, or None: an image, a video or a web page is
