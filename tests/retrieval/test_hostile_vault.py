@@ -181,6 +181,29 @@ def test_comments_inside_code_are_code_and_an_unclosed_fence_hides_nothing():
     assert SECRET not in n.body and "suite" in n.body
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Tapez \\` puis le texte. %%SECRET%% Les ruches ouvrent le samedi. Voir `ruche`.",  # an escaped backtick opens no code
+        "````\n```\n````\n%%SECRET%%\n```",  # a fence of four is closed by four or more, not three
+        "```a`b\n%%SECRET%%\n```",  # a backtick in the info string: no fence
+        "```python\ndu code\n```python\nencore du code\n```\n%%SECRET%%",  # a closing fence has nothing after it
+        "~~~~\n~~~\n~~~~\n%%SECRET%%\n~~~",
+        "Un ``double `span` ici`` puis %%SECRET%% et ``fin``.",
+    ],
+)
+def test_code_is_read_as_commonmark_reads_it_so_no_comment_shows(body):
+    """Code was found where Obsidian finds none (an escaped backtick, a longer fence closed by
+    a shorter one): the comment inside was kept as code, and shown to visitors."""
+    n = note("pub.md", body.replace("SECRET", SECRET))
+    assert SECRET not in n.body.lower() and SECRET not in indexable_body(n).lower(), n.body
+
+
+def test_code_keeps_its_comment_markers_as_code():
+    n = note("pub.md", "  ```\ncode %%un%%\n  ```\n````md\n```\n%%deux%%\n````\nx ``a`b %%trois%%`` y\n%%caché%%")
+    assert all(f"%%{w}%%" in n.body for w in ("un", "deux", "trois")) and "caché" not in n.body
+
+
 def test_hidden_text_is_not_in_the_prompt_nor_the_fallback(note_writer):
     note_writer(
         "abeilles.md",

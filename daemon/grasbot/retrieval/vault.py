@@ -367,16 +367,23 @@ def _as_text(value: Any, name: str, warnings: list[str]) -> str | None:
 
 # What Obsidian shows nobody: `%%comments%%` (inline or over lines) and HTML `<!-- comments -->`.
 # Closed code fences and inline code are matched first and kept as they are: a comment marker
-# inside code is shown as code. An unclosed comment runs to the end of the note, as Obsidian
-# hides it (and an unclosed fence is no fence, so it hides no comment).
+# inside code is shown as code. Code is read as CommonMark reads it, and where it cannot be
+# sure, as no code, so that a comment is hidden: a fence is closed by a run of its own character
+# at least as long, with nothing after it; a backtick fence's info string holds no backtick; a
+# code span closes on a run of backticks as long as its opening one, which no backslash
+# escapes. An unclosed comment runs to the end of the note, as Obsidian hides it (and an
+# unclosed fence is no fence here, so it hides no comment).
 _HIDDEN = re.compile(
-    r"(^(```|~~~).*?^\2[^\n]*$)|(`[^`\n]*`)|%%.*?(?:%%|\Z)|<!--.*?(?:-->|\Z)",
+    r"(?P<code>^[ ]{0,3}(?P<ticks>`{3,})[^`\n]*$.*?^[ ]{0,3}(?P=ticks)`*[ \t]*$"
+    r"|^[ ]{0,3}(?P<tildes>~{3,})[^\n]*$.*?^[ ]{0,3}(?P=tildes)~*[ \t]*$"
+    r"|(?<![\\`])(?P<span>`+)(?!`)[^\n]*?(?<!`)(?P=span)(?!`))"
+    r"|%%.*?(?:%%|\Z)|<!--.*?(?:-->|\Z)",
     re.MULTILINE | re.DOTALL,
 )
 
 
 def _unhide(m: re.Match) -> str:
-    if m.group(1) is not None or m.group(3) is not None:
+    if m.group("code") is not None:
         return m.group(0)
     return "\n" if "\n" in m.group(0) else " "  # lines stay lines: sentences are split at them
 
