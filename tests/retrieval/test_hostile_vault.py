@@ -225,14 +225,15 @@ def test_hidden_text_is_not_in_the_prompt_nor_the_fallback(note_writer):
 # ---------------------------------------------------------------- every link syntax
 
 
-def link(syntax: str, label: str, folder: str = "prive", name: str = f"Note privée {SECRET}") -> str:
+def link(syntax: str, label: str, folder: str = "prive", name: str = f"Note privée (copie) {SECRET}") -> str:
     """A link from `pub/accueil.md` to `{folder}/{name}.md`, in one syntax."""
     encoded = urllib.parse.quote(f"{name}.md")
     return {
         "markdown": f"[{label}](../{folder}/{encoded})",
         "markdown-root": f"[{label}](/{folder}/{encoded})",
         "markdown-angle": f"[{label}](<../{folder}/{name}.md>)",
-        "markdown-spaces": f"[{label}](../{folder}/{name}.md)",
+        "markdown-spaces": f"[{label}](../{folder}/{name}.md)",  # parentheses in the name too
+        "markdown-spaces-title": f"[{label}](../{folder}/{name}.md 'titre')",
         "markdown-heading": f'[{label}](../{folder}/{encoded}#Section "titre")',
         "embed": f"![{label}](../{folder}/{encoded})",
         "image-in-link": f"[![{label}](image.png)](../{folder}/{encoded})",
@@ -255,6 +256,7 @@ SYNTAXES = [
     "markdown-root",
     "markdown-angle",
     "markdown-spaces",
+    "markdown-spaces-title",
     "markdown-heading",
     "embed",
     "image-in-link",
@@ -275,7 +277,7 @@ SYNTAXES = [
 @pytest.fixture(scope="module")
 def link_vault(tmp_path_factory):
     root = tmp_path_factory.mktemp("links") / "vault"
-    write_note(root, f"prive/Note privée {SECRET}.md", "title: Secret\nvisibility: private", "Le secret du jardin.")
+    write_note(root, f"prive/Note privée (copie) {SECRET}.md", "title: Secret\nvisibility: private", "Le secret du jardin.")
     write_note(root, "pub/voisin.md", "title: Le voisin\nvisibility: public", "Le voisin du jardin.")
     return root
 
@@ -287,7 +289,7 @@ def test_links_to_a_private_note_keep_only_their_label(link_vault, syntaxes, lab
     write_note(link_vault, "pub/accueil.md", "title: Accueil\nvisibility: public", body)
     vault = load_vault(link_vault)
     owner = vault.notes["pub/accueil.md"]
-    private = f"prive/Note privée {SECRET}.md"
+    private = f"prive/Note privée (copie) {SECRET}.md"
     # every syntax is a link the graph knows, to the private note
     assert {t for t, _ in vault.edges["pub/accueil.md"]} == {private}, (body, owner.links)
     bot_index = build_snapshot(make_bot(link_vault).settings).index("visitor")

@@ -431,14 +431,14 @@ def _links_in(text: str, kind: str) -> list[Link]:
 
 # Every other way Markdown and Obsidian link to a note, beside wikilinks: `[label](path.md)` and
 # `![alt](path.md)` (destination in `<…>`, URL-encoded, relative to the note, or with spaces when
-# it ends in `.md`, as Obsidian accepts), reference definitions `[ref]: path.md`, `<path.md>` and
+# it ends in `.md`, as Obsidian accepts, with parentheses in it or a title after it), reference definitions `[ref]: path.md`, `<path.md>` and
 # `obsidian://open?file=…` in angle brackets or bare (as Obsidian's « Copy Obsidian URL » pastes
 # it), HTML `<a href="…">` and any other tag's `src` or `href` naming a note (`<iframe
 # src="note.md">`; an HTML course's `<img src="photo.jpg">` stays as written). A label may hold brackets one level deep (`[![image](a.png)](b.md)`)
 # and span lines.
 _MD_LINK = re.compile(
     r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]"
-    r"\(\s*(<[^<>\n]*>|[^()<>\n]+?\.md(?:#[^()\n]*)?(?=\s*\))|(?:[^\s()<>]|\([^\s()]*\))+)"
+    r"\(\s*(<[^<>\n]*>|(?:[^()<>\n]|\([^()<>\n]*\))+?\.md(?:#[^()\n]*)?(?=\s*\)|\s+[\"'(])|(?:[^\s()<>]|\([^\s()]*\))+)"
     r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)",
     re.IGNORECASE,
 )
