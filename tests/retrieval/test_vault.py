@@ -439,6 +439,31 @@ def test_a_doubtful_visibility_keeps_the_note_private(note_writer):
     assert {p for p, n in private_default.items() if n.public} == {"casse-publique.md"}
 
 
+def test_publish_false_in_any_form_and_a_frontmatter_out_of_place_keep_a_note_private(note_writer):
+    """With the default public, each of these was public: its author meant it private."""
+    root = note_writer.root
+    for name, raw in {
+        "cr.md": b"---\rtitle: Journal\rvisibility: private\r---\rMon code secret.\r",  # CR alone ends lines (old Mac files)
+        "blanc.md": b"\n\n---\nvisibility: private\n---\nMon code secret.",  # Obsidian reads no properties there
+        "Publish.md": b"---\nPublish: false\n---\nx",
+        "chaine.md": b'---\npublish: "false"\n---\nx',
+        "zero.md": b"---\npublish: 0\n---\nx",
+        "non.md": b"---\npublish: non\n---\nx",
+        "regle.md": b"\n---\nUn titre: sous-titre\n---\nUne regle puis un titre, sans champ connu.",
+        "blanc-public.md": b"\n---\ntitle: Titre\n---\ntexte",
+    }.items():
+        (root / name).write_bytes(raw)
+    vault = load_vault(root, VaultOptions(default_public=True))
+    assert {p for p, n in vault.notes.items() if n.public} == {"regle.md", "blanc-public.md"}
+    assert vault.notes["cr.md"].title == "Journal" and vault.notes["cr.md"].body.strip() == "Mon code secret."
+    said = {w.path: w.message for w in vault.warnings}
+    assert said["blanc.md"] == "blank lines before the opening ---: its fields are read as text, but they keep the note private (remove the blank lines)"
+    assert said["blanc-public.md"] == "blank lines before the opening ---: its fields are read as text, not as properties (remove the blank lines)"
+    assert said["chaine.md"] == "`publish: 'false'` is read as `publish: false`: the note is kept private"
+    assert said["Publish.md"] == "`Publish: False` is read as `publish: false`: the note is kept private"
+    assert "cr.md" not in said and "regle.md" not in said
+
+
 # ---------------------------------------------------------------- reload
 
 

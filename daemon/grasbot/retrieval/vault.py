@@ -571,11 +571,48 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     if said is not None and said not in ("public", "private"):  # « publique », `true`: a typo must not pass unseen
         warnings.append(f"`visibility: {given[0]}` is neither public nor private: the note is kept private")
     public = default_public if said is None else said == "public"
-    if public and meta.get("publish") is False:
-        if given:  # a default overruled needs no word; a note that says both does
+    withheld = [(key, value) for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "publish" and _says_no(value)]
+    if public and withheld:
+        key, value = withheld[0]
+        if key != "publish" or value is not False:  # `Publish: false`, `publish: "false"`, `publish: 0`
+            warnings.append(f"`{key}: {value!r}` is read as `publish: false`: the note is kept private")
+        elif given:  # a default overruled needs no word; a note that says both does
             warnings.append("`publish: false` keeps the note private, whatever its visibility")
         return False
     return public
+
+
+def _says_no(value: Any) -> bool:
+    """`publish: false` in any of the forms an author may mean it (in doubt, private)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value == 0
+    return isinstance(value, str) and value.strip().lower() in ("false", "no", "off", "0", "non", "faux")
+
+
+# Blank lines, then what reads as a frontmatter: Obsidian reads no properties there
+_FIELDS = {"visibility", "publish", "title", "slug", "type", "source", "priority", "updated", *LIST_FIELDS}
+_LATE_FRONTMATTER = re.compile(r"\A[ \t]*\n(?:[ \t]*\n)*---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
+
+
+def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: list[str]) -> bool:
+    """A frontmatter after blank lines is no frontmatter, for Obsidian as here; but when it says
+    the note is private, it is kept private (in doubt, private), and the author told."""
+    m = _LATE_FRONTMATTER.match(text)
+    if m is None:
+        return False
+    try:
+        meta = load_frontmatter(m.group(1))
+    except Exception:  # not YAML: text, as Obsidian shows it
+        return False
+    if not isinstance(meta, dict) or not any(str(key).strip().lower() in _FIELDS for key in meta):  # a rule, then a heading
+        return False
+    if _is_public(meta, m.group(1), default_public, []):
+        warnings.append("blank lines before the opening ---: its fields are read as text, not as properties (remove the blank lines)")
+        return False
+    warnings.append("blank lines before the opening ---: its fields are read as text, but they keep the note private (remove the blank lines)")
+    return True
 
 
 def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ctime_ns: int = -1) -> Note:
@@ -586,6 +623,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 (byte {exc.start}): re-save the file as UTF-8") from None
+    if "\r" in text:  # CR alone ends lines too, as in Obsidian's editor: its frontmatter was not seen
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     handler = frontmatter.YAMLHandler()
     meta: Any = {}
     body = text
@@ -652,6 +691,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     links.extend(_md_links_in(prose, rel, "body"))
 
     public = _is_public(meta, header, options.default_public, warnings)
+    if not detected and _late_frontmatter_keeps_private(text, options.default_public, warnings):
+        public = False
     if header.count(":") > len(meta):  # a field written twice: YAML keeps the last one, without a word
         named = Counter(m.group(1) for m in _FIELD_LINE.finditer(header))
         warnings.extend(f"`{key}` is written {n} times: the last one counts" for key, n in named.items() if n > 1 and key.lower() != "visibility")
