@@ -22,7 +22,10 @@ NO_CONTEXT = (
     "dis que tu ne trouves pas l'information dans les notes et propose /portfolio, /competences ou /contact."
 )
 
-_CITATION = re.compile(r"\s?\[([a-z0-9][a-z0-9-]*)\](?!\()")
+# `[slug]`, and the forms a model also writes: `[slug, autre]`, `[Slug]`, `[[slug]]`
+_SLUG = r"[A-Za-z0-9][A-Za-z0-9-]*"
+_CITATION = re.compile(rf"\s?\[\[?({_SLUG}(?:\s*[,;]\s*{_SLUG})*)\]?\](?!\()")
+_CITED = re.compile(r"\s*[,;]\s*")
 
 
 @dataclass(frozen=True)
@@ -79,10 +82,20 @@ def keep_known_citations(text: str, slugs: Sequence[str]) -> str:
     """Drop every `[slug]` that names no note of the context: the model may not cite a note it
     was not shown, and a visitor must never see the name of one they cannot read."""
     allowed = set(slugs)
-    return _CITATION.sub(lambda m: m.group(0) if m.group(1) in allowed else "", text)
+
+    def kept(m: re.Match) -> str:
+        named = dict.fromkeys(slug.lower() for slug in _CITED.split(m.group(1)))
+        known = [f"[{slug}]" for slug in named if slug in allowed]
+        if not known:
+            return ""
+        whole = m.group(0)
+        return whole[: len(whole) - len(whole.lstrip())] + " ".join(known)  # one `[slug]` each, as the page links them
+
+    return _CITATION.sub(kept, text)
 
 
-_OPEN_CITATION = re.compile(r"\[(?:[a-z0-9][a-z0-9-]*\]?)?\Z")  # a citation's start, or one waiting for the character after it
+# a citation's start, or one waiting for the character after it
+_OPEN_CITATION = re.compile(rf"\[\[?(?:{_SLUG}\s*(?:[,;]\s*(?:{_SLUG}\s*)?)*(?:\]\]?)?)?\Z")
 
 
 class CitationFilter:
