@@ -274,6 +274,34 @@ async def test_connection_dropped_before_the_reply_is_llm_unavailable(standin_ol
         await collect(llm)
 
 
+async def test_a_host_that_never_accepts_the_connection_is_unavailable_not_slow():
+    """A full accept queue (a machine down behind a firewall behaves alike): the connection is
+    never opened. It was an LLMTimeout after the whole LLM_TIMEOUT, and the host was never
+    skipped, so every other question waited for it while another host sat idle."""
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)
+    fillers = []
+    try:
+        for _ in range(16):  # fill the accept queue: the next connection is never answered
+            filler = socket.socket()
+            filler.setblocking(False)
+            filler.connect_ex(server.getsockname())
+            fillers.append(filler)
+        client = LLMClient(f"http://127.0.0.1:{server.getsockname()[1]}", timeout=30.0)
+        client.connect_timeout = 0.5
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(LLMUnavailable, match=r"^Cannot connect to Ollama at .* within 0.5 s: is that machine up"):
+            await client.generate(MESSAGES)
+        assert asyncio.get_running_loop().time() - started < 10
+    finally:
+        for filler in fillers:
+            filler.close()
+        server.close()
+
+
 async def test_malformed_payload_is_llm_failed(standin_ollama, llm):
     # A chunk without `message` fails the ollama client's validation.
     standin_ollama.script(pieces=["x"])

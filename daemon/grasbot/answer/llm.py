@@ -160,6 +160,9 @@ class LLMClient:
     orphan_holdback: int = 64
     #: Seconds `reachable()` waits before answering False.
     reachable_timeout: float = 2.0
+    #: Seconds to open a connection: a host that takes longer is down (skipped for the next),
+    #: not a slow model; a machine on the same network answers in milliseconds.
+    connect_timeout: float = 5.0
 
     def __init__(
         self,
@@ -187,7 +190,10 @@ class LLMClient:
     @property
     def _client(self):
         if self._made is None:
-            self._made = load_ollama().AsyncClient(host=self._host_given, timeout=self.timeout)
+            import httpx  # ollama's own transport, imported with it
+
+            timeout = httpx.Timeout(self.timeout, connect=min(self.timeout, self.connect_timeout))
+            self._made = load_ollama().AsyncClient(host=self._host_given, timeout=timeout)
         return self._made
 
     def __repr__(self) -> str:
@@ -285,6 +291,9 @@ class LLMClient:
                 raise LLMFailed(f"{where} does not have model {self.model!r}: {exc.error}. Run `ollama pull {self.model}` on that machine.") from None
             status = f"HTTP {exc.status_code}" if exc.status_code > 0 else "an error in the stream"
             raise LLMFailed(f"{where} answered with {status} for model {self.model!r}: {exc.error}") from None
+        except httpx.ConnectTimeout:  # a TimeoutException, but the host is unreachable, not slow: the next one is tried
+            within = min(self.timeout, self.connect_timeout)
+            raise LLMUnavailable(f"Cannot connect to {where} within {within:g} s: is that machine up, and its port open?") from None
         except httpx.TimeoutException as exc:
             kind = type(exc).__name__
             raise LLMTimeout(f"{where} did not answer within {self.timeout:g} s for model {self.model!r} ({kind}).") from None
