@@ -139,7 +139,8 @@ async def test_a_queued_question_waits_at_most_the_maximum(start_daemon, standin
     await first.rest()
 
 
-async def test_a_visitor_who_leaves_frees_the_queue_place_and_the_slot(start_daemon, standin_ollama):
+async def test_a_visitor_who_leaves_frees_the_queue_place_and_the_slot(start_daemon, standin_ollama, caplog):
+    caplog.set_level("INFO", logger="grasbot.access")
     standin_ollama.script(pieces=PIECES, hold_after=1)
     client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=5, llm_max_wait=60)
     first = await Visitor(client).open()
@@ -161,6 +162,9 @@ async def test_a_visitor_who_leaves_frees_the_queue_place_and_the_slot(start_dae
     assert len(standin_ollama.requests) == 2
     generation = await owner_health(client)
     assert generation["queued"] == 0 and generation["hosts"][0]["in_use"] == 0
+    # aiohttp writes no access line for a handler it cancels: each visitor who left has one
+    gone = [r.getMessage() for r in caplog.records if r.name == "grasbot.access" and " 499 client gone " in r.getMessage()]
+    assert len(gone) == 2 and all(line.startswith("GET /ask/stream 499 client gone ") for line in gone), gone
 
 
 @pytest.mark.parametrize("answer_cache", ["off", "256"])  # the model asked whole, or through a shared generation

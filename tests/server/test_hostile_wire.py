@@ -273,6 +273,23 @@ async def _raw(port: int, data: bytes, wait: float) -> tuple[bytes, float]:
     return got, time.perf_counter() - started
 
 
+async def test_a_visitor_gone_as_soon_as_asked_is_no_error(start_daemon, caplog):
+    """The stream's headers could not be written to a closed connection: that was an ERROR
+    with its traceback and a 500 in the access log, for anyone to cause at will."""
+    caplog.set_level("INFO", logger="grasbot")
+    client = await start_daemon()
+    for _ in range(5):
+        reader, writer = await asyncio.open_connection("127.0.0.1", client.server.port)
+        writer.write(b"GET /ask/stream?q=python HTTP/1.1\r\nHost: x\r\n\r\n")
+        await writer.drain()
+        writer.transport.abort()
+    status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "health", "id": 1})
+    assert ok["result"]["status"] == "ok"
+    await asyncio.sleep(0.5)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
+    assert not [r for r in caplog.records if r.name == "grasbot.access" and " 500 " in r.getMessage()]
+
+
 async def test_headers_that_never_end_are_let_go(start_daemon):
     client = await start_daemon(header_timeout=0.5)
     port = client.server.port

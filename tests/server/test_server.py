@@ -627,3 +627,42 @@ async def test_the_chat_page_and_the_widget_are_served_as_files(start_daemon):
         assert (await response.json())["error"]["data"].startswith("no endpoint at this path"), path
     icon = await client.get("/favicon.ico")  # asked by every browser: no 404 in the console
     assert icon.status == 204 and await icon.read() == b""
+
+
+async def test_a_stream_the_stop_cuts_has_its_access_line(note_writer, standin_ollama, capsys, caplog):
+    """aiohttp writes no access line for a handler it cancels: a stream cut by the daemon's
+    stop left no trace, and one cut by its visitor would read the same."""
+    import asyncio
+
+    import aiohttp
+
+    from grasbot import GrasBot, Settings
+    from grasbot.server import app
+
+    caplog.set_level("INFO", logger="grasbot.access")
+    note_writer("un.md", "title: Le jardin\nvisibility: public", "Le jardin et les abeilles butinent la lavande.")
+    standin_ollama.script(pieces=["Les abeilles butinent la lavande du jardin, "] * 3, hold_after=1)
+    settings = Settings.load(env={}, vault_dir=note_writer.root, port=0, question_log="off", index_cache=False, semantic="off", ollama_host=standin_ollama.url)
+    stop = asyncio.Event()
+    served = asyncio.create_task(app._serve(settings, "test-serve-token-0123456789", GrasBot.open(settings, write_cache=False), stop))
+    try:
+        while not (out := capsys.readouterr().out):
+            await asyncio.sleep(0.05)
+        url = out.split()[3]  # "GrasBot listening on http://127.0.0.1:PORT ..."
+        async with aiohttp.ClientSession() as session, session.get(f"{url}/ask/stream", params={"q": "le jardin et les abeilles"}) as resp:
+            assert (await resp.content.readline()) == b"event: sources\n"
+            while standin_ollama.in_flight != 1:  # the model is writing (held after its first piece)
+                await asyncio.sleep(0.05)
+            stop.set()
+            rest = b"".join([chunk async for chunk in resp.content.iter_any()])
+            started = asyncio.get_running_loop().time()
+            await asyncio.wait_for(served, 30)
+            assert asyncio.get_running_loop().time() - started < 5
+        assert b'event: error\ndata: {"message":"the daemon is stopping: ask again in a moment"}' in rest, rest
+    finally:
+        standin_ollama.release()
+        stop.set()
+        await asyncio.wait_for(served, 30)
+    lines = [r.getMessage() for r in caplog.records if r.name == "grasbot.access"]
+    assert any(line.startswith("GET /ask/stream 503 cut by the daemon's stop ") for line in lines), lines
+    assert not any("client gone" in line for line in lines), lines

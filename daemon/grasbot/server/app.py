@@ -29,15 +29,14 @@ from ..store.questionlog import QuestionLog
 from .auth import resolve_owner_token
 from .handlers import PAGE_HEADERS, STATIC_DIR, handle_ask, handle_ask_stream, handle_health, handle_reload, handle_rpc, rpc_expect, static_file
 from .methods import RPC_METHODS
-from .middleware import CORS_ALLOWED, AccessLogger, cors_headers, cors_preflight, errors_as_json, nosniff
+from .middleware import CORS_ALLOWED, AccessLogger, access_log, cors_headers, cors_preflight, errors_as_json, nosniff
 from .ratelimit import RateLimiter, TrustedProxies
 from .rpc import RpcDispatcher
-from .state import BOT, DISPATCHER, LIMITER, OWNER_TOKEN, PROXIES, RELOAD_LOCK, SETTINGS
+from .state import BOT, DISPATCHER, IN_FLIGHT, LIMITER, OWNER_TOKEN, PROXIES, RELOAD_LOCK, SETTINGS, STOPPING
 
 __all__ = ["create_app", "runner_kwargs", "serve"]
 
 log = logging.getLogger("grasbot.server")
-access_log = logging.getLogger("grasbot.access")
 
 #: Clients whose rate-limit bucket is remembered at once (the least recently seen go first).
 MAX_CLIENTS = 10_000
@@ -76,6 +75,8 @@ def create_app(
     app[OWNER_TOKEN] = token
     app[CORS_ALLOWED] = tuple(settings.cors_origins)
     app[PROXIES] = proxies
+    app[STOPPING] = asyncio.Event()
+    app[IN_FLIGHT] = set()
     app[LIMITER] = RateLimiter(settings.rate_per_minute, settings.rate_burst, max_clients=MAX_CLIENTS, clock=clock)
     app[RELOAD_LOCK] = asyncio.Lock()
     app[DISPATCHER] = RpcDispatcher(RPC_METHODS, is_owner=lambda ctx: ctx.is_owner, max_batch=settings.max_batch)
@@ -168,7 +169,15 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
         log.info("stopping")
-        await runner.cleanup()
+        app[STOPPING].set()
+        stopped = asyncio.ensure_future(runner.cleanup())  # stops listening, then waits for what is in flight
+        if in_flight := app[IN_FLIGHT].copy():
+            # aiohttp waits for a handler but never cancels one: an answer waiting on the model
+            # held the stop for as long as LLM_TIMEOUT, past systemd's TimeoutStopSec
+            _, outlasting = await asyncio.wait(in_flight, timeout=SHUTDOWN_TIMEOUT)
+            for task in outlasting:
+                task.cancel()
+        await stopped
         await deferred  # a cache half written is no cache: the next start would parse it all
     return 0
 

@@ -25,7 +25,7 @@ from .protocol import WireError, dumps, loads, validate_params
 from .ratelimit import RateLimiter
 from .rpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RATE_LIMITED, UNAUTHORIZED, VAULT_RELOAD_FAILED
 from .sse import SSE_HEADERS, sse_event
-from .state import BOT, DISPATCHER, LIMITER, LOG_OUTCOME, LOG_WHAT, SETTINGS, caller_key, is_owner
+from .state import BOT, DISPATCHER, LIMITER, LOG_OUTCOME, LOG_WHAT, SETTINGS, STOPPING, caller_key, is_owner
 
 __all__ = [
     "PAGE_HEADERS",
@@ -214,8 +214,11 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
         return asked
     q, history = asked
     response = web.StreamResponse(headers=SSE_HEADERS)
-    await response.prepare(request)
     request[LOG_OUTCOME] = "client gone"
+    try:
+        await response.prepare(request)
+    except ConnectionResetError:  # gone as soon as asked: nothing to say, and no 500
+        return response
     owner = is_owner(request)
     events = request.app[BOT].answer_events(q, history=history, audience="visitor", record=not owner, owner=owner)
     try:
@@ -230,6 +233,12 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
                     request[LOG_OUTCOME] = answer_outcome(data)
     except ConnectionResetError:  # aiohttp's ClientConnectionResetError included
         return response
+    except asyncio.CancelledError:
+        if request.app[STOPPING].is_set():  # the daemon stops, not the visitor: say so before the stream ends
+            with contextlib.suppress(ConnectionResetError):
+                await response.write(sse_event("error", {"message": "the daemon is stopping: ask again in a moment"}))
+                await response.write_eof()
+        raise
     except Exception as exc:  # noqa: BLE001 - the stream is open: say so in-band, then end it
         message = str(exc) if isinstance(exc, QueryError) else "internal error"
         if not isinstance(exc, QueryError):

@@ -4,18 +4,21 @@ turned into a 500 that says nothing about internals, and the access log's one li
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
 from .._exceptions import AuthError, GrasbotError, QueryError
 from .handlers import error_response
-from .state import LOG_OUTCOME, LOG_WHAT, SETTINGS
+from .state import IN_FLIGHT, LOG_OUTCOME, LOG_WHAT, SETTINGS, STOPPING
 
-__all__ = ["CORS_ALLOWED", "CORS_PATHS", "AccessLogger", "cors_headers", "cors_preflight", "errors_as_json", "nosniff"]
+__all__ = ["CORS_ALLOWED", "CORS_PATHS", "AccessLogger", "access_log", "cors_headers", "cors_preflight", "errors_as_json", "nosniff"]
 
 log = logging.getLogger("grasbot.server")
+access_log = logging.getLogger("grasbot.access")
 
 #: The CORS allow-list (Settings.cors_origins, app://obsidian.md by default). No wildcard,
 #: no localhost rule: the chat page is same-origin, a site's origin is listed explicitly.
@@ -85,9 +88,20 @@ def _endpoints(app: web.Application) -> str:
 async def errors_as_json(request: web.Request, handler):
     """An unexpected exception becomes a 500 that says nothing about internals; a path that is
     no endpoint, or a method an endpoint does not take, is answered in the same JSON as every
-    other error (a client posting to /ask learns it wants GET), never as aiohttp's plain text."""
+    other error (a client posting to /ask learns it wants GET), never as aiohttp's plain text.
+    A request cut before its end has its access line written here: aiohttp cancels the handler
+    of a client who leaves (or of every request, when the daemon stops), and writes none."""
+    started = time.perf_counter()
+    task = asyncio.current_task()
+    if task is not None:
+        request.app[IN_FLIGHT].add(task)
     try:
         return await handler(request)
+    except asyncio.CancelledError:
+        # 499, as nginx logs a client that closed its request; 503, a request the stop cut
+        status, outcome = (503, "cut by the daemon's stop") if request.app[STOPPING].is_set() else (499, "client gone")
+        access_log.info("%s %.1f ms", _access_line(request, status, outcome), (time.perf_counter() - started) * 1000)
+        raise
     except web.HTTPRequestEntityTooLarge:
         return error_response(413, f"request body is over the limit of {request.app[SETTINGS].max_body} bytes")
     except web.HTTPMethodNotAllowed as exc:
@@ -109,18 +123,24 @@ async def errors_as_json(request: web.Request, handler):
     except Exception as exc:  # noqa: BLE001
         log.error("%s %s failed", request.method, request.path, exc_info=exc)
         return error_response(500)
+    finally:
+        if task is not None:
+            request.app[IN_FLIGHT].discard(task)
 
 
 class AccessLogger(AbstractAccessLogger):
     """`POST /rpc search 200 ok 12.3 ms`: method, path, status, outcome, duration; no IP, no query."""
 
     def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
-        what = request.get(LOG_WHAT)
-        outcome = request.get(LOG_OUTCOME)
-        parts = [request.method, request.path]
-        if what:
-            parts.append(what)
-        parts.append(str(response.status))
-        if outcome:
-            parts.append(outcome)
-        self.logger.info("%s %.1f ms", " ".join(parts), time * 1000)
+        self.logger.info("%s %.1f ms", _access_line(request, response.status, request.get(LOG_OUTCOME)), time * 1000)
+
+
+def _access_line(request: web.BaseRequest, status: int, outcome: str | None) -> str:
+    what = request.get(LOG_WHAT)
+    parts = [request.method, request.path]
+    if what:
+        parts.append(what)
+    parts.append(str(status))
+    if outcome:
+        parts.append(outcome)
+    return " ".join(parts)

@@ -18,7 +18,21 @@ from .auth import bearer_matches
 from .ratelimit import RateLimiter, TrustedProxies, client_key
 from .rpc import RpcDispatcher
 
-__all__ = ["BOT", "DISPATCHER", "LIMITER", "LOG_OUTCOME", "LOG_WHAT", "OWNER_TOKEN", "PROXIES", "RELOAD_LOCK", "SETTINGS", "caller_key", "is_owner"]
+__all__ = [
+    "BOT",
+    "DISPATCHER",
+    "IN_FLIGHT",
+    "LIMITER",
+    "LOG_OUTCOME",
+    "LOG_WHAT",
+    "OWNER_TOKEN",
+    "PROXIES",
+    "RELOAD_LOCK",
+    "SETTINGS",
+    "STOPPING",
+    "caller_key",
+    "is_owner",
+]
 
 BOT = web.AppKey("bot", GrasBot)
 SETTINGS = web.AppKey("settings", Settings)
@@ -27,6 +41,8 @@ RELOAD_LOCK = web.AppKey("reload_lock", asyncio.Lock)
 OWNER_TOKEN = web.AppKey("owner_token", str)
 LIMITER = web.AppKey("limiter", RateLimiter)
 PROXIES = web.AppKey("trusted_proxies", TrustedProxies)
+STOPPING = web.AppKey("stopping", asyncio.Event)  # set when the daemon stops: what it cuts then, the client did not leave
+IN_FLIGHT: web.AppKey[set[asyncio.Task]] = web.AppKey("in_flight", set)  # the handlers' tasks running now: the stop cancels those that outlast it
 
 # request-scoped notes for the access log
 LOG_WHAT = web.RequestKey("grasbot_what", str)
