@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -13,7 +14,7 @@ from grasbot._cli import main
 from grasbot._config import Settings
 from grasbot._engine import NO_PUBLIC_NOTE
 from grasbot.answer.fallback import INTRO
-from support.bots import BUNDLED_VAULT, REPO, serve_process
+from support.bots import BUNDLED_VAULT, REPO, serve_process, write_note
 from support.standin_ollama import unused_url
 
 
@@ -688,3 +689,15 @@ def test_a_bad_trusted_proxy_is_refused_before_serve_makes_anything(tmp_path):
     assert proc.returncode == 2 and out == ""
     assert "GRASBOT_TRUSTED_PROXIES: trusted proxy '10.0.0.300' is not an IP address or network" in err
     assert not (config / "grasbot").exists() and "vault loaded" not in err
+
+
+def test_a_vault_whose_path_is_not_utf8_is_served(capsys, tmp_path):
+    """A folder named in Latin-1 above the vault: every command crashed on the key of its
+    cache and question log (`UnicodeEncodeError`); the key of a UTF-8 path is unchanged."""
+    from grasbot._config import vault_key
+
+    root = tmp_path / os.fsdecode(b"lat\xe9") / "vault"
+    write_note(root, "un.md", "title: Le jardin\nvisibility: public", "Les abeilles butinent la lavande du jardin.")
+    code, out, err = run(capsys, "search", "abeilles", "--vault", str(root))
+    assert code == 0 and "un.md" in out, err
+    assert vault_key("/tmp/jardin") == hashlib.sha256(b"/tmp/jardin").hexdigest()[:16]

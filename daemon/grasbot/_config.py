@@ -50,7 +50,7 @@ def tokens_for(chars: int) -> int:
 def vault_key(vault: str | os.PathLike[str]) -> str:
     """A vault's own folder name under a cache or state folder: a hash of its real path (a loop
     of links is the vault's to report)."""
-    return hashlib.sha256(os.path.realpath(vault).encode()).hexdigest()[:16]
+    return hashlib.sha256(os.fsencode(os.path.realpath(vault))).hexdigest()[:16]  # a path may hold bytes no UTF-8 has
 
 
 def default_log_path(env: Mapping[str, str] | None = None, *, vault: str | os.PathLike[str] | None = BUNDLED_VAULT) -> Path:
