@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # One command on a fresh machine: install everything, then run GrasBot on the bundled vault.
-# Extra arguments go to `grasbot serve` (e.g. --port 9000, --vault ~/MonVault).
+# Extra arguments go to `grasbot serve` (e.g. --port 9000, --vault ~/MonVault); relative paths
+# among them are read from the folder it is run from, as any command's.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+root="$(cd "$(dirname "$0")/.." && pwd)"
+(cd "$root" && bash scripts/setup.sh)
+grasbot="$root/.venv/bin/grasbot"
 # `grasbot check` reads the vault `serve` will: the same --vault, --exclude and --default-visibility
 check=()
 args=("$@")
@@ -14,5 +16,5 @@ for ((i = 0; i < ${#args[@]}; i++)); do
   esac
 done
 echo "==> grasbot check (the vault's health)"
-.venv/bin/grasbot check "${check[@]}" >/dev/null && echo "vault OK" || echo "grasbot check found problems: run .venv/bin/grasbot check ${check[*]}"
-exec .venv/bin/grasbot serve "$@"
+"$grasbot" check "${check[@]}" >/dev/null && echo "vault OK" || echo "grasbot check found problems: run $grasbot check ${check[*]}"
+exec "$grasbot" serve "$@"
