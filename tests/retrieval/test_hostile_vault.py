@@ -527,3 +527,14 @@ def test_a_file_read_just_after_its_change_is_hashed_again_then_trusted(tmp_path
 def test_frontmatter_fields_lose_hidden_comments_too():
     n = note("pub.md", f'---\ntitle: Le jardin %%{SECRET}%%\naliases: ["<!-- {SECRET} -->", "potager"]\ntags: [abeilles, "%%{SECRET}%%"]\n---\nTexte.')
     assert (n.title, n.aliases, n.tags) == ("Le jardin", ("potager",), ("abeilles",))
+
+
+def test_a_note_too_large_is_skipped_and_reported_unread(tmp_path, monkeypatch):
+    """A 50 MB note (a log pasted, a drawing) made the first search that reached it take 11 s,
+    every visitor waiting: it is left out, as a frontmatter too large is."""
+    monkeypatch.setattr(_vault, "MAX_NOTE_BYTES", 1_000_000)
+    write_note(tmp_path, "petite.md", "visibility: public", "Le jardin.")
+    write_note(tmp_path, "enorme.md", "visibility: public", "Le jardin. " * 150_000)
+    vault = load_vault(tmp_path)
+    assert set(vault.notes) == {"petite.md"}
+    assert [(e.path, e.message) for e in vault.errors] == [("enorme.md", "1.7 MB, over the 1 MB a note may take: skipped (split it in several notes)")]

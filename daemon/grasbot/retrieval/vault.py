@@ -29,6 +29,9 @@ from .analysis import slugify
 from .frontmatter import FrontmatterTooLarge, load_frontmatter
 
 MAX_FOLDER_DEPTH = 64  # folders inside folders: deeper is a mistake (or a loop of copies)
+# A note's size: the longest course of the dev vaults is 1.2 MB; a 6 MB note took 1.5 s of the
+# first search that reached it, a 50 MB one 11 s, every visitor waiting
+MAX_NOTE_BYTES = 5_000_000
 RACY_NS = 3_000_000_000  # a file changed this close to its read may change again unseen: see read_note_file
 LIST_FIELDS = ("domains", "tags", "aliases", "answers", "linked", "related")
 
@@ -325,6 +328,8 @@ def read_note_file(path: str | os.PathLike[str]) -> tuple[bytes, int, int]:
         problem = not_a_note(st)
         if problem is not None:
             raise problem
+        if st.st_size > MAX_NOTE_BYTES:  # not read at all
+            raise ValueError(f"{st.st_size / 1e6:.1f} MB, over the {MAX_NOTE_BYTES / 1e6:g} MB a note may take: skipped (split it in several notes)")
         raw = f.read()
     return raw, st.st_mtime_ns, (st.st_ctime_ns if st.st_ctime_ns < started - RACY_NS else -1)
 
