@@ -247,3 +247,30 @@ def test_a_link_whose_address_holds_brackets_leaves_its_label_only():
     """« un lien) » was left of `[un lien](javascript:alert('c'))`: the address ended at its first `)`."""
     text = "Voici [un lien](javascript:alert('c')) et [un autre](https://fr.wikipedia.org/wiki/Python_(langage)) dans une phrase assez longue."
     assert sentences(text) == ["Voici un lien et un autre dans une phrase assez longue."]
+
+
+def test_an_extract_keeps_identifiers_and_reads_obsidian_syntax_as_a_reader_does():
+    """`pyramid_tm` was quoted « pyramidtm », `\\_dmarc` « \\dmarc »; a table row kept its bars,
+    a callout its `[!info]`, a task its box, a block its `^id`; a line that opens a list was
+    quoted alone (« Quelques sous-commandes suffisent : »), each item half a sentence."""
+    text = (
+        "Le module pyramid_tm gère access_token et OPT_X_TLS_CACERTDIR, puis \\_dmarc et d_k ici.\n"
+        "Du texte en **gras**, en _italique_ et `du_code` dans une phrase.\n"
+        "| Jour | Horaires |\n|---|:---:|\n| Samedi | Le jardin partagé ouvre de 9 h à 18 h |\n"
+        "Ouverture:: le samedi matin, à partir de neuf heures.\n"
+        "> [!info] Le jardin est fermé en août pour les congés.\n"
+        "- [ ] Arroser les tomates du jardin partagé chaque soir.\n"
+        "Le jardin partagé accueille des ruches au printemps. ^abc123\n"
+        "Quelques sous-commandes suffisent :\n\n- backup : sauvegarde tout ;\n- restore : restaure ;\n\nLa suite du texte est ici, assez longue."
+    )
+    assert sentences(text) == [
+        "Le module pyramid_tm gère access_token et OPT_X_TLS_CACERTDIR, puis _dmarc et d_k ici.",
+        "Du texte en gras, en italique et du_code dans une phrase.",
+        "Samedi — Le jardin partagé ouvre de 9 h à 18 h",
+        "Ouverture : le samedi matin, à partir de neuf heures.",
+        "Le jardin est fermé en août pour les congés.",
+        "Arroser les tomates du jardin partagé chaque soir.",
+        "Le jardin partagé accueille des ruches au printemps.",
+        "Quelques sous-commandes suffisent : backup : sauvegarde tout ; restore : restaure.",
+        "La suite du texte est ici, assez longue.",
+    ]

@@ -26,17 +26,58 @@ _CODE = re.compile(r"```.*?```|~~~.*?~~~", re.DOTALL)
 _HEADING_LINE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)  # a heading is a label, not a sentence
 _LINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 _MD_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")  # a destination may hold (…): `javascript:alert('c')`
-_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`]{1,3}", re.MULTILINE)
+_MARKUP = re.compile(
+    r"^\s*(?:#{1,6}\s+|(?:>\s*)*(?:\[![\w-]+\][+-]?\s*)?(?:(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?)?)"  # a line's marks: heading, quote, callout, list, task
+    r"|\\(?P<escaped>[\\`*_{}\[\]()#+\-.!|~<>])"  # an escaped character is itself: `\_dmarc`
+    r"|`+"
+    r"|(?<![\w*_\\])[*_]{1,3}(?=[^\s*_])|(?<=[^\s*_\\])[*_]{1,3}(?![\w*_])"  # emphasis, never inside a word: `pyramid_tm`
+    r"|[ \t]+\^[\w-]+[ \t]*$",  # a block's id: `^abc123`
+    re.MULTILINE,
+)
+_LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+")
+_TABLE_RULE = re.compile(r"\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?")
+_CELL_BAR = re.compile(r"(?<!\\)\|")
+_INLINE_FIELD = re.compile(r"(?<=\w)::[ \t]*")  # Dataview's `Ouverture:: samedi`
 # A stop, then space, ends a sentence unless what follows carries it on: a closing guillemet or
 # bracket, a comma, or a lower-case word (« quels projets ? », « comment te contacter ? »).
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?![»)\]”,;:a-zà-ÿœæ])|\n+")
+
+
+def _lines_read(text: str) -> str:
+    """Lines a reader takes as one: a table row is its cells (its rule is nothing), and a line
+    that ends with « : » is one sentence with the list it opens (« Trois commandes suffisent :
+    backup ; restore ; list. »): alone, it said nothing, and each item half of it."""
+    out: list[str] = []
+    lead = None  # the index in `out` of a line that opens a list
+    items = 0  # how many it took in
+    for line in text.split("\n"):
+        bare = line.strip()
+        if bare.startswith("|"):
+            if _TABLE_RULE.fullmatch(bare):
+                continue
+            line = bare = " — ".join(cell.strip() for cell in _CELL_BAR.split(bare.strip("|")) if cell.strip())
+        item = _LIST_ITEM.match(line)
+        if lead is not None and item:
+            out[lead] += f"{' ; ' if items else ' '}{line[item.end() :].strip().rstrip(';.,').rstrip()}"
+            items += 1
+            continue
+        if lead is not None and bare:
+            out[lead] += "." if items else ""
+            lead = None
+        if not item and bare.endswith(":"):
+            lead, items = len(out), 0
+        out.append(line)
+    if lead is not None and items:
+        out[lead] += "."
+    return "\n".join(out)
 
 
 def sentences(markdown: str) -> list[str]:
     text = _HEADING_LINE.sub("", _CODE.sub(" ", markdown))
     text = _LINK.sub(lambda m: m.group(2) or m.group(1).split("#")[0], text)
     text = _MD_LINK.sub(r"\1", text)
-    text = _MARKUP.sub("", text)
+    text = _INLINE_FIELD.sub(" : ", _lines_read(text))
+    text = _MARKUP.sub(lambda m: m.group("escaped") or "", text)
     out = []
     for piece in _SENTENCE_END.split(text):
         piece = " ".join(piece.split())
