@@ -403,6 +403,17 @@ async def test_a_wrong_method_or_path_is_told_in_json(start_daemon):
     assert (await client.get("/health")).status == 200
 
 
+async def test_a_head_request_asks_nothing(start_daemon, tmp_path):
+    """`curl -I /ask?q=…` ran a whole answer: the model was asked, the question logged and
+    counted against the visitor's rate."""
+    client = await start_daemon(question_log=str(tmp_path / "q.sqlite3"))
+    for path in ("/ask", "/ask/stream"):
+        response = await client.head(path, params={"q": "Quel modèle utilise GrasBot ?"})
+        assert response.status == 405 and response.headers["Allow"] == "GET", path
+    assert bot_of(client).question_log.count() == 0
+    assert (await client.head("/health")).status == 200
+
+
 # ---------------------------------------------------------------- CORS
 
 

@@ -106,8 +106,8 @@ def create_app(
             app.router.add_get(f"/static/{asset.name}", static_file(asset.name))
     app.router.add_get("/favicon.ico", _no_icon)
     app.router.add_post("/rpc", handle_rpc, expect_handler=rpc_expect)
-    app.router.add_get("/ask", handle_ask)
-    app.router.add_get("/ask/stream", handle_ask_stream)
+    app.router.add_get("/ask", handle_ask, allow_head=False)  # a HEAD would ask the model, log and count a question
+    app.router.add_get("/ask/stream", handle_ask_stream, allow_head=False)
     app.router.add_get("/health", handle_health)
     app.router.add_post("/reload-vault", handle_reload)
     return app
