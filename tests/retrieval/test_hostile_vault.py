@@ -538,3 +538,29 @@ def test_a_note_too_large_is_skipped_and_reported_unread(tmp_path, monkeypatch):
     vault = load_vault(tmp_path)
     assert set(vault.notes) == {"petite.md"}
     assert [(e.path, e.message) for e in vault.errors] == [("enorme.md", "1.7 MB, over the 1 MB a note may take: skipped (split it in several notes)")]
+
+
+@pytest.mark.parametrize(
+    "fails, error, message",
+    [
+        ("sous", FileNotFoundError(2, "No such file"), "the folder sous/ of the vault was moved or removed while it was read: read the vault again"),
+        ("sous", PermissionError(13, "Denied"), "cannot read the folder sous/ of the vault: Denied (fix its permissions, or leave it out with --exclude)"),
+        ("", PermissionError(13, "Denied"), "cannot read the vault folder {root}: Denied (fix its permissions)"),
+    ],
+)
+def test_a_folder_that_cannot_be_read_is_named_with_what_to_do(tmp_path, monkeypatch, fails, error, message):
+    """A folder renamed during a reload was said to need its permissions fixed; the vault's
+    own folder, to be left out with --exclude."""
+    write_note(tmp_path, "sous/note.md", "visibility: public", "Le jardin.")
+    scandir = os.scandir
+    failing = os.fspath(tmp_path / fails) if fails else os.fspath(tmp_path)
+
+    def scan(path):
+        if os.fspath(path).rstrip("/") == failing.rstrip("/"):
+            raise error
+        return scandir(path)
+
+    monkeypatch.setattr(_vault.os, "scandir", scan)
+    with pytest.raises(VaultError) as info:
+        load_vault(tmp_path)
+    assert str(info.value) == message.format(root=tmp_path)

@@ -239,9 +239,12 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions, skipped: 
             with os.scandir(dirpath) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            if not rel_dir and isinstance(exc, (FileNotFoundError, NotADirectoryError)):
-                raise _no_vault_folder(root) from None
-            raise VaultError(f"cannot read {where}: {exc.strerror or exc} (fix its permissions, or leave it out with --exclude)") from None
+            if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+                if not rel_dir:
+                    raise _no_vault_folder(root) from None
+                raise VaultError(f"{where} was moved or removed while it was read: read the vault again") from None
+            fix = "fix its permissions, or leave it out with --exclude" if rel_dir else "fix its permissions"
+            raise VaultError(f"cannot read {where}: {exc.strerror or exc} ({fix})") from None
         prefix = f"{rel_dir}/" if rel_dir else ""
         real_prefix = f"{real_rel_dir}/" if real_rel_dir else ""
         dirs = []
