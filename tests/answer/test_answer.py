@@ -261,7 +261,8 @@ def test_an_extract_keeps_identifiers_and_reads_obsidian_syntax_as_a_reader_does
         "> [!info] Le jardin est fermé en août pour les congés.\n"
         "- [ ] Arroser les tomates du jardin partagé chaque soir.\n"
         "Le jardin partagé accueille des ruches au printemps. ^abc123\n"
-        "Quelques sous-commandes suffisent :\n\n- backup : sauvegarde tout ;\n- restore : restaure ;\n\nLa suite du texte est ici, assez longue."
+        "Quelques sous-commandes suffisent :\n\n- backup : sauvegarde tout ;\n- restore : restaure ;\n\nLa suite du texte est ici, assez longue.\n"
+        "Les abeilles[^1] butinent au printemps.\n\n[^1]: Apis mellifera, les abeilles domestiques."
     )
     assert sentences(text) == [
         "Le module pyramid_tm gère access_token et OPT_X_TLS_CACERTDIR, puis _dmarc et d_k ici.",
@@ -273,4 +274,6 @@ def test_an_extract_keeps_identifiers_and_reads_obsidian_syntax_as_a_reader_does
         "Le jardin partagé accueille des ruches au printemps.",
         "Quelques sous-commandes suffisent : backup : sauvegarde tout ; restore : restaure.",
         "La suite du texte est ici, assez longue.",
+        "Les abeilles butinent au printemps.",
+        "Apis mellifera, les abeilles domestiques.",
     ]

@@ -8,7 +8,7 @@ import pytest
 
 from grasbot._config import Settings
 from grasbot._exceptions import VaultError
-from grasbot.retrieval.vault import LinkResolver, Note, VaultOptions, load_vault, parse_note
+from grasbot.retrieval.vault import LinkResolver, Note, VaultOptions, load_vault, parse_note, rewrite_links
 
 FULL = """
 title: Titre complet
@@ -548,3 +548,13 @@ def test_a_field_written_twice_is_said(note_writer):
     vault = load_vault(note_writer.root)
     assert vault.notes["t.md"].title == "Deux"
     assert [(w.path, w.message) for w in vault.warnings] == [("t.md", "`title` is written 2 times: the last one counts")]
+
+
+def test_a_footnote_is_no_link(note_writer):
+    """`[^1]: Apis mellifera…` was read as a reference to the note `Apis`: a dangling link in
+    `grasbot check`, an edge to any note of that name, and the footnote's first word gone."""
+    note_writer("Apis.md", "visibility: public", "Une note qui s'appelle Apis.")
+    note_writer("Jardin.md", "visibility: public", "Les abeilles[^1] butinent au jardin.\n\n[^1]: Apis mellifera, les abeilles domestiques.\n")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["Jardin.md"].links == () and vault.edges.get("Jardin.md", ()) == ()
+    assert "[^1]: Apis mellifera, les abeilles domestiques." in rewrite_links(vault.notes["Jardin.md"].body, lambda target: True, "Jardin.md")

@@ -31,7 +31,8 @@ _MARKUP = re.compile(
     r"|\\(?P<escaped>[\\`*_{}\[\]()#+\-.!|~<>])"  # an escaped character is itself: `\_dmarc`
     r"|`+"
     r"|(?<![\w*_\\])[*_]{1,3}(?=[^\s*_])|(?<=[^\s*_\\])[*_]{1,3}(?![\w*_])"  # emphasis, never inside a word: `pyramid_tm`
-    r"|[ \t]+\^[\w-]+[ \t]*$",  # a block's id: `^abc123`
+    r"|[ \t]+\^[\w-]+[ \t]*$"  # a block's id: `^abc123`
+    r"|\[\^[^\[\]\s]+\](?::[ \t]*)?",  # a footnote's mark, and its definition's
     re.MULTILINE,
 )
 _LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+")

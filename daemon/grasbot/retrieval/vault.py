@@ -450,8 +450,8 @@ _MD_LINK = re.compile(
     r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)",
     re.IGNORECASE,
 )
-_REF_DEF = re.compile(  # what follows the destination on its line does not keep it in the text
-    r"^ {0,3}\[([^\[\]\n]+)\]:[ \t]*(<[^<>\n]*>|[^\s<>]+)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?",
+_REF_DEF = re.compile(  # what follows the destination on its line does not keep it in the text; `[^1]:` is a footnote
+    r"^ {0,3}\[(?!\^)([^\[\]\n]+)\]:[ \t]*(<[^<>\n]*>|[^\s<>]+)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?",
     re.MULTILINE,
 )
 _REF_USE = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\](?:\[([^\[\]\n]*)\])?")
