@@ -558,3 +558,14 @@ def test_a_footnote_is_no_link(note_writer):
     vault = load_vault(note_writer.root)
     assert vault.notes["Jardin.md"].links == () and vault.edges.get("Jardin.md", ()) == ()
     assert "[^1]: Apis mellifera, les abeilles domestiques." in rewrite_links(vault.notes["Jardin.md"].body, lambda target: True, "Jardin.md")
+
+
+def test_an_embeds_size_is_not_its_label():
+    """`![[photo.png|300]]` was read « 300 », and `![[photo.png|Les ruches|400]]` « Les ruches|400 »."""
+    cases = {
+        "a ![[photo-jardin.png|300]] b": "a  b",
+        "a ![[photo-jardin.png|Les ruches au printemps|400x300]] b": "a Les ruches au printemps b",
+        "a ![[Carnet secret#^bloc|300]] b": "a  b",
+        "a [[Note|2024]] b": "a 2024 b",  # a link's label may be a number
+    }
+    assert {text: rewrite_links(text, lambda target: False) for text in cases} == cases

@@ -732,6 +732,9 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
 # ---------------------------------------------------------------- links between notes
 
 
+_EMBED_SIZE = re.compile(r"(?:^|\|)\s*\d+(?:x\d+)?\s*$")
+
+
 def rewrite_links(text: str, keep, rel: str = "") -> str:
     """`text` with every link to a note turned into plain words: its label, or its target's name
     when `keep(target)` says the reader may see that note; a link to a note the reader may not
@@ -744,10 +747,13 @@ def rewrite_links(text: str, keep, rel: str = "") -> str:
         last = 0
         for m in _WIKILINK_AT.finditer(text):
             start = m.start()
-            if start > last and text[start - 1] == "!":  # an embed's `!` goes with it
+            embed = start > last and text[start - 1] == "!"
+            if embed:  # an embed's `!` goes with it
                 start -= 1
             out.append(text[last:start])
             target, label = m.group(1).strip(), (m.group(3) or "").strip()
+            if embed:  # `![[photo.png|300]]`, `![[photo.png|Les ruches|400x300]]`: a size is no label
+                label = _EMBED_SIZE.sub("", label).strip()
             if label or not target:
                 out.append(label)
             elif keep(target):
