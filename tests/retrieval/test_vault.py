@@ -198,8 +198,9 @@ def test_dangling_links_are_reported(note_writer):
 
 def test_an_embedded_attachment_that_exists_is_not_a_dangling_link(note_writer):
     """Obsidian vaults embed images; `grasbot check` must not fail on every one of them."""
-    note_writer("a.md", None, "Le schéma : ![[schema.png]]")
-    (note_writer.root / "schema.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    note_writer("a.md", None, "Le schéma : ![[schema.png]], le tableau [[Plan.canvas]] et le dessin ![[Croquis.excalidraw]]")
+    for name in ("schema.png", "Plan.canvas", "Croquis.excalidraw"):  # a board and a drawing were dangling links
+        (note_writer.root / name).write_bytes(b"{}")
     vault = load_vault(note_writer.root)
     assert messages(vault.warnings, "a.md") == []
 

@@ -873,7 +873,7 @@ class LinkResolver:
         )
 
 
-_ATTACHMENT = re.compile(r"\.(?!md$)[A-Za-z][A-Za-z0-9]{0,4}$")
+_ATTACHMENT = re.compile(r"\.(?:(?!md$)[A-Za-z][A-Za-z0-9]{0,4}|canvas|excalidraw)$", re.IGNORECASE)  # Obsidian's boards and drawings too
 
 
 def _is_attachment(target: str) -> bool:
