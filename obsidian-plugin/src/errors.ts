@@ -58,8 +58,9 @@ export class HttpError extends GrasbotClientError {
 	}
 }
 
-/** Where `grasbot serve` keeps the owner token, unless it runs with --token or --token-file. */
-export const TOKEN_FILE = "~/.config/grasbot/token";
+/** Where `grasbot serve` keeps the owner token, unless it runs with --token or --token-file (it
+ * follows the daemon's XDG_CONFIG_HOME, which the plugin cannot see: the daemon prints the path). */
+export const TOKEN_FILE = "~/.config/grasbot/token, or the path `grasbot serve` prints at start";
 
 const COPY_TOKEN = `Copy the daemon's owner token (the file ${TOKEN_FILE}, unless \`grasbot serve\` runs with --token or --token-file) into the plugin settings' Access token.`;
 

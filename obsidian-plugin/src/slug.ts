@@ -13,9 +13,21 @@ export function slugify(text: string): string {
 	return folded.replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
 }
 
-/** The slug the daemon gives a note: its `slug` field, else its file name. */
+/**
+ * The slug the daemon gives a note: its `slug` field (a number or a boolean as YAML wrote it),
+ * else its file name; "" when neither has a letter or digit of the Latin alphabet (`pathSlug`).
+ */
 export function noteSlug(basename: string, frontmatter: Record<string, unknown> | undefined): string {
 	const field = frontmatter?.slug;
-	const fromField = typeof field === "string" || typeof field === "number" ? slugify(String(field)) : "";
+	const given = typeof field === "boolean" ? (field ? "True" : "False") : field; // Python's str() of YAML's booleans
+	const fromField = typeof given === "string" || typeof given === "number" ? slugify(String(given)) : "";
 	return fromField || slugify(basename);
+}
+
+/** The daemon's slug of a note whose field and file name give none (`日本語.md`): the first 8 hex digits of its path's SHA-1. */
+export async function pathSlug(path: string): Promise<string> {
+	const digest = await crypto.subtle.digest("SHA-1", new TextEncoder().encode(path));
+	return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0"))
+		.join("")
+		.slice(0, 8);
 }

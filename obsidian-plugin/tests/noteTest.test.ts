@@ -1,8 +1,16 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { type NoteUnderTest, privateReason, questionsOf, testNote } from "../src/noteTest";
 import type { Source } from "../src/protocol";
-import { noteSlug, slugify } from "../src/slug";
+import { noteSlug, pathSlug, slugify } from "../src/slug";
 import { source } from "./helpers";
+
+const SLUG_CASES = (
+	JSON.parse(readFileSync(path.join(__dirname, "..", "..", "shared-protocol", "cases", "slugs.json"), "utf8")) as {
+		cases: { path: string; frontmatter: Record<string, unknown> | null; slug: string }[];
+	}
+).cases;
 
 function note(frontmatter: Record<string, unknown> | undefined, path = "projets/push-swap.md"): NoteUnderTest {
 	return { path, basename: path.split("/").pop()?.replace(/\.md$/, "") ?? path, frontmatter };
@@ -108,5 +116,14 @@ describe("frontmatter reading", () => {
 		expect(noteSlug("GrasBot — pipeline", undefined)).toBe("grasbot-pipeline");
 		expect(noteSlug("fichier", { slug: "grasbot-retrieval" })).toBe("grasbot-retrieval");
 		expect(noteSlug("fichier", { slug: "!!!" })).toBe("fichier");
+	});
+
+	it("gives the slug of each shared case (shared-protocol/cases/slugs.json), as the daemon does", async () => {
+		const got = [];
+		for (const c of SLUG_CASES) {
+			const basename = c.path.split("/").pop()?.replace(/\.md$/, "") ?? c.path;
+			got.push(noteSlug(basename, c.frontmatter ?? undefined) || (await pathSlug(c.path)));
+		}
+		expect(got).toEqual(SLUG_CASES.map((c) => c.slug));
 	});
 });

@@ -570,3 +570,20 @@ def test_an_embeds_size_is_not_its_label():
         "a [[Note|2024]] b": "a 2024 b",  # a link's label may be a number
     }
     assert {text: rewrite_links(text, lambda target: False) for text in cases} == cases
+
+
+def test_the_shared_slug_cases():
+    """shared-protocol/cases/slugs.json: the plugin works a note's slug out on its own (to ask
+    for its alias suggestions), and runs the same cases (obsidian-plugin/tests/noteTest.test.ts)."""
+    import json
+    from pathlib import Path
+
+    import yaml
+
+    cases = json.loads((Path(__file__).resolve().parents[2] / "shared-protocol" / "cases" / "slugs.json").read_text(encoding="utf-8"))["cases"]
+    got = []
+    for case in cases:
+        fields = case["frontmatter"]
+        raw = f"---\n{yaml.safe_dump(fields, allow_unicode=True)}---\nx" if fields else "x"
+        got.append(parse_note(case["path"], raw.encode(), mtime_ns=0, options=VaultOptions()).slug)
+    assert got == [case["slug"] for case in cases]

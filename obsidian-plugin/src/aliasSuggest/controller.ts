@@ -8,7 +8,7 @@
 
 import { RPC_NOTE_NOT_FOUND, RpcError, describeFailure } from "../errors";
 import type { AliasSuggestion, AliasSuggestions } from "../protocol";
-import { noteSlug } from "../slug";
+import { noteSlug, pathSlug } from "../slug";
 import type { AliasSuggestHub } from "./extension";
 import { addAlias } from "./frontmatter";
 import type { DismissedAliases } from "./suggestions";
@@ -52,7 +52,8 @@ export class AliasSuggestController {
 			this.state("no access token set: alias suggestions are off");
 			return;
 		}
-		const slug = noteSlug(note.basename, note.frontmatter);
+		const slug = noteSlug(note.basename, note.frontmatter) || (await pathSlug(note.path));
+		if (request !== this.latest) return;
 		try {
 			const result = await this.deps.suggest(slug);
 			if (request !== this.latest) return;
