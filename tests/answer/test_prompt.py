@@ -169,3 +169,30 @@ def test_a_citation_filter_holds_back_only_what_may_be_a_citation():
     assert shown.feed(" puis [a]") == " puis"
     assert shown.feed(".") == " [a]."
     assert shown.finish() == ""
+
+
+def test_an_answer_written_without_the_model_is_sent_back_without_its_opening():
+    """The chat page sends every finished answer back as the assistant's turn, an extractive
+    one too: the model read « Le modèle de langue ne répond pas… » as its own words."""
+    from grasbot.answer.fallback import BUSY_INTRO, BUSY_NOT_FOUND, INTRO, NOT_FOUND
+
+    history = [
+        {"role": "user", "content": "Quel modèle ?"},
+        {"role": "assistant", "content": f"{INTRO}\n- Qwen3 8B tourne en local. [qwen3]"},
+        {"role": "user", "content": "Et la mémoire ?"},
+        {"role": "assistant", "content": f"{BUSY_NOT_FOUND} {NOT_FOUND}"},
+        {"role": "user", "content": "Et le prompt ?"},
+        {"role": "assistant", "content": BUSY_INTRO},
+        {"role": "user", "content": "Merci"},
+        {"role": "assistant", "content": "Le modèle de langue ne répond pas, dit le texte. [x]"},  # the model's own words stay
+    ]
+    messages = build_prompt("Et ensuite ?", [], grounded=False, history=history).messages
+    assert [m["content"] for m in messages[1:-1]] == [
+        "Quel modèle ?",
+        "- Qwen3 8B tourne en local. [qwen3]",
+        "Et la mémoire ?",
+        NOT_FOUND,
+        "Et le prompt ?",
+        "Merci",
+        "Le modèle de langue ne répond pas, dit le texte. [x]",
+    ]

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .fallback import BUSY_INTRO, BUSY_NOT_FOUND, INTRO
 from .passages import CUT_MARK, Passage  # noqa: F401 - CUT_MARK: what a cut passage ends with
 
 SYSTEM_RULES = """Tu es GrasBot, l'assistant du site. Tu réponds aux visiteurs à partir des notes de l'auteur.
@@ -44,6 +45,18 @@ def passage_label(passage: Passage) -> str:
     return " › ".join((f"[{passage.slug}] {passage.title}", *heading))
 
 
+def _as_said(turn: dict) -> dict:
+    """A turn of the conversation, without the opening the daemon gave an answer it wrote
+    without the model (« Le modèle de langue ne répond pas… »): sent back by the chat page as
+    the assistant's turn, the model read it as its own words, and could say it again."""
+    content = turn["content"]
+    if turn["role"] == "assistant":
+        for opening in (INTRO, BUSY_INTRO, BUSY_NOT_FOUND):
+            if content.startswith(opening):
+                content = content[len(opening) :].lstrip()
+    return {"role": turn["role"], "content": content}
+
+
 def build_prompt(
     question: str,
     passages: Sequence[Passage],
@@ -66,7 +79,7 @@ def build_prompt(
         content = f"Notes de l'auteur :\n\n{context}\n\nQuestion : {question}"
         slugs = tuple(dict.fromkeys(p.slug for p in passages))
         truncated = tuple(dict.fromkeys(p.slug for p in passages if p.cut))
-    turns = [{"role": t["role"], "content": t["content"]} for t in history]
+    turns = [turn for turn in map(_as_said, history) if turn["content"]]
     kept = turns
     if room is not None:
         left = room - len(SYSTEM_RULES) - len(content)
