@@ -246,6 +246,34 @@ async def test_a_fallback_answer_says_so_and_retry_gets_the_model(stack: Stack):
     assert len(stack.ollama.requests) == 2
 
 
+async def test_an_answer_from_no_note_shows_no_sources(stack: Stack):
+    """The ranking's notes came with an answer that no note grounded, and showed as its
+    « Sources » under « Je ne trouve pas… »; a grounded answer counted, and listed, notes whose
+    passages the model was never given."""
+    sse = {"Content-Type": "text/event-stream"}
+    unread = {**SOURCE, "slug": "python", "title": "Python", "url": "/competences/python", "path": "competences/python.md", "passages": []}
+    read = {**SOURCE, "passages": [{"heading": ["Le script"], "anchor": "le-script", "url": "/portfolio/potager#le-script", "chars": 120}]}
+
+    def stream(grounded: bool, response: str) -> str:
+        sources = [read, unread] if grounded else [unread, {**unread, "slug": "docker", "title": "Docker"}]
+        done = {"response": response, "sources": sources, "grounded": grounded, "model": "qwen3:8b", "vault_size": 3, "busy": False, "reused": False}
+        events = [("sources", {"sources": sources, "grounded": grounded}), ("token", {"text": response}), ("done", done)]
+        return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
+
+    report = await on_page(
+        stack,
+        [*ask(QUESTION, 1), *ask(FOLLOWUP, 2), {"do": "snapshot", "name": "after"}],
+        routes=[
+            {"match": "q=Quel", "times": 1, "body": stream(False, "Je ne trouve pas cette information dans les notes."), "headers": sse},
+            {"match": "q=C", "times": 1, "body": stream(True, "Le potager arrose tout seul [potager]."), "headers": sse},
+        ],
+    )
+    general, grounded = report["snapshots"]["after"]["turns"]
+    assert general["status"] == "done" and general["badge"] == "réponse généraliste" and general["sources"] == []
+    assert grounded["badge"] == "basé sur 1 note" and [c["text"] for c in grounded["sources"]] == ["Potager connecté"]
+    assert stack.ollama.requests == []  # both were crafted
+
+
 SOURCE = {
     "slug": "potager",
     "title": "Potager connecté",

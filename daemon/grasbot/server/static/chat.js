@@ -398,10 +398,13 @@
       question.appendChild(document.createTextNode(turn.q));
       const reply = item.appendChild(make("div", "grasbot-reply"));
       reply.appendChild(make("span", "grasbot-visually-hidden", "GrasBot : "));
+      // the notes the answer was written from: grounded, and with a passage the model was given
+      // (the ranking's other notes, and those of an answer from no note, were never read)
+      const read = turn.grounded && turn.sources ? turn.sources.filter((s) => !Array.isArray(s.passages) || s.passages.length > 0) : [];
       if (turn.sources) {
         const badge = reply.appendChild(make("span", "grasbot-badge"));
         badge.classList.toggle("is-general", !turn.grounded);
-        badge.textContent = turn.grounded ? MESSAGES.grounded(turn.sources.length) : MESSAGES.general;
+        badge.textContent = turn.grounded ? MESSAGES.grounded(read.length) : MESSAGES.general;
       }
       if (turn.status === "streaming") {
         reply.appendChild(make("p", "grasbot-progress", turn.progress || MESSAGES.searching));
@@ -438,10 +441,10 @@
           if (inflight) stop.focus(); // the button is gone with the turn it was in: Escape still stops
         });
       }
-      if (turn.sources && turn.sources.length) {
+      if (read.length) {
         const sources = reply.appendChild(make("div", "grasbot-sources-block"));
         sources.appendChild(make("p", "grasbot-sources-title", "Sources"));
-        sources.appendChild(renderSources(turn.sources));
+        sources.appendChild(renderSources(read));
       }
       turn.node = item;
       return item;
