@@ -104,3 +104,18 @@ def test_contains_and_quotes_answer():
     answer = "Le modèle de langue ne répond pas pour l'instant ; voici ce que disent les notes :\n- Le passage commence par une introduction. [x]"
     assert quotes_answer(answer, [passage], "phrase qui répond")  # a sentence of the answering passage
     assert not quotes_answer(answer, ["Autre chose entièrement."], "phrase qui répond")
+
+
+def test_a_follow_up_is_measured_with_its_history(course_vault, tmp_path):
+    """Ranking read a follow-up's history, but the prompt and the fallback measured were those
+    of the follow-up asked alone: not what the visitor who asked it gets."""
+    path = tmp_path / "suite.tsv"
+    path.write_text(
+        f"Et comment s'en débarrasser ?\tcours/Jardinage.md\tLes limaces dévorent mes salades du jardin.\t{ANSWERS['ravageurs']}\n",
+        encoding="utf-8",
+    )
+    command = [sys.executable, str(REPO / "eval" / "context_recall.py"), "--questions", str(path), "--vault", str(course_vault)]
+    run = subprocess.run([*command, "--default-visibility", "public", "--json"], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["hit@1"] == 1.0 and report["context_recall"] == 1.0 and report["fallback_recall"] == 1.0, report

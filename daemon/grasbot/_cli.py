@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ._config import ANCHOR_FORMS, Settings
 from ._engine import NO_PUBLIC_NOTE, GrasBot
-from ._evaluate import PlainBM25, Report, after_another_subject, evaluate, paired, read_cases, read_off_topic
+from ._evaluate import Case, PlainBM25, Report, after_another_subject, evaluate, paired, read_cases, read_off_topic
 from ._exceptions import ConfigError, GrasbotError
 from ._terminal import printable
 from .answer.fallback import extractive_answer
@@ -331,22 +331,28 @@ def cmd_check(bot: GrasBot, args) -> int:
     return int(failed)
 
 
-def prompts_received(bot: GrasBot, questions: Sequence[str]) -> list[str]:
-    """Each question answered as a visitor through the LLM at the configured Ollama host, and
-    the prompt that server received, read back from its record: the host must be a stand-in
-    Ollama (`tests/support/standin_ollama.py`, which `eval/context_recall.py` starts)."""
+def prompts_received(bot: GrasBot, cases: Sequence[Case]) -> list[str]:
+    """Each case's question answered as a visitor, with its history, through the LLM at the
+    configured Ollama host, and the prompt that server received, read back from its record:
+    the host must be a stand-in Ollama (`tests/support/standin_ollama.py`, which
+    `eval/context_recall.py` starts). A question answered again from the answer cache was
+    sent no prompt: it is the one of its first asking."""
     import httpx
 
     host = (bot.settings.ollama_hosts[0] or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434").rstrip("/")
 
     async def run() -> list[str]:
         texts = []
+        asked: dict[tuple[str, tuple[str, ...]], str] = {}
         try:
             async with httpx.AsyncClient(timeout=30.0) as http:
-                for question in questions:
-                    payload = await bot.answer(question, audience="visitor")
+                for case in cases:
+                    payload = await bot.answer(case.question, audience="visitor", history=case.turns)
                     if "llm_error" in payload:
                         raise ConfigError(f"context recall: the LLM at {host} did not answer ({payload['llm_error']})")
+                    if payload.get("reused") and (case.question, case.history) in asked:
+                        texts.append(asked[case.question, case.history])
+                        continue
                     got = await http.get(f"{host}/standin/requests")
                     if got.status_code != 200:
                         raise ConfigError(
@@ -354,6 +360,7 @@ def prompts_received(bot: GrasBot, questions: Sequence[str]) -> list[str]:
                         )
                     messages = got.json()["requests"][-1]["messages"]
                     texts.append("\n\n".join(m["content"] for m in messages))
+                    asked[case.question, case.history] = texts[-1]
         except httpx.HTTPError as exc:
             raise ConfigError(f"context recall: cannot read {host}/standin/requests ({exc})") from None
         finally:
@@ -388,12 +395,13 @@ def cmd_eval(bot: GrasBot, args) -> int:
 
     prompts = fallback = None
     if any(c.phrase for c in cases):  # the file says where each answer is: did it reach the LLM?
-        prompts = prompts_received(bot, [c.question for c in cases])
+        prompts = prompts_received(bot, cases)
         visible = bot.snapshot.index("visitor")
 
-        def fallback(q: str) -> tuple[str, list[str]]:
-            result = bot.search(q, audience="visitor")
-            return extractive_answer(q, result.context, visible, grounded=result.grounded), [p.text for p in result.context]
+        def fallback(case: Case) -> tuple[str, list[str]]:  # a follow-up with its history, as a visitor asks it
+            result = bot.search(case.question, audience="visitor", history=case.turns)
+            answer = extractive_answer(case.question, result.context, visible, grounded=result.grounded, history=case.turns)
+            return answer, [p.text for p in result.context]
 
     report = evaluate(cases, ranker(lexical=False), prompts, fallback)
     plain = PlainBM25(index.notes, index.readable_body)

@@ -173,10 +173,10 @@ def evaluate(
     cases: Sequence[Case],
     rank: Callable[[Case], Sequence[str]],
     prompts: Sequence[str] | None = None,
-    fallback: Callable[[str], tuple[str, Sequence[str]]] | None = None,
+    fallback: Callable[[Case], tuple[str, Sequence[str]]] | None = None,
 ) -> Report:
     """`rank(case)` returns vault-relative paths, best first (at least the first 10).
-    `prompts`: the text the LLM received for each case, in order; `fallback(question)`: the
+    `prompts`: the text the LLM received for each case, in order; `fallback(case)`: the
     extractive answer and the texts of the passages it was made from. Both are measured on
     the cases that have a phrase."""
     outcomes = []
@@ -185,7 +185,7 @@ def evaluate(
         if case.phrase is not None and prompts is not None:
             in_prompt = contains(prompts[i], case.phrase)
         if case.phrase is not None and fallback is not None:
-            in_fallback = quotes_answer(*fallback(case.question), case.phrase)
+            in_fallback = quotes_answer(*fallback(case), case.phrase)
         outcomes.append(Outcome(case, tuple(rank(case)), in_prompt, in_fallback))
     return Report(tuple(outcomes))
 
