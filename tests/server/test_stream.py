@@ -152,6 +152,12 @@ async def test_ollama_dying_mid_stream(start_daemon, standin_ollama):
     assert done["model"] is None and "broke while model 'qwen3:8b' was answering" in done["llm_error"]
     assert done["response"].startswith(INTRO) and "[grasbot-pipeline]" in done["response"]
     assert done["sources"] == events[0][1]["sources"]
+    # the host was reached, and began to answer: it is not skipped, the next question has it
+    # (it was taken out for 10 s: every question then got the extracts, logged as a new break)
+    standin_ollama.script(pieces=PIECES)
+    resp = await client.get("/ask/stream", params={"q": "Que fait le daemon ?"}, headers=OWNER)
+    again = (await asyncio.wait_for(collect(resp), BOUND))[-1][1]
+    assert again["model"] == "qwen3:8b" and "llm_error" not in again
 
 
 @pytest.mark.parametrize("mode", ["error_line", "http_500"])

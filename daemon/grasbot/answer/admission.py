@@ -7,8 +7,9 @@ question that finds the queue full, or whose estimated wait is over `max_wait`, 
 once (`Busy`: the caller answers from the notes). A queued question that is still waiting at
 `max_wait` is refused then. The owner has a slot of their own, beside the visitors'.
 
-A host that cannot be reached (`LLMUnavailable`) is skipped for `RETRY_AFTER` seconds, then
-tried again; a question whose host failed before any word is tried on the next host.
+A host that cannot be reached (`LLMUnavailable` before any word of its answer) is skipped for
+`RETRY_AFTER` seconds, then tried again, and the question goes to the next host; a host whose
+connection broke after it had begun to answer was reached: only that answer fails.
 Leaving (a closed stream, a cancelled request) frees the place or slot at once: everything
 is released in `finally` blocks, after the upstream request is closed.
 """
@@ -162,9 +163,11 @@ class Admission:
                             said = True
                             yield piece
                 except LLMUnavailable as exc:
+                    if said:  # it was reached, and answered: one connection broke, not the host
+                        raise
                     self._failed(ticket.host, exc)
                     tried.add(id(ticket.host))
-                    if said or len(tried) >= len(self.hosts):
+                    if len(tried) >= len(self.hosts):
                         raise
                     continue  # not a word yet: the next host
                 self._succeeded(ticket)
