@@ -196,3 +196,12 @@ def test_an_answer_written_without_the_model_is_sent_back_without_its_opening():
         "Merci",
         "Le modèle de langue ne répond pas, dit le texte. [x]",
     ]
+
+
+def test_the_no_context_prompt_is_the_seeds_general_mode():
+    """It said « dis que tu ne trouves pas l'information » to every question no note grounded,
+    a « Bonjour » too; the seed's no-context mode forbids inventing facts about the author, and
+    the page's badge calls such an answer « réponse généraliste »."""
+    assert "N'invente aucun fait sur l'auteur" in NO_CONTEXT
+    assert "Si elle porte sur l'auteur ou ses projets, dis que tu ne trouves pas" in NO_CONTEXT
+    assert "Si c'est une salutation" in NO_CONTEXT and "précisant que cela ne vient pas des notes du site" in NO_CONTEXT
