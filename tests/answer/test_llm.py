@@ -454,3 +454,16 @@ def test_ollama_is_imported_only_when_a_call_needs_it():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+async def test_an_answer_past_what_max_tokens_allows_is_cut_there(standin_ollama, llm, caplog):
+    """An Ollama that ignores num_predict sent 5 MB answers: streamed whole, sent again in
+    `done`, kept in the answer cache (1 GB at 256 of them)."""
+    llm.max_tokens, llm.orphan_holdback = 10, 0  # 160 characters
+    standin_ollama.script(pieces=["Un mot. " * 10] * 50, chunk_delay=0.01)  # 4,000 characters
+    pieces = await collect(llm)
+    assert len("".join(pieces)) == 160 and "".join(pieces) == ("Un mot. " * 500)[:160]
+    assert "sent an answer over 160 characters, more than LLM_MAX_TOKENS (10) allows: cut there" in caplog.text
+    await asyncio.sleep(0.2)
+    assert len([kind for kind, _ in standin_ollama.events if kind == "chunk"]) < 10  # the rest was never asked for
+    assert len(await llm.generate(MESSAGES)) == 160

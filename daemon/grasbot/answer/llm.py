@@ -158,6 +158,10 @@ class LLMClient:
 
     #: Characters held back at the start of a stream to recognise an orphan `</think>`.
     orphan_holdback: int = 64
+    #: Characters a token may take, at most, in an answer: one of `max_tokens` tokens longer than
+    #: this (an Ollama that does not honour num_predict) ends the answer there. A French token
+    #: takes about 4.
+    chars_per_token: int = 16
     #: Seconds `reachable()` waits before answering False.
     reachable_timeout: float = 2.0
     #: Seconds to open a connection: a host that takes longer is down (skipped for the next),
@@ -215,7 +219,20 @@ class LLMClient:
             async with asyncio.timeout(self.deadline):
                 response = await self._client.chat(**self._chat_kwargs(messages, stream=False))
             content = response.message.content or ""
-        return strip_think(content)
+        return self._capped(strip_think(content))
+
+    @property
+    def max_chars(self) -> int:
+        return self.max_tokens * self.chars_per_token
+
+    def _capped(self, text: str, left: int | None = None) -> str:
+        """`text` within the `left` characters the answer may still take (all of `max_chars`)."""
+        left = self.max_chars if left is None else left
+        if len(text) <= left:
+            return text
+        said = "Ollama at %s sent an answer over %d characters, more than LLM_MAX_TOKENS (%d) allows: cut there"
+        log.warning(said, self.host, self.max_chars, self.max_tokens)
+        return text[:left]
 
     async def stream(self, messages: list[dict]) -> AsyncIterator[str]:
         """The answer piece by piece, as Ollama produces it, reasoning stripped; LLMTimeout once
@@ -227,6 +244,7 @@ class LLMClient:
         with self._translate_errors(), self._within_deadline():
             async with asyncio.timeout_at(ends):
                 chunks = await self._client.chat(**self._chat_kwargs(messages, stream=True))
+        left = self.max_chars  # what the answer may still take (`_capped`)
         # aclosing: a consumer that stops early must release the HTTP connection at once.
         async with contextlib.aclosing(chunks):
             while True:
@@ -237,9 +255,14 @@ class LLMClient:
                     except StopAsyncIteration:
                         break
                     piece = stripper.feed(chunk.message.content or "")
+                if len(piece) > left:
+                    if piece := self._capped(piece, left):
+                        yield piece
+                    return  # the request is closed (aclosing): nothing more is read
+                left -= len(piece)
                 if piece:
                     yield piece
-        tail = stripper.finish().rstrip()
+        tail = self._capped(stripper.finish().rstrip(), left)
         if tail:
             yield tail
 
