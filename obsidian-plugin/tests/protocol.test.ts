@@ -150,23 +150,21 @@ describe("shared-protocol", () => {
 		expect(result.llm_error).toContain("Ollama");
 		const search = examples.find((e) => e.file === "search.json");
 		const decoded = decodeSearchResult((search?.response as { result: unknown }).result);
-		expect(decoded.results.map((s) => s.path)).toEqual(["projets/push-swap.md", "competences/algorithmique.md", "formation/ecole-42.md"]);
+		expect(decoded.results.map((s) => s.path)).toEqual(["portfolio/jeu-casse-briques.md", "competences/html-css.md", "competences/typescript.md"]);
 	});
 
 	it("decodes each source's passages, and none from a daemon that sends none", () => {
 		const search = examples.find((e) => e.file === "search.json");
 		const raw = (search?.response as { result: { results: Record<string, unknown>[] } }).result;
 		const decoded = decodeSearchResult(raw);
-		expect(decoded.results[0].passages[1]).toEqual({
-			heading: ["Push_swap", "Les instructions"],
-			anchor: "les-instructions",
-			url: "/portfolio/push-swap#les-instructions",
-			chars: 610,
-		});
-		expect(decoded.results.map((s) => s.passages.length)).toEqual([2, 1, 0]);
+		// a short note goes whole: no heading, no anchor, the note's own address
+		expect(decoded.results[0].passages[0]).toEqual({ heading: [], anchor: null, url: "/portfolio/jeu-casse-briques", chars: 1626 });
+		expect(decoded.results.map((s) => s.passages.length)).toEqual([1, 0, 0]);
+		const cut = { ...raw, results: [{ ...raw.results[0], passages: [{ heading: ["Casse-briques", "Collisions"], anchor: "collisions", url: "/x#collisions", chars: 610 }] }] };
+		expect(decodeSearchResult(cut).results[0].passages[0].heading).toEqual(["Casse-briques", "Collisions"]);
 		const older = { ...raw, results: raw.results.map(({ passages: _passages, ...rest }) => rest) };
 		expect(decodeSearchResult(older).results.map((s) => s.passages)).toEqual([[], [], []]);
-		const broken = { ...raw, results: [{ ...raw.results[0], passages: [{ heading: "Push_swap", anchor: null, url: null, chars: 1 }] }] };
+		const broken = { ...raw, results: [{ ...raw.results[0], passages: [{ heading: "Casse-briques", anchor: null, url: null, chars: 1 }] }] };
 		expect(() => decodeSearchResult(broken)).toThrow(/search\.results\[0\]\.passages\[0\]\.heading should be an array, got string/);
 	});
 });

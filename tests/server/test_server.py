@@ -8,7 +8,6 @@ import signal
 import socket
 import subprocess
 import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -16,20 +15,9 @@ from grasbot.answer.prompt import NO_CONTEXT, SYSTEM_RULES
 from grasbot.server.handlers import STATIC_DIR
 from grasbot.server.methods import PUBLIC_LLM_ERROR
 from grasbot.server.protocol import openrpc_document
-from support.bots import OWNER, OWNER_TOKEN, REPO, bot_of, rpc, rpc_raw, rpc_result, serve_process
-from support.examples import load_example
+from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc, rpc_raw, rpc_result, serve_process
 from support.standin_ollama import unused_url
 
-# suggest_aliases is served from issue 5 on: its examples join the replay then.
-SERVED_LATER = {"suggest_aliases"}
-
-
-def _methods_of(path: Path) -> set:
-    request = json.loads(path.read_text(encoding="utf-8"))["request"]
-    return {m.get("method") for m in (request if isinstance(request, list) else [request]) if isinstance(m, dict)}
-
-
-EXAMPLES = sorted(p for p in (REPO / "shared-protocol" / "examples").glob("*.json") if not _methods_of(p) & SERVED_LATER)
 FIRST = "Comment fonctionne GrasBot ?"
 FOLLOW_UP = "et avec quel modèle ?"
 
@@ -256,34 +244,6 @@ async def test_spec_cases_over_http(start_daemon):
     _, answers = await rpc_raw(client, batch)
     assert [a["id"] for a in answers] == ["1", "5", None, "9"]
     assert [a.get("error", {}).get("code") for a in answers] == [None, -32601, -32600, None]
-
-
-@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
-async def test_shared_examples_over_http(start_daemon, standin_ollama, path):
-    """Errors must be answered exactly as the example says; results must have its shape and ids."""
-    example = load_example(path)
-    request, expected = example["request"], example["response"]
-    token = "s3cret"
-    description = example["description"]
-    headers = {"Authorization": f"Bearer {token}"} if "owner token given" in description else {}
-    if "did not answer" in description:
-        standin_ollama.script(mode="http_500")
-    client = await start_daemon(ollama_url=standin_ollama.url, owner_token=token)
-    status, answer = await rpc_raw(client, request, headers)
-    if expected is None:
-        assert status == 204
-        return
-    members = expected if isinstance(expected, list) else [expected]
-    got = answer if isinstance(answer, list) else [answer]
-    assert isinstance(answer, list) == isinstance(expected, list)
-    assert [m["id"] for m in got] == [m["id"] for m in members]
-    for want, have in zip(members, got, strict=True):
-        if "error" in want:
-            assert have == want
-        else:
-            assert "result" in have, have
-            if "llm_error" in want["result"]:
-                assert have["result"]["model"] is None and have["result"]["llm_error"]
 
 
 async def test_owner_token_guards_owner_calls(start_daemon):
