@@ -18,9 +18,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import os
 import re
-import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .._exceptions import EmbeddingError
+from .._files import atomic_write
 from .boilerplate import EMPTY, Boilerplate
 from .index import Index, field_text, indexable_body, indexable_text
 from .sections import WHOLE_NOTE, cut_note, heading_path
@@ -320,23 +319,14 @@ class VectorStore:
         import numpy as np
 
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # a name of its own (two daemons on one cache folder may share a pid in containers),
-            # removed if the write fails: a full disk is not left fuller
-            fd, partial = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.stem}-", suffix=".tmp.npz")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    np.savez(
-                        f,
-                        model=np.array(self.model),
-                        # raw bytes, one row a key: numpy's "S16" would drop a key's trailing NUL bytes
-                        keys=np.frombuffer(b"".join(k for k, _ in kept), dtype=np.uint8).reshape(-1, KEY_BYTES),
-                        vectors=np.stack([v for _, v in kept]).astype(np.float32),
-                    )
-                os.replace(partial, self.path)
-            except BaseException:
-                Path(partial).unlink(missing_ok=True)
-                raise
+            with atomic_write(self.path, suffix=".tmp.npz") as f:
+                np.savez(
+                    f,
+                    model=np.array(self.model),
+                    # raw bytes, one row a key: numpy's "S16" would drop a key's trailing NUL bytes
+                    keys=np.frombuffer(b"".join(k for k, _ in kept), dtype=np.uint8).reshape(-1, KEY_BYTES),
+                    vectors=np.stack([v for _, v in kept]).astype(np.float32),
+                )
             return True
         except OSError as exc:
             logger.warning("could not write the embeddings cache %s: %s", self.path, exc)

@@ -19,13 +19,13 @@ import logging
 import marshal
 import os
 import sys
-import tempfile
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
 from .._config import vault_key
+from .._files import atomic_write
 from .._version import __version__
 from ..retrieval.index import NoteAnalysis, NoteCounts
 from ..retrieval.postings import _ID_SIZE, Packed, Postings
@@ -187,16 +187,9 @@ def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | No
             if indexes is not None:
                 graphs = {a: (i.edges, i.backlinks) for a, i in indexes.items()}
         payload = marshal.dumps((_header(vault.root, vault.options), (notes, postings, links, graphs)))
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".notes-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(_head(payload))
-                f.write(payload)  # not seal(): no copy of tens of megabytes
-            os.replace(tmp, cache_dir / FILENAME)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_write(cache_dir / FILENAME) as f:
+            f.write(_head(payload))
+            f.write(payload)  # not seal(): no copy of tens of megabytes
         return True
     except (OSError, ValueError, TypeError) as exc:
         log.warning("index cache not written to %s: %s", cache_dir, exc)
