@@ -25,7 +25,7 @@ from .._config import Settings
 from .._engine import NO_PUBLIC_NOTE, GrasBot
 from .._exceptions import ConfigError, VaultError
 from ..answer.llm import load_ollama
-from ..store.questionlog import QuestionLog
+from ..store.questionlog import QuestionLog, note_the_vault, say_logs_of_vaults_gone
 from .auth import resolve_owner_token
 from .handlers import PAGE_HEADERS, STATIC_DIR, handle_ask, handle_ask_stream, handle_health, handle_reload, handle_rpc, rpc_expect, static_file
 from .methods import RPC_METHODS
@@ -85,11 +85,17 @@ def create_app(
         opened = bot
         if opened is None:
             opened = await asyncio.get_running_loop().run_in_executor(None, GrasBot.open, settings)
+        default_place = None if settings.question_log_named else settings.question_log  # the vault's own log
+        new_log = default_place is not None and not default_place.exists()
         opened.question_log = await asyncio.to_thread(QuestionLog, settings.question_log, settings.log_retention_days)
         if settings.question_log_named and settings.question_log is not None and not opened.question_log.enabled:
             # the default place may be read-only (a home mounted so): serving goes on, unlogged;
             # a place the owner chose is a mistake to hear now, not in the log's silence
             raise ConfigError(f"the question log {settings.question_log} cannot be used ({opened.question_log.failure}): name another, or turn it off")
+        if default_place is not None and opened.question_log.enabled:
+            if new_log:  # was this vault moved? its questions are in the log of its old place
+                say_logs_of_vaults_gone(default_place, log.warning)
+            note_the_vault(default_place, settings.vault_dir)
         app[BOT] = opened
         opened.start_embedding()  # a worker: questions are answered lexically until it is done
         yield

@@ -587,6 +587,39 @@ def _first(item: LoggedQuestion) -> str:
     return f"{printable(first.slug)} ({first.score:.2f}; {', '.join(first.signals) or '-'})"
 
 
+#: Beside a vault's log in its default place: the path of the vault it belongs to. The place is
+#: a hash of that path, so a vault moved or renamed starts another log; this names the old one.
+VAULT_FILE = "vault-path"
+
+
+def note_the_vault(log_path: Path, vault: Path) -> None:
+    """Write, beside a log in its default place, which vault it is of (never raises)."""
+    with contextlib.suppress(OSError):
+        where = log_path.parent / VAULT_FILE
+        said = os.fsencode(os.path.realpath(vault))
+        if not where.exists() or where.read_bytes() != said:
+            where.write_bytes(said)
+
+
+def logs_of_vaults_gone(log_path: Path) -> list[tuple[str, Path]]:
+    """(the vault's old path, its log) for the logs beside `log_path`'s default place whose
+    vault is no longer there: moved or renamed, it may be this one."""
+    found = []
+    for noted in sorted(log_path.parent.parent.glob(f"*/{VAULT_FILE}")):
+        log = noted.parent / log_path.name
+        with contextlib.suppress(OSError):
+            vault = os.fsdecode(noted.read_bytes())
+            if log != log_path and log.exists() and not os.path.isdir(vault):
+                found.append((vault, log))
+    return found
+
+
+def say_logs_of_vaults_gone(log_path: Path, say: Callable[[str], None]) -> None:
+    for vault, log in logs_of_vaults_gone(log_path):
+        said = f"the question log of a vault that was at {printable(vault)}, and is no longer there, is {log}"
+        say(f"{said}: if this vault was moved from there, move that file to {log_path}")
+
+
 def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
     """`grasbot log`. With `settings` (which carry `question_log`), the flag still wins;
     without, the flag, then GRASBOT_QUESTION_LOG, then the default. The log is only read:
@@ -614,6 +647,7 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
         shared = default_log_path(vault=None)
         if shared.exists() and shared != path:  # where an older GrasBot kept every vault's questions
             print(f"grasbot: an older GrasBot kept every vault's questions in {shared}: --question-log {shared} reads them", file=sys.stderr)
+        say_logs_of_vaults_gone(path, lambda said: print(f"grasbot: {said}", file=sys.stderr))
     elif path.stat().st_size:  # an empty file holds no question
         with QuestionLog(path, read_only=True) as log:
             if log.enabled:
