@@ -35,6 +35,14 @@ async function load(data: unknown) {
 	return { app, plugin, stub: plugin as unknown as StubPlugin };
 }
 
+/** `times` saves of the note at `path`, each followed by `waitMs` (the reload's debounce in these tests). */
+async function save(app: StubApp, path: string, times = 1, waitMs = 500): Promise<void> {
+	for (let i = 0; i < times; i++) {
+		app.vault.trigger("modify", new TFile(path));
+		await vi.advanceTimersByTimeAsync(waitMs);
+	}
+}
+
 beforeEach(() => {
 	calls = [];
 	notices.length = 0;
@@ -84,17 +92,11 @@ describe("plugin glue", () => {
 		setRequestUrlHandler(() => Promise.reject(new Error("net::ERR_CONNECTION_REFUSED")));
 		const { app } = await load({ reloadOnSave: true, debounceMs: 500 });
 		app.workspace.setLayoutReady();
-		for (let burst = 0; burst < 2; burst++) {
-			app.vault.trigger("modify", new TFile("a.md"));
-			await vi.advanceTimersByTimeAsync(500);
-		}
+		await save(app, "a.md", 2);
 		expect(notices).toHaveLength(1);
 		expect(notices[0]).toContain("grasbot serve");
 		daemon(() => reloadResult);
-		app.vault.trigger("modify", new TFile("a.md"));
-		await vi.advanceTimersByTimeAsync(500);
-		app.vault.trigger("modify", new TFile("a.md"));
-		await vi.advanceTimersByTimeAsync(500);
+		await save(app, "a.md", 2);
 		expect(notices).toHaveLength(2);
 		expect(notices[1]).toContain("42 notes");
 	});
@@ -105,22 +107,16 @@ describe("plugin glue", () => {
 		daemon(() => result);
 		const { app } = await load({ reloadOnSave: true, debounceMs: 500 });
 		app.workspace.setLayoutReady();
-		for (let save = 0; save < 3; save++) {
-			app.vault.trigger("modify", new TFile("autre.md"));
-			await vi.advanceTimersByTimeAsync(500);
-		}
+		await save(app, "autre.md", 3);
 		expect(notices).toHaveLength(1);
 		expect(notices[0]).toContain("casse.md");
 		result = { ...failing, errors: [...failing.errors, { path: "deux.md", message: "not UTF-8" }] };
-		app.vault.trigger("modify", new TFile("deux.md"));
-		await vi.advanceTimersByTimeAsync(500);
+		await save(app, "deux.md");
 		expect(notices).toHaveLength(2); // another note fails: said
 		result = reloadResult;
-		app.vault.trigger("modify", new TFile("casse.md"));
-		await vi.advanceTimersByTimeAsync(500);
+		await save(app, "casse.md");
 		result = failing;
-		app.vault.trigger("modify", new TFile("casse.md"));
-		await vi.advanceTimersByTimeAsync(500);
+		await save(app, "casse.md");
 		expect(notices).toHaveLength(3); // fixed, then broken again: said again
 	});
 
