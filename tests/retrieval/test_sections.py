@@ -96,6 +96,15 @@ def test_tildes_fence_and_longer_closing_fence():
     assert [text for _, text in cut_note(body)[0]] == ["Vrai titre"]
 
 
+def test_an_unclosed_fence_does_not_make_the_rest_of_the_note_one_block():
+    """Read as `vault` reads code: a fence never closed is no fence. Read as code to the end, it
+    made one block of the rest of a course that no window could split."""
+    body = "# Cours\n\n```python\nprint('oubli de fermer')\n\n" + filler(3 * WINDOW) + "\n\n## Suite\n\n" + filler(WHOLE_NOTE)
+    sections = cut_note(body)
+    assert [text for _, text in sections[0]] == ["Cours", "Suite"]
+    assert max(end - start for start, end, _ in sections[1]) <= WINDOW
+
+
 def test_callouts_and_tables_are_never_split():
     callout = "> [!note] Une remarque\n" + "".join(f"> ligne {i} de la remarque, assez longue pour compter.\n" for i in range(60))
     callout += "> # pas un titre non plus"

@@ -186,6 +186,19 @@ def test_links_inside_code_are_not_links(note_writer):
     assert vault.warnings == []
 
 
+def test_code_is_read_as_comments_are_hidden_whatever_the_fences(note_writer):
+    """A fence closes on a run of its own character at least as long, alone on its line: a
+    ```` block holds ``` lines, and « ```bash » closes nothing (it did, and paired the next
+    fences wrongly: a personal vault's 4,000-line course lost its links, and its shell
+    comments became tags)."""
+    note_writer("quatre.md", None, "````\n```\n#pasuntag [[pas-un-lien]]\n```\n````\n#vraitag")
+    note_writer("bash.md", None, "```\nun\n```bash\n[[pas-un-lien]]\n```\n[[quatre]]\n```")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["quatre.md"].tags == ("vraitag",)
+    assert vault.notes["quatre.md"].links == ()
+    assert [link.target for link in vault.notes["bash.md"].links] == ["quatre"]
+
+
 def test_dangling_links_are_reported(note_writer):
     note_writer("a.md", 'linked: ["[[fantome]]"]', "Voir [[absente]].")
     vault = load_vault(note_writer.root)

@@ -10,8 +10,8 @@ and made again only for a note whose bytes changed.
 - A section longer than WINDOW characters is cut into windows at block boundaries (blank
   lines), each window starting with the previous window's last block when that block is
   short (OVERLAP): an answer that straddles two windows is whole in one of them.
-- Code fences, tables and quotes (callouts included) are blocks that are never split, even
-  when longer than a window. A long plain block is split at line ends, then sentence ends.
+- Code fences (closed ones, as `vault` reads code), tables and quotes (callouts included) are
+  blocks that are never split, even when longer than a window. A long plain block is split at line ends, then sentence ends.
 - No cut falls inside a link of any syntax (`vault.link_spans`): a passage's links are
   rewritten for its audience (`Index.readable_text`) one passage at a time, and half a link
   would keep half a name, or a private note's path. A link longer than a window is kept whole.
@@ -28,7 +28,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from .vault import link_spans
+from .vault import FENCED, link_spans
 
 WHOLE_NOTE = 8_000  # characters; the bundled vault's longest note is 7.5 KB, and is sent whole
 WINDOW = 1_500  # a longer section is cut into windows of at most this many characters
@@ -39,7 +39,6 @@ Cut = tuple[int, int, int]
 Sections = tuple[tuple[Heading, ...], tuple[Cut, ...]]
 
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _SENTENCE = re.compile(r"[.!?…](?:\s+)")
 
 
@@ -97,31 +96,27 @@ def _lines(body: str) -> Iterator[tuple[str, int, int, int, str]]:
     pos, n = 0, len(body)
     block_start = -1
     atomic = False
-    fence: str | None = None  # the opening fence while inside a code block
+    fences = iter(FENCED.finditer(body)) if "```" in body or "~~~" in body else iter(())
+    fence = next(fences, None)  # the next code fence, closed as `vault` reads code
     while pos < n:
         eol = body.find("\n", pos)
         line_end = n if eol < 0 else eol
         line = body[pos:line_end]
         nxt = line_end + 1
-        if fence is not None:
-            m = _FENCE.match(line)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end() :].strip():
-                fence = None
-            pos = nxt
+        while fence is not None and fence.start() < pos:
+            fence = next(fences, None)
+        if fence is not None and fence.start() == pos:  # a fence is one block with what touches it
+            if block_start < 0:
+                block_start = pos
+            atomic = True
+            pos = fence.end() + 1
+            fence = next(fences, None)
             continue
         stripped = line.strip()
         if not stripped:
             if block_start >= 0:
                 yield ("atomic" if atomic else "plain"), block_start, pos - 1, 0, ""
                 block_start = -1
-            pos = nxt
-            continue
-        m = _FENCE.match(line)
-        if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
-            fence = m.group(1)
-            if block_start < 0:
-                block_start = pos
-            atomic = True
             pos = nxt
             continue
         heading = _HEADING.match(line) if line.lstrip(" ").startswith("#") else None
@@ -138,7 +133,7 @@ def _lines(body: str) -> Iterator[tuple[str, int, int, int, str]]:
             atomic = True
         pos = nxt
     if block_start >= 0:
-        yield ("atomic" if atomic else "plain"), block_start, n, 0, ""  # an unclosed fence runs to the end
+        yield ("atomic" if atomic else "plain"), block_start, n, 0, ""
 
 
 def _windows(body: str, blocks: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:

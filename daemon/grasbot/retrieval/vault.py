@@ -37,8 +37,6 @@ LIST_FIELDS = ("domains", "tags", "aliases", "answers", "linked", "related")
 
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]|#^]*)(?:[#^]([^\[\]|]*))?(?:\|([^\[\]]*))?\]\]")
 _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
-_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
-_INLINE_CODE = re.compile(r"`[^`\n]*`")
 _INLINE_TAG = re.compile(r"(?<![\w/&#\[])#([^\W\d][\w/-]*)")
 
 
@@ -373,21 +371,25 @@ def _as_text(value: Any, name: str, warnings: list[str]) -> str | None:
     return text or None
 
 
-# What Obsidian shows nobody: `%%comments%%` (inline or over lines) and HTML `<!-- comments -->`.
-# Closed code fences and inline code are matched first and kept as they are: a comment marker
-# inside code is shown as code. Code is read as CommonMark reads it, and where it cannot be
-# sure, as no code, so that a comment is hidden: a fence is closed by a run of its own character
-# at least as long, with nothing after it; a backtick fence's info string holds no backtick; a
-# code span closes on a run of backticks as long as its opening one, which no backslash
-# escapes. An unclosed comment runs to the end of the note, as Obsidian hides it (and an
-# unclosed fence is no fence here, so it hides no comment).
-_HIDDEN = re.compile(
-    r"(?P<code>^[ ]{0,3}(?P<ticks>`{3,})[^`\n]*$.*?^[ ]{0,3}(?P=ticks)`*[ \t]*$"
+# Code, read as CommonMark reads it: a fence is closed by a run of its own character at least
+# as long, with nothing after it; a backtick fence's info string holds no backtick; a code span
+# closes on a run of backticks as long as its opening one, which no backslash escapes. Where it
+# cannot be sure it reads no code: an unclosed fence is no fence (so it hides no comment, and
+# its lines keep their tags and links). The one rule for every reader of code: comments
+# (`_HIDDEN`), the prose titles, tags and links are read from (`_CODE`), and the blocks a long
+# note is never cut inside (`FENCED`, `sections`).
+_FENCED = (
+    r"^[ ]{0,3}(?P<ticks>`{3,})[^`\n]*$.*?^[ ]{0,3}(?P=ticks)`*[ \t]*$"
     r"|^[ ]{0,3}(?P<tildes>~{3,})[^\n]*$.*?^[ ]{0,3}(?P=tildes)~*[ \t]*$"
-    r"|(?<![\\`])(?P<span>`+)(?!`)[^\n]*?(?<!`)(?P=span)(?!`))"
-    r"|%%.*?(?:%%|\Z)|<!--.*?(?:-->|\Z)",
-    re.MULTILINE | re.DOTALL,
 )
+_SPAN = r"(?<![\\`])(?P<span>`+)(?!`)[^\n]*?(?<!`)(?P=span)(?!`)"
+FENCED = re.compile(_FENCED, re.MULTILINE | re.DOTALL)
+_CODE = re.compile(f"{_FENCED}|{_SPAN}", re.MULTILINE | re.DOTALL)
+
+# What Obsidian shows nobody: `%%comments%%` (inline or over lines) and HTML `<!-- comments -->`.
+# Code is matched first and kept as it is: a comment marker inside code is shown as code. An
+# unclosed comment runs to the end of the note, as Obsidian hides it.
+_HIDDEN = re.compile(f"(?P<code>{_FENCED}|{_SPAN})|%%.*?(?:%%|\\Z)|<!--.*?(?:-->|\\Z)", re.MULTILINE | re.DOTALL)
 
 
 def _unhide(m: re.Match) -> str:
@@ -667,11 +669,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     stem = PurePosixPath(rel).stem
     body = strip_hidden(body)
 
-    prose = body
-    if "```" in prose or "~~~" in prose:  # each regex needs its literal: skip the scan without it
-        prose = _FENCE.sub(" ", prose)
-    if "`" in prose:
-        prose = _INLINE_CODE.sub(" ", prose)
+    prose = _CODE.sub(" ", body) if "`" in body or "~~~" in body else body  # the scan needs one: spare it
     shown = _shown_text if "%%" in header or "<!--" in header else _same  # fields with comments: rare
     title = shown(_as_text(meta.get("title"), "title", warnings))
     if title is None:
