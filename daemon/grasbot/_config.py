@@ -81,6 +81,9 @@ DEFAULT_URL_MAP = {
 }
 
 
+_VAULTS_OWN_LOG = Path("<the vault's own question log>")  # a marker, compared by identity
+
+
 @dataclass(frozen=True)
 class Settings:
     vault_dir: Path = BUNDLED_VAULT
@@ -111,7 +114,7 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8765
     # --- the visitors' question log (alias suggestions read it)
-    question_log: Path | None = field(default_factory=default_log_path)  # None: no log
+    question_log: Path | None = _VAULTS_OWN_LOG  # None: no log; by default the vault's own (__post_init__)
     question_log_named: bool = False  # the owner chose it (flag or variable): if it cannot be used, serve stops
     log_retention_days: int = DEFAULT_RETENTION_DAYS
     # --- the persistent index cache
@@ -194,6 +197,11 @@ class Settings:
         if not values["question_log_named"]:
             values["question_log"] = default_log_path(env, vault=values.get("vault_dir", BUNDLED_VAULT))
         return cls(**values)._checked()
+
+    def __post_init__(self) -> None:
+        # the log follows vault_dir however Settings is built (load computes it with its env)
+        if self.question_log is _VAULTS_OWN_LOG:
+            object.__setattr__(self, "question_log", default_log_path(vault=self.vault_dir))
 
     @property
     def prompt_room(self) -> int:

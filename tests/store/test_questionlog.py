@@ -308,6 +308,18 @@ def test_default_path_follows_xdg_state_home(tmp_path):
     assert default_log_path({}, vault=None).parts[-4:] == (".local", "state", "grasbot", "questions.sqlite3")  # an older GrasBot's
 
 
+def test_settings_built_directly_log_to_their_own_vault(tmp_path, monkeypatch):
+    """`Settings(vault_dir=…)`, as a program using the package builds it, logs its visitors'
+    questions beside that vault's, not the bundled vault's (whose alias suggestions they fed)."""
+    from grasbot import Settings
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    jardin = Settings(vault_dir=tmp_path / "jardin")
+    assert jardin.question_log == tmp_path / "grasbot" / vault_key(tmp_path / "jardin") / "questions.sqlite3"
+    assert Settings().question_log == Settings.load({"XDG_STATE_HOME": str(tmp_path)}).question_log != jardin.question_log
+    assert Settings(vault_dir=tmp_path / "jardin", question_log=None).question_log is None
+
+
 def test_records_from_many_threads(tmp_path):
     log = QuestionLog(tmp_path / "q.sqlite3")
 
