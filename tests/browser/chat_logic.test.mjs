@@ -68,6 +68,14 @@ test("a daemon's 400 names its lower limits", () => {
 	assert.equal(lowerLimits(LIMITS, null), null);
 });
 
+test("a daemon that takes one history turn gets the last question alone", () => {
+	const turns = [1, 2, 3, 4, 5].map((i) => done(i));
+	const one = lowerLimits(LIMITS, "history: must have at most 1 items (got 8)");
+	assert.deepEqual(historyFor(turns, one, always), [{ role: "user", content: "question 5" }]);
+	assert.deepEqual(historyFor(turns, one, () => false), []);
+	assert.deepEqual(historyFor([], one, always), []);
+});
+
 function render(text, sources = []) {
 	const root = document.createElement("div");
 	const bySlug = new Map(sources.map((s) => [s.slug, s]));

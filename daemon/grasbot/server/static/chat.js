@@ -63,7 +63,14 @@
         { role: "assistant", content: cutText(t.response, maxChars) },
       ]);
     }
-    let kept = pairs.slice(-Math.floor(limits.maxItems / 2));
+    const most = Math.floor(limits.maxItems / 2);
+    if (most === 0) {
+      // A daemon that takes one turn: the last question, what finds a follow-up's notes
+      // (slice(-0) would have kept every exchange, refused again at each try).
+      const last = pairs.length ? [pairs[pairs.length - 1][0]] : [];
+      return fits(last) ? last : [];
+    }
+    let kept = pairs.slice(-most);
     const flat = () => kept.flat();
     while (kept.length > 1 && !fits(flat())) kept = kept.slice(1);
     if (kept.length === 1 && !fits(flat())) {
