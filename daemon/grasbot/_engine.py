@@ -30,7 +30,7 @@ from .answer.prompt import CitationFilter, build_prompt, keep_known_citations
 from .answer.reuse import AnswerCache, Flights, replay_pieces
 from .retrieval.index import Index, NoteAnalysis, analyse_note
 from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
-from .retrieval.search import SearchResult, Semantic, search, with_history
+from .retrieval.search import SearchResult, Semantic, earlier_questions, search, with_history
 from .retrieval.semantic import (
     ForeignVectors,
     NoteTexts,
@@ -537,7 +537,7 @@ class GrasBot:
         """Log a visitor's question for alias suggestions; never raises. `submit` only queues
         the rows (microseconds): the log's writer thread writes them in batches."""
         if self.question_log is not None:
-            self.question_log.submit(q.strip(), result, followup=bool(history))
+            self.question_log.submit(q.strip(), result, followup=bool(earlier_questions(history)))
 
     # ---- answering
 

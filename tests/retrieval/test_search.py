@@ -7,6 +7,7 @@ import pytest
 from grasbot._config import Settings
 from grasbot.retrieval.scoring import Reason, Score
 from grasbot.retrieval.search import NEW_SUBJECT_DISCOUNT, opens_as_follow_up, search, with_conversation
+from grasbot.store.questionlog import QuestionLog
 from support.bots import make_bot
 
 VAULT = {
@@ -179,6 +180,28 @@ def test_history_gives_a_follow_up_its_subject(note_writer):
     assert first.score > alone.sources[[s.path for s in alone.sources].index("grasbot.md")].score
     # the assistant's words are not the visitor's subject
     assert with_history.sources[1].path == "voiture.md"
+
+
+def test_blank_turns_are_no_conversation(note_writer, tmp_path):
+    """A history of blank questions (or of answers alone) gives a follow-up no subject: it is
+    searched, ranked, grounded and logged as the question alone (its points were doubled, a
+    question no note answers grounded on one, and its log row told it found its notes through
+    a conversation)."""
+    note_writer("cuisine.md", "title: Cuisine\nvisibility: public", "La cuisine au beurre, les sauces et les desserts.")
+    note_writer("jardin.md", "title: Jardin\nvisibility: public", "Tomates et courgettes du potager.")
+    bot = make_bot(note_writer.root)
+    bot.question_log = QuestionLog(tmp_path / "q.sqlite3")
+    question = "et la cuisine ?"
+    alone = bot.search(question, audience="visitor")
+    for history in ([{"role": "user", "content": ""}], [{"role": "user", "content": " \n "}], [{"role": "assistant", "content": "Bonjour."}]):
+        asked = bot.search(question, audience="visitor", history=history)
+        assert [(s.path, s.score) for s in asked.sources] == [(s.path, s.score) for s in alone.sources]
+        assert asked.grounded == alone.grounded
+        assert not any("(avec la conversation)" in r.detail for s in asked.sources for r in s.reasons)
+        bot.record(question, asked, history)
+    bot.record(question, alone, [{"role": "user", "content": "Parle-moi du jardin"}])
+    with bot.question_log as log:
+        assert [q.followup for q in log.questions_ending_on("cuisine")] == [True, False, False, False]
 
 
 def test_a_new_subject_is_not_pulled_back_to_the_conversation(note_writer):

@@ -233,8 +233,10 @@ def by_phrases(ranked: list[tuple[str, Score]], query: Query, index: Index) -> l
 
 
 def earlier_questions(history: Sequence[dict] | None) -> list[str]:
-    """The visitor's last HISTORY_TURNS questions of a conversation: a follow-up's subject."""
-    return [t.get("content", "") for t in (history or ()) if t.get("role") == "user"][-HISTORY_TURNS:]
+    """The visitor's last HISTORY_TURNS questions of a conversation: a follow-up's subject. A
+    blank turn says nothing: counted, it made the question its own conversation, its points doubled."""
+    said = [content for t in (history or ()) if t.get("role") == "user" and (content := t.get("content", "")).strip()]
+    return said[-HISTORY_TURNS:]
 
 
 def with_history(q: str, history: Sequence[dict] | None) -> str | None:
