@@ -57,6 +57,25 @@ async def test_lowered_question_limit_is_enforced_everywhere(start_daemon):
         }
 
 
+async def test_the_document_says_how_a_lowered_limit_is_refused(start_daemon):
+    """Clients read the limits a daemon holds to from its refusals (chat.js `lowerLimits`): the
+    OpenRPC document quotes them, and must quote what the daemon says."""
+    document = json.loads((REPO / "shared-protocol" / "openrpc.json").read_text())
+    answer = next(m for m in document["methods"] if m["name"] == "answer")
+    history_doc = next(p for p in answer["params"] if p.get("name") == "history")["description"]
+    question_doc = document["components"]["contentDescriptors"]["Question"]["description"]
+    client = await start_daemon(max_history=4, max_turn=500, max_question=300)
+    turns = [{"role": "user", "content": "a"}] * 8
+    asked = (
+        (history_doc, {"q": "et ?", "history": turns}),
+        (history_doc, {"q": "et ?", "history": [*turns[:3], {"role": "assistant", "content": "b" * 2000}]}),
+        (question_doc, {"q": "a" * 420}),
+    )
+    for doc, params in asked:
+        said = (await rpc(client, "answer", params))["error"]["data"]
+        assert f"`{said}`" in doc
+
+
 def test_a_setting_cannot_raise_the_protocols_limits():
     """The document the daemon serves (`rpc.discover`) says what a client may send: a setting
     above it was ignored (a question, a history, a turn) or obeyed against it (a batch)."""
