@@ -4,7 +4,7 @@
  */
 
 import type { GrasbotClient } from "./client";
-import { DaemonNotRunningError, HttpError, describeFailure } from "./errors";
+import { DaemonNotRunningError, HttpError, RpcError, describeFailure } from "./errors";
 import type { NoteTestReport } from "./noteTest";
 import type { AnswerResult, HistoryTurn, Passage, Source } from "./protocol";
 import { AnswerView, renderFailure, renderNoteTest } from "./render";
@@ -77,9 +77,10 @@ export class PreviewPanel {
 		view.setStatus("Asking the daemon…");
 		this.askButton.disabled = true;
 		const daemonUrl = this.deps.client().daemonUrl.replace(/\/+$/, "");
-		const history = this.thread.history((h) => streamUrl(daemonUrl, question, h).length <= MAX_URL);
-		try {
-			const result = await this.deps.stream(
+		const historyNow = () => this.thread.history((h) => streamUrl(daemonUrl, question, h).length <= MAX_URL);
+		let history = historyNow();
+		const streamed = () =>
+			this.deps.stream(
 				question,
 				{
 					onSources: (sources, grounded) => view.setSources(sources, grounded),
@@ -88,6 +89,17 @@ export class PreviewPanel {
 				controller.signal,
 				history,
 			);
+		try {
+			let result: AnswerResult | null = null;
+			for (let attempt = 0; result === null; attempt++) {
+				try {
+					result = await streamed();
+				} catch (error) {
+					// A daemon holding to lower history limits names them: sent again within them.
+					if (attempt >= 3 || controller.signal.aborted || !(error instanceof RpcError && error.code === -32602 && this.thread.lower(error.data))) throw error;
+					history = historyNow();
+				}
+			}
 			if (!controller.signal.aborted) this.answered(question, result, view);
 		} catch (error) {
 			if (controller.signal.aborted) return;

@@ -26,18 +26,47 @@ export interface Exchange {
 	answer: string;
 }
 
-/** The history for a follow-up: the last exchanges that `fits` (the URL's length) allows. */
-export function historyFor(exchanges: readonly Exchange[], fits: (history: HistoryTurn[]) => boolean = () => true): HistoryTurn[] {
+/** The history a daemon takes: the protocol's, or what its GRASBOT_MAX_HISTORY and GRASBOT_MAX_TURN lower it to. */
+export interface HistoryLimits {
+	turns: number;
+	turnChars: number;
+}
+
+export const PROTOCOL_LIMITS: HistoryLimits = { turns: 2 * MAX_EXCHANGES, turnChars: MAX_TURN_CHARS };
+
+/** The lower limits a daemon's -32602 names (`history: must have at most 4 items (got 8)`,
+ * `history[3].content: must be at most 500 characters (got 2000)`), or null for another refusal. */
+export function lowerLimits(limits: HistoryLimits, detail: unknown): HistoryLimits | null {
+	if (typeof detail !== "string") return null;
+	const items = /^history: must have at most (\d+) items/.exec(detail);
+	if (items) return { ...limits, turns: Number(items[1]) };
+	const chars = /^history\[\d+\]\.content: must be at most (\d+) characters/.exec(detail);
+	if (chars) return { ...limits, turnChars: Number(chars[1]) };
+	return null;
+}
+
+/** The history for a follow-up: the last exchanges that `fits` (the URL's length) and the daemon's `limits` allow. */
+export function historyFor(
+	exchanges: readonly Exchange[],
+	fits: (history: HistoryTurn[]) => boolean = () => true,
+	limits: HistoryLimits = PROTOCOL_LIMITS,
+): HistoryTurn[] {
 	const pair = (e: Exchange, answer = e.answer): HistoryTurn[] => [
-		{ role: "user", content: cutText(e.q, MAX_TURN_CHARS) },
-		{ role: "assistant", content: cutText(answer, MAX_TURN_CHARS) },
+		{ role: "user", content: cutText(e.q, limits.turnChars) },
+		{ role: "assistant", content: cutText(answer, limits.turnChars) },
 	];
-	let kept = exchanges.slice(-MAX_EXCHANGES);
+	const most = Math.min(MAX_EXCHANGES, Math.floor(limits.turns / 2));
+	if (most === 0) {
+		// A daemon that takes one turn: the last question, what finds a follow-up's notes.
+		const last: HistoryTurn[] = exchanges.length ? [pair(exchanges[exchanges.length - 1])[0]] : [];
+		return fits(last) ? last : [];
+	}
+	let kept = exchanges.slice(-most);
 	while (kept.length > 1 && !fits(kept.flatMap((e) => pair(e)))) kept = kept.slice(1);
 	if (kept.length === 1 && !fits(pair(kept[0]))) {
 		// One exchange left, still too long: its answer is cut until it fits.
 		const only = kept[0];
-		let length = Math.min(only.answer.length, MAX_TURN_CHARS);
+		let length = Math.min(only.answer.length, limits.turnChars);
 		while (length > 0 && !fits(pair(only, cutText(only.answer, length)))) length = Math.floor(length / 2);
 		return length > 0 ? pair(only, cutText(only.answer, length)) : [];
 	}
@@ -47,6 +76,8 @@ export function historyFor(exchanges: readonly Exchange[], fits: (history: Histo
 /** The preview's thread: the answered exchanges, the last MAX_EXCHANGES kept. */
 export class Thread {
 	private items: Exchange[] = [];
+	/** The daemon's history limits, as its refusals said them (`lower`). */
+	limits: HistoryLimits = PROTOCOL_LIMITS;
 
 	get exchanges(): readonly Exchange[] {
 		return this.items;
@@ -61,7 +92,14 @@ export class Thread {
 	}
 
 	history(fits?: (history: HistoryTurn[]) => boolean): HistoryTurn[] {
-		return historyFor(this.items, fits);
+		return historyFor(this.items, fits, this.limits);
+	}
+
+	/** Whether `error`'s detail named lower history limits; the next `history` holds to them. */
+	lower(detail: unknown): boolean {
+		const lower = lowerLimits(this.limits, detail);
+		if (lower) this.limits = lower;
+		return lower !== null;
 	}
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { DaemonNotRunningError, HttpError } from "../src/errors";
+import { DaemonNotRunningError, HttpError, RpcError } from "../src/errors";
 import { PreviewPanel, STREAM_FALLBACK_NOTE, type PreviewDeps } from "../src/preview";
 import type { AnswerResult } from "../src/protocol";
 import { source } from "./helpers";
@@ -181,6 +181,23 @@ describe("PreviewPanel follow-ups", () => {
 		for (let i = 1; i <= 6; i++) await panel.ask(`q${i}`);
 		expect(histories.map((h) => h.length)).toEqual([0, 2, 4, 6, 8, 8]);
 		expect(histories[5][0]).toEqual({ role: "user", content: "q2" });
+	});
+
+	it("holds to the lower history limits a daemon's refusal names, and asks again within them", async () => {
+		const histories: { content: string }[][] = [];
+		const stream = vi.fn(async (q: string, _h: unknown, _s: AbortSignal, history: { content: string }[]) => {
+			histories.push(history);
+			if (history.length > 4) throw new RpcError("ask/stream", -32602, "Invalid params", `history: must have at most 4 items (got ${history.length})`);
+			const long = history.findIndex((t) => t.content.length > 500);
+			if (long >= 0) throw new RpcError("ask/stream", -32602, "Invalid params", `history[${long}].content: must be at most 500 characters (got ${history[long].content.length})`);
+			return answered("r".repeat(900));
+		});
+		const root = createDiv();
+		const panel = new PreviewPanel(root, deps({ stream }).d);
+		for (const q of ["un", "deux", "trois", "quatre"]) await panel.ask(q);
+		expect(root.querySelector(".grasbot-turn-failed")).toBeNull();
+		expect(histories.map((h) => h.length)).toEqual([0, 2, 2, 4, 6, 4]);
+		expect(histories[5].map((t) => t.content.length)).toEqual([4, 500, 5, 500]);
 	});
 
 	it("does not keep a failed question in the thread", async () => {

@@ -2,11 +2,20 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { HistoryTurn } from "../src/protocol";
-import { MAX_EXCHANGES, MAX_TURN_CHARS, MAX_URL, Thread, historyFor, streamUrl } from "../src/thread";
+import { MAX_EXCHANGES, MAX_TURN_CHARS, MAX_URL, PROTOCOL_LIMITS, Thread, historyFor, lowerLimits, streamUrl } from "../src/thread";
 
 const exchange = (i: number, answer = `réponse ${i}`) => ({ q: `question ${i}`, answer });
 
 describe("historyFor: what a follow-up is sent with", () => {
+	it("sends the last question alone to a daemon that takes one turn", () => {
+		const one = lowerLimits(PROTOCOL_LIMITS, "history: must have at most 1 items (got 8)");
+		expect(one).toEqual({ ...PROTOCOL_LIMITS, turns: 1 });
+		const exchanges = [1, 2, 3].map((i) => exchange(i));
+		expect(historyFor(exchanges, undefined, one ?? PROTOCOL_LIMITS)).toEqual([{ role: "user", content: "question 3" }]);
+		expect(historyFor(exchanges, () => false, one ?? PROTOCOL_LIMITS)).toEqual([]);
+		expect(lowerLimits(PROTOCOL_LIMITS, "q: must be at most 500 characters (got 600)")).toBeNull();
+	});
+
 	it("is empty for the first question", () => {
 		expect(historyFor([])).toEqual([]);
 	});
