@@ -227,11 +227,14 @@ def test_unknown_slug(note_writer):
     assert isinstance(caught.value, GrasbotError) and not isinstance(caught.value, QueryError)
 
 
-def test_link_text_from_a_private_note_stays_in_the_owner_index(note_writer):
+def test_link_text_from_a_private_note_is_suggested_for_private_notes_only(note_writer):
+    """A public note's alias is read by visitors once accepted: a draft's words stay out of it."""
     note_writer("grasbot.md", "title: GrasBot\nvisibility: public", GRASBOT_BODY)
-    note_writer("journal.md", "title: Journal\nvisibility: private", "Mon [[grasbot|petit robot]] secret.")
+    note_writer("plan.md", "title: Plan\nvisibility: private", "Les prochaines étapes du robot.")
+    note_writer("journal.md", "title: Journal\nvisibility: private", "Mon [[grasbot|petit robot]] secret, ses [[plan|étapes suivantes]].")
     bot = make_bot(note_writer.root)
-    assert aliases(suggest_aliases("grasbot", bot.snapshot.index("owner"), None)) == ["petit robot"]
+    assert aliases(suggest_aliases("grasbot", owner(bot), None)) == []
+    assert aliases(suggest_aliases("plan", owner(bot), None)) == ["étapes suivantes"]
     assert aliases(suggest_aliases("grasbot", bot.snapshot.index("visitor"), None)) == []
 
 

@@ -214,8 +214,11 @@ def _find(slug: str, index: Index) -> tuple[str, Note]:
 
 
 def _link_texts(path: str, index: Index) -> list[tuple[str, str]]:
-    """(display text, linking note's slug) for every link to `path` that has a display text."""
-    sources = sorted({source for source, _ in index.backlinks.get(path, ())})
+    """(display text, linking note's slug) for every link to `path` that has a display text.
+    A private note's links count for a private note only: a public note's alias, once
+    accepted, is read by visitors, and a draft's words must not reach them that way."""
+    public = index.notes[path].public
+    sources = sorted({source for source, _ in index.backlinks.get(path, ()) if index.notes[source].public or not public})
     if not sources:
         return []
     resolver = LinkResolver(index.notes.values())
@@ -230,10 +233,10 @@ def _link_texts(path: str, index: Index) -> list[tuple[str, str]]:
 def suggest_aliases(slug: str, index: Index, log: QuestionLog | None, limit: int = 10) -> dict:
     """Suggested aliases for the note `slug`, best first, at most `limit`.
 
-    `index` is the owner's index, so suggestions may come from private notes: a link text
-    written in a private note, or the `answers` of a private note. They are for the author's
-    eyes only and must never reach a visitor; the RPC layer makes `suggest_aliases`
-    owner-only. (The log itself holds visitor questions and public notes only.)
+    `index` is the owner's index, so a private note has suggestions too, from its own
+    `answers` and the links of any note; a public note's come from public notes and visitors
+    only (`_link_texts`). They are for the author's eyes only; the RPC layer makes
+    `suggest_aliases` owner-only. (The log itself holds visitor questions and public notes only.)
 
     Raises NoteNotFound for an unknown slug, QueryError for a limit out of 1..50.
     """
