@@ -10,7 +10,7 @@ import pytest
 from grasbot import GrasbotError, QueryError
 from grasbot.retrieval.aliases import SOURCE_WEIGHTS, NoteNotFound, covered, key_phrase, suggest_aliases
 from grasbot.store.questionlog import QuestionLog
-from support.bots import make_bot
+from support.bots import BUNDLED_VAULT, make_bot
 
 GRASBOT_BODY = """
 GrasBot répond aux visiteurs du site à partir des notes du coffre Obsidian.
@@ -59,6 +59,14 @@ def ask(bot, log, question: str, *, followup: bool = False):
         ("Quelle API pour le site ?", "API"),
         ("ici", None),
         ("c'est quoi ?", None),
+        # verbs, participles and pronouns are no part of a name
+        ("Comment les collisions sont-elles gérées dans le casse-briques ?", "casse-briques"),
+        ("Avec quelle technologie le casse-briques est-il programmé ?", "casse-briques"),
+        ("GrasBot aura-t-il bientôt une mémoire de conversation ?", "mémoire de conversation"),
+        ("Que règlent les paramètres k1 et b de BM25 ?", "paramètres k1"),
+        ("comment sont gérées les fautes de frappe ?", "fautes de frappe"),
+        ("tu maîtrises typescript ?", "typescript"),
+        ("mes questions sont-elles enregistrées ?", "questions"),
     ],
 )
 def test_key_phrase(question, phrase):
@@ -236,6 +244,37 @@ def test_link_text_from_a_private_note_is_suggested_for_private_notes_only(note_
     assert aliases(suggest_aliases("grasbot", owner(bot), None)) == []
     assert aliases(suggest_aliases("plan", owner(bot), None)) == ["étapes suivantes"]
     assert aliases(suggest_aliases("grasbot", bot.snapshot.index("visitor"), None)) == []
+
+
+def test_bundled_vault_answers_give_names_an_author_accepts():
+    """The bundled vault's `answers` gave « elles gérées », « programmé », « auteur maîtrise »."""
+    index = make_bot(BUNDLED_VAULT).snapshot.index("owner")
+    got = {slug: aliases(suggest_aliases(slug, index, None, 50)) for slug in ("jeu-casse-briques", "python", "docker", "supervision-homelab", "bm25")}
+    assert got == {
+        "jeu-casse-briques": ["collisions", "jeu vidéo", "technologie"],
+        "python": [],  # « L'auteur maîtrise-t-il Python ? »: nothing but the title and « auteur », in 33 notes of 48
+        "docker": ["conteneurs"],
+        "supervision-homelab": ["outils", "serveurs personnels"],
+        "bm25": ["documents", "paramètres k1"],
+    }
+
+
+def test_no_suggestion_names_another_note_or_repeats_an_alias_spelled_otherwise(note_writer):
+    note_writer("typescript.md", "title: TypeScript", "Le typage statique de JavaScript.")
+    note_writer("python.md", "title: Python\naliases: [adresse e-mail]\nanswers: [Python ou TypeScript ?]", "Des scripts en Python.")
+    note_writer("a.md", "title: A", "Voir [[python|Adresses email]] et [[python|TypeScript]].")
+    fillers(note_writer)
+    bot = make_bot(note_writer.root, default_visibility="public")
+    assert aliases(suggest_aliases("python", owner(bot), None)) == []
+
+
+def test_an_unanswered_question_gives_no_phrase_its_nearest_note_never_uses(note_writer, log):
+    note_writer("typescript.md", "title: TypeScript", "Ce que l'on connaît du typage statique de JavaScript.")
+    fillers(note_writer)
+    bot = make_bot(note_writer.root, default_visibility="public")
+    missed = ask(bot, log, "tu connais django ?")
+    assert not missed.grounded and missed.sources[0].slug == "typescript"
+    assert aliases(suggest_aliases("typescript", owner(bot), log)) == []
 
 
 # ---------------------------------------------------------------- the loop from the issue

@@ -20,6 +20,7 @@ sources of weight × the number of distinct pieces of evidence (linking notes, q
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,10 @@ SOURCE_WEIGHTS = {
 SOURCE_ORDER = tuple(SOURCE_WEIGHTS)  # ties between phrasings go to the earlier source
 MAX_ALIAS_WORDS = 6  # meaningful words; a longer phrase is a sentence, not an alias
 MAX_LIMIT = 50
+# A word in this share of the notes (and in GENERIC_MIN_NOTES at least) names none of them:
+# « auteur », « note », « GrasBot » in the bundled vault. A phrase of such words alone is no alias.
+GENERIC_SHARE = 0.4
+GENERIC_MIN_NOTES = 5
 
 # Folded words that carry a question but never its subject: they end a phrase like stopwords.
 SCAFFOLD = frozenset(
@@ -53,12 +58,32 @@ SCAFFOLD = frozenset(
     definition definir definis sert servent servir fonctionne fonctionnent fonctionner
     marche marchent utilise utiliser existe ya svp stp merci bonjour salut hello
     ca chose choses quelque truc trucs info infos information informations
-    sujet propos concernant voir exemple exemples
+    sujet propos concernant voir exemple exemples difference differences
+    si plutot bientot deja encore toujours vraiment alors donc puis ainsi comme lorsque parce
+    avant apres pendant depuis chez vers contre sous selon derriere devant
     """.split()
 )
-# Words that may sit inside a noun phrase (« moteur de recherche », « notes d'un visiteur »)
+# Words that may sit inside a noun phrase (« moteur de recherche », « liens entre notes »)
 # but never at its edges.
-CONNECTORS = frozenset("de du des d a au aux en l la le les un une".split())
+CONNECTORS = frozenset("de du des d a au aux en entre l la le les un une".split())
+# An article inside a name follows a preposition (« recette de la tarte »); after a noun it
+# opens another phrase (« technologie | le casse-briques »).
+ARTICLES = frozenset("l la le les un une".split())
+# Pronouns search keeps as words (« elles » is no stopword there) but no name holds.
+PRONOUNS = frozenset("elles celui celle ceux celles ca cela ceci".split())
+# Words after which the next one, when it follows at once, is a verb or a participle: a
+# subject or object pronoun (« tu maîtrises », « se passe »), a negation (« ne répond »),
+# « que » opening a question (« que règlent »), an auxiliary or a modal (« sont gérées »,
+# « peut proposer »). Folded.
+VERB_BEFORE = frozenset(
+    """
+    je j tu il elle on nous vous ils elles se s me m te ne n qu que qui
+    est sont ont ete etait etaient sera seront peut peuvent doit doivent faut va vont pourrait
+    """.split()
+)
+# A verb inverted with its subject: « utilise-t-il », « sont-elles », « prend-on ». The word
+# before is a verb, and so is a word right after (« est-il programmé », « a-t-il développé »).
+_INVERSION = re.compile(r"-(?:t-)?(?:il|elle|on|ils|elles|je|tu|nous|vous|ce)\b", re.IGNORECASE)
 
 _TOKEN = re.compile(r"[^\W_]+(?:\+\+|#(?!\w))?")  # C++ and C# are words
 _BREAK = re.compile(r"[?!.,;:()\[\]{}\"«»“”/|]")
@@ -76,7 +101,9 @@ class _Run:
 
 def _runs(text: str) -> list[_Run]:
     """Noun-phrase-like runs of `text`: meaningful words joined by connectors, cut at
-    punctuation, stopwords and question scaffolding, connectors trimmed from both edges."""
+    punctuation, stopwords, pronouns, question scaffolding and the verbs French marks as such
+    (`VERB_BEFORE`, `_INVERSION`), connectors trimmed from both edges. A verb or a pronoun is
+    no part of a name: « elles gérées » or « programmé » was offered as an alias."""
     runs: list[_Run] = []
     current: list[tuple[int, int, str, bool]] = []  # (start, end, folded, meaningful)
 
@@ -91,17 +118,25 @@ def _runs(text: str) -> list[_Run]:
         current.clear()
 
     previous_end = 0
+    verb_next = False  # the previous word says this one, if it follows at once, is a verb
     for match in _TOKEN.finditer(text):
         if _BREAK.search(text, previous_end, match.start()):
             close()
+            verb_next = False
         previous_end = match.end()
         word = fold(match.group())
-        if word in CONNECTORS:
+        inverted = _INVERSION.match(text, match.end()) is not None  # its pronoun is read next
+        if word in ARTICLES and current and current[-1][3]:
+            close()  # « technologie le casse-briques » is two phrases
+        if word in CONNECTORS and not inverted:
             current.append((match.start(), match.end(), word, False))
-        elif word in STOPWORDS or word in SCAFFOLD or (len(word) == 1 and not word.isdigit()):
+            verb_next = False
+        elif verb_next or inverted or word in STOPWORDS or word in SCAFFOLD or word in PRONOUNS or (len(word) == 1 and not word.isdigit()):
             close()
+            verb_next = word in VERB_BEFORE
         else:
             current.append((match.start(), match.end(), word, True))
+            verb_next = False
     close()
     return [r for r in runs if r.stems]
 
@@ -115,11 +150,43 @@ def _tidy(phrase: str, at_sentence_start: bool) -> str:
     return phrase
 
 
-def key_phrase(text: str, note_terms: frozenset[str] | set[str] = frozenset(), *, skip=lambda stems: False) -> str | None:
+# How a French verb, and seldom a noun or an adjective, ends (« composent », « mettre », « choisit »,
+# « obtiendrait »; not « pèse »: « hybride » ends so too); a noun may, hence `named_in` as well.
+_VERB_ENDING = re.compile(r"(?:(?<!m)ent|ait|aient|er|ir|oir|ttre|dre|it)$")
+
+
+def _cut_verb(text: str, run: _Run, known: str) -> _Run:
+    """`run` up to a word that follows another noun at once, ends as a verb does and is never a
+    noun, in the question or in `known` (the note's text): « signal | pèse », « chatbot | envoie ». A run
+    `known` holds as it is stays whole (« recherche plein texte »)."""
+    if not known or f" {_flat(text[run.start : run.end])} " in f" {known} ":
+        return run
+    flat_question = _flat(text)
+    after_noun, previous_end = False, run.start
+    for match in _TOKEN.finditer(text, run.start, run.end):
+        noun = fold(match.group()) not in CONNECTORS
+        joined = text[previous_end : match.start()] in ("-", "'", "’")  # « home-lab » is one word
+        previous_end = match.end()
+        if (
+            noun
+            and after_noun
+            and not joined
+            and _VERB_ENDING.search(fold(match.group()))
+            and not (named_in(match.group(), known) or named_in(match.group(), flat_question))
+        ):
+            end = len(text[: match.start()].rstrip())
+            return _Run(run.start, end, tuple(tokenize_fr(text[run.start : end])))
+        after_noun = noun
+    return run
+
+
+def key_phrase(text: str, note_terms: frozenset[str] | set[str] = frozenset(), *, skip=lambda stems, phrase: False, known: str = "") -> str | None:
     """The part of a question (or link text) worth an alias: the run that shares the most stems
-    with the note, then the longest, then the first; runs `skip` rejects are not candidates.
-    None when nothing is left or the phrase is too long to be an alias."""
-    candidates = [r for r in _runs(text) if not skip(r.stems)]
+    with the note, then the longest, then the first; runs `skip` rejects (given their stems and
+    their text) are not candidates. With `known`, the note's text, a run is cut before a verb
+    (`_cut_verb`). None when nothing is left or the phrase is too long to be an alias."""
+    runs = [_cut_verb(text, r, known) for r in _runs(text)] if known else _runs(text)
+    candidates = [r for r in runs if r.stems and not skip(r.stems, text[r.start : r.end])]
     if not candidates:
         return None
     best = max(candidates, key=lambda r: (len(set(r.stems) & note_terms), len(r.stems), -r.start))
@@ -141,6 +208,36 @@ def covered(stems: Terms, analysis: NoteAnalysis) -> bool:
         return True
     held = set(stems)
     return any(terms and set(terms) <= held for terms in (analysis.title, analysis.slug))
+
+
+_DETERMINER = (
+    r"(?:\b(?:le|la|les|un|une|des|du|ce|cet|cette|ces|mon|ma|mes|ton|ta|tes|son|sa|ses|notre|nos|votre|vos|leur|leurs|quel|quelle|quels|quelles)\s+|\bl')"
+)
+
+
+def _flat(text: str) -> str:
+    return " ".join(fold(text).replace("’", "'").split())
+
+
+def named_in(phrase: str, text: str) -> bool:
+    """Whether `text` (folded by `_flat`) uses `phrase` as a noun: the phrase itself, after a
+    determiner (« les collisions », « l'API », « quelles bases de données »). A verb or a
+    participle left over from a question (« désactiver », « testée ») never follows one."""
+    return re.search(_DETERMINER + re.escape(_flat(phrase)) + r"\b", text) is not None
+
+
+_JOINED = re.compile(r"(?<=[^\W_])[-‐‑'’](?=[^\W_])")
+
+
+def name_key(text: str) -> str:
+    """A name with case, accents, plurals and the hyphens or apostrophes inside words taken out:
+    « adresse e-mail » and « Adresses email » are one name."""
+    return "".join(tokenize_fr(_JOINED.sub("", text)))
+
+
+def _name_keys(notes: Iterable[Note]) -> set[str]:
+    """The notes' titles, slugs and aliases as a phrase's stems joined (`"".join(stems)`) meet them."""
+    return {key for n in notes for text in (n.title, n.slug, *n.aliases) for key in ("".join(tokenize_fr(text)), name_key(text))}
 
 
 @dataclass
@@ -245,14 +342,35 @@ def suggest_aliases(slug: str, index: Index, log: QuestionLog | None, limit: int
     path, note = _find(slug, index)
     analysis = index.analyses[path]
     note_terms = frozenset(analysis.body) | frozenset(analysis.field_terms())
+    # the names of every note: this one's is no suggestion, another's would take its questions
+    own = _name_keys([note])
+    others = _name_keys(n for other, n in index.notes.items() if other != path)
+    generic_from = max(GENERIC_MIN_NOTES, GENERIC_SHARE * len(index.notes))
 
-    def skip(stems: Terms) -> bool:
-        return covered(stems, analysis)
+    own_text = _flat(" ".join((note.title, *note.aliases, note.body)))  # not its answers: they are evidence
+
+    def skip(stems: Terms, phrase: str) -> bool:
+        joined = "".join(stems)
+        return covered(stems, analysis) or joined in own or joined in others
+
+    def generic(stems: Terms) -> bool:  # not for link texts: the notes linking so count in df
+        return all(index.df(stem) >= generic_from for stem in stems)
 
     candidates: dict[str, _Candidate] = {}  # one per phrasing; _merge groups them by stems
 
     def offer(text: str, source: str, evidence: str) -> None:
-        phrase = key_phrase(text, note_terms, skip=skip)
+        if source == "link_text":  # the author's own name for the note, as written
+            phrase = key_phrase(text, note_terms, skip=skip)
+        else:  # a question: its phrase must be a noun there or in the note
+            flat = _flat(text)
+            phrase = key_phrase(
+                text,
+                note_terms,
+                skip=lambda stems, p: skip(stems, p) or generic(stems) or not (named_in(p, flat) or named_in(p, own_text)),
+                known=own_text,
+            )
+        if phrase is not None and source == "ungrounded_question" and not note_terms & set(tokenize_fr(phrase)):
+            return  # the note was nearest by the question's other words: this phrase is about something else
         if phrase is not None:
             key = " ".join(phrase.casefold().split())
             if key not in candidates:
