@@ -701,3 +701,15 @@ def test_a_vault_whose_path_is_not_utf8_is_served(capsys, tmp_path):
     code, out, err = run(capsys, "search", "abeilles", "--vault", str(root))
     assert code == 0 and "un.md" in out, err
     assert vault_key("/tmp/jardin") == hashlib.sha256(b"/tmp/jardin").hexdigest()[:16]
+
+
+def test_site_pages_are_read_checked_and_turned_off():
+    from grasbot import ConfigError, Settings
+    from grasbot.answer.fallback import SITE_PAGES
+
+    assert Settings().site_pages == SITE_PAGES == ("/portfolio", "/competences", "/contact")  # the seed's
+    assert Settings.load({"GRASBOT_SITE_PAGES": " /blog , /contact "}).site_pages == ("/blog", "/contact")
+    assert Settings.load({"GRASBOT_SITE_PAGES": "off"}).site_pages == ()
+    assert Settings.load({}, site_pages="/a,https://b.fr/c").site_pages == ("/a", "https://b.fr/c")
+    with pytest.raises(ConfigError, match=r"GRASBOT_SITE_PAGES: 'contact' must be a page of the site"):
+        Settings.load({"GRASBOT_SITE_PAGES": "/blog,contact"})

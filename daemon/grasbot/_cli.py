@@ -77,6 +77,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
         help="GRASBOT_ANCHORS: a heading's anchor as the site makes it (default slug: tarte-aux-pommes)",
     )
     parser.add_argument("--url-map", dest="url_map", metavar="TYPE=/PATH/{slug},…", help="GRASBOT_URL_MAP: a source's url from its type")
+    parser.add_argument(
+        "--site-pages",
+        dest="site_pages",
+        metavar="/PAGE,…",
+        help="GRASBOT_SITE_PAGES: the site's pages a visitor is sent to when the notes do not know (default /portfolio,/competences,/contact; off: none)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -198,6 +204,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "embed_model",
         "anchors",
         "url_map",
+        "site_pages",
         "host",
         "port",
         "token",
@@ -400,7 +407,7 @@ def cmd_eval(bot: GrasBot, args) -> int:
 
         def fallback(case: Case) -> tuple[str, list[str]]:  # a follow-up with its history, as a visitor asks it
             result = bot.search(case.question, audience="visitor", history=case.turns)
-            answer = extractive_answer(case.question, result.context, visible, grounded=result.grounded, history=case.turns)
+            answer = extractive_answer(case.question, result.context, visible, grounded=result.grounded, history=case.turns, pages=bot.settings.site_pages)
             return answer, [p.text for p in result.context]
 
     report = evaluate(cases, ranker(lexical=False), prompts, fallback)

@@ -79,6 +79,9 @@ DEFAULT_URL_MAP = {
     "competence": "/competences/{slug}",
     "skill": "/competences/{slug}",
 }
+# The seed's site: where the answer sends a visitor when the notes do not know (answer.fallback's
+# default too; a site without these pages names its own, or `off`)
+DEFAULT_SITE_PAGES = ("/portfolio", "/competences", "/contact")
 
 
 _VAULTS_OWN_LOG = Path("<the vault's own question log>")  # a marker, compared by identity
@@ -111,6 +114,7 @@ class Settings:
     prompt_budget: int = 12_000  # characters of notes in the prompt; about 3,500 tokens of French
     anchors: str = "slug"  # how the site turns a heading into its anchor (ANCHOR_FORMS)
     url_map: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_URL_MAP))
+    site_pages: tuple[str, ...] = DEFAULT_SITE_PAGES  # where a visitor is sent when the notes do not know
     host: str = "127.0.0.1"
     port: int = 8765
     # --- the visitors' question log (alias suggestions read it)
@@ -153,6 +157,7 @@ class Settings:
         "LLM_MAX_WAIT": "llm_max_wait",
         "GRASBOT_ANSWER_CACHE": "answer_cache",
         "GRASBOT_PEERS": "peers",
+        "GRASBOT_SITE_PAGES": "site_pages",
         "SEARCH_TOP_K": "search_top_k",
         "SEARCH_MIN_SCORE": "search_min_score",
         "GRASBOT_PROMPT_BUDGET": "prompt_budget",
@@ -254,6 +259,9 @@ class Settings:
         for url in (*(h for h in hosts if h is not None), *self.peers):
             if any(c.isspace() for c in url) or "," in url:
                 raise ConfigError(f"OLLAMA_HOST and GRASBOT_PEERS: {url!r} is not a URL")
+        for page in self.site_pages:
+            if not page.startswith(("/", "http://", "https://")) or any(c.isspace() for c in page):
+                raise ConfigError(f"GRASBOT_SITE_PAGES: {page!r} must be a page of the site (/contact) or an http:// or https:// URL")
         for url in self.peers:
             if not url.startswith(("http://", "https://")):
                 raise ConfigError(f"GRASBOT_PEERS: {url!r} must be a daemon's http:// or https:// URL")
@@ -334,7 +342,9 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             return Path(value).expanduser()
         if name == "answer_cache" and str(value).strip().lower() == "off":
             return 0
-        if name in ("exclude", "cors_origins", "trusted_proxies", "peers"):
+        if name == "site_pages" and str(value).strip().lower() in ("off", "none"):
+            return ()
+        if name in ("exclude", "cors_origins", "trusted_proxies", "peers", "site_pages"):
             items = value.split(",") if isinstance(value, str) else list(value)
             strip = "/" if name in ("exclude", "peers") else ""
             return tuple(i.strip().removeprefix("./" if name == "exclude" else "").strip(strip) for i in items if i.strip())

@@ -551,7 +551,9 @@ class GrasBot:
         index = snapshot.index(audience)
         # Only what this audience may read reaches the LLM or the fallback: the passages are
         # the audience's readable text (links to notes outside it lose their target's name).
-        prompt = build_prompt(q.strip(), result.context, grounded=result.grounded, history=history or (), room=self.settings.prompt_room)
+        prompt = build_prompt(
+            q.strip(), result.context, grounded=result.grounded, history=history or (), room=self.settings.prompt_room, pages=self.settings.site_pages
+        )
         if prompt.dropped:  # the owner sees from the log that conversations outgrow the model's window
             log.info("conversation cut to fit LLM_CONTEXT %d tokens: its %d oldest turns left out", self.settings.llm_context, prompt.dropped)
         # reuse: first questions only (a follow-up's answer depends on the conversation)
@@ -664,7 +666,7 @@ class GrasBot:
         """The extractive answer: generation was full (Busy: `busy`, and it says so), or the
         LLM failed (`llm_error`)."""
         busy = isinstance(why, Busy)
-        text = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or (), busy=busy)
+        text = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or (), busy=busy, pages=self.settings.site_pages)
         return self._payload(result, text, None, None if busy else str(why), busy=busy)
 
     def _written(self, result: SearchResult, text: str, snapshot: Snapshot, key: tuple | None, *, shared: bool = False) -> dict:
@@ -736,6 +738,7 @@ def answer_shape(settings: Settings) -> tuple:
         settings.prompt_budget,
         settings.anchors,
         tuple(sorted(settings.url_map.items())),
+        settings.site_pages,
         settings.semantic,
         settings.embed_model,
         settings.default_visibility,

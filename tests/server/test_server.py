@@ -310,6 +310,23 @@ async def test_a_question_the_notes_do_not_know_is_not_answered_from_the_convers
     assert body["messages"][1:-1] == history
 
 
+async def test_a_site_names_the_pages_its_visitors_are_sent_to(start_daemon, standin_ollama):
+    """A site without /portfolio nor /competences names its own pages (GRASBOT_SITE_PAGES): the
+    model's rules, the no-context prompt and the notes' extract send visitors there, and only
+    there; `off` sends them nowhere."""
+    client = await start_daemon(ollama_url=standin_ollama.url, site_pages=("/blog", "https://exemple.fr/contact"))
+    await rpc_result(client, "answer", {"q": "Quelle est la recette de la tartiflette ?"})
+    (body,) = standin_ollama.requests
+    rules, question = body["messages"][0]["content"], body["messages"][-1]["content"]
+    assert "dis-le franchement et oriente vers le site : /blog ou https://exemple.fr/contact. N'invente rien." in rules
+    assert "dans les notes et propose /blog ou https://exemple.fr/contact. Si" in question
+    assert "/portfolio" not in rules + question and "/competences" not in rules + question
+
+    down = await start_daemon(ollama_url="http://127.0.0.1:9", site_pages=())
+    reply = await rpc_result(down, "answer", {"q": "Quelle est la recette de la tartiflette ?"})
+    assert reply["response"] == "Je ne trouve pas cette information dans les notes."
+
+
 @pytest.mark.parametrize(
     "params, needle",
     [

@@ -20,7 +20,22 @@ INTRO = "Le modèle de langue ne répond pas pour l'instant ; voici ce que disen
 #: The extractive answer's opening when generation is full (the response's `busy`).
 BUSY_INTRO = "Beaucoup de visiteurs posent des questions en ce moment ; en attendant, voici ce que disent les notes :"
 BUSY_NOT_FOUND = "Beaucoup de visiteurs posent des questions en ce moment."
-NOT_FOUND = "Je ne trouve pas cette information dans les notes. Vous pouvez consulter /portfolio, /competences ou passer par /contact."
+#: The site's pages a visitor is pointed to when the notes do not know (`GRASBOT_SITE_PAGES`).
+SITE_PAGES = ("/portfolio", "/competences", "/contact")  # the seed's site
+
+
+def pages_said(pages: Sequence[str]) -> str:
+    """`/portfolio, /competences ou /contact`."""
+    return " ou ".join(filter(None, (", ".join(pages[:-1]), *pages[-1:])))
+
+
+def not_found(pages: Sequence[str] = SITE_PAGES) -> str:
+    """What a visitor is told when the notes do not know: the site's own pages, or none."""
+    pointer = f" Vous pouvez consulter {pages_said(pages)}." if pages else ""
+    return f"Je ne trouve pas cette information dans les notes.{pointer}"
+
+
+NOT_FOUND = not_found()
 
 _CODE = re.compile(r"```.*?```|~~~.*?~~~", re.DOTALL)
 _HEADING_LINE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)  # a heading is a label, not a sentence
@@ -87,14 +102,24 @@ def sentences(markdown: str) -> list[str]:
     return out
 
 
-def extractive_answer(question: str, passages: Sequence[Passage], index: Index, *, grounded: bool, history: Sequence[dict] = (), busy: bool = False) -> str:
-    """`busy`: generation was full, and the answer says so. Up to three sentences from the
+def extractive_answer(
+    question: str,
+    passages: Sequence[Passage],
+    index: Index,
+    *,
+    grounded: bool,
+    history: Sequence[dict] = (),
+    busy: bool = False,
+    pages: Sequence[str] = SITE_PAGES,
+) -> str:
+    """`busy`: generation was full, and the answer says so; `pages`: the site's pages a visitor
+    is pointed to when the notes do not know. Up to three sentences from the
     passages the LLM would have read, each followed by its
     [slug]: the best sentence of each of the best passages, best passage first (a passage's
     relevance counts its heading, which none of its sentences holds), then the next best
     sentences of those passages if fewer than three passages have one."""
     if not grounded or not passages:
-        return f"{BUSY_NOT_FOUND} {NOT_FOUND}" if busy else NOT_FOUND
+        return f"{BUSY_NOT_FOUND} {not_found(pages)}" if busy else not_found(pages)
     weights = question_weights(question, index, history)
     rounds: list[list[tuple[str, str]]] = []  # per passage, best passage first: its sentences best first
     for passage in sorted(passages, key=lambda p: -p.score):
@@ -111,7 +136,7 @@ def extractive_answer(question: str, passages: Sequence[Passage], index: Index, 
         first = sentences(_sent_text(passages[0]))
         picked = [(first[0], passages[0].slug)] if first else []
     if not picked:
-        return f"{BUSY_NOT_FOUND} {NOT_FOUND}" if busy else NOT_FOUND
+        return f"{BUSY_NOT_FOUND} {not_found(pages)}" if busy else not_found(pages)
     lines = [f"- {sentence} [{slug}]" for sentence, slug in picked]
     return "\n".join([BUSY_INTRO if busy else INTRO, *lines])
 
