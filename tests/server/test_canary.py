@@ -557,7 +557,7 @@ async def test_private_link_targets_do_not_make_public_notes_match(start_daemon,
 
 
 async def test_links_in_a_public_notes_title_and_fields_lose_a_private_targets_name(start_daemon, standin_ollama, tmp_path, grasbot_logs):
-    """A public note's title (its first heading, as Obsidian shows it), type, aliases, declared
+    """A public note's title, type, aliases, declared
     questions and tags may link to a private note, as its body may: what a visitor reads of
     them (sources, reasons, the prompt's labels) keeps the label only, and search and meaning
     read no target's name there either, so a private name cannot make the note come up."""
@@ -565,8 +565,9 @@ async def test_links_in_a_public_notes_title_and_fields_lose_a_private_targets_n
     write_note(
         vault,
         "jardin/reunion.md",
-        """\
+        f"""\
         slug: reunion-rucher
+        title: "Réunion du rucher avec [[{PRIVATE_SLUG}]]"
         visibility: public
         type: "[[plan-vortigaunt]]"
         aliases: ["rucher de [[carnet-mirabellex]]"]
