@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import unicodedata
 
 import pytest
 
@@ -153,6 +154,20 @@ def test_wikilinks_are_case_insensitive_by_name_or_path(note_writer):
     note_writer("s.md", None, "[[ma note]] [[DOSSIER/MA NOTE]] [[Ma Note.md]]")
     vault = load_vault(note_writer.root)
     assert vault.edges["s.md"] == (("Dossier/Ma Note.md", "body"),)
+    assert vault.warnings == []
+
+
+def test_a_link_finds_its_note_whichever_unicode_normalization_each_side_uses(note_writer):
+    """A Mac names files with accents apart (NFD: « E » then U+0301), a keyboard types them
+    composed (NFC): Obsidian matches them, so must the daemon, and not fall back on the slug
+    of another note (« Elephant.md ») or leave the link dangling."""
+    nfd, nfc = unicodedata.normalize("NFD", "Éléphant"), unicodedata.normalize("NFC", "Éléphant")
+    note_writer(f"Zoo/{nfd}.md", "slug: mammouth", "")
+    note_writer("Elephant.md", None, "")
+    note_writer(f"Carnet {nfc}.md", None, "")
+    note_writer("s.md", None, f"[[{nfc}]] [[zoo/{nfc}.md]] [[Carnet {nfd}]]")
+    vault = load_vault(note_writer.root)
+    assert vault.edges["s.md"] == ((f"Zoo/{nfd}.md", "body"), (f"Carnet {nfc}.md", "body"))
     assert vault.warnings == []
 
 

@@ -13,6 +13,7 @@ import re
 import stat
 import sys
 import time
+import unicodedata
 import urllib.parse
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
@@ -830,8 +831,15 @@ def _rewrite_other_links(text: str, keep, rel: str) -> str:
     return text
 
 
+def _link_key(text: str) -> str:
+    """A path, name or label as links are matched: case ignored, and composed (NFC), so that a
+    link typed « Éléphant » finds a file a Mac named with « E » and its accent apart (NFD)."""
+    return text.lower() if text.isascii() else unicodedata.normalize("NFC", text).lower()
+
+
 class LinkResolver:
-    """Resolves `[[target]]` the way Obsidian does: by path or by file name, ignoring case.
+    """Resolves `[[target]]` the way Obsidian does: by path or by file name, ignoring case and
+    Unicode normalization.
 
     When two files share a name, Obsidian picks the one with the shortest path; so do we.
     The note's slug is tried next, so vaults written in the seed's style (`[[slug]]`) work too,
@@ -845,13 +853,13 @@ class LinkResolver:
         self._by_slug: dict[str, str] = {}
         self._by_label: dict[str, str] = {}
         for note in sorted(notes, key=lambda n: (n.path.count("/"), len(n.path), n.path)):
-            lower = note.path.lower()
+            lower = _link_key(note.path)
             self._by_path[lower] = note.path
             self._by_path[lower[:-3]] = note.path
-            self._by_name.setdefault(note.name.lower(), note.path)
+            self._by_name.setdefault(_link_key(note.name), note.path)
             self._by_slug.setdefault(note.slug, note.path)
             for label in (note.title, *note.aliases):
-                self._by_label.setdefault(label.strip().lower(), note.path)
+                self._by_label.setdefault(_link_key(label.strip()), note.path)
 
     @staticmethod
     def reads(note: Note) -> tuple:
@@ -861,11 +869,14 @@ class LinkResolver:
         return note.slug, note.title, note.aliases
 
     def resolve(self, target: str) -> str | None:
-        key = target.strip().lower().lstrip("/")
+        key = _link_key(target.strip()).lstrip("/")
         if key.endswith(".md"):
             key = key[:-3]
         return (
-            self._by_path.get(key) or self._by_name.get(key.rsplit("/", 1)[-1]) or self._by_slug.get(slugify(key)) or self._by_label.get(target.strip().lower())
+            self._by_path.get(key)
+            or self._by_name.get(key.rsplit("/", 1)[-1])
+            or self._by_slug.get(slugify(key))
+            or self._by_label.get(_link_key(target.strip()))
         )
 
 
