@@ -346,6 +346,20 @@ def test_obsidian_trash_and_excluded_folders_are_ignored(note_writer):
     }
 
 
+def test_an_excluded_folder_is_left_out_whichever_unicode_normalization_names_it(note_writer):
+    """`--exclude Privé` typed composed (NFC) and a folder a Mac named with its accent apart
+    (NFD), synced as it is: its notes were served to visitors under --default-visibility
+    public, and the owner told that the vault had no such folder."""
+    nfd = unicodedata.normalize("NFD", "Privé")
+    note_writer(f"{nfd}/journal.md", None, "Mon journal intime.")
+    note_writer(f"Carnets/{nfd}/lettre.md", None, "Une lettre.")
+    note_writer("public.md", None, "Bonjour.")
+    options = VaultOptions(exclude=(unicodedata.normalize("NFC", "Privé"), unicodedata.normalize("NFC", "Carnets/Privé")), default_public=True)
+    vault = load_vault(note_writer.root, options)
+    assert list(vault.notes) == ["public.md"]
+    assert vault.warnings == []
+
+
 def test_an_excluded_folder_the_vault_does_not_have_is_said(note_writer):
     """`--exclude Templates` for `templates/` (or `./templates`, read as it): nothing was left out, unsaid."""
     note_writer("templates/modele.md", None, "")

@@ -170,11 +170,18 @@ def _hidden(name: str) -> bool:
     return name.startswith(".")
 
 
+def _nfc(text: str) -> str:
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
 def _excluded(rel: str, options: VaultOptions) -> bool:
+    """Hidden, or below a folder of --exclude, matched composed (NFC) on both sides: `--exclude
+    Privé` typed on a keyboard must leave out the folder a Mac named with its accent apart (NFD)."""
     parts = rel.split("/")
     if any(map(_hidden, parts)):
         return True
-    return any(rel == ex or rel.startswith(ex.rstrip("/") + "/") for ex in options.exclude)
+    rel = _nfc(rel)
+    return any(rel == ex or rel.startswith(ex.rstrip("/") + "/") for ex in map(_nfc, options.exclude))
 
 
 def _scan(root: Path, options: VaultOptions) -> list[tuple[str, os.DirEntry]]:
@@ -1051,7 +1058,7 @@ def load_vault(
         if note is not known:
             fresh.append(rel)
     for folder in options.exclude:  # `./Templates` or `templates` for `Templates/`: nothing would be left out, unsaid
-        if not (root / folder).is_dir():
+        if not any((root / unicodedata.normalize(form, folder)).is_dir() for form in ("NFC", "NFD")):
             vault.warnings.append(Issue(folder, "left out by --exclude (GRASBOT_EXCLUDE), but the vault has no such folder: nothing is left out"))
     previous = previous if reusable else None
     _report_duplicates(vault, previous if _same_names(vault, previous, fresh) else None)
