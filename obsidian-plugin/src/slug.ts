@@ -1,9 +1,13 @@
+/** What the daemon's `fold` drops before all else (analysis.py `_DROPPED`): soft hyphens, zero-width and direction marks, ™ ℠. */
+const DROPPED = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\u2120\u2122]+/g;
+
 /**
- * The daemon's slug rule (daemon/grasbot/retrieval/analysis.py `slugify`): casefold, œ/æ spelled out,
- * accents dropped, runs of anything but [a-z0-9] become one hyphen.
+ * The daemon's slug rule (daemon/grasbot/retrieval/analysis.py `slugify`): invisible characters
+ * dropped, casefold, œ/æ spelled out, accents dropped, runs of anything but [a-z0-9] become one hyphen.
  */
 export function slugify(text: string): string {
 	const folded = text
+		.replace(DROPPED, "")
 		.toLowerCase()
 		.replace(/ß/g, "ss")
 		.replace(/œ/g, "oe")

@@ -56,6 +56,24 @@ def test_fold_exact():
     assert tokenize_fr("œuvre") == tokenize_fr("oeuvre") == ["oeuvr"]
 
 
+@pytest.mark.parametrize(
+    "written, plain",
+    [
+        ("dé\u00adve\u00adlop\u00adpe\u00adment", "développement"),  # soft hyphens, pasted from a web page
+        ("multi\u00adplateforme", "multiplateforme"),
+        ("Obsi\u200bdian", "Obsidian"),  # a zero-width space
+        ("\ufeffPython\u2060", "Python"),  # a byte-order mark, a word joiner
+        ("\u200eréseau\u200f", "réseau"),  # direction marks
+        ("Java™", "Java"),  # NFKD made it « javatm »
+    ],
+)
+def test_characters_a_reader_does_not_see_leave_the_word_whole(written, plain):
+    assert tokenize_fr(written) == tokenize_fr(plain)
+    assert len(tokenize_fr(plain)) == 1
+    assert body_counts(f"Le {written} ici") == body_counts(f"Le {plain} ici")
+    assert slugify(written) == slugify(plain)
+
+
 def test_cpp_and_friends():
     assert tokenize_fr("c++") == ["cpp"]
     assert tokenize_fr("C++") == ["cpp"]

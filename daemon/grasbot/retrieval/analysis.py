@@ -102,6 +102,11 @@ def tokenize_fr(text: str) -> list[str]:
 # 66,000 distinct chunks): 3.0 s, where folding the whole text first took 5.0 s.
 
 _COMBINING_LATIN = re.compile("[\u0300-\u036f]+")
+# Characters a reader does not see inside a word, dropped rather than splitting it: a soft hyphen
+# (« dé\u00adve\u00adlop\u00adpe\u00adment », pasted from a web page), zero-width spaces and
+# joiners, direction marks, a byte-order mark; and ™ ℠, which NFKD would glue to the word
+# as « TM » (« Java™ » read « javatm »). Keep in step with obsidian-plugin/src/slug.ts.
+_DROPPED = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\u2120\u2122]+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _OPENING, _CLOSING = '([{«"', '.,;:!?)]}»"'
 _MAX_CHUNKS = 1_000_000  # about 100 MB at most; a vault's own chunks are far fewer
@@ -112,10 +117,12 @@ def _strip_combining(match: re.Match) -> str:
 
 
 def fold(text: str) -> str:
-    """Lowercase and strip accents; œ and æ have no decomposition, so they are spelled out.
-    Latin combining marks go in one C regex; other scripts' marks (rare) one by one."""
+    """Lowercase and strip accents; œ and æ have no decomposition, so they are spelled out;
+    invisible characters go (`_DROPPED`). Latin combining marks go in one C regex; other
+    scripts' marks (rare) one by one."""
     if text.isascii():  # nothing to decompose, and casefold() is lower() on ASCII
         return text.lower()
+    text = _DROPPED.sub("", text)
     text = unicodedata.normalize("NFKD", text.casefold().replace("œ", "oe").replace("æ", "ae"))
     text = _COMBINING_LATIN.sub("", text)
     return text if text.isascii() else _NON_ASCII.sub(_strip_combining, text)
