@@ -12,6 +12,8 @@ from grasbot.retrieval.analysis import STOPWORDS, body_counts, fold, slugify, sp
     [
         ("l'architecture", "architecture"),
         ("l’architecture", "architecture"),
+        ("lʼarchitecture", "architecture"),  # U+02BC, the modifier letter apostrophe
+        ("LʼÉCOLE", "école"),
         ("d'Obsidian", "Obsidian"),
         ("d’Obsidian", "Obsidian"),
         ("qu'Ollama", "Ollama"),
@@ -192,6 +194,7 @@ def test_a_stem_is_spelled_as_the_question_wrote_it():
     assert written[tokenize_fr("démarrage")[0]] == "démarrage"
     assert written[tokenize_fr("bloqué")[0]] == "Bloqué"  # its capital too
     assert written[tokenize_fr("espace")[0]] == "espace"  # « l’espace »
+    assert spelled("lʼécole") == {tokenize_fr("école")[0]: "école"}  # U+02BC
     assert written[tokenize_fr("aujourd'hui")[0]] == "aujourd'hui"  # no elision in it
     assert {written[t] for t in tokenize_fr("bdd")} == {"bdd"}  # a shorthand's words, as typed
     assert set(written) == set(tokenize_fr("Bloqué au menu de démarrage, l’espace disque d'aujourd'hui ? la bdd"))

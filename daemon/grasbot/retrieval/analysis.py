@@ -68,8 +68,13 @@ def words(text: str) -> list[str]:
     return _folded_words(fold(text))
 
 
+# Apostrophes as typed: ’ (a phone's, a Mac's), ‘, and ʼ (U+02BC, a letter to Unicode, so
+# « lʼécole » was one word).
+_APOSTROPHES = str.maketrans("’‘ʼ", "'" * 3)
+
+
 def _folded_words(text: str) -> list[str]:
-    text = text.replace("’", "'").replace("‘", "'")
+    text = text.translate(_APOSTROPHES)
     if "c+" in text or "c#" in text or ".net" in text:  # what _SPECIALS need: spare three scans
         for pattern, replacement in _SPECIALS:
             text = pattern.sub(replacement, text)
@@ -208,7 +213,7 @@ def spelled(text: str) -> dict[str, str]:
     """{stem: the first word of `text` that gives it, as written}: a stem shown to whoever
     wrote the word (a reason's « menu démarrage », not « menu demarr »)."""
     out: dict[str, str] = {}
-    for match in _WORD.finditer(text.replace("’", "'")):
+    for match in _WORD.finditer(text.translate(_APOSTROPHES)):
         head, _, rest = match.group().partition("'")
         written = rest if rest and fold(head) in _ELISIONS else match.group()  # « l'espace »: « espace »
         for word in _folded_words(fold(match.group())):
