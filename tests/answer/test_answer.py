@@ -243,6 +243,16 @@ def test_a_question_quoted_inside_a_sentence_does_not_end_it():
     ]
 
 
+def test_an_extract_keeps_the_no_break_spaces_of_french_typography():
+    """A no-break space (U+00A0) or a narrow one (U+202F) before « ? ! : ; » and inside
+    guillemets became a plain space: on a phone, a line of the answer began with « ! » or « »»."""
+    text = "Il a dit «\u00a0Bonjour à tous\u202f!\u00a0» puis il est parti.\n  Le   projet avance\u202f: la suite\tarrive bientôt."
+    assert sentences(text) == [
+        "Il a dit «\u00a0Bonjour à tous\u202f!\u00a0» puis il est parti.",
+        "Le projet avance\u202f: la suite arrive bientôt.",
+    ]
+
+
 def test_a_link_whose_address_holds_brackets_leaves_its_label_only():
     """« un lien) » was left of `[un lien](javascript:alert('c'))`: the address ended at its first `)`."""
     text = "Voici [un lien](javascript:alert('c')) et [un autre](https://fr.wikipedia.org/wiki/Python_(langage)) dans une phrase assez longue."

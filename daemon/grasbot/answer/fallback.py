@@ -57,6 +57,9 @@ _INLINE_FIELD = re.compile(r"(?<=\w)::[ \t]*")  # Dataview's `Ouverture:: samedi
 # A stop, then space, ends a sentence unless what follows carries it on: a closing guillemet or
 # bracket, a comma, or a lower-case word (« quels projets ? », « comment te contacter ? »).
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?![»)\]”,;:a-zà-ÿœæ])|\n+")
+# Runs of spaces a line may break at, made one space; the no-break spaces French puts before
+# « ? ! : ; » and inside guillemets stay, or a phone's narrow screen starts a line with « ? ».
+_BREAKING_SPACES = re.compile(r"[^\S\u00a0\u2007\u202f]+")
 
 
 def _lines_read(text: str) -> str:
@@ -96,7 +99,7 @@ def sentences(markdown: str) -> list[str]:
     text = _MARKUP.sub(lambda m: m.group("escaped") or "", text)
     out = []
     for piece in _SENTENCE_END.split(text):
-        piece = " ".join(piece.split())
+        piece = _BREAKING_SPACES.sub(" ", piece).strip()
         if len(piece) >= 25:
             out.append(piece if len(piece) <= MAX_SENTENCE else piece[: MAX_SENTENCE - 1].rstrip() + "…")
     return out
