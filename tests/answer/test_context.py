@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import unicodedata
 
 import pytest
 
@@ -207,6 +208,21 @@ def test_anchors_of_repeated_headings_and_the_setting(note_writer, form, first, 
         found = [p for p in passages if word in p.text]
         assert found and found[0].anchor == anchor
         assert found[0].url == (f"/portfolio/recettes#{anchor}" if anchor else "/portfolio/recettes")
+
+
+def test_a_github_anchor_drops_a_no_break_space_and_keeps_an_nfd_accent(note_writer):
+    """GitHub's anchor of « Qui suis-je ? » written with French typography's no-break space is
+    qui-suis-je (it drops U+00A0 and U+202F), and of a heading whose accents are apart (NFD)
+    keeps them: the daemon linked to qui-suis-je- and elephant, anchors no page has."""
+    nfd = unicodedata.normalize("NFD", "Éléphant")
+    cases = (("pommes", "qui-suis-je", "Qui suis-je\u00a0?"), ("poires", nfd.lower(), nfd), ("prunes", "plan-la-suite", "Plan\u202f: la suite"))
+    body = "".join(f"## {heading}\n\nLa section parle de {word}. " + "Du texte. " * 400 + "\n\n" for word, _, heading in cases)
+    note_writer("recettes.md", "title: Recettes\ntype: projet\nvisibility: public", body)
+    bot = make_bot(note_writer.root, anchors="github")
+    index = bot.snapshot.index("visitor")
+    for word, anchor, heading in cases:
+        found = [p for p in choose_passages(word, [("recettes.md", "/r")], index, budget=2_000, anchors="github") if word in p.text]
+        assert found and (found[0].anchor, found[0].heading) == (anchor, (heading,))
 
 
 def test_a_bad_anchor_setting_is_a_clear_error():

@@ -46,6 +46,7 @@ _COUNTS_SIZE = object()  # ... [how many cuts _COUNTS holds]
 _CUTS_KEPT = 10_000  # long notes' cuts whose counts an index keeps (about 25 MB), then forgets all at once
 _ANCHORS_KEPT = 512  # notes whose anchors an index keeps
 _MARKS = re.compile(r"\*\*|__|[*`]|\[([^\]]*)\]\([^)]*\)")
+_BREAKING_SPACES = re.compile(r"[^\S\u00a0\u2007\u202f]+")  # a no-break space is part of a heading (« Qui suis-je ? »)
 
 
 @dataclass(frozen=True)
@@ -267,8 +268,9 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _plain(heading: str) -> str:
-    """A heading as read: emphasis and code marks dropped, a link as its text."""
-    return " ".join(_MARKS.sub(lambda m: m.group(1) or "", heading).split())
+    """A heading as read: emphasis and code marks dropped, a link as its text, its no-break
+    spaces kept (GitHub drops them from an anchor, as it does a space's neighbours)."""
+    return _BREAKING_SPACES.sub(" ", _MARKS.sub(lambda m: m.group(1) or "", heading)).strip()
 
 
 def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str) -> str | None:
@@ -295,12 +297,13 @@ def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str
 
 def anchor_of(heading: str, form: str) -> str:
     """`slug`: ASCII, lower case, hyphens (« Tarte aux pommes » → tarte-aux-pommes);
-    `github`: lower case, accents kept, punctuation dropped, spaces as hyphens (GitHub,
-    markdown-it-anchor); `text`: the heading as written, percent-encoded (Obsidian)."""
+    `github`: lower case, accents kept (a Mac's NFD ones too), punctuation and no-break spaces
+    dropped, spaces as hyphens (GitHub, markdown-it-anchor); `text`: the heading as written,
+    percent-encoded (Obsidian)."""
     if form == "slug":
         return slugify(heading)
     if form == "github":
-        kept = "".join(c for c in heading.lower() if c in " -_" or unicodedata.category(c)[0] in "LN")
+        kept = "".join(c for c in heading.lower() if c in " -_" or unicodedata.category(c)[0] in "LMN")
         return kept.replace(" ", "-")
     if form == "text":
         return quote(heading, safe="")
