@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import subprocess
+import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +22,7 @@ from grasbot import Settings, build_snapshot, search
 from grasbot.retrieval.vault import VaultOptions
 from grasbot.store import cache as _cache
 from grasbot.store import parallel as _parallel
+from support.bots import SERVE_TOKEN
 
 
 @pytest.fixture
@@ -187,3 +192,95 @@ def test_a_worker_that_dies_or_fails_leaves_the_load_to_one_process(vault, force
         snapshot = build_snapshot(settings)  # and the start goes on, in this process
     assert any("loading it in one" in r.getMessage() for r in caplog.records)
     assert len(snapshot.vault.notes) == 238
+
+
+# A daemon whose workers take every share and block in it: stopped or killed mid-load.
+BLOCKED_START = """
+import os, sys, time
+from grasbot import _cli
+from grasbot.store import parallel
+
+marks, vault = sys.argv[1:]
+parallel.MIN_NOTES, parallel.cores = 1, lambda: 2
+here, claim = os.getpid(), parallel._claim
+parallel._claim = lambda claims, k: os.getpid() != here and claim(claims, k)  # the workers take every share
+
+
+def blocked(start, files, options):
+    open(os.path.join(marks, str(os.getpid())), "w").close()
+    time.sleep(3600)
+
+
+parallel._share = blocked
+sys.exit(_cli.main(["serve", "--vault", vault, "--port", "0", "--semantic", "off", "--no-cache", "--question-log", "off"]))
+"""
+
+
+def _start_blocked(vault_root: Path, tmp_path: Path) -> tuple[subprocess.Popen, Path, Path, int]:
+    """The daemon, its temporary folder, its workers' folder and its worker's id, once that
+    worker is inside a share."""
+    marks, scratch = tmp_path / "marks", tmp_path / "tmp"
+    marks.mkdir()
+    scratch.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRASBOT_")}
+    env.update({"TMPDIR": str(scratch), "GRASBOT_TOKEN": SERVE_TOKEN})
+    proc = subprocess.Popen([sys.executable, "-c", BLOCKED_START, str(marks), str(vault_root)], stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60  # a guard against a hang, not a measure
+    while not any(marks.iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() is not None else "no worker started"
+        time.sleep(0.05)
+    worker = int(next(marks.iterdir()).name)
+    (folder,) = scratch.iterdir()
+    return proc, scratch, folder, worker
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a worker whose parent died waits to be reaped by init)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def _end(proc: subprocess.Popen, worker: int) -> None:
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(10)
+    if _running(worker):
+        os.kill(worker, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_while_loading_ends_the_workers_and_removes_their_folder(vault, tmp_path, signum):
+    """SIGTERM killed the daemon alone: its worker stayed, blocked forever on the pool's queue
+    with the daemon's stderr open, and the shares' folder stayed in /tmp; SIGINT waited for
+    the workers to make every share left."""
+    proc, scratch, _, worker = _start_blocked(vault[0], tmp_path)
+    try:
+        proc.send_signal(signum)
+        assert proc.wait(30) == 0
+        assert "stopped while loading the vault" in proc.stderr.read()
+        assert not _running(worker)
+        assert list(scratch.iterdir()) == []
+    finally:
+        _end(proc, worker)
+
+
+def test_a_load_killed_leaves_no_worker_and_the_next_load_removes_its_folder(vault, tmp_path):
+    """SIGKILL cleans up nothing in the process: the worker dies with it, and its folder is
+    removed by the next load, not the folder of a load still running."""
+    proc, scratch, folder, worker = _start_blocked(vault[0], tmp_path)
+    try:
+        proc.kill()
+        proc.wait(10)
+        deadline = time.monotonic() + 30  # a guard against a hang, not a measure
+        while _running(worker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(worker)
+        running = scratch / f"{_parallel.FOLDER_PREFIX}{os.getpid()}-abc"
+        running.mkdir()
+        _parallel.sweep_folders(str(scratch))
+        assert list(scratch.iterdir()) == [running]
+        assert folder.name.startswith(f"{_parallel.FOLDER_PREFIX}{proc.pid}-")
+    finally:
+        _end(proc, worker)

@@ -14,6 +14,7 @@ import errno
 import logging
 import signal
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -259,6 +260,10 @@ def serve(settings: Settings) -> int:
         logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Ollama call is noise
     _quiet_malformed_requests()
     started = time.perf_counter()
+    # A stop while the vault loads ends it as a Ctrl-C does, so that what the load made (the
+    # workers of a parallel load, their folder) is cleaned up; by default SIGTERM killed this
+    # process alone, and a process run as a container's PID 1 ignored it.
+    on_term = signal.signal(signal.SIGTERM, signal.default_int_handler) if threading.current_thread() is threading.main_thread() else None
     try:
         # Before the event loop and its threads: a large vault then loads on every core
         # (store.parallel forks only a process that runs no other thread).
@@ -266,6 +271,12 @@ def serve(settings: Settings) -> int:
     except VaultError as exc:
         print(f"grasbot: cannot start: {exc}", file=sys.stderr, flush=True)
         return 2
+    except KeyboardInterrupt:
+        print("grasbot: stopped while loading the vault", file=sys.stderr, flush=True)
+        return 0
+    finally:
+        if on_term is not None:
+            signal.signal(signal.SIGTERM, on_term)
     log.info("vault loaded in %.2f s", time.perf_counter() - started)
     _say_what_was_not_loaded(bot)
     try:

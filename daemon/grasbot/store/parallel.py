@@ -13,14 +13,24 @@ Workers are forked, which costs nothing to start, and only from a process that r
 thread (a fork copies locks, not the threads that hold them): the daemon and the CLI load the
 vault before they start any. Otherwise, with one core or a small vault, this returns None and
 the engine loads the vault in its own process, as it does when a worker fails or is killed.
+
+A stop while loading (SIGINT, or SIGTERM, which `serve` turns into the same KeyboardInterrupt)
+ends the workers at once and removes their folder. A process killed with SIGKILL cleans up
+nothing: its workers die with it (the kernel's parent-death signal, on Linux), and the next
+load removes the folder it left, which is named after it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import glob
 import logging
 import marshal
 import multiprocessing
 import os
+import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -40,6 +50,8 @@ log = logging.getLogger("grasbot.load")
 # 2,000 notes 1.18-1.23 s vs 1.60-1.72 s, 4,000 notes 2.13-2.49 s vs 2.85-4.00 s.
 MIN_NOTES = 2_000
 SHARES_PER_WORKER = 4
+#: The workers' folder in the temporary folder: this, the loading process's id, a dash.
+FOLDER_PREFIX = "grasbot-load-"
 
 
 def cores() -> int:
@@ -86,42 +98,88 @@ def load_shares(
     context = multiprocessing.get_context("fork")
     claims = context.Array("b", count)  # shared by inheritance: which shares someone has taken
     joined = _Join(tuple(rel for rel, _ in files), count)
+    sweep_folders(tempfile.gettempdir())
+    before = set(multiprocessing.active_children())
     try:
-        with (
-            tempfile.TemporaryDirectory(prefix="grasbot-load-") as folder,
-            ProcessPoolExecutor(workers - 1, mp_context=context, initializer=_inherit, initargs=(claims, folder)) as pool,
-        ):
-            # Every share is offered to the workers, first to last, while this process takes
-            # shares from the last one down and joins the workers' as they come: whoever is
-            # free does the next thing, so no process waits while another has work left.
-            made = {k: pool.submit(_load_share, share) for k, share in enumerate(shares)}
-            mine = count - 1
-            while made:
-                ready = [k for k, future in made.items() if future.done()]
-                for k in ready:
-                    path = made.pop(k).result()  # raises what the worker raised
-                    if path is not None:  # None: this process took that share
-                        joined.add(k, _from_worker(path))
-                if ready:
-                    continue
-                if mine >= 0 and _claim(claims, mine):
-                    joined.add(mine, _share(*shares[mine][1:]))
-                    mine -= 1
-                else:
-                    mine = -1  # the workers have taken the rest
-                    wait(made.values(), return_when=FIRST_COMPLETED)
+        with tempfile.TemporaryDirectory(prefix=f"{FOLDER_PREFIX}{os.getpid()}-") as folder:
+            pool = ProcessPoolExecutor(workers - 1, mp_context=context, initializer=_inherit, initargs=(claims, folder, os.getpid()))
+            try:
+                _make(pool, shares, claims, joined)
+            except BaseException:
+                # A stop or a failure: what the workers are making is not waited for (leaving
+                # the pool would first make every share left, for nothing), nor is a worker
+                # left behind, blocked forever on the pool's queue and holding the folder.
+                ours = set(multiprocessing.active_children()) - before
+                for worker in ours:
+                    worker.terminate()
+                for worker in ours:
+                    worker.join()
+                raise
+            finally:
+                pool.shutdown(cancel_futures=True)
     except Exception as exc:  # a worker killed (out of memory) or failing: one process will do
         log.warning("loading the vault in %d processes failed (%s: %s): loading it in one", workers, type(exc).__name__, exc)
         return None
     return joined.result()
 
 
+def _make(pool: ProcessPoolExecutor, shares: list, claims, joined: _Join) -> None:
+    """Every share is offered to the workers, first to last, while this process takes shares
+    from the last one down and joins the workers' as they come: whoever is free does the next
+    thing, so no process waits while another has work left."""
+    made = {k: pool.submit(_load_share, share) for k, share in enumerate(shares)}
+    mine = len(shares) - 1
+    while made:
+        ready = [k for k, future in made.items() if future.done()]
+        for k in ready:
+            path = made.pop(k).result()  # raises what the worker raised
+            if path is not None:  # None: this process took that share
+                joined.add(k, _from_worker(path))
+        if ready:
+            continue
+        if mine >= 0 and _claim(claims, mine):
+            joined.add(mine, _share(*shares[mine][1:]))
+            mine -= 1
+        else:
+            mine = -1  # the workers have taken the rest
+            wait(made.values(), return_when=FIRST_COMPLETED)
+
+
+def sweep_folders(temporary: str) -> None:
+    """Remove the workers' folders that loads killed with SIGKILL left in `temporary`: those
+    whose process is gone (one per kill, each as large as the vault's index)."""
+    for path in glob.glob(os.path.join(glob.escape(temporary), f"{FOLDER_PREFIX}*-*")):
+        pid = os.path.basename(path)[len(FOLDER_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: alive
+        return True
+    return True
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _claims = _folder = None  # in a worker: the shares' claims and where to leave a share, inherited
 
 
-def _inherit(claims, folder: str) -> None:
+def _inherit(claims, folder: str, parent: int) -> None:
+    """A worker's start. A Ctrl-C reaches every process of the terminal's group: the forking
+    process alone decides what it stops. And a worker dies with that process, however it
+    dies: a worker whose parent is gone waits on the pool's queue forever."""
     global _claims, _folder
     _claims, _folder = claims, folder
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not `serve`'s, which the fork copied: terminate() ends it
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: no parent-death signal
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # it died before the signal was asked for
+        os._exit(1)
 
 
 def _claim(claims, k: int) -> bool:
