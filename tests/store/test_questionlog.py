@@ -242,6 +242,29 @@ def test_write_failure_after_open_turns_the_log_off(tmp_path, caplog):
     assert [r[2] for r in rows(db, "questions")] == ["avant"]
 
 
+def test_a_full_disk_drops_questions_until_there_is_room_again(tmp_path, caplog):
+    """A disk full for a minute turned the log off until the daemon restarted: every later
+    question was lost, though the disk had room again."""
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock())
+    log.record("avant", result(("a", 5.0, ("bm25",))))
+    pages = log._conn.execute("PRAGMA page_count").fetchone()[0]
+    log._conn.execute(f"PRAGMA max_page_count={pages}")  # SQLite's own "database or disk is full"
+    with caplog.at_level(logging.INFO, logger="grasbot.questionlog"):
+        for i in range(20):
+            log.record(f"pendant {i} " + "mot " * 500, result(("a", 5.0, ("bm25",))))
+        assert log.enabled
+        log._conn.execute("PRAGMA max_page_count=1000000")  # room again
+        log.record("après", result(("a", 5.0, ("bm25",))))
+        log.record("encore après", result(("a", 5.0, ("bm25",))))
+    logged = [r[2] for r in rows(db, "questions")]
+    assert logged[0] == "avant" and logged[-2:] == ["après", "encore après"] and len(logged) < 22
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "grasbot.questionlog"]
+    assert len(said) == 2
+    assert said[0][0] == "WARNING" and "full" in said[0][1] and "until there is room" in said[0][1]
+    assert said[1][0] == "INFO" and "logged again" in said[1][1]
+
+
 def test_a_busy_file_drops_one_question_but_keeps_logging(tmp_path):
     db = tmp_path / "q.sqlite3"
     log = QuestionLog(db, clock=Clock())

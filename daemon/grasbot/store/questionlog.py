@@ -8,9 +8,9 @@ tables have no column that could hold them, and `tests/store/test_questionlog.py
 schema to keep it that way. Rows older than `retention_days` are deleted on open and then
 at most once a day.
 
-Logging is a side job: a log that cannot be written warns once and turns itself off, and
-neither `submit` nor `record` ever raises, so a full disk or a read-only home never breaks an
-answer.
+Logging is a side job: a log that cannot be written warns once and turns itself off (a full
+disk only drops questions until there is room), and neither `submit` nor `record` ever raises,
+so a full disk or a read-only home never breaks an answer.
 
 `grasbot log` opens the file read-only (`read_only=True`): it never creates, purges or
 locks it for writing, so it reads a log in a folder it cannot write (another user's daemon's,
@@ -187,6 +187,11 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
+def _full(exc: sqlite3.OperationalError) -> bool:
+    """Whether the disk (or the file's limit) has no room: often for a while only."""
+    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in str(exc)
+
+
 def _insert_rows(conn: sqlite3.Connection, into: str, rows: list[tuple]) -> None:
     """`rows` in a few statements of up to ROWS_PER_STATEMENT rows each. sqlite3 lets the GIL
     go for every step of SQLite, and `executemany` makes one step a row: taking the GIL back
@@ -234,6 +239,7 @@ class QuestionLog:
         self._last_purge: datetime | None = None
         self.failure: str | None = None  # why the log was turned off (said once), for `grasbot log` to say
         self._file: tuple[int, int] | None = None  # the file the connection writes (device, inode)
+        self._full = False  # the last write found the disk full (said once, and when it ends)
         if self.path is not None:
             try:
                 self._conn = self._open(self.path)
@@ -387,6 +393,9 @@ class QuestionLog:
         try:
             self._follow_the_file()
             self._insert(batch)
+            if self._full:
+                self._full = False
+                logger.info("question log %s: there is room again, questions are logged again", self.path)
             newest = max(entry.at for entry in batch)
             if self._last_purge is None or newest - self._last_purge >= PURGE_EVERY:
                 self._purge(newest)
@@ -394,6 +403,14 @@ class QuestionLog:
             if _busy(exc):
                 # another process held the file longer than BUSY_TIMEOUT_MS: drop this batch
                 logger.debug("question log %s: busy, %d question(s) not logged", self.path, len(batch))
+            elif _full(exc):
+                # a full disk is often freed soon: turned off, the log lost every later
+                # question until a restart; now this batch is dropped and the next one tried
+                if not self._full:
+                    self._full = True
+                    logger.warning("question log %s: %s; questions are not logged until there is room", self.path, exc)
+                else:
+                    logger.debug("question log %s: still full, %d question(s) not logged", self.path, len(batch))
             else:
                 self._give_up("cannot write", exc)
         except (sqlite3.Error, OSError, ValueError) as exc:
