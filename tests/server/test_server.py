@@ -489,6 +489,32 @@ def test_serve_stops_on_sigint(note_writer):
         _stop(proc)
 
 
+def test_serve_reloads_the_vault_on_sighup(note_writer):
+    """SIGHUP (`systemctl reload`, a logrotate script's `kill -HUP`) ended the daemon, and
+    systemd restarts no service that SIGHUP ended: now it reads the vault again, as the
+    owner's reload does, and a reload that fails leaves the previous vault serving."""
+    note_writer("un.md", "title: Un\nvisibility: public", "Le jardin.")
+    proc = serve_process("--port", "0", "--vault", str(note_writer.root))
+    try:
+        url = proc.stdout.readline().split()[3]
+        note_writer("deux.md", "title: Deux\nvisibility: public", "Les ruches du verger.")
+        proc.send_signal(signal.SIGHUP)
+        said = next((line for line in iter(proc.stderr.readline, "") if "SIGHUP: vault" in line), "")  # "": the daemon ended
+        assert "SIGHUP: vault reloaded: 2 notes (1 added, 0 changed, 0 removed, 0 not loaded)" in said
+        with urllib.request.urlopen(f"{url}/health", timeout=10) as resp:
+            assert json.load(resp)["vault_size"] == 2
+        note_writer.root.rename(note_writer.root.with_name("ailleurs"))
+        proc.send_signal(signal.SIGHUP)
+        said = next((line for line in iter(proc.stderr.readline, "") if "SIGHUP: the vault" in line), "")
+        assert "the vault was not reloaded, the previous one keeps serving: vault folder not found" in said
+        with urllib.request.urlopen(f"{url}/health", timeout=10) as resp:
+            assert json.load(resp)["vault_size"] == 2
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
+    finally:
+        _stop(proc)
+
+
 def test_serve_port_taken_exits_2(note_writer, tmp_path):
     note_writer("un.md", "title: Un\nvisibility: public", "Le jardin.")
     cache = tmp_path / "cache"

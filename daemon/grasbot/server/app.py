@@ -29,7 +29,7 @@ from ..answer.llm import load_ollama
 from ..store.questionlog import QuestionLog, note_the_vault, say_logs_of_vaults_gone
 from .auth import resolve_owner_token
 from .handlers import PAGE_HEADERS, STATIC_DIR, handle_ask, handle_ask_stream, handle_health, handle_reload, handle_rpc, rpc_expect, static_file
-from .methods import RPC_METHODS
+from .methods import RPC_METHODS, reload_reason, reload_vault
 from .middleware import CORS_ALLOWED, AccessLogger, access_log, cors_headers, cors_preflight, errors_as_json, nosniff
 from .ratelimit import RateLimiter, TrustedProxies
 from .rpc import RpcDispatcher
@@ -142,7 +142,8 @@ def _url_host(host: str) -> str:
 
 
 async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: asyncio.Event | None = None) -> int:
-    """Serve until `stop` is set (by default: until SIGINT or SIGTERM). Once listening, a worker
+    """Serve until `stop` is set (by default: until SIGINT or SIGTERM; SIGHUP reloads the
+    vault, as daemons do: see `_reload_on_hangup`). Once listening, a worker
     thread loads what serving could do without (the ollama package, then the index cache the
     start left to write); it is waited for before returning. A start that cannot listen
     still writes that cache, then returns 2."""
@@ -163,6 +164,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    loop.add_signal_handler(signal.SIGHUP, lambda: _track(app, asyncio.create_task(_reload_on_hangup(app))))
     port = runner.addresses[0][1]
     snapshot = app[BOT].snapshot
     print(
@@ -173,7 +175,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
     try:
         await stop.wait()
     finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.remove_signal_handler(signum)
         log.info("stopping")
         app[STOPPING].set()
@@ -187,6 +189,33 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
         await stopped
         await deferred  # a cache half written is no cache: the next start would parse it all
     return 0
+
+
+def _track(app: web.Application, task: asyncio.Task) -> None:
+    """A task the stop waits for (then cancels) as it does a request's."""
+    app[IN_FLIGHT].add(task)
+    task.add_done_callback(app[IN_FLIGHT].discard)
+
+
+async def _reload_on_hangup(app: web.Application) -> None:
+    """SIGHUP reads the vault again, as the owner's reload does (`systemctl reload`, a
+    logrotate script's `kill -HUP`). By default it ended the daemon, and systemd restarts no
+    service that SIGHUP ended: a stray hangup took the site's answers down until someone
+    noticed. A daemon started in a terminal that closes goes on serving, as nginx does."""
+    log.info("SIGHUP: reloading the vault")
+    try:
+        report = await reload_vault(app)
+    except Exception as exc:  # noqa: BLE001 - said as the owner's reload says it; nobody else to tell
+        log.warning("SIGHUP: the vault was not reloaded, the previous one keeps serving: %s", reload_reason(exc))
+        return
+    log.info(
+        "SIGHUP: vault reloaded: %d notes (%d added, %d changed, %d removed, %d not loaded)",
+        report.vault_size,
+        report.added,
+        report.changed,
+        report.removed,
+        len(report.errors),
+    )
 
 
 async def _no_icon(request: web.Request) -> web.Response:
@@ -262,8 +291,11 @@ def serve(settings: Settings) -> int:
     started = time.perf_counter()
     # A stop while the vault loads ends it as a Ctrl-C does, so that what the load made (the
     # workers of a parallel load, their folder) is cleaned up; by default SIGTERM killed this
-    # process alone, and a process run as a container's PID 1 ignored it.
-    on_term = signal.signal(signal.SIGTERM, signal.default_int_handler) if threading.current_thread() is threading.main_thread() else None
+    # process alone, and a process run as a container's PID 1 ignored it. A reload asked
+    # meanwhile (SIGHUP) is the load itself.
+    main = threading.current_thread() is threading.main_thread()
+    on_term = signal.signal(signal.SIGTERM, signal.default_int_handler) if main else None
+    on_hangup = signal.signal(signal.SIGHUP, signal.SIG_IGN) if main else None
     try:
         # Before the event loop and its threads: a large vault then loads on every core
         # (store.parallel forks only a process that runs no other thread).
@@ -275,8 +307,9 @@ def serve(settings: Settings) -> int:
         print("grasbot: stopped while loading the vault", file=sys.stderr, flush=True)
         return 0
     finally:
-        if on_term is not None:
+        if main:
             signal.signal(signal.SIGTERM, on_term)
+            signal.signal(signal.SIGHUP, on_hangup)
     log.info("vault loaded in %.2f s", time.perf_counter() - started)
     _say_what_was_not_loaded(bot)
     try:
