@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ._config import Settings
-from ._exceptions import EmbeddingError, LLMError, LLMFailed, QueryError
+from ._exceptions import EmbeddingError, LLMError, LLMFailed, QueryError, VaultError
 from ._version import __version__
 from .answer.admission import Admission, Busy, Position, SearchLane
 from .answer.fallback import extractive_answer
@@ -686,6 +686,13 @@ class GrasBot:
         with self._reload_lock:
             old = self._snapshot
             new = build_snapshot(self.settings, old, scanned=scanned)
+            if old.vault.notes and not new.vault.notes and not new.vault.errors:
+                # a drive not mounted, a sync that emptied the folder: a site that answered
+                # from N notes would answer from none, and say nothing
+                raise VaultError(
+                    f"{self.settings.vault_dir} holds no note now (it held {len(old.vault.notes)}): is its drive mounted? "
+                    "The previous vault keeps serving; restart the daemon to serve an empty one"
+                )
             # a few edited notes: embedded before the swap, so meaning never drops out; a
             # backend that failed before is tried again (the worker's, when there are many)
             self._embed_error = None

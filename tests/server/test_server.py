@@ -489,6 +489,21 @@ def test_serve_stops_on_sigint(note_writer):
         _stop(proc)
 
 
+async def test_a_reload_that_finds_the_vault_folder_empty_keeps_the_previous_vault(start_daemon, note_writer):
+    """A mount point whose drive is gone is an empty folder: the reload said « 0 notes, 2
+    removed » and the site answered from nothing, with no warning."""
+    note_writer("a.md", "visibility: public", "Les abeilles du rucher.")
+    note_writer("b.md", "visibility: public", "La lavande du jardin.")
+    client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
+    for path in note_writer.root.glob("*.md"):
+        path.unlink()
+    reply = await rpc(client, "reload", {}, headers=OWNER)
+    assert reply["error"]["code"] == -32004  # VAULT_RELOAD_FAILED
+    assert reply["error"]["data"].endswith("holds no note now (it held 2): is its drive mounted? The previous vault keeps serving; restart the daemon to serve an empty one")
+    found = await rpc_result(client, "search", {"q": "abeilles"})
+    assert [s["slug"] for s in found["results"]][:1] == ["a"]
+
+
 def test_serve_reloads_the_vault_on_sighup(note_writer):
     """SIGHUP (`systemctl reload`, a logrotate script's `kill -HUP`) ended the daemon, and
     systemd restarts no service that SIGHUP ended: now it reads the vault again, as the
