@@ -338,3 +338,35 @@ def test_an_abbreviation_chooses_the_passage_that_spells_it_out(note_writer, mon
     assert chosen() == {"Sauvegardes"}
     monkeypatch.setattr(scoring, "ABBREVIATION_MIN", 99)
     assert chosen() == set()  # by the word as written no passage matches: only the note's opening goes
+
+
+def test_a_long_question_reads_a_courses_cuts_by_its_terms_not_each_cut_for_each_term(garden, monkeypatch):
+    # A visitor's 500 characters (and a conversation's 4,000) read each cut of a long course
+    # for each of their terms: 1.3 M reads, 150 ms an answer. Term by term, a question reads
+    # only the cuts that hold its terms, and chooses the passages it chose.
+    from grasbot.answer import passages as passages_module
+
+    reads = []
+
+    class Counted(dict):
+        def get(self, *args):
+            reads.append(args[0])
+            return super().get(*args)
+
+    counted = passages_module.body_counts
+    monkeypatch.setattr(passages_module, "body_counts", lambda text: Counted(counted(text)))
+    bot = garden_bot(garden)
+    index = bot.snapshot.index("visitor")
+    source = [("cours/Jardinage.md", None)]
+    choose_passages("greffe", source, index, budget=3_000)  # the course's cuts are counted once, at its first question
+    reads.clear()
+    question = " ".join(f"{subject} {words}" for subject, words in SUBJECTS)[:500]
+    chosen = choose_passages(question, source, index, budget=3_000)
+    assert reads == []  # was every cut × the question's 50 terms
+    course = "Cours de jardinage"
+    assert [(p.heading[1:], p.score) for p in chosen] == [  # what each cut read for each term chose
+        (("Chapitre 2 — Arrosage",), 9.8525),
+        *((("Chapitre 2 — Arrosage", f"2.{s} Pratique {s} : arrosage"), 10.0508) for s in range(3)),
+        (("Chapitre 10 — Ravageurs", "10.9 Le bon moment pour ravageurs"), 10.6366),
+    ]
+    assert {p.heading[0] for p in chosen} == {course}

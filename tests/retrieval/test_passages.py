@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from grasbot.retrieval.index import PASSAGE, passages_of
 from support.bots import make_bot
 
@@ -83,3 +85,45 @@ def test_a_link_across_a_blank_line_is_sent_whole_to_a_visitor(note_writer):
     texts = [p.text for p in result.context if p.path == "pub/rucher.md"]
     assert any("hippocampes" in t for t in texts) and any("mandragores" in t for t in texts)
     assert not any("Zorglub" in t or "prive" in t or "](" in t for t in texts), texts
+
+
+class _ReadCounts(dict):
+    """A passage's stem counts that count how often a question reads them."""
+
+    reads = 0
+
+    def get(self, *args):
+        _ReadCounts.reads += 1
+        return super().get(*args)
+
+    def __getitem__(self, key):
+        _ReadCounts.reads += 1
+        return super().__getitem__(key)
+
+
+def test_a_long_question_reads_a_long_notes_passages_by_its_terms_not_each_passage_for_each_term(note_writer, monkeypatch):
+    # A visitor's 500 characters of common words (60 terms) read each of a 1 MB course's
+    # passages for each term: 150 ms a question. Scored term by term, a question reads only
+    # the passages holding its terms, and scores each as the passage-by-passage sum did.
+    from grasbot.retrieval import index as index_module
+
+    words = [f"terme{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(60)]
+    body = " ".join(f"{words[i % 60]} {words[(i * 7) % 60]} arrosage{i % 13}" for i in range(80 * PASSAGE // 3))
+    note_writer("Cours.md", "visibility: public", body)
+    note_writer("Court.md", "visibility: public", "arrosage1 " + " ".join(words[:3]))
+    made = index_module.passages_of
+    monkeypatch.setattr(index_module, "passages_of", lambda *a: [_ReadCounts(c) for c in made(*a)])
+    bot = make_bot(note_writer.root)
+    index = bot.snapshot.index("visitor")
+    index.bm25({"arrosage1"})  # the course's passages are read once, when it first scores
+    _ReadCounts.reads = 0
+    question = {index_module.tokens(w)[0] for w in words}
+    scores = index.bm25(question)
+    assert _ReadCounts.reads == 0  # was 80 passages × 60 terms
+    idf = {t: index.idf(t) for t in question}
+    passages = made(bot.snapshot.vault.notes["Cours.md"])
+    avg = index.avg_length()
+    expected = max(
+        sum(idf[t] * c[t] * (index_module.K1 + 1.0) / (c[t] + index_module._length_norm(sum(c.values()), avg)) for t in idf if t in c) for c in passages
+    )
+    assert len(passages) >= 80 and expected > 0 and scores["Cours.md"] == pytest.approx(expected, rel=1e-12)

@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from .._config import ANCHOR_FORMS
 from ..retrieval.analysis import body_counts, slugify, tokens
-from ..retrieval.index import K1, B, Index, indexable_text
+from ..retrieval.index import K1, B, Index, Inverted, bm25_each, indexable_text, inverted
 from ..retrieval.scoring import read_as
 from ..retrieval.search import earlier_questions
 from ..retrieval.sections import Sections, heading_path
@@ -110,15 +110,8 @@ def choose_passages(
             if value > 0:
                 scored.append((value, rank, 0, path))
             continue
-        values = []
-        for counts, length in _cut_counts(index, path):
-            norm = K1 * (1.0 - B + B * length / avg)
-            value = 0.0
-            for term, weight in terms.items():
-                tf = counts.get(term)
-                if tf:
-                    value += weight * tf * (K1 + 1.0) / (tf + norm)
-            values.append(value)
+        postings, lengths = _cut_counts(index, path)
+        values = bm25_each(postings, [K1 * (1.0 - B + B * length / avg) for length in lengths], terms)
         cosines = meaning(path) if meaning is not None else None
         if cosines is not None and len(cosines) == len(values):
             values = _with_meaning(values, cosines)
@@ -174,10 +167,11 @@ def _with_meaning(values: Sequence[float], cosines: Sequence[float]) -> list[flo
     return np.where(z >= MEANING_MIN_Z, words + MEANING_WEIGHT * unit * z, words).tolist()
 
 
-def _cut_counts(index: Index, path: str) -> list[tuple[Mapping[str, int], int]]:
-    """Each cut's stems (with the note's title and the cut's heading path) and its length, for
-    a note cut in several: made when the note is first a source, and kept with the index (at
-    most _CUTS_KEPT cuts, then all forgotten at once)."""
+def _cut_counts(index: Index, path: str) -> tuple[Inverted, list[int]]:
+    """Each cut's stems (with the note's title and the cut's heading path), inverted
+    (`index.inverted`), and each cut's length, for a note cut in several: made when the note
+    is first a source, and kept with the index (at most _CUTS_KEPT cuts, then all forgotten
+    at once)."""
     sections = index.analyses[path].sections
     memo = index.derived(_COUNTS, dict)
     found = memo.get(path)
@@ -189,12 +183,11 @@ def _cut_counts(index: Index, path: str) -> list[tuple[Mapping[str, int], int]]:
         kept[0] += len(sections[1])
         note = index.notes[path]
         body = note.body
-        found = []
+        every = []
         for cut in sections[1]:
             head = " ".join((note.title, *heading_path(sections, cut)))
-            counts = body_counts(indexable_text(f"{head}\n{index.boilerplate.strip(body[cut[0] : cut[1]])}", path))
-            found.append((counts, sum(counts.values())))
-        memo[path] = found
+            every.append(body_counts(indexable_text(f"{head}\n{index.boilerplate.strip(body[cut[0] : cut[1]])}", path)))
+        found = memo[path] = (inverted(every), [sum(counts.values()) for counts in every])
     return found
 
 

@@ -75,6 +75,31 @@ def _length_norm(length: int, avg: float) -> float:
     return K1 * (1.0 - B + B * length / avg)
 
 
+Inverted = dict[str, list[tuple[int, int]]]
+
+
+def inverted(counts: Iterable[Mapping[str, int]]) -> Inverted:
+    """{term: [(text number, its count in that text)]} of several texts' stem counts (a long
+    note's passages or cuts): `bm25_each` then reads only the texts that hold a question's
+    terms, not every text for every term (a 500-character question of common words, 60
+    terms, read 1.3 M counts through a long course's cuts: 150 ms a question)."""
+    out: Inverted = {}
+    for number, found in enumerate(counts):
+        for term, tf in found.items():
+            out.setdefault(term, []).append((number, tf))
+    return out
+
+
+def bm25_each(postings: Inverted, norms: Sequence[float], weights: Mapping[str, float]) -> list[float]:
+    """Each text's BM25 for `weights` ({term: its weight}), texts normalised by `norms`: each
+    text's terms summed in the order of `weights`, as a text-at-a-time loop sums them."""
+    values = [0.0] * len(norms)
+    for term, weight in weights.items():
+        for number, tf in postings.get(term, ()):
+            values[number] += weight * tf * (K1 + 1.0) / (tf + norms[number])
+    return values
+
+
 @dataclass(frozen=True)
 class NoteAnalysis:
     """A note's fields as stems. Depends on the note alone, never on the rest of the vault."""
@@ -378,18 +403,12 @@ class Index:
         """The best BM25 of the note's passages for the terms of `idf` (term -> its idf)."""
         cache = self._memo.setdefault(_PASSAGES, {})
         passages = cache.get(path)
-        if passages is None:  # each passage's counts and length normalisation, made once
+        if passages is None:  # the passages' counts, inverted, and their length normalisations, made once
             avg = self._avg_passage()
-            passages = cache[path] = [(counts, _length_norm(sum(counts.values()), avg)) for counts in passages_of(self.notes[path], self.boilerplate)]
-        best = 0.0
-        for counts, norm in passages:
-            value = 0.0
-            for term, term_idf in idf.items():
-                tf = counts.get(term)
-                if tf:
-                    value += term_idf * tf * (K1 + 1.0) / (tf + norm)
-            best = max(best, value)
-        return best
+            every = passages_of(self.notes[path], self.boilerplate)
+            passages = cache[path] = (inverted(every), [_length_norm(sum(counts.values()), avg) for counts in every])
+        postings, norms = passages
+        return max(bm25_each(postings, norms, idf), default=0.0)
 
     def _norms(self) -> list[dict[str, float]]:
         """Each body part's {path: BM25's length normalisation}: made once, not once a posting."""
