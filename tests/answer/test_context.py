@@ -12,7 +12,7 @@ import pytest
 from grasbot._config import Settings
 from grasbot._engine import build_snapshot
 from grasbot.answer.fallback import extractive_answer
-from grasbot.answer.passages import CUT_MARK, anchor_of, choose_passages
+from grasbot.answer.passages import CUT_MARK, anchor_of, choose_passages, unique_anchors
 from grasbot.answer.prompt import build_prompt
 from grasbot.retrieval.sections import WHOLE_NOTE, cut_note
 from support.bots import BUNDLED_VAULT, make_bot
@@ -223,6 +223,56 @@ def test_a_github_anchor_drops_a_no_break_space_and_keeps_an_nfd_accent(note_wri
     for word, anchor, heading in cases:
         found = [p for p in choose_passages(word, [("recettes.md", "/r")], index, budget=2_000, anchors="github") if word in p.text]
         assert found and (found[0].anchor, found[0].heading) == (anchor, (heading,))
+
+
+@pytest.mark.parametrize(
+    "heading, expected",
+    [
+        # github-slugger's own fixtures (test/fixtures.json)
+        ("😄 unicode emoji", "-unicode-emoji"),
+        ("I ♥ unicode", "i--unicode"),
+        ("en–dash", "endash"),
+        ("apostrophe’s should be trimmed", "apostrophes-should-be-trimmed"),
+        ("exchange.bind_headers(exchange, routing [, bindCallback])", "exchangebind_headersexchange-routing--bindcallback"),
+        # its rule (script/generate-regex.mjs) on French headings: marks are kept, the emoji's
+        # variation selector too; other numbers (², ₂) are stripped; Alphabetic symbols kept
+        ("⚠️ Attention", "\ufe0f-attention"),
+        ("Cre\u0300me bru\u0302le\u0301e", "cre\u0300me-bru\u0302le\u0301e"),
+        ("Surface en m² et CO₂", "surface-en-m-et-co"),
+        ("« Citation » : l’été", "-citation---lété"),
+        ("Plan Ⓐ", "plan-ⓐ"),
+    ],
+)
+def test_github_anchors_follow_github_slugger(heading, expected):
+    """GitHub and Quartz (rehype-slug) make a heading's id with github-slugger: lower case,
+    then every character of the categories its generate-regex.mjs strips is dropped
+    (Other_Number, punctuation but `-` and Connector_Punctuation, Symbol, Separator but the
+    space, Control, Format, Private_Use, Unassigned; Alphabetic code points kept), and each
+    space becomes a hyphen."""
+    assert anchor_of(heading, "github") == expected
+
+
+def test_repeated_anchors_are_numbered_as_github_slugger_numbers_them():
+    """github-slugger's fixtures (Repetition, More repetition): a slug already given gets the
+    first -N not yet given, a heading that reads « echo 1 » included."""
+    assert unique_anchors(["echo", "echo", "echo-1", "echo-1", "echo"], "github") == ["echo", "echo-1", "echo-1-1", "echo-1-2", "echo-2"]
+    assert unique_anchors(["foxtrot-1", "foxtrot", "foxtrot"], "github") == ["foxtrot-1", "foxtrot", "foxtrot-2"]
+    assert unique_anchors(["recette", "recette"], "text") == ["recette", "recette"]  # Obsidian Publish: the first of that text
+
+
+@pytest.mark.parametrize("form, expected", [("slug", "recette-2"), ("github", "recette-2")])
+def test_a_repeated_heading_after_a_numbered_one_links_to_itself(note_writer, form, expected):
+    """« Recette », « Recette 1 », « Recette »: the site's ids are recette, recette-1,
+    recette-2 (github-slugger's and Hugo's numbering skip an id already given); the third
+    heading's passage linked to recette-1, the second heading's section."""
+    sections = [("Recette", "pommes"), ("Recette 1", "poires"), ("Recette", "prunes")]
+    body = "\n\n".join(f"## {heading}\n\nLa recette parle de {word}. " + ("Du texte. " * 400) for heading, word in sections)
+    note_writer("recettes.md", "title: Recettes\ntype: projet\nvisibility: public", body)
+    index = make_bot(note_writer.root, anchors=form).snapshot.index("visitor")
+    passages = choose_passages("prunes", [("recettes.md", "/portfolio/recettes")], index, budget=2_000, anchors=form)
+    found = [p for p in passages if "prunes" in p.text]
+    assert found and found[0].anchor == expected
+    assert found[0].url == f"/portfolio/recettes#{expected}"
 
 
 def test_a_bad_anchor_setting_is_a_clear_error():

@@ -267,8 +267,8 @@ def _plain(heading: str) -> str:
 
 
 def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str) -> str | None:
-    """The heading's anchor as the site makes it (`form`), with GitHub's -1, -2 … for a
-    heading whose anchor an earlier one of the note already has."""
+    """The heading's anchor as the site makes it (`form`), made unique in the note as
+    github-slugger does (`unique_anchors`)."""
     if form == "none":
         return None
     memo = index.derived(_ANCHORS, dict)
@@ -277,27 +277,56 @@ def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str
     if found is None:
         if len(memo) >= _ANCHORS_KEPT:
             memo.clear()
-        seen: dict[str, int] = {}
-        found = []
-        for _, text in sections[0]:
-            base = anchor_of(_plain(index.readable_text(text, path)), form)
-            n = seen.get(base, 0)
-            seen[base] = n + 1
-            found.append(f"{base}-{n}" if n and form != "text" else base)
+        found = unique_anchors([anchor_of(_plain(index.readable_text(text, path)), form) for _, text in sections[0]], form)
         memo[key] = found
     return found[heading] or None
 
 
 def anchor_of(heading: str, form: str) -> str:
-    """`slug`: ASCII, lower case, hyphens (« Tarte aux pommes » → tarte-aux-pommes);
-    `github`: lower case, accents kept (a Mac's NFD ones too), punctuation and no-break spaces
-    dropped, spaces as hyphens (GitHub, markdown-it-anchor); `text`: the heading as written,
-    percent-encoded (Obsidian)."""
+    """`slug`: ASCII, lower case, hyphens (« Tarte aux pommes » → tarte-aux-pommes), the note
+    slugs' own rule; `github`: github-slugger's (GitHub, Quartz's rehype-slug): lower case, then
+    only letters, marks, decimal and letter numbers, connector punctuation (`_`), `-` and
+    spaces are kept, each space a hyphen; `text`: the heading as written, percent-encoded
+    (Obsidian Publish)."""
     if form == "slug":
         return slugify(heading)
     if form == "github":
-        kept = "".join(c for c in heading.lower() if c in " -_" or unicodedata.category(c)[0] in "LMN")
-        return kept.replace(" ", "-")
+        return "".join(c for c in heading.lower() if _github_keeps(c)).replace(" ", "-")
     if form == "text":
         return quote(heading, safe="")
     raise ValueError(f"anchors: must be one of {', '.join(ANCHOR_FORMS)}, not {form!r}")
+
+
+# github-slugger strips the categories its script/generate-regex.mjs lists (other numbers,
+# punctuation but `-` and connectors, symbols, separators but the space, controls, formats,
+# private use, unassigned) except the Alphabetic code points among them: the circled and
+# squared Latin letters, symbols that Unicode counts as letters (Ⓐ, 🅰).
+_ALPHABETIC_SYMBOLS = ((0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189))
+
+
+def _github_keeps(c: str) -> bool:
+    if c in " -":
+        return True
+    category = unicodedata.category(c)
+    if category[0] in "LM" or category in ("Nd", "Nl", "Pc"):
+        return True
+    return category == "So" and any(low <= ord(c) <= high for low, high in _ALPHABETIC_SYMBOLS)
+
+
+def unique_anchors(anchors: Sequence[str], form: str) -> list[str]:
+    """Each heading's anchor unique in its note, as github-slugger's `slug()` makes it (Hugo's
+    goldmark alike): an anchor already given gets the first of -1, -2 … not yet given, so
+    « Recette », « Recette 1 », « Recette » are recette, recette-1, recette-2. `text` is left
+    alone: Obsidian Publish links a heading by its text, the first of that text."""
+    if form == "text":
+        return list(anchors)
+    taken: dict[str, int] = {}
+    unique = []
+    for base in anchors:
+        anchor = base
+        while anchor in taken:
+            taken[base] += 1
+            anchor = f"{base}-{taken[base]}"
+        taken[anchor] = 0
+        unique.append(anchor)
+    return unique
