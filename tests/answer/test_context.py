@@ -420,3 +420,25 @@ def test_a_long_question_reads_a_courses_cuts_by_its_terms_not_each_cut_for_each
         (("Chapitre 10 — Ravageurs", "10.9 Le bon moment pour ravageurs"), 10.6366),
     ]
     assert {p.heading[0] for p in chosen} == {course}
+
+
+@pytest.mark.parametrize(
+    "heading, expected",
+    [
+        ("La méthode `__init__`", "la-méthode-__init__"),
+        ("Le _vrai_ sens", "le-vrai-sens"),
+        ("Une variable snake_case", "une-variable-snake_case"),
+        ("Voir **la [documentation](https://example.org/doc)**", "voir-la-documentation"),
+    ],
+)
+def test_a_headings_anchor_is_made_from_its_text_as_the_site_renders_it(note_writer, heading, expected):
+    """rehype-slug (Quartz) and GitHub slug the heading element's text: a code span's content
+    as written, emphasis (`_x_`, CommonMark's underscore at a word's edge) and a link's
+    destination gone. `__init__` lost its underscores and `_vrai_` kept its own."""
+    sections = [("Introduction", "pommes"), (heading, "prunes")]
+    body = "\n\n".join(f"## {title}\n\nLa recette parle de {word}. " + ("Du texte. " * 400) for title, word in sections)
+    note_writer("recettes.md", "title: Recettes\ntype: projet\nvisibility: public", body)
+    index = make_bot(note_writer.root, anchors="github").snapshot.index("visitor")
+    passages = choose_passages("prunes", [("recettes.md", "/portfolio/recettes")], index, budget=2_000, anchors="github")
+    found = [p for p in passages if "prunes" in p.text]
+    assert found and found[0].anchor == expected

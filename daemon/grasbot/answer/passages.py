@@ -45,7 +45,10 @@ _ANCHORS = object()  # ... {(path, form): each heading's anchor}
 _COUNTS_SIZE = object()  # ... [how many cuts _COUNTS holds]
 _CUTS_KEPT = 10_000  # long notes' cuts whose counts an index keeps (about 25 MB), then forgets all at once
 _ANCHORS_KEPT = 512  # notes whose anchors an index keeps
-_MARKS = re.compile(r"\*\*|__|[*`]|\[([^\]]*)\]\([^)]*\)")
+# A heading as a site's renderer reads it: a code span's text as written (`__init__`), emphasis
+# marks dropped (an underscore only at a word's edge, as CommonMark reads it: snake_case stays),
+# a link as its text.
+_MARKS = re.compile(r"(`+)(.+?)\1|\*\*|(?<!\w)__|__(?!\w)|(?<!\w)_(?=\S)|(?<=\S)_(?!\w)|\*|\[([^\]]*)\]\([^)]*\)")
 _BREAKING_SPACES = re.compile(r"[^\S\u00a0\u2007\u202f]+")  # a no-break space is part of a heading (« Qui suis-je ? »)
 
 
@@ -261,9 +264,9 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _plain(heading: str) -> str:
-    """A heading as read: emphasis and code marks dropped, a link as its text, its no-break
-    spaces kept (GitHub drops them from an anchor, as it does a space's neighbours)."""
-    return _BREAKING_SPACES.sub(" ", _MARKS.sub(lambda m: m.group(1) or "", heading)).strip()
+    """A heading as read: emphasis marks dropped, a code span's text as written, a link as its
+    text, its no-break spaces kept (GitHub drops them from an anchor, as it does a space's neighbours)."""
+    return _BREAKING_SPACES.sub(" ", _MARKS.sub(lambda m: m.group(2) if m.group(1) else m.group(3) or "", heading)).strip()
 
 
 def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str) -> str | None:
