@@ -442,3 +442,18 @@ def test_a_headings_anchor_is_made_from_its_text_as_the_site_renders_it(note_wri
     passages = choose_passages("prunes", [("recettes.md", "/portfolio/recettes")], index, budget=2_000, anchors="github")
     found = [p for p in passages if "prunes" in p.text]
     assert found and found[0].anchor == expected
+
+
+@pytest.mark.parametrize("form, expected", [("github", "exemple-1"), ("slug", "exemple-1"), ("text", "Exemple")])
+def test_a_heading_inside_a_callout_takes_its_id_before_a_later_one_of_the_same_text(note_writer, form, expected):
+    """rehype-slug (Quartz), GitHub and Hugo give every heading an id, one inside a callout
+    (a blockquote) too, and number the later ones of the same text past it: the section
+    « ## Exemple » after a callout's « > ## Exemple » is exemple-1, not exemple (the callout).
+    A line in a quoted code fence is no heading."""
+    callout = "> [!tip] Astuce\n> ## Exemple\n> Un exemple de semis.\n> ```bash\n> # Exemple\n> ```"
+    body = f"## Semis\n\n{callout}\n\n" + ("Du texte. " * 400) + "\n\n## Exemple\n\nLa recette parle de prunes. " + ("Du texte. " * 400)
+    note_writer("recettes.md", "title: Recettes\ntype: projet\nvisibility: public", body)
+    index = make_bot(note_writer.root, anchors=form).snapshot.index("visitor")
+    passages = choose_passages("prunes", [("recettes.md", "/portfolio/recettes")], index, budget=2_000, anchors=form)
+    found = [p for p in passages if "prunes" in p.text]
+    assert found and found[0].anchor == expected

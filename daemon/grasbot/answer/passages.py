@@ -26,7 +26,7 @@ from ..retrieval.analysis import body_counts, slugify, tokens
 from ..retrieval.index import K1, B, Index, Inverted, bm25_each, indexable_text, inverted
 from ..retrieval.scoring import read_as
 from ..retrieval.search import earlier_questions
-from ..retrieval.sections import Sections, heading_path
+from ..retrieval.sections import Sections, heading_path, site_headings
 from ..retrieval.vault import link_spans
 
 MIN_SHARE = 0.5  # a passage scoring less than half the best one gets only the room left (tuned: 0.3–0.5 alike)
@@ -280,7 +280,11 @@ def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str
     if found is None:
         if len(memo) >= _ANCHORS_KEPT:
             memo.clear()
-        found = unique_anchors([anchor_of(_plain(index.readable_text(text, path)), form) for _, text in sections[0]], form)
+        headings = site_headings(index.notes[path].body)  # a callout's headings take ids too
+        if sum(section for _, section in headings) != len(sections[0]):
+            headings = tuple((text, True) for _, text in sections[0])
+        ids = unique_anchors([anchor_of(_plain(index.readable_text(text, path)), form) for text, _ in headings], form)
+        found = [anchor for anchor, (_, section) in zip(ids, headings, strict=True) if section]
         memo[key] = found
     return found[heading] or None
 

@@ -87,6 +87,43 @@ def heading_path(sections: Sections, cut: Cut) -> tuple[str, ...]:
     return tuple(reversed(path))
 
 
+def site_headings(body: str) -> tuple[tuple[str, bool], ...]:
+    """Every heading a site's renderer gives an id, in order, as (text as written, whether it
+    starts one of `cut_note`'s sections): the section headings, and those inside a quote or a
+    callout (`> ## Exemple`), which no section starts but which take an id, and so the
+    number a later heading of the same text gets (`exemple-1`)."""
+    found: list[tuple[str, bool]] = []
+    for kind, start, end, _, text in _lines(body):
+        if kind == "heading":
+            found.append((text, True))
+        elif kind == "atomic" and ">" in body[start:end]:
+            found.extend((quoted, False) for quoted in _quoted_headings(body[start:end]))
+    return tuple(found)
+
+
+_QUOTE = re.compile(r" {0,3}(?:> ?)+")
+_FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def _quoted_headings(block: str) -> Iterator[str]:
+    """The ATX headings of a block's quoted lines, outside code fences (quoted or not)."""
+    fence = ""
+    for line in block.split("\n"):
+        quote = _QUOTE.match(line)
+        inner = line[quote.end() :] if quote else line
+        opening = _FENCE_LINE.match(inner)
+        if fence:
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) and not inner[opening.end() :].strip():
+                fence = ""
+            continue
+        if opening:
+            fence = opening.group(1)
+            continue
+        heading = _HEADING.match(inner) if quote and inner.lstrip(" ").startswith("#") else None
+        if heading:
+            yield (heading.group(2) or "").strip()
+
+
 # ---------------------------------------------------------------- reading the blocks
 
 
