@@ -74,7 +74,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--anchors",
         choices=ANCHOR_FORMS,
-        help="GRASBOT_ANCHORS: a heading's anchor as the site makes it (default slug: tarte-aux-pommes)",
+        help="GRASBOT_ANCHORS: a heading's anchor as the site makes it: github (Quartz, Jekyll), mkdocs, text (Obsidian Publish), slug (default), none",
     )
     parser.add_argument("--url-map", dest="url_map", metavar="TYPE=/PATH/{slug},…", help="GRASBOT_URL_MAP: a source's url from its type")
     parser.add_argument(

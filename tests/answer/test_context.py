@@ -278,7 +278,7 @@ def test_a_repeated_heading_after_a_numbered_one_links_to_itself(note_writer, fo
 def test_a_bad_anchor_setting_is_a_clear_error():
     from grasbot._exceptions import ConfigError
 
-    with pytest.raises(ConfigError, match="GRASBOT_ANCHORS must be one of slug, github, text, none, not 'kebab'"):
+    with pytest.raises(ConfigError, match="GRASBOT_ANCHORS must be one of slug, github, mkdocs, text, none, not 'kebab'"):
         Settings.load(env={"GRASBOT_ANCHORS": "kebab"})
 
 
@@ -457,3 +457,34 @@ def test_a_heading_inside_a_callout_takes_its_id_before_a_later_one_of_the_same_
     passages = choose_passages("prunes", [("recettes.md", "/portfolio/recettes")], index, budget=2_000, anchors=form)
     found = [p for p in passages if "prunes" in p.text]
     assert found and found[0].anchor == expected
+
+
+@pytest.mark.parametrize(
+    "heading, expected",
+    [
+        ("3.2 La crème brûlée à l’ancienne", "32-la-creme-brulee-a-lancienne"),
+        ("L'été : bilan", "lete-bilan"),
+        ("⚠️ Attention", "attention"),
+        ("Une variable snake_case", "une-variable-snake_case"),
+    ],
+)
+def test_mkdocs_anchors_follow_python_markdown(heading, expected):
+    """MkDocs makes heading ids with Python-Markdown's toc extension, `slugify(value, "-")`:
+    NFKD then ASCII only, `[^\\w\\s-]` removed, stripped, lower case, each run of `-` and
+    spaces one `-`. The `slug` form, an apostrophe or a dot a hyphen, matched none of them."""
+    assert anchor_of(heading, "mkdocs") == expected
+
+
+def test_repeated_mkdocs_anchors_are_numbered_as_python_markdown_numbers_them():
+    """toc's `unique(id, ids)`: while the id is taken or empty, `_1`, or its own `_N` plus one."""
+    assert unique_anchors(["header", "header", "header_1", ""], "mkdocs") == ["header", "header_1", "header_2", "_1"]
+
+
+def test_the_mkdocs_form_links_a_repeated_heading_to_its_own_id(note_writer):
+    sections = [("Recette", "pommes"), ("Recette", "prunes")]
+    body = "\n\n".join(f"## {heading}\n\nLa recette parle de {word}. " + ("Du texte. " * 400) for heading, word in sections)
+    note_writer("recettes.md", "title: Recettes\ntype: projet\nvisibility: public", body)
+    bot = make_bot(note_writer.root, anchors="mkdocs")
+    passages = choose_passages("prunes", [("recettes.md", "/portfolio/recettes")], bot.snapshot.index("visitor"), budget=2_000, anchors="mkdocs")
+    found = [p for p in passages if "prunes" in p.text]
+    assert found and found[0].url == "/portfolio/recettes#recette_1"

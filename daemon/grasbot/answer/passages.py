@@ -293,12 +293,16 @@ def anchor_of(heading: str, form: str) -> str:
     """`slug`: ASCII, lower case, hyphens (« Tarte aux pommes » → tarte-aux-pommes), the note
     slugs' own rule; `github`: github-slugger's (GitHub, Quartz's rehype-slug): lower case, then
     only letters, marks, decimal and letter numbers, connector punctuation (`_`), `-` and
-    spaces are kept, each space a hyphen; `text`: the heading as written, percent-encoded
-    (Obsidian Publish)."""
+    spaces are kept, each space a hyphen; `mkdocs`: Python-Markdown's toc (MkDocs): ASCII,
+    punctuation dropped, spaces and hyphens one hyphen (l’été → lete); `text`: the heading as
+    written, percent-encoded (Obsidian Publish)."""
     if form == "slug":
         return slugify(heading)
     if form == "github":
         return "".join(c for c in heading.lower() if _github_keeps(c)).replace(" ", "-")
+    if form == "mkdocs":  # Python-Markdown's toc.slugify: accents folded, other letters dropped
+        ascii_only = unicodedata.normalize("NFKD", heading).encode("ascii", "ignore").decode("ascii")
+        return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", ascii_only).strip().lower())
     if form == "text":
         return quote(heading, safe="")
     raise ValueError(f"anchors: must be one of {', '.join(ANCHOR_FORMS)}, not {form!r}")
@@ -323,10 +327,13 @@ def _github_keeps(c: str) -> bool:
 def unique_anchors(anchors: Sequence[str], form: str) -> list[str]:
     """Each heading's anchor unique in its note, as github-slugger's `slug()` makes it (Hugo's
     goldmark alike): an anchor already given gets the first of -1, -2 … not yet given, so
-    « Recette », « Recette 1 », « Recette » are recette, recette-1, recette-2. `text` is left
-    alone: Obsidian Publish links a heading by its text, the first of that text."""
+    « Recette », « Recette 1 », « Recette » are recette, recette-1, recette-2. `mkdocs`:
+    Python-Markdown's `_1`, `_2`; `text` is left alone: Obsidian Publish links a heading by its
+    text, the first of that text."""
     if form == "text":
         return list(anchors)
+    if form == "mkdocs":
+        return _python_markdown_unique(anchors)
     taken: dict[str, int] = {}
     unique = []
     for base in anchors:
@@ -335,5 +342,21 @@ def unique_anchors(anchors: Sequence[str], form: str) -> list[str]:
             taken[base] += 1
             anchor = f"{base}-{taken[base]}"
         taken[anchor] = 0
+        unique.append(anchor)
+    return unique
+
+
+_ID_COUNT = re.compile(r"^(.*)_([0-9]+)$")
+
+
+def _python_markdown_unique(anchors: Sequence[str]) -> list[str]:
+    """Python-Markdown toc's `unique`: an id taken, or empty, gets `_1`, or its own `_N` one up."""
+    taken: set[str] = set()
+    unique = []
+    for anchor in anchors:
+        while anchor in taken or not anchor:
+            counted = _ID_COUNT.match(anchor)
+            anchor = f"{counted.group(1)}_{int(counted.group(2)) + 1}" if counted else f"{anchor}_1"
+        taken.add(anchor)
         unique.append(anchor)
     return unique
