@@ -488,3 +488,14 @@ def test_the_mkdocs_form_links_a_repeated_heading_to_its_own_id(note_writer):
     passages = choose_passages("prunes", [("recettes.md", "/portfolio/recettes")], bot.snapshot.index("visitor"), budget=2_000, anchors="mkdocs")
     found = [p for p in passages if "prunes" in p.text]
     assert found and found[0].url == "/portfolio/recettes#recette_1"
+
+
+def test_a_url_that_holds_a_fragment_is_not_given_a_second_one(note_writer):
+    """A site routed by its fragment (GRASBOT_URL_MAP projet=/#/portfolio/{slug}) reads
+    everything after `#` as the page: /#/portfolio/recettes#recette named no page."""
+    body = "## Recette\n\nLa recette parle de prunes. " + ("Du texte. " * 900)
+    note_writer("recettes.md", "title: Recettes\ntype: projet\nvisibility: public", body)
+    index = make_bot(note_writer.root, anchors="github").snapshot.index("visitor")
+    passages = choose_passages("prunes", [("recettes.md", "/#/portfolio/recettes")], index, budget=2_000, anchors="github")
+    assert passages and passages[0].anchor == "recette"
+    assert passages[0].url == "/#/portfolio/recettes"

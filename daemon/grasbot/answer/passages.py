@@ -241,7 +241,7 @@ def _passages_of(index: Index, path: str, url: str | None, picked: Mapping[int, 
             title=index.readable_title(path),
             heading=tuple(_plain(index.readable_text(h, path)) for h in heading_path(sections, cuts[number])),
             anchor=anchor,
-            url=f"{url}#{anchor}" if url and anchor else url,
+            url=f"{url}#{anchor}" if url and anchor and "#" not in url else url,  # a url with a fragment (/#/portfolio/x) routes by it
             text=text,
             start=start,
             score=round(max(score, 0.0), 4),
