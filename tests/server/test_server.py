@@ -499,7 +499,9 @@ async def test_a_reload_that_finds_the_vault_folder_empty_keeps_the_previous_vau
         path.unlink()
     reply = await rpc(client, "reload", {}, headers=OWNER)
     assert reply["error"]["code"] == -32004  # VAULT_RELOAD_FAILED
-    assert reply["error"]["data"].endswith("holds no note now (it held 2): is its drive mounted? The previous vault keeps serving; restart the daemon to serve an empty one")
+    assert reply["error"]["data"].endswith(
+        "holds no note now (it held 2): is its drive mounted? The previous vault keeps serving; restart the daemon to serve an empty one"
+    )
     found = await rpc_result(client, "search", {"q": "abeilles"})
     assert [s["slug"] for s in found["results"]][:1] == ["a"]
 
