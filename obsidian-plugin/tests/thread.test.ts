@@ -96,6 +96,7 @@ interface SharedCase {
 const SHARED = JSON.parse(readFileSync(path.resolve(__dirname, "..", "..", "shared-protocol", "cases", "history.json"), "utf8")) as {
 	limits: { turns: number; turn_chars: number };
 	cases: SharedCase[];
+	refusals: { detail: string; limits: { turns: number; turn_chars: number } | null }[];
 };
 const text = (s: Text): string => (Array.isArray(s) ? s.map(text).join("") : typeof s === "string" ? s : s.repeat.repeat(s.times));
 
@@ -110,6 +111,16 @@ describe("historyFor: the shared cases (shared-protocol/cases/history.json)", ()
 			const exchanges = c.exchanges.map(([q, answer]) => ({ q: text(q), answer: text(answer) }));
 			const fits = (h: HistoryTurn[]) => c.budget === null || h.reduce((n, t) => n + t.content.length, 0) <= c.budget;
 			expect(historyFor(exchanges, fits)).toEqual(c.expect.map(([role, content]) => ({ role, content: text(content) })));
+		});
+	}
+});
+
+describe("lowerLimits: the shared refusals (shared-protocol/cases/history.json)", () => {
+	it("has them", () => expect(SHARED.refusals.length).toBeGreaterThanOrEqual(3));
+	for (const c of SHARED.refusals) {
+		it(c.detail, () => {
+			const expected = c.limits && { turns: c.limits.turns, turnChars: c.limits.turn_chars };
+			expect(lowerLimits(PROTOCOL_LIMITS, c.detail)).toEqual(expected);
 		});
 	}
 });

@@ -158,6 +158,15 @@ test("history: the shared cases (shared-protocol/cases/history.json)", () => {
 	}
 });
 
+test("history: the shared refusals (shared-protocol/cases/history.json)", () => {
+	assert.ok(SHARED.refusals.length >= 3);
+	for (const c of SHARED.refusals) {
+		const lowered = lowerLimits(LIMITS, c.detail);
+		const expected = c.limits && { ...LIMITS, maxItems: c.limits.turns, maxTurnChars: c.limits.turn_chars };
+		assert.deepEqual(lowered, expected, c.detail);
+	}
+});
+
 // How an answer's Markdown is shown, as cases the Obsidian preview runs too.
 const MARKDOWN = JSON.parse(readFileSync(path.join(here, "..", "..", "shared-protocol", "cases", "markdown.json"), "utf8"));
 

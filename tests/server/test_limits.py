@@ -71,9 +71,11 @@ async def test_the_document_says_how_a_lowered_limit_is_refused(start_daemon):
         (history_doc, {"q": "et ?", "history": [*turns[:3], {"role": "assistant", "content": "b" * 2000}]}),
         (question_doc, {"q": "a" * 420}),
     )
-    for doc, params in asked:
+    shared = json.loads((REPO / "shared-protocol" / "cases" / "history.json").read_text())["refusals"]
+    for (doc, params), case in zip(asked, shared, strict=True):
         said = (await rpc(client, "answer", params))["error"]["data"]
         assert f"`{said}`" in doc
+        assert said == case["detail"]  # the refusals both clients' suites read limits from
 
 
 def test_a_setting_cannot_raise_the_protocols_limits():
