@@ -14,9 +14,13 @@ export interface RenderOptions {
 	onOpenSource?: (source: Source, passage?: Passage) => void;
 }
 
+/** A title or heading as a reader tells two apart: not by case, spacing or Unicode form (the daemon's prompt labels read them so). */
+const asName = (text: string): string => text.normalize("NFC").toLowerCase().split(/\s+/).filter(Boolean).join(" ");
+
 /** What a passage is, in a line: its heading path (the note's title said once), or what it stands for. */
 export function passageLabel(source: Source, passage: Passage): string {
-	const heading = passage.heading[0] === source.title ? passage.heading.slice(1) : passage.heading;
+	const first = passage.heading[0];
+	const heading = first !== undefined && asName(first) === asName(source.title) ? passage.heading.slice(1) : passage.heading;
 	if (heading.length > 0) return heading.join(" › ");
 	return source.passages.length === 1 ? "Whole note" : "Opening";
 }

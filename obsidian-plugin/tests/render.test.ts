@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { AnswerResult } from "../src/protocol";
-import { AnswerView, formatReloadNotice, groundedBadgeText, renderAnswer, renderFailure, renderNoteTest } from "../src/render";
+import { AnswerView, formatReloadNotice, groundedBadgeText, passageLabel, renderAnswer, renderFailure, renderNoteTest } from "../src/render";
 import { describeFailure, DaemonNotRunningError } from "../src/errors";
 import { source } from "./helpers";
 
@@ -249,5 +249,14 @@ describe("reload notice", () => {
 		const text = formatReloadNotice({ vault_size: 3, added: null, changed: null, removed: null, took_ms: null, errors });
 		expect(text.split("\n")).toHaveLength(1 + 1 + 5 + 1);
 		expect(text).toContain("… and 2 more.");
+	});
+});
+
+describe("passage label", () => {
+	it("says the note's title once, whatever its case or Unicode form in the first heading", () => {
+		const nfd = "Éléphant".normalize("NFD");
+		const passage = { heading: ["éléphant ", "Habitat"], anchor: null, url: null, chars: 10 };
+		expect(passageLabel(source("elephant", 1, { title: nfd }), passage)).toBe("Habitat");
+		expect(passageLabel(source("elephant", 1, { title: "Zoo" }), passage)).toBe("éléphant  › Habitat");
 	});
 });

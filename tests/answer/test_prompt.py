@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -72,6 +73,21 @@ def test_a_cut_passage_says_so_and_names_its_note_as_truncated():
 def test_passage_label_without_heading_is_the_note():
     assert passage_label(passage("ia", "x", title="IA")) == "[ia] IA"
     assert passage_label(passage("ia", "x", title="IA", heading=("Réseaux",))) == "[ia] IA › Réseaux"
+
+
+def test_a_title_said_again_as_the_first_heading_is_said_once_whatever_its_unicode_form():
+    """A Mac names `Éléphant.md` in NFD, its author types « # Éléphant » in NFC: the label said
+    « Éléphant › Éléphant »."""
+    nfd = unicodedata.normalize("NFD", "Éléphant")
+    label = passage_label(passage("elephant", "x", title=nfd, heading=("Éléphant ", "Habitat")))
+    assert label == f"[elephant] {nfd} › Habitat"
+
+
+def test_a_blank_turn_is_not_sent_to_the_model():
+    """Search reads no blank earlier question (`search.earlier_questions`); the model is sent none either."""
+    history = [{"role": "user", "content": "  \n "}, {"role": "user", "content": "Parle-moi de GrasBot"}]
+    prompt = build_prompt("Et son modèle ?", [passage("a", "Qwen3.")], grounded=True, history=history)
+    assert [m["content"] for m in prompt.messages[1:-1]] == ["Parle-moi de GrasBot"]
 
 
 def test_cut_mark_format():

@@ -246,6 +246,7 @@ def test_a_new_subject_is_not_pulled_back_to_the_conversation(note_writer):
         ("ok et en python ?", True),
         ("Mais ça marche sur mobile ?", True),
         ("d’accord, et tu prends combien ?", True),
+        ("dʼaccord, et ses projets ?", True),  # a phone's apostrophe (U+02BC)
         ("Merci ! Et pour le site ?", True),
         ("« Du coup » c'est gratuit ?", True),
         ("Étienne t'as fait quoi ?", False),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -54,10 +55,16 @@ class Prompt:
     dropped: int = 0  # the conversation's oldest turns left out, so that the prompt fits the model's window
 
 
+def _as_name(text: str) -> str:
+    """A title or heading as a reader tells two apart: not by case, spacing or Unicode form (a
+    Mac's file name, NFD, and the heading typed above it, NFC, are one name)."""
+    return " ".join(unicodedata.normalize("NFC", text).casefold().split())
+
+
 def passage_label(passage: Passage) -> str:
     """`[slug] Title › Heading › Subheading`: where the passage comes from, for the model to cite."""
     heading = passage.heading
-    if heading and heading[0].casefold() == passage.title.casefold():
+    if heading and _as_name(heading[0]) == _as_name(passage.title):
         heading = heading[1:]  # the note's own title as its first heading: said once
     return " › ".join((f"[{passage.slug}] {passage.title}", *heading))
 
@@ -99,7 +106,7 @@ def build_prompt(
         content = f"Notes de l'auteur :\n\n{context}\n\nQuestion : {question}"
         slugs = tuple(dict.fromkeys(p.slug for p in passages))
         truncated = tuple(dict.fromkeys(p.slug for p in passages if p.cut))
-    turns = [turn for turn in map(_as_said, history) if turn["content"]]
+    turns = [turn for turn in map(_as_said, history) if turn["content"].strip()]  # as search reads them
     kept = turns
     if room is not None:
         left = room - len(rules) - len(content)

@@ -17,7 +17,7 @@ FOLLOW_UP_POOL = 10  # a follow-up's notes: the best this many for the question 
 NEW_SUBJECT_DISCOUNT = 0.4  # a note found through the conversation, when the question does not open as a follow-up (with_conversation)
 # « et … », « ok, … », « mais … », « d'accord, … »: how French visitors carry on (56 of the 65 follow-ups of the dev sets)
 _FOLLOW_UP_OPENER = re.compile(
-    r"[\W_]*(?:et|ok|okay|ouais|oui|non|mais|alors|sinon|puis|ensuite|ah|d['’]accord|du coup|merci|super|parfait)(?![\w-])",
+    r"[\W_]*(?:et|ok|okay|ouais|oui|non|mais|alors|sinon|puis|ensuite|ah|d['’ʼ]accord|du coup|merci|super|parfait)(?![\w-])",
     re.IGNORECASE,
 )
 
