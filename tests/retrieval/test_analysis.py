@@ -137,6 +137,16 @@ def test_a_hyphenated_name_and_number_keeps_its_parts():
     assert tokenize_fr("mise-à-jour") == ["mis", "jour"]
 
 
+@pytest.mark.parametrize("hyphenated, glued", [("e-mail", "email"), ("E-commerce", "ecommerce"), ("t-shirt", "tshirt")])
+def test_a_letter_hyphen_word_meets_its_glued_spelling(hyphenated, glued):
+    """« adresse email ? » found nothing in a note that writes « adresse e-mail »: the « e »
+    alone is dropped, and « mail » is not « email »."""
+    (joined,) = tokenize_fr(glued)
+    assert joined in tokenize_fr(f"mon adresse {hyphenated}.")
+    assert body_counts(f"Écrivez à mon adresse {hyphenated}, merci.")[joined] == 1
+    assert tokenize_fr("a-t-il") == [] and tokenize_fr("peut-être") == tokenize_fr("peut être")  # no letter-hyphen-word there
+
+
 def test_numbers_kept_single_letters_dropped():
     assert tokenize_fr("python 3 x") == ["python", "3"]
     assert tokenize_fr("2024") == ["2024"]

@@ -49,6 +49,9 @@ _SPECIALS = (
 # spelling meets the other, and « gpt » still meets « gpt-4 ». Only letters then 1-4 digits
 # standing alone: « iso-8859-1 » and « x86-64 » are left as they were.
 _GLUED = re.compile(r"(?<![\w-])([a-z]{2,})-(\d{1,4})(?![\w-])")
+# « e-mail » is « email » typed by a visitor (« e-commerce », « t-shirt » alike): one letter, a
+# hyphen, a word, read as its parts and as the joined word.
+_LETTER_GLUED = re.compile(r"(?<![\w-])([a-z])-([a-z]{3,})(?![\w-])")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _STEMMER = Stemmer.Stemmer("french", 0)  # no cache of its own: _stem has one (its own costs 2.7 µs a new word, vs 1.0)
 
@@ -79,7 +82,7 @@ def _folded_words(text: str) -> list[str]:
         for pattern, replacement in _SPECIALS:
             text = pattern.sub(replacement, text)
     if "-" in text:  # spare the scan of most chunks
-        text = _GLUED.sub(r"\1 \2 \1\2", text)
+        text = _LETTER_GLUED.sub(r"\1 \2 \1\2", _GLUED.sub(r"\1 \2 \1\2", text))
     out: list[str] = []
     for match in _WORD.finditer(text):
         parts = match.group().split("'")
