@@ -10,6 +10,7 @@ import subprocess
 import urllib.request
 
 import pytest
+from yarl import URL
 
 from grasbot.answer.prompt import NO_CONTEXT, SYSTEM_RULES
 from grasbot.server.handlers import STATIC_DIR
@@ -442,6 +443,19 @@ async def test_access_log_has_method_and_outcome_but_no_ip_or_question(start_dae
     assert all(line.endswith(" ms") for line in lines)
     text = "\n".join(lines)
     assert "127.0.0.1" not in text and "zygomatique" not in text
+
+
+async def test_access_log_cannot_be_given_a_forged_line_or_escape_codes_by_a_path(start_daemon, caplog):
+    """nginx passes `/static/…` on as the visitor wrote it, and aiohttp decodes the path."""
+    caplog.set_level(logging.INFO, logger="grasbot.access")
+    client = await start_daemon()
+    forged = "/static/%0A2026-01-01%2000:00:00,000%20INFO%20grasbot.access:%20POST%20/reload-vault%20200%20ok%1B%5B2J"
+    resp = await client.get(URL(forged, encoded=True))
+    assert resp.status == 404
+    lines = [r.getMessage() for r in caplog.records if r.name == "grasbot.access"]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(r"GET /static/\n2026-01-01 00:00:00,000 INFO grasbot.access: POST /reload-vault 200 ok\x1b[2J 404 ")
+    assert "\n" not in lines[0] and "\x1b" not in lines[0]
 
 
 # ---------------------------------------------------------------- `grasbot serve`

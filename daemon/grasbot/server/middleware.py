@@ -12,6 +12,7 @@ from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
 from .._exceptions import AuthError, GrasbotError, QueryError
+from .._terminal import printable
 from .handlers import error_response
 from .state import IN_FLIGHT, LOG_OUTCOME, LOG_WHAT, SETTINGS, STOPPING
 
@@ -118,10 +119,10 @@ async def errors_as_json(request: web.Request, handler):
             return error_response(400, str(exc))
         if isinstance(exc, AuthError):
             return error_response(401, str(exc) or "owner token required")
-        log.error("%s %s failed", request.method, request.path, exc_info=exc)
+        log.error("%s %s failed", request.method, printable(request.path), exc_info=exc)
         return error_response(500)
     except Exception as exc:  # noqa: BLE001
-        log.error("%s %s failed", request.method, request.path, exc_info=exc)
+        log.error("%s %s failed", request.method, printable(request.path), exc_info=exc)
         return error_response(500)
     finally:
         if task is not None:
@@ -136,8 +137,10 @@ class AccessLogger(AbstractAccessLogger):
 
 
 def _access_line(request: web.BaseRequest, status: int, outcome: str | None) -> str:
+    """The path as `printable` writes it: aiohttp decodes it, and a visitor's `/static/%0a…`
+    (which nginx passes on) wrote a line of its own, or a terminal's escape codes, in the log."""
     what = request.get(LOG_WHAT)
-    parts = [request.method, request.path]
+    parts = [request.method, printable(request.path)]
     if what:
         parts.append(what)
     parts.append(str(status))
