@@ -674,6 +674,26 @@ async def test_the_chat_page_and_the_widget_are_served_as_files(start_daemon):
     assert icon.status == 204 and await icon.read() == b""
 
 
+async def test_no_cache_may_keep_an_answer_health_or_an_error(start_daemon):
+    """A response that says nothing of caching is kept by a shared cache (Varnish: 2 minutes):
+    an answer quoting a note made private since, a 429, the owner's /health with its hosts."""
+    client = await start_daemon(owner_token=OWNER_TOKEN, rate_burst=1)
+    responses = {
+        "answer": await client.get("/ask", params={"q": "Qui es-tu ?"}),
+        "rate limited": await client.get("/ask", params={"q": "Qui es-tu ?"}),
+        "bad request": await client.get("/ask", params={"q": ""}),
+        "stream": await client.get("/ask/stream", params={"q": "Qui es-tu ?"}, headers=OWNER),
+        "health": await client.get("/health"),
+        "owner's health": await client.get("/health", headers=OWNER),
+        "rpc": await client.post("/rpc", json={"jsonrpc": "2.0", "method": "health", "id": 1}),
+        "reload refused": await client.post("/reload-vault"),
+        "no endpoint": await client.get("/absent"),
+    }
+    assert responses["rate limited"].status == 429
+    for what, response in responses.items():
+        assert response.headers.get("Cache-Control") == "no-store", what
+
+
 async def test_a_stream_the_stop_cuts_has_its_access_line(note_writer, standin_ollama, capsys, caplog):
     """aiohttp writes no access line for a handler it cancels: a stream cut by the daemon's
     stop left no trace, and one cut by its visitor would read the same."""

@@ -40,7 +40,7 @@ async def test_tokens_arrive_in_order_before_the_llm_has_finished(start_daemon, 
         resp = await client.get("/ask/stream", params={"q": Q})
         assert resp.status == 200
         assert resp.headers["Content-Type"].startswith("text/event-stream")
-        assert resp.headers["Cache-Control"] == "no-cache"
+        assert resp.headers["Cache-Control"] == "no-store"
         assert resp.headers["X-Accel-Buffering"] == "no"
         events = sse_events(resp)
         name, sources = await anext(events)

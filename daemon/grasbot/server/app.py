@@ -30,7 +30,7 @@ from ..store.questionlog import QuestionLog, note_the_vault, say_logs_of_vaults_
 from .auth import resolve_owner_token
 from .handlers import PAGE_HEADERS, STATIC_DIR, handle_ask, handle_ask_stream, handle_health, handle_reload, handle_rpc, rpc_expect, static_file
 from .methods import RPC_METHODS, reload_reason, reload_vault
-from .middleware import CORS_ALLOWED, AccessLogger, access_log, cors_headers, cors_preflight, errors_as_json, nosniff
+from .middleware import CORS_ALLOWED, AccessLogger, access_log, cors_headers, cors_preflight, errors_as_json, nosniff, not_stored
 from .ratelimit import RateLimiter, TrustedProxies
 from .rpc import RpcDispatcher
 from .state import BOT, DISPATCHER, IN_FLIGHT, LIMITER, OWNER_TOKEN, PROXIES, RELOAD_LOCK, SETTINGS, STOPPING
@@ -106,6 +106,7 @@ def create_app(
     app.cleanup_ctx.append(bot_ctx)
     app.on_response_prepare.append(cors_headers)
     app.on_response_prepare.append(nosniff)
+    app.on_response_prepare.append(not_stored)
     app.router.add_get("/", static_file("index.html", PAGE_HEADERS))
     app.router.add_get("/widget.js", static_file("widget.js"))
     for asset in sorted(STATIC_DIR.iterdir()):  # a route each: any other /static/ path is the JSON 404 of every path

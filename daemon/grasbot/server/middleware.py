@@ -16,7 +16,7 @@ from .._terminal import printable
 from .handlers import error_response
 from .state import IN_FLIGHT, LOG_OUTCOME, LOG_WHAT, SETTINGS, STOPPING
 
-__all__ = ["CORS_ALLOWED", "CORS_PATHS", "AccessLogger", "access_log", "cors_headers", "cors_preflight", "errors_as_json", "nosniff"]
+__all__ = ["CORS_ALLOWED", "CORS_PATHS", "AccessLogger", "access_log", "cors_headers", "cors_preflight", "errors_as_json", "nosniff", "not_stored"]
 
 log = logging.getLogger("grasbot.server")
 access_log = logging.getLogger("grasbot.access")
@@ -72,6 +72,14 @@ async def nosniff(request: web.Request, response: web.StreamResponse) -> None:
     """Every response is what its Content-Type says, the static files (chat.js, chat.css, which
     the page and the widget load) included: aiohttp's static route sets no header of its own."""
     response.headers["X-Content-Type-Options"] = "nosniff"
+
+
+async def not_stored(request: web.Request, response: web.StreamResponse) -> None:
+    """An answer, /health, an error: never kept by a cache between the daemon and a browser
+    (a Varnish keeps a response that says nothing for 2 minutes): it would serve one visitor's
+    answer to the next after the reload that made its note private, and a 429 to everyone.
+    The chat's files set their own (`no-cache`: kept, but checked first)."""
+    response.headers.setdefault("Cache-Control", "no-store")
 
 
 def _endpoints(app: web.Application) -> str:

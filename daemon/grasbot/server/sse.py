@@ -13,10 +13,11 @@ from .protocol import dumps
 
 __all__ = ["SSE_HEADERS", "sse_event", "sse_comment"]
 
-#: no-cache so nothing stores a visitor's answer; X-Accel-Buffering so nginx forwards each event.
+#: no-store so nothing keeps a visitor's answer (no-cache lets a cache keep it); X-Accel-Buffering
+#: so nginx forwards each event.
 SSE_HEADERS = {
     "Content-Type": "text/event-stream; charset=utf-8",
-    "Cache-Control": "no-cache",
+    "Cache-Control": "no-store",
     "X-Accel-Buffering": "no",
 }
 
