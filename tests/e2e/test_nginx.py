@@ -139,6 +139,29 @@ async def test_owner_endpoints_are_refused_by_nginx(stack: Stack):
     assert len(reached) == 1, reached  # only the direct call, none of the ones sent through nginx
 
 
+async def test_nginx_logs_no_question_beside_the_visitor_address(stack: Stack, tmp_path):
+    """A question and its conversation are in /ask's query string; nginx's log has the visitor's
+    address and browser: the daemon keeps questions without them, nginx must not join them."""
+    history = json.dumps([{"role": "user", "content": "Mon numéro zygomatique-4412 ?"}, {"role": "assistant", "content": "Non."}])
+    stack.ollama.script(REPLY)
+    async with aiohttp.ClientSession() as http:
+        for path in ("/ask", "/ask/stream"):
+            async with http.get(f"{stack.url}{path}", params={"q": "Et le zygomatique-9931 ?", "history": history}) as response:
+                assert response.status == 200, await response.text()
+                await response.read()
+    log = tmp_path / "nginx" / "access.log"
+    deadline = asyncio.get_running_loop().time() + STUCK
+    while True:  # nginx writes a line once its response has ended
+        lines = log.read_text(encoding="utf-8").splitlines()
+        asked = [line for line in lines if '"GET /ask' in line]
+        if len(asked) == 2 or asyncio.get_running_loop().time() > deadline:
+            break
+        await asyncio.sleep(0.05)
+    assert len(asked) == 2, lines
+    assert '"GET /ask HTTP/1.1" 200 ' in asked[0] and '"GET /ask/stream HTTP/1.1" 200 ' in asked[1]
+    assert not any("zygomatique" in line or "q=" in line or "history" in line for line in lines), lines
+
+
 async def test_forwarded_headers_are_nginx_own(tmp_path):
     """X-Forwarded-For, X-Real-IP are overwritten and a visitor's Authorization never passes."""
     seen: list[dict[str, str]] = []

@@ -1,9 +1,10 @@
 """nginx in front of `grasbot serve`, for the end-to-end tests (a pytest plugin: the `stack`
 fixture; tests/conftest.py registers it).
 
-nginx runs the repository's own deploy/nginx/grasbot.conf, with only the upstream address and
-the listen line substituted, on a free loopback port. The daemon is a real subprocess; its LLM
-is the stand-in Ollama running in the test's event loop, so a test can hold the LLM mid-answer.
+nginx runs the repository's own deploy/nginx/grasbot.conf, with only the upstream address, the
+listen line and the access log's path substituted, on a free loopback port. The daemon is a real
+subprocess; its LLM is the stand-in Ollama running in the test's event loop, so a test can hold
+the LLM mid-answer.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ CONF = REPO / "deploy" / "nginx" / "grasbot.conf"
 GRASBOT = REPO / ".venv" / "bin" / "grasbot"
 UPSTREAM = "127.0.0.1:8765"
 LISTEN = "listen 80;"
+ACCESS_LOG = "access_log /var/log/nginx/access.log"
 OWNER_TOKEN = "test-owner-token-not-secret"
 STARTUP_TIMEOUT = 60.0
 #: How long a test waits for something that should come at once before it calls it stuck.
@@ -103,9 +105,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def site_conf(upstream: str | list[str], port: int) -> str:
-    """The repository's file with the test's upstream (one daemon or several) and listen
-    address, nothing else changed."""
+def site_conf(upstream: str | list[str], port: int, access_log: Path) -> str:
+    """The repository's file with the test's upstream (one daemon or several), listen address
+    and access log, nothing else changed."""
     servers = [upstream] if isinstance(upstream, str) else upstream
     text = CONF.read_text(encoding="utf-8")
     server = re.compile(rf"^(\s*server\s+){re.escape(UPSTREAM)};", re.M)
@@ -113,6 +115,7 @@ def site_conf(upstream: str | list[str], port: int) -> str:
     assert len(server.findall(text)) == 1, f"{CONF} should have exactly one `server {UPSTREAM};` line"
     assert len(listen.findall(text)) == 1, f"{CONF} should have exactly one `{LISTEN}` line"
     text = server.sub(lambda m: "\n".join(f"{m.group(1)}{address};" for address in servers), text)
+    text = text.replace(ACCESS_LOG, f"access_log {access_log}")
     return listen.sub(lambda m: f"{m.group(1)}listen 127.0.0.1:{port};", text)
 
 
@@ -140,7 +143,7 @@ async def running_nginx(tmp: Path, upstream: str | list[str]) -> AsyncIterator[s
     for attempt in range(3):  # the free port can be taken between the check and nginx's bind
         port = free_port()
         site = tmp / "grasbot.conf"
-        site.write_text(site_conf(upstream, port), encoding="utf-8")
+        site.write_text(site_conf(upstream, port, tmp / "access.log"), encoding="utf-8")
         conf = tmp / "nginx.conf"
         conf.write_text(main_conf(tmp, site), encoding="utf-8")
         args = [exe, "-p", str(tmp), "-c", str(conf), "-e", str(tmp / "error.log")]
