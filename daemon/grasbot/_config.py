@@ -125,7 +125,7 @@ class Settings:
     index_cache: bool = True
     cache_dir: Path | None = None  # None: $XDG_CACHE_HOME/grasbot/<hash of the vault path>
     # --- the public side: who may do what, and how much
-    token: str | None = None  # the owner's token; None: read or create token_file
+    token: str | None = field(default=None, repr=False)  # the owner's; None: read or create token_file. Never in a repr (a log, an error report's locals)
     token_file: Path | None = None  # None: $XDG_CONFIG_HOME/grasbot/token
     cors_origins: tuple[str, ...] = ("app://obsidian.md",)
     trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")  # whose X-Forwarded-For is believed

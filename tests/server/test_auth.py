@@ -35,6 +35,7 @@ def test_token_from_the_setting_wins(tmp_path):
     assert token.value == TOKEN and token.path is None
     assert not (tmp_path / "t").exists()
     assert TOKEN not in repr(token) and TOKEN not in token.describe()
+    assert TOKEN not in repr(settings(token=TOKEN))  # what an error report shows of serve()'s locals
     with pytest.raises(ConfigError, match="at least 16"):
         resolve_owner_token(settings(token="short"))
     with pytest.raises(ConfigError, match="printable ASCII"):
