@@ -713,3 +713,19 @@ def test_site_pages_are_read_checked_and_turned_off():
     assert Settings.load({}, site_pages="/a,https://b.fr/c").site_pages == ("/a", "https://b.fr/c")
     with pytest.raises(ConfigError, match=r"GRASBOT_SITE_PAGES: 'contact' must be a page of the site"):
         Settings.load({"GRASBOT_SITE_PAGES": "/blog,contact"})
+
+
+def test_serve_with_the_token_on_its_command_line_warns_that_other_users_can_read_it(capsys, monkeypatch):
+    """A process's command line is every local user's to read (`ps`): they could call the
+    daemon as the owner. GRASBOT_TOKEN (its environment is the owner's alone) says nothing."""
+    import grasbot.server.app
+
+    served = []
+    monkeypatch.setattr(grasbot.server.app, "serve", lambda settings: served.append(settings.token) or 0)
+    code, _, err = run(capsys, "serve", "--token", "given-on-the-command-line-0123")
+    assert code == 0 and served == ["given-on-the-command-line-0123"]
+    assert err.startswith("grasbot: warning: --token puts the owner token in the command line, which every user of this machine can read (ps)")
+    assert "GRASBOT_TOKEN or in the token file (--token-file), then change it\n" in err and "given-on-the-command-line" not in err
+    monkeypatch.setenv("GRASBOT_TOKEN", "given-in-the-environment-0123")
+    code, _, err = run(capsys, "serve")
+    assert code == 0 and served[-1] == "given-in-the-environment-0123" and err == ""

@@ -132,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="run the daemon (JSON-RPC and the site's HTTP endpoints)")
     p.add_argument("--host", type=_given, help="address to bind (GRASBOT_HOST; default 127.0.0.1)")
     p.add_argument("--port", type=int, help="port (GRASBOT_PORT; default 8765; 0 picks a free one)")
-    p.add_argument("--token", type=_given, help="the owner's token (GRASBOT_TOKEN; default: read or create --token-file)")
+    p.add_argument("--token", type=_given, help="the owner's token (GRASBOT_TOKEN; default: read or create --token-file); ps shows it to other users")
     p.add_argument("--token-file", dest="token_file", type=_given, metavar="FILE", help="GRASBOT_TOKEN_FILE (default ~/.config/grasbot/token)")
     p.add_argument("--cors-origins", dest="cors_origins", metavar="ORIGIN,ORIGIN", help="GRASBOT_CORS_ORIGINS (default app://obsidian.md)")
     p.add_argument("--trusted-proxies", dest="trusted_proxies", metavar="IP,IP", help="GRASBOT_TRUSTED_PROXIES (default 127.0.0.1,::1)")
@@ -480,6 +480,14 @@ def _announce_embedding(count: int) -> None:
         print(f"grasbot: embedding {count:,} texts for meaning, once (they are kept in the cache); --semantic off answers at once", file=sys.stderr, flush=True)
 
 
+#: `serve --token`: the command line of a process is every local user's to read (`ps`, /proc).
+TOKEN_IN_ARGV = (
+    "--token puts the owner token in the command line, which every user of this machine can read (ps): "
+    "any of them may call the daemon as you and read your private notes; give it as GRASBOT_TOKEN or in "
+    "the token file (--token-file), then change it"
+)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -489,6 +497,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             from .server.app import serve
 
+            if args.token is not None:
+                print(f"grasbot: warning: {TOKEN_IN_ARGV}", file=sys.stderr, flush=True)
             return serve(settings)
         bot = GrasBot.open(settings)
         bot.embed_pending(announce=_announce_embedding)  # meaning beside words, as the daemon has it once its worker is done
