@@ -189,7 +189,11 @@ def test_buckets_are_bounded_and_expire():
 
 def test_client_key():
     trusted = TrustedProxies(["127.0.0.1", "::1", "10.1.0.0/16"])
-    assert client_key("127.0.0.1", "203.0.113.9, 198.51.100.7", trusted) == "203.0.113.9"
+    # a proxy that appends (Debian's proxy_params) puts the visitor's address after what they sent
+    assert client_key("127.0.0.1", "203.0.113.9, 198.51.100.7", trusted) == "198.51.100.7"
+    assert client_key("127.0.0.1", "203.0.113.9, 198.51.100.7, 10.1.2.3", trusted) == "198.51.100.7"  # a trusted proxy's own
+    assert client_key("127.0.0.1", "10.1.2.3, 127.0.0.1", trusted) == "10.1.2.3"  # all trusted: the first
+    assert client_key("127.0.0.1", "203.0.113.9, unknown", trusted) == "127.0.0.1"  # what lies before garbage is not believed
     assert client_key("10.1.2.3", " 203.0.113.9 ", trusted) == "203.0.113.9"
     assert client_key("::1", "203.0.113.9", trusted) == "203.0.113.9"
     assert client_key("::ffff:127.0.0.1", "203.0.113.9", trusted) == "203.0.113.9"
@@ -264,9 +268,11 @@ async def test_forwarded_for_counts_only_from_a_trusted_proxy(start_clocked):
         headers = {"X-Forwarded-For": visitor}
         assert (await client.get("/ask", params={"q": "python"}, headers=headers)).status == 200
         assert (await client.get("/ask", params={"q": "python"}, headers=headers)).status == 429
-    # only the first address counts: nginx writes it, a visitor's own additions come after
-    headers = {"X-Forwarded-For": "203.0.113.1, 198.51.100.50"}
-    assert (await client.get("/ask", params={"q": "python"}, headers=headers)).status == 429
+    # behind a proxy that appends (`$proxy_add_x_forwarded_for`), a visitor's own address comes
+    # last: the ones they write before it buy no new bucket
+    for forged in ("198.51.100.1", "198.51.100.2, 198.51.100.3"):
+        headers = {"X-Forwarded-For": f"{forged}, 203.0.113.1"}
+        assert (await client.get("/ask", params={"q": "python"}, headers=headers)).status == 429
 
     untrusting = await start_clocked(Clock(), rate_per_minute=1, rate_burst=1, trusted_proxies="10.9.9.9")
     assert (await untrusting.get("/ask", params={"q": "python"}, headers={"X-Forwarded-For": "203.0.113.1"})).status == 200

@@ -4,8 +4,8 @@ Each question that reaches the LLM costs the machine seconds of work, so a visit
 `burst` questions at once and then `per_minute` a minute. A bucket that has had time to
 fill up again is the same as no bucket, so it is forgotten; beyond `max_clients` the least
 recently seen client is forgotten too (it gets a full bucket back, which errs on the side
-of answering). Behind a reverse proxy every peer is the proxy, so the client is the first
-X-Forwarded-For address, believed only when the peer is a trusted proxy.
+of answering). Behind a reverse proxy every peer is the proxy, so the client is the last
+X-Forwarded-For address that is not a trusted proxy, believed only when the peer is one.
 """
 
 from __future__ import annotations
@@ -114,15 +114,22 @@ def _key(address: IPAddress) -> str:
 
 
 def client_key(peer: str | None, forwarded_for: str | None, trusted: TrustedProxies) -> str:
-    """Who is asking: the peer, or the first X-Forwarded-For address when the peer is trusted.
+    """Who is asking: the peer, or, when the peer is a trusted proxy, the last X-Forwarded-For
+    address that is not one (the hop that reached the first trusted proxy).
 
-    The first address is the one nginx writes (`proxy_set_header X-Forwarded-For
-    $remote_addr`); an unusable header from a trusted proxy falls back to the peer.
+    deploy/nginx/grasbot.conf writes one address (`$remote_addr`); a proxy that appends
+    (`$proxy_add_x_forwarded_for`, Debian's `proxy_params`) puts the visitor's address after
+    whatever the visitor sent, so the first one is the visitor's to choose: a new one a question
+    was a new bucket each time. An unusable address from a trusted proxy falls back to the peer.
     """
     address = _address(peer)
     if address in trusted and forwarded_for:
-        claimed = _address(forwarded_for.split(",", 1)[0])
-        if claimed is not None:
+        claimed = None
+        for hop in reversed(forwarded_for.split(",")):
+            claimed = _address(hop)
+            if claimed is None or claimed not in trusted:
+                break  # unreadable: nothing left of what a trusted proxy wrote can be believed
+        if claimed is not None:  # the hop before the proxies, or the first of them all
             return _key(claimed)
     if address is None:
         return f"peer:{(peer or '?')[:64]}"  # a Unix socket or an unparsable peer: one shared bucket
