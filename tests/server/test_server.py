@@ -759,6 +759,7 @@ async def test_a_vault_moved_is_told_where_its_old_question_log_is(aiohttp_clien
 
     first = await serve(old)
     assert (first.parent / VAULT_FILE).read_bytes() == os.fsencode(os.path.realpath(old))
+    assert (first.parent / VAULT_FILE).stat().st_mode & 0o777 == 0o600  # the owner's, as the log is
     os.rename(old, new)
     caplog.set_level("WARNING", logger="grasbot.server")
     second = await serve(new)

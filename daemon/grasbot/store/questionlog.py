@@ -610,12 +610,17 @@ VAULT_FILE = "vault-path"
 
 
 def note_the_vault(log_path: Path, vault: Path) -> None:
-    """Write, beside a log in its default place, which vault it is of (never raises)."""
+    """Write, beside a log in its default place, which vault it is of (never raises). For the
+    owner's eyes, as the log is: where the vault lives is nobody else's on the machine."""
     with contextlib.suppress(OSError):
         where = log_path.parent / VAULT_FILE
         said = os.fsencode(os.path.realpath(vault))
         if not where.exists() or where.read_bytes() != said:
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
             where.write_bytes(said)
+        if where.stat().st_mode & 0o077:  # written readable by all before
+            where.chmod(0o600)
 
 
 def logs_of_vaults_gone(log_path: Path) -> list[tuple[str, Path]]:
