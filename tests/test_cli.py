@@ -729,3 +729,18 @@ def test_serve_with_the_token_on_its_command_line_warns_that_other_users_can_rea
     monkeypatch.setenv("GRASBOT_TOKEN", "given-in-the-environment-0123")
     code, _, err = run(capsys, "serve")
     assert code == 0 and served[-1] == "given-in-the-environment-0123" and err == ""
+
+
+def test_serve_warns_of_a_peer_that_the_owner_token_reaches_in_clear(capsys, monkeypatch):
+    """A reload passes the owner token on to each peer: over plain HTTP to another host, anyone
+    on the way reads it. Peers on this machine, or by https://, say nothing."""
+    import grasbot.server.app
+
+    monkeypatch.setattr(grasbot.server.app, "serve", lambda settings: 0)
+    peers = "http://10.0.0.6:8765,http://127.0.0.1:8766,https://b.exemple.fr,http://[::1]:8767,http://localhost:8768"
+    code, _, err = run(capsys, "serve", "--peers", peers)
+    assert code == 0
+    assert err == (
+        "grasbot: warning: GRASBOT_PEERS: a reload sends http://10.0.0.6:8765 the owner token over plain HTTP, which anyone "
+        "on the way reads: reach that daemon by https:// or over a private link\n"
+    )

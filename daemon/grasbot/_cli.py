@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import itertools
 import json
 import math
 import os
 import sys
+import urllib.parse
 from collections.abc import Sequence
 
 from ._config import ANCHOR_FORMS, Settings
@@ -488,6 +490,25 @@ TOKEN_IN_ARGV = (
 )
 
 
+def peers_in_clear(peers: Sequence[str]) -> list[str]:
+    """The peers a reload sends the owner token to over plain HTTP, off this machine: anyone on
+    the way reads it (the documented peers are other daemons on the same host, or https://)."""
+    clear = []
+    for url in peers:
+        parts = urllib.parse.urlsplit(url if "://" in url else f"http://{url}")
+        host = (parts.hostname or "").strip("[]")
+        if parts.scheme == "http" and host != "localhost" and not _loopback(host):
+            clear.append(url)
+    return clear
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -499,6 +520,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             if args.token is not None:
                 print(f"grasbot: warning: {TOKEN_IN_ARGV}", file=sys.stderr, flush=True)
+            for url in peers_in_clear(settings.peers):
+                print(
+                    f"grasbot: warning: GRASBOT_PEERS: a reload sends {url} the owner token over plain HTTP, which anyone on the way "
+                    "reads: reach that daemon by https:// or over a private link",
+                    file=sys.stderr,
+                    flush=True,
+                )
             return serve(settings)
         bot = GrasBot.open(settings)
         bot.embed_pending(announce=_announce_embedding)  # meaning beside words, as the daemon has it once its worker is done
