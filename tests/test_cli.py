@@ -506,15 +506,70 @@ def test_vault_dir_from_the_environment(capsys, monkeypatch, tmp_path):
     assert "vault folder not found" in err
 
 
+# `Cuisine/Crème brûlée.md` where each generator serves it; {slug} (creme-brulee) found it on none
+@pytest.mark.parametrize(
+    "template, url",
+    [
+        ("/recettes/{slug}", "/recettes/creme-brulee"),  # GrasBot's own, unchanged
+        # MkDocs, use_directory_urls (its default): about/license.md is /about/license/
+        ("/{path}/", "/Cuisine/Cr%C3%A8me%20br%C3%BBl%C3%A9e/"),
+        ("/recettes/{name}.html", "/recettes/Cr%C3%A8me%20br%C3%BBl%C3%A9e.html"),
+        # Quartz v4, quartz/util/path.ts slugifyFilePath: a space is -, case, accents and folder kept
+        ("/{quartz}", "/Cuisine/Cr%C3%A8me-br%C3%BBl%C3%A9e"),
+        # Obsidian Publish: publish.obsidian.md/help-da/Avancerede+emner/Brug+af+obsidian+URI
+        ("/{publish}", "/Cuisine/Cr%C3%A8me+br%C3%BBl%C3%A9e"),
+        # Hugo, common/paths/path.go Sanitize, then lower case (disablePathToLower: false)
+        ("/{hugo}/", "/cuisine/cr%C3%A8me-br%C3%BBl%C3%A9e/"),
+    ],
+)
+def test_url_map_fields_are_each_generators_page(template, url):
+    settings = Settings.load(env={"GRASBOT_URL_MAP": f"recette={template}"})
+    assert settings.url_for("recette", "creme-brulee", "Cuisine/Crème brûlée.md") == url
+
+
+@pytest.mark.parametrize(
+    "field, url",
+    [
+        ("path", "/Notes/Q%26A%3A%20100%25%20%C3%A7a%20%3F%231"),  # nothing can end the path: a ? or # is encoded
+        ("name", "/Q%26A%3A%20100%25%20%C3%A7a%20%3F%231"),
+        ("quartz", "/Notes/Q-and-A%3A-100-percent-%C3%A7a-1"),  # & -and-, % -percent, ? and # dropped
+        ("publish", "/Notes/Q%26A%3A+100%25+%C3%A7a+%3F%231"),
+        ("hugo", "/notes/qa-100-%C3%A7a-%231"),  # & : % ? dropped, # kept, runs of spaces one hyphen
+    ],
+)
+def test_url_map_fields_encode_what_a_file_name_may_hold(field, url):
+    settings = Settings.load(env={"GRASBOT_URL_MAP": f"*=/{{{field}}}"})
+    assert settings.url_for(None, "q-a-100-ca-1", "Notes/Q&A: 100% ça ?#1.md") == url
+
+
+def test_url_map_a_catch_all_serves_the_types_it_does_not_name():
+    default = Settings.load(env={})
+    assert default.url_for("Projet", "robot", "Robot.md") == "/portfolio/robot"
+    assert default.url_for("note", "docker", "Docker.md") is None
+    assert default.url_for(None, "docker", "Docker.md") is None
+    settings = Settings.load(env={"GRASBOT_URL_MAP": "competence=/c/{slug},=/sans-type/{slug},*=/notes/{path}"})
+    assert settings.url_for("competence", "docker", "Docker.md") == "/c/docker"
+    assert settings.url_for(None, "docker", "Docker.md") == "/sans-type/docker"  # the empty key: notes without a type
+    assert settings.url_for("cours", "docker", "Cours/Docker.md") == "/notes/Cours/Docker"  # the catch-all: any other
+    assert Settings.load(env={"GRASBOT_URL_MAP": "*=/notes/{path}"}).url_for(None, "d", "Docker.md") == "/notes/Docker"
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
         (["search", "q", "--top-k", "0"], "SEARCH_TOP_K must be between 1 and 50"),
         (["search", "q", "--llm-timeout", "-1"], "LLM_TIMEOUT must be positive"),
         # a site's url with a field str.format cannot fill: every question that found a note was a 500
-        (["search", "q", "--url-map", "projet=/p/{slug}/{page}"], "GRASBOT_URL_MAP: the url of type 'projet' must hold {slug} and no other field in braces"),
-        (["search", "q", "--url-map", "projet=/p/{slug}}"], "GRASBOT_URL_MAP: the url of type 'projet' must hold {slug} and no other field in braces"),
-        (["search", "q", "--url-map", "projet=/p/{slug}{slug.__class__}"], "GRASBOT_URL_MAP: the url of type 'projet' must hold {slug}"),
+        (["search", "q", "--url-map", "projet=/p/{slug}/{page}"], "the url of type 'projet' ('/p/{slug}/{page}') cannot be built: {page} is not a field"),
+        (["search", "q", "--url-map", "projet=/p/{slug}}"], "the url of type 'projet' ('/p/{slug}}') cannot be built: its braces do not parse"),
+        (["search", "q", "--url-map", "projet=/p/{slug}{slug.__class__}"], "cannot be built: {slug.__class__} is not a field"),
+        (["search", "q", "--url-map", "projet=/p/{path!r}"], "cannot be built: {path!r} is not a field"),
+        (["search", "q", "--url-map", "*=/notes"], "GRASBOT_URL_MAP: the url of type '*' ('/notes') cannot be built: it holds no field"),
+        (["search", "q", "--url-map", "projet=/p/{Path}"], "a url holds one or more of {slug}, {path}, {name}, {quartz}, {publish}, {hugo}"),
+        (
+            ["search", "q", "--url-map", "projet=/a/{slug},projet=/b/{slug}"],
+            "--url-map: cannot use 'projet=/a/{slug},projet=/b/{slug}' (type 'projet' is given",
+        ),
     ],
 )
 def test_bad_values_exit_2(capsys, argv, message):

@@ -84,7 +84,7 @@ def test_the_settings_load_without_the_retriever():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     loaded = ast.literal_eval(done.stdout)
     assert "grasbot.retrieval.search" not in loaded
-    assert loaded == ["grasbot._config", "grasbot._exceptions", "grasbot._version"]
+    assert loaded == ["grasbot._config", "grasbot._exceptions", "grasbot._urls", "grasbot._version"]
 
 
 def test_every_export_is_lazy_and_found():

@@ -78,7 +78,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
         choices=ANCHOR_FORMS,
         help="GRASBOT_ANCHORS: a heading's anchor as the site makes it: github (Quartz, Jekyll), mkdocs, text (Obsidian Publish), slug (default), none",
     )
-    parser.add_argument("--url-map", dest="url_map", metavar="TYPE=/PATH/{slug},…", help="GRASBOT_URL_MAP: a source's url from its type")
+    parser.add_argument(
+        "--url-map",
+        dest="url_map",
+        metavar="TYPE=/PATH/{slug},…",
+        help="GRASBOT_URL_MAP: a source's url from its type (*: any other); fields {slug} {path} {name} {quartz} {publish} {hugo}",
+    )
     parser.add_argument(
         "--site-pages",
         dest="site_pages",

@@ -11,7 +11,6 @@ import ipaddress
 import math
 import os
 import re
-import string
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ._exceptions import ConfigError
+from ._urls import ANY_TYPE, FIELDS, page_url, template_problem
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED_VAULT = _PACKAGE_DIR.parent.parent / "vault-grasbot"
@@ -277,8 +277,12 @@ class Settings:
         if self.prompt_budget < 500:
             raise ConfigError(f"GRASBOT_PROMPT_BUDGET must be at least 500 characters, not {self.prompt_budget}")
         for kind, template in self.url_map.items():
-            if not _slug_template(template):
-                raise ConfigError(f"GRASBOT_URL_MAP: the url of type {kind!r} must hold {{slug}} and no other field in braces, not {template!r}")
+            problem = template_problem(template)
+            if problem:
+                raise ConfigError(
+                    f"GRASBOT_URL_MAP: the url of type {kind!r} ({template!r}) cannot be built: {problem};"
+                    f" a url holds one or more of {', '.join('{' + name + '}' for name in FIELDS)}"
+                )
         if self.anchors not in ANCHOR_FORMS:
             raise ConfigError(f"GRASBOT_ANCHORS must be one of {', '.join(ANCHOR_FORMS)}, not {self.anchors!r}")
         if not 1 <= self.log_retention_days <= MAX_RETENTION_DAYS:
@@ -323,9 +327,13 @@ class Settings:
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)._checked()
 
-    def url_for(self, note_type: str | None, slug: str) -> str | None:
-        template = self.url_map.get((note_type or "").lower())
-        return template.format(slug=slug) if template else None
+    def url_for(self, note_type: str | None, slug: str, path: str = "") -> str | None:
+        """The page of the note at `path` (vault-relative) on the site, from its type's template, else the template of notes without a type (key ``)
+        for a note that has none, else the catch-all (`*`); None when none applies."""
+        templates = self.url_map
+        kind = (note_type or "").lower()
+        template = templates.get(kind) or (templates.get("") if not kind else None) or templates.get(ANY_TYPE)
+        return page_url(template, path, slug) if template else None
 
 
 _TYPES = {f.name: f.type for f in fields(Settings)}
@@ -371,24 +379,18 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
         raise ConfigError(f"{origin}: cannot use {value!r} ({exc})") from None
 
 
-def _slug_template(template: str) -> bool:
-    """Whether `url_for` can fill the template: {slug} and no other replacement field (a stray
-    brace, `{page}` or `{slug.attr}` would fail, or worse, answer, at every question)."""
-    try:
-        fields = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(template) if name is not None]
-    except ValueError:
-        return False
-    return bool(fields) and all(f == ("slug", "", None) for f in fields)
-
-
 def _parse_url_map(text: str) -> dict[str, str]:
-    """`projet=/portfolio/{slug},competence=/competences/{slug}`"""
-    mapping = {}
+    """`projet=/portfolio/{slug},competence=/competences/{slug},*=/notes/{path}` (the fields are
+    checked with the whole map, in `Settings._checked`)."""
+    mapping: dict[str, str] = {}
     for item in text.split(","):
         if not item.strip():
             continue
         kind, sep, template = item.partition("=")
-        if not sep or "{slug}" not in template:
+        if not sep:
             raise ValueError(f"expected type=/path/{{slug}}, got {item.strip()!r}")
-        mapping[kind.strip().lower()] = template.strip()
+        kind = kind.strip().lower()
+        if kind in mapping and mapping[kind] != template.strip():
+            raise ValueError(f"type {kind!r} is given two urls")
+        mapping[kind] = template.strip()
     return mapping

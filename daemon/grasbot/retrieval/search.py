@@ -301,7 +301,7 @@ def search(
     *,
     top_k: int,
     min_score: float,
-    url_for=lambda note_type, slug: None,
+    url_for=lambda note_type, slug, path: None,
     history: Sequence[dict] | None = None,
     exhaustive: bool = False,
     semantic: Semantic | None = None,
@@ -339,7 +339,7 @@ def search(
             type=index.readable_field(note.type, path),
             score=score.points,
             reasons=tuple(score.reasons),
-            url=url_for(note.type, note.slug),
+            url=url_for(note.type, note.slug, note.path),  # from its own path alone
             path=path,
         )
         for path, score in ranked

@@ -1,0 +1,112 @@
+"""A note's page on the site: the fields GRASBOT_URL_MAP's templates may hold, one a site
+generator's rule from a file's path to its page's path.
+
+`{slug}` is GrasBot's own (lower-case ASCII: a site of your own that routes by it). The others
+read the note's vault-relative path as written, so a note in a folder keeps it and `Crème
+brûlée.md` keeps its capital and accents, as the generators do. Each is percent-encoded for a
+URL's path (`/` between folders kept), so no file name can add a query, a fragment or a scheme.
+A url is built from its own note's path and nothing else: a private note's name never reaches
+a visitor through another note's url.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+import urllib.parse
+from collections.abc import Callable, Mapping
+
+#: The key of the template for notes of any type the map does not name (or of none).
+ANY_TYPE = "*"
+
+
+def _stem(path: str) -> str:
+    """The vault-relative path without `.md` (any case: the vault reads `Note.MD` too)."""
+    return path[:-3] if path.lower().endswith(".md") else path
+
+
+def _encoded(path: str, *, space: str = "%20") -> str:
+    """Each folder and the name percent-encoded (RFC 3986: all but unreserved characters),
+    `/` kept between them; `space` is what a space becomes."""
+    return "/".join(urllib.parse.quote(part, safe="").replace("%20", space) for part in path.split("/"))
+
+
+def quartz_path(path: str) -> str:
+    """Quartz v4's page for a file (quartz/util/path.ts, `slugifyFilePath` and `sluggify`): each
+    folder and the name with whitespace a hyphen, `&` → `-and-`, `%` → `-percent`, `?` and `#`
+    dropped, case and accents kept; `_index` is `index`. `Cuisine/Crème brûlée.md` →
+    `Cuisine/Crème-brûlée`."""
+    parts = [re.sub(r"\s", "-", p).replace("&", "-and-").replace("%", "-percent").replace("?", "").replace("#", "") for p in _stem(path).split("/")]
+    if parts[-1] == "_index":
+        parts[-1] = "index"
+    return "/".join(parts)
+
+
+_DIGIT_OR_MARK = {"Nd", "Mn", "Mc", "Me"}  # Go's unicode.IsDigit and IsMark
+
+
+def _hugo_part(part: str) -> str:
+    """Hugo's `paths.Sanitize` (common/paths/path.go): letters, digits, marks and `._#+~` kept
+    (a `%` with two hex digits too), a run of spaces and hyphens one hyphen (none first or
+    last), anything else dropped."""
+    out: list[str] = []
+    hyphen = False
+    for i, ch in enumerate(part):
+        kept = ch != " " and (ch.isalpha() or unicodedata.category(ch) in _DIGIT_OR_MARK or ch in "._#+~\\")
+        kept = kept or (ch == "%" and re.fullmatch(r"[0-9A-Fa-f]{2}", part[i + 1 : i + 3]) is not None)
+        if kept:
+            out.append("-" if hyphen else "")
+            out.append(ch)
+            hyphen = False
+        elif out and (ch == "-" or ch.isspace()):
+            hyphen = True
+    return "".join(out)
+
+
+def hugo_path(path: str) -> str:
+    """Hugo's page for a content file with its defaults (`disablePathToLower: false`,
+    `removePathAccents: false`): each part sanitized as `paths.Sanitize` does, then lower case.
+    `Cuisine/Crème brûlée.md` → `cuisine/crème-brûlée`. A note's `slug:` or `url:` front matter,
+    which Hugo follows, is not read: such a site names those notes' pages itself."""
+    return "/".join(_hugo_part(p) for p in _stem(path).split("/")).lower()
+
+
+#: Each field a template may hold: what it is made of, from (path, slug).
+FIELDS: Mapping[str, Callable[[str, str], str]] = {
+    # GrasBot's slug (lower-case ASCII): a site of your own that routes by it
+    "slug": lambda path, slug: slug,
+    # the vault-relative path without .md, as written: MkDocs (`use_directory_urls`:
+    # about/license.md → /about/license/, so `/{path}/`), a static server
+    "path": lambda path, slug: _encoded(_stem(path)),
+    # the file name without .md, as written (a site that flattens folders)
+    "name": lambda path, slug: _encoded(_stem(path).rpartition("/")[2]),
+    # Quartz v4
+    "quartz": lambda path, slug: _encoded(quartz_path(path)),
+    # Obsidian Publish: the path as written, a space a `+` (publish.obsidian.md/help/Advanced+topics/…)
+    "publish": lambda path, slug: _encoded(_stem(path), space="+"),
+    # Hugo
+    "hugo": lambda path, slug: _encoded(hugo_path(path)),
+}
+
+
+def template_problem(template: str) -> str | None:
+    """Why `page_url` could not fill `template`, or None: it must hold at least one field, each
+    one of FIELDS, with no format spec, conversion or attribute (a stray brace, `{page}` or
+    `{slug.attr}` would fail, or worse, answer, at every question)."""
+    try:
+        parsed = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(template) if name is not None]
+    except ValueError as exc:
+        return f"its braces do not parse ({exc}); write a literal brace as {{{{ or }}}}"
+    if not parsed:
+        return "it holds no field, so every note would link to one page"
+    for name, spec, conversion in parsed:
+        if name not in FIELDS or spec or conversion:
+            written = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+            return f"{written} is not a field (a field is written bare, as {{path}})"
+    return None
+
+
+def page_url(template: str, path: str, slug: str) -> str:
+    """`template` filled from one note's own path and slug."""
+    return template.format_map({name: make(path, slug) for name, make in FIELDS.items() if "{" + name + "}" in template})
