@@ -542,13 +542,15 @@ def test_url_map_fields_encode_what_a_file_name_may_hold(field, url):
     assert settings.url_for(None, "q-a-100-ca-1", "Notes/Q&A: 100% ça ?#1.md") == url
 
 
-def test_url_map_a_catch_all_serves_the_types_it_does_not_name():
+def test_url_map_types_fold_case_and_accents_and_a_catch_all_serves_the_rest():
     default = Settings.load(env={})
+    # the default map, unchanged, now finds a type written with its accent or capital
+    assert default.url_for("compétence", "docker", "Docker.md") == "/competences/docker"
     assert default.url_for("Projet", "robot", "Robot.md") == "/portfolio/robot"
     assert default.url_for("note", "docker", "Docker.md") is None
     assert default.url_for(None, "docker", "Docker.md") is None
-    settings = Settings.load(env={"GRASBOT_URL_MAP": "competence=/c/{slug},=/sans-type/{slug},*=/notes/{path}"})
-    assert settings.url_for("competence", "docker", "Docker.md") == "/c/docker"
+    settings = Settings.load(env={"GRASBOT_URL_MAP": "Compétence=/c/{slug},=/sans-type/{slug},*=/notes/{path}"})
+    assert settings.url_for("COMPETENCE", "docker", "Docker.md") == "/c/docker"
     assert settings.url_for(None, "docker", "Docker.md") == "/sans-type/docker"  # the empty key: notes without a type
     assert settings.url_for("cours", "docker", "Cours/Docker.md") == "/notes/Cours/Docker"  # the catch-all: any other
     assert Settings.load(env={"GRASBOT_URL_MAP": "*=/notes/{path}"}).url_for(None, "d", "Docker.md") == "/notes/Docker"
@@ -566,6 +568,8 @@ def test_url_map_a_catch_all_serves_the_types_it_does_not_name():
         (["search", "q", "--url-map", "projet=/p/{path!r}"], "cannot be built: {path!r} is not a field"),
         (["search", "q", "--url-map", "*=/notes"], "GRASBOT_URL_MAP: the url of type '*' ('/notes') cannot be built: it holds no field"),
         (["search", "q", "--url-map", "projet=/p/{Path}"], "a url holds one or more of {slug}, {path}, {name}, {quartz}, {publish}, {hugo}"),
+        # which of the two a note of type Compétence got was the order of a dict
+        (["search", "q", "--url-map", "competence=/a/{slug},Compétence=/b/{slug}"], "GRASBOT_URL_MAP: types 'competence' and 'compétence' are one type"),
         (
             ["search", "q", "--url-map", "projet=/a/{slug},projet=/b/{slug}"],
             "--url-map: cannot use 'projet=/a/{slug},projet=/b/{slug}' (type 'projet' is given",

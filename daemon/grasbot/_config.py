@@ -14,11 +14,12 @@ import re
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ._exceptions import ConfigError
-from ._urls import ANY_TYPE, FIELDS, page_url, template_problem
+from ._urls import ANY_TYPE, FIELDS, fold_type, page_url, template_problem
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED_VAULT = _PACKAGE_DIR.parent.parent / "vault-grasbot"
@@ -276,6 +277,7 @@ class Settings:
                     raise ConfigError(f"{var}: {url!r} is not a URL ({exc})") from None
         if self.prompt_budget < 500:
             raise ConfigError(f"GRASBOT_PROMPT_BUDGET must be at least 500 characters, not {self.prompt_budget}")
+        folded: dict[str, str] = {}
         for kind, template in self.url_map.items():
             problem = template_problem(template)
             if problem:
@@ -283,6 +285,9 @@ class Settings:
                     f"GRASBOT_URL_MAP: the url of type {kind!r} ({template!r}) cannot be built: {problem};"
                     f" a url holds one or more of {', '.join('{' + name + '}' for name in FIELDS)}"
                 )
+            other = folded.setdefault(fold_type(kind), kind)
+            if other != kind and self.url_map[other] != template:  # which one a note got would be chance
+                raise ConfigError(f"GRASBOT_URL_MAP: types {other!r} and {kind!r} are one type (case and accents are not told apart) with two urls")
         if self.anchors not in ANCHOR_FORMS:
             raise ConfigError(f"GRASBOT_ANCHORS must be one of {', '.join(ANCHOR_FORMS)}, not {self.anchors!r}")
         if not 1 <= self.log_retention_days <= MAX_RETENTION_DAYS:
@@ -327,11 +332,16 @@ class Settings:
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)._checked()
 
+    @cached_property
+    def _url_templates(self) -> dict[str, str]:
+        return {fold_type(kind): template for kind, template in self.url_map.items()}
+
     def url_for(self, note_type: str | None, slug: str, path: str = "") -> str | None:
-        """The page of the note at `path` (vault-relative) on the site, from its type's template, else the template of notes without a type (key ``)
+        """The page of the note at `path` (vault-relative) on the site, from its type's template
+        (`Compétence` finds `competence`), else the template of notes without a type (key ``)
         for a note that has none, else the catch-all (`*`); None when none applies."""
-        templates = self.url_map
-        kind = (note_type or "").lower()
+        templates = self._url_templates
+        kind = fold_type(note_type or "")
         template = templates.get(kind) or (templates.get("") if not kind else None) or templates.get(ANY_TYPE)
         return page_url(template, path, slug) if template else None
 

@@ -90,6 +90,13 @@ FIELDS: Mapping[str, Callable[[str, str], str]] = {
 }
 
 
+def fold_type(kind: str) -> str:
+    """A type as the map's keys are matched: case and accents folded, so `type: Compétence`
+    finds `competence` (NFKD, combining marks dropped)."""
+    decomposed = unicodedata.normalize("NFKD", kind.strip().casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
 def template_problem(template: str) -> str | None:
     """Why `page_url` could not fill `template`, or None: it must hold at least one field, each
     one of FIELDS, with no format spec, conversion or attribute (a stray brace, `{page}` or

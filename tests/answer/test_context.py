@@ -503,13 +503,13 @@ def test_a_url_that_holds_a_fragment_is_not_given_a_second_one(note_writer):
 
 def test_a_sources_url_is_its_own_notes_page_and_names_no_private_note(note_writer):
     """GRASBOT_URL_MAP's fields read the note's own path: `Cuisine/Crème brûlée.md` on a Quartz
-    site is /Cuisine/Crème-brûlée (the slug, /creme-brulee, was a 404), and a url never holds
-    another note's path: a private note beside it, on the same subject and with the same slug,
-    reaches the visitor by no url."""
+    site is /Cuisine/Crème-brûlée (the slug, /creme-brulee, was a 404), `type: compétence` finds
+    the map's `competence`, and a url never holds another note's path: a private note beside it,
+    on the same subject and with the same slug, reaches the visitor by no url."""
     words = "La crème brûlée se caramélise au chalumeau avec du sucre roux."
     note_writer("Cuisine/Crème brûlée.md", "type: Recette\nvisibility: public", f"## Caramel\n\n{words}")
     note_writer("Cuisine/Brouillons/Salaire Dupont.md", "slug: creme-brulee\ntype: recette\nvisibility: private", f"{words} Salaire Dupont.")
-    note_writer("Pâtisserie.md", "type: competence\nvisibility: public", "Je fais la crème brûlée au chalumeau depuis dix ans.")
+    note_writer("Pâtisserie.md", "type: compétence\nvisibility: public", "Je fais la crème brûlée au chalumeau depuis dix ans.")
     bot = make_bot(note_writer.root, url_map="recette=/{quartz},competence=/competences/{slug}")
     result = bot.search("crème brûlée au chalumeau", audience="visitor")
     urls = {s.path: s.url for s in result.sources}
