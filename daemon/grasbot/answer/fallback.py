@@ -38,9 +38,14 @@ def not_found(pages: Sequence[str] = SITE_PAGES) -> str:
 NOT_FOUND = not_found()
 
 _CODE = re.compile(r"```.*?```|~~~.*?~~~", re.DOTALL)
-_HEADING_LINE = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)  # a heading is a label, not a sentence
-_LINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
-_MD_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")  # a destination may hold (…): `javascript:alert('c')`
+# Each of the next three patterns matches what it stands for with its last group, or, without it,
+# what it scanned in vain, which the substitution gives back unchanged: every start inside that
+# stretch reaches the same `]` (or the same line's first mark) and fails the same way, and is
+# skipped. Tried from each `[` (or each line start of a blank run) as they were, a line of
+# unclosed brackets (« [0, 1[ », « [[ ») or of blank lines cost the square of its length.
+_HEADING_LINE = re.compile(r"^(?=[\s#])\s*(#{1,6}\s.*$)?", re.MULTILINE)  # a heading is a label, not a sentence
+_LINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?(\]\])?")
+_MD_LINK = re.compile(r"\[([^\]]*)(\]\((?:[^()]|\([^()]*\))*\))?")  # a destination may hold (…): `javascript:alert('c')`
 _MARKUP = re.compile(
     r"^\s*(?:#{1,6}\s+|(?:>\s*)*(?:\[![\w-]+\][+-]?\s*)?(?:(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?)?)"  # a line's marks: heading, quote, callout, list, task
     r"|\\(?P<escaped>[\\`*_{}\[\]()#+\-.!|~<>])"  # an escaped character is itself: `\_dmarc`
@@ -92,9 +97,9 @@ def _lines_read(text: str) -> str:
 
 
 def sentences(markdown: str) -> list[str]:
-    text = _HEADING_LINE.sub("", _CODE.sub(" ", markdown))
-    text = _LINK.sub(lambda m: m.group(2) or m.group(1).split("#")[0], text)
-    text = _MD_LINK.sub(r"\1", text)
+    text = _HEADING_LINE.sub(lambda m: m.group(0) if m.group(1) is None else "", _CODE.sub(" ", markdown))
+    text = _LINK.sub(lambda m: m.group(0) if m.group(3) is None else m.group(2) or m.group(1).split("#")[0], text)
+    text = _MD_LINK.sub(lambda m: m.group(0) if m.group(2) is None else m.group(1), text)
     text = _INLINE_FIELD.sub(" : ", _lines_read(text))
     text = _MARKUP.sub(lambda m: m.group("escaped") or "", text)
     out = []
