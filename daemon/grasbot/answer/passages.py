@@ -47,8 +47,13 @@ _CUTS_KEPT = 10_000  # long notes' cuts whose counts an index keeps (about 25 MB
 _ANCHORS_KEPT = 512  # notes whose anchors an index keeps
 # A heading as a site's renderer reads it: a code span's text as written (`__init__`), emphasis
 # marks dropped (an underscore only at a word's edge, as CommonMark reads it: snake_case stays),
-# a link as its text.
-_MARKS = re.compile(r"(`+)(.+?)\1|\*\*|(?<!\w)__|__(?!\w)|(?<!\w)_(?=\S)|(?<=\S)_(?!\w)|\*|\[([^\]]*)\]\([^)]*\)")
+# a link as its text. As CommonMark reads them too, a code span closes on a run of backticks as
+# long as its opening one, and a link's text holds no bracket: each run or `[` is scanned once
+# (a heading of 4,000 backticks took 0.8 s to read, of 4,000 `[` 64 ms).
+_MARKS = re.compile(
+    r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)|\*\*|(?<!\w)__|__(?!\w)|(?<!\w)_(?=\S)|(?<=\S)_(?!\w)|\*"
+    r"|\[([^\[\]]*)\]\((?:[^()]|\([^()]*\))*\)"
+)
 _BREAKING_SPACES = re.compile(r"[^\S\u00a0\u2007\u202f]+")  # a no-break space is part of a heading (« Qui suis-je ? »)
 
 
