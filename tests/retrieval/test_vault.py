@@ -623,3 +623,18 @@ def test_the_shared_slug_cases():
         raw = f"---\n{yaml.safe_dump(fields, allow_unicode=True)}---\nx" if fields else "x"
         got.append(parse_note(case["path"], raw.encode(), mtime_ns=0, options=VaultOptions()).slug)
     assert got == [case["slug"] for case in cases]
+
+
+def test_a_course_of_unclosed_html_links_is_read_once():
+    """An HTML course's `<a href="…">` that no `</a>` follows was scanned to the note's end from
+    each of them: 100 KB of them took 30 s of a load, and as long again to cut into passages."""
+    from grasbot.retrieval.sections import cut_note
+
+    examples = '<a href="page.html">' * 8_000  # 160 KB, none closed
+    raw = f'Voir <a href="Autre.md">la note</a> et <a href="prive/Zorglub.md">le dossier</a>.\n\n{examples}\n'
+    note = parse_note("cours/html.md", raw.encode(), mtime_ns=0, options=VaultOptions(default_public=True))
+    assert [(link.target, link.display) for link in note.links] == [("cours/Autre.md", "la note"), ("cours/prive/Zorglub.md", "le dossier")]
+    shown = rewrite_links(note.body, lambda target: target == "cours/Autre.md", "cours/html.md")
+    assert shown == f"Voir la note et le dossier.\n\n{examples}\n"
+    pieces = [note.body[start:end] for start, end, _ in cut_note(note.body)[1]]
+    assert pieces[0] == raw.split("\n")[0] and "".join(pieces[1:]) == examples  # no link to keep whole among the examples

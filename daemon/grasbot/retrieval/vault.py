@@ -465,8 +465,12 @@ _REF_DEF = re.compile(  # what follows the destination on its line does not keep
 )
 _REF_USE = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\](?:\[([^\[\]\n]*)\])?")
 _ANGLE_LINK = re.compile(r"<(obsidian://[^<>\s]+|[^<>\n]+?\.md(?:#[^<>\n]*)?)>", re.IGNORECASE)
+# A `<a href>` that no `</a>` follows matches too, with the rest of the text and no group 4: no
+# later one is closed either, and each was scanned to the end (100 KB of them: 30 s of a load).
+# Readers skip such a match (`_html_links`) or give it back as written.
 _HTML_LINK = re.compile(
-    r"<a\s(?:[^>]*?\s)?href\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))[^>]*>(.*?)</a\s*>",
+    r"<a\s(?:[^>]*?\s)?href\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))[^>]*>(.*?)</a\s*>"
+    r"|<a\s(?:[^>]*?\s)?href\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+)[^>]*>(?!.*?</a\s*>).*",
     re.IGNORECASE | re.DOTALL,
 )
 _HTML_SOURCE = re.compile(  # a tag left once `_HTML_LINK`'s are read; only a note's counts (`_note_source`)
@@ -517,11 +521,11 @@ def _md_links_in(text: str, rel: str, kind: str) -> list[Link]:
             target = link_target(m.group(1), rel)
             if target is not None:
                 out.append(Link(target, None, kind))
-        for m in _HTML_LINK.finditer(text):
+        for m in _html_links(text):
             target = link_target(next(g for g in m.group(1, 2, 3) if g is not None), rel)
             if target is not None:
                 out.append(Link(target, _TAG.sub("", m.group(4)).strip() or None, kind))
-        for m in _HTML_SOURCE.finditer(_HTML_LINK.sub(" ", text)):
+        for m in _HTML_SOURCE.finditer(_HTML_LINK.sub(lambda m: m.group(0) if m.group(4) is None else " ", text)):
             target = _note_source(m, rel)
             if target is not None:
                 out.append(Link(target, None, kind))
@@ -543,7 +547,8 @@ def link_spans(text: str) -> list[tuple[int, int]]:
     """Where `text` holds a link of any syntax, as merged (start, end) spans in order. A passage
     cut inside one would leave each half unread as a link by `rewrite_links`: a private note's
     path, or the name of its file, would stay in the text."""
-    spans = sorted((m.start(), m.end()) for pattern in _LINK_SYNTAXES for m in pattern.finditer(text))
+    found = (_html_links(text) if pattern is _HTML_LINK else pattern.finditer(text) for pattern in _LINK_SYNTAXES)
+    spans = sorted((m.start(), m.end()) for matches in found for m in matches)
     merged: list[tuple[int, int]] = []
     for start, end in spans:
         if merged and start < merged[-1][1]:
@@ -551,6 +556,11 @@ def link_spans(text: str) -> list[tuple[int, int]]:
         else:
             merged.append((start, end))
     return merged
+
+
+def _html_links(text: str) -> Iterator[re.Match]:
+    """`_HTML_LINK`'s links in `text`: without the unclosed rest it matches to skip it."""
+    return (m for m in _HTML_LINK.finditer(text) if m.group(4) is not None)
 
 
 def _note_source(m: re.Match, rel: str) -> str | None:
@@ -816,6 +826,8 @@ def _rewrite_other_links(text: str, keep, rel: str) -> str:
             return m.group(0) if target is None else _shown(target, keep)
 
         def html(m: re.Match) -> str:
+            if m.group(4) is None:  # no `</a>` after it
+                return m.group(0)
             target = link_target(next(g for g in m.group(1, 2, 3) if g is not None), rel)
             if target is None:
                 return m.group(0)
