@@ -6,6 +6,6 @@ against (`protocol`, shipping `protocol/openrpc.json`), the HTTP endpoints (`han
 wraps every request (`middleware`: CORS, errors, the access log), the application's keys and
 who is asking (`state`), the owner token (`auth`), the per-client bucket (`ratelimit`), the SSE
 framing (`sse`), the reload passed on to the other daemons of a scale-out (`peers`) and the
-chat page (`static/`). It is the end of the chain: nothing imports it
+chat page and the widget (`static/`). It is the end of the chain: nothing imports it
 but the public API and the command line.
 """
