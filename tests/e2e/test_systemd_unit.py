@@ -1,7 +1,8 @@
 """deploy/systemd/grasbot.service, the user unit the deployment guide ships: systemd reads it
 without a complaint (`systemd-analyze verify`, which also checks that ExecStart is an
-executable), and its ExecStart, run as systemd would run it, serves the vault it names and
-stops cleanly on the SIGTERM `systemctl stop` sends, within the unit's TimeoutStopSec."""
+executable), and its ExecStart, run as systemd would run it, serves the vault it names, reloads
+it on its ExecReload (`systemctl reload`, which the deployment guide names) and stops cleanly on
+the SIGTERM `systemctl stop` sends, within the unit's TimeoutStopSec."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def test_systemd_reads_the_unit_without_a_complaint(tmp_path):
     assert subprocess.run([analyze, "verify", "--man=no", str(broken)], capture_output=True, timeout=60).returncode != 0
 
 
-def test_its_exec_start_serves_the_vault_and_stops_cleanly_on_sigterm(tmp_path):
+def test_its_exec_start_serves_the_vault_reloads_on_exec_reload_and_stops_cleanly_on_sigterm(tmp_path):
     unit = unit_for(tmp_path)
     command = shlex.split(directive(unit, "ExecStart"))
     assert Path(command[0]).resolve() == (REPO / ".venv" / "bin" / "grasbot").resolve() and command[1] == "serve"
@@ -64,6 +65,10 @@ def test_its_exec_start_serves_the_vault_and_stops_cleanly_on_sigterm(tmp_path):
             health = json.load(resp)
         public = len(build_snapshot(Settings.load(env={}, vault_dir=BUNDLED_VAULT, semantic="off")).index("visitor"))
         assert health["status"] == "ok" and health["vault_size"] == public > 0
+        reload = shlex.split(directive(unit, "ExecReload").replace("$MAINPID", str(proc.pid)))  # what `systemctl --user reload grasbot` runs
+        subprocess.run([shutil.which(reload[0]) or reload[0], *reload[1:]], check=True, timeout=30)
+        said = next((line for line in iter(proc.stderr.readline, "") if "SIGHUP: " in line and "reloading" not in line), "")  # "": the daemon ended
+        assert "SIGHUP: vault reloaded: " in said, said or "the daemon ended on SIGHUP"
         proc.send_signal(signal.SIGTERM)  # what `systemctl --user stop grasbot` sends first
         assert proc.wait(int(directive(unit, "TimeoutStopSec").removesuffix("s"))) == 0  # else systemd kills it
     finally:
