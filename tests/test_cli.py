@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -803,3 +804,28 @@ def test_serve_warns_of_a_peer_that_the_owner_token_reaches_in_clear(capsys, mon
         "grasbot: warning: GRASBOT_PEERS: a reload sends http://10.0.0.6:8765 the owner token over plain HTTP, which anyone "
         "on the way reads: reach that daemon by https:// or over a private link\n"
     )
+
+
+# ---------------------------------------------------------------- the README's table
+
+
+def test_the_readme_configuration_table_names_every_setting_and_every_flag_of_serve(capsys):
+    """The README's Configuration table is where an owner looks a setting up: a variable or a
+    flag missing there is one nobody finds, a row for one that does not exist a setting that
+    silently does nothing. The visitor limits it names as variables only are the deploy
+    guide's Limits table."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
+    intro, table = section.split("\n| variable |", 1)
+    rows = [line.split("|")[1:3] for line in table.splitlines() if line.startswith("| `")]
+    variables = {name for cell, _ in rows for name in re.findall(r"`([A-Z_]+)`", cell)}
+    flags = {flag for _, cell in rows for flag in re.findall(r"`(--[a-z-]+)`", cell)}
+    limits = set(re.findall(r"`(GRASBOT_[A-Z_]+)`", intro))
+    assert variables | limits == set(Settings.ENV) and not variables & limits
+    deploy_limits = (REPO / "deploy" / "README.md").read_text(encoding="utf-8").split("\n## Limits\n", 1)[1].split("\n## ", 1)[0]
+    limit_rows = "\n".join(line for line in deploy_limits.splitlines() if line.startswith("| "))
+    assert limits == set(re.findall(r"`(GRASBOT_[A-Z_]+)`", limit_rows))
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    taken = set(re.findall(r"\[(--[a-z-]+)", capsys.readouterr().out))  # the usage line: [--host HOST] …
+    assert flags == taken - {"--json"}
