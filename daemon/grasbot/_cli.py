@@ -53,7 +53,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         help="visibility of a note without a `visibility` field (GRASBOT_DEFAULT_VISIBILITY; default private)",
     )
     parser.add_argument("--top-k", dest="search_top_k", type=int, metavar="N", help="sources to return (SEARCH_TOP_K; default 5)")
-    parser.add_argument("--min-score", dest="search_min_score", type=_number, metavar="X", help="best score that grounds an answer (SEARCH_MIN_SCORE)")
+    parser.add_argument("--min-score", dest="search_min_score", type=_number, metavar="X", help="score that grounds an answer (SEARCH_MIN_SCORE; default 3)")
     parser.add_argument("--model", dest="llm_model", type=_given, help="Ollama model (LLM_MODEL; default qwen3:8b)")
     parser.add_argument("--ollama-host", dest="ollama_host", type=_given, metavar="URL", help="Ollama's address (OLLAMA_HOST)")
     parser.add_argument("--llm-timeout", dest="llm_timeout", type=_number, metavar="SECONDS", help="LLM_TIMEOUT (default 60)")
@@ -76,7 +76,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--anchors",
         choices=ANCHOR_FORMS,
-        help="GRASBOT_ANCHORS: a heading's anchor as the site makes it: github (Quartz, Jekyll), mkdocs, text (Obsidian Publish), slug (default), none",
+        help="GRASBOT_ANCHORS: a heading's anchor as the site makes it, github (Quartz, Jekyll, Hugo), mkdocs, text (Obsidian Publish), slug (default), none",
     )
     parser.add_argument(
         "--url-map",
