@@ -829,3 +829,17 @@ def test_the_readme_configuration_table_names_every_setting_and_every_flag_of_se
         main(["serve", "--help"])
     taken = set(re.findall(r"\[(--[a-z-]+)", capsys.readouterr().out))  # the usage line: [--host HOST] …
     assert flags == taken - {"--json"}
+
+
+@pytest.mark.parametrize("command", ["search", "ask", "check"])
+def test_every_command_takes_the_index_cache_flags(command, tmp_path, monkeypatch):
+    """`grasbot check --no-cache` was « unrecognized arguments », though every command honours
+    GRASBOT_INDEX_CACHE and GRASBOT_CACHE_DIR."""
+    import grasbot._cli
+
+    opened = []
+    monkeypatch.setattr(grasbot._cli.GrasBot, "open", lambda settings: opened.append(settings) or (_ for _ in ()).throw(SystemExit(0)))
+    args = [command, *(["question"] if command != "check" else []), "--no-cache", "--cache-dir", str(tmp_path / "c"), "--semantic", "off"]
+    with pytest.raises(SystemExit):
+        grasbot._cli.main(args)
+    assert opened[0].index_cache is False and opened[0].cache_dir == tmp_path / "c"

@@ -45,6 +45,16 @@ def _given(text: str) -> str:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cache-dir",
+        dest="cache_dir",
+        type=_given,
+        metavar="DIR",
+        help="the index cache (GRASBOT_CACHE_DIR; default ~/.cache/grasbot/<hash of the vault path>)",
+    )
+    parser.add_argument(
+        "--no-cache", dest="index_cache", action="store_const", const=False, help="do not read or write the index cache (GRASBOT_INDEX_CACHE=off)"
+    )
     parser.add_argument("--vault", dest="vault_dir", type=_given, metavar="DIR", help="the vault folder (VAULT_DIR; default: the bundled vault-grasbot/)")
     parser.add_argument("--exclude", metavar="DIR,DIR", help="vault folders to leave out (GRASBOT_EXCLUDE)")
     parser.add_argument(
@@ -178,14 +188,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="days questions are kept (GRASBOT_LOG_RETENTION_DAYS; default 90)",
     )
-    p.add_argument(
-        "--cache-dir",
-        dest="cache_dir",
-        type=_given,
-        metavar="DIR",
-        help="the index cache (GRASBOT_CACHE_DIR; default ~/.cache/grasbot/<hash of the vault path>)",
-    )
-    p.add_argument("--no-cache", dest="index_cache", action="store_const", const=False, help="do not read or write the index cache (GRASBOT_INDEX_CACHE=off)")
     _common(p)
     add_log_parser(sub)
     return parser
