@@ -28,7 +28,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from .vault import FENCED, link_spans
+from .vault import FENCED, fences_read_once, link_spans
 
 WHOLE_NOTE = 8_000  # characters; the bundled vault's longest note is 7.5 KB, and is sent whole
 WINDOW = 1_500  # a longer section is cut into windows of at most this many characters
@@ -133,7 +133,7 @@ def _lines(body: str) -> Iterator[tuple[str, int, int, int, str]]:
     pos, n = 0, len(body)
     block_start = -1
     atomic = False
-    fences = iter(FENCED.finditer(body)) if "```" in body or "~~~" in body else iter(())
+    fences = iter(FENCED.finditer(fences_read_once(body))) if "```" in body or "~~~" in body else iter(())
     fence = next(fences, None)  # the next code fence, closed as `vault` reads code
     while pos < n:
         eol = body.find("\n", pos)

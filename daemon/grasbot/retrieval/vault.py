@@ -16,7 +16,7 @@ import time
 import unicodedata
 import urllib.parse
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
@@ -399,10 +399,59 @@ _CODE = re.compile(f"{_FENCED}|{_SPAN}", re.MULTILINE | re.DOTALL)
 _HIDDEN = re.compile(f"(?P<code>{_FENCED}|{_SPAN})|%%.*?(?:%%|\\Z)|<!--.*?(?:-->|\\Z)", re.MULTILINE | re.DOTALL)
 
 
-def _unhide(m: re.Match) -> str:
+# A fence's line: up to three spaces, a run of ` or ~ (three or more), what follows on the line.
+_FENCE_LINE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
+
+
+def fences_read_once(text: str) -> str:
+    """`text` with each fence that nothing closes masked: a line that opens one (an info string
+    after its run, « ```python », so it closes none) and that no later line of its character, as
+    long or longer and alone, closes. The patterns above tried each such line against the rest
+    of the note and failed each time: 10,000 « ```python » lines with no bare fence after them
+    took 6 s to read, for no code. Its run replaced by as many NULs (offsets kept), the line is
+    what the patterns found there, and never try again: no fence, no code span, no comment."""
+    if "```" not in text and "~~~" not in text:
+        return text
+    longest = {"`": 0, "~": 0}  # the longest line below that may close a fence of this character
+    masked = []
+    for line in reversed(list(_FENCE_LINE.finditer(text))):
+        run, rest = line.group(1), line.group(2)
+        if not rest.strip(" \t"):
+            longest[run[0]] = max(longest[run[0]], len(run))
+        elif run[0] == "~" and longest["~"] < 3:  # the pattern may read a longer run as ~~~ and an info string
+            masked.append(line.span(1))
+        elif run[0] == "`" and len(run) > longest["`"] and "`" not in rest:  # opens, and nothing closes it
+            masked.append(line.span(1))
+    if not masked:
+        return text
+    parts: list[str] = []
+    at = 0
+    for start, end in reversed(masked):
+        parts += (text[at:start], "\0" * (end - start))
+        at = end
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def _sub(pattern: re.Pattern, text: str, replace: Callable[[re.Match, str], str]) -> str:
+    """`pattern.sub` read on `fences_read_once(text)`, its output made of `text`'s own characters:
+    `replace(match, the text it covers)`."""
+    masked = fences_read_once(text)
+    if masked is text:
+        return pattern.sub(lambda m: replace(m, m.group(0)), text)
+    parts: list[str] = []
+    at = 0
+    for m in pattern.finditer(masked):
+        parts += (text[at : m.start()], replace(m, text[m.start() : m.end()]))
+        at = m.end()
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def _unhide(m: re.Match, covered: str) -> str:
     if m.group("code") is not None:
-        return m.group(0)
-    return "\n" if "\n" in m.group(0) else " "  # lines stay lines: sentences are split at them
+        return covered
+    return "\n" if "\n" in covered else " "  # lines stay lines: sentences are split at them
 
 
 def _shown_text(text: str | None) -> str | None:
@@ -420,7 +469,7 @@ def strip_hidden(body: str) -> str:
     """`body` without the comments its author hid from readers."""
     if "%%" not in body and "<!--" not in body:  # the scan needs one of them: spare it
         return body
-    return _HIDDEN.sub(_unhide, body)
+    return _sub(_HIDDEN, body, _unhide)
 
 
 # _WIKILINK without its leading `(!?)`, so the scan jumps from `[[` to `[[`; the `!` is looked up
@@ -686,7 +735,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     stem = PurePosixPath(rel).stem
     body = strip_hidden(body)
 
-    prose = _CODE.sub(" ", body) if "`" in body or "~~~" in body else body  # the scan needs one: spare it
+    prose = _sub(_CODE, body, lambda m, covered: " ") if "`" in body or "~~~" in body else body  # the scan needs one: spare it
     shown = _shown_text if "%%" in header or "<!--" in header else _same  # fields with comments: rare
     # Obsidian names a note by its file; a first heading is often a section's (« Objectif »,
     # « Présentation », 125 of a personal vault's 209 notes), which sources showed as the title
