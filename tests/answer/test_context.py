@@ -422,6 +422,18 @@ def test_a_long_question_reads_a_courses_cuts_by_its_terms_not_each_cut_for_each
     assert {p.heading[0] for p in chosen} == {course}
 
 
+def _github_anchor_of_second_section(note_writer, heading: str) -> str | None:
+    """The github anchor of a long note's second section, headed `heading`, as a passage of it carries it."""
+    sections = [("Introduction", "pommes"), (heading, "prunes")]
+    body = "\n\n".join(f"## {title}\n\nLa recette parle de {word}. " + ("Du texte. " * 400) for title, word in sections)
+    note_writer("recettes.md", "title: Recettes\ntype: projet\nvisibility: public", body)
+    index = make_bot(note_writer.root, anchors="github").snapshot.index("visitor")
+    passages = choose_passages("prunes", [("recettes.md", "/portfolio/recettes")], index, budget=2_000, anchors="github")
+    found = [p for p in passages if "prunes" in p.text]
+    assert found
+    return found[0].anchor
+
+
 @pytest.mark.parametrize(
     "heading, expected",
     [
@@ -435,13 +447,7 @@ def test_a_headings_anchor_is_made_from_its_text_as_the_site_renders_it(note_wri
     """rehype-slug (Quartz) and GitHub slug the heading element's text: a code span's content
     as written, emphasis (`_x_`, CommonMark's underscore at a word's edge) and a link's
     destination gone. `__init__` lost its underscores and `_vrai_` kept its own."""
-    sections = [("Introduction", "pommes"), (heading, "prunes")]
-    body = "\n\n".join(f"## {title}\n\nLa recette parle de {word}. " + ("Du texte. " * 400) for title, word in sections)
-    note_writer("recettes.md", "title: Recettes\ntype: projet\nvisibility: public", body)
-    index = make_bot(note_writer.root, anchors="github").snapshot.index("visitor")
-    passages = choose_passages("prunes", [("recettes.md", "/portfolio/recettes")], index, budget=2_000, anchors="github")
-    found = [p for p in passages if "prunes" in p.text]
-    assert found and found[0].anchor == expected
+    assert _github_anchor_of_second_section(note_writer, heading) == expected
 
 
 @pytest.mark.parametrize("form, expected", [("github", "exemple-1"), ("slug", "exemple-1"), ("text", "Exemple")])
@@ -533,10 +539,4 @@ def test_a_heading_of_unclosed_marks_is_read_once(note_writer, heading, expected
     """A heading's code spans and links were tried from every backtick and `[` to the line's
     end, each backtick for each run length: 6,000 backticks took 2.2 s to anchor, 20,000 `[`
     1.1 s, for each passage of the note a visitor's question reached."""
-    sections = [("Introduction", "pommes"), (heading, "prunes")]
-    body = "\n\n".join(f"## {title}\n\nLa recette parle de {word}. " + ("Du texte. " * 400) for title, word in sections)
-    note_writer("recettes.md", "title: Recettes\ntype: projet\nvisibility: public", body)
-    index = make_bot(note_writer.root, anchors="github").snapshot.index("visitor")
-    passages = choose_passages("prunes", [("recettes.md", "/portfolio/recettes")], index, budget=2_000, anchors="github")
-    found = [p for p in passages if "prunes" in p.text]
-    assert found and found[0].anchor == expected
+    assert _github_anchor_of_second_section(note_writer, heading) == expected
