@@ -609,6 +609,23 @@ def test_grasbot_log_does_not_create_a_missing_log(tmp_path):
     assert run_log(["log", "--question-log", str(db), "--limit", "0"])[0] == 2
 
 
+def test_an_unreadable_log_is_kept_aside_and_a_new_one_started(tmp_path, caplog):
+    """A log SQLite cannot read turned the log off for the daemon's life, its questions lost
+    until someone moved the file by hand. It is renamed beside itself, untouched, and the
+    daemon logs again."""
+    db = tmp_path / "q.sqlite3"
+    torn = b"not a database, " * 512
+    db.write_bytes(torn)
+    caplog.set_level("WARNING", logger="grasbot.questionlog")
+    log = QuestionLog(db, clock=lambda: datetime(2026, 12, 4, 21, 30, tzinfo=UTC))
+    log.record("bonjour", result(("a", 5.0, ("bm25",))))
+    assert log.enabled and log.count() == 1
+    log.close()
+    aside = tmp_path / "q.sqlite3.unreadable-20261204-213000"
+    assert aside.read_bytes() == torn
+    assert f"kept as {aside}, a new log is started" in caplog.text
+
+
 def test_grasbot_log_says_why_it_cannot_read_a_log(tmp_path, capsys):
     db = tmp_path / "q.sqlite3"
     db.write_bytes(b"not a database, " * 512)  # a file torn or overwritten by something else

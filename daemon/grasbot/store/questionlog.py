@@ -187,6 +187,13 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite reads no database in the file (not a lock, a full disk or a permission)."""
+    return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT) or any(
+        words in str(exc) for words in ("not a database", "malformed")
+    )
+
+
 def _full(exc: sqlite3.OperationalError) -> bool:
     """Whether the disk (or the file's limit) has no room: often for a while only."""
     return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in str(exc)
@@ -242,7 +249,13 @@ class QuestionLog:
         self._full = False  # the last write found the disk full (said once, and when it ends)
         if self.path is not None:
             try:
-                self._conn = self._open(self.path)
+                try:
+                    self._conn = self._open(self.path)
+                except sqlite3.DatabaseError as exc:
+                    if read_only or not _corrupt(exc):
+                        raise
+                    self._set_aside(self.path, exc)
+                    self._conn = self._open(self.path)
                 self._file = _identity(self.path)
                 if not read_only:
                     self._purge(self._clock())
@@ -300,6 +313,17 @@ class QuestionLog:
             conn.close()
             raise
         return conn
+
+    def _set_aside(self, path: Path, exc: sqlite3.DatabaseError) -> None:
+        """A log SQLite cannot read (torn by a crash of the disk, overwritten): renamed beside
+        itself, kept for whoever may mend it, and a new log started. Turned off instead, the
+        daemon lost every question until someone moved the file by hand."""
+        aside = path.with_name(f"{path.name}.unreadable-{self._clock():%Y%m%d-%H%M%S}")
+        os.replace(path, aside)
+        for suffix in ("-wal", "-shm"):  # a new log must not read the old one's journal
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(path.with_name(path.name + suffix), aside.with_name(aside.name + suffix))
+        logger.warning("question log %s: %s; kept as %s, a new log is started", path, exc, aside)
 
     def _give_up(self, doing: str, exc: BaseException) -> None:
         """Turn the log off. The caller holds `_lock` (or is `__init__`)."""
