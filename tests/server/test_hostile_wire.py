@@ -56,6 +56,20 @@ async def test_nan_and_infinity_are_a_parse_error_that_says_so(start_daemon, con
     assert resp.status == 400 and (await resp.json())["error"]["data"] == f"history: {constant} is not JSON: a number must be finite"
 
 
+async def test_a_member_given_twice_is_refused_and_named(start_daemon):
+    """`{"q": "a", "q": "grasbot"}` searched « grasbot » (json.loads keeps the last one, silently),
+    and a history turn's second `content` replaced its first."""
+    client = await start_daemon()
+    body = '{"jsonrpc": "2.0", "method": "search", "params": {"q": "a", "q": "grasbot"}, "id": 1}'
+    answer = await (await client.post("/rpc", data=body.encode(), headers={"Content-Type": "application/json"})).json()
+    assert answer["error"] == {"code": -32700, "message": "Parse error", "data": "the member 'q' is given twice in one object: which one was meant?"}
+    resp = await client.get("/ask", params={"q": "python", "history": '[{"role": "user", "content": "a", "content": "b"}]'})
+    assert resp.status == 400
+    assert (await resp.json())["error"]["data"] == "history: the member 'content' is given twice in one object: which one was meant?"
+    status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "search", "params": {"q": "python"}, "id": 3})
+    assert ok["result"]["results"]  # the next request is served as ever
+
+
 async def test_huge_numbers_in_ask_history_are_named(start_daemon):
     client = await start_daemon()
     resp = await client.get("/ask", params={"q": "python", "history": '[{"role": "user", "content": 1e400}]'})

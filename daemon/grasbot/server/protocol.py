@@ -88,10 +88,22 @@ def _integer(text: str) -> int:
     return value
 
 
+def _members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    members = dict(pairs)
+    if len(members) < len(pairs):  # which one was meant? json.loads keeps the last, silently
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise WireError(f"the member {name!r} is given twice in one object: which one was meant?")
+            seen.add(name)
+    return members
+
+
 def loads(text: str | bytes) -> Any:
     """json.loads of what a caller sent, refusing what no JSON answer could carry back: NaN,
-    Infinity and numbers, integers too, that overflow a double (ValueError, WireError for those)."""
-    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite, parse_int=_integer)
+    Infinity and numbers, integers too, that overflow a double, and an object naming a member
+    twice (ValueError, WireError for those)."""
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite, parse_int=_integer, object_pairs_hook=_members)
 
 
 def dumps(value: Any, **options: Any) -> str:
