@@ -1,0 +1,161 @@
+"""A note made private (or public) while the daemon serves: from the moment the reload returns,
+the visitor's daemon is the one a fresh start on the new files would be, and nothing of the
+note that went private reaches a visitor by any path (results, passages, scores, /health, the
+kept answers, the index cache read at the next start).
+
+The note that goes private holds a canary word; after the reload every visitor output is
+searched for it, and every visitor search is compared with a daemon started afresh on the
+same files (the BM25 statistics, the boilerplate counts and the graph show in the scores)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc_result, sse_events, write_note
+
+CANARY = "frelonix"
+FLIP = "apiculture/ruche-frelonix.md"
+FLIP_FRONT = "title: Ruche Frelonix\nslug: ruche-frelonix\naliases: [ruche noire]\nanswers: [Où est la ruche frelonix ?]\ntags: [abeilles]"
+FLIP_BODY = """\
+    Signé : le rucher du coteau.
+    Les abeilles de la ruche frelonix donnent un miel sombre de châtaignier.
+    La ruche frelonix est voisine du [[miel]] et de la [[cire]].
+    """
+QUESTIONS = [
+    "Où est la ruche frelonix ?",
+    "frelonix",
+    "ruche noire",
+    "miel sombre de châtaignier",
+    "Les abeilles et le miel",
+    "le rucher du coteau",
+    "la cire des abeilles",
+]
+
+
+def write_vault(root: Path) -> None:
+    """Public notes sharing the flip note's words and its signature line (boilerplate when three
+    notes hold it), one linking to it by its title and alias."""
+    signed = "Signé : le rucher du coteau.\n"
+    write_note(root, "miel.md", "title: Le miel\nslug: miel\nvisibility: public", f"{signed}Le miel est clair au printemps. Voir [[Ruche Frelonix]].")
+    write_note(root, "cire.md", "title: La cire\nslug: cire\nvisibility: public", f"{signed}La cire sert aux bougies, voir [[ruche noire|la ruche]].")
+    write_note(root, "jardin.md", "title: Le jardin\nslug: jardin\nvisibility: public", "Le jardin accueille les ruches et le miel de châtaignier.")
+    write_note(root, FLIP, f"{FLIP_FRONT}\nvisibility: public", FLIP_BODY)
+
+
+def make_private(root: Path, how: str) -> None:
+    path = root / FLIP
+    if how == "visibility":
+        write_note(root, FLIP, f"{FLIP_FRONT}\nvisibility: private", FLIP_BODY)
+    elif how == "publish":
+        write_note(root, FLIP, f"{FLIP_FRONT}\nvisibility: public\npublish: false", FLIP_BODY)
+    elif how == "excluded":
+        (root / "archives").mkdir()
+        shutil.move(path, root / "archives" / path.name)
+    elif how == "hidden":
+        path.parent.rename(root / ".apiculture")
+    elif how == "deleted":
+        path.unlink()
+
+
+async def start(start_daemon, vault: Path, url: str | None = None, **settings):
+    settings.setdefault("rate_per_minute", 100_000)
+    settings.setdefault("rate_burst", 100_000)
+    client = await start_daemon(vault, url, owner_token=OWNER_TOKEN, exclude=("archives",), **settings)
+    await meaning_ready(client)
+    return client
+
+
+async def meaning_ready(client) -> None:
+    """Wait for the bundled encoder to have embedded the vault (when meaning is on)."""
+    bot = bot_of(client)
+    if bot.embedder is None:
+        return
+    for _ in range(600):
+        if bot.snapshot.semantic:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(bot.semantic_status())
+
+
+async def visitor_views(client) -> dict:
+    """Everything a visitor reads of the vault, without the LLM: searches and /health."""
+    views = {}
+    for q in QUESTIONS:
+        result = await rpc_result(client, "search", {"q": q, "top_k": 10})
+        del result["took_ms"]
+        views[q] = result
+    health = await (await client.get("/health")).json()
+    views["/health"] = {k: health[k] for k in ("vault_size", "semantic")}
+    return views
+
+
+def assert_clean(value, where: str) -> None:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    assert CANARY not in text.lower() and "ruche noire" not in text.lower(), f"{where}: {text[:1500]}"
+
+
+@pytest.mark.parametrize("semantic", ["off", "bundled"])
+@pytest.mark.parametrize("how", ["visibility", "publish", "excluded", "hidden", "deleted"])
+async def test_a_note_made_private_is_gone_for_visitors_once_the_reload_returns(start_daemon, standin_ollama, tmp_path, how, semantic):
+    root = tmp_path / "vault"
+    write_vault(root)
+    standin_ollama.script("La ruche frelonix donne un miel sombre [ruche-frelonix].")
+    client = await start(start_daemon, root, standin_ollama.url, semantic=semantic)
+    # warm every cache with the note public: searches, kept answers, the stream's
+    before = await rpc_result(client, "search", {"q": "Où est la ruche frelonix ?"})
+    assert before["results"][0]["slug"] == "ruche-frelonix"
+    for q in QUESTIONS:
+        await client.get("/ask", params={"q": q})
+
+    make_private(root, how)
+    report = await rpc_result(client, "reload", {}, headers=OWNER)
+    assert report["errors"] == []
+
+    standin_ollama.script("Les notes parlent du miel et de la cire [miel].")
+    views = await visitor_views(client)
+    assert_clean(list(views.values()), "visitor searches and /health")
+    fresh = await start(start_daemon, root, semantic=semantic)
+    assert views == await visitor_views(fresh)  # scores and passages as a fresh start gives them
+    for q in QUESTIONS:
+        asked = await (await client.get("/ask", params={"q": q})).json()
+        assert_clean(asked, f"/ask {q}")
+        assert asked["reused"] is False
+        resp = await client.get("/ask/stream", params={"q": q})
+        assert_clean([e async for e in sse_events(resp)], f"/ask/stream {q}")
+        assert_clean(await rpc_result(client, "answer", {"q": q}), f"answer {q}")
+    for slug in ("miel", "cire"):  # a public note's alias suggestions take nothing from it
+        suggested = await rpc_result(client, "suggest_aliases", {"slug": slug}, headers=OWNER)
+        assert_clean(suggested, f"suggest_aliases {slug}")
+
+
+async def test_a_private_note_made_public_appears_once_the_reload_returns(start_daemon, tmp_path):
+    root = tmp_path / "vault"
+    write_vault(root)
+    write_note(root, FLIP, f"{FLIP_FRONT}\nvisibility: private", FLIP_BODY)
+    client = await start(start_daemon, root)
+    assert "ruche-frelonix" not in json.dumps(await visitor_views(client))
+    write_note(root, FLIP, f"{FLIP_FRONT}\nvisibility: public", FLIP_BODY)
+    await rpc_result(client, "reload", {}, headers=OWNER)
+    views = await visitor_views(client)
+    assert views["Où est la ruche frelonix ?"]["results"][0]["slug"] == "ruche-frelonix"
+    assert views == await visitor_views(await start(start_daemon, root))
+
+
+@pytest.mark.parametrize("how", ["visibility", "excluded", "hidden", "deleted"])
+async def test_the_index_cache_read_at_the_next_start_holds_no_note_made_private(start_daemon, tmp_path, how):
+    root = tmp_path / "vault"
+    write_vault(root)
+    cache = tmp_path / "cache"
+    client = await start(start_daemon, root, index_cache=True, cache_dir=str(cache))
+    assert "ruche-frelonix" in json.dumps(await visitor_views(client))
+    make_private(root, how)
+    await rpc_result(client, "reload", {}, headers=OWNER)
+    restarted = await start(start_daemon, root, index_cache=True, cache_dir=str(cache))
+    views = await visitor_views(restarted)
+    assert_clean(list(views.values()), "a restart on the index cache")
+    assert views == await visitor_views(await start(start_daemon, root))
