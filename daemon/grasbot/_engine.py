@@ -414,24 +414,28 @@ class GrasBot:
         with self._embedding:
             texts = self._texts.of(snapshot.indexes)
             todo = missing(texts, store)
+            # what /health says: the visitor's notes' texts alone (how many the private notes
+            # have is no visitor's to know), embedded first so that their count moves first;
+            # counted of this version even when its texts are left to the worker (a note made
+            # private leaves the count as the reload returns)
+            public = {texts.keys[t] for p in snapshot.index("visitor").notes for t in (*texts.by_path[p], *texts.asked[p])}
+            shown = sum(1 for key, _ in todo if key in public)
+            if background and generation != self._generation:
+                return False  # a newer version is counted already
+            self._progress = Progress(len(public) - shown, len(public))
             if at_most is not None and len(todo) > at_most:
                 return False
-            # what /health says: the visitor's notes' texts alone (how many the private notes
-            # have is no visitor's to know), embedded first so that their count moves first
-            public = {texts.keys[t] for p in snapshot.index("visitor").notes for t in (*texts.by_path[p], *texts.asked[p])}
             todo.sort(key=lambda item: item[0] not in public)
             if todo and announce is not None:
                 announce(len(todo))
-            shown = sum(1 for key, _ in todo if key in public)
-            self._progress = Progress(len(public) - shown, len(public))
             embedded = 0  # this pass's, so far
 
             def progressed(done: int) -> None:
                 nonlocal embedded
                 embedded = done
-                self._progress = Progress(len(public) - shown + min(done, shown), len(public))
                 if background and (self._embed_stop.is_set() or generation != self._generation):
-                    raise _Superseded
+                    raise _Superseded  # an older version's count never overwrites the newer's
+                self._progress = Progress(len(public) - shown + min(done, shown), len(public))
 
             try:
                 embed_into(store, embedder, todo, progressed)

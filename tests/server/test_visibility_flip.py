@@ -159,3 +159,25 @@ async def test_the_index_cache_read_at_the_next_start_holds_no_note_made_private
     views = await visitor_views(restarted)
     assert_clean(list(views.values()), "a restart on the index cache")
     assert views == await visitor_views(await start(start_daemon, root))
+
+
+async def test_health_counts_the_new_vaults_texts_once_a_large_reload_returns(start_daemon, tmp_path, monkeypatch):
+    """A reload with more texts to embed than it embeds inline leaves them to the worker: /health
+    counts the new vault's texts from then on, not the old one's, the note made private included."""
+    root = tmp_path / "vault"
+    write_vault(root)
+    many = 80  # beyond what a reload embeds before it swaps (EMBED_INLINE)
+    for i in range(many):
+        write_note(root, f"ruches/ruche-{i}.md", "visibility: public", f"La ruche numéro {i} du coteau.")
+    client = await start(start_daemon, root, semantic="bundled")
+    bot = bot_of(client)
+    before = (await (await client.get("/health")).json())["semantic"]
+    make_private(root, "visibility")
+    for i in range(many):
+        write_note(root, f"ruches/ruche-{i}.md", "visibility: public", f"La ruche numéro {i} du coteau, repeinte.")
+    monkeypatch.setattr(bot, "start_embedding", lambda: None)  # the worker has not begun yet
+    await rpc_result(client, "reload", {}, headers=OWNER)
+    after = (await (await client.get("/health")).json())["semantic"]
+    fresh = (await (await (await start(start_daemon, root, semantic="bundled")).get("/health")).json())["semantic"]
+    assert after["ready"] is False and after["total"] == fresh["total"] != before["total"]
+    assert after["embedded"] == fresh["total"] - many
