@@ -181,3 +181,48 @@ async def test_health_counts_the_new_vaults_texts_once_a_large_reload_returns(st
     fresh = (await (await (await start(start_daemon, root, semantic="bundled")).get("/health")).json())["semantic"]
     assert after["ready"] is False and after["total"] == fresh["total"] != before["total"]
     assert after["embedded"] == fresh["total"] - many
+
+
+async def test_an_answer_being_written_when_the_note_goes_private_is_never_shared_after_the_reload(start_daemon, standin_ollama, tmp_path):
+    """A visitor's stream is being written from the note when the reload makes it private: a
+    visitor asking the same question after the reload gets an answer of their own, and the
+    first one, once finished, is not kept for anyone."""
+    root = tmp_path / "vault"
+    write_vault(root)
+    q = "Où est la ruche frelonix ?"
+    standin_ollama.script(
+        pieces=["La ruche frelonix est au coteau, derrière le jardin et ses rangées de lavande,", " près du miel [ruche-frelonix]."], hold_after=1
+    )
+    client = await start(start_daemon, root, standin_ollama.url, llm_slots=2, llm_queue=2)
+    first = await client.get("/ask/stream", params={"q": q})
+    first_events = sse_events(first)
+    while (await asyncio.wait_for(anext(first_events), 15))[0] != "token":
+        pass
+    make_private(root, "visibility")
+    await rpc_result(client, "reload", {}, headers=OWNER)  # while the first answer is being written
+    standin_ollama.script_next("Les notes parlent du miel [miel].")
+    later = await client.get("/ask/stream", params={"q": q})
+    later_seen = await asyncio.wait_for(_drain(sse_events(later)), 15)
+    assert_clean(later_seen, "a stream asked after the reload")
+    assert later_seen[-1][1]["reused"] is False and len(standin_ollama.requests) == 2
+    standin_ollama.release()
+    await asyncio.wait_for(_drain(first_events), 15)
+    standin_ollama.script("Les notes parlent de la cire [cire].")
+    again = await (await client.get("/ask", params={"q": q})).json()
+    assert_clean(again, "/ask after the first answer finished")
+
+
+async def test_two_reloads_at_once_leave_the_note_private(start_daemon, tmp_path):
+    root = tmp_path / "vault"
+    write_vault(root)
+    client = await start(start_daemon, root)
+    make_private(root, "publish")
+    by_rpc, by_http = await asyncio.gather(rpc_result(client, "reload", {}, headers=OWNER), client.post("/reload-vault", headers=OWNER))
+    assert by_http.status == 200 and by_rpc["vault_size"] == (await by_http.json())["vault_size"] == 4
+    views = await visitor_views(client)
+    assert_clean(list(views.values()), "searches after two reloads")
+    assert views == await visitor_views(await start(start_daemon, root))
+
+
+async def _drain(events) -> list:
+    return [event async for event in events]
