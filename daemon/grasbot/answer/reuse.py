@@ -55,19 +55,23 @@ class AnswerCache:
     def __init__(self, size: int, shape: Hashable = ()) -> None:
         self.size = size
         self.shape = shape  # the settings an answer depends on (a new GrasBot for new settings, but said)
-        self._snapshot: weakref.ref | None = None
-        self._kept: OrderedDict[tuple, dict] = OrderedDict()
+        # The vault version the answers were written on and the answers, bound as one: a reload
+        # (another thread) binds a new pair in one assignment. Kept apart, a question read
+        # between the new version and the clearing of the old answers got one written before
+        # the reload, which may quote a note it made private.
+        self._bound: tuple[weakref.ref | None, OrderedDict[tuple, dict]] = (None, OrderedDict())
         self._hits: Counter[str] = Counter()  # by audience: a visitor's /health counts the visitors' only
 
     def key(self, q: str, audience: str, semantic: bool) -> tuple:
         return (normalise_question(q), audience, semantic, self.shape)
 
     def get(self, snapshot: object, key: tuple) -> dict | None:
-        if not self._same(snapshot):
+        ref, kept = self._bound
+        if ref is None or ref() is not snapshot:
             return None
-        payload = self._kept.get(key)
+        payload = kept.get(key)
         if payload is not None:
-            self._kept.move_to_end(key)
+            kept.move_to_end(key)
             self._hits[key[1]] += 1
         return payload
 
@@ -75,34 +79,33 @@ class AnswerCache:
         """Keep `payload`, written on `snapshot`, unless the vault has been reloaded since."""
         if self.size <= 0:
             return
-        if self._snapshot is None or self._snapshot() is None:
+        ref, kept = self._bound
+        if ref is None or ref() is None:
             self._bind(snapshot)
-        if not self._same(snapshot):
+            ref, kept = self._bound
+        if ref is None or ref() is not snapshot:
             return  # written on a vault version that is gone, or not yet seen by get()
-        self._kept[key] = payload
-        self._kept.move_to_end(key)
-        while len(self._kept) > self.size:
-            self._kept.popitem(last=False)
+        kept[key] = payload
+        kept.move_to_end(key)
+        while len(kept) > self.size:
+            kept.popitem(last=False)
 
     def forget(self, snapshot: object) -> None:
         """A new vault version: every answer goes (the reload calls it once it has swapped)."""
         self._bind(snapshot)
 
     def __len__(self) -> int:
-        return len(self._kept)
+        return len(self._bound[1])
 
     def counts(self, audience: str | None = None) -> tuple[int, int]:
         """(answers kept, times one was reused) for `audience`'s questions, or everyone's."""
+        kept = self._bound[1]
         if audience is None:
-            return len(self._kept), self._hits.total()
-        return sum(1 for key in self._kept if key[1] == audience), self._hits[audience]
+            return len(kept), self._hits.total()
+        return sum(1 for key in kept if key[1] == audience), self._hits[audience]
 
     def _bind(self, snapshot: object) -> None:
-        self._snapshot = weakref.ref(snapshot)
-        self._kept.clear()
-
-    def _same(self, snapshot: object) -> bool:
-        return self._snapshot is not None and self._snapshot() is snapshot
+        self._bound = (weakref.ref(snapshot), OrderedDict())
 
 
 class Flight:
