@@ -124,6 +124,6 @@ def test_a_long_question_reads_a_long_notes_passages_by_its_terms_not_each_passa
     passages = made(bot.snapshot.vault.notes["Cours.md"])
     avg = index.avg_length()
     expected = max(
-        sum(idf[t] * c[t] * (index_module.K1 + 1.0) / (c[t] + index_module._length_norm(sum(c.values()), avg)) for t in idf if t in c) for c in passages
+        sum(idf[t] * c[t] * (index_module.K1 + 1.0) / (c[t] + index_module.length_norm(sum(c.values()), avg)) for t in idf if t in c) for c in passages
     )
     assert len(passages) >= 80 and expected > 0 and scores["Cours.md"] == pytest.approx(expected, rel=1e-12)

@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from .._config import ANCHOR_FORMS
 from ..retrieval.analysis import body_counts, slugify, tokens
-from ..retrieval.index import K1, B, Index, Inverted, bm25_each, indexable_text, inverted
+from ..retrieval.index import Index, Inverted, bm25_each, indexable_text, inverted, length_norm
 from ..retrieval.scoring import read_as
 from ..retrieval.search import earlier_questions
 from ..retrieval.sections import Sections, heading_path, site_headings
@@ -119,7 +119,7 @@ def choose_passages(
                 scored.append((value, rank, 0, path))
             continue
         postings, lengths = _cut_counts(index, path)
-        values = bm25_each(postings, [K1 * (1.0 - B + B * length / avg) for length in lengths], terms)
+        values = bm25_each(postings, [length_norm(length, avg) for length in lengths], terms)
         cosines = meaning(path) if meaning is not None else None
         if cosines is not None and len(cosines) == len(values):
             values = _with_meaning(values, cosines)

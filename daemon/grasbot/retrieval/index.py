@@ -70,7 +70,7 @@ class FieldHits(NamedTuple):
     held: Mapping[str, Mapping[str, int]]  # FIELD_LAYOUT's name -> {path: 1, or how many of its tags}
 
 
-def _length_norm(length: int, avg: float) -> float:
+def length_norm(length: int, avg: float) -> float:
     """BM25's length normalisation of a text of `length` stems, texts averaging `avg`."""
     return K1 * (1.0 - B + B * length / avg)
 
@@ -406,7 +406,7 @@ class Index:
         if passages is None:  # the passages' counts, inverted, and their length normalisations, made once
             avg = self._avg_passage()
             every = passages_of(self.notes[path], self.boilerplate)
-            passages = cache[path] = (inverted(every), [_length_norm(sum(counts.values()), avg) for counts in every])
+            passages = cache[path] = (inverted(every), [length_norm(sum(counts.values()), avg) for counts in every])
         postings, norms = passages
         return max(bm25_each(postings, norms, idf), default=0.0)
 
@@ -415,7 +415,7 @@ class Index:
         norms = self._memo.get(_NORMS)
         if norms is None:
             avg = self._avg_passage()
-            norms = self._memo[_NORMS] = [{path: _length_norm(length, avg) for path, length in lengths.items()} for lengths in self._lengths()]
+            norms = self._memo[_NORMS] = [{path: length_norm(length, avg) for path, length in lengths.items()} for lengths in self._lengths()]
         return norms
 
     def _impacts(self, term: str) -> Mapping[str, float]:
@@ -455,7 +455,7 @@ class Index:
             every = [n for lengths in self._lengths() for n in lengths.values()]
             avg = self._memo[_AVG_NOTE] = max(sum(every) / max(len(every), 1), 1.0)
         length = next((lengths[path] for lengths in self._lengths() if path in lengths), 0)
-        return _length_norm(length, avg)
+        return length_norm(length, avg)
 
     def field_hits(self, term: str) -> FieldHits:
         """Which notes hold `term` in which frontmatter field, computed once per index."""
