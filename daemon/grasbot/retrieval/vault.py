@@ -902,7 +902,7 @@ def _rewrite_other_links(text: str, keep, rel: str) -> str:
 def _link_key(text: str) -> str:
     """A path, name or label as links are matched: case ignored, and composed (NFC), so that a
     link typed « Éléphant » finds a file a Mac named with « E » and its accent apart (NFD)."""
-    return text.lower() if text.isascii() else unicodedata.normalize("NFC", text).lower()
+    return _nfc(text).lower()
 
 
 class LinkResolver:
