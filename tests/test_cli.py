@@ -308,6 +308,39 @@ def test_eval_says_which_expected_notes_are_not_in_the_vault(capsys, note_writer
     assert data["questions"] == 3 and data["hit@1"] == round(2 / 3, 4)  # c.md still answers the second
 
 
+def test_eval_reads_a_note_named_by_its_file_name_or_slug_as_its_path_and_says_so(capsys, note_writer, tmp_path):
+    """A question file written by hand, or by a tool that knows the site's pages, names notes
+    by name or slug: read as paths, each said; a name two notes share is said, and like a
+    private note's slug, read as no note."""
+    note_writer("Cours/Robot suiveur.md", "title: Robot\naliases: [robot suiveur]", "Un robot.")
+    note_writer("Cours/Jardin.md", "title: Jardin", "Des tomates du jardin.")
+    note_writer("Archives/Jardin.md", "title: Vieux jardin", "Des courges.")
+    note_writer("Arduino.md", "title: Arduino\nvisibility: private", "Des cartes électroniques.")
+    tsv = tmp_path / "q.tsv"
+    tsv.write_text(
+        "robot suiveur\trobot-suiveur\n"  # the slug
+        "un robot\tRobot suiveur.md\n"  # the file's name
+        "encore un robot\tCours\\Robot suiveur\n"  # a Windows path without .md
+        "tomates du jardin\tJardin\n"  # two notes are named so
+        "des cartes\tarduino\n",  # a private note's slug
+        encoding="utf-8",
+    )
+    args = ("--vault", str(note_writer.root), "--default-visibility", "public", "--semantic", "off", "--json")
+    code, out, err = run(capsys, "eval", "--questions", str(tsv), *args)
+    assert code == 0
+    assert err.splitlines() == [
+        f"grasbot eval: {tsv}:1: robot-suiveur read as Cours/Robot suiveur.md",
+        f"grasbot eval: {tsv}:2: Robot suiveur.md read as Cours/Robot suiveur.md",
+        f"grasbot eval: {tsv}:3: Cours\\Robot suiveur read as Cours/Robot suiveur.md",
+        f"grasbot eval: {tsv}:4: Jardin names 2 notes (Archives/Jardin.md, Cours/Jardin.md): write its path",
+        f"grasbot eval: {tsv}:4: Jardin is no note the visitor reads: a question only it answers counts as a miss",
+        f"grasbot eval: {tsv}:5: arduino is no note the visitor reads: a question only it answers counts as a miss",
+    ]
+    data = json.loads(out)
+    assert data["hit@1"] == 0.6  # the three robot questions find their note, read by its path
+    assert {m["question"]: m["expected"] for m in data["misses"]} == {"tomates du jardin": ["Jardin"], "des cartes": ["arduino"]}
+
+
 def test_eval_reads_several_files_as_one_set_and_says_whether_a_difference_is_more_than_chance(capsys, note_writer, tmp_path):
     """A vault's test parts asked together, as one set; the questions GrasBot has first and the
     plain BM25 not, each way, with the sign test's p (none here: both miss « robot », whose

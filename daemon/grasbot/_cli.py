@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from ._config import ANCHOR_FORMS, Settings
 from ._engine import NO_PUBLIC_NOTE, GrasBot
-from ._evaluate import Case, PlainBM25, Report, after_another_subject, evaluate, paired, read_cases, read_off_topic
+from ._evaluate import Case, PlainBM25, Report, after_another_subject, evaluate, named_notes, paired, read_cases, read_off_topic
 from ._exceptions import ConfigError, GrasbotError
 from ._terminal import printable
 from .answer.fallback import extractive_answer
@@ -127,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         action="extend",  # --questions a.tsv --questions b.tsv: both, not the last
         metavar="FILE.tsv",
-        help="question<TAB>path;path[<TAB>earlier question || …[<TAB>phrase]] lines (several files: their questions together); "
+        help="question<TAB>path;path[<TAB>earlier question || …[<TAB>phrase]] lines (several files: their questions together; "
+        "a note may be named by its file's name or its slug instead of its path); "
         "with phrases, --ollama-host must be a stand-in Ollama (eval/context_recall.py)",
     )
     p.add_argument("--audience", choices=("visitor", "owner"), default="visitor", help="whose index ranks (default visitor: the questions are visitors')")
@@ -389,10 +390,16 @@ def prompts_received(bot: GrasBot, cases: Sequence[Case]) -> list[str]:
 def cmd_eval(bot: GrasBot, args) -> int:
     """GrasBot, lexical and with meaning, beside the plain BM25 it has to beat, on the same
     questions and the same notes."""
-    files = [(path, read_cases(path)) for path in args.questions]
+    index = bot.snapshot.index(args.audience)
+    files = []
+    for path in args.questions:  # a note named by its file's name or slug is read as its path, and said
+        read, readings = named_notes(read_cases(path), index.notes)
+        for case, written, notes in readings:
+            said = f"read as {notes[0]}" if len(notes) == 1 else f"names {len(notes)} notes ({', '.join(notes)}): write its path"
+            print(f"grasbot eval: {path}:{case.line}: {written} {said}", file=sys.stderr)
+        files.append((path, read))
     cases = [case for _, read in files for case in read]
     off_topic = read_off_topic(args.off_topic) if args.off_topic else None
-    index = bot.snapshot.index(args.audience)
     for path, read in files:  # a typo, a renamed note or a private one: counted, but not silently
         for case in read:
             for absent in sorted(case.expected - index.notes.keys()):

@@ -119,6 +119,40 @@ def read_cases(path: str | Path) -> list[Case]:
     return cases
 
 
+def named_notes(cases: Sequence[Case], notes: Mapping[str, Note]) -> tuple[list[Case], list[tuple[Case, str, tuple[str, ...]]]]:
+    """`cases` with each expected note that no path names read as the one note it names
+    otherwise: its path without `.md`, its file's name, or its slug (a file written by hand,
+    or by a tool that knows the site's pages, names notes so). A name several notes share
+    stays as written, a miss, as does one that names no note. Returns the cases and, for the
+    caller to say, (case, as written, the notes it names) of each note named otherwise."""
+    by_name: dict[str, list[str]] = {}
+    by_slug: dict[str, list[str]] = {}
+    for path, note in notes.items():
+        by_name.setdefault(note.name, []).append(path)
+        by_slug.setdefault(note.slug, []).append(path)
+
+    def named(written: str) -> tuple[str, ...]:
+        entry = written.replace("\\", "/").removeprefix("./")
+        if entry in notes:
+            return (entry,)
+        bare = entry[:-3] if entry.lower().endswith(".md") else entry
+        for found in ([f"{entry}.md"] if f"{entry}.md" in notes else [], by_name.get(bare, []), by_slug.get(bare, [])):
+            if found:
+                return tuple(sorted(found))
+        return ()
+
+    read, said = [], []
+    for case in cases:
+        expected = set()
+        for written in sorted(case.expected):
+            found = () if written in notes else named(written)
+            if found:
+                said.append((case, written, found))
+            expected.add(found[0] if len(found) == 1 else written)
+        read.append(Case(case.question, frozenset(expected), case.line, case.phrase, case.history) if expected != case.expected else case)
+    return read, said
+
+
 def read_off_topic(path: str | Path) -> list[str]:
     """One question a line that no note of the vault answers (`#` lines and blank lines are
     comments): what GrasBot must admit it does not know, so each one grounded is a failure."""
