@@ -39,6 +39,7 @@ VAULTS: dict[str, tuple[Path | None, str | None, tuple[str, ...]]] = {
     "curated": (None, None, ("grasbot",)),
     "personal": (ROOT.parent / "shared" / "vaults" / "notes-publiques", "public", ("notes-publiques", "passages")),
     "documentation": (EVAL / "vaults" / "docs-fr", "public", ("docs-fr",)),
+    "reference": (EVAL / "vaults" / "reference-fr", "public", ("reference-fr",)),
 }
 PARTS = ("tune", "test")
 
