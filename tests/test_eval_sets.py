@@ -12,7 +12,7 @@ from grasbot._evaluate import read_cases
 from support.bots import REPO, make_bot
 
 
-@pytest.mark.parametrize("vault", ["curated", "personal", "documentation"])
+@pytest.mark.parametrize("vault", ["curated", "personal", "documentation", "reference"])
 def test_every_expected_note_of_the_dev_sets_is_visible_to_a_visitor(dev_ranks, vault):
     folder, visibility, stems = dev_ranks.VAULTS[vault]
     assert folder is None or folder.is_dir(), f"{folder} is absent: the {vault} vault's dev sets need it"
