@@ -576,6 +576,32 @@ def test_url_map_fields_encode_what_a_file_name_may_hold(field, url):
     assert settings.url_for(None, "q-a-100-ca-1", "Notes/Q&A: 100% ça ?#1.md") == url
 
 
+# Hugo's page for a content file (resources/page/page_paths.go, CreateTargetPaths; the front
+# matter as hugolib/page__meta.go reads it): `slug:` replaces the name, `-` trimmed
+# (gohugo.io/content-management/urls/#slug); `url:` is the whole path, kept as written on a page
+# (« preserve its value without sanitization »), with no `/` after it when it names a file;
+# a leaf bundle's index.md is its folder's page, a section's _index.md takes no slug, the
+# vault's own _index.md is the home page. GrasBot linked all of these to a page Hugo never made.
+@pytest.mark.parametrize(
+    "path, slug, url, page",
+    [
+        ("Cuisine/Crème brûlée.md", "Ma Crème", None, "/cuisine/ma-cr%C3%A8me/"),
+        ("Cuisine/Crème brûlée.md", "-creme-", None, "/cuisine/creme/"),
+        ("Cuisine/Crème brûlée.md", None, "/Articles/Ma crème", "/Articles/Ma%20cr%C3%A8me/"),
+        ("Cuisine/Crème brûlée.md", "ignored", "recettes/creme.html", "/recettes/creme.html"),
+        ("Cuisine/Crème brûlée.md", "creme", "https://ailleurs.example/x", "/cuisine/creme/"),  # Hugo refuses it
+        ("Cuisine/Tarte/index.md", None, None, "/cuisine/tarte/"),
+        ("Cuisine/Tarte/index.md", "tatin", None, "/cuisine/tatin/"),
+        ("Cuisine/_index.md", "ignored", None, "/cuisine/"),
+        ("Cuisine/_index.md", None, "/Mes Recettes/", "/mes-recettes/"),  # a section's url is sanitized
+        ("_index.md", None, None, "/"),
+    ],
+)
+def test_url_map_hugo_reads_the_notes_slug_and_url_and_bundles(path, slug, url, page):
+    settings = Settings.load(env={"GRASBOT_URL_MAP": "*=/{hugo}/"})
+    assert settings.url_for(None, "x", path, slug, url) == page
+
+
 def test_url_map_types_fold_case_and_accents_and_a_catch_all_serves_the_rest():
     default = Settings.load(env={})
     # the default map, unchanged, now finds a type written with its accent or capital

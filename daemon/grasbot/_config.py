@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ._exceptions import ConfigError
-from ._urls import ANY_TYPE, FIELDS, fold_type, page_url, template_problem
+from ._urls import ANY_TYPE, FIELDS, Page, fold_type, page_url, template_problem
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED_VAULT = _PACKAGE_DIR.parent.parent / "vault-grasbot"
@@ -336,14 +336,15 @@ class Settings:
     def _url_templates(self) -> dict[str, str]:
         return {fold_type(kind): template for kind, template in self.url_map.items()}
 
-    def url_for(self, note_type: str | None, slug: str, path: str = "") -> str | None:
-        """The page of the note at `path` (vault-relative) on the site, from its type's template
-        (`Compétence` finds `competence`), else the template of notes without a type (key ``)
-        for a note that has none, else the catch-all (`*`); None when none applies."""
+    def url_for(self, note_type: str | None, slug: str, path: str = "", slug_written: str | None = None, url_written: str | None = None) -> str | None:
+        """The page of the note at `path` (vault-relative; `slug_written`, `url_written`: its
+        front matter's) on the site, from its type's template (`Compétence` finds `competence`),
+        else the template of notes without a type (key ``) for a note that has none, else the
+        catch-all (`*`); None when none applies."""
         templates = self._url_templates
         kind = fold_type(note_type or "")
         template = templates.get(kind) or (templates.get("") if not kind else None) or templates.get(ANY_TYPE)
-        return page_url(template, path, slug) if template else None
+        return page_url(template, Page(path, slug, slug_written, url_written)) if template else None
 
 
 _TYPES = {f.name: f.type for f in fields(Settings)}

@@ -5,17 +5,20 @@ generator's rule from a file's path to its page's path.
 read the note's vault-relative path as written, so a note in a folder keeps it and `Crème
 brûlée.md` keeps its capital and accents, as the generators do. Each is percent-encoded for a
 URL's path (`/` between folders kept), so no file name can add a query, a fragment or a scheme.
-A url is built from its own note's path and nothing else: a private note's name never reaches
-a visitor through another note's url.
+Hugo's also reads the note's `slug:` and `url:`, as Hugo does. A url is built from its own
+note (path, slug, front matter) and nothing else: a private note's name never reaches a visitor
+through another note's url.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 import string
 import unicodedata
 import urllib.parse
 from collections.abc import Callable, Mapping
+from typing import NamedTuple
 
 #: The key of the template for notes of any type the map does not name (or of none).
 ANY_TYPE = "*"
@@ -64,29 +67,55 @@ def _hugo_part(part: str) -> str:
     return "".join(out)
 
 
-def hugo_path(path: str) -> str:
+def hugo_link(path: str, slug: str | None = None, url: str | None = None) -> str:
     """Hugo's page for a content file with its defaults (`disablePathToLower: false`,
-    `removePathAccents: false`): each part sanitized as `paths.Sanitize` does, then lower case.
-    `Cuisine/Crème brûlée.md` → `cuisine/crème-brûlée`. A note's `slug:` or `url:` front matter,
-    which Hugo follows, is not read: such a site names those notes' pages itself."""
-    return "/".join(_hugo_part(p) for p in _stem(path).split("/")).lower()
+    `removePathAccents: false`), as its link without the leading `/`: each part sanitized as
+    `paths.Sanitize` does, then lower case (`Cuisine/Crème brûlée.md` → `cuisine/crème-brûlée/`).
+    The note's front matter counts as Hugo reads it (resources/page/page_paths.go,
+    `CreateTargetPaths`): `url:` is the whole path, kept as written on a page (`/Articles/x`
+    → `Articles/x/`; one naming a file, `x.html`, has no `/` after it); `slug:`, its `-`
+    trimmed, replaces the name. A folder's `index.md` (a leaf bundle) is the folder's page,
+    whose name a slug replaces; `_index.md` (a section) is too, and takes no slug; the vault's
+    own `_index.md` is the home page, ``, which takes no url either."""
+    parts = _stem(path).split("/")
+    section = parts[-1] == "_index"
+    if section or (parts[-1] == "index" and len(parts) > 1):
+        parts.pop()
+    if url and parts and not url.startswith(("http://", "https://")):  # Hugo refuses those: the build stops
+        kept = [p for p in (posixpath.normpath("/" + url) if ".." in url else url).split("/") if p]
+        link = "/".join(_hugo_part(p) for p in kept).lower() if section else "/".join(kept)
+        return link if not link or ("." in url and not url.endswith("/")) else link + "/"
+    slug = (slug or "").strip("-")
+    if slug and parts and not section:
+        parts[-1] = slug
+    link = "/".join(_hugo_part(p) for p in "/".join(parts).split("/")).lower()
+    return link + "/" if link else ""
 
 
-#: Each field a template may hold: what it is made of, from (path, slug).
-FIELDS: Mapping[str, Callable[[str, str], str]] = {
+class Page(NamedTuple):
+    """What a note's url is made of: its own path, slug and front matter, nothing else."""
+
+    path: str  # vault-relative, as written
+    slug: str  # GrasBot's
+    slug_written: str | None = None  # its `slug:` front matter as written
+    url_written: str | None = None  # its `url:` front matter as written
+
+
+#: Each field a template may hold: what it is made of, from the note's Page.
+FIELDS: Mapping[str, Callable[[Page], str]] = {
     # GrasBot's slug (lower-case ASCII): a site of your own that routes by it
-    "slug": lambda path, slug: slug,
+    "slug": lambda page: page.slug,
     # the vault-relative path without .md, as written: MkDocs (`use_directory_urls`:
     # about/license.md → /about/license/, so `/{path}/`), a static server
-    "path": lambda path, slug: _encoded(_stem(path)),
+    "path": lambda page: _encoded(_stem(page.path)),
     # the file name without .md, as written (a site that flattens folders)
-    "name": lambda path, slug: _encoded(_stem(path).rpartition("/")[2]),
+    "name": lambda page: _encoded(_stem(page.path).rpartition("/")[2]),
     # Quartz v4
-    "quartz": lambda path, slug: _encoded(quartz_path(path)),
+    "quartz": lambda page: _encoded(quartz_path(page.path)),
     # Obsidian Publish: the path as written, a space a `+` (publish.obsidian.md/help/Advanced+topics/…)
-    "publish": lambda path, slug: _encoded(_stem(path), space="+"),
-    # Hugo
-    "hugo": lambda path, slug: _encoded(hugo_path(path)),
+    "publish": lambda page: _encoded(_stem(page.path), space="+"),
+    # Hugo, as `/{hugo}/`: its page without the `/` at either end (see page_url)
+    "hugo": lambda page: _encoded(hugo_link(page.path, page.slug_written, page.url_written).rstrip("/")),
 }
 
 
@@ -114,6 +143,9 @@ def template_problem(template: str) -> str | None:
     return None
 
 
-def page_url(template: str, path: str, slug: str) -> str:
-    """`template` filled from one note's own path and slug."""
-    return template.format_map({name: make(path, slug) for name, make in FIELDS.items() if "{" + name + "}" in template})
+def page_url(template: str, page: Page) -> str:
+    """`template` filled from one note's own Page. Hugo's page with no `/` after it (the home
+    page, a `url:` naming a file) takes none from the template's `{hugo}/` either."""
+    if "{hugo}/" in template and not hugo_link(page.path, page.slug_written, page.url_written).endswith("/"):
+        template = template.replace("{hugo}/", "{hugo}")
+    return template.format_map({name: make(page) for name, make in FIELDS.items() if "{" + name + "}" in template})

@@ -137,6 +137,16 @@ def test_url_map_is_configurable(vault):
     assert Settings.load(env={"GRASBOT_URL_MAP": "projet=/p/{slug}"}).url_for("Projet", "x") == "/p/x"
 
 
+def test_a_notes_own_slug_and_url_reach_its_hugo_page(tmp_path):
+    """Hugo names a page by the note's `slug:` or `url:` (front matter); the source's url follows."""
+    (tmp_path / "Recettes").mkdir()
+    (tmp_path / "Recettes" / "Crème brûlée.md").write_text("---\nvisibility: public\nslug: Creme-Brulee\n---\nLa crème brûlée au sucre.\n")
+    (tmp_path / "Recettes" / "Tarte.md").write_text("---\nvisibility: public\nurl: /desserts/tarte-tatin/\n---\nLa tarte tatin au sucre.\n")
+    bot = make_bot(tmp_path, url_map="*=/{hugo}/")
+    urls = {s.path: s.url for s in bot.search("sucre", top_k=10, audience="visitor").sources}
+    assert urls == {"Recettes/Crème brûlée.md": "/recettes/creme-brulee/", "Recettes/Tarte.md": "/desserts/tarte-tatin/"}
+
+
 def test_vault_size_and_results_per_audience(vault):
     bot = make_bot(vault)
     visitor = bot.search("salaire robot", top_k=10, audience="visitor")

@@ -301,7 +301,7 @@ def search(
     *,
     top_k: int,
     min_score: float,
-    url_for=lambda note_type, slug, path: None,
+    url_for=lambda note_type, slug, path, slug_written, url_written: None,
     history: Sequence[dict] | None = None,
     exhaustive: bool = False,
     semantic: Semantic | None = None,
@@ -339,7 +339,7 @@ def search(
             type=index.readable_field(note.type, path),
             score=score.points,
             reasons=tuple(score.reasons),
-            url=url_for(note.type, note.slug, note.path),  # from its own path alone
+            url=url_for(note.type, note.slug, note.path, note.slug_written, note.url_written),  # from its own note alone
             path=path,
         )
         for path, score in ranked

@@ -72,6 +72,10 @@ class Note:
     # the file's st_ctime_ns when it was read, or -1 when that cannot prove a later reload that
     # nothing changed (see `read_note_file`)
     ctime_ns: int = -1
+    # its `slug:` and `url:` front matter as written, for a site generator that names the
+    # note's page by them (Hugo); GrasBot's own `slug` above is folded to ASCII
+    slug_written: str | None = None
+    url_written: str | None = None
 
     @property
     def name(self) -> str:
@@ -740,7 +744,10 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     # Obsidian names a note by its file; a first heading is often a section's (« Objectif »,
     # « Présentation », 125 of a personal vault's 209 notes), which sources showed as the title
     title = shown(_as_text(meta.get("title"), "title", warnings)) or stem
-    slug = slugify(_as_text(meta.get("slug"), "slug", warnings) or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
+    slug_written = _as_text(meta.get("slug"), "slug", warnings)
+    slug = slugify(slug_written or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
+    url = meta.get("url")  # often a bookmark's link, for a site that does not read it: no warning
+    url_written = url.strip() or None if isinstance(url, str) else None
 
     lists = {name: _as_list(meta.get(name), name, warnings) for name in LIST_FIELDS}
     if shown is _shown_text:
@@ -788,6 +795,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         digest=_digest(raw),
         warnings=tuple(warnings),
         ctime_ns=ctime_ns,
+        slug_written=slug_written,
+        url_written=url_written,
     )
     return note
 
