@@ -546,7 +546,8 @@ def test_vault_dir_from_the_environment(capsys, monkeypatch, tmp_path):
     [
         ("/recettes/{slug}", "/recettes/creme-brulee"),  # GrasBot's own, unchanged
         # MkDocs, use_directory_urls (its default): about/license.md is /about/license/
-        ("/{path}/", "/Cuisine/Cr%C3%A8me%20br%C3%BBl%C3%A9e/"),
+        ("/{mkdocs}", "/Cuisine/Cr%C3%A8me%20br%C3%BBl%C3%A9e/"),
+        ("/{path}.html", "/Cuisine/Cr%C3%A8me%20br%C3%BBl%C3%A9e.html"),
         ("/recettes/{name}.html", "/recettes/Cr%C3%A8me%20br%C3%BBl%C3%A9e.html"),
         # Quartz v4, quartz/util/path.ts slugifyFilePath: a space is -, case, accents and folder kept
         ("/{quartz}", "/Cuisine/Cr%C3%A8me-br%C3%BBl%C3%A9e"),
@@ -602,6 +603,24 @@ def test_url_map_hugo_reads_the_notes_slug_and_url_and_bundles(path, slug, url, 
     assert settings.url_for(None, "x", path, slug, url) == page
 
 
+# MkDocs' page (mkdocs/structure/files.py, File._get_stem and _get_dest_path, use_directory_urls):
+# index.md and README.md (that case only) are their folder's index.html, served as the folder;
+# `/{path}/` sent visitors to /Cuisine/index/, a 404
+@pytest.mark.parametrize(
+    "path, page",
+    [
+        ("Cuisine/Crème brûlée.md", "/Cuisine/Cr%C3%A8me%20br%C3%BBl%C3%A9e/"),
+        ("Cuisine/index.md", "/Cuisine/"),
+        ("Cuisine/README.md", "/Cuisine/"),
+        ("Cuisine/readme.md", "/Cuisine/readme/"),
+        ("index.md", "/"),
+        ("README.md", "/"),
+    ],
+)
+def test_url_map_mkdocs_serves_index_and_readme_as_their_folder(path, page):
+    assert Settings.load(env={"GRASBOT_URL_MAP": "*=/{mkdocs}"}).url_for(None, "x", path) == page
+
+
 def test_url_map_types_fold_case_and_accents_and_a_catch_all_serves_the_rest():
     default = Settings.load(env={})
     # the default map, unchanged, now finds a type written with its accent or capital
@@ -627,7 +646,7 @@ def test_url_map_types_fold_case_and_accents_and_a_catch_all_serves_the_rest():
         (["search", "q", "--url-map", "projet=/p/{slug}{slug.__class__}"], "cannot be built: {slug.__class__} is not a field"),
         (["search", "q", "--url-map", "projet=/p/{path!r}"], "cannot be built: {path!r} is not a field"),
         (["search", "q", "--url-map", "*=/notes"], "GRASBOT_URL_MAP: the url of type '*' ('/notes') cannot be built: it holds no field"),
-        (["search", "q", "--url-map", "projet=/p/{Path}"], "a url holds one or more of {slug}, {path}, {name}, {quartz}, {publish}, {hugo}"),
+        (["search", "q", "--url-map", "projet=/p/{Path}"], "a url holds one or more of {slug}, {path}, {name}, {quartz}, {publish}, {hugo}, {mkdocs}"),
         # which of the two a note of type Compétence got was the order of a dict
         (["search", "q", "--url-map", "competence=/a/{slug},Compétence=/b/{slug}"], "GRASBOT_URL_MAP: types 'competence' and 'compétence' are one type"),
         (

@@ -92,6 +92,16 @@ def hugo_link(path: str, slug: str | None = None, url: str | None = None) -> str
     return link + "/" if link else ""
 
 
+def mkdocs_url(path: str) -> str:
+    """MkDocs' page for a file with its default `use_directory_urls` (mkdocs/structure/files.py,
+    `File.url`): `about/license.md` is `about/license/`, and `index.md` or `README.md` (that
+    case only) its folder's page, `about/`; the vault's own is the site's home, ``."""
+    folder, _, name = _stem(path).rpartition("/")
+    if name in ("index", "README"):
+        return folder + "/" if folder else ""
+    return _stem(path) + "/"
+
+
 class Page(NamedTuple):
     """What a note's url is made of: its own path, slug and front matter, nothing else."""
 
@@ -105,8 +115,7 @@ class Page(NamedTuple):
 FIELDS: Mapping[str, Callable[[Page], str]] = {
     # GrasBot's slug (lower-case ASCII): a site of your own that routes by it
     "slug": lambda page: page.slug,
-    # the vault-relative path without .md, as written: MkDocs (`use_directory_urls`:
-    # about/license.md → /about/license/, so `/{path}/`), a static server
+    # the vault-relative path without .md, as written: a static server (`/{path}.html`)
     "path": lambda page: _encoded(_stem(page.path)),
     # the file name without .md, as written (a site that flattens folders)
     "name": lambda page: _encoded(_stem(page.path).rpartition("/")[2]),
@@ -116,6 +125,8 @@ FIELDS: Mapping[str, Callable[[Page], str]] = {
     "publish": lambda page: _encoded(_stem(page.path), space="+"),
     # Hugo, as `/{hugo}/`: its page without the `/` at either end (see page_url)
     "hugo": lambda page: _encoded(hugo_link(page.path, page.slug_written, page.url_written).rstrip("/")),
+    # MkDocs' page, with its `/` (use_directory_urls): `/{mkdocs}`
+    "mkdocs": lambda page: _encoded(mkdocs_url(page.path)),
 }
 
 
