@@ -486,6 +486,21 @@ def test_repeated_mkdocs_anchors_are_numbered_as_python_markdown_numbers_them():
     assert unique_anchors(["header", "header", "header_1", ""], "mkdocs") == ["header", "header_1", "header_2", "_1"]
 
 
+@pytest.mark.parametrize("form, expected", [("github", "#arrosage"), ("mkdocs", "#arrosage"), ("text", "#Arrosage")])
+def test_a_setext_headings_section_links_to_its_own_id(note_writer, form, expected):
+    """« Arrosage » underlined with `---` is an h2 for CommonMark (4.3, Setext headings), hence
+    for GitHub, Quartz (remark), Hugo (goldmark), MkDocs (Python-Markdown's setext) and
+    Obsidian, each giving it its id. GrasBot cut no section there: a passage about watering
+    linked to « Semis », the ATX section above it."""
+    body = "## Semis\n\nLa recette parle de pommes. " + ("Du texte. " * 400) + "\n\nArrosage\n--------\n\nLa recette parle de prunes. " + ("Du texte. " * 400)
+    note_writer("recettes.md", "title: Recettes\ntype: projet\nvisibility: public", body)
+    index = make_bot(note_writer.root, anchors=form).snapshot.index("visitor")
+    passages = choose_passages("prunes", [("recettes.md", "/portfolio/recettes")], index, budget=2_000, anchors=form)
+    found = [p for p in passages if "prunes" in p.text]
+    assert [(p.heading, p.url) for p in found] == [(("Arrosage",), "/portfolio/recettes" + expected)]
+    assert "--------" not in found[0].text  # the underline is the heading's, not the passage's
+
+
 def test_the_mkdocs_form_links_a_repeated_heading_to_its_own_id(note_writer):
     sections = [("Recette", "pommes"), ("Recette", "prunes")]
     body = "\n\n".join(f"## {heading}\n\nLa recette parle de {word}. " + ("Du texte. " * 400) for heading, word in sections)

@@ -225,3 +225,26 @@ def test_no_cut_leaves_half_a_link_of_any_syntax(words, width):
     for piece in pieces:
         shown = rewrite_links(piece, hide, "pub/rucher.md")
         assert "Zorglub" not in shown and "prive" not in shown, piece
+
+
+def test_setext_headings_start_sections_where_commonmark_and_obsidian_read_one():
+    """A paragraph underlined with `===` (h1) or `---` (h2) is a heading (CommonMark 4.3); a
+    `---` after a blank line, a list item or a quote is a rule (4.1), and nothing inside
+    Obsidian's `$$` math or a code fence is a heading (« C_{MHA} » underlined with `=` in a
+    formula, as a personal vault writes it)."""
+    body = "\n\n".join(
+        [
+            "Recettes\n========",
+            filler(3000, "intro"),
+            "Les tartes\nde saison\n----------",
+            filler(3000, "tartes"),
+            "Une phrase.\n\n---",
+            "- un point\n---",
+            "> une citation\n---",
+            "$$\nC_{MHA}\n=======\n\nO(n)\n=\n$$",
+            "```\ncode\n---\n```",
+            filler(3000, "fin"),
+        ]
+    )
+    assert cut_note(body)[0] == ((1, "Recettes"), (2, "Les tartes de saison"))
+    assert {path for path, _ in texts(body)} == {("Recettes",), ("Recettes", "Les tartes de saison")}

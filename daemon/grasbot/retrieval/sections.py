@@ -5,8 +5,10 @@ note when it is analysed (`index.analyse_note`), kept in the index cache with th
 and made again only for a note whose bytes changed.
 
 - A note of at most WHOLE_NOTE characters is one passage: short notes stay whole.
-- Otherwise every ATX heading (`#` to `######` then a space, outside code fences) starts a
-  section; the text before the first heading is a section without a heading.
+- Otherwise every heading starts a section, outside code fences and Obsidian's `$$` math: ATX
+  (`#` to `######` then a space) and Setext (a paragraph underlined with `===` or `---`, as
+  CommonMark, Obsidian and the site generators read it: `---` after a blank line, a list or
+  a quote is a rule); the text before the first heading is a section without a heading.
 - A section longer than WINDOW characters is cut into windows at block boundaries (blank
   lines), each window starting with the previous window's last block when that block is
   short (OVERLAP): an answer that straddles two windows is whole in one of them.
@@ -129,10 +131,14 @@ def _quoted_headings(block: str) -> Iterator[str]:
 
 def _lines(body: str) -> Iterator[tuple[str, int, int, int, str]]:
     """The body as headings and blocks, in order: ("heading", start, end of its line, level,
-    text) or ("atomic" | "plain", start, end, 0, "") for a block (blank lines between blocks)."""
+    text) or ("atomic" | "plain", start, end, 0, "") for a block (blank lines between blocks).
+    A Setext heading (a paragraph underlined with `=` or `-`) is a heading from its first line
+    to its underline, its text the paragraph's lines joined by a space."""
     pos, n = 0, len(body)
     block_start = -1
     atomic = False
+    paragraph = False  # the block so far is a paragraph a Setext underline would make a heading
+    math = False  # inside Obsidian's $$ … $$, where nothing is a heading
     fences = iter(FENCED.finditer(fences_read_once(body))) if "```" in body or "~~~" in body else iter(())
     fence = next(fences, None)  # the next code fence, closed as `vault` reads code
     while pos < n:
@@ -145,7 +151,7 @@ def _lines(body: str) -> Iterator[tuple[str, int, int, int, str]]:
         if fence is not None and fence.start() == pos:  # a fence is one block with what touches it
             if block_start < 0:
                 block_start = pos
-            atomic = True
+            atomic, paragraph = True, False
             pos = fence.end() + 1
             fence = next(fences, None)
             continue
@@ -164,13 +170,32 @@ def _lines(body: str) -> Iterator[tuple[str, int, int, int, str]]:
             yield "heading", pos, min(nxt, n), len(heading.group(1)), (heading.group(2) or "").strip()
             pos = nxt
             continue
+        if paragraph and not math and block_start >= 0 and _UNDERLINE.match(line):
+            text = " ".join(part.strip() for part in body[block_start : pos - 1].split("\n"))
+            yield "heading", block_start, min(nxt, n), 1 if stripped[0] == "=" else 2, text
+            block_start = -1
+            pos = nxt
+            continue
+        if "$$" in line and line.count("$$") % 2:
+            math = not math
         if block_start < 0:
             block_start, atomic = pos, stripped[0] in "|>"
+            paragraph = not math and _NOT_PARAGRAPH.match(line) is None
         elif stripped[0] in "|>":
             atomic = True
+        if paragraph and (math or "$$" in line or _INTERRUPTS.match(line)):
+            paragraph = False
         pos = nxt
     if block_start >= 0:
         yield ("atomic" if atomic else "plain"), block_start, n, 0, ""
+
+
+# CommonMark's Setext heading underline (4.3): up to three spaces, then `=` or `-` alone
+_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")
+# What a paragraph does not start with: indented code, a list item, a quote, a table, HTML, a rule
+_NOT_PARAGRAPH = re.compile(r" {4}|\t| {0,3}(?:[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|[>|<]|(?:[-*_][ \t]*){3,}$)")
+# What ends a paragraph without a blank line, so that an underline below is no longer its own
+_INTERRUPTS = re.compile(r" {0,3}(?:[-*+][ \t]|1[.)][ \t]|[>|<])")
 
 
 def _windows(body: str, blocks: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:
