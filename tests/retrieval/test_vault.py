@@ -111,6 +111,46 @@ def test_inline_tags_count_but_not_in_code_or_headings(note_writer):
     assert note.tags == ("graph", "python", "ia/llm")
 
 
+def test_an_indented_code_block_holds_no_tag_and_no_link_as_obsidian_reads_it(note_writer):
+    """Four spaces or a tab after a blank line (or a heading, or the note's start) are code, as
+    in Obsidian: a C course's `#include` was the tag `include`, a Docker course's shell comments
+    (`    #lance le conteneur`) the tags `lance` and `permet`. The same lines in a list item are
+    its paragraph, and inside a paragraph its next line: there tags and links count."""
+    body = """
+        #nontag au début de la note
+
+    Un programme C :
+
+        #include <stdio.h>
+        voir [[pas-un-lien]] et [pas un lien](ailleurs.md)
+
+    \t#nonplus avec une tabulation
+
+    # Titre
+        #sousuntitre
+    Un paragraphe
+        #suite de paragraphe [[lien-suite]]
+
+    - une étape
+
+        #item son paragraphe, [[lien-item]]
+
+            #codeitem dans l'item
+
+    1. un
+
+       - deux
+
+         #imbrique [lien](imbrique.md)
+
+    Fin #vrai.
+    """
+    note_writer("n.md", None, body)
+    note = load_vault(note_writer.root).notes["n.md"]
+    assert note.tags == ("suite", "item", "imbrique", "vrai")
+    assert [(link.target, link.kind) for link in note.links] == [("lien-suite", "body"), ("lien-item", "body"), ("imbrique.md", "body")]
+
+
 def test_a_string_where_a_list_is_expected_is_one_item(note_writer):
     note_writer(
         "n.md",

@@ -387,8 +387,9 @@ def _as_text(value: Any, name: str, warnings: list[str]) -> str | None:
 # closes on a run of backticks as long as its opening one, which no backslash escapes. Where it
 # cannot be sure it reads no code: an unclosed fence is no fence (so it hides no comment, and
 # its lines keep their tags and links). The one rule for every reader of code: comments
-# (`_HIDDEN`), the prose titles, tags and links are read from (`_CODE`), and the blocks a long
-# note is never cut inside (`FENCED`, `sections`).
+# (`_HIDDEN`), the prose tags and links are read from and the text links are rewritten in
+# (`code_in`, which adds indented code blocks), and the blocks a long note is never cut inside
+# (`FENCED`, `sections`).
 _FENCED = (
     r"^[ ]{0,3}(?P<ticks>`{3,})[^`\n]*$.*?^[ ]{0,3}(?P=ticks)`*[ \t]*$"
     r"|^[ ]{0,3}(?P<tildes>~{3,})[^\n]*$.*?^[ ]{0,3}(?P=tildes)~*[ \t]*$"
@@ -474,6 +475,121 @@ def strip_hidden(body: str) -> str:
     if "%%" not in body and "<!--" not in body:  # the scan needs one of them: spare it
         return body
     return _sub(_HIDDEN, body, _unhide)
+
+
+# An indented code block, as CommonMark reads one (spec 4.4, with lists 5.2 and 5.3): lines
+# indented four columns or more past the list item they are in (none: the margin), after a
+# blank line, a heading or a fence, never inside a paragraph; it runs on through blank lines
+# while its lines stay so indented. A line like that in a list item, up to its content's column,
+# is the item's paragraph, not code. Quotes and HTML blocks are not read: their lines stay prose.
+_LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$)")
+_ATX = re.compile(r"#{1,6}(?:[ \t]|$)")
+
+
+def _columns(line: str) -> tuple[int, int]:
+    """(the column of the line's first character that is not a space or a tab, its offset); a tab
+    goes to the next multiple of four, as CommonMark counts it."""
+    column = 0
+    for at, char in enumerate(line):
+        if char == " ":
+            column += 1
+        elif char == "\t":
+            column += 4 - column % 4
+        else:
+            return column, at
+    return column, len(line)
+
+
+def _indented_code(text: str, fences: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The indented code blocks of `text` as (start, end) spans, their lines without the last
+    newline; `fences`: the closed fences (read first: their lines are code already), in order."""
+    found: list[tuple[int, int]] = []
+    items: list[int] = []  # the content column of each list item the line may be in, innermost last
+    after_break = True  # the previous line closed no paragraph: a blank line, a heading, a fence, the start
+    code_at = -1  # the column indented code must reach, while in a block
+    fence = iter(fences)
+    next_fence = next(fence, None)
+    pos = 0
+    for line in text.split("\n"):
+        start, pos = pos, pos + len(line) + 1
+        column, at = _columns(line)
+        while next_fence is not None and start >= next_fence[1]:  # past a fence: no paragraph open
+            next_fence = next(fence, None)
+            after_break, code_at = True, -1
+        if next_fence is not None and start >= next_fence[0]:  # a fence's own lines, code already
+            if start == next_fence[0] and after_break:
+                while items and column < items[-1]:
+                    items.pop()
+            code_at = -1
+            continue
+        if at == len(line):  # blank
+            after_break = True
+            continue
+        if code_at >= 0 and column >= code_at:
+            found[-1] = (found[-1][0], start + len(line))
+            continue
+        code_at = -1
+        if after_break:
+            while items and column < items[-1]:  # a line left of an item's content ends the item
+                items.pop()
+        margin = items[-1] if items else 0
+        if after_break and column >= margin + 4:
+            code_at = margin + 4
+            found.append((start, start + len(line)))
+            continue
+        marker = _LIST_MARKER.match(line, at) if column < margin + 4 else None
+        if marker is not None:
+            rest = line[marker.end() :]
+            gap, _ = _columns(rest)
+            gap = 1 if gap > 4 or not rest.strip() else gap  # five spaces after a marker: code in the item
+            items.append(column + marker.end() - at + gap)
+            after_break = False
+            continue
+        after_break = _ATX.match(line, at) is not None and column < margin + 4
+    return found
+
+
+_INDENTED_LINE = re.compile(r"^(?: {4}|[ ]{0,3}\t)[ \t]*\S", re.MULTILINE)  # what an indented block needs
+
+
+class Code(NamedTuple):
+    start: int
+    end: int
+    block: bool  # a fence or an indented block; False: a code span
+
+
+def code_in(text: str) -> list[Code]:
+    """Where `text` holds code, in order: fences and code spans as `_CODE` reads them, and
+    indented code blocks (`_indented_code`); a span inside an indented block is that block's.
+    The one rule for what is code: tags and links are not read in it, links in it are not
+    rewritten (`rewrite_links`), and the extractive answer quotes no block of it."""
+    if "`" not in text and "~~~" not in text and _INDENTED_LINE.search(text) is None:
+        return []
+    found = [Code(*m.span(), m.group("span") is None) for m in _CODE.finditer(fences_read_once(text))] if "`" in text or "~~~" in text else []
+    if _INDENTED_LINE.search(text) is None:
+        return found
+    indented = _indented_code(text, [(start, end) for start, end, block in found if block])
+    if not indented:
+        return found
+    merged: list[Code] = []
+    for code in sorted([*found, *(Code(start, end, True) for start, end in indented)]):
+        if merged and code.start < merged[-1].end:  # a span on an indented block's line
+            continue
+        merged.append(code)
+    return merged
+
+
+def _outside(text: str, codes: list[Code]) -> str:
+    """`text` with each piece of code made one space: the prose tags and links are read from."""
+    if not codes:
+        return text
+    parts: list[str] = []
+    at = 0
+    for start, end, _ in codes:
+        parts += (text[at:start], " ")
+        at = end
+    parts.append(text[at:])
+    return "".join(parts)
 
 
 # _WIKILINK without its leading `(!?)`, so the scan jumps from `[[` to `[[`; the `!` is looked up
@@ -739,7 +855,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     stem = PurePosixPath(rel).stem
     body = strip_hidden(body)
 
-    prose = _sub(_CODE, body, lambda m, covered: " ") if "`" in body or "~~~" in body else body  # the scan needs one: spare it
+    prose = _outside(body, code_in(body))
     shown = _shown_text if "%%" in header or "<!--" in header else _same  # fields with comments: rare
     # Obsidian names a note by its file; a first heading is often a section's (« Objectif »,
     # « Présentation », 125 of a personal vault's 209 notes), which sources showed as the title
