@@ -127,3 +127,42 @@ def test_a_long_question_reads_a_long_notes_passages_by_its_terms_not_each_passa
         sum(idf[t] * c[t] * (index_module.K1 + 1.0) / (c[t] + index_module.length_norm(sum(c.values()), avg)) for t in idf if t in c) for c in passages
     )
     assert len(passages) >= 80 and expected > 0 and scores["Cours.md"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_code_reaches_the_reader_as_written_and_a_list_items_paragraph_is_no_code(note_writer):
+    """A course on Obsidian writes its link syntax as code: `[[Nom de la note]]` was sent to the
+    LLM as « `Nom de la note` », the brackets it was about gone, and a fence's `[lien](Autre.md)`
+    as « lien ». A list item's indented paragraph is prose, whose link to a private note still
+    loses its name."""
+    body = (
+        "Pour créer un lien, on écrit `[[Nom de la note]]` ou `[texte](Autre.md)` ; voir [[Markdown]].\n\n"
+        "```\n[[Une note]] et [lien](Autre.md)\n```\n\n"
+        "    ![[schema.png]] [[Autre]]\n\n"
+        "- Une étape du cours\n\n    suite de l'étape, voir [[Prive]] ici\n"
+    )
+    note_writer("Obsidian.md", "visibility: public", body)
+    note_writer("Markdown.md", "visibility: public", "La syntaxe Markdown.")
+    note_writer("Autre.md", "visibility: public", "Une autre note.")
+    note_writer("Prive.md", "visibility: private", "Un journal.")
+    bot = make_bot(note_writer.root)
+    [passage] = [p for p in bot.search("créer un lien obsidian", audience="visitor").context if p.path == "Obsidian.md"]
+    assert passage.text == (
+        "Pour créer un lien, on écrit `[[Nom de la note]]` ou `[texte](Autre.md)` ; voir Markdown.\n\n"
+        "```\n[[Une note]] et [lien](Autre.md)\n```\n\n"
+        "    ![[schema.png]] [[Autre]]\n\n"
+        "- Une étape du cours\n\n    suite de l'étape, voir  ici"
+    )
+
+
+def test_a_long_notes_window_that_opens_on_a_list_items_paragraph_reads_it_as_the_note_does(note_writer):
+    """Read alone, a window that starts with a list item's indented paragraph would take it for
+    code, and leave its link to a private note as written: the code is read on the whole note."""
+    filler = "Les abeilles du rucher butinent la lavande du jardin. "
+    item = "    Les hippocampes nagent " + filler * 26 + "voir [[Zorglub]] pour la suite des travaux du rucher."
+    body = "# Le rucher\n\n- Première étape du rucher.\n\n" + item + "\n\n" + "\n\n".join([filler * 24] * 8)
+    note_writer("rucher.md", "visibility: public", body)
+    note_writer("Zorglub.md", "visibility: private", "Le dossier médical.")
+    bot = make_bot(note_writer.root)
+    texts = [p.text for p in bot.search("hippocampes", audience="visitor").context if p.path == "rucher.md"]
+    assert any(t.startswith("Les hippocampes nagent") for t in texts), texts  # the guard: a window opens on the paragraph
+    assert not any("Zorglub" in t for t in texts), texts

@@ -27,7 +27,7 @@ from ..retrieval.index import Index, Inverted, bm25_each, indexable_text, invert
 from ..retrieval.scoring import read_as
 from ..retrieval.search import earlier_questions
 from ..retrieval.sections import Sections, heading_path, site_headings
-from ..retrieval.vault import link_spans
+from ..retrieval.vault import code_in, link_spans
 
 MIN_SHARE = 0.5  # a passage scoring less than half the best one gets only the room left (tuned: 0.3–0.5 alike)
 OPENING = 400  # a long note's opening passage this short comes along with its other passages
@@ -45,6 +45,8 @@ _ANCHORS = object()  # ... {(path, form): each heading's anchor}
 _COUNTS_SIZE = object()  # ... [how many cuts _COUNTS holds]
 _CUTS_KEPT = 10_000  # long notes' cuts whose counts an index keeps (about 25 MB), then forgets all at once
 _ANCHORS_KEPT = 512  # notes whose anchors an index keeps
+_CODE = object()  # ... {path: where the note's body holds code}
+_CODE_KEPT = 512  # notes whose code an index keeps (a 1.2 MB course's took 67 ms to read)
 # A heading as a site's renderer reads it: a code span's text as written (`__init__`), emphasis
 # marks dropped (an underscore only at a word's edge, as CommonMark reads it: snake_case stays),
 # a link as its text. As CommonMark reads them too, a code span closes on a run of backticks as
@@ -231,7 +233,7 @@ def _passages_of(index: Index, path: str, url: str | None, picked: Mapping[int, 
         start, end, heading = cuts[number]
         score, room = picked[number]
         start, end = (0, len(note.body)) if whole else _around_links(note.body, max(start, done), end)
-        text = index.readable_text(note.body[start:end], path).strip()
+        text = index.readable_text(note.body[start:end], path, _code_in_cut(index, path, start, end)).strip()
         if not text:
             continue
         done = end
@@ -254,6 +256,18 @@ def _passages_of(index: Index, path: str, url: str | None, picked: Mapping[int, 
             cut=cut,
             opening=score < 0,
         )
+
+
+def _code_in_cut(index: Index, path: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Where body[start:end] holds code, as the whole note reads it: a list item above the cut
+    makes its indented lines the item's paragraph, whose links are rewritten, not code."""
+    memo = index.derived(_CODE, dict)
+    codes = memo.get(path)
+    if codes is None:
+        if len(memo) >= _CODE_KEPT:
+            memo.clear()
+        codes = memo[path] = code_in(index.notes[path].body)
+    return [(max(s, start) - start, min(e, end) - start) for s, e, _ in codes if s < end and e > start]
 
 
 def _cut(text: str, limit: int) -> str:

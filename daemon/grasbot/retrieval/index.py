@@ -20,7 +20,7 @@ from .analysis import Terms, body_counts, tokens
 from .boilerplate import EMPTY, Boilerplate
 from .postings import LazyTable, Postings, Union
 from .sections import Sections, cut_note
-from .vault import LinkResolver, Note, Vault, rewrite_links
+from .vault import LinkResolver, Note, Vault, code_in, rewrite_links
 
 Labeled = tuple[tuple[str, Terms], ...]  # (the author's text, its stems), empty stems left out
 
@@ -263,15 +263,17 @@ class Index:
         target's name, keeping only the label its author wrote here."""
         return self.readable_text(self.notes[path].body, path)
 
-    def readable_text(self, text: str, rel: str = "") -> str:
+    def readable_text(self, text: str, rel: str = "", code: Sequence[tuple[int, ...]] | None = None) -> str:
         """`readable_body` of a piece of a note (a passage, a heading); `rel`: the note's path,
-        against which relative Markdown links resolve."""
+        against which relative Markdown links resolve; `code`: where the piece holds code, as the
+        whole note reads it (a list above the piece makes its indented lines prose), else as
+        `code_in` reads the piece alone. Code reaches the reader as written."""
 
         def visible(target: str) -> bool:
             resolved = self.resolver.resolve(target) if self.resolver else None
             return resolved is not None and resolved in self.notes  # a dangling link may name an excluded note
 
-        return rewrite_links(text, visible, rel)
+        return rewrite_links(text, visible, rel, code_in(text) if code is None else code)
 
     def readable_field(self, text: str | None, path: str) -> str | None:
         """A title or frontmatter field of the note at `path` as this audience may read it: its

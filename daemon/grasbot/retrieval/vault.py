@@ -16,7 +16,7 @@ import time
 import unicodedata
 import urllib.parse
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
@@ -579,6 +579,27 @@ def code_in(text: str) -> list[Code]:
     return merged
 
 
+_KEPT_MARK = re.compile(r"\0(\d+)\0")
+
+
+def code_kept(text: str, codes: Sequence[tuple[int, ...]], change: Callable[[str], str]) -> str:
+    """`change(text)` that leaves the pieces of code `codes` (start, end, ...) as written: each is
+    read as a mark no pattern of links or markup takes apart, then put back. A link in code is
+    no link (`[[Nom de la note]]` in a course on Obsidian), one around a code span still is
+    (`[`cmd`](a.md)`). A text that holds a NUL is changed whole: its code is not told apart."""
+    if not codes or "\0" in text:
+        return change(text)
+    parts: list[str] = []
+    kept: list[str] = []
+    at = 0
+    for start, end, *_ in codes:
+        parts += (text[at:start], f"\0{len(kept)}\0")
+        kept.append(text[start:end])
+        at = end
+    parts.append(text[at:])
+    return _KEPT_MARK.sub(lambda m: kept[int(m.group(1))], change("".join(parts)))
+
+
 def _outside(text: str, codes: list[Code]) -> str:
     """`text` with each piece of code made one space: the prose tags and links are read from."""
     if not codes:
@@ -923,13 +944,16 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
 _EMBED_SIZE = re.compile(r"(?:^|\|)\s*\d+(?:x\d+)?\s*$")
 
 
-def rewrite_links(text: str, keep, rel: str = "") -> str:
+def rewrite_links(text: str, keep, rel: str = "", code: Sequence[tuple[int, ...]] = ()) -> str:
     """`text` with every link to a note turned into plain words: its label, or its target's name
     when `keep(target)` says the reader may see that note; a link to a note the reader may not
     see keeps only the label the author wrote in this note, or nothing. Every syntax goes the
     same way (`_md_links_in`'s, with destinations read from the note at `rel`); links to web
-    addresses stay as written. (Wikilinks: `_WIKILINK.sub`, scanned from each `[[` like
+    addresses stay as written, and so does `code` (`code_in`'s spans of `text`), which holds no
+    link. (Wikilinks: `_WIKILINK.sub`, scanned from each `[[` like
     `_links_in`: a pattern that starts with `(!?)` is tried at every position of every body.)"""
+    if code:
+        return code_kept(text, code, lambda plain: rewrite_links(plain, keep, rel))
     if "[[" in text:  # no wikilink without it: spare the scan
         out: list[str] = []
         last = 0
