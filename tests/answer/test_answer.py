@@ -308,3 +308,24 @@ def test_an_extract_keeps_identifiers_and_reads_obsidian_syntax_as_a_reader_does
         "Les abeilles butinent au printemps.",
         "Apis mellifera, les abeilles domestiques.",
     ]
+
+
+def test_an_extract_reads_code_as_tags_and_links_are_read():
+    """The extract had a code rule of its own (« ``` » to the next « ``` », wherever they were):
+    a fence of four backticks showing one of three left the fence's name and code as sentences,
+    « ``` » written in a sentence swallowed the text up to the next fence, an indented block
+    was quoted as prose, and a code span lost its link's brackets and its `**`."""
+    text = (
+        "Pour un bloc de code, on écrit ```` ``` ```` puis le nom du langage.\n\n"
+        "````md\n```python\nprint('une ligne de code assez longue pour être citée')\n```\n````\n\n"
+        "Pour lancer le conteneur en mode détaché :\n\n"
+        "    docker run -tid -p 8080:80 --name web nginx:latest\n\n"
+        "Un lien s'écrit `[[Nom de la note]]` dans le texte d'une note.\n"
+        "Une fonction reçoit ses arguments nommés dans `**kwargs` en Python."
+    )
+    assert sentences(text) == [
+        "Pour un bloc de code, on écrit ``` puis le nom du langage.",
+        "Pour lancer le conteneur en mode détaché :",
+        "Un lien s'écrit [[Nom de la note]] dans le texte d'une note.",
+        "Une fonction reçoit ses arguments nommés dans **kwargs en Python.",
+    ]

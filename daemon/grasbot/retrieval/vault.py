@@ -582,11 +582,12 @@ def code_in(text: str) -> list[Code]:
 _KEPT_MARK = re.compile(r"\0(\d+)\0")
 
 
-def code_kept(text: str, codes: Sequence[tuple[int, ...]], change: Callable[[str], str]) -> str:
-    """`change(text)` that leaves the pieces of code `codes` (start, end, ...) as written: each is
-    read as a mark no pattern of links or markup takes apart, then put back. A link in code is
-    no link (`[[Nom de la note]]` in a course on Obsidian), one around a code span still is
-    (`[`cmd`](a.md)`). A text that holds a NUL is changed whole: its code is not told apart."""
+def code_kept(text: str, codes: Sequence[tuple[int, ...]], change: Callable[[str], str], put: Callable[[str], str] = str) -> str:
+    """`change(text)` that leaves the pieces of code `codes` (start, end, ...) as written (or as
+    `put` gives each): each is read as a mark no pattern of links or markup takes apart, then
+    put back. A link in code is no link (`[[Nom de la note]]` in a course on Obsidian), one
+    around a code span still is (`[`cmd`](a.md)`). A text that holds a NUL is changed whole:
+    its code is not told apart."""
     if not codes or "\0" in text:
         return change(text)
     parts: list[str] = []
@@ -597,7 +598,7 @@ def code_kept(text: str, codes: Sequence[tuple[int, ...]], change: Callable[[str
         kept.append(text[start:end])
         at = end
     parts.append(text[at:])
-    return _KEPT_MARK.sub(lambda m: kept[int(m.group(1))], change("".join(parts)))
+    return _KEPT_MARK.sub(lambda m: put(kept[int(m.group(1))]), change("".join(parts)))
 
 
 def _outside(text: str, codes: list[Code]) -> str:
