@@ -164,6 +164,33 @@ async def test_a_default_question_log_that_cannot_be_used_leaves_serving_unlogge
     assert named.question_log_named and named.question_log == settings.question_log  # the same place, named: refused at start (tests/test_cli.py)
 
 
+async def test_a_named_question_log_locked_at_start_is_served_and_written_when_free(aiohttp_client, tmp_path):
+    """Another process held the log the owner named when the daemon started: serve refused to
+    start ("cannot be used (cannot open: database is locked)"), as for a folder named by
+    mistake. It serves, keeps the visitors' questions and writes them once the file is free."""
+    import sqlite3
+
+    from aiohttp.test_utils import TestServer
+
+    from grasbot import Settings
+    from grasbot.server.app import create_app
+
+    db = tmp_path / "q.sqlite3"
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    settings = Settings.load(env={"GRASBOT_QUESTION_LOG": str(db)}, semantic="off", index_cache=False, ollama_host=unused_url())
+    assert settings.question_log_named
+    client = await aiohttp_client(TestServer(create_app(settings, owner_token=OWNER_TOKEN)))
+    assert (await rpc_result(client, "search", {"q": "Quel modèle utilise GrasBot ?"}))["results"]
+    assert bot_of(client).question_log.waiting
+    other.execute("COMMIT")
+    other.close()
+    await client.close()  # the stop tries the file once more
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT question FROM questions").fetchall() == [("Quel modèle utilise GrasBot ?",)]
+    conn.close()
+
+
 async def test_rpc_discover_serves_the_document(start_daemon):
     client = await start_daemon()
     assert await rpc_result(client, "rpc.discover") == openrpc_document()

@@ -19,6 +19,7 @@ from grasbot._config import vault_key
 from grasbot.retrieval.scoring import Reason
 from grasbot.retrieval.search import SearchResult, Source
 from grasbot.store.questionlog import (
+    REOPEN_EVERY,
     SCHEMA_VERSION,
     QuestionLog,
     add_log_parser,
@@ -314,6 +315,133 @@ def test_a_log_deleted_while_the_daemon_runs_is_started_again(tmp_path, caplog):
     assert [r[2] for r in rows(db, "questions")] == ["après 1", "après 2"]
     said = [r.getMessage() for r in caplog.records if r.name == "grasbot.questionlog"]
     assert len(said) == 1 and "deleted or replaced" in said[0]
+
+
+def said(caplog) -> list[tuple[str, str]]:
+    return [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "grasbot.questionlog"]
+
+
+def test_a_log_locked_when_the_daemon_starts_keeps_its_questions_until_it_opens(tmp_path, caplog):
+    """Another daemon making the file, or the owner's `sqlite3` holding it, when this one
+    started: the log was turned off for the daemon's life ("cannot open database is locked"),
+    every later question lost. The questions wait in the queue and the file is tried again,
+    every REOPEN_EVERY, not at every question."""
+    db = tmp_path / "q.sqlite3"
+    clock = Clock()
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    caplog.set_level(logging.INFO, logger="grasbot.questionlog")
+    log = QuestionLog(db, clock=clock, batch_wait=60)
+    assert not log.enabled and log.waiting and "locked" in log.failure
+    log.submit("pendant 1", result(("a", 5.0, ("bm25",))))
+    log.record("pendant 2", result(("b", 4.0, ("bm25",))), followup=True)
+    assert log.count() == 0 and log.waiting
+    other.execute("COMMIT")
+    other.close()
+    clock.now += REOPEN_EVERY / 2
+    log.submit("pendant 3", result(grounded=False))
+    assert log.count() == 0 and log.waiting  # not tried again yet: not on every question
+    clock.now += REOPEN_EVERY / 2
+    log.submit("après", result(("c", 3.0, ("graph",))))
+    assert log.count() == 4 and log.enabled and not log.waiting and log.failure is None
+    log.close()
+    logged = [(r[0], r[2], r[3], r[4]) for r in rows(db, "questions")]
+    assert logged == [(1, "pendant 1", 1, 0), (2, "pendant 2", 1, 1), (3, "pendant 3", 0, 0), (4, "après", 1, 0)]
+    assert [(r[0], r[2]) for r in rows(db, "results")] == [(1, "a"), (2, "b"), (4, "c")]
+    assert [level for level, _ in said(caplog)] == ["WARNING", "INFO"]
+    assert "cannot open database is locked" in said(caplog)[0][1] and "tried again every 30 s" in said(caplog)[0][1]
+    assert "opened; the 4 question(s) kept meanwhile are written" in said(caplog)[1][1]
+
+
+def test_a_folder_not_writable_when_the_daemon_starts_is_tried_again(tmp_path, caplog):
+    """A state folder on a mount that comes up late, or made writable after the daemon started."""
+    state = tmp_path / "state"
+    state.mkdir()
+    db = state / "q.sqlite3"
+    clock = Clock()
+    with read_only_folder(state):
+        log = QuestionLog(db, clock=clock, batch_wait=60)
+        assert log.waiting and log.failure.startswith("cannot open: ") and str(db) in log.failure
+        log.submit("pendant", result(("a", 5.0, ("bm25",))))
+        clock.now += REOPEN_EVERY
+        assert log.count() == 0 and log.waiting  # tried again: still not writable
+        log.submit("encore pendant", result(("a", 5.0, ("bm25",))))
+    clock.now += REOPEN_EVERY
+    assert log.count() == 2 and log.enabled
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["pendant", "encore pendant"]
+    assert db.stat().st_mode & 0o777 == 0o600
+
+
+def test_questions_kept_for_a_log_that_cannot_open_are_written_at_stop_if_it_can(tmp_path):
+    """Stopped before the next try: the file is tried once more, so what waited is written."""
+    db = tmp_path / "q.sqlite3"
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    log = QuestionLog(db, clock=Clock(), batch_wait=60)
+    log.submit("pendant", result(("a", 5.0, ("bm25",))))
+    other.execute("COMMIT")
+    other.close()
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["pendant"]
+    log.record("après l'arrêt", result(("a", 5.0, ("bm25",))))  # a closed log opens nothing again
+    assert [r[2] for r in rows(db, "questions")] == ["pendant"]
+
+
+def test_a_log_that_still_cannot_open_at_stop_says_what_it_loses(tmp_path, caplog):
+    db = tmp_path / "q.sqlite3"
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    log = QuestionLog(db, clock=Clock(), batch_wait=60, max_pending=2)
+    caplog.set_level(logging.WARNING, logger="grasbot.questionlog")
+    for i in range(4):
+        log.submit(f"pendant {i}", result(("a", 5.0, ("bm25",))))
+    log.close()
+    other.execute("COMMIT")
+    other.close()
+    messages = [m for _, m in said(caplog)]
+    assert len(messages) == 3 and "cannot open database is locked" in messages[0]
+    assert "2 questions wait for the file; the oldest are dropped from now on" in messages[1]
+    assert "cannot open: database is locked; 2 question(s) asked meanwhile are not logged" in messages[2]
+
+
+def test_while_the_file_cannot_open_the_oldest_questions_go_first(tmp_path, caplog):
+    db = tmp_path / "q.sqlite3"
+    clock = Clock()
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    caplog.set_level(logging.INFO, logger="grasbot.questionlog")
+    log = QuestionLog(db, clock=clock, batch_wait=60, max_pending=3)
+    for i in range(6):
+        log.submit(f"question {i}", result(("a", 5.0, ("bm25",))))
+    other.execute("COMMIT")
+    other.close()
+    clock.now += REOPEN_EVERY
+    assert log.count() == 3
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["question 3", "question 4", "question 5"]
+    assert [level for level, _ in said(caplog)] == ["WARNING", "WARNING", "INFO"]  # cannot open, dropping (once), opened
+    assert "the 3 question(s) kept meanwhile are written (3 older ones were dropped)" in said(caplog)[2][1]
+
+
+def test_a_newer_grasbots_log_stays_off(tmp_path, caplog):
+    """Waiting would not change its schema: the log is off for good, said once, no question kept."""
+    db = tmp_path / "q.sqlite3"
+    version = SCHEMA_VERSION + 1
+    with sqlite3.connect(db) as conn:
+        conn.execute(f"PRAGMA user_version={version}")
+    conn.close()
+    clock = Clock()
+    caplog.set_level(logging.DEBUG, logger="grasbot.questionlog")
+    log = QuestionLog(db, clock=clock, batch_wait=60)
+    assert not log.enabled and not log.waiting
+    assert log.failure == f"cannot open: schema version {version}, this GrasBot knows 1"
+    log.submit("bonjour", result(("a", 5.0, ("bm25",))))
+    log.record("bonsoir", result(("a", 5.0, ("bm25",))))
+    clock.now += REOPEN_EVERY * 10
+    assert log.count() == 0 and log._pending == [] and log._writer is None
+    log.close()
+    assert len(said(caplog)) == 1 and rows(db, "sqlite_master") == []
 
 
 def test_a_log_turned_off_keeps_nothing(tmp_path):

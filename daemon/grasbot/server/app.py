@@ -89,11 +89,12 @@ def create_app(
         default_place = None if settings.question_log_named else settings.question_log  # the vault's own log
         new_log = default_place is not None and not default_place.exists()
         opened.question_log = await asyncio.to_thread(QuestionLog, settings.question_log, settings.log_retention_days)
-        if settings.question_log_named and settings.question_log is not None and not opened.question_log.enabled:
+        usable = opened.question_log.enabled or opened.question_log.waiting  # waiting: locked, full, not mounted yet
+        if settings.question_log_named and settings.question_log is not None and not usable:
             # the default place may be read-only (a home mounted so): serving goes on, unlogged;
             # a place the owner chose is a mistake to hear now, not in the log's silence
             raise ConfigError(f"the question log {settings.question_log} cannot be used ({opened.question_log.failure}): name another, or turn it off")
-        if default_place is not None and opened.question_log.enabled:
+        if default_place is not None and usable:
             if new_log:  # was this vault moved? its questions are in the log of its old place
                 say_logs_of_vaults_gone(default_place, log.warning)
             note_the_vault(default_place, settings.vault_dir)

@@ -8,9 +8,13 @@ tables have no column that could hold them, and `tests/store/test_questionlog.py
 schema to keep it that way. Rows older than `retention_days` are deleted on open and then
 at most once a day.
 
-Logging is a side job: a log that cannot be written warns once and turns itself off (a full
-disk only drops questions until there is room), and neither `submit` nor `record` ever raises,
-so a full disk or a read-only home never breaks an answer.
+Logging is a side job: neither `submit` nor `record` ever raises, so a full disk or a
+read-only home never breaks an answer. A log that cannot be opened for a reason that may pass
+(another process holding the file, a full disk, a folder not writable or not mounted yet) warns
+once, keeps the questions asked meanwhile in its queue and tries the file again every
+REOPEN_EVERY; one that will not open however long it waits (another program's database, a
+newer GrasBot's log, a folder named as the file) and one that fails a write turns itself off,
+warning once (a full disk only drops questions until there is room).
 
 `grasbot log` opens the file read-only (`read_only=True`): it never creates, purges or
 locks it for writing, so it reads a log in a folder it cannot write (another user's daemon's,
@@ -24,7 +28,8 @@ writes every queued question in one transaction, so the occasional WAL checkpoin
 fsync) and the per-commit cost fall on that thread, once per batch. Every read and `close`
 first write out what is queued, under the same lock, so a read right after a submit sees it
 and nothing submitted before `close` is lost. The queue is bounded (`max_pending`): past it a
-question is dropped with a debug line, as when another process holds the file too long.
+question is dropped with a debug line, as when another process holds the file too long; while
+the file cannot be opened, the oldest go first (said once).
 `record` (tests, tools) writes the queue and its question at once, synchronously.
 """
 
@@ -57,6 +62,7 @@ PURGE_EVERY = timedelta(days=1)
 BUSY_TIMEOUT_MS = 200  # a reader (`grasbot log`) never blocks a WAL writer; this is for a second writer
 BATCH_WAIT = 0.05  # seconds the writer lets submitted questions gather before one transaction
 MAX_PENDING = 10_000  # submitted questions waiting for the writer; past it they are dropped
+REOPEN_EVERY = timedelta(seconds=30)  # a log that could not be opened is tried again this often, while questions wait
 MAX_LIMIT = 100_000  # `grasbot log --limit`: SQLite's LIMIT is a 64-bit integer
 ROWS_PER_STATEMENT = 500  # 6 values a row: 3,000 variables, SQLite allows 32,766 a statement
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # fixed width, so text order is time order
@@ -199,6 +205,20 @@ def _full(exc: sqlite3.OperationalError) -> bool:
     return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in str(exc)
 
 
+def _lasting(exc: BaseException, path: Path) -> bool:
+    """Whether opening `path` again would meet the same refusal, so waiting for it only keeps
+    questions nobody will write: the file is another program's database or a newer GrasBot's
+    log (`_open`'s ValueError), or the setting names a folder or goes through a file, which is
+    a mistake to fix, not a mount to wait for. A lock, a full disk, a permission or a folder
+    not there yet may pass."""
+    if isinstance(exc, ValueError) or path.is_dir():
+        return True
+    for parent in path.parents:
+        if parent.exists():
+            return not parent.is_dir()
+    return False
+
+
 def _insert_rows(conn: sqlite3.Connection, into: str, rows: list[tuple]) -> None:
     """`rows` in a few statements of up to ROWS_PER_STATEMENT rows each. sqlite3 lets the GIL
     go for every step of SQLite, and `executemany` makes one step a row: taking the GIL back
@@ -236,35 +256,33 @@ class QuestionLog:
         self._batch_wait = batch_wait
         self._max_pending = max_pending
         # Lock order: `_lock` (the connection) before `_queue` (the pending list), never the
-        # reverse; `submit` takes only `_queue`, so it never waits for a transaction.
+        # reverse; `submit` takes only `_queue`, so it never waits for a transaction or an open.
         self._lock = threading.Lock()
         self._queue = threading.Condition(threading.Lock())
         self._pending: list[_Pending] = []
         self._writer: threading.Thread | None = None
         self._closing = False
         self._conn: sqlite3.Connection | None = None
+        self._off = path is None  # turned off for good: nothing is queued any more
         self._last_purge: datetime | None = None
-        self.failure: str | None = None  # why the log was turned off (said once), for `grasbot log` to say
+        self.failure: str | None = None  # why the log is off or not open yet, for `grasbot log` and serve to say
         self._file: tuple[int, int] | None = None  # the file the connection writes (device, inode)
         self._full = False  # the last write found the disk full (said once, and when it ends)
+        self._tried: datetime | None = None  # while the file could not be opened: when it was last tried
+        self._dropped = 0  # questions dropped, oldest first, while the file could not be opened
         if self.path is not None:
-            try:
-                try:
-                    self._conn = self._open(self.path)
-                except sqlite3.DatabaseError as exc:
-                    if read_only or not _corrupt(exc):
-                        raise
-                    self._set_aside(self.path, exc)
-                    self._conn = self._open(self.path)
-                self._file = _identity(self.path)
-                if not read_only:
-                    self._purge(self._clock())
-            except (sqlite3.Error, OSError, ValueError) as exc:
-                self._give_up("cannot open", exc)
+            self._try_open()
 
     @property
     def enabled(self) -> bool:
+        """The file is open: questions are written."""
         return self._conn is not None
+
+    @property
+    def waiting(self) -> bool:
+        """The file could not be opened yet, for a cause that may pass (`failure` says which):
+        questions are kept in the queue and the file is tried again every REOPEN_EVERY."""
+        return self._conn is None and not self._off and not self.read_only
 
     # ---- opening
 
@@ -314,6 +332,68 @@ class QuestionLog:
             raise
         return conn
 
+    def _open_log(self) -> None:
+        """Open the file, one SQLite cannot read set aside first, and delete old rows."""
+        assert self.path is not None
+        try:
+            conn = self._open(self.path)
+        except sqlite3.DatabaseError as exc:
+            if self.read_only or not _corrupt(exc):
+                raise
+            self._set_aside(self.path, exc)
+            conn = self._open(self.path)
+        self._conn = conn
+        self._file = _identity(self.path)
+        self._last_purge = None
+        if not self.read_only:
+            self._purge(self._clock())
+
+    def _try_open(self) -> None:
+        """Open the file, at start or again while questions wait. A lasting cause (`_lasting`)
+        or a reader (`grasbot log` asks once) turns the log off; any other keeps it waiting.
+        Holds `_lock` (or is `__init__`)."""
+        try:
+            self._open_log()
+        except (sqlite3.Error, OSError, ValueError) as exc:
+            self._drop_connection()
+            assert self.path is not None
+            if self.read_only or _lasting(exc, self.path):
+                self._give_up("cannot open", exc)
+            else:
+                first = self._tried is None
+                self.failure = f"cannot open: {exc}"
+                self._tried = self._clock()
+                if first:
+                    logger.warning(
+                        "question log %s: cannot open %s; up to %d questions are kept meanwhile, and the file is tried again every %d s",
+                        self.path,
+                        exc,
+                        self._max_pending,
+                        REOPEN_EVERY.total_seconds(),
+                    )
+                else:
+                    logger.debug("question log %s: still cannot open %s", self.path, exc)
+            return
+        if self._tried is not None:
+            self._tried, self.failure = None, None
+            with self._queue:
+                kept, dropped, self._dropped = len(self._pending), self._dropped, 0
+            gone = f" ({dropped} older ones were dropped)" if dropped else ""
+            logger.info("question log %s: opened; the %d question(s) kept meanwhile are written%s", self.path, kept, gone)
+
+    def _due(self) -> bool:
+        """Whether the file, which could not be opened, is to be tried again (a clock set back counts as due)."""
+        now, tried = self._clock(), self._tried
+        return tried is None or not tried <= now < tried + REOPEN_EVERY
+
+    def _drop_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+
     def _set_aside(self, path: Path, exc: sqlite3.DatabaseError) -> None:
         """A log SQLite cannot read (torn by a crash of the disk, overwritten): renamed beside
         itself, kept for whoever may mend it, and a new log started. Turned off instead, the
@@ -326,19 +406,16 @@ class QuestionLog:
         logger.warning("question log %s: %s; kept as %s, a new log is started", path, exc, aside)
 
     def _give_up(self, doing: str, exc: BaseException) -> None:
-        """Turn the log off. The caller holds `_lock` (or is `__init__`)."""
-        if self.failure is None:
+        """Turn the log off for good. The caller holds `_lock` (or is `__init__`)."""
+        if not self._off:
+            self._off = True
             self.failure = f"{doing}: {exc}"
             if not self.read_only:  # a reader (`grasbot log`) says why itself
                 logger.warning("question log %s: %s %s; questions are no longer logged", self.path, doing, exc)
-        conn, self._conn = self._conn, None
+        self._tried = None
         with self._queue:
             self._pending.clear()
-        if conn is not None:
-            try:
-                conn.close()
-            except sqlite3.Error:
-                pass
+        self._drop_connection()
 
     # ---- writing
 
@@ -350,11 +427,10 @@ class QuestionLog:
         `followup` marks a question asked with a conversation history, whose words alone
         did not pick its notes.
         """
-        if self._conn is None or self.read_only or (entry := self._entry(question, result, followup)) is None:
+        if self._off or self.read_only or (entry := self._entry(question, result, followup)) is None:
             return
         with self._lock:
-            if self._conn is not None:
-                self._flush_locked(entry)
+            self._flush_locked(entry)
 
     def _entry(self, question: str, result: SearchResult, followup: bool) -> _Pending | None:
         """The question's rows, or None (and the log turned off) if they cannot be made."""
@@ -377,20 +453,30 @@ class QuestionLog:
 
         Same rows and rules as `record`; a read or `close` writes the queue out first.
         """
-        if self._conn is None or self.read_only or (entry := self._entry(question, result, followup)) is None:
+        if self._off or self.read_only or (entry := self._entry(question, result, followup)) is None:
             return
         with self._queue:
-            if self._closing or self._conn is None:
+            if self._closing or self._off:
                 return
-            if len(self._pending) >= self._max_pending:
+            if len(self._pending) >= self._max_pending and self._conn is not None:
                 logger.debug("question log %s: %d questions waiting, one question not logged", self.path, len(self._pending))
                 return
-            self._pending.append(entry)
+            self._keep(entry)
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write_loop, name="grasbot-questionlog", daemon=True)
                 self._writer.start()
             elif len(self._pending) == 1:
                 self._queue.notify()  # the writer sleeps until there is work; once woken, it lets a batch gather
+
+    def _keep(self, entry: _Pending) -> None:
+        """Queue `entry`; while the file cannot be opened, past `max_pending` the oldest question
+        goes (said once): the newest say most about the vault as it is. Holds `_queue`."""
+        if self._conn is None and len(self._pending) >= self._max_pending:
+            del self._pending[0]
+            self._dropped += 1
+            if self._dropped == 1:
+                logger.warning("question log %s: %d questions wait for the file; the oldest are dropped from now on", self.path, self._max_pending)
+        self._pending.append(entry)
 
     def _write_loop(self) -> None:
         while True:
@@ -405,17 +491,33 @@ class QuestionLog:
                     return
             with self._lock:
                 self._flush_locked()
+                waiting = self.waiting
+            if waiting:  # the questions stay queued: wake to try the file again, not at once
+                with self._queue:
+                    if not self._closing:
+                        self._queue.wait(REOPEN_EVERY.total_seconds())
 
-    def _flush_locked(self, extra: _Pending | None = None) -> None:
-        """Write every queued question (then `extra`) in one transaction. Holds `_lock`; never raises."""
+    def _flush_locked(self, extra: _Pending | None = None, *, last: bool = False) -> None:
+        """Write every queued question (then `extra`) in one transaction; a file that could not
+        be opened is tried first if it is time (`last`: at close, whatever the time). Holds
+        `_lock`; never raises."""
+        try:
+            if self.waiting and (last or self._due()):
+                self._try_open()
+            if self._conn is not None:
+                self._follow_the_file()
+        except Exception as exc:  # a bug here must not cost a visitor an answer either
+            logger.exception("question log: unexpected error")
+            self._give_up("failed", exc)
         with self._queue:
+            if extra is not None and not self._off:
+                self._keep(extra)
+            if self._conn is None:
+                return  # off (nothing is kept) or waiting for the file (the queue keeps its questions)
             batch, self._pending = self._pending, []
-        if extra is not None:
-            batch.append(extra)
-        if not batch or self._conn is None:
+        if not batch:
             return
         try:
-            self._follow_the_file()
             self._insert(batch)
             if self._full:
                 self._full = False
@@ -445,20 +547,13 @@ class QuestionLog:
 
     def _follow_the_file(self) -> None:
         """A log deleted (or replaced) while the daemon runs: SQLite would go on writing into
-        the deleted file, every question lost until a restart. One stat a batch; then a new
-        log there. Holds `_lock`."""
+        the deleted file, every question lost until a restart. One stat a flush; then a new
+        log there, or the wait for one. Holds `_lock`."""
         if self.path is None or _identity(self.path) == self._file:
             return
         logger.warning("question log %s was deleted or replaced while the daemon ran: questions now go to the file there", self.path)
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            try:
-                conn.close()
-            except sqlite3.Error:
-                pass
-        self._conn = self._open(self.path)
-        self._file = _identity(self.path)
-        self._last_purge = None
+        self._drop_connection()
+        self._try_open()
 
     def _insert(self, batch: list[_Pending]) -> None:
         conn = self._conn
@@ -582,7 +677,8 @@ class QuestionLog:
             return 0
 
     def close(self) -> None:
-        """Stop the writer and write what it had not written yet: nothing submitted is lost."""
+        """Stop the writer and write what it had not written yet: nothing submitted is lost but
+        what a file that still cannot be opened leaves in the queue (said)."""
         with self._queue:
             self._closing = True
             self._queue.notify_all()
@@ -590,10 +686,13 @@ class QuestionLog:
         if writer is not None and writer is not threading.current_thread():
             writer.join(timeout=10)  # at most one transaction (BUSY_TIMEOUT_MS when contended)
         with self._lock:
-            self._flush_locked()
-            conn, self._conn = self._conn, None
-        if conn is not None:
-            conn.close()
+            self._flush_locked(last=True)  # a file that could not be opened is tried once more
+            with self._queue:
+                lost, self._pending = len(self._pending), []
+            if lost:
+                logger.warning("question log %s: %s; %d question(s) asked meanwhile are not logged", self.path, self.failure, lost)
+            self._off = True
+            self._drop_connection()
 
     def __enter__(self) -> QuestionLog:
         return self
