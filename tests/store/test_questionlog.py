@@ -444,6 +444,24 @@ def test_a_newer_grasbots_log_stays_off(tmp_path, caplog):
     assert len(said(caplog)) == 1 and rows(db, "sqlite_master") == []
 
 
+@pytest.mark.parametrize("version", [0, SCHEMA_VERSION + 1])
+def test_the_daemon_leaves_a_database_that_is_not_its_log_as_it_was(tmp_path, version):
+    """GRASBOT_QUESTION_LOG naming another program's database by mistake: the daemon switched it
+    to WAL and added GrasBot's tables to it (only `grasbot log` left it alone); a newer
+    GrasBot's log was switched to WAL before it was refused."""
+    db = tmp_path / "factures.sqlite3"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
+        conn.execute(f"PRAGMA user_version={version}")
+    conn.close()
+    before = db.read_bytes()
+    log = QuestionLog(db, clock=Clock())
+    assert not log.enabled and not log.waiting
+    assert log.failure == ("cannot open: not a GrasBot question log" if version == 0 else f"cannot open: schema version {version}, this GrasBot knows 1")
+    log.close()
+    assert db.read_bytes() == before and columns(db) == {"invoices": ["id"]}
+
+
 def test_a_log_turned_off_keeps_nothing(tmp_path):
     log = QuestionLog(None)
     log.record("bonjour", result(("a", 5.0, ("bm25",))))

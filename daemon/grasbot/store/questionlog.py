@@ -205,6 +205,19 @@ def _full(exc: sqlite3.OperationalError) -> bool:
     return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in str(exc)
 
 
+def _schema_version(conn: sqlite3.Connection) -> int:
+    """The log's schema version, 0 for a file with nothing in it yet. Raises ValueError for
+    another program's database (tables, no version) or a newer GrasBot's log, read before
+    anything is written: a database named by mistake got GrasBot's tables and WAL."""
+    # one statement, so one snapshot: another daemon may create the log between two
+    version, tables = conn.execute("SELECT user_version, EXISTS (SELECT 1 FROM sqlite_master) FROM pragma_user_version").fetchone()
+    if version == 0 and tables:
+        raise ValueError("not a GrasBot question log")
+    if version not in (0, SCHEMA_VERSION):
+        raise ValueError(f"schema version {version}, this GrasBot knows {SCHEMA_VERSION}")
+    return version
+
+
 def _lasting(exc: BaseException, path: Path) -> bool:
     """Whether opening `path` again would meet the same refusal, so waiting for it only keeps
     questions nobody will write: the file is another program's database or a newer GrasBot's
@@ -303,22 +316,21 @@ class QuestionLog:
         conn = sqlite3.connect(target, uri=uri, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None)
         try:
             conn.create_function("grasbot_weak", 1, lambda s: int(is_weak(s.split(","))), deterministic=True)
+            if _schema_version(conn) == 0 and not self.read_only:
+                # the schema and its version in one transaction; IMMEDIATE so that two
+                # processes opening a new file at once cannot both create it
+                conn.execute("BEGIN IMMEDIATE")
+                if _schema_version(conn) == 0:
+                    for statement in filter(str.strip, _SCHEMA.split(";")):
+                        conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+            if _schema_version(conn) != SCHEMA_VERSION:
+                raise ValueError("not a GrasBot question log")  # read-only: a file with nothing in it yet
             if not self.read_only:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("PRAGMA foreign_keys=ON")
-                if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
-                    # the schema and its version in one transaction; IMMEDIATE so that two
-                    # processes opening a new file at once cannot both create it
-                    conn.execute("BEGIN IMMEDIATE")
-                    if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
-                        for statement in filter(str.strip, _SCHEMA.split(";")):
-                            conn.execute(statement)
-                        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-                    conn.execute("COMMIT")
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version != SCHEMA_VERSION:
-                raise ValueError("not a GrasBot question log" if version == 0 else f"schema version {version}, this GrasBot knows {SCHEMA_VERSION}")
         except sqlite3.OperationalError as exc:
             conn.close()
             if self.read_only and wal.exists():  # a log copied from a daemon that did not stop cleanly
