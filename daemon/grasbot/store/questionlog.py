@@ -28,8 +28,9 @@ writes every queued question in one transaction, so the occasional WAL checkpoin
 fsync) and the per-commit cost fall on that thread, once per batch. Every read and `close`
 first write out what is queued, under the same lock, so a read right after a submit sees it
 and nothing submitted before `close` is lost. The queue is bounded (`max_pending`): past it a
-question is dropped with a debug line, as when another process holds the file too long; while
-the file cannot be opened, the oldest go first (said once).
+question is dropped with a debug line; a batch another process kept from the file (longer than
+BUSY_TIMEOUT_MS) goes back to the queue's front; while the file cannot be opened, the oldest
+go first (said once).
 `record` (tests, tools) writes the queue and its question at once, synchronously.
 """
 
@@ -62,6 +63,7 @@ PURGE_EVERY = timedelta(days=1)
 BUSY_TIMEOUT_MS = 200  # a reader (`grasbot log`) never blocks a WAL writer; this is for a second writer
 BATCH_WAIT = 0.05  # seconds the writer lets submitted questions gather before one transaction
 MAX_PENDING = 10_000  # submitted questions waiting for the writer; past it they are dropped
+BUSY_RETRY = 1.0  # seconds the writer waits before writing again a batch another process kept it from writing
 REOPEN_EVERY = timedelta(seconds=30)  # a log that could not be opened is tried again this often, while questions wait
 MAX_LIMIT = 100_000  # `grasbot log --limit`: SQLite's LIMIT is a 64-bit integer
 ROWS_PER_STATEMENT = 500  # 6 values a row: 3,000 variables, SQLite allows 32,766 a statement
@@ -281,6 +283,7 @@ class QuestionLog:
         self.failure: str | None = None  # why the log is off or not open yet, for `grasbot log` and serve to say
         self._file: tuple[int, int] | None = None  # the file the connection writes (device, inode)
         self._full = False  # the last write found the disk full (said once, and when it ends)
+        self._held = False  # the last write found the file held by another process: its batch waits
         self._tried: datetime | None = None  # while the file could not be opened: when it was last tried
         self._dropped = 0  # questions dropped, oldest first, while the file could not be opened
         if self.path is not None:
@@ -503,11 +506,11 @@ class QuestionLog:
                     return
             with self._lock:
                 self._flush_locked()
-                waiting = self.waiting
-            if waiting:  # the questions stay queued: wake to try the file again, not at once
+                pause = REOPEN_EVERY.total_seconds() if self.waiting else BUSY_RETRY if self._held else 0
+            if pause:  # the questions stay queued: wake to try the file again, not at once
                 with self._queue:
                     if not self._closing:
-                        self._queue.wait(REOPEN_EVERY.total_seconds())
+                        self._queue.wait(pause)
 
     def _flush_locked(self, extra: _Pending | None = None, *, last: bool = False) -> None:
         """Write every queued question (then `extra`) in one transaction; a file that could not
@@ -531,6 +534,7 @@ class QuestionLog:
             return
         try:
             self._insert(batch)
+            self._held = False
             if self._full:
                 self._full = False
                 logger.info("question log %s: there is room again, questions are logged again", self.path)
@@ -539,8 +543,16 @@ class QuestionLog:
                 self._purge(newest)
         except sqlite3.OperationalError as exc:
             if _busy(exc):
-                # another process held the file longer than BUSY_TIMEOUT_MS: drop this batch
-                logger.debug("question log %s: busy, %d question(s) not logged", self.path, len(batch))
+                # another process (a second daemon on the file, the owner's `sqlite3`) held it
+                # longer than BUSY_TIMEOUT_MS: the batch goes back for the next write, which
+                # the writer tries after BUSY_RETRY; dropped, it cost every question of the batch
+                self._held = True
+                with self._queue:
+                    self._pending[:0] = batch
+                    over = len(self._pending) - self._max_pending
+                    if over > 0:
+                        del self._pending[-over:]
+                logger.debug("question log %s: busy, %d question(s) kept for the next write, %d not logged", self.path, len(batch), max(over, 0))
             elif _full(exc):
                 # a full disk is often freed soon: turned off, the log lost every later
                 # question until a restart; now this batch is dropped and the next one tried
@@ -702,7 +714,8 @@ class QuestionLog:
             with self._queue:
                 lost, self._pending = len(self._pending), []
             if lost:
-                logger.warning("question log %s: %s; %d question(s) asked meanwhile are not logged", self.path, self.failure, lost)
+                why = self.failure or "another process holds the file"
+                logger.warning("question log %s: %s; %d question(s) asked meanwhile are not logged", self.path, why, lost)
             self._off = True
             self._drop_connection()
 
