@@ -105,20 +105,40 @@ def test_alias_names_the_longest_matching_alias_and_counts_once(note_writer):
 
 
 def test_title_match_is_worth_8(note_writer):
-    index = build(note_writer, {"n.md": ("title: Pipeline de recherche", "rien")})
-    s = score(index, "n.md", "Comment marche le pipeline de recherche ?")
-    assert fields(s) == [("title", 8.0, "titre « Pipeline de recherche »")]
+    index = build(note_writer, {"n.md": ("title: Pipeline de recherche locale rapide", "rien")})
+    s = score(index, "n.md", "Comment marche le pipeline de recherche locale rapide ?")
+    assert fields(s) == [("title", 8.0, "titre « Pipeline de recherche locale rapide »")]
     # the title is part of the searchable text too, so BM25 adds its share and nothing else does
     assert {r[0] for r in reasons(s)} == {"title", "bm25"}
 
 
 def test_partial_title_is_pro_rata(note_writer):
-    index = build(note_writer, {"n.md": ("title: Pipeline de recherche locale", "rien")})
+    index = build(note_writer, {"n.md": ("title: Pipeline de recherche locale rapide", "rien")})
     s = score(index, "n.md", "le pipeline")
-    # 1 word of 3 named: 8 × 0.5 × 1/3
-    assert fields(s) == [("title", round(8 * 0.5 / 3, 6), "titre « Pipeline de recherche locale » (33% des mots)")]
+    # 1 word of 4 named: 8 × 0.5 × 1/4
+    assert fields(s) == [("title", round(8 * 0.5 / 4, 6), "titre « Pipeline de recherche locale rapide » (25% des mots)")]
     s2 = score(index, "n.md", "pipeline de recherche")
-    assert fields(s2) == [("title", round(8 * 0.5 * 2 / 3, 6), "titre « Pipeline de recherche locale » (67% des mots)")]
+    assert fields(s2) == [("title", round(8 * 0.5 * 2 / 4, 6), "titre « Pipeline de recherche locale rapide » (50% des mots)")]
+
+
+def test_a_short_title_earns_its_share_of_four_words(note_writer):
+    """« sudo » names a broad subject, which a question names before asking about one part of
+    it: a title of one to three words earns that many quarters of its points, and its reason
+    says so; a title of four words or more, all of them."""
+    index = build(note_writer, {"a.md": ("title: Sudo", "rien"), "b.md": ("title: Configuration de sudo", "rien")})
+    assert fields(score(index, "a.md", "sudo")) == [("title", 2.0, "titre « Sudo » (court : 1/4 de ses points)")]
+    assert fields(score(index, "b.md", "configuration de sudo")) == [("title", 4.0, "titre « Configuration de sudo » (court : 2/4 de ses points)")]
+    assert fields(score(index, "b.md", "sudo")) == [("title", 1.0, "titre « Configuration de sudo » (50% des mots, court : 2/4 de ses points)")]
+
+
+def test_a_long_notes_short_title_keeps_its_points(note_writer):
+    """A long note's body counts as its best passage, where its subject's words may be rare:
+    its title is what says the whole note is about them."""
+    course = " ".join(f"Chapitre {i} : les têtes d'attention, les couches et leurs poids." for i in range(400))
+    index = build(note_writer, {"t.md": ("title: Transformers", course), "s.md": ("title: Tokenizers", "Des morceaux de mots.")})
+    assert index.scored_by_passage("t.md") and not index.scored_by_passage("s.md")
+    assert fields(score(index, "t.md", "transformers")) == [("title", 8.0, "titre « Transformers »")]
+    assert fields(score(index, "s.md", "tokenizers")) == [("title", 2.0, "titre « Tokenizers » (court : 1/4 de ses points)")]
 
 
 def test_a_title_naming_one_common_word_of_a_long_question_weighs_less(note_writer):
@@ -133,25 +153,26 @@ def test_a_title_naming_one_common_word_of_a_long_question_weighs_less(note_writ
     question = "orchestrer des tâches avec Airflow en python"
     q = Query.parse(question, index)
     (title,) = [r for r in score(index, "py.md", question).reasons if r.signal == "title"]
-    expected = 8.0 * q.idf["python"] / (0.5 * q.information)
-    assert expected < 4.0
+    expected = 8.0 * q.idf["python"] / (0.5 * q.information) / 4  # and a word of four: a short title
+    assert expected < 1.0
     assert title.points == pytest.approx(expected)
-    assert title.detail == "titre « Python »"
-    # asked alone, the same title is worth its full 8 points
+    assert title.detail == "titre « Python » (court : 1/4 de ses points)"
+    # asked alone, the same title is worth all that a title of one word earns
     (alone,) = [r for r in score(index, "py.md", "python").reasons if r.signal == "title"]
-    assert alone.points == 8.0
+    assert alone.points == 2.0
 
 
 def test_slug_match_is_worth_8(note_writer):
-    index = build(note_writer, {"n.md": ("title: Zzz\nslug: moteur-recherche", "rien")})
-    s = score(index, "n.md", "le moteur de recherche")
-    assert reasons(s) == [("slug", 8.0, "slug « moteur-recherche »")]
+    index = build(note_writer, {"n.md": ("title: Zzz\nslug: moteur-recherche-local-rapide", "rien")})
+    s = score(index, "n.md", "le moteur de recherche local rapide")
+    assert reasons(s) == [("slug", 8.0, "slug « moteur-recherche-local-rapide »")]
 
 
 def test_title_and_slug_count_once_the_best_of_both(note_writer):
     index = build(note_writer, {"n.md": ("title: Moteur\nslug: moteur-recherche", "rien")})
     s = score(index, "n.md", "moteur")
-    assert fields(s) == [("title", 8.0, "titre « Moteur »")]
+    # the title: all its one word, 8 × 1/4; the slug: half its two words, 8 × 0.5 × 1/2 × 2/4
+    assert fields(s) == [("title", 2.0, "titre « Moteur » (court : 1/4 de ses points)")]
 
 
 # ---------------------------------------------------------------- answers

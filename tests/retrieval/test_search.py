@@ -220,7 +220,7 @@ def test_a_new_subject_is_not_pulled_back_to_the_conversation(note_writer):
     first. Said as a follow-up, the conversation's note keeps all its points, and the note
     both the question and the conversation point to still comes first."""
     note_writer("grasbot.md", "title: GrasBot\nvisibility: public", "GrasBot, l'assistant du site, utilise le modèle de langage Qwen3 en local avec Ollama.")
-    note_writer("voiture.md", "title: Voiture\nvisibility: public", "Ma voiture est une vieille Clio diesel.")
+    note_writer("voiture.md", "title: Voiture\nvisibility: public", "Ma voiture, une vieille Clio diesel, est une citadine.")
     note_writer("jardin.md", "title: Jardin\nvisibility: public", "Tomates et courgettes.")
     bot = make_bot(note_writer.root)
     history = [{"role": "user", "content": "GrasBot, l'assistant du site, utilise quel modèle de langage Qwen3 en local avec Ollama ?"}]

@@ -331,6 +331,11 @@ class Index:
                 scores[path] = self._best_passage(path, idf)
         return scores
 
+    def scored_by_passage(self, path: str) -> bool:
+        """Whether the note is longer than LONG_NOTE stems, so that `bm25` scores it as its best
+        passage, where the words of its subject may be rare."""
+        return path in self._long_notes()
+
     def impacts(self, term: str) -> Mapping[str, float]:
         """{path: the term's share of the note's BM25}, what `bm25` sums: for a caller that
         weighs the terms itself (`answer.passages`, for the notes it sends whole)."""
