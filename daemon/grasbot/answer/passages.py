@@ -19,6 +19,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 from urllib.parse import quote
 
 from .._config import ANCHOR_FORMS
@@ -37,6 +38,8 @@ HISTORY_WEIGHT = 0.5  # the earlier questions' words (those search reads too) co
 # deviations. Context recall, tune parts of the two long-note sets: 0.444 -> 0.518 and 0.944
 # kept at 0.3-0.5 (weight 1 or 2: the first set 0.917; a floor of 3: nothing gained).
 MEANING_WEIGHT, MEANING_MIN_Z, MEANING_FLOOR = 0.5, 1.0, 1.0
+
+_T = TypeVar("_T")
 
 CUT_MARK = "\n[… note tronquée : {kept} caractères sur {total} …]"
 
@@ -261,12 +264,7 @@ def _passages_of(index: Index, path: str, url: str | None, picked: Mapping[int, 
 def _code_in_cut(index: Index, path: str, start: int, end: int) -> list[tuple[int, int]]:
     """Where body[start:end] holds code, as the whole note reads it: a list item above the cut
     makes its indented lines the item's paragraph, whose links are rewritten, not code."""
-    memo = index.derived(_CODE, dict)
-    codes = memo.get(path)
-    if codes is None:
-        if len(memo) >= _CODE_KEPT:
-            memo.clear()
-        codes = memo[path] = code_in(index.notes[path].body)
+    codes = _kept(index, _CODE, path, _CODE_KEPT, lambda: code_in(index.notes[path].body))
     return [(max(s, start) - start, min(e, end) - start) for s, e, _ in codes if s < end and e > start]
 
 
@@ -293,19 +291,27 @@ def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str
     github-slugger does (`unique_anchors`)."""
     if form == "none":
         return None
-    memo = index.derived(_ANCHORS, dict)
-    key = (path, form)
-    found = memo.get(key)
-    if found is None:
-        if len(memo) >= _ANCHORS_KEPT:
-            memo.clear()
+
+    def anchors() -> list[str]:
         headings = site_headings(index.notes[path].body)  # a callout's headings take ids too
         if sum(section for _, section in headings) != len(sections[0]):
             headings = tuple((text, True) for _, text in sections[0])
         ids = unique_anchors([anchor_of(_plain(index.readable_text(text, path)), form) for text, _ in headings], form)
-        found = [anchor for anchor, (_, section) in zip(ids, headings, strict=True) if section]
-        memo[key] = found
-    return found[heading] or None
+        return [anchor for anchor, (_, section) in zip(ids, headings, strict=True) if section]
+
+    return _kept(index, _ANCHORS, (path, form), _ANCHORS_KEPT, anchors)[heading] or None
+
+
+def _kept(index: Index, memo: object, key: object, most: int, make: Callable[[], _T]) -> _T:
+    """`make()`, kept with the index under `key` in its `memo`, which holds at most `most`
+    entries and then forgets them all at once: made for a note when it is first a source."""
+    kept = index.derived(memo, dict)
+    found = kept.get(key)
+    if found is None:
+        if len(kept) >= most:
+            kept.clear()
+        found = kept[key] = make()
+    return found
 
 
 def anchor_of(heading: str, form: str) -> str:

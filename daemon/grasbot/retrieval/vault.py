@@ -563,10 +563,12 @@ def code_in(text: str) -> list[Code]:
     indented code blocks (`_indented_code`); a span inside an indented block is that block's.
     The one rule for what is code: tags and links are not read in it, links in it are not
     rewritten (`rewrite_links`), and the extractive answer quotes no block of it."""
-    if "`" not in text and "~~~" not in text and _INDENTED_LINE.search(text) is None:
+    fenced = "`" in text or "~~~" in text
+    indented_lines = _INDENTED_LINE.search(text) is not None
+    if not fenced and not indented_lines:
         return []
-    found = [Code(*m.span(), m.group("span") is None) for m in _CODE.finditer(fences_read_once(text))] if "`" in text or "~~~" in text else []
-    if _INDENTED_LINE.search(text) is None:
+    found = [Code(*m.span(), m.group("span") is None) for m in _CODE.finditer(fences_read_once(text))] if fenced else []
+    if not indented_lines:
         return found
     indented = _indented_code(text, [(start, end) for start, end, block in found if block])
     if not indented:
