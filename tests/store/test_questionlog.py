@@ -228,42 +228,85 @@ def test_unwritable_path_warns_once_and_turns_off(tmp_path, caplog):
     assert len(warnings) == 1 and "not-a-folder" in warnings[0].getMessage()
 
 
-def test_write_failure_after_open_turns_the_log_off(tmp_path, caplog):
+def read_only_connection(log: QuestionLog, db) -> None:
+    """What a file system remounted read-only, or a file made read-only and opened again, looks
+    like to the log's connection: SQLite refuses every write (SQLITE_READONLY). A permission
+    taken away leaves the descriptors the connection already holds writable, so a test must
+    swap the connection to see a write fail."""
+    with log._lock:
+        log._conn.close()
+        log._conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, check_same_thread=False, isolation_level=None)
+
+
+def test_a_log_made_read_only_while_the_daemon_runs_keeps_its_questions_until_writable(tmp_path, caplog):
+    """A file system remounted read-only while the daemon ran turned the log off for the
+    daemon's life, the questions of the failed write and every later one lost. They wait,
+    and the file is opened again every REOPEN_EVERY, as one that could not be opened at start."""
     db = tmp_path / "q.sqlite3"
-    log = QuestionLog(db, clock=Clock())
+    clock = Clock()
+    log = QuestionLog(db, clock=clock, batch_wait=60)
     log.record("avant", result(("a", 5.0, ("bm25",))))
-    # what a full disk or a revoked permission looks like to sqlite: every write fails
-    log._conn.close()
-    log._conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, check_same_thread=False, isolation_level=None)
-    with caplog.at_level(logging.WARNING, logger="grasbot.questionlog"):
-        log.record("pendant", result(("a", 5.0, ("bm25",))))
-        log.record("après", result(("a", 5.0, ("bm25",))))
-    assert not log.enabled
-    assert len([r for r in caplog.records if r.name == "grasbot.questionlog"]) == 1
-    assert [r[2] for r in rows(db, "questions")] == ["avant"]
+    caplog.set_level(logging.DEBUG, logger="grasbot.questionlog")
+    with read_only_file(db):
+        read_only_connection(log, db)
+        log.submit("pendant 1", result(("a", 5.0, ("bm25",))))
+        log.record("pendant 2", result(("b", 4.0, ("bm25",))), followup=True)
+        assert log.stalled and log.failure == "cannot write: attempt to write a readonly database"
+        clock.now += REOPEN_EVERY
+        log.record("pendant 3", result(grounded=False))  # opened again: still read-only
+        assert log.stalled and log.count() == 0
+    clock.now += REOPEN_EVERY
+    log.record("après", result(("c", 3.0, ("graph",))))
+    assert not log.stalled and log.failure is None and log.count() == 5
+    log.close()
+    logged = [(r[0], r[2], r[3], r[4]) for r in rows(db, "questions")]
+    assert logged == [(1, "avant", 1, 0), (2, "pendant 1", 1, 0), (3, "pendant 2", 1, 1), (4, "pendant 3", 0, 0), (5, "après", 1, 0)]
+    loud = [(level, message) for level, message in said(caplog) if level != "DEBUG"]
+    assert [level for level, _ in loud] == ["WARNING", "INFO"]
+    assert f"{db}: cannot write attempt to write a readonly database; up to 10000 questions are kept meanwhile" in loud[0][1]
+    assert "opened; the 4 question(s) kept meanwhile are written" in loud[1][1]
 
 
-def test_a_full_disk_drops_questions_until_there_is_room_again(tmp_path, caplog):
-    """A disk full for a minute turned the log off until the daemon restarted: every later
-    question was lost, though the disk had room again."""
+def test_a_full_disk_keeps_its_questions_until_there_is_room_again(tmp_path, caplog):
+    """A full disk dropped the batch it refused, and every question until there was room."""
     db = tmp_path / "q.sqlite3"
-    log = QuestionLog(db, clock=Clock())
+    clock = Clock()
+    log = QuestionLog(db, clock=clock, batch_wait=60)
     log.record("avant", result(("a", 5.0, ("bm25",))))
     pages = log._conn.execute("PRAGMA page_count").fetchone()[0]
     log._conn.execute(f"PRAGMA max_page_count={pages}")  # SQLite's own "database or disk is full"
-    with caplog.at_level(logging.INFO, logger="grasbot.questionlog"):
-        for i in range(20):
-            log.record(f"pendant {i} " + "mot " * 500, result(("a", 5.0, ("bm25",))))
-        assert log.enabled
-        log._conn.execute("PRAGMA max_page_count=1000000")  # room again
-        log.record("après", result(("a", 5.0, ("bm25",))))
-        log.record("encore après", result(("a", 5.0, ("bm25",))))
+    caplog.set_level(logging.INFO, logger="grasbot.questionlog")
+    for i in range(20):
+        log.record(f"pendant {i} " + "mot " * 1500, result(("a", 5.0, ("bm25",))))
+    assert log.enabled and log.stalled and log.failure == "cannot write: database or disk is full"
+    log._conn.execute("PRAGMA max_page_count=1000000")  # room again
+    log.record("pas encore réessayé", result(("a", 5.0, ("bm25",))))
+    assert log.count() == 1  # written again in REOPEN_EVERY, not at every question
+    clock.now += REOPEN_EVERY
+    log.record("après", result(("a", 5.0, ("bm25",))))
+    log.close()
     logged = [r[2] for r in rows(db, "questions")]
-    assert logged[0] == "avant" and logged[-2:] == ["après", "encore après"] and len(logged) < 22
-    said = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "grasbot.questionlog"]
-    assert len(said) == 2
-    assert said[0][0] == "WARNING" and "full" in said[0][1] and "until there is room" in said[0][1]
-    assert said[1][0] == "INFO" and "logged again" in said[1][1]
+    assert logged == ["avant", *(f"pendant {i}" + " mot" * 1500 for i in range(20)), "pas encore réessayé", "après"]
+    assert [level for level, _ in said(caplog)] == ["WARNING", "INFO"]
+    assert "cannot write database or disk is full; up to 10000 questions are kept meanwhile" in said(caplog)[0][1]
+    assert "the 22 question(s) kept meanwhile are written" in said(caplog)[1][1]
+
+
+def test_questions_kept_for_a_file_that_refuses_writes_are_bounded_oldest_first(tmp_path, caplog):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock(), batch_wait=60, max_pending=3)
+    log.record("avant", result(("a", 5.0, ("bm25",))))
+    pages = log._conn.execute("PRAGMA page_count").fetchone()[0]
+    log._conn.execute(f"PRAGMA max_page_count={pages}")
+    caplog.set_level(logging.INFO, logger="grasbot.questionlog")
+    for i in range(6):
+        log.record(f"pendant {i} " + "mot " * 1500, result(("a", 5.0, ("bm25",))))
+    log._conn.execute("PRAGMA max_page_count=1000000")
+    log.close()  # the last write is tried whatever the time
+    assert [r[2].split(" mot")[0] for r in rows(db, "questions")] == ["avant", "pendant 3", "pendant 4", "pendant 5"]
+    assert [level for level, _ in said(caplog)] == ["WARNING", "WARNING", "INFO"]
+    assert "3 questions wait for the file; the oldest are dropped from now on" in said(caplog)[1][1]
+    assert "the 3 question(s) kept meanwhile are written (3 older ones were dropped)" in said(caplog)[2][1]
 
 
 def test_a_question_the_file_was_busy_for_is_written_with_the_next(tmp_path):
@@ -640,24 +683,20 @@ def test_close_writes_what_is_queued(tmp_path):
         assert [q.question for q in reopened.questions_ending_on("a")] == ["question 2", "question 1", "question 0"]
 
 
-def test_a_failing_disk_during_a_background_write_turns_the_log_off(tmp_path, caplog):
+def test_a_background_write_the_file_refuses_is_kept_and_written_when_it_takes_writes(tmp_path, caplog):
     db = tmp_path / "q.sqlite3"
     log = QuestionLog(db, clock=Clock(), batch_wait=0.01)
     log.record("avant", result(("a", 5.0, ("bm25",))))
-    # what a full disk or a revoked permission looks like to sqlite: every write fails
-    with log._lock:
-        log._conn.close()
-        log._conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, check_same_thread=False, isolation_level=None)
+    read_only_connection(log, db)
     with caplog.at_level(logging.WARNING, logger="grasbot.questionlog"):
         log.submit("pendant", result(("a", 5.0, ("bm25",))))
-        wait_for(lambda: not log.enabled, "turned the log off")
-        log.submit("après", result(("a", 5.0, ("bm25",))))  # a log turned off ignores it
-        log.record("encore après", result(("a", 5.0, ("bm25",))))
-        log.close()
+        wait_for(lambda: log.stalled, "kept the batch for the file")
+        log.submit("après", result(("a", 5.0, ("bm25",))))  # kept with it
+        log.close()  # the file takes writes again: what waited is written
     warnings = [r for r in caplog.records if r.name == "grasbot.questionlog"]
     assert len(warnings) == 1 and "cannot write" in warnings[0].getMessage()
     assert warnings[0].threadName == "grasbot-questionlog"  # the writer thread met the failure
-    assert [r[2] for r in rows(db, "questions")] == ["avant"]
+    assert [r[2] for r in rows(db, "questions")] == ["avant", "pendant", "après"]
 
 
 def test_a_batch_the_file_was_busy_for_waits_for_the_next_write(tmp_path, caplog):
@@ -828,6 +867,27 @@ def read_only_folder(folder):
             subprocess.run(undo, check=True)
         else:
             folder.chmod(mode)
+
+
+@contextlib.contextmanager
+def read_only_file(path):
+    """`path` made read-only to this process, root included (see read_only_folder)."""
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "+i", str(path)], check=True)
+        undo = ["chattr", "-i", str(path)]
+    else:
+        mode = path.stat().st_mode
+        path.chmod(0o444)
+        undo = None
+    try:
+        with pytest.raises(OSError):
+            open(path, "r+b").close()
+        yield
+    finally:
+        if undo:
+            subprocess.run(undo, check=True)
+        else:
+            path.chmod(mode)
 
 
 def test_grasbot_log_reads_a_log_in_a_folder_it_cannot_write(tmp_path):

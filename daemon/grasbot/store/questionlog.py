@@ -12,9 +12,11 @@ Logging is a side job: neither `submit` nor `record` ever raises, so a full disk
 read-only home never breaks an answer. A log that cannot be opened for a reason that may pass
 (another process holding the file, a full disk, a folder not writable or not mounted yet) warns
 once, keeps the questions asked meanwhile in its queue and tries the file again every
-REOPEN_EVERY; one that will not open however long it waits (another program's database, a
-newer GrasBot's log, a folder named as the file) and one that fails a write turns itself off,
-warning once (a full disk only drops questions until there is room).
+REOPEN_EVERY; so does a write that fails while the daemon runs (a file system remounted
+read-only, an I/O error: the file is opened again; a full disk: the batch is written again),
+its batch back at the queue's front. Only a log that will not open however long it waits
+(another program's database, a newer GrasBot's log, a folder named as the file) turns itself
+off, warning once.
 
 `grasbot log` opens the file read-only (`read_only=True`): it never creates, purges or
 locks it for writing, so it reads a log in a folder it cannot write (another user's daemon's,
@@ -29,8 +31,8 @@ fsync) and the per-commit cost fall on that thread, once per batch. Every read a
 first write out what is queued, under the same lock, so a read right after a submit sees it
 and nothing submitted before `close` is lost. The queue is bounded (`max_pending`): past it a
 question is dropped with a debug line; a batch another process kept from the file (longer than
-BUSY_TIMEOUT_MS) goes back to the queue's front; while the file cannot be opened, the oldest
-go first (said once).
+BUSY_TIMEOUT_MS) goes back to the queue's front; while the file cannot be opened or written, the
+oldest go first (said once).
 `record` (tests, tools) writes the queue and its question at once, synchronously.
 """
 
@@ -282,10 +284,11 @@ class QuestionLog:
         self._last_purge: datetime | None = None
         self.failure: str | None = None  # why the log is off or not open yet, for `grasbot log` and serve to say
         self._file: tuple[int, int] | None = None  # the file the connection writes (device, inode)
-        self._full = False  # the last write found the disk full (said once, and when it ends)
+        self._full = False  # the last write found the disk full: the connection stays, its batch waits
         self._held = False  # the last write found the file held by another process: its batch waits
-        self._tried: datetime | None = None  # while the file could not be opened: when it was last tried
-        self._dropped = 0  # questions dropped, oldest first, while the file could not be opened
+        self._tried: datetime | None = None  # while the file could not be opened or written: when it was last tried
+        self._trouble = False  # questions wait for a file that could not be opened or written (said once, and when written)
+        self._dropped = 0  # questions dropped, oldest first, while the file could not be opened or written
         if self.path is not None:
             self._try_open()
 
@@ -299,6 +302,11 @@ class QuestionLog:
         """The file could not be opened yet, for a cause that may pass (`failure` says which):
         questions are kept in the queue and the file is tried again every REOPEN_EVERY."""
         return self._conn is None and not self._off and not self.read_only
+
+    @property
+    def stalled(self) -> bool:
+        """Questions wait for a file that could not be opened or written (`failure` says why)."""
+        return self._tried is not None and not self._off
 
     # ---- opening
 
@@ -375,26 +383,41 @@ class QuestionLog:
             if self.read_only or _lasting(exc, self.path):
                 self._give_up("cannot open", exc)
             else:
-                first = self._tried is None
-                self.failure = f"cannot open: {exc}"
-                self._tried = self._clock()
-                if first:
-                    logger.warning(
-                        "question log %s: cannot open %s; up to %d questions are kept meanwhile, and the file is tried again every %d s",
-                        self.path,
-                        exc,
-                        self._max_pending,
-                        REOPEN_EVERY.total_seconds(),
-                    )
-                else:
-                    logger.debug("question log %s: still cannot open %s", self.path, exc)
+                self._stall("cannot open", exc)
             return
-        if self._tried is not None:
-            self._tried, self.failure = None, None
-            with self._queue:
-                kept, dropped, self._dropped = len(self._pending), self._dropped, 0
-            gone = f" ({dropped} older ones were dropped)" if dropped else ""
-            logger.info("question log %s: opened; the %d question(s) kept meanwhile are written%s", self.path, kept, gone)
+        self._tried, self.failure = None, None
+        with self._queue:
+            nothing_kept = not self._pending
+        if nothing_kept:
+            self._written(0)
+
+    def _stall(self, doing: str, exc: BaseException) -> None:
+        """Keep the queued questions for a file that could not be opened or written, and try it
+        again in REOPEN_EVERY; said once until they are written. Holds `_lock` (or is `__init__`)."""
+        self.failure = f"{doing}: {exc}"
+        self._tried = self._clock()
+        if self._trouble:
+            logger.debug("question log %s: still %s %s", self.path, doing, exc)
+            return
+        self._trouble = True
+        logger.warning(
+            "question log %s: %s %s; up to %d questions are kept meanwhile, and the file is tried again every %d s",
+            self.path,
+            doing,
+            exc,
+            self._max_pending,
+            REOPEN_EVERY.total_seconds(),
+        )
+
+    def _written(self, kept: int) -> None:
+        """The file took a write again after `_stall`: say so, with what was kept and dropped."""
+        if not self._trouble:
+            return
+        self._trouble = False
+        with self._queue:
+            dropped, self._dropped = self._dropped, 0
+        gone = f" ({dropped} older ones were dropped)" if dropped else ""
+        logger.info("question log %s: opened; the %d question(s) kept meanwhile are written%s", self.path, kept, gone)
 
     def _due(self) -> bool:
         """Whether the file, which could not be opened, is to be tried again (a clock set back counts as due)."""
@@ -427,7 +450,7 @@ class QuestionLog:
             self.failure = f"{doing}: {exc}"
             if not self.read_only:  # a reader (`grasbot log`) says why itself
                 logger.warning("question log %s: %s %s; questions are no longer logged", self.path, doing, exc)
-        self._tried = None
+        self._tried, self._trouble, self._full = None, False, False
         with self._queue:
             self._pending.clear()
         self._drop_connection()
@@ -473,7 +496,7 @@ class QuestionLog:
         with self._queue:
             if self._closing or self._off:
                 return
-            if len(self._pending) >= self._max_pending and self._conn is not None:
+            if len(self._pending) >= self._max_pending and not self.stalled:
                 logger.debug("question log %s: %d questions waiting, one question not logged", self.path, len(self._pending))
                 return
             self._keep(entry)
@@ -484,14 +507,20 @@ class QuestionLog:
                 self._queue.notify()  # the writer sleeps until there is work; once woken, it lets a batch gather
 
     def _keep(self, entry: _Pending) -> None:
-        """Queue `entry`; while the file cannot be opened, past `max_pending` the oldest question
-        goes (said once): the newest say most about the vault as it is. Holds `_queue`."""
-        if self._conn is None and len(self._pending) >= self._max_pending:
-            del self._pending[0]
-            self._dropped += 1
-            if self._dropped == 1:
-                logger.warning("question log %s: %d questions wait for the file; the oldest are dropped from now on", self.path, self._max_pending)
+        """Queue `entry`; while the file cannot be opened or written, past `max_pending` the
+        oldest question goes (said once): the newest say most about the vault as it is. Holds `_queue`."""
+        if self.stalled:
+            self._bound(len(self._pending) + 1 - self._max_pending)
         self._pending.append(entry)
+
+    def _bound(self, over: int) -> None:
+        """Drop the `over` oldest queued questions, said once a stall. Holds `_queue`."""
+        if over <= 0:
+            return
+        del self._pending[:over]
+        self._dropped += over
+        if self._dropped == over:
+            logger.warning("question log %s: %d questions wait for the file; the oldest are dropped from now on", self.path, self._max_pending)
 
     def _write_loop(self) -> None:
         while True:
@@ -506,7 +535,7 @@ class QuestionLog:
                     return
             with self._lock:
                 self._flush_locked()
-                pause = REOPEN_EVERY.total_seconds() if self.waiting else BUSY_RETRY if self._held else 0
+                pause = REOPEN_EVERY.total_seconds() if self.stalled else BUSY_RETRY if self._held else 0
             if pause:  # the questions stay queued: wake to try the file again, not at once
                 with self._queue:
                     if not self._closing:
@@ -514,8 +543,8 @@ class QuestionLog:
 
     def _flush_locked(self, extra: _Pending | None = None, *, last: bool = False) -> None:
         """Write every queued question (then `extra`) in one transaction; a file that could not
-        be opened is tried first if it is time (`last`: at close, whatever the time). Holds
-        `_lock`; never raises."""
+        be opened or written is tried first if it is time (`last`: at close, whatever the time).
+        Holds `_lock`; never raises."""
         try:
             if self.waiting and (last or self._due()):
                 self._try_open()
@@ -527,20 +556,13 @@ class QuestionLog:
         with self._queue:
             if extra is not None and not self._off:
                 self._keep(extra)
-            if self._conn is None:
-                return  # off (nothing is kept) or waiting for the file (the queue keeps its questions)
+            if self._conn is None or (self._full and not (last or self._due())):
+                return  # off (nothing is kept) or waiting for the file or for room (the queue keeps its questions)
             batch, self._pending = self._pending, []
         if not batch:
             return
         try:
             self._insert(batch)
-            self._held = False
-            if self._full:
-                self._full = False
-                logger.info("question log %s: there is room again, questions are logged again", self.path)
-            newest = max(entry.at for entry in batch)
-            if self._last_purge is None or newest - self._last_purge >= PURGE_EVERY:
-                self._purge(newest)
         except sqlite3.OperationalError as exc:
             if _busy(exc):
                 # another process (a second daemon on the file, the owner's `sqlite3`) held it
@@ -553,21 +575,41 @@ class QuestionLog:
                     if over > 0:
                         del self._pending[-over:]
                 logger.debug("question log %s: busy, %d question(s) kept for the next write, %d not logged", self.path, len(batch), max(over, 0))
-            elif _full(exc):
-                # a full disk is often freed soon: turned off, the log lost every later
-                # question until a restart; now this batch is dropped and the next one tried
-                if not self._full:
-                    self._full = True
-                    logger.warning("question log %s: %s; questions are not logged until there is room", self.path, exc)
-                else:
-                    logger.debug("question log %s: still full, %d question(s) not logged", self.path, len(batch))
             else:
-                self._give_up("cannot write", exc)
-        except (sqlite3.Error, OSError, ValueError) as exc:
-            self._give_up("cannot write", exc)
+                self._write_failed(batch, exc)
+            return
+        except (sqlite3.Error, OSError) as exc:
+            self._write_failed(batch, exc)
+            return
         except Exception as exc:  # a bug here must not cost a visitor an answer either
             logger.exception("question log: unexpected error")
             self._give_up("failed", exc)
+            return
+        self._held = self._full = False
+        self._tried, self.failure = None, None
+        self._written(len(batch))
+        newest = max(entry.at for entry in batch)
+        if self._last_purge is None or newest - self._last_purge >= PURGE_EVERY:
+            try:
+                self._purge(newest)
+            except (sqlite3.Error, OSError) as exc:  # the questions are written: the old ones go at a later write
+                logger.debug("question log %s: old questions not deleted yet: %s", self.path, exc)
+
+    def _write_failed(self, batch: list[_Pending], exc: BaseException) -> None:
+        """A write the file refused for a cause that may pass: the batch goes back to the queue's
+        front and waits, as questions wait for a file that cannot be opened. A full disk keeps
+        the connection and writes again in REOPEN_EVERY; anything else (a file system remounted
+        read-only, an I/O error, a permission) drops it and opens the file again then, which
+        sees the file as it is by then. Turned off, the log lost every later question until a
+        restart. Holds `_lock`."""
+        with self._queue:
+            self._pending[:0] = batch
+        self._full = isinstance(exc, sqlite3.OperationalError) and _full(exc)
+        if not self._full:
+            self._drop_connection()
+        self._stall("cannot write", exc)
+        with self._queue:
+            self._bound(len(self._pending) - self._max_pending)
 
     def _follow_the_file(self) -> None:
         """A log deleted (or replaced) while the daemon runs: SQLite would go on writing into
