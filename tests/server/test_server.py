@@ -797,3 +797,32 @@ async def test_a_vault_moved_is_told_where_its_old_question_log_is(aiohttp_clien
     capsys.readouterr()
     assert main(["log", "--vault", str(new)]) == 0
     assert hint in capsys.readouterr().err
+
+
+async def test_a_log_that_opens_late_notes_its_vault_beside_it(aiohttp_client, tmp_path, monkeypatch):
+    """A state folder not writable when the daemon started (a mount that comes up late): the
+    log waited and opened later, but the file naming its vault was written only at start, so
+    a vault moved afterwards had its old log unnamed by `serve` and `grasbot log`."""
+    import os
+    import sqlite3
+
+    from aiohttp.test_utils import TestServer
+
+    from grasbot import Settings
+    from grasbot.server.app import create_app
+    from grasbot.store.questionlog import VAULT_FILE
+    from support.bots import write_note
+    from support.files import read_only_folder
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    (tmp_path / "state" / "grasbot").mkdir(parents=True)
+    vault = tmp_path / "Jardin"
+    write_note(vault, "un.md", "title: Le jardin\nvisibility: public", "Les abeilles du jardin.")
+    settings = Settings.load(vault_dir=vault, semantic="off", index_cache=False, ollama_host=unused_url())
+    with read_only_folder(tmp_path / "state" / "grasbot"):
+        client = await aiohttp_client(TestServer(create_app(settings, owner_token=OWNER_TOKEN)))
+        assert (await client.get("/ask", params={"q": "les abeilles"})).status == 200
+    await client.close()  # the stop tries the file once more: it opens, and writes what waited
+    with sqlite3.connect(settings.question_log) as written:
+        assert written.execute("SELECT question FROM questions").fetchall() == [("les abeilles",)]
+    assert (settings.question_log.parent / VAULT_FILE).read_bytes() == os.fsencode(os.path.realpath(vault))

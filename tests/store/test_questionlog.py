@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import logging
@@ -29,6 +28,7 @@ from grasbot.store.questionlog import (
     parse_log_path,
 )
 from support.bots import make_bot
+from support.files import read_only_file, read_only_folder
 
 T0 = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 
@@ -845,49 +845,6 @@ def test_grasbot_log_refuses_days_no_date_can_reach(tmp_path, capsys, days):
     assert run_log(["log", "--question-log", str(db), "--days", days])[0] == 2  # was a traceback
     assert "grasbot: --days must be more than 0 and at most 36500, and --limit between 1 and 100000" in capsys.readouterr().err
     assert run_log(["log", "--question-log", str(db), "--days", "36500"])[0] == 0
-
-
-@contextlib.contextmanager
-def read_only_folder(folder):
-    """`folder` made read-only to this process, root included: root passes over permission
-    bits, not over the immutable attribute (e2fsprogs' chattr)."""
-    if os.geteuid() == 0:
-        subprocess.run(["chattr", "+i", str(folder)], check=True)
-        undo = ["chattr", "-i", str(folder)]
-    else:
-        mode = folder.stat().st_mode
-        folder.chmod(0o555)
-        undo = None
-    try:
-        with pytest.raises(OSError):  # the folder really is read-only, or the test proves nothing
-            (folder / "probe").touch()
-        yield
-    finally:
-        if undo:
-            subprocess.run(undo, check=True)
-        else:
-            folder.chmod(mode)
-
-
-@contextlib.contextmanager
-def read_only_file(path):
-    """`path` made read-only to this process, root included (see read_only_folder)."""
-    if os.geteuid() == 0:
-        subprocess.run(["chattr", "+i", str(path)], check=True)
-        undo = ["chattr", "-i", str(path)]
-    else:
-        mode = path.stat().st_mode
-        path.chmod(0o444)
-        undo = None
-    try:
-        with pytest.raises(OSError):
-            open(path, "r+b").close()
-        yield
-    finally:
-        if undo:
-            subprocess.run(undo, check=True)
-        else:
-            path.chmod(mode)
 
 
 def test_grasbot_log_reads_a_log_in_a_folder_it_cannot_write(tmp_path):

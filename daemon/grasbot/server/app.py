@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import logging
 import signal
 import sys
@@ -88,16 +89,16 @@ def create_app(
             opened = await asyncio.get_running_loop().run_in_executor(None, GrasBot.open, settings)
         default_place = None if settings.question_log_named else settings.question_log  # the vault's own log
         new_log = default_place is not None and not default_place.exists()
-        opened.question_log = await asyncio.to_thread(QuestionLog, settings.question_log, settings.log_retention_days)
+        # the vault noted beside its log whenever the log opens: at start, or once its folder can be written
+        noted = None if default_place is None else functools.partial(note_the_vault, vault=settings.vault_dir)
+        opened.question_log = await asyncio.to_thread(QuestionLog, settings.question_log, settings.log_retention_days, on_open=noted)
         usable = opened.question_log.enabled or opened.question_log.waiting  # waiting: locked, full, not mounted yet
         if settings.question_log_named and settings.question_log is not None and not usable:
             # the default place may be read-only (a home mounted so): serving goes on, unlogged;
             # a place the owner chose is a mistake to hear now, not in the log's silence
             raise ConfigError(f"the question log {settings.question_log} cannot be used ({opened.question_log.failure}): name another, or turn it off")
-        if default_place is not None and usable:
-            if new_log:  # was this vault moved? its questions are in the log of its old place
-                say_logs_of_vaults_gone(default_place, log.warning)
-            note_the_vault(default_place, settings.vault_dir)
+        if default_place is not None and usable and new_log:  # was this vault moved? its questions are in the log of its old place
+            say_logs_of_vaults_gone(default_place, log.warning)
         app[BOT] = opened
         opened.start_embedding()  # a worker: questions are answered lexically until it is done
         yield

@@ -260,8 +260,11 @@ class QuestionLog:
         batch_wait: float = BATCH_WAIT,
         max_pending: int = MAX_PENDING,
         read_only: bool = False,
+        on_open: Callable[[Path], None] | None = None,
     ):
-        """`read_only`: for the reading methods; `record` and `submit` then keep nothing."""
+        """`read_only`: for the reading methods; `record` and `submit` then keep nothing.
+        `on_open(path)`: called each time the file is opened for writing, at start or once it
+        can be (the daemon notes there which vault the log is of); it must not raise."""
         if retention_days < 1:
             raise ValueError(f"retention_days must be at least 1, not {retention_days}")
         if batch_wait < 0 or max_pending < 1:
@@ -272,6 +275,7 @@ class QuestionLog:
         self.read_only = read_only
         self._batch_wait = batch_wait
         self._max_pending = max_pending
+        self._on_open = on_open
         # Lock order: `_lock` (the connection) before `_queue` (the pending list), never the
         # reverse; `submit` takes only `_queue`, so it never waits for a transaction or an open.
         self._lock = threading.Lock()
@@ -370,6 +374,8 @@ class QuestionLog:
         self._last_purge = None
         if not self.read_only:
             self._purge(self._clock())
+            if self._on_open is not None:
+                self._on_open(self.path)
 
     def _try_open(self) -> None:
         """Open the file, at start or again while questions wait. A lasting cause (`_lasting`)
