@@ -830,6 +830,58 @@ def test_an_unreadable_log_is_kept_aside_and_a_new_one_started(tmp_path, caplog)
     assert f"kept as {aside}, a new log is started" in caplog.text
 
 
+def torn_past_its_first_page(db) -> bytes:
+    """A log of 300 questions whose pages past the first (the schema) are overwritten, as a
+    crash of the disk leaves one: SQLite opens it and reads its version, then finds it torn."""
+    with QuestionLog(db, clock=Clock(), batch_wait=0) as log:
+        for i in range(300):
+            log.record(f"question {i} " + "mot " * 50, result(("a", 5.0, ("bm25",))))
+    pages = db.stat().st_size // 4096
+    assert pages > 10
+    with open(db, "r+b") as f:
+        f.seek(2 * 4096)
+        f.write(b"\xff" * 4096 * (pages - 2))
+    return db.read_bytes()
+
+
+def test_a_log_torn_past_its_first_page_is_kept_aside_and_a_new_one_started(tmp_path, caplog):
+    """Torn where the open did not read, the log waited for a file that would never take a
+    write, at every start: every question lost until someone moved the file by hand."""
+    db = tmp_path / "q.sqlite3"
+    torn = torn_past_its_first_page(db)
+    caplog.set_level("WARNING", logger="grasbot.questionlog")
+    log = QuestionLog(db, clock=Clock(), batch_wait=60)
+    log.record("bonjour", result(("a", 5.0, ("bm25",))))
+    assert log.enabled and not log.stalled and log.count() == 1
+    log.close()
+    aside = tmp_path / "q.sqlite3.unreadable-20250301-120000"
+    assert aside.read_bytes() == torn
+    assert [r[2] for r in rows(db, "questions")] == ["bonjour"]
+    assert [m for _, m in said(caplog)] == [f"question log {db}: database disk image is malformed; kept as {aside}, a new log is started"]
+
+
+def test_a_log_torn_while_the_daemon_runs_is_kept_aside_and_the_batch_written_to_a_new_one(tmp_path, caplog):
+    """A write that found the log torn turned it off for the daemon's life."""
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock(), batch_wait=60)
+    log.record("avant", result(("a", 5.0, ("bm25",))))
+    log._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with open(db, "r+b") as f:  # what a crash of the disk leaves, read by a connection with no page in its cache
+        f.seek(4096)
+        f.write(b"\xff" * (db.stat().st_size - 4096))
+    with log._lock:
+        log._conn.close()
+        log._conn = sqlite3.connect(db, check_same_thread=False, isolation_level=None)
+    caplog.set_level("WARNING", logger="grasbot.questionlog")
+    log.submit("pendant", result(("a", 5.0, ("bm25",))))
+    log.record("après", result(("a", 5.0, ("bm25",))))
+    assert log.enabled and not log.stalled
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["pendant", "après"]
+    aside = tmp_path / "q.sqlite3.unreadable-20250301-120000"
+    assert aside.exists() and [m for _, m in said(caplog)] == [f"question log {db}: database disk image is malformed; kept as {aside}, a new log is started"]
+
+
 def test_grasbot_log_says_why_it_cannot_read_a_log(tmp_path, capsys):
     db = tmp_path / "q.sqlite3"
     db.write_bytes(b"not a database, " * 512)  # a file torn or overwritten by something else

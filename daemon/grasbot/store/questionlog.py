@@ -360,22 +360,27 @@ class QuestionLog:
         return conn
 
     def _open_log(self) -> None:
-        """Open the file, one SQLite cannot read set aside first, and delete old rows."""
+        """Open the file and delete old rows, a file SQLite cannot read set aside first. The
+        purge counts: it reads the pages past the schema, and a log torn there (its first page
+        whole) waited for ever, at every start, its questions lost."""
         assert self.path is not None
         try:
-            conn = self._open(self.path)
+            self._open_and_purge(self.path)
         except sqlite3.DatabaseError as exc:
             if self.read_only or not _corrupt(exc):
                 raise
+            self._drop_connection()
             self._set_aside(self.path, exc)
-            conn = self._open(self.path)
-        self._conn = conn
-        self._file = _identity(self.path)
+            self._open_and_purge(self.path)
+        if not self.read_only and self._on_open is not None:
+            self._on_open(self.path)
+
+    def _open_and_purge(self, path: Path) -> None:
+        self._conn = self._open(path)
+        self._file = _identity(path)
         self._last_purge = None
         if not self.read_only:
             self._purge(self._clock())
-            if self._on_open is not None:
-                self._on_open(self.path)
 
     def _try_open(self) -> None:
         """Open the file, at start or again while questions wait. A lasting cause (`_lasting`)
@@ -613,7 +618,14 @@ class QuestionLog:
         self._full = isinstance(exc, sqlite3.OperationalError) and _full(exc)
         if not self._full:
             self._drop_connection()
-        self._stall("cannot write", exc)
+        if isinstance(exc, sqlite3.DatabaseError) and _corrupt(exc) and self.path is not None:
+            # torn where the open did not read: set aside and a new log started now, as at
+            # open; opened again as it was, it refused every write until someone moved it
+            with contextlib.suppress(OSError):
+                self._set_aside(self.path, exc)
+            self._try_open()  # the batch is written at the next flush, or waits if this fails
+        else:
+            self._stall("cannot write", exc)
         with self._queue:
             self._bound(len(self._pending) - self._max_pending)
 
