@@ -728,6 +728,7 @@ class GrasBot:
             "llm_reachable": any(await asyncio.gather(*(llm.reachable() for llm in hosts))),
             "semantic": self.semantic_status(owner),
             "generation": {**self.admission.view(urls=owner), "reused": {"kept": kept, "hits": hits, "shared": self.flights.shared(audience)}},
+            **({"question_log": self.question_log.status()} if owner and self.question_log is not None else {}),
             "version": __version__,
         }
 

@@ -826,3 +826,43 @@ async def test_a_log_that_opens_late_notes_its_vault_beside_it(aiohttp_client, t
     with sqlite3.connect(settings.question_log) as written:
         assert written.execute("SELECT question FROM questions").fetchall() == [("les abeilles",)]
     assert (settings.question_log.parent / VAULT_FILE).read_bytes() == os.fsencode(os.path.realpath(vault))
+
+
+async def test_the_owners_health_says_the_question_log_waits_and_how_many_questions_it_keeps(aiohttp_client, tmp_path):
+    """A log that could not be opened or written said so once in the journal, and /health
+    said nothing: the owner learnt that questions waited in memory, or were lost, only there."""
+    from aiohttp.test_utils import TestServer
+
+    from grasbot import Settings
+    from grasbot.server.app import create_app
+    from support.bots import write_note
+    from support.files import read_only_folder
+
+    state = tmp_path / "state"
+    state.mkdir()
+    write_note(tmp_path / "vault", "un.md", "title: Le jardin\nvisibility: public", "Les abeilles du jardin.")
+    settings = Settings.load(vault_dir=tmp_path / "vault", question_log=state / "q.sqlite3", semantic="off", index_cache=False, ollama_host=unused_url())
+    with read_only_folder(state):
+        client = await aiohttp_client(TestServer(create_app(settings, owner_token=OWNER_TOKEN)))
+        assert (await client.get("/ask", params={"q": "les abeilles"})).status == 200
+        owners = (await (await client.get("/health", headers=OWNER)).json())["question_log"]
+        visitors = await (await client.get("/health")).json()
+    await client.close()
+    assert owners["state"] == "waiting" and owners["kept"] == 1 and owners["dropped"] == 0
+    assert owners["error"].startswith("cannot open: ") and "q.sqlite3" in owners["error"]
+    assert "question_log" not in visitors  # where the owner's files are is no visitor's to know
+
+
+async def test_the_owners_health_says_the_question_log_is_on_or_off(aiohttp_client, tmp_path):
+    from aiohttp.test_utils import TestServer
+
+    from grasbot import Settings
+    from grasbot.server.app import create_app
+    from support.bots import write_note
+
+    write_note(tmp_path / "vault", "un.md", "title: Le jardin\nvisibility: public", "Les abeilles du jardin.")
+    for setting, expected in ((tmp_path / "q.sqlite3", {"state": "on"}), ("off", {"state": "off"})):
+        settings = Settings.load(vault_dir=tmp_path / "vault", question_log=setting, semantic="off", index_cache=False, ollama_host=unused_url())
+        client = await aiohttp_client(TestServer(create_app(settings, owner_token=OWNER_TOKEN)))
+        assert (await (await client.get("/health", headers=OWNER)).json())["question_log"] == expected
+        await client.close()

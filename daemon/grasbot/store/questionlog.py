@@ -312,6 +312,18 @@ class QuestionLog:
         """Questions wait for a file that could not be opened or written (`failure` says why)."""
         return self._tried is not None and not self._off
 
+    def status(self) -> dict:
+        """For the owner's /health: whether questions are written (`on`), wait for a file that
+        could not be opened or written (`waiting`: how many are kept, how many were dropped,
+        why), or are not logged at all (`off`: why, unless the setting turned the log off)."""
+        if self.stalled:
+            with self._queue:
+                kept, dropped = len(self._pending), self._dropped
+            return {"state": "waiting", "kept": kept, "dropped": dropped, "error": self.failure or ""}
+        if self._off or self._conn is None:
+            return {"state": "off", **({"error": self.failure} if self.failure else {})}
+        return {"state": "on"}
+
     # ---- opening
 
     def _open(self, path: Path) -> sqlite3.Connection:
