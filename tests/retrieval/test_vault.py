@@ -151,6 +151,46 @@ def test_an_indented_code_block_holds_no_tag_and_no_link_as_obsidian_reads_it(no
     assert [(link.target, link.kind) for link in note.links] == [("lien-suite", "body"), ("lien-item", "body"), ("imbrique.md", "body")]
 
 
+def test_code_in_a_list_item_or_a_quote_holds_no_tag_and_no_link(note_writer):
+    """A fence in a list item sits at the item's content, often four spaces in (« 1. » then
+    « ```sh » under it), and a callout's code behind its `>`: both are code in Obsidian, as
+    four columns more behind a `>` are. They were read as prose: a shell comment was a tag, a
+    course's `[[lien]]` a link."""
+    body = """
+    1. Installer :
+
+        ```sh
+        apt install nginx #installe [[pas-un-lien]]
+        ```
+
+    - un item
+        ~~~
+        #pasnonplus
+        ~~~
+
+    > [!example] Exemple
+    > ```c
+    > #include <stdio.h>
+    > ```
+
+    > Dans une citation :
+    >
+    >     #citecode [[pas-non-plus]]
+
+    > [!note]
+    > - un item cité
+    >     ```
+    >     #encore [[toujours-pas]]
+    >     ```
+
+    Suite #vrai et [[vrai-lien]].
+    """
+    note_writer("n.md", None, body)
+    note = load_vault(note_writer.root).notes["n.md"]
+    assert note.tags == ("vrai",)
+    assert [link.target for link in note.links] == ["vrai-lien"]
+
+
 def test_a_string_where_a_list_is_expected_is_one_item(note_writer):
     note_writer(
         "n.md",

@@ -477,79 +477,153 @@ def strip_hidden(body: str) -> str:
     return _sub(_HIDDEN, body, _unhide)
 
 
-# An indented code block, as CommonMark reads one (spec 4.4, with lists 5.2 and 5.3): lines
-# indented four columns or more past the list item they are in (none: the margin), after a
-# blank line, a heading or a fence, never inside a paragraph; it runs on through blank lines
-# while its lines stay so indented. A line like that in a list item, up to its content's column,
-# is the item's paragraph, not code. Quotes and HTML blocks are not read: their lines stay prose.
+# Code inside a block quote or a list item, read line by line as CommonMark does (spec 4.4, 4.5,
+# 5.1 to 5.3): each line first continues the quotes (`>`) and list items it is in (an item: a
+# blank line, or one indented to the item's content), then may open new ones; what is left is
+# read from the innermost one's content column. There, four columns more after a blank line, a
+# heading or a fence open an indented code block, which runs on through blank lines while its
+# lines stay so indented, and a fence indented at most three columns opens a fenced block, closed
+# by a run of its own character at least as long inside the same quotes and items (else it is no
+# fence, as above; its lines are read again). A line that continues none of them, inside a
+# paragraph, is that paragraph's (lazy continuation): no code. The fences `FENCED` finds are read
+# first and their lines skipped. HTML blocks are not read: their lines stay prose.
 _LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$)")
 _ATX = re.compile(r"#{1,6}(?:[ \t]|$)")
+_BREAK = re.compile(r"(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)$")  # a rule, or a Setext underline
+_OPENS = re.compile(r"(`{3,})[^`]*$|(~{3,})")
+_QUOTE = -1  # a quote in the stack of containers; an item is its content column
 
 
-def _columns(line: str) -> tuple[int, int]:
-    """(the column of the line's first character that is not a space or a tab, its offset); a tab
-    goes to the next multiple of four, as CommonMark counts it."""
-    column = 0
-    for at, char in enumerate(line):
+def _skip_blank(line: str, at: int, column: int) -> tuple[int, int]:
+    """(offset, column) of the first character from `at` that is not a space or a tab; a tab goes
+    to the next multiple of four, as CommonMark counts it."""
+    while at < len(line):
+        char = line[at]
         if char == " ":
             column += 1
         elif char == "\t":
             column += 4 - column % 4
         else:
-            return column, at
-    return column, len(line)
+            break
+        at += 1
+    return at, column
 
 
-def _indented_code(text: str, fences: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The indented code blocks of `text` as (start, end) spans, their lines without the last
-    newline; `fences`: the closed fences (read first: their lines are code already), in order."""
+def _continued(line: str, stack: Sequence[int]) -> tuple[int, int, int, int]:
+    """How many of `stack`'s containers `line` continues, and where its rest begins: (that many,
+    offset, column, the content column it is read from)."""
+    at = column = content = 0
+    for depth, item in enumerate(stack):
+        first, first_column = _skip_blank(line, at, column)
+        if item == _QUOTE:
+            if first_column - content > 3 or first == len(line) or line[first] != ">":
+                return depth, at, column, content
+            at, column = first + 1, first_column + 1
+            content = column + 1 if at < len(line) and line[at] in " \t" else column
+        elif first < len(line) and first_column < item:
+            return depth, at, column, content
+        else:
+            content = item
+    return len(stack), at, column, content
+
+
+def _fence_closed(lines: list[str], i: int, stack: Sequence[int], run: str) -> int:
+    """The index of the line after line `i` that closes the fence `run` opens, inside `stack`'s
+    containers; -(the first line outside them, or the end) when none does."""
+    for j in range(i + 1, len(lines)):
+        depth, at, column, content = _continued(lines[j], stack)
+        if depth < len(stack):
+            return -j
+        first, first_column = _skip_blank(lines[j], at, column)
+        if first_column - content <= 3 and lines[j].startswith(run, first):
+            rest = lines[j][first:].lstrip(run[0])
+            if not rest.strip(" \t"):
+                return j
+    return -len(lines)
+
+
+def _contained_code(text: str, fences: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The code blocks of `text` that `FENCED` does not find, as (start, end) spans from their
+    first line's start, their lines without the last newline: indented code, and fences in a
+    quote or indented in a list item; `fences`: `FENCED`'s closed fences, in order."""
+    lines = text.split("\n")
+    starts = [0] * len(lines)
+    for i in range(1, len(lines)):
+        starts[i] = starts[i - 1] + len(lines[i - 1]) + 1
     found: list[tuple[int, int]] = []
-    items: list[int] = []  # the content column of each list item the line may be in, innermost last
-    after_break = True  # the previous line closed no paragraph: a blank line, a heading, a fence, the start
-    code_at = -1  # the column indented code must reach, while in a block
+    stack: list[int] = []
+    paragraph = False  # the line before is a paragraph's, which the next one may continue
+    code_depth = -1  # the containers an indented block is in, while in one
+    failed: dict[tuple[str, int], tuple[int, int]] = {}  # (character, depth): (run, line) no closer was found before
     fence = iter(fences)
     next_fence = next(fence, None)
-    pos = 0
-    for line in text.split("\n"):
-        start, pos = pos, pos + len(line) + 1
-        column, at = _columns(line)
-        while next_fence is not None and start >= next_fence[1]:  # past a fence: no paragraph open
+    i = 0
+    while i < len(lines):
+        line, start = lines[i], starts[i]
+        i += 1
+        while next_fence is not None and start >= next_fence[1]:
             next_fence = next(fence, None)
-            after_break, code_at = True, -1
-        if next_fence is not None and start >= next_fence[0]:  # a fence's own lines, code already
-            if start == next_fence[0] and after_break:
-                while items and column < items[-1]:
-                    items.pop()
-            code_at = -1
+        depth, at, column, content = _continued(line, stack)
+        if next_fence is not None and start >= next_fence[0]:  # `FENCED`'s: code already
+            if start == next_fence[0]:
+                del stack[depth:]
+            paragraph, code_depth = False, -1
             continue
-        if at == len(line):  # blank
-            after_break = True
+        first, first_column = _skip_blank(line, at, column)
+        if code_depth == len(stack) == depth and (first == len(line) or first_column - content >= 4):
+            if first < len(line):
+                found[-1] = (found[-1][0], start + len(line))
             continue
-        if code_at >= 0 and column >= code_at:
-            found[-1] = (found[-1][0], start + len(line))
+        code_depth = -1
+        opened: list[int] = []
+        while first < len(line) and first_column - content < 4:  # new quotes and items
+            if line[first] == ">":
+                opened.append(_QUOTE)
+                at, column = first + 1, first_column + 1
+                content = column + 1 if at < len(line) and line[at] in " \t" else column
+            else:
+                marker = _LIST_MARKER.match(line, first) if _BREAK.match(line, first) is None else None
+                if marker is None:
+                    break
+                after, after_column = _skip_blank(line, marker.end(), first_column + marker.end() - first)
+                empty = after == len(line)
+                if paragraph and depth == len(stack) and not opened and (empty or marker.group()[0].isdigit() and marker.group()[:-1] != "1"):
+                    break  # an item that cannot interrupt a paragraph: its text
+                at, column = marker.end(), first_column + marker.end() - first
+                gap = after_column - column
+                content = column + (1 if empty or gap > 4 else gap)
+                opened.append(content)
+            first, first_column = _skip_blank(line, at, column)
+        blank = first == len(line)
+        run = _OPENS.match(line, first) if not blank and first_column - content < 4 else None
+        lazy = paragraph and depth < len(stack) and not opened and not blank and run is None
+        if lazy and (first_column - content >= 4 or _ATX.match(line, first) is None and _BREAK.match(line, first) is None):
+            continue  # a paragraph's lazy continuation: its containers stay open
+        del stack[depth:]
+        stack += opened
+        if blank:
+            paragraph = False
             continue
-        code_at = -1
-        if after_break:
-            while items and column < items[-1]:  # a line left of an item's content ends the item
-                items.pop()
-        margin = items[-1] if items else 0
-        if after_break and column >= margin + 4:
-            code_at = margin + 4
+        if first_column - content >= 4 and not (paragraph and not opened):
             found.append((start, start + len(line)))
+            code_depth, paragraph = len(stack), False
             continue
-        marker = _LIST_MARKER.match(line, at) if column < margin + 4 else None
-        if marker is not None:
-            rest = line[marker.end() :]
-            gap, _ = _columns(rest)
-            gap = 1 if gap > 4 or not rest.strip() else gap  # five spaces after a marker: code in the item
-            items.append(column + marker.end() - at + gap)
-            after_break = False
-            continue
-        after_break = _ATX.match(line, at) is not None and column < margin + 4
+        if run is not None:
+            mark = run.group(1) or run.group(2)
+            known = failed.get((mark[0], len(stack)))
+            end = -known[1] if known is not None and known[0] <= len(mark) and i - 1 < known[1] else _fence_closed(lines, i - 1, stack, mark)
+            if end >= 0:
+                found.append((start, starts[end] + len(lines[end])))
+                i, paragraph = end + 1, False
+                continue
+            failed[(mark[0], len(stack))] = (len(mark), -end)
+        paragraph = _ATX.match(line, first) is None and _BREAK.match(line, first) is None
     return found
 
 
-_INDENTED_LINE = re.compile(r"^(?: {4}|[ ]{0,3}\t)[ \t]*\S", re.MULTILINE)  # what an indented block needs
+# What `_contained_code` needs to find anything: an indented line (after quote marks), or a
+# fence after a quote mark or a list marker.
+_CONTAINED = re.compile(r"^(?:[ ]{0,3}>[ ]?)*(?: {4}|[ ]{0,3}\t)[ \t]*\S|^(?:[ \t]*(?:>|[-*+]|\d{1,9}[.)])[ \t]*)+(?:```|~~~)", re.MULTILINE)
 
 
 class Code(NamedTuple):
@@ -559,23 +633,25 @@ class Code(NamedTuple):
 
 
 def code_in(text: str) -> list[Code]:
-    """Where `text` holds code, in order: fences and code spans as `_CODE` reads them, and
-    indented code blocks (`_indented_code`); a span inside an indented block is that block's.
-    The one rule for what is code: tags and links are not read in it, links in it are not
-    rewritten (`rewrite_links`), and the extractive answer quotes no block of it."""
+    """Where `text` holds code, in order: fences and code spans as `_CODE` reads them, and the
+    blocks of quotes, list items and indentation (`_contained_code`); a span or a fence inside
+    such a block is that block's. The one rule for what is code: comments are not read in it
+    (`strip_hidden`), tags and links are not read in it, links in it are not rewritten
+    (`rewrite_links`), a long note is not cut inside a block (`sections`), and the extractive
+    answer quotes no block of it."""
     fenced = "`" in text or "~~~" in text
-    indented_lines = _INDENTED_LINE.search(text) is not None
-    if not fenced and not indented_lines:
+    contained = _CONTAINED.search(text) is not None
+    if not fenced and not contained:
         return []
     found = [Code(*m.span(), m.group("span") is None) for m in _CODE.finditer(fences_read_once(text))] if fenced else []
-    if not indented_lines:
+    if not contained:
         return found
-    indented = _indented_code(text, [(start, end) for start, end, block in found if block])
-    if not indented:
+    blocks = _contained_code(text, [(start, end) for start, end, block in found if block])
+    if not blocks:
         return found
     merged: list[Code] = []
-    for code in sorted([*found, *(Code(start, end, True) for start, end in indented)]):
-        if merged and code.start < merged[-1].end:  # a span on an indented block's line
+    for code in sorted([*found, *(Code(start, end, True) for start, end in blocks)]):
+        if merged and code.start < merged[-1].end:  # a span on a block's line
             continue
         merged.append(code)
     return merged
