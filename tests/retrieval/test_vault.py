@@ -18,6 +18,7 @@ from grasbot.retrieval.vault import (
     LinkResolver,
     Note,
     VaultOptions,
+    _contained_code,
     fences_read_once,
     load_vault,
     parse_note,
@@ -191,6 +192,38 @@ def test_code_in_a_list_item_or_a_quote_holds_no_tag_and_no_link(note_writer):
     assert [link.target for link in note.links] == ["vrai-lien"]
 
 
+def test_a_comment_mark_in_indented_or_quoted_code_is_code(note_writer):
+    """`%%` in a C format is code wherever the code is: it opened a comment that hid the rest of
+    the note (an unclosed comment runs to its end) when the code was indented, quoted or in a
+    list item."""
+    body = """
+    Un format :
+
+        printf("%%s", nom);
+
+    Premier paragraphe gardé.
+
+    > ```c
+    > printf("%%d", x);
+    > ```
+
+    Deuxième paragraphe gardé.
+
+    1. Afficher :
+
+        ```c
+        printf("%%i", n);
+        ```
+
+    Fin gardée #vrai.
+    """
+    note_writer("n.md", None, body)
+    note = load_vault(note_writer.root).notes["n.md"]
+    for kept in ('printf("%%s", nom);', "Premier paragraphe gardé.", '> printf("%%d", x);', "Deuxième paragraphe gardé.", 'printf("%%i", n);', "Fin gardée"):
+        assert kept in note.body
+    assert note.tags == ("vrai",)
+
+
 def test_a_string_where_a_list_is_expected_is_one_item(note_writer):
     note_writer(
         "n.md",
@@ -304,7 +337,7 @@ def test_code_is_read_as_comments_are_hidden_whatever_the_fences(note_writer):
 
 _LINES = st.lists(
     st.tuples(
-        st.sampled_from(["", " ", "    "]),
+        st.sampled_from(["", " ", "    ", "> ", ">     ", "- ", "1. "]),
         st.sampled_from(["", "`", "```", "````", "~~~", "~~~~"]),
         st.sampled_from(["", "a", "python", " ", "\t", "`x`", "~", "%%", "<!--", "-->", "\\", "#t", "[[x]]"]),
     ).map("".join),
@@ -317,8 +350,16 @@ _LINES = st.lists(
 def test_fences_nothing_closes_are_masked_without_changing_what_is_read(text):
     """`fences_read_once` only spares the patterns their failing tries: the comments hidden, the
     code kept and the fences a long note is not cut inside are what the patterns alone give."""
-    alone = _HIDDEN.sub(lambda m: m.group(0) if m.group("code") is not None else ("\n" if "\n" in m.group(0) else " "), text)
-    assert strip_hidden(text) == alone
+    code = _contained_code(text, [m.span() for m in FENCED.finditer(text)])  # indented code, read on the text as written
+    alone, at, pos = [], 0, 0
+    while (m := _HIDDEN.search(text, pos)) is not None:
+        inside = [end for start, end in code if start <= m.start() < end]
+        if inside:
+            pos = inside[0]
+            continue
+        alone += (text[at : m.start()], m.group(0) if m.group("code") is not None else ("\n" if "\n" in m.group(0) else " "))
+        at = pos = m.end()
+    assert strip_hidden(text) == "".join(alone) + text[at:]
     assert [m.span() for m in FENCED.finditer(fences_read_once(text))] == [m.span() for m in FENCED.finditer(text)]
 
 

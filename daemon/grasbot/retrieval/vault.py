@@ -6,6 +6,7 @@ so the author can fix it while every other note keeps serving.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import posixpath
@@ -438,17 +439,23 @@ def fences_read_once(text: str) -> str:
     return "".join(parts)
 
 
-def _sub(pattern: re.Pattern, text: str, replace: Callable[[re.Match, str], str]) -> str:
+def _sub(pattern: re.Pattern, text: str, replace: Callable[[re.Match, str], str], code: Sequence[tuple[int, int]] = ()) -> str:
     """`pattern.sub` read on `fences_read_once(text)`, its output made of `text`'s own characters:
-    `replace(match, the text it covers)`."""
+    `replace(match, the text it covers)`; a match that starts inside one of `code`'s (start, end)
+    spans (in order, disjoint) is left as written, and the search goes on after that span."""
     masked = fences_read_once(text)
-    if masked is text:
+    if masked is text and not code:
         return pattern.sub(lambda m: replace(m, m.group(0)), text)
     parts: list[str] = []
-    at = 0
-    for m in pattern.finditer(masked):
+    at = pos = 0
+    ends = [end for _, end in code]
+    while (m := pattern.search(masked, pos)) is not None:
+        inside = bisect.bisect_right(code, (m.start(), len(text)))  # the spans that start at or before it
+        if inside and m.start() < ends[inside - 1]:
+            pos = ends[inside - 1]
+            continue
         parts += (text[at : m.start()], replace(m, text[m.start() : m.end()]))
-        at = m.end()
+        at = pos = max(m.end(), m.start() + 1)
     parts.append(text[at:])
     return "".join(parts)
 
@@ -474,7 +481,10 @@ def strip_hidden(body: str) -> str:
     """`body` without the comments its author hid from readers."""
     if "%%" not in body and "<!--" not in body:  # the scan needs one of them: spare it
         return body
-    return _sub(_HIDDEN, body, _unhide)
+    if _CONTAINED.search(body) is None:
+        return _sub(_HIDDEN, body, _unhide)
+    fences = [m.span() for m in FENCED.finditer(fences_read_once(body))] if "```" in body or "~~~" in body else []
+    return _sub(_HIDDEN, body, _unhide, _contained_code(body, fences))
 
 
 # Code inside a block quote or a list item, read line by line as CommonMark does (spec 4.4, 4.5,
