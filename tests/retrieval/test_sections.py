@@ -91,6 +91,19 @@ def test_code_fences_with_hashes_inside_are_neither_headings_nor_split():
     assert len(code) > WINDOW
 
 
+def test_indented_code_and_code_in_a_list_item_are_not_split_at_their_blank_lines():
+    """An indented code block runs on through its blank lines, as a fence in a list item does:
+    a long section was cut at one of them, and a passage held half a program, the other half
+    in the next one without its start."""
+    program = "\n\n".join(f"    def etape_{i}():\n        return {i}  # une ligne de code assez longue pour compter" for i in range(30))
+    listed = "1. Lancer :\n\n    ```python\n" + "\n\n".join(f"    print({i})  # une autre ligne de code longue pour compter" for i in range(30)) + "\n    ```"
+    body = "# Code\n\n" + filler(1000) + "\n\nLe programme :\n\n" + program + "\n\n" + filler(1000) + "\n\n" + listed + "\n\n" + filler(WHOLE_NOTE)
+    pieces = [body[s:e] for s, e, _ in cut_note(body)[1]]
+    assert len(program) > WINDOW and len(listed) > WINDOW
+    assert sum(program in p for p in pieces) == 1 and not any("etape_" in p and program not in p for p in pieces)
+    assert sum(listed.removeprefix("1. Lancer :\n\n") in p for p in pieces) == 1 and not any("print(" in p and "```python" not in p for p in pieces)
+
+
 def test_tildes_fence_and_longer_closing_fence():
     body = "~~~\n# pas un titre\n~~~~\n\n# Vrai titre\n\n" + filler(WHOLE_NOTE)
     assert [text for _, text in cut_note(body)[0]] == ["Vrai titre"]

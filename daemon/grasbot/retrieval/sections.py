@@ -12,8 +12,9 @@ and made again only for a note whose bytes changed.
 - A section longer than WINDOW characters is cut into windows at block boundaries (blank
   lines), each window starting with the previous window's last block when that block is
   short (OVERLAP): an answer that straddles two windows is whole in one of them.
-- Code fences (closed ones, as `vault` reads code), tables and quotes (callouts included) are
-  blocks that are never split, even when longer than a window. A long plain block is split at line ends, then sentence ends.
+- Code blocks (as `vault.code_in` reads code: closed fences, indented code with the blank lines
+  inside it, code in a quote or a list item), tables and quotes (callouts included) are blocks
+  that are never split, even when longer than a window. A long plain block is split at line ends, then sentence ends.
 - No cut falls inside a link of any syntax (`vault.link_spans`): a passage's links are
   rewritten for its audience (`Index.readable_text`) one passage at a time, and half a link
   would keep half a name, or a private note's path. A link longer than a window is kept whole.
@@ -30,7 +31,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from .vault import FENCED, fences_read_once, link_spans
+from .vault import code_in, link_spans
 
 WHOLE_NOTE = 8_000  # characters; the bundled vault's longest note is 7.5 KB, and is sent whole
 WINDOW = 1_500  # a longer section is cut into windows of at most this many characters
@@ -139,20 +140,22 @@ def _lines(body: str) -> Iterator[tuple[str, int, int, int, str]]:
     atomic = False
     paragraph = False  # the block so far is a paragraph a Setext underline would make a heading
     math = False  # inside Obsidian's $$ … $$, where nothing is a heading
-    fences = iter(FENCED.finditer(fences_read_once(body))) if "```" in body or "~~~" in body else iter(())
-    fence = next(fences, None)  # the next code fence, closed as `vault` reads code
+    # the code blocks, as `vault` reads code (fences closed; indented code through its blank
+    # lines; fences and indented code in quotes and list items), each from its first line's start
+    fences = iter([(body.rfind("\n", 0, start) + 1, end) for start, end, block in code_in(body) if block])
+    fence = next(fences, None)
     while pos < n:
         eol = body.find("\n", pos)
         line_end = n if eol < 0 else eol
         line = body[pos:line_end]
         nxt = line_end + 1
-        while fence is not None and fence.start() < pos:
+        while fence is not None and fence[0] < pos:
             fence = next(fences, None)
-        if fence is not None and fence.start() == pos:  # a fence is one block with what touches it
+        if fence is not None and fence[0] == pos:  # a block of code is one block with what touches it
             if block_start < 0:
                 block_start = pos
             atomic, paragraph = True, False
-            pos = fence.end() + 1
+            pos = fence[1] + 1
             fence = next(fences, None)
             continue
         stripped = line.strip()
