@@ -486,6 +486,23 @@ def test_repeated_mkdocs_anchors_are_numbered_as_python_markdown_numbers_them():
     assert unique_anchors(["header", "header", "header_1", ""], "mkdocs") == ["header", "header_1", "header_2", "_1"]
 
 
+@pytest.mark.parametrize(
+    "form, expected", [("github", "#arrosage-dujardin"), ("slug", "#arrosage-du-jardin"), ("text", "#Arrosage%20du%20jardin"), ("mkdocs", "")]
+)
+def test_a_setext_heading_over_two_lines_links_where_the_site_puts_it(note_writer, form, expected):
+    """A Setext heading's text keeps its newline (CommonMark 4.3): GitHub and rehype-slug
+    (Quartz) drop it as a control character, « Arrosage du » then « jardin » is
+    arrosage-dujardin; GrasBot made arrosage-du-jardin, an id the page has not. Python-Markdown
+    (MkDocs) reads no heading there, only a paragraph: no anchor at all."""
+    watering = "\n\nArrosage du\njardin\n--------\n\nLa recette parle de prunes. "
+    body = "## Semis\n\nLa recette parle de pommes. " + ("Du texte. " * 400) + watering + ("Du texte. " * 400)
+    note_writer("recettes.md", "title: Recettes\ntype: projet\nvisibility: public", body)
+    index = make_bot(note_writer.root, anchors=form).snapshot.index("visitor")
+    passages = choose_passages("prunes", [("recettes.md", "/portfolio/recettes")], index, budget=2_000, anchors=form)
+    found = [p for p in passages if "prunes" in p.text]
+    assert [(p.heading, p.url) for p in found] == [(("Arrosage du jardin",), "/portfolio/recettes" + expected)]
+
+
 @pytest.mark.parametrize("form, expected", [("github", "#arrosage"), ("mkdocs", "#arrosage"), ("text", "#Arrosage")])
 def test_a_setext_headings_section_links_to_its_own_id(note_writer, form, expected):
     """« Arrosage » underlined with `---` is an h2 for CommonMark (4.3, Setext headings), hence

@@ -59,7 +59,7 @@ _MARKS = re.compile(
     r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)|\*\*|(?<!\w)__|__(?!\w)|(?<!\w)_(?=\S)|(?<=\S)_(?!\w)|\*"
     r"|\[([^\[\]]*)\]\((?:[^()]|\([^()]*\))*\)"
 )
-_BREAKING_SPACES = re.compile(r"[^\S\u00a0\u2007\u202f]+")  # a no-break space is part of a heading (« Qui suis-je ? »)
+_BREAKING_SPACES = re.compile(r"[^\S\n\u00a0\u2007\u202f]+")  # a no-break space is part of a heading (« Qui suis-je ? »); a newline, of a Setext one
 
 
 @dataclass(frozen=True)
@@ -282,8 +282,11 @@ def _cut(text: str, limit: int) -> str:
 
 def _plain(heading: str) -> str:
     """A heading as read: emphasis marks dropped, a code span's text as written, a link as its
-    text, its no-break spaces kept (GitHub drops them from an anchor, as it does a space's neighbours)."""
-    return _BREAKING_SPACES.sub(" ", _MARKS.sub(lambda m: m.group(2) if m.group(1) else m.group(3) or "", heading)).strip()
+    text, its no-break spaces kept (GitHub drops them from an anchor, as it does a space's
+    neighbours), and the newlines of a Setext heading written over several lines (GitHub and
+    rehype-slug drop them: « Ligne un » then « ligne deux » is ligne-unligne-deux)."""
+    lines = _MARKS.sub(lambda m: m.group(2) if m.group(1) else m.group(3) or "", heading).split("\n")
+    return "\n".join(_BREAKING_SPACES.sub(" ", line).strip() for line in lines)
 
 
 def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str) -> str | None:
@@ -296,7 +299,12 @@ def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str
         headings = site_headings(index.notes[path].body)  # a callout's headings take ids too
         if sum(section for _, section in headings) != len(sections[0]):
             headings = tuple((text, True) for _, text in sections[0])
-        ids = unique_anchors([anchor_of(_plain(index.readable_text(text, path)), form) for text, _ in headings], form)
+        plain = [_plain(index.readable_text(text, path)) for text, _ in headings]
+        # Python-Markdown (MkDocs) reads an underline only under one line: several lines above
+        # it are a paragraph, with no id
+        heading_of = [form != "mkdocs" or "\n" not in text for text in plain]
+        made = iter(unique_anchors([anchor_of(text, form) for text, heading in zip(plain, heading_of, strict=True) if heading], form))
+        ids = [next(made) if heading else "" for heading in heading_of]
         return [anchor for anchor, (_, section) in zip(ids, headings, strict=True) if section]
 
     return _kept(index, _ANCHORS, (path, form), _ANCHORS_KEPT, anchors)[heading] or None
@@ -329,7 +337,7 @@ def anchor_of(heading: str, form: str) -> str:
         ascii_only = unicodedata.normalize("NFKD", heading).encode("ascii", "ignore").decode("ascii")
         return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", ascii_only).strip().lower())
     if form == "text":
-        return quote(heading, safe="")
+        return quote(heading.replace("\n", " "), safe="")
     raise ValueError(f"anchors: must be one of {', '.join(ANCHOR_FORMS)}, not {form!r}")
 
 

@@ -63,7 +63,7 @@ def cut_note(body: str) -> Sections:
     for kind, start, end, level, text in _lines(body):
         if kind == "heading":
             cuts.extend((s, e, current) for s, e in _windows(body, blocks))
-            headings.append((level, text))
+            headings.append((level, text.replace("\n", " ")))
             current, blocks = len(headings) - 1, []
         else:
             blocks.append((start, end, kind == "atomic"))
@@ -94,7 +94,8 @@ def site_headings(body: str) -> tuple[tuple[str, bool], ...]:
     """Every heading a site's renderer gives an id, in order, as (text as written, whether it
     starts one of `cut_note`'s sections): the section headings, and those inside a quote or a
     callout (`> ## Exemple`), which no section starts but which take an id, and so the
-    number a later heading of the same text gets (`exemple-1`)."""
+    number a later heading of the same text gets (`exemple-1`). A Setext heading written over
+    several lines keeps its newlines."""
     found: list[tuple[str, bool]] = []
     for kind, start, end, _, text in _lines(body):
         if kind == "heading":
@@ -134,7 +135,9 @@ def _lines(body: str) -> Iterator[tuple[str, int, int, int, str]]:
     """The body as headings and blocks, in order: ("heading", start, end of its line, level,
     text) or ("atomic" | "plain", start, end, 0, "") for a block (blank lines between blocks).
     A Setext heading (a paragraph underlined with `=` or `-`) is a heading from its first line
-    to its underline, its text the paragraph's lines joined by a space."""
+    to its underline, its text the paragraph's lines, stripped, joined by a newline, as
+    CommonMark keeps them (`cut_note` shows them joined by a space; a site's anchor reads the
+    newline: GitHub's drops it)."""
     pos, n = 0, len(body)
     block_start = -1
     atomic = False
@@ -174,7 +177,7 @@ def _lines(body: str) -> Iterator[tuple[str, int, int, int, str]]:
             pos = nxt
             continue
         if paragraph and not math and block_start >= 0 and _UNDERLINE.match(line):
-            text = " ".join(part.strip() for part in body[block_start : pos - 1].split("\n"))
+            text = "\n".join(part.strip() for part in body[block_start : pos - 1].split("\n"))
             yield "heading", block_start, min(nxt, n), 1 if stripped[0] == "=" else 2, text
             block_start = -1
             pos = nxt
