@@ -621,6 +621,23 @@ def test_url_map_mkdocs_serves_index_and_readme_as_their_folder(path, page):
     assert Settings.load(env={"GRASBOT_URL_MAP": "*=/{mkdocs}"}).url_for(None, "x", path) == page
 
 
+# Quartz v4 links a folder's index.md as the folder (quartz/util/path.ts, simplifySlug: the
+# `index` trimmed), and the vault's own as the home page; `/Cuisine/index` is not the page it links
+@pytest.mark.parametrize(
+    "path, page",
+    [
+        ("Cuisine/Crème brûlée.md", "/Cuisine/Cr%C3%A8me-br%C3%BBl%C3%A9e"),
+        ("Cuisine/index.md", "/Cuisine/"),
+        ("Cuisine/_index.md", "/Cuisine/"),
+        ("Cuisine/Index.md", "/Cuisine/Index"),
+        ("Cuisine/mon index.md", "/Cuisine/mon-index"),
+        ("index.md", "/"),
+    ],
+)
+def test_url_map_quartz_serves_a_folders_index_as_the_folder(path, page):
+    assert Settings.load(env={"GRASBOT_URL_MAP": "*=/{quartz}"}).url_for(None, "x", path) == page
+
+
 def test_url_map_types_fold_case_and_accents_and_a_catch_all_serves_the_rest():
     default = Settings.load(env={})
     # the default map, unchanged, now finds a type written with its accent or capital

@@ -39,10 +39,11 @@ def quartz_path(path: str) -> str:
     """Quartz v4's page for a file (quartz/util/path.ts, `slugifyFilePath` and `sluggify`): each
     folder and the name with whitespace a hyphen, `&` → `-and-`, `%` → `-percent`, `?` and `#`
     dropped, case and accents kept; `_index` is `index`. `Cuisine/Crème brûlée.md` →
-    `Cuisine/Crème-brûlée`."""
+    `Cuisine/Crème-brûlée`. A folder's `index` is the folder's page, `Cuisine/`, the vault's
+    own the home page, ``, as Quartz links them (`simplifySlug`)."""
     parts = [re.sub(r"\s", "-", p).replace("&", "-and-").replace("%", "-percent").replace("?", "").replace("#", "") for p in _stem(path).split("/")]
-    if parts[-1] == "_index":
-        parts[-1] = "index"
+    if parts[-1] in ("index", "_index"):
+        parts[-1] = ""
     return "/".join(parts)
 
 
