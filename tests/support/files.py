@@ -11,42 +11,32 @@ import pytest
 
 
 @contextlib.contextmanager
-def read_only_folder(folder):
-    """`folder` made read-only to this process: nothing can be made in it."""
-    if os.geteuid() == 0:
-        subprocess.run(["chattr", "+i", str(folder)], check=True)
-        undo = ["chattr", "-i", str(folder)]
-    else:
-        mode = folder.stat().st_mode
-        folder.chmod(0o555)
-        undo = None
-    try:
-        with pytest.raises(OSError):  # the folder really is read-only, or the test proves nothing
-            (folder / "probe").touch()
-        yield
-    finally:
-        if undo:
-            subprocess.run(undo, check=True)
-        else:
-            folder.chmod(mode)
-
-
-@contextlib.contextmanager
-def read_only_file(path):
-    """`path` made read-only to this process: opened again, it is opened for reading only."""
+def _read_only(path, mode: int, refused):
+    """`path` made read-only to this process (chmod to `mode`, or chattr +i for root), and
+    `refused()` checked to raise OSError: else the test proves nothing."""
     if os.geteuid() == 0:
         subprocess.run(["chattr", "+i", str(path)], check=True)
         undo = ["chattr", "-i", str(path)]
     else:
-        mode = path.stat().st_mode
-        path.chmod(0o444)
+        was = path.stat().st_mode
+        path.chmod(mode)
         undo = None
     try:
         with pytest.raises(OSError):
-            open(path, "r+b").close()
+            refused()
         yield
     finally:
         if undo:
             subprocess.run(undo, check=True)
         else:
-            path.chmod(mode)
+            path.chmod(was)
+
+
+def read_only_folder(folder):
+    """`folder` made read-only to this process: nothing can be made in it."""
+    return _read_only(folder, 0o555, (folder / "probe").touch)
+
+
+def read_only_file(path):
+    """`path` made read-only to this process: opened again, it is opened for reading only."""
+    return _read_only(path, 0o444, lambda: open(path, "r+b").close())
