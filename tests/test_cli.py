@@ -621,6 +621,25 @@ def test_url_map_mkdocs_serves_index_and_readme_as_their_folder(path, page):
     assert Settings.load(env={"GRASBOT_URL_MAP": "*=/{mkdocs}"}).url_for(None, "x", path) == page
 
 
+# MkDocs with `use_directory_urls: false` (mkdocs/structure/files.py, File._get_dest_path and
+# _get_url): foo.md is foo.html, index.md and README.md (that case only) their folder's
+# index.html, linked as such; `/{path}.html` sent visitors of Cuisine/README.md to
+# /Cuisine/README.html, a 404
+@pytest.mark.parametrize(
+    "path, page",
+    [
+        ("Cuisine/Crème brûlée.md", "/Cuisine/Cr%C3%A8me%20br%C3%BBl%C3%A9e.html"),
+        ("Cuisine/index.md", "/Cuisine/index.html"),
+        ("Cuisine/README.md", "/Cuisine/index.html"),
+        ("Cuisine/readme.md", "/Cuisine/readme.html"),
+        ("index.md", "/index.html"),
+        ("README.md", "/index.html"),
+    ],
+)
+def test_url_map_mkdocs_html_is_mkdocs_page_without_directory_urls(path, page):
+    assert Settings.load(env={"GRASBOT_URL_MAP": "*=/{mkdocs_html}"}).url_for(None, "x", path) == page
+
+
 # Quartz v4 links a folder's index.md as the folder (quartz/util/path.ts, simplifySlug: the
 # `index` trimmed), and the vault's own as the home page; `/Cuisine/index` is not the page it links
 @pytest.mark.parametrize(
@@ -663,7 +682,7 @@ def test_url_map_types_fold_case_and_accents_and_a_catch_all_serves_the_rest():
         (["search", "q", "--url-map", "projet=/p/{slug}{slug.__class__}"], "cannot be built: {slug.__class__} is not a field"),
         (["search", "q", "--url-map", "projet=/p/{path!r}"], "cannot be built: {path!r} is not a field"),
         (["search", "q", "--url-map", "*=/notes"], "GRASBOT_URL_MAP: the url of type '*' ('/notes') cannot be built: it holds no field"),
-        (["search", "q", "--url-map", "projet=/p/{Path}"], "a url holds one or more of {slug}, {path}, {name}, {quartz}, {publish}, {hugo}, {mkdocs}"),
+        (["search", "q", "--url-map", "projet=/p/{Path}"], "{publish}, {hugo}, {mkdocs}, {mkdocs_html}"),
         # which of the two a note of type Compétence got was the order of a dict
         (["search", "q", "--url-map", "competence=/a/{slug},Compétence=/b/{slug}"], "GRASBOT_URL_MAP: types 'competence' and 'compétence' are one type"),
         (

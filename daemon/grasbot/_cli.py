@@ -92,7 +92,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--url-map",
         dest="url_map",
         metavar="TYPE=/PATH/{slug},…",
-        help="GRASBOT_URL_MAP: a source's url from its type (*: any other); fields {slug} {path} {name} {quartz} {publish} {hugo} {mkdocs}",
+        help="GRASBOT_URL_MAP: a source's url from its type (*: any other); fields {slug} {path} {name} {quartz} {publish} {hugo} {mkdocs} {mkdocs_html}",
     )
     parser.add_argument(
         "--site-pages",

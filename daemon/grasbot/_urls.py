@@ -93,12 +93,17 @@ def hugo_link(path: str, slug: str | None = None, url: str | None = None) -> str
     return link + "/" if link else ""
 
 
-def mkdocs_url(path: str) -> str:
-    """MkDocs' page for a file with its default `use_directory_urls` (mkdocs/structure/files.py,
-    `File.url`): `about/license.md` is `about/license/`, and `index.md` or `README.md` (that
-    case only) its folder's page, `about/`; the vault's own is the site's home, ``."""
+def mkdocs_url(path: str, *, directory_urls: bool = True) -> str:
+    """MkDocs' page for a file (mkdocs/structure/files.py, `File._get_dest_path` and `_get_url`):
+    with its default `use_directory_urls`, `about/license.md` is `about/license/`, and `index.md`
+    or `README.md` (that case only) its folder's page, `about/`, the vault's own the site's home,
+    ``; with `use_directory_urls: false` (`directory_urls=False`), `about/license.html`, and
+    `index.md` or `README.md` its folder's `about/index.html`, as MkDocs links them."""
     folder, _, name = _stem(path).rpartition("/")
-    if name in ("index", "README"):
+    index = name in ("index", "README")
+    if not directory_urls:
+        return (folder + "/" if folder else "") + ("index" if index else name) + ".html"
+    if index:
         return folder + "/" if folder else ""
     return _stem(path) + "/"
 
@@ -128,6 +133,8 @@ FIELDS: Mapping[str, Callable[[Page], str]] = {
     "hugo": lambda page: _encoded(hugo_link(page.path, page.slug_written, page.url_written).rstrip("/")),
     # MkDocs' page, with its `/` (use_directory_urls): `/{mkdocs}`
     "mkdocs": lambda page: _encoded(mkdocs_url(page.path)),
+    # MkDocs' page with `use_directory_urls: false`, its `.html` included: `/{mkdocs_html}`
+    "mkdocs_html": lambda page: _encoded(mkdocs_url(page.path, directory_urls=False)),
 }
 
 
