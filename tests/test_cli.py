@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grasbot._cli import main
+from grasbot._cli import build_parser, main
 from grasbot._config import Settings
 from grasbot._engine import NO_PUBLIC_NOTE
 from grasbot.answer.fallback import INTRO
@@ -957,3 +957,9 @@ def test_every_command_takes_the_index_cache_flags(command, tmp_path, monkeypatc
     with pytest.raises(SystemExit):
         grasbot._cli.main(args)
     assert opened[0].index_cache is False and opened[0].cache_dir == tmp_path / "c"
+
+
+def test_the_hugo_anchor_form_is_taken_by_the_flag_and_the_environment():
+    """`hugo` (Hugo's own ids) is a form the flag and GRASBOT_ANCHORS both take."""
+    assert Settings.load(env={"GRASBOT_ANCHORS": "hugo"}).anchors == "hugo"
+    assert build_parser().parse_args(["search", "q", "--anchors", "hugo"]).anchors == "hugo"

@@ -278,7 +278,7 @@ def test_a_repeated_heading_after_a_numbered_one_links_to_itself(note_writer, fo
 def test_a_bad_anchor_setting_is_a_clear_error():
     from grasbot._exceptions import ConfigError
 
-    with pytest.raises(ConfigError, match="GRASBOT_ANCHORS must be one of slug, github, mkdocs, text, none, not 'kebab'"):
+    with pytest.raises(ConfigError, match="GRASBOT_ANCHORS must be one of slug, github, hugo, mkdocs, text, none, not 'kebab'"):
         Settings.load(env={"GRASBOT_ANCHORS": "kebab"})
 
 
@@ -481,18 +481,52 @@ def test_mkdocs_anchors_follow_python_markdown(heading, expected):
     assert anchor_of(heading, "mkdocs") == expected
 
 
+# Hugo's default ids (markup/goldmark/autoid.go, sanitizeAnchorName with autoHeadingIDType
+# github, and idFactory.Generate): letters, Nd digits and `_` kept, lower case, a space or `-`
+# a hyphen, all else dropped, marks too; `heading` when nothing is left. The `github` form
+# (GitHub's, Quartz's) kept the selector and the combining accent, and gave no anchor at all
+# to a heading of an emoji alone: each linked to an id Hugo's page has not.
+@pytest.mark.parametrize(
+    "heading, expected",
+    [
+        ("\u26a0\ufe0f Attention", "-attention"),  # ⚠️: the symbol and its variation selector
+        ("Cre\u0301me bru\u0302le\u0301e", "creme-brulee"),  # accents written decomposed
+        ("🎉", "heading"),
+        ("Chapitre \u216b", "chapitre-"),  # Ⅻ, a letter number, not a letter for Go
+        ("\u0130stanbul", "istanbul"),  # Go's unicode.ToLower: İ is i
+        ("Arrosage du\njardin", "jardin"),  # goldmark reads a Setext heading's last line
+    ],
+)
+def test_hugo_anchors_follow_hugos_sanitize_anchor_name(heading, expected):
+    assert anchor_of(heading, "hugo") == expected
+    assert anchor_of(heading, "github") != expected
+
+
+@pytest.mark.parametrize("heading, expected", [("L’été : bilan", "lété--bilan"), ("Une variable snake_case", "une-variable-snake_case")])
+def test_hugo_anchors_are_githubs_for_a_heading_of_letters_and_punctuation(heading, expected):
+    assert anchor_of(heading, "hugo") == anchor_of(heading, "github") == expected
+
+
+def test_repeated_hugo_anchors_are_numbered_past_the_ids_already_given():
+    """idFactory.Generate: an id taken gets the first of -1, -2 … not taken; `heading` too."""
+    ids = [anchor_of(h, "hugo") for h in ("Recette", "Recette 1", "Recette", "🎉", "✨")]
+    assert unique_anchors(ids, "hugo") == ["recette", "recette-1", "recette-2", "heading", "heading-1"]
+
+
 def test_repeated_mkdocs_anchors_are_numbered_as_python_markdown_numbers_them():
     """toc's `unique(id, ids)`: while the id is taken or empty, `_1`, or its own `_N` plus one."""
     assert unique_anchors(["header", "header", "header_1", ""], "mkdocs") == ["header", "header_1", "header_2", "_1"]
 
 
 @pytest.mark.parametrize(
-    "form, expected", [("github", "#arrosage-dujardin"), ("slug", "#arrosage-du-jardin"), ("text", "#Arrosage%20du%20jardin"), ("mkdocs", "")]
+    "form, expected",
+    [("github", "#arrosage-dujardin"), ("hugo", "#jardin"), ("slug", "#arrosage-du-jardin"), ("text", "#Arrosage%20du%20jardin"), ("mkdocs", "")],
 )
 def test_a_setext_heading_over_two_lines_links_where_the_site_puts_it(note_writer, form, expected):
     """A Setext heading's text keeps its newline (CommonMark 4.3): GitHub and rehype-slug
     (Quartz) drop it as a control character, « Arrosage du » then « jardin » is
-    arrosage-dujardin; GrasBot made arrosage-du-jardin, an id the page has not. Python-Markdown
+    arrosage-dujardin; GrasBot made arrosage-du-jardin, an id the page has not. Hugo (goldmark's
+    generateAutoHeadingID) names it by its last line alone, jardin. Python-Markdown
     (MkDocs) reads no heading there, only a paragraph: no anchor at all."""
     watering = "\n\nArrosage du\njardin\n--------\n\nLa recette parle de prunes. "
     body = "## Semis\n\nLa recette parle de pommes. " + ("Du texte. " * 400) + watering + ("Du texte. " * 400)

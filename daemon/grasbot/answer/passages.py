@@ -328,7 +328,7 @@ def anchor_of(heading: str, form: str) -> str:
     only letters, marks, decimal and letter numbers, connector punctuation (`_`), `-` and
     spaces are kept, each space a hyphen; `mkdocs`: Python-Markdown's toc (MkDocs): ASCII,
     punctuation dropped, spaces and hyphens one hyphen (l’été → lete); `text`: the heading as
-    written, percent-encoded (Obsidian Publish)."""
+    written, percent-encoded (Obsidian Publish); `hugo`: Hugo's default (`_hugo_anchor`)."""
     if form == "slug":
         return slugify(heading)
     if form == "github":
@@ -336,9 +336,27 @@ def anchor_of(heading: str, form: str) -> str:
     if form == "mkdocs":  # Python-Markdown's toc.slugify: accents folded, other letters dropped
         ascii_only = unicodedata.normalize("NFKD", heading).encode("ascii", "ignore").decode("ascii")
         return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", ascii_only).strip().lower())
+    if form == "hugo":
+        return _hugo_anchor(heading)
     if form == "text":
         return quote(heading.replace("\n", " "), safe="")
     raise ValueError(f"anchors: must be one of {', '.join(ANCHOR_FORMS)}, not {form!r}")
+
+
+def _hugo_anchor(heading: str) -> str:
+    """Hugo's default id (`autoHeadingIDType: github`, markup/goldmark/autoid.go
+    `sanitizeAnchorName`), made from the heading's last line only, as goldmark's
+    `generateAutoHeadingID` reads a Setext heading over several lines: trimmed, each space and
+    `-` a hyphen, letters (lower case, rune by rune as Go's `unicode.ToLower`), decimal digits
+    and `_` kept, all else dropped, marks too (an emoji's variation selector, a decomposed
+    accent); `heading` when nothing is left."""
+    kept = []
+    for c in heading.rpartition("\n")[2].strip():
+        if c in " -":
+            kept.append("-")
+        elif c == "_" or c.isalpha() or unicodedata.category(c) == "Nd":
+            kept.append(c.lower()[0])  # İ: Go's simple mapping, i, where Python's full one adds a dot
+    return "".join(kept) or "heading"
 
 
 # github-slugger strips the categories its script/generate-regex.mjs lists (other numbers,
