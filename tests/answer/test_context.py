@@ -440,6 +440,9 @@ def _github_anchor_of_second_section(note_writer, heading: str) -> str | None:
         ("La méthode `__init__`", "la-méthode-__init__"),
         ("Le _vrai_ sens", "le-vrai-sens"),
         ("Une variable snake_case", "une-variable-snake_case"),
+        # the page's text keeps each space (CommonMark collapses none): GrasBot made one of a run
+        ("Recette  rapide", "recette--rapide"),
+        ("Recette\trapide", "recetterapide"),  # a tab is a control character, dropped
         ("Voir **la [documentation](https://example.org/doc)**", "voir-la-documentation"),
     ],
 )

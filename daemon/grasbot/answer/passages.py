@@ -280,13 +280,15 @@ def _cut(text: str, limit: int) -> str:
     return head.rstrip()
 
 
-def _plain(heading: str) -> str:
+def _plain(heading: str, *, spaces_as_written: bool = False) -> str:
     """A heading as read: emphasis marks dropped, a code span's text as written, a link as its
     text, its no-break spaces kept (GitHub drops them from an anchor, as it does a space's
     neighbours), and the newlines of a Setext heading written over several lines (GitHub and
-    rehype-slug drop them: « Ligne un » then « ligne deux » is ligne-unligne-deux)."""
+    rehype-slug drop them: « Ligne un » then « ligne deux » is ligne-unligne-deux). Runs of
+    spaces are one space, but `spaces_as_written` keeps each inside a line as the page's text
+    does, for ids that make each space a hyphen (GitHub's, Hugo's: `a  b` is a--b)."""
     lines = _MARKS.sub(lambda m: m.group(2) if m.group(1) else m.group(3) or "", heading).split("\n")
-    return "\n".join(_BREAKING_SPACES.sub(" ", line).strip() for line in lines)
+    return "\n".join((line if spaces_as_written else _BREAKING_SPACES.sub(" ", line)).strip() for line in lines)
 
 
 def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str) -> str | None:
@@ -299,7 +301,7 @@ def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str
         headings = site_headings(index.notes[path].body)  # a callout's headings take ids too
         if sum(section for _, section in headings) != len(sections[0]):
             headings = tuple((text, True) for _, text in sections[0])
-        plain = [_plain(index.readable_text(text, path)) for text, _ in headings]
+        plain = [_plain(index.readable_text(text, path), spaces_as_written=form in ("github", "hugo")) for text, _ in headings]
         # Python-Markdown (MkDocs) reads an underline only under one line: several lines above
         # it are a paragraph, with no id
         heading_of = [form != "mkdocs" or "\n" not in text for text in plain]
