@@ -192,6 +192,20 @@ def test_code_in_a_list_item_or_a_quote_holds_no_tag_and_no_link(note_writer):
     assert [link.target for link in note.links] == ["vrai-lien"]
 
 
+def test_a_deep_email_quote_and_deep_lists_are_read_in_one_pass(note_writer):
+    """A thread pasted from a mail client quotes forty deep (« > > > … »): the spaces between its
+    marks could end one mark or begin the next, 2^40 ways to read a line that holds no code,
+    and the note never finished loading. Items nested 300 deep were read again at each depth.
+    The quote's text still gives its tag, its code none, and the innermost item's code none."""
+    deep = "> " * 40
+    thread = f"{deep}Réponse #fil [[lien-cite]]\n{deep}\n{deep}    #pascode [[pas-un-lien]]\n" * 3
+    items = "".join("  " * i + "- niveau\n" for i in range(300)) + "\n" + "  " * 300 + "      #toujourspas\n"
+    note_writer("n.md", None, thread + "\n" + items + "\nFin #vrai")
+    note = load_vault(note_writer.root).notes["n.md"]
+    assert note.tags == ("fil", "vrai")
+    assert [link.target for link in note.links] == ["lien-cite"] * 3
+
+
 def test_a_comment_mark_in_indented_or_quoted_code_is_code(note_writer):
     """`%%` in a C format is code wherever the code is: it opened a comment that hid the rest of
     the note (an unclosed comment runs to its end) when the code was indented, quoted or in a

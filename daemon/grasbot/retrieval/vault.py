@@ -523,13 +523,14 @@ def _continued(line: str, stack: Sequence[int]) -> tuple[int, int, int, int]:
     """How many of `stack`'s containers `line` continues, and where its rest begins: (that many,
     offset, column, the content column it is read from)."""
     at = column = content = 0
+    first, first_column = _skip_blank(line, at, column)  # again only past a quote mark: a line of deep items is read once
     for depth, item in enumerate(stack):
-        first, first_column = _skip_blank(line, at, column)
         if item == _QUOTE:
             if first_column - content > 3 or first == len(line) or line[first] != ">":
                 return depth, at, column, content
             at, column = first + 1, first_column + 1
             content = column + 1 if at < len(line) and line[at] in " \t" else column
+            first, first_column = _skip_blank(line, at, column)
         elif first < len(line) and first_column < item:
             return depth, at, column, content
         else:
@@ -631,9 +632,15 @@ def _contained_code(text: str, fences: Sequence[tuple[int, int]]) -> list[tuple[
     return found
 
 
-# What `_contained_code` needs to find anything: an indented line (after quote marks), or a
-# fence after a quote mark or a list marker.
-_CONTAINED = re.compile(r"^(?:[ ]{0,3}>[ ]?)*(?: {4}|[ ]{0,3}\t)[ \t]*\S|^(?:[ \t]*(?:>|[-*+]|\d{1,9}[.)])[ \t]*)+(?:```|~~~)", re.MULTILINE)
+# What `_contained_code` needs to find anything: an indented line (after quote marks or list
+# markers), or a fence after a quote mark or a list marker.
+# Possessive: a run of « > > > … » is read one way, where the spaces between quote marks could
+# each end one mark's or begin the next's, which a line of 50 marks made 2^50 ways to fail.
+_CONTAINED = re.compile(
+    r"^(?:[ ]{0,3}(?:>|[-*+]|\d{1,9}+[.)])[ ]?)*+(?: {4}|[ ]{0,3}\t)[ \t]*+\S"  # indented code
+    r"|^(?:[ \t]*+(?:>|[-*+]|\d{1,9}+[.)])[ \t]*+)++(?:```|~~~)",  # a fence behind a mark
+    re.MULTILINE,
+)
 
 
 class Code(NamedTuple):
