@@ -415,7 +415,11 @@ def fences_read_once(text: str) -> str:
     long or longer and alone, closes. The patterns above tried each such line against the rest
     of the note and failed each time: 10,000 « ```python » lines with no bare fence after them
     took 6 s to read, for no code. Its run replaced by as many NULs (offsets kept), the line is
-    what the patterns found there, and never try again: no fence, no code span, no comment."""
+    what the patterns found there, and never try again: no fence, no code span, no comment.
+    A « ~~~~ python » line that only shorter bare lines close is read by the patterns as the
+    run those can close and the rest as its info string, after trying each longer run against
+    the rest of the note: the tildes past the longest run below are masked, so it is read so at
+    once (2,000 « ~~~~ python » blocks closed by « ~~~ » took 2 s, 8,000 of them 33 s)."""
     if "```" not in text and "~~~" not in text:
         return text
     longest = {"`": 0, "~": 0}  # the longest line below that may close a fence of this character
@@ -426,6 +430,8 @@ def fences_read_once(text: str) -> str:
             longest[run[0]] = max(longest[run[0]], len(run))
         elif run[0] == "~" and longest["~"] < 3:  # the pattern may read a longer run as ~~~ and an info string
             masked.append(line.span(1))
+        elif run[0] == "~" and len(run) > longest["~"]:  # read as the longest run below can close: no longer
+            masked.append((line.start(1) + longest["~"], line.end(1)))
         elif run[0] == "`" and len(run) > longest["`"] and "`" not in rest:  # opens, and nothing closes it
             masked.append(line.span(1))
     if not masked:
