@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 
 import pytest
@@ -15,6 +16,7 @@ from grasbot.retrieval.sections import cut_note
 from grasbot.retrieval.vault import (
     _CODE,
     _HIDDEN,
+    _HTML_LINK,
     FENCED,
     LinkResolver,
     Note,
@@ -836,3 +838,32 @@ def test_a_course_of_unclosed_html_links_is_read_once():
     assert shown == f"Voir la note et le dossier.\n\n{examples}\n"
     pieces = [note.body[start:end] for start, end, _ in cut_note(note.body)[1]]
     assert pieces[0] == raw.split("\n")[0] and "".join(pieces[1:]) == examples  # no link to keep whole among the examples
+
+
+def test_a_course_of_html_tags_written_without_their_end_is_read_once():
+    """« La balise <a » written in prose opens no link: from each of them the pattern looked for
+    an href up to the next `>`, here the end of the note: 20,000 of them (720 KB) took nine and a
+    half minutes to load. A link written before them is still read, and their text is kept."""
+    prose = "La balise <a ouvre un lien, #balise\n" * 20_000
+    raw = f'Voir <a href="Autre.md">la note</a>.\n\n{prose}'
+    note = parse_note("cours/html.md", raw.encode(), mtime_ns=0, options=VaultOptions(default_public=True))
+    assert [(link.target, link.display) for link in note.links] == [("cours/Autre.md", "la note")]
+    assert note.tags == ("balise",)
+    assert rewrite_links(note.body, lambda target: True, "cours/html.md") == f"Voir la note.\n\n{prose}"
+
+
+_HTML_BEFORE_SKIP = re.compile(_HTML_LINK.pattern.removesuffix(r"|<a\s[^>]*"), re.IGNORECASE | re.DOTALL)
+
+
+@settings(max_examples=2_000, deadline=None)
+@given(st.lists(st.sampled_from(["<a ", "<A\t", " ", "\n", "href=", 'href="x.md"', "'y.md'", "z.md", ">", "</a>", "<", '"', "lien"]), max_size=14).map("".join))
+def test_a_tag_that_is_no_link_is_skipped_without_changing_the_links_read(text):
+    """The links `_HTML_LINK` reads, and where, are those it read before it skipped a `<a ` that
+    is no link up to the next `>`; what its readers leave of the text is the same too."""
+
+    def read(pattern):
+        links = [(m.span(), m.groups()) for m in pattern.finditer(text) if m.group(4) is not None]
+        return links, pattern.sub(lambda m: m.group(0) if m.group(4) is None else " ", text)
+
+    assert _HTML_BEFORE_SKIP.pattern != _HTML_LINK.pattern
+    assert read(_HTML_LINK) == read(_HTML_BEFORE_SKIP)
