@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grasbot.retrieval.sections import OVERLAP, WHOLE_NOTE, WINDOW, cut_note, heading_path
+from grasbot.retrieval import sections as _sections
+from grasbot.retrieval.sections import OVERLAP, WHOLE_NOTE, WINDOW, cut_note, heading_path, site_headings
 from grasbot.retrieval.vault import rewrite_links
 
 
@@ -261,3 +262,23 @@ def test_setext_headings_start_sections_where_commonmark_and_obsidian_read_one()
     )
     assert cut_note(body)[0] == ((1, "Recettes"), (2, "Les tartes de saison"))
     assert {path for path, _ in texts(body)} == {("Recettes",), ("Recettes", "Les tartes de saison")}
+
+
+def test_a_heading_line_padded_with_spaces_is_read_once():
+    """A heading whose line a generated table padded with spaces before its last word: from each
+    space, the end of its text was looked for by reading every space after it, each way (120,000
+    spaces took four and a half minutes to cut). Its text is still all of it."""
+    body = "# Titre" + " " * 120_000 + "fin\n\nTexte.\n\n> # Cité" + "\t" * 120_000 + "fin ##\n"
+    assert cut_note(body)[0] == ((1, "Titre" + " " * 120_000 + "fin"),)
+    assert site_headings(body) == (("Titre" + " " * 120_000 + "fin", True), ("Cité" + "\t" * 120_000 + "fin", False))
+
+
+_HEADING_AS_WRITTEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")  # before it was read once
+
+
+@settings(max_examples=3_000, deadline=None)
+@given(st.lists(st.sampled_from(["#", "##", " ", "  ", "\t", "a", "é", "\u00a0", "# ", " #", "\\#"]), max_size=12).map("".join))
+def test_a_heading_reads_as_it_did_before_it_was_read_once(line):
+    read = _sections._HEADING.match(line)
+    before = _HEADING_AS_WRITTEN.match(line)
+    assert (read and (read.span(), read.groups())) == (before and (before.span(), before.groups()))
