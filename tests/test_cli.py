@@ -603,58 +603,37 @@ def test_url_map_hugo_reads_the_notes_slug_and_url_and_bundles(path, slug, url, 
     assert settings.url_for(None, "x", path, slug, url) == page
 
 
-# MkDocs' page (mkdocs/structure/files.py, File._get_stem and _get_dest_path, use_directory_urls):
-# index.md and README.md (that case only) are their folder's index.html, served as the folder;
-# `/{path}/` sent visitors to /Cuisine/index/, a 404
+# Where each generator serves a note, from its own code: MkDocs (mkdocs/structure/files.py,
+# File._get_stem, _get_dest_path and _get_url) serves index.md and README.md (that case only) as
+# their folder, and with `use_directory_urls: false` links them as the folder's index.html
+# (`/{path}/` and `/{path}.html` sent visitors to /Cuisine/index/ and /Cuisine/README.html, 404s);
+# Quartz v4 (quartz/util/path.ts, slugifyFilePath and simplifySlug) reads _index as index and
+# links a folder's index as the folder (`/Cuisine/index` is not the page it links)
 @pytest.mark.parametrize(
-    "path, page",
+    "template, path, page",
     [
-        ("Cuisine/Crème brûlée.md", "/Cuisine/Cr%C3%A8me%20br%C3%BBl%C3%A9e/"),
-        ("Cuisine/index.md", "/Cuisine/"),
-        ("Cuisine/README.md", "/Cuisine/"),
-        ("Cuisine/readme.md", "/Cuisine/readme/"),
-        ("index.md", "/"),
-        ("README.md", "/"),
+        ("/{mkdocs}", "Cuisine/Crème brûlée.md", "/Cuisine/Cr%C3%A8me%20br%C3%BBl%C3%A9e/"),
+        ("/{mkdocs}", "Cuisine/index.md", "/Cuisine/"),
+        ("/{mkdocs}", "Cuisine/README.md", "/Cuisine/"),
+        ("/{mkdocs}", "Cuisine/readme.md", "/Cuisine/readme/"),
+        ("/{mkdocs}", "index.md", "/"),
+        ("/{mkdocs}", "README.md", "/"),
+        ("/{mkdocs_html}", "Cuisine/Crème brûlée.md", "/Cuisine/Cr%C3%A8me%20br%C3%BBl%C3%A9e.html"),
+        ("/{mkdocs_html}", "Cuisine/index.md", "/Cuisine/index.html"),
+        ("/{mkdocs_html}", "Cuisine/README.md", "/Cuisine/index.html"),
+        ("/{mkdocs_html}", "Cuisine/readme.md", "/Cuisine/readme.html"),
+        ("/{mkdocs_html}", "index.md", "/index.html"),
+        ("/{mkdocs_html}", "README.md", "/index.html"),
+        ("/{quartz}", "Cuisine/Crème brûlée.md", "/Cuisine/Cr%C3%A8me-br%C3%BBl%C3%A9e"),
+        ("/{quartz}", "Cuisine/index.md", "/Cuisine/"),
+        ("/{quartz}", "Cuisine/_index.md", "/Cuisine/"),
+        ("/{quartz}", "Cuisine/Index.md", "/Cuisine/Index"),
+        ("/{quartz}", "Cuisine/mon index.md", "/Cuisine/mon-index"),
+        ("/{quartz}", "index.md", "/"),
     ],
 )
-def test_url_map_mkdocs_serves_index_and_readme_as_their_folder(path, page):
-    assert Settings.load(env={"GRASBOT_URL_MAP": "*=/{mkdocs}"}).url_for(None, "x", path) == page
-
-
-# MkDocs with `use_directory_urls: false` (mkdocs/structure/files.py, File._get_dest_path and
-# _get_url): foo.md is foo.html, index.md and README.md (that case only) their folder's
-# index.html, linked as such; `/{path}.html` sent visitors of Cuisine/README.md to
-# /Cuisine/README.html, a 404
-@pytest.mark.parametrize(
-    "path, page",
-    [
-        ("Cuisine/Crème brûlée.md", "/Cuisine/Cr%C3%A8me%20br%C3%BBl%C3%A9e.html"),
-        ("Cuisine/index.md", "/Cuisine/index.html"),
-        ("Cuisine/README.md", "/Cuisine/index.html"),
-        ("Cuisine/readme.md", "/Cuisine/readme.html"),
-        ("index.md", "/index.html"),
-        ("README.md", "/index.html"),
-    ],
-)
-def test_url_map_mkdocs_html_is_mkdocs_page_without_directory_urls(path, page):
-    assert Settings.load(env={"GRASBOT_URL_MAP": "*=/{mkdocs_html}"}).url_for(None, "x", path) == page
-
-
-# Quartz v4 links a folder's index.md as the folder (quartz/util/path.ts, simplifySlug: the
-# `index` trimmed), and the vault's own as the home page; `/Cuisine/index` is not the page it links
-@pytest.mark.parametrize(
-    "path, page",
-    [
-        ("Cuisine/Crème brûlée.md", "/Cuisine/Cr%C3%A8me-br%C3%BBl%C3%A9e"),
-        ("Cuisine/index.md", "/Cuisine/"),
-        ("Cuisine/_index.md", "/Cuisine/"),
-        ("Cuisine/Index.md", "/Cuisine/Index"),
-        ("Cuisine/mon index.md", "/Cuisine/mon-index"),
-        ("index.md", "/"),
-    ],
-)
-def test_url_map_quartz_serves_a_folders_index_as_the_folder(path, page):
-    assert Settings.load(env={"GRASBOT_URL_MAP": "*=/{quartz}"}).url_for(None, "x", path) == page
+def test_url_map_serves_a_note_where_its_site_generator_does(template, path, page):
+    assert Settings.load(env={"GRASBOT_URL_MAP": f"*={template}"}).url_for(None, "x", path) == page
 
 
 def test_url_map_types_fold_case_and_accents_and_a_catch_all_serves_the_rest():
