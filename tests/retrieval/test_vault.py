@@ -17,6 +17,7 @@ from grasbot.retrieval.vault import (
     _CODE,
     _HIDDEN,
     _HTML_LINK,
+    _MD_LINK,
     FENCED,
     LinkResolver,
     Note,
@@ -867,3 +868,39 @@ def test_a_tag_that_is_no_link_is_skipped_without_changing_the_links_read(text):
 
     assert _HTML_BEFORE_SKIP.pattern != _HTML_LINK.pattern
     assert read(_HTML_LINK) == read(_HTML_BEFORE_SKIP)
+
+
+def test_a_fragment_padded_with_spaces_is_read_once():
+    """`[a](x.md#` then 200,000 spaces and no `)` is no link: from each space the pattern read
+    the rest of them again to see whether a `)` or a title followed (over three minutes). A
+    link before it, and a fragment padded with spaces before its title, are still read."""
+    raw = 'Voir [la note](Autre.md) et [la recette](Recette.md#Pâte   "titre").\n\n[a](x.md#' + " " * 200_000 + "y\n"
+    note = parse_note("cours/liens.md", raw.encode(), mtime_ns=0, options=VaultOptions(default_public=True))
+    assert [(link.target, link.display) for link in note.links] == [
+        ("cours/Autre.md", "la note"),
+        ("cours/Recette.md", "la recette"),
+    ]
+
+
+# `_MD_LINK` before a fragment's end was kept off a space another space follows.
+_MD_BEFORE_FRAGMENT = re.compile(
+    r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]"
+    r"\(\s*(<[^<>\n]*>|(?:[^()<>\n]|\([^()<>\n]*\))+?\.md(?:#[^()\n]*)?(?=\s*\)|\s+[\"'(])|(?:[^\s()<>]|\([^\s()]*\))+)"
+    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)",
+    re.IGNORECASE,
+)
+_MD_PIECES = ["[a](", "![b](", "](", "[", "]", "x.md", ".MD", "#", "#s", " ", "  ", "\t", "\u00a0", "\n", "(", ")"]
+_MD_PIECES += ['"t"', "'t'", "(t)", '"', "'", "<", ">", "y"]
+
+
+@settings(max_examples=3_000, deadline=None)
+@given(st.lists(st.sampled_from(_MD_PIECES), max_size=16).map("".join))
+def test_a_fragment_kept_off_its_padding_reads_the_same_links(text):
+    """The Markdown links read, where, with which target, label and title, and what a reader
+    leaves of the text, are those of the pattern before a fragment stopped ending on padding."""
+
+    def read(pattern):
+        return [(m.span(), m.groups()) for m in pattern.finditer(text)], pattern.sub("|", text)
+
+    assert _MD_BEFORE_FRAGMENT.pattern != _MD_LINK.pattern
+    assert read(_MD_LINK) == read(_MD_BEFORE_FRAGMENT)
