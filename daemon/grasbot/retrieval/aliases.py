@@ -108,12 +108,12 @@ def _runs(text: str) -> list[_Run]:
     current: list[tuple[int, int, str, bool]] = []  # (start, end, folded, meaningful)
 
     def close() -> None:
-        while current and not current[-1][3]:
-            current.pop()
-        while current and not current[0][3]:
-            current.pop(0)
-        if current:
-            start, end = current[0][0], current[-1][1]
+        # the first meaningful word found, not connectors dropped one by one from the front: each
+        # drop moved the rest (« de de … de mot », 240 KB of a link's text: half a second, 3.6 MB: six and a half minutes)
+        first = next((i for i, word in enumerate(current) if word[3]), None)
+        if first is not None:
+            last = max(i for i, word in enumerate(current) if word[3])
+            start, end = current[first][0], current[last][1]
             runs.append(_Run(start, end, tuple(tokenize_fr(text[start:end]))))
         current.clear()
 
