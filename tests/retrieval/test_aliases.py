@@ -6,9 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grasbot import GrasbotError, QueryError
-from grasbot.retrieval.aliases import SOURCE_WEIGHTS, NoteNotFound, covered, key_phrase, suggest_aliases
+from grasbot.retrieval.aliases import SOURCE_WEIGHTS, NoteNotFound, _Candidate, _merge, covered, key_phrase, suggest_aliases
 from grasbot.store.questionlog import QuestionLog
 from support.bots import BUNDLED_VAULT, make_bot
 
@@ -309,3 +311,48 @@ def test_a_missed_question_finds_its_note_first_once_the_alias_is_accepted(note_
     assert found.grounded and found.sources[0].slug == "grasbot"
     assert [(r.signal, r.detail) for r in found.sources[0].reasons if r.signal == "alias"] == [("alias", "alias « robot conversationnel »")]
     assert suggest_aliases("grasbot", owner(bot), log)["suggestions"] == []  # nothing left to suggest
+
+
+def test_the_phrases_of_a_long_question_log_are_merged_at_once():
+    """One candidate per distinct question: 100,000 of them were compared pair by pair (more
+    than two and a half minutes). Each phrase still joins the one whose stems hold its own, under the broader."""
+    candidates = []
+    for i in range(50_000):
+        candidates += [_Candidate(f"mot{i} rouge", frozenset({f"mot{i}", "roug"})), _Candidate(f"mot{i}", frozenset({f"mot{i}"}))]
+    for c in candidates:
+        c.add("visitor_question", c.alias + " ?")
+    merged = _merge(candidates)
+    assert len(merged) == 50_000
+    assert (merged[7].alias, merged[7].evidence) == ("mot7", {"visitor_question": ["mot7 ?", "mot7 rouge ?"]})
+
+
+def _merge_pair_by_pair(candidates):
+    """Groups of phrases whose stems are equal or one within the other, as `_merge` read them."""
+    groups: list[list[int]] = []
+    for j, b in enumerate(candidates):
+        joined = [g for g in groups if any(candidates[i].stems <= b.stems or b.stems <= candidates[i].stems for i in g)]
+        groups = [g for g in groups if g not in joined] + [sorted([j, *(i for g in joined for i in g)])]
+    return sorted(groups)
+
+
+_ALIASES = st.sampled_from(["vélo", "Vélo", "velo rouge", "tarte"])
+_ROWS = st.tuples(_ALIASES, st.frozensets(st.sampled_from("abcd"), max_size=4), st.sampled_from(sorted(SOURCE_WEIGHTS)))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_ROWS, max_size=12))
+def test_phrases_merge_as_when_compared_pair_by_pair(rows):
+    """The groups, each group's phrasing and its evidence, are those of every pair compared."""
+    candidates = [_Candidate(alias, stems) for alias, stems, _ in rows]
+    for n, (c, (_, _, source)) in enumerate(zip(candidates, rows, strict=True)):
+        c.add(source, f"question {n}")
+    expected = []
+    for group in _merge_pair_by_pair(candidates):
+        members = [candidates[i] for i in group]
+        keep = max(members, key=_Candidate.phrasing_rank)
+        evidence: dict[str, list[str]] = {}
+        for member in sorted(members, key=_Candidate.phrasing_rank, reverse=True):
+            for source, items in member.evidence.items():
+                evidence.setdefault(source, []).extend(i for i in items if i not in evidence.get(source, []))
+        expected.append((keep.alias, keep.stems, evidence))
+    assert [(c.alias, c.stems, c.evidence) for c in _merge(candidates)] == expected

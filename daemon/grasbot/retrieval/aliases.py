@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import TYPE_CHECKING
 
 from .._exceptions import NoteNotFound, QueryError
@@ -279,11 +280,20 @@ def _merge(candidates: list[_Candidate]) -> list[_Candidate]:
             i = parent[i]
         return i
 
-    for i, a in enumerate(candidates):
-        for j in range(i + 1, len(candidates)):
-            b = candidates[j]
-            if a.stems <= b.stems or b.stems <= a.stems:
-                parent[root(j)] = root(i)
+    # Each phrase is joined to the phrases whose stems are a subset of its own, found by its few
+    # subsets (an alias has at most MAX_ALIAS_WORDS), not by comparing every pair: one per distinct
+    # question of the log, 4,000 of them took half a second, 100,000 more than two and a half minutes.
+    first: dict[frozenset[str], int] = {}  # phrases of equal stems are one: the first stands for them
+    for j, b in enumerate(candidates):
+        parent[j] = first.setdefault(b.stems, j)
+    for stems, j in first.items():
+        if len(stems) <= 2 * MAX_ALIAS_WORDS:
+            subsets: Iterable[frozenset[str]] = (frozenset(s) for k in range(len(stems)) for s in combinations(sorted(stems), k))
+        else:  # longer than any alias key_phrase offers: against each phrase
+            subsets = (other for other in first if other < stems)
+        for subset in subsets:
+            if subset in first:
+                parent[root(first[subset])] = root(j)
     groups: dict[int, list[_Candidate]] = {}
     for i, c in enumerate(candidates):
         groups.setdefault(root(i), []).append(c)
