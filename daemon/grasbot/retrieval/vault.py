@@ -525,6 +525,13 @@ def _skip_blank(line: str, at: int, column: int) -> tuple[int, int]:
     return at, column
 
 
+def _past_quote(line: str, mark: int, column: int) -> tuple[int, int, int]:
+    """(offset, column, content column) past the quote mark `>` at offset `mark`, in `column`:
+    one space or tab after it is the mark's own (CommonMark 5.1)."""
+    at, column = mark + 1, column + 1
+    return at, column, column + 1 if at < len(line) and line[at] in " \t" else column
+
+
 def _continued(line: str, stack: Sequence[int]) -> tuple[int, int, int, int]:
     """How many of `stack`'s containers `line` continues, and where its rest begins: (that many,
     offset, column, the content column it is read from)."""
@@ -534,8 +541,7 @@ def _continued(line: str, stack: Sequence[int]) -> tuple[int, int, int, int]:
         if item == _QUOTE:
             if first_column - content > 3 or first == len(line) or line[first] != ">":
                 return depth, at, column, content
-            at, column = first + 1, first_column + 1
-            content = column + 1 if at < len(line) and line[at] in " \t" else column
+            at, column, content = _past_quote(line, first, first_column)
             first, first_column = _skip_blank(line, at, column)
         elif first < len(line) and first_column < item:
             return depth, at, column, content
@@ -596,8 +602,7 @@ def _contained_code(text: str, fences: Sequence[tuple[int, int]]) -> list[tuple[
         while first < len(line) and first_column - content < 4:  # new quotes and items
             if line[first] == ">":
                 opened.append(_QUOTE)
-                at, column = first + 1, first_column + 1
-                content = column + 1 if at < len(line) and line[at] in " \t" else column
+                at, column, content = _past_quote(line, first, first_column)
             else:
                 marker = _LIST_MARKER.match(line, first) if _BREAK.match(line, first) is None else None
                 if marker is None:
