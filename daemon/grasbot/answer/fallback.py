@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ..retrieval.analysis import tokenize_fr
 from ..retrieval.index import Index
-from ..retrieval.vault import code_in, code_kept
+from ..retrieval.vault import code_dropped, code_in, code_kept
 from .passages import Passage, question_weights
 
 SENTENCES = 3
@@ -96,25 +96,6 @@ def _lines_read(text: str) -> str:
     return "\n".join(out)
 
 
-def _blocks_dropped(markdown: str) -> tuple[str, list[tuple[int, int]]]:
-    """`markdown` without its code blocks, one space each (an extract quotes no code), and where
-    its code spans are in what is left. Code is what `vault.code_in` reads as code, the rule
-    tags and links are read by: a fence of four backticks holds one of three, an unclosed fence
-    is no fence, an indented block is code."""
-    parts: list[str] = []
-    spans: list[tuple[int, int]] = []
-    at = size = 0
-    for start, end, block in code_in(markdown):
-        kept = " " if block else markdown[start:end]
-        if not block:
-            spans.append((size + start - at, size + start - at + len(kept)))
-        parts += (markdown[at:start], kept)
-        size += start - at + len(kept)
-        at = end
-    parts.append(markdown[at:])
-    return "".join(parts), spans
-
-
 def _prose_read(text: str) -> str:
     """Markdown read as a reader reads it: headings out, links as their labels, marks off."""
     text = _HEADING_LINE.sub(lambda m: m.group(0) if m.group(1) is None else "", text)
@@ -127,7 +108,9 @@ def _prose_read(text: str) -> str:
 def sentences(markdown: str) -> list[str]:
     """The sentences an extract may quote; a code span's text is quoted as written, without its
     backticks: a link or a mark in it is no link nor mark (`[[Nom de la note]]`, `**kwargs`)."""
-    text = code_kept(*_blocks_dropped(markdown), _prose_read, lambda span: span.strip("`"))
+    # code is what `vault.code_in` reads, the rule tags and links are read by: a fence of four
+    # backticks holds one of three, an unclosed fence is no fence, an indented block is code
+    text = code_kept(*code_dropped(markdown, code_in(markdown), spans=True), _prose_read, lambda span: span.strip("`"))
     out = []
     for piece in _SENTENCE_END.split(text):
         piece = _BREAKING_SPACES.sub(" ", piece).strip()

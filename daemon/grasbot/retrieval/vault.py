@@ -707,17 +707,24 @@ def code_kept(text: str, codes: Sequence[tuple[int, ...]], change: Callable[[str
     return _KEPT_MARK.sub(lambda m: put(kept[int(m.group(1))]), change("".join(parts)))
 
 
-def _outside(text: str, codes: list[Code]) -> str:
-    """`text` with each piece of code made one space: the prose tags and links are read from."""
-    if not codes:
-        return text
+def code_dropped(text: str, codes: Sequence[Code], *, spans: bool = False) -> tuple[str, list[tuple[int, int]]]:
+    """`text` with each piece of code `codes` made one space: the prose tags and links are read
+    from. With `spans`, code spans stay as written (an extract quotes no block, but a span's
+    words), and where each stands in what is left comes too."""
     parts: list[str] = []
-    at = 0
-    for start, end, _ in codes:
-        parts += (text[at:start], " ")
+    where: list[tuple[int, int]] = []
+    at = size = 0
+    for start, end, block in codes:
+        kept = spans and not block
+        piece = text[start:end] if kept else " "
+        size += start - at
+        if kept:
+            where.append((size, size + len(piece)))
+        parts += (text[at:start], piece)
+        size += len(piece)
         at = end
     parts.append(text[at:])
-    return "".join(parts)
+    return "".join(parts), where
 
 
 # _WIKILINK without its leading `(!?)`, so the scan jumps from `[[` to `[[`; the `!` is looked up
@@ -990,7 +997,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     stem = PurePosixPath(rel).stem
     body = strip_hidden(body)
 
-    prose = _outside(body, code_in(body))
+    prose, _ = code_dropped(body, code_in(body))
     shown = _shown_text if "%%" in header or "<!--" in header else _same  # fields with comments: rare
     # Obsidian names a note by its file; a first heading is often a section's (« Objectif »,
     # « Présentation », 125 of a personal vault's 209 notes), which sources showed as the title
