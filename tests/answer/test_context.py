@@ -609,3 +609,43 @@ def test_a_heading_of_unclosed_marks_is_read_once(note_writer, heading, expected
     end, each backtick for each run length: 6,000 backticks took 2.2 s to anchor, 20,000 `[`
     1.1 s, for each passage of the note a visitor's question reached."""
     assert _github_anchor_of_second_section(note_writer, heading) == expected
+
+
+def _anchor_of_second_section(note_writer, heading: str, form: str) -> str | None:
+    """The `form` anchor of a long note's second section, headed `heading`."""
+    sections = [("Introduction", "pommes"), (heading, "prunes")]
+    body = "\n\n".join(f"## {title}\n\nLa recette parle de {word}. " + ("Du texte. " * 400) for title, word in sections)
+    note_writer("recettes.md", "title: Recettes\ntype: projet\nvisibility: public", body)
+    index = make_bot(note_writer.root, anchors=form).snapshot.index("visitor")
+    found = [p for p in choose_passages("prunes", [("recettes.md", "/r")], index, budget=2_000, anchors=form) if "prunes" in p.text]
+    assert found
+    return found[0].anchor
+
+
+@pytest.mark.parametrize(
+    "form, heading, expected",
+    [
+        # Quartz parses inline HTML (ofm.ts: rehype-raw) before rehype-slug, which slugs the
+        # heading element's text (hast-util-to-string): tags gone, entities read; GitHub slugs
+        # the rendered heading's text alike
+        ("github", "Le <code>ls</code> &amp; co", "le-ls--co"),
+        ("github", "Café&nbsp;noir", "cafénoir"),  # U+00A0, a separator github-slugger strips
+        ("github", "L&#233;t&#xE9;", "lété"),
+        ("github", "Le `&amp;` et `<b>`", "le-amp-et-b"),  # a code span's text is as written
+        # Python-Markdown's toc: slugify(html.unescape(strip_tags(inner html))); NFKD makes
+        # the no-break space a space
+        ("mkdocs", "Le <code>ls</code> &amp; co", "le-ls-co"),
+        ("mkdocs", "Café&nbsp;noir", "cafe-noir"),
+        ("mkdocs", "L&#233;t&#xE9;", "lete"),
+        # Hugo's render.TextPlain: raw HTML stripped, then util.ResolveEntityNames (named
+        # entities only, code spans included)
+        ("hugo", "Le <code>ls</code> &amp; co", "le-ls--co"),
+        ("hugo", "Café&nbsp;noir", "cafénoir"),
+        ("hugo", "Le `&amp;` code", "le--code"),
+        ("hugo", "L&#233;t&#xE9;", "l233txe9"),
+    ],
+)
+def test_a_headings_html_and_entities_are_read_as_the_site_renders_them(note_writer, form, heading, expected):
+    """A heading's inline HTML and character references are markup, not text: GrasBot slugged
+    them as written (`le-codelscode-amp-co`, `cafénbspnoir`), ids no page has."""
+    assert _anchor_of_second_section(note_writer, heading, form) == expected

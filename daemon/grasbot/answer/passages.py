@@ -15,6 +15,7 @@ index's `readable_text`, and the sources come from that audience's search.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
@@ -280,15 +281,69 @@ def _cut(text: str, limit: int) -> str:
     return head.rstrip()
 
 
-def _plain(heading: str, *, spaces_as_written: bool = False) -> str:
+def _plain(heading: str, *, spaces_as_written: bool = False, markup: Callable[[str], str] | None = None) -> str:
     """A heading as read: emphasis marks dropped, a code span's text as written, a link as its
     text, its no-break spaces kept (GitHub drops them from an anchor, as it does a space's
     neighbours), and the newlines of a Setext heading written over several lines (GitHub and
     rehype-slug drop them: « Ligne un » then « ligne deux » is ligne-unligne-deux). Runs of
     spaces are one space, but `spaces_as_written` keeps each inside a line as the page's text
-    does, for ids that make each space a hyphen (GitHub's, Hugo's: `a  b` is a--b)."""
-    lines = _MARKS.sub(lambda m: m.group(2) if m.group(1) else m.group(3) or "", heading).split("\n")
+    does, for ids that make each space a hyphen (GitHub's, Hugo's: `a  b` is a--b). `markup`
+    reads the text outside code spans as the site's renderer does (`_rendered_text`)."""
+    outside = markup or (lambda text: text)
+    pieces, at = [], 0
+    for found in _MARKS.finditer(heading):
+        pieces.append(outside(heading[at : found.start()]))
+        pieces.append(found.group(2) if found.group(1) else outside(found.group(3) or ""))
+        at = found.end()
+    pieces.append(outside(heading[at:]))
+    lines = "".join(pieces).split("\n")
     return "\n".join((line if spaces_as_written else _BREAKING_SPACES.sub(" ", line)).strip() for line in lines)
+
+
+# CommonMark's inline HTML (6.6): an open or closing tag, a comment; and its entity and numeric
+# character references (2.5), which only a semicolon closes
+_HTML_TAG = re.compile(
+    r"<(?:/?[A-Za-z][A-Za-z0-9-]*+(?:\s++[A-Za-z_:][\w.:-]*+(?:\s*+=\s*+(?:[^\s\"'=<>`]++|'[^']*+'|\"[^\"]*+\"))?+)*+\s*+/?>|!--.*?-->)",
+    re.DOTALL,
+)
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]*+);")
+_NAMED_ENTITY = re.compile(r"&[A-Za-z][A-Za-z0-9]*+;")
+
+
+def _rendered_text(text: str) -> str:
+    """Text outside code as the page's heading element holds it, from which GitHub, Quartz
+    (rehype-raw, then rehype-slug's hast-util-to-string) and MkDocs (Python-Markdown's toc:
+    `slugify(html.unescape(strip_tags(inner html)))`) make its id: inline HTML tags dropped,
+    their text kept, entities read (`&amp;` is &, `&nbsp;` a no-break space)."""
+    return _ENTITY.sub(lambda m: html.unescape(m.group()), _HTML_TAG.sub("", text))
+
+
+def _hugo_text(text: str) -> str:
+    """Hugo's `render.TextPlain` (markup/goldmark/internal/render): a raw HTML tag is stripped
+    (its text kept); named entities are resolved afterwards over the whole text
+    (`util.ResolveEntityNames`, code spans included), numeric ones left as written."""
+    return _HTML_TAG.sub("", text)
+
+
+# goldmark's heading attributes (parser/atx_heading.go `parseLastLineAttributes`, on in Hugo by
+# `markup.goldmark.parser.attribute.title`): a `{…}` list closing the heading's last line, of
+# `#id`, `.class` and `name=value` items; `#id` runs up to a space or ASCII punctuation other
+# than `_ - : .` (parser/attribute.go). It is no part of the heading's text.
+_ATTRIBUTE = r"""(?:[#.][^\s!-,/;-@\[-^`{-~]++|[A-Za-z_:][\w:.-]*+\s*+=\s*+(?:"[^"]*+"|'[^']*+'|[^\s"'{}]++))"""
+_ATTRIBUTES = re.compile(rf"[ \t]*+\{{[ \t]*+((?:{_ATTRIBUTE}[ \t]*+,?[ \t]*+)*+)\}}[ \t]*+$")
+_ATTRIBUTE_ID = re.compile(r"""(?:^|[\s,])(?:#([^\s!-,/;-@\[-^`{-~]++)|id\s*+=\s*+(?:"([^"]*+)"|'([^']*+)'|([^\s"'{}]++)))""")
+
+
+def hugo_heading_id(heading: str) -> tuple[str, str | None]:
+    """The heading's text without the attribute list closing its last line, and the id that
+    list gives (`## Installer {#install}`: `Installer`, `install`), as Hugo renders it; the
+    last `#id` or `id=` wins, as goldmark sets attributes in order."""
+    head, newline, last = heading.rpartition("\n")
+    found = _ATTRIBUTES.search(last) if last.endswith("}") else None
+    if found is None:
+        return heading, None
+    ids = [next(group for group in m.groups() if group is not None) for m in _ATTRIBUTE_ID.finditer(found.group(1))]
+    return head + newline + last[: found.start()], ids[-1] if ids else None
 
 
 def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str) -> str | None:
@@ -301,11 +356,17 @@ def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str
         headings = site_headings(index.notes[path].body)  # a callout's headings take ids too
         if sum(section for _, section in headings) != len(sections[0]):
             headings = tuple((text, True) for _, text in sections[0])
-        plain = [_plain(index.readable_text(text, path), spaces_as_written=form in ("github", "hugo")) for text, _ in headings]
+        written = [(text, None) for text, _ in headings]
+        markup = _hugo_text if form == "hugo" else _rendered_text if form in ("github", "mkdocs") else None
+        plain = [_plain(index.readable_text(text, path), spaces_as_written=form in ("github", "hugo"), markup=markup) for text, _ in written]
+        if form == "hugo":  # goldmark resolves named entities in the text it made, code included
+            plain = [_NAMED_ENTITY.sub(lambda m: html.unescape(m.group()), text) for text in plain]
         # Python-Markdown (MkDocs) reads an underline only under one line: several lines above
         # it are a paragraph, with no id
         heading_of = [form != "mkdocs" or "\n" not in text for text in plain]
-        made = iter(unique_anchors([anchor_of(text, form) for text, heading in zip(plain, heading_of, strict=True) if heading], form))
+        given = [custom for (_, custom), heading in zip(written, heading_of, strict=True) if heading]
+        auto = [custom or anchor_of(text, form) for text, heading, (_, custom) in zip(plain, heading_of, written, strict=True) if heading]
+        made = iter(unique_anchors(auto, form, fixed=[custom is not None for custom in given]))
         ids = [next(made) if heading else "" for heading in heading_of]
         return [anchor for anchor, (_, section) in zip(ids, headings, strict=True) if section]
 
@@ -377,24 +438,25 @@ def _github_keeps(c: str) -> bool:
     return category == "So" and any(low <= ord(c) <= high for low, high in _ALPHABETIC_SYMBOLS)
 
 
-def unique_anchors(anchors: Sequence[str], form: str) -> list[str]:
+def unique_anchors(anchors: Sequence[str], form: str, fixed: Sequence[bool] = ()) -> list[str]:
     """Each heading's anchor unique in its note, as github-slugger's `slug()` makes it (Hugo's
     goldmark alike): an anchor already given gets the first of -1, -2 … not yet given, so
     « Recette », « Recette 1 », « Recette » are recette, recette-1, recette-2. `mkdocs`:
     Python-Markdown's `_1`, `_2`; `text` is left alone: Obsidian Publish links a heading by its
-    text, the first of that text."""
+    text, the first of that text. An anchor `fixed` (a heading's own `{#id}`) is kept as
+    written and taken from the later ones, as Hugo's idFactory `Put` does."""
     if form == "text":
         return list(anchors)
     if form == "mkdocs":
         return _python_markdown_unique(anchors)
     taken: dict[str, int] = {}
     unique = []
-    for base in anchors:
+    for base, kept in zip(anchors, list(fixed) + [False] * (len(anchors) - len(fixed)), strict=True):
         anchor = base
-        while anchor in taken:
+        while anchor in taken and not kept:
             taken[base] += 1
             anchor = f"{base}-{taken[base]}"
-        taken[anchor] = 0
+        taken.setdefault(anchor, 0)
         unique.append(anchor)
     return unique
 
