@@ -649,3 +649,27 @@ def test_a_headings_html_and_entities_are_read_as_the_site_renders_them(note_wri
     """A heading's inline HTML and character references are markup, not text: GrasBot slugged
     them as written (`le-codelscode-amp-co`, `cafénbspnoir`), ids no page has."""
     assert _anchor_of_second_section(note_writer, heading, form) == expected
+
+
+@pytest.mark.parametrize(
+    "heading, expected",
+    [
+        ("Installer {#install}", "install"),
+        ("Installer {.important #install}", "install"),
+        ("Installer {id=install}", "install"),
+        ("Installer {.important}", "installer"),  # an attribute list without id: no part of the text
+        ("Installer {#a/b}", "installer-ab"),  # `/` ends an id and starts no attribute: text
+        ("Voir [docs](https://x.org)", "voir-docs"),  # Hugo 0.144+ (#13405): the link's text only
+    ],
+)
+def test_a_hugo_heading_takes_its_own_id(note_writer, heading, expected):
+    """Hugo reads `{#id}` closing a heading as its id (goldmark's parseLastLineAttributes, on by
+    default: markup.goldmark.parser.attribute.title) and shows it nowhere: GrasBot linked
+    `## Installer {#install}` to installer-install, an id Hugo's page has not."""
+    assert _anchor_of_second_section(note_writer, heading, "hugo") == expected
+
+
+def test_a_hugo_headings_own_id_is_taken_from_the_later_ones():
+    """idFactory `Put`: a given id is kept as written and the auto ids after it skip it."""
+    assert unique_anchors(["recette", "recette", "recette"], "hugo", fixed=[True, False, False]) == ["recette", "recette-1", "recette-2"]
+    assert unique_anchors(["recette-1", "recette", "recette"], "hugo", fixed=[True, False, False]) == ["recette-1", "recette", "recette-2"]

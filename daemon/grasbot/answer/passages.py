@@ -356,7 +356,7 @@ def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str
         headings = site_headings(index.notes[path].body)  # a callout's headings take ids too
         if sum(section for _, section in headings) != len(sections[0]):
             headings = tuple((text, True) for _, text in sections[0])
-        written = [(text, None) for text, _ in headings]
+        written = [hugo_heading_id(text) if form == "hugo" else (text, None) for text, _ in headings]
         markup = _hugo_text if form == "hugo" else _rendered_text if form in ("github", "mkdocs") else None
         plain = [_plain(index.readable_text(text, path), spaces_as_written=form in ("github", "hugo"), markup=markup) for text, _ in written]
         if form == "hugo":  # goldmark resolves named entities in the text it made, code included
