@@ -300,11 +300,10 @@ def _plain(heading: str, *, spaces_as_written: bool = False, markup: Callable[[s
     return "\n".join((line if spaces_as_written else _BREAKING_SPACES.sub(" ", line)).strip() for line in lines)
 
 
-# CommonMark's inline HTML (6.6): an open or closing tag, a comment; and its entity and numeric
-# character references (2.5), which only a semicolon closes
+# CommonMark's inline HTML (6.6): an open or closing tag (a comment is gone already: the vault
+# hides it); and its entity and numeric character references (2.5), which only a semicolon closes
 _HTML_TAG = re.compile(
-    r"<(?:/?[A-Za-z][A-Za-z0-9-]*+(?:\s++[A-Za-z_:][\w.:-]*+(?:\s*+=\s*+(?:[^\s\"'=<>`]++|'[^']*+'|\"[^\"]*+\"))?+)*+\s*+/?>|!--.*?-->)",
-    re.DOTALL,
+    r"<(?:/?[A-Za-z][A-Za-z0-9-]*+(?:\s++[A-Za-z_:][\w.:-]*+(?:\s*+=\s*+(?:[^\s\"'=<>`]++|'[^']*+'|\"[^\"]*+\"))?+)*+\s*+/?>)",
 )
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]*+);")
 _NAMED_ENTITY = re.compile(r"&[A-Za-z][A-Za-z0-9]*+;")
