@@ -3,6 +3,7 @@ question to an accepted alias that finds the note first."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from grasbot import GrasbotError, QueryError
 from grasbot.retrieval.aliases import SOURCE_WEIGHTS, NoteNotFound, _Candidate, _merge, covered, key_phrase, suggest_aliases
-from grasbot.store.questionlog import QuestionLog
+from grasbot.store.questionlog import REOPEN_EVERY, QuestionLog
 from support.bots import BUNDLED_VAULT, make_bot
 
 GRASBOT_BODY = """
@@ -148,6 +149,27 @@ def test_ungrounded_question(note_writer, log):
         }
     ]
     assert suggest_aliases("cuisine", owner(bot), log)["suggestions"] == []
+
+
+def test_questions_waiting_for_the_log_file_are_suggested_and_counted_once_written(note_writer, tmp_path):
+    """While the log's file was held by another process (or refused writes), the visitors'
+    questions waited in memory and the owner's suggestions found none of them."""
+    note_writer("grasbot.md", "title: GrasBot", GRASBOT_BODY)
+    fillers(note_writer)
+    bot = make_bot(note_writer.root, default_visibility="public")
+    db = tmp_path / "questions.sqlite3"
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another process holds the file as the daemon starts
+    now = [datetime(2025, 3, 1, tzinfo=UTC)]
+    with QuestionLog(db, clock=lambda: now[0], batch_wait=60) as log:
+        question = "comment se fait le classement des notes ?"
+        log.submit(question, bot.search(question, audience="visitor"))
+        expected = [{"alias": "classement des notes", "source": "visitor_question", "evidence": [question], "score": SOURCE_WEIGHTS["visitor_question"]}]
+        assert log.waiting and suggest_aliases("grasbot", owner(bot), log)["suggestions"] == expected
+        other.execute("COMMIT")
+        other.close()
+        now[0] += REOPEN_EVERY
+        assert suggest_aliases("grasbot", owner(bot), log)["suggestions"] == expected and log.enabled
 
 
 def test_answers(note_writer):

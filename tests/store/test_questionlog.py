@@ -228,6 +228,12 @@ def test_unwritable_path_warns_once_and_turns_off(tmp_path, caplog):
     assert len(warnings) == 1 and "not-a-folder" in warnings[0].getMessage()
 
 
+def in_memory(log: QuestionLog) -> int:
+    """The questions waiting in memory for the file (reads count them with those written)."""
+    with log._queue:
+        return len(log._pending)
+
+
 def read_only_connection(log: QuestionLog, db) -> None:
     """What a file system remounted read-only, or a file made read-only and opened again, looks
     like to the log's connection: SQLite refuses every write (SQLITE_READONLY). A permission
@@ -254,10 +260,10 @@ def test_a_log_made_read_only_while_the_daemon_runs_keeps_its_questions_until_wr
         assert log.stalled and log.failure == "cannot write: attempt to write a readonly database"
         clock.now += REOPEN_EVERY
         log.record("pendant 3", result(grounded=False))  # opened again: still read-only
-        assert log.stalled and log.count() == 0
+        assert log.stalled and in_memory(log) == 3 and log.count() == 4
     clock.now += REOPEN_EVERY
     log.record("après", result(("c", 3.0, ("graph",))))
-    assert not log.stalled and log.failure is None and log.count() == 5
+    assert not log.stalled and log.failure is None and log.count() == 5 and in_memory(log) == 0
     log.close()
     logged = [(r[0], r[2], r[3], r[4]) for r in rows(db, "questions")]
     assert logged == [(1, "avant", 1, 0), (2, "pendant 1", 1, 0), (3, "pendant 2", 1, 1), (4, "pendant 3", 0, 0), (5, "après", 1, 0)]
@@ -281,7 +287,7 @@ def test_a_full_disk_keeps_its_questions_until_there_is_room_again(tmp_path, cap
     assert log.enabled and log.stalled and log.failure == "cannot write: database or disk is full"
     log._conn.execute("PRAGMA max_page_count=1000000")  # room again
     log.record("pas encore réessayé", result(("a", 5.0, ("bm25",))))
-    assert log.count() == 1  # written again in REOPEN_EVERY, not at every question
+    assert log.count() == 22 and in_memory(log) == 21  # written again in REOPEN_EVERY, not at every question
     clock.now += REOPEN_EVERY
     log.record("après", result(("a", 5.0, ("bm25",))))
     log.close()
@@ -381,15 +387,15 @@ def test_a_log_locked_when_the_daemon_starts_keeps_its_questions_until_it_opens(
     assert not log.enabled and log.waiting and "locked" in log.failure
     log.submit("pendant 1", result(("a", 5.0, ("bm25",))))
     log.record("pendant 2", result(("b", 4.0, ("bm25",))), followup=True)
-    assert log.count() == 0 and log.waiting
+    assert log.count() == 2 and in_memory(log) == 2 and log.waiting
     other.execute("COMMIT")
     other.close()
     clock.now += REOPEN_EVERY / 2
     log.submit("pendant 3", result(grounded=False))
-    assert log.count() == 0 and log.waiting  # not tried again yet: not on every question
+    assert log.count() == 3 and in_memory(log) == 3 and log.waiting  # not tried again yet: not on every question
     clock.now += REOPEN_EVERY / 2
     log.submit("après", result(("c", 3.0, ("graph",))))
-    assert log.count() == 4 and log.enabled and not log.waiting and log.failure is None
+    assert log.count() == 4 and in_memory(log) == 0 and log.enabled and not log.waiting and log.failure is None
     log.close()
     logged = [(r[0], r[2], r[3], r[4]) for r in rows(db, "questions")]
     assert logged == [(1, "pendant 1", 1, 0), (2, "pendant 2", 1, 1), (3, "pendant 3", 0, 0), (4, "après", 1, 0)]
@@ -410,10 +416,10 @@ def test_a_folder_not_writable_when_the_daemon_starts_is_tried_again(tmp_path, c
         assert log.waiting and log.failure.startswith("cannot open: ") and str(db) in log.failure
         log.submit("pendant", result(("a", 5.0, ("bm25",))))
         clock.now += REOPEN_EVERY
-        assert log.count() == 0 and log.waiting  # tried again: still not writable
+        assert log.count() == 1 and in_memory(log) == 1 and log.waiting  # tried again: still not writable
         log.submit("encore pendant", result(("a", 5.0, ("bm25",))))
     clock.now += REOPEN_EVERY
-    assert log.count() == 2 and log.enabled
+    assert log.count() == 2 and in_memory(log) == 0 and log.enabled
     log.close()
     assert [r[2] for r in rows(db, "questions")] == ["pendant", "encore pendant"]
     assert db.stat().st_mode & 0o777 == 0o600
@@ -449,6 +455,59 @@ def test_a_log_that_still_cannot_open_at_stop_says_what_it_loses(tmp_path, caplo
     assert len(messages) == 3 and "cannot open database is locked" in messages[0]
     assert "2 questions wait for the file; the oldest are dropped from now on" in messages[1]
     assert "cannot open: database is locked; 2 question(s) asked meanwhile are not logged" in messages[2]
+
+
+def reads(log: QuestionLog) -> tuple:
+    """What every read of the log returns, by question text."""
+    return (
+        log.count(),
+        [q.question for q in log.recent_ungrounded(10)],
+        [q.question for q in log.weakly_found(10)],
+        [q.question for q in log.questions_ending_on("a")],
+        [q.question for q in log.questions_ending_on("a", limit=1)],
+    )
+
+
+def test_reads_see_the_questions_waiting_for_a_file_that_cannot_open_and_each_once_when_written(tmp_path):
+    """While the file could not be opened, every read (the alias suggestions, the owner's
+    counts) found nothing: the visitors' questions of that time were in memory only."""
+    db = tmp_path / "q.sqlite3"
+    clock = Clock()
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    log = QuestionLog(db, clock=clock, batch_wait=60)
+    log.submit("par le texte", result(("a", 5.0, ("bm25",))))
+    log.submit("sans réponse", result(("a", 1.0, ("bm25",)), grounded=False))
+    log.submit("par son titre", result(("b", 5.0, ("title",)), ("a", 2.0, ("bm25",))))
+    expected = (3, ["sans réponse"], ["par le texte"], ["sans réponse", "par le texte"], ["sans réponse"])
+    assert log.waiting and reads(log) == expected
+    [waiting] = log.weakly_found(10, days=1)
+    assert waiting.to_dict() == {
+        "asked_at": "2025-03-01T12:00:00Z",
+        "question": "par le texte",
+        "grounded": True,
+        "followup": False,
+        "results": [{"rank": 1, "slug": "a", "path": "notes/a.md", "score": 5.0, "signals": ["bm25"]}],
+    }
+    other.execute("COMMIT")
+    other.close()
+    clock.now += REOPEN_EVERY
+    assert reads(log) == expected and log.enabled and in_memory(log) == 0  # written, counted once
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["par le texte", "sans réponse", "par son titre"]
+
+
+def test_reads_see_the_questions_written_and_those_waiting_for_a_file_made_read_only(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock(), batch_wait=60)
+    log.record("avant", result(("a", 5.0, ("bm25",))))
+    with read_only_file(db):
+        read_only_connection(log, db)
+        log.record("pendant", result(("a", 4.0, ("bm25",)), grounded=False))
+        assert log.stalled and not log.enabled and in_memory(log) == 1
+        assert reads(log) == (2, ["pendant"], ["avant"], ["pendant", "avant"], ["pendant"])
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["avant", "pendant"]
 
 
 def test_while_the_file_cannot_open_the_oldest_questions_go_first(tmp_path, caplog):
@@ -707,7 +766,7 @@ def test_a_batch_the_file_was_busy_for_waits_for_the_next_write(tmp_path, caplog
     log.submit("pendant 1", result(("a", 5.0, ("bm25",))))
     log.submit("pendant 2", result(("a", 5.0, ("bm25",))))
     with caplog.at_level(logging.DEBUG, logger="grasbot.questionlog"):
-        assert log.count() == 0  # the read tried to write the queue: busy, so the batch waits
+        assert log.count() == 2 and in_memory(log) == 2  # the read tried to write the queue: busy, so the batch waits
     other.execute("ROLLBACK")
     other.close()
     assert any("busy, 2 question(s) kept for the next write, 0 not logged" in r.getMessage() for r in caplog.records)

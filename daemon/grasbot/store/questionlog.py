@@ -29,7 +29,9 @@ thread, started on the first submit, lets a batch gather for `batch_wait` second
 writes every queued question in one transaction, so the occasional WAL checkpoint (which does
 fsync) and the per-commit cost fall on that thread, once per batch. Every read and `close`
 first write out what is queued, under the same lock, so a read right after a submit sees it
-and nothing submitted before `close` is lost. The queue is bounded (`max_pending`): past it a
+and nothing submitted before `close` is lost; while the file cannot be opened or written, a
+read returns the questions waiting in memory with those written before (read through a
+read-only connection if the log's own is closed), each once. The queue is bounded (`max_pending`): past it a
 question is dropped with a debug line; a batch another process kept from the file (longer than
 BUSY_TIMEOUT_MS) goes back to the queue's front; while the file cannot be opened or written, the
 oldest go first (said once).
@@ -47,7 +49,7 @@ import sqlite3
 import sys
 import threading
 import urllib.parse
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -127,7 +129,7 @@ class LoggedResult:
 
 @dataclass(frozen=True)
 class LoggedQuestion:
-    id: int
+    id: int  # 0 for a question still waiting in memory for the file
     asked_at: datetime
     question: str
     grounded: bool
@@ -181,6 +183,18 @@ def _storable(entry: _Pending) -> bool:
             except UnicodeEncodeError:
                 return False
     return True
+
+
+def _waiting(entry: _Pending) -> LoggedQuestion:
+    """A question still waiting in memory, as a read returns it: id 0, none given yet."""
+    return LoggedQuestion(
+        id=0,
+        asked_at=entry.at.astimezone(UTC).replace(microsecond=0),  # as it is written: to the second
+        question=entry.question,
+        grounded=bool(entry.grounded),
+        followup=bool(entry.followup),
+        results=tuple(LoggedResult(rank, slug, path, score, tuple(filter(None, signals.split(",")))) for rank, slug, path, score, signals in entry.results),
+    )
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -326,13 +340,15 @@ class QuestionLog:
 
     # ---- opening
 
-    def _open(self, path: Path) -> sqlite3.Connection:
-        """A connection, the schema made on first use. Read-only, nothing is made or changed.
+    def _open(self, path: Path, *, read_only: bool | None = None) -> sqlite3.Connection:
+        """A connection, the schema made on first use. Read-only (the log's, or `read_only`),
+        nothing is made or changed.
         With no `-wal` file beside the log, no daemon has it open (a connection keeps one) and
         every question is in the file: SQLite then reads it as `immutable`, which needs no `-shm`
         file beside it, so a log in a folder the reader cannot write can be read."""
         wal = path.with_name(path.name + "-wal")
-        if self.read_only:
+        read_only = self.read_only if read_only is None else read_only
+        if read_only:
             flags = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
             target, uri = f"file:{urllib.parse.quote(os.fspath(path.absolute()))}?{flags}", True
         else:
@@ -343,7 +359,7 @@ class QuestionLog:
         conn = sqlite3.connect(target, uri=uri, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None)
         try:
             conn.create_function("grasbot_weak", 1, lambda s: int(is_weak(s.split(","))), deterministic=True)
-            if _schema_version(conn) == 0 and not self.read_only:
+            if _schema_version(conn) == 0 and not read_only:
                 # the schema and its version in one transaction; IMMEDIATE so that two
                 # processes opening a new file at once cannot both create it
                 conn.execute("BEGIN IMMEDIATE")
@@ -354,13 +370,13 @@ class QuestionLog:
                 conn.execute("COMMIT")
             if _schema_version(conn) != SCHEMA_VERSION:
                 raise ValueError("not a GrasBot question log")  # read-only: a file with nothing in it yet
-            if not self.read_only:
+            if not read_only:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.OperationalError as exc:
             conn.close()
-            if self.read_only and wal.exists():  # a log copied from a daemon that did not stop cleanly
+            if read_only and wal.exists():  # a log copied from a daemon that did not stop cleanly
                 raise ValueError(
                     f"{exc}: {wal.name} holds questions not yet in the file, and SQLite reads it only by making a -shm file beside it;"
                     " copy both to a folder you can write"
@@ -700,34 +716,34 @@ class QuestionLog:
 
     # ---- reading
 
-    def _select(self, where: str, params: tuple, limit: int | None) -> list[LoggedQuestion]:
+    def _select(self, where: str, params: tuple, limit: int | None, keeps: Callable[[LoggedQuestion], bool]) -> list[LoggedQuestion]:
+        """The questions `where` picks on disk, and those `keeps` picks among the questions
+        still waiting in memory (a file held, refused or not open yet), newest first. Both are
+        read under `_lock`, which every write holds from taking a batch to writing it or
+        putting it back: a question is in one place or the other, never both, never neither."""
+        limit = None if limit is None else max(0, int(limit))
         sql = f"SELECT q.id, q.asked_at, q.question, q.grounded, q.followup FROM questions q {where} ORDER BY q.id DESC"
         if limit is not None:
             sql += " LIMIT ?"
-            params = (*params, max(0, int(limit)))
+            params = (*params, limit)
+        kept: list[LoggedQuestion] = []
+        heads: list[tuple] = []
+        results: dict[int, list[LoggedResult]] = {}
         try:
             with self._lock:
                 self._flush_locked()
-                if self._conn is None:
-                    return []
-                heads = self._conn.execute(sql, params).fetchall()
-                ids = [h[0] for h in heads]
-                results: dict[int, list[LoggedResult]] = {i: [] for i in ids}
-                for chunk in range(0, len(ids), 500):
-                    part = ids[chunk : chunk + 500]
-                    marks = ",".join("?" * len(part))
-                    for qid, rank, slug, path, score, signals in self._conn.execute(
-                        f"SELECT question_id, rank, slug, path, score, signals FROM results WHERE question_id IN ({marks}) ORDER BY question_id, rank",
-                        part,
-                    ):
-                        results[qid].append(LoggedResult(rank, slug, path, score, tuple(filter(None, signals.split(",")))))
+                with self._queue:
+                    kept = [q for q in map(_waiting, reversed(self._pending)) if keeps(q)]
+                with self._reading() as conn:
+                    if conn is not None:
+                        heads, results = self._read(conn, sql, params)
         except sqlite3.Error as exc:
             if self.read_only:  # `grasbot log` says so and fails: a damaged log is not an empty one
                 self.failure = f"cannot read: {exc}"
             else:
                 logger.warning("question log %s: cannot read: %s", self.path, exc)
-            return []
-        return [
+            heads, results = [], {}
+        written = [
             LoggedQuestion(
                 id=qid,
                 asked_at=datetime.strptime(at, _TIME_FORMAT).replace(tzinfo=UTC),
@@ -738,6 +754,23 @@ class QuestionLog:
             )
             for qid, at, text, grounded, followup in heads
         ]
+        return (kept + written)[:limit]
+
+    @staticmethod
+    def _read(conn: sqlite3.Connection, sql: str, params: tuple) -> tuple[list[tuple], dict[int, list[LoggedResult]]]:
+        """The questions `sql` picks, and the results of each."""
+        heads = conn.execute(sql, params).fetchall()
+        ids = [h[0] for h in heads]
+        results: dict[int, list[LoggedResult]] = {i: [] for i in ids}
+        for chunk in range(0, len(ids), 500):
+            part = ids[chunk : chunk + 500]
+            marks = ",".join("?" * len(part))
+            for qid, rank, slug, path, score, signals in conn.execute(
+                f"SELECT question_id, rank, slug, path, score, signals FROM results WHERE question_id IN ({marks}) ORDER BY question_id, rank",
+                part,
+            ):
+                results[qid].append(LoggedResult(rank, slug, path, score, tuple(filter(None, signals.split(",")))))
+        return heads, results
 
     def _since(self, days: float | None) -> str:
         if days is None:
@@ -746,31 +779,65 @@ class QuestionLog:
 
     def recent_ungrounded(self, limit: int = 50, *, days: float | None = None) -> list[LoggedQuestion]:
         """Newest first: questions no note could ground an answer for."""
-        return self._select("WHERE q.grounded = 0 AND q.asked_at >= ?", (self._since(days),), limit)
+        since = self._since(days)
+        return self._select(
+            "WHERE q.grounded = 0 AND q.asked_at >= ?",
+            (since,),
+            limit,
+            lambda q: not q.grounded and _stamp(q.asked_at) >= since,
+        )
 
     def weakly_found(self, limit: int = 50, *, days: float | None = None) -> list[LoggedQuestion]:
         """Newest first: grounded questions whose first note came only through BM25 or the graph
         (no alias, title, slug, answers, tag or domain named it)."""
+        since = self._since(days)
         return self._select(
             "JOIN results r ON r.question_id = q.id AND r.rank = 1 WHERE q.grounded = 1 AND q.asked_at >= ? AND grasbot_weak(r.signals)",
-            (self._since(days),),
+            (since,),
             limit,
+            lambda q: q.grounded and _stamp(q.asked_at) >= since and q.first is not None and is_weak(q.first.signals),
         )
 
     def questions_ending_on(self, slug: str, *, limit: int | None = None) -> list[LoggedQuestion]:
         """Newest first: questions whose first result was the note `slug`, grounded or not."""
-        return self._select("WHERE q.id IN (SELECT question_id FROM results WHERE slug = ? AND rank = 1)", (slug,), limit)
+        return self._select(
+            "WHERE q.id IN (SELECT question_id FROM results WHERE slug = ? AND rank = 1)",
+            (slug,),
+            limit,
+            lambda q: q.first is not None and q.first.slug == slug,
+        )
 
     def count(self) -> int:
+        """The questions logged, those still waiting in memory for the file included."""
+        with self._lock:
+            self._flush_locked()
+            with self._queue:
+                kept = len(self._pending)
+            try:
+                with self._reading() as conn:
+                    return kept + (conn.execute("SELECT COUNT(*) FROM questions").fetchone()[0] if conn is not None else 0)
+            except sqlite3.Error as exc:
+                logger.warning("question log %s: cannot read: %s", self.path, exc)
+                return kept
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection | None]:
+        """The connection a read uses: the log's, or while the file cannot be opened or
+        written, one that only reads it for this read (a file system remounted read-only still
+        shows what was written before); None when there is nothing to read. Holds `_lock`."""
+        if self._conn is not None or not self.waiting or self.path is None or not self.path.exists():
+            yield self._conn
+            return
         try:
-            with self._lock:
-                self._flush_locked()
-                if self._conn is None:
-                    return 0
-                return self._conn.execute("SELECT COUNT(*) FROM questions").fetchone()[0]
-        except sqlite3.Error as exc:
-            logger.warning("question log %s: cannot read: %s", self.path, exc)
-            return 0
+            conn = self._open(self.path, read_only=True)
+        except (sqlite3.Error, OSError, ValueError) as exc:
+            logger.debug("question log %s: cannot read what was written before: %s", self.path, exc)
+            yield None
+            return
+        try:
+            yield conn
+        finally:
+            conn.close()
 
     def close(self) -> None:
         """Stop the writer and write what it had not written yet: nothing submitted is lost but
