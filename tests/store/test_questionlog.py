@@ -788,7 +788,10 @@ def test_a_batch_the_file_is_still_busy_for_at_stop_is_said_lost(tmp_path, caplo
     log.close()
     other.execute("ROLLBACK")
     other.close()
-    assert [m for _, m in said(caplog)] == [f"question log {db}: another process holds the file; 2 question(s) asked meanwhile are not logged"]
+    assert [m for _, m in said(caplog)] == [
+        f"question log {db}: 2 questions wait for the file (another process holds it); newer ones are not logged until they are written (/health counts them)",
+        f"question log {db}: another process holds the file; 2 question(s) asked meanwhile are not logged",
+    ]
     assert rows(db, "questions") == []
 
 
@@ -799,13 +802,42 @@ def test_the_queue_is_bounded(tmp_path, caplog):
         for i in range(5):
             log.submit(f"question {i}", result(("a", 5.0, ("bm25",))))
     dropped = [r for r in caplog.records if r.name == "grasbot.questionlog" and "not logged" in r.getMessage()]
-    assert len(dropped) == 2 and all(r.levelno == logging.DEBUG for r in dropped)
+    assert [r.levelno for r in dropped] == [logging.WARNING, logging.DEBUG]  # said once, not once a question
+    assert "3 questions wait for the file (the writer is behind)" in dropped[0].getMessage()
+    assert log.status() == {"state": "on", "dropped": 2}
     assert log.count() == 3  # the first three; once written, the queue takes questions again
     log.submit("question 5", result(("a", 5.0, ("bm25",))))
     log.close()
     assert [r[2] for r in rows(db, "questions")] == ["question 0", "question 1", "question 2", "question 5"]
     with pytest.raises(ValueError, match="max_pending"):
         QuestionLog(None, max_pending=0)
+
+
+def test_questions_a_full_queue_drops_while_another_process_holds_the_file_are_told_and_counted(tmp_path, caplog):
+    """Another process held the file and the queue was full: each newer question was dropped
+    with a debug line only, and /health said the log was on, nothing dropped."""
+    db = tmp_path / "q.sqlite3"
+    log = QuestionLog(db, clock=Clock(), batch_wait=60, max_pending=2)
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # the owner's `sqlite3`, a backup, a second daemon
+    caplog.set_level(logging.INFO, logger="grasbot.questionlog")
+    for i in range(2):
+        log.submit(f"gardée {i}", result(("a", 5.0, ("bm25",))))
+    assert log.count() == 2  # the read tried to write them: busy, they wait
+    for i in range(3):
+        log.submit(f"perdue {i}", result(("a", 5.0, ("bm25",))))
+    assert log.status() == {"state": "waiting", "kept": 2, "dropped": 3, "error": "another process holds the file"}
+    other.execute("ROLLBACK")
+    other.close()
+    assert log.count() == 2 and log.status() == {"state": "on", "dropped": 3}
+    log.submit("après", result(("a", 5.0, ("bm25",))))
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["gardée 0", "gardée 1", "après"]
+    told = "2 questions wait for the file (another process holds it); newer ones are not logged until they are written (/health counts them)"
+    assert said(caplog) == [
+        ("WARNING", f"question log {db}: {told}"),
+        ("INFO", f"question log {db}: written again; 3 question(s) asked while the queue was full were not logged"),
+    ]
 
 
 def test_submit_purges_old_rows_like_record(tmp_path):

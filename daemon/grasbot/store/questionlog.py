@@ -31,10 +31,10 @@ fsync) and the per-commit cost fall on that thread, once per batch. Every read a
 first write out what is queued, under the same lock, so a read right after a submit sees it
 and nothing submitted before `close` is lost; while the file cannot be opened or written, a
 read returns the questions waiting in memory with those written before (read through a
-read-only connection if the log's own is closed), each once. The queue is bounded (`max_pending`): past it a
-question is dropped with a debug line; a batch another process kept from the file (longer than
-BUSY_TIMEOUT_MS) goes back to the queue's front; while the file cannot be opened or written, the
-oldest go first (said once).
+read-only connection if the log's own is closed), each once. The queue is bounded (`max_pending`): past it the
+newest question is dropped (a warning once, until the file takes a write; the owner's /health
+counts them); a batch another process kept from the file (longer than BUSY_TIMEOUT_MS) goes back
+to the queue's front; while the file cannot be opened or written, the oldest go first (said once).
 `record` (tests, tools) writes the queue and its question at once, synchronously.
 """
 
@@ -306,7 +306,9 @@ class QuestionLog:
         self._held = False  # the last write found the file held by another process: its batch waits
         self._tried: datetime | None = None  # while the file could not be opened or written: when it was last tried
         self._trouble = False  # questions wait for a file that could not be opened or written (said once, and when written)
-        self._dropped = 0  # questions dropped, oldest first, while the file could not be opened or written
+        self._dropped = 0  # questions dropped since the file last took a write (said when it does)
+        self._dropping = False  # the queue was full and the newest went (said once until a write)
+        self._lost = 0  # questions dropped since the start, for the owner's /health
         if self.path is not None:
             self._try_open()
 
@@ -328,15 +330,16 @@ class QuestionLog:
 
     def status(self) -> dict:
         """For the owner's /health: whether questions are written (`on`), wait for a file that
-        could not be opened or written (`waiting`: how many are kept, how many were dropped,
-        why), or are not logged at all (`off`: why, unless the setting turned the log off)."""
-        if self.stalled:
-            with self._queue:
-                kept, dropped = len(self._pending), self._dropped
-            return {"state": "waiting", "kept": kept, "dropped": dropped, "error": self.failure or ""}
+        could not be opened or written or that another process holds (`waiting`: how many are
+        kept, why), or are not logged at all (`off`: why, unless the setting turned the log
+        off); `dropped`, when any were, says how many questions a full queue cost since the start."""
+        with self._queue:
+            kept, dropped = len(self._pending), self._lost
+        if self.stalled or (self._held and not self._off):
+            return {"state": "waiting", "kept": kept, "dropped": dropped, "error": self.failure or "another process holds the file"}
         if self._off or self._conn is None:
             return {"state": "off", **({"error": self.failure} if self.failure else {})}
-        return {"state": "on"}
+        return {"state": "on", **({"dropped": dropped} if dropped else {})}
 
     # ---- opening
 
@@ -449,14 +452,19 @@ class QuestionLog:
         )
 
     def _written(self, kept: int) -> None:
-        """The file took a write again after `_stall`: say so, with what was kept and dropped."""
-        if not self._trouble:
-            return
-        self._trouble = False
+        """The file took a write again after `_stall`, or after a full queue dropped the newest
+        questions: say so, with what was kept and dropped. Holds `_lock`."""
         with self._queue:
-            dropped, self._dropped = self._dropped, 0
-        gone = f" ({dropped} older ones were dropped)" if dropped else ""
-        logger.info("question log %s: opened; the %d question(s) kept meanwhile are written%s", self.path, kept, gone)
+            trouble, newest = self._trouble, self._dropping
+            if not (trouble or newest):
+                return
+            dropped, self._dropped, self._dropping = self._dropped, 0, False
+        self._trouble = False
+        if trouble:
+            gone = f" ({dropped} {'were' if newest else 'older ones were'} dropped)" if dropped else ""
+            logger.info("question log %s: opened; the %d question(s) kept meanwhile are written%s", self.path, kept, gone)
+        else:
+            logger.info("question log %s: written again; %d question(s) asked while the queue was full were not logged", self.path, dropped)
 
     def _due(self) -> bool:
         """Whether the file, which could not be opened, is to be tried again (a clock set back counts as due)."""
@@ -536,7 +544,7 @@ class QuestionLog:
             if self._closing or self._off:
                 return
             if len(self._pending) >= self._max_pending and not self.stalled:
-                logger.debug("question log %s: %d questions waiting, one question not logged", self.path, len(self._pending))
+                self._drop_newest(1)
                 return
             self._keep(entry)
             if self._writer is None:
@@ -552,12 +560,32 @@ class QuestionLog:
             self._bound(len(self._pending) + 1 - self._max_pending)
         self._pending.append(entry)
 
+    def _drop_newest(self, over: int) -> None:
+        """Count `over` questions the full queue could not take (the newest: the file is held
+        by another process, or the writer is behind), said once until the file takes a write.
+        A debug line each left the owner unaware that visitors' questions went unlogged.
+        Holds `_queue`."""
+        self._dropped += over
+        self._lost += over
+        if not self._dropping:
+            self._dropping = True
+            why = "another process holds it" if self._held else "the writer is behind"
+            logger.warning(
+                "question log %s: %d questions wait for the file (%s); newer ones are not logged until they are written (/health counts them)",
+                self.path,
+                len(self._pending),
+                why,
+            )
+        else:
+            logger.debug("question log %s: %d questions waiting, one question not logged", self.path, len(self._pending))
+
     def _bound(self, over: int) -> None:
         """Drop the `over` oldest queued questions, said once a stall. Holds `_queue`."""
         if over <= 0:
             return
         del self._pending[:over]
         self._dropped += over
+        self._lost += over
         if self._dropped == over:
             logger.warning("question log %s: %d questions wait for the file; the oldest are dropped from now on", self.path, self._max_pending)
 
@@ -613,6 +641,7 @@ class QuestionLog:
                     over = len(self._pending) - self._max_pending
                     if over > 0:
                         del self._pending[-over:]
+                        self._drop_newest(over)
                 logger.debug("question log %s: busy, %d question(s) kept for the next write, %d not logged", self.path, len(batch), max(over, 0))
             else:
                 self._write_failed(batch, exc)
