@@ -7,6 +7,7 @@ import logging
 import signal
 import socket
 import subprocess
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -141,6 +142,31 @@ async def test_the_question_log_keeps_visitors_questions_not_the_owners(start_da
     assert log.count() == 4
     await ask_every_way(OWNER)
     assert log.count() == 4
+
+
+async def test_a_stop_whose_other_cleanup_fails_still_writes_the_questions_waiting_for_the_log(start_daemon, tmp_path):
+    """The log was closed last, after the embedding worker's current call and the model
+    clients: a failure there lost the questions waiting in memory, without a word."""
+    import sqlite3
+
+    db = tmp_path / "q.sqlite3"
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    client = await start_daemon(question_log=str(db))
+    assert (await client.get("/ask", params={"q": "Quel modèle utilise GrasBot ?"})).status == 200
+    bot = bot_of(client)
+    assert bot.question_log.waiting
+    other.execute("COMMIT")
+    other.close()
+
+    async def failing() -> None:
+        raise RuntimeError("the model client would not close")
+
+    bot.aclose = failing
+    with pytest.raises(Exception, match="would not close"):
+        await client.close()
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT question FROM questions").fetchall() == [("Quel modèle utilise GrasBot ?",)]
 
 
 async def test_a_default_question_log_that_cannot_be_used_leaves_serving_unlogged(aiohttp_client, tmp_path):
@@ -517,6 +543,43 @@ def test_serve_listens_answers_and_stops_on_sigterm(note_writer, tmp_path):
         assert "index cache written in" in stderr and (cache / "notes.marshal").is_file()  # while serving
     finally:
         _stop(proc)
+
+
+@pytest.mark.parametrize("freed", [False, True], ids=["still-held", "freed"])
+def test_sigterm_writes_the_questions_waiting_for_the_log_or_says_how_many_are_lost(note_writer, tmp_path, freed):
+    """Visitors' questions waiting in memory for a log another process holds: a clean stop
+    tries the file once more, and names the file and the count of those it cannot write."""
+    import sqlite3
+
+    note_writer("un.md", "title: Un\nvisibility: public", "Le jardin et les abeilles.")
+    db = tmp_path / "q.sqlite3"
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # held as the daemon starts: tried again in 30 s only
+    proc = serve_process("--port", "0", "--vault", str(note_writer.root), env={"GRASBOT_QUESTION_LOG": str(db)})
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("GrasBot listening on http://"), (line, proc.stderr.read() if not line else "")
+        url = line.split()[3]
+        for q in ("les abeilles", "le jardin"):
+            with urllib.request.urlopen(f"{url}/ask?q={urllib.parse.quote(q)}", timeout=10) as resp:
+                assert resp.status == 200
+        if freed:
+            other.execute("COMMIT")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
+        stderr = proc.stderr.read()
+    finally:
+        _stop(proc)
+        if not freed:
+            other.execute("COMMIT")
+        other.close()
+    lost = f"question log {db}: cannot open: database is locked; 2 question(s) asked meanwhile are not logged"
+    with sqlite3.connect(db) as conn:
+        if freed:
+            assert [q for (q,) in conn.execute("SELECT question FROM questions ORDER BY id")] == ["les abeilles", "le jardin"]
+            assert "not logged" not in stderr
+        else:
+            assert conn.execute("SELECT name FROM sqlite_master").fetchall() == [] and lost in stderr
 
 
 def test_serve_stops_on_sigint(note_writer):

@@ -102,8 +102,10 @@ def create_app(
         app[BOT] = opened
         opened.start_embedding()  # a worker: questions are answered lexically until it is done
         yield
-        await opened.aclose()
-        await asyncio.to_thread(opened.question_log.close)
+        try:  # the log first: the visitors' questions waiting in memory are not left to what may fail or hang after
+            await asyncio.to_thread(opened.question_log.close)
+        finally:
+            await opened.aclose()
 
     app.cleanup_ctx.append(bot_ctx)
     app.on_response_prepare.append(cors_headers)
