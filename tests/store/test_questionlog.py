@@ -1180,3 +1180,29 @@ def test_each_vault_has_its_own_log_and_grasbot_log_reads_the_one_named(tmp_path
     captured = capsys.readouterr()
     assert json.loads(captured.out)["ungrounded"] == []
     assert f"an older GrasBot kept every vault's questions in {shared}: --question-log {shared} reads them" in captured.err
+
+
+def test_a_disk_with_room_for_part_of_the_questions_kept_takes_the_oldest_that_fit(tmp_path):
+    """A batch was written all or nothing: once a full disk had room for most of the questions
+    kept meanwhile but not all, none was written, and a stop lost every one."""
+    db = tmp_path / "q.sqlite3"
+    clock = Clock()
+    log = QuestionLog(db, clock=clock, batch_wait=60)
+    log.record("avant", result(("a", 5.0, ("bm25",))))
+    pages = log._conn.execute("PRAGMA page_count").fetchone()[0]
+    log._conn.execute(f"PRAGMA max_page_count={pages}")  # SQLite's own "database or disk is full"
+    for i in range(20):
+        log.record(f"pendant {i} " + "mot " * 1500, result(("a", 5.0, ("bm25",))))
+    assert log.stalled and in_memory(log) == 20
+    log._conn.execute(f"PRAGMA max_page_count={pages + 12}")  # room for some of them, not all
+    clock.now += REOPEN_EVERY
+    log.count()  # a read writes what is queued first
+    on_disk = [r[2] for r in rows(db, "questions")]
+    assert on_disk[0] == "avant" and 1 < len(on_disk) < 21  # the oldest that fit, in order
+    assert on_disk[1:] == [f"pendant {i}" + " mot" * 1500 for i in range(len(on_disk) - 1)]
+    assert log.stalled and in_memory(log) == 21 - len(on_disk)  # the rest wait, each once
+    assert log.count() == 21
+    log._conn.execute("PRAGMA max_page_count=1000000")
+    clock.now += REOPEN_EVERY
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["avant", *(f"pendant {i}" + " mot" * 1500 for i in range(20))]

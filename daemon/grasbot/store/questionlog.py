@@ -609,9 +609,9 @@ class QuestionLog:
                         self._queue.wait(pause)
 
     def _flush_locked(self, extra: _Pending | None = None, *, last: bool = False) -> None:
-        """Write every queued question (then `extra`) in one transaction; a file that could not
-        be opened or written is tried first if it is time (`last`: at close, whatever the time).
-        Holds `_lock`; never raises."""
+        """Write every queued question (then `extra`) in one transaction (on a full disk, as many
+        as fit: `_insert_fitting`); a file that could not be opened or written is tried first if
+        it is time (`last`: at close, whatever the time). Holds `_lock`; never raises."""
         try:
             if self.waiting and (last or self._due()):
                 self._try_open()
@@ -629,29 +629,13 @@ class QuestionLog:
         if not batch:
             return
         try:
-            self._insert(batch)
-        except sqlite3.OperationalError as exc:
-            if _busy(exc):
-                # another process (a second daemon on the file, the owner's `sqlite3`) held it
-                # longer than BUSY_TIMEOUT_MS: the batch goes back for the next write, which
-                # the writer tries after BUSY_RETRY; dropped, it cost every question of the batch
-                self._held = True
-                with self._queue:
-                    self._pending[:0] = batch
-                    over = len(self._pending) - self._max_pending
-                    if over > 0:
-                        del self._pending[-over:]
-                        self._drop_newest(over)
-                logger.debug("question log %s: busy, %d question(s) kept for the next write, %d not logged", self.path, len(batch), max(over, 0))
-            else:
-                self._write_failed(batch, exc)
-            return
-        except (sqlite3.Error, OSError) as exc:
-            self._write_failed(batch, exc)
-            return
+            written, refused = self._insert_fitting(batch)
         except Exception as exc:  # a bug here must not cost a visitor an answer either
             logger.exception("question log: unexpected error")
             self._give_up("failed", exc)
+            return
+        if refused is not None:
+            self._not_written(batch[written:], refused)
             return
         self._held = self._full = False
         self._tried, self.failure = None, None
@@ -662,6 +646,23 @@ class QuestionLog:
                 self._purge(newest)
             except (sqlite3.Error, OSError) as exc:  # the questions are written: the old ones go at a later write
                 logger.debug("question log %s: old questions not deleted yet: %s", self.path, exc)
+
+    def _not_written(self, batch: list[_Pending], exc: BaseException) -> None:
+        """The questions of `batch` the file did not take go back to the queue's front. Holds `_lock`."""
+        if not (isinstance(exc, sqlite3.OperationalError) and _busy(exc)):
+            self._write_failed(batch, exc)
+            return
+        # another process (a second daemon on the file, the owner's `sqlite3`) held it longer
+        # than BUSY_TIMEOUT_MS: the batch goes back for the next write, which the writer tries
+        # after BUSY_RETRY; dropped, it cost every question of the batch
+        self._held = True
+        with self._queue:
+            self._pending[:0] = batch
+            over = len(self._pending) - self._max_pending
+            if over > 0:
+                del self._pending[-over:]
+                self._drop_newest(over)
+        logger.debug("question log %s: busy, %d question(s) kept for the next write, %d not logged", self.path, len(batch), max(over, 0))
 
     def _write_failed(self, batch: list[_Pending], exc: BaseException) -> None:
         """A write the file refused for a cause that may pass: the batch goes back to the queue's
@@ -695,6 +696,24 @@ class QuestionLog:
         logger.warning("question log %s was deleted or replaced while the daemon ran: questions now go to the file there", self.path)
         self._drop_connection()
         self._try_open()
+
+    def _insert_fitting(self, batch: list[_Pending]) -> tuple[int, sqlite3.Error | OSError | None]:
+        """Write `batch` in one transaction or, on a disk with room for part of it only, as many
+        of its oldest questions as fit, in halves: all or nothing, a queue larger than the room
+        freed never fit, though most of it would have. How many were written, and what refused
+        the rest."""
+        written, step = 0, len(batch)
+        while written < len(batch):
+            try:
+                self._insert(batch[written : written + step])
+            except (sqlite3.Error, OSError) as exc:
+                if not (isinstance(exc, sqlite3.OperationalError) and _full(exc)) or step == 1:
+                    return written, exc
+                step = (step + 1) // 2
+                continue
+            written += step
+            step = min(step, len(batch) - written)
+        return written, None
 
     def _insert(self, batch: list[_Pending]) -> None:
         conn = self._conn
