@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import UTC, datetime
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grasbot import GrasbotError, QueryError
-from grasbot.retrieval.aliases import SOURCE_WEIGHTS, NoteNotFound, _Candidate, _merge, covered, key_phrase, suggest_aliases
+from grasbot.retrieval.aliases import SOURCE_WEIGHTS, NoteNotFound, NoteText, _Candidate, _flat, _merge, covered, key_phrase, named_in, suggest_aliases
 from grasbot.store.questionlog import REOPEN_EVERY, QuestionLog
 from support.bots import BUNDLED_VAULT, make_bot
 
@@ -378,3 +379,40 @@ def test_phrases_merge_as_when_compared_pair_by_pair(rows):
                 evidence.setdefault(source, []).extend(i for i in items if i not in evidence.get(source, []))
         expected.append((keep.alias, keep.stems, evidence))
     assert [(c.alias, c.stems, c.evidence) for c in _merge(candidates)] == expected
+
+
+def test_a_long_note_is_read_once_for_a_long_question_log(note_writer):
+    """Each run and verb-like word of each logged question searched the note's whole text: a
+    note of 1 MB and 2,000 questions took minutes. The phrases are still cut before a verb the
+    note never uses as a noun, and kept whole where the note writes them so."""
+    note_writer("assistant.md", "title: Assistant", "Le chatbot du site répond. La recherche plein texte trouve les notes. " * 14_000)
+    fillers(note_writer)
+    bot = make_bot(note_writer.root, default_visibility="public")
+    first = SimpleNamespace(signals=())
+    for question, expected in [
+        ("Pourquoi le chatbot {} répondait si vite ?", ["chatbot 0", "chatbot 1", "chatbot 10"]),  # « répondait »: no noun there
+        (
+            "Où est la recherche plein texte numéro {} ?",
+            ["recherche plein texte numéro 0", "recherche plein texte numéro 1", "recherche plein texte numéro 10"],
+        ),
+    ]:
+        logged = [SimpleNamespace(first=first, followup=False, grounded=True, question=question.format(i)) for i in range(1_000)]
+        report = suggest_aliases("assistant", owner(bot), SimpleNamespace(questions_ending_on=lambda slug, logged=logged: logged), limit=3)
+        assert aliases(report) == expected
+
+
+@settings(max_examples=3_000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["le ", "la ", "l'", "les ", "des ", "api", "API", "c++", "c#", " ", "base", "de", "données", "-", "’", ",", "x", "lesx"]), max_size=12
+    ).map("".join),
+    st.lists(st.sampled_from(["le ", "l'", "api", "API", "c++", " ", "base", "de", "données", "-", "’", ",", "x", "lesx"]), min_size=1, max_size=4).map(
+        "".join
+    ),
+)
+def test_a_note_read_once_holds_and_names_what_its_text_does(text, phrase):
+    """What the note's text read once says of a phrase is what a search of it says."""
+    known = NoteText(_flat(text))
+    assert known.names(phrase) == named_in(phrase, known.text)
+    if _flat(phrase):
+        assert known.holds(_flat(phrase)) == (f" {_flat(phrase)} " in f" {known.text} ")
