@@ -422,24 +422,36 @@ def fences_read_once(text: str) -> str:
     once (2,000 « ~~~~ python » blocks closed by « ~~~ » took 2 s, 8,000 of them 33 s)."""
     if "```" not in text and "~~~" not in text:
         return text
+    lines = list(_FENCE_LINE.finditer(text))
+    above, tildes = [], 0  # the longest run of tildes of the fence lines above each
+    for line in lines:
+        above.append(tildes)
+        if line.group(1)[0] == "~":
+            tildes = max(tildes, len(line.group(1)))
     longest = {"`": 0, "~": 0}  # the longest line below that may close a fence of this character
-    masked = []
-    for line in reversed(list(_FENCE_LINE.finditer(text))):
+    masked: list[tuple[int, int, str]] = []
+    for line, longest_above in zip(reversed(lines), reversed(above), strict=True):
         run, rest = line.group(1), line.group(2)
         if not rest.strip(" \t"):
+            # A bare « ~~~~~~ » is tried as every run down to what a line below can close, each
+            # try reading the rest of its line: a line of n tildes cost n²/2. A run longer than
+            # any line below or above can use, as opener or closer, is read as spaces, which
+            # leave it the same closer (`~*[ \t]*$`) and opener (`[^\n]*`) for every shorter run.
+            if run[0] == "~" and len(run) > (kept := max(3, longest["~"], longest_above)):
+                masked.append((line.start(1) + kept, line.end(1), " "))
             longest[run[0]] = max(longest[run[0]], len(run))
         elif run[0] == "~" and longest["~"] < 3:  # the pattern may read a longer run as ~~~ and an info string
-            masked.append(line.span(1))
+            masked.append((*line.span(1), "\0"))
         elif run[0] == "~" and len(run) > longest["~"]:  # read as the longest run below can close: no longer
-            masked.append((line.start(1) + longest["~"], line.end(1)))
+            masked.append((line.start(1) + longest["~"], line.end(1), "\0"))
         elif run[0] == "`" and len(run) > longest["`"] and "`" not in rest:  # opens, and nothing closes it
-            masked.append(line.span(1))
+            masked.append((*line.span(1), "\0"))
     if not masked:
         return text
     parts: list[str] = []
     at = 0
-    for start, end in reversed(masked):
-        parts += (text[at:start], "\0" * (end - start))
+    for start, end, fill in reversed(masked):
+        parts += (text[at:start], fill * (end - start))
         at = end
     parts.append(text[at:])
     return "".join(parts)
