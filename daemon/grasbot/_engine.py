@@ -328,7 +328,8 @@ class GrasBot:
         q, audience = check_question(q), check_audience(audience)
         snapshot = snapshot or self._snapshot
         top_k = top_k or self.settings.search_top_k
-        semantic = None if lexical else self._semantic(snapshot, audience)
+        unembedded: list[EmbeddingError] = []  # the question's embedding failed: words alone ranked it
+        semantic = None if lexical else self._semantic(snapshot, audience, unembedded)
         key = (audience, q, top_k, semantic is not None)  # a lexical result is not kept once meaning is ready
         if not history:  # a follow-up's results depend on the conversation: never kept
             started = time.perf_counter()
@@ -346,7 +347,10 @@ class GrasBot:
             semantic=semantic,
         )
         result = self._with_passages(q, result, index, history, None if semantic is None else snapshot.semantic.get(audience))
-        if not history and (semantic is None or audience in snapshot.semantic):  # meaning dropped meanwhile: not kept as if with it
+        if unembedded:
+            result = replace(result, unembedded=True)
+        # meaning dropped meanwhile, or the question not embedded: not kept as if meaning ranked it
+        if not history and not unembedded and (semantic is None or audience in snapshot.semantic):
             kept = snapshot.searches
             if len(kept) >= SEARCH_CACHE:
                 with contextlib.suppress(KeyError, RuntimeError, StopIteration):
@@ -354,9 +358,9 @@ class GrasBot:
             kept[key] = result
         return result
 
-    def _semantic(self, snapshot: Snapshot, audience: str) -> Semantic | None:
+    def _semantic(self, snapshot: Snapshot, audience: str, failed: list[EmbeddingError]) -> Semantic | None:
         """The audience's notes close in meaning to a text, once this version is embedded; a
-        question the backend cannot embed is answered lexically (logged)."""
+        question the backend cannot embed is answered lexically (logged, its error put in `failed`)."""
         index: SemanticIndex | None = snapshot.semantic.get(audience)
         if index is None:
             return None
@@ -369,6 +373,7 @@ class GrasBot:
                 return {}
             except EmbeddingError as exc:
                 log.warning("question answered without the semantic signal: %s", exc)
+                failed.append(exc)
                 return {}
 
         return close
@@ -561,7 +566,7 @@ class GrasBot:
         if prompt.dropped:  # the owner sees from the log that conversations outgrow the model's window
             log.info("conversation cut to fit LLM_CONTEXT %d tokens: its %d oldest turns left out", self.settings.llm_context, prompt.dropped)
         # reuse: first questions only (a follow-up's answer depends on the conversation)
-        key = None if history else self.answers.key(q, audience, audience in snapshot.semantic)
+        key = None if history else self.answers.key(q, audience, audience in snapshot.semantic and not result.unembedded)
         return result, index, prompt, snapshot, key
 
     def _payload(self, result: SearchResult, response: str, model: str | None, error: str | None, busy: bool = False) -> dict:

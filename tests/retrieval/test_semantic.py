@@ -227,6 +227,23 @@ async def test_an_ollama_that_fails_leaves_the_lexical_answer(standin_ollama, tm
     assert "question answered without the semantic signal" in caplog.text
 
 
+async def test_a_question_searched_while_ollama_could_not_embed_it_is_not_kept_as_meanings(standin_ollama):
+    """Ollama failed for a moment: the question's words-only ranking, and its answer, were kept
+    as if meaning had ranked them, and asking it again gave them until the next reload."""
+    bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama")
+    assert await asyncio.to_thread(bot.embed_pending) is True
+    question = "une question jamais posée sur le daemon"
+    standin_ollama.embed_broken = True
+    await bot.prepare_question(question)
+    first = bot.search(question, audience="visitor")
+    assert semantic_reasons(first) == []
+    assert (await bot.answer(question))["reused"] is False
+    standin_ollama.embed_broken = False  # Ollama is back
+    await bot.prepare_question(question)
+    assert semantic_reasons(bot.search(question, audience="visitor"))
+    assert (await bot.answer(question))["reused"] is False  # not the words-only answer
+
+
 # ---------------------------------------------------------------- the cache, keyed by model
 
 

@@ -59,6 +59,9 @@ class SearchResult:
     vault_size: int
     took_ms: float
     context: tuple = ()  # the answer.passages.Passage objects the prompt quotes, in its order (set by the engine)
+    # meaning was ready but the question could not be embedded (set by the engine): ranked by
+    # words alone, so neither it nor its answer is kept as meaning's
+    unembedded: bool = False
 
     def to_dict(self) -> dict:
         return {
