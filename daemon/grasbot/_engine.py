@@ -32,6 +32,7 @@ from .retrieval.index import Index, NoteAnalysis, analyse_note
 from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
 from .retrieval.search import SearchResult, Semantic, earlier_questions, search, with_history
 from .retrieval.semantic import (
+    Embedder,
     ForeignVectors,
     NoteTexts,
     Progress,
@@ -52,6 +53,8 @@ from .store.questionlog import QuestionLog
 log = logging.getLogger("grasbot.engine")
 
 AUDIENCES = ("visitor", "owner")
+QUESTION_WAIT = 5.0  # seconds a visitor's question waits for Ollama to embed it, at most (LLM_TIMEOUT's 30 before)
+QUESTION_PAUSE = 10.0  # seconds questions go without meaning after Ollama failed to embed one
 EMBED_INLINE = 64  # notes a reload embeds before swapping in (beyond: in the background, lexical meanwhile)
 MAX_QUESTION = 500
 SEARCH_CACHE = 1024  # results kept per vault version: a public site hears the same questions often
@@ -271,6 +274,8 @@ class GrasBot:
         self.lane = SearchLane()
         self.answers.forget(snapshot)
         self.embedder = make_embedder(settings.semantic, model=settings.embed_model, host=settings.ollama_hosts[0], timeout=min(settings.llm_timeout, 30.0))
+        self._question_error: str | None = None  # why Ollama did not embed the last question it was asked
+        self._questions_paused_until = 0.0  # monotonic time before which no question is sent to it
         self._embedding = threading.Lock()  # one embedding pass at a time
         self._embed_stop = threading.Event()
         self._generation = 0  # bumped by every pass that is not in the background
@@ -283,7 +288,11 @@ class GrasBot:
         if self.embedder is not None:
             folder = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
             self._vectors: VectorStore | None = VectorStore(self.embedder.model, folder)
-            self._questions: QuestionVectors | None = QuestionVectors(self.embedder)
+            asker: Embedder | None = self.embedder
+            if self.embedder.remote:  # a question waits QUESTION_WAIT, the notes' batches their full timeout
+                wait = min(settings.llm_timeout, QUESTION_WAIT)
+                asker = make_embedder(settings.semantic, model=settings.embed_model, host=settings.ollama_hosts[0], timeout=wait)
+            self._questions: QuestionVectors | None = QuestionVectors(asker or self.embedder)
         else:
             self._vectors = self._questions = None
 
@@ -389,14 +398,25 @@ class GrasBot:
 
     async def prepare_question(self, q: str, history: Sequence[dict] | None = None) -> None:
         """Embed the question (and its follow-up rewriting) off the event loop when the backend
-        waits on the network, so the search that follows finds the vectors ready."""
+        waits on the network, so the search that follows finds the vectors ready (it never
+        waits on Ollama itself). Once Ollama failed to, questions go without meaning for
+        QUESTION_PAUSE seconds: each visitor would wait QUESTION_WAIT on a silent server."""
         if self._questions is None or not self.embedder or not self.embedder.remote or not self._snapshot.semantic:
             return
         rewritten = with_history(q.strip(), history)
         for text in (q.strip(), *([rewritten] if rewritten is not None else [])):
-            if not self._questions.known(text):
-                with contextlib.suppress(EmbeddingError):
-                    await asyncio.to_thread(self._questions.vector, text)
+            if self._questions.known(text):
+                continue
+            if time.monotonic() < self._questions_paused_until:
+                return
+            try:
+                await asyncio.to_thread(self._questions.vector, text)
+            except EmbeddingError as exc:
+                self._question_error = str(exc)
+                self._questions_paused_until = time.monotonic() + QUESTION_PAUSE
+                log.warning("questions are searched without meaning for %d s: %s", QUESTION_PAUSE, exc)
+                return
+            self._question_error = None
 
     # ---- meaning
 
@@ -512,6 +532,8 @@ class GrasBot:
         }
         if self._embed_error:
             status["error"] = self._embed_error if owner else "embedding failed: words alone rank the notes until the next reload"
+        if self._question_error and status["ready"]:
+            status["question_error"] = self._question_error if owner else "the last question could not be embedded: words alone ranked it"
         return status
 
     def _with_passages(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, sections: SemanticIndex | None) -> SearchResult:

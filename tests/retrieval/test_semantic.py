@@ -236,12 +236,42 @@ async def test_a_question_searched_while_ollama_could_not_embed_it_is_not_kept_a
     standin_ollama.embed_broken = True
     await bot.prepare_question(question)
     first = bot.search(question, audience="visitor")
-    assert semantic_reasons(first) == []
+    assert first.unembedded and semantic_reasons(first) == []
     assert (await bot.answer(question))["reused"] is False
     standin_ollama.embed_broken = False  # Ollama is back
+    bot._questions_paused_until = 0.0
     await bot.prepare_question(question)
-    assert semantic_reasons(bot.search(question, audience="visitor"))
+    again = bot.search(question, audience="visitor")
+    assert not again.unembedded and semantic_reasons(again)
     assert (await bot.answer(question))["reused"] is False  # not the words-only answer
+
+
+async def test_a_question_ollama_does_not_embed_in_time_is_searched_by_words_without_waiting_again(standin_ollama):
+    """Ollama accepts the question's embedding and stays silent: the visitor waited LLM_TIMEOUT
+    (30 s at most) for it, then the search asked Ollama again on the event loop, every visitor
+    of the site frozen that long (and again for each long note's passages)."""
+    assert make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama", llm_timeout=60.0)._questions.embedder._timeout == 5.0
+    bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama", llm_timeout=0.5)
+    assert await asyncio.to_thread(bot.embed_pending) is True
+    asked: list[list[str]] = []
+    embed = bot._questions.embedder.embed
+    bot._questions.embedder.embed = lambda texts: (asked.append(list(texts)), embed(texts))[1]
+    standin_ollama.embed_held = True
+    await bot.prepare_question("une question neuve sur docker")  # gives up after its timeout
+    assert asked == [["une question neuve sur docker"]]
+    result = bot.search("une question neuve sur docker", audience="visitor")
+    assert result.sources and semantic_reasons(result) == [] and result.unembedded
+    assert len(asked) == 1  # the search did not ask Ollama again, on the event loop
+    await bot.prepare_question("une autre question sur docker")  # Ollama just failed: not asked
+    assert len(asked) == 1
+    owner, visitor = (await bot.health(owner=True))["semantic"], (await bot.health(owner=False))["semantic"]
+    assert "timed out" in owner["question_error"] and "bge-m3" in owner["question_error"]
+    assert "words alone" in visitor["question_error"] and "bge-m3" not in visitor["question_error"]
+    standin_ollama.release_embeds()
+    bot._questions_paused_until = 0.0  # the pause is over
+    await bot.prepare_question("une question neuve sur docker")
+    assert semantic_reasons(bot.search("une question neuve sur docker", audience="visitor"))
+    assert "question_error" not in (await bot.health(owner=True))["semantic"]
 
 
 # ---------------------------------------------------------------- the cache, keyed by model

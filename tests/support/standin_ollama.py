@@ -18,8 +18,9 @@ GET /api/version), records every request body, and misbehaves on demand:
 
 POST /api/embed answers for the models in `embed_models` with a deterministic vector of
 hashed word counts (`standin_vector`): texts that share words are close, as a real embedding
-model would have them; `embed_requests` records every body, and `embed_broken` makes it answer
-HTTP 500.
+model would have them; `embed_requests` records every body, `embed_broken` makes it answer
+HTTP 500, and `embed_held` holds every embedding until `release_embeds()` (an Ollama that
+accepts the request and stays silent).
 
 `GET /standin/requests` answers `{"requests": [...]}`, every /api/chat body received so far:
 how `grasbot eval` reads the prompts it sent (context recall). `in_flight` counts the chats
@@ -108,6 +109,7 @@ class StandinOllama:
     #: Every /api/embed body, as received.
     embed_requests: list[dict] = field(default_factory=list)
     embed_broken: bool = False
+    embed_held: bool = False
     #: The port to listen on (0: any free one); a test restarts a host where it was.
     port: int = 0
     #: Chats generated at once (None: all); the others wait, as in Ollama's own queue.
@@ -122,6 +124,7 @@ class StandinOllama:
         self._runner: web.AppRunner | None = None
         self._closing = asyncio.Event()
         self._gate = asyncio.Event()
+        self._embeds_released = asyncio.Event()
         self.first_chunk_sent = asyncio.Event()
         self._generating = asyncio.Semaphore(self.parallel) if self.parallel else None
 
@@ -150,6 +153,11 @@ class StandinOllama:
         """Let a reply held by `hold_after` continue."""
         self._gate.set()
 
+    def release_embeds(self) -> None:
+        """Let the embeddings `embed_held` holds be answered, and those that follow."""
+        self.embed_held = False
+        self._embeds_released.set()
+
     async def start(self) -> StandinOllama:
         app = web.Application()
         app.router.add_post("/api/chat", self._chat)
@@ -170,6 +178,7 @@ class StandinOllama:
     async def close(self) -> None:
         self._closing.set()
         self._gate.set()
+        self._embeds_released.set()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -309,6 +318,8 @@ class StandinOllama:
         self.hits.append((request.method, request.path))
         body = await request.json()
         self.embed_requests.append(body)
+        if self.embed_held:
+            await self._embeds_released.wait()
         model = body.get("model", "")
         if model not in self.embed_models and f"{model}:latest" not in self.embed_models:
             return web.json_response({"error": f'model "{model}" not found, try pulling it first'}, status=404)

@@ -15,6 +15,7 @@ body's index does), so a private note's name cannot pull a public note closer to
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import math
@@ -509,17 +510,31 @@ class QuestionVectors:
         return text in self._kept
 
     def vector(self, text: str) -> np.ndarray:
+        """The question's vector, embedded now when it is not kept, except by a remote embedder
+        on the event loop: every visitor would wait on Ollama with it (up to its timeout, again
+        for each long note's passages), so the question was embedded before the search
+        (`GrasBot.prepare_question`) or the search goes without meaning."""
         with self._lock:
             vector = self._kept.get(text)
             if vector is not None:
                 self._kept.move_to_end(text)
                 return vector
+        if self.embedder.remote and _on_event_loop():
+            raise EmbeddingError("the question was not embedded before the search")
         vector = self.embedder.embed([text])[0]
         with self._lock:
             self._kept[text] = vector
             while len(self._kept) > QUESTIONS_KEPT:
                 self._kept.popitem(last=False)
         return vector
+
+
+def _on_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 class Progress(NamedTuple):
