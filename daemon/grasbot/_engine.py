@@ -55,6 +55,7 @@ log = logging.getLogger("grasbot.engine")
 AUDIENCES = ("visitor", "owner")
 QUESTION_WAIT = 5.0  # seconds a visitor's question waits for Ollama to embed it, at most (LLM_TIMEOUT's 30 before)
 QUESTION_PAUSE = 10.0  # seconds questions go without meaning after Ollama failed to embed one
+EMBED_RETRY = 30.0  # seconds before a pass the backend failed is tried again (Ollama not up yet, a model not pulled yet)
 EMBED_INLINE = 64  # notes a reload embeds before swapping in (beyond: in the background, lexical meanwhile)
 MAX_QUESTION = 500
 SEARCH_CACHE = 1024  # results kept per vault version: a public site hears the same questions often
@@ -278,6 +279,7 @@ class GrasBot:
         self._questions_paused_until = 0.0  # monotonic time before which no question is sent to it
         self._embedding = threading.Lock()  # one embedding pass at a time
         self._embed_stop = threading.Event()
+        self._embed_wake = threading.Event()  # set by a reload or a stop: a worker waiting to try again goes now
         self._generation = 0  # bumped by every pass that is not in the background
         self._embed_thread: threading.Thread | None = None
         self._worker_lock = threading.Lock()
@@ -473,8 +475,9 @@ class GrasBot:
                     store.save(texts.keys.values())
                 return False
             except EmbeddingError as exc:
+                if str(exc) != self._embed_error:  # not again each EMBED_RETRY while Ollama stays down
+                    log.warning("semantic signal off, tried again in %d s: %s", EMBED_RETRY, exc)
                 self._embed_error = str(exc)
-                log.warning("semantic signal off until the next reload: %s", exc)
                 return False
             self._embed_error = None
             if todo:
@@ -488,6 +491,7 @@ class GrasBot:
             return
         with self._worker_lock:
             self._embed_again = True
+            self._embed_wake.set()
             if self._embed_thread is not None:
                 return
             self._embed_stop.clear()
@@ -495,23 +499,32 @@ class GrasBot:
             self._embed_thread.start()
 
     def _embed_worker(self) -> None:
+        """Embed until this version is, going round again for a newer one; a pass the backend
+        failed (Ollama started after the daemon, down for a while, a model not pulled yet) is
+        tried again every EMBED_RETRY seconds, what it had embedded kept: it stayed lexical
+        until a reload or a restart."""
         while True:
             with self._worker_lock:
                 if not self._embed_again or self._embed_stop.is_set():
                     self._embed_thread = None
                     return
                 self._embed_again = False
+                self._embed_wake.clear()
+            failed = False
             try:
-                self.embed_pending(self._snapshot, background=True)
+                failed = not self.embed_pending(self._snapshot, background=True) and self._embed_error is not None
             except Exception:  # noqa: BLE001 - a worker must not die silently
                 log.exception("embedding failed")
                 self._embed_error = "embedding failed (see the daemon's log)"
+            if failed:
+                self._embed_wake.wait(EMBED_RETRY)
             with self._worker_lock:
-                if not self._snapshot.semantic and not self._embed_error:
-                    self._embed_again = True  # given way to a newer version: embed that one
+                if not self._snapshot.semantic and (failed or not self._embed_error):
+                    self._embed_again = True  # given way to a newer version, or failed: go again
 
     def stop_embedding(self) -> None:
         self._embed_stop.set()
+        self._embed_wake.set()
         self._generation += 1
         with self._worker_lock:
             thread = self._embed_thread
@@ -531,7 +544,7 @@ class GrasBot:
             "total": self._progress.total,
         }
         if self._embed_error:
-            status["error"] = self._embed_error if owner else "embedding failed: words alone rank the notes until the next reload"
+            status["error"] = self._embed_error if owner else "embedding failed: words alone rank the notes until it is tried again and succeeds"
         if self._question_error and status["ready"]:
             status["question_error"] = self._question_error if owner else "the last question could not be embedded: words alone ranked it"
         return status
@@ -730,8 +743,8 @@ class GrasBot:
             inline = self.embed_pending(new, at_most=EMBED_INLINE)
             self._snapshot = new
             self.answers.forget(new)
-        if not inline and self.embedder is not None and self._embed_error is None:
-            self.start_embedding()
+        if not inline and self.embedder is not None:
+            self.start_embedding()  # a backend that failed again is tried again there
         before, after = old.vault.notes, new.vault.notes
         return ReloadReport(
             vault_size=len(after),

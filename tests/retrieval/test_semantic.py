@@ -15,6 +15,7 @@ import pytest
 
 from generate_vault import generate
 from grasbot import ConfigError, Settings, build_snapshot, search
+from grasbot import _engine as engine
 from grasbot._engine import GrasBot
 from grasbot.retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
 from grasbot.retrieval.semantic import (
@@ -30,7 +31,7 @@ from grasbot.retrieval.semantic import (
     semantic_indexes,
 )
 from support.bots import BUNDLED_VAULT, bot_of, make_bot, rpc_result
-from support.standin_ollama import standin_vector, unused_url
+from support.standin_ollama import StandinOllama, standin_vector, unused_url
 
 
 class WordsEmbedder:
@@ -272,6 +273,43 @@ async def test_a_question_ollama_does_not_embed_in_time_is_searched_by_words_wit
     await bot.prepare_question("une question neuve sur docker")
     assert semantic_reasons(bot.search("une question neuve sur docker", audience="visitor"))
     assert "question_error" not in (await bot.health(owner=True))["semantic"]
+
+
+async def until(condition, what: str) -> None:
+    """Wait for the embedding worker (a thread) to make `condition` true, the event loop free
+    for the stand-in meanwhile."""
+    for _ in range(2_000):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never {what}")
+
+
+@pytest.mark.parametrize("late", ["the model is pulled", "Ollama starts"])
+async def test_embedding_resumes_once_ollama_can_embed_without_a_restart(tmp_path, monkeypatch, late):
+    """Ollama started after the daemon (a boot's order), or the author pulls the model after
+    reading /health's error: the vault stayed lexical until a reload or a restart."""
+    monkeypatch.setattr(engine, "EMBED_RETRY", 0.05)
+    port = int(unused_url().rsplit(":", 1)[1])
+    server = StandinOllama(port=port, embed_models=() if late == "the model is pulled" else ("bge-m3",))
+    if late == "the model is pulled":
+        await server.start()
+    bot = make_bot(BUNDLED_VAULT, f"http://127.0.0.1:{port}", semantic="ollama")
+    try:
+        bot.start_embedding()
+        await until(lambda: "error" in bot.semantic_status(), "failed")
+        error = bot.semantic_status()["error"]
+        assert "bge-m3" in error and ("not found" in error if late == "the model is pulled" else "cannot reach Ollama" in error)
+        if late == "the model is pulled":
+            server.embed_models = ("bge-m3",)
+        else:
+            await server.start()
+        await until(lambda: bot.semantic_status()["ready"], "embedded")
+        assert "error" not in bot.semantic_status()
+        assert semantic_reasons(await asyncio.to_thread(bot.search, "qui es-tu ?", audience="visitor"))
+    finally:
+        await asyncio.to_thread(bot.stop_embedding)
+        await server.close()
 
 
 # ---------------------------------------------------------------- the cache, keyed by model
