@@ -475,6 +475,8 @@ class GrasBot:
                     store.save(texts.keys.values())
                 return False
             except EmbeddingError as exc:
+                if embedded:  # Ollama went down halfway: a restart embeds only the rest
+                    store.save(texts.keys.values())
                 if str(exc) != self._embed_error:  # not again each EMBED_RETRY while Ollama stays down
                     log.warning("semantic signal off, tried again in %d s: %s", EMBED_RETRY, exc)
                 self._embed_error = str(exc)

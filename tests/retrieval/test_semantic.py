@@ -17,6 +17,8 @@ from generate_vault import generate
 from grasbot import ConfigError, Settings, build_snapshot, search
 from grasbot import _engine as engine
 from grasbot._engine import GrasBot
+from grasbot._exceptions import EmbeddingError
+from grasbot.retrieval import semantic
 from grasbot.retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
 from grasbot.retrieval.semantic import (
     BUNDLED_MODEL,
@@ -337,6 +339,24 @@ def test_vectors_are_cached_by_model_and_reused_by_a_restart(tmp_path):
         named = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder(model), tmp_path)
         assert named._vectors.path == tmp_path / "embeddings-words_c.npz"
         assert named.embed_pending() is True and len(named.embedder.embedded) == count, model
+
+
+def test_what_was_embedded_before_the_backend_failed_is_kept_by_a_restart(tmp_path):
+    """Ollama went down halfway through a large vault: the vectors it had given were kept in
+    memory only, and a restart embedded them all again (hours, on a large vault and a CPU)."""
+
+    class FailingAfterOne(WordsEmbedder):
+        def embed(self, texts):
+            if self.calls:
+                raise EmbeddingError("cannot reach Ollama to embed with 'bge-m3': connection refused")
+            return super().embed(texts)
+
+    first = with_embedder(make_bot(BUNDLED_VAULT), FailingAfterOne("words-a"), tmp_path)
+    assert first.embed_pending() is False and "connection refused" in first.semantic_status()["error"]
+    done = first.embedder.embedded
+    again = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
+    assert again.embed_pending() is True
+    assert len(done) == semantic.BATCH and again.embedder.embedded and not set(done) & set(again.embedder.embedded)
 
 
 def test_the_encoder_is_loaded_before_meaning_is_ready_even_when_the_cache_holds_every_vector(tmp_path):
