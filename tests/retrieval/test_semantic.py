@@ -5,6 +5,7 @@ exactness with meaning included."""
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import random
 import threading
@@ -13,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import support.standin_ollama as standin_ollama_module
 from generate_vault import generate
 from grasbot import ConfigError, Settings, build_snapshot, search
 from grasbot import _engine as engine
@@ -228,6 +230,27 @@ async def test_an_ollama_that_fails_leaves_the_lexical_answer(standin_ollama, tm
     result = ready.search("une question jamais posée sur le daemon", audience="visitor")
     assert result.sources and semantic_reasons(result) == []
     assert "question answered without the semantic signal" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        (lambda v: [math.nan, *v[1:]], "not finite numbers"),
+        (lambda v: v[:-1], "embeddings of 63 and 64 numbers"),
+        (lambda v: [], "embeddings of 0 and 64 numbers"),
+    ],
+    ids=["NaN", "two widths", "empty"],
+)
+async def test_vectors_ollama_should_not_give_are_refused_with_a_clear_error(standin_ollama, monkeypatch, damage, said):
+    """One NaN made every question's closeness NaN (meaning silently off, /health "ready");
+    rows of two widths raised a numpy error that named neither Ollama nor the model."""
+    sane = standin_ollama_module.standin_vector
+    monkeypatch.setattr(standin_ollama_module, "standin_vector", lambda text: damage(sane(text)) if "Docker" in text else sane(text))
+    bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama")
+    assert await asyncio.to_thread(bot.embed_pending) is False
+    status = bot.semantic_status()
+    assert status["ready"] is False and said in status["error"] and "bge-m3" in status["error"]
+    assert bot.search("Comment fonctionne GrasBot ?", audience="visitor").sources
 
 
 async def test_a_question_searched_while_ollama_could_not_embed_it_is_not_kept_as_meanings(standin_ollama):

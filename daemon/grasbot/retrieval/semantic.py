@@ -201,7 +201,15 @@ class OllamaEmbedder:
         vectors = response.embeddings
         if len(vectors) != len(texts):
             raise EmbeddingError(f"Ollama returned {len(vectors)} embeddings for {len(texts)} texts")
-        return _normalised(np.array(vectors, dtype=np.float32))
+        # refused here, not read: rows of two widths made a numpy error with no word of Ollama,
+        # and one NaN turned every question's closeness to NaN (meaning silently off, "ready")
+        widths = sorted({len(v) for v in vectors})
+        if len(widths) > 1 or widths == [0]:
+            raise EmbeddingError(f"Ollama returned embeddings of {' and '.join(map(str, widths))} numbers for one batch with {self._name!r}")
+        matrix = np.array(vectors, dtype=np.float32)
+        if not np.isfinite(matrix).all():
+            raise EmbeddingError(f"Ollama returned embeddings with {self._name!r} that are not finite numbers (NaN or infinite)")
+        return _normalised(matrix)
 
 
 def make_embedder(backend: str, *, model: str, host: str | None, timeout: float) -> Embedder | None:
