@@ -273,17 +273,25 @@ def test_a_log_made_read_only_while_the_daemon_runs_keeps_its_questions_until_wr
     assert "opened; the 4 question(s) kept meanwhile are written" in loud[1][1]
 
 
-def test_a_full_disk_keeps_its_questions_until_there_is_room_again(tmp_path, caplog):
-    """A full disk dropped the batch it refused, and every question until there was room."""
+def _log_on_a_full_disk(tmp_path):
+    """A log that took one question, « avant », then no more room (SQLite's own "database or
+    disk is full"), and 20 questions of some 7,500 characters kept meanwhile: (file, clock, log,
+    the file's pages)."""
     db = tmp_path / "q.sqlite3"
     clock = Clock()
     log = QuestionLog(db, clock=clock, batch_wait=60)
     log.record("avant", result(("a", 5.0, ("bm25",))))
     pages = log._conn.execute("PRAGMA page_count").fetchone()[0]
-    log._conn.execute(f"PRAGMA max_page_count={pages}")  # SQLite's own "database or disk is full"
-    caplog.set_level(logging.INFO, logger="grasbot.questionlog")
+    log._conn.execute(f"PRAGMA max_page_count={pages}")
     for i in range(20):
         log.record(f"pendant {i} " + "mot " * 1500, result(("a", 5.0, ("bm25",))))
+    return db, clock, log, pages
+
+
+def test_a_full_disk_keeps_its_questions_until_there_is_room_again(tmp_path, caplog):
+    """A full disk dropped the batch it refused, and every question until there was room."""
+    caplog.set_level(logging.INFO, logger="grasbot.questionlog")
+    db, clock, log, _ = _log_on_a_full_disk(tmp_path)
     assert log.enabled and log.stalled and log.failure == "cannot write: database or disk is full"
     log._conn.execute("PRAGMA max_page_count=1000000")  # room again
     log.record("pas encore réessayé", result(("a", 5.0, ("bm25",))))
@@ -296,6 +304,25 @@ def test_a_full_disk_keeps_its_questions_until_there_is_room_again(tmp_path, cap
     assert [level for level, _ in said(caplog)] == ["WARNING", "INFO"]
     assert "cannot write database or disk is full; up to 10000 questions are kept meanwhile" in said(caplog)[0][1]
     assert "the 22 question(s) kept meanwhile are written" in said(caplog)[1][1]
+
+
+def test_a_disk_with_room_for_part_of_the_questions_kept_takes_the_oldest_that_fit(tmp_path):
+    """A batch was written all or nothing: once a full disk had room for most of the questions
+    kept meanwhile but not all, none was written, and a stop lost every one."""
+    db, clock, log, pages = _log_on_a_full_disk(tmp_path)
+    assert log.stalled and in_memory(log) == 20
+    log._conn.execute(f"PRAGMA max_page_count={pages + 12}")  # room for some of them, not all
+    clock.now += REOPEN_EVERY
+    log.count()  # a read writes what is queued first
+    on_disk = [r[2] for r in rows(db, "questions")]
+    assert on_disk[0] == "avant" and 1 < len(on_disk) < 21  # the oldest that fit, in order
+    assert on_disk[1:] == [f"pendant {i}" + " mot" * 1500 for i in range(len(on_disk) - 1)]
+    assert log.stalled and in_memory(log) == 21 - len(on_disk)  # the rest wait, each once
+    assert log.count() == 21
+    log._conn.execute("PRAGMA max_page_count=1000000")
+    clock.now += REOPEN_EVERY
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["avant", *(f"pendant {i}" + " mot" * 1500 for i in range(20))]
 
 
 def test_questions_kept_for_a_file_that_refuses_writes_are_bounded_oldest_first(tmp_path, caplog):
@@ -1180,29 +1207,3 @@ def test_each_vault_has_its_own_log_and_grasbot_log_reads_the_one_named(tmp_path
     captured = capsys.readouterr()
     assert json.loads(captured.out)["ungrounded"] == []
     assert f"an older GrasBot kept every vault's questions in {shared}: --question-log {shared} reads them" in captured.err
-
-
-def test_a_disk_with_room_for_part_of_the_questions_kept_takes_the_oldest_that_fit(tmp_path):
-    """A batch was written all or nothing: once a full disk had room for most of the questions
-    kept meanwhile but not all, none was written, and a stop lost every one."""
-    db = tmp_path / "q.sqlite3"
-    clock = Clock()
-    log = QuestionLog(db, clock=clock, batch_wait=60)
-    log.record("avant", result(("a", 5.0, ("bm25",))))
-    pages = log._conn.execute("PRAGMA page_count").fetchone()[0]
-    log._conn.execute(f"PRAGMA max_page_count={pages}")  # SQLite's own "database or disk is full"
-    for i in range(20):
-        log.record(f"pendant {i} " + "mot " * 1500, result(("a", 5.0, ("bm25",))))
-    assert log.stalled and in_memory(log) == 20
-    log._conn.execute(f"PRAGMA max_page_count={pages + 12}")  # room for some of them, not all
-    clock.now += REOPEN_EVERY
-    log.count()  # a read writes what is queued first
-    on_disk = [r[2] for r in rows(db, "questions")]
-    assert on_disk[0] == "avant" and 1 < len(on_disk) < 21  # the oldest that fit, in order
-    assert on_disk[1:] == [f"pendant {i}" + " mot" * 1500 for i in range(len(on_disk) - 1)]
-    assert log.stalled and in_memory(log) == 21 - len(on_disk)  # the rest wait, each once
-    assert log.count() == 21
-    log._conn.execute("PRAGMA max_page_count=1000000")
-    clock.now += REOPEN_EVERY
-    log.close()
-    assert [r[2] for r in rows(db, "questions")] == ["avant", *(f"pendant {i}" + " mot" * 1500 for i in range(20))]
