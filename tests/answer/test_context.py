@@ -673,3 +673,23 @@ def test_a_hugo_headings_own_id_is_taken_from_the_later_ones():
     """idFactory `Put`: a given id is kept as written and the auto ids after it skip it."""
     assert unique_anchors(["recette", "recette", "recette"], "hugo", fixed=[True, False, False]) == ["recette", "recette-1", "recette-2"]
     assert unique_anchors(["recette-1", "recette", "recette"], "hugo", fixed=[True, False, False]) == ["recette-1", "recette", "recette-2"]
+
+
+@pytest.mark.parametrize(
+    "heading, expected",
+    [
+        # goldmark's typographer (extension/typographer.go, on in Hugo by default:
+        # markup.goldmark.extensions.typographer.disable false) makes `--` an ast.String
+        # `&ndash;` and `---` one `&mdash;`; Hugo's id is sanitizeAnchorName of
+        # render.TextPlain, which writes that string and resolves it (ResolveEntityNames) to –
+        # or —, a dash the id drops where `-` is a hyphen
+        ("Recette -- rapide", "recette--rapide"),
+        ("Recette --- rapide", "recette--rapide"),
+        ("Avant----après", "avant-après"),  # `---` then a lone `-`
+        ("Saint-Étienne", "saint-étienne"),  # a lone hyphen is text
+        ("Le `a--b` code", "le-a--b-code"),  # no typographer inside a code span
+    ],
+)
+def test_a_hugo_id_drops_the_dashes_the_typographer_made(note_writer, heading, expected):
+    """GrasBot kept each hyphen of `--` and `---` (`recette----rapide`), an id Hugo's page has not."""
+    assert _anchor_of_second_section(note_writer, heading, "hugo") == expected

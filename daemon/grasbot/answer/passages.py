@@ -320,8 +320,19 @@ def _rendered_text(text: str) -> str:
 def _hugo_text(text: str) -> str:
     """Hugo's `render.TextPlain` (markup/goldmark/internal/render): a raw HTML tag is stripped
     (its text kept); named entities are resolved afterwards over the whole text
-    (`util.ResolveEntityNames`, code spans included), numeric ones left as written."""
-    return _HTML_TAG.sub("", text)
+    (`util.ResolveEntityNames`, code spans included), numeric ones left as written. Between
+    tags, goldmark's typographer (on in Hugo by default) has made each `---` an `&mdash;` and
+    each `--` an `&ndash;` before: dashes the id drops, where it keeps `-` as a hyphen."""
+    return "".join(_TYPOGRAPHER_DASHES.sub(_typographer_dashes, piece) for piece in _HTML_TAG.split(text))
+
+
+# goldmark's typographer (extension/typographer.go) reads a run of hyphens from its start: `---`
+# an em dash, then `--` an en dash, a lone `-` left as text
+_TYPOGRAPHER_DASHES = re.compile(r"-{2,}")
+
+
+def _typographer_dashes(run: re.Match) -> str:
+    return "-" if len(run.group()) % 3 == 1 else "–"
 
 
 # goldmark's heading attributes (parser/atx_heading.go `parseLastLineAttributes`, on in Hugo by
