@@ -86,7 +86,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--anchors",
         choices=ANCHOR_FORMS,
-        help="GRASBOT_ANCHORS: a heading's anchor as the site makes it, github (Quartz, Jekyll), hugo, mkdocs, text (Obsidian Publish), slug (default), none",
+        help="GRASBOT_ANCHORS: a heading's anchor as the site makes it, github (Jekyll), quartz, hugo, mkdocs, text (Obsidian Publish), slug (default), none",
     )
     parser.add_argument(
         "--url-map",

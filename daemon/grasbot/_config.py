@@ -25,7 +25,7 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED_VAULT = _PACKAGE_DIR.parent.parent / "vault-grasbot"
 
 #: How the site turns a heading into its anchor (answer/passages.py builds each form).
-ANCHOR_FORMS = ("slug", "github", "hugo", "mkdocs", "text", "none")
+ANCHOR_FORMS = ("slug", "github", "quartz", "hugo", "mkdocs", "text", "none")
 #: Days a visitor's question stays in the question log (store/questionlog.py).
 DEFAULT_RETENTION_DAYS = 90
 #: The most days a question may be kept, or `grasbot log` look back: a century (a date that far

@@ -278,7 +278,7 @@ def test_a_repeated_heading_after_a_numbered_one_links_to_itself(note_writer, fo
 def test_a_bad_anchor_setting_is_a_clear_error():
     from grasbot._exceptions import ConfigError
 
-    with pytest.raises(ConfigError, match="GRASBOT_ANCHORS must be one of slug, github, hugo, mkdocs, text, none, not 'kebab'"):
+    with pytest.raises(ConfigError, match="GRASBOT_ANCHORS must be one of slug, github, quartz, hugo, mkdocs, text, none, not 'kebab'"):
         Settings.load(env={"GRASBOT_ANCHORS": "kebab"})
 
 
@@ -693,3 +693,61 @@ def test_a_hugo_headings_own_id_is_taken_from_the_later_ones():
 def test_a_hugo_id_drops_the_dashes_the_typographer_made(note_writer, heading, expected):
     """GrasBot kept each hyphen of `--` and `---` (`recette----rapide`), an id Hugo's page has not."""
     assert _anchor_of_second_section(note_writer, heading, "hugo") == expected
+
+
+def _anchor_among_notes(note_writer, heading: str, form: str) -> str | None:
+    """`_anchor_of_second_section` in a vault that also holds Note (a section Sec), Dossier/Autre
+    and Secret, a private note."""
+    note_writer("Note.md", "title: Note\nvisibility: public", "## Sec\n\nUne section.")
+    note_writer("Dossier/Autre.md", "title: Autre\nvisibility: public", "Une autre note.")
+    note_writer("Secret.md", "title: Secret\nvisibility: private", "Une note privée.")
+    return _anchor_of_second_section(note_writer, heading, form)
+
+
+@pytest.mark.parametrize(
+    "form, heading, expected",
+    [
+        # Quartz (quartz/plugins/transformers/ofm.ts): textTransform rewrites [[Note#Sec]] to
+        # [[Note#sec|Sec]], then the link's text is `alias ?? fp`: its label, else its section
+        # (a block's with its ^), else its note as written, folders included
+        ("quartz", "Voir [[Note#Sec]]", "voir-sec"),
+        ("quartz", "Voir [[Note#^bloc]]", "voir-bloc"),
+        ("quartz", "Voir [[Dossier/Autre]]", "voir-dossierautre"),
+        ("quartz", "Voir [[Note#Sec|Lire]]", "voir-lire"),
+        ("quartz", "Voir [[Note]]", "voir-note"),
+        # GitHub (cmark-gfm), Hugo (goldmark) and MkDocs (Python-Markdown) read no wikilink: its
+        # brackets are text, and every character the id keeps of what is written stays
+        ("github", "Voir [[Note#Sec]]", "voir-notesec"),
+        ("github", "Voir [[Note|Lire]]", "voir-notelire"),
+        ("github", "Voir [[Dossier/Autre]]", "voir-dossierautre"),
+        ("hugo", "Voir [[Note#Sec|Lire]]", "voir-noteseclire"),
+        ("mkdocs", "Voir [[Note#Sec]]", "voir-notesec"),
+        ("quartz", "Voir `[[Note#Sec]]`", "voir-notesec"),  # a code span: as written
+    ],
+)
+def test_a_wikilink_in_a_heading_is_anchored_as_its_site_shows_it(note_writer, form, heading, expected):
+    """GrasBot read every wikilink as its label or its note's name, as Obsidian shows it:
+    `## Voir [[Note#Sec]]` linked to voir-note on a Quartz site (voir-sec) and on GitHub (voir-notesec)."""
+    assert _anchor_among_notes(note_writer, heading, form) == expected
+
+
+@pytest.mark.parametrize("form", ["quartz", "github", "hugo", "mkdocs"])
+def test_a_wikilink_to_a_private_note_never_names_it_in_an_anchor(note_writer, form):
+    """The site may show the link, but GrasBot's answer names no note the visitor may not read."""
+    anchor = _anchor_among_notes(note_writer, "Voir [[Secret#Sec]]", form)
+    assert "secret" not in (anchor or "").lower()
+
+
+@pytest.mark.parametrize(
+    "form, heading, expected",
+    [
+        # ofm.ts arrowRegex (parseArrows, on by default): -> is an HTML → github-slugger drops
+        ("quartz", "Entrée -> sortie", "entrée--sortie"),
+        ("quartz", "Retour <-- fin", "retour--fin"),
+        ("quartz", "Le `->` code", "le---code"),  # no arrow inside a code span
+        ("github", "Entrée -> sortie", "entrée---sortie"),  # GitHub keeps the hyphen
+    ],
+)
+def test_a_quartz_anchor_drops_the_arrows_quartz_draws(note_writer, form, heading, expected):
+    """Quartz draws `->` as an arrow, which its id drops; GitHub keeps the hyphen: one form could not match both."""
+    assert _anchor_of_second_section(note_writer, heading, form) == expected

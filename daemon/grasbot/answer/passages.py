@@ -29,7 +29,7 @@ from ..retrieval.index import Index, Inverted, bm25_each, indexable_text, invert
 from ..retrieval.scoring import read_as
 from ..retrieval.search import earlier_questions
 from ..retrieval.sections import Sections, heading_path, site_headings
-from ..retrieval.vault import code_in, link_spans
+from ..retrieval.vault import code_in, code_kept, link_spans
 
 MIN_SHARE = 0.5  # a passage scoring less than half the best one gets only the room left (tuned: 0.3–0.5 alike)
 OPENING = 400  # a long note's opening passage this short comes along with its other passages
@@ -335,6 +335,50 @@ def _typographer_dashes(run: re.Match) -> str:
     return "-" if len(run.group()) % 3 == 1 else "–"
 
 
+# Quartz's arrows (ofm.ts `arrowRegex`, `parseArrows` on by default): each an HTML arrow (→, ⇒, ←, ⇐)
+# in the text it finds them in, which github-slugger then drops
+_QUARTZ_ARROWS = re.compile(r"-{1,2}>|={1,2}>|<-{1,2}|<={1,2}")
+
+
+def _quartz_text(text: str) -> str:
+    """`_rendered_text` as Quartz renders it: each text between tags, its entities read, loses
+    the arrows its ObsidianFlavoredMarkdown made (`Entrée -> sortie` reads `Entrée → sortie`)."""
+    return "".join(_QUARTZ_ARROWS.sub("→", _rendered_text(piece)) for piece in _HTML_TAG.split(text))
+
+
+# A wikilink as ofm.ts's `wikilinkRegex` reads it (its table-cell parts aside): the note, `#` and
+# the section (or `#^` and the block), `|` and the label; a bracket ends each, `#` the note and
+# the section, `\` the note
+_QUARTZ_WIKILINK = re.compile(r"(!?)\[\[([^\[\]|#\\]++)?(#++[^\[\]|#\\]++)?(\\?\|[^\[\]#]++)?\]\]")
+# A wikilink as the other sites read it: text, its brackets too
+_RAW_WIKILINK = re.compile(r"\[\[([^\[\]]*+)\]\]")
+
+
+def _wikilinks_shown(heading: str, form: str, may_read: Callable[[str], bool]) -> str:
+    """The heading with each wikilink to a note the reader may see (or to a section of its own
+    note) as the site shows it; one to a note they may not see is left to `readable_text`,
+    which drops its name. `quartz` (ofm.ts): its label, else its section (`[[Note#Sec]]` is
+    Sec, `[[Note#^bloc]]` ^bloc), else its note as written (`[[Dossier/Note]]` is
+    Dossier/Note); GitHub, Hugo and MkDocs read no wikilink: their brackets are text, the rest
+    is read as written (`[[Note#Sec|Voir]]` is Note#Sec|Voir, of which the ids keep NoteSecVoir)."""
+    if "[[" not in heading or form not in ("quartz", "github", "hugo", "mkdocs"):
+        return heading
+
+    def quartz(m: re.Match) -> str:
+        embed, note, section, label = m.groups()
+        note = (note or "").strip()
+        if embed or label or (note and not may_read(note)):
+            return m.group()  # an embed is no text; a label is kept by readable_text
+        return section.strip()[1:].strip() if section else note
+
+    def raw(m: re.Match) -> str:
+        target = re.split(r"[|#^]", m.group(1), maxsplit=1)[0].strip()
+        return m.group(1) if not target or may_read(target) else m.group()
+
+    pattern, shown = (_QUARTZ_WIKILINK, quartz) if form == "quartz" else (_RAW_WIKILINK, raw)
+    return code_kept(heading, code_in(heading), lambda text: pattern.sub(shown, text))
+
+
 # goldmark's heading attributes (parser/atx_heading.go `parseLastLineAttributes`, on in Hugo by
 # `markup.goldmark.parser.attribute.title`): a `{…}` list closing the heading's last line, of
 # `#id`, `.class` and `name=value` items; `#id` runs up to a space or ASCII punctuation other
@@ -367,8 +411,9 @@ def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str
         if sum(section for _, section in headings) != len(sections[0]):
             headings = tuple((text, True) for _, text in sections[0])
         written = [hugo_heading_id(text) if form == "hugo" else (text, None) for text, _ in headings]
-        markup = _hugo_text if form == "hugo" else _rendered_text if form in ("github", "mkdocs") else None
-        plain = [_plain(index.readable_text(text, path), spaces_as_written=form in ("github", "hugo"), markup=markup) for text, _ in written]
+        markup = {"hugo": _hugo_text, "quartz": _quartz_text, "github": _rendered_text, "mkdocs": _rendered_text}.get(form)
+        shown = [_wikilinks_shown(text, form, index.may_read) for text, _ in written]
+        plain = [_plain(index.readable_text(text, path), spaces_as_written=form in ("github", "quartz", "hugo"), markup=markup) for text in shown]
         if form == "hugo":  # goldmark resolves named entities in the text it made, code included
             plain = [_NAMED_ENTITY.sub(lambda m: html.unescape(m.group()), text) for text in plain]
         # Python-Markdown (MkDocs) reads an underline only under one line: several lines above
@@ -397,14 +442,14 @@ def _kept(index: Index, memo: object, key: object, most: int, make: Callable[[],
 
 def anchor_of(heading: str, form: str) -> str:
     """`slug`: ASCII, lower case, hyphens (« Tarte aux pommes » → tarte-aux-pommes), the note
-    slugs' own rule; `github`: github-slugger's (GitHub, Quartz's rehype-slug): lower case, then
+    slugs' own rule; `github`, `quartz`: github-slugger's (GitHub, Quartz's rehype-slug): lower case, then
     only letters, marks, decimal and letter numbers, connector punctuation (`_`), `-` and
     spaces are kept, each space a hyphen; `mkdocs`: Python-Markdown's toc (MkDocs): ASCII,
     punctuation dropped, spaces and hyphens one hyphen (l’été → lete); `text`: the heading as
     written, percent-encoded (Obsidian Publish); `hugo`: Hugo's default (`_hugo_anchor`)."""
     if form == "slug":
         return slugify(heading)
-    if form == "github":
+    if form in ("github", "quartz"):
         return "".join(c for c in heading.lower() if _github_keeps(c)).replace(" ", "-")
     if form == "mkdocs":  # Python-Markdown's toc.slugify: accents folded, other letters dropped
         ascii_only = unicodedata.normalize("NFKD", heading).encode("ascii", "ignore").decode("ascii")

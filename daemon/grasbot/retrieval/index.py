@@ -269,11 +269,13 @@ class Index:
         whole note reads it (a list above the piece makes its indented lines prose), else as
         `code_in` reads the piece alone. Code reaches the reader as written."""
 
-        def visible(target: str) -> bool:
-            resolved = self.resolver.resolve(target) if self.resolver else None
-            return resolved is not None and resolved in self.notes  # a dangling link may name an excluded note
+        return rewrite_links(text, self.may_read, rel, code_in(text) if code is None else code)
 
-        return rewrite_links(text, visible, rel, code_in(text) if code is None else code)
+    def may_read(self, target: str) -> bool:
+        """Whether a link's target is a note of this audience's (a dangling link may name an
+        excluded note): only then may its name be shown."""
+        resolved = self.resolver.resolve(target) if self.resolver else None
+        return resolved is not None and resolved in self.notes
 
     def readable_field(self, text: str | None, path: str) -> str | None:
         """A title or frontmatter field of the note at `path` as this audience may read it: its
