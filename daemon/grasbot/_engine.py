@@ -35,6 +35,7 @@ from .retrieval.semantic import (
     Embedder,
     ForeignVectors,
     NoteTexts,
+    OllamaEmbedder,
     Progress,
     QuestionVectors,
     SemanticIndex,
@@ -274,7 +275,7 @@ class GrasBot:
         self.flights = Flights()  # answers being written, shared by whoever asks the same meanwhile
         self.lane = SearchLane()
         self.answers.forget(snapshot)
-        self.embedder = make_embedder(settings.semantic, model=settings.embed_model, host=settings.ollama_hosts[0], timeout=min(settings.llm_timeout, 30.0))
+        self.embedder = make_embedder(settings.semantic, model=settings.embed_model, hosts=settings.ollama_hosts, timeout=min(settings.llm_timeout, 30.0))
         self._question_error: str | None = None  # why Ollama did not embed the last question it was asked
         self._questions_paused_until = 0.0  # monotonic time before which no question is sent to it
         self._embedding = threading.Lock()  # one embedding pass at a time
@@ -290,11 +291,10 @@ class GrasBot:
         if self.embedder is not None:
             folder = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
             self._vectors: VectorStore | None = VectorStore(self.embedder.model, folder)
-            asker: Embedder | None = self.embedder
-            if self.embedder.remote:  # a question waits QUESTION_WAIT, the notes' batches their full timeout
-                wait = min(settings.llm_timeout, QUESTION_WAIT)
-                asker = make_embedder(settings.semantic, model=settings.embed_model, host=settings.ollama_hosts[0], timeout=wait)
-            self._questions: QuestionVectors | None = QuestionVectors(asker or self.embedder)
+            asker: Embedder = self.embedder
+            if isinstance(self.embedder, OllamaEmbedder):  # a question waits QUESTION_WAIT in all, the notes' batches their full timeout
+                asker = self.embedder.within(min(settings.llm_timeout, QUESTION_WAIT))
+            self._questions: QuestionVectors | None = QuestionVectors(asker)
         else:
             self._vectors = self._questions = None
 

@@ -18,6 +18,7 @@ import support.standin_ollama as standin_ollama_module
 from generate_vault import generate
 from grasbot import ConfigError, Settings, build_snapshot, search
 from grasbot import _engine as engine
+from grasbot import _hosts as hosts
 from grasbot._engine import GrasBot
 from grasbot._exceptions import EmbeddingError
 from grasbot.retrieval import semantic
@@ -300,6 +301,53 @@ async def test_a_question_ollama_does_not_embed_in_time_is_searched_by_words_wit
     assert "question_error" not in (await bot.health(owner=True))["semantic"]
 
 
+async def test_embeddings_go_to_the_next_ollama_host_as_answers_do(standin_ollama):
+    """OLLAMA_HOST lists a host that is down, then one that works: answers went to the second,
+    embeddings only to the first, /health saying "cannot reach Ollama" for ever."""
+    dead = unused_url()
+    bot = make_bot(BUNDLED_VAULT, f"{dead},{standin_ollama.url}", semantic="ollama")
+    assert await asyncio.to_thread(bot.embed_pending) is True
+    assert bot.semantic_status()["ready"] and "error" not in bot.semantic_status()
+    await bot.prepare_question("une question neuve sur docker")
+    assert standin_ollama.embed_requests[-1]["input"] == ["une question neuve sur docker"]
+    result = bot.search("une question neuve sur docker", audience="visitor")
+    assert semantic_reasons(result) and not result.unembedded
+
+
+async def test_the_host_that_embedded_last_is_asked_first(monkeypatch):
+    """A host that could not be reached is tried again after RETRY_AFTER: a question sent to it
+    first would wait on it again each time it is still down; the host that embedded last is
+    asked first, the others when it cannot be reached."""
+    monkeypatch.setattr(hosts, "RETRY_AFTER", 0.0)  # the first host is tried again at once
+    first = StandinOllama(port=int(unused_url().rsplit(":", 1)[1]))
+    async with StandinOllama() as second:
+        bot = make_bot(BUNDLED_VAULT, f"http://127.0.0.1:{first.port},{second.url}", semantic="ollama")
+        assert await asyncio.to_thread(bot.embed_pending) is True  # the first is down: the second embeds
+        await first.start()
+        try:
+            await bot.prepare_question("une question neuve sur docker")
+            assert first.embed_requests == [] and second.embed_requests[-1]["input"] == ["une question neuve sur docker"]
+            await second.close()  # the second goes down: the first embeds the next question
+            await bot.prepare_question("une autre question sur docker")
+            assert [b["input"] for b in first.embed_requests] == [["une autre question sur docker"]]
+            assert semantic_reasons(bot.search("une autre question sur docker", audience="visitor"))
+        finally:
+            await first.close()
+
+
+async def test_a_question_waits_its_bound_in_all_not_at_each_host(standin_ollama, monkeypatch):
+    """A question waits QUESTION_WAIT in all: a first host that took it all leaves none for the
+    next (five seconds a dead host would have made it ten with two)."""
+    bot = make_bot(BUNDLED_VAULT, f"{unused_url()},{standin_ollama.url}", semantic="ollama")
+    asker = bot._questions.embedder
+    readings = iter([100.0, 100.0])  # the call's start, and the first host's turn; then its bound is spent
+
+    monkeypatch.setattr(semantic, "time", type("Clock", (), {"monotonic": staticmethod(lambda: next(readings, 100.0 + engine.QUESTION_WAIT))}))
+    with pytest.raises(EmbeddingError, match="cannot reach Ollama at http://127.0.0.1:.* to embed with 'bge-m3'"):
+        await asyncio.to_thread(asker.embed, ["une question neuve sur docker"])
+    assert standin_ollama.embed_requests == []  # no time was left for the second host
+
+
 async def until(condition, what: str) -> None:
     """Wait for the embedding worker (a thread) to make `condition` true, the event loop free
     for the stand-in meanwhile."""
@@ -315,6 +363,7 @@ async def test_embedding_resumes_once_ollama_can_embed_without_a_restart(tmp_pat
     """Ollama started after the daemon (a boot's order), or the author pulls the model after
     reading /health's error: the vault stayed lexical until a reload or a restart."""
     monkeypatch.setattr(engine, "EMBED_RETRY", 0.05)
+    monkeypatch.setattr(hosts, "RETRY_AFTER", 0.05)  # a host that could not be reached is skipped that long
     port = int(unused_url().rsplit(":", 1)[1])
     server = StandinOllama(port=port, embed_models=() if late == "the model is pulled" else ("bge-m3",))
     if late == "the model is pulled":

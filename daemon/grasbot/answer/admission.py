@@ -9,7 +9,8 @@ once (`Busy`: the caller answers from the notes). A queued question that is stil
 
 A host that cannot be reached (`LLMUnavailable` before any word of its answer) is skipped for
 `RETRY_AFTER` seconds, then tried again, and the question goes to the next host; a host whose
-connection broke after it had begun to answer was reached: only that answer fails.
+connection broke after it had begun to answer was reached: only that answer fails (the rule
+the embeddings follow too: `_hosts`).
 Leaving (a closed stream, a cancelled request) frees the place or slot at once: everything
 is released in `finally` blocks, after the upstream request is closed.
 """
@@ -24,11 +25,11 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 from .._exceptions import LLMUnavailable
+from .._hosts import RETRY_AFTER, Reach
 from .llm import LLMClient
 
 __all__ = ["Admission", "Busy", "NoHost", "Position", "SearchLane"]
 
-RETRY_AFTER = 10.0  # seconds a host that could not be reached is skipped
 #: What an answer is expected to take before one was measured: Qwen3 8B on a consumer GPU
 #: writes one in 2-10 s. Replaced by the measured mean as soon as answers finish.
 FIRST_GUESS = 5.0
@@ -75,28 +76,16 @@ class Position:
     position: int
 
 
-@dataclass(eq=False)
-class Host:
-    url: str
+@dataclass(eq=False, kw_only=True)
+class Host(Reach):
     llm: LLMClient
     slots: int
     visitors: int = 0  # generations of visitors in flight
     owners: int = 0  # the owner's, beside them
-    down_until: float = 0.0  # monotonic time before which the host is skipped
-    failed: bool = False  # the last attempt could not connect
-    error: str = ""  # what it said then
 
     @property
     def in_use(self) -> int:
         return self.visitors + self.owners
-
-    def usable(self, now: float) -> bool:
-        return now >= self.down_until
-
-    def state(self, now: float) -> str:
-        if not self.failed:
-            return "up"
-        return "down" if now < self.down_until else "retrying"
 
 
 @dataclass(eq=False)
@@ -128,7 +117,7 @@ class Admission:
     ) -> None:
         if not clients:
             raise ValueError("at least one model host is needed")
-        self.hosts = [Host(c.host, c, slots) for c in clients]
+        self.hosts = [Host(c.host, llm=c, slots=slots) for c in clients]
         self.queue_limit = queue_limit
         self.max_wait = max_wait
         self.retry_after = retry_after
@@ -320,12 +309,12 @@ class Admission:
         self._dispatch()
 
     def _succeeded(self, ticket: Ticket) -> None:
-        ticket.host.failed = False
+        ticket.host.reached()
         self.answer_seconds += SMOOTHING * (time.monotonic() - ticket.started - self.answer_seconds)
 
     def _failed(self, host: Host, exc: Exception) -> None:
+        host.lost(str(exc), self.retry_after)
         now = time.monotonic()
-        host.failed, host.down_until, host.error = True, now + self.retry_after, str(exc)
         if any(h.usable(now) for h in self.hosts):
             return
         for queue in (self._queue, self._owner_queue):  # nobody left to wait for: the fallback now

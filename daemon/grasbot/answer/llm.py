@@ -11,17 +11,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import re
 from collections.abc import AsyncIterator
 
 from .._exceptions import LLMError, LLMFailed, LLMTimeout, LLMUnavailable
+from .._hosts import CONNECT_TIMEOUT, host_url
 
 __all__ = ["LLMClient", "ThinkStripper", "strip_think", "load_ollama"]
 
 log = logging.getLogger("grasbot.llm")
 
-_DEFAULT_HOST = "http://127.0.0.1:11434"
 # A reasoning tag as models write them: `<think>`, `</think>`, `<Think>`, `<thinking>`, `< /think >`.
 _TAG = re.compile(r"<[ \t]?(/?)[ \t]?think(?:ing)?[ \t]?>", re.IGNORECASE)
 _MAX_TAG = len("< / thinking >")
@@ -166,7 +165,7 @@ class LLMClient:
     reachable_timeout: float = 2.0
     #: Seconds to open a connection: a host that takes longer is down (skipped for the next),
     #: not a slow model; a machine on the same network answers in milliseconds.
-    connect_timeout: float = 5.0
+    connect_timeout: float = CONNECT_TIMEOUT
 
     def __init__(
         self,
@@ -179,7 +178,7 @@ class LLMClient:
         deadline: float = 90.0,
         context: int = 8_192,
     ) -> None:
-        self.host = host or os.environ.get("OLLAMA_HOST") or _DEFAULT_HOST
+        self.host = host_url(host)
         self.model = model
         self.timeout = timeout  # between two pieces of the reply (httpx's read timeout)
         self.temperature = temperature

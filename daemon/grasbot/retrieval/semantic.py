@@ -21,6 +21,7 @@ import logging
 import math
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .._exceptions import EmbeddingError
 from .._files import atomic_write
+from .._hosts import CONNECT_TIMEOUT, Failover, unreachable
 from .boilerplate import EMPTY, Boilerplate
 from .index import Index, field_text, indexable_body, indexable_text
 from .sections import WHOLE_NOTE, cut_note, heading_path
@@ -174,31 +176,68 @@ class BundledEmbedder:
 
 class OllamaEmbedder:
     """An Ollama server's `/api/embed`, through the official client (sync: it runs in a worker
-    thread, or off the event loop for a question)."""
+    thread, or off the event loop for a question). With several hosts in OLLAMA_HOST, one that
+    cannot be reached is skipped for the next as answers do (`_hosts.Failover`), the one that
+    embedded last tried first, and a call waits `timeout` in all, whichever hosts it tries."""
 
     remote = True
 
-    def __init__(self, model: str, host: str | None = None, timeout: float = 30.0) -> None:
+    def __init__(self, model: str, hosts: Failover | None = None, timeout: float = 30.0) -> None:
         self.model = f"ollama:{model}"
-        self._name, self._host, self._timeout = model, host, timeout
-        self._client: Any = None  # an ollama.Client, made at the first call (the import waits till then)
+        self._name, self._timeout = model, timeout
+        self.hosts = hosts if hosts is not None else Failover([None])
+        self._clients: dict[str, Any] = {}  # url -> an ollama.Client waiting `timeout`, made at its first call
+
+    def within(self, seconds: float) -> OllamaEmbedder:
+        """The same hosts, and what they did lately, each call waiting `seconds` at most."""
+        return OllamaEmbedder(self._name, self.hosts, seconds)
 
     def load(self) -> None:
         """Nothing to read here: a question is embedded off the event loop anyway."""
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        import numpy as np
         import ollama
 
-        if self._client is None:
-            self._client = ollama.Client(host=self._host, timeout=self._timeout)
-        try:
-            response = self._client.embed(model=self._name, input=list(texts))
-        except ollama.ResponseError as exc:
-            raise EmbeddingError(f"Ollama could not embed with {self._name!r}: {exc.error}") from None
-        except Exception as exc:  # connection refused, timeout: httpx's own errors
-            raise EmbeddingError(f"cannot reach Ollama to embed with {self._name!r}: {exc}") from None
-        vectors = response.embeddings
+        ends = time.monotonic() + self._timeout
+        for host in self.hosts.order():
+            left = ends - time.monotonic()
+            if left <= 0:
+                break
+            try:
+                response = self._call(host.url, left, texts)
+            except ollama.ResponseError as exc:
+                self.hosts.reached(host)
+                raise EmbeddingError(f"Ollama at {host.url} could not embed with {self._name!r}: {exc.error}") from None
+            except Exception as exc:  # httpx's own errors
+                if unreachable(exc):
+                    self.hosts.lost(host, f"cannot reach Ollama at {host.url} to embed with {self._name!r}: {exc}")
+                    continue
+                raise EmbeddingError(f"Ollama at {host.url} did not embed with {self._name!r}: {exc}") from None
+            self.hosts.reached(host)
+            return self._checked(response.embeddings, texts)
+        said = self.hosts.errors() or f"no Ollama host could be tried in time to embed with {self._name!r}"
+        raise EmbeddingError(said)
+
+    def _call(self, url: str, seconds: float, texts: Sequence[str]) -> Any:
+        """`/api/embed` at `url`, waiting `seconds` at most: with the host's kept client, or one
+        made for this call when less time is left than its own (after a host that could not be reached)."""
+        import httpx
+        import ollama
+
+        def made(wait: float) -> Any:
+            return ollama.Client(host=url, timeout=httpx.Timeout(wait, connect=min(wait, CONNECT_TIMEOUT)))
+
+        if seconds >= self._timeout:
+            client = self._clients.get(url)
+            if client is None:
+                client = self._clients.setdefault(url, made(self._timeout))
+            return client.embed(model=self._name, input=list(texts))
+        with made(seconds) as client:
+            return client.embed(model=self._name, input=list(texts))
+
+    def _checked(self, vectors: Sequence[Sequence[float]], texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         if len(vectors) != len(texts):
             raise EmbeddingError(f"Ollama returned {len(vectors)} embeddings for {len(texts)} texts")
         # refused here, not read: rows of two widths made a numpy error with no word of Ollama,
@@ -212,14 +251,14 @@ class OllamaEmbedder:
         return _normalised(matrix)
 
 
-def make_embedder(backend: str, *, model: str, host: str | None, timeout: float) -> Embedder | None:
-    """`backend`: off, bundled or ollama (Settings.semantic)."""
+def make_embedder(backend: str, *, model: str, hosts: Sequence[str | None], timeout: float) -> Embedder | None:
+    """`backend`: off, bundled or ollama (Settings.semantic); `hosts`: Settings.ollama_hosts."""
     if backend == "off":
         return None
     if backend == "bundled":
         return BundledEmbedder()
     if backend == "ollama":
-        return OllamaEmbedder(model, host=host, timeout=timeout)
+        return OllamaEmbedder(model, Failover(hosts), timeout=timeout)
     raise EmbeddingError(f"unknown semantic backend {backend!r}: off, bundled or ollama")
 
 

@@ -1,0 +1,90 @@
+"""The Ollama hosts `OLLAMA_HOST` lists, and the one rule answers and embeddings both follow to
+reach them: a host that cannot be reached (nothing listens, the connection does not open within
+CONNECT_TIMEOUT, or breaks before any reply) is skipped for RETRY_AFTER seconds, then tried
+again, the next host taking its calls meanwhile. A slow host, or one that answers with an
+error, was reached: its call fails, the host is not skipped.
+
+`answer.admission` spreads answers over the hosts by load; `Failover` is for calls that go to
+one host after another (the embeddings), the host that answered last tried first.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+RETRY_AFTER = 10.0  # seconds a host that could not be reached is skipped
+CONNECT_TIMEOUT = 5.0  # seconds to open a connection: a machine on the network answers in milliseconds
+DEFAULT_HOST = "http://127.0.0.1:11434"
+
+
+def host_url(host: str | None) -> str:
+    """The URL a host of `Settings.ollama_hosts` stands for (None: the ollama client's default)."""
+    return host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether a call's error means the host could not be reached (the next one is tried): a
+    connection refused, not opened in time, or broken; not a reply that was slow to come."""
+    import httpx  # the ollama client's transport, imported with it
+
+    if isinstance(exc, httpx.TimeoutException):
+        return isinstance(exc, httpx.ConnectTimeout)
+    return isinstance(exc, (httpx.TransportError, OSError))  # ConnectionError: ollama's "Failed to connect"
+
+
+@dataclass(eq=False)
+class Reach:
+    """What is known of reaching one host."""
+
+    url: str
+    down_until: float = 0.0  # monotonic time before which the host is skipped
+    failed: bool = False  # the last attempt could not connect
+    error: str = ""  # what it said then
+
+    def usable(self, now: float) -> bool:
+        return now >= self.down_until
+
+    def state(self, now: float) -> str:
+        if not self.failed:
+            return "up"
+        return "down" if now < self.down_until else "retrying"
+
+    def lost(self, why: str, retry_after: float) -> None:
+        """It could not be reached: skipped for `retry_after` seconds."""
+        self.failed, self.down_until, self.error = True, time.monotonic() + retry_after, why
+
+    def reached(self) -> None:
+        self.failed = False
+
+
+class Failover:
+    """Hosts a call goes to one after another, the skipped ones left out: the one that answered
+    last first (a visitor's question does not wait on a dead host at each call, nor after it
+    is tried again), then the others in OLLAMA_HOST's order. Shared by threads: each change is
+    one attribute's."""
+
+    def __init__(self, hosts: Sequence[str | None], retry_after: float | None = None) -> None:
+        if not hosts:
+            raise ValueError("at least one model host is needed")
+        self.hosts = [Reach(host_url(h)) for h in hosts]
+        self.retry_after = RETRY_AFTER if retry_after is None else retry_after
+        self._last = self.hosts[0]
+
+    def order(self) -> list[Reach]:
+        """The hosts to try now, in turn (none when every one is skipped)."""
+        now = time.monotonic()
+        return sorted((h for h in self.hosts if h.usable(now)), key=lambda h: h is not self._last)
+
+    def reached(self, host: Reach) -> None:
+        host.reached()
+        self._last = host
+
+    def lost(self, host: Reach, why: str) -> None:
+        host.lost(why, self.retry_after)
+
+    def errors(self) -> str:
+        """What the hosts that could not be reached said, each."""
+        return "; ".join(h.error for h in self.hosts if h.failed)
