@@ -58,6 +58,7 @@ QUESTION_WAIT = 5.0  # seconds a visitor's question waits for Ollama to embed it
 QUESTION_PAUSE = 10.0  # seconds questions go without meaning after Ollama failed to embed one
 EMBED_RETRY = 30.0  # seconds before a pass the backend failed is tried again (Ollama not up yet, a model not pulled yet)
 EMBED_INLINE = 64  # notes a reload embeds before swapping in (beyond: in the background, lexical meanwhile)
+INLINE_WAIT = 5.0  # seconds a reload waits for Ollama to embed them, at most (then the worker does)
 MAX_QUESTION = 500
 SEARCH_CACHE = 1024  # results kept per vault version: a public site hears the same questions often
 
@@ -422,14 +423,27 @@ class GrasBot:
 
     # ---- meaning
 
+    def _backend_failing(self) -> bool:
+        """Whether the backend failed lately: a pass (the worker waits to try again) or a question."""
+        return self._embed_error is not None or time.monotonic() < self._questions_paused_until
+
     def embed_pending(
-        self, snapshot: Snapshot | None = None, *, background: bool = False, at_most: int | None = None, announce: Callable[[int], None] | None = None
+        self,
+        snapshot: Snapshot | None = None,
+        *,
+        background: bool = False,
+        at_most: int | None = None,
+        within: float | None = None,
+        announce: Callable[[int], None] | None = None,
     ) -> bool:
         """Embed what the snapshot's notes still lack, then give it its semantic indexes (blocking:
         a worker thread's, or the command line's). False when there is no semantic backend, the
         pass was stopped, the backend failed (the reason is in `semantic_status`), or more than
         `at_most` texts are missing (nothing is embedded then: a reload leaves them to the worker).
         `background`: the pass gives way (stops between two batches) to a reload or a stop.
+        `within`: seconds the pass may take, another pass's batch waited for included; past
+        them, or when Ollama fails, it stops and says nothing (what it embedded is kept): a
+        reload's, which leaves the rest to the worker.
         `announce(n)`: told how many texts are to embed, before it starts, when some are."""
         if self.embedder is None or self._vectors is None or self._questions is None:
             return False
@@ -438,7 +452,11 @@ class GrasBot:
         if not background:
             self._generation += 1  # a background pass for an older version gives way
         generation = self._generation
-        with self._embedding:
+        if within is not None and isinstance(embedder, OllamaEmbedder):
+            embedder = embedder.until(time.monotonic() + within)
+        with _holding(self._embedding, -1 if within is None else within) as held:  # a pass's batch on a slow Ollama
+            if not held:
+                return False
             texts = self._texts.of(snapshot.indexes)
             todo = missing(texts, store)
             # what /health says: the visitor's notes' texts alone (how many the private notes
@@ -477,6 +495,9 @@ class GrasBot:
             except EmbeddingError as exc:
                 if embedded:  # Ollama went down halfway: a restart embeds only the rest
                     store.save(texts.keys.values())
+                if within is not None:  # slow, or down: the worker tries with its full timeout, and says
+                    log.info("a reload's notes are left to the embedding worker: %s", exc)
+                    return False
                 if str(exc) != self._embed_error:  # not again each EMBED_RETRY while Ollama stays down
                     log.warning("semantic signal off, tried again in %d s: %s", EMBED_RETRY, exc)
                 self._embed_error = str(exc)
@@ -739,10 +760,15 @@ class GrasBot:
                     f"{self.settings.vault_dir} holds no note now (it held {len(old.vault.notes)}): is its drive mounted? "
                     "The previous vault keeps serving; restart the daemon to serve an empty one"
                 )
-            # a few edited notes: embedded before the swap, so meaning never drops out; a
-            # backend that failed before is tried again (the worker's, when there are many)
-            self._embed_error = None
-            inline = self.embed_pending(new, at_most=EMBED_INLINE)
+            # a few edited notes: embedded before the swap, so meaning never drops out. Ollama is
+            # given INLINE_WAIT, and nothing when it failed lately (the worker's retry, woken
+            # below, embeds them): each batch waited its full timeout, the new notes unserved
+            # meanwhile. The bundled encoder, quick, is tried again here when it failed.
+            if self.embedder is not None and self.embedder.remote:
+                inline = self.embed_pending(new, at_most=0 if self._backend_failing() else EMBED_INLINE, within=INLINE_WAIT)
+            else:
+                self._embed_error = None
+                inline = self.embed_pending(new, at_most=EMBED_INLINE)
             self._snapshot = new
             self.answers.forget(new)
         if not inline and self.embedder is not None:
@@ -798,6 +824,18 @@ def answer_shape(settings: Settings) -> tuple:
         settings.default_visibility,
         settings.exclude,
     )
+
+
+@contextlib.contextmanager
+def _holding(lock: threading.Lock, timeout: float) -> Iterator[bool]:
+    """`lock` held for the block if it could be taken within `timeout` seconds (-1: however long)."""
+    if not lock.acquire(timeout=timeout):
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        lock.release()
 
 
 class _Superseded(Exception):

@@ -621,6 +621,66 @@ def test_a_reload_that_changes_many_notes_embeds_in_the_background(note_writer, 
     assert bot.snapshot.semantic and bot.semantic_status()["embedded"] == bot.semantic_status()["total"]
 
 
+async def test_a_reload_does_not_wait_on_an_ollama_that_just_failed(note_writer):
+    """The worker waited to try a silent Ollama again: a reload embedded its few notes first,
+    each batch waiting the full timeout (30 s), the new notes unserved meanwhile."""
+    note_writer("a.md", "title: Le jardin\nvisibility: public", "Des tomates et des courges.")
+    note_writer("b.md", "title: La cuisine\nvisibility: public", "Des recettes de soupe.")
+    async with StandinOllama() as server:
+        bot = make_bot(note_writer.root, server.url, semantic="ollama", llm_timeout=0.3)
+        server.embed_held = True  # Ollama accepts and stays silent
+        assert await asyncio.to_thread(bot.embed_pending) is False and "timed out" in bot.semantic_status()["error"]
+        asked = len(server.embed_requests)
+        woken: list[bool] = []
+        bot.start_embedding = lambda: woken.append(True)  # the worker's retry, told to go now
+        note_writer("c.md", "title: La voile\nvisibility: public", "Un bateau sur la mer.")
+        report = await asyncio.to_thread(bot.reload)
+        assert report.added == 1 and len(server.embed_requests) == asked and woken == [True]
+        assert bot.search("bateau sur la mer", audience="visitor").sources[0].path == "c.md"  # by words, at once
+        assert "timed out" in bot.semantic_status()["error"]  # still what the worker says
+        server.release_embeds()
+
+
+async def test_a_reload_waits_for_a_silent_ollama_a_few_seconds_then_leaves_its_notes_to_the_worker(note_writer, monkeypatch):
+    """Ollama fell silent since its last pass: a reload waited the full timeout for each batch
+    of its notes (30 s) before serving them; it waits INLINE_WAIT, then the worker embeds them
+    and meaning comes back."""
+    monkeypatch.setattr(engine, "INLINE_WAIT", 0.2)
+    note_writer("a.md", "title: Le jardin\nvisibility: public", "Des tomates et des courges.")
+    note_writer("b.md", "title: La cuisine\nvisibility: public", "Des recettes de soupe.")
+    async with StandinOllama() as server:
+        bot = make_bot(note_writer.root, server.url, semantic="ollama", llm_timeout=120.0)  # a batch: 30 s
+        assert await asyncio.to_thread(bot.embed_pending) is True
+        server.embed_held = True
+        note_writer("c.md", "title: La voile\nvisibility: public", "Un bateau sur la mer.")
+        reloading = asyncio.ensure_future(asyncio.to_thread(bot.reload))
+        try:
+            await until(reloading.done, "reloaded while Ollama stayed silent")
+            assert reloading.result().added == 1 and bot.snapshot.semantic == {}  # by words meanwhile
+            assert bot.search("bateau sur la mer", audience="visitor").sources[0].path == "c.md"
+            assert "error" not in bot.semantic_status()  # slow, not failed: the worker says if it fails
+            server.release_embeds()
+            await until(lambda: bot.snapshot.semantic, "embedded by the worker")
+            await bot.prepare_question("un bateau sur la mer ?")
+            assert semantic_reasons(bot.search("un bateau sur la mer ?", audience="visitor"))
+        finally:
+            server.release_embeds()
+            await reloading
+            await asyncio.to_thread(bot.stop_embedding)
+
+
+def test_a_reload_still_tries_the_bundled_encoder_again_before_the_swap(note_writer):
+    """The local encoder is quick: a reload embeds a small edit before the swap even after a
+    failed pass, so its meaning is there at once."""
+    note_writer("a.md", "title: Le jardin\nvisibility: public", "Des tomates et des courges.")
+    note_writer("b.md", "title: La cuisine\nvisibility: public", "Des recettes de soupe.")
+    bot = with_embedder(make_bot(note_writer.root), WordsEmbedder())
+    bot._embed_error = "the encoder failed once"
+    note_writer("c.md", "title: La voile\nvisibility: public", "Un bateau sur la mer.")
+    bot.reload()
+    assert bot.snapshot.semantic and "error" not in bot.semantic_status()
+
+
 # ---------------------------------------------------------------- privacy
 
 

@@ -182,15 +182,19 @@ class OllamaEmbedder:
 
     remote = True
 
-    def __init__(self, model: str, hosts: Failover | None = None, timeout: float = 30.0) -> None:
+    def __init__(self, model: str, hosts: Failover | None = None, timeout: float = 30.0, ends: float | None = None) -> None:
         self.model = f"ollama:{model}"
-        self._name, self._timeout = model, timeout
+        self._name, self._timeout, self._ends = model, timeout, ends
         self.hosts = hosts if hosts is not None else Failover([None])
         self._clients: dict[str, Any] = {}  # url -> an ollama.Client waiting `timeout`, made at its first call
 
     def within(self, seconds: float) -> OllamaEmbedder:
         """The same hosts, and what they did lately, each call waiting `seconds` at most."""
         return OllamaEmbedder(self._name, self.hosts, seconds)
+
+    def until(self, ends: float) -> OllamaEmbedder:
+        """The same, no call waiting past `ends` (monotonic): a pass a reload waits for."""
+        return OllamaEmbedder(self._name, self.hosts, self._timeout, ends)
 
     def load(self) -> None:
         """Nothing to read here: a question is embedded off the event loop anyway."""
@@ -199,6 +203,8 @@ class OllamaEmbedder:
         import ollama
 
         ends = time.monotonic() + self._timeout
+        if self._ends is not None:
+            ends = min(ends, self._ends)
         for host in self.hosts.order():
             left = ends - time.monotonic()
             if left <= 0:
@@ -220,7 +226,8 @@ class OllamaEmbedder:
 
     def _call(self, url: str, seconds: float, texts: Sequence[str]) -> Any:
         """`/api/embed` at `url`, waiting `seconds` at most: with the host's kept client, or one
-        made for this call when less time is left than its own (after a host that could not be reached)."""
+        made for this call when less time is left than its own (after a host that could not be
+        reached, in a bounded pass)."""
         import httpx
         import ollama
 
