@@ -9,6 +9,7 @@ import math
 import os
 import random
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -440,6 +441,31 @@ def test_the_encoder_is_loaded_before_meaning_is_ready_even_when_the_cache_holds
     assert again.embed_pending() is True
     # loaded in the embedding worker, not by the first visitor's question on the event loop
     assert again.embedder._encoder is not None
+
+
+def test_other_models_vectors_unused_for_a_month_are_deleted_when_the_cache_is_written(tmp_path):
+    """Each model an author tried left its vectors in the cache folder for ever. Used (read or
+    written) within UNUSED_DAYS, they stay; the bundled encoder's stay always."""
+
+    def days_ago(days: int) -> float:
+        return time.time() - days * 86_400
+
+    files = {
+        "embeddings-ollama_paraphrase-multilingual.npz": 40,
+        "embeddings-ollama_nomic-embed-text.npz": 10,
+        f"embeddings-{BUNDLED_MODEL}.npz": 400,
+        "index.cache": 400,  # not vectors: never touched
+    }
+    for name, days in files.items():
+        (tmp_path / name).write_bytes(b"PK\x03\x04")
+        os.utime(tmp_path / name, (days_ago(days), days_ago(days)))
+    assert with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path).embed_pending() is True
+    os.utime(tmp_path / "embeddings-words-a.npz", (days_ago(40), days_ago(40)))
+    assert with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path).embed_pending() is True  # read: used
+    assert with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-b"), tmp_path).embed_pending() is True  # written
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["embeddings-ollama_nomic-embed-text.npz", f"embeddings-{BUNDLED_MODEL}.npz", "index.cache", "embeddings-words-a.npz", "embeddings-words-b.npz"]
+    )
 
 
 def test_a_torn_cache_file_is_embedded_again(tmp_path, caplog):

@@ -16,9 +16,11 @@ body's index does), so a private note's name cannot pull a public note closer to
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import math
+import os
 import re
 import threading
 import time
@@ -291,6 +293,11 @@ def text_key(text: str) -> bytes:
 
 
 _MODEL_FILE = re.compile(r"[^A-Za-z0-9._-]+")
+UNUSED_DAYS = 30  # days another model's vectors are kept unused (read or written), the bundled encoder's for ever
+
+
+def vectors_file(model: str) -> str:
+    return f"embeddings-{_MODEL_FILE.sub('_', model)}.npz"
 
 
 class VectorStore:
@@ -298,7 +305,7 @@ class VectorStore:
 
     def __init__(self, model: str, folder: Path | None) -> None:
         self.model = model
-        self.path = folder / f"embeddings-{_MODEL_FILE.sub('_', model)}.npz" if folder is not None else None
+        self.path = folder / vectors_file(model) if folder is not None else None
         self._vectors: dict[bytes, np.ndarray] = {}
         self._lock = threading.Lock()
         self._read_once = False  # the file is read at first use: by the worker, not before listening
@@ -327,6 +334,8 @@ class VectorStore:
                 raise ValueError(f"vectors of shape {vectors.shape} and type {vectors.dtype}, or not finite")
             raw = keys.tobytes()
             self._vectors = {raw[i * KEY_BYTES : (i + 1) * KEY_BYTES]: v for i, v in enumerate(vectors)}
+            with contextlib.suppress(OSError):  # used: not another model's to delete (`_prune`)
+                os.utime(self.path)
         except FileNotFoundError:
             return  # nothing embedded yet
         except Exception as exc:  # a torn or foreign file: the store is a cache, embed again
@@ -382,10 +391,26 @@ class VectorStore:
                     keys=np.frombuffer(b"".join(k for k, _ in kept), dtype=np.uint8).reshape(-1, KEY_BYTES),
                     vectors=np.stack([v for _, v in kept]).astype(np.float32),
                 )
-            return True
         except OSError as exc:
             logger.warning("could not write the embeddings cache %s: %s", self.path, exc)
             return False
+        self._prune()
+        return True
+
+    def _prune(self) -> None:
+        """Delete the vectors of the other models not read nor written for UNUSED_DAYS: each
+        model tried left its file (bge-m3's: 4 KB a text embedded) for ever. The bundled
+        encoder's is kept: it is the default one goes back to, made again on this machine's CPU."""
+        assert self.path is not None
+        keep = {self.path.name, vectors_file(BUNDLED_MODEL)}
+        unused_since = time.time() - UNUSED_DAYS * 86_400
+        for other in self.path.parent.glob("embeddings-*.npz"):
+            if other.name in keep:
+                continue
+            with contextlib.suppress(OSError):  # gone meanwhile, or not ours to delete: left
+                if other.stat().st_mtime < unused_since:
+                    other.unlink()
+                    logger.info("deleted %s: another model's vectors, unused for %d days", other, UNUSED_DAYS)
 
 
 class SemanticIndex:
