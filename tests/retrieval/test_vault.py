@@ -716,6 +716,28 @@ def test_publish_false_in_any_form_and_a_frontmatter_out_of_place_keep_a_note_pr
     assert "cr.md" not in said and "regle.md" not in said
 
 
+def test_a_publish_value_that_is_no_yes_keeps_a_note_private(note_writer):
+    """With the default public, `publish: private` (or a draft, a list) was read as no
+    `publish: false`, so the note its author meant to withhold was served to visitors."""
+    root = note_writer.root
+    for name, field in {
+        "prive.md": "publish: private",
+        "brouillon.md": "publish: draft",
+        "liste.md": "publish: [false]",
+        "lettre.md": "publish: n",
+        "nan.md": "publish: .nan",
+        "oui.md": "publish: oui",
+        "vrai.md": "publish: true",
+        "un.md": "publish: 1",
+        "vide.md": "publish:",
+    }.items():
+        (root / name).write_text(f"---\n{field}\n---\nMon texte.\n", encoding="utf-8")
+    vault = load_vault(root, VaultOptions(default_public=True))
+    assert {p for p, n in vault.notes.items() if n.public} == {"oui.md", "vrai.md", "un.md", "vide.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    assert said["prive.md"] == "`publish: 'private'` is read as `publish: false`: the note is kept private"
+
+
 # ---------------------------------------------------------------- reload
 
 

@@ -936,12 +936,14 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
 
 
 def _says_no(value: Any) -> bool:
-    """`publish: false` in any of the forms an author may mean it (in doubt, private)."""
-    if isinstance(value, bool):
-        return not value
+    """`publish: false` in any of the forms an author may mean it: every value but a yes
+    (`true`, `1`, `oui`…) or none at all (`publish:` left blank), for in doubt, private:
+    `publish: private`, `publish: draft` or `publish: [false]` made a note public."""
+    if value is None or isinstance(value, bool):
+        return value is False
     if isinstance(value, (int, float)):
-        return value == 0
-    return isinstance(value, str) and value.strip().lower() in ("false", "no", "off", "0", "non", "faux")
+        return value == 0 or value != value  # NaN (`.nan`) is no yes either
+    return not (isinstance(value, str) and value.strip().lower() in ("true", "yes", "on", "1", "oui", "vrai", "public", ""))
 
 
 # Blank lines, then what reads as a frontmatter: Obsidian reads no properties there
