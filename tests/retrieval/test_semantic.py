@@ -1019,3 +1019,19 @@ def test_a_stopped_worker_keeps_what_it_embedded(note_writer, tmp_path):
     restarted = with_embedder(make_bot(note_writer.root), WordsEmbedder(), tmp_path)
     assert restarted.embed_pending() is True
     assert len(restarted.embedder.embedded) == len(bot.snapshot.vault.notes) - sum(calls)
+
+
+def test_a_notes_head_never_ends_inside_a_link_to_a_private_note(note_writer):
+    """The head's text ends at the first line past 2 * HEAD_CHARS; a link's title going on
+    over that line was cut in two, and the half left (`[x](prive/Zorglub.md "un titre`) is
+    no link to rewrite: the private note's path was embedded with the public note."""
+    from grasbot.retrieval.vault import load_vault
+
+    urls = " ".join(f"[a](https://exemple.org/{'x' * 120}/{i})" for i in range(26))  # dropped by search's reading: the rest fits the head
+    start = ' voir [x](prive/Zorglub.md "un titre'
+    line = urls + " " + "c" * (2 * semantic.HEAD_CHARS + 1 - len(urls) - 1 - len(start))
+    note_writer("Public.md", "visibility: public", line + start + '\nsur deux lignes") fin.\n' + "La suite du jardin.\n" * 50)
+    note_writer("prive/Zorglub.md", "visibility: private", "Le secret.")
+    note = load_vault(note_writer.root).notes["Public.md"]
+    assert note.body.index("Zorglub") < note.body.find("\n", 2 * semantic.HEAD_CHARS) < note.body.index("lignes")  # the guard: the cut falls in the link
+    assert "voir x" in head_text(note) and "zorglub" not in head_text(note).lower()

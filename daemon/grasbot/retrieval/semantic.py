@@ -36,7 +36,7 @@ from .._hosts import CONNECT_TIMEOUT, Failover, unreachable
 from .boilerplate import EMPTY, Boilerplate
 from .index import Index, field_text, indexable_body, indexable_text
 from .sections import WHOLE_NOTE, cut_note, heading_path
-from .vault import Note
+from .vault import Note, link_spans
 
 if TYPE_CHECKING:
     import numpy as np
@@ -274,12 +274,15 @@ def make_embedder(backend: str, *, model: str, hosts: Sequence[str | None], time
 def head_text(note: Note, boilerplate: Boilerplate = EMPTY) -> str:
     """What a note is embedded from: its title, aliases and declared questions (what it is
     about, in the author's words), then the start of its text as search reads it, without the
-    vault's `boilerplate` lines. Only the lines that hold that start are read (a link never
-    spans a line, so none is cut in two)."""
+    vault's `boilerplate` lines. Only the lines that hold that start are read, and whole every
+    link they end in: a link's title or label may go on over a line, and half a link is not
+    read as one, so a private note's path stayed in the text embedded."""
     body = note.body
     if boilerplate.held.get(note.path):
         body = boilerplate.strip(body)
     end = body.find("\n", 2 * HEAD_CHARS)
+    if end != -1:
+        end = next((last for first, last in link_spans(body[: end + HEAD_CHARS]) if first < end < last), end)
     note = replace(note, body=body[:end] if end != -1 else body)
     fields = (field_text(text, note.path) for text in (note.title, *note.aliases, *note.answers))
     return "\n".join((*fields, indexable_body(note)[:HEAD_CHARS]))
