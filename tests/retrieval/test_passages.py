@@ -166,3 +166,15 @@ def test_a_long_notes_window_that_opens_on_a_list_items_paragraph_reads_it_as_th
     texts = [p.text for p in bot.search("hippocampes", audience="visitor").context if p.path == "rucher.md"]
     assert any(t.startswith("Les hippocampes nagent") for t in texts), texts  # the guard: a window opens on the paragraph
     assert not any("Zorglub" in t for t in texts), texts
+
+
+def test_an_address_in_a_links_title_leaves_no_private_path_in_the_index(note_writer):
+    """Addresses were dropped before links were read: the one in the title took the link's
+    closing `")`, so `prive/Zorglub.md` stayed as text and a visitor asking « zorglub »
+    found the public note, learning that a note of that name is linked from it."""
+    note_writer("pub/rucher.md", "visibility: public", 'Les abeilles du rucher, voir [le carnet](../prive/Zorglub.md "https://exemple.org/carnet").')
+    note_writer("prive/Zorglub.md", "visibility: private", "Le dossier médical.")
+    bot = make_bot(note_writer.root)
+    assert [s.path for s in bot.search("abeilles du rucher", audience="visitor").sources] == ["pub/rucher.md"]  # the guard
+    assert bot.search("zorglub prive", audience="visitor").sources == ()
+    assert "zorglub" not in bot.snapshot.analyses["pub/rucher.md"].body

@@ -172,10 +172,13 @@ def indexable_body(note: Note) -> str:
 
 def indexable_text(text: str, rel: str = "") -> str:
     """`indexable_body` of any piece of a note's text (a passage, a heading); `rel`: the note's
-    path, against which relative Markdown links resolve."""
+    path, against which relative Markdown links resolve. Links are rewritten before the
+    addresses go: an address in a link's title (`[x](prive/Zorglub.md "https://a.b")`) took
+    its closing `")` with it, and the private note's path stayed as text, in the index."""
+    text = rewrite_links(text, _hide_targets, rel)
     if "://" in text or "www." in text:  # what _URL needs: a substring test spares its scan
         text = _URL.sub(" ", text)
-    return rewrite_links(text, _hide_targets, rel)
+    return text
 
 
 class NoteCounts(LazyTable):
