@@ -1,8 +1,8 @@
 """The Ollama hosts `OLLAMA_HOST` lists, and the one rule answers and embeddings both follow to
 reach them: a host that cannot be reached (nothing listens, the connection does not open within
-CONNECT_TIMEOUT, or breaks before any reply) is skipped for RETRY_AFTER seconds, then tried
-again, the next host taking its calls meanwhile. A slow host, or one that answers with an
-error, was reached: its call fails, the host is not skipped.
+CONNECT_TIMEOUT, or breaks before any reply), or that does not have the model, is skipped for
+RETRY_AFTER seconds, then tried again, the next host taking its calls meanwhile. A slow host,
+or one that answers with another error, was reached: its call fails, the host is not skipped.
 
 `answer.admission` spreads answers over the hosts by load; `Failover` is for calls that go to
 one host after another (the embeddings), the host that answered last tried first.

@@ -225,11 +225,12 @@ def test_without_orphans_no_window_is_needed(text, cuts):
 # -- failures ---------------------------------------------------------------------------------
 
 
-async def test_unknown_model_is_llm_failed_with_ollama_text(standin_ollama):
+async def test_unknown_model_is_llm_unavailable_with_ollama_text(standin_ollama):
+    """A host without the model cannot serve it, as one that cannot be reached: the next is tried."""
     client = LLMClient(standin_ollama.url, model="mistral:7b")
     try:
         for call in (client.generate(MESSAGES), collect(client)):
-            with pytest.raises(LLMFailed) as info:
+            with pytest.raises(LLMUnavailable) as info:
                 await call
             message = str(info.value)
             assert 'model "mistral:7b" not found, try pulling it first' in message

@@ -315,6 +315,16 @@ async def test_embeddings_go_to_the_next_ollama_host_as_answers_do(standin_ollam
     assert semantic_reasons(result) and not result.unembedded
 
 
+async def test_embeddings_go_past_a_host_without_the_model(standin_ollama):
+    """The model pulled on the second host only: the first's "not found" ended every pass, and
+    meaning stayed off though a host could embed."""
+    async with StandinOllama(embed_models=()) as bare:
+        bot = make_bot(BUNDLED_VAULT, f"{bare.url},{standin_ollama.url}", semantic="ollama")
+        assert await asyncio.to_thread(bot.embed_pending) is True
+        assert bot.semantic_status()["ready"] and "error" not in bot.semantic_status()
+        assert len(bare.embed_requests) == 1  # tried once, then skipped
+
+
 async def test_the_host_that_embedded_last_is_asked_first(monkeypatch):
     """A host that could not be reached is tried again after RETRY_AFTER: a question sent to it
     first would wait on it again each time it is still down; the host that embedded last is

@@ -250,6 +250,21 @@ async def test_a_failed_host_is_skipped_then_tried_again(start_daemon):
             assert (await owner_health(client))["hosts"][0]["state"] == "up"
 
 
+async def test_a_host_without_the_model_is_skipped_for_the_next(start_daemon):
+    """A host whose Ollama lacks the model failed every answer sent to it (half of them, with
+    two hosts), while the other host, which has it, sat idle."""
+    async with StandinOllama(models=()) as bare, StandinOllama() as good:
+        good.script("".join(PIECES))
+        client = await start(start_daemon, f"{bare.url},{good.url}", llm_slots=1)
+        for _ in range(2):
+            payload = await (await client.get("/ask", params={"q": Q}, headers=OWNER)).json()
+            assert payload["model"] == "qwen3:8b" and "llm_error" not in payload
+        assert len(good.requests) == 2
+        hosts = (await owner_health(client))["hosts"]
+        assert [(h["url"], h["state"]) for h in hosts] == [(bare.url, "down"), (good.url, "up")]
+        assert "ollama pull qwen3:8b" in hosts[0]["error"]
+
+
 async def test_every_host_failed_gives_the_extractive_answer(start_daemon):
     hosts = f"{unused_url()},{unused_url()}"
     client = await start(start_daemon, hosts)

@@ -7,7 +7,7 @@ question that finds the queue full, or whose estimated wait is over `max_wait`, 
 once (`Busy`: the caller answers from the notes). A queued question that is still waiting at
 `max_wait` is refused then. The owner has a slot of their own, beside the visitors'.
 
-A host that cannot be reached (`LLMUnavailable` before any word of its answer) is skipped for
+A host that cannot be reached or lacks the model (`LLMUnavailable` before any word of its answer) is skipped for
 `RETRY_AFTER` seconds, then tried again, and the question goes to the next host; a host whose
 connection broke after it had begun to answer was reached: only that answer fails (the rule
 the embeddings follow too: `_hosts`).
@@ -193,12 +193,13 @@ class Admission:
             return text
 
     def view(self, *, urls: bool) -> dict:
-        """What /health says: each host's state and slots (`urls`: the owner's view), the queue."""
+        """What /health says: each host's state and slots (`urls`: the owner's view, with why a
+        host is skipped: not reached, or without the model), the queue."""
         now = time.monotonic()
         hosts = []
         for host in self.hosts:
             entry = {"state": host.state(now), "slots": host.slots, "in_use": host.in_use}
-            hosts.append({"url": host.url, **entry} if urls else entry)
+            hosts.append({"url": host.url, **entry, **({"error": host.error} if host.failed else {})} if urls else entry)
         return {
             "hosts": hosts,
             "queued": len(self._queue),

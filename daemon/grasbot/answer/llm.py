@@ -310,7 +310,9 @@ class LLMClient:
             raise
         except ollama.ResponseError as exc:
             if exc.status_code == 404 and "not found" in str(exc.error):
-                raise LLMFailed(f"{where} does not have model {self.model!r}: {exc.error}. Run `ollama pull {self.model}` on that machine.") from None
+                # unusable as a host that cannot be reached is: the next host is tried, where
+                # the model may be (each answer sent here failed, the others' hosts idle)
+                raise LLMUnavailable(f"{where} does not have model {self.model!r}: {exc.error}. Run `ollama pull {self.model}` on that machine.") from None
             status = f"HTTP {exc.status_code}" if exc.status_code > 0 else "an error in the stream"
             raise LLMFailed(f"{where} answered with {status} for model {self.model!r}: {exc.error}") from None
         except httpx.ConnectTimeout:  # a TimeoutException, but the host is unreachable, not slow: the next one is tried

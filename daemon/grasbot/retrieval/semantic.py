@@ -214,6 +214,9 @@ class OllamaEmbedder:
             try:
                 response = self._call(host.url, left, texts)
             except ollama.ResponseError as exc:
+                if exc.status_code == 404 and "not found" in str(exc.error):  # pulled on another host, maybe
+                    self.hosts.lost(host, f"Ollama at {host.url} does not have {self._name!r}: {exc.error}; run `ollama pull {self._name}` there")
+                    continue
                 self.hosts.reached(host)
                 raise EmbeddingError(f"Ollama at {host.url} could not embed with {self._name!r}: {exc.error}") from None
             except Exception as exc:  # httpx's own errors
