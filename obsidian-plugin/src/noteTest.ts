@@ -46,10 +46,21 @@ export function questionsOf(frontmatter: Record<string, unknown> | undefined): s
 		.filter((item) => item.length > 0);
 }
 
+/** Whether `publish` keeps a note private, as the daemon reads it (retrieval/vault.py `_says_no`):
+ * every value but a yes (`true`, a number other than 0, `yes`, `oui`, `public`…) or a blank one. */
+export function publishSaysNo(value: unknown): boolean {
+	if (value === undefined || value === null) return false;
+	if (typeof value === "boolean") return !value;
+	if (typeof value === "number") return value === 0 || Number.isNaN(value);
+	if (typeof value === "string") return !["true", "yes", "on", "1", "oui", "vrai", "public", ""].includes(value.trim().toLowerCase());
+	return true;
+}
+
 /** Why visitors cannot see the note, or null when they can (or it is up to the daemon). */
 export function privateReason(frontmatter: Record<string, unknown> | undefined, defaultPublic?: boolean): string | null {
-	if (frontmatter?.publish === false) {
-		return "The note's frontmatter says `publish: false` (Obsidian Publish's field), which keeps it private whatever its `visibility`.";
+	if (publishSaysNo(frontmatter?.publish)) {
+		const shown = typeof frontmatter?.publish === "string" ? frontmatter.publish : JSON.stringify(frontmatter?.publish);
+		return `The note's frontmatter says \`publish: ${shown}\` (Obsidian Publish's field): only a yes publishes a note, so it stays private whatever its \`visibility\`.`;
 	}
 	const visibility = frontmatter?.visibility;
 	if (visibility === undefined || visibility === null) {

@@ -102,6 +102,16 @@ describe("frontmatter reading", () => {
 		expect(questionsOf({})).toEqual([]);
 	});
 
+	it("reads `publish` as the daemon does: any value but a yes or a blank keeps the note private", () => {
+		for (const no of [false, 0, "false", "non", "private", "draft", "n", [false], Number.NaN]) {
+			expect(privateReason({ visibility: "public", publish: no })).toContain("`publish: ");
+		}
+		for (const yes of [true, 1, "true", "Oui", "public", "", null, undefined]) {
+			expect(privateReason({ visibility: "public", publish: yes })).toBeNull();
+		}
+		expect(privateReason({ visibility: "public", publish: "draft" })).toContain("`publish: draft`");
+	});
+
 	it("follows the daemon's visibility rule", () => {
 		expect(privateReason({ visibility: "Public " })).toBeNull();
 		expect(privateReason({ visibility: "draft" })).toContain("visibility: draft");
