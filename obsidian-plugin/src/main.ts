@@ -16,6 +16,7 @@ import { DismissedAliases } from "./aliasSuggest/suggestions";
 import { GrasbotClient } from "./client";
 import { Debouncer } from "./debounce";
 import { describeFailure } from "./errors";
+import { type HealthNotice, SaidOnce, formatHealthNotice, healthNotices } from "./health";
 import { testNote } from "./noteTest";
 import type { Passage, Source } from "./protocol";
 import { formatReloadNotice, missingSourceNotice, noteTestSummary } from "./render";
@@ -33,6 +34,8 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	private autoReloadFailing = false;
 	/** The notes that failed at the last reload, as said: a save that changes nothing of them is quiet. */
 	private lastReloadErrors = "";
+	/** The daemon's troubles already said at a reload (health.ts): each said once while it lasts. */
+	private readonly healthSaid = new SaidOnce();
 	private aliasSuggest: AliasSuggestController | null = null;
 	private readonly dismissedAliases = new DismissedAliases(() => this.settings.dismissedAliases);
 
@@ -177,7 +180,8 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	/** `quiet`: the reload-on-save path, which only speaks up when something is wrong. */
 	async reloadVault(quiet: boolean): Promise<void> {
 		try {
-			const result = await this.client().reload();
+			const client = this.client();
+			const result = await client.reload();
 			const failing = this.autoReloadFailing;
 			this.autoReloadFailing = false;
 			const errors = JSON.stringify(result.errors);
@@ -185,6 +189,11 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			this.lastReloadErrors = errors;
 			if (!quiet || newErrors || failing) new Notice(formatReloadNotice(result), NOTICE_MS);
 			void this.refreshAliasSuggestions(this.app.workspace.getActiveFile());
+			const health = await this.healthNotices(client);
+			const fresh = this.healthSaid.fresh(health);
+			// asked for: all of it; on save: only a trouble not said yet, and the owner's to fix
+			const said = quiet ? fresh.filter((n) => n.problem) : health;
+			if (said.length > 0) new Notice(said.map(formatHealthNotice).join("\n"), NOTICE_MS);
 		} catch (error) {
 			if (quiet && this.autoReloadFailing) return; // said once already
 			if (quiet) this.autoReloadFailing = true;
@@ -200,9 +209,33 @@ export default class GrasbotPreviewPlugin extends Plugin {
 				health.model === null ? "no LLM configured" : `model ${health.model}${health.llm_reachable === false ? " (unreachable)" : ""}`,
 				health.version === null ? null : `version ${health.version}`,
 			].filter((fact): fact is string => fact !== null);
-			new Notice(`GrasBot daemon ${health.status} at ${this.settings.daemonUrl}: ${facts.join(", ")}.`);
+			const notices = healthNotices(health);
+			this.showHealthInPreviews(notices);
+			const lines = [`GrasBot daemon ${health.status} at ${this.settings.daemonUrl}: ${facts.join(", ")}.`, ...notices.map(formatHealthNotice)];
+			new Notice(lines.join("\n"), notices.length > 0 ? NOTICE_MS : undefined);
 		} catch (error) {
 			this.noticeFailure(error);
+		}
+	}
+
+	/**
+	 * What the daemon's health says degrades visitors' answers, shown in the open previews too;
+	 * none when it cannot be asked: the reload that just answered has said what matters.
+	 */
+	private async healthNotices(client: GrasbotClient): Promise<HealthNotice[]> {
+		let notices: HealthNotice[];
+		try {
+			notices = healthNotices(await client.health());
+		} catch {
+			return [];
+		}
+		this.showHealthInPreviews(notices);
+		return notices;
+	}
+
+	private showHealthInPreviews(notices: HealthNotice[]): void {
+		for (const leaf of this.app.workspace.getLeavesOfType(VIEW_TYPE_PREVIEW)) {
+			if (leaf.view instanceof PreviewView) leaf.view.showHealth(notices);
 		}
 	}
 

@@ -5,9 +5,10 @@
 
 import type { GrasbotClient } from "./client";
 import { DaemonNotRunningError, HttpError, RpcError, describeFailure } from "./errors";
+import { type HealthNotice, healthNotices } from "./health";
 import type { NoteTestReport } from "./noteTest";
 import type { AnswerResult, HistoryTurn, Passage, Source } from "./protocol";
-import { AnswerView, renderFailure, renderNoteTest } from "./render";
+import { AnswerView, renderFailure, renderHealthNotices, renderNoteTest } from "./render";
 import type { StreamHandlers } from "./sse";
 import { MAX_URL, Thread, streamUrl } from "./thread";
 
@@ -29,6 +30,8 @@ export class PreviewPanel {
 	readonly askButton: HTMLButtonElement;
 	readonly resultEl: HTMLElement;
 	readonly newConversationButton: HTMLButtonElement;
+	/** What on the daemon makes visitors' answers worse (health.ts), above the question; empty when all is well. */
+	readonly healthEl: HTMLElement;
 	/** The answered exchanges a follow-up is asked after (thread.ts has the rules). */
 	readonly thread = new Thread();
 	private inflight: AbortController | null = null;
@@ -40,6 +43,7 @@ export class PreviewPanel {
 	) {
 		root.empty();
 		root.addClass("grasbot-preview");
+		this.healthEl = root.createDiv({ cls: "grasbot-health" });
 		const form = root.createDiv({ cls: "grasbot-ask" });
 		this.questionEl = form.createEl("textarea", {
 			cls: "grasbot-question",
@@ -176,6 +180,23 @@ export class PreviewPanel {
 		} catch (error) {
 			if (!signal.aborted) this.failed(turn, view, error);
 		}
+	}
+
+	/**
+	 * Asks the daemon's health and shows what degrades visitors' answers. Quiet when the daemon
+	 * cannot be asked: the next question says why, with what to do.
+	 */
+	async checkHealth(): Promise<void> {
+		try {
+			this.showHealth(healthNotices(await this.deps.client().health()));
+		} catch {
+			this.showHealth([]);
+		}
+	}
+
+	showHealth(notices: HealthNotice[]): void {
+		this.healthEl.empty();
+		renderHealthNotices(this.healthEl, notices);
 	}
 
 	showNoteTest(report: NoteTestReport): void {

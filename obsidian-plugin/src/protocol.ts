@@ -75,12 +75,46 @@ export interface ReloadResult {
 	took_ms: number | null;
 }
 
+/** The meaning (embedding) signal: absent from daemons older than 3.2. */
+export interface SemanticHealth {
+	backend: string;
+	/** The bundled encoder's name, or ollama:<model>. */
+	model: string | null;
+	ready: boolean;
+	embedded: number | null;
+	total: number | null;
+	/** Why embedding the vault failed (the owner reads the backend's own error). */
+	error: string | null;
+	/** Why the last question was not embedded in time (ranked by words alone). */
+	question_error: string | null;
+}
+
+export interface ModelHostHealth {
+	/** Owner's view only. */
+	url: string | null;
+	state: string;
+	/** Owner's view only, while the host is down or retrying. */
+	error: string | null;
+}
+
+/** The visitors' question log: the owner's view only. */
+export interface QuestionLogHealth {
+	state: string;
+	kept: number | null;
+	dropped: number | null;
+	error: string | null;
+}
+
 export interface HealthResult {
 	status: string;
 	vault_size: number | null;
 	model: string | null;
 	llm_reachable: boolean | null;
 	version: string | null;
+	semantic: SemanticHealth | null;
+	/** Each model host (OLLAMA_HOST may list several); null from a daemon that does not say. */
+	hosts: ModelHostHealth[] | null;
+	question_log: QuestionLogHealth | null;
 }
 
 export interface AliasSuggestion {
@@ -234,6 +268,44 @@ export function decodeHealthResult(value: unknown): HealthResult {
 		model: optional(o.model, string, "health.model"),
 		llm_reachable: optional(o.llm_reachable, boolean, "health.llm_reachable"),
 		version: optional(o.version, string, "health.version"),
+		semantic: optional(o.semantic, decodeSemanticHealth, "health.semantic"),
+		hosts: o.generation === undefined || o.generation === null ? null : decodeHosts(object(o.generation, "health.generation").hosts),
+		question_log: optional(o.question_log, decodeQuestionLog, "health.question_log"),
+	};
+}
+
+function decodeSemanticHealth(value: unknown, where: string): SemanticHealth {
+	const o = object(value, where);
+	return {
+		backend: string(o.backend, `${where}.backend`),
+		model: optional(o.model, string, `${where}.model`),
+		ready: boolean(o.ready, `${where}.ready`),
+		embedded: optional(o.embedded, number, `${where}.embedded`),
+		total: optional(o.total, number, `${where}.total`),
+		error: optional(o.error, string, `${where}.error`),
+		question_error: optional(o.question_error, string, `${where}.question_error`),
+	};
+}
+
+function decodeHosts(value: unknown): ModelHostHealth[] {
+	return array(value, "health.generation.hosts").map((item, i) => {
+		const where = `health.generation.hosts[${i}]`;
+		const h = object(item, where);
+		return {
+			url: optional(h.url, string, `${where}.url`),
+			state: string(h.state, `${where}.state`),
+			error: optional(h.error, string, `${where}.error`),
+		};
+	});
+}
+
+function decodeQuestionLog(value: unknown, where: string): QuestionLogHealth {
+	const o = object(value, where);
+	return {
+		state: string(o.state, `${where}.state`),
+		kept: optional(o.kept, number, `${where}.kept`),
+		dropped: optional(o.dropped, number, `${where}.dropped`),
+		error: optional(o.error, string, `${where}.error`),
 	};
 }
 

@@ -5,6 +5,7 @@
  */
 
 import type { FailureState } from "./errors";
+import type { HealthNotice } from "./health";
 import { renderMarkdown } from "./markdown";
 import type { NoteTestReport } from "./noteTest";
 import type { AnswerResult, Passage, ReloadResult, Source } from "./protocol";
@@ -197,6 +198,15 @@ export function renderFailure(parent: HTMLElement, state: FailureState): HTMLEle
 	box.createDiv({ cls: "grasbot-state-title", text: state.title });
 	box.createDiv({ cls: "grasbot-state-detail", text: state.detail });
 	return box;
+}
+
+/** The daemon's troubles that degrade visitors' answers, drawn as the failure states are. */
+export function renderHealthNotices(parent: HTMLElement, notices: HealthNotice[]): void {
+	for (const notice of notices) {
+		const box = parent.createDiv({ cls: ["grasbot-state", notice.problem ? "grasbot-state-degraded" : "grasbot-state-progress"] });
+		box.createDiv({ cls: "grasbot-state-title", text: notice.title });
+		box.createDiv({ cls: "grasbot-state-detail", text: notice.detail });
+	}
 }
 
 export function noteTestSummary(report: NoteTestReport): string {

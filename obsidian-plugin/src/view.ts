@@ -1,6 +1,7 @@
 /** Obsidian glue: the side panel that hosts the preview (preview.ts does the work). */
 
 import { ItemView, type WorkspaceLeaf } from "obsidian";
+import type { HealthNotice } from "./health";
 import type { NoteTestReport } from "./noteTest";
 import { type PreviewDeps, PreviewPanel } from "./preview";
 
@@ -30,6 +31,7 @@ export class PreviewView extends ItemView {
 
 	async onOpen(): Promise<void> {
 		this.panel = new PreviewPanel(this.contentEl, this.deps);
+		void this.panel.checkHealth();
 	}
 
 	async onClose(): Promise<void> {
@@ -39,6 +41,10 @@ export class PreviewView extends ItemView {
 
 	showNoteTest(report: NoteTestReport): void {
 		this.panel?.showNoteTest(report);
+	}
+
+	showHealth(notices: HealthNotice[]): void {
+		this.panel?.showHealth(notices);
 	}
 
 	showFailure(error: unknown): void {

@@ -123,7 +123,7 @@ describe("alias suggestions glue", () => {
 		stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
 		await flush();
 		await flush();
-		expect(calls.map((c) => c.method)).toEqual(["reload", "suggest_aliases"]);
+		expect(calls.map((c) => c.method)).toEqual(["reload", "suggest_aliases", "health"]);
 		view.dom.querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-dismiss")?.click();
 		await flush();
 		expect(view.dom.querySelector(".grasbot-alias-suggestion")).toBeNull();

@@ -24,6 +24,23 @@ function daemon(result: (method: string) => unknown) {
 
 const reloadResult = { vault_size: 42, added: 0, changed: 1, removed: 0, errors: [], took_ms: 5 };
 
+const PULL = "Ollama at http://127.0.0.1:11434 (OLLAMA_HOST) does not have model 'qwen3:8b': model \"qwen3:8b\" not found. Run `ollama pull qwen3:8b` on that machine.";
+
+/** The owner's health: the one model host up, or down for want of the model. */
+function healthResult(hostDown: boolean) {
+	const host = { url: "http://127.0.0.1:11434", state: hostDown ? "down" : "up", slots: 2, in_use: 0, ...(hostDown ? { error: PULL } : {}) };
+	return {
+		status: "ok",
+		vault_size: 42,
+		model: "qwen3:8b",
+		llm_reachable: true,
+		semantic: { backend: "off", ready: false },
+		generation: { hosts: [host], queued: 0, queue_limit: 32, max_wait: 20, owner_in_use: 0, reused: { kept: 0, hits: 0, shared: 0 } },
+		question_log: { state: "on" },
+		version: "3.2.0",
+	};
+}
+
 async function load(data: unknown) {
 	const app = new StubApp();
 	const plugin = new (GrasbotPreviewPlugin as unknown as new (app: App, manifest: PluginManifest, data: unknown) => GrasbotPreviewPlugin)(
@@ -84,7 +101,11 @@ describe("plugin glue", () => {
 		}
 		app.vault.trigger("modify", new TFile("images/photo.png"));
 		await vi.advanceTimersByTimeAsync(500);
-		expect(calls).toEqual([{ url: "http://127.0.0.1:8765/rpc", method: "reload", auth: "Bearer tok" }]);
+		// the health after it, to say what on the daemon degrades visitors' answers
+		expect(calls).toEqual([
+			{ url: "http://127.0.0.1:8765/rpc", method: "reload", auth: "Bearer tok" },
+			{ url: "http://127.0.0.1:8765/rpc", method: "health", auth: "Bearer tok" },
+		]);
 		expect(notices).toEqual([]);
 	});
 
@@ -118,6 +139,54 @@ describe("plugin glue", () => {
 		result = failing;
 		await save(app, "casse.md");
 		expect(notices).toHaveLength(3); // fixed, then broken again: said again
+	});
+
+	it("on save, says once that visitors get extracts because the model host lacks the model, and again after it was fixed", async () => {
+		let hostDown = true;
+		daemon((method) => (method === "health" ? healthResult(hostDown) : reloadResult));
+		const { app } = await load({ reloadOnSave: true, debounceMs: 500, token: "tok" });
+		app.workspace.setLayoutReady();
+		await save(app, "a.md");
+		expect(notices).toEqual([
+			`Visitors get extracts, not written answers. No model host can answer with qwen3:8b. ${PULL}`,
+		]);
+		await save(app, "a.md", 3);
+		expect(notices).toHaveLength(1); // said once while it lasts
+		hostDown = false;
+		await save(app, "a.md");
+		expect(notices).toHaveLength(1); // all is well: nothing
+		hostDown = true;
+		await save(app, "a.md");
+		expect(notices).toHaveLength(2);
+		expect(notices[1]).toContain("ollama pull qwen3:8b");
+	});
+
+	it("the reload command and the connection check say the daemon's troubles every time, and the open preview shows them", async () => {
+		daemon((method) => (method === "health" ? healthResult(true) : reloadResult));
+		const { app, plugin, stub } = await load({ token: "tok" });
+		const leaf = new WorkspaceLeaf();
+		const view = stub.views[VIEW_TYPE_PREVIEW](leaf) as PreviewView;
+		await view.onOpen();
+		leaf.view = view;
+		Object.assign(app.workspace, { getLeavesOfType: (type: string) => (type === VIEW_TYPE_PREVIEW ? [leaf] : []) });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(view.contentEl.querySelector(".grasbot-health .grasbot-state-title")?.textContent).toBe("Visitors get extracts, not written answers");
+		for (let i = 0; i < 2; i++) {
+			stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
+			await vi.advanceTimersByTimeAsync(0);
+		}
+		expect(notices).toHaveLength(4);
+		expect(notices[0]).toContain("42 notes");
+		expect(notices[1]).toContain("ollama pull qwen3:8b");
+		expect(notices[3]).toBe(notices[1]);
+		await plugin.checkConnection();
+		expect(notices[4]).toContain("GrasBot daemon ok at http://127.0.0.1:8765");
+		expect(notices[4]).toContain("ollama pull qwen3:8b");
+		daemon((method) => (method === "health" ? healthResult(false) : reloadResult));
+		stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(notices).toHaveLength(6); // the reload's own, nothing else
+		expect(view.contentEl.querySelector(".grasbot-health")?.children).toHaveLength(0);
 	});
 
 	it("does not reload on save when the setting is off", async () => {
@@ -226,13 +295,13 @@ describe("plugin glue", () => {
 		expect(app.secretStorage.getSecret(secret)).toBe("owner-token-from-3.1");
 		stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
 		await vi.advanceTimersByTimeAsync(0);
-		expect(calls.map((c) => c.auth)).toEqual(["Bearer owner-token-from-3.1"]);
+		expect(calls.map((c) => c.auth)).toEqual(["Bearer owner-token-from-3.1", "Bearer owner-token-from-3.1"]);
 		// Another secret picked in the settings: its value is sent, never written to data.json.
 		app.secretStorage.setSecret("grasbot-laptop", "new-owner-token");
 		await plugin.updateSettings({ tokenSecret: "grasbot-laptop" });
 		stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
 		await vi.advanceTimersByTimeAsync(0);
-		expect(calls.map((c) => c.auth)).toEqual(["Bearer owner-token-from-3.1", "Bearer new-owner-token"]);
+		expect(calls.map((c) => c.auth)).toEqual(["Bearer owner-token-from-3.1", "Bearer owner-token-from-3.1", "Bearer new-owner-token", "Bearer new-owner-token"]);
 		expect(JSON.stringify(stub.saved)).not.toContain("owner-token");
 		expect(stub.saved).toMatchObject({ tokenSecret: "grasbot-laptop" });
 	});

@@ -35,6 +35,28 @@ function deps(overrides: Partial<PreviewDeps> & { answer?: () => Promise<AnswerR
 }
 
 describe("PreviewPanel mounted in a plain div", () => {
+	it("shows above the question what on the daemon degrades visitors' answers, nothing when all is well or the daemon cannot say", async () => {
+		const root = createDiv();
+		const question_log = { state: "off", kept: null, dropped: null, error: "open: unable to open database file" };
+		const degraded = { status: "ok", vault_size: 41, model: "qwen3:8b", llm_reachable: true, version: "3.2.0", semantic: null, hosts: null, question_log };
+		let health: () => Promise<unknown> = async () => degraded;
+		const panel = new PreviewPanel(root, deps({ health: () => health() }).d);
+		await panel.checkHealth();
+		expect(root.firstElementChild?.className).toBe("grasbot-health");
+		expect([...root.querySelectorAll(".grasbot-health .grasbot-state-degraded .grasbot-state-title")].map((e) => e.textContent)).toEqual([
+			"Visitors' questions are not logged",
+		]);
+		expect(root.querySelector(".grasbot-health .grasbot-state-detail")?.textContent).toContain("open: unable to open database file.");
+		health = async () => ({ ...degraded, question_log: { state: "on", kept: null, dropped: null, error: null } });
+		await panel.checkHealth();
+		expect(root.querySelector(".grasbot-health")?.children).toHaveLength(0);
+		health = async () => degraded;
+		await panel.checkHealth();
+		health = () => Promise.reject(new DaemonNotRunningError(URL, "refused"));
+		await panel.checkHealth();
+		expect(root.querySelector(".grasbot-health")?.children).toHaveLength(0);
+	});
+
 	it("asks through the stream and shows answer, badge and sources", async () => {
 		const root = createDiv();
 		const open = vi.fn();

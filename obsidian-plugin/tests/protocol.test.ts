@@ -80,8 +80,17 @@ function replayable(example: Example): example is Example & { request: Request }
 function decodedAs(method: string, result: Params): unknown {
 	if (method === "rpc.discover") return { methods: (result.methods as { name: string }[]).map((m) => m.name) };
 	if (method === "health") {
-		const { status, vault_size, model, llm_reachable, version } = result;
-		return { status, vault_size, model, llm_reachable, version };
+		const { status, vault_size, model, llm_reachable, version, semantic, generation, question_log } = result as Params & { generation: { hosts: Params[] } };
+		return {
+			status,
+			vault_size,
+			model,
+			llm_reachable,
+			version,
+			semantic: expect.objectContaining(semantic) as unknown,
+			hosts: generation.hosts.map((h) => ({ url: h.url ?? null, state: h.state, error: h.error ?? null })),
+			question_log: expect.objectContaining(question_log) as unknown,
+		};
 	}
 	return expect.objectContaining(result);
 }

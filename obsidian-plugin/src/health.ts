@@ -1,0 +1,158 @@
+/**
+ * What the owner must hear from the daemon's health: each thing that makes visitors' answers
+ * worse (meaning search off, no model to write answers, their questions not logged), in plain
+ * words with what to do. Pure: main.ts says the problems once in a Notice at a reload, the
+ * preview panel shows them all while it is open; nothing when all is well.
+ */
+
+import type { HealthResult, ModelHostHealth, QuestionLogHealth, SemanticHealth } from "./protocol";
+
+export interface HealthNotice {
+	/** The same while the same trouble lasts (its counts and message may change): said once until it clears. */
+	key: string;
+	title: string;
+	detail: string;
+	/** Something for the owner to fix; false for what passes by itself (the vault still being embedded). */
+	problem: boolean;
+}
+
+/** Every notice the health calls for, the most harmful first; none when all is well. */
+export function healthNotices(health: HealthResult): HealthNotice[] {
+	return [...answerNotices(health), ...meaningNotices(health.semantic ?? null), ...questionLogNotices(health.question_log ?? null)];
+}
+
+/** A notice as one Notice's text. */
+export function formatHealthNotice(notice: HealthNotice): string {
+	return `${notice.title}. ${notice.detail}`;
+}
+
+/**
+ * Which notices are new since the last health seen: a trouble is said once, not at every save
+ * while it lasts, and again if it clears then comes back.
+ */
+export class SaidOnce {
+	private said = new Set<string>();
+
+	fresh(notices: HealthNotice[]): HealthNotice[] {
+		const fresh = notices.filter((n) => !this.said.has(n.key));
+		this.said = new Set(notices.map((n) => n.key));
+		return fresh;
+	}
+}
+
+/** A daemon's message as the end of a sentence. */
+function sentence(text: string): string {
+	const trimmed = text.trim();
+	return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+function plural(n: number, one: string, many: string): string {
+	return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+}
+
+function answerNotices(health: HealthResult): HealthNotice[] {
+	if (health.model === null) return []; // no LLM configured: extracts are what the owner chose
+	const hosts: ModelHostHealth[] = health.hosts ?? [];
+	const failing = hosts.filter((h) => h.state !== "up");
+	if (health.llm_reachable === false || (hosts.length > 0 && failing.length === hosts.length)) {
+		const errors = failing.map((h) => h.error).filter((e): e is string => e !== null);
+		const urls = hosts.map((h) => h.url).filter((u): u is string => u !== null);
+		const why =
+			errors.length > 0
+				? errors.map(sentence).join(" ")
+				: `No Ollama answers at ${urls.length > 0 ? urls.join(", ") : "OLLAMA_HOST"}: start \`ollama serve\` there, or set OLLAMA_HOST to where it runs.`;
+		return [
+			{
+				key: "answers-off",
+				title: "Visitors get extracts, not written answers",
+				detail: `No model host can answer with ${health.model}. ${why}`,
+				problem: true,
+			},
+		];
+	}
+	return failing.map((h, i) => ({
+		key: `host-${h.url ?? i}`,
+		title: "A model host is skipped",
+		detail: `${h.error === null ? `${h.url ?? "One of the OLLAMA_HOST hosts"} could not be used lately.` : sentence(h.error)} Visitors' answers go to the other hosts meanwhile, and wait longer when they are busy.`,
+		problem: true,
+	}));
+}
+
+function meaningNotices(semantic: SemanticHealth | null): HealthNotice[] {
+	if (semantic === null || semantic.backend === "off") return []; // off by the owner's setting
+	const counted = semantic.embedded !== null && semantic.total !== null ? ` (${semantic.embedded} of ${semantic.total} texts embedded)` : "";
+	if (semantic.error !== null) {
+		const model = semantic.model?.replace(/^ollama:/, "") ?? "the embedding model";
+		const action =
+			semantic.backend === "ollama" && !semantic.error.includes("ollama pull")
+				? ` Check that Ollama runs at OLLAMA_HOST and has ${model} (\`ollama pull ${model}\`).`
+				: "";
+		return [
+			{
+				key: "meaning-failed",
+				title: semantic.ready ? "Meaning search is missing notes" : "Meaning search is off",
+				detail: `${semantic.ready ? "The notes not embedded" : "Visitors' questions"} are matched by words alone${counted}: ${sentence(semantic.error)}${action} The daemon tries again every 30 s and at each reload.`,
+				problem: true,
+			},
+		];
+	}
+	if (semantic.question_error !== null) {
+		return [
+			{
+				key: "meaning-question",
+				title: "Visitors' questions could not be embedded in time",
+				detail: `The last one, and those of the next 10 s, are matched by words alone: ${sentence(semantic.question_error)} Check that Ollama runs and is not overloaded.`,
+				problem: true,
+			},
+		];
+	}
+	if (!semantic.ready) {
+		return [
+			{
+				key: "meaning-embedding",
+				title: "Meaning search is not ready yet",
+				detail: `The vault is being embedded${counted}; until it is, visitors' questions are matched by words alone.`,
+				problem: false,
+			},
+		];
+	}
+	return [];
+}
+
+function questionLogNotices(log: QuestionLogHealth | null): HealthNotice[] {
+	if (log === null) return []; // a visitor's view, or an older daemon
+	const dropped = log.dropped ?? 0;
+	const lost = dropped > 0 ? ` ${plural(dropped, "question was", "questions were")} already lost, too many waiting at once.` : "";
+	if (log.state === "waiting") {
+		const kept = log.kept ?? 0;
+		return [
+			{
+				key: "log-waiting",
+				title: "Visitors' questions are not being saved",
+				detail: `The question log cannot be written: ${sentence(log.error ?? "another process holds the file")} ${plural(kept, "question waits", "questions wait")} in memory, written once it can be; a stop of the daemon before then loses them.${lost}`,
+				problem: true,
+			},
+		];
+	}
+	if (log.state === "off" && log.error !== null) {
+		return [
+			{
+				key: "log-off",
+				title: "Visitors' questions are not logged",
+				detail: `The question log is off: ${sentence(log.error)} Alias suggestions learn nothing from visitors' questions until it is fixed and the daemon restarted.`,
+				problem: true,
+			},
+		];
+	}
+	if (log.state === "on" && dropped > 0) {
+		return [
+			{
+				key: "log-dropped",
+				title: "Some visitors' questions were lost",
+				detail: `${plural(dropped, "question was", "questions were")} not logged since the daemon started, too many waiting at once: alias suggestions never see them.`,
+				problem: true,
+			},
+		];
+	}
+	return [];
+}

@@ -1,0 +1,202 @@
+// What the owner is told of the daemon's health: payloads built from shared-protocol's health
+// example, each checked against openrpc.json's HealthResult before it is read.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { SaidOnce, formatHealthNotice, healthNotices } from "../src/health";
+import { decodeHealthResult } from "../src/protocol";
+
+const SHARED = path.resolve(__dirname, "..", "..", "shared-protocol");
+
+interface Schema {
+	type?: string | string[];
+	enum?: unknown[];
+	required?: string[];
+	properties?: Record<string, Schema>;
+	items?: Schema;
+	$ref?: string;
+}
+
+const openrpc = JSON.parse(readFileSync(path.join(SHARED, "openrpc.json"), "utf8")) as { components: { schemas: Record<string, Schema> } };
+const example = JSON.parse(readFileSync(path.join(SHARED, "examples", "health.json"), "utf8")) as { response: { result: Payload } };
+
+type Payload = Record<string, unknown>;
+
+/** The schema's keys, required fields and enums (enough to keep these payloads the daemon's). */
+function conforms(value: unknown, schema: Schema, where: string): void {
+	if (schema.$ref) return conforms(value, openrpc.components.schemas[schema.$ref.split("/").pop() ?? ""], where);
+	if (schema.enum) expect(schema.enum, where).toContain(value);
+	if (schema.items && Array.isArray(value)) value.forEach((v, i) => conforms(v, schema.items as Schema, `${where}[${i}]`));
+	if (!schema.properties || typeof value !== "object" || value === null) return;
+	const o = value as Payload;
+	for (const key of schema.required ?? []) expect(o, `${where} needs ${key}`).toHaveProperty(key);
+	for (const [key, v] of Object.entries(o)) {
+		expect(Object.keys(schema.properties), `${where}.${key} is in the schema`).toContain(key);
+		conforms(v, schema.properties[key], `${where}.${key}`);
+	}
+}
+
+/** The example's result with `change` applied (a deep copy), checked against the schema. */
+function health(change: (p: Payload & { generation: { hosts: Payload[] } }) => void = () => {}) {
+	const payload = structuredClone(example.response.result) as Payload & { generation: { hosts: Payload[] } };
+	change(payload);
+	conforms(payload, openrpc.components.schemas.HealthResult, "health");
+	return decodeHealthResult(payload);
+}
+
+const PULL = "Ollama at http://10.0.0.2:11434 (OLLAMA_HOST) does not have model 'qwen3:8b': model \"qwen3:8b\" not found. Run `ollama pull qwen3:8b` on that machine.";
+const REFUSED = "Cannot connect to Ollama at http://127.0.0.1:11434 (OLLAMA_HOST): is `ollama serve` running there?";
+
+describe("healthNotices", () => {
+	it("says nothing when all is well: the owner's example", () => {
+		expect(healthNotices(health())).toEqual([]);
+	});
+
+	it("says nothing when all is well with meaning search on and the question log writing", () => {
+		const notices = healthNotices(
+			health((p) => {
+				p.semantic = { backend: "ollama", model: "ollama:nomic-embed-text", ready: true, embedded: 40, total: 40 };
+				p.question_log = { state: "on" };
+			}),
+		);
+		expect(notices).toEqual([]);
+	});
+
+	it("says nothing of a visitor's view (no url, no question log), nor of an older daemon's", () => {
+		const visitor = health((p) => {
+			delete p.question_log;
+			p.generation.hosts = [{ state: "up", slots: 2, in_use: 0 }];
+		});
+		expect(visitor.question_log).toBeNull();
+		expect(healthNotices(visitor)).toEqual([]);
+		const older = decodeHealthResult({ status: "ok", vault_size: 43, model: "qwen3:8b", llm_reachable: true, version: "3.1.0" });
+		expect(older).toMatchObject({ semantic: null, hosts: null, question_log: null });
+		expect(healthNotices(older)).toEqual([]);
+	});
+
+	it("says visitors get extracts when every model host lacks the model, with the command that fixes it", () => {
+		const notices = healthNotices(
+			health((p) => {
+				p.generation.hosts = [{ url: "http://10.0.0.2:11434", state: "down", error: PULL, slots: 2, in_use: 0 }];
+			}),
+		);
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toMatchObject({ key: "answers-off", title: "Visitors get extracts, not written answers", problem: true });
+		expect(notices[0].detail).toContain("Run `ollama pull qwen3:8b` on that machine.");
+	});
+
+	it("names each host's reason when all are down, and a retrying host still counts as failing", () => {
+		const notices = healthNotices(
+			health((p) => {
+				p.llm_reachable = false;
+				p.generation.hosts = [
+					{ url: "http://127.0.0.1:11434", state: "retrying", error: REFUSED, slots: 2, in_use: 0 },
+					{ url: "http://10.0.0.2:11434", state: "down", error: PULL, slots: 2, in_use: 0 },
+				];
+			}),
+		);
+		expect(notices.map((n) => n.key)).toEqual(["answers-off"]);
+		expect(notices[0].detail).toContain(REFUSED);
+		expect(notices[0].detail).toContain("ollama pull qwen3:8b");
+	});
+
+	it("says Ollama cannot be reached, and where, before any question found it so", () => {
+		const notices = healthNotices(health((p) => void (p.llm_reachable = false)));
+		expect(notices.map((n) => n.key)).toEqual(["answers-off"]);
+		expect(notices[0].detail).toContain("No Ollama answers at http://127.0.0.1:11434: start `ollama serve` there");
+	});
+
+	it("says a host skipped among others once, without saying visitors get extracts", () => {
+		const notices = healthNotices(
+			health((p) => {
+				p.generation.hosts = [
+					{ url: "http://127.0.0.1:11434", state: "up", slots: 2, in_use: 1 },
+					{ url: "http://10.0.0.2:11434", state: "down", error: PULL, slots: 2, in_use: 0 },
+				];
+			}),
+		);
+		expect(notices.map((n) => [n.key, n.title])).toEqual([["host-http://10.0.0.2:11434", "A model host is skipped"]]);
+		expect(notices[0].detail).toContain("ollama pull qwen3:8b");
+	});
+
+	it("says meaning search is off, why and what to do, when the vault could not be embedded", () => {
+		const notices = healthNotices(
+			health((p) => {
+				p.semantic = {
+					backend: "ollama",
+					model: "ollama:nomic-embed-text",
+					ready: false,
+					embedded: 0,
+					total: 40,
+					error: "cannot reach Ollama at http://127.0.0.1:11434 to embed with 'nomic-embed-text': Connection refused",
+				};
+			}),
+		);
+		expect(notices).toHaveLength(1);
+		expect(formatHealthNotice(notices[0])).toBe(
+			"Meaning search is off. Visitors' questions are matched by words alone (0 of 40 texts embedded): cannot reach Ollama at http://127.0.0.1:11434 to embed with 'nomic-embed-text': Connection refused. Check that Ollama runs at OLLAMA_HOST and has nomic-embed-text (`ollama pull nomic-embed-text`). The daemon tries again every 30 s and at each reload.",
+		);
+	});
+
+	it("does not repeat the pull command the daemon's error already gives", () => {
+		const error = "Ollama at http://127.0.0.1:11434 does not have 'nomic-embed-text': model not found; run `ollama pull nomic-embed-text` there";
+		const [notice] = healthNotices(health((p) => void (p.semantic = { backend: "ollama", model: "ollama:nomic-embed-text", ready: false, error })));
+		expect(notice.detail.match(/ollama pull/g)).toHaveLength(1);
+	});
+
+	it("says a question could not be embedded in time", () => {
+		const notices = healthNotices(
+			health((p) => {
+				p.semantic = { backend: "ollama", model: "ollama:nomic-embed-text", ready: true, embedded: 40, total: 40, question_error: "Ollama did not embed the question within 5 s" };
+			}),
+		);
+		expect(notices.map((n) => [n.key, n.problem])).toEqual([["meaning-question", true]]);
+		expect(notices[0].detail).toContain("within 5 s");
+	});
+
+	it("tells the vault still being embedded apart from a problem", () => {
+		const notices = healthNotices(health((p) => void (p.semantic = { backend: "bundled", model: "use-cmlm-multilingual", ready: false, embedded: 12, total: 40 })));
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toMatchObject({ key: "meaning-embedding", problem: false });
+		expect(notices[0].detail).toContain("12 of 40 texts embedded");
+	});
+
+	it("says visitors' questions wait in memory while the question log cannot be written", () => {
+		const notices = healthNotices(
+			health((p) => void (p.question_log = { state: "waiting", kept: 3, dropped: 0, error: "write: database or disk is full" })),
+		);
+		expect(notices.map((n) => [n.key, n.title])).toEqual([["log-waiting", "Visitors' questions are not being saved"]]);
+		expect(notices[0].detail).toBe(
+			"The question log cannot be written: write: database or disk is full. 3 questions wait in memory, written once it can be; a stop of the daemon before then loses them.",
+		);
+		const full = healthNotices(health((p) => void (p.question_log = { state: "waiting", kept: 10000, dropped: 1, error: "another process holds the file" })));
+		expect(full[0].detail).toContain("1 question was already lost");
+	});
+
+	it("says the question log is off only when it failed, not when the owner turned it off", () => {
+		const failed = healthNotices(health((p) => void (p.question_log = { state: "off", error: "open: unable to open database file" })));
+		expect(failed.map((n) => n.key)).toEqual(["log-off"]);
+		expect(failed[0].detail).toContain("Alias suggestions learn nothing from visitors' questions until it is fixed and the daemon restarted.");
+		expect(healthNotices(health((p) => void (p.question_log = { state: "off" })))).toEqual([]);
+	});
+
+	it("says questions lost since the start while the log writes again", () => {
+		const notices = healthNotices(health((p) => void (p.question_log = { state: "on", dropped: 25 })));
+		expect(notices.map((n) => n.key)).toEqual(["log-dropped"]);
+		expect(notices[0].detail).toContain("25 questions were not logged");
+	});
+});
+
+describe("SaidOnce", () => {
+	const down = healthNotices(health((p) => void (p.generation.hosts = [{ url: "http://10.0.0.2:11434", state: "down", error: PULL, slots: 2, in_use: 0 }])));
+	const waiting = (kept: number) => healthNotices(health((p) => void (p.question_log = { state: "waiting", kept, dropped: 0, error: "write: disk I/O error" })));
+
+	it("gives a trouble once while it lasts, even as its counts change, and again after it cleared", () => {
+		const said = new SaidOnce();
+		expect(said.fresh(waiting(1)).map((n) => n.key)).toEqual(["log-waiting"]);
+		expect(said.fresh(waiting(2))).toEqual([]);
+		expect(said.fresh([...waiting(3), ...down]).map((n) => n.key)).toEqual(["answers-off"]);
+		expect(said.fresh([])).toEqual([]);
+		expect(said.fresh(down).map((n) => n.key)).toEqual(["answers-off"]);
+	});
+});
