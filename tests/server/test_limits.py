@@ -12,7 +12,7 @@ from grasbot._config import PROTOCOL_LIMITS
 from grasbot._exceptions import ConfigError
 from grasbot.server.app import create_app
 from grasbot.server.ratelimit import RateLimiter, TrustedProxies, client_key
-from grasbot.server.state import LIMITER
+from grasbot.server.state import BOT, LIMITER
 from support.bots import BUNDLED_VAULT, REPO, rpc, server_kwargs, settings_for, sse_events
 
 OWNER = "limits-owner-token-0123456789"
@@ -231,11 +231,60 @@ async def test_ask_and_stream_share_a_bucket_and_answer_429(start_clocked):
     resp = await client.get("/ask/stream", params=q)
     assert resp.status == 200
     assert [name async for name, _ in sse_events(resp)][-1] == "done"
-    # bad requests are refused before they cost anything; searching is not limited
+    # bad requests are refused before they cost anything; the health check is not limited
     assert (await client.get("/ask", params={"q": ""})).status == 400
+    for _ in range(30):
+        assert (await client.get("/health")).status == 200
+
+
+async def test_a_visitors_search_is_limited_and_shares_the_questions_bucket(start_clocked, tmp_path):
+    """`search` logs a visitor's question as `answer` does: unlimited, a client could fill the
+    question log (and the owner's alias suggestions) with as many as it could send."""
+    clock = Clock()
+    client = await start_clocked(clock, rate_per_minute=6, rate_burst=2, question_log=str(tmp_path / "q.sqlite3"))
+    log = client.server.app[BOT].question_log
+    # a question the engine refuses costs nothing, as on /ask
+    for q in ("", "\u200b"):
+        for method in ("search", "answer"):
+            assert (await rpc(client, method, {"q": q}))["error"]["code"] == -32602
+    assert "result" in await rpc(client, "search", {"q": "python"})
+    assert (await client.get("/ask", params={"q": "python"})).status == 200  # the same bucket
     for n in range(30):
-        assert "result" in await rpc(client, "search", {"q": "python"}, id=n)
-    assert (await client.get("/health")).status == 200
+        answer = await rpc(client, "search", {"q": f"python {n}"}, id=n)
+        assert answer["error"] == {"code": -32002, "message": "Rate limited", "data": {"retry_after": 10}}
+    assert (await rpc(client, "answer", {"q": "python"}))["error"]["code"] == -32002
+    assert log.count() == 2  # the search and /ask: none of the refused ones
+    # the owner is never limited, and their previews are not logged
+    for n in range(10):
+        assert "result" in await rpc(client, "search", {"q": "python"}, id=n, headers=OWNER_HEADERS)
+        assert "result" in await rpc(client, "search", {"q": "python", "audience": "owner"}, id=n, headers=OWNER_HEADERS)
+    clock.now += 10
+    assert "result" in await rpc(client, "search", {"q": "python"})
+    assert log.count() == 3
+
+
+async def test_a_batch_cannot_get_around_the_limit(start_clocked, tmp_path):
+    """Each search or answer of a batch takes from the bucket, and a batch is at most
+    GRASBOT_MAX_BATCH calls: a visitor cannot buy a thousand searches with one request."""
+    clock = Clock()
+    client = await start_clocked(clock, rate_per_minute=6, rate_burst=3, max_batch=10, question_log=str(tmp_path / "q.sqlite3"))
+    log = client.server.app[BOT].question_log
+    huge = json.dumps([{"jsonrpc": "2.0", "method": "search", "params": {"q": "a"}, "id": i} for i in range(1000)], separators=(",", ":"))
+    assert len(huge) < 64 * 1024  # under the body limit: the batch limit is what refuses it
+    error = (await (await client.post("/rpc", data=huge, headers={"Content-Type": "application/json"})).json())["error"]
+    assert error == {"code": -32600, "message": "Invalid Request", "data": "batch of 1000 requests is over the limit of 10 per batch"}
+    assert log.count() == 0
+    assert "result" in await rpc(client, "search", {"q": "python"})  # the refused batch cost nothing
+    batch = [{"jsonrpc": "2.0", "method": method, "params": {"q": f"python {i}"}, "id": i} for i, method in enumerate(["search", "answer"] * 5)]
+    answers = await (await client.post("/rpc", json=batch)).json()
+    assert sum("result" in a for a in answers) == 2
+    assert [a["error"]["data"] for a in answers if "error" in a] == [{"retry_after": 10}] * 8
+    # notifications get no answer, but take from the bucket all the same
+    notes = [{"jsonrpc": "2.0", "method": "search", "params": {"q": "python"}} for _ in range(10)]
+    clock.now += 10
+    assert (await client.post("/rpc", json=notes)).status == 204
+    assert log.count() == 4
+    assert (await rpc(client, "search", {"q": "python"}))["error"]["code"] == -32002
 
 
 async def test_rpc_answer_is_limited_per_member(start_clocked):

@@ -16,7 +16,7 @@ from typing import Any
 from aiohttp import web
 
 from .._config import Settings
-from .._engine import ReloadReport, vault_files
+from .._engine import ReloadReport, check_question, vault_files
 from .._exceptions import NoteNotFound, VaultError
 from ..retrieval.aliases import suggest_aliases
 from .peers import FROM_PEER, reload_peers
@@ -38,7 +38,7 @@ PUBLIC_LLM_ERROR = "the language model did not answer: this response is built fr
 
 class RpcContext:
     """What every JSON-RPC method receives first. `client`, the rate limit's key for the caller,
-    is worked out only for the methods that are rate limited (it was 4 % of a `search` call)."""
+    is worked out only for a visitor's question, the owner's never (it was 4 % of a `search` call)."""
 
     __slots__ = ("bot", "app", "is_owner", "_request")
 
@@ -77,8 +77,24 @@ def check_limits(settings: Settings, q: str, history: list | tuple = ()) -> None
             )
 
 
+def _take_question(ctx: RpcContext, q: str) -> None:
+    """Spend one of a visitor's questions, or refuse the call (-32002): the owner is never
+    limited, and a question the engine refuses costs nothing, as on /ask.
+
+    `search` and `answer` take from the one bucket /ask and /ask/stream share: each logs the
+    visitor's question, and the limit is on questions, whatever the method; a bucket of its
+    own for `search` would let a client flood the question log at twice the rate."""
+    if ctx.is_owner:
+        return
+    check_question(q)
+    wait = ctx.app[LIMITER].take(ctx.client)
+    if wait:
+        raise RpcError(RATE_LIMITED, "Rate limited", {"retry_after": RateLimiter.retry_after(wait)})
+
+
 async def _m_search(ctx: RpcContext, q: str, audience: str, top_k: int | None = None) -> dict:
     check_limits(ctx.app[SETTINGS], q)
+    _take_question(ctx, q)
     await ctx.bot.prepare_question(q)
     result = ctx.bot.search(q, top_k=top_k, audience=audience)
     if not ctx.is_owner and audience == "visitor":  # the owner's previews are not visitors' questions
@@ -88,10 +104,7 @@ async def _m_search(ctx: RpcContext, q: str, audience: str, top_k: int | None = 
 
 async def _m_answer(ctx: RpcContext, q: str, history: list, audience: str) -> dict:
     check_limits(ctx.app[SETTINGS], q, history)
-    if not ctx.is_owner:
-        wait = ctx.app[LIMITER].take(ctx.client)
-        if wait:
-            raise RpcError(RATE_LIMITED, "Rate limited", {"retry_after": RateLimiter.retry_after(wait)})
+    _take_question(ctx, q)
     payload = await ctx.bot.answer(q, history=history, audience=audience, record=not ctx.is_owner, owner=ctx.is_owner)
     return for_caller(payload, ctx.is_owner)
 
