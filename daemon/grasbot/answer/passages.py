@@ -314,7 +314,12 @@ def _rendered_text(text: str) -> str:
     (rehype-raw, then rehype-slug's hast-util-to-string) and MkDocs (Python-Markdown's toc:
     `slugify(html.unescape(strip_tags(inner html)))`) make its id: inline HTML tags dropped,
     their text kept, entities read (`&amp;` is &, `&nbsp;` a no-break space)."""
-    return _ENTITY.sub(lambda m: html.unescape(m.group()), _HTML_TAG.sub("", text))
+    return _unescaped(_HTML_TAG.sub("", text))
+
+
+def _unescaped(text: str, references: re.Pattern[str] = _ENTITY) -> str:
+    """`text` with the character references `references` finds read (`&amp;` is &)."""
+    return references.sub(lambda m: html.unescape(m.group()), text)
 
 
 def _hugo_text(text: str) -> str:
@@ -343,7 +348,7 @@ _QUARTZ_ARROWS = re.compile(r"-{1,2}>|={1,2}>|<-{1,2}|<={1,2}")
 def _quartz_text(text: str) -> str:
     """`_rendered_text` as Quartz renders it: each text between tags, its entities read, loses
     the arrows its ObsidianFlavoredMarkdown made (`Entrée -> sortie` reads `Entrée → sortie`)."""
-    return "".join(_QUARTZ_ARROWS.sub("→", _rendered_text(piece)) for piece in _HTML_TAG.split(text))
+    return "".join(_QUARTZ_ARROWS.sub("→", _unescaped(piece)) for piece in _HTML_TAG.split(text))
 
 
 # A wikilink as ofm.ts's `wikilinkRegex` reads it (its table-cell parts aside): the note, `#` and
@@ -415,7 +420,7 @@ def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str
         shown = [_wikilinks_shown(text, form, index.may_read) for text, _ in written]
         plain = [_plain(index.readable_text(text, path), spaces_as_written=form in ("github", "quartz", "hugo"), markup=markup) for text in shown]
         if form == "hugo":  # goldmark resolves named entities in the text it made, code included
-            plain = [_NAMED_ENTITY.sub(lambda m: html.unescape(m.group()), text) for text in plain]
+            plain = [_unescaped(text, _NAMED_ENTITY) for text in plain]
         # Python-Markdown (MkDocs) reads an underline only under one line: several lines above
         # it are a paragraph, with no id
         heading_of = [form != "mkdocs" or "\n" not in text for text in plain]
