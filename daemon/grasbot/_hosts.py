@@ -35,6 +35,12 @@ def unreachable(exc: BaseException) -> bool:
     return isinstance(exc, (httpx.TransportError, OSError))  # ConnectionError: ollama's "Failed to connect"
 
 
+def model_missing(exc: BaseException) -> bool:
+    """Whether Ollama's reply says the host does not have the model (not pulled there): it is
+    skipped as one that cannot be reached, the model maybe on the next."""
+    return getattr(exc, "status_code", None) == 404 and "not found" in str(getattr(exc, "error", ""))
+
+
 @dataclass(eq=False)
 class Reach:
     """What is known of reaching one host."""

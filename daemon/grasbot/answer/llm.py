@@ -15,7 +15,7 @@ import re
 from collections.abc import AsyncIterator
 
 from .._exceptions import LLMError, LLMFailed, LLMTimeout, LLMUnavailable
-from .._hosts import CONNECT_TIMEOUT, host_url
+from .._hosts import CONNECT_TIMEOUT, host_url, model_missing
 
 __all__ = ["LLMClient", "ThinkStripper", "strip_think", "load_ollama"]
 
@@ -309,9 +309,7 @@ class LLMClient:
         except LLMError:
             raise
         except ollama.ResponseError as exc:
-            if exc.status_code == 404 and "not found" in str(exc.error):
-                # unusable as a host that cannot be reached is: the next host is tried, where
-                # the model may be (each answer sent here failed, the others' hosts idle)
+            if model_missing(exc):  # the next host is tried, where the model may be
                 raise LLMUnavailable(f"{where} does not have model {self.model!r}: {exc.error}. Run `ollama pull {self.model}` on that machine.") from None
             status = f"HTTP {exc.status_code}" if exc.status_code > 0 else "an error in the stream"
             raise LLMFailed(f"{where} answered with {status} for model {self.model!r}: {exc.error}") from None

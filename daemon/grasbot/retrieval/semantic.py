@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .._exceptions import EmbeddingError
 from .._files import atomic_write
-from .._hosts import CONNECT_TIMEOUT, Failover, unreachable
+from .._hosts import CONNECT_TIMEOUT, Failover, model_missing, unreachable
 from .boilerplate import EMPTY, Boilerplate
 from .index import Index, field_text, indexable_body, indexable_text
 from .sections import WHOLE_NOTE, cut_note, heading_path
@@ -214,7 +214,7 @@ class OllamaEmbedder:
             try:
                 response = self._call(host.url, left, texts)
             except ollama.ResponseError as exc:
-                if exc.status_code == 404 and "not found" in str(exc.error):  # pulled on another host, maybe
+                if model_missing(exc):
                     self.hosts.lost(host, f"Ollama at {host.url} does not have {self._name!r}: {exc.error}; run `ollama pull {self._name}` there")
                     continue
                 self.hosts.reached(host)
