@@ -126,6 +126,11 @@ class LoggedResult:
     def to_dict(self) -> dict:
         return {"rank": self.rank, "slug": self.slug, "path": self.path, "score": round(self.score, 3), "signals": list(self.signals)}
 
+    @classmethod
+    def of_row(cls, rank: int, slug: str, path: str, score: float, signals: str) -> LoggedResult:
+        """A result as the `results` table holds it (its signals comma-separated)."""
+        return cls(rank, slug, path, score, tuple(filter(None, signals.split(","))))
+
 
 @dataclass(frozen=True)
 class LoggedQuestion:
@@ -193,7 +198,7 @@ def _waiting(entry: _Pending) -> LoggedQuestion:
         question=entry.question,
         grounded=bool(entry.grounded),
         followup=bool(entry.followup),
-        results=tuple(LoggedResult(rank, slug, path, score, tuple(filter(None, signals.split(",")))) for rank, slug, path, score, signals in entry.results),
+        results=tuple(LoggedResult.of_row(*row) for row in entry.results),
     )
 
 
@@ -817,7 +822,7 @@ class QuestionLog:
                 f"SELECT question_id, rank, slug, path, score, signals FROM results WHERE question_id IN ({marks}) ORDER BY question_id, rank",
                 part,
             ):
-                results[qid].append(LoggedResult(rank, slug, path, score, tuple(filter(None, signals.split(",")))))
+                results[qid].append(LoggedResult.of_row(rank, slug, path, score, signals))
         return heads, results
 
     def _since(self, days: float | None) -> str:
