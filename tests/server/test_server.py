@@ -43,6 +43,30 @@ async def test_health_over_rpc_and_http(start_daemon, standin_ollama):
     assert await resp.json() == result
 
 
+async def test_health_asks_ollama_once_however_many_ask_it(start_daemon, standin_ollama, monkeypatch):
+    """/health is any visitor's, unlimited: each call, and each `health` of a batch, sent Ollama a
+    request (a batch of 20, 20 of them). Callers at once share one probe, and its answer stands
+    `reachable_for` seconds; past them, Ollama is asked again (it may have gone down)."""
+    from grasbot.answer.llm import LLMClient
+
+    monkeypatch.setattr(LLMClient, "reachable_for", 3600.0)
+    client = await start_daemon(ollama_url=standin_ollama.url)
+
+    def probes() -> int:
+        return standin_ollama.hits.count(("GET", "/api/tags"))
+
+    batch = [{"jsonrpc": "2.0", "method": "health", "id": i} for i in range(20)]
+    _, answers = await rpc_raw(client, batch)
+    assert [a["result"]["llm_reachable"] for a in answers] == [True] * 20
+    for _ in range(5):
+        assert (await (await client.get("/health")).json())["llm_reachable"] is True
+    assert probes() == 1
+    monkeypatch.setattr(LLMClient, "reachable_for", 0.0)
+    standin_ollama.broken = True
+    assert (await rpc_result(client, "health"))["llm_reachable"] is False
+    assert probes() == 2
+
+
 async def test_health_says_when_ollama_is_down(start_daemon):
     client = await start_daemon(ollama_url=unused_url())
     result = await rpc_result(client, "health")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import re
 from collections.abc import AsyncIterator
 
@@ -163,6 +164,8 @@ class LLMClient:
     chars_per_token: int = 16
     #: Seconds `reachable()` waits before answering False.
     reachable_timeout: float = 2.0
+    #: Seconds a probe's answer is given again by `reachable()` without asking the host.
+    reachable_for: float = 2.0
     #: Seconds to open a connection: a host that takes longer is down (skipped for the next),
     #: not a slow model; a machine on the same network answers in milliseconds.
     connect_timeout: float = CONNECT_TIMEOUT
@@ -189,6 +192,8 @@ class LLMClient:
         self.deadline = deadline  # the whole answer, first word to last
         self._host_given = host  # None: the ollama client's own default, as OLLAMA_HOST says
         self._made = None
+        self._probe: asyncio.Task[bool] | None = None  # the last probe of the host, maybe in flight
+        self._probed_at = -math.inf  # when it answered (loop time)
 
     @property
     def _client(self):
@@ -276,7 +281,16 @@ class LLMClient:
             ) from None
 
     async def reachable(self) -> bool:
-        """Does something that speaks Ollama answer at the host? Never raises."""
+        """Does something that speaks Ollama answer at the host? Never raises. The callers at one
+        time share one probe, and its answer stands `reachable_for` seconds: /health is free to
+        any visitor, and each call (or each `health` of a 20-call batch) sent the host a request."""
+        loop = asyncio.get_running_loop()
+        probe = self._probe
+        if probe is None or probe.get_loop() is not loop or (probe.done() and loop.time() - self._probed_at >= self.reachable_for):
+            probe = self._probe = loop.create_task(self._probe_host())
+        return await asyncio.shield(probe)  # a caller that goes (its client left) cuts no one else's
+
+    async def _probe_host(self) -> bool:
         try:
             # The client first: its first use imports ollama, seconds on a cold start (or waiting
             # for the server's worker importing it), and that says nothing of the host.
@@ -285,9 +299,13 @@ class LLMClient:
                 await client.list()
         except Exception:  # noqa: BLE001 - any failure means "not reachable"
             return False
+        finally:
+            self._probed_at = asyncio.get_running_loop().time()
         return True
 
     async def aclose(self) -> None:
+        if self._probe is not None and not self._probe.done():
+            self._probe.cancel()
         if self._made is not None:
             await self._made.close()
 
