@@ -155,6 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cors-origins", dest="cors_origins", metavar="ORIGIN,ORIGIN", help="GRASBOT_CORS_ORIGINS (default app://obsidian.md)")
     p.add_argument("--trusted-proxies", dest="trusted_proxies", metavar="IP,IP", help="GRASBOT_TRUSTED_PROXIES (default 127.0.0.1,::1)")
     p.add_argument(
+        "--allowed-hosts",
+        dest="allowed_hosts",
+        metavar="NAME,NAME",
+        help="GRASBOT_ALLOWED_HOSTS: names a browser may reach the daemon's port by, beside localhost and IP addresses (default none)",
+    )
+    p.add_argument(
         "--header-timeout",
         dest="header_timeout",
         type=_number,
@@ -221,6 +227,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "token_file",
         "cors_origins",
         "trusted_proxies",
+        "allowed_hosts",
         "header_timeout",
         "body_timeout",
         "llm_slots",

@@ -130,6 +130,7 @@ class Settings:
     token_file: Path | None = None  # None: $XDG_CONFIG_HOME/grasbot/token
     cors_origins: tuple[str, ...] = ("app://obsidian.md",)
     trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")  # whose X-Forwarded-For is believed
+    allowed_hosts: tuple[str, ...] = ()  # names a Host with a port may give, beside localhost and addresses
     max_question: int = 500
     max_body: int = 64 * 1024
     max_batch: int = 20
@@ -176,6 +177,7 @@ class Settings:
         "GRASBOT_TOKEN_FILE": "token_file",
         "GRASBOT_CORS_ORIGINS": "cors_origins",
         "GRASBOT_TRUSTED_PROXIES": "trusted_proxies",
+        "GRASBOT_ALLOWED_HOSTS": "allowed_hosts",
         "GRASBOT_MAX_QUESTION": "max_question",
         "GRASBOT_MAX_BODY": "max_body",
         "GRASBOT_MAX_BATCH": "max_batch",
@@ -311,6 +313,9 @@ class Settings:
                 ipaddress.ip_network(entry, strict=False)
             except ValueError:
                 raise ConfigError(f"GRASBOT_TRUSTED_PROXIES: trusted proxy {entry!r} is not an IP address or network") from None
+        for name in self.allowed_hosts:  # compared with the Host header's name, without its port
+            if not re.fullmatch(r"[a-z0-9]([a-z0-9.-]*[a-z0-9])?", name):
+                raise ConfigError(f"GRASBOT_ALLOWED_HOSTS: {name!r} is not a host name as a browser sends it (no scheme, no port: grasbot.lan)")
         for origin in self.cors_origins:  # compared as browsers send them: one that differs never matches
             parts = urllib.parse.urlsplit(origin)
             sent = f"{parts.scheme.lower()}://{parts.netloc.lower()}" if parts.scheme and parts.netloc else None
@@ -363,9 +368,10 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             return 0
         if name == "site_pages" and str(value).strip().lower() in ("off", "none"):
             return ()
-        if name in ("exclude", "cors_origins", "trusted_proxies", "peers", "site_pages"):
+        if name in ("exclude", "cors_origins", "trusted_proxies", "allowed_hosts", "peers", "site_pages"):
             items = value.split(",") if isinstance(value, str) else list(value)
             strip = "/" if name in ("exclude", "peers") else ""
+            items = [i.lower() for i in items] if name == "allowed_hosts" else items  # as browsers send a name
             return tuple(i.strip().removeprefix("./" if name == "exclude" else "").strip(strip) for i in items if i.strip())
         if name in ("semantic", "anchors", "default_visibility"):  # read as GRASBOT_INDEX_CACHE=OFF is
             return str(value).strip().lower()

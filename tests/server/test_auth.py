@@ -194,6 +194,35 @@ def test_a_cors_origin_no_browser_sends_is_refused_at_start(listed, hint):
     assert Settings.load(env={"GRASBOT_CORS_ORIGINS": "app://obsidian.md,https://mon-site.fr,http://localhost:5173"}).cors_origins[1] == "https://mon-site.fr"
 
 
+async def test_a_page_whose_name_was_rebound_to_the_daemon_is_refused(start_daemon):
+    """DNS rebinding: a page at evil.example:8765, its name pointed at 127.0.0.1 once loaded, is
+    same-origin with the daemon and read its answers, with an X-Forwarded-For of its choosing
+    (127.0.0.1 is a trusted proxy) a fresh rate-limit bucket each. The browser's Host gives the
+    port it reached: a name the daemon does not know there is refused, before anything answers."""
+    client = await start_daemon(allowed_hosts="GrasBot.lan")
+    for host in ("evil.example:8765", "evil.example.:8765", "Evil.Example:80"):
+        for path in ("/health", "/ask?q=python", "/"):
+            resp = await client.get(path, headers={"Host": host})
+            assert resp.status == 421, (host, path)
+            assert await resp.json() == {
+                "error": {
+                    "code": -32600,
+                    "message": "Invalid Request",
+                    "data": "this daemon is not served under the name in the Host header: list it in GRASBOT_ALLOWED_HOSTS if it is yours",
+                }
+            }
+        call = json.dumps({"jsonrpc": "2.0", "method": "search", "params": {"q": "python"}, "id": 1})
+        assert (await client.post("/rpc", data=call, headers={"Host": host})).status == 421
+    # localhost, an address (no name to rebind), a listed name, and a proxy's Host without a
+    # port (deploy/nginx sends `Host $host`, the site's name): served
+    served = ("localhost:8765", "app.localhost:8765", "127.0.0.1:8765", "[::1]:8765", "192.168.1.5:8765", "grasbot.lan:8765", "grasbot.example.org")
+    for host in served:
+        resp = await client.get("/health", headers={"Host": host})
+        assert resp.status == 200, host
+    with pytest.raises(ConfigError, match=r"GRASBOT_ALLOWED_HOSTS: 'grasbot.lan:8765' is not a host name"):
+        Settings.load(env={"GRASBOT_ALLOWED_HOSTS": "grasbot.lan:8765"})
+
+
 # ---------------------------------------------------------------- `grasbot serve`
 
 

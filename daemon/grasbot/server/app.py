@@ -31,7 +31,7 @@ from ..store.questionlog import QuestionLog, note_the_vault, say_logs_of_vaults_
 from .auth import resolve_owner_token
 from .handlers import PAGE_HEADERS, STATIC_DIR, handle_ask, handle_ask_stream, handle_health, handle_reload, handle_rpc, rpc_expect, static_file
 from .methods import RPC_METHODS, reload_reason, reload_vault
-from .middleware import CORS_ALLOWED, AccessLogger, access_log, cors_headers, cors_preflight, errors_as_json, nosniff, not_stored
+from .middleware import CORS_ALLOWED, HOSTS_ALLOWED, AccessLogger, access_log, cors_headers, cors_preflight, errors_as_json, hosts_checked, nosniff, not_stored
 from .ratelimit import RateLimiter, TrustedProxies
 from .rpc import RpcDispatcher
 from .state import BOT, DISPATCHER, IN_FLIGHT, LIMITER, OWNER_TOKEN, PROXIES, RELOAD_LOCK, SETTINGS, STOPPING
@@ -72,10 +72,11 @@ def create_app(
         proxies = TrustedProxies(settings.trusted_proxies)
     except ValueError as exc:
         raise ConfigError(f"GRASBOT_TRUSTED_PROXIES: {exc}") from None
-    app = web.Application(middlewares=[cors_preflight, errors_as_json], client_max_size=settings.max_body)
+    app = web.Application(middlewares=[hosts_checked, cors_preflight, errors_as_json], client_max_size=settings.max_body)
     app[SETTINGS] = settings
     app[OWNER_TOKEN] = token
     app[CORS_ALLOWED] = tuple(settings.cors_origins)
+    app[HOSTS_ALLOWED] = frozenset(settings.allowed_hosts)
     app[PROXIES] = proxies
     app[STOPPING] = asyncio.Event()
     app[IN_FLIGHT] = set()

@@ -61,6 +61,7 @@ _HTTP_ERRORS = {
     404: (INVALID_REQUEST, "Invalid Request"),
     405: (INVALID_REQUEST, "Invalid Request"),
     413: (INVALID_REQUEST, "Invalid Request"),
+    421: (INVALID_REQUEST, "Invalid Request"),
     429: (RATE_LIMITED, "Rate limited"),
     500: (INTERNAL_ERROR, "Internal error"),
 }

@@ -5,6 +5,7 @@ turned into a 500 that says nothing about internals, and the access log's one li
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import time
 
@@ -16,7 +17,19 @@ from .._terminal import printable
 from .handlers import error_response
 from .state import IN_FLIGHT, LOG_OUTCOME, LOG_WHAT, SETTINGS, STOPPING
 
-__all__ = ["CORS_ALLOWED", "CORS_PATHS", "AccessLogger", "access_log", "cors_headers", "cors_preflight", "errors_as_json", "nosniff", "not_stored"]
+__all__ = [
+    "CORS_ALLOWED",
+    "CORS_PATHS",
+    "HOSTS_ALLOWED",
+    "AccessLogger",
+    "access_log",
+    "cors_headers",
+    "cors_preflight",
+    "errors_as_json",
+    "hosts_checked",
+    "nosniff",
+    "not_stored",
+]
 
 log = logging.getLogger("grasbot.server")
 access_log = logging.getLogger("grasbot.access")
@@ -24,6 +37,8 @@ access_log = logging.getLogger("grasbot.access")
 #: The CORS allow-list (Settings.cors_origins, app://obsidian.md by default). No wildcard,
 #: no localhost rule: the chat page is same-origin, a site's origin is listed explicitly.
 CORS_ALLOWED = web.AppKey("cors_allowed", tuple)
+#: The names beside localhost a browser may reach the daemon's port by (Settings.allowed_hosts).
+HOSTS_ALLOWED = web.AppKey("hosts_allowed", frozenset)
 #: path -> the methods a cross-origin caller may use on it.
 CORS_PATHS: dict[str, tuple[str, ...]] = {
     "/rpc": ("POST",),
@@ -35,6 +50,34 @@ CORS_PATHS: dict[str, tuple[str, ...]] = {
 
 def _origin_allowed(request: web.Request, origin: str) -> bool:
     return origin in request.app[CORS_ALLOWED]
+
+
+def _rebound(host: str, allowed: frozenset[str]) -> bool:
+    """Whether a Host header names the daemon's port by a name it does not know: a page whose own
+    name an attacker points at this machine (DNS rebinding) is same-origin with the daemon, CORS
+    and all, and reads what it answers. A browser writes the port it reached; a proxy in front
+    (deploy/nginx: `Host $host`) sends the site's name without one, and an address is no name
+    that can be rebound."""
+    name, colon, port = host.rpartition(":")
+    if not colon or not port.isdigit() or name.startswith("["):  # no port, or an IPv6 address
+        return False
+    name = name.lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost") or name in allowed:
+        return False
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return True
+    return False
+
+
+@web.middleware
+async def hosts_checked(request: web.Request, handler):
+    """A request by a rebound name is refused (421) before anything answers it; see `_rebound`."""
+    if _rebound(request.headers.get("Host", ""), request.app[HOSTS_ALLOWED]):
+        request[LOG_OUTCOME] = "host refused"
+        return error_response(421, "this daemon is not served under the name in the Host header: list it in GRASBOT_ALLOWED_HOSTS if it is yours")
+    return await handler(request)
 
 
 @web.middleware
