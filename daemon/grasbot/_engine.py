@@ -26,7 +26,7 @@ from .answer.admission import Admission, Busy, Position, SearchLane
 from .answer.fallback import extractive_answer
 from .answer.llm import LLMClient
 from .answer.passages import choose_passages
-from .answer.prompt import CitationFilter, build_prompt, keep_known_citations
+from .answer.prompt import CUT_ANSWER, CitationFilter, build_prompt, keep_known_citations
 from .answer.reuse import AnswerCache, Flights, replay_pieces
 from .retrieval.index import Index, NoteAnalysis, analyse_note
 from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
@@ -211,8 +211,8 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
 def _nonempty(text: str) -> str:
     """The LLM's answer, or LLMFailed when nothing is left of it (reasoning that never closed,
     citations of notes it was not shown): the visitor gets the notes' own sentences instead,
-    on /ask and /ask/stream alike."""
-    if not text.strip():
+    on /ask and /ask/stream alike. An answer cut before its first word is as empty."""
+    if not text.strip().removesuffix(CUT_ANSWER.strip()).strip():
         raise LLMFailed("the model's answer was empty once its reasoning and unknown citations were removed")
     return text
 

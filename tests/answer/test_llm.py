@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from grasbot._exceptions import LLMFailed, LLMTimeout, LLMUnavailable
 from grasbot.answer.llm import LLMClient, ThinkStripper, strip_think
+from grasbot.answer.prompt import CUT_ANSWER
 from support.standin_ollama import unused_url
 
 MESSAGES = [
@@ -463,8 +464,20 @@ async def test_an_answer_past_what_max_tokens_allows_is_cut_there(standin_ollama
     llm.max_tokens, llm.orphan_holdback = 10, 0  # 160 characters
     standin_ollama.script(pieces=["Un mot. " * 10] * 50, chunk_delay=0.01)  # 4,000 characters
     pieces = await collect(llm)
-    assert len("".join(pieces)) == 160 and "".join(pieces) == ("Un mot. " * 500)[:160]
+    assert "".join(pieces) == ("Un mot. " * 500)[:160] + CUT_ANSWER  # the visitor reads that it was cut
     assert "sent an answer over 160 characters, more than LLM_MAX_TOKENS (10) allows: cut there" in caplog.text
     await asyncio.sleep(0.2)
     assert len([kind for kind, _ in standin_ollama.events if kind == "chunk"]) < 10  # the rest was never asked for
-    assert len(await llm.generate(MESSAGES)) == 160
+    assert await llm.generate(MESSAGES) == ("Un mot. " * 500)[:160] + CUT_ANSWER
+
+
+async def test_an_answer_ollama_stopped_at_max_tokens_says_it_was_cut(standin_ollama, llm):
+    """Ollama stops the model at num_predict (done_reason "length"): the answer broke off
+    mid-word, « … rédige la répo », and the visitor read it as the whole answer."""
+    standin_ollama.script(pieces=["Le modèle rédige ", "la répo"], done_reason="length")
+    assert "".join(await collect(llm)) == "Le modèle rédige la répo" + CUT_ANSWER
+    assert await llm.generate(MESSAGES) == "Le modèle rédige la répo" + CUT_ANSWER
+    standin_ollama.script(pieces=["<think>je réfléchis encore"], done_reason="length")
+    assert await collect(llm) == [] and await llm.generate(MESSAGES) == ""  # nothing said: the fallback answers
+    standin_ollama.script(pieces=["Le modèle rédige ", "la réponse."])
+    assert "".join(await collect(llm)) == await llm.generate(MESSAGES) == "Le modèle rédige la réponse."

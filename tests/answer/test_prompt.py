@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grasbot.answer.passages import Passage
-from grasbot.answer.prompt import CUT_MARK, NO_CONTEXT, SYSTEM_RULES, CitationFilter, build_prompt, keep_known_citations, passage_label
+from grasbot.answer.prompt import CUT_ANSWER, CUT_MARK, NO_CONTEXT, SYSTEM_RULES, CitationFilter, build_prompt, keep_known_citations, passage_label
 
 
 def passage(slug: str, text: str, title: str | None = None, heading: tuple[str, ...] = (), cut=None) -> Passage:
@@ -175,6 +175,35 @@ def test_citations_filtered_in_pieces_as_in_one_text(parts, cuts):
     shown = CitationFilter(("a",))
     streamed = "".join(shown.feed(text[i:j]) for i, j in zip(bounds, bounds[1:], strict=False)) + shown.finish()
     assert streamed == keep_known_citations(text, ("a",))
+
+
+@settings(max_examples=1_000, deadline=None)
+@given(
+    parts=st.lists(st.sampled_from(["[", "]", " ", "\n", "a", "b", "-", ",", "[a]", "[b]", " [a", " [b", "[a, b", "voir "]), max_size=10),
+    cuts=st.lists(st.integers(0, 40), max_size=5),
+)
+def test_a_cut_answer_filtered_in_pieces_as_in_one_text(parts, cuts):
+    """A cut answer's mark comes as the stream's last piece: the stream shows what the answer says."""
+    text = "".join(parts)
+    bounds = sorted({0, len(text), *(c for c in cuts if c <= len(text))})
+    shown = CitationFilter(("a",))
+    streamed = "".join(shown.feed(text[i:j]) for i, j in zip(bounds, bounds[1:], strict=False))
+    streamed += shown.feed(CUT_ANSWER) + shown.finish()
+    assert streamed == keep_known_citations(text + CUT_ANSWER, ("a",))
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("Le modèle rédige la répo", "Le modèle rédige la répo"),
+        ("Voir les notes [grasbot-pipe", "Voir les notes"),  # a citation the cut left open
+        ("Voir [a, grasbot", "Voir"),
+        ("Voir [a] et  \n", "Voir [a] et"),
+        ("Voir [b] [a]", "Voir [a]"),
+    ],
+)
+def test_a_cut_answer_ends_on_its_last_word_and_its_mark(said, shown):
+    assert keep_known_citations(said + CUT_ANSWER, ("a",)) == shown + CUT_ANSWER
 
 
 def test_a_citation_filter_holds_back_only_what_may_be_a_citation():

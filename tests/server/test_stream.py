@@ -219,3 +219,18 @@ async def test_client_leaving_mid_stream_closes_the_llm_request(start_daemon, st
     assert ("done", None) not in standin_ollama.events
     # and the daemon still serves
     assert (await client.get("/health")).status == 200
+
+
+async def test_an_answer_cut_at_max_tokens_ends_cleanly_and_the_same_on_ask(start_daemon, standin_ollama):
+    """Ollama stopped the model at LLM_MAX_TOKENS (done_reason "length") inside a citation: the
+    visitor read « … les notes [grasbot-pipe », a broken sentence and half a slug, as the
+    whole answer; both endpoints now end it on its last word and the cut's mark."""
+    standin_ollama.script(pieces=[FIRST_PIECE, " puis les notes [grasbot-pipe"], done_reason="length")
+    client = await start_daemon(ollama_url=standin_ollama.url, answer_cache=0)  # /ask asks Ollama whole
+    resp = await client.get("/ask/stream", params={"q": Q})
+    events = await asyncio.wait_for(collect(resp), BOUND)
+    tokens = "".join(d["text"] for n, d in events if n == "token")
+    done = events[-1][1]
+    assert done["response"] == tokens == FIRST_PIECE + " puis les notes […]"
+    asked = await (await client.get("/ask", params={"q": Q})).json()
+    assert asked["response"] == done["response"] and asked["model"] == "qwen3:8b"

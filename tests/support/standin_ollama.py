@@ -12,6 +12,7 @@ GET /api/version), records every request body, and misbehaves on demand:
         server.script("abc", first_delay=5, chunk_delay=1)    # slow
         server.script("abc", chunks=4, mode="drop", drop_after=2)  # connection cut mid-stream
         server.script("abc", chunks=3, hold_after=1)          # wait for server.release()
+        server.script("abc", done_reason="length")            # stopped at num_predict
         server.script_next("Un", mode="http_500")             # the next request only, then `current`
 
 `unused_url()` gives a URL where nothing listens.
@@ -70,6 +71,8 @@ class Script:
     drop_after: int = 1
     error_after: int = 1
     hold_after: int | None = None
+    #: Why the reply ended, in its final line: "length" is a model stopped at num_predict.
+    done_reason: str = "stop"
 
     def content(self) -> str:
         return (THINK_LEAK + self.reply) if self.mode == "think" else self.reply
@@ -275,7 +278,7 @@ class StandinOllama:
                 if await self._sleep(script.chunk_delay):
                     break
             self.chats_done += 1
-            return web.json_response(self._final(model, "".join(pieces), len(pieces)))
+            return web.json_response(self._final(model, "".join(pieces), len(pieces), script.done_reason))
         response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
         await response.prepare(request)
         i = 0
@@ -306,7 +309,7 @@ class StandinOllama:
             if script.mode == "drop":  # drop_after past the last chunk: cut before the final
                 request.transport.abort()  # type: ignore[union-attr]
                 return response
-            await self._line(response, self._final(model, "", len(pieces)))
+            await self._line(response, self._final(model, "", len(pieces), script.done_reason))
             self.events.append(("done", None))
             self.chats_done += 1
             await response.write_eof()
@@ -342,13 +345,13 @@ class StandinOllama:
         await response.write(json.dumps(obj, ensure_ascii=False).encode() + b"\n")
 
     @staticmethod
-    def _final(model: str, content: str, eval_count: int) -> dict:
+    def _final(model: str, content: str, eval_count: int, done_reason: str = "stop") -> dict:
         return {
             "model": model,
             "created_at": _now(),
             "message": {"role": "assistant", "content": content},
             "done": True,
-            "done_reason": "stop",
+            "done_reason": done_reason,
             "total_duration": 412_345_678,
             "load_duration": 12_345_678,
             "prompt_eval_count": 42,

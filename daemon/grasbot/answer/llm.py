@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 
 from .._exceptions import LLMError, LLMFailed, LLMTimeout, LLMUnavailable
 from .._hosts import CONNECT_TIMEOUT, host_url, model_missing
+from .prompt import CUT_ANSWER
 
 __all__ = ["LLMClient", "ThinkStripper", "strip_think", "load_ollama"]
 
@@ -223,7 +224,9 @@ class LLMClient:
             async with asyncio.timeout(self.deadline):
                 response = await self._client.chat(**self._chat_kwargs(messages, stream=False))
             content = response.message.content or ""
-        return self._capped(strip_think(content))
+        text = strip_think(content)
+        said = self._capped(text)
+        return said + CUT_ANSWER if said and (len(said) < len(text) or response.done_reason == "length") else said
 
     @property
     def max_chars(self) -> int:
@@ -240,7 +243,9 @@ class LLMClient:
 
     async def stream(self, messages: list[dict]) -> AsyncIterator[str]:
         """The answer piece by piece, as Ollama produces it, reasoning stripped; LLMTimeout once
-        `deadline` seconds have gone by since the call, however steadily the pieces come."""
+        `deadline` seconds have gone by since the call, however steadily the pieces come. An
+        answer stopped before its end (`max_tokens` reached: Ollama's done_reason "length", or
+        cut here) ends with CUT_ANSWER, as `generate`'s does: it broke off mid-word."""
         stripper = ThinkStripper(self.orphan_holdback)
         ends = asyncio.get_running_loop().time() + self.deadline
         # Each wait is bounded alone, never a `yield`: a timeout that fired while the consumer
@@ -249,6 +254,7 @@ class LLMClient:
             async with asyncio.timeout_at(ends):
                 chunks = await self._client.chat(**self._chat_kwargs(messages, stream=True))
         left = self.max_chars  # what the answer may still take (`_capped`)
+        said = stopped = False  # anything shown yet; Ollama stopped the model at num_predict
         # aclosing: a consumer that stops early must release the HTTP connection at once.
         async with contextlib.aclosing(chunks):
             while True:
@@ -259,16 +265,23 @@ class LLMClient:
                     except StopAsyncIteration:
                         break
                     piece = stripper.feed(chunk.message.content or "")
+                    stopped = stopped or chunk.done_reason == "length"
                 if len(piece) > left:
                     if piece := self._capped(piece, left):
                         yield piece
+                    if said or piece:
+                        yield CUT_ANSWER
                     return  # the request is closed (aclosing): nothing more is read
                 left -= len(piece)
                 if piece:
+                    said = True
                     yield piece
-        tail = self._capped(stripper.finish().rstrip(), left)
-        if tail:
+        rest = stripper.finish().rstrip()
+        if tail := self._capped(rest, left):
+            said = True
             yield tail
+        if said and (stopped or len(tail) < len(rest)):
+            yield CUT_ANSWER
 
     @contextlib.contextmanager
     def _within_deadline(self):

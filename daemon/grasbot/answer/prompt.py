@@ -41,6 +41,10 @@ def no_context(pages: Sequence[str] = SITE_PAGES) -> str:
 SYSTEM_RULES = system_rules()
 NO_CONTEXT = no_context()
 
+#: What ends an answer the model was stopped in (LLM_MAX_TOKENS reached, or a host that sent
+#: more): the visitor reads that it goes no further, not a sentence that breaks off.
+CUT_ANSWER = " […]"
+
 # `[slug]`, and the forms a model also writes: `[slug, autre]`, `[Slug]`, `[[slug]]`
 _SLUG = r"[A-Za-z0-9][A-Za-z0-9-]*"
 _CITATION = re.compile(rf"\s?\[\[?({_SLUG}(?:\s*[,;]\s*{_SLUG})*)\]?\](?!\()")
@@ -118,10 +122,22 @@ def build_prompt(
     return Prompt(messages, slugs, truncated, len(turns) - len(kept))
 
 
+def _cut_clean(text: str) -> str:
+    """An answer the model was stopped in (it ends with CUT_ANSWER) without the white space and
+    the citation left open where it stopped (« [grasbot-pipe »): it ends on its last word."""
+    if not text.endswith(CUT_ANSWER):
+        return text
+    said = text[: -len(CUT_ANSWER)]
+    if (m := _OPEN_CITATION.search(said)) is not None and not m.group().endswith("]"):
+        said = said[: m.start()]
+    return said.rstrip() + CUT_ANSWER
+
+
 def keep_known_citations(text: str, slugs: Sequence[str]) -> str:
     """Drop every `[slug]` that names no note of the context: the model may not cite a note it
     was not shown, and a visitor must never see the name of one they cannot read."""
     allowed = set(slugs)
+    text = _cut_clean(text)
 
     def kept(m: re.Match) -> str:
         named = dict.fromkeys(slug.lower() for slug in _CITED.split(m.group(1)))
@@ -143,7 +159,7 @@ class CitationFilter:
     is what its final answer says: no token carries a slug the final answer drops. What could
     still become a citation is held back: a `[` and the slug after it until the `]` and the
     character that follows (`[slug](` is a Markdown link), and a last space, which a citation
-    dropped after it takes along."""
+    dropped after it takes along (all the white space before it: a cut answer's mark takes it)."""
 
     def __init__(self, slugs: Sequence[str]) -> None:
         self._slugs = tuple(slugs)
@@ -153,7 +169,7 @@ class CitationFilter:
         text = self._held + piece
         m = _OPEN_CITATION.search(text)
         cut = m.start() if m else len(text)
-        if cut and text[cut - 1].isspace():
+        while cut and text[cut - 1].isspace():
             cut -= 1
         self._held = text[cut:]
         return keep_known_citations(text[:cut], self._slugs)
