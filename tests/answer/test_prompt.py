@@ -163,7 +163,10 @@ def test_keep_known_citations(text, expected):
 @settings(max_examples=2_000, deadline=None)
 @given(
     parts=st.lists(
-        st.sampled_from(["[", "]", "(", " ", "\n", "a", "b", "-", "é", "A", ",", ";", "[a]", "[b]", " [b]", "[a](", "[b](x)", "voir ", "[[", "]]", "[a, b]"]),
+        st.sampled_from(
+            ["[", "]", "(", ")", " ", "\n", "a", "b", "-", "é", "A", ",", ";", "[a]", "[b]", " [b]", "[a](", "[b](x)", "voir ", "[[", "]]", "[a, b]"]
+            + ["`", "``", "```", "```\n", "x[b]", "[0]"]
+        ),
         max_size=14,
     ),
     cuts=st.lists(st.integers(0, 60), max_size=6),
@@ -179,7 +182,7 @@ def test_citations_filtered_in_pieces_as_in_one_text(parts, cuts):
 
 @settings(max_examples=1_000, deadline=None)
 @given(
-    parts=st.lists(st.sampled_from(["[", "]", " ", "\n", "a", "b", "-", ",", "[a]", "[b]", " [a", " [b", "[a, b", "voir "]), max_size=10),
+    parts=st.lists(st.sampled_from(["[", "]", " ", "\n", "a", "b", "-", ",", "[a]", "[b]", " [a", " [b", "[a, b", "voir ", "`", "x[b"]), max_size=10),
     cuts=st.lists(st.integers(0, 40), max_size=5),
 )
 def test_a_cut_answer_filtered_in_pieces_as_in_one_text(parts, cuts):
@@ -204,6 +207,23 @@ def test_a_cut_answer_filtered_in_pieces_as_in_one_text(parts, cuts):
 )
 def test_a_cut_answer_ends_on_its_last_word_and_its_mark(said, shown):
     assert keep_known_citations(said + CUT_ANSWER, ("a",)) == shown + CUT_ANSWER
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("Le premier argument est `sys.argv[1]` [b] [a].", "Le premier argument est `sys.argv[1]` [a]."),
+        ("```python\nma_liste = [1, 2]\nprint(d[cle])\n```\nVoir [a] [b].", "```python\nma_liste = [1, 2]\nprint(d[cle])\n```\nVoir [a]."),
+        ("Le premier élément est ma_liste[0], la case m[i][j] [b].", "Le premier élément est ma_liste[0], la case m[i][j]."),
+        ("Un `` ` `` puis [b] et `[b]` [a]", "Un `` ` `` puis et `[b]` [a]"),
+    ],
+)
+def test_code_and_indexes_are_no_citations(said, shown):
+    """The model quotes the notes' code: `sys.argv[1]` reached the visitor as `sys.argv`, and
+    `ma_liste = [1, 2]` as `ma_liste =`, their brackets dropped as citations of no note."""
+    assert keep_known_citations(said, ("a",)) == shown
+    filtered = CitationFilter(("a",))
+    assert "".join(filtered.feed(c) for c in said) + filtered.finish() == shown  # a character at a time
 
 
 def test_a_citation_filter_holds_back_only_what_may_be_a_citation():

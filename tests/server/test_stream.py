@@ -234,3 +234,15 @@ async def test_an_answer_cut_at_max_tokens_ends_cleanly_and_the_same_on_ask(star
     assert done["response"] == tokens == FIRST_PIECE + " puis les notes […]"
     asked = await (await client.get("/ask", params={"q": Q})).json()
     assert asked["response"] == done["response"] and asked["model"] == "qwen3:8b"
+
+
+async def test_code_the_model_quotes_keeps_its_brackets(start_daemon, standin_ollama):
+    """An index or a list in the code of an answer (`sys.argv[1]`, `ma_liste = [1, 2]`) is no
+    citation: the visitor read `sys.argv` and `ma_liste =`, on the stream and in `done`."""
+    reply = "Le premier argument est `sys.argv[1]`, ma_liste[0] le premier élément [grasbot-pipeline] :\n```python\nma_liste = [1, 2]\n```"
+    standin_ollama.script(pieces=[FIRST_PIECE, " " + reply[:30], reply[30:60], reply[60:]])
+    client = await start_daemon(ollama_url=standin_ollama.url)
+    resp = await client.get("/ask/stream", params={"q": Q})
+    events = await asyncio.wait_for(collect(resp), BOUND)
+    done = events[-1][1]
+    assert done["response"] == "".join(d["text"] for n, d in events if n == "token") == FIRST_PIECE + " " + reply

@@ -47,7 +47,9 @@ CUT_ANSWER = " […]"
 
 # `[slug]`, and the forms a model also writes: `[slug, autre]`, `[Slug]`, `[[slug]]`
 _SLUG = r"[A-Za-z0-9][A-Za-z0-9-]*"
-_CITATION = re.compile(rf"\s?\[\[?({_SLUG}(?:\s*[,;]\s*{_SLUG})*)\]?\](?!\()")
+# after a space or at a phrase's start: one glued to a name is an index (`argv[1]`, `m[i][j]`)
+_CITATION = re.compile(rf"(?:\s|(?<![\w\])]))\[\[?({_SLUG}(?:\s*[,;]\s*{_SLUG})*)\]?\](?!\()")
+_TICKS = re.compile(r"`+")  # a run opens code, and the next run as long closes it
 _CITED = re.compile(r"\s*[,;]\s*")
 
 
@@ -135,8 +137,15 @@ def _cut_clean(text: str) -> str:
 
 def keep_known_citations(text: str, slugs: Sequence[str]) -> str:
     """Drop every `[slug]` that names no note of the context: the model may not cite a note it
-    was not shown, and a visitor must never see the name of one they cannot read."""
-    allowed = set(slugs)
+    was not shown, and a visitor must never see the name of one they cannot read. Code is
+    left as written: `ma_liste[0]` and `x = [1, 2]` cite nothing."""
+    return _known_citations(text, set(slugs))[0]
+
+
+def _known_citations(text: str, allowed: set[str], before: str = "", ticks: int = 0) -> tuple[str, int]:
+    """`keep_known_citations` of a text that goes on from `before` (its last character), where
+    a run of `ticks` backticks left code open (0: none); and the run open at its end. Code is
+    read left to right, a run open to the end being code: what a stream has shown stays so."""
     text = _cut_clean(text)
 
     def kept(m: re.Match) -> str:
@@ -147,7 +156,24 @@ def keep_known_citations(text: str, slugs: Sequence[str]) -> str:
         whole = m.group(0)
         return whole[: len(whole) - len(whole.lstrip())] + " ".join(known)  # one `[slug]` each, as the page links them
 
-    return _CITATION.sub(kept, text)
+    def prose(start: int, end: int) -> str:
+        # the character before, for the rule on glued brackets; never part of a citation (a
+        # space before one is held back with it)
+        lead = text[start - 1] if start else before[-1:].strip()
+        return _CITATION.sub(kept, lead + text[start:end])[len(lead) :]
+
+    out: list[str] = []
+    at = 0
+    for run in _TICKS.finditer(text):
+        if not ticks:
+            out.append(prose(at, run.start()))
+            out.append(run.group())
+            ticks, at = len(run.group()), run.end()
+        elif len(run.group()) == ticks:
+            out.append(text[at : run.end()])
+            ticks, at = 0, run.end()
+    out.append(text[at:] if ticks else prose(at, len(text)))
+    return "".join(out), ticks
 
 
 # a citation's start, or one waiting for the character after it
@@ -159,11 +185,14 @@ class CitationFilter:
     is what its final answer says: no token carries a slug the final answer drops. What could
     still become a citation is held back: a `[` and the slug after it until the `]` and the
     character that follows (`[slug](` is a Markdown link), and a last space, which a citation
-    dropped after it takes along (all the white space before it: a cut answer's mark takes it)."""
+    dropped after it takes along (all the white space before it: a cut answer's mark takes it),
+    and a last run of backticks, which the next piece may make longer (another code)."""
 
     def __init__(self, slugs: Sequence[str]) -> None:
-        self._slugs = tuple(slugs)
+        self._allowed = set(slugs)
         self._held = ""
+        self._before = ""  # the last character shown
+        self._ticks = 0  # the run of backticks that leaves code open where what was shown ends
 
     def feed(self, piece: str) -> str:
         text = self._held + piece
@@ -171,9 +200,16 @@ class CitationFilter:
         cut = m.start() if m else len(text)
         while cut and text[cut - 1].isspace():
             cut -= 1
+        while cut and text[cut - 1] == "`":
+            cut -= 1
         self._held = text[cut:]
-        return keep_known_citations(text[:cut], self._slugs)
+        return self._shown(text[:cut])
 
     def finish(self) -> str:
         text, self._held = self._held, ""
-        return keep_known_citations(text, self._slugs)
+        return self._shown(text)
+
+    def _shown(self, text: str) -> str:
+        shown, self._ticks = _known_citations(text, self._allowed, self._before, self._ticks)
+        self._before = text[-1:] or self._before
+        return shown
