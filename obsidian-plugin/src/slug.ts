@@ -1,19 +1,24 @@
+import { COMBINING } from "./combining";
+
 /** What the daemon's `fold` drops before all else (analysis.py `_DROPPED`): soft hyphens, zero-width and direction marks, ™ ℠. */
 const DROPPED = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\u2120\u2122]+/g;
 
 /**
  * The daemon's slug rule (daemon/grasbot/retrieval/analysis.py `slugify`): invisible characters
- * dropped, casefold, œ/æ spelled out, accents dropped, runs of anything but [a-z0-9] become one hyphen.
+ * dropped, casefold, œ/æ spelled out, accents dropped (every combining mark Python gives a class:
+ * `COMBINING`), runs of anything but [a-z0-9] become one hyphen. Python's casefold makes U+0345
+ * (a Greek iota below) a letter ι, which lower case leaves a mark.
  */
 export function slugify(text: string): string {
 	const folded = text
 		.replace(DROPPED, "")
 		.toLowerCase()
+		.replace(/\u0345/g, "\u03b9")
 		.replace(/ß/g, "ss")
 		.replace(/œ/g, "oe")
 		.replace(/æ/g, "ae")
 		.normalize("NFKD")
-		.replace(/[\u0300-\u036f]/g, "");
+		.replace(COMBINING, "");
 	return folded.replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
 }
 
