@@ -269,6 +269,18 @@ def test_a_mapping_where_a_list_is_expected_is_ignored_with_a_warning(note_write
     assert any("`priority`" in m for m in found)
 
 
+def test_the_old_singular_alias_and_tag_keys_are_named_not_dropped_unseen(note_writer):
+    """`alias:` and `tag:` were Obsidian's until 1.9.10, which reads `aliases` and `tags` only, as
+    GrasBot does: an older note's `alias: Cuisine du sud` counted for nothing, and nobody said so."""
+    note_writer("n.md", "alias: Cuisine du sud\ntag: [recette]\naliases: [plats]", "")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["n.md"].aliases == ("plats",)
+    assert messages(vault.warnings, "n.md") == [
+        "`alias` is read by neither Obsidian (since 1.9.10) nor GrasBot: write its values under `aliases`",
+        "`tag` is read by neither Obsidian (since 1.9.10) nor GrasBot: write its values under `tags`",
+    ]
+
+
 # ---------------------------------------------------------------- wikilinks
 
 

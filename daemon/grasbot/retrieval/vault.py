@@ -36,6 +36,9 @@ MAX_FOLDER_DEPTH = 64  # folders inside folders: deeper is a mistake (or a loop 
 MAX_NOTE_BYTES = 5_000_000
 RACY_NS = 3_000_000_000  # a file changed this close to its read may change again unseen: see read_note_file
 LIST_FIELDS = ("domains", "tags", "aliases", "answers", "linked", "related")
+# Obsidian's old singular keys, which Obsidian reads no more (1.9.10) and GrasBot never did:
+# an author's `alias: Cuisine du sud` was dropped without a word
+_OLD_KEYS = {"alias": "aliases", "tag": "tags"}
 
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]|#^]*)(?:[#^]([^\[\]|]*))?(?:\|([^\[\]]*))?\]\]")
 _INLINE_TAG = re.compile(r"(?<![\w/&#\[])#([^\W\d][\w/-]*)")
@@ -1027,6 +1030,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     lists = {name: _as_list(meta.get(name), name, warnings) for name in LIST_FIELDS}
     if shown is _shown_text:
         lists = {name: tuple(t for t in map(_shown_text, values) if t) for name, values in lists.items()}
+    old_keys = [(old, key) for old, key in _OLD_KEYS.items() if old in meta]
+    warnings.extend(f"`{old}` is read by neither Obsidian (since 1.9.10) nor GrasBot: write its values under `{key}`" for old, key in old_keys)
     inline_tags = [t.strip("/") for t in _inline_tags(prose)]
     tags = tuple(dict.fromkeys(t.lstrip("#") for t in (*lists["tags"], *inline_tags) if t.lstrip("#")))
 
