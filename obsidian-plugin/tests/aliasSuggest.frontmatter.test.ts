@@ -77,6 +77,21 @@ describe("addAlias (the processFrontMatter callback)", () => {
 		expect(scalar.aliases).toBe("Données");
 	});
 
+	it("moves the old singular `alias` key into `aliases`: one key, its aliases read at last", () => {
+		const scalar: Record<string, unknown> = { title: "t", alias: "Cuisine du sud" };
+		expect(addAlias(scalar, "plats du sud")).toBe(true);
+		expect(scalar).toEqual({ title: "t", aliases: ["Cuisine du sud", "plats du sud"] });
+		const both: Record<string, unknown> = { alias: ["a", "B"], aliases: ["b"] };
+		expect(addAlias(both, "c")).toBe(true);
+		expect(both).toEqual({ aliases: ["b", "a", "c"] });
+		const same: Record<string, unknown> = { alias: "Cuisine du sud" };
+		expect(addAlias(same, "cuisine du Sud")).toBe(true);
+		expect(same).toEqual({ aliases: ["Cuisine du sud"] });
+		const nested: Record<string, unknown> = { alias: { fr: "x" } }; // not an alias list: left as written
+		expect(addAlias(nested, "c")).toBe(true);
+		expect(nested).toEqual({ alias: { fr: "x" }, aliases: ["c"] });
+	});
+
 	it("normalises like the daemon's fold: case, accents, œ, punctuation", () => {
 		expect(normalizeAlias("Œuvre d’Éléonore !")).toBe("oeuvre d eleonore");
 		expect(normalizeAlias("push_swap")).toBe(normalizeAlias("Push swap"));

@@ -190,22 +190,35 @@ export function normalizeAlias(text: string): string {
 		.trim();
 }
 
+/** A frontmatter value as a list: none for a missing or blank one, a single value as one item. */
+function asList(value: unknown): unknown[] {
+	if (value === undefined || value === null || value === "") return [];
+	return Array.isArray(value) ? value : [value];
+}
+
 /**
  * Adds `alias` to a parsed frontmatter (the object `processFrontMatter` hands out): a
  * missing key becomes a list, a single string becomes a list, an alias already there (after
- * normalisation) is not added twice. Returns whether the frontmatter changed.
+ * normalisation) is not added twice. The old singular `alias` key, which neither Obsidian
+ * (since 1.9.10) nor the daemon reads, is moved into `aliases`: added beside it, the note had
+ * two keys and its older aliases still counted for nothing. Returns whether the frontmatter changed.
  */
 export function addAlias(frontmatter: Record<string, unknown>, alias: string): boolean {
 	const wanted = alias.trim();
 	if (!wanted) return false;
-	const current = frontmatter.aliases;
-	let list: unknown[];
-	if (current === undefined || current === null || current === "") list = [];
-	else if (Array.isArray(current)) list = current;
-	else list = [current];
-	const key = normalizeAlias(wanted);
-	if (list.some((item) => normalizeAlias(scalarText(item)) === key)) return false;
-	frontmatter.aliases = [...list, wanted];
+	const list = [...asList(frontmatter.aliases)];
+	const has = new Set(list.map((item) => normalizeAlias(scalarText(item))));
+	if (has.has(normalizeAlias(wanted))) return false;
+	const old = asList(frontmatter.alias);
+	const moved = old.every((item) => scalarText(item) !== "") ? old : []; // a mapping there is kept where it is
+	for (const item of [...moved, wanted]) {
+		const name = normalizeAlias(scalarText(item));
+		if (has.has(name)) continue;
+		has.add(name);
+		list.push(item);
+	}
+	if (moved === old) delete frontmatter.alias;
+	frontmatter.aliases = list;
 	return true;
 }
 
