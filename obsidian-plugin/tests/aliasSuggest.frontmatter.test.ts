@@ -95,6 +95,7 @@ describe("addAlias (the processFrontMatter callback)", () => {
 	it("normalises like the daemon's fold: case, accents, œ, punctuation", () => {
 		expect(normalizeAlias("Œuvre d’Éléonore !")).toBe("oeuvre d eleonore");
 		expect(normalizeAlias("push_swap")).toBe(normalizeAlias("Push swap"));
+		expect(normalizeAlias("Cafe\u1dc4ine, u\u20d7")).toBe("cafeine u"); // every mark the daemon drops, not U+0300–036F alone
 	});
 });
 

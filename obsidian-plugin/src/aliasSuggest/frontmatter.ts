@@ -7,6 +7,8 @@
  * through Obsidian's own YAML round trip (`addAlias` with `processFrontMatter`).
  */
 
+import { COMBINING } from "../combining";
+
 export type AliasesKind =
 	/** `aliases:` followed by `- item` lines */
 	| "block"
@@ -185,7 +187,7 @@ export function normalizeAlias(text: string): string {
 		.replace(/œ/g, "oe")
 		.replace(/æ/g, "ae")
 		.normalize("NFKD")
-		.replace(/[\u0300-\u036f]/g, "")
+		.replace(COMBINING, "")
 		.replace(/[^\p{L}\p{N}]+/gu, " ")
 		.trim();
 }
