@@ -256,5 +256,7 @@ function snapshot(chat) {
 		storage: Object.keys(sessionStorage),
 		panelOpen: visible(document.querySelector(".grasbot-panel")),
 		launchers: document.querySelectorAll(".grasbot-launcher").length,
+		// the language a screen reader reads the chat and the launcher in
+		langs: [root, document.querySelector(".grasbot-launcher")].filter(Boolean).map((el) => el.closest("[lang]")?.lang ?? null),
 	};
 }

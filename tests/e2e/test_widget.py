@@ -28,9 +28,9 @@ def strict_csp(bot: str) -> str:
     )
 
 
-def host_page(bot: str, body: str = "") -> str:
+def host_page(bot: str, body: str = "", lang: str = "fr") -> str:
     return (
-        '<!doctype html><html lang="fr"><head><meta charset="utf-8">'
+        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Le site du propriétaire</title>'
         f'<script src="{bot}/widget.js" data-grasbot-origin="{bot}" defer></script></head>'
         '<body><main><h1>Mon portfolio</h1><p>Des projets, des notes. <a href="/contact">Contact</a></p>'
@@ -67,6 +67,7 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
             pages["/"] = host_page(stack.url)
             # control: the same policy does report what it forbids (here, an inline style)
             pages["/control"] = host_page(stack.url, '<p style="color: red">interdit</p>')
+            pages["/en"] = host_page(stack.url, lang="en")  # an English site that embeds a French GrasBot
             stack.ollama.script_next(HOSTILE_REPLY + " Le potager [potager].", chunks=4)
             stack.ollama.script_next("Sur un Raspberry Pi [potager].", chunks=2)
             report = await drive(
@@ -90,7 +91,7 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
                 origins=(site, stack.url),
             )
             narrow = await drive(
-                f"{site}/",
+                f"{site}/en",
                 [
                     {"do": "click", "selector": ".grasbot-launcher"},
                     *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
@@ -146,6 +147,7 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
     small = narrow["snapshots"]["narrow"]
     assert small["panelOpen"] and small["turns"][0]["status"] == "done"
     assert small["clientWidth"] == 360 and small["scrollWidth"] <= small["clientWidth"], small
+    assert small["langs"] == ["fr", "fr"]  # its French read as French on an English page, the chat and the launcher
     refused = unlisted["snapshots"]["unlisted"]["turns"][0]
     assert refused["status"] == "error"
     assert refused["error"] == "Impossible de joindre GrasBot : vérifiez votre connexion, puis réessayez."

@@ -59,6 +59,8 @@
     launcher.addEventListener("click", () => toggle(panel.hidden));
     close.addEventListener("click", () => toggle(false));
     const host = make("div", "grasbot-widget");
+    // French on any site: a screen reader on an English page read the French words in English
+    host.lang = "fr";
     host.append(panel, launcher);
     document.body.appendChild(host);
   }
