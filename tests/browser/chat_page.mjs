@@ -101,6 +101,9 @@ async function run(page, step) {
 		case "click":
 			await page.locator(step.selector).last().click();
 			return;
+		case "focusOn": // the focus on one control, as Tab would put it there
+			await page.locator(step.selector).last().focus();
+			return;
 		case "wait": // until the chat is in one of `states` and has `turns` turns
 			await page.waitForFunction(
 				({ chat, states, turns }) => {

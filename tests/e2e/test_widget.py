@@ -97,6 +97,14 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
                     *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
                     {"do": "snapshot", "name": "narrow", "chat": PANEL},
                     {"do": "screenshot", "name": "widget-360px.png", "fullPage": False},
+                    # Escape from the panel's close button, then from the launcher of an open panel
+                    {"do": "focusOn", "selector": ".grasbot-close"},
+                    {"do": "press", "key": "Escape"},
+                    {"do": "snapshot", "name": "closed-from-close", "chat": PANEL},
+                    {"do": "press", "key": "Enter"},
+                    {"do": "focusOn", "selector": ".grasbot-launcher"},
+                    {"do": "press", "key": "Escape"},
+                    {"do": "snapshot", "name": "closed-from-launcher", "chat": PANEL},
                 ],
                 origins=(site, stack.url),
                 viewport={"width": 360, "height": 740},
@@ -148,6 +156,9 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
     assert small["panelOpen"] and small["turns"][0]["status"] == "done"
     assert small["clientWidth"] == 360 and small["scrollWidth"] <= small["clientWidth"], small
     assert small["langs"] == ["fr", "fr"]  # its French read as French on an English page, the chat and the launcher
+    for name in ("closed-from-close", "closed-from-launcher"):
+        closed = narrow["snapshots"][name]
+        assert not closed["panelOpen"] and closed["focused"] == "button.grasbot-launcher:Une question ?", (name, closed)
     refused = unlisted["snapshots"]["unlisted"]["turns"][0]
     assert refused["status"] == "error"
     assert refused["error"] == "Impossible de joindre GrasBot : vérifiez votre connexion, puis réessayez."

@@ -325,7 +325,8 @@
   let mounted = 0;
 
   // Mounts a chat in `root`. options: base (the daemon's URL, ending in "/"), storageKey
-  // (sessionStorage key of the thread), onEscape (Escape when nothing is streaming).
+  // (sessionStorage key of the thread). Escape while an answer streams stops it and goes no
+  // further (the widget's panel stays open); otherwise it is the page's.
   function mount(root, options) {
     const base = options.base;
     const storageKey = options.storageKey;
@@ -646,14 +647,10 @@
       }
     });
     root.addEventListener("keydown", (event) => {
-      if (event.key !== "Escape") return;
-      if (inflight) {
-        event.preventDefault();
-        event.stopPropagation();
-        stopAnswer();
-      } else if (options.onEscape) {
-        options.onEscape(event);
-      }
+      if (event.key !== "Escape" || !inflight) return;
+      event.preventDefault();
+      event.stopPropagation();
+      stopAnswer();
     });
     stop.addEventListener("click", stopAnswer);
     // A reload or a closed tab mid-answer: what was written so far is kept with the turn,

@@ -44,11 +44,7 @@
     const close = head.appendChild(make("button", "grasbot-close", "Fermer"));
     close.type = "button";
     const body = panel.appendChild(make("div", "grasbot-panel-body"));
-    const chat = window.GrasBotChat.mount(body, {
-      base,
-      storageKey: "grasbot-widget:" + base,
-      onEscape: () => toggle(false),
-    });
+    const chat = window.GrasBotChat.mount(body, { base, storageKey: "grasbot-widget:" + base });
 
     function toggle(open) {
       panel.hidden = !open;
@@ -62,6 +58,14 @@
     // French on any site: a screen reader on an English page read the French words in English
     host.lang = "fr";
     host.append(panel, launcher);
+    // Escape closes the panel from anywhere in the widget, its close button and the launcher as
+    // well as the chat (which keeps an Escape that stops an answer to itself).
+    host.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && !event.isComposing && !panel.hidden) {
+        event.preventDefault();
+        toggle(false);
+      }
+    });
     document.body.appendChild(host);
   }
 
