@@ -67,9 +67,11 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
             pages["/"] = host_page(stack.url)
             # control: the same policy does report what it forbids (here, an inline style)
             pages["/control"] = host_page(stack.url, '<p style="color: red">interdit</p>')
-            pages["/en"] = host_page(stack.url, lang="en")  # an English site that embeds a French GrasBot
+            # an English site that embeds a French GrasBot, with a form of its own
+            pages["/en"] = host_page(stack.url, '<label>Your name <input id="name"></label>', lang="en")
             stack.ollama.script_next(HOSTILE_REPLY + " Le potager [potager].", chunks=4)
             stack.ollama.script_next("Sur un Raspberry Pi [potager].", chunks=2)
+            stack.ollama.script_next("Le potager arrose tout seul [potager]. " * 6, chunks=12, chunk_delay=0.2)
             report = await drive(
                 f"{site}/",
                 [
@@ -94,7 +96,12 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
                 f"{site}/en",
                 [
                     {"do": "click", "selector": ".grasbot-launcher"},
-                    *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
+                    {"do": "ask", "q": QUESTION, "chat": PANEL},
+                    # while the answer is written, the visitor goes on to the site's own form
+                    {"do": "waitText", "text": "potager", "chat": PANEL},
+                    {"do": "focusOn", "selector": "#name"},
+                    {"do": "type", "text": "Ada"},
+                    {"do": "wait", "states": ["done"], "turns": 1, "chat": PANEL},
                     {"do": "snapshot", "name": "narrow", "chat": PANEL},
                     {"do": "screenshot", "name": "widget-360px.png", "fullPage": False},
                     # Escape from the panel's close button, then from the launcher of an open panel
@@ -155,6 +162,7 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
     small = narrow["snapshots"]["narrow"]
     assert small["panelOpen"] and small["turns"][0]["status"] == "done"
     assert small["clientWidth"] == 360 and small["scrollWidth"] <= small["clientWidth"], small
+    assert small["focused"] == "input:"  # the answer done, the focus stays on the site's field the visitor went to
     assert small["langs"] == ["fr", "fr"]  # its French read as French on an English page, the chat and the launcher
     for name in ("closed-from-close", "closed-from-launcher"):
         closed = narrow["snapshots"][name]

@@ -600,7 +600,10 @@
       }
       // No scrolling here: on a phone, or in the widget's panel, the form is below a long answer,
       // and bringing it into view took the answer the visitor was reading out of it.
-      if (stopFocused || !root.contains(document.activeElement)) input.focus({ preventScroll: true });
+      // Back to the box from the stop button, or when the focus went with a replaced turn; not
+      // from wherever else the visitor went meanwhile (a field of the site around the widget).
+      const lost = !document.activeElement || document.activeElement === document.body;
+      if (stopFocused || lost) input.focus({ preventScroll: true });
     }
 
     function describe(error) {
