@@ -241,6 +241,7 @@ function snapshot(chat) {
 		status: root ? text(root.querySelector(".grasbot-status")) : null,
 		input: root ? root.querySelector(".grasbot-input").value : null,
 		maxLength: root ? root.querySelector(".grasbot-input").maxLength : null,
+		placeholder: root ? (({ color, opacity }) => ({ color, opacity }))(getComputedStyle(root.querySelector(".grasbot-input"), "::placeholder")) : null,
 		stopVisible: root ? visible(root.querySelector(".grasbot-stop")) : false,
 		announcements: window.__announcements.slice(),
 		live,

@@ -460,3 +460,6 @@ async def test_a_360_px_wide_screen(stack: Stack):
     # the answer done, the question is still where the visitor reads (it was scrolled to the form below)
     assert 0 <= narrow["turns"][0]["top"] < narrow["innerHeight"], (narrow["turns"][0]["top"], narrow["innerHeight"])
     assert narrow["turns"][0]["dirs"] == ["auto", "auto"]  # an Arabic question or answer reads right to left
+    # the example in the empty box is the chat's muted ink (#545b62, 6.9:1 on white), not the
+    # browser's own (Safari's darkGray is 2.3:1, Firefox's ink at 54% 3.6:1)
+    assert narrow["placeholder"] == {"color": "rgb(84, 91, 98)", "opacity": "1"}
