@@ -16,7 +16,8 @@ const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 const TIMEOUT = 30000;
 
 const context = await launchChromium(
-	{ viewport: config.viewport || { width: 900, height: 900 }, locale: "fr-FR" },
+	// forcedColors: "active" is Windows' high contrast mode, which repaints every colour
+	{ viewport: config.viewport || { width: 900, height: 900 }, locale: "fr-FR", forcedColors: config.forcedColors || "none" },
 	config.userDataDir,
 	config.chromium || CHROMIUM,
 );
@@ -260,6 +261,11 @@ function snapshot(chat) {
 		storage: Object.keys(sessionStorage),
 		panelOpen: visible(document.querySelector(".grasbot-panel")),
 		launchers: document.querySelectorAll(".grasbot-launcher").length,
+		// each visible button's border: in forced colours, a button without one is bare text
+		buttons: [...document.querySelectorAll("button")].filter(visible).map((b) => {
+			const style = getComputedStyle(b);
+			return { name: b.textContent, border: `${style.borderTopWidth} ${style.borderTopStyle} ${style.borderTopColor}` };
+		}),
 		// the language a screen reader reads the chat and the launcher in
 		langs: [root, document.querySelector(".grasbot-launcher")].filter(Boolean).map((el) => el.closest("[lang]")?.lang ?? null),
 	};

@@ -116,6 +116,17 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
                 origins=(site, stack.url),
                 viewport={"width": 360, "height": 740},
             )
+            # Windows' high contrast mode, the panel open: every button still outlined
+            contrast = await drive(
+                f"{site}/",
+                [
+                    {"do": "focusOn", "selector": ".grasbot-launcher"},
+                    {"do": "press", "key": "Enter"},  # by the keyboard: the pointer's hover recolours the launcher
+                    {"do": "snapshot", "name": "forced", "chat": PANEL},
+                ],
+                origins=(site, stack.url),
+                forcedColors="active",
+            )
             # a site GRASBOT_CORS_ORIGINS does not list: the browser refuses it the answers
             elsewhere: dict[str, str] = {"csp": pages["csp"], "/": pages["/"]}
             async with owner_site(elsewhere) as other:
@@ -173,6 +184,10 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
     # CORS keeps the answer from the page, not the question from the daemon: a simple GET is sent
     # (answer reuse is off here, so each question the daemon receives reaches the model)
     assert len(stack.ollama.requests) == 4
+    buttons = contrast["snapshots"]["forced"]["buttons"]
+    assert {b["name"] for b in buttons} == {"Fermer", "Nouvelle conversation", "Envoyer", "Une question ?"}
+    # a system colour, drawn: "Envoyer" and the launcher, borderless, were words floating on the page
+    assert all(b["border"] == "1px solid rgb(0, 0, 0)" for b in buttons), buttons
     included = twice["snapshots"]["twice"]
     assert included["launchers"] == 1 and included["scripts"].count(f"{stack.url}/static/chat.js") == 1, included["scripts"]
 
