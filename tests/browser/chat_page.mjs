@@ -266,6 +266,12 @@ function snapshot(chat) {
 			const style = getComputedStyle(b);
 			return { name: b.textContent, border: `${style.borderTopWidth} ${style.borderTopStyle} ${style.borderTopColor}` };
 		}),
+		// each list drawn without bullets, and its role: Safari drops a list's role with its bullets
+		bareLists: root
+			? [...root.querySelectorAll("ol, ul")]
+					.filter((list) => getComputedStyle(list).listStyleType === "none")
+					.map((list) => ({ cls: list.className, role: list.getAttribute("role") }))
+			: [],
 		// the language a screen reader reads the chat and the launcher in
 		langs: [root, document.querySelector(".grasbot-launcher")].filter(Boolean).map((el) => el.closest("[lang]")?.lang ?? null),
 	};

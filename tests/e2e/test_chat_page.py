@@ -55,6 +55,11 @@ async def test_a_three_turn_conversation_sends_its_history(stack: Stack):
     assert report["snapshots"]["first"]["scripts"] == ["static/chat.js", "static/page.js"]  # relative: any prefix
     assert [t["status"] for t in third["turns"]] == ["done", "done", "done"]
     assert [t["question"] for t in third["turns"]] == [f"Vous : {q}" for q in (QUESTION, FOLLOWUP, THIRD)]
+    # the thread, the sources and their sections, drawn without bullets, still say they are lists
+    # (Safari and VoiceOver drop the role of a list whose list-style is none)
+    bare = third["bareLists"]
+    assert {b["cls"] for b in bare} == {"grasbot-thread", "grasbot-sources", "grasbot-passages"}, bare
+    assert all(b["role"] == "list" for b in bare), bare
 
     # the follow-up was answered from the first turn's note: history reached the daemon
     requests = stack.ollama.requests

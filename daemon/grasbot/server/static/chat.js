@@ -293,6 +293,7 @@
 
   function renderSources(sources) {
     const list = make("ul", "grasbot-sources");
+    list.setAttribute("role", "list"); // unstyled (list-style: none): Safari no longer says it is a list
     for (const s of sources) {
       const card = make("li", "grasbot-source");
       const name = sourceName(s);
@@ -309,6 +310,7 @@
   // page. A note sent whole has no heading: the card's own title links to it.
   function renderPassages(s, name) {
     const list = make("ul", "grasbot-passages");
+    list.setAttribute("role", "list");
     for (const p of Array.isArray(s.passages) ? s.passages : []) {
       const heading = Array.isArray(p.heading) ? p.heading.filter((h) => typeof h === "string" && h) : [];
       if (heading.length && heading[0] === name) heading.shift();
@@ -342,6 +344,7 @@
     const reset = toolbar.appendChild(make("button", "grasbot-new", "Nouvelle conversation"));
     reset.type = "button";
     const thread = root.appendChild(make("ol", "grasbot-thread"));
+    thread.setAttribute("role", "list"); // as the sources': without bullets, VoiceOver read no list
     thread.setAttribute("aria-label", "Conversation");
     const status = root.appendChild(make("p", "grasbot-status"));
     status.setAttribute("role", "status");
