@@ -215,6 +215,7 @@ function snapshot(chat) {
 			badge: text(turn.querySelector(".grasbot-badge")),
 			notes: [...turn.querySelectorAll(".grasbot-note")].filter(visible).map((n) => n.textContent),
 			error: text(turn.querySelector(".grasbot-error")),
+			errorRole: turn.querySelector(".grasbot-error")?.getAttribute("role") ?? null, // "alert": read out at once
 			progress: text(turn.querySelector(".grasbot-progress")),
 			retry: visible(turn.querySelector(".grasbot-retry")),
 			retryEnabled: visible(turn.querySelector(".grasbot-retry")) && !turn.querySelector(".grasbot-retry").disabled,

@@ -158,6 +158,7 @@ async def test_retry_after_a_broken_connection(stack: Stack):
     failed = report["snapshots"]["failed"]["turns"][0]
     assert failed["status"] == "error"
     assert failed["error"] == "Impossible de joindre GrasBot : vérifiez votre connexion, puis réessayez."
+    assert failed["errorRole"] == "alert"  # a new error: a screen reader says it at once
     assert failed["retry"] and failed["badge"] is None
     retried = report["snapshots"]["retried"]
     assert len(retried["turns"]) == 1
@@ -384,6 +385,8 @@ async def test_the_thread_survives_a_reload_mid_conversation(stack: Stack):
     assert unplaced(first) == unplaced(before["turns"][0])  # the answered turn, as it was: answer, links, sources
     assert second["status"] == "error" and second["retry"]
     assert second["error"] == "La réponse a été interrompue avant la fin. Réessayez dans un instant."
+    # shown again, not announced again: an alert drawn on reload was read out as a new failure
+    assert second["errorRole"] is None
     assert second["answer"].startswith("Sur un Raspberry Pi.")  # what was written before the reload, kept
     assert restored["status"] == "Conversation reprise : 2 questions."
     retried = report["snapshots"]["retried"]["turns"]

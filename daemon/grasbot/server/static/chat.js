@@ -400,7 +400,9 @@
       }
     }
 
-    function renderTurn(turn) {
+    // `fresh`: the turn has just ended here. Only then is its error an alert: one kept from
+    // before a reload, said again as it was drawn, would sound like a new failure.
+    function renderTurn(turn, fresh) {
       const item = make("li", "grasbot-turn");
       item.dataset.status = turn.status;
       const question = item.appendChild(make("div", "grasbot-question"));
@@ -432,7 +434,7 @@
       if (turn.status === "stopped") reply.appendChild(make("p", "grasbot-note", MESSAGES.stopped));
       if (turn.status === "error") {
         const error = reply.appendChild(make("p", "grasbot-error", errorText(turn.error)));
-        error.setAttribute("role", "alert");
+        if (fresh) error.setAttribute("role", "alert");
       }
       // a question the daemon refused (400) would be refused again: no Retry for it
       const refused = turn.status === "error" && turn.error && (turn.error.kind === "tooLong" || (turn.error.kind === "http" && turn.error.status === 400));
@@ -461,9 +463,9 @@
       return item;
     }
 
-    function refresh(turn) {
+    function refresh(turn, fresh) {
       const old = turn.node;
-      const item = renderTurn(turn);
+      const item = renderTurn(turn, fresh);
       if (old && old.parentNode === thread) thread.replaceChild(item, old);
       else thread.appendChild(item);
     }
@@ -589,7 +591,7 @@
       delete turn.progress;
       const stopFocused = document.activeElement === stop;
       setState(turn.status === "done" ? "done" : turn.status);
-      refresh(turn);
+      refresh(turn, true);
       save();
       if (turn.status === "done") {
         status.textContent = MESSAGES.done;
