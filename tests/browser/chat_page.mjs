@@ -52,6 +52,11 @@ await context.addInitScript(() => {
 
 try {
 	const page = context.pages()[0] || (await context.newPage());
+	// fontSize: the default font size a visitor chose in the browser's settings (16 unless set)
+	if (config.fontSize) {
+		const cdp = await context.newCDPSession(page);
+		await cdp.send("Page.setFontSizes", { fontSizes: { standard: config.fontSize, fixed: 13 } });
+	}
 	page.on("request", (request) => report.requests.push(request.url()));
 	page.on("pageerror", (error) => report.pageErrors.push(String(error)));
 	page.on("console", (message) => report.console.push(`${message.type()}: ${message.text()}`));
@@ -262,6 +267,16 @@ function snapshot(chat) {
 		storage: Object.keys(sessionStorage),
 		panelOpen: visible(document.querySelector(".grasbot-panel")),
 		launchers: document.querySelectorAll(".grasbot-launcher").length,
+		// the text's computed sizes: the chat's, its smaller hint's, the launcher's
+		fontSizes: Object.fromEntries(
+			[
+				["chat", root],
+				["hint", root && root.querySelector(".grasbot-hint")],
+				["launcher", document.querySelector(".grasbot-launcher")],
+			]
+				.filter(([, el]) => el)
+				.map(([name, el]) => [name, getComputedStyle(el).fontSize]),
+		),
 		// each visible button's border: in forced colours, a button without one is bare text
 		buttons: [...document.querySelectorAll("button")].filter(visible).map((b) => {
 			const style = getComputedStyle(b);

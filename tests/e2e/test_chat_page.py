@@ -471,3 +471,13 @@ async def test_a_360_px_wide_screen(stack: Stack):
     # the example in the empty box is the chat's muted ink (#545b62, 6.9:1 on white), not the
     # browser's own (Safari's darkGray is 2.3:1, Firefox's ink at 54% 3.6:1)
     assert narrow["placeholder"] == {"color": "rgb(84, 91, 98)", "opacity": "1"}
+
+
+async def test_the_visitors_default_font_size_applies(stack: Stack):
+    """A visitor who set a larger default font size in the browser's settings (WCAG 1.4.4) gets
+    the chat in it: a fixed 16px kept every word at 16px for them."""
+    steps = [{"do": "waitFor", "selector": ".grasbot-input"}, {"do": "snapshot", "name": "page"}]
+    default = await on_page(stack, steps)
+    larger = await on_page(stack, steps, fontSize=24)
+    assert default["snapshots"]["page"]["fontSizes"] == {"chat": "16px", "hint": "13.6px"}  # the look, unchanged
+    assert larger["snapshots"]["page"]["fontSizes"] == {"chat": "24px", "hint": "20.4px"}  # the visitor's 24px, its smaller text in scale

@@ -127,6 +127,13 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
                 origins=(site, stack.url),
                 forcedColors="active",
             )
+            # a visitor whose browser's default font size is 24px (WCAG 1.4.4)
+            larger = await drive(
+                f"{site}/",
+                [{"do": "click", "selector": ".grasbot-launcher"}, {"do": "snapshot", "name": "larger", "chat": PANEL}],
+                origins=(site, stack.url),
+                fontSize=24,
+            )
             # a site GRASBOT_CORS_ORIGINS does not list: the browser refuses it the answers
             elsewhere: dict[str, str] = {"csp": pages["csp"], "/": pages["/"]}
             async with owner_site(elsewhere) as other:
@@ -158,6 +165,9 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
     assert not report["snapshots"]["closed"]["panelOpen"]
     opened = report["snapshots"]["opened"]
     assert opened["panelOpen"] and opened["focused"].startswith("textarea.grasbot-input")
+    assert opened["fontSizes"] == {"chat": "16px", "hint": "13.6px", "launcher": "16px"}
+    # the visitor's default size, not a fixed 16px: the chat, its smaller text in scale, the launcher
+    assert larger["snapshots"]["larger"]["fontSizes"] == {"chat": "24px", "hint": "20.4px", "launcher": "24px"}
     answered = report["snapshots"]["answered"]
     first, second = answered["turns"]
     assert first["status"] == second["status"] == "done"
