@@ -261,6 +261,12 @@ function snapshot(chat) {
 		styleAttributes: document.querySelectorAll("[style]:not([style=\"\"])").length,
 		styled: [...document.querySelectorAll("[style]:not([style=\"\"])")].map((e) => e.getAttribute("style")),
 		focused: window.__describeFocus(),
+		// how the focused element is drawn: its outline, and the shadows around it
+		focusRing: (({ outlineColor, outlineStyle, outlineWidth, outlineOffset, boxShadow }) => ({
+			outline: `${outlineWidth} ${outlineStyle} ${outlineColor}`,
+			offset: outlineOffset,
+			boxShadow,
+		}))(getComputedStyle(document.activeElement || document.body)),
 		scrollWidth: document.documentElement.scrollWidth,
 		clientWidth: document.documentElement.clientWidth,
 		innerHeight: window.innerHeight,

@@ -178,6 +178,13 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
     assert answered["storage"] == [f"grasbot-widget:{stack.url}/"]  # in the site's sessionStorage
     closed = report["snapshots"]["closed-again"]
     assert not closed["panelOpen"] and closed["focused"] == "button.grasbot-launcher:Une question ?"
+    # its focus ring: the ink 2 to 5px out, on the card's white from 0 to 8px, a band of white on
+    # each side of the ink; the ink alone was lost on a dark site (#1f2328 on #1f2328)
+    assert closed["focusRing"] == {
+        "outline": "3px solid rgb(31, 35, 40)",
+        "offset": "2px",
+        "boxShadow": "rgb(255, 255, 255) 0px 0px 0px 8px, rgba(0, 0, 0, 0.25) 0px 2px 10px 0px",
+    }, closed["focusRing"]
     assert (ARTIFACTS / "widget-open.png").stat().st_size > 10_000
     assert [v["directive"] for v in control["snapshots"]["control"]["cspViolations"]] == ["style-src-attr"]
     small = narrow["snapshots"]["narrow"]
