@@ -146,6 +146,9 @@ async function run(page, step) {
 		case "viewport":
 			await page.setViewportSize({ width: step.width, height: step.height });
 			return;
+		case "scrollIntoView": // the first element `selector` names, at the top of what scrolls it
+			await page.locator(step.selector).first().evaluate((el) => el.scrollIntoView({ block: "start" }));
+			return;
 		case "sleep":
 			await page.waitForTimeout(step.ms);
 			return;
@@ -273,6 +276,20 @@ function snapshot(chat) {
 		storage: Object.keys(sessionStorage),
 		panelOpen: visible(document.querySelector(".grasbot-panel")),
 		launchers: document.querySelectorAll(".grasbot-launcher").length,
+		// the widget's panel: its height, its title's lines, and how much of the thread it shows at once
+		panel: (() => {
+			const panel = document.querySelector(".grasbot-panel");
+			if (!visible(panel)) return null;
+			const title = panel.querySelector(".grasbot-panel-title");
+			const body = panel.querySelector(".grasbot-panel-body").getBoundingClientRect();
+			const thread = panel.querySelector(".grasbot-thread").getBoundingClientRect();
+			return {
+				height: Math.round(panel.getBoundingClientRect().height),
+				titleLines: Math.round(title.getBoundingClientRect().height / parseFloat(getComputedStyle(title).lineHeight)),
+				threadShown: Math.round(Math.max(0, Math.min(body.bottom, thread.bottom) - Math.max(body.top, thread.top))),
+				lineHeight: parseFloat(getComputedStyle(panel.querySelector(".grasbot")).lineHeight), // a line of the chat
+			};
+		})(),
 		// the text's computed sizes: the chat's, its smaller hint's, the launcher's
 		fontSizes: Object.fromEntries(
 			[

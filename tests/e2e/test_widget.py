@@ -72,6 +72,7 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
             stack.ollama.script_next(HOSTILE_REPLY + " Le potager [potager].", chunks=4)
             stack.ollama.script_next("Sur un Raspberry Pi [potager].", chunks=2)
             stack.ollama.script_next("Le potager arrose tout seul [potager]. " * 6, chunks=12, chunk_delay=0.2)
+            stack.ollama.script_next("Le potager arrose tout seul, grâce à un script Python [potager]. " * 8, chunks=4)
             report = await drive(
                 f"{site}/",
                 [
@@ -126,6 +127,19 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
                 ],
                 origins=(site, stack.url),
                 forcedColors="active",
+            )
+            # 400% zoom of a 1280×1024 screen: a window of 320×256 CSS pixels (WCAG 1.4.10)
+            zoomed = await drive(
+                f"{site}/",
+                [
+                    {"do": "click", "selector": ".grasbot-launcher"},
+                    *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
+                    {"do": "scrollIntoView", "selector": ".grasbot-panel .grasbot-turn"},
+                    {"do": "snapshot", "name": "zoomed", "chat": PANEL},
+                    {"do": "screenshot", "name": "widget-400-percent.png", "fullPage": False},
+                ],
+                origins=(site, stack.url),
+                viewport={"width": 320, "height": 256},
             )
             # a visitor whose browser's default font size is 24px (WCAG 1.4.4)
             larger = await drive(
@@ -195,12 +209,19 @@ async def test_the_widget_works_on_a_page_under_a_strict_csp(tmp_path):
     for name in ("closed-from-close", "closed-from-launcher"):
         closed = narrow["snapshots"][name]
         assert not closed["panelOpen"] and closed["focused"] == "button.grasbot-launcher:Une question ?", (name, closed)
+    zoom = zoomed["snapshots"]["zoomed"]
+    assert zoom["turns"][0]["status"] == "done" and zoom["scrollWidth"] <= zoom["clientWidth"] == 320
+    # the panel takes most of the 256px (it had 160, 69 for the chat), its title on two lines
+    # (it took three), and shows five lines and more of the conversation at once (it showed under three)
+    panel = zoom["panel"]
+    assert panel["height"] >= 190 and panel["titleLines"] <= 2, panel
+    assert panel["threadShown"] >= 5 * panel["lineHeight"], panel
     refused = unlisted["snapshots"]["unlisted"]["turns"][0]
     assert refused["status"] == "error"
     assert refused["error"] == "Impossible de joindre GrasBot : vérifiez votre connexion, puis réessayez."
     # CORS keeps the answer from the page, not the question from the daemon: a simple GET is sent
     # (answer reuse is off here, so each question the daemon receives reaches the model)
-    assert len(stack.ollama.requests) == 4
+    assert len(stack.ollama.requests) == 5
     buttons = contrast["snapshots"]["forced"]["buttons"]
     assert {b["name"] for b in buttons} == {"Fermer", "Nouvelle conversation", "Envoyer", "Une question ?"}
     # a system colour, drawn: "Envoyer" and the launcher, borderless, were words floating on the page
