@@ -23,7 +23,7 @@ from ._config import Settings
 from ._exceptions import EmbeddingError, LLMError, LLMFailed, QueryError, VaultError
 from ._version import __version__
 from .answer.admission import Admission, Busy, Position, SearchLane
-from .answer.fallback import extractive_answer
+from .answer.fallback import extract
 from .answer.llm import LLMClient
 from .answer.passages import choose_passages
 from .answer.prompt import CUT_ANSWER, CitationFilter, build_prompt, keep_known_citations
@@ -731,10 +731,12 @@ class GrasBot:
 
     def _from_notes(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, why: Exception) -> dict:
         """The extractive answer: generation was full (Busy: `busy`, and it says so), or the
-        LLM failed (`llm_error`)."""
+        LLM failed (`llm_error`). Its sources' passages are those it quotes, as a written
+        answer's are those the model read: the chat's « basé sur N notes » and its cards."""
         busy = isinstance(why, Busy)
-        text = extractive_answer(q, result.context, index, grounded=result.grounded, history=history or (), busy=busy, pages=self.settings.site_pages)
-        return self._payload(result, text, None, None if busy else str(why), busy=busy)
+        said = extract(q, result.context, index, grounded=result.grounded, history=history or (), busy=busy, pages=self.settings.site_pages)
+        quoted = replace(result, sources=tuple(replace(s, passages=tuple(p for p in s.passages if p in said.quoted)) for s in result.sources))
+        return self._payload(quoted, said.text, None, None if busy else str(why), busy=busy)
 
     def _written(self, result: SearchResult, text: str, snapshot: Snapshot, key: tuple | None, *, shared: bool = False) -> dict:
         """The model's answer, kept for reuse when it answers a first question. `shared`: it

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import unicodedata
@@ -324,11 +323,18 @@ def test_reload_recomputes_the_sections_of_the_changed_long_note_only(garden):
     assert ANSWERS["serre"] not in sent
 
 
-def test_search_and_answer_report_the_same_passages(garden):
-    bot = garden_bot(garden, url_map="cours=/cours/{slug}")
+async def test_search_and_answer_report_the_same_passages(garden, standin_ollama):
+    """Those the model was given (a fallback's are those it quotes: tests/server/test_stream.py)."""
+    standin_ollama.script("Des pièges à bière [jardinage].")
+    bot = garden_bot(garden, url_map="cours=/cours/{slug}", ollama_url=standin_ollama.url)
     q = "Comment piéger les limaces ?"
     searched = bot.search(q, audience="visitor").to_dict()["results"]
-    answered = asyncio.run(bot.answer(q))["sources"]
+    try:
+        answer = await bot.answer(q)
+    finally:
+        await bot.aclose()
+    assert answer["model"] == "qwen3:8b"
+    answered = answer["sources"]
     assert [s["passages"] for s in searched] == [s["passages"] for s in answered]
     assert any(p["url"] and re.fullmatch(r"/cours/jardinage#[a-z0-9-]+", p["url"]) for s in answered for p in s["passages"])
 

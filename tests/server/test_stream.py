@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 
 import pytest
 
 from grasbot.answer.fallback import INTRO
 from grasbot.server.methods import PUBLIC_LLM_ERROR
 from grasbot.server.sse import sse_event
-from support.bots import OWNER, OWNER_TOKEN, bot_of, sse_events
+from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc_result, sse_events
 from support.standin_ollama import unused_url
 
 Q = "Comment fonctionne GrasBot ?"
@@ -109,8 +110,37 @@ async def _failed_stream(client, headers: dict | None = OWNER) -> tuple[list[str
     assert set(names[1:-1]) <= {"token"}
     done = events[-1][1]
     assert done["model"] is None and done["llm_error"]
-    assert done["response"] and done["sources"] == events[0][1]["sources"]
+    assert done["response"]
+    assert_quotes_only(events[0][1]["sources"], done)
     return names, done
+
+
+def assert_quotes_only(found: list[dict], answer: dict) -> None:
+    """An extractive `answer` reports the sources `found` (the stream's `sources` event), the
+    same notes, each with only the passages it quotes: none for a note it does not cite."""
+    cited = re.findall(r"\[([a-z0-9-]+)\]$", answer["response"], re.MULTILINE)
+    assert [{**s, "passages": []} for s in answer["sources"]] == [{**s, "passages": []} for s in found]
+    for source, sent in zip(answer["sources"], found, strict=True):
+        assert bool(source["passages"]) == (source["slug"] in cited)
+        assert len(source["passages"]) <= cited.count(source["slug"])  # one sentence, one passage
+        assert all(p in sent["passages"] for p in source["passages"])
+
+
+async def test_the_fallback_lists_as_read_only_the_notes_it_quotes(start_daemon):
+    """Ollama down, « Comment fonctionne GrasBot ? » quotes three notes of the five found: the
+    chat's « basé sur N notes » and its cards count the sources with passages, and said 5."""
+    client = await start_daemon()
+    resp = await client.get("/ask/stream", params={"q": Q})
+    events = await asyncio.wait_for(collect(resp), BOUND)
+    found, done = events[0][1]["sources"], events[-1][1]
+    asked = await (await client.get("/ask", params={"q": Q})).json()
+    answered = await rpc_result(client, "answer", {"q": Q})
+    read = [s["slug"] for s in found if s["passages"]]
+    assert len(read) == 5  # all five were given to the model
+    for payload in (done, asked, answered):
+        assert payload["model"] is None and payload["response"] == done["response"]
+        assert [s["slug"] for s in payload["sources"] if s["passages"]] == ["grasbot-pipeline", "moc-ia", "sqlite"]
+        assert_quotes_only(found, payload)
 
 
 async def test_ollama_down_gives_the_extractive_answer(start_daemon):
@@ -151,7 +181,7 @@ async def test_ollama_dying_mid_stream(start_daemon, standin_ollama):
     done = events[-1][1]
     assert done["model"] is None and "broke while model 'qwen3:8b' was answering" in done["llm_error"]
     assert done["response"].startswith(INTRO) and "[grasbot-pipeline]" in done["response"]
-    assert done["sources"] == events[0][1]["sources"]
+    assert_quotes_only(events[0][1]["sources"], done)
     # the host was reached, and began to answer: it is not skipped, the next question has it
     # (it was taken out for 10 s: every question then got the extracts, logged as a new break)
     standin_ollama.script(pieces=PIECES)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..retrieval.analysis import tokenize_fr
 from ..retrieval.index import Index
@@ -119,6 +120,16 @@ def sentences(markdown: str) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class Extract:
+    """The extractive answer and the passages its sentences come from, best first: the
+    response's sources show those alone as what it was written from, not every passage the
+    model would have read (a visitor read « basé sur 5 notes » under three quoted)."""
+
+    text: str
+    quoted: tuple[Passage, ...] = ()
+
+
 def extractive_answer(
     question: str,
     passages: Sequence[Passage],
@@ -129,6 +140,20 @@ def extractive_answer(
     busy: bool = False,
     pages: Sequence[str] = SITE_PAGES,
 ) -> str:
+    """The text of `extract`."""
+    return extract(question, passages, index, grounded=grounded, history=history, busy=busy, pages=pages).text
+
+
+def extract(
+    question: str,
+    passages: Sequence[Passage],
+    index: Index,
+    *,
+    grounded: bool,
+    history: Sequence[dict] = (),
+    busy: bool = False,
+    pages: Sequence[str] = SITE_PAGES,
+) -> Extract:
     """`busy`: generation was full, and the answer says so; `pages`: the site's pages a visitor
     is pointed to when the notes do not know. Up to three sentences from the
     passages the LLM would have read, each followed by its
@@ -136,9 +161,9 @@ def extractive_answer(
     relevance counts its heading, which none of its sentences holds), then the next best
     sentences of those passages if fewer than three passages have one."""
     if not grounded or not passages:
-        return f"{BUSY_NOT_FOUND} {not_found(pages)}" if busy else not_found(pages)
+        return Extract(f"{BUSY_NOT_FOUND} {not_found(pages)}" if busy else not_found(pages))
     weights = question_weights(question, index, history)
-    rounds: list[list[tuple[str, str]]] = []  # per passage, best passage first: its sentences best first
+    rounds: list[list[tuple[str, Passage]]] = []  # per passage, best passage first: its sentences best first
     for passage in sorted(passages, key=lambda p: -p.score):
         scored = []
         for position, sentence in enumerate(sentences(_sent_text(passage))):
@@ -146,16 +171,21 @@ def extractive_answer(
             if found:
                 scored.append((-sum(weights[t] * index.idf(t) for t in found), position, sentence))
         if scored:
-            rounds.append([(sentence, passage.slug) for _, _, sentence in sorted(scored)])
-    picked = list(dict.fromkeys(found[depth] for depth in range(SENTENCES) for found in rounds if depth < len(found)))
-    picked = picked[:SENTENCES]  # a sentence repeated in several passages is quoted once
+            rounds.append([(sentence, passage) for _, _, sentence in sorted(scored)])
+    found_in: dict[tuple[str, str], Passage] = {}  # a sentence repeated in several passages is quoted once
+    for depth in range(SENTENCES):
+        for ranked in rounds:
+            if depth < len(ranked):
+                sentence, passage = ranked[depth]
+                found_in.setdefault((sentence, passage.slug), passage)
+    picked = list(found_in.items())[:SENTENCES]
     if not picked:  # nothing matches word for word: the best passage's opening still says what it is about
         first = sentences(_sent_text(passages[0]))
-        picked = [(first[0], passages[0].slug)] if first else []
+        picked = [((first[0], passages[0].slug), passages[0])] if first else []
     if not picked:
-        return f"{BUSY_NOT_FOUND} {not_found(pages)}" if busy else not_found(pages)
-    lines = [f"- {sentence} [{slug}]" for sentence, slug in picked]
-    return "\n".join([BUSY_INTRO if busy else INTRO, *lines])
+        return Extract(f"{BUSY_NOT_FOUND} {not_found(pages)}" if busy else not_found(pages))
+    lines = [f"- {sentence} [{slug}]" for (sentence, slug), _ in picked]
+    return Extract("\n".join([BUSY_INTRO if busy else INTRO, *lines]), tuple(dict.fromkeys(passage for _, passage in picked)))
 
 
 def _sent_text(passage: Passage) -> str:
