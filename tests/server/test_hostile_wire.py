@@ -345,6 +345,25 @@ async def test_expect_100_continue_is_refused_before_a_body_over_the_limit(start
     assert ok["result"]["status"] == "ok"
 
 
+async def test_an_expectation_not_understood_is_a_json_417_on_every_route(start_daemon, caplog):
+    """aiohttp answers an `Expect` it cannot meet before any middleware, in plain text
+    (« Unknown Expect: foo »): a client decoding the daemon's JSON errors read no JSON."""
+    caplog.set_level("INFO", logger="grasbot.access")
+    client = await start_daemon()
+    routes = {(r.method, r.resource.canonical) for r in client.app.router.routes() if r.method != "HEAD" and r.resource is not None}
+    assert {("GET", "/ask"), ("GET", "/ask/stream"), ("GET", "/health"), ("GET", "/"), ("POST", "/reload-vault")} <= routes
+    for method, path in sorted(routes - {("POST", "/rpc")}):  # /rpc's is its JSON-RPC error: above
+        resp = await client.request(method, path, headers={"Expect": "foo"})
+        assert resp.status == 417 and resp.content_type == "application/json", (method, path)
+        error = {"code": -32600, "message": "Invalid Request", "data": "Expect: 'foo' is not understood: only 100-continue is"}
+        assert await resp.json() == {"error": error}, (method, path)
+        assert resp.headers["Cache-Control"] == "no-store" and resp.headers["X-Content-Type-Options"] == "nosniff"
+    assert "GET /health 417 expectation refused" in caplog.text
+    # 100-continue is still met, with aiohttp's 100, on a route of the site as on /rpc
+    got, _ = await _raw(client.server.port, b"GET /health HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n", 3)
+    assert got.startswith(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200"), got
+
+
 @pytest.mark.parametrize("encoding", ["gzip", "deflate"])
 async def test_a_body_its_content_encoding_cannot_decode_is_named_not_a_500(start_daemon, encoding, caplog):
     client = await start_daemon()

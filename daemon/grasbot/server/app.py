@@ -29,7 +29,18 @@ from .._exceptions import ConfigError, VaultError
 from ..answer.llm import load_ollama
 from ..store.questionlog import QuestionLog, note_the_vault, say_logs_of_vaults_gone
 from .auth import resolve_owner_token
-from .handlers import PAGE_HEADERS, STATIC_DIR, handle_ask, handle_ask_stream, handle_health, handle_reload, handle_rpc, rpc_expect, static_file
+from .handlers import (
+    PAGE_HEADERS,
+    STATIC_DIR,
+    expect_continue,
+    handle_ask,
+    handle_ask_stream,
+    handle_health,
+    handle_reload,
+    handle_rpc,
+    rpc_expect,
+    static_file,
+)
 from .methods import RPC_METHODS, reload_reason, reload_vault
 from .middleware import CORS_ALLOWED, HOSTS_ALLOWED, AccessLogger, access_log, cors_headers, cors_preflight, errors_as_json, hosts_checked, nosniff, not_stored
 from .ratelimit import RateLimiter, TrustedProxies
@@ -112,17 +123,19 @@ def create_app(
     app.on_response_prepare.append(cors_headers)
     app.on_response_prepare.append(nosniff)
     app.on_response_prepare.append(not_stored)
-    app.router.add_get("/", static_file("index.html", PAGE_HEADERS))
-    app.router.add_get("/widget.js", static_file("widget.js"))
+    # an `Expect` the daemon cannot meet is answered in its JSON, on every route (aiohttp's is text)
+    get = functools.partial(app.router.add_get, expect_handler=expect_continue)
+    get("/", static_file("index.html", PAGE_HEADERS))
+    get("/widget.js", static_file("widget.js"))
     for asset in sorted(STATIC_DIR.iterdir()):  # a route each: any other /static/ path is the JSON 404 of every path
         if asset.name not in ("index.html", "widget.js"):  # at / and /widget.js: from /static/ their relative paths break
-            app.router.add_get(f"/static/{asset.name}", static_file(asset.name))
-    app.router.add_get("/favicon.ico", _no_icon)
+            get(f"/static/{asset.name}", static_file(asset.name))
+    get("/favicon.ico", _no_icon)
     app.router.add_post("/rpc", handle_rpc, expect_handler=rpc_expect)
-    app.router.add_get("/ask", handle_ask, allow_head=False)  # a HEAD would ask the model, log and count a question
-    app.router.add_get("/ask/stream", handle_ask_stream, allow_head=False)
-    app.router.add_get("/health", handle_health)
-    app.router.add_post("/reload-vault", handle_reload)
+    get("/ask", handle_ask, allow_head=False)  # a HEAD would ask the model, log and count a question
+    get("/ask/stream", handle_ask_stream, allow_head=False)
+    get("/health", handle_health)
+    app.router.add_post("/reload-vault", handle_reload, expect_handler=expect_continue)
     return app
 
 

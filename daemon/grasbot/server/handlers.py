@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+from aiohttp.web_urldispatcher import _default_expect_handler
 
 from .._engine import check_question
 from .._exceptions import QueryError, VaultError
@@ -31,6 +32,7 @@ __all__ = [
     "PAGE_HEADERS",
     "STATIC_DIR",
     "error_response",
+    "expect_continue",
     "handle_ask",
     "handle_ask_stream",
     "handle_health",
@@ -61,6 +63,7 @@ _HTTP_ERRORS = {
     404: (INVALID_REQUEST, "Invalid Request"),
     405: (INVALID_REQUEST, "Invalid Request"),
     413: (INVALID_REQUEST, "Invalid Request"),
+    417: (INVALID_REQUEST, "Invalid Request"),
     421: (INVALID_REQUEST, "Invalid Request"),
     429: (RATE_LIMITED, "Rate limited"),
     500: (INTERNAL_ERROR, "Internal error"),
@@ -139,21 +142,38 @@ def _body_refused(status: int, why: str) -> web.Response:
     return json_response({"jsonrpc": "2.0", "error": {"code": INVALID_REQUEST, "message": "Invalid Request", "data": why}, "id": None}, status=status)
 
 
+def _expectation_unmet(request: web.Request) -> str | None:
+    """Why the request's `Expect` cannot be met, or None: only 100-continue can, and only
+    asked over HTTP/1.1 (HTTP/1.0 has no 100 to send: the body comes anyway)."""
+    expect = request.headers.get("Expect", "")
+    if request.version < (1, 1) or expect.lower() == "100-continue":  # aiohttp's own rule
+        return None
+    request[LOG_OUTCOME] = "expectation refused"
+    return f"Expect: {expect!r} is not understood: only 100-continue is"
+
+
+async def expect_continue(request: web.Request) -> web.Response | None:
+    """Every route's `Expect`: 100-continue gets aiohttp's 100, any other a 417 in the daemon's
+    JSON error. aiohttp's own 417 was plain text (« Unknown Expect: foo »), sent before the
+    middleware that makes every other error JSON."""
+    if (unmet := _expectation_unmet(request)) is not None:
+        return error_response(417, unmet)
+    await _default_expect_handler(request)
+    return None
+
+
 async def rpc_expect(request: web.Request) -> web.Response | None:
     """`Expect: 100-continue` on /rpc: a declared body over the limit gets its 413 now, instead of
     a 100 that asks the client to send what will be refused; any other body gets its 100."""
     max_body = request.app[SETTINGS].max_body
-    if request.version < (1, 1):  # HTTP/1.0 has no 100 to send: the body comes anyway
-        return None
-    if (expect := request.headers.get("Expect", "")).strip().lower() != "100-continue":
-        return _body_refused(417, f"Expect: {expect!r} is not understood: only 100-continue is")
-    if request.content_length is not None and request.content_length > max_body:
+    if (unmet := _expectation_unmet(request)) is not None:
+        return _body_refused(417, unmet)
+    if request.version >= (1, 1) and request.content_length is not None and request.content_length > max_body:
         request[LOG_OUTCOME] = "body too large"
         response = _body_refused(413, f"request body is over the limit of {max_body} bytes")
         response.force_close()  # the client was told not to send it: this connection reads no more
         return response
-    await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-    request.writer.output_size = 0  # the 100 is not part of the response's size (as aiohttp's own)
+    await _default_expect_handler(request)
     return None
 
 
