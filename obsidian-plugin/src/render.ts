@@ -30,14 +30,18 @@ export function formatChars(chars: number): string {
 	return `${chars.toLocaleString("en-US")} characters`;
 }
 
-/** Under a source: which of its passages were sent to the model, and how long each is. */
-export function renderPassages(parent: HTMLElement, source: Source, options: RenderOptions = {}): HTMLElement {
+/**
+ * Under a source: which of its passages the answer was written from, and how long each is:
+ * those sent to the model, or, for an answer built without it (`quoted`), those its extracts
+ * quote (the daemon reports those alone then).
+ */
+export function renderPassages(parent: HTMLElement, source: Source, options: RenderOptions = {}, quoted = false): HTMLElement {
 	const box = parent.createDiv({ cls: "grasbot-passages" });
 	if (source.passages.length === 0) {
-		box.createDiv({ cls: "grasbot-passages-none", text: "Not sent to the model" });
+		box.createDiv({ cls: "grasbot-passages-none", text: quoted ? "Not quoted" : "Not sent to the model" });
 		return box;
 	}
-	box.createDiv({ cls: "grasbot-passages-title", text: "Sent to the model" });
+	box.createDiv({ cls: "grasbot-passages-title", text: quoted ? "Quoted in the answer" : "Sent to the model" });
 	const list = box.createEl("ul", { cls: "grasbot-passage-list" });
 	for (const passage of source.passages) {
 		const row = list.createEl("li", { cls: "grasbot-passage" });
@@ -75,7 +79,12 @@ export function renderBadge(parent: HTMLElement, grounded: boolean, noteCount: n
 	});
 }
 
-export function renderSources(parent: HTMLElement, sources: Source[], options: RenderOptions = {}): HTMLElement {
+/** How many notes an answer is « basé sur », as the site's chat counts them: those it was written from (a passage each at least); every source from a daemon that sends no passages. */
+export function notesRead(sources: Source[]): number {
+	return sources.filter((source) => source.passages.length > 0).length || sources.length;
+}
+
+export function renderSources(parent: HTMLElement, sources: Source[], options: RenderOptions = {}, quoted = false): HTMLElement {
 	const list = parent.createEl("ol", { cls: "grasbot-sources" });
 	for (const source of sources) {
 		const item = list.createEl("li", { cls: "grasbot-source" });
@@ -107,7 +116,7 @@ export function renderSources(parent: HTMLElement, sources: Source[], options: R
 				row.createSpan({ cls: "grasbot-reason-detail", text: reason.detail });
 			}
 		}
-		renderPassages(item, source, options);
+		renderPassages(item, source, options, quoted);
 	}
 	return list;
 }
@@ -137,11 +146,12 @@ export class AnswerView {
 		this.statusEl.setText(text);
 	}
 
-	setSources(sources: Source[], grounded: boolean): void {
+	/** `quoted`: the answer was built without the model, its sources' passages those it quotes. */
+	setSources(sources: Source[], grounded: boolean, quoted = false): void {
 		this.sourcesEl.empty();
 		this.metaEl.empty();
-		renderBadge(this.metaEl, grounded, sources.length);
-		if (sources.length > 0) renderSources(this.sourcesEl, sources, this.options);
+		renderBadge(this.metaEl, grounded, notesRead(sources));
+		if (sources.length > 0) renderSources(this.sourcesEl, sources, this.options, quoted);
 	}
 
 	appendToken(text: string): void {
@@ -160,7 +170,7 @@ export class AnswerView {
 			cite: (slug) => bySlug.get(slug) ?? null,
 			open: this.options.onOpenSource,
 		});
-		this.setSources(result.sources, result.grounded);
+		this.setSources(result.sources, result.grounded, result.model === null);
 		if (result.llm_error) {
 			const label = this.metaEl.createDiv({ cls: "grasbot-llm-fallback" });
 			label.createSpan({

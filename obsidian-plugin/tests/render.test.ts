@@ -25,6 +25,24 @@ describe("badge", () => {
 		expect(groundedBadgeText(false, 2)).toBe("réponse généraliste");
 	});
 
+	it("counts the notes the answer was written from, as the site's chat does", () => {
+		// the daemon's answer when Ollama is down: five notes found, three quoted
+		const passage = { heading: [], anchor: null, url: null, chars: 300 };
+		const quoted = ["grasbot-pipeline", "moc-ia", "sqlite"].map((slug, i) => source(slug, 9 - i, { passages: [passage] }));
+		const sources = [...quoted, source("bm25", 4), source("generateur-site-statique", 3)];
+		const root = createDiv();
+		renderAnswer(root, answer({ sources, model: null, llm_error: "the LLM did not answer" }));
+		expect(root.querySelector(".grasbot-badge")?.textContent).toBe("basé sur 3 notes");
+		const items = [...root.querySelectorAll(".grasbot-source")];
+		expect(items.map((item) => item.querySelector(".grasbot-passages-title, .grasbot-passages-none")?.textContent)).toEqual([
+			"Quoted in the answer",
+			"Quoted in the answer",
+			"Quoted in the answer",
+			"Not quoted",
+			"Not quoted",
+		]);
+	});
+
 	it("is drawn from the answer's grounded flag and source count", () => {
 		const root = createDiv();
 		renderAnswer(root, answer());
