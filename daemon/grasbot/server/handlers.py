@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
-from aiohttp.web_urldispatcher import _default_expect_handler
 
 from .._engine import check_question
 from .._exceptions import QueryError, VaultError
@@ -152,13 +151,21 @@ def _expectation_unmet(request: web.Request) -> str | None:
     return f"Expect: {expect!r} is not understood: only 100-continue is"
 
 
+async def _continue(request: web.Request) -> None:
+    """The interim 100 a client sending `Expect: 100-continue` waits for, as aiohttp's own
+    expect handler writes it (a private function of aiohttp: its name may change in any release)."""
+    if request.version >= (1, 1):
+        await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        request.writer.output_size = 0  # the 100 is not part of the response's size
+
+
 async def expect_continue(request: web.Request) -> web.Response | None:
-    """Every route's `Expect`: 100-continue gets aiohttp's 100, any other a 417 in the daemon's
-    JSON error. aiohttp's own 417 was plain text (« Unknown Expect: foo »), sent before the
+    """Every route's `Expect`: 100-continue gets its 100, any other a 417 in the daemon's JSON
+    error. aiohttp's own 417 was plain text (« Unknown Expect: foo »), sent before the
     middleware that makes every other error JSON."""
     if (unmet := _expectation_unmet(request)) is not None:
         return error_response(417, unmet)
-    await _default_expect_handler(request)
+    await _continue(request)
     return None
 
 
@@ -173,7 +180,7 @@ async def rpc_expect(request: web.Request) -> web.Response | None:
         response = _body_refused(413, f"request body is over the limit of {max_body} bytes")
         response.force_close()  # the client was told not to send it: this connection reads no more
         return response
-    await _default_expect_handler(request)
+    await _continue(request)
     return None
 
 
