@@ -290,6 +290,37 @@ function snapshot(chat) {
 				lineHeight: parseFloat(getComputedStyle(panel.querySelector(".grasbot")).lineHeight), // a line of the chat
 			};
 		})(),
+		// the widget's boxes as drawn (px): its panel, header, title, body, launcher and the chat's
+		// question box, send button and hint, and the gaps around them
+		sizes: (() => {
+			const widget = document.querySelector(".grasbot-widget");
+			if (!widget) return null;
+			const px = (n) => Math.round(n * 100) / 100;
+			const box = (selector) => {
+				const el = widget.querySelector(selector);
+				if (!visible(el)) return null;
+				const s = getComputedStyle(el);
+				const r = el.getBoundingClientRect();
+				return { width: px(r.width), height: px(r.height), padding: s.padding, margin: s.margin, radius: s.borderRadius };
+			};
+			const s = getComputedStyle(widget);
+			return {
+				widget: { right: s.right, bottom: s.bottom, gap: s.rowGap },
+				...Object.fromEntries(
+					[
+						["panel", ".grasbot-panel"],
+						["head", ".grasbot-panel-head"],
+						["title", ".grasbot-panel-title"],
+						["close", ".grasbot-close"],
+						["body", ".grasbot-panel-body"],
+						["launcher", ".grasbot-launcher"],
+						["input", ".grasbot-input"],
+						["send", ".grasbot-send"],
+						["hint", ".grasbot-hint"],
+					].map(([name, selector]) => [name, box(selector)]),
+				),
+			};
+		})(),
 		// the text's computed sizes: the chat's, its smaller hint's, the launcher's
 		fontSizes: Object.fromEntries(
 			[

@@ -28,11 +28,11 @@ def strict_csp(bot: str) -> str:
     )
 
 
-def host_page(bot: str, body: str = "", lang: str = "fr") -> str:
+def host_page(bot: str, body: str = "", lang: str = "fr", head: str = "") -> str:
     return (
         f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Le site du propriétaire</title>'
-        f'<script src="{bot}/widget.js" data-grasbot-origin="{bot}" defer></script></head>'
+        f'{head}<script src="{bot}/widget.js" data-grasbot-origin="{bot}" defer></script></head>'
         '<body><main><h1>Mon portfolio</h1><p>Des projets, des notes. <a href="/contact">Contact</a></p>'
         f"{body}</main></body></html>"
     )
@@ -40,13 +40,15 @@ def host_page(bot: str, body: str = "", lang: str = "fr") -> str:
 
 @contextlib.asynccontextmanager
 async def owner_site(pages: dict[str, str]) -> AsyncIterator[str]:
-    """A site on its own origin: `pages[path]` is HTML, served with `pages['csp']` as its CSP."""
+    """A site on its own origin: `pages[path]` is HTML (CSS for a path in .css), served with
+    `pages['csp']` as its CSP."""
 
     async def page(request: web.Request) -> web.Response:
-        html = pages.get(request.path)
-        if html is None:
+        text = pages.get(request.path)
+        if text is None:
             raise web.HTTPNotFound()
-        return web.Response(text=html, content_type="text/html", headers={"Content-Security-Policy": pages["csp"]})
+        kind = "text/css" if request.path.endswith(".css") else "text/html"
+        return web.Response(text=text, content_type=kind, headers={"Content-Security-Policy": pages["csp"]})
 
     app = web.Application()
     app.router.add_get("/{tail:.*}", page)
@@ -257,3 +259,39 @@ async def test_a_rate_limited_widget_says_when_to_retry(tmp_path):
     assert second["error"].startswith(prefix), second["error"]
     # the daemon said at most 2 s (its bucket refills one question every 2 s), not the chat's 60
     assert 1 <= int(second["error"].removeprefix(prefix).split()[0]) <= 2, second["error"]
+
+
+async def test_the_widget_keeps_its_size_whatever_the_root_font_size_of_the_site(tmp_path):
+    """Many sites set `html { font-size: 62.5% }` (1rem = 10px) or a root of their own: the widget's
+    text was in the visitor's default size, its boxes in the site's rem. On a 62.5% site the panel
+    was 260×380, not 416×608, its paddings 62.5% of theirs, its title on three lines."""
+    pages: dict[str, str] = {}
+    roots = {"default": "", "62.5%": "html { font-size: 62.5% }", "20px": "html { font-size: 20px }"}
+    async with owner_site(pages) as site:
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site}) as stack:
+            pages["csp"] = strict_csp(stack.url)
+            sizes = {}
+            for n, (name, css) in enumerate(roots.items()):
+                pages[f"/{n}.css"] = css
+                pages[f"/{n}"] = host_page(stack.url, head=f'<link rel="stylesheet" href="/{n}.css">')
+                for font_size in (16, 24):  # the visitor's default size, 16 unless they chose another
+                    report = await drive(
+                        f"{site}/{n}",
+                        [{"do": "click", "selector": ".grasbot-launcher"}, {"do": "snapshot", "name": "open", "chat": PANEL}],
+                        origins=(site, stack.url),
+                        fontSize=font_size,
+                    )
+                    sizes[name, font_size] = report["snapshots"]["open"]["sizes"]
+    # on a site that leaves the root alone, the sizes the widget had before it was sized in em
+    default = sizes["default", 16]
+    assert default["panel"]["width"] == 416 and default["panel"]["height"] == 608, default["panel"]
+    assert default["widget"] == {"right": "16px", "bottom": "16px", "gap": "8px"}
+    assert default["head"]["padding"] == "8px 12px" and default["title"]["height"] == 24, default
+    assert default["close"]["padding"] == "5.6px 12.8px" and default["close"]["radius"] == "9.6px"
+    assert default["body"]["padding"] == "12px 12px 0px"
+    assert default["launcher"]["padding"] == "10.2px 16.6px" and default["launcher"]["height"] == 46.38
+    assert default["input"]["padding"] == "8.8px 12px" and default["send"]["padding"] == "7px 16.6px"
+    assert default["hint"]["margin"] == "6.4px 0px 0px"  # 0.4 of 16px, under the hint's own 13.6px
+    assert sizes["default", 24]["panel"]["width"] == 624  # in scale with the visitor's larger text
+    for (name, font_size), drawn in sizes.items():
+        assert drawn == sizes["default", font_size], (name, font_size)
