@@ -321,6 +321,30 @@ function snapshot(chat) {
 				),
 			};
 		})(),
+		// how the widget's title, buttons and label are written: what a site's own styles may change
+		text: Object.fromEntries(
+			[
+				["title", ".grasbot-panel-title"],
+				["close", ".grasbot-close"],
+				["launcher", ".grasbot-launcher"],
+				["label", ".grasbot-label"],
+				["send", ".grasbot-send"],
+			]
+				.map(([name, selector]) => [name, document.querySelector(`.grasbot-widget ${selector}`)])
+				.filter(([, el]) => el)
+				.map(([name, el]) => {
+					const s = getComputedStyle(el);
+					return [
+						name,
+						{
+							font: `${s.fontWeight} ${s.fontSize} / ${s.lineHeight} ${s.fontFamily}`,
+							transform: s.textTransform,
+							spacing: s.letterSpacing,
+							align: s.textAlign,
+						},
+					];
+				}),
+		),
 		// the text's computed sizes: the chat's, its smaller hint's, the launcher's
 		fontSizes: Object.fromEntries(
 			[

@@ -295,3 +295,35 @@ async def test_the_widget_keeps_its_size_whatever_the_root_font_size_of_the_site
     assert sizes["default", 24]["panel"]["width"] == 624  # in scale with the visitor's larger text
     for (name, font_size), drawn in sizes.items():
         assert drawn == sizes["default", font_size], (name, font_size)
+
+
+async def test_a_sites_own_styles_for_its_elements_do_not_reach_the_widget(tmp_path):
+    """A theme styles h2, button, label, p and body for its own pages; the widget's elements are
+    the same elements. Its title took the site's serif at 2rem on one line-height, its buttons
+    the site's uppercase and letter spacing, its question box's label the site's small capitals."""
+    theme = (
+        "* { box-sizing: content-box } body { letter-spacing: .05em; text-align: center }"
+        " h2 { font: 700 2rem/1 Georgia, serif; text-transform: uppercase; color: #c00 }"
+        " button { all: revert; font-size: 12px; text-transform: uppercase; letter-spacing: .1em; line-height: 1 }"
+        " label { font-size: .8rem; text-transform: uppercase } p { line-height: 1.8; margin: 0 0 2rem } div { line-height: 1.2 }"
+    )
+    pages: dict[str, str] = {}
+    async with owner_site(pages) as site:
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site}) as stack:
+            pages["csp"] = strict_csp(stack.url)
+            pages["/theme.css"] = theme
+            pages["/bare"] = host_page(stack.url)
+            pages["/themed"] = host_page(stack.url, head='<link rel="stylesheet" href="/theme.css">')
+            drawn = {}
+            for name in ("bare", "themed"):
+                report = await drive(
+                    f"{site}/{name}",
+                    [{"do": "click", "selector": ".grasbot-launcher"}, {"do": "snapshot", "name": "open", "chat": PANEL}],
+                    origins=(site, stack.url),
+                )
+                drawn[name] = report["snapshots"]["open"]
+    assert drawn["bare"]["sizes"]["title"]["height"] == 24  # one line of the widget's text
+    assert drawn["themed"]["sizes"] == drawn["bare"]["sizes"]
+    assert drawn["themed"]["text"] == drawn["bare"]["text"]
+    title = drawn["bare"]["text"]["title"]
+    assert title["font"].startswith("700 16px / 24px system-ui") and title["transform"] == "none", title
