@@ -79,9 +79,13 @@ export function renderBadge(parent: HTMLElement, grounded: boolean, noteCount: n
 	});
 }
 
-/** How many notes an answer is « basé sur », as the site's chat counts them: those it was written from (a passage each at least); every source from a daemon that sends no passages. */
+/**
+ * How many notes an answer is « basé sur », as the site's chat counts them: those it was written
+ * from, a passage each at least (a missing `passages` reads as none, as the protocol says). None
+ * read is an answer from no note, « réponse généraliste » on the chat whatever the ranking found.
+ */
 export function notesRead(sources: Source[]): number {
-	return sources.filter((source) => source.passages.length > 0).length || sources.length;
+	return sources.filter((source) => source.passages.length > 0).length;
 }
 
 export function renderSources(parent: HTMLElement, sources: Source[], options: RenderOptions = {}, quoted = false): HTMLElement {
@@ -150,7 +154,8 @@ export class AnswerView {
 	setSources(sources: Source[], grounded: boolean, quoted = false): void {
 		this.sourcesEl.empty();
 		this.metaEl.empty();
-		renderBadge(this.metaEl, grounded, notesRead(sources));
+		const read = notesRead(sources);
+		renderBadge(this.metaEl, grounded && read > 0, read);
 		if (sources.length > 0) renderSources(this.sourcesEl, sources, this.options, quoted);
 	}
 

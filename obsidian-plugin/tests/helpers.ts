@@ -22,9 +22,11 @@ export function resultTransport(result: unknown): FakeTransport {
 	return fakeTransport((_request, body) => ({ status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: body.id, result }) }));
 }
 
+/** A source as a grounded answer has it: sent whole to the model (one passage), unless `extra` says otherwise. */
 export function source(slug: string, score: number, extra: Partial<Source> = {}): Source {
 	const reasons: Reason[] = [{ signal: "title", points: score, detail: `titre « ${slug} »` }];
-	return { slug, title: slug, type: "projet", score, reasons, url: null, path: `${slug}.md`, passages: [], ...extra };
+	const passages = [{ heading: [], anchor: null, url: null, chars: 400 }];
+	return { slug, title: slug, type: "projet", score, reasons, url: null, path: `${slug}.md`, passages, ...extra };
 }
 
 /** A ReadableStream that yields the given text chunks as UTF-8 bytes. */

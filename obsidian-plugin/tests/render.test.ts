@@ -29,7 +29,7 @@ describe("badge", () => {
 		// the daemon's answer when Ollama is down: five notes found, three quoted
 		const passage = { heading: [], anchor: null, url: null, chars: 300 };
 		const quoted = ["grasbot-pipeline", "moc-ia", "sqlite"].map((slug, i) => source(slug, 9 - i, { passages: [passage] }));
-		const sources = [...quoted, source("bm25", 4), source("generateur-site-statique", 3)];
+		const sources = [...quoted, source("bm25", 4, { passages: [] }), source("generateur-site-statique", 3, { passages: [] })];
 		const root = createDiv();
 		renderAnswer(root, answer({ sources, model: null, llm_error: "the LLM did not answer" }));
 		expect(root.querySelector(".grasbot-badge")?.textContent).toBe("basé sur 3 notes");
@@ -41,6 +41,18 @@ describe("badge", () => {
 			"Not quoted",
 			"Not quoted",
 		]);
+	});
+
+	it("is « réponse généraliste » for an answer written from no note's passage, as on the site's chat", () => {
+		// the daemon, Ollama down, on a note found by its title with nothing to quote (an embed alone)
+		const root = createDiv();
+		const sources = [source("les-abeilles", 15.6, { passages: [] })];
+		renderAnswer(root, answer({ sources, model: null, llm_error: "the LLM did not answer", response: "Je ne trouve pas cette information dans les notes." }));
+		expect(root.querySelector(".grasbot-badge")?.textContent).toBe("réponse généraliste");
+		expect(root.querySelector(".grasbot-badge-general")).not.toBeNull();
+		const streamed = new AnswerView(createDiv());
+		streamed.setSources(sources, true); // its `sources` event, before any token
+		expect(streamed.el.querySelector(".grasbot-badge")?.textContent).toBe("réponse généraliste");
 	});
 
 	it("is drawn from the answer's grounded flag and source count", () => {
@@ -136,7 +148,7 @@ describe("passages", () => {
 		],
 	});
 	const whole = source("greffe", 6, { passages: [{ heading: [], anchor: null, url: null, chars: 310 }] });
-	const weak = source("cuisine", 2);
+	const weak = source("cuisine", 2, { passages: [] });
 
 	it("shows under each source which passages were sent, by heading path, and how long", () => {
 		const root = createDiv();

@@ -179,3 +179,30 @@ test("Markdown: the shared cases (shared-protocol/cases/markdown.json)", () => {
 	const cited = render("[potager]", MARKDOWN.sources).querySelector("a.grasbot-cite");
 	assert.equal(cited.href, "https://exemple.org/potager"); // the page links a citation to its source's page
 });
+
+// What the daemon sends, Ollama down, for a note found by its title whose body holds nothing to
+// quote (an embed alone): grounded, every passage list empty, and « Je ne trouve pas… ».
+const FROM_NO_NOTE = {
+	q: "Les abeilles du rucher ?",
+	status: "done",
+	response: "Je ne trouve pas cette information dans les notes. Vous pouvez consulter /portfolio, /competences ou /contact.",
+	sources: [{ slug: "a", title: "Les abeilles du rucher", type: null, url: null, path: "a.md", passages: [] }],
+	grounded: true,
+	model: null,
+	llmError: true,
+};
+
+test("badge: an answer written from no note's passage is « réponse généraliste », not « basé sur 0 notes »", () => {
+	const read = { ...FROM_NO_NOTE, q: "Le miel ?", sources: [{ ...FROM_NO_NOTE.sources[0], passages: [{ heading: [], anchor: null, url: null, chars: 17 }] }] };
+	window.sessionStorage.setItem("badge-test", JSON.stringify({ v: 1, turns: [FROM_NO_NOTE, read] }));
+	const root = document.createElement("div");
+	chat.mount(root, { base: "https://bot.example.org/", storageKey: "badge-test" });
+	const badges = [...root.querySelectorAll(".grasbot-badge")];
+	assert.deepEqual(
+		badges.map((b) => [b.textContent, b.classList.contains("is-general")]),
+		[
+			["réponse généraliste", true],
+			["basé sur 1 note", false],
+		],
+	);
+});

@@ -415,9 +415,11 @@
       // (the ranking's other notes, and those of an answer from no note, were never read)
       const read = turn.grounded && turn.sources ? turn.sources.filter((s) => !Array.isArray(s.passages) || s.passages.length > 0) : [];
       if (turn.sources) {
+        // none read (a note with no text to quote, an extract that found no sentence): the
+        // answer came from no note, « basé sur 0 notes » said otherwise (the preview reads it so too)
         const badge = reply.appendChild(make("span", "grasbot-badge"));
-        badge.classList.toggle("is-general", !turn.grounded);
-        badge.textContent = turn.grounded ? MESSAGES.grounded(read.length) : MESSAGES.general;
+        badge.classList.toggle("is-general", !read.length);
+        badge.textContent = read.length ? MESSAGES.grounded(read.length) : MESSAGES.general;
       }
       if (turn.status === "streaming") {
         reply.appendChild(make("p", "grasbot-progress", turn.progress || MESSAGES.searching));
