@@ -654,7 +654,7 @@ class GrasBot:
         `record`: a visitor's question (not the owner previewing one) goes to the question log.
         `owner`: the owner asks, and takes the owner's slot (answer.admission)."""
         result, index, prompt, snapshot, key = await self._prepare(q, history, audience, record)
-        kept = self.answers.get(snapshot, key) if key is not None else None
+        kept = self.answers.get(snapshot, key, owner=owner) if key is not None else None
         if kept is not None:
             return {**kept, "reused": True}
         shared = False
@@ -690,7 +690,7 @@ class GrasBot:
         if self.lane.waiting:  # others' questions are searched first: say where this one stands
             yield "queue", {"position": self.lane.waiting + 1}
         result, index, prompt, snapshot, key = await self._prepare(q, history, audience, record)
-        kept = self.answers.get(snapshot, key) if key is not None else None
+        kept = self.answers.get(snapshot, key, owner=owner) if key is not None else None
         if kept is not None:
             yield "sources", {"sources": kept["sources"], "grounded": kept["grounded"]}
             for text in replay_pieces(kept["response"]):
@@ -726,7 +726,8 @@ class GrasBot:
         when it is not shared: a follow-up (`key` None), or reuse off."""
         if key is None or self.answers.size <= 0:
             return None
-        flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner), audience=key[1])
+        asker = "owner" if owner else key[1]  # what /health counts it under
+        flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner), audience=asker)
         return flight.follow(), not started
 
     def _from_notes(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, why: Exception) -> dict:

@@ -319,3 +319,30 @@ async def test_a_flight_gives_each_reader_everything_and_how_it_ended():
 async def _until(condition) -> None:
     while not condition():
         await asyncio.sleep(0.02)
+
+
+async def test_the_owners_previews_are_not_counted_as_visitors_reuses(start_daemon, standin_ollama):
+    """The plugin previews as a visitor (audience visitor, with the owner token): a preview of a
+    question visitors asked is answered from their kept answer, as they would be, but the
+    public /health counted it among the visitors' reuses, and two previews at once among the
+    visitors' shared answers."""
+    standin_ollama.script(REPLY)
+    client = await start(start_daemon, standin_ollama.url)
+    assert (await ask(client))["reused"] is False  # a visitor
+    owner_stream = await client.get("/ask/stream", params={"q": Q}, headers=OWNER)  # the owner's preview, as the plugin asks it
+    preview = [event async for event in sse_events(owner_stream)]
+    assert preview[-1][1]["reused"] is True and preview[-1][1]["response"] == REPLY  # what a visitor is told
+    assert (await ask(client))["reused"] is True  # a visitor again
+    visitors = (await (await client.get("/health")).json())["generation"]["reused"]
+    everyone = (await (await client.get("/health", headers=OWNER)).json())["generation"]["reused"]
+    assert visitors == {"kept": 1, "hits": 1, "shared": 0} and everyone == {"kept": 1, "hits": 2, "shared": 0}
+    # two previews of a new question at once: one generation, shared by the owner's two
+    standin_ollama.script(pieces=HELD, hold_after=1)
+    other = "Quel modèle utilise GrasBot ?"
+    first_events, _ = await _events_until_token(await client.get("/ask/stream", params={"q": other}, headers=OWNER))
+    second_events, _ = await _events_until_token(await client.get("/ask/stream", params={"q": other}, headers=OWNER))
+    standin_ollama.release()
+    done = [(await asyncio.wait_for(_drain(events), BOUND))[-1][1] for events in (first_events, second_events)]
+    assert done[0]["response"] == done[1]["response"] and done[1]["reused"] is True and len(standin_ollama.requests) == 2
+    assert (await (await client.get("/health")).json())["generation"]["reused"]["shared"] == 0
+    assert (await (await client.get("/health", headers=OWNER)).json())["generation"]["reused"]["shared"] == 1

@@ -60,19 +60,21 @@ class AnswerCache:
         # between the new version and the clearing of the old answers got one written before
         # the reload, which may quote a note it made private.
         self._bound: tuple[weakref.ref | None, OrderedDict[tuple, dict]] = (None, OrderedDict())
-        self._hits: Counter[str] = Counter()  # by audience: a visitor's /health counts the visitors' only
+        self._hits: Counter[str] = Counter()  # by who asked ("owner", else the audience): a visitor's /health counts the visitors' only
 
     def key(self, q: str, audience: str, semantic: bool) -> tuple:
         return (normalise_question(q), audience, semantic, self.shape)
 
-    def get(self, snapshot: object, key: tuple) -> dict | None:
+    def get(self, snapshot: object, key: tuple, *, owner: bool = False) -> dict | None:
+        """The kept answer for `key`; `owner`: the owner asks (a preview as a visitor included),
+        a reuse a visitor's /health does not count."""
         ref, kept = self._bound
         if ref is None or ref() is not snapshot:
             return None
         payload = kept.get(key)
         if payload is not None:
             kept.move_to_end(key)
-            self._hits[key[1]] += 1
+            self._hits["owner" if owner else key[1]] += 1
         return payload
 
     def put(self, snapshot: object, key: tuple, payload: dict) -> None:
@@ -178,7 +180,7 @@ class Flights:
 
     def __init__(self) -> None:
         self._flying: dict[Hashable, Flight] = {}
-        self._shared: Counter[str] = Counter()  # questions that joined a flight, by audience (what /health says)
+        self._shared: Counter[str] = Counter()  # questions that joined a flight, by who asked, as AnswerCache's hits (what /health says)
 
     def shared(self, audience: str | None = None) -> int:
         return self._shared.total() if audience is None else self._shared[audience]
@@ -186,7 +188,7 @@ class Flights:
     def join(self, key: Hashable, snapshot: object, source: Callable[[], AsyncIterator[object]], audience: str) -> tuple[Flight, bool]:
         """The flight for `key` on `snapshot`, and whether this call started it (with
         `source()`): a flight of another vault version is never joined. The caller is one
-        more reader, and must `follow` the flight."""
+        more reader, and must `follow` the flight; `audience`: who asks, as /health counts it."""
         flight = self._flying.get(key)
         if flight is not None and flight.snapshot is snapshot and not (flight.finished or flight.abandoned):
             flight.readers += 1
