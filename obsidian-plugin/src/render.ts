@@ -61,6 +61,17 @@ export function renderPassages(parent: HTMLElement, source: Source, options: Ren
 	return box;
 }
 
+/**
+ * What the site's chat says of an answer built without the model (busy, or the model failed) and
+ * of a kept one: its MESSAGES.busy, .fallback and .reused word for word (render.test.ts reads
+ * them from chat.js), so the preview shows what a visitor is told.
+ */
+export const VISITOR_NOTES = {
+	busy: "Le modèle de langue est occupé par d'autres questions : voici les passages des notes les plus proches. Réessayez dans un instant pour une réponse rédigée.",
+	fallback: "Le modèle de langue n'a pas répondu : cette réponse est faite d'extraits des notes.",
+	reused: "Réponse reprise d'une question identique posée récemment.",
+} as const;
+
 /** The badge a visitor sees under an answer. */
 export function groundedBadgeText(grounded: boolean, noteCount: number): string {
 	if (!grounded) return "réponse généraliste";
@@ -176,21 +187,20 @@ export class AnswerView {
 			open: this.options.onOpenSource,
 		});
 		this.setSources(result.sources, result.grounded, result.model === null);
-		if (result.llm_error) {
+		// An answer built without the model, as the chat tells it (`busy`: every generation slot
+		// was taken; the owner has a slot of its own), with why the model failed for the owner.
+		if (result.busy || result.llm_error || result.model === null) {
 			const label = this.metaEl.createDiv({ cls: "grasbot-llm-fallback" });
-			label.createSpan({
-				cls: "grasbot-llm-fallback-label",
-				text: "LLM indisponible : réponse extraite des notes",
-			});
-			label.createSpan({ cls: "grasbot-llm-fallback-detail", text: result.llm_error });
-		} else if (result.busy) {
-			// what a visitor is told when every generation slot is taken (the owner has a slot of its own)
-			const label = this.metaEl.createDiv({ cls: "grasbot-llm-fallback" });
-			label.createSpan({ cls: "grasbot-llm-fallback-label", text: "Modèle occupé : réponse extraite des notes" });
+			label.createSpan({ cls: "grasbot-llm-fallback-label", text: result.busy ? VISITOR_NOTES.busy : VISITOR_NOTES.fallback });
+			if (result.llm_error) label.createSpan({ cls: "grasbot-llm-fallback-detail", text: result.llm_error });
+		}
+		if (result.reused) {
+			const label = this.metaEl.createDiv({ cls: "grasbot-reused" });
+			label.createSpan({ cls: "grasbot-reused-label", text: VISITOR_NOTES.reused });
+			label.createSpan({ cls: "grasbot-reused-detail", text: "Kept from an earlier answer: reloading the vault forgets it." });
 		}
 		const facts: string[] = [];
 		if (result.model && !result.llm_error) facts.push(`modèle ${result.model}`);
-		if (result.reused) facts.push("réponse déjà rédigée, réutilisée (un rechargement du vault l'oublie)");
 		if (result.vault_size !== null) facts.push(`${result.vault_size} notes dans le vault`);
 		if (facts.length > 0) this.metaEl.createDiv({ cls: "grasbot-answer-facts", text: facts.join(" · ") });
 	}

@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it, vi } from "vitest";
 import type { AnswerResult } from "../src/protocol";
 import { AnswerView, formatReloadNotice, groundedBadgeText, passageLabel, renderAnswer, renderFailure, renderNoteTest } from "../src/render";
@@ -191,33 +194,37 @@ describe("passages", () => {
 });
 
 describe("LLM fallback", () => {
-	it("labels an extractive answer and says why the LLM failed", () => {
+	// chat.js as the site serves it: its MESSAGES are what a visitor is told
+	const chatWindow: { GrasBotChat?: { MESSAGES: Record<string, unknown> } } = {};
+	runInNewContext(readFileSync(path.join(__dirname, "..", "..", "daemon", "grasbot", "server", "static", "chat.js"), "utf8"), { window: chatWindow });
+	const MESSAGES = chatWindow.GrasBotChat?.MESSAGES ?? {};
+
+	it("says of an extractive answer what the site's chat says, and why the LLM failed", () => {
 		const root = createDiv();
 		renderAnswer(root, answer({ model: null, llm_error: "Ollama ne répond pas sur http://127.0.0.1:11434" }));
-		expect(root.querySelector(".grasbot-llm-fallback-label")?.textContent).toBe("LLM indisponible : réponse extraite des notes");
+		expect(root.querySelector(".grasbot-llm-fallback-label")?.textContent).toBe(MESSAGES.fallback);
 		expect(root.querySelector(".grasbot-llm-fallback-detail")?.textContent).toContain("Ollama ne répond pas");
 	});
 
-	it("labels the extract a visitor gets when the model is busy", () => {
+	it("says of the extract a visitor gets when the model is busy what the site's chat says", () => {
 		const root = createDiv();
 		renderAnswer(root, answer({ model: null, busy: true }));
-		expect(root.querySelector(".grasbot-llm-fallback-label")?.textContent).toBe("Modèle occupé : réponse extraite des notes");
+		expect(root.querySelector(".grasbot-llm-fallback-label")?.textContent).toBe(MESSAGES.busy);
 		expect(root.querySelector(".grasbot-llm-fallback-detail")).toBeNull();
 	});
 
-	it("says when an answer was reused rather than written again", () => {
+	it("says when an answer was reused rather than written again, as the site's chat says it", () => {
 		const root = createDiv();
 		renderAnswer(root, answer({ reused: true }));
 		expect(root.querySelector(".grasbot-llm-fallback")).toBeNull();
-		expect(root.querySelector(".grasbot-answer-facts")?.textContent).toBe(
-			"modèle qwen3:8b · réponse déjà rédigée, réutilisée (un rechargement du vault l'oublie) · 41 notes dans le vault",
-		);
+		expect(root.querySelector(".grasbot-reused-label")?.textContent).toBe(MESSAGES.reused);
+		expect(root.querySelector(".grasbot-answer-facts")?.textContent).toBe("modèle qwen3:8b · 41 notes dans le vault");
 	});
 
 	it("shows no such label when the LLM answered", () => {
 		const root = createDiv();
 		renderAnswer(root, answer());
-		expect(root.querySelector(".grasbot-llm-fallback")).toBeNull();
+		expect(root.querySelector(".grasbot-llm-fallback, .grasbot-reused")).toBeNull();
 		expect(root.querySelector(".grasbot-answer-facts")?.textContent).toBe("modèle qwen3:8b · 41 notes dans le vault");
 	});
 });
