@@ -281,6 +281,49 @@ def test_the_old_singular_alias_and_tag_keys_are_named_not_dropped_unseen(note_w
     ]
 
 
+def test_a_field_is_read_whatever_the_case_of_its_key_as_obsidian_reads_a_property(note_writer):
+    """Obsidian reads `Aliases:` and `TAGS:` as its `aliases` and `tags` (a property has one name
+    whatever its case): the note's aliases counted for nothing here, and nothing said so."""
+    note_writer("n.md", "Aliases: [Cuisine du sud]\nTAGS: [recette]\nTitle: Ratatouille\nAnswers: [Comment la cuire ?]\nPriority: 3\nType: recette", "")
+    note_writer("vieux.md", "Alias: Tian\nTag: legume", "")
+    vault = load_vault(note_writer.root)
+    note = vault.notes["n.md"]
+    assert (note.aliases, note.tags, note.title, note.answers, note.priority, note.type) == (
+        ("Cuisine du sud",),
+        ("recette",),
+        "Ratatouille",
+        ("Comment la cuire ?",),
+        3.0,
+        "recette",
+    )
+    assert messages(vault.warnings, "n.md") == []
+    assert vault.notes["vieux.md"].aliases == ()
+    assert messages(vault.warnings, "vieux.md") == [
+        "`Alias` is read by neither Obsidian (since 1.9.10) nor GrasBot: write its values under `aliases`",
+        "`Tag` is read by neither Obsidian (since 1.9.10) nor GrasBot: write its values under `tags`",
+    ]
+
+
+def test_a_field_written_in_two_cases_is_read_as_obsidian_reads_it_and_said(note_writer):
+    note_writer("n.md", "Aliases: [Cuisine du sud]\naliases: [Tian]\ntitle: Ratatouille", "")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["n.md"].aliases == ("Cuisine du sud",)
+    assert messages(vault.warnings, "n.md") == ["`Aliases` and `aliases` are one property for Obsidian, which reads the first, `Aliases`: keep one of them"]
+
+
+def test_visibility_in_two_cases_keeps_the_note_private_whichever_says_public(note_writer):
+    """Reading keys whatever their case must never make a private note public."""
+    note_writer("a.md", "visibility: private\nVisibility: public\naliases: [secret]", "Texte secret.")
+    note_writer("b.md", "VISIBILITY: public\nvisibility: private", "Texte secret.")
+    note_writer("c.md", "Visibility: public\nPublish: false", "Texte secret.")
+    note_writer("d.md", "Visibility: public\npublish: true\nPUBLISH: false", "Texte secret.")
+    for default_public in (False, True):
+        vault = load_vault(note_writer.root, VaultOptions(default_public=default_public))
+        assert {p for p, n in vault.notes.items() if n.public} == set()
+        said = {w.path: w.message for w in vault.warnings}
+        assert "more than once" in said["a.md"] and "more than once" in said["b.md"]
+
+
 # ---------------------------------------------------------------- wikilinks
 
 

@@ -951,6 +951,29 @@ def _says_no(value: Any) -> bool:
 
 # Blank lines, then what reads as a frontmatter: Obsidian reads no properties there
 _FIELDS = {"visibility", "publish", "title", "slug", "type", "source", "priority", "updated", *LIST_FIELDS}
+
+
+def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
+    """The fields by their key in lower case: Obsidian reads a property whatever its case
+    (`Aliases:`, `TAGS:`, one property in its list of all of them), so an author's `Aliases:`
+    must not count for nothing here. A key written in two cases is read as Obsidian reads it,
+    the first one, with a warning; `visibility` and `publish` are `_is_public`'s, which reads
+    every case of them and keeps such a note private."""
+    fields: dict[str, Any] = {}
+    written: dict[str, list[str]] = {}
+    for key, value in meta.items():
+        if not isinstance(key, str):
+            continue
+        low = key.lower()
+        written.setdefault(low, []).append(key)
+        fields.setdefault(low, value)
+    for low, keys in written.items():
+        if len(keys) > 1 and low in _FIELDS | {"url"} and low not in ("visibility", "publish"):
+            shown = " and ".join(f"`{k}`" for k in keys)
+            warnings.append(f"{shown} are one property for Obsidian, which reads the first, `{keys[0]}`: keep one of them")
+    return fields
+
+
 _LATE_FRONTMATTER = re.compile(r"\A[ \t]*\n(?:[ \t]*\n)*---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 
 
@@ -1014,6 +1037,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     if not isinstance(meta, dict):
         raise ValueError("frontmatter is not a mapping of fields")
     warnings: list[str] = []
+    fields = _by_lower_key(meta, warnings)
     stem = PurePosixPath(rel).stem
     body = strip_hidden(body)
 
@@ -1021,21 +1045,21 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     shown = _shown_text if "%%" in header or "<!--" in header else _same  # fields with comments: rare
     # Obsidian names a note by its file; a first heading is often a section's (« Objectif »,
     # « Présentation », 125 of a personal vault's 209 notes), which sources showed as the title
-    title = shown(_as_text(meta.get("title"), "title", warnings)) or stem
-    slug_written = _as_text(meta.get("slug"), "slug", warnings)
+    title = shown(_as_text(fields.get("title"), "title", warnings)) or stem
+    slug_written = _as_text(fields.get("slug"), "slug", warnings)
     slug = slugify(slug_written or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
-    url = meta.get("url")  # often a bookmark's link, for a site that does not read it: no warning
+    url = fields.get("url")  # often a bookmark's link, for a site that does not read it: no warning
     url_written = url.strip() or None if isinstance(url, str) else None
 
-    lists = {name: _as_list(meta.get(name), name, warnings) for name in LIST_FIELDS}
+    lists = {name: _as_list(fields.get(name), name, warnings) for name in LIST_FIELDS}
     if shown is _shown_text:
         lists = {name: tuple(t for t in map(_shown_text, values) if t) for name, values in lists.items()}
-    old_keys = [(old, key) for old, key in _OLD_KEYS.items() if old in meta]
+    old_keys = [(written, _OLD_KEYS[written.lower()]) for written in meta if isinstance(written, str) and written.lower() in _OLD_KEYS]
     warnings.extend(f"`{old}` is read by neither Obsidian (since 1.9.10) nor GrasBot: write its values under `{key}`" for old, key in old_keys)
     inline_tags = [t.strip("/") for t in _inline_tags(prose)]
     tags = tuple(dict.fromkeys(t.lstrip("#") for t in (*lists["tags"], *inline_tags) if t.lstrip("#")))
 
-    priority = meta.get("priority")
+    priority = fields.get("priority")
     if priority is not None and (isinstance(priority, bool) or not isinstance(priority, (int, float))):
         warnings.append(f"`priority` should be a number, got {priority!r}: ignored")
         priority = None
@@ -1059,14 +1083,14 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         path=rel,
         slug=slug,
         title=title,
-        type=shown(_as_text(meta.get("type"), "type", warnings)),
-        source=shown(_as_text(meta.get("source"), "source", warnings)),
+        type=shown(_as_text(fields.get("type"), "type", warnings)),
+        source=shown(_as_text(fields.get("source"), "source", warnings)),
         domains=lists["domains"],
         tags=tags,
         aliases=lists["aliases"],
         answers=lists["answers"],
         priority=float(priority) if priority is not None else None,
-        updated=_as_text(meta.get("updated"), "updated", warnings),
+        updated=_as_text(fields.get("updated"), "updated", warnings),
         public=public,
         body=body,
         links=tuple(links),
