@@ -259,6 +259,16 @@ def test_a_string_where_a_list_is_expected_is_one_item(note_writer):
     assert vault.edges["n.md"] == (("autre.md", "linked"),)
 
 
+def test_aliases_and_tags_given_as_one_string_are_split_on_commas_as_obsidian_reads_them(note_writer):
+    """Obsidian offers `Doggo` and `Woofer` apart for `aliases: Doggo, Woofer`, and reads
+    `tags: recette, cuisine` as two tags: GrasBot had one alias « Doggo, Woofer »."""
+    note_writer("n.md", 'aliases: Doggo, Woofer\ntags: "recette,  cuisine,"\nanswers: Où, quand ?', "")
+    note = load_vault(note_writer.root).notes["n.md"]
+    assert note.aliases == ("Doggo", "Woofer")
+    assert note.tags == ("recette", "cuisine")
+    assert note.answers == ("Où, quand ?",)
+
+
 def test_a_mapping_where_a_list_is_expected_is_ignored_with_a_warning(note_writer):
     note_writer("n.md", "tags: {a: 1}\npriority: haute", "")
     vault = load_vault(note_writer.root)

@@ -374,6 +374,19 @@ def _as_list(value: Any, name: str, warnings: list[str]) -> tuple[str, ...]:
     return tuple(items)
 
 
+# Obsidian's own list properties, which it reads from one string as items between commas
+_COMMA_LISTS = ("aliases", "tags")
+
+
+def _split_obsidian(name: str, value: Any) -> Any:
+    """`aliases: Doggo, Woofer` is two aliases to Obsidian (its quick switcher offers each) and
+    `tags: recette, cuisine` two tags (its help on tags): read as one, the note answered to
+    neither name. Other fields' strings stay whole (a question in `answers` has commas)."""
+    if name in _COMMA_LISTS and isinstance(value, str):
+        return value.split(",")
+    return value
+
+
 def _as_text(value: Any, name: str, warnings: list[str]) -> str | None:
     if value is None:
         return None
@@ -1051,7 +1064,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     url = fields.get("url")  # often a bookmark's link, for a site that does not read it: no warning
     url_written = url.strip() or None if isinstance(url, str) else None
 
-    lists = {name: _as_list(fields.get(name), name, warnings) for name in LIST_FIELDS}
+    lists = {name: _as_list(_split_obsidian(name, fields.get(name)), name, warnings) for name in LIST_FIELDS}
     if shown is _shown_text:
         lists = {name: tuple(t for t in map(_shown_text, values) if t) for name, values in lists.items()}
     old_keys = [(written, _OLD_KEYS[written.lower()]) for written in meta if isinstance(written, str) and written.lower() in _OLD_KEYS]
