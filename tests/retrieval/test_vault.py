@@ -523,6 +523,19 @@ def test_broken_yaml_and_non_utf8_are_skipped_and_reported(note_writer):
     assert vault.errors[0].to_dict().keys() == {"path", "message"}
 
 
+def test_a_tab_that_indents_a_frontmatter_line_is_named_as_such(note_writer):
+    """A tab typed for an indent breaks YAML: the author read « found character that cannot
+    start any token », not what to change."""
+    note_writer("liste.md", "visibility: public\naliases:\n\t- Tian", "Texte.")
+    note_writer("cle.md", "visibility: public\n\ttitle: Tian", "Texte.")
+    note_writer("valeur.md", "visibility: public\ntitle:\tTian", "Texte.")  # a tab after the colon is YAML's
+    vault = load_vault(note_writer.root)
+    assert list(vault.notes) == ["valeur.md"]
+    hint = "a tab indents it, and YAML indents with spaces only: replace the tab by spaces"
+    assert messages(vault.errors, "liste.md") == [f"broken YAML frontmatter at line 4: {hint}"]
+    assert messages(vault.errors, "cle.md") == [f"broken YAML frontmatter at line 3: {hint}"]
+
+
 def test_a_frontmatter_never_closed_is_reported_as_such(note_writer):
     (note_writer.root / "ouverte.md").write_text("---\nvisibility: private\ntitle: Carnet\n\nLe corps, sans second ---.\n", encoding="utf-8")
     vault = load_vault(note_writer.root, VaultOptions(default_public=True))

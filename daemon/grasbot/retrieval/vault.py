@@ -1009,6 +1009,12 @@ def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: l
     return True
 
 
+def _indent(text: str, number: int) -> str:
+    """The blanks the line of that number (from 0) starts with, none past the text's end."""
+    line = (text.split("\n")[number : number + 1] or [""])[0]
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
 def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ctime_ns: int = -1) -> Note:
     """Parse one note; raises ValueError with a reader-facing reason when it cannot be used.
     The body is kept without the text its author hid (`strip_hidden`): every later use of it
@@ -1042,6 +1048,10 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         where = getattr(exc, "problem_mark", None)
         line = f" at line {where.line + 1}" if where is not None else ""
         problem = getattr(exc, "problem", None) or type(exc).__name__
+        if where is not None and "\t" in _indent(header, where.line):
+            # a tab typed for an indent, as in a note's body: PyYAML's « found character '\t'
+            # that cannot start any token » did not tell the author what to change
+            problem = "a tab indents it, and YAML indents with spaces only: replace the tab by spaces"
         raise ValueError(f"broken YAML frontmatter{line}: {problem}") from None
     except ValueError as exc:  # YAML reads `2024-02-30` or `25:00:00` as a date or time, then cannot make it
         raise ValueError(f"a date or time in the frontmatter does not exist ({exc}): correct it, or quote it to keep it as text") from None
