@@ -45,6 +45,14 @@ describe("locateAliases", () => {
 		expect(locateAliases("---\nmeta:\n  aliases: [x]\naliases_old: y\n---\n").kind).toBe("missing");
 	});
 
+	it("reads `Aliases:` in any case, the first one written, and a string's items between commas, as Obsidian does", () => {
+		const text = "---\nAliases:\n  - Tian\naliases: [autre]\n---\n";
+		const where = locateAliases(text);
+		expect(where).toMatchObject({ kind: "block", values: ["Tian"] });
+		expect(text.slice(where.from, where.keyLineEnd)).toBe("Aliases:");
+		expect(locateAliases("---\nALIASES: Doggo, Woofer\n---\n")).toMatchObject({ kind: "scalar", values: ["Doggo", "Woofer"] });
+	});
+
 	it("handles CRLF line ends", () => {
 		const where = locateAliases("---\r\naliases:\r\n  - a\r\n---\r\n");
 		expect(where).toMatchObject({ kind: "block", values: ["a"] });
@@ -92,6 +100,21 @@ describe("addAlias (the processFrontMatter callback)", () => {
 		expect(nested).toEqual({ alias: { fr: "x" }, aliases: ["c"] });
 	});
 
+	it("adds to the key the note has, whatever its case, and keeps a string's comma-separated aliases apart", () => {
+		const capital: Record<string, unknown> = { title: "t", Aliases: ["Cuisine du sud"], tags: ["x"] };
+		expect(addAlias(capital, "plats du sud")).toBe(true);
+		expect(capital).toEqual({ title: "t", Aliases: ["Cuisine du sud", "plats du sud"], tags: ["x"] });
+		expect(Object.keys(capital)).toEqual(["title", "Aliases", "tags"]);
+		expect(addAlias(capital, "Plats du Sud")).toBe(false);
+		const commas: Record<string, unknown> = { aliases: "Doggo, Woofer" };
+		expect(addAlias(commas, "woofer")).toBe(false);
+		expect(addAlias(commas, "Yapper")).toBe(true);
+		expect(commas).toEqual({ aliases: ["Doggo", "Woofer", "Yapper"] });
+		const oldCapital: Record<string, unknown> = { Alias: "Tian", Aliases: "Ratatouille" };
+		addAlias(oldCapital, "plat");
+		expect(oldCapital).toEqual({ Aliases: ["Ratatouille", "Tian", "plat"] });
+	});
+
 	it("normalises like the daemon's fold: case, accents, œ, punctuation", () => {
 		expect(normalizeAlias("Œuvre d’Éléonore !")).toBe("oeuvre d eleonore");
 		expect(normalizeAlias("push_swap")).toBe(normalizeAlias("Push swap"));
@@ -107,6 +130,7 @@ describe("writeAliases (the stand-in for Obsidian's YAML round trip)", () => {
 		expect(writeAliases("---\naliases: seul\n---\n", ["seul", "autre"])).toBe("---\naliases:\n  - seul\n  - autre\n---\n");
 		expect(writeAliases("---\ntitle: x\n---\nbody", ["a"])).toBe("---\ntitle: x\naliases:\n  - a\n---\nbody");
 		expect(writeAliases("body", ["a"])).toBe("---\naliases:\n  - a\n---\nbody");
+		expect(writeAliases("---\nAliases: [a]\n---\n", ["a", "b"])).toBe("---\nAliases:\n  - a\n  - b\n---\n");
 	});
 
 	it("quotes what plain YAML would misread, and reads back what it wrote", () => {

@@ -45,7 +45,8 @@ interface Line {
 
 const FENCE = /^---[ \t]*$/;
 const CLOSING_FENCE = /^(?:---|\.\.\.)[ \t]*$/;
-const KEY = /^aliases[ \t]*:(?=[ \t]|$)(.*)$/;
+// Obsidian reads a property whatever the case of its key (`Aliases:`), the first one written
+const KEY = /^aliases[ \t]*:(?=[ \t]|$)(.*)$/i;
 const TOP_LEVEL_KEY = /^[^\s#-]/;
 const ITEM = /^[ \t]*-(?:[ \t]+(.*))?$/;
 
@@ -157,8 +158,7 @@ export function locateAliases(text: string): AliasesLocation {
 		return { ...base, kind: "flow", values: flowItems(inside), to: last.to };
 	}
 	if (!isNull(rest) && !rest.startsWith("|") && !rest.startsWith(">")) {
-		const value = unquote(rest);
-		return { ...base, kind: "scalar", values: value ? [value] : [], to: keyLine.to };
+		return { ...base, kind: "scalar", values: commaItems(unquote(rest)), to: keyLine.to };
 	}
 	const values: string[] = [];
 	let to = keyLine.to;
@@ -192,26 +192,48 @@ export function normalizeAlias(text: string): string {
 		.trim();
 }
 
-/** A frontmatter value as a list: none for a missing or blank one, a single value as one item. */
+/** One string of aliases as Obsidian reads it: the items between its commas (`Doggo, Woofer`). */
+function commaItems(value: string): string[] {
+	return value
+		.split(",")
+		.map((item) => item.trim())
+		.filter((item) => item.length > 0);
+}
+
+/**
+ * A frontmatter value as a list: none for a missing or blank one, a string as Obsidian reads
+ * it (its comma-separated items), another single value as one item.
+ */
 function asList(value: unknown): unknown[] {
 	if (value === undefined || value === null || value === "") return [];
+	if (typeof value === "string") return commaItems(value);
 	return Array.isArray(value) ? value : [value];
+}
+
+/** The key Obsidian reads `name` from: the first written in any case (`Aliases`), else `name`. */
+function keyOf(frontmatter: Record<string, unknown>, name: string): string {
+	return Object.keys(frontmatter).find((key) => key.toLowerCase() === name) ?? name;
 }
 
 /**
  * Adds `alias` to a parsed frontmatter (the object `processFrontMatter` hands out): a
  * missing key becomes a list, a single string becomes a list, an alias already there (after
- * normalisation) is not added twice. The old singular `alias` key, which neither Obsidian
- * (since 1.9.10) nor the daemon reads, is moved into `aliases`: added beside it, the note had
- * two keys and its older aliases still counted for nothing. Returns whether the frontmatter changed.
+ * normalisation) is not added twice. The key is the one the note has, in its case (`Aliases:`
+ * gets no `aliases` beside it, which Obsidian would not read), and a string of aliases is split
+ * as Obsidian reads it (`Doggo, Woofer` stays two aliases, not one « Doggo, Woofer »). The old
+ * singular `alias` key, which neither Obsidian (since 1.9.10) nor the daemon reads, is moved
+ * into `aliases`: added beside it, the note had two keys and its older aliases still counted for
+ * nothing. Returns whether the frontmatter changed.
  */
 export function addAlias(frontmatter: Record<string, unknown>, alias: string): boolean {
 	const wanted = alias.trim();
 	if (!wanted) return false;
-	const list = [...asList(frontmatter.aliases)];
+	const key = keyOf(frontmatter, "aliases");
+	const list = [...asList(frontmatter[key])];
 	const has = new Set(list.map((item) => normalizeAlias(scalarText(item))));
 	if (has.has(normalizeAlias(wanted))) return false;
-	const old = asList(frontmatter.alias);
+	const oldKey = keyOf(frontmatter, "alias");
+	const old = asList(frontmatter[oldKey]);
 	const moved = old.every((item) => scalarText(item) !== "") ? old : []; // a mapping there is kept where it is
 	for (const item of [...moved, wanted]) {
 		const name = normalizeAlias(scalarText(item));
@@ -219,8 +241,8 @@ export function addAlias(frontmatter: Record<string, unknown>, alias: string): b
 		has.add(name);
 		list.push(item);
 	}
-	if (moved === old) delete frontmatter.alias;
-	frontmatter.aliases = list;
+	if (moved === old) delete frontmatter[oldKey];
+	frontmatter[key] = list;
 	return true;
 }
 
@@ -242,8 +264,9 @@ function yamlString(value: string): string {
  */
 export function writeAliases(text: string, aliases: readonly string[]): string {
 	const eol = text.includes("\r\n") ? "\r\n" : "\n";
-	const block = ["aliases:", ...aliases.map((a) => `  - ${yamlString(a)}`)].join(eol);
 	const where = locateAliases(text);
+	const key = where.kind === "none" || where.kind === "missing" ? "aliases" : text.slice(where.from, where.keyLineEnd).split(":")[0].trimEnd();
+	const block = [`${key}:`, ...aliases.map((a) => `  - ${yamlString(a)}`)].join(eol);
 	if (where.kind === "none") return `---${eol}${block}${eol}---${eol}${text}`;
 	if (where.kind === "missing") return `${text.slice(0, where.closingFence)}${block}${eol}${text.slice(where.closingFence)}`;
 	return `${text.slice(0, where.from)}${block}${text.slice(where.to)}`;
