@@ -269,6 +269,21 @@ def test_aliases_and_tags_given_as_one_string_are_split_on_commas_as_obsidian_re
     assert note.answers == ("Où, quand ?",)
 
 
+def test_tags_written_as_inline_tags_are_said_to_be_a_yaml_comment(note_writer):
+    """`tags: #recette #cuisine` is a YAML comment: Obsidian shows no tag, GrasBot had none,
+    and `grasbot check` said nothing of it."""
+    note_writer("n.md", "Tags: #recette #cuisine\naliases:\n  - Tian\n  - #legume\ntitle: x # un commentaire", "")
+    note_writer("cite.md", "tags: ['#recette']\naliases: Tian # un vrai commentaire", "")
+    vault = load_vault(note_writer.root)
+    assert (vault.notes["n.md"].tags, vault.notes["n.md"].aliases) == ((), ("Tian",))
+    assert messages(vault.warnings, "n.md") == [
+        "`tags`: `#recette` is a YAML comment there, read by neither Obsidian nor GrasBot: write `recette` (no `#`), or quote it",
+        "`aliases`: `#legume` is a YAML comment there, read by neither Obsidian nor GrasBot: write `legume` (no `#`), or quote it",
+    ]
+    assert vault.notes["cite.md"].tags == ("recette",)
+    assert messages(vault.warnings, "cite.md") == []
+
+
 def test_a_mapping_where_a_list_is_expected_is_ignored_with_a_warning(note_writer):
     note_writer("n.md", "tags: {a: 1}\npriority: haute", "")
     vault = load_vault(note_writer.root)

@@ -1009,6 +1009,25 @@ def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: l
     return True
 
 
+# `tags: #recette`, or `- #recette` in a list: a `#` after a blank starts a YAML comment
+_TAG_AS_COMMENT = re.compile(r"^(?:(\w[\w .-]*?)[ \t]*:|[ \t]*-)[ \t]+#([^\s#]\S*)")
+
+
+def _commented_out(header: str) -> dict[str, str]:
+    """The `tags` and `aliases` an author wrote as inline tags (`tags: #recette #cuisine`), each
+    with the first word lost: YAML reads a comment there, so neither Obsidian nor GrasBot has
+    them, and nothing said so."""
+    found: dict[str, str] = {}
+    key = ""
+    for line in header.split("\n"):
+        if line[:1] not in ("", " ", "\t", "-"):
+            key = line.split(":", 1)[0].strip().lower()
+        m = _TAG_AS_COMMENT.match(line)
+        if m is not None and key in _COMMA_LISTS:
+            found.setdefault(key, m.group(2))
+    return found
+
+
 def _indent(text: str, number: int) -> str:
     """The blanks the line of that number (from 0) starts with, none past the text's end."""
     line = (text.split("\n")[number : number + 1] or [""])[0]
@@ -1098,6 +1117,11 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     public = _is_public(meta, header, options.default_public, warnings)
     if not detected and _late_frontmatter_keeps_private(text, options.default_public, warnings):
         public = False
+    if "#" in header:
+        warnings.extend(
+            f"`{name}`: `#{word}` is a YAML comment there, read by neither Obsidian nor GrasBot: write `{word}` (no `#`), or quote it"
+            for name, word in _commented_out(header).items()
+        )
     if header.count(":") > len(meta):  # a field written twice: YAML keeps the last one, without a word
         named = Counter(m.group(1) for m in _FIELD_LINE.finditer(header))
         warnings.extend(f"`{key}` is written {n} times: the last one counts" for key, n in named.items() if n > 1 and key.lower() != "visibility")
