@@ -20,7 +20,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from aiohttp import web
+from aiohttp import hdrs, web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from .._config import Settings
@@ -136,7 +136,28 @@ def create_app(
     get("/ask/stream", handle_ask_stream, allow_head=False)
     get("/health", handle_health)
     app.router.add_post("/reload-vault", handle_reload, expect_handler=expect_continue)
+    _refused_by_routes_of_our_own(app)
     return app
+
+
+def _refused_by_routes_of_our_own(app: web.Application) -> None:
+    """A method an endpoint does not take, and a path that is none, reach a route of the daemon's
+    whose `Expect` is met by `expect_continue`: left to aiohttp's router, they got a route of its
+    own, whose expect handler answered `Expect: foo` with a plain-text 417 before any middleware.
+    The 405 and 404 are raised here and written by `errors_as_json`, as before."""
+    for resource in [r for r in app.router.resources() if isinstance(r, web.Resource)]:
+        resource.add_route(hdrs.METH_ANY, _method_not_allowed, expect_handler=expect_continue)
+    app.router.add_route(hdrs.METH_ANY, "/{path:.*}", _not_found, expect_handler=expect_continue)
+
+
+async def _method_not_allowed(request: web.Request) -> web.StreamResponse:
+    route = request.match_info.route
+    taken = {r.method for r in route.resource or ()} - {hdrs.METH_ANY}
+    raise web.HTTPMethodNotAllowed(request.method, taken)
+
+
+async def _not_found(request: web.Request) -> web.StreamResponse:
+    raise web.HTTPNotFound()
 
 
 def runner_kwargs(settings: Settings | None = None) -> dict[str, Any]:

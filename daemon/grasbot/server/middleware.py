@@ -131,7 +131,7 @@ def _endpoints(app: web.Application) -> str:
     routes = (
         f"{r.method} {r.resource.canonical}{'/…' if isinstance(r.resource, web.StaticResource) else ''}"
         for r in app.router.routes()
-        if r.resource is not None and r.method not in ("HEAD", "OPTIONS")
+        if r.resource is not None and r.method not in ("HEAD", "OPTIONS", "*")  # "*": app's 405 and 404
     )
     return ", ".join(dict.fromkeys(routes))
 
