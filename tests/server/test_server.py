@@ -246,6 +246,24 @@ async def test_rpc_discover_serves_the_document(start_daemon):
     assert await rpc_result(client, "rpc.discover") == openrpc_document()
 
 
+async def test_a_batch_gets_the_document_once(start_daemon):
+    """Twenty `rpc.discover` in one batch were twenty copies of the 21 KB document (430 KB for a
+    request of 1 KB, to any caller, no question spent): the first call has it, the others are
+    told why they have not, each under its id, and the batch's other calls are answered as ever."""
+    client = await start_daemon()
+    batch = [{"jsonrpc": "2.0", "method": "rpc.discover", "id": i} for i in range(19)]
+    batch.insert(1, {"jsonrpc": "2.0", "method": "health", "id": "h"})
+    resp = await client.post("/rpc", data=json.dumps(batch).encode(), headers={"Content-Type": "application/json"})
+    assert resp.status == 200
+    text = await resp.text()
+    answers = {a["id"]: a for a in json.loads(text)}
+    assert answers[0]["result"] == openrpc_document() and answers["h"]["result"]["status"] == "ok"
+    refused = {"code": -32600, "message": "Invalid Request", "data": "rpc.discover is answered once per batch: its first call in this batch has the document"}
+    assert [answers[i].get("error") for i in range(1, 19)] == [refused] * 18
+    assert len(text) < 2 * len(json.dumps(openrpc_document()))
+    assert await rpc_result(client, "rpc.discover") == openrpc_document()  # a call of its own is answered whole, as ever
+
+
 async def test_reload_over_rpc_and_http(start_daemon, note_writer):
     note_writer("a.md", "title: Alpha\nvisibility: public", "Une note sur les abeilles.")
     client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
