@@ -521,6 +521,23 @@ async def test_cors_allows_only_the_listed_origins(start_daemon):
     assert pre.status == 403
 
 
+async def test_a_refused_preflight_says_why_in_json(start_daemon, caplog):
+    """A preflight from an origin not listed, or for a method the endpoint does not take, was an
+    empty 403: the owner whose site's origin was missing read nothing in the browser's tools."""
+    caplog.set_level(logging.INFO, logger="grasbot.access")
+    client = await start_daemon(cors_origins="https://site.example")
+    pre = await client.options("/ask/stream", headers={"Origin": "https://autre.example", "Access-Control-Request-Method": "GET"})
+    assert pre.status == 403 and pre.content_type == "application/json"
+    why = "CORS: the page's Origin is not one of GRASBOT_CORS_ORIGINS (the owner lists the site's origin there)"
+    assert await pre.json() == {"error": {"code": -32600, "message": "Invalid Request", "data": why}}
+    assert "OPTIONS /ask/stream 403 preflight refused" in caplog.text
+    pre = await client.options("/rpc", headers={"Origin": "https://site.example", "Access-Control-Request-Method": "PUT"})
+    assert pre.status == 403
+    assert (await pre.json())["error"]["data"] == "CORS: this endpoint takes POST only (Access-Control-Request-Method)"
+    pre = await client.options("/rpc", headers={"Origin": "https://site.example", "Access-Control-Request-Method": "POST"})
+    assert pre.status == 204 and pre.headers["Access-Control-Allow-Origin"] == "https://site.example"
+
+
 # ---------------------------------------------------------------- logging
 
 

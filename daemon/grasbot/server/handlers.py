@@ -59,6 +59,7 @@ def json_response(data: Any, status: int = 200) -> web.Response:
 _HTTP_ERRORS = {
     400: (INVALID_PARAMS, "Invalid params"),
     401: (UNAUTHORIZED, "Unauthorized"),
+    403: (INVALID_REQUEST, "Invalid Request"),
     404: (INVALID_REQUEST, "Invalid Request"),
     405: (INVALID_REQUEST, "Invalid Request"),
     413: (INVALID_REQUEST, "Invalid Request"),

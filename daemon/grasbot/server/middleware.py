@@ -86,8 +86,14 @@ async def cors_preflight(request: web.Request, handler):
         return await handler(request)
     origin = request.headers.get("Origin", "")
     method = request.headers.get("Access-Control-Request-Method", "")
-    if not _origin_allowed(request, origin) or method not in CORS_PATHS[request.path]:
-        return web.Response(status=403)
+    # A refusal says why, in the JSON of every error: an empty 403 left the owner whose site's
+    # origin is not listed (or who sent the wrong method) nothing to read in the browser's tools.
+    if not _origin_allowed(request, origin):
+        request[LOG_OUTCOME] = "preflight refused"
+        return error_response(403, "CORS: the page's Origin is not one of GRASBOT_CORS_ORIGINS (the owner lists the site's origin there)")
+    if method not in CORS_PATHS[request.path]:
+        request[LOG_OUTCOME] = "preflight refused"
+        return error_response(403, f"CORS: this endpoint takes {' or '.join(CORS_PATHS[request.path])} only (Access-Control-Request-Method)")
     return web.Response(
         status=204,
         headers={
