@@ -160,10 +160,25 @@ async def test_malformed_requests_are_invalid_request(spec_rpc: RpcDispatcher, b
 
 @pytest.mark.parametrize(
     "body",
-    [b"", b"  ", b"\xff\xfe{}", b"[" * 100_000],
+    [b"", b"  ", b"[" * 100_000],
 )
 async def test_unparsable_bodies_are_parse_errors(spec_rpc: RpcDispatcher, body: bytes) -> None:
     assert json.loads(await spec_rpc.dispatch(body)) == E(-32700, "Parse error")
+
+
+@pytest.mark.parametrize(
+    ("body", "byte", "offset"),
+    [
+        ('{"jsonrpc": "2.0", "method": "sum", "params": ["café"], "id": 1}'.encode("latin-1"), "E9", 51),  # a Windows console's curl
+        ('{"jsonrpc": "2.0", "method": "sum", "id": 1}'.encode("utf-16"), "FF", 0),
+    ],
+)
+async def test_a_body_not_utf8_is_a_parse_error_that_says_so(spec_rpc: RpcDispatcher, body: bytes, byte: str, offset: int) -> None:
+    """It was a bare « Parse error », the same as broken JSON: a client sending Latin-1 had no
+    way to tell, though /ask names the same fault in its query string."""
+    answer = json.loads(await spec_rpc.dispatch(body))
+    why = f"the body is not UTF-8 (byte 0x{byte} at offset {offset}): JSON-RPC is read as UTF-8, whatever charset the Content-Type names"
+    assert answer == {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error", "data": why}, "id": None}
 
 
 async def test_nan_is_a_parse_error_that_says_why(spec_rpc: RpcDispatcher) -> None:

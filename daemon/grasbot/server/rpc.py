@@ -93,6 +93,12 @@ def _error(code: int, data: Any = None) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "error": error, "id": None}
 
 
+def _not_utf8(exc: UnicodeDecodeError) -> str:
+    """What a body that is not UTF-8 is told: where, and which byte (never more of the body)."""
+    where = f"byte 0x{exc.object[exc.start]:02X} at offset {exc.start}"
+    return f"the body is not UTF-8 ({where}): JSON-RPC is read as UTF-8, whatever charset the Content-Type names"
+
+
 def _well_formed(member: Any) -> bool:
     """A Request object as section 4 of the spec defines it (extra members refused)."""
     if not isinstance(member, dict) or not set(member) <= _REQUEST_KEYS:
@@ -206,6 +212,8 @@ class RpcDispatcher:
         try:
             text = body.decode("utf-8") if isinstance(body, (bytes, bytearray)) else body
             parsed = loads(text)
+        except UnicodeDecodeError as exc:  # a Windows console's cp1252, a client's latin-1: said, not a bare parse error
+            return self._answered(None, _error(PARSE_ERROR, _not_utf8(exc)))
         except WireError as exc:  # JSON, but not what an answer could carry back: say what
             return self._answered(None, _error(PARSE_ERROR, str(exc)))
         except (ValueError, RecursionError):  # bad UTF-8 or JSON, or absurdly deep nesting
