@@ -864,7 +864,7 @@ async def test_a_stream_the_stop_cuts_has_its_access_line(note_writer, standin_o
             await asyncio.sleep(0.05)
         url = out.split()[3]  # "GrasBot listening on http://127.0.0.1:PORT ..."
         async with aiohttp.ClientSession() as session, session.get(f"{url}/ask/stream", params={"q": "le jardin et les abeilles"}) as resp:
-            assert (await resp.content.readline()) == b"event: sources\n"
+            assert [await resp.content.readline() for _ in range(3)] == [b"id: asked\n", b"\n", b"event: sources\n"]
             while standin_ollama.in_flight != 1:  # the model is writing (held after its first piece)
                 await asyncio.sleep(0.05)
             stop.set()

@@ -276,3 +276,22 @@ async def test_code_the_model_quotes_keeps_its_brackets(start_daemon, standin_ol
     events = await asyncio.wait_for(collect(resp), BOUND)
     done = events[-1][1]
     assert done["response"] == "".join(d["text"] for n, d in events if n == "token") == FIRST_PIECE + " " + reply
+
+
+async def test_an_eventsource_reconnecting_after_the_answer_asks_nothing_again(start_daemon, standin_ollama, tmp_path):
+    """A browser's EventSource reconnects whenever a stream ends, `done` included: a site that
+    read the stream with one (and did not close it on `done`) asked the question again every
+    3 s, each a model call, a line of the question log and a question of the visitor's rate.
+    The stream gives an event ID, and the reconnect that sends it back gets 204, which ends an
+    EventSource for good."""
+    client = await start_daemon(ollama_url=standin_ollama.url, question_log=str(tmp_path / "q.sqlite3"), answer_cache="off")
+    resp = await client.get("/ask/stream", params={"q": Q})
+    raw = await asyncio.wait_for(resp.read(), BOUND)
+    assert raw.startswith(b"id: asked\n\n") and b"event: done" in raw
+    again = await client.get("/ask/stream", params={"q": Q}, headers={"Last-Event-ID": "asked"})
+    assert again.status == 204 and await again.read() == b""
+    assert len(standin_ollama.requests) == 1 and bot_of(client).question_log.count() == 1
+    pre = await client.options(
+        "/ask/stream", headers={"Origin": "app://obsidian.md", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "last-event-id"}
+    )
+    assert pre.status == 204 and "Last-Event-ID" in pre.headers["Access-Control-Allow-Headers"]

@@ -24,7 +24,7 @@ from .methods import RpcContext, answer_outcome, check_limits, for_caller, reloa
 from .protocol import WireError, dumps, loads, validate_params
 from .ratelimit import RateLimiter
 from .rpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RATE_LIMITED, UNAUTHORIZED, VAULT_RELOAD_FAILED
-from .sse import SSE_HEADERS, sse_event
+from .sse import SSE_HEADERS, STREAM_ID, sse_event
 from .state import BOT, DISPATCHER, LIMITER, LOG_OUTCOME, LOG_WHAT, SETTINGS, STOPPING, caller_key, is_owner
 
 __all__ = [
@@ -238,6 +238,9 @@ async def handle_ask(request: web.Request) -> web.Response:
 
 
 async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
+    if "Last-Event-ID" in request.headers:  # an EventSource reconnecting to a stream that ended: see sse.STREAM_ID
+        request[LOG_OUTCOME] = "reconnect refused"
+        return web.Response(status=204)
     asked = _visitor_question(request)
     if isinstance(asked, web.Response):
         return asked
@@ -246,6 +249,7 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
     request[LOG_OUTCOME] = "client gone"
     try:
         await response.prepare(request)
+        await response.write(STREAM_ID)
     except ConnectionResetError:  # gone as soon as asked: nothing to say, and no 500
         return response
     owner = is_owner(request)

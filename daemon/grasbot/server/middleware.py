@@ -98,7 +98,7 @@ async def cors_preflight(request: web.Request, handler):
         status=204,
         headers={
             "Access-Control-Allow-Methods": ", ".join((*CORS_PATHS[request.path], "OPTIONS")),
-            "Access-Control-Allow-Headers": "Content-Type, Authorization",
+            "Access-Control-Allow-Headers": "Content-Type, Authorization, Last-Event-ID",  # an EventSource's reconnect: handlers.handle_ask_stream
             "Access-Control-Max-Age": "600",
         },
     )

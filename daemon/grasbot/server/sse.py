@@ -11,7 +11,7 @@ from typing import Any
 
 from .protocol import dumps
 
-__all__ = ["SSE_HEADERS", "sse_event", "sse_comment"]
+__all__ = ["SSE_HEADERS", "STREAM_ID", "sse_event", "sse_comment"]
 
 #: no-store so nothing keeps a visitor's answer (no-cache lets a cache keep it); X-Accel-Buffering
 #: so nginx forwards each event.
@@ -20,6 +20,13 @@ SSE_HEADERS = {
     "Cache-Control": "no-store",
     "X-Accel-Buffering": "no",
 }
+
+
+#: The stream's first bytes: an event ID and no data, which no client dispatches as an event.
+#: A browser's EventSource reconnects whenever a stream ends, `done` included, and sends the ID
+#: back as `Last-Event-ID`: that request is answered 204, which tells it to stop, instead of
+#: asking the question again every 3 s.
+STREAM_ID = b"id: asked\n\n"
 
 
 def sse_event(event: str, data: Any) -> bytes:
