@@ -313,6 +313,21 @@ def test_a_link_to_a_public_note_names_it_in_every_syntax(tmp_path, syntax):
         assert "voisin" in readable.lower(), (text, readable)
 
 
+@pytest.mark.parametrize("inner", ["![le plan]({dest})", "voir [le plan]({dest})", "<{dest}>"])
+def test_a_web_links_label_loses_a_private_notes_path(tmp_path, inner):
+    """`[![plan](../prive/note.md)](https://…)`: the web link stays as written, but a note's
+    image or link inside its label is read as it is anywhere else; the private path was kept."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    label = inner.format(dest=f"../prive/{SECRET}.md")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin : [{label}](https://example.org/jardin), le samedi.\n")
+    bot = make_bot(root)
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert SECRET not in readable.lower() and "prive/" not in readable, readable
+    assert "](https://example.org/jardin), le samedi." in readable
+    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+
+
 def test_an_html_tag_that_names_no_note_stays_as_written():
     """An HTML course's examples are its text: only a tag that names a note is a link."""
     text = 'Une image : `<img src="photo.jpg" alt="Une photo">`, une vidéo <video src="film.mp4"></video>, <script src="https://x.org/a.js"></script>.'

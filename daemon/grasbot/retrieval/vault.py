@@ -1206,11 +1206,10 @@ def _rewrite_other_links(text: str, keep, rel: str) -> str:
 
         def markdown(m: re.Match) -> str:
             target = link_target(m.group(3), rel)
-            if target is None:
-                return m.group(0)
-            label = m.group(2).strip()
-            if "](" in label:  # an image inside the link
-                label = _rewrite_other_links(label, keep, rel).strip()
+            if target is None:  # a web address stays, but not a link to a note inside its label
+                label = _rewrite_other_links(m.group(2), keep, rel)
+                return m.group(0) if label == m.group(2) else f"{m.group(1)}[{label}]{m.group(0)[m.end(2) - m.start() + 1 :]}"
+            label = _rewrite_other_links(m.group(2), keep, rel).strip()  # an image inside the link
             return label or _shown(target, keep)
 
         text = _MD_LINK.sub(markdown, text)
