@@ -243,6 +243,7 @@ def link(syntax: str, label: str, folder: str = "prive", name: str = f"Note priv
         "html": f'<a href="../{folder}/{encoded}">{label}</a>',
         "obsidian-uri": f"[{label}](obsidian://open?vault=V&file={urllib.parse.quote(f'{folder}/{name}', safe='')})",
         "obsidian-bare": f"obsidian://open?vault=V&file={urllib.parse.quote(f'{folder}/{name}', safe='')}",  # « Copy Obsidian URL »
+        "obsidian-bare-parenthesis": f"(obsidian://open?vault=V&file={urllib.parse.quote(f'{folder}/{name}', safe='')})",
         "html-iframe": f'<iframe src="../{folder}/{encoded}"></iframe>',
         "html-img": f"<img alt='' src='../{folder}/{encoded}'>",
         "wikilink": f"[[{name}|{label}]]" if label else f"[[{name}]]",
@@ -266,12 +267,16 @@ SYNTAXES = [
     "html",
     "obsidian-uri",
     "obsidian-bare",
+    "obsidian-bare-parenthesis",
     "html-iframe",
     "html-img",
     "wikilink",
     "wikilink-path",
     "wikilink-embed",
 ]
+
+
+UNLABELLED = ("angle", "angle-spaces", "wikilink-embed", "obsidian-bare", "obsidian-bare-parenthesis", "html-iframe", "html-img")  # syntaxes without a label
 
 
 @pytest.fixture(scope="module")
@@ -295,7 +300,7 @@ def test_links_to_a_private_note_keep_only_their_label(link_vault, syntaxes, lab
     bot_index = build_snapshot(make_bot(link_vault).settings).index("visitor")
     for text in (bot_index.readable_body("pub/accueil.md"), indexable_body(owner)):
         assert SECRET not in text.lower() and "prive/" not in text, (syntaxes, text)
-        if label and not all(s in ("angle", "angle-spaces", "wikilink-embed", "obsidian-bare", "html-iframe", "html-img") for s in syntaxes):
+        if label and not all(s in UNLABELLED for s in syntaxes):
             assert label in text
 
 
@@ -325,6 +330,21 @@ def test_a_web_links_label_loses_a_private_notes_path(tmp_path, inner):
     readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
     assert SECRET not in readable.lower() and "prive/" not in readable, readable
     assert "](https://example.org/jardin), le samedi." in readable
+    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+
+
+@pytest.mark.parametrize("around", ["({})", '"{}"', "'{}'", "**({})**"])
+def test_an_obsidian_uri_in_parentheses_or_quotes_loses_a_private_notes_path(tmp_path, around):
+    """« Copy Obsidian URL » pasted in parentheses or quotes is a link as it is bare: it kept
+    the private note's path, which visitors read in passages and answers."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    uri = f"obsidian://open?vault=V&file={urllib.parse.quote(f'prive/{SECRET}', safe='')}"
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le plan du jardin {around.format(uri)} date de mai.\n")
+    bot = make_bot(root)
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert SECRET not in readable.lower() and "date de mai" in readable, readable
     assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
 
 

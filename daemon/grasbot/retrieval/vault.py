@@ -819,8 +819,9 @@ _HTML_SOURCE = re.compile(  # a tag left once `_HTML_LINK`'s are read; only a no
     r"<[a-z][a-z0-9-]*\s(?:[^<>]*?\s)?(?:src|href)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))[^<>]*>",
     re.IGNORECASE,
 )
-# not after what opens another syntax's destination; a sentence's last stop is not the URL's
-_BARE_OBSIDIAN = re.compile(r"(?<![(<\"'=\w/])obsidian://[^\s<>()\[\]\"'`]*[^\s<>()\[\]\"'`.,;:!?]", re.IGNORECASE)
+# not after what opens another syntax's destination (`](`, `<`, `="`); a sentence's last stop is
+# not the URL's. A parenthesis or a quote of prose opens none: « (obsidian://…) » kept its path
+_BARE_OBSIDIAN = re.compile(r"(?<![<=\w/])(?<!\]\()(?<!=[\"'])obsidian://[^\s<>()\[\]\"'`]*[^\s<>()\[\]\"'`.,;:!?]", re.IGNORECASE)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
