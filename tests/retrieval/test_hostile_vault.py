@@ -348,6 +348,19 @@ def test_an_obsidian_uri_in_parentheses_or_quotes_loses_a_private_notes_path(tmp
     assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
 
 
+@pytest.mark.parametrize("link", ["[[{name}|Projet [2023]]]", "[[{name}|a [b] c]]", "![[{name}#Étape [1]]]", "[[{name}#Étape [1]|voir]]"])
+def test_a_wikilink_whose_label_or_heading_holds_a_bracket_is_a_link(tmp_path, link):
+    """Obsidian reads a wikilink up to its first `]]`, a bracket in its label or heading
+    included: GrasBot read no link there, and visitors read the private note's name."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "## Étape [1]\nLe secret du jardin.")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le plan du jardin : {link.format(name=SECRET)}, en mai.\n")
+    bot = make_bot(root)
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert SECRET not in readable.lower() and "en mai" in readable, readable
+
+
 def test_an_html_tag_that_names_no_note_stays_as_written():
     """An HTML course's examples are its text: only a tag that names a note is a link."""
     text = 'Une image : `<img src="photo.jpg" alt="Une photo">`, une vidéo <video src="film.mp4"></video>, <script src="https://x.org/a.js"></script>.'

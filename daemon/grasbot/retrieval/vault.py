@@ -40,7 +40,9 @@ LIST_FIELDS = ("domains", "tags", "aliases", "answers", "linked", "related")
 # an author's `alias: Cuisine du sud` was dropped without a word
 _OLD_KEYS = {"alias": "aliases", "tag": "tags"}
 
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]|#^]*)(?:[#^]([^\[\]|]*))?(?:\|([^\[\]]*))?\]\]")
+# A heading or a label may hold a bracket, as Obsidian reads them (up to the first `]]`), but not
+# `[[`: `[[Note|Projet [2023]]]` was no link, and a private note's name stayed in the text
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]|#^]*)(?:[#^]((?:[^\[\]|]++|\[(?!\[)|\](?!\]))*+))?(?:\|((?:[^\[\]]++|\[(?!\[)|\](?!\]))*+))?\]\]")
 _INLINE_TAG = re.compile(r"(?<![\w/&#\[])#([^\W\d][\w/-]*)")
 
 
