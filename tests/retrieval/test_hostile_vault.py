@@ -361,6 +361,23 @@ def test_a_wikilink_whose_label_or_heading_holds_a_bracket_is_a_link(tmp_path, l
     assert SECRET not in readable.lower() and "en mai" in readable, readable
 
 
+@pytest.mark.parametrize("link", ["[[{name}|![[photo.png]]]]", "[[{name}|![[photo.png|300]] le plan]]", "[[{name}#Plan|![[photo.png]]]]"])
+def test_a_wikilink_around_an_embed_loses_its_target(tmp_path, link):
+    """`[[Note|![[photo.png]]]]`, a link Obsidian reads to Note: once the photo's embed was
+    read, `[[Note|]]` was left in the text, and a visitor read the private note's name."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "## Plan\nLe secret du jardin.")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le plan du jardin : {link.format(name=SECRET)}, en mai.\n")
+    bot = make_bot(root)
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert SECRET not in readable.lower() and "en mai" in readable, readable
+    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+    found = bot.search("Le plan du jardin en mai")
+    assert found.context and all(SECRET not in p.text.lower() for p in found.context)
+    said = extractive_answer("plan du jardin", found.context, bot.snapshot.index("visitor"), grounded=True)
+    assert "mai" in said and SECRET not in said.lower()
+
+
 def test_an_html_tag_that_names_no_note_stays_as_written():
     """An HTML course's examples are its text: only a tag that names a note is a link."""
     text = 'Une image : `<img src="photo.jpg" alt="Une photo">`, une vidéo <video src="film.mp4"></video>, <script src="https://x.org/a.js"></script>.'

@@ -1171,28 +1171,38 @@ def rewrite_links(text: str, keep, rel: str = "", code: Sequence[tuple[int, ...]
     `_links_in`: a pattern that starts with `(!?)` is tried at every position of every body.)"""
     if code:
         return code_kept(text, code, lambda plain: rewrite_links(plain, keep, rel))
-    if "[[" in text:  # no wikilink without it: spare the scan
-        out: list[str] = []
-        last = 0
-        for m in _WIKILINK_AT.finditer(text):
-            start = m.start()
-            embed = start > last and text[start - 1] == "!"
-            if embed:  # an embed's `!` goes with it
-                start -= 1
-            out.append(text[last:start])
-            target, label = m.group(1).strip(), (m.group(3) or "").strip()
-            if embed:  # `![[photo.png|300]]`, `![[photo.png|Les ruches|400x300]]`: a size is no label
-                label = _EMBED_SIZE.sub("", label).strip()
-            if label or not target:
-                out.append(label)
-            elif keep(target):
-                out.append(PurePosixPath(target).name)
-            last = m.end()
-        out.append(text[last:])
-        text = "".join(out)
+    while "[[" in text:  # no wikilink without it: spare the scan
+        # again while it finds some: one a link inside its label hid (`[[Note|![[photo.png]]]]`,
+        # which Obsidian reads as a link to Note) is whole once that one is read
+        rewritten = _rewrite_wikilinks(text, keep)
+        if rewritten == text:
+            break
+        text = rewritten
     if "](" not in text and "]:" not in text and "<" not in text and "://" not in text:
         return text
     return _rewrite_other_links(text, keep, rel)
+
+
+def _rewrite_wikilinks(text: str, keep) -> str:
+    """rewrite_links for wikilinks and embeds, in one pass."""
+    out: list[str] = []
+    last = 0
+    for m in _WIKILINK_AT.finditer(text):
+        start = m.start()
+        embed = start > last and text[start - 1] == "!"
+        if embed:  # an embed's `!` goes with it
+            start -= 1
+        out.append(text[last:start])
+        target, label = m.group(1).strip(), (m.group(3) or "").strip()
+        if embed:  # `![[photo.png|300]]`, `![[photo.png|Les ruches|400x300]]`: a size is no label
+            label = _EMBED_SIZE.sub("", label).strip()
+        if label or not target:
+            out.append(label)
+        elif keep(target):
+            out.append(PurePosixPath(target).name)
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _shown(target: str, keep) -> str:
