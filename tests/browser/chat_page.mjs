@@ -21,16 +21,46 @@ const context = await launchChromium(
 	config.userDataDir,
 	config.chromium || CHROMIUM,
 );
-const report = { requests: [], pageErrors: [], console: [], dialogs: [], snapshots: {}, axe: {}, focus: {} };
+const report = { requests: [], pageErrors: [], console: [], dialogs: [], snapshots: {}, axe: {}, focus: {}, live: {} };
 // Set up in every document before its own scripts: what the tests watch for.
 await context.addInitScript(() => {
+	// The widget draws in a shadow root: the tests look into open shadow roots as into the page.
+	const roots = () => {
+		const found = [document];
+		for (let i = 0; i < found.length; i++) for (const el of found[i].querySelectorAll("*")) if (el.shadowRoot) found.push(el.shadowRoot);
+		return found;
+	};
+	window.__q = (selector) => {
+		for (const root of roots()) {
+			const el = root.querySelector(selector);
+			if (el) return el;
+		}
+		return null;
+	};
+	window.__qa = (selector) => roots().flatMap((root) => [...root.querySelectorAll(selector)]);
+	// the element with the focus, inside a shadow root if it is in one
+	window.__active = () => {
+		let el = document.activeElement;
+		while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+		return el;
+	};
+	// el.closest(selector), going on from a shadow root to its host
+	window.__closest = (el, selector) => {
+		for (let at = el; at; ) {
+			const found = at.closest(selector);
+			if (found) return found;
+			const root = at.getRootNode();
+			at = root instanceof ShadowRoot ? root.host : null;
+		}
+		return null;
+	};
 	window.__cspViolations = [];
 	document.addEventListener("securitypolicyviolation", (e) => {
 		window.__cspViolations.push({ directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample });
 	});
 	// "tag.first-class:text" of the element with the focus
 	window.__describeFocus = () => {
-		const el = document.activeElement;
+		const el = window.__active();
 		if (!el || el === document.body) return "body";
 		const name = typeof el.className === "string" ? el.className.split(" ")[0] : "";
 		const label = (el.textContent || el.getAttribute("aria-label") || "").trim().slice(0, 40);
@@ -38,7 +68,7 @@ await context.addInitScript(() => {
 	};
 	window.__announcements = [];
 	// Every text put in a live region: what a screen reader would be told, and how often.
-	new MutationObserver((mutations) => {
+	const observer = new MutationObserver((mutations) => {
 		for (const m of mutations) {
 			const target = m.target.nodeType === 1 ? m.target : m.target.parentElement;
 			const live = target && target.closest && target.closest("[aria-live]");
@@ -47,7 +77,16 @@ await context.addInitScript(() => {
 			const texts = m.type === "characterData" ? [m.target.data] : [...m.addedNodes].map((n) => n.textContent);
 			for (const text of texts) if (text) window.__announcements.push({ region, text });
 		}
-	}).observe(document, { subtree: true, childList: true, characterData: true });
+	});
+	const watch = (root) => observer.observe(root, { subtree: true, childList: true, characterData: true });
+	watch(document);
+	// and in every shadow root, as it is made
+	const attachShadow = Element.prototype.attachShadow;
+	Element.prototype.attachShadow = function (init) {
+		const root = attachShadow.call(this, init);
+		watch(root);
+		return root;
+	};
 });
 
 try {
@@ -113,7 +152,7 @@ async function run(page, step) {
 		case "wait": // until the chat is in one of `states` and has `turns` turns
 			await page.waitForFunction(
 				({ chat, states, turns }) => {
-					const root = document.querySelector(chat);
+					const root = window.__q(chat);
 					return (
 						root &&
 						states.includes(root.dataset.state) &&
@@ -131,7 +170,7 @@ async function run(page, step) {
 		case "waitText": // until the last turn's streamed text contains `text`
 			await page.waitForFunction(
 				({ chat, text }) => {
-					const turns = document.querySelectorAll(`${chat} .grasbot-turn`);
+					const turns = window.__qa(`${chat} .grasbot-turn`);
 					const last = turns[turns.length - 1];
 					return Boolean(last) && last.querySelector(".grasbot-answer").textContent.includes(text);
 				},
@@ -168,7 +207,7 @@ async function run(page, step) {
 			await page.evaluate(AXE); // by the DevTools protocol: the page's CSP does not apply to it
 			const result = await page.evaluate(
 				async ({ selector, tags }) => {
-					const r = await window.axe.run(selector ? document.querySelector(selector) : document, {
+					const r = await window.axe.run(selector ? window.__q(selector) : document, {
 						runOnly: { type: "tag", values: tags },
 						resultTypes: ["violations"],
 					});
@@ -190,6 +229,21 @@ async function run(page, step) {
 		case "snapshot":
 			report.snapshots[step.name] = await page.evaluate(snapshot, chat);
 			return;
+		case "liveRegions": {
+			// the live regions of Chromium's accessibility tree, what a screen reader is told of,
+			// each with its text: a region in a shadow root must be one as well
+			const cdp = await page.context().newCDPSession(page);
+			const { nodes } = await cdp.send("Accessibility.getFullAXTree");
+			const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+			const prop = (n, name) => (n.properties || []).find((p) => p.name === name)?.value?.value;
+			const textOf = (n) =>
+				n.role?.value === "StaticText" ? n.name?.value || "" : (n.childIds || []).map((id) => (byId.has(id) ? textOf(byId.get(id)) : "")).join("");
+			report.live[step.name] = nodes
+				.filter((n) => prop(n, "live") && prop(n, "live") !== "off" && !n.ignored)
+				.map((n) => ({ role: n.role?.value, live: prop(n, "live"), atomic: prop(n, "atomic") ?? false, text: textOf(n) }));
+			await cdp.detach();
+			return;
+		}
 		default:
 			throw new Error(`unknown step ${JSON.stringify(step)}`);
 	}
@@ -197,7 +251,23 @@ async function run(page, step) {
 
 // What a visitor sees, and what the tests watch for, in the browser.
 function snapshot(chat) {
-	const root = document.querySelector(chat);
+	// The properties a site's stylesheet could change on the widget's elements.
+	const LOOK = [
+		"color", "background-color", "font-family", "font-size", "font-weight", "font-style", "line-height",
+		"letter-spacing", "word-spacing", "text-transform", "text-align", "text-indent", "text-decoration-line",
+		"white-space", "direction", "display", "position", "box-sizing", "width", "height", "padding", "margin",
+		"border-top", "border-radius", "list-style-type", "opacity", "visibility", "transform", "filter",
+		"box-shadow", "outline", "cursor", "flex-direction", "justify-content", "align-items",
+	];
+	// The widget's parts: its panel and launcher, the chat and an answer with its sources.
+	const LOOK_PARTS = [
+		".grasbot-panel", ".grasbot-panel-head", ".grasbot-panel-title", ".grasbot-close", ".grasbot-panel-body",
+		".grasbot-launcher", ".grasbot", ".grasbot-toolbar", ".grasbot-new", ".grasbot-thread", ".grasbot-turn",
+		".grasbot-question", ".grasbot-reply", ".grasbot-badge", ".grasbot-answer p", ".grasbot-cite",
+		".grasbot-sources-title", ".grasbot-source", ".grasbot-source-title", ".grasbot-status", ".grasbot-form",
+		".grasbot-label", ".grasbot-input", ".grasbot-actions", ".grasbot-send", ".grasbot-hint",
+	];
+	const root = window.__q(chat);
 	const visible = (el) => Boolean(el) && !el.hidden && el.getClientRects().length > 0;
 	const text = (el) => (visible(el) ? el.textContent : null);
 	const turns = [...(root ? root.querySelectorAll(".grasbot-turn") : [])].map((turn) => {
@@ -241,7 +311,7 @@ function snapshot(chat) {
 			}),
 		};
 	});
-	const live = [...document.querySelectorAll("[aria-live]")].map((el) => ({
+	const live = window.__qa("[aria-live]").map((el) => ({
 		cls: String(el.className),
 		live: el.getAttribute("aria-live"),
 	}));
@@ -261,24 +331,24 @@ function snapshot(chat) {
 		injectedWhat: root ? [...root.querySelectorAll("script, img, iframe, object, [onerror], [onload]")].map((e) => e.outerHTML.slice(0, 200)) : [],
 		injectedGlobal: typeof window.__grasbotInjected === "undefined" ? null : window.__grasbotInjected,
 		scripts: [...document.scripts].map((s) => s.getAttribute("src")),
-		styleAttributes: document.querySelectorAll("[style]:not([style=\"\"])").length,
-		styled: [...document.querySelectorAll("[style]:not([style=\"\"])")].map((e) => e.getAttribute("style")),
+		styleAttributes: window.__qa("[style]:not([style=\"\"])").length,
+		styled: window.__qa("[style]:not([style=\"\"])").map((e) => e.getAttribute("style")),
 		focused: window.__describeFocus(),
 		// how the focused element is drawn: its outline, and the shadows around it
 		focusRing: (({ outlineColor, outlineStyle, outlineWidth, outlineOffset, boxShadow }) => ({
 			outline: `${outlineWidth} ${outlineStyle} ${outlineColor}`,
 			offset: outlineOffset,
 			boxShadow,
-		}))(getComputedStyle(document.activeElement || document.body)),
+		}))(getComputedStyle(window.__active() || document.body)),
 		scrollWidth: document.documentElement.scrollWidth,
 		clientWidth: document.documentElement.clientWidth,
 		innerHeight: window.innerHeight,
 		storage: Object.keys(sessionStorage),
-		panelOpen: visible(document.querySelector(".grasbot-panel")),
-		launchers: document.querySelectorAll(".grasbot-launcher").length,
+		panelOpen: visible(window.__q(".grasbot-panel")),
+		launchers: window.__qa(".grasbot-launcher").length,
 		// the widget's panel: its height, its title's lines, and how much of the thread it shows at once
 		panel: (() => {
-			const panel = document.querySelector(".grasbot-panel");
+			const panel = window.__q(".grasbot-panel");
 			if (!visible(panel)) return null;
 			const title = panel.querySelector(".grasbot-panel-title");
 			const body = panel.querySelector(".grasbot-panel-body").getBoundingClientRect();
@@ -293,7 +363,7 @@ function snapshot(chat) {
 		// the widget's boxes as drawn (px): its panel, header, title, body, launcher and the chat's
 		// question box, send button and hint, and the gaps around them
 		sizes: (() => {
-			const widget = document.querySelector(".grasbot-widget");
+			const widget = window.__q(".grasbot-widget");
 			if (!widget) return null;
 			const px = (n) => Math.round(n * 100) / 100;
 			const box = (selector) => {
@@ -330,7 +400,7 @@ function snapshot(chat) {
 				["label", ".grasbot-label"],
 				["send", ".grasbot-send"],
 			]
-				.map(([name, selector]) => [name, document.querySelector(`.grasbot-widget ${selector}`)])
+				.map(([name, selector]) => [name, window.__q(`.grasbot-widget ${selector}`)])
 				.filter(([, el]) => el)
 				.map(([name, el]) => {
 					const s = getComputedStyle(el);
@@ -350,13 +420,13 @@ function snapshot(chat) {
 			[
 				["chat", root],
 				["hint", root && root.querySelector(".grasbot-hint")],
-				["launcher", document.querySelector(".grasbot-launcher")],
+				["launcher", window.__q(".grasbot-launcher")],
 			]
 				.filter(([, el]) => el)
 				.map(([name, el]) => [name, getComputedStyle(el).fontSize]),
 		),
 		// each visible button's border: in forced colours, a button without one is bare text
-		buttons: [...document.querySelectorAll("button")].filter(visible).map((b) => {
+		buttons: window.__qa("button").filter(visible).map((b) => {
 			const style = getComputedStyle(b);
 			return { name: b.textContent, border: `${style.borderTopWidth} ${style.borderTopStyle} ${style.borderTopColor}` };
 		}),
@@ -367,6 +437,36 @@ function snapshot(chat) {
 					.map((list) => ({ cls: list.className, role: list.getAttribute("role") }))
 			: [],
 		// the language a screen reader reads the chat and the launcher in
-		langs: [root, document.querySelector(".grasbot-launcher")].filter(Boolean).map((el) => el.closest("[lang]")?.lang ?? null),
+		langs: [root, window.__q(".grasbot-launcher")].filter(Boolean).map((el) => window.__closest(el, "[lang]")?.lang ?? null),
+		// how each part of the widget is drawn, and the element the site's page holds (the widget's
+		// own, or the host of its shadow root): what a site's stylesheet must not change
+		look: (() => {
+			const widget = window.__q(".grasbot-widget");
+			if (!widget) return null;
+			const outer = widget.getRootNode() instanceof ShadowRoot ? widget.getRootNode().host : widget;
+			const drawn = (el) => {
+				const s = getComputedStyle(el);
+				const r = el.getBoundingClientRect();
+				return {
+					...Object.fromEntries(LOOK.map((name) => [name, s.getPropertyValue(name)])),
+					box: [r.left, r.top, r.width, r.height].map((n) => Math.round(n * 100) / 100),
+				};
+			};
+			const outerStyle = getComputedStyle(outer);
+			return {
+				outer: Object.fromEntries(["display", "opacity", "transform", "filter", "visibility", "position", "z-index"].map((n) => [n, outerStyle.getPropertyValue(n)])),
+				parts: Object.fromEntries(
+					LOOK_PARTS.map((selector) => [selector, [...widget.querySelectorAll(selector)].slice(0, 3).map(drawn)]).concat([[".grasbot-widget", [drawn(widget)]]]),
+				),
+			};
+		})(),
+		// the site's own elements, as it styles them: the widget's stylesheet must not reach them
+		site: Object.fromEntries(
+			[...document.querySelectorAll("[data-site]")].map((el) => {
+				const s = getComputedStyle(el);
+				return [el.dataset.site, Object.fromEntries(LOOK.map((name) => [name, s.getPropertyValue(name)]))];
+			}),
+		),
 	};
 }
+

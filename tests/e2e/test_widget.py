@@ -28,11 +28,13 @@ def strict_csp(bot: str) -> str:
     )
 
 
-def host_page(bot: str, body: str = "", lang: str = "fr", head: str = "") -> str:
+def host_page(bot: str, body: str = "", lang: str = "fr", head: str = "", *, widget: bool = True) -> str:
+    """A page of the owner's site with deploy/README.md's tag, as is (or, `widget` false, without it)."""
+    tag = f'<script src="{bot}/widget.js" data-grasbot-origin="{bot}" defer></script>' if widget else ""
     return (
         f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Le site du propriétaire</title>'
-        f'{head}<script src="{bot}/widget.js" data-grasbot-origin="{bot}" defer></script></head>'
+        f"{head}{tag}</head>"
         '<body><main><h1>Mon portfolio</h1><p>Des projets, des notes. <a href="/contact">Contact</a></p>'
         f"{body}</main></body></html>"
     )
@@ -327,3 +329,115 @@ async def test_a_sites_own_styles_for_its_elements_do_not_reach_the_widget(tmp_p
     assert drawn["themed"]["text"] == drawn["bare"]["text"]
     title = drawn["bare"]["text"]["title"]
     assert title["font"].startswith("700 16px / 24px system-ui") and title["transform"] == "none", title
+
+
+#: A theme that styles every element it can reach, with classes, ids, attributes, pseudo-classes
+#: and !important: what a site's stylesheet (or a CSS framework's reset) does to its own pages.
+HOSTILE_THEME = """
+html { font-size: 62.5% }
+body { font: italic 300 24px/2 Georgia, serif; color: #eee; background: #111; letter-spacing: .1em;
+  word-spacing: .3em; text-align: right; text-transform: lowercase; text-indent: 2em; cursor: crosshair }
+* { box-sizing: content-box !important }
+body > *, body > :last-child { opacity: .4 !important; filter: blur(2px) !important; transform: scale(.5) !important }
+:not(:defined) { display: none !important }
+div { display: flex !important; line-height: 3 !important; padding: 7px }
+.site p, body p, p { color: white !important; margin: 3em !important; font-size: 30px !important }
+button { text-transform: uppercase !important; border-radius: 0 !important; letter-spacing: .3em !important;
+  padding: 20px !important; background: navy; box-shadow: none !important }
+button:hover, button:focus, button:focus-visible { background: red !important; color: yellow !important; outline: none !important }
+#main button, [type=button], [type=submit] { width: 300px !important }
+[role=list] li, ol li, ul li, li { list-style: square !important; padding: 2em !important; margin: 1em !important }
+[lang], [class] { font-family: "Comic Sans MS", cursive !important }
+section { position: static !important; width: 100px !important; height: auto !important }
+h2 { font-size: 40px !important; color: red !important }
+textarea { width: 50px !important; height: 300px !important; font-size: 8px !important }
+a { color: lime !important; text-decoration: none !important }
+label { display: none !important }
+"""
+
+#: The site's own elements, the same kinds as the widget's, each named for the snapshot.
+SITE_ELEMENTS = (
+    '<button type="button" data-site="button">S\'abonner</button><h2 data-site="h2">Projets</h2>'
+    '<section data-site="section"><p data-site="p">Un projet.</p></section><label data-site="label">Nom <input></label>'
+)
+
+
+async def test_a_hostile_sites_stylesheet_neither_reaches_the_widget_nor_is_reached_by_it(tmp_path):
+    """A site's rules with a class, an id, an attribute, a pseudo-class or !important beat the
+    widget's own (`button:hover { background: red !important }`, `[lang] { font-family }`,
+    `div { display: flex !important }`): on such a site the panel was unreadable. Drawn on a
+    hostile site and on a bare one, after the same conversation, every part of the widget must
+    look the same; and the site's own button, heading and paragraph look as they do without it."""
+    pages: dict[str, str] = {}
+    async with owner_site(pages) as site:
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site, "GRASBOT_ANSWER_CACHE": "off"}) as stack:
+            pages["csp"] = strict_csp(stack.url)
+            pages["/hostile.css"] = HOSTILE_THEME
+            pages["/bare"] = host_page(stack.url, SITE_ELEMENTS)
+            pages["/hostile"] = host_page(stack.url, SITE_ELEMENTS, head='<link rel="stylesheet" href="/hostile.css">')
+            pages["/without"] = host_page(stack.url, SITE_ELEMENTS, widget=False)
+            drawn = {}
+            for name in ("bare", "hostile"):
+                stack.ollama.script_next("Le potager arrose tout seul [potager].\n\n- un script Python\n- une sonde", chunks=2)
+                report = await drive(
+                    f"{site}/{name}",
+                    [
+                        {"do": "click", "selector": ".grasbot-launcher"},  # the pointer stays on the launcher (:hover)
+                        *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
+                        {"do": "liveRegions", "name": "answered"},
+                        {"do": "snapshot", "name": "answered", "chat": PANEL},
+                    ],
+                    origins=(site, stack.url),
+                )
+                drawn[name] = report["snapshots"]["answered"]
+                drawn[name]["liveRegions"] = report["live"]["answered"]
+            without = await drive(f"{site}/without", [{"do": "snapshot", "name": "page"}], origins=(site, stack.url))
+    bare, hostile = drawn["bare"], drawn["hostile"]
+    assert bare["turns"][0]["status"] == hostile["turns"][0]["status"] == "done"
+    parts = bare["look"]["parts"]
+    assert all(parts[selector] for selector in parts), [selector for selector in parts if not parts[selector]]
+    for selector, looks in parts.items():
+        assert hostile["look"]["parts"][selector] == looks, selector
+    assert hostile["look"]["outer"] == bare["look"]["outer"]
+    assert hostile["sizes"] == bare["sizes"] and hostile["text"] == bare["text"]
+    # the widget's stylesheet leaves the site's own elements as the site draws them
+    assert bare["site"] == without["snapshots"]["page"]["site"] and set(bare["site"]) == {"button", "h2", "section", "p", "label"}
+    assert bare["site"]["button"]["cursor"] == "default" and bare["site"]["section"]["display"] == "block"
+    # the announcement of the answer and the status line are live regions of the accessibility tree
+    for name in ("bare", "hostile"):
+        regions = drawn[name]["liveRegions"]
+        assert any(r["live"] == "polite" and r["atomic"] and "Réponse de GrasBot : Le potager arrose tout seul" in r["text"] for r in regions), regions
+        assert any(r["role"] == "status" and r["text"] == "Réponse terminée." for r in regions), regions
+
+
+async def test_the_widgets_keyboard_in_its_shadow_root(tmp_path):
+    """Focus inside the widget is its shadow root's, not the page's (document.activeElement is the
+    host there): Envoyer clicked must still hand the focus to Arrêter, and Arrêter back to the
+    question box, and Tab go through the panel in its order."""
+    pages: dict[str, str] = {}
+    async with owner_site(pages) as site:
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site}) as stack:
+            pages["csp"] = strict_csp(stack.url)
+            pages["/"] = host_page(stack.url)
+            stack.ollama.script("Le potager arrose tout seul. " * 40, chunks=60, chunk_delay=0.25)  # 15 s
+            report = await drive(
+                f"{site}/",
+                [
+                    {"do": "click", "selector": ".grasbot-launcher"},
+                    {"do": "focus", "name": "forward", "count": 2},
+                    {"do": "click", "selector": ".grasbot-input"},
+                    {"do": "focus", "name": "back", "count": 2, "shift": True},
+                    {"do": "ask", "q": QUESTION, "click": True, "chat": PANEL},
+                    {"do": "waitText", "text": "potager", "chat": PANEL},
+                    {"do": "snapshot", "name": "streaming", "chat": PANEL},
+                    {"do": "press", "key": "Enter"},  # on Arrêter
+                    {"do": "wait", "states": ["stopped", "done"], "turns": 1, "chat": PANEL},
+                    {"do": "snapshot", "name": "stopped", "chat": PANEL},
+                ],
+                origins=(site, stack.url),
+            )
+    assert report["focus"]["forward"] == ["button.grasbot-send:Envoyer", "button.grasbot-launcher:Une question ?"]
+    assert report["focus"]["back"] == ["button.grasbot-new:Nouvelle conversation", "button.grasbot-close:Fermer"]
+    streaming, stopped = report["snapshots"]["streaming"], report["snapshots"]["stopped"]
+    assert streaming["state"] == "streaming" and streaming["focused"] == "button.grasbot-stop:Arrêter", streaming["focused"]
+    assert stopped["turns"][0]["status"] == "stopped" and stopped["focused"].startswith("textarea.grasbot-input"), stopped["focused"]

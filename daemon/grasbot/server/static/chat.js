@@ -338,6 +338,10 @@
     let inflight = null; // {controller, turn}
     let leaving = false; // the page is being left (pagehide): a failing stream is not an error to show
 
+    // The element with the focus in the chat's own tree, the document or the widget's shadow root
+    // (where document.activeElement is the shadow's host); read when needed: the widget mounts
+    // the chat before it puts it in its shadow root.
+    const focused = () => root.getRootNode().activeElement;
     root.classList.add("grasbot");
     root.dataset.state = "idle";
     const toolbar = root.appendChild(make("div", "grasbot-toolbar"));
@@ -591,7 +595,7 @@
       if (!turns.includes(turn)) return; // "Nouvelle conversation" meanwhile
       inflight = null;
       delete turn.progress;
-      const stopFocused = document.activeElement === stop;
+      const stopFocused = focused() === stop;
       setState(turn.status === "done" ? "done" : turn.status);
       refresh(turn, true);
       save();
@@ -645,7 +649,7 @@
         status.textContent = MESSAGES.wait;
         return;
       }
-      const fromButton = document.activeElement === send;
+      const fromButton = focused() === send;
       input.value = "";
       void ask(q);
       if (fromButton) stop.focus();

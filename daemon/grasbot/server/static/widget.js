@@ -4,13 +4,15 @@
 // comes from the daemon's origin: its stylesheet as a <link>, chat.js as a <script src>. No
 // inline script or style, no style attribute: a strict Content-Security-Policy only has to
 // allow that origin (deploy/README.md gives the policy).
+// The widget is drawn in a shadow root of one element, <grasbot-widget>, its stylesheet inside:
+// no rule of the site's reaches it (a class, an id, a :hover or an !important beat every
+// reset on plain elements), nor does any of its rules reach the site.
 "use strict";
 
 (function () {
   const tag = document.currentScript;
-  // mounted once per page, though a template includes the tag twice: the launcher appears only
-  // once chat.js has loaded, the stylesheet's marker at once
-  if (!tag || document.querySelector(".grasbot-launcher, link[data-grasbot-widget]")) return;
+  // mounted once per page, though a template includes the tag twice
+  if (!tag || window.GrasBotWidget) return;
   // data-grasbot-origin, else where this script came from; a path prefix is kept.
   const given = tag.dataset.grasbotOrigin || new URL(".", tag.src).href;
   const base = given.endsWith("/") ? given : given + "/";
@@ -23,11 +25,21 @@
     return node;
   }
 
+  // The host is in the page at once, for its stylesheet to load while chat.js does: a link in a
+  // shadow root loads only once the root is in the document.
+  const host = document.createElement("grasbot-widget");
+  window.GrasBotWidget = host;
+  const shadow = host.attachShadow({ mode: "open" });
   const style = document.createElement("link");
   style.rel = "stylesheet";
   style.href = base + "static/chat.css";
-  style.dataset.grasbotWidget = "";
-  document.head.appendChild(style);
+  const styled = new Promise((resolve) => {
+    style.addEventListener("load", resolve);
+    style.addEventListener("error", resolve);
+  });
+  shadow.appendChild(style);
+  if (document.body) document.body.appendChild(host);
+  else document.addEventListener("DOMContentLoaded", () => document.body.appendChild(host));
 
   function start() {
     const launcher = make("button", "grasbot-launcher", "Une question ?");
@@ -54,23 +66,25 @@
     }
     launcher.addEventListener("click", () => toggle(panel.hidden));
     close.addEventListener("click", () => toggle(false));
-    const host = make("div", "grasbot-widget");
+    const widget = make("div", "grasbot-widget");
     // French on any site: a screen reader on an English page read the French words in English
-    host.lang = "fr";
-    host.append(panel, launcher);
+    widget.lang = "fr";
+    widget.append(panel, launcher);
     // Escape closes the panel from anywhere in the widget, its close button and the launcher as
     // well as the chat (which keeps an Escape that stops an answer to itself).
-    host.addEventListener("keydown", (event) => {
+    widget.addEventListener("keydown", (event) => {
       if (event.key === "Escape" && !event.isComposing && !panel.hidden) {
         event.preventDefault();
         toggle(false);
       }
     });
-    document.body.appendChild(host);
+    shadow.appendChild(widget);
   }
 
   const script = document.createElement("script");
   script.src = base + "static/chat.js";
-  script.addEventListener("load", start);
+  // drawn once styled: before its stylesheet, the launcher was a bare button on the page
+  const loaded = new Promise((resolve) => script.addEventListener("load", resolve));
+  Promise.all([loaded, styled]).then(start);
   document.head.appendChild(script);
 })();
