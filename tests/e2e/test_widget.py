@@ -441,3 +441,26 @@ async def test_the_widgets_keyboard_in_its_shadow_root(tmp_path):
     streaming, stopped = report["snapshots"]["streaming"], report["snapshots"]["stopped"]
     assert streaming["state"] == "streaming" and streaming["focused"] == "button.grasbot-stop:Arrêter", streaming["focused"]
     assert stopped["turns"][0]["status"] == "stopped" and stopped["focused"].startswith("textarea.grasbot-input"), stopped["focused"]
+
+
+async def test_the_widget_reads_left_to_right_on_a_right_to_left_site(tmp_path):
+    """An Arabic or Hebrew site (`<html dir="rtl">`) passed its direction down to the French
+    widget, which no `all` resets: « Une question ? » was drawn « ? Une question », the panel's
+    header reversed (Fermer on the left), its hint's full stop at the start of the line."""
+    pages: dict[str, str] = {}
+    async with owner_site(pages) as site:
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site}) as stack:
+            pages["csp"] = strict_csp(stack.url)
+            pages["/ltr"] = host_page(stack.url)
+            pages["/rtl"] = host_page(stack.url, lang="ar").replace('<html lang="ar">', '<html lang="ar" dir="rtl">')
+            drawn = {}
+            for name in ("ltr", "rtl"):
+                report = await drive(
+                    f"{site}/{name}",
+                    [{"do": "click", "selector": ".grasbot-launcher"}, {"do": "snapshot", "name": "open", "chat": PANEL}],
+                    origins=(site, stack.url),
+                )
+                drawn[name] = report["snapshots"]["open"]
+    assert {part[0]["direction"] for part in drawn["rtl"]["look"]["parts"].values() if part} == {"ltr"}
+    assert drawn["rtl"]["look"] == drawn["ltr"]["look"]
+    assert drawn["rtl"]["langs"] == ["fr", "fr"]

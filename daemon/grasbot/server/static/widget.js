@@ -69,6 +69,9 @@
     const widget = make("div", "grasbot-widget");
     // French on any site: a screen reader on an English page read the French words in English
     widget.lang = "fr";
+    // and left to right on a right-to-left site, whose direction no `all` resets: « Une question ? »
+    // read « ? Une question », the panel's header reversed (a visitor's question keeps dir="auto")
+    widget.dir = "ltr";
     widget.append(panel, launcher);
     // Escape closes the panel from anywhere in the widget, its close button and the launcher as
     // well as the chat (which keeps an Escape that stops an answer to itself).
