@@ -464,3 +464,54 @@ async def test_the_widget_reads_left_to_right_on_a_right_to_left_site(tmp_path):
     assert {part[0]["direction"] for part in drawn["rtl"]["look"]["parts"].values() if part} == {"ltr"}
     assert drawn["rtl"]["look"] == drawn["ltr"]["look"]
     assert drawn["rtl"]["langs"] == ["fr", "fr"]
+
+
+#: A site that navigates without loading a page (Turbo's body swap, htmx's hx-boost): #swap puts
+#: a new body in place of the old, #fill the next page's markup in the same body.
+NAVIGATION = """
+document.addEventListener("click", (event) => {
+  const link = event.target.closest("#swap, #fill");
+  if (!link) return;
+  event.preventDefault();
+  const next = '<main><h1>Page suivante</h1><a id="swap" href="/a">a</a> <a id="fill" href="/b">b</a></main>';
+  if (link.id === "swap") {
+    const body = document.createElement("body");
+    body.innerHTML = next;
+    document.body.replaceWith(body);
+  } else {
+    document.body.innerHTML = next;
+  }
+});
+"""
+
+
+async def test_the_widget_stays_on_a_site_that_swaps_its_body_to_navigate(tmp_path):
+    """Turbo, htmx's hx-boost or Astro's view transitions replace the body (or its markup) on each
+    link followed: the widget went with the old body, and its tag, already run, did not bring it
+    back; the visitor's launcher and conversation vanished at the first link."""
+    pages: dict[str, str] = {}
+    async with owner_site(pages) as site:
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site}) as stack:
+            pages["csp"] = strict_csp(stack.url)
+            pages["/nav.js"] = NAVIGATION
+            links = '<a id="swap" href="/a">a</a> <a id="fill" href="/b">b</a>'
+            pages["/"] = host_page(stack.url, links, head='<script src="/nav.js" defer></script>')
+            stack.ollama.script("Le potager arrose tout seul [potager].", chunks=2)
+            report = await drive(
+                f"{site}/",
+                [
+                    {"do": "click", "selector": ".grasbot-launcher"},
+                    *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
+                    {"do": "click", "selector": "#swap"},
+                    {"do": "waitFor", "selector": ".grasbot-launcher"},
+                    {"do": "snapshot", "name": "swapped", "chat": PANEL},
+                    {"do": "click", "selector": "#fill"},
+                    {"do": "waitFor", "selector": ".grasbot-launcher"},
+                    {"do": "snapshot", "name": "filled", "chat": PANEL},
+                ],
+                origins=(site, stack.url),
+            )
+    for name in ("swapped", "filled"):
+        after = report["snapshots"][name]
+        assert after["launchers"] == 1 and after["panelOpen"], name
+        assert [t["status"] for t in after["turns"]] == ["done"], name  # the conversation as it was

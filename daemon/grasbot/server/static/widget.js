@@ -38,8 +38,14 @@
     style.addEventListener("error", resolve);
   });
   shadow.appendChild(style);
-  if (document.body) document.body.appendChild(host);
-  else document.addEventListener("DOMContentLoaded", () => document.body.appendChild(host));
+  // In the body, and back in it whenever it leaves: a site that navigates by swapping its body
+  // (Turbo, htmx's hx-boost, Astro's view transitions) took the widget with the old one, and the
+  // tag, already run, did not bring it back. Its conversation comes back as it was.
+  const attach = () => {
+    if (!host.isConnected && document.body) document.body.appendChild(host);
+  };
+  attach();
+  new MutationObserver(attach).observe(document.documentElement, { childList: true, subtree: true });
 
   function start() {
     const launcher = make("button", "grasbot-launcher", "Une question ?");
