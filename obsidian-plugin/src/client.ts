@@ -13,6 +13,7 @@ import {
 	ProtocolError,
 	RpcError,
 	TimeoutError,
+	TokenRefusedError,
 	usableToken,
 } from "./errors";
 import {
@@ -116,6 +117,18 @@ export class GrasbotClient {
 
 	health(): Promise<HealthResult> {
 		return this.call("health", undefined, decodeHealthResult);
+	}
+
+	/**
+	 * Makes sure a token set here makes this client the owner, before a question that a
+	 * visitor's would be logged as: a token the daemon does not take is answered as a visitor,
+	 * not refused (a proxy may send its own), so only `health` says so. A TokenRefusedError
+	 * then; nothing asked without a token, and a daemon too old to say is taken at its word.
+	 */
+	async checkToken(): Promise<void> {
+		if (!usableToken(this.token)) return;
+		const { caller } = await this.health();
+		if (caller === "visitor" || caller === "token_refused") throw new TokenRefusedError(caller, this.daemonUrl);
 	}
 
 	suggestAliases(slug: string, limit?: number): Promise<AliasSuggestions> {

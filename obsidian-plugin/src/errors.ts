@@ -71,6 +71,44 @@ export class AuthError extends HttpError {
 	}
 }
 
+/** Where the daemon's token is, said in French (the notices of a token the daemon does not take). */
+const TOKEN_FILE_FR =
+	"le fichier ~/.config/grasbot/token, ou le chemin que `grasbot serve` affiche au démarrage, sauf s'il tourne avec --token ou --token-file (GRASBOT_TOKEN, GRASBOT_TOKEN_FILE)";
+
+/** Why a preview is not sent, and how to fix it, for a token the daemon does not take as the owner's. */
+export function tokenRefusal(caller: "visitor" | "token_refused", daemonUrl?: string): { title: string; detail: string } {
+	const where = daemonUrl ? ` (${daemonUrl})` : "";
+	const unsent =
+		"Aucun aperçu n'est envoyé tant qu'il en est ainsi : le démon le traiterait comme la question d'un visiteur (notée dans le journal des questions, reprise par les suggestions d'alias).";
+	if (caller === "token_refused") {
+		return {
+			title: "Jeton d'accès refusé par le démon",
+			detail: `Le jeton d'accès des réglages du plugin (Access token) n'est pas celui du démon GrasBot${where} : un ancien jeton, ou le démon a redémarré avec un nouveau. ${unsent} Copiez le jeton du démon (${TOKEN_FILE_FR}) dans le secret que le réglage Access token désigne.`,
+		};
+	}
+	return {
+		title: "Jeton d'accès non reçu par le démon",
+		detail: `Le plugin envoie un jeton d'accès, mais le démon GrasBot${where} n'en a reçu aucun : un proxy entre Obsidian et le démon retire l'en-tête Authorization. ${unsent} Donnez au réglage Daemon URL l'adresse du démon lui-même (celle où \`grasbot serve\` écoute, http://127.0.0.1:8765 par défaut).`,
+	};
+}
+
+/**
+ * A token is set, and the daemon's `health` says this client is not the owner: the daemon
+ * answers a wrong token as a visitor (a proxy may send its own), so a preview asked with it
+ * would be a visitor's question. Raised before the question is sent.
+ */
+export class TokenRefusedError extends GrasbotClientError {
+	readonly caller: "visitor" | "token_refused";
+	readonly title: string;
+
+	constructor(caller: "visitor" | "token_refused", daemonUrl: string) {
+		const { title, detail } = tokenRefusal(caller, daemonUrl);
+		super(detail);
+		this.caller = caller;
+		this.title = title;
+	}
+}
+
 /** Application error codes of openrpc.json (components/errors). */
 export const RPC_UNAUTHORIZED = -32001;
 export const RPC_RATE_LIMITED = -32002;
@@ -142,6 +180,9 @@ export function describeFailure(error: unknown, daemonUrl: string, context: Fail
 	}
 	if (error instanceof TokenFormatError) {
 		return { kind: "auth", title: "Access token unusable", detail: error.message };
+	}
+	if (error instanceof TokenRefusedError) {
+		return { kind: "auth", title: error.title, detail: error.message };
 	}
 	if (error instanceof AuthError) {
 		return { kind: "auth", title: "Access token refused", detail: error.message };

@@ -5,6 +5,7 @@
  * preview panel shows them all while it is open; nothing when all is well.
  */
 
+import { tokenRefusal } from "./errors";
 import type { HealthResult, ModelHostHealth, QuestionLogHealth, SemanticHealth } from "./protocol";
 
 export interface HealthNotice {
@@ -18,7 +19,13 @@ export interface HealthNotice {
 
 /** Every notice the health calls for, the most harmful first; none when all is well. */
 export function healthNotices(health: HealthResult): HealthNotice[] {
-	return [...answerNotices(health), ...meaningNotices(health.semantic ?? null), ...questionLogNotices(health.question_log ?? null)];
+	return [...tokenNotices(health), ...answerNotices(health), ...meaningNotices(health.semantic ?? null), ...questionLogNotices(health.question_log ?? null)];
+}
+
+/** The token sent is not the daemon's: first, since the rest is then a visitor's view, and no preview is sent. */
+function tokenNotices(health: HealthResult): HealthNotice[] {
+	if (health.caller !== "token_refused") return [];
+	return [{ key: "token-refused", ...tokenRefusal("token_refused"), problem: true }];
 }
 
 /** A notice as one Notice's text. */

@@ -269,6 +269,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		const view = await this.openPreview();
 		const client = this.client();
 		try {
+			await client.checkToken(); // the note's questions would be logged as visitors' otherwise
 			const report = await testNote(
 				{ path: file.path, basename: file.basename, frontmatter: this.app.metadataCache.getFileCache(file)?.frontmatter },
 				async (question) => (await client.search(question, { audience: "visitor", topK: 10 })).results,

@@ -14,7 +14,7 @@ import { MAX_URL, Thread, streamUrl } from "./thread";
 
 export interface PreviewDeps {
 	/** The current client (settings may change between two questions). */
-	client: () => Pick<GrasbotClient, "answer" | "health" | "daemonUrl">;
+	client: () => Pick<GrasbotClient, "answer" | "health" | "checkToken" | "daemonUrl">;
 	/** Streams a visitor's answer (sse.ts streamAnswer bound to fetch and the daemon URL),
 	 * after the conversation's `history`. */
 	stream: (q: string, handlers: StreamHandlers, signal: AbortSignal, history: HistoryTurn[]) => Promise<AnswerResult>;
@@ -94,6 +94,9 @@ export class PreviewPanel {
 				history,
 			);
 		try {
+			// A token the daemon does not take would make this question a visitor's, logged as one.
+			await this.deps.client().checkToken();
+			if (controller.signal.aborted) return;
 			let result: AnswerResult | null = null;
 			for (let attempt = 0; result === null; attempt++) {
 				try {

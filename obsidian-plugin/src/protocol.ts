@@ -105,8 +105,18 @@ export interface QuestionLogHealth {
 	error: string | null;
 }
 
+/**
+ * Whose view a call got (`health`'s `caller`): the owner's, a visitor's (no token sent), or a
+ * visitor's although a token was sent (`token_refused`: not the daemon's, a stale one).
+ */
+export type Caller = "owner" | "visitor" | "token_refused";
+
+const CALLERS: readonly string[] = ["owner", "visitor", "token_refused"];
+
 export interface HealthResult {
 	status: string;
+	/** Null from an older daemon, which does not say (or from a newer one, a value this plugin does not know). */
+	caller: Caller | null;
 	vault_size: number | null;
 	model: string | null;
 	llm_reachable: boolean | null;
@@ -264,6 +274,7 @@ export function decodeHealthResult(value: unknown): HealthResult {
 	const o = object(value, "health result");
 	return {
 		status: string(o.status, "health.status"),
+		caller: decodeCaller(o.caller),
 		vault_size: optional(o.vault_size, number, "health.vault_size"),
 		model: optional(o.model, string, "health.model"),
 		llm_reachable: optional(o.llm_reachable, boolean, "health.llm_reachable"),
@@ -272,6 +283,11 @@ export function decodeHealthResult(value: unknown): HealthResult {
 		hosts: o.generation === undefined || o.generation === null ? null : decodeHosts(object(o.generation, "health.generation").hosts),
 		question_log: optional(o.question_log, decodeQuestionLog, "health.question_log"),
 	};
+}
+
+function decodeCaller(value: unknown): Caller | null {
+	const caller = optional(value, string, "health.caller");
+	return caller !== null && CALLERS.includes(caller) ? (caller as Caller) : null;
 }
 
 function decodeSemanticHealth(value: unknown, where: string): SemanticHealth {

@@ -7,6 +7,7 @@ import {
 	ProtocolError,
 	RpcError,
 	TimeoutError,
+	TokenRefusedError,
 	describeFailure,
 } from "../src/errors";
 import { requestUrlTransport } from "../src/transport";
@@ -158,6 +159,32 @@ describe("errors", () => {
 		const state = describeFailure(error, URL);
 		expect(state).toMatchObject({ kind: "auth", title: "Access token unusable" });
 		expect(state.detail).not.toContain("s3cret");
+	});
+
+	it("checks before a preview that the token set is the daemon's, and asks nothing without one", async () => {
+		const answering = (caller: string | undefined) =>
+			fakeTransport((_r, body) => ({
+				status: 200,
+				text: JSON.stringify({ jsonrpc: "2.0", id: body.id, result: { status: "ok", vault_size: 3, model: null, llm_reachable: false, version: "3.2.0", caller } }),
+			}));
+		const none = answering("visitor");
+		await new GrasbotClient({ daemonUrl: URL, transport: none }).checkToken();
+		expect(none.requests).toHaveLength(0); // as before: no token, no question to hold back
+		await new GrasbotClient({ daemonUrl: URL, transport: answering("owner"), token: "tok" }).checkToken();
+		await new GrasbotClient({ daemonUrl: URL, transport: answering(undefined), token: "tok" }).checkToken(); // an older daemon cannot say
+		const refused = answering("token_refused");
+		const error = await new GrasbotClient({ daemonUrl: URL, transport: refused, token: "an-old-token" }).checkToken().catch((e: unknown) => e);
+		expect(refused.requests.map((r) => [(JSON.parse(r.body ?? "") as { method: string }).method, r.headers.Authorization])).toEqual([["health", "Bearer an-old-token"]]);
+		expect(error).toBeInstanceOf(TokenRefusedError);
+		const state = describeFailure(error, URL);
+		expect(state).toMatchObject({ kind: "auth", title: "Jeton d'accès refusé par le démon" });
+		expect(state.detail).toContain(`n'est pas celui du démon GrasBot (${URL})`);
+		expect(state.detail).toContain("~/.config/grasbot/token");
+		expect(state.detail).not.toContain("an-old-token");
+		// sent, but the daemon saw none: something between them took the header off
+		const stripped = await new GrasbotClient({ daemonUrl: URL, transport: answering("visitor"), token: "tok" }).checkToken().catch((e: unknown) => e);
+		expect(describeFailure(stripped, URL)).toMatchObject({ kind: "auth", title: "Jeton d'accès non reçu par le démon" });
+		expect(describeFailure(stripped, URL).detail).toContain("Authorization");
 	});
 
 	describe("timeout", () => {

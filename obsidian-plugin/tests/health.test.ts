@@ -64,14 +64,35 @@ describe("healthNotices", () => {
 
 	it("says nothing of a visitor's view (no url, no question log), nor of an older daemon's", () => {
 		const visitor = health((p) => {
+			p.caller = "visitor";
 			delete p.question_log;
 			p.generation.hosts = [{ state: "up", slots: 2, in_use: 0 }];
 		});
 		expect(visitor.question_log).toBeNull();
 		expect(healthNotices(visitor)).toEqual([]);
 		const older = decodeHealthResult({ status: "ok", vault_size: 43, model: "qwen3:8b", llm_reachable: true, version: "3.1.0" });
-		expect(older).toMatchObject({ semantic: null, hosts: null, question_log: null });
+		expect(older).toMatchObject({ caller: null, semantic: null, hosts: null, question_log: null });
 		expect(healthNotices(older)).toEqual([]);
+	});
+
+	it("says first, in French, that the token sent is not the daemon's, and where the daemon's is", () => {
+		const refused = health((p) => {
+			p.caller = "token_refused";
+			delete p.question_log;
+			p.generation.hosts = [{ state: "down", slots: 2, in_use: 0 }];
+		});
+		expect(refused.caller).toBe("token_refused");
+		const notices = healthNotices(refused);
+		expect(notices.map((n) => [n.key, n.problem])).toEqual([
+			["token-refused", true],
+			["answers-off", true],
+		]);
+		expect(notices[0].title).toBe("Jeton d'accès refusé par le démon");
+		expect(notices[0].detail).toContain("n'est pas celui du démon GrasBot");
+		expect(notices[0].detail).toContain("~/.config/grasbot/token");
+		expect(notices[0].detail).toContain("Aucun aperçu n'est envoyé");
+		// a value a newer daemon may add is no refusal
+		expect(decodeHealthResult({ ...example.response.result, caller: "guest" }).caller).toBeNull();
 	});
 
 	it("says visitors get extracts when every model host lacks the model, with the command that fixes it", () => {

@@ -38,6 +38,7 @@ function healthResult(hostDown: boolean) {
 		generation: { hosts: [host], queued: 0, queue_limit: 32, max_wait: 20, owner_in_use: 0, reused: { kept: 0, hits: 0, shared: 0 } },
 		question_log: { state: "on" },
 		version: "3.2.0",
+		caller: "owner",
 	};
 }
 
@@ -236,6 +237,21 @@ describe("plugin glue", () => {
 		expect(notices[1]).toContain("~/.config/grasbot/token");
 	});
 
+	it("tests no note with a token the daemon takes for a visitor's: its questions would be logged as visitors'", async () => {
+		daemon((method) => (method === "health" ? { ...healthResult(false), caller: "token_refused", question_log: undefined } : { results: [], grounded: false }));
+		const { app, stub } = await load({ token: "an-old-token" });
+		const leaf = Object.assign(new WorkspaceLeaf(), { loadIfDeferred: async () => undefined });
+		Object.assign(app.workspace, { ensureSideLeaf: async () => leaf });
+		Object.assign(app.metadataCache, { getFileCache: () => ({ frontmatter: { visibility: "public", answers: ["c'est quoi A ?"] } }) });
+		app.workspace.activeFile = new TFile("notes/a.md");
+		stub.commands.find((c) => c.id === "test-note")?.checkCallback?.(false);
+		await vi.advanceTimersByTimeAsync(0);
+		expect(calls.map((c) => [c.method, c.auth])).toEqual([["health", "Bearer an-old-token"]]);
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toMatch(/^Jeton d'accès refusé par le démon\. Le jeton d'accès des réglages du plugin/);
+		expect(notices[0]).toContain("~/.config/grasbot/token");
+	});
+
 	it("offers 'Test this note' only on a Markdown note", async () => {
 		const { app, stub } = await load(null);
 		const command = stub.commands.find((c) => c.id === "test-note");
@@ -245,7 +261,11 @@ describe("plugin glue", () => {
 	});
 
 	it("shows the note test in the panel even when its side leaf comes back deferred", async () => {
-		daemon(() => ({ results: [{ slug: "a", title: "A", type: null, score: 9, reasons: [], url: null, path: "notes/a.md", passages: [] }], grounded: true }));
+		daemon((method) =>
+			method === "health"
+				? healthResult(false)
+				: { results: [{ slug: "a", title: "A", type: null, score: 9, reasons: [], url: null, path: "notes/a.md", passages: [] }], grounded: true },
+		);
 		const { app, stub } = await load({ token: "tok" });
 		Object.assign(app.metadataCache, { getFileCache: () => ({ frontmatter: { visibility: "public", answers: ["c'est quoi A ?"] } }) });
 		// Obsidian 1.7.2+: a background leaf holds a placeholder until it is loaded.

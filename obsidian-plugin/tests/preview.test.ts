@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { DaemonNotRunningError, HttpError, RpcError } from "../src/errors";
+import { DaemonNotRunningError, HttpError, RpcError, TokenRefusedError } from "../src/errors";
 import { PreviewPanel, STREAM_FALLBACK_NOTE, type PreviewDeps } from "../src/preview";
 import type { AnswerResult } from "../src/protocol";
 import { source } from "./helpers";
@@ -16,11 +16,14 @@ const result: AnswerResult = {
 	reused: false,
 };
 
-function deps(overrides: Partial<PreviewDeps> & { answer?: () => Promise<AnswerResult>; health?: () => Promise<unknown> } = {}) {
+function deps(
+	overrides: Partial<PreviewDeps> & { answer?: () => Promise<AnswerResult>; health?: () => Promise<unknown>; checkToken?: () => Promise<void> } = {},
+) {
 	const answer = vi.fn(overrides.answer ?? (async () => result));
 	const health = vi.fn(overrides.health ?? (async () => ({ status: "ok" })));
+	const checkToken = vi.fn(overrides.checkToken ?? (async () => undefined));
 	const d: PreviewDeps = {
-		client: () => ({ daemonUrl: URL, answer, health }) as unknown as ReturnType<PreviewDeps["client"]>,
+		client: () => ({ daemonUrl: URL, answer, health, checkToken }) as unknown as ReturnType<PreviewDeps["client"]>,
 		stream:
 			overrides.stream ??
 			(async (_q, handlers) => {
@@ -31,7 +34,7 @@ function deps(overrides: Partial<PreviewDeps> & { answer?: () => Promise<AnswerR
 			}),
 		onOpenSource: overrides.onOpenSource,
 	};
-	return { d, answer, health };
+	return { d, answer, health, checkToken };
 }
 
 describe("PreviewPanel mounted in a plain div", () => {
@@ -68,6 +71,21 @@ describe("PreviewPanel mounted in a plain div", () => {
 		expect(root.querySelector(".grasbot-answer-text")?.textContent).toBe(result.response);
 		root.querySelector<HTMLAnchorElement>(".grasbot-source-link")?.click();
 		expect(open).toHaveBeenCalledWith(result.sources[0]);
+	});
+
+	it("sends no question when the daemon does not take the token set, and says so in French with the fix", async () => {
+		const root = createDiv();
+		const stream = vi.fn();
+		const refused = () => Promise.reject(new TokenRefusedError("token_refused", URL));
+		const { d, answer, checkToken } = deps({ stream, checkToken: refused });
+		const panel = new PreviewPanel(root, d);
+		await panel.ask("C'est quoi push swap ?");
+		expect(checkToken).toHaveBeenCalledTimes(1);
+		expect(stream).not.toHaveBeenCalled();
+		expect(answer).not.toHaveBeenCalled();
+		expect(root.querySelector(".grasbot-state-title")?.textContent).toBe("Jeton d'accès refusé par le démon");
+		expect(root.querySelector(".grasbot-state-detail")?.textContent).toContain("~/.config/grasbot/token");
+		expect(panel.askButton.disabled).toBe(false);
 	});
 
 	it("ignores an empty question", async () => {
@@ -148,6 +166,7 @@ describe("PreviewPanel mounted in a plain div", () => {
 		});
 		const panel = new PreviewPanel(root, deps({ stream }).d);
 		const one = panel.ask("one");
+		await vi.waitFor(() => expect(first).toBeDefined()); // past the token check, streaming
 		await panel.ask("two");
 		await one;
 		expect(first?.aborted).toBe(true);

@@ -80,9 +80,10 @@ function replayable(example: Example): example is Example & { request: Request }
 function decodedAs(method: string, result: Params): unknown {
 	if (method === "rpc.discover") return { methods: (result.methods as { name: string }[]).map((m) => m.name) };
 	if (method === "health") {
-		const { status, vault_size, model, llm_reachable, version, semantic, generation, question_log } = result as Params & { generation: { hosts: Params[] } };
+		const { status, caller, vault_size, model, llm_reachable, version, semantic, generation, question_log } = result as Params & { generation: { hosts: Params[] } };
 		return {
 			status,
+			caller,
 			vault_size,
 			model,
 			llm_reachable,

@@ -157,6 +157,25 @@ async def test_token_from_settings_guards_every_owner_call(start_daemon):
     assert (await client.get("/ask", params={"q": "python"})).status == 200
 
 
+async def test_health_says_whose_view_the_caller_got(start_daemon):
+    """A wrong token is answered as a visitor, not refused (a proxy may send its own): health
+    says so, so that a plugin with a stale token can tell it from none before it asks."""
+    client = await start_daemon(token=TOKEN)
+    callers = {
+        "owner": [{"Authorization": f"Bearer {TOKEN}"}, {"Authorization": f"bearer  {TOKEN} "}],
+        "visitor": [{}, {"Authorization": f"Basic {TOKEN}"}, {"Authorization": "Bearer"}],
+        "token_refused": [{"Authorization": "Bearer an-old-token-0123456789"}, {"Authorization": f"Bearer {TOKEN}x"}],
+    }
+    for caller, variants in callers.items():
+        for headers in variants:
+            health = (await rpc(client, "health", None, headers=headers))["result"]
+            assert health["caller"] == caller, headers
+            assert ("question_log" in health) is (caller == "owner"), headers  # a refused token reads a visitor's view
+            assert all("url" not in host for host in health["generation"]["hosts"]) is (caller != "owner"), headers
+            resp = await client.get("/health", headers=headers)
+            assert resp.status == 200 and (await resp.json())["caller"] == caller, headers
+
+
 async def test_cors_allows_exactly_the_configured_origins(start_daemon):
     client = await start_daemon(cors_origins="https://site.example,app://obsidian.md")
     call = json.dumps({"jsonrpc": "2.0", "method": "health", "id": 1})

@@ -467,6 +467,39 @@ async def test_owner_calls_without_the_token_say_nothing(start_daemon, canary_va
     assert_logs_clean(grasbot_logs)
 
 
+async def test_a_proxys_own_bearer_token_gets_a_visitors_answers(start_daemon, standin_ollama, canary_vault, tmp_path, grasbot_logs):
+    """A proxy in front of the daemon (oauth2-proxy) may pass its own `Authorization: Bearer`
+    with every visitor's request: they are answered, from the public notes, logged and limited
+    as visitors; health says the token was refused and nothing more of the owner's view."""
+    standin_ollama.script("Le jardin partagé a un rucher [jardin-partage].")
+    client = await daemon(start_daemon, canary_vault, standin_ollama.url, tmp_path)
+    proxy = {"Authorization": "Bearer eyJhbGciOiJSUzI1NiJ9.c2Vzc2lvbg.proxy-signature"}
+    log = bot_of(client).question_log
+    before = log.count()
+    for q in ("zorglub", "Projet Zorglub Kappa", "Où est le jardin partagé ?"):
+        resp = await client.get("/ask", params={"q": q}, headers=proxy)
+        assert resp.status == 200
+        body = await resp.text()
+        assert_clean(body, f"/ask?q={q} behind a proxy's token")
+        assert json.loads(body)["vault_size"] == PUBLIC_NOTES
+        resp = await client.get("/ask/stream", params={"q": q}, headers=proxy)
+        events = [event async for event in sse_events(resp)]
+        assert resp.status == 200 and events[-1][0] == "done"
+        assert_clean(events, f"/ask/stream?q={q} behind a proxy's token")
+        resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "params": {"q": q}, "id": 1}, headers=proxy)
+        text = await resp.text()
+        assert_clean(text, f"search {q} behind a proxy's token")
+        assert json.loads(text)["result"]["vault_size"] == PUBLIC_NOTES
+    assert log.count() == before + 9  # each one a visitor's question
+    resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "params": {"q": "zorglub", "audience": "owner"}, "id": 2}, headers=proxy)
+    assert (await resp.json())["error"]["code"] == -32001
+    resp = await client.get("/health", headers=proxy)
+    health = await resp.json()
+    assert health["caller"] == "token_refused" and "question_log" not in health and health["vault_size"] == PUBLIC_NOTES
+    assert_clean(health, "/health behind a proxy's token")
+    assert_logs_clean(grasbot_logs)
+
+
 async def test_batches_mixing_everything(start_daemon, standin_ollama, canary_vault, tmp_path, grasbot_logs):
     standin_ollama.script("Le jardin [jardin-partage].")
     client = await daemon(start_daemon, canary_vault, standin_ollama.url, tmp_path)

@@ -22,7 +22,7 @@ from pathlib import Path
 from .._config import Settings
 from .._exceptions import ConfigError
 
-__all__ = ["MIN_TOKEN_LENGTH", "OwnerToken", "bearer_matches", "default_token_file", "resolve_owner_token"]
+__all__ = ["MIN_TOKEN_LENGTH", "OwnerToken", "bearer_given", "bearer_matches", "default_token_file", "resolve_owner_token"]
 
 #: Shorter tokens are refused: the token is all that guards the private notes.
 MIN_TOKEN_LENGTH = 16
@@ -148,3 +148,12 @@ def bearer_matches(authorization: str | None, token: str) -> bool:
         return False
     # bytes: compare_digest refuses non-ASCII str, and a visitor chooses what they send
     return hmac.compare_digest(given.strip().encode("utf-8", "surrogateescape"), token.encode("utf-8"))
+
+
+def bearer_given(authorization: str | None) -> bool:
+    """True when an `Authorization` header is `Bearer <something>`: a token was presented,
+    the owner's or not (a plugin's stale one, or a proxy's own), to tell apart from none."""
+    if not authorization:
+        return False
+    scheme, _, given = authorization.strip().partition(" ")
+    return scheme.lower() == "bearer" and bool(given.strip())

@@ -20,7 +20,7 @@ from aiohttp import web
 
 from .._engine import check_question
 from .._exceptions import QueryError, VaultError
-from .methods import RpcContext, answer_outcome, check_limits, for_caller, reload_reason, reload_vault, reloaded
+from .methods import RpcContext, answer_outcome, check_limits, for_caller, health_for, reload_reason, reload_vault, reloaded
 from .protocol import WireError, dumps, loads, validate_params
 from .ratelimit import RateLimiter
 from .rpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RATE_LIMITED, UNAUTHORIZED, VAULT_RELOAD_FAILED
@@ -301,7 +301,7 @@ def static_file(name: str, headers: dict[str, str] | None = None) -> Callable[[w
 
 
 async def handle_health(request: web.Request) -> web.Response:
-    return json_response(await request.app[BOT].health(is_owner(request)))
+    return json_response(await health_for(request))
 
 
 async def handle_reload(request: web.Request) -> web.Response:

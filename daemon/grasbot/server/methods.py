@@ -23,9 +23,9 @@ from .peers import FROM_PEER, reload_peers
 from .protocol import ParamsError
 from .ratelimit import RateLimiter
 from .rpc import NOTE_NOT_FOUND, RATE_LIMITED, VAULT_RELOAD_FAILED, RpcError
-from .state import BOT, LIMITER, OWNER_TOKEN, RELOAD_LOCK, SETTINGS, caller_key, is_owner
+from .state import BOT, LIMITER, OWNER_TOKEN, RELOAD_LOCK, SETTINGS, caller_key, caller_view, is_owner
 
-__all__ = ["PUBLIC_LLM_ERROR", "RPC_METHODS", "RpcContext", "check_limits", "for_caller", "reload_reason", "reload_vault"]
+__all__ = ["PUBLIC_LLM_ERROR", "RPC_METHODS", "RpcContext", "check_limits", "for_caller", "health_for", "reload_reason", "reload_vault"]
 
 log = logging.getLogger("grasbot.server")
 
@@ -126,7 +126,13 @@ async def _m_reload(ctx: RpcContext) -> dict:
 
 
 async def _m_health(ctx: RpcContext) -> dict:
-    return await ctx.bot.health(ctx.is_owner)
+    return await health_for(ctx._request)
+
+
+async def health_for(request: web.Request) -> dict:
+    """The health as this caller may read it, and whose view that is (`caller`, `state.caller_view`)."""
+    caller = caller_view(request)
+    return {**await request.app[BOT].health(caller == "owner"), "caller": caller}
 
 
 RPC_METHODS: dict[str, Callable[..., Any]] = {

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from .._config import Settings
 from .._engine import GrasBot
-from .auth import bearer_matches
+from .auth import bearer_given, bearer_matches
 from .ratelimit import RateLimiter, TrustedProxies, client_key
 from .rpc import RpcDispatcher
 
@@ -31,6 +31,7 @@ __all__ = [
     "SETTINGS",
     "STOPPING",
     "caller_key",
+    "caller_view",
     "is_owner",
 ]
 
@@ -52,6 +53,17 @@ LOG_OUTCOME = web.RequestKey("grasbot_outcome", str)
 def is_owner(request: web.Request) -> bool:
     """The caller showed the owner token (constant-time check; no token configured: nobody)."""
     return bearer_matches(request.headers.get("Authorization"), request.app[OWNER_TOKEN])
+
+
+def caller_view(request: web.Request) -> str:
+    """Whose view the request is served: `owner`, `visitor`, or `token_refused` (a Bearer token
+    that is not the owner's, served as a visitor's). Said in `health`, so that a plugin whose
+    token went stale learns it before its previews are taken for visitors' questions; a wrong
+    token is never refused outright: a proxy may send its own (oauth2-proxy) for every visitor."""
+    authorization = request.headers.get("Authorization")
+    if bearer_matches(authorization, request.app[OWNER_TOKEN]):
+        return "owner"
+    return "token_refused" if bearer_given(authorization) else "visitor"
 
 
 def caller_key(request: web.Request) -> str:

@@ -12,6 +12,7 @@ import {
 	RPC_UNAUTHORIZED,
 	RpcError,
 	TimeoutError,
+	TokenRefusedError,
 	describeFailure,
 } from "../../src/errors";
 import type { Source } from "../../src/protocol";
@@ -213,6 +214,17 @@ describe("the error paths, as the plugin sees them", { timeout: 60_000 }, () => 
 			const ownerSearch = await failure(client({ token }).search("tarifs", { audience: "owner" }));
 			expect((ownerSearch as RpcError).code).toBe(RPC_UNAUTHORIZED);
 		}
+	});
+
+	it("a stale token is a visitor's view, not a refusal: health says so, and the token check holds previews back", async () => {
+		expect((await client({ token: "an-old-token-0123456789" }).health()).caller).toBe("token_refused");
+		expect((await client().health()).caller).toBe("visitor");
+		expect((await client({ token: stack.info.token }).health()).caller).toBe("owner");
+		const stale = await failure(client({ token: "an-old-token-0123456789" }).checkToken());
+		expect(stale).toBeInstanceOf(TokenRefusedError);
+		expect(describeFailure(stale, daemon).title).toBe("Jeton d'accès refusé par le démon");
+		await client({ token: stack.info.token }).checkToken();
+		await client().checkToken();
 	});
 
 	it("a daemon slower than the client's delay: TimeoutError", async () => {
