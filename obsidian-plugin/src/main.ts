@@ -19,7 +19,7 @@ import { describeFailure } from "./errors";
 import { type HealthNotice, SaidOnce, formatHealthNotice, healthNotices } from "./health";
 import { testNote } from "./noteTest";
 import type { Passage, Source } from "./protocol";
-import { formatReloadNotice, missingSourceNotice, noteTestSummary } from "./render";
+import { failedPeers, formatReloadNotice, missingSourceNotice, noteTestSummary } from "./render";
 import { DEFAULT_TOKEN_SECRET, type GrasbotSettings, legacyToken, normalizeSettings } from "./settings";
 import { GrasbotSettingTab } from "./settingsTab";
 import { streamAnswer } from "./sse";
@@ -184,8 +184,10 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			const result = await client.reload();
 			const failing = this.autoReloadFailing;
 			this.autoReloadFailing = false;
-			const errors = JSON.stringify(result.errors);
-			const newErrors = result.errors.length > 0 && errors !== this.lastReloadErrors;
+			// a peer left behind is said as a note that failed is: once, while it lasts
+			const behind = failedPeers(result);
+			const errors = JSON.stringify([result.errors, behind]);
+			const newErrors = result.errors.length + behind.length > 0 && errors !== this.lastReloadErrors;
 			this.lastReloadErrors = errors;
 			if (!quiet || newErrors || failing) new Notice(formatReloadNotice(result), NOTICE_MS);
 			void this.refreshAliasSuggestions(this.app.workspace.getActiveFile());

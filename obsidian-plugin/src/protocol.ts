@@ -65,6 +65,15 @@ export interface NoteIssue {
 	message: string;
 }
 
+/** A daemon serving the same vault (GRASBOT_PEERS), which the reload was passed on to. */
+export interface PeerReload {
+	url: string;
+	ok: boolean;
+	vault_size: number | null;
+	/** Why it did not reload (down, or it refused this daemon's owner token: HTTP 401). */
+	error: string | null;
+}
+
 export interface ReloadResult {
 	vault_size: number;
 	added: number | null;
@@ -73,6 +82,8 @@ export interface ReloadResult {
 	/** Notes that were skipped, and why. */
 	errors: NoteIssue[];
 	took_ms: number | null;
+	/** The other daemons the reload was passed on to; empty without GRASBOT_PEERS. */
+	peers: PeerReload[];
 }
 
 /** The meaning (embedding) signal: absent from daemons older than 3.2. */
@@ -267,6 +278,16 @@ export function decodeReloadResult(value: unknown): ReloadResult {
 		removed: optional(o.removed, number, "reload.removed"),
 		errors: array(o.errors, "reload.errors").map((e, i) => decodeIssue(e, `reload.errors[${i}]`)),
 		took_ms: optional(o.took_ms, number, "reload.took_ms"),
+		peers: array(o.peers ?? [], "reload.peers").map((item, i) => {
+			const where = `reload.peers[${i}]`;
+			const p = object(item, where);
+			return {
+				url: string(p.url, `${where}.url`),
+				ok: boolean(p.ok, `${where}.ok`),
+				vault_size: optional(p.vault_size, number, `${where}.vault_size`),
+				error: optional(p.error, string, `${where}.error`),
+			};
+		}),
 	};
 }
 

@@ -295,7 +295,23 @@ export function formatReloadNotice(result: ReloadResult, maxListed = 5): string 
 		for (const issue of result.errors.slice(0, maxListed)) lines.push(`• ${issue.path}: ${issue.message}`);
 		if (result.errors.length > maxListed) lines.push(`… and ${result.errors.length - maxListed} more.`);
 	}
+	const behind = failedPeers(result);
+	if (behind.length > 0) {
+		const who = result.peers.length === 1 ? "The other daemon" : `${behind.length} of the ${result.peers.length} other daemons`;
+		lines.push(`${who} (GRASBOT_PEERS) did not reload, and still answer${behind.length === 1 ? "s" : ""} from the vault as it was:`);
+		for (const peer of behind) lines.push(`• ${peer.url}: ${peer.error ?? "no reason given"}`);
+		if (behind.some((peer) => /^HTTP 401\b/.test(peer.error ?? ""))) {
+			lines.push("A peer that refuses the owner token runs with another one: restart it so that it reads this daemon's token (after a rotation, every daemon must be restarted).");
+		}
+	} else if (result.peers.length > 0) {
+		lines.push(`${result.peers.length === 1 ? "The other daemon" : `The ${result.peers.length} other daemons`} (GRASBOT_PEERS) reloaded too.`);
+	}
 	return lines.join("\n");
+}
+
+/** The other daemons a reload was passed on to that did not reload (down, or refusing the token). */
+export function failedPeers(result: ReloadResult): ReloadResult["peers"] {
+	return result.peers.filter((peer) => !peer.ok);
 }
 
 /** What the author reads when a source the daemon named is no longer in the vault. */

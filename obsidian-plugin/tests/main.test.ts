@@ -142,6 +142,25 @@ describe("plugin glue", () => {
 		expect(notices).toHaveLength(3); // fixed, then broken again: said again
 	});
 
+	it("on save, says once that a peer daemon did not reload, refusing the owner token after a rotation", async () => {
+		const peer = { url: "http://127.0.0.1:8766", ok: true, vault_size: 42 };
+		const behind = { url: "http://127.0.0.1:8766", ok: false, error: "HTTP 401: owner token required" };
+		let result: Record<string, unknown> = { ...reloadResult, peers: [behind] };
+		daemon((method) => (method === "health" ? healthResult(false) : result));
+		const { app } = await load({ reloadOnSave: true, debounceMs: 500, token: "tok" });
+		app.workspace.setLayoutReady();
+		await save(app, "a.md", 3);
+		expect(notices).toHaveLength(1); // said once while it lasts
+		expect(notices[0]).toContain("• http://127.0.0.1:8766: HTTP 401: owner token required");
+		expect(notices[0]).toContain("restart it so that it reads this daemon's token");
+		result = { ...reloadResult, peers: [peer] };
+		await save(app, "a.md");
+		expect(notices).toHaveLength(1); // all reloaded: quiet
+		result = { ...reloadResult, peers: [behind] };
+		await save(app, "a.md");
+		expect(notices).toHaveLength(2);
+	});
+
 	it("on save, says once that visitors get extracts because the model host lacks the model, and again after it was fixed", async () => {
 		let hostDown = true;
 		daemon((method) => (method === "health" ? healthResult(hostDown) : reloadResult));

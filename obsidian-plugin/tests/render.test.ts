@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it, vi } from "vitest";
-import type { AnswerResult } from "../src/protocol";
+import { type AnswerResult, decodeReloadResult } from "../src/protocol";
 import { AnswerView, formatReloadNotice, groundedBadgeText, passageLabel, renderAnswer, renderFailure, renderNoteTest } from "../src/render";
 import { describeFailure, DaemonNotRunningError } from "../src/errors";
 import { source } from "./helpers";
@@ -275,15 +275,39 @@ describe("reload notice", () => {
 			removed: 0,
 			took_ms: 184.2,
 			errors: [{ path: "brouillons/idées.md", message: "frontmatter YAML illisible (ligne 3) : note ignorée" }],
+			peers: [],
 		});
 		expect(text).toBe(
 			"GrasBot vault reloaded: 42 notes (1 added, 2 changed, 0 removed).\n1 note failed:\n• brouillons/idées.md: frontmatter YAML illisible (ligne 3) : note ignorée",
 		);
 	});
 
+	it("says which peer did not reload and why, a refused token with what to do, and that the others did", () => {
+		const base = { vault_size: 42, added: 0, changed: 1, removed: 0, took_ms: 3, errors: [] };
+		const peers = [
+			{ url: "http://127.0.0.1:8766", ok: true, vault_size: 42, error: null },
+			{ url: "http://127.0.0.1:8767", ok: false, vault_size: null, error: "HTTP 401: owner token required" },
+		];
+		expect(formatReloadNotice(decodeReloadResult({ ...base, peers })).split("\n")).toEqual([
+			"GrasBot vault reloaded: 42 notes (0 added, 1 changed, 0 removed).",
+			"1 of the 2 other daemons (GRASBOT_PEERS) did not reload, and still answers from the vault as it was:",
+			"• http://127.0.0.1:8767: HTTP 401: owner token required",
+			"A peer that refuses the owner token runs with another one: restart it so that it reads this daemon's token (after a rotation, every daemon must be restarted).",
+		]);
+		const down = { url: "http://127.0.0.1:8767", ok: false, error: "ClientConnectorError: Cannot connect to host 127.0.0.1:8767" };
+		expect(formatReloadNotice(decodeReloadResult({ ...base, peers: [down] })).split("\n").slice(1)).toEqual([
+			"The other daemon (GRASBOT_PEERS) did not reload, and still answers from the vault as it was:",
+			"• http://127.0.0.1:8767: ClientConnectorError: Cannot connect to host 127.0.0.1:8767",
+		]);
+		expect(formatReloadNotice(decodeReloadResult({ ...base, peers: [peers[0]] })).split("\n").slice(1)).toEqual([
+			"The other daemon (GRASBOT_PEERS) reloaded too.",
+		]);
+		expect(formatReloadNotice(decodeReloadResult(base)).split("\n")).toHaveLength(1); // no peers
+	});
+
 	it("lists at most five failures", () => {
 		const errors = Array.from({ length: 7 }, (_, i) => ({ path: `n${i}.md`, message: "bad" }));
-		const text = formatReloadNotice({ vault_size: 3, added: null, changed: null, removed: null, took_ms: null, errors });
+		const text = formatReloadNotice({ vault_size: 3, added: null, changed: null, removed: null, took_ms: null, errors, peers: [] });
 		expect(text.split("\n")).toHaveLength(1 + 1 + 5 + 1);
 		expect(text).toContain("… and 2 more.");
 	});
