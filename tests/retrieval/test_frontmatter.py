@@ -1,4 +1,5 @@
-"""The frontmatter fast path returns exactly what PyYAML (CSafeLoader) returns, or defers to it.
+"""The frontmatter fast path returns exactly what PyYAML (CSafeLoader, booleans as Obsidian reads
+them) returns, or defers to it.
 
 Equality alone would hide a wrong type (1 == 1.0 == True), so results are compared as type
 trees; and since deferring to PyYAML always agrees, the fast path must be seen to take most
@@ -18,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generate_vault import generate
-from grasbot.retrieval.frontmatter import _fast, load_frontmatter
+from grasbot.retrieval.frontmatter import Loader, _fast, load_frontmatter
 from support.bots import REPO
 
-LOADER = yaml.CSafeLoader
+LOADER = Loader
 
 
 def same(a, b) -> bool:
@@ -309,7 +310,7 @@ def test_obsidian_header_reads_with_pyyaml_types():
     header = (
         "\ntitle: \"Casse-briques: le jeu\"\nslug: jeu\ndomains: [web, 'l''atelier', \"a, b\"]\n"
         'aliases:\n  - "casse-briques"\n  - petit jeu\npriority: 5\nscore: 1.5\n'
-        "updated: 2026-05-27\nat: 2024-01-01 10:00:00\ndraft: no\nnothing:\nempty: []\n"
+        "updated: 2026-05-27\nat: 2024-01-01 10:00:00\ndraft: false\nnothing:\nempty: []\n"
     )
     got = _fast(header)
     assert got == {
@@ -338,16 +339,30 @@ def test_obsidian_header_reads_with_pyyaml_types():
         ("0o17", "0o17"),
         ("1e3", "1e3"),
         ("~", None),
-        ("yes", True),
-        ("Off", False),
+        ("yes", "yes"),
+        ("Off", "Off"),
+        ("TRUE", True),
+        ("False", False),
         ("y", "y"),
         ("C#", "C#"),
         ("a:b", "a:b"),
     ],
 )
-def test_plain_scalars_resolve_like_yaml_1_1(text, expected):
+def test_plain_scalars_resolve_like_yaml_1_1_but_booleans(text, expected):
     got = _fast(f"k: {text}\n")
     assert got is not None and same(got["k"], expected)
+
+
+@pytest.mark.parametrize("shape", ["flat", "pyyaml"])
+def test_a_boolean_is_true_or_false_alone_as_obsidian_reads_one(shape):
+    """js-yaml, behind Obsidian's parseYaml, reads YAML 1.2's booleans: `title: No` is the title
+    « No » there, and was « False » here, `aliases: [Off, ON]` the aliases « False », « True »."""
+    header = "title: No\naliases: [Off, ON]\ntags:\n  - yes\ndraft: true\nfini: FALSE\n"
+    if shape == "pyyaml":  # a comment sends the header to PyYAML itself
+        header += "# fin\n"
+        assert _fast(header) is None
+    got = load_frontmatter(header)
+    assert same(got, {"title": "No", "aliases": ["Off", "ON"], "tags": ["yes"], "draft": True, "fini": False})
 
 
 def test_nan_and_infinity():
@@ -364,8 +379,8 @@ def test_duplicate_key_keeps_first_place_and_last_value():
 @pytest.mark.parametrize(
     "header",
     [
-        "on: x\n",
-        "yes: 1\n",
+        "true: x\n",
+        "False: 1\n",
         "<<: {a: 1}\n",
         "a: b # note\n",
         "a: &x 1\nb: *x\n",
@@ -401,4 +416,4 @@ def test_a_flow_list_item_padded_with_spaces_is_read_once():
     each space by reading the spaces after it again (200,000 spaces took about four minutes).
     It is read as PyYAML reads it."""
     header = "tags: ['a', b" + " " * 200_000 + "c]"
-    assert load_frontmatter(header) == yaml.load(header, Loader=yaml.CSafeLoader) == {"tags": ["a", "b" + " " * 200_000 + "c"]}
+    assert load_frontmatter(header) == yaml.load(header, Loader=Loader) == {"tags": ["a", "b" + " " * 200_000 + "c"]}

@@ -23,7 +23,7 @@ from grasbot._exceptions import VaultError
 from grasbot.answer.fallback import extractive_answer
 from grasbot.retrieval import frontmatter as _frontmatter
 from grasbot.retrieval import vault as _vault
-from grasbot.retrieval.frontmatter import FrontmatterTooLarge, load_frontmatter
+from grasbot.retrieval.frontmatter import FrontmatterTooLarge, Loader, load_frontmatter
 from grasbot.retrieval.index import indexable_body
 from grasbot.retrieval.vault import VaultOptions, load_vault, parse_note
 from support.bots import OWNER, OWNER_TOKEN, bot_of, make_bot, rpc, write_note
@@ -80,7 +80,7 @@ def test_alias_bombs_are_refused_before_they_expand(levels, fan, field):
         with pytest.raises(ValueError, match="expands to .* values through its aliases"):
             note("bombe.md", f"---\n{header}\n---\nTexte.")
     else:  # under the bound it reads as PyYAML reads it
-        assert load_frontmatter(header) == yaml.load(header, Loader=yaml.CSafeLoader)
+        assert load_frontmatter(header) == yaml.load(header, Loader=Loader)
     assert time.perf_counter() - started < 1.0  # measured, never expanded
 
 
@@ -114,7 +114,7 @@ def test_small_frontmatters_with_aliases_read_as_pyyaml_reads_them(values, uses)
     lines = [f"k{i}: &a{i} {v}" for i, v in enumerate(values)]
     lines += [f"u{j}: *a{i % len(values)}" for j, i in enumerate(uses)]
     header = "\n".join(lines)
-    assert load_frontmatter(header) == yaml.load(header, Loader=yaml.CSafeLoader)
+    assert load_frontmatter(header) == yaml.load(header, Loader=Loader)
 
 
 async def test_a_bomb_in_the_vault_is_reported_by_name_and_the_daemon_serves(start_daemon, tmp_path, capsys):

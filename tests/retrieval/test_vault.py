@@ -269,6 +269,25 @@ def test_aliases_and_tags_given_as_one_string_are_split_on_commas_as_obsidian_re
     assert note.answers == ("Où, quand ?",)
 
 
+def test_yes_no_on_off_in_a_text_field_are_the_words_written_as_obsidian_reads_them(note_writer):
+    """Obsidian's YAML has two booleans, `true` and `false`: a note titled `No`, or with the
+    aliases `Off` and `ON`, was titled « False » and answered to « False » and « True »."""
+    note_writer("n.md", "title: No\naliases: [Off, ON]\ntags: [yes]\ntype: on\nanswers:\n  - Oui\n  - no", "")
+    note = load_vault(note_writer.root).notes["n.md"]
+    assert (note.title, note.aliases, note.tags, note.type, note.answers) == ("No", ("Off", "ON"), ("yes",), "on", ("Oui", "no"))
+
+
+def test_publish_no_or_off_still_keeps_a_note_private_and_yes_or_on_does_not(note_writer):
+    """They are text now, not YAML 1.1's false and true: `_says_no` reads them as before."""
+    for name in ("no", "No", "off", "OFF", "n", "yes", "on", "Yes"):
+        note_writer(f"{name}-.md", f"visibility: public\npublish: {name}", "Mon texte.")
+    vault = load_vault(note_writer.root)
+    assert {p for p, n in vault.notes.items() if n.public} == {"yes-.md", "on-.md", "Yes-.md"}
+    assert messages(vault.warnings, "No-.md") == ["`publish: 'No'` is read as `publish: false`: the note is kept private"]
+    public_default = load_vault(note_writer.root, VaultOptions(default_public=True))
+    assert {p for p, n in public_default.notes.items() if n.public} == {"yes-.md", "on-.md", "Yes-.md"}
+
+
 def test_tags_written_as_inline_tags_are_said_to_be_a_yaml_comment(note_writer):
     """`tags: #recette #cuisine` is a YAML comment: Obsidian shows no tag, GrasBot had none,
     and `grasbot check` said nothing of it."""

@@ -7,11 +7,16 @@ line-based reader handles in a fraction of that. Measured over the 10,000 header
 benchmark vault (seed 7), best of 7: yaml.load 1.47 s, load_frontmatter 0.33 s, and all 10,000
 headers (and the 48 of vault-grasbot/) took the fast path.
 
-Exactness: types are never guessed here. Plain scalars go through PyYAML's own resolver and
-SafeConstructor (so `2024-01-01`, `007`, `0x1F`, `1:30`, `.inf`, `~`, `on` come out as PyYAML
-makes them), and anything outside the recognised shapes (comments, anchors, tags, block
-scalars, flow mappings, multi-line scalars, tabs, odd characters, ...) is handed to PyYAML
-itself, which also raises the errors.
+Exactness: types are never guessed here. Plain scalars go through the loader's own resolver and
+SafeConstructor (so `2024-01-01`, `007`, `0x1F`, `1:30`, `.inf`, `~` come out as PyYAML makes
+them), and anything outside the recognised shapes (comments, anchors, tags, block scalars, flow
+mappings, multi-line scalars, tabs, odd characters, ...) is handed to PyYAML itself, which also
+raises the errors.
+
+Booleans are Obsidian's, not YAML 1.1's: only `true` and `false` (in three cases) are one, as
+in js-yaml, the parser behind Obsidian's `parseYaml`, and as its help says of a checkbox
+property. PyYAML's `yes`, `No`, `on`, `OFF` are the text the author wrote: `title: No` was the
+title « False », `aliases: [Off, ON]` the aliases « False » and « True ».
 """
 
 from __future__ import annotations
@@ -19,15 +24,33 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, ScalarNode
 from yaml.resolver import Resolver
 
-__all__ = ["FrontmatterTooLarge", "load_frontmatter"]
+try:  # python-frontmatter's loader: C when PyYAML was built with libyaml
+    from yaml import CSafeLoader as _SafeLoader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader as _SafeLoader
 
-# The loader python-frontmatter's YAMLHandler uses: the reference and the fallback.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+__all__ = ["FrontmatterTooLarge", "Loader", "load_frontmatter"]
+
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")  # YAML 1.2's core schema, js-yaml's
+
+
+class _Resolver(Resolver):
+    """PyYAML's implicit types, a boolean only `true` or `false` (see the module's docstring)."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, _BOOL if tag == _BOOL_TAG else regexp) for tag, regexp in resolvers] for first, resolvers in Resolver.yaml_implicit_resolvers.items()
+    }
+
+
+class Loader(_SafeLoader, _Resolver):
+    """The safe loader (C when PyYAML has it), reading booleans as Obsidian does: the reference
+    and the fallback."""
+
 
 # Anything but newline and characters both YAML readers take as plain printable text: tabs,
 # CR, NEL, U+2028/2029 (YAML line breaks), BOM, controls, surrogates. Those go to PyYAML.
@@ -45,7 +68,7 @@ _CONSTRUCTORS = {  # the implicit tags built the way SafeConstructor builds them
     tag: SafeConstructor.yaml_constructors[tag] for tag in (f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "timestamp"))
 }
 
-_resolver = Resolver()
+_resolver = _Resolver()
 _constructor = SafeConstructor()
 _plain_cache: dict[str, Any] = {}  # plain text -> constructed value (all immutable)
 _key_ok: dict[str, bool] = {}
@@ -69,7 +92,7 @@ class FrontmatterTooLarge(ValueError):
 
 
 def load_frontmatter(header: str) -> Any:
-    """Return exactly `yaml.load(header, Loader=CSafeLoader)`, or raise the same yaml.YAMLError;
+    """Return exactly `yaml.load(header, Loader=Loader)`, or raise the same yaml.YAMLError;
     FrontmatterTooLarge when what it holds, aliases expanded, is over a bound."""
     fast = _fast(header)  # no anchors, no aliases, no nesting: nothing to bound
     if fast is None:
@@ -80,7 +103,7 @@ def load_frontmatter(header: str) -> Any:
 def _bounded_load(header: str) -> Any:
     """yaml.load's two steps, with the node graph measured between them: composing is linear in
     the header's size, and constructing (or printing) an expanded alias is what explodes."""
-    loader = _LOADER(header)
+    loader = Loader(header)
     try:
         node = loader.get_single_node()
         if node is None:
