@@ -570,6 +570,22 @@ def test_a_tab_that_indents_a_frontmatter_line_is_named_as_such(note_writer):
     assert messages(vault.errors, "cle.md") == [f"broken YAML frontmatter at line 3: {hint}"]
 
 
+def test_a_tag_written_with_its_hash_in_a_list_is_named_with_what_to_write(note_writer):
+    """`tags: [#recette]` breaks YAML: the note was skipped with « did not find expected node
+    content », at a line past the tag, which did not say what to change."""
+    note_writer("seul.md", "visibility: public\ntags: [#recette]", "Texte.")
+    note_writer("second.md", "visibility: public\ntitle: Tian\naliases: [Tian, #legume]", "Texte.")
+    note_writer("cite.md", "visibility: public\ntags: ['#recette', \"#cuisine\"]", "Texte.")
+    vault = load_vault(note_writer.root)
+    assert list(vault.notes) == ["cite.md"] and vault.notes["cite.md"].tags == ("recette", "cuisine")
+    assert messages(vault.errors, "seul.md") == [
+        'broken YAML frontmatter at line 3: `tags`: `#recette` cannot open an item of a [list] in YAML: write `recette` (no `#`), or quote it, "#recette"'
+    ]
+    assert messages(vault.errors, "second.md") == [
+        'broken YAML frontmatter at line 4: `aliases`: `#legume` cannot open an item of a [list] in YAML: write `legume` (no `#`), or quote it, "#legume"'
+    ]
+
+
 def test_a_frontmatter_never_closed_is_reported_as_such(note_writer):
     (note_writer.root / "ouverte.md").write_text("---\nvisibility: private\ntitle: Carnet\n\nLe corps, sans second ---.\n", encoding="utf-8")
     vault = load_vault(note_writer.root, VaultOptions(default_public=True))

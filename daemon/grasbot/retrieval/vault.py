@@ -1031,6 +1031,20 @@ def _commented_out(header: str) -> dict[str, str]:
     return found
 
 
+# `tags: [#recette]` or `[cuisine, #recette]`: a `#` opening a flow list's item, which YAML
+# cannot read (no plain item starts with `#`, and after a blank it starts a comment)
+_TAG_IN_FLOW = re.compile(r"^(\w[\w .-]*?)[ \t]*:[ \t]*\[(?:[^\]#\n]*,)?[ \t]*#([^\s#,\[\]]+)", re.MULTILINE)
+
+
+def _tag_in_flow_list(header: str) -> tuple[int, str, str] | None:
+    """The line (from 0), key and word of the first `[#word]` in the header, for a YAML error
+    PyYAML names as « did not find expected node content », which told the author nothing."""
+    m = _TAG_IN_FLOW.search(header)
+    if m is None:
+        return None
+    return header.count("\n", 0, m.start()), m.group(1), m.group(2)
+
+
 def _indent(text: str, number: int) -> str:
     """The blanks the line of that number (from 0) starts with, none past the text's end."""
     line = (text.split("\n")[number : number + 1] or [""])[0]
@@ -1074,6 +1088,10 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
             # a tab typed for an indent, as in a note's body: PyYAML's « found character '\t'
             # that cannot start any token » did not tell the author what to change
             problem = "a tab indents it, and YAML indents with spaces only: replace the tab by spaces"
+        elif (tag := _tag_in_flow_list(header)) is not None:
+            number, key, word = tag
+            line = f" at line {number + 1}"
+            problem = f'`{key}`: `#{word}` cannot open an item of a [list] in YAML: write `{word}` (no `#`), or quote it, "#{word}"'
         raise ValueError(f"broken YAML frontmatter{line}: {problem}") from None
     except ValueError as exc:  # YAML reads `2024-02-30` or `25:00:00` as a date or time, then cannot make it
         raise ValueError(f"a date or time in the frontmatter does not exist ({exc}): correct it, or quote it to keep it as text") from None
