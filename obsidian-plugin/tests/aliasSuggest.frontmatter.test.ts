@@ -41,6 +41,13 @@ describe("locateAliases", () => {
 		expect(locateAliases("---\naliases: a\nno closing fence\n")).toMatchObject({ kind: "none" });
 	});
 
+	it("reads no frontmatter closed by `...`, as Obsidian and the daemon read none", () => {
+		// chips offered aliases Obsidian did not have, drawn under a block it shows as text
+		expect(locateAliases("---\naliases: [Tian]\n...\nLe corps.\n")).toMatchObject({ kind: "none", values: [] });
+		const later = "---\naliases: [Tian]\n...\n---\nLe corps.\n";
+		expect(locateAliases(later)).toMatchObject({ kind: "flow", closingFence: later.indexOf("---\nLe corps") });
+	});
+
 	it("does not take a nested key or a longer key for `aliases`", () => {
 		expect(locateAliases("---\nmeta:\n  aliases: [x]\naliases_old: y\n---\n").kind).toBe("missing");
 	});

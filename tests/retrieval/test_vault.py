@@ -595,6 +595,16 @@ def test_a_frontmatter_never_closed_is_reported_as_such(note_writer):
     assert messages(vault.errors, "ouverte.md") == ["frontmatter is never closed: add a line --- after its fields"]
 
 
+def test_a_frontmatter_closed_by_dots_is_named_as_obsidian_reads_it(note_writer):
+    """`...` ends a YAML document (pandoc writes it), not Obsidian's properties: the note stays
+    skipped (its `visibility: private` must not become text), and the author is told which line
+    to change, not to add a --- after fields that looked closed."""
+    (note_writer.root / "pandoc.md").write_text("---\nvisibility: private\ntitle: Carnet\n...\nLe corps.\n", encoding="utf-8")
+    vault = load_vault(note_writer.root, VaultOptions(default_public=True))
+    assert vault.notes == {}
+    assert messages(vault.errors, "pandoc.md") == ["frontmatter is never closed: Obsidian closes it with --- only, not with the ... at line 4: write --- there"]
+
+
 def test_a_date_that_does_not_exist_is_named_as_such(note_writer):
     """YAML reads `2024-02-30` as a date it cannot make: the author read "unreadable
     frontmatter: ValueError" of a field GrasBot does not even use."""

@@ -1045,6 +1045,9 @@ def _tag_in_flow_list(header: str) -> tuple[int, str, str] | None:
     return header.count("\n", 0, m.start()), m.group(1), m.group(2)
 
 
+_DOTS_LINE = re.compile(r"^\.\.\.[ \t]*$", re.MULTILINE)
+
+
 def _indent(text: str, number: int) -> str:
     """The blanks the line of that number (from 0) starts with, none past the text's end."""
     line = (text.split("\n")[number : number + 1] or [""])[0]
@@ -1073,6 +1076,10 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
             header, body = handler.split(text)
         except ValueError:  # the opening --- and no other: split has nothing to unpack
             # still skipped, not read as a body: its `visibility: private` would count for nothing
+            dots = _DOTS_LINE.search(text)
+            if dots is not None:  # YAML's and pandoc's end of a document, which Obsidian does not read
+                number = text.count("\n", 0, dots.start()) + 1
+                raise ValueError(f"frontmatter is never closed: Obsidian closes it with --- only, not with the ... at line {number}: write --- there") from None
             raise ValueError("frontmatter is never closed: add a line --- after its fields") from None
     try:
         if detected:

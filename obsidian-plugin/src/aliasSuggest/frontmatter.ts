@@ -43,8 +43,9 @@ interface Line {
 	text: string;
 }
 
+// Obsidian opens and closes properties with `---` alone (its help: « triple dashes at the start
+// and end »); YAML's and pandoc's closing `...` closes nothing there, as in the daemon
 const FENCE = /^---[ \t]*$/;
-const CLOSING_FENCE = /^(?:---|\.\.\.)[ \t]*$/;
 // Obsidian reads a property whatever the case of its key (`Aliases:`), the first one written
 const KEY = /^aliases[ \t]*:(?=[ \t]|$)(.*)$/i;
 const TOP_LEVEL_KEY = /^[^\s#-]/;
@@ -69,7 +70,7 @@ export function frontmatterLength(text: string, maxLines = 5000): number {
 	const lines = splitLines(text, maxLines);
 	if (lines.length === 0 || !FENCE.test(lines[0].text)) return 0;
 	for (let i = 1; i < lines.length; i++) {
-		if (CLOSING_FENCE.test(lines[i].text)) return lines[i].to;
+		if (FENCE.test(lines[i].text)) return lines[i].to;
 	}
 	return 0;
 }
