@@ -313,6 +313,20 @@ def test_a_mapping_where_a_list_is_expected_is_ignored_with_a_warning(note_write
     assert any("`priority`" in m for m in found)
 
 
+def test_a_tag_obsidian_refuses_is_said_and_still_read(note_writer):
+    """Obsidian's help: a tag needs a character that is not a digit and holds no space, so
+    `1984` and `mon tag` are no tags there, and `grasbot check` said nothing. Their words still
+    say what the note is about: GrasBot keeps reading them."""
+    note_writer("n.md", "tags: [1984, mon tag, '#2024', y1984, projets/2024, ok]\naliases: [mon alias, 1984]", "")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["n.md"].tags == ("1984", "mon tag", "2024", "y1984", "projets/2024", "ok")
+    assert messages(vault.warnings, "n.md") == [
+        "`tags`: `1984` is no tag for Obsidian, which wants a character other than a digit in one (`y1984`)",
+        "`tags`: `mon tag` is no tag for Obsidian, which reads no space in one: write `mon-tag`",
+        "`tags`: `2024` is no tag for Obsidian, which wants a character other than a digit in one (`y2024`)",
+    ]
+
+
 def test_the_old_singular_alias_and_tag_keys_are_named_not_dropped_unseen(note_writer):
     """`alias:` and `tag:` were Obsidian's until 1.9.10, which reads `aliases` and `tags` only, as
     GrasBot does: an older note's `alias: Cuisine du sud` counted for nothing, and nobody said so."""

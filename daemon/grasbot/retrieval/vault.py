@@ -1048,6 +1048,22 @@ def _tag_in_flow_list(header: str) -> tuple[int, str, str] | None:
 _DOTS_LINE = re.compile(r"^\.\.\.[ \t]*$", re.MULTILINE)
 
 
+def _tags_obsidian_refuses(tags: tuple[str, ...]) -> list[str]:
+    """The `tags` Obsidian's help calls no tag (a number alone, `1984`, or words with a space):
+    Obsidian lists and searches none of them, and nothing told the author. GrasBot still reads
+    their words, as it reads the rest of the field: they say what the note is about, and the
+    fixes named here (`mon-tag`, `mon_tag`) read the same to it."""
+    said = []
+    for tag in tags:
+        word = tag.lstrip("#")
+        if any(c.isspace() for c in word):
+            joined = "-".join(word.split())
+            said.append(f"`tags`: `{word}` is no tag for Obsidian, which reads no space in one: write `{joined}`")
+        elif word.strip("/").replace("/", "").isdigit():
+            said.append(f"`tags`: `{word}` is no tag for Obsidian, which wants a character other than a digit in one (`y{word}`)")
+    return said
+
+
 def _indent(text: str, number: int) -> str:
     """The blanks the line of that number (from 0) starts with, none past the text's end."""
     line = (text.split("\n")[number : number + 1] or [""])[0]
@@ -1128,6 +1144,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     warnings.extend(f"`{old}` is read by neither Obsidian (since 1.9.10) nor GrasBot: write its values under `{key}`" for old, key in old_keys)
     inline_tags = [t.strip("/") for t in _inline_tags(prose)]
     tags = tuple(dict.fromkeys(t.lstrip("#") for t in (*lists["tags"], *inline_tags) if t.lstrip("#")))
+    warnings.extend(_tags_obsidian_refuses(lists["tags"]))
 
     priority = fields.get("priority")
     if priority is not None and (isinstance(priority, bool) or not isinstance(priority, (int, float))):
