@@ -348,6 +348,26 @@ def test_an_obsidian_uri_in_parentheses_or_quotes_loses_a_private_notes_path(tmp
     assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
 
 
+@pytest.mark.parametrize("around", ["=={}==", '<span title="{}">le plan</span>', "<span title='{}'>le plan</span>", "<div data-x={}>le plan</div>"])
+def test_an_obsidian_uri_after_an_equals_sign_loses_a_private_notes_path(tmp_path, around):
+    """A highlight (`==obsidian://…==`) or an attribute other than href and src holds a bare
+    URI: it was refused after any `=` (so as not to read `href=` twice), and visitors read
+    the private note's path in passages and answers."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    write_note(root, "pub/voisin.md", "visibility: public", "Le voisin du jardin.")
+    uri = f"obsidian://open?vault=V&file={urllib.parse.quote(f'prive/{SECRET}', safe='')}"
+    public = "obsidian://open?vault=V&file=pub%2Fvoisin"
+    text = f"Le plan du jardin {around.format(uri)} date de mai, et {around.format(public)}.\n"
+    write_note(root, "pub/accueil.md", "visibility: public", text)
+    bot = make_bot(root)
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md", "pub/voisin.md"}
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert SECRET not in readable.lower() and "prive" not in readable and "date de mai" in readable, readable
+    assert around.format("voisin") in readable, readable  # the highlight or the tag around it stays
+    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+
+
 @pytest.mark.parametrize("link", ["[[{name}|Projet [2023]]]", "[[{name}|a [b] c]]", "![[{name}#Étape [1]]]", "[[{name}#Étape [1]|voir]]"])
 def test_a_wikilink_whose_label_or_heading_holds_a_bracket_is_a_link(tmp_path, link):
     """Obsidian reads a wikilink up to its first `]]`, a bracket in its label or heading

@@ -821,9 +821,15 @@ _HTML_SOURCE = re.compile(  # a tag left once `_HTML_LINK`'s are read; only a no
     r"<[a-z][a-z0-9-]*\s(?:[^<>]*?\s)?(?:src|href)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))[^<>]*>",
     re.IGNORECASE,
 )
-# not after what opens another syntax's destination (`](`, `<`, `="`); a sentence's last stop is
-# not the URL's. A parenthesis or a quote of prose opens none: « (obsidian://…) » kept its path
-_BARE_OBSIDIAN = re.compile(r"(?<![<=\w/])(?<!\]\()(?<!=[\"'])obsidian://[^\s<>()\[\]\"'`]*[^\s<>()\[\]\"'`.,;:!?]", re.IGNORECASE)
+# not after what opens another syntax's destination (`](`, `<`, `href="`, `src=`); a sentence's
+# last stop is not the URL's, nor a highlight's closing `==`. A parenthesis or a quote of prose
+# opens none: « (obsidian://…) » kept its path; nor does any other `=`: a highlight
+# (`==obsidian://…==`) or another attribute (`<span title="obsidian://…">`) kept it too
+_BARE_OBSIDIAN = re.compile(
+    r"(?<![<\w/])(?<!\]\()(?<!href=)(?<!src=)(?<!href=[\"'])(?<!src=[\"'])"
+    r"obsidian://[^\s<>()\[\]\"'`]*[^\s<>()\[\]\"'`.,;:!?=]",
+    re.IGNORECASE,
+)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
