@@ -37,9 +37,10 @@ class QueryError(GrasbotError):
 
 
 class NoteNotFound(GrasbotError):
-    def __init__(self, slug: str):
-        super().__init__(f"no note with slug '{slug}'")
+    def __init__(self, slug: str, path: str | None = None):
+        super().__init__(f"no note with slug '{slug}'" if path is None else f"no note at path '{path}'")
         self.slug = slug
+        self.path = path
 
 
 class AuthError(GrasbotError):

@@ -131,9 +131,11 @@ export class GrasbotClient {
 		if (caller === "visitor" || caller === "token_refused") throw new TokenRefusedError(caller, this.daemonUrl);
 	}
 
-	suggestAliases(slug: string, limit?: number): Promise<AliasSuggestions> {
+	/** `path`: the note's own, which says which note when two share `slug` (a public note and a private draft). */
+	suggestAliases(slug: string, limit?: number, path?: string): Promise<AliasSuggestions> {
 		const params: Record<string, unknown> = { slug };
 		if (limit !== undefined) params.limit = limit;
+		if (path !== undefined) params.path = path;
 		return this.call("suggest_aliases", params, decodeAliasSuggestions);
 	}
 

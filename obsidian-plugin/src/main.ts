@@ -108,7 +108,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			hub,
 			dismissed: this.dismissedAliases,
 			hasToken: () => this.token().length > 0,
-			suggest: (slug) => this.client().suggestAliases(slug, SUGGESTION_LIMIT),
+			suggest: (slug, path) => this.client().suggestAliases(slug, SUGGESTION_LIMIT, path),
 			saveDismissed: () => this.saveData(this.settings),
 			editFrontMatter: async (path, edit) => {
 				const file = this.app.vault.getFileByPath(path);

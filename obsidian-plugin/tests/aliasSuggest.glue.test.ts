@@ -96,7 +96,7 @@ describe("alias suggestions glue", () => {
 		const view = editor(stub, file, "---\nslug: Tri rapide\naliases: tri\n---\n");
 		app.workspace.trigger("file-open", file);
 		await flush();
-		expect(calls).toEqual([{ method: "suggest_aliases", params: { slug: "tri-rapide", limit: 8 }, auth: "Bearer tok" }]);
+		expect(calls).toEqual([{ method: "suggest_aliases", params: { slug: "tri-rapide", limit: 8, path: "projets/push-swap.md" }, auth: "Bearer tok" }]);
 		const chip = view.dom.querySelector<HTMLElement>(".grasbot-alias-suggestion");
 		expect(chip?.dataset.alias).toBe("projet de tri");
 		chip?.querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-add")?.click();

@@ -279,6 +279,24 @@ def test_link_text_from_a_private_note_is_suggested_for_private_notes_only(note_
     assert aliases(suggest_aliases("grasbot", bot.snapshot.index("visitor"), None)) == []
 
 
+def test_a_slug_two_notes_share_is_the_note_at_the_path_asked_for(note_writer):
+    """A public note and a private draft named alike: the first in sorted order was taken, the
+    draft, and the plugin offered on the public note its phrases (its `answers`, a private
+    note's link text), which visitors read once accepted as the public note's alias."""
+    note_writer("archive/plan.md", "title: Plan\nvisibility: private\nanswers: ['Où est le coffre zorglub ?']", "Le coffre zorglub du jardin.")
+    note_writer("brouillon.md", "visibility: private", "Voir [[archive/plan|le coffre zorglub]].")
+    note_writer("jardin/plan.md", "title: Plan\nvisibility: public", "Le plan du jardin et des ruches.")
+    note_writer("jardin/accueil.md", "visibility: public", "Voir [[jardin/plan|les ruches du jardin]].")
+    index = owner(make_bot(note_writer.root))
+    public = suggest_aliases("plan", index, None, path="jardin/plan.md")
+    assert [(s["alias"], s["evidence"]) for s in public["suggestions"]] == [("ruches du jardin", ["accueil"])]
+    assert aliases(suggest_aliases("plan", index, None, path="archive/plan.md")) == ["coffre zorglub"]
+    with pytest.raises(QueryError, match=r"'plan' is the slug of 2 notes \(archive/plan.md, jardin/plan.md\); give `path`"):
+        suggest_aliases("plan", index, None)
+    with pytest.raises(NoteNotFound, match="no note at path 'jardin/planche.md'"):
+        suggest_aliases("plan", index, None, path="jardin/planche.md")
+
+
 def test_bundled_vault_answers_give_names_an_author_accepts():
     """The bundled vault's `answers` gave « elles gérées », « programmé », « auteur maîtrise »."""
     index = make_bot(BUNDLED_VAULT).snapshot.index("owner")

@@ -17,7 +17,7 @@ from grasbot.answer.prompt import NO_CONTEXT, SYSTEM_RULES
 from grasbot.server.handlers import STATIC_DIR
 from grasbot.server.methods import PUBLIC_LLM_ERROR
 from grasbot.server.protocol import openrpc_document
-from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc, rpc_raw, rpc_result, serve_process
+from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc, rpc_raw, rpc_result, serve_process, write_note
 from support.standin_ollama import unused_url
 
 FIRST = "Comment fonctionne GrasBot ?"
@@ -93,6 +93,21 @@ async def test_search_as_owner_sees_private_notes(start_daemon):
     assert not {s["slug"] for s in visitor["results"]} & private
     assert {s["slug"] for s in owner["results"]} & private
     assert owner["vault_size"] > visitor["vault_size"]
+
+
+async def test_suggest_aliases_takes_the_notes_path_when_two_share_its_slug(start_daemon, tmp_path):
+    """The plugin knows the path of the note it shows: with it, a public note's suggestions are
+    its own, not a private draft's of the same slug; without it, the error names both."""
+    write_note(tmp_path, "archive/plan.md", "title: Plan\nvisibility: private\nanswers: ['Où est le coffre zorglub ?']", "Le coffre zorglub.")
+    write_note(tmp_path, "jardin/plan.md", "title: Plan\nvisibility: public", "Le plan du jardin et des ruches.")
+    write_note(tmp_path, "jardin/accueil.md", "visibility: public", "Voir [[jardin/plan|les ruches du jardin]].")
+    client = await start_daemon(tmp_path, owner_token=OWNER_TOKEN)
+    result = await rpc_result(client, "suggest_aliases", {"slug": "plan", "path": "jardin/plan.md"}, headers=OWNER)
+    assert [s["alias"] for s in result["suggestions"]] == ["ruches du jardin"]
+    error = (await rpc(client, "suggest_aliases", {"slug": "plan"}, headers=OWNER))["error"]
+    assert error["code"] == -32602 and "'plan' is the slug of 2 notes (archive/plan.md, jardin/plan.md)" in error["data"], error
+    missing = (await rpc(client, "suggest_aliases", {"slug": "plan", "path": "jardin/x.md"}, headers=OWNER))["error"]
+    assert missing == {"code": -32003, "message": "Note not found", "data": "no note at path 'jardin/x.md'"}
 
 
 async def test_answer_sends_top_notes_and_rules_to_the_llm(start_daemon, standin_ollama):

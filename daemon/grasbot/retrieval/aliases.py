@@ -20,6 +20,7 @@ sources of weight × the number of distinct pieces of evidence (linking notes, q
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -371,12 +372,23 @@ def _merge(candidates: list[_Candidate]) -> list[_Candidate]:
 # ---------------------------------------------------------------- the sources
 
 
-def _find(slug: str, index: Index) -> tuple[str, Note]:
-    # the same note a duplicated slug resolves to elsewhere: the first path in sorted order
-    for path in sorted(index.notes):
-        if index.notes[path].slug == slug:
-            return path, index.notes[path]
-    raise NoteNotFound(slug)
+def _find(slug: str, index: Index, path: str | None) -> tuple[str, Note]:
+    """The note asked for: the one at `path` when given, else the one note with `slug`. Two
+    notes sharing a slug (a public one and a private draft) are named rather than one picked:
+    the first in sorted order could be the draft, and the plugin offered its phrases as the
+    public note's aliases, which visitors read."""
+    if path is not None:
+        wanted = unicodedata.normalize("NFC", path)
+        for rel, note in index.notes.items():
+            if unicodedata.normalize("NFC", rel) == wanted:
+                return rel, note
+        raise NoteNotFound(slug, path)
+    paths = sorted(rel for rel, note in index.notes.items() if note.slug == slug)
+    if len(paths) > 1:
+        raise QueryError(f"slug: {slug!r} is the slug of {len(paths)} notes ({', '.join(paths)}); give `path`, the note's own")
+    if not paths:
+        raise NoteNotFound(slug)
+    return paths[0], index.notes[paths[0]]
 
 
 def _link_texts(path: str, index: Index) -> list[tuple[str, str]]:
@@ -396,7 +408,7 @@ def _link_texts(path: str, index: Index) -> list[tuple[str, str]]:
     return found
 
 
-def suggest_aliases(slug: str, index: Index, log: QuestionLog | None, limit: int = 10) -> dict:
+def suggest_aliases(slug: str, index: Index, log: QuestionLog | None, limit: int = 10, path: str | None = None) -> dict:
     """Suggested aliases for the note `slug`, best first, at most `limit`.
 
     `index` is the owner's index, so a private note has suggestions too, from its own
@@ -404,11 +416,14 @@ def suggest_aliases(slug: str, index: Index, log: QuestionLog | None, limit: int
     only (`_link_texts`). They are for the author's eyes only; the RPC layer makes
     `suggest_aliases` owner-only. (The log itself holds visitor questions and public notes only.)
 
-    Raises NoteNotFound for an unknown slug, QueryError for a limit out of 1..50.
+    `path` (the vault path of the note, as the plugin knows it) says which note when two share
+    `slug`; without it, such a slug is a QueryError that names them.
+
+    Raises NoteNotFound for an unknown slug or path, QueryError for a limit out of 1..50.
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise QueryError(f"limit: must be an integer from 1 to {MAX_LIMIT}, not {limit!r}")
-    path, note = _find(slug, index)
+    path, note = _find(slug, index, path)
     analysis = index.analyses[path]
     note_terms = frozenset(analysis.body) | frozenset(analysis.field_terms())
     # the names of every note: this one's is no suggestion, another's would take its questions
@@ -452,9 +467,9 @@ def suggest_aliases(slug: str, index: Index, log: QuestionLog | None, limit: int
     for answer in note.answers:
         offer(answer, "answers", answer)
 
-    if log is not None:
+    if log is not None and note.public:  # the log's notes are public: a private one's slug is another's there
         seen: set[tuple[str, str]] = set()
-        for item in log.questions_ending_on(slug):
+        for item in log.questions_ending_on(note.slug):
             first = item.first
             if first is None or item.followup:  # a follow-up's own words did not find the note
                 continue

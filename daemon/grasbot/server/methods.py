@@ -109,10 +109,10 @@ async def _m_answer(ctx: RpcContext, q: str, history: list, audience: str) -> di
     return for_caller(payload, ctx.is_owner)
 
 
-async def _m_suggest_aliases(ctx: RpcContext, slug: str, limit: int) -> dict:
+async def _m_suggest_aliases(ctx: RpcContext, slug: str, limit: int, path: str | None = None) -> dict:
     index = ctx.bot.snapshot.index("owner")  # owner-only: the dispatcher checked the token
     try:
-        return await asyncio.to_thread(suggest_aliases, slug, index, ctx.bot.question_log, limit)
+        return await asyncio.to_thread(suggest_aliases, slug, index, ctx.bot.question_log, limit, path)
     except NoteNotFound as exc:
         raise RpcError(NOTE_NOT_FOUND, "Note not found", str(exc)) from None
 

@@ -25,7 +25,8 @@ export interface AliasSuggestDeps {
 	dismissed: DismissedAliases;
 	/** The owner token is set (suggest_aliases is owner only). */
 	hasToken(): boolean;
-	suggest(slug: string): Promise<AliasSuggestions>;
+	/** `path` too: a slug two notes share would give another note's suggestions (a private draft's). */
+	suggest(slug: string, path: string): Promise<AliasSuggestions>;
 	saveDismissed(): Promise<void>;
 	/** `app.fileManager.processFrontMatter` on the note at `path`. */
 	editFrontMatter(path: string, edit: (frontmatter: Record<string, unknown>) => void): Promise<void>;
@@ -55,7 +56,7 @@ export class AliasSuggestController {
 		const slug = noteSlug(note.basename, note.frontmatter) || (await pathSlug(note.path));
 		if (request !== this.latest) return;
 		try {
-			const result = await this.deps.suggest(slug);
+			const result = await this.deps.suggest(slug, note.path);
 			if (request !== this.latest) return;
 			this.deps.hub.show({ path: note.path, suggestions: result.suggestions, dismissed: this.deps.dismissed.forPath(note.path) });
 			this.state("");
