@@ -368,6 +368,33 @@ def test_an_obsidian_uri_after_an_equals_sign_loses_a_private_notes_path(tmp_pat
     assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
 
 
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "obsidian://vault/V/{folder}%2F{name}",  # Obsidian's shorthand
+        "obsidian://vault/V/{folder}/{name}.md",
+        "obsidian://adv-uri?vault=V&filepath={folder}%2F{name}.md",  # the Advanced URI plugin
+        "obsidian://new?vault=V&name={name}",
+        "[le plan](obsidian://vault/V/{folder}%2F{name})",
+    ],
+)
+def test_every_obsidian_uri_that_names_a_note_is_a_link_to_it(tmp_path, uri):
+    """Obsidian's shorthand `obsidian://vault/<vault>/<note>`, Advanced URI's `filepath=` and
+    `new?name=` name a note as `open?file=` does: they were text, and visitors read the
+    private note's path in passages and answers."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    write_note(root, "pub/voisin.md", "visibility: public", "Le voisin du jardin.")
+    text = f"Le plan du jardin {uri.format(folder='prive', name=SECRET)} date de mai, et {uri.format(folder='pub', name='voisin')}.\n"
+    write_note(root, "pub/accueil.md", "visibility: public", text)
+    bot = make_bot(root)
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md", "pub/voisin.md"}
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert SECRET not in readable.lower() and "prive" not in readable and "date de mai" in readable, readable
+    assert "le plan" in readable if uri.startswith("[") else readable.endswith("et voisin.\n"), readable
+    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+
+
 @pytest.mark.parametrize("link", ["[[{name}|Projet [2023]]]", "[[{name}|a [b] c]]", "![[{name}#Étape [1]]]", "[[{name}#Étape [1]|voir]]"])
 def test_a_wikilink_whose_label_or_heading_holds_a_bracket_is_a_link(tmp_path, link):
     """Obsidian reads a wikilink up to its first `]]`, a bracket in its label or heading

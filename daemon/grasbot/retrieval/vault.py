@@ -841,9 +841,7 @@ def link_target(dest: str, rel: str) -> str | None:
     if dest.startswith("<") and dest.endswith(">"):
         dest = dest[1:-1].strip()
     if dest[:11].lower() == "obsidian://":
-        query = urllib.parse.parse_qs(urllib.parse.urlsplit(dest).query)
-        named = (query.get("file") or query.get("path") or [""])[0]
-        return named.strip().lstrip("/") or None
+        return _obsidian_target(dest)
     if _SCHEME.match(dest) or dest.startswith("//"):
         return None
     dest = urllib.parse.unquote(dest.split("#", 1)[0].split("?", 1)[0]).strip()
@@ -852,6 +850,18 @@ def link_target(dest: str, rel: str) -> str | None:
     if dest.startswith("/"):
         return posixpath.normpath(dest.lstrip("/"))
     return posixpath.normpath(posixpath.join(posixpath.dirname(rel), dest))
+
+
+def _obsidian_target(uri: str) -> str | None:
+    """The note an `obsidian://` URI names: `open?file=` (or `path=`, a path on disk: a note by
+    its name then), `new?name=`, the Advanced URI plugin's `filepath=`, or the shorthand
+    `obsidian://vault/<vault>/<note>`; a search (`search?query=`) names none."""
+    parts = urllib.parse.urlsplit(uri)
+    query = urllib.parse.parse_qs(parts.query)
+    named = (query.get("file") or query.get("path") or query.get("filepath") or query.get("name") or [""])[0]
+    if not named and parts.netloc.lower() == "vault":
+        named = urllib.parse.unquote(parts.path).lstrip("/").partition("/")[2]
+    return named.strip().lstrip("/") or None
 
 
 def _md_links_in(text: str, rel: str, kind: str) -> list[Link]:
