@@ -395,6 +395,25 @@ def test_every_obsidian_uri_that_names_a_note_is_a_link_to_it(tmp_path, uri):
     assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
 
 
+@pytest.mark.parametrize(
+    "link",
+    ["[le plan]({url}), en mai.", "<{url}>, en mai.", '<a href="{url}">le plan</a>, en mai.', "[le plan][p], en mai.\n\n[p]: {url}"],
+)
+def test_a_file_url_to_a_note_is_a_link_to_it(tmp_path, link):
+    """`[x](file:///home/moi/coffre/prive/note.md)`, a note's file on the author's disk: it was
+    a web address, kept as written, and visitors read the private note's path (and the
+    author's home folder) in passages and answers."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    url = f"file:///home/moi/coffre/prive/{urllib.parse.quote(SECRET)}.md"
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le plan du jardin : {link.format(url=url)}\n")
+    bot = make_bot(root)
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert SECRET not in readable.lower() and "home/moi" not in readable and "en mai" in readable, readable
+    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+
+
 @pytest.mark.parametrize("link", ["[[{name}|Projet [2023]]]", "[[{name}|a [b] c]]", "![[{name}#Étape [1]]]", "[[{name}#Étape [1]|voir]]"])
 def test_a_wikilink_whose_label_or_heading_holds_a_bracket_is_a_link(tmp_path, link):
     """Obsidian reads a wikilink up to its first `]]`, a bracket in its label or heading

@@ -836,12 +836,15 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 def link_target(dest: str, rel: str) -> str | None:
     """The vault path a Markdown or HTML link's destination names, from the note at `rel`
     (URL-decoded, `#heading` and `?query` cut, `..` resolved); None for what is no note of the
-    vault's (a web address, `mailto:`, a heading of the same note)."""
+    vault's (a web address, `mailto:`, a heading of the same note). A `file://` URL is a path on
+    the author's disk, which no visitor may follow: read as a link, by its name."""
     dest = dest.strip()
     if dest.startswith("<") and dest.endswith(">"):
         dest = dest[1:-1].strip()
     if dest[:11].lower() == "obsidian://":
         return _obsidian_target(dest)
+    if dest[:7].lower() == "file://":  # a file of the author's disk: a note by its name, as `open?path=`
+        return urllib.parse.unquote(urllib.parse.urlsplit(dest).path).strip().lstrip("/") or None
     if _SCHEME.match(dest) or dest.startswith("//"):
         return None
     dest = urllib.parse.unquote(dest.split("#", 1)[0].split("?", 1)[0]).strip()
