@@ -375,6 +375,7 @@ def test_an_obsidian_uri_after_an_equals_sign_loses_a_private_notes_path(tmp_pat
         "obsidian://vault/V/{folder}/{name}.md",
         "obsidian://adv-uri?vault=V&filepath={folder}%2F{name}.md",  # the Advanced URI plugin
         "obsidian://new?vault=V&name={name}",
+        "obsidian:///home/moi/coffre/{folder}/{name}.md",  # the shorthand of a path on disk
         "[le plan](obsidian://vault/V/{folder}%2F{name})",
     ],
 )

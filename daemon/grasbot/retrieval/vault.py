@@ -857,13 +857,15 @@ def link_target(dest: str, rel: str) -> str | None:
 
 def _obsidian_target(uri: str) -> str | None:
     """The note an `obsidian://` URI names: `open?file=` (or `path=`, a path on disk: a note by
-    its name then), `new?name=`, the Advanced URI plugin's `filepath=`, or the shorthand
-    `obsidian://vault/<vault>/<note>`; a search (`search?query=`) names none."""
+    its name then), `new?name=`, the Advanced URI plugin's `filepath=`, or the shorthands
+    `obsidian://vault/<vault>/<note>` and `obsidian:///<path on disk>`; a search (`search?query=`) names none."""
     parts = urllib.parse.urlsplit(uri)
     query = urllib.parse.parse_qs(parts.query)
     named = (query.get("file") or query.get("path") or query.get("filepath") or query.get("name") or [""])[0]
     if not named and parts.netloc.lower() == "vault":
         named = urllib.parse.unquote(parts.path).lstrip("/").partition("/")[2]
+    elif not named and not parts.netloc:  # `obsidian:///home/moi/coffre/note`, a path on disk
+        named = urllib.parse.unquote(parts.path)
     return named.strip().lstrip("/") or None
 
 
