@@ -97,6 +97,11 @@ export class GrasbotClient {
 		this.slowTimeoutMs = options.timeoutMs ?? SLOW_TIMEOUT_MS;
 	}
 
+	/** A token goes with each call: health's `caller: "visitor"` then says the daemon did not get it. */
+	get sendsToken(): boolean {
+		return this.token.trim().length > 0;
+	}
+
 	search(q: string, options: { topK?: number; audience?: Audience } = {}): Promise<SearchResult> {
 		const params: Record<string, unknown> = { q };
 		if (options.topK !== undefined) params.top_k = options.topK;

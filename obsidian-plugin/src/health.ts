@@ -17,15 +17,27 @@ export interface HealthNotice {
 	problem: boolean;
 }
 
-/** Every notice the health calls for, the most harmful first; none when all is well. */
-export function healthNotices(health: HealthResult): HealthNotice[] {
-	return [...tokenNotices(health), ...answerNotices(health), ...meaningNotices(health.semantic ?? null), ...questionLogNotices(health.question_log ?? null)];
+/** What the health cannot tell alone: whether this client sent a token, and to which daemon. */
+export interface HealthContext {
+	/** A token went with the call: a `visitor` caller then means the daemon never received it. */
+	tokenSent?: boolean;
+	daemonUrl?: string;
 }
 
-/** The token sent is not the daemon's: first, since the rest is then a visitor's view, and no preview is sent. */
-function tokenNotices(health: HealthResult): HealthNotice[] {
-	if (health.caller !== "token_refused") return [];
-	return [{ key: "token-refused", ...tokenRefusal("token_refused"), problem: true }];
+/** Every notice the health calls for, the most harmful first; none when all is well. */
+export function healthNotices(health: HealthResult, context: HealthContext = {}): HealthNotice[] {
+	return [...tokenNotices(health, context), ...answerNotices(health), ...meaningNotices(health.semantic ?? null), ...questionLogNotices(health.question_log ?? null)];
+}
+
+/**
+ * The token sent is not the daemon's, or never reached it (a proxy stripping Authorization):
+ * first, since the rest is then a visitor's view, and no preview is sent. Worded as the
+ * preview's refusal (errors.ts `tokenRefusal`).
+ */
+function tokenNotices(health: HealthResult, context: HealthContext): HealthNotice[] {
+	const caller = health.caller;
+	if (caller !== "token_refused" && !(caller === "visitor" && context.tokenSent === true)) return [];
+	return [{ key: caller === "token_refused" ? "token-refused" : "token-not-received", ...tokenRefusal(caller, context.daemonUrl), problem: true }];
 }
 
 /** A notice as one Notice's text. */

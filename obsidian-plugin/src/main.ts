@@ -205,13 +205,14 @@ export default class GrasbotPreviewPlugin extends Plugin {
 
 	async checkConnection(): Promise<void> {
 		try {
-			const health = await this.client().health();
+			const client = this.client();
+			const health = await client.health();
 			const facts = [
 				health.vault_size === null ? null : `${health.vault_size} notes`,
 				health.model === null ? "no LLM configured" : `model ${health.model}${health.llm_reachable === false ? " (unreachable)" : ""}`,
 				health.version === null ? null : `version ${health.version}`,
 			].filter((fact): fact is string => fact !== null);
-			const notices = healthNotices(health);
+			const notices = healthNotices(health, { tokenSent: client.sendsToken, daemonUrl: client.daemonUrl });
 			this.showHealthInPreviews(notices);
 			const lines = [`GrasBot daemon ${health.status} at ${this.settings.daemonUrl}: ${facts.join(", ")}.`, ...notices.map(formatHealthNotice)];
 			new Notice(lines.join("\n"), notices.length > 0 ? NOTICE_MS : undefined);
@@ -227,7 +228,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	private async healthNotices(client: GrasbotClient): Promise<HealthNotice[]> {
 		let notices: HealthNotice[];
 		try {
-			notices = healthNotices(await client.health());
+			notices = healthNotices(await client.health(), { tokenSent: client.sendsToken, daemonUrl: client.daemonUrl });
 		} catch {
 			return [];
 		}

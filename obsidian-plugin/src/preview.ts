@@ -14,7 +14,7 @@ import { MAX_URL, Thread, streamUrl } from "./thread";
 
 export interface PreviewDeps {
 	/** The current client (settings may change between two questions). */
-	client: () => Pick<GrasbotClient, "answer" | "health" | "checkToken" | "daemonUrl">;
+	client: () => Pick<GrasbotClient, "answer" | "health" | "checkToken" | "daemonUrl" | "sendsToken">;
 	/** Streams a visitor's answer (sse.ts streamAnswer bound to fetch and the daemon URL),
 	 * after the conversation's `history`. */
 	stream: (q: string, handlers: StreamHandlers, signal: AbortSignal, history: HistoryTurn[]) => Promise<AnswerResult>;
@@ -191,7 +191,8 @@ export class PreviewPanel {
 	 */
 	async checkHealth(): Promise<void> {
 		try {
-			this.showHealth(healthNotices(await this.deps.client().health()));
+			const client = this.deps.client();
+			this.showHealth(healthNotices(await client.health(), { tokenSent: client.sendsToken, daemonUrl: client.daemonUrl }));
 		} catch {
 			this.showHealth([]);
 		}

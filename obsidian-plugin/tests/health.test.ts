@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { tokenRefusal } from "../src/errors";
 import { SaidOnce, formatHealthNotice, healthNotices } from "../src/health";
 import { decodeHealthResult } from "../src/protocol";
 
@@ -93,6 +94,18 @@ describe("healthNotices", () => {
 		expect(notices[0].detail).toContain("Aucun aperçu n'est envoyé");
 		// a value a newer daemon may add is no refusal
 		expect(decodeHealthResult({ ...example.response.result, caller: "guest" }).caller).toBeNull();
+	});
+
+	it("says, as the preview does, that a token sent never reached the daemon (its view a visitor's)", () => {
+		const visitor = health((p) => {
+			p.caller = "visitor";
+			delete p.question_log;
+		});
+		const notices = healthNotices(visitor, { tokenSent: true, daemonUrl: "http://127.0.0.1:8765" });
+		expect(notices.map((n) => [n.key, n.problem])).toEqual([["token-not-received", true]]);
+		expect(formatHealthNotice(notices[0])).toBe(`${tokenRefusal("visitor", "http://127.0.0.1:8765").title}. ${tokenRefusal("visitor", "http://127.0.0.1:8765").detail}`);
+		expect(notices[0].title).toBe("Jeton d'accès non reçu par le démon");
+		expect(healthNotices(visitor, { tokenSent: false })).toEqual([]);
 	});
 
 	it("says visitors get extracts when every model host lacks the model, with the command that fixes it", () => {

@@ -271,6 +271,25 @@ describe("plugin glue", () => {
 		expect(notices[0]).toContain("~/.config/grasbot/token");
 	});
 
+	it("the connection check says, as a note test does, that the daemon received no token when a proxy strips it", async () => {
+		daemon((method) => (method === "health" ? { ...healthResult(false), caller: "visitor", question_log: undefined } : { results: [], grounded: false }));
+		const { app, plugin, stub } = await load({ token: "tok" });
+		const leaf = Object.assign(new WorkspaceLeaf(), { loadIfDeferred: async () => undefined });
+		Object.assign(app.workspace, { ensureSideLeaf: async () => leaf });
+		app.workspace.activeFile = new TFile("notes/a.md");
+		stub.commands.find((c) => c.id === "test-note")?.checkCallback?.(false);
+		await vi.advanceTimersByTimeAsync(0);
+		const refusal = notices[0];
+		expect(refusal).toMatch(/^Jeton d'accès non reçu par le démon\. Le plugin envoie un jeton d'accès, mais le démon GrasBot \(http:\/\/127\.0\.0\.1:8765\) n'en a reçu aucun/);
+		await plugin.checkConnection();
+		expect(notices[1].split("\n")).toEqual(["GrasBot daemon ok at http://127.0.0.1:8765: 42 notes, model qwen3:8b, version 3.2.0.", refusal]);
+		// without a token, a visitor's view is what was asked for
+		notices.length = 0;
+		const bare = await load(null);
+		await bare.plugin.checkConnection();
+		expect(notices).toEqual(["GrasBot daemon ok at http://127.0.0.1:8765: 42 notes, model qwen3:8b, version 3.2.0."]);
+	});
+
 	it("offers 'Test this note' only on a Markdown note", async () => {
 		const { app, stub } = await load(null);
 		const command = stub.commands.find((c) => c.id === "test-note");
