@@ -18,9 +18,9 @@ import { Debouncer } from "./debounce";
 import { describeFailure } from "./errors";
 import { type HealthNotice, SaidOnce, formatHealthNotice, healthNotices } from "./health";
 import { testNote } from "./noteTest";
-import type { Passage, Source } from "./protocol";
+import type { Caller, Passage, Source } from "./protocol";
 import { failedPeers, formatReloadNotice, missingSourceNotice, noteTestSummary } from "./render";
-import { DEFAULT_TOKEN_SECRET, type GrasbotSettings, legacyToken, normalizeSettings } from "./settings";
+import { DEFAULT_TOKEN_SECRET, type GrasbotSettings, chooseLegacyToken, legacySecretName, legacyToken, normalizeSettings } from "./settings";
 import { GrasbotSettingTab } from "./settingsTab";
 import { streamAnswer } from "./sse";
 import { type FetchLike, requestUrlTransport } from "./transport";
@@ -143,14 +143,47 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		return name ? (this.app.secretStorage.getSecret(name) ?? "").trim() : "";
 	}
 
-	/** A token an older version wrote into data.json goes into the keychain, and out of data.json. */
+	/**
+	 * A token an older version (3.1) wrote into data.json goes into the keychain, and out of
+	 * data.json. When the keychain already holds another under that name (a token pasted under
+	 * 3.1 on a synced machine may be the newer one), neither is lost: the older one gets its own
+	 * secret, and the daemon says which to use.
+	 */
 	private async moveLegacyToken(data: unknown): Promise<void> {
 		const token = legacyToken(data);
 		if (!token) return;
+		const storage = this.app.secretStorage;
 		const name = this.settings.tokenSecret || DEFAULT_TOKEN_SECRET;
-		if (!this.app.secretStorage.getSecret(name)) this.app.secretStorage.setSecret(name, token);
+		const held = (storage.getSecret(name) ?? "").trim();
+		let legacy: string | null = null;
+		if (!held) storage.setSecret(name, token);
+		else if (held !== token) {
+			legacy = legacySecretName(name, token, (id) => storage.getSecret(id));
+			storage.setSecret(legacy, token);
+		}
 		this.settings.tokenSecret = name;
 		await this.saveData(this.settings);
+		// not awaited: the plugin loads without waiting for the daemon
+		if (legacy !== null) void this.chooseLegacyToken(name, legacy);
+	}
+
+	private async chooseLegacyToken(current: string, legacy: string): Promise<void> {
+		const [currentCaller, legacyCaller] = await Promise.all([this.callerWith(current), this.callerWith(legacy)]);
+		const choice = chooseLegacyToken({ current, legacy }, { current: currentCaller, legacy: legacyCaller }, this.settings.daemonUrl);
+		// unless the author picked a secret meanwhile
+		if (choice.secret !== current && this.settings.tokenSecret === current) await this.updateSettings({ tokenSecret: choice.secret });
+		new Notice(choice.message, NOTICE_MS);
+	}
+
+	/** Whose view the daemon gives the token of this secret; null when it cannot say. */
+	private async callerWith(secret: string): Promise<Caller | null> {
+		const token = (this.app.secretStorage.getSecret(secret) ?? "").trim();
+		const client = new GrasbotClient({ daemonUrl: this.settings.daemonUrl, token, transport: requestUrlTransport(requestUrl) });
+		try {
+			return (await client.health()).caller;
+		} catch {
+			return null;
+		}
 	}
 
 	client(): GrasbotClient {

@@ -1,6 +1,7 @@
 /** Plugin settings, their defaults and their checks (no Obsidian here, so they are tested). */
 
 import { type DismissedData, normalizeDismissed } from "./aliasSuggest/suggestions";
+import type { Caller } from "./protocol";
 
 export interface GrasbotSettings {
 	daemonUrl: string;
@@ -31,6 +32,55 @@ export const DEFAULT_TOKEN_SECRET = "grasbot-owner-token";
 export function legacyToken(raw: unknown): string {
 	const token = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).token : undefined;
 	return typeof token === "string" ? token.trim() : "";
+}
+
+/**
+ * The keychain's name for an older data.json's token when the secret it would go to already
+ * holds another (`grasbot-owner-token-3-1`, then `-2`, …): a token pasted under 3.1 on a synced
+ * machine may be the newer one, and neither is dropped. A name already holding this token is reused.
+ */
+export function legacySecretName(name: string, token: string, secretOf: (id: string) => string | null): string {
+	for (let n = 1; ; n++) {
+		const id = n === 1 ? `${name}-3-1` : `${name}-3-1-${n}`;
+		const held = (secretOf(id) ?? "").trim();
+		if (held === "" || held === token) return id;
+	}
+}
+
+/** Which of two tokens the plugin uses, and what the author is told of the other. */
+export interface LegacyTokenChoice {
+	/** The secret the Access token setting names from now on. */
+	secret: string;
+	message: string;
+}
+
+/**
+ * An older data.json and the keychain held two tokens: the one the daemon takes as its owner's
+ * (health's `caller`, null when it could not be asked) is used, the keychain's when the daemon
+ * does not tell; the other stays in its secret, and the author is told where.
+ */
+export function chooseLegacyToken(
+	secrets: { current: string; legacy: string },
+	callers: { current: Caller | null; legacy: Caller | null },
+	daemonUrl: string,
+): LegacyTokenChoice {
+	const found = `Le data.json du plugin (écrit par GrasBot 3.1) contenait un jeton d'accès autre que celui du secret « ${secrets.current} » du trousseau d'Obsidian ; il est rangé dans le secret « ${secrets.legacy} ».`;
+	if (callers.legacy === "owner" && callers.current !== "owner") {
+		return {
+			secret: secrets.legacy,
+			message: `${found} C'est lui que le démon GrasBot (${daemonUrl}) reconnaît : le réglage Access token désigne désormais « ${secrets.legacy} ». Le secret « ${secrets.current} » est inchangé.`,
+		};
+	}
+	if (callers.current === "owner") {
+		return {
+			secret: secrets.current,
+			message: `${found} Le démon GrasBot (${daemonUrl}) reconnaît celui de « ${secrets.current} », qui reste utilisé ; supprimez « ${secrets.legacy} » du trousseau si vous n'en avez plus besoin.`,
+		};
+	}
+	return {
+		secret: secrets.current,
+		message: `${found} Le démon GrasBot (${daemonUrl}) n'a reconnu ni l'un ni l'autre (ou n'a pas répondu) : « ${secrets.current} » reste utilisé ; choisissez « ${secrets.legacy} » dans le réglage Access token si c'est le bon.`,
+	};
 }
 
 export const MIN_DEBOUNCE_MS = 250;

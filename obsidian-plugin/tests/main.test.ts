@@ -42,8 +42,9 @@ function healthResult(hostDown: boolean) {
 	};
 }
 
-async function load(data: unknown) {
+async function load(data: unknown, keychain: Record<string, string> = {}) {
 	const app = new StubApp();
+	for (const [name, secret] of Object.entries(keychain)) app.secretStorage.setSecret(name, secret);
 	const plugin = new (GrasbotPreviewPlugin as unknown as new (app: App, manifest: PluginManifest, data: unknown) => GrasbotPreviewPlugin)(
 		app as unknown as App,
 		{} as PluginManifest,
@@ -362,6 +363,55 @@ describe("plugin glue", () => {
 		expect(calls.map((c) => c.auth)).toEqual(["Bearer owner-token-from-3.1", "Bearer owner-token-from-3.1", "Bearer new-owner-token", "Bearer new-owner-token"]);
 		expect(JSON.stringify(stub.saved)).not.toContain("owner-token");
 		expect(stub.saved).toMatchObject({ tokenSecret: "grasbot-laptop" });
+	});
+
+	it("loses no token when an older data.json's and the keychain's differ: the daemon's owner token is used, the other kept, and the author told", async () => {
+		// the daemon's token was rotated and pasted under 3.1 on a synced machine: data.json's is the good one
+		let owner = "newer-token";
+		setRequestUrlHandler(async (request) => {
+			const body = JSON.parse(request.body ?? "{}") as { id: number; method: string };
+			calls.push({ url: request.url, method: body.method, auth: request.headers?.Authorization });
+			const caller = request.headers?.Authorization === `Bearer ${owner}` ? "owner" : "token_refused";
+			return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: body.id, result: { ...healthResult(false), caller } }) };
+		});
+		const first = await load({ token: "newer-token" }, { "grasbot-owner-token": "older-token" });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(first.app.secretStorage.getSecret("grasbot-owner-token")).toBe("older-token");
+		expect(first.app.secretStorage.getSecret("grasbot-owner-token-3-1")).toBe("newer-token");
+		expect(first.plugin.settings.tokenSecret).toBe("grasbot-owner-token-3-1");
+		expect(first.plugin.token()).toBe("newer-token");
+		expect(JSON.stringify(first.stub.saved)).not.toContain("token\"");
+		expect(first.stub.saved).toMatchObject({ tokenSecret: "grasbot-owner-token-3-1" });
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toContain("il est rangé dans le secret « grasbot-owner-token-3-1 »");
+		expect(notices[0]).toContain("le réglage Access token désigne désormais « grasbot-owner-token-3-1 »");
+		// the keychain's is the daemon's: kept in use, data.json's kept aside and named
+		owner = "older-token";
+		const second = await load({ token: "newer-token" }, { "grasbot-owner-token": "older-token" });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(second.plugin.token()).toBe("older-token");
+		expect(second.app.secretStorage.getSecret("grasbot-owner-token-3-1")).toBe("newer-token");
+		expect(second.stub.saved).toMatchObject({ tokenSecret: "grasbot-owner-token" });
+		expect(notices[1]).toContain("reconnaît celui de « grasbot-owner-token », qui reste utilisé");
+		// the daemon down: the keychain's in use, the other kept, the author told where
+		setRequestUrlHandler(() => Promise.reject(new Error("net::ERR_CONNECTION_REFUSED")));
+		const third = await load({ token: "newer-token" }, { "grasbot-owner-token": "older-token", "grasbot-owner-token-3-1": "another" });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(third.plugin.token()).toBe("older-token");
+		expect(third.app.secretStorage.getSecret("grasbot-owner-token-3-1")).toBe("another");
+		expect(third.app.secretStorage.getSecret("grasbot-owner-token-3-1-2")).toBe("newer-token");
+		expect(notices[2]).toContain("choisissez « grasbot-owner-token-3-1-2 » dans le réglage Access token");
+		expect(JSON.stringify(third.stub.saved)).not.toContain("newer-token");
+	});
+
+	it("moves an older data.json's token silently when the keychain holds the same one", async () => {
+		const { app, plugin, stub } = await load({ token: "same-token" }, { "grasbot-owner-token": "same-token" });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(plugin.token()).toBe("same-token");
+		expect(app.secretStorage.listSecrets()).toEqual(["grasbot-owner-token"]);
+		expect(JSON.stringify(stub.saved)).not.toContain("same-token");
+		expect(notices).toEqual([]);
+		expect(calls).toEqual([]);
 	});
 
 	it("asks for the access token with Obsidian's secret picker, not a text field saved in data.json", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, legacyToken, normalizeSettings, validateDaemonUrl, validateDebounce } from "../src/settings";
+import { DEFAULT_SETTINGS, chooseLegacyToken, legacySecretName, legacyToken, normalizeSettings, validateDaemonUrl, validateDebounce } from "../src/settings";
 
 describe("settings", () => {
 	it("defaults to the daemon on 127.0.0.1:8765 with reload on save off", () => {
@@ -37,5 +37,22 @@ describe("settings", () => {
 		expect(legacyToken({ token: " owner-token " })).toBe("owner-token");
 		expect(legacyToken({ tokenSecret: "grasbot-owner-token" })).toBe("");
 		expect(legacyToken(null)).toBe("");
+	});
+
+	it("keeps an older data.json's token under a name of its own when the keychain holds another", () => {
+		const keychain: Record<string, string> = { "grasbot-owner-token-3-1": "other", "grasbot-owner-token-3-1-2": " mine " };
+		const of = (id: string) => keychain[id] ?? null;
+		expect(legacySecretName("grasbot-owner-token", "fresh", of)).toBe("grasbot-owner-token-3-1-3");
+		expect(legacySecretName("grasbot-owner-token", "mine", of)).toBe("grasbot-owner-token-3-1-2");
+		expect(legacySecretName("grasbot-laptop", "fresh", of)).toBe("grasbot-laptop-3-1");
+	});
+
+	it("uses the token the daemon takes as its owner's, the keychain's when it does not say", () => {
+		const secrets = { current: "a", legacy: "a-3-1" };
+		const url = "http://127.0.0.1:8765";
+		expect(chooseLegacyToken(secrets, { current: "token_refused", legacy: "owner" }, url).secret).toBe("a-3-1");
+		expect(chooseLegacyToken(secrets, { current: "owner", legacy: "token_refused" }, url).secret).toBe("a");
+		expect(chooseLegacyToken(secrets, { current: null, legacy: null }, url).secret).toBe("a");
+		expect(chooseLegacyToken(secrets, { current: "owner", legacy: "owner" }, url).secret).toBe("a");
 	});
 });
