@@ -515,3 +515,39 @@ async def test_the_widget_stays_on_a_site_that_swaps_its_body_to_navigate(tmp_pa
         after = report["snapshots"][name]
         assert after["launchers"] == 1 and after["panelOpen"], name
         assert [t["status"] for t in after["turns"]] == ["done"], name  # the conversation as it was
+
+
+def cdn_base_page(stack_url: str, cdn: str, origin: str) -> str:
+    """A page whose <base> names a CDN's host, as some themes set it for their assets."""
+    tag = f'<script src="{stack_url}/widget.js" data-grasbot-origin="{origin}" defer></script>'
+    return host_page(stack_url, head=f'<base href="{cdn}/assets/">', widget=False).replace("</head>", f"{tag}</head>")
+
+
+def base_csp(bot: str, cdn: str) -> str:
+    """The strict policy, with the <base> the page sets allowed (its `base-uri 'none'` drops it)."""
+    return strict_csp(bot).replace("base-uri 'none'", f"base-uri {cdn}")
+
+
+async def test_a_relative_origin_is_read_from_the_widgets_src_not_the_pages_base(tmp_path):
+    """`data-grasbot-origin="/"` (or "/grasbot") on a page whose <base> is a CDN's: the widget's
+    stylesheet, chat.js and the visitors' questions went to the CDN's host, and it never mounted."""
+    pages: dict[str, str] = {}
+    cdn_pages: dict[str, str] = {"csp": "default-src 'none'"}
+    async with owner_site(pages) as site, owner_site(cdn_pages) as cdn:
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site}) as stack:
+            pages["csp"] = base_csp(stack.url, cdn)
+            pages["/"] = cdn_base_page(stack.url, cdn, "/")
+            stack.ollama.script("Le potager arrose tout seul [potager].", chunks=2)
+            report = await drive(
+                f"{site}/",
+                [
+                    {"do": "click", "selector": ".grasbot-launcher"},
+                    *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
+                    {"do": "snapshot", "name": "answered", "chat": PANEL},
+                ],
+                origins=(site, stack.url),  # none to the CDN's host
+            )
+    answered = report["snapshots"]["answered"]
+    assert answered["scripts"] == [f"{stack.url}/widget.js", f"{stack.url}/static/chat.js"]
+    assert [t["status"] for t in answered["turns"]] == ["done"]
+    assert answered["storage"] == [f"grasbot-widget:{stack.url}/"]

@@ -13,8 +13,10 @@
   const tag = document.currentScript;
   // mounted once per page, though a template includes the tag twice
   if (!tag || window.GrasBotWidget) return;
-  // data-grasbot-origin, else where this script came from; a path prefix is kept.
-  const given = tag.dataset.grasbotOrigin || new URL(".", tag.src).href;
+  // data-grasbot-origin, else where this script came from; a path prefix is kept. A relative one
+  // ("/grasbot") is read from this tag's src, not from the page's <base>, which may name another
+  // host (a CDN's): its stylesheet, chat.js and the visitors' questions went to that host.
+  const given = new URL(tag.dataset.grasbotOrigin || ".", tag.src).href;
   const base = given.endsWith("/") ? given : given + "/";
   const title = tag.dataset.grasbotTitle || "Poser une question à GrasBot";
 
