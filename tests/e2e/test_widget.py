@@ -551,3 +551,31 @@ async def test_a_relative_origin_is_read_from_the_widgets_src_not_the_pages_base
     assert answered["scripts"] == [f"{stack.url}/widget.js", f"{stack.url}/static/chat.js"]
     assert [t["status"] for t in answered["turns"]] == ["done"]
     assert answered["storage"] == [f"grasbot-widget:{stack.url}/"]
+
+
+async def test_the_sources_links_lead_to_the_sites_pages_whatever_host_its_base_names(tmp_path):
+    """A source's `/portfolio/potager` on a page whose <base> is a CDN's host led visitors to the
+    CDN (a 404 there); a <base> on the site's own host still reads a path-relative link."""
+    pages: dict[str, str] = {}
+    cdn_pages: dict[str, str] = {"csp": "default-src 'none'"}
+    async with owner_site(pages) as site, owner_site(cdn_pages) as cdn:
+        map_env = {"GRASBOT_URL_MAP": "projet=/portfolio/{slug},competence=competences/{slug}"}
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site, **map_env}) as stack:
+            pages["csp"] = base_csp(stack.url, f"{cdn} {site}")
+            pages["/"] = cdn_base_page(stack.url, cdn, stack.url)
+            pages["/blog/post"] = host_page(stack.url, head='<base href="/fr/">')
+            stack.ollama.script("Le potager arrose tout seul en Python [potager] [python].", chunks=2)
+            steps = [
+                {"do": "click", "selector": ".grasbot-launcher"},
+                *[{**step, "chat": PANEL} for step in ask(QUESTION, 1)],
+                {"do": "snapshot", "name": "answered", "chat": PANEL},
+            ]
+            foreign = await drive(f"{site}/", steps, origins=(site, stack.url))
+            own = await drive(f"{site}/blog/post", steps, origins=(site, stack.url))
+    turn = foreign["snapshots"]["answered"]["turns"][0]
+    assert turn["cites"][0] == {"text": "Potager connecté", "href": f"{site}/portfolio/potager"}
+    hrefs = {s["text"]: s["href"] for s in turn["sources"]}
+    assert hrefs["Potager connecté"] == f"{site}/portfolio/potager"
+    assert hrefs["Python"] == f"{site}/competences/python"  # against the page itself
+    mine = {s["text"]: s["href"] for s in own["snapshots"]["answered"]["turns"][0]["sources"]}
+    assert mine["Python"] == f"{site}/fr/competences/python"  # the site's own <base>, as its links

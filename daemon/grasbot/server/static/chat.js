@@ -176,9 +176,12 @@
   }
 
   // Only http(s) and relative links: a `javascript:` URL from a note's frontmatter stays inert.
+  // A relative link is one of the site's pages: read against the page's <base> when that is on
+  // the page's own host, else against the page (a <base> of a CDN's host sent visitors there).
   function safeHref(url) {
     try {
-      const parsed = new URL(url, document.baseURI);
+      const own = new URL(document.baseURI).origin === new URL(document.URL).origin;
+      const parsed = new URL(url, own ? document.baseURI : document.URL);
       return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
     } catch (_) {
       return null;
