@@ -579,3 +579,44 @@ async def test_the_sources_links_lead_to_the_sites_pages_whatever_host_its_base_
     assert hrefs["Python"] == f"{site}/competences/python"  # against the page itself
     mine = {s["text"]: s["href"] for s in own["snapshots"]["answered"]["turns"][0]["sources"]}
     assert mine["Python"] == f"{site}/fr/competences/python"  # the site's own <base>, as its links
+
+
+#: A site's own script that takes the widget off its page, as deploy/README.md says.
+DESTROY = """
+document.addEventListener("click", (event) => {
+  if (!event.target.closest("#off")) return;
+  window.GrasBotWidget.destroy();
+  document.getElementById("off").textContent = typeof window.GrasBotWidget;
+});
+"""
+
+
+async def test_a_site_takes_the_widget_off_its_page_with_destroy(tmp_path):
+    """The widget is put back in the body whenever it leaves it (for sites that swap their body), so
+    `GrasBotWidget.remove()` no longer took it off: a site had no way to."""
+    pages: dict[str, str] = {}
+    async with owner_site(pages) as site:
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site}) as stack:
+            pages["csp"] = strict_csp(stack.url)
+            pages["/nav.js"] = NAVIGATION
+            pages["/off.js"] = DESTROY
+            scripts = '<script src="/nav.js" defer></script><script src="/off.js" defer></script>'
+            pages["/"] = host_page(stack.url, '<button id="off">off</button> <a id="swap" href="/a">a</a>', head=scripts)
+            report = await drive(
+                f"{site}/",
+                [
+                    {"do": "click", "selector": ".grasbot-launcher"},
+                    {"do": "click", "selector": "#off"},
+                    {"do": "waitFor", "selector": "grasbot-widget", "state": "detached"},
+                    {"do": "snapshot", "name": "off"},
+                    {"do": "click", "selector": "#swap"},  # a body swap after it: not brought back
+                    {"do": "waitFor", "selector": "h1"},
+                    {"do": "sleep", "ms": 300},
+                    {"do": "snapshot", "name": "swapped"},
+                ],
+                origins=(site, stack.url),
+            )
+    for name in ("off", "swapped"):
+        assert report["snapshots"][name]["launchers"] == 0, name
+    # the global gone with it: the tag, run again, would mount a new one
+    assert [b["name"] for b in report["snapshots"]["off"]["buttons"]] == ["undefined"]

@@ -691,7 +691,7 @@
       input.focus();
     });
 
-    return { input };
+    return { input, stop: stopAnswer };
   }
 
   function load(storageKey) {

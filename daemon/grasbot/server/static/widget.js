@@ -47,9 +47,22 @@
     if (!host.isConnected && document.body) document.body.appendChild(host);
   };
   attach();
-  new MutationObserver(attach).observe(document.documentElement, { childList: true, subtree: true });
+  const observer = new MutationObserver(attach);
+  observer.observe(document.documentElement, { childList: true, subtree: true });
+  let chat = null;
+  let destroyed = false;
+  // The way a site takes the widget off its page (deploy/README.md): remove() alone is undone at
+  // once, as a body swap is. Stops an answer being written; a tag run again later mounts anew.
+  host.destroy = () => {
+    destroyed = true;
+    observer.disconnect();
+    if (chat) chat.stop();
+    host.remove();
+    if (window.GrasBotWidget === host) delete window.GrasBotWidget;
+  };
 
   function start() {
+    if (destroyed) return;
     const launcher = make("button", "grasbot-launcher", "Une question ?");
     launcher.type = "button";
     launcher.setAttribute("aria-expanded", "false");
@@ -64,7 +77,7 @@
     const close = head.appendChild(make("button", "grasbot-close", "Fermer"));
     close.type = "button";
     const body = panel.appendChild(make("div", "grasbot-panel-body"));
-    const chat = window.GrasBotChat.mount(body, { base, storageKey: "grasbot-widget:" + base });
+    chat = window.GrasBotChat.mount(body, { base, storageKey: "grasbot-widget:" + base });
 
     function toggle(open) {
       panel.hidden = !open;
