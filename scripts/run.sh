@@ -6,15 +6,24 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 (cd "$root" && bash scripts/setup.sh)
 grasbot="$root/.venv/bin/grasbot"
-# `grasbot check` reads the vault `serve` will: the same --vault, --exclude and --default-visibility
+# `grasbot check` reads the vault `serve` will, as `serve` will: the same folders and visibility,
+# the same meaning (`--semantic off` given to serve would otherwise embed the whole vault in
+# check first, minutes before serving) and the same cache
+valued="--vault --exclude --default-visibility --semantic --embed-model --ollama-host --cache-dir"
 check=()
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
-  case "${args[i]}" in
-    --vault | --exclude | --default-visibility) check+=("${args[i]}" "${args[i + 1]:-}") ;;
-    --vault=* | --exclude=* | --default-visibility=*) check+=("${args[i]}") ;;
-  esac
+  flag="${args[i]%%=*}"
+  if [ "${args[i]}" = --no-cache ]; then
+    check+=(--no-cache)
+  elif [[ " $valued " == *" $flag "* ]]; then
+    if [ "$flag" = "${args[i]}" ]; then check+=("${args[i]}" "${args[i + 1]:-}"); else check+=("${args[i]}"); fi
+  fi
 done
 echo "==> grasbot check (the vault's health)"
-"$grasbot" check "${check[@]}" >/dev/null && echo "vault OK" || echo "grasbot check found problems: run $grasbot check ${check[*]}"
+if "$grasbot" check "${check[@]}" >/dev/null; then
+  echo "vault OK"
+else  # quoted as a shell reads it: a vault path with a space is one argument when pasted
+  echo "grasbot check found problems: run $(printf '%q' "$grasbot")$(printf ' %q' check "${check[@]}")"
+fi
 exec "$grasbot" serve "$@"

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -237,6 +238,36 @@ def test_check_lists_the_lines_search_reads_past_without_failing(capsys, note_wr
     assert f"Lines search reads past, held word for word by 5% of the public notes or more (1):\n  3 notes: « {footer} »" in out
     code, out, _ = run(capsys, "check", "--vault", str(root), "--json")
     assert json.loads(out)["boilerplate"] == [{"line": footer, "notes": 3}]  # the private note is not counted
+
+
+def _run_sh(tmp_path: Path, *argv: str) -> tuple[list[list[str]], str]:
+    """scripts/run.sh in a copy of the checkout whose setup is a no-op and whose `grasbot` only
+    records its arguments (check fails, serve returns): what each was given, and what it printed."""
+    root = tmp_path / "checkout"
+    (root / "scripts").mkdir(parents=True)
+    (root / "scripts" / "run.sh").write_text((REPO / "scripts" / "run.sh").read_text(encoding="utf-8"), encoding="utf-8")
+    (root / "scripts" / "setup.sh").write_text("true\n", encoding="utf-8")
+    grasbot = root / ".venv" / "bin" / "grasbot"
+    grasbot.parent.mkdir(parents=True)
+    grasbot.write_text(f"#!/bin/sh\nprintf '%s\\0' \"$@\" >> {root / 'calls'}\nprintf '\\n' >> {root / 'calls'}\n[ \"$1\" != check ]\n", encoding="utf-8")
+    grasbot.chmod(0o755)
+    done = subprocess.run(["bash", str(root / "scripts" / "run.sh"), *argv], capture_output=True, text=True, timeout=60, check=True)
+    calls = [line.split("\0") for line in (root / "calls").read_text(encoding="utf-8").split("\0\n")[:-1]]
+    return calls, done.stdout
+
+
+def test_run_sh_checks_the_vault_as_serve_will_read_it(tmp_path):
+    """`bash scripts/run.sh --vault ~/Mes\\ Notes --semantic off` ran `grasbot check` with meaning
+    on: minutes embedding a large vault before the daemon started, its misses ranked otherwise
+    than serve's. And the command it told to run split the vault's path at its space."""
+    vault = str(tmp_path / "Mes Notes")
+    calls, out = _run_sh(tmp_path, "--vault", vault, "--semantic", "off", "--port", "9000", "--cache-dir=/tmp/c", "--no-cache")
+    assert calls == [
+        ["check", "--vault", vault, "--semantic", "off", "--cache-dir=/tmp/c", "--no-cache"],
+        ["serve", "--vault", vault, "--semantic", "off", "--port", "9000", "--cache-dir=/tmp/c", "--no-cache"],
+    ]
+    (said,) = [line for line in out.splitlines() if line.startswith("grasbot check found problems: run ")]
+    assert shlex.split(said.removeprefix("grasbot check found problems: run "))[1:] == calls[0]
 
 
 # ---------------------------------------------------------------- eval
