@@ -195,6 +195,20 @@ def test_check_warns_when_no_note_is_public(capsys, note_writer):
     assert out.splitlines()[:4] == ["1 notes loaded, 0 public", "", "Warnings (1):", f"  .: {NO_PUBLIC_NOTE}"]
 
 
+def test_check_says_a_folder_without_notes_is_not_a_vault(capsys, tmp_path):
+    """A --vault that names the wrong folder (a typo's neighbour, the vault's parent's sibling)
+    was told to mark its notes `visibility: public`: it has none."""
+    (tmp_path / "lisez-moi.txt").write_text("pas une note", encoding="utf-8")
+    code, out, _ = run(capsys, "check", "--vault", str(tmp_path), "--semantic", "off")
+    assert code == 1
+    assert out.splitlines()[:4] == [
+        "0 notes loaded, 0 public",
+        "",
+        "Warnings (1):",
+        f"  .: no note found in {tmp_path}: it holds no Markdown note (.md) outside hidden or excluded folders; is --vault your vault's folder?",
+    ]
+
+
 def test_check_shows_a_file_name_that_holds_a_newline_on_one_line(capsys, note_writer):
     root = clean_vault(note_writer)
     note_writer("a\n  b.md: fake problem\nc.md", "title: [pas fermé", "x")

@@ -14,7 +14,7 @@ import urllib.parse
 from collections.abc import Sequence
 
 from ._config import ANCHOR_FORMS, Settings
-from ._engine import NO_PUBLIC_NOTE, GrasBot
+from ._engine import GrasBot, vault_wide_warnings
 from ._evaluate import Case, PlainBM25, Report, after_another_subject, evaluate, named_notes, paired, read_cases, read_off_topic
 from ._exceptions import ConfigError, GrasbotError
 from ._terminal import printable
@@ -309,7 +309,7 @@ def vault_problems(bot: GrasBot) -> dict:
     vault = snapshot.vault
     visitor = snapshot.index("visitor")
     shared = visitor.boilerplate.texts(visitor.notes.values())
-    nobody = [] if len(visitor) else [{"path": ".", "message": NO_PUBLIC_NOTE}]
+    nobody = [{"path": ".", "message": said} for said in vault_wide_warnings(vault, len(visitor))]
     links_out: list[str] = []
     for _ in walk_markdown(vault.root, vault.options, skipped=links_out):
         pass

@@ -221,6 +221,14 @@ def _nonempty(text: str) -> str:
 NO_PUBLIC_NOTE = "no note is public: visitors get no answer (mark notes `visibility: public`, or set --default-visibility public)"
 
 
+def vault_wide_warnings(vault: Vault, public: int) -> list[str]:
+    """What `grasbot check` and `grasbot serve` say of the vault as a whole. A folder with no
+    note at all is a wrong --vault, not notes to mark public."""
+    if not vault.notes and not vault.errors:
+        return [f"no note found in {vault.root}: it holds no Markdown note (.md) outside hidden or excluded folders; is --vault your vault's folder?"]
+    return [] if public else [NO_PUBLIC_NOTE]
+
+
 def check_question(q: object, *, max_chars: int = MAX_QUESTION) -> str:
     if not isinstance(q, str):
         raise QueryError("q: the question must be a string")

@@ -24,7 +24,7 @@ from aiohttp import hdrs, web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from .._config import Settings
-from .._engine import NO_PUBLIC_NOTE, GrasBot
+from .._engine import GrasBot, vault_wide_warnings
 from .._exceptions import ConfigError, VaultError
 from ..answer.llm import load_ollama
 from ..store.questionlog import QuestionLog, note_the_vault, say_logs_of_vaults_gone
@@ -271,8 +271,8 @@ def _say_what_was_not_loaded(bot: GrasBot) -> None:
         log.warning("%d note(s) could not be loaded and are not served; `grasbot check` says which and why", len(vault.errors))
     if vault.warnings:
         log.info("%d warning(s) about the notes; `grasbot check` lists them", len(vault.warnings))
-    if not bot.vault_size():
-        log.warning(NO_PUBLIC_NOTE)
+    for said in vault_wide_warnings(vault, bot.vault_size()):
+        log.warning(said)
 
 
 def _after_start(bot: GrasBot) -> None:
