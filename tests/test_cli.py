@@ -209,6 +209,30 @@ def test_check_says_a_folder_without_notes_is_not_a_vault(capsys, tmp_path):
     ]
 
 
+def test_check_and_serve_name_the_obsidian_vault_inside_the_folder_given(capsys, note_writer):
+    """--vault given the folder that holds the vault (~/Documents, not ~/Documents/Coffre): every
+    note was read as `Coffre/…`, the plugin's paths named none (its alias suggestions silent,
+    « no note at path »), and neither check nor the start said why."""
+    note_writer("Coffre/robot.md", "title: Robot\nvisibility: public", "Un robot qui suit une ligne.")
+    (note_writer.root / "Coffre" / ".obsidian").mkdir()
+    said = (
+        f"Coffre/ is an Obsidian vault (it holds .obsidian/) but {note_writer.root} is not: its notes are read as Coffre/…, "
+        f"paths the Obsidian plugin and {{path}} URLs do not name; set --vault {note_writer.root / 'Coffre'} if it is your vault"
+    )
+    code, out, _ = run(capsys, "check", "--vault", str(note_writer.root), "--semantic", "off")
+    assert code == 1
+    assert out.splitlines()[:4] == ["1 notes loaded, 1 public", "", "Warnings (1):", f"  .: {said}"]
+    proc = serve_process("--port", "0", "--vault", str(note_writer.root), "--no-cache", "--semantic", "off")
+    try:
+        assert proc.stdout.readline().startswith("GrasBot listening")
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert said in err
+    code, out, _ = run(capsys, "check", "--vault", str(note_writer.root / "Coffre"), "--semantic", "off")
+    assert code == 0, out
+
+
 def test_check_shows_a_file_name_that_holds_a_newline_on_one_line(capsys, note_writer):
     root = clean_vault(note_writer)
     note_writer("a\n  b.md: fake problem\nc.md", "title: [pas fermé", "x")

@@ -12,6 +12,7 @@ import contextlib
 import gc
 import logging
 import os
+import shlex
 import threading
 import time
 import unicodedata
@@ -223,10 +224,22 @@ NO_PUBLIC_NOTE = "no note is public: visitors get no answer (mark notes `visibil
 
 def vault_wide_warnings(vault: Vault, public: int) -> list[str]:
     """What `grasbot check` and `grasbot serve` say of the vault as a whole. A folder with no
-    note at all is a wrong --vault, not notes to mark public."""
+    note at all is a wrong --vault, not notes to mark public; so is a folder that is not an
+    Obsidian vault (no `.obsidian/`) but holds one: its notes are read under that vault's folder
+    name, paths the plugin (which names a note from inside its vault) and `{path}` URLs never
+    match, and the alias suggestions say nothing."""
     if not vault.notes and not vault.errors:
         return [f"no note found in {vault.root}: it holds no Markdown note (.md) outside hidden or excluded folders; is --vault your vault's folder?"]
-    return [] if public else [NO_PUBLIC_NOTE]
+    said = [] if public else [NO_PUBLIC_NOTE]
+    if not (vault.root / ".obsidian").is_dir():
+        folders = {parent for path in vault.notes for parent in Path(path).parents if parent != Path(".")}
+        for folder in sorted(f for f in folders if (vault.root / f / ".obsidian").is_dir()):
+            given = shlex.quote(str(vault.root / folder))
+            said.append(
+                f"{folder.as_posix()}/ is an Obsidian vault (it holds .obsidian/) but {vault.root} is not: its notes are read as "
+                f"{folder.as_posix()}/…, paths the Obsidian plugin and {{path}} URLs do not name; set --vault {given} if it is your vault"
+            )
+    return said
 
 
 def check_question(q: object, *, max_chars: int = MAX_QUESTION) -> str:
