@@ -1,6 +1,6 @@
 /**
  * What the owner must hear from the daemon's health: each thing that makes visitors' answers
- * worse (meaning search off, no model to write answers, their questions not logged), in plain
+ * worse (no public note, meaning search off, no model to write answers, their questions not logged), in plain
  * words with what to do. Pure: main.ts says the problems once in a Notice at a reload, the
  * preview panel shows them all while it is open; nothing when all is well.
  */
@@ -26,7 +26,30 @@ export interface HealthContext {
 
 /** Every notice the health calls for, the most harmful first; none when all is well. */
 export function healthNotices(health: HealthResult, context: HealthContext = {}): HealthNotice[] {
-	return [...tokenNotices(health, context), ...answerNotices(health), ...meaningNotices(health.semantic ?? null), ...questionLogNotices(health.question_log ?? null)];
+	return [
+		...tokenNotices(health, context),
+		...publicNotices(health),
+		...answerNotices(health),
+		...meaningNotices(health.semantic ?? null),
+		...questionLogNotices(health.question_log ?? null),
+	];
+}
+
+/**
+ * No note a visitor may read: a vault whose notes have no `visibility` field is all private by
+ * default, and « Check connection » said « ok: 0 notes » with nothing to say why nor what to do.
+ */
+function publicNotices(health: HealthResult): HealthNotice[] {
+	if (health.vault_size !== 0) return [];
+	return [
+		{
+			key: "no-public-note",
+			title: "Visitors get no answer: no note is public",
+			detail:
+				"A note is private unless it says `visibility: public` in its properties, or the daemon runs with --default-visibility public (GRASBOT_DEFAULT_VISIBILITY); `grasbot check` says what else it finds in the vault.",
+			problem: true,
+		},
+	];
 }
 
 /**

@@ -241,7 +241,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			const client = this.client();
 			const health = await client.health();
 			const facts = [
-				health.vault_size === null ? null : `${health.vault_size} notes`,
+				health.vault_size === null ? null : `${health.vault_size} public notes`,
 				health.model === null ? "no LLM configured" : `model ${health.model}${health.llm_reachable === false ? " (unreachable)" : ""}`,
 				health.version === null ? null : `version ${health.version}`,
 			].filter((fact): fact is string => fact !== null);

@@ -108,6 +108,23 @@ describe("healthNotices", () => {
 		expect(healthNotices(visitor, { tokenSent: false })).toEqual([]);
 	});
 
+	it("says visitors get no answer when no note is public, and how a note becomes public", () => {
+		const notices = healthNotices(
+			health((p) => {
+				p.vault_size = 0;
+				p.llm_reachable = false;
+			}),
+		);
+		expect(notices.map((n) => [n.key, n.problem])).toEqual([
+			["no-public-note", true],
+			["answers-off", true],
+		]);
+		expect(notices[0].title).toBe("Visitors get no answer: no note is public");
+		expect(notices[0].detail).toContain("`visibility: public`");
+		expect(notices[0].detail).toContain("--default-visibility public");
+		expect(healthNotices(decodeHealthResult({ status: "ok", vault_size: null, model: "qwen3:8b", llm_reachable: true }))).toEqual([]);
+	});
+
 	it("says visitors get extracts when every model host lacks the model, with the command that fixes it", () => {
 		const notices = healthNotices(
 			health((p) => {

@@ -283,12 +283,12 @@ describe("plugin glue", () => {
 		const refusal = notices[0];
 		expect(refusal).toMatch(/^Jeton d'accès non reçu par le démon\. Le plugin envoie un jeton d'accès, mais le démon GrasBot \(http:\/\/127\.0\.0\.1:8765\) n'en a reçu aucun/);
 		await plugin.checkConnection();
-		expect(notices[1].split("\n")).toEqual(["GrasBot daemon ok at http://127.0.0.1:8765: 42 notes, model qwen3:8b, version 3.2.0.", refusal]);
+		expect(notices[1].split("\n")).toEqual(["GrasBot daemon ok at http://127.0.0.1:8765: 42 public notes, model qwen3:8b, version 3.2.0.", refusal]);
 		// without a token, a visitor's view is what was asked for
 		notices.length = 0;
 		const bare = await load(null);
 		await bare.plugin.checkConnection();
-		expect(notices).toEqual(["GrasBot daemon ok at http://127.0.0.1:8765: 42 notes, model qwen3:8b, version 3.2.0."]);
+		expect(notices).toEqual(["GrasBot daemon ok at http://127.0.0.1:8765: 42 public notes, model qwen3:8b, version 3.2.0."]);
 	});
 
 	it("offers 'Test this note' only on a Markdown note", async () => {
