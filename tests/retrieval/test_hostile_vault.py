@@ -333,6 +333,32 @@ def test_a_web_links_label_loses_a_private_notes_path(tmp_path, inner):
     assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
 
 
+@pytest.mark.parametrize(
+    "definition",
+    ["[ref]:\n   {dest}", '[ref]:\n   {dest} "Le plan"', '[ref]: {dest}\n   "Le plan"', "[ref]:\n  <{dest}>\n  'Le plan'", "[ref]:\t\n{dest} (Le plan)"],
+)
+def test_a_reference_definition_over_two_lines_loses_a_private_notes_path(tmp_path, definition):
+    """CommonMark lets a definition's destination, and its title, go on the next line
+    (`[ref]:` then `   prive/x.md`): that was no link, and visitors read the private note's
+    path in passages and answers."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    dest = definition.format(dest=f"../prive/{SECRET}.md")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Voir [le plan][ref] du jardin.\n\n{dest}\n\nIl date de mai.\n")
+    bot = make_bot(root)
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert readable.split() == "Voir le plan du jardin. Il date de mai.".split(), readable
+
+
+def test_a_line_after_a_bare_reference_label_is_prose_unless_it_is_a_destination(tmp_path):
+    """`[Note]:` then a sentence is no definition for CommonMark: the sentence stays as written."""
+    root = tmp_path / "vault"
+    write_note(root, "pub/accueil.md", "visibility: public", '[Important]:\nLe jardin ouvre en mai.\n\n[ref]: jardin.md\n"Le plan" et la carte.\n')
+    readable = make_bot(root).snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert readable.split() == '[Important]: Le jardin ouvre en mai. "Le plan" et la carte.'.split(), readable
+
+
 @pytest.mark.parametrize("around", ["({})", '"{}"', "'{}'", "**({})**"])
 def test_an_obsidian_uri_in_parentheses_or_quotes_loses_a_private_notes_path(tmp_path, around):
     """« Copy Obsidian URL » pasted in parentheses or quotes is a link as it is bare: it kept

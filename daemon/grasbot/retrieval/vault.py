@@ -799,8 +799,16 @@ _MD_LINK = re.compile(
     r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)",
     re.IGNORECASE,
 )
-_REF_DEF = re.compile(  # what follows the destination on its line does not keep it in the text; `[^1]:` is a footnote
-    r"^ {0,3}\[(?!\^)([^\[\]\n]+)\]:[ \t]*(<[^<>\n]*>|[^\s<>]+)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?",
+# A reference definition, as CommonMark reads one: its destination and its title may each be on
+# the next line (`[ref]:` then `   prive/x.md`: the path was kept in the text, no link read).
+# What follows a destination on its own line does not keep it in the text (in doubt, a link);
+# one on the next line is a definition's only when a title or nothing follows it, and a title
+# on the next line only when nothing does (else that line is prose). `[^1]:` is a footnote.
+_REF_TITLE = r"(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\))"
+_REF_DEF = re.compile(
+    r"^ {0,3}\[(?!\^)(?P<label>[^\[\]\n]+)\]:[ \t]*+(?P<next>\n[ \t]*+)?"
+    r"(?P<dest><[^<>\n]*>|[^\s<>]++)(?(next)(?=[ \t]*+(?:$|[\"'(])))"
+    rf"(?:[ \t]++{_REF_TITLE}|[ \t]*+\n[ \t]*+{_REF_TITLE}(?=[ \t]*+$))?",
     re.MULTILINE,
 )
 _REF_USE = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\](?:\[([^\[\]\n]*)\])?")
@@ -879,7 +887,7 @@ def _md_links_in(text: str, rel: str, kind: str) -> list[Link]:
                 out.append(Link(target, m.group(2).strip() or None, "embed" if m.group(1) else kind))
     if "]:" in text:
         for m in _REF_DEF.finditer(text):
-            target = link_target(m.group(2), rel)
+            target = link_target(m.group("dest"), rel)
             if target is not None:
                 out.append(Link(target, None, kind))
     if "<" in text:
@@ -1293,9 +1301,9 @@ def _rewrite_other_links(text: str, keep, rel: str) -> str:
         refs: set[str] = set()
 
         def definition(m: re.Match) -> str:
-            if link_target(m.group(2), rel) is None:
+            if link_target(m.group("dest"), rel) is None:
                 return m.group(0)
-            refs.add(m.group(1).strip().lower())
+            refs.add(m.group("label").strip().lower())
             return ""  # a definition shows nothing to a reader: neither does it here
 
         text = _REF_DEF.sub(definition, text)
