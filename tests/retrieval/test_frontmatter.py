@@ -320,7 +320,7 @@ def test_obsidian_header_reads_with_pyyaml_types():
         "aliases": ["casse-briques", "petit jeu"],
         "priority": 5,
         "score": 1.5,
-        "updated": dt.date(2026, 5, 27),
+        "updated": "2026-05-27",  # a text field: as written
         "at": dt.datetime(2024, 1, 1, 10, 0),
         "draft": False,
         "nothing": None,
@@ -363,6 +363,38 @@ def test_a_boolean_is_true_or_false_alone_as_obsidian_reads_one(shape):
         assert _fast(header) is None
     got = load_frontmatter(header)
     assert same(got, {"title": "No", "aliases": ["Off", "ON"], "tags": ["yes"], "draft": True, "fini": False})
+
+
+@pytest.mark.parametrize("shape", ["flat", "pyyaml"])
+def test_a_text_field_is_the_text_written(shape):
+    """YAML 1.1 made `title: 1:30` the title « 90 » (sexagesimal), `017` « 15 », `1_000` « 1000 »,
+    `aliases: [0x1F]` « 31 »: a field GrasBot reads as text is what the author wrote, in any
+    case of its key; `priority` and `publish` keep their types."""
+    header = (
+        "title: 1:30\naliases: [0x1F, 1:30, 2.10]\nTags:\n  - 017\n  - 1_000\n  - true\n"
+        "slug: 2024-02-30\nupdated: 2024-01-01 10:00:00\ntype: ~\npriority: 0x1F\npublish: 017\n"
+    )
+    if shape == "pyyaml":
+        header += "# fin\n"
+        assert _fast(header) is None
+    got = load_frontmatter(header)
+    expected = {
+        "title": "1:30",
+        "aliases": ["0x1F", "1:30", "2.10"],
+        "Tags": ["017", "1_000", "true"],
+        "slug": "2024-02-30",
+        "updated": "2024-01-01 10:00:00",
+        "type": None,
+        "priority": 31,
+        "publish": 15,
+    }
+    assert same(got, expected), got
+
+
+def test_a_text_field_from_an_anchor_or_a_merge_is_the_text_written():
+    """Only PyYAML reads these: the anchored value stays a number for the field that is one."""
+    got = load_frontmatter("n: &n 017\npriority: *n\ntitle: *n\nl: &l [1:30]\ntags: *l\n<<: {aliases: [1_000]}\n")
+    assert same(got, {"aliases": ["1_000"], "n": 15, "priority": 15, "title": "017", "l": [90], "tags": ["1:30"]}), got
 
 
 def test_nan_and_infinity():

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from grasbot._config import Settings
 from grasbot._exceptions import VaultError
+from grasbot.retrieval.frontmatter import TEXT_FIELDS
 from grasbot.retrieval.sections import cut_note
 from grasbot.retrieval.vault import (
     _CODE,
@@ -19,6 +20,7 @@ from grasbot.retrieval.vault import (
     _HTML_LINK,
     _MD_LINK,
     FENCED,
+    LIST_FIELDS,
     LinkResolver,
     Note,
     VaultOptions,
@@ -617,6 +619,23 @@ def test_a_frontmatter_closed_by_dots_is_named_as_obsidian_reads_it(note_writer)
     vault = load_vault(note_writer.root, VaultOptions(default_public=True))
     assert vault.notes == {}
     assert messages(vault.errors, "pandoc.md") == ["frontmatter is never closed: Obsidian closes it with --- only, not with the ... at line 4: write --- there"]
+
+
+@pytest.mark.parametrize("comment", ["", "# lu par PyYAML\n"])
+def test_numbers_in_text_fields_are_the_text_written(note_writer, comment):
+    """YAML 1.1 read `title: 1:30` as 90 (base 60), `017` as 15 (octal), `0x1F` as 31: visitors
+    read the title « 90 », the aliases « 31 »; a title that is no date (`2024-02-30`) skipped
+    the note. `priority` stays a number."""
+    note_writer("heure.md", f"{comment}visibility: public\ntitle: 1:30\naliases: [0x1F, 017, 1_000]\ntags:\n  - v2.10\n  - 2.10\npriority: 0x1F", "Texte.")
+    note_writer("jour.md", f"{comment}visibility: public\ntitle: 2024-02-30\nslug: 017\nupdated: 2024-01-01 10:00", "Texte.")
+    note_writer("Note 017.md", "visibility: public\nlinked: [017]", "Texte.")
+    note_writer("017.md", "visibility: public", "Texte.")
+    vault = load_vault(note_writer.root)
+    heure, jour = vault.notes["heure.md"], vault.notes["jour.md"]
+    assert (heure.title, heure.aliases, heure.tags, heure.priority) == ("1:30", ("0x1F", "017", "1_000"), ("v2.10", "2.10"), 31.0)
+    assert (jour.title, jour.slug, jour.updated) == ("2024-02-30", "017", "2024-01-01 10:00")
+    assert {t for t, _ in vault.edges["Note 017.md"]} == {"017.md"}
+    assert set(LIST_FIELDS) <= TEXT_FIELDS
 
 
 def test_a_date_that_does_not_exist_is_named_as_such(note_writer):

@@ -17,15 +17,22 @@ Booleans are Obsidian's, not YAML 1.1's: only `true` and `false` (in three cases
 in js-yaml, the parser behind Obsidian's `parseYaml`, and as its help says of a checkbox
 property. PyYAML's `yes`, `No`, `on`, `OFF` are the text the author wrote: `title: No` was the
 title « False », `aliases: [Off, ON]` the aliases « False » and « True ».
+
+A field GrasBot reads as text (`TEXT_FIELDS`: a title, an alias, a tag…) is the text written:
+a plain scalar there is never made a number, a boolean or a date (`title: 1:30` was « 90 »,
+YAML 1.1's sexagesimal, `017` « 15 », `1_000` « 1000 », `2.10` « 2.1 », `2024-02-30` skipped the
+note), only `~`, `null` or nothing is no value. Other fields (`priority`, `publish`) keep
+their types.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from yaml.constructor import SafeConstructor
-from yaml.nodes import MappingNode, ScalarNode
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
 try:  # python-frontmatter's loader: C when PyYAML was built with libyaml
@@ -33,7 +40,10 @@ try:  # python-frontmatter's loader: C when PyYAML was built with libyaml
 except ImportError:  # pragma: no cover
     from yaml import SafeLoader as _SafeLoader
 
-__all__ = ["FrontmatterTooLarge", "Loader", "load_frontmatter"]
+__all__ = ["TEXT_FIELDS", "FrontmatterTooLarge", "Loader", "load_frontmatter"]
+
+#: The fields whose values (or list items) are read as the text written, by their key in any case
+TEXT_FIELDS = frozenset({"title", "slug", "type", "source", "updated", "domains", "tags", "aliases", "answers", "linked", "related"})
 
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")  # YAML 1.2's core schema, js-yaml's
@@ -48,8 +58,35 @@ class _Resolver(Resolver):
 
 
 class Loader(_SafeLoader, _Resolver):
-    """The safe loader (C when PyYAML has it), reading booleans as Obsidian does: the reference
-    and the fallback."""
+    """The safe loader (C when PyYAML has it), reading booleans as Obsidian does and
+    `TEXT_FIELDS` as written: the reference and the fallback."""
+
+    def construct_document(self, node: Any) -> Any:
+        if isinstance(node, MappingNode):
+            self.flatten_mapping(node)  # a merged `<<: *base`'s fields are the mapping's own
+            done: dict[int, Any] = {}
+            node.value = [(k, _as_written(self, v, done) if _is_text_key(k) else v) for k, v in node.value]
+        return super().construct_document(node)
+
+
+def _is_text_key(node: Any) -> bool:
+    return isinstance(node, ScalarNode) and node.tag == _STR_TAG and node.value.lower() in TEXT_FIELDS
+
+
+def _as_written(resolver: Resolver, node: Any, done: dict[int, Any]) -> Any:
+    """`node` with each plain scalar in it that YAML makes a number, a boolean or a date made a
+    string of its text again. New nodes: an anchored one may be another field's value too."""
+    if isinstance(node, ScalarNode):
+        if node.style or node.tag in (_STR_TAG, _NULL_TAG) or node.tag != resolver.resolve(ScalarNode, node.value, (True, False)):
+            return node  # quoted, text already, no value, or tagged by the author (`!!int 5` is 5 either way)
+        return ScalarNode(_STR_TAG, node.value, node.start_mark, node.end_mark, node.style)
+    if not isinstance(node, SequenceNode):
+        return node
+    copy = done.get(id(node))
+    if copy is None:  # an alias is the same node again: copied once, a loop kept a loop
+        copy = done[id(node)] = SequenceNode(node.tag, [], node.start_mark, node.end_mark, node.flow_style)
+        copy.value.extend(_as_written(resolver, item, done) for item in node.value)
+    return copy
 
 
 # Anything but newline and characters both YAML readers take as plain printable text: tabs,
@@ -64,6 +101,7 @@ _FLOW_SPECIAL = frozenset("[]{}")
 # Characters that cannot start a plain scalar ('-' is checked apart: `-1` is a plain scalar).
 _INDICATORS = frozenset("?:,[]{}#&*!|>'\"%@`")
 _STR_TAG = Resolver.DEFAULT_SCALAR_TAG
+_NULL_TAG = "tag:yaml.org,2002:null"
 _CONSTRUCTORS = {  # the implicit tags built the way SafeConstructor builds them
     tag: SafeConstructor.yaml_constructors[tag] for tag in (f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "timestamp"))
 }
@@ -71,7 +109,7 @@ _CONSTRUCTORS = {  # the implicit tags built the way SafeConstructor builds them
 _resolver = _Resolver()
 _constructor = SafeConstructor()
 _plain_cache: dict[str, Any] = {}  # plain text -> constructed value (all immutable)
-_key_ok: dict[str, bool] = {}
+_key_reader: dict[str, Callable[[str], Any] | None] = {}
 
 
 #: What a frontmatter may amount to once its anchors and aliases are expanded, beyond what it
@@ -168,6 +206,7 @@ def _fast(header: str) -> dict[str, Any] | None:
 def _read(header: str) -> dict[str, Any] | None:
     result: dict[str, Any] = {}
     open_key: str | None = None  # last key with an empty value: block items may follow
+    open_plain: Callable[[str], Any] = _plain  # how that key's plain items are read
     items: list[Any] | None = None
     items_indent = 0
     for line in header.split("\n"):
@@ -176,16 +215,17 @@ def _read(header: str) -> dict[str, Any] | None:
             if not line:
                 continue
             key, colon, value = line.partition(":")
-            if not colon or (value and value[0] != " ") or not _plain_key(key):
+            plain = _reader(key) if colon else None
+            if plain is None or (value and value[0] != " "):
                 raise _Fallback
             value = value.strip(" ")
             # Plain dict assignment is PyYAML's rule for a repeated key: last value, first place.
             if value:
-                result[key] = _value(value)
+                result[key] = _value(value, plain)
                 open_key = None
             else:
                 result[key] = None
-                open_key, items = key, None
+                open_key, open_plain, items = key, plain, None
             continue
         item = line.lstrip(" ")
         if not item:
@@ -201,23 +241,29 @@ def _read(header: str) -> dict[str, Any] | None:
         item = item[2:].strip(" ")
         if not item:
             raise _Fallback
-        items.append(_scalar(item))
+        items.append(_scalar(item, open_plain))
     return result or None
 
 
-def _plain_key(key: str) -> bool:
-    ok = _key_ok.get(key)
-    if ok is None:
-        ok = len(key) <= 128 and _KEY.fullmatch(key) is not None and _resolver.resolve(ScalarNode, key, (True, False)) == _STR_TAG
-        if len(_key_ok) >= 4096:
-            _key_ok.clear()
-        _key_ok[key] = ok
-    return ok
+def _reader(key: str) -> Callable[[str], Any] | None:
+    """How a plain key's plain scalars are read (`_written` for `TEXT_FIELDS`), or None for a
+    key the fast path leaves to PyYAML."""
+    try:
+        return _key_reader[key]
+    except KeyError:
+        pass
+    reader: Callable[[str], Any] | None = None
+    if len(key) <= 128 and _KEY.fullmatch(key) is not None and _resolver.resolve(ScalarNode, key, (True, False)) == _STR_TAG:
+        reader = _written if key.lower() in TEXT_FIELDS else _plain
+    if len(_key_reader) >= 4096:
+        _key_reader.clear()
+    _key_reader[key] = reader
+    return reader
 
 
-def _value(text: str) -> Any:
+def _value(text: str, plain: Callable[[str], Any]) -> Any:
     if text[0] != "[":
-        return _scalar(text)
+        return _scalar(text, plain)
     if text[-1] != "]":
         raise _Fallback
     inner = text[1:-1]
@@ -229,7 +275,7 @@ def _value(text: str) -> Any:
             part = part.strip(" ")
             if not part or ":" in part or _FLOW_SPECIAL.intersection(part):
                 raise _Fallback
-            out.append(_plain(part))
+            out.append(plain(part))
         return out
     out = []
     pos, end = 0, len(inner)
@@ -237,20 +283,20 @@ def _value(text: str) -> Any:
         m = _FLOW_ITEM.match(inner, pos)
         if m is None or (m.group(4) == "," and m.end() == end):  # `[a,]`: leave it to PyYAML
             raise _Fallback
-        double, single, plain = m.group(1, 2, 3)
+        double, single, bare = m.group(1, 2, 3)
         if double is not None:
             out.append(double)
         elif single is not None:
             out.append(_single(single))
         else:
-            if ":" in plain:  # conservative: YAML parsers have disagreed on `[a:b]`
+            if ":" in bare:  # conservative: YAML parsers have disagreed on `[a:b]`
                 raise _Fallback
-            out.append(_plain(plain))
+            out.append(plain(bare))
         pos = m.end()
     return out
 
 
-def _scalar(text: str) -> Any:
+def _scalar(text: str, plain: Callable[[str], Any]) -> Any:
     """One non-empty scalar on one line, spaces stripped, in block context."""
     first = text[0]
     if first == '"':
@@ -262,7 +308,7 @@ def _scalar(text: str) -> Any:
         if len(text) < 2 or text[-1] != "'":
             raise _Fallback
         return _single(text[1:-1])
-    return _plain(text)
+    return plain(text)
 
 
 def _single(inner: str) -> str:
@@ -273,15 +319,34 @@ def _single(inner: str) -> str:
     return inner.replace("''", "'")
 
 
+def _plain_tag(text: str) -> str:
+    """The tag PyYAML gives a plain scalar the fast path reads (else _Fallback)."""
+    first = text[0]
+    if first in _INDICATORS or (first == "-" and (len(text) == 1 or text[1] == " ")) or ": " in text or " #" in text or text[-1] == ":":
+        raise _Fallback
+    return _resolver.resolve(ScalarNode, text, (True, False))
+
+
+def _written(text: str) -> str | None:
+    """A plain scalar of a `TEXT_FIELDS` field: its text, or None for no value (`~`)."""
+    try:
+        return None if _plain_cache[text] is None else text
+    except KeyError:
+        pass
+    tag = _plain_tag(text)
+    if tag == _NULL_TAG:
+        return None
+    if tag == _STR_TAG:
+        _cache(text, text)
+    return text
+
+
 def _plain(text: str) -> Any:
     try:
         return _plain_cache[text]
     except KeyError:
         pass
-    first = text[0]
-    if first in _INDICATORS or (first == "-" and (len(text) == 1 or text[1] == " ")) or ": " in text or " #" in text or text[-1] == ":":
-        raise _Fallback
-    tag = _resolver.resolve(ScalarNode, text, (True, False))
+    tag = _plain_tag(text)
     if tag == _STR_TAG:
         value: Any = text
     else:
@@ -289,7 +354,11 @@ def _plain(text: str) -> Any:
         if construct is None:  # `=` (value) or `<<` (merge)
             raise _Fallback
         value = construct(_constructor, ScalarNode(tag, text))
+    _cache(text, value)
+    return value
+
+
+def _cache(text: str, value: Any) -> None:
     if len(_plain_cache) >= 4096:
         _plain_cache.clear()
     _plain_cache[text] = value
-    return value

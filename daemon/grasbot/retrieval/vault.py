@@ -28,7 +28,7 @@ import yaml
 
 from .._exceptions import VaultError
 from .analysis import slugify
-from .frontmatter import FrontmatterTooLarge, load_frontmatter
+from .frontmatter import TEXT_FIELDS, FrontmatterTooLarge, load_frontmatter
 
 MAX_FOLDER_DEPTH = 64  # folders inside folders: deeper is a mistake (or a loop of copies)
 # A note's size: the longest course of the dev vaults is 1.2 MB; a 6 MB note took 1.5 s of the
@@ -995,7 +995,7 @@ def _says_no(value: Any) -> bool:
 
 
 # Blank lines, then what reads as a frontmatter: Obsidian reads no properties there
-_FIELDS = {"visibility", "publish", "title", "slug", "type", "source", "priority", "updated", *LIST_FIELDS}
+_FIELDS = {"visibility", "publish", "priority", *TEXT_FIELDS}
 
 
 def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
