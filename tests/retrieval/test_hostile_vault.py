@@ -351,6 +351,27 @@ def test_a_reference_definition_over_two_lines_loses_a_private_notes_path(tmp_pa
     assert readable.split() == "Voir le plan du jardin. Il date de mai.".split(), readable
 
 
+@pytest.mark.parametrize(
+    "body, shown",
+    [
+        ("> [!note] Le plan\n> Voir [le plan][ref].\n>\n> [ref]: {dest}\n", "> [!note] Le plan > Voir le plan. > >"),
+        ("> Voir [le plan][ref].\n> [ref]:\n>   {dest}\n>   'Le plan'\n", "> Voir le plan. >"),
+        ("- Voir [le plan][ref].\n- [ref]: {dest}\n", "- Voir le plan. -"),
+        ("1. Voir [le plan][ref].\n   - [ref]: <{dest}>\n", "1. Voir le plan. -"),
+    ],
+)
+def test_a_reference_definition_in_a_callout_or_a_list_loses_a_private_notes_path(tmp_path, body, shown):
+    """CommonMark reads a definition inside a block quote (so an Obsidian callout) or a list
+    item: it was text there, and visitors read the private note's path in passages and answers."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    write_note(root, "pub/accueil.md", "visibility: public", body.format(dest=f"../prive/{SECRET}.md") + "\nIl date de mai.\n")
+    bot = make_bot(root)
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert readable.split() == f"{shown} Il date de mai.".split(), readable
+
+
 def test_a_line_after_a_bare_reference_label_is_prose_unless_it_is_a_destination(tmp_path):
     """`[Note]:` then a sentence is no definition for CommonMark: the sentence stays as written."""
     root = tmp_path / "vault"

@@ -804,11 +804,14 @@ _MD_LINK = re.compile(
 # What follows a destination on its own line does not keep it in the text (in doubt, a link);
 # one on the next line is a definition's only when a title or nothing follows it, and a title
 # on the next line only when nothing does (else that line is prose). `[^1]:` is a footnote.
+# One may stand in a block quote, a callout or a list item (`> [ref]: prive/x.md`), whose
+# markers it keeps (`within`), and its next lines then open with the quote's `>` too.
 _REF_TITLE = r"(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\))"
 _REF_DEF = re.compile(
-    r"^ {0,3}\[(?!\^)(?P<label>[^\[\]\n]+)\]:[ \t]*+(?P<next>\n[ \t]*+)?"
+    r"^(?P<within>(?:[ \t]*+(?:>[ \t]?|[-+*][ \t]++|\d{1,9}[.)][ \t]++))*+) {0,3}"
+    r"\[(?!\^)(?P<label>[^\[\]\n]+)\]:[ \t]*+(?P<next>\n[ \t>]*+)?"
     r"(?P<dest><[^<>\n]*>|[^\s<>]++)(?(next)(?=[ \t]*+(?:$|[\"'(])))"
-    rf"(?:[ \t]++{_REF_TITLE}|[ \t]*+\n[ \t]*+{_REF_TITLE}(?=[ \t]*+$))?",
+    rf"(?:[ \t]++{_REF_TITLE}|[ \t]*+\n[ \t>]*+{_REF_TITLE}(?=[ \t]*+$))?",
     re.MULTILINE,
 )
 _REF_USE = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\](?:\[([^\[\]\n]*)\])?")
@@ -1304,7 +1307,7 @@ def _rewrite_other_links(text: str, keep, rel: str) -> str:
             if link_target(m.group("dest"), rel) is None:
                 return m.group(0)
             refs.add(m.group("label").strip().lower())
-            return ""  # a definition shows nothing to a reader: neither does it here
+            return m.group("within")  # a definition shows nothing to a reader: neither does it here
 
         text = _REF_DEF.sub(definition, text)
         if refs:
