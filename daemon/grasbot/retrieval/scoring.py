@@ -377,8 +377,10 @@ def _field_signals(score: Score, note, fields, query: Query, index: Index) -> No
         # A title of a word or two names a broad subject (« sudo », « Python »), which a question
         # names before asking about one part of it (« Configuration de sudo »), so it earns its
         # share of SHORT_TITLE stems; a long note keeps its title's full points, since its body
-        # counts as its best passage, where its subject's words may be rare.
-        short = stems < SHORT_TITLE and not index.scored_by_passage(note.path)
+        # counts as its best passage, where its subject's words may be rare. A question that is
+        # the title and nothing more names the note itself: all its points (« Mermaid pour
+        # Obsidian » came second to the course « Obsidian »).
+        short = stems < SHORT_TITLE and not index.scored_by_passage(note.path) and unique != frozenset(terms)
         if short:
             points *= stems / SHORT_TITLE
         if points > title_points:
