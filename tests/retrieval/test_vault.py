@@ -602,6 +602,22 @@ def test_a_tag_written_with_its_hash_in_a_list_is_named_with_what_to_write(note_
     ]
 
 
+def test_a_frontmatter_line_of_many_spaces_is_read_once(note_writer):
+    """The keys the tag warnings look for were read lazily, each space of a line read again
+    after each of the ones before it: a frontmatter line of 300,000 spaces (a flow list's item,
+    or a broken key) took minutes to load, where it takes a moment."""
+    item = "b" + " " * 300_000 + "c"
+    note_writer("liste.md", f"visibility: public\ntitle: a:b\ntags: [a,\n{item}]\naliases: #legume", "Texte.")
+    note_writer("cle.md", f"visibility: public\n{item}: d", "Texte.")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["liste.md"].tags == ("a", item)
+    assert messages(vault.warnings, "liste.md") == [
+        f"`tags`: `{item}` is no tag for Obsidian, which reads no space in one: write `b-c`",
+        "`aliases`: `#legume` is a YAML comment there, read by neither Obsidian nor GrasBot: write `legume` (no `#`), or quote it",
+    ]
+    assert messages(vault.errors, "cle.md") == ["broken YAML frontmatter at line 3: could not find expected ':'"]
+
+
 def test_a_frontmatter_never_closed_is_reported_as_such(note_writer):
     (note_writer.root / "ouverte.md").write_text("---\nvisibility: private\ntitle: Carnet\n\nLe corps, sans second ---.\n", encoding="utf-8")
     vault = load_vault(note_writer.root, VaultOptions(default_public=True))

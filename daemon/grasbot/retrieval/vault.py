@@ -958,7 +958,11 @@ def _inline_tags(prose: str) -> list[str]:
 
 
 _VISIBILITY_LINE = re.compile(r"^visibility[ \t]*:", re.IGNORECASE | re.MULTILINE)
-_FIELD_LINE = re.compile(r"^([\w][\w .-]*?)[ \t]*:(?:[ \t]|$)", re.MULTILINE)  # a top-level field's key
+# A top-level field's key: words, dots and dashes, spaces between them. Each space read once
+# (possessive): a lazy `\w[\w .-]*?` before `[ \t]*:` read the spaces after each of them again,
+# and a frontmatter line of 100,000 spaces took seconds (a million, minutes) to load
+_KEY = r"\w[\w.-]*+(?: ++[\w.-]++)*+"
+_FIELD_LINE = re.compile(rf"^({_KEY})[ \t]*+:(?:[ \t]|$)", re.MULTILINE)
 
 
 def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str]) -> bool:
@@ -1045,7 +1049,7 @@ def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: l
 
 
 # `tags: #recette`, or `- #recette` in a list: a `#` after a blank starts a YAML comment
-_TAG_AS_COMMENT = re.compile(r"^(?:(\w[\w .-]*?)[ \t]*:|[ \t]*-)[ \t]+#([^\s#]\S*)")
+_TAG_AS_COMMENT = re.compile(rf"^(?:{_KEY}[ \t]*+:|[ \t]*+-)[ \t]+#([^\s#]\S*)")
 
 
 def _commented_out(header: str) -> dict[str, str]:
@@ -1059,13 +1063,13 @@ def _commented_out(header: str) -> dict[str, str]:
             key = line.split(":", 1)[0].strip().lower()
         m = _TAG_AS_COMMENT.match(line)
         if m is not None and key in _COMMA_LISTS:
-            found.setdefault(key, m.group(2))
+            found.setdefault(key, m.group(1))
     return found
 
 
 # `tags: [#recette]` or `[cuisine, #recette]`: a `#` opening a flow list's item, which YAML
 # cannot read (no plain item starts with `#`, and after a blank it starts a comment)
-_TAG_IN_FLOW = re.compile(r"^(\w[\w .-]*?)[ \t]*:[ \t]*\[(?:[^\]#\n]*,)?[ \t]*#([^\s#,\[\]]+)", re.MULTILINE)
+_TAG_IN_FLOW = re.compile(rf"^({_KEY})[ \t]*+:[ \t]*+\[(?:[^\]#\n]*,)?[ \t]*#([^\s#,\[\]]+)", re.MULTILINE)
 
 
 def _tag_in_flow_list(header: str) -> tuple[int, str, str] | None:
