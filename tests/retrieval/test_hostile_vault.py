@@ -492,6 +492,19 @@ def test_a_wikilink_around_an_embed_loses_its_target(tmp_path, link):
     assert "mai" in said and SECRET not in said.lower()
 
 
+def test_links_nested_in_labels_are_read_once_and_lose_their_targets(tmp_path):
+    """Wikilinks were read again as long as one inside another's label was, a pass per level:
+    40,000 links each in the next one's label (240 KB) took minutes to load, and seconds for
+    each visitor's passage of them. Past a few levels, what is left loses its targets."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le plan du jardin : {f'[[{SECRET}|' * 40_000}en mai{']]' * 40_000}.\n")
+    bot = make_bot(root)
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert SECRET not in readable.lower() and readable.strip().startswith("Le plan du jardin : en mai]]"), readable[:100]
+    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+
+
 def test_an_html_tag_that_names_no_note_stays_as_written():
     """An HTML course's examples are its text: only a tag that names a note is a link."""
     text = 'Une image : `<img src="photo.jpg" alt="Une photo">`, une vidéo <video src="film.mp4"></video>, <script src="https://x.org/a.js"></script>.'
