@@ -25,7 +25,7 @@ from grasbot.retrieval import frontmatter as _frontmatter
 from grasbot.retrieval import vault as _vault
 from grasbot.retrieval.frontmatter import FrontmatterTooLarge, Loader, load_frontmatter
 from grasbot.retrieval.index import indexable_body
-from grasbot.retrieval.vault import VaultOptions, load_vault, parse_note
+from grasbot.retrieval.vault import VaultOptions, link_spans, load_vault, parse_note
 from support.bots import OWNER, OWNER_TOKEN, bot_of, make_bot, rpc, write_note
 
 QUICK = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -413,6 +413,23 @@ def test_an_obsidian_uri_after_an_equals_sign_loses_a_private_notes_path(tmp_pat
     assert SECRET not in readable.lower() and "prive" not in readable and "date de mai" in readable, readable
     assert around.format("voisin") in readable, readable  # the highlight or the tag around it stays
     assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+
+
+@pytest.mark.parametrize("around", ["[le plan]({}, date de mai", "le plan]({}) date de mai", "<{} date de mai", "<b>href={}</b> date de mai"])
+def test_an_obsidian_uri_no_other_syntax_reads_loses_a_private_notes_path(tmp_path, around):
+    """A URI after `](`, `<` or `href=` was left to those syntaxes, and kept as text when they
+    read no link there (`[le plan](obsidian://…` with no `)`): visitors read the private note's
+    path in passages and answers."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    uri = f"obsidian://open?vault=V&file={urllib.parse.quote(f'prive/{SECRET}', safe='')}"
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le plan du jardin {around.format(uri)}.\n")
+    bot = make_bot(root)
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert SECRET not in readable.lower() and "prive" not in readable and "date de mai" in readable, readable
+    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+    spans = link_spans(around.format(uri))
+    assert any(start <= around.index("{") < end for start, end in spans), spans
 
 
 @pytest.mark.parametrize(

@@ -836,11 +836,12 @@ _HTML_SOURCE = re.compile(  # a tag left once `_HTML_LINK`'s are read; only a no
 # last stop is not the URL's, nor a highlight's closing `==`. A parenthesis or a quote of prose
 # opens none: « (obsidian://…) » kept its path; nor does any other `=`: a highlight
 # (`==obsidian://…==`) or another attribute (`<span title="obsidian://…">`) kept it too
-_BARE_OBSIDIAN = re.compile(
-    r"(?<![<\w/])(?<!\]\()(?<!href=)(?<!src=)(?<!href=[\"'])(?<!src=[\"'])"
-    r"obsidian://[^\s<>()\[\]\"'`]*[^\s<>()\[\]\"'`.,;:!?=]",
-    re.IGNORECASE,
-)
+_OBSIDIAN_URI = r"obsidian://[^\s<>()\[\]\"'`]*[^\s<>()\[\]\"'`.,;:!?=]"
+_BARE_OBSIDIAN = re.compile(r"(?<![<\w/])(?<!\]\()(?<!href=)(?<!src=)(?<!href=[\"'])(?<!src=[\"'])" + _OBSIDIAN_URI, re.IGNORECASE)
+# What `rewrite_links` reads last, and where a passage is not cut: any URI the other syntaxes
+# left, those after `](`, `<` or `href=` included, which they leave only when they are no link
+# (`[plan](obsidian://…` with no `)`): the private note's path stayed in the text
+_LEFT_OBSIDIAN = re.compile(r"(?<![\w/])" + _OBSIDIAN_URI, re.IGNORECASE)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -917,7 +918,7 @@ def _md_links_in(text: str, rel: str, kind: str) -> list[Link]:
 _TAG = re.compile(r"<[^<>]*>")
 
 # Every syntax `rewrite_links` reads as a link, wikilinks and embeds included.
-_LINK_SYNTAXES = (_WIKILINK_AT, _MD_LINK, _REF_DEF, _ANGLE_LINK, _HTML_LINK, _HTML_SOURCE, _BARE_OBSIDIAN)
+_LINK_SYNTAXES = (_WIKILINK_AT, _MD_LINK, _REF_DEF, _ANGLE_LINK, _HTML_LINK, _HTML_SOURCE, _LEFT_OBSIDIAN)
 
 
 def link_spans(text: str) -> list[tuple[int, int]]:
@@ -1360,7 +1361,7 @@ def _rewrite_other_links(text: str, keep, rel: str) -> str:
             target = link_target(m.group(0), rel)
             return m.group(0) if target is None else _shown(target, keep)
 
-        text = _BARE_OBSIDIAN.sub(bare, text)
+        text = _LEFT_OBSIDIAN.sub(bare, text)
     return text
 
 
