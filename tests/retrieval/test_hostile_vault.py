@@ -372,6 +372,30 @@ def test_a_reference_definition_in_a_callout_or_a_list_loses_a_private_notes_pat
     assert readable.split() == f"{shown} Il date de mai.".split(), readable
 
 
+@pytest.mark.parametrize(
+    "use, shown",
+    [
+        ("Voir [le plan][Ma  Ref]", "Voir le plan"),
+        ("Voir [le plan][MA\nREF]", "Voir le plan"),
+        ("Voir [Ma\tref][]", "Voir Ma ref"),
+        ("Voir [Ma\nref]", "Voir Ma ref"),
+        ("> Voir [le plan][ma\n> ref]", "> Voir le plan"),
+        ("Voir [le plan][MA STRASSE REF]", "Voir le plan"),
+    ],
+)
+def test_a_reference_use_matches_its_definition_as_commonmark_does(tmp_path, use, shown):
+    """A use's label is its definition's case folded, each run of white space one space
+    (`[le plan][Ma  Ref]` uses `[ma ref]:`): it kept its brackets around the label written."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    label = "ma straße ref" if "STRASSE" in use else "ma ref"
+    write_note(root, "pub/accueil.md", "visibility: public", f"{use} du jardin.\n\n[{label}]: ../prive/{SECRET}.md\n\nIl date de mai.\n")
+    bot = make_bot(root)
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert readable.split() == f"{shown} du jardin. Il date de mai.".split(), readable
+
+
 def test_a_line_after_a_bare_reference_label_is_prose_unless_it_is_a_destination(tmp_path):
     """`[Note]:` then a sentence is no definition for CommonMark: the sentence stays as written."""
     root = tmp_path / "vault"

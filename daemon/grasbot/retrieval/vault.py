@@ -814,7 +814,7 @@ _REF_DEF = re.compile(
     rf"(?:[ \t]++{_REF_TITLE}|[ \t]*+\n[ \t>]*+{_REF_TITLE}(?=[ \t]*+$))?",
     re.MULTILINE,
 )
-_REF_USE = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\](?:\[([^\[\]\n]*)\])?")
+_REF_USE = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\](?:\[([^\[\]]*)\])?")
 _ANGLE_LINK = re.compile(r"<(obsidian://[^<>\s]+|[^<>\n]+?\.md(?:#[^<>\n]*)?)>", re.IGNORECASE)
 # A `<a href>` that no `</a>` follows matches too, with the rest of the text and no group 4: no
 # later one is closed either, and each was scanned to the end (100 KB of them: 30 s of a load).
@@ -1304,6 +1304,16 @@ def _shown(target: str, keep) -> str:
     return name[:-3] if name.lower().endswith(".md") else name
 
 
+_LABEL_BREAK = re.compile(r"\n[ \t>]*")
+
+
+def _ref_key(label: str) -> str:
+    """A reference's label as CommonMark matches a use to its definition: case folded, each run
+    of white space one space (`[le plan][Ma  Ref]` uses `[ma ref]:`); a block quote's `>`
+    opening one of its lines is no part of it. Lowered only, such a use kept its brackets."""
+    return " ".join(_LABEL_BREAK.sub(" ", label).split()).casefold()
+
+
 def _rewrite_other_links(text: str, keep, rel: str) -> str:
     """rewrite_links for every syntax but wikilinks."""
     if "](" in text:
@@ -1323,14 +1333,14 @@ def _rewrite_other_links(text: str, keep, rel: str) -> str:
         def definition(m: re.Match) -> str:
             if link_target(m.group("dest"), rel) is None:
                 return m.group(0)
-            refs.add(m.group("label").strip().lower())
+            refs.add(_ref_key(m.group("label")))
             return m.group("within")  # a definition shows nothing to a reader: neither does it here
 
         text = _REF_DEF.sub(definition, text)
         if refs:
 
             def use(m: re.Match) -> str:
-                ref = (m.group(2) or m.group(1)).strip().lower()
+                ref = _ref_key(m.group(2) or m.group(1))
                 return m.group(1) if ref in refs else m.group(0)
 
             text = _REF_USE.sub(use, text)
