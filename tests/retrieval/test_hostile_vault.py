@@ -396,6 +396,26 @@ def test_a_reference_use_matches_its_definition_as_commonmark_does(tmp_path, use
     assert readable.split() == f"{shown} du jardin. Il date de mai.".split(), readable
 
 
+@pytest.mark.parametrize(
+    "body, shown",
+    [
+        ("Voir [le plan][ma ref].\n\n[ma\nref]: {dest}\n", "Voir le plan."),
+        ("Voir [le plan][ma ref].\n\n[ma\n   ref]:\n  <{dest}> 'Le plan'\n", "Voir le plan."),
+        ("> Voir [le plan][ma ref].\n>\n> [ma\n> ref]: {dest}\n", "> Voir le plan. > >"),
+    ],
+)
+def test_a_reference_definition_whose_label_spans_lines_loses_a_private_notes_path(tmp_path, body, shown):
+    """CommonMark lets a definition's label go over lines (`[ma` then `ref]: prive/x.md`): that
+    was no link, and visitors read the private note's path in passages and answers."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    write_note(root, "pub/accueil.md", "visibility: public", body.format(dest=f"../prive/{SECRET}.md") + "\nIl date de mai.\n")
+    bot = make_bot(root)
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert readable.split() == f"{shown} Il date de mai.".split(), readable
+
+
 def test_a_line_after_a_bare_reference_label_is_prose_unless_it_is_a_destination(tmp_path):
     """`[Note]:` then a sentence is no definition for CommonMark: the sentence stays as written."""
     root = tmp_path / "vault"

@@ -805,11 +805,12 @@ _MD_LINK = re.compile(
 # one on the next line is a definition's only when a title or nothing follows it, and a title
 # on the next line only when nothing does (else that line is prose). `[^1]:` is a footnote.
 # One may stand in a block quote, a callout or a list item (`> [ref]: prive/x.md`), whose
-# markers it keeps (`within`), and its next lines then open with the quote's `>` too.
+# markers it keeps (`within`), and its next lines then open with the quote's `>` too. Its label
+# may span lines, but no blank one (`[ma` then `ref]: prive/x.md`: it was text).
 _REF_TITLE = r"(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\))"
 _REF_DEF = re.compile(
     r"^(?P<within>(?:[ \t]*+(?:>[ \t]?|[-+*][ \t]++|\d{1,9}[.)][ \t]++))*+) {0,3}"
-    r"\[(?!\^)(?P<label>[^\[\]\n]+)\]:[ \t]*+(?P<next>\n[ \t>]*+)?"
+    r"\[(?!\^)(?P<label>(?:[^\[\]\n]++|\n(?![ \t>]*+\n)[ \t>]*+)++)\]:[ \t]*+(?P<next>\n[ \t>]*+)?"
     r"(?P<dest><[^<>\n]*>|[^\s<>]++)(?(next)(?=[ \t]*+(?:$|[\"'(])))"
     rf"(?:[ \t]++{_REF_TITLE}|[ \t]*+\n[ \t>]*+{_REF_TITLE}(?=[ \t]*+$))?",
     re.MULTILINE,
