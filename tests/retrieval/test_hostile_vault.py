@@ -416,6 +416,29 @@ def test_a_reference_definition_whose_label_spans_lines_loses_a_private_notes_pa
     assert readable.split() == f"{shown} Il date de mai.".split(), readable
 
 
+@pytest.mark.parametrize(
+    "use, label, shown",
+    [
+        ("Voir [le plan][a\\]b]", "a\\]b", "Voir le plan"),
+        ("Voir [le plan][a\\[b]", "A\\[B", "Voir le plan"),
+        ("Voir [a\\]b][]", "a\\]b", "Voir a\\]b"),
+        ("Voir [a\\]b]", "a\\]b", "Voir a\\]b"),
+        ("Voir \\[a\\]b] ou [le plan][a\\]b]", "a\\]b", "Voir \\[a\\]b] ou le plan"),
+    ],
+)
+def test_a_reference_whose_label_holds_an_escaped_bracket_loses_a_private_notes_path(tmp_path, use, label, shown):
+    """CommonMark lets a label hold a bracket escaped (`[a\\]b]: prive/x.md`): that definition
+    was text, and visitors read the private note's path in passages and answers; an escaped
+    `[` opens no use (`\\[a\\]b]` is text)."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    write_note(root, "pub/accueil.md", "visibility: public", f"{use} du jardin.\n\n[{label}]: ../prive/{SECRET}.md\n\nIl date de mai.\n")
+    bot = make_bot(root)
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert readable.split() == f"{shown} du jardin. Il date de mai.".split(), readable
+
+
 def test_a_line_after_a_bare_reference_label_is_prose_unless_it_is_a_destination(tmp_path):
     """`[Note]:` then a sentence is no definition for CommonMark: the sentence stays as written."""
     root = tmp_path / "vault"

@@ -806,16 +806,20 @@ _MD_LINK = re.compile(
 # on the next line only when nothing does (else that line is prose). `[^1]:` is a footnote.
 # One may stand in a block quote, a callout or a list item (`> [ref]: prive/x.md`), whose
 # markers it keeps (`within`), and its next lines then open with the quote's `>` too. Its label
-# may span lines, but no blank one (`[ma` then `ref]: prive/x.md`: it was text).
+# may span lines, but no blank one (`[ma` then `ref]: prive/x.md`: it was text), and hold a
+# bracket escaped (`[a\]b]: prive/x.md`: text too).
 _REF_TITLE = r"(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\))"
 _REF_DEF = re.compile(
     r"^(?P<within>(?:[ \t]*+(?:>[ \t]?|[-+*][ \t]++|\d{1,9}[.)][ \t]++))*+) {0,3}"
-    r"\[(?!\^)(?P<label>(?:[^\[\]\n]++|\n(?![ \t>]*+\n)[ \t>]*+)++)\]:[ \t]*+(?P<next>\n[ \t>]*+)?"
+    r"\[(?!\^)(?P<label>(?:[^\[\]\\\n]++|\\[^\n]?|\n(?![ \t>]*+\n)[ \t>]*+)++)\]:[ \t]*+(?P<next>\n[ \t>]*+)?"
     r"(?P<dest><[^<>\n]*>|[^\s<>]++)(?(next)(?=[ \t]*+(?:$|[\"'(])))"
     rf"(?:[ \t]++{_REF_TITLE}|[ \t]*+\n[ \t>]*+{_REF_TITLE}(?=[ \t]*+$))?",
     re.MULTILINE,
 )
-_REF_USE = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\](?:\[([^\[\]]*)\])?")
+# A use: `[text][label]`, `[label][]` or `[label]`, a bracket escaped (`\]`) part of its label or
+# text. Not from an escaped `[`, no use's start: each was read on to the next `[` (120 KB of `\[a`:
+# 40 s).
+_REF_USE = re.compile(r"(?<!(?<!\\)\\)\[((?:[^\[\]\\]++|\\.|\[(?:[^\[\]\\]++|\\.)*+\])*+)\](?:\[((?:[^\[\]\\]++|\\.)*+)\])?", re.DOTALL)
 _ANGLE_LINK = re.compile(r"<(obsidian://[^<>\s]+|[^<>\n]+?\.md(?:#[^<>\n]*)?)>", re.IGNORECASE)
 # A `<a href>` that no `</a>` follows matches too, with the rest of the text and no group 4: no
 # later one is closed either, and each was scanned to the end (100 KB of them: 30 s of a load).
