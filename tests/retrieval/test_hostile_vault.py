@@ -439,6 +439,30 @@ def test_a_reference_whose_label_holds_an_escaped_bracket_loses_a_private_notes_
     assert readable.split() == f"{shown} du jardin. Il date de mai.".split(), readable
 
 
+@pytest.mark.parametrize(
+    "body, shown",
+    [
+        ("Voir [le plan \\] du jardin]({dest}).", "Voir le plan \\] du jardin."),
+        ('Voir [le plan]({dest} "le \\"grand\\" plan").', "Voir le plan."),
+        ("Voir [le plan]({dest} 'l\\'ancien').", "Voir le plan."),
+        ("Voir [le plan]({dest} (le plan \\(v2\\))).", "Voir le plan."),
+        ("Voir [C:\\]({dest}).", "Voir C:\\."),
+        ('Voir [le plan][ref].\n\n[ref]: {dest} "le \\"grand\\" plan"', "Voir le plan."),
+    ],
+)
+def test_a_link_whose_text_or_title_holds_an_escaped_bracket_or_quote_loses_a_private_notes_path(tmp_path, body, shown):
+    """CommonMark lets a link's text hold an escaped `]` and its title an escaped quote or
+    parenthesis (`[le plan](prive/x.md "le \\"grand\\" plan")`): that was no link, and visitors
+    read the private note's path in passages and answers (a definition kept the title's end)."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    write_note(root, "pub/accueil.md", "visibility: public", body.format(dest=f"../prive/{SECRET}.md") + "\n\nIl date de mai.\n")
+    bot = make_bot(root)
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert readable.split() == f"{shown} Il date de mai.".split(), readable
+
+
 def test_a_line_after_a_bare_reference_label_is_prose_unless_it_is_a_destination(tmp_path):
     """`[Note]:` then a sentence is no definition for CommonMark: the sentence stays as written."""
     root = tmp_path / "vault"
