@@ -463,6 +463,28 @@ def test_a_link_whose_text_or_title_holds_an_escaped_bracket_or_quote_loses_a_pr
     assert readable.split() == f"{shown} Il date de mai.".split(), readable
 
 
+@pytest.mark.parametrize(
+    "name, body",
+    [
+        ("plan (v2", "Voir [le plan](../prive/plan%20\\(v2.md)."),
+        ("plan v2)", "Voir [le plan](../prive/plan%20v2\\).md)."),
+        ("plan <v2>", "Voir [le plan](<../prive/plan \\<v2\\>.md>)."),
+        ("plan <v2>", "Voir [le plan][ref].\n\n[ref]: <../prive/plan \\<v2\\>.md>"),
+    ],
+)
+def test_a_link_whose_destination_holds_an_escaped_parenthesis_or_angle_bracket_is_a_link_to_it(tmp_path, name, body):
+    """CommonMark lets a destination hold an escaped parenthesis or angle bracket
+    (`[le plan](prive/plan%20v2\\).md)`): that was no link, or one cut at the `\\`, and visitors
+    read the private note's path, or the end of its name, in passages and answers."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{name}.md", "visibility: private", "Le secret du jardin.")
+    write_note(root, "pub/accueil.md", "visibility: public", body + "\n\nIl date de mai.\n")
+    bot = make_bot(root)
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{name}.md"}
+    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert readable.split() == "Voir le plan. Il date de mai.".split(), readable
+
+
 def test_a_line_after_a_bare_reference_label_is_prose_unless_it_is_a_destination(tmp_path):
     """`[Note]:` then a sentence is no definition for CommonMark: the sentence stays as written."""
     root = tmp_path / "vault"

@@ -796,9 +796,11 @@ def _links_in(text: str, kind: str) -> list[Link]:
 # A label may hold an escaped `]` (`[le plan \] v2](x.md)`, and `[C:\](x.md)` is still a link), a
 # title an escaped quote or parenthesis; a bracket inside the label holds no `\`: each `[a\]`
 # of a run of them read on to the run's end (200 KB: half a minute a scan).
+# A destination may hold an escaped parenthesis or angle bracket (`plan\).md`, `<plan \>.md>`),
+# not one in parentheses of its own: `[a](x\)` repeated was read on to the end at each `[`.
 _MD_LINK = re.compile(
     r"(!?)\[((?:[^\[\]\\]|\\\]?|\[[^\[\]\\]*\])*)\]"
-    r"\(\s*(<[^<>\n]*>|(?:[^()<>\n]|\([^()<>\n]*\))(?>\.md#[^()<>\n]*|[^()<>\n]|\([^()<>\n]*\))*?\.md(?:#[^()\n]*(?![^\S\n]\s))?(?=\s*\)|\s+[\"'(])|(?:[^\s()<>]|\([^\s()]*\))+)"
+    r"\(\s*(<(?:[^<>\n\\]|\\[^\n]?)*>|(?:\\[()]|[^()<>\n]|\((?:[^()<>\n\\]|\\(?![()]))*\))(?>\.md#[^()<>\n]*|\\[()]|[^()<>\n]|\((?:[^()<>\n\\]|\\(?![()]))*\))*?\.md(?:#[^()\n]*(?![^\S\n]\s))?(?=\s*\)|\s+[\"'(])|(?:\\[()]|[^\s()<>]|\((?:[^\s()\\]|\\(?![()]))*\))+)"
     r"(?:\s+(?:\"(?:[^\"\\]|\\[\s\S]?)*\"|'(?:[^'\\]|\\[\s\S]?)*'|\((?:[^()\\]|\\[\s\S]?)*\)))?\s*\)",
     re.IGNORECASE,
 )
@@ -815,7 +817,7 @@ _REF_TITLE = r"(?:\"(?:[^\"\\\n]|\\[^\n]?)*\"|'(?:[^'\\\n]|\\[^\n]?)*'|\((?:[^()
 _REF_DEF = re.compile(
     r"^(?P<within>(?:[ \t]*+(?:>[ \t]?|[-+*][ \t]++|\d{1,9}[.)][ \t]++))*+) {0,3}"
     r"\[(?!\^)(?P<label>(?:[^\[\]\\\n]++|\\[^\n]?|\n(?![ \t>]*+\n)[ \t>]*+)++)\]:[ \t]*+(?P<next>\n[ \t>]*+)?"
-    r"(?P<dest><[^<>\n]*>|[^\s<>]++)(?(next)(?=[ \t]*+(?:$|[\"'(])))"
+    r"(?P<dest><(?:[^<>\n\\]|\\[^\n]?)*>|[^\s<>]++)(?(next)(?=[ \t]*+(?:$|[\"'(])))"
     rf"(?:[ \t]++{_REF_TITLE}|[ \t]*+\n[ \t>]*+{_REF_TITLE}(?=[ \t]*+$))?",
     re.MULTILINE,
 )
@@ -851,6 +853,7 @@ _BARE_OBSIDIAN = re.compile(r"(?<![<\w/])(?<!\]\()(?<!href=)(?<!src=)(?<!href=[\
 # (`[plan](obsidian://…` with no `)`): the private note's path stayed in the text
 _LEFT_OBSIDIAN = re.compile(r"(?<![\w/])" + _OBSIDIAN_URI, re.IGNORECASE)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark's escapes: `prive/sec\)ret.md` is `sec)ret.md`
 
 
 def link_target(dest: str, rel: str) -> str | None:
@@ -861,6 +864,7 @@ def link_target(dest: str, rel: str) -> str | None:
     dest = dest.strip()
     if dest.startswith("<") and dest.endswith(">"):
         dest = dest[1:-1].strip()
+    dest = _ESCAPED.sub(r"\1", dest)
     if dest[:11].lower() == "obsidian://":
         return _obsidian_target(dest)
     if dest[:7].lower() == "file://":  # a file of the author's disk: a note by its name, as `open?path=`
