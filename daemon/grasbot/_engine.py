@@ -232,12 +232,17 @@ def vault_wide_warnings(vault: Vault, public: int) -> list[str]:
         return [f"no note found in {vault.root}: it holds no Markdown note (.md) outside hidden or excluded folders; is --vault your vault's folder?"]
     said = [] if public else [NO_PUBLIC_NOTE]
     if not (vault.root / ".obsidian").is_dir():
-        folders = {parent for path in vault.notes for parent in Path(path).parents if parent != Path(".")}
+        folders: set[str] = set()
+        for path in vault.notes:  # each note's folders, as strings: Path.parents of 10,000 notes took 0.16 s of a start
+            folder = path.rpartition("/")[0]
+            while folder and folder not in folders:
+                folders.add(folder)
+                folder = folder.rpartition("/")[0]
         for folder in sorted(f for f in folders if (vault.root / f / ".obsidian").is_dir()):
             given = shlex.quote(str(vault.root / folder))
             said.append(
-                f"{folder.as_posix()}/ is an Obsidian vault (it holds .obsidian/) but {vault.root} is not: its notes are read as "
-                f"{folder.as_posix()}/…, paths the Obsidian plugin and {{path}} URLs do not name; set --vault {given} if it is your vault"
+                f"{folder}/ is an Obsidian vault (it holds .obsidian/) but {vault.root} is not: its notes are read as "
+                f"{folder}/…, paths the Obsidian plugin and {{path}} URLs do not name; set --vault {given} if it is your vault"
             )
     return said
 
