@@ -8,6 +8,8 @@ import os
 import re
 import shlex
 import subprocess
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -240,6 +242,28 @@ def test_check_shows_a_file_name_that_holds_a_newline_on_one_line(capsys, note_w
     assert code == 1
     assert "  a\\n  b.md: fake problem\\nc.md: broken YAML frontmatter" in out
     assert not any(line.startswith("  b.md") for line in out.splitlines())
+
+
+def test_serve_embeds_the_vault_once_it_listens(note_writer):
+    """The embedding worker starts after `serve` listens (its share of the interpreter delayed
+    listening by up to 0.8 s at 10,000 notes); it must still start: meaning gets ready."""
+    note_writer("a.md", "visibility: public", "Le potager arrosé par un capteur d'humidité.")
+    note_writer("b.md", "visibility: public", "Une API de réservation écrite en Python.")
+    proc = serve_process("--port", "0", "--vault", str(note_writer.root), "--no-cache")
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("GrasBot listening"), line
+        url = re.search(r"http://\S+", line).group(0) + "/health"
+        for _ in range(600):  # at most a minute: the bundled encoder loads, then two texts
+            semantic = json.load(urllib.request.urlopen(url, timeout=10))["semantic"]
+            if semantic["ready"]:
+                break
+            time.sleep(0.1)
+        assert semantic["backend"] == "bundled" and semantic["ready"], semantic
+        assert semantic["embedded"] == semantic["total"] > 0
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
 
 
 def test_serve_says_at_start_what_it_could_not_load(note_writer):
