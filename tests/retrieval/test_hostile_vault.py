@@ -18,6 +18,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from grasbot import GrasBot
 from grasbot._engine import build_snapshot
 from grasbot._exceptions import VaultError
 from grasbot.answer.fallback import extractive_answer
@@ -30,6 +31,25 @@ from support.bots import OWNER, OWNER_TOKEN, bot_of, make_bot, rpc, write_note
 
 QUICK = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 SECRET = "zorglubsecret"  # in hidden text and private names: must never come out
+
+
+def _beside_a_secret(tmp_path, body: str, secret: str = "Le secret du jardin.") -> GrasBot:
+    """A vault of a private note, `prive/{SECRET}.md`, and a public one, `pub/accueil.md`,
+    whose body is `body`: what the link tests below read a visitor's text of."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", secret)
+    write_note(root, "pub/accueil.md", "visibility: public", body)
+    return make_bot(root)
+
+
+def _read_by_a_visitor(bot: GrasBot) -> str:
+    """The public note's text as passages, prompts and the notes' extract show it to a visitor."""
+    return bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+
+
+def _indexed(bot: GrasBot) -> str:
+    """The public note's text as the index counts its words."""
+    return indexable_body(bot.snapshot.vault.notes["pub/accueil.md"])
 
 
 def note(rel: str, text: str, **options) -> _vault.Note:
@@ -313,7 +333,7 @@ def test_a_link_to_a_public_note_names_it_in_every_syntax(tmp_path, syntax):
     write_note(root, "pub/accueil.md", "title: Accueil\nvisibility: public", f"Voir {text}\n")
     bot = make_bot(root)
     assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"pub/{name}.md"}, text
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    readable = _read_by_a_visitor(bot)
     if syntax != "reference":  # `[][ref]` shows nothing, in Obsidian too
         assert "voisin" in readable.lower(), (text, readable)
 
@@ -322,15 +342,12 @@ def test_a_link_to_a_public_note_names_it_in_every_syntax(tmp_path, syntax):
 def test_a_web_links_label_loses_a_private_notes_path(tmp_path, inner):
     """`[![plan](../prive/note.md)](https://…)`: the web link stays as written, but a note's
     image or link inside its label is read as it is anywhere else; the private path was kept."""
-    root = tmp_path / "vault"
-    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
     label = inner.format(dest=f"../prive/{SECRET}.md")
-    write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin : [{label}](https://example.org/jardin), le samedi.\n")
-    bot = make_bot(root)
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    bot = _beside_a_secret(tmp_path, f"Le jardin : [{label}](https://example.org/jardin), le samedi.\n")
+    readable = _read_by_a_visitor(bot)
     assert SECRET not in readable.lower() and "prive/" not in readable, readable
     assert "](https://example.org/jardin), le samedi." in readable
-    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+    assert SECRET not in _indexed(bot).lower()
 
 
 @pytest.mark.parametrize(
@@ -341,13 +358,10 @@ def test_a_reference_definition_over_two_lines_loses_a_private_notes_path(tmp_pa
     """CommonMark lets a definition's destination, and its title, go on the next line
     (`[ref]:` then `   prive/x.md`): that was no link, and visitors read the private note's
     path in passages and answers."""
-    root = tmp_path / "vault"
-    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
     dest = definition.format(dest=f"../prive/{SECRET}.md")
-    write_note(root, "pub/accueil.md", "visibility: public", f"Voir [le plan][ref] du jardin.\n\n{dest}\n\nIl date de mai.\n")
-    bot = make_bot(root)
+    bot = _beside_a_secret(tmp_path, f"Voir [le plan][ref] du jardin.\n\n{dest}\n\nIl date de mai.\n")
     assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    readable = _read_by_a_visitor(bot)
     assert readable.split() == "Voir le plan du jardin. Il date de mai.".split(), readable
 
 
@@ -363,12 +377,9 @@ def test_a_reference_definition_over_two_lines_loses_a_private_notes_path(tmp_pa
 def test_a_reference_definition_in_a_callout_or_a_list_loses_a_private_notes_path(tmp_path, body, shown):
     """CommonMark reads a definition inside a block quote (so an Obsidian callout) or a list
     item: it was text there, and visitors read the private note's path in passages and answers."""
-    root = tmp_path / "vault"
-    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
-    write_note(root, "pub/accueil.md", "visibility: public", body.format(dest=f"../prive/{SECRET}.md") + "\nIl date de mai.\n")
-    bot = make_bot(root)
+    bot = _beside_a_secret(tmp_path, body.format(dest=f"../prive/{SECRET}.md") + "\nIl date de mai.\n")
     assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    readable = _read_by_a_visitor(bot)
     assert readable.split() == f"{shown} Il date de mai.".split(), readable
 
 
@@ -386,13 +397,10 @@ def test_a_reference_definition_in_a_callout_or_a_list_loses_a_private_notes_pat
 def test_a_reference_use_matches_its_definition_as_commonmark_does(tmp_path, use, shown):
     """A use's label is its definition's case folded, each run of white space one space
     (`[le plan][Ma  Ref]` uses `[ma ref]:`): it kept its brackets around the label written."""
-    root = tmp_path / "vault"
-    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
     label = "ma straße ref" if "STRASSE" in use else "ma ref"
-    write_note(root, "pub/accueil.md", "visibility: public", f"{use} du jardin.\n\n[{label}]: ../prive/{SECRET}.md\n\nIl date de mai.\n")
-    bot = make_bot(root)
+    bot = _beside_a_secret(tmp_path, f"{use} du jardin.\n\n[{label}]: ../prive/{SECRET}.md\n\nIl date de mai.\n")
     assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    readable = _read_by_a_visitor(bot)
     assert readable.split() == f"{shown} du jardin. Il date de mai.".split(), readable
 
 
@@ -407,12 +415,9 @@ def test_a_reference_use_matches_its_definition_as_commonmark_does(tmp_path, use
 def test_a_reference_definition_whose_label_spans_lines_loses_a_private_notes_path(tmp_path, body, shown):
     """CommonMark lets a definition's label go over lines (`[ma` then `ref]: prive/x.md`): that
     was no link, and visitors read the private note's path in passages and answers."""
-    root = tmp_path / "vault"
-    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
-    write_note(root, "pub/accueil.md", "visibility: public", body.format(dest=f"../prive/{SECRET}.md") + "\nIl date de mai.\n")
-    bot = make_bot(root)
+    bot = _beside_a_secret(tmp_path, body.format(dest=f"../prive/{SECRET}.md") + "\nIl date de mai.\n")
     assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    readable = _read_by_a_visitor(bot)
     assert readable.split() == f"{shown} Il date de mai.".split(), readable
 
 
@@ -430,12 +435,9 @@ def test_a_reference_whose_label_holds_an_escaped_bracket_loses_a_private_notes_
     """CommonMark lets a label hold a bracket escaped (`[a\\]b]: prive/x.md`): that definition
     was text, and visitors read the private note's path in passages and answers; an escaped
     `[` opens no use (`\\[a\\]b]` is text)."""
-    root = tmp_path / "vault"
-    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
-    write_note(root, "pub/accueil.md", "visibility: public", f"{use} du jardin.\n\n[{label}]: ../prive/{SECRET}.md\n\nIl date de mai.\n")
-    bot = make_bot(root)
+    bot = _beside_a_secret(tmp_path, f"{use} du jardin.\n\n[{label}]: ../prive/{SECRET}.md\n\nIl date de mai.\n")
     assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    readable = _read_by_a_visitor(bot)
     assert readable.split() == f"{shown} du jardin. Il date de mai.".split(), readable
 
 
@@ -454,12 +456,9 @@ def test_a_link_whose_text_or_title_holds_an_escaped_bracket_or_quote_loses_a_pr
     """CommonMark lets a link's text hold an escaped `]` and its title an escaped quote or
     parenthesis (`[le plan](prive/x.md "le \\"grand\\" plan")`): that was no link, and visitors
     read the private note's path in passages and answers (a definition kept the title's end)."""
-    root = tmp_path / "vault"
-    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
-    write_note(root, "pub/accueil.md", "visibility: public", body.format(dest=f"../prive/{SECRET}.md") + "\n\nIl date de mai.\n")
-    bot = make_bot(root)
+    bot = _beside_a_secret(tmp_path, body.format(dest=f"../prive/{SECRET}.md") + "\n\nIl date de mai.\n")
     assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    readable = _read_by_a_visitor(bot)
     assert readable.split() == f"{shown} Il date de mai.".split(), readable
 
 
@@ -481,7 +480,7 @@ def test_a_link_whose_destination_holds_an_escaped_parenthesis_or_angle_bracket_
     write_note(root, "pub/accueil.md", "visibility: public", body + "\n\nIl date de mai.\n")
     bot = make_bot(root)
     assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{name}.md"}
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    readable = _read_by_a_visitor(bot)
     assert readable.split() == "Voir le plan. Il date de mai.".split(), readable
 
 
@@ -497,15 +496,12 @@ def test_a_line_after_a_bare_reference_label_is_prose_unless_it_is_a_destination
 def test_an_obsidian_uri_in_parentheses_or_quotes_loses_a_private_notes_path(tmp_path, around):
     """« Copy Obsidian URL » pasted in parentheses or quotes is a link as it is bare: it kept
     the private note's path, which visitors read in passages and answers."""
-    root = tmp_path / "vault"
-    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
     uri = f"obsidian://open?vault=V&file={urllib.parse.quote(f'prive/{SECRET}', safe='')}"
-    write_note(root, "pub/accueil.md", "visibility: public", f"Le plan du jardin {around.format(uri)} date de mai.\n")
-    bot = make_bot(root)
+    bot = _beside_a_secret(tmp_path, f"Le plan du jardin {around.format(uri)} date de mai.\n")
     assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    readable = _read_by_a_visitor(bot)
     assert SECRET not in readable.lower() and "date de mai" in readable, readable
-    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+    assert SECRET not in _indexed(bot).lower()
 
 
 @pytest.mark.parametrize("around", ["=={}==", '<span title="{}">le plan</span>', "<span title='{}'>le plan</span>", "<div data-x={}>le plan</div>"])
@@ -522,10 +518,10 @@ def test_an_obsidian_uri_after_an_equals_sign_loses_a_private_notes_path(tmp_pat
     write_note(root, "pub/accueil.md", "visibility: public", text)
     bot = make_bot(root)
     assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md", "pub/voisin.md"}
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    readable = _read_by_a_visitor(bot)
     assert SECRET not in readable.lower() and "prive" not in readable and "date de mai" in readable, readable
     assert around.format("voisin") in readable, readable  # the highlight or the tag around it stays
-    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+    assert SECRET not in _indexed(bot).lower()
 
 
 @pytest.mark.parametrize("around", ["[le plan]({}, date de mai", "le plan]({}) date de mai", "<{} date de mai", "<b>href={}</b> date de mai"])
@@ -533,14 +529,11 @@ def test_an_obsidian_uri_no_other_syntax_reads_loses_a_private_notes_path(tmp_pa
     """A URI after `](`, `<` or `href=` was left to those syntaxes, and kept as text when they
     read no link there (`[le plan](obsidian://…` with no `)`): visitors read the private note's
     path in passages and answers."""
-    root = tmp_path / "vault"
-    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
     uri = f"obsidian://open?vault=V&file={urllib.parse.quote(f'prive/{SECRET}', safe='')}"
-    write_note(root, "pub/accueil.md", "visibility: public", f"Le plan du jardin {around.format(uri)}.\n")
-    bot = make_bot(root)
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    bot = _beside_a_secret(tmp_path, f"Le plan du jardin {around.format(uri)}.\n")
+    readable = _read_by_a_visitor(bot)
     assert SECRET not in readable.lower() and "prive" not in readable and "date de mai" in readable, readable
-    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+    assert SECRET not in _indexed(bot).lower()
     spans = link_spans(around.format(uri))
     assert any(start <= around.index("{") < end for start, end in spans), spans
 
@@ -567,10 +560,10 @@ def test_every_obsidian_uri_that_names_a_note_is_a_link_to_it(tmp_path, uri):
     write_note(root, "pub/accueil.md", "visibility: public", text)
     bot = make_bot(root)
     assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md", "pub/voisin.md"}
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    readable = _read_by_a_visitor(bot)
     assert SECRET not in readable.lower() and "prive" not in readable and "date de mai" in readable, readable
     assert "le plan" in readable if uri.startswith("[") else readable.endswith("et voisin.\n"), readable
-    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+    assert SECRET not in _indexed(bot).lower()
 
 
 @pytest.mark.parametrize(
@@ -581,27 +574,21 @@ def test_a_file_url_to_a_note_is_a_link_to_it(tmp_path, link):
     """`[x](file:///home/moi/coffre/prive/note.md)`, a note's file on the author's disk: it was
     a web address, kept as written, and visitors read the private note's path (and the
     author's home folder) in passages and answers."""
-    root = tmp_path / "vault"
-    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
     url = f"file:///home/moi/coffre/prive/{urllib.parse.quote(SECRET)}.md"
-    write_note(root, "pub/accueil.md", "visibility: public", f"Le plan du jardin : {link.format(url=url)}\n")
-    bot = make_bot(root)
+    bot = _beside_a_secret(tmp_path, f"Le plan du jardin : {link.format(url=url)}\n")
     assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    readable = _read_by_a_visitor(bot)
     assert SECRET not in readable.lower() and "home/moi" not in readable and "en mai" in readable, readable
-    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+    assert SECRET not in _indexed(bot).lower()
 
 
 @pytest.mark.parametrize("link", ["[[{name}|Projet [2023]]]", "[[{name}|a [b] c]]", "![[{name}#Étape [1]]]", "[[{name}#Étape [1]|voir]]"])
 def test_a_wikilink_whose_label_or_heading_holds_a_bracket_is_a_link(tmp_path, link):
     """Obsidian reads a wikilink up to its first `]]`, a bracket in its label or heading
     included: GrasBot read no link there, and visitors read the private note's name."""
-    root = tmp_path / "vault"
-    write_note(root, f"prive/{SECRET}.md", "visibility: private", "## Étape [1]\nLe secret du jardin.")
-    write_note(root, "pub/accueil.md", "visibility: public", f"Le plan du jardin : {link.format(name=SECRET)}, en mai.\n")
-    bot = make_bot(root)
+    bot = _beside_a_secret(tmp_path, f"Le plan du jardin : {link.format(name=SECRET)}, en mai.\n", secret="## Étape [1]\nLe secret du jardin.")
     assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    readable = _read_by_a_visitor(bot)
     assert SECRET not in readable.lower() and "en mai" in readable, readable
 
 
@@ -609,13 +596,10 @@ def test_a_wikilink_whose_label_or_heading_holds_a_bracket_is_a_link(tmp_path, l
 def test_a_wikilink_around_an_embed_loses_its_target(tmp_path, link):
     """`[[Note|![[photo.png]]]]`, a link Obsidian reads to Note: once the photo's embed was
     read, `[[Note|]]` was left in the text, and a visitor read the private note's name."""
-    root = tmp_path / "vault"
-    write_note(root, f"prive/{SECRET}.md", "visibility: private", "## Plan\nLe secret du jardin.")
-    write_note(root, "pub/accueil.md", "visibility: public", f"Le plan du jardin : {link.format(name=SECRET)}, en mai.\n")
-    bot = make_bot(root)
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    bot = _beside_a_secret(tmp_path, f"Le plan du jardin : {link.format(name=SECRET)}, en mai.\n", secret="## Plan\nLe secret du jardin.")
+    readable = _read_by_a_visitor(bot)
     assert SECRET not in readable.lower() and "en mai" in readable, readable
-    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+    assert SECRET not in _indexed(bot).lower()
     found = bot.search("Le plan du jardin en mai")
     assert found.context and all(SECRET not in p.text.lower() for p in found.context)
     said = extractive_answer("plan du jardin", found.context, bot.snapshot.index("visitor"), grounded=True)
@@ -626,13 +610,10 @@ def test_links_nested_in_labels_are_read_once_and_lose_their_targets(tmp_path):
     """Wikilinks were read again as long as one inside another's label was, a pass per level:
     40,000 links each in the next one's label (240 KB) took minutes to load, and seconds for
     each visitor's passage of them. Past a few levels, what is left loses its targets."""
-    root = tmp_path / "vault"
-    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
-    write_note(root, "pub/accueil.md", "visibility: public", f"Le plan du jardin : {f'[[{SECRET}|' * 40_000}en mai{']]' * 40_000}.\n")
-    bot = make_bot(root)
-    readable = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    bot = _beside_a_secret(tmp_path, f"Le plan du jardin : {f'[[{SECRET}|' * 40_000}en mai{']]' * 40_000}.\n")
+    readable = _read_by_a_visitor(bot)
     assert SECRET not in readable.lower() and readable.strip().startswith("Le plan du jardin : en mai]]"), readable[:100]
-    assert SECRET not in indexable_body(bot.snapshot.vault.notes["pub/accueil.md"]).lower()
+    assert SECRET not in _indexed(bot).lower()
 
 
 def test_an_html_tag_that_names_no_note_stays_as_written():
