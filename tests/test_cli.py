@@ -40,6 +40,17 @@ def run(capsys, *argv):
 # ---------------------------------------------------------------- search
 
 
+def start_log(vault: Path) -> str:
+    """What `grasbot serve` writes to stderr from its start until it listens and is stopped."""
+    proc = serve_process("--port", "0", "--vault", str(vault), "--no-cache", "--semantic", "off")
+    try:
+        assert proc.stdout.readline().startswith("GrasBot listening")
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    return err
+
+
 def test_search_says_how_it_read_an_abbreviation(capsys, note_writer):
     note_writer("sql.md", "title: Bases de données", "J'administre des serveurs PostgreSQL.")
     note_writer("jardin.md", "title: Jardin", "Tailler les rosiers en automne.")
@@ -224,13 +235,7 @@ def test_check_and_serve_name_the_obsidian_vault_inside_the_folder_given(capsys,
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root), "--semantic", "off")
     assert code == 1
     assert out.splitlines()[:4] == ["1 notes loaded, 1 public", "", "Warnings (1):", f"  .: {said}"]
-    proc = serve_process("--port", "0", "--vault", str(note_writer.root), "--no-cache", "--semantic", "off")
-    try:
-        assert proc.stdout.readline().startswith("GrasBot listening")
-    finally:
-        proc.terminate()
-        _, err = proc.communicate(timeout=30)
-    assert said in err
+    assert said in start_log(note_writer.root)
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root / "Coffre"), "--semantic", "off")
     assert code == 0, out
 
@@ -268,12 +273,7 @@ def test_serve_embeds_the_vault_once_it_listens(note_writer):
 
 def test_serve_says_at_start_what_it_could_not_load(note_writer):
     note_writer("casse.md", "title: [pas fermé\nvisibility: public", "x")
-    proc = serve_process("--port", "0", "--vault", str(note_writer.root), "--no-cache", "--semantic", "off")
-    try:
-        assert proc.stdout.readline().startswith("GrasBot listening")
-    finally:
-        proc.terminate()
-        _, err = proc.communicate(timeout=30)
+    err = start_log(note_writer.root)
     assert "1 note(s) could not be loaded and are not served; `grasbot check` says which and why" in err
     assert NO_PUBLIC_NOTE in err
 
