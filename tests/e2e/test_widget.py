@@ -20,6 +20,13 @@ from support.nginx import QUESTION, SCRIPT_TITLE, grasbot_behind_nginx
 PANEL = ".grasbot-panel .grasbot"
 
 
+async def opened(url: str, origins: tuple[str, ...], **options) -> dict:
+    """The widget's snapshot once its launcher is clicked on the page at `url`."""
+    steps = [{"do": "click", "selector": ".grasbot-launcher"}, {"do": "snapshot", "name": "open", "chat": PANEL}]
+    report = await drive(url, steps, origins=origins, **options)
+    return report["snapshots"]["open"]
+
+
 def strict_csp(bot: str) -> str:
     """The policy deploy/README.md tells the owner to send, for a GrasBot at `bot`."""
     return (
@@ -277,13 +284,7 @@ async def test_the_widget_keeps_its_size_whatever_the_root_font_size_of_the_site
                 pages[f"/{n}.css"] = css
                 pages[f"/{n}"] = host_page(stack.url, head=f'<link rel="stylesheet" href="/{n}.css">')
                 for font_size in (16, 24):  # the visitor's default size, 16 unless they chose another
-                    report = await drive(
-                        f"{site}/{n}",
-                        [{"do": "click", "selector": ".grasbot-launcher"}, {"do": "snapshot", "name": "open", "chat": PANEL}],
-                        origins=(site, stack.url),
-                        fontSize=font_size,
-                    )
-                    sizes[name, font_size] = report["snapshots"]["open"]["sizes"]
+                    sizes[name, font_size] = (await opened(f"{site}/{n}", (site, stack.url), fontSize=font_size))["sizes"]
     # on a site that leaves the root alone, the sizes the widget had before it was sized in em
     default = sizes["default", 16]
     assert default["panel"]["width"] == 416 and default["panel"]["height"] == 608, default["panel"]
@@ -318,12 +319,7 @@ async def test_a_sites_own_styles_for_its_elements_do_not_reach_the_widget(tmp_p
             pages["/themed"] = host_page(stack.url, head='<link rel="stylesheet" href="/theme.css">')
             drawn = {}
             for name in ("bare", "themed"):
-                report = await drive(
-                    f"{site}/{name}",
-                    [{"do": "click", "selector": ".grasbot-launcher"}, {"do": "snapshot", "name": "open", "chat": PANEL}],
-                    origins=(site, stack.url),
-                )
-                drawn[name] = report["snapshots"]["open"]
+                drawn[name] = await opened(f"{site}/{name}", (site, stack.url))
     assert drawn["bare"]["sizes"]["title"]["height"] == 24  # one line of the widget's text
     assert drawn["themed"]["sizes"] == drawn["bare"]["sizes"]
     assert drawn["themed"]["text"] == drawn["bare"]["text"]
@@ -455,12 +451,7 @@ async def test_the_widget_reads_left_to_right_on_a_right_to_left_site(tmp_path):
             pages["/rtl"] = host_page(stack.url, lang="ar").replace('<html lang="ar">', '<html lang="ar" dir="rtl">')
             drawn = {}
             for name in ("ltr", "rtl"):
-                report = await drive(
-                    f"{site}/{name}",
-                    [{"do": "click", "selector": ".grasbot-launcher"}, {"do": "snapshot", "name": "open", "chat": PANEL}],
-                    origins=(site, stack.url),
-                )
-                drawn[name] = report["snapshots"]["open"]
+                drawn[name] = await opened(f"{site}/{name}", (site, stack.url))
     assert {part[0]["direction"] for part in drawn["rtl"]["look"]["parts"].values() if part} == {"ltr"}
     assert drawn["rtl"]["look"] == drawn["ltr"]["look"]
     assert drawn["rtl"]["langs"] == ["fr", "fr"]
