@@ -136,24 +136,27 @@ def resolve_owner_token(settings: Settings, env: Mapping[str, str] | None = None
     return OwnerToken(_read(path), path)
 
 
+def _bearer(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header (maybe empty), None for another scheme or none."""
+    if not authorization:
+        return None
+    scheme, _, given = authorization.strip().partition(" ")
+    return given.strip() if scheme.lower() == "bearer" else None
+
+
 def bearer_matches(authorization: str | None, token: str) -> bool:
     """True when an `Authorization: Bearer <token>` header carries `token`, in constant time.
 
     An empty `token` matches nothing: a daemon without a token has no owner over HTTP.
     """
-    if not token or not authorization:
-        return False
-    scheme, _, given = authorization.strip().partition(" ")
-    if scheme.lower() != "bearer":
+    given = _bearer(authorization)
+    if not token or given is None:
         return False
     # bytes: compare_digest refuses non-ASCII str, and a visitor chooses what they send
-    return hmac.compare_digest(given.strip().encode("utf-8", "surrogateescape"), token.encode("utf-8"))
+    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), token.encode("utf-8"))
 
 
 def bearer_given(authorization: str | None) -> bool:
     """True when an `Authorization` header is `Bearer <something>`: a token was presented,
     the owner's or not (a plugin's stale one, or a proxy's own), to tell apart from none."""
-    if not authorization:
-        return False
-    scheme, _, given = authorization.strip().partition(" ")
-    return scheme.lower() == "bearer" and bool(given.strip())
+    return bool(_bearer(authorization))
