@@ -42,7 +42,8 @@ _OLD_KEYS = {"alias": "aliases", "tag": "tags"}
 
 # A heading or a label may hold a bracket, as Obsidian reads them (up to the first `]]`), but not
 # `[[`: `[[Note|Projet [2023]]]` was no link, and a private note's name stayed in the text
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]|#^]*)(?:[#^]((?:[^\[\]|]++|\[(?!\[)|\](?!\]))*+))?(?:\|((?:[^\[\]]++|\[(?!\[)|\](?!\]))*+))?\]\]")
+_WIKILINK_TARGET = r"\[\[([^\[\]|#^]*)(?:[#^]((?:[^\[\]|]++|\[(?!\[)|\](?!\]))*+))?"  # `[[target#heading`, its groups 1 and 2
+_WIKILINK = re.compile(rf"(!?){_WIKILINK_TARGET}(?:\|((?:[^\[\]]++|\[(?!\[)|\](?!\]))*+))?\]\]")
 _INLINE_TAG = re.compile(r"(?<![\w/&#\[])#([^\W\d][\w/-]*)")
 
 
@@ -1257,7 +1258,7 @@ _EMBED_SIZE = re.compile(r"(?:^|\|)\s*\d+(?:x\d+)?\s*$")
 # took minutes to load, and a visitor's passage of them seconds. Past it, a wikilink's opening
 # that is left (`[[target|`, `[[target#heading`) goes, so no target stays in the text.
 _WIKILINK_PASSES = 8
-_WIKILINK_OPENING = re.compile(r"\[\[[^\[\]|#^]*(?:[#^](?:[^\[\]|]++|\[(?!\[)|\](?!\]))*+)?\|?")
+_WIKILINK_OPENING = re.compile(rf"{_WIKILINK_TARGET}\|?")
 
 
 def rewrite_links(text: str, keep, rel: str = "", code: Sequence[tuple[int, ...]] = ()) -> str:
