@@ -180,10 +180,10 @@ async def test_cors_allows_exactly_the_configured_origins(start_daemon):
     client = await start_daemon(cors_origins="https://site.example,app://obsidian.md")
     call = json.dumps({"jsonrpc": "2.0", "method": "health", "id": 1})
     for origin in ("https://site.example", "app://obsidian.md"):
-        resp = await client.post("/rpc", data=call, headers={"Origin": origin})
+        resp = await client.post("/rpc", data=call, headers={"Content-Type": "application/json", "Origin": origin})
         assert resp.headers["Access-Control-Allow-Origin"] == origin
     for origin in ("http://localhost:5173", "http://127.0.0.1:8080", "http://localhost", "https://site.example.evil", "null", "*"):
-        resp = await client.post("/rpc", data=call, headers={"Origin": origin})
+        resp = await client.post("/rpc", data=call, headers={"Content-Type": "application/json", "Origin": origin})
         assert "Access-Control-Allow-Origin" not in resp.headers, origin
         pre = await client.options("/ask", headers={"Origin": origin, "Access-Control-Request-Method": "GET"})
         assert pre.status == 403, origin
@@ -231,7 +231,7 @@ async def test_a_page_whose_name_was_rebound_to_the_daemon_is_refused(start_daem
                 }
             }
         call = json.dumps({"jsonrpc": "2.0", "method": "search", "params": {"q": "python"}, "id": 1})
-        assert (await client.post("/rpc", data=call, headers={"Host": host})).status == 421
+        assert (await client.post("/rpc", data=call, headers={"Content-Type": "application/json", "Host": host})).status == 421
     # localhost, an address (no name to rebind), a listed name, and a proxy's Host without a
     # port (deploy/nginx sends `Host $host`, the site's name): served
     served = ("localhost:8765", "app.localhost:8765", "127.0.0.1:8765", "[::1]:8765", "192.168.1.5:8765", "grasbot.lan:8765", "grasbot.example.org")

@@ -428,3 +428,41 @@ def test_the_new_bounds_are_settings_like_the_others():
     with pytest.raises(ConfigError, match=r"LLM_CONTEXT 4096 tokens cannot hold GRASBOT_PROMPT_BUDGET 12000 characters .* raise LLM_CONTEXT to 5936"):
         Settings.load(env={"LLM_CONTEXT": "4096"})
     assert Settings.load(env={"LLM_CONTEXT": "4096", "GRASBOT_PROMPT_BUDGET": "6000"}).prompt_room == (4096 - 400) * 3
+
+
+@pytest.mark.parametrize(
+    "content_type, named",
+    [
+        ("text/plain", "text/plain"),  # an HTML form's enctype="text/plain": sent cross-site with no preflight
+        ("application/x-www-form-urlencoded", "application/x-www-form-urlencoded"),  # a form's, and `curl -d`'s
+        ("multipart/form-data; boundary=x", "multipart/form-data"),
+        (None, "no Content-Type"),  # fetch() of a Blob with no type: no preflight either
+        ('text/plain; x="<script>"', "text/plain"),
+    ],
+)
+async def test_a_body_that_is_not_declared_json_is_refused_before_any_method_runs(start_daemon, tmp_path, content_type, named, caplog):
+    """A page on any site could POST JSON-RPC to a daemon on the visitor's machine as a form or
+    plain text, which a browser sends without a CORS preflight: questions asked, logged and
+    rate-limited under the visitor's name. A JSON body is what the daemon reads."""
+    caplog.set_level("INFO", logger="grasbot.access")
+    client = await start_daemon(question_log=str(tmp_path / "q.sqlite3"))
+    body = json.dumps({"jsonrpc": "2.0", "method": "search", "params": {"q": "python"}, "id": 1}).encode()
+    headers = {} if content_type is None else {"Content-Type": content_type}
+    resp = await client.post("/rpc", data=body, headers=headers, skip_auto_headers=["Content-Type"])
+    assert resp.status == 415
+    assert await resp.json() == {
+        "jsonrpc": "2.0",
+        "error": {"code": -32600, "message": "Invalid Request", "data": f"Content-Type must be application/json (got {named}): JSON-RPC bodies are JSON"},
+        "id": None,
+    }
+    assert "POST /rpc 415 not JSON" in caplog.text
+    assert bot_of(client).question_log.count() == 0  # nothing was asked
+    # with Expect: 100-continue it is refused before the body is sent
+    declared = "" if content_type is None else f"Content-Type: {content_type}\r\n"
+    head = f"POST /rpc HTTP/1.1\r\nHost: x\r\n{declared}Content-Length: {len(body)}\r\nExpect: 100-continue\r\n\r\n"
+    got, _ = await _raw(client.server.port, head.encode(), 3)
+    assert got.startswith(b"HTTP/1.1 415") and b"100 Continue" not in got and not got.endswith(b"<still open>"), got
+    # JSON, with a charset or as a +json type, is served as ever
+    for declared in ("application/json", "Application/JSON; charset=utf-8", "application/json-rpc+json"):
+        resp = await client.post("/rpc", data=body, headers={"Content-Type": declared})
+        assert resp.status == 200 and (await resp.json())["result"]["results"], declared

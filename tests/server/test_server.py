@@ -509,7 +509,7 @@ async def test_cors_allows_only_the_listed_origins(start_daemon):
     client = await start_daemon()
     call = json.dumps({"jsonrpc": "2.0", "method": "health", "id": 1})
     for origin in ("app://obsidian.md",):
-        resp = await client.post("/rpc", data=call, headers={"Origin": origin})
+        resp = await client.post("/rpc", data=call, headers={"Content-Type": "application/json", "Origin": origin})
         assert resp.headers["Access-Control-Allow-Origin"] == origin
         assert "Origin" in resp.headers["Vary"]
         pre = await client.options("/ask/stream", headers={"Origin": origin, "Access-Control-Request-Method": "GET"})
@@ -525,7 +525,7 @@ async def test_cors_allows_only_the_listed_origins(start_daemon):
         "http://127.0.0.1:8080",
         "http://localhost",
     ):
-        resp = await client.post("/rpc", data=call, headers={"Origin": origin})
+        resp = await client.post("/rpc", data=call, headers={"Content-Type": "application/json", "Origin": origin})
         assert resp.status == 200 and "Access-Control-Allow-Origin" not in resp.headers
         pre = await client.options("/rpc", headers={"Origin": origin, "Access-Control-Request-Method": "POST"})
         assert pre.status == 403 and "Access-Control-Allow-Origin" not in pre.headers
@@ -799,9 +799,9 @@ async def test_serve_answers_while_the_cache_is_written_and_waits_for_it(note_wr
 async def test_cors_allow_list_comes_from_settings(start_daemon):
     client = await start_daemon(cors_origins="https://site.example")
     call = json.dumps({"jsonrpc": "2.0", "method": "health", "id": 1})
-    resp = await client.post("/rpc", data=call, headers={"Origin": "https://site.example"})
+    resp = await client.post("/rpc", data=call, headers={"Content-Type": "application/json", "Origin": "https://site.example"})
     assert resp.headers["Access-Control-Allow-Origin"] == "https://site.example"
-    resp = await client.post("/rpc", data=call, headers={"Origin": "app://obsidian.md"})
+    resp = await client.post("/rpc", data=call, headers={"Content-Type": "application/json", "Origin": "app://obsidian.md"})
     assert "Access-Control-Allow-Origin" not in resp.headers
 
 

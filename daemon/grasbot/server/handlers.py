@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -152,6 +153,24 @@ def _expectation_unmet(request: web.Request) -> str | None:
     return f"Expect: {expect!r} is not understood: only 100-continue is"
 
 
+#: The body types /rpc reads (JSON-RPC over HTTP); `+json` types are JSON as well.
+_JSON = "application/json"
+
+
+def _not_json(request: web.Request) -> str | None:
+    """Why /rpc refuses the body's declared type, or None. A page on any site may POST a
+    `text/plain` body, a form or a type-less Blob without asking the daemon first (no CORS
+    preflight): only a JSON body, which a browser sends cross-site only once the daemon has
+    allowed its origin, is read. The type is named when it looks like one, never quoted raw."""
+    given = request.headers.get("Content-Type")
+    mime = request.content_type
+    if given is not None and (mime == _JSON or (mime.startswith("application/") and mime.endswith("+json"))):
+        return None
+    request[LOG_OUTCOME] = "not JSON"
+    got = "no Content-Type" if given is None else mime if re.fullmatch(r"[\w.+-]{1,64}/[\w.+-]{1,64}", mime) else "another Content-Type"
+    return f"Content-Type must be {_JSON} (got {got}): JSON-RPC bodies are JSON"
+
+
 async def _continue(request: web.Request) -> None:
     """The interim 100 a client sending `Expect: 100-continue` waits for, as aiohttp's own
     expect handler writes it (a private function of aiohttp: its name may change in any release)."""
@@ -176,6 +195,10 @@ async def rpc_expect(request: web.Request) -> web.Response | None:
     max_body = request.app[SETTINGS].max_body
     if (unmet := _expectation_unmet(request)) is not None:
         return _body_refused(417, unmet)
+    if (wrong := _not_json(request)) is not None:
+        response = _body_refused(415, wrong)
+        response.force_close()  # the client waits to be told to send its body: it never will be
+        return response
     if request.version >= (1, 1) and request.content_length is not None and request.content_length > max_body:
         request[LOG_OUTCOME] = "body too large"
         response = _body_refused(413, f"request body is over the limit of {max_body} bytes")
@@ -187,6 +210,8 @@ async def rpc_expect(request: web.Request) -> web.Response | None:
 
 async def handle_rpc(request: web.Request) -> web.Response:
     settings = request.app[SETTINGS]
+    if (wrong := _not_json(request)) is not None:
+        return _body_refused(415, wrong)
     try:
         async with asyncio.timeout(settings.body_timeout):  # a client that trickles its body is let go
             body = await request.read()
