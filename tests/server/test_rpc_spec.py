@@ -181,6 +181,16 @@ async def test_a_body_not_utf8_is_a_parse_error_that_says_so(spec_rpc: RpcDispat
     assert answer == {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error", "data": why}, "id": None}
 
 
+async def test_a_byte_order_mark_before_the_body_is_read_past(spec_rpc: RpcDispatcher) -> None:
+    """PowerShell 5's and Notepad's UTF-8 starts with EF BB BF: RFC 8259 lets a parser ignore it,
+    and the call was a bare « Parse error », the same as broken JSON, with nothing to say why."""
+    call = '{"jsonrpc": "2.0", "method": "sum", "params": [1, 2], "id": 1}'
+    for body in (b"\xef\xbb\xbf" + call.encode(), "\ufeff" + call):
+        assert json.loads(await spec_rpc.dispatch(body)) == {"jsonrpc": "2.0", "result": 3, "id": 1}
+    # one mark, at the start: anywhere else it is a character JSON does not allow there
+    assert json.loads(await spec_rpc.dispatch(b"\xef\xbb\xbf\xef\xbb\xbf" + call.encode())) == E(-32700, "Parse error")
+
+
 async def test_nan_is_a_parse_error_that_says_why(spec_rpc: RpcDispatcher) -> None:
     answer = json.loads(await spec_rpc.dispatch(b'{"jsonrpc": "2.0", "method": "sum", "params": [NaN], "id": 1}'))
     assert answer["id"] is None and answer["error"] == {"code": -32700, "message": "Parse error", "data": "NaN is not JSON: a number must be finite"}

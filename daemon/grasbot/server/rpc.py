@@ -211,7 +211,9 @@ class RpcDispatcher:
         request and replies as parsed and built here: no JSON is read twice."""
         try:
             text = body.decode("utf-8") if isinstance(body, (bytes, bytearray)) else body
-            parsed = loads(text)
+            # A byte-order mark before the JSON (PowerShell's and Notepad's UTF-8) is no part of
+            # it: RFC 8259 lets a parser ignore it, and json.loads refused the call as a bare -32700.
+            parsed = loads(text.removeprefix("\ufeff"))
         except UnicodeDecodeError as exc:  # a Windows console's cp1252, a client's latin-1: said, not a bare parse error
             return self._answered(None, _error(PARSE_ERROR, _not_utf8(exc)))
         except WireError as exc:  # JSON, but not what an answer could carry back: say what
