@@ -818,9 +818,15 @@ class GrasBot:
         hosts = [h.llm for h in self.admission.hosts]
         audience = None if owner else "visitor"
         kept, hits = self.answers.counts(audience)
+        public = self.vault_size("visitor")
+        # what the start's log and `grasbot check` say of the vault as a whole: a monitor reading
+        # /health saw « ok » while every visitor was answered from no note; a visitor's view
+        # names no folder (the owner's may: a --vault that holds the vault)
+        warnings = vault_wide_warnings(self._snapshot.vault, public) if owner else [] if public else [NO_PUBLIC_NOTE]
         return {
             "status": "ok",
-            "vault_size": self.vault_size("visitor"),
+            "vault_size": public,
+            **({"vault_warnings": warnings} if warnings else {}),
             "model": self.settings.llm_model,
             "llm_reachable": any(await asyncio.gather(*(llm.reachable() for llm in hosts))),
             "semantic": self.semantic_status(owner),

@@ -73,6 +73,29 @@ async def test_health_says_when_ollama_is_down(start_daemon):
     assert result["llm_reachable"] is False and result["status"] == "ok"
 
 
+async def test_health_says_when_no_note_is_public(start_daemon, tmp_path):
+    """The start's log, `grasbot check` and the plugin said it; /health, which a monitor reads,
+    said « ok » while every visitor's question found nothing. The owner also hears a --vault
+    that holds the vault; a visitor reads no folder's name."""
+    from grasbot._engine import NO_PUBLIC_NOTE
+
+    root = tmp_path / "Documents"
+    write_note(root, "Coffre/jardin.md", "title: Jardin", "Le potager.")  # no visibility: private
+    (root / "Coffre" / ".obsidian").mkdir()
+    client = await start_daemon(root, owner_token=OWNER_TOKEN)
+    wrong_folder = f"Coffre/ is an Obsidian vault (it holds .obsidian/) but {root} is not: its notes are read as Coffre/…, paths"
+    for way in ("rpc", "http"):
+        owner = await rpc_result(client, "health", headers=OWNER) if way == "rpc" else await (await client.get("/health", headers=OWNER)).json()
+        visitor = await rpc_result(client, "health") if way == "rpc" else await (await client.get("/health")).json()
+        assert owner["vault_size"] == 0 and owner["vault_warnings"][0] == NO_PUBLIC_NOTE
+        assert len(owner["vault_warnings"]) == 2 and owner["vault_warnings"][1].startswith(wrong_folder)
+        assert visitor["vault_warnings"] == [NO_PUBLIC_NOTE], way
+    write_note(root, "Coffre/jardin.md", "title: Jardin\nvisibility: public", "Le potager.")
+    await rpc_result(client, "reload", {}, headers=OWNER)
+    assert "vault_warnings" not in await rpc_result(client, "health")  # a public note: nothing to say to visitors
+    assert len((await rpc_result(client, "health", headers=OWNER))["vault_warnings"]) == 1  # the owner's folder still
+
+
 async def test_search_ranks_public_notes_with_reasons(start_daemon):
     client = await start_daemon()
     result = await rpc_result(client, "search", {"q": FIRST, "top_k": 3})
