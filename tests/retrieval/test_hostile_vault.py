@@ -606,6 +606,50 @@ def test_a_wikilink_around_an_embed_loses_its_target(tmp_path, link):
     assert "mai" in said and SECRET not in said.lower()
 
 
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "file:///home/me/Coffre/prive/{name}.md",
+        "[le [grand [très]] plan](prive/{name}.md)",
+        "[le plan][ref].\n\n[ref] : prive/{name}.md\n",
+        '<span title="prive/{name}.md">le plan</span>',
+        "[^1].\n\n[^1]: voir prive/{name}.md\n",
+        "`cat ../prive/{name}.md`",
+        "\n\n```\nopen prive/{name}.md\n```\n",
+        "C:\\Users\\me\\Coffre\\prive\\{name}.md",
+        "prive%2F{name}%2Emd#Budget",
+        "PRIVE/{upper}.MD",
+        "{name}.md",
+    ],
+)
+def test_a_private_notes_path_typed_as_text_never_reaches_a_visitor(tmp_path, typed):
+    """A private note's path typed where no link syntax reads one (prose, a footnote, an
+    attribute, code, an address, a link some syntax reads wrong) went to visitors as written,
+    in passages, prompts and answers; the owner still reads it."""
+    body = f"Le plan du jardin : {typed.format(name=SECRET, upper=SECRET.upper())} en mai.\n"
+    bot = _beside_a_secret(tmp_path, body)
+    readable = _read_by_a_visitor(bot)
+    assert SECRET not in readable.lower() and "prive" not in readable.lower() and "coffre" not in readable.lower(), readable
+    assert "Le plan du jardin" in readable and "en mai." in readable, readable
+    found = bot.search("Le plan du jardin en mai")
+    assert found.context and all(SECRET not in p.text.lower() for p in found.context)
+    said = extractive_answer("plan du jardin", found.context, bot.snapshot.index("visitor"), grounded=True)
+    assert SECRET not in said.lower() and "prive" not in said.lower(), said
+    assert SECRET in bot.snapshot.index("owner").readable_body("pub/accueil.md").lower()
+
+
+def test_only_a_typed_path_that_names_a_private_note_is_masked(tmp_path):
+    """The mask reads paths, not words: a private `Projet.md` leaves « projet », another
+    file's name that ends in it, and a public note's path as written."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/Projet.md", "visibility: private", "Le secret du projet.")
+    write_note(root, "pub/voisin.md", "visibility: public", "Le voisin.")
+    body = "Le projet avance (voir Projet.md) : leprojet.md, Projet.mdx, pub/voisin.md et notes/projet-v2.md restent.\n"
+    write_note(root, "pub/accueil.md", "visibility: public", body)
+    readable = _read_by_a_visitor(make_bot(root))
+    assert readable.strip() == "Le projet avance (voir ) : leprojet.md, Projet.mdx, pub/voisin.md et notes/projet-v2.md restent."
+
+
 def test_links_nested_in_labels_are_read_once_and_lose_their_targets(tmp_path):
     """Wikilinks were read again as long as one inside another's label was, a pass per level:
     40,000 links each in the next one's label (240 KB) took minutes to load, and seconds for

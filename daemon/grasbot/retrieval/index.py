@@ -18,6 +18,7 @@ from typing import NamedTuple, cast
 
 from .analysis import Terms, body_counts, tokens
 from .boilerplate import EMPTY, Boilerplate
+from .mentions import Mentions
 from .postings import LazyTable, Postings, Union
 from .sections import Sections, cut_note
 from .vault import LinkResolver, Note, Vault, code_in, rewrite_links
@@ -56,6 +57,7 @@ _BOILERPLATE_TERMS = object()  # ... and for every stem of them
 _DROPPED = object()  # ... and for {term: how many notes hold it only in boilerplate lines}
 _NORMS = object()  # ... and for each note's length normalisation
 _VOCABULARY = object()  # ... and for every term of the index, sorted
+_MENTIONS = object()  # ... and for the typed paths of the notes outside the audience
 _FIELD_HITS = object()  # (_FIELD_HITS, term): the term's FieldHits
 _STEM_TEXT = object()  # (_STEM_TEXT, path): the note's stems in order, as one string (stem_text)
 _AVG_NOTE = object()  # ... and for the mean length of a note, in stems
@@ -270,9 +272,16 @@ class Index:
         """`readable_body` of a piece of a note (a passage, a heading); `rel`: the note's path,
         against which relative Markdown links resolve; `code`: where the piece holds code, as the
         whole note reads it (a list above the piece makes its indented lines prose), else as
-        `code_in` reads the piece alone. Code reaches the reader as written."""
+        `code_in` reads the piece alone. Code reaches the reader as written, but for the path of
+        a note outside the audience, typed anywhere (`mentions`), which no link syntax reads."""
+        return self._mentions().masked(rewrite_links(text, self.may_read, rel, code_in(text) if code is None else code))
 
-        return rewrite_links(text, self.may_read, rel, code_in(text) if code is None else code)
+    def _mentions(self) -> Mentions:
+        """What masks the typed paths of the vault's notes outside this audience (none for the owner)."""
+        resolver = self.resolver
+        if resolver is None:
+            return self.derived(_MENTIONS, lambda: Mentions((), lambda target: None))
+        return self.derived(_MENTIONS, lambda: Mentions(resolver.paths() - self.notes.keys(), resolver.resolve))
 
     def may_read(self, target: str) -> bool:
         """Whether a link's target is a note of this audience's (a dangling link may name an

@@ -1425,6 +1425,10 @@ class LinkResolver:
         Keep it in step with __init__."""
         return note.slug, note.title, note.aliases
 
+    def paths(self) -> set[str]:
+        """Every note's vault path, whichever audience may read it."""
+        return set(self._by_path.values())
+
     def resolve(self, target: str) -> str | None:
         key = _link_key(target.strip()).lstrip("/")
         if key.endswith(".md"):

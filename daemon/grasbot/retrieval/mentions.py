@@ -1,0 +1,126 @@
+"""A note's path typed as text, not linked: the last net under what an audience reads.
+
+`vault.rewrite_links` reads every link syntax, but an author also types a note's path where no
+syntax reads one: in prose (`voir prive/plan.md`), a footnote, an HTML attribute, code, as a
+`file:///…/prive/plan.md` or `C:\\…\\prive\\plan.md` address, or in a link some syntax reads
+wrong (`[le [grand [très]] plan](prive/plan.md)`). `Mentions.masked` drops each such mention
+of a note the reader may not see, as a rewritten link to it drops its target: its vault path
+(`.md` and all, any case, `/` or `\\`, percent-encoded or not) with the folders or address
+before it, and its file name alone when that name leads to it as a link's would. Only
+path-shaped text goes: a private note `Projet.md` leaves the word « projet » alone.
+
+Each mention ends in `.md`, so one scan finds where one may end, and the text before each end is
+compared once per length of the paths hidden (a set's lookup), however many notes are.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+
+_END = re.compile(r"(?:\.|%2e)md(?!\w)", re.IGNORECASE)  # where a note's path may end
+_FRAGMENT = re.compile(r"[#?^][^\s\"'<>()\[\]{}`|]*")  # a heading or a query after it goes too
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_STOP = frozenset(" \t\n\r\"'<>()[]{}`|")  # what ends an address or folders, read leftwards
+_IN_NAME = frozenset("-_.~%+")  # a character that goes on a name: no path starts after it
+_ENCODED = 9  # characters a path's character may take in the text: `%E2%80%99`
+
+
+def _folded(text: str) -> str:
+    """`text` as paths are compared: lower case, `\\` as `/`."""
+    return text.lower().replace("\\", "/")
+
+
+class Mentions:
+    """The typed paths of the notes an audience may not read, and what masks them."""
+
+    def __init__(self, hidden: Iterable[str], resolve: Callable[[str], str | None]):
+        """`hidden`: the vault paths of the notes the reader may not see; `resolve`: a link's
+        target to its note's path (`LinkResolver.resolve`), for a name typed alone."""
+        keys: set[str] = set()
+        for path in hidden:
+            name = path.rsplit("/", 1)[-1]
+            for typed in (path, name) if resolve(name) == path else (path,):
+                keys.update(_folded(unicodedata.normalize(form, typed)) for form in ("NFC", "NFD"))
+        self._keys = frozenset(keys)
+        self._lengths = sorted({len(key) for key in keys}, reverse=True)  # the longest path first
+        self._reach = _ENCODED * self._lengths[0] if keys else 0
+
+    def masked(self, text: str) -> str:
+        """`text` without any typed path of a hidden note, nor the folders or address before it."""
+        if not self._keys:
+            return text
+        out: list[str] = []
+        last = 0
+        for end in _END.finditer(text):
+            if end.start() < last:
+                continue
+            start = self._mention(text, max(last, end.start() - self._reach), end.end())
+            if start is None:
+                continue
+            out.append(text[last : _folders_before(text, start, last)])
+            fragment = _FRAGMENT.match(text, end.end())
+            last = fragment.end() if fragment else end.end()
+        if not out:
+            return text
+        out.append(text[last:])
+        return "".join(out)
+
+    def _mention(self, text: str, low: int, end: int) -> int | None:
+        """Where in `text` the longest hidden path ending at `end` starts, if one does, read
+        from `low` on; it must start a name, not go on one (`monplan.md` is not `plan.md`)."""
+        folded, starts = _normalized(text[low:end])
+        for length in self._lengths:
+            at = len(folded) - length
+            if at < 0 or folded[at:] not in self._keys:
+                continue
+            before = folded[at - 1] if at else (text[low - 1] if low else " ")
+            if not (before.isalnum() or before in _IN_NAME):
+                return low + (starts[at] if starts else at)
+        return None
+
+
+def _normalized(window: str) -> tuple[str, list[int] | None]:
+    """`window` as paths are compared (`_folded`, percent-encoding read as UTF-8) and, when that
+    changed its length, where each of its characters starts in `window` (None: where it is)."""
+    folded = _folded(window)
+    if "%" not in window and len(folded) == len(window):
+        return folded, None
+    chars: list[str] = []
+    starts: list[int] = []
+
+    def plain(at: int, until: int) -> None:
+        for i in range(at, until):
+            low = _folded(window[i])
+            chars.append(low if len(low) == 1 else window[i])
+            starts.append(i)
+
+    at = 0
+    for run in _PERCENT.finditer(window):
+        plain(at, run.start())
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        pending = run.start()
+        for i, byte in enumerate(bytes.fromhex(run.group().replace("%", ""))):
+            got = decoder.decode(bytes((byte,)))
+            chars.extend(_folded(got))
+            starts.extend([pending] * len(_folded(got)))
+            if got:
+                pending = run.start() + 3 * (i + 1)
+        tail = _folded(decoder.decode(b"", final=True))
+        chars.extend(tail)
+        starts.extend([pending] * len(tail))
+        at = run.end()
+    plain(at, len(window))
+    return "".join(chars), starts
+
+
+def _folders_before(text: str, start: int, floor: int) -> int:
+    """Where the folders or the address before a path starting at `start` begin (`../`,
+    `/home/me/Coffre/`, `file:///…/`, `C:\\…\\`), not before `floor`; `start` if none."""
+    if text[start - 1 : start] not in ("/", "\\") and text[start - 3 : start].lower() not in ("%2f", "%5c"):
+        return start
+    while start > floor and text[start - 1] not in _STOP:
+        start -= 1
+    return start
