@@ -650,6 +650,25 @@ def test_only_a_typed_path_that_names_a_private_note_is_masked(tmp_path):
     assert readable.strip() == "Le projet avance (voir ) : leprojet.md, Projet.mdx, pub/voisin.md et notes/projet-v2.md restent."
 
 
+@pytest.mark.parametrize(
+    "code, shown",
+    [
+        ("`[[{name}]]` et `![[{name}|300]]`", "`` et ``"),
+        ("`[[{name}#Plan|le plan]]`", "`le plan`"),
+        ("\n\n```\n[[prive/{name}]]\n```\n\n", "\n\n```\n\n```\n\n"),
+        ("`obsidian://open?vault=Coffre&file=prive%2F{name}`", "``"),
+        ("`[[accueil]]`, `[[Une note à venir]]`", "`[[accueil]]`, `[[Une note à venir]]`"),
+    ],
+)
+def test_a_link_to_a_private_note_in_code_never_reaches_a_visitor(tmp_path, code, shown):
+    """A link in code is code, shown as written: `[[prive-note]]` in a code span reached
+    visitors with the private note's name; a link in code to a note they may read, or to none,
+    stays as written (an Obsidian course's examples)."""
+    bot = _beside_a_secret(tmp_path, f"Le plan du jardin : {code.format(name=SECRET)} en mai.\n")
+    assert _read_by_a_visitor(bot).strip() == f"Le plan du jardin : {shown} en mai.".strip()
+    assert bot.snapshot.index("owner").readable_body("pub/accueil.md").strip() == f"Le plan du jardin : {code.format(name=SECRET)} en mai.".strip()
+
+
 def test_links_nested_in_labels_are_read_once_and_lose_their_targets(tmp_path):
     """Wikilinks were read again as long as one inside another's label was, a pass per level:
     40,000 links each in the next one's label (240 KB) took minutes to load, and seconds for

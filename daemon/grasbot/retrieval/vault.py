@@ -1309,6 +1309,32 @@ def _rewrite_wikilinks(text: str, keep) -> str:
     return "".join(out)
 
 
+def unreadable_links_dropped(text: str, unreadable: Callable[[str], bool]) -> str:
+    """`text` without the wikilinks and `obsidian://` URIs whose target `unreadable` says the
+    reader may not see, wherever they stand, code included (`rewrite_links` leaves code as
+    written): each gives way to its label, or nothing, as a rewritten link does. A course's
+    `[[Note]]` in code, or a link to a note the reader may see, stays as written."""
+    if "[[" in text:
+        out: list[str] = []
+        last = 0
+        for m in _WIKILINK_AT.finditer(text):
+            if not unreadable(m.group(1).strip()):
+                continue
+            embed = m.start() > last and text[m.start() - 1] == "!"
+            label = (m.group(3) or "").strip()
+            out += (text[last : m.start() - 1 if embed else m.start()], _EMBED_SIZE.sub("", label).strip() if embed else label)
+            last = m.end()
+        text = "".join((*out, text[last:]))
+    if "://" in text:
+
+        def uri(m: re.Match) -> str:
+            target = _obsidian_target(m.group(0))
+            return "" if target is not None and unreadable(target) else m.group(0)
+
+        text = _LEFT_OBSIDIAN.sub(uri, text)
+    return text
+
+
 def _shown(target: str, keep) -> str:
     """What a link without a label shows: its target's name if the reader may see it."""
     if not keep(target):
