@@ -173,6 +173,7 @@ def test_same_stems_for_a_note_and_a_question():
         ("mon mdp", "mon mot de passe"),
         ("les distribs", "les distributions"),
         ("pb-config", "problème de configuration"),
+        ("pousser en prod", "pousser en production"),
     ],
 )
 def test_a_shorthand_reads_as_the_words_it_stands_for(short, long):

@@ -150,7 +150,7 @@ secu=sécurité archi=architecture ia=intelligence_artificielle rdv=rendez-vous 
 appart=appartement maths=mathématiques philo=philosophie psycho=psychologie compta=comptabilité
 asso=association techno=technologie technos=technologies distrib=distribution distribs=distributions
 admin=administration sysadmin=administrateur_système vm=machine_virtuelle tuto=tutoriel tutos=tutoriels
-prof=professeur profs=professeurs
+prof=professeur profs=professeurs prod=production
 """
 SHORTHANDS: dict[str, tuple[str, ...]] = {}  # empty while the table is read, so a long form is not read again
 SHORTHANDS.update((short, tuple(_folded_words(fold(long.replace("_", " "))))) for short, _, long in (pair.partition("=") for pair in _SPELLED_OUT.split()))
