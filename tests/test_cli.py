@@ -893,6 +893,24 @@ def test_a_long_embedding_is_announced_once(capsys, note_writer, tmp_path, monke
     assert code == 0 and "embedding" not in err
 
 
+def test_check_embeds_only_a_vault_whose_notes_declare_answers(capsys, note_writer, tmp_path, monkeypatch):
+    """`grasbot check` searches only for the questions notes declare in `answers`; on a vault
+    that declares none it embedded every note first all the same (scripts/run.sh checks
+    before it serves: 77 s for a 209-note vault, minutes for a larger one)."""
+    import grasbot._cli
+
+    monkeypatch.setattr(grasbot._cli, "ANNOUNCE_FROM", 1)  # the test vault's few texts stand for thousands
+    monkeypatch.setenv("GRASBOT_CACHE_DIR", str(tmp_path / "cache"))
+    note_writer("a.md", "title: Robot\nvisibility: public", "Un robot suiveur de ligne.")
+    note_writer("b.md", "title: Arduino\nvisibility: public", "Des cartes électroniques.")
+    code, out, err = run(capsys, "check", "--vault", str(note_writer.root))
+    assert code == 0 and "2 notes loaded, 2 public" in out
+    assert "embedding" not in err
+    note_writer("a.md", "title: Robot\nvisibility: public\nanswers: [C'est quoi le robot ?]", "Un robot suiveur de ligne.")
+    code, out, err = run(capsys, "check", "--vault", str(note_writer.root))
+    assert code == 0 and "grasbot: embedding" in err  # its question is ranked with meaning, as serve ranks it
+
+
 def test_check_names_the_symlinks_it_leaves_out(capsys, note_writer, tmp_path):
     """Left out on purpose (a link to /etc must not become part of a public site), but named:
     an author who linked a folder in expects its notes."""
