@@ -620,6 +620,11 @@ def test_a_wikilink_around_an_embed_loses_its_target(tmp_path, link):
         "prive%2F{name}%2Emd#Budget",
         "PRIVE/{upper}.MD",
         "{name}.md",
+        "voir prive/{name} ici,",
+        "(/home/me/Coffre/prive/{name}#Budget)",
+        "C:\\Users\\me\\Coffre\\prive\\{name}.",
+        "`open prive%2F{name}`",
+        "PRIVE/{upper}",
     ],
 )
 def test_a_private_notes_path_typed_as_text_never_reaches_a_visitor(tmp_path, typed):
@@ -648,6 +653,27 @@ def test_only_a_typed_path_that_names_a_private_note_is_masked(tmp_path):
     write_note(root, "pub/accueil.md", "visibility: public", body)
     readable = _read_by_a_visitor(make_bot(root))
     assert readable.strip() == "Le projet avance (voir ) : leprojet.md, Projet.mdx, pub/voisin.md et notes/projet-v2.md restent."
+
+
+def test_a_private_notes_path_without_md_is_masked_whole(tmp_path):
+    """`prive/plan`, a note's path as Obsidian names it, reached visitors as written: it goes,
+    whole, with the folders before it; a longer name, another file of that name, a folder
+    below it and a word of it stay, and so does a private note's name with no folder."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/Plan secret.md", "visibility: private", "Le secret du plan.")
+    write_note(root, "prive/Plan secret v2.md", "visibility: private", "Le secret du plan.")
+    write_note(root, "Projet.md", "visibility: private", "Le secret du projet.")
+    body = (
+        "Voir prive/Plan secret, prive/Plan secret v2 ou Coffre/prive/plan secret#Budget ; restent : prive/Plan secrets, "
+        "prive/Plan secret.pdf, prive/Plan secret/annexe, monprive/Plan secret, le plan secret, le Projet et ./Projet.\n"
+    )
+    write_note(root, "pub/accueil.md", "visibility: public", body)
+    bot = make_bot(root)
+    assert _read_by_a_visitor(bot).strip() == (
+        "Voir ,  ou  ; restent : prive/Plan secrets, prive/Plan secret.pdf, prive/Plan secret/annexe, "
+        "monprive/Plan secret, le plan secret, le Projet et ./Projet."
+    )
+    assert bot.snapshot.index("owner").readable_body("pub/accueil.md").strip() == body.strip()
 
 
 @pytest.mark.parametrize(

@@ -7,11 +7,14 @@ syntax reads one: in prose (`voir prive/plan.md`), a footnote, an HTML attribute
 is code. `Mentions.masked` drops each such mention of a note the reader may not see, as a
 rewritten link to it drops its target: its vault path (`.md` and all, any case, `/` or `\\`,
 percent-encoded or not) with the folders or address before it, its file name alone when that
-name leads to it as a link's would, and a wikilink or `obsidian://` URI to it left in code.
-Only path-shaped text goes: a private note `Projet.md` leaves the word « projet » alone.
+name leads to it as a link's would, its vault path without `.md` (`prive/plan`, as Obsidian
+names a note in a folder), and a wikilink or `obsidian://` URI to it left in code. Only
+path-shaped text goes: a private note `Projet.md` leaves the word « projet » alone, and a path
+without `.md` holds a folder and is read whole (`prive/planning` is not `prive/plan`).
 
-Each typed path ends in `.md`, so one scan finds where one may end, and the text before each end
-is compared once per length of the paths hidden (a set's lookup), however many notes are.
+A typed path ends in `.md`, or its name follows a `/`: one scan finds where one may end, and the
+text before each end is compared once per length of the paths hidden (a set's lookup), however
+many notes are.
 """
 
 from __future__ import annotations
@@ -27,10 +30,15 @@ from .vault import unreadable_links_dropped
 # alternatives took a passage's scan from 5 to 20 µs.
 _END = re.compile(r"\.[mM][dD](?!\w)|%2[eE][mM][dD](?!\w)")
 _ANY = re.compile(rf"{_END.pattern}|\[\[|://")  # what any mention holds: most passages hold none
+_SEPARATOR = re.compile(r"[/\\]|%2[fF]|%5[cC]")  # what a path without `.md` holds
 _FRAGMENT = re.compile(r"[#?^][^\s\"'<>()\[\]{}`|]*")  # a heading or a query after it goes too
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _STOP = frozenset(" \t\n\r\"'<>()[]{}`|")  # what ends an address or folders, read leftwards
 _IN_NAME = frozenset("-_.~%+")  # a character that goes on a name: no path starts after it
+_HEAD = re.compile(r"\w*")  # a name's first word, what a `/` must lead to before a name is looked for
+# where a name without `.md` may end: before what no name goes on with (`prive/planning`,
+# `prive/plan.pdf`, `prive/plan/annexe`, an accent apart go on; a full stop or a comma does not)
+_NAME_ENDS = re.compile(r"(?=[^\w\-~%+/.\u0300-\u036f]|\.(?!\w)|\Z)")
 _ENCODED = 9  # characters a path's character may take in the text: `%E2%80%99`
 
 
@@ -55,19 +63,36 @@ class Mentions:
         self._keys = frozenset(keys)
         self._lengths = sorted({len(key) for key in keys}, reverse=True)  # the longest path first
         self._reach = _ENCODED * self._lengths[0] if keys else 0
+        # a path without `.md` must hold a folder: `Projet` alone is a word
+        bare = {key[:-3] for key in keys if "/" in key and key.endswith(".md")}
+        self._bare = frozenset(bare)
+        self._bare_lengths = sorted({len(key) for key in bare}, reverse=True)
+        self._names = frozenset(key.rsplit("/", 1)[1] for key in bare)
+        self._heads = frozenset(map(_head, self._names))
+        self._name_lengths = frozenset(len(name) for name in self._names)
+        self._bare_reach = _ENCODED * self._bare_lengths[0] if bare else 0
+        self._name_span = max(self._name_lengths, default=0) + 2  # and what follows: does the name go on?
 
     def masked(self, text: str) -> str:
         """`text` without any typed path of a hidden note, nor the folders or address before it,
         nor a wikilink or `obsidian://` URI to one left in code."""
-        if not self._keys or _ANY.search(text) is None:
+        if not self._keys:
             return text
+        if _ANY.search(text) is not None:
+            text = self._typed_md_masked(text)
+        if self._bare and ("/" in text or "\\" in text or "%" in text):  # what _SEPARATOR needs: a substring test is C
+            text = self._bare_masked(text)
+        return text
+
+    def _typed_md_masked(self, text: str) -> str:
+        """`masked` of the links left in code and the paths that end in `.md`."""
         text = unreadable_links_dropped(text, self._hides)
         out: list[str] = []
         last = 0
         for end in _END.finditer(text):
             if end.start() < last:
                 continue
-            start = self._mention(text, max(last, end.start() - self._reach), end.end())
+            start = self._mention(text, max(last, end.start() - self._reach), end.end(), self._keys, self._lengths)
             if start is None:
                 continue
             out.append(text[last : _folders_before(text, start, last)])
@@ -78,22 +103,62 @@ class Mentions:
         out.append(text[last:])
         return "".join(out)
 
+    def _bare_masked(self, text: str) -> str:
+        """`masked` of the paths without `.md`: after each `/`, the hidden names that end where
+        a name may end (`_NAME_ENDS`) are looked up, the longest first, then the whole path
+        that ends with one."""
+        out: list[str] = []
+        last = 0
+        for separator in _SEPARATOR.finditer(text):
+            after = separator.end()
+            if separator.start() < last or _SEPARATOR.match(text, after):
+                continue
+            if text[after : after + 1] != "%" and _head(text, after) not in self._heads:
+                continue  # most `/` (a date's, an address's, « et/ou ») lead to no hidden name
+            raw = text[after : after + self._name_span]
+            if "%" in raw:  # a name percent-encoded takes up to _ENCODED characters each
+                raw = text[after : after + _ENCODED * self._name_span]
+            window, starts = _normalized(raw)
+            ends = [at for at in map(re.Match.start, _NAME_ENDS.finditer(window, 1, self._name_span)) if at in self._name_lengths]
+            for length in reversed(ends):  # `plan secret v2` before `plan secret`
+                if window[:length] not in self._names:
+                    continue
+                end = after + (length if starts is None else starts[length] if length < len(starts) else len(raw))
+                start = self._mention(text, max(last, end - self._bare_reach), end, self._bare, self._bare_lengths)
+                if start is not None:
+                    out.append(text[last : _folders_before(text, start, last)])
+                    fragment = _FRAGMENT.match(text, end)
+                    last = fragment.end() if fragment else end
+                    break
+        if not out:
+            return text
+        out.append(text[last:])
+        return "".join(out)
+
     def _hides(self, target: str) -> bool:
         """Whether a link's target is a hidden note."""
         return self._resolve(target) in self._hidden
 
-    def _mention(self, text: str, low: int, end: int) -> int | None:
-        """Where in `text` the longest hidden path ending at `end` starts, if one does, read
-        from `low` on; it must start a name, not go on one (`monplan.md` is not `plan.md`)."""
+    @staticmethod
+    def _mention(text: str, low: int, end: int, keys: frozenset[str], lengths: list[int]) -> int | None:
+        """Where in `text` the longest of `keys` (hidden paths, of `lengths`) ending at `end`
+        starts, if one does, read from `low` on; it must start a name, not go on one
+        (`monplan.md` is not `plan.md`)."""
         folded, starts = _normalized(text[low:end])
-        for length in self._lengths:
+        for length in lengths:
             at = len(folded) - length
-            if at < 0 or folded[at:] not in self._keys:
+            if at < 0 or folded[at:] not in keys:
                 continue
             before = folded[at - 1] if at else (text[low - 1] if low else " ")
             if not (before.isalnum() or before in _IN_NAME):
                 return low + (starts[at] if starts else at)
         return None
+
+
+def _head(text: str, at: int = 0) -> str:
+    """The first word of a name that starts at `at`, lower case (`plan` of `Plan-secret`)."""
+    found = _HEAD.match(text, at)
+    return found.group().lower() if found else ""
 
 
 def _normalized(window: str) -> tuple[str, list[int] | None]:
