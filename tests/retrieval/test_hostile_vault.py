@@ -676,6 +676,23 @@ def test_a_private_notes_path_without_md_is_masked_whole(tmp_path):
     assert bot.snapshot.index("owner").readable_body("pub/accueil.md").strip() == body.strip()
 
 
+def test_a_note_left_out_by_exclude_is_masked_as_a_private_one(tmp_path):
+    """A folder of --exclude is one its author keeps out of the site, but its notes were never
+    loaded, so their paths typed in a public note, or a link to one in code, reached visitors
+    as written; the owner still reads what they typed."""
+    root = tmp_path / "vault"
+    write_note(root, "Journal/2024/intime.md", "visibility: public", "Mon journal.")
+    body = (
+        "Le plan : Journal/2024/intime.md, C:\\Coffre\\Journal\\2024\\intime, `cat Journal/2024/intime.md`, "
+        "`[[Journal/2024/intime]]`, `[[intime|le jour]]`, intime.md et [[Journal/2024/intime]] ; Journal/2023/autre.md reste.\n"
+    )
+    write_note(root, "pub/accueil.md", "visibility: public", body)
+    bot = make_bot(root, exclude=("Journal",))
+    assert sorted(bot.snapshot.vault.notes) == ["pub/accueil.md"]
+    assert _read_by_a_visitor(bot).strip() == "Le plan : , , `cat `, ``, `le jour`,  et  ; Journal/2023/autre.md reste."
+    assert bot.snapshot.index("owner").readable_body("pub/accueil.md").strip() == body.replace(" et [[Journal/2024/intime]] ;", " et  ;").strip()
+
+
 @pytest.mark.parametrize(
     "code, shown",
     [

@@ -258,6 +258,7 @@ class Index:
     boilerplate: Boilerplate = field(default=EMPTY, compare=False)  # lines search reads past, with what each note holds of them
     _memo: dict = field(default_factory=dict, compare=False, repr=False)  # term -> BM25 impacts
     _raw_edges: Mapping | None = field(default=None, compare=False, repr=False)  # the vault's, to spot changed links
+    excluded: frozenset[str] = field(default=frozenset(), compare=False, repr=False)  # notes --exclude left out, masked for visitors
 
     def __len__(self) -> int:
         return len(self.notes)
@@ -277,11 +278,12 @@ class Index:
         return self._mentions().masked(rewrite_links(text, self.may_read, rel, code_in(text) if code is None else code))
 
     def _mentions(self) -> Mentions:
-        """What masks the typed paths of the vault's notes outside this audience (none for the owner)."""
+        """What masks the typed paths of the vault's notes outside this audience, and of the notes
+        --exclude left out (`excluded`): none for the owner."""
         resolver = self.resolver
         if resolver is None:
-            return self.derived(_MENTIONS, lambda: Mentions((), lambda target: None))
-        return self.derived(_MENTIONS, lambda: Mentions(resolver.paths() - self.notes.keys(), resolver.resolve))
+            return self.derived(_MENTIONS, lambda: Mentions(self.excluded, lambda target: None))
+        return self.derived(_MENTIONS, lambda: Mentions(resolver.paths() - self.notes.keys() | self.excluded, resolver.resolve))
 
     def may_read(self, target: str) -> bool:
         """Whether a link's target is a note of this audience's (a dangling link may name an
@@ -614,7 +616,8 @@ class Index:
         ):
             picked = dict(zip(notes, map(analyses.__getitem__, notes), strict=True))
             edges, backlinks = _graph(notes, vault, previous[audience] if previous else None)
-            out[audience] = cls(audience, notes, picked, body, fields, edges, backlinks, vault.resolver, boilerplate, _raw_edges=vault.edges)
+            excluded = vault.excluded if audience == "visitor" else frozenset()  # the owner reads what they typed
+            out[audience] = cls(audience, notes, picked, body, fields, edges, backlinks, vault.resolver, boilerplate, _raw_edges=vault.edges, excluded=excluded)
         return out
 
 

@@ -51,14 +51,15 @@ class Mentions:
     """The typed paths of the notes an audience may not read, and what masks them."""
 
     def __init__(self, hidden: Iterable[str], resolve: Callable[[str], str | None]):
-        """`hidden`: the vault paths of the notes the reader may not see; `resolve`: a link's
-        target to its note's path (`LinkResolver.resolve`), for a name typed alone."""
+        """`hidden`: the vault paths of the notes the reader may not see, loaded or not (a note
+        --exclude left out); `resolve`: a link's target to its loaded note's path
+        (`LinkResolver.resolve`), for a name typed alone."""
         self._hidden = frozenset(hidden)
         self._resolve = resolve
         keys: set[str] = set()
         for path in self._hidden:
             name = path.rsplit("/", 1)[-1]
-            for typed in (path, name) if resolve(name) == path else (path,):
+            for typed in (path, name) if resolve(name) in (path, None) else (path,):  # None: a note not loaded (--exclude)
                 keys.update(_folded(unicodedata.normalize(form, typed)) for form in ("NFC", "NFD"))
         self._keys = frozenset(keys)
         self._lengths = sorted({len(key) for key in keys}, reverse=True)  # the longest path first
@@ -136,8 +137,13 @@ class Mentions:
         return "".join(out)
 
     def _hides(self, target: str) -> bool:
-        """Whether a link's target is a hidden note."""
-        return self._resolve(target) in self._hidden
+        """Whether a link's target is a hidden note: one loaded, or one --exclude left out, by its
+        path or its file name."""
+        resolved = self._resolve(target)
+        if resolved is not None:
+            return resolved in self._hidden
+        key = _folded(target.strip()).lstrip("/")
+        return (key if key.endswith(".md") else f"{key}.md") in self._keys
 
     @staticmethod
     def _mention(text: str, low: int, end: int, keys: frozenset[str], lengths: list[int]) -> int | None:

@@ -122,6 +122,7 @@ class Vault:
     broken_links: dict[str, tuple[Issue, ...]] = field(default_factory=dict, repr=False, compare=False)
     duplicate_slugs: list[Issue] = field(default_factory=list, repr=False, compare=False)
     delta: VaultDelta | None = field(default=None, repr=False, compare=False)  # None: loaded from nothing
+    excluded: frozenset[str] = field(default=frozenset(), repr=False, compare=False)  # the notes --exclude left out (`excluded_notes`)
 
     def by_slug(self, slug: str) -> Note | None:
         for note in self.notes.values():
@@ -300,6 +301,24 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions, skipped: 
                 continue
             below.append((entry.path, real, rel, target, depth + 1))
         stack.extend(reversed(below))
+
+
+def excluded_notes(root: Path, options: VaultOptions) -> frozenset[str]:
+    """The vault paths of the notes in the folders of --exclude, which the walk leaves out: the
+    author said not to publish them, so their paths typed in a public note are masked as a
+    private note's are (`retrieval.mentions`). Listed only, never read; a folder that cannot be
+    listed, a symlink and a hidden name are passed over."""
+    found: list[str] = []
+    for folder in {_nfc(ex.strip("/")) for ex in options.exclude}:
+        for form in {unicodedata.normalize(form, folder) for form in ("NFC", "NFD")}:
+            top = root / form
+            for dirpath, dirnames, filenames in os.walk(top):  # no symlink followed, errors passed over
+                rel = Path(dirpath).relative_to(root).as_posix()
+                if rel.count("/") >= MAX_FOLDER_DEPTH:
+                    dirnames.clear()
+                dirnames[:] = [d for d in dirnames if not _hidden(d)]
+                found += (f"{rel}/{name}" for name in filenames if name.lower().endswith(".md") and not _hidden(name))
+    return frozenset(found)
 
 
 def _is_link(entry: os.DirEntry) -> bool:
@@ -1640,6 +1659,7 @@ def load_vault(
     for folder in options.exclude:  # `./Templates` or `templates` for `Templates/`: nothing would be left out, unsaid
         if not any((root / unicodedata.normalize(form, folder)).is_dir() for form in ("NFC", "NFD")):
             vault.warnings.append(Issue(folder, "left out by --exclude (GRASBOT_EXCLUDE), but the vault has no such folder: nothing is left out"))
+    vault.excluded = excluded_notes(root, options)
     previous = previous if reusable else None
     _report_duplicates(vault, previous if _same_names(vault, previous, fresh) else None)
     relinked = resolve_links(vault, previous, fresh)
