@@ -13,24 +13,26 @@ from hypothesis import strategies as st
 from grasbot._config import Settings
 from grasbot._exceptions import VaultError
 from grasbot.retrieval.frontmatter import TEXT_FIELDS
-from grasbot.retrieval.sections import cut_note
-from grasbot.retrieval.vault import (
+from grasbot.retrieval.markdown import (
     _CODE,
     _HIDDEN,
+    FENCED,
+    _contained_code,
+    code_in,
+    fences_read_once,
+    strip_hidden,
+)
+from grasbot.retrieval.sections import cut_note
+from grasbot.retrieval.vault import (
     _HTML_LINK,
     _MD_LINK,
-    FENCED,
     LIST_FIELDS,
     LinkResolver,
     Note,
     VaultOptions,
-    _contained_code,
-    code_in,
-    fences_read_once,
     load_vault,
     parse_note,
     rewrite_links,
-    strip_hidden,
 )
 
 FULL = """

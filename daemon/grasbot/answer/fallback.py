@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..retrieval.analysis import tokenize_fr
 from ..retrieval.index import Index
-from ..retrieval.vault import code_dropped, code_in, code_kept
+from ..retrieval.markdown import code_dropped, code_in, code_kept
 from .passages import Passage, question_weights
 
 SENTENCES = 3
@@ -109,7 +109,7 @@ def _prose_read(text: str) -> str:
 def sentences(markdown: str) -> list[str]:
     """The sentences an extract may quote; a code span's text is quoted as written, without its
     backticks: a link or a mark in it is no link nor mark (`[[Nom de la note]]`, `**kwargs`)."""
-    # code is what `vault.code_in` reads, the rule tags and links are read by: a fence of four
+    # code is what `markdown.code_in` reads, the rule tags and links are read by: a fence of four
     # backticks holds one of three, an unclosed fence is no fence, an indented block is code
     text = code_kept(*code_dropped(markdown, code_in(markdown), spans=True), _prose_read, lambda span: span.strip("`"))
     out = []

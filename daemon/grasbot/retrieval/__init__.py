@@ -1,7 +1,8 @@
 """Retrieval: from the vault's files to the notes that answer a question, and nothing after.
 
 It owns reading the vault (visibility, links: `vault`; the frontmatter's YAML, bounded:
-`frontmatter`; a note's path typed as text, masked for an audience that may not read it:
+`frontmatter`; where a note holds code and comments, as CommonMark and Obsidian read them:
+`markdown`; a note's path typed as text, masked for an audience that may not read it:
 `mentions`), the French text analysis (`analysis`), the lines many notes share that search
 reads past (`boilerplate`), each note's cut into the sections passages are chosen from
 (`sections`), the inverted index and its packed postings (`index`, `postings`), the scoring

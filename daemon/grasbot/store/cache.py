@@ -60,7 +60,7 @@ def _code_fingerprint() -> str:
 
     retrieval = Path(__file__).resolve().parent.parent / "retrieval"
     h = hashlib.blake2b(digest_size=16)
-    for name in ("analysis.py", "frontmatter.py", "index.py", "postings.py", "sections.py", "vault.py"):
+    for name in ("analysis.py", "frontmatter.py", "index.py", "markdown.py", "postings.py", "sections.py", "vault.py"):
         h.update((retrieval / name).read_bytes())
     h.update(repr((__version__, getattr(Stemmer, "__version__", "?"), _NOTE_FIELDS)).encode())
     return h.hexdigest()
