@@ -182,7 +182,7 @@ def test_rewrite_links_equals_the_regex():
     """rewrite_links scans from each `[[`; _WIKILINK.sub, tried at every position, is the rule."""
     from pathlib import PurePosixPath
 
-    from grasbot.retrieval import vault as _vault
+    from grasbot.retrieval import links as _links
 
     def reference(text, keep):
         def plain(m):
@@ -193,19 +193,20 @@ def test_rewrite_links_equals_the_regex():
                 return label
             return PurePosixPath(target).name if keep(target) else ""
 
-        return _vault._WIKILINK.sub(plain, text)
+        return _links._WIKILINK.sub(plain, text)
 
     rng = random.Random(6)
     alphabet = "ab#[]!|^/&-_ é1\n"
     for i in range(20_000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         keep = (lambda t: "a" in t) if i % 2 else (lambda t: True)
-        assert _vault.rewrite_links(text, keep) == reference(text, keep), text
+        assert _links.rewrite_links(text, keep) == reference(text, keep), text
 
 
 def test_literal_first_scans_equal_the_regexes():
-    """_links_in and _inline_tags jump from `[[` and `#` instead of trying every position: same
+    """links_in and _inline_tags jump from `[[` and `#` instead of trying every position: same
     matches as _WIKILINK and _INLINE_TAG on random text made of the characters that matter."""
+    from grasbot.retrieval import links as _links
     from grasbot.retrieval import vault as _vault
 
     rng = random.Random(5)
@@ -214,10 +215,10 @@ def test_literal_first_scans_equal_the_regexes():
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         expected = [
             (m.group(2).strip(), (m.group(4) or "").strip() or None, "embed" if m.group(1) else "body")
-            for m in _vault._WIKILINK.finditer(text)
+            for m in _links._WIKILINK.finditer(text)
             if m.group(2).strip()
         ]
-        assert [(link.target, link.display, link.kind) for link in _vault._links_in(text, "body")] == expected, text
+        assert [(link.target, link.display, link.kind) for link in _links.links_in(text, "body")] == expected, text
         assert _vault._inline_tags(text) == _vault._INLINE_TAG.findall(text), text
 
 

@@ -23,10 +23,12 @@ from grasbot._engine import build_snapshot
 from grasbot._exceptions import VaultError
 from grasbot.answer.fallback import extractive_answer
 from grasbot.retrieval import frontmatter as _frontmatter
+from grasbot.retrieval import links as _links
 from grasbot.retrieval import vault as _vault
 from grasbot.retrieval.frontmatter import FrontmatterTooLarge, Loader, load_frontmatter
 from grasbot.retrieval.index import indexable_body
-from grasbot.retrieval.vault import VaultOptions, link_spans, load_vault, parse_note
+from grasbot.retrieval.links import link_spans
+from grasbot.retrieval.vault import VaultOptions, load_vault, parse_note
 from support.bots import OWNER, OWNER_TOKEN, bot_of, make_bot, rpc, write_note
 
 QUICK = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -725,12 +727,12 @@ def test_links_nested_in_labels_are_read_once_and_lose_their_targets(tmp_path):
 def test_an_html_tag_that_names_no_note_stays_as_written():
     """An HTML course's examples are its text: only a tag that names a note is a link."""
     text = 'Une image : `<img src="photo.jpg" alt="Une photo">`, une vidéo <video src="film.mp4"></video>, <script src="https://x.org/a.js"></script>.'
-    assert _vault.rewrite_links(text, lambda t: False, "cours/HTML.md") == text
+    assert _links.rewrite_links(text, lambda t: False, "cours/HTML.md") == text
 
 
 def test_web_links_stay_as_written():
     text = "Voir [le site](https://example.org/a.md) et [courriel](mailto:x@example.org) et [ici](#titre)."
-    assert _vault.rewrite_links(text, lambda t: False, "a/b.md") == text
+    assert _links.rewrite_links(text, lambda t: False, "a/b.md") == text
 
 
 # ---------------------------------------------------------------- symlinks

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grasbot.retrieval import sections as _sections
+from grasbot.retrieval.links import rewrite_links
 from grasbot.retrieval.sections import OVERLAP, WHOLE_NOTE, WINDOW, cut_note, heading_path, site_headings
-from grasbot.retrieval.vault import rewrite_links
 
 
 def filler(n: int, word: str = "paragraphe") -> str:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from grasbot._config import Settings
 from grasbot._exceptions import VaultError
 from grasbot.retrieval.frontmatter import TEXT_FIELDS
+from grasbot.retrieval.links import _HTML_LINK, _MD_LINK, rewrite_links
 from grasbot.retrieval.markdown import (
     _CODE,
     _HIDDEN,
@@ -24,15 +25,12 @@ from grasbot.retrieval.markdown import (
 )
 from grasbot.retrieval.sections import cut_note
 from grasbot.retrieval.vault import (
-    _HTML_LINK,
-    _MD_LINK,
     LIST_FIELDS,
     LinkResolver,
     Note,
     VaultOptions,
     load_vault,
     parse_note,
-    rewrite_links,
 )
 
 FULL = """

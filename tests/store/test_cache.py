@@ -157,6 +157,27 @@ def test_every_vault_option_is_in_the_header_even_one_added_later(tmp_path):
     assert marshal.loads(marshal.dumps(base)) == base  # what load() compares is what save() wrote
 
 
+def test_a_change_to_any_module_a_note_is_read_by_drops_the_cache(monkeypatch):
+    """vault.py reads a note with the retrieval modules it imports (markdown.py, links.py, which
+    moved out of it): a change to any of them may change a Note, so the cache written before it
+    must not be read."""
+    import ast
+    from pathlib import Path
+
+    retrieval = Path(vault_mod.__file__).parent
+    readers, todo = set(), ["vault"]
+    while todo:
+        tree = ast.parse((retrieval / f"{todo.pop()}.py").read_text())
+        found = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
+        todo += sorted(found - readers)
+        readers |= found
+    assert {"markdown", "links"} <= readers
+    before, real = _cache._code_fingerprint(), Path.read_bytes
+    for name in sorted(readers):
+        monkeypatch.setattr(Path, "read_bytes", lambda self, name=name: real(self) + (b"\n#" if self.name == f"{name}.py" else b""))
+        assert _cache._code_fingerprint() != before, f"{name}.py is not in the cache's fingerprint"
+
+
 def test_write_is_atomic_and_leaves_no_temp_file(vault):
     root, _, settings, cache = vault
     build_snapshot(settings, cache_dir=cache)

@@ -26,11 +26,11 @@ from urllib.parse import quote
 from .._config import ANCHOR_FORMS
 from ..retrieval.analysis import body_counts, slugify, tokens
 from ..retrieval.index import Index, Inverted, bm25_each, indexable_text, inverted, length_norm
+from ..retrieval.links import link_spans
 from ..retrieval.markdown import code_in, code_kept
 from ..retrieval.scoring import read_as
 from ..retrieval.search import earlier_questions
 from ..retrieval.sections import Sections, heading_path, site_headings
-from ..retrieval.vault import link_spans
 
 MIN_SHARE = 0.5  # a passage scoring less than half the best one gets only the room left (tuned: 0.3–0.5 alike)
 OPENING = 400  # a long note's opening passage this short comes along with its other passages

@@ -18,11 +18,12 @@ from typing import NamedTuple, cast
 
 from .analysis import Terms, body_counts, tokens
 from .boilerplate import EMPTY, Boilerplate
+from .links import rewrite_links
 from .markdown import code_in
 from .mentions import Mentions
 from .postings import LazyTable, Postings, Union
 from .sections import Sections, cut_note
-from .vault import LinkResolver, Note, Vault, rewrite_links
+from .vault import LinkResolver, Note, Vault
 
 Labeled = tuple[tuple[str, Terms], ...]  # (the author's text, its stems), empty stems left out
 

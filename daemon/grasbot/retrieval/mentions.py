@@ -1,6 +1,6 @@
 """A note's path typed as text, not linked: the last net under what an audience reads.
 
-`vault.rewrite_links` reads every link syntax, but an author also types a note's path where no
+`links.rewrite_links` reads every link syntax, but an author also types a note's path where no
 syntax reads one: in prose (`voir prive/plan.md`), a footnote, an HTML attribute, code, as a
 `file:///…/prive/plan.md` or `C:\\…\\prive\\plan.md` address, in a link some syntax reads wrong
 (`[le [grand [très]] plan](prive/plan.md)`), or as a link in code (`` `[[plan]]` ``), which
@@ -24,7 +24,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 
-from .vault import unreadable_links_dropped
+from .links import unreadable_links_dropped
 
 # Where a note's path may end; its case spelt out, as IGNORECASE or a group before the
 # alternatives took a passage's scan from 5 to 20 µs.

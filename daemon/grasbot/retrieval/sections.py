@@ -15,7 +15,7 @@ and made again only for a note whose bytes changed.
 - Code blocks (as `markdown.code_in` reads code: closed fences, indented code with the blank lines
   inside it, code in a quote or a list item), tables and quotes (callouts included) are blocks
   that are never split, even when longer than a window. A long plain block is split at line ends, then sentence ends.
-- No cut falls inside a link of any syntax (`vault.link_spans`): a passage's links are
+- No cut falls inside a link of any syntax (`links.link_spans`): a passage's links are
   rewritten for its audience (`Index.readable_text`) one passage at a time, and half a link
   would keep half a name, or a private note's path. A link longer than a window is kept whole.
 
@@ -31,8 +31,8 @@ import bisect
 import re
 from collections.abc import Iterator
 
+from .links import link_spans
 from .markdown import code_in
-from .vault import link_spans
 
 WHOLE_NOTE = 8_000  # characters; the bundled vault's longest note is 7.5 KB, and is sent whole
 WINDOW = 1_500  # a longer section is cut into windows of at most this many characters

@@ -35,8 +35,9 @@ from .._files import atomic_write
 from .._hosts import CONNECT_TIMEOUT, Failover, model_missing, unreachable
 from .boilerplate import EMPTY, Boilerplate
 from .index import Index, field_text, indexable_body, indexable_text
+from .links import link_spans
 from .sections import WHOLE_NOTE, cut_note, heading_path
-from .vault import Note, link_spans
+from .vault import Note
 
 if TYPE_CHECKING:
     import numpy as np

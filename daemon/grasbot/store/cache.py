@@ -28,8 +28,9 @@ from .._config import vault_key
 from .._files import atomic_write
 from .._version import __version__
 from ..retrieval.index import NoteAnalysis, NoteCounts
+from ..retrieval.links import Link
 from ..retrieval.postings import _ID_SIZE, Packed, Postings
-from ..retrieval.vault import Issue, Link, LinkResolver, Note, Vault, VaultOptions
+from ..retrieval.vault import Issue, LinkResolver, Note, Vault, VaultOptions
 
 log = logging.getLogger("grasbot.cache")
 
@@ -60,7 +61,7 @@ def _code_fingerprint() -> str:
 
     retrieval = Path(__file__).resolve().parent.parent / "retrieval"
     h = hashlib.blake2b(digest_size=16)
-    for name in ("analysis.py", "frontmatter.py", "index.py", "markdown.py", "postings.py", "sections.py", "vault.py"):
+    for name in ("analysis.py", "frontmatter.py", "index.py", "links.py", "markdown.py", "postings.py", "sections.py", "vault.py"):
         h.update((retrieval / name).read_bytes())
     h.update(repr((__version__, getattr(Stemmer, "__version__", "?"), _NOTE_FIELDS)).encode())
     return h.hexdigest()
