@@ -657,6 +657,22 @@ def test_only_a_typed_path_that_names_a_private_note_is_masked(tmp_path):
     assert readable.strip() == "Le projet avance (voir ) : leprojet.md, Projet.mdx, pub/voisin.md et notes/projet-v2.md restent."
 
 
+def test_a_web_sites_address_that_ends_in_a_private_notes_file_name_stays(tmp_path):
+    """A private `README.md` or `prive/plan.md` erased every web address ending in that file name,
+    with the site before it (« Lire  et le  du projet. »): a site's file is not the vault's note.
+    The name typed alone, a local address and a web address holding the note's path still go."""
+    root = tmp_path / "vault"
+    write_note(root, "README.md", "visibility: private", "Le secret.")
+    write_note(root, "prive/plan.md", "visibility: private", "Le secret du plan.")
+    body = (
+        "Lire https://github.com/psf/black/blob/main/README.md et <http://example.org/docs/plan.md#Budget> ; "
+        "partent : README.md, file:///home/me/Coffre/README.md, https://example.org/prive/plan.md.\n"
+    )
+    write_note(root, "pub/accueil.md", "visibility: public", body)
+    readable = _read_by_a_visitor(make_bot(root))
+    assert readable.strip() == "Lire https://github.com/psf/black/blob/main/README.md et <http://example.org/docs/plan.md#Budget> ; partent : , , ."
+
+
 def test_a_private_notes_path_without_md_is_masked_whole(tmp_path):
     """`prive/plan`, a note's path as Obsidian names it, reached visitors as written: it goes,
     whole, with the folders before it; a longer name, another file of that name, a folder

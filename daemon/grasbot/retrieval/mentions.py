@@ -7,7 +7,7 @@ syntax reads one: in prose (`voir prive/plan.md`), a footnote, an HTML attribute
 is code. `Mentions.masked` drops each such mention of a note the reader may not see, as a
 rewritten link to it drops its target: its vault path (`.md` and all, any case, `/` or `\\`,
 percent-encoded or not) with the folders or address before it, its file name alone when that
-name leads to it as a link's would, its vault path without `.md` (`prive/plan`, as Obsidian
+name leads to it as a link's would (but for a web site's address, `https://…/README.md`), its vault path without `.md` (`prive/plan`, as Obsidian
 names a note in a folder), and a wikilink or `obsidian://` URI to it left in code. Only
 path-shaped text goes: a private note `Projet.md` leaves the word « projet » alone, and a path
 without `.md` holds a folder and is read whole (`prive/planning` is not `prive/plan`).
@@ -33,6 +33,7 @@ _ANY = re.compile(rf"{_END.pattern}|\[\[|://")  # what any mention holds: most p
 _SEPARATOR = re.compile(r"[/\\]|%2[fF]|%5[cC]")  # what a path without `.md` holds
 _FRAGMENT = re.compile(r"[#?^][^\s\"'<>()\[\]{}`|]*")  # a heading or a query after it goes too
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_WEB = re.compile(r"https?://", re.IGNORECASE)  # an address on a web site, not in the vault
 _STOP = frozenset(" \t\n\r\"'<>()[]{}`|")  # what ends an address or folders, read leftwards
 _IN_NAME = frozenset("-_.~%+")  # a character that goes on a name: no path starts after it
 _HEAD = re.compile(r"\w*")  # a name's first word, what a `/` must lead to before a name is looked for
@@ -96,7 +97,10 @@ class Mentions:
             start = self._mention(text, max(last, end.start() - self._reach), end.end(), self._keys, self._lengths)
             if start is None:
                 continue
-            out.append(text[last : _folders_before(text, start, last)])
+            folders = _folders_before(text, start, last)
+            if _WEB.match(text, folders) and _SEPARATOR.search(text, start, end.end()) is None:
+                continue  # a file name alone ending a web site's address names that site's file
+            out.append(text[last:folders])
             fragment = _FRAGMENT.match(text, end.end())
             last = fragment.end() if fragment else end.end()
         if not out:
