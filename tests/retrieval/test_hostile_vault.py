@@ -24,10 +24,12 @@ from grasbot._exceptions import VaultError
 from grasbot.answer.fallback import extractive_answer
 from grasbot.retrieval import frontmatter as _frontmatter
 from grasbot.retrieval import links as _links
+from grasbot.retrieval import mentions as _mentions
 from grasbot.retrieval import vault as _vault
 from grasbot.retrieval.frontmatter import FrontmatterTooLarge, Loader, load_frontmatter
 from grasbot.retrieval.index import indexable_body
 from grasbot.retrieval.links import link_spans
+from grasbot.retrieval.mentions import Mentions
 from grasbot.retrieval.vault import VaultOptions, load_vault, parse_note
 from support.bots import OWNER, OWNER_TOKEN, bot_of, make_bot, rpc, write_note
 
@@ -728,6 +730,26 @@ def test_a_link_to_a_private_note_in_code_never_reaches_a_visitor(tmp_path, code
     bot = _beside_a_secret(tmp_path, f"Le plan du jardin : {code.format(name=SECRET)} en mai.\n")
     assert _read_by_a_visitor(bot).strip() == f"Le plan du jardin : {shown} en mai.".strip()
     assert bot.snapshot.index("owner").readable_body("pub/accueil.md").strip() == f"Le plan du jardin : {code.format(name=SECRET)} en mai.".strip()
+
+
+def test_a_long_passage_is_read_once_for_the_paths_it_may_hold(monkeypatch):
+    """Each place a path may end (`.md`, `%2Emd`, a `/` before a hidden name's first word) read
+    again up to 9 characters for each of the longest hidden path's: 40 KB of percent-encoded
+    addresses took 5 s to mask, at each question that quoted the passage. It is read once."""
+    folder = "Archives/Projets clients/2023/Dossier confidentiel de la société/"
+    mentions = Mentions([f"{folder}Réunion {i} du comité.md" for i in range(300)] + ["prive/plan.md"], lambda target: None)
+    text = "%2Emd " * 500 + "/%41" * 500 + "a.md " * 500 + "/plan " * 500 + "fin : prive%2Fplan%2Emd et prive/plan."
+    read = 0
+    folded = _mentions._folded
+
+    def counted(text: str) -> str:
+        nonlocal read
+        read += len(text)
+        return folded(text)
+
+    monkeypatch.setattr(_mentions, "_folded", counted)
+    assert mentions.masked(text) == text.removesuffix("prive%2Fplan%2Emd et prive/plan.") + " et ."
+    assert read <= 5 * len(text), read  # twice per phase: once whole, once as it is decoded
 
 
 def test_links_nested_in_labels_are_read_once_and_lose_their_targets(tmp_path):
