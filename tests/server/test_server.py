@@ -206,6 +206,17 @@ async def test_the_question_log_keeps_visitors_questions_not_the_owners(start_da
     assert log.count() == 4
 
 
+async def test_a_visitors_e_mail_reaches_the_model_and_not_the_question_log(start_daemon, standin_ollama, tmp_path):
+    """The visitor wants an answer to what they typed; what is kept for the owner is the
+    question without their contact details."""
+    client = await start_daemon(ollama_url=standin_ollama.url, question_log=str(tmp_path / "q.sqlite3"))
+    q = "Comment fonctionne GrasBot ? Répondez à jean.dupont@gmail.com ou au 06 12 34 56 78"
+    answer = await (await client.get("/ask", params={"q": q})).json()
+    assert q in standin_ollama.requests[-1]["messages"][-1]["content"]
+    [logged] = bot_of(client).question_log.questions_ending_on(answer["sources"][0]["slug"])
+    assert logged.question == "Comment fonctionne GrasBot ? Répondez à [e-mail] ou au [téléphone]"
+
+
 async def test_a_stop_whose_other_cleanup_fails_still_writes_the_questions_waiting_for_the_log(start_daemon, tmp_path):
     """The log was closed last, after the embedding worker's current call and the model
     clients: a failure there lost the questions waiting in memory, without a word."""

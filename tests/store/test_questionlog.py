@@ -110,6 +110,24 @@ def test_a_record_holds_exactly_the_question_and_its_notes(tmp_path):
     ]
 
 
+def test_a_visitors_contact_and_bank_details_are_not_kept(tmp_path):
+    """Visitors type their e-mail, phone or IBAN into a chat box; the owner learns which words
+    lead to a note from the rest, and keeps none of it for 90 days (GDPR: data minimisation)."""
+    db = tmp_path / "q.sqlite3"
+    with QuestionLog(db, clock=Clock(), batch_wait=0) as log:
+        log.record("mon mail c'est jean.dupont@gmail.com, vous pouvez me recontacter ?", result(grounded=False))
+        log.submit("appelez-moi au 06 12 34 56 78 pour l'adhésion 2024", result(("adhesion", 4.0, ("bm25",))))
+        log.record("mon IBAN FR76 3000 6000 0112 3456 7890 189, carte 4111 1111 1111 1111", result(grounded=False))
+    assert [r[2] for r in rows(db, "questions")] == [
+        "mon mail c'est [e-mail], vous pouvez me recontacter ?",
+        "appelez-moi au [téléphone] pour l'adhésion 2024",
+        "mon IBAN [IBAN], carte [carte]",
+    ]
+    on_disk = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    for typed in (b"dupont", b"06 12 34", b"3000 6000", b"4111"):
+        assert typed not in on_disk
+
+
 def test_a_real_visitor_search_is_logged_with_its_signals(note_writer, tmp_path):
     note_writer("grasbot.md", "title: GrasBot\nvisibility: public", "GrasBot répond aux visiteurs à partir des notes.")
     note_writer("secret.md", "title: Carnet\nvisibility: private", "GrasBot et mes notes privées.")

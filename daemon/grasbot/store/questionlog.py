@@ -1,8 +1,10 @@
 """What visitors ask, kept for a while so the author can see which words lead to which note.
 
 One SQLite file (stdlib sqlite3, WAL), created on first use. Each visitor question keeps its
-time (UTC), its text, whether it was grounded, whether it was a follow-up in a conversation,
-and the ranked notes with their scores and the signals that brought each one. Nothing about
+time (UTC), its text (an e-mail address, a phone, IBAN or card number, a public IP address a
+visitor typed in it replaced by a placeholder: `redaction`), whether it was grounded, whether
+it was a follow-up in a conversation, and the ranked notes with their scores and the signals
+that brought each one. Nothing about
 the visitor is kept: no address, no user agent, no earlier turns of the conversation. The
 tables have no column that could hold them, and `tests/store/test_questionlog.py` reads the
 schema to keep it that way. Rows older than `retention_days` are deleted on open and then
@@ -59,6 +61,7 @@ from .._config import DEFAULT_RETENTION_DAYS, MAX_RETENTION_DAYS, default_log_pa
 from .._terminal import printable
 from ..retrieval.scoring import BOOST_SIGNALS, WEAK_SIGNALS
 from ..retrieval.search import SearchResult
+from .redaction import redact
 
 logger = logging.getLogger("grasbot.questionlog")
 
@@ -167,10 +170,13 @@ class _Pending(NamedTuple):
 
 
 def _pending(now: datetime, question: str, result: SearchResult, followup: bool) -> _Pending:
+    """The rows of a question, its e-mail addresses, phone numbers, IBANs, card numbers and
+    public IP addresses replaced by placeholders (`redaction`): the owner learns which words
+    lead to a note, and keeps no visitor's contact or bank details for 90 days."""
     return _Pending(
         now,
         _stamp(now),
-        question.strip(),
+        redact(question.strip()),
         int(bool(result.grounded)),
         int(bool(followup)),
         [(rank, s.slug, s.path, float(s.score), ",".join(sorted({r.signal for r in s.reasons}))) for rank, s in enumerate(result.sources, 1)],

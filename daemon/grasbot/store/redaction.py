@@ -1,0 +1,91 @@
+"""What a visitor typed about themselves, kept out of what the daemon keeps.
+
+Visitors type their e-mail, phone number, IBAN or card number into a chat box (« recontactez-moi
+au 06 12 34 56 78 »). The answer needs the question as typed; the question log, kept 90 days
+for the owner, does not (GDPR: data minimisation). `redact` replaces each with a placeholder
+before a question is logged. Every pattern is anchored so that it never starts inside a run of
+digits or letters (one pass over the text, whatever a visitor sends), and the numbers are
+checked (Luhn for a card, ISO 7064 mod 97 for an IBAN, `ipaddress` for an address), so the
+numbers questions are about (« 2024 », « 12/03/2024 », « 14h30 », « 4 To », « 1.2.3 »,
+« chmod 755 », a LAN address) stay as typed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable
+
+__all__ = ["PLACEHOLDER", "redact"]
+
+_SPACE = "[ \u00a0\u202f]"  # French typography groups digits with (narrow) no-break spaces
+_SEP = "[ \u00a0\u202f-]"
+_DOT = "[ \u00a0\u202f.-]"
+
+EMAIL, PHONE, IBAN, CARD, ADDRESS = "[e-mail]", "[téléphone]", "[IBAN]", "[carte]", "[IP]"
+#: Any placeholder `redact` writes, for whoever reads a redacted text back.
+PLACEHOLDER = re.compile("|".join(re.escape(p) for p in (EMAIL, PHONE, IBAN, CARD, ADDRESS)))
+
+_EMAIL = re.compile(r"(?<![\w.%+-])[\w.%+-]{1,64}@[^\W_](?:[\w-]{0,62})(?:\.[\w-]{1,63})+")
+# An IBAN as written on a RIB: compact, or in groups of four (the last one shorter).
+_IBAN = re.compile(rf"(?<![^\W_])[A-Z]{{2}}\d{{2}}(?:[A-Z0-9]{{11,30}}|(?:{_SPACE}[A-Z0-9]{{4}}){{2,7}}(?:{_SPACE}[A-Z0-9]{{1,4}})?)(?![^\W_])", re.IGNORECASE)
+# As a card is printed: 13 to 19 digits, or groups of four (4-6-5 and 4-6-4 for Amex and
+# Diners) with one space or dash between them; not inside a longer run of digits.
+_CARD = re.compile(
+    rf"(?<!\d)(?<!\d{_SPACE})(?<!\d-)(?:\d{{13,19}}|\d{{4}}(?:{_SEP}\d{{4}}){{2,3}}(?:{_SEP}\d{{1,3}})?|\d{{4}}{_SEP}\d{{6}}{_SEP}\d{{4,5}})(?!{_SEP}?\d)"
+)
+# French: ten digits from 0 in pairs (spaces, dots, dashes or none). International: + or 00,
+# the country's code, an optional (0) or (area), then 6 to 13 digits in groups.
+_PHONE = re.compile(
+    rf"(?<![\w+])(?<!\d{_SPACE})(?<!\d[.-])"
+    rf"(?:0[1-9](?:{_DOT}?\d{{2}}){{4}}"
+    rf"|(?:\+{_SPACE}?|00)[1-9]\d{{0,2}}(?:{_DOT}?\(\d{{1,4}}\))?(?:{_DOT}?\d){{6,13}})"
+    rf"(?!{_DOT}?\d)"
+)
+_IPV4 = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)")
+_IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
+
+
+def _card_valid(text: str) -> bool:
+    """Luhn's check, which every card number passes and four in five other numbers fail."""
+    digits = [int(c) for c in text if c.isdecimal()]
+    total = sum(d if i % 2 == 0 else d * 2 - 9 * (d > 4) for i, d in enumerate(reversed(digits)))
+    return total % 10 == 0 and len(set(digits)) > 1  # « 0000 0000 0000 0000 » passes Luhn
+
+
+def _iban_valid(text: str) -> bool:
+    """ISO 13616's check: the four first characters moved to the end, letters as 10 to 35, mod 97 is 1."""
+    compact = "".join(text.split()).upper()
+    moved = compact[4:] + compact[:4]
+    return 15 <= len(compact) <= 34 and int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+
+
+def _global_address(text: str) -> bool:
+    """A public address may name a visitor's home or phone; a LAN, loopback or documentation
+    one (« 192.168.1.10 », « ::1 ») is what a self-hosting question is about, and names nobody."""
+    try:
+        return ipaddress.ip_address(text).is_global
+    except ValueError:
+        return False
+
+
+_RULES: tuple[tuple[re.Pattern[str], str, Callable[[str], bool]], ...] = (
+    (_EMAIL, EMAIL, lambda text: True),
+    (_IBAN, IBAN, _iban_valid),
+    (_CARD, CARD, _card_valid),
+    (_PHONE, PHONE, lambda text: True),
+    (_IPV4, ADDRESS, _global_address),
+    (_IPV6, ADDRESS, _global_address),
+)
+
+
+def redact(text: str) -> str:
+    """`text` with e-mail addresses, phone numbers, IBANs, card numbers and public IP addresses
+    replaced by a placeholder (« [e-mail] », « [téléphone] », « [IBAN] », « [carte] », « [IP] »)."""
+    for pattern, placeholder, valid in _RULES:
+        text = pattern.sub(_replacer(placeholder, valid), text)
+    return text
+
+
+def _replacer(placeholder: str, valid: Callable[[str], bool]) -> Callable[[re.Match[str]], str]:
+    return lambda match: placeholder if valid(match.group()) else match.group()

@@ -1,0 +1,61 @@
+"""What a visitor typed about themselves is kept out of the question log; the numbers a
+question is about stay as typed."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from grasbot.store.redaction import PLACEHOLDER, redact
+
+
+@pytest.mark.parametrize(
+    "typed, kept",
+    [
+        ("mon mail c'est jean.dupont@gmail.com, vous pouvez me recontacter ?", "mon mail c'est [e-mail], vous pouvez me recontacter ?"),
+        ("écrivez à Élodie.Martin+site@exemple-asso.fr.", "écrivez à [e-mail]."),
+        ("appelez-moi au 06 12 34 56 78", "appelez-moi au [téléphone]"),
+        ("ou au 06.12.34.56.78, 0612345678 ou 01-23-45-67-89", "ou au [téléphone], [téléphone] ou [téléphone]"),
+        ("mon fixe : 04\u00a072\u00a012\u00a034\u00a056", "mon fixe : [téléphone]"),
+        ("depuis la Belgique +32 470 12 34 56 ou +33 (0)6 12 34 56 78", "depuis la Belgique [téléphone] ou [téléphone]"),
+        ("+33612345678, 0033 6 12 34 56 78, +1 (555) 123-4567", "[téléphone], [téléphone], [téléphone]"),
+        ("mon IBAN FR76 3000 6000 0112 3456 7890 189 pour le don", "mon IBAN [IBAN] pour le don"),
+        ("virement sur fr7630006000011234567890189 ?", "virement sur [IBAN] ?"),
+        ("DE89\u00a03704\u00a00044\u00a00532\u00a00130\u00a000", "[IBAN]"),
+        ("payé avec 4111 1111 1111 1111, expire 12/27", "payé avec [carte], expire 12/27"),
+        ("5555-5555-5555-4444 ou 4111111111111111 ou Amex 3782 822463 10005", "[carte] ou [carte] ou Amex [carte]"),
+        ("mon IP publique 82.64.12.34 ne répond plus, ni 2a01:e0a:1f2:3::1", "mon IP publique [IP] ne répond plus, ni [IP]"),
+    ],
+)
+def test_what_names_a_visitor_becomes_a_placeholder(typed, kept):
+    assert redact(typed) == kept
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "le 12/03/2024 à 14h30, ou le 01.02.2024 à 14:30:00",
+        "en 2024, un disque de 4 To pour 1 299,99 € ?",
+        "la version 1.2.3 de Debian 12, le port 8080",
+        "chmod 755 script.sh puis chmod -R 0644 dossier",
+        "mon serveur 192.168.1.10, la box 10.0.0.1, localhost 127.0.0.1, ::1 et fe80::1",
+        "std::vector et a::b::c",
+        "4111 1111 1111 1112 (Luhn faux), 1234567890123, 0000 0000 0000 0000",
+        "FR76 3000 6000 0112 3456 7890 188 (clé fausse)",
+        "SIRET 732 829 320 00074, ISBN 978-2-07-036822-8",
+        "pi vaut 3.14159265358979, 1111 2222 3333 4444 5555 6666",
+        "@jean sur Mastodon, user@host:~$ et a@localhost",
+        "le 06 est un département, 06 12 le début d'un numéro",
+    ],
+)
+def test_the_numbers_a_question_is_about_stay(typed):
+    assert redact(typed) == typed
+
+
+@given(st.text(alphabet=st.sampled_from("0123456789 .-+@:()aZ\u00a0é\u202f\n"), max_size=80) | st.text(max_size=80))
+def test_any_text_is_redacted_without_error_and_once_for_all(text):
+    """A question the log cannot make rows of turned the log off for the daemon's life."""
+    once = redact(text)
+    assert redact(once) == once
+    assert PLACEHOLDER.sub("", once).count("@") <= text.count("@")
