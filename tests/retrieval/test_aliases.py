@@ -152,6 +152,29 @@ def test_ungrounded_question(note_writer, log):
     assert suggest_aliases("cuisine", owner(bot), log)["suggestions"] == []
 
 
+def test_what_the_log_kept_out_of_a_question_is_never_an_alias(note_writer, log):
+    """The log keeps « [e-mail] » for the address a visitor typed: « mail », « téléphone » or
+    « carte » were offered as aliases of a contact note, words no visitor had typed."""
+    note_writer("contact.md", "title: Contact", "Pour me joindre : un e-mail, un téléphone ou une carte postale. Le mail est lu chaque semaine.")
+    fillers(note_writer)
+    bot = make_bot(note_writer.root, default_visibility="public")
+    for question in (
+        "vous pouvez me joindre sur jean.dupont@gmail.com ?",
+        "rappelez-moi au 06 12 34 56 78 pour me joindre",
+        "ma 4111 1111 1111 1111 est refusée, joindre qui ?",
+        "me joindre à l'adresse 82.64.12.34, par e-mail ?",
+    ):
+        assert ask(bot, log, question).sources[0].slug == "contact"
+    assert suggest_aliases("contact", owner(bot), log)["suggestions"] == [
+        {
+            "alias": "mail",  # the visitor typed « e-mail » here
+            "source": "ungrounded_question",
+            "evidence": ["me joindre à l'adresse [IP], par e-mail ?"],
+            "score": SOURCE_WEIGHTS["ungrounded_question"],
+        }
+    ]
+
+
 def test_questions_waiting_for_the_log_file_are_suggested_and_counted_once_written(note_writer, tmp_path):
     """While the log's file was held by another process (or refused writes), the visitors'
     questions waited in memory and the owner's suggestions found none of them."""
@@ -414,7 +437,7 @@ def test_a_long_note_is_read_once_for_a_long_question_log(note_writer):
             ["recherche plein texte numéro 0", "recherche plein texte numéro 1", "recherche plein texte numéro 10"],
         ),
     ]:
-        logged = [SimpleNamespace(first=first, followup=False, grounded=True, question=question.format(i)) for i in range(1_000)]
+        logged = [SimpleNamespace(first=first, followup=False, grounded=True, question=question.format(i), typed=question.format(i)) for i in range(1_000)]
         report = suggest_aliases("assistant", owner(bot), SimpleNamespace(questions_ending_on=lambda slug, logged=logged: logged), limit=3)
         assert aliases(report) == expected
 

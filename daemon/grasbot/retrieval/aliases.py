@@ -483,7 +483,7 @@ def suggest_aliases(slug: str, index: Index, log: QuestionLog | None, limit: int
             if (source, asked) in seen:
                 continue
             seen.add((source, asked))
-            offer(item.question, source, item.question)
+            offer(item.typed, source, item.question)  # the placeholders of what the log kept out are no words
 
     suggestions = _merge(list(candidates.values()))
     suggestions.sort(key=lambda c: (-c.score, c.alias))

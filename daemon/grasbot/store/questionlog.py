@@ -61,7 +61,7 @@ from .._config import DEFAULT_RETENTION_DAYS, MAX_RETENTION_DAYS, default_log_pa
 from .._terminal import printable
 from ..retrieval.scoring import BOOST_SIGNALS, WEAK_SIGNALS
 from ..retrieval.search import SearchResult
-from .redaction import redact
+from .redaction import PLACEHOLDER, redact
 
 logger = logging.getLogger("grasbot.questionlog")
 
@@ -147,6 +147,12 @@ class LoggedQuestion:
     @property
     def first(self) -> LoggedResult | None:
         return self.results[0] if self.results else None
+
+    @property
+    def typed(self) -> str:
+        """The visitor's own words: each placeholder `redact` wrote is a comma, which ends a
+        phrase. Alias suggestions read this, never offering « mail » for « [e-mail] »."""
+        return PLACEHOLDER.sub(",", self.question)
 
     def to_dict(self) -> dict:
         return {
