@@ -15,6 +15,8 @@ from grasbot.store.redaction import PLACEHOLDER, redact
     [
         ("mon mail c'est jean.dupont@gmail.com, vous pouvez me recontacter ?", "mon mail c'est [e-mail], vous pouvez me recontacter ?"),
         ("écrivez à Élodie.Martin+site@exemple-asso.fr.", "écrivez à [e-mail]."),
+        ("écrivez à jean.dupont (at) gmail.com, ou Jean [AT] free.fr", "écrivez à [e-mail], ou [e-mail]"),
+        ("mon adresse : jean.dupont arobase laposte.net", "mon adresse : [e-mail]"),
         ("appelez-moi au 06 12 34 56 78", "appelez-moi au [téléphone]"),
         ("ou au 06.12.34.56.78, 0612345678 ou 01-23-45-67-89", "ou au [téléphone], [téléphone] ou [téléphone]"),
         ("mon fixe : 04\u00a072\u00a012\u00a034\u00a056", "mon fixe : [téléphone]"),
@@ -46,6 +48,7 @@ def test_what_names_a_visitor_becomes_a_placeholder(typed, kept):
         "SIRET 732 829 320 00074, ISBN 978-2-07-036822-8",
         "pi vaut 3.14159265358979, 1111 2222 3333 4444 5555 6666",
         "@jean sur Mastodon, user@host:~$ et a@localhost",
+        "rendez-vous at 10.30, look at example.com, le signe arobase.",
         "le 06 est un département, 06 12 le début d'un numéro",
     ],
 )

@@ -26,7 +26,11 @@ EMAIL, PHONE, IBAN, CARD, ADDRESS = "[e-mail]", "[téléphone]", "[IBAN]", "[car
 #: Any placeholder `redact` writes, for whoever reads a redacted text back.
 PLACEHOLDER = re.compile("|".join(re.escape(p) for p in (EMAIL, PHONE, IBAN, CARD, ADDRESS)))
 
-_EMAIL = re.compile(r"(?<![\w.%+-])[\w.%+-]{1,64}@[^\W_](?:[\w-]{0,62})(?:\.[\w-]{1,63})+")
+# With @, or as written to dodge spam robots: « jean (at) gmail.com », « jean arobase gmail.com ».
+_EMAIL = re.compile(
+    r"(?<![\w.%+-])[\w.%+-]{1,64}(?:@|\s?[(\[]at[)\]]\s?|\sarobase\s)[^\W_](?:[\w-]{0,62})(?:\.[\w-]{1,63})+",
+    re.IGNORECASE,
+)
 # An IBAN as written on a RIB: compact, or in groups of four (the last one shorter).
 _IBAN = re.compile(rf"(?<![^\W_])[A-Z]{{2}}\d{{2}}(?:[A-Z0-9]{{11,30}}|(?:{_SPACE}[A-Z0-9]{{4}}){{2,7}}(?:{_SPACE}[A-Z0-9]{{1,4}})?)(?![^\W_])", re.IGNORECASE)
 # As a card is printed: 13 to 19 digits, or groups of four (4-6-5 and 4-6-4 for Amex and
