@@ -17,6 +17,7 @@ import pytest
 from grasbot._cli import build_parser, main
 from grasbot._config import Settings
 from grasbot._engine import NO_PUBLIC_NOTE
+from grasbot._exceptions import ConfigError
 from grasbot.answer.fallback import INTRO
 from support.bots import BUNDLED_VAULT, REPO, serve_process, write_note
 from support.standin_ollama import unused_url
@@ -926,6 +927,16 @@ def test_check_names_the_symlinks_it_leaves_out(capsys, note_writer, tmp_path):
     assert "Symbolic links left out, which lead out of the vault or into a hidden or excluded folder (3):\n  casse.md\n  lien.md\n  dossier/\n" in out
     code, out, _ = run(capsys, "check", "--vault", str(root), "--json")
     assert json.loads(out)["links_left_out"] == ["casse.md", "lien.md", "dossier/"]
+
+
+@pytest.mark.parametrize("given", ["/", ".", "./", "..", "../Archives", "Journal/../..", "Journal\\..\\.."])
+def test_an_excluded_folder_outside_the_vault_is_refused(given):
+    """`--exclude /` read as the vault's root made every note's path « left out » (the masking
+    of excluded notes' paths then erased every public note's from what visitors read), and
+    `--exclude ..` walked the folder above the vault at every load."""
+    with pytest.raises(ConfigError, match=r"GRASBOT_EXCLUDE \(--exclude\): .* is not a folder inside the vault"):
+        Settings.load(env={"GRASBOT_EXCLUDE": given})
+    assert Settings.load(env={"GRASBOT_EXCLUDE": "Journal,./Archives/2023/"}).exclude == ("Journal", "Archives/2023")
 
 
 def test_the_enumerated_settings_are_read_in_any_case():

@@ -218,6 +218,11 @@ class Settings:
         return (self.llm_context - self.llm_max_tokens) * CHARS_PER_TOKEN
 
     def _checked(self) -> Settings:
+        for folder in self.exclude:  # `/` named the whole vault as left out (every public note's path was then masked), `..` the folder above it
+            if folder in ("", ".") or ".." in re.split(r"[/\\]", folder):
+                raise ConfigError(
+                    f"GRASBOT_EXCLUDE (--exclude): {folder or '/'!r} is not a folder inside the vault; name a folder of it, Journal or Archives/2023"
+                )
         if self.default_visibility not in ("public", "private"):
             raise ConfigError(f"GRASBOT_DEFAULT_VISIBILITY must be 'public' or 'private', not {self.default_visibility!r}")
         if self.semantic not in ("off", "bundled", "ollama"):
