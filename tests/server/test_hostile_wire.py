@@ -463,6 +463,6 @@ async def test_a_body_that_is_not_declared_json_is_refused_before_any_method_run
     got, _ = await _raw(client.server.port, head.encode(), 3)
     assert got.startswith(b"HTTP/1.1 415") and b"100 Continue" not in got and not got.endswith(b"<still open>"), got
     # JSON, with a charset or as a +json type, is served as ever
-    for declared in ("application/json", "Application/JSON; charset=utf-8", "application/json-rpc+json"):
+    for declared in ("application/json", "Application/JSON; charset=utf-8", "application/json-rpc+json", "application/json-rpc", "application/jsonrequest"):
         resp = await client.post("/rpc", data=body, headers={"Content-Type": declared})
         assert resp.status == 200 and (await resp.json())["result"]["results"], declared

@@ -153,8 +153,10 @@ def _expectation_unmet(request: web.Request) -> str | None:
     return f"Expect: {expect!r} is not understood: only 100-continue is"
 
 
-#: The body types /rpc reads (JSON-RPC over HTTP); `+json` types are JSON as well.
+#: The body types /rpc reads: JSON, `+json` types, and the two older JSON-RPC clients send
+#: (« JSON-RPC over HTTP »): none of them can be sent cross-site without a CORS preflight.
 _JSON = "application/json"
+_JSON_RPC = frozenset((_JSON, "application/json-rpc", "application/jsonrequest"))
 
 
 def _not_json(request: web.Request) -> str | None:
@@ -164,7 +166,7 @@ def _not_json(request: web.Request) -> str | None:
     allowed its origin, is read. The type is named when it looks like one, never quoted raw."""
     given = request.headers.get("Content-Type")
     mime = request.content_type
-    if given is not None and (mime == _JSON or (mime.startswith("application/") and mime.endswith("+json"))):
+    if given is not None and (mime in _JSON_RPC or (mime.startswith("application/") and mime.endswith("+json"))):
         return None
     request[LOG_OUTCOME] = "not JSON"
     got = "no Content-Type" if given is None else mime if re.fullmatch(r"[\w.+-]{1,64}/[\w.+-]{1,64}", mime) else "another Content-Type"
