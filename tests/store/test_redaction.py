@@ -43,6 +43,7 @@ def test_what_names_a_visitor_becomes_a_placeholder(typed, kept):
         "la version 1.2.3 de Debian 12, le port 8080",
         "chmod 755 script.sh puis chmod -R 0644 dossier",
         "mon serveur 192.168.1.10, la box 10.0.0.1, localhost 127.0.0.1, ::1 et fe80::1",
+        "j'ai mis 1.1.1.1 et 8.8.8.8 comme DNS, ou 2606:4700:4700::1111, 9.9.9.9",
         "std::vector et a::b::c",
         "4111 1111 1111 1112 (Luhn faux), 1234567890123, 0000 0000 0000 0000",
         "FR76 3000 6000 0112 3456 7890 188 (clé fausse)",

@@ -7,7 +7,7 @@ before a question is logged. Every pattern is anchored so that it never starts i
 digits or letters (one pass over the text, whatever a visitor sends), and the numbers are
 checked (Luhn for a card, ISO 7064 mod 97 for an IBAN, `ipaddress` for an address), so the
 numbers questions are about (« 2024 », « 12/03/2024 », « 14h30 », « 4 To », « 1.2.3 »,
-« chmod 755 », a LAN address) stay as typed.
+« chmod 755 », a LAN address, « 1.1.1.1 ») stay as typed.
 """
 
 from __future__ import annotations
@@ -65,13 +65,30 @@ def _iban_valid(text: str) -> bool:
     return 15 <= len(compact) <= 34 and int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
 
 
+#: The public DNS resolvers a self-hosting question names (« j'ai mis 1.1.1.1 comme DNS »):
+#: Cloudflare's, Google's, Quad9's and OpenDNS's, each anyone's and no visitor's.
+_RESOLVERS = frozenset(
+    map(
+        ipaddress.ip_address,
+        (
+            *("1.1.1.1", "1.0.0.1", "2606:4700:4700::1111", "2606:4700:4700::1001"),
+            *("8.8.8.8", "8.8.4.4", "2001:4860:4860::8888", "2001:4860:4860::8844"),
+            *("9.9.9.9", "149.112.112.112", "2620:fe::fe", "2620:fe::9"),
+            *("208.67.222.222", "208.67.220.220"),
+        ),
+    )
+)
+
+
 def _global_address(text: str) -> bool:
     """A public address may name a visitor's home or phone; a LAN, loopback or documentation
-    one (« 192.168.1.10 », « ::1 ») is what a self-hosting question is about, and names nobody."""
+    one (« 192.168.1.10 », « ::1 ») or a public resolver is what a self-hosting question is
+    about, and names nobody."""
     try:
-        return ipaddress.ip_address(text).is_global
+        address = ipaddress.ip_address(text)
     except ValueError:
         return False
+    return address.is_global and address not in _RESOLVERS
 
 
 _RULES: tuple[tuple[re.Pattern[str], str, Callable[[str], bool]], ...] = (
