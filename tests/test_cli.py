@@ -19,7 +19,7 @@ from grasbot._config import Settings
 from grasbot._engine import NO_PUBLIC_NOTE
 from grasbot._exceptions import ConfigError
 from grasbot.answer.fallback import INTRO
-from support.bots import BUNDLED_VAULT, REPO, serve_process, write_note
+from support.bots import BUNDLED_VAULT, REPO, make_bot, serve_process, write_note
 from support.standin_ollama import unused_url
 
 
@@ -937,6 +937,17 @@ def test_an_excluded_folder_outside_the_vault_is_refused(given):
     with pytest.raises(ConfigError, match=r"GRASBOT_EXCLUDE \(--exclude\): .* is not a folder inside the vault"):
         Settings.load(env={"GRASBOT_EXCLUDE": given})
     assert Settings.load(env={"GRASBOT_EXCLUDE": "Journal,./Archives/2023/"}).exclude == ("Journal", "Archives/2023")
+
+
+@pytest.mark.parametrize("given", ["Journal//Intime", "./Journal/./Intime/", "Journal\\Intime", " Journal/Intime/ "])
+def test_an_excluded_folder_is_left_out_however_its_path_is_written(note_writer, given):
+    """`--exclude Journal//Intime` (or `./Journal/./Intime`, or Windows' `Journal\\Intime`) matched
+    no note the walk named: the folder's notes reached visitors, and no warning said so."""
+    note_writer("Journal/Intime/coffre.md", "visibility: public", "# Coffre\n\nLe code du coffre.\n")
+    note_writer("accueil.md", "visibility: public", "# Accueil\n\nBienvenue.\n")
+    bot = make_bot(note_writer.root, exclude=given)
+    assert sorted(bot.snapshot.index("visitor").notes) == ["accueil.md"]
+    assert bot.snapshot.vault.excluded == {"Journal/Intime/coffre.md"}
 
 
 def test_the_enumerated_settings_are_read_in_any_case():

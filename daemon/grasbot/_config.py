@@ -219,7 +219,8 @@ class Settings:
 
     def _checked(self) -> Settings:
         for folder in self.exclude:  # `/` named the whole vault as left out (every public note's path was then masked), `..` the folder above it
-            if folder in ("", ".") or ".." in re.split(r"[/\\]", folder):
+            steps = re.split(r"[/\\]", folder)
+            if ".." in steps or all(step in ("", ".") for step in steps):
                 raise ConfigError(
                     f"GRASBOT_EXCLUDE (--exclude): {folder or '/'!r} is not a folder inside the vault; name a folder of it, Journal or Archives/2023"
                 )
@@ -362,6 +363,15 @@ _TYPES = {f.name: f.type for f in fields(Settings)}
 _KEEP_ALIVE = re.compile(r"-?\d+|[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+")
 
 
+def _vault_folder(given: str) -> str:
+    """A folder of --exclude as the vault's walk names it (`Journal/Intime`): given as
+    `Journal//Intime`, `./Journal/./Intime/` or `Journal\\Intime`, it matched no note, and the
+    folder's notes reached visitors with no warning. Only `/`, `.` and the like stay as given,
+    for `Settings` to refuse by name."""
+    parts = [part for part in re.split(r"[/\\]", given.strip()) if part not in ("", ".")]
+    return "/".join(parts) if parts else given.strip()
+
+
 def _coerce(name: str, value: Any, origin: str) -> Any:
     kind = _TYPES[name]
     try:
@@ -375,9 +385,11 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             return ()
         if name in ("exclude", "cors_origins", "trusted_proxies", "allowed_hosts", "peers", "site_pages"):
             items = value.split(",") if isinstance(value, str) else list(value)
-            strip = "/" if name in ("exclude", "peers") else ""
+            if name == "exclude":
+                return tuple(_vault_folder(i) for i in items if i.strip())
+            strip = "/" if name == "peers" else ""
             items = [i.lower() for i in items] if name == "allowed_hosts" else items  # as browsers send a name
-            return tuple(i.strip().removeprefix("./" if name == "exclude" else "").strip(strip) for i in items if i.strip())
+            return tuple(i.strip().strip(strip) for i in items if i.strip())
         if name in ("semantic", "anchors", "default_visibility"):  # read as GRASBOT_INDEX_CACHE=OFF is
             return str(value).strip().lower()
         if name == "url_map":
