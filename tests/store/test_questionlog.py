@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -17,6 +18,7 @@ import pytest
 from grasbot._config import vault_key
 from grasbot.retrieval.scoring import Reason
 from grasbot.retrieval.search import SearchResult, Source
+from grasbot.store import questionlog
 from grasbot.store.questionlog import (
     REOPEN_EVERY,
     SCHEMA_VERSION,
@@ -85,6 +87,7 @@ def test_schema_has_no_column_for_the_visitor(tmp_path):
     assert columns(db) == {
         "questions": ["id", "asked_at", "question", "grounded", "followup"],
         "results": ["question_id", "rank", "slug", "path", "score", "signals"],
+        "redacted": ["through"],
     }
     every = " ".join(c for cols in columns(db).values() for c in cols)
     for forbidden in ("ip", "addr", "agent", "user", "host", "client", "history", "session", "cookie", "referer"):
@@ -126,6 +129,112 @@ def test_a_visitors_contact_and_bank_details_are_not_kept(tmp_path):
     on_disk = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     for typed in (b"dupont", b"06 12 34", b"3000 6000", b"4111"):
         assert typed not in on_disk
+
+
+# ---------------------------------------------------------------- a log an older GrasBot wrote
+
+OLD_QUESTIONS = [
+    "mon mail c'est jean.dupont@gmail.com, vous pouvez me recontacter ?",
+    "comment installer GrasBot ?",
+    "appelez-moi au 06 12 34 56 78 pour l'adhésion 2024",
+    "mon IBAN FR76 3000 6000 0112 3456 7890 189",
+    "écrivez à marie@free.fr",
+]
+OLD_REDACTED = [
+    "mon mail c'est [e-mail], vous pouvez me recontacter ?",
+    "comment installer GrasBot ?",
+    "appelez-moi au [téléphone] pour l'adhésion 2024",
+    "mon IBAN [IBAN]",
+    "écrivez à [e-mail]",
+]
+
+
+def older_grasbots_log(db, questions=OLD_QUESTIONS, *, at: datetime = T0) -> None:
+    """A log as GrasBot wrote it before `redaction`: schema version 1, no `redacted` marker,
+    every question as typed (ungrounded, its nearest note `contact`)."""
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+        conn.executescript(
+            """
+            CREATE TABLE questions (id INTEGER PRIMARY KEY, asked_at TEXT NOT NULL, question TEXT NOT NULL,
+                grounded INTEGER NOT NULL, followup INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE results (question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+                rank INTEGER NOT NULL, slug TEXT NOT NULL, path TEXT NOT NULL, score REAL NOT NULL,
+                signals TEXT NOT NULL, PRIMARY KEY (question_id, rank));
+            CREATE INDEX questions_by_time ON questions(asked_at);
+            CREATE INDEX results_by_slug ON results(slug, rank);
+            PRAGMA user_version=1;
+            """
+        )
+        first = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM questions").fetchone()[0]
+        for i, text in enumerate(questions, first):
+            conn.execute("INSERT INTO questions VALUES (?, ?, ?, 0, 0)", (i, at.strftime("%Y-%m-%dT%H:%M:%SZ"), text))
+            conn.execute("INSERT INTO results VALUES (?, 1, 'contact', 'contact.md', 0.5, 'bm25')", (i,))
+
+
+def marker(db) -> list[tuple]:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        return conn.execute("SELECT through FROM redacted").fetchall()
+
+
+def test_an_older_grasbots_log_is_redacted_once_by_the_writer(tmp_path):
+    """A log written before `redaction` kept visitors' e-mails and phones as typed for 90 days:
+    the first start after the upgrade redacts them, in the writer thread, and marks it done."""
+    db = tmp_path / "q.sqlite3"
+    older_grasbots_log(db)
+    log = QuestionLog(db, clock=Clock(), redact_batch=2)
+    assert log.redacted.wait(30)
+    assert b"dupont" not in b"".join(p.read_bytes() for p in tmp_path.iterdir())  # the file too, not only its -wal
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == OLD_REDACTED
+    assert len(rows(db, "results")) == 5 and marker(db) == [(5,)]
+    with QuestionLog(db, clock=Clock()) as log:  # done: the next start changes nothing
+        assert log._writer is None and log._conn is not None and log._conn.total_changes == 0
+
+
+def test_an_older_grasbots_log_cleaning_killed_midway_is_finished_at_the_next_start(tmp_path):
+    """Each batch is one transaction with the marker: a daemon killed after the first batch
+    left two questions redacted and the marker on the second; the next start goes on."""
+    db = tmp_path / "q.sqlite3"
+    older_grasbots_log(db)
+    with contextlib.closing(sqlite3.connect(db, isolation_level=None)) as conn:
+        questionlog._ensure_redacted_table(conn)
+        assert questionlog._redact_batch(conn, 2) == 2  # then the daemon is killed
+    assert [r[2] for r in rows(db, "questions")] == OLD_REDACTED[:2] + OLD_QUESTIONS[2:]
+    assert marker(db) == [(2,)]
+    with QuestionLog(db, clock=Clock(), redact_batch=2) as log:
+        assert log.redacted.wait(30)
+    assert [r[2] for r in rows(db, "questions")] == OLD_REDACTED and marker(db) == [(5,)]
+
+
+def test_questions_an_older_grasbot_wrote_after_a_downgrade_are_redacted_at_the_upgrade(tmp_path):
+    """The marker follows the questions this GrasBot writes; an older one, run again on the
+    file (it ignores the marker's table), writes past it, and the next start redacts those."""
+    db = tmp_path / "q.sqlite3"
+    older_grasbots_log(db, OLD_QUESTIONS[:1])
+    with QuestionLog(db, clock=Clock()) as log:
+        assert log.redacted.wait(30)
+        log.record("écrivez à paul@free.fr", result(grounded=False))
+    assert marker(db) == [(2,)]
+    older_grasbots_log_again = [(3, "2025-03-01T12:00:00Z", "mon 06 12 34 56 78", 0, 0)]
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+        conn.executemany("INSERT INTO questions VALUES (?, ?, ?, ?, ?)", older_grasbots_log_again)
+    with QuestionLog(db, clock=Clock()) as log:
+        assert log.redacted.wait(30)
+    assert [r[2] for r in rows(db, "questions")] == [OLD_REDACTED[0], "écrivez à [e-mail]", "mon [téléphone]"]
+
+
+def test_grasbot_log_on_an_older_grasbots_log_prints_no_raw_contact_and_writes_nothing(tmp_path):
+    """`grasbot log` only reads: on a log no daemon has cleaned yet, it prints what it reads
+    through `redact`, and leaves the file as it is."""
+    db = tmp_path / "q.sqlite3"
+    older_grasbots_log(db, at=datetime.now(UTC))
+    before = db.read_bytes()
+    code, text = run_log(["log", "--question-log", str(db)])
+    assert code == 0 and "« écrivez à [e-mail] »" in text and "« appelez-moi au [téléphone] pour l'adhésion 2024 »" in text
+    assert "@" not in text and "06 12" not in text
+    code, text = run_log(["log", "--question-log", str(db), "--json"])
+    assert [q["question"] for q in json.loads(text)["ungrounded"]] == OLD_REDACTED[::-1]
+    assert db.read_bytes() == before and "redacted" not in columns(db)
 
 
 def test_a_real_visitor_search_is_logged_with_its_signals(note_writer, tmp_path):

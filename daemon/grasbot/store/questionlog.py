@@ -10,6 +10,13 @@ tables have no column that could hold them, and `tests/store/test_questionlog.py
 schema to keep it that way. Rows older than `retention_days` are deleted on open and then
 at most once a day.
 
+A log an older GrasBot wrote kept those questions as typed. The `redacted` table marks how far
+the questions went through `redact` (this GrasBot's own questions move it as they are written);
+below it, the writer thread redacts the rest once, REDACT_BATCH a transaction with the marker,
+so the daemon listens at once, the file is locked a few ms at a time, and a daemon stopped or
+killed midway goes on at its next start. Until then every read (alias suggestions, `grasbot
+log`, which never writes) returns them through `redact`. An older GrasBot ignores the table.
+
 Logging is a side job: neither `submit` nor `record` ever raises, so a full disk or a
 read-only home never breaks an answer. A log that cannot be opened for a reason that may pass
 (another process holding the file, a full disk, a folder not writable or not mounted yet) warns
@@ -74,6 +81,7 @@ BUSY_RETRY = 1.0  # seconds the writer waits before writing again a batch anothe
 REOPEN_EVERY = timedelta(seconds=30)  # a log that could not be opened is tried again this often, while questions wait
 MAX_LIMIT = 100_000  # `grasbot log --limit`: SQLite's LIMIT is a 64-bit integer
 ROWS_PER_STATEMENT = 500  # 6 values a row: 3,000 variables, SQLite allows 32,766 a statement
+REDACT_BATCH = 1_000  # questions of an older GrasBot's log redacted a transaction: the file is locked a few ms at a time
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # fixed width, so text order is time order
 
 # Which signals name a note (alias, title, slug, answers, tags, domains) and which only find it
@@ -267,6 +275,53 @@ def _lasting(exc: BaseException, path: Path) -> bool:
     return False
 
 
+def _ensure_redacted_table(conn: sqlite3.Connection) -> None:
+    """The marker of how far the questions are redacted: `redacted.through`, the last question id
+    whose text `redact` has read. A log an older GrasBot wrote has no such table: it starts at 0,
+    so its questions, kept as typed, are redacted once. A table, not a `user_version`: an older
+    GrasBot refuses a version it does not know, and ignores a table."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'redacted'").fetchone():
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("CREATE TABLE IF NOT EXISTS redacted (through INTEGER NOT NULL)")
+        conn.execute("INSERT INTO redacted SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM redacted)")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _all_redacted(conn: sqlite3.Connection) -> bool:
+    """Whether every question on disk went through `redact`: False for a log an older GrasBot
+    wrote (no marker) until it is cleaned, and for one it wrote in again after a downgrade."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'redacted'").fetchone():
+        return False
+    return bool(conn.execute("SELECT (SELECT MAX(through) FROM redacted) >= (SELECT COALESCE(MAX(id), 0) FROM questions)").fetchone()[0])
+
+
+def _redact_batch(conn: sqlite3.Connection, size: int) -> int:
+    """Redact the next `size` questions past the marker, and move it, in one transaction: a
+    daemon killed midway leaves the marker at the last batch written, and the next start goes
+    on from there. How many questions were read (0: all are redacted)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        through = conn.execute("SELECT MAX(through) FROM redacted").fetchone()[0]
+        rows = conn.execute("SELECT id, question FROM questions WHERE id > ? ORDER BY id LIMIT ?", (through, size)).fetchall()
+        changed = [(kept, qid) for qid, text in rows if (kept := redact(text)) != text]
+        if changed:
+            conn.executemany("UPDATE questions SET question = ? WHERE id = ?", changed)
+        if rows:
+            conn.execute("UPDATE redacted SET through = ?", (rows[-1][0],))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return len(rows)
+
+
 def _insert_rows(conn: sqlite3.Connection, into: str, rows: list[tuple]) -> None:
     """`rows` in a few statements of up to ROWS_PER_STATEMENT rows each. sqlite3 lets the GIL
     go for every step of SQLite, and `executemany` makes one step a row: taking the GIL back
@@ -292,14 +347,15 @@ class QuestionLog:
         max_pending: int = MAX_PENDING,
         read_only: bool = False,
         on_open: Callable[[Path], None] | None = None,
+        redact_batch: int = REDACT_BATCH,
     ):
         """`read_only`: for the reading methods; `record` and `submit` then keep nothing.
         `on_open(path)`: called each time the file is opened for writing, at start or once it
         can be (the daemon notes there which vault the log is of); it must not raise."""
         if retention_days < 1:
             raise ValueError(f"retention_days must be at least 1, not {retention_days}")
-        if batch_wait < 0 or max_pending < 1:
-            raise ValueError("batch_wait must be at least 0 and max_pending at least 1")
+        if batch_wait < 0 or max_pending < 1 or redact_batch < 1:
+            raise ValueError("batch_wait must be at least 0, max_pending and redact_batch at least 1")
         self.path = Path(path) if path is not None else None
         self.retention = timedelta(days=retention_days)
         self._clock = clock
@@ -307,6 +363,10 @@ class QuestionLog:
         self._batch_wait = batch_wait
         self._max_pending = max_pending
         self._on_open = on_open
+        self._redact_batch = redact_batch
+        self._redacting = False  # questions an older GrasBot kept as typed wait for the writer to redact them
+        self.redacted = threading.Event()  # set when they are (or the writer stopped: the next start goes on)
+        self.redacted.set()
         # Lock order: `_lock` (the connection) before `_queue` (the pending list), never the
         # reverse; `submit` takes only `_queue`, so it never waits for a transaction or an open.
         self._lock = threading.Lock()
@@ -394,6 +454,9 @@ class QuestionLog:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("PRAGMA foreign_keys=ON")
+                # what an UPDATE redacts or a purge deletes is zeroed, not left in the file's free space
+                conn.execute("PRAGMA secure_delete=ON")
+                _ensure_redacted_table(conn)
         except sqlite3.OperationalError as exc:
             conn.close()
             if read_only and wal.exists():  # a log copied from a daemon that did not stop cleanly
@@ -429,6 +492,13 @@ class QuestionLog:
         self._last_purge = None
         if not self.read_only:
             self._purge(self._clock())
+            if not _all_redacted(self._conn):
+                # by the writer thread, a batch at a time: not before the daemon listens
+                with self._queue:
+                    self._redacting = True
+                    self.redacted.clear()
+                    self._start_writer()
+                    self._queue.notify()
 
     def _try_open(self) -> None:
         """Open the file, at start or again while questions wait. A lasting cause (`_lasting`)
@@ -564,11 +634,16 @@ class QuestionLog:
                 self._drop_newest(1)
                 return
             self._keep(entry)
-            if self._writer is None:
-                self._writer = threading.Thread(target=self._write_loop, name="grasbot-questionlog", daemon=True)
-                self._writer.start()
-            elif len(self._pending) == 1:
+            if not self._start_writer() and len(self._pending) == 1:
                 self._queue.notify()  # the writer sleeps until there is work; once woken, it lets a batch gather
+
+    def _start_writer(self) -> bool:
+        """Start the writer thread if it is not running yet; whether it was started. Holds `_queue`."""
+        if self._writer is not None or self._closing:
+            return False
+        self._writer = threading.Thread(target=self._write_loop, name="grasbot-questionlog", daemon=True)
+        self._writer.start()
+        return True
 
     def _keep(self, entry: _Pending) -> None:
         """Queue `entry`; while the file cannot be opened or written, past `max_pending` the
@@ -609,17 +684,19 @@ class QuestionLog:
     def _write_loop(self) -> None:
         while True:
             with self._queue:
-                while not self._pending and not self._closing:
+                while not self._pending and not self._closing and not self._redacting:
                     self._queue.wait()
                 if self._closing:
                     return  # close() writes what is left
-                if self._batch_wait:
+                if self._batch_wait and self._pending:
                     self._queue.wait(self._batch_wait)  # close() cuts this short
                 if self._closing:
                     return
             with self._lock:
                 self._flush_locked()
                 pause = REOPEN_EVERY.total_seconds() if self.stalled else BUSY_RETRY if self._held else 0
+                if not pause and self._redacting:
+                    self._redact_locked()
             if pause:  # the questions stay queued: wake to try the file again, not at once
                 with self._queue:
                     if not self._closing:
@@ -663,6 +740,28 @@ class QuestionLog:
                 self._purge(newest)
             except (sqlite3.Error, OSError) as exc:  # the questions are written: the old ones go at a later write
                 logger.debug("question log %s: old questions not deleted yet: %s", self.path, exc)
+
+    def _redact_locked(self) -> None:
+        """One batch of the questions an older GrasBot kept as typed, redacted now (never
+        raises). A file held by another process is tried again at the next turn; any other
+        failure leaves them for the next start, said. Holds `_lock`."""
+        try:
+            done = self._conn is None or _redact_batch(self._conn, self._redact_batch) == 0
+            if done and self._conn is not None:
+                # the redacted pages into the file now: till a checkpoint, it holds them as typed
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.OperationalError as exc:
+            if _busy(exc):
+                return
+            logger.warning("question log %s: cannot redact the questions an older GrasBot kept as typed: %s; tried again at the next start", self.path, exc)
+            done = True
+        except Exception as exc:  # a bug here must not cost a visitor an answer either
+            logger.exception("question log %s: unexpected error while redacting old questions: %s", self.path, exc)
+            done = True
+        if done:
+            with self._queue:
+                self._redacting = False
+            self.redacted.set()
 
     def _not_written(self, batch: list[_Pending], exc: BaseException) -> None:
         """The questions of `batch` the file did not take go back to the queue's front. Holds `_lock`."""
@@ -749,6 +848,8 @@ class QuestionLog:
                 "results (question_id, rank, slug, path, score, signals)",
                 [(first + i, *row) for i, e in enumerate(batch) for row in e.results],
             )
+            # redacted as they are written: the marker follows them if every question before is
+            conn.execute("UPDATE redacted SET through = MAX(through, ?) WHERE through >= ?", (first + len(batch) - 1, first - 1))
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -823,8 +924,12 @@ class QuestionLog:
 
     @staticmethod
     def _read(conn: sqlite3.Connection, sql: str, params: tuple) -> tuple[list[tuple], dict[int, list[LoggedResult]]]:
-        """The questions `sql` picks, and the results of each."""
+        """The questions `sql` picks, and the results of each. Questions an older GrasBot kept as
+        typed and no daemon has redacted yet (`grasbot log` on a log not opened since the
+        upgrade, alias suggestions while the writer cleans) are read through `redact`."""
         heads = conn.execute(sql, params).fetchall()
+        if not _all_redacted(conn):
+            heads = [(qid, at, redact(text), *rest) for qid, at, text, *rest in heads]
         ids = [h[0] for h in heads]
         results: dict[int, list[LoggedResult]] = {i: [] for i in ids}
         for chunk in range(0, len(ids), 500):
