@@ -7,14 +7,15 @@ syntax reads one: in prose (`voir prive/plan.md`), a footnote, an HTML attribute
 is code. `Mentions.masked` drops each such mention of a note the reader may not see, as a
 rewritten link to it drops its target: its vault path (`.md` and all, any case, `/` or `\\`,
 percent-encoded or not) with the folders or address before it, its file name alone when that
-name leads to it as a link's would (but for a web site's address, `https://…/README.md`), its vault path without `.md` (`prive/plan`, as Obsidian
-names a note in a folder), and a wikilink or `obsidian://` URI to it left in code. Only
-path-shaped text goes: a private note `Projet.md` leaves the word « projet » alone, and a path
-without `.md` holds a folder and is read whole (`prive/planning` is not `prive/plan`).
+name leads to it as a link's would (but for a web site's address, `https://…/README.md`), its
+vault path without `.md` (`prive/plan`, as Obsidian names a note in a folder), and a wikilink
+or `obsidian://` URI to it left in code. Only path-shaped text goes: a private note `Projet.md`
+leaves the word « projet » alone, and a path without `.md` holds a folder and is read whole
+(`prive/planning` is not `prive/plan`).
 
-A typed path ends in `.md`, or its name follows a `/`: one scan finds where one may end, and the
-text before each end is compared once per length of the paths hidden (a set's lookup), however
-many notes are.
+A typed path ends in `.md`, or its name follows a `/`: one scan finds where one may end, the
+text is read once as paths are compared (`_Read`), and each end is compared only with the
+hidden paths that end in the same characters (`_Paths`), however many notes are.
 """
 
 from __future__ import annotations
