@@ -763,15 +763,28 @@ def test_an_excluded_folder_is_left_out_whichever_unicode_normalization_names_it
 
 
 def test_an_excluded_folder_the_vault_does_not_have_is_said(note_writer):
-    """`--exclude Templates` for `templates/` (or `./templates`, read as it): nothing was left out, unsaid."""
+    """`--exclude Templats` for `templates/`, or a note's name: nothing was left out, unsaid."""
     note_writer("templates/modele.md", None, "")
     note_writer("garde.md", None, "")
-    vault = load_vault(note_writer.root, VaultOptions(exclude=("Templates", "garde.md")))
+    vault = load_vault(note_writer.root, VaultOptions(exclude=("Templats", "garde.md")))
     assert set(vault.notes) == {"templates/modele.md", "garde.md"}
     said = "left out by --exclude (GRASBOT_EXCLUDE), but the vault has no such folder: nothing is left out"
-    assert [(w.path, w.message) for w in vault.warnings] == [("Templates", said), ("garde.md", said)]
+    assert [(w.path, w.message) for w in vault.warnings] == [("Templats", said), ("garde.md", said)]
     assert Settings.load(env={"GRASBOT_EXCLUDE": "./templates/, brouillons"}).exclude == ("templates", "brouillons")
     assert load_vault(note_writer.root, VaultOptions(exclude=("templates",))).warnings == []
+
+
+def test_an_excluded_folder_is_left_out_in_any_case(note_writer):
+    """`--exclude journal` for `Journal/`: a Mac's or Windows' disk found the folder by that name,
+    so nothing was said, and the walk, comparing names exactly, left nothing out: the journal's
+    notes were served. On any disk the folder is now left out, and its notes' paths are masked."""
+    note_writer("Journal/Intime/secret.md", None, "")
+    note_writer("Journal/jour.md", None, "")
+    note_writer("garde.md", None, "")
+    vault = load_vault(note_writer.root, VaultOptions(exclude=("journal/INTIME", "JOURNAL"), default_public=True))
+    assert set(vault.notes) == {"garde.md"}
+    assert vault.warnings == []
+    assert vault.excluded == {"Journal/Intime/secret.md", "Journal/jour.md"}
 
 
 def test_symlink_outside_the_vault_is_not_followed(note_writer, tmp_path):

@@ -172,14 +172,41 @@ def _nfc(text: str) -> str:
     return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
+def _folder_key(text: str) -> str:
+    """A folder's name as --exclude matches it: composed (NFC: `--exclude Privé` typed on a
+    keyboard must leave out the folder a Mac named with its accent apart, NFD) and in any case
+    (`--exclude journal` for `Journal/`: a Mac's or Windows' disk opens it by either name, and
+    the folder's notes were served with no warning)."""
+    return _nfc(text).casefold()
+
+
 def _excluded(rel: str, options: VaultOptions) -> bool:
-    """Hidden, or below a folder of --exclude, matched composed (NFC) on both sides: `--exclude
-    Privé` typed on a keyboard must leave out the folder a Mac named with its accent apart (NFD)."""
+    """Hidden, or below a folder of --exclude (`_folder_key` on both sides)."""
     parts = rel.split("/")
     if any(map(_hidden, parts)):
         return True
-    rel = _nfc(rel)
-    return any(rel == ex or rel.startswith(ex.rstrip("/") + "/") for ex in map(_nfc, options.exclude))
+    rel = _folder_key(rel)
+    return any(rel == ex or rel.startswith(ex.rstrip("/") + "/") for ex in map(_folder_key, options.exclude))
+
+
+def _excluded_folders(root: Path, options: VaultOptions) -> dict[str, list[str]]:
+    """{each folder of --exclude: the vault's folders it names, as the disk names them}, found
+    step by step in the folders' listings (`_folder_key`): `--exclude journal` names `Journal/`
+    on any disk, and an empty list is a folder the vault does not have."""
+    found: dict[str, list[str]] = {}
+    for given in options.exclude:
+        level = [""]
+        for step in map(_folder_key, given.strip("/").split("/")):
+            below: list[str] = []
+            for rel in level:
+                try:
+                    with os.scandir(root / rel if rel else root) as entries:
+                        below += [f"{rel}/{e.name}" if rel else e.name for e in entries if _folder_key(e.name) == step and e.is_dir(follow_symlinks=False)]
+                except OSError:  # a folder that cannot be listed leaves out nothing below it
+                    continue
+            level = below
+        found[given] = level
+    return found
 
 
 def _scan(root: Path, options: VaultOptions) -> list[tuple[str, os.DirEntry]]:
@@ -295,10 +322,9 @@ def excluded_notes(root: Path, options: VaultOptions) -> frozenset[str]:
     private note's are (`retrieval.mentions`). Listed only, never read; a folder that cannot be
     listed, a symlink and a hidden name are passed over."""
     found: list[str] = []
-    for folder in {_nfc(ex.strip("/")) for ex in options.exclude}:
-        for form in {unicodedata.normalize(form, folder) for form in ("NFC", "NFD")}:
-            top = root / form
-            for dirpath, dirnames, filenames in os.walk(top):  # no symlink followed, errors passed over
+    for folders in _excluded_folders(root, options).values():
+        for folder in folders:
+            for dirpath, dirnames, filenames in os.walk(root / folder):  # no symlink followed, errors passed over
                 rel = Path(dirpath).relative_to(root).as_posix()
                 if rel.count("/") >= MAX_FOLDER_DEPTH:
                     dirnames.clear()
@@ -933,8 +959,8 @@ def load_vault(
             vault.warnings.extend(Issue(rel, w) for w in note.warnings)
         if note is not known:
             fresh.append(rel)
-    for folder in options.exclude:  # `./Templates` or `templates` for `Templates/`: nothing would be left out, unsaid
-        if not any((root / unicodedata.normalize(form, folder)).is_dir() for form in ("NFC", "NFD")):
+    for folder, named in _excluded_folders(root, options).items():  # `Templats` for `Templates/`: nothing would be left out, unsaid
+        if not named:
             vault.warnings.append(Issue(folder, "left out by --exclude (GRASBOT_EXCLUDE), but the vault has no such folder: nothing is left out"))
     vault.excluded = excluded_notes(root, options)
     previous = previous if reusable else None
