@@ -9,12 +9,16 @@ import stat
 import urllib.error
 import urllib.parse
 import urllib.request
+from unittest import mock
 
 import pytest
+from aiohttp import web
+from aiohttp.test_utils import make_mocked_request
 
 from grasbot import Settings
 from grasbot._exceptions import ConfigError
 from grasbot.server.auth import bearer_matches, default_token_file, resolve_owner_token
+from grasbot.server.middleware import HOSTS_ALLOWED, _rebound, hosts_checked
 from support.bots import rpc, serve_process
 
 UNAUTHORIZED = {"code": -32001, "message": "Unauthorized", "data": "owner token required"}
@@ -211,6 +215,44 @@ def test_a_cors_origin_no_browser_sends_is_refused_at_start(listed, hint):
         Settings.load(env={"GRASBOT_CORS_ORIGINS": f"app://obsidian.md,{listed}"})
     assert str(refused.value) == (f"GRASBOT_CORS_ORIGINS: {listed!r} is not an origin as a browser sends it (scheme://host[:port], lower case, no path){hint}")
     assert Settings.load(env={"GRASBOT_CORS_ORIGINS": "app://obsidian.md,https://mon-site.fr,http://localhost:5173"}).cors_origins[1] == "https://mon-site.fr"
+
+
+@pytest.mark.parametrize(
+    "host, refused",
+    [
+        ("evil.example", True),
+        ("Evil.Example.", True),
+        ("evil.example:80", True),
+        ("grasbot.lan", False),
+        ("localhost", False),
+        ("app.localhost", False),
+        ("127.0.0.1", False),
+        ("[::1]", False),
+        ("", False),  # HTTP/1.0 sends none: no name to rebind
+    ],
+)
+def test_a_daemon_listening_on_port_80_checks_a_host_without_a_port(host, refused):
+    """On port 80 a browser writes no port in Host, so `serve --port 80` with no proxy in front
+    read every name as a proxy's and answered a rebound page. Behind a proxy (another port), a
+    Host without a port is still the site's name, as deploy/nginx sends it."""
+    allowed = frozenset({"grasbot.lan"})
+    assert _rebound(host, allowed, on_port_80=True) is refused
+    assert _rebound(host, allowed) is (refused and host.endswith(":80"))  # behind a proxy: a port-less Host is served
+
+
+async def test_the_host_check_reads_the_port_the_daemon_listens_on():
+    """The middleware learns from the connection's own address that it listens on port 80."""
+
+    async def served(request):
+        return web.Response(text="ok")
+
+    app = web.Application()
+    app[HOSTS_ALLOWED] = frozenset()
+    for port, status in ((80, 421), (8765, 200)):
+        transport = mock.Mock()
+        transport.get_extra_info.return_value = ("127.0.0.1", port)
+        request = make_mocked_request("GET", "/health", headers={"Host": "evil.example"}, transport=transport, app=app)
+        assert (await hosts_checked(request, served)).status == status, port
 
 
 async def test_a_page_whose_name_was_rebound_to_the_daemon_is_refused(start_daemon):

@@ -52,12 +52,15 @@ def _origin_allowed(request: web.Request, origin: str) -> bool:
     return origin in request.app[CORS_ALLOWED]
 
 
-def _rebound(host: str, allowed: frozenset[str]) -> bool:
+def _rebound(host: str, allowed: frozenset[str], on_port_80: bool = False) -> bool:
     """Whether a Host header names the daemon's port by a name it does not know: a page whose own
     name an attacker points at this machine (DNS rebinding) is same-origin with the daemon, CORS
-    and all, and reads what it answers. A browser writes the port it reached; a proxy in front
-    (deploy/nginx: `Host $host`) sends the site's name without one, and an address is no name
-    that can be rebound."""
+    and all, and reads what it answers. A browser writes the port it reached, but for 80; a proxy
+    in front (deploy/nginx: `Host $host`) sends the site's name without one, and an address is no
+    name that can be rebound. `on_port_80`: the daemon itself listens on port 80, where a browser
+    writes no port (`serve --port 80` with no proxy took every name)."""
+    if on_port_80 and host and ":" not in host.rpartition("]")[2]:
+        host = f"{host}:80"
     name, colon, port = host.rpartition(":")
     if not colon or not port.isdigit() or name.startswith("["):  # no port, or an IPv6 address
         return False
@@ -74,7 +77,9 @@ def _rebound(host: str, allowed: frozenset[str]) -> bool:
 @web.middleware
 async def hosts_checked(request: web.Request, handler):
     """A request by a rebound name is refused (421) before anything answers it; see `_rebound`."""
-    if _rebound(request.headers.get("Host", ""), request.app[HOSTS_ALLOWED]):
+    local = request.transport.get_extra_info("sockname") if request.transport is not None else None
+    on_port_80 = isinstance(local, tuple) and len(local) >= 2 and local[1] == 80
+    if _rebound(request.headers.get("Host", ""), request.app[HOSTS_ALLOWED], on_port_80):
         request[LOG_OUTCOME] = "host refused"
         return error_response(421, "this daemon is not served under the name in the Host header: list it in GRASBOT_ALLOWED_HOSTS if it is yours")
     return await handler(request)
