@@ -22,6 +22,7 @@ from grasbot.store.redaction import PLACEHOLDER, redact
         ("mon fixe : 04\u00a072\u00a012\u00a034\u00a056", "mon fixe : [téléphone]"),
         ("depuis la Belgique +32 470 12 34 56 ou +33 (0)6 12 34 56 78", "depuis la Belgique [téléphone] ou [téléphone]"),
         ("+33612345678, 0033 6 12 34 56 78, +1 (555) 123-4567", "[téléphone], [téléphone], [téléphone]"),
+        ("de l'étranger, composez le 00 33 6 12 34 56 78", "de l'étranger, composez le [téléphone]"),
         ("rappelez-moi au (+33) 6 12 34 56 78 ou (+32)470123456", "rappelez-moi au [téléphone] ou [téléphone]"),
         ("mon IBAN FR76 3000 6000 0112 3456 7890 189 pour le don", "mon IBAN [IBAN] pour le don"),
         ("virement sur fr7630006000011234567890189 ?", "virement sur [IBAN] ?"),

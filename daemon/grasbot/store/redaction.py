@@ -38,13 +38,13 @@ _IBAN = re.compile(rf"(?<![^\W_])[A-Z]{{2}}\d{{2}}(?:[A-Z0-9]{{11,30}}|(?:{_SPAC
 _CARD = re.compile(
     rf"(?<!\d)(?<!\d{_SPACE})(?<!\d-)(?:\d{{13,19}}|\d{{4}}(?:{_SEP}\d{{4}}){{2,3}}(?:{_SEP}\d{{1,3}})?|\d{{4}}{_SEP}\d{{6}}{_SEP}\d{{4,5}})(?!{_SEP}?\d)"
 )
-# French: ten digits from 0 in pairs (spaces, dots, dashes or none). International: + or 00,
-# the country's code (or « (+33) », as French sites print it), an optional (0) or (area), then
+# French: ten digits from 0 in pairs (spaces, dots, dashes or none). International: + or 00
+# (« 00 33 », as a French visitor dials abroad), the country's code (or « (+33) », as French sites print it), an optional (0) or (area), then
 # 6 to 13 digits in groups.
 _PHONE = re.compile(
     rf"(?<![\w+])(?<!\d{_SPACE})(?<!\d[.-])"
     rf"(?:0[1-9](?:{_DOT}?\d{{2}}){{4}}"
-    rf"|(?:\(\+{_SPACE}?[1-9]\d{{0,2}}\)|(?:\+{_SPACE}?|00)[1-9]\d{{0,2}})(?:{_DOT}?\(\d{{1,4}}\))?(?:{_DOT}?\d){{6,13}})"
+    rf"|(?:\(\+{_SPACE}?[1-9]\d{{0,2}}\)|(?:\+|00){_SPACE}?[1-9]\d{{0,2}})(?:{_DOT}?\(\d{{1,4}}\))?(?:{_DOT}?\d){{6,13}})"
     rf"(?!{_DOT}?\d)"
 )
 _IPV4 = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)")
