@@ -17,6 +17,7 @@ from grasbot.store.redaction import PLACEHOLDER, redact
         ("écrivez à Élodie.Martin+site@exemple-asso.fr.", "écrivez à [e-mail]."),
         ("écrivez à jean.dupont (at) gmail.com, ou Jean [AT] free.fr", "écrivez à [e-mail], ou [e-mail]"),
         ("mon adresse : jean.dupont arobase laposte.net", "mon adresse : [e-mail]"),
+        ("jean.dupont @ gmail.com ou jean @gmail.com, sinon marie@ orange.fr", "[e-mail] ou [e-mail], sinon [e-mail]"),
         ("appelez-moi au 06 12 34 56 78", "appelez-moi au [téléphone]"),
         ("ou au 06.12.34.56.78, 0612345678 ou 01-23-45-67-89", "ou au [téléphone], [téléphone] ou [téléphone]"),
         ("mon fixe : 04\u00a072\u00a012\u00a034\u00a056", "mon fixe : [téléphone]"),
@@ -52,6 +53,7 @@ def test_what_names_a_visitor_becomes_a_placeholder(typed, kept):
         "pi vaut 3.14159265358979, 1111 2222 3333 4444 5555 6666",
         "@jean sur Mastodon, user@host:~$ et a@localhost",
         "rendez-vous at 10.30, look at example.com, le signe arobase.",
+        "rdv @ 10.30 ou à 14h@12.45, la page @ 2.0",
         "le 06 est un département, 06 12 le début d'un numéro",
     ],
 )

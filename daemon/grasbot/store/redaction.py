@@ -26,9 +26,11 @@ EMAIL, PHONE, IBAN, CARD, ADDRESS = "[e-mail]", "[téléphone]", "[IBAN]", "[car
 #: Any placeholder `redact` writes, for whoever reads a redacted text back.
 PLACEHOLDER = re.compile("|".join(re.escape(p) for p in (EMAIL, PHONE, IBAN, CARD, ADDRESS)))
 
-# With @, or as written to dodge spam robots: « jean (at) gmail.com », « jean arobase gmail.com ».
+# With @ (spaced or not), or as written to dodge spam robots: « jean (at) gmail.com », « jean
+# arobase gmail.com ». The last label holds a letter, as every top-level domain does: « rdv @
+# 10.30 » is a time.
 _EMAIL = re.compile(
-    r"(?<![\w.%+-])[\w.%+-]{1,64}(?:@|\s?[(\[]at[)\]]\s?|\sarobase\s)[^\W_](?:[\w-]{0,62})(?:\.[\w-]{1,63})+",
+    r"(?<![\w.%+-])[\w.%+-]{1,64}(?:\s?@\s?|\s?[(\[]at[)\]]\s?|\sarobase\s)[^\W_](?:[\w-]{0,62})(?:\.[\w-]{1,63})*\.(?=[\w-]{0,62}[^\W\d_])[\w-]{1,63}",
     re.IGNORECASE,
 )
 # An IBAN as written on a RIB: compact, or in groups of four (the last one shorter).
