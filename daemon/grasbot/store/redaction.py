@@ -36,10 +36,8 @@ _EMAIL = re.compile(
 # An IBAN as written on a RIB: compact, or in groups of four (the last one shorter).
 _IBAN = re.compile(rf"(?<![^\W_])[A-Z]{{2}}\d{{2}}(?:[A-Z0-9]{{11,30}}|(?:{_SPACE}[A-Z0-9]{{4}}){{2,7}}(?:{_SPACE}[A-Z0-9]{{1,4}})?)(?![^\W_])", re.IGNORECASE)
 # As a card is printed: 13 to 19 digits, or groups of four (4-6-5 and 4-6-4 for Amex and
-# Diners) with one space or dash between them; not inside a longer run of digits.
-_CARD = re.compile(
-    rf"(?<!\d)(?<!\d{_SPACE})(?<!\d-)(?:\d{{13,19}}|\d{{4}}(?:{_SEP}\d{{4}}){{2,3}}(?:{_SEP}\d{{1,3}})?|\d{{4}}{_SEP}\d{{6}}{_SEP}\d{{4,5}})(?!{_SEP}?\d)"
-)
+# Diners) with one space, dash or dot between them; not inside a longer run of digits.
+_CARD = re.compile(rf"(?<!\d)(?<!\d{_DOT})(?:\d{{13,19}}|\d{{4}}(?:{_DOT}\d{{4}}){{2,3}}(?:{_DOT}\d{{1,3}})?|\d{{4}}{_DOT}\d{{6}}{_DOT}\d{{4,5}})(?!{_DOT}?\d)")
 # French: ten digits from 0 in pairs (spaces, dots, dashes or none). International: + or 00
 # (« 00 33 », as a French visitor dials abroad), the country's code (or « (+33) », as French sites print it), an optional (0) or (area), then
 # 6 to 13 digits in groups.
