@@ -33,8 +33,9 @@ _EMAIL = re.compile(
     r"(?<![\w.%+-])(?:[\w.%+-]{1,64}|\"[^\"\s@]{1,62}\")(?:\s?@\s?|\s?[(\[]at[)\]]\s?|\sarobase\s)[^\W_](?:[\w-]{0,62})(?:\.[\w-]{1,63})*\.(?=[\w-]{0,62}[^\W\d_])[\w-]{1,63}",
     re.IGNORECASE,
 )
-# An IBAN as written on a RIB: compact, or in groups of four (the last one shorter).
-_IBAN = re.compile(rf"(?<![^\W_])[A-Z]{{2}}\d{{2}}(?:[A-Z0-9]{{11,30}}|(?:{_SPACE}[A-Z0-9]{{4}}){{2,7}}(?:{_SPACE}[A-Z0-9]{{1,4}})?)(?![^\W_])", re.IGNORECASE)
+# An IBAN as written on a RIB: compact, or in groups of four (the last one shorter) between
+# spaces or dashes, as a bank's web page may copy it.
+_IBAN = re.compile(rf"(?<![^\W_])[A-Z]{{2}}\d{{2}}(?:[A-Z0-9]{{11,30}}|(?:{_SEP}[A-Z0-9]{{4}}){{2,7}}(?:{_SEP}[A-Z0-9]{{1,4}})?)(?![^\W_])", re.IGNORECASE)
 # As a card is printed: 13 to 19 digits, or groups of four (4-6-5 and 4-6-4 for Amex and
 # Diners) with one space, dash or dot between them; not inside a longer run of digits.
 _CARD = re.compile(rf"(?<!\d)(?<!\d{_DOT})(?:\d{{13,19}}|\d{{4}}(?:{_DOT}\d{{4}}){{2,3}}(?:{_DOT}\d{{1,3}})?|\d{{4}}{_DOT}\d{{6}}{_DOT}\d{{4,5}})(?!{_DOT}?\d)")
@@ -60,7 +61,7 @@ def _card_valid(text: str) -> bool:
 
 def _iban_valid(text: str) -> bool:
     """ISO 13616's check: the four first characters moved to the end, letters as 10 to 35, mod 97 is 1."""
-    compact = "".join(text.split()).upper()
+    compact = "".join(c for c in text if c.isalnum()).upper()
     moved = compact[4:] + compact[:4]
     return 15 <= len(compact) <= 34 and int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
 
