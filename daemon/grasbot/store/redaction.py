@@ -34,8 +34,10 @@ _EMAIL = re.compile(
     re.IGNORECASE,
 )
 # An IBAN as written on a RIB: compact, or in groups of four (the last one shorter) between
-# spaces or dashes, as a bank's web page may copy it.
-_IBAN = re.compile(rf"(?<![^\W_])[A-Z]{{2}}\d{{2}}(?:[A-Z0-9]{{11,30}}|(?:{_SEP}[A-Z0-9]{{4}}){{2,7}}(?:{_SEP}[A-Z0-9]{{1,4}})?)(?![^\W_])", re.IGNORECASE)
+# spaces or dashes, as a bank's web page may copy it. ASCII letters only, written out: case
+# folding would let in the letters that fold to them (« K », the Kelvin sign), which no base
+# 36 digit is.
+_IBAN = re.compile(rf"(?<![^\W_])[A-Za-z]{{2}}[0-9]{{2}}(?:[A-Za-z0-9]{{11,30}}|(?:{_SEP}[A-Za-z0-9]{{4}}){{2,7}}(?:{_SEP}[A-Za-z0-9]{{1,4}})?)(?![^\W_])")
 # As a card is printed: 13 to 19 digits, or groups of four (4-6-5 and 4-6-4 for Amex and
 # Diners) with one space, dash or dot between them; not inside a longer run of digits.
 _CARD = re.compile(rf"(?<!\d)(?<!\d{_DOT})(?:\d{{13,19}}|\d{{4}}(?:{_DOT}\d{{4}}){{2,3}}(?:{_DOT}\d{{1,3}})?|\d{{4}}{_DOT}\d{{6}}{_DOT}\d{{4,5}})(?!{_DOT}?\d)")
