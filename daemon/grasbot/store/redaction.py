@@ -42,12 +42,15 @@ _IBAN = re.compile(rf"(?<![^\W_])[A-Za-z]{{2}}[0-9]{{2}}(?:[A-Za-z0-9]{{11,30}}|
 # Diners) with one space, dash or dot between them; not inside a longer run of digits.
 _CARD = re.compile(rf"(?<!\d)(?<!\d{_DOT})(?:\d{{13,19}}|\d{{4}}(?:{_DOT}\d{{4}}){{2,3}}(?:{_DOT}\d{{1,3}})?|\d{{4}}{_DOT}\d{{6}}{_DOT}\d{{4,5}})(?!{_DOT}?\d)")
 # French: ten digits from 0 in pairs (spaces, dots, dashes or none). International: + or 00
-# (« 00 33 », as a French visitor dials abroad), the country's code (or « (+33) », as French sites print it), an optional (0) or (area), then
-# 6 to 13 digits in groups.
+# (« 00 33 », as a French visitor dials from abroad), the country's code (or « (+33) », as French
+# sites print it), an optional (0) or (area), then 6 to 13 digits: in one run, or in groups of
+# two or more after the first (« +33 6 12 34 56 78 », « +1 555 123-4567 »); digits one by one
+# are a version (« +1.2.3.4.5.6.7 »).
 _PHONE = re.compile(
     rf"(?<![\w+])(?<!\d{_SPACE})(?<!\d[.-])"
     rf"(?:0[1-9](?:{_DOT}?\d{{2}}){{4}}"
-    rf"|(?:\(\+{_SPACE}?[1-9]\d{{0,2}}\)|(?:\+|00){_SPACE}?[1-9]\d{{0,2}})(?:{_DOT}?\(\d{{1,4}}\))?(?:{_DOT}?\d){{6,13}})"
+    rf"|(?:\(\+{_SPACE}?[1-9]\d{{0,2}}\)|(?:\+|00){_SPACE}?[1-9]\d{{0,2}})(?:{_DOT}?\(\d{{1,4}}\))?{_DOT}?"
+    rf"(?=(?:{_DOT}?\d){{6,13}}(?!{_DOT}?\d))(?:\d+|\d{{1,4}}(?:{_DOT}\d{{2,}})+))"
     rf"(?!{_DOT}?\d)"
 )
 _IPV4 = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)")
