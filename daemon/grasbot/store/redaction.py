@@ -45,11 +45,12 @@ _CARD = re.compile(rf"(?<!\d)(?<!\d{_DOT})(?:\d{{13,19}}|\d{{4}}(?:{_DOT}\d{{4}}
 # (« 00 33 », as a French visitor dials from abroad), the country's code (or « (+33) », as French
 # sites print it), an optional (0) or (area), then 6 to 13 digits: in one run, or in groups of
 # two or more after the first (« +33 6 12 34 56 78 », « +1 555 123-4567 »); digits one by one
-# are a version (« +1.2.3.4.5.6.7 »).
+# are a version (« +1.2.3.4.5.6.7 »). No national number begins with 00, the international
+# prefix: « +20 00 12 34 56 » is a temperature and a time.
 _PHONE = re.compile(
     rf"(?<![\w+])(?<!\d{_SPACE})(?<!\d[.-])"
     rf"(?:0[1-9](?:{_DOT}?\d{{2}}){{4}}"
-    rf"|(?:\(\+{_SPACE}?[1-9]\d{{0,2}}\)|(?:\+|00){_SPACE}?[1-9]\d{{0,2}})(?:{_DOT}?\(\d{{1,4}}\))?{_DOT}?"
+    rf"|(?:\(\+{_SPACE}?[1-9]\d{{0,2}}\)|(?:\+|00){_SPACE}?[1-9]\d{{0,2}})(?:{_DOT}?\(\d{{1,4}}\))?{_DOT}?(?!0{_DOT}?0)"
     rf"(?=(?:{_DOT}?\d){{6,13}}(?!{_DOT}?\d))(?:\d+|\d{{1,4}}(?:{_DOT}\d{{2,}})+))"
     rf"(?!{_DOT}?\d)"
 )
