@@ -37,6 +37,7 @@ from grasbot.store.redaction import PLACEHOLDER, redact
         ("Diners 3622 720627 1667, Amex 378282246310005, Visa 4222222222222", "Diners [carte], Amex [carte], Visa [carte]"),
         ("5555-5555-5555-4444 ou 4111111111111111 ou Amex 3782 822463 10005", "[carte] ou [carte] ou Amex [carte]"),
         ("mon IP publique 82.64.12.34 ne répond plus, ni 2a01:e0a:1f2:3::1", "mon IP publique [IP] ne répond plus, ni [IP]"),
+        ("vu comme ::ffff:5240:c22 ou 64:ff9b::5240:c22", "vu comme [IP] ou [IP]"),
     ],
 )
 def test_what_names_a_visitor_becomes_a_placeholder(typed, kept):
@@ -55,6 +56,7 @@ def test_what_names_a_visitor_becomes_a_placeholder(typed, kept):
         "mon serveur 192.168.1.10, la box 10.0.0.1, localhost 127.0.0.1, ::1 et fe80::1",
         "j'ai mis 1.1.1.1 et 8.8.8.8 comme DNS, ou 2606:4700:4700::1111, 9.9.9.9",
         "std::vector et a::b::c",
+        "le ratio 1:2:3:4:5:6:7:8, a:b:c:d:e:f:1:2, ::ffff:c0a8:10a (192.168.1.10)",
         "4111 1111 1111 1112 (Luhn faux), 1234567890123, 0000 0000 0000 0000",
         "FR76 3000 6000 0112 3456 7890 188 (clé fausse), FR76-3000-6000-0112-3456-7890-188",
         "FR76 3000 6000 0112 3456 7890 18\u212a et fr7630006000011234567890\u017f89 (Kelvin, s long)",

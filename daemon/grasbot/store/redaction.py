@@ -99,6 +99,11 @@ _RESOLVERS = frozenset(
 )
 
 
+#: Every IPv6 block IANA has handed out to networks (RFC 4291's global unicast), and the
+#: prefix that carries an IPv4 address across NAT64 (RFC 6052).
+_UNICAST, _NAT64 = ipaddress.ip_network("2000::/3"), ipaddress.ip_network("64:ff9b::/96")
+
+
 def _global_address(text: str) -> bool:
     """A public address may name a visitor's home or phone; a LAN, loopback or documentation
     one (« 192.168.1.10 », « ::1 ») or a public resolver is what a self-hosting question is
@@ -107,6 +112,15 @@ def _global_address(text: str) -> bool:
         address = ipaddress.ip_address(text)
     except ValueError:
         return False
+    if isinstance(address, ipaddress.IPv6Address) and address not in _UNICAST:
+        # outside 2000::/3, an address is an IPv4 one written in IPv6, or names no network
+        # (« 1:2:3:4:5:6:7:8 », the ratios or counters a question is about)
+        if address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        elif address in _NAT64:
+            address = ipaddress.IPv4Address(address.packed[-4:])
+        else:
+            return False
     return address.is_global and address not in _RESOLVERS
 
 
