@@ -87,7 +87,7 @@ def test_schema_has_no_column_for_the_visitor(tmp_path):
     assert columns(db) == {
         "questions": ["id", "asked_at", "question", "grounded", "followup"],
         "results": ["question_id", "rank", "slug", "path", "score", "signals"],
-        "redacted": ["through"],
+        "redacted": ["through", "version"],
     }
     every = " ".join(c for cols in columns(db).values() for c in cols)
     for forbidden in ("ip", "addr", "agent", "user", "host", "client", "history", "session", "cookie", "referer"):
@@ -221,6 +221,25 @@ def test_questions_an_older_grasbot_wrote_after_a_downgrade_are_redacted_at_the_
     with QuestionLog(db, clock=Clock()) as log:
         assert log.redacted.wait(30)
     assert [r[2] for r in rows(db, "questions")] == [OLD_REDACTED[0], "écrivez à [e-mail]", "mon [téléphone]"]
+
+
+def test_a_log_redacted_by_an_older_redaction_is_read_again_by_a_newer_one(tmp_path, monkeypatch):
+    """The marker says how far, and by which `redaction.VERSION`: a later `redact`, which finds
+    what an earlier one missed, reads every question again at its first start, once."""
+    db = tmp_path / "q.sqlite3"
+    older_grasbots_log(db)
+    with QuestionLog(db, clock=Clock()) as log:
+        assert log.redacted.wait(30)
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:  # what an earlier redaction let through
+        conn.execute("UPDATE questions SET question = 'écrivez à jean @ free.fr' WHERE id = 1")
+    monkeypatch.setattr(questionlog, "REDACTION", questionlog.REDACTION + 1)
+    with QuestionLog(db, clock=Clock(), redact_batch=2) as log:
+        assert log.redacted.wait(30)
+    assert rows(db, "questions")[0][2] == "écrivez à [e-mail]"
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("SELECT through, version FROM redacted").fetchall() == [(5, questionlog.REDACTION)]
+    with QuestionLog(db, clock=Clock()) as log:  # done: the next start changes nothing
+        assert log._writer is None and log._conn is not None and log._conn.total_changes == 0
 
 
 def test_grasbot_log_on_an_older_grasbots_log_prints_no_raw_contact_and_writes_nothing(tmp_path):

@@ -69,6 +69,7 @@ from .._terminal import printable
 from ..retrieval.scoring import BOOST_SIGNALS, WEAK_SIGNALS
 from ..retrieval.search import SearchResult
 from .redaction import PLACEHOLDER, redact
+from .redaction import VERSION as REDACTION
 
 logger = logging.getLogger("grasbot.questionlog")
 
@@ -277,15 +278,22 @@ def _lasting(exc: BaseException, path: Path) -> bool:
 
 def _ensure_redacted_table(conn: sqlite3.Connection) -> None:
     """The marker of how far the questions are redacted: `redacted.through`, the last question id
-    whose text `redact` has read. A log an older GrasBot wrote has no such table: it starts at 0,
-    so its questions, kept as typed, are redacted once. A table, not a `user_version`: an older
-    GrasBot refuses a version it does not know, and ignores a table."""
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'redacted'").fetchone():
-        return
+    whose text `redact` has read, and `redacted.version`, the `redaction.VERSION` that read them.
+    A log an older GrasBot wrote has no such table: it starts at 0, so its questions, kept as
+    typed, are redacted once; a later `redact`, which finds more, reads them all again. A table,
+    not a `user_version`: an older GrasBot refuses a version it does not know, and ignores a table."""
+    try:
+        if conn.execute("SELECT MIN(version) >= ? FROM redacted", (REDACTION,)).fetchone()[0]:
+            return
+    except sqlite3.OperationalError:  # no such table (or column): made below
+        pass
     conn.execute("BEGIN IMMEDIATE")
     try:
-        conn.execute("CREATE TABLE IF NOT EXISTS redacted (through INTEGER NOT NULL)")
-        conn.execute("INSERT INTO redacted SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM redacted)")
+        conn.execute("CREATE TABLE IF NOT EXISTS redacted (through INTEGER NOT NULL, version INTEGER NOT NULL DEFAULT 0)")
+        if "version" not in {row[1] for row in conn.execute("PRAGMA table_info(redacted)")}:
+            conn.execute("ALTER TABLE redacted ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
+        conn.execute("INSERT INTO redacted (through, version) SELECT 0, 0 WHERE NOT EXISTS (SELECT 1 FROM redacted)")
+        conn.execute("UPDATE redacted SET through = 0, version = ? WHERE version < ?", (REDACTION, REDACTION))
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:

@@ -16,11 +16,15 @@ import ipaddress
 import re
 from collections.abc import Callable
 
-__all__ = ["PLACEHOLDER", "redact"]
+__all__ = ["PLACEHOLDER", "VERSION", "redact"]
 
 _SPACE = "[ \u00a0\u202f]"  # French typography groups digits with (narrow) no-break spaces
 _SEP = "[ \u00a0\u202f-]"
 _DOT = "[ \u00a0\u202f.-]"
+
+#: Raised whenever `redact` finds more than it did: a question log redacted by an older one is
+#: read through it again, from its first question (`store.questionlog`).
+VERSION = 1
 
 EMAIL, PHONE, IBAN, CARD, ADDRESS = "[e-mail]", "[téléphone]", "[IBAN]", "[carte]", "[IP]"
 #: Any placeholder `redact` writes, for whoever reads a redacted text back.
