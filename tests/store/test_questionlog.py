@@ -242,6 +242,27 @@ def test_a_log_redacted_by_an_older_redaction_is_read_again_by_a_newer_one(tmp_p
         assert log._writer is None and log._conn is not None and log._conn.total_changes == 0
 
 
+def test_a_question_whose_rows_cannot_be_made_is_not_logged_and_the_log_stays_on(tmp_path, monkeypatch, caplog):
+    """A visitor's text goes through `redact`'s patterns: one that raised on it (« K », the Kelvin
+    sign, in an IBAN once did) turned the log off for the daemon's life. That question is not
+    logged, counted in `dropped`, said once; the next ones are."""
+    real = questionlog.redact
+
+    def breaks(text):
+        if "casse" in text:
+            raise ValueError("invalid literal for int() with base 36: 'K'")
+        return real(text)
+
+    monkeypatch.setattr(questionlog, "redact", breaks)
+    with QuestionLog(tmp_path / "q.sqlite3", clock=Clock()) as log:
+        log.record("ça casse ?", result(grounded=False))
+        log.record("ça casse encore ?", result(grounded=False))
+        log.record("et marie@free.fr ?", result(grounded=False))
+        assert log.status() == {"state": "on", "dropped": 2}
+    assert [r[2] for r in rows(tmp_path / "q.sqlite3", "questions")] == ["et [e-mail] ?"]
+    assert caplog.text.count("a question's rows could not be made") == 1
+
+
 def test_grasbot_log_on_an_older_grasbots_log_prints_no_raw_contact_and_writes_nothing(tmp_path):
     """`grasbot log` only reads: on a log no daemon has cleaned yet, it prints what it reads
     through `redact`, and leaves the file as it is."""

@@ -394,6 +394,7 @@ class QuestionLog:
         self._dropped = 0  # questions dropped since the file last took a write (said when it does)
         self._dropping = False  # the queue was full and the newest went (said once until a write)
         self._lost = 0  # questions dropped since the start, for the owner's /health
+        self._unmade = False  # a question's rows could not be made (said once)
         if self.path is not None:
             self._try_open()
 
@@ -613,7 +614,8 @@ class QuestionLog:
             self._flush_locked(entry)
 
     def _entry(self, question: str, result: SearchResult, followup: bool) -> _Pending | None:
-        """The question's rows, or None (and the log turned off) if they cannot be made."""
+        """The question's rows, or None if they cannot be made: that question is not logged
+        (counted in `dropped`), and the log stays on for the next ones."""
         try:
             entry = _pending(self._clock(), question, result, followup)
             if not _storable(entry):
@@ -622,10 +624,14 @@ class QuestionLog:
                 logger.debug("question log %s: a question that is not Unicode text, not logged", self.path)
                 return None
             return entry
-        except Exception as exc:  # a bug here must not cost a visitor an answer either
-            logger.exception("question log: unexpected error")
-            with self._lock:
-                self._give_up("failed", exc)
+        except Exception:  # a bug here must not cost a visitor an answer either, nor the owner the log:
+            # a visitor's text goes through `redact`'s patterns, and one question that broke them
+            # turned the log off for the daemon's life
+            with self._queue:
+                self._lost += 1
+                first, self._unmade = not self._unmade, True
+            if first:
+                logger.exception("question log %s: a question's rows could not be made, it is not logged (said once)", self.path)
             return None
 
     def submit(self, question: str, result: SearchResult, *, followup: bool = False) -> None:
