@@ -51,6 +51,13 @@ def _read_by_a_visitor(bot: GrasBot) -> str:
     return bot.snapshot.index("visitor").readable_body("pub/accueil.md")
 
 
+def _read_as_a_link_to_the_secret(bot: GrasBot) -> str:
+    """`_read_by_a_visitor`, once the public note is seen to link the private one: the link is
+    read as a link (its edge kept for the graph), not left as text that merely lost a path."""
+    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
+    return _read_by_a_visitor(bot)
+
+
 def _indexed(bot: GrasBot) -> str:
     """The public note's text as the index counts its words."""
     return indexable_body(bot.snapshot.vault.notes["pub/accueil.md"])
@@ -364,8 +371,7 @@ def test_a_reference_definition_over_two_lines_loses_a_private_notes_path(tmp_pa
     path in passages and answers."""
     dest = definition.format(dest=f"../prive/{SECRET}.md")
     bot = _beside_a_secret(tmp_path, f"Voir [le plan][ref] du jardin.\n\n{dest}\n\nIl date de mai.\n")
-    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = _read_by_a_visitor(bot)
+    readable = _read_as_a_link_to_the_secret(bot)
     assert readable.split() == "Voir le plan du jardin. Il date de mai.".split(), readable
 
 
@@ -382,8 +388,7 @@ def test_a_reference_definition_in_a_callout_or_a_list_loses_a_private_notes_pat
     """CommonMark reads a definition inside a block quote (so an Obsidian callout) or a list
     item: it was text there, and visitors read the private note's path in passages and answers."""
     bot = _beside_a_secret(tmp_path, body.format(dest=f"../prive/{SECRET}.md") + "\nIl date de mai.\n")
-    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = _read_by_a_visitor(bot)
+    readable = _read_as_a_link_to_the_secret(bot)
     assert readable.split() == f"{shown} Il date de mai.".split(), readable
 
 
@@ -403,8 +408,7 @@ def test_a_reference_use_matches_its_definition_as_commonmark_does(tmp_path, use
     (`[le plan][Ma  Ref]` uses `[ma ref]:`): it kept its brackets around the label written."""
     label = "ma straße ref" if "STRASSE" in use else "ma ref"
     bot = _beside_a_secret(tmp_path, f"{use} du jardin.\n\n[{label}]: ../prive/{SECRET}.md\n\nIl date de mai.\n")
-    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = _read_by_a_visitor(bot)
+    readable = _read_as_a_link_to_the_secret(bot)
     assert readable.split() == f"{shown} du jardin. Il date de mai.".split(), readable
 
 
@@ -420,8 +424,7 @@ def test_a_reference_definition_whose_label_spans_lines_loses_a_private_notes_pa
     """CommonMark lets a definition's label go over lines (`[ma` then `ref]: prive/x.md`): that
     was no link, and visitors read the private note's path in passages and answers."""
     bot = _beside_a_secret(tmp_path, body.format(dest=f"../prive/{SECRET}.md") + "\nIl date de mai.\n")
-    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = _read_by_a_visitor(bot)
+    readable = _read_as_a_link_to_the_secret(bot)
     assert readable.split() == f"{shown} Il date de mai.".split(), readable
 
 
@@ -440,8 +443,7 @@ def test_a_reference_whose_label_holds_an_escaped_bracket_loses_a_private_notes_
     was text, and visitors read the private note's path in passages and answers; an escaped
     `[` opens no use (`\\[a\\]b]` is text)."""
     bot = _beside_a_secret(tmp_path, f"{use} du jardin.\n\n[{label}]: ../prive/{SECRET}.md\n\nIl date de mai.\n")
-    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = _read_by_a_visitor(bot)
+    readable = _read_as_a_link_to_the_secret(bot)
     assert readable.split() == f"{shown} du jardin. Il date de mai.".split(), readable
 
 
@@ -461,8 +463,7 @@ def test_a_link_whose_text_or_title_holds_an_escaped_bracket_or_quote_loses_a_pr
     parenthesis (`[le plan](prive/x.md "le \\"grand\\" plan")`): that was no link, and visitors
     read the private note's path in passages and answers (a definition kept the title's end)."""
     bot = _beside_a_secret(tmp_path, body.format(dest=f"../prive/{SECRET}.md") + "\n\nIl date de mai.\n")
-    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = _read_by_a_visitor(bot)
+    readable = _read_as_a_link_to_the_secret(bot)
     assert readable.split() == f"{shown} Il date de mai.".split(), readable
 
 
@@ -502,8 +503,7 @@ def test_an_obsidian_uri_in_parentheses_or_quotes_loses_a_private_notes_path(tmp
     the private note's path, which visitors read in passages and answers."""
     uri = f"obsidian://open?vault=V&file={urllib.parse.quote(f'prive/{SECRET}', safe='')}"
     bot = _beside_a_secret(tmp_path, f"Le plan du jardin {around.format(uri)} date de mai.\n")
-    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = _read_by_a_visitor(bot)
+    readable = _read_as_a_link_to_the_secret(bot)
     assert SECRET not in readable.lower() and "date de mai" in readable, readable
     assert SECRET not in _indexed(bot).lower()
 
@@ -580,8 +580,7 @@ def test_a_file_url_to_a_note_is_a_link_to_it(tmp_path, link):
     author's home folder) in passages and answers."""
     url = f"file:///home/moi/coffre/prive/{urllib.parse.quote(SECRET)}.md"
     bot = _beside_a_secret(tmp_path, f"Le plan du jardin : {link.format(url=url)}\n")
-    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = _read_by_a_visitor(bot)
+    readable = _read_as_a_link_to_the_secret(bot)
     assert SECRET not in readable.lower() and "home/moi" not in readable and "en mai" in readable, readable
     assert SECRET not in _indexed(bot).lower()
 
@@ -591,8 +590,7 @@ def test_a_wikilink_whose_label_or_heading_holds_a_bracket_is_a_link(tmp_path, l
     """Obsidian reads a wikilink up to its first `]]`, a bracket in its label or heading
     included: GrasBot read no link there, and visitors read the private note's name."""
     bot = _beside_a_secret(tmp_path, f"Le plan du jardin : {link.format(name=SECRET)}, en mai.\n", secret="## Étape [1]\nLe secret du jardin.")
-    assert {t for t, _ in bot.snapshot.vault.edges["pub/accueil.md"]} == {f"prive/{SECRET}.md"}
-    readable = _read_by_a_visitor(bot)
+    readable = _read_as_a_link_to_the_secret(bot)
     assert SECRET not in readable.lower() and "en mai" in readable, readable
 
 
