@@ -316,20 +316,19 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions, skipped: 
         stack.extend(reversed(below))
 
 
-def excluded_notes(root: Path, options: VaultOptions) -> frozenset[str]:
-    """The vault paths of the notes in the folders of --exclude, which the walk leaves out: the
-    author said not to publish them, so their paths typed in a public note are masked as a
-    private note's are (`retrieval.mentions`). Listed only, never read; a folder that cannot be
-    listed, a symlink and a hidden name are passed over."""
+def excluded_notes(root: Path, folders: Iterable[str]) -> frozenset[str]:
+    """The vault paths of the notes in `folders`, those --exclude names (`_excluded_folders`),
+    which the walk leaves out: the author said not to publish them, so their paths typed in a
+    public note are masked as a private note's are (`retrieval.mentions`). Listed only, never
+    read; a folder that cannot be listed, a symlink and a hidden name are passed over."""
     found: list[str] = []
-    for folders in _excluded_folders(root, options).values():
-        for folder in folders:
-            for dirpath, dirnames, filenames in os.walk(root / folder):  # no symlink followed, errors passed over
-                rel = Path(dirpath).relative_to(root).as_posix()
-                if rel.count("/") >= MAX_FOLDER_DEPTH:
-                    dirnames.clear()
-                dirnames[:] = [d for d in dirnames if not _hidden(d)]
-                found += (f"{rel}/{name}" for name in filenames if name.lower().endswith(".md") and not _hidden(name))
+    for folder in folders:
+        for dirpath, dirnames, filenames in os.walk(root / folder):  # no symlink followed, errors passed over
+            rel = Path(dirpath).relative_to(root).as_posix()
+            if rel.count("/") >= MAX_FOLDER_DEPTH:
+                dirnames.clear()
+            dirnames[:] = [d for d in dirnames if not _hidden(d)]
+            found += (f"{rel}/{name}" for name in filenames if name.lower().endswith(".md") and not _hidden(name))
     return frozenset(found)
 
 
@@ -959,10 +958,11 @@ def load_vault(
             vault.warnings.extend(Issue(rel, w) for w in note.warnings)
         if note is not known:
             fresh.append(rel)
-    for folder, named in _excluded_folders(root, options).items():  # `Templats` for `Templates/`: nothing would be left out, unsaid
+    excluded = _excluded_folders(root, options)
+    for folder, named in excluded.items():  # `Templats` for `Templates/`: nothing would be left out, unsaid
         if not named:
             vault.warnings.append(Issue(folder, "left out by --exclude (GRASBOT_EXCLUDE), but the vault has no such folder: nothing is left out"))
-    vault.excluded = excluded_notes(root, options)
+    vault.excluded = excluded_notes(root, (folder for named in excluded.values() for folder in named))
     previous = previous if reusable else None
     _report_duplicates(vault, previous if _same_names(vault, previous, fresh) else None)
     relinked = resolve_links(vault, previous, fresh)
