@@ -242,6 +242,24 @@ def test_a_log_redacted_by_an_older_redaction_is_read_again_by_a_newer_one(tmp_p
         assert log._writer is None and log._conn is not None and log._conn.total_changes == 0
 
 
+def test_a_log_redacted_by_redaction_1_has_its_social_security_numbers_and_addresses_redacted_once(tmp_path):
+    """Redaction 1 kept a social security number, a street address and a full-width e-mail as
+    typed; this GrasBot's first start reads that log again, once, and marks it done."""
+    db = tmp_path / "q.sqlite3"
+    typed = ["mon NIR 1 85 05 78 006 084 91", "livrez au 12 rue des Lilas, 75011 Paris", "jean＠exemple.fr", "chmod 755"]
+    older_grasbots_log(db, typed)
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:  # as redaction 1 left it: read through, nothing found
+        conn.execute("CREATE TABLE redacted (through INTEGER NOT NULL, version INTEGER NOT NULL DEFAULT 0)")
+        conn.execute("INSERT INTO redacted VALUES (4, 1)")
+    with QuestionLog(db, clock=Clock()) as log:
+        assert log.redacted.wait(30)
+    assert [r[2] for r in rows(db, "questions")] == ["mon NIR [sécurité sociale]", "livrez au [adresse]", "[e-mail]", "chmod 755"]
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("SELECT through, version FROM redacted").fetchall() == [(4, 2)]
+    with QuestionLog(db, clock=Clock()) as log:  # done: the next start changes nothing
+        assert log._writer is None and log._conn is not None and log._conn.total_changes == 0
+
+
 def test_a_question_whose_rows_cannot_be_made_is_not_logged_and_the_log_stays_on(tmp_path, monkeypatch, caplog):
     """A visitor's text goes through `redact`'s patterns: one that raised on it (« K », the Kelvin
     sign, in an IBAN once did) turned the log off for the daemon's life. That question is not

@@ -3,6 +3,7 @@
 It owns the persistent index cache (marshal, checksummed, checked against every file: `cache`),
 the cold load of a large vault in worker processes that the cache's format joins (`parallel`),
 and the visitors' question log in SQLite that alias suggestions read (`questionlog`), without
-the e-mail addresses, phone, IBAN and card numbers visitors type (`redaction`). It reads
+the e-mail addresses, phone, IBAN, card and social security numbers and street addresses
+visitors type (`redaction`). It reads
 `retrieval`'s types; nothing here imports `answer` or `server`.
 """

@@ -1,8 +1,8 @@
 """What visitors ask, kept for a while so the author can see which words lead to which note.
 
 One SQLite file (stdlib sqlite3, WAL), created on first use. Each visitor question keeps its
-time (UTC), its text (an e-mail address, a phone, IBAN or card number, a public IP address a
-visitor typed in it replaced by a placeholder: `redaction`), whether it was grounded, whether
+time (UTC), its text (an e-mail address, a phone, IBAN, card or social security number, a
+street address, a public IP address a visitor typed in it replaced by a placeholder: `redaction`), whether it was grounded, whether
 it was a follow-up in a conversation, and the ranked notes with their scores and the signals
 that brought each one. Nothing about
 the visitor is kept: no address, no user agent, no earlier turns of the conversation. The

@@ -1,19 +1,22 @@
 """What a visitor typed about themselves, kept out of what the daemon keeps.
 
-Visitors type their e-mail, phone number, IBAN or card number into a chat box (« recontactez-moi
-au 06 12 34 56 78 »). The answer needs the question as typed; the question log, kept 90 days
+Visitors type their e-mail, phone number, IBAN, card or social security number, or where they
+live, into a chat box (« recontactez-moi au 06 12 34 56 78 »). The answer needs the question as typed; the question log, kept 90 days
 for the owner, does not (GDPR: data minimisation). `redact` replaces each with a placeholder
 before a question is logged. Every pattern is anchored so that it never starts inside a run of
 digits or letters (one pass over the text, whatever a visitor sends), and the numbers are
-checked (Luhn for a card, ISO 7064 mod 97 for an IBAN, `ipaddress` for an address), so the
+checked (Luhn for a card, ISO 7064 mod 97 for an IBAN, its key for a social security number,
+`ipaddress` for an address), so the
 numbers questions are about (« 2024 », « 12/03/2024 », « 14h30 », « 4 To », « 1.2.3 »,
 « chmod 755 », a LAN address, « 1.1.1.1 ») stay as typed.
 """
 
 from __future__ import annotations
 
+import bisect
 import ipaddress
 import re
+import unicodedata
 from collections.abc import Callable
 
 __all__ = ["PLACEHOLDER", "VERSION", "redact"]
@@ -24,11 +27,12 @@ _DOT = "[ \u00a0\u202f.-]"
 
 #: Raised whenever `redact` finds more than it did: a question log redacted by an older one is
 #: read through it again, from its first question (`store.questionlog`).
-VERSION = 1
+VERSION = 2  # 2: social security numbers, postal addresses, full-width and other compatibility forms
 
 EMAIL, PHONE, IBAN, CARD, ADDRESS = "[e-mail]", "[téléphone]", "[IBAN]", "[carte]", "[IP]"
+NIR, POSTAL = "[sécurité sociale]", "[adresse]"
 #: Any placeholder `redact` writes, for whoever reads a redacted text back.
-PLACEHOLDER = re.compile("|".join(re.escape(p) for p in (EMAIL, PHONE, IBAN, CARD, ADDRESS)))
+PLACEHOLDER = re.compile("|".join(re.escape(p) for p in (EMAIL, PHONE, IBAN, CARD, ADDRESS, NIR, POSTAL)))
 
 # With @ (spaced or not), or as written to dodge spam robots: « jean (at) gmail.com », « jean
 # arobase gmail.com ». The last label holds a letter, as every top-level domain does: « rdv @
@@ -58,6 +62,33 @@ _PHONE = re.compile(
     rf"(?=(?:{_DOT}?\d){{6,13}}(?!{_DOT}?\d))(?:\d+|\d{{1,4}}(?:{_DOT}\d{{2,}})+))"
     rf"(?!{_DOT}?\d)"
 )
+# A French social security number (NIR): sex, year, month, department (« 2A », « 2B » for
+# Corsica), commune, order, then the two-digit key `_nir_valid` checks; run together or in its
+# card's groups (« 1 85 05 78 006 084 91 »). Without its key it is a 13-digit number like any other.
+_NIR = re.compile(
+    rf"(?<![\w+])(?<!\d{_DOT})[12]{_DOT}?\d{{2}}{_DOT}?\d{{2}}{_DOT}?(?:\d{{2}}|2[ABab]){_DOT}?\d{{3}}{_DOT}?\d{{3}}{_DOT}?\d{{2}}(?!{_DOT}?\d)(?![^\W_])"
+)
+# A French street address: a number (« 3 bis », « 12, »), the kind of street, its name (a first
+# word, then capitalised words, « avenue du Général de Gaulle »), then its postcode and town if
+# given. « rue », « avenue », « boulevard » and the like after a number are a street; « place »,
+# « cours », « route » and the like are one only with a postcode after it or « bis »: « 3 cours de
+# Python », « 1 place de libre » stay. A postcode and town alone (« 75011 Paris ») name a town,
+# nobody in it, and stay; so does « la 3e rue ».
+_PARTICLES = r"(?i:(?:de|du|des|la|le|les|aux|au|et|sur|sous|en)\s+|[ld]['’])"
+_WORD = r"[\w'’-]{0,40}"
+_STREET_NAME = rf"{_PARTICLES}{{0,3}}[^\W_]{_WORD}(?:\s+{_PARTICLES}{{0,3}}[A-ZÀ-ÖØ-Þ\d]{_WORD}){{0,5}}"
+_TOWN = rf",?\s+\d{{5}}\s+{_PARTICLES}{{0,2}}[^\W\d_]{_WORD}(?:\s+(?i:cedex)(?:\s+\d{{1,2}})?)?"
+_NUMBER = r"(?<![\w,.])\d{1,4}"
+_SUFFIX = r"\s?(?i:bis|ter|quater)(?!\w)"
+_STREET = r"(?i:rue|avenue|av\.|boulevard|bd|blvd|impasse|allée|quai|lieu-dit|faubourg|chaussée)"
+_WAY = r"(?i:place|cours|chemin|route|passage|square|résidence|cité|sentier|villa|hameau|promenade|esplanade|voie|rond-point)"
+_END = r"(?![\w'’-])"
+_POSTAL = re.compile(
+    rf"{_NUMBER}(?:{_SUFFIX}|\s?[A-Da-d](?!\w))?,?\s+{_STREET}\s+{_STREET_NAME}(?:{_TOWN})?{_END}"
+    rf"|{_NUMBER}{_SUFFIX},?\s+{_WAY}\s+{_STREET_NAME}(?:{_TOWN})?{_END}"
+    rf"|{_NUMBER}(?:\s?[A-Da-d](?!\w))?,?\s+{_WAY}\s+{_STREET_NAME}{_TOWN}{_END}"
+    rf"|(?<![\w.])(?:BP|B\.P\.|[Bb]oîte postale)\s?\d{{1,5}}(?!{_DOT}?\d)(?![\w.])(?!\s?(?:[kKMGT]i?[bBo]|[kKmMgG]?bits?|%)(?!\w))(?:{_TOWN})?{_END}"
+)
 _IPV4 = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)")
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
 
@@ -79,6 +110,14 @@ def _card_valid(text: str) -> bool:
         return False
     total = sum(d if i % 2 == 0 else d * 2 - 9 * (d > 4) for i, d in enumerate(reversed(digits)))
     return total % 10 == 0 and len(set(digits)) > 1  # « 0000 0000 0000 0000 » passes Luhn
+
+
+def _nir_valid(text: str) -> bool:
+    """The key is 97 less the thirteen digits mod 97 (Corsica's « 2A » and « 2B » read as 19 and 18):
+    one 15-digit number in 97 passes by chance."""
+    compact = "".join(c for c in text if c.isalnum()).upper()
+    body = int(compact[:5] + {"2A": "19", "2B": "18"}.get(compact[5:7], compact[5:7]) + compact[7:13])
+    return int(compact[13:]) == 97 - body % 97
 
 
 def _iban_valid(text: str) -> bool:
@@ -131,19 +170,64 @@ def _global_address(text: str) -> bool:
 _RULES: tuple[tuple[re.Pattern[str], str, Callable[[str], bool]], ...] = (
     (_EMAIL, EMAIL, lambda text: True),
     (_IBAN, IBAN, _iban_valid),
+    (_NIR, NIR, _nir_valid),
     (_CARD, CARD, _card_valid),
     (_PHONE, PHONE, lambda text: True),
+    (_POSTAL, POSTAL, lambda text: True),
     (_IPV4, ADDRESS, _global_address),
     (_IPV6, ADDRESS, _global_address),
 )
 
 
 def redact(text: str) -> str:
-    """`text` with e-mail addresses, phone numbers, IBANs, card numbers and public IP addresses
-    replaced by a placeholder (« [e-mail] », « [téléphone] », « [IBAN] », « [carte] », « [IP] »)."""
+    """`text` with e-mail addresses, phone numbers, IBANs, social security and card numbers,
+    street addresses and public IP addresses replaced by a placeholder (« [e-mail] »,
+    « [téléphone] », « [IBAN] », « [sécurité sociale] », « [carte] », « [adresse] », « [IP] »).
+    Read in NFKC, as a phone's keyboard or a copy from a PDF may type them (« jean＠exemple.fr »,
+    full-width digits); what is not replaced stays as typed."""
+    if unicodedata.is_normalized("NFKC", text):
+        for pattern, placeholder, valid in _RULES:
+            text = pattern.sub(_replacer(placeholder, valid), text)
+        return text
+    folded = _Folded(text)
     for pattern, placeholder, valid in _RULES:
-        text = pattern.sub(_replacer(placeholder, valid), text)
-    return text
+        if (replaced := folded.sub(pattern, placeholder, valid)) != folded.text:
+            folded = _Folded(replaced)
+    return folded.text
+
+
+class _Folded:
+    """A text read in NFKC, each base character folded with the marks that follow it, so a
+    match starts and ends on whole characters as typed (« ﬁ » is one, « e » and its accent are
+    one), and what a match did not read stays as typed."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.starts = [i for i, c in enumerate(text) if i == 0 or not unicodedata.category(c).startswith("M")]
+        self.ends = [*self.starts[1:], len(text)]
+        parts = [unicodedata.normalize("NFKC", text[s:e]) for s, e in zip(self.starts, self.ends, strict=True)]
+        self.offsets, at = [], 0
+        for part in parts:
+            self.offsets.append(at)
+            at += len(part)
+        self.folded = "".join(parts)
+
+    def sub(self, pattern: re.Pattern[str], placeholder: str, valid: Callable[[str], bool]) -> str:
+        """`pattern.sub` matched on the folded text, each match replacing the characters it was read from."""
+        spans: list[tuple[int, int]] = []
+        for match in pattern.finditer(self.folded):
+            if match.end() > match.start() and valid(match.group()):
+                first = bisect.bisect_right(self.offsets, match.start()) - 1
+                last = bisect.bisect_right(self.offsets, match.end() - 1) - 1
+                if spans and self.starts[first] < spans[-1][1]:  # two matches in one character as typed
+                    spans[-1] = (spans[-1][0], self.ends[last])
+                else:
+                    spans.append((self.starts[first], self.ends[last]))
+        kept, at = [], 0
+        for start, end in spans:
+            kept += [self.text[at:start], placeholder]
+            at = end
+        return "".join([*kept, self.text[at:]])
 
 
 def _replacer(placeholder: str, valid: Callable[[str], bool]) -> Callable[[re.Match[str]], str]:
