@@ -931,6 +931,43 @@ async def test_a_stream_the_stop_cuts_has_its_access_line(note_writer, standin_o
     assert not any("client gone" in line for line in lines), lines
 
 
+async def test_a_daemon_start_deletes_the_old_questions_of_an_older_grasbots_shared_log(aiohttp_client, tmp_path, monkeypatch):
+    """The log an older GrasBot kept for every vault is opened by no daemon now: its questions,
+    as typed, outlived the 90 days. A start deletes them, the file with them when none is left."""
+    import asyncio
+    import sqlite3
+
+    from aiohttp.test_utils import TestServer
+
+    from grasbot import Settings
+    from grasbot._config import default_log_path
+    from grasbot.server.app import create_app
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    shared = default_log_path(vault=None)
+    shared.parent.mkdir(parents=True)
+    with sqlite3.connect(shared) as conn:
+        conn.executescript(
+            "CREATE TABLE questions (id INTEGER PRIMARY KEY, asked_at TEXT NOT NULL, question TEXT NOT NULL,"
+            " grounded INTEGER NOT NULL, followup INTEGER NOT NULL DEFAULT 0);"
+            "CREATE TABLE results (question_id INTEGER NOT NULL, rank INTEGER NOT NULL, slug TEXT NOT NULL,"
+            " path TEXT NOT NULL, score REAL NOT NULL, signals TEXT NOT NULL, PRIMARY KEY (question_id, rank));"
+            "PRAGMA user_version=1;"
+            "INSERT INTO questions VALUES (1, '2020-01-01T00:00:00Z', 'mon mail jean@free.fr', 0, 0);"
+        )
+    conn.close()
+    vault = tmp_path / "vault"
+    write_note(vault, "un.md", "title: Le jardin\nvisibility: public", "Les abeilles du jardin.")
+    settings = Settings.load(vault_dir=vault, semantic="off", index_cache=False, ollama_host=unused_url())
+    client = await aiohttp_client(TestServer(create_app(settings, owner_token=OWNER_TOKEN)))
+    for _ in range(300):  # a thread of its own, off the start's path
+        if not shared.exists():
+            break
+        await asyncio.sleep(0.1)
+    await client.close()
+    assert not shared.exists() and settings.question_log != shared
+
+
 async def test_a_vault_moved_is_told_where_its_old_question_log_is(aiohttp_client, tmp_path, monkeypatch, capsys, caplog):
     """The log's default place is a hash of the vault's path: a vault moved or renamed started
     an empty log, its questions left unnamed in another folder, and `grasbot log` said none."""

@@ -260,6 +260,59 @@ def test_a_log_redacted_by_redaction_1_has_its_social_security_numbers_and_addre
         assert log._writer is None and log._conn is not None and log._conn.total_changes == 0
 
 
+def test_the_shared_log_of_an_older_grasbot_keeps_only_its_last_90_days_redacted(tmp_path, monkeypatch, caplog):
+    """An older GrasBot kept every vault's questions in one file that no daemon opens now: they
+    stayed as typed and for ever. A start deletes those past retention, redacts the rest, once."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    shared = default_log_path(vault=None)
+    shared.parent.mkdir(parents=True)
+    older_grasbots_log(shared, OLD_QUESTIONS, at=T0 - timedelta(days=89))
+    with contextlib.closing(sqlite3.connect(shared)) as conn, conn:
+        conn.execute("UPDATE questions SET asked_at = '2024-11-30T12:00:00Z' WHERE id <= 2")  # 91 days before T0
+    caplog.set_level(logging.INFO, logger="grasbot.questionlog")
+    own = default_log_path(vault=tmp_path)
+    questionlog.tend_old_logs(own, 90, clock=Clock())
+    assert [r[2] for r in rows(shared, "questions")] == OLD_REDACTED[2:]
+    assert len(rows(shared, "results")) == 3
+    assert b"dupont" not in b"".join(p.read_bytes() for p in shared.parent.iterdir() if p.is_file())
+    assert caplog.text.count("2 question(s) older than 90 days deleted, the 3 left redacted") == 1
+    caplog.clear()
+    questionlog.tend_old_logs(own, 90, clock=Clock())  # nothing more to do: nothing said
+    assert caplog.text == "" and len(rows(shared, "questions")) == 3
+    questionlog.tend_old_logs(own, 90, clock=Clock(T0 + timedelta(days=2)))  # the last ones past retention: the file goes
+    assert not shared.exists() and not any(p.name.startswith(shared.name) for p in shared.parent.iterdir())
+    assert "no question in it is from the last 90 days, deleted" in caplog.text
+    assert not own.exists()  # the daemon's own log is its own business
+
+
+def test_a_log_set_aside_as_unreadable_is_deleted_once_its_questions_are_past_retention(tmp_path, caplog):
+    """A torn log renamed beside the new one was kept for ever; every question it holds was asked
+    before it was set aside, so it goes once that time is past retention, and not before."""
+    db = tmp_path / "q.sqlite3"
+    expired = [tmp_path / f"q.sqlite3.unreadable-20241130-115959{suffix}" for suffix in ("", "-wal", "-shm")]
+    kept = [tmp_path / "q.sqlite3.unreadable-20241201-120001", tmp_path / "q.sqlite3.unreadable-mended", tmp_path / "r.sqlite3.unreadable-20240101-000000"]
+    for file in expired + kept:
+        file.write_bytes(b"torn")
+    caplog.set_level(logging.INFO, logger="grasbot.questionlog")
+    questionlog.tend_old_logs(db, 90, clock=Clock())  # 2024-11-30 11:59:59 + 90 days < T0 = 2025-03-01 12:00 < 2024-12-01 12:00:01 + 90 days
+    assert [f.exists() for f in expired + kept] == [False, False, False, True, True, True]
+    assert caplog.text.count("set aside as unreadable 2024-11-30, past the 90 days questions are kept: deleted") == 1
+
+
+def test_a_log_set_aside_is_named_for_the_time_the_old_logs_are_read_by(tmp_path):
+    """The name `_set_aside` gives is the one `tend_old_logs` reads its time from."""
+    db = tmp_path / "q.sqlite3"
+    db.write_bytes(b"not a database, not at all" * 100)
+    with QuestionLog(db, clock=Clock()):
+        pass
+    aside = tmp_path / "q.sqlite3.unreadable-20250301-120000"
+    assert aside.exists()
+    questionlog.tend_old_logs(db, 90, clock=Clock(T0 + timedelta(days=90) - timedelta(seconds=1)))
+    assert aside.exists()
+    questionlog.tend_old_logs(db, 90, clock=Clock(T0 + timedelta(days=90)))
+    assert not aside.exists() and db.exists()
+
+
 def test_a_question_whose_rows_cannot_be_made_is_not_logged_and_the_log_stays_on(tmp_path, monkeypatch, caplog):
     """A visitor's text goes through `redact`'s patterns: one that raised on it (« K », the Kelvin
     sign, in an IBAN once did) turned the log off for the daemon's life. That question is not

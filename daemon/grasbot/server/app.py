@@ -27,7 +27,7 @@ from .._config import Settings
 from .._engine import GrasBot, vault_wide_warnings
 from .._exceptions import ConfigError, VaultError
 from ..answer.llm import load_ollama
-from ..store.questionlog import QuestionLog, note_the_vault, say_logs_of_vaults_gone
+from ..store.questionlog import QuestionLog, note_the_vault, say_logs_of_vaults_gone, tend_old_logs
 from .auth import resolve_owner_token
 from .handlers import (
     PAGE_HEADERS,
@@ -114,6 +114,8 @@ def create_app(
             raise ConfigError(f"the question log {settings.question_log} cannot be used ({opened.question_log.failure}): name another, or turn it off")
         if default_place is not None and usable and new_log:  # was this vault moved? its questions are in the log of its old place
             say_logs_of_vaults_gone(default_place, log.warning)
+        # the files no daemon writes any more keep the retention promise too; off the start's path
+        threading.Thread(target=tend_old_logs, args=(settings.question_log, settings.log_retention_days), name="grasbot-old-logs", daemon=True).start()
         app[BOT] = opened
         if embed_at_start:
             opened.start_embedding()  # a worker: questions are answered lexically until it is done

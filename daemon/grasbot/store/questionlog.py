@@ -8,7 +8,8 @@ that brought each one. Nothing about
 the visitor is kept: no address, no user agent, no earlier turns of the conversation. The
 tables have no column that could hold them, and `tests/store/test_questionlog.py` reads the
 schema to keep it that way. Rows older than `retention_days` are deleted on open and then
-at most once a day.
+at most once a day; at a daemon's start, `tend_old_logs` does so for the files no daemon writes
+(an older GrasBot's log of every vault, a log set aside as unreadable).
 
 A log an older GrasBot wrote kept those questions as typed. The `redacted` table marks how far
 the questions went through `redact` (this GrasBot's own questions move it as they are written);
@@ -61,6 +62,7 @@ import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import NamedTuple
 
@@ -84,6 +86,7 @@ MAX_LIMIT = 100_000  # `grasbot log --limit`: SQLite's LIMIT is a 64-bit integer
 ROWS_PER_STATEMENT = 500  # 6 values a row: 3,000 variables, SQLite allows 32,766 a statement
 REDACT_BATCH = 1_000  # questions of an older GrasBot's log redacted a transaction: the file is locked a few ms at a time
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # fixed width, so text order is time order
+ASIDE, _ASIDE_TIME = ".unreadable-", "%Y%m%d-%H%M%S"  # a log SQLite cannot read is renamed so, with the time (UTC)
 
 # Which signals name a note (alias, title, slug, answers, tags, domains) and which only find it
 # (its text, its meaning, a link from a better note): scoring's registry says (`SIGNALS`).
@@ -579,7 +582,7 @@ class QuestionLog:
         """A log SQLite cannot read (torn by a crash of the disk, overwritten): renamed beside
         itself, kept for whoever may mend it, and a new log started. Turned off instead, the
         daemon lost every question until someone moved the file by hand."""
-        aside = path.with_name(f"{path.name}.unreadable-{self._clock():%Y%m%d-%H%M%S}")
+        aside = path.with_name(f"{path.name}{ASIDE}{self._clock().astimezone(UTC):{_ASIDE_TIME}}")
         os.replace(path, aside)
         for suffix in ("-wal", "-shm"):  # a new log must not read the old one's journal
             with contextlib.suppress(FileNotFoundError):
@@ -1111,6 +1114,93 @@ def say_logs_of_vaults_gone(log_path: Path, say: Callable[[str], None]) -> None:
     for vault, log in logs_of_vaults_gone(log_path):
         said = f"the question log of a vault that was at {printable(vault)}, and is no longer there, is {log}"
         say(f"{said}: if this vault was moved from there, move that file to {log_path}")
+
+
+def tend_old_logs(log_path: Path | None, retention_days: int, *, clock: Callable[[], datetime] = _utcnow) -> None:
+    """Keep the retention promise for the files no daemon writes any more (never raises; a
+    daemon runs it at start, in a thread of its own). The log an older GrasBot shared between
+    every vault (`default_log_path(vault=None)`): its questions past retention are deleted and
+    the rest redacted, and the file goes once none is left; a log set aside as unreadable goes
+    once every question it can hold is past retention (its rename time and `retention_days`).
+    Left alone, both kept visitors' questions, as typed, for ever. Each is said once, when done."""
+    retention, now = timedelta(days=retention_days), clock()
+    try:
+        shared = default_log_path(vault=None)
+        if shared != log_path and shared.is_file():
+            _tend_shared_log(shared, retention, now)
+        for folder_log in {p for p in (log_path, shared) if p is not None}:
+            _delete_expired_asides(folder_log, retention, now)
+    except Exception:  # old files are a chore beside the daemon: one that failed must not stop it
+        logger.exception("question log: unexpected error while deleting old questions of older logs")
+
+
+def _tend_shared_log(path: Path, retention: timedelta, now: datetime) -> None:
+    """Delete the shared log's questions past retention and redact the rest; the file, once empty."""
+    try:
+        conn = sqlite3.connect(os.fspath(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    except sqlite3.Error as exc:
+        logger.warning("question log %s (an older GrasBot's, of every vault): cannot open it to delete its old questions: %s", path, exc)
+        return
+    try:
+        if _schema_version(conn) != SCHEMA_VERSION:
+            return  # an empty file: nothing kept
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA secure_delete=ON")
+        cutoff = _stamp(now - retention)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("DELETE FROM results WHERE question_id IN (SELECT id FROM questions WHERE asked_at < ?)", (cutoff,))
+            deleted = conn.execute("DELETE FROM questions WHERE asked_at < ?", (cutoff,)).rowcount
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        _ensure_redacted_table(conn)
+        while _redact_batch(conn, REDACT_BATCH):
+            pass
+        left = conn.execute("SELECT COUNT(*) FROM questions").fetchone()[0]
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # what was deleted or redacted, out of the -wal too
+    except (sqlite3.Error, ValueError) as exc:
+        logger.warning("question log %s (an older GrasBot's, of every vault): cannot delete its old questions: %s", path, exc)
+        return
+    finally:
+        conn.close()
+    days = retention.days
+    if not left and not path.with_name(path.name + "-wal").exists():  # a -wal left: another process has it open
+        for file in (path, path.with_name(path.name + "-shm")):
+            with contextlib.suppress(FileNotFoundError):
+                file.unlink()
+        logger.info("question log %s (an older GrasBot's, of every vault): no question in it is from the last %d days, deleted", path, days)
+    elif deleted:
+        logger.info(
+            "question log %s (an older GrasBot's, of every vault): %d question(s) older than %d days deleted,"
+            " the %d left redacted; --question-log %s reads them",
+            path,
+            deleted,
+            days,
+            left,
+            path,
+        )
+
+
+def _delete_expired_asides(log_path: Path, retention: timedelta, now: datetime) -> None:
+    """Delete the logs set aside beside `log_path` whose every question is past retention."""
+    for aside in sorted(log_path.parent.glob(f"{glob_escape(log_path.name)}{ASIDE}*")):
+        try:
+            at = datetime.strptime(aside.name[len(log_path.name) + len(ASIDE) :], _ASIDE_TIME).replace(tzinfo=UTC)
+        except ValueError:
+            continue  # its -wal or -shm, gone with it; or a name this GrasBot did not give
+        if now < at + retention:
+            continue
+        try:
+            for file in (aside, aside.with_name(aside.name + "-wal"), aside.with_name(aside.name + "-shm")):
+                with contextlib.suppress(FileNotFoundError):
+                    file.unlink()
+        except OSError as exc:
+            logger.warning("question log %s: set aside %s, past the %d days questions are kept, cannot be deleted: %s", aside, at.date(), retention.days, exc)
+            continue
+        logger.info("question log %s: set aside as unreadable %s, past the %d days questions are kept: deleted", aside, at.date(), retention.days)
 
 
 def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
