@@ -37,8 +37,9 @@ PLACEHOLDER = re.compile("|".join(re.escape(p) for p in (EMAIL, PHONE, IBAN, CAR
 # With @ (spaced or not), or as written to dodge spam robots: « jean (at) gmail.com », « jean
 # arobase gmail.com ». The last label holds a letter, as every top-level domain does: « rdv @
 # 10.30 » is a time. The part before @ may be quoted (`"jean"@gmail.com`), as RFC 5322 allows.
+# A host followed by a colon and a path is git's SSH address (« git@github.com:moi/depot.git »).
 _EMAIL = re.compile(
-    r"(?<![\w.%+-])(?:[\w.%+-]{1,64}|\"[^\"\s@]{1,62}\")(?:\s?@\s?|\s?[(\[]at[)\]]\s?|\sarobase\s)[^\W_](?:[\w-]{0,62})(?:\.[\w-]{1,63})*\.(?=[\w-]{0,62}[^\W\d_])[\w-]{1,63}",
+    r"(?<![\w.%+-])(?:[\w.%+-]{1,64}|\"[^\"\s@]{1,62}\")(?:\s?@\s?|\s?[(\[]at[)\]]\s?|\sarobase\s)[^\W_](?:[\w-]{0,62})(?:\.[\w-]{1,63})*\.(?=[\w-]{0,62}[^\W\d_])[\w-]{1,63}(?![\w-]|\.[\w-]|:[\w~/.-])",
     re.IGNORECASE,
 )
 # An IBAN as written on a RIB: compact, or in groups of four (the last one shorter) between
