@@ -226,3 +226,32 @@ async def test_two_reloads_at_once_leave_the_note_private(start_daemon, tmp_path
 
 async def _drain(events) -> list:
     return [event async for event in events]
+
+
+@pytest.mark.parametrize("breakage", ["broken YAML", "not UTF-8"])
+@pytest.mark.parametrize("at", ["start", "reload"])
+async def test_a_private_notes_path_stays_masked_while_the_note_cannot_be_loaded(start_daemon, standin_ollama, tmp_path, breakage, at):
+    """A private note whose frontmatter the author is halfway through editing (or that a sync
+    left in another encoding) is not loaded: whether it is private cannot be read, so its path
+    typed in a public note stays masked for visitors, as when it loaded private. It reached
+    their passages and the model's prompt from the reload (or start) that failed to read it."""
+    root = tmp_path / "vault"
+    write_note(root, "jardin.md", "title: Le jardin\nvisibility: public", "Le jardin fleurit en avril, le plan est dans prive/plan-rouge.md.")
+    secret = write_note(root, "prive/plan-rouge.md", "title: Plan rouge\nvisibility: private", "Le plan rouge du jardin.")
+    broken = "---\ntitle: [Plan rouge\nvisibility: private\n---\nLe plan rouge du jardin.\n"
+    raw = broken.encode() if breakage == "broken YAML" else secret.read_text(encoding="utf-8").replace("rouge du", "rouge é du").encode("latin-1")
+    if at == "start":
+        secret.write_bytes(raw)
+    client = await start(start_daemon, root, standin_ollama.url)
+    if at == "reload":
+        secret.write_bytes(raw)
+        report = await rpc_result(client, "reload", {}, headers=OWNER)
+        assert [e["path"] for e in report["errors"]] == ["prive/plan-rouge.md"]
+    q = "le jardin fleurit en avril"
+    standin_ollama.script("Le jardin fleurit en avril [jardin].")
+    assert (await (await client.get("/ask", params={"q": q})).json())["response"] == "Le jardin fleurit en avril [jardin]."
+    prompt = json.dumps(standin_ollama.requests[-1]["messages"], ensure_ascii=False)
+    assert "le plan est dans ." in prompt and "plan-rouge" not in prompt
+    standin_ollama.script(mode="http_500")  # the notes' own sentences instead
+    said = (await (await client.get("/ask/stream", params={"q": "quand le jardin fleurit-il ?"})).text()).split("event: done")[-1]
+    assert "le plan est dans" in said and "plan-rouge" not in said

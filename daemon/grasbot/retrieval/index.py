@@ -260,7 +260,7 @@ class Index:
     boilerplate: Boilerplate = field(default=EMPTY, compare=False)  # lines search reads past, with what each note holds of them
     _memo: dict = field(default_factory=dict, compare=False, repr=False)  # term -> BM25 impacts
     _raw_edges: Mapping | None = field(default=None, compare=False, repr=False)  # the vault's, to spot changed links
-    excluded: frozenset[str] = field(default=frozenset(), compare=False, repr=False)  # notes --exclude left out, masked for visitors
+    excluded: frozenset[str] = field(default=frozenset(), compare=False, repr=False)  # notes --exclude left out or not loaded, masked for visitors
 
     def __len__(self) -> int:
         return len(self.notes)
@@ -281,7 +281,7 @@ class Index:
 
     def _mentions(self) -> Mentions:
         """What masks the typed paths of the vault's notes outside this audience, and of the notes
-        --exclude left out (`excluded`): none for the owner."""
+        --exclude left out or that could not be loaded (`excluded`): none for the owner."""
         resolver = self.resolver
         if resolver is None:
             return self.derived(_MENTIONS, lambda: Mentions(self.excluded, lambda target: None))
@@ -618,7 +618,7 @@ class Index:
         ):
             picked = dict(zip(notes, map(analyses.__getitem__, notes), strict=True))
             edges, backlinks = _graph(notes, vault, previous[audience] if previous else None)
-            excluded = vault.excluded if audience == "visitor" else frozenset()  # the owner reads what they typed
+            excluded = vault.excluded | vault.unloaded if audience == "visitor" else frozenset()  # the owner reads what they typed
             out[audience] = cls(audience, notes, picked, body, fields, edges, backlinks, vault.resolver, boilerplate, _raw_edges=vault.edges, excluded=excluded)
         return out
 

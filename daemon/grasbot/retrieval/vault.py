@@ -109,6 +109,9 @@ class Vault:
     duplicate_slugs: list[Issue] = field(default_factory=list, repr=False, compare=False)
     delta: VaultDelta | None = field(default=None, repr=False, compare=False)  # None: loaded from nothing
     excluded: frozenset[str] = field(default=frozenset(), repr=False, compare=False)  # the notes --exclude left out (`excluded_notes`)
+    # the notes in `errors`: who may read one is unknown (its frontmatter unread), so for a
+    # visitor its typed path is masked as a private note's is (`retrieval.mentions`)
+    unloaded: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
     def by_slug(self, slug: str) -> Note | None:
         for note in self.notes.values():
@@ -924,6 +927,7 @@ def load_vault(
     old = previous.notes if previous is not None and reusable else {}
     vault = Vault(root=root, notes={}, options=options)
     fresh: list[str] = []  # notes that are not `previous`'s own objects
+    unloaded: list[str] = []
     for rel, entry in _scan(root, options) if scanned is None else scanned:
         if not rel.isascii() and _not_utf8(rel):
             vault.errors.append(Issue(_printable(rel), "the file's name (or its folder's) is not UTF-8: rename it"))
@@ -948,9 +952,11 @@ def load_vault(
                     note = parse_note(rel, raw, mtime_ns=mtime_ns, ctime_ns=ctime_ns, options=options)
         except ValueError as exc:
             vault.errors.append(Issue(rel, str(exc)))
+            unloaded.append(rel)
             continue
         except OSError as exc:
             vault.errors.append(Issue(rel, f"cannot read the file: {exc.strerror or exc}"))
+            unloaded.append(rel)
             continue
         assert note is not None  # read above when it was not known
         vault.notes[rel] = note
@@ -963,6 +969,7 @@ def load_vault(
         if not named:
             vault.warnings.append(Issue(folder, "left out by --exclude (GRASBOT_EXCLUDE), but the vault has no such folder: nothing is left out"))
     vault.excluded = excluded_notes(root, (folder for named in excluded.values() for folder in named))
+    vault.unloaded = frozenset(unloaded)
     previous = previous if reusable else None
     _report_duplicates(vault, previous if _same_names(vault, previous, fresh) else None)
     relinked = resolve_links(vault, previous, fresh)
