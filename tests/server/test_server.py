@@ -744,6 +744,49 @@ def test_serve_reloads_the_vault_on_sighup(note_writer):
         _stop(proc)
 
 
+#: `grasbot serve` whose vault load is followed, before the daemon listens, by the author's
+#: edit (the note $EDITED made private) and a SIGHUP, as a hook's `systemctl reload` after a
+#: sync that lands while a restart loads the vault.
+_HANGUP_WHILE_LOADING = """\
+import os, signal, sys
+from pathlib import Path
+from grasbot import _cli, _engine
+
+edited = Path(os.environ["EDITED"])
+loaded = _engine.GrasBot.open.__func__
+
+def open_then_edit(cls, *args, **kwargs):
+    bot = loaded(cls, *args, **kwargs)
+    edited.write_text(edited.read_text(encoding="utf-8").replace("visibility: public", "visibility: private"), encoding="utf-8")
+    os.kill(os.getpid(), signal.SIGHUP)
+    return bot
+
+_engine.GrasBot.open = classmethod(open_then_edit)
+sys.exit(_cli.main())
+"""
+
+
+def test_a_sighup_while_the_vault_loads_reloads_it_before_visitors_are_served(note_writer, tmp_path):
+    """A SIGHUP that came while the daemon loaded the vault was ignored (« the load itself »),
+    but the load may have read a note before the edit the SIGHUP announced: a note made private
+    then was served as public until the next reload. It is now a reload before listening."""
+    note_writer("jardin.md", "title: Le jardin\nvisibility: public", "Le jardin et les abeilles.")
+    secret = note_writer("ruche.md", "title: La ruche frelonix\nvisibility: public", "La ruche frelonix est au fond du jardin.")
+    script = tmp_path / "serve_hangup.py"
+    script.write_text(_HANGUP_WHILE_LOADING, encoding="utf-8")
+    proc = serve_process("--port", "0", "--vault", str(note_writer.root), env={"EDITED": str(secret)}, script=script)
+    try:
+        url = proc.stdout.readline().split()[3]
+        with urllib.request.urlopen(f"{url}/ask?q=frelonix", timeout=30) as resp:
+            asked = json.load(resp)
+        assert asked["vault_size"] == 1 and "frelonix" not in json.dumps(asked).lower()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
+        assert "SIGHUP: vault reloaded: 2 notes (0 added, 1 changed, 0 removed, 0 not loaded)" in proc.stderr.read()
+    finally:
+        _stop(proc)
+
+
 def test_serve_port_taken_exits_2(note_writer, tmp_path):
     note_writer("un.md", "title: Un\nvisibility: public", "Le jardin.")
     cache = tmp_path / "cache"

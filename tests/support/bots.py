@@ -98,18 +98,19 @@ def bundled_bot():
 # ---------------------------------------------------------------- daemons
 
 
-def serve_process(*args: str, env: Mapping[str, str] | None = None, token: str | None = SERVE_TOKEN) -> subprocess.Popen:
+def serve_process(*args: str, env: Mapping[str, str] | None = None, token: str | None = SERVE_TOKEN, script: Path | None = None) -> subprocess.Popen:
     """`grasbot serve *args` in a new process, stdout and stderr piped. Its environment is the
     tests' (the session's XDG folders) without any GRASBOT_* or VAULT_DIR of whoever runs them,
     Ollama where nothing listens, `token` as GRASBOT_TOKEN (None: serve reads or creates its
-    token file), then `env`."""
+    token file), then `env`. `script`: a Python file run instead of the CLI, with the same
+    arguments (one that patches the daemon, then runs `grasbot._cli.main`)."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("GRASBOT_") and k != "VAULT_DIR"}
     environ.update({"OLLAMA_HOST": unused_url(), "PYTHONUNBUFFERED": "1"})
     if token is not None:
         environ["GRASBOT_TOKEN"] = token
     environ.update(env or {})
     return subprocess.Popen(
-        [sys.executable, "-m", "grasbot._cli", "serve", *args],
+        [sys.executable, *([str(script)] if script is not None else ["-m", "grasbot._cli"]), "serve", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

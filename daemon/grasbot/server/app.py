@@ -187,15 +187,19 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: asyncio.Event | None = None) -> int:
+async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: asyncio.Event | None = None, hangup: threading.Event | None = None) -> int:
     """Serve until `stop` is set (by default: until SIGINT or SIGTERM; SIGHUP reloads the
     vault, as daemons do: see `_reload_on_hangup`). Once listening, a worker
     thread loads what serving could do without (the ollama package, then the index cache the
     start left to write); it is waited for before returning. A start that cannot listen
-    still writes that cache, then returns 2."""
+    still writes that cache, then returns 2. `hangup`: set by a SIGHUP that came before this
+    loop handles them (`serve`): the vault is read again, before listening when it came first."""
     app = create_app(settings, bot, owner_token=owner_token, embed_at_start=False)
     runner = web.AppRunner(app, **runner_kwargs(settings))
     await runner.setup()
+    if hangup is not None and hangup.is_set():  # the load may have read a note before the edit the SIGHUP announced
+        hangup.clear()
+        await _reload_on_hangup(app)
     try:
         site = web.TCPSite(runner, settings.host, settings.port, backlog=BACKLOG)
         await site.start()
@@ -211,6 +215,8 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     loop.add_signal_handler(signal.SIGHUP, lambda: _track(app, asyncio.create_task(_reload_on_hangup(app))))
+    if hangup is not None and hangup.is_set():  # came since: its default action would have ended the daemon
+        _track(app, asyncio.create_task(_reload_on_hangup(app)))
     port = runner.addresses[0][1]
     snapshot = app[BOT].snapshot
     print(
@@ -339,29 +345,35 @@ def serve(settings: Settings) -> int:
     # A stop while the vault loads ends it as a Ctrl-C does, so that what the load made (the
     # workers of a parallel load, their folder) is cleaned up; by default SIGTERM killed this
     # process alone, and a process run as a container's PID 1 ignored it. A reload asked
-    # meanwhile (SIGHUP) is the load itself.
+    # meanwhile (SIGHUP) is kept for when the vault is loaded: the load may have read a note
+    # before the edit it announces (a note made private was served public until the next
+    # reload), and until the event loop handles it, SIGHUP's default action ends the daemon.
     main = threading.current_thread() is threading.main_thread()
+    hangup = threading.Event()
     on_term = signal.signal(signal.SIGTERM, signal.default_int_handler) if main else None
-    on_hangup = signal.signal(signal.SIGHUP, signal.SIG_IGN) if main else None
+    on_hangup = signal.signal(signal.SIGHUP, lambda signum, frame: hangup.set()) if main else None
     try:
-        # Before the event loop and its threads: a large vault then loads on every core
-        # (store.parallel forks only a process that runs no other thread).
-        bot = GrasBot.open(settings, write_cache=False)  # written once serving: see _serve
-    except VaultError as exc:
-        print(f"grasbot: cannot start: {exc}", file=sys.stderr, flush=True)
-        return 2
-    except KeyboardInterrupt:
-        print("grasbot: stopped while loading the vault", file=sys.stderr, flush=True)
-        return 0
+        try:
+            # Before the event loop and its threads: a large vault then loads on every core
+            # (store.parallel forks only a process that runs no other thread).
+            bot = GrasBot.open(settings, write_cache=False)  # written once serving: see _serve
+        except VaultError as exc:
+            print(f"grasbot: cannot start: {exc}", file=sys.stderr, flush=True)
+            return 2
+        except KeyboardInterrupt:
+            print("grasbot: stopped while loading the vault", file=sys.stderr, flush=True)
+            return 0
+        finally:
+            if main:
+                signal.signal(signal.SIGTERM, on_term)
+        log.info("vault loaded in %.2f s", time.perf_counter() - started)
+        _say_what_was_not_loaded(bot)
+        try:
+            code = asyncio.run(_serve(settings, token.value, bot, hangup=hangup))
+        except KeyboardInterrupt:  # a second Ctrl-C during shutdown
+            return 0
     finally:
         if main:
-            signal.signal(signal.SIGTERM, on_term)
             signal.signal(signal.SIGHUP, on_hangup)
-    log.info("vault loaded in %.2f s", time.perf_counter() - started)
-    _say_what_was_not_loaded(bot)
-    try:
-        code = asyncio.run(_serve(settings, token.value, bot))
-    except KeyboardInterrupt:  # a second Ctrl-C during shutdown
-        return 0
     log.debug("served for %.1f s", time.perf_counter() - started)
     return code
