@@ -86,7 +86,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			this.registerEvent(this.app.vault.on("modify", changed));
 			this.registerEvent(this.app.vault.on("create", changed));
 			this.registerEvent(this.app.vault.on("delete", changed));
-			this.registerEvent(this.app.vault.on("rename", changed));
+			this.registerEvent(this.app.vault.on("rename", (file, oldPath) => this.noteChanged(file, oldPath)));
 			this.registerEvent(this.app.vault.on("rename", (file, oldPath) => void this.noteRenamed(file, oldPath)));
 			this.registerEvent(this.app.workspace.on("file-open", (file) => void this.refreshAliasSuggestions(file)));
 			void this.refreshAliasSuggestions(this.app.workspace.getActiveFile());
@@ -204,9 +204,11 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		await this.saveData(this.settings);
 	}
 
-	private noteChanged(file: TAbstractFile): void {
+	/** `oldPath`: a renamed file's; a note renamed to another extension (`plan.md` → `plan.txt`)
+	 * leaves the daemon's notes too, and it served it until the next reload. */
+	private noteChanged(file: TAbstractFile, oldPath?: string): void {
 		if (!this.settings.reloadOnSave) return;
-		if (file instanceof TFile && file.extension !== "md") return;
+		if (file instanceof TFile && file.extension !== "md" && !oldPath?.toLowerCase().endsWith(".md")) return;
 		this.reloader?.trigger();
 	}
 

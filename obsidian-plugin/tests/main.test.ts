@@ -111,6 +111,19 @@ describe("plugin glue", () => {
 		expect(notices).toEqual([]);
 	});
 
+	it("reloads when a note is renamed or moved to a name the daemon does not read: it went on serving the note", async () => {
+		daemon(() => reloadResult);
+		const { app } = await load({ reloadOnSave: true, debounceMs: 500, token: "tok" });
+		app.workspace.setLayoutReady();
+		app.vault.trigger("rename", new TFile("prive/plan.txt"), "prive/plan.md");
+		await vi.advanceTimersByTimeAsync(500);
+		expect(calls.map((c) => c.method)).toEqual(["reload", "health"]);
+		calls = [];
+		app.vault.trigger("rename", new TFile("images/photo2.png"), "images/photo.png");
+		await vi.advanceTimersByTimeAsync(500);
+		expect(calls).toEqual([]);
+	});
+
 	it("on save, says once that the daemon is down, then once that it is back", async () => {
 		setRequestUrlHandler(() => Promise.reject(new Error("net::ERR_CONNECTION_REFUSED")));
 		const { app } = await load({ reloadOnSave: true, debounceMs: 500 });
