@@ -346,6 +346,13 @@ function snapshot(chat) {
 		storage: Object.keys(sessionStorage),
 		panelOpen: visible(window.__q(".grasbot-panel")),
 		launchers: window.__qa(".grasbot-launcher").length,
+		// what the widget says in its corner when it cannot mount, and whether it is seen
+		widgetErrors: window.__qa(".grasbot-widget > .grasbot-error").map((el) => ({
+			text: el.textContent,
+			role: el.getAttribute("role"),
+			visible: visible(el),
+			position: getComputedStyle(el.parentElement).position,
+		})),
 		// the widget's panel: its height, its title's lines, and how much of the thread it shows at once
 		panel: (() => {
 			const panel = window.__q(".grasbot-panel");

@@ -611,3 +611,39 @@ async def test_a_site_takes_the_widget_off_its_page_with_destroy(tmp_path):
         assert report["snapshots"][name]["launchers"] == 0, name
     # the global gone with it: the tag, run again, would mount a new one
     assert [b["name"] for b in report["snapshots"]["off"]["buttons"]] == ["undefined"]
+
+
+async def test_a_malformed_origin_is_said_in_the_widgets_corner(tmp_path):
+    """`data-grasbot-origin` without its scheme (« grasbot.example », read as a path under
+    widget.js), unparsable (« http://[bad », which threw) or with a port and no scheme (read as
+    the scheme « bot.example.org: »): the owner saw an empty corner, the reason in the console
+    alone. An origin that names no GrasBot says where chat.js could not be loaded from."""
+    pages: dict[str, str] = {}
+    origins = {"/no-scheme": "grasbot.example", "/bad": "http://[bad", "/port": "bot.example.org:8080"}
+    async with owner_site(pages) as site:
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site}) as stack:
+            pages["csp"] = strict_csp(stack.url)
+            tag = '<script src="{bot}/widget.js" data-grasbot-origin="{origin}" defer></script>'
+            for path, origin in {**origins, "/elsewhere": f"{stack.url}/nothing"}.items():
+                page = tag.format(bot=stack.url, origin=origin)
+                pages[path] = host_page(stack.url, widget=False).replace("</head>", f"{page}</head>")
+            steps = [{"do": "waitFor", "selector": ".grasbot-widget > .grasbot-error"}, {"do": "snapshot", "name": "page"}]
+            seen = {path: await drive(f"{site}{path}", steps, origins=(site, stack.url)) for path in pages if path != "csp"}
+    for path, origin in origins.items():
+        snap = seen[path]["snapshots"]["page"]
+        assert snap["launchers"] == 0, path
+        assert snap["widgetErrors"] == [
+            {
+                "text": f"GrasBot ne peut pas s'afficher : data-grasbot-origin=\"{origin}\" n'est pas une adresse de "
+                "GrasBot. Écrivez son adresse complète (https://…) ou un chemin qui commence par /.",
+                "role": "alert",
+                "visible": True,
+                "position": "fixed",  # styled as the widget, in its corner: chat.css beside widget.js
+            }
+        ], path
+        assert snap["scripts"] == [f"{stack.url}/widget.js"], path  # nothing loaded from the value
+    [elsewhere] = seen["/elsewhere"]["snapshots"]["page"]["widgetErrors"]
+    assert elsewhere["text"] == (
+        f"GrasBot ne peut pas s'afficher : son script n'a pas pu être chargé depuis {stack.url}/nothing/static/chat.js (vérifiez data-grasbot-origin)."
+    )
+    assert elsewhere["visible"] and elsewhere["role"] == "alert"

@@ -16,8 +16,20 @@
   // data-grasbot-origin, else where this script came from; a path prefix is kept. A relative one
   // ("/grasbot") is read from this tag's src, not from the page's <base>, which may name another
   // host (a CDN's): its stylesheet, chat.js and the visitors' questions went to that host.
-  const given = new URL(tag.dataset.grasbotOrigin || ".", tag.src).href;
-  const base = given.endsWith("/") ? given : given + "/";
+  // Anything else (« grasbot.example », « http://[bad », « bot.example.org:8080 ») is refused in
+  // the widget's corner: it threw, or was read as a path under widget.js, and the owner saw an
+  // empty corner with the reason in the console alone.
+  const origin = (tag.dataset.grasbotOrigin || "").trim();
+  const given = (() => {
+    const relative = origin === "" || origin.startsWith("/") || origin.startsWith(".");
+    try {
+      const url = relative ? new URL(origin || ".", tag.src) : new URL(origin);
+      return /^https?:$/.test(url.protocol) ? url.href : null;
+    } catch {
+      return null;
+    }
+  })();
+  const base = given === null ? null : given.endsWith("/") ? given : given + "/";
   const title = tag.dataset.grasbotTitle || "Poser une question à GrasBot";
 
   function make(tag, className, text) {
@@ -34,7 +46,8 @@
   const shadow = host.attachShadow({ mode: "open" });
   const style = document.createElement("link");
   style.rel = "stylesheet";
-  style.href = base + "static/chat.css";
+  // without a base, the stylesheet beside widget.js, for the message that says why
+  style.href = base === null ? new URL("static/chat.css", tag.src).href : base + "static/chat.css";
   const styled = new Promise((resolve) => {
     style.addEventListener("load", resolve);
     style.addEventListener("error", resolve);
@@ -60,6 +73,19 @@
     host.remove();
     if (window.GrasBotWidget === host) delete window.GrasBotWidget;
   };
+
+  // What kept the widget from mounting, said where its launcher would be (in French, as the
+  // rest of it) and in the console.
+  function fail(message) {
+    if (destroyed) return;
+    console.error("GrasBot : " + message);
+    const widget = make("div", "grasbot-widget");
+    widget.lang = "fr";
+    widget.dir = "ltr";
+    const alert = widget.appendChild(make("p", "grasbot-error", "GrasBot ne peut pas s'afficher : " + message));
+    alert.setAttribute("role", "alert");
+    shadow.appendChild(widget);
+  }
 
   function start() {
     if (destroyed) return;
@@ -105,10 +131,22 @@
     shadow.appendChild(widget);
   }
 
+  if (base === null) {
+    const problem =
+      `data-grasbot-origin="${origin}" n'est pas une adresse de GrasBot. ` +
+      "Écrivez son adresse complète (https://…) ou un chemin qui commence par /.";
+    styled.then(() => fail(problem));
+    return;
+  }
   const script = document.createElement("script");
   script.src = base + "static/chat.js";
   // drawn once styled: before its stylesheet, the launcher was a bare button on the page
-  const loaded = new Promise((resolve) => script.addEventListener("load", resolve));
-  Promise.all([loaded, styled]).then(start);
+  const loaded = new Promise((resolve, reject) => {
+    script.addEventListener("load", resolve);
+    script.addEventListener("error", reject);
+  });
+  Promise.all([loaded, styled]).then(start, () =>
+    fail(`son script n'a pas pu être chargé depuis ${script.src} (vérifiez data-grasbot-origin).`),
+  );
   document.head.appendChild(script);
 })();
