@@ -82,8 +82,7 @@ export class PreviewPanel {
 		this.askButton.disabled = true;
 		const daemonUrl = this.deps.client().daemonUrl.replace(/\/+$/, "");
 		const historyNow = () => this.thread.history((h) => streamUrl(daemonUrl, question, h).length <= MAX_URL);
-		let history = historyNow();
-		const streamed = () =>
+		const streamed = (history: HistoryTurn[]) =>
 			this.deps.stream(
 				question,
 				{
@@ -97,16 +96,7 @@ export class PreviewPanel {
 			// A token the daemon does not take would make this question a visitor's, logged as one.
 			await this.deps.client().checkToken();
 			if (controller.signal.aborted) return;
-			let result: AnswerResult | null = null;
-			for (let attempt = 0; result === null; attempt++) {
-				try {
-					result = await streamed();
-				} catch (error) {
-					// A daemon holding to lower history limits names them: sent again within them.
-					if (attempt >= 3 || controller.signal.aborted || !(error instanceof RpcError && error.code === -32602 && this.thread.lower(error.data))) throw error;
-					history = historyNow();
-				}
-			}
+			const result = await this.withinLimits(streamed, historyNow, controller.signal);
 			if (!controller.signal.aborted) this.answered(question, result, view);
 		} catch (error) {
 			if (controller.signal.aborted) return;
@@ -114,12 +104,32 @@ export class PreviewPanel {
 				this.failed(turn, view, error);
 				return;
 			}
-			await this.answerWithoutStream(question, history, turn, view, controller.signal);
+			await this.answerWithoutStream(question, historyNow, turn, view, controller.signal);
 		} finally {
 			if (this.inflight === controller) {
 				this.inflight = null;
 				this.inflightTurn = null;
 				this.askButton.disabled = false;
+			}
+		}
+	}
+
+	/**
+	 * `send` with the thread's history until the daemon takes it: a daemon holding to lower
+	 * history limits names them in its -32602, and the question is sent again within them (at
+	 * most 3 times). The stream and the answer method alike: without it, the fallback showed the
+	 * refusal, and every follow-up after it was refused the same way.
+	 */
+	private async withinLimits(
+		send: (history: HistoryTurn[]) => Promise<AnswerResult>,
+		historyNow: () => HistoryTurn[],
+		signal: AbortSignal,
+	): Promise<AnswerResult> {
+		for (let attempt = 0; ; attempt++) {
+			try {
+				return await send(historyNow());
+			} catch (error) {
+				if (attempt >= 3 || signal.aborted || !(error instanceof RpcError && error.code === -32602 && this.thread.lower(error.data))) throw error;
 			}
 		}
 	}
@@ -169,16 +179,17 @@ export class PreviewPanel {
 	 */
 	private async answerWithoutStream(
 		question: string,
-		history: HistoryTurn[],
+		historyNow: () => HistoryTurn[],
 		turn: HTMLElement,
 		view: AnswerView,
 		signal: AbortSignal,
 	): Promise<void> {
 		const client = this.deps.client();
+		const answer = (history: HistoryTurn[]) =>
+			client.answer(question, history.length > 0 ? { audience: "visitor", history } : { audience: "visitor" });
 		try {
 			await client.health();
-			const options = history.length > 0 ? { audience: "visitor" as const, history } : { audience: "visitor" as const };
-			const result = await client.answer(question, options);
+			const result = await this.withinLimits(answer, historyNow, signal);
 			if (!signal.aborted) this.answered(question, result, view, STREAM_FALLBACK_NOTE);
 		} catch (error) {
 			if (!signal.aborted) this.failed(turn, view, error);

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { DaemonNotRunningError, HttpError, RpcError, TokenRefusedError } from "../src/errors";
 import { PreviewPanel, STREAM_FALLBACK_NOTE, type PreviewDeps } from "../src/preview";
-import type { AnswerResult } from "../src/protocol";
+import type { AnswerResult, HistoryTurn } from "../src/protocol";
 import { source } from "./helpers";
 
 const URL = "http://127.0.0.1:8765";
@@ -17,7 +17,11 @@ const result: AnswerResult = {
 };
 
 function deps(
-	overrides: Partial<PreviewDeps> & { answer?: () => Promise<AnswerResult>; health?: () => Promise<unknown>; checkToken?: () => Promise<void> } = {},
+	overrides: Partial<PreviewDeps> & {
+		answer?: (q: string, options: { history?: HistoryTurn[] }) => Promise<AnswerResult>;
+		health?: () => Promise<unknown>;
+		checkToken?: () => Promise<void>;
+	} = {},
 ) {
 	const answer = vi.fn(overrides.answer ?? (async () => result));
 	const health = vi.fn(overrides.health ?? (async () => ({ status: "ok" })));
@@ -285,6 +289,24 @@ describe("PreviewPanel follow-ups", () => {
 				{ role: "assistant", content: "r un" },
 			],
 		});
+	});
+
+	it("holds to the lower history limits a daemon's refusal names when it falls back to the answer method too", async () => {
+		const histories: HistoryTurn[][] = [];
+		const answer = vi.fn(async (q: string, options: { history?: HistoryTurn[] }) => {
+			const history = options.history ?? [];
+			histories.push(history);
+			if (history.length > 2) throw new RpcError("answer", -32602, "Invalid params", `history: must have at most 2 items (got ${history.length})`);
+			return answered(`r ${q}`);
+		});
+		const { d } = deps({ stream: () => Promise.reject(new HttpError(404, "no /ask/stream")), answer });
+		const root = createDiv();
+		const panel = new PreviewPanel(root, d);
+		for (const q of ["un", "deux", "trois"]) await panel.ask(q);
+		expect(root.querySelector(".grasbot-turn-failed")).toBeNull();
+		expect(histories.map((h) => h.length)).toEqual([0, 2, 4, 2]);
+		expect(histories[3].map((t) => t.content)).toEqual(["deux", "r deux"]);
+		expect([...root.querySelectorAll(".grasbot-answer-text")].map((el) => el.textContent)).toEqual(["r un", "r deux", "r trois"]);
 	});
 
 	it("shows a hostile note and a hostile reply as text", async () => {
