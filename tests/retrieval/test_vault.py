@@ -602,6 +602,22 @@ def test_a_tag_written_with_its_hash_in_a_list_is_named_with_what_to_write(note_
     ]
 
 
+def test_a_tag_written_with_its_hash_in_a_list_over_lines_is_named_with_what_to_write(note_writer):
+    """A flow list written over lines (`tags: [\n  #recette ]`, `tags:\n  [#recette]`) breaks
+    YAML as on one line; the hint looked at the key's line alone, and the author read « did not
+    find expected node content » at the closing ---."""
+    note_writer("ouverte.md", "visibility: public\ntags: [\n  #recette, #cuisine ]", "Texte.")
+    note_writer("suite.md", "visibility: public\naliases: [Tian,\n  #legume]\ntitle: Tian", "Texte.")
+    note_writer("dessous.md", "visibility: public\ntags:\n  [#recette]", "Texte.")
+    note_writer("autre.md", "visibility: public\ntags: [a, b]\nnote: [\n  x: y: z", "Texte.")  # no # to name
+    vault = load_vault(note_writer.root)
+    hint = 'cannot open an item of a [list] in YAML: write `{0}` (no `#`), or quote it, "#{0}"'
+    assert messages(vault.errors, "ouverte.md") == [f"broken YAML frontmatter at line 4: `tags`: `#recette` {hint.format('recette')}"]
+    assert messages(vault.errors, "suite.md") == [f"broken YAML frontmatter at line 4: `aliases`: `#legume` {hint.format('legume')}"]
+    assert messages(vault.errors, "dessous.md") == [f"broken YAML frontmatter at line 4: `tags`: `#recette` {hint.format('recette')}"]
+    assert "cannot open an item" not in messages(vault.errors, "autre.md")[0]
+
+
 def test_a_frontmatter_line_of_many_spaces_is_read_once(note_writer):
     """The keys the tag warnings look for were read lazily, each space of a line read again
     after each of the ones before it: a frontmatter line of 300,000 spaces (a flow list's item,

@@ -570,17 +570,19 @@ def _commented_out(header: str) -> dict[str, str]:
 
 
 # `tags: [#recette]` or `[cuisine, #recette]`: a `#` opening a flow list's item, which YAML
-# cannot read (no plain item starts with `#`, and after a blank it starts a comment)
-_TAG_IN_FLOW = re.compile(rf"^({_KEY})[ \t]*+:[ \t]*+\[(?:[^\]#\n]*,)?[ \t]*#([^\s#,\[\]]+)", re.MULTILINE)
+# cannot read (no plain item starts with `#`, and after a blank it starts a comment). The list
+# may go over lines (`tags: [\n  #recette ]`, `tags:\n  [#recette]`): its items are read to its
+# `]`, or to the next `[` at most, so a key's search stops where another list opens.
+_TAG_IN_FLOW = re.compile(rf"^({_KEY})[ \t]*+:\s*+\[(?:[^\]\[#,]*+,)*+\s*+#([^\s#,\[\]]+)", re.MULTILINE)
 
 
 def _tag_in_flow_list(header: str) -> tuple[int, str, str] | None:
-    """The line (from 0), key and word of the first `[#word]` in the header, for a YAML error
+    """The line (from 0) of the first `[#word]` in the header, its key and word, for a YAML error
     PyYAML names as « did not find expected node content », which told the author nothing."""
     m = _TAG_IN_FLOW.search(header)
     if m is None:
         return None
-    return header.count("\n", 0, m.start()), m.group(1), m.group(2)
+    return header.count("\n", 0, m.start(2)), m.group(1), m.group(2)
 
 
 _DOTS_LINE = re.compile(r"^\.\.\.[ \t]*$", re.MULTILINE)
