@@ -104,6 +104,18 @@ def test_stopwords_typed_in_a_hurry_are_dropped_too():
     assert tokenize_fr("kel modele tu utilises pk ?") == tokenize_fr("quel modèle tu utilises pourquoi ?")
 
 
+def test_a_hurried_stopword_written_in_capitals_is_a_name():
+    """« QUEST » (a marketing framework, a note's whole title) was read as « quest », typed for
+    « qu'est »: neither its title nor its body held a word, and « C'est quoi QUEST ? » found no
+    note by its name. In capitals it is a name, in a note and in a question alike."""
+    assert tokenize_fr("C'est quoi QUEST ?") == ["quest"]
+    assert tokenize_fr("Le framework [[QUEST]], JSP-servlets") == ["framework", "quest", "jsp", "servlet"]
+    assert body_counts("QUEST est un framework. QUEST.")["quest"] == 2
+    assert spelled("C'est quoi QUEST ?") == {"quest": "QUEST"}
+    # typed in a hurry, and « qu'est » written in capitals, they stay stop words
+    assert tokenize_fr("quest ce que le DNS ? Quest ce que jsp stp") == tokenize_fr("QU'EST-CE QUE le DNS ?") == ["dn"]
+
+
 def test_stopwords_match_after_folding():
     # « été », « être » and « très » are in the list folded: the accented forms go too
     assert tokenize_fr("été être très") == []

@@ -429,3 +429,15 @@ def test_the_kept_results_are_bounded(note_writer, monkeypatch):
         bot.search(q, audience="visitor")
     kept = bot.snapshot.searches
     assert list(kept) == [("visitor", q, 5, False) for q in ("arduino", "suiveur", "robot ligne")]
+
+
+def test_a_note_named_in_capitals_as_a_hurried_stopword_is_found_by_its_name(note_writer):
+    """A note whose whole title is « QUEST » (its file name) had no title for search: « quest »
+    is what a visitor types for « qu'est », and « C'est quoi QUEST ? » asked for nothing."""
+    note_writer("concepts/QUEST.md", "visibility: public", "QUEST est une démarche de marketing de l'innovation en cinq étapes.")
+    note_writer("concepts/PASTOR.md", "visibility: public", "PASTOR est une démarche de rédaction pour le marketing.")
+    bot = make_bot(note_writer.root)
+    top = bot.search("C'est quoi QUEST ?", audience="visitor").sources[0]
+    assert top.path == "concepts/QUEST.md"
+    assert [(r.signal, r.detail) for r in top.reasons][0] == ("title", "titre « QUEST »")
+    assert bot.search("quest ce que le marketing ?", audience="visitor").query.terms == ("marketing",)

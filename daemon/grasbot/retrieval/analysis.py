@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain
 
@@ -30,11 +31,17 @@ as avons avez ont aurai auras aura aurons aurez auront aurais aurait aurions aur
 avais avait avions aviez avaient eut eumes eutes eurent aie aies ait ayons ayez aient eusse
 eusses eussions eussiez eussent ceci cela cet cette ici ils les leurs quel quels quelle quelles
 sans soi comment quoi est-ce qu'est-ce pourquoi ou dont lequel laquelle lesquels lesquelles
-tout tous toute toutes tres plus moins aussi bien peut fait faire etre avoir cest quest
-koi kel kelle kels kelles keske kes pk pq pkoi pourkoi pcq pck psk paske ki ke ya jsp tkt stp svp
-slt bjr mdr lol ptdr
+tout tous toute toutes tres plus moins aussi bien peut fait faire etre avoir
 """
-STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_RAW.split())
+# Typed in a hurry, these are stop words (« quest ce que », « c koi », « jsp »); written in
+# capitals, they are names: « QUEST » (a marketing framework), « JSP » (Java Server Pages),
+# « CEST ». A note titled « QUEST » was read as « qu'est », and no question found it by its name.
+_HURRIED_RAW = """
+cest quest koi kel kelle kels kelles keske kes pk pq pkoi pourkoi pcq pck psk paske ki ke ya jsp
+tkt stp svp slt bjr mdr lol ptdr
+"""
+HURRIED: frozenset[str] = frozenset(_HURRIED_RAW.split())
+STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_RAW.split()) | HURRIED
 
 Terms = tuple[str, ...]
 
@@ -161,6 +168,16 @@ def _kept_word(word: str) -> bool:
     return word not in STOPWORDS and (len(word) > 1 or word.isdigit())
 
 
+def _kept_words(found: Sequence[str], written: str) -> list[str]:
+    """The words of `found` (`written`'s, folded) search reads: `_kept_word`, and a HURRIED
+    word written in capitals in `written`, a name (« QUEST »)."""
+    kept = [w for w in found if _kept_word(w)]
+    if len(kept) < len(found) and not HURRIED.isdisjoint(found):
+        capitals = {fold(m.group()) for m in _WORD.finditer(written) if m.group().isupper()}
+        kept = [w for w in found if _kept_word(w) or (w in HURRIED and w in capitals)]
+    return kept
+
+
 def _chunk_terms(chunk: str) -> Terms:
     """The stems of one chunk: its words (`words`), stopwords and single letters out, stemmed.
     Most chunks are one plain word, maybe between brackets or before punctuation: that word
@@ -169,7 +186,7 @@ def _chunk_terms(chunk: str) -> Terms:
     folded = fold(chunk)
     word = folded.lstrip(_OPENING).rstrip(_CLOSING)
     found = (word,) if word.isalnum() and word.isascii() and word not in SHORTHANDS else _folded_words(folded)
-    return tuple(_stem(w) for w in found if _kept_word(w))
+    return tuple(_stem(w) for w in _kept_words(found, chunk))
 
 
 class _ChunkTable(dict):
@@ -219,9 +236,8 @@ def spelled(text: str) -> dict[str, str]:
     for match in _WORD.finditer(text.translate(_APOSTROPHES)):
         head, _, rest = match.group().partition("'")
         written = rest if rest and fold(head) in _ELISIONS else match.group()  # « l'espace »: « espace »
-        for word in _folded_words(fold(match.group())):
-            if _kept_word(word):
-                out.setdefault(_stem(word), written)
+        for word in _kept_words(_folded_words(fold(match.group())), match.group()):
+            out.setdefault(_stem(word), written)
     return out
 
 
