@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ._config import Settings
 from ._exceptions import EmbeddingError, LLMError, LLMFailed, QueryError, VaultError
+from ._terminal import printable
 from ._version import __version__
 from .answer.admission import Admission, Busy, Position, SearchLane
 from .answer.fallback import extract
@@ -788,6 +789,15 @@ class GrasBot:
                 raise VaultError(
                     f"{self.settings.vault_dir} holds no note now (it held {len(old.vault.notes)}): is its drive mounted? "
                     "The previous vault keeps serving; restart the daemon to serve an empty one"
+                )
+            if old.vault.notes and not new.vault.notes:
+                # every note unreadable at once (a backup restored as another user, a failing
+                # disk): not an author's edit, and a site that answered would answer from none
+                first = new.vault.errors[0]
+                raise VaultError(
+                    f"{self.settings.vault_dir} holds no note that can be read now (it held {len(old.vault.notes)}; "
+                    f"{len(new.vault.errors)} could not be read, the first {printable(first.path)}: {printable(first.message)}): fix them, then reload. "
+                    "The previous vault keeps serving"
                 )
             # a few edited notes: embedded before the swap, so meaning never drops out. Ollama is
             # given INLINE_WAIT, and nothing when it failed lately (the worker's retry, woken

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 from pathlib import Path
@@ -109,6 +110,34 @@ async def test_reload_of_a_vanished_vault_keeps_serving(start_daemon, note_write
 
     gone.rename(note_writer.root)
     assert (await rpc_result(client, "reload", {}, headers=OWNER))["vault_size"] == 1
+
+
+async def test_reload_that_can_read_none_of_the_notes_keeps_serving(start_daemon, note_writer, monkeypatch):
+    """Every note unreadable at once (a backup restored as another user, files 0600; a disk
+    failing with I/O errors) swapped in an empty vault: every visitor went unanswered until a
+    reload could read them again, as a drive not mounted would have, had it been refused."""
+    from grasbot.retrieval import vault as _vault
+
+    note_writer("miel.md", "title: Le miel\nvisibility: public", "Le miel de printemps est clair.")
+    note_writer("cire.md", "title: La cire\nvisibility: public", "La cire sert aux bougies.")
+    client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
+    before = await rpc_result(client, "search", {"q": "miel printemps"})
+    assert before["results"][0]["slug"] == "miel"
+
+    def refused(path):  # as root, chmod 000 would not stop the daemon
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(_vault, "read_note_file", refused)
+    for name in ("miel.md", "cire.md"):
+        os.utime(note_writer.root / name, ns=(1, 1))  # changed: read again
+    answer = await rpc(client, "reload", {}, headers=OWNER)
+    assert answer["error"]["code"] == -32004, answer
+    assert answer["error"]["data"] == (
+        f"{note_writer.root} holds no note that can be read now (it held 2; 2 could not be read, the first cire.md: "
+        "cannot read the file: Permission denied): fix them, then reload. The previous vault keeps serving"
+    )
+    assert (await rpc_result(client, "search", {"q": "miel printemps"}))["results"] == before["results"]
+    assert (await rpc_result(client, "health"))["vault_size"] == 2
 
 
 async def test_reload_of_a_vault_turned_into_a_loop_of_links_keeps_serving(start_daemon, note_writer):
