@@ -573,6 +573,30 @@ def test_broken_yaml_and_non_utf8_are_skipped_and_reported(note_writer):
     assert vault.errors[0].to_dict().keys() == {"path", "message"}
 
 
+def test_a_binary_or_zero_filled_file_is_skipped_and_named_as_such(note_writer):
+    """A file of zeros (what a crash can leave of a note being saved) is UTF-8, so it was served
+    as a note whose text was NUL bytes, unsaid; an image or a PDF named `.md` was told to be
+    « re-saved as UTF-8 ». A note saved as UTF-16 (Notepad's « Unicode ») is still told that."""
+    note_writer("bonne.md", "title: Bonne", "ok")
+    (note_writer.root / "zeros.md").write_bytes(b"\0" * 4096)
+    (note_writer.root / "image.md").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    (note_writer.root / "moitie.md").write_bytes(b"---\ntitle: Moiti\xc3\xa9\n---\nLe miel" + b"\0" * 100)
+    (note_writer.root / "unicode.md").write_bytes("---\ntitle: x\n---\ntexte".encode("utf-16"))
+    vault = load_vault(note_writer.root)
+    assert set(vault.notes) == {"bonne.md"}
+    errors = {e.path: e.message for e in vault.errors}
+    binary = (
+        "holds NUL bytes (from byte {}): a binary file, or a note damaged (a crash can leave zeros in a file being saved): "
+        "skipped (restore it, or move it out of the vault)"
+    )
+    assert errors == {
+        "zeros.md": binary.format(0),
+        "image.md": binary.format(8),
+        "moitie.md": binary.format(30),
+        "unicode.md": "not UTF-8 (byte 0): re-save the file as UTF-8",
+    }
+
+
 def test_a_tab_that_indents_a_frontmatter_line_is_named_as_such(note_writer):
     """A tab typed for an indent breaks YAML: the author read « found character that cannot
     start any token », not what to change."""

@@ -6,6 +6,7 @@ so the author can fix it while every other note keeps serving.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import re
@@ -614,6 +615,12 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     """Parse one note; raises ValueError with a reader-facing reason when it cannot be used.
     The body is kept without the text its author hid (`strip_hidden`): every later use of it
     (the index, the prompt, the extractive fallback, titles, tags and links) sees none of it."""
+    nul = raw.find(b"\0")  # no text note holds one: an image, a PDF, zeros a crash left
+    if nul >= 0 and not raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # UTF-16 text holds NULs too
+        raise ValueError(
+            f"holds NUL bytes (from byte {nul}): a binary file, or a note damaged (a crash can leave zeros in a file "
+            "being saved): skipped (restore it, or move it out of the vault)"
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
