@@ -526,6 +526,32 @@ def _log_on_a_full_disk(tmp_path):
     return db, clock, log, pages
 
 
+def test_a_full_disk_leaves_no_cut_vault_path_beside_a_log(tmp_path):
+    """The file beside a log that names its vault was left cut short on a full disk
+    (`/home/me/Coff`): every other vault's daemon then said at start that this log's vault
+    « is no longer there », at a path that never was, and to move its log over its own."""
+    import resource
+    import signal
+
+    log = tmp_path / "state" / "grasbot" / "aaaa" / "questions.sqlite3"
+    log.parent.mkdir(parents=True)
+    log.touch()
+    vault = tmp_path / "Coffre de notes"
+    vault.mkdir()
+    said = os.fsencode(os.path.realpath(vault))
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    on_too_large = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails, as on a full disk
+    resource.setrlimit(resource.RLIMIT_FSIZE, (len(said) - 4, hard))
+    try:
+        questionlog.note_the_vault(log, vault)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, on_too_large)
+    assert questionlog.logs_of_vaults_gone(tmp_path / "state" / "grasbot" / "bbbb" / "questions.sqlite3") == []
+    questionlog.note_the_vault(log, vault)  # room again
+    assert (log.parent / questionlog.VAULT_FILE).read_bytes() == said
+
+
 def test_a_full_disk_keeps_its_questions_until_there_is_room_again(tmp_path, caplog):
     """A full disk dropped the batch it refused, and every question until there was room."""
     caplog.set_level(logging.INFO, logger="grasbot.questionlog")

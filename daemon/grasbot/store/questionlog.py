@@ -67,6 +67,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .._config import DEFAULT_RETENTION_DAYS, MAX_RETENTION_DAYS, default_log_path, parse_log_path
+from .._files import atomic_write
 from .._terminal import printable
 from ..retrieval.scoring import BOOST_SIGNALS, WEAK_SIGNALS
 from ..retrieval.search import SearchResult
@@ -1085,14 +1086,14 @@ VAULT_FILE = "vault-path"
 
 def note_the_vault(log_path: Path, vault: Path) -> None:
     """Write, beside a log in its default place, which vault it is of (never raises). For the
-    owner's eyes, as the log is: where the vault lives is nobody else's on the machine."""
+    owner's eyes, as the log is: where the vault lives is nobody else's on the machine (the
+    file is made 0600). Whole or not at all: a path cut short by a full disk names a vault gone."""
     with contextlib.suppress(OSError):
         where = log_path.parent / VAULT_FILE
         said = os.fsencode(os.path.realpath(vault))
         if not where.exists() or where.read_bytes() != said:
-            with contextlib.suppress(FileExistsError):
-                os.close(os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-            where.write_bytes(said)
+            with atomic_write(where) as f:
+                f.write(said)
         if where.stat().st_mode & 0o077:  # written readable by all before
             where.chmod(0o600)
 
