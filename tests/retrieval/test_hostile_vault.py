@@ -712,6 +712,27 @@ def test_a_note_left_out_by_exclude_is_masked_as_a_private_one(tmp_path):
 
 
 @pytest.mark.parametrize(
+    "unreadable",
+    [
+        b"---\nvisibility: priv",  # Obsidian saving it at the moment of the reload: half written
+        b"---\nvisibility: private\ntags: [jardin\n---\nLe secret.",  # broken YAML
+        b"\xff\xfe---\nvisibility: private\n---\n",  # saved as UTF-16 by another editor
+    ],
+)
+def test_a_private_note_that_cannot_be_read_keeps_its_path_masked(tmp_path, unreadable):
+    """A private note a reload could not read (caught half saved, broken YAML, not UTF-8,
+    unreadable) was no note of the vault any more, so its path typed in a public note reached
+    visitors as written until the next reload: its visibility is not known, so it stays hidden."""
+    bot = _beside_a_secret(tmp_path, f"Le plan : prive/{SECRET}.md, {SECRET}.md et C:\\Coffre\\prive\\{SECRET} en mai.\n")
+    assert _read_by_a_visitor(bot).strip() == "Le plan : ,  et  en mai."
+    (tmp_path / "vault" / "prive" / f"{SECRET}.md").write_bytes(unreadable)
+    bot.reload()
+    assert [i.path for i in bot.snapshot.vault.errors] == [f"prive/{SECRET}.md"]
+    assert _read_by_a_visitor(bot).strip() == "Le plan : ,  et  en mai."
+    assert SECRET in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
+@pytest.mark.parametrize(
     "code, shown",
     [
         ("`[[{name}]]` et `![[{name}|300]]`", "`` et ``"),
