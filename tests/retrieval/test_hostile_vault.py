@@ -711,6 +711,44 @@ def test_a_note_left_out_by_exclude_is_masked_as_a_private_one(tmp_path):
     assert bot.snapshot.index("owner").readable_body("pub/accueil.md").strip() == body.replace(" et [[Journal/2024/intime]] ;", " et  ;").strip()
 
 
+def test_a_private_note_read_empty_just_after_a_change_stays_private_until_read_again(tmp_path, monkeypatch):
+    """An editor that truncates a note, then writes it, caught in between by a reload: read as
+    it was, a file of no bytes, the private note had no frontmatter and took the vault's default
+    visibility, public, its path and title shown to visitors until the next reload."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    write_note(root, "pub/accueil.md", "", "Le jardin fleurit en mai.")
+    bot = make_bot(root, default_visibility="public")
+    (root / "prive" / f"{SECRET}.md").write_bytes(b"")
+    bot.reload()
+    assert [s.path for s in bot.search(SECRET, audience="visitor").sources] == []
+    assert not bot.snapshot.vault.notes[f"prive/{SECRET}.md"].public
+    assert bot.snapshot.vault.errors == []
+    monkeypatch.setattr(_vault, "RACY_NS", -(10**12))  # read later, still empty: an empty note, the vault's default
+    bot.reload()
+    assert bot.snapshot.vault.notes[f"prive/{SECRET}.md"].public
+    assert [s.path for s in bot.search(SECRET, audience="visitor").sources] == [f"prive/{SECRET}.md"]
+
+
+def test_a_note_growing_past_the_size_limit_while_it_is_read_is_not_read_past_it(tmp_path, monkeypatch):
+    """The size is checked before reading: a file written to meanwhile was read whole, past it."""
+    path = tmp_path / "note.md"
+    path.write_bytes(b"x" * 100)
+    monkeypatch.setattr(_vault, "MAX_NOTE_BYTES", 10)
+    real_fstat = os.fstat
+
+    class AsChecked:  # what fstat saw, before the file grew
+        def __init__(self, st):
+            self._st = st
+
+        def __getattr__(self, name):
+            return 5 if name == "st_size" else getattr(self._st, name)
+
+    monkeypatch.setattr(_vault.os, "fstat", lambda fd: AsChecked(real_fstat(fd)))
+    with pytest.raises(ValueError, match="a note may take"):
+        _vault.read_note_file(path)
+
+
 @pytest.mark.parametrize(
     "unreadable",
     [

@@ -383,7 +383,9 @@ def read_note_file(path: str | os.PathLike[str]) -> tuple[bytes, int, int]:
             raise problem
         if st.st_size > MAX_NOTE_BYTES:  # not read at all
             raise ValueError(f"{st.st_size / 1e6:.1f} MB, over the {MAX_NOTE_BYTES / 1e6:g} MB a note may take: skipped (split it in several notes)")
-        raw = f.read()
+        raw = f.read(MAX_NOTE_BYTES + 1)  # a file growing since fstat is not read past the limit
+    if len(raw) > MAX_NOTE_BYTES:
+        raise ValueError(f"over the {MAX_NOTE_BYTES / 1e6:g} MB a note may take: skipped (split it in several notes)")
     return raw, st.st_mtime_ns, (st.st_ctime_ns if st.st_ctime_ns < started - RACY_NS else -1)
 
 
@@ -954,7 +956,12 @@ def load_vault(
                 or note.ctime_ns != st.st_ctime_ns  # -1 (changed just before its read) never is
             ):
                 raw, mtime_ns, ctime_ns = read_note_file(entry.path)
-                if note is not None and note.digest == _digest(raw):
+                if not raw and note is not None and not note.public and ctime_ns == -1:
+                    # emptied just before this read: an editor that truncates a file, then writes
+                    # it, caught in between; read as is, the note was public (no frontmatter) until
+                    # the next reload. Kept as it was, to be read again at the next reload (-1)
+                    note = replace(note, ctime_ns=-1)
+                elif note is not None and note.digest == _digest(raw):
                     if (note.mtime_ns, note.ctime_ns) != (mtime_ns, ctime_ns):
                         note = replace(note, mtime_ns=mtime_ns, ctime_ns=ctime_ns)
                 else:
