@@ -30,6 +30,7 @@ from grasbot.retrieval.frontmatter import FrontmatterTooLarge, Loader, load_fron
 from grasbot.retrieval.index import indexable_body
 from grasbot.retrieval.links import link_spans
 from grasbot.retrieval.mentions import Mentions
+from grasbot.retrieval.semantic import NoteTexts
 from grasbot.retrieval.vault import VaultOptions, load_vault, parse_note
 from support.bots import OWNER, OWNER_TOKEN, bot_of, make_bot, rpc, write_note
 
@@ -1070,3 +1071,32 @@ def test_a_folder_that_cannot_be_read_is_named_with_what_to_do(tmp_path, monkeyp
     with pytest.raises(VaultError) as info:
         load_vault(tmp_path)
     assert str(info.value) == message.format(root=tmp_path)
+
+
+def _found_by(bot: GrasBot, question: str, audience: str = "visitor") -> list[str]:
+    return [s.path for s in bot.search(question, audience=audience).sources]
+
+
+def test_search_does_not_find_a_public_note_by_a_private_path_typed_in_it(tmp_path):
+    """A visitor read a private path typed in a public note masked, but search still counted its
+    words: « rachat acme 2027 » found that note first, so a visitor could confirm a guessed
+    private name. Its words are not searched, by either audience (the owner finds the private
+    note itself), nor embedded; a reload that hides or shows the note follows."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/rachat-acme-2027.md", "visibility: private", "Le rachat d'Acme en 2027.")
+    write_note(root, "pub/accueil.md", "visibility: public", "Voir prive/rachat-acme-2027.md pour la suite du jardin.")
+    write_note(root, "pub/potager.md", "visibility: public", "Le potager du jardin en mai.")
+    bot = make_bot(root)
+    assert _found_by(bot, "rachat acme 2027") == []
+    assert _found_by(bot, "rachat acme 2027", "owner")[0] == "prive/rachat-acme-2027.md"
+    assert "pub/accueil.md" in _found_by(bot, "la suite du jardin")
+    texts = NoteTexts().of(bot.snapshot.indexes)
+    assert not any("acme" in t.lower() for t in texts.by_path["pub/accueil.md"]), texts.by_path["pub/accueil.md"]
+    write_note(root, "prive/rachat-acme-2027.md", "visibility: public", "Le rachat d'Acme en 2027.")
+    bot.reload()
+    assert "pub/accueil.md" in _found_by(bot, "rachat acme 2027")  # a public note's path is a word like any
+    write_note(root, "prive/rachat-acme-2027.md", "visibility: private", "Le rachat d'Acme en 2027.")
+    bot.reload()
+    assert _found_by(bot, "rachat acme 2027") == []
+    for _ in range(2):  # the index cache written, then read
+        assert _found_by(make_bot(root, index_cache=True, cache_dir=str(tmp_path / "cache")), "rachat acme 2027") == []

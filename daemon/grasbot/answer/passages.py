@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from .._config import ANCHOR_FORMS
 from ..retrieval.analysis import body_counts, slugify, tokens
-from ..retrieval.index import Index, Inverted, bm25_each, indexable_text, inverted, length_norm
+from ..retrieval.index import Index, Inverted, bm25_each, inverted, length_norm
 from ..retrieval.links import link_spans
 from ..retrieval.markdown import code_in, code_kept
 from ..retrieval.scoring import read_as
@@ -201,7 +201,7 @@ def _cut_counts(index: Index, path: str) -> tuple[Inverted, list[int]]:
         every = []
         for cut in sections[1]:
             head = " ".join((note.title, *heading_path(sections, cut)))
-            every.append(body_counts(indexable_text(f"{head}\n{index.boilerplate.strip(body[cut[0] : cut[1]])}", path)))
+            every.append(body_counts(index.searchable_text(f"{head}\n{index.boilerplate.strip(body[cut[0] : cut[1]])}", path)))
         found = memo[path] = (inverted(every), [sum(counts.values()) for counts in every])
     return found
 

@@ -147,8 +147,8 @@ class NoteAnalysis:
         return codes
 
 
-def _labeled(values: tuple[str, ...], rel: str = "") -> Labeled:
-    pairs = ((v, tokens(v)) for v in (field_text(v, rel) for v in values))
+def _labeled(values: tuple[str, ...], rel: str = "", hidden: Mentions | None = None) -> Labeled:
+    pairs = ((v, tokens(v)) for v in (field_text(v, rel, hidden) for v in values))
     return tuple((v, t) for v, t in pairs if t)
 
 
@@ -156,30 +156,34 @@ def _hide_targets(target: str) -> bool:
     return False
 
 
-def field_text(text: str, rel: str = "") -> str:
+def field_text(text: str, rel: str = "", hidden: Mentions | None = None) -> str:
     """A title or a frontmatter field as search reads and shows it to everyone: a link in it may
     name a private note, as one in a body may (`indexable_body`), so only the labels its author
-    wrote are kept. `Index.readable_field` is what an audience reads of it."""
-    return rewrite_links(text, _hide_targets, rel)
+    wrote are kept; `hidden`: the typed paths it must not hold either (`Index.hidden`).
+    `Index.readable_field` is what an audience reads of it."""
+    text = rewrite_links(text, _hide_targets, rel)
+    return text if hidden is None else hidden.masked(text)
 
 
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
 
 
-def indexable_body(note: Note) -> str:
+def indexable_body(note: Note, hidden: Mentions | None = None) -> str:
     """The body as search reads it. A bare [[link]] shows its target's name, but that name may
     be a private note's: only the labels an author wrote are kept, so no audience can find a
     note by it. Addresses go too: « https://… » in every other note would make « HTTP » a word
     that means nothing."""
-    return indexable_text(note.body, note.path)
+    return indexable_text(note.body, note.path, hidden)
 
 
-def indexable_text(text: str, rel: str = "") -> str:
+def indexable_text(text: str, rel: str = "", hidden: Mentions | None = None) -> str:
     """`indexable_body` of any piece of a note's text (a passage, a heading); `rel`: the note's
     path, against which relative Markdown links resolve. Links are rewritten before the
     addresses go: an address in a link's title (`[x](prive/Zorglub.md "https://a.b")`) took
-    its closing `")` with it, and the private note's path stayed as text, in the index."""
-    text = rewrite_links(text, _hide_targets, rel)
+    its closing `")` with it, and the private note's path stayed as text, in the index.
+    `hidden`: the typed paths masked too (`Index.hidden`), before the addresses go, as a
+    `file://` address is one of their forms."""
+    text = field_text(text, rel, hidden)
     if "://" in text or "www." in text:  # what _URL needs: a substring test spares its scan
         text = _URL.sub(" ", text)
     return text
@@ -190,59 +194,84 @@ class NoteCounts(LazyTable):
     index rather than every note's counts, and a start reads almost none of them: only a reload
     that changes the note, or an alias suggestion for it, does."""
 
-    __slots__ = ("_note",)
+    __slots__ = ("_hidden", "_note")
 
-    def __init__(self, note: Note) -> None:
+    def __init__(self, note: Note, hidden: Mentions | None = None) -> None:
         self._note = note
+        self._hidden = hidden
         self._dict = None
 
     def _make(self) -> dict[str, int]:
-        return body_counts_of(self._note)
+        return body_counts_of(self._note, self._hidden)
 
 
-def note_head(note: Note) -> str:
+def note_head(note: Note, hidden: Mentions | None = None) -> str:
     """What a note says it is about: its title, file name, and the words of its aliases, the
     questions it answers and its tags. They are part of the text BM25 reads, as in one flat
     field, besides the signals of their own (tune sets: +0.05 hit@1 on a curated vault,
     nothing lost on the others, where these fields are empty)."""
-    return "\n".join(field_text(text, note.path) for text in (note.title, note.name, *note.aliases, *note.answers, *note.tags))
+    return "\n".join(field_text(text, note.path, hidden) for text in (note.title, note.name, *note.aliases, *note.answers, *note.tags))
 
 
-def body_counts_of(note: Note) -> dict[str, int]:
+def body_counts_of(note: Note, hidden: Mentions | None = None) -> dict[str, int]:
     """A note's body counts: analyse_note's, and NoteCounts' when the cache left them out."""
-    return body_counts(f"{note_head(note)}\n{indexable_body(note)}")
+    return body_counts(f"{note_head(note, hidden)}\n{indexable_body(note, hidden)}")
 
 
-def _stems_of(text: str, rel: str) -> Mapping[str, int]:
-    """A piece of a note's text counted as its body is (`body_counts_of`)."""
-    return body_counts(indexable_text(text, rel))
+def _stems_counter(hidden: Mentions, masked: frozenset[str]):
+    """What counts a piece of a note's text as its body is (`body_counts_of`): without the
+    hidden paths in the notes `masked` (`Index.masked`)."""
+
+    def stems_of(text: str, rel: str) -> Mapping[str, int]:
+        return body_counts(indexable_text(text, rel, hidden if rel in masked else None))
+
+    return stems_of
 
 
-def note_stems(note: Note, boilerplate: Boilerplate = EMPTY) -> tuple[Terms, Terms]:
+def note_stems(note: Note, boilerplate: Boilerplate = EMPTY, hidden: Mentions | None = None) -> tuple[Terms, Terms]:
     """The stems of the note's head and of its body, in order: the same stems as
     `body_counts_of`, but those of the vault's `boilerplate` lines."""
-    return tokens(note_head(note)), tokens(indexable_text(boilerplate.strip(note.body), note.path))
+    return tokens(note_head(note, hidden)), tokens(indexable_text(boilerplate.strip(note.body), note.path, hidden))
 
 
-def passages_of(note: Note, boilerplate: Boilerplate = EMPTY) -> list[dict[str, int]]:
+def passages_of(note: Note, boilerplate: Boilerplate = EMPTY, hidden: Mentions | None = None) -> list[dict[str, int]]:
     """The note's stems (`note_stems`) cut in PASSAGE-long runs, each led by the note's head
     (what the note is about), as counts."""
-    head, body = note_stems(note, boilerplate)
+    head, body = note_stems(note, boilerplate, hidden)
     return [dict(Counter(head + body[i : i + PASSAGE])) for i in range(0, max(len(body), 1), PASSAGE)]
 
 
-def analyse_note(note: Note, *, lazy_body: bool = False) -> NoteAnalysis:
-    """`lazy_body`: the body counts made when first read (`NoteCounts`), as a cache loads them."""
+def analyse_note(note: Note, *, lazy_body: bool = False, hidden: Mentions | None = None) -> NoteAnalysis:
+    """`lazy_body`: the body counts made when first read (`NoteCounts`), as a cache loads them;
+    `hidden`: the typed paths search must not read (`Index.hidden`), for a note that holds some."""
     return NoteAnalysis(
-        aliases=_labeled(note.aliases, note.path),
-        title=tokens(field_text(note.title, note.path)),
+        aliases=_labeled(note.aliases, note.path, hidden),
+        title=tokens(field_text(note.title, note.path, hidden)),
         slug=tokens(note.slug.replace("-", " ")),
-        answers=_labeled(note.answers, note.path),
-        tags=_labeled(note.tags, note.path),
-        domains=_labeled(note.domains, note.path),
+        answers=_labeled(note.answers, note.path, hidden),
+        tags=_labeled(note.tags, note.path, hidden),
+        domains=_labeled(note.domains, note.path, hidden),
         sections=cut_note(note.body),
-        body=NoteCounts(note) if lazy_body else body_counts_of(note),
+        body=NoteCounts(note, hidden) if lazy_body else body_counts_of(note, hidden),
     )
+
+
+def hidden_paths(vault: Vault, public: Mapping[str, Note]) -> Mentions:
+    """The typed paths of the notes a visitor may not read (private, left out by --exclude, or not loaded),
+    which no index reads either: search would otherwise find a public note by a private note's
+    name typed in it, and a visitor confirm a guessed name. The owner's index shares the public
+    notes' postings, so it does not read them either: the owner finds the private note itself."""
+    resolver = vault.resolver
+    if resolver is None:
+        return Mentions(vault.excluded | vault.unloaded, lambda target: None)
+    return Mentions(resolver.paths() - public.keys() | vault.excluded | vault.unloaded, resolver.resolve)
+
+
+def mentions_in(note: Note, hidden: Mentions) -> bool:
+    """Whether `hidden` masks something of the note's text or fields: only then is its analysis
+    made again with them masked (a link to a hidden note counts, which search reads already
+    without its target: that note is analysed again for nothing)."""
+    return any(hidden.masked(text) != text for text in (note.body, note.title, *note.aliases, *note.answers, *note.tags, *note.domains))
 
 
 @dataclass(frozen=True)
@@ -261,6 +290,9 @@ class Index:
     _memo: dict = field(default_factory=dict, compare=False, repr=False)  # term -> BM25 impacts
     _raw_edges: Mapping | None = field(default=None, compare=False, repr=False)  # the vault's, to spot changed links
     excluded: frozenset[str] = field(default=frozenset(), compare=False, repr=False)  # notes --exclude left out or not loaded, masked for visitors
+    # the typed paths no search reads (`hidden_paths`); None: not known (the cache's seed)
+    hidden: Mentions | None = field(default=None, compare=False, repr=False)
+    masked: frozenset[str] = field(default=frozenset(), compare=False, repr=False)  # the public notes that hold some, analysed without them
 
     def __len__(self) -> int:
         return len(self.notes)
@@ -283,9 +315,20 @@ class Index:
         """What masks the typed paths of the vault's notes outside this audience, and of the notes
         --exclude left out or that could not be loaded (`excluded`): none for the owner."""
         resolver = self.resolver
+        if self.audience == "visitor" and self.hidden is not None:
+            return self.hidden
         if resolver is None:
             return self.derived(_MENTIONS, lambda: Mentions(self.excluded, lambda target: None))
         return self.derived(_MENTIONS, lambda: Mentions(resolver.paths() - self.notes.keys() | self.excluded, resolver.resolve))
+
+    def hidden_in(self, path: str) -> Mentions | None:
+        """What search reads of the note at `path` must leave out (`hidden_paths`): None but for
+        the public notes that type a hidden note's path."""
+        return self.hidden if path in self.masked else None
+
+    def searchable_text(self, text: str, path: str) -> str:
+        """`indexable_text` of a piece of the note at `path`, as this index's words were counted."""
+        return indexable_text(text, path, self.hidden_in(path))
 
     def may_read(self, target: str) -> bool:
         """Whether a link's target is a note of this audience's (a dangling link may name an
@@ -430,7 +473,7 @@ class Index:
         passages = cache.get(path)
         if passages is None:  # the passages' counts, inverted, and their length normalisations, made once
             avg = self._avg_passage()
-            every = passages_of(self.notes[path], self.boilerplate)
+            every = passages_of(self.notes[path], self.boilerplate, self.hidden_in(path))
             passages = cache[path] = (inverted(every), [length_norm(sum(counts.values()), avg) for counts in every])
         postings, norms = passages
         return max(bm25_each(postings, norms, idf), default=0.0)
@@ -466,7 +509,7 @@ class Index:
         key = (_STEM_TEXT, path)
         text = self._memo.get(key)
         if text is None:
-            head, body = note_stems(self.notes[path], self.boilerplate)
+            head, body = note_stems(self.notes[path], self.boilerplate, self.hidden_in(path))
             text = f" {' '.join(head + body)} "
             self._remember(key, text)
         return text
@@ -547,12 +590,15 @@ class Index:
         public notes only, and the owner's read them together with the private notes' own."""
         public = {p: n for p, n in vault.notes.items() if n.public}
         private = [p for p, n in vault.notes.items() if not n.public]
+        hidden = hidden_paths(vault, public)
+        masked = frozenset(p for p, n in public.items() if mentions_in(n, hidden))
+        analyses = {**analyses, **{p: analyse_note(public[p], hidden=hidden) for p in masked}}
         pub_body = Postings.from_docs({p: analyses[p].body for p in public})
         pub_fields = Postings.from_docs({p: analyses[p].field_terms() for p in public})
         priv_body = Postings.from_docs({p: analyses[p].body for p in private})
         priv_fields = Postings.from_docs({p: analyses[p].field_terms() for p in private})
-        boilerplate = Boilerplate.of(vault.notes, public, _stems_of)
-        return cls._pair(vault, analyses, public, (pub_body, pub_fields), (priv_body, priv_fields), None, boilerplate)
+        boilerplate = Boilerplate.of(vault.notes, public, _stems_counter(hidden, masked))
+        return cls._pair(vault, analyses, public, (pub_body, pub_fields), (priv_body, priv_fields), None, boilerplate, hidden, masked)
 
     @classmethod
     def from_postings(cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields, graph=None) -> dict[str, Index]:
@@ -591,6 +637,18 @@ class Index:
             public.update((p, notes[p]) for p in changed if notes[p].public)
         else:
             public = {p: n for p, n in notes.items() if n.public}
+        hidden = hidden_paths(vault, public)
+        fresh = set(changed)
+        if visitor.hidden is not None and hidden.same_as(visitor.hidden):
+            hidden = visitor.hidden  # the same object: what was made of it (the semantic texts) still holds
+            masked = visitor.masked - fresh - gone | {p for p in changed if p in public and mentions_in(public[p], hidden)}
+            again: list[str] = []
+        else:  # other hidden notes, or not known (the cache's seed: masked as these are; a cold load's workers: not at all)
+            masked = frozenset(p for p, n in public.items() if mentions_in(n, hidden))
+            again = [p for p in visitor.masked | masked if p in public and p not in fresh]
+        kept = visitor.masked - fresh if visitor.hidden is not None and not again else frozenset()
+        analyses = {**analyses, **{p: visitor.analyses[p] if p in kept else analyse_note(public[p], hidden=hidden) for p in masked}}
+        changed = [*changed, *again]  # their words counted again, with or without the paths
         parts = []
         # the visitor's postings are public notes' alone, the owner's a Union of (public, private)
         owner_body, owner_fields = cast(Union, owner.body), cast(Union, owner.fields)
@@ -606,11 +664,11 @@ class Index:
                     old_fields.evolved(removed, {p: analyses[p].field_terms() for p in added}),
                 )
             )
-        boilerplate = visitor.boilerplate.evolved(notes, visitor.notes, public, changed, gone, _stems_of)
-        return cls._pair(vault, analyses, public, parts[0], parts[1], previous, boilerplate)
+        boilerplate = visitor.boilerplate.evolved(notes, visitor.notes, public, changed, gone, _stems_counter(hidden, masked))
+        return cls._pair(vault, analyses, public, parts[0], parts[1], previous, boilerplate, hidden, masked)
 
     @classmethod
-    def _pair(cls, vault, analyses, public, pub, priv, previous, boilerplate: Boilerplate) -> dict[str, Index]:
+    def _pair(cls, vault, analyses, public, pub, priv, previous, boilerplate: Boilerplate, hidden: Mentions, masked: frozenset[str]) -> dict[str, Index]:
         out = {}
         for audience, notes, body, fields in (
             ("visitor", public, pub[0], pub[1]),
@@ -619,7 +677,21 @@ class Index:
             picked = dict(zip(notes, map(analyses.__getitem__, notes), strict=True))
             edges, backlinks = _graph(notes, vault, previous[audience] if previous else None)
             excluded = vault.excluded | vault.unloaded if audience == "visitor" else frozenset()  # the owner reads what they typed
-            out[audience] = cls(audience, notes, picked, body, fields, edges, backlinks, vault.resolver, boilerplate, _raw_edges=vault.edges, excluded=excluded)
+            out[audience] = cls(
+                audience,
+                notes,
+                picked,
+                body,
+                fields,
+                edges,
+                backlinks,
+                vault.resolver,
+                boilerplate,
+                _raw_edges=vault.edges,
+                excluded=excluded,
+                hidden=hidden,
+                masked=masked,
+            )
         return out
 
 

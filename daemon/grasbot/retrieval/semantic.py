@@ -36,6 +36,7 @@ from .._hosts import CONNECT_TIMEOUT, Failover, model_missing, unreachable
 from .boilerplate import EMPTY, Boilerplate
 from .index import Index, field_text, indexable_body, indexable_text
 from .links import link_spans
+from .mentions import Mentions
 from .sections import WHOLE_NOTE, cut_note, heading_path
 from .vault import Note
 
@@ -275,12 +276,13 @@ def make_embedder(backend: str, *, model: str, hosts: Sequence[str | None], time
     raise EmbeddingError(f"unknown semantic backend {backend!r}: off, bundled or ollama")
 
 
-def head_text(note: Note, boilerplate: Boilerplate = EMPTY) -> str:
+def head_text(note: Note, boilerplate: Boilerplate = EMPTY, hidden: Mentions | None = None) -> str:
     """What a note is embedded from: its title, aliases and declared questions (what it is
     about, in the author's words), then the start of its text as search reads it, without the
     vault's `boilerplate` lines. Only the lines that hold that start are read, and whole every
     link they end in: a link's title or label may go on over a line, and half a link is not
-    read as one, so a private note's path stayed in the text embedded."""
+    read as one, so a private note's path stayed in the text embedded. `hidden`: the typed
+    paths search does not read (`Index.hidden_in`), nor the encoder then."""
     body = note.body
     if boilerplate.held.get(note.path):
         body = boilerplate.strip(body)
@@ -288,8 +290,8 @@ def head_text(note: Note, boilerplate: Boilerplate = EMPTY) -> str:
     if end != -1:
         end = next((last for first, last in link_spans(body[: end + HEAD_CHARS]) if first < end < last), end)
     note = replace(note, body=body[:end] if end != -1 else body)
-    fields = (field_text(text, note.path) for text in (note.title, *note.aliases, *note.answers))
-    return "\n".join((*fields, indexable_body(note)[:HEAD_CHARS]))
+    fields = (field_text(text, note.path, hidden) for text in (note.title, *note.aliases, *note.answers))
+    return "\n".join((*fields, indexable_body(note, hidden)[:HEAD_CHARS]))
 
 
 KEY_BYTES = 16
@@ -628,7 +630,7 @@ class Progress(NamedTuple):
     total: int
 
 
-def note_texts(note: Note, boilerplate: Boilerplate = EMPTY) -> tuple[str, ...]:
+def note_texts(note: Note, boilerplate: Boilerplate = EMPTY, hidden: Mentions | None = None) -> tuple[str, ...]:
     """What a note is embedded from, one vector a text: its head, and for a note cut into
     sections (`sections`: longer than WHOLE_NOTE), each section under its heading path, so
     that a question about a passage deep in a course finds it (long-note tune set: hit@1
@@ -637,24 +639,24 @@ def note_texts(note: Note, boilerplate: Boilerplate = EMPTY) -> tuple[str, ...]:
     measured worse (curated tune hit@1 0.727 → 0.682): declared questions are embedded apart
     (`asked_texts`) and stand out among themselves. A section is read as it is written,
     boilerplate and all: a section that is only boilerplate is one vector among the note's."""
-    head = head_text(note, boilerplate)
+    head = head_text(note, boilerplate, hidden)
     if len(note.body) <= WHOLE_NOTE:
         return (head,)
     sections = cut_note(note.body)
-    title = field_text(note.title, note.path)
+    title = field_text(note.title, note.path, hidden)
     texts = [head]
     for cut in sections[1]:
-        path = " › ".join(indexable_text(h, note.path) for h in heading_path(sections, cut))
-        text = indexable_text(note.body[cut[0] : cut[1]], note.path)[:HEAD_CHARS]
+        path = " › ".join(indexable_text(h, note.path, hidden) for h in heading_path(sections, cut))
+        text = indexable_text(note.body[cut[0] : cut[1]], note.path, hidden)[:HEAD_CHARS]
         texts.append(f"{title} › {path}\n{text}" if path else f"{title}\n{text}")
     return tuple(texts)
 
 
-def asked_texts(note: Note) -> tuple[str, ...]:
+def asked_texts(note: Note, hidden: Mentions | None = None) -> tuple[str, ...]:
     """The questions a note declares it answers (`answers`), each once, as any audience reads
     them: a visitor's question is closer in meaning to a question than to a text (curated
     tune hit@1 0.727 → 0.795, test 0.636 → 0.682; vaults without `answers` unchanged)."""
-    seen = dict.fromkeys(t for t in (indexable_text(a, note.path).strip() for a in note.answers) if t)
+    seen = dict.fromkeys(t for t in (indexable_text(a, note.path, hidden).strip() for a in note.answers) if t)
     return tuple(seen)
 
 
@@ -672,25 +674,29 @@ class NoteTexts:
     reload of one note at 10,000 does not read the other 9,999 bodies again."""
 
     def __init__(self) -> None:
-        # path -> (digest, texts, asked, the boilerplate's stems of the note: the same object while its lines are)
-        self._made: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], object]] = {}
+        # path -> (digest, texts, asked, the boilerplate's stems of the note: the same object while its
+        # lines are, the typed paths left out of it: the same object while the hidden notes are)
+        self._made: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], object, object]] = {}
         self._keys: dict[str, bytes] = {}
         self._lock = threading.Lock()
 
     def of(self, indexes: Mapping[str, Index]) -> Texts:
         notes: dict[str, Note] = {}
         boilerplate = EMPTY
+        hidden_in: dict[str, Mentions | None] = {}
         for index in indexes.values():
             notes.update(index.notes)
             boilerplate = index.boilerplate  # the vault's, shared by its audiences
+            hidden_in.update((path, index.hidden) for path in index.masked)  # the same in both
         with self._lock:
             made, keys = self._made, self._keys
             by_path, asked = {}, {}
             for path, note in notes.items():
                 known = made.get(path)
                 held = boilerplate.held.get(path)
-                if known is None or known[0] != note.digest or known[3] is not held:
-                    known = made[path] = (note.digest, note_texts(note, boilerplate), asked_texts(note), held)
+                hidden = hidden_in.get(path)
+                if known is None or known[0] != note.digest or known[3] is not held or known[4] is not hidden:
+                    known = made[path] = (note.digest, note_texts(note, boilerplate, hidden), asked_texts(note, hidden), held, hidden)
                     for text in (*known[1], *known[2]):
                         if text not in keys:
                             keys[text] = text_key(text)
