@@ -290,9 +290,11 @@ class Index:
     _memo: dict = field(default_factory=dict, compare=False, repr=False)  # term -> BM25 impacts
     _raw_edges: Mapping | None = field(default=None, compare=False, repr=False)  # the vault's, to spot changed links
     excluded: frozenset[str] = field(default=frozenset(), compare=False, repr=False)  # notes --exclude left out or not loaded, masked for visitors
-    # the typed paths no search reads (`hidden_paths`); None: not known (the cache's seed)
+    # the typed paths no search reads (`hidden_paths`); None: not made yet (the cache's seed)
     hidden: Mentions | None = field(default=None, compare=False, repr=False)
     masked: frozenset[str] = field(default=frozenset(), compare=False, repr=False)  # the public notes that hold some, analysed without them
+    # `hidden`'s key (`Mentions.key`), what `masked` was found for: a cache's seed knows it without `hidden`
+    hidden_key: tuple | None = field(default=None, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.notes)
@@ -601,15 +603,31 @@ class Index:
         return cls._pair(vault, analyses, public, (pub_body, pub_fields), (priv_body, priv_fields), None, boilerplate, hidden, masked)
 
     @classmethod
-    def from_postings(cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields, graph=None) -> dict[str, Index]:
+    def from_postings(cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields, graph=None, masks=None) -> dict[str, Index]:
         """Indexes over `notes` from postings already inverted (the cache's): a seed for
         `evolve_all`. `graph`: ({audience: (edges, backlinks)}, the vault edges they were made
-        from), or None and evolve_all rebuilds the graph."""
+        from), or None and evolve_all rebuilds the graph. `masks`: (`Mentions.key` of the hidden
+        notes, {path: analysis} of the public notes analysed without their paths, as the
+        postings counted them), or None and evolve_all reads every public note for them."""
         public = {p: n for p, n in notes.items() if n.public}
         graphs, raw = graph if graph is not None else ({"visitor": ({}, {}), "owner": ({}, {})}, None)
         (visitor_edges, visitor_back), (owner_edges, owner_back) = graphs["visitor"], graphs["owner"]
+        hidden_key, masked_analyses = masks if masks is not None else (None, {})
+        analyses = {**analyses, **masked_analyses}
+        masked = frozenset(masked_analyses)
         return {
-            "visitor": cls("visitor", public, analyses, pub_body, pub_fields, visitor_edges, visitor_back, _raw_edges=raw),
+            "visitor": cls(
+                "visitor",
+                public,
+                analyses,
+                pub_body,
+                pub_fields,
+                visitor_edges,
+                visitor_back,
+                _raw_edges=raw,
+                masked=masked,
+                hidden_key=hidden_key,
+            ),
             "owner": cls(
                 "owner",
                 notes,
@@ -619,6 +637,8 @@ class Index:
                 owner_edges,
                 owner_back,
                 _raw_edges=raw,
+                masked=masked,
+                hidden_key=hidden_key,
             ),
         }
 
@@ -639,14 +659,16 @@ class Index:
             public = {p: n for p, n in notes.items() if n.public}
         hidden = hidden_paths(vault, public)
         fresh = set(changed)
-        if visitor.hidden is not None and hidden.same_as(visitor.hidden):
-            hidden = visitor.hidden  # the same object: what was made of it (the semantic texts) still holds
+        known = visitor.hidden_key is not None
+        if known and hidden.key == visitor.hidden_key:  # only the changed notes may hold other paths
+            if visitor.hidden is not None:
+                hidden = visitor.hidden  # the same object: what was made of it (the semantic texts) still holds
             masked = visitor.masked - fresh - gone | {p for p in changed if p in public and mentions_in(public[p], hidden)}
             again: list[str] = []
-        else:  # other hidden notes, or not known (the cache's seed: masked as these are; a cold load's workers: not at all)
+        else:  # other hidden notes, or not known (a cold load's workers: masked not at all)
             masked = frozenset(p for p, n in public.items() if mentions_in(n, hidden))
             again = [p for p in visitor.masked | masked if p in public and p not in fresh]
-        kept = visitor.masked - fresh if visitor.hidden is not None and not again else frozenset()
+        kept = visitor.masked - fresh if known and not again else frozenset()
         analyses = {**analyses, **{p: visitor.analyses[p] if p in kept else analyse_note(public[p], hidden=hidden) for p in masked}}
         changed = [*changed, *again]  # their words counted again, with or without the paths
         parts = []
@@ -691,6 +713,7 @@ class Index:
                 excluded=excluded,
                 hidden=hidden,
                 masked=masked,
+                hidden_key=hidden.key,
             )
         return out
 

@@ -76,9 +76,11 @@ class Mentions:
         self._heads = {head: sorted(lengths, reverse=True) for head, lengths in heads.items()}  # a name's first word: its lengths
         self._name_span = max(map(len, self._names), default=0) + 2  # and what follows: does the name go on?
 
-    def same_as(self, other: Mentions) -> bool:
-        """Whether `other` masks the same paths (a reload's, when no hidden note came or went)."""
-        return self._hidden == other._hidden and self._keys == other._keys
+    @property
+    def key(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The paths this masks, as plain data: equal for two that mask the same (a reload's, when
+        no hidden note came or went), and what the index cache keeps of it."""
+        return self._hidden, self._keys
 
     def masked(self, text: str) -> str:
         """`text` without any typed path of a hidden note, nor the folders or address before it,

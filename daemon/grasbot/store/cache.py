@@ -34,8 +34,9 @@ from ..retrieval.vault import Issue, LinkResolver, Note, Vault, VaultOptions
 
 log = logging.getLogger("grasbot.cache")
 
-FORMAT = 10  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes; 7: CRC-32;
-# 8: posting lists as (number, count) pairs; 9: the body counts the note's head (aliases, answers, tags); 10: each note's sections
+FORMAT = 11  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes; 7: CRC-32;
+# 8: posting lists as (number, count) pairs; 9: the body counts the note's head (aliases, answers, tags); 10: each note's sections;
+# 11: the public notes analysed without the hidden notes' typed paths, and the hidden set they were found for
 MAGIC = b"GRASBOT-CACHE 7\n"  # then the payload's CRC-32 (4 bytes, big-endian), then the payload
 _OLDER = b"GRASBOT-CACHE"  # any cache written by GrasBot, in this layout or an older one
 HEAD_SIZE = len(MAGIC) + 4
@@ -61,7 +62,7 @@ def _code_fingerprint() -> str:
 
     retrieval = Path(__file__).resolve().parent.parent / "retrieval"
     h = hashlib.blake2b(digest_size=16)
-    for name in ("analysis.py", "frontmatter.py", "index.py", "links.py", "markdown.py", "postings.py", "sections.py", "vault.py"):
+    for name in ("analysis.py", "frontmatter.py", "index.py", "links.py", "markdown.py", "mentions.py", "postings.py", "sections.py", "vault.py"):
         h.update((retrieval / name).read_bytes())
     h.update(repr((__version__, getattr(Stemmer, "__version__", "?"), _NOTE_FIELDS)).encode())
     return h.hexdigest()
@@ -163,6 +164,19 @@ def entries_from_plain(entries: Mapping[str, tuple]) -> tuple[dict[str, Note], d
     return notes, analyses
 
 
+def _masks_from_plain(plain, notes: Mapping[str, Note]) -> tuple:
+    """`save`'s masks: (the hidden set's key, {path: the public note's analysis without its paths})."""
+    key, found = plain
+    if type(key) is not tuple or [type(k) for k in key] != [frozenset, frozenset]:
+        raise ValueError("malformed hidden set")
+    masked = {}
+    for rel, (analysis, body) in found.items():
+        if rel not in notes or not notes[rel].public:
+            raise ValueError(f"masked entry {rel!r} is not a public note")
+        masked[rel] = _frozen(NoteAnalysis, {**dict(zip(_ANALYSIS_FIELDS, analysis, strict=True)), "body": Packed(*body)})
+    return key, masked
+
+
 def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | None = None) -> bool:
     """Write the cache atomically; a failure is logged, never raised (the cache is optional).
 
@@ -177,7 +191,10 @@ def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | No
             parts = (visitor.body, visitor.fields, owner.body.parts[1], owner.fields.parts[1])
             # body docs are the analyses' own counts: written once, with the analyses
             postings = tuple(postings_to_plain(p, with_docs=i % 2 == 1) for i, p in enumerate(parts))
-        links = graphs = None
+        links = graphs = masks = None
+        if indexes is not None and (visitor := indexes["visitor"]).hidden_key is not None:
+            # the notes read without a hidden note's typed path: a start reads only the changed ones for them
+            masks = (visitor.hidden_key, {p: (_analysis_to_plain(a := visitor.analyses[p]), Packed.of(a.body).plain()) for p in visitor.masked})
         if vault.resolver is not None:  # resolved links: a start resolves only the changed notes'
             links = (
                 dict(vars(vault.resolver)),
@@ -187,7 +204,7 @@ def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | No
             )
             if indexes is not None:
                 graphs = {a: (i.edges, i.backlinks) for a, i in indexes.items()}
-        payload = marshal.dumps((_header(vault.root, vault.options), (notes, postings, links, graphs)))
+        payload = marshal.dumps((_header(vault.root, vault.options), (notes, postings, links, graphs, masks)))
         with atomic_write(cache_dir / FILENAME) as f:
             f.write(_head(payload))
             f.write(payload)  # not seal(): no copy of tens of megabytes
@@ -206,6 +223,7 @@ class Cached(NamedTuple):
     postings: tuple | None  # the public and private notes' body and field Postings
     links: tuple | None  # (LinkResolver, edges, broken links by note, duplicate-slug issues)
     graphs: dict | None  # audience -> (edges, backlinks)
+    masks: tuple | None = None  # `Index.from_postings`'s: the hidden set's key, the notes analysed without its paths
 
 
 def load(cache_dir: Path, root: Path, options: VaultOptions) -> Cached | None:
@@ -234,11 +252,14 @@ def load(cache_dir: Path, root: Path, options: VaultOptions) -> Cached | None:
         if header != _header(root, options):
             log.info("index cache %s is for another version, code, vault or options: ignored", path)
             return None
-        entries, plain_postings, plain_links, graphs = entries
+        entries, plain_postings, plain_links, graphs, plain_masks = entries
         notes, analyses = entries_from_plain(entries)
+        masks = _masks_from_plain(plain_masks, notes) if plain_masks is not None and plain_postings is not None else None
         postings = None
         if plain_postings is not None:
-            public = {p: analyses[p].body for p, n in notes.items() if n.public}
+            masked = masks[1] if masks is not None else {}
+            # the postings counted a masked note's words without the paths: so must its counts, which a reload takes out
+            public = {p: (masked.get(p) or analyses[p]).body for p, n in notes.items() if n.public}
             private = {p: analyses[p].body for p, n in notes.items() if not n.public}
             pub_body, pub_fields, priv_body, priv_fields = plain_postings
             postings = (
@@ -266,7 +287,7 @@ def load(cache_dir: Path, root: Path, options: VaultOptions) -> Cached | None:
             )
         if graphs is not None and (postings is None or links is None or set(graphs) != {"visitor", "owner"} or graphs["owner"][0].keys() != notes.keys()):
             raise ValueError("link graphs do not match the notes")
-        return Cached(notes, analyses, postings, links, graphs)
+        return Cached(notes, analyses, postings, links, graphs, masks)
     except Exception as exc:  # a malformed payload must never stop the daemon
         log.warning("index cache %s unusable (%s: %s): ignored", path, type(exc).__name__, exc)
         return None
