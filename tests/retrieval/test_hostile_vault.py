@@ -18,7 +18,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grasbot import GrasBot
+from grasbot import GrasBot, Settings
 from grasbot._engine import build_snapshot
 from grasbot._exceptions import VaultError
 from grasbot.answer.fallback import extractive_answer
@@ -1100,3 +1100,24 @@ def test_search_does_not_find_a_public_note_by_a_private_path_typed_in_it(tmp_pa
     assert _found_by(bot, "rachat acme 2027") == []
     for _ in range(2):  # the index cache written, then read
         assert _found_by(make_bot(root, index_cache=True, cache_dir=str(tmp_path / "cache")), "rachat acme 2027") == []
+
+
+def test_a_private_note_s_new_alias_typed_in_code_is_masked_after_a_reload_or_a_start(tmp_path):
+    """A reload or a start kept what masked the typed paths while no hidden note came or went,
+    resolving links with the resolver of before: a private note that gained the alias « Zorglub
+    Secret » left `` `[[Zorglub Secret]]` `` in a public note's code shown to visitors, which a
+    fresh load masks. A change of what links resolve to reads every public note again."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/plan.md", "visibility: private\ntitle: Ancien", "Le plan.")
+    write_note(root, "pub/a.md", "visibility: public", "Le code : `[[Zorglub Secret]]` dans le jardin.")
+    settings = Settings.load(env={}, vault_dir=root)
+    cache = tmp_path / "cache"
+    first = build_snapshot(settings)
+    build_snapshot(settings, cache_dir=cache)
+    write_note(root, "prive/plan.md", "visibility: private\ntitle: Ancien\naliases: [Zorglub Secret]", "Le plan.")
+    fresh = build_snapshot(settings).index("visitor")
+    assert "Zorglub" not in fresh.readable_body("pub/a.md") and fresh.masked == {"pub/a.md"}
+    for snapshot in (build_snapshot(settings, first), build_snapshot(settings, cache_dir=cache)):
+        visitor = snapshot.index("visitor")
+        assert visitor.readable_body("pub/a.md") == fresh.readable_body("pub/a.md")
+        assert visitor.masked == fresh.masked

@@ -603,12 +603,13 @@ class Index:
         return cls._pair(vault, analyses, public, (pub_body, pub_fields), (priv_body, priv_fields), None, boilerplate, hidden, masked)
 
     @classmethod
-    def from_postings(cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields, graph=None, masks=None) -> dict[str, Index]:
+    def from_postings(cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields, graph=None, masks=None, resolver=None) -> dict[str, Index]:
         """Indexes over `notes` from postings already inverted (the cache's): a seed for
         `evolve_all`. `graph`: ({audience: (edges, backlinks)}, the vault edges they were made
         from), or None and evolve_all rebuilds the graph. `masks`: (`Mentions.key` of the hidden
         notes, {path: analysis} of the public notes analysed without their paths, as the
-        postings counted them), or None and evolve_all reads every public note for them."""
+        postings counted them), or None and evolve_all reads every public note for them;
+        `resolver`: the one they were found with (the cache's)."""
         public = {p: n for p, n in notes.items() if n.public}
         graphs, raw = graph if graph is not None else ({"visitor": ({}, {}), "owner": ({}, {})}, None)
         (visitor_edges, visitor_back), (owner_edges, owner_back) = graphs["visitor"], graphs["owner"]
@@ -624,6 +625,7 @@ class Index:
                 pub_fields,
                 visitor_edges,
                 visitor_back,
+                resolver,
                 _raw_edges=raw,
                 masked=masked,
                 hidden_key=hidden_key,
@@ -636,6 +638,7 @@ class Index:
                 Union(pub_fields, priv_fields),
                 owner_edges,
                 owner_back,
+                resolver,
                 _raw_edges=raw,
                 masked=masked,
                 hidden_key=hidden_key,
@@ -660,7 +663,8 @@ class Index:
         hidden = hidden_paths(vault, public)
         fresh = set(changed)
         known = visitor.hidden_key is not None
-        if known and hidden.key == visitor.hidden_key:  # only the changed notes may hold other paths
+        # links resolved as before too (a hidden note's new alias may name it in an unchanged note's code)
+        if known and hidden.key == visitor.hidden_key and vault.resolver is visitor.resolver:  # only the changed notes may hold other paths
             if visitor.hidden is not None:
                 hidden = visitor.hidden  # the same object: what was made of it (the semantic texts) still holds
             masked = visitor.masked - fresh - gone | {p for p in changed if p in public and mentions_in(public[p], hidden)}
