@@ -296,6 +296,11 @@ def test_a_start_from_cache_reads_only_changed_notes_for_hidden_paths_and_stays_
     again = build_snapshot(settings, cache_dir=cache)  # from the cache that start wrote
     assert read == []
     exact(again)
+    write_note(root, "pub/nouvelle.md", "visibility: public", "Une note ajoutée au jardin.")
+    read.clear()
+    added = build_snapshot(settings, again)  # the links resolved otherwise: a new note's names
+    assert read == ["pub/nouvelle.md"]
+    exact(added)
     (root / "pub/accueil.md").unlink()
     exact(build_snapshot(settings, changed))  # its masked counts taken out of the lists
 

@@ -274,6 +274,14 @@ def mentions_in(note: Note, hidden: Mentions) -> bool:
     return any(hidden.masked(text) != text for text in (note.body, note.title, *note.aliases, *note.answers, *note.tags, *note.domains))
 
 
+def _names_moved(before: Mapping[str, Note], now: Mapping[str, Note], changed: Iterable[str], gone: Iterable[str]) -> bool:
+    """Whether a link may now resolve to a note it did not resolve to: a note went, or one's names
+    changed (`LinkResolver.reads`). A new note only takes names another held (the shortest path
+    wins), so a link in code that named a hidden note and now names it stays masked until the next
+    full check: more masked, never less; adding a note to 10,000 then reads no other note."""
+    return any(True for _ in gone) or any(p in before and LinkResolver.reads(before[p]) != LinkResolver.reads(now[p]) for p in changed)
+
+
 @dataclass(frozen=True)
 class Index:
     """Everything search needs for one audience. Immutable: a reload makes a new one."""
@@ -663,8 +671,9 @@ class Index:
         hidden = hidden_paths(vault, public)
         fresh = set(changed)
         known = visitor.hidden_key is not None
-        # links resolved as before too (a hidden note's new alias may name it in an unchanged note's code)
-        if known and hidden.key == visitor.hidden_key and vault.resolver is visitor.resolver:  # only the changed notes may hold other paths
+        # and no link resolving to a hidden note it did not (its new alias may name it in an unchanged note's code)
+        same_links = vault.resolver is visitor.resolver or not _names_moved(owner.notes, notes, changed, gone)
+        if known and hidden.key == visitor.hidden_key and same_links:  # only the changed notes may hold other paths
             if visitor.hidden is not None:
                 hidden = visitor.hidden  # the same object: what was made of it (the semantic texts) still holds
             masked = visitor.masked - fresh - gone | {p for p in changed if p in public and mentions_in(public[p], hidden)}
