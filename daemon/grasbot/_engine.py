@@ -517,6 +517,7 @@ class GrasBot:
                     embed_into(store, embedder, missing(texts, store))
                 embedder.load()  # here, off the event loop, even when every vector came from the cache
                 snapshot.semantic.update(semantic_indexes(snapshot.indexes, texts, store, self._questions))
+                store.trim(texts.keys.values())  # the matrices are built: a version no note holds may go
             except _Superseded:  # what was embedded is kept: a stop at minute 4 of 5 loses nothing
                 if embedded:
                     store.save(texts.keys.values())

@@ -580,6 +580,30 @@ def test_a_reload_embeds_only_the_changed_note(note_writer, tmp_path):
     assert result.sources[0].path == "n3.md"
 
 
+def test_a_note_edited_for_months_keeps_the_vectors_held_bounded(note_writer):
+    """Each edit of a note is a new text, with a vector of its own: a daemon that ran for months
+    held every version of every note it had ever embedded (2 KB each with the bundled encoder),
+    the deleted notes' too. Of the texts no note holds now, the newest VECTORS_SPARE are kept:
+    an edit undone is not embedded again."""
+    for i in range(5):
+        note_writer(f"n{i}.md", f"title: Note {i}\nvisibility: public", f"Texte numéro {i} sur les jardins partagés.")
+    bot = with_embedder(make_bot(note_writer.root), WordsEmbedder())
+    assert bot.embed_pending() is True
+    edits = semantic.VECTORS_SPARE + 500
+    for k in range(edits):
+        note_writer("n3.md", "title: Note 3\nvisibility: public", f"Version {k} : la mécanique des fluides{' encore' * (k % 3)}.")
+        (note_writer.root / f"passe-{k - 1}.md").unlink(missing_ok=True)
+        note_writer(f"passe-{k}.md", "title: Passage\nvisibility: private", f"Une note de passage, numéro {k}.")
+        bot.reload()
+    texts = 6  # one head a note, none of them long or with declared questions
+    assert len(bot._vectors) == texts + semantic.VECTORS_SPARE
+    assert bot.search("mécanique des fluides", audience="visitor").sources[0].path == "n3.md"  # meaning still has the notes of now
+    before = len(bot.embedder.embedded)
+    note_writer("n3.md", "title: Note 3\nvisibility: public", f"Version {edits - 2} : la mécanique des fluides{' encore' * ((edits - 2) % 3)}.")
+    bot.reload()
+    assert bot.embedder.embedded[before:] == []  # the edit undone: its vector was kept
+
+
 def test_a_reload_embeds_only_the_declared_question_that_changed(note_writer):
     for i in range(4):
         note_writer(f"n{i}.md", f"title: Note {i}\nanswers:\n  - Que dit la note {i} ?\n  - Pourquoi la note {i} ?", f"Texte {i}.")

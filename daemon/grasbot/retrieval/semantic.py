@@ -303,6 +303,7 @@ def text_key(text: str) -> bytes:
 
 _MODEL_FILE = re.compile(r"[^A-Za-z0-9._-]+")
 UNUSED_DAYS = 30  # days another model's vectors are kept unused (read or written), the bundled encoder's for ever
+VECTORS_SPARE = 1_000  # vectors held of texts no note holds now (past versions, deleted notes), the newest
 
 
 def vectors_file(model: str) -> str:
@@ -373,6 +374,17 @@ class VectorStore:
                 self._vectors = {}
             for key, vector in zip(keys, vectors, strict=True):
                 self._vectors[key] = vector
+
+    def trim(self, keep: Iterable[bytes]) -> None:
+        """Hold VECTORS_SPARE vectors at most beyond those of `keep` (the vault's texts now),
+        the ones embedded last: each edit of a note is a new text, and a daemon that ran for
+        months held every version of every note it had embedded, deleted notes' included.
+        An edit undone, or a vault synced back and forth, is still not embedded again."""
+        keep = set(keep)
+        with self._lock:
+            past = [k for k in self._vectors if k not in keep]  # the oldest first: a dict keeps the order they came in
+            for key in past[: max(len(past) - VECTORS_SPARE, 0)]:
+                del self._vectors[key]
 
     def clear(self) -> None:
         """Forget every vector (another model's): the next pass embeds them all again."""
