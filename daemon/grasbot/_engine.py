@@ -104,17 +104,23 @@ class ReloadReport:
 
 
 @contextlib.contextmanager
-def _collector_paused():
+def _collector_paused(reload: bool = False):
     """A load makes millions of small, long-lived objects and no reference cycle: the cyclic
     collector's passes over them, triggered by the allocations alone, cost more than the load
     itself. So it is paused, and what the load left is moved out of its reach (`gc.freeze`:
     still freed by reference counting when a later snapshot replaces it), otherwise the first
-    collection after the pause would walk all of it at once (about a second at 10,000 notes)."""
+    collection after the pause would walk all of it at once (about a second at 10,000 notes).
+    `reload`: the daemon serves, and its requests leave reference cycles the collector has not
+    freed yet; frozen, they were kept for the daemon's life, every reload's (the plugin reloads
+    at each save). They are collected first: the objects made since the last freeze, a reload's
+    few (0.5 ms at 3,000 notes)."""
     was_on = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if reload:
+            gc.collect()
         gc.freeze()
         if was_on:
             gc.enable()
@@ -135,7 +141,7 @@ def build_snapshot(
     here, or with `write_cache=False` by `save_cache` later (the snapshot's `unsaved_in`).
     `scanned`: the vault's files as `vault_files(settings)` walked them (see `load_vault`).
     """
-    with _collector_paused():
+    with _collector_paused(reload=previous is not None):
         return _build_snapshot(settings, previous, cache_dir, scanned, write_cache)
 
 
