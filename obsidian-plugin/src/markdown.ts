@@ -105,14 +105,18 @@ function renderInline(parent: HTMLElement, text: string, citations: Citations): 
 	if (at < text.length) parent.appendText(text.slice(at));
 }
 
-/** A cited source by its title, a link that opens its note when the preview can open notes. */
+/**
+ * A cited source by its title, a link that opens its note when the preview can open notes; the
+ * title isolated from the answer around it (dir="auto"), as chat.js does: a right-to-left override
+ * it leaves open (U+202E) turned the rest of the answer's line right to left.
+ */
 function citation(parent: HTMLElement, source: Source, open?: (source: Source) => void): void {
 	const name = source.title || source.slug;
 	if (!open) {
-		parent.createSpan({ cls: "grasbot-cite", text: name });
+		parent.createSpan({ cls: "grasbot-cite", text: name, attr: { dir: "auto" } });
 		return;
 	}
-	const link = parent.createEl("a", { cls: "grasbot-cite", text: name, href: "#" });
+	const link = parent.createEl("a", { cls: "grasbot-cite", text: name, attr: { dir: "auto" }, href: "#" });
 	link.addEventListener("click", (event) => {
 		event.preventDefault();
 		open(source);

@@ -251,6 +251,25 @@ async function run(page, step) {
 
 // What a visitor sees, and what the tests watch for, in the browser.
 function snapshot(chat) {
+	function* textNodes(root) {
+		const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+		for (let node = walker.nextNode(); node; node = walker.nextNode()) yield node;
+	}
+	// Two letters after one another on a line, the second left of the first.
+	function drawnRightToLeft(node) {
+		const range = document.createRange();
+		let before = null;
+		for (let i = 0; i < node.data.length; i++) {
+			if (!/\p{L}/u.test(node.data[i])) continue;
+			range.setStart(node, i);
+			range.setEnd(node, i + 1);
+			const rect = range.getBoundingClientRect();
+			if (before && Math.abs(rect.top - before.top) < 1 && rect.left < before.left) return true;
+			before = rect;
+		}
+		return false;
+	}
+
 	// The properties a site's stylesheet could change on the widget's elements.
 	const LOOK = [
 		"color", "background-color", "font-family", "font-size", "font-weight", "font-style", "line-height",
@@ -289,6 +308,9 @@ function snapshot(chat) {
 				ul: count("ul > li"),
 				ol: count("ol > li"),
 			},
+			// the reply's texts drawn right to left: a bidi override in a note's title or heading
+			// that reached past it (the rest of the answer, the card's type) shows them so
+			reversed: [...textNodes(turn.querySelector(".grasbot-reply"))].filter(drawnRightToLeft).map((node) => node.data),
 			cites: [...answer.querySelectorAll(".grasbot-cite")].map((a) => ({ text: a.textContent, href: a.getAttribute("href") })),
 			badge: text(turn.querySelector(".grasbot-badge")),
 			notes: [...turn.querySelectorAll(".grasbot-note")].filter(visible).map((n) => n.textContent),

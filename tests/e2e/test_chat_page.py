@@ -481,3 +481,23 @@ async def test_the_visitors_default_font_size_applies(stack: Stack):
     larger = await on_page(stack, steps, fontSize=24)
     assert default["snapshots"]["page"]["fontSizes"] == {"chat": "16px", "hint": "13.6px"}  # the look, unchanged
     assert larger["snapshots"]["page"]["fontSizes"] == {"chat": "24px", "hint": "20.4px"}  # the visitor's 24px, its smaller text in scale
+
+
+async def test_a_bidi_override_in_a_notes_title_stays_in_it(stack: Stack):
+    """A clipped page's title or heading may end in U+202E (right-to-left override, unclosed):
+    drawn into the answer as a citation, it turned the rest of the answer's line right to left
+    (« pour arroser » read « resorra ruop »), and on a source's card the type after it."""
+    sse = {"Content-Type": "text/event-stream"}
+    passage = {"heading": ["Le script\u202e", "Capteurs"], "anchor": "capteurs", "url": "/portfolio/potager#capteurs", "chars": 120}
+    source = {**SOURCE, "title": "Potager\u202e", "type": "projet\u202e", "passages": [passage]}
+    response = "Voir [potager] pour arroser chaque matin."
+    body = crafted_stream(response=response, sources=[source])
+    report = await on_page(
+        stack,
+        [*ask(QUESTION, 1), {"do": "snapshot", "name": "after"}],
+        routes=[{"match": "q=Quel", "times": 1, "body": body, "headers": sse}],
+    )
+    (turn,) = report["snapshots"]["after"]["turns"]
+    assert turn["answer"] == "Voir [Potager\u202e] pour arroser chaque matin."  # the title as written
+    assert turn["sources"][0]["passages"][0]["text"] == "Le script\u202e › Capteurs"
+    assert turn["reversed"] == [], turn["reversed"]

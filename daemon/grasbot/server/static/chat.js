@@ -188,9 +188,24 @@
     }
   }
 
+  // A note's text (a title, a type, a heading) is isolated from what is around it (dir="auto":
+  // unicode-bidi: isolate): a right-to-left override it leaves open (U+202E, from a clipped
+  // page) turned the rest of the answer's line, or of the source's card, right to left.
+  function isolated(node) {
+    node.dir = "auto";
+    return node;
+  }
+
+  // `text`: a string, or the parts of a heading path, each isolated from the others.
   function linkOrText(parent, url, text, className) {
     const href = typeof url === "string" && url ? safeHref(url) : null;
-    const node = make(href ? "a" : "span", className, text);
+    const node = isolated(make(href ? "a" : "span", className, typeof text === "string" ? text : undefined));
+    if (Array.isArray(text)) {
+      text.forEach((part, i) => {
+        if (i) node.appendChild(document.createTextNode(" › "));
+        node.appendChild(make("bdi", null, part));
+      });
+    }
     if (href) node.href = href;
     parent.appendChild(node);
     return node;
@@ -301,7 +316,7 @@
       const card = make("li", "grasbot-source");
       const name = sourceName(s);
       linkOrText(card, s.url, name, "grasbot-source-title");
-      if (typeof s.type === "string" && s.type) card.appendChild(make("span", "grasbot-source-type", s.type));
+      if (typeof s.type === "string" && s.type) card.appendChild(isolated(make("span", "grasbot-source-type", s.type)));
       const passages = renderPassages(s, name);
       if (passages) card.appendChild(passages);
       list.appendChild(card);
@@ -319,7 +334,7 @@
       if (heading.length && heading[0] === name) heading.shift();
       if (!heading.length) continue;
       const item = make("li", "grasbot-passage");
-      linkOrText(item, p.url, heading.join(" › "));
+      linkOrText(item, p.url, heading);
       list.appendChild(item);
     }
     return list.children.length ? list : null;
