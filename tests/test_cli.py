@@ -9,6 +9,7 @@ import re
 import shlex
 import subprocess
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -695,6 +696,29 @@ def test_url_map_fields_encode_what_a_file_name_may_hold(field, url):
 def test_url_map_hugo_reads_the_notes_slug_and_url_and_bundles(path, slug, url, page):
     settings = Settings.load(env={"GRASBOT_URL_MAP": "*=/{hugo}/"})
     assert settings.url_for(None, "x", path, slug, url) == page
+
+
+# A folder whose name the generator drops whole (Quartz: `?`, `#`; Hugo: `!!!`, `%`) is no folder
+# of the page's path, as both join it; an imported folder of that name made `//evil.example/x`,
+# which a browser reads as the host evil.example: the source's link left the site.
+@pytest.mark.parametrize(
+    "template, path, page",
+    [
+        ("/{quartz}", "?/evil.example/x.md", "/evil.example/x"),
+        ("/{quartz}", "#/evil.example/x.md", "/evil.example/x"),
+        ("/{quartz}", "Notes/?/x.md", "/Notes/x"),
+        ("/{quartz}", "?/index.md", "/"),
+        ("/{hugo}/", "!!!/evil.example/x.md", "/evil.example/x/"),
+        ("/{hugo}/", "%/evil.example/x.md", "/evil.example/x/"),
+        ("/{hugo}/", "Notes/?/x.md", "/notes/x/"),
+        ("/{hugo}/", "!!!/_index.md", "/"),
+    ],
+)
+def test_a_folder_the_generator_drops_whole_keeps_the_link_on_the_site(template, path, page):
+    settings = Settings.load(env={"GRASBOT_URL_MAP": f"*={template}"})
+    url = settings.url_for(None, "x", path)
+    assert url == page
+    assert urllib.parse.urljoin("https://site.example/notes/", url).startswith("https://site.example/")
 
 
 # Where each generator serves a note, from its own code: MkDocs (mkdocs/structure/files.py,

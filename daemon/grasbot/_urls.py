@@ -40,11 +40,13 @@ def quartz_path(path: str) -> str:
     folder and the name with whitespace a hyphen, `&` → `-and-`, `%` → `-percent`, `?` and `#`
     dropped, case and accents kept; `_index` is `index`. `Cuisine/Crème brûlée.md` →
     `Cuisine/Crème-brûlée`. A folder's `index` is the folder's page, `Cuisine/`, the vault's
-    own the home page, ``, as Quartz links them (`simplifySlug`)."""
+    own the home page, ``, as Quartz links them (`simplifySlug`). A folder whose name is all
+    dropped (`?/`, `#/`) is no folder, as Quartz writes the page (`?/evil.example/x` was
+    `//evil.example/x`: another host, for a browser)."""
     parts = [re.sub(r"\s", "-", p).replace("&", "-and-").replace("%", "-percent").replace("?", "").replace("#", "") for p in _stem(path).split("/")]
     if parts[-1] in ("index", "_index"):
         parts[-1] = ""
-    return "/".join(parts)
+    return "/".join([p for p in parts[:-1] if p] + parts[-1:])
 
 
 _DIGIT_OR_MARK = {"Nd", "Mn", "Mc", "Me"}  # Go's unicode.IsDigit and IsMark
@@ -77,19 +79,21 @@ def hugo_link(path: str, slug: str | None = None, url: str | None = None) -> str
     → `Articles/x/`; one naming a file, `x.html`, has no `/` after it); `slug:`, its `-`
     trimmed, replaces the name. A folder's `index.md` (a leaf bundle) is the folder's page,
     whose name a slug replaces; `_index.md` (a section) is too, and takes no slug; the vault's
-    own `_index.md` is the home page, ``, which takes no url either."""
+    own `_index.md` is the home page, ``, which takes no url either. A part sanitized to nothing
+    (`!!!/`, `%/`) is no folder, as Hugo joins the path (`!!!/evil.example/x` was
+    `//evil.example/x/`: another host, for a browser)."""
     parts = _stem(path).split("/")
     section = parts[-1] == "_index"
     if section or (parts[-1] == "index" and len(parts) > 1):
         parts.pop()
     if url and parts and not url.startswith(("http://", "https://")):  # Hugo refuses those: the build stops
         kept = [p for p in (posixpath.normpath("/" + url) if ".." in url else url).split("/") if p]
-        link = "/".join(_hugo_part(p) for p in kept).lower() if section else "/".join(kept)
+        link = "/".join(filter(None, map(_hugo_part, kept))).lower() if section else "/".join(kept)
         return link if not link or ("." in url and not url.endswith("/")) else link + "/"
     slug = (slug or "").strip("-")
     if slug and parts and not section:
         parts[-1] = slug
-    link = "/".join(_hugo_part(p) for p in "/".join(parts).split("/")).lower()
+    link = "/".join(filter(None, map(_hugo_part, "/".join(parts).split("/")))).lower()
     return link + "/" if link else ""
 
 
