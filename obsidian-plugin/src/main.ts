@@ -291,16 +291,20 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		return view instanceof PreviewView ? view : null;
 	}
 
-	/** Opens the source's note, at the passage's heading when one is given (`path#Heading`, as a link would). */
+	/**
+	 * Opens the source's note, at the passage's heading when one is given. The file itself, not a
+	 * link text: `Issue #12.md` or `C#.md` (an imported file) read as a link is `Issue ` at its
+	 * heading `12.md`, a note Obsidian does not find and creates empty.
+	 */
 	private async openSource(source: Source, passage?: Passage): Promise<void> {
-		// openLinkText creates a note it cannot find: one renamed or deleted since the daemon's
-		// last reload would come back empty
-		if (!this.app.vault.getFileByPath(source.path)) {
+		// a note renamed or deleted since the daemon's last reload: said, not created empty
+		const file = this.app.vault.getFileByPath(source.path);
+		if (!file) {
 			new Notice(missingSourceNotice(source.path), NOTICE_MS);
 			return;
 		}
 		const heading = passage?.heading[passage.heading.length - 1];
-		await this.app.workspace.openLinkText(heading ? `${source.path}#${heading}` : source.path, "", false);
+		await this.app.workspace.getLeaf(false).openFile(file, { active: true, ...(heading ? { eState: { subpath: `#${heading}` } } : {}) });
 	}
 
 	private async testActiveNote(file: TFile): Promise<void> {

@@ -346,13 +346,25 @@ describe("plugin glue", () => {
 	it("opens a source's note, and says a note gone since the daemon's last reload instead of creating it empty", async () => {
 		const { app, plugin } = await load(null);
 		const opened: string[] = [];
-		Object.assign(app.workspace, { openLinkText: async (text: string) => void opened.push(text) });
-		Object.assign(app.vault, { getFileByPath: (path: string) => (path === "notes/a.md" ? new TFile(path) : null) });
+		const files = ["notes/a.md", "notes/Issue #12.md"];
+		// Obsidian's openLinkText reads a link text (parseLinktext: the path ends at the first #)
+		// and creates the note it does not find
+		Object.assign(app.workspace, {
+			openLinkText: async (text: string) => {
+				const [path, ...subpath] = text.split("#");
+				opened.push(files.includes(path) ? [path, ...subpath].join("#") : `created ${path}.md`);
+			},
+			getLeaf: () => ({
+				openFile: async (file: TFile, state?: { eState?: { subpath?: string } }) => void opened.push(file.path + (state?.eState?.subpath ?? "")),
+			}),
+		});
+		Object.assign(app.vault, { getFileByPath: (path: string) => (files.includes(path) ? new TFile(path) : null) });
 		const open = (path: string, heading?: string[]) =>
 			(plugin as unknown as { openSource(s: unknown, p?: unknown): Promise<void> }).openSource({ path }, heading ? { heading } : undefined);
 		await open("notes/a.md", ["Intro", "Détails"]);
 		await open("notes/renommee.md");
-		expect(opened).toEqual(["notes/a.md#Détails"]);
+		await open("notes/Issue #12.md"); // an imported file: its # is no heading
+		expect(opened).toEqual(["notes/a.md#Détails", "notes/Issue #12.md"]);
 		expect(notices).toEqual([
 			"“notes/renommee.md” is no longer in the vault: the daemon's index is older than the vault. Reload it (Reload GrasBot vault), then ask again.",
 		]);
