@@ -20,10 +20,29 @@ const asName = (text: string): string => text.normalize("NFC").toLowerCase().spl
 
 /** What a passage is, in a line: its heading path (the note's title said once), or what it stands for. */
 export function passageLabel(source: Source, passage: Passage): string {
+	return passageHeadings(source, passage)?.join(" › ") ?? (source.passages.length === 1 ? "Whole note" : "Opening");
+}
+
+/** The passage's heading path without the note's title, or null when that leaves none. */
+function passageHeadings(source: Source, passage: Passage): string[] | null {
 	const first = passage.heading[0];
 	const heading = first !== undefined && asName(first) === asName(source.title) ? passage.heading.slice(1) : passage.heading;
-	if (heading.length > 0) return heading.join(" › ");
-	return source.passages.length === 1 ? "Whole note" : "Opening";
+	return heading.length > 0 ? heading : null;
+}
+
+/**
+ * A note's text (a title, a type, a heading, a reason quoting them) drawn apart from what is
+ * around it, as the site's chat draws it: a right-to-left override it leaves open (U+202E, from
+ * a clipped page) turned the card's score, type or next heading right to left.
+ */
+const ISOLATED = { dir: "auto" } as const;
+
+/** `parts` in `el`, each isolated from the others, ` › ` between them. */
+function isolatedParts(el: HTMLElement, parts: string[]): void {
+	parts.forEach((part, i) => {
+		if (i > 0) el.appendText(" › ");
+		el.createEl("bdi", { text: part });
+	});
 }
 
 export function formatChars(chars: number): string {
@@ -45,16 +64,19 @@ export function renderPassages(parent: HTMLElement, source: Source, options: Ren
 	const list = box.createEl("ul", { cls: "grasbot-passage-list" });
 	for (const passage of source.passages) {
 		const row = list.createEl("li", { cls: "grasbot-passage" });
-		const label = passageLabel(source, passage);
+		const headings = passageHeadings(source, passage);
+		const label = headings ? "" : passageLabel(source, passage);
 		if (options.onOpenSource && passage.heading.length > 0) {
 			const link = row.createEl("a", { cls: "grasbot-passage-link", text: label, href: "#" });
+			if (headings) isolatedParts(link, headings);
 			const open = options.onOpenSource;
 			link.addEventListener("click", (event) => {
 				event.preventDefault();
 				open(source, passage);
 			});
 		} else {
-			row.createSpan({ cls: "grasbot-passage-heading", text: label });
+			const span = row.createSpan({ cls: "grasbot-passage-heading", text: label });
+			if (headings) isolatedParts(span, headings);
 		}
 		row.createSpan({ cls: "grasbot-passage-chars", text: formatChars(passage.chars) });
 	}
@@ -109,7 +131,7 @@ export function renderSources(parent: HTMLElement, sources: Source[], options: R
 				cls: "grasbot-source-link",
 				text: source.title,
 				href: "#",
-				attr: { "data-slug": source.slug, "data-path": source.path },
+				attr: { "data-slug": source.slug, "data-path": source.path, ...ISOLATED },
 			});
 			const open = options.onOpenSource;
 			link.addEventListener("click", (event) => {
@@ -117,18 +139,21 @@ export function renderSources(parent: HTMLElement, sources: Source[], options: R
 				open(source);
 			});
 		} else {
-			head.createSpan({ cls: "grasbot-source-title", text: source.title });
+			head.createSpan({ cls: "grasbot-source-title", text: source.title, attr: ISOLATED });
 		}
 		head.createSpan({ cls: "grasbot-source-score", text: `score ${source.score.toFixed(1)}` });
-		const meta = [source.slug, source.type].filter((part): part is string => !!part).join(" · ");
-		item.createDiv({ cls: "grasbot-source-meta", text: meta });
+		const meta = item.createDiv({ cls: "grasbot-source-meta", text: source.slug });
+		if (source.type) {
+			if (source.slug) meta.appendText(" · ");
+			meta.createEl("bdi", { text: source.type });
+		}
 		if (source.reasons.length > 0) {
 			const reasons = item.createEl("ul", { cls: "grasbot-reasons" });
 			for (const reason of source.reasons) {
 				const row = reasons.createEl("li", { cls: "grasbot-reason" });
 				row.createSpan({ cls: "grasbot-reason-signal", text: reason.signal });
 				row.createSpan({ cls: "grasbot-reason-points", text: formatPoints(reason.points) });
-				row.createSpan({ cls: "grasbot-reason-detail", text: reason.detail });
+				row.createSpan({ cls: "grasbot-reason-detail", text: reason.detail, attr: ISOLATED });
 			}
 		}
 		renderPassages(item, source, options, quoted);

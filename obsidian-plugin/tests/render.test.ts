@@ -89,6 +89,33 @@ describe("text from notes is never HTML", () => {
 		expect((window as unknown as { __pwned?: boolean }).__pwned).toBeUndefined();
 	});
 
+	it("draws a note's text that leaves a right-to-left override open apart from what follows it", () => {
+		// U+202E unclosed (a clipped page's title): in the same run as the card's score, type or
+		// next heading, it drew them right to left (« score 5.0 » as « 0.5 erocs »)
+		const rlo = "\u202e";
+		const passage = { heading: [`Le script${rlo}`, "Capteurs"], anchor: null, url: null, chars: 120 };
+		const evil = source("potager", 5, {
+			title: `Potager${rlo}`,
+			type: `projet${rlo}`,
+			reasons: [{ signal: "title", points: 5, detail: `titre « Potager${rlo} »` }],
+			passages: [passage],
+		});
+		for (const options of [{ onOpenSource: () => {} }, {}]) {
+			const root = createDiv();
+			renderAnswer(root, answer({ response: "Voir [potager] pour arroser.", sources: [evil] }), options);
+			const held = [...root.querySelectorAll("*")].flatMap((el) => [...el.childNodes].filter((n) => n.nodeType === 3 && n.textContent?.includes(rlo)));
+			expect(held.length).toBe(5); // the citation, the title, the type, the reason, the first heading
+			for (const text of held) {
+				// its own isolate (bdi, or dir="auto"), with nothing after it there
+				const isolate = text.parentElement as HTMLElement;
+				expect(isolate.tagName === "BDI" || isolate.getAttribute("dir") === "auto", isolate.outerHTML).toBe(true);
+				expect(isolate.lastChild).toBe(text);
+			}
+			expect(root.querySelector(".grasbot-source-meta")?.textContent).toBe(`potager · projet${rlo}`);
+			expect(root.querySelector(".grasbot-passage-link, .grasbot-passage-heading")?.textContent).toBe(`Le script${rlo} › Capteurs`);
+		}
+	});
+
 	it("keeps streamed tokens as text too", () => {
 		const root = createDiv();
 		const view = new AnswerView(root);
