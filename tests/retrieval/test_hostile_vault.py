@@ -1121,3 +1121,21 @@ def test_a_private_note_s_new_alias_typed_in_code_is_masked_after_a_reload_or_a_
         visitor = snapshot.index("visitor")
         assert visitor.readable_body("pub/a.md") == fresh.readable_body("pub/a.md")
         assert visitor.masked == fresh.masked
+
+
+def test_a_bidi_control_left_open_in_a_note_reaches_no_visitor_text(tmp_path):
+    """A right-to-left override a clipped page left open (U+202E) or an isolate (U+2066), quoted
+    in an answer, drew the rest of its line right to left, a citation included: the passages,
+    the prompt, the notes' extract and the titles read none."""
+    root = tmp_path / "vault"
+    write_note(root, "potager.md", "visibility: public\ntitle: Potager\u202e", "Le potager\u202e arrose seul chaque matin, `pompe\u2066 on` en mai.")
+    bot = make_bot(root)
+    index = bot.snapshot.index("visitor")
+    found = bot.search("arrose le potager", audience="visitor")
+    said = extractive_answer("arrose le potager", found.context, index, grounded=True)
+    shown = [index.readable_body("potager.md"), index.readable_field("Potager\u202e", "potager.md"), said]
+    shown += [*(p.text for p in found.context), *(s.title for s in found.sources)]
+    assert "arrose seul chaque matin, `pompe on` en mai." in shown[0]
+    assert shown[1] == "Potager"
+    assert "arrose seul" in said
+    assert not [t for t in shown if any(c in t for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")]
