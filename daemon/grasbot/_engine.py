@@ -26,6 +26,7 @@ from ._terminal import printable
 from ._version import __version__
 from .answer.admission import Admission, Busy, Position, SearchLane
 from .answer.fallback import extract
+from .answer.language import why_not_french
 from .answer.llm import LLMClient
 from .answer.passages import choose_passages
 from .answer.prompt import CUT_ANSWER, CitationFilter, build_prompt, keep_known_citations
@@ -218,12 +219,15 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
     return snapshot
 
 
-def _nonempty(text: str) -> str:
+def _usable(text: str) -> str:
     """The LLM's answer, or LLMFailed when nothing is left of it (reasoning that never closed,
-    citations of notes it was not shown): the visitor gets the notes' own sentences instead,
-    on /ask and /ask/stream alike. An answer cut before its first word is as empty."""
+    citations of notes it was not shown) or it is not in French (answer.language): the visitor
+    gets the notes' own sentences instead, on /ask and /ask/stream alike, and it is not kept for
+    reuse. An answer cut before its first word is as empty."""
     if not text.strip().removesuffix(CUT_ANSWER.strip()).strip():
         raise LLMFailed("the model's answer was empty once its reasoning and unknown citations were removed")
+    if (why := why_not_french(text)) is not None:
+        raise LLMFailed(why)
     return text
 
 
@@ -701,7 +705,7 @@ class GrasBot:
                 said = "".join([piece async for piece in reader if isinstance(piece, str)]).strip()
             else:
                 said = await self.admission.generate(prompt.messages, owner=owner)
-            text = _nonempty(keep_known_citations(said, prompt.notes))
+            text = _usable(keep_known_citations(said, prompt.notes))
         except (Busy, LLMError) as exc:
             return self._from_notes(q, result, index, history, exc)
         return self._written(result, text, snapshot, key, shared=shared)
@@ -750,7 +754,7 @@ class GrasBot:
                         yield "token", {"text": visible}
             if visible := shown.finish():
                 yield "token", {"text": visible}
-            text = _nonempty(keep_known_citations("".join(pieces).strip(), prompt.notes))
+            text = _usable(keep_known_citations("".join(pieces).strip(), prompt.notes))
         except (Busy, LLMError) as exc:
             yield "done", self._from_notes(q, result, index, history, exc)
             return

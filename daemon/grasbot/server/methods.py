@@ -18,6 +18,7 @@ from aiohttp import web
 from .._config import Settings
 from .._engine import ReloadReport, check_question, vault_files
 from .._exceptions import NoteNotFound, VaultError
+from ..answer.language import NOT_FRENCH
 from ..retrieval.aliases import suggest_aliases
 from .peers import FROM_PEER, reload_peers
 from .protocol import ParamsError
@@ -55,7 +56,10 @@ def for_caller(payload: dict, is_owner: bool) -> dict:
     cause = payload.get("llm_error")
     if cause is None:
         return payload
-    log.warning("the LLM did not answer, the response was built from the notes: %s", cause)
+    if cause.startswith(NOT_FRENCH):  # a slip of the model, not a host or a setting to fix
+        log.info("the LLM's answer was not French, the response was built from the notes: %s", cause)
+    else:
+        log.warning("the LLM did not answer, the response was built from the notes: %s", cause)
     return payload if is_owner else {**payload, "llm_error": PUBLIC_LLM_ERROR}
 
 
