@@ -242,6 +242,32 @@ def test_a_log_redacted_by_an_older_redaction_is_read_again_by_a_newer_one(tmp_p
         assert log._writer is None and log._conn is not None and log._conn.total_changes == 0
 
 
+def test_questions_written_after_a_downgrade_are_read_again_by_the_newer_redaction_at_the_upgrade(tmp_path, monkeypatch):
+    """A newer GrasBot's marker says its `redact` read the log; this one, run again on the file
+    after a bad upgrade, writes questions its own `redact` read: the newer, back, reads them again.
+    The marker followed them, and they kept what only the newer finds as typed for 90 days."""
+    db = tmp_path / "q.sqlite3"
+    ours, our_redact = questionlog.REDACTION, questionlog.redact
+
+    def newer() -> None:
+        monkeypatch.setattr(questionlog, "REDACTION", ours + 1)
+        monkeypatch.setattr(questionlog, "redact", lambda text: our_redact(text).replace("AB-123-CD", "[plaque]"))
+
+    newer()
+    with QuestionLog(db, clock=Clock()) as log:
+        log.record("ma voiture AB-123-CD est-elle garée ?", result(grounded=False))
+    monkeypatch.setattr(questionlog, "REDACTION", ours)  # the downgrade
+    monkeypatch.setattr(questionlog, "redact", our_redact)
+    with QuestionLog(db, clock=Clock()) as log:
+        assert log.redacted.wait(30)
+        log.record("et la AB-123-CD ?", result(grounded=False))
+    assert [r[2] for r in rows(db, "questions")] == ["ma voiture [plaque] est-elle garée ?", "et la AB-123-CD ?"]
+    newer()  # the upgrade again
+    with QuestionLog(db, clock=Clock()) as log:
+        assert log.redacted.wait(30)
+    assert [r[2] for r in rows(db, "questions")] == ["ma voiture [plaque] est-elle garée ?", "et la [plaque] ?"]
+
+
 def test_a_log_redacted_by_redaction_1_has_its_social_security_numbers_and_addresses_redacted_once(tmp_path):
     """Redaction 1 kept a social security number, a street address and a full-width e-mail as
     typed; this GrasBot's first start reads that log again, once, and marks it done."""

@@ -285,9 +285,11 @@ def _ensure_redacted_table(conn: sqlite3.Connection) -> None:
     whose text `redact` has read, and `redacted.version`, the `redaction.VERSION` that read them.
     A log an older GrasBot wrote has no such table: it starts at 0, so its questions, kept as
     typed, are redacted once; a later `redact`, which finds more, reads them all again. A table,
-    not a `user_version`: an older GrasBot refuses a version it does not know, and ignores a table."""
+    not a `user_version`: an older GrasBot refuses a version it does not know, and ignores a table.
+    A newer GrasBot's marker (a downgrade) is set to this one's version, its place kept: what this
+    one writes is read by this `redact` alone, and the newer one, back, reads it all again."""
     try:
-        if conn.execute("SELECT MIN(version) >= ? FROM redacted", (REDACTION,)).fetchone()[0]:
+        if conn.execute("SELECT MIN(version) = MAX(version) AND MIN(version) = ? FROM redacted", (REDACTION,)).fetchone()[0]:
             return
     except sqlite3.OperationalError:  # no such table (or column): made below
         pass
@@ -298,6 +300,7 @@ def _ensure_redacted_table(conn: sqlite3.Connection) -> None:
             conn.execute("ALTER TABLE redacted ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
         conn.execute("INSERT INTO redacted (through, version) SELECT 0, 0 WHERE NOT EXISTS (SELECT 1 FROM redacted)")
         conn.execute("UPDATE redacted SET through = 0, version = ? WHERE version < ?", (REDACTION, REDACTION))
+        conn.execute("UPDATE redacted SET version = ? WHERE version > ?", (REDACTION, REDACTION))
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
