@@ -170,7 +170,7 @@ export class GrasbotClient {
 			method,
 			options.timeoutMs ?? this.timeoutMs,
 		);
-		return decode(parseEnvelope(response, id, method));
+		return decode(parseEnvelope(response, id, method, Object.keys(params ?? {})));
 	}
 
 	private async send(request: HttpRequest, method: string, timeoutMs: number): Promise<HttpResponse> {
@@ -199,7 +199,7 @@ function reasonOf(error: unknown): string {
 	return String(error);
 }
 
-function parseEnvelope(response: HttpResponse, id: number, method: string): unknown {
+function parseEnvelope(response: HttpResponse, id: number, method: string, sent: string[]): unknown {
 	if (response.status === 401 || response.status === 403) throw new AuthError(response.status, response.text);
 	let body: unknown;
 	try {
@@ -218,7 +218,7 @@ function parseEnvelope(response: HttpResponse, id: number, method: string): unkn
 		const e = error as Record<string, unknown>;
 		const code = typeof e.code === "number" ? e.code : -32603;
 		const message = typeof e.message === "string" ? e.message : "unknown error";
-		throw new RpcError(method, code, message, e.data);
+		throw new RpcError(method, code, message, e.data, sent);
 	}
 	if (response.status < 200 || response.status >= 300) throw new HttpError(response.status, response.text);
 	if (envelope.jsonrpc !== "2.0") throw new ProtocolError(`The daemon's answer to \`${method}\` is not JSON-RPC 2.0.`);

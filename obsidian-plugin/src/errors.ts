@@ -120,13 +120,39 @@ export class RpcError extends GrasbotClientError {
 	readonly code: number;
 	readonly data: unknown;
 	readonly method: string;
+	/** The names of the params sent: a daemon's « unknown parameter » does not name them. */
+	readonly sent: readonly string[];
 
-	constructor(method: string, code: number, message: string, data?: unknown) {
+	constructor(method: string, code: number, message: string, data?: unknown, sent: readonly string[] = []) {
 		super(message);
 		this.method = method;
 		this.code = code;
 		this.data = data;
+		this.sent = sent;
 	}
+}
+
+export const RPC_METHOD_NOT_FOUND = -32601;
+export const RPC_INVALID_PARAMS = -32602;
+
+/** The daemon's -32602 for params it does not know: `1 unknown parameter (expected: limit, slug)`. */
+const UNKNOWN_PARAMS = /^\d+ unknown parameters? \(expected: ([^)]*)\)$/;
+
+/**
+ * What a daemon older than this plugin lacks, as words for the author (« la méthode
+ * `suggest_aliases` », « le paramètre `path` de `suggest_aliases` »), or null for any other
+ * error: every method and param this plugin sends, a daemon of its version knows.
+ */
+export function missingFromDaemon(error: RpcError): string | null {
+	if (error.code === RPC_METHOD_NOT_FOUND) return `la méthode \`${error.method}\``;
+	if (error.code !== RPC_INVALID_PARAMS || typeof error.data !== "string") return null;
+	const expected = UNKNOWN_PARAMS.exec(error.data);
+	if (!expected) return null;
+	const known = expected[1] === "none" ? [] : expected[1].split(", ");
+	const unknown = error.sent.filter((name) => !known.includes(name));
+	if (unknown.length === 0) return null;
+	const names = unknown.map((name) => `\`${name}\``).join(", ");
+	return `${unknown.length === 1 ? "le paramètre" : "les paramètres"} ${names} de \`${error.method}\``;
 }
 
 /** No answer within the configured delay. */
@@ -153,7 +179,8 @@ function summarize(body: string): string {
 
 /** What the UI shows for a failure: a state kind, a title and the detail. */
 export interface FailureState {
-	kind: "not-running" | "auth" | "daemon-error" | "timeout";
+	/** `outdated`: the daemon is older than the plugin, and lacks a method or a param it sends. */
+	kind: "not-running" | "auth" | "daemon-error" | "timeout" | "outdated";
 	title: string;
 	detail: string;
 }
@@ -191,6 +218,14 @@ export function describeFailure(error: unknown, daemonUrl: string, context: Fail
 		return { kind: "timeout", title: "GrasBot daemon timed out", detail: error.message };
 	}
 	if (error instanceof RpcError) {
+		const missing = missingFromDaemon(error);
+		if (missing !== null) {
+			return {
+				kind: "outdated",
+				title: "Démon GrasBot plus ancien que le plugin",
+				detail: `Le démon GrasBot (${daemonUrl}) ne connaît pas ${missing} : il est plus ancien que ce plugin. Mettez GrasBot à jour sur cette machine (la version du plugin ou une plus récente), puis relancez \`grasbot serve\`.`,
+			};
+		}
 		const data = typeof error.data === "string" && error.data ? ` — ${error.data}` : "";
 		if (error.code === RPC_UNAUTHORIZED) {
 			// The daemon answers a wrong token as it answers none: only the settings tell them apart.

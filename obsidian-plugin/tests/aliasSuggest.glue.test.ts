@@ -155,6 +155,23 @@ describe("alias suggestions glue", () => {
 		expect(notices).toEqual([]);
 	});
 
+	it("tells the author once, in French, that a daemon older than the plugin does not know the note's path", async () => {
+		// GrasBot 3.1's suggest_aliases took slug and limit only: every note's suggestions went, without a word
+		daemon(() => ({ error: { code: -32602, message: "Invalid params", data: "1 unknown parameter (expected: limit, slug)" } }));
+		const { app, stub } = await load({ token: "tok" });
+		const file = new TFile("projets/push-swap.md");
+		const view = editor(stub, file, "---\naliases: []\n---\n");
+		app.workspace.trigger("file-open", file);
+		await flush();
+		app.workspace.trigger("file-open", file);
+		await flush();
+		expect(calls.map((c) => c.method)).toEqual(["suggest_aliases", "suggest_aliases"]);
+		expect(view.dom.querySelector(".grasbot-alias-suggestions")).toBeNull();
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toContain("GrasBot : pas de suggestions d'alias.");
+		expect(notices[0]).toContain("ne connaît pas le paramètre `path` de `suggest_aliases` : il est plus ancien que ce plugin.");
+	});
+
 	it("follows Obsidian's Live Preview flag: below the frontmatter in Live Preview, on the aliases line in Source mode", async () => {
 		daemon(() => ({ result: SUGGESTIONS }));
 		const { app, stub } = await load({ token: "tok" });

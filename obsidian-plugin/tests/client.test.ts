@@ -89,6 +89,33 @@ describe("errors", () => {
 		expect(describeFailure(error, URL).detail).toContain("q: must be a string");
 	});
 
+	it("says in French that the daemon is older than the plugin, naming the param or method it lacks", async () => {
+		// GrasBot 3.1's answers: suggest_aliases without `path`, and a method it never had
+		const transport = fakeTransport((_r, body) => ({
+			status: 200,
+			text: JSON.stringify({
+				jsonrpc: "2.0",
+				id: body.id,
+				error:
+					body.method === "suggest_aliases"
+						? { code: -32602, message: "Invalid params", data: "1 unknown parameter (expected: limit, slug)" }
+						: { code: -32601, message: "Method not found" },
+			}),
+		}));
+		const client = new GrasbotClient({ daemonUrl: URL, token: "tok", transport });
+		const noPath = describeFailure(await client.suggestAliases("push-swap", 8, "projets/push-swap.md").catch((e: unknown) => e), URL);
+		expect(noPath).toMatchObject({ kind: "outdated", title: "Démon GrasBot plus ancien que le plugin" });
+		expect(noPath.detail).toBe(
+			`Le démon GrasBot (${URL}) ne connaît pas le paramètre \`path\` de \`suggest_aliases\` : il est plus ancien que ce plugin. Mettez GrasBot à jour sur cette machine (la version du plugin ou une plus récente), puis relancez \`grasbot serve\`.`,
+		);
+		const noMethod = describeFailure(await client.reload().catch((e: unknown) => e), URL);
+		expect(noMethod.kind).toBe("outdated");
+		expect(noMethod.detail).toContain("ne connaît pas la méthode `reload` :");
+		// a param the daemon does know, refused for its value, is no version skew
+		const badValue = describeFailure(new RpcError("search", -32602, "Invalid params", "top_k: 0 is less than the minimum of 1", ["q", "top_k"]), URL);
+		expect(badValue.kind).toBe("daemon-error");
+	});
+
 	it("reports the daemon's Unauthorized error as a token problem", async () => {
 		const transport = fakeTransport((_r, body) => ({
 			status: 200,
