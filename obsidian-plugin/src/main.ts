@@ -20,7 +20,15 @@ import { type HealthNotice, SaidOnce, formatHealthNotice, healthNotices } from "
 import { testNote } from "./noteTest";
 import type { Caller, Passage, Source } from "./protocol";
 import { failedPeers, formatReloadNotice, missingSourceNotice, noteTestSummary } from "./render";
-import { DEFAULT_TOKEN_SECRET, type GrasbotSettings, chooseLegacyToken, legacySecretName, legacyToken, normalizeSettings } from "./settings";
+import {
+	DEFAULT_TOKEN_SECRET,
+	type GrasbotSettings,
+	chooseLegacyToken,
+	legacySecretName,
+	legacyToken,
+	normalizeSettings,
+	unknownSettings,
+} from "./settings";
 import { GrasbotSettingTab } from "./settingsTab";
 import { streamAnswer } from "./sse";
 import { type FetchLike, requestUrlTransport } from "./transport";
@@ -38,10 +46,13 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	private readonly healthSaid = new SaidOnce();
 	private aliasSuggest: AliasSuggestController | null = null;
 	private readonly dismissedAliases = new DismissedAliases(() => this.settings.dismissedAliases);
+	/** data.json's settings of a newer version (`unknownSettings`), saved again with ours. */
+	private unknown: Record<string, unknown> = {};
 
 	async onload(): Promise<void> {
 		const data: unknown = await this.loadData();
 		this.settings = normalizeSettings(data);
+		this.unknown = unknownSettings(data);
 		await this.moveLegacyToken(data);
 		const reloader = new Debouncer(() => this.reloadVault(true), this.settings.debounceMs);
 		this.reloader = reloader;
@@ -109,7 +120,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			dismissed: this.dismissedAliases,
 			hasToken: () => this.token().length > 0,
 			suggest: (slug, path) => this.client().suggestAliases(slug, SUGGESTION_LIMIT, path),
-			saveDismissed: () => this.saveData(this.settings),
+			saveDismissed: () => this.save(),
 			editFrontMatter: async (path, edit) => {
 				const file = this.app.vault.getFileByPath(path);
 				if (!file) throw new Error(`${path} is no longer in the vault`);
@@ -134,7 +145,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	}
 
 	private async noteRenamed(file: TAbstractFile, oldPath: string): Promise<void> {
-		if (this.dismissedAliases.rename(oldPath, file.path)) await this.saveData(this.settings);
+		if (this.dismissedAliases.rename(oldPath, file.path)) await this.save();
 	}
 
 	/** The owner token, read from Obsidian's keychain under the name the settings keep. */
@@ -162,7 +173,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			storage.setSecret(legacy, token);
 		}
 		this.settings.tokenSecret = name;
-		await this.saveData(this.settings);
+		await this.save();
 		// not awaited: the plugin loads without waiting for the daemon
 		if (legacy !== null) void this.chooseLegacyToken(name, legacy);
 	}
@@ -197,11 +208,15 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	/** Only the streamed preview uses fetch: requestUrl returns the whole body at once. */
 	private readonly streamFetch: FetchLike = (url, init) => window.fetch(url, init);
 
+	private save(): Promise<void> {
+		return this.saveData({ ...this.unknown, ...this.settings });
+	}
+
 	async updateSettings(change: Partial<GrasbotSettings>): Promise<void> {
 		this.settings = normalizeSettings({ ...this.settings, ...change });
 		this.reloader?.setDelay(this.settings.debounceMs);
 		if (!this.settings.reloadOnSave) this.reloader?.cancel();
-		await this.saveData(this.settings);
+		await this.save();
 	}
 
 	/** `oldPath`: a renamed file's; a note renamed to another extension (`plan.md` → `plan.txt`)

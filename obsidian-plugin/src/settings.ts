@@ -117,6 +117,16 @@ export function validateDebounce(value: number): string | undefined {
 	return undefined;
 }
 
+/**
+ * What data.json holds that this version does not read: a newer plugin's settings, written on
+ * another machine that shares the vault (sync, git), are saved again as they were, not dropped
+ * at this one's next save. Never an older version's `token`, which goes to the keychain.
+ */
+export function unknownSettings(raw: unknown): Record<string, unknown> {
+	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return {};
+	return Object.fromEntries(Object.entries(raw).filter(([key]) => key !== "token" && !(key in DEFAULT_SETTINGS)));
+}
+
 /** Settings from data.json, whatever an older or hand-edited file holds. */
 export function normalizeSettings(raw: unknown): GrasbotSettings {
 	const data = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};

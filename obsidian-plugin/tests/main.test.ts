@@ -453,6 +453,14 @@ describe("plugin glue", () => {
 		expect(stub.saved).toMatchObject({ tokenSecret: "grasbot-owner-token" });
 	});
 
+	it("keeps what a newer plugin wrote in data.json on another machine sharing the vault, and saves it again", async () => {
+		const newer = { daemonUrl: "http://127.0.0.1:9000", tokenSecret: "grasbot-laptop", previewLanguage: "en", history: { keep: 3 } };
+		const { plugin, stub } = await load({ ...newer, token: "" });
+		expect(plugin.settings).toMatchObject({ daemonUrl: "http://127.0.0.1:9000", tokenSecret: "grasbot-laptop" });
+		await plugin.updateSettings({ reloadOnSave: true });
+		expect(stub.saved).toEqual({ ...newer, reloadOnSave: true, debounceMs: 2000, dismissedAliases: {} });
+	});
+
 	it("keeps settings in data.json, normalized", async () => {
 		const { plugin, stub } = await load({ daemonUrl: "http://example.com", debounceMs: 5 });
 		expect(plugin.settings).toMatchObject({ daemonUrl: "http://127.0.0.1:8765", debounceMs: 2000 });
