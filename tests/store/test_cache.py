@@ -135,6 +135,18 @@ def test_damaged_or_foreign_cache_is_ignored_and_rebuilt(vault, parsed, caplog, 
     assert parsed == []
 
 
+@pytest.mark.parametrize(("magic", "said"), [(b"GRASBOT-CACHE\n", "an older"), (b"GRASBOT-CACHE 6\n", "an older"), (b"GRASBOT-CACHE 8\n", "a newer")])
+def test_a_cache_of_another_layout_says_whether_an_older_or_a_newer_grasbot_wrote_it(vault, caplog, magic, said):
+    """A downgrade after a bad upgrade finds the newer one's cache: it was said to be an older GrasBot's."""
+    _, _, settings, cache = vault
+    build_snapshot(settings, cache_dir=cache)
+    file = cache / _cache.FILENAME
+    file.write_bytes(magic + file.read_bytes()[len(_cache.MAGIC) :])
+    with caplog.at_level(logging.INFO, logger="grasbot.cache"):
+        build_snapshot(settings, cache_dir=cache)
+    assert f"index cache {file} was written by {said} GrasBot: rebuilding" in caplog.text
+
+
 def test_options_change_invalidates(vault, parsed):
     root, _, settings, cache = vault
     build_snapshot(settings, cache_dir=cache)

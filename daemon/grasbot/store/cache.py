@@ -226,6 +226,14 @@ class Cached(NamedTuple):
     masks: tuple | None = None  # `Index.from_postings`'s: the hidden set's key, the notes analysed without its paths
 
 
+def _newer_layout(raw: bytes) -> bool:
+    """Whether a cache's magic line names a layout past this one's (a downgrade): an owner
+    reading « older » there looks for the wrong GrasBot."""
+    head = raw[:64]
+    line = head[len(_OLDER) : head.find(b"\n")].strip()
+    return line.isdigit() and int(line) > int(MAGIC[len(_OLDER) :].strip())
+
+
 def load(cache_dir: Path, root: Path, options: VaultOptions) -> Cached | None:
     """What the cache holds, or None (missing, stale, corrupt: logged, then ignored). Each
     part is checked against the notes it claims to describe."""
@@ -239,7 +247,7 @@ def load(cache_dir: Path, root: Path, options: VaultOptions) -> Cached | None:
         return None
     if not raw.startswith(MAGIC):
         if raw.startswith(_OLDER):
-            log.info("index cache %s was written by an older GrasBot: rebuilding", path)
+            log.info("index cache %s was written by %s GrasBot: rebuilding", path, "a newer" if _newer_layout(raw) else "an older")
         else:
             log.warning("index cache %s is not a GrasBot cache: ignored", path)
         return None
