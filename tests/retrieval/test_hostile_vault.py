@@ -1133,9 +1133,24 @@ def test_a_bidi_control_left_open_in_a_note_reaches_no_visitor_text(tmp_path):
     index = bot.snapshot.index("visitor")
     found = bot.search("arrose le potager", audience="visitor")
     said = extractive_answer("arrose le potager", found.context, index, grounded=True)
-    shown = [index.readable_body("potager.md"), index.readable_field("Potager\u202e", "potager.md"), said]
+    shown = [index.readable_body("potager.md"), index.readable_title("potager.md"), said]
     shown += [*(p.text for p in found.context), *(s.title for s in found.sources)]
     assert "arrose seul chaque matin, `pompe on` en mai." in shown[0]
     assert shown[1] == "Potager"
     assert "arrose seul" in said
     assert not [t for t in shown if any(c in t for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")]
+
+
+@pytest.mark.parametrize("control", ["\u202e", "\u202c", "\u2066"])
+def test_a_private_path_typed_with_a_bidi_control_in_it_is_masked_for_visitors(tmp_path, control):
+    """A bidirectional control inside a private note's typed path (pasted from a clipped page)
+    kept it from being masked, and the control was then taken out of what a visitor reads:
+    the path came out whole, and search found the public note by its words."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/rachat-acme.md", "visibility: private", "Le montant.")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Voir prive/rachat{control}-acme.md et `prive/rachat-acme{control}.md` pour le jardin.")
+    bot = make_bot(root)
+    shown = bot.snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert "jardin" in shown
+    assert "rachat" not in shown and "acme" not in shown
+    assert not bot.search("rachat acme", audience="visitor").sources

@@ -274,12 +274,6 @@ def mentions_in(note: Note, hidden: Mentions) -> bool:
     return any(hidden.masked(text) != text for text in (note.body, note.title, *note.aliases, *note.answers, *note.tags, *note.domains))
 
 
-# Embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), left open in a clipped
-# page: quoted in an answer, one drew the rest of its line right to left, a citation included
-# (and hides code's real order: « Trojan Source »). French needs none; a browser orders the text.
-_BIDI_CONTROLS = dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
-
-
 def _names_moved(before: Mapping[str, Note], now: Mapping[str, Note], changed: Iterable[str], gone: Iterable[str]) -> bool:
     """Whether a link may now resolve to a note it did not resolve to: a note went, or one's names
     changed (`LinkResolver.reads`). A new note only takes names another held (the shortest path
@@ -324,9 +318,8 @@ class Index:
         against which relative Markdown links resolve; `code`: where the piece holds code, as the
         whole note reads it (a list above the piece makes its indented lines prose), else as
         `code_in` reads the piece alone. Code reaches the reader as written, but for the path of
-        a note outside the audience, typed anywhere (`mentions`), which no link syntax reads, and
-        for the bidirectional controls (`_BIDI_CONTROLS`)."""
-        return self._mentions().masked(rewrite_links(text, self.may_read, rel, code_in(text) if code is None else code)).translate(_BIDI_CONTROLS)
+        a note outside the audience, typed anywhere (`mentions`), which no link syntax reads."""
+        return self._mentions().masked(rewrite_links(text, self.may_read, rel, code_in(text) if code is None else code))
 
     def _mentions(self) -> Mentions:
         """What masks the typed paths of the vault's notes outside this audience, and of the notes

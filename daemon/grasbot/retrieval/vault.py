@@ -588,6 +588,13 @@ def _tag_in_flow_list(header: str) -> tuple[int, str, str] | None:
     return header.count("\n", 0, m.start(2)), m.group(1), m.group(2)
 
 
+# Embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), left open in a clipped
+# page: quoted in an answer, one drew the rest of its line right to left, a citation included
+# (and hides code's real order: « Trojan Source »). French needs none; a browser orders the text.
+# Read out before anything else: one inside a private note's path typed in a public note
+# (« prive/rachat\u202e-acme.md ») kept `mentions` from masking it, and search read its words.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
 _DOTS_LINE = re.compile(r"^\.\.\.[ \t]*$", re.MULTILINE)
 
 
@@ -627,6 +634,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 (byte {exc.start}): re-save the file as UTF-8") from None
+    text = _BIDI_CONTROLS.sub("", text)
     if "\r" in text:  # CR alone ends lines too, as in Obsidian's editor: its frontmatter was not seen
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     handler = frontmatter.YAMLHandler()
@@ -680,7 +688,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     shown = _shown_text if "%%" in header or "<!--" in header else _same  # fields with comments: rare
     # Obsidian names a note by its file; a first heading is often a section's (« Objectif »,
     # « Présentation », 125 of a personal vault's 209 notes), which sources showed as the title
-    title = shown(_as_text(fields.get("title"), "title", warnings)) or stem
+    title = shown(_as_text(fields.get("title"), "title", warnings)) or _BIDI_CONTROLS.sub("", stem)
     slug_written = _as_text(fields.get("slug"), "slug", warnings)
     slug = slugify(slug_written or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
     url = fields.get("url")  # often a bookmark's link, for a site that does not read it: no warning
