@@ -41,6 +41,7 @@ from grasbot.store.redaction import PLACEHOLDER, redact
         ("vu comme ::ffff:5240:c22 ou 64:ff9b::5240:c22", "vu comme [IP] ou [IP]"),
         ("mon n° de sécu 1 85 05 78 006 084 91 pour le dossier", "mon n° de sécu [sécurité sociale] pour le dossier"),
         ("NIR 185057800608491, 1.85.05.2A.006.084.35 ou 2 93 02 2b 123 456 55", "NIR [sécurité sociale], [sécurité sociale] ou [sécurité sociale]"),
+        ("née en Guadeloupe : 2 85 05 971 12 084 34, ou 2.85.05.971.12.084.34", "née en Guadeloupe : [sécurité sociale], ou [sécurité sociale]"),
         ("écrivez à jean\uff20exemple.fr ou jean.dupont\uff20gmail\uff0ecom", "écrivez à [e-mail] ou [e-mail]"),
         ("Ｂｏｎｊｏｕｒ, appelez le ０６ １２ ３４ ５６ ７８, ｍｅｒｃｉ", "Ｂｏｎｊｏｕｒ, appelez le [téléphone], ｍｅｒｃｉ"),
         ("écrivez à jose\u0301@gmail.com (accent à part), e\u0301te\u0301 ﬁni", "écrivez à [e-mail] (accent à part), e\u0301te\u0301 ﬁni"),

@@ -27,7 +27,7 @@ _DOT = "[ \u00a0\u202f.-]"
 
 #: Raised whenever `redact` finds more than it did: a question log redacted by an older one is
 #: read through it again, from its first question (`store.questionlog`).
-VERSION = 2  # 2: social security numbers, postal addresses, full-width and other compatibility forms
+VERSION = 3  # 2: social security numbers, postal addresses, full-width and other compatibility forms; 3: overseas ones
 
 EMAIL, PHONE, IBAN, CARD, ADDRESS = "[e-mail]", "[téléphone]", "[IBAN]", "[carte]", "[IP]"
 NIR, POSTAL = "[sécurité sociale]", "[adresse]"
@@ -65,9 +65,11 @@ _PHONE = re.compile(
 )
 # A French social security number (NIR): sex, year, month, department (« 2A », « 2B » for
 # Corsica), commune, order, then the two-digit key `_nir_valid` checks; run together or in its
-# card's groups (« 1 85 05 78 006 084 91 »). Without its key it is a 13-digit number like any other.
+# card's groups (« 1 85 05 78 006 084 91 »; overseas, a department of three digits and a
+# commune of two: « 2 85 05 971 12 084 34 »). Without its key it is a 13-digit number like any other.
 _NIR = re.compile(
-    rf"(?<![\w+])(?<!\d{_DOT})[12]{_DOT}?\d{{2}}{_DOT}?\d{{2}}{_DOT}?(?:\d{{2}}|2[ABab]){_DOT}?\d{{3}}{_DOT}?\d{{3}}{_DOT}?\d{{2}}(?!{_DOT}?\d)(?![^\W_])"
+    rf"(?<![\w+])(?<!\d{_DOT})[12]{_DOT}?\d{{2}}{_DOT}?\d{{2}}{_DOT}?(?:(?:\d{{2}}|2[ABab]){_DOT}?\d{{3}}|9[78]\d{_DOT}?\d{{2}})"
+    rf"{_DOT}?\d{{3}}{_DOT}?\d{{2}}(?!{_DOT}?\d)(?![^\W_])"
 )
 # A French street address: a number (« 3 bis », « 12, »), the kind of street, its name (a first
 # word, then capitalised words, « avenue du Général de Gaulle »), then its postcode and town if
