@@ -328,6 +328,7 @@ class GrasBot:
         self._progress = Progress(0, 0)  # the visitor's notes' texts: what /health says
         self._texts = NoteTexts()
         self._embed_error: str | None = None
+        self._unembedded: tuple[str, ...] = ()  # notes with a text the model would not embed: ranked by words
         if self.embedder is not None:
             folder = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
             self._vectors: VectorStore | None = VectorStore(self.embedder.model, folder)
@@ -521,10 +522,15 @@ class GrasBot:
                     raise _Superseded  # an older version's count never overwrites the newer's
                 self._progress = Progress(len(public) - shown + min(done, shown), len(public))
 
+            def refused(text: str, why: EmbeddingError) -> None:
+                paths = sorted(p for group in (texts.by_path, texts.asked) for p, held in group.items() if text in held)
+                named = ", ".join(map(printable, paths))
+                log.warning("%s: a text of it was not embedded, ranked by its words alone until a restart: %s", named, printable(str(why)))
+
             try:
-                embed_into(store, embedder, todo, progressed)
+                embed_into(store, embedder, todo, progressed, refused)
                 if todo:  # the cache's vectors of another width were dropped: embed those too
-                    embed_into(store, embedder, missing(texts, store))
+                    embed_into(store, embedder, missing(texts, store), refused=refused)
                 embedder.load()  # here, off the event loop, even when every vector came from the cache
                 snapshot.semantic.update(semantic_indexes(snapshot.indexes, texts, store, self._questions))
                 store.trim(texts.keys.values())  # the matrices are built: a version no note holds may go
@@ -543,6 +549,11 @@ class GrasBot:
                 self._embed_error = str(exc)
                 return False
             self._embed_error = None
+            if store.refused:
+                refusals = {text for text, key in texts.keys.items() if key in store.refused}
+                self._unembedded = tuple(sorted(p for group in (texts.by_path, texts.asked) for p, held in group.items() if refusals.intersection(held)))
+            else:
+                self._unembedded = ()
             if todo:
                 store.save(texts.keys.values())
             return True
@@ -608,6 +619,8 @@ class GrasBot:
         }
         if self._embed_error:
             status["error"] = self._embed_error if owner else "embedding failed: words alone rank the notes until it is tried again and succeeds"
+        if owner and self._unembedded and status["ready"]:  # paths: private notes' among them
+            status["unembedded"] = list(self._unembedded)
         if self._question_error and status["ready"]:
             status["question_error"] = self._question_error if owner else "the last question could not be embedded: words alone ranked it"
         return status

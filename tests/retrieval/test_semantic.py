@@ -239,20 +239,60 @@ async def test_an_ollama_that_fails_leaves_the_lexical_answer(standin_ollama, tm
     [
         (lambda v: [math.nan, *v[1:]], "not finite numbers"),
         (lambda v: v[:-1], "embeddings of 63 and 64 numbers"),
-        (lambda v: [], "embeddings of 0 and 64 numbers"),
+        (lambda v: [], "embeddings of 0"),
     ],
     ids=["NaN", "two widths", "empty"],
 )
-async def test_vectors_ollama_should_not_give_are_refused_with_a_clear_error(standin_ollama, monkeypatch, damage, said):
+async def test_vectors_ollama_should_not_give_are_refused_with_a_clear_error(standin_ollama, monkeypatch, caplog, damage, said):
     """One NaN made every question's closeness NaN (meaning silently off, /health "ready");
-    rows of two widths raised a numpy error that named neither Ollama nor the model."""
+    rows of two widths raised a numpy error that named neither Ollama nor the model. The notes
+    whose texts they were are ranked by words, named with why; the others by meaning too."""
     sane = standin_ollama_module.standin_vector
     monkeypatch.setattr(standin_ollama_module, "standin_vector", lambda text: damage(sane(text)) if "Docker" in text else sane(text))
     bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama")
+    assert await asyncio.to_thread(bot.embed_pending) is True
+    status = bot.semantic_status()
+    assert status["ready"] is True and "competences/docker.md" in status["unembedded"] and "grasbot/grasbot.md" not in status["unembedded"]
+    told = [r.getMessage() for r in caplog.records if "competences/docker.md" in r.getMessage()]
+    assert told and said in told[0] and "bge-m3" in told[0]
+    assert bot.search("Comment fonctionne GrasBot ?", audience="visitor").sources
+
+
+async def test_a_text_ollama_cannot_embed_leaves_its_note_to_words_and_the_vault_its_meaning(standin_ollama, tmp_path, caplog):
+    """bge-m3 turns a few texts into NaN, and Ollama answers them HTTP 500, the same text every
+    time (ollama/ollama#15582): the batch that held one failed the pass, the whole vault was
+    ranked by words for the daemon's life, and the batch was sent again every 30 s."""
+    standin_ollama.embed_nan = ("conteneurisation",)  # an alias of competences/docker.md, its head's text
+    bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama", cache_dir=tmp_path, index_cache=True)
+    assert await asyncio.to_thread(bot.embed_pending) is True
+    status = bot.semantic_status()
+    assert status["ready"] is True and "error" not in status
+    assert status["embedded"] == status["total"]
+    assert status["unembedded"] == ["competences/docker.md"]  # the owner's view names it
+    assert "unembedded" not in bot.semantic_status(owner=False)
+    assert "competences/docker.md" in caplog.text and "unsupported value: NaN" in caplog.text
+    await bot.prepare_question("qui es-tu ?")
+    assert semantic_reasons(bot.search("qui es-tu ?", audience="visitor"))  # meaning ranks the others
+    docker = bot.search("Docker et conteneurs", audience="visitor")
+    assert docker.sources[0].path == "competences/docker.md"  # by its words
+    # not kept as embedded: a restart asks again (the model may have been updated), once
+    again = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama", cache_dir=tmp_path, index_cache=True)
+    before = len(standin_ollama.embed_requests)
+    assert await asyncio.to_thread(again.embed_pending) is True
+    asked = [t for b in standin_ollama.embed_requests[before:] for t in b["input"]]
+    assert asked and all("conteneurisation" in t for t in asked if t != semantic.PROBE)
+    assert again.semantic_status()["unembedded"] == ["competences/docker.md"]
+
+
+async def test_an_ollama_that_refuses_every_text_is_not_read_as_refusing_each_note(standin_ollama):
+    """An Ollama failing every request (its runner crashed) fails the pass, as before: each of
+    its texts is not taken for one it cannot embed, and meaning is not ready without vectors."""
+    standin_ollama.embed_broken = True
+    bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama")
     assert await asyncio.to_thread(bot.embed_pending) is False
     status = bot.semantic_status()
-    assert status["ready"] is False and said in status["error"] and "bge-m3" in status["error"]
-    assert bot.search("Comment fonctionne GrasBot ?", audience="visitor").sources
+    assert status["ready"] is False and "error was encountered while running the model" in status["error"]
+    assert [b["input"] for b in standin_ollama.embed_requests[1:]] == [[semantic.PROBE]]  # the batch, then one probe
 
 
 async def test_a_question_searched_while_ollama_could_not_embed_it_is_not_kept_as_meanings(standin_ollama):

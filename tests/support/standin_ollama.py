@@ -21,7 +21,9 @@ POST /api/embed answers for the models in `embed_models` with a deterministic ve
 hashed word counts (`standin_vector`): texts that share words are close, as a real embedding
 model would have them; `embed_requests` records every body, `embed_broken` makes it answer
 HTTP 500, and `embed_held` holds every embedding until `release_embeds()` (an Ollama that
-accepts the request and stays silent).
+accepts the request and stays silent). A request with a text that holds one of `embed_nan`
+answers HTTP 500 « failed to encode response: json: unsupported value: NaN », as Ollama does
+for the few texts bge-m3 turns into NaN (ollama/ollama#15582): the same text, every time.
 
 `GET /standin/requests` answers `{"requests": [...]}`, every /api/chat body received so far:
 how `grasbot eval` reads the prompts it sent (context recall). `in_flight` counts the chats
@@ -113,6 +115,8 @@ class StandinOllama:
     embed_requests: list[dict] = field(default_factory=list)
     embed_broken: bool = False
     embed_held: bool = False
+    #: Words that make a text's embedding NaN: its request answers HTTP 500, as Ollama's does.
+    embed_nan: tuple[str, ...] = ()
     #: The port to listen on (0: any free one); a test restarts a host where it was.
     port: int = 0
     #: Chats generated at once (None: all); the others wait, as in Ollama's own queue.
@@ -330,6 +334,8 @@ class StandinOllama:
             return web.json_response({"error": "an error was encountered while running the model"}, status=500)
         texts = body.get("input", "")
         texts = [texts] if isinstance(texts, str) else list(texts)
+        if any(word in text for word in self.embed_nan for text in texts):
+            return web.json_response({"error": "failed to encode response: json: unsupported value: NaN"}, status=500)
         return web.json_response(
             {
                 "model": model,

@@ -55,6 +55,11 @@ class ForeignVectors(EmbeddingError):
     """The cached vectors are not as wide as the model's: another model's, under its name."""
 
 
+class Refused(EmbeddingError):
+    """The backend answered a batch with an error of its own, or with vectors that cannot be
+    read (NaN, two widths): maybe one of its texts' doing, which `embed_into` finds."""
+
+
 class Closeness(NamedTuple):
     """How close in meaning a note is to the question: its cosine, and how many standard
     deviations above the audience's mean cosine it stands (what fusion with BM25 reads); and
@@ -220,7 +225,7 @@ class OllamaEmbedder:
                     self.hosts.lost(host, f"Ollama at {host.url} does not have {self._name!r}: {exc.error}; run `ollama pull {self._name}` there")
                     continue
                 self.hosts.reached(host)
-                raise EmbeddingError(f"Ollama at {host.url} could not embed with {self._name!r}: {exc.error}") from None
+                raise Refused(f"Ollama at {host.url} could not embed with {self._name!r}: {exc.error}") from None
             except Exception as exc:  # httpx's own errors
                 if unreachable(exc):
                     self.hosts.lost(host, f"cannot reach Ollama at {host.url} to embed with {self._name!r}: {exc}")
@@ -253,15 +258,15 @@ class OllamaEmbedder:
         import numpy as np
 
         if len(vectors) != len(texts):
-            raise EmbeddingError(f"Ollama returned {len(vectors)} embeddings for {len(texts)} texts")
+            raise Refused(f"Ollama returned {len(vectors)} embeddings for {len(texts)} texts")
         # refused here, not read: rows of two widths made a numpy error with no word of Ollama,
         # and one NaN turned every question's closeness to NaN (meaning silently off, "ready")
         widths = sorted({len(v) for v in vectors})
         if len(widths) > 1 or widths == [0]:
-            raise EmbeddingError(f"Ollama returned embeddings of {' and '.join(map(str, widths))} numbers for one batch with {self._name!r}")
+            raise Refused(f"Ollama returned embeddings of {' and '.join(map(str, widths))} numbers for one batch with {self._name!r}")
         matrix = np.array(vectors, dtype=np.float32)
         if not np.isfinite(matrix).all():
-            raise EmbeddingError(f"Ollama returned embeddings with {self._name!r} that are not finite numbers (NaN or infinite)")
+            raise Refused(f"Ollama returned embeddings with {self._name!r} that are not finite numbers (NaN or infinite)")
         return _normalised(matrix)
 
 
@@ -317,6 +322,7 @@ class VectorStore:
         self.model = model
         self.path = folder / vectors_file(model) if folder is not None else None
         self._vectors: dict[bytes, np.ndarray] = {}
+        self.refused: set[bytes] = set()  # texts the model would not embed: a zero vector each, never saved
         self._lock = threading.Lock()
         self._read_once = False  # the file is read at first use: by the worker, not before listening
 
@@ -375,6 +381,15 @@ class VectorStore:
             for key, vector in zip(keys, vectors, strict=True):
                 self._vectors[key] = vector
 
+    def refuse(self, key: bytes, width: int) -> None:
+        """A text the model would not embed alone: a zero vector, close to no question (its note
+        ranked by its words), held in memory only, so that a restart asks again."""
+        import numpy as np
+
+        with self._lock:
+            self._vectors[key] = np.zeros(width, dtype=np.float32)
+            self.refused.add(key)
+
     def trim(self, keep: Iterable[bytes]) -> None:
         """Hold VECTORS_SPARE vectors at most beyond those of `keep` (the vault's texts now),
         the ones embedded last: each edit of a note is a new text, and a daemon that ran for
@@ -385,12 +400,14 @@ class VectorStore:
             past = [k for k in self._vectors if k not in keep]  # the oldest first: a dict keeps the order they came in
             for key in past[: max(len(past) - VECTORS_SPARE, 0)]:
                 del self._vectors[key]
+                self.refused.discard(key)
 
     def clear(self) -> None:
         """Forget every vector (another model's): the next pass embeds them all again."""
         self._ensure_read()
         with self._lock:
             self._vectors = {}
+            self.refused = set()
 
     def save(self, keep: Iterable[bytes]) -> bool:
         """Write the vectors of `keep` (the texts of the vault now), atomically; False on failure."""
@@ -398,7 +415,7 @@ class VectorStore:
             return False
         self._ensure_read()
         with self._lock:
-            kept = [(k, self._vectors[k]) for k in dict.fromkeys(keep) if k in self._vectors]
+            kept = [(k, self._vectors[k]) for k in dict.fromkeys(keep) if k in self._vectors and k not in self.refused]
         if not kept:
             return False
         import numpy as np
@@ -730,15 +747,44 @@ def missing(texts: Texts, store: VectorStore) -> list[tuple[bytes, str]]:
     return list(out.items())
 
 
-def embed_into(store: VectorStore, embedder: Embedder, todo: Sequence[tuple[bytes, str]], on_batch=None) -> None:
-    """Embed `todo` in batches into `store`; `on_batch(done)` after each (for progress)."""
+PROBE = "GrasBot"  # embedded when a batch's texts are refused one by one: does the backend embed anything?
+
+
+def embed_into(store: VectorStore, embedder: Embedder, todo: Sequence[tuple[bytes, str]], on_batch=None, refused=None) -> None:
+    """Embed `todo` in batches into `store`; `on_batch(done)` after each (for progress). A batch
+    the backend refuses is embedded again text by text (`_one_by_one`): bge-m3 turns a few texts
+    into NaN, and one of them failed every pass, the whole vault ranked by words for good."""
     done = 0
     for start in range(0, len(todo), BATCH):
         batch = todo[start : start + BATCH]
-        store.put([k for k, _ in batch], embedder.embed([t for _, t in batch]))
+        try:
+            store.put([k for k, _ in batch], embedder.embed([t for _, t in batch]))
+        except Refused as exc:
+            _one_by_one(store, embedder, batch, exc, refused)
         done += len(batch)
         if on_batch is not None:
             on_batch(done)
+
+
+def _one_by_one(store: VectorStore, embedder: Embedder, batch: Sequence[tuple[bytes, str]], refusal: Refused, refused) -> None:
+    """Each text of a refused batch alone, once the backend embeds PROBE (else the batch's
+    refusal is raised: the backend is failing, not a text): a text it refuses, or gives a vector
+    of another width than PROBE's, is `store.refuse`d and told to `refused(text, error)`."""
+    try:
+        width = int(embedder.embed([PROBE]).shape[1])
+    except EmbeddingError:
+        raise refusal from None
+    for key, text in batch:
+        try:
+            vector = embedder.embed([text])
+            if vector.shape[1] != width:
+                raise Refused(f"it was given {vector.shape[1]} numbers, the others {width} ({refusal})")
+        except Refused as exc:
+            store.refuse(key, width)
+            if refused is not None:
+                refused(text, exc)
+            continue
+        store.put([key], vector)
 
 
 def semantic_indexes(indexes: Mapping[str, Index], texts: Texts, store: VectorStore, questions: QuestionVectors) -> dict[str, SemanticIndex]:
