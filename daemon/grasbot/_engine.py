@@ -41,6 +41,7 @@ from .retrieval.semantic import (
     OllamaEmbedder,
     Progress,
     QuestionVectors,
+    Refused,
     SemanticIndex,
     VectorStore,
     embed_into,
@@ -443,7 +444,8 @@ class GrasBot:
         """Embed the question (and its follow-up rewriting) off the event loop when the backend
         waits on the network, so the search that follows finds the vectors ready (it never
         waits on Ollama itself). Once Ollama failed to, questions go without meaning for
-        QUESTION_PAUSE seconds: each visitor would wait QUESTION_WAIT on a silent server."""
+        QUESTION_PAUSE seconds: each visitor would wait QUESTION_WAIT on a silent server. One it
+        answered with an error (bge-m3's NaN for this text) is that question's alone: no pause."""
         if self._questions is None or not self.embedder or not self.embedder.remote or not self._snapshot.semantic:
             return
         rewritten = with_history(q.strip(), history)
@@ -454,6 +456,10 @@ class GrasBot:
                 return
             try:
                 await asyncio.to_thread(self._questions.vector, text)
+            except Refused as exc:
+                self._question_error = str(exc)
+                log.warning("a question was searched without meaning: %s", exc)
+                return
             except EmbeddingError as exc:
                 self._question_error = str(exc)
                 self._questions_paused_until = time.monotonic() + QUESTION_PAUSE

@@ -342,6 +342,24 @@ async def test_a_question_ollama_does_not_embed_in_time_is_searched_by_words_wit
     assert "question_error" not in (await bot.health(owner=True))["semantic"]
 
 
+async def test_a_question_ollama_refuses_does_not_turn_meaning_off_for_the_next_visitors(standin_ollama):
+    """Ollama answered one visitor's question HTTP 500 (bge-m3 turned it into NaN): every
+    question of the next 10 s went without meaning, as if Ollama were down; a visitor who sent
+    such a question every few seconds kept meaning off for the whole site."""
+    bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama")
+    assert await asyncio.to_thread(bot.embed_pending) is True
+    standin_ollama.embed_nan = ("zorglub",)
+    await bot.prepare_question("zorglub zorglub ?")
+    refused = bot.search("zorglub zorglub ?", audience="visitor")
+    assert refused.unembedded and semantic_reasons(refused) == []
+    assert "unsupported value: NaN" in bot.semantic_status()["question_error"]
+    await bot.prepare_question("qui es-tu ?")  # the next visitor's
+    assert standin_ollama.embed_requests[-1]["input"] == ["qui es-tu ?"]
+    answered = bot.search("qui es-tu ?", audience="visitor")
+    assert not answered.unembedded and semantic_reasons(answered)
+    assert "question_error" not in bot.semantic_status()
+
+
 async def test_embeddings_go_to_the_next_ollama_host_as_answers_do(standin_ollama):
     """OLLAMA_HOST lists a host that is down, then one that works: answers went to the second,
     embeddings only to the first, /health saying "cannot reach Ollama" for ever."""
