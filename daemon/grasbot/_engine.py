@@ -63,6 +63,7 @@ QUESTION_PAUSE = 10.0  # seconds questions go without meaning after Ollama faile
 EMBED_RETRY = 30.0  # seconds before a pass the backend failed is tried again (Ollama not up yet, a model not pulled yet)
 EMBED_INLINE = 64  # notes a reload embeds before swapping in (beyond: in the background, lexical meanwhile)
 INLINE_WAIT = 5.0  # seconds a reload waits for Ollama to embed them, at most (then the worker does)
+STOP_WAIT = 2.0  # seconds a stop waits for an Ollama call of the worker to end (its timeout: 30 s)
 MAX_QUESTION = 500
 SEARCH_CACHE = 1024  # results kept per vault version: a public site hears the same questions often
 
@@ -547,6 +548,8 @@ class GrasBot:
             except EmbeddingError as exc:
                 if embedded:  # Ollama went down halfway: a restart embeds only the rest
                     store.save(texts.keys.values())
+                if background and self._embed_stop.is_set():
+                    return False  # a call the stop did not wait for: the daemon is gone, nothing to say
                 if within is not None:  # slow, or down: the worker tries with its full timeout, and says
                     log.info("a reload's notes are left to the embedding worker: %s", exc)
                     return False
@@ -603,13 +606,21 @@ class GrasBot:
                     self._embed_again = True  # given way to a newer version, or failed: go again
 
     def stop_embedding(self) -> None:
+        """End the worker, which gives way between two batches. An Ollama call is waited for
+        STOP_WAIT at most (a stop or a restart waited its full timeout, the site down): what the
+        pass embedded is saved here then, the call left to end with the process."""
         self._embed_stop.set()
         self._embed_wake.set()
         self._generation += 1
         with self._worker_lock:
             thread = self._embed_thread
-        if thread is not None:
-            thread.join()
+        if thread is None:
+            return
+        remote = self.embedder is not None and self.embedder.remote
+        thread.join(STOP_WAIT if remote else None)
+        if thread.is_alive() and self._vectors is not None:
+            log.info("stopping without waiting for Ollama's answer to an embedding call; what was embedded is kept")
+            self._vectors.save(self._texts.of(self._snapshot.indexes).keys.values())
 
     def semantic_status(self, owner: bool = True) -> dict:
         """What /health says of the semantic signal. A visitor reads that embedding failed, not

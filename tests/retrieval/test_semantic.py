@@ -455,6 +455,32 @@ async def test_embedding_resumes_once_ollama_can_embed_without_a_restart(tmp_pat
         await server.close()
 
 
+async def test_a_stop_does_not_wait_on_a_silent_ollama_and_keeps_what_was_embedded(standin_ollama, tmp_path, caplog):
+    """Ollama accepted a batch and stayed silent: the daemon's stop (a restart's) waited the
+    call's whole timeout (30 s), the site down meanwhile, then logged "semantic signal off"."""
+    bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama", llm_timeout=30.0, cache_dir=tmp_path, index_cache=True)
+    embed = bot.embedder.embed
+
+    def first_batch_then_silence(texts):
+        out = embed(texts)
+        standin_ollama.embed_held = True  # the next batch is held
+        return out
+
+    bot.embedder.embed = first_batch_then_silence
+    bot.start_embedding()
+    await until(lambda: len(standin_ollama.embed_requests) == 2, "held")
+    worker = bot._embed_thread
+    await asyncio.to_thread(bot.stop_embedding)
+    try:
+        assert worker is not None and worker.is_alive()  # returned while the call waits on Ollama
+        assert len(VectorStore(bot.embedder.model, tmp_path)) == semantic.BATCH  # the first batch, on disk
+    finally:
+        standin_ollama.release_embeds()
+        await asyncio.to_thread(worker.join, 10)
+    assert not worker.is_alive()
+    assert "semantic signal off" not in caplog.text and "error" not in bot.semantic_status()
+
+
 # ---------------------------------------------------------------- the cache, keyed by model
 
 
