@@ -508,6 +508,20 @@ def test_vectors_are_cached_by_model_and_reused_by_a_restart(tmp_path):
         assert named.embed_pending() is True and len(named.embedder.embedded) == count, model
 
 
+async def test_a_model_named_with_its_latest_tag_reads_the_vectors_of_its_bare_name(standin_ollama, tmp_path):
+    """`ollama list` names bge-m3 « bge-m3:latest »: written so in GRASBOT_EMBED_MODEL after
+    « bge-m3 » (the same model, for Ollama), a restart embedded the whole vault again."""
+    first = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama", embed_model="bge-m3", cache_dir=tmp_path, index_cache=True)
+    assert await asyncio.to_thread(first.embed_pending) is True
+    before = len(standin_ollama.embed_requests)
+    tagged = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama", embed_model="bge-m3:latest", cache_dir=tmp_path, index_cache=True)
+    assert await asyncio.to_thread(tagged.embed_pending) is True
+    assert len(standin_ollama.embed_requests) == before  # every vector read from the cache
+    assert tagged.semantic_status()["model"] == "ollama:bge-m3"
+    await tagged.prepare_question("qui es-tu ?")
+    assert standin_ollama.embed_requests[-1] == {**standin_ollama.embed_requests[-1], "model": "bge-m3:latest"}  # asked as written
+
+
 def test_what_was_embedded_before_the_backend_failed_is_kept_by_a_restart(tmp_path):
     """Ollama went down halfway through a large vault: the vectors it had given were kept in
     memory only, and a restart embedded them all again (hours, on a large vault and a CPU)."""

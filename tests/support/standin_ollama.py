@@ -328,7 +328,7 @@ class StandinOllama:
         if self.embed_held:
             await self._embeds_released.wait()
         model = body.get("model", "")
-        if model not in self.embed_models and f"{model}:latest" not in self.embed_models:
+        if not {model, model.removesuffix(":latest"), f"{model}:latest"} & set(self.embed_models):  # « x » is « x:latest »
             return web.json_response({"error": f'model "{model}" not found, try pulling it first'}, status=404)
         if self.embed_broken:
             return web.json_response({"error": "an error was encountered while running the model"}, status=500)

@@ -192,7 +192,8 @@ class OllamaEmbedder:
     remote = True
 
     def __init__(self, model: str, hosts: Failover | None = None, timeout: float = 30.0, ends: float | None = None) -> None:
-        self.model = f"ollama:{model}"
+        # « bge-m3:latest » (as `ollama list` names it) is « bge-m3 » to Ollama: one name, one vectors file
+        self.model = f"ollama:{model.removesuffix(':latest')}"
         self._name, self._timeout, self._ends = model, timeout, ends
         self.hosts = hosts if hosts is not None else Failover([None])
         self._clients: dict[str, Any] = {}  # url -> an ollama.Client waiting `timeout`, made at its first call
