@@ -8,8 +8,10 @@ that brought each one. Nothing about
 the visitor is kept: no address, no user agent, no earlier turns of the conversation. The
 tables have no column that could hold them, and `tests/store/test_questionlog.py` reads the
 schema to keep it that way. Rows older than `retention_days` are deleted on open and then
-at most once a day; at a daemon's start, `tend_old_logs` does so for the files no daemon writes
-(an older GrasBot's log of every vault, a log set aside as unreadable).
+at most once a day: at a write, or by the writer thread, which looks at the clock every
+PURGE_CHECK while no question comes (a quiet site kept them until a visitor asked again); at
+a daemon's start, `tend_old_logs` does so for the files no daemon writes (an older GrasBot's
+log of every vault, a log set aside as unreadable).
 
 A log an older GrasBot wrote kept those questions as typed. The `redacted` table marks how far
 the questions went through `redact` (this GrasBot's own questions move it as they are written);
@@ -78,6 +80,7 @@ logger = logging.getLogger("grasbot.questionlog")
 
 SCHEMA_VERSION = 1
 PURGE_EVERY = timedelta(days=1)
+PURGE_CHECK = 3600.0  # seconds an idle writer sleeps before it looks whether the daily purge is due
 BUSY_TIMEOUT_MS = 200  # a reader (`grasbot log`) never blocks a WAL writer; this is for a second writer
 BATCH_WAIT = 0.05  # seconds the writer lets submitted questions gather before one transaction
 MAX_PENDING = 10_000  # submitted questions waiting for the writer; past it they are dropped
@@ -363,14 +366,15 @@ class QuestionLog:
         read_only: bool = False,
         on_open: Callable[[Path], None] | None = None,
         redact_batch: int = REDACT_BATCH,
+        purge_check: float = PURGE_CHECK,
     ):
         """`read_only`: for the reading methods; `record` and `submit` then keep nothing.
         `on_open(path)`: called each time the file is opened for writing, at start or once it
         can be (the daemon notes there which vault the log is of); it must not raise."""
         if retention_days < 1:
             raise ValueError(f"retention_days must be at least 1, not {retention_days}")
-        if batch_wait < 0 or max_pending < 1 or redact_batch < 1:
-            raise ValueError("batch_wait must be at least 0, max_pending and redact_batch at least 1")
+        if batch_wait < 0 or max_pending < 1 or redact_batch < 1 or not purge_check > 0:
+            raise ValueError("batch_wait must be at least 0, max_pending and redact_batch at least 1, purge_check more than 0")
         self.path = Path(path) if path is not None else None
         self.retention = timedelta(days=retention_days)
         self._clock = clock
@@ -379,6 +383,7 @@ class QuestionLog:
         self._max_pending = max_pending
         self._on_open = on_open
         self._redact_batch = redact_batch
+        self._purge_check = purge_check
         self._redacting = False  # questions an older GrasBot kept as typed wait for the writer to redact them
         self.redacted = threading.Event()  # set when they are (or the writer stopped: the next start goes on)
         self.redacted.set()
@@ -404,6 +409,9 @@ class QuestionLog:
         self._unmade = False  # a question's rows could not be made (said once)
         if self.path is not None:
             self._try_open()
+            if not (self.read_only or self._off):
+                with self._queue:  # the daily purge of a site no visitor asks anything of
+                    self._start_writer()
 
     @property
     def enabled(self) -> bool:
@@ -705,8 +713,9 @@ class QuestionLog:
     def _write_loop(self) -> None:
         while True:
             with self._queue:
-                while not self._pending and not self._closing and not self._redacting:
-                    self._queue.wait()
+                idle = False
+                while not self._pending and not self._closing and not self._redacting and not idle:
+                    idle = not self._queue.wait(self._purge_check)  # close() and submit() cut this short
                 if self._closing:
                     return  # close() writes what is left
                 if self._batch_wait and self._pending:
@@ -715,6 +724,8 @@ class QuestionLog:
                     return
             with self._lock:
                 self._flush_locked()
+                if idle:
+                    self._purge_if_due(self._clock())
                 pause = REOPEN_EVERY.total_seconds() if self.stalled else BUSY_RETRY if self._held else 0
                 if not pause and self._redacting:
                     self._redact_locked()
@@ -755,12 +766,17 @@ class QuestionLog:
         self._held = self._full = False
         self._tried, self.failure = None, None
         self._written(len(batch))
-        newest = max(entry.at for entry in batch)
-        if self._last_purge is None or newest - self._last_purge >= PURGE_EVERY:
-            try:
-                self._purge(newest)
-            except (sqlite3.Error, OSError) as exc:  # the questions are written: the old ones go at a later write
-                logger.debug("question log %s: old questions not deleted yet: %s", self.path, exc)
+        self._purge_if_due(max(entry.at for entry in batch))
+
+    def _purge_if_due(self, now: datetime) -> None:
+        """Delete the rows past retention if the last purge was PURGE_EVERY before `now` (never
+        raises: the old ones go at a later write or wake). Holds `_lock`."""
+        if self._conn is None or self.read_only or (self._last_purge is not None and now - self._last_purge < PURGE_EVERY):
+            return
+        try:
+            self._purge(now)
+        except (sqlite3.Error, OSError) as exc:
+            logger.debug("question log %s: old questions not deleted yet: %s", self.path, exc)
 
     def _redact_locked(self) -> None:
         """One batch of the questions an older GrasBot kept as typed, redacted now (never
