@@ -563,7 +563,7 @@ class GrasBot:
                 self._unembedded = tuple(sorted(p for group in (texts.by_path, texts.asked) for p, held in group.items() if refusals.intersection(held)))
             else:
                 self._unembedded = ()
-            if todo:
+            if todo or store.holds_others(texts.keys.values()):  # a note gone: its vectors leave the file too
                 store.save(texts.keys.values())
             return True
 

@@ -522,6 +522,37 @@ async def test_a_model_named_with_its_latest_tag_reads_the_vectors_of_its_bare_n
     assert standin_ollama.embed_requests[-1] == {**standin_ollama.embed_requests[-1], "model": "bge-m3:latest"}  # asked as written
 
 
+def file_keys(path: Path) -> set[bytes]:
+    with np.load(path) as data:
+        raw = data["keys"].tobytes()
+    return {raw[i : i + semantic.KEY_BYTES] for i in range(0, len(raw), semantic.KEY_BYTES)}
+
+
+def test_a_start_that_finds_a_note_gone_drops_its_vectors_from_the_file(note_writer, tmp_path):
+    """A note deleted while the daemon was stopped: the start embeds nothing (every other
+    vector is cached) and wrote nothing, so its vector stayed in the cache file until some
+    other note was edited; a vault only pruned kept it for ever."""
+    note_writer("miel.md", "title: Miel\nvisibility: public", "Le miel de printemps est clair.")
+    note_writer("secret.md", "title: Rachat Acme\nvisibility: private", "Le rachat d'Acme se signe en mars.")
+    cache = tmp_path / "cache"
+    first = with_embedder(make_bot(note_writer.root), WordsEmbedder("words-a"), cache)
+    assert first.embed_pending() is True
+    texts = NoteTexts().of(first.snapshot.indexes)
+    gone = {texts.keys[t] for t in texts.by_path["secret.md"]}
+    assert gone <= file_keys(cache / "embeddings-words-a.npz")
+
+    (note_writer.root / "secret.md").unlink()
+    again = with_embedder(make_bot(note_writer.root), WordsEmbedder("words-a"), cache)
+    assert again.embed_pending() is True and again.embedder.embedded == []
+    held = file_keys(cache / "embeddings-words-a.npz")
+    assert not gone & held
+    assert held == set(NoteTexts().of(again.snapshot.indexes).keys.values())
+    written = os.stat(cache / "embeddings-words-a.npz").st_ino
+    # nothing gone since: a start leaves the file as it is (a write replaces it)
+    assert with_embedder(make_bot(note_writer.root), WordsEmbedder("words-a"), cache).embed_pending() is True
+    assert os.stat(cache / "embeddings-words-a.npz").st_ino == written
+
+
 def test_what_was_embedded_before_the_backend_failed_is_kept_by_a_restart(tmp_path):
     """Ollama went down halfway through a large vault: the vectors it had given were kept in
     memory only, and a restart embedded them all again (hours, on a large vault and a CPU)."""

@@ -326,6 +326,7 @@ class VectorStore:
         self.refused: set[bytes] = set()  # texts the model would not embed: a zero vector each, never saved
         self._lock = threading.Lock()
         self._read_once = False  # the file is read at first use: by the worker, not before listening
+        self._in_file: set[bytes] = set()  # the keys the file holds, as read or last written
 
     def _ensure_read(self) -> None:
         if not self._read_once:
@@ -351,6 +352,7 @@ class VectorStore:
                 raise ValueError(f"vectors of shape {vectors.shape} and type {vectors.dtype}, or not finite")
             raw = keys.tobytes()
             self._vectors = {raw[i * KEY_BYTES : (i + 1) * KEY_BYTES]: v for i, v in enumerate(vectors)}
+            self._in_file = set(self._vectors)
             with contextlib.suppress(OSError):  # used: not another model's to delete (`_prune`)
                 os.utime(self.path)
         except FileNotFoundError:
@@ -410,6 +412,14 @@ class VectorStore:
             self._vectors = {}
             self.refused = set()
 
+    def holds_others(self, keep: Iterable[bytes]) -> bool:
+        """Whether the file holds vectors of texts not in `keep` (the vault's texts now): a note
+        deleted while the daemon was stopped, or by a reload that embedded nothing, whose
+        vector no write would drop until some other note was edited."""
+        self._ensure_read()
+        with self._lock:
+            return bool(self._in_file.difference(keep))
+
     def save(self, keep: Iterable[bytes]) -> bool:
         """Write the vectors of `keep` (the texts of the vault now), atomically; False on failure."""
         if self.path is None:
@@ -433,6 +443,8 @@ class VectorStore:
         except OSError as exc:
             logger.warning("could not write the embeddings cache %s: %s", self.path, exc)
             return False
+        with self._lock:
+            self._in_file = {k for k, _ in kept}
         self._prune()
         return True
 
