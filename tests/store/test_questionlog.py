@@ -339,6 +339,23 @@ def test_a_log_set_aside_is_named_for_the_time_the_old_logs_are_read_by(tmp_path
     assert not aside.exists() and db.exists()
 
 
+def test_a_running_daemon_deletes_a_log_set_aside_once_past_retention(tmp_path):
+    """A log torn while the daemon ran is set aside; `tend_old_logs` deleted it at a start
+    only, so a daemon that ran on kept its questions past retention until a restart."""
+    db = tmp_path / "q.sqlite3"
+    clock = Clock(T0)
+    log = QuestionLog(db, retention_days=90, clock=clock, purge_check=0.01)
+    aside = tmp_path / "q.sqlite3.unreadable-20250301-120000"  # as `_set_aside` names it at T0
+    aside.write_bytes(b"torn")
+    clock.now = T0 + timedelta(days=89)
+    log.record("récente", result(("a", 5.0, ("bm25",))))  # the writer goes round: not past retention yet
+    assert aside.exists()
+    clock.now = T0 + timedelta(days=90)
+    wait_for(lambda: not aside.exists(), "deleted the log set aside")
+    log.close()
+    assert [r[2] for r in rows(db, "questions")] == ["récente"]
+
+
 def test_a_question_whose_rows_cannot_be_made_is_not_logged_and_the_log_stays_on(tmp_path, monkeypatch, caplog):
     """A visitor's text goes through `redact`'s patterns: one that raised on it (« K », the Kelvin
     sign, in an IBAN once did) turned the log off for the daemon's life. That question is not

@@ -9,9 +9,9 @@ the visitor is kept: no address, no user agent, no earlier turns of the conversa
 tables have no column that could hold them, and `tests/store/test_questionlog.py` reads the
 schema to keep it that way. Rows older than `retention_days` are deleted on open and then
 at most once a day: at a write, or by the writer thread, which looks at the clock every
-PURGE_CHECK while no question comes (a quiet site kept them until a visitor asked again); at
-a daemon's start, `tend_old_logs` does so for the files no daemon writes (an older GrasBot's
-log of every vault, a log set aside as unreadable).
+PURGE_CHECK while no question comes (a quiet site kept them until a visitor asked again). For
+the files no daemon writes (an older GrasBot's log of every vault, a log set aside as
+unreadable), `tend_old_logs` does so at a daemon's start, then the writer once a day.
 
 A log an older GrasBot wrote kept those questions as typed. The `redacted` table marks how far
 the questions went through `redact` (this GrasBot's own questions move it as they are written);
@@ -397,6 +397,7 @@ class QuestionLog:
         self._conn: sqlite3.Connection | None = None
         self._off = path is None  # turned off for good: nothing is queued any more
         self._last_purge: datetime | None = None
+        self._tended = clock()  # when the writer last ran `tend_old_logs` (the daemon runs it at start)
         self.failure: str | None = None  # why the log is off or not open yet, for `grasbot log` and serve to say
         self._file: tuple[int, int] | None = None  # the file the connection writes (device, inode)
         self._full = False  # the last write found the disk full: the connection stays, its batch waits
@@ -729,10 +730,21 @@ class QuestionLog:
                 pause = REOPEN_EVERY.total_seconds() if self.stalled else BUSY_RETRY if self._held else 0
                 if not pause and self._redacting:
                     self._redact_locked()
+            self._tend_if_due()
             if pause:  # the questions stay queued: wake to try the file again, not at once
                 with self._queue:
                     if not self._closing:
                         self._queue.wait(pause)
+
+    def _tend_if_due(self) -> None:
+        """Once a day, the files no daemon writes: a log set aside while the daemon ran, or the
+        older GrasBot's log of every vault, kept questions past retention until a restart.
+        The writer thread's; not under `_lock`, they are other files."""
+        now = self._clock()
+        if self.path is None or now - self._tended < PURGE_EVERY:
+            return
+        self._tended = now
+        tend_old_logs(self.path, self.retention.days, clock=self._clock)
 
     def _flush_locked(self, extra: _Pending | None = None, *, last: bool = False) -> None:
         """Write every queued question (then `extra`) in one transaction (on a full disk, as many
