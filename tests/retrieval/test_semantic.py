@@ -607,6 +607,21 @@ def test_other_models_vectors_unused_for_a_month_are_deleted_when_the_cache_is_w
     )
 
 
+def test_other_models_vectors_unused_for_a_month_are_deleted_by_a_start_that_writes_nothing(tmp_path):
+    """A vault no one edits: every start finds its vectors cached and writes none, so a model
+    tried and left (bge-m3's 4 KB a text) kept its file for ever; the start's read prunes too."""
+    assert with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path).embed_pending() is True
+    tried = tmp_path / "embeddings-ollama_bge-m3.npz"
+    tried.write_bytes(b"PK\x03\x04")
+    month = time.time() - 31 * 86_400
+    os.utime(tried, (month, month))
+    written = os.stat(tmp_path / "embeddings-words-a.npz").st_ino
+    again = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
+    assert again.embed_pending() is True and again.embedder.embedded == []
+    assert os.stat(tmp_path / "embeddings-words-a.npz").st_ino == written  # not written: read only
+    assert not tried.exists()
+
+
 def test_a_torn_cache_file_is_embedded_again(tmp_path, caplog):
     (tmp_path / "embeddings-words-a.npz").write_bytes(b"not a numpy file")
     bot = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)

@@ -333,6 +333,7 @@ class VectorStore:
             self._read_once = True
             if self.path is not None:  # not Path.exists(): it raises for a folder that cannot be entered
                 self._read()
+                self._prune()  # a vault no one edits writes no vectors: a model left was kept for ever
 
     def _read(self) -> None:
         import numpy as np
@@ -449,8 +450,9 @@ class VectorStore:
         return True
 
     def _prune(self) -> None:
-        """Delete the vectors of the other models not read nor written for UNUSED_DAYS: each
-        model tried left its file (bge-m3's: 4 KB a text embedded) for ever. The bundled
+        """Delete the vectors of the other models not read nor written for UNUSED_DAYS (at a
+        start's read and at each write): each model tried left its file (bge-m3's: 4 KB a
+        text embedded) for ever. The bundled
         encoder's is kept: it is the default one goes back to, made again on this machine's CPU."""
         assert self.path is not None
         keep = {self.path.name, vectors_file(BUNDLED_MODEL)}
