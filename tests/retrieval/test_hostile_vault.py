@@ -1102,6 +1102,37 @@ def test_search_does_not_find_a_public_note_by_a_private_path_typed_in_it(tmp_pa
         assert _found_by(make_bot(root, index_cache=True, cache_dir=str(tmp_path / "cache")), "rachat acme 2027") == []
 
 
+@pytest.mark.parametrize("goes", [".trash/plan-rouge.md", "archives/plan-rouge.md", "prive/plan-vert.md", None])
+def test_a_private_note_s_path_typed_in_a_public_note_stays_masked_once_the_note_went(tmp_path, goes):
+    """A private note deleted (Obsidian moves it to `.trash/`, which is not read), moved or
+    renamed left « prive/plan-rouge.md » typed in a public note naming no note: a reload showed
+    it to visitors and search found the note by its words, and so did every start after. It stays
+    masked across reloads and starts; only the note back at its path, public, shows it."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/plan-rouge.md", "visibility: private", "Le plan.")
+    write_note(root, "jardin.md", "visibility: public", "Le plan est dans prive/plan-rouge.md pour le potager.")
+    write_note(root, "potager.md", "visibility: public", "Le potager en mai.")
+    cached = {"index_cache": True, "cache_dir": str(tmp_path / "cache")}
+    bot = make_bot(root, **cached)
+    if goes is None:
+        (root / "prive/plan-rouge.md").unlink()
+    else:
+        (root / goes).parent.mkdir(exist_ok=True)
+        (root / "prive/plan-rouge.md").rename(root / goes)
+    bot.reload()
+    for served in (bot, make_bot(root, **cached), make_bot(root, **cached)):  # the cache the first start wrote, then the one a start wrote
+        index = served.snapshot.index("visitor")
+        assert "plan-rouge" not in index.readable_body("jardin.md")
+        assert _found_by(served, "rouge") == []
+        assert not any("rouge" in t.lower() for t in NoteTexts().of(served.snapshot.indexes).by_path["jardin.md"])
+    other = build_snapshot(Settings.load(env={}, vault_dir=root, exclude=("brouillons",)), bot.snapshot)  # other options: built anew
+    assert "plan-rouge" not in other.index("visitor").readable_body("jardin.md")
+    write_note(root, "prive/plan-rouge.md", "visibility: public", "Le plan, public.")  # the author's choice to show it
+    bot.reload()
+    assert "prive/plan-rouge.md" in bot.snapshot.index("visitor").readable_body("jardin.md")
+    assert "jardin.md" in _found_by(bot, "rouge")
+
+
 def test_a_private_note_s_new_alias_typed_in_code_is_masked_after_a_reload_or_a_start(tmp_path):
     """A reload or a start kept what masked the typed paths while no hidden note came or went,
     resolving links with the resolver of before: a private note that gained the alias « Zorglub

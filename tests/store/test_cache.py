@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import marshal
+from dataclasses import replace
 
 import pytest
 
@@ -12,6 +13,7 @@ import grasbot._engine as engine
 import grasbot.retrieval.vault as vault_mod
 from generate_vault import generate, questions
 from grasbot import Settings, build_snapshot, search
+from grasbot.retrieval.index import Index
 from grasbot.retrieval.vault import VaultOptions
 from grasbot.store import cache as _cache
 from support.bots import write_note
@@ -256,13 +258,13 @@ def _postings_state(postings) -> tuple:
 
 
 def _index_state(snapshot) -> dict:
-    """Both audiences' notes, the notes read without the hidden paths, their analyses and postings."""
+    """Both audiences' notes, the hidden paths and the notes read without them, their analyses and postings."""
     out = {}
     for audience in ("visitor", "owner"):
         index = snapshot.index(audience)
         parts = (index.body, index.fields) if audience == "visitor" else (*index.body.parts, *index.fields.parts)
         analyses = {p: (a, dict(a.body)) for p, a in index.analyses.items()}
-        out[audience] = (set(index.notes), index.masked, analyses, [_postings_state(p) for p in parts])
+        out[audience] = (set(index.notes), index.hidden_key, index.masked, analyses, [_postings_state(p) for p in parts])
     return out
 
 
@@ -271,7 +273,8 @@ def test_a_start_from_cache_reads_only_changed_notes_for_hidden_paths_and_stays_
     a start read every public note for such paths again, as the cache did not say which were
     masked: 10,000 notes took a warm start from 2.4 s to 6 s. The cache keeps them and the
     hidden set they were found for: a start reads only the changed notes, and its indexes
-    equal a fresh build's, after a masked note changed, went, or a hidden note became public."""
+    equal a fresh build's, after a masked note changed, went, or a hidden note became public, and
+    a fresh build told the hidden paths of before after a hidden note went."""
     import grasbot.retrieval.index as index_mod
 
     root, cache = tmp_path / "vault", tmp_path / "cache"
@@ -322,3 +325,31 @@ def test_a_start_from_cache_reads_only_changed_notes_for_hidden_paths_and_stays_
     exact(shown)
     write_note(root, "prive/budget-zorglub.md", "visibility: private", "Le budget.")
     exact(build_snapshot(settings, cache_dir=cache))
+
+    def told(snapshot, gone: set[str]) -> None:
+        """A fresh build knows no note that went: it equals one told the paths hidden before, as a start's cache tells it."""
+        fresh = build_snapshot(settings)
+        assert _index_state(snapshot) == _index_state(replace(fresh, indexes=Index.build_all(fresh.vault, fresh.analyses, gone)))
+
+    # a hidden note that went (deleted, moved, renamed): its path typed in a public note stays masked, start after start
+    write_note(root, "pub/accueil.md", "visibility: public", "Voir prive/rachat-acme-2027.md pour la suite du jardin.")
+    build_snapshot(settings, cache_dir=cache)
+    (root / "prive/rachat-acme-2027.md").unlink()
+    went = build_snapshot(settings, cache_dir=cache)
+    assert went.index("visitor").masked == {"pub/accueil.md", "pub/liens.md"}
+    assert "rachat" not in went.index("visitor").readable_body("pub/accueil.md")
+    told(went, {"prive/rachat-acme-2027.md"})
+    read.clear()
+    warm = build_snapshot(settings, cache_dir=cache)  # from the cache that start wrote
+    assert read == []
+    assert "rachat" not in warm.index("visitor").readable_body("pub/accueil.md")
+    told(warm, {"prive/rachat-acme-2027.md"})
+    # kept while a public note types it: untyped a moment (a paragraph cut, then pasted), it stays;
+    # a reload that reads every public note again (a note went) and finds none typing it forgets it
+    write_note(root, "pub/accueil.md", "visibility: public", "Voir la suite du jardin.")
+    untyped = build_snapshot(settings, warm)
+    assert "prive/rachat-acme-2027.md" in untyped.index("visitor").hidden_key[0]
+    (root / "pub/note-0.md").unlink()
+    forgotten = build_snapshot(settings, untyped)
+    assert "prive/rachat-acme-2027.md" not in forgotten.index("visitor").hidden_key[0]
+    exact(forgotten)

@@ -256,15 +256,33 @@ def analyse_note(note: Note, *, lazy_body: bool = False, hidden: Mentions | None
     )
 
 
-def hidden_paths(vault: Vault, public: Mapping[str, Note]) -> Mentions:
+def hidden_paths(vault: Vault, public: Mapping[str, Note], gone: frozenset[str] = frozenset()) -> Mentions:
     """The typed paths of the notes a visitor may not read (private, left out by --exclude, or not loaded),
     which no index reads either: search would otherwise find a public note by a private note's
     name typed in it, and a visitor confirm a guessed name. The owner's index shares the public
-    notes' postings, so it does not read them either: the owner finds the private note itself."""
+    notes' postings, so it does not read them either: the owner finds the private note itself.
+    `gone`: the paths of hidden notes that went (`gone_paths`), hidden still."""
     resolver = vault.resolver
     if resolver is None:
-        return Mentions(vault.excluded | vault.unloaded, lambda target: None)
-    return Mentions(resolver.paths() - public.keys() | vault.excluded | vault.unloaded, resolver.resolve)
+        return Mentions(vault.excluded | vault.unloaded | gone, lambda target: None)
+    return Mentions(resolver.paths() - public.keys() | vault.excluded | vault.unloaded | gone, resolver.resolve)
+
+
+def gone_paths(vault: Vault, was_hidden: Iterable[str]) -> frozenset[str]:
+    """The paths hidden before (`Mentions.key`, kept by the index cache) that name no note now:
+    a private note deleted (Obsidian moves it to `.trash/`, which is not read), moved or renamed
+    leaves its old path typed in public notes, which must not show it then. A note back at that
+    path shows or not as its visibility says: made public, it is the author's choice to show it."""
+    return frozenset(p for p in was_hidden if p not in vault.notes and p not in vault.excluded and p not in vault.unloaded)
+
+
+def _still_typed(gone: frozenset[str], notes: Iterable[Note], resolver: LinkResolver | None) -> frozenset[str]:
+    """The paths of `gone` that some of `notes` (the masked public notes: no other types a hidden
+    path) still type: only those are kept, so the set is bounded by what the vault says, and a
+    path no note types any more masks nothing when dropped."""
+    resolve = resolver.resolve if resolver is not None else (lambda target: None)
+    notes = list(notes)
+    return frozenset(path for path in gone if any(mentions_in(note, Mentions((path,), resolve)) for note in notes))
 
 
 def mentions_in(note: Note, hidden: Mentions) -> bool:
@@ -595,13 +613,17 @@ class Index:
         return cls.build_all(vault, analyses)[audience]
 
     @classmethod
-    def build_all(cls, vault: Vault, analyses: Mapping[str, NoteAnalysis]) -> dict[str, Index]:
+    def build_all(cls, vault: Vault, analyses: Mapping[str, NoteAnalysis], was_hidden: Iterable[str] = ()) -> dict[str, Index]:
         """Both audiences' indexes, inverting the vault once: the visitor's postings hold the
-        public notes only, and the owner's read them together with the private notes' own."""
+        public notes only, and the owner's read them together with the private notes' own.
+        `was_hidden`: the paths hidden before (`gone_paths`), when they are known."""
         public = {p: n for p, n in vault.notes.items() if n.public}
         private = [p for p, n in vault.notes.items() if not n.public]
-        hidden = hidden_paths(vault, public)
+        gone = gone_paths(vault, was_hidden)
+        hidden = hidden_paths(vault, public, gone)
         masked = frozenset(p for p, n in public.items() if mentions_in(n, hidden))
+        if gone and (typed := _still_typed(gone, (public[p] for p in masked), vault.resolver)) != gone:
+            hidden = hidden_paths(vault, public, typed)  # masks as much: no public note types the others
         analyses = {**analyses, **{p: analyse_note(public[p], hidden=hidden) for p in masked}}
         pub_body = Postings.from_docs({p: analyses[p].body for p in public})
         pub_fields = Postings.from_docs({p: analyses[p].field_terms() for p in public})
@@ -668,9 +690,10 @@ class Index:
             public.update((p, notes[p]) for p in changed if notes[p].public)
         else:
             public = {p: n for p, n in notes.items() if n.public}
-        hidden = hidden_paths(vault, public)
         fresh = set(changed)
         known = visitor.hidden_key is not None
+        went = gone_paths(vault, visitor.hidden_key[0]) if visitor.hidden_key is not None else frozenset()  # hidden notes gone, theirs with them
+        hidden = hidden_paths(vault, public, went)
         # and no link resolving to a hidden note it did not (its new alias may name it in an unchanged note's code)
         same_links = vault.resolver is visitor.resolver or not _names_moved(owner.notes, notes, changed, gone)
         if known and hidden.key == visitor.hidden_key and same_links:  # only the changed notes may hold other paths
@@ -678,9 +701,13 @@ class Index:
                 hidden = visitor.hidden  # the same object: what was made of it (the semantic texts) still holds
             masked = visitor.masked - fresh - gone | {p for p in changed if p in public and mentions_in(public[p], hidden)}
             again: list[str] = []
+            recheck = False  # a gone path untyped a moment (a paragraph cut, then pasted) stays
         else:  # other hidden notes, or not known (a cold load's workers: masked not at all)
             masked = frozenset(p for p, n in public.items() if mentions_in(n, hidden))
             again = [p for p in visitor.masked | masked if p in public and p not in fresh]
+            recheck = bool(went)
+        if recheck and (typed := _still_typed(went, (public[p] for p in masked), vault.resolver)) != went:
+            hidden = hidden_paths(vault, public, typed)  # masks as much: no public note types the others
         kept = visitor.masked - fresh if known and not again else frozenset()
         analyses = {**analyses, **{p: visitor.analyses[p] if p in kept else analyse_note(public[p], hidden=hidden) for p in masked}}
         changed = [*changed, *again]  # their words counted again, with or without the paths
