@@ -31,7 +31,7 @@ from .answer.llm import LLMClient
 from .answer.passages import choose_passages
 from .answer.prompt import CUT_ANSWER, CitationFilter, build_prompt, keep_known_citations
 from .answer.reuse import AnswerCache, Flights, replay_pieces
-from .retrieval.index import Index, NoteAnalysis, analyse_note
+from .retrieval.index import Index, NoteAnalysis, analyse_note, gone_paths
 from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
 from .retrieval.search import SearchResult, Semantic, earlier_questions, search, with_history
 from .retrieval.semantic import (
@@ -155,6 +155,12 @@ def save_cache(snapshot: Snapshot) -> bool:
     if snapshot.unsaved_in is None:
         return False
     return _cache.save(snapshot.unsaved_in, snapshot.vault, snapshot.analyses, snapshot.indexes)
+
+
+def _went(snapshot: Snapshot) -> frozenset[str]:
+    """The paths of the hidden notes that went, the visitor's index still masks (`gone_paths`)."""
+    key = snapshot.index("visitor").hidden_key
+    return gone_paths(snapshot.vault, key[0]) if key is not None else frozenset()
 
 
 def vault_options(settings: Settings) -> VaultOptions:
@@ -854,6 +860,11 @@ class GrasBot:
                 inline = self.embed_pending(new, at_most=EMBED_INLINE)
             self._snapshot = new
             self.answers.forget(new)
+            if self.settings.index_cache and _went(new) - _went(old):
+                # a start knows the hidden notes that went from the cache alone, which only a start
+                # wrote: a private note made and deleted since showed its typed path after a restart
+                self._unsaved = None  # an older snapshot left to write would lose it
+                save_cache(replace(new, unsaved_in=default_cache_dir(self.settings.vault_dir, self.settings.cache_dir)))
         if not inline and self.embedder is not None:
             self.start_embedding()  # a backend that failed again is tried again there
         before, after = old.vault.notes, new.vault.notes

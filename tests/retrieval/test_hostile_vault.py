@@ -1133,6 +1133,26 @@ def test_a_private_note_s_path_typed_in_a_public_note_stays_masked_once_the_note
     assert "jardin.md" in _found_by(bot, "rouge")
 
 
+def test_a_private_note_made_and_deleted_while_the_daemon_serves_stays_masked_after_a_restart(tmp_path):
+    """The index cache, which alone tells a start which hidden notes went, was written at starts
+    only: a private note written, typed in a public note, then deleted while the daemon served
+    was unknown to the next start, which showed « prive/plan-rouge.md » to visitors. The reload
+    that sees a hidden note go writes the cache."""
+    root = tmp_path / "vault"
+    cached = {"index_cache": True, "cache_dir": str(tmp_path / "cache")}
+    write_note(root, "jardin.md", "visibility: public", "Le potager.")
+    write_note(root, "potager.md", "visibility: public", "Le potager en mai.")
+    bot = make_bot(root, **cached)
+    write_note(root, "prive/plan-rouge.md", "visibility: private", "Le plan.")
+    write_note(root, "jardin.md", "visibility: public", "Le plan est dans prive/plan-rouge.md pour le potager.")
+    bot.reload()
+    (root / "prive/plan-rouge.md").unlink()
+    bot.reload()
+    restarted = make_bot(root, **cached)
+    assert restarted.snapshot.index("visitor").readable_body("jardin.md").strip() == "Le plan est dans  pour le potager."
+    assert _found_by(restarted, "rouge") == []
+
+
 def test_a_private_note_s_new_alias_typed_in_code_is_masked_after_a_reload_or_a_start(tmp_path):
     """A reload or a start kept what masked the typed paths while no hidden note came or went,
     resolving links with the resolver of before: a private note that gained the alias « Zorglub
