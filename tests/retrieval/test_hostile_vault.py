@@ -1205,3 +1205,36 @@ def test_a_private_path_typed_with_a_bidi_control_in_it_is_masked_for_visitors(t
     assert "jardin" in shown
     assert "rachat" not in shown and "acme" not in shown
     assert not bot.search("rachat acme", audience="visitor").sources
+
+
+def test_a_public_note_saved_with_broken_yaml_keeps_the_hidden_notes_and_the_reload_cheap(tmp_path, monkeypatch):
+    """An author's half-typed YAML in a public note, reloaded at each autosave: a note that
+    cannot be loaded has its path masked as a private one's, so every such reload changed the
+    hidden notes and read every public note again for typed paths (2 s at 10,000 notes). A note
+    an earlier load read public keeps its path shown (visitors read it until then); a private
+    one's stays masked, and a note never loaded is masked (who may read it is unknown)."""
+    import grasbot.retrieval.index as index_mod
+
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: private", "Le secret du jardin.")
+    write_note(root, "pub/recettes.md", "visibility: public", "Les recettes du jardin.")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Voir pub/recettes.md et prive/{SECRET}.md en mai.")
+    for n in range(4):
+        write_note(root, f"pub/note-{n}.md", "visibility: public", f"Le potager en mai, rang {n}.")
+    bot = make_bot(root)
+    read: list[str] = []
+    real = index_mod.mentions_in
+    monkeypatch.setattr(index_mod, "mentions_in", lambda note, hidden: read.append(note.path) or real(note, hidden))
+    for broken in ("visibility: public\ntags: [jardin", "visibility: public\ntags: [jardin, pot"):  # two autosaves
+        (root / "pub" / "recettes.md").write_text(f"---\n{broken}\n---\nLes recettes du jardin.\n", encoding="utf-8")
+        bot.reload()
+        assert [i.path for i in bot.snapshot.vault.errors] == ["pub/recettes.md"]
+        assert read == []
+        assert _read_by_a_visitor(bot).strip() == "Voir pub/recettes.md et  en mai."
+    (root / "prive" / f"{SECRET}.md").write_text("---\nvisibility: private\ntags: [x\n---\nLe secret.\n", encoding="utf-8")
+    bot.reload()
+    assert _read_by_a_visitor(bot).strip() == "Voir pub/recettes.md et  en mai."
+    write_note(root, "pub/nouvelle.md", "visibility: public\ntags: [x", "Jamais lue.")
+    write_note(root, "pub/accueil.md", "visibility: public", "Voir pub/nouvelle.md en mai.")
+    bot.reload()
+    assert _read_by_a_visitor(bot).strip() == "Voir  en mai."

@@ -345,11 +345,14 @@ def test_a_start_from_cache_reads_only_changed_notes_for_hidden_paths_and_stays_
     assert "rachat" not in warm.index("visitor").readable_body("pub/accueil.md")
     told(warm, {"prive/rachat-acme-2027.md"})
     # kept while a public note types it: untyped a moment (a paragraph cut, then pasted), it stays;
-    # a reload that reads every public note again (a note went) and finds none typing it forgets it
+    # a reload that reads every public note again (a hidden note came) and finds none typing it forgets it
     write_note(root, "pub/accueil.md", "visibility: public", "Voir la suite du jardin.")
     untyped = build_snapshot(settings, warm)
     assert "prive/rachat-acme-2027.md" in untyped.index("visitor").hidden_key[0]
-    (root / "pub/note-0.md").unlink()
-    forgotten = build_snapshot(settings, untyped)
+    (root / "pub/note-0.md").unlink()  # a public note went, whose names lead to no hidden note: no full read
+    kept = build_snapshot(settings, untyped)
+    assert "prive/rachat-acme-2027.md" in kept.index("visitor").hidden_key[0]
+    write_note(root, "prive/autre.md", "visibility: private", "Une autre note.")
+    forgotten = build_snapshot(settings, kept)
     assert "prive/rachat-acme-2027.md" not in forgotten.index("visitor").hidden_key[0]
     exact(forgotten)

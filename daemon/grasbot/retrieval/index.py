@@ -292,12 +292,23 @@ def mentions_in(note: Note, hidden: Mentions) -> bool:
     return any(hidden.masked(text) != text for text in (note.body, note.title, *note.aliases, *note.answers, *note.tags, *note.domains))
 
 
-def _names_moved(before: Mapping[str, Note], now: Mapping[str, Note], changed: Iterable[str], gone: Iterable[str]) -> bool:
-    """Whether a link may now resolve to a note it did not resolve to: a note went, or one's names
-    changed (`LinkResolver.reads`). A new note only takes names another held (the shortest path
-    wins), so a link in code that named a hidden note and now names it stays masked until the next
-    full check: more masked, never less; adding a note to 10,000 then reads no other note."""
-    return any(True for _ in gone) or any(p in before and LinkResolver.reads(before[p]) != LinkResolver.reads(now[p]) for p in changed)
+def _names_moved(before: Mapping[str, Note], now: Mapping[str, Note], changed: Iterable[str], gone: Iterable[str], vault: Vault, hidden: frozenset) -> bool:
+    """Whether a link may now resolve to a hidden note it did not resolve to: a hidden note's
+    names changed (`LinkResolver.reads`), or a note that went or changed its names freed one that
+    now leads to a hidden note. A new note only takes names another held (the shortest path
+    wins), so a link in code that named a hidden note and now names the new one stays masked
+    until the next full check: more masked, never less. Adding a note to 10,000, or a public
+    note's YAML broken a moment (it goes from the notes), then reads no other note."""
+    resolve = vault.resolver.resolve if vault.resolver is not None else (lambda target: None)
+    for path in (*gone, *changed):
+        old, new = before.get(path), now.get(path)
+        if old is None or (new is not None and LinkResolver.reads(old) == LinkResolver.reads(new)):
+            continue  # a new note, or the same names
+        if new is not None and path in hidden:
+            return True
+        if any(resolve(name) in hidden for name in (old.path, old.name, old.slug, old.title, *old.aliases)):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -695,7 +706,7 @@ class Index:
         went = gone_paths(vault, visitor.hidden_key[0]) if visitor.hidden_key is not None else frozenset()  # hidden notes gone, theirs with them
         hidden = hidden_paths(vault, public, went)
         # and no link resolving to a hidden note it did not (its new alias may name it in an unchanged note's code)
-        same_links = vault.resolver is visitor.resolver or not _names_moved(owner.notes, notes, changed, gone)
+        same_links = vault.resolver is visitor.resolver or not _names_moved(owner.notes, notes, changed, gone, vault, hidden.key[0])
         if known and hidden.key == visitor.hidden_key and same_links:  # only the changed notes may hold other paths
             if visitor.hidden is not None:
                 hidden = visitor.hidden  # the same object: what was made of it (the semantic texts) still holds
