@@ -1153,6 +1153,33 @@ def test_a_private_note_made_and_deleted_while_the_daemon_serves_stays_masked_af
     assert _found_by(restarted, "rouge") == []
 
 
+def _beside_a_deal(tmp_path, typed: str) -> GrasBot:
+    """A private `prive/rachat-acme-2027.md` and a public note that types `typed` in prose."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/rachat-acme-2027.md", "visibility: private", "Le rachat d'Acme en 2027.")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin : voir {typed} en mai.")
+    return make_bot(root)
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "prive%252Frachat-acme-2027.md",
+        "Coffre%252Fprive%252Frachat-acme-2027%252Emd",
+        "prive%25252Frachat-acme-2027",
+        "C:%255CCoffre%255Cprive%255Crachat-acme-2027.md",
+    ],
+)
+def test_a_private_path_encoded_twice_is_masked(tmp_path, typed):
+    """An address a browser encoded twice (`%252F`: the `%` of `%2F` encoded again) reached
+    visitors as written, « rachat-acme-2027.md » readable in it, and search found the public
+    note by « rachat acme 2027 »: each `%25` is read as the `%` it stands for."""
+    bot = _beside_a_deal(tmp_path, typed)
+    assert _read_by_a_visitor(bot).strip() == "Le jardin : voir  en mai."
+    assert _found_by(bot, "rachat acme 2027") == []
+    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
 def test_a_private_note_s_new_alias_typed_in_code_is_masked_after_a_reload_or_a_start(tmp_path):
     """A reload or a start kept what masked the typed paths while no hidden note came or went,
     resolving links with the resolver of before: a private note that gained the alias « Zorglub

@@ -6,7 +6,7 @@ syntax reads one: in prose (`voir prive/plan.md`), a footnote, an HTML attribute
 (`[le [grand [très]] plan](prive/plan.md)`), or as a link in code (`` `[[plan]]` ``), which
 is code. `Mentions.masked` drops each such mention of a note the reader may not see, as a
 rewritten link to it drops its target: its vault path (`.md` and all, any case, `/` or `\\`,
-percent-encoded or not) with the folders or address before it, its file name alone when that
+percent-encoded once, twice or not) with the folders or address before it, its file name alone when that
 name leads to it as a link's would (but for a web site's address, `https://…/README.md`), its
 vault path without `.md` (`prive/plan`, as Obsidian names a note in a folder), and a wikilink
 or `obsidian://` URI to it left in code. Only path-shaped text goes: a private note `Projet.md`
@@ -29,12 +29,14 @@ from collections.abc import Callable, Iterable
 from .links import unreadable_links_dropped
 
 # Where a note's path may end; its case spelt out, as IGNORECASE or a group before the
-# alternatives took a passage's scan from 5 to 20 µs.
-_END = re.compile(r"\.[mM][dD](?!\w)|%2[eE][mM][dD](?!\w)")
+# alternatives took a passage's scan from 5 to 20 µs; `%25` is a `%` encoded again (a browser's address).
+_END = re.compile(r"\.[mM][dD](?!\w)|%(?:25)*2[eE][mM][dD](?!\w)")
 _ANY = re.compile(rf"{_END.pattern}|\[\[|://")  # what any mention holds: most passages hold none
-_SEPARATOR = re.compile(r"[/\\]|%2[fF]|%5[cC]")  # what a path without `.md` holds
+_SEPARATOR = re.compile(r"[/\\]|%(?:25)*2[fF]|%(?:25)*5[cC]")  # what a path without `.md` holds
 _FRAGMENT = re.compile(r"[#?^][^\s\"'<>()\[\]{}`|]*")  # a heading or a query after it goes too
-_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_PERCENT = re.compile(r"(?:%(?:25)*[0-9A-Fa-f]{2})+")
+_BYTE = re.compile(r"%(?:25)*([0-9A-Fa-f]{2})")  # one byte of a run, `%252F` as `%2F`
+_ENCODED_BEFORE = re.compile(r"%(?:25)*(?:2[fF]|5[cC])\Z")  # an encoded separator just before a name
 _WEB = re.compile(r"https?://", re.IGNORECASE)  # an address on a web site, not in the vault
 _STOP = frozenset(" \t\n\r\"'<>()[]{}`|")  # what ends an address or folders, read leftwards
 _IN_NAME = frozenset("-_.~%+")  # a character that goes on a name: no path starts after it
@@ -214,8 +216,9 @@ def _head(text: str, at: int = 0) -> str:
 
 
 def _normalized(window: str) -> tuple[str, list[int] | None]:
-    """`window` as paths are compared (`_folded`, percent-encoding read as UTF-8) and, when that
-    changed its length, where each of its characters starts in `window` (None: where it is)."""
+    """`window` as paths are compared (`_folded`, percent-encoding read as UTF-8, again if it
+    was encoded twice) and, when that changed its length, where each of its characters starts
+    in `window` (None: where it is)."""
     folded = _folded(window)
     if "%" not in window and len(folded) == len(window):
         return folded, None
@@ -238,12 +241,12 @@ def _normalized(window: str) -> tuple[str, list[int] | None]:
         plain(at, run.start())
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
         pending = run.start()
-        for i, byte in enumerate(bytes.fromhex(run.group().replace("%", ""))):
-            got = decoder.decode(bytes((byte,)))
-            chars.extend(_folded(got))
-            starts.extend([pending] * len(_folded(got)))
+        for byte in _BYTE.finditer(window, run.start(), run.end()):
+            got = _folded(decoder.decode(bytes.fromhex(byte.group(1))))
+            chars.extend(got)
+            starts.extend([pending] * len(got))
             if got:
-                pending = run.start() + 3 * (i + 1)
+                pending = byte.end()
         tail = _folded(decoder.decode(b"", final=True))
         chars.extend(tail)
         starts.extend([pending] * len(tail))
@@ -255,7 +258,7 @@ def _normalized(window: str) -> tuple[str, list[int] | None]:
 def _folders_before(text: str, start: int, floor: int) -> int:
     """Where the folders or the address before a path starting at `start` begin (`../`,
     `/home/me/Coffre/`, `file:///…/`, `C:\\…\\`), not before `floor`; `start` if none."""
-    if text[start - 1 : start] not in ("/", "\\") and text[start - 3 : start].lower() not in ("%2f", "%5c"):
+    if text[start - 1 : start] not in ("/", "\\") and _ENCODED_BEFORE.search(text, max(floor, start - 32), start) is None:
         return start
     while start > floor and text[start - 1] not in _STOP:
         start -= 1
