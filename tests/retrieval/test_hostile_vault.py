@@ -1180,6 +1180,39 @@ def test_a_private_path_encoded_twice_is_masked(tmp_path, typed):
     assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
 
 
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "prive/rachat-a\u200bcme-2027.md",  # a zero-width space
+        "prive/rachat-acme\u2060-2027.md",  # a word joiner
+        "prive/\ufeffrachat-acme-2027.md",  # a byte order mark
+        "prive/ra\u00adchat-acme-2027.md",  # a soft hyphen
+        "prive/rachat-acme-2027\u202a.md",  # a bidirectional control, which visitors' text loses after
+        "prive/rachat-acme-2027.m\u200dd",
+        "prive%2Frachat-a%E2%80%8Bcme-2027.md",
+        "Coffre/prive/rachat-acme\u00ad-2027 et",  # without `.md`
+    ],
+)
+def test_a_private_path_with_an_invisible_character_in_it_is_masked(tmp_path, typed):
+    """A character that shows nothing, pasted from a web page inside a private note's path,
+    kept the path from being read as one: visitors read « prive/rachat-acme-2027.md » as
+    written, and search found the public note by « rachat acme 2027 »."""
+    bot = _beside_a_deal(tmp_path, typed)
+    assert _read_by_a_visitor(bot).strip() == f"Le jardin : voir {' et' if typed.endswith(' et') else ''} en mai."
+    assert _found_by(bot, "rachat acme 2027") == []
+    assert "2027" in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
+def test_a_word_with_an_invisible_character_before_a_private_notes_name_stays_as_before(tmp_path):
+    """The text as written is read first, as before: an invisible character before a private
+    file name still ends a word (« mon\u200brachat.md » loses « rachat.md »), and another
+    name with an invisible character in it stays."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/rachat.md", "visibility: private", "Le rachat.")
+    write_note(root, "pub/accueil.md", "visibility: public", "Voir mon\u200brachat.md, rachats\u200b.md et ra\u200bchat.mdx.")
+    assert _read_by_a_visitor(make_bot(root)).strip() == "Voir mon\u200b, rachats\u200b.md et ra\u200bchat.mdx."
+
+
 def test_a_private_note_s_new_alias_typed_in_code_is_masked_after_a_reload_or_a_start(tmp_path):
     """A reload or a start kept what masked the typed paths while no hidden note came or went,
     resolving links with the resolver of before: a private note that gained the alias « Zorglub

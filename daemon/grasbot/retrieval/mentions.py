@@ -13,6 +13,9 @@ or `obsidian://` URI to it left in code. Only path-shaped text goes: a private n
 leaves the word « projet » alone, and a path without `.md` holds a folder and is read whole
 (`prive/planning` is not `prive/plan`).
 
+A text is read as written, then as a reader sees it rendered (`_Reading`): without what shows
+nothing, a zero-width space, a soft hyphen (`prive/pl\\u200ban.md`).
+
 A typed path ends in `.md`, or its name follows a `/`: one scan finds where one may end, the
 text is read once as paths are compared (`_Read`), and each end is compared only with the
 hidden paths that end in the same characters (`_Paths`), however many notes are.
@@ -24,19 +27,28 @@ import bisect
 import codecs
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from .links import unreadable_links_dropped
 
+# What a reader does not see: a soft hyphen, zero-width characters, a byte order mark, the
+# bidirectional marks and controls (`Index.readable_text` drops the controls after masking).
+_INVISIBLE = "\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+_ENCODED_INVISIBLE = r"%(?:25)*(?:[cC]2%(?:25)*[aA][dD]|[eE]2%(?:25)*8[01]|[eE][fF]%(?:25)*[bB][bB])"  # the UTF-8 they start with
 # Where a note's path may end; its case spelt out, as IGNORECASE or a group before the
 # alternatives took a passage's scan from 5 to 20 µs; `%25` is a `%` encoded again (a browser's address).
-_END = re.compile(r"\.[mM][dD](?!\w)|%(?:25)*2[eE][mM][dD](?!\w)")
+_END = re.compile(rf"\.[{_INVISIBLE}]*[mM][{_INVISIBLE}]*[dD](?!\w)|%(?:25)*2[eE][{_INVISIBLE}]*[mM][{_INVISIBLE}]*[dD](?!\w)")
 _ANY = re.compile(rf"{_END.pattern}|\[\[|://")  # what any mention holds: most passages hold none
 _SEPARATOR = re.compile(r"[/\\]|%(?:25)*2[fF]|%(?:25)*5[cC]")  # what a path without `.md` holds
 _FRAGMENT = re.compile(r"[#?^][^\s\"'<>()\[\]{}`|]*")  # a heading or a query after it goes too
 _PERCENT = re.compile(r"(?:%(?:25)*[0-9A-Fa-f]{2})+")
 _BYTE = re.compile(r"%(?:25)*([0-9A-Fa-f]{2})")  # one byte of a run, `%252F` as `%2F`
 _ENCODED_BEFORE = re.compile(r"%(?:25)*(?:2[fF]|5[cC])\Z")  # an encoded separator just before a name
+# What a rendered Markdown text shows without: the invisible characters.
+_RENDERED = re.compile(rf"[{_INVISIBLE}]|{_ENCODED_INVISIBLE}")
+_HIDDEN_BY_RENDERING = re.compile(rf"[{_INVISIBLE}]+")
+_SHOWN_APART = _RENDERED  # what the rendered reading looks for in a path without `.md`
+_INVISIBLE_CHAR = re.compile(rf"[{_INVISIBLE}]")  # one, not a run: a scan three times faster
 _WEB = re.compile(r"https?://", re.IGNORECASE)  # an address on a web site, not in the vault
 _STOP = frozenset(" \t\n\r\"'<>()[]{}`|")  # what ends an address or folders, read leftwards
 _IN_NAME = frozenset("-_.~%+")  # a character that goes on a name: no path starts after it
@@ -61,12 +73,49 @@ class Mentions:
         (`LinkResolver.resolve`), for a name typed alone."""
         self._hidden = frozenset(hidden)
         self._resolve = resolve
-        keys: set[str] = set()
+        typed: set[str] = set()
         for path in self._hidden:
             name = path.rsplit("/", 1)[-1]
-            for typed in (path, name) if resolve(name) in (path, None) else (path,):  # None: a note not loaded (--exclude)
-                keys.update(_folded(unicodedata.normalize(form, typed)) for form in ("NFC", "NFD"))
-        self._keys = frozenset(keys)
+            for shown in (path, name) if resolve(name) in (path, None) else (path,):  # None: a note not loaded (--exclude)
+                typed.update(unicodedata.normalize(form, shown) for form in ("NFC", "NFD"))
+        self._keys = frozenset(map(_folded, typed))
+        self._as_written = _Reading(self._keys, rendered=False)
+        self._as_rendered = _Reading({_normalized(key, rendered=True)[0] for key in typed}, rendered=True)
+
+    @property
+    def key(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The paths this masks, as plain data: equal for two that mask the same (a reload's, when
+        no hidden note came or went), and what the index cache keeps of it."""
+        return self._hidden, self._keys
+
+    def masked(self, text: str) -> str:
+        """`text` without any typed path of a hidden note, nor the folders or address before it,
+        nor a wikilink or `obsidian://` URI to one left in code: as written, then as a reader
+        sees it rendered (`_RENDERED`: `prive/pl\\u200ban.md`): the written text keeps what it
+        masked before (`mon\\u200bplan.md` is no `plan.md`)."""
+        if not self._keys:
+            return text
+        if _ANY.search(text) is not None:
+            text = self._as_written.typed_md_masked(unreadable_links_dropped(text, self._hides))
+        text = self._as_rendered.typed_md_masked(text)  # before a part of it, without `.md`, goes
+        return self._as_rendered.bare_masked(self._as_written.bare_masked(text))
+
+    def _hides(self, target: str) -> bool:
+        """Whether a link's target is a hidden note: one loaded, or one --exclude left out, by its
+        path or its file name."""
+        resolved = self._resolve(target)
+        if resolved is not None:
+            return resolved in self._hidden
+        key = _folded(target.strip()).lstrip("/")
+        return (key if key.endswith(".md") else f"{key}.md") in self._keys
+
+
+class _Reading:
+    """The hidden paths as one reading of a text writes them (`_normalized`), and what masks them."""
+
+    def __init__(self, keys: Iterable[str], rendered: bool):
+        self._rendered = rendered
+        keys = frozenset(keys)
         self._paths = _Paths(keys)
         # a path without `.md` must hold a folder: `Projet` alone is a word
         bare = {key[:-3] for key in keys if "/" in key and key.endswith(".md")}
@@ -77,34 +126,17 @@ class Mentions:
             heads.setdefault(_head(name), set()).add(len(name))
         self._heads = {head: sorted(lengths, reverse=True) for head, lengths in heads.items()}  # a name's first word: its lengths
         self._name_span = max(map(len, self._names), default=0) + 2  # and what follows: does the name go on?
+        self._reach = max(map(len, keys), default=0) + 2  # how far before its end a path may hold what rendering hides
 
-    @property
-    def key(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The paths this masks, as plain data: equal for two that mask the same (a reload's, when
-        no hidden note came or went), and what the index cache keeps of it."""
-        return self._hidden, self._keys
-
-    def masked(self, text: str) -> str:
-        """`text` without any typed path of a hidden note, nor the folders or address before it,
-        nor a wikilink or `obsidian://` URI to one left in code."""
-        if not self._keys:
-            return text
-        if _ANY.search(text) is not None:
-            text = self._typed_md_masked(text)
-        if self._names and ("/" in text or "\\" in text or "%" in text):  # what _SEPARATOR needs: a substring test is C
-            text = self._bare_masked(text)
-        return text
-
-    def _typed_md_masked(self, text: str) -> str:
-        """`masked` of the links left in code and the paths that end in `.md`."""
-        text = unreadable_links_dropped(text, self._hides)
+    def typed_md_masked(self, text: str) -> str:
+        """`Mentions.masked` of the paths that end in `.md`."""
         out: list[str] = []
         last = 0
         read: _Read | None = None
         for end in _END.finditer(text):
-            if end.start() < last:
+            if end.start() < last or not self._differs(text, max(last, end.start() - self._reach), end.end()):
                 continue
-            read = read or _Read(text)
+            read = read or _Read(text, self._rendered)
             start = self._paths.mention(read, last, end.end())
             if start is None:
                 continue
@@ -119,20 +151,39 @@ class Mentions:
         out.append(text[last:])
         return "".join(out)
 
-    def _bare_masked(self, text: str) -> str:
-        """`masked` of the paths without `.md`: after each `/`, the hidden names that end where
-        a name may end (`_NAME_ENDS`) are looked up, the longest first, then the whole path
-        that ends with one."""
+    def _differs(self, text: str, start: int, end: int) -> bool:
+        """Whether this reading may find a path in `text[start:end]` that the text as written
+        does not hold: only around what rendering hides, so the rendered reading costs little
+        more than a search."""
+        return not self._rendered or _RENDERED.search(text, start, end) is not None
+
+    def _separators_near_unseen(self, text: str) -> Iterator[re.Match]:
+        """The separators whose path may hold what `_SHOWN_APART` finds: each `/` of every note
+        read again, for the few that hold one, doubled the time a 6 MB vault took."""
+        if _INVISIBLE_CHAR.search(text) is None and ("%" not in text or _RENDERED.search(text) is None):
+            return  # the usual note: one alternation scanned it three times slower than these
+        end = 0
+        for unseen in _SHOWN_APART.finditer(text):
+            start = max(end, unseen.start() - self._name_span - 9)  # `%25252F`: a separator, encoded three times
+            end = max(end, unseen.end() + self._reach)
+            yield from _SEPARATOR.finditer(text, start, end)
+
+    def bare_masked(self, text: str) -> str:
+        """`Mentions.masked` of the paths without `.md`: after each `/`, the hidden names that
+        end where a name may end (`_NAME_ENDS`) are looked up, the longest first, then the
+        whole path that ends with one."""
+        if not self._names or not ("/" in text or "\\" in text or "%" in text):  # what _SEPARATOR needs: a substring test is C
+            return text
         out: list[str] = []
         last = 0
         read: _Read | None = None
-        for separator in _SEPARATOR.finditer(text):
+        for separator in self._separators_near_unseen(text) if self._rendered else _SEPARATOR.finditer(text):
             after = separator.end()
             if separator.start() < last or _SEPARATOR.match(text, after):
                 continue
-            if text[after : after + 1] != "%" and _head(text, after) not in self._heads:
+            if text[after : after + 1] != "%" and _head(text, after) not in self._heads and not (self._rendered and _SHOWN_APART.match(text, after)):
                 continue  # most `/` (a date's, an address's, « et/ou ») lead to no hidden name
-            read = read or _Read(text)
+            read = read or _Read(text, self._rendered)
             name_at = read.index(after)
             window = read.folded[name_at : name_at + self._name_span]
             for length in self._heads.get(_head(window), ()):  # `plan secret v2` before `plan secret`
@@ -149,15 +200,6 @@ class Mentions:
             return text
         out.append(text[last:])
         return "".join(out)
-
-    def _hides(self, target: str) -> bool:
-        """Whether a link's target is a hidden note: one loaded, or one --exclude left out, by its
-        path or its file name."""
-        resolved = self._resolve(target)
-        if resolved is not None:
-            return resolved in self._hidden
-        key = _folded(target.strip()).lstrip("/")
-        return (key if key.endswith(".md") else f"{key}.md") in self._keys
 
 
 class _Paths:
@@ -194,12 +236,12 @@ class _Read:
     read again (up to 9 characters, `%E2%80%99`, for each of the longest path's) took 5 s for a 40 KB
     passage of percent-encoded addresses, at each question that quoted it."""
 
-    def __init__(self, text: str):
-        self.folded, self._starts = _normalized(text)
+    def __init__(self, text: str, rendered: bool = False):
+        self.folded, self._starts = _normalized(text, rendered)
         self._size = len(text)
 
     def index(self, offset: int) -> int:
-        """Where the character at `offset` of the text (or its end) stands in `folded`."""
+        """Where the character at `offset` of the text (or its end, or the next one shown) stands in `folded`."""
         return offset if self._starts is None else bisect.bisect_left(self._starts, offset)
 
     def offset(self, at: int) -> int:
@@ -215,12 +257,14 @@ def _head(text: str, at: int = 0) -> str:
     return found.group().lower() if found else ""
 
 
-def _normalized(window: str) -> tuple[str, list[int] | None]:
+def _normalized(window: str, rendered: bool = False) -> tuple[str, list[int] | None]:
     """`window` as paths are compared (`_folded`, percent-encoding read as UTF-8, again if it
     was encoded twice) and, when that changed its length, where each of its characters starts
-    in `window` (None: where it is)."""
+    in `window` (None: where it is); `rendered`: without what a reader does not see
+    (`_unseen`)."""
     folded = _folded(window)
-    if "%" not in window and len(folded) == len(window):
+    unseen = _unseen(window) if rendered else []
+    if not unseen and "%" not in window and len(folded) == len(window):
         return folded, None
     chars: list[str] = []
     starts: list[int] = []
@@ -236,13 +280,13 @@ def _normalized(window: str) -> tuple[str, list[int] | None]:
             chars.append(low if len(low) == 1 else window[i])
             starts.append(i)
 
-    at = 0
-    for run in _PERCENT.finditer(window):
-        plain(at, run.start())
+    def decoded(run: re.Match) -> None:
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
         pending = run.start()
         for byte in _BYTE.finditer(window, run.start(), run.end()):
             got = _folded(decoder.decode(bytes.fromhex(byte.group(1))))
+            if rendered:
+                got = _INVISIBLE_CHAR.sub("", got)
             chars.extend(got)
             starts.extend([pending] * len(got))
             if got:
@@ -250,14 +294,31 @@ def _normalized(window: str) -> tuple[str, list[int] | None]:
         tail = _folded(decoder.decode(b"", final=True))
         chars.extend(tail)
         starts.extend([pending] * len(tail))
-        at = run.end()
+
+    at = 0
+    runs = [(run.start(), run.end(), run) for run in _PERCENT.finditer(window)]
+    for start, end, run in sorted([*runs, *unseen], key=lambda span: span[0]):  # apart: no `%` is unseen
+        plain(at, start)
+        if run is not None:
+            decoded(run)
+        at = end
     plain(at, len(window))
     return "".join(chars), starts
+
+
+def _unseen(text: str) -> list[tuple[int, int, None]]:
+    """Where `text` holds what a reader of it rendered does not see (`_RENDERED`): the invisible characters."""
+    return [(m.start(), m.end(), None) for m in _HIDDEN_BY_RENDERING.finditer(text)]
 
 
 def _folders_before(text: str, start: int, floor: int) -> int:
     """Where the folders or the address before a path starting at `start` begin (`../`,
     `/home/me/Coffre/`, `file:///…/`, `C:\\…\\`), not before `floor`; `start` if none."""
+    shown = start
+    while shown > floor and _INVISIBLE_CHAR.match(text, shown - 1):
+        shown -= 1  # `prive/\\ufeffplan.md`: the name was read without it
+    if text[shown - 1 : shown] in ("/", "\\"):
+        start = shown
     if text[start - 1 : start] not in ("/", "\\") and _ENCODED_BEFORE.search(text, max(floor, start - 32), start) is None:
         return start
     while start > floor and text[start - 1] not in _STOP:
