@@ -1213,6 +1213,41 @@ def test_a_word_with_an_invisible_character_before_a_private_notes_name_stays_as
     assert _read_by_a_visitor(make_bot(root)).strip() == "Voir mon\u200b, rachats\u200b.md et ra\u200bchat.mdx."
 
 
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "prive/*rachat-acme-2027*.md",
+        "prive/rachat-**acme**-2027.md",
+        "prive/_rachat-acme-2027_.md",
+        "_prive/rachat-acme-2027.md_",  # a path in italics, the usual way
+        "__Coffre/prive/rachat-acme-2027.md__",
+        "prive/rachat\\-acme\\-2027.md",  # escaped hyphens, as a web clipper writes them
+    ],
+)
+def test_a_private_path_written_with_markdown_emphasis_or_escapes_is_masked(tmp_path, typed):
+    """A rendered answer or extract shows « prive/rachat-acme-2027.md » for each of these, but
+    the path was read as written, where an emphasis's `*` or `_` or an escape's `\\` broke it:
+    visitors read it, and search found the public note by « rachat acme 2027 »."""
+    bot = _beside_a_deal(tmp_path, typed)
+    assert "acme" not in _read_by_a_visitor(bot).lower(), _read_by_a_visitor(bot)
+    assert _read_by_a_visitor(bot).strip().startswith("Le jardin : voir ") and _read_by_a_visitor(bot).strip().endswith(" en mai.")
+    assert _found_by(bot, "rachat acme 2027") == []
+    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
+def test_an_escaped_underscore_in_a_private_name_is_masked_and_other_names_stay(tmp_path):
+    """`mon\\_plan.md`, a private `mon_plan.md` as a web clipper escapes it, is masked, and so is
+    a Windows path through an `_archive` folder, read as written; an escape shows what it
+    escapes, so `pl\\_an.md` is another name, and so are Hugo's `_index.md` and `plan_v2.md`."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/mon_plan.md", "visibility: private", "Le plan.")
+    write_note(root, "Coffre/_archive/index.md", "visibility: private", "L'archive.")
+    write_note(root, "prive/plan.md", "visibility: private", "Le plan.")
+    body = "Voir prive/mon\\_plan.md, C:\\Coffre\\_archive\\index.md ; restent prive/pl\\_an.md, _index.md, plan_v2.md et mon\\_plans.md."
+    write_note(root, "pub/accueil.md", "visibility: public", body)
+    assert _read_by_a_visitor(make_bot(root)).strip() == "Voir ,  ; restent prive/pl\\_an.md, _index.md, plan_v2.md et mon\\_plans.md."
+
+
 def test_a_private_note_s_new_alias_typed_in_code_is_masked_after_a_reload_or_a_start(tmp_path):
     """A reload or a start kept what masked the typed paths while no hidden note came or went,
     resolving links with the resolver of before: a private note that gained the alias « Zorglub

@@ -14,7 +14,10 @@ leaves the word « projet » alone, and a path without `.md` holds a folder and 
 (`prive/planning` is not `prive/plan`).
 
 A text is read as written, then as a reader sees it rendered (`_Reading`): without what shows
-nothing, a zero-width space, a soft hyphen (`prive/pl\\u200ban.md`).
+nothing, a zero-width space, a soft hyphen (`prive/pl\\u200ban.md`), an emphasis's `*` or `_`
+(`prive/*plan*.md`, `_prive/plan.md_`) and an escape's `\\` (`prive/mon\\_plan.md`). An escape
+shows what it escapes (`prive/pl\\_an.md` reads « pl_an », not « plan »), and an emphasis in
+a path without `.md` (`prive/*Plan secret*`) is left as written.
 
 A typed path ends in `.md`, or its name follows a `/`: one scan finds where one may end, the
 text is read once as paths are compared (`_Read`), and each end is compared only with the
@@ -36,18 +39,26 @@ from .links import unreadable_links_dropped
 _INVISIBLE = "\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
 _ENCODED_INVISIBLE = r"%(?:25)*(?:[cC]2%(?:25)*[aA][dD]|[eE]2%(?:25)*8[01]|[eE][fF]%(?:25)*[bB][bB])"  # the UTF-8 they start with
 # Where a note's path may end; its case spelt out, as IGNORECASE or a group before the
-# alternatives took a passage's scan from 5 to 20 µs; `%25` is a `%` encoded again (a browser's address).
-_END = re.compile(rf"\.[{_INVISIBLE}]*[mM][{_INVISIBLE}]*[dD](?!\w)|%(?:25)*2[eE][{_INVISIBLE}]*[mM][{_INVISIBLE}]*[dD](?!\w)")
+# alternatives took a passage's scan from 5 to 20 µs. An emphasis that closes after it
+# (`_prive/plan.md_`) goes on no name; `%25` is a `%` encoded again (a browser's address).
+_END = re.compile(rf"\.[{_INVISIBLE}]*[mM][{_INVISIBLE}]*[dD](?!_*[^\W_])|%(?:25)*2[eE][{_INVISIBLE}]*[mM][{_INVISIBLE}]*[dD](?!_*[^\W_])")
 _ANY = re.compile(rf"{_END.pattern}|\[\[|://")  # what any mention holds: most passages hold none
 _SEPARATOR = re.compile(r"[/\\]|%(?:25)*2[fF]|%(?:25)*5[cC]")  # what a path without `.md` holds
 _FRAGMENT = re.compile(r"[#?^][^\s\"'<>()\[\]{}`|]*")  # a heading or a query after it goes too
 _PERCENT = re.compile(r"(?:%(?:25)*[0-9A-Fa-f]{2})+")
 _BYTE = re.compile(r"%(?:25)*([0-9A-Fa-f]{2})")  # one byte of a run, `%252F` as `%2F`
 _ENCODED_BEFORE = re.compile(r"%(?:25)*(?:2[fF]|5[cC])\Z")  # an encoded separator just before a name
-# What a rendered Markdown text shows without: the invisible characters.
-_RENDERED = re.compile(rf"[{_INVISIBLE}]|{_ENCODED_INVISIBLE}")
-_HIDDEN_BY_RENDERING = re.compile(rf"[{_INVISIBLE}]+")
-_SHOWN_APART = _RENDERED  # what the rendered reading looks for in a path without `.md`
+# What a rendered Markdown text shows without: the invisible characters, an emphasis's `*` (no
+# note's name holds one), a backslash escaping punctuation (`mon\_plan`), and a `_` run that
+# may open or close an emphasis (`_prive/plan.md_`, `prive/_plan_.md`; `_unseen` pairs them).
+_RENDERED = re.compile(rf"[{_INVISIBLE}*]|{_ENCODED_INVISIBLE}|\\[!-/:-@\[-`{{-~]|(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)")
+_HIDDEN_BY_RENDERING = re.compile(rf"[{_INVISIBLE}]+|\*+|\\(?=[!-/:-@\[-`{{-~])")  # the escaping backslash alone
+_UNDERSCORES = re.compile(r"_+")
+# What the rendered reading looks for in a path without `.md`: an emphasis there is left as
+# written (most notes hold a `*` or a `_`, and reading each `/` of them again doubled the time
+# a 6 MB vault took); the invisible characters and escapes are rare.
+_ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~]")  # a backslash and the punctuation it shows as written
+_SHOWN_APART = re.compile(rf"[{_INVISIBLE}]|{_ENCODED_INVISIBLE}|{_ESCAPE.pattern}")
 _INVISIBLE_CHAR = re.compile(rf"[{_INVISIBLE}]")  # one, not a run: a scan three times faster
 _WEB = re.compile(r"https?://", re.IGNORECASE)  # an address on a web site, not in the vault
 _STOP = frozenset(" \t\n\r\"'<>()[]{}`|")  # what ends an address or folders, read leftwards
@@ -91,8 +102,9 @@ class Mentions:
     def masked(self, text: str) -> str:
         """`text` without any typed path of a hidden note, nor the folders or address before it,
         nor a wikilink or `obsidian://` URI to one left in code: as written, then as a reader
-        sees it rendered (`_RENDERED`: `prive/pl\\u200ban.md`): the written text keeps what it
-        masked before (`mon\\u200bplan.md` is no `plan.md`)."""
+        sees it rendered (`_RENDERED`: `prive/pl\\u200ban.md`, `prive/*plan*.md`): one reading
+        could not tell a Windows folder's `\\_archive` from an escaped `mon\\_plan`, and the
+        written text keeps what it masked before (`mon\\u200bplan.md` is no `plan.md`)."""
         if not self._keys:
             return text
         if _ANY.search(text) is not None:
@@ -153,14 +165,18 @@ class _Reading:
 
     def _differs(self, text: str, start: int, end: int) -> bool:
         """Whether this reading may find a path in `text[start:end]` that the text as written
-        does not hold: only around what rendering hides, so the rendered reading costs little
-        more than a search."""
+        does not hold: only around what rendering hides (most of a note's `*` and `_` are far
+        from any path), so the rendered reading costs little more than a search."""
         return not self._rendered or _RENDERED.search(text, start, end) is not None
 
     def _separators_near_unseen(self, text: str) -> Iterator[re.Match]:
         """The separators whose path may hold what `_SHOWN_APART` finds: each `/` of every note
         read again, for the few that hold one, doubled the time a 6 MB vault took."""
-        if _INVISIBLE_CHAR.search(text) is None and ("%" not in text or _RENDERED.search(text) is None):
+        if (
+            _INVISIBLE_CHAR.search(text) is None
+            and ("\\" not in text or _ESCAPE.search(text) is None)
+            and ("%" not in text or _SHOWN_APART.search(text) is None)
+        ):
             return  # the usual note: one alternation scanned it three times slower than these
         end = 0
         for unseen in _SHOWN_APART.finditer(text):
@@ -307,8 +323,31 @@ def _normalized(window: str, rendered: bool = False) -> tuple[str, list[int] | N
 
 
 def _unseen(text: str) -> list[tuple[int, int, None]]:
-    """Where `text` holds what a reader of it rendered does not see (`_RENDERED`): the invisible characters."""
-    return [(m.start(), m.end(), None) for m in _HIDDEN_BY_RENDERING.finditer(text)]
+    """Where `text` holds what a reader of it rendered does not see (`_RENDERED`): the invisible
+    characters, `*`, a `\\` that escapes punctuation, and the `_` runs that open and close an
+    emphasis in a line; a `_` between two letters, or one nothing closes, is a name's
+    (`mon_plan`, Hugo's `_index.md`)."""
+    spans: list[tuple[int, int, None]] = [(m.start(), m.end(), None) for m in _HIDDEN_BY_RENDERING.finditer(text)]
+    if "_" in text:
+        opened: tuple[int, int] | None = None
+        for run in _UNDERSCORES.finditer(text):
+            start, end = run.span()
+            before = text[start - 1] if start else " "
+            after = text[end] if end < len(text) else " "
+            if before == "\\":
+                continue  # escaped: shown as it is
+            if _in_word(after) and not _in_word(before):
+                opened = (start, end)
+            elif opened is not None and _in_word(before) and not _in_word(after):
+                if "\n" not in text[opened[1] : start]:
+                    spans += ((*opened, None), (start, end, None))
+                opened = None
+    return spans
+
+
+def _in_word(char: str) -> bool:
+    """Whether `char` goes on a word, as emphasis reads it: a letter, a digit or an accent apart."""
+    return unicodedata.category(char)[0] in "LNM"
 
 
 def _folders_before(text: str, start: int, floor: int) -> int:
