@@ -712,6 +712,25 @@ def test_a_note_left_out_by_exclude_is_masked_as_a_private_one(tmp_path):
     assert bot.snapshot.index("owner").readable_body("pub/accueil.md").strip() == body.replace(" et [[Journal/2024/intime]] ;", " et  ;").strip()
 
 
+def test_an_excluded_notes_common_file_name_typed_alone_is_masked_until_a_loaded_note_has_it(tmp_path):
+    """Decided, not an accident: an excluded `Modèles/README.md` masks « README.md » typed alone
+    in a public note, as a private `README.md` does. --exclude says who may read a folder no
+    more than `visibility` left unknown does, and every doubt keeps a note private; typed alone,
+    a name no loaded note has leads where Obsidian's `[[README]]` leads, to that note, and code
+    cannot tell a common name from a telling one (« rachat-acme-2027.md »). A public note's
+    « README.md » comes back once a loaded note has that name: the word then names that one."""
+    root = tmp_path / "vault"
+    write_note(root, "Modèles/README.md", "visibility: public", "Comment remplir les modèles.")
+    body = "Créez un README.md à la racine du dépôt.\n"
+    write_note(root, "pub/git.md", "visibility: public", body)
+    bot = make_bot(root, exclude=("Modèles",))
+    assert bot.snapshot.index("visitor").readable_body("pub/git.md").strip() == "Créez un  à la racine du dépôt."
+    assert bot.snapshot.index("owner").readable_body("pub/git.md").strip() == body.strip()
+    write_note(root, "pub/README.md", "visibility: public", "Ce site.")
+    bot.reload()
+    assert bot.snapshot.index("visitor").readable_body("pub/git.md").strip() == body.strip()
+
+
 def test_a_private_note_read_empty_just_after_a_change_stays_private_until_read_again(tmp_path, monkeypatch):
     """An editor that truncates a note, then writes it, caught in between by a reload: read as
     it was, a file of no bytes, the private note had no frontmatter and took the vault's default
