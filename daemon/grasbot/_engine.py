@@ -361,10 +361,13 @@ class GrasBot:
     def write_cache(self) -> bool:
         """Write the index cache `open(write_cache=False)` left to write, once (blocking: call
         it from a worker thread); False when there is nothing to write or it failed (logged).
-        A reload since then does not matter: a start checks every file against the cache."""
+        A reload since then does not matter: a start checks every file against the cache. One
+        waits for the write, though: a reload that saw a hidden note go writes the cache too
+        (the gone path, which only the cache keeps), and this older snapshot, written after it,
+        lost it: a restart showed the path typed in a public note."""
         with self._reload_lock:  # the snapshot to write, taken once: a second call finds it done
             snapshot, self._unsaved = self._unsaved, None
-        return snapshot is not None and save_cache(snapshot)
+            return snapshot is not None and save_cache(snapshot)
 
     @property
     def snapshot(self) -> Snapshot:

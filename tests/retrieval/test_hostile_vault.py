@@ -1352,3 +1352,40 @@ def test_a_public_note_saved_with_broken_yaml_keeps_the_hidden_notes_and_the_rel
     write_note(root, "pub/accueil.md", "visibility: public", "Voir pub/nouvelle.md en mai.")
     bot.reload()
     assert _read_by_a_visitor(bot).strip() == "Voir  en mai."
+
+
+def test_a_hidden_note_gone_while_the_start_s_cache_is_written_stays_masked_after_a_restart(tmp_path, monkeypatch):
+    """`write_cache` wrote the start's snapshot outside the reload lock: a reload that saw a
+    private note go wrote the cache meanwhile, then the start's older snapshot replaced it, and
+    the next start showed « prive/plan-rouge.md » to visitors."""
+    from grasbot import _engine
+    from grasbot._engine import GrasBot
+    from support.bots import settings_for
+
+    root = tmp_path / "vault"
+    cached = {"index_cache": True, "cache_dir": str(tmp_path / "cache")}
+    write_note(root, "jardin.md", "visibility: public", "Le potager.")
+    write_note(root, "potager.md", "visibility: public", "Le potager en mai.")
+    bot = GrasBot.open(settings_for(root, **cached), write_cache=False)
+    write_note(root, "prive/plan-rouge.md", "visibility: private", "Le plan.")
+    write_note(root, "jardin.md", "visibility: public", "Le plan est dans prive/plan-rouge.md pour le potager.")
+    bot.reload()
+    (root / "prive/plan-rouge.md").unlink()
+    real = _engine.save_cache
+    calls: list[int] = []
+
+    def save_while_a_reload_comes(snapshot):
+        calls.append(1)
+        if len(calls) == 1:  # the start's snapshot: a reload arrives while it is written
+            reloading = threading.Thread(target=bot.reload)
+            reloading.start()
+            reloading.join(2)  # it waits for this write (the fix), or is done before it
+            done.append(reloading)
+        return real(snapshot)
+
+    done: list[threading.Thread] = []
+    monkeypatch.setattr(_engine, "save_cache", save_while_a_reload_comes)
+    assert bot.write_cache()
+    done[0].join()
+    restarted = make_bot(root, **cached)
+    assert restarted.snapshot.index("visitor").readable_body("jardin.md").strip() == "Le plan est dans  pour le potager."
