@@ -142,8 +142,8 @@ function meaningNotices(semantic: SemanticHealth | null): HealthNotice[] {
 		return [
 			{
 				key: "meaning-question",
-				title: "Visitors' questions could not be embedded in time",
-				detail: `The last one, and those of the next 10 s, are matched by words alone: ${sentence(semantic.question_error)} Check that Ollama runs and is not overloaded.`,
+				title: "A visitor's question was matched by words alone",
+				detail: `Ollama did not embed the last one: ${sentence(semantic.question_error)} When Ollama could not be reached or did not answer in time, the questions of the next 10 s are matched by words alone too: check that it runs and is not overloaded. When it refused that question's text (bge-m3 cannot embed a few), the next question is embedded as usual.`,
 				problem: true,
 			},
 		];

@@ -195,14 +195,23 @@ describe("healthNotices", () => {
 		expect(notice.detail.match(/ollama pull/g)).toHaveLength(1);
 	});
 
-	it("says a question could not be embedded in time", () => {
+	it("says a question was matched by words alone, and that only an unreachable or silent Ollama pauses meaning 10 s", () => {
 		const notices = healthNotices(
 			health((p) => {
 				p.semantic = { backend: "ollama", model: "ollama:nomic-embed-text", ready: true, embedded: 40, total: 40, question_error: "Ollama did not embed the question within 5 s" };
 			}),
 		);
 		expect(notices.map((n) => [n.key, n.problem])).toEqual([["meaning-question", true]]);
-		expect(notices[0].detail).toContain("within 5 s");
+		expect(formatHealthNotice(notices[0])).toBe(
+			"A visitor's question was matched by words alone. Ollama did not embed the last one: Ollama did not embed the question within 5 s. When Ollama could not be reached or did not answer in time, the questions of the next 10 s are matched by words alone too: check that it runs and is not overloaded. When it refused that question's text (bge-m3 cannot embed a few), the next question is embedded as usual.",
+		);
+	});
+
+	it("does not say a question Ollama refused turned meaning off for 10 s", () => {
+		const refused = "Ollama at http://127.0.0.1:11434 could not embed with 'bge-m3': failed to encode response: json: unsupported value: NaN";
+		const [notice] = healthNotices(health((p) => void (p.semantic = { backend: "ollama", model: "ollama:bge-m3", ready: true, embedded: 40, total: 40, question_error: refused })));
+		expect(notice.detail).not.toMatch(/^The last one, and those of the next 10 s/);
+		expect(notice.detail).toContain("the next question is embedded as usual");
 	});
 
 	it("tells the vault still being embedded apart from a problem", () => {
