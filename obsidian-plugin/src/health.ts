@@ -1,6 +1,6 @@
 /**
  * What the owner must hear from the daemon's health: each thing that makes visitors' answers
- * worse (no public note, meaning search off, no model to write answers, their questions not logged), in plain
+ * worse (no public note, meaning search off or missing notes, no model to write answers, their questions not logged), in plain
  * words with what to do. Pure: main.ts says the problems once in a Notice at a reload, the
  * preview panel shows them all while it is open; nothing when all is well.
  */
@@ -120,8 +120,34 @@ function answerNotices(health: HealthResult): HealthNotice[] {
 	}));
 }
 
+/** How many of the notes Ollama would not embed are named: a vault of bge-m3 NaNs would fill the panel. */
+const UNEMBEDDED_NAMED = 5;
+
 function meaningNotices(semantic: SemanticHealth | null): HealthNotice[] {
 	if (semantic === null || semantic.backend === "off") return []; // off by the owner's setting
+	return [...meaningStateNotices(semantic), ...unembeddedNotices(semantic.unembedded)];
+}
+
+/**
+ * The notes with a text Ollama refused while it embedded the others: a silent loss of meaning
+ * for them alone, which no other notice says (the vault reads "ready", all embedded).
+ */
+function unembeddedNotices(paths: string[]): HealthNotice[] {
+	if (paths.length === 0) return [];
+	const named = paths.slice(0, UNEMBEDDED_NAMED).map((p) => `“${p}”`);
+	const more = paths.length > named.length ? ` and ${plural(paths.length - named.length, "other", "others")}` : "";
+	const one = paths.length === 1;
+	return [
+		{
+			key: "meaning-unembedded",
+			title: one ? "A note is matched by words alone" : "Some notes are matched by words alone",
+			detail: `Ollama would not embed a text of ${plural(paths.length, "note", "notes")} (bge-m3 cannot embed a few): visitors' questions find ${one ? "it by its" : "them by their"} words only, the rest of the vault by meaning too. ${one ? "It is" : "They are"} ${named.join(", ")}${more}. Editing a note's text, or restarting the daemon, asks Ollama again.`,
+			problem: true,
+		},
+	];
+}
+
+function meaningStateNotices(semantic: SemanticHealth): HealthNotice[] {
 	const counted = semantic.embedded !== null && semantic.total !== null ? ` (${semantic.embedded} of ${semantic.total} texts embedded)` : "";
 	if (semantic.error !== null) {
 		const model = semantic.model?.replace(/^ollama:/, "") ?? "the embedding model";

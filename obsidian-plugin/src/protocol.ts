@@ -96,8 +96,10 @@ export interface SemanticHealth {
 	total: number | null;
 	/** Why embedding the vault failed (the owner reads the backend's own error). */
 	error: string | null;
-	/** Why the last question was not embedded in time (ranked by words alone). */
+	/** Why the last question was not embedded (ranked by words alone). */
 	question_error: string | null;
+	/** Owner's view only: the notes with a text the backend refused (ranked by words alone); empty when none, or not said. */
+	unembedded: string[];
 }
 
 export interface ModelHostHealth {
@@ -321,6 +323,7 @@ function decodeSemanticHealth(value: unknown, where: string): SemanticHealth {
 		total: optional(o.total, number, `${where}.total`),
 		error: optional(o.error, string, `${where}.error`),
 		question_error: optional(o.question_error, string, `${where}.question_error`),
+		unembedded: array(o.unembedded ?? [], `${where}.unembedded`).map((path, i) => string(path, `${where}.unembedded[${i}]`)),
 	};
 }
 

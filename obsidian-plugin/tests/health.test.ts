@@ -214,6 +214,34 @@ describe("healthNotices", () => {
 		expect(notice.detail).toContain("the next question is embedded as usual");
 	});
 
+	it("names the note Ollama would not embed, matched by words alone", () => {
+		const notices = healthNotices(
+			health((p) => void (p.semantic = { backend: "ollama", model: "ollama:bge-m3", ready: true, embedded: 40, total: 40, unembedded: ["recettes/pain au levain.md"] })),
+		);
+		expect(notices.map(formatHealthNotice)).toEqual([
+			"A note is matched by words alone. Ollama would not embed a text of 1 note (bge-m3 cannot embed a few): visitors' questions find it by its words only, the rest of the vault by meaning too. It is “recettes/pain au levain.md”. Editing a note's text, or restarting the daemon, asks Ollama again.",
+		]);
+	});
+
+	it("names five of many notes Ollama would not embed and counts the others, beside a question it did not embed", () => {
+		const unembedded = ["a.md", "b.md", "c.md", "d.md", "e.md", "f.md", "g.md"];
+		const notices = healthNotices(
+			health((p) => {
+				p.semantic = { backend: "ollama", model: "ollama:bge-m3", ready: true, embedded: 40, total: 40, unembedded, question_error: "Ollama did not embed the question within 5 s" };
+			}),
+		);
+		expect(notices.map((n) => n.key)).toEqual(["meaning-question", "meaning-unembedded"]);
+		expect(formatHealthNotice(notices[1])).toBe(
+			"Some notes are matched by words alone. Ollama would not embed a text of 7 notes (bge-m3 cannot embed a few): visitors' questions find them by their words only, the rest of the vault by meaning too. They are “a.md”, “b.md”, “c.md”, “d.md”, “e.md” and 2 others. Editing a note's text, or restarting the daemon, asks Ollama again.",
+		);
+	});
+
+	it("reads no unembedded notes from a visitor's view or an older daemon", () => {
+		const semantic = health((p) => void (p.semantic = { backend: "ollama", model: "ollama:bge-m3", ready: true, embedded: 40, total: 40 })).semantic;
+		expect(semantic?.unembedded).toEqual([]);
+		expect(() => decodeHealthResult({ status: "ok", semantic: { backend: "ollama", ready: true, unembedded: [3] } })).toThrow("health.semantic.unembedded[0]");
+	});
+
 	it("tells the vault still being embedded apart from a problem", () => {
 		const notices = healthNotices(health((p) => void (p.semantic = { backend: "bundled", model: "use-cmlm-multilingual", ready: false, embedded: 12, total: 40 })));
 		expect(notices).toHaveLength(1);
