@@ -51,6 +51,7 @@ EXPORTED = {
     "LLMUnavailable",
     "LLMTimeout",
     "LLMFailed",
+    "AnswerUnused",
 }
 
 
@@ -67,6 +68,7 @@ def test_the_exceptions_form_the_documented_hierarchy():
     assert issubclass(grasbot.EmbeddingError, grasbot.GrasbotError)
     for name in ("LLMUnavailable", "LLMTimeout", "LLMFailed"):
         assert issubclass(getattr(grasbot, name), grasbot.LLMError)
+    assert issubclass(grasbot.AnswerUnused, grasbot.LLMFailed)
     for name in ("ConfigError", "VaultError", "QueryError", "NoteNotFound", "AuthError", "LLMError"):
         assert issubclass(getattr(grasbot, name), grasbot.GrasbotError)
 

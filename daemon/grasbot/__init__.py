@@ -47,6 +47,7 @@ _EXPORTS = {
     "serve": ".server.app",
     **dict.fromkeys(
         (
+            "AnswerUnused",
             "AuthError",
             "ConfigError",
             "EmbeddingError",
@@ -81,6 +82,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from ._config import Settings
     from ._engine import GrasBot, ReloadReport, Snapshot, build_snapshot
     from ._exceptions import (
+        AnswerUnused,
         AuthError,
         ConfigError,
         EmbeddingError,
@@ -107,6 +109,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from .store.questionlog import QuestionLog
 
 __all__ = [
+    "AnswerUnused",
     "AuthError",
     "ConfigError",
     "EmbeddingError",

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ._config import Settings
-from ._exceptions import EmbeddingError, LLMError, LLMFailed, QueryError, VaultError
+from ._exceptions import AnswerUnused, EmbeddingError, LLMError, QueryError, VaultError
 from ._terminal import printable
 from ._version import __version__
 from .answer.admission import Admission, Busy, Position, SearchLane
@@ -229,14 +229,14 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
 
 
 def _usable(text: str) -> str:
-    """The LLM's answer, or LLMFailed when nothing is left of it (reasoning that never closed,
+    """The LLM's answer, or AnswerUnused when nothing is left of it (reasoning that never closed,
     citations of notes it was not shown) or it is not in French (answer.language): the visitor
     gets the notes' own sentences instead, on /ask and /ask/stream alike, and it is not kept for
     reuse. An answer cut before its first word is as empty."""
     if not text.strip().removesuffix(CUT_ANSWER.strip()).strip():
-        raise LLMFailed("the model's answer was empty once its reasoning and unknown citations were removed")
+        raise AnswerUnused("the model's answer was empty once its reasoning and unknown citations were removed")
     if (why := why_not_french(text)) is not None:
-        raise LLMFailed(why)
+        raise AnswerUnused(why)
     return text
 
 
@@ -815,7 +815,8 @@ class GrasBot:
         LLM failed (`llm_error`). Its sources' passages are those it quotes, as a written
         answer's are those the model read: the chat's « basé sur N notes » and its cards."""
         busy = isinstance(why, Busy)
-        said = extract(q, result.context, index, grounded=result.grounded, history=history or (), busy=busy, pages=self.settings.site_pages)
+        unused = isinstance(why, AnswerUnused)  # it answered: in English, or nothing left to show
+        said = extract(q, result.context, index, grounded=result.grounded, history=history or (), busy=busy, unused=unused, pages=self.settings.site_pages)
         quoted = replace(result, sources=tuple(replace(s, passages=tuple(p for p in s.passages if p in said.quoted)) for s in result.sources))
         return self._payload(quoted, said.text, None, None if busy else str(why), busy=busy)
 

@@ -12,6 +12,8 @@ GrasbotError
     ├── LLMUnavailable   nothing listens at OLLAMA_HOST, or the connection broke
     ├── LLMTimeout       Ollama did not answer in time
     └── LLMFailed        Ollama answered with an error (HTTP status, error line, bad payload)
+        └── AnswerUnused an answer came, but none of it can be shown (empty once its reasoning
+                         and unknown citations are removed, or not in French)
 
 Messages are written for the person who will read them: they say what was wrong and,
 where it helps, what to do. They never carry a traceback or a private note's content.
@@ -64,4 +66,8 @@ class LLMTimeout(LLMError):
 
 
 class LLMFailed(LLMError):
+    pass
+
+
+class AnswerUnused(LLMFailed):
     pass

@@ -90,7 +90,7 @@ export function renderPassages(parent: HTMLElement, source: Source, options: Ren
  */
 export const VISITOR_NOTES = {
 	busy: "Le modèle de langue est occupé par d'autres questions : voici les passages des notes les plus proches. Réessayez dans un instant pour une réponse rédigée.",
-	fallback: "Le modèle de langue n'a pas répondu : cette réponse est faite d'extraits des notes.",
+	fallback: "Cette réponse est faite d'extraits des notes, sans le modèle de langue.",
 	reused: "Réponse reprise d'une question identique posée récemment.",
 } as const;
 

@@ -239,7 +239,7 @@ def test_a_citation_filter_holds_back_only_what_may_be_a_citation():
 def test_an_answer_written_without_the_model_is_sent_back_without_its_opening():
     """The chat page sends every finished answer back as the assistant's turn, an extractive
     one too: the model read « Le modèle de langue ne répond pas… » as its own words."""
-    from grasbot.answer.fallback import BUSY_INTRO, BUSY_NOT_FOUND, INTRO, NOT_FOUND
+    from grasbot.answer.fallback import BUSY_INTRO, BUSY_NOT_FOUND, INTRO, NOT_FOUND, UNUSED_INTRO
 
     history = [
         {"role": "user", "content": "Quel modèle ?"},
@@ -248,6 +248,8 @@ def test_an_answer_written_without_the_model_is_sent_back_without_its_opening():
         {"role": "assistant", "content": f"{BUSY_NOT_FOUND} {NOT_FOUND}"},
         {"role": "user", "content": "Et le prompt ?"},
         {"role": "assistant", "content": BUSY_INTRO},
+        {"role": "user", "content": "Et en anglais ?"},
+        {"role": "assistant", "content": f"{UNUSED_INTRO}\n- Le prompt demande le français. [prompt]"},  # its answer in English, unused
         {"role": "user", "content": "Merci"},
         {"role": "assistant", "content": "Le modèle de langue ne répond pas, dit le texte. [x]"},  # the model's own words stay
     ]
@@ -258,6 +260,8 @@ def test_an_answer_written_without_the_model_is_sent_back_without_its_opening():
         "Et la mémoire ?",
         NOT_FOUND,
         "Et le prompt ?",
+        "Et en anglais ?",
+        "- Le prompt demande le français. [prompt]",
         "Merci",
         "Le modèle de langue ne répond pas, dit le texte. [x]",
     ]

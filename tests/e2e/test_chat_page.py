@@ -243,7 +243,7 @@ async def test_a_fallback_answer_says_so_and_retry_gets_the_model(stack: Stack):
     )
     fallback = report["snapshots"]["fallback"]["turns"][0]
     assert fallback["status"] == "done"
-    assert fallback["notes"] == ["Le modèle de langue n'a pas répondu : cette réponse est faite d'extraits des notes."]
+    assert fallback["notes"] == ["Cette réponse est faite d'extraits des notes, sans le modèle de langue."]
     assert fallback["answer"].strip() and fallback["retry"]
     assert fallback["badge"].startswith("basé sur ")
     retried = report["snapshots"]["retried"]["turns"][0]

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from grasbot.answer.fallback import INTRO
+from grasbot.answer.fallback import INTRO, UNUSED_INTRO
 from grasbot.server.methods import PUBLIC_LLM_ERROR
 from grasbot.server.sse import sse_event
 from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc_result, sse_events
@@ -318,7 +318,9 @@ async def test_an_answer_the_model_wrote_in_english_gives_the_notes_french_sente
     done = events[-1][1]
     assert done["model"] is None and done["reused"] is False
     assert done["llm_error"] == "the model answered in English, not in French (9 English function words to 0 French ones)"
-    assert done["response"].startswith(INTRO) and "[grasbot-pipeline]" in done["response"]
+    # the model answered: not « ne répond pas pour l'instant », which the visitor would wait out
+    assert done["response"].startswith(f"{UNUSED_INTRO}\n- ") and "[grasbot-pipeline]" in done["response"]
+    assert not done["response"].startswith(INTRO)
     assert_quotes_only(events[0][1]["sources"], done)
     asked = await (await client.get("/ask", params={"q": Q})).json()
     answered = await rpc_result(client, "answer", {"q": Q})

@@ -19,6 +19,9 @@ SENTENCES = 3
 MAX_SENTENCE = 320
 
 INTRO = "Le modèle de langue ne répond pas pour l'instant ; voici ce que disent les notes :"
+#: Its opening when the model answered, but not so that the answer could be shown (in English,
+#: or nothing left once its unknown citations were removed): it did not fail to answer.
+UNUSED_INTRO = "Voici ce que disent les notes :"
 #: The extractive answer's opening when generation is full (the response's `busy`).
 BUSY_INTRO = "Beaucoup de visiteurs posent des questions en ce moment ; en attendant, voici ce que disent les notes :"
 BUSY_NOT_FOUND = "Beaucoup de visiteurs posent des questions en ce moment."
@@ -152,9 +155,11 @@ def extract(
     grounded: bool,
     history: Sequence[dict] = (),
     busy: bool = False,
+    unused: bool = False,
     pages: Sequence[str] = SITE_PAGES,
 ) -> Extract:
-    """`busy`: generation was full, and the answer says so; `pages`: the site's pages a visitor
+    """`busy`: generation was full, and the answer says so; `unused`: the model answered, but
+    not in a way that could be shown (UNUSED_INTRO); `pages`: the site's pages a visitor
     is pointed to when the notes do not know. Up to three sentences from the
     passages the LLM would have read, each followed by its
     [slug]: the best sentence of each of the best passages, best passage first (a passage's
@@ -185,7 +190,8 @@ def extract(
     if not picked:
         return Extract(f"{BUSY_NOT_FOUND} {not_found(pages)}" if busy else not_found(pages))
     lines = [f"- {sentence} [{slug}]" for (sentence, slug), _ in picked]
-    return Extract("\n".join([BUSY_INTRO if busy else INTRO, *lines]), tuple(dict.fromkeys(passage for _, passage in picked)))
+    opening = BUSY_INTRO if busy else UNUSED_INTRO if unused else INTRO
+    return Extract("\n".join([opening, *lines]), tuple(dict.fromkeys(passage for _, passage in picked)))
 
 
 def _sent_text(passage: Passage) -> str:

@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .fallback import BUSY_INTRO, BUSY_NOT_FOUND, INTRO, SITE_PAGES, pages_said
+from .fallback import BUSY_INTRO, BUSY_NOT_FOUND, INTRO, SITE_PAGES, UNUSED_INTRO, pages_said
 from .passages import CUT_MARK, Passage  # noqa: F401 - CUT_MARK: what a cut passage ends with
 
 
@@ -81,7 +81,7 @@ def _as_said(turn: dict) -> dict:
     the assistant's turn, the model read it as its own words, and could say it again."""
     content = turn["content"]
     if turn["role"] == "assistant":
-        for opening in (INTRO, BUSY_INTRO, BUSY_NOT_FOUND):
+        for opening in (INTRO, BUSY_INTRO, BUSY_NOT_FOUND, UNUSED_INTRO):
             if content.startswith(opening):
                 content = content[len(opening) :].lstrip()
     return {"role": turn["role"], "content": content}

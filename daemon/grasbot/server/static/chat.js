@@ -30,7 +30,7 @@
     tooLong: (n) => "Votre question est trop longue : " + n + " caractères au plus. Raccourcissez-la, puis réessayez.",
     server: "GrasBot a rencontré une erreur en rédigeant la réponse. Réessayez dans un instant.",
     busy: "Le modèle de langue est occupé par d'autres questions : voici les passages des notes les plus proches. Réessayez dans un instant pour une réponse rédigée.",
-    fallback: "Le modèle de langue n'a pas répondu : cette réponse est faite d'extraits des notes.",
+    fallback: "Cette réponse est faite d'extraits des notes, sans le modèle de langue.",
     reused: "Réponse reprise d'une question identique posée récemment.",
     general: "réponse généraliste",
     grounded: (n) => (n === 1 ? "basé sur 1 note" : "basé sur " + n + " notes"),
