@@ -6,6 +6,7 @@ import json
 
 import pytest
 from aiohttp.test_utils import TestServer
+from multidict import CIMultiDict
 
 from grasbot import Settings
 from grasbot._config import PROTOCOL_LIMITS
@@ -329,3 +330,17 @@ async def test_forwarded_for_counts_only_from_a_trusted_proxy(start_clocked):
     resp = await untrusting.get("/ask", params={"q": "python"}, headers={"X-Forwarded-For": "203.0.113.2"})
     assert resp.status == 429
     assert len(untrusting.server.app[LIMITER]) == 1
+
+
+async def test_a_proxy_that_adds_its_own_forwarded_for_line_is_read_after_the_visitors(start_clocked):
+    """HAProxy's `option forwardfor` adds an X-Forwarded-For line after the one the visitor sent:
+    the lines are one list, so a forged first line buys no new bucket, over HTTP or JSON-RPC."""
+    client = await start_clocked(Clock(), rate_per_minute=1, rate_burst=1)
+    for forged in ("198.51.100.1", "198.51.100.2", "198.51.100.3"):
+        headers = CIMultiDict([("X-Forwarded-For", forged), ("X-Forwarded-For", "203.0.113.1")])
+        resp = await client.get("/ask", params={"q": "python"}, headers=headers)
+        assert resp.status == (200 if forged == "198.51.100.1" else 429)
+    headers = CIMultiDict([("X-Forwarded-For", "198.51.100.4"), ("X-Forwarded-For", "203.0.113.1")])
+    resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "answer", "params": {"q": "python"}, "id": 1}, headers=headers)
+    assert (await resp.json())["error"]["code"] == -32002
+    assert len(client.server.app[LIMITER]) == 1

@@ -67,5 +67,9 @@ def caller_view(request: web.Request) -> str:
 
 
 def caller_key(request: web.Request) -> str:
-    """The rate limit's key for the caller (the first X-Forwarded-For address behind a trusted proxy)."""
-    return client_key(request.remote, request.headers.get("X-Forwarded-For"), request.app[PROXIES])
+    """The rate limit's key for the caller (the last X-Forwarded-For address behind a trusted proxy).
+
+    Several X-Forwarded-For lines are one list, in order (RFC 9110): HAProxy's `option forwardfor`
+    adds its own line after the visitor's, so the first line alone is the visitor's to choose."""
+    forwarded_for = ", ".join(request.headers.getall("X-Forwarded-For", ()))
+    return client_key(request.remote, forwarded_for, request.app[PROXIES])
