@@ -207,6 +207,9 @@ def test_client_key():
     assert client_key("127.0.0.1", "2001:db8:1:2:aaaa::1", trusted) == client_key("2001:db8:1:2:bbbb::9", None, trusted)
     assert client_key("127.0.0.1", "2001:db8:1:2::1", trusted) == "2001:db8:1:2::/64"
     assert client_key("127.0.0.1", "[2001:db8::1]:443", trusted) == "2001:db8::/64"
+    # an IPv4 address with its port (Azure's Application Gateway writes them so) is that visitor's
+    assert client_key("127.0.0.1", "203.0.113.9:51234", trusted) == "203.0.113.9"
+    assert client_key("127.0.0.1", "198.51.100.7:443, 10.1.2.3:8080", trusted) == "198.51.100.7"
     with pytest.raises(ValueError):
         TrustedProxies(["nginx.local"])
 
@@ -344,3 +347,14 @@ async def test_a_proxy_that_adds_its_own_forwarded_for_line_is_read_after_the_vi
     resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "answer", "params": {"q": "python"}, "id": 1}, headers=headers)
     assert (await resp.json())["error"]["code"] == -32002
     assert len(client.server.app[LIMITER]) == 1
+
+
+async def test_visitors_a_proxy_names_with_their_port_are_counted_apart(start_clocked):
+    """Azure's Application Gateway writes `X-Forwarded-For: 203.0.113.9:51234`: each visitor its
+    own bucket, not the proxy's one for all (one visitor's questions refused everyone's)."""
+    client = await start_clocked(Clock(), rate_per_minute=1, rate_burst=1)
+    for visitor in ("192.0.2.1:50000", "192.0.2.2:50001", "192.0.2.3:50002"):
+        resp = await client.get("/ask", params={"q": "python"}, headers={"X-Forwarded-For": visitor})
+        assert resp.status == 200
+    resp = await client.get("/ask", params={"q": "python"}, headers={"X-Forwarded-For": "192.0.2.1:61000"})
+    assert resp.status == 429

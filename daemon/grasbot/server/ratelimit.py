@@ -97,6 +97,8 @@ def _address(text: str | None) -> IPAddress | None:
     text = text.strip()
     if text.startswith("[") and "]" in text:  # "[2001:db8::1]:443"
         text = text[1 : text.index("]")]
+    elif text.count(":") == 1:  # "203.0.113.9:51234": Azure's Application Gateway adds the port
+        text = text.split(":", 1)[0]
     try:
         address = ipaddress.ip_address(text.split("%", 1)[0])
     except ValueError:
