@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 from aiohttp.test_utils import TestServer
@@ -333,6 +334,31 @@ async def test_forwarded_for_counts_only_from_a_trusted_proxy(start_clocked):
     resp = await untrusting.get("/ask", params={"q": "python"}, headers={"X-Forwarded-For": "203.0.113.2"})
     assert resp.status == 429
     assert len(untrusting.server.app[LIMITER]) == 1
+
+
+async def test_forwarded_for_from_a_peer_not_trusted_is_said_once_in_the_log(start_clocked, caplog):
+    """nginx in a container reaches the daemon from 172.17.0.1, not listed: every visitor is one
+    client, all refused after the burst. The owner's log says once which peer and what to set."""
+    caplog.set_level(logging.WARNING, logger="grasbot")
+    client = await start_clocked(Clock(), trusted_proxies="10.9.9.9")
+    for visitor in ("203.0.113.1", "203.0.113.2"):
+        assert (await client.get("/ask", params={"q": "python"}, headers={"X-Forwarded-For": visitor})).status == 200
+    said = [r.getMessage() for r in caplog.records if "X-Forwarded-For" in r.getMessage()]
+    assert said == [
+        "X-Forwarded-For from 127.0.0.1 is ignored, as it is not a trusted proxy (GRASBOT_TRUSTED_PROXIES: 10.9.9.9): the rate limit "
+        "counts everyone it forwards as one client; if it is your reverse proxy, list it there"
+    ]
+    assert all("203.0.113" not in r.getMessage() for r in caplog.records)
+
+
+def test_a_visitor_who_sends_forwarded_for_from_a_public_address_is_not_named(caplog):
+    caplog.set_level(logging.WARNING, logger="grasbot")
+    trusted = TrustedProxies(["127.0.0.1"])
+    for peer in ("8.8.8.8", "2606:4700::1", "8.8.4.4"):
+        assert client_key(peer, "203.0.113.9", trusted) != "203.0.113.9"
+    assert [r.getMessage().split(" is ignored")[0] for r in caplog.records] == ["X-Forwarded-For from a public address"]
+    assert client_key("127.0.0.1", "203.0.113.9", trusted) == "203.0.113.9"  # a trusted one: nothing to say
+    assert len(caplog.records) == 1
 
 
 async def test_a_proxy_that_adds_its_own_forwarded_for_line_is_read_after_the_visitors(start_clocked):

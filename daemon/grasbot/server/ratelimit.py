@@ -11,6 +11,7 @@ X-Forwarded-For address that is not a trusted proxy, believed only when the peer
 from __future__ import annotations
 
 import ipaddress
+import logging
 import math
 import time
 from collections import OrderedDict
@@ -19,6 +20,8 @@ from collections.abc import Callable, Iterable
 __all__ = ["RateLimiter", "TrustedProxies", "client_key"]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+log = logging.getLogger("grasbot.ratelimit")
 
 
 class RateLimiter:
@@ -79,13 +82,32 @@ class TrustedProxies:
     """The peers whose X-Forwarded-For is believed: addresses or networks (`10.0.0.0/8`)."""
 
     def __init__(self, entries: Iterable[str]) -> None:
+        self._entries = tuple(entry.strip() for entry in entries)
         networks = []
-        for entry in entries:
+        for entry in self._entries:
             try:
-                networks.append(ipaddress.ip_network(entry.strip(), strict=False))
+                networks.append(ipaddress.ip_network(entry, strict=False))
             except ValueError:
                 raise ValueError(f"trusted proxy {entry!r} is not an IP address or network") from None
         self._networks = tuple(networks)
+        self._said: set[str] = set()  # the peers already said to send X-Forwarded-For untrusted
+
+    def ignored(self, peer: IPAddress) -> None:
+        """Say once a peer that is no trusted proxy sent X-Forwarded-For. A reverse proxy left
+        out of the list (nginx in a container: 172.17.0.1) makes every visitor one client, all
+        refused once one asks too much, and only the owner's log can tell why. A global address
+        is no proxy of the owner's but a visitor's: not named, as no log names a visitor."""
+        said = "a public address" if peer.is_global else str(peer)
+        if said in self._said or len(self._said) >= 16:
+            return
+        self._said.add(said)
+        listed = ",".join(self._entries) or "none"
+        log.warning(
+            "X-Forwarded-For from %s is ignored, as it is not a trusted proxy (GRASBOT_TRUSTED_PROXIES: %s): the rate limit "
+            "counts everyone it forwards as one client; if it is your reverse proxy, list it there",
+            said,
+            listed,
+        )
 
     def __contains__(self, address: IPAddress | None) -> bool:
         return address is not None and any(address in net for net in self._networks if net.version == address.version)
@@ -123,6 +145,7 @@ def client_key(peer: str | None, forwarded_for: str | None, trusted: TrustedProx
     (`$proxy_add_x_forwarded_for`, Debian's `proxy_params`) puts the visitor's address after
     whatever the visitor sent, so the first one is the visitor's to choose: a new one a question
     was a new bucket each time. An unusable address from a trusted proxy falls back to the peer.
+    The header from another peer is ignored, and the log says so once for that peer.
     """
     address = _address(peer)
     if address in trusted and forwarded_for:
@@ -133,6 +156,8 @@ def client_key(peer: str | None, forwarded_for: str | None, trusted: TrustedProx
                 break  # unreadable: nothing left of what a trusted proxy wrote can be believed
         if claimed is not None:  # the hop before the proxies, or the first of them all
             return _key(claimed)
+    elif forwarded_for and address is not None:
+        trusted.ignored(address)
     if address is None:
         return f"peer:{(peer or '?')[:64]}"  # a Unix socket or an unparsable peer: one shared bucket
     return _key(address)
