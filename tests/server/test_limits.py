@@ -213,6 +213,12 @@ def test_client_key():
     assert client_key("127.0.0.1", "198.51.100.7:443, 10.1.2.3:8080", trusted) == "198.51.100.7"
     with pytest.raises(ValueError):
         TrustedProxies(["nginx.local"])
+    # a proxy listed as a dual-stack socket shows it (`ss`, a listener on "::") is that IPv4 proxy
+    mapped = TrustedProxies(["::ffff:172.17.0.1", "::ffff:10.2.0.0/112"])
+    assert client_key("::ffff:172.17.0.1", "203.0.113.9", mapped) == "203.0.113.9"
+    assert client_key("172.17.0.1", "203.0.113.9", mapped) == "203.0.113.9"
+    assert client_key("10.2.3.4", "203.0.113.9", mapped) == "203.0.113.9"
+    assert client_key("10.3.0.1", "203.0.113.9", mapped) == "10.3.0.1"
 
 
 # ---------------------------------------------------------------- over HTTP

@@ -22,6 +22,7 @@ __all__ = ["RateLimiter", "TrustedProxies", "client_key"]
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 log = logging.getLogger("grasbot.ratelimit")
+_MAPPED = ipaddress.IPv6Network("::ffff:0:0/96")  # IPv4 addresses as an IPv6 socket writes them
 
 
 class RateLimiter:
@@ -86,9 +87,14 @@ class TrustedProxies:
         networks = []
         for entry in self._entries:
             try:
-                networks.append(ipaddress.ip_network(entry, strict=False))
+                network = ipaddress.ip_network(entry, strict=False)
             except ValueError:
                 raise ValueError(f"trusted proxy {entry!r} is not an IP address or network") from None
+            if isinstance(network, ipaddress.IPv6Network) and network.subnet_of(_MAPPED) and network.prefixlen >= 96:
+                # "::ffff:172.17.0.1", as a dual-stack socket shows a peer: the peer is read as IPv4
+                mapped = network.network_address.ipv4_mapped
+                network = ipaddress.ip_network(f"{mapped}/{network.prefixlen - 96}")
+            networks.append(network)
         self._networks = tuple(networks)
         self._said: set[str] = set()  # the peers already said to send X-Forwarded-For untrusted
 
