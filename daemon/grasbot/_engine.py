@@ -745,7 +745,7 @@ class GrasBot:
                 said = "".join([piece async for piece in reader if isinstance(piece, str)]).strip()
             else:
                 said = await self.admission.generate(prompt.messages, owner=owner)
-            text = _usable(keep_known_citations(said, prompt.notes))
+            text = _usable(keep_known_citations(said, prompt.notes, prompt.addresses))
         except (Busy, LLMError) as exc:
             return self._from_notes(q, result, index, history, exc)
         return self._written(result, text, snapshot, key, shared=shared)
@@ -779,7 +779,7 @@ class GrasBot:
             return
         yield "sources", {"sources": [s.to_dict() for s in result.sources], "grounded": result.grounded}
         pieces: list[str] = []
-        shown = CitationFilter(prompt.notes)  # the tokens say what `done` will: no slug it drops
+        shown = CitationFilter(prompt.notes, prompt.addresses)  # the tokens say what `done` will: no slug nor address it drops
         flight = self._flight(prompt, snapshot, key, owner)
         source, shared = flight if flight is not None else (self.admission.stream(prompt.messages, owner=owner), False)
         try:
@@ -794,7 +794,7 @@ class GrasBot:
                         yield "token", {"text": visible}
             if visible := shown.finish():
                 yield "token", {"text": visible}
-            text = _usable(keep_known_citations("".join(pieces).strip(), prompt.notes))
+            text = _usable(keep_known_citations("".join(pieces).strip(), prompt.notes, prompt.addresses))
         except (Busy, LLMError) as exc:
             yield "done", self._from_notes(q, result, index, history, exc)
             return

@@ -452,7 +452,7 @@ async def test_keyboard_only(stack: Stack):
 async def test_a_360_px_wide_screen(stack: Stack):
     long_word = "anticonstitutionnellement" * 6
     stack.ollama.script(
-        f"Le potager [potager] : {long_word}, https://example.org/{'x' * 120}\n\n```\n{'python arrosage.py ' * 12}\n```\n\n"
+        f"Le potager [potager] : {long_word}, example.org/{'x' * 120}\n\n```\n{'python arrosage.py ' * 12}\n```\n\n"
         + "Une phrase de plus sur le potager. " * 30,
         chunks=3,
     )

@@ -7,6 +7,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .addresses import AddressFilter, addresses_in, keep_known_addresses
 from .fallback import BUSY_INTRO, BUSY_NOT_FOUND, INTRO, SITE_PAGES, UNUSED_INTRO, pages_said
 from .passages import CUT_MARK, Passage  # noqa: F401 - CUT_MARK: what a cut passage ends with
 
@@ -59,6 +60,8 @@ class Prompt:
     notes: tuple[str, ...]  # slugs of the notes in the context
     truncated: tuple[str, ...]  # slugs of the notes a passage of which was cut to fit
     dropped: int = 0  # the conversation's oldest turns left out, so that the prompt fits the model's window
+    # the addresses the answer may give (`answer.addresses`): the passages' and the site's pages', never the conversation's
+    addresses: frozenset[str] = frozenset()
 
 
 def _as_name(text: str) -> str:
@@ -121,7 +124,9 @@ def build_prompt(
             if kept and kept[0]["role"] == "assistant":  # the conversation goes on from a visitor's turn
                 kept = kept[1:]
     messages = [{"role": "system", "content": rules}, *kept, {"role": "user", "content": content}]
-    return Prompt(messages, slugs, truncated, len(turns) - len(kept))
+    shown = passages if grounded else ()
+    addresses = addresses_in([*pages, *(passage_label(p) for p in shown), *(p.text for p in shown), *(p.url for p in shown)])
+    return Prompt(messages, slugs, truncated, len(turns) - len(kept), addresses)
 
 
 def _cut_clean(text: str) -> str:
@@ -135,11 +140,12 @@ def _cut_clean(text: str) -> str:
     return said.rstrip() + CUT_ANSWER
 
 
-def keep_known_citations(text: str, slugs: Sequence[str]) -> str:
+def keep_known_citations(text: str, slugs: Sequence[str], addresses: frozenset[str] = frozenset()) -> str:
     """Drop every `[slug]` that names no note of the context: the model may not cite a note it
     was not shown, and a visitor must never see the name of one they cannot read. Code is
-    left as written: `ma_liste[0]` and `x = [1, 2]` cite nothing."""
-    return _known_citations(text, set(slugs))[0]
+    left as written: `ma_liste[0]` and `x = [1, 2]` cite nothing. Then an address that
+    `addresses` (`Prompt.addresses`) does not hold is taken out of what is left (`answer.addresses`)."""
+    return keep_known_addresses(_known_citations(text, set(slugs))[0], addresses)
 
 
 def _known_citations(text: str, allowed: set[str], before: str = "", ticks: int = 0) -> tuple[str, int]:
@@ -186,15 +192,20 @@ class CitationFilter:
     still become a citation is held back: a `[` and the slug after it until the `]` and the
     character that follows (`[slug](` is a Markdown link), and a last space, which a citation
     dropped after it takes along (all the white space before it: a cut answer's mark takes it),
-    and a last run of backticks, which the next piece may make longer (another code)."""
+    and a last run of backticks, which the next piece may make longer (another code). What it
+    shows goes through `AddressFilter`, which holds back what may become an address."""
 
-    def __init__(self, slugs: Sequence[str]) -> None:
+    def __init__(self, slugs: Sequence[str], addresses: frozenset[str] = frozenset()) -> None:
+        self._addresses = AddressFilter(addresses)
         self._allowed = set(slugs)
         self._held = ""
         self._before = ""  # the last character shown
         self._ticks = 0  # the run of backticks that leaves code open where what was shown ends
 
     def feed(self, piece: str) -> str:
+        return self._addresses.feed(self._feed(piece))
+
+    def _feed(self, piece: str) -> str:
         text = self._held + piece
         m = _OPEN_CITATION.search(text)
         cut = m.start() if m else len(text)
@@ -207,7 +218,7 @@ class CitationFilter:
 
     def finish(self) -> str:
         text, self._held = self._held, ""
-        return self._shown(text)
+        return self._addresses.feed(self._shown(text)) + self._addresses.finish()
 
     def _shown(self, text: str) -> str:
         shown, self._ticks = _known_citations(text, self._allowed, self._before, self._ticks)

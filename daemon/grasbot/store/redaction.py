@@ -19,11 +19,13 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from .._contacts import DOT as _DOT
+from .._contacts import EMAIL as _EMAIL
+from .._contacts import PHONE as _PHONE
+
 __all__ = ["PLACEHOLDER", "VERSION", "redact"]
 
-_SPACE = "[ \u00a0\u202f]"  # French typography groups digits with (narrow) no-break spaces
 _SEP = "[ \u00a0\u202f-]"
-_DOT = "[ \u00a0\u202f.-]"
 
 #: Raised whenever `redact` finds more than it did: a question log redacted by an older one is
 #: read through it again, from its first question (`store.questionlog`).
@@ -34,14 +36,6 @@ NIR, POSTAL = "[sécurité sociale]", "[adresse]"
 #: Any placeholder `redact` writes, for whoever reads a redacted text back.
 PLACEHOLDER = re.compile("|".join(re.escape(p) for p in (EMAIL, PHONE, IBAN, CARD, ADDRESS, NIR, POSTAL)))
 
-# With @ (spaced or not), or as written to dodge spam robots: « jean (at) gmail.com », « jean
-# arobase gmail.com ». The last label holds a letter, as every top-level domain does: « rdv @
-# 10.30 » is a time. The part before @ may be quoted (`"jean"@gmail.com`), as RFC 5322 allows.
-# A host followed by a colon and a path is git's SSH address (« git@github.com:moi/depot.git »).
-_EMAIL = re.compile(
-    r"(?<![\w.%+-])(?:[\w.%+-]{1,64}|\"[^\"\s@]{1,62}\")(?:\s?@\s?|\s?[(\[]at[)\]]\s?|\sarobase\s)[^\W_](?:[\w-]{0,62})(?:\.[\w-]{1,63})*\.(?=[\w-]{0,62}[^\W\d_])[\w-]{1,63}(?![\w-]|\.[\w-]|:[\w~/.-])",
-    re.IGNORECASE,
-)
 # An IBAN as written on a RIB: compact, or in groups of four (the last one shorter) between
 # spaces or dashes, as a bank's web page may copy it. ASCII letters only, written out: case
 # folding would let in the letters that fold to them (« K », the Kelvin sign), which no base
@@ -50,19 +44,6 @@ _IBAN = re.compile(rf"(?<![^\W_])[A-Za-z]{{2}}[0-9]{{2}}(?:[A-Za-z0-9]{{11,30}}|
 # As a card is printed: 13 to 19 digits, or groups of four (4-6-5 and 4-6-4 for Amex and
 # Diners) with one space, dash or dot between them; not inside a longer run of digits.
 _CARD = re.compile(rf"(?<!\d)(?<!\d{_DOT})(?:\d{{13,19}}|\d{{4}}(?:{_DOT}\d{{4}}){{2,3}}(?:{_DOT}\d{{1,3}})?|\d{{4}}{_DOT}\d{{6}}{_DOT}\d{{4,5}})(?!{_DOT}?\d)")
-# French: ten digits from 0 in pairs (spaces, dots, dashes or none). International: + or 00
-# (« 00 33 », as a French visitor dials from abroad), the country's code (or « (+33) », as French
-# sites print it), an optional (0) or (area), then 6 to 13 digits: in one run, or in groups of
-# two or more after the first (« +33 6 12 34 56 78 », « +1 555 123-4567 »); digits one by one
-# are a version (« +1.2.3.4.5.6.7 »). No national number begins with 00, the international
-# prefix: « +20 00 12 34 56 » is a temperature and a time.
-_PHONE = re.compile(
-    rf"(?<![\w+])(?<!\d{_SPACE})(?<!\d[.-])"
-    rf"(?:0[1-9](?:{_DOT}?\d{{2}}){{4}}"
-    rf"|(?:\(\+{_SPACE}?[1-9]\d{{0,2}}\)|(?:\+|00){_SPACE}?[1-9]\d{{0,2}})(?:{_DOT}?\(\d{{1,4}}\))?{_DOT}?(?!0{_DOT}?0)"
-    rf"(?=(?:{_DOT}?\d){{6,13}}(?!{_DOT}?\d))(?:\d+|\d{{1,4}}(?:{_DOT}\d{{2,}})+))"
-    rf"(?!{_DOT}?\d)"
-)
 # A French social security number (NIR): sex, year, month, department (« 2A », « 2B » for
 # Corsica), commune, order, then the two-digit key `_nir_valid` checks; run together or in its
 # card's groups (« 1 85 05 78 006 084 91 »; overseas, a department of three digits and a

@@ -1,0 +1,179 @@
+"""The addresses an answer may give: the web addresses, e-mail addresses and phone numbers the
+notes it was written from hold, and the site's own pages.
+
+A visitor can ask the model to « répondre avec un lien vers https://evil.example/login », and
+the model invents a support address or a phone number the notes never gave: the site would
+show them as its own. Any other is taken out of the answer: a Markdown link to one keeps its
+text, and a bare address, an `<autolink>`, an e-mail address or a phone number becomes « (lien
+retiré) », « (e-mail retiré) » or « (numéro retiré) ». Code is read too: `curl https://…` is
+an address given. Two writings of one address are one (case of the host, `http` or `https`, a
+last `/`, a fragment; `+33 6…` and `06…`). A bare domain (« evil.example ») is no address here:
+file names and « ASP.NET » would be read as ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from .._contacts import EMAIL, MAILBOX, PHONE
+
+URL_GONE, EMAIL_GONE, PHONE_GONE = "(lien retiré)", "(e-mail retiré)", "(numéro retiré)"
+
+_URL = r"(?:(?:https?|ftp)://|www\.)[^\s<>\"'`\[\]]+"
+_LABEL = r"[^\[\]\n]{0,300}"
+_TARGET = r"(?:[^\s()<>]|\([^\s()<>]*\))+"
+# `[text](target "title")`, `<scheme:…>`, a bare address, an e-mail address, a phone number
+_ADDRESS = re.compile(
+    rf"(?P<link>\[(?P<label>{_LABEL})\]\([ \t]*<?(?P<target>(?:{_TARGET})?)>?(?P<title>[ \t]+[^()\n]{{0,300}})?\))"
+    rf"|<(?P<auto>[A-Za-z][A-Za-z0-9+.-]{{1,31}}:[^\s<>]+)>"
+    rf"|(?P<url>{_URL})"
+    rf"|(?P<email>{MAILBOX.pattern})"
+    rf"|(?P<phone>{PHONE.pattern})",
+    re.IGNORECASE,
+)
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//|www\.", re.IGNORECASE)
+_TRAILING = ".,;:!?*_'\""  # what ends a sentence, or emphasis, after a bare address
+
+# What a stream holds back, for its next piece may make it an address or change one: a link
+# not closed yet, a run of digits and separators (a phone number goes on), and what ends the
+# text as an address or its beginning (`https:/`, `www.ex`, `jean@exem`, `<`). An address that
+# runs on past what is held is held whole (`AddressFilter`). Prose is not held: a word may
+# still become an e-mail address (`posée` → `posée@x.fr`), a comma may not.
+_OPEN_LINK = re.compile(rf"\[{_LABEL}(?:\](?:\((?:[^()\n]|\([^()\n]*+\)?)*+)?)?\Z")
+_DIGITS = re.compile(r"(?:[+(]|\b00|\d)[\d \u00a0\u202f.()+-]{0,48}\Z")  # a number is shorter: what comes before is decided
+_STARTED = re.compile(r"(?:(?:https?|ftp):/{0,2}|www\.|<)\S*\Z|(?:[\w.%+-]+|\"[^\"\s@]*\"?)(?:@[\w.-]*:?)?\Z", re.IGNORECASE)
+
+
+def _url_end(text: str) -> int:
+    """Where a bare address ends: not on the sentence's full stop, nor on a `)` it did not open."""
+    end = len(text)
+    while end and (text[end - 1] in _TRAILING or (text[end - 1] == ")" and text[:end].count("(") < text[:end].count(")"))):
+        end -= 1
+    return end
+
+
+def _phone_key(text: str) -> str:
+    digits = "".join(c for c in text if c.isdigit())
+    if text.lstrip().startswith(("+", "(+")) or digits.startswith("00"):
+        digits = digits.removeprefix("00")
+        if digits.startswith("33"):  # France: +33 6… is 06…
+            digits = "0" + digits[2:].removeprefix("0")
+    return "tel:" + digits
+
+
+def address_key(text: str) -> str | None:
+    """One key for every writing of an address (a URL, `mailto:`, `tel:`, an e-mail address, a
+    phone number); None for what is none (a path of the site, `#top`)."""
+    text = text.strip()
+    if (m := MAILBOX.fullmatch(text.removeprefix("mailto:").split("?")[0])) is not None:
+        return "mailto:" + m.group().casefold()
+    if text.lower().startswith("tel:") or PHONE.fullmatch(text):
+        return _phone_key(text.removeprefix("tel:").removeprefix("TEL:"))
+    if not _SCHEME.match(text):
+        return None
+    rest = re.sub(r"^(?:(?:https?|ftp):)?//|^www\.", "", text, flags=re.IGNORECASE).split("#")[0]
+    rest = re.sub(r"^www\.", "", rest, flags=re.IGNORECASE)
+    host, _, path = rest.partition("/")
+    return "url:" + (host.lower() + "/" + path).rstrip("/")
+
+
+def addresses_in(texts: Iterable[str | None]) -> frozenset[str]:
+    """The keys of every address the texts hold (the passages the model is shown, the site's pages)."""
+    found: set[str] = set()
+    for text in texts:
+        if not text:
+            continue
+        for m in EMAIL.finditer(text):  # as written to dodge spam robots: « jean arobase exemple.fr »
+            if (key := address_key(re.sub(r"\s*(?:@|[(\[]at[)\]]|\sarobase\s)\s*", "@", m.group(), flags=re.IGNORECASE))) is not None:
+                found.add(key)
+        for m in _ADDRESS.finditer(text):
+            if m.group("link"):
+                found |= addresses_in([m.group("label")])
+            said = _said(m)
+            if said is not None and (key := address_key(said)) is not None:
+                found.add(key)
+        if (key := address_key(text)) is not None:  # a page given whole: `https://site.example/contact`
+            found.add(key)
+    return frozenset(found)
+
+
+def _said(m: re.Match) -> str | None:
+    """The address a match gives."""
+    if m.group("link"):
+        return m.group("target")
+    if m.group("url"):
+        return m.group("url")[: _url_end(m.group("url"))]
+    return m.group("auto") or m.group("email") or m.group("phone")
+
+
+def keep_known_addresses(text: str, allowed: frozenset[str]) -> str:
+    """`text` with every address that `allowed` (`addresses_in` of the notes) does not hold taken out."""
+    return _ADDRESS.sub(lambda m: _kept(m, allowed), text)
+
+
+def _kept(m: re.Match, allowed: frozenset[str]) -> str:
+    if m.group("link"):
+        label = keep_known_addresses(m.group("label"), allowed)
+        key = address_key(m.group("target"))
+        if key is None or key in allowed:  # its title too is read: a Markdown page shows it on hover
+            title = keep_known_addresses(m.group("title") or "", allowed)
+            target = m.string[m.end("label") : m.start("title") if m.group("title") else m.end() - 1]  # `](<target>`
+            return f"[{label}{target}{title})"
+        return label
+    said = _said(m)
+    assert said is not None
+    key = address_key(said)
+    if key is None or key in allowed:
+        return m.group()
+    gone = PHONE_GONE if m.group("phone") else EMAIL_GONE if m.group("email") or key.startswith("mailto:") else URL_GONE
+    return gone + m.group()[len(said) :] if m.group("url") else gone
+
+
+def held_from(text: str) -> int:
+    """Where what a stream must hold back of `text` starts: what follows may make it an address."""
+    starts = [len(text)]
+    for pattern in (_OPEN_LINK, _DIGITS, _STARTED):
+        if (m := pattern.search(text)) is not None:
+            starts.append(m.start())
+    cut = min(starts)
+    while cut < len(text) and cut and not text[cut - 1].isspace():  # an address a run of digits or a `[` ends (« https://06 12 »)
+        cut -= 1
+    return cut
+
+
+class AddressFilter:
+    """`keep_known_addresses` over an answer that arrives in pieces: what a stream shows is what
+    its final answer says, an address split across pieces included. What is held back
+    (`held_from`) is read again with the next piece, and so is an address that runs into it."""
+
+    def __init__(self, allowed: frozenset[str]) -> None:
+        self._allowed = allowed
+        self._held = ""
+        self._before = ""  # the last characters shown, as the model wrote them: the patterns look behind
+
+    def feed(self, piece: str) -> str:
+        return self._shown(self._held + piece, final=False)
+
+    def finish(self) -> str:
+        return self._shown(self._held, final=True)
+
+    def _shown(self, text: str, *, final: bool) -> str:
+        whole, at = self._before + text, len(self._before)
+        cut = len(whole) if final else at + held_from(text)
+        matches = []
+        for m in _ADDRESS.finditer(whole, at):
+            if m.start() >= cut:
+                break
+            if m.end() > cut:  # an address that runs into what is held (« 01 23 45 67 89 » before « 9 »)
+                cut = m.start()
+                break
+            matches.append(m)
+        out = []
+        for m in matches:
+            out += [whole[at : m.start()], _kept(m, self._allowed)]
+            at = m.end()
+        out.append(whole[at:cut])
+        self._held = whole[cut:]
+        self._before = whole[:cut][-8:]
+        return "".join(out)
