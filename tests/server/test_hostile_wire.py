@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grasbot._exceptions import LLMTimeout
+from grasbot.answer.fallback import UNUSED_INTRO
 from grasbot.answer.llm import LLMClient, ThinkStripper, strip_think
 from grasbot.server.protocol import dumps
 from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc_raw, sse_events
@@ -212,7 +213,7 @@ async def test_an_answer_with_nothing_left_falls_back_on_every_path(start_daemon
     assert done[0] == "done"
     for payload in (ask, done[1]):
         assert payload["llm_error"] and payload["model"] is None
-        assert payload["response"].startswith("Le modèle de langue ne répond pas")
+        assert payload["response"].startswith(f"{UNUSED_INTRO}\n")  # it answered: no « ne répond pas » to wait out
     assert ask["response"] == done[1]["response"]
 
 
