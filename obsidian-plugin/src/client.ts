@@ -31,6 +31,7 @@ import {
 	decodeReloadResult,
 	decodeSearchResult,
 } from "./protocol";
+import { usableDaemonUrl } from "./settings";
 
 export interface HttpRequest {
 	url: string;
@@ -164,7 +165,7 @@ export class GrasbotClient {
 		};
 		const token = usableToken(this.token);
 		if (token) headers.Authorization = `Bearer ${token}`;
-		const url = `${this.daemonUrl}/rpc`;
+		const url = `${usableDaemonUrl(this.daemonUrl)}/rpc`;
 		const response = await this.send(
 			{ url, method: "POST", headers, body: JSON.stringify(envelope) },
 			method,

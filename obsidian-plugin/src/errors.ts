@@ -34,6 +34,23 @@ export function usableToken(token: string | undefined): string {
 	return trimmed;
 }
 
+/**
+ * The daemon URL in the settings is one this version refuses (data.json edited by hand): said
+ * before any request, in French, so the token goes nowhere the author did not choose.
+ */
+export class DaemonUrlError extends GrasbotClientError {
+	readonly url: string;
+	readonly reason: string;
+
+	constructor(url: string, reason: string) {
+		super(
+			`Le réglage Daemon URL du plugin (« ${url} ») est refusé : ${reason}. Aucune requête n'est envoyée au démon, ni le jeton d'accès, tant qu'il n'est pas corrigé dans les réglages du plugin.`,
+		);
+		this.url = url;
+		this.reason = reason;
+	}
+}
+
 /** Nothing answered at the daemon URL (connection refused, DNS failure, CORS refusal). */
 export class DaemonNotRunningError extends GrasbotClientError {
 	readonly url: string;
@@ -180,7 +197,7 @@ function summarize(body: string): string {
 /** What the UI shows for a failure: a state kind, a title and the detail. */
 export interface FailureState {
 	/** `outdated`: the daemon is older than the plugin, and lacks a method or a param it sends. */
-	kind: "not-running" | "auth" | "daemon-error" | "timeout" | "outdated";
+	kind: "not-running" | "auth" | "settings" | "daemon-error" | "timeout" | "outdated";
 	title: string;
 	detail: string;
 }
@@ -204,6 +221,9 @@ export function describeFailure(error: unknown, daemonUrl: string, context: Fail
 			title: "GrasBot daemon is not running",
 			detail: `Nothing answered at ${daemonUrl} (${error.reason}). Start it in a terminal with \`grasbot serve\`, then try again.`,
 		};
+	}
+	if (error instanceof DaemonUrlError) {
+		return { kind: "settings", title: "Adresse du démon refusée", detail: error.message };
 	}
 	if (error instanceof TokenFormatError) {
 		return { kind: "auth", title: "Access token unusable", detail: error.message };

@@ -27,6 +27,8 @@ import {
 	legacySecretName,
 	legacyToken,
 	normalizeSettings,
+	refusedSettings,
+	refusedSettingsNotice,
 	unknownSettings,
 } from "./settings";
 import { GrasbotSettingTab } from "./settingsTab";
@@ -48,11 +50,16 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	private readonly dismissedAliases = new DismissedAliases(() => this.settings.dismissedAliases);
 	/** data.json's settings of a newer version (`unknownSettings`), saved again with ours. */
 	private unknown: Record<string, unknown> = {};
+	/** data.json's values this version refuses (`refusedSettings`), saved again as written until the author sets them. */
+	private refused: Record<string, unknown> = {};
 
 	async onload(): Promise<void> {
 		const data: unknown = await this.loadData();
 		this.settings = normalizeSettings(data);
 		this.unknown = unknownSettings(data);
+		const refused = refusedSettings(data);
+		this.refused = Object.fromEntries(refused.map(({ key, written }) => [key, written]));
+		if (refused.length > 0) new Notice(refusedSettingsNotice(refused), NOTICE_MS);
 		await this.moveLegacyToken(data);
 		const reloader = new Debouncer(() => this.reloadVault(true), this.settings.debounceMs);
 		this.reloader = reloader;
@@ -173,6 +180,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			storage.setSecret(legacy, token);
 		}
 		this.settings.tokenSecret = name;
+		delete this.refused.tokenSecret;
 		await this.save();
 		// not awaited: the plugin loads without waiting for the daemon
 		if (legacy !== null) void this.chooseLegacyToken(name, legacy);
@@ -209,11 +217,12 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	private readonly streamFetch: FetchLike = (url, init) => window.fetch(url, init);
 
 	private save(): Promise<void> {
-		return this.saveData({ ...this.unknown, ...this.settings });
+		return this.saveData({ ...this.unknown, ...this.settings, ...this.refused });
 	}
 
 	async updateSettings(change: Partial<GrasbotSettings>): Promise<void> {
 		this.settings = normalizeSettings({ ...this.settings, ...change });
+		for (const key of Object.keys(change)) delete this.refused[key];
 		this.reloader?.setDelay(this.settings.debounceMs);
 		if (!this.settings.reloadOnSave) this.reloader?.cancel();
 		await this.save();

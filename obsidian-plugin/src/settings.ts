@@ -1,6 +1,7 @@
 /** Plugin settings, their defaults and their checks (no Obsidian here, so they are tested). */
 
 import { type DismissedData, normalizeDismissed } from "./aliasSuggest/suggestions";
+import { DaemonUrlError } from "./errors";
 import type { Caller } from "./protocol";
 
 export interface GrasbotSettings {
@@ -88,26 +89,59 @@ export const MAX_DEBOUNCE_MS = 60_000;
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 
-/**
- * An error message, or undefined when the URL is usable. Only loopback addresses are
- * accepted: the plugin talks to the author's own daemon and nothing else.
- */
-export function validateDaemonUrl(value: string): string | undefined {
+/** What is wrong with a daemon URL, said in English (the settings tab) or in French (a notice). */
+interface UrlProblem {
+	en: string;
+	fr: string;
+}
+
+/** Only loopback addresses: the plugin talks to the author's own daemon and nothing else. */
+function daemonUrlProblem(value: string): UrlProblem | undefined {
 	let url: URL;
 	try {
 		url = new URL(value.trim());
 	} catch {
-		return "Enter a URL such as http://127.0.0.1:8765.";
+		return { en: "Enter a URL such as http://127.0.0.1:8765.", fr: "ce n'est pas une adresse comme http://127.0.0.1:8765" };
 	}
-	if (url.protocol !== "http:" && url.protocol !== "https:") return "The URL must start with http:// or https://.";
+	if (url.protocol !== "http:" && url.protocol !== "https:") {
+		return { en: "The URL must start with http:// or https://.", fr: "l'adresse doit commencer par http:// ou https://" };
+	}
 	if (!LOOPBACK_HOSTS.has(url.hostname)) {
-		return "The daemon must run on this computer (127.0.0.1, localhost or [::1]).";
+		return {
+			en: "The daemon must run on this computer (127.0.0.1, localhost or [::1]).",
+			fr: "le démon doit tourner sur cet ordinateur (127.0.0.1, localhost ou [::1])",
+		};
 	}
-	if (url.search || url.hash) return "Enter the daemon's address only, without a query or a fragment.";
-	if (url.username || url.password) return "Enter the daemon's address without a user name or password.";
+	if (url.search || url.hash) {
+		return { en: "Enter the daemon's address only, without a query or a fragment.", fr: "l'adresse du démon seule, sans « ? » ni « # »" };
+	}
+	if (url.username || url.password) {
+		return { en: "Enter the daemon's address without a user name or password.", fr: "l'adresse du démon seule, sans nom d'utilisateur ni mot de passe" };
+	}
 	// `…/rpc`, as the README's curl example writes it, would be called as `…/rpc/rpc`
-	if (url.pathname.replace(/\/+$/, "") !== "") return `Enter the daemon's address only, without ${url.pathname}: the plugin adds /rpc itself.`;
+	if (url.pathname.replace(/\/+$/, "") !== "") {
+		return {
+			en: `Enter the daemon's address only, without ${url.pathname}: the plugin adds /rpc itself.`,
+			fr: `l'adresse du démon seule, sans ${url.pathname} : le plugin ajoute /rpc lui-même`,
+		};
+	}
 	return undefined;
+}
+
+/** An error message for the settings tab, or undefined when the URL is usable. */
+export function validateDaemonUrl(value: string): string | undefined {
+	return daemonUrlProblem(value)?.en;
+}
+
+/**
+ * The daemon URL as a request may use it, or a DaemonUrlError before anything is sent: a
+ * data.json edited by hand keeps a URL this version refuses, and the token must not go to
+ * an address the author did not choose (the default's may be another vault's daemon).
+ */
+export function usableDaemonUrl(value: string): string {
+	const problem = daemonUrlProblem(value);
+	if (problem) throw new DaemonUrlError(value, problem.fr);
+	return value;
 }
 
 export function validateDebounce(value: number): string | undefined {
@@ -127,13 +161,71 @@ export function unknownSettings(raw: unknown): Record<string, unknown> {
 	return Object.fromEntries(Object.entries(raw).filter(([key]) => key !== "token" && !(key in DEFAULT_SETTINGS)));
 }
 
-/** Settings from data.json, whatever an older or hand-edited file holds. */
+/** A value data.json holds that this version refuses: kept there as written, and said. */
+export interface RefusedSetting {
+	key: keyof GrasbotSettings;
+	written: unknown;
+	/** Why, in French, and what the plugin does meanwhile. */
+	reason: string;
+}
+
+const SETTING_NAMES: Record<keyof GrasbotSettings, string> = {
+	daemonUrl: "Daemon URL",
+	tokenSecret: "Access token",
+	reloadOnSave: "Reload on save",
+	debounceMs: "Reload delay",
+	dismissedAliases: "dismissedAliases",
+};
+
+/**
+ * The settings data.json holds with a value this version does not take (written by hand, or
+ * by a newer plugin on another machine): each is kept in data.json as written, never saved
+ * over with the default, and the author is told which, why and what applies meanwhile.
+ */
+export function refusedSettings(raw: unknown): RefusedSetting[] {
+	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return [];
+	const data = raw as Record<string, unknown>;
+	const refused: RefusedSetting[] = [];
+	const refuse = (key: keyof GrasbotSettings, reason: string) => refused.push({ key, written: data[key], reason });
+	if ("daemonUrl" in data) {
+		const problem = typeof data.daemonUrl === "string" ? daemonUrlProblem(data.daemonUrl) : { fr: "ce n'est pas un texte" };
+		if (problem) refuse("daemonUrl", `${problem.fr} ; aucune requête n'est envoyée au démon, ni le jeton d'accès, tant qu'elle n'est pas corrigée`);
+	}
+	if ("tokenSecret" in data && typeof data.tokenSecret !== "string") {
+		refuse("tokenSecret", "ce n'est pas le nom d'un secret du trousseau ; aucun jeton n'est envoyé");
+	}
+	if ("reloadOnSave" in data && typeof data.reloadOnSave !== "boolean") {
+		refuse("reloadOnSave", "true ou false attendu ; le rechargement à l'enregistrement reste désactivé");
+	}
+	if ("debounceMs" in data && (typeof data.debounceMs !== "number" || validateDebounce(data.debounceMs) !== undefined)) {
+		refuse(
+			"debounceMs",
+			`un délai entre ${MIN_DEBOUNCE_MS} et ${MAX_DEBOUNCE_MS} ms attendu ; ${DEFAULT_SETTINGS.debounceMs} ms s'appliquent en attendant`,
+		);
+	}
+	return refused;
+}
+
+/** The notice that names the refused settings, in French. */
+export function refusedSettingsNotice(refused: RefusedSetting[]): string {
+	const lines = refused.map(({ key, written, reason }) => `• ${SETTING_NAMES[key]} (${key} : ${JSON.stringify(written) ?? String(written)}) : ${reason}.`);
+	return [
+		"GrasBot : le data.json du plugin contient des réglages que cette version refuse. Ils y restent tels quels jusqu'à ce que vous les changiez dans les réglages du plugin.",
+		...lines,
+	].join("\n");
+}
+
+/**
+ * Settings from data.json, whatever an older or hand-edited file holds. A daemon URL this
+ * version refuses is kept as written (`usableDaemonUrl` then stops every request), not
+ * replaced by the default, which may be another vault's daemon.
+ */
 export function normalizeSettings(raw: unknown): GrasbotSettings {
 	const data = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
 	const settings: GrasbotSettings = { ...DEFAULT_SETTINGS, dismissedAliases: normalizeDismissed(data.dismissedAliases) };
-	if (typeof data.daemonUrl === "string" && validateDaemonUrl(data.daemonUrl) === undefined) {
-		settings.daemonUrl = data.daemonUrl.trim().replace(/\/+$/, "");
-	}
+	if (typeof data.daemonUrl === "string") {
+		settings.daemonUrl = validateDaemonUrl(data.daemonUrl) === undefined ? data.daemonUrl.trim().replace(/\/+$/, "") : data.daemonUrl;
+	} else if ("daemonUrl" in data) settings.daemonUrl = "";
 	if (typeof data.tokenSecret === "string") settings.tokenSecret = data.tokenSecret.trim();
 	if (typeof data.reloadOnSave === "boolean") settings.reloadOnSave = data.reloadOnSave;
 	if (typeof data.debounceMs === "number" && validateDebounce(data.debounceMs) === undefined) {

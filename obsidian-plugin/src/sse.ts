@@ -17,6 +17,7 @@ import {
 import type { FetchLike } from "./transport";
 import { streamUrl } from "./thread";
 import { trimBaseUrl } from "./client";
+import { usableDaemonUrl } from "./settings";
 
 export interface SseEvent {
 	event: string;
@@ -118,7 +119,7 @@ function withinIdle<T>(work: Promise<T>, ms: number): Promise<T> {
 
 /** Asks for a visitor's answer and streams it; resolves with the `done` event's payload. */
 export async function streamAnswer(q: string, handlers: StreamHandlers, options: StreamOptions): Promise<AnswerResult> {
-	const base = trimBaseUrl(options.daemonUrl);
+	const base = usableDaemonUrl(trimBaseUrl(options.daemonUrl));
 	const url = streamUrl(base, q, options.history ?? []);
 	const headers: Record<string, string> = { Accept: "text/event-stream" };
 	const token = usableToken(options.token);

@@ -177,6 +177,15 @@ describe("errors", () => {
 		expect(state.detail).toContain(`${URL} (net::ERR_CONNECTION_REFUSED)`); // a TLS error or a blocked port reads otherwise
 	});
 
+	it("sends nothing, the token least of all, to a daemon URL the settings refuse, and says so in French", async () => {
+		const send = vi.fn();
+		for (const daemonUrl of ["http://127.0.0.1:9000/rpc", "http://192.168.1.10:8765", ""]) {
+			const error = await new GrasbotClient({ daemonUrl, transport: fakeTransport(send), token: "owner-token" }).health().catch((e: unknown) => e);
+			expect(describeFailure(error, daemonUrl)).toMatchObject({ kind: "settings", title: "Adresse du démon refusée" });
+		}
+		expect(send).not.toHaveBeenCalled();
+	});
+
 	it("refuses a token with a space or an invisible character before sending anything", async () => {
 		const send = vi.fn();
 		const error = await new GrasbotClient({ daemonUrl: URL, transport: fakeTransport(send), token: "s3cret\u200b-0123456789" })

@@ -462,9 +462,35 @@ describe("plugin glue", () => {
 	});
 
 	it("keeps settings in data.json, normalized", async () => {
-		const { plugin, stub } = await load({ daemonUrl: "http://example.com", debounceMs: 5 });
-		expect(plugin.settings).toMatchObject({ daemonUrl: "http://127.0.0.1:8765", debounceMs: 2000 });
-		await plugin.updateSettings({ daemonUrl: "http://localhost:9000/", reloadOnSave: true });
-		expect(stub.saved).toMatchObject({ daemonUrl: "http://localhost:9000", reloadOnSave: true });
+		const { plugin, stub } = await load({ daemonUrl: "http://localhost:8765", debounceMs: 5 });
+		expect(plugin.settings).toMatchObject({ daemonUrl: "http://localhost:8765", debounceMs: 2000 });
+		await plugin.updateSettings({ daemonUrl: "http://localhost:9000/", reloadOnSave: true, debounceMs: 1000 });
+		expect(stub.saved).toMatchObject({ daemonUrl: "http://localhost:9000", reloadOnSave: true, debounceMs: 1000 });
+	});
+
+	it("keeps a hand-edited setting it refuses in data.json as written, says which and why, and sends the token nowhere until the URL is fixed", async () => {
+		daemon((method) => (method === "reload" ? reloadResult : healthResult(false)));
+		const written = { daemonUrl: "http://127.0.0.1:9000/rpc", debounceMs: 999_999, reloadOnSave: true, tokenSecret: "grasbot-owner-token" };
+		const { app, plugin, stub } = await load(written, { "grasbot-owner-token": "owner-token" });
+		app.workspace.setLayoutReady();
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toContain("• Daemon URL (daemonUrl : \"http://127.0.0.1:9000/rpc\") : l'adresse du démon seule, sans /rpc");
+		expect(notices[0]).toContain("• Reload delay (debounceMs : 999999)");
+		// on save, the reload command and the connection check: no request, to the default address or any other
+		await save(app, "a.md", 1, 2000);
+		stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
+		await plugin.checkConnection();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(calls).toEqual([]);
+		expect(notices.slice(1)).toHaveLength(3);
+		for (const notice of notices.slice(1)) expect(notice).toMatch(/^Adresse du démon refusée\. Le réglage Daemon URL du plugin \(« http:\/\/127\.0\.0\.1:9000\/rpc »\) est refusé/);
+		// another setting changed: the refused values are saved again as written
+		await plugin.updateSettings({ tokenSecret: "grasbot-owner-token" });
+		expect(stub.saved).toEqual({ ...written, dismissedAliases: {} });
+		// the author fixes the URL: the daemon there is asked, with the token; the delay stays as written
+		await plugin.updateSettings({ daemonUrl: "http://127.0.0.1:9000" });
+		await plugin.checkConnection();
+		expect(calls).toEqual([{ url: "http://127.0.0.1:9000/rpc", method: "health", auth: "Bearer owner-token" }]);
+		expect(stub.saved).toEqual({ ...written, daemonUrl: "http://127.0.0.1:9000", dismissedAliases: {} });
 	});
 });

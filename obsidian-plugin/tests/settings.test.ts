@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, chooseLegacyToken, legacySecretName, legacyToken, normalizeSettings, validateDaemonUrl, validateDebounce } from "../src/settings";
+import { DaemonUrlError } from "../src/errors";
+import {
+	DEFAULT_SETTINGS,
+	chooseLegacyToken,
+	legacySecretName,
+	legacyToken,
+	normalizeSettings,
+	refusedSettings,
+	refusedSettingsNotice,
+	usableDaemonUrl,
+	validateDaemonUrl,
+	validateDebounce,
+} from "../src/settings";
 
 describe("settings", () => {
 	it("defaults to the daemon on 127.0.0.1:8765 with reload on save off", () => {
@@ -22,7 +34,38 @@ describe("settings", () => {
 	it("refuses a path, which the plugin would call with /rpc after it, and credentials in the URL", () => {
 		expect(validateDaemonUrl("http://127.0.0.1:8765/rpc")).toBe("Enter the daemon's address only, without /rpc: the plugin adds /rpc itself.");
 		expect(validateDaemonUrl("http://user:pw@localhost:8765")).toBe("Enter the daemon's address without a user name or password.");
-		expect(normalizeSettings({ daemonUrl: "http://127.0.0.1:9000/rpc" }).daemonUrl).toBe(DEFAULT_SETTINGS.daemonUrl);
+	});
+
+	it("keeps a daemon URL it refuses as written, never the default's, and no request may use it", () => {
+		// the default may be another vault's daemon: the token must not go there
+		expect(normalizeSettings({ daemonUrl: "http://127.0.0.1:9000/rpc" }).daemonUrl).toBe("http://127.0.0.1:9000/rpc");
+		expect(normalizeSettings({ daemonUrl: 9000 }).daemonUrl).toBe("");
+		expect(normalizeSettings({ daemonUrl: " http://localhost:9000/ " }).daemonUrl).toBe("http://localhost:9000");
+		expect(usableDaemonUrl("http://localhost:9000")).toBe("http://localhost:9000");
+		expect(() => usableDaemonUrl("http://127.0.0.1:9000/rpc")).toThrow(DaemonUrlError);
+		expect(() => usableDaemonUrl("http://127.0.0.1:9000/rpc")).toThrow(
+			"Le réglage Daemon URL du plugin (« http://127.0.0.1:9000/rpc ») est refusé : l'adresse du démon seule, sans /rpc : le plugin ajoute /rpc lui-même. Aucune requête n'est envoyée au démon, ni le jeton d'accès, tant qu'il n'est pas corrigé dans les réglages du plugin.",
+		);
+		expect(() => usableDaemonUrl("")).toThrow(DaemonUrlError);
+	});
+
+	it("names each setting data.json holds with a value it refuses, as written, and says why in French", () => {
+		const data = { daemonUrl: "http://192.168.1.10:8765", debounceMs: 999_999, reloadOnSave: "yes", tokenSecret: "grasbot-laptop", later: 1 };
+		const refused = refusedSettings(data);
+		expect(refused.map(({ key, written }) => [key, written])).toEqual([
+			["daemonUrl", "http://192.168.1.10:8765"],
+			["reloadOnSave", "yes"],
+			["debounceMs", 999_999],
+		]);
+		expect(refusedSettingsNotice(refused).split("\n")).toEqual([
+			"GrasBot : le data.json du plugin contient des réglages que cette version refuse. Ils y restent tels quels jusqu'à ce que vous les changiez dans les réglages du plugin.",
+			'• Daemon URL (daemonUrl : "http://192.168.1.10:8765") : le démon doit tourner sur cet ordinateur (127.0.0.1, localhost ou [::1]) ; aucune requête n\'est envoyée au démon, ni le jeton d\'accès, tant qu\'elle n\'est pas corrigée.',
+			'• Reload on save (reloadOnSave : "yes") : true ou false attendu ; le rechargement à l\'enregistrement reste désactivé.',
+			"• Reload delay (debounceMs : 999999) : un délai entre 250 et 60000 ms attendu ; 2000 ms s'appliquent en attendant.",
+		]);
+		expect(refusedSettings({ ...DEFAULT_SETTINGS, daemonUrl: "http://localhost:9000/" })).toEqual([]);
+		expect(refusedSettings(null)).toEqual([]);
+		expect(refusedSettings({ tokenSecret: null, debounceMs: "3000" }).map((r) => r.key)).toEqual(["tokenSecret", "debounceMs"]);
 	});
 
 	it("bounds the debounce delay", () => {

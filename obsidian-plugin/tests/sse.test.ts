@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DaemonNotRunningError, HttpError, ProtocolError, StreamError, TimeoutError, TokenFormatError } from "../src/errors";
+import { DaemonNotRunningError, DaemonUrlError, HttpError, ProtocolError, StreamError, TimeoutError, TokenFormatError } from "../src/errors";
 import { STREAM_IDLE_MS, SseParser, streamAnswer } from "../src/sse";
 import type { FetchLike } from "../src/transport";
 import { byteStream, source } from "./helpers";
@@ -101,9 +101,9 @@ describe("streamAnswer", () => {
 			headers.push(init.headers);
 			return base(url, init);
 		};
-		await streamAnswer("q", {}, { daemonUrl: "http://x", fetch: recording, token: " s3cret " });
-		await streamAnswer("q", {}, { daemonUrl: "http://x", fetch: recording, token: "" });
-		await streamAnswer("q", {}, { daemonUrl: "http://x", fetch: recording });
+		await streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: recording, token: " s3cret " });
+		await streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: recording, token: "" });
+		await streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: recording });
 		expect(headers.map((h) => h?.Authorization)).toEqual(["Bearer s3cret", undefined, undefined]);
 		expect(headers.every((h) => h?.Accept === "text/event-stream")).toBe(true);
 	});
@@ -111,41 +111,41 @@ describe("streamAnswer", () => {
 	it("decodes UTF-8 characters cut between two chunks", async () => {
 		const bytes = new TextEncoder().encode(`event: done\ndata: ${JSON.stringify({ ...done, response: "réponse généraliste" })}\n\n`);
 		const cut = bytes.indexOf(0xc3) + 1; // inside the two bytes of « é »
-		const result = await streamAnswer("q", {}, { daemonUrl: "http://x", fetch: fakeFetch(200, [bytes.slice(0, cut), bytes.slice(cut)]) });
+		const result = await streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: fakeFetch(200, [bytes.slice(0, cut), bytes.slice(cut)]) });
 		expect(result.response).toBe("réponse généraliste");
 	});
 
 	it("throws StreamError with the daemon's message on an error event", async () => {
 		const chunks = ['event: error\ndata: {"message":"index en cours de rechargement"}\n\n'];
-		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: fakeFetch(200, chunks) })).rejects.toThrow(
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: fakeFetch(200, chunks) })).rejects.toThrow(
 			new StreamError("index en cours de rechargement"),
 		);
 	});
 
 	it("throws ProtocolError when the stream ends without done", async () => {
-		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: fakeFetch(200, events.slice(0, 2)) })).rejects.toBeInstanceOf(
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: fakeFetch(200, events.slice(0, 2)) })).rejects.toBeInstanceOf(
 			ProtocolError,
 		);
 	});
 
 	it("maps HTTP errors and network failures", async () => {
-		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: fakeFetch(503, ["busy"]) })).rejects.toMatchObject({ status: 503 });
-		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: fakeFetch(503, ["busy"]) })).rejects.toBeInstanceOf(HttpError);
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: fakeFetch(503, ["busy"]) })).rejects.toMatchObject({ status: 503 });
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: fakeFetch(503, ["busy"]) })).rejects.toBeInstanceOf(HttpError);
 		const bad = fakeFetch(400, ['{"error": {"code": -32602, "message": "Invalid params", "data": "q: must be at most 500 characters (got 501)"}}']);
-		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: bad })).rejects.toMatchObject({
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: bad })).rejects.toMatchObject({
 			code: -32602,
 			data: "q: must be at most 500 characters (got 501)",
 		});
 		const refused: FetchLike = () => Promise.reject(new TypeError("Failed to fetch"));
-		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: refused })).rejects.toBeInstanceOf(DaemonNotRunningError);
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: refused })).rejects.toBeInstanceOf(DaemonNotRunningError);
 	});
 
 	it("says no stream endpoint as an HttpError, though the daemon answers every 404 in JSON", async () => {
 		// what `canFallBack` reads to ask through `answer` instead: as an RpcError it never did
 		const absent = fakeFetch(404, ['{"error": {"code": -32600, "message": "Invalid Request", "data": "no endpoint at this path"}}']);
-		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: absent })).rejects.toMatchObject({ name: "HttpError", status: 404 });
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: absent })).rejects.toMatchObject({ name: "HttpError", status: 404 });
 		const wrongMethod = fakeFetch(405, ['{"error": {"code": -32600, "message": "Invalid Request"}}']);
-		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: wrongMethod })).rejects.toBeInstanceOf(HttpError);
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: wrongMethod })).rejects.toBeInstanceOf(HttpError);
 	});
 
 	it("says a stream gone silent, rather than 'Asking the daemon…' for ever", async () => {
@@ -165,14 +165,14 @@ describe("streamAnswer", () => {
 			}),
 		});
 		const sources: unknown[] = [];
-		const failure = streamAnswer("q", { onSources: (s) => sources.push(s) }, { daemonUrl: "http://x", fetch: silent, idleMs: 50 });
+		const failure = streamAnswer("q", { onSources: (s) => sources.push(s) }, { daemonUrl: "http://127.0.0.1:8765", fetch: silent, idleMs: 50 });
 		await expect(failure).rejects.toBeInstanceOf(TimeoutError);
 		await expect(failure).rejects.toThrow("did not answer `ask/stream` within 0 s");
 		expect(sources).toHaveLength(1);
 		expect(cancelled).toBe(true);
 		// headers that never come: the same
 		const hung: FetchLike = () => new Promise(() => undefined);
-		await expect(streamAnswer("q", {}, { daemonUrl: "http://x", fetch: hung, idleMs: 50 })).rejects.toBeInstanceOf(TimeoutError);
+		await expect(streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: hung, idleMs: 50 })).rejects.toBeInstanceOf(TimeoutError);
 		expect(STREAM_IDLE_MS).toBeGreaterThanOrEqual(60_000 + 20_000); // LLM_TIMEOUT between pieces, LLM_MAX_WAIT in the queue
 	});
 
@@ -183,10 +183,21 @@ describe("streamAnswer", () => {
 			return fakeFetch(200, events)(url, init);
 		};
 		for (const token of ["abc\u200bdef0123456789", "abc def", "abc\ndef"]) {
-			const failure = streamAnswer("q", {}, { daemonUrl: "http://x", fetch: recording, token });
+			const failure = streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: recording, token });
 			await expect(failure).rejects.toBeInstanceOf(TokenFormatError);
 			await expect(failure).rejects.not.toThrow(/abc/);
 		}
+		expect(calls).toEqual([]);
+	});
+
+	it("streams nothing from a daemon URL the settings refuse: the token would go there", async () => {
+		const calls: string[] = [];
+		const recording: FetchLike = async (url) => {
+			calls.push(url);
+			throw new Error("not reached");
+		};
+		const failure = streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:9000/rpc", fetch: recording, token: "owner-token" });
+		await expect(failure).rejects.toBeInstanceOf(DaemonUrlError);
 		expect(calls).toEqual([]);
 	});
 });
