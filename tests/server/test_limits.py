@@ -390,3 +390,48 @@ async def test_visitors_a_proxy_names_with_their_port_are_counted_apart(start_cl
         assert resp.status == 200
     resp = await client.get("/ask", params={"q": "python"}, headers={"X-Forwarded-For": "192.0.2.1:61000"})
     assert resp.status == 429
+
+
+async def test_a_proxy_that_sends_only_forwarded_has_its_visitors_counted_apart(start_clocked):
+    """HAProxy's `option forwarded` writes RFC 7239's `Forwarded: for=…` and no X-Forwarded-For:
+    read the same way, or every visitor was the proxy, all refused once one asked too much."""
+    client = await start_clocked(Clock(), rate_per_minute=1, rate_burst=1)
+    visitors = ("for=203.0.113.1;proto=https", 'for="[2001:db8::1]:4711"', 'For="198.51.100.7:4711";by=10.0.0.1', "for=192.0.2.5")
+    for forwarded in visitors:
+        assert (await client.get("/ask", params={"q": "python"}, headers={"Forwarded": forwarded})).status == 200
+    # several elements and lines are one list: the last one that is no trusted proxy is the visitor's
+    for forged in ("for=198.51.100.1", "for=198.51.100.2, for=198.51.100.3"):
+        headers = CIMultiDict([("Forwarded", forged), ("Forwarded", "for=203.0.113.1, for=127.0.0.1")])
+        assert (await client.get("/ask", params={"q": "python"}, headers=headers)).status == 429
+    assert (await client.get("/ask", params={"q": "python"}, headers={"Forwarded": "for=2001:db8::99"})).status == 200  # unquoted: garbage, the peer
+    assert len(client.server.app[LIMITER]) == 5
+
+
+async def test_a_forwarded_header_that_names_another_client_buys_no_new_bucket(start_clocked):
+    """nginx overwrites X-Forwarded-For but passes a visitor's own `Forwarded` on, and a proxy that
+    writes only Forwarded passes X-Forwarded-For on: when the two name different clients, one is
+    the visitor's to choose, so neither is believed and a fresh one a question gets no fresh bucket."""
+    client = await start_clocked(Clock(), rate_per_minute=1, rate_burst=1)
+    for n in range(3):
+        headers = {"X-Forwarded-For": "203.0.113.1", "Forwarded": f"for=198.51.100.{n}"}
+        assert (await client.get("/ask", params={"q": "python"}, headers=headers)).status == (200 if n == 0 else 429)
+        headers = {"X-Forwarded-For": f"198.51.100.{n}", "Forwarded": "for=203.0.113.2"}
+        assert (await client.get("/ask", params={"q": "python"}, headers=headers)).status == 429
+    # a proxy that writes both, in agreement: the visitor's bucket; an obfuscated `for` says nothing
+    for n, forwarded in enumerate(('for="203.0.113.3:4711"', "for=_hidden", "proto=https")):
+        headers = {"X-Forwarded-For": "203.0.113.3", "Forwarded": forwarded}
+        assert (await client.get("/ask", params={"q": "python"}, headers=headers)).status == (200 if n == 0 else 429)
+    assert (await client.get("/ask", params={"q": "python"}, headers={"X-Forwarded-For": "203.0.113.1"})).status == 200
+
+
+async def test_forwarded_from_a_peer_not_trusted_is_said_once_in_the_log(start_clocked, caplog):
+    caplog.set_level(logging.WARNING, logger="grasbot")
+    client = await start_clocked(Clock(), trusted_proxies="10.9.9.9")
+    for visitor in ("203.0.113.1", "203.0.113.2"):
+        assert (await client.get("/ask", params={"q": "python"}, headers={"Forwarded": f"for={visitor}"})).status == 200
+    said = [r.getMessage() for r in caplog.records if "Forwarded" in r.getMessage()]
+    assert said == [
+        "Forwarded from 127.0.0.1 is ignored, as it is not a trusted proxy (GRASBOT_TRUSTED_PROXIES: 10.9.9.9): the rate limit "
+        "counts everyone it forwards as one client; if it is your reverse proxy, list it there"
+    ]
+    assert len(client.server.app[LIMITER]) == 1

@@ -5,7 +5,8 @@ Each question that reaches the LLM costs the machine seconds of work, so a visit
 fill up again is the same as no bucket, so it is forgotten; beyond `max_clients` the least
 recently seen client is forgotten too (it gets a full bucket back, which errs on the side
 of answering). Behind a reverse proxy every peer is the proxy, so the client is the last
-X-Forwarded-For address that is not a trusted proxy, believed only when the peer is one.
+X-Forwarded-For (or RFC 7239 `Forwarded: for=`) address that is not a trusted proxy, believed
+only when the peer is one.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import logging
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 __all__ = ["RateLimiter", "TrustedProxies", "client_key"]
 
@@ -98,8 +99,8 @@ class TrustedProxies:
         self._networks = tuple(networks)
         self._said: set[str] = set()  # the peers already said to send X-Forwarded-For untrusted
 
-    def ignored(self, peer: IPAddress) -> None:
-        """Say once a peer that is no trusted proxy sent X-Forwarded-For. A reverse proxy left
+    def ignored(self, peer: IPAddress, header: str = "X-Forwarded-For") -> None:
+        """Say once a peer that is no trusted proxy sent X-Forwarded-For (or Forwarded). A reverse proxy left
         out of the list (nginx in a container: 172.17.0.1) makes every visitor one client, all
         refused once one asks too much, and only the owner's log can tell why. A global address
         is no proxy of the owner's but a visitor's: not named, as no log names a visitor."""
@@ -109,8 +110,9 @@ class TrustedProxies:
         self._said.add(said)
         listed = ",".join(self._entries) or "none"
         log.warning(
-            "X-Forwarded-For from %s is ignored, as it is not a trusted proxy (GRASBOT_TRUSTED_PROXIES: %s): the rate limit "
+            "%s from %s is ignored, as it is not a trusted proxy (GRASBOT_TRUSTED_PROXIES: %s): the rate limit "
             "counts everyone it forwards as one client; if it is your reverse proxy, list it there",
+            header,
             said,
             listed,
         )
@@ -143,7 +145,23 @@ def _key(address: IPAddress) -> str:
     return str(address)
 
 
-def client_key(peer: str | None, forwarded_for: str | None, trusted: TrustedProxies) -> str:
+def _last_untrusted(hops: Sequence[str | None], trusted: TrustedProxies) -> IPAddress | None:
+    """The last hop that is no trusted proxy, or the first of them all; None when a hop on the
+    way back is unreadable: nothing left of what a trusted proxy wrote can be believed."""
+    claimed = None
+    for hop in reversed(hops):
+        claimed = _address(hop)
+        if claimed is None or claimed not in trusted:
+            break
+    return claimed
+
+
+def client_key(
+    peer: str | None,
+    forwarded_for: str | None,
+    trusted: TrustedProxies,
+    forwarded: Sequence[str | None] = (),
+) -> str:
     """Who is asking: the peer, or, when the peer is a trusted proxy, the last X-Forwarded-For
     address that is not one (the hop that reached the first trusted proxy).
 
@@ -152,18 +170,22 @@ def client_key(peer: str | None, forwarded_for: str | None, trusted: TrustedProx
     whatever the visitor sent, so the first one is the visitor's to choose: a new one a question
     was a new bucket each time. An unusable address from a trusted proxy falls back to the peer.
     The header from another peer is ignored, and the log says so once for that peer.
+
+    `forwarded` is the `for=` of each RFC 7239 `Forwarded` element (None where it has none), read
+    the same way: HAProxy's `option forwarded` sends only it. When both headers name a client
+    and the clients differ, one of them is the visitor's own (nginx overwrites X-Forwarded-For
+    but passes Forwarded on; a proxy that writes only Forwarded passes X-Forwarded-For on), so
+    neither is believed: the peer's bucket, which a visitor cannot renew at will.
     """
     address = _address(peer)
-    if address in trusted and forwarded_for:
-        claimed = None
-        for hop in reversed(forwarded_for.split(",")):
-            claimed = _address(hop)
-            if claimed is None or claimed not in trusted:
-                break  # unreadable: nothing left of what a trusted proxy wrote can be believed
-        if claimed is not None:  # the hop before the proxies, or the first of them all
-            return _key(claimed)
-    elif forwarded_for and address is not None:
-        trusted.ignored(address)
+    hops = forwarded_for.split(",") if forwarded_for else []
+    forwarded = list(forwarded) if any(forwarded) else []
+    if address in trusted and (hops or forwarded):
+        claims = {_key(claimed) for claimed in (_last_untrusted(h, trusted) for h in (hops, forwarded) if h) if claimed is not None}
+        if len(claims) == 1:
+            return claims.pop()
+    elif (hops or forwarded) and address is not None:
+        trusted.ignored(address, " and ".join(name for name, h in (("X-Forwarded-For", hops), ("Forwarded", forwarded)) if h))
     if address is None:
         return f"peer:{(peer or '?')[:64]}"  # a Unix socket or an unparsable peer: one shared bucket
     return _key(address)

@@ -67,9 +67,12 @@ def caller_view(request: web.Request) -> str:
 
 
 def caller_key(request: web.Request) -> str:
-    """The rate limit's key for the caller (the last X-Forwarded-For address behind a trusted proxy).
+    """The rate limit's key for the caller (the last X-Forwarded-For, or Forwarded `for=`, address
+    behind a trusted proxy).
 
     Several X-Forwarded-For lines are one list, in order (RFC 9110): HAProxy's `option forwardfor`
-    adds its own line after the visitor's, so the first line alone is the visitor's to choose."""
+    adds its own line after the visitor's, so the first line alone is the visitor's to choose.
+    aiohttp reads the Forwarded lines (RFC 7239) into one element each hop, in the same order."""
     forwarded_for = ", ".join(request.headers.getall("X-Forwarded-For", ()))
-    return client_key(request.remote, forwarded_for, request.app[PROXIES])
+    forwarded = [element.get("for") for element in request.forwarded]
+    return client_key(request.remote, forwarded_for, request.app[PROXIES], forwarded)
