@@ -153,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--token", type=_given, help="the owner's token (GRASBOT_TOKEN; default: read or create --token-file); ps shows it to other users")
     p.add_argument("--token-file", dest="token_file", type=_given, metavar="FILE", help="GRASBOT_TOKEN_FILE (default ~/.config/grasbot/token)")
     p.add_argument("--cors-origins", dest="cors_origins", metavar="ORIGIN,ORIGIN", help="GRASBOT_CORS_ORIGINS (default app://obsidian.md)")
-    p.add_argument("--trusted-proxies", dest="trusted_proxies", metavar="IP,IP", help="GRASBOT_TRUSTED_PROXIES (default 127.0.0.1,::1)")
+    p.add_argument("--trusted-proxies", dest="trusted_proxies", metavar="IP,IP", help="GRASBOT_TRUSTED_PROXIES (default 127.0.0.0/8,::1)")
     p.add_argument(
         "--allowed-hosts",
         dest="allowed_hosts",

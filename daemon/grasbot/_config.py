@@ -129,7 +129,7 @@ class Settings:
     token: str | None = field(default=None, repr=False)  # the owner's; None: read or create token_file. Never in a repr (a log, an error report's locals)
     token_file: Path | None = None  # None: $XDG_CONFIG_HOME/grasbot/token
     cors_origins: tuple[str, ...] = ("app://obsidian.md",)
-    trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")  # whose X-Forwarded-For is believed
+    trusted_proxies: tuple[str, ...] = ("127.0.0.0/8", "::1")  # whose X-Forwarded-For is believed: loopback, as local as 127.0.0.1
     allowed_hosts: tuple[str, ...] = ()  # names a Host with a port may give, beside localhost and addresses
     max_question: int = 500
     max_body: int = 64 * 1024

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 
+import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 from multidict import CIMultiDict
@@ -435,3 +436,17 @@ async def test_forwarded_from_a_peer_not_trusted_is_said_once_in_the_log(start_c
         "counts everyone it forwards as one client; if it is your reverse proxy, list it there"
     ]
     assert len(client.server.app[LIMITER]) == 1
+
+
+async def test_a_proxy_on_another_loopback_address_is_trusted_by_default(start_clocked):
+    """nginx that reaches the daemon from 127.0.1.1 (Debian's /etc/hosts name for the machine,
+    or `proxy_bind`) is as local as 127.0.0.1: any process of the machine may use either. Left
+    untrusted by default, every visitor it forwarded was one client, all refused after the burst."""
+    client = await start_clocked(Clock(), rate_per_minute=1, rate_burst=1)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=("127.0.1.1", 0))) as session:
+        for visitor in ("203.0.113.1", "203.0.113.2", "203.0.113.3"):
+            async with session.get(client.make_url("/ask"), params={"q": "python"}, headers={"X-Forwarded-For": visitor}) as resp:
+                assert resp.status == 200
+        async with session.get(client.make_url("/ask"), params={"q": "python"}, headers={"X-Forwarded-For": "203.0.113.1"}) as resp:
+            assert resp.status == 429
+    assert len(client.server.app[LIMITER]) == 3
