@@ -1254,6 +1254,40 @@ def test_a_private_path_written_with_markdown_emphasis_or_escapes_is_masked(tmp_
     assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
 
 
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "prive/==rachat-acme-2027==.md",  # an Obsidian highlight
+        "prive/~~rachat~~-acme-2027.md",  # a strikethrough
+        "prive/<b>rachat</b>-acme-2027.md",
+        "prive/rachat<wbr>-acme-2027.md",
+        "prive/rachat-a&#8203;cme-2027.md",  # a zero-width space as an HTML reference
+        "prive/ra&shy;chat-acme-2027.md",
+        "prive/rachat-&#x61;cme-2027.md",  # an « a »
+        "Coffre/prive/rachat-a&shy;cme-2027 et",  # without `.md`
+        "Coffre/prive/ra\u200bchat-acme-2027 et",  # an invisible character in the name's first word
+    ],
+)
+def test_a_private_path_written_with_html_highlight_or_strikethrough_is_masked(tmp_path, typed):
+    """A rendered page shows « prive/rachat-acme-2027.md » for each of these, as for an emphasis:
+    visitors read it, and search found the public note by « rachat acme 2027 »."""
+    bot = _beside_a_deal(tmp_path, typed)
+    assert _read_by_a_visitor(bot).strip() == f"Le jardin : voir {' et' if typed.endswith(' et') else ''} en mai."
+    assert _found_by(bot, "rachat acme 2027") == []
+    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
+def test_html_and_highlights_beside_a_private_name_stay_as_written(tmp_path):
+    """What renders as another name stays: `&lscr;` is « ℓ », a tag or a highlight around a
+    whole word of prose is no path, and a highlight in a path without `.md` is left as an
+    emphasis is."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/plan.md", "visibility: private", "Le plan.")
+    body = "Voir prive/p&lscr;an.md, ==le plan== <b>a &amp; b</b>, a == b et prive/==plan==."
+    write_note(root, "pub/accueil.md", "visibility: public", body)
+    assert _read_by_a_visitor(make_bot(root)).strip() == body
+
+
 def test_an_escaped_underscore_in_a_private_name_is_masked_and_other_names_stay(tmp_path):
     """`mon\\_plan.md`, a private `mon_plan.md` as a web clipper escapes it, is masked, and so is
     a Windows path through an `_archive` folder, read as written; an escape shows what it

@@ -15,9 +15,11 @@ leaves the word « projet » alone, and a path without `.md` holds a folder and 
 
 A text is read as written, then as a reader sees it rendered (`_Reading`): without what shows
 nothing, a zero-width space, a soft hyphen (`prive/pl\\u200ban.md`), an emphasis's `*` or `_`
-(`prive/*plan*.md`, `_prive/plan.md_`) and an escape's `\\` (`prive/mon\\_plan.md`). An escape
-shows what it escapes (`prive/pl\\_an.md` reads « pl_an », not « plan »), and an emphasis in
-a path without `.md` (`prive/*Plan secret*`) is left as written.
+(`prive/*plan*.md`, `_prive/plan.md_`), a highlight's `==`, a strikethrough's `~~`, an HTML tag
+(`prive/<b>plan</b>.md`), an escape's `\\` (`prive/mon\\_plan.md`), and an HTML character
+reference read as its character (`prive/pl&shy;an.md`). An escape shows what it escapes
+(`prive/pl\\_an.md` reads « pl_an », not « plan »), and an emphasis, highlight or tag in a path
+without `.md` (`prive/*Plan secret*`) is left as written.
 
 A typed path ends in `.md`, or its name follows a `/`: one scan finds where one may end, the
 text is read once as paths are compared (`_Read`), and each end is compared only with the
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import html
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
@@ -51,14 +54,19 @@ _ENCODED_BEFORE = re.compile(r"%(?:25)*(?:2[fF]|5[cC])\Z")  # an encoded separat
 # What a rendered Markdown text shows without: the invisible characters, an emphasis's `*` (no
 # note's name holds one), a backslash escaping punctuation (`mon\_plan`), and a `_` run that
 # may open or close an emphasis (`_prive/plan.md_`, `prive/_plan_.md`; `_unseen` pairs them).
-_RENDERED = re.compile(rf"[{_INVISIBLE}*]|{_ENCODED_INVISIBLE}|\\[!-/:-@\[-`{{-~]|(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)")
-_HIDDEN_BY_RENDERING = re.compile(rf"[{_INVISIBLE}]+|\*+|\\(?=[!-/:-@\[-`{{-~])")  # the escaping backslash alone
+# An HTML tag, comment or character reference: a page shows `prive/<b>plan</b>.md`,
+# `prive/pl&shy;an.md` as the path. Each stops at the next `<` or `&`: read once, however hostile.
+_TAG = r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|<!--[^<>]*-->"
+_REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_RENDERED = re.compile(rf"[{_INVISIBLE}*]|{_ENCODED_INVISIBLE}|\\[!-/:-@\[-`{{-~]|(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)|==|~~|{_TAG}|{_REFERENCE.pattern}")
+# `==` an Obsidian highlight's, `~~` a strikethrough's (one `~` goes on a name: `~brouillon.md`)
+_HIDDEN_BY_RENDERING = re.compile(rf"[{_INVISIBLE}]+|\*+|\\(?=[!-/:-@\[-`{{-~])|={{2,}}|~{{2,}}|{_TAG}")  # the escaping backslash alone
 _UNDERSCORES = re.compile(r"_+")
 # What the rendered reading looks for in a path without `.md`: an emphasis there is left as
 # written (most notes hold a `*` or a `_`, and reading each `/` of them again doubled the time
 # a 6 MB vault took); the invisible characters and escapes are rare.
 _ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~]")  # a backslash and the punctuation it shows as written
-_SHOWN_APART = re.compile(rf"[{_INVISIBLE}]|{_ENCODED_INVISIBLE}|{_ESCAPE.pattern}")
+_SHOWN_APART = re.compile(rf"[{_INVISIBLE}]|{_ENCODED_INVISIBLE}|{_ESCAPE.pattern}|{_REFERENCE.pattern}")
 _INVISIBLE_CHAR = re.compile(rf"[{_INVISIBLE}]")  # one, not a run: a scan three times faster
 _WEB = re.compile(r"https?://", re.IGNORECASE)  # an address on a web site, not in the vault
 _STOP = frozenset(" \t\n\r\"'<>()[]{}`|")  # what ends an address or folders, read leftwards
@@ -173,10 +181,8 @@ class _Reading:
         """The separators whose path may hold what `_SHOWN_APART` finds: each `/` of every note
         read again, for the few that hold one, doubled the time a 6 MB vault took."""
         if (
-            _INVISIBLE_CHAR.search(text) is None
-            and ("\\" not in text or _ESCAPE.search(text) is None)
-            and ("%" not in text or _SHOWN_APART.search(text) is None)
-        ):
+            _INVISIBLE_CHAR.search(text) is None and ("\\" not in text or _ESCAPE.search(text) is None) and not ("%" in text or "&" in text)
+        ) or _SHOWN_APART.search(text) is None:
             return  # the usual note: one alternation scanned it three times slower than these
         end = 0
         for unseen in _SHOWN_APART.finditer(text):
@@ -197,8 +203,10 @@ class _Reading:
             after = separator.end()
             if separator.start() < last or _SEPARATOR.match(text, after):
                 continue
-            if text[after : after + 1] != "%" and _head(text, after) not in self._heads and not (self._rendered and _SHOWN_APART.match(text, after)):
-                continue  # most `/` (a date's, an address's, « et/ou ») lead to no hidden name
+            head = _head(text, after)
+            if text[after : after + 1] != "%" and head not in self._heads and not (self._rendered and _SHOWN_APART.match(text, after + len(head))):
+                continue  # most `/` (a date's, an address's, « et/ou ») lead to no hidden name; a
+                # name with what rendering hides in it is read as shown (`prive/pl&shy;an`: « plan »)
             read = read or _Read(text, self._rendered)
             name_at = read.index(after)
             window = read.folded[name_at : name_at + self._name_span]
@@ -280,7 +288,7 @@ def _normalized(window: str, rendered: bool = False) -> tuple[str, list[int] | N
     (`_unseen`)."""
     folded = _folded(window)
     unseen = _unseen(window) if rendered else []
-    if not unseen and "%" not in window and len(folded) == len(window):
+    if not unseen and "%" not in window and not (rendered and "&" in window) and len(folded) == len(window):
         return folded, None
     chars: list[str] = []
     starts: list[int] = []
@@ -311,12 +319,25 @@ def _normalized(window: str, rendered: bool = False) -> tuple[str, list[int] | N
         chars.extend(tail)
         starts.extend([pending] * len(tail))
 
+    def referenced(reference: re.Match) -> None:
+        got = html.unescape(reference.group())
+        if got == reference.group():  # no character's name (`&nom;`): shown as written
+            plain(reference.start(), reference.end())
+            return
+        got = _INVISIBLE_CHAR.sub("", _folded(got))
+        chars.extend(got)
+        starts.extend([reference.start()] * len(got))
+
     at = 0
     runs = [(run.start(), run.end(), run) for run in _PERCENT.finditer(window)]
-    for start, end, run in sorted([*runs, *unseen], key=lambda span: span[0]):  # apart: no `%` is unseen
+    if rendered and "&" in window:
+        runs += [(ref.start(), ref.end(), ref) for ref in _REFERENCE.finditer(window)]
+    for start, end, run in sorted([*runs, *unseen], key=lambda span: span[0]):
+        if start < at:
+            continue  # within a tag read as unseen (`<a title="x_y &amp; %2F">`)
         plain(at, start)
         if run is not None:
-            decoded(run)
+            (referenced if run.re is _REFERENCE else decoded)(run)
         at = end
     plain(at, len(window))
     return "".join(chars), starts
