@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from support.nginx import OWNER_TOKEN, QUESTION, REPLY, STUCK, Stack, running_nginx
+from support.nginx import OWNER_TOKEN, QUESTION, REPLY, STUCK, Stack, grasbot_behind_nginx, running_nginx
 
 
 async def read_events(response: aiohttp.ClientResponse) -> AsyncIterator[tuple[str, dict]]:
@@ -163,7 +163,8 @@ async def test_nginx_logs_no_question_beside_the_visitor_address(stack: Stack, t
 
 
 async def test_forwarded_headers_are_nginx_own(tmp_path):
-    """X-Forwarded-For, X-Real-IP are overwritten and a visitor's Authorization never passes."""
+    """X-Forwarded-For, X-Real-IP are overwritten and a visitor's Forwarded and Authorization
+    never pass."""
     seen: list[dict[str, str]] = []
 
     async def echo(request: web.Request) -> web.Response:
@@ -181,6 +182,7 @@ async def test_forwarded_headers_are_nginx_own(tmp_path):
         "X-Real-IP": "203.0.113.9",
         "Authorization": f"Bearer {OWNER_TOKEN}",
         "Cookie": "session=abc",
+        "Forwarded": "for=203.0.113.9;proto=https",
     }
     try:
         async with running_nginx(tmp_path / "nginx", upstream) as url:
@@ -197,6 +199,31 @@ async def test_forwarded_headers_are_nginx_own(tmp_path):
         assert headers["Host"] == "127.0.0.1"
         assert "Authorization" not in headers
         assert "Cookie" not in headers
+        assert "Forwarded" not in headers
+
+
+async def test_a_forged_forwarded_header_keeps_the_visitor_own_bucket(tmp_path):
+    """A visitor's own `Forwarded: for=` must not reach the daemon: it would contradict nginx's
+    X-Forwarded-For, and the daemon would count the question against nginx's address, one bucket
+    shared by every visitor who sends one. Visitors here come from 127.0.0.2 and 127.0.0.3."""
+    limits = {"GRASBOT_RATE_BURST": "1", "GRASBOT_RATE_PER_MINUTE": "1", "GRASBOT_TRUSTED_PROXIES": "127.0.0.1"}
+
+    async def ask(stack: Stack, visitor: str, forged: str | None) -> int:
+        headers = {"Forwarded": forged} if forged else {}
+        connector = aiohttp.TCPConnector(local_addr=(visitor, 0))
+        async with aiohttp.ClientSession(connector=connector) as http:
+            async with http.get(f"{stack.url}/ask", params={"q": QUESTION}, headers=headers) as response:
+                await response.read()
+                return response.status
+
+    async with grasbot_behind_nginx(tmp_path, limits) as stack:
+        stack.ollama.script(REPLY)
+        assert await ask(stack, "127.0.0.2", "for=198.51.100.1") == 200
+        # a new forged address each time is no new bucket: the visitor's own is spent
+        assert await ask(stack, "127.0.0.2", "for=198.51.100.2") == 429
+        assert await ask(stack, "127.0.0.2", None) == 429
+        # another visitor who forges one too has a bucket of their own, not nginx's shared one
+        assert await ask(stack, "127.0.0.3", 'for="198.51.100.3"') == 200
 
 
 async def test_the_chat_page_cannot_be_framed(stack: Stack):

@@ -174,8 +174,9 @@ def client_key(
     `forwarded` is the `for=` of each RFC 7239 `Forwarded` element (None where it has none), read
     the same way: HAProxy's `option forwarded` sends only it. When both headers name a client
     and the clients differ, one of them is the visitor's own (nginx overwrites X-Forwarded-For
-    but passes Forwarded on; a proxy that writes only Forwarded passes X-Forwarded-For on), so
-    neither is believed: the peer's bucket, which a visitor cannot renew at will.
+    but passes Forwarded on unless told not to, as deploy/nginx/grasbot.conf does; a proxy that
+    writes only Forwarded passes X-Forwarded-For on), so neither is believed: the peer's
+    bucket, which a visitor cannot renew at will.
     """
     address = _address(peer)
     hops = forwarded_for.split(",") if forwarded_for else []
