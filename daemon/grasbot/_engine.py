@@ -634,7 +634,8 @@ class GrasBot:
 
     def semantic_status(self, owner: bool = True) -> dict:
         """What /health says of the semantic signal. A visitor reads that embedding failed, not
-        why: the backend's error may name the embedding server's address or model."""
+        why: the backend's error may name the embedding server's address or model. The owner
+        reads too how long visitors' questions still go without meaning (Ollama down or silent)."""
         if self.embedder is None:
             return {"backend": "off", "ready": False}
         status = {
@@ -650,6 +651,9 @@ class GrasBot:
             status["unembedded"] = list(self._unembedded)
         if self._question_error and status["ready"]:
             status["question_error"] = self._question_error if owner else "the last question could not be embedded: words alone ranked it"
+        paused = self._questions_paused_until - time.monotonic()
+        if owner and paused > 0 and status["ready"]:  # tells a down Ollama from one question it refused
+            status["questions_paused_for"] = round(max(paused, 0.1), 1)
         return status
 
     def _with_passages(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, sections: SemanticIndex | None) -> SearchResult:

@@ -335,11 +335,25 @@ async def test_a_question_ollama_does_not_embed_in_time_is_searched_by_words_wit
     owner, visitor = (await bot.health(owner=True))["semantic"], (await bot.health(owner=False))["semantic"]
     assert "timed out" in owner["question_error"] and "bge-m3" in owner["question_error"]
     assert "words alone" in visitor["question_error"] and "bge-m3" not in visitor["question_error"]
+    assert 0 < owner["questions_paused_for"] <= engine.QUESTION_PAUSE and "questions_paused_for" not in visitor
     standin_ollama.release_embeds()
     bot._questions_paused_until = 0.0  # the pause is over
+    assert "questions_paused_for" not in (await bot.health(owner=True))["semantic"]
     await bot.prepare_question("une question neuve sur docker")
     assert semantic_reasons(bot.search("une question neuve sur docker", audience="visitor"))
     assert "question_error" not in (await bot.health(owner=True))["semantic"]
+
+
+async def test_the_owner_reads_how_long_meaning_is_paused_for_visitors_questions(standin_ollama, monkeypatch):
+    """/health gave the error of the last question Ollama did not embed, not whether the 10 s
+    pause was on: the owner could not tell Ollama down from one question it refused."""
+    bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama")
+    assert await asyncio.to_thread(bot.embed_pending) is True
+    standin_ollama.embed_broken = True
+    await bot.prepare_question("une question neuve sur docker")
+    monkeypatch.setattr(engine, "time", type("Clock", (), {"monotonic": staticmethod(lambda: bot._questions_paused_until - 3.24)}))
+    assert bot.semantic_status()["questions_paused_for"] == 3.2
+    assert "questions_paused_for" not in bot.semantic_status(owner=False)
 
 
 async def test_a_question_ollama_refuses_does_not_turn_meaning_off_for_the_next_visitors(standin_ollama):
@@ -353,6 +367,7 @@ async def test_a_question_ollama_refuses_does_not_turn_meaning_off_for_the_next_
     refused = bot.search("zorglub zorglub ?", audience="visitor")
     assert refused.unembedded and semantic_reasons(refused) == []
     assert "unsupported value: NaN" in bot.semantic_status()["question_error"]
+    assert "questions_paused_for" not in bot.semantic_status()  # meaning is not paused
     await bot.prepare_question("qui es-tu ?")  # the next visitor's
     assert standin_ollama.embed_requests[-1]["input"] == ["qui es-tu ?"]
     answered = bot.search("qui es-tu ?", audience="visitor")
