@@ -98,6 +98,8 @@ export interface SemanticHealth {
 	error: string | null;
 	/** Why the last question was not embedded (ranked by words alone). */
 	question_error: string | null;
+	/** Owner's view only: the seconds visitors' questions still go without meaning (Ollama down or silent); null when not paused, or not said. */
+	questions_paused_for: number | null;
 	/** Owner's view only: the notes with a text the backend refused (ranked by words alone); empty when none, or not said. */
 	unembedded: string[];
 }
@@ -323,6 +325,7 @@ function decodeSemanticHealth(value: unknown, where: string): SemanticHealth {
 		total: optional(o.total, number, `${where}.total`),
 		error: optional(o.error, string, `${where}.error`),
 		question_error: optional(o.question_error, string, `${where}.question_error`),
+		questions_paused_for: optional(o.questions_paused_for, number, `${where}.questions_paused_for`),
 		unembedded: array(o.unembedded ?? [], `${where}.unembedded`).map((path, i) => string(path, `${where}.unembedded[${i}]`)),
 	};
 }

@@ -195,23 +195,32 @@ describe("healthNotices", () => {
 		expect(notice.detail.match(/ollama pull/g)).toHaveLength(1);
 	});
 
-	it("says a question was matched by words alone, and that only an unreachable or silent Ollama pauses meaning 10 s", () => {
+	it("says meaning is paused for visitors' questions, and for how long, while the daemon says so", () => {
 		const notices = healthNotices(
 			health((p) => {
-				p.semantic = { backend: "ollama", model: "ollama:nomic-embed-text", ready: true, embedded: 40, total: 40, question_error: "Ollama did not embed the question within 5 s" };
+				p.semantic = { backend: "ollama", model: "ollama:nomic-embed-text", ready: true, embedded: 40, total: 40, question_error: "Ollama did not embed the question within 5 s", questions_paused_for: 7.3 };
 			}),
 		);
-		expect(notices.map((n) => [n.key, n.problem])).toEqual([["meaning-question", true]]);
+		expect(notices.map((n) => [n.key, n.problem])).toEqual([["meaning-paused", true]]);
 		expect(formatHealthNotice(notices[0])).toBe(
-			"A visitor's question was matched by words alone. Ollama did not embed the last one: Ollama did not embed the question within 5 s. When Ollama could not be reached or did not answer in time, the questions of the next 10 s are matched by words alone too: check that it runs and is not overloaded. When it refused that question's text (bge-m3 cannot embed a few), the next question is embedded as usual.",
+			"Meaning search is paused for visitors' questions. Ollama could not be reached or did not answer the last question in time: Ollama did not embed the question within 5 s. Visitors' questions are matched by words alone for 8 more seconds, then Ollama is asked again: check that it runs and is not overloaded.",
 		);
 	});
 
-	it("does not say a question Ollama refused turned meaning off for 10 s", () => {
+	it("says one second, not zero, when the pause is about to end", () => {
+		const [notice] = healthNotices(health((p) => void (p.semantic = { backend: "ollama", ready: true, question_error: "timed out", questions_paused_for: 0.1 })));
+		expect(notice.detail).toContain("for 1 more second, then");
+	});
+
+	it("does not say a question Ollama refused paused meaning", () => {
 		const refused = "Ollama at http://127.0.0.1:11434 could not embed with 'bge-m3': failed to encode response: json: unsupported value: NaN";
-		const [notice] = healthNotices(health((p) => void (p.semantic = { backend: "ollama", model: "ollama:bge-m3", ready: true, embedded: 40, total: 40, question_error: refused })));
-		expect(notice.detail).not.toMatch(/^The last one, and those of the next 10 s/);
-		expect(notice.detail).toContain("the next question is embedded as usual");
+		const notices = healthNotices(health((p) => void (p.semantic = { backend: "ollama", model: "ollama:bge-m3", ready: true, embedded: 40, total: 40, question_error: refused })));
+		expect(notices.map((n) => [n.key, n.problem])).toEqual([["meaning-question", true]]);
+		expect(formatHealthNotice(notices[0])).toBe(`A visitor's question was matched by words alone. Ollama did not embed the last one: ${refused}. Meaning search is not paused: the next question is embedded as usual.`);
+	});
+
+	it("rejects a pause that is not a number", () => {
+		expect(() => decodeHealthResult({ status: "ok", semantic: { backend: "ollama", ready: true, questions_paused_for: "7" } })).toThrow("health.semantic.questions_paused_for");
 	});
 
 	it("names the note Ollama would not embed, matched by words alone", () => {
