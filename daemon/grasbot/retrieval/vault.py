@@ -951,7 +951,6 @@ def load_vault(
     vault = Vault(root=root, notes={}, options=options)
     fresh: list[str] = []  # notes that are not `previous`'s own objects
     unloaded: list[str] = []
-    known_public = {p for p, n in old.items() if n.public} | (previous.unloaded_public if previous is not None and reusable else set())
     for rel, entry in _scan(root, options) if scanned is None else scanned:
         if not rel.isascii() and _not_utf8(rel):
             vault.errors.append(Issue(_printable(rel), "the file's name (or its folder's) is not UTF-8: rename it"))
@@ -998,8 +997,10 @@ def load_vault(
         if not named:
             vault.warnings.append(Issue(folder, "left out by --exclude (GRASBOT_EXCLUDE), but the vault has no such folder: nothing is left out"))
     vault.excluded = excluded_notes(root, (folder for named in excluded.values() for folder in named))
+    was_public = previous.unloaded_public if previous is not None and reusable else frozenset()
+    known_public = frozenset(p for p in unloaded if p in was_public or (p in old and old[p].public))
     vault.unloaded = frozenset(unloaded) - known_public
-    vault.unloaded_public = frozenset(unloaded) & known_public
+    vault.unloaded_public = known_public
     previous = previous if reusable else None
     _report_duplicates(vault, previous if _same_names(vault, previous, fresh) else None)
     relinked = resolve_links(vault, previous, fresh)
