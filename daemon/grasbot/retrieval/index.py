@@ -285,6 +285,16 @@ def _still_typed(gone: frozenset[str], notes: Iterable[Note], resolver: LinkReso
     return frozenset(path for path in gone if any(mentions_in(note, Mentions((path,), resolve)) for note in notes))
 
 
+def _read_all(vault: Vault, public: Mapping[str, Note], hidden: Mentions, gone: frozenset[str]) -> tuple[Mentions, frozenset[str]]:
+    """Every public note read for the typed paths `hidden` masks: (what masks them, the notes
+    that type some). The paths of `gone` (`gone_paths`) that no note types any more are dropped:
+    they mask nothing, and the set stays bounded by what the vault says."""
+    masked = frozenset(p for p, n in public.items() if mentions_in(n, hidden))
+    if gone and (typed := _still_typed(gone, (public[p] for p in masked), vault.resolver)) != gone:
+        hidden = hidden_paths(vault, public, typed)  # masks as much: no public note types the others
+    return hidden, masked
+
+
 def mentions_in(note: Note, hidden: Mentions) -> bool:
     """Whether `hidden` masks something of the note's text or fields as search reads them
     (`field_text`): only then is its analysis made again with them masked. Read as written
@@ -637,10 +647,7 @@ class Index:
         public = {p: n for p, n in vault.notes.items() if n.public}
         private = [p for p, n in vault.notes.items() if not n.public]
         gone = gone_paths(vault, was_hidden)
-        hidden = hidden_paths(vault, public, gone)
-        masked = frozenset(p for p, n in public.items() if mentions_in(n, hidden))
-        if gone and (typed := _still_typed(gone, (public[p] for p in masked), vault.resolver)) != gone:
-            hidden = hidden_paths(vault, public, typed)  # masks as much: no public note types the others
+        hidden, masked = _read_all(vault, public, hidden_paths(vault, public, gone), gone)
         analyses = {**analyses, **{p: analyse_note(public[p], hidden=hidden) for p in masked}}
         pub_body = Postings.from_docs({p: analyses[p].body for p in public})
         pub_fields = Postings.from_docs({p: analyses[p].field_terms() for p in public})
@@ -716,15 +723,12 @@ class Index:
         if known and hidden.key == visitor.hidden_key and same_links:  # only the changed notes may hold other paths
             if visitor.hidden is not None:
                 hidden = visitor.hidden  # the same object: what was made of it (the semantic texts) still holds
+            # a gone path untyped a moment (a paragraph cut, then pasted) stays: no full read drops it
             masked = visitor.masked - fresh - gone | {p for p in changed if p in public and mentions_in(public[p], hidden)}
             again: list[str] = []
-            recheck = False  # a gone path untyped a moment (a paragraph cut, then pasted) stays
         else:  # other hidden notes, or not known (a cold load's workers: masked not at all)
-            masked = frozenset(p for p, n in public.items() if mentions_in(n, hidden))
+            hidden, masked = _read_all(vault, public, hidden, went)
             again = [p for p in visitor.masked | masked if p in public and p not in fresh]
-            recheck = bool(went)
-        if recheck and (typed := _still_typed(went, (public[p] for p in masked), vault.resolver)) != went:
-            hidden = hidden_paths(vault, public, typed)  # masks as much: no public note types the others
         kept = visitor.masked - fresh if known and not again else frozenset()
         analyses = {**analyses, **{p: visitor.analyses[p] if p in kept else analyse_note(public[p], hidden=hidden) for p in masked}}
         changed = [*changed, *again]  # their words counted again, with or without the paths
