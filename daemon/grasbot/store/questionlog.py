@@ -913,8 +913,7 @@ class QuestionLog:
         try:
             conn.execute("BEGIN")
             try:
-                conn.execute("DELETE FROM results WHERE question_id IN (SELECT id FROM questions WHERE asked_at < ?)", (cutoff,))
-                conn.execute("DELETE FROM questions WHERE asked_at < ?", (cutoff,))
+                _delete_older(conn, cutoff)
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -1148,6 +1147,13 @@ def say_logs_of_vaults_gone(log_path: Path, say: Callable[[str], None]) -> None:
         say(f"{said}: if this vault was moved from there, move that file to {log_path}")
 
 
+def _delete_older(conn: sqlite3.Connection, cutoff: str) -> int:
+    """Delete the questions asked before `cutoff` and their results, in the caller's
+    transaction (a daemon's own log, or an older GrasBot's `tend_old_logs` reads); how many."""
+    conn.execute("DELETE FROM results WHERE question_id IN (SELECT id FROM questions WHERE asked_at < ?)", (cutoff,))
+    return conn.execute("DELETE FROM questions WHERE asked_at < ?", (cutoff,)).rowcount
+
+
 def tend_old_logs(log_path: Path | None, retention_days: int, *, clock: Callable[[], datetime] = _utcnow) -> None:
     """Keep the retention promise for the files no daemon writes any more (never raises; a
     daemon runs it at start, in a thread of its own). The log an older GrasBot shared between
@@ -1181,8 +1187,7 @@ def _tend_shared_log(path: Path, retention: timedelta, now: datetime) -> None:
         cutoff = _stamp(now - retention)
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute("DELETE FROM results WHERE question_id IN (SELECT id FROM questions WHERE asked_at < ?)", (cutoff,))
-            deleted = conn.execute("DELETE FROM questions WHERE asked_at < ?", (cutoff,)).rowcount
+            deleted = _delete_older(conn, cutoff)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
