@@ -540,8 +540,7 @@ class GrasBot:
                 self._progress = Progress(len(public) - shown + min(done, shown), len(public))
 
             def refused(text: str, why: EmbeddingError) -> None:
-                paths = sorted(p for group in (texts.by_path, texts.asked) for p, held in group.items() if text in held)
-                named = ", ".join(map(printable, paths))
+                named = ", ".join(map(printable, texts.holding({text})))
                 log.warning("%s: a text of it was not embedded, ranked by its words alone until a restart: %s", named, printable(str(why)))
 
             try:
@@ -570,7 +569,7 @@ class GrasBot:
             self._embed_error = None
             if store.refused:
                 refusals = {text for text, key in texts.keys.items() if key in store.refused}
-                self._unembedded = tuple(sorted(p for group in (texts.by_path, texts.asked) for p, held in group.items() if refusals.intersection(held)))
+                self._unembedded = tuple(texts.holding(refusals))
             else:
                 self._unembedded = ()
             if todo or store.holds_others(texts.keys.values()):  # a note gone: its vectors leave the file too

@@ -712,6 +712,11 @@ class Texts(NamedTuple):
     keys: Mapping[str, bytes]  # text -> text_key(text)
     asked: Mapping[str, tuple[str, ...]]
 
+    def holding(self, texts: set[str]) -> list[str]:
+        """The paths of the notes that are embedded from one of `texts`, sorted: the notes a
+        refused text leaves to their words (the log, /health's `unembedded`)."""
+        return sorted({p for group in (self.by_path, self.asked) for p, held in group.items() if not texts.isdisjoint(held)})
+
 
 class NoteTexts:
     """Each note's texts and their keys, made once per note's bytes and boilerplate lines: a
