@@ -37,6 +37,9 @@ from grasbot.store.redaction import PLACEHOLDER, redact
         ("ma carte 4111.1111.1111.1111. Refusée ?", "ma carte [carte]. Refusée ?"),
         ("Diners 3622 720627 1667, Amex 378282246310005, Visa 4222222222222", "Diners [carte], Amex [carte], Visa [carte]"),
         ("5555-5555-5555-4444 ou 4111111111111111 ou Amex 3782 822463 10005", "[carte] ou [carte] ou Amex [carte]"),
+        # a SIRET begins as a Diners card may: named so, its SIREN passing Luhn, it is one
+        ("ma carte 38347481400019 ou 30569309025904", "ma carte [carte] ou [carte]"),
+        ("SIRET 30569309025904 (SIREN faux), siret à la fin. 38347481400019", "SIRET [carte] (SIREN faux), siret à la fin. [carte]"),
         ("mon IP publique 82.64.12.34 ne répond plus, ni 2a01:e0a:1f2:3::1", "mon IP publique [IP] ne répond plus, ni [IP]"),
         ("vu comme ::ffff:5240:c22 ou 64:ff9b::5240:c22", "vu comme [IP] ou [IP]"),
         ("mon n° de sécu 1 85 05 78 006 084 91 pour le dossier", "mon n° de sécu [sécurité sociale] pour le dossier"),
@@ -74,6 +77,7 @@ def test_what_names_a_visitor_becomes_a_placeholder(typed, kept):
         "FR76 3000 6000 0112 3456 7890 18\u212a et fr7630006000011234567890\u017f89 (Kelvin, s long)",
         "SIRET 732 829 320 00074, ISBN 978-2-07-036822-8",
         "SIRET 73282932000074 ou 55210055400013, n° 8000123456789018 (Luhn juste, nul réseau)",
+        "mon SIRET 38347481400019, n° SIRET : 39105241200015 ou siret=38012986600014 ?",
         "pi vaut 3.14159265358979, 1111 2222 3333 4444 5555 6666",
         "4111.1111.1111.1112 (Luhn faux), 1.4111.1111.1111.1111, 4111.1111.1111.1111.1",
         "@jean sur Mastodon, user@host:~$ et a@localhost",

@@ -86,27 +86,39 @@ _IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:
 _ISSUERS = {13: ("4",), 14: ("30", "36", "38", "39"), 15: ("1", "34", "37")} | dict.fromkeys(range(16, 20), ("2", "3", "4", "5", "6"))
 
 
-def _card_valid(text: str) -> bool:
+# « SIRET », « n° SIREN : » just before a number: what the visitor says it is.
+_SIRET_SAID = re.compile(r"\bsire[nt]\b[^\d.!?\n]{0,20}\Z", re.IGNORECASE)
+
+
+def _luhn(digits: list[int]) -> bool:
+    return sum(d if i % 2 == 0 else d * 2 - 9 * (d > 4) for i, d in enumerate(reversed(digits))) % 10 == 0
+
+
+def _card_valid(match: re.Match[str]) -> bool:
     """A network's first digits for the length, and Luhn's check, which every card number
-    passes and nine in ten other numbers fail."""
-    digits = [int(c) for c in text if c.isdecimal()]
+    passes and nine in ten other numbers fail. A company's SIRET that begins as Diners Club's
+    cards do (30, 36, 38, 39) is no card when the visitor names it so and its first nine digits
+    (the SIREN) pass Luhn too: it is in a public register, a card is the visitor's own. Named
+    nothing, it may be a card: it is redacted."""
+    digits = [int(c) for c in match.group() if c.isdecimal()]
     if not "".join(map(str, digits)).startswith(_ISSUERS.get(len(digits), ())):
         return False
-    total = sum(d if i % 2 == 0 else d * 2 - 9 * (d > 4) for i, d in enumerate(reversed(digits)))
-    return total % 10 == 0 and len(set(digits)) > 1  # « 0000 0000 0000 0000 » passes Luhn
+    if len(digits) == 14 and _luhn(digits[:9]) and _SIRET_SAID.search(match.string, 0, match.start()):
+        return False
+    return _luhn(digits) and len(set(digits)) > 1  # « 0000 0000 0000 0000 » passes Luhn
 
 
-def _nir_valid(text: str) -> bool:
+def _nir_valid(match: re.Match[str]) -> bool:
     """The key is 97 less the thirteen digits mod 97 (Corsica's « 2A » and « 2B » read as 19 and 18):
     one 15-digit number in 97 passes by chance."""
-    compact = "".join(c for c in text if c.isalnum()).upper()
+    compact = "".join(c for c in match.group() if c.isalnum()).upper()
     body = int(compact[:5] + {"2A": "19", "2B": "18"}.get(compact[5:7], compact[5:7]) + compact[7:13])
     return int(compact[13:]) == 97 - body % 97
 
 
-def _iban_valid(text: str) -> bool:
+def _iban_valid(match: re.Match[str]) -> bool:
     """ISO 13616's check: the four first characters moved to the end, letters as 10 to 35, mod 97 is 1."""
-    compact = "".join(c for c in text if c.isalnum()).upper()
+    compact = "".join(c for c in match.group() if c.isalnum()).upper()
     moved = compact[4:] + compact[:4]
     return 15 <= len(compact) <= 34 and int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
 
@@ -131,12 +143,12 @@ _RESOLVERS = frozenset(
 _UNICAST, _NAT64 = ipaddress.ip_network("2000::/3"), ipaddress.ip_network("64:ff9b::/96")
 
 
-def _global_address(text: str) -> bool:
+def _global_address(match: re.Match[str]) -> bool:
     """A public address may name a visitor's home or phone; a LAN, loopback or documentation
     one (« 192.168.1.10 », « ::1 ») or a public resolver is what a self-hosting question is
     about, and names nobody."""
     try:
-        address = ipaddress.ip_address(text)
+        address = ipaddress.ip_address(match.group())
     except ValueError:
         return False
     if isinstance(address, ipaddress.IPv6Address) and address not in _UNICAST:
@@ -151,13 +163,17 @@ def _global_address(text: str) -> bool:
     return address.is_global and address not in _RESOLVERS
 
 
-_RULES: tuple[tuple[re.Pattern[str], str, Callable[[str], bool]], ...] = (
-    (_EMAIL, EMAIL, lambda text: True),
+def _always(match: re.Match[str]) -> bool:
+    return True
+
+
+_RULES: tuple[tuple[re.Pattern[str], str, Callable[[re.Match[str]], bool]], ...] = (
+    (_EMAIL, EMAIL, _always),
     (_IBAN, IBAN, _iban_valid),
     (_NIR, NIR, _nir_valid),
     (_CARD, CARD, _card_valid),
-    (_PHONE, PHONE, lambda text: True),
-    (_POSTAL, POSTAL, lambda text: True),
+    (_PHONE, PHONE, _always),
+    (_POSTAL, POSTAL, _always),
     (_IPV4, ADDRESS, _global_address),
     (_IPV6, ADDRESS, _global_address),
 )
@@ -196,11 +212,11 @@ class _Folded:
             at += len(part)
         self.folded = "".join(parts)
 
-    def sub(self, pattern: re.Pattern[str], placeholder: str, valid: Callable[[str], bool]) -> str:
+    def sub(self, pattern: re.Pattern[str], placeholder: str, valid: Callable[[re.Match[str]], bool]) -> str:
         """`pattern.sub` matched on the folded text, each match replacing the characters it was read from."""
         spans: list[tuple[int, int]] = []
         for match in pattern.finditer(self.folded):
-            if match.end() > match.start() and valid(match.group()):
+            if match.end() > match.start() and valid(match):
                 first = bisect.bisect_right(self.offsets, match.start()) - 1
                 last = bisect.bisect_right(self.offsets, match.end() - 1) - 1
                 if spans and self.starts[first] < spans[-1][1]:  # two matches in one character as typed
@@ -214,5 +230,5 @@ class _Folded:
         return "".join([*kept, self.text[at:]])
 
 
-def _replacer(placeholder: str, valid: Callable[[str], bool]) -> Callable[[re.Match[str]], str]:
-    return lambda match: placeholder if valid(match.group()) else match.group()
+def _replacer(placeholder: str, valid: Callable[[re.Match[str]], bool]) -> Callable[[re.Match[str]], str]:
+    return lambda match: placeholder if valid(match) else match.group()
