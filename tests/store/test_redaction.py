@@ -53,6 +53,10 @@ from grasbot.store.redaction import PLACEHOLDER, redact
         ("au 8 boulevard du Général de Gaulle à Nantes, 12 rue des lilas sinon", "au [adresse] à Nantes, [adresse] sinon"),
         ("4 chemin des Vignes, 33000 Bordeaux ou 2 ter place d'Italie", "[adresse] ou [adresse]"),
         ("écrivez à BP 123, 75011 Paris ou B.P. 45", "écrivez à [adresse] ou [adresse]"),
+        ("j'habite 12 place de la République, ou 7 Route de Lyon à Vienne", "j'habite [adresse], ou [adresse] à Vienne"),
+        ("2 chemin des Vignes, 3 bis cours Mirabeau, 12, cours Mirabeau", "[adresse], [adresse], [adresse]"),
+        ("au 12 cours de la Liberté, 5 impasse des Lilas ou 4 quai de Bercy", "au [adresse], [adresse] ou [adresse]"),
+        ("8 allée Verte, ou 10 boulevard Voltaire", "[adresse], ou [adresse]"),
     ],
 )
 def test_what_names_a_visitor_becomes_a_placeholder(typed, kept):
@@ -89,6 +93,7 @@ def test_what_names_a_visitor_becomes_a_placeholder(typed, kept):
         "clé fausse 1 85 05 78 006 084 92, 185057800608492, 3 85 05 78 006 084 91",
         "la 3e rue à gauche, 3 rue, les 2 rues, en 2024 rue",
         "j'ai suivi 3 cours de Python, il reste 1 place de libre, 2 chemins possibles",
+        "3 cours Python, 12 cours Mirabeau, 2 place de parking, il reste 1 place. Paris",
         "le code postal 75011, une agence à 75011 Paris",
         "une BP de 100 Mo, BP 100 Mo, BP 100 Mbits, BP 100 %",
         "４ Ｔｏ, ½ Go, x², ﬁchier",

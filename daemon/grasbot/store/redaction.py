@@ -29,7 +29,7 @@ _SEP = "[ \u00a0\u202f-]"
 
 #: Raised whenever `redact` finds more than it did: a question log redacted by an older one is
 #: read through it again, from its first question (`store.questionlog`).
-VERSION = 3  # 2: social security numbers, postal addresses, full-width and other compatibility forms; 3: overseas ones
+VERSION = 4  # 2: social security numbers, postal addresses, full-width and other compatibility forms; 3: overseas ones; 4: « 12 place de la République »
 
 EMAIL, PHONE, IBAN, CARD, ADDRESS = "[e-mail]", "[téléphone]", "[IBAN]", "[carte]", "[IP]"
 NIR, POSTAL = "[sécurité sociale]", "[adresse]"
@@ -55,9 +55,13 @@ _NIR = re.compile(
 # A French street address: a number (« 3 bis », « 12, »), the kind of street, its name (a first
 # word, then capitalised words, « avenue du Général de Gaulle »), then its postcode and town if
 # given. « rue », « avenue », « boulevard » and the like after a number are a street; « place »,
-# « cours », « route » and the like are one only with a postcode after it or « bis »: « 3 cours de
-# Python », « 1 place de libre » stay. A postcode and town alone (« 75011 Paris ») name a town,
-# nobody in it, and stay; so does « la 3e rue ».
+# « chemin », « route » and the like are one with a postcode after it, « bis », or a name in
+# capitals (« 12 place de la République », « 2 route de Lyon »): « 1 place de libre », « 2 place
+# de parking » stay. « Cours » is a lesson too, singular or plural: without « bis » or a postcode
+# it is a street only before « du », « de la », « de l' » or « des » and a capital (« 12 cours de
+# la Liberté »), so « 3 cours de Python », « 3 cours Python » stay, and so does « 12 cours
+# Mirabeau » (written « 12, cours Mirabeau », « 12 bis » or with its postcode, it goes). A
+# postcode and town alone (« 75011 Paris ») name a town, nobody in it, and stay; so does « la 3e rue ».
 _PARTICLES = r"(?i:(?:de|du|des|la|le|les|aux|au|et|sur|sous|en)\s+|[ld]['’])"
 _WORD = r"[\w'’-]{0,40}"
 _STREET_NAME = rf"{_PARTICLES}{{0,3}}[^\W_]{_WORD}(?:\s+{_PARTICLES}{{0,3}}[A-ZÀ-ÖØ-Þ\d]{_WORD}){{0,5}}"
@@ -66,11 +70,18 @@ _NUMBER = r"(?<![\w,.])\d{1,4}"
 _SUFFIX = r"\s?(?i:bis|ter|quater)(?!\w)"
 _STREET = r"(?i:rue|avenue|av\.|boulevard|bd|blvd|impasse|allée|quai|lieu-dit|faubourg|chaussée)"
 _WAY = r"(?i:place|cours|chemin|route|passage|square|résidence|cité|sentier|villa|hameau|promenade|esplanade|voie|rond-point)"
+_NAMED = r"[A-ZÀ-ÖØ-Þ]" + _WORD + r"(?:\s+" + _PARTICLES + r"{0,3}[A-ZÀ-ÖØ-Þ\d]" + _WORD + r"){0,5}"
+_NAMED_WAY = (
+    rf"(?:(?i:place|chemin|route|passage|square|résidence|cité|sentier|villa|hameau|promenade|esplanade|voie|rond-point)\s+{_PARTICLES}{{0,3}}"
+    rf"|(?i:cours)\s+(?i:du\s+|de\s+la\s+|de\s+l['’]|des\s+)){_NAMED}"
+)
 _END = r"(?![\w'’-])"
 _POSTAL = re.compile(
     rf"{_NUMBER}(?:{_SUFFIX}|\s?[A-Da-d](?!\w))?,?\s+{_STREET}\s+{_STREET_NAME}(?:{_TOWN})?{_END}"
     rf"|{_NUMBER}{_SUFFIX},?\s+{_WAY}\s+{_STREET_NAME}(?:{_TOWN})?{_END}"
     rf"|{_NUMBER}(?:\s?[A-Da-d](?!\w))?,?\s+{_WAY}\s+{_STREET_NAME}{_TOWN}{_END}"
+    rf"|{_NUMBER}(?:\s?[A-Da-d](?!\w))?,?\s+{_NAMED_WAY}(?:{_TOWN})?{_END}"
+    rf"|{_NUMBER},\s+(?i:cours)\s+{_NAMED}(?:{_TOWN})?{_END}"
     rf"|(?<![\w.])(?:BP|B\.P\.|[Bb]oîte postale)\s?\d{{1,5}}(?!{_DOT}?\d)(?![\w.])(?!\s?(?:[kKMGT]i?[bBo]|[kKmMgG]?bits?|%)(?!\w))(?:{_TOWN})?{_END}"
 )
 _IPV4 = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)")
