@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import signal
@@ -261,6 +262,37 @@ async def test_a_default_question_log_that_cannot_be_used_leaves_serving_unlogge
     assert not bot_of(client).question_log.enabled
     named = Settings.load(env={"GRASBOT_QUESTION_LOG": str(settings.question_log)})
     assert named.question_log_named and named.question_log == settings.question_log  # the same place, named: refused at start (tests/test_cli.py)
+
+
+async def test_a_daemon_with_its_question_log_off_deletes_the_vaults_old_questions(aiohttp_client, tmp_path, monkeypatch):
+    """The vault's log written while logging was on, then `--question-log off`: its questions
+    past retention stayed for ever. The daemon deletes them at start, logging or not."""
+    import sqlite3
+
+    from aiohttp.test_utils import TestServer
+
+    from grasbot import Settings
+    from grasbot._config import default_log_path
+    from grasbot.server.app import create_app
+    from grasbot.store.questionlog import QuestionLog
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    settings = Settings.load(env={"GRASBOT_QUESTION_LOG": "off"}, semantic="off", index_cache=False, ollama_host=unused_url())
+    own = default_log_path(vault=settings.vault_dir)
+    assert settings.question_log is None and own.is_relative_to(tmp_path)
+    own.parent.mkdir(parents=True)
+    QuestionLog(own).close()
+    with sqlite3.connect(own) as conn:
+        conn.execute("INSERT INTO questions VALUES (1, '2000-01-01T00:00:00Z', 'mon adresse : 3 rue des Lilas', 0, 0)")
+    conn.close()
+    client = await aiohttp_client(TestServer(create_app(settings, owner_token=OWNER_TOKEN)))
+    assert (await rpc_result(client, "search", {"q": "Quel modèle utilise GrasBot ?"}))["results"]
+    for _ in range(1000):  # the start's tending runs in a thread of its own (a deadline, not a speed)
+        if not own.exists():
+            break
+        await asyncio.sleep(0.01)
+    assert not own.exists()
+    await client.close()
 
 
 async def test_a_named_question_log_locked_at_start_is_served_and_written_when_free(aiohttp_client, tmp_path):

@@ -356,6 +356,29 @@ def test_a_running_daemon_deletes_a_log_set_aside_once_past_retention(tmp_path):
     assert [r[2] for r in rows(db, "questions")] == ["récente"]
 
 
+def test_a_daemon_with_its_log_off_still_deletes_the_vaults_questions_past_retention(tmp_path, caplog):
+    """`--question-log off` after weeks logged: the questions the vault's log holds stayed there,
+    as written, for ever; only a log the daemon wrote was purged. A start (`tend_old_logs`) and
+    then the daily tending delete them once past retention, and the file when none is left."""
+    own = tmp_path / "q.sqlite3"
+    with QuestionLog(own, clock=Clock(T0 - timedelta(days=91))) as log:
+        log.record("écrivez-moi à jean@free.fr", result(("a", 5.0, ("bm25",))))
+    with QuestionLog(own, clock=Clock(T0 - timedelta(days=10))) as log:
+        log.record("récente", result(("a", 5.0, ("bm25",))))
+    caplog.set_level(logging.INFO, logger="grasbot.questionlog")
+    questionlog.tend_old_logs(None, 90, clock=Clock(), unwritten=own)  # at start
+    with contextlib.closing(sqlite3.connect(own)) as conn:  # closed: a connection left open keeps the file
+        assert conn.execute("SELECT question FROM questions").fetchall() == [("récente",)]
+    assert "1 question(s) older than 90 days deleted" in caplog.text
+    clock = Clock(T0)
+    log = QuestionLog(None, retention_days=90, clock=clock, purge_check=0.01, unwritten=own)
+    assert not log.enabled and log.status() == {"state": "off"}
+    clock.now = T0 + timedelta(days=81)  # « récente » past retention, a day after the start
+    wait_for(lambda: not own.exists(), "deleted the vault's log no daemon writes")
+    log.close()
+    assert "no question in it is from the last 90 days, deleted" in caplog.text
+
+
 def test_a_question_whose_rows_cannot_be_made_is_not_logged_and_the_log_stays_on(tmp_path, monkeypatch, caplog):
     """A visitor's text goes through `redact`'s patterns: one that raised on it (« K », the Kelvin
     sign, in an IBAN once did) turned the log off for the daemon's life. That question is not

@@ -23,7 +23,7 @@ from typing import Any
 from aiohttp import hdrs, web
 from aiohttp.http_exceptions import HttpProcessingError
 
-from .._config import Settings
+from .._config import Settings, default_log_path
 from .._engine import GrasBot, vault_wide_warnings
 from .._exceptions import ConfigError, VaultError
 from ..answer.llm import load_ollama
@@ -106,7 +106,9 @@ def create_app(
         new_log = default_place is not None and not default_place.exists()
         # the vault noted beside its log whenever the log opens: at start, or once its folder can be written
         noted = None if default_place is None else functools.partial(note_the_vault, vault=settings.vault_dir)
-        opened.question_log = await asyncio.to_thread(QuestionLog, settings.question_log, settings.log_retention_days, on_open=noted)
+        own = default_log_path(vault=settings.vault_dir)  # this vault's log when it was on: its questions expire all the same
+        unwritten = own if own != settings.question_log else None
+        opened.question_log = await asyncio.to_thread(QuestionLog, settings.question_log, settings.log_retention_days, on_open=noted, unwritten=unwritten)
         usable = opened.question_log.enabled or opened.question_log.waiting  # waiting: locked, full, not mounted yet
         if settings.question_log_named and settings.question_log is not None and not usable:
             # the default place may be read-only (a home mounted so): serving goes on, unlogged;
@@ -115,7 +117,8 @@ def create_app(
         if default_place is not None and usable and new_log:  # was this vault moved? its questions are in the log of its old place
             say_logs_of_vaults_gone(default_place, log.warning)
         # the files no daemon writes any more keep the retention promise too; off the start's path
-        threading.Thread(target=tend_old_logs, args=(settings.question_log, settings.log_retention_days), name="grasbot-old-logs", daemon=True).start()
+        tend = functools.partial(tend_old_logs, settings.question_log, settings.log_retention_days, unwritten=unwritten)
+        threading.Thread(target=tend, name="grasbot-old-logs", daemon=True).start()
         app[BOT] = opened
         if embed_at_start:
             opened.start_embedding()  # a worker: questions are answered lexically until it is done

@@ -11,7 +11,8 @@ schema to keep it that way. Rows older than `retention_days` are deleted on open
 at most once a day: at a write, or by the writer thread, which looks at the clock every
 PURGE_CHECK while no question comes (a quiet site kept them until a visitor asked again). For
 the files no daemon writes (an older GrasBot's log of every vault, a log set aside as
-unreadable), `tend_old_logs` does so at a daemon's start, then the writer once a day.
+unreadable, the vault's own log while the daemon writes none, `--question-log off`, or another),
+`tend_old_logs` does so at a daemon's start, then the writer once a day.
 
 A log an older GrasBot wrote kept those questions as typed. The `redacted` table marks how far
 the questions went through `redact` (this GrasBot's own questions move it as they are written);
@@ -367,10 +368,13 @@ class QuestionLog:
         on_open: Callable[[Path], None] | None = None,
         redact_batch: int = REDACT_BATCH,
         purge_check: float = PURGE_CHECK,
+        unwritten: Path | None = None,
     ):
         """`read_only`: for the reading methods; `record` and `submit` then keep nothing.
         `on_open(path)`: called each time the file is opened for writing, at start or once it
-        can be (the daemon notes there which vault the log is of); it must not raise."""
+        can be (the daemon notes there which vault the log is of); it must not raise.
+        `unwritten`: a log no daemon writes now but this one's older questions may be in (the
+        vault's own, the log off or named elsewhere), tended daily with the others (`tend_old_logs`)."""
         if retention_days < 1:
             raise ValueError(f"retention_days must be at least 1, not {retention_days}")
         if batch_wait < 0 or max_pending < 1 or redact_batch < 1 or not purge_check > 0:
@@ -384,6 +388,7 @@ class QuestionLog:
         self._on_open = on_open
         self._redact_batch = redact_batch
         self._purge_check = purge_check
+        self._unwritten = unwritten
         self._redacting = False  # questions an older GrasBot kept as typed wait for the writer to redact them
         self.redacted = threading.Event()  # set when they are (or the writer stopped: the next start goes on)
         self.redacted.set()
@@ -410,9 +415,9 @@ class QuestionLog:
         self._unmade = False  # a question's rows could not be made (said once)
         if self.path is not None:
             self._try_open()
-            if not (self.read_only or self._off):
-                with self._queue:  # the daily purge of a site no visitor asks anything of
-                    self._start_writer()
+        if not (self.read_only or self._off) or (unwritten is not None and self.path is None):
+            with self._queue:  # the daily purge of a site no visitor asks anything of, logged or not
+                self._start_writer()
 
     @property
     def enabled(self) -> bool:
@@ -741,10 +746,10 @@ class QuestionLog:
         older GrasBot's log of every vault, kept questions past retention until a restart.
         The writer thread's; not under `_lock`, they are other files."""
         now = self._clock()
-        if self.path is None or now - self._tended < PURGE_EVERY:
+        if (self.path is None and self._unwritten is None) or now - self._tended < PURGE_EVERY:
             return
         self._tended = now
-        tend_old_logs(self.path, self.retention.days, clock=self._clock)
+        tend_old_logs(self.path, self.retention.days, clock=self._clock, unwritten=self._unwritten)
 
     def _flush_locked(self, extra: _Pending | None = None, *, last: bool = False) -> None:
         """Write every queued question (then `extra`) in one transaction (on a full disk, as many
@@ -1154,30 +1159,33 @@ def _delete_older(conn: sqlite3.Connection, cutoff: str) -> int:
     return conn.execute("DELETE FROM questions WHERE asked_at < ?", (cutoff,)).rowcount
 
 
-def tend_old_logs(log_path: Path | None, retention_days: int, *, clock: Callable[[], datetime] = _utcnow) -> None:
+def tend_old_logs(log_path: Path | None, retention_days: int, *, clock: Callable[[], datetime] = _utcnow, unwritten: Path | None = None) -> None:
     """Keep the retention promise for the files no daemon writes any more (never raises; a
     daemon runs it at start, in a thread of its own). The log an older GrasBot shared between
-    every vault (`default_log_path(vault=None)`): its questions past retention are deleted and
-    the rest redacted, and the file goes once none is left; a log set aside as unreadable goes
-    once every question it can hold is past retention (its rename time and `retention_days`).
-    Left alone, both kept visitors' questions, as typed, for ever. Each is said once, when done."""
+    every vault (`default_log_path(vault=None)`), and `unwritten` (the vault's own log, which a
+    daemon whose log is off or named elsewhere does not write): their questions past retention
+    are deleted and the rest redacted, and the file goes once none is left; a log set aside as
+    unreadable goes once every question it can hold is past retention (its rename time and
+    `retention_days`). Left alone, they kept visitors' questions for ever. Each is said once, when done."""
     retention, now = timedelta(days=retention_days), clock()
     try:
         shared = default_log_path(vault=None)
         if shared != log_path and shared.is_file():
-            _tend_shared_log(shared, retention, now)
-        for folder_log in {p for p in (log_path, shared) if p is not None}:
+            _tend_shared_log(shared, retention, now, "an older GrasBot's, of every vault")
+        if unwritten is not None and unwritten not in (log_path, shared) and unwritten.is_file():
+            _tend_shared_log(unwritten, retention, now, "this vault's, not written while the daemon logs elsewhere or not at all")
+        for folder_log in {p for p in (log_path, shared, unwritten) if p is not None}:
             _delete_expired_asides(folder_log, retention, now)
     except Exception:  # old files are a chore beside the daemon: one that failed must not stop it
         logger.exception("question log: unexpected error while deleting old questions of older logs")
 
 
-def _tend_shared_log(path: Path, retention: timedelta, now: datetime) -> None:
-    """Delete the shared log's questions past retention and redact the rest; the file, once empty."""
+def _tend_shared_log(path: Path, retention: timedelta, now: datetime, whose: str) -> None:
+    """Delete the questions past retention of a log no daemon writes and redact the rest; the file, once empty."""
     try:
         conn = sqlite3.connect(os.fspath(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     except sqlite3.Error as exc:
-        logger.warning("question log %s (an older GrasBot's, of every vault): cannot open it to delete its old questions: %s", path, exc)
+        logger.warning("question log %s (%s): cannot open it to delete its old questions: %s", path, whose, exc)
         return
     try:
         if _schema_version(conn) != SCHEMA_VERSION:
@@ -1199,7 +1207,7 @@ def _tend_shared_log(path: Path, retention: timedelta, now: datetime) -> None:
         left = conn.execute("SELECT COUNT(*) FROM questions").fetchone()[0]
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # what was deleted or redacted, out of the -wal too
     except (sqlite3.Error, ValueError) as exc:
-        logger.warning("question log %s (an older GrasBot's, of every vault): cannot delete its old questions: %s", path, exc)
+        logger.warning("question log %s (%s): cannot delete its old questions: %s", path, whose, exc)
         return
     finally:
         conn.close()
@@ -1208,12 +1216,12 @@ def _tend_shared_log(path: Path, retention: timedelta, now: datetime) -> None:
         for file in (path, path.with_name(path.name + "-shm")):
             with contextlib.suppress(FileNotFoundError):
                 file.unlink()
-        logger.info("question log %s (an older GrasBot's, of every vault): no question in it is from the last %d days, deleted", path, days)
+        logger.info("question log %s (%s): no question in it is from the last %d days, deleted", path, whose, days)
     elif deleted:
         logger.info(
-            "question log %s (an older GrasBot's, of every vault): %d question(s) older than %d days deleted,"
-            " the %d left redacted; --question-log %s reads them",
+            "question log %s (%s): %d question(s) older than %d days deleted, the %d left redacted; --question-log %s reads them",
             path,
+            whose,
             deleted,
             days,
             left,
