@@ -16,6 +16,11 @@ NOTES = (
     "https://site.example/contact",
 )
 KNOWN = addresses_in(NOTES)
+SAME = [  # a domain the notes name, bare; file names, versions, abbreviations, code
+    "Le site site.example, github.com ou exemple.fr, et jean (at) exemple (dot) fr",
+    "Python 3.11, config.yaml, README.md, install.sh, main.py, p.ex. c.-à-d. fini.Puis fini.ensuite",
+    "ASP.NET, Node.js, df.info(), os.path, selenium.webdriver.support.ui, jean.dupont arobase",
+]
 
 
 @pytest.mark.parametrize(
@@ -38,6 +43,10 @@ KNOWN = addresses_in(NOTES)
         ("(voir www.github.com/moi/projet#readme)", "(voir www.github.com/moi/projet#readme)"),
         ("Écrire à Jean@Exemple.fr ou au +33 6 12 34 56 78.", "Écrire à Jean@Exemple.fr ou au +33 6 12 34 56 78."),
         ("[contact](https://site.example/contact) et [portfolio](/portfolio).", "[contact](https://site.example/contact) et [portfolio](/portfolio)."),
+        # a bare domain, an e-mail address spelled out
+        ("Tapez evil-login.com dans votre navigateur, ou evil.example/login.", "Tapez (lien retiré) dans votre navigateur, ou (lien retiré)."),
+        ("À support arobase evil point com, jean (at) evil (dot) fr ou jean (at) evil.fr.", "À (e-mail retiré), (e-mail retiré) ou (e-mail retiré)."),
+        *[(said, said) for said in SAME],
         # no addresses
         ("Le 12 mars 2024, la version 1.2.3 écoute sur le port 8080 [a].", "Le 12 mars 2024, la version 1.2.3 écoute sur le port 8080 [a]."),
     ],
@@ -47,12 +56,18 @@ def test_an_answer_gives_only_the_addresses_its_notes_hold(said, shown):
     assert keep_known_citations(said, ("a",), KNOWN) == shown
 
 
+def test_an_e_mail_address_spelled_in_brackets_is_one():
+    """« [at] » and « [dot] » are no citation here (the citations' filter, before, drops them)."""
+    assert keep_known_addresses("jean [at] evil [dot] fr, jean [AT] exemple [dot] fr", KNOWN) == "(e-mail retiré), jean [AT] exemple [dot] fr"
+
+
 @settings(max_examples=2_000, deadline=None)
 @given(
     parts=st.lists(
         st.sampled_from(
             ["https://", "evil.example", "github.com/moi/projet", "/login", ".", " ", "\n", "[", "]", "(", ")", "<", ">", "@", "jean", "exemple.fr"]
             + ["06", " 12", " 34 56 78", "+33", "01 23", "45 67 89", "mailto:", "tel:", "arobase ", "[a]", "[b]", "`", "voir ", "x", "9"]
+            + [" arobase ", " (at) ", " [dot] ", " point ", "com", "evil-login.com", "fr", "readme.md", "df.info()", "github.com", "("]
         ),
         max_size=16,
     ),
@@ -86,6 +101,7 @@ def test_the_prompt_allows_the_passages_and_pages_addresses_never_the_visitors()
     assert prompt.addresses == {
         *("url:github.com/moi/projet", "mailto:jean@exemple.fr", "url:projet.example"),  # the passage's text and title
         *("url:site.example/contact", "url:site.example/portfolio/a"),  # the site's pages, the note's own
+        *("host:github.com", "host:exemple.fr", "host:projet.example", "host:site.example"),  # their domains, bare
     }
     said = "Voir https://github.com/moi/projet, https://site.example/contact et https://evil.example/login."
     assert keep_known_citations(said, prompt.notes, prompt.addresses) == "Voir https://github.com/moi/projet, https://site.example/contact et (lien retiré)."

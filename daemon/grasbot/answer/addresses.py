@@ -7,8 +7,12 @@ show them as its own. Any other is taken out of the answer: a Markdown link to o
 text, and a bare address, an `<autolink>`, an e-mail address or a phone number becomes « (lien
 retiré) », « (e-mail retiré) » or « (numéro retiré) ». Code is read too: `curl https://…` is
 an address given. Two writings of one address are one (case of the host, `http` or `https`, a
-last `/`, a fragment; `+33 6…` and `06…`). A bare domain (« evil.example ») is no address here:
-file names and « ASP.NET » would be read as ones.
+last `/`, a fragment; `+33 6…` and `06…`). An e-mail address written to dodge spam robots
+(« jean arobase exemple point fr », « jean [at] exemple [dot] fr ») is one. So is a bare domain
+(« tapez evil-login.com ») written in small letters and ending in a known top-level domain
+(`_contacts.TLDS`), not called (« df.info() »); a file name (« README.md », « install.sh »,
+`_contacts.FILE_EXTENSIONS`), « ASP.NET », « Python 3.11 », « p.ex. » stay. A domain the notes
+name (in an address, an e-mail address, or bare) is kept bare.
 """
 
 from __future__ import annotations
@@ -16,20 +20,25 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .._contacts import EMAIL, MAILBOX, PHONE
+from .._contacts import EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, TLDS, mailbox
 
 URL_GONE, EMAIL_GONE, PHONE_GONE = "(lien retiré)", "(e-mail retiré)", "(numéro retiré)"
 
 _URL = r"(?:(?:https?|ftp)://|www\.)[^\s<>\"'`\[\]]+"
 _LABEL = r"[^\[\]\n]{0,300}"
 _TARGET = r"(?:[^\s()<>]|\([^\s()<>]*\))+"
+_HOST_TLD = "|".join(sorted(TLDS - FILE_EXTENSIONS, key=len, reverse=True))
+# In small letters, not inside a path, an address or a longer dotted name, not a call
+_HOST = rf"(?-i:(?<![\w@.%+/:\\-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_HOST_TLD})(?![\w-]|\.[\w-]|\()(?:/[^\s<>\"'`\[\]]*)?)"
 # `[text](target "title")`, `<scheme:…>`, a bare address, an e-mail address, a phone number
 _ADDRESS = re.compile(
     rf"(?P<link>\[(?P<label>{_LABEL})\]\([ \t]*<?(?P<target>(?:{_TARGET})?)>?(?P<title>[ \t]+[^()\n]{{0,300}})?\))"
     rf"|<(?P<auto>[A-Za-z][A-Za-z0-9+.-]{{1,31}}:[^\s<>]+)>"
     rf"|(?P<url>{_URL})"
     rf"|(?P<email>{MAILBOX.pattern})"
-    rf"|(?P<phone>{PHONE.pattern})",
+    rf"|(?P<spelled>{EMAIL.pattern})"
+    rf"|(?P<phone>{PHONE.pattern})"
+    rf"|(?P<host>{_HOST})",
     re.IGNORECASE,
 )
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|//|www\.", re.IGNORECASE)
@@ -43,6 +52,14 @@ _TRAILING = ".,;:!?*_'\""  # what ends a sentence, or emphasis, after a bare add
 _OPEN_LINK = re.compile(rf"\[{_LABEL}(?:\](?:\((?:[^()\n]|\([^()\n]*+\)?)*+)?)?\Z")
 _DIGITS = re.compile(r"(?:[+(]|\b00|\d)[\d \u00a0\u202f.()+-]{0,48}\Z")  # a number is shorter: what comes before is decided
 _STARTED = re.compile(r"(?:(?:https?|ftp):/{0,2}|www\.|<)\S*\Z|(?:[\w.%+-]+|\"[^\"\s@]*\"?)(?:@[\w.-]*:?)?\Z", re.IGNORECASE)
+# An e-mail address being spelled out (« jean (a », « jean arobase evil poi »), a bare domain's path
+_SPELLING = re.compile(
+    r"[\w-]+(?:\.[\w-]+)+/\S*\Z|"
+    r"[\w.%+-]+(?:\s?[(\[](?:a|at)?|\s(?:a|ar|aro|arob|aroba|arobas|arobase)?"
+    r"|(?:\s?[(\[]at[)\]]\s?|\sarobase\s|\s?@\s?)(?:[\w-]+(?:(?:\.|\s?[(\[]dot[)\]]\s?|\s(?:point|dot)\s)[\w-]+)*"
+    r"(?:\.|\s?[(\[](?:d|do|dot)?[)\]]?\s?|\s(?:p|po|poi|poin|point|d|do|dot)?)?)?)\Z",
+    re.IGNORECASE,
+)
 
 
 def _url_end(text: str) -> int:
@@ -85,17 +102,31 @@ def addresses_in(texts: Iterable[str | None]) -> frozenset[str]:
         if not text:
             continue
         for m in EMAIL.finditer(text):  # as written to dodge spam robots: « jean arobase exemple.fr »
-            if (key := address_key(re.sub(r"\s*(?:@|[(\[]at[)\]]|\sarobase\s)\s*", "@", m.group(), flags=re.IGNORECASE))) is not None:
-                found.add(key)
+            if (key := address_key(mailbox(m.group()))) is not None:
+                found |= {key, "host:" + key.partition("@")[2]}
         for m in _ADDRESS.finditer(text):
             if m.group("link"):
                 found |= addresses_in([m.group("label")])
             said = _said(m)
-            if said is not None and (key := address_key(said)) is not None:
-                found.add(key)
+            if said is not None and (key := _key(m, said)) is not None:
+                found |= {key, *_host_of(key)}
         if (key := address_key(text)) is not None:  # a page given whole: `https://site.example/contact`
-            found.add(key)
+            found |= {key, *_host_of(key)}
     return frozenset(found)
+
+
+def _host_of(key: str) -> tuple[str, ...]:
+    """The domain an address's key names, as a bare domain is allowed by: `host:exemple.fr`."""
+    if key.startswith("url:"):
+        return ("host:" + key[4:].partition("/")[0].partition(":")[0],)
+    if key.startswith("mailto:"):
+        return ("host:" + key.partition("@")[2],)
+    return ()
+
+
+def _key(m: re.Match, said: str) -> str | None:
+    """`address_key` of what a match gives: a bare domain is an address without its scheme."""
+    return address_key("//" + said if m.group("host") else mailbox(said) if m.group("spelled") else said)
 
 
 def _said(m: re.Match) -> str | None:
@@ -104,7 +135,9 @@ def _said(m: re.Match) -> str | None:
         return m.group("target")
     if m.group("url"):
         return m.group("url")[: _url_end(m.group("url"))]
-    return m.group("auto") or m.group("email") or m.group("phone")
+    if m.group("host"):
+        return m.group("host")[: _url_end(m.group("host"))]
+    return m.group("auto") or m.group("email") or m.group("spelled") or m.group("phone")
 
 
 def keep_known_addresses(text: str, allowed: frozenset[str]) -> str:
@@ -123,17 +156,17 @@ def _kept(m: re.Match, allowed: frozenset[str]) -> str:
         return label
     said = _said(m)
     assert said is not None
-    key = address_key(said)
-    if key is None or key in allowed:
+    key = _key(m, said)
+    if key is None or key in allowed or (m.group("host") and "/" not in said and f"host:{said}" in allowed):
         return m.group()
     gone = PHONE_GONE if m.group("phone") else EMAIL_GONE if m.group("email") or key.startswith("mailto:") else URL_GONE
-    return gone + m.group()[len(said) :] if m.group("url") else gone
+    return gone + m.group()[len(said) :] if m.group("url") or m.group("host") else gone
 
 
 def held_from(text: str) -> int:
     """Where what a stream must hold back of `text` starts: what follows may make it an address."""
     starts = [len(text)]
-    for pattern in (_OPEN_LINK, _DIGITS, _STARTED):
+    for pattern in (_OPEN_LINK, _DIGITS, _STARTED, _SPELLING):
         if (m := pattern.search(text)) is not None:
             starts.append(m.start())
     cut = min(starts)
