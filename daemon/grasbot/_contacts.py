@@ -17,7 +17,8 @@ _LOCAL = r"(?<![\w.%+-])(?:[\w.%+-]{1,64}|\"[^\"\s@]{1,62}\")"
 _DOMAIN = r"[^\W_](?:[\w-]{0,62})(?:\.[\w-]{1,63})*\.(?=[\w-]{0,62}[^\W\d_])[\w-]{1,63}(?![\w-]|\.[\w-]|:[\w~/.-])"
 #: The top-level domains a name is read as a host by: every country's, and the generic ones
 #: seen most (RFC 2606's `example` too). A country's that is a file's common extension too
-#: (`.md`, `.py`, `.sh`, `.pl`) is in `FILE_EXTENSIONS`: « README.md », « install.sh » are files.
+#: (`.md`, `.py`, `.sh`, `.pl`, C++'s `.cc`, Illustrator's `.ai`, Qt's `.pro`) is in
+#: `FILE_EXTENSIONS`: « README.md », « install.sh », « main.cc » are files.
 TLDS = frozenset(
     (
         "ac ad ae af ag ai al am ao aq ar as at au aw ax az ba bb bd be bf bg bh bi bj bm bn bo br bs bt bv bw by bz ca cc cd cf cg ch"
@@ -31,7 +32,7 @@ TLDS = frozenset(
         " bank security buzz rest sbs cfd cyou monster bond lol example"
     ).split()
 )
-FILE_EXTENSIONS = frozenset("md py sh rs pl pm ps so mo in am ac mk ml tf zip mov".split())
+FILE_EXTENSIONS = frozenset("md py sh rs pl pm ps so mo in am ac mk ml tf zip mov cc mm ai gd cl ly sv nu re sc cr tk gs as st pro".split())
 _TLD = "|".join(sorted(TLDS, key=len, reverse=True))
 # « exemple [dot] fr », « evil point com »: a dot spelled out, after an @ spelled or not
 _SPELLED_DOT = r"(?:\s?[(\[]dot[)\]]\s?|\s(?:point|dot)\s)"

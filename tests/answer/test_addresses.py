@@ -19,6 +19,7 @@ KNOWN = addresses_in(NOTES)
 SAME = [  # a domain the notes name, bare; file names, versions, abbreviations, code
     "Le site site.example, github.com ou exemple.fr, et jean (at) exemple (dot) fr",
     "Python 3.11, config.yaml, README.md, install.sh, main.py, p.ex. c.-à-d. fini.Puis fini.ensuite",
+    "main.cc, vue.mm, logo.ai, player.gd, app.re, projet.pro, script.sc",
     "ASP.NET, Node.js, df.info(), os.path, selenium.webdriver.support.ui, jean.dupont arobase",
 ]
 
