@@ -1277,13 +1277,43 @@ def test_a_private_path_written_with_html_highlight_or_strikethrough_is_masked(t
     assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
 
 
+@pytest.mark.parametrize(
+    ("private", "typed"),
+    [
+        ("prive/rachat-acme-2027.md", "Coffre/prive/==rachat-acme-2027=="),  # an Obsidian highlight, without `.md`
+        ("prive/rachat-acme-2027.md", "prive/~~rachat-acme-2027~~"),
+        ("prive/rachat-acme-2027.md", "prive/<b>rachat-acme-2027</b>"),
+        ("rachat-acme-2027.md", "rachat-acme-2027&#46;md"),  # a root-level note, its dot an HTML reference
+        ("rachat-acme-2027.md", "rachat-acme-2027&period;md"),
+    ],
+)
+async def test_a_private_path_rendered_apart_without_md_or_with_its_dot_as_a_reference_reaches_no_visitor(start_daemon, tmp_path, private, typed):
+    """A page shows « prive/rachat-acme-2027 » or « rachat-acme-2027.md » for each of these: a
+    highlight, a strikethrough or a tag in a path without `.md` was left as written, and the dot
+    of `.md` as an HTML reference ended no path. Visitors read the path in the passages sent to
+    the model and in /ask's sources, and search found the public note by « rachat acme 2027 »."""
+    root = tmp_path / "vault"
+    write_note(root, private, "visibility: private", "Le rachat d'Acme en 2027.")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin fleuri : voir {typed} en mai.")
+    client = await start_daemon(root)
+    bot = bot_of(client)
+    assert _read_by_a_visitor(bot).strip() == "Le jardin fleuri : voir  en mai."
+    assert (await rpc(client, "search", {"q": "rachat acme 2027"}))["result"]["results"] == []
+    found = bot.search("jardin fleuri", audience="visitor")
+    assert [p.text for p in found.context] and not [p.text for p in found.context if "rachat" in p.text]
+    asked = await client.get("/ask", params={"q": "Que dit le jardin fleuri ?"})
+    said = await asked.text()
+    assert asked.status == 200 and "pub/accueil.md" in said and "rachat" not in said.lower(), said
+    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
 def test_html_and_highlights_beside_a_private_name_stay_as_written(tmp_path):
     """What renders as another name stays: `&lscr;` is « ℓ », a tag or a highlight around a
-    whole word of prose is no path, and a highlight in a path without `.md` is left as an
-    emphasis is."""
+    whole word of prose is no path, and an emphasis in a path without `.md` is left as written
+    (most notes hold a `*`)."""
     root = tmp_path / "vault"
     write_note(root, "prive/plan.md", "visibility: private", "Le plan.")
-    body = "Voir prive/p&lscr;an.md, ==le plan== <b>a &amp; b</b>, a == b et prive/==plan==."
+    body = "Voir prive/p&lscr;an.md, ==le plan== <b>a &amp; b</b>, a == b, plan&#46;mdx et prive/*plan*."
     write_note(root, "pub/accueil.md", "visibility: public", body)
     assert _read_by_a_visitor(make_bot(root)).strip() == body
 

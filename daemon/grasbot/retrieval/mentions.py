@@ -17,9 +17,10 @@ A text is read as written, then as a reader sees it rendered (`_Reading`): witho
 nothing, a zero-width space, a soft hyphen (`prive/pl\\u200ban.md`), an emphasis's `*` or `_`
 (`prive/*plan*.md`, `_prive/plan.md_`), a highlight's `==`, a strikethrough's `~~`, an HTML tag
 (`prive/<b>plan</b>.md`), an escape's `\\` (`prive/mon\\_plan.md`), and an HTML character
-reference read as its character (`prive/pl&shy;an.md`). An escape shows what it escapes
-(`prive/pl\\_an.md` reads « pl_an », not « plan »), and an emphasis, highlight or tag in a path
-without `.md` (`prive/*Plan secret*`) is left as written.
+reference read as its character (`prive/pl&shy;an.md`, `plan&#46;md`). An escape shows what
+it escapes (`prive/pl\\_an.md` reads « pl_an », not « plan »), a highlight, strikethrough or tag
+goes in a path without `.md` too (`prive/==plan==`, `prive/<b>plan</b>`), and an emphasis there
+(`prive/*Plan secret*`) is left as written: most notes hold a `*` or a `_`.
 
 A typed path ends in `.md`, or its name follows a `/`: one scan finds where one may end, the
 text is read once as paths are compared (`_Read`), and each end is compared only with the
@@ -44,7 +45,10 @@ _ENCODED_INVISIBLE = r"%(?:25)*(?:[cC]2%(?:25)*[aA][dD]|[eE]2%(?:25)*8[01]|[eE][
 # Where a note's path may end; its case spelt out, as IGNORECASE or a group before the
 # alternatives took a passage's scan from 5 to 20 µs. An emphasis that closes after it
 # (`_prive/plan.md_`) goes on no name; `%25` is a `%` encoded again (a browser's address).
-_END = re.compile(rf"\.[{_INVISIBLE}]*[mM][{_INVISIBLE}]*[dD](?!_*[^\W_])|%(?:25)*2[eE][{_INVISIBLE}]*[mM][{_INVISIBLE}]*[dD](?!_*[^\W_])")
+_END = re.compile(
+    rf"\.[{_INVISIBLE}]*[mM][{_INVISIBLE}]*[dD](?!_*[^\W_])|%(?:25)*2[eE][{_INVISIBLE}]*[mM][{_INVISIBLE}]*[dD](?!_*[^\W_])"
+    r"|&(?:#0*46|#[xX]0*2[eE]|period);[mM][dD](?!_*[^\W_])"  # the dot as an HTML reference (`plan&#46;md`): the rendered reading reads it
+)
 _ANY = re.compile(rf"{_END.pattern}|\[\[|://")  # what any mention holds: most passages hold none
 _SEPARATOR = re.compile(r"[/\\]|%(?:25)*2[fF]|%(?:25)*5[cC]")  # what a path without `.md` holds
 _FRAGMENT = re.compile(r"[#?^][^\s\"'<>()\[\]{}`|]*")  # a heading or a query after it goes too
@@ -66,7 +70,7 @@ _UNDERSCORES = re.compile(r"_+")
 # written (most notes hold a `*` or a `_`, and reading each `/` of them again doubled the time
 # a 6 MB vault took); the invisible characters and escapes are rare.
 _ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~]")  # a backslash and the punctuation it shows as written
-_SHOWN_APART = re.compile(rf"[{_INVISIBLE}]|{_ENCODED_INVISIBLE}|{_ESCAPE.pattern}|{_REFERENCE.pattern}")
+_SHOWN_APART = re.compile(rf"[{_INVISIBLE}]|{_ENCODED_INVISIBLE}|{_ESCAPE.pattern}|{_REFERENCE.pattern}|==|~~|{_TAG}")
 _INVISIBLE_CHAR = re.compile(rf"[{_INVISIBLE}]")  # one, not a run: a scan three times faster
 _WEB = re.compile(r"https?://", re.IGNORECASE)  # an address on a web site, not in the vault
 _STOP = frozenset(" \t\n\r\"'<>()[]{}`|")  # what ends an address or folders, read leftwards
@@ -181,7 +185,9 @@ class _Reading:
         """The separators whose path may hold what `_SHOWN_APART` finds: each `/` of every note
         read again, for the few that hold one, doubled the time a 6 MB vault took."""
         if (
-            _INVISIBLE_CHAR.search(text) is None and ("\\" not in text or _ESCAPE.search(text) is None) and not ("%" in text or "&" in text)
+            _INVISIBLE_CHAR.search(text) is None
+            and ("\\" not in text or _ESCAPE.search(text) is None)
+            and not ("%" in text or "&" in text or "<" in text or "==" in text or "~~" in text)
         ) or _SHOWN_APART.search(text) is None:
             return  # the usual note: one alternation scanned it three times slower than these
         end = 0
