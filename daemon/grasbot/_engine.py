@@ -218,7 +218,8 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
         indexes = Index.evolve_all(seed_indexes, vault, analyses)
     else:  # other options: the paths of the hidden notes that went stay hidden all the same
         key = previous.index("visitor").hidden_key if previous is not None else None
-        indexes = Index.build_all(vault, analyses, key[0] if key is not None else ())
+        was_hidden, _, was_named = key if key is not None else ((), (), ())
+        indexes = Index.build_all(vault, analyses, was_hidden, was_named, previous.vault.notes if previous is not None else None)
     snapshot = Snapshot(vault, analyses, indexes)
     if previous is None and cache_dir is not None and (not saved or fresh or len(old_notes) != len(vault.notes)):
         snapshot = replace(snapshot, unsaved_in=Path(cache_dir))

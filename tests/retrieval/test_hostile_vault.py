@@ -1471,3 +1471,39 @@ def test_a_public_note_that_links_a_private_one_is_not_analysed_again_for_search
     assert visitor.analyses["pub/lien.md"] is bot.snapshot.analyses["pub/lien.md"]
     assert [s.path for s in bot.search(SECRET, audience="visitor").sources] == []
     assert SECRET not in visitor.readable_body("pub/lien.md") + visitor.readable_body("pub/texte.md")
+
+
+@pytest.mark.parametrize("how", ["deleted", "alias dropped"])
+def test_a_private_note_s_name_in_a_public_note_s_code_stays_masked_after_it_went_and_a_restart(tmp_path, how):
+    """A private note's alias or title in a public note's code (`` `[[Zorglub Secret]]` ``) is
+    masked while the note leads a link there; once the note was deleted (or the alias dropped)
+    a reload still masked it, but the index cache kept the note's old path alone, not its names,
+    and the next start showed « Zorglub Secret » to visitors. The names are kept as the paths
+    are, as long as a public note types them; a note that takes the name shows it or not as its
+    visibility says."""
+    root = tmp_path / "vault"
+    cached = {"index_cache": True, "cache_dir": str(tmp_path / "cache")}
+    write_note(root, "prive/plan.md", "visibility: private\ntitle: Ancien Projet\naliases: [Zorglub Secret]", "Le plan.")
+    write_note(root, "pub/a.md", "visibility: public", "Le code : `[[Zorglub Secret]]` et `[[Ancien Projet]]` dans le jardin.")
+    write_note(root, "pub/b.md", "visibility: public", "Le potager en mai.")
+    bot = make_bot(root, **cached)
+    shown = "Le code : `` et `` dans le jardin."
+    assert _read_visitor_text(bot, "pub/a.md") == shown
+    if how == "deleted":
+        (root / "prive/plan.md").unlink()
+    else:
+        write_note(root, "prive/plan.md", "visibility: private\ntitle: Nouveau", "Le plan.")
+    bot.reload()
+    for served in (bot, make_bot(root, **cached), make_bot(root, **cached)):
+        assert _read_visitor_text(served, "pub/a.md") == shown
+    write_note(root, "pub/zorglub.md", "visibility: public\naliases: [Zorglub Secret]", "Zorglub, public.")
+    bot.reload()
+    assert _read_visitor_text(bot, "pub/a.md") == "Le code : `[[Zorglub Secret]]` et `` dans le jardin."
+    write_note(root, "pub/a.md", "visibility: public", "Le code dans le jardin.")
+    bot.reload()
+    other = build_snapshot(Settings.load(env={}, vault_dir=root, exclude=("brouillons",)), bot.snapshot)  # a full read
+    assert other.index("visitor").hidden_key[2] == frozenset()  # no public note gives them: forgotten
+
+
+def _read_visitor_text(bot: GrasBot, path: str) -> str:
+    return bot.snapshot.index("visitor").readable_body(path).strip()

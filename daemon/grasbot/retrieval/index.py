@@ -9,6 +9,7 @@ reused by a reload for every note whose bytes did not change.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import re
 from collections import Counter
@@ -256,16 +257,22 @@ def analyse_note(note: Note, *, lazy_body: bool = False, hidden: Mentions | None
     )
 
 
-def hidden_paths(vault: Vault, public: Mapping[str, Note], gone: frozenset[str] = frozenset()) -> Mentions:
+def hidden_paths(vault: Vault, public: Mapping[str, Note], gone: frozenset[str] = frozenset(), former: Mapping[str, str] | None = None) -> Mentions:
     """The typed paths of the notes a visitor may not read (private, left out by --exclude, or not loaded),
     which no index reads either: search would otherwise find a public note by a private note's
     name typed in it, and a visitor confirm a guessed name. The owner's index shares the public
     notes' postings, so it does not read them either: the owner finds the private note itself.
-    `gone`: the paths of hidden notes that went (`gone_paths`), hidden still."""
-    resolver = vault.resolver
+    `gone`: the paths of hidden notes that went (`gone_paths`), hidden still; `former`: the
+    names such notes held (`former_names`), which a link in code may still give."""
+    resolver, former = vault.resolver, former or {}
     if resolver is None:
-        return Mentions(vault.excluded | vault.unloaded | gone, lambda target: None)
-    return Mentions(resolver.paths() - public.keys() | vault.excluded | vault.unloaded | gone, resolver.resolve)
+        return Mentions(vault.excluded | vault.unloaded | gone, lambda target: LinkResolver.named(target, former), former.items())
+    resolve = resolver.resolve
+    return Mentions(
+        resolver.paths() - public.keys() | vault.excluded | vault.unloaded | gone,
+        (lambda target: resolve(target) or LinkResolver.named(target, former)) if former else resolve,
+        former.items(),
+    )
 
 
 def gone_paths(vault: Vault, was_hidden: Iterable[str]) -> frozenset[str]:
@@ -274,6 +281,22 @@ def gone_paths(vault: Vault, was_hidden: Iterable[str]) -> frozenset[str]:
     leaves its old path typed in public notes, which must not show it then. A note back at that
     path shows or not as its visibility says: made public, it is the author's choice to show it."""
     return frozenset(p for p in was_hidden if p not in vault.notes and p not in vault.excluded and p not in vault.unloaded)
+
+
+def former_names(vault: Vault, before: Mapping[str, Note], was_hidden: Iterable[str], was_named: Iterable[tuple[str, str]], hidden: Mentions) -> dict[str, str]:
+    """{name: path} of the names that led a link to a note hidden before (`LinkResolver.names`;
+    `was_named`, kept by the index cache, and those of `before`'s notes) and lead to no note now:
+    the note went or dropped that alias. A link by one, left in a public note's code, stays
+    masked as a gone path does; a name a note holds now shows or not as that note's visibility
+    says, and one whose note is no longer hidden (made public) goes."""
+    resolve = vault.resolver.resolve if vault.resolver is not None else (lambda target: None)
+    now_hidden = hidden.key[0]
+    candidates = dict(was_named)
+    for path in was_hidden:
+        old = before.get(path)
+        if old is not None and vault.notes.get(path) is not old:  # an unchanged note holds the same names
+            candidates.update((name, path) for name in LinkResolver.names(old))
+    return {name: path for name, path in candidates.items() if path in now_hidden and resolve(name.partition(":")[2]) is None}
 
 
 def _still_typed(gone: frozenset[str], notes: Iterable[Note], resolver: LinkResolver | None) -> frozenset[str]:
@@ -285,13 +308,32 @@ def _still_typed(gone: frozenset[str], notes: Iterable[Note], resolver: LinkReso
     return frozenset(path for path in gone if any(mentions_in(note, Mentions((path,), resolve)) for note in notes))
 
 
-def _read_all(vault: Vault, public: Mapping[str, Note], hidden: Mentions, gone: frozenset[str]) -> tuple[Mentions, frozenset[str]]:
+def _names_still_typed(former: Mapping[str, str], notes: Iterable[Note]) -> dict[str, str]:
+    """The names of `former` some of `notes` (every public note: a link in code is no typed path
+    for search, so `masked` does not list them) still give a link by: a name no note gives any
+    more masks nothing when dropped (its path typed is masked by the path)."""
+    fields = ((note.body, note.title, *note.aliases, *note.answers, *note.tags, *note.domains) for note in notes)
+    texts = [text for held in fields for text in held if "[[" in text or "://" in text]  # what a link in code needs
+    kept = {}
+    for name, path in former.items():
+        path_alone = Mentions((path,), lambda target: None)
+        named = Mentions((path,), functools.partial(LinkResolver.named, names={name: path}))
+        if any(named.masked(text) != path_alone.masked(text) for text in texts):
+            kept[name] = path
+    return kept
+
+
+def _read_all(vault: Vault, public: Mapping[str, Note], hidden: Mentions, gone: frozenset[str], former: Mapping[str, str]) -> tuple[Mentions, frozenset[str]]:
     """Every public note read for the typed paths `hidden` masks: (what masks them, the notes
-    that type some). The paths of `gone` (`gone_paths`) that no note types any more are dropped:
-    they mask nothing, and the set stays bounded by what the vault says."""
+    that type some). The paths of `gone` (`gone_paths`) and the names of `former`
+    (`former_names`) that no note types any more are dropped: they mask nothing, and the sets
+    stay bounded by what the vault says."""
     masked = frozenset(p for p, n in public.items() if mentions_in(n, hidden))
-    if gone and (typed := _still_typed(gone, (public[p] for p in masked), vault.resolver)) != gone:
-        hidden = hidden_paths(vault, public, typed)  # masks as much: no public note types the others
+    typed = _still_typed(gone, (public[p] for p in masked), vault.resolver) if gone else gone
+    named = _names_still_typed(former, public.values()) if former else former
+    typed |= gone.intersection(named.values())  # a name masks only while its path is hidden
+    if typed != gone or named != former:
+        hidden = hidden_paths(vault, public, typed, named)  # masks as much: no public note types the others
     return hidden, masked
 
 
@@ -640,14 +682,25 @@ class Index:
         return cls.build_all(vault, analyses)[audience]
 
     @classmethod
-    def build_all(cls, vault: Vault, analyses: Mapping[str, NoteAnalysis], was_hidden: Iterable[str] = ()) -> dict[str, Index]:
+    def build_all(
+        cls,
+        vault: Vault,
+        analyses: Mapping[str, NoteAnalysis],
+        was_hidden: Iterable[str] = (),
+        was_named: Iterable[tuple[str, str]] = (),
+        before: Mapping[str, Note] | None = None,
+    ) -> dict[str, Index]:
         """Both audiences' indexes, inverting the vault once: the visitor's postings hold the
         public notes only, and the owner's read them together with the private notes' own.
-        `was_hidden`: the paths hidden before (`gone_paths`), when they are known."""
+        `was_hidden`, `was_named`: the paths hidden before (`gone_paths`) and the names gone
+        notes held (`former_names`), when they are known; `before`: the notes of then."""
         public = {p: n for p, n in vault.notes.items() if n.public}
         private = [p for p, n in vault.notes.items() if not n.public]
+        was_hidden = frozenset(was_hidden)
         gone = gone_paths(vault, was_hidden)
-        hidden, masked = _read_all(vault, public, hidden_paths(vault, public, gone), gone)
+        hidden = hidden_paths(vault, public, gone)
+        former = former_names(vault, before or {}, was_hidden, was_named, hidden)
+        hidden, masked = _read_all(vault, public, hidden_paths(vault, public, gone, former) if former else hidden, gone, former)
         analyses = {**analyses, **{p: analyse_note(public[p], hidden=hidden) for p in masked}}
         pub_body = Postings.from_docs({p: analyses[p].body for p in public})
         pub_fields = Postings.from_docs({p: analyses[p].field_terms() for p in public})
@@ -718,6 +771,10 @@ class Index:
         known = visitor.hidden_key is not None
         went = gone_paths(vault, visitor.hidden_key[0]) if visitor.hidden_key is not None else frozenset()  # hidden notes gone, theirs with them
         hidden = hidden_paths(vault, public, went)
+        if visitor.hidden_key is not None and (former := former_names(vault, owner.notes, visitor.hidden_key[0], visitor.hidden_key[2], hidden)):
+            hidden = hidden_paths(vault, public, went, former)
+        else:
+            former = {}
         # and no link resolving to a hidden note it did not (its new alias may name it in an unchanged note's code)
         same_links = vault.resolver is visitor.resolver or not _names_moved(owner.notes, notes, changed, gone, vault, hidden.key[0])
         if known and hidden.key == visitor.hidden_key and same_links:  # only the changed notes may hold other paths
@@ -727,7 +784,7 @@ class Index:
             masked = visitor.masked - fresh - gone | {p for p in changed if p in public and mentions_in(public[p], hidden)}
             again: list[str] = []
         else:  # other hidden notes, or not known (a cold load's workers: masked not at all)
-            hidden, masked = _read_all(vault, public, hidden, went)
+            hidden, masked = _read_all(vault, public, hidden, went, former)
             again = [p for p in visitor.masked | masked if p in public and p not in fresh]
         kept = visitor.masked - fresh if known and not again else frozenset()
         analyses = {**analyses, **{p: visitor.analyses[p] if p in kept else analyse_note(public[p], hidden=hidden) for p in masked}}

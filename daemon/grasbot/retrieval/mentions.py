@@ -90,11 +90,14 @@ def _folded(text: str) -> str:
 class Mentions:
     """The typed paths of the notes an audience may not read, and what masks them."""
 
-    def __init__(self, hidden: Iterable[str], resolve: Callable[[str], str | None]):
+    def __init__(self, hidden: Iterable[str], resolve: Callable[[str], str | None], former: Iterable[tuple[str, str]] = ()):
         """`hidden`: the vault paths of the notes the reader may not see, loaded or not (a note
         --exclude left out); `resolve`: a link's target to its loaded note's path
-        (`LinkResolver.resolve`), for a name typed alone."""
+        (`LinkResolver.resolve`), for a name typed alone; `former`: the (name, path) of hidden
+        notes' names no note holds now, which `resolve` reads too (`index.former_names`): kept
+        in `key` with the paths."""
         self._hidden = frozenset(hidden)
+        self._former = frozenset(former)
         self._resolve = resolve
         typed: set[str] = set()
         for path in self._hidden:
@@ -106,10 +109,10 @@ class Mentions:
         self._as_rendered = _Reading({_normalized(key, rendered=True)[0] for key in typed}, rendered=True)
 
     @property
-    def key(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The paths this masks, as plain data: equal for two that mask the same (a reload's, when
-        no hidden note came or went), and what the index cache keeps of it."""
-        return self._hidden, self._keys
+    def key(self) -> tuple[frozenset[str], frozenset[str], frozenset[tuple[str, str]]]:
+        """The paths and former names this masks, as plain data: equal for two that mask the same
+        (a reload's, when no hidden note came or went), and what the index cache keeps of it."""
+        return self._hidden, self._keys, self._former
 
     def masked(self, text: str) -> str:
         """`text` without any typed path of a hidden note, nor the folders or address before it,

@@ -798,6 +798,20 @@ class LinkResolver:
         Keep it in step with __init__."""
         return note.slug, note.title, note.aliases
 
+    @staticmethod
+    def names(note: Note) -> tuple[str, ...]:
+        """The names besides its path and file name a link finds `note` by, as `resolve` reads
+        them (its slug, title and aliases): a hidden note that went, or dropped one, leaves them
+        in public notes' code, masked as its path is (`retrieval.index`)."""
+        return (f"slug:{note.slug}", *(f"label:{_link_key(label.strip())}" for label in (note.title, *note.aliases)))
+
+    @staticmethod
+    def named(target: str, names: Mapping[str, str]) -> str | None:
+        """The path `names` ({`LinkResolver.names`' name: its note's path}) gives a link's
+        `target`, as `resolve` would have when that note held them."""
+        key = _link_key(target.strip()).lstrip("/")
+        return names.get(f"slug:{slugify(key.removesuffix('.md'))}") or names.get(f"label:{_link_key(target.strip())}")
+
     def paths(self) -> set[str]:
         """Every note's vault path, whichever audience may read it."""
         return set(self._by_path.values())
