@@ -9,7 +9,7 @@
  * `requestUrl`; the streamed preview uses `fetch`, because `requestUrl` cannot stream.
  */
 
-import { Notice, Plugin, TAbstractFile, TFile, editorInfoField, editorLivePreviewField, requestUrl } from "obsidian";
+import { Notice, Plugin, TAbstractFile, TFile, editorInfoField, editorLivePreviewField, requestUrl, stripHeadingForLink } from "obsidian";
 import { AliasSuggestController, SUGGESTION_LIMIT } from "./aliasSuggest/controller";
 import { AliasSuggestHub, aliasSuggestLivePreview } from "./aliasSuggest/extension";
 import { DismissedAliases } from "./aliasSuggest/suggestions";
@@ -318,7 +318,9 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	/**
 	 * Opens the source's note, at the passage's heading when one is given. The file itself, not a
 	 * link text: `Issue #12.md` or `C#.md` (an imported file) read as a link is `Issue ` at its
-	 * heading `12.md`, a note Obsidian does not find and creates empty.
+	 * heading `12.md`, a note Obsidian does not find and creates empty. The heading as Obsidian
+	 * links it (`stripHeadingForLink`): a subpath is a path of headings split at each `#`, so
+	 * « C# et .NET » as written is heading « C » then « et .NET », and the note opened at its top.
 	 */
 	private async openSource(source: Source, passage?: Passage): Promise<void> {
 		// a note renamed or deleted since the daemon's last reload: said, not created empty
@@ -327,7 +329,8 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			new Notice(missingSourceNotice(source.path), NOTICE_MS);
 			return;
 		}
-		const heading = passage?.heading[passage.heading.length - 1];
+		const innermost = passage?.heading[passage.heading.length - 1];
+		const heading = innermost === undefined ? "" : stripHeadingForLink(innermost);
 		await this.app.workspace.getLeaf(false).openFile(file, { active: true, ...(heading ? { eState: { subpath: `#${heading}` } } : {}) });
 	}
 

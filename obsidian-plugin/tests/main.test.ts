@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import GrasbotPreviewPlugin from "../src/main";
 import { PreviewView, VIEW_TYPE_PREVIEW } from "../src/view";
 import type { GrasbotSettingTab } from "../src/settingsTab";
-import { App as StubApp, type Plugin as StubPlugin, type SecretComponent as StubSecretComponent, TFile, WorkspaceLeaf, notices, setRequestUrlHandler } from "./obsidian-stub";
+import { App as StubApp, type Plugin as StubPlugin, type SecretComponent as StubSecretComponent, TFile, WorkspaceLeaf, notices, setRequestUrlHandler, stripHeading } from "./obsidian-stub";
 
 interface Call {
 	url: string;
@@ -368,6 +368,43 @@ describe("plugin glue", () => {
 		expect(notices).toEqual([
 			"“notes/renommee.md” is no longer in the vault: the daemon's index is older than the vault. Reload it (Reload GrasBot vault), then ask again.",
 		]);
+	});
+
+	it("opens a source's note at a heading that holds a #, as Obsidian resolves a subpath", async () => {
+		const { app, plugin } = await load(null);
+		const headings = [
+			{ heading: "Langages", level: 2 },
+			{ heading: "C", level: 3 },
+			{ heading: "C# et .NET", level: 3 },
+			{ heading: "Issue #12 | suivi", level: 3 },
+		];
+		// Obsidian's resolveSubpath: headings split at each #, each compared by stripHeading, a
+		// deeper level each; what is not found opens the note at its top
+		const resolve = (subpath: string): string => {
+			const parts = subpath.split("#").filter(Boolean);
+			let depth = 0;
+			let found: string | null = null;
+			for (const h of headings) {
+				if (found === null && stripHeading(h.heading).toLowerCase() === stripHeading(parts[depth] ?? "").toLowerCase()) {
+					depth++;
+					if (depth === parts.length) found = h.heading;
+				}
+			}
+			return found ?? "(top)";
+		};
+		const opened: string[] = [];
+		Object.assign(app.workspace, {
+			getLeaf: () => ({
+				openFile: async (file: TFile, state?: { eState?: { subpath?: string } }) =>
+					void opened.push(`${file.path} › ${resolve(state?.eState?.subpath ?? "")}`),
+			}),
+		});
+		Object.assign(app.vault, { getFileByPath: (path: string) => new TFile(path) });
+		const open = (heading: string[]) => (plugin as unknown as { openSource(s: unknown, p?: unknown): Promise<void> }).openSource({ path: "dev.md" }, { heading });
+		await open(["Langages", "C# et .NET"]);
+		await open(["Langages", "Issue #12 | suivi"]);
+		await open(["Langages", "C"]);
+		expect(opened).toEqual(["dev.md › C# et .NET", "dev.md › Issue #12 | suivi", "dev.md › C"]);
 	});
 
 	it("keeps the access token out of data.json, in Obsidian's keychain, and moves an older data.json's token there", async () => {

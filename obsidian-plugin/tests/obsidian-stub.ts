@@ -76,6 +76,22 @@ export function requestUrl(request: { url: string; method?: string; headers?: Re
 	return requestHandler(request);
 }
 
+/** Obsidian's own (1.13): the characters a link's subpath cannot hold (`#` splits it) become spaces. */
+export function stripHeadingForLink(heading: string): string {
+	return heading
+		.replace(/([:#|^\\\r\n]|%%|\[\[|]])/g, " ")
+		.replace(/\s+/g, " ")
+		.trim();
+}
+
+/** Obsidian's own (1.13): how a subpath's heading and a note's heading are compared. */
+export function stripHeading(heading: string): string {
+	return heading
+		.replace(/[!"#$%&()*+,.:;<=>?@^`{|}~/[\]\\\r\n]/g, " ")
+		.replace(/\s+/g, " ")
+		.trim();
+}
+
 export class Workspace extends Events {
 	private layoutReady = false;
 	private readyCallbacks: Callback[] = [];
