@@ -12,7 +12,7 @@
 import { Notice, Plugin, TAbstractFile, TFile, editorInfoField, editorLivePreviewField, requestUrl, stripHeadingForLink } from "obsidian";
 import { AliasSuggestController, SUGGESTION_LIMIT } from "./aliasSuggest/controller";
 import { AliasSuggestHub, aliasSuggestLivePreview } from "./aliasSuggest/extension";
-import { DismissedAliases } from "./aliasSuggest/suggestions";
+import { DismissedAliases, type UnreadDismissed, dismissedToSave, unreadDismissed } from "./aliasSuggest/suggestions";
 import { GrasbotClient } from "./client";
 import { Debouncer } from "./debounce";
 import { describeFailure } from "./errors";
@@ -52,13 +52,16 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	private unknown: Record<string, unknown> = {};
 	/** data.json's values this version refuses (`refusedSettings`), saved again as written until the author sets them. */
 	private refused: Record<string, unknown> = {};
+	/** data.json's dismissals this version cannot read (`unreadDismissed`), saved again as written beside the others. */
+	private unreadDismissed: UnreadDismissed | null = null;
 
 	async onload(): Promise<void> {
 		const data: unknown = await this.loadData();
 		this.settings = normalizeSettings(data);
 		this.unknown = unknownSettings(data);
 		const refused = refusedSettings(data);
-		this.refused = Object.fromEntries(refused.map(({ key, written }) => [key, written]));
+		this.refused = Object.fromEntries(refused.filter(({ key }) => key !== "dismissedAliases").map(({ key, written }) => [key, written]));
+		this.unreadDismissed = unreadDismissed((data as { dismissedAliases?: unknown } | null)?.dismissedAliases);
 		if (refused.length > 0) new Notice(refusedSettingsNotice(refused), NOTICE_MS);
 		await this.moveLegacyToken(data);
 		const reloader = new Debouncer(() => this.reloadVault(true), this.settings.debounceMs);
@@ -217,7 +220,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	private readonly streamFetch: FetchLike = (url, init) => window.fetch(url, init);
 
 	private save(): Promise<void> {
-		return this.saveData({ ...this.unknown, ...this.settings, ...this.refused });
+		return this.saveData({ ...this.unknown, ...this.settings, ...dismissedToSave(this.settings.dismissedAliases, this.unreadDismissed), ...this.refused });
 	}
 
 	async updateSettings(change: Partial<GrasbotSettings>): Promise<void> {

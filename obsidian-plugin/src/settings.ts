@@ -1,6 +1,6 @@
 /** Plugin settings, their defaults and their checks (no Obsidian here, so they are tested). */
 
-import { type DismissedData, normalizeDismissed } from "./aliasSuggest/suggestions";
+import { type DismissedData, normalizeDismissed, unreadDismissed, unreadDismissedReason } from "./aliasSuggest/suggestions";
 import { DaemonUrlError } from "./errors";
 import type { Caller } from "./protocol";
 
@@ -180,7 +180,8 @@ const SETTING_NAMES: Record<keyof GrasbotSettings, string> = {
 /**
  * The settings data.json holds with a value this version does not take (written by hand, or
  * by a newer plugin on another machine): each is kept in data.json as written, never saved
- * over with the default, and the author is told which, why and what applies meanwhile.
+ * over with the default, and the author is told which, why and what applies meanwhile. Of
+ * `dismissedAliases`, what can be read applies, and the rest is kept (`dismissedToSave`).
  */
 export function refusedSettings(raw: unknown): RefusedSetting[] {
 	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return [];
@@ -203,6 +204,8 @@ export function refusedSettings(raw: unknown): RefusedSetting[] {
 			`un délai entre ${MIN_DEBOUNCE_MS} et ${MAX_DEBOUNCE_MS} ms attendu ; ${DEFAULT_SETTINGS.debounceMs} ms s'appliquent en attendant`,
 		);
 	}
+	const unread = unreadDismissed(data.dismissedAliases);
+	if (unread !== null) refused.push({ key: "dismissedAliases", written: "whole" in unread ? unread.whole : unread.entries, reason: unreadDismissedReason(unread) });
 	return refused;
 }
 

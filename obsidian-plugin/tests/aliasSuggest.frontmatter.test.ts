@@ -2,7 +2,16 @@
 // one the way processFrontMatter would, which suggestions are shown, the dismissed list.
 import { describe, expect, it } from "vitest";
 import { addAlias, locateAliases, normalizeAlias, writeAliases } from "../src/aliasSuggest/frontmatter";
-import { DismissedAliases, hoverText, normalizeDismissed, visibleSuggestions } from "../src/aliasSuggest/suggestions";
+import {
+	DismissedAliases,
+	UNREAD_DISMISSED_KEY,
+	dismissedToSave,
+	hoverText,
+	normalizeDismissed,
+	unreadDismissed,
+	unreadDismissedReason,
+	visibleSuggestions,
+} from "../src/aliasSuggest/suggestions";
 import type { AliasSuggestion } from "../src/protocol";
 import { normalizeSettings } from "../src/settings";
 
@@ -177,12 +186,36 @@ describe("dismissed list in the plugin's data", () => {
 		expect(new DismissedAliases(() => reloaded.dismissedAliases).has("autre.md", "projet de tri")).toBe(false);
 	});
 
-	it("follows a renamed note and ignores junk in data.json", () => {
-		const data = normalizeDismissed({ "a.md": ["X", 3, "x"], "b.md": "nope", "c.md": [] });
+	it("follows a renamed note and reads what it can of a hand-edited data.json", () => {
+		const data = normalizeDismissed({ "a.md": ["X", null, "x"], "c.md": [] });
 		expect(data).toEqual({ "a.md": ["x"] });
 		const dismissed = new DismissedAliases(() => data);
 		expect(dismissed.rename("a.md", "dossier/a.md")).toBe(true);
 		expect(data).toEqual({ "dossier/a.md": ["x"] });
 		expect(normalizeDismissed(null)).toEqual({});
+	});
+
+	it("keeps the dismissals data.json holds in a shape it cannot read, as written, beside the others", () => {
+		// one alias alone, or a number (« 2027 »), is read; a note's value that is neither is kept as written
+		const written = { "a.md": "Projet de tri", "b.md": [2027, "Rachat"], "c.md": { aliases: ["x"] }, "d.md": true };
+		expect(normalizeDismissed(written)).toEqual({ "a.md": ["projet de tri"], "b.md": ["2027", "rachat"] });
+		const unread = unreadDismissed(written);
+		expect(unread).toEqual({ entries: { "c.md": { aliases: ["x"] }, "d.md": true } });
+		const dismissed = normalizeDismissed(written);
+		new DismissedAliases(() => dismissed).add("e.md", "Autre");
+		expect(dismissedToSave(dismissed, unread)).toEqual({
+			dismissedAliases: { "c.md": { aliases: ["x"] }, "d.md": true, "a.md": ["projet de tri"], "b.md": ["2027", "rachat"], "e.md": ["autre"] },
+		});
+		expect(unreadDismissedReason(unread!)).toBe(
+			"les notes « c.md », « d.md » n'ont ni liste d'alias ni alias : leurs valeurs restent telles quelles dans data.json ; les suggestions écartées des autres notes s'appliquent",
+		);
+		// a list instead of the map: nothing read, kept in place until a dismissal needs it, then beside it
+		const list = ["projet de tri", "rachat"];
+		expect(normalizeDismissed(list)).toEqual({});
+		expect(dismissedToSave({}, unreadDismissed(list))).toEqual({ dismissedAliases: list });
+		expect(dismissedToSave({ "e.md": ["autre"] }, unreadDismissed(list))).toEqual({ dismissedAliases: { "e.md": ["autre"] }, [UNREAD_DISMISSED_KEY]: list });
+		expect(unreadDismissedReason(unreadDismissed(list)!)).toMatch(/^une liste au lieu d'un objet « chemin de la note → liste des alias écartés »/);
+		expect(unreadDismissed({ "a.md": ["x"] })).toBeNull();
+		expect(unreadDismissed(undefined)).toBeNull();
 	});
 });

@@ -498,6 +498,20 @@ describe("plugin glue", () => {
 		expect(stub.saved).toEqual({ ...newer, reloadOnSave: true, debounceMs: 2000, dismissedAliases: {} });
 	});
 
+	it("keeps dismissed suggestions data.json holds in a shape it cannot read, says so in French, and saves them again as written", async () => {
+		const written = { "projets/a.md": ["tri"], "projets/b.md": { alias: "rachat" } };
+		const { plugin, stub } = await load({ reloadOnSave: true, dismissedAliases: written });
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toContain('• dismissedAliases (dismissedAliases : {"projets/b.md":{"alias":"rachat"}}) : la note « projets/b.md » n\'a ni liste d\'alias ni alias');
+		await plugin.updateSettings({ debounceMs: 1000 });
+		expect(stub.saved).toMatchObject({ dismissedAliases: written });
+		// a list where the map goes: kept as written
+		const list = ["tri", "rachat"];
+		const second = await load({ dismissedAliases: list });
+		await second.plugin.updateSettings({ debounceMs: 1000 });
+		expect(second.stub.saved).toMatchObject({ dismissedAliases: list });
+	});
+
 	it("keeps settings in data.json, normalized", async () => {
 		const { plugin, stub } = await load({ daemonUrl: "http://localhost:8765", debounceMs: 5 });
 		expect(plugin.settings).toMatchObject({ daemonUrl: "http://localhost:8765", debounceMs: 2000 });

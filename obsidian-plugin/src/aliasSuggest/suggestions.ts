@@ -47,16 +47,75 @@ export function visibleSuggestions(
 /** Dismissed suggestions: note path → normalized aliases, as saved in data.json. */
 export type DismissedData = Record<string, string[]>;
 
-/** Dismissed suggestions from data.json, whatever an older or hand-edited file holds. */
+/** A note's dismissed aliases as written: a list, or one alias alone; null when it is neither. */
+function readAliases(value: unknown): string[] | null {
+	const items = Array.isArray(value) ? value : typeof value === "string" || typeof value === "number" ? [value] : null;
+	if (items === null) return null;
+	const texts = items.filter((a) => typeof a === "string" || (typeof a === "number" && Number.isFinite(a))).map(String);
+	return [...new Set(texts.map(normalizeAlias))].filter(Boolean);
+}
+
+/** A plain object of note paths, as data.json writes a map; not a list, a text or null. */
+function isMap(raw: unknown): raw is Record<string, unknown> {
+	return typeof raw === "object" && raw !== null && !Array.isArray(raw);
+}
+
+/** Dismissed suggestions from data.json: what can be read of it (`unreadDismissed` keeps the rest). */
 export function normalizeDismissed(raw: unknown): DismissedData {
 	const out: DismissedData = {};
-	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return out;
-	for (const [path, list] of Object.entries(raw as Record<string, unknown>)) {
-		if (!Array.isArray(list)) continue;
-		const keys = [...new Set(list.filter((a): a is string => typeof a === "string").map(normalizeAlias))].filter(Boolean);
-		if (keys.length > 0) out[path] = keys;
+	if (!isMap(raw)) return out;
+	for (const [path, value] of Object.entries(raw)) {
+		const keys = readAliases(value);
+		if (keys !== null && keys.length > 0) out[path] = keys;
 	}
 	return out;
+}
+
+/**
+ * What data.json's `dismissedAliases` holds that cannot be read (written by hand, or by a
+ * newer plugin): saved again as written, never dropped, so the author loses no dismissal.
+ */
+export interface UnreadDismissed {
+	/** The whole value, when it is no map of note paths (a list, a text); undefined when it is one. */
+	whole?: unknown;
+	/** The notes whose value is neither a list of aliases nor one alias, as written. */
+	entries: Record<string, unknown>;
+}
+
+/** The key an unreadable whole `dismissedAliases` moves to, as written, once a dismissal must be saved in its place. */
+export const UNREAD_DISMISSED_KEY = "dismissedAliasesUnread";
+
+/** What `normalizeDismissed` could not read; null when it read everything. */
+export function unreadDismissed(raw: unknown): UnreadDismissed | null {
+	if (raw === undefined || raw === null) return null;
+	if (!isMap(raw)) return { whole: raw, entries: {} };
+	const entries = Object.fromEntries(Object.entries(raw).filter(([, value]) => readAliases(value) === null));
+	return Object.keys(entries).length > 0 ? { entries } : null;
+}
+
+/**
+ * data.json's dismissal keys to save: the notes it could not read as written beside the
+ * dismissals read or made since (a note dismissed again takes the new list); a whole value that
+ * is no map stays as written until a dismissal needs its place, then moves to `UNREAD_DISMISSED_KEY`.
+ */
+export function dismissedToSave(dismissed: DismissedData, unread: UnreadDismissed | null): Record<string, unknown> {
+	if (unread === null) return { dismissedAliases: dismissed };
+	if ("whole" in unread) {
+		return Object.keys(dismissed).length === 0 ? { dismissedAliases: unread.whole } : { dismissedAliases: dismissed, [UNREAD_DISMISSED_KEY]: unread.whole };
+	}
+	return { dismissedAliases: { ...unread.entries, ...dismissed } };
+}
+
+/** Why the author's dismissals were not all read, in French, for the notice at load. */
+export function unreadDismissedReason(unread: UnreadDismissed): string {
+	if ("whole" in unread) {
+		const kind = typeof unread.whole;
+		const what = Array.isArray(unread.whole) ? "une liste" : kind === "string" ? "un texte" : kind === "number" ? "un nombre" : kind === "boolean" ? "un booléen" : "une valeur";
+		return `${what} au lieu d'un objet « chemin de la note → liste des alias écartés » : aucune suggestion écartée n'en est lue ; la valeur reste telle quelle dans data.json (sous ${UNREAD_DISMISSED_KEY} dès qu'une suggestion écartée doit y être enregistrée)`;
+	}
+	const paths = Object.keys(unread.entries);
+	const named = paths.map((p) => `« ${p} »`).join(", ");
+	return `${paths.length === 1 ? `la note ${named} n'a` : `les notes ${named} n'ont`} ni liste d'alias ni alias : ${paths.length === 1 ? "sa valeur reste telle quelle" : "leurs valeurs restent telles quelles"} dans data.json ; les suggestions écartées des autres notes s'appliquent`;
 }
 
 /**
