@@ -219,6 +219,10 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	/** Only the streamed preview uses fetch: requestUrl returns the whole body at once. */
 	private readonly streamFetch: FetchLike = (url, init) => window.fetch(url, init);
 
+	refusedValues(): Readonly<Record<string, unknown>> {
+		return this.refused;
+	}
+
 	private save(): Promise<void> {
 		return this.saveData({ ...this.unknown, ...this.settings, ...dismissedToSave(this.settings.dismissedAliases, this.unreadDismissed), ...this.refused });
 	}

@@ -144,8 +144,8 @@ export function usableDaemonUrl(value: string): string {
 	return value;
 }
 
-export function validateDebounce(value: number): string | undefined {
-	if (!Number.isFinite(value) || value < MIN_DEBOUNCE_MS || value > MAX_DEBOUNCE_MS) {
+export function validateDebounce(value: unknown): string | undefined {
+	if (typeof value !== "number" || !Number.isFinite(value) || value < MIN_DEBOUNCE_MS || value > MAX_DEBOUNCE_MS) {
 		return `Enter a delay between ${MIN_DEBOUNCE_MS} and ${MAX_DEBOUNCE_MS} ms.`;
 	}
 	return undefined;
@@ -207,6 +207,36 @@ export function refusedSettings(raw: unknown): RefusedSetting[] {
 	const unread = unreadDismissed(data.dismissedAliases);
 	if (unread !== null) refused.push({ key: "dismissedAliases", written: "whole" in unread ? unread.whole : unread.entries, reason: unreadDismissedReason(unread) });
 	return refused;
+}
+
+/** What applies while the settings tab's control holds a value data.json has that this version refuses. */
+const MEANWHILE: Partial<Record<keyof GrasbotSettings, string>> = {
+	daemonUrl: "nothing is sent to any daemon until it is fixed",
+	tokenSecret: "no token is sent until a secret is picked",
+	reloadOnSave: "reload on save stays off until it is set",
+	debounceMs: `${DEFAULT_SETTINGS.debounceMs} ms apply until a delay is set`,
+};
+
+/**
+ * What the settings tab says of a control whose value in data.json is refused (`refused`: key →
+ * value as written), so the author sees what is written and what to fix; "" when not refused.
+ */
+export function refusedSettingNote(key: keyof GrasbotSettings, refused: Readonly<Record<string, unknown>>): string {
+	if (!(key in refused)) return "";
+	const written = JSON.stringify(refused[key]) ?? String(refused[key]);
+	return ` data.json holds ${written}, which this version refuses: ${MEANWHILE[key] ?? "the default applies"}.`;
+}
+
+/**
+ * The value a settings control shows: the one data.json holds as written when it is refused
+ * and a text or number field can show it, the one that applies otherwise (a toggle shows what
+ * applies: « yes » drawn on would say reload on save runs). The default shown for a refused
+ * Reload delay looked as if it were written, and hid what to fix.
+ */
+export function shownSetting(key: keyof GrasbotSettings, settings: GrasbotSettings, refused: Readonly<Record<string, unknown>>): unknown {
+	const written = refused[key];
+	const field = typeof DEFAULT_SETTINGS[key] === "string" || typeof DEFAULT_SETTINGS[key] === "number";
+	return field && key in refused && (typeof written === "string" || typeof written === "number") ? written : settings[key];
 }
 
 /** The notice that names the refused settings, in French. */

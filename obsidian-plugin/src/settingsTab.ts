@@ -7,6 +7,8 @@ import {
 	type GrasbotSettings,
 	MAX_DEBOUNCE_MS,
 	MIN_DEBOUNCE_MS,
+	refusedSettingNote,
+	shownSetting,
 	validateDaemonUrl,
 	validateDebounce,
 } from "./settings";
@@ -15,6 +17,8 @@ export interface SettingsHost extends Plugin {
 	settings: GrasbotSettings;
 	updateSettings(change: Partial<GrasbotSettings>): Promise<void>;
 	checkConnection(): Promise<void>;
+	/** data.json's values this version refuses, as written (key → value), until the author sets them. */
+	refusedValues(): Readonly<Record<string, unknown>>;
 }
 
 export class GrasbotSettingTab extends PluginSettingTab {
@@ -26,10 +30,12 @@ export class GrasbotSettingTab extends PluginSettingTab {
 	}
 
 	getSettingDefinitions(): SettingDefinitionItem[] {
+		const refused = this.host.refusedValues();
+		const note = (key: keyof GrasbotSettings) => refusedSettingNote(key, refused);
 		return [
 			{
 				name: "Daemon URL",
-				desc: "Address of the GrasBot daemon on this computer (start it with `grasbot serve`).",
+				desc: `Address of the GrasBot daemon on this computer (start it with \`grasbot serve\`).${note("daemonUrl")}`,
 				control: {
 					type: "text",
 					key: "daemonUrl",
@@ -40,7 +46,7 @@ export class GrasbotSettingTab extends PluginSettingTab {
 			},
 			{
 				name: "Access token",
-				desc: `The daemon's owner token (the file ${TOKEN_FILE}, unless \`grasbot serve\` runs with --token or --token-file), sent with every call: needed to reload the vault and for alias suggestions; it also keeps your previews out of the visitors' question log. Kept in Obsidian's keychain, not in this plugin's data file: pick or create the secret that holds it.`,
+				desc: `The daemon's owner token (the file ${TOKEN_FILE}, unless \`grasbot serve\` runs with --token or --token-file), sent with every call: needed to reload the vault and for alias suggestions; it also keeps your previews out of the visitors' question log. Kept in Obsidian's keychain, not in this plugin's data file: pick or create the secret that holds it.${note("tokenSecret")}`,
 				render: (setting) => {
 					setting.addComponent((el) =>
 						new SecretComponent(this.app, el)
@@ -51,12 +57,12 @@ export class GrasbotSettingTab extends PluginSettingTab {
 			},
 			{
 				name: "Reload on save",
-				desc: "Reload the daemon's vault a moment after you save a note.",
+				desc: `Reload the daemon's vault a moment after you save a note.${note("reloadOnSave")}`,
 				control: { type: "toggle", key: "reloadOnSave", defaultValue: DEFAULT_SETTINGS.reloadOnSave },
 			},
 			{
 				name: "Reload delay",
-				desc: `Milliseconds to wait after the last save before reloading (${MIN_DEBOUNCE_MS} to ${MAX_DEBOUNCE_MS}).`,
+				desc: `Milliseconds to wait after the last save before reloading (${MIN_DEBOUNCE_MS} to ${MAX_DEBOUNCE_MS}).${note("debounceMs")}`,
 				visible: () => this.host.settings.reloadOnSave,
 				control: {
 					type: "number",
@@ -77,7 +83,7 @@ export class GrasbotSettingTab extends PluginSettingTab {
 	}
 
 	getControlValue(key: string): unknown {
-		return (this.host.settings as unknown as Record<string, unknown>)[key];
+		return shownSetting(key as keyof GrasbotSettings, this.host.settings, this.host.refusedValues());
 	}
 
 	async setControlValue(key: string, value: unknown): Promise<void> {

@@ -2,6 +2,7 @@
 import { type App, type PluginManifest, SecretComponent, type Setting, type SettingDefinitionRender, type SettingGroup } from "obsidian";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import GrasbotPreviewPlugin from "../src/main";
+import { validateDebounce } from "../src/settings";
 import { PreviewView, VIEW_TYPE_PREVIEW } from "../src/view";
 import type { GrasbotSettingTab } from "../src/settingsTab";
 import { App as StubApp, type Plugin as StubPlugin, type SecretComponent as StubSecretComponent, TFile, WorkspaceLeaf, notices, setRequestUrlHandler, stripHeading } from "./obsidian-stub";
@@ -510,6 +511,24 @@ describe("plugin glue", () => {
 		const second = await load({ dismissedAliases: list });
 		await second.plugin.updateSettings({ debounceMs: 1000 });
 		expect(second.stub.saved).toMatchObject({ dismissedAliases: list });
+	});
+
+	it("shows in the settings tab a Reload delay data.json holds that it refuses, as written, and says it is refused and what applies", async () => {
+		const { plugin, stub } = await load({ reloadOnSave: true, debounceMs: -5 });
+		const tab = stub.settingTabs[0] as GrasbotSettingTab;
+		const delay = () => tab.getSettingDefinitions().find((d) => "name" in d && d.name === "Reload delay") as { desc: string; control: { validate: (v: unknown) => unknown } };
+		expect(plugin.settings.debounceMs).toBe(2000);
+		expect(tab.getControlValue("debounceMs")).toBe(-5);
+		expect(delay().desc).toContain("data.json holds -5, which this version refuses: 2000 ms apply until a delay is set.");
+		expect(delay().control.validate(tab.getControlValue("debounceMs"))).toBe("Enter a delay between 250 and 60000 ms.");
+		await tab.setControlValue("debounceMs", 1500);
+		expect(tab.getControlValue("debounceMs")).toBe(1500);
+		expect(delay().desc).not.toContain("refuses");
+		// a text where a number goes: shown as written, refused by the control's check too
+		const other = await load({ debounceMs: "3000" });
+		const otherTab = other.stub.settingTabs[0] as GrasbotSettingTab;
+		expect(otherTab.getControlValue("debounceMs")).toBe("3000");
+		expect(validateDebounce(otherTab.getControlValue("debounceMs"))).toBeDefined();
 	});
 
 	it("keeps settings in data.json, normalized", async () => {

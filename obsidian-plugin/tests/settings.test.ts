@@ -7,7 +7,9 @@ import {
 	legacyToken,
 	normalizeSettings,
 	refusedSettings,
+	refusedSettingNote,
 	refusedSettingsNotice,
+	shownSetting,
 	usableDaemonUrl,
 	validateDaemonUrl,
 	validateDebounce,
@@ -66,6 +68,20 @@ describe("settings", () => {
 		expect(refusedSettings({ ...DEFAULT_SETTINGS, daemonUrl: "http://localhost:9000/" })).toEqual([]);
 		expect(refusedSettings(null)).toEqual([]);
 		expect(refusedSettings({ tokenSecret: null, debounceMs: "3000" }).map((r) => r.key)).toEqual(["tokenSecret", "debounceMs"]);
+	});
+
+	it("shows a refused value as data.json holds it, and says what applies meanwhile", () => {
+		const settings = normalizeSettings({ debounceMs: 999_999, reloadOnSave: "yes" });
+		const refused = { debounceMs: 999_999, reloadOnSave: "yes" };
+		expect(shownSetting("debounceMs", settings, refused)).toBe(999_999);
+		expect(shownSetting("debounceMs", settings, {})).toBe(2000);
+		expect(shownSetting("reloadOnSave", settings, refused)).toBe(false); // a toggle shows what applies
+		expect(shownSetting("daemonUrl", settings, refused)).toBe("http://127.0.0.1:8765");
+		expect(shownSetting("debounceMs", settings, { debounceMs: null })).toBe(2000); // nothing a number field can show
+		expect(refusedSettingNote("debounceMs", refused)).toBe(" data.json holds 999999, which this version refuses: 2000 ms apply until a delay is set.");
+		expect(refusedSettingNote("reloadOnSave", refused)).toBe(' data.json holds "yes", which this version refuses: reload on save stays off until it is set.');
+		expect(refusedSettingNote("daemonUrl", refused)).toBe("");
+		expect(validateDebounce("3000")).toBeDefined();
 	});
 
 	it("bounds the debounce delay", () => {
