@@ -635,7 +635,9 @@ class GrasBot:
     def semantic_status(self, owner: bool = True) -> dict:
         """What /health says of the semantic signal. A visitor reads that embedding failed, not
         why: the backend's error may name the embedding server's address or model. The owner
-        reads too how long visitors' questions still go without meaning (Ollama down or silent)."""
+        reads too how long visitors' questions still go without meaning (Ollama down or silent),
+        null when they do not: an older daemon said nothing then, and a plugin could not tell it
+        from one that does not say."""
         if self.embedder is None:
             return {"backend": "off", "ready": False}
         status = {
@@ -652,8 +654,8 @@ class GrasBot:
         if self._question_error and status["ready"]:
             status["question_error"] = self._question_error if owner else "the last question could not be embedded: words alone ranked it"
         paused = self._questions_paused_until - time.monotonic()
-        if owner and paused > 0 and status["ready"]:  # tells a down Ollama from one question it refused
-            status["questions_paused_for"] = round(max(paused, 0.1), 1)
+        if owner and status["ready"]:  # tells a down Ollama from one question it refused
+            status["questions_paused_for"] = round(max(paused, 0.1), 1) if paused > 0 else None
         return status
 
     def _with_passages(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, sections: SemanticIndex | None) -> SearchResult:

@@ -164,7 +164,7 @@ function meaningStateNotices(semantic: SemanticHealth): HealthNotice[] {
 			},
 		];
 	}
-	if (semantic.questions_paused_for !== null) {
+	if (semantic.questions_paused_for !== null && semantic.questions_paused_for !== undefined) {
 		const seconds = Math.max(1, Math.ceil(semantic.questions_paused_for));
 		const why = semantic.question_error !== null ? `: ${sentence(semantic.question_error)}` : ".";
 		return [
@@ -172,6 +172,17 @@ function meaningStateNotices(semantic: SemanticHealth): HealthNotice[] {
 				key: "meaning-paused",
 				title: "Meaning search is paused for visitors' questions",
 				detail: `Ollama could not be reached or did not answer the last question in time${why} Visitors' questions are matched by words alone for ${plural(seconds, "more second", "more seconds")}, then Ollama is asked again: check that it runs and is not overloaded.`,
+				problem: true,
+			},
+		];
+	}
+	if (semantic.question_error !== null && semantic.questions_paused_for === undefined) {
+		// a daemon that does not say whether meaning is paused: both cases, as it did
+		return [
+			{
+				key: "meaning-question",
+				title: "A visitor's question was matched by words alone",
+				detail: `Ollama did not embed the last one: ${sentence(semantic.question_error)} When Ollama could not be reached or did not answer in time, the questions of the next 10 s are matched by words alone too: check that it runs and is not overloaded. When it refused that question's text (bge-m3 cannot embed a few), the next question is embedded as usual.`,
 				problem: true,
 			},
 		];

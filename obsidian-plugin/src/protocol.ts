@@ -98,8 +98,12 @@ export interface SemanticHealth {
 	error: string | null;
 	/** Why the last question was not embedded (ranked by words alone). */
 	question_error: string | null;
-	/** Owner's view only: the seconds visitors' questions still go without meaning (Ollama down or silent); null when not paused, or not said. */
-	questions_paused_for: number | null;
+	/**
+	 * Owner's view only: the seconds visitors' questions still go without meaning (Ollama down or
+	 * silent); null when not paused; undefined when not said (a visitor's view, or a daemon
+	 * older than the field, 3.2.0 too, which left it out when not paused and when paused alike).
+	 */
+	questions_paused_for: number | null | undefined;
 	/** Owner's view only: the notes with a text the backend refused (ranked by words alone); empty when none, or not said. */
 	unembedded: string[];
 }
@@ -325,7 +329,7 @@ function decodeSemanticHealth(value: unknown, where: string): SemanticHealth {
 		total: optional(o.total, number, `${where}.total`),
 		error: optional(o.error, string, `${where}.error`),
 		question_error: optional(o.question_error, string, `${where}.question_error`),
-		questions_paused_for: optional(o.questions_paused_for, number, `${where}.questions_paused_for`),
+		questions_paused_for: o.questions_paused_for === undefined ? undefined : optional(o.questions_paused_for, number, `${where}.questions_paused_for`),
 		unembedded: array(o.unembedded ?? [], `${where}.unembedded`).map((path, i) => string(path, `${where}.unembedded[${i}]`)),
 	};
 }

@@ -214,9 +214,21 @@ describe("healthNotices", () => {
 
 	it("does not say a question Ollama refused paused meaning", () => {
 		const refused = "Ollama at http://127.0.0.1:11434 could not embed with 'bge-m3': failed to encode response: json: unsupported value: NaN";
-		const notices = healthNotices(health((p) => void (p.semantic = { backend: "ollama", model: "ollama:bge-m3", ready: true, embedded: 40, total: 40, question_error: refused })));
+		const notices = healthNotices(
+			health((p) => void (p.semantic = { backend: "ollama", model: "ollama:bge-m3", ready: true, embedded: 40, total: 40, question_error: refused, questions_paused_for: null })),
+		);
 		expect(notices.map((n) => [n.key, n.problem])).toEqual([["meaning-question", true]]);
 		expect(formatHealthNotice(notices[0])).toBe(`A visitor's question was matched by words alone. Ollama did not embed the last one: ${refused}. Meaning search is not paused: the next question is embedded as usual.`);
+	});
+
+	it("does not say meaning is not paused when the daemon does not say (3.2.0 before questions_paused_for), which may be paused", () => {
+		const timedOut = "Ollama did not embed the question within 5 s";
+		const notices = healthNotices(health((p) => void (p.semantic = { backend: "ollama", model: "ollama:bge-m3", ready: true, embedded: 40, total: 40, question_error: timedOut })));
+		expect(notices.map((n) => [n.key, n.problem])).toEqual([["meaning-question", true]]);
+		expect(notices[0].detail).not.toContain("not paused");
+		expect(notices[0].detail).toBe(
+			`Ollama did not embed the last one: ${timedOut}. When Ollama could not be reached or did not answer in time, the questions of the next 10 s are matched by words alone too: check that it runs and is not overloaded. When it refused that question's text (bge-m3 cannot embed a few), the next question is embedded as usual.`,
+		);
 	});
 
 	it("rejects a pause that is not a number", () => {
