@@ -138,6 +138,8 @@ class Settings:
     max_turn: int = 2_000  # characters a turn
     rate_per_minute: float = 20.0  # questions a client may ask (answer, /ask, /ask/stream)
     rate_burst: int = 5
+    rate_network_per_minute: float = 100.0  # questions an IPv6 /48 may ask, however many /64 it holds
+    rate_network_burst: int = 25
     header_timeout: float = 10.0  # seconds a client has to send a request's headers
     body_timeout: float = 10.0  # seconds a client has to send a request's body
 
@@ -185,6 +187,8 @@ class Settings:
         "GRASBOT_MAX_TURN": "max_turn",
         "GRASBOT_RATE_PER_MINUTE": "rate_per_minute",
         "GRASBOT_RATE_BURST": "rate_burst",
+        "GRASBOT_RATE_NETWORK_PER_MINUTE": "rate_network_per_minute",
+        "GRASBOT_RATE_NETWORK_BURST": "rate_network_burst",
         "GRASBOT_HEADER_TIMEOUT": "header_timeout",
         "GRASBOT_BODY_TIMEOUT": "body_timeout",
     }
@@ -301,13 +305,14 @@ class Settings:
         if not 1 <= self.log_retention_days <= MAX_RETENTION_DAYS:
             raise ConfigError(f"GRASBOT_LOG_RETENTION_DAYS must be between 1 and {MAX_RETENTION_DAYS} days, not {self.log_retention_days}")
         variable = {name: var for var, name in self.ENV.items()}
-        for name in ("max_question", "max_body", "max_batch", "max_history", "max_turn", "rate_burst"):
+        for name in ("max_question", "max_body", "max_batch", "max_history", "max_turn", "rate_burst", "rate_network_burst"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{variable[name]} must be at least 1, not {getattr(self, name)}")
             if getattr(self, name) > PROTOCOL_LIMITS.get(name, getattr(self, name)):
                 raise ConfigError(f"{variable[name]} can lower the protocol's limit of {PROTOCOL_LIMITS[name]}, not raise it ({getattr(self, name)})")
-        if self.rate_per_minute <= 0:
-            raise ConfigError(f"GRASBOT_RATE_PER_MINUTE must be positive, not {self.rate_per_minute}")
+        for name in ("rate_per_minute", "rate_network_per_minute"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{variable[name]} must be positive, not {getattr(self, name)}")
         if "*" in self.cors_origins:
             raise ConfigError("GRASBOT_CORS_ORIGINS: '*' is not allowed; list the site's origin and app://obsidian.md")
         if any(origin.lower() == "null" for origin in self.cors_origins):  # what sandboxed frames and file:// pages send

@@ -438,6 +438,42 @@ async def test_forwarded_from_a_peer_not_trusted_is_said_once_in_the_log(start_c
     assert len(client.server.app[LIMITER]) == 1
 
 
+async def test_a_visitor_routed_an_ipv6_48_gets_no_fresh_bucket_for_each_64(start_clocked):
+    """An IPv6 visitor counts by /64, and one home or server may be routed a /48: 65,536 /64s, a
+    full bucket for each question. The /48 has its bucket too (GRASBOT_RATE_NETWORK_*); another
+    /48, and IPv4 visitors, keep their own."""
+    clock = Clock()
+    limits = {"rate_per_minute": 1, "rate_burst": 1, "rate_network_per_minute": 3, "rate_network_burst": 3}
+    client = await start_clocked(clock, **limits)
+
+    async def ask(address: str) -> aiohttp.ClientResponse:
+        return await client.get("/ask", params={"q": "python"}, headers={"X-Forwarded-For": address})
+
+    statuses = [(await ask(f"2001:db8:1:{n:x}::1")).status for n in range(6)]
+    assert statuses == [200, 200, 200, 429, 429, 429]
+    refused = await ask("2001:db8:1:ffff::1")
+    assert refused.status == 429 and refused.headers["Retry-After"] == "20"  # the /48's next token: 3 a minute
+    assert (await ask("2001:db8:2::1")).status == 200  # another /48
+    assert [(await ask(f"198.51.100.{n}")).status for n in range(10)] == [200] * 10  # no such bucket for IPv4
+    # a /64 refused by its /48 spent nothing of its own: once the /48 has a token, it asks
+    clock.now += 20
+    assert (await ask("2001:db8:1:10::1")).status == 200
+    assert (await ask("2001:db8:1:11::1")).status == 429
+    # over JSON-RPC too: the same buckets
+    answer = await rpc(client, "search", {"q": "python"}, headers={"X-Forwarded-For": "2001:db8:1:12::1"})
+    assert answer["error"] == {"code": -32002, "message": "Rate limited", "data": {"retry_after": 20}}
+
+
+def test_the_network_limit_is_configured_like_the_visitors():
+    settings = Settings.load({"GRASBOT_RATE_NETWORK_PER_MINUTE": "50", "GRASBOT_RATE_NETWORK_BURST": "10"})
+    assert (settings.rate_network_per_minute, settings.rate_network_burst) == (50.0, 10)
+    assert (Settings.load({}).rate_network_per_minute, Settings.load({}).rate_network_burst) == (100.0, 25)
+    with pytest.raises(ConfigError, match="GRASBOT_RATE_NETWORK_BURST must be at least 1, not 0"):
+        Settings.load({"GRASBOT_RATE_NETWORK_BURST": "0"})
+    with pytest.raises(ConfigError, match="GRASBOT_RATE_NETWORK_PER_MINUTE must be positive, not -1.0"):
+        Settings.load({"GRASBOT_RATE_NETWORK_PER_MINUTE": "-1"})
+
+
 async def test_a_proxy_on_another_loopback_address_is_trusted_by_default(start_clocked):
     """nginx that reaches the daemon from 127.0.1.1 (Debian's /etc/hosts name for the machine,
     or `proxy_bind`) is as local as 127.0.0.1: any process of the machine may use either. Left

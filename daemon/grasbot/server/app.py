@@ -94,7 +94,14 @@ def create_app(
     app[PROXIES] = proxies
     app[STOPPING] = asyncio.Event()
     app[IN_FLIGHT] = set()
-    app[LIMITER] = RateLimiter(settings.rate_per_minute, settings.rate_burst, max_clients=MAX_CLIENTS, clock=clock)
+    app[LIMITER] = RateLimiter(
+        settings.rate_per_minute,
+        settings.rate_burst,
+        network_per_minute=settings.rate_network_per_minute,
+        network_burst=settings.rate_network_burst,
+        max_clients=MAX_CLIENTS,
+        clock=clock,
+    )
     app[RELOAD_LOCK] = asyncio.Lock()
     app[DISPATCHER] = RpcDispatcher(RPC_METHODS, is_owner=lambda ctx: ctx.is_owner, max_batch=settings.max_batch)
 

@@ -18,61 +18,95 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["RateLimiter", "TrustedProxies", "client_key"]
+__all__ = ["NETWORK_PREFIX", "RateLimiter", "TrustedProxies", "client_key", "network_key"]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 log = logging.getLogger("grasbot.ratelimit")
 _MAPPED = ipaddress.IPv6Network("::ffff:0:0/96")  # IPv4 addresses as an IPv6 socket writes them
+#: The IPv6 network one site or home may be routed (RFC 6177: a /48 to a site, /56 to a home).
+NETWORK_PREFIX = 48
+
+
+class _Buckets:
+    """Token buckets of one size, keyed, in bounded memory (the least recently seen go first)."""
+
+    def __init__(self, per_minute: float, burst: int, max_keys: int) -> None:
+        self.rate = per_minute / 60.0  # tokens a second
+        self.burst = float(burst)
+        self.max_keys = max_keys
+        self._full_after = self.burst / self.rate  # an idle bucket is full again after this
+        # key -> (tokens, time of last update); oldest update first
+        self._held: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def level(self, key: str, now: float) -> float:
+        """The tokens `key` has now (taken out: `keep` puts them back)."""
+        # Ordered by last update: stop at the first bucket still refilling.
+        while self._held:
+            oldest, (_, last) = next(iter(self._held.items()))
+            if now - last < self._full_after:
+                break
+            del self._held[oldest]
+        tokens, last = self._held.pop(key, (self.burst, now))
+        return min(self.burst, tokens + max(0.0, now - last) * self.rate)
+
+    def keep(self, key: str, tokens: float, now: float) -> None:
+        self._held[key] = (tokens, now)
+        while len(self._held) > self.max_keys:
+            self._held.popitem(last=False)
+
+    def wait(self, tokens: float) -> float:
+        """Seconds until `tokens` make one."""
+        return max(0.0, (1.0 - tokens) / self.rate)
 
 
 class RateLimiter:
-    """Token buckets keyed by client; `take(key)` spends one token or says how long to wait."""
+    """Token buckets keyed by client; `take(key)` spends one token or says how long to wait.
+
+    An IPv6 client is its /64, and one host may be routed a whole /48 (65,536 of them): its
+    /48 has a bucket too (`network_per_minute`, `network_burst`), which a question must also
+    find a token in, or a visitor so routed had a fresh bucket for each question. IPv4 has no
+    such bucket: a /24 is as often a university's or a mobile carrier's many visitors as one."""
 
     def __init__(
         self,
         per_minute: float,
         burst: int,
         *,
+        network_per_minute: float | None = None,
+        network_burst: int | None = None,
         max_clients: int = 10_000,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if per_minute <= 0 or burst < 1 or max_clients < 1:
             raise ValueError("per_minute must be positive, burst and max_clients at least 1")
-        self.rate = per_minute / 60.0  # tokens a second
-        self.burst = float(burst)
-        self.max_clients = max_clients
+        self._clients = _Buckets(per_minute, burst, max_clients)
+        self._networks: _Buckets | None = None  # no network bucket: each /64 on its own
+        if network_per_minute is not None or network_burst is not None:
+            if network_per_minute is None or network_burst is None or network_per_minute <= 0 or network_burst < 1:
+                raise ValueError("network_per_minute must be positive and network_burst at least 1")
+            self._networks = _Buckets(network_per_minute, network_burst, max_clients)
         self._clock = clock
-        self._full_after = self.burst / self.rate  # an idle bucket is full again after this
-        # key -> (tokens, time of last update); oldest update first
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
     def __len__(self) -> int:
-        return len(self._buckets)
+        return len(self._clients)
 
     def take(self, key: str) -> float:
-        """0.0 if `key` may go on (one token spent), else the seconds until it may."""
+        """0.0 if `key` may go on (one token spent, of its network's too), else the seconds
+        until it may; a refused question spends nothing."""
         now = self._clock()
-        self._expire(now)
-        tokens, last = self._buckets.pop(key, (self.burst, now))
-        tokens = min(self.burst, tokens + max(0.0, now - last) * self.rate)
-        if tokens >= 1.0:
-            self._buckets[key] = (tokens - 1.0, now)
-            wait = 0.0
-        else:
-            self._buckets[key] = (tokens, now)
-            wait = (1.0 - tokens) / self.rate
-        while len(self._buckets) > self.max_clients:
-            self._buckets.popitem(last=False)
+        tokens = self._clients.level(key, now)
+        wait = self._clients.wait(tokens)
+        networks, network = self._networks, network_key(key)
+        if networks is not None and network is not None:
+            shared = networks.level(network, now)
+            wait = max(wait, networks.wait(shared))
+            networks.keep(network, shared - (0.0 if wait else 1.0), now)
+        self._clients.keep(key, tokens - (0.0 if wait else 1.0), now)
         return wait
-
-    def _expire(self, now: float) -> None:
-        # Ordered by last update: stop at the first bucket still refilling.
-        while self._buckets:
-            key, (_, last) = next(iter(self._buckets.items()))
-            if now - last < self._full_after:
-                break
-            del self._buckets[key]
 
     @staticmethod
     def retry_after(wait: float) -> int:
@@ -143,6 +177,19 @@ def _key(address: IPAddress) -> str:
     if isinstance(address, ipaddress.IPv6Address):
         return str(ipaddress.ip_network(f"{address}/64", strict=False))
     return str(address)
+
+
+def network_key(key: str) -> str | None:
+    """The /48 an IPv6 client's key (its /64) is in; None for any other client."""
+    if ":" not in key or key.startswith("peer:"):
+        return None
+    try:
+        network = ipaddress.ip_network(key)
+    except ValueError:
+        return None
+    if network.version != 6 or network.prefixlen < NETWORK_PREFIX:
+        return None
+    return str(network.supernet(new_prefix=NETWORK_PREFIX))
 
 
 def _last_untrusted(hops: Sequence[str | None], trusted: TrustedProxies) -> IPAddress | None:
