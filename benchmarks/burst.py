@@ -92,6 +92,7 @@ def start_standin(answer_seconds: float) -> tuple[subprocess.Popen, str]:
 def start_daemon(hosts: list[str], work: Path, semantic: str) -> tuple[subprocess.Popen, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GRASBOT_", "LLM_", "OLLAMA_", "SEARCH_", "VAULT_DIR"))}
     env.update(GRASBOT_RATE_PER_MINUTE="1000000", GRASBOT_RATE_BURST="1000000", XDG_CACHE_HOME=str(work / "cache"), XDG_CONFIG_HOME=str(work / "config"))
+    env.update(GRASBOT_CONCURRENT_ANSWERS="1000000")  # every visitor of the burst asks from one address
     proc, line = _start(
         [
             str(GRASBOT),

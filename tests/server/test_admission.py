@@ -72,6 +72,7 @@ async def start(start_daemon, ollama_url, **settings):
     settings.setdefault("answer_cache", "off")  # every question goes to the model here
     settings.setdefault("rate_per_minute", 100_000)
     settings.setdefault("rate_burst", 100_000)
+    settings.setdefault("concurrent_answers", 100_000)  # every visitor here asks from one address
     return await start_daemon(ollama_url=ollama_url, owner_token=OWNER_TOKEN, **settings)
 
 
@@ -318,7 +319,10 @@ def test_bad_settings_are_clear_errors(env, message):
 
 def test_settings_defaults_and_forms():
     default = Settings.load(env={})
-    assert (default.llm_slots, default.llm_queue, default.llm_max_wait, default.answer_cache) == (2, 32, 20.0, 256)
+    assert (default.llm_slots, default.llm_queue, default.llm_max_wait, default.answer_cache, default.concurrent_answers) == (2, 32, 20.0, 256, 2)
+    assert Settings.load(env={"GRASBOT_CONCURRENT_ANSWERS": "1"}).concurrent_answers == 1
+    with pytest.raises(ConfigError, match="GRASBOT_CONCURRENT_ANSWERS must be at least 1, not 0"):
+        Settings.load(env={"GRASBOT_CONCURRENT_ANSWERS": "0"})
     assert Settings.load(env={"GRASBOT_ANSWER_CACHE": "off"}).answer_cache == 0
     assert Settings.load(env={}, answer_cache="12").answer_cache == 12
     many = Settings.load(env={"OLLAMA_HOST": " http://a:1/ , http://b:2 ,"})
@@ -342,3 +346,37 @@ async def test_a_question_behind_others_being_searched_is_told_its_place_before_
     assert bot.lane.waiting == 0
     alone = [name async for name, _ in bot.answer_events(Q)]  # nobody ahead: no place to tell
     assert alone[0] == "sources" and "queue" not in alone
+
+
+async def test_one_visitor_cannot_hold_every_slot_with_questions_asked_at_once(start_daemon, standin_ollama):
+    """Within their rate limit a visitor could open five streams at once and hold every model
+    slot, the other visitors waiting behind them. One visitor waits for GRASBOT_CONCURRENT_ANSWERS
+    answers at most (2): a third question is refused (429, Retry-After, a French reason) and
+    spends nothing of their rate limit; another visitor has a slot at once."""
+    standin_ollama.script(pieces=PIECES, hold_after=1)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=3, llm_max_wait=60, rate_burst=3, rate_per_minute=1, concurrent_answers=2)
+    bot_of(client).admission.answer_seconds = 7.2  # as answers took lately
+    greedy = {"X-Forwarded-For": "203.0.113.1"}
+    held = [await Visitor(client, headers=greedy).open() for _ in range(2)]
+    for stream in held:
+        await stream.until("token")
+    reason = "Vos questions précédentes sont encore en cours de réponse : attendez la fin de l'une d'elles, puis posez celle-ci."
+    for path in ("/ask/stream", "/ask"):
+        resp = await client.get(path, params={"q": "Quel modèle utilise GrasBot ?"}, headers=greedy)
+        assert resp.status == 429 and resp.headers["Retry-After"] == "8"
+        assert await resp.json() == {"error": {"code": -32002, "message": "Rate limited", "data": {"retry_after": 8, "reason": reason}}}
+    body = {"jsonrpc": "2.0", "method": "answer", "params": {"q": "Quel modèle utilise GrasBot ?"}, "id": 1}
+    answer = await (await client.post("/rpc", json=body, headers=greedy)).json()
+    assert answer["error"] == {"code": -32002, "message": "Rate limited", "data": {"retry_after": 8, "reason": reason}}
+    other = await Visitor(client, headers={"X-Forwarded-For": "198.51.100.7"}).open()
+    assert [name for name, _ in [await other.next() for _ in range(2)]] == ["sources", "token"]  # no queue: a slot was free
+    assert standin_ollama.max_in_flight == 3 and len(standin_ollama.requests) == 3
+    held[0].close()  # a visitor who leaves gives their place back at once
+    await until(lambda: bot_of(client).admission.hosts[0].in_use == 2, "the slot is free")
+    again = await Visitor(client, headers=greedy).open()  # the third of their burst: the refused ones spent nothing
+    await again.until("token")
+    owner = [await Visitor(client, headers=OWNER).open() for _ in range(3)]  # the owner is never limited
+    await owner[0].until("token")
+    standin_ollama.release()
+    for stream in (held[1], other, again, *owner):
+        assert (await stream.rest())[-1][0] == "done"

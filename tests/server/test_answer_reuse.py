@@ -35,6 +35,7 @@ async def stream(client, q: str = Q) -> list[tuple[str, dict]]:
 async def start(start_daemon, url, vault=None, **settings):
     settings.setdefault("rate_per_minute", 100_000)
     settings.setdefault("rate_burst", 100_000)
+    settings.setdefault("concurrent_answers", 100_000)  # every visitor here asks from one address
     kwargs = {"ollama_url": url, "owner_token": OWNER_TOKEN, **settings}
     return await (start_daemon(vault, **kwargs) if vault is not None else start_daemon(**kwargs))
 

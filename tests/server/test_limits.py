@@ -301,7 +301,7 @@ async def test_a_batch_cannot_get_around_the_limit(start_clocked, tmp_path):
 
 async def test_rpc_answer_is_limited_per_member(start_clocked):
     clock = Clock()
-    client = await start_clocked(clock, rate_per_minute=6, rate_burst=2)
+    client = await start_clocked(clock, rate_per_minute=6, rate_burst=2, concurrent_answers=3)
     batch = [{"jsonrpc": "2.0", "method": "answer", "params": {"q": "python"}, "id": i} for i in range(3)]
     resp = await client.post("/rpc", json=batch)
     answers = sorted(await resp.json(), key=lambda a: a["id"])

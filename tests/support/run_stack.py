@@ -118,6 +118,7 @@ async def main(argv: list[str]) -> int:
             cors_origins=",".join(origins),
             rate_per_minute=100_000.0,  # a test asks more than a visitor may
             rate_burst=10_000,
+            concurrent_answers=10_000,
             host="127.0.0.1",
             port=0,
         )

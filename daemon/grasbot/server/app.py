@@ -43,9 +43,9 @@ from .handlers import (
 )
 from .methods import RPC_METHODS, reload_reason, reload_vault
 from .middleware import CORS_ALLOWED, HOSTS_ALLOWED, AccessLogger, access_log, cors_headers, cors_preflight, errors_as_json, hosts_checked, nosniff, not_stored
-from .ratelimit import RateLimiter, TrustedProxies
+from .ratelimit import InFlight, RateLimiter, TrustedProxies
 from .rpc import RpcDispatcher
-from .state import BOT, DISPATCHER, IN_FLIGHT, LIMITER, OWNER_TOKEN, PROXIES, RELOAD_LOCK, SETTINGS, STOPPING
+from .state import ANSWERING, BOT, DISPATCHER, IN_FLIGHT, LIMITER, OWNER_TOKEN, PROXIES, RELOAD_LOCK, SETTINGS, STOPPING
 
 __all__ = ["create_app", "runner_kwargs", "serve"]
 
@@ -102,6 +102,7 @@ def create_app(
         max_clients=MAX_CLIENTS,
         clock=clock,
     )
+    app[ANSWERING] = InFlight(settings.concurrent_answers)
     app[RELOAD_LOCK] = asyncio.Lock()
     app[DISPATCHER] = RpcDispatcher(RPC_METHODS, is_owner=lambda ctx: ctx.is_owner, max_batch=settings.max_batch)
 

@@ -13,7 +13,7 @@ import contextlib
 import logging
 import re
 import urllib.parse
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +21,10 @@ from aiohttp import web
 
 from .._engine import check_question
 from .._exceptions import QueryError, VaultError
-from .methods import RpcContext, answer_outcome, check_limits, for_caller, health_for, reload_reason, reload_vault, reloaded
+from .methods import RpcContext, answer_outcome, check_limits, for_caller, health_for, one_answer, reload_reason, reload_vault, reloaded
 from .protocol import WireError, dumps, loads, validate_params
 from .ratelimit import RateLimiter
-from .rpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RATE_LIMITED, UNAUTHORIZED, VAULT_RELOAD_FAILED
+from .rpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RATE_LIMITED, UNAUTHORIZED, VAULT_RELOAD_FAILED, RpcError
 from .sse import SSE_HEADERS, STREAM_ID, sse_event
 from .state import BOT, DISPATCHER, LIMITER, LOG_OUTCOME, LOG_WHAT, SETTINGS, STOPPING, caller_key, is_owner
 
@@ -81,18 +81,30 @@ def error_response(status: int, data: Any = None, *, code: int | None = None, me
     return json_response({"error": error}, status=status)
 
 
-def _rate_limited(request: web.Request) -> web.Response | None:
-    """A 429 if this visitor has asked too much lately; owners are not limited."""
-    if is_owner(request):
-        return None
-    wait = request.app[LIMITER].take(caller_key(request))
-    if not wait:
-        return None
-    seconds = RateLimiter.retry_after(wait)
+def _too_many(request: web.Request, data: dict) -> web.Response:
     request[LOG_OUTCOME] = "rate limited"
-    response = error_response(429, {"retry_after": seconds})
-    response.headers["Retry-After"] = str(seconds)
+    response = error_response(429, data)
+    response.headers["Retry-After"] = str(data["retry_after"])
     return response
+
+
+@contextlib.contextmanager
+def _visitor_turn(request: web.Request) -> Iterator[web.Response | None]:
+    """None while this visitor's question may be answered (one of the answers they may wait for
+    at once held meanwhile), else the 429 that refuses it: they wait for as many already, or
+    have asked too much lately (a question refused spends nothing). Owners are not limited."""
+    if is_owner(request):
+        yield None
+        return
+    client = caller_key(request)
+    with contextlib.ExitStack() as holding:
+        try:
+            holding.enter_context(one_answer(request.app, client))
+        except RpcError as exc:
+            yield _too_many(request, exc.data)
+            return
+        wait = request.app[LIMITER].take(client)
+        yield _too_many(request, {"retry_after": RateLimiter.retry_after(wait)}) if wait else None
 
 
 def _not_utf8(raw_query: str) -> str | None:
@@ -243,14 +255,13 @@ async def handle_rpc(request: web.Request) -> web.Response:
 
 
 def _visitor_question(request: web.Request) -> tuple[str, list] | web.Response:
-    """/ask's and /ask/stream's q and history, or the 400 or 429 that refuses them: bad
-    requests are refused before they use up any of the client's questions."""
+    """/ask's and /ask/stream's q and history, or the 400 that refuses them: bad requests are
+    refused before they use up any of the client's questions (`_visitor_turn`)."""
     try:
-        q, history = _ask_params(request)
+        return _ask_params(request)
     except QueryError as exc:
         request[LOG_OUTCOME] = "bad request"
         return error_response(400, str(exc))
-    return _rate_limited(request) or (q, history)
 
 
 async def handle_ask(request: web.Request) -> web.Response:
@@ -258,8 +269,11 @@ async def handle_ask(request: web.Request) -> web.Response:
     if isinstance(asked, web.Response):
         return asked
     q, history = asked
-    owner = is_owner(request)
-    payload = await request.app[BOT].answer(q, history=history, audience="visitor", record=not owner, owner=owner)
+    with _visitor_turn(request) as refused:
+        if refused is not None:
+            return refused
+        owner = is_owner(request)
+        payload = await request.app[BOT].answer(q, history=history, audience="visitor", record=not owner, owner=owner)
     request[LOG_OUTCOME] = answer_outcome(payload)
     return json_response(for_caller(payload, owner))
 
@@ -272,6 +286,12 @@ async def handle_ask_stream(request: web.Request) -> web.StreamResponse:
     if isinstance(asked, web.Response):
         return asked
     q, history = asked
+    with _visitor_turn(request) as refused:
+        return refused or await _stream(request, q, history)
+
+
+async def _stream(request: web.Request, q: str, history: list) -> web.StreamResponse:
+    """The answer's events to a visitor's /ask/stream, as they come."""
     response = web.StreamResponse(headers=SSE_HEADERS)
     request[LOG_OUTCOME] = "client gone"
     try:

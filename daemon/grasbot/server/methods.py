@@ -9,8 +9,9 @@ the OpenRPC document by the dispatcher (`rpc.py`); owner-only methods are refuse
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from aiohttp import web
@@ -24,9 +25,20 @@ from .peers import FROM_PEER, reload_peers
 from .protocol import ParamsError
 from .ratelimit import RateLimiter
 from .rpc import NOTE_NOT_FOUND, RATE_LIMITED, VAULT_RELOAD_FAILED, RpcError
-from .state import BOT, LIMITER, OWNER_TOKEN, RELOAD_LOCK, SETTINGS, caller_key, caller_view, is_owner
+from .state import ANSWERING, BOT, LIMITER, OWNER_TOKEN, RELOAD_LOCK, SETTINGS, caller_key, caller_view, is_owner
 
-__all__ = ["PUBLIC_LLM_ERROR", "RPC_METHODS", "RpcContext", "check_limits", "for_caller", "health_for", "reload_reason", "reload_vault"]
+__all__ = [
+    "ANSWERING_ALREADY",
+    "PUBLIC_LLM_ERROR",
+    "RPC_METHODS",
+    "RpcContext",
+    "check_limits",
+    "for_caller",
+    "health_for",
+    "one_answer",
+    "reload_reason",
+    "reload_vault",
+]
 
 log = logging.getLogger("grasbot.server")
 
@@ -35,6 +47,30 @@ STATS_PER_TURN = 500  # files a reload stats on the event loop between two turns
 #: `llm_error` as a caller without the owner token reads it. The cause names Ollama's address
 #: and repeats its errors: the daemon's log and the owner's calls carry it, a site's visitors don't.
 PUBLIC_LLM_ERROR = "the language model did not answer: this response is built from the notes"
+
+
+#: Why a visitor's question is refused while the answers they wait for are GRASBOT_CONCURRENT_ANSWERS
+#: already (`data.reason` of -32002): said to the visitor, in the site's language.
+ANSWERING_ALREADY = "Vos questions précédentes sont encore en cours de réponse : attendez la fin de l'une d'elles, puis posez celle-ci."
+
+
+@contextlib.contextmanager
+def one_answer(app: web.Application, client: str | None) -> Iterator[None]:
+    """Hold one of the answers `client` may wait for at once during the block (None: the owner,
+    never limited), or refuse the question (-32002, HTTP 429) with the seconds an answer takes
+    lately as `retry_after`: within its rate limit one visitor's questions asked at once held
+    every model slot while the others waited."""
+    if client is None:
+        yield
+        return
+    answering = app[ANSWERING]
+    if not answering.enter(client):
+        wait = RateLimiter.retry_after(app[BOT].admission.answer_seconds)
+        raise RpcError(RATE_LIMITED, "Rate limited", {"retry_after": wait, "reason": ANSWERING_ALREADY})
+    try:
+        yield
+    finally:
+        answering.leave(client)
 
 
 class RpcContext:
@@ -108,8 +144,11 @@ async def _m_search(ctx: RpcContext, q: str, audience: str, top_k: int | None = 
 
 async def _m_answer(ctx: RpcContext, q: str, history: list, audience: str) -> dict:
     check_limits(ctx.app[SETTINGS], q, history)
-    _take_question(ctx, q)
-    payload = await ctx.bot.answer(q, history=history, audience=audience, record=not ctx.is_owner, owner=ctx.is_owner)
+    if not ctx.is_owner:
+        check_question(q)  # a question the engine refuses is refused before it holds anything
+    with one_answer(ctx.app, None if ctx.is_owner else ctx.client):
+        _take_question(ctx, q)
+        payload = await ctx.bot.answer(q, history=history, audience=audience, record=not ctx.is_owner, owner=ctx.is_owner)
     return for_caller(payload, ctx.is_owner)
 
 

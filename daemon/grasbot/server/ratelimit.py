@@ -18,7 +18,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["NETWORK_PREFIX", "RateLimiter", "TrustedProxies", "client_key", "network_key"]
+__all__ = ["NETWORK_PREFIX", "InFlight", "RateLimiter", "TrustedProxies", "client_key", "network_key"]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -112,6 +112,36 @@ class RateLimiter:
     def retry_after(wait: float) -> int:
         """Whole seconds for Retry-After: rounded up, at least 1."""
         return max(1, math.ceil(wait))
+
+
+class InFlight:
+    """How many answers each client is waiting for at once, `most` at most: within its rate
+    limit one visitor could ask five questions at once and hold every model slot and the
+    queue's head, every other visitor waiting behind them (or answered `busy`)."""
+
+    def __init__(self, most: int) -> None:
+        if most < 1:
+            raise ValueError("most must be at least 1")
+        self.most = most
+        self._held: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def enter(self, key: str) -> bool:
+        """One more answer for `key`, or False when it waits for `most` already."""
+        held = self._held.get(key, 0)
+        if held >= self.most:
+            return False
+        self._held[key] = held + 1
+        return True
+
+    def leave(self, key: str) -> None:
+        held = self._held.get(key, 0) - 1
+        if held > 0:
+            self._held[key] = held
+        else:
+            self._held.pop(key, None)
 
 
 class TrustedProxies:

@@ -15,10 +15,11 @@ from aiohttp import web
 from .._config import Settings
 from .._engine import GrasBot
 from .auth import bearer_given, bearer_matches
-from .ratelimit import RateLimiter, TrustedProxies, client_key
+from .ratelimit import InFlight, RateLimiter, TrustedProxies, client_key
 from .rpc import RpcDispatcher
 
 __all__ = [
+    "ANSWERING",
     "BOT",
     "DISPATCHER",
     "IN_FLIGHT",
@@ -41,6 +42,7 @@ DISPATCHER = web.AppKey("dispatcher", RpcDispatcher)
 RELOAD_LOCK = web.AppKey("reload_lock", asyncio.Lock)
 OWNER_TOKEN = web.AppKey("owner_token", str)
 LIMITER = web.AppKey("limiter", RateLimiter)
+ANSWERING = web.AppKey("answering", InFlight)  # the answers each visitor waits for now
 PROXIES = web.AppKey("trusted_proxies", TrustedProxies)
 STOPPING = web.AppKey("stopping", asyncio.Event)  # set when the daemon stops: what it cuts then, the client did not leave
 IN_FLIGHT: web.AppKey[set[asyncio.Task]] = web.AppKey("in_flight", set)  # the handlers' tasks running now: the stop cancels those that outlast it
