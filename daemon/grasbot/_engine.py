@@ -43,6 +43,7 @@ from .retrieval.semantic import (
     QuestionVectors,
     Refused,
     SemanticIndex,
+    Texts,
     VectorStore,
     embed_into,
     make_embedder,
@@ -338,6 +339,7 @@ class GrasBot:
         self._progress = Progress(0, 0)  # the visitor's notes' texts: what /health says
         self._texts = NoteTexts()
         self._embed_error: str | None = None
+        self._partial: Snapshot | None = None  # its semantic indexes lack the texts not embedded yet (zero vectors)
         self._unembedded: tuple[str, ...] = ()  # notes with a text the model would not embed: ranked by words
         if self.embedder is not None:
             folder = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
@@ -415,7 +417,7 @@ class GrasBot:
         if unembedded:
             result = replace(result, unembedded=True)
         # meaning dropped meanwhile, or the question not embedded: not kept as if meaning ranked it
-        if not history and not unembedded and (semantic is None or audience in snapshot.semantic):
+        if not history and not unembedded and (semantic is None or (audience in snapshot.semantic and self._partial is not snapshot)):
             kept = snapshot.searches
             if len(kept) >= SEARCH_CACHE:
                 with contextlib.suppress(KeyError, RuntimeError, StopIteration):
@@ -527,6 +529,7 @@ class GrasBot:
                 return False  # a newer version is counted already
             self._progress = Progress(len(public) - shown, len(public))
             if at_most is not None and len(todo) > at_most:
+                self._meaning_meanwhile(snapshot, texts)
                 return False
             todo.sort(key=lambda item: item[0] not in public)
             if todo and announce is not None:
@@ -550,6 +553,8 @@ class GrasBot:
                     embed_into(store, embedder, missing(texts, store), refused=refused)
                 embedder.load()  # here, off the event loop, even when every vector came from the cache
                 snapshot.semantic.update(semantic_indexes(snapshot.indexes, texts, store, self._questions))
+                if self._partial is snapshot:
+                    self._partial = None
                 store.trim(texts.keys.values())  # the matrices are built: a version no note holds may go
             except _Superseded:  # what was embedded is kept: a stop at minute 4 of 5 loses nothing
                 if embedded:
@@ -558,6 +563,8 @@ class GrasBot:
             except EmbeddingError as exc:
                 if embedded:  # Ollama went down halfway: a restart embeds only the rest
                     store.save(texts.keys.values())
+                if not (background and self._embed_stop.is_set()):
+                    self._meaning_meanwhile(snapshot, texts)
                 if background and self._embed_stop.is_set():
                     return False  # a call the stop did not wait for: the daemon is gone, nothing to say
                 if within is not None:  # slow, or down: the worker tries with its full timeout, and says
@@ -576,6 +583,20 @@ class GrasBot:
             if todo or store.holds_others(texts.keys.values()):  # a note gone: its vectors leave the file too
                 store.save(texts.keys.values())
             return True
+
+    def _meaning_meanwhile(self, snapshot: Snapshot, texts: Texts) -> None:
+        """Give a version whose edited notes are not embedded yet (Ollama down or slow at a
+        reload, many notes changed) the vectors its other notes have, the edited ones ranked by
+        their words until the worker embeds them: one edit took meaning from the whole vault
+        until then, however long Ollama stayed down. Not for a version that has none yet."""
+        store = self._vectors
+        if snapshot.semantic or store is None or self._questions is None:
+            return
+        held = [vector for vector in map(store.get, texts.keys.values()) if vector is not None]
+        if not held:
+            return
+        self._partial = snapshot
+        snapshot.semantic.update(semantic_indexes(snapshot.indexes, texts, store, self._questions, absent=held[0].size))
 
     def start_embedding(self) -> None:
         """Embed in a worker thread, while the daemon answers lexically; `stop_embedding` ends it.
@@ -612,7 +633,7 @@ class GrasBot:
             if failed:
                 self._embed_wake.wait(EMBED_RETRY)
             with self._worker_lock:
-                if not self._snapshot.semantic and (failed or not self._embed_error):
+                if (not self._snapshot.semantic or self._partial is self._snapshot) and (failed or not self._embed_error):
                     self._embed_again = True  # given way to a newer version, or failed: go again
 
     def stop_embedding(self) -> None:
@@ -710,7 +731,7 @@ class GrasBot:
         if prompt.dropped:  # the owner sees from the log that conversations outgrow the model's window
             log.info("conversation cut to fit LLM_CONTEXT %d tokens: its %d oldest turns left out", self.settings.llm_context, prompt.dropped)
         # reuse: first questions only (a follow-up's answer depends on the conversation)
-        key = None if history else self.answers.key(q, audience, audience in snapshot.semantic and not result.unembedded)
+        key = None if history else self.answers.key(q, audience, audience in snapshot.semantic and not result.unembedded and self._partial is not snapshot)
         return result, index, prompt, snapshot, key
 
     def _payload(self, result: SearchResult, response: str, model: str | None, error: str | None, busy: bool = False) -> dict:

@@ -835,7 +835,8 @@ def test_a_reload_that_changes_many_notes_embeds_in_the_background(note_writer, 
         note_writer(f"n{i}.md", f"title: Note {i}\nvisibility: public", f"Un autre texte {i} sur la voile.")
     bot.embedder.gate = gate
     bot.reload()
-    assert bot.snapshot.semantic == {}  # served lexically meanwhile
+    # meanwhile the three notes left as they were keep their meaning, the five edited go by words
+    assert bot.snapshot.semantic and bot.semantic_status()["embedded"] < bot.semantic_status()["total"]
     gate.set()
     bot._embed_thread.join(10) if bot._embed_thread else None
     assert bot.snapshot.semantic and bot.semantic_status()["embedded"] == bot.semantic_status()["total"]
@@ -876,17 +877,48 @@ async def test_a_reload_waits_for_a_silent_ollama_a_few_seconds_then_leaves_its_
         reloading = asyncio.ensure_future(asyncio.to_thread(bot.reload))
         try:
             await until(reloading.done, "reloaded while Ollama stayed silent")
-            assert reloading.result().added == 1 and bot.snapshot.semantic == {}  # by words meanwhile
+            assert reloading.result().added == 1 and bot.semantic_status()["embedded"] == 2  # the new note by words meanwhile
             assert bot.search("bateau sur la mer", audience="visitor").sources[0].path == "c.md"
             assert "error" not in bot.semantic_status()  # slow, not failed: the worker says if it fails
             server.release_embeds()
-            await until(lambda: bot.snapshot.semantic, "embedded by the worker")
+            await until(lambda: bot.semantic_status()["embedded"] == 3, "embedded by the worker")
             await bot.prepare_question("un bateau sur la mer ?")
             assert semantic_reasons(bot.search("un bateau sur la mer ?", audience="visitor"))
         finally:
             server.release_embeds()
             await reloading
             await asyncio.to_thread(bot.stop_embedding)
+
+
+async def test_a_reload_while_ollama_is_down_keeps_the_meaning_of_the_notes_left_as_they_were(note_writer):
+    """One note edited while Ollama was down took meaning from the whole vault, until Ollama
+    came back and the worker embedded it: the notes left as they were keep their vectors, the
+    edited one is ranked by its words meanwhile, and /health says how many are embedded."""
+    note_writer("a.md", "title: Le jardin\nvisibility: public", "Des tomates et des courges au potager.")
+    note_writer("b.md", "title: La cuisine\nvisibility: public", "Des recettes de soupe et de gratin.")
+    note_writer("c.md", "title: La voile\nvisibility: public", "Un bateau sur la mer, des régates.")
+    async with StandinOllama() as server:
+        bot = make_bot(note_writer.root, server.url, semantic="ollama", llm_timeout=0.5)
+        assert await asyncio.to_thread(bot.embed_pending) is True
+        q = "les régates en mer"
+        await bot.prepare_question(q)  # the question's vector, kept
+
+        def by_meaning() -> list[str]:
+            return [s.path for s in bot.search(q, audience="visitor").sources if any(r.signal == "semantic" for r in s.reasons)]
+
+        assert by_meaning() == ["c.md"]
+        server.embed_broken = True
+        woken: list[bool] = []
+        bot.start_embedding = lambda: woken.append(True)  # the worker's retry, run by hand below
+        note_writer("b.md", "title: La cuisine\nvisibility: public", "Des recettes de soupe, de gratin et de tarte.")
+        assert (await asyncio.to_thread(bot.reload)).changed == 1 and woken == [True]
+        assert await asyncio.to_thread(bot.embed_pending, background=True) is False  # Ollama still down
+        status = bot.semantic_status()
+        assert (status["ready"], status["embedded"], status["total"]) == (True, 2, 3) and "error" in status
+        assert by_meaning() == ["c.md"]  # the notes left as they were keep their meaning
+        server.embed_broken = False
+        assert await asyncio.to_thread(bot.embed_pending, background=True) is True
+        assert bot.semantic_status()["embedded"] == 3 and bot._partial is None
 
 
 def test_a_reload_still_tries_the_bundled_encoder_again_before_the_swap(note_writer):

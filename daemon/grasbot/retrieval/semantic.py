@@ -807,8 +807,12 @@ def _one_by_one(store: VectorStore, embedder: Embedder, batch: Sequence[tuple[by
         store.put([key], vector)
 
 
-def semantic_indexes(indexes: Mapping[str, Index], texts: Texts, store: VectorStore, questions: QuestionVectors) -> dict[str, SemanticIndex]:
-    """Each audience's matrices, from the store (every text must be in it). The visitor's notes
+def semantic_indexes(
+    indexes: Mapping[str, Index], texts: Texts, store: VectorStore, questions: QuestionVectors, *, absent: int | None = None
+) -> dict[str, SemanticIndex]:
+    """Each audience's matrices, from the store (every text must be in it, unless `absent`: the
+    width of the zero vector a text not embedded yet takes meanwhile, close to no question, its
+    note ranked by its words as a refused text's is). The visitor's notes
     are the owner's public ones: the owner's rows put them first, and the visitor reads a
     prefix of the owner's matrices, not a copy of its own (10,000 notes, a declared question or
     so each: peak RSS 637 → 541 MB)."""
@@ -817,6 +821,8 @@ def semantic_indexes(indexes: Mapping[str, Index], texts: Texts, store: VectorSt
     def vector(text: str) -> np.ndarray:
         found = store.get(texts.keys[text])
         if found is None:
+            if absent is not None:
+                return np.zeros(absent, dtype=np.float32)
             raise EmbeddingError("a note has no vector yet")
         return found
 
