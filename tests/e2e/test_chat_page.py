@@ -167,6 +167,23 @@ async def test_retry_after_a_broken_connection(stack: Stack):
     assert len(stack.ollama.requests) == 1  # the broken request never reached the daemon
 
 
+async def test_a_question_asked_while_the_visitor_awaits_answers_already_says_why_it_waits(tmp_path):
+    """A visitor waiting for as many answers as GRASBOT_CONCURRENT_ANSWERS allows (another tab)
+    is told so in the daemon's words, not « trop de questions à la suite », which they did not ask."""
+    async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CONCURRENT_ANSWERS": "1"}) as stack:
+        # longer than the 64 characters the daemon holds back: a token is out before the stand-in holds
+        pieces = ["Le Potager connecté est un projet de jardin où tout se fait automatiquement, ", "il arrose tout seul."]
+        stack.ollama.script(pieces=pieces, hold_after=1)
+        async with aiohttp.ClientSession() as http, http.get(f"{stack.url}/ask/stream", params={"q": QUESTION}) as other_tab:
+            await asyncio.wait_for(other_tab.content.readuntil(b"event: token"), STUCK)
+            report = await on_page(stack, [*ask(FOLLOWUP, 1), {"do": "snapshot", "name": "refused"}])
+            stack.ollama.release()
+            await other_tab.read()
+    refused = report["snapshots"]["refused"]["turns"][0]
+    assert refused["status"] == "error" and refused["retry"]
+    assert refused["error"] == "Vos questions précédentes sont encore en cours de réponse : attendez la fin de l'une d'elles, puis posez celle-ci."
+
+
 async def test_a_rate_limited_question_says_when_to_retry(tmp_path):
     async with grasbot_behind_nginx(tmp_path, {"GRASBOT_RATE_BURST": "1", "GRASBOT_RATE_PER_MINUTE": "1"}) as stack:
         stack.ollama.script("Le potager arrose tout seul.", chunks=2)

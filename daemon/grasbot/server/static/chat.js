@@ -502,7 +502,7 @@
     function errorText(error) {
       if (!error) return MESSAGES.interrupted;
       if (error.kind === "network") return MESSAGES.network;
-      if (error.kind === "rate") return MESSAGES.rateLimited(error.retryAfter || 60);
+      if (error.kind === "rate") return error.reason || MESSAGES.rateLimited(error.retryAfter || 60);
       if (error.kind === "tooLong") return MESSAGES.tooLong(error.max);
       if (error.kind === "http") return error.status === 400 ? MESSAGES.refused : MESSAGES.http(error.status);
       if (error.kind === "server") return MESSAGES.server;
@@ -637,7 +637,11 @@
 
     function describe(error) {
       if (error instanceof HttpFailure) {
-        if (error.status === 429) return { kind: "rate", retryAfter: error.retryAfter, until: Date.now() + 1000 * (error.retryAfter || 60) };
+        if (error.status === 429) {
+          // The daemon's own French words when it says why (answers already awaited in other tabs)
+          const reason = error.detail && typeof error.detail.reason === "string" ? error.detail.reason : null;
+          return { kind: "rate", retryAfter: error.retryAfter, until: Date.now() + 1000 * (error.retryAfter || 60), reason };
+        }
         // A daemon configured with a shorter GRASBOT_MAX_QUESTION: say it, and hold the box to it.
         const tooLong = error.status === 400 && /^q: must be at most (\d+) characters/.exec(error.detail || "");
         if (tooLong) {
