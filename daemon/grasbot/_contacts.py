@@ -39,6 +39,14 @@ _SPELLED_DOT = r"(?:\s?[(\[]dot[)\]]\s?|\s(?:point|dot)\s)"
 _SPELLED_DOMAIN = rf"[^\W_][\w-]{{0,62}}(?:(?:\.|{_SPELLED_DOT})[\w-]{{1,63}}){{0,4}}?{_SPELLED_DOT}(?:{_TLD})(?![\w-]|\.[\w-])"
 _AT = r"(?:\s?@\s?|\s?[(\[]at[)\]]\s?|\sarobase\s)"
 EMAIL = re.compile(rf"{_LOCAL}{_AT}(?:{_DOMAIN}|{_SPELLED_DOMAIN})", re.IGNORECASE)
+#: An e-mail address spaced or spelled out as an answer reads one (« jean @ evil.fr », « jean
+#: arobase evil point com »): its domain ends in a known top-level domain, for code spaces an @
+#: too: « x @ self.weight » is Python's product of matrices, « avec @functools.cache » a
+#: decorator. `local@domain` is `MAILBOX`'s, whatever its domain.
+SPELLED_EMAIL = re.compile(
+    rf"{_LOCAL}{_AT}[^\W_][\w-]{{0,62}}(?:(?:\.|{_SPELLED_DOT})[\w-]{{1,63}}){{0,4}}?(?:\.|{_SPELLED_DOT})(?:{_TLD})(?![\w-]|\.[\w-])",
+    re.IGNORECASE,
+)
 
 
 def mailbox(written: str) -> str:

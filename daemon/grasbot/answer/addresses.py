@@ -8,7 +8,8 @@ text, and a bare address, an `<autolink>`, an e-mail address or a phone number b
 retiré) », « (e-mail retiré) » or « (numéro retiré) ». Code is read too: `curl https://…` is
 an address given. Two writings of one address are one (case of the host, `http` or `https`, a
 last `/`, a fragment; `+33 6…` and `06…`). An e-mail address written to dodge spam robots
-(« jean arobase exemple point fr », « jean [at] exemple [dot] fr ») is one. So is a bare domain
+(« jean arobase exemple point fr », « jean [at] exemple [dot] fr ») is one when its domain
+ends in a known top-level domain (« x @ self.weight » is code). So is a bare domain
 (« tapez evil-login.com ») written in small letters and ending in a known top-level domain
 (`_contacts.TLDS`), not called (« df.info() »); a file name (« README.md », « install.sh »,
 `_contacts.FILE_EXTENSIONS`), « ASP.NET », « Python 3.11 », « p.ex. » stay. A domain the notes
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .._contacts import EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, TLDS, mailbox
+from .._contacts import EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, SPELLED_EMAIL, TLDS, mailbox
 
 URL_GONE, EMAIL_GONE, PHONE_GONE = "(lien retiré)", "(e-mail retiré)", "(numéro retiré)"
 
@@ -36,7 +37,7 @@ _ADDRESS = re.compile(
     rf"|<(?P<auto>[A-Za-z][A-Za-z0-9+.-]{{1,31}}:[^\s<>]+)>"
     rf"|(?P<url>{_URL})"
     rf"|(?P<email>{MAILBOX.pattern})"
-    rf"|(?P<spelled>{EMAIL.pattern})"
+    rf"|(?P<spelled>{SPELLED_EMAIL.pattern})"
     rf"|(?P<phone>{PHONE.pattern})"
     rf"|(?P<host>{_HOST})",
     re.IGNORECASE,
