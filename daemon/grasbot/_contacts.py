@@ -17,7 +17,7 @@ _LOCAL = r"(?<![\w.%+-])(?:[\w.%+-]{1,64}|\"[^\"\s@]{1,62}\")"
 _DOMAIN = r"[^\W_](?:[\w-]{0,62})(?:\.[\w-]{1,63})*\.(?=[\w-]{0,62}[^\W\d_])[\w-]{1,63}(?![\w-]|\.[\w-]|:[\w~/.-])"
 #: The top-level domains a name is read as a host by: every country's, and the generic ones
 #: seen most (RFC 2606's `example` too). A country's that is a file's common extension too
-#: (`.md`, `.py`, `.sh`, `.pl`, C++'s `.cc`, Illustrator's `.ai`, Qt's `.pro`) is in
+#: (`.md`, `.py`, `.sh`, `.pl`, C++'s `.cc`, Illustrator's `.ai`, Qt's `.pro`, CUDA's `.cu`) is in
 #: `FILE_EXTENSIONS`: « README.md », « install.sh », « main.cc » are files.
 TLDS = frozenset(
     (
@@ -32,7 +32,11 @@ TLDS = frozenset(
         " bank security buzz rest sbs cfd cyou monster bond lol example"
     ).split()
 )
-FILE_EXTENSIONS = frozenset("md py sh rs pl pm ps so mo in am ac mk ml tf zip mov cc mm ai gd cl ly sv nu re sc cr tk gs as st pro".split())
+FILE_EXTENSIONS = frozenset("md py sh rs pl pm ps so mo in am ac mk ml tf zip mov cc mm ai gd cl ly sv nu re sc cr tk gs as st pro cu".split())
+#: A top-level domain that code names an attribute by far more often than a site is (`user.id`,
+#: Django's `obj.pk`, pandas' `df.at[0]`, `args.lr`, matplotlib's `self.ax`, `np.int`,
+#: `request.user.email`): read as code, not as a host.
+CODE_ATTRIBUTES = frozenset("id pk at lr ax int email".split())
 _TLD = "|".join(sorted(TLDS, key=len, reverse=True))
 # « exemple [dot] fr », « evil point com »: a dot spelled out, after an @ spelled or not
 _SPELLED_DOT = r"(?:\s?[(\[]dot[)\]]\s?|\s(?:point|dot)\s)"

@@ -21,6 +21,7 @@ SAME = [  # a domain the notes name, bare; file names, versions, abbreviations, 
     "Python 3.11, config.yaml, README.md, install.sh, main.py, p.ex. c.-à-d. fini.Puis fini.ensuite",
     "main.cc, vue.mm, logo.ai, player.gd, app.re, projet.pro, script.sc",
     "ASP.NET, Node.js, df.info(), os.path, selenium.webdriver.support.ui, jean.dupont arobase",
+    "`user.id`, `request.user.email`, Django's obj.pk, `df.at[0, 'a']`, args.lr = 0.1, `self.ax`, np.int, kernel.cu",
     "`y = x @ self.weight`, `q @ k.transpose(-2, -1)`, `X @ W.T`, décorée avec @functools.cache",
 ]
 

@@ -12,7 +12,8 @@ last `/`, a fragment; `+33 6…` and `06…`). An e-mail address written to dodg
 ends in a known top-level domain (« x @ self.weight » is code). So is a bare domain
 (« tapez evil-login.com ») written in small letters and ending in a known top-level domain
 (`_contacts.TLDS`), not called (« df.info() »); a file name (« README.md », « install.sh »,
-`_contacts.FILE_EXTENSIONS`), « ASP.NET », « Python 3.11 », « p.ex. » stay. A domain the notes
+`_contacts.FILE_EXTENSIONS`), an attribute (« user.id », « obj.pk », `_contacts.CODE_ATTRIBUTES`),
+« ASP.NET », « Python 3.11 », « p.ex. » stay. A domain the notes
 name (in an address, an e-mail address, or bare) is kept bare.
 """
 
@@ -21,14 +22,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .._contacts import EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, SPELLED_EMAIL, TLDS, mailbox
+from .._contacts import CODE_ATTRIBUTES, EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, SPELLED_EMAIL, TLDS, mailbox
 
 URL_GONE, EMAIL_GONE, PHONE_GONE = "(lien retiré)", "(e-mail retiré)", "(numéro retiré)"
 
 _URL = r"(?:(?:https?|ftp)://|www\.)[^\s<>\"'`\[\]]+"
 _LABEL = r"[^\[\]\n]{0,300}"
 _TARGET = r"(?:[^\s()<>]|\([^\s()<>]*\))+"
-_HOST_TLD = "|".join(sorted(TLDS - FILE_EXTENSIONS, key=len, reverse=True))
+_HOST_TLD = "|".join(sorted(TLDS - FILE_EXTENSIONS - CODE_ATTRIBUTES, key=len, reverse=True))
 # In small letters, not inside a path, an address or a longer dotted name, not a call
 _HOST = rf"(?-i:(?<![\w@.%+/:\\-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_HOST_TLD})(?![\w-]|\.[\w-]|\()(?:/[^\s<>\"'`\[\]]*)?)"
 # `[text](target "title")`, `<scheme:…>`, a bare address, an e-mail address, a phone number
