@@ -54,14 +54,21 @@ def vault_key(vault: str | os.PathLike[str]) -> str:
     return hashlib.sha256(os.fsencode(os.path.realpath(vault))).hexdigest()[:16]  # a path may hold bytes no UTF-8 has
 
 
-def default_log_path(env: Mapping[str, str] | None = None, *, vault: str | os.PathLike[str] | None = BUNDLED_VAULT) -> Path:
-    """`$XDG_STATE_HOME/grasbot/<vault_key>/questions.sqlite3`, else `~/.local/state/grasbot/...`:
-    one log a vault, or the questions asked of one would show in another's `grasbot log` and
-    alias suggestions. `vault=None`: the one log an older GrasBot kept for every vault."""
+def default_state_dir(env: Mapping[str, str] | None = None, *, vault: str | os.PathLike[str] | None = BUNDLED_VAULT) -> Path:
+    """`$XDG_STATE_HOME/grasbot/<vault_key>`, else `~/.local/state/grasbot/...`: what a vault
+    keeps that no cache may forget (its question log, the hidden notes that went).
+    `vault=None`: the folder an older GrasBot kept one log in for every vault."""
     env = os.environ if env is None else env
     state = env.get("XDG_STATE_HOME", "").strip()
     base = Path(state).expanduser() if state else Path.home() / ".local" / "state"
-    return base / "grasbot" / (vault_key(vault) if vault is not None else "") / "questions.sqlite3"
+    return base / "grasbot" / (vault_key(vault) if vault is not None else "")
+
+
+def default_log_path(env: Mapping[str, str] | None = None, *, vault: str | os.PathLike[str] | None = BUNDLED_VAULT) -> Path:
+    """`default_state_dir`'s `questions.sqlite3`: one log a vault, or the questions asked of one
+    would show in another's `grasbot log` and alias suggestions. `vault=None`: the one log an
+    older GrasBot kept for every vault."""
+    return default_state_dir(env, vault=vault) / "questions.sqlite3"
 
 
 def parse_log_path(value: str | os.PathLike[str] | None) -> Path | None:

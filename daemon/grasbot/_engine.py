@@ -52,6 +52,7 @@ from .retrieval.semantic import (
 )
 from .retrieval.vault import Issue, Vault, VaultOptions, load_vault, walk_markdown
 from .store import cache as _cache
+from .store import gone as _gone
 from .store.cache import default_cache_dir
 from .store.parallel import load_shares
 from .store.questionlog import QuestionLog
@@ -164,6 +165,20 @@ def _went(snapshot: Snapshot) -> frozenset[str]:
     return gone_paths(snapshot.vault, key[0]) if key is not None else frozenset()
 
 
+def _gone_of(snapshot: Snapshot) -> _gone.Gone:
+    """The hidden notes that went and the names no note holds now, which the visitor's index
+    masks: what `store.gone` keeps for a start without the index cache."""
+    key = snapshot.index("visitor").hidden_key
+    return _gone.Gone(_went(snapshot), key[2]) if key is not None else _gone.Gone()
+
+
+def _keep_gone(settings: Settings, snapshot: Snapshot) -> None:
+    """Write what `_gone_of` says if the file holds something else; not for a vault with no
+    note (a drive not mounted), which would forget them all."""
+    if snapshot.vault.notes:
+        _gone.keep(_gone.default_path(settings.vault_dir), _gone_of(snapshot))
+
+
 def vault_options(settings: Settings) -> VaultOptions:
     return VaultOptions(exclude=settings.exclude, default_public=settings.default_visibility == "public")
 
@@ -178,7 +193,9 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
     seed_vault, seed_analyses = (previous.vault, previous.analyses) if previous else (None, {})
     seed_indexes = previous.indexes if previous is not None and previous.vault.options == options else None
     saved = False  # whether the cache holds this vault as the files now say
+    remembered = _gone.Gone()
     if previous is None:
+        remembered = _gone.load(_gone.default_path(settings.vault_dir))  # the cache may not know them (--no-cache)
         cached = _cache.load(Path(cache_dir), Path(settings.vault_dir), options) if cache_dir is not None else None
         saved = cached is not None
         if cached is None:  # a cold load: on every core when it pays
@@ -216,10 +233,10 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
             analyses[path] = analyse_note(note)
             fresh += 1
     if seed_indexes is not None:
-        indexes = Index.evolve_all(seed_indexes, vault, analyses)
+        indexes = Index.evolve_all(seed_indexes, vault, analyses, remembered.paths, remembered.names)
     else:  # other options: the paths of the hidden notes that went stay hidden all the same
         key = previous.index("visitor").hidden_key if previous is not None else None
-        was_hidden, _, was_named = key if key is not None else ((), (), ())
+        was_hidden, _, was_named = key if key is not None else (remembered.paths, (), remembered.names)
         indexes = Index.build_all(vault, analyses, was_hidden, was_named, previous.vault.notes if previous is not None else None)
     snapshot = Snapshot(vault, analyses, indexes)
     if previous is None and cache_dir is not None and (not saved or fresh or len(old_notes) != len(vault.notes)):
@@ -359,7 +376,9 @@ class GrasBot:
         serves first (at 10,000 notes the write takes 0.7-1 s, after a cold start or after a
         restart that found one note changed)."""
         cache_dir = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
-        return cls(settings, build_snapshot(settings, cache_dir=cache_dir, write_cache=write_cache), llm)
+        snapshot = build_snapshot(settings, cache_dir=cache_dir, write_cache=write_cache)
+        _keep_gone(settings, snapshot)  # a full read may have dropped some, a cold one found them
+        return cls(settings, snapshot, llm)
 
     def write_cache(self) -> bool:
         """Write the index cache `open(write_cache=False)` left to write, once (blocking: call
@@ -891,6 +910,8 @@ class GrasBot:
                 inline = self.embed_pending(new, at_most=EMBED_INLINE)
             self._snapshot = new
             self.answers.forget(new)
+            if _gone_of(new) != _gone_of(old):
+                _keep_gone(self.settings, new)
             if self.settings.index_cache and _went(new) - _went(old):
                 # a start knows the hidden notes that went from the cache alone, which only a start
                 # wrote: a private note made and deleted since showed its typed path after a restart

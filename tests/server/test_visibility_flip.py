@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from grasbot.store import cache as _cache
+from grasbot.store import gone as _gone
 from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc_result, sse_events, write_note
 
 CANARY = "frelonix"
@@ -65,7 +67,8 @@ def make_private(root: Path, how: str) -> None:
 async def start(start_daemon, vault: Path, url: str | None = None, **settings):
     settings.setdefault("rate_per_minute", 100_000)
     settings.setdefault("rate_burst", 100_000)
-    client = await start_daemon(vault, url, owner_token=OWNER_TOKEN, exclude=("archives",), **settings)
+    settings.setdefault("exclude", ("archives",))
+    client = await start_daemon(vault, url, owner_token=OWNER_TOKEN, **settings)
     await meaning_ready(client)
     return client
 
@@ -257,3 +260,51 @@ async def test_a_private_notes_path_stays_masked_while_the_note_cannot_be_loaded
     standin_ollama.script(mode="http_500")  # the notes' own sentences instead
     said = (await (await client.get("/ask/stream", params={"q": "quand le jardin fleurit-il ?"})).text()).split("event: done")[-1]
     assert "le plan est dans" in said and "plan-rouge" not in said
+
+
+@pytest.mark.parametrize("restart", ["--no-cache", "cache deleted", "cache of another format", "other options"])
+async def test_a_hidden_note_that_went_stays_masked_at_a_start_without_the_index_cache(start_daemon, standin_ollama, tmp_path, monkeypatch, restart):
+    """A private note deleted while the daemon served left « prive/plan-rouge.md » typed in a
+    public note, and its title in that note's code: masked from the reload on, and at a start on
+    the index cache, which alone remembered them. A start without it (--no-cache, its file
+    deleted, a cache of another format or options) showed both to visitors. A small file in the
+    vault's state folder keeps them for every start; the owner still reads them."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/plan-rouge.md", "title: Projet Zorglub\nvisibility: private", "Le plan rouge.")
+    typed = "Le jardin fleurit en avril : le plan est dans prive/plan-rouge.md, voir `[[Projet Zorglub]]`."
+    write_note(root, "jardin.md", "title: Le jardin\nvisibility: public", typed)
+    write_note(root, "potager.md", "title: Le potager\nvisibility: public", "Le potager en mai.")
+    cache = tmp_path / "cache"
+    client = await start(start_daemon, root, standin_ollama.url, index_cache=True, cache_dir=str(cache))
+    (root / "prive/plan-rouge.md").unlink()
+    await rpc_result(client, "reload", {}, headers=OWNER)
+    settings: dict = {"index_cache": True, "cache_dir": str(cache)}
+    if restart == "--no-cache":
+        settings = {}
+    elif restart == "cache deleted":
+        (cache / _cache.FILENAME).unlink()
+    elif restart == "cache of another format":
+        monkeypatch.setattr(_cache, "FORMAT", _cache.FORMAT + 1)
+    else:
+        settings["exclude"] = ("brouillons",)
+    restarted = await start(start_daemon, root, standin_ollama.url, **settings)
+
+    def clean(value, where: str) -> None:
+        text = json.dumps(value, ensure_ascii=False).lower()
+        assert "rouge" not in text and "zorglub" not in text, f"{where}: {text[:1500]}"
+
+    found = await rpc_result(restarted, "search", {"q": "le jardin fleurit en avril", "top_k": 10})
+    assert found["results"][0]["slug"] == "jardin"
+    clean(found, "search")
+    for q in ("rouge", "zorglub"):  # nor is the public note found by their words
+        assert (await rpc_result(restarted, "search", {"q": q}))["results"] == []
+    standin_ollama.script("Le jardin fleurit en avril [jardin].")
+    asked = await (await restarted.get("/ask", params={"q": "le jardin fleurit en avril"})).json()
+    assert asked["response"] == "Le jardin fleurit en avril [jardin]."
+    clean(asked, "/ask")
+    clean(standin_ollama.requests[-1]["messages"], "the prompt")
+    await rpc_result(restarted, "answer", {"q": "le jardin fleurit en avril", "audience": "owner"}, headers=OWNER)
+    assert "prive/plan-rouge.md" in json.dumps(standin_ollama.requests[-1]["messages"], ensure_ascii=False)  # the owner reads what they typed
+    kept = _gone.default_path(root)
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert _gone.load(kept).paths == {"prive/plan-rouge.md"}

@@ -753,9 +753,18 @@ class Index:
         }
 
     @classmethod
-    def evolve_all(cls, previous: Mapping[str, Index], vault: Vault, analyses: Mapping[str, NoteAnalysis]) -> dict[str, Index]:
+    def evolve_all(
+        cls,
+        previous: Mapping[str, Index],
+        vault: Vault,
+        analyses: Mapping[str, NoteAnalysis],
+        was_hidden: Iterable[str] = (),
+        was_named: Iterable[tuple[str, str]] = (),
+    ) -> dict[str, Index]:
         """`build_all(vault, analyses)`, reusing `previous`'s postings and graph for every
-        unchanged note: only the changed notes' terms and links are touched."""
+        unchanged note: only the changed notes' terms and links are touched. `was_hidden`,
+        `was_named`: gone paths and names known beside `previous`'s own (a start's, kept apart
+        from the index cache), which a cold load's seed does not know at all."""
         visitor, owner = previous["visitor"], previous["owner"]
         notes = vault.notes
         gone = owner.notes.keys() - notes.keys()
@@ -769,9 +778,13 @@ class Index:
             public = {p: n for p, n in notes.items() if n.public}
         fresh = set(changed)
         known = visitor.hidden_key is not None
-        went = gone_paths(vault, visitor.hidden_key[0]) if visitor.hidden_key is not None else frozenset()  # hidden notes gone, theirs with them
+        if visitor.hidden_key is not None:
+            was_hidden, was_named = visitor.hidden_key[0].union(was_hidden), visitor.hidden_key[2].union(was_named)
+        else:  # a cold load's seed: what was hidden is only what the caller remembers
+            was_hidden, was_named = frozenset(was_hidden), frozenset(was_named)
+        went = gone_paths(vault, was_hidden)  # hidden notes gone, theirs with them
         hidden = hidden_paths(vault, public, went)
-        if visitor.hidden_key is not None and (former := former_names(vault, owner.notes, visitor.hidden_key[0], visitor.hidden_key[2], hidden)):
+        if was_hidden and (former := former_names(vault, owner.notes, was_hidden, was_named, hidden)):
             hidden = hidden_paths(vault, public, went, former)
         else:
             former = {}

@@ -1,0 +1,84 @@
+"""The paths and names of the hidden notes that went, kept apart from the index cache.
+
+A private note deleted, moved or renamed leaves its old path (and the names it held) typed in
+public notes, which must stay masked for visitors (`retrieval.index.gone_paths`,
+`former_names`). The index cache holds them too, but a start without it (`--no-cache`, a cache
+of another version or options, its file deleted) knew nothing of them and showed them. This
+small file, in the vault's state folder beside its question log, is read at every start and
+rewritten whenever they change; it holds them only while a public note still types them.
+Written whole or not at all (`_files.atomic_write`), readable by its owner only (0600).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+from .._config import default_state_dir
+from .._files import atomic_write
+
+log = logging.getLogger("grasbot.gone")
+
+FILENAME = "hidden-gone.json"
+FORMAT = 1
+
+
+class Gone(NamedTuple):
+    """The paths of hidden notes that went, and the (name, path) of names no note holds now."""
+
+    paths: frozenset[str] = frozenset()
+    names: frozenset[tuple[str, str]] = frozenset()
+
+
+def default_path(vault: str | os.PathLike[str]) -> Path:
+    return default_state_dir(vault=vault) / FILENAME
+
+
+def _read(path: Path) -> Gone:
+    """What the file holds (FileNotFoundError, OSError or ValueError when it holds nothing usable)."""
+    data = json.loads(path.read_bytes())
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError("not in a form this GrasBot reads")
+    paths, names = data.get("paths"), data.get("names")
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise ValueError("paths: not a list of paths")
+    if not isinstance(names, list) or not all(isinstance(n, list) and len(n) == 2 and all(isinstance(part, str) for part in n) for n in names):
+        raise ValueError("names: not a list of [name, path]")
+    return Gone(frozenset(paths), frozenset((name, where) for name, where in names))
+
+
+def load(path: Path) -> Gone:
+    """What the file holds; nothing when it is missing, or unusable (logged: the owner learns
+    that the paths it held may show)."""
+    try:
+        return _read(path)
+    except FileNotFoundError:
+        return Gone()
+    except (OSError, ValueError) as exc:
+        log.warning("the hidden notes that went, kept in %s, could not be read (%s): their paths typed in public notes may show", path, exc)
+        return Gone()
+
+
+def keep(path: Path, gone: Gone) -> bool:
+    """Write `gone` unless the file holds it already (whether it changed); none left deletes
+    the file. Never raises (logged): serving goes on, and the index cache may still know them."""
+    held = None
+    with contextlib.suppress(OSError, ValueError):  # missing or unusable: written anew
+        held = _read(path)
+    if held == gone or (held is None and not gone.paths and not gone.names and not path.exists()):
+        return False
+    try:
+        if not gone.paths and not gone.names:
+            path.unlink(missing_ok=True)
+            return True
+        data = {"format": FORMAT, "paths": sorted(gone.paths), "names": sorted(map(list, gone.names))}
+        with atomic_write(path) as f:
+            f.write(json.dumps(data, ensure_ascii=False, indent=1).encode())
+        return True
+    except OSError as exc:
+        log.warning("the hidden notes that went could not be kept in %s (%s): a start without the index cache would show their paths", path, exc)
+        return False

@@ -1,0 +1,84 @@
+"""The hidden notes that went, kept apart from the index cache (`store.gone`): read at every
+start whatever the cache, rewritten when they change, forgotten once no public note types them."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from grasbot import GrasBot
+from grasbot.store import gone as _gone
+from grasbot.store import parallel as _parallel
+from support.bots import make_bot, write_note
+
+
+def _vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    write_note(root, "prive/plan-rouge.md", "title: Projet Zorglub\nvisibility: private", "Le plan rouge.")
+    write_note(root, "jardin.md", "visibility: public", "Le plan est dans prive/plan-rouge.md, voir `[[Projet Zorglub]]`.")
+    write_note(root, "potager.md", "visibility: public", "Le potager en mai.")
+    return root
+
+
+def _went(root: Path) -> GrasBot:
+    """A bot, without the index cache, that saw the private note go."""
+    bot = make_bot(root)
+    (root / "prive/plan-rouge.md").unlink()
+    bot.reload()
+    return bot
+
+
+SHOWN = "Le plan est dans , voir ``."
+
+
+def _shown(bot: GrasBot) -> str:
+    return bot.snapshot.index("visitor").readable_body("jardin.md").strip()
+
+
+def test_a_cold_load_on_several_cores_reads_every_public_note_for_what_the_file_keeps(tmp_path, monkeypatch):
+    """A cold load's shares hold no masking record: the file's must reach a full read of the
+    public notes (one with no masked note would let the quick path read none of them)."""
+    root = _vault(tmp_path)
+    _went(root)
+    monkeypatch.setattr(_parallel, "MIN_NOTES", 1)
+    monkeypatch.setattr(_parallel, "can_fork", lambda: True)
+    monkeypatch.setattr(_parallel, "cores", lambda: 2)
+    shares = []
+    real = _parallel.load_shares
+    monkeypatch.setattr("grasbot._engine.load_shares", lambda *a, **k: shares.append(real(*a, **k)) or shares[-1])
+    restarted = make_bot(root)
+    assert shares and shares[0] is not None  # the start did load on several cores
+    assert _shown(restarted) == SHOWN
+    assert restarted.snapshot.index("visitor").masked == {"jardin.md"}
+    assert [s.path for s in restarted.search("rouge").sources] == []
+
+
+def test_the_file_is_the_owner_s_and_forgotten_once_no_public_note_types_them(tmp_path):
+    root = _vault(tmp_path)
+    bot = _went(root)
+    kept = _gone.default_path(root)
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert _gone.load(kept) == _gone.Gone(frozenset({"prive/plan-rouge.md"}), frozenset({("label:projet zorglub", "prive/plan-rouge.md")}))
+    assert _shown(make_bot(root)) == SHOWN
+    write_note(root, "jardin.md", "visibility: public", "Le plan est ailleurs.")
+    bot.reload()
+    make_bot(root)  # a start reads every public note: none types them
+    assert not kept.exists()
+    write_note(root, "jardin.md", "visibility: public", "Le plan est dans prive/plan-rouge.md.")
+    assert "prive/plan-rouge.md" in _shown(make_bot(root))  # forgotten: deleting the file does the same
+
+
+@pytest.mark.parametrize("held", [b"{not json", b'{"format": 1, "paths": "prive/plan-rouge.md", "names": []}', b'{"format": 99, "paths": [], "names": []}'])
+def test_a_file_that_cannot_be_read_is_said_and_written_anew(tmp_path, caplog, held):
+    root = _vault(tmp_path)
+    kept = _gone.default_path(root)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_bytes(held)
+    with caplog.at_level(logging.WARNING, logger="grasbot.gone"):
+        bot = make_bot(root)
+    assert f"the hidden notes that went, kept in {kept}, could not be read" in caplog.text
+    (root / "prive/plan-rouge.md").unlink()
+    bot.reload()
+    assert _gone.load(kept).paths == {"prive/plan-rouge.md"}
