@@ -105,8 +105,19 @@ def test_a_bare_domain_in_code_streamed_in_pieces_is_code(case, cuts):
 
 
 def test_an_e_mail_address_spelled_in_brackets_is_one():
-    """« [at] » and « [dot] » are no citation here (the citations' filter, before, drops them)."""
-    assert keep_known_addresses("jean [at] evil [dot] fr, jean [AT] exemple [dot] fr", KNOWN) == "(e-mail retiré), jean [AT] exemple [dot] fr"
+    said = "jean [at] evil [dot] fr, jean [AT] exemple [dot] fr"
+    assert keep_known_addresses(said, KNOWN) == "(e-mail retiré), jean [AT] exemple [dot] fr"
+
+
+def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
+    """The note's own « jean [at] exemple [dot] fr » reached the visitor as « jean exemple fr »:
+    the citations' filter, before the addresses', dropped « [at] » and « [dot] » as unknown slugs."""
+    said = "Écrivez à jean [at] exemple [dot] fr [a] ou à jean [at] evil [dot] com. Le mot [at] seul [b], [dot]."
+    shown = "Écrivez à jean [at] exemple [dot] fr [a] ou à (e-mail retiré). Le mot [at] seul,."
+    assert keep_known_citations(said, ("a",), KNOWN) == shown
+    filtered = CitationFilter(("a",), KNOWN)
+    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]
+    assert "".join(pieces) == shown and not any("evil" in p for p in pieces)  # a character at a time
 
 
 @settings(max_examples=2_000, deadline=None)
@@ -115,7 +126,8 @@ def test_an_e_mail_address_spelled_in_brackets_is_one():
         st.sampled_from(
             ["https://", "evil.example", "github.com/moi/projet", "/login", ".", " ", "\n", "[", "]", "(", ")", "<", ">", "@", "jean", "exemple.fr"]
             + ["06", " 12", " 34 56 78", "+33", "01 23", "45 67 89", "mailto:", "tel:", "arobase ", "[a]", "[b]", "`", "voir ", "x", "9"]
-            + [" arobase ", " (at) ", " [dot] ", " point ", "com", "evil-login.com", "fr", "readme.md", "df.info()", "github.com", "("]
+            + [" arobase ", " (at) ", " [dot] ", " [at] ", "[at]", " [dot]"]
+            + [" point ", "com", "evil-login.com", "fr", "readme.md", "df.info()", "github.com", "("]
             + ["```", "~~~", "``", "\n\n", "rect.top", "> ", "   "]
         ),
         max_size=20,

@@ -52,6 +52,13 @@ _SLUG = r"[A-Za-z0-9][A-Za-z0-9-]*"
 _CITATION = re.compile(rf"(?:\s|(?<![\w\])]))\[\[?({_SLUG}(?:\s*[,;]\s*{_SLUG})*)\]?\](?!\()")
 _TICKS = re.compile(r"`+")  # a run opens code, and the next run as long closes it
 _CITED = re.compile(r"\s*[,;]\s*")
+# « jean [at] exemple [dot] fr »: an e-mail address spelled out, kept for `answer.addresses` to
+# judge; a bracketed « at » or « dot » between two words is part of one, not a citation
+_SPELLED = re.compile(r"\s?\[(?:at|dot)\]", re.IGNORECASE)
+_SPELLED_AFTER = re.compile(r"\s?\w")
+_WORD_END = re.compile(r"\w\s")
+# one held until the word after it comes (« jean [at] » and then « exemple »)
+_SPELLED_OPEN = re.compile(r"(?<!\[)\[(?:at|dot)\]\s\Z", re.IGNORECASE)  # « [[at] » is a citation
 
 
 @dataclass(frozen=True)
@@ -155,6 +162,8 @@ def _known_citations(text: str, allowed: set[str], before: str = "", ticks: int 
     text = _cut_clean(text)
 
     def kept(m: re.Match) -> str:
+        if _spelled_address(m):
+            return m.group(0)
         named = dict.fromkeys(slug.lower() for slug in _CITED.split(m.group(1)))
         known = [f"[{slug}]" for slug in named if slug in allowed]
         if not known:
@@ -182,6 +191,17 @@ def _known_citations(text: str, allowed: set[str], before: str = "", ticks: int 
     return "".join(out), ticks
 
 
+def _spelled_address(m: re.Match) -> bool:
+    """Whether a citation's match is « [at] » or « [dot] » between two words, as an e-mail
+    address spelled out writes them: its brackets are the address's, not a citation's."""
+    text = m.string
+    return (
+        _SPELLED.fullmatch(m.group(0)) is not None
+        and _WORD_END.match(text, max(m.start() - 1, 0), m.start() + 1) is not None
+        and _SPELLED_AFTER.match(text, m.end()) is not None
+    )
+
+
 # a citation's start, or one waiting for the character after it
 _OPEN_CITATION = re.compile(rf"\[\[?(?:{_SLUG}\s*(?:[,;]\s*(?:{_SLUG}\s*)?)*(?:\]\]?)?)?\Z")
 
@@ -207,7 +227,7 @@ class CitationFilter:
 
     def _feed(self, piece: str) -> str:
         text = self._held + piece
-        m = _OPEN_CITATION.search(text)
+        m = _OPEN_CITATION.search(text) or _SPELLED_OPEN.search(text)
         cut = m.start() if m else len(text)
         while cut and text[cut - 1].isspace():
             cut -= 1
