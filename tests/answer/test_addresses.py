@@ -168,3 +168,12 @@ def test_the_prompt_allows_the_passages_and_pages_addresses_never_the_visitors()
     assert keep_known_citations(said, prompt.notes, prompt.addresses) == "Voir https://github.com/moi/projet, https://site.example/contact et (lien retiré)."
     ungrounded = build_prompt(question, notes, grounded=False, pages=("/portfolio",))
     assert ungrounded.addresses == frozenset()
+
+
+def test_a_spelled_address_before_a_colon_waits_for_what_follows():
+    """« jean arobase exemple.fr: » may go on as git's SSH address (no e-mail address): the stream
+    showed « (e-mail retiré): » where the whole answer kept what the model wrote."""
+    said = "Clonez depot arobase forge.mdtel:moi/projet.git"
+    shown = CitationFilter(("a",), KNOWN)
+    streamed = shown.feed(said[: said.index(":") + 1]) + shown.feed(said[said.index(":") + 1 :]) + shown.finish()
+    assert streamed == keep_known_citations(said, ("a",), KNOWN) == said
