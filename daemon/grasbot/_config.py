@@ -148,6 +148,7 @@ class Settings:
     rate_network_per_minute: float = 100.0  # questions an IPv6 /48 may ask, however many /64 it holds
     rate_network_burst: int = 25
     concurrent_answers: int = 2  # answers one client may wait for at once (/ask, /ask/stream, answer)
+    concurrent_network_answers: int = 8  # answers an IPv6 /48 may wait for at once, however many /64 it holds
     header_timeout: float = 10.0  # seconds a client has to send a request's headers
     body_timeout: float = 10.0  # seconds a client has to send a request's body
 
@@ -198,6 +199,7 @@ class Settings:
         "GRASBOT_RATE_NETWORK_PER_MINUTE": "rate_network_per_minute",
         "GRASBOT_RATE_NETWORK_BURST": "rate_network_burst",
         "GRASBOT_CONCURRENT_ANSWERS": "concurrent_answers",
+        "GRASBOT_CONCURRENT_NETWORK_ANSWERS": "concurrent_network_answers",
         "GRASBOT_HEADER_TIMEOUT": "header_timeout",
         "GRASBOT_BODY_TIMEOUT": "body_timeout",
     }
@@ -314,7 +316,8 @@ class Settings:
         if not 1 <= self.log_retention_days <= MAX_RETENTION_DAYS:
             raise ConfigError(f"GRASBOT_LOG_RETENTION_DAYS must be between 1 and {MAX_RETENTION_DAYS} days, not {self.log_retention_days}")
         variable = {name: var for var, name in self.ENV.items()}
-        for name in ("max_question", "max_body", "max_batch", "max_history", "max_turn", "rate_burst", "rate_network_burst", "concurrent_answers"):
+        counts = ("max_question", "max_body", "max_batch", "max_history", "max_turn", "rate_burst", "rate_network_burst")
+        for name in (*counts, "concurrent_answers", "concurrent_network_answers"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{variable[name]} must be at least 1, not {getattr(self, name)}")
             if getattr(self, name) > PROTOCOL_LIMITS.get(name, getattr(self, name)):

@@ -11,6 +11,7 @@ import pytest
 
 from grasbot import ConfigError, Settings
 from grasbot.answer.fallback import BUSY_INTRO
+from grasbot.server.state import ANSWERING
 from support.bots import BUNDLED_VAULT, OWNER, OWNER_TOKEN, bot_of, make_bot, sse_events
 from support.standin_ollama import StandinOllama, unused_url
 
@@ -317,12 +318,47 @@ def test_bad_settings_are_clear_errors(env, message):
         Settings.load(env=env)
 
 
+async def test_one_ipv6_network_cannot_hold_every_slot_from_its_many_64s(start_daemon, standin_ollama):
+    """A host routed a /48 asks from 65,536 /64s, each holding GRASBOT_CONCURRENT_ANSWERS: its
+    /48 waits for GRASBOT_CONCURRENT_NETWORK_ANSWERS answers at most (3 here), as its rate limit
+    counts it; one more from any of its /64s is refused (429, a reason that names the network,
+    not questions they asked), spends nothing, and a visitor of another /48 has a slot at once."""
+    standin_ollama.script(pieces=PIECES, hold_after=1)
+    limits = {"concurrent_answers": 2, "concurrent_network_answers": 3, "rate_network_burst": 100, "rate_network_per_minute": 1}
+    client = await start(start_daemon, standin_ollama.url, llm_slots=4, llm_max_wait=60, **limits)
+    bot_of(client).admission.answer_seconds = 7.2
+    held = [await Visitor(client, headers={"X-Forwarded-For": f"2001:db8:1:{n}::1"}).open() for n in (1, 2, 3)]
+    for stream in held:
+        await stream.until("token")
+    reason = "Trop de questions venues de votre réseau sont en cours de réponse : réessayez dans un instant."
+    refused = await client.get("/ask/stream", params={"q": Q}, headers={"X-Forwarded-For": "2001:db8:1:4::1"})
+    assert refused.status == 429 and refused.headers["Retry-After"] == "8"
+    assert await refused.json() == {"error": {"code": -32002, "message": "Rate limited", "data": {"retry_after": 8, "reason": reason}}}
+    body = {"jsonrpc": "2.0", "method": "answer", "params": {"q": Q}, "id": 1}
+    answer = await (await client.post("/rpc", json=body, headers={"X-Forwarded-For": "2001:db8:1:ffff::9"})).json()
+    assert answer["error"]["data"] == {"retry_after": 8, "reason": reason}
+    other = await Visitor(client, headers={"X-Forwarded-For": "2001:db8:2::1"}).open()  # another /48
+    assert [name for name, _ in [await other.next() for _ in range(2)]] == ["sources", "token"]
+    assert standin_ollama.max_in_flight == 4 and len(standin_ollama.requests) == 4
+    held[0].close()  # one of its /64s leaves: the network has a place again
+    await until(lambda: bot_of(client).admission.hosts[0].in_use == 3, "the slot is free")
+    again = await Visitor(client, headers={"X-Forwarded-For": "2001:db8:1:4::1"}).open()
+    await again.until("token")
+    standin_ollama.release()
+    for stream in (*held[1:], other, again):
+        assert (await stream.rest())[-1][0] == "done"
+    await until(lambda: len(client.server.app[ANSWERING]) == 0, "every place given back, the network's too")
+
+
 def test_settings_defaults_and_forms():
     default = Settings.load(env={})
     assert (default.llm_slots, default.llm_queue, default.llm_max_wait, default.answer_cache, default.concurrent_answers) == (2, 32, 20.0, 256, 2)
     assert Settings.load(env={"GRASBOT_CONCURRENT_ANSWERS": "1"}).concurrent_answers == 1
     with pytest.raises(ConfigError, match="GRASBOT_CONCURRENT_ANSWERS must be at least 1, not 0"):
         Settings.load(env={"GRASBOT_CONCURRENT_ANSWERS": "0"})
+    assert (default.concurrent_network_answers, Settings.load(env={"GRASBOT_CONCURRENT_NETWORK_ANSWERS": "3"}).concurrent_network_answers) == (8, 3)
+    with pytest.raises(ConfigError, match="GRASBOT_CONCURRENT_NETWORK_ANSWERS must be at least 1, not 0"):
+        Settings.load(env={"GRASBOT_CONCURRENT_NETWORK_ANSWERS": "0"})
     assert Settings.load(env={"GRASBOT_ANSWER_CACHE": "off"}).answer_cache == 0
     assert Settings.load(env={}, answer_cache="12").answer_cache == 12
     many = Settings.load(env={"OLLAMA_HOST": " http://a:1/ , http://b:2 ,"})

@@ -29,6 +29,7 @@ from .state import ANSWERING, BOT, LIMITER, OWNER_TOKEN, RELOAD_LOCK, SETTINGS, 
 
 __all__ = [
     "ANSWERING_ALREADY",
+    "ANSWERING_NETWORK",
     "PUBLIC_LLM_ERROR",
     "RPC_METHODS",
     "RpcContext",
@@ -52,6 +53,9 @@ PUBLIC_LLM_ERROR = "the language model did not answer: this response is built fr
 #: Why a visitor's question is refused while the answers they wait for are GRASBOT_CONCURRENT_ANSWERS
 #: already (`data.reason` of -32002): said to the visitor, in the site's language.
 ANSWERING_ALREADY = "Vos questions précédentes sont encore en cours de réponse : attendez la fin de l'une d'elles, puis posez celle-ci."
+#: The same when the visitor's IPv6 /48 waits for GRASBOT_CONCURRENT_NETWORK_ANSWERS: the questions
+#: may be their neighbours', not theirs.
+ANSWERING_NETWORK = "Trop de questions venues de votre réseau sont en cours de réponse : réessayez dans un instant."
 
 
 @contextlib.contextmanager
@@ -64,9 +68,10 @@ def one_answer(app: web.Application, client: str | None) -> Iterator[None]:
         yield
         return
     answering = app[ANSWERING]
-    if not answering.enter(client):
+    if (full := answering.enter(client)) is not None:
         wait = RateLimiter.retry_after(app[BOT].admission.answer_seconds)
-        raise RpcError(RATE_LIMITED, "Rate limited", {"retry_after": wait, "reason": ANSWERING_ALREADY})
+        reason = ANSWERING_ALREADY if full == client else ANSWERING_NETWORK
+        raise RpcError(RATE_LIMITED, "Rate limited", {"retry_after": wait, "reason": reason})
     try:
         yield
     finally:

@@ -117,31 +117,44 @@ class RateLimiter:
 class InFlight:
     """How many answers each client is waiting for at once, `most` at most: within its rate
     limit one visitor could ask five questions at once and hold every model slot and the
-    queue's head, every other visitor waiting behind them (or answered `busy`)."""
+    queue's head, every other visitor waiting behind them (or answered `busy`).
 
-    def __init__(self, most: int) -> None:
-        if most < 1:
-            raise ValueError("most must be at least 1")
+    An IPv6 client's /48 waits for `network_most` at most too, as the rate limit counts it: a
+    host routed a /48 asked from as many /64s as its network bucket allowed (25), each /64
+    holding `most`."""
+
+    def __init__(self, most: int, network_most: int | None = None) -> None:
+        if most < 1 or (network_most is not None and network_most < 1):
+            raise ValueError("most and network_most must be at least 1")
         self.most = most
-        self._held: dict[str, int] = {}
+        self.network_most = network_most
+        self._held: dict[str, int] = {}  # clients' keys and their networks' (`network_key`)
 
     def __len__(self) -> int:
         return len(self._held)
 
-    def enter(self, key: str) -> bool:
-        """One more answer for `key`, or False when it waits for `most` already."""
-        held = self._held.get(key, 0)
-        if held >= self.most:
-            return False
-        self._held[key] = held + 1
-        return True
+    def enter(self, key: str) -> str | None:
+        """One more answer for `key` (None), or the key that waits for as many as allowed
+        already: `key` itself, or its /48 (`network_key`)."""
+        if self._held.get(key, 0) >= self.most:
+            return key
+        network = network_key(key) if self.network_most is not None else None
+        if network is not None and self._held.get(network, 0) >= (self.network_most or 0):
+            return network
+        for held in (key, network):
+            if held is not None:
+                self._held[held] = self._held.get(held, 0) + 1
+        return None
 
     def leave(self, key: str) -> None:
-        held = self._held.get(key, 0) - 1
-        if held > 0:
-            self._held[key] = held
-        else:
-            self._held.pop(key, None)
+        for held in (key, network_key(key) if self.network_most is not None else None):
+            if held is None:
+                continue
+            left = self._held.get(held, 0) - 1
+            if left > 0:
+                self._held[held] = left
+            else:
+                self._held.pop(held, None)
 
 
 class TrustedProxies:
