@@ -51,7 +51,7 @@ export class GrasbotSettingTab extends PluginSettingTab {
 					setting.addComponent((el) =>
 						new SecretComponent(this.app, el)
 							.setValue(this.host.settings.tokenSecret)
-							.onChange((name) => this.host.updateSettings({ tokenSecret: name })),
+							.onChange((name) => this.change("tokenSecret", name)),
 					);
 				},
 			},
@@ -86,8 +86,20 @@ export class GrasbotSettingTab extends PluginSettingTab {
 		return shownSetting(key as keyof GrasbotSettings, this.host.settings, this.host.refusedValues());
 	}
 
-	async setControlValue(key: string, value: unknown): Promise<void> {
+	setControlValue(key: string, value: unknown): Promise<void> {
+		return this.change(key as keyof GrasbotSettings, value);
+	}
+
+	/**
+	 * Save a setting and draw the tab again: its description's « which this version refuses »
+	 * goes once the author sets it (`update()`, as a description is part of the definitions;
+	 * `refreshDomState()` redraws only what is shown, and the note stayed until the tab was
+	 * opened again).
+	 */
+	private async change(key: keyof GrasbotSettings, value: unknown): Promise<void> {
+		const noted = key in this.host.refusedValues();
 		await this.host.updateSettings({ [key]: value });
-		this.refreshDomState();
+		if (noted) this.update();
+		else this.refreshDomState();
 	}
 }

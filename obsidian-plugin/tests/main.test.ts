@@ -516,7 +516,8 @@ describe("plugin glue", () => {
 	it("shows in the settings tab a Reload delay data.json holds that it refuses, as written, and says it is refused and what applies", async () => {
 		const { plugin, stub } = await load({ reloadOnSave: true, debounceMs: -5 });
 		const tab = stub.settingTabs[0] as GrasbotSettingTab;
-		const delay = () => tab.getSettingDefinitions().find((d) => "name" in d && d.name === "Reload delay") as { desc: string; control: { validate: (v: unknown) => unknown } };
+		// what the tab draws (Obsidian's settingItems), not the definitions read again
+		const delay = () => tab.settingItems.find((d) => "name" in d && d.name === "Reload delay") as { desc: string; control: { validate: (v: unknown) => unknown } };
 		expect(plugin.settings.debounceMs).toBe(2000);
 		expect(tab.getControlValue("debounceMs")).toBe(-5);
 		expect(delay().desc).toContain("data.json holds -5, which this version refuses: 2000 ms apply until a delay is set.");
@@ -524,6 +525,16 @@ describe("plugin glue", () => {
 		await tab.setControlValue("debounceMs", 1500);
 		expect(tab.getControlValue("debounceMs")).toBe(1500);
 		expect(delay().desc).not.toContain("refuses");
+		// a secret picked in the Access token's picker: its note goes too
+		const { stub: tokenStub } = await load({ tokenSecret: 5 });
+		const tokenTab = tokenStub.settingTabs[0] as GrasbotSettingTab;
+		const token = () => tokenTab.settingItems.find((d) => "name" in d && d.name === "Access token") as SettingDefinitionRender & { desc: string };
+		expect(token().desc).toContain("data.json holds 5, which this version refuses");
+		let picker: SecretComponent | null = null;
+		const setting = { addComponent: (cb: (el: HTMLElement) => SecretComponent) => (picker = cb(createDiv())) };
+		token().render(setting as unknown as Setting, {} as SettingGroup);
+		await (picker as unknown as StubSecretComponent).choose("grasbot-owner-token");
+		expect(token().desc).not.toContain("refuses");
 		// a text where a number goes: shown as written, refused by the control's check too
 		const other = await load({ debounceMs: "3000" });
 		const otherTab = other.stub.settingTabs[0] as GrasbotSettingTab;

@@ -238,6 +238,7 @@ export class Plugin extends Component {
 	}
 
 	addSettingTab(tab: unknown): void {
+		(tab as PluginSettingTab).update();
 		this.settingTabs.push(tab);
 	}
 
@@ -272,7 +273,16 @@ export class PluginSettingTab {
 		public plugin: Plugin,
 	) {}
 
+	/** What the tab draws, as Obsidian keeps it: `update()` reads the definitions again. */
+	settingItems: unknown[] = [];
+
+	getSettingDefinitions(): unknown[] {
+		return [];
+	}
+
 	refreshDomState(): void {}
 
-	update(): void {}
+	update(): void {
+		this.settingItems = this.getSettingDefinitions();
+	}
 }
