@@ -12,7 +12,7 @@
 import { Notice, Plugin, TAbstractFile, TFile, editorInfoField, editorLivePreviewField, requestUrl, stripHeadingForLink } from "obsidian";
 import { AliasSuggestController, SUGGESTION_LIMIT } from "./aliasSuggest/controller";
 import { AliasSuggestHub, aliasSuggestLivePreview } from "./aliasSuggest/extension";
-import { DismissedAliases, type UnreadDismissed, dismissedToSave, unreadDismissed } from "./aliasSuggest/suggestions";
+import { DismissedAliases, type UnreadDismissed, dismissedToSave, renameUnreadDismissed, unreadDismissed } from "./aliasSuggest/suggestions";
 import { GrasbotClient } from "./client";
 import { Debouncer } from "./debounce";
 import { describeFailure } from "./errors";
@@ -155,7 +155,9 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	}
 
 	private async noteRenamed(file: TAbstractFile, oldPath: string): Promise<void> {
-		if (this.dismissedAliases.rename(oldPath, file.path)) await this.save();
+		const read = this.dismissedAliases.rename(oldPath, file.path);
+		const unread = renameUnreadDismissed(this.unreadDismissed, oldPath, file.path);
+		if (read || unread) await this.save();
 	}
 
 	/** The owner token, read from Obsidian's keychain under the name the settings keep. */

@@ -513,6 +513,16 @@ describe("plugin glue", () => {
 		expect(second.stub.saved).toMatchObject({ dismissedAliases: list });
 	});
 
+	it("carries a renamed note's dismissed suggestions it cannot read to its new path, as written", async () => {
+		const written = { "projets/a.md": ["tri"], "projets/b.md": { alias: "rachat" } };
+		const { app, stub } = await load({ dismissedAliases: written });
+		app.workspace.setLayoutReady();
+		app.vault.trigger("rename", new TFile("archives/b.md"), "projets/b.md");
+		await vi.advanceTimersByTimeAsync(0);
+		expect(stub.saved).toMatchObject({ dismissedAliases: { "projets/a.md": ["tri"], "archives/b.md": { alias: "rachat" } } });
+		expect(Object.keys((stub.saved as { dismissedAliases: object }).dismissedAliases)).not.toContain("projets/b.md");
+	});
+
 	it("shows in the settings tab a Reload delay data.json holds that it refuses, as written, and says it is refused and what applies", async () => {
 		const { plugin, stub } = await load({ reloadOnSave: true, debounceMs: -5 });
 		const tab = stub.settingTabs[0] as GrasbotSettingTab;

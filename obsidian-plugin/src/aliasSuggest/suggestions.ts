@@ -106,6 +106,18 @@ export function dismissedToSave(dismissed: DismissedData, unread: UnreadDismisse
 	return { dismissedAliases: { ...unread.entries, ...dismissed } };
 }
 
+/**
+ * A renamed note keeps its dismissals this version cannot read too (the daemon, and a newer
+ * plugin, name it by its new path): left under the old path, they named a note that is gone.
+ * Returns whether they moved (and so need saving).
+ */
+export function renameUnreadDismissed(unread: UnreadDismissed | null, oldPath: string, newPath: string): boolean {
+	if (unread === null || "whole" in unread || !(oldPath in unread.entries) || oldPath === newPath) return false;
+	const { [oldPath]: written, ...others } = unread.entries;
+	unread.entries = { ...others, [newPath]: written };
+	return true;
+}
+
 /** Why the author's dismissals were not all read, in French, for the notice at load. */
 export function unreadDismissedReason(unread: UnreadDismissed): string {
 	if ("whole" in unread) {
