@@ -50,6 +50,7 @@ from .retrieval.semantic import (
     missing,
     semantic_indexes,
 )
+from .retrieval.spelling import Spelling, ready, warm
 from .retrieval.vault import Issue, Vault, VaultOptions, load_vault, walk_markdown
 from .store import cache as _cache
 from .store import gone as _gone
@@ -358,6 +359,9 @@ class GrasBot:
         self._embed_error: str | None = None
         self._partial: Snapshot | None = None  # its semantic indexes lack the texts not embedded yet (zero vectors)
         self._unembedded: tuple[str, ...] = ()  # notes with a text the model would not embed: ranked by words
+        self._spelled: dict[str, Spelling] = {}  # each audience's last Spelling built: the next version reuses its notes'
+        self._spelling_lock = threading.Lock()
+        self._spelling_thread: threading.Thread | None = None
         if self.embedder is not None:
             folder = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
             self._vectors: VectorStore | None = VectorStore(self.embedder.model, folder)
@@ -416,13 +420,14 @@ class GrasBot:
         top_k = top_k or self.settings.search_top_k
         unembedded: list[EmbeddingError] = []  # the question's embedding failed: words alone ranked it
         semantic = None if lexical else self._semantic(snapshot, audience, unembedded)
-        key = (audience, q, top_k, semantic is not None)  # a lexical result is not kept once meaning is ready
+        index = snapshot.index(audience)
+        # a lexical result is not kept once meaning is ready, nor one without spelling once it is built
+        key = (audience, q, top_k, semantic is not None, ready(index) is not None)
         if not history:  # a follow-up's results depend on the conversation: never kept
             started = time.perf_counter()
             known = snapshot.searches.get(key)
             if known is not None:
                 return replace(known, took_ms=(time.perf_counter() - started) * 1000)
-        index = snapshot.index(audience)
         result = search(
             q,
             index,
@@ -502,6 +507,59 @@ class GrasBot:
 
     # ---- meaning
 
+    def warm_spelling(self, snapshot: Snapshot | None = None) -> None:
+        """Build the snapshot's spelling vectors (`retrieval.spelling`) for both audiences, if
+        not yet, reusing the last ones built for every note whose text is the same (blocking: a
+        worker thread's, a reload's, or the command line's); searches give no spelling points
+        until then, and do not wait."""
+        snapshot = snapshot or self._snapshot
+        with self._spelling_lock:
+            fresh = self.spelling_outgrown()  # built anew, on a vocabulary of the words the notes hold now
+            for audience in AUDIENCES:
+                last = None if fresh else self._spelled.get(audience)
+                visitor = ready(snapshot.index("visitor")) if audience == "owner" else None
+                self._spelled[audience] = warm(snapshot.index(audience), [s for s in (last, visitor) if s is not None])
+
+    def spelling_outgrown(self) -> bool:
+        """Whether the words edits left in the spelling vocabulary (`Vocabulary.outgrown`) call
+        for a build anew: a worker's, seconds at 10,000 notes, which a reload does not wait for."""
+        last = self._spelled.get("owner")
+        return last is not None and last.vocabulary.outgrown()
+
+    def start_spelling(self) -> None:
+        """Build the spelling vectors in a worker thread, once the daemon listens, then every
+        note's length (`Spelling.keep_norms`): at 10,000 notes it takes seconds, which a start
+        to listening must not wait for. The worker goes on until the version serving has them
+        (a reload came meanwhile)."""
+        with self._worker_lock:
+            if self._spelling_thread is not None:
+                return
+            self._spelling_thread = threading.Thread(target=self._spelling_worker, name="grasbot-spelling", daemon=True)
+            self._spelling_thread.start()
+
+    def settle_spelling(self, snapshot: Snapshot | None = None) -> None:
+        """`warm_spelling`, then every note's length (`Spelling.keep_norms`), which a question
+        would pay for: what the worker leaves, blocking (the worker's, the command line's)."""
+        snapshot = snapshot or self._snapshot
+        self.warm_spelling(snapshot)
+        for audience in AUDIENCES:
+            built = ready(snapshot.index(audience))
+            if built is not None:
+                built.keep_norms()
+
+    def _spelling_worker(self) -> None:
+        try:
+            while True:
+                snapshot = self._snapshot
+                self.settle_spelling(snapshot)
+                if self._snapshot is snapshot:  # else a reload came meanwhile
+                    break
+        except Exception:  # noqa: BLE001 - a worker must not die silently; words and meaning still rank
+            log.exception("the spelling vectors could not be built: searches go without them")
+        finally:
+            with self._worker_lock:
+                self._spelling_thread = None
+
     def _backend_failing(self) -> bool:
         """Whether the backend failed lately: a pass (the worker waits to try again) or a question."""
         return self._embed_error is not None or time.monotonic() < self._questions_paused_until
@@ -523,10 +581,15 @@ class GrasBot:
         `within`: seconds the pass may take, another pass's batch waited for included; past
         them, or when Ollama fails, it stops and says nothing (what it embedded is kept): a
         reload's, which leaves the rest to the worker.
-        `announce(n)`: told how many texts are to embed, before it starts, when some are."""
+        `announce(n)`: told how many texts are to embed, before it starts, when some are.
+        Called in the foreground for every note (the command line, the dev sets' runner), it
+        builds the spelling vectors first (`settle_spelling`), meaning or none: they rank as a
+        daemon does once its workers are done."""
+        snapshot = snapshot or self._snapshot
+        if not background and at_most is None:
+            self.settle_spelling(snapshot)
         if self.embedder is None or self._vectors is None or self._questions is None:
             return False
-        snapshot = snapshot or self._snapshot
         store, embedder = self._vectors, self.embedder
         if not background:
             self._generation += 1  # a background pass for an older version gives way
@@ -619,7 +682,9 @@ class GrasBot:
 
     def start_embedding(self) -> None:
         """Embed in a worker thread, while the daemon answers lexically; `stop_embedding` ends it.
-        Called again while the worker runs (a reload), the worker goes round once more."""
+        Called again while the worker runs (a reload), the worker goes round once more. The
+        spelling vectors' worker starts here too, with or without meaning."""
+        self.start_spelling()
         if self.embedder is None:
             return
         with self._worker_lock:
@@ -738,6 +803,7 @@ class GrasBot:
         await self.prepare_question(q, history)  # a remote embedder's wait, outside the lane
         async with self.lane.turn():
             snapshot = self._snapshot
+            spelled = ready(snapshot.index(audience)) is not None  # before: a search may find it built, never unbuilt
             result = self.search(q, audience=audience, history=history, snapshot=snapshot)
         if record and audience == "visitor":
             self.record(q, result, history)
@@ -750,7 +816,8 @@ class GrasBot:
         if prompt.dropped:  # the owner sees from the log that conversations outgrow the model's window
             log.info("conversation cut to fit LLM_CONTEXT %d tokens: its %d oldest turns left out", self.settings.llm_context, prompt.dropped)
         # reuse: first questions only (a follow-up's answer depends on the conversation)
-        key = None if history else self.answers.key(q, audience, audience in snapshot.semantic and not result.unembedded and self._partial is not snapshot)
+        meaning = audience in snapshot.semantic and not result.unembedded and self._partial is not snapshot
+        key = None if history else self.answers.key(q, audience, (meaning, spelled))
         return result, index, prompt, snapshot, key
 
     def _payload(self, result: SearchResult, response: str, model: str | None, error: str | None, busy: bool = False) -> dict:
@@ -899,6 +966,8 @@ class GrasBot:
                     f"{len(new.vault.errors)} could not be read, the first {printable(first.path)}: {printable(first.message)}): fix them, then reload. "
                     "The previous vault keeps serving"
                 )
+            if self._spelled and not self.spelling_outgrown():  # the notes that read the same keep theirs: a few edits cost little
+                self.warm_spelling(new)
             # a few edited notes: embedded before the swap, so meaning never drops out. Ollama is
             # given INLINE_WAIT, and nothing when it failed lately (the worker's retry, woken
             # below, embeds them): each batch waited its full timeout, the new notes unserved
@@ -919,6 +988,8 @@ class GrasBot:
                 save_cache(replace(new, unsaved_in=default_cache_dir(self.settings.vault_dir, self.settings.cache_dir)))
         if not inline and self.embedder is not None:
             self.start_embedding()  # a backend that failed again is tried again there
+        if self._spelled:
+            self.start_spelling()  # the new version's lengths (`keep_norms`), off the reload's path
         before, after = old.vault.notes, new.vault.notes
         return ReloadReport(
             vault_size=len(after),

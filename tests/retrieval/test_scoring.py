@@ -72,7 +72,7 @@ def test_the_registry_names_every_signal_score_note_gives(note_writer):
     given = {r.signal for r in score(index, "n.md", "moteur").reasons}
     assert given == {"alias", "title", "answers", "tag", "domain", "bm25", "priority", "hub"}
     assert given <= set(SIGNALS)
-    assert _scoring.WEAK_SIGNALS == {"bm25", "pairs", "semantic", "graph"}
+    assert _scoring.WEAK_SIGNALS == {"bm25", "pairs", "semantic", "spelling", "graph"}
     assert _scoring.BOOST_SIGNALS == {"priority", "hub"}
 
 

@@ -54,7 +54,8 @@ def test_ranking_order_scores_and_paths(vault):
     assert top.title == "Robot suiveur de ligne"
     assert top.type == "projet"
     # the slug is named whole, the title only 2 words of 3: the slug is the one that counts
-    assert [r.signal for r in top.reasons] == ["alias", "slug", "bm25", "pairs"]  # « robot suiveur » side by side in its text
+    # « robot suiveur » side by side in its text; its words written as the question's, among the first found
+    assert [r.signal for r in top.reasons] == ["alias", "slug", "bm25", "spelling", "pairs"]
     # the alias says two of the question's three stems: its share of the question's idf, on 10
     q = result.query
     assert top.reasons[0].points == pytest.approx(10 * (q.idf["robot"] + q.idf["suiveur"]) / q.information)
@@ -229,21 +230,23 @@ def test_a_new_subject_is_not_pulled_back_to_the_conversation(note_writer):
     assert [s.path for s in alone] == ["voiture.md"]
     in_conversation = bot.search(history[0]["content"] + " " + question, audience="visitor").sources
     # its points as the conversation finds it: the phrase order (`pairs`) reads a question's own words only
-    through_it = sum(r.points for r in next(s for s in in_conversation if s.path == "grasbot.md").reasons if r.signal != "pairs")
+    # and the words written alike are compared once, on the conversation's text, after it (`by_spelling`)
+    through_it = sum(r.points for r in next(s for s in in_conversation if s.path == "grasbot.md").reasons if r.signal not in ("pairs", "spelling"))
 
     changed = bot.search(question, audience="visitor", history=history).sources
     assert [s.path for s in changed] == ["voiture.md", "grasbot.md"]
     assert changed[0].score == alone[0].score
-    assert changed[1].score == pytest.approx(NEW_SUBJECT_DISCOUNT * through_it)
+    spelt = sum(r.points for r in changed[1].reasons if r.signal == "spelling")
+    assert changed[1].score == pytest.approx(NEW_SUBJECT_DISCOUNT * through_it + spelt)
     assert through_it > alone[0].score  # the better of the two would have put GrasBot first
-    assert all(r.detail.endswith("(avec la conversation)") for r in changed[1].reasons)
+    assert all(r.detail.endswith("(avec la conversation)") for r in changed[1].reasons if r.signal != "spelling")
 
     # the same question said as a follow-up carries the conversation on: the question alone
     # finds nothing in GrasBot's note, so its points are all the conversation's, while the car's
     # note earns its own points and the conversation's
     follow_up = bot.search("Et " + question[0].lower() + question[1:], audience="visitor", history=history).sources
     assert [s.path for s in follow_up] == ["voiture.md", "grasbot.md"]
-    assert follow_up[1].score == pytest.approx(through_it)
+    assert follow_up[1].score == pytest.approx(through_it + sum(r.points for r in follow_up[1].reasons if r.signal == "spelling"))
     assert {r.signal for r in follow_up[0].reasons if not r.detail.endswith("(avec la conversation)")} >= {"bm25"}
     assert any(r.detail.endswith("(avec la conversation)") for r in follow_up[0].reasons)
 
@@ -428,7 +431,7 @@ def test_the_kept_results_are_bounded(note_writer, monkeypatch):
     for q in ("robot", "ligne", "arduino", "suiveur", "robot ligne"):
         bot.search(q, audience="visitor")
     kept = bot.snapshot.searches
-    assert list(kept) == [("visitor", q, 5, False) for q in ("arduino", "suiveur", "robot ligne")]
+    assert list(kept) == [("visitor", q, 5, False, True) for q in ("arduino", "suiveur", "robot ligne")]
 
 
 def test_a_note_named_in_capitals_as_a_hurried_stopword_is_found_by_its_name(note_writer):

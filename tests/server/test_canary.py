@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from grasbot.retrieval import spelling
 from grasbot.retrieval.graph import expand_by_graph
 from grasbot.retrieval.scoring import Score
 from grasbot.retrieval.semantic import NoteTexts, head_text
@@ -583,10 +584,13 @@ async def test_private_link_targets_do_not_make_public_notes_match(start_daemon,
         assert q not in readable  # no public text says these words: only link targets do
         status, answer = await post_rpc(client, {"jsonrpc": "2.0", "method": "search", "params": {"q": q}, "id": 1})
         # No word matches: a note may only come up by meaning (any question is closer to some
-        # note than to the mean), or by a link from one that did, and never grounded.
+        # note than to the mean), or by a link from one that did, and never grounded; spelling
+        # reorders those by letters their public words share (« abeilles », « miel »)
         signals = {r["signal"] for s in answer["result"]["results"] for r in s["reasons"]}
-        assert signals <= {"semantic", "graph", "priority", "hub"}, (q, answer["result"]["results"])
+        assert signals <= {"semantic", "spelling", "graph", "priority", "hub"}, (q, answer["result"]["results"])
         assert answer["result"]["grounded"] is False
+    for path in visitor.notes:  # what the spelling points are computed from says none of them
+        assert_clean(spelling.note_text(visitor, path), f"spelling text of {path}")
 
 
 async def test_links_in_a_public_notes_title_and_fields_lose_a_private_targets_name(start_daemon, standin_ollama, tmp_path, grasbot_logs):
@@ -626,7 +630,7 @@ async def test_links_in_a_public_notes_title_and_fields_lose_a_private_targets_n
             assert found["reunion-rucher"]["title"] == "Réunion du rucher avec", found
         if leaks(q):  # a private name typed by the visitor finds the note by no field of it
             signals = {r["signal"] for r in found.get("reunion-rucher", {}).get("reasons", ())}
-            assert signals <= {"semantic", "graph", "priority", "hub"}, found
+            assert signals <= {"semantic", "spelling", "graph", "priority", "hub"}, found
         await post_rpc(client, {"jsonrpc": "2.0", "method": "answer", "params": {"q": q}, "id": 2})
         assert_clean(await (await client.get("/ask", params={"q": q})).text(), f"/ask?q={q}")
         for name, data in [event async for event in sse_events(await client.get("/ask/stream", params={"q": q}))]:
@@ -636,6 +640,7 @@ async def test_links_in_a_public_notes_title_and_fields_lose_a_private_targets_n
     visitor = bot_of(client).snapshot.index("visitor")
     assert_clean(json.dumps(visitor.analyses["jardin/reunion.md"], default=repr, ensure_ascii=False), "what search reads of the note")
     assert_clean(head_text(visitor.notes["jardin/reunion.md"]), "what meaning is computed from")
+    assert_clean(spelling.note_text(visitor, "jardin/reunion.md"), "what spelling is computed from")
     # the owner, who may read the private notes, sees their names in the same title
     params = {"q": "La réunion du rucher", "audience": "owner"}
     resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 3, "params": params}, headers=OWNER_HEADERS)

@@ -8,6 +8,7 @@ test gives one, listens nowhere. The session's XDG folders are the tests' own.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -60,8 +61,12 @@ def settings_for(vault: Path, ollama_url: str | None = None, **overrides: Any) -
 
 
 def make_bot(vault: Path, ollama_url: str | None = None, **overrides: Any) -> GrasBot:
-    """A GrasBot on `vault`; without `ollama_url` its LLM points where nothing listens."""
-    return GrasBot.open(settings_for(vault, ollama_url, **overrides))
+    """A GrasBot on `vault`; without `ollama_url` its LLM points where nothing listens. Its
+    spelling vectors are built, as a daemon's are once it has listened a moment: a score is the
+    same whenever a test asks."""
+    bot = GrasBot.open(settings_for(vault, ollama_url, **overrides))
+    bot.warm_spelling()
+    return bot
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -135,7 +140,9 @@ def start_daemon(aiohttp_client):
         # TestServer ignores runner options given to its constructor: start it with them.
         server = TestServer(app)
         await server.start_server(**server_kwargs(settings))
-        return await aiohttp_client(server)
+        client = await aiohttp_client(server)
+        await asyncio.to_thread(client.server.app[BOT].warm_spelling)  # its worker's, done: scores as at rest
+        return client
 
     return start
 

@@ -62,8 +62,10 @@ class AnswerCache:
         self._bound: tuple[weakref.ref | None, OrderedDict[tuple, dict]] = (None, OrderedDict())
         self._hits: Counter[str] = Counter()  # by who asked ("owner", else the audience): a visitor's /health counts the visitors' only
 
-    def key(self, q: str, audience: str, semantic: bool) -> tuple:
-        return (normalise_question(q), audience, semantic, self.shape)
+    def key(self, q: str, audience: str, ranked_by: tuple[bool, ...]) -> tuple:
+        """`ranked_by`: which of the signals built off the start's path (meaning, spelling) the
+        search had: an answer written before they were is not given once they are."""
+        return (normalise_question(q), audience, ranked_by, self.shape)
 
     def get(self, snapshot: object, key: tuple, *, owner: bool = False) -> dict | None:
         """The kept answer for `key`; `owner`: the owner asks (a preview as a visitor included),

@@ -456,6 +456,11 @@ class Index:
             value = self._memo[key] = make()
         return value
 
+    def made(self, key: object):
+        """What `derived` made for `key`, or None before: for a value built off a search's path
+        (`spelling.warm`), which a search uses once it is there and never waits for."""
+        return self._memo.get(key)
+
     # ---- BM25 statistics
 
     def idf(self, term: str) -> float:

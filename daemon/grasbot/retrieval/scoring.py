@@ -124,6 +124,7 @@ SIGNALS: dict[str, Signal] = {
         Signal("bm25", "weak", None),
         Signal("pairs", "weak", SCALE * PAIR_WEIGHT),  # orders the notes found, after the rest (search.by_phrases)
         Signal("semantic", "weak", None),
+        Signal("spelling", "weak", None),  # words written alike, among the first candidates (search.by_spelling)
         Signal("graph", "weak", None),
         Signal("priority", "boost", PRIORITY_STEP * PRIORITY_CAP),
         Signal("hub", "boost", HUB_SHARE),

@@ -9,8 +9,23 @@ from dataclasses import dataclass
 
 from .graph import SEEDS, expand_by_graph
 from .index import Index
-from .scoring import BONUS_MAX, FIELD_BOUNDS, Exact, Query, Reason, Score, bonus_share, pair_labels, pair_points, question_pairs, score_note
+from .scoring import (
+    BONUS_MAX,
+    FIELD_BOUNDS,
+    SEMANTIC_FLOOR,
+    Exact,
+    Query,
+    Reason,
+    Score,
+    bonus_share,
+    pair_labels,
+    pair_points,
+    question_pairs,
+    score_note,
+    semantic_unit,
+)
 from .semantic import Closeness
+from .spelling import POOL, Spelling, ready
 
 HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
 FOLLOW_UP_POOL = 10  # a follow-up's notes: the best this many for the question alone and for the conversation
@@ -235,6 +250,24 @@ def by_phrases(ranked: list[tuple[str, Score]], query: Query, index: Index) -> l
     return _rank(dict(out))
 
 
+def by_spelling(ranked: list[tuple[str, Score]], text: str, asked: Query, spelling: Spelling, index: Index) -> list[tuple[str, Score]]:
+    """The notes search ranked, the first POOL compared with `text` (a follow-up's with its
+    conversation) by their words' pieces (`spelling`): one whose cosine stands out earns
+    points in the unit of meaning's (a BM25 deviation of `asked`'s), and all are ranked again.
+    It finds no note, so the fast path stays exact. Round 38, on the dev sets: hit@1 tune
+    753 → 763 (+16 / −6), test 357 → 366 (+11 / −2), no vault losing."""
+    unit = max(semantic_unit(asked.bm25.values(), asked.bm25_scale, len(index)), SEMANTIC_FLOOR)
+    gained = spelling.points(text, [path for path, _ in ranked], unit)
+    if not gained:
+        return ranked
+    out = dict(ranked)
+    for path, (points, cosine, z) in gained.items():
+        score = out[path]
+        detail = f"mots écrits de même (cosinus {cosine:.2f}, {z:.1f} écarts-types)"
+        out[path] = Score(score.points + points, [*score.reasons, Reason("spelling", points, detail)])
+    return _rank(out)
+
+
 def earlier_questions(history: Sequence[dict] | None) -> list[str]:
     """The visitor's last HISTORY_TURNS questions of a conversation: a follow-up's subject. A
     blank turn says nothing: counted, it made the question its own conversation, its points doubled."""
@@ -319,22 +352,29 @@ def search(
     """
     started = time.perf_counter()
     query = Query.parse(q, index, semantic(q) if semantic else None)
+    spelling = ready(index)
 
     def scored(query: Query, keep: int = top_k) -> dict[str, Score]:
+        if spelling is not None:
+            keep = max(keep, POOL)  # the candidates by_spelling compares are the true first ones
         return expand_by_graph(score_all(query, index, exhaustive=exhaustive, keep=keep, min_seed_score=min_score), index, min_score)
 
     rewritten = with_history(q, history)
+    asked = query
     if rewritten is None:
         scores = scored(query)
     else:
-        context = Query.parse(rewritten, index, semantic(rewritten) if semantic else None)
+        context = asked = Query.parse(rewritten, index, semantic(rewritten) if semantic else None)
         if opens_as_follow_up(q):
             pool = max(top_k, FOLLOW_UP_POOL)
             own, in_context = _pooled(scored(query, pool), scored(context, pool), query, context, index, pool)
             scores = with_conversation(own, in_context, follows=True)
         else:
             scores = with_conversation(scored(query), scored(context), follows=False)
-    ranked = by_phrases(_rank(scores)[:top_k], query, index)
+    first = _rank(scores)
+    if spelling is not None:
+        first = by_spelling(first, rewritten or q, asked, spelling, index)
+    ranked = by_phrases(first[:top_k], query, index)
     sources = tuple(
         Source(
             slug=(note := index.notes[path]).slug,

@@ -1,0 +1,174 @@
+"""Words written alike (retrieval.spelling): the pieces' TF-IDF cosine among the first candidates."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+import zlib
+from collections import Counter
+
+import pytest
+
+from grasbot import GrasBot
+from grasbot.retrieval import spelling
+from grasbot.retrieval.search import search
+from support.bots import make_bot, settings_for, write_note
+
+
+def _slow_vector(text: str, df: dict[int, int], n: int) -> dict[int, float]:
+    """The measured definition, written plainly: pieces of 3 to 5 letters of each padded folded
+    word (a short word is itself, padded, and no longer piece), crc32 buckets, 1 + log tf,
+    smooth idf, l2."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
+    counts: Counter = Counter()
+    for word in re.findall(r"\w+", folded):
+        padded = f" {word} "
+        for size in (3, 4, 5):
+            if len(padded) < size:
+                counts[zlib.crc32(padded.encode()) & (spelling.BUCKETS - 1)] += 1
+                break
+            for i in range(len(padded) - size + 1):
+                counts[zlib.crc32(padded[i : i + size].encode()) & (spelling.BUCKETS - 1)] += 1
+    weights = {b: (1 + math.log(tf)) * (math.log((1 + n) / (1 + df.get(b, 0))) + 1) for b, tf in counts.items()}
+    norm = math.sqrt(sum(v * v for v in weights.values())) or 1.0
+    return {b: v / norm for b, v in weights.items()}
+
+
+def _kernel_vault(note_writer):
+    note_writer("systeme/noyau.md", "title: Paramètres du noyau", "Les paramètres du noyau se règlent avec sysctl.\n")
+    note_writer("systeme/sysctl-reseau.md", "title: Réseau et sysctl", "Régler le réseau du noyau : sysctl, la pile TCP.\n")
+    note_writer("systeme/modules.md", "title: Modules du noyau", "Charger un module du noyau avec modprobe.\n")
+    note_writer("cuisine/pain.md", "title: Pain au levain", "Un pain au levain demande du temps.\n")
+    return note_writer.root
+
+
+def test_the_cosine_is_the_plain_tf_idf_of_the_pieces(note_writer):
+    bot = make_bot(_kernel_vault(note_writer), default_visibility="public")
+    index = bot.snapshot.index("visitor")
+    built = spelling.ready(index)
+    assert built is not None
+    texts = {p: spelling.note_text(index, p) for p in index.notes}
+    vectors = {p: _slow_vector(t, {}, 0) for p, t in texts.items()}
+    df: Counter = Counter(b for v in vectors.values() for b in v)
+    assert {b: int(built.df[b]) for b in df} == dict(df) and int(built.df.sum()) == sum(df.values())
+    question = "Comment régler le paramétrage du noyau ?"
+    asked = _slow_vector(question, df, len(texts))
+    expected = [sum(w * _slow_vector(texts[p], df, len(texts)).get(b, 0.0) for b, w in asked.items()) for p in index.notes]
+    assert built.cosines(question, list(index.notes)) == pytest.approx(expected, abs=1e-12)
+    assert max(expected) > 0.2
+
+
+def test_a_misspelt_question_finds_its_note_by_spelling(note_writer):
+    note_writer("systeme/parametres.md", "title: Paramètres du noyau", "Les paramètres du noyau se règlent avec sysctl au démarrage.\n")
+    for i, subject in enumerate(("réseau", "disque", "mémoire", "processus", "fichiers", "journal", "services", "pilotes")):
+        note_writer(f"systeme/noyau-{i}.md", f"title: Le noyau et {subject}", f"Le noyau gère {subject} au démarrage.\n")
+    bot = make_bot(note_writer.root, default_visibility="public")
+    index = bot.snapshot.index("visitor")
+    question = "parametrage du noyau"  # « parametrag » is the stem of no note's word
+    with_signal = bot.search(question, audience="visitor")
+    first = with_signal.sources[0]
+    assert first.path == "systeme/parametres.md"
+    assert [r.signal for r in first.reasons].count("spelling") == 1
+    assert next(r for r in first.reasons if r.signal == "spelling").detail.startswith("mots écrits de même (cosinus ")
+    without = search(question, _cold(index), top_k=5, min_score=bot.settings.search_min_score)
+    assert without.sources[0].path != "systeme/parametres.md"
+    assert all(r.signal != "spelling" for s in without.sources for r in s.reasons)
+
+
+def _cold(index):
+    """The same index, its spelling vectors not built (a fresh memo)."""
+    from dataclasses import replace
+
+    return replace(index, _memo={})
+
+
+def test_a_visitor_reads_no_private_path_in_a_note(note_writer):
+    note_writer("prive/zorglub.md", "visibility: private", "Le plan secret.\n")
+    note_writer("public/voir.md", "title: Une note", "Voir prive/zorglub.md pour la suite, et le jardin.\n")
+    note_writer("public/jardin.md", "title: Le jardin", "Le jardin au printemps.\n")
+    note_writer("public/autre.md", "title: Autre chose", "Rien à voir avec le jardin.\n")
+    bot = make_bot(note_writer.root, default_visibility="public")
+    visitor = bot.snapshot.index("visitor")
+    assert "zorglub" not in spelling.note_text(visitor, "public/voir.md")
+    built = spelling.ready(visitor)
+    assert built is not None
+    word = built.vocabulary.ids.get("zorglub")  # the owner's build, sharing the vocabulary, may hold it
+    assert all(word not in w.ids for w in built.notes.values())
+    assert built.cosines("zorglub", list(visitor.notes)) == [0.0, 0.0, 0.0]
+    found = bot.search("zorglub", audience="visitor")
+    assert all(r.signal != "spelling" for s in found.sources for r in s.reasons)
+    owner = spelling.ready(bot.snapshot.index("owner"))
+    assert owner is not None and max(owner.cosines("zorglub", ["public/voir.md", "public/jardin.md"])) > 0  # the owner reads it
+
+
+def test_a_reload_reuses_the_unchanged_notes_and_counts_again(note_writer):
+    root = _kernel_vault(note_writer)
+    bot = make_bot(root, default_visibility="public")
+    before = spelling.ready(bot.snapshot.index("visitor"))
+    assert before is not None
+    write_note(root, "cuisine/pain.md", "title: Pain au levain", "Un pain de campagne, pétri la veille.\n")
+    write_note(root, "cuisine/brioche.md", "title: Brioche", "Une brioche au beurre.\n")
+    bot.reload()
+    after = spelling.ready(bot.snapshot.index("visitor"))
+    assert after is not None and after is not before
+    for path in ("systeme/noyau.md", "systeme/sysctl-reseau.md", "systeme/modules.md"):
+        assert after.notes[path] is before.notes[path]  # the same arrays
+    assert after.notes["cuisine/pain.md"] is not before.notes["cuisine/pain.md"]
+    fresh = spelling.build(bot.snapshot.index("visitor"))  # from nothing
+    assert (after.df == fresh.df).all() and after.n == fresh.n == 5
+    question = "le pain pétri"
+    assert after.cosines(question, sorted(after.notes)) == pytest.approx(fresh.cosines(question, sorted(fresh.notes)), abs=1e-12)
+
+
+def test_searches_before_the_build_give_no_spelling_points_and_do_not_wait(note_writer, monkeypatch):
+    root = _kernel_vault(note_writer)
+    bot = GrasBot.open(settings_for(root, default_visibility="public"))
+    index = bot.snapshot.index("visitor")
+    assert spelling.ready(index) is None
+    building = []
+    monkeypatch.setattr(spelling, "_build", lambda *a: building.append(a) or pytest.fail("a search built the vectors"))
+    result = bot.search("paramétrage du noyau", audience="visitor")
+    assert result.sources and all(r.signal != "spelling" for s in result.sources for r in s.reasons)
+    assert building == [] and spelling.ready(index) is None
+    monkeypatch.undo()
+    bot.warm_spelling()
+    again = bot.search("paramétrage du noyau", audience="visitor")  # not the result kept before the build
+    assert any(r.signal == "spelling" for s in again.sources for r in s.reasons)
+
+
+async def test_an_answer_kept_before_the_build_is_not_given_once_it_is(note_writer, standin_ollama):
+    """A daemon answers before its spelling vectors are built (its first seconds): the answer
+    it kept then was ranked without them, and is written again once they are."""
+    standin_ollama.script("Les paramètres du noyau se règlent avec sysctl [noyau].")
+    bot = GrasBot.open(settings_for(_kernel_vault(note_writer), standin_ollama.url, default_visibility="public"))
+    question = "paramétrage du noyau"
+    assert (await bot.answer(question))["reused"] is False
+    assert (await bot.answer(question))["reused"] is True  # kept, while nothing changed
+    bot.warm_spelling()
+    assert (await bot.answer(question))["reused"] is False
+    assert len(standin_ollama.requests) == 2
+
+
+def test_a_vocabulary_outgrown_by_edits_is_built_anew(note_writer, monkeypatch):
+    """Ids are never dropped (an older Spelling reads them): the words of edited notes pile up,
+    until they pass the notes' own, and the next build starts from the words held now."""
+    root = _kernel_vault(note_writer)
+    bot = make_bot(root, default_visibility="public")
+    first = spelling.ready(bot.snapshot.index("visitor"))
+    assert first is not None and not bot.spelling_outgrown()
+    monkeypatch.setattr(spelling.Vocabulary, "outgrown", lambda self: len(self.ids) > self.first)  # the rule's threshold, small
+    write_note(root, "cuisine/pain.md", "title: Pain au levain", "Un pain de campagne, pétri la veille.\n")
+    monkeypatch.setattr(bot, "start_spelling", lambda: None)  # the worker's build, below, when the test says
+    bot.reload()  # built as before; its new words outgrow the vocabulary
+    assert spelling.ready(bot.snapshot.index("visitor")).vocabulary is first.vocabulary and bot.spelling_outgrown()
+    write_note(root, "cuisine/brioche.md", "title: Brioche", "Une brioche au beurre.\n")
+    bot.reload()  # the next reload does not wait for a build anew
+    assert spelling.ready(bot.snapshot.index("visitor")) is None
+    bot.warm_spelling()  # the worker's
+    anew = spelling.ready(bot.snapshot.index("visitor"))
+    assert anew is not None and anew.vocabulary is not first.vocabulary
+    assert {"levain", "brioche", "sysctl", "veille"} <= anew.vocabulary.ids.keys()
+    assert "demande" in first.vocabulary.ids and "demande" not in anew.vocabulary.ids  # the edit took it out
+    assert spelling.ready(bot.snapshot.index("owner")).vocabulary is anew.vocabulary
+    assert not bot.spelling_outgrown()
