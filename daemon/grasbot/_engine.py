@@ -461,6 +461,7 @@ class GrasBot:
                 return index.match(text, SEMANTIC_MIN_Z, SEMANTIC_NOTES)
             except ForeignVectors as exc:
                 self._embed_again_all(snapshot, exc)
+                failed.append(exc)  # ranked by words: not kept as meaning's, which the worker may bring back before the search ends
                 return {}
             except EmbeddingError as exc:
                 log.warning("question answered without the semantic signal: %s", exc)
