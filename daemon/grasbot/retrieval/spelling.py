@@ -19,15 +19,17 @@ import re
 import threading
 import unicodedata
 import zlib
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
-
-import numpy as np
+from typing import TYPE_CHECKING, NamedTuple
 
 from .index import Index
 from .vault import Note
+
+if TYPE_CHECKING:
+    import numpy as np  # imported where used: serving's start does not wait for numpy
 
 PIECES = (3, 5)  # the shortest and longest piece of a word, its padding spaces included
 BUCKETS = 1 << 20  # pieces hashed (crc32) into this many: 4 MB of document frequencies
@@ -103,11 +105,13 @@ class Vocabulary:
     the other audience's): ids only grow, and each Spelling keeps the arrays of its own time."""
 
     def __init__(self) -> None:
+        import numpy as np
+
         self.ids: dict[str, int] = {}
         self.offsets = np.zeros(1, dtype=np.int64)
         self.buckets = np.zeros(0, dtype=np.int32)
-        self._pending: list[int] = []
-        self._lengths: list[int] = []
+        self._pending = array("i")  # 4 bytes a piece: a list of a million ints held 36 MB at the build's peak
+        self._lengths = array("i")
         self.first = 0  # how many words its first build found: what the notes held then
 
     def outgrown(self) -> bool:
@@ -128,11 +132,13 @@ class Vocabulary:
     def commit(self) -> None:
         """The CSR extended by the words cut since the last commit (new arrays: a Spelling
         built before keeps reading its own)."""
+        import numpy as np
+
         if self._lengths:
-            ends = self.offsets[-1] + np.cumsum(np.array(self._lengths, dtype=np.int64))
+            ends = self.offsets[-1] + np.cumsum(np.frombuffer(self._lengths, dtype=np.int32).astype(np.int64))
             self.offsets = np.concatenate([self.offsets, ends])
-            self.buckets = np.concatenate([self.buckets, np.array(self._pending, dtype=np.int32)])
-            self._pending, self._lengths = [], []
+            self.buckets = np.concatenate([self.buckets, np.frombuffer(self._pending, dtype=np.int32)])
+            self._pending, self._lengths = array("i"), array("i")
         self.first = self.first or len(self.ids)
 
 
@@ -153,6 +159,8 @@ _scratches: list[np.ndarray] = []
 def _where() -> np.ndarray:
     """Each bucket's place among a question's, plus one (0: not the question's): 4 MB, made
     once, used under _SCRATCH_LOCK and left all zero after use."""
+    import numpy as np
+
     if not _scratches:
         _scratches.append(np.zeros(BUCKETS, dtype=np.int32))
     return _scratches[0]
@@ -161,6 +169,8 @@ def _where() -> np.ndarray:
 def _gather(offsets: np.ndarray, buckets: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each bucket of these words and its count, a word's count repeated for each piece: the
     ranges of the CSR read at once, no loop over words."""
+    import numpy as np
+
     starts = offsets[ids]
     lengths = offsets[ids + 1] - starts
     if not len(lengths):
@@ -210,11 +220,15 @@ class Spelling:
 
     def _idf(self, found: np.ndarray) -> np.ndarray:
         """Smooth idf of each bucket."""
+        import numpy as np
+
         return np.log((1.0 + self.n) / (1.0 + self.df[found].astype(np.float64))) + 1.0
 
     def _vector(self, buckets: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The sorted distinct buckets and their weights, sublinear tf times idf, not normalised
         (a sort: numpy's hashed unique is slower on a note's few thousand pieces)."""
+        import numpy as np
+
         if not len(buckets):
             return buckets, np.zeros(0)
         order = np.argsort(buckets, kind="stable")
@@ -242,6 +256,8 @@ class Spelling:
     def question_vector(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """The sorted buckets of a question's pieces and their weights. A word no note holds is
         cut here and not kept: a visitor's words do not grow the vocabulary."""
+        import numpy as np
+
         words = Counter(_WORD.findall(fold(text)))
         ids, known = self.vocabulary.ids, len(self.offsets) - 1
         buckets: list[int] = []
@@ -258,6 +274,8 @@ class Spelling:
     def cosines(self, text: str, paths: Sequence[str]) -> list[float]:
         """The cosine of the question's vector with each note's (0.0 for a note not built): only
         the note's pieces among the question's are counted, its length is kept (`norm`)."""
+        import numpy as np
+
         asked, weights = self.question_vector(text)
         if not len(asked):
             return [0.0] * len(paths)
@@ -290,6 +308,8 @@ class Spelling:
     def points(self, text: str, paths: Sequence[str], unit: float) -> dict[str, tuple[float, float, float]]:
         """{path: (points, cosine, z)} for the notes among `paths` (the first POOL candidates)
         whose cosine stands MIN_Z deviations above theirs: WEIGHT × `unit` × z points."""
+        import numpy as np
+
         pool = list(paths[:POOL])
         if not pool:
             return {}
@@ -308,6 +328,8 @@ class Spelling:
 def _unique_buckets(offsets: np.ndarray, buckets: np.ndarray, words: Iterable[NoteWords]) -> np.ndarray:
     """How many of these notes hold each bucket: each note's buckets counted once (an indexed
     `+=` adds once for an index given twice, no sort needed)."""
+    import numpy as np
+
     df = np.zeros(BUCKETS, dtype=np.int32)
     for w in words:
         df[_gather(offsets, buckets, w.ids, w.counts)[0]] += 1
@@ -324,6 +346,8 @@ def build(index: Index, previous: Sequence[Spelling] = ()) -> Spelling:
 
 
 def _build(index: Index, previous: Sequence[Spelling]) -> Spelling:
+    import numpy as np
+
     vocabulary = previous[0].vocabulary if previous else Vocabulary()
     reusable = [s for s in previous if s.vocabulary is vocabulary]  # ids of one vocabulary only
     reading = Reading.of(index)
