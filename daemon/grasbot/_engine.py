@@ -508,18 +508,23 @@ class GrasBot:
 
     # ---- meaning
 
-    def warm_spelling(self, snapshot: Snapshot | None = None) -> None:
+    def warm_spelling(self, snapshot: Snapshot | None = None, *, wait: bool = True) -> None:
         """Build the snapshot's spelling vectors (`retrieval.spelling`) for both audiences, if
         not yet, reusing the last ones built for every note whose text is the same (blocking: a
         worker thread's, a reload's, or the command line's); searches give no spelling points
-        until then, and do not wait."""
+        until then, and do not wait. `wait=False`: nothing while another build runs (a reload
+        during the start's build, seconds at 10,000 notes: the worker builds its version next)."""
         snapshot = snapshot or self._snapshot
-        with self._spelling_lock:
+        if not self._spelling_lock.acquire(blocking=wait):
+            return
+        try:
             fresh = self.spelling_outgrown()  # built anew, on a vocabulary of the words the notes hold now
             for audience in AUDIENCES:
                 last = None if fresh else self._spelled.get(audience)
                 visitor = ready(snapshot.index("visitor")) if audience == "owner" else None
                 self._spelled[audience] = warm(snapshot.index(audience), [s for s in (last, visitor) if s is not None])
+        finally:
+            self._spelling_lock.release()
 
     def spelling_outgrown(self) -> bool:
         """Whether the words edits left in the spelling vocabulary (`Vocabulary.outgrown`) call
@@ -968,7 +973,7 @@ class GrasBot:
                     "The previous vault keeps serving"
                 )
             if self._spelled and not self.spelling_outgrown():  # the notes that read the same keep theirs: a few edits cost little
-                self.warm_spelling(new)
+                self.warm_spelling(new, wait=False)
             # a few edited notes: embedded before the swap, so meaning never drops out. Ollama is
             # given INLINE_WAIT, and nothing when it failed lately (the worker's retry, woken
             # below, embeds them): each batch waited its full timeout, the new notes unserved

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 import zlib
 from collections import Counter
@@ -172,3 +173,20 @@ def test_a_vocabulary_outgrown_by_edits_is_built_anew(note_writer, monkeypatch):
     assert "demande" in first.vocabulary.ids and "demande" not in anew.vocabulary.ids  # the edit took it out
     assert spelling.ready(bot.snapshot.index("owner")).vocabulary is anew.vocabulary
     assert not bot.spelling_outgrown()
+
+
+def test_a_reload_during_a_build_does_not_wait_for_it(note_writer, monkeypatch):
+    """The start's build takes seconds at 10,000 notes: an author's save meanwhile is reloaded at
+    once, without spelling points until the worker builds its version."""
+    root = _kernel_vault(note_writer)
+    bot = make_bot(root, default_visibility="public")
+    monkeypatch.setattr(bot, "start_spelling", lambda: None)  # the worker, below, when the test says
+    write_note(root, "cuisine/brioche.md", "title: Brioche", "Une brioche au beurre.\n")
+    with bot._spelling_lock:  # a build under way
+        reloading = threading.Thread(target=bot.reload)
+        reloading.start()
+        reloading.join(10)
+        assert not reloading.is_alive()  # it did not wait
+    assert "cuisine/brioche.md" in bot.snapshot.vault.notes and spelling.ready(bot.snapshot.index("visitor")) is None
+    bot.warm_spelling()
+    assert spelling.ready(bot.snapshot.index("visitor")) is not None
