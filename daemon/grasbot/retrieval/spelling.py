@@ -81,21 +81,12 @@ def word_buckets(word: str) -> list[int]:
 
 
 def note_text(index: Index, path: str) -> str:
-    """What the note says as this audience reads it (a visitor's never holds a private note's
-    masked path): title, file name, aliases, declared questions, tags, domains, the body's
-    first BODY_CAP characters."""
+    """What the note says as this audience's search reads it (`Index.searchable_text`: a link's
+    label alone, a visitor's never holding a private note's masked path): title, file name,
+    aliases, declared questions, tags, domains, the body's first BODY_CAP characters."""
     note = index.notes[path]
-    field = index.readable_field
-    body = index.readable_body(path)[:BODY_CAP]
-    parts = (
-        index.readable_title(path),
-        note.name,
-        *(field(a, path) for a in note.aliases),
-        *(field(a, path) for a in note.answers),
-        *(field(t, path) for t in note.tags),  # a tag may link to a private note too
-        *(field(d, path) for d in note.domains),
-        body,
-    )
+    fields = (note.title, note.name, *note.aliases, *note.answers, *note.tags, *note.domains)
+    parts = (*(index.searchable_text(f, path) for f in fields if f), index.searchable_text(note.body, path)[:BODY_CAP])
     return "\n".join(p for p in parts if p)
 
 
@@ -181,28 +172,21 @@ def _gather(offsets: np.ndarray, buckets: np.ndarray, ids: np.ndarray, counts: n
 
 
 class Reading(NamedTuple):
-    """What a note's text as read depends on beyond the note itself: which links resolve to a
-    note of the audience (`Index.may_read`), and which typed paths are masked."""
+    """The notes a build read, and those that type a hidden note's path (`Index.masked`, the
+    same for both audiences): the text of any other depends on the note alone
+    (`Index.searchable_text`)."""
 
     notes: Mapping[str, Note]
-    resolver: object
-    hidden: object
     masked: frozenset[str]
-    excluded: frozenset[str]
 
     @classmethod
     def of(cls, index: Index) -> Reading:
-        return cls(index.notes, index.resolver, index.hidden, index.masked, index.excluded)
+        return cls(index.notes, index.masked)
 
-    def same_as(self, other: Reading) -> bool:
-        """Whether a note that is the same object reads the same in both."""
-        return (
-            self.resolver is other.resolver
-            and self.hidden is other.hidden
-            and self.masked == other.masked
-            and self.excluded == other.excluded
-            and self.notes.keys() == other.notes.keys()
-        )
+    def reads_as(self, other: Reading, path: str) -> bool:
+        """Whether the note at `path` reads the same in both: the same object, masked in neither."""
+        note = self.notes[path]
+        return other.notes.get(path) is note and path not in self.masked and path not in other.masked
 
 
 class Spelling:
@@ -351,11 +335,10 @@ def _build(index: Index, previous: Sequence[Spelling]) -> Spelling:
     vocabulary = previous[0].vocabulary if previous else Vocabulary()
     reusable = [s for s in previous if s.vocabulary is vocabulary]  # ids of one vocabulary only
     reading = Reading.of(index)
-    same = [s for s in reusable if reading.same_as(s.reading)]
     notes: dict[str, NoteWords] = {}
-    for path, note in index.notes.items():
-        kept = next((old for s in same if s.reading.notes.get(path) is note and (old := s.notes.get(path)) is not None), None)
-        if kept is None:
+    for path in index.notes:
+        kept = next((old for s in reusable if reading.reads_as(s.reading, path) and (old := s.notes.get(path)) is not None), None)
+        if kept is None:  # edited, masked, or new: read, then reused if it reads as it did
             text = note_text(index, path)
             digest = hash(text)
             kept = next((old for s in reusable if (old := s.notes.get(path)) is not None and old.digest == digest), None)
