@@ -191,3 +191,23 @@ def test_a_reload_during_a_build_does_not_wait_for_it(note_writer, monkeypatch):
     assert "cuisine/brioche.md" in bot.snapshot.vault.notes and spelling.ready(bot.snapshot.index("visitor")) is None
     bot.warm_spelling()
     assert spelling.ready(bot.snapshot.index("visitor")) is not None
+
+
+def test_a_vault_mostly_private_is_not_outgrown_at_its_first_build(note_writer, monkeypatch):
+    """The owner's build adds the private notes' words to the vocabulary the visitor's build
+    began: a vault whose private notes hold 10,000 words more than its public ones was found
+    outgrown as soon as it was built, and every save then waited for a build anew (searches
+    without spelling points meanwhile) instead of reading again the notes that changed."""
+    root = _kernel_vault(note_writer)
+    for i in range(15):  # each read up to BODY_CAP characters: 900 words
+        words = " ".join(f"prive{i}x{j}" for j in range(1_000))
+        note_writer(f"journal/jour-{i}.md", "visibility: private", f"{words}\n")
+    bot = make_bot(root, default_visibility="public")
+    owner = spelling.ready(bot.snapshot.index("owner"))
+    assert owner is not None and len(owner.vocabulary.ids) > 12_000
+    assert not bot.spelling_outgrown()
+    monkeypatch.setattr(bot, "start_spelling", lambda: None)  # no worker: what the reload did itself
+    write_note(root, "cuisine/pain.md", "title: Pain au levain", "Un pain de campagne, pétri la veille.\n")
+    bot.reload()
+    after = spelling.ready(bot.snapshot.index("visitor"))
+    assert after is not None and after.vocabulary is owner.vocabulary

@@ -103,7 +103,7 @@ class Vocabulary:
         self.buckets = np.zeros(0, dtype=np.int32)
         self._pending = array("i")  # 4 bytes a piece: a list of a million ints held 36 MB at the build's peak
         self._lengths = array("i")
-        self.first = 0  # how many words its first build found: what the notes held then
+        self.first = 0  # how many words its first builds found (each audience's: the owner's holds the private notes' too)
 
     def outgrown(self) -> bool:
         """Whether the words edits added since its first build (ids are never dropped: a
@@ -120,9 +120,10 @@ class Vocabulary:
             got = self.ids[word] = len(self.ids)
         return got
 
-    def commit(self) -> None:
+    def commit(self, anew: bool = False) -> None:
         """The CSR extended by the words cut since the last commit (new arrays: a Spelling
-        built before keeps reading its own)."""
+        built before keeps reading its own). `anew`: an audience's first build on it, whose
+        words are what the notes hold, not what edits added (`outgrown`)."""
         import numpy as np
 
         if self._lengths:
@@ -130,7 +131,8 @@ class Vocabulary:
             self.offsets = np.concatenate([self.offsets, ends])
             self.buckets = np.concatenate([self.buckets, np.frombuffer(self._pending, dtype=np.int32)])
             self._pending, self._lengths = array("i"), array("i")
-        self.first = self.first or len(self.ids)
+        if anew:
+            self.first = max(self.first, len(self.ids))
 
 
 @dataclass(frozen=True)
@@ -174,14 +176,15 @@ def _gather(offsets: np.ndarray, buckets: np.ndarray, ids: np.ndarray, counts: n
 class Reading(NamedTuple):
     """The notes a build read, and those that type a hidden note's path (`Index.masked`, the
     same for both audiences): the text of any other depends on the note alone
-    (`Index.searchable_text`)."""
+    (`Index.searchable_text`). `audience`: whose index it read (`Vocabulary.commit`'s anew)."""
 
     notes: Mapping[str, Note]
     masked: frozenset[str]
+    audience: str
 
     @classmethod
     def of(cls, index: Index) -> Reading:
-        return cls(index.notes, index.masked)
+        return cls(index.notes, index.masked, index.audience)
 
     def reads_as(self, other: Reading, path: str) -> bool:
         """Whether the note at `path` reads the same in both: the same object, masked in neither."""
@@ -350,7 +353,7 @@ def _build(index: Index, previous: Sequence[Spelling]) -> Spelling:
                 ids = np.array(found, dtype=np.int32)
                 kept = NoteWords(ids, np.fromiter(words.values(), dtype=np.float32, count=len(words)), digest)
         notes[path] = kept
-    vocabulary.commit()
+    vocabulary.commit(anew=not any(s.reading.audience == index.audience for s in reusable))
     offsets, buckets = vocabulary.offsets, vocabulary.buckets
     if previous:  # the notes that differ from the first's: their counts leave, the new ones come
         base = previous[0]
