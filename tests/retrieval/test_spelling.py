@@ -13,6 +13,7 @@ import pytest
 
 from grasbot import GrasBot
 from grasbot.retrieval import spelling
+from grasbot.retrieval.index import Index
 from grasbot.retrieval.search import search
 from support.bots import make_bot, settings_for, write_note
 
@@ -211,3 +212,24 @@ def test_a_vault_mostly_private_is_not_outgrown_at_its_first_build(note_writer, 
     bot.reload()
     after = spelling.ready(bot.snapshot.index("visitor"))
     assert after is not None and after.vocabulary is owner.vocabulary
+
+
+def test_a_restart_from_the_index_cache_reads_no_private_path_in_a_note(note_writer, tmp_path, monkeypatch):
+    """The cache's seed index knows which public notes type a hidden path (`masked`) but not
+    what masks them (`hidden` None): the index served after a warm start must read them masked."""
+    note_writer("prive/zorglub.md", "visibility: private", "Le plan secret.\n")
+    note_writer("public/voir.md", "title: Une note", "Voir prive/zorglub.md pour la suite, et le jardin.\n")
+    note_writer("public/jardin.md", "title: Le jardin", "Le jardin au printemps.\n")
+    note_writer("public/autre.md", "title: Autre chose", "Rien à voir avec le jardin.\n")
+    settings = settings_for(note_writer.root, default_visibility="public", index_cache=True, cache_dir=tmp_path / "cache")
+    GrasBot.open(settings)  # writes the cache
+    seeds = []
+    monkeypatch.setattr(Index, "from_postings", (lambda real: lambda *a, **k: seeds.append(real(*a, **k)) or seeds[-1])(Index.from_postings))
+    bot = GrasBot.open(settings)
+    assert seeds and seeds[0]["visitor"].hidden is None and seeds[0]["visitor"].masked == {"public/voir.md"}  # restarted from the cache
+    bot.warm_spelling()
+    for audience in ("visitor", "owner"):
+        index = bot.snapshot.index(audience)
+        assert "zorglub" not in spelling.note_text(index, "public/voir.md")
+        assert spelling.ready(index).cosines("zorglub", ["public/voir.md"]) == [0.0]
+    assert all(r.signal != "spelling" for s in bot.search("zorglub", audience="visitor").sources for r in s.reasons)
