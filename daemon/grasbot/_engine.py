@@ -554,17 +554,23 @@ class GrasBot:
                 built.keep_norms()
 
     def _spelling_worker(self) -> None:
+        """Settle the serving version until it is the one settled. Whether to end is decided
+        under the worker lock: a reload that swaps in after that finds the worker gone and
+        starts another; one that swapped in before is seen, and built."""
         try:
             while True:
                 snapshot = self._snapshot
                 self.settle_spelling(snapshot)
-                if self._snapshot is snapshot:  # else a reload came meanwhile
-                    break
+                with self._worker_lock:
+                    if self._snapshot is snapshot:  # else a reload came meanwhile
+                        self._spelling_thread = None
+                        return
         except Exception:  # noqa: BLE001 - a worker must not die silently; words and meaning still rank
             log.exception("the spelling vectors could not be built: searches go without them")
         finally:
             with self._worker_lock:
-                self._spelling_thread = None
+                if self._spelling_thread is threading.current_thread():  # not the one a reload started since
+                    self._spelling_thread = None
 
     def _backend_failing(self) -> bool:
         """Whether the backend failed lately: a pass (the worker waits to try again) or a question."""

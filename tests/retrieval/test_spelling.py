@@ -233,3 +233,44 @@ def test_a_restart_from_the_index_cache_reads_no_private_path_in_a_note(note_wri
         assert "zorglub" not in spelling.note_text(index, "public/voir.md")
         assert spelling.ready(index).cosines("zorglub", ["public/voir.md"]) == [0.0]
     assert all(r.signal != "spelling" for s in bot.search("zorglub", audience="visitor").sources for r in s.reasons)
+
+
+class _RaceBeforeTaking:
+    """The engine's worker lock, but the spelling worker's first wait for it lets `race` run
+    first: a reload that comes just as the worker has built the version it read."""
+
+    def __init__(self, lock, race) -> None:
+        self.lock, self.race = lock, race
+
+    def __enter__(self):
+        if threading.current_thread().name == "grasbot-spelling" and self.race is not None:
+            race, self.race = self.race, None
+            race()
+        return self.lock.__enter__()
+
+    def __exit__(self, *exc):
+        return self.lock.__exit__(*exc)
+
+
+def test_a_reload_as_the_worker_ends_is_built_all_the_same(note_writer):
+    """The reload did not build its version (the worker held the build) and found the worker
+    still running, so it left the build to it; the worker, having found its own version
+    serving a moment before, ended: the new version served without spelling points until the
+    next save."""
+    root = _kernel_vault(note_writer)
+    bot = GrasBot.open(settings_for(root, default_visibility="public"))
+
+    def reload_meanwhile() -> None:
+        write_note(root, "cuisine/brioche.md", "title: Brioche", "Une brioche au beurre.\n")
+        with bot._spelling_lock:  # the reload comes while the build holds it
+            reloading = threading.Thread(target=bot.reload)
+            reloading.start()
+            reloading.join(10)
+
+    bot._worker_lock = _RaceBeforeTaking(bot._worker_lock, reload_meanwhile)
+    bot.start_spelling()
+    while (worker := bot._spelling_thread) is not None:
+        worker.join(10)
+    assert "cuisine/brioche.md" in bot.snapshot.vault.notes
+    assert spelling.ready(bot.snapshot.index("visitor")) is not None
+    assert spelling.ready(bot.snapshot.index("owner")) is not None
