@@ -979,7 +979,10 @@ class GrasBot:
                     "The previous vault keeps serving"
                 )
             if self._spelled and not self.spelling_outgrown():  # the notes that read the same keep theirs: a few edits cost little
-                self.warm_spelling(new, wait=False)
+                try:
+                    self.warm_spelling(new, wait=False)
+                except Exception:  # noqa: BLE001 - one signal among others: the edits are served all the same
+                    log.exception("the new version's spelling vectors could not be built: the worker tries again, searches go without them meanwhile")
             # a few edited notes: embedded before the swap, so meaning never drops out. Ollama is
             # given INLINE_WAIT, and nothing when it failed lately (the worker's retry, woken
             # below, embeds them): each batch waited its full timeout, the new notes unserved

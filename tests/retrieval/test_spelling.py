@@ -274,3 +274,17 @@ def test_a_reload_as_the_worker_ends_is_built_all_the_same(note_writer):
     assert "cuisine/brioche.md" in bot.snapshot.vault.notes
     assert spelling.ready(bot.snapshot.index("visitor")) is not None
     assert spelling.ready(bot.snapshot.index("owner")) is not None
+
+
+def test_a_spelling_build_that_fails_does_not_fail_the_reload(note_writer, monkeypatch, caplog):
+    """Spelling points are a signal among others: a reload whose build of them raised (memory
+    short at 10,000 notes) serves the new notes all the same, without them, and says why."""
+    root = _kernel_vault(note_writer)
+    bot = make_bot(root, default_visibility="public")
+    monkeypatch.setattr(bot, "start_spelling", lambda: None)  # the worker's retry, not this test's
+    monkeypatch.setattr(spelling, "_build", lambda *a: (_ for _ in ()).throw(MemoryError()))
+    write_note(root, "cuisine/brioche.md", "title: Brioche", "Une brioche au beurre.\n")
+    report = bot.reload()
+    assert report.added == 1 and "cuisine/brioche.md" in bot.snapshot.index("visitor").notes
+    assert spelling.ready(bot.snapshot.index("visitor")) is None
+    assert "spelling vectors" in caplog.text
