@@ -360,6 +360,7 @@ class GrasBot:
         self._partial: Snapshot | None = None  # its semantic indexes lack the texts not embedded yet (zero vectors)
         self._unembedded: tuple[str, ...] = ()  # notes with a text the model would not embed: ranked by words
         self._spelled: dict[str, Spelling] = {}  # each audience's last Spelling built: the next version reuses its notes'
+        self._spelling_wanted = False  # its worker was started (a daemon's): a reload builds, or starts it again
         self._spelling_lock = threading.Lock()
         self._spelling_thread: threading.Thread | None = None
         if self.embedder is not None:
@@ -538,6 +539,7 @@ class GrasBot:
         to listening must not wait for. The worker goes on until the version serving has them
         (a reload came meanwhile)."""
         with self._worker_lock:
+            self._spelling_wanted = True
             if self._spelling_thread is not None:
                 return
             self._spelling_thread = threading.Thread(target=self._spelling_worker, name="grasbot-spelling", daemon=True)
@@ -1003,7 +1005,7 @@ class GrasBot:
                 save_cache(replace(new, unsaved_in=default_cache_dir(self.settings.vault_dir, self.settings.cache_dir)))
         if not inline and self.embedder is not None:
             self.start_embedding()  # a backend that failed again is tried again there
-        if self._spelled:
+        if self._spelled or self._spelling_wanted:  # a first build that failed is tried again
             self.start_spelling()  # the new version's lengths (`keep_norms`), off the reload's path
         before, after = old.vault.notes, new.vault.notes
         return ReloadReport(

@@ -288,3 +288,23 @@ def test_a_spelling_build_that_fails_does_not_fail_the_reload(note_writer, monke
     assert report.added == 1 and "cuisine/brioche.md" in bot.snapshot.index("visitor").notes
     assert spelling.ready(bot.snapshot.index("visitor")) is None
     assert "spelling vectors" in caplog.text
+
+
+def test_a_first_build_that_failed_is_tried_again_at_the_next_reload(note_writer, monkeypatch):
+    """The worker's first build raised (memory short): spelling stayed off until a restart."""
+    root = _kernel_vault(note_writer)
+    bot = GrasBot.open(settings_for(root, default_visibility="public"))
+    real = spelling._build
+    monkeypatch.setattr(spelling, "_build", lambda *a: (_ for _ in ()).throw(MemoryError()))
+    bot.start_spelling()
+    worker = bot._spelling_thread
+    if worker is not None:
+        worker.join(10)
+    assert spelling.ready(bot.snapshot.index("visitor")) is None
+    monkeypatch.setattr(spelling, "_build", real)
+    write_note(root, "cuisine/brioche.md", "title: Brioche", "Une brioche au beurre.\n")
+    bot.reload()
+    worker = bot._spelling_thread
+    if worker is not None:
+        worker.join(10)
+    assert spelling.ready(bot.snapshot.index("visitor")) is not None
