@@ -128,8 +128,10 @@ class Vocabulary:
 
         if self._lengths:
             ends = self.offsets[-1] + np.cumsum(np.frombuffer(self._lengths, dtype=np.int32).astype(np.int64))
-            self.offsets = np.concatenate([self.offsets, ends])
-            self.buckets = np.concatenate([self.buckets, np.frombuffer(self._pending, dtype=np.int32)])
+            offsets = np.concatenate([self.offsets, ends])
+            buckets = np.concatenate([self.buckets, np.frombuffer(self._pending, dtype=np.int32)])
+            # both or neither (memory short between them read every later word's pieces wrong)
+            self.offsets, self.buckets = offsets, buckets
             self._pending, self._lengths = array("i"), array("i")
         if anew:
             self.first = max(self.first, len(self.ids))
