@@ -647,10 +647,9 @@ class Index:
         """Keep a term's impacts or field hits; past _MEMO_TERMS of them, forget them all (the
         index-wide entries stay): a daemon hears new words for ever."""
         memo = self._memo
-        if len(memo) >= _MEMO_TERMS:
-            kept = {k: v for k, v in memo.items() if type(k) is object}  # the index-wide sentinels
-            memo.clear()
-            memo.update(kept)
+        if len(memo) >= _MEMO_TERMS:  # the index-wide entries (sentinel keys) stay, whatever a worker adds meanwhile
+            for term in [k for k in list(memo) if type(k) is not object]:
+                memo.pop(term, None)
         memo[key] = value
 
     def bm25_ceiling(self, terms: Iterable[str]) -> float:
