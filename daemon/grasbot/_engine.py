@@ -1035,6 +1035,7 @@ class GrasBot:
             "model": self.settings.llm_model,
             "llm_reachable": any(await asyncio.gather(*(llm.reachable() for llm in hosts))),
             "semantic": self.semantic_status(owner),
+            "spelling": {"ready": ready(self._snapshot.index("owner" if owner else "visitor")) is not None},
             "generation": {**self.admission.view(urls=owner), "reused": {"kept": kept, "hits": hits, "shared": self.flights.shared(audience)}},
             **({"question_log": self.question_log.status()} if owner and self.question_log is not None else {}),
             "version": __version__,

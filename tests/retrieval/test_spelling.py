@@ -308,3 +308,13 @@ def test_a_first_build_that_failed_is_tried_again_at_the_next_reload(note_writer
     if worker is not None:
         worker.join(10)
     assert spelling.ready(bot.snapshot.index("visitor")) is not None
+
+
+async def test_health_says_whether_the_spelling_vectors_are_built(note_writer):
+    """The owner could not tell a daemon ranking without them (its first seconds) from one with them."""
+    bot = GrasBot.open(settings_for(_kernel_vault(note_writer), default_visibility="public"))
+    assert (await bot.health())["spelling"] == {"ready": False}
+    assert (await bot.health(owner=True))["spelling"] == {"ready": False}
+    bot.warm_spelling()
+    assert (await bot.health())["spelling"] == {"ready": True}
+    assert (await bot.health(owner=True))["spelling"] == {"ready": True}
