@@ -5,7 +5,7 @@ A question's stems meet a note's only when both spell a word alike (« parametra
 the note is read as its pieces of 3 to 5 letters (accents folded, each word padded with a
 space), and the first candidates search found are compared with the question by the TF-IDF
 cosine of those pieces: the one that stands out gets points (`points`). Measured on the dev
-sets (round 38): hit@1 tune 753 → 763 (+16 / −6), test 357 → 366 (+11 / −2), no vault losing.
+sets (round 38): hit@1 tune 753 → 764 (+16 / −5), test 357 → 367 (+12 / −2), no vault losing.
 
 The pieces are hashed into BUCKETS; each distinct word is cut once, into one shared vocabulary,
 and a note keeps only its words' ids and counts, so a candidate's vector is gathered when asked
