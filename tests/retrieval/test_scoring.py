@@ -5,6 +5,8 @@ share of all the question says, times the signal's weight (10 points: says every
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from grasbot import tokenize_fr
@@ -288,6 +290,26 @@ def test_taxonomy_is_capped_at_10(note_writer, monkeypatch):
     s = score(index, "n.md", "alpha beta gamma delta")
     taxonomy = [r for r in fields(s) if r[0] in ("tag", "domain")]
     assert sum(r[1] for r in taxonomy) == pytest.approx(3.0)
+
+
+def test_a_word_many_notes_declare_as_their_domain_is_common_however_few_bodies_write_it(note_writer):
+    """`domains: [ia]` on most notes says « IA » is what they are about, though only their map
+    writes « intelligence artificielle »: the word weighs as common as the domain is, and a
+    question about one of them (« quelle IA rédige les réponses ? ») finds the note that answers,
+    not the map that alone spells the word out (the bundled vault's « moc-ia »)."""
+    from grasbot.retrieval.search import search
+
+    notes = {f"m{i}.md": (f"title: Modèle {i}\ndomains: [ia]", f"Le modèle numéro {i} tourne sur la machine.") for i in range(4)}
+    notes["carte.md"] = ("title: Carte des notes\ndomains: [ia]", "Les notes sur l'intelligence artificielle, de la recherche aux réponses.")
+    notes["qwen.md"] = ("title: Qwen\ndomains: [ia]", "Qwen rédige les réponses du site.")
+    index = build(note_writer, notes)
+    n = len(index.notes)
+    for term in tokens("IA"):  # « intelligence artificielle »: two stems
+        assert (index.df(term), index.declared(term)) == (1, 6)
+        assert index.idf(term) == pytest.approx(math.log(1.0 + (n - 6 + 0.5) / (6 + 0.5)))
+    assert index.declared("redig") == 0 and index.idf("redig") == pytest.approx(math.log(1.0 + (n - 1 + 0.5) / (1 + 0.5)))
+    ranked = [s.path for s in search("quelle IA rédige les réponses ?", index, top_k=3, min_score=1.0).sources]
+    assert ranked[:2] == ["qwen.md", "carte.md"]
 
 
 # ---------------------------------------------------------------- BM25
