@@ -82,3 +82,55 @@ def test_a_file_that_cannot_be_read_is_said_and_written_anew(tmp_path, caplog, h
     (root / "prive/plan-rouge.md").unlink()
     bot.reload()
     assert _gone.load(kept).paths == {"prive/plan-rouge.md"}
+
+
+def test_a_private_note_deleted_while_the_daemon_was_stopped_stays_masked_at_a_start_without_the_cache(tmp_path):
+    """The daemon knew the private note as one of its hidden notes, not as one that went: the
+    file kept nothing of it, and a start without the index cache (`--no-cache`, a cache
+    cleared) showed its path and its title typed in a public note to visitors."""
+    root = _vault(tmp_path)
+    make_bot(root)  # served, then stopped
+    kept = _gone.default_path(root)
+    assert kept.stat().st_mode & 0o777 == 0o600
+    (root / "prive/plan-rouge.md").unlink()  # while no daemon runs
+    restarted = make_bot(root)
+    assert _shown(restarted) == SHOWN
+    assert restarted.snapshot.index("visitor").masked == {"jardin.md"}
+    assert [s.path for s in restarted.search("rouge").sources] == []
+    assert _gone.load(kept).paths == {"prive/plan-rouge.md"}  # now one that went, as a reload would have said
+    assert _shown(make_bot(root)) == SHOWN  # and at the start after
+
+
+def test_a_note_made_public_before_it_went_shows_its_path(tmp_path):
+    """What the file keeps of the hidden notes follows their visibility: a private note made
+    public, then deleted while the daemon was stopped, shows its path as any public note's."""
+    root = _vault(tmp_path)
+    bot = make_bot(root)
+    write_note(root, "prive/plan-rouge.md", "title: Projet Zorglub\nvisibility: public", "Le plan rouge.")
+    bot.reload()
+    (root / "prive/plan-rouge.md").unlink()
+    assert _shown(make_bot(root)) == "Le plan est dans prive/plan-rouge.md, voir `[[Projet Zorglub]]`."
+    assert not _gone.default_path(root).exists()  # no hidden note left: nothing to keep
+
+
+def test_the_hidden_notes_of_a_large_vault_are_kept_in_a_small_file(tmp_path):
+    """Every hidden note's path and names are kept, once each, written compactly."""
+    root = tmp_path / "vault"
+    for i in range(2000):
+        write_note(root, f"prive/carnet/note-{i:04}.md", "visibility: private", "Un secret.")
+    write_note(root, "jardin.md", "visibility: public", "Le jardin.")
+    make_bot(root)
+    kept = _gone.default_path(root)
+    assert len(_gone.load(kept).hidden) == 2000
+    assert kept.stat().st_size < 2000 * 120
+
+
+def test_a_file_an_older_grasbot_wrote_is_read(tmp_path):
+    """An upgrade keeps what the previous version knew: its file held no hidden note there."""
+    root = _vault(tmp_path)
+    (root / "prive/plan-rouge.md").unlink()
+    kept = _gone.default_path(root)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text('{"format": 1, "paths": ["prive/plan-rouge.md"], "names": [["label:projet zorglub", "prive/plan-rouge.md"]]}')
+    assert _shown(make_bot(root)) == SHOWN
+    assert _gone.load(kept).paths == {"prive/plan-rouge.md"}

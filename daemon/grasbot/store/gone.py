@@ -1,12 +1,17 @@
-"""The paths and names of the hidden notes that went, kept apart from the index cache.
+"""The paths and names of the hidden notes, those that went and those there, kept apart from
+the index cache.
 
 A private note deleted, moved or renamed leaves its old path (and the names it held) typed in
 public notes, which must stay masked for visitors (`retrieval.index.gone_paths`,
 `former_names`). The index cache holds them too, but a start without it (`--no-cache`, a cache
 of another version or options, its file deleted) knew nothing of them and showed them. This
-small file, in the vault's state folder beside its question log, is read at every start and
-rewritten whenever they change; it holds them only while a public note still types them.
-Written whole or not at all (`_files.atomic_write`), readable by its owner only (0600).
+file, in the vault's state folder beside its question log, is read at every start and
+rewritten whenever they change; it holds those that went only while a public note still types
+them. It holds the hidden notes there too (their paths and link names): one deleted while the
+daemon was stopped is known as hidden by the next start, which finds it gone, as the index
+cache would. A note made public leaves it at the next reload or start. Each path is written
+once, without indentation: about 100 bytes a hidden note. Written whole or not at all
+(`_files.atomic_write`), readable by its owner only (0600).
 """
 
 from __future__ import annotations
@@ -24,14 +29,30 @@ from .._files import atomic_write
 log = logging.getLogger("grasbot.gone")
 
 FILENAME = "hidden-gone.json"
-FORMAT = 1
+FORMAT = 2
+#: The formats read: 1 held no hidden note there (`Gone.hidden`).
+READ = (1, FORMAT)
 
 
 class Gone(NamedTuple):
-    """The paths of hidden notes that went, and the (name, path) of names no note holds now."""
+    """The paths of hidden notes that went, the (name, path) of names no note holds now, and
+    the hidden notes there: (path, the names a link finds it by, `LinkResolver.names`)."""
 
     paths: frozenset[str] = frozenset()
     names: frozenset[tuple[str, str]] = frozenset()
+    hidden: frozenset[tuple[str, tuple[str, ...]]] = frozenset()
+
+    def was_hidden(self) -> frozenset[str]:
+        """Every path hidden when it was written: those of `hidden` no note has now went."""
+        return self.paths.union(path for path, _ in self.hidden)
+
+    def was_named(self) -> frozenset[tuple[str, str]]:
+        """Every (name, path) of a hidden note when it was written (`index.former_names` keeps
+        those that lead to no note now)."""
+        return self.names.union((name, path) for path, names in self.hidden for name in names)
+
+    def __bool__(self) -> bool:
+        return bool(self.paths or self.names or self.hidden)
 
 
 def default_path(vault: str | os.PathLike[str]) -> Path:
@@ -41,14 +62,16 @@ def default_path(vault: str | os.PathLike[str]) -> Path:
 def _read(path: Path) -> Gone:
     """What the file holds (FileNotFoundError, OSError or ValueError when it holds nothing usable)."""
     data = json.loads(path.read_bytes())
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    if not isinstance(data, dict) or data.get("format") not in READ:
         raise ValueError("not in a form this GrasBot reads")
-    paths, names = data.get("paths"), data.get("names")
+    paths, names, hidden = data.get("paths"), data.get("names"), data.get("hidden", {})
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
         raise ValueError("paths: not a list of paths")
     if not isinstance(names, list) or not all(isinstance(n, list) and len(n) == 2 and all(isinstance(part, str) for part in n) for n in names):
         raise ValueError("names: not a list of [name, path]")
-    return Gone(frozenset(paths), frozenset((name, where) for name, where in names))
+    if not isinstance(hidden, dict) or not all(isinstance(n, list) and all(isinstance(name, str) for name in n) for n in hidden.values()):
+        raise ValueError("hidden: not an object of {path: [name, …]}")
+    return Gone(frozenset(paths), frozenset((name, where) for name, where in names), frozenset((path, tuple(n)) for path, n in hidden.items()))
 
 
 def load(path: Path) -> Gone:
@@ -69,15 +92,16 @@ def keep(path: Path, gone: Gone) -> bool:
     held = None
     with contextlib.suppress(OSError, ValueError):  # missing or unusable: written anew
         held = _read(path)
-    if held == gone or (held is None and not gone.paths and not gone.names and not path.exists()):
+    if held == gone or (held is None and not gone and not path.exists()):
         return False
     try:
-        if not gone.paths and not gone.names:
+        if not gone:
             path.unlink(missing_ok=True)
             return True
-        data = {"format": FORMAT, "paths": sorted(gone.paths), "names": sorted(map(list, gone.names))}
+        hidden = dict(sorted((where, list(names)) for where, names in gone.hidden))
+        data = {"format": FORMAT, "paths": sorted(gone.paths), "names": sorted(map(list, gone.names)), "hidden": hidden}
         with atomic_write(path) as f:
-            f.write(json.dumps(data, ensure_ascii=False, indent=1).encode())
+            f.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
         return True
     except OSError as exc:
         log.warning("the hidden notes that went could not be kept in %s (%s): a start without the index cache would show their paths", path, exc)
