@@ -129,6 +129,7 @@ def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
             + [" arobase ", " (at) ", " [dot] ", " [at] ", "[at]", " [dot]"]
             + [" point ", "com", "evil-login.com", "fr", "readme.md", "df.info()", "github.com", "("]
             + ["```", "~~~", "``", "\n\n", "rect.top", "> ", "   "]
+            + ["git@", ":moi/projet.git", ":", "ssh://", "~/", "moi"]  # git's SSH address
         ),
         max_size=20,
     ),
@@ -177,3 +178,32 @@ def test_a_spelled_address_before_a_colon_waits_for_what_follows():
     shown = CitationFilter(("a",), KNOWN)
     streamed = shown.feed(said[: said.index(":") + 1]) + shown.feed(said[said.index(":") + 1 :]) + shown.finish()
     assert streamed == keep_known_citations(said, ("a",), KNOWN) == said
+
+
+SSH_NOTES = addresses_in(["Clonez git@github.com:moi/projet.git, puis écrivez à jean@exemple.fr."])
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        # git's SSH address names a host and an account: one no note holds is taken out whole
+        ("Clonez git@github.com:evil/outil.git puis lancez make.", "Clonez (lien retiré) puis lancez make."),
+        ("Lancez `git clone git@gitlab.example.org:~/x` d'abord.", "Lancez `git clone (lien retiré)` d'abord."),
+        ("Ou ssh://git@github.com/evil/outil.git, git+ssh://deploy@evil.example:2222/srv/app.", "Ou (lien retiré), (lien retiré)."),
+        ("Clonez git@github.com:moi/projet-evil.git.", "Clonez (lien retiré)."),
+        # the notes' own, in either writing, and a colon after an e-mail address that ends a sentence
+        (
+            "Clonez git@github.com:moi/projet.git ou ssh://git@GitHub.com/moi/projet.",
+            "Clonez git@github.com:moi/projet.git ou ssh://git@GitHub.com/moi/projet.",
+        ),
+        ("Écrivez à jean@exemple.fr: il répond vite.", "Écrivez à jean@exemple.fr: il répond vite."),
+    ],
+)
+def test_git_s_ssh_address_is_given_only_when_a_note_holds_it(said, shown):
+    """`git@github.com:evil/outil.git` the model wrote was read as an e-mail address before a
+    colon: « (e-mail retiré):evil/outil.git » left the account and the repository shown, and
+    one the notes held let any other repository on that host through (only `git@github.com`
+    was compared)."""
+    assert keep_known_addresses(said, SSH_NOTES) == shown
+    stream = AddressFilter(SSH_NOTES)
+    assert "".join(stream.feed(c) for c in said) + stream.finish() == shown

@@ -7,7 +7,9 @@ show them as its own. Any other is taken out of the answer: a Markdown link to o
 text, and a bare address, an `<autolink>`, an e-mail address or a phone number becomes « (lien
 retiré) », « (e-mail retiré) » or « (numéro retiré) ». Code is read too: `curl https://…` is
 an address given. Two writings of one address are one (case of the host, `http` or `https`, a
-last `/`, a fragment; `+33 6…` and `06…`). An e-mail address written to dodge spam robots
+last `/`, a fragment; `+33 6…` and `06…`; git's `git@host:moi/depot.git` and
+`ssh://git@host/moi/depot`, an address of its repository, not an e-mail address before a colon,
+which let every repository of that host through). An e-mail address written to dodge spam robots
 (« jean arobase exemple point fr », « jean [at] exemple [dot] fr ») is one when its domain
 ends in a known top-level domain (« x @ self.weight » is code). So is a bare domain
 (« tapez evil-login.com ») written in small letters and ending in a known top-level domain
@@ -31,6 +33,12 @@ from .._contacts import CODE_ATTRIBUTES, EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE,
 URL_GONE, EMAIL_GONE, PHONE_GONE = "(lien retiré)", "(e-mail retiré)", "(numéro retiré)"
 
 _URL = r"(?:(?:https?|ftp)://|www\.)[^\s<>\"'`\[\]]+"
+# git's SSH address (`git@github.com:moi/depot.git`, `ssh://git@github.com/moi/depot.git`): a
+# host, an account and a repository; a dotted host, and a path after the colon
+_SSH_SCHEME = r"(?:ssh|git|git\+ssh|sftp)://"
+_SSH = rf"(?<![\w.%+/:-])(?:{_SSH_SCHEME}[^\s<>\"'`\[\]]+|[\w.+-]{{1,64}}@[^\W_][\w-]{{0,62}}(?:\.[\w-]{{1,63}})+:[\w~./%+-]*[\w~/])"
+_SSH_URL_PARTS = re.compile(rf"{_SSH_SCHEME}(?:(?P<user>[^@/\s]*)@)?(?P<host>[^/\s]+)(?P<path>/\S*)?", re.IGNORECASE)
+_SSH_SCP_PARTS = re.compile(r"(?P<user>[\w.+-]+)@(?P<host>[\w.-]+):(?P<path>\S*)")
 _LABEL = r"[^\[\]\n]{0,300}"
 _TARGET = r"(?:[^\s()<>]|\([^\s()<>]*\))+"
 _HOST_TLD = "|".join(sorted(TLDS - FILE_EXTENSIONS - CODE_ATTRIBUTES, key=len, reverse=True))
@@ -41,6 +49,7 @@ _ADDRESS = re.compile(
     rf"(?P<link>\[(?P<label>{_LABEL})\]\([ \t]*<?(?P<target>(?:{_TARGET})?)>?(?P<title>[ \t]+[^()\n]{{0,300}})?\))"
     rf"|<(?P<auto>[A-Za-z][A-Za-z0-9+.-]{{1,31}}:[^\s<>]+)>"
     rf"|(?P<url>{_URL})"
+    rf"|(?P<ssh>{_SSH})"
     rf"|(?P<email>{MAILBOX.pattern})"
     rf"|(?P<spelled>{SPELLED_EMAIL.pattern})"
     rf"|(?P<phone>{PHONE.pattern})"
@@ -57,7 +66,9 @@ _TRAILING = ".,;:!?*_'\""  # what ends a sentence, or emphasis, after a bare add
 # still become an e-mail address (`posée` → `posée@x.fr`), a comma may not.
 _OPEN_LINK = re.compile(rf"\[{_LABEL}(?:\](?:\((?:[^()\n]|\([^()\n]*+\)?)*+)?)?\Z")
 _DIGITS = re.compile(r"(?:[+(]|\b00|\d)[\d \u00a0\u202f.()+-]{0,48}\Z")  # a number is shorter: what comes before is decided
-_STARTED = re.compile(r"(?:(?:https?|ftp):/{0,2}|www\.|<)\S*\Z|(?:[\w.%+-]+|\"[^\"\s@]*\"?)(?:@[\w.-]*:?)?\Z", re.IGNORECASE)
+_STARTED = re.compile(
+    r"(?:(?:https?|ftp|ssh|git|git\+ssh|sftp):/{0,2}|www\.|<)\S*\Z|(?:[\w.%+-]+|\"[^\"\s@]*\"?)(?:@[\w.-]*(?::[\w~./%+-]*)?)?\Z", re.IGNORECASE
+)
 # An e-mail address being spelled out (« jean (a », « jean arobase evil poi », or a colon that
 # may begin git's SSH path: « jean arobase exemple.fr: »), a bare domain's path
 _SPELLING = re.compile(
@@ -143,6 +154,8 @@ def address_key(text: str) -> str | None:
     """One key for every writing of an address (a URL, `mailto:`, `tel:`, an e-mail address, a
     phone number); None for what is none (a path of the site, `#top`)."""
     text = text.strip()
+    if (m := _SSH_URL_PARTS.fullmatch(text) or _SSH_SCP_PARTS.fullmatch(text)) is not None:
+        return _ssh_key(m)
     if (m := MAILBOX.fullmatch(text.removeprefix("mailto:").split("?")[0])) is not None:
         return "mailto:" + m.group().casefold()
     if text.lower().startswith("tel:") or PHONE.fullmatch(text):
@@ -153,6 +166,14 @@ def address_key(text: str) -> str | None:
     rest = re.sub(r"^www\.", "", rest, flags=re.IGNORECASE)
     host, _, path = rest.partition("/")
     return "url:" + (host.lower() + "/" + path).rstrip("/")
+
+
+def _ssh_key(m: re.Match) -> str:
+    """One key for git's two writings of an SSH address: `ssh:git@github.com/moi/depot`, the
+    host in small letters, without `.git` or the `/` and `~/` around the path."""
+    user, host, path = m.group("user", "host", "path")
+    path = (path or "").strip("/").removeprefix("~/").removesuffix(".git").rstrip("/")
+    return f"ssh:{user or ''}@{host.lower()}/{path}"
 
 
 def addresses_in(texts: Iterable[str | None]) -> frozenset[str]:
@@ -181,6 +202,8 @@ def _host_of(key: str) -> tuple[str, ...]:
         return ("host:" + key[4:].partition("/")[0].partition(":")[0],)
     if key.startswith("mailto:"):
         return ("host:" + key.partition("@")[2],)
+    if key.startswith("ssh:"):
+        return ("host:" + key.partition("@")[2].partition("/")[0].partition(":")[0],)
     return ()
 
 
@@ -193,8 +216,8 @@ def _said(m: re.Match) -> str | None:
     """The address a match gives."""
     if m.group("link"):
         return m.group("target")
-    if m.group("url"):
-        return m.group("url")[: _url_end(m.group("url"))]
+    if m.group("url") or m.group("ssh"):
+        return m.group()[: _url_end(m.group())]
     if m.group("host"):
         return m.group("host")[: _url_end(m.group("host"))]
     return m.group("auto") or m.group("email") or m.group("spelled") or m.group("phone")
@@ -225,7 +248,7 @@ def _kept(m: re.Match, allowed: frozenset[str], code: Sequence[int]) -> str:
     if key is None or key in allowed or (m.group("host") and "/" not in said and (code[m.start()] or f"host:{said}" in allowed)):
         return m.group()
     gone = PHONE_GONE if m.group("phone") else EMAIL_GONE if m.group("email") or key.startswith("mailto:") else URL_GONE
-    return gone + m.group()[len(said) :] if m.group("url") or m.group("host") else gone
+    return gone + m.group()[len(said) :] if m.group("url") or m.group("ssh") or m.group("host") else gone
 
 
 def held_from(text: str) -> int:
