@@ -193,7 +193,7 @@ def _keep_gone(settings: Settings, snapshot: Snapshot, gone: _gone.Gone | None =
     """Write what `_gone_of` says (`gone`, when the caller has it) if the file holds something
     else; not for a vault with no note (a drive not mounted), which would forget them all."""
     if snapshot.vault.notes:
-        _gone.keep(_gone.default_path(settings.vault_dir), _gone_of(snapshot) if gone is None else gone)
+        _gone.keep(_gone.default_path(settings.vault_dir), _gone_of(snapshot) if gone is None else gone, settings.vault_dir)
 
 
 def vault_options(settings: Settings) -> VaultOptions:
@@ -212,7 +212,10 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
     saved = False  # whether the cache holds this vault as the files now say
     remembered = _gone.Gone()
     if previous is None:
-        remembered = _gone.load(_gone.default_path(settings.vault_dir))  # the cache may not know them (--no-cache)
+        kept = _gone.default_path(settings.vault_dir)
+        remembered = _gone.load(kept)  # the cache may not know them (--no-cache)
+        if not remembered and not kept.exists():  # a vault moved or renamed: its state folder is another
+            remembered = _gone.of_a_vault_moved(kept, settings.vault_dir)
         cached = _cache.load(Path(cache_dir), Path(settings.vault_dir), options) if cache_dir is not None else None
         saved = cached is not None
         if cached is None:  # a cold load: on every core when it pays

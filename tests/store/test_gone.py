@@ -134,3 +134,38 @@ def test_a_file_an_older_grasbot_wrote_is_read(tmp_path):
     kept.write_text('{"format": 1, "paths": ["prive/plan-rouge.md"], "names": [["label:projet zorglub", "prive/plan-rouge.md"]]}')
     assert _shown(make_bot(root)) == SHOWN
     assert _gone.load(kept).paths == {"prive/plan-rouge.md"}
+
+
+def test_a_vault_moved_keeps_what_was_hidden_at_its_old_place(tmp_path, monkeypatch, caplog):
+    """The state folder is named by the vault's path: a vault moved or renamed found no file,
+    and a start (its index cache lost too) showed the paths of the private notes that went,
+    before the move or while it was stopped. The file of a vault no longer where it was, whose
+    hidden notes are this vault's notes, is read as this one's at its first start."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # no other test's vault
+    root = _vault(tmp_path)
+    write_note(root, "prive/budget.md", "visibility: private", "Le budget.")
+    write_note(root, "prive/carnet.md", "visibility: private", "Le carnet.")
+    write_note(root, "potager.md", "visibility: public", "Le potager en mai, voir prive/budget.md.")
+    _went(root)
+    moved = root.rename(tmp_path / "Coffre")
+    (moved / "prive/budget.md").unlink()  # while it was stopped
+    with caplog.at_level(logging.WARNING, logger="grasbot.gone"):
+        restarted = make_bot(moved)
+    assert _shown(restarted) == SHOWN
+    assert restarted.snapshot.index("visitor").readable_body("potager.md").strip() == "Le potager en mai, voir ."
+    assert f"the hidden notes kept for the vault that was at {root}" in caplog.text
+    assert _gone.load(_gone.default_path(moved)).paths == {"prive/plan-rouge.md", "prive/budget.md"}
+
+
+def test_the_file_of_another_vault_gone_is_not_read(tmp_path, monkeypatch):
+    """Only a vault that holds the hidden notes of a vault gone is that vault moved."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    other = tmp_path / "autre"
+    write_note(other, "secret/carnet.md", "visibility: private", "Le carnet.")
+    write_note(other, "accueil.md", "visibility: public", "Bienvenue.")
+    make_bot(other)
+    other.rename(tmp_path / "ailleurs")
+    (tmp_path / "ailleurs/secret/carnet.md").unlink()
+    root = tmp_path / "vault"
+    write_note(root, "jardin.md", "visibility: public", "Voir secret/carnet.md.")
+    assert "secret/carnet.md" in _shown(make_bot(root))

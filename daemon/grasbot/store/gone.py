@@ -10,8 +10,14 @@ rewritten whenever they change; it holds those that went only while a public not
 them. It holds the hidden notes there too (their paths and link names): one deleted while the
 daemon was stopped is known as hidden by the next start, which finds it gone, as the index
 cache would. A note made public leaves it at the next reload or start. Each path is written
-once, without indentation: about 100 bytes a hidden note. Written whole or not at all
+once, without indentation: about 150 bytes a hidden note. Written whole or not at all
 (`_files.atomic_write`), readable by its owner only (0600).
+
+The state folder is named by the vault's path, so a vault moved or renamed finds no file at its
+new place (nor its index cache): the file of a vault no longer where it was (`vault-path`,
+beside it, says where), whose hidden notes there are mostly notes of this vault, is read as
+this vault's at its first start (`of_a_vault_moved`), and said. Reading another vault's could
+only mask more: a path no note of this vault has, typed in one of its public notes.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from typing import NamedTuple
 
 from .._config import default_state_dir
 from .._files import atomic_write
+from .._terminal import printable
+from .questionlog import VAULT_FILE, note_the_vault
 
 log = logging.getLogger("grasbot.gone")
 
@@ -86,9 +94,41 @@ def load(path: Path) -> Gone:
         return Gone()
 
 
-def keep(path: Path, gone: Gone) -> bool:
+def of_a_vault_moved(path: Path, vault: str | os.PathLike[str]) -> Gone:
+    """For a vault with no file at `path`: what the files of vaults no longer where they were
+    hold, when at least half of their hidden notes there are notes of `vault` now (it is that
+    vault, moved or renamed). Each is said; nothing when none is (never raises)."""
+    merged = Gone()
+    for noted in sorted(path.parent.parent.glob(f"*/{VAULT_FILE}")):
+        other = noted.parent / FILENAME
+        if other == path or not other.exists():
+            continue
+        try:
+            was = os.fsdecode(noted.read_bytes())
+            if os.path.isdir(was):
+                continue  # a vault still there: its own
+            held = _read(other)
+        except (OSError, ValueError):
+            continue
+        there = [where for where, _ in held.hidden]
+        if not there or 2 * sum(os.path.isfile(os.path.join(vault, where)) for where in there) < len(there):
+            continue
+        log.warning(
+            "the hidden notes kept for the vault that was at %s, no longer there, are read as this vault's (it holds their notes): "
+            "their paths typed in public notes stay masked (%s)",
+            printable(was),
+            other,
+        )
+        merged = Gone(merged.paths | held.paths, merged.names | held.names, merged.hidden | held.hidden)
+    return merged
+
+
+def keep(path: Path, gone: Gone, vault: str | os.PathLike[str] | None = None) -> bool:
     """Write `gone` unless the file holds it already (whether it changed); none left deletes
-    the file. Never raises (logged): serving goes on, and the index cache may still know them."""
+    the file. Never raises (logged): serving goes on, and the index cache may still know them.
+    `vault`: noted beside it (`questionlog.note_the_vault`), for `of_a_vault_moved`."""
+    if vault is not None and gone:
+        note_the_vault(path, Path(vault))
     held = None
     with contextlib.suppress(OSError, ValueError):  # missing or unusable: written anew
         held = _read(path)
