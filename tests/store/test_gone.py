@@ -169,3 +169,18 @@ def test_the_file_of_another_vault_gone_is_not_read(tmp_path, monkeypatch):
     root = tmp_path / "vault"
     write_note(root, "jardin.md", "visibility: public", "Voir secret/carnet.md.")
     assert "secret/carnet.md" in _shown(make_bot(root))
+
+
+def test_a_private_note_made_after_the_cache_was_written_and_deleted_while_stopped_stays_masked(tmp_path):
+    """The index cache is written at a start (and when a hidden note goes): a private note made
+    while the daemon ran, typed in a public note, then deleted while it was stopped, was known
+    neither to the cache nor to the file, and a start with the cache showed its path."""
+    root = _vault(tmp_path)
+    cached = {"index_cache": True, "cache_dir": str(tmp_path / "cache")}
+    bot = make_bot(root, **cached)
+    write_note(root, "prive/budget.md", "visibility: private", "Le budget.")
+    write_note(root, "potager.md", "visibility: public", "Le potager en mai, voir prive/budget.md.")
+    bot.reload()
+    (root / "prive/budget.md").unlink()
+    restarted = make_bot(root, **cached)
+    assert restarted.snapshot.index("visitor").readable_body("potager.md").strip() == "Le potager en mai, voir ."
