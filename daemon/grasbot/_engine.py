@@ -579,17 +579,20 @@ class GrasBot:
     def _spelling_worker(self) -> None:
         """Settle the serving version until it is the one settled. Whether to end is decided
         under the worker lock: a reload that swaps in after that finds the worker gone and
-        starts another; one that swapped in before is seen, and built."""
+        starts another; one that swapped in before is seen, and built. A build that fails
+        (memory short) ends the worker only when its version is still serving: a reload that
+        came meanwhile left its own build to this worker, which tries it."""
         try:
             while True:
                 snapshot = self._snapshot
-                self.settle_spelling(snapshot)
+                try:
+                    self.settle_spelling(snapshot)
+                except Exception:  # noqa: BLE001 - a worker must not die silently; words and meaning still rank
+                    log.exception("the spelling vectors could not be built: searches go without them")
                 with self._worker_lock:
                     if self._snapshot is snapshot:  # else a reload came meanwhile
                         self._spelling_thread = None
                         return
-        except Exception:  # noqa: BLE001 - a worker must not die silently; words and meaning still rank
-            log.exception("the spelling vectors could not be built: searches go without them")
         finally:
             with self._worker_lock:
                 if self._spelling_thread is threading.current_thread():  # not the one a reload started since

@@ -318,3 +318,33 @@ async def test_health_says_whether_the_spelling_vectors_are_built(note_writer):
     bot.warm_spelling()
     assert (await bot.health())["spelling"] == {"ready": True}
     assert (await bot.health(owner=True))["spelling"] == {"ready": True}
+
+
+def test_a_reload_left_to_a_worker_whose_build_fails_is_built_all_the_same(note_writer, monkeypatch, caplog):
+    """The reload came while the worker built (memory short at 10,000 notes, its build raised):
+    it left its version to the worker, which it found running; the worker, failing the version
+    before, ended, and the new one served without spelling points until the next save."""
+    root = _kernel_vault(note_writer)
+    bot = GrasBot.open(settings_for(root, default_visibility="public"))
+    real = spelling._build
+    failed = []
+
+    def fails_once_a_reload_came(index, previous):
+        if not failed:
+            failed.append(index)
+            write_note(root, "cuisine/brioche.md", "title: Brioche", "Une brioche au beurre.\n")
+            reloading = threading.Thread(target=bot.reload)  # the worker holds the build: the reload leaves it
+            reloading.start()
+            reloading.join(10)
+            assert not reloading.is_alive()
+            raise MemoryError
+        return real(index, previous)
+
+    monkeypatch.setattr(spelling, "_build", fails_once_a_reload_came)
+    bot.start_spelling()
+    while (worker := bot._spelling_thread) is not None:
+        worker.join(10)
+    assert failed and "cuisine/brioche.md" in bot.snapshot.vault.notes
+    assert "spelling vectors could not be built" in caplog.text
+    assert spelling.ready(bot.snapshot.index("visitor")) is not None
+    assert spelling.ready(bot.snapshot.index("owner")) is not None
