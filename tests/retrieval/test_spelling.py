@@ -7,6 +7,7 @@ import re
 import threading
 import unicodedata
 import zlib
+from array import array
 from collections import Counter
 
 import pytest
@@ -348,3 +349,49 @@ def test_a_reload_left_to_a_worker_whose_build_fails_is_built_all_the_same(note_
     assert "spelling vectors could not be built" in caplog.text
     assert spelling.ready(bot.snapshot.index("visitor")) is not None
     assert spelling.ready(bot.snapshot.index("owner")) is not None
+
+
+def test_a_word_whose_cut_fails_leaves_the_next_words_their_own_pieces():
+    """Memory short while a word is cut (its pieces kept, its length not): every word cut after
+    it was read with another's pieces, in a vocabulary the next builds share until a restart."""
+
+    class _FailsOnce(array):
+        failed = False
+
+        def append(self, value) -> None:
+            if not _FailsOnce.failed:
+                _FailsOnce.failed = True
+                raise MemoryError
+            super().append(value)
+
+    vocabulary = spelling.Vocabulary()
+    vocabulary.id_of("noyau")
+    vocabulary._lengths = _FailsOnce("i", vocabulary._lengths)
+    with pytest.raises(MemoryError):
+        vocabulary.id_of("parametres")
+    for word in ("sysctl", "parametres", "reseau"):
+        vocabulary.id_of(word)
+    vocabulary.commit()
+    assert len(vocabulary.offsets) == len(vocabulary.ids) + 1 == 5
+    for word, got in vocabulary.ids.items():
+        cut = vocabulary.buckets[vocabulary.offsets[got] : vocabulary.offsets[got + 1]].tolist()
+        assert cut == spelling.word_buckets(word), word
+
+
+def test_a_commit_that_fails_leaves_the_words_to_the_next(monkeypatch):
+    """Memory short as the words cut are let go, once the arrays are extended by them: the next
+    commit extended them by the same words again, and every later word read another's pieces."""
+    vocabulary = spelling.Vocabulary()
+    for word in ("noyau", "parametres"):
+        vocabulary.id_of(word)
+    made = []
+    monkeypatch.setattr(spelling, "array", lambda *a: made.append(a) or (_ for _ in ()).throw(MemoryError()))
+    with pytest.raises(MemoryError):
+        vocabulary.commit()
+    monkeypatch.undo()
+    assert made
+    vocabulary.id_of("sysctl")
+    vocabulary.commit()
+    assert len(vocabulary.offsets) == len(vocabulary.ids) + 1 == 4
+    for word, got in vocabulary.ids.items():
+        assert vocabulary.buckets[vocabulary.offsets[got] : vocabulary.offsets[got + 1]].tolist() == spelling.word_buckets(word), word

@@ -111,13 +111,22 @@ class Vocabulary:
         return len(self.ids) > 2 * self.first + 10_000
 
     def id_of(self, word: str) -> int:
-        """Its id, cutting a word met for the first time (kept for `commit`)."""
+        """Its id, cutting a word met for the first time (kept for `commit`). A word whose
+        pieces could not all be kept (memory short) leaves none: each later word's pieces are
+        read from where the lengths before it end."""
         got = self.ids.get(word)
         if got is None:
             pieces = word_buckets(word)
-            self._pending.extend(pieces)
-            self._lengths.append(len(pieces))
-            got = self.ids[word] = len(self.ids)
+            pending, lengths = self._pending, self._lengths
+            held, cut = len(pending), len(lengths)
+            got = len(self.ids)
+            try:
+                pending.extend(pieces)
+                lengths.append(len(pieces))
+                self.ids[word] = got
+            except BaseException:
+                del pending[held:], lengths[cut:]
+                raise
         return got
 
     def commit(self, anew: bool = False) -> None:
@@ -130,9 +139,10 @@ class Vocabulary:
             ends = self.offsets[-1] + np.cumsum(np.frombuffer(self._lengths, dtype=np.int32).astype(np.int64))
             offsets = np.concatenate([self.offsets, ends])
             buckets = np.concatenate([self.buckets, np.frombuffer(self._pending, dtype=np.int32)])
+            pending, lengths = array("i"), array("i")  # made before: all four replaced, or none
             # both or neither (memory short between them read every later word's pieces wrong)
             self.offsets, self.buckets = offsets, buckets
-            self._pending, self._lengths = array("i"), array("i")
+            self._pending, self._lengths = pending, lengths
         if anew:
             self.first = max(self.first, len(self.ids))
 
