@@ -9,11 +9,13 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
 from generate_vault import _typo, generate
 from grasbot import Settings, build_snapshot, search, tokenize_fr
+from grasbot.retrieval import spelling
 from grasbot.retrieval.analysis import body_counts
 from support.bots import REPO
 
@@ -59,9 +61,15 @@ def _result(q, index, exhaustive, **kw):
     return out
 
 
+@pytest.mark.parametrize("spelled", [False, True], ids=["unspelled", "spelled"])
 @pytest.mark.parametrize("audience", ["visitor", "owner"])
-def test_fast_path_equals_exhaustive(snapshot, audience):
+def test_fast_path_equals_exhaustive(snapshot, audience, spelled):
+    """`spelled`: the spelling vectors built (a daemon's once its worker is done), whose
+    candidates are the first POOL: the fast path must keep that many exact, whatever top_k."""
     index = snapshot.index(audience)
+    if spelled:
+        index = replace(index, _memo={})  # a copy of its own: the fixture's stays unbuilt
+        spelling.warm(index)
     questions = _questions(snapshot)
     assert len(questions) > 50
     nonempty = 0
