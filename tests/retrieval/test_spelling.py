@@ -23,7 +23,8 @@ def _slow_vector(text: str, df: dict[int, int], n: int) -> dict[int, float]:
     """The measured definition, written plainly: pieces of 3 to 5 letters of each padded folded
     word (a short word is itself, padded, and no longer piece), crc32 buckets, 1 + log tf,
     smooth idf, l2."""
-    folded = "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
+    spelled = text.lower().replace("œ", "oe").replace("æ", "ae")  # as search's words read them
+    folded = "".join(c for c in unicodedata.normalize("NFKD", spelled) if not unicodedata.combining(c))
     counts: Counter = Counter()
     for word in re.findall(r"\w+", folded):
         padded = f" {word} "
@@ -60,6 +61,18 @@ def test_the_cosine_is_the_plain_tf_idf_of_the_pieces(note_writer):
     expected = [sum(w * _slow_vector(texts[p], df, len(texts)).get(b, 0.0) for b, w in asked.items()) for p in index.notes]
     assert built.cosines(question, list(index.notes)) == pytest.approx(expected, abs=1e-12)
     assert max(expected) > 0.2
+
+
+def test_a_ligature_is_the_two_letters_a_visitor_types(note_writer):
+    note_writer("graphes/noeud.md", "title: Le nœud d'un graphe", "Un nœud relie des arêtes ; le cœur du graphe.\n")
+    note_writer("graphes/arete.md", "title: Les arêtes", "Une arête relie deux sommets.\n")
+    bot = make_bot(note_writer.root, default_visibility="public")
+    index = bot.snapshot.index("visitor")
+    built = spelling.ready(index)
+    assert built is not None
+    typed, written = built.cosines("noeud coeur", list(index.notes)), built.cosines("nœud cœur", list(index.notes))
+    assert typed == pytest.approx(written, abs=1e-12)
+    assert typed[list(index.notes).index("graphes/noeud.md")] > 0.2
 
 
 def test_a_misspelt_question_finds_its_note_by_spelling(note_writer):

@@ -7,6 +7,10 @@ space), and the first candidates search found are compared with the question by 
 cosine of those pieces: the one that stands out gets points (`points`). Measured on the dev
 sets (round 38): hit@1 tune 753 → 764 (+16 / −5), test 357 → 367 (+12 / −2), no vault losing.
 
+Words are folded as search's stems are (`analysis.fold`: « nœud » is « noeud »); a fold of its
+own, which kept « œ » a letter, ranked two dev questions lower (round 39: tune hit@1 +1 / −0
+with `analysis.fold`, test unchanged).
+
 The pieces are hashed into BUCKETS; each distinct word is cut once, into one shared vocabulary,
 and a note keeps only its words' ids and counts, so a candidate's vector is gathered when asked
 for. It is built off the start's path (`warm`): until then a search gives no such points.
@@ -17,7 +21,6 @@ from __future__ import annotations
 import math
 import re
 import threading
-import unicodedata
 import zlib
 from array import array
 from collections import Counter
@@ -25,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from .analysis import fold
 from .index import Index
 from .vault import Note
 
@@ -39,37 +43,8 @@ MIN_Z = 1.0  # standard deviations above the pool's mean cosine a note must stan
 WEIGHT = 0.25  # points per standard deviation, in units of a BM25 deviation (`semantic_unit`)
 
 _WORD = re.compile(r"\w+")
-_marks: re.Pattern | None = None  # every combining mark, made at the first fold (0.2 s: off the start's path)
 _KEY = object()  # Index.derived key: the index's Spelling, once warmed
 _BUILDING = threading.Lock()  # one build at a time: they share the vocabulary
-
-
-def _combining_marks() -> re.Pattern:
-    """A character class of every character `unicodedata.combining` says is a mark."""
-    global _marks
-    if _marks is None:
-        marks = [cp for cp in range(0x110000) if unicodedata.combining(chr(cp))]
-        ranges: list[list[int]] = []
-        for cp in marks:
-            if ranges and ranges[-1][1] == cp - 1:
-                ranges[-1][1] = cp
-            else:
-                ranges.append([cp, cp])
-        _marks = re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges) + "]+")
-    return _marks
-
-
-def fold(text: str) -> str:
-    """Lowercased, accents dropped (NFKD, its combining marks removed): « Paramètres » and
-    « parametres » are one word. One regex pass, not a Python loop over a note's characters.
-
-    Not `analysis.fold`, which search's stems read: here « œ » and « æ » stay letters (« cœur »
-    is not « coeur »), « ß » stays, an invisible character (a soft hyphen) splits a word. This
-    is the rule the signal was measured with (round 38). `analysis.fold` in its place moved two
-    dev ranks, both up (« nœud », « œuvre »: tune hit@1 765 → 766, test 368 → 368): a ranking
-    change, to be chosen as one, not a clean-up."""
-    text = unicodedata.normalize("NFKD", text.lower())
-    return text if text.isascii() else _combining_marks().sub("", text)
 
 
 def word_buckets(word: str) -> list[int]:
