@@ -757,3 +757,31 @@ def test_a_wikilink_to_a_private_note_never_names_it_in_an_anchor(note_writer, f
 def test_a_quartz_anchor_drops_the_arrows_quartz_draws(note_writer, form, heading, expected):
     """Quartz draws `->` as an arrow, which its id drops; GitHub keeps the hyphen: one form could not match both."""
     assert _anchor_of_second_section(note_writer, heading, form) == expected
+
+
+def test_the_best_sources_closest_cut_in_meaning_goes_whatever_its_words(garden):
+    """A paraphrase shares too few words with its passage for it to pass the floor, however
+    close its meaning: the best source's cut closest to the question is sent all the same,
+    right after its best passage (« jokers » for « caractères génériques », round 39)."""
+    bot = make_bot(garden)
+    index = bot.snapshot.index("visitor")
+    course = "cours/Jardinage.md"
+    cuts = index.analyses[course].sections[1]
+    body = index.notes[course].body
+    answer = next(n for n, (start, end, _) in enumerate(cuts) if ANSWERS["ravageurs"] in body[start:end])
+    # every cut's meaning spread alike, the slugs' section a little closer than the rest
+    cosines = [0.3 if n % 2 else 0.5 for n in range(len(cuts))]
+    cosines[answer] = 0.55
+
+    def chosen(meaning):
+        return choose_passages("greffe en écusson porte-greffe greffon", [(course, None), ("notes/greffe.md", None)], index, budget=4_000, meaning=meaning)
+
+    words_only = chosen(None)
+    assert ANSWERS["ravageurs"] not in " ".join(p.text for p in words_only)
+    passages = chosen(lambda path: cosines if path == course else None)
+    sent = [p for p in passages if ANSWERS["ravageurs"] in p.text]
+    assert [(p.path, p.heading[-1]) for p in sent] == [(course, "10.9 Le bon moment pour ravageurs")]
+    # the words still choose the rest: the grafting chapter's best passage, and the short note whole
+    assert any(p.heading and p.heading[-1] == "5.9 Le bon moment pour greffe" for p in passages)
+    assert [p.whole for p in passages if p.path == "notes/greffe.md"] == [True]
+    assert sum(len(p.text) for p in passages) <= 4_000
