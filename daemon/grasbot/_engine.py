@@ -50,10 +50,11 @@ from .retrieval.semantic import (
     missing,
     semantic_indexes,
 )
-from .retrieval.spelling import Spelling, ready, warm
+from .retrieval.spelling import Spelling, adopt, ready, warm
 from .retrieval.vault import Issue, LinkResolver, Vault, VaultOptions, load_vault, walk_markdown
 from .store import cache as _cache
 from .store import gone as _gone
+from .store import spellings as _spellings
 from .store.cache import default_cache_dir
 from .store.parallel import load_shares
 from .store.questionlog import QuestionLog
@@ -383,6 +384,11 @@ class GrasBot:
         self._spelling_wanted = False  # its worker was started (a daemon's): a reload builds, or starts it again
         self._spelling_lock = threading.Lock()
         self._spelling_thread: threading.Thread | None = None
+        # the spelling vectors kept beside the index cache (`store.spellings`): read by the first
+        # build, written by the worker once it settled a version the file does not hold
+        self._spelling_folder = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
+        self._spelling_read = False
+        self._spelling_unsaved = self._spelling_folder is not None
         if self.embedder is not None:
             folder = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
             self._vectors: VectorStore | None = VectorStore(self.embedder.model, folder)
@@ -540,6 +546,9 @@ class GrasBot:
         if not self._spelling_lock.acquire(blocking=wait):
             return
         try:
+            if not self._spelling_read:
+                self._spelling_read = True
+                self._read_spellings(snapshot)
             fresh = self.spelling_outgrown()  # built anew, on a vocabulary of the words the notes hold now
             for audience in AUDIENCES:
                 last = None if fresh else self._spelled.get(audience)
@@ -547,6 +556,26 @@ class GrasBot:
                 self._spelled[audience] = warm(snapshot.index(audience), [s for s in (last, visitor) if s is not None])
         finally:
             self._spelling_lock.release()
+
+    def _read_spellings(self, snapshot: Snapshot) -> None:
+        """Take the spelling vectors the file beside the index cache holds (`store.spellings`): an
+        audience whose notes all read as they did gets them as they are, with their lengths
+        (under a second at 10,000 notes, against some ten for a build); the others reuse the
+        words of the notes that read the same, as a reload does. Under `_spelling_lock`."""
+        if self._spelling_folder is None:
+            return
+        started = time.perf_counter()
+        loaded = _spellings.load(self._spelling_folder, snapshot.vault.root, snapshot.vault.options, snapshot.indexes)
+        if loaded is None:
+            return
+        for audience, spelling in loaded.spellings.items():
+            if audience in loaded.exact:
+                adopt(snapshot.index(audience), spelling)
+            self._spelled[audience] = spelling
+        if loaded.exact == set(AUDIENCES):
+            self._spelling_unsaved = False  # the file holds this version already
+        took = time.perf_counter() - started
+        log.info("spelling vectors read in %.2f s (%s as they were)", took, " and ".join(sorted(loaded.exact)) or "no audience's")
 
     def spelling_outgrown(self) -> bool:
         """Whether the words edits left in the spelling vocabulary (`Vocabulary.outgrown`) call
@@ -587,6 +616,11 @@ class GrasBot:
                 snapshot = self._snapshot
                 try:
                     self.settle_spelling(snapshot)
+                    if self._spelling_unsaved and self._spelling_folder is not None and snapshot is self._snapshot:
+                        self._spelling_unsaved = False  # once a start, and after a reload that wrote the index cache
+                        started = time.perf_counter()
+                        if _spellings.save(self._spelling_folder, snapshot.vault.root, snapshot.vault.options, snapshot.indexes):
+                            log.info("spelling vectors written in %.2f s", time.perf_counter() - started)
                 except Exception:  # noqa: BLE001 - a worker must not die silently; words and meaning still rank
                     log.exception("the spelling vectors could not be built: searches go without them")
                 with self._worker_lock:
@@ -1028,6 +1062,7 @@ class GrasBot:
                 # a start knows the hidden notes that went from the cache alone, which only a start
                 # wrote: a private note made and deleted since showed its typed path after a restart
                 self._unsaved = None  # an older snapshot left to write would lose it
+                self._spelling_unsaved = True  # the spelling vectors are written with it, once the worker settled them
                 save_cache(replace(new, unsaved_in=default_cache_dir(self.settings.vault_dir, self.settings.cache_dir)))
         if not inline and self.embedder is not None:
             self.start_embedding()  # a backend that failed again is tried again there

@@ -13,7 +13,9 @@ with `analysis.fold`, test unchanged).
 
 The pieces are hashed into BUCKETS; each distinct word is cut once, into one shared vocabulary,
 and a note keeps only its words' ids and counts, so a candidate's vector is gathered when asked
-for. It is built off the start's path (`warm`): until then a search gives no such points.
+for. It is built off the start's path (`warm`): until then a search gives no such points. A
+restart reads it from beside the index cache (`store.spellings`: `dump`, `restore`), every note
+whose text is the same reused, the others read again as a reload reads them.
 """
 
 from __future__ import annotations
@@ -135,7 +137,7 @@ class NoteWords:
 
     ids: np.ndarray  # int32
     counts: np.ndarray  # float32
-    digest: int
+    digest: int | None  # None: read from the file (`restore`), whose text no reload compares with
 
 
 _SCRATCH_LOCK = threading.Lock()
@@ -356,6 +358,115 @@ def _build(index: Index, previous: Sequence[Spelling]) -> Spelling:
     else:
         df = _unique_buckets(offsets, buckets, notes.values())
     return Spelling(vocabulary, notes, df, reading)
+
+
+def dump(spellings: Mapping[str, Spelling]) -> dict:
+    """Plain data (str, int, bytes, tuples) of these Spellings, built on one vocabulary, for
+    `restore`: each note's words written once (the owner's public notes share the visitor's),
+    the vocabulary reduced to the words some note holds, renumbered (a file read at each start,
+    edits' words kept, would only grow), the document frequencies and the lengths known."""
+    import numpy as np
+
+    with _BUILDING:  # a build adds words meanwhile
+        vocabulary = next(iter(spellings.values())).vocabulary
+        if any(s.vocabulary is not vocabulary for s in spellings.values()):
+            raise ValueError("the spellings were built on two vocabularies")
+        latest = max(spellings.values(), key=lambda s: len(s.offsets))  # ids only grow: its arrays hold every other's
+        offsets, buckets = latest.offsets, latest.buckets
+        words = list(vocabulary.ids)[: len(offsets) - 1]  # a dict keeps the order ids were given in
+    entries: list[NoteWords] = []
+    numbers: dict[int, int] = {}  # id(NoteWords) -> its place in entries
+    audiences = {}
+    for audience, spelling in spellings.items():
+        paths = tuple(spelling.notes)
+        taken = array("i")
+        for path in paths:
+            words_of = spelling.notes[path]
+            number = numbers.get(id(words_of))
+            if number is None:
+                number = numbers[id(words_of)] = len(entries)
+                entries.append(words_of)
+            taken.append(number)
+        norms = np.array([spelling._norms.get(path, math.nan) for path in paths], dtype=np.float64)
+        audiences[audience] = (paths, taken.tobytes(), spelling.df.astype(np.int32).tobytes(), norms.tobytes())
+    ids = np.concatenate([w.ids for w in entries]) if entries else np.zeros(0, dtype=np.int32)
+    counts = np.concatenate([w.counts for w in entries]) if entries else np.zeros(0, dtype=np.float32)
+    held = np.zeros(len(words), dtype=bool)
+    held[ids] = True
+    used = np.flatnonzero(held)
+    renumber = np.zeros(len(words), dtype=np.int32)
+    renumber[used] = np.arange(len(used), dtype=np.int32)
+    kept, _ = _gather(offsets, buckets, used, np.zeros(len(used), dtype=np.float32))
+    lengths = offsets[used + 1] - offsets[used]
+    return {
+        "words": "\n".join(words[i] for i in used.tolist()),  # a word is \\w+: never a line break
+        "offsets": np.concatenate(([0], np.cumsum(lengths))).astype(np.int64).tobytes(),
+        "buckets": kept.astype(np.int32).tobytes(),
+        "ends": np.cumsum([len(w.ids) for w in entries], dtype=np.int64).tobytes(),
+        "ids": renumber[ids].tobytes(),
+        "counts": counts.astype(np.float32).tobytes(),
+        "audiences": audiences,
+    }
+
+
+def restore(plain: Mapping, readings: Mapping[str, Reading], texts: Mapping[str, Mapping[str, str]]) -> dict[str, Spelling]:
+    """The Spellings `dump` gave, on one new vocabulary, each with its notes as they were and
+    `readings[audience]`: the notes whose words still read the same (a reload's `previous`
+    reuses those alone; the others are there for their document frequencies). `texts`: the text
+    of each note that only its digest can tell from another version (a masked one, `Reading`).
+    ValueError when the parts do not fit together."""
+    import numpy as np
+
+    words = plain["words"].split("\n") if plain["words"] else []
+    offsets = np.frombuffer(plain["offsets"], dtype=np.int64)
+    buckets = np.frombuffer(plain["buckets"], dtype=np.int32)
+    ends = np.frombuffer(plain["ends"], dtype=np.int64)
+    ids = np.frombuffer(plain["ids"], dtype=np.int32)
+    counts = np.frombuffer(plain["counts"], dtype=np.float32)
+    if len(offsets) != len(words) + 1 or offsets[0] != 0 or offsets[-1] != len(buckets) or (len(offsets) > 1 and (np.diff(offsets) <= 0).any()):
+        raise ValueError("the vocabulary's pieces do not match its words")
+    if len(buckets) and (buckets.min() < 0 or buckets.max() >= BUCKETS):
+        raise ValueError("a piece outside the buckets")
+    if len(ids) != len(counts) or (len(ends) and (ends[-1] != len(ids) or (np.diff(ends) < 0).any() or ends[0] < 0)) or (not len(ends) and len(ids)):
+        raise ValueError("the notes' words do not match their counts")
+    if len(ids) and (ids.min() < 0 or ids.max() >= len(words)):
+        raise ValueError("a note holds a word the vocabulary does not")
+    vocabulary = Vocabulary()
+    vocabulary.ids = {word: i for i, word in enumerate(words)}
+    if len(vocabulary.ids) != len(words):
+        raise ValueError("a word given twice")
+    vocabulary.offsets, vocabulary.buckets = offsets, buckets
+    vocabulary.first = len(words)
+    starts = np.concatenate(([0], ends[:-1])).tolist() if len(ends) else []
+    entries = [(ids[a:b], counts[a:b]) for a, b in zip(starts, ends.tolist(), strict=True)]
+    made: dict[tuple[int, str], NoteWords] = {}
+    out = {}
+    for audience, (paths, taken, df, norms) in plain["audiences"].items():
+        reading = readings[audience]
+        numbers = np.frombuffer(taken, dtype=np.int32).tolist()
+        df_array = np.frombuffer(df, dtype=np.int32)
+        lengths = np.frombuffer(norms, dtype=np.float64).tolist()
+        if len(numbers) != len(paths) or len(lengths) != len(paths) or len(set(paths)) != len(paths) or len(df_array) != BUCKETS:
+            raise ValueError(f"the {audience}'s notes do not match their parts")
+        notes: dict[str, NoteWords] = {}
+        for path, number in zip(paths, numbers, strict=True):
+            text = texts.get(audience, {}).get(path)
+            key = (number, text if text is not None else "")
+            words_of = made.get(key)
+            if words_of is None:
+                entry_ids, entry_counts = entries[number]  # IndexError past them
+                words_of = made[key] = NoteWords(entry_ids, entry_counts, hash(text) if text is not None else None)
+            notes[path] = words_of
+        spelling = Spelling(vocabulary, notes, df_array, reading)
+        spelling._norms = {path: length for path, length in zip(paths, lengths, strict=True) if path in reading.notes and math.isfinite(length)}
+        out[audience] = spelling
+    return out
+
+
+def adopt(index: Index, spelling: Spelling) -> Spelling:
+    """Give the index a Spelling `restore` gave for exactly its notes (a start's, from the file)."""
+    with _BUILDING:
+        return index.derived(_KEY, lambda: spelling)
 
 
 def ready(index: Index) -> Spelling | None:
