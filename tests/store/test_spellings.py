@@ -76,11 +76,19 @@ async def test_a_restart_ranks_with_spelling_once_the_worker_read_the_file(note_
         assert read._norms == built._norms  # every length known: no question computes one
 
 
-def test_a_note_changed_while_stopped_is_read_again_the_others_kept(note_writer, tmp_path, monkeypatch):
+@pytest.mark.parametrize("change", ["edited", "deleted", "added", "made private"])
+def test_a_note_changed_while_stopped_is_read_again_the_others_kept(note_writer, tmp_path, monkeypatch, change):
     root = _vault(note_writer)
     settings = _settings(root, tmp_path)
     _worker(GrasBot.open(settings))
-    write_note(root, "cuisine/pain.md", "title: Pain au levain", "Une brioche tressée, pétrie la veille.\n")
+    if change == "edited":
+        write_note(root, "cuisine/pain.md", "title: Pain au levain", "Une brioche tressée, pétrie la veille.\n")
+    elif change == "deleted":
+        (root / "cuisine/pain.md").unlink()
+    elif change == "added":
+        write_note(root, "cuisine/brioche.md", "title: Brioche", "Une brioche tressée, pétrie la veille.\n")
+    else:
+        write_note(root, "cuisine/pain.md", "title: Pain au levain\nvisibility: private", "Un pain au levain demande du temps.\n")
     builds = _no_build(monkeypatch)
     bot = GrasBot.open(settings)
     _worker(bot)
@@ -88,12 +96,17 @@ def test_a_note_changed_while_stopped_is_read_again_the_others_kept(note_writer,
     for audience in ("visitor", "owner"):
         index = bot.snapshot.index(audience)
         read, fresh = spelling.ready(index), spelling.build(index)  # from nothing
-        assert read.notes["cuisine/pain.md"].digest is not None  # its words read again, not the file's
+        assert sorted(read.notes) == sorted(index.notes)
         assert (read.df == fresh.df).all() and read.n == fresh.n
         paths = sorted(fresh.notes)
         for question in ("brioche tressée", "pain au levain", QUESTION):
             assert read.cosines(question, paths) == pytest.approx(fresh.cosines(question, paths), abs=1e-12)
-    assert spelling.ready(bot.snapshot.index("visitor")).cosines("demande", ["cuisine/pain.md"]) == [0.0]  # its old body's word
+    visitor = spelling.ready(bot.snapshot.index("visitor"))
+    if change == "edited":
+        assert visitor.notes["cuisine/pain.md"].digest is not None  # its words read again, not the file's
+        assert visitor.cosines("demande", ["cuisine/pain.md"]) == [0.0]  # its old body's word
+    if change == "made private":
+        assert "cuisine/pain.md" not in visitor.notes
 
     # the file was written again: a third start reads it whole
     builds.clear()
