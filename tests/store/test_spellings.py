@@ -98,6 +98,8 @@ def test_a_note_changed_while_stopped_is_read_again_the_others_kept(note_writer,
         read, fresh = spelling.ready(index), spelling.build(index)  # from nothing
         assert sorted(read.notes) == sorted(index.notes)
         assert (read.df == fresh.df).all() and read.n == fresh.n
+        fresh.keep_norms()
+        assert read._norms == fresh._norms  # the file's lengths kept where nothing moved them: exactly
         paths = sorted(fresh.notes)
         for question in ("brioche tressée", "pain au levain", QUESTION):
             assert read.cosines(question, paths) == pytest.approx(fresh.cosines(question, paths), abs=1e-12)
