@@ -151,9 +151,11 @@ def test_a_damaged_file_is_ignored_with_a_log_line_and_built_again(note_writer, 
     elif damage == "foreign":
         path.write_bytes(b"not a spelling file at all")
     else:  # a payload that passes its checksum but whose parts do not fit together
-        header, plain, notes = marshal.loads(raw[spellings.HEAD_SIZE :])
-        plain["ids"] = plain["ids"][:-4]
-        payload = marshal.dumps((header, plain, notes))
+        header, plain, notes = spellings.read_parts(raw)
+        ids, counts = bytes(plain.pop("ids")), bytes(plain.pop("counts"))
+        plain["offsets"] = plain["offsets"][:-8]  # the vocabulary's last word without its pieces
+        head = marshal.dumps((header, plain, notes))
+        payload = len(head).to_bytes(8, "big") + head + ids + counts
         path.write_bytes(spellings.MAGIC + spellings.zlib.crc32(payload).to_bytes(4, "big") + payload)
     builds = _no_build(monkeypatch)
     bot = GrasBot.open(settings)
@@ -171,7 +173,7 @@ def test_the_visitors_part_holds_the_public_notes_alone(note_writer, tmp_path, m
     root = _vault(note_writer)
     settings = _settings(root, tmp_path)
     _worker(GrasBot.open(settings))
-    _, plain, notes = marshal.loads((tmp_path / "cache" / spellings.FILENAME).read_bytes()[spellings.HEAD_SIZE :])
+    _, plain, notes = spellings.read_parts((tmp_path / "cache" / spellings.FILENAME).read_bytes())
     visitor_paths = plain["audiences"]["visitor"][0]
     assert "prive/zorglub.md" not in visitor_paths and "prive/zorglub.md" in plain["audiences"]["owner"][0]
     builds = _no_build(monkeypatch)
@@ -217,7 +219,7 @@ def test_no_file_without_the_index_cache(note_writer, tmp_path):
 
 
 def _owner_paths(tmp_path) -> tuple:
-    _, plain, _ = marshal.loads((tmp_path / "cache" / spellings.FILENAME).read_bytes()[spellings.HEAD_SIZE :])
+    _, plain, _ = spellings.read_parts((tmp_path / "cache" / spellings.FILENAME).read_bytes())
     return plain["audiences"]["owner"][0]
 
 
