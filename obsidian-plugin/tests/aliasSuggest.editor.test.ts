@@ -213,6 +213,19 @@ describe("alias suggestions in the editor", () => {
 		expect(label(bare)).toBe("Suggested aliases:");
 	});
 
+	it("takes a `...` line for no closing fence, as Obsidian does: no chips at the top of a note whose frontmatter is still open", async () => {
+		const head = "---\ntitle: Push swap\n...\n";
+		for (const livePreview of [false, true]) {
+			const h = mount({ doc: `${head}# Push swap\nTrier une pile.\n`, livePreview });
+			await h.open();
+			// + here would write a frontmatter of its own above the open one, whose lines fall into the body
+			expect(h.view.dom.querySelector(".grasbot-alias-suggestions")).toBeNull();
+			// Closed by hand with `---`: the chips come, above that fence.
+			h.view.dispatch({ changes: { from: head.length, insert: "---\n" } });
+			expect(chips(h).map((c) => c.dataset.alias)).toEqual(["projet de tri", "tri avec deux piles", "Tri de piles"]);
+		}
+	});
+
 	it("follows edits: a suggestion typed in by hand disappears", async () => {
 		const h = mount();
 		await h.open();

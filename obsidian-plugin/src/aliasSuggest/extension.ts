@@ -48,14 +48,15 @@ interface FieldValue {
 
 /**
  * The frontmatter alone: suggestions only care about it, and notes can be large. Null for a
- * frontmatter opened and not closed (yet): an alias added then would start a second one.
+ * frontmatter opened and not closed (yet): an alias added then would start a second one. Only
+ * `---` closes it, as for Obsidian and `locateAliases`: YAML's `...` closes nothing there.
  */
 function frontmatterText(doc: Text): string | null {
 	if (!/^---[ \t]*$/.test(doc.line(1).text)) return "";
 	const last = Math.min(doc.lines, 5000);
 	for (let i = 2; i <= last; i++) {
 		const line = doc.line(i);
-		if (/^(?:---|\.\.\.)[ \t]*$/.test(line.text)) return doc.sliceString(0, line.to);
+		if (/^---[ \t]*$/.test(line.text)) return doc.sliceString(0, line.to);
 	}
 	return null;
 }
