@@ -188,6 +188,23 @@ export class ProtocolError extends GrasbotClientError {}
 /** The stream sent an `error` event: the daemon failed while answering. */
 export class StreamError extends GrasbotClientError {}
 
+/**
+ * The stream broke off after the daemon had started answering, with neither `done` nor `error`:
+ * the daemon was killed or restarted mid-answer (a stopping daemon says so in an `error` event).
+ */
+export class StreamCutError extends GrasbotClientError {
+	readonly url: string;
+	readonly reason: string;
+
+	constructor(url: string, reason: string) {
+		super(
+			`La connexion au démon GrasBot (${url}) s'est coupée pendant la réponse (${reason}) : il s'est arrêté ou a redémarré. Vérifiez que \`grasbot serve\` tourne, puis posez la question à nouveau.`,
+		);
+		this.url = url;
+		this.reason = reason;
+	}
+}
+
 function summarize(body: string): string {
 	const text = body.trim().replace(/\s+/g, " ");
 	if (!text) return ".";
@@ -221,6 +238,9 @@ export function describeFailure(error: unknown, daemonUrl: string, context: Fail
 			title: "GrasBot daemon is not running",
 			detail: `Nothing answered at ${daemonUrl} (${error.reason}). Start it in a terminal with \`grasbot serve\`, then try again.`,
 		};
+	}
+	if (error instanceof StreamCutError) {
+		return { kind: "not-running", title: "Réponse interrompue", detail: error.message };
 	}
 	if (error instanceof DaemonUrlError) {
 		return { kind: "settings", title: "Adresse du démon refusée", detail: error.message };

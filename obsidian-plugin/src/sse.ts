@@ -4,7 +4,18 @@
  * this goes through `fetch`; the daemon allows the origin app://obsidian.md.
  */
 
-import { AuthError, DaemonNotRunningError, HttpError, ProtocolError, RpcError, StreamError, TimeoutError, usableToken } from "./errors";
+import {
+	AuthError,
+	DaemonNotRunningError,
+	GrasbotClientError,
+	HttpError,
+	ProtocolError,
+	RpcError,
+	StreamCutError,
+	StreamError,
+	TimeoutError,
+	usableToken,
+} from "./errors";
 import {
 	type AnswerResult,
 	type HistoryTurn,
@@ -160,9 +171,11 @@ export async function streamAnswer(q: string, handlers: StreamHandlers, options:
 	} catch (error) {
 		// An error event, a bad payload or an abort: stop the download.
 		reader.cancel().catch(() => undefined);
-		throw error;
+		if (options.signal?.aborted || error instanceof GrasbotClientError) throw error;
+		// the connection broke (the browser's bare « network error »): the daemon went mid-answer
+		throw new StreamCutError(base, error instanceof Error ? error.message : String(error));
 	}
-	throw new ProtocolError("The daemon's stream ended before the answer was complete.");
+	throw new StreamCutError(base, "le flux s'est terminé sans la fin de la réponse");
 }
 
 /** A 4xx/5xx of /ask/stream carries `{"error": {code, message, data}}` like the RPC errors. */

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { DaemonNotRunningError, HttpError, RpcError, TokenRefusedError } from "../src/errors";
+import { DaemonNotRunningError, HttpError, RpcError, StreamCutError, TokenRefusedError } from "../src/errors";
 import { PreviewPanel, STREAM_FALLBACK_NOTE, type PreviewDeps } from "../src/preview";
 import type { AnswerResult, HistoryTurn } from "../src/protocol";
 import { source } from "./helpers";
@@ -148,6 +148,25 @@ describe("PreviewPanel mounted in a plain div", () => {
 		expect(answer).toHaveBeenCalledWith("q", { audience: "visitor" });
 		expect(root.querySelector(".grasbot-note")?.textContent).toBe(STREAM_FALLBACK_NOTE);
 		expect(root.querySelector(".grasbot-answer-text")?.textContent).toBe(result.response);
+	});
+
+	it("says an answer cut mid-stream, keeps what came and the question, and gives the Ask button back", async () => {
+		const root = createDiv();
+		const { d, answer } = deps({
+			stream: async (_q, handlers) => {
+				handlers.onToken?.("Push_swap ");
+				throw new StreamCutError(URL, "network error");
+			},
+		});
+		const panel = new PreviewPanel(root, d);
+		panel.questionEl.value = "c'est quoi push_swap ?";
+		await panel.ask(panel.questionEl.value);
+		expect(root.querySelector(".grasbot-state-not-running .grasbot-state-title")?.textContent).toBe("Réponse interrompue");
+		expect(root.querySelector(".grasbot-answer-text")?.textContent).toBe("Push_swap ");
+		expect(root.querySelector(".grasbot-answer-status")?.textContent).not.toContain("Asking the daemon");
+		expect(panel.askButton.disabled).toBe(false);
+		expect(panel.questionEl.value).toBe("c'est quoi push_swap ?");
+		expect(answer).not.toHaveBeenCalled(); // asked again only when the author says so
 	});
 
 	it("shows a daemon error as such, without falling back", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DaemonNotRunningError, DaemonUrlError, HttpError, ProtocolError, StreamError, TimeoutError, TokenFormatError } from "../src/errors";
+import { DaemonNotRunningError, DaemonUrlError, HttpError, StreamCutError, StreamError, TimeoutError, TokenFormatError, describeFailure } from "../src/errors";
 import { STREAM_IDLE_MS, SseParser, streamAnswer } from "../src/sse";
 import type { FetchLike } from "../src/transport";
 import { byteStream, source } from "./helpers";
@@ -122,10 +122,34 @@ describe("streamAnswer", () => {
 		);
 	});
 
-	it("throws ProtocolError when the stream ends without done", async () => {
-		await expect(streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: fakeFetch(200, events.slice(0, 2)) })).rejects.toBeInstanceOf(
-			ProtocolError,
-		);
+	it("says a stream cut mid-answer (the daemon stopped or restarted) in French, with what to do, not as « network error »", async () => {
+		// the headers and a first piece came, then the connection broke: the daemon killed or restarted
+		let sent = 0;
+		const cut: FetchLike = async () => ({
+			ok: true,
+			status: 200,
+			text: async () => "",
+			body: new ReadableStream<Uint8Array>({
+				pull(controller) {
+					if (sent++ === 0) controller.enqueue(new TextEncoder().encode(events[0] + events[1]));
+					else controller.error(new TypeError("network error"));
+				},
+			}),
+		});
+		const tokens: string[] = [];
+		const failure = streamAnswer("q", { onToken: (t) => tokens.push(t) }, { daemonUrl: "http://127.0.0.1:8765", fetch: cut });
+		await expect(failure).rejects.toBeInstanceOf(StreamCutError);
+		const error = await failure.catch((e: unknown) => e);
+		const state = describeFailure(error, "http://127.0.0.1:8765");
+		expect(state.kind).toBe("not-running");
+		expect(state.title).toBe("Réponse interrompue");
+		expect(state.detail).toContain("http://127.0.0.1:8765");
+		expect(state.detail).toContain("grasbot serve");
+		expect(state.detail).toContain("network error");
+		expect(tokens).toEqual(["Bon"]);
+		// ended cleanly but without `done` nor `error`: cut all the same
+		const ended = streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: fakeFetch(200, events.slice(0, 2)) });
+		await expect(ended).rejects.toBeInstanceOf(StreamCutError);
 	});
 
 	it("maps HTTP errors and network failures", async () => {
