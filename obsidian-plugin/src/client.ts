@@ -171,7 +171,14 @@ export class GrasbotClient {
 			method,
 			options.timeoutMs ?? this.timeoutMs,
 		);
-		return decode(parseEnvelope(response, id, method, Object.keys(params ?? {})));
+		const result = parseEnvelope(response, id, method, Object.keys(params ?? {}));
+		try {
+			return decode(result);
+		} catch (error) {
+			// the decoders say where in the answer; the author is told which call too
+			if (error instanceof ProtocolError && !error.method) throw new ProtocolError(error.message, method);
+			throw error;
+		}
 	}
 
 	private async send(request: HttpRequest, method: string, timeoutMs: number): Promise<HttpResponse> {
@@ -207,11 +214,11 @@ function parseEnvelope(response: HttpResponse, id: number, method: string, sent:
 		body = JSON.parse(response.text);
 	} catch {
 		if (response.status < 200 || response.status >= 300) throw new HttpError(response.status, response.text);
-		throw new ProtocolError(`The daemon's answer to \`${method}\` is not JSON.`);
+		throw new ProtocolError(`The daemon's answer to \`${method}\` is not JSON.`, method);
 	}
 	if (typeof body !== "object" || body === null || Array.isArray(body)) {
 		if (response.status < 200 || response.status >= 300) throw new HttpError(response.status, response.text);
-		throw new ProtocolError(`The daemon's answer to \`${method}\` is not a JSON-RPC response.`);
+		throw new ProtocolError(`The daemon's answer to \`${method}\` is not a JSON-RPC response.`, method);
 	}
 	const envelope = body as Record<string, unknown>;
 	const error = envelope.error;
@@ -222,10 +229,10 @@ function parseEnvelope(response: HttpResponse, id: number, method: string, sent:
 		throw new RpcError(method, code, message, e.data, sent);
 	}
 	if (response.status < 200 || response.status >= 300) throw new HttpError(response.status, response.text);
-	if (envelope.jsonrpc !== "2.0") throw new ProtocolError(`The daemon's answer to \`${method}\` is not JSON-RPC 2.0.`);
+	if (envelope.jsonrpc !== "2.0") throw new ProtocolError(`The daemon's answer to \`${method}\` is not JSON-RPC 2.0.`, method);
 	if (envelope.id !== id) {
-		throw new ProtocolError(`The daemon answered request ${String(envelope.id)} instead of ${id}.`);
+		throw new ProtocolError(`The daemon answered request ${String(envelope.id)} instead of ${id}.`, method);
 	}
-	if (!("result" in envelope)) throw new ProtocolError(`The daemon's answer to \`${method}\` has no result.`);
+	if (!("result" in envelope)) throw new ProtocolError(`The daemon's answer to \`${method}\` has no result.`, method);
 	return envelope.result;
 }

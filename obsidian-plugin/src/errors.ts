@@ -182,8 +182,19 @@ export class TimeoutError extends GrasbotClientError {
 	}
 }
 
-/** The daemon answered something that is not the protocol (bad JSON, wrong id, wrong shape). */
-export class ProtocolError extends GrasbotClientError {}
+/**
+ * The daemon answered something that is not the protocol (bad JSON, wrong id, wrong shape): a
+ * daemon of another version than the plugin, or another server at the daemon URL.
+ */
+export class ProtocolError extends GrasbotClientError {
+	/** The method (or `ask/stream`) whose answer it was; "" when unknown. */
+	readonly method: string;
+
+	constructor(message: string, method = "") {
+		super(message);
+		this.method = method;
+	}
+}
 
 /** The stream sent an `error` event: the daemon failed while answering. */
 export class StreamError extends GrasbotClientError {}
@@ -213,8 +224,11 @@ function summarize(body: string): string {
 
 /** What the UI shows for a failure: a state kind, a title and the detail. */
 export interface FailureState {
-	/** `outdated`: the daemon is older than the plugin, and lacks a method or a param it sends. */
-	kind: "not-running" | "auth" | "settings" | "daemon-error" | "timeout" | "outdated";
+	/**
+	 * `outdated`: the daemon is older than the plugin, and lacks a method or a param it sends.
+	 * `mismatch`: its answer is not what the plugin reads (another version, or not a GrasBot daemon).
+	 */
+	kind: "not-running" | "auth" | "settings" | "daemon-error" | "timeout" | "outdated" | "mismatch";
 	title: string;
 	detail: string;
 }
@@ -256,6 +270,14 @@ export function describeFailure(error: unknown, daemonUrl: string, context: Fail
 	}
 	if (error instanceof TimeoutError) {
 		return { kind: "timeout", title: "GrasBot daemon timed out", detail: error.message };
+	}
+	if (error instanceof ProtocolError) {
+		const what = error.method ? ` a répondu à \`${error.method}\`` : " a répondu";
+		return {
+			kind: "mismatch",
+			title: "Réponse du démon illisible",
+			detail: `Le démon GrasBot (${daemonUrl})${what} autrement que ce plugin ne le lit (${error.message}) : le démon et le plugin ne sont sans doute pas de la même version, ou un autre programme écoute à cette adresse. Mettez GrasBot et le plugin à la même version, relancez \`grasbot serve\`, et vérifiez le réglage Daemon URL.`,
+		};
 	}
 	if (error instanceof RpcError) {
 		const missing = missingFromDaemon(error);

@@ -152,7 +152,7 @@ export async function streamAnswer(q: string, handlers: StreamHandlers, options:
 	}
 	if (response.status === 401 || response.status === 403) throw new AuthError(response.status, await response.text());
 	if (!response.ok) throw httpFailure(response.status, await response.text());
-	if (!response.body) throw new ProtocolError("The daemon's stream has no body.");
+	if (!response.body) throw new ProtocolError("The daemon's stream has no body.", "ask/stream");
 
 	const parser = new SseParser();
 	const decoder = new TextDecoder("utf-8");
@@ -199,7 +199,7 @@ function parseData(event: SseEvent): unknown {
 	try {
 		return JSON.parse(event.data);
 	} catch {
-		throw new ProtocolError(`The daemon's \`${event.event}\` event is not JSON.`);
+		throw new ProtocolError(`The daemon's \`${event.event}\` event is not JSON.`, "ask/stream");
 	}
 }
 

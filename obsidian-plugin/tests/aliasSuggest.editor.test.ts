@@ -2,7 +2,7 @@
 // drawn in Source mode and in Live Preview, what their hover says, add and dismiss, and nothing
 // drawn when the daemon cannot help.
 import { afterEach, describe, expect, it } from "vitest";
-import { DaemonNotRunningError, RPC_NOTE_NOT_FOUND, RPC_UNAUTHORIZED, RpcError } from "../src/errors";
+import { DaemonNotRunningError, ProtocolError, RPC_NOTE_NOT_FOUND, RPC_UNAUTHORIZED, RpcError } from "../src/errors";
 import type { AliasSuggestions } from "../src/protocol";
 import { type Harness, mountHarness } from "./browser-aliases/harness";
 
@@ -176,6 +176,17 @@ describe("alias suggestions in the editor", () => {
 		const down = mount({ suggest: () => Promise.reject(new DaemonNotRunningError("http://127.0.0.1:8765", "ECONNREFUSED")) });
 		await down.open();
 		expect(down.warned).toEqual([]);
+	});
+
+	it("tells the author once when the daemon's suggestions are not what this plugin reads (another version)", async () => {
+		const unreadable = () => Promise.reject(new ProtocolError("Unexpected daemon response: suggest_aliases.suggestions should be an array, got object.", "suggest_aliases"));
+		const h = mount({ suggest: unreadable });
+		await h.open();
+		await h.open(); // the same again: said once
+		expect(chips(h)).toHaveLength(0);
+		expect(h.warned).toHaveLength(1);
+		expect(h.warned[0]).toContain("pas de suggestions d'alias");
+		expect(h.warned[0]).toContain("pas de la même version");
 	});
 
 	it("drops an answer that arrives after another note was opened", async () => {

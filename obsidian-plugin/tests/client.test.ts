@@ -116,6 +116,24 @@ describe("errors", () => {
 		expect(badValue.kind).toBe("daemon-error");
 	});
 
+	it("says in French that the daemon's answer is not what this plugin reads, with what to do, rather than « Unexpected daemon response »", async () => {
+		// another version's health: a field of another type
+		const client = new GrasbotClient({ daemonUrl: URL, transport: resultTransport({ status: "ok", vault_size: "41" }) });
+		const error = await client.health().catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(ProtocolError);
+		const state = describeFailure(error, URL);
+		expect(state).toMatchObject({ kind: "mismatch", title: "Réponse du démon illisible" });
+		expect(state.detail).toContain(`Le démon GrasBot (${URL}) a répondu à \`health\``);
+		expect(state.detail).toContain("pas de la même version");
+		expect(state.detail).toContain("grasbot serve");
+		expect(state.detail).toContain("Daemon URL");
+		// the decoder's own words stay, for whoever reports it
+		expect(state.detail).toContain("vault_size");
+		// another server at that address: not JSON-RPC at all
+		const other = new GrasbotClient({ daemonUrl: URL, transport: fakeTransport(() => ({ status: 200, text: "<html>Jupyter</html>" })) });
+		expect(describeFailure(await other.health().catch((e: unknown) => e), URL).kind).toBe("mismatch");
+	});
+
 	it("reports the daemon's Unauthorized error as a token problem", async () => {
 		const transport = fakeTransport((_r, body) => ({
 			status: 200,

@@ -2,8 +2,8 @@
  * Asks the daemon for a note's alias suggestions and hands them to the editors; adds and
  * dismisses them. Silent by design: a note the daemon does not know, a daemon that is down or
  * a missing token only clear the suggestions, with one debug line when the state changes. A
- * token the daemon refuses, or a daemon older than the plugin, is the author's to fix, not a
- * state: it is said once.
+ * token the daemon refuses, or a daemon older than the plugin or whose answer it cannot read,
+ * is the author's to fix, not a state: it is said once.
  * Obsidian stays outside (main.ts injects it), so this is tested as is.
  */
 
@@ -69,7 +69,9 @@ export class AliasSuggestController {
 			const said = `no alias suggestions: ${failure.title}`;
 			if (failure.kind === "auth" && said !== this.lastState) this.deps.warn?.(`GrasBot: ${said}. ${failure.detail}`);
 			// a daemon older than the plugin (no `path` param, no method): off until it is updated, said once
-			if (failure.kind === "outdated" && said !== this.lastState) this.deps.warn?.(`GrasBot : pas de suggestions d'alias. ${failure.detail}`);
+			// or of another version, whose answer this plugin cannot read: the same, said once
+			if ((failure.kind === "outdated" || failure.kind === "mismatch") && said !== this.lastState)
+				this.deps.warn?.(`GrasBot : pas de suggestions d'alias. ${failure.detail}`);
 			this.state(said);
 		}
 	}
