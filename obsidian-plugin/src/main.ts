@@ -235,6 +235,8 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		this.reloader?.setDelay(this.settings.debounceMs);
 		if (!this.settings.reloadOnSave) this.reloader?.cancel();
 		await this.save();
+		// the open note's chips come with a token just set (or go with it), not at the next note opened
+		if ("tokenSecret" in change || "daemonUrl" in change) void this.refreshAliasSuggestions(this.app.workspace.getActiveFile());
 	}
 
 	/** `oldPath`: a renamed file's; a note renamed to another extension (`plan.md` → `plan.txt`)

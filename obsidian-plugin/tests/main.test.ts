@@ -224,6 +224,26 @@ describe("plugin glue", () => {
 		expect(view.contentEl.querySelector(".grasbot-health")?.children).toHaveLength(0);
 	});
 
+	it("asks for the open note's alias suggestions as soon as the access token or the daemon URL is set, not at the next note opened", async () => {
+		daemon((method) => (method === "suggest_aliases" ? { slug: "push-swap", suggestions: [] } : healthResult(false)));
+		const { app, plugin } = await load({}, { "grasbot-owner-token": "tok", other: "tok2" });
+		app.workspace.activeFile = new TFile("projets/push-swap.md");
+		app.workspace.setLayoutReady();
+		await vi.advanceTimersByTimeAsync(0);
+		const asked = () => calls.filter((c) => c.method === "suggest_aliases").map((c) => `${c.url} ${c.auth}`);
+		expect(asked()).toEqual([]); // no token yet: suggestions are off
+		await plugin.updateSettings({ tokenSecret: "grasbot-owner-token" });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(asked()).toEqual(["http://127.0.0.1:8765/rpc Bearer tok"]);
+		await plugin.updateSettings({ daemonUrl: "http://127.0.0.1:8766" });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(asked()).toEqual(["http://127.0.0.1:8765/rpc Bearer tok", "http://127.0.0.1:8766/rpc Bearer tok"]);
+		// another setting: nothing asked again
+		await plugin.updateSettings({ debounceMs: 1000 });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(asked()).toHaveLength(2);
+	});
+
 	it("does not reload on save when the setting is off", async () => {
 		daemon(() => reloadResult);
 		const { app } = await load({ reloadOnSave: false });
