@@ -91,6 +91,16 @@ describe("addAlias (the processFrontMatter callback)", () => {
 		expect(empty.aliases).toEqual(["b"]);
 	});
 
+	it("writes no empty item back as `- null`: a `-` left alone in the list goes when an alias is added", () => {
+		// `aliases:\n  -\n  - a\n` as Obsidian's YAML reads it: the lone dash is a null item
+		const dash: Record<string, unknown> = { aliases: [null, "a", ""] };
+		expect(addAlias(dash, "b")).toBe(true);
+		expect(dash.aliases).toEqual(["a", "b"]);
+		const old: Record<string, unknown> = { alias: ["Tian", null], aliases: ["a"] };
+		expect(addAlias(old, "b")).toBe(true);
+		expect(old).toEqual({ aliases: ["a", "Tian", "b"] });
+	});
+
 	it("never adds a duplicate, after normalisation", () => {
 		const fm: Record<string, unknown> = { aliases: ["Moteur de recherche"] };
 		expect(addAlias(fm, "moteur de  RECHERCHE")).toBe(false);

@@ -224,17 +224,17 @@ function keyOf(frontmatter: Record<string, unknown>, name: string): string {
  * as Obsidian reads it (`Doggo, Woofer` stays two aliases, not one « Doggo, Woofer »). The old
  * singular `alias` key, which neither Obsidian (since 1.9.10) nor the daemon reads, is moved
  * into `aliases`: added beside it, the note had two keys and its older aliases still counted for
- * nothing. Returns whether the frontmatter changed.
+ * nothing. An empty item (a `-` left alone) is dropped. Returns whether the frontmatter changed.
  */
 export function addAlias(frontmatter: Record<string, unknown>, alias: string): boolean {
 	const wanted = alias.trim();
 	if (!wanted) return false;
 	const key = keyOf(frontmatter, "aliases");
-	const list = [...asList(frontmatter[key])];
+	const list = asList(frontmatter[key]).filter(isItem);
 	const has = new Set(list.map((item) => normalizeAlias(scalarText(item))));
 	if (has.has(normalizeAlias(wanted))) return false;
 	const oldKey = keyOf(frontmatter, "alias");
-	const old = asList(frontmatter[oldKey]);
+	const old = asList(frontmatter[oldKey]).filter(isItem);
 	const moved = old.every((item) => scalarText(item) !== "") ? old : []; // a mapping there is kept where it is
 	for (const item of [...moved, wanted]) {
 		const name = normalizeAlias(scalarText(item));
@@ -245,6 +245,14 @@ export function addAlias(frontmatter: Record<string, unknown>, alias: string): b
 	if (moved === old) delete frontmatter[oldKey];
 	frontmatter[key] = list;
 	return true;
+}
+
+/**
+ * An item of an aliases list that holds something: a `-` left alone (null, as YAML reads it) or
+ * an empty text is none, and written back it became `- null`.
+ */
+function isItem(value: unknown): boolean {
+	return value !== null && value !== undefined && value !== "";
 }
 
 /** A YAML scalar as text; anything else (a nested object) matches no alias. */
