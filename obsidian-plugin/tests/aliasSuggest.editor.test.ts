@@ -4,6 +4,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DaemonNotRunningError, ProtocolError, RPC_NOTE_NOT_FOUND, RPC_UNAUTHORIZED, RpcError } from "../src/errors";
 import type { AliasSuggestions } from "../src/protocol";
+import { AliasSuggestController } from "../src/aliasSuggest/controller";
+import { AliasSuggestHub } from "../src/aliasSuggest/extension";
+import { DismissedAliases } from "../src/aliasSuggest/suggestions";
 import { type Harness, mountHarness } from "./browser-aliases/harness";
 
 const NOTE = [
@@ -320,5 +323,30 @@ describe("alias suggestions in Live Preview (frontmatter shown as Properties)", 
 		expect(h.view.dom.querySelectorAll(".grasbot-alias-suggestions")).toHaveLength(1);
 		expect(box(h)?.closest(".cm-line")?.textContent?.startsWith("aliases:")).toBe(true);
 		expect(chips(h).map((c) => c.dataset.alias)).toEqual(["projet de tri", "tri avec deux piles"]);
+	});
+});
+
+describe("a dismissal that cannot be saved", () => {
+	it("is said, naming the suggestion and that it comes back at the next start, rather than lost quietly (an unhandled rejection)", async () => {
+		const data: Record<string, string[]> = {};
+		const warned: string[] = [];
+		const hub = new AliasSuggestHub({ pathOf: () => null, add: () => undefined, dismiss: () => undefined });
+		const controller = new AliasSuggestController({
+			hub,
+			dismissed: new DismissedAliases(() => data),
+			hasToken: () => true,
+			suggest: async () => RESULT,
+			saveDismissed: () => Promise.reject(new Error("EACCES: permission denied")),
+			editFrontMatter: async () => undefined,
+			daemonUrl: () => "http://127.0.0.1:8765",
+			warn: (message) => warned.push(message),
+		});
+		await expect(controller.dismiss("projets/push-swap.md", RESULT.suggestions[0])).resolves.toBeUndefined();
+		expect(warned).toHaveLength(1);
+		expect(warned[0]).toContain("« projet de tri »");
+		expect(warned[0]).toContain("EACCES");
+		expect(warned[0]).toContain("prochain démarrage");
+		// kept for this session, and saved with the next dismissal that can be
+		expect(data["projets/push-swap.md"]).toEqual(["projet de tri"]);
 	});
 });

@@ -83,10 +83,21 @@ export class AliasSuggestController {
 		});
 	}
 
-	/** Hides the suggestion for good: saved in the plugin's data, per note and alias. */
+	/**
+	 * Hides the suggestion for good: saved in the plugin's data, per note and alias. A save that
+	 * fails is said: the chip went, and it would come back at the next start without a word.
+	 */
 	async dismiss(path: string, suggestion: AliasSuggestion): Promise<void> {
 		this.deps.hub.dismissed(path, suggestion.alias);
-		if (this.deps.dismissed.add(path, suggestion.alias)) await this.deps.saveDismissed();
+		if (!this.deps.dismissed.add(path, suggestion.alias)) return;
+		try {
+			await this.deps.saveDismissed();
+		} catch (error) {
+			const reason = error instanceof Error ? error.message : String(error);
+			this.deps.warn?.(
+				`GrasBot : la suggestion « ${suggestion.alias} » est écartée pour cette session, mais le fichier data.json du plugin n'a pas pu être enregistré (${reason}) : elle reviendra au prochain démarrage, sauf si une autre suggestion écartée est enregistrée d'ici là.`,
+			);
+		}
 	}
 
 	private state(message: string): void {
