@@ -82,6 +82,8 @@ export default class GrasbotPreviewPlugin extends Plugin {
 							history,
 						}),
 					onOpenSource: (source, passage) => void this.openSource(source, passage),
+					// Obsidian saves the layout (and the view's state, the question in it) a moment later
+					onQuestionEdited: () => void this.app.workspace.requestSaveLayout(),
 				}),
 		);
 

@@ -19,6 +19,15 @@ export interface PreviewDeps {
 	 * after the conversation's `history`. */
 	stream: (q: string, handlers: StreamHandlers, signal: AbortSignal, history: HistoryTurn[]) => Promise<AnswerResult>;
 	onOpenSource?: (source: Source, passage?: Passage) => void;
+	/** The question being typed changed: the host keeps it in the view's state (`questionOf`). */
+	onQuestionEdited?: () => void;
+}
+
+/** The question a view's saved state holds (Obsidian restores it at start), "" for none. */
+export function questionOf(state: unknown): string {
+	if (typeof state !== "object" || state === null) return "";
+	const question = (state as { question?: unknown }).question;
+	return typeof question === "string" ? question : "";
 }
 
 export const STREAM_FALLBACK_NOTE = "Streaming unavailable: showing the complete answer.";
@@ -54,6 +63,7 @@ export class PreviewPanel {
 		this.newConversationButton.hidden = true;
 		this.resultEl = root.createDiv({ cls: "grasbot-result" });
 
+		this.questionEl.addEventListener("input", () => this.deps.onQuestionEdited?.());
 		this.newConversationButton.addEventListener("click", () => this.newConversation());
 		this.askButton.addEventListener("click", () => void this.ask(this.questionEl.value));
 		this.questionEl.addEventListener("keydown", (event) => {
@@ -62,6 +72,11 @@ export class PreviewPanel {
 				void this.ask(this.questionEl.value);
 			}
 		});
+	}
+
+	/** A question kept from before a restart, unless the author has typed another since. */
+	restoreQuestion(question: string): void {
+		if (question && !this.questionEl.value) this.questionEl.value = question;
 	}
 
 	/** Asks `q` as a visitor; resolves when the answer (or the failure) is shown. */

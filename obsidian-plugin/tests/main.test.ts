@@ -333,6 +333,34 @@ describe("plugin glue", () => {
 		expect(command?.checkCallback?.(true)).toBe(true);
 	});
 
+	it("keeps the question typed in the panel across a restart of Obsidian or of the plugin (an update), through the view's state", async () => {
+		daemon(() => healthResult(false));
+		const { app, stub } = await load({});
+		const saveLayout = vi.fn();
+		Object.assign(app.workspace, { requestSaveLayout: saveLayout });
+		const view = stub.views[VIEW_TYPE_PREVIEW](new WorkspaceLeaf()) as PreviewView;
+		await view.onOpen();
+		const typed = view.contentEl.querySelector("textarea") as HTMLTextAreaElement;
+		typed.value = "et avec quel modèle ?";
+		typed.dispatchEvent(new Event("input"));
+		expect(saveLayout).toHaveBeenCalled(); // Obsidian then reads the state below
+		expect(view.getState()).toMatchObject({ question: "et avec quel modèle ?" });
+		await view.onClose();
+		// restored: the state given before the view opens, or after, as Obsidian may
+		for (const order of ["before", "after"] as const) {
+			const again = stub.views[VIEW_TYPE_PREVIEW](new WorkspaceLeaf()) as PreviewView;
+			if (order === "before") await again.setState(view.getState(), { history: false });
+			await again.onOpen();
+			if (order === "after") await again.setState(view.getState(), { history: false });
+			expect((again.contentEl.querySelector("textarea") as HTMLTextAreaElement).value, order).toBe("et avec quel modèle ?");
+		}
+		// a state of another shape restores nothing, and breaks nothing
+		const odd = stub.views[VIEW_TYPE_PREVIEW](new WorkspaceLeaf()) as PreviewView;
+		await odd.setState({ question: 42 }, { history: false });
+		await odd.onOpen();
+		expect((odd.contentEl.querySelector("textarea") as HTMLTextAreaElement).value).toBe("");
+	});
+
 	it("shows the note test in the panel even when its side leaf comes back deferred", async () => {
 		daemon((method) =>
 			method === "health"

@@ -263,6 +263,12 @@ export class ItemView extends Component {
 	constructor(public leaf: WorkspaceLeaf) {
 		super();
 	}
+
+	getState(): Record<string, unknown> {
+		return {};
+	}
+
+	async setState(_state: unknown, _result: unknown): Promise<void> {}
 }
 
 export class PluginSettingTab {
