@@ -271,6 +271,14 @@ export function describeFailure(error: unknown, daemonUrl: string, context: Fail
 	if (error instanceof TimeoutError) {
 		return { kind: "timeout", title: "GrasBot daemon timed out", detail: error.message };
 	}
+	if (error instanceof StreamError) {
+		// the daemon's own words (a daemon stopping says to ask again), inside a French frame
+		return {
+			kind: "daemon-error",
+			title: "Réponse interrompue par le démon",
+			detail: `Le démon GrasBot (${daemonUrl}) a interrompu la réponse : « ${error.message} ». Posez la question à nouveau dans un instant ; si cela se répète, le journal de \`grasbot serve\` dit pourquoi.`,
+		};
+	}
 	if (error instanceof ProtocolError) {
 		const what = error.method ? ` a répondu à \`${error.method}\`` : " a répondu";
 		return {

@@ -122,6 +122,16 @@ describe("streamAnswer", () => {
 		);
 	});
 
+	it("says a daemon that stops mid-answer (its error event) in French, as an interrupted answer to ask again, not as « GrasBot daemon error »", async () => {
+		const chunks = [events[0], 'event: error\ndata: {"message":"the daemon is stopping: ask again in a moment"}\n\n'];
+		const error = await streamAnswer("q", {}, { daemonUrl: "http://127.0.0.1:8765", fetch: fakeFetch(200, chunks) }).catch((e: unknown) => e);
+		const state = describeFailure(error, "http://127.0.0.1:8765");
+		expect(state).toMatchObject({ kind: "daemon-error", title: "Réponse interrompue par le démon" });
+		expect(state.detail).toBe(
+			"Le démon GrasBot (http://127.0.0.1:8765) a interrompu la réponse : « the daemon is stopping: ask again in a moment ». Posez la question à nouveau dans un instant ; si cela se répète, le journal de `grasbot serve` dit pourquoi.",
+		);
+	});
+
 	it("says a stream cut mid-answer (the daemon stopped or restarted) in French, with what to do, not as « network error »", async () => {
 		// the headers and a first piece came, then the connection broke: the daemon killed or restarted
 		let sent = 0;
