@@ -175,10 +175,13 @@ export function missingFromDaemon(error: RpcError): string | null {
 /** No answer within the configured delay. */
 export class TimeoutError extends GrasbotClientError {
 	readonly timeoutMs: number;
+	/** What was not answered, as written in the message (`` `reload` ``). */
+	readonly what: string;
 
 	constructor(what: string, timeoutMs: number) {
 		super(`The GrasBot daemon did not answer ${what} within ${Math.round(timeoutMs / 1000)} s.`);
 		this.timeoutMs = timeoutMs;
+		this.what = what;
 	}
 }
 
@@ -249,8 +252,8 @@ export function describeFailure(error: unknown, daemonUrl: string, context: Fail
 	if (error instanceof DaemonNotRunningError) {
 		return {
 			kind: "not-running",
-			title: "GrasBot daemon is not running",
-			detail: `Nothing answered at ${daemonUrl} (${error.reason}). Start it in a terminal with \`grasbot serve\`, then try again.`,
+			title: "Le démon GrasBot ne tourne pas",
+			detail: `Rien n'a répondu à ${daemonUrl} (${error.reason}). Lancez-le dans un terminal avec \`grasbot serve\`, puis réessayez.`,
 		};
 	}
 	if (error instanceof StreamCutError) {
@@ -269,7 +272,11 @@ export function describeFailure(error: unknown, daemonUrl: string, context: Fail
 		return { kind: "auth", title: "Access token refused", detail: error.message };
 	}
 	if (error instanceof TimeoutError) {
-		return { kind: "timeout", title: "GrasBot daemon timed out", detail: error.message };
+		return {
+			kind: "timeout",
+			title: "Le démon GrasBot ne répond pas",
+			detail: `Le démon GrasBot (${daemonUrl}) n'a pas répondu à ${error.what} en ${Math.round(error.timeoutMs / 1000)} s : il est peut-être occupé (un rechargement qui calcule le sens des notes, un modèle lent ou une file d'attente pleine). Réessayez dans un moment ; si cela dure, le journal de \`grasbot serve\` dit pourquoi.`,
+		};
 	}
 	if (error instanceof StreamError) {
 		// the daemon's own words (a daemon stopping says to ask again), inside a French frame

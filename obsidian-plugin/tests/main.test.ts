@@ -268,7 +268,7 @@ describe("plugin glue", () => {
 		const { stub } = await load(null);
 		stub.ribbonIcons[0].callback();
 		await vi.advanceTimersByTimeAsync(0);
-		expect(notices[0]).toContain("GrasBot daemon is not running");
+		expect(notices[0]).toContain("Le démon GrasBot ne tourne pas");
 		expect(notices[0]).toContain("grasbot serve");
 	});
 

@@ -4,7 +4,7 @@ import { runInNewContext } from "node:vm";
 import { describe, expect, it, vi } from "vitest";
 import { type AnswerResult, decodeReloadResult } from "../src/protocol";
 import { AnswerView, formatReloadNotice, groundedBadgeText, passageLabel, renderAnswer, renderFailure, renderNoteTest } from "../src/render";
-import { describeFailure, DaemonNotRunningError } from "../src/errors";
+import { describeFailure, DaemonNotRunningError, TimeoutError } from "../src/errors";
 import { source } from "./helpers";
 
 function answer(extra: Partial<AnswerResult> = {}): AnswerResult {
@@ -257,11 +257,21 @@ describe("LLM fallback", () => {
 });
 
 describe("states", () => {
-	it("tells how to start a daemon that is not running", () => {
+	it("tells how to start a daemon that is not running, in French as the other failures", () => {
 		const root = createDiv();
 		renderFailure(root, describeFailure(new DaemonNotRunningError("http://127.0.0.1:8765", "refused"), "http://127.0.0.1:8765"));
-		expect(root.querySelector(".grasbot-state-not-running .grasbot-state-title")?.textContent).toBe("GrasBot daemon is not running");
-		expect(root.querySelector(".grasbot-state-detail")?.textContent).toContain("grasbot serve");
+		expect(root.querySelector(".grasbot-state-not-running .grasbot-state-title")?.textContent).toBe("Le démon GrasBot ne tourne pas");
+		expect(root.querySelector(".grasbot-state-detail")?.textContent).toBe(
+			"Rien n'a répondu à http://127.0.0.1:8765 (refused). Lancez-le dans un terminal avec `grasbot serve`, puis réessayez.",
+		);
+	});
+
+	it("says a daemon too slow to answer in French, with what it may be busy at and what to do", () => {
+		const state = describeFailure(new TimeoutError("`reload`", 120_000), "http://127.0.0.1:8765");
+		expect(state).toMatchObject({ kind: "timeout", title: "Le démon GrasBot ne répond pas" });
+		expect(state.detail).toBe(
+			"Le démon GrasBot (http://127.0.0.1:8765) n'a pas répondu à `reload` en 120 s : il est peut-être occupé (un rechargement qui calcule le sens des notes, un modèle lent ou une file d'attente pleine). Réessayez dans un moment ; si cela dure, le journal de `grasbot serve` dit pourquoi.",
+		);
 	});
 
 	it("says a private note is not visible to visitors and why", () => {

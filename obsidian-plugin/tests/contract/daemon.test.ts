@@ -243,7 +243,7 @@ describe("the error paths, as the plugin sees them", { timeout: 60_000 }, () => 
 		expect(await stack.stop()).toBe(0);
 		const error = await failure(client().health());
 		expect(error).toBeInstanceOf(DaemonNotRunningError);
-		expect(describeFailure(error, daemon)).toMatchObject({ kind: "not-running", title: "GrasBot daemon is not running" });
+		expect(describeFailure(error, daemon)).toMatchObject({ kind: "not-running", title: "Le démon GrasBot ne tourne pas" });
 		expect(await failure(streamAnswer(stack.info.question, {}, { daemonUrl: daemon, fetch }))).toBeInstanceOf(
 			DaemonNotRunningError,
 		);
