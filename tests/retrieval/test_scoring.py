@@ -312,6 +312,31 @@ def test_a_word_many_notes_declare_as_their_domain_is_common_however_few_bodies_
     assert ranked[:2] == ["qwen.md", "carte.md"]
 
 
+def test_the_declared_questions_idf_leaves_the_question_terms_impacts_kept(note_writer, monkeypatch):
+    """`idf` is asked of every stem of the declared questions a search scores; counting their
+    domains must not fill the index's memo of terms (`_MEMO_TERMS`), which then forgot the
+    question's own impacts and made them again (seven times over 380 generated questions at
+    10,000 notes). The count is the same either way."""
+    from grasbot.retrieval import index as _index
+
+    monkeypatch.setattr(_index, "_MEMO_TERMS", 16)
+    declared = ", ".join(f'"Le moteur {word} ?"' for word in ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"))
+    index = build(
+        note_writer,
+        {
+            "n.md": (f"title: Zzz\nanswers: [{declared}]\ndomains: [moteur, alpha]", "Un moteur."),
+            "m.md": ("title: Yyy\ndomains: [moteur]", "Un autre moteur."),
+        },
+    )
+    kept = index.impacts("moteur")
+    s = score(index, "n.md", "le moteur")
+    assert [r[0] for r in reasons(s)] == ["answers", "domain", "bm25"]
+    assert index.impacts("moteur") is kept
+    assert [index.declared(t) for t in ("moteur", "alpha", "beta")] == [2, 1, 0]
+    index.field_hits("moteur")  # kept by a search's bounds: read from them
+    assert index.declared("moteur") == 2
+
+
 # ---------------------------------------------------------------- BM25
 
 
