@@ -230,6 +230,20 @@ def test_answers_grow_with_an_idf_weighted_overlap(note_writer):
     assert idf_dice(index, "le modèle de GrasBot", declared) > idf_dice(index, "GrasBot ?", declared)
 
 
+def test_a_declared_question_s_idf_is_summed_once_an_index(note_writer, monkeypatch):
+    """What a declared question's Dice overlap divides by (the idf of its stems) is the same for
+    every visitor's question: summed the first time, read after; the points are the same."""
+    index = build(note_writer, {"n.md": (ANSWER, "rien")})
+    declared = "Quel modèle utilise GrasBot ?"
+    score(index, "n.md", "le modèle de GrasBot")
+    asked: list[str] = []
+    idf = Index.idf
+    monkeypatch.setattr(Index, "idf", lambda self, term: asked.append(term) or idf(self, term))
+    s = score(index, "n.md", "GrasBot ?")
+    assert set(asked) == set(tokenize_fr("GrasBot ?"))  # the question's own stems, none of the declared question's others
+    assert fields(s) == [("answers", round(12 * idf_dice(index, "GrasBot ?", declared), 6), f"question « {declared} »")]
+
+
 def test_answers_below_threshold_give_nothing(note_writer):
     index = build(note_writer, {"n.md": (ANSWER, "rien"), "g.md": ("title: Galette", "galette bateau cuisine")})
     question = "GrasBot cuisine bateau galette"

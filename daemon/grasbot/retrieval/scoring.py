@@ -52,6 +52,11 @@ HUB_SHARE = 0.01
 HUB_TYPES = frozenset({"moc", "hub", "index"})
 BONUS_MAX = PRIORITY_STEP * PRIORITY_CAP + HUB_SHARE  # the most a tie-breaker adds, as a share
 
+# Index.derived key: {a declared question's stems: the sum of their idf}, what its Dice overlap
+# with any question divides by; 85 declared questions a search at 10,000 generated notes, each
+# summed again per question before
+_DECLARED_INFORMATION = object()
+
 
 Bound = Callable[[float, float], float]  # (the question's idf a field holds, the question's information) -> the most points
 Exact = Callable[[NoteAnalysis, "Query", Index], float]
@@ -411,13 +416,17 @@ def answers_points(answers, query: Query, index: Index) -> tuple[float, str]:
     overlap of their stems weighted by idf (two questions that share only « fait » and « déjà »
     overlap by little), and that question; (0.0, "") below ANSWERS_THRESHOLD."""
     unique, idf = query.unique, query.idf
+    said = index.derived(_DECLARED_INFORMATION, dict)
     best_dice, best_answer = 0.0, ""
     for raw, seq in answers:
         if unique.isdisjoint(seq):
             continue  # a Dice overlap of 0 never beats the best
         asked = set(seq)
         shared = sum(idf[t] for t in asked & unique)
-        dice = 2 * shared / (query.information + sum(idf[t] if t in idf else index.idf(t) for t in asked))
+        information = said.get(seq)
+        if information is None:  # the same sum in the same order as the question's idf would give
+            information = said[seq] = sum(index.idf(t) for t in asked)
+        dice = 2 * shared / (query.information + information)
         if dice > best_dice:
             best_dice, best_answer = dice, raw
     if best_dice < ANSWERS_THRESHOLD:
