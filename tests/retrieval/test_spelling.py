@@ -63,6 +63,23 @@ def test_the_cosine_is_the_plain_tf_idf_of_the_pieces(note_writer):
     assert max(expected) > 0.2
 
 
+def test_the_candidates_are_read_together_each_cosine_its_own(note_writer, monkeypatch):
+    """`cosines` gathers the pieces of every candidate's words at once (a search compares POOL of
+    them: a gather per note cost more in numpy calls than in arithmetic); each cosine is the one
+    the note alone gives, a path not built reads 0.0, and one sharing no piece 0.0."""
+    bot = make_bot(_kernel_vault(note_writer), default_visibility="public")
+    built = spelling.ready(bot.snapshot.index("visitor"))
+    assert built is not None
+    paths = ["cuisine/pain.md", "systeme/noyau.md", "absente.md", "systeme/modules.md", "systeme/sysctl-reseau.md"]
+    question = "Comment régler le paramétrage du noyau ?"
+    alone = [built.cosines(question, [p])[0] for p in paths]
+    gather, gathered = spelling._gather, []
+    monkeypatch.setattr(spelling, "_gather", lambda *args: gathered.append(args) or gather(*args))
+    assert built.cosines(question, paths) == alone
+    assert len(gathered) == 1
+    assert alone[2] == 0.0 and alone[1] > alone[3] > 0 and built.cosines("zorglub", paths) == [0.0] * 5
+
+
 def test_a_ligature_is_the_two_letters_a_visitor_types(note_writer):
     note_writer("graphes/noeud.md", "title: Le nœud d'un graphe", "Un nœud relie des arêtes ; le cœur du graphe.\n")
     note_writer("graphes/arete.md", "title: Les arêtes", "Une arête relie deux sommets.\n")

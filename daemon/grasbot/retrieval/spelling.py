@@ -255,36 +255,44 @@ class Spelling:
 
     def cosines(self, text: str, paths: Sequence[str]) -> list[float]:
         """The cosine of the question's vector with each note's (0.0 for a note not built): only
-        the note's pieces among the question's are counted, its length is kept (`norm`)."""
+        the note's pieces among the question's are counted, its length is kept (`norm`). The
+        notes are read together (one gather of their words' pieces, one count of the question's
+        pieces in each), then each cosine summed as a note's own: 20 notes' numpy calls one by
+        one cost more than their arithmetic."""
         import numpy as np
 
         asked, weights = self.question_vector(text)
-        if not len(asked):
-            return [0.0] * len(paths)
-        idf = self._idf(asked)
-        out = []
+        out = [0.0] * len(paths)
+        built = [(k, path, words) for k, path in enumerate(paths) if (words := self.notes.get(path)) is not None]
+        if not len(asked) or not built:
+            return out
+        ids = np.concatenate([words.ids for _, _, words in built])
+        buckets, counts = _gather(self.offsets, self.buckets, ids, np.concatenate([words.counts for _, _, words in built]))
+        # where each note's pieces begin and end among them all
+        pieces = np.concatenate(([0], np.cumsum(self.offsets[ids + 1] - self.offsets[ids])))
+        bounds = pieces[np.concatenate(([0], np.cumsum([len(words.ids) for _, _, words in built])))].tolist()
+        width = len(asked)
         with _SCRATCH_LOCK:
             where = _where()
-            where[asked] = np.arange(1, len(asked) + 1, dtype=np.int32)
+            where[asked] = np.arange(1, width + 1, dtype=np.int32)
             try:
-                for path in paths:
-                    words = self.notes.get(path)
-                    if words is None:
-                        out.append(0.0)
-                        continue
-                    buckets, counts = pieces = _gather(self.offsets, self.buckets, words.ids, words.counts)
-                    at = where[buckets]
-                    hit = np.flatnonzero(at)
-                    norm = self.norm(path, pieces)
-                    if not len(hit) or not norm:
-                        out.append(0.0)
-                        continue
-                    tf = np.bincount(at[hit] - 1, weights=counts[hit], minlength=len(asked))
-                    held = tf > 0
-                    theirs = (1.0 + np.log(tf[held])) * idf[held]
-                    out.append(float(weights[held] @ theirs) / norm)
+                at = where[buckets]
             finally:
                 where[asked] = 0
+        hit = np.flatnonzero(at)
+        note = np.repeat(np.arange(len(built)), np.diff(bounds))[hit]
+        # each note's count of each of the question's pieces, added in the note's order as one note's bincount adds them
+        tf = np.bincount(note * width + (at[hit] - 1), weights=counts[hit], minlength=len(built) * width).reshape(len(built), width)
+        held = tf > 0
+        theirs = (1.0 + np.log(tf[held])) * np.broadcast_to(self._idf(asked), tf.shape)[held]
+        mine = np.broadcast_to(weights, tf.shape)[held]
+        ends = np.cumsum(held.sum(axis=1)).tolist()
+        first = 0
+        for (k, path, _), start, stop, end in zip(built, bounds[:-1], bounds[1:], ends, strict=True):
+            norm = self.norm(path, (buckets[start:stop], counts[start:stop]))
+            if end > first and norm:
+                out[k] = float(mine[first:end] @ theirs[first:end]) / norm
+            first = end
         return out
 
     def points(self, text: str, paths: Sequence[str], unit: float) -> dict[str, tuple[float, float, float]]:
