@@ -268,6 +268,32 @@ def test_field_bounds_never_below_field_points(snapshot):
     assert bool(refined) == declares  # a vault that declares questions exercises the refinement
 
 
+def test_body_only_bounds_are_every_note_s_plain_sum(snapshot):
+    """The notes whose body text and meaning alone may reach the floor, with that bound
+    (`search._body_only`, made in numpy for the notes without meaning): exactly the plain
+    sum over every note of the index, a note in a field left out, one with meaning and no
+    word of the question in, for floors from none to the best note's."""
+    from grasbot.retrieval.scoring import BONUS_MAX, Query
+    from grasbot.retrieval.search import _SLACK, _body_only, _field_bounds
+
+    index = snapshot.index("visitor")
+    rng = random.Random(5)
+    paths = sorted(index.notes)
+    factor, checked = 1.0 + BONUS_MAX, 0
+    for q in _questions(snapshot, 80):
+        query = Query.parse(q, index)
+        fields = _field_bounds(query, index)[0] if query.terms else {}
+        semantic = {p: rng.uniform(0.01, 6.0) for p in rng.sample(paths, min(len(paths), 12))}
+        raw_bound = query.bm25_unit
+        plain = {p: (raw_bound * query.bm25.get(p, 0.0) + semantic.get(p, 0.0)) * factor + _SLACK for p in paths}
+        plain = {p: b for p, b in plain.items() if p not in fields and (p in query.bm25 or p in semantic)}
+        for last in (-1.0, 0.0, *sorted(plain.values())[-3:]):
+            got = _body_only(query.bm25, semantic, fields, raw_bound, factor, last)
+            assert got == {p: b for p, b in plain.items() if b >= last}, (q, last)
+            checked += len(got)
+    assert checked > 1000
+
+
 def test_every_field_signal_has_a_bound_on_a_field_the_index_encodes():
     """Search's pruning reads the field signals from the registry alone: one that scores a
     frontmatter field without a bound there would be skipped by the fast path."""
