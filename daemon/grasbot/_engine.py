@@ -190,11 +190,11 @@ def _gone_of(snapshot: Snapshot, before: tuple[Snapshot, _gone.Gone] | None = No
     return _gone.Gone(went, key[2], frozenset((path, names(path)) for path in key[0] - went))
 
 
-def _keep_gone(settings: Settings, snapshot: Snapshot, gone: _gone.Gone | None = None) -> None:
-    """Write what `_gone_of` says (`gone`, when the caller has it) if the file holds something
-    else; not for a vault with no note (a drive not mounted), which would forget them all."""
+def _keep_gone(settings: Settings, snapshot: Snapshot, gone: _gone.Gone) -> None:
+    """Write `gone` (what `_gone_of` says of the snapshot) if the file holds something else;
+    not for a vault with no note (a drive not mounted), which would forget them all."""
     if snapshot.vault.notes:
-        _gone.keep(_gone.default_path(settings.vault_dir), _gone_of(snapshot) if gone is None else gone, settings.vault_dir)
+        _gone.keep(_gone.default_path(settings.vault_dir), gone, settings.vault_dir)
 
 
 def vault_options(settings: Settings) -> VaultOptions:
@@ -384,14 +384,13 @@ class GrasBot:
         self._spelling_wanted = False  # its worker was started (a daemon's): a reload builds, or starts it again
         self._spelling_lock = threading.Lock()
         self._spelling_thread: threading.Thread | None = None
-        # the spelling vectors kept beside the index cache (`store.spellings`): read by the first
-        # build, written by the worker once it settled a version the file does not hold
-        self._spelling_folder = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
+        # the index cache's folder, None without it; the spelling vectors kept there (`store.spellings`)
+        # are read by the first build, written by the worker once it settled a version the file does not hold
+        self._cache_folder = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
         self._spelling_read = False
-        self._spelling_unsaved = self._spelling_folder is not None
+        self._spelling_unsaved = self._cache_folder is not None
         if self.embedder is not None:
-            folder = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
-            self._vectors: VectorStore | None = VectorStore(self.embedder.model, folder)
+            self._vectors: VectorStore | None = VectorStore(self.embedder.model, self._cache_folder)
             asker: Embedder = self.embedder
             if isinstance(self.embedder, OllamaEmbedder):  # a question waits QUESTION_WAIT in all, the notes' batches their full timeout
                 asker = self.embedder.within(min(settings.llm_timeout, QUESTION_WAIT))
@@ -562,10 +561,10 @@ class GrasBot:
         audience whose notes all read as they did gets them as they are, with their lengths
         (under a second at 10,000 notes, against some ten for a build); the others reuse the
         words of the notes that read the same, as a reload does. Under `_spelling_lock`."""
-        if self._spelling_folder is None:
+        if self._cache_folder is None:
             return
         started = time.perf_counter()
-        loaded = _spellings.load(self._spelling_folder, snapshot.vault.root, snapshot.vault.options, snapshot.indexes)
+        loaded = _spellings.load(self._cache_folder, snapshot.vault.root, snapshot.vault.options, snapshot.indexes)
         if loaded is None:
             return
         for audience, spelling in loaded.spellings.items():
@@ -616,10 +615,10 @@ class GrasBot:
                 snapshot = self._snapshot
                 try:
                     self.settle_spelling(snapshot)
-                    if self._spelling_unsaved and self._spelling_folder is not None and snapshot is self._snapshot:
+                    if self._spelling_unsaved and self._cache_folder is not None and snapshot is self._snapshot:
                         self._spelling_unsaved = False  # once a start, and after a reload that wrote the index cache
                         started = time.perf_counter()
-                        if _spellings.save(self._spelling_folder, snapshot.vault.root, snapshot.vault.options, snapshot.indexes):
+                        if _spellings.save(self._cache_folder, snapshot.vault.root, snapshot.vault.options, snapshot.indexes):
                             log.info("spelling vectors written in %.2f s", time.perf_counter() - started)
                 except Exception:  # noqa: BLE001 - a worker must not die silently; words and meaning still rank
                     log.exception("the spelling vectors could not be built: searches go without them")
@@ -1063,7 +1062,7 @@ class GrasBot:
                 # wrote: a private note made and deleted since showed its typed path after a restart
                 self._unsaved = None  # an older snapshot left to write would lose it
                 self._spelling_unsaved = True  # the spelling vectors are written with it, once the worker settled them
-                save_cache(replace(new, unsaved_in=default_cache_dir(self.settings.vault_dir, self.settings.cache_dir)))
+                save_cache(replace(new, unsaved_in=self._cache_folder))
         if not inline and self.embedder is not None:
             self.start_embedding()  # a backend that failed again is tried again there
         if self._spelled or self._spelling_wanted:  # a first build that failed is tried again

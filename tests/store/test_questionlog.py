@@ -629,7 +629,7 @@ def test_a_full_disk_leaves_no_cut_vault_path_beside_a_log(tmp_path):
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
         signal.signal(signal.SIGXFSZ, on_too_large)
-    assert questionlog.logs_of_vaults_gone(tmp_path / "state" / "grasbot" / "bbbb" / "questions.sqlite3") == []
+    assert questionlog.files_of_vaults_gone(tmp_path / "state" / "grasbot" / "bbbb" / "questions.sqlite3") == []
     questionlog.note_the_vault(log, vault)  # room again
     assert (log.parent / questionlog.VAULT_FILE).read_bytes() == said
 

@@ -32,7 +32,7 @@ from typing import NamedTuple
 from .._config import default_state_dir
 from .._files import atomic_write
 from .._terminal import printable
-from .questionlog import VAULT_FILE, note_the_vault
+from .questionlog import files_of_vaults_gone, note_the_vault
 
 log = logging.getLogger("grasbot.gone")
 
@@ -99,14 +99,8 @@ def of_a_vault_moved(path: Path, vault: str | os.PathLike[str]) -> Gone:
     hold, when at least half of their hidden notes there are notes of `vault` now (it is that
     vault, moved or renamed). Each is said; nothing when none is (never raises)."""
     merged = Gone()
-    for noted in sorted(path.parent.parent.glob(f"*/{VAULT_FILE}")):
-        other = noted.parent / FILENAME
-        if other == path or not other.exists():
-            continue
+    for was, other in files_of_vaults_gone(path):
         try:
-            was = os.fsdecode(noted.read_bytes())
-            if os.path.isdir(was):
-                continue  # a vault still there: its own
             held = _read(other)
         except (OSError, ValueError):
             continue

@@ -1133,21 +1133,22 @@ def note_the_vault(log_path: Path, vault: Path) -> None:
             where.chmod(0o600)
 
 
-def logs_of_vaults_gone(log_path: Path) -> list[tuple[str, Path]]:
-    """(the vault's old path, its log) for the logs beside `log_path`'s default place whose
-    vault is no longer there: moved or renamed, it may be this one."""
+def files_of_vaults_gone(path: Path) -> list[tuple[str, Path]]:
+    """(the vault's old path, its file) for the files named as `path` in the other vaults' state
+    folders (a question log, `store.gone`'s) whose vault is no longer there: moved or renamed,
+    it may be this one."""
     found = []
-    for noted in sorted(log_path.parent.parent.glob(f"*/{VAULT_FILE}")):
-        log = noted.parent / log_path.name
+    for noted in sorted(path.parent.parent.glob(f"*/{VAULT_FILE}")):
+        other = noted.parent / path.name
         with contextlib.suppress(OSError):
             vault = os.fsdecode(noted.read_bytes())
-            if log != log_path and log.exists() and not os.path.isdir(vault):
-                found.append((vault, log))
+            if other != path and other.exists() and not os.path.isdir(vault):
+                found.append((vault, other))
     return found
 
 
 def say_logs_of_vaults_gone(log_path: Path, say: Callable[[str], None]) -> None:
-    for vault, log in logs_of_vaults_gone(log_path):
+    for vault, log in files_of_vaults_gone(log_path):
         said = f"the question log of a vault that was at {printable(vault)}, and is no longer there, is {log}"
         say(f"{said}: if this vault was moved from there, move that file to {log_path}")
 
