@@ -223,12 +223,13 @@ def daemon_semantic_memory(n: int, work: Path) -> dict:
     from generate_vault import questions
     from grasbot import Settings
     from grasbot._engine import GrasBot
+    from grasbot.store import spellings
 
     importlib.import_module("grasbot.server.app")  # a daemon's own code, in its memory (the package imports on first use)
     root = _vault_for(n, work)
     settings = Settings.load(env={}, vault_dir=root, cache_dir=work / f"semantic-cache-{n}", question_log="off")
     bot = GrasBot.open(settings)
-    spelling_file = work / f"semantic-cache-{n}" / "spelling.marshal"
+    spelling_file = work / f"semantic-cache-{n}" / spellings.FILENAME
     read_file = spelling_file.exists()
     t = time.perf_counter()
     bot.start_spelling()  # the daemon's worker: both audiences, then the file written if it read none
@@ -587,11 +588,13 @@ def main() -> None:
                 f"{r['serve_changed_s']:.2f} s on a restart after one note changed{then('serve_changed_write_s')}",
                 flush=True,
             )
+    from grasbot.store import spellings
+
     for n in [int(s) for s in args.semantic_sizes.split(",") if s.strip()]:
         cmd = [sys.executable, __file__, "--_semantic", str(n), "--questions", str(args.questions), "--work", str(args.work)]
         r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
         mem = [sys.executable, __file__, "--_semantic_memory", str(n), "--work", str(args.work)]
-        (args.work / f"semantic-cache-{n}" / "spelling.marshal").unlink(missing_ok=True)
+        (args.work / f"semantic-cache-{n}" / spellings.FILENAME).unlink(missing_ok=True)
         daemon = json.loads(subprocess.run(mem, check=True, capture_output=True, text=True).stdout)  # builds, writes
         again = json.loads(subprocess.run(mem, check=True, capture_output=True, text=True).stdout)  # reads the file
         print(

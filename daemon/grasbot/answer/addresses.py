@@ -35,7 +35,8 @@ URL_GONE, EMAIL_GONE, PHONE_GONE = "(lien retiré)", "(e-mail retiré)", "(numé
 _URL = r"(?:(?:https?|ftp)://|www\.)[^\s<>\"'`\[\]]+"
 # git's SSH address (`git@github.com:moi/depot.git`, `ssh://git@github.com/moi/depot.git`): a
 # host, an account and a repository; a dotted host, and a path after the colon
-_SSH_SCHEME = r"(?:ssh|git|git\+ssh|sftp)://"
+_SSH_SCHEMES = r"ssh|git|git\+ssh|sftp"
+_SSH_SCHEME = rf"(?:{_SSH_SCHEMES})://"
 _SSH = rf"(?<![\w.%+/:-])(?:{_SSH_SCHEME}[^\s<>\"'`\[\]]+|[\w.+-]{{1,64}}@[^\W_][\w-]{{0,62}}(?:\.[\w-]{{1,63}})+:[\w~./%+-]*[\w~/])"
 _SSH_URL_PARTS = re.compile(rf"{_SSH_SCHEME}(?:(?P<user>[^@/\s]*)@)?(?P<host>[^/\s]+)(?P<path>/\S*)?", re.IGNORECASE)
 _SSH_SCP_PARTS = re.compile(r"(?P<user>[\w.+-]+)@(?P<host>[\w.-]+):(?P<path>\S*)")
@@ -66,9 +67,7 @@ _TRAILING = ".,;:!?*_'\""  # what ends a sentence, or emphasis, after a bare add
 # still become an e-mail address (`posée` → `posée@x.fr`), a comma may not.
 _OPEN_LINK = re.compile(rf"\[{_LABEL}(?:\](?:\((?:[^()\n]|\([^()\n]*+\)?)*+)?)?\Z")
 _DIGITS = re.compile(r"(?:[+(]|\b00|\d)[\d \u00a0\u202f.()+-]{0,48}\Z")  # a number is shorter: what comes before is decided
-_STARTED = re.compile(
-    r"(?:(?:https?|ftp|ssh|git|git\+ssh|sftp):/{0,2}|www\.|<)\S*\Z|(?:[\w.%+-]+|\"[^\"\s@]*\"?)(?:@[\w.-]*(?::[\w~./%+-]*)?)?\Z", re.IGNORECASE
-)
+_STARTED = re.compile(rf"(?:(?:https?|ftp|{_SSH_SCHEMES}):/{{0,2}}|www\.|<)\S*\Z|(?:[\w.%+-]+|\"[^\"\s@]*\"?)(?:@[\w.-]*(?::[\w~./%+-]*)?)?\Z", re.IGNORECASE)
 # An e-mail address being spelled out (« jean (a », « jean arobase evil poi », or a colon that
 # may begin git's SSH path: « jean arobase exemple.fr: »), a bare domain's path
 _SPELLING = re.compile(
