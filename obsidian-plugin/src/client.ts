@@ -16,6 +16,7 @@ import {
 	TokenRefusedError,
 	usableToken,
 } from "./errors";
+import { FAILURES, UNREADABLE } from "./messages";
 import {
 	type AliasSuggestions,
 	type AnswerResult,
@@ -214,25 +215,25 @@ function parseEnvelope(response: HttpResponse, id: number, method: string, sent:
 		body = JSON.parse(response.text);
 	} catch {
 		if (response.status < 200 || response.status >= 300) throw new HttpError(response.status, response.text);
-		throw new ProtocolError(`The daemon's answer to \`${method}\` is not JSON.`, method);
+		throw new ProtocolError(UNREADABLE.notJson(method), method);
 	}
 	if (typeof body !== "object" || body === null || Array.isArray(body)) {
 		if (response.status < 200 || response.status >= 300) throw new HttpError(response.status, response.text);
-		throw new ProtocolError(`The daemon's answer to \`${method}\` is not a JSON-RPC response.`, method);
+		throw new ProtocolError(UNREADABLE.notJsonRpc(method), method);
 	}
 	const envelope = body as Record<string, unknown>;
 	const error = envelope.error;
 	if (typeof error === "object" && error !== null) {
 		const e = error as Record<string, unknown>;
 		const code = typeof e.code === "number" ? e.code : -32603;
-		const message = typeof e.message === "string" ? e.message : "unknown error";
+		const message = typeof e.message === "string" ? e.message : FAILURES.unknownError;
 		throw new RpcError(method, code, message, e.data, sent);
 	}
 	if (response.status < 200 || response.status >= 300) throw new HttpError(response.status, response.text);
-	if (envelope.jsonrpc !== "2.0") throw new ProtocolError(`The daemon's answer to \`${method}\` is not JSON-RPC 2.0.`, method);
+	if (envelope.jsonrpc !== "2.0") throw new ProtocolError(UNREADABLE.notJsonRpc2(method), method);
 	if (envelope.id !== id) {
-		throw new ProtocolError(`The daemon answered request ${String(envelope.id)} instead of ${id}.`, method);
+		throw new ProtocolError(UNREADABLE.wrongId(String(envelope.id), id), method);
 	}
-	if (!("result" in envelope)) throw new ProtocolError(`The daemon's answer to \`${method}\` has no result.`, method);
+	if (!("result" in envelope)) throw new ProtocolError(UNREADABLE.noResult(method), method);
 	return envelope.result;
 }

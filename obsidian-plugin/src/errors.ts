@@ -1,3 +1,5 @@
+import { FAILURES } from "./messages";
+
 /**
  * Typed failures of a call to the GrasBot daemon. The view turns each kind into its own
  * state (daemon not running, token refused, daemon error, timeout), so they are classes,
@@ -18,9 +20,7 @@ export class GrasbotClientError extends Error {
  */
 export class TokenFormatError extends GrasbotClientError {
 	constructor() {
-		super(
-			`The access token set in the plugin settings holds a space, a line break or an invisible character, which no request can carry. Copy it again from ${TOKEN_FILE}.`,
-		);
+		super(FAILURES.tokenFormat);
 	}
 }
 
@@ -43,9 +43,7 @@ export class DaemonUrlError extends GrasbotClientError {
 	readonly reason: string;
 
 	constructor(url: string, reason: string) {
-		super(
-			`Le réglage Daemon URL du plugin (« ${url} ») est refusé : ${reason}. Aucune requête n'est envoyée au démon, ni le jeton d'accès, tant qu'il n'est pas corrigé dans les réglages du plugin.`,
-		);
+		super(FAILURES.daemonUrl(url, reason));
 		this.url = url;
 		this.reason = reason;
 	}
@@ -57,7 +55,7 @@ export class DaemonNotRunningError extends GrasbotClientError {
 	readonly reason: string;
 
 	constructor(url: string, reason: string) {
-		super(`No GrasBot daemon answered at ${url} (${reason}). Start it with \`grasbot serve\`.`);
+		super(FAILURES.notRunningMessage(url, reason));
 		this.url = url;
 		this.reason = reason;
 	}
@@ -69,44 +67,24 @@ export class HttpError extends GrasbotClientError {
 	readonly body: string;
 
 	constructor(status: number, body: string, message?: string) {
-		super(message ?? `The GrasBot daemon answered HTTP ${status}${summarize(body)}`);
+		super(message ?? FAILURES.http(status, summarize(body)));
 		this.status = status;
 		this.body = body;
 	}
 }
 
-/** Where `grasbot serve` keeps the owner token, unless it runs with --token or --token-file (it
- * follows the daemon's XDG_CONFIG_HOME, which the plugin cannot see: the daemon prints the path). */
-export const TOKEN_FILE = "~/.config/grasbot/token, or the path `grasbot serve` prints at start";
-
-const COPY_TOKEN = `Copy the daemon's owner token (the file ${TOKEN_FILE}, unless \`grasbot serve\` runs with --token or --token-file) into the plugin settings' Access token.`;
-
 /** HTTP 401/403: the owner token is missing or wrong. */
 export class AuthError extends HttpError {
 	constructor(status: number, body: string) {
-		super(status, body, `The GrasBot daemon refused the access token (HTTP ${status}). ${COPY_TOKEN}`);
+		super(status, body, FAILURES.auth(status));
 	}
 }
-
-/** Where the daemon's token is, said in French (the notices of a token the daemon does not take). */
-const TOKEN_FILE_FR =
-	"le fichier ~/.config/grasbot/token, ou le chemin que `grasbot serve` affiche au démarrage, sauf s'il tourne avec --token ou --token-file (GRASBOT_TOKEN, GRASBOT_TOKEN_FILE)";
 
 /** Why a preview is not sent, and how to fix it, for a token the daemon does not take as the owner's. */
 export function tokenRefusal(caller: "visitor" | "token_refused", daemonUrl?: string): { title: string; detail: string } {
 	const where = daemonUrl ? ` (${daemonUrl})` : "";
-	const unsent =
-		"Aucun aperçu n'est envoyé tant qu'il en est ainsi : le démon le traiterait comme la question d'un visiteur (notée dans le journal des questions, reprise par les suggestions d'alias).";
-	if (caller === "token_refused") {
-		return {
-			title: "Jeton d'accès refusé par le démon",
-			detail: `Le jeton d'accès des réglages du plugin (Access token) n'est pas celui du démon GrasBot${where} : un ancien jeton, ou le démon a redémarré avec un nouveau. ${unsent} Copiez le jeton du démon (${TOKEN_FILE_FR}) dans le secret que le réglage Access token désigne.`,
-		};
-	}
-	return {
-		title: "Jeton d'accès non reçu par le démon",
-		detail: `Le plugin envoie un jeton d'accès, mais le démon GrasBot${where} n'en a reçu aucun : un proxy entre Obsidian et le démon retire l'en-tête Authorization. ${unsent} Donnez au réglage Daemon URL l'adresse du démon lui-même (celle où \`grasbot serve\` écoute, http://127.0.0.1:8765 par défaut).`,
-	};
+	const said = caller === "token_refused" ? FAILURES.tokenRefused : FAILURES.tokenNotReceived;
+	return { title: said.title, detail: said.detail(where) };
 }
 
 /**
@@ -161,15 +139,14 @@ const UNKNOWN_PARAMS = /^\d+ unknown parameters? \(expected: ([^)]*)\)$/;
  * error: every method and param this plugin sends, a daemon of its version knows.
  */
 export function missingFromDaemon(error: RpcError): string | null {
-	if (error.code === RPC_METHOD_NOT_FOUND) return `la méthode \`${error.method}\``;
+	if (error.code === RPC_METHOD_NOT_FOUND) return FAILURES.missingMethod(error.method);
 	if (error.code !== RPC_INVALID_PARAMS || typeof error.data !== "string") return null;
 	const expected = UNKNOWN_PARAMS.exec(error.data);
 	if (!expected) return null;
 	const known = expected[1] === "none" ? [] : expected[1].split(", ");
 	const unknown = error.sent.filter((name) => !known.includes(name));
 	if (unknown.length === 0) return null;
-	const names = unknown.map((name) => `\`${name}\``).join(", ");
-	return `${unknown.length === 1 ? "le paramètre" : "les paramètres"} ${names} de \`${error.method}\``;
+	return FAILURES.missingParams(unknown, error.method);
 }
 
 /** No answer within the configured delay. */
@@ -179,7 +156,7 @@ export class TimeoutError extends GrasbotClientError {
 	readonly what: string;
 
 	constructor(what: string, timeoutMs: number) {
-		super(`The GrasBot daemon did not answer ${what} within ${Math.round(timeoutMs / 1000)} s.`);
+		super(FAILURES.timeoutMessage(what, Math.round(timeoutMs / 1000)));
 		this.timeoutMs = timeoutMs;
 		this.what = what;
 	}
@@ -211,9 +188,7 @@ export class StreamCutError extends GrasbotClientError {
 	readonly reason: string;
 
 	constructor(url: string, reason: string) {
-		super(
-			`La connexion au démon GrasBot (${url}) s'est coupée pendant la réponse (${reason}) : il s'est arrêté ou a redémarré. Vérifiez que \`grasbot serve\` tourne, puis posez la question à nouveau.`,
-		);
+		super(FAILURES.cut(url, reason));
 		this.url = url;
 		this.reason = reason;
 	}
@@ -222,7 +197,7 @@ export class StreamCutError extends GrasbotClientError {
 function summarize(body: string): string {
 	const text = body.trim().replace(/\s+/g, " ");
 	if (!text) return ".";
-	return `: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
+	return ` : ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
 }
 
 /** What the UI shows for a failure: a state kind, a title and the detail. */
@@ -250,92 +225,38 @@ function retryAfter(data: unknown): number | undefined {
 
 export function describeFailure(error: unknown, daemonUrl: string, context: FailureContext = {}): FailureState {
 	if (error instanceof DaemonNotRunningError) {
-		return {
-			kind: "not-running",
-			title: "Le démon GrasBot ne tourne pas",
-			detail: `Rien n'a répondu à ${daemonUrl} (${error.reason}). Lancez-le dans un terminal avec \`grasbot serve\`, puis réessayez.`,
-		};
+		return { kind: "not-running", title: FAILURES.notRunningTitle, detail: FAILURES.notRunning(daemonUrl, error.reason) };
 	}
-	if (error instanceof StreamCutError) {
-		return { kind: "not-running", title: "Réponse interrompue", detail: error.message };
-	}
-	if (error instanceof DaemonUrlError) {
-		return { kind: "settings", title: "Adresse du démon refusée", detail: error.message };
-	}
-	if (error instanceof TokenFormatError) {
-		return { kind: "auth", title: "Access token unusable", detail: error.message };
-	}
-	if (error instanceof TokenRefusedError) {
-		return { kind: "auth", title: error.title, detail: error.message };
-	}
-	if (error instanceof AuthError) {
-		return { kind: "auth", title: "Access token refused", detail: error.message };
-	}
+	if (error instanceof StreamCutError) return { kind: "not-running", title: FAILURES.cutTitle, detail: error.message };
+	if (error instanceof DaemonUrlError) return { kind: "settings", title: FAILURES.daemonUrlTitle, detail: error.message };
+	if (error instanceof TokenFormatError) return { kind: "auth", title: FAILURES.tokenFormatTitle, detail: error.message };
+	if (error instanceof TokenRefusedError) return { kind: "auth", title: error.title, detail: error.message };
+	if (error instanceof AuthError) return { kind: "auth", title: FAILURES.authTitle, detail: error.message };
 	if (error instanceof TimeoutError) {
-		return {
-			kind: "timeout",
-			title: "Le démon GrasBot ne répond pas",
-			detail: `Le démon GrasBot (${daemonUrl}) n'a pas répondu à ${error.what} en ${Math.round(error.timeoutMs / 1000)} s : il est peut-être occupé (un rechargement qui calcule le sens des notes, un modèle lent ou une file d'attente pleine). Réessayez dans un moment ; si cela dure, le journal de \`grasbot serve\` dit pourquoi.`,
-		};
+		return { kind: "timeout", title: FAILURES.timeoutTitle, detail: FAILURES.timeout(daemonUrl, error.what, Math.round(error.timeoutMs / 1000)) };
 	}
 	if (error instanceof StreamError) {
 		// the daemon's own words (a daemon stopping says to ask again), inside a French frame
-		return {
-			kind: "daemon-error",
-			title: "Réponse interrompue par le démon",
-			detail: `Le démon GrasBot (${daemonUrl}) a interrompu la réponse : « ${error.message} ». Posez la question à nouveau dans un instant ; si cela se répète, le journal de \`grasbot serve\` dit pourquoi.`,
-		};
+		return { kind: "daemon-error", title: FAILURES.streamErrorTitle, detail: FAILURES.streamError(daemonUrl, error.message) };
 	}
 	if (error instanceof ProtocolError) {
-		const what = error.method ? ` a répondu à \`${error.method}\`` : " a répondu";
-		return {
-			kind: "mismatch",
-			title: "Réponse du démon illisible",
-			detail: `Le démon GrasBot (${daemonUrl})${what} autrement que ce plugin ne le lit (${error.message}) : le démon et le plugin ne sont sans doute pas de la même version, ou un autre programme écoute à cette adresse. Mettez GrasBot et le plugin à la même version, relancez \`grasbot serve\`, et vérifiez le réglage Daemon URL.`,
-		};
+		return { kind: "mismatch", title: FAILURES.mismatchTitle, detail: FAILURES.mismatch(daemonUrl, error.method, error.message) };
 	}
 	if (error instanceof RpcError) {
 		const missing = missingFromDaemon(error);
-		if (missing !== null) {
-			return {
-				kind: "outdated",
-				title: "Démon GrasBot plus ancien que le plugin",
-				detail: `Le démon GrasBot (${daemonUrl}) ne connaît pas ${missing} : il est plus ancien que ce plugin. Mettez GrasBot à jour sur cette machine (la version du plugin ou une plus récente), puis relancez \`grasbot serve\`.`,
-			};
-		}
+		if (missing !== null) return { kind: "outdated", title: FAILURES.outdatedTitle, detail: FAILURES.outdated(daemonUrl, missing) };
 		const data = typeof error.data === "string" && error.data ? ` — ${error.data}` : "";
 		if (error.code === RPC_UNAUTHORIZED) {
 			// The daemon answers a wrong token as it answers none: only the settings tell them apart.
-			if (context.tokenSet) {
-				return {
-					kind: "auth",
-					title: "Access token refused",
-					detail: `\`${error.method}\` needs the daemon's owner token, and the access token set in the plugin settings is not it. ${COPY_TOKEN}`,
-				};
-			}
-			return {
-				kind: "auth",
-				title: "Access token required",
-				detail: `\`${error.method}\` needs the daemon's owner token, and no access token is set. ${COPY_TOKEN}`,
-			};
+			if (context.tokenSet) return { kind: "auth", title: FAILURES.authTitle, detail: FAILURES.ownerOnlyWrongToken(error.method) };
+			return { kind: "auth", title: FAILURES.tokenRequiredTitle, detail: FAILURES.ownerOnlyNoToken(error.method) };
 		}
 		if (error.code === RPC_RATE_LIMITED) {
-			const wait = retryAfter(error.data);
-			const when = wait === undefined ? "in a moment" : `in ${wait} s`;
 			// the owner is never limited: without the token, the preview asks as a visitor does
-			const token = context.tokenSet ? "" : " With the daemon's access token set in the plugin settings, previews are not limited.";
-			return {
-				kind: "daemon-error",
-				title: "Too many questions",
-				detail: `The daemon takes only so many questions a minute from one address, as it does from visitors (GRASBOT_RATE_PER_MINUTE). Try again ${when}.${token}`,
-			};
+			return { kind: "daemon-error", title: FAILURES.rateLimitedTitle, detail: FAILURES.rateLimited(retryAfter(error.data), context.tokenSet === true) };
 		}
-		return {
-			kind: "daemon-error",
-			title: "GrasBot daemon error",
-			detail: `${error.method}: ${error.message}${data} (code ${error.code})`,
-		};
+		return { kind: "daemon-error", title: FAILURES.daemonErrorTitle, detail: `${error.method} : ${error.message}${data} (code ${error.code})` };
 	}
 	const message = error instanceof Error ? error.message : String(error);
-	return { kind: "daemon-error", title: "GrasBot daemon error", detail: message };
+	return { kind: "daemon-error", title: FAILURES.daemonErrorTitle, detail: message };
 }

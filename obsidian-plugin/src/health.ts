@@ -6,6 +6,7 @@
  */
 
 import { tokenRefusal } from "./errors";
+import { HEALTH } from "./messages";
 import type { HealthResult, ModelHostHealth, QuestionLogHealth, SemanticHealth } from "./protocol";
 
 export interface HealthNotice {
@@ -44,9 +45,8 @@ function publicNotices(health: HealthResult): HealthNotice[] {
 	return [
 		{
 			key: "no-public-note",
-			title: "Visitors get no answer: no note is public",
-			detail:
-				"A note is private unless it says `visibility: public` in its properties, or the daemon runs with --default-visibility public (GRASBOT_DEFAULT_VISIBILITY); `grasbot check` says what else it finds in the vault.",
+			title: HEALTH.noPublicTitle,
+			detail: HEALTH.noPublic,
 			problem: true,
 		},
 	];
@@ -88,10 +88,6 @@ function sentence(text: string): string {
 	return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
-function plural(n: number, one: string, many: string): string {
-	return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
-}
-
 function answerNotices(health: HealthResult): HealthNotice[] {
 	if (health.model === null) return []; // no LLM configured: extracts are what the owner chose
 	const hosts: ModelHostHealth[] = health.hosts ?? [];
@@ -102,20 +98,20 @@ function answerNotices(health: HealthResult): HealthNotice[] {
 		const why =
 			errors.length > 0
 				? errors.map(sentence).join(" ")
-				: `No Ollama answers at ${urls.length > 0 ? urls.join(", ") : "OLLAMA_HOST"}: start \`ollama serve\` there, or set OLLAMA_HOST to where it runs.`;
+				: HEALTH.noOllama(urls.length > 0 ? urls.join(", ") : "OLLAMA_HOST");
 		return [
 			{
 				key: "answers-off",
-				title: "Visitors get extracts, not written answers",
-				detail: `No model host can answer with ${health.model}. ${why}`,
+				title: HEALTH.answersOffTitle,
+				detail: HEALTH.answersOff(health.model, why),
 				problem: true,
 			},
 		];
 	}
 	return failing.map((h, i) => ({
 		key: `host-${h.url ?? i}`,
-		title: "A model host is skipped",
-		detail: `${h.error === null ? `${h.url ?? "One of the OLLAMA_HOST hosts"} could not be used lately.` : sentence(h.error)} Visitors' answers go to the other hosts meanwhile, and wait longer when they are busy.`,
+		title: HEALTH.hostSkippedTitle,
+		detail: HEALTH.hostSkipped(h.error === null ? HEALTH.hostUnusable(h.url) : sentence(h.error)),
 		problem: true,
 	}));
 }
@@ -134,44 +130,39 @@ function meaningNotices(semantic: SemanticHealth | null): HealthNotice[] {
  */
 function unembeddedNotices(paths: string[]): HealthNotice[] {
 	if (paths.length === 0) return [];
-	const named = paths.slice(0, UNEMBEDDED_NAMED).map((p) => `“${p}”`);
-	const more = paths.length > named.length ? ` and ${plural(paths.length - named.length, "other", "others")}` : "";
-	const one = paths.length === 1;
+	const named = paths.slice(0, UNEMBEDDED_NAMED).map(HEALTH.quoted);
 	return [
 		{
 			key: "meaning-unembedded",
-			title: one ? "A note is matched by words alone" : "Some notes are matched by words alone",
-			detail: `Ollama would not embed a text of ${plural(paths.length, "note", "notes")} (bge-m3 cannot embed a few): visitors' questions find ${one ? "it by its" : "them by their"} words only, the rest of the vault by meaning too. ${one ? "It is" : "They are"} ${named.join(", ")}${more}. Editing a note's text, or restarting the daemon, asks Ollama again.`,
+			title: HEALTH.unembeddedTitle(paths.length === 1),
+			detail: HEALTH.unembedded(paths.length, named, paths.length - named.length),
 			problem: true,
 		},
 	];
 }
 
 function meaningStateNotices(semantic: SemanticHealth): HealthNotice[] {
-	const counted = semantic.embedded !== null && semantic.total !== null ? ` (${semantic.embedded} of ${semantic.total} texts embedded)` : "";
+	const counted = semantic.embedded !== null && semantic.total !== null ? HEALTH.counted(semantic.embedded, semantic.total) : "";
 	if (semantic.error !== null) {
-		const model = semantic.model?.replace(/^ollama:/, "") ?? "the embedding model";
-		const action =
-			semantic.backend === "ollama" && !semantic.error.includes("ollama pull")
-				? ` Check that Ollama runs at OLLAMA_HOST and has ${model} (\`ollama pull ${model}\`).`
-				: "";
+		const model = semantic.model?.replace(/^ollama:/, "") ?? HEALTH.embeddingModel;
+		const action = semantic.backend === "ollama" && !semantic.error.includes("ollama pull") ? HEALTH.checkOllama(model) : "";
 		return [
 			{
 				key: "meaning-failed",
-				title: semantic.ready ? "Meaning search is missing notes" : "Meaning search is off",
-				detail: `${semantic.ready ? "The notes not embedded" : "Visitors' questions"} are matched by words alone${counted}: ${sentence(semantic.error)}${action} The daemon tries again every 30 s and at each reload.`,
+				title: semantic.ready ? HEALTH.meaningMissingTitle : HEALTH.meaningOffTitle,
+				detail: HEALTH.meaningFailed(semantic.ready, counted, sentence(semantic.error), action),
 				problem: true,
 			},
 		];
 	}
 	if (semantic.questions_paused_for !== null && semantic.questions_paused_for !== undefined) {
 		const seconds = Math.max(1, Math.ceil(semantic.questions_paused_for));
-		const why = semantic.question_error !== null ? `: ${sentence(semantic.question_error)}` : ".";
+		const why = semantic.question_error !== null ? ` : ${sentence(semantic.question_error)}` : ".";
 		return [
 			{
 				key: "meaning-paused",
-				title: "Meaning search is paused for visitors' questions",
-				detail: `Ollama could not be reached or did not answer the last question in time${why} Visitors' questions are matched by words alone for ${plural(seconds, "more second", "more seconds")}, then Ollama is asked again: check that it runs and is not overloaded.`,
+				title: HEALTH.pausedTitle,
+				detail: HEALTH.paused(why, seconds),
 				problem: true,
 			},
 		];
@@ -181,8 +172,8 @@ function meaningStateNotices(semantic: SemanticHealth): HealthNotice[] {
 		return [
 			{
 				key: "meaning-question",
-				title: "A visitor's question was matched by words alone",
-				detail: `Ollama did not embed the last one: ${sentence(semantic.question_error)} When Ollama could not be reached or did not answer in time, the questions of the next 10 s are matched by words alone too: check that it runs and is not overloaded. When it refused that question's text (bge-m3 cannot embed a few), the next question is embedded as usual.`,
+				title: HEALTH.questionTitle,
+				detail: HEALTH.questionMaybePaused(sentence(semantic.question_error)),
 				problem: true,
 			},
 		];
@@ -191,8 +182,8 @@ function meaningStateNotices(semantic: SemanticHealth): HealthNotice[] {
 		return [
 			{
 				key: "meaning-question",
-				title: "A visitor's question was matched by words alone",
-				detail: `Ollama did not embed the last one: ${sentence(semantic.question_error)} Meaning search is not paused: the next question is embedded as usual.`,
+				title: HEALTH.questionTitle,
+				detail: HEALTH.questionNotPaused(sentence(semantic.question_error)),
 				problem: true,
 			},
 		];
@@ -201,8 +192,8 @@ function meaningStateNotices(semantic: SemanticHealth): HealthNotice[] {
 		return [
 			{
 				key: "meaning-embedding",
-				title: "Meaning search is not ready yet",
-				detail: `The vault is being embedded${counted}; until it is, visitors' questions are matched by words alone.`,
+				title: HEALTH.notReadyTitle,
+				detail: HEALTH.notReady(counted),
 				problem: false,
 			},
 		];
@@ -213,14 +204,14 @@ function meaningStateNotices(semantic: SemanticHealth): HealthNotice[] {
 function questionLogNotices(log: QuestionLogHealth | null): HealthNotice[] {
 	if (log === null) return []; // a visitor's view, or an older daemon
 	const dropped = log.dropped ?? 0;
-	const lost = dropped > 0 ? ` ${plural(dropped, "question was", "questions were")} already lost, too many waiting at once.` : "";
+	const lost = dropped > 0 ? HEALTH.lost(dropped) : "";
 	if (log.state === "waiting") {
 		const kept = log.kept ?? 0;
 		return [
 			{
 				key: "log-waiting",
-				title: "Visitors' questions are not being saved",
-				detail: `The question log cannot be written: ${sentence(log.error ?? "another process holds the file")} ${plural(kept, "question waits", "questions wait")} in memory, written once it can be; a stop of the daemon before then loses them.${lost}`,
+				title: HEALTH.logWaitingTitle,
+				detail: HEALTH.logWaiting(sentence(log.error ?? HEALTH.logHeld), kept, lost),
 				problem: true,
 			},
 		];
@@ -229,8 +220,8 @@ function questionLogNotices(log: QuestionLogHealth | null): HealthNotice[] {
 		return [
 			{
 				key: "log-off",
-				title: "Visitors' questions are not logged",
-				detail: `The question log is off: ${sentence(log.error)} Alias suggestions learn nothing from visitors' questions until it is fixed and the daemon restarted.`,
+				title: HEALTH.logOffTitle,
+				detail: HEALTH.logOff(sentence(log.error)),
 				problem: true,
 			},
 		];
@@ -239,8 +230,8 @@ function questionLogNotices(log: QuestionLogHealth | null): HealthNotice[] {
 		return [
 			{
 				key: "log-dropped",
-				title: "Some visitors' questions were lost",
-				detail: `${plural(dropped, "question was", "questions were")} not logged since the daemon started, too many waiting at once: alias suggestions never see them.`,
+				title: HEALTH.logDroppedTitle,
+				detail: HEALTH.logDropped(dropped),
 				problem: true,
 			},
 		];

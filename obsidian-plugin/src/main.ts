@@ -17,9 +17,10 @@ import { GrasbotClient } from "./client";
 import { Debouncer } from "./debounce";
 import { describeFailure } from "./errors";
 import { type HealthNotice, SaidOnce, formatHealthNotice, healthNotices } from "./health";
+import { COMMANDS, CONNECTION, RIBBON_RELOAD, aliasNotAdded, missingSourceNotice, noteGone } from "./messages";
 import { testNote } from "./noteTest";
 import type { Caller, Passage, Source } from "./protocol";
-import { failedPeers, formatReloadNotice, missingSourceNotice, noteTestSummary } from "./render";
+import { failedPeers, formatReloadNotice, noteTestSummary } from "./render";
 import {
 	DEFAULT_TOKEN_SECRET,
 	type GrasbotSettings,
@@ -87,12 +88,13 @@ export default class GrasbotPreviewPlugin extends Plugin {
 				}),
 		);
 
-		this.addRibbonIcon("refresh-cw", "Reload GrasBot vault", () => void this.reloadVault(false));
-		this.addCommand({ id: "reload-vault", name: "Reload GrasBot vault", callback: () => void this.reloadVault(false) });
-		this.addCommand({ id: "open-preview", name: "Preview as visitor", callback: () => void this.openPreview() });
+		this.addRibbonIcon("refresh-cw", RIBBON_RELOAD, () => void this.reloadVault(false));
+		// the ids stay as they were: hotkeys are bound to them
+		this.addCommand({ id: "reload-vault", name: COMMANDS.reloadVault, callback: () => void this.reloadVault(false) });
+		this.addCommand({ id: "open-preview", name: COMMANDS.openPreview, callback: () => void this.openPreview() });
 		this.addCommand({
 			id: "test-note",
-			name: "Test this note",
+			name: COMMANDS.testNote,
 			checkCallback: (checking) => {
 				const file = this.app.workspace.getActiveFile();
 				if (!file || file.extension !== "md") return false;
@@ -122,7 +124,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			add: (path, suggestion) => {
 				this.aliasSuggest?.add(path, suggestion).catch((error: unknown) => {
 					const message = error instanceof Error ? error.message : String(error);
-					new Notice(`Could not add the alias "${suggestion.alias}": ${message}`, NOTICE_MS);
+					new Notice(aliasNotAdded(suggestion.alias, message), NOTICE_MS);
 				});
 			},
 			dismiss: (path, suggestion) => void this.aliasSuggest?.dismiss(path, suggestion),
@@ -135,7 +137,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			saveDismissed: () => this.save(),
 			editFrontMatter: async (path, edit) => {
 				const file = this.app.vault.getFileByPath(path);
-				if (!file) throw new Error(`${path} is no longer in the vault`);
+				if (!file) throw new Error(noteGone(path));
 				await this.app.fileManager.processFrontMatter(file, edit);
 			},
 			daemonUrl: () => this.settings.daemonUrl,
@@ -280,13 +282,13 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			const client = this.client();
 			const health = await client.health();
 			const facts = [
-				health.vault_size === null ? null : `${health.vault_size} public notes`,
-				health.model === null ? "no LLM configured" : `model ${health.model}${health.llm_reachable === false ? " (unreachable)" : ""}`,
-				health.version === null ? null : `version ${health.version}`,
+				health.vault_size === null ? null : CONNECTION.publicNotes(health.vault_size),
+				health.model === null ? CONNECTION.noModel : CONNECTION.model(health.model, health.llm_reachable === false),
+				health.version === null ? null : CONNECTION.version(health.version),
 			].filter((fact): fact is string => fact !== null);
 			const notices = healthNotices(health, { tokenSent: client.sendsToken, daemonUrl: client.daemonUrl });
 			this.showHealthInPreviews(notices);
-			const lines = [`GrasBot daemon ${health.status} at ${this.settings.daemonUrl}: ${facts.join(", ")}.`, ...notices.map(formatHealthNotice)];
+			const lines = [CONNECTION.status(health.status, this.settings.daemonUrl, facts), ...notices.map(formatHealthNotice)];
 			new Notice(lines.join("\n"), notices.length > 0 ? NOTICE_MS : undefined);
 		} catch (error) {
 			this.noticeFailure(error);

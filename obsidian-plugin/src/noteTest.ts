@@ -4,6 +4,7 @@
  * instead of as "absent" everywhere.
  */
 
+import { NOTE_TEST } from "./messages";
 import type { Source } from "./protocol";
 import { noteSlug } from "./slug";
 
@@ -60,18 +61,15 @@ export function publishSaysNo(value: unknown): boolean {
 export function privateReason(frontmatter: Record<string, unknown> | undefined, defaultPublic?: boolean): string | null {
 	if (publishSaysNo(frontmatter?.publish)) {
 		const shown = typeof frontmatter?.publish === "string" ? frontmatter.publish : JSON.stringify(frontmatter?.publish);
-		return `The note's frontmatter says \`publish: ${shown}\` (Obsidian Publish's field): only a yes publishes a note, so it stays private whatever its \`visibility\`.`;
+		return NOTE_TEST.publishNo(shown);
 	}
 	const visibility = frontmatter?.visibility;
 	if (visibility === undefined || visibility === null) {
-		if (defaultPublic === false) {
-			return "The note has no `visibility` field and the daemon treats such notes as private. Add `visibility: public` to its frontmatter to show it to visitors.";
-		}
-		return null;
+		return defaultPublic === false ? NOTE_TEST.noVisibilityPrivate : null;
 	}
 	const shown = typeof visibility === "string" ? visibility : JSON.stringify(visibility);
 	if (shown.trim().toLowerCase() === "public") return null;
-	return `The note's frontmatter says \`visibility: ${shown}\`; only notes with \`visibility: public\` are shown to visitors.`;
+	return NOTE_TEST.notPublic(shown);
 }
 
 export async function testNote(note: NoteUnderTest, search: VisitorSearch, options: NoteTestOptions = {}): Promise<NoteTestReport> {
@@ -98,9 +96,6 @@ export async function testNote(note: NoteUnderTest, search: VisitorSearch, optio
 	}
 	const neverFound = outcomes.every((o) => o.status === "absent");
 	const noVisibility = note.frontmatter?.visibility === undefined || note.frontmatter?.visibility === null;
-	const visibilityHint =
-		neverFound && noVisibility
-			? "The note has no `visibility` field: unless the daemon runs with `--default-visibility public`, it is private. Add `visibility: public` to show it to visitors."
-			: null;
+	const visibilityHint = neverFound && noVisibility ? NOTE_TEST.noVisibilityHint : null;
 	return { kind: "tested", slug, outcomes, visibilityHint };
 }

@@ -6,6 +6,7 @@
 import type { GrasbotClient } from "./client";
 import { DaemonNotRunningError, HttpError, RpcError, describeFailure } from "./errors";
 import { type HealthNotice, healthNotices } from "./health";
+import { PANEL } from "./messages";
 import type { NoteTestReport } from "./noteTest";
 import type { AnswerResult, HistoryTurn, Passage, Source } from "./protocol";
 import { AnswerView, renderFailure, renderHealthNotices, renderNoteTest } from "./render";
@@ -30,10 +31,6 @@ export function questionOf(state: unknown): string {
 	return typeof question === "string" ? question : "";
 }
 
-export const STREAM_FALLBACK_NOTE = "Streaming unavailable: showing the complete answer.";
-export const ASK_LABEL = "Ask as visitor";
-export const FOLLOW_UP_LABEL = "Ask a follow-up as a visitor";
-
 export class PreviewPanel {
 	readonly questionEl: HTMLTextAreaElement;
 	readonly askButton: HTMLButtonElement;
@@ -56,10 +53,10 @@ export class PreviewPanel {
 		const form = root.createDiv({ cls: "grasbot-ask" });
 		this.questionEl = form.createEl("textarea", {
 			cls: "grasbot-question",
-			attr: { rows: "3", placeholder: "Ask what a visitor would ask…", "aria-label": "Question" },
+			attr: { rows: "3", placeholder: PANEL.placeholder, "aria-label": PANEL.questionLabel },
 		});
-		this.askButton = form.createEl("button", { cls: ["mod-cta", "grasbot-ask-button"], text: ASK_LABEL });
-		this.newConversationButton = form.createEl("button", { cls: "grasbot-new-conversation", text: "New conversation" });
+		this.askButton = form.createEl("button", { cls: ["mod-cta", "grasbot-ask-button"], text: PANEL.ask });
+		this.newConversationButton = form.createEl("button", { cls: "grasbot-new-conversation", text: PANEL.newConversation });
 		this.newConversationButton.hidden = true;
 		this.resultEl = root.createDiv({ cls: "grasbot-result" });
 
@@ -93,7 +90,7 @@ export class PreviewPanel {
 		this.inflightTurn = turn;
 		turn.createDiv({ cls: "grasbot-turn-question", text: question });
 		const view = new AnswerView(turn, { onOpenSource: this.deps.onOpenSource });
-		view.setStatus("Asking the daemon…");
+		view.setStatus(PANEL.asking);
 		this.askButton.disabled = true;
 		const daemonUrl = this.deps.client().daemonUrl.replace(/\/+$/, "");
 		const historyNow = () => this.thread.history((h) => streamUrl(daemonUrl, question, h).length <= MAX_URL);
@@ -175,7 +172,7 @@ export class PreviewPanel {
 
 	private updateLabels(): void {
 		const following = this.thread.exchanges.length > 0;
-		this.askButton.setText(following ? FOLLOW_UP_LABEL : ASK_LABEL);
+		this.askButton.setText(following ? PANEL.followUp : PANEL.ask);
 		this.newConversationButton.hidden = !following;
 	}
 
@@ -205,7 +202,7 @@ export class PreviewPanel {
 		try {
 			await client.health();
 			const result = await this.withinLimits(answer, historyNow, signal);
-			if (!signal.aborted) this.answered(question, result, view, STREAM_FALLBACK_NOTE);
+			if (!signal.aborted) this.answered(question, result, view, PANEL.streamFallback);
 		} catch (error) {
 			if (!signal.aborted) this.failed(turn, view, error);
 		}

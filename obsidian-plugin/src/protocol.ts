@@ -5,6 +5,7 @@
  */
 
 import { ProtocolError } from "./errors";
+import { UNREADABLE } from "./messages";
 
 export type Audience = "visitor" | "owner";
 
@@ -173,32 +174,32 @@ export interface StreamSourcesEvent {
 type Json = Record<string, unknown>;
 
 function fail(where: string, expected: string, value: unknown): never {
-	const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
-	throw new ProtocolError(`Unexpected daemon response: ${where} should be ${expected}, got ${got}.`);
+	const got = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+	throw new ProtocolError(UNREADABLE.wrongType(where, UNREADABLE.types[expected], UNREADABLE.types[got] ?? got));
 }
 
 function object(value: unknown, where: string): Json {
-	if (typeof value !== "object" || value === null || Array.isArray(value)) fail(where, "an object", value);
+	if (typeof value !== "object" || value === null || Array.isArray(value)) fail(where, "object", value);
 	return value as Json;
 }
 
 function string(value: unknown, where: string): string {
-	if (typeof value !== "string") fail(where, "a string", value);
+	if (typeof value !== "string") fail(where, "string", value);
 	return value;
 }
 
 function number(value: unknown, where: string): number {
-	if (typeof value !== "number" || !Number.isFinite(value)) fail(where, "a number", value);
+	if (typeof value !== "number" || !Number.isFinite(value)) fail(where, "number", value);
 	return value;
 }
 
 function boolean(value: unknown, where: string): boolean {
-	if (typeof value !== "boolean") fail(where, "a boolean", value);
+	if (typeof value !== "boolean") fail(where, "boolean", value);
 	return value;
 }
 
 function array(value: unknown, where: string): unknown[] {
-	if (!Array.isArray(value)) fail(where, "an array", value);
+	if (!Array.isArray(value)) fail(where, "array", value);
 	return value;
 }
 
@@ -246,7 +247,7 @@ function decodeSources(value: unknown, where: string): Source[] {
 }
 
 export function decodeSearchResult(value: unknown): SearchResult {
-	const o = object(value, "search result");
+	const o = object(value, "search");
 	return {
 		results: decodeSources(o.results, "search.results"),
 		grounded: boolean(o.grounded, "search.grounded"),
@@ -278,7 +279,7 @@ function decodeIssue(value: unknown, where: string): NoteIssue {
 }
 
 export function decodeReloadResult(value: unknown): ReloadResult {
-	const o = object(value, "reload result");
+	const o = object(value, "reload");
 	return {
 		vault_size: number(o.vault_size, "reload.vault_size"),
 		added: optional(o.added, number, "reload.added"),
@@ -300,7 +301,7 @@ export function decodeReloadResult(value: unknown): ReloadResult {
 }
 
 export function decodeHealthResult(value: unknown): HealthResult {
-	const o = object(value, "health result");
+	const o = object(value, "health");
 	return {
 		status: string(o.status, "health.status"),
 		caller: decodeCaller(o.caller),
@@ -357,7 +358,7 @@ function decodeQuestionLog(value: unknown, where: string): QuestionLogHealth {
 }
 
 export function decodeAliasSuggestions(value: unknown): AliasSuggestions {
-	const o = object(value, "suggest_aliases result");
+	const o = object(value, "suggest_aliases");
 	return {
 		slug: string(o.slug, "suggest_aliases.slug"),
 		suggestions: array(o.suggestions, "suggest_aliases.suggestions").map((item, i) => {
@@ -374,23 +375,23 @@ export function decodeAliasSuggestions(value: unknown): AliasSuggestions {
 }
 
 export function decodeStreamSources(value: unknown): StreamSourcesEvent {
-	const o = object(value, "sources event");
+	const o = object(value, "ask/stream:sources");
 	return {
-		sources: decodeSources(o.sources, "sources event.sources"),
-		grounded: boolean(o.grounded, "sources event.grounded"),
+		sources: decodeSources(o.sources, "ask/stream:sources.sources"),
+		grounded: boolean(o.grounded, "ask/stream:sources.grounded"),
 	};
 }
 
 export function decodeStreamToken(value: unknown): string {
-	return string(object(value, "token event").text, "token event.text");
+	return string(object(value, "ask/stream:token").text, "ask/stream:token.text");
 }
 
 export function decodeStreamError(value: unknown): string {
-	return string(object(value, "error event").message, "error event.message");
+	return string(object(value, "ask/stream:error").message, "ask/stream:error.message");
 }
 
 export function decodeDiscover(value: unknown): { methods: string[] } {
-	const o = object(value, "rpc.discover result");
+	const o = object(value, "rpc.discover");
 	return {
 		methods: array(o.methods, "rpc.discover.methods").map((m, i) =>
 			string(object(m, `rpc.discover.methods[${i}]`).name, `rpc.discover.methods[${i}].name`),

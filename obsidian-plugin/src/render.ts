@@ -7,6 +7,7 @@
 import type { FailureState } from "./errors";
 import type { HealthNotice } from "./health";
 import { renderMarkdown } from "./markdown";
+import { ANSWER, NOTE_TEST, RELOAD, VISITOR_NOTES, groundedBadgeText } from "./messages";
 import type { NoteTestReport } from "./noteTest";
 import type { AnswerResult, Passage, ReloadResult, Source } from "./protocol";
 
@@ -20,7 +21,7 @@ const asName = (text: string): string => text.normalize("NFC").toLowerCase().spl
 
 /** What a passage is, in a line: its heading path (the note's title said once), or what it stands for. */
 export function passageLabel(source: Source, passage: Passage): string {
-	return passageHeadings(source, passage)?.join(" › ") ?? (source.passages.length === 1 ? "Whole note" : "Opening");
+	return passageHeadings(source, passage)?.join(" › ") ?? (source.passages.length === 1 ? ANSWER.wholeNote : ANSWER.opening);
 }
 
 /** The passage's heading path without the note's title, or null when that leaves none. */
@@ -46,7 +47,7 @@ function isolatedParts(el: HTMLElement, parts: string[]): void {
 }
 
 export function formatChars(chars: number): string {
-	return `${chars.toLocaleString("en-US")} characters`;
+	return ANSWER.chars(chars);
 }
 
 /**
@@ -57,10 +58,10 @@ export function formatChars(chars: number): string {
 export function renderPassages(parent: HTMLElement, source: Source, options: RenderOptions = {}, quoted = false): HTMLElement {
 	const box = parent.createDiv({ cls: "grasbot-passages" });
 	if (source.passages.length === 0) {
-		box.createDiv({ cls: "grasbot-passages-none", text: quoted ? "Not quoted" : "Not sent to the model" });
+		box.createDiv({ cls: "grasbot-passages-none", text: quoted ? ANSWER.noneQuoted : ANSWER.noneSent });
 		return box;
 	}
-	box.createDiv({ cls: "grasbot-passages-title", text: quoted ? "Quoted in the answer" : "Sent to the model" });
+	box.createDiv({ cls: "grasbot-passages-title", text: quoted ? ANSWER.quoted : ANSWER.sent });
 	const list = box.createEl("ul", { cls: "grasbot-passage-list" });
 	for (const passage of source.passages) {
 		const row = list.createEl("li", { cls: "grasbot-passage" });
@@ -81,23 +82,6 @@ export function renderPassages(parent: HTMLElement, source: Source, options: Ren
 		row.createSpan({ cls: "grasbot-passage-chars", text: formatChars(passage.chars) });
 	}
 	return box;
-}
-
-/**
- * What the site's chat says of an answer built without the model (busy, or the model failed) and
- * of a kept one: its MESSAGES.busy, .fallback and .reused word for word (render.test.ts reads
- * them from chat.js), so the preview shows what a visitor is told.
- */
-export const VISITOR_NOTES = {
-	busy: "Le modèle de langue est occupé par d'autres questions : voici les passages des notes les plus proches. Réessayez dans un instant pour une réponse rédigée.",
-	fallback: "Cette réponse est faite d'extraits des notes, sans le modèle de langue.",
-	reused: "Réponse reprise d'une question identique posée récemment.",
-} as const;
-
-/** The badge a visitor sees under an answer. */
-export function groundedBadgeText(grounded: boolean, noteCount: number): string {
-	if (!grounded) return "réponse généraliste";
-	return `basé sur ${noteCount} note${noteCount > 1 ? "s" : ""}`;
 }
 
 export function formatPoints(points: number): string {
@@ -141,7 +125,7 @@ export function renderSources(parent: HTMLElement, sources: Source[], options: R
 		} else {
 			head.createSpan({ cls: "grasbot-source-title", text: source.title, attr: ISOLATED });
 		}
-		head.createSpan({ cls: "grasbot-source-score", text: `score ${source.score.toFixed(1)}` });
+		head.createSpan({ cls: "grasbot-source-score", text: ANSWER.score(source.score.toFixed(1)) });
 		const meta = item.createDiv({ cls: "grasbot-source-meta", text: source.slug });
 		if (source.type) {
 			if (source.slug) meta.appendText(" · ");
@@ -222,11 +206,11 @@ export class AnswerView {
 		if (result.reused) {
 			const label = this.metaEl.createDiv({ cls: "grasbot-reused" });
 			label.createSpan({ cls: "grasbot-reused-label", text: VISITOR_NOTES.reused });
-			label.createSpan({ cls: "grasbot-reused-detail", text: "Kept from an earlier answer: reloading the vault forgets it." });
+			label.createSpan({ cls: "grasbot-reused-detail", text: ANSWER.reusedDetail });
 		}
 		const facts: string[] = [];
-		if (result.model && !result.llm_error) facts.push(`modèle ${result.model}`);
-		if (result.vault_size !== null) facts.push(`${result.vault_size} notes dans le vault`);
+		if (result.model && !result.llm_error) facts.push(ANSWER.model(result.model));
+		if (result.vault_size !== null) facts.push(ANSWER.vaultSize(result.vault_size));
 		if (facts.length > 0) this.metaEl.createDiv({ cls: "grasbot-answer-facts", text: facts.join(" · ") });
 	}
 
@@ -262,29 +246,26 @@ export function renderHealthNotices(parent: HTMLElement, notices: HealthNotice[]
 export function noteTestSummary(report: NoteTestReport): string {
 	switch (report.kind) {
 		case "private":
-			return "Not visible to visitors: this note is private.";
+			return NOTE_TEST.private;
 		case "no-questions":
-			return "This note has no `answers` questions to test.";
+			return NOTE_TEST.noQuestions;
 		case "tested": {
 			const first = report.outcomes.filter((o) => o.status === "first").length;
-			return `${first} of ${report.outcomes.length} questions find this note first.`;
+			return NOTE_TEST.tested(first, report.outcomes.length);
 		}
 	}
 }
 
 export function renderNoteTest(parent: HTMLElement, report: NoteTestReport): HTMLElement {
 	const box = parent.createDiv({ cls: ["grasbot-note-test", `grasbot-note-test-${report.kind}`] });
-	box.createDiv({ cls: "grasbot-note-test-title", text: `Test of “${report.slug}”` });
+	box.createDiv({ cls: "grasbot-note-test-title", text: NOTE_TEST.title(report.slug) });
 	box.createDiv({ cls: "grasbot-note-test-summary", text: noteTestSummary(report) });
 	if (report.kind === "private") {
 		box.createDiv({ cls: "grasbot-state-detail", text: report.reason });
 		return box;
 	}
 	if (report.kind === "no-questions") {
-		box.createDiv({
-			cls: "grasbot-state-detail",
-			text: "Add the questions visitors would ask to the note's frontmatter, as a list under `answers:`.",
-		});
+		box.createDiv({ cls: "grasbot-state-detail", text: NOTE_TEST.addQuestions });
 		return box;
 	}
 	const list = box.createEl("ul", { cls: "grasbot-note-test-list" });
@@ -292,13 +273,11 @@ export function renderNoteTest(parent: HTMLElement, report: NoteTestReport): HTM
 		const row = list.createEl("li", { cls: ["grasbot-outcome", `grasbot-outcome-${outcome.status}`] });
 		row.createDiv({ cls: "grasbot-outcome-question", text: outcome.question });
 		let verdict: string;
-		if (outcome.status === "first") verdict = `First (score ${outcome.score.toFixed(1)})`;
+		if (outcome.status === "first") verdict = NOTE_TEST.first(outcome.score.toFixed(1));
 		else if (outcome.status === "lower") {
-			verdict = `Rank ${outcome.rank} (score ${outcome.score.toFixed(1)}), beaten by ${outcome.beatenBy.slug} (score ${outcome.beatenBy.score.toFixed(1)})`;
+			verdict = NOTE_TEST.lower(outcome.rank, outcome.score.toFixed(1), outcome.beatenBy.slug, outcome.beatenBy.score.toFixed(1));
 		} else {
-			verdict = outcome.beatenBy
-				? `Absent from the results; first is ${outcome.beatenBy.slug} (score ${outcome.beatenBy.score.toFixed(1)})`
-				: "Absent: no note answers this question";
+			verdict = outcome.beatenBy ? NOTE_TEST.absentBehind(outcome.beatenBy.slug, outcome.beatenBy.score.toFixed(1)) : NOTE_TEST.absent;
 		}
 		row.createDiv({ cls: "grasbot-outcome-verdict", text: verdict });
 	}
@@ -308,28 +287,19 @@ export function renderNoteTest(parent: HTMLElement, report: NoteTestReport): HTM
 
 /** The Notice after a reload: vault size, then each note that failed and why. */
 export function formatReloadNotice(result: ReloadResult, maxListed = 5): string {
-	const counts = [
-		result.added === null ? null : `${result.added} added`,
-		result.changed === null ? null : `${result.changed} changed`,
-		result.removed === null ? null : `${result.removed} removed`,
-	].filter((part): part is string => part !== null);
-	const detail = counts.length > 0 ? ` (${counts.join(", ")})` : "";
-	const lines = [`GrasBot vault reloaded: ${result.vault_size} notes${detail}.`];
+	const lines = [RELOAD.done(result.vault_size, result)];
 	if (result.errors.length > 0) {
-		lines.push(`${result.errors.length} note${result.errors.length > 1 ? "s" : ""} failed:`);
-		for (const issue of result.errors.slice(0, maxListed)) lines.push(`• ${issue.path}: ${issue.message}`);
-		if (result.errors.length > maxListed) lines.push(`… and ${result.errors.length - maxListed} more.`);
+		lines.push(RELOAD.failed(result.errors.length));
+		for (const issue of result.errors.slice(0, maxListed)) lines.push(`• ${issue.path} : ${issue.message}`);
+		if (result.errors.length > maxListed) lines.push(RELOAD.more(result.errors.length - maxListed));
 	}
 	const behind = failedPeers(result);
 	if (behind.length > 0) {
-		const who = result.peers.length === 1 ? "The other daemon" : `${behind.length} of the ${result.peers.length} other daemons`;
-		lines.push(`${who} (GRASBOT_PEERS) did not reload, and still answer${behind.length === 1 ? "s" : ""} from the vault as it was:`);
-		for (const peer of behind) lines.push(`• ${peer.url}: ${peer.error ?? "no reason given"}`);
-		if (behind.some((peer) => /^HTTP 401\b/.test(peer.error ?? ""))) {
-			lines.push("A peer that refuses the owner token runs with another one: restart it so that it reads this daemon's token (after a rotation, every daemon must be restarted).");
-		}
+		lines.push(RELOAD.peersBehind(behind.length, result.peers.length));
+		for (const peer of behind) lines.push(`• ${peer.url} : ${peer.error ?? RELOAD.noReason}`);
+		if (behind.some((peer) => /^HTTP 401\b/.test(peer.error ?? ""))) lines.push(RELOAD.peerToken);
 	} else if (result.peers.length > 0) {
-		lines.push(`${result.peers.length === 1 ? "The other daemon" : `The ${result.peers.length} other daemons`} (GRASBOT_PEERS) reloaded too.`);
+		lines.push(RELOAD.peersDone(result.peers.length));
 	}
 	return lines.join("\n");
 }
@@ -337,9 +307,4 @@ export function formatReloadNotice(result: ReloadResult, maxListed = 5): string 
 /** The other daemons a reload was passed on to that did not reload (down, or refusing the token). */
 export function failedPeers(result: ReloadResult): ReloadResult["peers"] {
 	return result.peers.filter((peer) => !peer.ok);
-}
-
-/** What the author reads when a source the daemon named is no longer in the vault. */
-export function missingSourceNotice(path: string): string {
-	return `“${path}” is no longer in the vault: the daemon's index is older than the vault. Reload it (Reload GrasBot vault), then ask again.`;
 }

@@ -2,6 +2,7 @@
 
 import { type DismissedData, normalizeDismissed, unreadDismissed, unreadDismissedReason } from "./aliasSuggest/suggestions";
 import { DaemonUrlError } from "./errors";
+import { LEGACY_TOKEN_CHOICE, REFUSED_REASONS, SETTING_NAMES, URL_PROBLEMS, debounceProblem, legacyTokenFound, refusedMeanwhile, refusedSettingNote as noteOfRefused, refusedSettingsNotice as noticeOfRefused } from "./messages";
 import type { Caller } from "./protocol";
 
 export interface GrasbotSettings {
@@ -65,23 +66,13 @@ export function chooseLegacyToken(
 	callers: { current: Caller | null; legacy: Caller | null },
 	daemonUrl: string,
 ): LegacyTokenChoice {
-	const found = `Le data.json du plugin (écrit par GrasBot 3.1) contenait un jeton d'accès autre que celui du secret « ${secrets.current} » du trousseau d'Obsidian ; il est rangé dans le secret « ${secrets.legacy} ».`;
+	const found = legacyTokenFound(secrets.current, secrets.legacy);
+	const { current, legacy } = secrets;
 	if (callers.legacy === "owner" && callers.current !== "owner") {
-		return {
-			secret: secrets.legacy,
-			message: `${found} C'est lui que le démon GrasBot (${daemonUrl}) reconnaît : le réglage Access token désigne désormais « ${secrets.legacy} ». Le secret « ${secrets.current} » est inchangé.`,
-		};
+		return { secret: legacy, message: `${found} ${LEGACY_TOKEN_CHOICE.legacy(current, legacy, daemonUrl)}` };
 	}
-	if (callers.current === "owner") {
-		return {
-			secret: secrets.current,
-			message: `${found} Le démon GrasBot (${daemonUrl}) reconnaît celui de « ${secrets.current} », qui reste utilisé ; supprimez « ${secrets.legacy} » du trousseau si vous n'en avez plus besoin.`,
-		};
-	}
-	return {
-		secret: secrets.current,
-		message: `${found} Le démon GrasBot (${daemonUrl}) n'a reconnu ni l'un ni l'autre (ou n'a pas répondu) : « ${secrets.current} » reste utilisé ; choisissez « ${secrets.legacy} » dans le réglage Access token si c'est le bon.`,
-	};
+	if (callers.current === "owner") return { secret: current, message: `${found} ${LEGACY_TOKEN_CHOICE.current(current, legacy, daemonUrl)}` };
+	return { secret: current, message: `${found} ${LEGACY_TOKEN_CHOICE.neither(current, legacy, daemonUrl)}` };
 }
 
 export const MIN_DEBOUNCE_MS = 250;
@@ -89,10 +80,10 @@ export const MAX_DEBOUNCE_MS = 60_000;
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 
-/** What is wrong with a daemon URL, said in English (the settings tab) or in French (a notice). */
+/** What is wrong with a daemon URL: under the settings tab's field, and inside a sentence. */
 interface UrlProblem {
-	en: string;
-	fr: string;
+	field: string;
+	reason: string;
 }
 
 /** Only loopback addresses: the plugin talks to the author's own daemon and nothing else. */
@@ -101,36 +92,20 @@ function daemonUrlProblem(value: string): UrlProblem | undefined {
 	try {
 		url = new URL(value.trim());
 	} catch {
-		return { en: "Enter a URL such as http://127.0.0.1:8765.", fr: "ce n'est pas une adresse comme http://127.0.0.1:8765" };
+		return URL_PROBLEMS.notUrl;
 	}
-	if (url.protocol !== "http:" && url.protocol !== "https:") {
-		return { en: "The URL must start with http:// or https://.", fr: "l'adresse doit commencer par http:// ou https://" };
-	}
-	if (!LOOPBACK_HOSTS.has(url.hostname)) {
-		return {
-			en: "The daemon must run on this computer (127.0.0.1, localhost or [::1]).",
-			fr: "le démon doit tourner sur cet ordinateur (127.0.0.1, localhost ou [::1])",
-		};
-	}
-	if (url.search || url.hash) {
-		return { en: "Enter the daemon's address only, without a query or a fragment.", fr: "l'adresse du démon seule, sans « ? » ni « # »" };
-	}
-	if (url.username || url.password) {
-		return { en: "Enter the daemon's address without a user name or password.", fr: "l'adresse du démon seule, sans nom d'utilisateur ni mot de passe" };
-	}
+	if (url.protocol !== "http:" && url.protocol !== "https:") return URL_PROBLEMS.scheme;
+	if (!LOOPBACK_HOSTS.has(url.hostname)) return URL_PROBLEMS.notLocal;
+	if (url.search || url.hash) return URL_PROBLEMS.query;
+	if (url.username || url.password) return URL_PROBLEMS.credentials;
 	// `…/rpc`, as the README's curl example writes it, would be called as `…/rpc/rpc`
-	if (url.pathname.replace(/\/+$/, "") !== "") {
-		return {
-			en: `Enter the daemon's address only, without ${url.pathname}: the plugin adds /rpc itself.`,
-			fr: `l'adresse du démon seule, sans ${url.pathname} : le plugin ajoute /rpc lui-même`,
-		};
-	}
+	if (url.pathname.replace(/\/+$/, "") !== "") return URL_PROBLEMS.path(url.pathname);
 	return undefined;
 }
 
 /** An error message for the settings tab, or undefined when the URL is usable. */
 export function validateDaemonUrl(value: string): string | undefined {
-	return daemonUrlProblem(value)?.en;
+	return daemonUrlProblem(value)?.field;
 }
 
 /**
@@ -140,13 +115,13 @@ export function validateDaemonUrl(value: string): string | undefined {
  */
 export function usableDaemonUrl(value: string): string {
 	const problem = daemonUrlProblem(value);
-	if (problem) throw new DaemonUrlError(value, problem.fr);
+	if (problem) throw new DaemonUrlError(value, problem.reason);
 	return value;
 }
 
 export function validateDebounce(value: unknown): string | undefined {
 	if (typeof value !== "number" || !Number.isFinite(value) || value < MIN_DEBOUNCE_MS || value > MAX_DEBOUNCE_MS) {
-		return `Enter a delay between ${MIN_DEBOUNCE_MS} and ${MAX_DEBOUNCE_MS} ms.`;
+		return debounceProblem(MIN_DEBOUNCE_MS, MAX_DEBOUNCE_MS);
 	}
 	return undefined;
 }
@@ -169,14 +144,6 @@ export interface RefusedSetting {
 	reason: string;
 }
 
-const SETTING_NAMES: Record<keyof GrasbotSettings, string> = {
-	daemonUrl: "Daemon URL",
-	tokenSecret: "Access token",
-	reloadOnSave: "Reload on save",
-	debounceMs: "Reload delay",
-	dismissedAliases: "dismissedAliases",
-};
-
 /**
  * The settings data.json holds with a value this version does not take (written by hand, or
  * by a newer plugin on another machine): each is kept in data.json as written, never saved
@@ -189,33 +156,22 @@ export function refusedSettings(raw: unknown): RefusedSetting[] {
 	const refused: RefusedSetting[] = [];
 	const refuse = (key: keyof GrasbotSettings, reason: string) => refused.push({ key, written: data[key], reason });
 	if ("daemonUrl" in data) {
-		const problem = typeof data.daemonUrl === "string" ? daemonUrlProblem(data.daemonUrl) : { fr: "ce n'est pas un texte" };
-		if (problem) refuse("daemonUrl", `${problem.fr} ; aucune requête n'est envoyée au démon, ni le jeton d'accès, tant qu'elle n'est pas corrigée`);
+		const reason = typeof data.daemonUrl === "string" ? daemonUrlProblem(data.daemonUrl)?.reason : REFUSED_REASONS.notText;
+		if (reason !== undefined) refuse("daemonUrl", REFUSED_REASONS.daemonUrl(reason));
 	}
 	if ("tokenSecret" in data && typeof data.tokenSecret !== "string") {
-		refuse("tokenSecret", "ce n'est pas le nom d'un secret du trousseau ; aucun jeton n'est envoyé");
+		refuse("tokenSecret", REFUSED_REASONS.tokenSecret);
 	}
 	if ("reloadOnSave" in data && typeof data.reloadOnSave !== "boolean") {
-		refuse("reloadOnSave", "true ou false attendu ; le rechargement à l'enregistrement reste désactivé");
+		refuse("reloadOnSave", REFUSED_REASONS.reloadOnSave);
 	}
 	if ("debounceMs" in data && (typeof data.debounceMs !== "number" || validateDebounce(data.debounceMs) !== undefined)) {
-		refuse(
-			"debounceMs",
-			`un délai entre ${MIN_DEBOUNCE_MS} et ${MAX_DEBOUNCE_MS} ms attendu ; ${DEFAULT_SETTINGS.debounceMs} ms s'appliquent en attendant`,
-		);
+		refuse("debounceMs", REFUSED_REASONS.debounceMs(MIN_DEBOUNCE_MS, MAX_DEBOUNCE_MS, DEFAULT_SETTINGS.debounceMs));
 	}
 	const unread = unreadDismissed(data.dismissedAliases);
 	if (unread !== null) refused.push({ key: "dismissedAliases", written: "whole" in unread ? unread.whole : unread.entries, reason: unreadDismissedReason(unread) });
 	return refused;
 }
-
-/** What applies while the settings tab's control holds a value data.json has that this version refuses. */
-const MEANWHILE: Partial<Record<keyof GrasbotSettings, string>> = {
-	daemonUrl: "nothing is sent to any daemon until it is fixed",
-	tokenSecret: "no token is sent until a secret is picked",
-	reloadOnSave: "reload on save stays off until it is set",
-	debounceMs: `${DEFAULT_SETTINGS.debounceMs} ms apply until a delay is set`,
-};
 
 /**
  * What the settings tab says of a control whose value in data.json is refused (`refused`: key →
@@ -224,7 +180,7 @@ const MEANWHILE: Partial<Record<keyof GrasbotSettings, string>> = {
 export function refusedSettingNote(key: keyof GrasbotSettings, refused: Readonly<Record<string, unknown>>): string {
 	if (!(key in refused)) return "";
 	const written = JSON.stringify(refused[key]) ?? String(refused[key]);
-	return ` data.json holds ${written}, which this version refuses: ${MEANWHILE[key] ?? "the default applies"}.`;
+	return noteOfRefused(written, refusedMeanwhile(key, DEFAULT_SETTINGS.debounceMs));
 }
 
 /**
@@ -239,13 +195,9 @@ export function shownSetting(key: keyof GrasbotSettings, settings: GrasbotSettin
 	return field && key in refused && (typeof written === "string" || typeof written === "number") ? written : settings[key];
 }
 
-/** The notice that names the refused settings, in French. */
+/** The notice that names the refused settings. */
 export function refusedSettingsNotice(refused: RefusedSetting[]): string {
-	const lines = refused.map(({ key, written, reason }) => `• ${SETTING_NAMES[key]} (${key} : ${JSON.stringify(written) ?? String(written)}) : ${reason}.`);
-	return [
-		"GrasBot : le data.json du plugin contient des réglages que cette version refuse. Ils y restent tels quels jusqu'à ce que vous les changiez dans les réglages du plugin.",
-		...lines,
-	].join("\n");
+	return noticeOfRefused(refused.map(({ key, written, reason }) => ({ name: SETTING_NAMES[key], key, written: JSON.stringify(written) ?? String(written), reason })));
 }
 
 /**

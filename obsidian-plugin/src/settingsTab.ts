@@ -1,7 +1,7 @@
 /** Obsidian glue: the settings tab, declared with the 1.13 settings definitions. */
 
 import { type App, type Plugin, PluginSettingTab, SecretComponent, type SettingDefinitionItem } from "obsidian";
-import { TOKEN_FILE } from "./errors";
+import { SETTING_DESCRIPTIONS, SETTING_NAMES } from "./messages";
 import {
 	DEFAULT_SETTINGS,
 	type GrasbotSettings,
@@ -34,8 +34,8 @@ export class GrasbotSettingTab extends PluginSettingTab {
 		const note = (key: keyof GrasbotSettings) => refusedSettingNote(key, refused);
 		return [
 			{
-				name: "Daemon URL",
-				desc: `Address of the GrasBot daemon on this computer (start it with \`grasbot serve\`).${note("daemonUrl")}`,
+				name: SETTING_NAMES.daemonUrl,
+				desc: `${SETTING_DESCRIPTIONS.daemonUrl}${note("daemonUrl")}`,
 				control: {
 					type: "text",
 					key: "daemonUrl",
@@ -45,8 +45,8 @@ export class GrasbotSettingTab extends PluginSettingTab {
 				},
 			},
 			{
-				name: "Access token",
-				desc: `The daemon's owner token (the file ${TOKEN_FILE}, unless \`grasbot serve\` runs with --token or --token-file), sent with every call: needed to reload the vault and for alias suggestions; it also keeps your previews out of the visitors' question log. Kept in Obsidian's keychain, not in this plugin's data file: pick or create the secret that holds it.${note("tokenSecret")}`,
+				name: SETTING_NAMES.tokenSecret,
+				desc: `${SETTING_DESCRIPTIONS.tokenSecret}${note("tokenSecret")}`,
 				render: (setting) => {
 					setting.addComponent((el) =>
 						new SecretComponent(this.app, el)
@@ -56,13 +56,13 @@ export class GrasbotSettingTab extends PluginSettingTab {
 				},
 			},
 			{
-				name: "Reload on save",
-				desc: `Reload the daemon's vault a moment after you save a note.${note("reloadOnSave")}`,
+				name: SETTING_NAMES.reloadOnSave,
+				desc: `${SETTING_DESCRIPTIONS.reloadOnSave}${note("reloadOnSave")}`,
 				control: { type: "toggle", key: "reloadOnSave", defaultValue: DEFAULT_SETTINGS.reloadOnSave },
 			},
 			{
-				name: "Reload delay",
-				desc: `Milliseconds to wait after the last save before reloading (${MIN_DEBOUNCE_MS} to ${MAX_DEBOUNCE_MS}).${note("debounceMs")}`,
+				name: SETTING_NAMES.debounceMs,
+				desc: `${SETTING_DESCRIPTIONS.debounceMs(MIN_DEBOUNCE_MS, MAX_DEBOUNCE_MS)}${note("debounceMs")}`,
 				visible: () => this.host.settings.reloadOnSave,
 				control: {
 					type: "number",
@@ -75,8 +75,8 @@ export class GrasbotSettingTab extends PluginSettingTab {
 				},
 			},
 			{
-				name: "Check connection",
-				desc: "Ask the daemon for its health and show the answer.",
+				name: SETTING_NAMES.checkConnection,
+				desc: SETTING_DESCRIPTIONS.checkConnection,
 				action: () => void this.host.checkConnection(),
 			},
 		];

@@ -26,6 +26,7 @@ import {
 	decodeStreamToken,
 } from "./protocol";
 import type { FetchLike } from "./transport";
+import { FAILURES, UNREADABLE } from "./messages";
 import { streamUrl } from "./thread";
 import { trimBaseUrl } from "./client";
 import { usableDaemonUrl } from "./settings";
@@ -152,7 +153,7 @@ export async function streamAnswer(q: string, handlers: StreamHandlers, options:
 	}
 	if (response.status === 401 || response.status === 403) throw new AuthError(response.status, await response.text());
 	if (!response.ok) throw httpFailure(response.status, await response.text());
-	if (!response.body) throw new ProtocolError("The daemon's stream has no body.", "ask/stream");
+	if (!response.body) throw new ProtocolError(UNREADABLE.noBody, "ask/stream");
 
 	const parser = new SseParser();
 	const decoder = new TextDecoder("utf-8");
@@ -175,7 +176,7 @@ export async function streamAnswer(q: string, handlers: StreamHandlers, options:
 		// the connection broke (the browser's bare « network error »): the daemon went mid-answer
 		throw new StreamCutError(base, error instanceof Error ? error.message : String(error));
 	}
-	throw new StreamCutError(base, "le flux s'est terminé sans la fin de la réponse");
+	throw new StreamCutError(base, FAILURES.streamEnded);
 }
 
 /** A 4xx/5xx of /ask/stream carries `{"error": {code, message, data}}` like the RPC errors. */
@@ -199,7 +200,7 @@ function parseData(event: SseEvent): unknown {
 	try {
 		return JSON.parse(event.data);
 	} catch {
-		throw new ProtocolError(`The daemon's \`${event.event}\` event is not JSON.`, "ask/stream");
+		throw new ProtocolError(UNREADABLE.eventNotJson(event.event), "ask/stream");
 	}
 }
 
@@ -214,7 +215,7 @@ function handle(event: SseEvent, handlers: StreamHandlers): AnswerResult | null 
 			handlers.onToken?.(decodeStreamToken(parseData(event)));
 			return null;
 		case "done":
-			return decodeAnswerResult(parseData(event), "done event");
+			return decodeAnswerResult(parseData(event), "ask/stream:done");
 		case "error":
 			throw new StreamError(decodeStreamError(parseData(event)));
 		default:

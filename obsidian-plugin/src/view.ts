@@ -2,6 +2,7 @@
 
 import { ItemView, type ViewStateResult, type WorkspaceLeaf } from "obsidian";
 import type { HealthNotice } from "./health";
+import { VIEW_TITLE } from "./messages";
 import type { NoteTestReport } from "./noteTest";
 import { type PreviewDeps, PreviewPanel, questionOf } from "./preview";
 
@@ -24,7 +25,7 @@ export class PreviewView extends ItemView {
 	}
 
 	getDisplayText(): string {
-		return "Preview as visitor";
+		return VIEW_TITLE;
 	}
 
 	getIcon(): string {

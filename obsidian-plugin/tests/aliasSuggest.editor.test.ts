@@ -77,12 +77,12 @@ describe("alias suggestions in the editor", () => {
 		const h = mount();
 		await h.open();
 		const [link, visitor] = chips(h);
-		expect(link.title).toContain("link text in other notes");
+		expect(link.title).toContain("textes des liens dans d'autres notes");
 		expect(link.title).toContain("[[push-swap|projet de tri]]");
-		expect(visitor.title).toContain("visitors' questions");
+		expect(visitor.title).toContain("questions de visiteurs");
 		expect(visitor.dataset.source).toBe("visitor_question");
-		expect(link.querySelector(".grasbot-alias-suggestion-add")?.getAttribute("aria-label")).toBe('Add alias "projet de tri"');
-		expect(link.querySelector(".grasbot-alias-suggestion-dismiss")?.getAttribute("aria-label")).toBe('Dismiss suggestion "projet de tri"');
+		expect(link.querySelector(".grasbot-alias-suggestion-add")?.getAttribute("aria-label")).toBe("Ajouter l'alias « projet de tri »");
+		expect(link.querySelector(".grasbot-alias-suggestion-dismiss")?.getAttribute("aria-label")).toBe("Écarter la suggestion « projet de tri »");
 	});
 
 	it("adds the alias to the document's aliases list on click, and the chip goes", async () => {
@@ -173,7 +173,7 @@ describe("alias suggestions in the editor", () => {
 		await h.open(); // the same refusal again: said once
 		expect(chips(h)).toHaveLength(0);
 		expect(h.warned).toHaveLength(1);
-		expect(h.warned[0]).toContain("Access token refused");
+		expect(h.warned[0]).toContain("Jeton d'accès refusé");
 		expect(h.warned[0]).toContain("~/.config/grasbot/token");
 
 		const down = mount({ suggest: () => Promise.reject(new DaemonNotRunningError("http://127.0.0.1:8765", "ECONNREFUSED")) });
@@ -182,7 +182,7 @@ describe("alias suggestions in the editor", () => {
 	});
 
 	it("tells the author once when the daemon's suggestions are not what this plugin reads (another version)", async () => {
-		const unreadable = () => Promise.reject(new ProtocolError("Unexpected daemon response: suggest_aliases.suggestions should be an array, got object.", "suggest_aliases"));
+		const unreadable = () => Promise.reject(new ProtocolError("`suggest_aliases.suggestions` devrait être une liste, pas un objet", "suggest_aliases"));
 		const h = mount({ suggest: unreadable });
 		await h.open();
 		await h.open(); // the same again: said once
@@ -218,13 +218,13 @@ describe("alias suggestions in the editor", () => {
 		const label = (h: Harness) => h.view.dom.querySelector(".grasbot-alias-suggestions-label")?.textContent;
 		const inline = mount();
 		await inline.open();
-		expect(label(inline)).toBe("Suggested:");
+		expect(label(inline)).toBe("Suggestions :");
 		const noKey = mount({ doc: "---\ntitle: Push swap\n---\nCorps\n" });
 		await noKey.open();
-		expect(label(noKey)).toBe("Suggested aliases:");
+		expect(label(noKey)).toBe("Alias suggérés :");
 		const bare = mount({ doc: "Corps seul\n" });
 		await bare.open();
-		expect(label(bare)).toBe("Suggested aliases:");
+		expect(label(bare)).toBe("Alias suggérés :");
 	});
 
 	it("takes a `...` line for no closing fence, as Obsidian does: no chips at the top of a note whose frontmatter is still open", async () => {
@@ -271,7 +271,7 @@ describe("alias suggestions in Live Preview (frontmatter shown as Properties)", 
 		expect(h.view.posAtDOM(el as HTMLElement)).toBe(fenceEnd);
 		expect(el?.previousElementSibling?.classList.contains("harness-properties")).toBe(true);
 		expect(el?.nextElementSibling?.textContent).toBe("# Push swap");
-		expect(el?.querySelector(".grasbot-alias-suggestions-label")?.textContent).toBe("Suggested aliases:");
+		expect(el?.querySelector(".grasbot-alias-suggestions-label")?.textContent).toBe("Alias suggérés :");
 		expect(chips(h).map((c) => c.dataset.alias)).toEqual(["projet de tri", "tri avec deux piles"]);
 		expect(h.view.state.doc.toString()).toBe(NOTE);
 	});

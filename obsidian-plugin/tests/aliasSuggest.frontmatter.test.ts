@@ -178,9 +178,9 @@ describe("visibleSuggestions", () => {
 
 	it("says where a suggestion comes from, with its evidence", () => {
 		const text = hoverText(s("projet de tri", "visitor_question", ["comment trier avec deux piles ?"]));
-		expect(text).toContain("visitors' questions that led to this note");
+		expect(text).toContain("questions de visiteurs qui ont mené à cette note");
 		expect(text).toContain("• comment trier avec deux piles ?");
-		expect(hoverText(s("x", "something_new"))).toContain("source: something_new");
+		expect(hoverText(s("x", "something_new"))).toContain("source : something_new");
 	});
 });
 

@@ -72,7 +72,7 @@ describe("framing", () => {
 
 	it("rejects a result of the wrong shape with the field's name", async () => {
 		const client = new GrasbotClient({ daemonUrl: URL, transport: resultTransport({ results: [{ slug: 3 }], grounded: true }) });
-		await expect(client.search("q")).rejects.toThrow(/search\.results\[0\]\.slug should be a string, got number/);
+		await expect(client.search("q")).rejects.toThrow("`search.results[0].slug` devrait être un texte, pas un nombre");
 	});
 });
 
@@ -126,7 +126,7 @@ describe("errors", () => {
 		expect(state.detail).toContain(`Le démon GrasBot (${URL}) a répondu à \`health\``);
 		expect(state.detail).toContain("pas de la même version");
 		expect(state.detail).toContain("grasbot serve");
-		expect(state.detail).toContain("Daemon URL");
+		expect(state.detail).toContain("le réglage « Adresse du démon »");
 		// the decoder's own words stay, for whoever reports it
 		expect(state.detail).toContain("vault_size");
 		// another server at that address: not JSON-RPC at all
@@ -150,12 +150,12 @@ describe("errors", () => {
 		}));
 		const error = await new GrasbotClient({ daemonUrl: URL, transport }).answer("a").catch((e: unknown) => e);
 		const state = describeFailure(error, URL);
-		expect(state).toMatchObject({ kind: "daemon-error", title: "Too many questions" });
-		expect(state.detail).toContain("Try again in 3 s.");
-		expect(state.detail).toContain("access token set in the plugin settings, previews are not limited");
+		expect(state).toMatchObject({ kind: "daemon-error", title: "Trop de questions" });
+		expect(state.detail).toContain("Réessayez dans 3 s.");
+		expect(state.detail).toContain("Avec le jeton d'accès du démon réglé dans le plugin, les aperçus ne sont pas limités.");
 		const withToken = describeFailure(new RpcError("ask/stream", -32002, "Rate limited", {}), URL, { tokenSet: true });
-		expect(withToken.detail).toContain("Try again in a moment.");
-		expect(withToken.detail).not.toContain("access token");
+		expect(withToken.detail).toContain("Réessayez dans un instant.");
+		expect(withToken.detail).not.toContain("jeton d'accès");
 	});
 
 	it("reads a JSON-RPC error even when it comes with an HTTP error status", async () => {
@@ -211,7 +211,7 @@ describe("errors", () => {
 			.catch((e: unknown) => e);
 		expect(send).not.toHaveBeenCalled();
 		const state = describeFailure(error, URL);
-		expect(state).toMatchObject({ kind: "auth", title: "Access token unusable" });
+		expect(state).toMatchObject({ kind: "auth", title: "Jeton d'accès inutilisable" });
 		expect(state.detail).not.toContain("s3cret");
 	});
 

@@ -119,9 +119,9 @@ describe("healthNotices", () => {
 			["no-public-note", true],
 			["answers-off", true],
 		]);
-		expect(notices[0].title).toBe("Visitors get no answer: no note is public");
+		expect(notices[0].title).toBe("Les visiteurs n'ont pas de réponse : aucune note n'est publique");
 		expect(notices[0].detail).toContain("`visibility: public`");
-		expect(notices[0].detail).toContain("--default-visibility public");
+		expect(notices[0].detail).toContain("`--default-visibility public`");
 		expect(healthNotices(decodeHealthResult({ status: "ok", vault_size: null, model: "qwen3:8b", llm_reachable: true }))).toEqual([]);
 	});
 
@@ -132,7 +132,7 @@ describe("healthNotices", () => {
 			}),
 		);
 		expect(notices).toHaveLength(1);
-		expect(notices[0]).toMatchObject({ key: "answers-off", title: "Visitors get extracts, not written answers", problem: true });
+		expect(notices[0]).toMatchObject({ key: "answers-off", title: "Les visiteurs reçoivent des extraits, pas des réponses rédigées", problem: true });
 		expect(notices[0].detail).toContain("Run `ollama pull qwen3:8b` on that machine.");
 	});
 
@@ -154,7 +154,7 @@ describe("healthNotices", () => {
 	it("says Ollama cannot be reached, and where, before any question found it so", () => {
 		const notices = healthNotices(health((p) => void (p.llm_reachable = false)));
 		expect(notices.map((n) => n.key)).toEqual(["answers-off"]);
-		expect(notices[0].detail).toContain("No Ollama answers at http://127.0.0.1:11434: start `ollama serve` there");
+		expect(notices[0].detail).toContain("Aucun Ollama ne répond à http://127.0.0.1:11434 : lancez `ollama serve` à cette adresse");
 	});
 
 	it("says a host skipped among others once, without saying visitors get extracts", () => {
@@ -166,7 +166,7 @@ describe("healthNotices", () => {
 				];
 			}),
 		);
-		expect(notices.map((n) => [n.key, n.title])).toEqual([["host-http://10.0.0.2:11434", "A model host is skipped"]]);
+		expect(notices.map((n) => [n.key, n.title])).toEqual([["host-http://10.0.0.2:11434", "Un hôte de modèle est mis de côté"]]);
 		expect(notices[0].detail).toContain("ollama pull qwen3:8b");
 	});
 
@@ -185,7 +185,7 @@ describe("healthNotices", () => {
 		);
 		expect(notices).toHaveLength(1);
 		expect(formatHealthNotice(notices[0])).toBe(
-			"Meaning search is off. Visitors' questions are matched by words alone (0 of 40 texts embedded): cannot reach Ollama at http://127.0.0.1:11434 to embed with 'nomic-embed-text': Connection refused. Check that Ollama runs at OLLAMA_HOST and has nomic-embed-text (`ollama pull nomic-embed-text`). The daemon tries again every 30 s and at each reload.",
+			"La recherche par le sens est coupée. Les questions des visiteurs ne sont trouvées que par leurs mots (sens calculé pour 0 texte sur 40) : cannot reach Ollama at http://127.0.0.1:11434 to embed with 'nomic-embed-text': Connection refused. Vérifiez qu'Ollama tourne à OLLAMA_HOST et a nomic-embed-text (`ollama pull nomic-embed-text`). Le démon réessaie toutes les 30 s et à chaque rechargement.",
 		);
 	});
 
@@ -203,13 +203,13 @@ describe("healthNotices", () => {
 		);
 		expect(notices.map((n) => [n.key, n.problem])).toEqual([["meaning-paused", true]]);
 		expect(formatHealthNotice(notices[0])).toBe(
-			"Meaning search is paused for visitors' questions. Ollama could not be reached or did not answer the last question in time: Ollama did not embed the question within 5 s. Visitors' questions are matched by words alone for 8 more seconds, then Ollama is asked again: check that it runs and is not overloaded.",
+			"La recherche par le sens est suspendue pour les questions des visiteurs. Ollama n'a pas pu être joint ou n'a pas répondu à temps à la dernière question : Ollama did not embed the question within 5 s. Les questions des visiteurs ne sont trouvées que par leurs mots pendant encore 8 secondes, puis Ollama est de nouveau sollicité : vérifiez qu'il tourne et n'est pas surchargé.",
 		);
 	});
 
 	it("says one second, not zero, when the pause is about to end", () => {
 		const [notice] = healthNotices(health((p) => void (p.semantic = { backend: "ollama", ready: true, question_error: "timed out", questions_paused_for: 0.1 })));
-		expect(notice.detail).toContain("for 1 more second, then");
+		expect(notice.detail).toContain("pendant encore 1 seconde, puis");
 	});
 
 	it("does not say a question Ollama refused paused meaning", () => {
@@ -218,16 +218,16 @@ describe("healthNotices", () => {
 			health((p) => void (p.semantic = { backend: "ollama", model: "ollama:bge-m3", ready: true, embedded: 40, total: 40, question_error: refused, questions_paused_for: null })),
 		);
 		expect(notices.map((n) => [n.key, n.problem])).toEqual([["meaning-question", true]]);
-		expect(formatHealthNotice(notices[0])).toBe(`A visitor's question was matched by words alone. Ollama did not embed the last one: ${refused}. Meaning search is not paused: the next question is embedded as usual.`);
+		expect(formatHealthNotice(notices[0])).toBe(`La question d'un visiteur n'a été trouvée que par ses mots. Ollama n'a pas calculé le sens de la dernière : ${refused}. La recherche par le sens n'est pas suspendue : la question suivante est traitée comme d'habitude.`);
 	});
 
 	it("does not say meaning is not paused when the daemon does not say (3.2.0 before questions_paused_for), which may be paused", () => {
 		const timedOut = "Ollama did not embed the question within 5 s";
 		const notices = healthNotices(health((p) => void (p.semantic = { backend: "ollama", model: "ollama:bge-m3", ready: true, embedded: 40, total: 40, question_error: timedOut })));
 		expect(notices.map((n) => [n.key, n.problem])).toEqual([["meaning-question", true]]);
-		expect(notices[0].detail).not.toContain("not paused");
+		expect(notices[0].detail).not.toContain("pas suspendue");
 		expect(notices[0].detail).toBe(
-			`Ollama did not embed the last one: ${timedOut}. When Ollama could not be reached or did not answer in time, the questions of the next 10 s are matched by words alone too: check that it runs and is not overloaded. When it refused that question's text (bge-m3 cannot embed a few), the next question is embedded as usual.`,
+			`Ollama n'a pas calculé le sens de la dernière : ${timedOut}. Si Ollama n'a pas pu être joint ou n'a pas répondu à temps, les questions des 10 s suivantes ne sont trouvées que par leurs mots aussi : vérifiez qu'il tourne et n'est pas surchargé. S'il a refusé le texte de cette question (bge-m3 n'y arrive pas pour quelques-uns), la question suivante est traitée comme d'habitude.`,
 		);
 	});
 
@@ -240,7 +240,7 @@ describe("healthNotices", () => {
 			health((p) => void (p.semantic = { backend: "ollama", model: "ollama:bge-m3", ready: true, embedded: 40, total: 40, unembedded: ["recettes/pain au levain.md"] })),
 		);
 		expect(notices.map(formatHealthNotice)).toEqual([
-			"A note is matched by words alone. Ollama would not embed a text of 1 note (bge-m3 cannot embed a few): visitors' questions find it by its words only, the rest of the vault by meaning too. It is “recettes/pain au levain.md”. Editing a note's text, or restarting the daemon, asks Ollama again.",
+			"Une note n'est trouvée que par ses mots. Ollama n'a pas voulu calculer le sens du texte de 1 note (bge-m3 n'y arrive pas pour quelques-uns) : les questions des visiteurs la trouvent par ses mots seulement, le reste du coffre aussi par le sens. C'est « recettes/pain au levain.md ». Modifier le texte d'une note, ou redémarrer le démon, redemande à Ollama.",
 		]);
 	});
 
@@ -253,7 +253,7 @@ describe("healthNotices", () => {
 		);
 		expect(notices.map((n) => n.key)).toEqual(["meaning-question", "meaning-unembedded"]);
 		expect(formatHealthNotice(notices[1])).toBe(
-			"Some notes are matched by words alone. Ollama would not embed a text of 7 notes (bge-m3 cannot embed a few): visitors' questions find them by their words only, the rest of the vault by meaning too. They are “a.md”, “b.md”, “c.md”, “d.md”, “e.md” and 2 others. Editing a note's text, or restarting the daemon, asks Ollama again.",
+			"Des notes ne sont trouvées que par leurs mots. Ollama n'a pas voulu calculer le sens du texte de 7 notes (bge-m3 n'y arrive pas pour quelques-uns) : les questions des visiteurs les trouvent par leurs mots seulement, le reste du coffre aussi par le sens. Ce sont « a.md », « b.md », « c.md », « d.md », « e.md » et 2 autres. Modifier le texte d'une note, ou redémarrer le démon, redemande à Ollama.",
 		);
 	});
 
@@ -267,32 +267,32 @@ describe("healthNotices", () => {
 		const notices = healthNotices(health((p) => void (p.semantic = { backend: "bundled", model: "use-cmlm-multilingual", ready: false, embedded: 12, total: 40 })));
 		expect(notices).toHaveLength(1);
 		expect(notices[0]).toMatchObject({ key: "meaning-embedding", problem: false });
-		expect(notices[0].detail).toContain("12 of 40 texts embedded");
+		expect(notices[0].detail).toContain("sens calculé pour 12 textes sur 40");
 	});
 
 	it("says visitors' questions wait in memory while the question log cannot be written", () => {
 		const notices = healthNotices(
 			health((p) => void (p.question_log = { state: "waiting", kept: 3, dropped: 0, error: "write: database or disk is full" })),
 		);
-		expect(notices.map((n) => [n.key, n.title])).toEqual([["log-waiting", "Visitors' questions are not being saved"]]);
+		expect(notices.map((n) => [n.key, n.title])).toEqual([["log-waiting", "Les questions des visiteurs ne sont pas enregistrées"]]);
 		expect(notices[0].detail).toBe(
-			"The question log cannot be written: write: database or disk is full. 3 questions wait in memory, written once it can be; a stop of the daemon before then loses them.",
+			"Le journal des questions ne peut pas être écrit : write: database or disk is full. 3 questions attendent en mémoire, écrites dès que possible ; un arrêt du démon d'ici là les perd.",
 		);
 		const full = healthNotices(health((p) => void (p.question_log = { state: "waiting", kept: 10000, dropped: 1, error: "another process holds the file" })));
-		expect(full[0].detail).toContain("1 question was already lost");
+		expect(full[0].detail).toContain("1 question est déjà perdue");
 	});
 
 	it("says the question log is off only when it failed, not when the owner turned it off", () => {
 		const failed = healthNotices(health((p) => void (p.question_log = { state: "off", error: "open: unable to open database file" })));
 		expect(failed.map((n) => n.key)).toEqual(["log-off"]);
-		expect(failed[0].detail).toContain("Alias suggestions learn nothing from visitors' questions until it is fixed and the daemon restarted.");
+		expect(failed[0].detail).toContain("Les suggestions d'alias n'apprennent rien des questions des visiteurs tant qu'il n'est pas réparé et le démon redémarré.");
 		expect(healthNotices(health((p) => void (p.question_log = { state: "off" })))).toEqual([]);
 	});
 
 	it("says questions lost since the start while the log writes again", () => {
 		const notices = healthNotices(health((p) => void (p.question_log = { state: "on", dropped: 25 })));
 		expect(notices.map((n) => n.key)).toEqual(["log-dropped"]);
-		expect(notices[0].detail).toContain("25 questions were not logged");
+		expect(notices[0].detail).toContain("25 questions n'ont pas été journalisées");
 	});
 });
 

@@ -77,11 +77,11 @@ describe("plugin glue", () => {
 		const { stub } = await load(null);
 		expect(Object.keys(stub.views)).toEqual([VIEW_TYPE_PREVIEW]);
 		expect(stub.commands.map((c) => [c.id, c.name])).toEqual([
-			["reload-vault", "Reload GrasBot vault"],
-			["open-preview", "Preview as visitor"],
-			["test-note", "Test this note"],
+			["reload-vault", "Recharger le coffre dans le démon"],
+			["open-preview", "Ouvrir l'aperçu visiteur"],
+			["test-note", "Tester cette note"],
 		]);
-		expect(stub.ribbonIcons.map((r) => r.title)).toEqual(["Reload GrasBot vault"]);
+		expect(stub.ribbonIcons.map((r) => r.title)).toEqual(["Recharger le coffre dans le démon GrasBot"]);
 		expect(stub.settingTabs).toHaveLength(1);
 	});
 
@@ -166,8 +166,8 @@ describe("plugin glue", () => {
 		app.workspace.setLayoutReady();
 		await save(app, "a.md", 3);
 		expect(notices).toHaveLength(1); // said once while it lasts
-		expect(notices[0]).toContain("• http://127.0.0.1:8766: HTTP 401: owner token required");
-		expect(notices[0]).toContain("restart it so that it reads this daemon's token");
+		expect(notices[0]).toContain("• http://127.0.0.1:8766 : HTTP 401: owner token required");
+		expect(notices[0]).toContain("redémarrez-le pour qu'il lise le jeton de ce démon");
 		result = { ...reloadResult, peers: [peer] };
 		await save(app, "a.md");
 		expect(notices).toHaveLength(1); // all reloaded: quiet
@@ -183,7 +183,7 @@ describe("plugin glue", () => {
 		app.workspace.setLayoutReady();
 		await save(app, "a.md");
 		expect(notices).toEqual([
-			`Visitors get extracts, not written answers. No model host can answer with qwen3:8b. ${PULL}`,
+			`Les visiteurs reçoivent des extraits, pas des réponses rédigées. Aucun hôte de modèle ne peut répondre avec qwen3:8b. ${PULL}`,
 		]);
 		await save(app, "a.md", 3);
 		expect(notices).toHaveLength(1); // said once while it lasts
@@ -205,7 +205,7 @@ describe("plugin glue", () => {
 		leaf.view = view;
 		Object.assign(app.workspace, { getLeavesOfType: (type: string) => (type === VIEW_TYPE_PREVIEW ? [leaf] : []) });
 		await vi.advanceTimersByTimeAsync(0);
-		expect(view.contentEl.querySelector(".grasbot-health .grasbot-state-title")?.textContent).toBe("Visitors get extracts, not written answers");
+		expect(view.contentEl.querySelector(".grasbot-health .grasbot-state-title")?.textContent).toBe("Les visiteurs reçoivent des extraits, pas des réponses rédigées");
 		for (let i = 0; i < 2; i++) {
 			stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
 			await vi.advanceTimersByTimeAsync(0);
@@ -215,7 +215,7 @@ describe("plugin glue", () => {
 		expect(notices[1]).toContain("ollama pull qwen3:8b");
 		expect(notices[3]).toBe(notices[1]);
 		await plugin.checkConnection();
-		expect(notices[4]).toContain("GrasBot daemon ok at http://127.0.0.1:8765");
+		expect(notices[4]).toContain("Démon GrasBot à http://127.0.0.1:8765 : en marche");
 		expect(notices[4]).toContain("ollama pull qwen3:8b");
 		daemon((method) => (method === "health" ? healthResult(false) : reloadResult));
 		stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
@@ -260,7 +260,7 @@ describe("plugin glue", () => {
 		await vi.advanceTimersByTimeAsync(0);
 		expect(notices).toHaveLength(1);
 		expect(notices[0]).toContain("42 notes");
-		expect(notices[0]).toContain("brouillons/idées.md: frontmatter YAML illisible");
+		expect(notices[0]).toContain("brouillons/idées.md : frontmatter YAML illisible");
 	});
 
 	it("says how to start the daemon when it is not running", async () => {
@@ -281,13 +281,13 @@ describe("plugin glue", () => {
 		const wrong = await load({ token: "not-the-owner-token" });
 		wrong.stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
 		await vi.advanceTimersByTimeAsync(0);
-		expect(notices[0]).toContain("Access token refused");
+		expect(notices[0]).toContain("Jeton d'accès refusé");
 		expect(notices[0]).not.toContain("required");
 		expect(notices[0]).toContain("~/.config/grasbot/token");
 		const missing = await load(null);
 		missing.stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
 		await vi.advanceTimersByTimeAsync(0);
-		expect(notices[1]).toContain("Access token required");
+		expect(notices[1]).toContain("Jeton d'accès requis");
 		expect(notices[1]).toContain("~/.config/grasbot/token");
 	});
 
@@ -302,7 +302,7 @@ describe("plugin glue", () => {
 		await vi.advanceTimersByTimeAsync(0);
 		expect(calls.map((c) => [c.method, c.auth])).toEqual([["health", "Bearer an-old-token"]]);
 		expect(notices).toHaveLength(1);
-		expect(notices[0]).toMatch(/^Jeton d'accès refusé par le démon\. Le jeton d'accès des réglages du plugin/);
+		expect(notices[0]).toMatch(/^Jeton d'accès refusé par le démon\. Le jeton d'accès réglé dans le plugin n'est pas celui du démon GrasBot/);
 		expect(notices[0]).toContain("~/.config/grasbot/token");
 	});
 
@@ -317,12 +317,12 @@ describe("plugin glue", () => {
 		const refusal = notices[0];
 		expect(refusal).toMatch(/^Jeton d'accès non reçu par le démon\. Le plugin envoie un jeton d'accès, mais le démon GrasBot \(http:\/\/127\.0\.0\.1:8765\) n'en a reçu aucun/);
 		await plugin.checkConnection();
-		expect(notices[1].split("\n")).toEqual(["GrasBot daemon ok at http://127.0.0.1:8765: 42 public notes, model qwen3:8b, version 3.2.0.", refusal]);
+		expect(notices[1].split("\n")).toEqual(["Démon GrasBot à http://127.0.0.1:8765 : en marche, 42 notes publiques, modèle qwen3:8b, version 3.2.0.", refusal]);
 		// without a token, a visitor's view is what was asked for
 		notices.length = 0;
 		const bare = await load(null);
 		await bare.plugin.checkConnection();
-		expect(notices).toEqual(["GrasBot daemon ok at http://127.0.0.1:8765: 42 public notes, model qwen3:8b, version 3.2.0."]);
+		expect(notices).toEqual(["Démon GrasBot à http://127.0.0.1:8765 : en marche, 42 notes publiques, modèle qwen3:8b, version 3.2.0."]);
 	});
 
 	it("offers 'Test this note' only on a Markdown note", async () => {
@@ -387,7 +387,7 @@ describe("plugin glue", () => {
 		app.workspace.activeFile = new TFile("notes/a.md");
 		stub.commands.find((c) => c.id === "test-note")?.checkCallback?.(false);
 		await vi.advanceTimersByTimeAsync(0);
-		expect(notices).toEqual(["1 of 1 questions find this note first."]);
+		expect(notices).toEqual(["Cette note arrive en tête pour 1 question sur 1."]);
 		expect(opened.panel).not.toBeNull();
 		expect(opened.panel?.querySelector(".grasbot-note-test")?.textContent).toContain("c'est quoi A ?");
 	});
@@ -415,7 +415,7 @@ describe("plugin glue", () => {
 		await open("notes/Issue #12.md"); // an imported file: its # is no heading
 		expect(opened).toEqual(["notes/a.md#Détails", "notes/Issue #12.md"]);
 		expect(notices).toEqual([
-			"“notes/renommee.md” is no longer in the vault: the daemon's index is older than the vault. Reload it (Reload GrasBot vault), then ask again.",
+			"« notes/renommee.md » n'est plus dans le coffre : l'index du démon est plus ancien que le coffre. Rechargez-le (commande « Recharger le coffre dans le démon »), puis posez la question à nouveau.",
 		]);
 	});
 
@@ -495,7 +495,7 @@ describe("plugin glue", () => {
 		expect(first.stub.saved).toMatchObject({ tokenSecret: "grasbot-owner-token-3-1" });
 		expect(notices).toHaveLength(1);
 		expect(notices[0]).toContain("il est rangé dans le secret « grasbot-owner-token-3-1 »");
-		expect(notices[0]).toContain("le réglage Access token désigne désormais « grasbot-owner-token-3-1 »");
+		expect(notices[0]).toContain("le réglage « Jeton d'accès » désigne désormais « grasbot-owner-token-3-1 »");
 		// the keychain's is the daemon's: kept in use, data.json's kept aside and named
 		owner = "older-token";
 		const second = await load({ token: "newer-token" }, { "grasbot-owner-token": "older-token" });
@@ -511,7 +511,7 @@ describe("plugin glue", () => {
 		expect(third.plugin.token()).toBe("older-token");
 		expect(third.app.secretStorage.getSecret("grasbot-owner-token-3-1")).toBe("another");
 		expect(third.app.secretStorage.getSecret("grasbot-owner-token-3-1-2")).toBe("newer-token");
-		expect(notices[2]).toContain("choisissez « grasbot-owner-token-3-1-2 » dans le réglage Access token");
+		expect(notices[2]).toContain("choisissez « grasbot-owner-token-3-1-2 » dans le réglage « Jeton d'accès »");
 		expect(JSON.stringify(third.stub.saved)).not.toContain("newer-token");
 	});
 
@@ -528,7 +528,7 @@ describe("plugin glue", () => {
 	it("asks for the access token with Obsidian's secret picker, not a text field saved in data.json", async () => {
 		const { plugin, stub } = await load(null);
 		const tab = stub.settingTabs[0] as GrasbotSettingTab;
-		const item = tab.getSettingDefinitions().find((d) => "name" in d && d.name === "Access token") as SettingDefinitionRender;
+		const item = tab.getSettingDefinitions().find((d) => "name" in d && d.name === "Jeton d'accès") as SettingDefinitionRender;
 		expect("control" in item).toBe(false);
 		let picker: SecretComponent | null = null;
 		const setting = { addComponent: (cb: (el: HTMLElement) => SecretComponent) => (picker = cb(createDiv())) };
@@ -551,7 +551,7 @@ describe("plugin glue", () => {
 		const written = { "projets/a.md": ["tri"], "projets/b.md": { alias: "rachat" } };
 		const { plugin, stub } = await load({ reloadOnSave: true, dismissedAliases: written });
 		expect(notices).toHaveLength(1);
-		expect(notices[0]).toContain('• dismissedAliases (dismissedAliases : {"projets/b.md":{"alias":"rachat"}}) : la note « projets/b.md » n\'a ni liste d\'alias ni alias');
+		expect(notices[0]).toContain('• Suggestions d\'alias écartées (dismissedAliases : {"projets/b.md":{"alias":"rachat"}}) : la note « projets/b.md » n\'a ni liste d\'alias ni alias');
 		await plugin.updateSettings({ debounceMs: 1000 });
 		expect(stub.saved).toMatchObject({ dismissedAliases: written });
 		// a list where the map goes: kept as written
@@ -575,24 +575,24 @@ describe("plugin glue", () => {
 		const { plugin, stub } = await load({ reloadOnSave: true, debounceMs: -5 });
 		const tab = stub.settingTabs[0] as GrasbotSettingTab;
 		// what the tab draws (Obsidian's settingItems), not the definitions read again
-		const delay = () => tab.settingItems.find((d) => "name" in d && d.name === "Reload delay") as { desc: string; control: { validate: (v: unknown) => unknown } };
+		const delay = () => tab.settingItems.find((d) => "name" in d && d.name === "Délai de rechargement") as { desc: string; control: { validate: (v: unknown) => unknown } };
 		expect(plugin.settings.debounceMs).toBe(2000);
 		expect(tab.getControlValue("debounceMs")).toBe(-5);
-		expect(delay().desc).toContain("data.json holds -5, which this version refuses: 2000 ms apply until a delay is set.");
-		expect(delay().control.validate(tab.getControlValue("debounceMs"))).toBe("Enter a delay between 250 and 60000 ms.");
+		expect(delay().desc).toContain("Le data.json du plugin contient -5, que cette version refuse : 2000 ms s'appliquent tant qu'aucun délai n'est réglé.");
+		expect(delay().control.validate(tab.getControlValue("debounceMs"))).toBe("Saisissez un délai entre 250 et 60000 ms.");
 		await tab.setControlValue("debounceMs", 1500);
 		expect(tab.getControlValue("debounceMs")).toBe(1500);
-		expect(delay().desc).not.toContain("refuses");
+		expect(delay().desc).not.toContain("refuse");
 		// a secret picked in the Access token's picker: its note goes too
 		const { stub: tokenStub } = await load({ tokenSecret: 5 });
 		const tokenTab = tokenStub.settingTabs[0] as GrasbotSettingTab;
-		const token = () => tokenTab.settingItems.find((d) => "name" in d && d.name === "Access token") as SettingDefinitionRender & { desc: string };
-		expect(token().desc).toContain("data.json holds 5, which this version refuses");
+		const token = () => tokenTab.settingItems.find((d) => "name" in d && d.name === "Jeton d'accès") as SettingDefinitionRender & { desc: string };
+		expect(token().desc).toContain("Le data.json du plugin contient 5, que cette version refuse");
 		let picker: SecretComponent | null = null;
 		const setting = { addComponent: (cb: (el: HTMLElement) => SecretComponent) => (picker = cb(createDiv())) };
 		token().render(setting as unknown as Setting, {} as SettingGroup);
 		await (picker as unknown as StubSecretComponent).choose("grasbot-owner-token");
-		expect(token().desc).not.toContain("refuses");
+		expect(token().desc).not.toContain("refuse");
 		// a text where a number goes: shown as written, refused by the control's check too
 		const other = await load({ debounceMs: "3000" });
 		const otherTab = other.stub.settingTabs[0] as GrasbotSettingTab;
@@ -613,8 +613,8 @@ describe("plugin glue", () => {
 		const { app, plugin, stub } = await load(written, { "grasbot-owner-token": "owner-token" });
 		app.workspace.setLayoutReady();
 		expect(notices).toHaveLength(1);
-		expect(notices[0]).toContain("• Daemon URL (daemonUrl : \"http://127.0.0.1:9000/rpc\") : l'adresse du démon seule, sans /rpc");
-		expect(notices[0]).toContain("• Reload delay (debounceMs : 999999)");
+		expect(notices[0]).toContain("• Adresse du démon (daemonUrl : \"http://127.0.0.1:9000/rpc\") : l'adresse du démon seule, sans /rpc");
+		expect(notices[0]).toContain("• Délai de rechargement (debounceMs : 999999)");
 		// on save, the reload command and the connection check: no request, to the default address or any other
 		await save(app, "a.md", 1, 2000);
 		stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
@@ -622,7 +622,7 @@ describe("plugin glue", () => {
 		await vi.advanceTimersByTimeAsync(0);
 		expect(calls).toEqual([]);
 		expect(notices.slice(1)).toHaveLength(3);
-		for (const notice of notices.slice(1)) expect(notice).toMatch(/^Adresse du démon refusée\. Le réglage Daemon URL du plugin \(« http:\/\/127\.0\.0\.1:9000\/rpc »\) est refusé/);
+		for (const notice of notices.slice(1)) expect(notice).toMatch(/^Adresse du démon refusée\. Le réglage « Adresse du démon » du plugin \(« http:\/\/127\.0\.0\.1:9000\/rpc »\) est refusé/);
 		// another setting changed: the refused values are saved again as written
 		await plugin.updateSettings({ tokenSecret: "grasbot-owner-token" });
 		expect(stub.saved).toEqual({ ...written, dismissedAliases: {} });

@@ -117,7 +117,7 @@ describe("frontmatter reading", () => {
 		expect(privateReason({ visibility: "draft" })).toContain("visibility: draft");
 		expect(privateReason({ visibility: true })).toContain("visibility: true");
 		expect(privateReason({})).toBeNull();
-		expect(privateReason({}, false)).toContain("no `visibility` field");
+		expect(privateReason({}, false)).toContain("n'a pas de champ `visibility`");
 	});
 
 	it("computes slugs like the daemon", () => {

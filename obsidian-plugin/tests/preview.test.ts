@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { DaemonNotRunningError, HttpError, RpcError, StreamCutError, TokenRefusedError } from "../src/errors";
-import { PreviewPanel, STREAM_FALLBACK_NOTE, type PreviewDeps } from "../src/preview";
+import { PANEL } from "../src/messages";
+import { PreviewPanel, type PreviewDeps } from "../src/preview";
 import type { AnswerResult, HistoryTurn } from "../src/protocol";
 import { source } from "./helpers";
 
@@ -51,7 +52,7 @@ describe("PreviewPanel mounted in a plain div", () => {
 		await panel.checkHealth();
 		expect(root.firstElementChild?.className).toBe("grasbot-health");
 		expect([...root.querySelectorAll(".grasbot-health .grasbot-state-degraded .grasbot-state-title")].map((e) => e.textContent)).toEqual([
-			"Visitors' questions are not logged",
+			"Les questions des visiteurs ne sont pas journalisées",
 		]);
 		expect(root.querySelector(".grasbot-health .grasbot-state-detail")?.textContent).toContain("open: unable to open database file.");
 		health = async () => ({ ...degraded, question_log: { state: "on", kept: null, dropped: null, error: null } });
@@ -146,7 +147,7 @@ describe("PreviewPanel mounted in a plain div", () => {
 		const { d, answer } = deps({ stream: () => Promise.reject(new DaemonNotRunningError(URL, "CORS")) });
 		await new PreviewPanel(root, d).ask("q");
 		expect(answer).toHaveBeenCalledWith("q", { audience: "visitor" });
-		expect(root.querySelector(".grasbot-note")?.textContent).toBe(STREAM_FALLBACK_NOTE);
+		expect(root.querySelector(".grasbot-note")?.textContent).toBe(PANEL.streamFallback);
 		expect(root.querySelector(".grasbot-answer-text")?.textContent).toBe(result.response);
 	});
 
@@ -210,10 +211,10 @@ describe("PreviewPanel follow-ups", () => {
 		});
 		const root = createDiv();
 		const panel = new PreviewPanel(root, deps({ stream }).d);
-		expect(panel.askButton.textContent).toBe("Ask as visitor");
+		expect(panel.askButton.textContent).toBe("Demander en visiteur");
 		expect(panel.newConversationButton.hidden).toBe(true);
 		await panel.ask("C'est quoi push swap ?");
-		expect(panel.askButton.textContent).toBe("Ask a follow-up as a visitor");
+		expect(panel.askButton.textContent).toBe("Poursuivre en visiteur");
 		expect(panel.newConversationButton.hidden).toBe(false);
 		await panel.ask("Et en quel langage ?");
 		expect(calls[0].history).toEqual([]);
@@ -230,7 +231,7 @@ describe("PreviewPanel follow-ups", () => {
 
 		panel.newConversationButton.click();
 		expect(root.querySelectorAll(".grasbot-turn")).toHaveLength(0);
-		expect(panel.askButton.textContent).toBe("Ask as visitor");
+		expect(panel.askButton.textContent).toBe("Demander en visiteur");
 		await panel.ask("Autre chose ?");
 		expect(calls[2].history).toEqual([]);
 	});

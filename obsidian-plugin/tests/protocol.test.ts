@@ -175,6 +175,6 @@ describe("shared-protocol", () => {
 		const older = { ...raw, results: raw.results.map(({ passages: _passages, ...rest }) => rest) };
 		expect(decodeSearchResult(older).results.map((s) => s.passages)).toEqual([[], [], []]);
 		const broken = { ...raw, results: [{ ...raw.results[0], passages: [{ heading: "Casse-briques", anchor: null, url: null, chars: 1 }] }] };
-		expect(() => decodeSearchResult(broken)).toThrow(/search\.results\[0\]\.passages\[0\]\.heading should be an array, got string/);
+		expect(() => decodeSearchResult(broken)).toThrow("`search.results[0].passages[0].heading` devrait être une liste, pas un texte");
 	});
 });

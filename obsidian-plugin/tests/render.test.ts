@@ -3,7 +3,8 @@ import path from "node:path";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it, vi } from "vitest";
 import { type AnswerResult, decodeReloadResult } from "../src/protocol";
-import { AnswerView, formatReloadNotice, groundedBadgeText, passageLabel, renderAnswer, renderFailure, renderNoteTest } from "../src/render";
+import { groundedBadgeText } from "../src/messages";
+import { AnswerView, formatReloadNotice, passageLabel, renderAnswer, renderFailure, renderNoteTest } from "../src/render";
 import { describeFailure, DaemonNotRunningError, TimeoutError } from "../src/errors";
 import { source } from "./helpers";
 
@@ -38,11 +39,11 @@ describe("badge", () => {
 		expect(root.querySelector(".grasbot-badge")?.textContent).toBe("basé sur 3 notes");
 		const items = [...root.querySelectorAll(".grasbot-source")];
 		expect(items.map((item) => item.querySelector(".grasbot-passages-title, .grasbot-passages-none")?.textContent)).toEqual([
-			"Quoted in the answer",
-			"Quoted in the answer",
-			"Quoted in the answer",
-			"Not quoted",
-			"Not quoted",
+			"Passages cités dans la réponse",
+			"Passages cités dans la réponse",
+			"Passages cités dans la réponse",
+			"Aucun passage cité",
+			"Aucun passage cité",
 		]);
 	});
 
@@ -189,15 +190,15 @@ describe("passages", () => {
 				row.querySelector(".grasbot-passage-heading, .grasbot-passage-link")?.textContent,
 				row.querySelector(".grasbot-passage-chars")?.textContent,
 			]);
-		expect(items[0].querySelector(".grasbot-passages-title")?.textContent).toBe("Sent to the model");
+		expect(items[0].querySelector(".grasbot-passages-title")?.textContent).toBe("Passages envoyés au modèle");
 		// the note's title, its first heading here, is not said again
 		expect(rows(items[0])).toEqual([
-			["Opening", "53 characters"],
-			["Greffe › Le bon moment", "1,240 characters"],
+			["Début de la note", "53 caractères"],
+			["Greffe › Le bon moment", "1\u202f240 caractères"],
 		]);
-		expect(rows(items[1])).toEqual([["Whole note", "310 characters"]]);
+		expect(rows(items[1])).toEqual([["Note entière", "310 caractères"]]);
 		expect(rows(items[2])).toEqual([]);
-		expect(items[2].querySelector(".grasbot-passages-none")?.textContent).toBe("Not sent to the model");
+		expect(items[2].querySelector(".grasbot-passages-none")?.textContent).toBe("Aucun passage envoyé au modèle");
 	});
 
 	it("opens the note at a passage's heading when its link is clicked", () => {
@@ -205,7 +206,7 @@ describe("passages", () => {
 		const open = vi.fn();
 		renderAnswer(root, answer({ sources: [course, whole] }), { onOpenSource: open });
 		const links = root.querySelectorAll<HTMLAnchorElement>(".grasbot-passage-link");
-		expect([...links].map((a) => a.textContent)).toEqual(["Opening", "Greffe › Le bon moment"]);
+		expect([...links].map((a) => a.textContent)).toEqual(["Début de la note", "Greffe › Le bon moment"]);
 		links[1].click();
 		expect(open).toHaveBeenCalledWith(course, course.passages[1]);
 		expect(root.querySelectorAll(".grasbot-source")[1].querySelector(".grasbot-passage-link")).toBeNull(); // a whole note: the source link opens it
@@ -245,14 +246,14 @@ describe("LLM fallback", () => {
 		renderAnswer(root, answer({ reused: true }));
 		expect(root.querySelector(".grasbot-llm-fallback")).toBeNull();
 		expect(root.querySelector(".grasbot-reused-label")?.textContent).toBe(MESSAGES.reused);
-		expect(root.querySelector(".grasbot-answer-facts")?.textContent).toBe("modèle qwen3:8b · 41 notes dans le vault");
+		expect(root.querySelector(".grasbot-answer-facts")?.textContent).toBe("modèle qwen3:8b · 41 notes dans le coffre");
 	});
 
 	it("shows no such label when the LLM answered", () => {
 		const root = createDiv();
 		renderAnswer(root, answer());
 		expect(root.querySelector(".grasbot-llm-fallback, .grasbot-reused")).toBeNull();
-		expect(root.querySelector(".grasbot-answer-facts")?.textContent).toBe("modèle qwen3:8b · 41 notes dans le vault");
+		expect(root.querySelector(".grasbot-answer-facts")?.textContent).toBe("modèle qwen3:8b · 41 notes dans le coffre");
 	});
 });
 
@@ -277,7 +278,7 @@ describe("states", () => {
 	it("says a private note is not visible to visitors and why", () => {
 		const root = createDiv();
 		renderNoteTest(root, { kind: "private", slug: "journal", reason: "The note's frontmatter says `visibility: private`" });
-		expect(root.querySelector(".grasbot-note-test-summary")?.textContent).toBe("Not visible to visitors: this note is private.");
+		expect(root.querySelector(".grasbot-note-test-summary")?.textContent).toBe("Invisible aux visiteurs : cette note est privée.");
 		expect(root.textContent).toContain("visibility: private");
 	});
 
@@ -295,11 +296,11 @@ describe("states", () => {
 		});
 		const verdicts = [...root.querySelectorAll(".grasbot-outcome-verdict")].map((v) => v.textContent);
 		expect(verdicts).toEqual([
-			"First (score 27.4)",
-			"Rank 3 (score 4.0), beaten by algorithmique (score 9.0)",
-			"Absent: no note answers this question",
+			"En tête (score 27.4)",
+			"Rang 3 (score 4.0), devancée par algorithmique (score 9.0)",
+			"Absente : aucune note ne répond à cette question",
 		]);
-		expect(root.querySelector(".grasbot-note-test-summary")?.textContent).toBe("1 of 3 questions find this note first.");
+		expect(root.querySelector(".grasbot-note-test-summary")?.textContent).toBe("Cette note arrive en tête pour 1 question sur 3.");
 	});
 });
 
@@ -315,7 +316,7 @@ describe("reload notice", () => {
 			peers: [],
 		});
 		expect(text).toBe(
-			"GrasBot vault reloaded: 42 notes (1 added, 2 changed, 0 removed).\n1 note failed:\n• brouillons/idées.md: frontmatter YAML illisible (ligne 3) : note ignorée",
+			"Coffre GrasBot rechargé : 42 notes (1 ajoutée, 2 modifiées, 0 supprimée).\n1 note en échec :\n• brouillons/idées.md : frontmatter YAML illisible (ligne 3) : note ignorée",
 		);
 	});
 
@@ -326,18 +327,18 @@ describe("reload notice", () => {
 			{ url: "http://127.0.0.1:8767", ok: false, vault_size: null, error: "HTTP 401: owner token required" },
 		];
 		expect(formatReloadNotice(decodeReloadResult({ ...base, peers })).split("\n")).toEqual([
-			"GrasBot vault reloaded: 42 notes (0 added, 1 changed, 0 removed).",
-			"1 of the 2 other daemons (GRASBOT_PEERS) did not reload, and still answers from the vault as it was:",
-			"• http://127.0.0.1:8767: HTTP 401: owner token required",
-			"A peer that refuses the owner token runs with another one: restart it so that it reads this daemon's token (after a rotation, every daemon must be restarted).",
+			"Coffre GrasBot rechargé : 42 notes (0 ajoutée, 1 modifiée, 0 supprimée).",
+			"1 des 2 autres démons (GRASBOT_PEERS) ne s'est pas rechargé, et répond encore depuis le coffre tel qu'il était :",
+			"• http://127.0.0.1:8767 : HTTP 401: owner token required",
+			"Un démon pair qui refuse le jeton du propriétaire tourne avec un autre : redémarrez-le pour qu'il lise le jeton de ce démon (après un changement de jeton, chaque démon doit être redémarré).",
 		]);
 		const down = { url: "http://127.0.0.1:8767", ok: false, error: "ClientConnectorError: Cannot connect to host 127.0.0.1:8767" };
 		expect(formatReloadNotice(decodeReloadResult({ ...base, peers: [down] })).split("\n").slice(1)).toEqual([
-			"The other daemon (GRASBOT_PEERS) did not reload, and still answers from the vault as it was:",
-			"• http://127.0.0.1:8767: ClientConnectorError: Cannot connect to host 127.0.0.1:8767",
+			"L'autre démon (GRASBOT_PEERS) ne s'est pas rechargé, et répond encore depuis le coffre tel qu'il était :",
+			"• http://127.0.0.1:8767 : ClientConnectorError: Cannot connect to host 127.0.0.1:8767",
 		]);
 		expect(formatReloadNotice(decodeReloadResult({ ...base, peers: [peers[0]] })).split("\n").slice(1)).toEqual([
-			"The other daemon (GRASBOT_PEERS) reloaded too.",
+			"L'autre démon (GRASBOT_PEERS) s'est rechargé aussi.",
 		]);
 		expect(formatReloadNotice(decodeReloadResult(base)).split("\n")).toHaveLength(1); // no peers
 	});
@@ -346,7 +347,7 @@ describe("reload notice", () => {
 		const errors = Array.from({ length: 7 }, (_, i) => ({ path: `n${i}.md`, message: "bad" }));
 		const text = formatReloadNotice({ vault_size: 3, added: null, changed: null, removed: null, took_ms: null, errors, peers: [] });
 		expect(text.split("\n")).toHaveLength(1 + 1 + 5 + 1);
-		expect(text).toContain("… and 2 more.");
+		expect(text).toContain("… et 2 de plus.");
 	});
 });
 

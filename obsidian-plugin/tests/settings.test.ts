@@ -26,16 +26,16 @@ describe("settings", () => {
 		expect(validateDaemonUrl("http://127.0.0.1:8765")).toBeUndefined();
 		expect(validateDaemonUrl("http://localhost:8765/")).toBeUndefined();
 		expect(validateDaemonUrl("http://[::1]:8765")).toBeUndefined();
-		expect(validateDaemonUrl("http://192.168.1.10:8765")).toContain("this computer");
-		expect(validateDaemonUrl("https://example.com")).toContain("this computer");
+		expect(validateDaemonUrl("http://192.168.1.10:8765")).toContain("sur cet ordinateur");
+		expect(validateDaemonUrl("https://example.com")).toContain("sur cet ordinateur");
 		expect(validateDaemonUrl("ftp://127.0.0.1")).toContain("http://");
 		expect(validateDaemonUrl("127.0.0.1:8765")).toBeDefined();
 		expect(validateDaemonUrl("http://127.0.0.1:8765/?q=1")).toBeDefined();
 	});
 
 	it("refuses a path, which the plugin would call with /rpc after it, and credentials in the URL", () => {
-		expect(validateDaemonUrl("http://127.0.0.1:8765/rpc")).toBe("Enter the daemon's address only, without /rpc: the plugin adds /rpc itself.");
-		expect(validateDaemonUrl("http://user:pw@localhost:8765")).toBe("Enter the daemon's address without a user name or password.");
+		expect(validateDaemonUrl("http://127.0.0.1:8765/rpc")).toBe("Saisissez l'adresse du démon seule, sans /rpc : le plugin ajoute /rpc lui-même.");
+		expect(validateDaemonUrl("http://user:pw@localhost:8765")).toBe("Saisissez l'adresse du démon seule, sans nom d'utilisateur ni mot de passe.");
 	});
 
 	it("keeps a daemon URL it refuses as written, never the default's, and no request may use it", () => {
@@ -46,7 +46,7 @@ describe("settings", () => {
 		expect(usableDaemonUrl("http://localhost:9000")).toBe("http://localhost:9000");
 		expect(() => usableDaemonUrl("http://127.0.0.1:9000/rpc")).toThrow(DaemonUrlError);
 		expect(() => usableDaemonUrl("http://127.0.0.1:9000/rpc")).toThrow(
-			"Le réglage Daemon URL du plugin (« http://127.0.0.1:9000/rpc ») est refusé : l'adresse du démon seule, sans /rpc : le plugin ajoute /rpc lui-même. Aucune requête n'est envoyée au démon, ni le jeton d'accès, tant qu'il n'est pas corrigé dans les réglages du plugin.",
+			"Le réglage « Adresse du démon » du plugin (« http://127.0.0.1:9000/rpc ») est refusé : l'adresse du démon seule, sans /rpc : le plugin ajoute /rpc lui-même. Aucune requête n'est envoyée au démon, ni le jeton d'accès, tant qu'il n'est pas corrigé dans les réglages du plugin.",
 		);
 		expect(() => usableDaemonUrl("")).toThrow(DaemonUrlError);
 	});
@@ -61,9 +61,9 @@ describe("settings", () => {
 		]);
 		expect(refusedSettingsNotice(refused).split("\n")).toEqual([
 			"GrasBot : le data.json du plugin contient des réglages que cette version refuse. Ils y restent tels quels jusqu'à ce que vous les changiez dans les réglages du plugin.",
-			'• Daemon URL (daemonUrl : "http://192.168.1.10:8765") : le démon doit tourner sur cet ordinateur (127.0.0.1, localhost ou [::1]) ; aucune requête n\'est envoyée au démon, ni le jeton d\'accès, tant qu\'elle n\'est pas corrigée.',
-			'• Reload on save (reloadOnSave : "yes") : true ou false attendu ; le rechargement à l\'enregistrement reste désactivé.',
-			"• Reload delay (debounceMs : 999999) : un délai entre 250 et 60000 ms attendu ; 2000 ms s'appliquent en attendant.",
+			'• Adresse du démon (daemonUrl : "http://192.168.1.10:8765") : le démon doit tourner sur cet ordinateur (127.0.0.1, localhost ou [::1]) ; aucune requête n\'est envoyée au démon, ni le jeton d\'accès, tant qu\'elle n\'est pas corrigée.',
+			'• Recharger à l\'enregistrement (reloadOnSave : "yes") : true ou false attendu ; le rechargement à l\'enregistrement reste désactivé.',
+			"• Délai de rechargement (debounceMs : 999999) : un délai entre 250 et 60000 ms attendu ; 2000 ms s'appliquent en attendant.",
 		]);
 		expect(refusedSettings({ ...DEFAULT_SETTINGS, daemonUrl: "http://localhost:9000/" })).toEqual([]);
 		expect(refusedSettings(null)).toEqual([]);
@@ -78,8 +78,8 @@ describe("settings", () => {
 		expect(shownSetting("reloadOnSave", settings, refused)).toBe(false); // a toggle shows what applies
 		expect(shownSetting("daemonUrl", settings, refused)).toBe("http://127.0.0.1:8765");
 		expect(shownSetting("debounceMs", settings, { debounceMs: null })).toBe(2000); // nothing a number field can show
-		expect(refusedSettingNote("debounceMs", refused)).toBe(" data.json holds 999999, which this version refuses: 2000 ms apply until a delay is set.");
-		expect(refusedSettingNote("reloadOnSave", refused)).toBe(' data.json holds "yes", which this version refuses: reload on save stays off until it is set.');
+		expect(refusedSettingNote("debounceMs", refused)).toBe(" Le data.json du plugin contient 999999, que cette version refuse : 2000 ms s'appliquent tant qu'aucun délai n'est réglé.");
+		expect(refusedSettingNote("reloadOnSave", refused)).toBe(' Le data.json du plugin contient "yes", que cette version refuse : le rechargement à l\'enregistrement reste désactivé tant qu\'il n\'est pas réglé.');
 		expect(refusedSettingNote("daemonUrl", refused)).toBe("");
 		expect(validateDebounce("3000")).toBeDefined();
 	});

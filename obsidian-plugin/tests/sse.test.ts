@@ -201,7 +201,7 @@ describe("streamAnswer", () => {
 		const sources: unknown[] = [];
 		const failure = streamAnswer("q", { onSources: (s) => sources.push(s) }, { daemonUrl: "http://127.0.0.1:8765", fetch: silent, idleMs: 50 });
 		await expect(failure).rejects.toBeInstanceOf(TimeoutError);
-		await expect(failure).rejects.toThrow("did not answer `ask/stream` within 0 s");
+		await expect(failure).rejects.toThrow("n'a pas répondu à `ask/stream` en 0 s");
 		expect(sources).toHaveLength(1);
 		expect(cancelled).toBe(true);
 		// headers that never come: the same

@@ -8,6 +8,7 @@
  */
 
 import { RPC_NOTE_NOT_FOUND, RpcError, describeFailure } from "../errors";
+import { ALIASES } from "../messages";
 import type { AliasSuggestion, AliasSuggestions } from "../protocol";
 import { noteSlug, pathSlug } from "../slug";
 import type { AliasSuggestHub } from "./extension";
@@ -51,7 +52,7 @@ export class AliasSuggestController {
 		if (!note || note.extension !== "md") return;
 		if (!this.deps.hasToken()) {
 			this.deps.hub.clear(note.path);
-			this.state("no access token set: alias suggestions are off");
+			this.state(ALIASES.noToken);
 			return;
 		}
 		const slug = noteSlug(note.basename, note.frontmatter) || (await pathSlug(note.path));
@@ -66,12 +67,12 @@ export class AliasSuggestController {
 			this.deps.hub.clear(note.path);
 			if (error instanceof RpcError && error.code === RPC_NOTE_NOT_FOUND) return; // a note the daemon does not serve
 			const failure = describeFailure(error, this.deps.daemonUrl(), { tokenSet: true }); // asked only with a token
-			const said = `no alias suggestions: ${failure.title}`;
-			if (failure.kind === "auth" && said !== this.lastState) this.deps.warn?.(`GrasBot: ${said}. ${failure.detail}`);
+			const said = ALIASES.off(failure.title);
+			if (failure.kind === "auth" && said !== this.lastState) this.deps.warn?.(ALIASES.offNotice(said, failure.detail));
 			// a daemon older than the plugin (no `path` param, no method): off until it is updated, said once
 			// or of another version, whose answer this plugin cannot read: the same, said once
 			if ((failure.kind === "outdated" || failure.kind === "mismatch") && said !== this.lastState)
-				this.deps.warn?.(`GrasBot : pas de suggestions d'alias. ${failure.detail}`);
+				this.deps.warn?.(ALIASES.outdatedNotice(failure.detail));
 			this.state(said);
 		}
 	}
@@ -94,15 +95,13 @@ export class AliasSuggestController {
 			await this.deps.saveDismissed();
 		} catch (error) {
 			const reason = error instanceof Error ? error.message : String(error);
-			this.deps.warn?.(
-				`GrasBot : la suggestion « ${suggestion.alias} » est écartée pour cette session, mais le fichier data.json du plugin n'a pas pu être enregistré (${reason}) : elle reviendra au prochain démarrage, sauf si une autre suggestion écartée est enregistrée d'ici là.`,
-			);
+			this.deps.warn?.(ALIASES.unsaved(suggestion.alias, reason));
 		}
 	}
 
 	private state(message: string): void {
 		if (message === this.lastState) return;
 		this.lastState = message;
-		if (message) this.deps.debug?.(`GrasBot: ${message}`);
+		if (message) this.deps.debug?.(`GrasBot : ${message}`);
 	}
 }

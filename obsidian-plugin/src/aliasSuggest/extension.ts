@@ -9,6 +9,7 @@
 
 import { type EditorState, type Extension, Facet, StateEffect, StateField, type Text } from "@codemirror/state";
 import { Decoration, type DecorationSet, EditorView, ViewPlugin, type ViewUpdate, WidgetType } from "@codemirror/view";
+import { ALIASES } from "../messages";
 import type { AliasSuggestion } from "../protocol";
 import { locateAliases, normalizeAlias } from "./frontmatter";
 import { hoverText, visibleSuggestions } from "./suggestions";
@@ -138,10 +139,10 @@ export class AliasSuggestionsWidget extends WidgetType {
 		const inline = this.placement === "inline";
 		const box = createEl(inline ? "span" : "div", {
 			cls: ["grasbot-alias-suggestions", `grasbot-alias-suggestions-${this.placement}`],
-			attr: { "aria-label": "Suggested aliases" },
+			attr: { "aria-label": ALIASES.boxLabel },
 		});
 		// Away from the `aliases:` line, the label says what the chips are for.
-		box.createSpan({ cls: "grasbot-alias-suggestions-label", text: inline ? "Suggested:" : "Suggested aliases:" });
+		box.createSpan({ cls: "grasbot-alias-suggestions-label", text: inline ? ALIASES.inlineLabel : ALIASES.blockLabel });
 		for (const suggestion of this.suggestions) this.chip(view, box, suggestion);
 		return box;
 	}
@@ -151,10 +152,10 @@ export class AliasSuggestionsWidget extends WidgetType {
 		chip.dataset.alias = suggestion.alias;
 		chip.dataset.source = suggestion.source;
 		chip.createSpan({ cls: "grasbot-alias-suggestion-text", text: suggestion.alias });
-		button(chip, "grasbot-alias-suggestion-add", "+", `Add alias "${suggestion.alias}"`, () => {
+		button(chip, "grasbot-alias-suggestion-add", "+", ALIASES.add(suggestion.alias), () => {
 			view.state.facet(hostFacet)?.add(this.path, suggestion);
 		});
-		button(chip, "grasbot-alias-suggestion-dismiss", "×", `Dismiss suggestion "${suggestion.alias}"`, () => {
+		button(chip, "grasbot-alias-suggestion-dismiss", "×", ALIASES.dismiss(suggestion.alias), () => {
 			view.dispatch({ effects: dismissAliasSuggestion.of(suggestion.alias) });
 			view.state.facet(hostFacet)?.dismiss(this.path, suggestion);
 		});

@@ -3,24 +3,18 @@
  * dismissed ones (kept in the plugin's data, per note path).
  */
 
+import { ALIASES, UNREAD_DISMISSED } from "../messages";
 import type { AliasSuggestion } from "../protocol";
 import { normalizeAlias } from "./frontmatter";
 
-/** What each `source` of `suggest_aliases` means, for the hover text. */
-export const SOURCE_LABELS: Readonly<Record<string, string>> = {
-	link_text: "Link text in other notes",
-	visitor_question: "Visitors' questions that led to this note",
-	ungrounded_question: "Unanswered visitors' questions nearest to this note",
-	answers: "This note's own answers",
-};
-
+/** What a `source` of `suggest_aliases` means, for the hover text. */
 export function sourceLabel(source: string): string {
-	return SOURCE_LABELS[source] ?? `Source: ${source}`;
+	return ALIASES.sources[source] ?? ALIASES.unknownSource(source);
 }
 
 /** The hover text of a suggestion: where it comes from, then its evidence, one per line. */
 export function hoverText(suggestion: AliasSuggestion): string {
-	const head = `Suggested from ${sourceLabel(suggestion.source).toLowerCase()} (score ${suggestion.score.toFixed(2)})`;
+	const head = ALIASES.hover(sourceLabel(suggestion.source).toLowerCase(), suggestion.score.toFixed(2));
 	return [head, ...suggestion.evidence.map((e) => `• ${e}`)].join("\n");
 }
 
@@ -122,12 +116,11 @@ export function renameUnreadDismissed(unread: UnreadDismissed | null, oldPath: s
 export function unreadDismissedReason(unread: UnreadDismissed): string {
 	if ("whole" in unread) {
 		const kind = typeof unread.whole;
-		const what = Array.isArray(unread.whole) ? "une liste" : kind === "string" ? "un texte" : kind === "number" ? "un nombre" : kind === "boolean" ? "un booléen" : "une valeur";
-		return `${what} au lieu d'un objet « chemin de la note → liste des alias écartés » : aucune suggestion écartée n'en est lue ; la valeur reste telle quelle dans data.json (sous ${UNREAD_DISMISSED_KEY} dès qu'une suggestion écartée doit y être enregistrée)`;
+		const kinds = UNREAD_DISMISSED.kinds;
+		const what = Array.isArray(unread.whole) ? kinds.list : kind === "string" ? kinds.text : kind === "number" ? kinds.number : kind === "boolean" ? kinds.boolean : kinds.other;
+		return UNREAD_DISMISSED.whole(what, UNREAD_DISMISSED_KEY);
 	}
-	const paths = Object.keys(unread.entries);
-	const named = paths.map((p) => `« ${p} »`).join(", ");
-	return `${paths.length === 1 ? `la note ${named} n'a` : `les notes ${named} n'ont`} ni liste d'alias ni alias : ${paths.length === 1 ? "sa valeur reste telle quelle" : "leurs valeurs restent telles quelles"} dans data.json ; les suggestions écartées des autres notes s'appliquent`;
+	return UNREAD_DISMISSED.entries(Object.keys(unread.entries));
 }
 
 /**

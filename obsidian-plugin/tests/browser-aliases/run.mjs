@@ -71,8 +71,8 @@ async function main() {
 		const chips = tab.locator(".grasbot-alias-suggestion");
 		assert.deepEqual(await chips.evaluateAll((els) => els.map((el) => el.dataset.alias)), ["projet de tri", "tri avec deux piles", "push_swap 42"]);
 		const line = await tab.locator(".grasbot-alias-suggestions").evaluate((el) => el.closest(".cm-line")?.textContent ?? "");
-		assert.ok(line.startsWith("aliases:Suggested:"), line);
-		assert.match(await chips.nth(1).getAttribute("title"), /visitors' questions that led to this note/);
+		assert.ok(line.startsWith("aliases:Suggestions :"), line);
+		assert.match(await chips.nth(1).getAttribute("title"), /questions de visiteurs qui ont mené à cette note/);
 		// Rendered on the same visual row as `aliases:`, to its right.
 		const keyBox = await tab.locator(".cm-line", { hasText: "aliases:" }).first().boundingBox();
 		const widgetBox = await tab.locator(".grasbot-alias-suggestions").boundingBox();
@@ -127,7 +127,7 @@ async function main() {
 		// Back to Source mode in the same editor: the chips return to the `aliases:` line.
 		await tab.evaluate(() => window.aliasTest.setLivePreview(false));
 		assert.equal(await liveBox.count(), 1);
-		assert.ok((await liveBox.evaluate((el) => el.closest(".cm-line")?.textContent ?? "")).startsWith("aliases:Suggested:"));
+		assert.ok((await liveBox.evaluate((el) => el.closest(".cm-line")?.textContent ?? "")).startsWith("aliases:Suggestions :"));
 		assert.deepEqual(errors, []);
 		console.debug("alias suggestions in Chromium: OK (test-artifacts/alias-suggestions.png, alias-suggestions-live.png)");
 	} finally {

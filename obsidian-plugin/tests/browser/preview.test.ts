@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import esbuild from "esbuild";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STREAM_FALLBACK_NOTE } from "../../src/preview";
+import { ANSWER, PANEL } from "../../src/messages";
 import type { Source } from "../../src/protocol";
 import { formatChars, formatPoints, passageLabel } from "../../src/render";
 import { launchChromium } from "../../../tests/browser/chromium.mjs";
@@ -192,7 +192,7 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 			const partial = await readScreen();
 			expect(partial.badge).toBe(`basé sur ${expected.length} notes`);
 			expect(partial.sources.map((s) => s.title)).toEqual(expected.map((s) => s.title));
-			expect(partial.status).toBe("Asking the daemon…");
+			expect(partial.status).toBe(PANEL.asking);
 			expect(partial.facts).toBe("");
 			expect(await page.isDisabled(".grasbot-ask-button")).toBe(true);
 			await mkdir(ARTIFACTS, { recursive: true });
@@ -209,7 +209,7 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 		expect(screen.text).toBe(reply.replace("[grasbot-pipeline]", "[GrasBot — le pipeline de réponse]"));
 		expect(screen.badge).toBe(`basé sur ${expected.length} notes`);
 		expect(screen.states).toEqual([]);
-		expect(screen.status).not.toContain(STREAM_FALLBACK_NOTE); // the stream itself answered
+		expect(screen.status).not.toContain(PANEL.streamFallback); // the stream itself answered
 		expect(screen.facts).toContain("modèle qwen3:8b");
 		expect(screen.sources.map((s) => s.title)).toEqual(expected.map((s) => s.title));
 
@@ -226,7 +226,7 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 		expect(screen.sources.map((s) => s.passages)).toEqual(
 			expected.map((s) => s.passages.map((p) => ({ label: passageLabel(s, p), chars: formatChars(p.chars) }))),
 		);
-		expect(first.passages).toEqual([{ label: "Whole note", chars: formatChars(expected[0].passages[0].chars) }]);
+		expect(first.passages).toEqual([{ label: ANSWER.wholeNote, chars: formatChars(expected[0].passages[0].chars) }]);
 		expect(screen.sources.map((s) => s.unsent)).toEqual(expected.map((s) => (s.passages.length ? "" : "Not sent to the model")));
 		expect(await page.isDisabled(".grasbot-ask-button")).toBe(false);
 
@@ -251,7 +251,7 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 		const followUp = "Et quel modèle utilise-t-il ? <img src=x onerror=\"window.__grasbotInjected = 5\">";
 		// The model's reply carries markup: the panel must show it as text.
 		const hostile = 'Qwen3 <script>window.__grasbotInjected = 4</script> et <img src="x" onerror="window.__grasbotInjected = 2">';
-		expect(await page.textContent(".grasbot-ask-button")).toBe("Ask a follow-up as a visitor");
+		expect(await page.textContent(".grasbot-ask-button")).toBe(PANEL.followUp);
 		await stack.command("script", { reply: hostile });
 		try {
 			await page.fill(".grasbot-question", followUp);
@@ -286,7 +286,7 @@ describe("the preview panel in headless Chromium", { timeout: 90_000 }, () => {
 
 		await page.click(".grasbot-new-conversation");
 		expect(await page.locator(".grasbot-turn").count()).toBe(0);
-		expect(await page.textContent(".grasbot-ask-button")).toBe("Ask as visitor");
+		expect(await page.textContent(".grasbot-ask-button")).toBe(PANEL.ask);
 		expect(pageErrors).toEqual([]);
 	});
 });
