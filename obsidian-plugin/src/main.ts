@@ -64,6 +64,8 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		this.refused = Object.fromEntries(refused.filter(({ key }) => key !== "dismissedAliases").map(({ key, written }) => [key, written]));
 		this.unreadDismissed = unreadDismissed((data as { dismissedAliases?: unknown } | null)?.dismissedAliases);
 		if (refused.length > 0) new Notice(refusedSettingsNotice(refused), NOTICE_MS);
+		// an older version's dismissals, saved as the suggestions' words: their keys take their place
+		if (await this.dismissedAliases.hideWords()) await this.save();
 		await this.moveLegacyToken(data);
 		const reloader = new Debouncer(() => this.reloadVault(true), this.settings.debounceMs);
 		this.reloader = reloader;

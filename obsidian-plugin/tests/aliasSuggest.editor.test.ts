@@ -1,12 +1,12 @@
 // The alias suggestions in a real CodeMirror EditorView (happy-dom): where the widgets are
 // drawn in Source mode and in Live Preview, what their hover says, add and dismiss, and nothing
 // drawn when the daemon cannot help.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { DaemonNotRunningError, ProtocolError, RPC_NOTE_NOT_FOUND, RPC_UNAUTHORIZED, RpcError } from "../src/errors";
 import type { AliasSuggestions } from "../src/protocol";
 import { AliasSuggestController } from "../src/aliasSuggest/controller";
 import { AliasSuggestHub } from "../src/aliasSuggest/extension";
-import { DismissedAliases } from "../src/aliasSuggest/suggestions";
+import { DismissedAliases, dismissedKey } from "../src/aliasSuggest/suggestions";
 import { type Harness, mountHarness } from "./browser-aliases/harness";
 
 const NOTE = [
@@ -118,15 +118,14 @@ describe("alias suggestions in the editor", () => {
 		const h = mount();
 		await h.open();
 		chips(h)[0].querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-dismiss")?.click();
-		await flush();
 		expect(chips(h).map((c) => c.dataset.alias)).toEqual(["tri avec deux piles"]);
 		expect(h.view.state.doc.toString()).toBe(NOTE);
-		await h.open(); // the note opened again: the daemon still suggests it
+		await h.open(); // the note opened again at once, before the dismissal is saved: the daemon still suggests it
 		expect(h.asked).toHaveLength(2);
 		expect(chips(h).map((c) => c.dataset.alias)).toEqual(["tri avec deux piles"]);
+		await vi.waitFor(() => expect(h.saved()).not.toBeNull());
 		const saved = h.saved();
-		expect(saved).not.toBeNull();
-		expect((JSON.parse(saved as string) as { dismissedAliases: unknown }).dismissedAliases).toEqual({ "projets/push-swap.md": ["projet de tri"] });
+		expect((JSON.parse(saved as string) as { dismissedAliases: unknown }).dismissedAliases).toEqual({ "projets/push-swap.md": [await dismissedKey("projet de tri")] });
 
 		h.destroy();
 		const again = mount({ savedData: saved });
@@ -291,8 +290,9 @@ describe("alias suggestions in Live Preview (frontmatter shown as Properties)", 
 		await flush();
 		expect(box(h)).toBeNull();
 		expect(h.view.state.doc.toString()).toBe(added);
+		await vi.waitFor(() => expect(h.saved()).not.toBeNull());
 		expect((JSON.parse(h.saved() as string) as { dismissedAliases: unknown }).dismissedAliases).toEqual({
-			"projets/push-swap.md": ["tri avec deux piles"],
+			"projets/push-swap.md": [await dismissedKey("tri avec deux piles")],
 		});
 	});
 
@@ -347,6 +347,6 @@ describe("a dismissal that cannot be saved", () => {
 		expect(warned[0]).toContain("EACCES");
 		expect(warned[0]).toContain("prochain démarrage");
 		// kept for this session, and saved with the next dismissal that can be
-		expect(data["projets/push-swap.md"]).toEqual(["projet de tri"]);
+		expect(data["projets/push-swap.md"]).toEqual([await dismissedKey("projet de tri")]);
 	});
 });

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { addAlias, locateAliases, normalizeAlias, writeAliases } from "../src/aliasSuggest/frontmatter";
 import {
+	dismissedKey,
 	DismissedAliases,
 	UNREAD_DISMISSED_KEY,
 	dismissedToSave,
@@ -185,15 +186,35 @@ describe("visibleSuggestions", () => {
 });
 
 describe("dismissed list in the plugin's data", () => {
-	it("keeps normalized aliases per note path and survives a save and a load", () => {
+	it("keeps a key of each normalized alias per note path, not its words, and survives a save and a load", async () => {
 		const settings = normalizeSettings({});
 		const dismissed = new DismissedAliases(() => settings.dismissedAliases);
-		expect(dismissed.add("projets/push-swap.md", "Projet de tri")).toBe(true);
-		expect(dismissed.add("projets/push-swap.md", "projet de tri")).toBe(false);
+		expect(await dismissed.add("projets/push-swap.md", "Projet de tri")).toBe(true);
+		expect(await dismissed.add("projets/push-swap.md", "projet de tri")).toBe(false);
+		const key = await dismissedKey("projet de tri");
+		expect(key).toMatch(/^sha256 [0-9a-f]{32}$/);
+		expect(await dismissedKey("PROJET de tri")).toBe(key);
 		const reloaded = normalizeSettings(JSON.parse(JSON.stringify(settings)));
-		expect(reloaded.dismissedAliases).toEqual({ "projets/push-swap.md": ["projet de tri"] });
-		expect(new DismissedAliases(() => reloaded.dismissedAliases).has("projets/push-swap.md", "PROJET de tri")).toBe(true);
-		expect(new DismissedAliases(() => reloaded.dismissedAliases).has("autre.md", "projet de tri")).toBe(false);
+		expect(reloaded.dismissedAliases).toEqual({ "projets/push-swap.md": [key] });
+		expect(JSON.stringify(reloaded)).not.toContain("tri");
+		expect(await new DismissedAliases(() => reloaded.dismissedAliases).has("projets/push-swap.md", "PROJET de tri")).toBe(true);
+		expect(await new DismissedAliases(() => reloaded.dismissedAliases).has("autre.md", "projet de tri")).toBe(false);
+		const among = new DismissedAliases(() => reloaded.dismissedAliases).dismissedAmong("projets/push-swap.md", ["Projet de tri", "rachat"]);
+		expect(await among).toEqual(new Set(["projet de tri"]));
+	});
+
+	it("turns an older version's dismissed words into keys, which still dismiss, and a key read by an older version stays as it is", async () => {
+		const older = normalizeDismissed({ "a.md": ["Projet de tri", "2027"], "b.md": [await dismissedKey("rachat"), "rachat"] });
+		const dismissed = new DismissedAliases(() => older);
+		expect(await dismissed.has("a.md", "projet de tri")).toBe(true); // before, as words
+		expect(await dismissed.hideWords()).toBe(true);
+		expect(older).toEqual({ "a.md": [await dismissedKey("projet de tri"), await dismissedKey("2027")], "b.md": [await dismissedKey("rachat")] });
+		expect(await dismissed.has("a.md", "Projet de tri")).toBe(true);
+		expect(await dismissed.has("b.md", "rachat")).toBe(true);
+		expect(await dismissed.hideWords()).toBe(false);
+		// the version before reads every dismissal through normalizeAlias: a key passes unchanged
+		const key = await dismissedKey("rachat");
+		expect(normalizeAlias(key)).toBe(key);
 	});
 
 	it("follows a renamed note and reads what it can of a hand-edited data.json", () => {
@@ -205,16 +226,16 @@ describe("dismissed list in the plugin's data", () => {
 		expect(normalizeDismissed(null)).toEqual({});
 	});
 
-	it("keeps the dismissals data.json holds in a shape it cannot read, as written, beside the others", () => {
+	it("keeps the dismissals data.json holds in a shape it cannot read, as written, beside the others", async () => {
 		// one alias alone, or a number (« 2027 »), is read; a note's value that is neither is kept as written
 		const written = { "a.md": "Projet de tri", "b.md": [2027, "Rachat"], "c.md": { aliases: ["x"] }, "d.md": true };
 		expect(normalizeDismissed(written)).toEqual({ "a.md": ["projet de tri"], "b.md": ["2027", "rachat"] });
 		const unread = unreadDismissed(written);
 		expect(unread).toEqual({ entries: { "c.md": { aliases: ["x"] }, "d.md": true } });
 		const dismissed = normalizeDismissed(written);
-		new DismissedAliases(() => dismissed).add("e.md", "Autre");
+		await new DismissedAliases(() => dismissed).add("e.md", "Autre");
 		expect(dismissedToSave(dismissed, unread)).toEqual({
-			dismissedAliases: { "c.md": { aliases: ["x"] }, "d.md": true, "a.md": ["projet de tri"], "b.md": ["2027", "rachat"], "e.md": ["autre"] },
+			dismissedAliases: { "c.md": { aliases: ["x"] }, "d.md": true, "a.md": ["projet de tri"], "b.md": ["2027", "rachat"], "e.md": [await dismissedKey("autre")] },
 		});
 		expect(unreadDismissedReason(unread!)).toBe(
 			"les notes « c.md », « d.md » n'ont ni liste d'alias ni alias : leurs valeurs restent telles quelles dans data.json ; les suggestions écartées des autres notes s'appliquent",

@@ -5,7 +5,8 @@
 import { EditorState, type Extension } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import type { App, PluginManifest } from "obsidian";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { dismissedKey } from "../src/aliasSuggest/suggestions";
 import GrasbotPreviewPlugin from "../src/main";
 import {
 	App as StubApp,
@@ -127,8 +128,29 @@ describe("alias suggestions glue", () => {
 		view.dom.querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-dismiss")?.click();
 		await flush();
 		expect(view.dom.querySelector(".grasbot-alias-suggestion")).toBeNull();
-		expect(stub.saved).toMatchObject({ dismissedAliases: { "projets/push-swap.md": ["projet de tri"] } });
+		// the suggestion's key, not its words: data.json travels with the vault
+		await vi.waitFor(() => expect(stub.saved).toHaveProperty(["dismissedAliases", "projets/push-swap.md"]));
+		expect(stub.saved).toMatchObject({ dismissedAliases: { "projets/push-swap.md": [await dismissedKey("projet de tri")] } });
+		expect(JSON.stringify(stub.saved)).not.toContain("projet de tri");
 		expect(JSON.stringify(stub.saved)).not.toContain("tok\"");
+	});
+
+	it("replaces the words an older version saved for a dismissal by their key at load, and the suggestion stays dismissed", async () => {
+		daemon(() => ({ result: SUGGESTIONS }));
+		const older = { token: "tok", dismissedAliases: { "journal/prive.md": ["projet de tri", "rachat"], "c.md": { aliases: ["x"] } } };
+		const { app, stub } = await load(older);
+		const saved = JSON.stringify(stub.saved);
+		expect(saved).not.toContain("projet de tri");
+		expect(saved).not.toContain("rachat");
+		expect(stub.saved).toMatchObject({
+			dismissedAliases: { "journal/prive.md": [await dismissedKey("projet de tri"), await dismissedKey("rachat")], "c.md": { aliases: ["x"] } },
+		});
+		const file = new TFile("journal/prive.md");
+		const view = editor(stub, file, "---\naliases: []\n---\n");
+		app.workspace.trigger("file-open", file);
+		await flush();
+		expect(calls.map((c) => c.method)).toEqual(["suggest_aliases"]);
+		expect(view.dom.querySelector(".grasbot-alias-suggestion")).toBeNull();
 	});
 
 	it("stays silent for an unknown note, a daemon that is down, or no token", async () => {

@@ -1,6 +1,7 @@
 // The Obsidian glue in main.ts, run against the stub of tests/obsidian-stub.ts.
 import { type App, type PluginManifest, SecretComponent, type Setting, type SettingDefinitionRender, type SettingGroup } from "obsidian";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { dismissedKey } from "../src/aliasSuggest/suggestions";
 import GrasbotPreviewPlugin from "../src/main";
 import { validateDebounce } from "../src/settings";
 import { PreviewView, VIEW_TYPE_PREVIEW } from "../src/view";
@@ -553,7 +554,8 @@ describe("plugin glue", () => {
 		expect(notices).toHaveLength(1);
 		expect(notices[0]).toContain('• Suggestions d\'alias écartées (dismissedAliases : {"projets/b.md":{"alias":"rachat"}}) : la note « projets/b.md » n\'a ni liste d\'alias ni alias');
 		await plugin.updateSettings({ debounceMs: 1000 });
-		expect(stub.saved).toMatchObject({ dismissedAliases: written });
+		// what it reads, as the key of each alias; what it cannot, as written
+		expect(stub.saved).toMatchObject({ dismissedAliases: { "projets/a.md": [await dismissedKey("tri")], "projets/b.md": { alias: "rachat" } } });
 		// a list where the map goes: kept as written
 		const list = ["tri", "rachat"];
 		const second = await load({ dismissedAliases: list });
@@ -567,7 +569,7 @@ describe("plugin glue", () => {
 		app.workspace.setLayoutReady();
 		app.vault.trigger("rename", new TFile("archives/b.md"), "projets/b.md");
 		await vi.advanceTimersByTimeAsync(0);
-		expect(stub.saved).toMatchObject({ dismissedAliases: { "projets/a.md": ["tri"], "archives/b.md": { alias: "rachat" } } });
+		expect(stub.saved).toMatchObject({ dismissedAliases: { "projets/a.md": [await dismissedKey("tri")], "archives/b.md": { alias: "rachat" } } });
 		expect(Object.keys((stub.saved as { dismissedAliases: object }).dismissedAliases)).not.toContain("projets/b.md");
 	});
 

@@ -60,7 +60,9 @@ export class AliasSuggestController {
 		try {
 			const result = await this.deps.suggest(slug, note.path);
 			if (request !== this.latest) return;
-			this.deps.hub.show({ path: note.path, suggestions: result.suggestions, dismissed: this.deps.dismissed.forPath(note.path) });
+			const dismissed = await this.deps.dismissed.dismissedAmong(note.path, result.suggestions.map((s) => s.alias));
+			if (request !== this.latest) return;
+			this.deps.hub.show({ path: note.path, suggestions: result.suggestions, dismissed });
 			this.state("");
 		} catch (error) {
 			if (request !== this.latest) return;
@@ -90,7 +92,7 @@ export class AliasSuggestController {
 	 */
 	async dismiss(path: string, suggestion: AliasSuggestion): Promise<void> {
 		this.deps.hub.dismissed(path, suggestion.alias);
-		if (!this.deps.dismissed.add(path, suggestion.alias)) return;
+		if (!(await this.deps.dismissed.add(path, suggestion.alias))) return;
 		try {
 			await this.deps.saveDismissed();
 		} catch (error) {

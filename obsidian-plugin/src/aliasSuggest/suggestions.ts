@@ -38,8 +38,36 @@ export function visibleSuggestions(
 	return shown;
 }
 
-/** Dismissed suggestions: note path → normalized aliases, as saved in data.json. */
+/**
+ * Dismissed suggestions: note path → the key of each alias dismissed (`dismissedKey`), as saved
+ * in data.json. Versions up to 3.2.0 saved the normalized aliases themselves, which `hideWords`
+ * turns into keys at load.
+ */
 export type DismissedData = Record<string, string[]>;
+
+/**
+ * What data.json keeps of a dismissed alias: a digest of its normalized form, not its words.
+ * data.json sits in the vault's `.obsidian` folder and goes wherever the vault goes (a sync
+ * service, a git remote, a backup, a file pasted in a bug report), and a suggestion's words may
+ * be a visitor's question (the daemon's question log stays on the daemon's machine) or a private
+ * note's link text. The digest tells a dismissed suggestion when the daemon offers it again, and
+ * nothing else: no one reads the words back from it (one who guesses them can check the guess).
+ * Lower-case hex after `sha256 `, a form `normalizeAlias` leaves as it is: an older version reads
+ * it as one more alias, never offered, and saves it back unchanged.
+ */
+export async function dismissedKey(alias: string): Promise<string> {
+	const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(normalizeAlias(alias)));
+	const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+	return `${KEY_PREFIX}${hex.slice(0, 32)}`;
+}
+
+const KEY_PREFIX = "sha256 ";
+const KEY = /^sha256 [0-9a-f]{32}$/;
+
+/** Whether a dismissal as data.json holds it is a key (`dismissedKey`), not an older version's words. */
+function isDismissedKey(value: string): boolean {
+	return KEY.test(value);
+}
 
 /** A note's dismissed aliases as written: a list, or one alias alone; null when it is neither. */
 function readAliases(value: unknown): string[] | null {
@@ -128,30 +156,69 @@ export function unreadDismissedReason(unread: UnreadDismissed): string {
  * getter: the settings object is replaced when settings change).
  */
 export class DismissedAliases {
+	/** This session's dismissals by name (note path → normalized aliases), in memory only: one
+	 * applies at once, before its key is computed and saved. */
+	private readonly session = new Map<string, Set<string>>();
+
 	constructor(private readonly source: () => DismissedData) {}
 
 	private get data(): DismissedData {
 		return this.source();
 	}
 
-	forPath(path: string): Set<string> {
-		return new Set(this.data[path] ?? []);
+	/** Which of `aliases` are dismissed for the note at `path`, normalized (for the editor, never saved). */
+	async dismissedAmong(path: string, aliases: readonly string[]): Promise<Set<string>> {
+		const saved = new Set(this.data[path] ?? []);
+		const session = this.session.get(path) ?? new Set<string>();
+		const dismissed = new Set<string>();
+		if (saved.size === 0 && session.size === 0) return dismissed;
+		for (const alias of aliases) {
+			const name = normalizeAlias(alias);
+			// an older version's words too, until `hideWords` has replaced them
+			if (name && (session.has(name) || saved.has(name) || saved.has(await dismissedKey(name)))) dismissed.add(name);
+		}
+		return dismissed;
 	}
 
-	has(path: string, alias: string): boolean {
-		return (this.data[path] ?? []).includes(normalizeAlias(alias));
+	async has(path: string, alias: string): Promise<boolean> {
+		return (await this.dismissedAmong(path, [alias])).size > 0;
 	}
 
 	/** Returns whether the list changed (and so needs saving). */
-	add(path: string, alias: string): boolean {
-		const key = normalizeAlias(alias);
-		if (!key || this.has(path, alias)) return false;
-		this.data[path] = [...(this.data[path] ?? []), key];
+	async add(path: string, alias: string): Promise<boolean> {
+		const name = normalizeAlias(alias);
+		const session = this.session.get(path) ?? new Set<string>();
+		if (!name || session.has(name)) return false;
+		session.add(name);
+		this.session.set(path, session);
+		const key = await dismissedKey(name);
+		const saved = this.data[path] ?? [];
+		if (saved.includes(key) || saved.includes(name)) return false;
+		this.data[path] = [...saved, key];
 		return true;
+	}
+
+	/**
+	 * Replaces the aliases an older version saved as words by their keys: the words leave data.json
+	 * at the next save, and each dismissal still applies. Returns whether any was replaced.
+	 */
+	async hideWords(): Promise<boolean> {
+		let replaced = false;
+		for (const [path, saved] of Object.entries(this.data)) {
+			if (saved.every(isDismissedKey)) continue;
+			this.data[path] = [...new Set(await Promise.all(saved.map(async (value) => (isDismissedKey(value) ? value : dismissedKey(value)))))];
+			replaced = true;
+		}
+		return replaced;
 	}
 
 	/** A renamed note keeps its dismissed suggestions. Returns whether the list changed. */
 	rename(oldPath: string, newPath: string): boolean {
+		const names = this.session.get(oldPath);
+		if (names && oldPath !== newPath) {
+			this.session.delete(oldPath);
+			this.session.set(newPath, new Set([...(this.session.get(newPath) ?? []), ...names]));
+		}
 		const list = this.data[oldPath];
 		if (!list || oldPath === newPath) return false;
 		delete this.data[oldPath];

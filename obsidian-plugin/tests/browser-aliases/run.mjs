@@ -5,6 +5,7 @@
 // like a user, checks the document text, saves test-artifacts/alias-suggestions.png and
 // alias-suggestions-live.png. Run: node obsidian-plugin/tests/browser-aliases/run.mjs
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
@@ -17,6 +18,9 @@ import { launchChromium } from "../../../tests/browser/chromium.mjs";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const plugin = path.join(here, "..", "..");
 const artifacts = path.join(plugin, "..", "test-artifacts");
+
+/** What data.json keeps of a dismissed alias (suggestions.ts `dismissedKey`), for a normalized alias. */
+const key = (normalized) => `sha256 ${createHash("sha256").update(normalized).digest("hex").slice(0, 32)}`;
 
 const NOTE = ["---", "title: Push swap", "aliases:", "  - tri de piles", "tags: [c, algo]", "---", "# Push swap", "", "Trier une pile avec une autre.", ""].join("\n");
 
@@ -91,8 +95,9 @@ async function main() {
 		assert.deepEqual(await chips.evaluateAll((els) => els.map((el) => el.dataset.alias)), ["tri avec deux piles"]);
 		await tab.evaluate(() => window.aliasTest.open());
 		assert.deepEqual(await chips.evaluateAll((els) => els.map((el) => el.dataset.alias)), ["tri avec deux piles"]);
+		await tab.waitForFunction(() => window.aliasTest.saved() !== null);
 		const saved = await tab.evaluate(() => window.aliasTest.saved());
-		assert.deepEqual(JSON.parse(saved).dismissedAliases, { "projets/push-swap.md": ["push swap 42"] });
+		assert.deepEqual(JSON.parse(saved).dismissedAliases, { "projets/push-swap.md": [key("push swap 42")] });
 		await tab.evaluate(([doc, data]) => window.aliasTest.mount(doc, data, true), [NOTE, saved]);
 		assert.deepEqual(await chips.evaluateAll((els) => els.map((el) => el.dataset.alias)), ["projet de tri", "tri avec deux piles"]);
 
@@ -122,7 +127,8 @@ async function main() {
 		assert.deepEqual(await chips.evaluateAll((els) => els.map((el) => el.dataset.alias)), ["projet de tri", "push_swap 42"]);
 		await tab.locator('.grasbot-alias-suggestion[data-alias="projet de tri"] .grasbot-alias-suggestion-dismiss').click();
 		assert.deepEqual(await chips.evaluateAll((els) => els.map((el) => el.dataset.alias)), ["push_swap 42"]);
-		assert.deepEqual(JSON.parse(await tab.evaluate(() => window.aliasTest.saved())).dismissedAliases, { "projets/push-swap.md": ["projet de tri"] });
+		await tab.waitForFunction(() => (window.aliasTest.saved() ?? "").includes("sha256"));
+		assert.deepEqual(JSON.parse(await tab.evaluate(() => window.aliasTest.saved())).dismissedAliases, { "projets/push-swap.md": [key("projet de tri")] });
 
 		// Back to Source mode in the same editor: the chips return to the `aliases:` line.
 		await tab.evaluate(() => window.aliasTest.setLivePreview(false));
