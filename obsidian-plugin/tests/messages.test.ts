@@ -14,8 +14,8 @@ import * as messages from "../src/messages";
 const ENGLISH = new Set(
 	(
 		"the and of to is are was were not with for from this that these those your you be been has have had will would can cannot " +
-		"could should must it its an by at into when which what no any all only than then there their them they does did do if in " +
-		"as but so too more other each every without about after before until while here off set " +
+		"could should must it its by at into when which what no any all only than then there their them they does did do if in " +
+		"but so too more other each every without about after before until while here off set " +
 		// words of the plugin's own English UI that French says otherwise
 		"daemon vault visitor visitors reload reloaded preview suggested dismiss whole opening settings setting error refused unusable " +
 		"required delay connection unavailable streaming"
@@ -61,6 +61,7 @@ describe("the plugin's texts", () => {
 	it("tells an English sentence from a French one", () => {
 		expect(englishWords("Reload the daemon's vault a moment after you save a note.")).toEqual(["reload", "the", "vault", "after", "you"]);
 		expect(englishWords("Recharger le coffre du démon peu après l'enregistrement d'une note.")).toEqual([]);
+		expect(englishWords("Tu as posé cette question il y a un an.")).toEqual([]);
 		expect(englishWords("Lancez-le avec `grasbot serve --token-file the-file`.")).toEqual([]);
 		expect(englishWords("application/json")).toEqual([]);
 	});
