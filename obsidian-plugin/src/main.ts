@@ -16,6 +16,7 @@ import { DismissedAliases, type UnreadDismissed, dismissedToSave, renameUnreadDi
 import { GrasbotClient } from "./client";
 import { Debouncer } from "./debounce";
 import { describeFailure } from "./errors";
+import { headingSubpath } from "./headingLink";
 import { type HealthNotice, SaidOnce, formatHealthNotice, healthNotices } from "./health";
 import { COMMANDS, CONNECTION, RIBBON_RELOAD, aliasNotAdded, missingSourceNotice, noteGone } from "./messages";
 import { testNote } from "./noteTest";
@@ -333,11 +334,10 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	}
 
 	/**
-	 * Opens the source's note, at the passage's heading when one is given. The file itself, not a
-	 * link text: `Issue #12.md` or `C#.md` (an imported file) read as a link is `Issue ` at its
-	 * heading `12.md`, a note Obsidian does not find and creates empty. The heading as Obsidian
-	 * links it (`stripHeadingForLink`): a subpath is a path of headings split at each `#`, so
-	 * « C# et .NET » as written is heading « C » then « et .NET », and the note opened at its top.
+	 * Opens the source's note, at the passage's own section when it has headings (headingLink.ts:
+	 * the headings above it, as Obsidian links them). The file itself, not a link text:
+	 * `Issue #12.md` or `C#.md` (an imported file) read as a link is `Issue ` at its heading
+	 * `12.md`, a note Obsidian does not find and creates empty.
 	 */
 	private async openSource(source: Source, passage?: Passage): Promise<void> {
 		// a note renamed or deleted since the daemon's last reload: said, not created empty
@@ -346,9 +346,8 @@ export default class GrasbotPreviewPlugin extends Plugin {
 			new Notice(missingSourceNotice(source.path), NOTICE_MS);
 			return;
 		}
-		const innermost = passage?.heading[passage.heading.length - 1];
-		const heading = innermost === undefined ? "" : stripHeadingForLink(innermost);
-		await this.app.workspace.getLeaf(false).openFile(file, { active: true, ...(heading ? { eState: { subpath: `#${heading}` } } : {}) });
+		const subpath = headingSubpath(passage?.heading ?? [], stripHeadingForLink);
+		await this.app.workspace.getLeaf(false).openFile(file, { active: true, ...(subpath ? { eState: { subpath } } : {}) });
 	}
 
 	private async testActiveNote(file: TFile): Promise<void> {

@@ -414,33 +414,39 @@ describe("plugin glue", () => {
 		await open("notes/a.md", ["Intro", "Détails"]);
 		await open("notes/renommee.md");
 		await open("notes/Issue #12.md"); // an imported file: its # is no heading
-		expect(opened).toEqual(["notes/a.md#Détails", "notes/Issue #12.md"]);
+		expect(opened).toEqual(["notes/a.md#Intro#Détails", "notes/Issue #12.md"]);
 		expect(notices).toEqual([
 			"« notes/renommee.md » n'est plus dans le coffre : l'index du démon est plus ancien que le coffre. Rechargez-le (commande « Recharger le coffre dans le démon »), puis posez la question à nouveau.",
 		]);
 	});
 
-	it("opens a source's note at a heading that holds a #, as Obsidian resolves a subpath", async () => {
+	it("opens a source's note at the passage's own section, as Obsidian resolves a subpath: under its parents, a # inside a heading kept", async () => {
 		const { app, plugin } = await load(null);
 		const headings = [
+			{ heading: "Linux", level: 2 },
+			{ heading: "Installation", level: 3 },
+			{ heading: "Windows", level: 2 },
+			{ heading: "Installation", level: 3 },
 			{ heading: "Langages", level: 2 },
 			{ heading: "C", level: 3 },
 			{ heading: "C# et .NET", level: 3 },
 			{ heading: "Issue #12 | suivi", level: 3 },
 		];
-		// Obsidian's resolveSubpath: headings split at each #, each compared by stripHeading, a
-		// deeper level each; what is not found opens the note at its top
+		// Obsidian's resolveSubpath: the subpath split at each #, each part the first heading
+		// after the previous part's, at a deeper level, compared by stripHeading; what is not
+		// found opens the note at its top
 		const resolve = (subpath: string): string => {
 			const parts = subpath.split("#").filter(Boolean);
 			let depth = 0;
-			let found: string | null = null;
-			for (const h of headings) {
-				if (found === null && stripHeading(h.heading).toLowerCase() === stripHeading(parts[depth] ?? "").toLowerCase()) {
+			let level = 0;
+			for (const [i, h] of headings.entries()) {
+				if (h.level > level && stripHeading(h.heading).toLowerCase() === stripHeading(parts[depth] ?? "").toLowerCase()) {
 					depth++;
-					if (depth === parts.length) found = h.heading;
+					level = h.level;
+					if (depth === parts.length) return `${h.heading} (${i + 1})`;
 				}
 			}
-			return found ?? "(top)";
+			return "(top)";
 		};
 		const opened: string[] = [];
 		Object.assign(app.workspace, {
@@ -451,10 +457,18 @@ describe("plugin glue", () => {
 		});
 		Object.assign(app.vault, { getFileByPath: (path: string) => new TFile(path) });
 		const open = (heading: string[]) => (plugin as unknown as { openSource(s: unknown, p?: unknown): Promise<void> }).openSource({ path: "dev.md" }, { heading });
+		await open(["Windows", "Installation"]);
+		await open(["Linux", "Installation"]);
 		await open(["Langages", "C# et .NET"]);
 		await open(["Langages", "Issue #12 | suivi"]);
 		await open(["Langages", "C"]);
-		expect(opened).toEqual(["dev.md › C# et .NET", "dev.md › Issue #12 | suivi", "dev.md › C"]);
+		expect(opened).toEqual([
+			"dev.md › Installation (4)",
+			"dev.md › Installation (2)",
+			"dev.md › C# et .NET (7)",
+			"dev.md › Issue #12 | suivi (8)",
+			"dev.md › C (6)",
+		]);
 	});
 
 	it("keeps the access token out of data.json, in Obsidian's keychain, and moves an older data.json's token there", async () => {
