@@ -18,7 +18,7 @@ import { Debouncer } from "./debounce";
 import { describeFailure } from "./errors";
 import { headingSubpath } from "./headingLink";
 import { type HealthNotice, SaidOnce, formatHealthNotice, healthNotices } from "./health";
-import { COMMANDS, CONNECTION, RIBBON_RELOAD, aliasNotAdded, missingSourceNotice, noteGone } from "./messages";
+import { COMMANDS, CONNECTION, RIBBON_RELOAD, missingSourceNotice, noteGone } from "./messages";
 import { testNote } from "./noteTest";
 import type { Caller, Passage, Source } from "./protocol";
 import { failedPeers, formatReloadNotice, noteTestSummary } from "./render";
@@ -124,12 +124,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 	private setUpAliasSuggestions(): void {
 		const hub = new AliasSuggestHub({
 			pathOf: (state) => state.field(editorInfoField, false)?.file?.path ?? null,
-			add: (path, suggestion) => {
-				this.aliasSuggest?.add(path, suggestion).catch((error: unknown) => {
-					const message = error instanceof Error ? error.message : String(error);
-					new Notice(aliasNotAdded(suggestion.alias, message), NOTICE_MS);
-				});
-			},
+			add: (path, suggestion) => void this.aliasSuggest?.add(path, suggestion),
 			dismiss: (path, suggestion) => void this.aliasSuggest?.dismiss(path, suggestion),
 		});
 		this.aliasSuggest = new AliasSuggestController({

@@ -261,6 +261,9 @@ export const ALIASES = {
 	off: (title: string) => `pas de suggestions d'alias : ${title}`,
 	offNotice: (said: string, detail: string) => `GrasBot : ${said}. ${detail}`,
 	outdatedNotice: (detail: string) => `GrasBot : pas de suggestions d'alias. ${detail}`,
+	/** Why an alias was not added: Obsidian could not parse the note's properties (its YAML parser's words are English). */
+	invalidFrontmatter:
+		"les propriétés de la note (son en-tête YAML, entre les lignes `---` du début) ne sont pas du YAML valide. La note n'a pas été modifiée : corrigez ses propriétés (le mode Source les montre telles qu'écrites), puis ajoutez l'alias à nouveau.",
 	unsaved: (alias: string, reason: string) =>
 		`GrasBot : la suggestion « ${alias} » est écartée pour cette session, mais le fichier data.json du plugin n'a pas pu être enregistré (${reason}) : elle reviendra au prochain démarrage, sauf si une autre suggestion écartée est enregistrée d'ici là.`,
 } as const;

@@ -6,6 +6,7 @@ import { EditorState, type Extension } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import type { App, PluginManifest } from "obsidian";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { parse, stringify } from "yaml";
 import { dismissedKey } from "../src/aliasSuggest/suggestions";
 import GrasbotPreviewPlugin from "../src/main";
 import {
@@ -215,5 +216,58 @@ describe("alias suggestions glue", () => {
 		source.dispatch({ effects: setLivePreview.of(true) });
 		expect(source.posAtDOM(source.dom.querySelector(".grasbot-alias-suggestions") as HTMLElement)).toBe(fenceEnd);
 		expect(calls).toHaveLength(1);
+	});
+});
+
+/**
+ * Obsidian's `processFrontMatter` as its API documents it, on notes held as text: the
+ * frontmatter's YAML parsed into an object (Obsidian's parser is the `yaml` package's: it throws
+ * a YAMLParseError), `edit` called with it, the object written back as YAML (a frontmatter made
+ * for a note without one). A YAML it cannot parse throws before anything is written.
+ */
+function processFrontMatter(notes: Map<string, string>) {
+	return async (file: TFile, edit: (frontmatter: Record<string, unknown>) => void) => {
+		const text = notes.get(file.path) ?? "";
+		const frontmatter = /^---\n([\s\S]*?\n)?---[ \t]*(?:\n|$)/.exec(text);
+		const parsed: unknown = parse(frontmatter?.[1] ?? "");
+		const object = (parsed ?? {}) as Record<string, unknown>;
+		edit(object);
+		notes.set(file.path, `---\n${stringify(object)}---\n${text.slice(frontmatter?.[0].length ?? 0)}`);
+	};
+}
+
+describe("accepting an alias suggestion, through processFrontMatter", () => {
+	async function accept(before: string) {
+		daemon(() => ({ result: SUGGESTIONS }));
+		const { app, stub } = await load({ token: "tok" });
+		const file = new TFile("projets/push-swap.md");
+		const notes = new Map([[file.path, before]]);
+		Object.assign(app, { fileManager: { processFrontMatter: processFrontMatter(notes) } });
+		const view = editor(stub, file, before);
+		app.workspace.trigger("file-open", file);
+		await flush();
+		view.dom.querySelector<HTMLButtonElement>(".grasbot-alias-suggestion-add")?.click();
+		await flush();
+		const after = notes.get(file.path) ?? "";
+		// Obsidian shows the note as written now
+		view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: after } });
+		return { after, chips: view.dom.querySelectorAll(".grasbot-alias-suggestion").length };
+	}
+
+	it("adds it to the note in every frontmatter shape, the other properties and the text kept, and its chip goes", async () => {
+		const added = "---\nslug: Tri rapide\naliases:\n  - tri\n  - projet de tri\n---\nCorps\n";
+		expect(await accept("---\nslug: Tri rapide\naliases:\n  - tri\n---\nCorps\n")).toEqual({ after: added, chips: 0 });
+		expect(await accept("---\nslug: Tri rapide\naliases: tri\n---\nCorps\n")).toEqual({ after: added, chips: 0 });
+		expect(await accept("---\nslug: Tri rapide\n---\nCorps\n")).toEqual({ after: "---\nslug: Tri rapide\naliases:\n  - projet de tri\n---\nCorps\n", chips: 0 });
+		expect(await accept("Corps\n")).toEqual({ after: "---\naliases:\n  - projet de tri\n---\nCorps\n", chips: 0 });
+		expect(notices).toEqual([]);
+	});
+
+	it("says in French that the note's properties cannot be read when their YAML is invalid, and loses nothing: the note as it was, the chip still there", async () => {
+		const before = "---\nslug: Tri rapide\naliases: tri\ntitre: Tri : rapide: oui\n---\nCorps\n";
+		expect(await accept(before)).toEqual({ after: before, chips: 1 });
+		expect(notices).toEqual([
+			"Impossible d'ajouter l'alias « projet de tri » : les propriétés de la note (son en-tête YAML, entre les lignes `---` du début) ne sont pas du YAML valide. La note n'a pas été modifiée : corrigez ses propriétés (le mode Source les montre telles qu'écrites), puis ajoutez l'alias à nouveau.",
+		]);
 	});
 });

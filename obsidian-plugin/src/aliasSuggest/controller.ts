@@ -8,7 +8,7 @@
  */
 
 import { RPC_NOTE_NOT_FOUND, RpcError, describeFailure } from "../errors";
-import { ALIASES } from "../messages";
+import { ALIASES, aliasNotAdded } from "../messages";
 import type { AliasSuggestion, AliasSuggestions } from "../protocol";
 import { noteSlug, pathSlug } from "../slug";
 import type { AliasSuggestHub } from "./extension";
@@ -34,7 +34,7 @@ export interface AliasSuggestDeps {
 	editFrontMatter(path: string, edit: (frontmatter: Record<string, unknown>) => void): Promise<void>;
 	daemonUrl(): string;
 	debug?(message: string): void;
-	/** Tells the author (a Notice): the token set is refused. */
+	/** Tells the author (a Notice): the token set is refused, an alias not added. */
 	warn?(message: string): void;
 }
 
@@ -79,11 +79,22 @@ export class AliasSuggestController {
 		}
 	}
 
-	/** Adds the alias to the note's frontmatter (a list, no duplicate, other fields kept). */
+	/**
+	 * Adds the alias to the note's frontmatter (a list, no duplicate, other fields kept). A failure
+	 * is said: properties Obsidian cannot parse as what the author has to fix, in French (its YAML
+	 * parser's message is English); the note is then as it was, and the chip stays.
+	 */
 	async add(path: string, suggestion: AliasSuggestion): Promise<void> {
-		await this.deps.editFrontMatter(path, (frontmatter) => {
-			addAlias(frontmatter, suggestion.alias);
-		});
+		try {
+			await this.deps.editFrontMatter(path, (frontmatter) => {
+				addAlias(frontmatter, suggestion.alias);
+			});
+		} catch (error) {
+			// processFrontMatter's documented throw for a YAML it cannot parse (the `yaml` package's error)
+			const invalid = error instanceof Error && error.name === "YAMLParseError";
+			const reason = invalid ? ALIASES.invalidFrontmatter : error instanceof Error ? error.message : String(error);
+			this.deps.warn?.(aliasNotAdded(suggestion.alias, reason));
+		}
 	}
 
 	/**
