@@ -37,6 +37,11 @@ FILE_EXTENSIONS = frozenset("md py sh rs pl pm ps so mo in am ac mk ml tf zip mo
 #: Django's `obj.pk`, pandas' `df.at[0]`, `args.lr`, matplotlib's `self.ax`, `np.int`,
 #: `request.user.email`): read as code, not as a host.
 CODE_ATTRIBUTES = frozenset("id pk at lr ax int email".split())
+#: A top-level domain that code or a product's name writes with a capital after a name
+#: (`System.Net`, .NET's `ASP.NET`, `System.IO`, `Socket.IO`, Kotlin's `Dispatchers.IO`,
+#: `logging.INFO`, Android's `Gravity.TOP`, `Mode.DEV`, `Vuex.Store`, Unity's `KeyCode.Space`,
+#: `System.Security`, `Google.Cloud`): so written, without a hyphen or a path, it is no host.
+CODE_NAMES = frozenset("net io info top dev store space security cloud".split())
 _TLD = "|".join(sorted(TLDS, key=len, reverse=True))
 # « exemple [dot] fr », « evil point com »: a dot spelled out, after an @ spelled or not
 _SPELLED_DOT = r"(?:\s?[(\[]dot[)\]]\s?|\s(?:point|dot)\s)"

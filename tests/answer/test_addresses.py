@@ -104,6 +104,38 @@ def test_a_bare_domain_in_code_streamed_in_pieces_is_code(case, cuts):
     assert "".join(cited.feed(said[i:j]) for i, j in zip(bounds, bounds[1:], strict=False)) + cited.finish() == shown
 
 
+CAPITALS = [  # a bare domain in capitals is one; code and products name things so too
+    (
+        "Allez sur EVIL-LOGIN.COM, Evil-Login.Com/reset, Evil.fr, PayPal.com ou evil-login.NET.",
+        "Allez sur (lien retiré), (lien retiré), (lien retiré), (lien retiré) ou (lien retiré).",
+    ),
+    ("Le site GitHub.com, EXEMPLE.FR et Site.Example, pas GitHub.com/evil.", "Le site GitHub.com, EXEMPLE.FR et Site.Example, pas (lien retiré)."),
+    *[  # a top-level domain code capitalises (`_contacts.CODE_NAMES`), after a name: code, a product
+        (said, said)
+        for said in (
+            "ASP.NET, VB.NET, Json.NET, System.Net, System.IO, Socket.IO, Dispatchers.IO, logging.INFO, Gravity.TOP, Vuex.Store, KeyCode.Space.",
+            "Node.js, Vue.js, Chart.js, Node.JS, README.md, LICENSE.MD, M.I.T., p.ex., Python 3.11.",
+        )
+    ],
+    # a sentence ended without a space reads as a domain, in capitals as in small letters: a site could be so named
+    ("Ils sont partis.Il faut attendre, fini.La suite.", "Ils sont (lien retiré) faut attendre, (lien retiré) suite."),
+]
+
+
+@pytest.mark.parametrize(("said", "shown"), CAPITALS)
+def test_a_bare_domain_in_capitals_is_one(said, shown):
+    """« allez sur EVIL-LOGIN.COM » reached the visitor: only a domain in small letters was read."""
+    assert keep_known_addresses(said, KNOWN) == shown
+    stream = AddressFilter(KNOWN)
+    assert "".join(stream.feed(c) for c in said) + stream.finish() == shown
+
+
+def test_a_domain_the_notes_name_in_capitals_stays_in_any_case():
+    known = addresses_in(["Les cours de Developpez.com, d'OpenClassrooms.com."])
+    said = "Voir developpez.com, DEVELOPPEZ.COM ou openclassrooms.com/cours."
+    assert keep_known_addresses(said, known) == "Voir developpez.com, DEVELOPPEZ.COM ou (lien retiré)."
+
+
 def test_an_e_mail_address_spelled_in_brackets_is_one():
     said = "jean [at] evil [dot] fr, jean [AT] exemple [dot] fr"
     assert keep_known_addresses(said, KNOWN) == "(e-mail retiré), jean [AT] exemple [dot] fr"
@@ -130,6 +162,7 @@ def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
             + [" point ", "com", "evil-login.com", "fr", "readme.md", "df.info()", "github.com", "("]
             + ["```", "~~~", "``", "\n\n", "rect.top", "> ", "   "]
             + ["git@", ":moi/projet.git", ":", "ssh://", "~/", "moi"]  # git's SSH address
+            + ["EVIL-LOGIN.COM", "Socket.IO", "ASP", ".NET", ".Com", "Evil", "/reset", "GitHub.com"]  # capitals
         ),
         max_size=20,
     ),

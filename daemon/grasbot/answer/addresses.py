@@ -12,11 +12,15 @@ last `/`, a fragment; `+33 6…` and `06…`; git's `git@host:moi/depot.git` and
 which let every repository of that host through). An e-mail address written to dodge spam robots
 (« jean arobase exemple point fr », « jean [at] exemple [dot] fr ») is one when its domain
 ends in a known top-level domain (« x @ self.weight » is code). So is a bare domain
-(« tapez evil-login.com ») written in small letters and ending in a known top-level domain
-(`_contacts.TLDS`), not called (« df.info() »); a file name (« README.md », « install.sh »,
-`_contacts.FILE_EXTENSIONS`), an attribute (« user.id », « obj.pk », `_contacts.CODE_ATTRIBUTES`),
-« ASP.NET », « Python 3.11 », « p.ex. » stay. A domain the notes
-name (in an address, an e-mail address, or bare) is kept bare. In Markdown code (a `span` or a
+(« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset ») ending in a known
+top-level domain (`_contacts.TLDS`), in any case, not called (« df.info() »); a file name
+(« README.md », « install.sh », `_contacts.FILE_EXTENSIONS`), an attribute (« user.id »,
+« obj.pk », `_contacts.CODE_ATTRIBUTES`), code or a product's name, a top-level domain code
+writes with a capital so written after a name without a hyphen (« ASP.NET », « System.IO »,
+« Socket.IO », « logging.INFO », `_contacts.CODE_NAMES`; « Evil.Com » and « evil-login.NET »
+are domains), « Node.js », « Python 3.11 », « M.I.T. », « p.ex. » stay. A sentence ended
+without a space (« partis.il », « fini.La ») reads as a domain, as a site so named would. A
+domain the notes name (in an address, an e-mail address, or bare, in any case) is kept bare. In Markdown code (a `span` or a
 fenced block) a bare domain is code and stays (`rect.top`, `this.store`, `notes.org`); one with
 a path (`curl evil.example/x.sh`) and the other addresses do not. Code is read left to right, as a stream must: a run of backticks left open
 makes the rest of its paragraph code, a fence left open the rest of the answer.
@@ -28,7 +32,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from .._contacts import CODE_ATTRIBUTES, EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, SPELLED_EMAIL, TLDS, mailbox
+from .._contacts import CODE_ATTRIBUTES, CODE_NAMES, EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, SPELLED_EMAIL, TLDS, mailbox
 
 URL_GONE, EMAIL_GONE, PHONE_GONE = "(lien retiré)", "(e-mail retiré)", "(numéro retiré)"
 
@@ -43,8 +47,8 @@ _SSH_SCP_PARTS = re.compile(r"(?P<user>[\w.+-]+)@(?P<host>[\w.-]+):(?P<path>\S*)
 _LABEL = r"[^\[\]\n]{0,300}"
 _TARGET = r"(?:[^\s()<>]|\([^\s()<>]*\))+"
 _HOST_TLD = "|".join(sorted(TLDS - FILE_EXTENSIONS - CODE_ATTRIBUTES, key=len, reverse=True))
-# In small letters, not inside a path, an address or a longer dotted name, not a call
-_HOST = rf"(?-i:(?<![\w@.%+/:\\-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_HOST_TLD})(?![\w-]|\.[\w-]|\()(?:/[^\s<>\"'`\[\]]*)?)"
+# In any case, not inside a path, an address or a longer dotted name, not a call
+_HOST = rf"(?<![\w@.%+/:\\-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_HOST_TLD})(?![\w-]|\.[\w-]|\()(?:/[^\s<>\"'`\[\]]*)?"
 # `[text](target "title")`, `<scheme:…>`, a bare address, an e-mail address, a phone number
 _ADDRESS = re.compile(
     rf"(?P<link>\[(?P<label>{_LABEL})\]\([ \t]*<?(?P<target>(?:{_TARGET})?)>?(?P<title>[ \t]+[^()\n]{{0,300}})?\))"
@@ -244,10 +248,18 @@ def _kept(m: re.Match, allowed: frozenset[str], code: Sequence[int]) -> str:
     said = _said(m)
     assert said is not None
     key = _key(m, said)
-    if key is None or key in allowed or (m.group("host") and "/" not in said and (code[m.start()] or f"host:{said}" in allowed)):
+    if key is None or key in allowed or (m.group("host") and "/" not in said and (code[m.start()] or f"host:{said.lower()}" in allowed or _code_name(said))):
         return m.group()
     gone = PHONE_GONE if m.group("phone") else EMAIL_GONE if m.group("email") or key.startswith("mailto:") else URL_GONE
     return gone + m.group()[len(said) :] if m.group("url") or m.group("ssh") or m.group("host") else gone
+
+
+def _code_name(host: str) -> bool:
+    """Whether a bare domain is code or a product's name: its top-level domain one code writes
+    with a capital (`CODE_NAMES`), so written, after a name without a hyphen (`System.IO`,
+    `ASP.NET`, `logging.INFO`; not `evil-login.NET`)."""
+    name, _, tld = host.rpartition(".")
+    return tld != tld.lower() and tld.lower() in CODE_NAMES and "-" not in name
 
 
 def held_from(text: str) -> int:
