@@ -204,6 +204,21 @@ def test_the_prompt_allows_the_passages_and_pages_addresses_never_the_visitors()
     assert ungrounded.addresses == frozenset()
 
 
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("À support arobase evil point com, merci.", "À (e-mail retiré), merci."),
+        ("À jean @ evil point fr ou jean.dupont arobase evil dot com.", "À (e-mail retiré) ou (e-mail retiré)."),
+    ],
+)
+def test_an_e_mail_address_spelled_with_point_streamed_never_shows(said, shown):
+    """Streamed a character at a time, « support arobase evil point com » showed whole: after
+    « point », its space was not held back, nor anything before it."""
+    stream = AddressFilter(KNOWN)
+    pieces = [stream.feed(c) for c in said] + [stream.finish()]
+    assert "".join(pieces) == keep_known_addresses(said, KNOWN) == shown
+
+
 def test_a_spelled_address_before_a_colon_waits_for_what_follows():
     """« jean arobase exemple.fr: » may go on as git's SSH address (no e-mail address): the stream
     showed « (e-mail retiré): » where the whole answer kept what the model wrote."""

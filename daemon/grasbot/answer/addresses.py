@@ -72,13 +72,14 @@ _TRAILING = ".,;:!?*_'\""  # what ends a sentence, or emphasis, after a bare add
 _OPEN_LINK = re.compile(rf"\[{_LABEL}(?:\](?:\((?:[^()\n]|\([^()\n]*+\)?)*+)?)?\Z")
 _DIGITS = re.compile(r"(?:[+(]|\b00|\d)[\d \u00a0\u202f.()+-]{0,48}\Z")  # a number is shorter: what comes before is decided
 _STARTED = re.compile(rf"(?:(?:https?|ftp|{_SSH_SCHEMES}):/{{0,2}}|www\.|<)\S*\Z|(?:[\w.%+-]+|\"[^\"\s@]*\"?)(?:@[\w.-]*(?::[\w~./%+-]*)?)?\Z", re.IGNORECASE)
-# An e-mail address being spelled out (« jean (a », « jean arobase evil poi », or a colon that
-# may begin git's SSH path: « jean arobase exemple.fr: »), a bare domain's path
+# An e-mail address being spelled out (« jean (a », « jean arobase evil poi », « … point » and
+# its space, or a colon that may begin git's SSH path: « jean arobase exemple.fr: »), a bare
+# domain's path
 _SPELLING = re.compile(
     r"[\w-]+(?:\.[\w-]+)+/\S*\Z|"
     r"[\w.%+-]+(?:\s?[(\[](?:a|at)?|\s(?:a|ar|aro|arob|aroba|arobas|arobase)?"
     r"|(?:\s?[(\[]at[)\]]\s?|\sarobase\s|\s?@\s?)(?:[\w-]+(?:(?:\.|\s?[(\[]dot[)\]]\s?|\s(?:point|dot)\s)[\w-]+)*"
-    r"(?:\.|\s?[(\[](?:d|do|dot)?[)\]]?\s?|\s(?:p|po|poi|poin|point|d|do|dot)?|:)?)?)\Z",
+    r"(?:\.|\s?[(\[](?:d|do|dot)?[)\]]?\s?|\s(?:p|po|poi|poin|d|do|(?:point|dot)\s?)?|:)?)?)\Z",
     re.IGNORECASE,
 )
 
