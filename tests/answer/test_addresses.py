@@ -3,10 +3,13 @@ for, or a support address or phone number the model invented, is not shown as th
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grasbot._contacts import TLDS, one_of
 from grasbot.answer.addresses import AddressFilter, addresses_in, keep_known_addresses
 from grasbot.answer.passages import Passage
 from grasbot.answer.prompt import CitationFilter, build_prompt, keep_known_citations
@@ -130,6 +133,40 @@ def test_a_bare_domain_in_capitals_is_one(said, shown):
     assert "".join(stream.feed(c) for c in said) + stream.finish() == shown
 
 
+TOP_LEVEL = [  # every top-level domain of the root zone; a file, an attribute or code that ends in one stays
+    (
+        "Tapez evil-login.app, evil.page/login, evil.link, EVIL.CLICK, evil.help, evil.ovh ou evil.immo.",
+        "Tapez (lien retiré), (lien retiré), (lien retiré), (lien retiré), (lien retiré), (lien retiré) ou (lien retiré).",
+    ),
+    ("Écrivez à support arobase evil point app.", "Écrivez à (e-mail retiré)."),
+    *[
+        (said, said)
+        for said in (
+            "application.properties, Main.java, id_rsa.pub, sshd.pid, graphe.dot, app.js.map, build.ninja, main.coffee",
+            "user.name, response.data, el.style, event.target, Date.now, DateTime.Now, request.POST, User.new, plotly.express, jean.dupont",
+            "System.Web, System.Windows, Microsoft.Office, Task.Run, Vector3.One, DateTime.Today, Color.RED, Alignment.Center",
+        )
+    ],
+]
+
+
+@pytest.mark.parametrize(("said", "shown"), TOP_LEVEL)
+def test_a_bare_domain_in_any_top_level_domain_is_one(said, shown):
+    """« tapez evil-login.app » reached the visitor: only countries' and some generic top-level
+    domains were read, and a phishing site's is mostly in another (`.app`, `.link`, `.click`)."""
+    assert keep_known_addresses(said, KNOWN) == shown
+    stream = AddressFilter(KNOWN)
+    assert "".join(stream.feed(c) for c in said) + stream.finish() == shown
+
+
+def test_the_top_level_domains_pattern_matches_each_and_nothing_else():
+    """`one_of` writes the 1,285 top-level domains as a tree of their letters, for speed."""
+    pattern = re.compile(one_of(TLDS))
+    assert all(pattern.fullmatch(tld) for tld in TLDS)
+    assert not any(pattern.fullmatch(tld[:-1]) for tld in TLDS if tld[:-1] not in TLDS)
+    assert not any(pattern.fullmatch(tld + "x") for tld in TLDS if tld + "x" not in TLDS)
+
+
 def test_a_domain_the_notes_name_in_capitals_stays_in_any_case():
     known = addresses_in(["Les cours de Developpez.com, d'OpenClassrooms.com."])
     said = "Voir developpez.com, DEVELOPPEZ.COM ou openclassrooms.com/cours."
@@ -163,6 +200,7 @@ def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
             + ["```", "~~~", "``", "\n\n", "rect.top", "> ", "   "]
             + ["git@", ":moi/projet.git", ":", "ssh://", "~/", "moi"]  # git's SSH address
             + ["EVIL-LOGIN.COM", "Socket.IO", "ASP", ".NET", ".Com", "Evil", "/reset", "GitHub.com"]  # capitals
+            + ["evil.app", ".link", "app", ".properties", "user.name"]  # any top-level domain
         ),
         max_size=20,
     ),

@@ -19,6 +19,7 @@ from grasbot.store.redaction import PLACEHOLDER, redact
         ("écrivez à jean@free.fr: merci, ou jean@free.fr. Ou marie@mail.free.fr:", "écrivez à [e-mail]: merci, ou [e-mail]. Ou [e-mail]:"),
         ("mon adresse : jean.dupont arobase laposte.net", "mon adresse : [e-mail]"),
         ("jean.dupont arobase laposte point net, jean [at] free [dot] fr, marie (at) free (dot) fr.", "[e-mail], [e-mail], [e-mail]."),
+        ("jean arobase studio point app, marie (at) agence (dot) immo", "[e-mail], [e-mail]"),  # any top-level domain
         ('écrivez à "jean.dupont"@gmail.com', "écrivez à [e-mail]"),
         ("jean.dupont @ gmail.com ou jean @gmail.com, sinon marie@ orange.fr", "[e-mail] ou [e-mail], sinon [e-mail]"),
         ("appelez-moi au 06 12 34 56 78", "appelez-moi au [téléphone]"),

@@ -12,10 +12,11 @@ last `/`, a fragment; `+33 6…` and `06…`; git's `git@host:moi/depot.git` and
 which let every repository of that host through). An e-mail address written to dodge spam robots
 (« jean arobase exemple point fr », « jean [at] exemple [dot] fr ») is one when its domain
 ends in a known top-level domain (« x @ self.weight » is code). So is a bare domain
-(« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset ») ending in a known
-top-level domain (`_contacts.TLDS`), in any case, not called (« df.info() »); a file name
-(« README.md », « install.sh », `_contacts.FILE_EXTENSIONS`), an attribute (« user.id »,
-« obj.pk », `_contacts.CODE_ATTRIBUTES`), code or a product's name, a top-level domain code
+(« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset », « evil.app ») ending
+in any top-level domain of the root zone (`_contacts.TLDS`), in any case, not called
+(« df.info() »); a file name (« README.md », « install.sh », « application.properties »,
+`_contacts.FILE_EXTENSIONS`), an attribute (« user.id », « obj.pk », « user.name »,
+`_contacts.CODE_ATTRIBUTES`), code or a product's name, a top-level domain code
 writes with a capital so written after a name without a hyphen (« ASP.NET », « System.IO »,
 « Socket.IO », « logging.INFO », `_contacts.CODE_NAMES`; « Evil.Com » and « evil-login.NET »
 are domains), « Node.js », « Python 3.11 », « M.I.T. », « p.ex. » stay. A sentence ended
@@ -32,7 +33,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from .._contacts import CODE_ATTRIBUTES, CODE_NAMES, EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, SPELLED_EMAIL, TLDS, mailbox
+from .._contacts import CODE_ATTRIBUTES, CODE_NAMES, EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, SPELLED_EMAIL, TLDS, mailbox, one_of
 
 URL_GONE, EMAIL_GONE, PHONE_GONE = "(lien retiré)", "(e-mail retiré)", "(numéro retiré)"
 
@@ -46,7 +47,7 @@ _SSH_URL_PARTS = re.compile(rf"{_SSH_SCHEME}(?:(?P<user>[^@/\s]*)@)?(?P<host>[^/
 _SSH_SCP_PARTS = re.compile(r"(?P<user>[\w.+-]+)@(?P<host>[\w.-]+):(?P<path>\S*)")
 _LABEL = r"[^\[\]\n]{0,300}"
 _TARGET = r"(?:[^\s()<>]|\([^\s()<>]*\))+"
-_HOST_TLD = "|".join(sorted(TLDS - FILE_EXTENSIONS - CODE_ATTRIBUTES, key=len, reverse=True))
+_HOST_TLD = one_of(TLDS - FILE_EXTENSIONS - CODE_ATTRIBUTES)
 # In any case, not inside a path, an address or a longer dotted name, not a call
 _HOST = rf"(?<![\w@.%+/:\\-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_HOST_TLD})(?![\w-]|\.[\w-]|\()(?:/[^\s<>\"'`\[\]]*)?"
 # `[text](target "title")`, `<scheme:…>`, a bare address, an e-mail address, a phone number

@@ -30,8 +30,9 @@ _SEP = "[ \u00a0\u202f-]"
 #: Raised whenever `redact` finds more than it did: a question log redacted by an older one is
 #: read through it again, from its first question (`store.questionlog`).
 #: 2: social security numbers, postal addresses, full-width and other compatibility forms; 3: overseas
-#: ones; 4: « 12 place de la République »; 5: « jean arobase exemple point fr »
-VERSION = 5
+#: ones; 4: « 12 place de la République »; 5: « jean arobase exemple point fr »; 6: in any
+#: top-level domain (« jean arobase studio point app »)
+VERSION = 6
 
 EMAIL, PHONE, IBAN, CARD, ADDRESS = "[e-mail]", "[téléphone]", "[IBAN]", "[carte]", "[IP]"
 NIR, POSTAL = "[sécurité sociale]", "[adresse]"
