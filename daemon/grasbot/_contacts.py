@@ -104,6 +104,9 @@ CODE_NAMES = frozenset(
     "net io info top dev store space security cloud web windows office azure media audio video storage management graphics run one today center"
     " red blue green black pink orange".split()
 )
+#: A name code reads an attribute of, never a site's (`self.training`, `this.page`, `el.click`,
+#: Express's `req.host`): what follows it is code, whatever its last name.
+CODE_RECEIVERS = frozenset("self this cls super window document event el obj req res request response ctx args kwargs props state".split())
 
 
 def one_of(words: frozenset[str]) -> str:

@@ -138,6 +138,7 @@ TOP_LEVEL = [  # every top-level domain of the root zone; a file, an attribute o
         "Tapez evil-login.app, evil.page/login, evil.link, EVIL.CLICK, evil.help, evil.ovh ou evil.immo.",
         "Tapez (lien retiré), (lien retiré), (lien retiré), (lien retiré), (lien retiré), (lien retiré) ou (lien retiré).",
     ),
+    ("Ou self.evil-login.app, this.evil.page/x.", "Ou (lien retiré), (lien retiré)."),  # a host of a domain after `self.`
     ("Écrivez à support arobase evil point app.", "Écrivez à (e-mail retiré)."),
     *[
         (said, said)
@@ -145,6 +146,8 @@ TOP_LEVEL = [  # every top-level domain of the root zone; a file, an attribute o
             "application.properties, Main.java, id_rsa.pub, sshd.pid, graphe.dot, app.js.map, build.ninja, main.coffee",
             "user.name, response.data, el.style, event.target, Date.now, DateTime.Now, request.POST, User.new, plotly.express, jean.dupont",
             "System.Web, System.Windows, Microsoft.Office, Task.Run, Vector3.One, DateTime.Today, Color.RED, Alignment.Center",
+            # a name after the object code reads it from (`_contacts.CODE_RECEIVERS`): an attribute
+            "self.training, this.page, window.open, document.body.style, event.key, el.click, req.host, res.status",
         )
     ],
 ]

@@ -16,7 +16,8 @@ ends in a known top-level domain (« x @ self.weight » is code). So is a bare d
 in any top-level domain of the root zone (`_contacts.TLDS`), in any case, not called
 (« df.info() »); a file name (« README.md », « install.sh », « application.properties »,
 `_contacts.FILE_EXTENSIONS`), an attribute (« user.id », « obj.pk », « user.name »,
-`_contacts.CODE_ATTRIBUTES`), code or a product's name, a top-level domain code
+`_contacts.CODE_ATTRIBUTES`; any of `self`, `this`…: « self.training », `_contacts.CODE_RECEIVERS`),
+code or a product's name, a top-level domain code
 writes with a capital so written after a name without a hyphen (« ASP.NET », « System.IO »,
 « Socket.IO », « logging.INFO », `_contacts.CODE_NAMES`; « Evil.Com » and « evil-login.NET »
 are domains), « Node.js », « Python 3.11 », « M.I.T. », « p.ex. » stay. A sentence ended
@@ -33,7 +34,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from .._contacts import CODE_ATTRIBUTES, CODE_NAMES, EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, SPELLED_EMAIL, TLDS, mailbox, one_of
+from .._contacts import CODE_ATTRIBUTES, CODE_NAMES, CODE_RECEIVERS, EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, SPELLED_EMAIL, TLDS, mailbox, one_of
 
 URL_GONE, EMAIL_GONE, PHONE_GONE = "(lien retiré)", "(e-mail retiré)", "(numéro retiré)"
 
@@ -259,9 +260,11 @@ def _kept(m: re.Match, allowed: frozenset[str], code: Sequence[int]) -> str:
 def _code_name(host: str) -> bool:
     """Whether a bare domain is code or a product's name: its top-level domain one code writes
     with a capital (`CODE_NAMES`), so written, after a name without a hyphen (`System.IO`,
-    `ASP.NET`, `logging.INFO`; not `evil-login.NET`)."""
+    `ASP.NET`, `logging.INFO`; not `evil-login.NET`), or an attribute of `self`, `this`…
+    (`CODE_RECEIVERS`: `self.training`, `this.page`; not `self.evil-login.app`, a host of the
+    domain after it)."""
     name, _, tld = host.rpartition(".")
-    return tld != tld.lower() and tld.lower() in CODE_NAMES and "-" not in name
+    return (tld != tld.lower() and tld.lower() in CODE_NAMES and "-" not in name) or name in CODE_RECEIVERS
 
 
 def held_from(text: str) -> int:
