@@ -52,6 +52,10 @@ SAME = [  # a domain the notes name, bare; file names, versions, abbreviations, 
         # a bare domain, an e-mail address spelled out
         ("Tapez evil-login.com dans votre navigateur, ou evil.example/login.", "Tapez (lien retiré) dans votre navigateur, ou (lien retiré)."),
         ("À support arobase evil point com, jean (at) evil (dot) fr ou jean (at) evil.fr.", "À (e-mail retiré), (e-mail retiré) ou (e-mail retiré)."),
+        # in prose, an Org file's name and a sentence ended without a space are read as the sites
+        # they could be (a site is so named, and a name that stays is one a visitor may type); an
+        # accent ends a domain's name
+        ("Éditez notes.org ; ils sont partis.il faut, c'est terminé.La suite.", "Éditez (lien retiré) ; ils sont (lien retiré) faut, c'est terminé.La suite."),
         *[(said, said) for said in SAME],
         # no addresses
         ("Le 12 mars 2024, la version 1.2.3 écoute sur le port 8080 [a].", "Le 12 mars 2024, la version 1.2.3 écoute sur le port 8080 [a]."),

@@ -16,13 +16,14 @@ ends in a known top-level domain (« x @ self.weight » is code). So is a bare d
 in any top-level domain of the root zone (`_contacts.TLDS`), in any case, not called
 (« df.info() »); a file name (« README.md », « install.sh », « application.properties »,
 `_contacts.FILE_EXTENSIONS`), an attribute (« user.id », « obj.pk », « user.name »,
-`_contacts.CODE_ATTRIBUTES`; any of `self`, `this`…: « self.training », `_contacts.CODE_RECEIVERS`),
-code or a product's name, a top-level domain code
-writes with a capital so written after a name without a hyphen (« ASP.NET », « System.IO »,
-« Socket.IO », « logging.INFO », `_contacts.CODE_NAMES`; « Evil.Com » and « evil-login.NET »
-are domains), « Node.js », « Python 3.11 », « M.I.T. », « p.ex. » stay. A sentence ended
-without a space (« partis.il », « fini.La ») reads as a domain, as a site so named would. A
-domain the notes name (in an address, an e-mail address, or bare, in any case) is kept bare. In Markdown code (a `span` or a
+`_contacts.CODE_ATTRIBUTES`; any of `self`, `this`…: « self.training »,
+`_contacts.CODE_RECEIVERS`), code or a product's name, a top-level domain code writes with a
+capital so written after a name without a hyphen (« ASP.NET », « System.IO », « Socket.IO »,
+« logging.INFO », `_contacts.CODE_NAMES`; « Evil.Com » and « evil-login.NET » are domains),
+« Node.js », « Python 3.11 », « M.I.T. », « p.ex. » stay. A sentence ended without a space
+(« partis.il », « fini.La »; « terminé.La » stays, no host has an accent) and an Org file in
+prose (« notes.org ») read as domains, as sites so named would. A domain the notes name (in an
+address, an e-mail address, or bare, in any case) is kept bare. In Markdown code (a `span` or a
 fenced block) a bare domain is code and stays (`rect.top`, `this.store`, `notes.org`); one with
 a path (`curl evil.example/x.sh`) and the other addresses do not. Code is read left to right, as a stream must: a run of backticks left open
 makes the rest of its paragraph code, a fence left open the rest of the answer.
