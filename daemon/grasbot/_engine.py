@@ -749,7 +749,7 @@ class GrasBot:
         if not held:
             return
         self._partial = snapshot
-        snapshot.semantic.update(semantic_indexes(snapshot.indexes, texts, store, self._questions, absent=held[0].size))
+        snapshot.semantic.update(semantic_indexes(snapshot.indexes, texts, store, self._questions, absent=held[0][0].size))
 
     def start_embedding(self) -> None:
         """Embed in a worker thread, while the daemon answers lexically; `stop_embedding` ends it.
