@@ -1216,6 +1216,26 @@ def test_the_store_holds_int8_rows_and_its_file_the_models_vectors_exactly(tmp_p
         assert data["vectors"].dtype == np.float32 and np.array_equal(data["vectors"], given)  # bit for bit, not the int8 rows
 
 
+def test_a_file_torn_since_it_was_read_still_takes_the_vectors_given_since(tmp_path, caplog):
+    """A write copies the vectors it does not hold as given from the file: a file torn since the
+    start read it gives none of them, and the new vectors are written alone (the others are
+    embedded again by the next start)."""
+    keys = [b"\x01" * 16, b"\x02" * 16, b"\x03" * 16]
+    given = np.eye(3, 8, dtype=np.float32) * np.float32(0.5)
+    store = VectorStore("words-test", tmp_path)
+    store.put(keys[:2], given[:2])
+    assert store.save(keys[:2])
+    again = VectorStore("words-test", tmp_path)
+    assert len(again) == 2
+    path = tmp_path / semantic.vectors_file("words-test")
+    path.write_bytes(path.read_bytes()[:300])
+    again.put(keys[2:], given[2:])
+    assert again.save(keys)
+    assert "could not be read back" in caplog.text
+    with np.load(path) as data:
+        assert data["keys"].tobytes() == keys[2] and np.array_equal(data["vectors"], given[2:])
+
+
 def test_a_full_disk_keeps_the_previous_vectors_and_leaves_no_partial_file(tmp_path, monkeypatch, caplog):
     """ENOSPC halfway through the write: the partial `.tmp.npz` was left behind (a new one at
     each start, its name holds the pid), keeping the disk full."""
@@ -1235,7 +1255,7 @@ def test_a_full_disk_keeps_the_previous_vectors_and_leaves_no_partial_file(tmp_p
             file.write(b"PK\x03\x04 half a zip")
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(np, "savez", half_then_full)
+    monkeypatch.setattr(np.lib.format, "write_array", half_then_full)
     store.put([b"\x03" * 16], np.eye(1, 8, dtype=np.float32))
     assert store.save([*keys, b"\x03" * 16]) is False
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

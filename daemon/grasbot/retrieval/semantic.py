@@ -24,11 +24,12 @@ import os
 import re
 import threading
 import time
+import zipfile
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, Protocol
 
 from .._exceptions import EmbeddingError
 from .._files import atomic_write
@@ -445,9 +446,10 @@ class VectorStore:
 
     def save(self, keep: Iterable[bytes]) -> bool:
         """Write the vectors of `keep` (the texts of the vault now), atomically; False on failure.
-        Those given since the file was read or written are written as given, the others as the
-        file holds them (a text whose vector it no longer holds is left out: embedded again by
-        a later start)."""
+        Those given since the file was read or written are written as given, the others copied
+        from the file as it holds them (a text whose vector it no longer holds is left out:
+        embedded again by a later start), a few thousand rows at a time: a matrix of them all
+        took 60 MB more at 10,000 notes, and reading the file whole as much again."""
         if self.path is None:
             return False
         self._ensure_read()
@@ -455,85 +457,58 @@ class VectorStore:
             kept = [k for k in dict.fromkeys(keep) if k in self._vectors and k not in self.refused]
             fresh = {k: self._fresh[k] for k in kept if k in self._fresh}
             from_file = {k for k in kept if k not in fresh and k in self._in_file}
-        kept = [k for k in kept if k in fresh or k in from_file]
-        if not kept:
+        if not fresh and not from_file:
             return False
         import numpy as np
 
-        vectors = np.empty((len(kept), len(self._vectors[kept[0]][0])), dtype=np.float32)
-        place = {k: i for i, k in enumerate(kept)}
-        for key, vector in fresh.items():
-            vectors[place[key]] = vector
-        if from_file:
-            try:
-                self._read_back(from_file, vectors, place)
-            except Exception as exc:  # noqa: BLE001 - torn or replaced since: the vectors given here are written all the same
-                logger.warning("the embeddings cache %s could not be read back (%s): its vectors are embedded again by a later start", self.path, exc)
-            if from_file:  # not in the file any more: written without them
-                written = np.array([k not in from_file for k in kept], dtype=bool)
-                kept, vectors = [k for k in kept if k not in from_file], vectors[written]
-                if not kept:
-                    return False
+        path, width = self.path, len(self._vectors[kept[0]][0])
+
+        def write(source: _Held | None) -> list[bytes]:
+            """The file written, the vectors of `source` copied: its keys."""
+            with contextlib.ExitStack() as held:
+                copied = [k for k in held.enter_context(source).keys if k in from_file] if source is not None else []
+
+                def rows() -> Iterator[np.ndarray]:
+                    if source is not None:
+                        yield from source.rows(from_file)
+                    given = list(fresh.values())
+                    for start in range(0, len(given), _ROWS_READ):
+                        yield np.asarray(given[start : start + _ROWS_READ], dtype=np.float32)
+
+                with atomic_write(path, suffix=".tmp.npz") as f:
+                    _write_vectors(f, self.model, [*copied, *fresh], width, rows())
+            return [*copied, *fresh]
+
+        def unread(exc: Exception) -> None:
+            logger.warning("the embeddings cache %s could not be read back (%s): its vectors are embedded again by a later start", path, exc)
+
         try:
-            with atomic_write(self.path, suffix=".tmp.npz") as f:
-                np.savez(
-                    f,
-                    model=np.array(self.model),
-                    # raw bytes, one row a key: numpy's "S16" would drop a key's trailing NUL bytes
-                    keys=np.frombuffer(b"".join(kept), dtype=np.uint8).reshape(-1, KEY_BYTES),
-                    vectors=vectors,
-                )
+            source = None
+            try:
+                source = _Held(path, self.model, width) if from_file else None
+            except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:  # torn, replaced or deleted since
+                unread(exc)
+                if not fresh:
+                    return False
+            try:
+                written = write(source)
+            except (ValueError, KeyError, zipfile.BadZipFile) as exc:  # torn halfway: the vectors given here are written all the same
+                if source is None or not fresh:
+                    raise
+                unread(exc)
+                written = write(None)
         except OSError as exc:
-            logger.warning("could not write the embeddings cache %s: %s", self.path, exc)
+            logger.warning("could not write the embeddings cache %s: %s", path, exc)
+            return False
+        except (ValueError, KeyError, zipfile.BadZipFile) as exc:
+            unread(exc)
             return False
         with self._lock:
-            self._in_file = set(kept)
+            self._in_file = set(written)
             for key in fresh:
                 self._fresh.pop(key, None)
         self._prune()
         return True
-
-    def _read_back(self, wanted: set[bytes], into: np.ndarray, place: Mapping[bytes, int]) -> None:
-        """Copy the file's vectors of the keys `wanted` into their rows of `into` (`place`), a few
-        thousand rows at a time: read whole, the file took 60 MB more at 10,000 notes, beside the
-        matrix written. Each key found leaves `wanted`."""
-        import zipfile
-
-        import numpy as np
-
-        assert self.path is not None
-        with zipfile.ZipFile(self.path) as file:
-            with file.open("model.npy") as f:
-                if str(np.lib.format.read_array(f, allow_pickle=False)) != self.model:
-                    raise ValueError("it holds another model's vectors now")
-            with file.open("keys.npy") as f:
-                keys = np.lib.format.read_array(f, allow_pickle=False)
-            with file.open("vectors.npy") as f:
-                version = np.lib.format.read_magic(f)
-                if version not in ((1, 0), (2, 0)):
-                    raise ValueError(f"a .npy file of version {version}")
-                read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-                shape, fortran, dtype = read_header(f)
-                if (
-                    len(shape) != 2
-                    or fortran
-                    or dtype.kind != "f"
-                    or shape[1] != into.shape[1]
-                    or keys.dtype != np.uint8
-                    or keys.shape != (shape[0], KEY_BYTES)
-                ):
-                    raise ValueError(f"vectors of shape {shape} and type {dtype}, keys of shape {keys.shape}")
-                raw, size = keys.tobytes(), shape[1] * dtype.itemsize
-                for start in range(0, shape[0], 4_096):
-                    count = min(4_096, shape[0] - start)
-                    chunk = np.frombuffer(f.read(count * size), dtype=dtype).reshape(count, shape[1])
-                    if not np.isfinite(chunk).all():
-                        raise ValueError("vectors not finite")
-                    for i in range(count):
-                        key = raw[(start + i) * KEY_BYTES : (start + i + 1) * KEY_BYTES]
-                        if key in wanted:
-                            into[place[key]] = chunk[i]
-                            wanted.discard(key)
 
     def _prune(self) -> None:
         """Delete the vectors of the other models not read nor written for UNUSED_DAYS (at a
@@ -550,6 +525,81 @@ class VectorStore:
                 if other.stat().st_mtime < unused_since:
                     other.unlink()
                     logger.info("deleted %s: another model's vectors, unused for %d days", other, UNUSED_DAYS)
+
+
+_ROWS_READ = 4_096  # vectors read or written at once by a write of the file (16 MB of bge-m3's)
+
+
+class _Held:
+    """The vectors file as it is, to copy from: its keys, then its vectors read a few thousand
+    rows at a time. Checked as `VectorStore._read` checks it (model, shapes, finite numbers)."""
+
+    def __init__(self, path: Path, model: str, width: int) -> None:
+        import numpy as np
+
+        self._file = zipfile.ZipFile(path)
+        try:
+            with self._file.open("model.npy") as f:
+                if str(np.lib.format.read_array(f, allow_pickle=False)) != model:
+                    raise ValueError("it holds another model's vectors now")
+            with self._file.open("keys.npy") as f:
+                keys = np.lib.format.read_array(f, allow_pickle=False)
+            self._vectors = self._file.open("vectors.npy")
+            version = np.lib.format.read_magic(self._vectors)
+            if version not in ((1, 0), (2, 0)):
+                raise ValueError(f"a .npy file of version {version}")
+            read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, fortran, self._dtype = read_header(self._vectors)
+            if len(shape) != 2 or fortran or self._dtype.kind != "f" or shape[1] != width or keys.dtype != np.uint8 or keys.shape != (shape[0], KEY_BYTES):
+                raise ValueError(f"vectors of shape {shape} and type {self._dtype}, keys of shape {keys.shape}")
+        except BaseException:
+            self._file.close()
+            raise
+        raw = keys.tobytes()
+        self.keys = [raw[i * KEY_BYTES : (i + 1) * KEY_BYTES] for i in range(len(keys))]
+        self._width = width
+
+    def __enter__(self) -> _Held:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
+
+    def rows(self, wanted: set[bytes]) -> Iterator[np.ndarray]:
+        """The vectors of the keys `wanted`, in the file's order, a chunk at a time."""
+        import numpy as np
+
+        size = self._width * self._dtype.itemsize
+        for start in range(0, len(self.keys), _ROWS_READ):
+            keys = self.keys[start : start + _ROWS_READ]
+            data = self._vectors.read(len(keys) * size)
+            if len(data) != len(keys) * size:
+                raise ValueError("the file ends before its vectors")
+            chunk = np.frombuffer(data, dtype=self._dtype).reshape(len(keys), self._width)
+            if not np.isfinite(chunk).all():
+                raise ValueError("vectors not finite")
+            yield chunk[np.fromiter((k in wanted for k in keys), dtype=bool, count=len(keys))].astype(np.float32)
+
+
+def _write_vectors(f: BinaryIO, model: str, keys: Sequence[bytes], width: int, rows: Iterator[np.ndarray]) -> None:
+    """The .npz file `np.savez(f, model=..., keys=..., vectors=...)` writes, its vectors given
+    a chunk of rows at a time."""
+    import numpy as np
+
+    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as z:
+        # raw bytes, one row a key: numpy's "S16" would drop a key's trailing NUL bytes
+        for name, array in (("model", np.array(model)), ("keys", np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(-1, KEY_BYTES))):
+            with z.open(f"{name}.npy", "w", force_zip64=True) as out:
+                np.lib.format.write_array(out, array, allow_pickle=False)
+        with z.open("vectors.npy", "w", force_zip64=True) as out:
+            header = {"descr": np.lib.format.dtype_to_descr(np.dtype(np.float32)), "fortran_order": False, "shape": (len(keys), width)}
+            np.lib.format.write_array_header_1_0(out, header)
+            count = 0
+            for chunk in rows:
+                out.write(np.ascontiguousarray(chunk, dtype=np.float32).tobytes())
+                count += len(chunk)
+            if count != len(keys):
+                raise ValueError(f"{count} vectors for {len(keys)} keys")
 
 
 class SemanticIndex:
