@@ -231,7 +231,16 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
                 graph = (cached.graphs, seed_vault.edges) if cached.graphs is not None else None
                 pub_body, pub_fields, priv_body, priv_fields = cached.postings
                 seed_indexes = Index.from_postings(
-                    cached.notes, cached.analyses, pub_body, pub_fields, priv_body, priv_fields, graph=graph, masks=cached.masks, resolver=seed_vault.resolver
+                    cached.notes,
+                    cached.analyses,
+                    pub_body,
+                    pub_fields,
+                    priv_body,
+                    priv_fields,
+                    graph=graph,
+                    masks=cached.masks,
+                    resolver=seed_vault.resolver,
+                    boilerplate=cached.boilerplate,
                 )
     vault = load_vault(settings.vault_dir, options, previous=seed_vault, scanned=scanned)
     old_notes = seed_vault.notes if seed_vault is not None and seed_vault.options == options else {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -151,6 +152,31 @@ def test_a_reload_that_changes_the_boilerplate_equals_a_fresh_build(tmp_path):
     write_note(root, "wc.md", "title: wc\nvisibility: public", f"Compter les lignes.\n{LICENCE}\n")
     snapshot = build_snapshot(settings_, snapshot)
     assert snapshot.index("visitor").boilerplate.held.keys() == build_snapshot(settings_).index("visitor").boilerplate.held.keys() == set()
+
+
+def test_a_start_from_the_cache_counts_no_line_and_reads_as_a_fresh_build(tmp_path, monkeypatch):
+    """The index cache keeps the boilerplate lines' texts and what each note holds of them: a
+    start that finds no note changed counts no note's lines (70 ms at 10,000 notes), and
+    ranks as a fresh build; the first reload, which counts them, too."""
+    root, cache = tmp_path / "v", tmp_path / "cache"
+    _vault(root, boilerplate=True)
+    settings_ = Settings.load(env={}, vault_dir=root)
+    build_snapshot(settings_, cache_dir=cache)  # written
+    fresh = build_snapshot(settings_)
+    assert fresh.index("visitor").boilerplate.lines
+    with monkeypatch.context() as m:
+        m.setattr(LineCounts, "of", classmethod(lambda cls, bodies: pytest.fail("a start counted the notes' lines")))
+        started = build_snapshot(settings_, cache_dir=cache)
+    for audience in ("visitor", "owner"):
+        assert started.index(audience).boilerplate.lines == fresh.index(audience).boilerplate.lines
+        assert started.index(audience).boilerplate.held == fresh.index(audience).boilerplate.held
+        _same_ranking(started.index(audience), fresh.index(audience))
+    write_note(root, "ls.md", "title: ls\nvisibility: public", f"Lister les fichiers cachés.\n{TEMPLATE}\n{LICENCE}\n")
+    reloaded, fresh = build_snapshot(settings_, started), build_snapshot(settings_)
+    for audience in ("visitor", "owner"):
+        assert reloaded.index(audience).boilerplate.lines == fresh.index(audience).boilerplate.lines
+        assert reloaded.index(audience).boilerplate.held == fresh.index(audience).boilerplate.held
+        _same_ranking(reloaded.index(audience), fresh.index(audience))
 
 
 def test_a_note_is_embedded_without_its_boilerplate_lines(tmp_path):

@@ -128,6 +128,21 @@ class Boilerplate:
     counts: LineCounts | None = None
     lines: frozenset[int] = frozenset()
     held: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    # `lines` and `held` as the index cache kept them for these very notes (`kept`), uncounted:
+    # a start that finds no note changed reads no body for them (70 ms at 10,000 notes)
+    known: bool = field(default=False, compare=False)
+
+    @classmethod
+    def kept(cls, texts: Iterable[str], held: Mapping[str, Mapping[str, int]]) -> Boilerplate:
+        """The boilerplate the index cache kept (`plain`): its lines' texts, hashed in this
+        process, and what each note holds of them. Its counts are made by the first reload."""
+        return cls(None, frozenset(map(hash, texts)), held, known=True)
+
+    def plain(self, notes: Mapping[str, Note]) -> tuple[tuple[str, ...], dict[str, dict[str, int]]]:
+        """What the index cache keeps of it (`kept`): the texts of its lines, found in the notes
+        that hold some, and the stems each holds; `notes`: the vault's, as it was counted from."""
+        texts = {line for path in self.held for line in self.found_in(notes[path].body)}
+        return tuple(sorted(texts)), {path: dict(stems) for path, stems in self.held.items()}
 
     @classmethod
     def of(cls, notes: Mapping[str, Note], public: Iterable[str], counts_of: CountsOf) -> Boilerplate:
@@ -146,9 +161,11 @@ class Boilerplate:
     ) -> Boilerplate:
         """This vault's boilerplate after a reload that changed the notes `changed` and removed
         `gone`; `old_public`: the public notes before, as this was counted from."""
+        changed, gone = list(changed), list(gone)
         if self.counts is None or self.counts.spent:
+            if self.known and not changed and not gone:
+                return self  # as the cache kept it, for these notes
             return Boilerplate.of(notes, new_public, counts_of)
-        changed = list(changed)
         touched = [*gone, *changed]
         counts = self.counts.evolved(
             (old_public[p].body for p in touched if p in old_public),

@@ -737,13 +737,17 @@ class Index:
         return cls._pair(vault, analyses, public, (pub_body, pub_fields), (priv_body, priv_fields), None, boilerplate, hidden, masked)
 
     @classmethod
-    def from_postings(cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields, graph=None, masks=None, resolver=None) -> dict[str, Index]:
+    def from_postings(
+        cls, notes, analyses, pub_body, pub_fields, priv_body, priv_fields, graph=None, masks=None, resolver=None, boilerplate=None
+    ) -> dict[str, Index]:
         """Indexes over `notes` from postings already inverted (the cache's): a seed for
         `evolve_all`. `graph`: ({audience: (edges, backlinks)}, the vault edges they were made
         from), or None and evolve_all rebuilds the graph. `masks`: (`Mentions.key` of the hidden
         notes, {path: analysis} of the public notes analysed without their paths, as the
         postings counted them), or None and evolve_all reads every public note for them;
-        `resolver`: the one they were found with (the cache's)."""
+        `resolver`: the one they were found with (the cache's); `boilerplate`: the lines the
+        notes share as the cache kept them (`Boilerplate.kept`), or None and evolve_all counts them."""
+        boilerplate = boilerplate if boilerplate is not None else EMPTY
         public = {p: n for p, n in notes.items() if n.public}
         graphs, raw = graph if graph is not None else ({"visitor": ({}, {}), "owner": ({}, {})}, None)
         (visitor_edges, visitor_back), (owner_edges, owner_back) = graphs["visitor"], graphs["owner"]
@@ -760,6 +764,7 @@ class Index:
                 visitor_edges,
                 visitor_back,
                 resolver,
+                boilerplate,
                 _raw_edges=raw,
                 masked=masked,
                 hidden_key=hidden_key,
@@ -773,6 +778,7 @@ class Index:
                 owner_edges,
                 owner_back,
                 resolver,
+                boilerplate,
                 _raw_edges=raw,
                 masked=masked,
                 hidden_key=hidden_key,

@@ -27,6 +27,7 @@ from typing import NamedTuple
 from .._config import vault_key
 from .._files import atomic_write
 from .._version import __version__
+from ..retrieval.boilerplate import Boilerplate
 from ..retrieval.index import NoteAnalysis, NoteCounts
 from ..retrieval.links import Link
 from ..retrieval.postings import _ID_SIZE, Packed, Postings
@@ -34,10 +35,10 @@ from ..retrieval.vault import Issue, LinkResolver, Note, Vault, VaultOptions
 
 log = logging.getLogger("grasbot.cache")
 
-FORMAT = 12  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes; 7: CRC-32;
+FORMAT = 13  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes; 7: CRC-32;
 # 8: posting lists as (number, count) pairs; 9: the body counts the note's head (aliases, answers, tags); 10: each note's sections;
 # 11: the public notes analysed without the hidden notes' typed paths, and the hidden set they were found for;
-# 12: the names of the hidden notes that went, with their paths
+# 12: the names of the hidden notes that went, with their paths; 13: the boilerplate lines' texts, and each note's stems of them
 MAGIC = b"GRASBOT-CACHE 7\n"  # then the payload's CRC-32 (4 bytes, big-endian), then the payload
 _OLDER = b"GRASBOT-CACHE"  # any cache written by GrasBot, in this layout or an older one
 HEAD_SIZE = len(MAGIC) + 4
@@ -63,7 +64,18 @@ def _code_fingerprint() -> str:
 
     retrieval = Path(__file__).resolve().parent.parent / "retrieval"
     h = hashlib.blake2b(digest_size=16)
-    for name in ("analysis.py", "frontmatter.py", "index.py", "links.py", "markdown.py", "mentions.py", "postings.py", "sections.py", "vault.py"):
+    for name in (
+        "analysis.py",
+        "boilerplate.py",
+        "frontmatter.py",
+        "index.py",
+        "links.py",
+        "markdown.py",
+        "mentions.py",
+        "postings.py",
+        "sections.py",
+        "vault.py",
+    ):
         h.update((retrieval / name).read_bytes())
     h.update(repr((__version__, getattr(Stemmer, "__version__", "?"), _NOTE_FIELDS)).encode())
     return h.hexdigest()
@@ -178,6 +190,16 @@ def _masks_from_plain(plain, notes: Mapping[str, Note]) -> tuple:
     return key, masked
 
 
+def _boilerplate_from_plain(plain, notes: Mapping[str, Note]) -> Boilerplate:
+    """`save`'s boilerplate: (its lines' texts, {path: the stems of them the note holds})."""
+    texts, held = plain
+    if type(texts) is not tuple or not set(map(type, texts)) <= {str} or type(held) is not dict or not held.keys() <= notes.keys():
+        raise ValueError("malformed boilerplate")
+    if not all(type(stems) is dict and set(map(type, stems.values())) <= {int} for stems in held.values()):
+        raise ValueError("malformed boilerplate stems")
+    return Boilerplate.kept(texts, held)
+
+
 def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | None = None) -> bool:
     """Write the cache atomically; a failure is logged, never raised (the cache is optional).
 
@@ -192,7 +214,9 @@ def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | No
             parts = (visitor.body, visitor.fields, owner.body.parts[1], owner.fields.parts[1])
             # body docs are the analyses' own counts: written once, with the analyses
             postings = tuple(postings_to_plain(p, with_docs=i % 2 == 1) for i, p in enumerate(parts))
-        links = graphs = masks = None
+        links = graphs = masks = boilerplate = None
+        if indexes is not None:  # a start that finds no note changed counts no line of any (`Boilerplate.kept`)
+            boilerplate = indexes["visitor"].boilerplate.plain(vault.notes)
         if indexes is not None and (visitor := indexes["visitor"]).hidden_key is not None:
             # the notes read without a hidden note's typed path: a start reads only the changed ones for them
             masks = (visitor.hidden_key, {p: (_analysis_to_plain(a := visitor.analyses[p]), Packed.of(a.body).plain()) for p in visitor.masked})
@@ -205,7 +229,7 @@ def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | No
             )
             if indexes is not None:
                 graphs = {a: (i.edges, i.backlinks) for a, i in indexes.items()}
-        payload = marshal.dumps((_header(vault.root, vault.options), (notes, postings, links, graphs, masks)))
+        payload = marshal.dumps((_header(vault.root, vault.options), (notes, postings, links, graphs, masks, boilerplate)))
         with atomic_write(cache_dir / FILENAME) as f:
             f.write(_head(payload))
             f.write(payload)  # not seal(): no copy of tens of megabytes
@@ -225,6 +249,7 @@ class Cached(NamedTuple):
     links: tuple | None  # (LinkResolver, edges, broken links by note, duplicate-slug issues)
     graphs: dict | None  # audience -> (edges, backlinks)
     masks: tuple | None = None  # `Index.from_postings`'s: the hidden set's key, the notes analysed without its paths
+    boilerplate: Boilerplate | None = None  # `Index.from_postings`'s: the lines the notes share, as counted (`Boilerplate.kept`)
 
 
 def _newer_layout(raw: bytes) -> bool:
@@ -261,7 +286,7 @@ def load(cache_dir: Path, root: Path, options: VaultOptions) -> Cached | None:
         if header != _header(root, options):
             log.info("index cache %s is for another version, code, vault or options: ignored", path)
             return None
-        entries, plain_postings, plain_links, graphs, plain_masks = entries
+        entries, plain_postings, plain_links, graphs, plain_masks, plain_boilerplate = entries
         notes, analyses = entries_from_plain(entries)
         masks = _masks_from_plain(plain_masks, notes) if plain_masks is not None and plain_postings is not None else None
         postings = None
@@ -296,7 +321,8 @@ def load(cache_dir: Path, root: Path, options: VaultOptions) -> Cached | None:
             )
         if graphs is not None and (postings is None or links is None or set(graphs) != {"visitor", "owner"} or graphs["owner"][0].keys() != notes.keys()):
             raise ValueError("link graphs do not match the notes")
-        return Cached(notes, analyses, postings, links, graphs, masks)
+        boilerplate = _boilerplate_from_plain(plain_boilerplate, notes) if plain_boilerplate is not None and postings is not None else None
+        return Cached(notes, analyses, postings, links, graphs, masks, boilerplate)
     except Exception as exc:  # a malformed payload must never stop the daemon
         log.warning("index cache %s unusable (%s: %s): ignored", path, type(exc).__name__, exc)
         return None
