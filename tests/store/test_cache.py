@@ -268,6 +268,30 @@ def _index_state(snapshot) -> dict:
     return out
 
 
+def test_a_start_from_cache_makes_the_masks_tables_only_for_a_text_it_masks(tmp_path, monkeypatch):
+    """The typed paths of hidden notes are masked by tables of them as a text is written and as
+    it reads rendered (`mentions._Reading`): a start whose masked notes are the cache's masks no
+    text, and made them all the same (20 ms at 10,000 notes). They are made by the first text
+    masked, and mask as before."""
+    import grasbot.retrieval.mentions as mentions_mod
+
+    root, cache = tmp_path / "vault", tmp_path / "cache"
+    write_note(root, "prive/rachat-acme-2027.md", "visibility: private", "Le rachat d'Acme en 2027.")
+    write_note(root, "pub/accueil.md", "visibility: public", "Voir prive/rachat-acme-2027.md pour la suite du jardin.")
+    for n in range(4):
+        write_note(root, f"pub/note-{n}.md", "visibility: public", f"Le potager du jardin en mai, rang {n}.")
+    settings = Settings.load(env={}, vault_dir=root)
+    build_snapshot(settings, cache_dir=cache)
+    with monkeypatch.context() as m:
+        m.setattr(mentions_mod._Reading, "__init__", lambda *a, **kw: pytest.fail("a start made the masks' tables"))
+        warm = build_snapshot(settings, cache_dir=cache)
+    hidden = warm.index("visitor").hidden
+    assert hidden is not None and "rachat" not in hidden.masked("Voir prive/rachat-acme-2027.md pour la suite.")
+    assert _index_state(warm) == _index_state(build_snapshot(settings))
+    found = [s.path for s in search("rachat acme 2027", warm.index("visitor"), top_k=5, min_score=0.0).sources]
+    assert found == []
+
+
 def test_a_start_from_cache_reads_only_changed_notes_for_hidden_paths_and_stays_exact(tmp_path, monkeypatch):
     """A public note that types a private note's path is searched without it (`mentions_in`);
     a start read every public note for such paths again, as the cache did not say which were

@@ -121,8 +121,17 @@ class Mentions:
             for shown in (path, name) if resolve(name) in (path, None) else (path,):  # None: a note not loaded (--exclude)
                 typed.update(unicodedata.normalize(form, shown) for form in ("NFC", "NFD"))
         self._keys = frozenset(map(_folded, typed))
-        self._as_written = _Reading(self._keys, rendered=False)
-        self._as_rendered = _Reading({_normalized(key, rendered=True)[0] for key in typed}, rendered=True)
+        self._typed = typed
+        # the two readings' tables, made by the first text masked (`_readings`): a start whose
+        # notes are masked as the index cache kept them reads none (20 ms at 10,000 notes)
+        self._read_as: tuple[_Reading, _Reading] | None = None
+
+    def _readings(self) -> tuple[_Reading, _Reading]:
+        """(as written, as rendered); two threads making them at once make the same."""
+        if self._read_as is None:
+            rendered = {_normalized(key, rendered=True)[0] for key in self._typed}
+            self._read_as = (_Reading(self._keys, rendered=False), _Reading(rendered, rendered=True))
+        return self._read_as
 
     @property
     def key(self) -> tuple[frozenset[str], frozenset[str], frozenset[tuple[str, str]]]:
@@ -138,10 +147,11 @@ class Mentions:
         written text keeps what it masked before (`mon\\u200bplan.md` is no `plan.md`)."""
         if not self._keys:
             return text
+        written, rendered = self._readings()
         if (_ANY if "&" in text else _ANY_PLAIN).search(text) is not None:
-            text = self._as_written.typed_md_masked(unreadable_links_dropped(text, self._hides))
-        text = self._as_rendered.typed_md_masked(text)  # before a part of it, without `.md`, goes
-        return self._as_rendered.bare_masked(self._as_written.bare_masked(text))
+            text = written.typed_md_masked(unreadable_links_dropped(text, self._hides))
+        text = rendered.typed_md_masked(text)  # before a part of it, without `.md`, goes
+        return rendered.bare_masked(written.bare_masked(text))
 
     def _hides(self, target: str) -> bool:
         """Whether a link's target is a hidden note: one loaded, or one --exclude left out, by its
