@@ -4,6 +4,7 @@ not in it, a private note never makes a line boilerplate, and a reload equals a 
 from __future__ import annotations
 
 import math
+import os
 
 import pytest
 from hypothesis import given, settings
@@ -167,6 +168,19 @@ def test_a_start_from_the_cache_counts_no_line_and_reads_as_a_fresh_build(tmp_pa
     with monkeypatch.context() as m:
         m.setattr(LineCounts, "of", classmethod(lambda cls, bodies: pytest.fail("a start counted the notes' lines")))
         started = build_snapshot(settings_, cache_dir=cache)
+    for audience in ("visitor", "owner"):
+        assert started.index(audience).boilerplate.lines == fresh.index(audience).boilerplate.lines
+        assert started.index(audience).boilerplate.held == fresh.index(audience).boilerplate.held
+        _same_ranking(started.index(audience), fresh.index(audience))
+    # a file touched (read again, the same text) and a private note edited: still no line counted
+    (root / "tar.md").write_bytes((root / "tar.md").read_bytes())
+    os.utime(root / "tar.md", ns=(1, 1))
+    write_note(root, "journal.md", "title: Journal\nvisibility: private", f"Mes notes du jour.\n{LICENCE}\n")
+    fresh = build_snapshot(settings_)
+    with monkeypatch.context() as m:
+        m.setattr(LineCounts, "of", classmethod(lambda cls, bodies: pytest.fail("a start counted the notes' lines")))
+        started = build_snapshot(settings_, cache_dir=cache)
+    assert "journal.md" in started.index("owner").boilerplate.held
     for audience in ("visitor", "owner"):
         assert started.index(audience).boilerplate.lines == fresh.index(audience).boilerplate.lines
         assert started.index(audience).boilerplate.held == fresh.index(audience).boilerplate.held

@@ -112,6 +112,12 @@ class LineCounts:
         return self._common
 
 
+def _reads_the_same(old: Note | None, new: Note | None) -> bool:
+    """Whether a changed note leaves the public notes' lines as they were: public before and
+    after with the same text, or private before and after."""
+    return (old is None) == (new is None) and (old is None or new is None or old.body == new.body)
+
+
 def _floor(notes: int) -> float:
     return max(MIN_NOTES, MIN_SHARE * notes)
 
@@ -163,8 +169,12 @@ class Boilerplate:
         `gone`; `old_public`: the public notes before, as this was counted from."""
         changed, gone = list(changed), list(gone)
         if self.counts is None or self.counts.spent:
-            if self.known and not changed and not gone:
-                return self  # as the cache kept it, for these notes
+            if self.known and not gone and all(_reads_the_same(old_public.get(p), new_public.get(p)) for p in changed):
+                # as the cache kept it: no public note's lines changed (a file touched, read the same;
+                # a private note edited), only what the changed notes hold of them is read again
+                again = set(changed)
+                held = {p: c for p, c in self.held.items() if p not in again}
+                return self._held_by_known(held, {p: notes[p] for p in changed if p in notes}, counts_of)
             return Boilerplate.of(notes, new_public, counts_of)
         touched = [*gone, *changed]
         counts = self.counts.evolved(
@@ -182,6 +192,16 @@ class Boilerplate:
     def _held_by(cls, counts: LineCounts, reading: Mapping[str, Note], counts_of: CountsOf, held: dict) -> Boilerplate:
         """The boilerplate of `counts`, `held` completed with what the notes `reading` hold."""
         made = cls(counts, counts.common(), held)  # `held` filled in below, before anyone reads it
+        if made.lines:
+            for path, note in reading.items():
+                found = made.found_in(note.body)
+                if found:
+                    held[path] = counts_of("\n".join(found), path)
+        return made
+
+    def _held_by_known(self, held: dict, reading: Mapping[str, Note], counts_of: CountsOf) -> Boilerplate:
+        """These lines, uncounted still (`kept`), `held` completed with what the notes `reading` hold."""
+        made = Boilerplate(None, self.lines, held, known=True)
         if made.lines:
             for path, note in reading.items():
                 found = made.found_in(note.body)
