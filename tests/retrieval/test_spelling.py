@@ -80,6 +80,23 @@ def test_the_candidates_are_read_together_each_cosine_its_own(note_writer, monke
     assert alone[2] == 0.0 and alone[1] > alone[3] > 0 and built.cosines("zorglub", paths) == [0.0] * 5
 
 
+def test_a_long_question_whose_buckets_share_a_byte_of_the_marks_counts_each(note_writer):
+    """`cosines` finds the question's pieces among the notes' by one bit a bucket: buckets that
+    share a byte of those marks (a long question's do) are each counted, at their own place."""
+    bot = make_bot(_kernel_vault(note_writer), default_visibility="public")
+    index = bot.snapshot.index("visitor")
+    built = spelling.ready(index)
+    assert built is not None
+    texts = {p: spelling.note_text(index, p) for p in index.notes}
+    df: Counter = Counter(b for t in texts.values() for b in _slow_vector(t, {}, 0))
+    question = " ".join(texts.values()) + " Comment régler le paramétrage du noyau et des modules réseau avec sysctl et modprobe ?"
+    asked = _slow_vector(question, df, len(texts))
+    assert len({b >> 3 for b in asked}) < len(asked)  # some share a byte
+    expected = [sum(w * _slow_vector(texts[p], df, len(texts)).get(b, 0.0) for b, w in asked.items()) for p in index.notes]
+    assert built.cosines(question, list(index.notes)) == pytest.approx(expected, abs=1e-12)
+    assert not spelling._marks().any()  # left all zero for the next question
+
+
 def test_a_ligature_is_the_two_letters_a_visitor_types(note_writer):
     note_writer("graphes/noeud.md", "title: Le nœud d'un graphe", "Un nœud relie des arêtes ; le cœur du graphe.\n")
     note_writer("graphes/arete.md", "title: Les arêtes", "Une arête relie deux sommets.\n")

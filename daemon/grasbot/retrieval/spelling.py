@@ -144,14 +144,18 @@ _SCRATCH_LOCK = threading.Lock()
 _scratches: list[np.ndarray] = []
 
 
-def _where() -> np.ndarray:
-    """Each bucket's place among a question's, plus one (0: not the question's): 4 MB, made
-    once, used under _SCRATCH_LOCK and left all zero after use."""
+def _marks() -> np.ndarray:
+    """One bit a bucket, set for a question's (128 KB, where a table of each bucket's place,
+    4 MB, was read at random: a search's other reads had evicted it, and the pieces' 50,000
+    lookups waited on memory); made once, used under _SCRATCH_LOCK and left all zero after use."""
     import numpy as np
 
     if not _scratches:
-        _scratches.append(np.zeros(BUCKETS, dtype=np.int32))
+        _scratches.append(np.zeros(BUCKETS >> 3, dtype=np.uint8))
     return _scratches[0]
+
+
+_BIT = (1, 2, 4, 8, 16, 32, 64, 128)  # a bucket's bit in its byte of `_marks`, by its three low bits
 
 
 def _gather(offsets: np.ndarray, buckets: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -272,17 +276,19 @@ class Spelling:
         pieces = np.concatenate(([0], np.cumsum(self.offsets[ids + 1] - self.offsets[ids])))
         bounds = pieces[np.concatenate(([0], np.cumsum([len(words.ids) for _, _, words in built])))].tolist()
         width = len(asked)
+        bit = np.array(_BIT, dtype=np.uint8)
         with _SCRATCH_LOCK:
-            where = _where()
-            where[asked] = np.arange(1, width + 1, dtype=np.int32)
+            marks = _marks()
+            np.bitwise_or.at(marks, asked >> 3, bit[asked & 7])  # several of the question's buckets may share a byte
             try:
-                at = where[buckets]
+                held_by = marks[buckets >> 3]
             finally:
-                where[asked] = 0
-        hit = np.flatnonzero(at)
+                marks[asked >> 3] = 0
+        held_by &= bit[buckets & 7]
+        hit = np.flatnonzero(held_by)
         note = np.repeat(np.arange(len(built)), np.diff(bounds))[hit]
-        # each note's count of each of the question's pieces, added in the note's order as one note's bincount adds them
-        tf = np.bincount(note * width + (at[hit] - 1), weights=counts[hit], minlength=len(built) * width).reshape(len(built), width)
+        # each note's count of each of the question's pieces (its place among `asked`, which is sorted)
+        tf = np.bincount(note * width + np.searchsorted(asked, buckets[hit]), weights=counts[hit], minlength=len(built) * width).reshape(len(built), width)
         held = tf > 0
         theirs = (1.0 + np.log(tf[held])) * np.broadcast_to(self._idf(asked), tf.shape)[held]
         mine = np.broadcast_to(weights, tf.shape)[held]
