@@ -32,7 +32,7 @@ from .answer.passages import choose_passages
 from .answer.prompt import CUT_ANSWER, CitationFilter, build_prompt, keep_known_citations
 from .answer.reuse import AnswerCache, Flights, replay_pieces
 from .retrieval.index import Index, NoteAnalysis, analyse_note, gone_paths
-from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
+from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES, declared_information
 from .retrieval.search import SearchResult, Semantic, earlier_questions, search, with_history
 from .retrieval.semantic import (
     Embedder,
@@ -604,14 +604,17 @@ class GrasBot:
             self._spelling_thread.start()
 
     def settle_spelling(self, snapshot: Snapshot | None = None) -> None:
-        """`warm_spelling`, then every note's length (`Spelling.keep_norms`), which a question
-        would pay for: what the worker leaves, blocking (the worker's, the command line's)."""
+        """`warm_spelling`, then every note's length (`Spelling.keep_norms`) and every declared
+        question's idf sum (`scoring.declared_information`), which questions would pay for:
+        what the worker leaves, blocking (the worker's, the command line's)."""
         snapshot = snapshot or self._snapshot
         self.warm_spelling(snapshot)
         for audience in AUDIENCES:
-            built = ready(snapshot.index(audience))
+            index = snapshot.index(audience)
+            built = ready(index)
             if built is not None:
                 built.keep_norms()
+            declared_information(index)
 
     def _spelling_worker(self) -> None:
         """Settle the serving version until it is the one settled. Whether to end is decided

@@ -16,6 +16,7 @@ from grasbot.retrieval.index import Index, analyse_note
 from grasbot.retrieval.scoring import SIGNALS, Query, score_note
 from grasbot.retrieval.semantic import Closeness
 from grasbot.retrieval.vault import VaultOptions, load_vault
+from support.bots import make_bot
 
 # Notes whose title, file name and body share no word with the questions below, so that only
 # the note under test can score.
@@ -242,6 +243,35 @@ def test_a_declared_question_s_idf_is_summed_once_an_index(note_writer, monkeypa
     s = score(index, "n.md", "GrasBot ?")
     assert set(asked) == set(tokenize_fr("GrasBot ?"))  # the question's own stems, none of the declared question's others
     assert fields(s) == [("answers", round(12 * idf_dice(index, "GrasBot ?", declared), 6), f"question « {declared} »")]
+
+
+def test_the_worker_sums_every_declared_question_s_idf_before_any_question(note_writer, monkeypatch):
+    """`declared_information` (the spelling worker's, `GrasBot.settle_spelling`) sums each
+    declared question's idf as `answers_points` would: a first question then counts none of
+    them, and scores the same."""
+    notes = {"n.md": (ANSWER, "rien"), "m.md": ('title: Yyy\nanswers: ["Comment cuire une galette ?"]', "rien")}
+    fresh, settled = build(note_writer, notes), build(note_writer, notes)
+    _scoring.declared_information(settled)
+    asked: list[str] = []
+    idf = Index.idf
+    monkeypatch.setattr(Index, "idf", lambda self, term: asked.append(term) or idf(self, term))
+    question, declared = "GrasBot ?", "Quel modèle utilise GrasBot ?"
+    s = score(settled, "n.md", question)
+    assert set(asked) == set(tokenize_fr(question))  # the question's own stems, no declared question's
+    expected = [("answers", round(12 * idf_dice(fresh, question, declared), 6), f"question « {declared} »")]
+    assert fields(s) == fields(score(fresh, "n.md", question)) == expected
+    said, summed = (index.derived(_scoring._DECLARED_INFORMATION, dict) for index in (settled, fresh))
+    assert len(said) == 3 and len(summed) == 1 and summed.items() <= said.items()  # every one, each the same float
+
+
+def test_the_spelling_worker_settles_the_declared_questions_idf(note_writer):
+    note_writer("n.md", ANSWER, "rien\n")
+    bot = make_bot(note_writer.root, default_visibility="public")
+    bot.settle_spelling()
+    for audience in ("visitor", "owner"):
+        index = bot.snapshot.index(audience)
+        seqs = [seq for _, seq in index.analyses["n.md"].answers]
+        assert index.derived(_scoring._DECLARED_INFORMATION, dict) == {seq: sum(index.idf(t) for t in set(seq)) for seq in seqs}
 
 
 def test_answers_below_threshold_give_nothing(note_writer):
