@@ -604,9 +604,10 @@ class GrasBot:
             self._spelling_thread.start()
 
     def settle_spelling(self, snapshot: Snapshot | None = None) -> None:
-        """`warm_spelling`, then every note's length (`Spelling.keep_norms`) and every declared
-        question's idf sum (`scoring.declared_information`), which questions would pay for:
-        what the worker leaves, blocking (the worker's, the command line's)."""
+        """`warm_spelling`, then every note's length (`Spelling.keep_norms`), every declared
+        question's idf sum (`scoring.declared_information`) and every note's readable title
+        (`Index.readable_title`), which questions would pay for: what the worker leaves,
+        blocking (the worker's, the command line's)."""
         snapshot = snapshot or self._snapshot
         self.warm_spelling(snapshot)
         for audience in AUDIENCES:
@@ -615,6 +616,8 @@ class GrasBot:
             if built is not None:
                 built.keep_norms()
             declared_information(index)
+            for path in index.notes:
+                index.readable_title(path)
 
     def _spelling_worker(self) -> None:
         """Settle the serving version until it is the one settled. Whether to end is decided

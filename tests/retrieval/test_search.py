@@ -444,3 +444,21 @@ def test_a_note_named_in_capitals_as_a_hurried_stopword_is_found_by_its_name(not
     assert top.path == "concepts/QUEST.md"
     assert [(r.signal, r.detail) for r in top.reasons][0] == ("title", "titre « QUEST »")
     assert bot.search("quest ce que le marketing ?", audience="visitor").query.terms == ("marketing",)
+
+
+def test_titles_read_once_by_the_worker_are_each_audience_s_own(note_writer, monkeypatch):
+    """`Index.readable_title` is kept once read, and the spelling worker reads every note's
+    (`GrasBot.settle_spelling`): a search then reads none anew, and a title that links a private
+    note still does not name it to a visitor."""
+    from grasbot.retrieval.index import Index
+
+    note_writer("prive/zorglub.md", "visibility: private\ntitle: Zorglub", "Le plan secret.\n")
+    note_writer("pub/plan.md", "visibility: public\ntitle: Le plan de [[Zorglub]]", "Le plan du jardin potager.\n")
+    bot = make_bot(note_writer.root)
+    bot.settle_spelling()
+    read: list[str | None] = []
+    field = Index.readable_field
+    monkeypatch.setattr(Index, "readable_field", lambda self, text, path: read.append(text) or field(self, text, path))
+    titles = {audience: [s.title for s in bot.search("plan jardin", audience=audience).sources] for audience in ("visitor", "owner")}
+    assert titles["visitor"] == ["Le plan de"] and titles["owner"][0] == "Le plan de Zorglub"
+    assert "Le plan de [[Zorglub]]" not in read and "Zorglub" not in read
