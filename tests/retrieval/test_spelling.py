@@ -73,11 +73,14 @@ def test_the_candidates_are_read_together_each_cosine_its_own(note_writer, monke
     paths = ["cuisine/pain.md", "systeme/noyau.md", "absente.md", "systeme/modules.md", "systeme/sysctl-reseau.md"]
     question = "Comment régler le paramétrage du noyau ?"
     alone = [built.cosines(question, [p])[0] for p in paths]
-    gather, gathered = spelling._gather, []
-    monkeypatch.setattr(spelling, "_gather", lambda *args: gathered.append(args) or gather(*args))
+    gather, gathered = spelling._pieces, []
+    monkeypatch.setattr(spelling, "_pieces", lambda *args: gathered.append(args) or gather(*args))
     assert built.cosines(question, paths) == alone
     assert len(gathered) == 1
     assert alone[2] == 0.0 and alone[1] > alone[3] > 0 and built.cosines("zorglub", paths) == [0.0] * 5
+    measured = dict(built._norms)
+    built._norms.clear()  # before the worker's keep_norms: each length measured from the pieces gathered
+    assert built.cosines(question, paths) == alone and built._norms == measured
 
 
 def test_a_long_question_whose_buckets_share_a_byte_of_the_marks_counts_each(note_writer):

@@ -158,18 +158,26 @@ def _marks() -> np.ndarray:
 _BIT = (1, 2, 4, 8, 16, 32, 64, 128)  # a bucket's bit in its byte of `_marks`, by its three low bits
 
 
-def _gather(offsets: np.ndarray, buckets: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each bucket of these words and its count, a word's count repeated for each piece: the
-    ranges of the CSR read at once, no loop over words."""
+def _pieces(offsets: np.ndarray, buckets: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each bucket of these words, word after word, and how many each word has: the ranges of
+    the CSR read at once, no loop over words."""
     import numpy as np
 
     starts = offsets[ids]
     lengths = offsets[ids + 1] - starts
     if not len(lengths):
-        return np.zeros(0, dtype=np.int32), np.zeros(0)
+        return np.zeros(0, dtype=np.int32), lengths
     ends = np.cumsum(lengths)
     shift = np.repeat(starts - (ends - lengths), lengths)
-    return buckets[np.arange(ends[-1]) + shift], np.repeat(counts, lengths)
+    return buckets[np.arange(ends[-1]) + shift], lengths
+
+
+def _gather(offsets: np.ndarray, buckets: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each bucket of these words and its count, a word's count repeated for each piece."""
+    import numpy as np
+
+    found, lengths = _pieces(offsets, buckets, ids)
+    return found, np.repeat(counts, lengths) if len(lengths) else np.zeros(0)
 
 
 class Reading(NamedTuple):
@@ -271,10 +279,10 @@ class Spelling:
         if not len(asked) or not built:
             return out
         ids = np.concatenate([words.ids for _, _, words in built])
-        buckets, counts = _gather(self.offsets, self.buckets, ids, np.concatenate([words.counts for _, _, words in built]))
-        # where each note's pieces begin and end among them all
-        pieces = np.concatenate(([0], np.cumsum(self.offsets[ids + 1] - self.offsets[ids])))
-        bounds = pieces[np.concatenate(([0], np.cumsum([len(words.ids) for _, _, words in built])))].tolist()
+        counts = np.concatenate([words.counts for _, _, words in built])
+        buckets, lengths = _pieces(self.offsets, self.buckets, ids)
+        ends = np.cumsum(lengths)  # where each word's pieces end among them all
+        firsts = np.cumsum([0, *(len(words.ids) for _, _, words in built)])  # each note's first word
         width = len(asked)
         bit = np.array(_BIT, dtype=np.uint8)
         with _SCRATCH_LOCK:
@@ -286,16 +294,23 @@ class Spelling:
                 marks[asked >> 3] = 0
         held_by &= bit[buckets & 7]
         hit = np.flatnonzero(held_by)
-        note = np.repeat(np.arange(len(built)), np.diff(bounds))[hit]
+        # the word and the note of each piece found, read from the few found alone (not a count
+        # and a note repeated for each of the 50,000 pieces)
+        word = np.searchsorted(ends, hit, side="right")
+        note = np.searchsorted(firsts, word, side="right") - 1
         # each note's count of each of the question's pieces (its place among `asked`, which is sorted)
-        tf = np.bincount(note * width + np.searchsorted(asked, buckets[hit]), weights=counts[hit], minlength=len(built) * width).reshape(len(built), width)
+        tf = np.bincount(note * width + np.searchsorted(asked, buckets[hit]), weights=counts[word], minlength=len(built) * width).reshape(len(built), width)
         held = tf > 0
         theirs = (1.0 + np.log(tf[held])) * np.broadcast_to(self._idf(asked), tf.shape)[held]
         mine = np.broadcast_to(weights, tf.shape)[held]
-        ends = np.cumsum(held.sum(axis=1)).tolist()
+        found = np.cumsum(held.sum(axis=1)).tolist()
+        bounds = np.concatenate(([0], ends))[firsts].tolist()  # where each note's pieces begin and end
+        words = firsts.tolist()
         first = 0
-        for (k, path, _), start, stop, end in zip(built, bounds[:-1], bounds[1:], ends, strict=True):
-            norm = self.norm(path, (buckets[start:stop], counts[start:stop]))
+        for (k, path, _), start, stop, a, b, end in zip(built, bounds[:-1], bounds[1:], words[:-1], words[1:], found, strict=True):
+            norm = self._norms.get(path)
+            if norm is None:  # not measured yet (`keep_norms`): its pieces are here
+                norm = self.norm(path, (buckets[start:stop], np.repeat(counts[a:b], lengths[a:b])))
             if end > first and norm:
                 out[k] = float(mine[first:end] @ theirs[first:end]) / norm
             first = end
@@ -328,7 +343,7 @@ def _unique_buckets(offsets: np.ndarray, buckets: np.ndarray, words: Iterable[No
 
     df = np.zeros(BUCKETS, dtype=np.int32)
     for w in words:
-        df[_gather(offsets, buckets, w.ids, w.counts)[0]] += 1
+        df[_pieces(offsets, buckets, w.ids)[0]] += 1
     return df
 
 
@@ -420,7 +435,7 @@ def dump(spellings: Mapping[str, Spelling]) -> Dumped:
     used = np.flatnonzero(held)
     renumber = np.zeros(len(words), dtype=np.int32)
     renumber[used] = np.arange(len(used), dtype=np.int32)
-    kept, _ = _gather(offsets, buckets, used, np.zeros(len(used), dtype=np.float32))
+    kept, _ = _pieces(offsets, buckets, used)
     lengths = offsets[used + 1] - offsets[used]
     plain = {
         "words": "\n".join(words[i] for i in used.tolist()),  # a word is \\w+: never a line break
