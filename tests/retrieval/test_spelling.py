@@ -445,3 +445,34 @@ def test_a_commit_that_fails_leaves_the_words_to_the_next(monkeypatch):
     assert len(vocabulary.offsets) == len(vocabulary.ids) + 1 == 4
     for word, got in vocabulary.ids.items():
         assert vocabulary.buckets[vocabulary.offsets[got] : vocabulary.offsets[got + 1]].tolist() == spelling.word_buckets(word), word
+
+
+def test_the_spelling_points_count_in_the_unit_meaning_measured_once(note_writer, monkeypatch):
+    """A search with meaning measures its unit (a deviation of the notes' BM25, `semantic_unit`)
+    once, as the notes close in meaning are read; the spelling signal counts in that same unit."""
+    from grasbot.retrieval import scoring
+    from grasbot.retrieval import search as searching
+    from grasbot.retrieval.semantic import Closeness
+
+    note_writer("systeme/parametres.md", "title: Paramètres du noyau", "Les paramètres du noyau se règlent avec sysctl au démarrage.\n")
+    for i, subject in enumerate(("réseau", "disque", "mémoire", "processus", "fichiers", "journal", "services", "pilotes")):
+        note_writer(f"systeme/noyau-{i}.md", f"title: Le noyau et {subject}", f"Le noyau gère {subject} au démarrage.\n")
+    bot = make_bot(note_writer.root, default_visibility="public")
+    index = bot.snapshot.index("visitor")
+    question = "parametrage du noyau"
+    close = {"systeme/noyau-1.md": Closeness(cosine=0.5, z=2.0)}
+    units: list[float] = []
+    measure = scoring.semantic_unit
+
+    def counted(*args):
+        units.append(measure(*args))
+        return units[-1]
+
+    monkeypatch.setattr(scoring, "semantic_unit", counted)
+    monkeypatch.setattr(searching, "semantic_unit", counted)
+    given: list[float] = []
+    points = spelling.Spelling.points
+    monkeypatch.setattr(spelling.Spelling, "points", lambda self, text, paths, unit: given.append(unit) or points(self, text, paths, unit))
+    found = search(question, index, top_k=5, min_score=bot.settings.search_min_score, semantic=lambda text: close)
+    assert len(units) == 1 and given == [max(units[0], scoring.SEMANTIC_FLOOR)]
+    assert any(r.signal == "spelling" for s in found.sources for r in s.reasons)

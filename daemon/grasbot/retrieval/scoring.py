@@ -176,6 +176,9 @@ class Query:
     semantic: Mapping[str, float] = field(default_factory=dict)  # {path: points} of the notes close in meaning
     closeness: Mapping[str, Closeness] = field(default_factory=dict)
     read: Mapping[str, str] = field(default_factory=dict)  # {a stem as written: the index's term it reads as} (read_as)
+    # what one deviation of meaning is worth (`semantic_unit`, at least SEMANTIC_FLOOR), when the
+    # notes close in meaning needed it: search's spelling signal counts in the same unit
+    unit: float | None = None
 
     @property
     def bm25_unit(self) -> float:
@@ -196,6 +199,7 @@ class Query:
         scale = max(index.bm25_ceiling(unique), 1e-9)
         idf = {t: index.idf(t) for t in unique}
         semantic: dict[str, float] = {}
+        unit = None
         if closeness:
             unit = max(semantic_unit(bm25.values(), scale, len(index)), SEMANTIC_FLOOR)
             for path, close in closeness.items():
@@ -203,7 +207,7 @@ class Query:
                 if points > 0:
                     semantic[path] = points
         read = {w: t for w, t in zip(written, terms, strict=True) if w != t}
-        return cls(text, terms, unique, bm25, scale, idf, sum(idf.values()), semantic, dict(closeness or {}), read)
+        return cls(text, terms, unique, bm25, scale, idf, sum(idf.values()), semantic, dict(closeness or {}), read, unit)
 
 
 class Pair(NamedTuple):

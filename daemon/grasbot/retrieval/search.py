@@ -274,7 +274,7 @@ def by_spelling(ranked: list[tuple[str, Score]], text: str, asked: Query, spelli
     points in the unit of meaning's (a BM25 deviation of `asked`'s), and all are ranked again.
     It finds no note, so the fast path stays exact. Round 38, on the dev sets: hit@1 tune
     753 → 764 (+16 / −5), test 357 → 367 (+12 / −2), no vault losing."""
-    unit = max(semantic_unit(asked.bm25.values(), asked.bm25_scale, len(index)), SEMANTIC_FLOOR)
+    unit = asked.unit if asked.unit is not None else max(semantic_unit(asked.bm25.values(), asked.bm25_scale, len(index)), SEMANTIC_FLOOR)
     gained = spelling.points(text, [path for path, _ in ranked], unit)
     if not gained:
         return ranked
