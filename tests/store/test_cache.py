@@ -380,3 +380,20 @@ def test_a_start_from_cache_reads_only_changed_notes_for_hidden_paths_and_stays_
     forgotten = build_snapshot(settings, kept)
     assert "prive/rachat-acme-2027.md" not in forgotten.index("visitor").hidden_key[0]
     exact(forgotten)
+
+
+def test_a_domain_count_reads_the_cached_field_codes_and_leaves_them_packed(vault):
+    """`Index.declared` (what `idf` counts beside the bodies) reads a term's field codes as the
+    cache loaded them, without unpacking the list and keeping it: a search, and the worker's
+    sums of every declared question's idf, count the same notes as an index built anew."""
+    _, _, settings, cache = vault
+    built = build_snapshot(settings)
+    build_snapshot(settings, cache_dir=cache)
+    warm = build_snapshot(settings, cache_dir=cache)
+    for audience in ("visitor", "owner"):
+        fresh, cached = built.index(audience), warm.index(audience)
+        terms = sorted({t for p in fresh.notes for _, seq in fresh.analyses[p].domains for t in seq})
+        counted = [fresh.declared(t) for t in terms]
+        assert any(counted) and [cached.declared(t) for t in terms] == counted
+        parts = getattr(cached.fields, "parts", (cached.fields,))
+        assert all(isinstance(part._postings.get(t, b""), bytes) for part in parts for t in terms)

@@ -176,6 +176,16 @@ class Postings:
         """Every term some note holds."""
         return self._postings.keys()
 
+    def tallies(self, term: str) -> Iterable[int]:
+        """The counts of `term`'s notes, without their paths: a list still packed as the cache
+        loaded it is read, not unpacked and kept (what `counts` does)."""
+        found = self._postings.get(term, _EMPTY)
+        if isinstance(found, bytes):
+            values = array(_ID_TYPE)
+            values.frombytes(found)
+            return values[1::2]
+        return found.values()
+
     def counts(self, term: str) -> Mapping[str, int]:
         """{path: count} for `term`; read it, never change it."""
         found = self._postings.get(term, _EMPTY)
@@ -315,6 +325,9 @@ class Union:
     def paths_with(self, term: str) -> Iterable[str]:
         lists = [keys for p in self.parts if (keys := p.paths_with(term))]
         return lists[0] if len(lists) == 1 else [path for keys in lists for path in keys]
+
+    def tallies(self, term: str) -> Iterable[int]:
+        return chain.from_iterable(p.tallies(term) for p in self.parts)  # the parts' notes are apart
 
     def counts(self, term: str) -> Mapping[str, int]:
         found = [c for p in self.parts if (c := p.counts(term))]
