@@ -5,6 +5,8 @@ Each is anchored so that it never starts inside a run of digits or letters."""
 from __future__ import annotations
 
 import re
+from functools import cached_property
+from typing import Any
 
 SPACE = "[ \u00a0\u202f]"  # French typography groups digits with (narrow) no-break spaces
 DOT = "[ \u00a0\u202f.-]"
@@ -130,17 +132,33 @@ def _branches(node: dict) -> str:
     return f"(?:{either})?" if "" in node else either
 
 
+class LazyPattern:
+    """A regular expression compiled at its first use, not at import: the patterns that hold
+    every top-level domain took 60 ms to compile, on a daemon's path to listening, for the
+    first answer or question logged to use. Read as the `re.Pattern` it stands for."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern, self.flags = pattern, flags
+
+    @cached_property
+    def compiled(self) -> re.Pattern[str]:
+        return re.compile(self.pattern, self.flags)
+
+    def __getattr__(self, name: str) -> Any:  # finditer, search, sub…
+        return getattr(self.compiled, name)
+
+
 _TLD = one_of(TLDS)
 # « exemple [dot] fr », « evil point com »: a dot spelled out, after an @ spelled or not
 _SPELLED_DOT = r"(?:\s?[(\[]dot[)\]]\s?|\s(?:point|dot)\s)"
 _SPELLED_DOMAIN = rf"[^\W_][\w-]{{0,62}}(?:(?:\.|{_SPELLED_DOT})[\w-]{{1,63}}){{0,4}}?{_SPELLED_DOT}(?:{_TLD})(?![\w-]|\.[\w-])"
 _AT = r"(?:\s?@\s?|\s?[(\[]at[)\]]\s?|\sarobase\s)"
-EMAIL = re.compile(rf"{_LOCAL}{_AT}(?:{_DOMAIN}|{_SPELLED_DOMAIN})", re.IGNORECASE)
+EMAIL = LazyPattern(rf"{_LOCAL}{_AT}(?:{_DOMAIN}|{_SPELLED_DOMAIN})", re.IGNORECASE)
 #: An e-mail address spaced or spelled out as an answer reads one (« jean @ evil.fr », « jean
 #: arobase evil point com »): its domain ends in a known top-level domain, for code spaces an @
 #: too: « x @ self.weight » is Python's product of matrices, « avec @functools.cache » a
 #: decorator. `local@domain` is `MAILBOX`'s, whatever its domain.
-SPELLED_EMAIL = re.compile(
+SPELLED_EMAIL = LazyPattern(
     rf"{_LOCAL}{_AT}[^\W_][\w-]{{0,62}}(?:(?:\.|{_SPELLED_DOT})[\w-]{{1,63}}){{0,4}}?(?:\.|{_SPELLED_DOT})(?:{_TLD})(?![\w-]|\.[\w-])",
     re.IGNORECASE,
 )

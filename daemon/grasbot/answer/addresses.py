@@ -35,7 +35,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from .._contacts import CODE_ATTRIBUTES, CODE_NAMES, CODE_RECEIVERS, EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, SPELLED_EMAIL, TLDS, mailbox, one_of
+from .._contacts import CODE_ATTRIBUTES, CODE_NAMES, CODE_RECEIVERS, EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, SPELLED_EMAIL, TLDS, LazyPattern, mailbox, one_of
 
 URL_GONE, EMAIL_GONE, PHONE_GONE = "(lien retiré)", "(e-mail retiré)", "(numéro retiré)"
 
@@ -53,7 +53,7 @@ _HOST_TLD = one_of(TLDS - FILE_EXTENSIONS - CODE_ATTRIBUTES)
 # In any case, not inside a path, an address or a longer dotted name, not a call
 _HOST = rf"(?<![\w@.%+/:\\-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_HOST_TLD})(?![\w-]|\.[\w-]|\()(?:/[^\s<>\"'`\[\]]*)?"
 # `[text](target "title")`, `<scheme:…>`, a bare address, an e-mail address, a phone number
-_ADDRESS = re.compile(
+_ADDRESS = LazyPattern(
     rf"(?P<link>\[(?P<label>{_LABEL})\]\([ \t]*<?(?P<target>(?:{_TARGET})?)>?(?P<title>[ \t]+[^()\n]{{0,300}})?\))"
     rf"|<(?P<auto>[A-Za-z][A-Za-z0-9+.-]{{1,31}}:[^\s<>]+)>"
     rf"|(?P<url>{_URL})"

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from .._contacts import DOT as _DOT
 from .._contacts import EMAIL as _EMAIL
 from .._contacts import PHONE as _PHONE
+from .._contacts import LazyPattern
 
 __all__ = ["PLACEHOLDER", "VERSION", "redact"]
 
@@ -181,7 +182,7 @@ def _always(match: re.Match[str]) -> bool:
     return True
 
 
-_RULES: tuple[tuple[re.Pattern[str], str, Callable[[re.Match[str]], bool]], ...] = (
+_RULES: tuple[tuple[re.Pattern[str] | LazyPattern, str, Callable[[re.Match[str]], bool]], ...] = (
     (_EMAIL, EMAIL, _always),
     (_IBAN, IBAN, _iban_valid),
     (_NIR, NIR, _nir_valid),
@@ -226,7 +227,7 @@ class _Folded:
             at += len(part)
         self.folded = "".join(parts)
 
-    def sub(self, pattern: re.Pattern[str], placeholder: str, valid: Callable[[re.Match[str]], bool]) -> str:
+    def sub(self, pattern: re.Pattern[str] | LazyPattern, placeholder: str, valid: Callable[[re.Match[str]], bool]) -> str:
         """`pattern.sub` matched on the folded text, each match replacing the characters it was read from."""
         spans: list[tuple[int, int]] = []
         for match in pattern.finditer(self.folded):
