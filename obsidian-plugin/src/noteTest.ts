@@ -1,5 +1,5 @@
 /**
- * "Test this note": asks each question of the note's `answers` field as a visitor would and
+ * « Tester cette note »: asks each question of the note's `answers` field as a visitor would and
  * reports where the note ranks. A note visitors cannot see is reported as such, with why,
  * instead of as "absent" everywhere.
  */

@@ -1,5 +1,5 @@
 /**
- * The "Preview as visitor" panel, mountable into any element: the Obsidian view mounts it in
+ * The « Aperçu visiteur » panel, mountable into any element: the Obsidian view mounts it in
  * its content element, tests and the headless-browser check mount it in a plain div.
  */
 

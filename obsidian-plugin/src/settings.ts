@@ -51,7 +51,7 @@ export function legacySecretName(name: string, token: string, secretOf: (id: str
 
 /** Which of two tokens the plugin uses, and what the author is told of the other. */
 export interface LegacyTokenChoice {
-	/** The secret the Access token setting names from now on. */
+	/** The secret the « Jeton d'accès » setting names from now on. */
 	secret: string;
 	message: string;
 }

@@ -326,7 +326,7 @@ describe("plugin glue", () => {
 		expect(notices).toEqual(["Démon GrasBot à http://127.0.0.1:8765 : en marche, 42 notes publiques, modèle qwen3:8b, version 3.2.0."]);
 	});
 
-	it("offers 'Test this note' only on a Markdown note", async () => {
+	it("offers « Tester cette note » only on a Markdown note", async () => {
 		const { app, stub } = await load(null);
 		const command = stub.commands.find((c) => c.id === "test-note");
 		expect(command?.checkCallback?.(true)).toBe(false);
@@ -599,7 +599,7 @@ describe("plugin glue", () => {
 		await tab.setControlValue("debounceMs", 1500);
 		expect(tab.getControlValue("debounceMs")).toBe(1500);
 		expect(delay().desc).not.toContain("refuse");
-		// a secret picked in the Access token's picker: its note goes too
+		// a secret picked in the « Jeton d'accès » picker: its note goes too
 		const { stub: tokenStub } = await load({ tokenSecret: 5 });
 		const tokenTab = tokenStub.settingTabs[0] as GrasbotSettingTab;
 		const token = () => tokenTab.settingItems.find((d) => "name" in d && d.name === "Jeton d'accès") as SettingDefinitionRender & { desc: string };
