@@ -1236,6 +1236,31 @@ def test_a_file_torn_since_it_was_read_still_takes_the_vectors_given_since(tmp_p
         assert data["keys"].tobytes() == keys[2] and np.array_equal(data["vectors"], given[2:])
 
 
+def test_a_vector_given_again_while_a_save_writes_reaches_the_file(tmp_path, monkeypatch):
+    """A save writes the vectors given before it began; one given again meanwhile (the store
+    cleared, another model's, then the text embedded anew) was forgotten as written: the next
+    save copied the file's older vector, and a restart read it."""
+    key = b"\x01" * 16
+    older, newer = np.eye(1, 8, dtype=np.float32), np.eye(1, 8, 1, dtype=np.float32)
+    store = VectorStore("words-test", tmp_path)
+    store.put([key], older)
+    write = semantic._write_vectors
+
+    def given_again_meanwhile(*args, **kwargs):
+        store.clear()
+        store.put([key], newer)
+        write(*args, **kwargs)
+
+    monkeypatch.setattr(semantic, "_write_vectors", given_again_meanwhile)
+    assert store.save([key])
+    monkeypatch.setattr(semantic, "_write_vectors", write)
+    assert store.save([key])
+    with np.load(tmp_path / semantic.vectors_file("words-test")) as data:
+        assert np.array_equal(data["vectors"], newer)
+    codes, _ = VectorStore("words-test", tmp_path).get(key)
+    assert np.array_equal(codes, semantic.Rows.of(newer).codes[0])
+
+
 def test_a_full_disk_keeps_the_previous_vectors_and_leaves_no_partial_file(tmp_path, monkeypatch, caplog):
     """ENOSPC halfway through the write: the partial `.tmp.npz` was left behind (a new one at
     each start, its name holds the pid), keeping the disk full."""

@@ -505,8 +505,9 @@ class VectorStore:
             return False
         with self._lock:
             self._in_file = set(written)
-            for key in fresh:
-                self._fresh.pop(key, None)
+            for key, vector in fresh.items():
+                if self._fresh.get(key) is vector:  # not one given again meanwhile: the file holds the older
+                    del self._fresh[key]
         self._prune()
         return True
 
