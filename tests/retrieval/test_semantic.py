@@ -1261,6 +1261,33 @@ def test_a_vector_given_again_while_a_save_writes_reaches_the_file(tmp_path, mon
     assert np.array_equal(codes, semantic.Rows.of(newer).codes[0])
 
 
+def test_a_save_the_store_is_cleared_under_writes_what_it_was_given(tmp_path):
+    """The vectors' width was read from the store after its lock was let go: the store cleared
+    then (another model's, from a search's thread) made the save raise KeyError, on the worker's
+    or the stop's path."""
+    keys = [b"\x01" * 16, b"\x02" * 16]
+    store = VectorStore("words-test", tmp_path)
+    store.put(keys, np.eye(2, 8, dtype=np.float32))
+
+    class ClearedOnRelease:
+        def __init__(self) -> None:
+            self.lock, self.armed = threading.Lock(), True
+
+        def __enter__(self) -> None:
+            self.lock.acquire()
+
+        def __exit__(self, *exc: object) -> None:
+            self.lock.release()
+            if self.armed:
+                self.armed = False
+                store.clear()
+
+    store._lock = ClearedOnRelease()
+    assert store.save(keys)
+    with np.load(tmp_path / semantic.vectors_file("words-test")) as data:
+        assert data["keys"].tobytes() == b"".join(keys) and np.array_equal(data["vectors"], np.eye(2, 8, dtype=np.float32))
+
+
 def test_a_full_disk_keeps_the_previous_vectors_and_leaves_no_partial_file(tmp_path, monkeypatch, caplog):
     """ENOSPC halfway through the write: the partial `.tmp.npz` was left behind (a new one at
     each start, its name holds the pid), keeping the disk full."""

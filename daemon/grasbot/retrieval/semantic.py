@@ -457,11 +457,12 @@ class VectorStore:
             kept = [k for k in dict.fromkeys(keep) if k in self._vectors and k not in self.refused]
             fresh = {k: self._fresh[k] for k in kept if k in self._fresh}
             from_file = {k for k in kept if k not in fresh and k in self._in_file}
+            width = len(self._vectors[kept[0]][0]) if kept else 0  # read here: a clear once let go of made it a KeyError
         if not fresh and not from_file:
             return False
         import numpy as np
 
-        path, width = self.path, len(self._vectors[kept[0]][0])
+        path = self.path
 
         def write(source: _Held | None) -> list[bytes]:
             """The file written, the vectors of `source` copied: its keys."""
