@@ -1288,6 +1288,32 @@ def test_a_save_the_store_is_cleared_under_writes_what_it_was_given(tmp_path):
         assert data["keys"].tobytes() == b"".join(keys) and np.array_equal(data["vectors"], np.eye(2, 8, dtype=np.float32))
 
 
+def test_a_file_cut_short_while_it_is_copied_still_takes_the_vectors_given_since(tmp_path, monkeypatch, caplog):
+    """The file cut short in place while a save reads its vectors back: zipfile raises EOFError,
+    which the save did not catch (a crash, the new vectors not written)."""
+    keys = [b"\x01" * 16, b"\x02" * 16, b"\x03" * 16]
+    given = np.eye(3, 4_096, dtype=np.float32)  # more than zipfile reads ahead when the file is opened
+    store = VectorStore("words-test", tmp_path)
+    store.put(keys[:2], given[:2])
+    assert store.save(keys[:2])
+    again = VectorStore("words-test", tmp_path)
+    assert len(again) == 2
+    path = tmp_path / semantic.vectors_file("words-test")
+    write = semantic._write_vectors
+
+    def cut_short_meanwhile(*args, **kwargs):
+        with open(path, "r+b") as f:
+            f.truncate(300)
+        write(*args, **kwargs)
+
+    monkeypatch.setattr(semantic, "_write_vectors", cut_short_meanwhile)
+    again.put(keys[2:], given[2:])
+    assert again.save(keys)
+    assert "could not be read back" in caplog.text
+    with np.load(path) as data:
+        assert data["keys"].tobytes() == keys[2] and np.array_equal(data["vectors"], given[2:])
+
+
 def test_a_full_disk_keeps_the_previous_vectors_and_leaves_no_partial_file(tmp_path, monkeypatch, caplog):
     """ENOSPC halfway through the write: the partial `.tmp.npz` was left behind (a new one at
     each start, its name holds the pid), keeping the disk full."""

@@ -487,13 +487,13 @@ class VectorStore:
             source = None
             try:
                 source = _Held(path, self.model, width) if from_file else None
-            except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:  # torn, replaced or deleted since
+            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:  # torn, replaced or deleted since
                 unread(exc)
                 if not fresh:
                     return False
             try:
                 written = write(source)
-            except (ValueError, KeyError, zipfile.BadZipFile) as exc:  # torn halfway: the vectors given here are written all the same
+            except (ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:  # torn halfway: the vectors given here are written all the same
                 if source is None or not fresh:
                     raise
                 unread(exc)
@@ -501,7 +501,7 @@ class VectorStore:
         except OSError as exc:
             logger.warning("could not write the embeddings cache %s: %s", path, exc)
             return False
-        except (ValueError, KeyError, zipfile.BadZipFile) as exc:
+        except (ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             unread(exc)
             return False
         with self._lock:
