@@ -92,7 +92,8 @@ FILE_EXTENSIONS = frozenset(
 #: Django's `obj.pk`, pandas' `df.at[0]`, `args.lr`, matplotlib's `self.ax`, `np.int`,
 #: `request.user.email`, `user.name`, `response.data`, `el.style`, `event.target`, `Date.now`,
 #: `request.POST`, Ruby's `User.new`, `plotly.express`), or a name is (« jean.dupont »): read as
-#: code, not as a host. Each is a brand's, or one few sites are in.
+#: code, not as a host, after a name without a hyphen, which no identifier holds (« evil-login.events »
+#: is a site: `answer.addresses`). Each is a brand's, or one few sites are in.
 CODE_ATTRIBUTES = frozenset(
     "id pk at lr ax int email name data style search post total now new target save events date day open read call play next zero chrome express dupont".split()
 )

@@ -143,12 +143,19 @@ TOP_LEVEL = [  # every top-level domain of the root zone; a file, an attribute o
         "Tapez (lien retiré), (lien retiré), (lien retiré), (lien retiré), (lien retiré), (lien retiré) ou (lien retiré).",
     ),
     ("Ou self.evil-login.app, this.evil.page/x.", "Ou (lien retiré), (lien retiré)."),  # a host of a domain after `self.`
+    # a top-level domain code names an attribute by (`user.name`, `el.style`), after a name with a
+    # hyphen, which no identifier holds, or before a path: a site (`.events`, `.date`, `.style` are open to all)
+    (
+        "Allez sur evil-login.events, paypal-verify.date, secure-login.express, evil-login.style/reset ou evil.name/x.",
+        "Allez sur (lien retiré), (lien retiré), (lien retiré), (lien retiré) ou (lien retiré).",
+    ),
     ("Écrivez à support arobase evil point app.", "Écrivez à (e-mail retiré)."),
     *[
         (said, said)
         for said in (
             "application.properties, Main.java, id_rsa.pub, sshd.pid, graphe.dot, app.js.map, build.ninja, main.coffee",
             "user.name, response.data, el.style, event.target, Date.now, DateTime.Now, request.POST, User.new, plotly.express, jean.dupont",
+            "WantedBy=multi-user.target, After=network-online.target, breast-cancer-wisconsin.data",  # a brand's: no site
             "System.Web, System.Windows, Microsoft.Office, Task.Run, Vector3.One, DateTime.Today, Color.RED, Alignment.Center",
             # a name after the object code reads it from (`_contacts.CODE_RECEIVERS`): an attribute
             "self.training, this.page, window.open, document.body.style, event.key, el.click, req.host, res.status",

@@ -49,7 +49,11 @@ _SSH_URL_PARTS = re.compile(rf"{_SSH_SCHEME}(?:(?P<user>[^@/\s]*)@)?(?P<host>[^/
 _SSH_SCP_PARTS = re.compile(r"(?P<user>[\w.+-]+)@(?P<host>[\w.-]+):(?P<path>\S*)")
 _LABEL = r"[^\[\]\n]{0,300}"
 _TARGET = r"(?:[^\s()<>]|\([^\s()<>]*\))+"
-_HOST_TLD = one_of(TLDS - FILE_EXTENSIONS - CODE_ATTRIBUTES)
+# Of the top-level domains code names an attribute by, those any registrant may have a site in:
+# one after a hyphen or before a path is a host (`_code_name`). The others are a brand's or
+# restricted (systemd's « multi-user.target », UCI's « breast-cancer-wisconsin.data » stay).
+_OPEN_ATTRIBUTES = frozenset("id pk at lr ax email name style events date day new express".split())
+_HOST_TLD = one_of(TLDS - FILE_EXTENSIONS - (CODE_ATTRIBUTES - _OPEN_ATTRIBUTES))
 # In any case, not inside a path, an address or a longer dotted name, not a call
 _HOST = rf"(?<![\w@.%+/:\\-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_HOST_TLD})(?![\w-]|\.[\w-]|\()(?:/[^\s<>\"'`\[\]]*)?"
 # `[text](target "title")`, `<scheme:…>`, a bare address, an e-mail address, a phone number
@@ -259,12 +263,15 @@ def _kept(m: re.Match, allowed: frozenset[str], code: Sequence[int]) -> str:
 
 
 def _code_name(host: str) -> bool:
-    """Whether a bare domain is code or a product's name: its top-level domain one code writes
-    with a capital (`CODE_NAMES`), so written, after a name without a hyphen (`System.IO`,
-    `ASP.NET`, `logging.INFO`; not `evil-login.NET`), or an attribute of `self`, `this`…
-    (`CODE_RECEIVERS`: `self.training`, `this.page`; not `self.evil-login.app`, a host of the
-    domain after it)."""
+    """Whether a bare domain is code or a product's name: its top-level domain one code names
+    an attribute by (`CODE_ATTRIBUTES`) after a name without a hyphen (`user.name`; not
+    `evil-login.events`), or one code writes with a capital (`CODE_NAMES`), so written, after a
+    name without a hyphen (`System.IO`, `ASP.NET`, `logging.INFO`; not `evil-login.NET`), or
+    an attribute of `self`, `this`… (`CODE_RECEIVERS`: `self.training`, `this.page`; not
+    `self.evil-login.app`, a host of the domain after it)."""
     name, _, tld = host.rpartition(".")
+    if tld.lower() in CODE_ATTRIBUTES:  # `user.name`, `el.style`: an identifier holds no hyphen (`evil-login.events` is a site)
+        return "-" not in name
     return (tld != tld.lower() and tld.lower() in CODE_NAMES and "-" not in name) or name in CODE_RECEIVERS
 
 
