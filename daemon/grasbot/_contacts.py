@@ -146,6 +146,8 @@ class LazyPattern:
         return re.compile(self.pattern, self.flags)
 
     def __getattr__(self, name: str) -> Any:  # finditer, search, sub…
+        if name.startswith("__"):  # copy and pickle look for `__setstate__` before `pattern` is set
+            raise AttributeError(name)
         return getattr(self.compiled, name)
 
 

@@ -307,3 +307,16 @@ def test_git_s_ssh_address_is_given_only_when_a_note_holds_it(said, shown):
     assert keep_known_addresses(said, SSH_NOTES) == shown
     stream = AddressFilter(SSH_NOTES)
     assert "".join(stream.feed(c) for c in said) + stream.finish() == shown
+
+
+def test_a_pattern_compiled_at_first_use_copies_and_pickles_as_a_compiled_one():
+    """`LazyPattern` reads as the `re.Pattern` it stands for: copied or pickled (a structure that
+    holds one deep-copied, a worker process given one), it recursed for ever looking for
+    `__setstate__` on an object whose pattern was not set yet."""
+    import copy
+    import pickle
+
+    from grasbot._contacts import EMAIL
+
+    for again in (copy.copy(EMAIL), copy.deepcopy(EMAIL), pickle.loads(pickle.dumps(EMAIL))):
+        assert again.search("écrivez à jean@exemple.fr").group() == "jean@exemple.fr"
