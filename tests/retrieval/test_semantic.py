@@ -1216,18 +1216,24 @@ def test_the_store_holds_int8_rows_and_its_file_the_models_vectors_exactly(tmp_p
         assert data["vectors"].dtype == np.float32 and np.array_equal(data["vectors"], given)  # bit for bit, not the int8 rows
 
 
-def test_a_file_torn_since_it_was_read_still_takes_the_vectors_given_since(tmp_path, caplog):
-    """A write copies the vectors it does not hold as given from the file: a file torn since the
-    start read it gives none of them, and the new vectors are written alone (the others are
-    embedded again by the next start)."""
+def _two_saved_then_read(tmp_path, given):
+    """Three keys; the first two's vectors of `given` saved, then read by a new store: (keys,
+    that store, the file)."""
     keys = [b"\x01" * 16, b"\x02" * 16, b"\x03" * 16]
-    given = np.eye(3, 8, dtype=np.float32) * np.float32(0.5)
     store = VectorStore("words-test", tmp_path)
     store.put(keys[:2], given[:2])
     assert store.save(keys[:2])
     again = VectorStore("words-test", tmp_path)
     assert len(again) == 2
-    path = tmp_path / semantic.vectors_file("words-test")
+    return keys, again, tmp_path / semantic.vectors_file("words-test")
+
+
+def test_a_file_torn_since_it_was_read_still_takes_the_vectors_given_since(tmp_path, caplog):
+    """A write copies the vectors it does not hold as given from the file: a file torn since the
+    start read it gives none of them, and the new vectors are written alone (the others are
+    embedded again by the next start)."""
+    given = np.eye(3, 8, dtype=np.float32) * np.float32(0.5)
+    keys, again, path = _two_saved_then_read(tmp_path, given)
     path.write_bytes(path.read_bytes()[:300])
     again.put(keys[2:], given[2:])
     assert again.save(keys)
@@ -1291,14 +1297,8 @@ def test_a_save_the_store_is_cleared_under_writes_what_it_was_given(tmp_path):
 def test_a_file_cut_short_while_it_is_copied_still_takes_the_vectors_given_since(tmp_path, monkeypatch, caplog):
     """The file cut short in place while a save reads its vectors back: zipfile raises EOFError,
     which the save did not catch (a crash, the new vectors not written)."""
-    keys = [b"\x01" * 16, b"\x02" * 16, b"\x03" * 16]
     given = np.eye(3, 4_096, dtype=np.float32)  # more than zipfile reads ahead when the file is opened
-    store = VectorStore("words-test", tmp_path)
-    store.put(keys[:2], given[:2])
-    assert store.save(keys[:2])
-    again = VectorStore("words-test", tmp_path)
-    assert len(again) == 2
-    path = tmp_path / semantic.vectors_file("words-test")
+    keys, again, path = _two_saved_then_read(tmp_path, given)
     write = semantic._write_vectors
 
     def cut_short_meanwhile(*args, **kwargs):
