@@ -1383,3 +1383,47 @@ def test_a_notes_head_never_ends_inside_a_link_to_a_private_note(note_writer):
     note = load_vault(note_writer.root).notes["Public.md"]
     assert note.body.index("Zorglub") < note.body.find("\n", 2 * semantic.HEAD_CHARS) < note.body.index("lignes")  # the guard: the cut falls in the link
     assert "voir x" in head_text(note) and "zorglub" not in head_text(note).lower()
+
+
+def test_a_store_asked_while_its_file_is_read_waits_for_the_file(tmp_path):
+    """The first use reads the file; a second thread asking meanwhile (a search, while the
+    worker reads) found the store empty, and a `put` meanwhile was undone by the read."""
+    keys = [b"\x01" * 16, b"\x02" * 16]
+    given = np.eye(2, 8, dtype=np.float32)
+    first = VectorStore("words-test", tmp_path)
+    first.put(keys[:1], given[:1])
+    assert first.save(keys[:1])
+    store = VectorStore("words-test", tmp_path)
+    entered, release = threading.Event(), threading.Event()
+    load = store._load_file
+
+    def slow_load():
+        entered.set()
+        assert release.wait(30)
+        return load()
+
+    store._load_file = slow_load
+    found: dict[str, object] = {}
+    reader = threading.Thread(target=lambda: found.setdefault("reader", store.get(keys[0])))
+    reader.start()
+    assert entered.wait(30)
+    asker = threading.Thread(target=lambda: (store.put(keys[1:], given[1:]), found.setdefault("asker", store.get(keys[0]))))
+    asker.start()
+    asker.join(0.5)  # without the wait, it has found the store empty by now
+    release.set()
+    reader.join(30)
+    asker.join(30)
+    assert found["reader"] is not None and found["asker"] is not None
+    assert keys[1] in store and len(store) == 2
+
+
+def test_a_text_refused_once_then_embedded_is_saved(tmp_path):
+    """A text the model refused alone (a zero vector, never saved) and embedded later, by a
+    batch or another attempt, is saved as any other: it stayed out of the file for ever."""
+    key = b"\x07" * 16
+    store = VectorStore("words-test", tmp_path)
+    store.refuse(key, 8)
+    store.put([key], np.eye(1, 8, dtype=np.float32))
+    assert store.save([key])
+    with np.load(tmp_path / semantic.vectors_file("words-test")) as data:
+        assert data["keys"].tobytes() == key

@@ -332,14 +332,22 @@ class VectorStore:
         self.refused: set[bytes] = set()  # texts the model would not embed: a zero vector each, never saved
         self._lock = threading.Lock()
         self._read_once = False  # the file is read at first use: by the worker, not before listening
+        self._reading = threading.Lock()  # a thread that needs the store while another reads the file waits for it
         self._in_file: set[bytes] = set()  # the keys the file holds, as read or last written
 
     def _ensure_read(self) -> None:
-        if not self._read_once:
-            self._read_once = True
+        """The file read once, before any use: marked read only once it is, so that a search's
+        thread asking meanwhile waits rather than finding the store empty, and a `put` or a
+        `clear` meanwhile is not undone by the read."""
+        if self._read_once:
+            return
+        with self._reading:
+            if self._read_once:
+                return
             if self.path is not None:  # not Path.exists(): it raises for a folder that cannot be entered
                 self._read()
                 self._prune()  # a vault no one edits writes no vectors: a model left was kept for ever
+            self._read_once = True
 
     def _load_file(self) -> tuple[np.ndarray, np.ndarray] | None:
         """The file's (keys, float vectors), checked; None when it holds another model's."""
@@ -406,6 +414,7 @@ class VectorStore:
             for i, key in enumerate(keys):
                 self._vectors[key] = (rows.codes[i], float(rows.scales[i]))
                 self._fresh[key] = vectors[i]
+                self.refused.discard(key)  # refused once, embedded since: saved as any other
 
     def refuse(self, key: bytes, width: int) -> None:
         """A text the model would not embed alone: a zero vector, close to no question (its note
