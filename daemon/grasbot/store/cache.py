@@ -260,16 +260,24 @@ def _newer_layout(raw: bytes) -> bool:
     return line.isdigit() and int(line) > int(MAGIC[len(_OLDER) :].strip())
 
 
+def read_file(path: Path, what: str, then: str) -> bytes | None:
+    """A cache file's bytes, or None: missing (a first start, said nowhere) or unreadable
+    (logged as « `what` PATH unreadable (why): `then` »)."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        log.warning("%s %s unreadable (%s): %s", what, path, exc, then)
+        return None
+
+
 def load(cache_dir: Path, root: Path, options: VaultOptions) -> Cached | None:
     """What the cache holds, or None (missing, stale, corrupt: logged, then ignored). Each
     part is checked against the notes it claims to describe."""
     path = cache_dir / FILENAME
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        log.warning("index cache %s unreadable (%s): rebuilding", path, exc)
+    raw = read_file(path, "index cache", "rebuilding")
+    if raw is None:
         return None
     if not raw.startswith(MAGIC):
         if raw.startswith(_OLDER):

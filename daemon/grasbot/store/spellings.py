@@ -125,12 +125,8 @@ def load(cache_dir: Path, root: Path, options: VaultOptions, indexes: Mapping[st
     """The file's Spellings for these indexes, or None (missing, stale, corrupt: logged, then
     ignored)."""
     path = cache_dir / FILENAME
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        log.warning("spelling vectors %s unreadable (%s): built again", path, exc)
+    raw = cache.read_file(path, "spelling vectors", "built again")
+    if raw is None:
         return None
     try:
         header, plain, notes = read_parts(raw)
