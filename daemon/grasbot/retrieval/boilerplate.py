@@ -174,7 +174,8 @@ class Boilerplate:
                 # a private note edited), only what the changed notes hold of them is read again
                 again = set(changed)
                 held = {p: c for p, c in self.held.items() if p not in again}
-                return self._held_by_known(held, {p: notes[p] for p in changed if p in notes}, counts_of)
+                kept = Boilerplate(None, self.lines, held, known=True)  # these lines, uncounted still
+                return kept._completed(held, {p: notes[p] for p in changed if p in notes}, counts_of)
             return Boilerplate.of(notes, new_public, counts_of)
         touched = [*gone, *changed]
         counts = self.counts.evolved(
@@ -191,23 +192,17 @@ class Boilerplate:
     @classmethod
     def _held_by(cls, counts: LineCounts, reading: Mapping[str, Note], counts_of: CountsOf, held: dict) -> Boilerplate:
         """The boilerplate of `counts`, `held` completed with what the notes `reading` hold."""
-        made = cls(counts, counts.common(), held)  # `held` filled in below, before anyone reads it
-        if made.lines:
-            for path, note in reading.items():
-                found = made.found_in(note.body)
-                if found:
-                    held[path] = counts_of("\n".join(found), path)
-        return made
+        return cls(counts, counts.common(), held)._completed(held, reading, counts_of)
 
-    def _held_by_known(self, held: dict, reading: Mapping[str, Note], counts_of: CountsOf) -> Boilerplate:
-        """These lines, uncounted still (`kept`), `held` completed with what the notes `reading` hold."""
-        made = Boilerplate(None, self.lines, held, known=True)
-        if made.lines:
+    def _completed(self, held: dict, reading: Mapping[str, Note], counts_of: CountsOf) -> Boilerplate:
+        """This boilerplate, just made on `held`, with what the notes `reading` hold of its lines
+        added to `held` before anyone reads it."""
+        if self.lines:
             for path, note in reading.items():
-                found = made.found_in(note.body)
+                found = self.found_in(note.body)
                 if found:
                     held[path] = counts_of("\n".join(found), path)
-        return made
+        return self
 
     def found_in(self, body: str) -> list[str]:
         """The boilerplate lines of `body`, stripped, each time it holds one."""
