@@ -349,40 +349,22 @@ class VectorStore:
                 self._prune()  # a vault no one edits writes no vectors: a model left was kept for ever
             self._read_once = True
 
-    def _load_file(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The file's (keys, float vectors), checked; None when it holds another model's."""
-        import numpy as np
-
-        assert self.path is not None  # read only when there is a file
-        with open(self.path, "rb") as head:  # numpy reads any other file as a pickle, and says to load it "unsafely"
-            if head.read(4) != b"PK\x03\x04":
-                raise ValueError("not a .npz file")
-        with np.load(self.path, allow_pickle=False) as data:
-            if str(data["model"]) != self.model:
-                return None  # another model's vectors under a colliding file name: start over
-            keys, vectors = data["keys"], data["vectors"]
-        if keys.dtype != np.uint8 or keys.ndim != 2 or keys.shape[1] != KEY_BYTES or len(keys) != len(vectors):
-            raise ValueError(f"keys of shape {keys.shape} and type {keys.dtype}")
-        if vectors.ndim != 2 or vectors.dtype.kind != "f" or not np.isfinite(vectors).all():
-            raise ValueError(f"vectors of shape {vectors.shape} and type {vectors.dtype}, or not finite")
-        return keys, vectors
-
     def _read(self) -> None:
+        """The file's vectors held as `Rows` holds them, a few thousand rows at a time: the
+        file's float32 matrix read whole took 60 MB more at 10,000 notes, only to be let go."""
         assert self.path is not None  # read only when there is a file
         try:
-            found = self._load_file()
-            if found is None:
-                return
-            keys, vectors = found
-            rows = Rows.of(vectors)
-            del vectors  # the float32 matrix goes: the file keeps it
-            raw = keys.tobytes()
-            self._vectors = {raw[i * KEY_BYTES : (i + 1) * KEY_BYTES]: (rows.codes[i], float(rows.scales[i])) for i in range(len(rows))}
-            self._in_file = set(self._vectors)
+            with _Held(self.path, self.model) as held:
+                found: dict[bytes, tuple[np.ndarray, float]] = {}
+                for keys, chunk in held.chunks():
+                    rows = Rows.of(chunk)
+                    found.update((key, (rows.codes[i], float(rows.scales[i]))) for i, key in enumerate(keys))
+            self._vectors = found
+            self._in_file = set(found)
             with contextlib.suppress(OSError):  # used: not another model's to delete (`_prune`)
                 os.utime(self.path)
-        except FileNotFoundError:
-            return  # nothing embedded yet
+        except (FileNotFoundError, _OtherModel):
+            return  # nothing embedded yet, or another model's vectors under a colliding file name: start over
         except Exception as exc:  # a torn or foreign file: the store is a cache, embed again
             logger.warning("ignoring the embeddings cache %s: %s", self.path, exc)
             self._vectors = {}
@@ -541,18 +523,25 @@ class VectorStore:
 _ROWS_READ = 4_096  # vectors read or written at once by a write of the file (16 MB of bge-m3's)
 
 
-class _Held:
-    """The vectors file as it is, to copy from: its keys, then its vectors read a few thousand
-    rows at a time. Checked as `VectorStore._read` checks it (model, shapes, finite numbers)."""
+class _OtherModel(ValueError):
+    """The vectors file holds another model's vectors (a colliding file name)."""
 
-    def __init__(self, path: Path, model: str, width: int) -> None:
+
+class _Held:
+    """The vectors file as it is: its keys, then its vectors read a few thousand rows at a
+    time, checked (the model, the shapes, `width` when given, finite numbers)."""
+
+    def __init__(self, path: Path, model: str, width: int | None = None) -> None:
         import numpy as np
 
+        with open(path, "rb") as head:  # said plainly, where zipfile's "not a zip file" would puzzle an owner
+            if head.read(4) != b"PK\x03\x04":
+                raise ValueError("not a .npz file")
         self._file = zipfile.ZipFile(path)
         try:
             with self._file.open("model.npy") as f:
                 if str(np.lib.format.read_array(f, allow_pickle=False)) != model:
-                    raise ValueError("it holds another model's vectors now")
+                    raise _OtherModel("it holds another model's vectors now")
             with self._file.open("keys.npy") as f:
                 keys = np.lib.format.read_array(f, allow_pickle=False)
             self._vectors = self._file.open("vectors.npy")
@@ -561,14 +550,21 @@ class _Held:
                 raise ValueError(f"a .npy file of version {version}")
             read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
             shape, fortran, self._dtype = read_header(self._vectors)
-            if len(shape) != 2 or fortran or self._dtype.kind != "f" or shape[1] != width or keys.dtype != np.uint8 or keys.shape != (shape[0], KEY_BYTES):
+            if (
+                len(shape) != 2
+                or fortran
+                or self._dtype.kind != "f"
+                or (width is not None and shape[1] != width)
+                or keys.dtype != np.uint8
+                or keys.shape != (shape[0], KEY_BYTES)
+            ):
                 raise ValueError(f"vectors of shape {shape} and type {self._dtype}, keys of shape {keys.shape}")
         except BaseException:
             self._file.close()
             raise
         raw = keys.tobytes()
         self.keys = [raw[i * KEY_BYTES : (i + 1) * KEY_BYTES] for i in range(len(keys))]
-        self._width = width
+        self._width = int(shape[1])
 
     def __enter__(self) -> _Held:
         return self
@@ -576,8 +572,8 @@ class _Held:
     def __exit__(self, *exc: object) -> None:
         self._file.close()
 
-    def rows(self, wanted: set[bytes]) -> Iterator[np.ndarray]:
-        """The vectors of the keys `wanted`, in the file's order, a chunk at a time."""
+    def chunks(self) -> Iterator[tuple[list[bytes], np.ndarray]]:
+        """(keys, their vectors as float32), in the file's order, a few thousand at a time."""
         import numpy as np
 
         size = self._width * self._dtype.itemsize
@@ -589,7 +585,14 @@ class _Held:
             chunk = np.frombuffer(data, dtype=self._dtype).reshape(len(keys), self._width)
             if not np.isfinite(chunk).all():
                 raise ValueError("vectors not finite")
-            yield chunk[np.fromiter((k in wanted for k in keys), dtype=bool, count=len(keys))].astype(np.float32)
+            yield keys, chunk.astype(np.float32, copy=False)
+
+    def rows(self, wanted: set[bytes]) -> Iterator[np.ndarray]:
+        """The vectors of the keys `wanted`, in the file's order, a chunk at a time."""
+        import numpy as np
+
+        for keys, chunk in self.chunks():
+            yield chunk[np.fromiter((k in wanted for k in keys), dtype=bool, count=len(keys))]
 
 
 def _write_vectors(f: BinaryIO, model: str, keys: Sequence[bytes], width: int, rows: Iterator[np.ndarray]) -> None:
