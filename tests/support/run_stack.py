@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import secrets
 import shutil
 import signal
@@ -91,6 +92,8 @@ async def main(argv: list[str]) -> int:
     options = parser.parse_args(argv)
 
     workdir = Path(tempfile.mkdtemp(prefix="grasbot-stack-"))
+    for var in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):  # the hidden notes' file among them: never the home of whoever runs the tests
+        os.environ[var] = str(workdir / var.lower())
     vault = workdir / "vault"
     shutil.copytree(REPO / "vault-grasbot", vault)
     token = options.token or secrets.token_urlsafe(24)
