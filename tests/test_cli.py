@@ -196,9 +196,9 @@ def test_check_fails_and_lists_every_problem(capsys, note_writer):
     note_writer("rate.md", 'title: Zzz\nanswers: ["Comment marche le robot suiveur ?"]', "")
     code, out, _ = run(capsys, "check", "--vault", str(root))
     assert code == 1
-    assert "casse.md: broken YAML frontmatter" in out
-    assert "duplicate slug 'robot'" in out
-    assert "orphelin.md: link [[nulle-part]] points to no note" in out
+    assert "casse.md: propriétés YAML invalides" in out
+    assert "slug « robot » en double" in out
+    assert "orphelin.md: le lien [[nulle-part]] ne mène à aucune note" in out
     assert "rate.md: « Comment marche le robot suiveur ? » → rank 2, first: robot" in out
     assert out.rstrip().endswith("Problems found.")
 
@@ -247,7 +247,7 @@ def test_check_shows_a_file_name_that_holds_a_newline_on_one_line(capsys, note_w
     note_writer("a\n  b.md: fake problem\nc.md", "title: [pas fermé", "x")
     code, out, _ = run(capsys, "check", "--vault", str(root))
     assert code == 1
-    assert "  a\\n  b.md: fake problem\\nc.md: broken YAML frontmatter" in out
+    assert "  a\\n  b.md: fake problem\\nc.md: propriétés YAML invalides" in out
     assert not any(line.startswith("  b.md") for line in out.splitlines())
 
 

@@ -140,7 +140,7 @@ describe("plugin glue", () => {
 	});
 
 	it("on save, names a note that fails once, not at every save while it still fails", async () => {
-		const failing = { ...reloadResult, errors: [{ path: "casse.md", message: "broken YAML frontmatter at line 2" }] };
+		const failing = { ...reloadResult, errors: [{ path: "casse.md", message: "propriétés YAML invalides à la ligne 2 : un « : » inattendu" }] };
 		let result: typeof reloadResult | typeof failing = failing;
 		daemon(() => result);
 		const { app } = await load({ reloadOnSave: true, debounceMs: 500 });
@@ -148,7 +148,7 @@ describe("plugin glue", () => {
 		await save(app, "autre.md", 3);
 		expect(notices).toHaveLength(1);
 		expect(notices[0]).toContain("casse.md");
-		result = { ...failing, errors: [...failing.errors, { path: "deux.md", message: "not UTF-8" }] };
+		result = { ...failing, errors: [...failing.errors, { path: "deux.md", message: "pas en UTF-8 (octet 0) : enregistrez à nouveau le fichier en UTF-8" }] };
 		await save(app, "deux.md");
 		expect(notices).toHaveLength(2); // another note fails: said
 		result = reloadResult;

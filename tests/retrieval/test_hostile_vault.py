@@ -109,7 +109,7 @@ def test_alias_bombs_are_refused_before_they_expand(levels, fan, field):
     expanded = 1 + (levels + 2) + sum(sizes) + sizes[-1]  # the mapping, its keys, its values
     started = time.perf_counter()
     if expanded > _frontmatter.MAX_NODES:
-        with pytest.raises(ValueError, match="expands to .* values through its aliases"):
+        with pytest.raises(ValueError, match="les propriétés se déploient en .* valeurs par leurs alias"):
             note("bombe.md", f"---\n{header}\n---\nTexte.")
     else:  # under the bound it reads as PyYAML reads it
         assert load_frontmatter(header) == yaml.load(header, Loader=Loader)
@@ -119,11 +119,11 @@ def test_alias_bombs_are_refused_before_they_expand(levels, fan, field):
 @pytest.mark.parametrize(
     "header, reason",
     [
-        ("a: &a [*a]", "alias to the list or mapping that holds it"),
-        ("a: &a {b: *a}", "alias to the list or mapping that holds it"),
-        ("a: " + "[" * 40 + "]" * 40, "more than 32 deep"),
-        ("a:\n" + "".join("  " * i + "- \n" for i in range(1, 3)) + "b: " + "{x: " * 35 + "1" + "}" * 35, "more than 32 deep"),
-        ("a: &a " + "x" * 2000 + "\nb: [" + ", ".join(["*a"] * 600) + "]", "characters through its aliases"),
+        ("a: &a [*a]", "alias vers la liste ou les champs qui le contiennent"),
+        ("a: &a {b: *a}", "alias vers la liste ou les champs qui le contiennent"),
+        ("a: " + "[" * 40 + "]" * 40, "sur plus de 32 niveaux"),
+        ("a:\n" + "".join("  " * i + "- \n" for i in range(1, 3)) + "b: " + "{x: " * 35 + "1" + "}" * 35, "sur plus de 32 niveaux"),
+        ("a: &a " + "x" * 2000 + "\nb: [" + ", ".join(["*a"] * 600) + "]", "caractères par leurs alias"),
     ],
     ids=["self-list", "self-map", "deep-flow", "deep-map", "long-text"],
 )
@@ -158,14 +158,14 @@ async def test_a_bomb_in_the_vault_is_reported_by_name_and_the_daemon_serves(sta
     result = (await rpc(client, "reload", {}, headers=OWNER))["result"]
     assert time.perf_counter() - started < 5
     assert [e["path"] for e in result["errors"]] == ["bombe.md"]
-    assert "aliases" in result["errors"][0]["message"]
+    assert "par leurs alias" in result["errors"][0]["message"]
     health = await client.get("/health")
     assert (await health.json())["vault_size"] == 1
     from grasbot._cli import main
 
     assert main(["check", "--vault", str(vault)]) != 0
     out = capsys.readouterr().out
-    assert "bombe.md" in out and "aliases" in out
+    assert "bombe.md: les propriétés se déploient en " in out
 
 
 # ---------------------------------------------------------------- text the author hid
@@ -765,7 +765,7 @@ def test_a_note_growing_past_the_size_limit_while_it_is_read_is_not_read_past_it
             return 5 if name == "st_size" else getattr(self._st, name)
 
     monkeypatch.setattr(_vault.os, "fstat", lambda fd: AsChecked(real_fstat(fd)))
-    with pytest.raises(ValueError, match="a note may take"):
+    with pytest.raises(ValueError, match="qu'une note peut faire"):
         _vault.read_note_file(path)
 
 
@@ -943,9 +943,9 @@ def test_files_that_are_not_notes_are_reported_and_never_hang(tmp_path_factory, 
     reported = {e.path: e.message for e in vault.errors}
     for rel, kind in made.items():
         if kind in ("fifo", "socket", "link-to-fifo"):
-            assert "not a regular file" in reported[rel], (rel, reported)
+            assert "pas un fichier ordinaire" in reported[rel], (rel, reported)
         elif kind == "broken-link":
-            assert "cannot read the file" in reported[rel]
+            assert reported[rel].startswith("impossible de lire le fichier : ")
     # the parallel loader's workers open what the walk found: the same files, never a hang
     from grasbot.store.parallel import _share
 
@@ -961,7 +961,7 @@ def test_a_file_name_that_is_not_utf8_is_reported(tmp_path):
     vault = load_vault(root)
     assert sorted(vault.notes) == ["sain.md"]
     (error,) = vault.errors
-    assert error.path == "nom-\ufffd.md" and "not UTF-8" in error.message
+    assert error.path == "nom-\ufffd.md" and error.message == "le nom du fichier (ou de son dossier) n'est pas en UTF-8 : renommez-le"
     error.path.encode("utf-8")  # the report itself can be sent
 
 
@@ -1064,7 +1064,9 @@ def test_a_note_too_large_is_skipped_and_reported_unread(tmp_path, monkeypatch):
     write_note(tmp_path, "enorme.md", "visibility: public", "Le jardin. " * 150_000)
     vault = load_vault(tmp_path)
     assert set(vault.notes) == {"petite.md"}
-    assert [(e.path, e.message) for e in vault.errors] == [("enorme.md", "1.7 MB, over the 1 MB a note may take: skipped (split it in several notes)")]
+    assert [(e.path, e.message) for e in vault.errors] == [
+        ("enorme.md", "1,7 Mo, plus que les 1 Mo qu'une note peut faire : ignorée (découpez-la en plusieurs notes)")
+    ]
 
 
 @pytest.mark.parametrize(

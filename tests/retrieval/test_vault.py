@@ -285,7 +285,7 @@ def test_publish_no_or_off_still_keeps_a_note_private_and_yes_or_on_does_not(not
         note_writer(f"{name}-.md", f"visibility: public\npublish: {name}", "Mon texte.")
     vault = load_vault(note_writer.root)
     assert {p for p, n in vault.notes.items() if n.public} == {"yes-.md", "on-.md", "Yes-.md"}
-    assert messages(vault.warnings, "No-.md") == ["`publish: 'No'` is read as `publish: false`: the note is kept private"]
+    assert messages(vault.warnings, "No-.md") == ["`publish: 'No'` est lu comme `publish: false` : la note reste privée"]
     public_default = load_vault(note_writer.root, VaultOptions(default_public=True))
     assert {p for p, n in public_default.notes.items() if n.public} == {"yes-.md", "on-.md", "Yes-.md"}
 
@@ -298,8 +298,8 @@ def test_tags_written_as_inline_tags_are_said_to_be_a_yaml_comment(note_writer):
     vault = load_vault(note_writer.root)
     assert (vault.notes["n.md"].tags, vault.notes["n.md"].aliases) == ((), ("Tian",))
     assert messages(vault.warnings, "n.md") == [
-        "`tags`: `#recette` is a YAML comment there, read by neither Obsidian nor GrasBot: write `recette` (no `#`), or quote it",
-        "`aliases`: `#legume` is a YAML comment there, read by neither Obsidian nor GrasBot: write `legume` (no `#`), or quote it",
+        "`tags` : `#recette` y est un commentaire YAML, que ni Obsidian ni GrasBot ne lisent : écrivez `recette` (sans `#`), ou mettez-le entre guillemets",
+        "`aliases` : `#legume` y est un commentaire YAML, que ni Obsidian ni GrasBot ne lisent : écrivez `legume` (sans `#`), ou mettez-le entre guillemets",
     ]
     assert vault.notes["cite.md"].tags == ("recette",)
     assert messages(vault.warnings, "cite.md") == []
@@ -323,9 +323,9 @@ def test_a_tag_obsidian_refuses_is_said_and_still_read(note_writer):
     vault = load_vault(note_writer.root)
     assert vault.notes["n.md"].tags == ("1984", "mon tag", "2024", "y1984", "projets/2024", "ok")
     assert messages(vault.warnings, "n.md") == [
-        "`tags`: `1984` is no tag for Obsidian, which wants a character other than a digit in one (`y1984`)",
-        "`tags`: `mon tag` is no tag for Obsidian, which reads no space in one: write `mon-tag`",
-        "`tags`: `2024` is no tag for Obsidian, which wants a character other than a digit in one (`y2024`)",
+        "`tags` : `1984` n'est pas un tag pour Obsidian, qui y veut un caractère autre qu'un chiffre (`y1984`)",
+        "`tags` : `mon tag` n'est pas un tag pour Obsidian, qui n'en lit aucun avec une espace : écrivez `mon-tag`",
+        "`tags` : `2024` n'est pas un tag pour Obsidian, qui y veut un caractère autre qu'un chiffre (`y2024`)",
     ]
 
 
@@ -336,8 +336,8 @@ def test_the_old_singular_alias_and_tag_keys_are_named_not_dropped_unseen(note_w
     vault = load_vault(note_writer.root)
     assert vault.notes["n.md"].aliases == ("plats",)
     assert messages(vault.warnings, "n.md") == [
-        "`alias` is read by neither Obsidian (since 1.9.10) nor GrasBot: write its values under `aliases`",
-        "`tag` is read by neither Obsidian (since 1.9.10) nor GrasBot: write its values under `tags`",
+        "`alias` n'est lu ni par Obsidian (depuis 1.9.10) ni par GrasBot : écrivez ses valeurs sous `aliases`",
+        "`tag` n'est lu ni par Obsidian (depuis 1.9.10) ni par GrasBot : écrivez ses valeurs sous `tags`",
     ]
 
 
@@ -359,8 +359,8 @@ def test_a_field_is_read_whatever_the_case_of_its_key_as_obsidian_reads_a_proper
     assert messages(vault.warnings, "n.md") == []
     assert vault.notes["vieux.md"].aliases == ()
     assert messages(vault.warnings, "vieux.md") == [
-        "`Alias` is read by neither Obsidian (since 1.9.10) nor GrasBot: write its values under `aliases`",
-        "`Tag` is read by neither Obsidian (since 1.9.10) nor GrasBot: write its values under `tags`",
+        "`Alias` n'est lu ni par Obsidian (depuis 1.9.10) ni par GrasBot : écrivez ses valeurs sous `aliases`",
+        "`Tag` n'est lu ni par Obsidian (depuis 1.9.10) ni par GrasBot : écrivez ses valeurs sous `tags`",
     ]
 
 
@@ -368,7 +368,9 @@ def test_a_field_written_in_two_cases_is_read_as_obsidian_reads_it_and_said(note
     note_writer("n.md", "Aliases: [Cuisine du sud]\naliases: [Tian]\ntitle: Ratatouille", "")
     vault = load_vault(note_writer.root)
     assert vault.notes["n.md"].aliases == ("Cuisine du sud",)
-    assert messages(vault.warnings, "n.md") == ["`Aliases` and `aliases` are one property for Obsidian, which reads the first, `Aliases`: keep one of them"]
+    assert messages(vault.warnings, "n.md") == [
+        "`Aliases` et `aliases` sont une seule propriété pour Obsidian, qui lit la première, `Aliases` : n'en gardez qu'une"
+    ]
 
 
 def test_visibility_in_two_cases_keeps_the_note_private_whichever_says_public(note_writer):
@@ -381,7 +383,7 @@ def test_visibility_in_two_cases_keeps_the_note_private_whichever_says_public(no
         vault = load_vault(note_writer.root, VaultOptions(default_public=default_public))
         assert {p for p, n in vault.notes.items() if n.public} == set()
         said = {w.path: w.message for w in vault.warnings}
-        assert "more than once" in said["a.md"] and "more than once" in said["b.md"]
+        assert "plus d'une fois" in said["a.md"] and "plus d'une fois" in said["b.md"]
 
 
 # ---------------------------------------------------------------- wikilinks
@@ -542,8 +544,8 @@ def test_dangling_links_are_reported(note_writer):
     note_writer("a.md", 'linked: ["[[fantome]]"]', "Voir [[absente]].")
     vault = load_vault(note_writer.root)
     assert sorted(messages(vault.warnings, "a.md")) == [
-        "link [[absente]] points to no note",
-        "link [[fantome]] points to no note",
+        "le lien [[absente]] ne mène à aucune note",
+        "le lien [[fantome]] ne mène à aucune note",
     ]
     assert vault.edges["a.md"] == ()
 
@@ -568,8 +570,8 @@ def test_broken_yaml_and_non_utf8_are_skipped_and_reported(note_writer):
     assert set(vault.notes) == {"bonne.md"}
     errors = {e.path: e.message for e in vault.errors}
     assert set(errors) == {"yaml.md", "latin1.md"}
-    assert errors["yaml.md"].startswith("broken YAML frontmatter at line")
-    assert "not UTF-8" in errors["latin1.md"]
+    assert errors["yaml.md"].startswith("propriétés YAML invalides à la ligne")
+    assert errors["latin1.md"] == "pas en UTF-8 (octet 20) : enregistrez à nouveau le fichier en UTF-8"
     assert vault.errors[0].to_dict().keys() == {"path", "message"}
 
 
@@ -586,14 +588,14 @@ def test_a_binary_or_zero_filled_file_is_skipped_and_named_as_such(note_writer):
     assert set(vault.notes) == {"bonne.md"}
     errors = {e.path: e.message for e in vault.errors}
     binary = (
-        "holds NUL bytes (from byte {}): a binary file, or a note damaged (a crash can leave zeros in a file being saved): "
-        "skipped (restore it, or move it out of the vault)"
+        "contient des octets NUL (dès l'octet {}) : un fichier binaire, ou une note abîmée (un plantage peut laisser des zéros "
+        "dans un fichier en cours d'enregistrement) : ignorée (restaurez-la, ou sortez-la du coffre)"
     )
     assert errors == {
         "zeros.md": binary.format(0),
         "image.md": binary.format(8),
         "moitie.md": binary.format(30),
-        "unicode.md": "not UTF-8 (byte 0): re-save the file as UTF-8",
+        "unicode.md": "pas en UTF-8 (octet 0) : enregistrez à nouveau le fichier en UTF-8",
     }
 
 
@@ -605,9 +607,9 @@ def test_a_tab_that_indents_a_frontmatter_line_is_named_as_such(note_writer):
     note_writer("valeur.md", "visibility: public\ntitle:\tTian", "Texte.")  # a tab after the colon is YAML's
     vault = load_vault(note_writer.root)
     assert list(vault.notes) == ["valeur.md"]
-    hint = "a tab indents it, and YAML indents with spaces only: replace the tab by spaces"
-    assert messages(vault.errors, "liste.md") == [f"broken YAML frontmatter at line 4: {hint}"]
-    assert messages(vault.errors, "cle.md") == [f"broken YAML frontmatter at line 3: {hint}"]
+    hint = "une tabulation l'indente, et YAML n'indente qu'avec des espaces : remplacez la tabulation par des espaces"
+    assert messages(vault.errors, "liste.md") == [f"propriétés YAML invalides à la ligne 4 : {hint}"]
+    assert messages(vault.errors, "cle.md") == [f"propriétés YAML invalides à la ligne 3 : {hint}"]
 
 
 def test_a_tag_written_with_its_hash_in_a_list_is_named_with_what_to_write(note_writer):
@@ -619,10 +621,12 @@ def test_a_tag_written_with_its_hash_in_a_list_is_named_with_what_to_write(note_
     vault = load_vault(note_writer.root)
     assert list(vault.notes) == ["cite.md"] and vault.notes["cite.md"].tags == ("recette", "cuisine")
     assert messages(vault.errors, "seul.md") == [
-        'broken YAML frontmatter at line 3: `tags`: `#recette` cannot open an item of a [list] in YAML: write `recette` (no `#`), or quote it, "#recette"'
+        "propriétés YAML invalides à la ligne 3 : `tags` : `#recette` ne peut pas ouvrir un élément d'une [liste] en YAML : "
+        'écrivez `recette` (sans `#`), ou mettez-le entre guillemets, "#recette"'
     ]
     assert messages(vault.errors, "second.md") == [
-        'broken YAML frontmatter at line 4: `aliases`: `#legume` cannot open an item of a [list] in YAML: write `legume` (no `#`), or quote it, "#legume"'
+        "propriétés YAML invalides à la ligne 4 : `aliases` : `#legume` ne peut pas ouvrir un élément d'une [liste] en YAML : "
+        'écrivez `legume` (sans `#`), ou mettez-le entre guillemets, "#legume"'
     ]
 
 
@@ -635,11 +639,11 @@ def test_a_tag_written_with_its_hash_in_a_list_over_lines_is_named_with_what_to_
     note_writer("dessous.md", "visibility: public\ntags:\n  [#recette]", "Texte.")
     note_writer("autre.md", "visibility: public\ntags: [a, b]\nnote: [\n  x: y: z", "Texte.")  # no # to name
     vault = load_vault(note_writer.root)
-    hint = 'cannot open an item of a [list] in YAML: write `{0}` (no `#`), or quote it, "#{0}"'
-    assert messages(vault.errors, "ouverte.md") == [f"broken YAML frontmatter at line 4: `tags`: `#recette` {hint.format('recette')}"]
-    assert messages(vault.errors, "suite.md") == [f"broken YAML frontmatter at line 4: `aliases`: `#legume` {hint.format('legume')}"]
-    assert messages(vault.errors, "dessous.md") == [f"broken YAML frontmatter at line 4: `tags`: `#recette` {hint.format('recette')}"]
-    assert "cannot open an item" not in messages(vault.errors, "autre.md")[0]
+    hint = 'ne peut pas ouvrir un élément d\'une [liste] en YAML : écrivez `{0}` (sans `#`), ou mettez-le entre guillemets, "#{0}"'
+    assert messages(vault.errors, "ouverte.md") == [f"propriétés YAML invalides à la ligne 4 : `tags` : `#recette` {hint.format('recette')}"]
+    assert messages(vault.errors, "suite.md") == [f"propriétés YAML invalides à la ligne 4 : `aliases` : `#legume` {hint.format('legume')}"]
+    assert messages(vault.errors, "dessous.md") == [f"propriétés YAML invalides à la ligne 4 : `tags` : `#recette` {hint.format('recette')}"]
+    assert "ne peut pas ouvrir un élément" not in messages(vault.errors, "autre.md")[0]
 
 
 def test_a_frontmatter_line_of_many_spaces_is_read_once(note_writer):
@@ -652,10 +656,38 @@ def test_a_frontmatter_line_of_many_spaces_is_read_once(note_writer):
     vault = load_vault(note_writer.root)
     assert vault.notes["liste.md"].tags == ("a", item)
     assert messages(vault.warnings, "liste.md") == [
-        f"`tags`: `{item}` is no tag for Obsidian, which reads no space in one: write `b-c`",
-        "`aliases`: `#legume` is a YAML comment there, read by neither Obsidian nor GrasBot: write `legume` (no `#`), or quote it",
+        f"`tags` : `{item}` n'est pas un tag pour Obsidian, qui n'en lit aucun avec une espace : écrivez `b-c`",
+        "`aliases` : `#legume` y est un commentaire YAML, que ni Obsidian ni GrasBot ne lisent : écrivez `legume` (sans `#`), ou mettez-le entre guillemets",
     ]
-    assert messages(vault.errors, "cle.md") == ["broken YAML frontmatter at line 3: could not find expected ':'"]
+    assert messages(vault.errors, "cle.md") == [
+        "propriétés YAML invalides à la ligne 3 : il manque le « : » après une clé (une valeur sur plusieurs lignes s'écrit entre guillemets)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "header, line, problem",
+    [
+        ("title: Le titre: la suite", 3, "un « : » inattendu (une valeur qui contient « : » s'écrit entre guillemets, ou la ligne est mal indentée)"),
+        ("tags: [a, b", 4, "une [liste] n'est pas fermée par « ] », ou il manque une « , » entre deux de ses éléments"),
+        (
+            'related: "[[a]]" b',
+            3,
+            "une ligne n'est pas une clé suivie de « : » là où il en faut une (une indentation de trop ou de moins ? "
+            "une valeur qui commence par [[ ou par un guillemet s'écrit tout entière entre guillemets)",
+        ),
+        ('title: "pas fermé', 4, "les propriétés finissent au milieu d'une valeur : un guillemet ouvert n'est pas fermé"),
+        ("title: @moi", 3, "une valeur ne peut pas commencer par @, ` ou % en YAML : mettez-la entre guillemets"),
+        ("title: *rien", 3, "un * commence un alias YAML, qui ne renvoie ici à aucune ancre & : mettez la valeur entre guillemets"),
+        ("tags: - a", 3, "un élément de liste « - » n'est pas permis ici : écrivez-le sur sa propre ligne, sous la clé"),
+    ],
+    ids=["colon", "list", "link", "quote", "at", "alias", "dash"],
+)
+def test_a_broken_frontmatter_is_said_in_french_with_what_to_change(note_writer, header, line, problem):
+    """The parser's English (« mapping values are not allowed in this context ») told a French
+    author neither what was wrong nor what to change."""
+    note_writer("n.md", f"visibility: public\n{header}", "Texte.")
+    vault = load_vault(note_writer.root)
+    assert messages(vault.errors, "n.md") == [f"propriétés YAML invalides à la ligne {line} : {problem}"]
 
 
 def test_a_frontmatter_never_closed_is_reported_as_such(note_writer):
@@ -664,7 +696,7 @@ def test_a_frontmatter_never_closed_is_reported_as_such(note_writer):
     # still skipped (read as a body, its `visibility: private` would go public), but the author
     # learns why: it was "unreadable frontmatter: ValueError"
     assert vault.notes == {}
-    assert messages(vault.errors, "ouverte.md") == ["frontmatter is never closed: add a line --- after its fields"]
+    assert messages(vault.errors, "ouverte.md") == ["les propriétés ne sont jamais fermées : ajoutez une ligne --- après leurs champs"]
 
 
 def test_a_frontmatter_closed_by_dots_is_named_as_obsidian_reads_it(note_writer):
@@ -674,7 +706,9 @@ def test_a_frontmatter_closed_by_dots_is_named_as_obsidian_reads_it(note_writer)
     (note_writer.root / "pandoc.md").write_text("---\nvisibility: private\ntitle: Carnet\n...\nLe corps.\n", encoding="utf-8")
     vault = load_vault(note_writer.root, VaultOptions(default_public=True))
     assert vault.notes == {}
-    assert messages(vault.errors, "pandoc.md") == ["frontmatter is never closed: Obsidian closes it with --- only, not with the ... at line 4: write --- there"]
+    assert messages(vault.errors, "pandoc.md") == [
+        "les propriétés ne sont jamais fermées : Obsidian les ferme par --- seulement, pas par le ... de la ligne 4 : écrivez --- à sa place"
+    ]
 
 
 @pytest.mark.parametrize("comment", ["", "# lu par PyYAML\n"])
@@ -702,9 +736,9 @@ def test_a_date_that_does_not_exist_is_named_as_such(note_writer):
     note_writer("citee.md", "visibility: public\ncreated: '2024-02-30'", "Texte.")
     vault = load_vault(note_writer.root)
     assert list(vault.notes) == ["citee.md"]
-    hint = "correct it, or quote it to keep it as text"
-    assert messages(vault.errors, "jour.md") == [f"a date or time in the frontmatter does not exist (day is out of range for month): {hint}"]
-    assert messages(vault.errors, "heure.md") == [f"a date or time in the frontmatter does not exist (hour must be in 0..23): {hint}"]
+    hint = "corrigez-la, ou mettez-la entre guillemets pour la garder comme texte"
+    assert messages(vault.errors, "jour.md") == [f"une date ou une heure des propriétés n'existe pas (day is out of range for month) : {hint}"]
+    assert messages(vault.errors, "heure.md") == [f"une date ou une heure des propriétés n'existe pas (hour must be in 0..23) : {hint}"]
 
 
 def test_frontmatter_that_is_not_a_mapping_is_reported(note_writer):
@@ -713,7 +747,7 @@ def test_frontmatter_that_is_not_a_mapping_is_reported(note_writer):
     # the engine means to refuse it (parse_note's "not a mapping" check): its fields must not
     # silently vanish while the note loads as if it had none
     assert vault.notes == {}
-    assert messages(vault.errors, "liste.md") == ["frontmatter is not a mapping of fields"]
+    assert messages(vault.errors, "liste.md") == ["les propriétés ne sont pas une suite de champs (clé : valeur)"]
 
 
 def test_a_content_field_does_not_break_loading(note_writer):
@@ -735,7 +769,7 @@ def test_duplicate_slugs_are_reported(note_writer):
     note_writer("b/c.md", "slug: meme", "")
     vault = load_vault(note_writer.root)
     assert set(vault.notes) == {"a.md", "b/c.md"}
-    assert messages(vault.warnings, "b/c.md") == ["duplicate slug 'meme' (also used by a.md)"]
+    assert messages(vault.warnings, "b/c.md") == ["slug « meme » en double (déjà celui de a.md)"]
 
 
 def test_a_reload_says_what_changed_and_what_was_relinked(note_writer):
@@ -808,7 +842,7 @@ def test_an_excluded_folder_the_vault_does_not_have_is_said(note_writer):
     note_writer("garde.md", None, "")
     vault = load_vault(note_writer.root, VaultOptions(exclude=("Templats", "garde.md")))
     assert set(vault.notes) == {"templates/modele.md", "garde.md"}
-    said = "left out by --exclude (GRASBOT_EXCLUDE), but the vault has no such folder: nothing is left out"
+    said = "exclu par --exclude (GRASBOT_EXCLUDE), mais le coffre n'a pas ce dossier : rien n'est exclu"
     assert [(w.path, w.message) for w in vault.warnings] == [("Templats", said), ("garde.md", said)]
     assert Settings.load(env={"GRASBOT_EXCLUDE": "./templates/, brouillons"}).exclude == ("templates", "brouillons")
     assert load_vault(note_writer.root, VaultOptions(exclude=("templates",))).warnings == []
@@ -907,7 +941,7 @@ def test_a_visibility_that_is_neither_public_nor_private_is_said(note_writer, va
     vault = load_vault(note_writer.root, VaultOptions(default_public=True))
     assert not vault.notes["n.md"].public
     shown = {"true": "True", "''": ""}.get(value, value)
-    assert [(w.path, w.message) for w in vault.warnings] == [("n.md", f"`visibility: {shown}` is neither public nor private: the note is kept private")]
+    assert [(w.path, w.message) for w in vault.warnings] == [("n.md", f"`visibility: {shown}` n'est ni `public` ni `private` : la note reste privée")]
 
 
 def test_a_doubtful_visibility_keeps_the_note_private(note_writer):
@@ -924,7 +958,7 @@ def test_a_doubtful_visibility_keeps_the_note_private(note_writer):
     vault = load_vault(note_writer.root, VaultOptions(default_public=True))
     assert {p for p, n in vault.notes.items() if n.public} == {"casse-publique.md", "publish-vrai.md"}
     said = {w.path: w.message for w in vault.warnings}
-    assert "more than once" in said["deux-fois.md"] and "more than once" in said["deux-casses.md"]
+    assert "plus d'une fois" in said["deux-fois.md"] and "plus d'une fois" in said["deux-casses.md"]
     assert "publish: false" in said["publish-public.md"]
     assert "publish.md" not in said  # the default overruled, as the author asked: nothing to say
     private_default = load_vault(note_writer.root).notes
@@ -949,10 +983,14 @@ def test_publish_false_in_any_form_and_a_frontmatter_out_of_place_keep_a_note_pr
     assert {p for p, n in vault.notes.items() if n.public} == {"regle.md", "blanc-public.md"}
     assert vault.notes["cr.md"].title == "Journal" and vault.notes["cr.md"].body.strip() == "Mon code secret."
     said = {w.path: w.message for w in vault.warnings}
-    assert said["blanc.md"] == "blank lines before the opening ---: its fields are read as text, but they keep the note private (remove the blank lines)"
-    assert said["blanc-public.md"] == "blank lines before the opening ---: its fields are read as text, not as properties (remove the blank lines)"
-    assert said["chaine.md"] == "`publish: 'false'` is read as `publish: false`: the note is kept private"
-    assert said["Publish.md"] == "`Publish: False` is read as `publish: false`: the note is kept private"
+    assert said["blanc.md"] == (
+        "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez les lignes vides)"
+    )
+    assert said["blanc-public.md"] == (
+        "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, pas comme des propriétés (supprimez les lignes vides)"
+    )
+    assert said["chaine.md"] == "`publish: 'false'` est lu comme `publish: false` : la note reste privée"
+    assert said["Publish.md"] == "`Publish: False` est lu comme `publish: false` : la note reste privée"
     assert "cr.md" not in said and "regle.md" not in said
 
 
@@ -975,7 +1013,7 @@ def test_a_publish_value_that_is_no_yes_keeps_a_note_private(note_writer):
     vault = load_vault(root, VaultOptions(default_public=True))
     assert {p for p, n in vault.notes.items() if n.public} == {"oui.md", "vrai.md", "un.md", "vide.md"}
     said = {w.path: w.message for w in vault.warnings}
-    assert said["prive.md"] == "`publish: 'private'` is read as `publish: false`: the note is kept private"
+    assert said["prive.md"] == "`publish: 'private'` est lu comme `publish: false` : la note reste privée"
 
 
 # ---------------------------------------------------------------- reload
@@ -1032,7 +1070,7 @@ def test_parse_note_directly():
         len(raw),
         7,
     )
-    with pytest.raises(ValueError, match="not UTF-8"):
+    with pytest.raises(ValueError, match="pas en UTF-8"):
         parse_note("x.md", b"\xff\xfe\xfa", mtime_ns=0, options=VaultOptions())
 
 
@@ -1046,12 +1084,12 @@ def test_a_field_of_the_wrong_shape_is_said_and_ignored(note_writer):
     assert (t.title, t.slug, t.type) == ("t", "t", None)  # the file names it
     assert a.aliases == ("bon alias",) and vault.edges["a.md"] and {target for target, _ in vault.edges["a.md"]} == {"t.md"}
     assert sorted((w.path, w.message) for w in vault.warnings) == [
-        ("a.md", "`aliases` holds a list among its items: ignored"),
-        ("a.md", "`aliases` holds a mapping among its items: ignored"),
-        ("a.md", '`linked`: [[t]] without quotes is a list in YAML, read as the link; write "[[t]]"'),
-        ("t.md", "`slug` should be text, got a list: ignored"),
-        ("t.md", "`title` should be text, got a list: ignored"),
-        ("t.md", "`type` should be text, got a mapping: ignored"),
+        ("a.md", "`aliases` : un de ses éléments est un ensemble de champs (clé : valeur) : ignoré"),
+        ("a.md", "`aliases` : un de ses éléments est une liste : ignoré"),
+        ("a.md", '`linked` : [[t]] sans guillemets est une liste en YAML, lue comme le lien ; écrivez "[[t]]"'),
+        ("t.md", "`slug` devrait être un texte, pas une liste : ignoré"),
+        ("t.md", "`title` devrait être un texte, pas une liste : ignoré"),
+        ("t.md", "`type` devrait être un texte, pas un ensemble de champs (clé : valeur) : ignoré"),
     ]
 
 
@@ -1061,7 +1099,7 @@ def test_a_field_written_twice_is_said(note_writer):
     note_writer("ok.md", "title: Seul\nsource: https://x.fr\nvisibility: public", "T.")
     vault = load_vault(note_writer.root)
     assert vault.notes["t.md"].title == "Deux"
-    assert [(w.path, w.message) for w in vault.warnings] == [("t.md", "`title` is written 2 times: the last one counts")]
+    assert [(w.path, w.message) for w in vault.warnings] == [("t.md", "`title` est écrit 2 fois : seul le dernier compte")]
 
 
 def test_a_footnote_is_no_link(note_writer):

@@ -90,6 +90,31 @@ async def test_reload_reports_broken_notes(start_daemon, note_writer):
     assert [e["path"] for e in report["errors"]] == ["casse.md"]
 
 
+async def test_a_reload_tells_the_author_in_french_what_is_wrong_with_the_notes(start_daemon, note_writer):
+    """The vault's notes are French, and so is their author: the plugin's reload notice lists
+    each note skipped as « • chemin : message », its own words French, the daemon's were English
+    (« broken YAML frontmatter at line 2: … »). The warnings (`grasbot check` lists them) too."""
+    note_writer("ok.md", "title: Bon\nvisibility: public", "Une note lisible.")
+    client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
+    (note_writer.root / "casse.md").write_text("---\ntitle: [pas fermé\n---\ncorps\n", encoding="utf-8")
+    note_writer("lien.md", "title: Lien\nvisibility: public", "Voir [[nulle-part]].")
+    note_writer("double.md", "slug: ok\nvisibility: public", "Un doublon.")
+    note_writer("champ.md", "title: Champ\nvisibility: public\naliases: {a: 1}", "Un champ de travers.")
+    report = await rpc_result(client, "reload", {}, headers=OWNER)
+    assert report["errors"] == [
+        {
+            "path": "casse.md",
+            "message": "propriétés YAML invalides à la ligne 3 : une [liste] n'est pas fermée par « ] », ou il manque une « , » entre deux de ses éléments",
+        }
+    ]
+    warnings = [(w.path, w.message) for w in bot_of(client).snapshot.vault.warnings]
+    assert sorted(warnings) == [
+        ("champ.md", "`aliases` devrait être une liste, pas un ensemble de champs (clé : valeur) : ignoré"),
+        ("lien.md", "le lien [[nulle-part]] ne mène à aucune note"),
+        ("ok.md", "slug « ok » en double (déjà celui de double.md)"),
+    ]
+
+
 async def test_reload_of_a_vanished_vault_keeps_serving(start_daemon, note_writer):
     note_writer("miel.md", "title: Le miel\nvisibility: public", "Le miel de printemps est clair.")
     client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
@@ -136,7 +161,7 @@ async def test_reload_that_can_read_none_of_the_notes_keeps_serving(start_daemon
     assert answer["error"]["code"] == -32004, answer
     assert answer["error"]["data"] == (
         f"{note_writer.root} holds no note that can be read now (it held 2; 2 could not be read, the first cire.md: "
-        "cannot read the file: Permission denied): fix them, then reload. The previous vault keeps serving"
+        "impossible de lire le fichier : Permission denied): fix them, then reload. The previous vault keeps serving"
     )
     assert (await rpc_result(client, "search", {"q": "miel printemps"}))["results"] == before["results"]
     assert (await rpc_result(client, "health"))["vault_size"] == 2

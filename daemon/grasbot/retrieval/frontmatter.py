@@ -126,7 +126,12 @@ class _Fallback(Exception):
 
 class FrontmatterTooLarge(ValueError):
     """The frontmatter would expand past a bound (MAX_NODES, MAX_CHARS, MAX_DEPTH): the message
-    says which, for the author."""
+    says which, for the author, in French as the vault's notes are."""
+
+
+def _count(n: int) -> str:
+    """A count as French writes it, thousands apart (« 1 000 000 »)."""
+    return f"{n:,}".replace(",", " ")
 
 
 def load_frontmatter(header: str) -> Any:
@@ -176,21 +181,21 @@ def _check_bounds(root: Any, header_chars: int) -> None:
             chars = own + sum(measured[id(k)][1] for k in kids)
             depth = (0 if isinstance(node, ScalarNode) else 1) + max((measured[id(k)][2] for k in kids), default=0)
             if depth > MAX_DEPTH:
-                raise FrontmatterTooLarge(f"frontmatter nests lists or mappings more than {MAX_DEPTH} deep")
+                raise FrontmatterTooLarge(f"les propriétés imbriquent des listes ou des champs sur plus de {MAX_DEPTH} niveaux")
             measured[key] = (nodes, chars, depth)
             continue
         if key in measured:
             continue
         if key in entered:
-            raise FrontmatterTooLarge("frontmatter has an alias to the list or mapping that holds it (it never ends)")
+            raise FrontmatterTooLarge("les propriétés ont un alias vers la liste ou les champs qui le contiennent (elles ne finissent jamais)")
         entered.add(key)
         stack.append((node, True))
         stack.extend((k, False) for k in kids if id(k) not in measured)
     nodes, chars, _ = measured[id(root)]
     if nodes > max(MAX_NODES, len(measured)):
-        raise FrontmatterTooLarge(f"frontmatter expands to {nodes:,} values through its aliases (at most {MAX_NODES:,})")
+        raise FrontmatterTooLarge(f"les propriétés se déploient en {_count(nodes)} valeurs par leurs alias (au plus {_count(MAX_NODES)})")
     if chars > max(MAX_CHARS, header_chars):
-        raise FrontmatterTooLarge(f"frontmatter expands to {chars:,} characters through its aliases (at most {MAX_CHARS:,})")
+        raise FrontmatterTooLarge(f"les propriétés se déploient en {_count(chars)} caractères par leurs alias (au plus {_count(MAX_CHARS)})")
 
 
 def _fast(header: str) -> dict[str, Any] | None:

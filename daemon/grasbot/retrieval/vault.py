@@ -349,15 +349,15 @@ def _is_link(entry: os.DirEntry) -> bool:
 
 def _file_kind(mode: int) -> str:
     for test, kind in (
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "un tube nommé (FIFO)"),
+        (stat.S_ISCHR, "un périphérique caractère"),
+        (stat.S_ISBLK, "un périphérique bloc"),
+        (stat.S_ISSOCK, "une socket"),
+        (stat.S_ISDIR, "un dossier"),
     ):
         if test(mode):
             return kind
-    return "not a regular file"
+    return "d'un type inconnu"
 
 
 def not_a_note(st: os.stat_result) -> ValueError | None:
@@ -365,7 +365,16 @@ def not_a_note(st: os.stat_result) -> ValueError | None:
     writer forever, a device may never end), or None."""
     if stat.S_ISREG(st.st_mode):
         return None
-    return ValueError(f"not a regular file ({_file_kind(st.st_mode)}): skipped")
+    return ValueError(f"pas un fichier ordinaire ({_file_kind(st.st_mode)}) : ignoré")
+
+
+def _mb(size: int, spec: str) -> str:
+    """A size in megabytes as a French reader writes it (« 1,7 Mo »)."""
+    return f"{format(size / 1e6, spec).replace('.', ',')} Mo"
+
+
+def _too_large() -> str:
+    return f"plus que les {_mb(MAX_NOTE_BYTES, 'g')} qu'une note peut faire : ignorée (découpez-la en plusieurs notes)"
 
 
 def read_note_file(path: str | os.PathLike[str]) -> tuple[bytes, int, int]:
@@ -386,14 +395,22 @@ def read_note_file(path: str | os.PathLike[str]) -> tuple[bytes, int, int]:
         if problem is not None:
             raise problem
         if st.st_size > MAX_NOTE_BYTES:  # not read at all
-            raise ValueError(f"{st.st_size / 1e6:.1f} MB, over the {MAX_NOTE_BYTES / 1e6:g} MB a note may take: skipped (split it in several notes)")
+            raise ValueError(f"{_mb(st.st_size, '.1f')}, {_too_large()}")
         raw = f.read(MAX_NOTE_BYTES + 1)  # a file growing since fstat is not read past the limit
     if len(raw) > MAX_NOTE_BYTES:
-        raise ValueError(f"over the {MAX_NOTE_BYTES / 1e6:g} MB a note may take: skipped (split it in several notes)")
+        raise ValueError(_too_large())
     return raw, st.st_mtime_ns, (st.st_ctime_ns if st.st_ctime_ns < started - RACY_NS else -1)
 
 
 # ---------------------------------------------------------------- parsing one note
+
+# What a frontmatter value is when it is not what its field takes, as an author reads it
+_KINDS = {"dict": "un ensemble de champs (clé : valeur)", "list": "une liste", "date": "une date", "datetime": "une date et une heure", "time": "une heure"}
+
+
+def _kind(value: Any) -> str:
+    name = type(value).__name__
+    return _KINDS.get(name, f"une valeur de type {name}")
 
 
 def _as_list(value: Any, name: str, warnings: list[str]) -> tuple[str, ...]:
@@ -402,15 +419,15 @@ def _as_list(value: Any, name: str, warnings: list[str]) -> tuple[str, ...]:
     if isinstance(value, (str, int, float)):
         value = [value]
     if not isinstance(value, list):
-        warnings.append(f"`{name}` should be a list, got {type(value).__name__}: ignored")
+        warnings.append(f"`{name}` devrait être une liste, pas {_kind(value)} : ignoré")
         return ()
     items = []
     for v in value:
         if isinstance(v, list) and len(v) == 1 and isinstance(v[0], str):  # `- [[note]]` unquoted: YAML's list in a list
-            warnings.append(f'`{name}`: [[{v[0]}]] without quotes is a list in YAML, read as the link; write "[[{v[0]}]]"')
+            warnings.append(f'`{name}` : [[{v[0]}]] sans guillemets est une liste en YAML, lue comme le lien ; écrivez "[[{v[0]}]]"')
             v = f"[[{v[0]}]]"
         elif isinstance(v, (list, dict)):
-            warnings.append(f"`{name}` holds a {'list' if isinstance(v, list) else 'mapping'} among its items: ignored")
+            warnings.append(f"`{name}` : un de ses éléments est {_kind(v)} : ignoré")
             continue
         if v is not None and str(v).strip():
             items.append(str(v).strip())
@@ -434,7 +451,7 @@ def _as_text(value: Any, name: str, warnings: list[str]) -> str | None:
     if value is None:
         return None
     if isinstance(value, (list, dict)):  # `title: [un, deux]` was shown as « ['un', 'deux'] »
-        warnings.append(f"`{name}` should be text, got a {'list' if isinstance(value, list) else 'mapping'}: ignored")
+        warnings.append(f"`{name}` devrait être un texte, pas {_kind(value)} : ignoré")
         return None
     if isinstance(value, (date, datetime)):
         return value.isoformat()
@@ -482,19 +499,19 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     note off every public site."""
     given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
     if len(given) > 1 or len(_VISIBILITY_LINE.findall(header)) > 1:
-        warnings.append("`visibility` is given more than once: the note is kept private")
+        warnings.append("`visibility` est donné plus d'une fois : la note reste privée")
         return False
     said = str(given[0]).strip().lower() if given else None
     if said is not None and said not in ("public", "private"):  # « publique », `true`: a typo must not pass unseen
-        warnings.append(f"`visibility: {given[0]}` is neither public nor private: the note is kept private")
+        warnings.append(f"`visibility: {given[0]}` n'est ni `public` ni `private` : la note reste privée")
     public = default_public if said is None else said == "public"
     withheld = [(key, value) for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "publish" and _says_no(value)]
     if public and withheld:
         key, value = withheld[0]
         if key != "publish" or value is not False:  # `Publish: false`, `publish: "false"`, `publish: 0`
-            warnings.append(f"`{key}: {value!r}` is read as `publish: false`: the note is kept private")
+            warnings.append(f"`{key}: {value!r}` est lu comme `publish: false` : la note reste privée")
         elif given:  # a default overruled needs no word; a note that says both does
-            warnings.append("`publish: false` keeps the note private, whatever its visibility")
+            warnings.append("`publish: false` garde la note privée, quelle que soit sa `visibility`")
         return False
     return public
 
@@ -530,8 +547,8 @@ def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
         fields.setdefault(low, value)
     for low, keys in written.items():
         if len(keys) > 1 and low in _FIELDS | {"url"} and low not in ("visibility", "publish"):
-            shown = " and ".join(f"`{k}`" for k in keys)
-            warnings.append(f"{shown} are one property for Obsidian, which reads the first, `{keys[0]}`: keep one of them")
+            shown = " et ".join(f"`{k}`" for k in keys)
+            warnings.append(f"{shown} sont une seule propriété pour Obsidian, qui lit la première, `{keys[0]}` : n'en gardez qu'une")
     return fields
 
 
@@ -551,9 +568,11 @@ def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: l
     if not isinstance(meta, dict) or not any(str(key).strip().lower() in _FIELDS for key in meta):  # a rule, then a heading
         return False
     if _is_public(meta, m.group(1), default_public, []):
-        warnings.append("blank lines before the opening ---: its fields are read as text, not as properties (remove the blank lines)")
+        warnings.append("des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, pas comme des propriétés (supprimez les lignes vides)")
         return False
-    warnings.append("blank lines before the opening ---: its fields are read as text, but they keep the note private (remove the blank lines)")
+    warnings.append(
+        "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez les lignes vides)"
+    )
     return True
 
 
@@ -581,6 +600,46 @@ def _commented_out(header: str) -> dict[str, str]:
 # may go over lines (`tags: [\n  #recette ]`, `tags:\n  [#recette]`): its items are read to its
 # `]`, or to the next `[` at most, so a key's search stops where another list opens.
 _TAG_IN_FLOW = re.compile(rf"^({_KEY})[ \t]*+:\s*+\[(?:[^\]\[#,]*+,)*+\s*+#([^\s#,\[\]]+)", re.MULTILINE)
+
+
+# The YAML parser's problems an author meets, said in French with what to change: the
+# parser's own English (« did not find expected key ») is kept for any other
+_YAML_PROBLEMS = (
+    (
+        ("mapping values are not allowed",),
+        "un « : » inattendu (une valeur qui contient « : » s'écrit entre guillemets, ou la ligne est mal indentée)",
+    ),
+    (("did not find expected ',' or ']'", "expected ',' or ']'"), "une [liste] n'est pas fermée par « ] », ou il manque une « , » entre deux de ses éléments"),
+    (("did not find expected ',' or '}'", "expected ',' or '}'"), "des {champs} ne sont pas fermés par « } », ou il manque une « , » entre deux d'entre eux"),
+    (
+        ("did not find expected key", "expected <block end>"),
+        "une ligne n'est pas une clé suivie de « : » là où il en faut une (une indentation de trop ou de moins ? "
+        "une valeur qui commence par [[ ou par un guillemet s'écrit tout entière entre guillemets)",
+    ),
+    (("found unexpected end of stream",), "les propriétés finissent au milieu d'une valeur : un guillemet ouvert n'est pas fermé"),
+    (("found character",), "une valeur ne peut pas commencer par @, ` ou % en YAML : mettez-la entre guillemets"),
+    (("found a tab character",), "une tabulation là où YAML n'en lit pas : remplacez-la par des espaces"),
+    (("found undefined alias",), "un * commence un alias YAML, qui ne renvoie ici à aucune ancre & : mettez la valeur entre guillemets"),
+    (
+        ("found unknown escape character",),
+        "un \\ entre guillemets doubles ouvre une séquence d'échappement inconnue : écrivez \\\\, ou mettez la valeur entre guillemets simples",
+    ),
+    (("block sequence entries are not allowed",), "un élément de liste « - » n'est pas permis ici : écrivez-le sur sa propre ligne, sous la clé"),
+    (("did not find expected '-' indicator",), "une ligne sous une liste « - » n'en est pas un élément : vérifiez l'indentation"),
+    (("found unhashable key",), "une clé est une liste ou des champs ([ ] ou { }) : mettez la valeur entre guillemets"),
+    (("second occurrence", "found duplicate anchor"), "une ancre & est donnée deux fois : renommez l'une d'elles"),
+    (("could not find expected ':'",), "il manque le « : » après une clé (une valeur sur plusieurs lignes s'écrit entre guillemets)"),
+    (("did not find expected node content", "expected the node content"), "une valeur manque là où YAML en attend une"),
+    (("could not determine a constructor",), "une étiquette YAML (!!…) que GrasBot ne lit pas : mettez la valeur entre guillemets"),
+)
+
+
+def _yaml_problem(problem: str) -> str:
+    """The parser's problem in French (`_YAML_PROBLEMS`), or as it said it."""
+    for starts, said in _YAML_PROBLEMS:
+        if problem.startswith(starts):
+            return said
+    return problem
 
 
 def _tag_in_flow_list(header: str) -> tuple[int, str, str] | None:
@@ -612,9 +671,9 @@ def _tags_obsidian_refuses(tags: tuple[str, ...]) -> list[str]:
         word = tag.lstrip("#")
         if any(c.isspace() for c in word):
             joined = "-".join(word.split())
-            said.append(f"`tags`: `{word}` is no tag for Obsidian, which reads no space in one: write `{joined}`")
+            said.append(f"`tags` : `{word}` n'est pas un tag pour Obsidian, qui n'en lit aucun avec une espace : écrivez `{joined}`")
         elif word.strip("/").replace("/", "").isdigit():
-            said.append(f"`tags`: `{word}` is no tag for Obsidian, which wants a character other than a digit in one (`y{word}`)")
+            said.append(f"`tags` : `{word}` n'est pas un tag pour Obsidian, qui y veut un caractère autre qu'un chiffre (`y{word}`)")
     return said
 
 
@@ -631,13 +690,13 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     nul = raw.find(b"\0")  # no text note holds one: an image, a PDF, zeros a crash left
     if nul >= 0 and not raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # UTF-16 text holds NULs too
         raise ValueError(
-            f"holds NUL bytes (from byte {nul}): a binary file, or a note damaged (a crash can leave zeros in a file "
-            "being saved): skipped (restore it, or move it out of the vault)"
+            f"contient des octets NUL (dès l'octet {nul}) : un fichier binaire, ou une note abîmée (un plantage peut laisser des zéros "
+            "dans un fichier en cours d'enregistrement) : ignorée (restaurez-la, ou sortez-la du coffre)"
         )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 (byte {exc.start}): re-save the file as UTF-8") from None
+        raise ValueError(f"pas en UTF-8 (octet {exc.start}) : enregistrez à nouveau le fichier en UTF-8") from None
     text = _BIDI_CONTROLS.sub("", text)
     if "\r" in text:  # CR alone ends lines too, as in Obsidian's editor: its frontmatter was not seen
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -656,33 +715,41 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
             dots = _DOTS_LINE.search(text)
             if dots is not None:  # YAML's and pandoc's end of a document, which Obsidian does not read
                 number = text.count("\n", 0, dots.start()) + 1
-                raise ValueError(f"frontmatter is never closed: Obsidian closes it with --- only, not with the ... at line {number}: write --- there") from None
-            raise ValueError("frontmatter is never closed: add a line --- after its fields") from None
+                raise ValueError(
+                    "les propriétés ne sont jamais fermées : Obsidian les ferme par --- seulement, "
+                    f"pas par le ... de la ligne {number} : écrivez --- à sa place"
+                ) from None
+            raise ValueError("les propriétés ne sont jamais fermées : ajoutez une ligne --- après leurs champs") from None
     try:
         if detected:
             meta = load_frontmatter(header)
             meta = {} if meta is None else meta
     except FrontmatterTooLarge as exc:
-        raise ValueError(f"{exc}: skipped") from None
+        raise ValueError(f"{exc} : note ignorée") from None
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
-        line = f" at line {where.line + 1}" if where is not None else ""
-        problem = getattr(exc, "problem", None) or type(exc).__name__
+        line = f" à la ligne {where.line + 1}" if where is not None else ""
+        problem = _yaml_problem(getattr(exc, "problem", None) or type(exc).__name__)
         if where is not None and "\t" in _indent(header, where.line):
             # a tab typed for an indent, as in a note's body: PyYAML's « found character '\t'
             # that cannot start any token » did not tell the author what to change
-            problem = "a tab indents it, and YAML indents with spaces only: replace the tab by spaces"
+            problem = "une tabulation l'indente, et YAML n'indente qu'avec des espaces : remplacez la tabulation par des espaces"
         elif (tag := _tag_in_flow_list(header)) is not None:
             number, key, word = tag
-            line = f" at line {number + 1}"
-            problem = f'`{key}`: `#{word}` cannot open an item of a [list] in YAML: write `{word}` (no `#`), or quote it, "#{word}"'
-        raise ValueError(f"broken YAML frontmatter{line}: {problem}") from None
+            line = f" à la ligne {number + 1}"
+            problem = (
+                f"`{key}` : `#{word}` ne peut pas ouvrir un élément d'une [liste] en YAML : "
+                f'écrivez `{word}` (sans `#`), ou mettez-le entre guillemets, "#{word}"'
+            )
+        raise ValueError(f"propriétés YAML invalides{line} : {problem}") from None
     except ValueError as exc:  # YAML reads `2024-02-30` or `25:00:00` as a date or time, then cannot make it
-        raise ValueError(f"a date or time in the frontmatter does not exist ({exc}): correct it, or quote it to keep it as text") from None
+        raise ValueError(
+            f"une date ou une heure des propriétés n'existe pas ({exc}) : corrigez-la, ou mettez-la entre guillemets pour la garder comme texte"
+        ) from None
     except Exception as exc:  # anything else the YAML loader may raise on an odd header
-        raise ValueError(f"unreadable frontmatter: {type(exc).__name__}") from None
+        raise ValueError(f"propriétés illisibles : {type(exc).__name__}") from None
     if not isinstance(meta, dict):
-        raise ValueError("frontmatter is not a mapping of fields")
+        raise ValueError("les propriétés ne sont pas une suite de champs (clé : valeur)")
     warnings: list[str] = []
     fields = _by_lower_key(meta, warnings)
     stem = PurePosixPath(rel).stem
@@ -702,14 +769,14 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     if shown is _shown_text:
         lists = {name: tuple(t for t in map(_shown_text, values) if t) for name, values in lists.items()}
     old_keys = [(written, _OLD_KEYS[written.lower()]) for written in meta if isinstance(written, str) and written.lower() in _OLD_KEYS]
-    warnings.extend(f"`{old}` is read by neither Obsidian (since 1.9.10) nor GrasBot: write its values under `{key}`" for old, key in old_keys)
+    warnings.extend(f"`{old}` n'est lu ni par Obsidian (depuis 1.9.10) ni par GrasBot : écrivez ses valeurs sous `{key}`" for old, key in old_keys)
     inline_tags = [t.strip("/") for t in _inline_tags(prose)]
     tags = tuple(dict.fromkeys(t.lstrip("#") for t in (*lists["tags"], *inline_tags) if t.lstrip("#")))
     warnings.extend(_tags_obsidian_refuses(lists["tags"]))
 
     priority = fields.get("priority")
     if priority is not None and (isinstance(priority, bool) or not isinstance(priority, (int, float))):
-        warnings.append(f"`priority` should be a number, got {priority!r}: ignored")
+        warnings.append(f"`priority` devrait être un nombre, pas {priority!r} : ignoré")
         priority = None
 
     links = []
@@ -725,12 +792,12 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         public = False
     if "#" in header:
         warnings.extend(
-            f"`{name}`: `#{word}` is a YAML comment there, read by neither Obsidian nor GrasBot: write `{word}` (no `#`), or quote it"
+            f"`{name}` : `#{word}` y est un commentaire YAML, que ni Obsidian ni GrasBot ne lisent : écrivez `{word}` (sans `#`), ou mettez-le entre guillemets"
             for name, word in _commented_out(header).items()
         )
     if header.count(":") > len(meta):  # a field written twice: YAML keeps the last one, without a word
         named = Counter(m.group(1) for m in _FIELD_LINE.finditer(header))
-        warnings.extend(f"`{key}` is written {n} times: the last one counts" for key, n in named.items() if n > 1 and key.lower() != "visibility")
+        warnings.extend(f"`{key}` est écrit {n} fois : seul le dernier compte" for key, n in named.items() if n > 1 and key.lower() != "visibility")
 
     note = Note(
         path=rel,
@@ -858,7 +925,7 @@ def _resolve_one(path: str, note: Note, resolver: LinkResolver, memo: dict) -> t
         if target is None and _is_attachment(link.target):
             continue  # an image or a PDF: not a note, so neither an edge nor a broken link
         if target is None:
-            found.append(Issue(path, f"link [[{link.target}]] points to no note"))
+            found.append(Issue(path, f"le lien [[{link.target}]] ne mène à aucune note"))
         elif target != path and target not in edges:
             edges[target] = link.kind
     return tuple(edges.items()), tuple(found)
@@ -918,7 +985,7 @@ def _report_duplicates(vault: Vault, previous: Vault | None = None) -> None:
         for path in sorted(vault.notes):
             slug = vault.notes[path].slug
             if slug in first:
-                vault.duplicate_slugs.append(Issue(path, f"duplicate slug '{slug}' (also used by {first[slug]})"))
+                vault.duplicate_slugs.append(Issue(path, f"slug « {slug} » en double (déjà celui de {first[slug]})"))
             else:
                 first[slug] = path
     vault.warnings.extend(vault.duplicate_slugs)
@@ -967,7 +1034,7 @@ def load_vault(
     unloaded: list[str] = []
     for rel, entry in _scan(root, options) if scanned is None else scanned:
         if not rel.isascii() and _not_utf8(rel):
-            vault.errors.append(Issue(_printable(rel), "the file's name (or its folder's) is not UTF-8: rename it"))
+            vault.errors.append(Issue(_printable(rel), "le nom du fichier (ou de son dossier) n'est pas en UTF-8 : renommez-le"))
             continue
         try:
             st = entry.stat()  # follows a symlink, as os.stat does; cached by the entry
@@ -997,7 +1064,7 @@ def load_vault(
             unloaded.append(rel)
             continue
         except OSError as exc:
-            vault.errors.append(Issue(rel, f"cannot read the file: {exc.strerror or exc}"))
+            vault.errors.append(Issue(rel, f"impossible de lire le fichier : {exc.strerror or exc}"))
             unloaded.append(rel)
             continue
         assert note is not None  # read above when it was not known
@@ -1009,7 +1076,7 @@ def load_vault(
     excluded = _excluded_folders(root, options)
     for folder, named in excluded.items():  # `Templats` for `Templates/`: nothing would be left out, unsaid
         if not named:
-            vault.warnings.append(Issue(folder, "left out by --exclude (GRASBOT_EXCLUDE), but the vault has no such folder: nothing is left out"))
+            vault.warnings.append(Issue(folder, "exclu par --exclude (GRASBOT_EXCLUDE), mais le coffre n'a pas ce dossier : rien n'est exclu"))
     vault.excluded = excluded_notes(root, (folder for named in excluded.values() for folder in named))
     was_public = previous.unloaded_public if previous is not None and reusable else frozenset()
     known_public = frozenset(p for p in unloaded if p in was_public or (p in old and old[p].public))
