@@ -145,7 +145,7 @@ def test_ask_without_ollama_exits_0_with_the_fallback(capsys):
     assert out.startswith(INTRO)
     assert "[grasbot-pipeline]" in out
     assert "grounded: yes — model: none" in out
-    assert "(LLM unavailable: Cannot connect to Ollama" in out
+    assert "(LLM unavailable: Impossible de joindre Ollama" in out
     assert "Traceback" not in out + err
 
 
@@ -988,7 +988,8 @@ def test_serve_refuses_a_question_log_it_was_told_to_use_and_cannot(tmp_path):
     proc = serve_process("--port", "0", "--semantic", "off", "--question-log", str(folder))
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "GrasBot listening" not in out
-    assert f"grasbot: the question log {folder} cannot be used (cannot open: unable to open database file): name another, or turn it off" in err
+    failure = "impossible d'ouvrir le fichier : unable to open database file"
+    assert f"grasbot: the question log {folder} cannot be used ({failure}): name another, or turn it off" in err
 
 
 def test_a_bad_trusted_proxy_is_refused_before_serve_makes_anything(tmp_path):

@@ -283,11 +283,15 @@ def _usable(text: str) -> str:
     gets the notes' own sentences instead, on /ask and /ask/stream alike, and it is not kept for
     reuse. An answer cut before its first word is as empty."""
     if not text.strip().removesuffix(CUT_ANSWER.strip()).strip():
-        raise AnswerUnused("the model's answer was empty once its reasoning and unknown citations were removed")
+        raise AnswerUnused("la réponse du modèle était vide une fois retirés son raisonnement et ses citations de notes inconnues")
     if (why := why_not_french(text)) is not None:
         raise AnswerUnused(why)
     return text
 
+
+#: What a visitor's /health says of meaning that failed, the cause (a host, a model) the owner's alone.
+EMBEDDING_FAILED = "le calcul du sens a échoué : les notes ne sont classées que par leurs mots jusqu'à ce qu'il réussisse de nouveau"
+QUESTION_UNEMBEDDED = "le sens de la dernière question n'a pas pu être calculé : seuls ses mots l'ont classée"
 
 #: What `grasbot check` and `grasbot serve` say of a vault whose notes are all private.
 NO_PUBLIC_NOTE = "no note is public: visitors get no answer (mark notes `visibility: public`, or set --default-visibility public)"
@@ -799,7 +803,7 @@ class GrasBot:
                 failed = not self.embed_pending(self._snapshot, background=True) and self._embed_error is not None
             except Exception:  # noqa: BLE001 - a worker must not die silently
                 log.exception("embedding failed")
-                self._embed_error = "embedding failed (see the daemon's log)"
+                self._embed_error = "le calcul du sens a échoué (voir le journal du démon)"
             if failed:
                 self._embed_wake.wait(EMBED_RETRY)
             with self._worker_lock:
@@ -839,11 +843,11 @@ class GrasBot:
             "total": self._progress.total,
         }
         if self._embed_error:
-            status["error"] = self._embed_error if owner else "embedding failed: words alone rank the notes until it is tried again and succeeds"
+            status["error"] = self._embed_error if owner else EMBEDDING_FAILED
         if owner and self._unembedded and status["ready"]:  # paths: private notes' among them
             status["unembedded"] = list(self._unembedded)
         if self._question_error and status["ready"]:
-            status["question_error"] = self._question_error if owner else "the last question could not be embedded: words alone ranked it"
+            status["question_error"] = self._question_error if owner else QUESTION_UNEMBEDDED
         paused = self._questions_paused_until - time.monotonic()
         if owner and status["ready"]:  # tells a down Ollama from one question it refused
             status["questions_paused_for"] = round(max(paused, 0.1), 1) if paused > 0 else None

@@ -149,7 +149,7 @@ async def test_answer_with_no_ollama_is_extractive(vault):
     expected = bot.search(QUESTION).to_dict()
     payload = await _answer(bot)
     assert payload["model"] is None
-    assert "Cannot connect" in payload["llm_error"]
+    assert payload["llm_error"].startswith("Impossible de joindre Ollama sur ")
     assert "Traceback" not in payload["llm_error"]
     assert payload["grounded"] is True
     assert payload["sources"] == expected["results"]

@@ -70,13 +70,13 @@ def test_a_french_answer_that_quotes_english_is_french(answer):
 @pytest.mark.parametrize("answer", ENGLISH)
 def test_an_english_answer_is_told(answer):
     why = why_not_french(answer)
-    assert why is not None and why.startswith(f"{NOT_FRENCH}English, not in French (")
+    assert why is not None and why.startswith(f"{NOT_FRENCH}anglais, pas en français (")
 
 
 def test_the_reason_counts_the_words_it_read():
     """Code, the citation and the capitalised « It » are not counted: is, on… the reason says so."""
     assert why_not_french("It is watered by the script `in the`, [in-the] which runs at night.") == (
-        "the model answered in English, not in French (4 English function words to 0 French ones)"
+        "le modèle a répondu en anglais, pas en français (4 mots-outils anglais pour 0 français)"
     )
 
 
@@ -107,7 +107,7 @@ def test_a_french_word_counts_at_a_sentence_start_and_an_english_one_does_not():
 
 def test_an_answer_in_chinese_is_not_french():
     why = why_not_french("花园由树莓派上运行的脚本自动浇水，每天早上检查土壤湿度 [potager]。")
-    assert why is not None and why.startswith(f"{NOT_FRENCH}Cjk script, not in French (")
+    assert why is not None and why.startswith(f"{NOT_FRENCH}écriture Cjk, pas en français (")
 
 
 def test_an_answer_that_drifts_into_chinese_halfway_is_not_french():

@@ -263,7 +263,7 @@ async def test_dropped_connection_mid_stream_is_llm_unavailable(standin_ollama, 
     llm.orphan_holdback = 0
     standin_ollama.script(pieces=["Un ", "lipide ", "est"], mode="drop", drop_after=2)
     got = []
-    with pytest.raises(LLMUnavailable, match="broke") as info:
+    with pytest.raises(LLMUnavailable, match="a été coupée") as info:
         async for piece in llm.stream(MESSAGES):
             got.append(piece)
     assert got == ["Un ", "lipide "]
@@ -295,7 +295,7 @@ async def test_a_host_that_never_accepts_the_connection_is_unavailable_not_slow(
         client = LLMClient(f"http://127.0.0.1:{server.getsockname()[1]}", timeout=30.0)
         client.connect_timeout = 0.5
         started = asyncio.get_running_loop().time()
-        with pytest.raises(LLMUnavailable, match=r"^Cannot connect to Ollama at .* within 0.5 s: is that machine up"):
+        with pytest.raises(LLMUnavailable, match=r"^Impossible de joindre Ollama sur .* en 0.5 s : cette machine est-elle allumée"):
             await client.generate(MESSAGES)
         assert asyncio.get_running_loop().time() - started < 10
     finally:
@@ -314,7 +314,7 @@ async def test_malformed_payload_is_llm_failed(standin_ollama, llm):
         await original(response, obj)
 
     standin_ollama._line = broken_line
-    with pytest.raises(LLMFailed, match="cannot read"):
+    with pytest.raises(LLMFailed, match="ne sait pas lire"):
         await collect(llm)
 
 

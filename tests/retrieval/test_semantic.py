@@ -20,7 +20,7 @@ from generate_vault import generate
 from grasbot import ConfigError, Settings, build_snapshot, search
 from grasbot import _engine as engine
 from grasbot import _hosts as hosts
-from grasbot._engine import GrasBot
+from grasbot._engine import EMBEDDING_FAILED, QUESTION_UNEMBEDDED, GrasBot
 from grasbot._exceptions import EmbeddingError
 from grasbot.retrieval import semantic
 from grasbot.retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES
@@ -223,7 +223,7 @@ async def test_an_ollama_that_fails_leaves_the_lexical_answer(standin_ollama, tm
     status = bot.semantic_status()
     assert status["ready"] is False and 'model "absent-model" not found' in status["error"]
     told = (await bot.health(owner=False))["semantic"]["error"]  # a visitor learns it failed, not why
-    assert "embedding failed" in told and "absent-model" not in told and standin_ollama.url.split("//")[1] not in told
+    assert told == EMBEDDING_FAILED and "absent-model" not in told and standin_ollama.url.split("//")[1] not in told
     assert (await bot.health(owner=True))["semantic"]["error"] == status["error"]
     assert bot.search("Comment fonctionne GrasBot ?", audience="visitor").sources  # lexical, no error
 
@@ -238,9 +238,9 @@ async def test_an_ollama_that_fails_leaves_the_lexical_answer(standin_ollama, tm
 @pytest.mark.parametrize(
     ("damage", "said"),
     [
-        (lambda v: [math.nan, *v[1:]], "not finite numbers"),
-        (lambda v: v[:-1], "embeddings of 63 and 64 numbers"),
-        (lambda v: [], "embeddings of 0"),
+        (lambda v: [math.nan, *v[1:]], "pas des nombres finis"),
+        (lambda v: v[:-1], "des vecteurs de 63 et 64 nombres"),
+        (lambda v: [], "des vecteurs de 0 nombres"),
     ],
     ids=["NaN", "two widths", "empty"],
 )
@@ -335,7 +335,7 @@ async def test_a_question_ollama_does_not_embed_in_time_is_searched_by_words_wit
     assert len(asked) == 1
     owner, visitor = (await bot.health(owner=True))["semantic"], (await bot.health(owner=False))["semantic"]
     assert "timed out" in owner["question_error"] and "bge-m3" in owner["question_error"]
-    assert "words alone" in visitor["question_error"] and "bge-m3" not in visitor["question_error"]
+    assert visitor["question_error"] == QUESTION_UNEMBEDDED and "bge-m3" not in visitor["question_error"]
     assert 0 < owner["questions_paused_for"] <= engine.QUESTION_PAUSE and "questions_paused_for" not in visitor
     standin_ollama.release_embeds()
     bot._questions_paused_until = 0.0  # the pause is over
@@ -429,7 +429,7 @@ async def test_a_question_waits_its_bound_in_all_not_at_each_host(standin_ollama
     readings = iter([100.0, 100.0])  # the call's start, and the first host's turn; then its bound is spent
 
     monkeypatch.setattr(semantic, "time", type("Clock", (), {"monotonic": staticmethod(lambda: next(readings, 100.0 + engine.QUESTION_WAIT))}))
-    with pytest.raises(EmbeddingError, match="cannot reach Ollama at http://127.0.0.1:.* to embed with 'bge-m3'"):
+    with pytest.raises(EmbeddingError, match="impossible de joindre Ollama sur http://127.0.0.1:.* pour calculer le sens avec « bge-m3 »"):
         await asyncio.to_thread(asker.embed, ["une question neuve sur docker"])
     assert standin_ollama.embed_requests == []  # no time was left for the second host
 
@@ -459,7 +459,7 @@ async def test_embedding_resumes_once_ollama_can_embed_without_a_restart(tmp_pat
         bot.start_embedding()
         await until(lambda: "error" in bot.semantic_status(), "failed")
         error = bot.semantic_status()["error"]
-        assert "bge-m3" in error and ("not found" in error if late == "the model is pulled" else "cannot reach Ollama" in error)
+        assert "bge-m3" in error and ("not found" in error if late == "the model is pulled" else "impossible de joindre Ollama" in error)
         if late == "the model is pulled":
             server.embed_models = ("bge-m3",)
         else:
@@ -577,7 +577,7 @@ def test_what_was_embedded_before_the_backend_failed_is_kept_by_a_restart(tmp_pa
     class FailingAfterOne(WordsEmbedder):
         def embed(self, texts):
             if self.calls:
-                raise EmbeddingError("cannot reach Ollama to embed with 'bge-m3': connection refused")
+                raise EmbeddingError("impossible de joindre Ollama pour calculer le sens avec « bge-m3 » : connection refused")
             return super().embed(texts)
 
     first = with_embedder(make_bot(BUNDLED_VAULT), FailingAfterOne("words-a"), tmp_path)

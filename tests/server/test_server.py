@@ -297,7 +297,7 @@ async def test_a_daemon_with_its_question_log_off_deletes_the_vaults_old_questio
 
 async def test_a_named_question_log_locked_at_start_is_served_and_written_when_free(aiohttp_client, tmp_path):
     """Another process held the log the owner named when the daemon started: serve refused to
-    start ("cannot be used (cannot open: database is locked)"), as for a folder named by
+    start ("cannot be used (impossible d'ouvrir le fichier : database is locked)"), as for a folder named by
     mistake. It serves, keeps the visitors' questions and writes them once the file is free."""
     import sqlite3
 
@@ -713,7 +713,7 @@ def test_sigterm_writes_the_questions_waiting_for_the_log_or_says_how_many_are_l
         if not freed:
             other.execute("COMMIT")
         other.close()
-    lost = f"question log {db}: cannot open: database is locked; 2 question(s) asked meanwhile are not logged"
+    lost = f"question log {db}: impossible d'ouvrir le fichier : database is locked; 2 question(s) asked meanwhile are not logged"
     with sqlite3.connect(db) as conn:
         if freed:
             assert [q for (q,) in conn.execute("SELECT question FROM questions ORDER BY id")] == ["les abeilles", "le jardin"]
@@ -996,7 +996,7 @@ async def test_a_stream_the_stop_cuts_has_its_access_line(note_writer, standin_o
             started = asyncio.get_running_loop().time()
             await asyncio.wait_for(served, 30)
             assert asyncio.get_running_loop().time() - started < 5
-        assert b'event: error\ndata: {"message":"the daemon is stopping: ask again in a moment"}' in rest, rest
+        assert 'event: error\ndata: {"message":"le démon s\'arrête : posez la question de nouveau dans un instant"}'.encode() in rest, rest
     finally:
         standin_ollama.release()
         stop.set()
@@ -1132,7 +1132,7 @@ async def test_the_owners_health_says_the_question_log_waits_and_how_many_questi
         visitors = await (await client.get("/health")).json()
     await client.close()
     assert owners["state"] == "waiting" and owners["kept"] == 1 and owners["dropped"] == 0
-    assert owners["error"].startswith("cannot open: ") and "q.sqlite3" in owners["error"]
+    assert owners["error"].startswith("impossible d'ouvrir le fichier : ") and "q.sqlite3" in owners["error"]
     assert "question_log" not in visitors  # where the owner's files are is no visitor's to know
 
 

@@ -167,7 +167,7 @@ async def test_slow_ollama_times_out(start_daemon, standin_ollama):
     client = await start_daemon(ollama_url=standin_ollama.url, llm_timeout=0.5, owner_token=OWNER_TOKEN)
     names, done = await _failed_stream(client)
     assert names == ["sources", "done"]
-    assert "did not answer within 0.5 s" in done["llm_error"]
+    assert "n'a pas répondu en 0.5 s" in done["llm_error"]
 
 
 async def test_ollama_dying_mid_stream(start_daemon, standin_ollama):
@@ -180,7 +180,7 @@ async def test_ollama_dying_mid_stream(start_daemon, standin_ollama):
     assert [(n, d["text"]) for n, d in events[1:-1]] == [("token", FIRST_PIECE.lstrip()), ("token", PIECES[1].removesuffix("modèle"))]
     assert [n for n, _ in events] == ["sources", "token", "token", "done"]
     done = events[-1][1]
-    assert done["model"] is None and "broke while model 'qwen3:8b' was answering" in done["llm_error"]
+    assert done["model"] is None and "a été coupée pendant que le modèle « qwen3:8b » répondait" in done["llm_error"]
     assert done["response"].startswith(INTRO) and "[grasbot-pipeline]" in done["response"]
     assert_quotes_only(events[0][1]["sources"], done)
     # the host was reached, and began to answer: it is not skipped, the next question has it
@@ -318,7 +318,7 @@ async def test_an_answer_the_model_wrote_in_english_gives_the_notes_french_sente
     assert "".join(d["text"] for n, d in events if n == "token") == "".join(ENGLISH_PIECES)  # shown as it came
     done = events[-1][1]
     assert done["model"] is None and done["reused"] is False
-    assert done["llm_error"] == "the model answered in English, not in French (9 English function words to 0 French ones)"
+    assert done["llm_error"] == "le modèle a répondu en anglais, pas en français (9 mots-outils anglais pour 0 français)"
     # the model answered: not « ne répond pas pour l'instant », which the visitor would wait out
     assert done["response"].startswith(f"{UNUSED_INTRO}\n- ") and "[grasbot-pipeline]" in done["response"]
     assert not done["response"].startswith(INTRO)

@@ -577,7 +577,7 @@ def test_a_log_made_read_only_while_the_daemon_runs_keeps_its_questions_until_wr
         read_only_connection(log, db)
         log.submit("pendant 1", result(("a", 5.0, ("bm25",))))
         log.record("pendant 2", result(("b", 4.0, ("bm25",))), followup=True)
-        assert log.stalled and log.failure == "cannot write: attempt to write a readonly database"
+        assert log.stalled and log.failure == "impossible d'écrire dans le fichier : attempt to write a readonly database"
         clock.now += REOPEN_EVERY
         log.record("pendant 3", result(grounded=False))  # opened again: still read-only
         assert log.stalled and in_memory(log) == 3 and log.count() == 4
@@ -638,7 +638,7 @@ def test_a_full_disk_keeps_its_questions_until_there_is_room_again(tmp_path, cap
     """A full disk dropped the batch it refused, and every question until there was room."""
     caplog.set_level(logging.INFO, logger="grasbot.questionlog")
     db, clock, log, _ = _log_on_a_full_disk(tmp_path)
-    assert log.enabled and log.stalled and log.failure == "cannot write: database or disk is full"
+    assert log.enabled and log.stalled and log.failure == "impossible d'écrire dans le fichier : database or disk is full"
     log._conn.execute("PRAGMA max_page_count=1000000")  # room again
     log.record("pas encore réessayé", result(("a", 5.0, ("bm25",))))
     assert log.count() == 22 and in_memory(log) == 21  # written again in REOPEN_EVERY, not at every question
@@ -786,7 +786,7 @@ def test_a_folder_not_writable_when_the_daemon_starts_is_tried_again(tmp_path, c
     clock = Clock()
     with read_only_folder(state):
         log = QuestionLog(db, clock=clock, batch_wait=60)
-        assert log.waiting and log.failure.startswith("cannot open: ") and str(db) in log.failure
+        assert log.waiting and log.failure.startswith("impossible d'ouvrir le fichier : ") and str(db) in log.failure
         log.submit("pendant", result(("a", 5.0, ("bm25",))))
         clock.now += REOPEN_EVERY
         assert log.count() == 1 and in_memory(log) == 1 and log.waiting  # tried again: still not writable
@@ -827,7 +827,7 @@ def test_a_log_that_still_cannot_open_at_stop_says_what_it_loses(tmp_path, caplo
     messages = [m for _, m in said(caplog)]
     assert len(messages) == 3 and "cannot open database is locked" in messages[0]
     assert "2 questions wait for the file; the oldest are dropped from now on" in messages[1]
-    assert "cannot open: database is locked; 2 question(s) asked meanwhile are not logged" in messages[2]
+    assert "impossible d'ouvrir le fichier : database is locked; 2 question(s) asked meanwhile are not logged" in messages[2]
 
 
 def reads(log: QuestionLog) -> tuple:
@@ -913,7 +913,7 @@ def test_a_newer_grasbots_log_stays_off(tmp_path, caplog):
     caplog.set_level(logging.DEBUG, logger="grasbot.questionlog")
     log = QuestionLog(db, clock=clock, batch_wait=60)
     assert not log.enabled and not log.waiting
-    assert log.failure == f"cannot open: schema version {version}, this GrasBot knows 1"
+    assert log.failure == f"impossible d'ouvrir le fichier : schema version {version}, this GrasBot knows 1"
     log.submit("bonjour", result(("a", 5.0, ("bm25",))))
     log.record("bonsoir", result(("a", 5.0, ("bm25",))))
     clock.now += REOPEN_EVERY * 10
@@ -935,7 +935,8 @@ def test_the_daemon_leaves_a_database_that_is_not_its_log_as_it_was(tmp_path, ve
     before = db.read_bytes()
     log = QuestionLog(db, clock=Clock())
     assert not log.enabled and not log.waiting
-    assert log.failure == ("cannot open: not a GrasBot question log" if version == 0 else f"cannot open: schema version {version}, this GrasBot knows 1")
+    cause = "not a GrasBot question log" if version == 0 else f"schema version {version}, this GrasBot knows 1"
+    assert log.failure == f"impossible d'ouvrir le fichier : {cause}"
     log.close()
     assert db.read_bytes() == before and columns(db) == {"invoices": ["id"]}
 
@@ -1199,7 +1200,7 @@ def test_questions_a_full_queue_drops_while_another_process_holds_the_file_are_t
     assert log.count() == 2  # the read tried to write them: busy, they wait
     for i in range(3):
         log.submit(f"perdue {i}", result(("a", 5.0, ("bm25",))))
-    assert log.status() == {"state": "waiting", "kept": 2, "dropped": 3, "error": "another process holds the file"}
+    assert log.status() == {"state": "waiting", "kept": 2, "dropped": 3, "error": "un autre processus tient le fichier"}
     other.execute("ROLLBACK")
     other.close()
     assert log.count() == 2 and log.status() == {"state": "on", "dropped": 3}
@@ -1351,7 +1352,7 @@ def test_grasbot_log_says_why_it_cannot_read_a_log(tmp_path, capsys):
     db.write_bytes(b"not a database, " * 512)  # a file torn or overwritten by something else
     assert run_log(["log", "--question-log", str(db)])[0] == 2
     err = capsys.readouterr().err
-    assert f"grasbot: cannot read the question log {db} (cannot open: file is not a database)" in err
+    assert f"grasbot: cannot read the question log {db} (impossible d'ouvrir le fichier : file is not a database)" in err
 
 
 @pytest.mark.parametrize("days", ["nan", "inf", "1e9", "800000"])
@@ -1410,7 +1411,7 @@ def test_grasbot_log_leaves_another_database_alone(tmp_path, capsys):
     conn.close()
     before = db.read_bytes()
     assert run_log(["log", "--question-log", str(db)])[0] == 2
-    assert f"grasbot: cannot read the question log {db} (cannot open: not a GrasBot question log)" in capsys.readouterr().err
+    assert f"grasbot: cannot read the question log {db} (impossible d'ouvrir le fichier : not a GrasBot question log)" in capsys.readouterr().err
     assert db.read_bytes() == before and columns(db) == {"invoices": ["id"]}
 
 
@@ -1503,7 +1504,7 @@ def test_grasbot_log_fails_on_a_damaged_log_rather_than_report_none(tmp_path, ca
     db.write_bytes(bytes(raw))
     code, text = run_log(["log", "--question-log", str(db), "--json"])
     assert code == 2 and text == ""
-    assert f"grasbot: cannot read the question log {db} (cannot read: database disk image is malformed)" in capsys.readouterr().err
+    assert f"grasbot: cannot read the question log {db} (impossible de lire le fichier : database disk image is malformed)" in capsys.readouterr().err
 
 
 def test_grasbot_log_says_when_there_is_no_log_or_a_folder(tmp_path, capsys):

@@ -324,4 +324,4 @@ class Admission:
 
     def _no_host(self) -> NoHost:
         """Every host is skipped: what each said when it failed (the owner's llm_error)."""
-        return NoHost("; ".join(h.error for h in self.hosts if h.error) or "no model host can be reached")
+        return NoHost("; ".join(h.error for h in self.hosts if h.error) or "aucun hôte de modèle n'est joignable")

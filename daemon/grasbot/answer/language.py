@@ -44,7 +44,7 @@ MIN_SCRIPT = 10
 SCRIPT_RATIO = 5
 
 #: How every reason `why_not_french` gives begins (the daemon logs them at info, not as a failure).
-NOT_FRENCH = "the model answered in "
+NOT_FRENCH = "le modèle a répondu en "
 
 _QUOTED = re.compile(
     r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)"  # fenced code, an unclosed fence to the end
@@ -67,7 +67,7 @@ def why_not_french(text: str) -> str | None:
     other = sum(letters.values())
     if other >= MIN_SCRIPT and other * SCRIPT_RATIO >= latin:
         script = letters.most_common(1)[0][0].title()
-        return f"{NOT_FRENCH}{script} script, not in French ({other} letters of other scripts to {latin} Latin ones)"
+        return f"{NOT_FRENCH}écriture {script}, pas en français ({other} lettres d'autres écritures pour {latin} latines)"
     english = french = 0
     for chunk in prose.replace("’", "'").split():
         word = chunk.strip(_EDGES)
@@ -78,7 +78,7 @@ def why_not_french(text: str) -> str | None:
         elif (lower := word.lower()) in FRENCH or _ELIDED.match(lower):
             french += 1  # « Le », « L'outil » at a sentence's start: French whatever its case
     if english >= MIN_ENGLISH and english > RATIO * french:
-        return f"{NOT_FRENCH}English, not in French ({english} English function words to {french} French ones)"
+        return f"{NOT_FRENCH}anglais, pas en français ({english} mots-outils anglais pour {french} français)"
     return None
 
 

@@ -290,7 +290,7 @@ class LLMClient:
             yield
         except TimeoutError:
             raise LLMTimeout(
-                f"Ollama at {self.host} (OLLAMA_HOST) did not finish its answer within {self.deadline:g} s (LLM_DEADLINE) for model {self.model!r}."
+                f"Ollama sur {self.host} (OLLAMA_HOST) n'a pas fini sa réponse en {self.deadline:g} s (LLM_DEADLINE) avec le modèle « {self.model} »."
             ) from None
 
     async def reachable(self) -> bool:
@@ -331,7 +331,7 @@ class LLMClient:
     @contextlib.contextmanager
     def _translate_errors(self):
         """Turn whatever ollama/httpx raise into our three exceptions."""
-        where = f"Ollama at {self.host} (OLLAMA_HOST)"
+        where = f"Ollama sur {self.host} (OLLAMA_HOST)"
         ollama = load_ollama()
         import httpx  # ollama's own transport, imported with it
 
@@ -341,24 +341,30 @@ class LLMClient:
             raise
         except ollama.ResponseError as exc:
             if model_missing(exc):  # the next host is tried, where the model may be
-                raise LLMUnavailable(f"{where} does not have model {self.model!r}: {exc.error}. Run `ollama pull {self.model}` on that machine.") from None
-            status = f"HTTP {exc.status_code}" if exc.status_code > 0 else "an error in the stream"
-            raise LLMFailed(f"{where} answered with {status} for model {self.model!r}: {exc.error}") from None
+                raise LLMUnavailable(
+                    f"{where} n'a pas le modèle « {self.model} » : {exc.error}. Lancez `ollama pull {self.model}` sur cette machine."
+                ) from None
+            status = f"HTTP {exc.status_code}" if exc.status_code > 0 else "une erreur dans le flux"
+            raise LLMFailed(f"{where} a répondu par {status} pour le modèle « {self.model} » : {exc.error}") from None
         except httpx.ConnectTimeout:  # a TimeoutException, but the host is unreachable, not slow: the next one is tried
             within = min(self.timeout, self.connect_timeout)
-            raise LLMUnavailable(f"Cannot connect to {where} within {within:g} s: is that machine up, and its port open?") from None
+            raise LLMUnavailable(f"Impossible de joindre {where} en {within:g} s : cette machine est-elle allumée, et son port ouvert ?") from None
         except httpx.TimeoutException as exc:
             kind = type(exc).__name__
-            raise LLMTimeout(f"{where} did not answer within {self.timeout:g} s for model {self.model!r} ({kind}).") from None
+            raise LLMTimeout(f"{where} n'a pas répondu en {self.timeout:g} s pour le modèle « {self.model} » ({kind}).") from None
         except (ConnectionError, httpx.ConnectError):
             # ollama's own message only says "Failed to connect"; the host is what helps.
-            raise LLMUnavailable(f"Cannot connect to {where}: is `ollama serve` running there?") from None
+            raise LLMUnavailable(f"Impossible de joindre {where} : `ollama serve` y tourne-t-il ?") from None
         except (httpx.TransportError, OSError) as exc:
-            raise LLMUnavailable(f"The connection to {where} broke while model {self.model!r} was answering ({type(exc).__name__}: {_short(exc)}).") from None
+            raise LLMUnavailable(
+                f"La connexion à {where} a été coupée pendant que le modèle « {self.model} » répondait ({type(exc).__name__} : {_short(exc)})."
+            ) from None
         except ollama.RequestError as exc:
-            raise LLMFailed(f"Invalid request for {where}: {exc.error}") from None
+            raise LLMFailed(f"Requête refusée par {where} : {exc.error}") from None
         except Exception as exc:  # noqa: BLE001 - bad JSON, a payload that fails validation...
-            raise LLMFailed(f"{where} sent a reply GrasBot cannot read for model {self.model!r} ({type(exc).__name__}: {_short(exc)}).") from None
+            raise LLMFailed(
+                f"{where} a envoyé pour le modèle « {self.model} » une réponse que GrasBot ne sait pas lire ({type(exc).__name__} : {_short(exc)})."
+            ) from None
 
 
 def _short(exc: BaseException, limit: int = 200) -> str:

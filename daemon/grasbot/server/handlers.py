@@ -316,7 +316,7 @@ async def _stream(request: web.Request, q: str, history: list) -> web.StreamResp
     except asyncio.CancelledError:
         if request.app[STOPPING].is_set():  # the daemon stops, not the visitor: say so before the stream ends
             with contextlib.suppress(ConnectionResetError):
-                await response.write(sse_event("error", {"message": "the daemon is stopping: ask again in a moment"}))
+                await response.write(sse_event("error", {"message": "le démon s'arrête : posez la question de nouveau dans un instant"}))
                 await response.write_eof()
         raise
     except Exception as exc:  # noqa: BLE001 - the stream is open: say so in-band, then end it

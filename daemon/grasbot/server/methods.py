@@ -47,7 +47,7 @@ STATS_PER_TURN = 500  # files a reload stats on the event loop between two turns
 
 #: `llm_error` as a caller without the owner token reads it. The cause names Ollama's address
 #: and repeats its errors: the daemon's log and the owner's calls carry it, a site's visitors don't.
-PUBLIC_LLM_ERROR = "the language model did not answer: this response is built from the notes"
+PUBLIC_LLM_ERROR = "le modèle de langue n'a pas répondu : cette réponse est faite d'extraits des notes"
 
 
 #: Why a visitor's question is refused while the answers they wait for are GRASBOT_CONCURRENT_ANSWERS

@@ -85,6 +85,14 @@ PURGE_CHECK = 3600.0  # seconds an idle writer sleeps before it looks whether th
 BUSY_TIMEOUT_MS = 200  # a reader (`grasbot log`) never blocks a WAL writer; this is for a second writer
 BATCH_WAIT = 0.05  # seconds the writer lets submitted questions gather before one transaction
 MAX_PENDING = 10_000  # submitted questions waiting for the writer; past it they are dropped
+#: `failure` for each thing the log failed doing, in French: the owner reads it in the plugin
+#: (/health's `question_log.error`), after the cause its library or the system gave
+_FAILED = {
+    "cannot open": "impossible d'ouvrir le fichier",
+    "cannot write": "impossible d'écrire dans le fichier",
+    "cannot read": "impossible de lire le fichier",
+    "failed": "le journal a échoué",
+}
 BUSY_RETRY = 1.0  # seconds the writer waits before writing again a batch another process kept it from writing
 REOPEN_EVERY = timedelta(seconds=30)  # a log that could not be opened is tried again this often, while questions wait
 MAX_LIMIT = 100_000  # `grasbot log --limit`: SQLite's LIMIT is a 64-bit integer
@@ -443,7 +451,7 @@ class QuestionLog:
         with self._queue:
             kept, dropped = len(self._pending), self._lost
         if self.stalled or (self._held and not self._off):
-            return {"state": "waiting", "kept": kept, "dropped": dropped, "error": self.failure or "another process holds the file"}
+            return {"state": "waiting", "kept": kept, "dropped": dropped, "error": self.failure or "un autre processus tient le fichier"}
         if self._off or self._conn is None:
             return {"state": "off", **({"error": self.failure} if self.failure else {})}
         return {"state": "on", **({"dropped": dropped} if dropped else {})}
@@ -553,7 +561,7 @@ class QuestionLog:
     def _stall(self, doing: str, exc: BaseException) -> None:
         """Keep the queued questions for a file that could not be opened or written, and try it
         again in REOPEN_EVERY; said once until they are written. Holds `_lock` (or is `__init__`)."""
-        self.failure = f"{doing}: {exc}"
+        self.failure = f"{_FAILED[doing]} : {exc}"
         self._tried = self._clock()
         if self._trouble:
             logger.debug("question log %s: still %s %s", self.path, doing, exc)
@@ -611,7 +619,7 @@ class QuestionLog:
         """Turn the log off for good. The caller holds `_lock` (or is `__init__`)."""
         if not self._off:
             self._off = True
-            self.failure = f"{doing}: {exc}"
+            self.failure = f"{_FAILED[doing]} : {exc}"
             if not self.read_only:  # a reader (`grasbot log`) says why itself
                 logger.warning("question log %s: %s %s; questions are no longer logged", self.path, doing, exc)
         self._tried, self._trouble, self._full = None, False, False
@@ -958,7 +966,7 @@ class QuestionLog:
                         heads, results = self._read(conn, sql, params)
         except sqlite3.Error as exc:
             if self.read_only:  # `grasbot log` says so and fails: a damaged log is not an empty one
-                self.failure = f"cannot read: {exc}"
+                self.failure = f"{_FAILED['cannot read']} : {exc}"
             else:
                 logger.warning("question log %s: cannot read: %s", self.path, exc)
             heads, results = [], {}

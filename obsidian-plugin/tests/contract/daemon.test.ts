@@ -142,10 +142,10 @@ describe("the plugin's client against the real daemon", { timeout: 60_000 }, () 
 			// (a cross-origin GET with Authorization: the daemon's CORS preflight allows it).
 			const token = stack.info.token;
 			const owners = await client({ token }).answer(stack.info.question);
-			expect(owners.llm_error).toMatch(/^Ollama at http:\/\/127\.0\.0\.1:\d+ \(OLLAMA_HOST\) answered with HTTP 500/);
+			expect(owners.llm_error).toMatch(/^Ollama sur http:\/\/127\.0\.0\.1:\d+ \(OLLAMA_HOST\) a répondu par HTTP 500/);
 			expect(owners.response).toBe(answer.response);
 			const ownersStream = await streamAnswer(stack.info.question, {}, { daemonUrl: daemon, fetch, token });
-			expect(ownersStream.llm_error).toMatch(/^Ollama at http:\/\/127\.0\.0\.1:\d+ \(OLLAMA_HOST\)/);
+			expect(ownersStream.llm_error).toMatch(/^Ollama sur http:\/\/127\.0\.0\.1:\d+ \(OLLAMA_HOST\)/);
 			expect(ownersStream.response).toBe(answer.response);
 		} finally {
 			await stack.command("script");
