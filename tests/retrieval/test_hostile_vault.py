@@ -1225,6 +1225,30 @@ def test_a_private_path_with_an_invisible_character_in_it_is_masked(tmp_path, ty
     assert "2027" in bot.snapshot.index("owner").readable_body("pub/accueil.md")
 
 
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "prive/İzmir rachat-acme.md",  # as the file is named
+        "Coffre/prive/İzmir rachat-acme.md",
+        "İzmir rachat-acme.md",  # its name alone
+        "prive/İzmir rachat-acme",  # without `.md`
+        "prive/izmir rachat-acme.md",  # another case, as Obsidian reads a link
+    ],
+)
+def test_a_private_path_with_a_dotted_capital_i_is_masked(tmp_path, typed):
+    """« İ » (U+0130) is the one character whose lower case is two (« i » and a combining dot):
+    the hidden paths were lowered whole and the text one character for one, so a private
+    note whose name holds one was never masked, typed exactly as its file is named, and
+    search found the public note by the name's words."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/İzmir rachat-acme.md", "visibility: private", "Le rachat d'Acme.")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin : voir {typed} en mai.")
+    bot = make_bot(root)
+    assert _read_by_a_visitor(bot).strip() == "Le jardin : voir  en mai."
+    assert _found_by(bot, "rachat acme") == []
+    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
 def test_a_word_with_an_invisible_character_before_a_private_notes_name_stays_as_before(tmp_path):
     """The text as written is read first, as before: an invisible character before a private
     file name still ends a word (« mon\u200brachat.md » loses « rachat.md »), and another

@@ -99,7 +99,11 @@ _NAME_ENDS = re.compile(r"(?=[^\w\-~%+/.\u0300-\u036f]|\.(?!\w)|\Z)")
 
 
 def _folded(text: str) -> str:
-    """`text` as paths are compared: lower case, `\\` as `/`."""
+    """`text` as paths are compared, one character for one: lower case, `\\` as `/`. « İ »
+    (U+0130) is read as « i »: the one character lowered into two (« i » and a combining dot),
+    it made a hidden path's key longer than the same path read in a text, never masked."""
+    if "\u0130" in text:
+        text = text.replace("\u0130", "i")
     return text.lower().replace("\\", "/")
 
 
@@ -344,9 +348,9 @@ class _Read:
 
 
 def _head(text: str, at: int = 0) -> str:
-    """The first word of a name that starts at `at`, lower case (`plan` of `Plan-secret`)."""
+    """The first word of a name that starts at `at`, as paths are compared (`plan` of `Plan-secret`)."""
     found = _HEAD.match(text, at)
-    return found.group().lower() if found else ""
+    return _folded(found.group()) if found else ""
 
 
 def _normalized(window: str, rendered: bool = False) -> tuple[str, list[int] | None]:
@@ -362,15 +366,8 @@ def _normalized(window: str, rendered: bool = False) -> tuple[str, list[int] | N
     starts: list[int] = []
 
     def plain(at: int, until: int) -> None:
-        low = _folded(window[at:until])
-        if len(low) == until - at:  # most text: one character each
-            chars.append(low)
-            starts.extend(range(at, until))
-            return
-        for i in range(at, until):
-            low = _folded(window[i])
-            chars.append(low if len(low) == 1 else window[i])
-            starts.append(i)
+        chars.append(_folded(window[at:until]))  # one character each
+        starts.extend(range(at, until))
 
     def decoded(run: re.Match) -> None:
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
