@@ -1249,6 +1249,37 @@ def test_a_private_path_with_a_dotted_capital_i_is_masked(tmp_path, typed):
     assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
 
 
+@pytest.mark.parametrize(
+    ("named", "typed"),
+    [
+        ("prive/Rachat Acme.md", "prive/Rachat\u00a0Acme.md"),  # a no-break space, as a French keyboard types one
+        ("prive/Rachat Acme.md", "prive/Rachat\u202fAcme.md"),  # a narrow one, as before « : »
+        ("prive/Rachat Acme.md", "prive/Rachat\u2009Acme.md"),  # a thin space
+        ("prive/Rachat Acme.md", "prive/Rachat\u3000Acme.md"),  # an ideographic one
+        ("prive/Rachat Acme.md", "prive/Rachat\nAcme.md"),  # a line break, which a page shows as a space
+        ("prive/Rachat Acme.md", "prive/Rachat\tAcme"),  # without `.md`
+        ("prive/Rachat Acme.md", "Rachat\u00a0Acme.md"),  # the name alone
+        ("prive/Rachat\u00a0Acme.md", "prive/Rachat Acme.md"),  # the file's name holds the other
+        ("prive/Rachat Acme.md", "prive/Rachat  Acme.md"),  # two spaces, which a page shows as one
+        ("prive/Rachat Acme.md", "prive/Rachat \n Acme.md"),
+        ("prive/Rachat  Acme.md", "prive/Rachat Acme.md"),  # the file's name holds the two
+    ],
+)
+def test_a_private_path_typed_with_another_white_space_is_masked(tmp_path, named, typed):
+    """A private note's name holds a space, its path is typed with a no-break space (or the
+    file's name holds the no-break space, and the text a space): a reader sees the same path,
+    but a path was compared character for character, so visitors read it whole and search
+    found the public note by its words. Any white space reads as a space, and a run of it as one
+    where a page shows one (a path with `.md`)."""
+    root = tmp_path / "vault"
+    write_note(root, named, "visibility: private", "Le montant.")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin : voir {typed} en mai.")
+    bot = make_bot(root)
+    assert _read_by_a_visitor(bot).strip() == "Le jardin : voir  en mai."
+    assert _found_by(bot, "rachat acme") == []
+    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
 def test_a_word_with_an_invisible_character_before_a_private_notes_name_stays_as_before(tmp_path):
     """The text as written is read first, as before: an invisible character before a private
     file name still ends a word (« mon\u200brachat.md » loses « rachat.md »), and another

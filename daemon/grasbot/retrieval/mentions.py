@@ -5,7 +5,7 @@ syntax reads one: in prose (`voir prive/plan.md`), a footnote, an HTML attribute
 `file:///…/prive/plan.md` or `C:\\…\\prive\\plan.md` address, in a link some syntax reads wrong
 (`[le [grand [très]] plan](prive/plan.md)`), or as a link in code (`` `[[plan]]` ``), which
 is code. `Mentions.masked` drops each such mention of a note the reader may not see, as a
-rewritten link to it drops its target: its vault path (`.md` and all, any case, `/` or `\\`,
+rewritten link to it drops its target: its vault path (`.md` and all, any case, any white space, `/` or `\\`,
 percent-encoded once, twice or not) with the folders or address before it, its file name alone when that
 name leads to it as a link's would (but for a web site's address, `https://…/README.md`), its
 vault path without `.md` (`prive/plan`, as Obsidian names a note in a folder), and a wikilink
@@ -70,11 +70,15 @@ _ENCODED_BEFORE = re.compile(r"%(?:25)*(?:2[fF]|5[cC])\Z")  # an encoded separat
 # may open or close an emphasis (`_prive/plan.md_`, `prive/_plan_.md`; `_unseen` pairs them).
 # An HTML tag, comment or character reference: a page shows `prive/<b>plan</b>.md`,
 # `prive/pl&shy;an.md` as the path. Each stops at the next `<` or `&`: read once, however hostile.
+# A run of white space, which a page shows as one space (`prive/Rachat  Acme.md`): its first alone is read.
 _TAG = r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|<!--[^<>]*-->"
 _REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-_RENDERED = re.compile(rf"[{_INVISIBLE}*]|{_ENCODED_INVISIBLE}|\\[!-/:-@\[-`{{-~]|(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)|==|~~|{_TAG}|{_REFERENCE.pattern}")
+_RENDERED = re.compile(
+    rf"[{_INVISIBLE}*]|{_ENCODED_INVISIBLE}|\\[!-/:-@\[-`{{-~]|(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)|==|~~|{_TAG}|{_REFERENCE.pattern}"
+    r"|\s\s"
+)
 # `==` an Obsidian highlight's, `~~` a strikethrough's (one `~` goes on a name: `~brouillon.md`)
-_HIDDEN_BY_RENDERING = re.compile(rf"[{_INVISIBLE}]+|\*+|\\(?=[!-/:-@\[-`{{-~])|={{2,}}|~{{2,}}|{_TAG}")  # the escaping backslash alone
+_HIDDEN_BY_RENDERING = re.compile(rf"[{_INVISIBLE}]+|\*+|\\(?=[!-/:-@\[-`{{-~])|={{2,}}|~{{2,}}|{_TAG}|(?<=\s)\s+")  # the escaping backslash alone
 _UNDERSCORES = re.compile(r"_+")
 # What the rendered reading looks for in a path without `.md` besides an emphasis
 # (`_NEAR_EMPHASIS`: most notes hold a `*` or a `_`, and reading each `/` of them again doubled
@@ -98,13 +102,20 @@ _HEAD = re.compile(r"\w*")  # a name's first word, what a `/` must lead to befor
 _NAME_ENDS = re.compile(r"(?=[^\w\-~%+/.\u0300-\u036f]|\.(?!\w)|\Z)")
 
 
+# White space of any kind, which a reader of a path sees as a space: a no-break space (a French
+# keyboard's, U+202F before « : »), a line break, a tab
+_OTHER_SPACE = re.compile(r"[^\S ]")
+_SPACE_RUN = re.compile(r"\s{2,}")
+
+
 def _folded(text: str) -> str:
-    """`text` as paths are compared, one character for one: lower case, `\\` as `/`. « İ »
-    (U+0130) is read as « i »: the one character lowered into two (« i » and a combining dot),
-    it made a hidden path's key longer than the same path read in a text, never masked."""
+    """`text` as paths are compared, one character for one: lower case, `\\` as `/`, any white
+    space as a space (`prive/Rachat\\u00a0Acme.md` is `prive/Rachat Acme.md`, either way round).
+    « İ » (U+0130) is read as « i »: the one character lowered into two (« i » and a combining
+    dot), it made a hidden path's key longer than the same path read in a text, never masked."""
     if "\u0130" in text:
         text = text.replace("\u0130", "i")
-    return text.lower().replace("\\", "/")
+    return _OTHER_SPACE.sub(" ", text.lower().replace("\\", "/"))
 
 
 class Mentions:
@@ -123,7 +134,8 @@ class Mentions:
         for path in self._hidden:
             name = path.rsplit("/", 1)[-1]
             for shown in (path, name) if resolve(name) in (path, None) else (path,):  # None: a note not loaded (--exclude)
-                typed.update(unicodedata.normalize(form, shown) for form in ("NFC", "NFD"))
+                # and with a run of white space as one space, as a page shows a name that holds one
+                typed.update(unicodedata.normalize(form, spaced) for form in ("NFC", "NFD") for spaced in {shown, _SPACE_RUN.sub(" ", shown)})
         self._keys = frozenset(map(_folded, typed))
         self._typed = typed
         # the two readings' tables, made by the first text masked (`_readings`): a start whose
