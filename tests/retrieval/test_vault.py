@@ -994,6 +994,30 @@ def test_publish_false_in_any_form_and_a_frontmatter_out_of_place_keep_a_note_pr
     assert "cr.md" not in said and "regle.md" not in said
 
 
+def test_a_frontmatter_behind_spaces_or_invisible_characters_keeps_a_note_private(note_writer):
+    """With the default public, a frontmatter that says private but opens behind a space
+    (` ---`, a thematic break to Obsidian), a zero-width space, a second byte order mark or a
+    no-break space pasted before it was no frontmatter: the note was public, its secret served
+    to visitors. Kept private, as behind blank lines, and the author told what to remove."""
+    root = note_writer.root
+    for name, raw in {
+        "espace.md": " ---\nvisibility: private\n---\nMon code secret.",
+        "zero.md": "\u200b---\nvisibility: private\n---\nMon code secret.",
+        "bom.md": "\ufeff\ufeff---\nvisibility: private\n---\nMon code secret.",
+        "insecable.md": "\u00a0\n---\nvisibility: private\n---\nMon code secret.",
+        "public.md": " ---\nvisibility: public\n---\nUn texte.",
+        "regle.md": " ---\nUn titre: sous-titre\n---\nUne regle puis un titre, sans champ connu.",
+    }.items():
+        (root / name).write_text(raw, encoding="utf-8")
+    vault = load_vault(root, VaultOptions(default_public=True))
+    assert {p for p, n in vault.notes.items() if n.public} == {"public.md", "regle.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    kept = "des espaces ou des caractères invisibles avant le --- d'ouverture : ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez-les)"
+    assert [said[p] for p in ("espace.md", "zero.md", "bom.md", "insecable.md")] == [kept] * 4
+    assert said["public.md"] == "des espaces ou des caractères invisibles avant le --- d'ouverture : ses champs sont lus comme du texte, pas comme des propriétés (supprimez-les)"
+    assert "regle.md" not in said
+
+
 def test_a_publish_value_that_is_no_yes_keeps_a_note_private(note_writer):
     """With the default public, `publish: private` (or a draft, a list) was read as no
     `publish: false`, so the note its author meant to withhold was served to visitors."""

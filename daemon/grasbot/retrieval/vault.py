@@ -552,27 +552,33 @@ def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
     return fields
 
 
-_LATE_FRONTMATTER = re.compile(r"\A[ \t]*\n(?:[ \t]*\n)*---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
+# A frontmatter behind blank lines, spaces (` ---`, a thematic break to Obsidian) or what shows
+# nothing (a zero-width space, a second byte order mark, a no-break space pasted before it)
+_LATE_FRONTMATTER = re.compile(r"\A(?P<before>[\s\u200b-\u200d\u2060\ufeff]+)---[ \t]*\n(?P<fields>.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 
 
 def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: list[str]) -> bool:
-    """A frontmatter after blank lines is no frontmatter, for Obsidian as here; but when it says
-    the note is private, it is kept private (in doubt, private), and the author told."""
+    """A frontmatter after blank lines, spaces or invisible characters is no frontmatter, for
+    Obsidian as here; but when it says the note is private, it is kept private (in doubt,
+    private), and the author told."""
     m = _LATE_FRONTMATTER.match(text)
     if m is None:
         return False
     try:
-        meta = load_frontmatter(m.group(1))
+        meta = load_frontmatter(m.group("fields"))
     except Exception:  # not YAML: text, as Obsidian shows it
         return False
     if not isinstance(meta, dict) or not any(str(key).strip().lower() in _FIELDS for key in meta):  # a rule, then a heading
         return False
-    if _is_public(meta, m.group(1), default_public, []):
-        warnings.append("des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, pas comme des propriétés (supprimez les lignes vides)")
+    before = m.group("before")
+    if before.endswith("\n") and not before.strip(" \t\n"):
+        where, remove = "des lignes vides avant le --- d'ouverture", "supprimez les lignes vides"
+    else:
+        where, remove = "des espaces ou des caractères invisibles avant le --- d'ouverture", "supprimez-les"
+    if _is_public(meta, m.group("fields"), default_public, []):
+        warnings.append(f"{where} : ses champs sont lus comme du texte, pas comme des propriétés ({remove})")
         return False
-    warnings.append(
-        "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez les lignes vides)"
-    )
+    warnings.append(f"{where} : ses champs sont lus comme du texte, mais ils gardent la note privée ({remove})")
     return True
 
 
