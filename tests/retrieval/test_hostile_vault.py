@@ -1280,6 +1280,30 @@ def test_a_private_path_typed_with_another_white_space_is_masked(tmp_path, named
     assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
 
 
+@pytest.mark.parametrize(
+    ("named", "typed"),
+    [
+        ("prive/L'offre d'Acme.md", "prive/L\u2019offre d\u2019Acme.md"),  # the apostrophe a French keyboard or a phone types
+        ("prive/L'offre d'Acme.md", "L\u2019offre d\u2019Acme.md"),  # the name alone
+        ("prive/L'offre d'Acme.md", "prive/L\u2019offre d\u2019Acme"),  # without `.md`
+        ("prive/L'offre d'Acme.md", "prive/L\u2018offre d\u02bcAcme.md"),
+        ("prive/L\u2019offre d\u2019Acme.md", "prive/L'offre d'Acme.md"),  # the file's name holds the other
+    ],
+)
+def test_a_private_path_typed_with_another_apostrophe_is_masked(tmp_path, named, typed):
+    """A private note named with a straight apostrophe, its path typed with the typographic one
+    (« ’ », as a French keyboard, a phone or a word processor writes it), or the other way
+    round: a reader sees the same path, but it was compared character for character, so
+    visitors read it whole and search found the public note by its words."""
+    root = tmp_path / "vault"
+    write_note(root, named, "visibility: private", "Le montant.")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin : voir {typed} en mai.")
+    bot = make_bot(root)
+    assert _read_by_a_visitor(bot).strip() == "Le jardin : voir  en mai."
+    assert _found_by(bot, "offre acme") == []
+    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
 def test_a_word_with_an_invisible_character_before_a_private_notes_name_stays_as_before(tmp_path):
     """The text as written is read first, as before: an invisible character before a private
     file name still ends a word (« mon\u200brachat.md » loses « rachat.md »), and another

@@ -102,20 +102,31 @@ _HEAD = re.compile(r"\w*")  # a name's first word, what a `/` must lead to befor
 _NAME_ENDS = re.compile(r"(?=[^\w\-~%+/.\u0300-\u036f]|\.(?!\w)|\Z)")
 
 
-# White space of any kind, which a reader of a path sees as a space: a no-break space (a French
-# keyboard's, U+202F before « : »), a line break, a tab
-_OTHER_SPACE = re.compile(r"[^\S ]")
+# White space of any kind, which a reader of a path sees as a space: a line break, a tab, a
+# no-break space (a French keyboard's, U+202F before « : »), any other Unicode space
+_ASCII_SPACES = ("\n", "\t", "\r", "\x0b", "\x0c")
+_WIDE_SPACE = re.compile(r"[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _SPACE_RUN = re.compile(r"\s{2,}")
+# What a reader takes for another character: « İ » (U+0130) for « i », the one character lowered
+# into two (« i » and a combining dot: a hidden path's key was longer than the same path read in
+# a text), and a typographic apostrophe for `'` (« L’offre » as a French keyboard, a phone or a
+# word processor writes « L'offre »)
+_READ_AS = (("\u0130", "i"), ("\u2019", "'"), ("\u2018", "'"), ("\u02bc", "'"))
 
 
 def _folded(text: str) -> str:
     """`text` as paths are compared, one character for one: lower case, `\\` as `/`, any white
-    space as a space (`prive/Rachat\\u00a0Acme.md` is `prive/Rachat Acme.md`, either way round).
-    « İ » (U+0130) is read as « i »: the one character lowered into two (« i » and a combining
-    dot), it made a hidden path's key longer than the same path read in a text, never masked."""
-    if "\u0130" in text:
-        text = text.replace("\u0130", "i")
-    return _OTHER_SPACE.sub(" ", text.lower().replace("\\", "/"))
+    space as a space (`prive/Rachat\\u00a0Acme.md` is `prive/Rachat Acme.md`, either way round),
+    « İ » as « i » and « ’ » as `'` (`_READ_AS`). A few `str.replace`: `str.translate` took ten
+    times as long as the whole fold did before."""
+    if not text.isascii():
+        for char, read in _READ_AS:
+            text = text.replace(char, read)
+        text = _WIDE_SPACE.sub(" ", text)
+    text = text.lower().replace("\\", "/")
+    for space in _ASCII_SPACES:
+        text = text.replace(space, " ")
+    return text
 
 
 class Mentions:
