@@ -1304,6 +1304,18 @@ def test_a_private_path_typed_with_another_apostrophe_is_masked(tmp_path, named,
     assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
 
 
+@pytest.mark.parametrize("hyphen", ["\u2011", "\u2010"])  # a non-breaking hyphen, the Unicode hyphen
+def test_a_private_path_typed_with_another_hyphen_is_masked(tmp_path, hyphen):
+    """A hyphen a page shows as `-`, which a word processor or a pasted page may put in a private
+    note's typed path: visitors read « prive/rachat‑acme‑2027.md » whole, and search found the
+    public note by its words."""
+    typed = f"prive/rachat{hyphen}acme{hyphen}2027.md"
+    bot = _beside_a_deal(tmp_path, typed)
+    assert _read_by_a_visitor(bot).strip() == "Le jardin : voir  en mai."
+    assert _found_by(bot, "rachat acme 2027") == []
+    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
 def test_a_word_with_an_invisible_character_before_a_private_notes_name_stays_as_before(tmp_path):
     """The text as written is read first, as before: an invisible character before a private
     file name still ends a word (« mon\u200brachat.md » loses « rachat.md »), and another

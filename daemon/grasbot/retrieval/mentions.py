@@ -109,16 +109,16 @@ _WIDE_SPACE = re.compile(r"[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\
 _SPACE_RUN = re.compile(r"\s{2,}")
 # What a reader takes for another character: « İ » (U+0130) for « i », the one character lowered
 # into two (« i » and a combining dot: a hidden path's key was longer than the same path read in
-# a text), and a typographic apostrophe for `'` (« L’offre » as a French keyboard, a phone or a
-# word processor writes « L'offre »)
-_READ_AS = (("\u0130", "i"), ("\u2019", "'"), ("\u2018", "'"), ("\u02bc", "'"))
+# a text), a typographic apostrophe for `'` (« L’offre » as a French keyboard, a phone or a
+# word processor writes « L'offre »), a non-breaking or Unicode hyphen for `-`
+_READ_AS = (("\u0130", "i"), ("\u2019", "'"), ("\u2018", "'"), ("\u02bc", "'"), ("\u2011", "-"), ("\u2010", "-"))
 
 
 def _folded(text: str) -> str:
     """`text` as paths are compared, one character for one: lower case, `\\` as `/`, any white
     space as a space (`prive/Rachat\\u00a0Acme.md` is `prive/Rachat Acme.md`, either way round),
-    « İ » as « i » and « ’ » as `'` (`_READ_AS`). A few `str.replace`: `str.translate` took ten
-    times as long as the whole fold did before."""
+    « İ » as « i », « ’ » as `'`, a non-breaking hyphen as `-` (`_READ_AS`). A few
+    `str.replace`: `str.translate` took ten times as long as the whole fold did before."""
     if not text.isascii():
         for char, read in _READ_AS:
             text = text.replace(char, read)
