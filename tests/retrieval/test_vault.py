@@ -1018,6 +1018,29 @@ def test_a_frontmatter_behind_spaces_or_invisible_characters_keeps_a_note_privat
     assert "regle.md" not in said
 
 
+def test_a_frontmatter_out_of_place_with_broken_yaml_that_names_visibility_keeps_a_note_private(note_writer):
+    """With the default public, a frontmatter behind a blank line whose YAML is broken (a `#`
+    opening a list's item, a tab) was read as text, and its note served to visitors, where the
+    same frontmatter at its place skips the note: one that says who may read the note keeps it
+    private; one that does not stays text, as Obsidian shows it."""
+    root = note_writer.root
+    for name, raw in {
+        "diese.md": "\n---\nvisibility: private\ntags: [#secret]\n---\nMon code secret.",
+        "tab.md": "\n---\nPublish: false\n\ttags: x\n---\nMon code secret.",
+        "texte.md": "\n---\ntags: [#recette]\n---\nUne recette.",
+    }.items():
+        (root / name).write_text(raw, encoding="utf-8")
+    vault = load_vault(root, VaultOptions(default_public=True))
+    assert {p for p, n in vault.notes.items() if n.public} == {"texte.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    kept = (
+        "des lignes vides avant le --- d'ouverture, et un YAML invalide : ses champs sont lus comme du texte, mais ils disent "
+        "qui peut lire la note, ce qui la garde privée (supprimez les lignes vides, puis corrigez le YAML)"
+    )
+    assert said["diese.md"] == said["tab.md"] == kept
+    assert "texte.md" not in said
+
+
 def test_a_publish_value_that_is_no_yes_keeps_a_note_private(note_writer):
     """With the default public, `publish: private` (or a draft, a list) was read as no
     `publish: false`, so the note its author meant to withhold was served to visitors."""

@@ -552,6 +552,8 @@ def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
     return fields
 
 
+# A line of a frontmatter that says who may read the note, in any case
+_READER_LINE = re.compile(r"^[ \t]*(?:visibility|publish)[ \t]*:", re.IGNORECASE | re.MULTILINE)
 # A frontmatter behind blank lines, spaces (` ---`, a thematic break to Obsidian) or what shows
 # nothing (a zero-width space, a second byte order mark, a no-break space pasted before it)
 _LATE_FRONTMATTER = re.compile(r"\A(?P<before>[\s\u200b-\u200d\u2060\ufeff]+)---[ \t]*\n(?P<fields>.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
@@ -564,17 +566,21 @@ def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: l
     m = _LATE_FRONTMATTER.match(text)
     if m is None:
         return False
-    try:
-        meta = load_frontmatter(m.group("fields"))
-    except Exception:  # not YAML: text, as Obsidian shows it
-        return False
-    if not isinstance(meta, dict) or not any(str(key).strip().lower() in _FIELDS for key in meta):  # a rule, then a heading
-        return False
     before = m.group("before")
     if before.endswith("\n") and not before.strip(" \t\n"):
         where, remove = "des lignes vides avant le --- d'ouverture", "supprimez les lignes vides"
     else:
         where, remove = "des espaces ou des caractères invisibles avant le --- d'ouverture", "supprimez-les"
+    try:
+        meta = load_frontmatter(m.group("fields"))
+    except Exception:  # not YAML: text, as Obsidian shows it, unless it says who may read the note (in doubt, private)
+        if _READER_LINE.search(m.group("fields")) is None:
+            return False
+        said = "ses champs sont lus comme du texte, mais ils disent qui peut lire la note, ce qui la garde privée"
+        warnings.append(f"{where}, et un YAML invalide : {said} ({remove}, puis corrigez le YAML)")
+        return True
+    if not isinstance(meta, dict) or not any(str(key).strip().lower() in _FIELDS for key in meta):  # a rule, then a heading
+        return False
     if _is_public(meta, m.group("fields"), default_public, []):
         warnings.append(f"{where} : ses champs sont lus comme du texte, pas comme des propriétés ({remove})")
         return False
