@@ -5,11 +5,11 @@ syntax reads one: in prose (`voir prive/plan.md`), a footnote, an HTML attribute
 `file:///…/prive/plan.md` or `C:\\…\\prive\\plan.md` address, in a link some syntax reads wrong
 (`[le [grand [très]] plan](prive/plan.md)`), or as a link in code (`` `[[plan]]` ``), which
 is code. `Mentions.masked` drops each such mention of a note the reader may not see, as a
-rewritten link to it drops its target: its vault path (`.md` and all, any case, any white space, `/` or `\\`,
-percent-encoded once, twice or not) with the folders or address before it, its file name alone when that
-name leads to it as a link's would (but for a web site's address, `https://…/README.md`), its
-vault path without `.md` (`prive/plan`, as Obsidian names a note in a folder), and a wikilink
-or `obsidian://` URI to it left in code. Only path-shaped text goes: a private note `Projet.md`
+rewritten link to it drops its target: its vault path (`.md` and all, any case, any white space,
+`’` for `'`, `/` or `\\`, percent-encoded once, twice or not) with the folders or address before
+it, its file name alone when that name leads to it as a link's would (but for a web site's
+address, `https://…/README.md`), its vault path without `.md` (`prive/plan`, as Obsidian names a
+note in a folder), and a wikilink or `obsidian://` URI to it left in code. Only path-shaped text goes: a private note `Projet.md`
 leaves the word « projet » alone, and a path without `.md` holds a folder and is read whole
 (`prive/planning` is not `prive/plan`).
 
