@@ -1401,6 +1401,32 @@ async def test_a_private_path_rendered_apart_without_md_or_with_its_dot_as_a_ref
     assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
 
 
+@pytest.mark.parametrize(
+    ("private", "typed"),
+    [
+        ("prive/rachat acme 2027.md", "prive/rachat\u00a0acme\u202f2027.md"),  # no-break spaces
+        ("prive/rachat d'acme-2027.md", "prive/rachat d\u2019acme\u20112027.md"),  # « ’ » and a non-breaking hyphen
+        ("prive/rachat İzmir acme 2027.md", "prive/rachat İzmir acme\n2027"),  # « İ », a line break, no `.md`
+    ],
+)
+async def test_a_private_path_typed_with_characters_that_look_the_same_reaches_no_visitor(start_daemon, tmp_path, private, typed):
+    """The typed path, its white space, apostrophe, hyphen or « İ » not the file name's, reaches
+    no visitor by the daemon: not in the passages sent to the model, nor in /ask's answer and
+    sources, and search does not find the public note by the name's words."""
+    root = tmp_path / "vault"
+    write_note(root, private, "visibility: private", "Le rachat d'Acme en 2027.")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin fleuri : voir {typed} en mai.")
+    client = await start_daemon(root)
+    bot = bot_of(client)
+    assert (await rpc(client, "search", {"q": "rachat acme 2027"}))["result"]["results"] == []
+    found = bot.search("jardin fleuri", audience="visitor")
+    assert [p.text for p in found.context] and not [p.text for p in found.context if "rachat" in p.text]
+    asked = await client.get("/ask", params={"q": "Que dit le jardin fleuri ?"})
+    said = await asked.text()
+    assert asked.status == 200 and "pub/accueil.md" in said and "rachat" not in said.lower(), said
+    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
 def test_html_and_highlights_beside_a_private_name_stay_as_written(tmp_path):
     """What renders as another name stays: `&lscr;` is « ℓ », a tag or a highlight around a
     whole word of prose is no path, an emphasis that renders another name is another name."""
