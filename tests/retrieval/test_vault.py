@@ -1012,9 +1012,14 @@ def test_a_frontmatter_behind_spaces_or_invisible_characters_keeps_a_note_privat
     vault = load_vault(root, VaultOptions(default_public=True))
     assert {p for p, n in vault.notes.items() if n.public} == {"public.md", "regle.md"}
     said = {w.path: w.message for w in vault.warnings}
-    kept = "des espaces ou des caractères invisibles avant le --- d'ouverture : ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez-les)"
+    kept = (
+        "des espaces ou des caractères invisibles avant le --- d'ouverture : "
+        "ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez-les)"
+    )
     assert [said[p] for p in ("espace.md", "zero.md", "bom.md", "insecable.md")] == [kept] * 4
-    assert said["public.md"] == "des espaces ou des caractères invisibles avant le --- d'ouverture : ses champs sont lus comme du texte, pas comme des propriétés (supprimez-les)"
+    assert said["public.md"] == (
+        "des espaces ou des caractères invisibles avant le --- d'ouverture : ses champs sont lus comme du texte, pas comme des propriétés (supprimez-les)"
+    )
     assert "regle.md" not in said
 
 
