@@ -285,7 +285,7 @@ def test_publish_no_or_off_still_keeps_a_note_private_and_yes_or_on_does_not(not
         note_writer(f"{name}-.md", f"visibility: public\npublish: {name}", "Mon texte.")
     vault = load_vault(note_writer.root)
     assert {p for p, n in vault.notes.items() if n.public} == {"yes-.md", "on-.md", "Yes-.md"}
-    assert messages(vault.warnings, "No-.md") == ["`publish: 'No'` est lu comme `publish: false` : la note reste privée"]
+    assert messages(vault.warnings, "No-.md") == ["`publish: No` est lu comme `publish: false` : la note reste privée"]
     public_default = load_vault(note_writer.root, VaultOptions(default_public=True))
     assert {p for p, n in public_default.notes.items() if n.public} == {"yes-.md", "on-.md", "Yes-.md"}
 
@@ -934,14 +934,26 @@ def test_visibility(note_writer):
     }
 
 
-@pytest.mark.parametrize("value", ["publique", "true", "amis", "''"])
-def test_a_visibility_that_is_neither_public_nor_private_is_said(note_writer, value):
+@pytest.mark.parametrize(
+    ("field", "shown"),
+    [
+        ("visibility: publique", "visibility: publique"),
+        ("visibility: amis", "visibility: amis"),
+        # as the author wrote it, not as Python prints what YAML read (`True`, an empty string, `None`, `['public']`)
+        ("visibility: true", "visibility: true"),
+        ("Visibility: TRUE", "Visibility: TRUE"),
+        ("visibility: ''", "visibility: ''"),
+        ("visibility:", "visibility:"),
+        ("visibility:\n  - public", "visibility: [public]"),
+        ("visibility: [public, amis]", "visibility: [public, amis]"),
+    ],
+)
+def test_a_visibility_that_is_neither_public_nor_private_is_said(note_writer, field, shown):
     """Private, as any doubt keeps a note, but not in silence: `grasbot check` says it."""
-    note_writer("n.md", f"visibility: {value}", "")
+    note_writer("n.md", field, "")
     vault = load_vault(note_writer.root, VaultOptions(default_public=True))
     assert not vault.notes["n.md"].public
-    shown = {"true": "True", "''": ""}.get(value, value)
-    assert [(w.path, w.message) for w in vault.warnings] == [("n.md", f"`visibility: {shown}` n'est ni `public` ni `private` : la note reste privée")]
+    assert [(w.path, w.message) for w in vault.warnings] == [("n.md", f"`{shown}` n'est ni `public` ni `private` : la note reste privée")]
 
 
 def test_a_doubtful_visibility_keeps_the_note_private(note_writer):
@@ -983,14 +995,16 @@ def test_publish_false_in_any_form_and_a_frontmatter_out_of_place_keep_a_note_pr
     assert {p for p, n in vault.notes.items() if n.public} == {"regle.md", "blanc-public.md"}
     assert vault.notes["cr.md"].title == "Journal" and vault.notes["cr.md"].body.strip() == "Mon code secret."
     said = {w.path: w.message for w in vault.warnings}
-    assert said["blanc.md"] == (
-        "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez les lignes vides)"
+    assert (
+        said["blanc.md"]
+        == "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez les lignes vides)"
     )
-    assert said["blanc-public.md"] == (
-        "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, pas comme des propriétés (supprimez les lignes vides)"
+    assert (
+        said["blanc-public.md"]
+        == "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, pas comme des propriétés (supprimez les lignes vides)"
     )
-    assert said["chaine.md"] == "`publish: 'false'` est lu comme `publish: false` : la note reste privée"
-    assert said["Publish.md"] == "`Publish: False` est lu comme `publish: false` : la note reste privée"
+    assert said["chaine.md"] == '`publish: "false"` est lu comme `publish: false` : la note reste privée'
+    assert said["Publish.md"] == "`Publish: false` est lu comme `publish: false` : la note reste privée"
     assert "cr.md" not in said and "regle.md" not in said
 
 
@@ -1065,7 +1079,7 @@ def test_a_publish_value_that_is_no_yes_keeps_a_note_private(note_writer):
     vault = load_vault(root, VaultOptions(default_public=True))
     assert {p for p, n in vault.notes.items() if n.public} == {"oui.md", "vrai.md", "un.md", "vide.md"}
     said = {w.path: w.message for w in vault.warnings}
-    assert said["prive.md"] == "`publish: 'private'` est lu comme `publish: false` : la note reste privée"
+    assert said["prive.md"] == "`publish: private` est lu comme `publish: false` : la note reste privée"
 
 
 # ---------------------------------------------------------------- reload

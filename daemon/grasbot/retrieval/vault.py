@@ -491,6 +491,20 @@ _KEY = r"\w[\w.-]*+(?: ++[\w.-]++)*+"
 _FIELD_LINE = re.compile(rf"^({_KEY})[ \t]*+:(?:[ \t]|$)", re.MULTILINE)
 
 
+def _as_written(header: str, key: str, value: Any) -> str:
+    """A field as its author wrote it, for a warning: `visibility: true`, `publish: "no"`, where
+    Python's forms, `True`, `'no'`, `None` for a blank, named nothing the author typed. A value
+    on the lines below its key (a YAML list) is shown in YAML's flow form, `[public]`."""
+    m = re.search(rf"^{re.escape(key)}[ \t]*:[ \t]*(.*?)[ \t]*$", header, re.MULTILINE)
+    written = m.group(1) if m else ""
+    if not written and value is not None:
+        try:
+            written = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=1_000_000).split("\n...")[0].strip()
+        except yaml.YAMLError:
+            written = str(value)
+    return f"{key.strip()}: {written}".rstrip()
+
+
 def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str]) -> bool:
     """Whether visitors may read the note. Every doubt keeps it private, with a warning: a
     `visibility` written twice (YAML keeps the last one), or in another case (`Visibility:`,
@@ -503,13 +517,14 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
         return False
     said = str(given[0]).strip().lower() if given else None
     if said is not None and said not in ("public", "private"):  # « publique », `true`: a typo must not pass unseen
-        warnings.append(f"`visibility: {given[0]}` n'est ni `public` ni `private` : la note reste privée")
+        written = _as_written(header, next(key for key in meta if isinstance(key, str) and key.strip().lower() == "visibility"), given[0])
+        warnings.append(f"`{written}` n'est ni `public` ni `private` : la note reste privée")
     public = default_public if said is None else said == "public"
     withheld = [(key, value) for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "publish" and _says_no(value)]
     if public and withheld:
         key, value = withheld[0]
         if key != "publish" or value is not False:  # `Publish: false`, `publish: "false"`, `publish: 0`
-            warnings.append(f"`{key}: {value!r}` est lu comme `publish: false` : la note reste privée")
+            warnings.append(f"`{_as_written(header, key, value)}` est lu comme `publish: false` : la note reste privée")
         elif given:  # a default overruled needs no word; a note that says both does
             warnings.append("`publish: false` garde la note privée, quelle que soit sa `visibility`")
         return False
