@@ -42,9 +42,9 @@ def run(capsys, *argv):
 # ---------------------------------------------------------------- search
 
 
-def start_log(vault: Path) -> str:
+def start_log(vault: Path, *args: str) -> str:
     """What `grasbot serve` writes to stderr from its start until it listens and is stopped."""
-    proc = serve_process("--port", "0", "--vault", str(vault), "--no-cache", "--semantic", "off")
+    proc = serve_process("--port", "0", "--vault", str(vault), "--no-cache", "--semantic", "off", *args)
     try:
         assert proc.stdout.readline().startswith("GrasBot listening")
     finally:
@@ -278,6 +278,23 @@ def test_serve_says_at_start_what_it_could_not_load(note_writer):
     err = start_log(note_writer.root)
     assert "1 note(s) could not be loaded and are not served; `grasbot check` says which and why" in err
     assert NO_PUBLIC_NOTE in err
+
+
+def test_serve_says_at_start_that_a_vault_of_ones_own_sends_visitors_to_the_demo_sites_pages(note_writer):
+    """The default --site-pages and --url-map are the bundled vault's site's: an author who
+    served their own vault with them sent visitors to /portfolio and /contact pages their site
+    may not have, and no line at start said so."""
+    note_writer("robot.md", "visibility: public\ntype: Projet", "Mon robot cuisinier.")
+    note_writer("recette.md", "visibility: public\ntype: recette", "Une tarte.")
+    note_writer("brouillon.md", "visibility: private\ntype: competence", "Un brouillon.")
+    err = start_log(note_writer.root)
+    assert (
+        "a visitor the notes cannot answer is sent to /portfolio, /competences, /contact, the demo site's pages"
+        " (the default --site-pages, GRASBOT_SITE_PAGES): name your site's own, or off"
+    ) in err
+    assert "public notes of type Projet link to the demo site's pages (the default --url-map" in err  # not the private note's type
+    err = start_log(note_writer.root, "--site-pages", "/contact", "--url-map", "*=/{path}")
+    assert "demo site" not in err
 
 
 def test_check_json(capsys, note_writer):

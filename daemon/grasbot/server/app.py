@@ -23,7 +23,7 @@ from typing import Any
 from aiohttp import hdrs, web
 from aiohttp.http_exceptions import HttpProcessingError
 
-from .._config import Settings, default_log_path
+from .._config import BUNDLED_VAULT, DEFAULT_SITE_PAGES, DEFAULT_URL_MAP, Settings, default_log_path
 from .._engine import GrasBot, vault_wide_warnings
 from .._exceptions import ConfigError, VaultError
 from ..answer.llm import load_ollama
@@ -299,6 +299,31 @@ def _say_what_was_not_loaded(bot: GrasBot) -> None:
         log.warning(said)
 
 
+def _say_the_demo_sites_pages(bot: GrasBot) -> None:
+    """The default --site-pages and --url-map are the bundled vault's demo site's: a vault of
+    one's own served with them sent every visitor the notes could not answer to /portfolio,
+    /competences and /contact, and a public note of `type: projet` linked to /portfolio/<slug>,
+    pages the author's site may not have, with no word at start (the README's table says it)."""
+    settings = bot.settings
+    if settings.vault_dir.resolve() == BUNDLED_VAULT.resolve():
+        return
+    if tuple(settings.site_pages) == DEFAULT_SITE_PAGES:
+        log.warning(
+            "a visitor the notes cannot answer is sent to %s, the demo site's pages"
+            " (the default --site-pages, GRASBOT_SITE_PAGES): name your site's own, or off",
+            ", ".join(DEFAULT_SITE_PAGES),
+        )
+    if dict(settings.url_map) == DEFAULT_URL_MAP:
+        notes = bot.snapshot.index("visitor").notes.values()
+        routed = sorted({note.type for note in notes if note.type and settings.url_for(note.type, note.slug, note.path)})
+        if routed:
+            log.warning(
+                "public notes of type %s link to the demo site's pages (the default --url-map, GRASBOT_URL_MAP: %s): give --url-map your site's addresses",
+                ", ".join(routed),
+                ",".join(f"{kind}={template}" for kind, template in DEFAULT_URL_MAP.items()),
+            )
+
+
 def _after_start(bot: GrasBot) -> None:
     """What a start leaves for later, done while the daemon serves; never raises."""
     try:
@@ -379,6 +404,7 @@ def serve(settings: Settings) -> int:
                 signal.signal(signal.SIGTERM, on_term)
         log.info("vault loaded in %.2f s", time.perf_counter() - started)
         _say_what_was_not_loaded(bot)
+        _say_the_demo_sites_pages(bot)
         try:
             code = asyncio.run(_serve(settings, token.value, bot, hangup=hangup))
         except KeyboardInterrupt:  # a second Ctrl-C during shutdown
