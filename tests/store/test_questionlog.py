@@ -1554,3 +1554,23 @@ def test_each_vault_has_its_own_log_and_grasbot_log_reads_the_one_named(tmp_path
     captured = capsys.readouterr()
     assert json.loads(captured.out)["ungrounded"] == []
     assert f"an older GrasBot kept every vault's questions in {shared}: --question-log {shared} reads them" in captured.err
+
+
+def test_grasbot_log_of_a_vault_folder_that_does_not_exist_says_so(tmp_path, monkeypatch, capsys):
+    """`grasbot log --vault ~/Notse` (a typo) said « no question log yet » and exited 0: the
+    author waited for visitors' questions in a log no daemon would ever write."""
+    from grasbot._cli import main
+    from grasbot._config import Settings
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.delenv("GRASBOT_QUESTION_LOG", raising=False)
+    typo = tmp_path / "Notse"
+    assert main(["log", "--vault", str(typo)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"grasbot: vault folder not found: {typo} (set --vault or VAULT_DIR)\n" and captured.out == ""
+    # a vault gone (a drive not mounted) whose log is there is still read
+    gone = tmp_path / "Disque" / "Notes"
+    with QuestionLog(Settings.load(vault_dir=gone).question_log) as log:
+        log.record("une question ?", result(("x", 0.5, ("bm25",)), grounded=False))
+    assert main(["log", "--vault", str(gone), "--json"]) == 0
+    assert [q["question"] for q in json.loads(capsys.readouterr().out)["ungrounded"]] == ["une question ?"]
