@@ -977,6 +977,29 @@ def test_a_doubtful_visibility_keeps_the_note_private(note_writer):
     assert {p for p, n in private_default.items() if n.public} == {"casse-publique.md"}
 
 
+def test_a_key_meant_as_visibility_keeps_the_note_private_and_is_said(note_writer):
+    """`visibilité: privée`, as a French author writes it, or `visiblity: private` mistyped, was
+    no field at all: with the default public, the note its author hid was served to visitors,
+    and `grasbot check` said nothing. Another word (`visible`, `visibility_note`) is no doubt."""
+    note_writer("francais.md", "visibilité: privée", "Mon salaire.")
+    note_writer("decompose.md", "Visibilite\u0301: private", "Mon code.")
+    note_writer("faute.md", "visiblity: private", "Mon plan.")
+    note_writer("faute-publique.md", "visability: public", "Ma recette.")
+    note_writer("visible.md", "visible: true", "Un texte.")
+    note_writer("note.md", "visibility_note: relire", "Un autre texte.")
+    note_writer("les-deux.md", "visibility: public\nvisibilité: public", "Un texte public.")
+    vault = load_vault(note_writer.root, VaultOptions(default_public=True))
+    assert {p for p, n in vault.notes.items() if n.public} == {"visible.md", "note.md", "les-deux.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    assert said == {
+        "francais.md": "`visibilité: privée` n'est pas `visibility`, le champ que lit GrasBot : la note reste privée",
+        "decompose.md": "`Visibilite\u0301: private` n'est pas `visibility`, le champ que lit GrasBot : la note reste privée",
+        "faute.md": "`visiblity: private` n'est pas `visibility`, le champ que lit GrasBot : la note reste privée",
+        "faute-publique.md": "`visability: public` n'est pas `visibility`, le champ que lit GrasBot : la note reste privée",
+    }
+    assert not any(n.public for n in load_vault(note_writer.root).notes.values() if n.path != "les-deux.md")
+
+
 def test_publish_false_in_any_form_and_a_frontmatter_out_of_place_keep_a_note_private(note_writer):
     """With the default public, each of these was public: its author meant it private."""
     root = note_writer.root

@@ -7,6 +7,7 @@ so the author can fix it while every other note keeps serving.
 from __future__ import annotations
 
 import codecs
+import difflib
 import hashlib
 import os
 import re
@@ -505,6 +506,15 @@ def _as_written(header: str, key: str, value: Any) -> str:
     return f"{key.strip()}: {written}".rstrip()
 
 
+def _nearly_visibility(key: str) -> bool:
+    """A key its author meant as `visibility`: written in French (`visibilité`), or mistyped
+    (`visiblity`, `visability`); not another word (`visible`, `visibility_note`)."""
+    if not 8 <= len(key.strip()) <= 12:  # most keys (`title`, `tags`, `priority`) at the cost of a length
+        return False
+    folded = "".join(c for c in unicodedata.normalize("NFKD", key.strip().lower()) if not unicodedata.combining(c))
+    return folded != "visibility" and difflib.SequenceMatcher(None, folded, "visibility").ratio() >= 0.85
+
+
 def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str]) -> bool:
     """Whether visitors may read the note. Every doubt keeps it private, with a warning: a
     `visibility` written twice (YAML keeps the last one), or in another case (`Visibility:`,
@@ -514,6 +524,10 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
     if len(given) > 1 or len(_VISIBILITY_LINE.findall(header)) > 1:
         warnings.append("`visibility` est donné plus d'une fois : la note reste privée")
+        return False
+    near = [] if given else [key for key in meta if isinstance(key, str) and _nearly_visibility(key)]
+    if near:  # `visibilité: private` with the default public: the note its author hid was served
+        warnings.append(f"`{_as_written(header, near[0], meta[near[0]])}` n'est pas `visibility`, le champ que lit GrasBot : la note reste privée")
         return False
     said = str(given[0]).strip().lower() if given else None
     if said is not None and said not in ("public", "private"):  # « publique », `true`: a typo must not pass unseen
