@@ -861,6 +861,19 @@ def test_an_excluded_folder_is_left_out_in_any_case(note_writer):
     assert vault.excluded == {"Journal/Intime/secret.md", "Journal/jour.md"}
 
 
+def test_an_excluded_folder_is_left_out_named_without_its_accents(note_writer):
+    """`--exclude prive` for `Privé/`, as typed on a keyboard without accents or in a unit file:
+    the folder was read (only a warning, at INFO in serve's log, said no folder was so named),
+    and with the default public its notes were served."""
+    note_writer("Privé/budget.md", None, "Mon salaire.")
+    note_writer(f"{unicodedata.normalize('NFD', 'Écrits')}/Brouillons Intimes/lettre.md", None, "Une lettre.")
+    note_writer("Prives publiques/garde.md", None, "Bonjour.")
+    vault = load_vault(note_writer.root, VaultOptions(exclude=("prive", "ecrits/brouillons intimes"), default_public=True))
+    assert set(vault.notes) == {"Prives publiques/garde.md"}
+    assert vault.warnings == []
+    assert vault.excluded == {"Privé/budget.md", f"{unicodedata.normalize('NFD', 'Écrits')}/Brouillons Intimes/lettre.md"}
+
+
 def test_symlink_outside_the_vault_is_not_followed(note_writer, tmp_path):
     outside = tmp_path / "dehors"
     outside.mkdir()

@@ -182,11 +182,15 @@ def _nfc(text: str) -> str:
 
 
 def _folder_key(text: str) -> str:
-    """A folder's name as --exclude matches it: composed (NFC: `--exclude Privé` typed on a
-    keyboard must leave out the folder a Mac named with its accent apart, NFD) and in any case
-    (`--exclude journal` for `Journal/`: a Mac's or Windows' disk opens it by either name, and
-    the folder's notes were served with no warning)."""
-    return _nfc(text).casefold()
+    """A folder's name as --exclude matches it: in any case (`--exclude journal` for `Journal/`:
+    a Mac's or Windows' disk opens it by either name, and the folder's notes were served with no
+    warning) and with or without its accents, in either Unicode form (`--exclude prive`, typed
+    on a keyboard without them or in a unit file, and `Privé` typed as one character, leave out
+    the folder a Mac named `Privé` with its accent apart: the folder was read, and with
+    --default-visibility public its notes were served)."""
+    if text.isascii():
+        return text.casefold()
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c)).casefold()
 
 
 def _excluded(rel: str, options: VaultOptions) -> bool:
