@@ -20,6 +20,7 @@ from grasbot._config import Settings
 from grasbot._engine import NO_PUBLIC_NOTE
 from grasbot._exceptions import ConfigError
 from grasbot.answer.fallback import INTRO
+from grasbot.retrieval.vault import NO_SUCH_FOLDER
 from support.bots import BUNDLED_VAULT, REPO, make_bot, serve_process, write_note
 from support.standin_ollama import unused_url
 
@@ -278,6 +279,16 @@ def test_serve_says_at_start_what_it_could_not_load(note_writer):
     err = start_log(note_writer.root)
     assert "1 note(s) could not be loaded and are not served; `grasbot check` says which and why" in err
     assert NO_PUBLIC_NOTE in err
+
+
+def test_serve_warns_at_start_of_a_folder_of_exclude_the_vault_does_not_have(note_writer):
+    """`--exclude Prives` for `Privé/`: the folder meant to be hidden was read, and with the
+    default public its notes were served, while serve's log said « 1 warning(s) about the
+    notes » at INFO, one among many."""
+    note_writer("Privé/budget.md", None, "Mon salaire.")
+    err = start_log(note_writer.root, "--exclude", "Prives,prive", "--default-visibility", "public", "--site-pages", "off")
+    said = [line for line in err.splitlines() if "--exclude" in line]
+    assert len(said) == 1 and said[0].endswith(" WARNING grasbot.server: Prives: " + NO_SUCH_FOLDER), err
 
 
 def test_serve_says_at_start_that_a_vault_of_ones_own_sends_visitors_to_the_demo_sites_pages(note_writer):

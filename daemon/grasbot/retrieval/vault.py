@@ -181,6 +181,10 @@ def _nfc(text: str) -> str:
     return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
+# What `load_vault` says of a folder of --exclude that the vault does not have
+NO_SUCH_FOLDER = "exclu par --exclude (GRASBOT_EXCLUDE), mais le coffre n'a pas ce dossier : rien n'est exclu"
+
+
 def _folder_key(text: str) -> str:
     """A folder's name as --exclude matches it: in any case (`--exclude journal` for `Journal/`:
     a Mac's or Windows' disk opens it by either name, and the folder's notes were served with no
@@ -1121,7 +1125,7 @@ def load_vault(
     excluded = _excluded_folders(root, options)
     for folder, named in excluded.items():  # `Templats` for `Templates/`: nothing would be left out, unsaid
         if not named:
-            vault.warnings.append(Issue(folder, "exclu par --exclude (GRASBOT_EXCLUDE), mais le coffre n'a pas ce dossier : rien n'est exclu"))
+            vault.warnings.append(Issue(folder, NO_SUCH_FOLDER))
     vault.excluded = excluded_notes(root, (folder for named in excluded.values() for folder in named))
     was_public = previous.unloaded_public if previous is not None and reusable else frozenset()
     known_public = frozenset(p for p in unloaded if p in was_public or (p in old and old[p].public))

@@ -27,6 +27,7 @@ from .._config import BUNDLED_VAULT, DEFAULT_SITE_PAGES, DEFAULT_URL_MAP, Settin
 from .._engine import GrasBot, vault_wide_warnings
 from .._exceptions import ConfigError, VaultError
 from ..answer.llm import load_ollama
+from ..retrieval.vault import NO_SUCH_FOLDER
 from ..store.questionlog import QuestionLog, note_the_vault, say_logs_of_vaults_gone, tend_old_logs
 from .auth import resolve_owner_token
 from .handlers import (
@@ -295,6 +296,9 @@ def _say_what_was_not_loaded(bot: GrasBot) -> None:
         log.warning("%d note(s) could not be loaded and are not served; `grasbot check` says which and why", len(vault.errors))
     if vault.warnings:
         log.info("%d warning(s) about the notes; `grasbot check` lists them", len(vault.warnings))
+    for issue in vault.warnings:  # a folder meant to be hidden and read all the same: not one warning among many
+        if issue.message == NO_SUCH_FOLDER:
+            log.warning("%s: %s", issue.path, NO_SUCH_FOLDER)
     for said in vault_wide_warnings(vault, bot.vault_size()):
         log.warning(said)
 
