@@ -550,6 +550,14 @@ def test_dangling_links_are_reported(note_writer):
     assert vault.edges["a.md"] == ()
 
 
+def test_a_missing_note_linked_several_ways_is_reported_once(note_writer):
+    """`[[Plan]]`, `![[Plan]]`, `[[Plan#Budget]]` and `[[Plan|le plan]]` were four identical
+    lines in `grasbot check`, each counted as a problem."""
+    note_writer("a.md", 'linked: ["[[Plan]]"]', "Voir [[Plan]], ![[Plan]], [[Plan#Budget]] et [[Plan|le plan]]; puis [[Autre]].")
+    vault = load_vault(note_writer.root)
+    assert messages(vault.warnings, "a.md") == ["link [[Plan]] points to no note", "link [[Autre]] points to no note"]
+
+
 def test_an_embedded_attachment_that_exists_is_not_a_dangling_link(note_writer):
     """Obsidian vaults embed images; `grasbot check` must not fail on every one of them."""
     note_writer("a.md", None, "Le schéma : ![[schema.png]], le tableau [[Plan.canvas]] et le dessin ![[Croquis.excalidraw]]")
