@@ -555,7 +555,7 @@ def test_a_missing_note_linked_several_ways_is_reported_once(note_writer):
     lines in `grasbot check`, each counted as a problem."""
     note_writer("a.md", 'linked: ["[[Plan]]"]', "Voir [[Plan]], ![[Plan]], [[Plan#Budget]] et [[Plan|le plan]]; puis [[Autre]].")
     vault = load_vault(note_writer.root)
-    assert messages(vault.warnings, "a.md") == ["link [[Plan]] points to no note", "link [[Autre]] points to no note"]
+    assert messages(vault.warnings, "a.md") == ["le lien [[Plan]] ne mène à aucune note", "le lien [[Autre]] ne mène à aucune note"]
 
 
 def test_an_embedded_attachment_that_exists_is_not_a_dangling_link(note_writer):

@@ -974,7 +974,7 @@ def _resolve_one(path: str, note: Note, resolver: LinkResolver, memo: dict) -> t
         if target is None and _is_attachment(link.target):
             continue  # an image or a PDF: not a note, so neither an edge nor a broken link
         if target is None:
-            issue = Issue(path, f"link [[{link.target}]] points to no note")
+            issue = Issue(path, f"le lien [[{link.target}]] ne mène à aucune note")
             if issue not in found:  # `[[Plan]]`, `![[Plan]]` and `[[Plan#Budget]]`: one note missing, said once
                 found.append(issue)
         elif target != path and target not in edges:
