@@ -1126,6 +1126,78 @@ def test_a_publish_value_that_is_no_yes_keeps_a_note_private(note_writer):
     assert said["prive.md"] == "`publish: private` est lu comme `publish: false` : la note reste privée"
 
 
+def test_a_draft_is_private_whatever_its_visibility(note_writer):
+    """Quartz, Hugo, Jekyll, Eleventy and Astro publish no page marked `draft: true`: with the
+    default public, such a note was served to visitors. A yes keeps it private, a no or a blank
+    does not, and anything else keeps it private too (in doubt, private), each said."""
+    root = note_writer.root
+    fields = {
+        "vrai.md": "draft: true",
+        "vrai-public.md": "visibility: public\ndraft: true",
+        "chaine.md": 'draft: "true"',
+        "oui.md": "draft: oui",
+        "yes.md": "draft: yes",
+        "un.md": "draft: 1",
+        "majuscule.md": "visibility: public\nDraft: true",
+        "deux-casses.md": "visibility: public\ndraft: false\nDRAFT: on",
+        "doute.md": "draft: peut-être",
+        "liste.md": "draft: [false]",
+        "nan.md": "draft: .nan",
+        "faux.md": "draft: false",
+        "faux-public.md": "visibility: public\ndraft: false",
+        "chaine-faux.md": 'draft: "false"',
+        "non.md": "draft: non",
+        "no.md": "draft: no",
+        "zero.md": "draft: 0",
+        "vide.md": "draft:",
+        "null.md": "draft: null",
+    }
+    for name, field in fields.items():
+        (root / name).write_text(f"---\n{field}\n---\nMon brouillon.\n", encoding="utf-8")
+    vault = load_vault(root, VaultOptions(default_public=True))
+    public = {"faux.md", "faux-public.md", "chaine-faux.md", "non.md", "no.md", "zero.md", "vide.md", "null.md"}
+    assert {p for p, n in vault.notes.items() if n.public} == public
+    assert {w.path: w.message for w in vault.warnings} == {
+        "vrai-public.md": "`draft: true` garde la note privée, quelle que soit sa `visibility`",
+        "chaine.md": "`draft: 'true'` est lu comme `draft: true` : la note reste privée",
+        "oui.md": "`draft: 'oui'` est lu comme `draft: true` : la note reste privée",
+        "yes.md": "`draft: 'yes'` est lu comme `draft: true` : la note reste privée",
+        "un.md": "`draft: 1` est lu comme `draft: true` : la note reste privée",
+        "majuscule.md": "`Draft: True` est lu comme `draft: true` : la note reste privée",
+        "deux-casses.md": "`DRAFT: 'on'` est lu comme `draft: true` : la note reste privée",
+        "doute.md": "`draft: 'peut-être'` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée",
+        "liste.md": "`draft: [False]` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée",
+        "nan.md": "`draft: nan` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée",
+    }
+    private_default = load_vault(root)
+    assert {p for p, n in private_default.notes.items() if n.public} == {"faux-public.md"}
+    assert {w.path for w in private_default.warnings} == {"vrai-public.md", "majuscule.md", "deux-casses.md"}  # the others are private anyway
+
+
+def test_a_draft_in_a_frontmatter_out_of_place_keeps_a_note_private(note_writer):
+    """With the default public, a frontmatter behind a blank line that says `draft: true` (in
+    YAML, or in broken YAML) keeps its note private, as one that says `visibility: private`."""
+    root = note_writer.root
+    for name, raw in {
+        "blanc.md": "\n---\ndraft: true\n---\nMon brouillon secret.",
+        "casse.md": " ---\nDraft: oui\n---\nMon brouillon secret.",
+        "tab.md": "\n---\ndraft: true\n\ttags: x\n---\nMon brouillon secret.",
+        "faux.md": "\n---\ndraft: false\n---\nUn texte.",
+    }.items():
+        (root / name).write_text(raw, encoding="utf-8")
+    vault = load_vault(root, VaultOptions(default_public=True))
+    assert {p for p, n in vault.notes.items() if n.public} == {"faux.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    assert said["blanc.md"] == (
+        "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez les lignes vides)"
+    )
+    assert said["casse.md"] == (
+        "des espaces ou des caractères invisibles avant le --- d'ouverture : "
+        "ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez-les)"
+    )
+    assert "disent qui peut lire la note, ce qui la garde privée" in said["tab.md"]
+
+
 # ---------------------------------------------------------------- reload
 
 

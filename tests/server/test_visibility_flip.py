@@ -229,6 +229,32 @@ async def test_two_reloads_at_once_leave_the_note_private(start_daemon, tmp_path
     assert views == await visitor_views(await start(start_daemon, root))
 
 
+@pytest.mark.parametrize("front", ["draft: true", "visibility: public\ndraft: true", "Draft: oui"])
+async def test_a_draft_reaches_no_visitor_with_the_default_public(start_daemon, standin_ollama, tmp_path, front):
+    """With `--default-visibility public`, a note marked `draft: true`, which Quartz, Hugo,
+    Jekyll, Eleventy and Astro leave unpublished, was served to visitors: its text reaches
+    neither a search, nor the model, nor an answer. The same note with `draft: false` does."""
+    root = tmp_path / "vault"
+    write_vault(root)
+    secret, title = "Le code du portail du rucher est 7431, à changer en mai.", "title: Le portail du rucher"
+    write_note(root, "jardin/portail.md", f"{title}\n{front}", secret)
+    standin_ollama.script("Les notes parlent du miel et de la cire [miel].")
+    client = await start(start_daemon, root, standin_ollama.url, default_visibility="public")
+    questions = ["Quel est le code du portail du rucher ?", "portail", "code à changer en mai"]
+    for q in questions:
+        found = await rpc_result(client, "search", {"q": q, "top_k": 10})
+        assert [r for r in found["results"] if "portail" in json.dumps(r, ensure_ascii=False) or "7431" in json.dumps(r)] == []
+        asked = await (await client.get("/ask", params={"q": q})).json()
+        assert "7431" not in json.dumps(asked) and "portail" not in json.dumps(asked.get("sources"), ensure_ascii=False)
+    assert "7431" not in json.dumps(standin_ollama.requests)
+
+    write_note(root, "jardin/portail.md", f"{title}\ndraft: false", secret)
+    await rpc_result(client, "reload", {}, headers=OWNER)
+    assert (await rpc_result(client, "search", {"q": questions[0]}))["results"][0]["path"] == "jardin/portail.md"
+    await client.get("/ask", params={"q": questions[0]})
+    assert "7431" in json.dumps(standin_ollama.requests)  # what the checks above look for, once the note is no draft
+
+
 async def _drain(events) -> list:
     return [event async for event in events]
 

@@ -527,8 +527,8 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     """Whether visitors may read the note. Every doubt keeps it private, with a warning: a
     `visibility` written twice (YAML keeps the last one), or in another case (`Visibility:`,
     which a plain lookup misses and the default would then make public), anything but
-    `public`, or Obsidian Publish's `publish: false`, which an author may count on to keep a
-    note off every public site."""
+    `public`, Obsidian Publish's `publish: false`, which an author may count on to keep a
+    note off every public site, or a static site's `draft: true`, which keeps it off theirs."""
     given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
     if len(given) > 1 or len(_VISIBILITY_LINE.findall(header)) > 1:
         warnings.append("`visibility` est donné plus d'une fois : la note reste privée")
@@ -550,6 +550,16 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
         elif given:  # a default overruled needs no word; a note that says both does
             warnings.append("`publish: false` garde la note privée, quelle que soit sa `visibility`")
         return False
+    drafts = [(key, value) for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "draft" and _draft(value) is not False]
+    if public and drafts:  # Quartz, Hugo, Jekyll, Eleventy, Astro publish no `draft: true`
+        key, value = drafts[0]
+        if _draft(value) is None:
+            warnings.append(f"`{key}: {value!r}` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée")
+        elif key != "draft" or value is not True:  # `Draft: true`, `draft: "true"`, `draft: oui`, `draft: 1`
+            warnings.append(f"`{key}: {value!r}` est lu comme `draft: true` : la note reste privée")
+        elif given:
+            warnings.append("`draft: true` garde la note privée, quelle que soit sa `visibility`")
+        return False
     return public
 
 
@@ -564,16 +574,34 @@ def _says_no(value: Any) -> bool:
     return not (isinstance(value, str) and value.strip().lower() in ("true", "yes", "on", "1", "oui", "vrai", "public", ""))
 
 
+def _draft(value: Any) -> bool | None:
+    """Whether `draft` marks the note a draft, which the site generators an Obsidian author
+    publishes with (Quartz, Hugo, Jekyll, Eleventy, Astro) leave unpublished: True for a yes
+    (`true`, `1`, `oui`…), False for a no (`false`, `0`, `non`…) or none at all (`draft:` left
+    blank), None for anything else (`draft: peut-être`, `draft: [true]`), which keeps the note
+    private too, for in doubt, private."""
+    if value is None or isinstance(value, bool):
+        return value is True
+    if isinstance(value, (int, float)):
+        return None if value != value else value != 0  # NaN (`.nan`) is neither
+    if not isinstance(value, str):
+        return None
+    said = value.strip().lower()
+    if said in ("true", "yes", "on", "1", "oui", "vrai"):
+        return True
+    return False if said in ("false", "no", "off", "0", "non", "faux", "") else None
+
+
 # Blank lines, then what reads as a frontmatter: Obsidian reads no properties there
-_FIELDS = {"visibility", "publish", "priority", *TEXT_FIELDS}
+_FIELDS = {"visibility", "publish", "draft", "priority", *TEXT_FIELDS}
 
 
 def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
     """The fields by their key in lower case: Obsidian reads a property whatever its case
     (`Aliases:`, `TAGS:`, one property in its list of all of them), so an author's `Aliases:`
     must not count for nothing here. A key written in two cases is read as Obsidian reads it,
-    the first one, with a warning; `visibility` and `publish` are `_is_public`'s, which reads
-    every case of them and keeps such a note private."""
+    the first one, with a warning; `visibility`, `publish` and `draft` are `_is_public`'s, which
+    reads every case of them and keeps such a note private."""
     fields: dict[str, Any] = {}
     written: dict[str, list[str]] = {}
     for key, value in meta.items():
@@ -583,14 +611,14 @@ def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
         written.setdefault(low, []).append(key)
         fields.setdefault(low, value)
     for low, keys in written.items():
-        if len(keys) > 1 and low in _FIELDS | {"url"} and low not in ("visibility", "publish"):
+        if len(keys) > 1 and low in _FIELDS | {"url"} and low not in ("visibility", "publish", "draft"):
             shown = " et ".join(f"`{k}`" for k in keys)
             warnings.append(f"{shown} sont une seule propriété pour Obsidian, qui lit la première, `{keys[0]}` : n'en gardez qu'une")
     return fields
 
 
 # A line of a frontmatter that says who may read the note, in any case
-_READER_LINE = re.compile(r"^[ \t]*(?:visibility|publish)[ \t]*:", re.IGNORECASE | re.MULTILINE)
+_READER_LINE = re.compile(r"^[ \t]*(?:visibility|publish|draft)[ \t]*:", re.IGNORECASE | re.MULTILINE)
 # A frontmatter behind blank lines, spaces (` ---`, a thematic break to Obsidian) or what shows
 # nothing (a zero-width space, a second byte order mark, a no-break space pasted before it)
 _LATE_FRONTMATTER = re.compile(r"\A(?P<before>[\s\u200b-\u200d\u2060\ufeff]+)---[ \t]*\n(?P<fields>.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
