@@ -183,8 +183,12 @@ export const NOTE_TEST = {
 	lower: (rank: number, score: string, slug: string, best: string) => `Rang ${rank} (score ${score}), devancée par ${slug} (score ${best})`,
 	absentBehind: (slug: string, best: string) => `Absente des résultats ; en tête : ${slug} (score ${best})`,
 	absent: "Absente : aucune note ne répond à cette question",
-	publishNo: (shown: string) =>
-		`Les propriétés de la note disent \`publish: ${shown}\` (le champ d'Obsidian Publish) : seul un oui publie une note, elle reste donc privée quelle que soit sa \`visibility\`.`,
+	publishNo: (key: string, shown: string) =>
+		`Les propriétés de la note disent \`${key}: ${shown}\` (le champ d'Obsidian Publish) : seul un oui publie une note, elle reste donc privée quelle que soit sa \`visibility\`.`,
+	draftYes: (key: string, shown: string) =>
+		`Les propriétés de la note disent \`${key}: ${shown}\` : un brouillon, que Quartz, Hugo ou Jekyll ne publient pas ; elle reste donc privée quelle que soit sa \`visibility\`.`,
+	draftUnclear: (key: string, shown: string) =>
+		`Les propriétés de la note disent \`${key}: ${shown}\`, ni un oui ni un non (\`true\` ou \`false\`) : dans le doute, elle reste privée quelle que soit sa \`visibility\`.`,
 	noVisibilityPrivate:
 		"La note n'a pas de champ `visibility` et le démon tient ces notes pour privées. Ajoutez `visibility: public` à ses propriétés pour la montrer aux visiteurs.",
 	notPublic: (shown: string) => `Les propriétés de la note disent \`visibility: ${shown}\` ; seules les notes avec \`visibility: public\` sont montrées aux visiteurs.`,

@@ -57,11 +57,36 @@ export function publishSaysNo(value: unknown): boolean {
 	return true;
 }
 
+/** Whether `draft` marks the note a draft, as the daemon reads it (retrieval/vault.py `_draft`):
+ * true for a yes (`true`, a number other than 0, `yes`, `oui`…), false for a no (`false`, `0`,
+ * `non`…) or a blank one, null for anything else, which keeps the note private too. */
+export function draftSays(value: unknown): boolean | null {
+	if (value === undefined || value === null) return false;
+	if (typeof value === "boolean") return value;
+	if (typeof value === "number") return Number.isNaN(value) ? null : value !== 0;
+	if (typeof value !== "string") return null;
+	const said = value.trim().toLowerCase();
+	if (["true", "yes", "on", "1", "oui", "vrai"].includes(said)) return true;
+	return ["false", "no", "off", "0", "non", "faux", ""].includes(said) ? false : null;
+}
+
+/** The fields named `name` in any case (`Publish:`, `DRAFT:`), as the daemon reads them. */
+function fieldsNamed(frontmatter: Record<string, unknown> | undefined, name: string): [string, unknown][] {
+	return Object.entries(frontmatter ?? {}).filter(([key]) => key.trim().toLowerCase() === name);
+}
+
+function shownValue(value: unknown): string {
+	return typeof value === "string" ? value : JSON.stringify(value);
+}
+
 /** Why visitors cannot see the note, or null when they can (or it is up to the daemon). */
 export function privateReason(frontmatter: Record<string, unknown> | undefined, defaultPublic?: boolean): string | null {
-	if (publishSaysNo(frontmatter?.publish)) {
-		const shown = typeof frontmatter?.publish === "string" ? frontmatter.publish : JSON.stringify(frontmatter?.publish);
-		return NOTE_TEST.publishNo(shown);
+	const publish = fieldsNamed(frontmatter, "publish").find(([, value]) => publishSaysNo(value));
+	if (publish) return NOTE_TEST.publishNo(publish[0], shownValue(publish[1]));
+	const draft = fieldsNamed(frontmatter, "draft").find(([, value]) => draftSays(value) !== false);
+	if (draft) {
+		const [key, value] = draft;
+		return draftSays(value) ? NOTE_TEST.draftYes(key, shownValue(value)) : NOTE_TEST.draftUnclear(key, shownValue(value));
 	}
 	const visibility = frontmatter?.visibility;
 	if (visibility === undefined || visibility === null) {

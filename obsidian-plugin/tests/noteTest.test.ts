@@ -6,6 +6,12 @@ import type { Source } from "../src/protocol";
 import { noteSlug, pathSlug, slugify } from "../src/slug";
 import { source } from "./helpers";
 
+const VISIBILITY_CASES = (
+	JSON.parse(readFileSync(path.join(__dirname, "..", "..", "shared-protocol", "cases", "visibility.json"), "utf8")) as {
+		cases: { frontmatter: Record<string, unknown>; default_public: boolean; public: boolean; private_by: string | null }[];
+	}
+).cases;
+
 const SLUG_CASES = (
 	JSON.parse(readFileSync(path.join(__dirname, "..", "..", "shared-protocol", "cases", "slugs.json"), "utf8")) as {
 		cases: { path: string; frontmatter: Record<string, unknown> | null; slug: string }[];
@@ -72,6 +78,15 @@ describe("testNote", () => {
 		expect(search).not.toHaveBeenCalled();
 	});
 
+	it("says `draft: true` keeps a note private whatever its visibility, without searching", async () => {
+		const search = vi.fn(async (): Promise<Source[]> => []);
+		const report = await testNote(note({ ...pub, draft: true, answers: ["q"] }), search, { defaultPublic: true });
+		expect(report.kind === "private" && report.reason).toBe(
+			"Les propriétés de la note disent `draft: true` : un brouillon, que Quartz, Hugo ou Jekyll ne publient pas ; elle reste donc privée quelle que soit sa `visibility`.",
+		);
+		expect(search).not.toHaveBeenCalled();
+	});
+
 	it("says a private note is not visible to visitors, and why, without searching", async () => {
 		const search = vi.fn(async (): Promise<Source[]> => []);
 		const report = await testNote(note({ visibility: "private", answers: ["q"] }), search);
@@ -110,6 +125,28 @@ describe("frontmatter reading", () => {
 			expect(privateReason({ visibility: "public", publish: yes })).toBeNull();
 		}
 		expect(privateReason({ visibility: "public", publish: "draft" })).toContain("`publish: draft`");
+	});
+
+	it("reads `draft` as the daemon does: a yes keeps the note private, a no or a blank does not, anything else does", () => {
+		for (const yes of [true, "true", "Oui", "yes", 1, "1"]) {
+			expect(privateReason({ visibility: "public", draft: yes })).toContain("un brouillon");
+		}
+		for (const no of [false, "false", "non", "off", 0, "", null, undefined]) {
+			expect(privateReason({ visibility: "public", draft: no })).toBeNull();
+		}
+		for (const unclear of ["peut-être", [true], Number.NaN]) {
+			expect(privateReason({ visibility: "public", draft: unclear })).toContain("ni un oui ni un non");
+		}
+		expect(privateReason({ visibility: "public", Draft: "oui" })).toContain("`Draft: oui`");
+		expect(privateReason({ visibility: "public", Publish: false })).toContain("`Publish: false`");
+	});
+
+	it("runs the shared visibility cases (shared-protocol/cases/visibility.json) as the daemon does", () => {
+		for (const { frontmatter, default_public, public: isPublic, private_by } of VISIBILITY_CASES) {
+			const reason = privateReason(frontmatter, default_public);
+			expect(reason === null, JSON.stringify(frontmatter)).toBe(isPublic);
+			if (private_by) expect(reason?.toLowerCase(), JSON.stringify(frontmatter)).toContain(`\`${private_by}: `);
+		}
 	});
 
 	it("follows the daemon's visibility rule", () => {

@@ -1322,6 +1322,22 @@ def test_the_shared_slug_cases():
     assert got == [case["slug"] for case in cases]
 
 
+def test_the_shared_visibility_cases():
+    """shared-protocol/cases/visibility.json: the plugin's « Tester cette note » says why a note
+    is private on its own, and runs the same cases (obsidian-plugin/tests/noteTest.test.ts)."""
+    import json
+    from pathlib import Path
+
+    import yaml
+
+    cases = json.loads((Path(__file__).resolve().parents[2] / "shared-protocol" / "cases" / "visibility.json").read_text(encoding="utf-8"))["cases"]
+    got = []
+    for case in cases:
+        raw = f"---\n{yaml.safe_dump(case['frontmatter'], allow_unicode=True)}---\nx"
+        got.append(parse_note("n.md", raw.encode(), mtime_ns=0, options=VaultOptions(default_public=case["default_public"])).public)
+    assert got == [case["public"] for case in cases]
+
+
 def test_a_course_of_unclosed_html_links_is_read_once():
     """An HTML course's `<a href="…">` that no `</a>` follows was scanned to the note's end from
     each of them: 100 KB of them took 30 s of a load, and as long again to cut into passages."""
