@@ -180,13 +180,13 @@ def test_a_change_to_any_module_a_note_is_read_by_drops_the_cache(monkeypatch):
     from pathlib import Path
 
     retrieval = Path(vault_mod.__file__).parent
-    readers, todo = set(), ["vault"]
+    readers, todo = {"vault"}, ["vault"]
     while todo:
         tree = ast.parse((retrieval / f"{todo.pop()}.py").read_text())
         found = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
         todo += sorted(found - readers)
         readers |= found
-    assert {"markdown", "links"} <= readers
+    assert {"vault", "markdown", "links"} <= readers
     readers.add("mentions")  # the cache keeps the public notes' analyses without hidden paths, as it finds them
     before, real = _cache._code_fingerprint(), Path.read_bytes
     for name in sorted(readers):
