@@ -1159,15 +1159,15 @@ def test_a_draft_is_private_whatever_its_visibility(note_writer):
     assert {p for p, n in vault.notes.items() if n.public} == public
     assert {w.path: w.message for w in vault.warnings} == {
         "vrai-public.md": "`draft: true` garde la note privée, quelle que soit sa `visibility`",
-        "chaine.md": "`draft: 'true'` est lu comme `draft: true` : la note reste privée",
-        "oui.md": "`draft: 'oui'` est lu comme `draft: true` : la note reste privée",
-        "yes.md": "`draft: 'yes'` est lu comme `draft: true` : la note reste privée",
+        "chaine.md": '`draft: "true"` est lu comme `draft: true` : la note reste privée',
+        "oui.md": "`draft: oui` est lu comme `draft: true` : la note reste privée",
+        "yes.md": "`draft: yes` est lu comme `draft: true` : la note reste privée",
         "un.md": "`draft: 1` est lu comme `draft: true` : la note reste privée",
-        "majuscule.md": "`Draft: True` est lu comme `draft: true` : la note reste privée",
-        "deux-casses.md": "`DRAFT: 'on'` est lu comme `draft: true` : la note reste privée",
-        "doute.md": "`draft: 'peut-être'` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée",
-        "liste.md": "`draft: [False]` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée",
-        "nan.md": "`draft: nan` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée",
+        "majuscule.md": "`Draft: true` est lu comme `draft: true` : la note reste privée",
+        "deux-casses.md": "`DRAFT: on` est lu comme `draft: true` : la note reste privée",
+        "doute.md": "`draft: peut-être` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée",
+        "liste.md": "`draft: [false]` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée",
+        "nan.md": "`draft: .nan` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée",
     }
     private_default = load_vault(root)
     assert {p for p, n in private_default.notes.items() if n.public} == {"faux-public.md"}

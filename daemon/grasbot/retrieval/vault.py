@@ -554,9 +554,9 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     if public and drafts:  # Quartz, Hugo, Jekyll, Eleventy, Astro publish no `draft: true`
         key, value = drafts[0]
         if _draft(value) is None:
-            warnings.append(f"`{key}: {value!r}` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée")
+            warnings.append(f"`{_as_written(header, key, value)}` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée")
         elif key != "draft" or value is not True:  # `Draft: true`, `draft: "true"`, `draft: oui`, `draft: 1`
-            warnings.append(f"`{key}: {value!r}` est lu comme `draft: true` : la note reste privée")
+            warnings.append(f"`{_as_written(header, key, value)}` est lu comme `draft: true` : la note reste privée")
         elif given:
             warnings.append("`draft: true` garde la note privée, quelle que soit sa `visibility`")
         return False
