@@ -27,7 +27,7 @@ from typing import NamedTuple
 from .._config import vault_key
 from .._files import atomic_write
 from .._version import __version__
-from ..retrieval.boilerplate import Boilerplate
+from ..retrieval.boilerplate import Boilerplate, Shared
 from ..retrieval.index import NoteAnalysis, NoteCounts
 from ..retrieval.links import Link
 from ..retrieval.postings import _ID_SIZE, Packed, Postings
@@ -35,10 +35,11 @@ from ..retrieval.vault import Issue, LinkResolver, Note, Vault, VaultOptions
 
 log = logging.getLogger("grasbot.cache")
 
-FORMAT = 13  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes; 7: CRC-32;
+FORMAT = 14  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes; 7: CRC-32;
 # 8: posting lists as (number, count) pairs; 9: the body counts the note's head (aliases, answers, tags); 10: each note's sections;
 # 11: the public notes analysed without the hidden notes' typed paths, and the hidden set they were found for;
-# 12: the names of the hidden notes that went, with their paths; 13: the boilerplate lines' texts, and each note's stems of them
+# 12: the names of the hidden notes that went, with their paths; 13: the boilerplate lines' texts, and each note's stems of them;
+# 14: the lines public notes share, with their counts
 MAGIC = b"GRASBOT-CACHE 7\n"  # then the payload's CRC-32 (4 bytes, big-endian), then the payload
 _OLDER = b"GRASBOT-CACHE"  # any cache written by GrasBot, in this layout or an older one
 HEAD_SIZE = len(MAGIC) + 4
@@ -191,13 +192,17 @@ def _masks_from_plain(plain, notes: Mapping[str, Note]) -> tuple:
 
 
 def _boilerplate_from_plain(plain, notes: Mapping[str, Note]) -> Boilerplate:
-    """`save`'s boilerplate: (its lines' texts, {path: the stems of them the note holds})."""
-    texts, held = plain
+    """`save`'s boilerplate: (its lines' texts, {path: the stems of them the note holds}, the
+    lines public notes share: ({text: how many hold it}, {text: how many may hold it at most}))."""
+    texts, held, (counts, most) = plain
+    for table in (counts, most):
+        if type(table) is not dict or not set(map(type, table)) <= {str} or not all(type(n) is int and n >= 2 for n in table.values()):
+            raise ValueError("malformed shared lines")
     if type(texts) is not tuple or not set(map(type, texts)) <= {str} or type(held) is not dict or not held.keys() <= notes.keys():
         raise ValueError("malformed boilerplate")
     if not all(type(stems) is dict and set(map(type, stems.values())) <= {int} for stems in held.values()):
         raise ValueError("malformed boilerplate stems")
-    return Boilerplate.kept(texts, held)
+    return Boilerplate.kept(texts, held, Shared(counts, most))
 
 
 def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | None = None) -> bool:
