@@ -273,6 +273,35 @@ def test_a_start_counts_every_note_when_the_changed_notes_may_make_an_uncounted_
     _same_boilerplate(started, fresh)
 
 
+def test_the_counts_keep_the_lines_notes_share_and_the_cache_writer_counts_none(tmp_path, monkeypatch):
+    """A count of every note, and each reload's evolved counts, keep the lines public notes
+    share by their text (`Shared`): exactly what a count of them gives, so the index cache's
+    writer reads them there instead of counting every note again (at 10,000 notes, 12 MB more
+    of a first start's peak, with the text of every line)."""
+    root, cache = tmp_path / "v", tmp_path / "cache"
+    _vault(root, boilerplate=True)
+    settings_ = Settings.load(env={}, vault_dir=root)
+
+    def exact(snapshot) -> Shared:
+        return Shared.of(note.body for note in snapshot.vault.notes.values() if note.public)
+
+    snapshot = build_snapshot(settings_)
+    assert snapshot.index("visitor").boilerplate.shared == exact(snapshot) and exact(snapshot).counts
+    steps = [
+        [("tar.md", "tar", "Créer une archive compressée.\n")],  # the template in fewer notes
+        [("gpl.md", "Licences", f"La GPL.\n{TEMPLATE}\nUne ligne de plus, assez longue pour compter.\n")],
+        [(rel, rel.removesuffix(".md"), "Lister.\nUne ligne de plus, assez longue pour compter.\n") for rel in ("ls.md", "wc.md")],
+    ]
+    for step in steps:
+        for rel, title, body in step:
+            write_note(root, rel, f"title: {title}\nvisibility: public", body)
+        snapshot = build_snapshot(settings_, snapshot)
+        assert snapshot.index("visitor").boilerplate.shared == exact(snapshot)
+    monkeypatch.setattr(Shared, "of", classmethod(lambda cls, bodies: pytest.fail("the writer counted every note's lines")))
+    written = build_snapshot(settings_, cache_dir=cache)  # a first start: counted, then written
+    assert written.unsaved_in is None and (cache / "notes.marshal").exists()
+
+
 def test_a_note_is_embedded_without_its_boilerplate_lines(tmp_path):
     snapshot = _vault(tmp_path / "v", boilerplate=True, long_note=False)
     texts = NoteTexts().of(snapshot.indexes)

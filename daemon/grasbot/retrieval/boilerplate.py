@@ -44,13 +44,15 @@ class LineCounts:
 
     `evolved` hands its dict on to the counts it makes instead of copying it (a reload of one
     note at 10,000 took 21 ms more with copies): counts evolved once are `spent`, and an index
-    built on spent counts counts its notes again."""
+    built on spent counts counts its notes again. `shared`: the lines two of the notes or more
+    hold, by their text, found by `of` as it counts (None for evolved counts)."""
 
-    __slots__ = ("_counts", "notes", "_common")
+    __slots__ = ("_counts", "notes", "_common", "shared")
 
-    def __init__(self, counts: dict[int, int] | None, notes: int, common: frozenset[int] | None = None) -> None:
+    def __init__(self, counts: dict[int, int] | None, notes: int, common: frozenset[int] | None = None, shared: Shared | None = None) -> None:
         self._counts, self.notes = counts, notes
         self._common = common if common is not None else self._above(counts or {}, notes)
+        self.shared = shared
 
     @staticmethod
     def _above(counts: Mapping[int, int], notes: int) -> frozenset[int]:
@@ -59,12 +61,23 @@ class LineCounts:
 
     @classmethod
     def of(cls, bodies: Iterable[str]) -> LineCounts:
-        counts: Counter[int] = Counter()
+        """The counts of `bodies`' lines, and the lines two of them or more hold (`shared`):
+        each line's text taken as its second note is counted, where the index cache's writer
+        counting them apart held every line's text at once (12 MB more of a first start's peak
+        at 10,000 notes). One loop over each note's distinct lines: 55 ms at 10,000 notes,
+        where a Counter's update of their hashes, the texts not kept, took 65."""
+        counts: dict[int, int] = {}
+        twice: dict[int, str] = {}
+        held = counts.get
         notes = 0
         for body in bodies:
-            counts.update(_keys(body))
+            for line in set(_lines(body)):
+                key = hash(line)
+                n = counts[key] = held(key, 0) + 1
+                if n == 2:
+                    twice[key] = line
             notes += 1
-        return cls(dict(counts), notes)
+        return cls(counts, notes, shared=Shared({line: counts[key] for key, line in twice.items()}))
 
     @property
     def spent(self) -> bool:
@@ -102,6 +115,11 @@ class LineCounts:
             else:
                 common.discard(key)
         return LineCounts(counts, notes, frozenset(common))
+
+    def held_by(self, line: str) -> int:
+        """How many notes hold `line`."""
+        assert self._counts is not None
+        return self._counts.get(hash(line), 0)
 
     def as_dict(self) -> dict[int, int]:
         assert self._counts is not None
@@ -151,6 +169,20 @@ class Shared:
                             table[line] -= 1
         return Shared(counts, most)
 
+    def recounted(self, counts: LineCounts, bodies: Iterable[str]) -> Shared:
+        """These lines, those of `bodies` (the notes a reload changed, as they were and are)
+        with their counts as `counts` (every note's, evolved) says now."""
+        table, most = dict(self.counts), dict(self.most)
+        for body in bodies:
+            for line in set(_lines(body)):
+                most.pop(line, None)
+                n = counts.held_by(line)
+                if n >= 2:
+                    table[line] = n
+                else:
+                    table.pop(line, None)
+        return Shared(table, most)
+
     def common(self, notes: int) -> frozenset[str] | None:
         """The lines held by enough of `notes` public notes to be boilerplate, or None when a
         line of `most` may be: count them all then."""
@@ -179,8 +211,8 @@ class Boilerplate:
     # `lines` and `held` as the index cache kept them for these very notes (`kept`), uncounted:
     # a start that finds no note changed reads no body for them (70 ms at 10,000 notes)
     known: bool = field(default=False, compare=False)
-    # the lines public notes share, by text (`Shared`), when known without a count of every note:
-    # kept by the index cache, evolved by a start's or a reload's changed notes
+    # the lines public notes share, by text (`Shared`): made with the counts, kept by the index cache,
+    # evolved by a start's or a reload's changed notes
     shared: Shared | None = field(default=None, compare=False)
 
     @classmethod
@@ -203,7 +235,7 @@ class Boilerplate:
     def of(cls, notes: Mapping[str, Note], public: Iterable[str], counts_of: CountsOf) -> Boilerplate:
         """`notes`: every note of the vault; `public`: the paths whose lines are counted."""
         counts = LineCounts.of(notes[p].body for p in public)
-        return cls._held_by(counts, notes, counts_of, {})
+        return cls._held_by(counts, notes, counts_of, {}, counts.shared)
 
     def evolved(
         self,
@@ -219,37 +251,37 @@ class Boilerplate:
         changed, gone = list(changed), list(gone)
         touched = [*gone, *changed]
         if self.counts is None or self.counts.spent:
-            if self.known and self.shared is not None:
-                # as the cache kept it: only the changed notes' lines are counted (none when no public
-                # note's text changed: a file touched, read the same; a private note edited)
+            if self.shared is not None:
+                # as the cache kept it (or counts handed on): only the changed notes' lines are counted
+                # (none when no public note's text changed: a file touched, read the same; a private note edited)
                 old, new = (old_public.get(p) for p in touched), (new_public.get(p) for p in touched)
-                shared = self.shared.evolved((a.body if a is not None else None, b.body if b is not None else None) for a, b in zip(old, new, strict=True))
-                common = shared.common(len(new_public))
+                evolved = self.shared.evolved((a.body if a is not None else None, b.body if b is not None else None) for a, b in zip(old, new, strict=True))
+                common = evolved.common(len(new_public))
                 if common is not None:
                     lines = frozenset(map(hash, common))
                     if lines != self.lines:  # other lines: every note read again for what it holds of them
                         held: dict[str, Mapping[str, int]] = {}
-                        return Boilerplate(None, lines, held, known=True, shared=shared)._completed(held, notes, counts_of)
+                        return Boilerplate(None, lines, held, known=True, shared=evolved)._completed(held, notes, counts_of)
                     again = set(touched)
                     held = {p: c for p, c in self.held.items() if p not in again}
-                    kept = Boilerplate(None, self.lines, held, known=True, shared=shared)  # these lines, uncounted still
+                    kept = Boilerplate(None, self.lines, held, known=True, shared=evolved)  # these lines, uncounted still
                     return kept._completed(held, {p: notes[p] for p in changed if p in notes}, counts_of)
             return Boilerplate.of(notes, new_public, counts_of)
-        counts = self.counts.evolved(
-            (old_public[p].body for p in touched if p in old_public),
-            (new_public[p].body for p in changed if p in new_public),
-        )
+        removed = [old_public[p].body for p in touched if p in old_public]
+        added = [new_public[p].body for p in changed if p in new_public]
+        counts = self.counts.evolved(removed, added)
+        shared = self.shared.recounted(counts, [*removed, *added]) if self.shared is not None else None
         if counts.common() != self.lines:  # other lines, or the same held by fewer notes: read them all again
-            return self._held_by(counts, notes, counts_of, {})
+            return self._held_by(counts, notes, counts_of, {}, shared)
         held = {p: c for p, c in self.held.items() if p in notes}
         for path in touched:
             held.pop(path, None)
-        return self._held_by(counts, {p: notes[p] for p in changed if p in notes}, counts_of, held)
+        return self._held_by(counts, {p: notes[p] for p in changed if p in notes}, counts_of, held, shared)
 
     @classmethod
-    def _held_by(cls, counts: LineCounts, reading: Mapping[str, Note], counts_of: CountsOf, held: dict) -> Boilerplate:
+    def _held_by(cls, counts: LineCounts, reading: Mapping[str, Note], counts_of: CountsOf, held: dict, shared: Shared | None) -> Boilerplate:
         """The boilerplate of `counts`, `held` completed with what the notes `reading` hold."""
-        return cls(counts, counts.common(), held)._completed(held, reading, counts_of)
+        return cls(counts, counts.common(), held, shared=shared)._completed(held, reading, counts_of)
 
     def _completed(self, held: dict, reading: Mapping[str, Note], counts_of: CountsOf) -> Boilerplate:
         """This boilerplate, just made on `held`, with what the notes `reading` hold of its lines
