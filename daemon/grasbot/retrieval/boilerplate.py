@@ -203,16 +203,15 @@ CountsOf = Callable[[str, str], Mapping[str, int]]  # (text, the note's path) ->
 class Boilerplate:
     """The vault's boilerplate lines, and the stems of them each note holds (only the notes
     that hold some: `held`). `counts` is None for an index made without its notes' text at
-    hand (the cache's seed): a build then counts from scratch, as it does from spent counts."""
+    hand (the cache's seed, and what a start or a reload evolved from `shared` alone): a build
+    then evolves `shared`, or counts from scratch without it, as it does from spent counts."""
 
     counts: LineCounts | None = None
     lines: frozenset[int] = frozenset()
     held: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
-    # `lines` and `held` as the index cache kept them for these very notes (`kept`), uncounted:
-    # a start that finds no note changed reads no body for them (70 ms at 10,000 notes)
-    known: bool = field(default=False, compare=False)
-    # the lines public notes share, by text (`Shared`): made with the counts, kept by the index cache,
-    # evolved by a start's or a reload's changed notes
+    # the lines public notes share, by text (`Shared`): made with the counts, kept by the index cache
+    # (with `lines` and `held`: a start that finds no note changed reads no body, 70 ms at 10,000
+    # notes), evolved by a start's or a reload's changed notes
     shared: Shared | None = field(default=None, compare=False)
 
     @classmethod
@@ -220,13 +219,13 @@ class Boilerplate:
         """The boilerplate the index cache kept (`plain`): its lines' texts, hashed in this
         process, what each note holds of them, and the lines public notes share. Its counts
         are made by the first reload that cannot do with `shared`."""
-        return cls(None, frozenset(map(hash, texts)), held, known=True, shared=shared)
+        return cls(None, frozenset(map(hash, texts)), held, shared)
 
     def plain(self, notes: Mapping[str, Note]) -> tuple[tuple[str, ...], dict[str, dict[str, int]], tuple[dict[str, int], dict[str, int]]]:
         """What the index cache keeps of it (`kept`): the texts of its lines, found in the notes
         that hold some, the stems each holds, and the lines public notes share with their
-        counts (`Shared`: counted here, by the writer, when not known); `notes`: the vault's,
-        as it was counted from."""
+        counts (`Shared`: counted here, by the writer, only when no count made it); `notes`: the
+        vault's, as it was counted from."""
         texts = {line for path in self.held for line in self.found_in(notes[path].body)}
         shared = self.shared if self.shared is not None else Shared.of(note.body for note in notes.values() if note.public)
         return tuple(sorted(texts)), {path: dict(stems) for path, stems in self.held.items()}, (dict(shared.counts), dict(shared.most))
@@ -253,7 +252,8 @@ class Boilerplate:
         if self.counts is None or self.counts.spent:
             if self.shared is not None:
                 # as the cache kept it (or counts handed on): only the changed notes' lines are counted
-                # (none when no public note's text changed: a file touched, read the same; a private note edited)
+                # (none when no public note's text changed: a file touched, read the same; a private
+                # note edited), only what the changed notes hold of the lines is read again
                 old, new = (old_public.get(p) for p in touched), (new_public.get(p) for p in touched)
                 evolved = self.shared.evolved((a.body if a is not None else None, b.body if b is not None else None) for a, b in zip(old, new, strict=True))
                 common = evolved.common(len(new_public))
@@ -261,10 +261,10 @@ class Boilerplate:
                     lines = frozenset(map(hash, common))
                     if lines != self.lines:  # other lines: every note read again for what it holds of them
                         held: dict[str, Mapping[str, int]] = {}
-                        return Boilerplate(None, lines, held, known=True, shared=evolved)._completed(held, notes, counts_of)
+                        return Boilerplate(None, lines, held, evolved)._completed(held, notes, counts_of)
                     again = set(touched)
                     held = {p: c for p, c in self.held.items() if p not in again}
-                    kept = Boilerplate(None, self.lines, held, known=True, shared=evolved)  # these lines, uncounted still
+                    kept = Boilerplate(None, self.lines, held, evolved)  # these lines, uncounted still
                     return kept._completed(held, {p: notes[p] for p in changed if p in notes}, counts_of)
             return Boilerplate.of(notes, new_public, counts_of)
         removed = [old_public[p].body for p in touched if p in old_public]
@@ -281,7 +281,7 @@ class Boilerplate:
     @classmethod
     def _held_by(cls, counts: LineCounts, reading: Mapping[str, Note], counts_of: CountsOf, held: dict, shared: Shared | None) -> Boilerplate:
         """The boilerplate of `counts`, `held` completed with what the notes `reading` hold."""
-        return cls(counts, counts.common(), held, shared=shared)._completed(held, reading, counts_of)
+        return cls(counts, counts.common(), held, shared)._completed(held, reading, counts_of)
 
     def _completed(self, held: dict, reading: Mapping[str, Note], counts_of: CountsOf) -> Boilerplate:
         """This boilerplate, just made on `held`, with what the notes `reading` hold of its lines
