@@ -1123,6 +1123,14 @@ def _found_by(bot: GrasBot, question: str, audience: str = "visitor") -> list[st
     return [s.path for s in bot.search(question, audience=audience).sources]
 
 
+def _masked_and_unsearchable(bot: GrasBot, typed: str, words: str) -> None:
+    """The private path `typed` in the public note: gone for a visitor, its `words` finding
+    nothing, kept as written for the owner."""
+    assert _read_by_a_visitor(bot).strip() == "Le jardin : voir  en mai."
+    assert _found_by(bot, words) == []
+    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
 def test_search_does_not_find_a_public_note_by_a_private_path_typed_in_it(tmp_path):
     """A visitor read a private path typed in a public note masked, but search still counted its
     words: « rachat acme 2027 » found that note first, so a visitor could confirm a guessed
@@ -1268,9 +1276,7 @@ def test_a_private_path_with_a_dotted_capital_i_is_masked(tmp_path, typed):
     write_note(root, "prive/İzmir rachat-acme.md", "visibility: private", "Le rachat d'Acme.")
     write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin : voir {typed} en mai.")
     bot = make_bot(root)
-    assert _read_by_a_visitor(bot).strip() == "Le jardin : voir  en mai."
-    assert _found_by(bot, "rachat acme") == []
-    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+    _masked_and_unsearchable(bot, typed, "rachat acme")
 
 
 @pytest.mark.parametrize(
@@ -1299,9 +1305,7 @@ def test_a_private_path_typed_with_another_white_space_is_masked(tmp_path, named
     write_note(root, named, "visibility: private", "Le montant.")
     write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin : voir {typed} en mai.")
     bot = make_bot(root)
-    assert _read_by_a_visitor(bot).strip() == "Le jardin : voir  en mai."
-    assert _found_by(bot, "rachat acme") == []
-    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+    _masked_and_unsearchable(bot, typed, "rachat acme")
 
 
 @pytest.mark.parametrize(
@@ -1323,9 +1327,7 @@ def test_a_private_path_typed_with_another_apostrophe_is_masked(tmp_path, named,
     write_note(root, named, "visibility: private", "Le montant.")
     write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin : voir {typed} en mai.")
     bot = make_bot(root)
-    assert _read_by_a_visitor(bot).strip() == "Le jardin : voir  en mai."
-    assert _found_by(bot, "offre acme") == []
-    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+    _masked_and_unsearchable(bot, typed, "offre acme")
 
 
 @pytest.mark.parametrize("hyphen", ["\u2011", "\u2010"])  # a non-breaking hyphen, the Unicode hyphen
@@ -1335,9 +1337,7 @@ def test_a_private_path_typed_with_another_hyphen_is_masked(tmp_path, hyphen):
     public note by its words."""
     typed = f"prive/rachat{hyphen}acme{hyphen}2027.md"
     bot = _beside_a_deal(tmp_path, typed)
-    assert _read_by_a_visitor(bot).strip() == "Le jardin : voir  en mai."
-    assert _found_by(bot, "rachat acme 2027") == []
-    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+    _masked_and_unsearchable(bot, typed, "rachat acme 2027")
 
 
 def test_a_word_with_an_invisible_character_before_a_private_notes_name_stays_as_before(tmp_path):
