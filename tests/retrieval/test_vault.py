@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -28,6 +29,7 @@ from grasbot.retrieval.vault import (
     LIST_FIELDS,
     LinkResolver,
     Note,
+    Vault,
     VaultOptions,
     load_vault,
     parse_note,
@@ -1052,22 +1054,30 @@ def test_publish_false_in_any_form_and_a_frontmatter_out_of_place_keep_a_note_pr
     assert "cr.md" not in said and "regle.md" not in said
 
 
+def _served_public(root: Path, files: dict[str, str]) -> Vault:
+    """`files` ({name: the file's whole text}) written as they are, the vault loaded with the
+    default public (`--default-visibility public`), where a frontmatter out of place matters."""
+    for name, raw in files.items():
+        (root / name).write_text(raw, encoding="utf-8")
+    return load_vault(root, VaultOptions(default_public=True))
+
+
 def test_a_frontmatter_behind_spaces_or_invisible_characters_keeps_a_note_private(note_writer):
     """With the default public, a frontmatter that says private but opens behind a space
     (` ---`, a thematic break to Obsidian), a zero-width space, a second byte order mark or a
     no-break space pasted before it was no frontmatter: the note was public, its secret served
     to visitors. Kept private, as behind blank lines, and the author told what to remove."""
-    root = note_writer.root
-    for name, raw in {
-        "espace.md": " ---\nvisibility: private\n---\nMon code secret.",
-        "zero.md": "\u200b---\nvisibility: private\n---\nMon code secret.",
-        "bom.md": "\ufeff\ufeff---\nvisibility: private\n---\nMon code secret.",
-        "insecable.md": "\u00a0\n---\nvisibility: private\n---\nMon code secret.",
-        "public.md": " ---\nvisibility: public\n---\nUn texte.",
-        "regle.md": " ---\nUn titre: sous-titre\n---\nUne regle puis un titre, sans champ connu.",
-    }.items():
-        (root / name).write_text(raw, encoding="utf-8")
-    vault = load_vault(root, VaultOptions(default_public=True))
+    vault = _served_public(
+        note_writer.root,
+        {
+            "espace.md": " ---\nvisibility: private\n---\nMon code secret.",
+            "zero.md": "\u200b---\nvisibility: private\n---\nMon code secret.",
+            "bom.md": "\ufeff\ufeff---\nvisibility: private\n---\nMon code secret.",
+            "insecable.md": "\u00a0\n---\nvisibility: private\n---\nMon code secret.",
+            "public.md": " ---\nvisibility: public\n---\nUn texte.",
+            "regle.md": " ---\nUn titre: sous-titre\n---\nUne regle puis un titre, sans champ connu.",
+        },
+    )
     assert {p for p, n in vault.notes.items() if n.public} == {"public.md", "regle.md"}
     said = {w.path: w.message for w in vault.warnings}
     kept = (
@@ -1086,14 +1096,14 @@ def test_a_frontmatter_out_of_place_with_broken_yaml_that_names_visibility_keeps
     opening a list's item, a tab) was read as text, and its note served to visitors, where the
     same frontmatter at its place skips the note: one that says who may read the note keeps it
     private; one that does not stays text, as Obsidian shows it."""
-    root = note_writer.root
-    for name, raw in {
-        "diese.md": "\n---\nvisibility: private\ntags: [#secret]\n---\nMon code secret.",
-        "tab.md": "\n---\nPublish: false\n\ttags: x\n---\nMon code secret.",
-        "texte.md": "\n---\ntags: [#recette]\n---\nUne recette.",
-    }.items():
-        (root / name).write_text(raw, encoding="utf-8")
-    vault = load_vault(root, VaultOptions(default_public=True))
+    vault = _served_public(
+        note_writer.root,
+        {
+            "diese.md": "\n---\nvisibility: private\ntags: [#secret]\n---\nMon code secret.",
+            "tab.md": "\n---\nPublish: false\n\ttags: x\n---\nMon code secret.",
+            "texte.md": "\n---\ntags: [#recette]\n---\nUne recette.",
+        },
+    )
     assert {p for p, n in vault.notes.items() if n.public} == {"texte.md"}
     said = {w.path: w.message for w in vault.warnings}
     kept = (
@@ -1177,15 +1187,15 @@ def test_a_draft_is_private_whatever_its_visibility(note_writer):
 def test_a_draft_in_a_frontmatter_out_of_place_keeps_a_note_private(note_writer):
     """With the default public, a frontmatter behind a blank line that says `draft: true` (in
     YAML, or in broken YAML) keeps its note private, as one that says `visibility: private`."""
-    root = note_writer.root
-    for name, raw in {
-        "blanc.md": "\n---\ndraft: true\n---\nMon brouillon secret.",
-        "casse.md": " ---\nDraft: oui\n---\nMon brouillon secret.",
-        "tab.md": "\n---\ndraft: true\n\ttags: x\n---\nMon brouillon secret.",
-        "faux.md": "\n---\ndraft: false\n---\nUn texte.",
-    }.items():
-        (root / name).write_text(raw, encoding="utf-8")
-    vault = load_vault(root, VaultOptions(default_public=True))
+    vault = _served_public(
+        note_writer.root,
+        {
+            "blanc.md": "\n---\ndraft: true\n---\nMon brouillon secret.",
+            "casse.md": " ---\nDraft: oui\n---\nMon brouillon secret.",
+            "tab.md": "\n---\ndraft: true\n\ttags: x\n---\nMon brouillon secret.",
+            "faux.md": "\n---\ndraft: false\n---\nUn texte.",
+        },
+    )
     assert {p for p, n in vault.notes.items() if n.public} == {"faux.md"}
     said = {w.path: w.message for w in vault.warnings}
     assert said["blanc.md"] == (
