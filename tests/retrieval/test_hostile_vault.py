@@ -1395,6 +1395,25 @@ def test_a_private_path_written_with_html_highlight_or_strikethrough_is_masked(t
     assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
 
 
+async def _served_beside_a_deal(start_daemon, tmp_path, private: str, typed: str) -> GrasBot:
+    """A daemon on a private deal note and a public note typing its path as `typed`, checked
+    as a visitor reaches it: search does not find the public note by the deal's words, the
+    passages sent to the model and /ask's answer hold none of them; the owner reads `typed`."""
+    root = tmp_path / "vault"
+    write_note(root, private, "visibility: private", "Le rachat d'Acme en 2027.")
+    write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin fleuri : voir {typed} en mai.")
+    client = await start_daemon(root)
+    bot = bot_of(client)
+    assert (await rpc(client, "search", {"q": "rachat acme 2027"}))["result"]["results"] == []
+    found = bot.search("jardin fleuri", audience="visitor")
+    assert [p.text for p in found.context] and not [p.text for p in found.context if "rachat" in p.text]
+    asked = await client.get("/ask", params={"q": "Que dit le jardin fleuri ?"})
+    said = await asked.text()
+    assert asked.status == 200 and "pub/accueil.md" in said and "rachat" not in said.lower(), said
+    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+    return bot
+
+
 @pytest.mark.parametrize(
     ("private", "typed"),
     [
@@ -1410,19 +1429,8 @@ async def test_a_private_path_rendered_apart_without_md_or_with_its_dot_as_a_ref
     highlight, a strikethrough or a tag in a path without `.md` was left as written, and the dot
     of `.md` as an HTML reference ended no path. Visitors read the path in the passages sent to
     the model and in /ask's sources, and search found the public note by « rachat acme 2027 »."""
-    root = tmp_path / "vault"
-    write_note(root, private, "visibility: private", "Le rachat d'Acme en 2027.")
-    write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin fleuri : voir {typed} en mai.")
-    client = await start_daemon(root)
-    bot = bot_of(client)
+    bot = await _served_beside_a_deal(start_daemon, tmp_path, private, typed)
     assert _read_by_a_visitor(bot).strip() == "Le jardin fleuri : voir  en mai."
-    assert (await rpc(client, "search", {"q": "rachat acme 2027"}))["result"]["results"] == []
-    found = bot.search("jardin fleuri", audience="visitor")
-    assert [p.text for p in found.context] and not [p.text for p in found.context if "rachat" in p.text]
-    asked = await client.get("/ask", params={"q": "Que dit le jardin fleuri ?"})
-    said = await asked.text()
-    assert asked.status == 200 and "pub/accueil.md" in said and "rachat" not in said.lower(), said
-    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
 
 
 @pytest.mark.parametrize(
@@ -1437,18 +1445,7 @@ async def test_a_private_path_typed_with_characters_that_look_the_same_reaches_n
     """The typed path, its white space, apostrophe, hyphen or « İ » not the file name's, reaches
     no visitor by the daemon: not in the passages sent to the model, nor in /ask's answer and
     sources, and search does not find the public note by the name's words."""
-    root = tmp_path / "vault"
-    write_note(root, private, "visibility: private", "Le rachat d'Acme en 2027.")
-    write_note(root, "pub/accueil.md", "visibility: public", f"Le jardin fleuri : voir {typed} en mai.")
-    client = await start_daemon(root)
-    bot = bot_of(client)
-    assert (await rpc(client, "search", {"q": "rachat acme 2027"}))["result"]["results"] == []
-    found = bot.search("jardin fleuri", audience="visitor")
-    assert [p.text for p in found.context] and not [p.text for p in found.context if "rachat" in p.text]
-    asked = await client.get("/ask", params={"q": "Que dit le jardin fleuri ?"})
-    said = await asked.text()
-    assert asked.status == 200 and "pub/accueil.md" in said and "rachat" not in said.lower(), said
-    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+    await _served_beside_a_deal(start_daemon, tmp_path, private, typed)
 
 
 def test_html_and_highlights_beside_a_private_name_stay_as_written(tmp_path):
