@@ -204,6 +204,17 @@ def test_check_fails_and_lists_every_problem(capsys, note_writer):
     assert out.rstrip().endswith("Problems found.")
 
 
+def test_check_passes_when_notes_link_into_an_excluded_folder(capsys, note_writer):
+    """`--exclude Journal` and a kept note linking into it: `check` failed forever, though the
+    author left the folder out on purpose."""
+    root = clean_vault(note_writer)
+    note_writer("Journal/Journal du 3 mai.md", None, "Mon journal.")
+    note_writer("jardin.md", 'title: Jardin potager\nanswers: ["Que pousse-t-il dans le potager ?"]', "Des tomates, voir [[Journal du 3 mai]].")
+    code, out, err = run(capsys, "check", "--vault", str(root), "--exclude", "Journal")
+    assert code == 0, out + err
+    assert "ne mène à aucune note" not in out
+
+
 def test_check_warns_when_no_note_is_public(capsys, note_writer):
     note_writer("jardin.md", "title: Jardin potager", "Des tomates et des courgettes.")  # private by default
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root))

@@ -129,6 +129,37 @@ def test_changed_links_and_names_update_the_graph(tmp_path, counted):
     _same(fourth, build_snapshot(settings))
 
 
+def test_links_into_an_excluded_folder_warn_as_a_fresh_load_says(tmp_path):
+    """A link to a note of a folder --exclude left out is no dangling link; a reload, whether
+    the linking note changed or a note came into or left the excluded folder (the linking note
+    unchanged), warns exactly as a build from scratch."""
+    root = tmp_path / "vault"
+    _write(root / "Journal" / "3 mai.md", "Mon journal.\n")
+    _write(root / "a.md", "---\nvisibility: public\n---\nVoir [[3 mai]] et [[Nulle part]].\n")
+    _write(root / "b.md", "---\nvisibility: public\n---\nRetour vers [[a]].\n")
+    settings = Settings.load(env={"GRASBOT_EXCLUDE": "Journal"}, vault_dir=root)
+
+    def warned(snapshot) -> list[str]:
+        said = [w.message for w in snapshot.vault.warnings]
+        assert said == [w.message for w in build_snapshot(settings).vault.warnings]
+        return said
+
+    nowhere = "le lien [[Nulle part]] ne mène à aucune note"
+    fourth_may = "le lien [[Journal/4 mai]] ne mène à aucune note"
+    first = build_snapshot(settings)
+    assert warned(first) == [nowhere]
+    _write(root / "a.md", "---\nvisibility: public\n---\nVoir [[3 mai]], [[Journal/4 mai]] et [[Nulle part]].\n")
+    second = build_snapshot(settings, first)
+    assert warned(second) == [fourth_may, nowhere]
+    _write(root / "Journal" / "4 mai.md", "Le lendemain.\n")
+    third = build_snapshot(settings, second)
+    assert warned(third) == [nowhere]
+    (root / "Journal" / "3 mai.md").unlink()
+    fourth = build_snapshot(settings, third)
+    assert warned(fourth) == ["le lien [[3 mai]] ne mène à aucune note", nowhere]
+    _same(fourth, build_snapshot(settings))
+
+
 def test_evolved_postings_equal_a_fresh_inversion():
     """Postings.evolved (copy-on-write, unchanged counts left in place, packed lists from the
     cache unpacked on write) ends where inverting the final documents from scratch ends."""

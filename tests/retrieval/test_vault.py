@@ -884,6 +884,26 @@ def test_an_excluded_folder_is_left_out_named_without_its_accents(note_writer):
     assert vault.excluded == {"Privé/budget.md", f"{unicodedata.normalize('NFD', 'Écrits')}/Brouillons Intimes/lettre.md"}
 
 
+def test_a_link_to_a_note_of_an_excluded_folder_is_no_dangling_link(note_writer):
+    """`--exclude Journal` and a kept note linking into it: each link was « ne mène à aucune
+    note », so `grasbot check` failed forever, though the author left the folder out on purpose.
+    Found by its vault path (with or without `.md`) or its file name, in any case; a link to a
+    note that exists nowhere still warns, and the link stays no edge."""
+    note_writer("Journal/Journal du 3 mai.md", None, "Mon journal.")
+    note_writer("Journal/2026/2026-05-03.md", None, "Le 3 mai.")
+    note_writer(
+        "garde.md",
+        None,
+        "Voir [[Journal du 3 mai]], [[journal/2026/2026-05-03.md|le 3]], [[2026-05-03#Matin]], [[/Journal/Journal du 3 mai]] et [[Nulle part]].",
+    )
+    vault = load_vault(note_writer.root, VaultOptions(exclude=("journal",), default_public=True))
+    assert set(vault.notes) == {"garde.md"}
+    assert [(w.path, w.message) for w in vault.warnings] == [("garde.md", "le lien [[Nulle part]] ne mène à aucune note")]
+    assert vault.edges["garde.md"] == ()
+    unexcluded = load_vault(note_writer.root, VaultOptions(default_public=True))
+    assert [w.message for w in unexcluded.warnings] == ["le lien [[Nulle part]] ne mène à aucune note"]
+
+
 def test_symlink_outside_the_vault_is_not_followed(note_writer, tmp_path):
     outside = tmp_path / "dehors"
     outside.mkdir()

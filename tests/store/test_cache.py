@@ -234,6 +234,28 @@ def test_start_from_cache_equals_a_fresh_build(vault):
     assert _answers(build_snapshot(settings, warm)) == _answers(build_snapshot(settings))
 
 
+def test_a_start_from_cache_warns_of_links_into_an_excluded_folder_as_a_fresh_load(tmp_path):
+    """The cache keeps each note's links that find no loaded note; a link to a note --exclude
+    left out is no warning, and a start from the cache follows a note that came into or left
+    the excluded folder since it was saved, the linking note unchanged."""
+    root, cache = tmp_path / "vault", tmp_path / "cache"
+    write_note(root, "Journal/3 mai.md", None, "Mon journal.")
+    write_note(root, "a.md", "visibility: public", "Voir [[3 mai]], [[Journal/4 mai]] et [[Nulle part]].")
+    settings = Settings.load(env={"GRASBOT_EXCLUDE": "journal"}, vault_dir=root)
+
+    def warned(snapshot) -> list[str]:
+        said = [w.message for w in snapshot.vault.warnings]
+        assert said == [w.message for w in build_snapshot(settings).vault.warnings]
+        return said
+
+    dangling = "le lien [[{}]] ne mène à aucune note".format
+    assert warned(build_snapshot(settings, cache_dir=cache)) == [dangling("Journal/4 mai"), dangling("Nulle part")]
+    assert warned(build_snapshot(settings, cache_dir=cache)) == [dangling("Journal/4 mai"), dangling("Nulle part")]
+    write_note(root, "Journal/4 mai.md", None, "Le lendemain.")
+    (root / "Journal" / "3 mai.md").unlink()
+    assert warned(build_snapshot(settings, cache_dir=cache)) == [dangling("3 mai"), dangling("Nulle part")]
+
+
 def test_malformed_posting_list_is_refused(vault, parsed, caplog):
     root, _, settings, cache = vault
     build_snapshot(settings, cache_dir=cache)

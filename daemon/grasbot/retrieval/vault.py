@@ -95,7 +95,8 @@ class Vault:
     """A loaded vault. `edges` maps a note's path to the paths it links to, resolved.
 
     What a reload reuses is public, so the engine, the indexes and the cache read it without
-    knowing how the load worked it out: `broken_links` (each note's links that point nowhere),
+    knowing how the load worked it out: `broken_links` (each note's links that find no loaded
+    note: `warnings` leaves out those that find a note --exclude left out, `_dangling`),
     `duplicate_slugs` (the report of notes sharing a slug), and `delta`, what this load changed
     against the vault it was given (`changed_since`, `relinked_since`).
     """
@@ -991,6 +992,37 @@ def _same_names(vault: Vault, previous: Vault | None, fresh: Iterable[str]) -> b
     )
 
 
+def _dangling_issue(path: str, target: str) -> Issue:
+    return Issue(path, f"le lien [[{target}]] ne mène à aucune note")
+
+
+class _LeftOut:
+    """The notes --exclude left out (`Vault.excluded`), as a link finds one: by its vault path,
+    with or without `.md`, or by its file name, as Obsidian does (`LinkResolver`'s first two
+    ways; their front matter, which would give a slug, title or aliases, is never read)."""
+
+    def __init__(self, paths: Iterable[str]):
+        self._paths = {_link_key(p)[:-3] for p in paths}
+        self._names = {p.rsplit("/", 1)[-1] for p in self._paths}
+
+    def finds(self, target: str) -> bool:
+        key = _link_key(target.strip()).lstrip("/").removesuffix(".md")
+        return key in self._paths or key.rsplit("/", 1)[-1] in self._names
+
+
+def _dangling(vault: Vault) -> Iterator[Issue]:
+    """The warnings of `vault.broken_links`: a link to a note of a folder --exclude left out is
+    none (the author chose to leave it out), though no loaded note holds it. Worked out from
+    `vault.excluded` at each load, so a reload, and a start from the index cache, which keep
+    `broken_links`, follow a note added to or removed from such a folder."""
+    left_out = _LeftOut(vault.excluded) if vault.excluded and vault.broken_links else None
+    for path, found in vault.broken_links.items():
+        if left_out is not None:
+            chosen = {_dangling_issue(path, link.target) for link in vault.notes[path].links if left_out.finds(link.target)}
+            found = tuple(issue for issue in found if issue not in chosen)
+        yield from found
+
+
 def _resolve_one(path: str, note: Note, resolver: LinkResolver, memo: dict) -> tuple[tuple, tuple]:
     edges: dict[str, str] = {}
     found: list[Issue] = []
@@ -1002,7 +1034,7 @@ def _resolve_one(path: str, note: Note, resolver: LinkResolver, memo: dict) -> t
         if target is None and _is_attachment(link.target):
             continue  # an image or a PDF: not a note, so neither an edge nor a broken link
         if target is None:
-            issue = Issue(path, f"le lien [[{link.target}]] ne mène à aucune note")
+            issue = _dangling_issue(path, link.target)
             if issue not in found:  # `[[Plan]]`, `![[Plan]]` and `[[Plan#Budget]]`: one note missing, said once
                 found.append(issue)
         elif target != path and target not in edges:
@@ -1049,8 +1081,7 @@ def resolve_links(vault: Vault, previous: Vault | None = None, fresh: Iterable[s
             if found:
                 vault.broken_links[path] = found
         relinked = None
-    for found in vault.broken_links.values():
-        vault.warnings.extend(found)
+    vault.warnings.extend(_dangling(vault))
     return relinked
 
 
