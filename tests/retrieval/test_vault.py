@@ -622,6 +622,20 @@ def test_a_tab_that_indents_a_frontmatter_line_is_named_as_such(note_writer):
     assert messages(vault.errors, "cle.md") == [f"propriétés YAML invalides à la ligne 3 : {hint}"]
 
 
+def test_a_tab_after_a_lists_dash_is_named_as_such(note_writer):
+    """`-` then a tab before a list's item breaks YAML too: the author read that a value cannot
+    start with @, ` or %, which it did not, and nothing of the tab."""
+    note_writer("tiret.md", "visibility: public\naliases:\n  - Tian\n  -\tRatatouille", "Texte.")
+    note_writer("arobase.md", "visibility: public\ntitle: @Tian", "Texte.")
+    vault = load_vault(note_writer.root)
+    assert messages(vault.errors, "tiret.md") == [
+        "propriétés YAML invalides à la ligne 5 : une tabulation là où YAML n'en lit pas : remplacez-la par des espaces"
+    ]
+    assert messages(vault.errors, "arobase.md") == [
+        "propriétés YAML invalides à la ligne 3 : une valeur ne peut pas commencer par @, ` ou % en YAML : mettez-la entre guillemets"
+    ]
+
+
 def test_a_tag_written_with_its_hash_in_a_list_is_named_with_what_to_write(note_writer):
     """`tags: [#recette]` breaks YAML: the note was skipped with « did not find expected node
     content », at a line past the tag, which did not say what to change."""

@@ -755,9 +755,14 @@ def _tags_obsidian_refuses(tags: tuple[str, ...]) -> list[str]:
     return said
 
 
+def _line(text: str, number: int) -> str:
+    """The line of that number (from 0), empty past the text's end."""
+    return (text.split("\n")[number : number + 1] or [""])[0]
+
+
 def _indent(text: str, number: int) -> str:
     """The blanks the line of that number (from 0) starts with, none past the text's end."""
-    line = (text.split("\n")[number : number + 1] or [""])[0]
+    line = _line(text, number)
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
@@ -812,6 +817,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
             # a tab typed for an indent, as in a note's body: PyYAML's « found character '\t'
             # that cannot start any token » did not tell the author what to change
             problem = "une tabulation l'indente, et YAML n'indente qu'avec des espaces : remplacez la tabulation par des espaces"
+        elif where is not None and _line(header, where.line)[where.column : where.column + 1] == "\t":
+            problem = _yaml_problem("found a tab character")  # `-\tTian`: « found character » said @, ` or %, not the tab
         elif (tag := _tag_in_flow_list(header)) is not None:
             number, key, word = tag
             line = f" à la ligne {number + 1}"
