@@ -1057,6 +1057,23 @@ def test_a_key_meant_as_visibility_keeps_the_note_private_and_is_said(note_write
     assert not any(n.public for n in load_vault(note_writer.root).notes.values() if n.path != "les-deux.md")
 
 
+def test_a_key_meant_as_visibility_behind_blank_lines_keeps_the_note_private(note_writer):
+    """A frontmatter behind blank lines that says private keeps its note private, and so does
+    one that says it with `visibilité`, as the same frontmatter at its place does: it was read as
+    a rule and a heading, and with the default public the note's secret was served."""
+    root = note_writer.root
+    for name, raw in {
+        "blanc.md": "\n---\nvisibilité: privée\n---\nMon salaire.",
+        "espace.md": " ---\nvisiblity: private\n---\nMon salaire.",
+        "casse.md": "\n---\nvisibilité: privée\ntags: [salaire\n---\nMon salaire.",  # and its YAML broken
+        "regle.md": "\n---\ninvisible: encre\n---\nUn tour de magie.",  # no key about who reads it: a rule, then text
+    }.items():
+        (root / name).write_text(raw, encoding="utf-8")
+    vault = load_vault(root, VaultOptions(default_public=True))
+    assert {p for p, n in vault.notes.items() if n.public} == {"regle.md"}
+    assert {w.path for w in vault.warnings} == {"blanc.md", "espace.md", "casse.md"}
+
+
 def test_publish_false_in_any_form_and_a_frontmatter_out_of_place_keep_a_note_private(note_writer):
     """With the default public, each of these was public: its author meant it private."""
     root = note_writer.root

@@ -618,11 +618,17 @@ def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
     return fields
 
 
-# A line of a frontmatter that says who may read the note, in any case
-_READER_LINE = re.compile(r"^[ \t]*(?:visibility|publish|draft)[ \t]*:", re.IGNORECASE | re.MULTILINE)
+# A frontmatter's line that names a key, which may say who reads the note (`_says_who_reads`)
+_READER_LINE = re.compile(rf"^[ \t]*({_KEY})[ \t]*:", re.MULTILINE)
 # A frontmatter behind blank lines, spaces (` ---`, a thematic break to Obsidian) or what shows
 # nothing (a zero-width space, a second byte order mark, a no-break space pasted before it)
 _LATE_FRONTMATTER = re.compile(r"\A(?P<before>[\s\u200b-\u200d\u2060\ufeff]+)---[ \t]*\n(?P<fields>.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
+
+
+def _says_who_reads(key: Any) -> bool:
+    """Whether a frontmatter's key says who may read the note, in any case: `visibility`,
+    `publish`, `draft`, or a key nearly `visibility` (`visibilité`), which keeps it private."""
+    return isinstance(key, str) and (key.strip().lower() in ("visibility", "publish", "draft") or _nearly_visibility(key))
 
 
 def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: list[str]) -> bool:
@@ -640,12 +646,12 @@ def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: l
     try:
         meta = load_frontmatter(m.group("fields"))
     except Exception:  # not YAML: text, as Obsidian shows it, unless it says who may read the note (in doubt, private)
-        if _READER_LINE.search(m.group("fields")) is None:
+        if not any(_says_who_reads(line.group(1)) for line in _READER_LINE.finditer(m.group("fields"))):
             return False
         said = "ses champs sont lus comme du texte, mais ils disent qui peut lire la note, ce qui la garde privée"
         warnings.append(f"{where}, et un YAML invalide : {said} ({remove}, puis corrigez le YAML)")
         return True
-    if not isinstance(meta, dict) or not any(str(key).strip().lower() in _FIELDS for key in meta):  # a rule, then a heading
+    if not isinstance(meta, dict) or not any(str(key).strip().lower() in _FIELDS or _says_who_reads(key) for key in meta):  # a rule, then a heading
         return False
     if _is_public(meta, m.group("fields"), default_public, []):
         warnings.append(f"{where} : ses champs sont lus comme du texte, pas comme des propriétés ({remove})")
