@@ -186,7 +186,7 @@ export const NOTE_TEST = {
 	publishNo: (key: string, shown: string) =>
 		`Les propriétés de la note disent \`${key}: ${shown}\` (le champ d'Obsidian Publish) : seul un oui publie une note, elle reste donc privée quelle que soit sa \`visibility\`.`,
 	draftYes: (key: string, shown: string) =>
-		`Les propriétés de la note disent \`${key}: ${shown}\` : un brouillon, que Quartz, Hugo ou Jekyll ne publient pas ; elle reste donc privée quelle que soit sa \`visibility\`.`,
+		`Les propriétés de la note disent \`${key}: ${shown}\` : un brouillon, que Quartz ou Hugo ne publient pas ; elle reste donc privée quelle que soit sa \`visibility\`.`,
 	draftUnclear: (key: string, shown: string) =>
 		`Les propriétés de la note disent \`${key}: ${shown}\`, ni un oui ni un non (\`true\` ou \`false\`) : dans le doute, elle reste privée quelle que soit sa \`visibility\`.`,
 	noVisibilityPrivate:

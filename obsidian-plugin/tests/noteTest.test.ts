@@ -82,7 +82,7 @@ describe("testNote", () => {
 		const search = vi.fn(async (): Promise<Source[]> => []);
 		const report = await testNote(note({ ...pub, draft: true, answers: ["q"] }), search, { defaultPublic: true });
 		expect(report.kind === "private" && report.reason).toBe(
-			"Les propriétés de la note disent `draft: true` : un brouillon, que Quartz, Hugo ou Jekyll ne publient pas ; elle reste donc privée quelle que soit sa `visibility`.",
+			"Les propriétés de la note disent `draft: true` : un brouillon, que Quartz ou Hugo ne publient pas ; elle reste donc privée quelle que soit sa `visibility`.",
 		);
 		expect(search).not.toHaveBeenCalled();
 	});
