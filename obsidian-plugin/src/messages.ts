@@ -184,7 +184,7 @@ export const NOTE_TEST = {
 	absentBehind: (slug: string, best: string) => `Absente des résultats ; en tête : ${slug} (score ${best})`,
 	absent: "Absente : aucune note ne répond à cette question",
 	publishNo: (key: string, shown: string) =>
-		`Les propriétés de la note disent \`${key}: ${shown}\` (le champ d'Obsidian Publish) : seul un oui publie une note, elle reste donc privée quelle que soit sa \`visibility\`.`,
+		`Les propriétés de la note disent \`${key}: ${shown}\` (le champ ${key.trim().toLowerCase() === "published" ? "de Jekyll" : "d'Obsidian Publish"}) : seul un oui publie une note, elle reste donc privée quelle que soit sa \`visibility\`.`,
 	draftYes: (key: string, shown: string) =>
 		`Les propriétés de la note disent \`${key}: ${shown}\` : un brouillon, que Quartz ou Hugo ne publient pas ; elle reste donc privée quelle que soit sa \`visibility\`.`,
 	draftUnclear: (key: string, shown: string) =>

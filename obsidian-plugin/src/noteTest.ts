@@ -47,7 +47,7 @@ export function questionsOf(frontmatter: Record<string, unknown> | undefined): s
 		.filter((item) => item.length > 0);
 }
 
-/** Whether `publish` keeps a note private, as the daemon reads it (retrieval/vault.py `_says_no`):
+/** Whether `publish` (Obsidian Publish) or `published` (Jekyll) keeps a note private, as the daemon reads it (retrieval/vault.py `_says_no`):
  * every value but a yes (`true`, a number other than 0, `yes`, `oui`, `public`…) or a blank one. */
 export function publishSaysNo(value: unknown): boolean {
 	if (value === undefined || value === null) return false;
@@ -70,9 +70,9 @@ export function draftSays(value: unknown): boolean | null {
 	return ["false", "no", "off", "0", "non", "faux", ""].includes(said) ? false : null;
 }
 
-/** The fields named `name` in any case (`Publish:`, `DRAFT:`), as the daemon reads them. */
-function fieldsNamed(frontmatter: Record<string, unknown> | undefined, name: string): [string, unknown][] {
-	return Object.entries(frontmatter ?? {}).filter(([key]) => key.trim().toLowerCase() === name);
+/** The fields named one of `names` in any case (`Publish:`, `DRAFT:`), in the note's order, as the daemon reads them. */
+function fieldsNamed(frontmatter: Record<string, unknown> | undefined, ...names: string[]): [string, unknown][] {
+	return Object.entries(frontmatter ?? {}).filter(([key]) => names.includes(key.trim().toLowerCase()));
 }
 
 function shownValue(value: unknown): string {
@@ -81,7 +81,7 @@ function shownValue(value: unknown): string {
 
 /** Why visitors cannot see the note, or null when they can (or it is up to the daemon). */
 export function privateReason(frontmatter: Record<string, unknown> | undefined, defaultPublic?: boolean): string | null {
-	const publish = fieldsNamed(frontmatter, "publish").find(([, value]) => publishSaysNo(value));
+	const publish = fieldsNamed(frontmatter, "publish", "published").find(([, value]) => publishSaysNo(value));
 	if (publish) return NOTE_TEST.publishNo(publish[0], shownValue(publish[1]));
 	const draft = fieldsNamed(frontmatter, "draft").find(([, value]) => draftSays(value) !== false);
 	if (draft) {

@@ -127,6 +127,20 @@ describe("frontmatter reading", () => {
 		expect(privateReason({ visibility: "public", publish: "draft" })).toContain("`publish: draft`");
 	});
 
+	it("reads Jekyll's `published` as `publish`, naming the key as written and its site", () => {
+		for (const no of [false, 0, "false", "non", "private", [false]]) {
+			expect(privateReason({ visibility: "public", published: no })).toContain("`published: ");
+		}
+		for (const yes of [true, 1, "true", "Oui", "", null]) {
+			expect(privateReason({ visibility: "public", published: yes })).toBeNull();
+		}
+		expect(privateReason({ visibility: "public", Published: false })).toBe(
+			"Les propriétés de la note disent `Published: false` (le champ de Jekyll) : seul un oui publie une note, elle reste donc privée quelle que soit sa `visibility`.",
+		);
+		expect(privateReason({ published: "no" }, true)).toContain("`published: no` (le champ de Jekyll)");
+		expect(privateReason({ published: true, publish: false })).toContain("`publish: false` (le champ d'Obsidian Publish)");
+	});
+
 	it("reads `draft` as the daemon does: a yes keeps the note private, a no or a blank does not, anything else does", () => {
 		for (const yes of [true, "true", "Oui", "yes", 1, "1"]) {
 			expect(privateReason({ visibility: "public", draft: yes })).toContain("un brouillon");

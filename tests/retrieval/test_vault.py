@@ -1259,6 +1259,74 @@ def test_a_draft_in_a_frontmatter_out_of_place_keeps_a_note_private(note_writer)
     assert "disent qui peut lire la note, ce qui la garde privée" in said["tab.md"]
 
 
+def test_jekyll_published_false_keeps_a_note_private_as_publish_false_does(note_writer):
+    """Jekyll leaves a page whose frontmatter says `published: false` unpublished: with the
+    default public (or `visibility: public`), such a note was served to visitors. It is read as
+    `publish` is, in every case of the key and every value but a yes or a blank, each said with
+    the key as its author wrote it."""
+    root = note_writer.root
+    fields = {
+        "faux.md": "published: false",
+        "faux-public.md": "visibility: public\npublished: false",
+        "majuscule.md": "visibility: public\nPublished: false",
+        "deux-casses.md": "visibility: public\npublished: true\nPUBLISHED: no",
+        "chaine.md": 'published: "false"',
+        "zero.md": "published: 0",
+        "non.md": "published: non",
+        "prive.md": "published: private",
+        "liste.md": "published: [false]",
+        "vrai.md": "published: true",
+        "vrai-public.md": "visibility: public\npublished: true",
+        "oui.md": "published: oui",
+        "un.md": "published: 1",
+        "vide.md": "published:",
+    }
+    for name, field in fields.items():
+        (root / name).write_text(f"---\n{field}\n---\nMon texte.\n", encoding="utf-8")
+    vault = load_vault(root, VaultOptions(default_public=True))
+    assert {p for p, n in vault.notes.items() if n.public} == {"vrai.md", "vrai-public.md", "oui.md", "un.md", "vide.md"}
+    assert {w.path: w.message for w in vault.warnings} == {
+        "faux-public.md": "`published: false` garde la note privée, quelle que soit sa `visibility`",
+        "majuscule.md": "`Published: false` est lu comme `published: false` : la note reste privée",
+        "deux-casses.md": "`PUBLISHED: no` est lu comme `published: false` : la note reste privée",
+        "chaine.md": '`published: "false"` est lu comme `published: false` : la note reste privée',
+        "zero.md": "`published: 0` est lu comme `published: false` : la note reste privée",
+        "non.md": "`published: non` est lu comme `published: false` : la note reste privée",
+        "prive.md": "`published: private` est lu comme `published: false` : la note reste privée",
+        "liste.md": "`published: [false]` est lu comme `published: false` : la note reste privée",
+    }
+    private_default = load_vault(root)
+    assert {p for p, n in private_default.notes.items() if n.public} == {"vrai-public.md"}
+    assert {w.path for w in private_default.warnings} == {"faux-public.md", "majuscule.md", "deux-casses.md"}  # the others are private anyway
+
+
+def test_published_false_in_a_frontmatter_out_of_place_keeps_a_note_private(note_writer):
+    """With the default public, a frontmatter behind a blank line that says `published: false`
+    (in YAML, or in broken YAML) keeps its note private, as one that says `publish: false`."""
+    vault = _served_public(
+        note_writer.root,
+        {
+            "blanc.md": "\n---\npublished: false\n---\nMon texte secret.",
+            "casse.md": " ---\nPublished: no\n---\nMon texte secret.",
+            "tab.md": "\n---\npublished: false\n\ttags: x\n---\nMon texte secret.",
+            "vrai.md": "\n---\npublished: true\n---\nUn texte.",
+        },
+    )
+    assert {p for p, n in vault.notes.items() if n.public} == {"vrai.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    assert said["blanc.md"] == (
+        "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez les lignes vides)"
+    )
+    assert said["casse.md"] == (
+        "des espaces ou des caractères invisibles avant le --- d'ouverture : "
+        "ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez-les)"
+    )
+    assert "disent qui peut lire la note, ce qui la garde privée" in said["tab.md"]
+    assert said["vrai.md"] == (
+        "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, pas comme des propriétés (supprimez les lignes vides)"
+    )
+
+
 # ---------------------------------------------------------------- reload
 
 

@@ -55,6 +55,8 @@ def make_private(root: Path, how: str) -> None:
         write_note(root, FLIP, f"{FLIP_FRONT}\nvisibility: private", FLIP_BODY)
     elif how == "publish":
         write_note(root, FLIP, f"{FLIP_FRONT}\nvisibility: public\npublish: false", FLIP_BODY)
+    elif how == "published":  # Jekyll's
+        write_note(root, FLIP, f"{FLIP_FRONT}\nvisibility: public\npublished: false", FLIP_BODY)
     elif how == "excluded":
         (root / "archives").mkdir()
         shutil.move(path, root / "archives" / path.name)
@@ -103,7 +105,7 @@ def assert_clean(value, where: str) -> None:
 
 
 @pytest.mark.parametrize("semantic", ["off", "bundled"])
-@pytest.mark.parametrize("how", ["visibility", "publish", "excluded", "hidden", "deleted"])
+@pytest.mark.parametrize("how", ["visibility", "publish", "published", "excluded", "hidden", "deleted"])
 async def test_a_note_made_private_is_gone_for_visitors_once_the_reload_returns(start_daemon, standin_ollama, tmp_path, how, semantic):
     root = tmp_path / "vault"
     write_vault(root)

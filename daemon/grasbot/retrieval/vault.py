@@ -532,8 +532,9 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     """Whether visitors may read the note. Every doubt keeps it private, with a warning: a
     `visibility` written twice (YAML keeps the last one), or in another case (`Visibility:`,
     which a plain lookup misses and the default would then make public), anything but
-    `public`, Obsidian Publish's `publish: false`, which an author may count on to keep a
-    note off every public site, or a static site's `draft: true`, which keeps it off theirs."""
+    `public`, Obsidian Publish's `publish: false` or Jekyll's `published: false`, which an
+    author may count on to keep a note off every public site, or a static site's `draft: true`,
+    which keeps it off theirs."""
     given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
     if len(given) > 1 or len(_VISIBILITY_LINE.findall(header)) > 1:
         warnings.append("`visibility` est donné plus d'une fois : la note reste privée")
@@ -547,13 +548,13 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
         written = _as_written(header, next(key for key in meta if isinstance(key, str) and key.strip().lower() == "visibility"), given[0])
         warnings.append(f"`{written}` n'est ni `public` ni `private` : la note reste privée")
     public = default_public if said is None else said == "public"
-    withheld = [(key, value) for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "publish" and _says_no(value)]
+    withheld = [(key, value) for key, value in meta.items() if isinstance(key, str) and key.strip().lower() in _PUBLISH_KEYS and _says_no(value)]
     if public and withheld:
         key, value = withheld[0]
-        if key != "publish" or value is not False:  # `Publish: false`, `publish: "false"`, `publish: 0`
-            warnings.append(f"`{_as_written(header, key, value)}` est lu comme `publish: false` : la note reste privée")
+        if key not in _PUBLISH_KEYS or value is not False:  # `Publish: false`, `publish: "false"`, `published: 0`
+            warnings.append(f"`{_as_written(header, key, value)}` est lu comme `{key.strip().lower()}: false` : la note reste privée")
         elif given:  # a default overruled needs no word; a note that says both does
-            warnings.append("`publish: false` garde la note privée, quelle que soit sa `visibility`")
+            warnings.append(f"`{key}: false` garde la note privée, quelle que soit sa `visibility`")
         return False
     drafts = [(key, value) for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "draft" and _draft(value) is not False]
     if public and drafts:  # Quartz and Hugo publish no `draft: true` (and many sites by their own rule)
@@ -568,8 +569,13 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     return public
 
 
+# Obsidian Publish's `publish` and Jekyll's `published`: a note whose frontmatter says no to
+# either is left off the site it is published with, so it must not be served here either
+_PUBLISH_KEYS = ("publish", "published")
+
+
 def _says_no(value: Any) -> bool:
-    """`publish: false` in any of the forms an author may mean it: every value but a yes
+    """`publish: false` (or `published: false`) in any of the forms an author may mean it: every value but a yes
     (`true`, `1`, `oui`…) or none at all (`publish:` left blank), for in doubt, private:
     `publish: private`, `publish: draft` or `publish: [false]` made a note public."""
     if value is None or isinstance(value, bool):
@@ -599,14 +605,14 @@ def _draft(value: Any) -> bool | None:
 
 
 # Blank lines, then what reads as a frontmatter: Obsidian reads no properties there
-_FIELDS = {"visibility", "publish", "draft", "priority", *TEXT_FIELDS}
+_FIELDS = {"visibility", *_PUBLISH_KEYS, "draft", "priority", *TEXT_FIELDS}
 
 
 def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
     """The fields by their key in lower case: Obsidian reads a property whatever its case
     (`Aliases:`, `TAGS:`, one property in its list of all of them), so an author's `Aliases:`
     must not count for nothing here. A key written in two cases is read as Obsidian reads it,
-    the first one, with a warning; `visibility`, `publish` and `draft` are `_is_public`'s, which
+    the first one, with a warning; `visibility`, `publish`, `published` and `draft` are `_is_public`'s, which
     reads every case of them and keeps such a note private."""
     fields: dict[str, Any] = {}
     written: dict[str, list[str]] = {}
@@ -617,7 +623,7 @@ def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
         written.setdefault(low, []).append(key)
         fields.setdefault(low, value)
     for low, keys in written.items():
-        if len(keys) > 1 and low in _FIELDS | {"url"} and low not in ("visibility", "publish", "draft"):
+        if len(keys) > 1 and low in _FIELDS | {"url"} and low not in ("visibility", *_PUBLISH_KEYS, "draft"):
             shown = " et ".join(f"`{k}`" for k in keys)
             warnings.append(f"{shown} sont une seule propriété pour Obsidian, qui lit la première, `{keys[0]}` : n'en gardez qu'une")
     return fields
@@ -632,8 +638,8 @@ _LATE_FRONTMATTER = re.compile(r"\A(?P<before>[\s\u200b-\u200d\u2060\ufeff]+)---
 
 def _says_who_reads(key: Any) -> bool:
     """Whether a frontmatter's key says who may read the note, in any case: `visibility`,
-    `publish`, `draft`, or a key nearly `visibility` (`visibilité`), which keeps it private."""
-    return isinstance(key, str) and (key.strip().lower() in ("visibility", "publish", "draft") or _nearly_visibility(key))
+    `publish`, `published`, `draft`, or a key nearly `visibility` (`visibilité`), which keeps it private."""
+    return isinstance(key, str) and (key.strip().lower() in ("visibility", *_PUBLISH_KEYS, "draft") or _nearly_visibility(key))
 
 
 def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: list[str]) -> bool:
