@@ -57,6 +57,12 @@ export function publishSaysNo(value: unknown): boolean {
 	return true;
 }
 
+/** Whether `published` holds a date (`2024-05-01`), the day a post came out in the themes that
+ * name it so (Astro's Fuwari…), as the daemon reads it (retrieval/vault.py `_is_date`): it publishes the note. */
+export function isDate(value: unknown): boolean {
+	return value instanceof Date || (typeof value === "string" && /^\d{4}-\d{2}-\d{2}(?:[T ][0-9:.+\-Z]*)?$/.test(value.trim()));
+}
+
 /** Whether `draft` marks the note a draft, as the daemon reads it (retrieval/vault.py `_draft`):
  * true for a yes (`true`, a number other than 0, `yes`, `oui`…), false for a no (`false`, `0`,
  * `non`…) or a blank one, null for anything else, which keeps the note private too. */
@@ -81,7 +87,9 @@ function shownValue(value: unknown): string {
 
 /** Why visitors cannot see the note, or null when they can (or it is up to the daemon). */
 export function privateReason(frontmatter: Record<string, unknown> | undefined, defaultPublic?: boolean): string | null {
-	const publish = fieldsNamed(frontmatter, "publish", "published").find(([, value]) => publishSaysNo(value));
+	const publish = fieldsNamed(frontmatter, "publish", "published").find(
+		([key, value]) => publishSaysNo(value) && !(key.trim().toLowerCase() === "published" && isDate(value)),
+	);
 	if (publish) return NOTE_TEST.publishNo(publish[0], shownValue(publish[1]));
 	const draft = fieldsNamed(frontmatter, "draft").find(([, value]) => draftSays(value) !== false);
 	if (draft) {

@@ -1580,3 +1580,17 @@ def test_a_path_of_fragments_that_ends_no_link_is_read_once():
         ("cours/Recette.md", "la recette"),
         ("cours/c.md", "b"),
     ]
+
+
+def test_a_date_in_published_publishes_the_note(note_writer):
+    """Some themes name a post's date `published` (Astro's Fuwari: `published: 2024-05-01`):
+    read as Jekyll's `published: false`, every such note of a vault served public by default
+    went private, each with a warning. A date is the day it came out; a no still withholds it."""
+    note_writer("date.md", "published: 2024-05-01", "Un billet.")
+    note_writer("heure.md", "published: 2024-05-01T10:30:00", "Un autre billet.")
+    note_writer("texte.md", 'published: "2024-05-01"', "Un troisième.")
+    note_writer("non.md", "published: false", "Un brouillon.")
+    note_writer("publish-date.md", "publish: 2024-05-01", "Obsidian Publish lit un oui ou un non.")
+    vault = load_vault(note_writer.root, VaultOptions(default_public=True))
+    assert {p for p, n in vault.notes.items() if n.public} == {"date.md", "heure.md", "texte.md"}
+    assert {w.path for w in vault.warnings} == {"publish-date.md"}

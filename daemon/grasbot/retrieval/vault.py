@@ -548,7 +548,11 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
         written = _as_written(header, next(key for key in meta if isinstance(key, str) and key.strip().lower() == "visibility"), given[0])
         warnings.append(f"`{written}` n'est ni `public` ni `private` : la note reste privée")
     public = default_public if said is None else said == "public"
-    withheld = [(key, value) for key, value in meta.items() if isinstance(key, str) and key.strip().lower() in _PUBLISH_KEYS and _says_no(value)]
+    withheld = [
+        (key, value)
+        for key, value in meta.items()
+        if isinstance(key, str) and key.strip().lower() in _PUBLISH_KEYS and _says_no(value) and not (key.strip().lower() == "published" and _is_date(value))
+    ]
     if public and withheld:
         key, value = withheld[0]
         if key not in _PUBLISH_KEYS or value is not False:  # `Publish: false`, `publish: "false"`, `published: 0`
@@ -572,6 +576,16 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
 # Obsidian Publish's `publish` and Jekyll's `published`: a note whose frontmatter says no to
 # either is left off the site it is published with, so it must not be served here either
 _PUBLISH_KEYS = ("publish", "published")
+
+
+# A date, as a YAML date or as text (`2024-05-01`, `2024-05-01T10:00`): what `published` holds in
+# the themes that name the post's date so (Astro's Fuwari…), where Jekyll's is a yes or a no
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.+\-Z]*)?")
+
+
+def _is_date(value: Any) -> bool:
+    """Whether `published` holds a date: the day a post came out, which publishes it."""
+    return isinstance(value, date) or (isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()) is not None)
 
 
 def _says_no(value: Any) -> bool:
