@@ -1235,30 +1235,6 @@ def test_a_draft_is_private_whatever_its_visibility(note_writer):
     assert {w.path for w in private_default.warnings} == {"vrai-public.md", "majuscule.md", "deux-casses.md"}  # the others are private anyway
 
 
-def test_a_draft_in_a_frontmatter_out_of_place_keeps_a_note_private(note_writer):
-    """With the default public, a frontmatter behind a blank line that says `draft: true` (in
-    YAML, or in broken YAML) keeps its note private, as one that says `visibility: private`."""
-    vault = _served_public(
-        note_writer.root,
-        {
-            "blanc.md": "\n---\ndraft: true\n---\nMon brouillon secret.",
-            "casse.md": " ---\nDraft: oui\n---\nMon brouillon secret.",
-            "tab.md": "\n---\ndraft: true\n\ttags: x\n---\nMon brouillon secret.",
-            "faux.md": "\n---\ndraft: false\n---\nUn texte.",
-        },
-    )
-    assert {p for p, n in vault.notes.items() if n.public} == {"faux.md"}
-    said = {w.path: w.message for w in vault.warnings}
-    assert said["blanc.md"] == (
-        "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez les lignes vides)"
-    )
-    assert said["casse.md"] == (
-        "des espaces ou des caractères invisibles avant le --- d'ouverture : "
-        "ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez-les)"
-    )
-    assert "disent qui peut lire la note, ce qui la garde privée" in said["tab.md"]
-
-
 def test_jekyll_published_false_keeps_a_note_private_as_publish_false_does(note_writer):
     """Jekyll leaves a page whose frontmatter says `published: false` unpublished: with the
     default public (or `visibility: public`), such a note was served to visitors. It is read as
@@ -1300,19 +1276,21 @@ def test_jekyll_published_false_keeps_a_note_private_as_publish_false_does(note_
     assert {w.path for w in private_default.warnings} == {"faux-public.md", "majuscule.md", "deux-casses.md"}  # the others are private anyway
 
 
-def test_published_false_in_a_frontmatter_out_of_place_keeps_a_note_private(note_writer):
-    """With the default public, a frontmatter behind a blank line that says `published: false`
-    (in YAML, or in broken YAML) keeps its note private, as one that says `publish: false`."""
+@pytest.mark.parametrize(("key", "withheld", "withheld_too", "served"), [("draft", "true", "oui", "false"), ("published", "false", "no", "true")])
+def test_a_draft_or_published_false_in_a_frontmatter_out_of_place_keeps_a_note_private(note_writer, key, withheld, withheld_too, served):
+    """With the default public, a frontmatter behind a blank line that says `draft: true` or
+    Jekyll's `published: false` (in YAML, or in broken YAML) keeps its note private, as one
+    that says `visibility: private`; the value that publishes leaves it public."""
     vault = _served_public(
         note_writer.root,
         {
-            "blanc.md": "\n---\npublished: false\n---\nMon texte secret.",
-            "casse.md": " ---\nPublished: no\n---\nMon texte secret.",
-            "tab.md": "\n---\npublished: false\n\ttags: x\n---\nMon texte secret.",
-            "vrai.md": "\n---\npublished: true\n---\nUn texte.",
+            "blanc.md": f"\n---\n{key}: {withheld}\n---\nMon texte secret.",
+            "casse.md": f" ---\n{key.capitalize()}: {withheld_too}\n---\nMon texte secret.",
+            "tab.md": f"\n---\n{key}: {withheld}\n\ttags: x\n---\nMon texte secret.",
+            "servi.md": f"\n---\n{key}: {served}\n---\nUn texte.",
         },
     )
-    assert {p for p, n in vault.notes.items() if n.public} == {"vrai.md"}
+    assert {p for p, n in vault.notes.items() if n.public} == {"servi.md"}
     said = {w.path: w.message for w in vault.warnings}
     assert said["blanc.md"] == (
         "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez les lignes vides)"
@@ -1322,12 +1300,9 @@ def test_published_false_in_a_frontmatter_out_of_place_keeps_a_note_private(note
         "ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez-les)"
     )
     assert "disent qui peut lire la note, ce qui la garde privée" in said["tab.md"]
-    assert said["vrai.md"] == (
+    assert said["servi.md"] == (
         "des lignes vides avant le --- d'ouverture : ses champs sont lus comme du texte, pas comme des propriétés (supprimez les lignes vides)"
     )
-
-
-# ---------------------------------------------------------------- reload
 
 
 def test_incremental_reload_reuses_unchanged_notes(note_writer):
