@@ -444,11 +444,10 @@ def _normalized(window: str, rendered: bool = False) -> tuple[str, list[int] | N
 
 def _shown(key: str) -> str:
     """`_normalized(key, rendered=True)`'s text, at once for a key that holds nothing it reads
-    (nothing rendering hides, no `_`, no `%`, no `&`) and whose folding keeps its length."""
+    (nothing rendering hides, no `_`, no `%`, no `&`): its fold, one character for one."""
     if "_" in key or "%" in key or "&" in key or _HIDDEN_BY_RENDERING.search(key) is not None:
         return _normalized(key, rendered=True)[0]
-    folded = _folded(key)
-    return folded if len(folded) == len(key) else _normalized(key, rendered=True)[0]
+    return _folded(key)
 
 
 def _unseen(text: str) -> list[tuple[int, int, None]]:
