@@ -576,6 +576,8 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
 # Obsidian Publish's `publish` and Jekyll's `published`: a note whose frontmatter says no to
 # either is left off the site it is published with, so it must not be served here either
 _PUBLISH_KEYS = ("publish", "published")
+# The keys that say who may read a note, each `_is_public`'s in any case of it
+_READER_KEYS = ("visibility", *_PUBLISH_KEYS, "draft")
 
 
 # A date, as a YAML date or as text (`2024-05-01`, `2024-05-01T10:00`): what `published` holds in
@@ -619,7 +621,7 @@ def _draft(value: Any) -> bool | None:
 
 
 # Blank lines, then what reads as a frontmatter: Obsidian reads no properties there
-_FIELDS = {"visibility", *_PUBLISH_KEYS, "draft", "priority", *TEXT_FIELDS}
+_FIELDS = {*_READER_KEYS, "priority", *TEXT_FIELDS}
 
 
 def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
@@ -637,7 +639,7 @@ def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
         written.setdefault(low, []).append(key)
         fields.setdefault(low, value)
     for low, keys in written.items():
-        if len(keys) > 1 and low in _FIELDS | {"url"} and low not in ("visibility", *_PUBLISH_KEYS, "draft"):
+        if len(keys) > 1 and low in _FIELDS | {"url"} and low not in _READER_KEYS:
             shown = " et ".join(f"`{k}`" for k in keys)
             warnings.append(f"{shown} sont une seule propriété pour Obsidian, qui lit la première, `{keys[0]}` : n'en gardez qu'une")
     return fields
@@ -653,7 +655,7 @@ _LATE_FRONTMATTER = re.compile(r"\A(?P<before>[\s\u200b-\u200d\u2060\ufeff]+)---
 def _says_who_reads(key: Any) -> bool:
     """Whether a frontmatter's key says who may read the note, in any case: `visibility`,
     `publish`, `published`, `draft`, or a key nearly `visibility` (`visibilité`), which keeps it private."""
-    return isinstance(key, str) and (key.strip().lower() in ("visibility", *_PUBLISH_KEYS, "draft") or _nearly_visibility(key))
+    return isinstance(key, str) and (key.strip().lower() in _READER_KEYS or _nearly_visibility(key))
 
 
 def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: list[str]) -> bool:
@@ -944,6 +946,11 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
 # ---------------------------------------------------------------- links between notes
 
 
+def _shortest_first(path: str) -> tuple[int, int, str]:
+    """When two files share a name, Obsidian's link finds the one with the shortest path."""
+    return path.count("/"), len(path), path
+
+
 def _link_key(text: str) -> str:
     """A path, name or label as links are matched: case ignored, and composed (NFC), so that a
     link typed « Éléphant » finds a file a Mac named with « E » and its accent apart (NFD)."""
@@ -965,14 +972,26 @@ class LinkResolver:
         self._by_name: dict[str, str] = {}
         self._by_slug: dict[str, str] = {}
         self._by_label: dict[str, str] = {}
-        for note in sorted(notes, key=lambda n: (n.path.count("/"), len(n.path), n.path)):
-            lower = _link_key(note.path)
-            self._by_path[lower] = note.path
-            self._by_path[lower[:-3]] = note.path
-            self._by_name.setdefault(_link_key(note.name), note.path)
+        for note in sorted(notes, key=lambda n: _shortest_first(n.path)):
+            self._add_path(note.path, note.name)
             self._by_slug.setdefault(note.slug, note.path)
             for label in (note.title, *note.aliases):
                 self._by_label.setdefault(_link_key(label.strip()), note.path)
+
+    @classmethod
+    def by_path_alone(cls, paths: Iterable[str]) -> LinkResolver:
+        """Finds the notes at `paths` by their path or file name only, as Obsidian finds a note
+        whose front matter it has not read: those --exclude left out (`_dangling`)."""
+        resolver = cls(())
+        for path in sorted(paths, key=_shortest_first):
+            resolver._add_path(path, PurePosixPath(path).stem)
+        return resolver
+
+    def _add_path(self, path: str, name: str) -> None:
+        lower = _link_key(path)
+        self._by_path[lower] = path
+        self._by_path[lower[:-3]] = path
+        self._by_name.setdefault(_link_key(name), path)
 
     @staticmethod
     def reads(note: Note) -> tuple:
@@ -1034,29 +1053,15 @@ def _dangling_issue(path: str, target: str) -> Issue:
     return Issue(path, f"le lien [[{target}]] ne mène à aucune note")
 
 
-class _LeftOut:
-    """The notes --exclude left out (`Vault.excluded`), as a link finds one: by its vault path,
-    with or without `.md`, or by its file name, as Obsidian does (`LinkResolver`'s first two
-    ways; their front matter, which would give a slug, title or aliases, is never read)."""
-
-    def __init__(self, paths: Iterable[str]):
-        self._paths = {_link_key(p)[:-3] for p in paths}
-        self._names = {p.rsplit("/", 1)[-1] for p in self._paths}
-
-    def finds(self, target: str) -> bool:
-        key = _link_key(target.strip()).lstrip("/").removesuffix(".md")
-        return key in self._paths or key.rsplit("/", 1)[-1] in self._names
-
-
 def _dangling(vault: Vault) -> Iterator[Issue]:
     """The warnings of `vault.broken_links`: a link to a note of a folder --exclude left out is
     none (the author chose to leave it out), though no loaded note holds it. Worked out from
     `vault.excluded` at each load, so a reload, and a start from the index cache, which keep
     `broken_links`, follow a note added to or removed from such a folder."""
-    left_out = _LeftOut(vault.excluded) if vault.excluded and vault.broken_links else None
+    left_out = LinkResolver.by_path_alone(vault.excluded) if vault.excluded and vault.broken_links else None
     for path, found in vault.broken_links.items():
         if left_out is not None:
-            chosen = {_dangling_issue(path, link.target) for link in vault.notes[path].links if left_out.finds(link.target)}
+            chosen = {_dangling_issue(path, link.target) for link in vault.notes[path].links if left_out.resolve(link.target) is not None}
             found = tuple(issue for issue in found if issue not in chosen)
         yield from found
 
