@@ -85,7 +85,10 @@ _UNDERSCORES = re.compile(r"_+")
 # (`_NEAR_EMPHASIS`: most notes hold a `*` or a `_`, and reading each `/` of them again doubled
 # the time a 6 MB vault took); the invisible characters and escapes are rare.
 _ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~]")  # a backslash and the punctuation it shows as written
-_SHOWN_APART = re.compile(rf"[{_INVISIBLE}]|{_ENCODED_INVISIBLE}|{_ESCAPE.pattern}|{_REFERENCE.pattern}|==|~~|{_TAG}")
+# Two words a run of white space parts on one line (`prive/Rachat  Acme`, `Rachat \u00a0Acme`):
+# a page shows one space, and the rendered reading reads one, in a path without `.md` too
+_SPACED_WORDS = r"(?<=\w)[^\S\n]{2,}(?=\w)"
+_SHOWN_APART = re.compile(rf"[{_INVISIBLE}]|{_ENCODED_INVISIBLE}|{_ESCAPE.pattern}|{_REFERENCE.pattern}|==|~~|{_TAG}|{_SPACED_WORDS}")
 # A separator an emphasis's `*` or `_` is near: in the name after it, on its line
 # (`prive/*plan*`, `prive/pl*an*`, `prive/_plan_`, `prive/Plan *secret*`), or in the folders
 # before it, with no space between (`*prive*/plan`). One scan for one of the four characters,
@@ -210,6 +213,7 @@ class _Reading:
         for name in self._names:
             heads.setdefault(_head(name), set()).add(len(name))
         self._heads = {head: sorted(lengths, reverse=True) for head, lengths in heads.items()}  # a name's first word: its lengths
+        self._spaced = any(" " in name for name in self._names)  # a name a run of white space may part (`_SPACED_WORDS`)
         self._name_span = max(map(len, self._names), default=0) + 2  # and what follows: does the name go on?
         self._reach = max(map(len, keys), default=0) + 2  # how far before its end a path may hold what rendering hides
 
@@ -255,6 +259,7 @@ class _Reading:
             _INVISIBLE_CHAR.search(text) is None
             and ("\\" not in text or _ESCAPE.search(text) is None)
             and not ("%" in text or "&" in text or "<" in text or "==" in text or "~~" in text)
+            and not (self._spaced and ("  " in text or "\t" in text or not text.isascii()))
         ) or _SHOWN_APART.search(text) is None:
             return  # the usual note: one alternation scanned it three times slower than these
         end = 0

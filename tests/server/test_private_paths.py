@@ -1,0 +1,51 @@
+"""A private note's name, where a public note holds it in a way earlier tests did not try: a
+path typed with two spaces and without `.md`. What a visitor receives (search, answer, /ask, its stream, the prompt the
+stand-in Ollama records) never holds the private note's name."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from support.bots import sse_events, write_note
+
+SECRET = ("rachat", "acme", "zorglub")
+
+
+def leaks(value) -> list[str]:
+    text = (value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)).lower()
+    return [word for word in SECRET if word in text]
+
+
+async def visitor_sees(client, standin_ollama, q: str) -> list[tuple[str, object]]:
+    """Everything a visitor gets for `q`, with where it came from."""
+    got: list[tuple[str, object]] = []
+    for method in ("search", "answer"):
+        resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": method, "id": 1, "params": {"q": q}})
+        got.append((method, await resp.json()))
+    got.append(("/ask", await (await client.get("/ask", params={"q": q})).text()))
+    got += [(f"stream {name}", data) async for name, data in sse_events(await client.get("/ask/stream", params={"q": q}))]
+    for body in standin_ollama.requests:
+        got += [(f"prompt {m['role']}", m["content"].removesuffix(f"Question : {q}")) for m in body["messages"]]
+    return got
+
+
+@pytest.mark.parametrize("typed", ["prive/Rachat  Acme", "prive/Rachat  Acme.md", "prive/Rachat \u00a0Acme"])
+async def test_a_private_path_typed_with_two_spaces_and_without_md_is_masked(start_daemon, standin_ollama, tmp_path, typed):
+    """`prive/Rachat  Acme` (two spaces, no `.md`), as a page shows `prive/Rachat Acme`, typed in
+    a public note: masked in the sources, the passages, the prompt, and no search by its words
+    finds the note."""
+    vault = tmp_path / "vault"
+    write_note(vault, "prive/Rachat Acme.md", "title: Rachat\nvisibility: private", "Le prix du rachat d'Acme.\n")
+    body = f"Les abeilles butinent la lavande, voir {typed} pour le reste.\n"
+    write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
+    standin_ollama.script("Les abeilles [rucher].")
+    client = await start_daemon(vault, standin_ollama.url, rate_per_minute=100_000, rate_burst=100_000)
+    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
+    assert "Les abeilles butinent la lavande, voir" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+    for q in ("rachat acme", "Acme"):
+        resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 1, "params": {"q": q}})
+        answer = await resp.json()
+        assert answer["result"]["results"] == [], answer
