@@ -1,5 +1,6 @@
 """A private note's name, where a public note holds it in a way earlier tests did not try: a
-path typed with two spaces and without `.md`. What a visitor receives (search, answer, /ask, its stream, the prompt the
+path that straddles two passage windows of a long paragraph, and a path typed with two
+spaces and without `.md`. What a visitor receives (search, answer, /ask, its stream, the prompt the
 stand-in Ollama records) never holds the private note's name."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ import json
 
 import pytest
 
+from grasbot.retrieval.sections import WINDOW, cut_note
 from support.bots import sse_events, write_note
 
 SECRET = ("rachat", "acme", "zorglub")
@@ -29,6 +31,39 @@ async def visitor_sees(client, standin_ollama, q: str) -> list[tuple[str, object
     for body in standin_ollama.requests:
         got += [(f"prompt {m['role']}", m["content"].removesuffix(f"Question : {q}")) for m in body["messages"]]
     return got
+
+
+WORDS = "les abeilles butinent la lavande du jardin partagé "
+
+
+def straddling(path: str) -> str:
+    """A long public note whose first paragraph, longer than a passage window, types `path` so
+    that the window's cut falls at the space inside it (`sections._split_plain` cuts at a space)."""
+    first, second = path.rsplit(" ", 1)
+    head = (WORDS * 40)[: WINDOW - 60]
+    head = head[: head.rfind(" ") + 1]
+    head += "y" * (WINDOW - 4 - len(head) - len(first)) + " "
+    paragraph = f"{head}{first} {second},suite {WORDS * 20}"
+    return "# Le rucher\n\n" + paragraph + "\n\n" + "\n\n".join(f"## Saison {i}\n\n{WORDS * 12}" for i in range(20)) + "\n"
+
+
+async def test_a_private_path_that_straddles_two_passage_windows_is_masked_in_both(start_daemon, standin_ollama, tmp_path):
+    """`prive/Rachat Acme.md` typed in a paragraph longer than a window, the cut at its space:
+    the first passage ends with « prive/Rachat », the second starts with « Acme.md »; neither
+    half may reach a visitor, in the passages of search and answer or in the prompt."""
+    vault = tmp_path / "vault"
+    write_note(vault, "prive/Rachat Acme.md", "title: Rachat\nvisibility: private", "Le prix du rachat d'Acme.\n")
+    body = straddling("prive/Rachat Acme.md")
+    write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
+    cuts = cut_note(body)[1]
+    assert body[cuts[0][0] : cuts[0][1]].endswith(" prive/Rachat") and body[cuts[1][0] : cuts[1][1]].startswith("Acme.md,")  # the guard
+    standin_ollama.script("Les abeilles [rucher].")
+    client = await start_daemon(vault, standin_ollama.url, rate_per_minute=100_000, rate_burst=100_000)
+    q = "Que butinent les abeilles du jardin partagé ?"
+    got = await visitor_sees(client, standin_ollama, q)
+    prompt = standin_ollama.requests[0]["messages"][-1]["content"]
+    assert "### [rucher] Le rucher\nles abeilles butinent" in prompt  # the guard: the paragraph was sent
+    assert [(where, leaks(value)) for where, value in got if leaks(value)] == []
 
 
 @pytest.mark.parametrize("typed", ["prive/Rachat  Acme", "prive/Rachat  Acme.md", "prive/Rachat \u00a0Acme"])

@@ -251,7 +251,11 @@ def _passages_of(index: Index, path: str, url: str | None, picked: Mapping[int, 
     for number in sorted(picked, key=lambda n: cuts[n][0]):
         start, end, heading = cuts[number]
         score, room = picked[number]
-        start, end = (0, len(note.body)) if whole else _around_links(note.body, max(start, done), end)
+        if not whole:
+            start, end = _around_links(note.body, *index.uncut(path, max(start, done), end))  # no half of a link nor of a hidden path
+            start = max(start, done)
+        else:
+            start, end = 0, len(note.body)
         text = index.readable_text(note.body[start:end], path, _code_in_cut(index, path, start, end)).strip()
         if not text:
             continue

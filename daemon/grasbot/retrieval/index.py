@@ -409,6 +409,12 @@ class Index:
         a note outside the audience, typed anywhere (`mentions`), which no link syntax reads."""
         return self._mentions().masked(rewrite_links(text, self.may_read, rel, code_in(text) if code is None else code))
 
+    def uncut(self, path: str, start: int, end: int) -> tuple[int, int]:
+        """A piece `start:end` of the note at `path`'s body, widened so that no typed path this
+        audience may not read crosses its ends (`Mentions.around`): `readable_text` masks a
+        piece alone, and half a path is no path it knows."""
+        return self._mentions().around(self.notes[path].body, start, end)
+
     def _mentions(self) -> Mentions:
         """What masks the typed paths of the vault's notes outside this audience, and of the notes
         --exclude left out or that could not be loaded (`excluded`): none for the owner."""

@@ -153,6 +153,7 @@ class Mentions:
                 typed.update(unicodedata.normalize(form, spaced) for form in ("NFC", "NFD") for spaced in {shown, _SPACE_RUN.sub(" ", shown)})
         self._keys = frozenset(map(_folded, typed))
         self._typed = typed
+        self._span = 3 * max(map(len, self._keys), default=0) + 16  # how far a typed path may reach (`around`): percent-encoded thrice
         # the two readings' tables, made by the first text masked (`_readings`): a start whose
         # notes are masked as the index cache kept them reads none (20 ms at 10,000 notes)
         self._read_as: tuple[_Reading, _Reading] | None = None
@@ -187,6 +188,31 @@ class Mentions:
             text = written.typed_md_masked(unreadable_links_dropped(text, self._hides))
         text = rendered.typed_md_masked(text)  # before a part of it, without `.md`, goes
         return rendered.bare_masked(written.bare_masked(text))
+
+    def around(self, text: str, start: int, end: int) -> tuple[int, int]:
+        """`text[start:end]`, a piece of a longer text, widened so that no typed path `masked`
+        removes crosses its ends: a passage cut at the space of `prive/Rachat Acme.md` ended
+        with « prive/Rachat » and the next began with « Acme.md », each masked alone, so both
+        halves of the name reached the reader. An end is moved only when masking the text
+        around it whole differs from masking its two sides apart, by as much as a path may
+        span (percent-encoded thrice), a few times at most."""
+        if not self._keys:
+            return start, end
+        reach = self._span
+        for _ in range(4):
+            if start <= 0 or not self._crosses(text, start, reach):
+                break
+            start = max(0, start - reach)
+        for _ in range(4):
+            if end >= len(text) or not self._crosses(text, end, reach):
+                break
+            end = min(len(text), end + reach)
+        return start, end
+
+    def _crosses(self, text: str, at: int, reach: int) -> bool:
+        """Whether a typed path `masked` removes crosses `at` (`around`)."""
+        low, high = max(0, at - reach), min(len(text), at + reach)
+        return self.masked(text[low:at]) + self.masked(text[at:high]) != self.masked(text[low:high])
 
     def _hides(self, target: str) -> bool:
         """Whether a link's target is a hidden note: one loaded, or one --exclude left out, by its

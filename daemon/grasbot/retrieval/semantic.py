@@ -841,7 +841,8 @@ def note_texts(note: Note, boilerplate: Boilerplate = EMPTY, hidden: Mentions | 
     texts = [head]
     for cut in sections[1]:
         path = " › ".join(indexable_text(h, note.path, hidden) for h in heading_path(sections, cut))
-        text = indexable_text(note.body[cut[0] : cut[1]], note.path, hidden)[:HEAD_CHARS]
+        start, end = hidden.around(note.body, cut[0], cut[1]) if hidden is not None else cut[:2]  # no half of a hidden path
+        text = indexable_text(note.body[start:end], note.path, hidden)[:HEAD_CHARS]
         texts.append(f"{title} › {path}\n{text}" if path else f"{title}\n{text}")
     return tuple(texts)
 
