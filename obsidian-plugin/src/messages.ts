@@ -173,6 +173,15 @@ export const ANSWER = {
 
 // ------------------------------------------------------------------ note test
 
+/** Whose field each publish key is (noteTest.ts `PUBLISH_KEYS`). */
+const PUBLISH_TOOL: Record<string, string> = { publish: "d'Obsidian Publish", published: "de Jekyll", "dg-publish": "du plugin Digital Garden" };
+/** What a yes in each hiding key means (noteTest.ts `HIDING_KEYS`). */
+const HIDING_WHAT: Record<string, string> = {
+	draft: "un brouillon, que Quartz ou Hugo ne publient pas",
+	private: "une note privée, que les sites qui lisent ce champ ne publient pas",
+	hidden: "une note cachée, que Hexo (hexo-hide-posts) retire de ses listes, de sa recherche et de ses flux",
+};
+
 export const NOTE_TEST = {
 	private: "Invisible aux visiteurs : cette note est privée.",
 	noQuestions: "Cette note n'a pas de questions `answers` à tester.",
@@ -184,9 +193,9 @@ export const NOTE_TEST = {
 	absentBehind: (slug: string, best: string) => `Absente des résultats ; en tête : ${slug} (score ${best})`,
 	absent: "Absente : aucune note ne répond à cette question",
 	publishNo: (key: string, shown: string) =>
-		`Les propriétés de la note disent \`${key}: ${shown}\` (le champ ${key.trim().toLowerCase() === "published" ? "de Jekyll" : "d'Obsidian Publish"}) : seul un oui publie une note, elle reste donc privée quelle que soit sa \`visibility\`.`,
+		`Les propriétés de la note disent \`${key}: ${shown}\` (le champ ${PUBLISH_TOOL[key.trim().toLowerCase()] ?? "d'Obsidian Publish"}) : seul un oui publie une note, elle reste donc privée quelle que soit sa \`visibility\`.`,
 	draftYes: (key: string, shown: string) =>
-		`Les propriétés de la note disent \`${key}: ${shown}\` : un brouillon, que Quartz ou Hugo ne publient pas ; elle reste donc privée quelle que soit sa \`visibility\`.`,
+		`Les propriétés de la note disent \`${key}: ${shown}\` : ${HIDING_WHAT[key.trim().toLowerCase()] ?? HIDING_WHAT.draft} ; elle reste donc privée quelle que soit sa \`visibility\`.`,
 	draftUnclear: (key: string, shown: string) =>
 		`Les propriétés de la note disent \`${key}: ${shown}\`, ni un oui ni un non (\`true\` ou \`false\`) : dans le doute, elle reste privée quelle que soit sa \`visibility\`.`,
 	noVisibilityPrivate:

@@ -85,13 +85,18 @@ function shownValue(value: unknown): string {
 	return typeof value === "string" ? value : JSON.stringify(value);
 }
 
+/** The keys whose no keeps a note private (retrieval/vault.py `_PUBLISH_KEYS`): Obsidian Publish's, Jekyll's, Digital Garden's. */
+export const PUBLISH_KEYS = ["publish", "published", "dg-publish"] as const;
+/** The keys whose yes keeps a note private, read as `draft` (retrieval/vault.py `_HIDING_KEYS`). */
+export const HIDING_KEYS = ["draft", "private", "hidden"] as const;
+
 /** Why visitors cannot see the note, or null when they can (or it is up to the daemon). */
 export function privateReason(frontmatter: Record<string, unknown> | undefined, defaultPublic?: boolean): string | null {
-	const publish = fieldsNamed(frontmatter, "publish", "published").find(
+	const publish = fieldsNamed(frontmatter, ...PUBLISH_KEYS).find(
 		([key, value]) => publishSaysNo(value) && !(key.trim().toLowerCase() === "published" && isDate(value)),
 	);
 	if (publish) return NOTE_TEST.publishNo(publish[0], shownValue(publish[1]));
-	const draft = fieldsNamed(frontmatter, "draft").find(([, value]) => draftSays(value) !== false);
+	const draft = fieldsNamed(frontmatter, ...HIDING_KEYS).find(([, value]) => draftSays(value) !== false);
 	if (draft) {
 		const [key, value] = draft;
 		return draftSays(value) ? NOTE_TEST.draftYes(key, shownValue(value)) : NOTE_TEST.draftUnclear(key, shownValue(value));

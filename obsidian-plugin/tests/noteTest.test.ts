@@ -155,6 +155,23 @@ describe("frontmatter reading", () => {
 		expect(privateReason({ visibility: "public", Publish: false })).toContain("`Publish: false`");
 	});
 
+	it("says in French why `private`, Hexo's `hidden` and Digital Garden's `dg-publish` keep a note private, as the daemon reads them", () => {
+		expect(privateReason({ private: true }, true)).toBe(
+			"Les propriétés de la note disent `private: true` : une note privée, que les sites qui lisent ce champ ne publient pas ; elle reste donc privée quelle que soit sa `visibility`.",
+		);
+		expect(privateReason({ visibility: "public", Hidden: "oui" })).toBe(
+			"Les propriétés de la note disent `Hidden: oui` : une note cachée, que Hexo (hexo-hide-posts) retire de ses listes, de sa recherche et de ses flux ; elle reste donc privée quelle que soit sa `visibility`.",
+		);
+		expect(privateReason({ private: "peut-être" }, true)).toContain("ni un oui ni un non");
+		expect(privateReason({ "dg-publish": false }, true)).toBe(
+			"Les propriétés de la note disent `dg-publish: false` (le champ du plugin Digital Garden) : seul un oui publie une note, elle reste donc privée quelle que soit sa `visibility`.",
+		);
+		for (const no of [false, "non", 0, "", null]) {
+			expect(privateReason({ visibility: "public", private: no, hidden: no })).toBeNull();
+		}
+		expect(privateReason({ visibility: "public", "dg-publish": true })).toBeNull();
+	});
+
 	it("runs the shared visibility cases (shared-protocol/cases/visibility.json) as the daemon does", () => {
 		for (const { frontmatter, default_public, public: isPublic, private_by } of VISIBILITY_CASES) {
 			const reason = privateReason(frontmatter, default_public);

@@ -1235,6 +1235,47 @@ def test_a_draft_is_private_whatever_its_visibility(note_writer):
     assert {w.path for w in private_default.warnings} == {"vrai-public.md", "majuscule.md", "deux-casses.md"}  # the others are private anyway
 
 
+def test_private_hidden_and_dg_publish_keep_a_note_private_as_draft_and_publish_do(note_writer):
+    """`private: true` (the sites that filter on it), Hexo's `hidden: true` (hexo-hide-posts)
+    and the Digital Garden plugin's `dg-publish: false`: with the default public, such a note
+    was served to visitors. `private` and `hidden` are read as `draft` is (a yes keeps the note
+    private, a no or a blank does not, anything else does), `dg-publish` as `publish` is (any
+    value but a yes or a blank keeps it private), each said in French."""
+    root = note_writer.root
+    fields = {
+        "prive.md": "private: true",
+        "prive-public.md": "visibility: public\nprivate: true",
+        "prive-oui.md": "private: oui",
+        "prive-majuscule.md": "Private: yes",
+        "prive-doute.md": "private: peut-être",
+        "prive-non.md": "private: false",
+        "prive-vide.md": "private:",
+        "cache.md": "hidden: true",
+        "cache-un.md": "hidden: 1",
+        "cache-liste.md": "hidden: [true]",
+        "cache-non.md": "hidden: non",
+        "jardin.md": "dg-publish: false",
+        "jardin-public.md": "visibility: public\ndg-publish: false",
+        "jardin-non.md": "dg-publish: non",
+        "jardin-oui.md": "dg-publish: true",
+        "jardin-vide.md": "dg-publish:",
+    }
+    for name, field in fields.items():
+        (root / name).write_text(f"---\n{field}\n---\nMa note.\n", encoding="utf-8")
+    vault = load_vault(root, VaultOptions(default_public=True))
+    assert {p for p, n in vault.notes.items() if n.public} == {"prive-non.md", "prive-vide.md", "cache-non.md", "jardin-oui.md", "jardin-vide.md"}
+    assert {w.path: w.message for w in vault.warnings} == {
+        "prive-public.md": "`private: true` garde la note privée, quelle que soit sa `visibility`",
+        "prive-oui.md": "`private: oui` est lu comme `private: true` : la note reste privée",
+        "prive-majuscule.md": "`Private: yes` est lu comme `private: true` : la note reste privée",
+        "prive-doute.md": "`private: peut-être` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée",
+        "cache-un.md": "`hidden: 1` est lu comme `hidden: true` : la note reste privée",
+        "cache-liste.md": "`hidden: [true]` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée",
+        "jardin-public.md": "`dg-publish: false` garde la note privée, quelle que soit sa `visibility`",
+        "jardin-non.md": "`dg-publish: non` est lu comme `dg-publish: false` : la note reste privée",
+    }
+
+
 def test_jekyll_published_false_keeps_a_note_private_as_publish_false_does(note_writer):
     """Jekyll leaves a page whose frontmatter says `published: false` unpublished: with the
     default public (or `visibility: public`), such a note was served to visitors. It is read as

@@ -1,7 +1,9 @@
 """A private note's name, where a public note holds it in a way earlier tests did not try: a
-path that straddles two passage windows of a long paragraph, and a path typed with two
-spaces and without `.md`. What a visitor receives (search, answer, /ask, its stream, the prompt the
-stand-in Ollama records) never holds the private note's name."""
+path that straddles two passage windows of a long paragraph, a path typed with two spaces
+and without `.md`; and a note another tool's frontmatter hides (`private: true`, Hexo's
+`hidden: true`, Digital Garden's `dg-publish: false`) under `--default-visibility public`.
+What a visitor receives (search, answer, /ask, its stream, the prompt the stand-in Ollama
+records) never holds the private note's name."""
 
 from __future__ import annotations
 
@@ -84,3 +86,20 @@ async def test_a_private_path_typed_with_two_spaces_and_without_md_is_masked(sta
         resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 1, "params": {"q": q}})
         answer = await resp.json()
         assert answer["result"]["results"] == [], answer
+
+
+@pytest.mark.parametrize("field", ["private: true", "Private: oui", "hidden: true", "hidden: peut-être", "dg-publish: false", "DG-Publish: non"])
+async def test_a_note_another_tool_hides_never_reaches_a_visitor_by_default_public(start_daemon, standin_ollama, tmp_path, field):
+    """With `--default-visibility public`, a note whose frontmatter hides it from the tools
+    that publish it (`private: true`, Hexo's `hidden: true`, Digital Garden's `dg-publish:
+    false`) was served: its words found it, its text reached the prompt."""
+    vault = tmp_path / "vault"
+    write_note(vault, "notes/Zorglub.md", f"title: Le projet Zorglub\n{field}", "Le rachat d'Acme par Zorglub, au jardin partagé.\n")
+    write_note(vault, "notes/rucher.md", "title: Le rucher\nslug: rucher", "Les abeilles du jardin partagé butinent la lavande.\n")
+    standin_ollama.script("Le jardin [rucher].")
+    client = await start_daemon(vault, standin_ollama.url, default_visibility="public", rate_per_minute=100_000, rate_burst=100_000)
+    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles du jardin partagé ?")
+    assert "Les abeilles du jardin partagé" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+    resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 1, "params": {"q": "Zorglub rachat Acme"}})
+    assert (await resp.json())["result"]["results"] == []

@@ -532,9 +532,10 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     """Whether visitors may read the note. Every doubt keeps it private, with a warning: a
     `visibility` written twice (YAML keeps the last one), or in another case (`Visibility:`,
     which a plain lookup misses and the default would then make public), anything but
-    `public`, Obsidian Publish's `publish: false` or Jekyll's `published: false`, which an
-    author may count on to keep a note off every public site, or a static site's `draft: true`,
-    which keeps it off theirs."""
+    `public`, Obsidian Publish's `publish: false`, Jekyll's `published: false` or Digital
+    Garden's `dg-publish: false` (`_PUBLISH_KEYS`), which an author may count on to keep a note
+    off every public site, or a static site's `draft: true`, `private: true` or `hidden: true`
+    (`_HIDING_KEYS`), which keeps it off theirs."""
     given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
     if len(given) > 1 or len(_VISIBILITY_LINE.findall(header)) > 1:
         warnings.append("`visibility` est donné plus d'une fois : la note reste privée")
@@ -560,24 +561,31 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
         elif given:  # a default overruled needs no word; a note that says both does
             warnings.append(f"`{key}: false` garde la note privée, quelle que soit sa `visibility`")
         return False
-    drafts = [(key, value) for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "draft" and _draft(value) is not False]
-    if public and drafts:  # Quartz and Hugo publish no `draft: true` (and many sites by their own rule)
+    drafts = [(key, value) for key, value in meta.items() if isinstance(key, str) and key.strip().lower() in _HIDING_KEYS and _draft(value) is not False]
+    if public and drafts:  # Quartz and Hugo publish no `draft: true`, Hexo lists no `hidden: true`
         key, value = drafts[0]
+        low = key.strip().lower()
         if _draft(value) is None:
             warnings.append(f"`{_as_written(header, key, value)}` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée")
-        elif key != "draft" or value is not True:  # `Draft: true`, `draft: "true"`, `draft: oui`, `draft: 1`
-            warnings.append(f"`{_as_written(header, key, value)}` est lu comme `draft: true` : la note reste privée")
+        elif key != low or value is not True:  # `Draft: true`, `draft: "true"`, `private: oui`, `hidden: 1`
+            warnings.append(f"`{_as_written(header, key, value)}` est lu comme `{low}: true` : la note reste privée")
         elif given:
-            warnings.append("`draft: true` garde la note privée, quelle que soit sa `visibility`")
+            warnings.append(f"`{low}: true` garde la note privée, quelle que soit sa `visibility`")
         return False
     return public
 
 
-# Obsidian Publish's `publish` and Jekyll's `published`: a note whose frontmatter says no to
-# either is left off the site it is published with, so it must not be served here either
-_PUBLISH_KEYS = ("publish", "published")
+# Obsidian Publish's `publish`, Jekyll's `published` and the Digital Garden plugin's
+# `dg-publish`: a note whose frontmatter says no to one is left off the site it is published
+# with, so it must not be served here either (`_says_no`: any value but a yes)
+_PUBLISH_KEYS = ("publish", "published", "dg-publish")
+# The keys whose yes keeps a note off a site (`_draft`: a yes, or what is neither a yes nor a
+# no): a static site's `draft` (Quartz, Hugo), Hexo's `hidden` (hexo-hide-posts: off every
+# list, search and feed) and `private`, which the sites that filter on it read so (an
+# Eleventy or Astro site's own rule) and which says what its author means in any case
+_HIDING_KEYS = ("draft", "private", "hidden")
 # The keys that say who may read a note, each `_is_public`'s in any case of it
-_READER_KEYS = ("visibility", *_PUBLISH_KEYS, "draft")
+_READER_KEYS = ("visibility", *_PUBLISH_KEYS, *_HIDING_KEYS)
 
 
 # A date, as a YAML date or as text (`2024-05-01`, `2024-05-01T10:00`): what `published` holds in
@@ -604,7 +612,7 @@ def _says_no(value: Any) -> bool:
 def _draft(value: Any) -> bool | None:
     """Whether `draft` marks the note a draft, which the site generators an Obsidian author
     publishes with leave unpublished (Quartz and Hugo, and many Astro, Eleventy or Jekyll sites
-    by their own rule): True for a yes
+    by their own rule), and so `private` or `hidden` (`_HIDING_KEYS`): True for a yes
     (`true`, `1`, `oui`…), False for a no (`false`, `0`, `non`…) or none at all (`draft:` left
     blank), None for anything else (`draft: peut-être`, `draft: [true]`), which keeps the note
     private too, for in doubt, private."""
@@ -628,7 +636,7 @@ def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
     """The fields by their key in lower case: Obsidian reads a property whatever its case
     (`Aliases:`, `TAGS:`, one property in its list of all of them), so an author's `Aliases:`
     must not count for nothing here. A key written in two cases is read as Obsidian reads it,
-    the first one, with a warning; `visibility`, `publish`, `published` and `draft` are `_is_public`'s, which
+    the first one, with a warning; the keys that say who reads a note (`_READER_KEYS`) are `_is_public`'s, which
     reads every case of them and keeps such a note private."""
     fields: dict[str, Any] = {}
     written: dict[str, list[str]] = {}
@@ -653,8 +661,8 @@ _LATE_FRONTMATTER = re.compile(r"\A(?P<before>[\s\u200b-\u200d\u2060\ufeff]+)---
 
 
 def _says_who_reads(key: Any) -> bool:
-    """Whether a frontmatter's key says who may read the note, in any case: `visibility`,
-    `publish`, `published`, `draft`, or a key nearly `visibility` (`visibilité`), which keeps it private."""
+    """Whether a frontmatter's key says who may read the note, in any case: one of
+    `_READER_KEYS`, or a key nearly `visibility` (`visibilité`), which keeps it private."""
     return isinstance(key, str) and (key.strip().lower() in _READER_KEYS or _nearly_visibility(key))
 
 
