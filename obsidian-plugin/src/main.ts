@@ -351,7 +351,12 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		try {
 			await client.checkToken(); // the note's questions would be logged as visitors' otherwise
 			const report = await testNote(
-				{ path: file.path, basename: file.basename, frontmatter: this.app.metadataCache.getFileCache(file)?.frontmatter },
+				{
+					path: file.path,
+					basename: file.basename,
+					frontmatter: this.app.metadataCache.getFileCache(file)?.frontmatter,
+					text: await this.app.vault.cachedRead(file),
+				},
 				async (question) => (await client.search(question, { audience: "visitor", topK: 10 })).results,
 			);
 			view?.showNoteTest(report);

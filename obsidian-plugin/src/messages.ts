@@ -198,6 +198,13 @@ export const NOTE_TEST = {
 		`Les propriétés de la note disent \`${key}: ${shown}\` : ${HIDING_WHAT[key.trim().toLowerCase()] ?? HIDING_WHAT.draft} ; elle reste donc privée quelle que soit sa \`visibility\`.`,
 	draftUnclear: (key: string, shown: string) =>
 		`Les propriétés de la note disent \`${key}: ${shown}\`, ni un oui ni un non (\`true\` ou \`false\`) : dans le doute, elle reste privée quelle que soit sa \`visibility\`.`,
+	visibilityTwice: "Les propriétés de la note donnent `visibility` plus d'une fois (en deux casses) : dans le doute, le démon la garde privée. N'en gardez qu'une.",
+	nearlyVisibility: (key: string, shown: string) =>
+		`Les propriétés de la note disent \`${key}: ${shown}\`, qui n'est pas \`visibility\`, le champ que lit le démon : dans le doute, elle reste privée. Écrivez \`visibility: public\` pour la montrer aux visiteurs.`,
+	lateKeeps: (reason: string) =>
+		`Les propriétés de la note viennent après des lignes vides, des espaces ou des caractères invisibles : Obsidian et le démon les lisent comme du texte, mais elles gardent la note privée. ${reason} Supprimez ce qui précède le --- d'ouverture.`,
+	lateBroken:
+		"Les propriétés de la note viennent après des lignes vides, des espaces ou des caractères invisibles, et leur YAML est invalide : elles disent qui peut lire la note, ce qui la garde privée. Supprimez ce qui précède le --- d'ouverture, puis corrigez le YAML.",
 	noVisibilityPrivate:
 		"La note n'a pas de champ `visibility` et le démon tient ces notes pour privées. Ajoutez `visibility: public` à ses propriétés pour la montrer aux visiteurs.",
 	notPublic: (shown: string) => `Les propriétés de la note disent \`visibility: ${shown}\` ; seules les notes avec \`visibility: public\` sont montrées aux visiteurs.`,

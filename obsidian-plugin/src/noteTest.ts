@@ -4,6 +4,7 @@
  * instead of as "absent" everywhere.
  */
 
+import { parseYaml } from "obsidian";
 import { NOTE_TEST } from "./messages";
 import type { Source } from "./protocol";
 import { noteSlug } from "./slug";
@@ -14,6 +15,8 @@ export interface NoteUnderTest {
 	/** File name without extension. */
 	basename: string;
 	frontmatter: Record<string, unknown> | undefined;
+	/** The note's text: a frontmatter after blank lines is none to Obsidian, but may keep the note private. */
+	text?: string;
 }
 
 export type QuestionOutcome =
@@ -90,8 +93,75 @@ export const PUBLISH_KEYS = ["publish", "published", "dg-publish"] as const;
 /** The keys whose yes keeps a note private, read as `draft` (retrieval/vault.py `_HIDING_KEYS`). */
 export const HIDING_KEYS = ["draft", "private", "hidden"] as const;
 
-/** Why visitors cannot see the note, or null when they can (or it is up to the daemon). */
-export function privateReason(frontmatter: Record<string, unknown> | undefined, defaultPublic?: boolean): string | null {
+/** What Python's difflib.SequenceMatcher(None, a, b).ratio() gives (Ratcliff/Obershelp: the
+ * longest common run, then the same on each side of it), for the short keys it compares. */
+function similarity(a: string, b: string): number {
+	const matched = (a0: number, a1: number, b0: number, b1: number): number => {
+		let best = 0;
+		let atA = a0;
+		let atB = b0;
+		for (let i = a0; i < a1; i++) {
+			for (let j = b0; j < b1; j++) {
+				let k = 0;
+				while (i + k < a1 && j + k < b1 && a[i + k] === b[j + k]) k++;
+				if (k > best) [best, atA, atB] = [k, i, j];
+			}
+		}
+		return best === 0 ? 0 : best + matched(a0, atA, b0, atB) + matched(atA + best, a1, atB + best, b1);
+	};
+	return a.length + b.length === 0 ? 1 : (2 * matched(0, a.length, 0, b.length)) / (a.length + b.length);
+}
+
+/** A key its author meant as `visibility` (`visibilité`, `visiblity`), which the daemon does not
+ * read and which keeps the note private (retrieval/vault.py `_nearly_visibility`). */
+export function nearlyVisibility(key: string): boolean {
+	const trimmed = key.trim();
+	if (trimmed.length < 8 || trimmed.length > 12) return false;
+	const folded = trimmed.toLowerCase().normalize("NFKD").replace(/\p{M}/gu, "");
+	return folded !== "visibility" && similarity(folded, "visibility") >= 0.85;
+}
+
+// A frontmatter behind blank lines, spaces or what shows nothing: Obsidian reads no properties
+// there, the daemon neither, but it keeps the note private when they say so (retrieval/vault.py `_LATE_FRONTMATTER`)
+const LATE_FRONTMATTER = /^([\s\u200b-\u200d\u2060\ufeff]+)---[ \t]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/;
+const READER_LINE = /^[ \t]*(\w[\w.-]*(?: +[\w.-]+)*)[ \t]*:/gm;
+// the keys the daemon reads (retrieval/vault.py `_FIELDS`): a frontmatter with none of them is text to it
+const KNOWN_KEYS = ["visibility", "priority", "title", "slug", "type", "source", "updated", "domains", "tags", "aliases", "answers", "linked", "related"];
+
+function saysWhoReads(key: string): boolean {
+	const low = key.trim().toLowerCase();
+	return low === "visibility" || (PUBLISH_KEYS as readonly string[]).includes(low) || (HIDING_KEYS as readonly string[]).includes(low) || nearlyVisibility(key);
+}
+
+/** Why a frontmatter written after blank lines, spaces or an invisible character keeps the note
+ * private, as the daemon reads it (retrieval/vault.py `_late_frontmatter_keeps_private`), or null. */
+function lateReason(text: string, defaultPublic: boolean | undefined): string | null {
+	const late = LATE_FRONTMATTER.exec(text);
+	if (!late) return null;
+	let meta: unknown;
+	try {
+		meta = parseYaml(late[2]);
+	} catch {
+		return [...late[2].matchAll(READER_LINE)].some((line) => saysWhoReads(line[1])) ? NOTE_TEST.lateBroken : null;
+	}
+	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return null;
+	const fields = meta as Record<string, unknown>;
+	if (!Object.keys(fields).some((key) => KNOWN_KEYS.includes(key.trim().toLowerCase()) || saysWhoReads(key))) return null;
+	const reason = privateReason(fields, defaultPublic ?? false);
+	return reason === null ? null : NOTE_TEST.lateKeeps(reason);
+}
+
+/** Why visitors cannot see the note, or null when they can (or it is up to the daemon).
+ * `text`: the note's text, for a frontmatter Obsidian does not read (after blank lines). */
+export function privateReason(frontmatter: Record<string, unknown> | undefined, defaultPublic?: boolean, text?: string): string | null {
+	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
+		const late = lateReason(text, defaultPublic);
+		if (late) return late;
+	}
+	const given = fieldsNamed(frontmatter, "visibility");
+	if (given.length > 1) return NOTE_TEST.visibilityTwice;
+	const near = given.length === 0 ? Object.entries(frontmatter ?? {}).find(([key]) => nearlyVisibility(key)) : undefined;
+	if (near) return NOTE_TEST.nearlyVisibility(near[0], shownValue(near[1]));
 	const publish = fieldsNamed(frontmatter, ...PUBLISH_KEYS).find(
 		([key, value]) => publishSaysNo(value) && !(key.trim().toLowerCase() === "published" && isDate(value)),
 	);
@@ -101,7 +171,7 @@ export function privateReason(frontmatter: Record<string, unknown> | undefined, 
 		const [key, value] = draft;
 		return draftSays(value) ? NOTE_TEST.draftYes(key, shownValue(value)) : NOTE_TEST.draftUnclear(key, shownValue(value));
 	}
-	const visibility = frontmatter?.visibility;
+	const visibility = given[0]?.[1];
 	if (visibility === undefined || visibility === null) {
 		return defaultPublic === false ? NOTE_TEST.noVisibilityPrivate : null;
 	}
@@ -112,7 +182,7 @@ export function privateReason(frontmatter: Record<string, unknown> | undefined, 
 
 export async function testNote(note: NoteUnderTest, search: VisitorSearch, options: NoteTestOptions = {}): Promise<NoteTestReport> {
 	const slug = noteSlug(note.basename, note.frontmatter);
-	const reason = privateReason(note.frontmatter, options.defaultPublic);
+	const reason = privateReason(note.frontmatter, options.defaultPublic, note.text);
 	if (reason) return { kind: "private", slug, reason };
 	const questions = questionsOf(note.frontmatter);
 	if (questions.length === 0) return { kind: "no-questions", slug };

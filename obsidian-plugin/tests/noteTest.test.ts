@@ -8,7 +8,7 @@ import { source } from "./helpers";
 
 const VISIBILITY_CASES = (
 	JSON.parse(readFileSync(path.join(__dirname, "..", "..", "shared-protocol", "cases", "visibility.json"), "utf8")) as {
-		cases: { frontmatter: Record<string, unknown>; default_public: boolean; public: boolean; private_by: string | null }[];
+		cases: { frontmatter: Record<string, unknown> | null; text?: string; default_public: boolean; public: boolean; private_by: string | null }[];
 	}
 ).cases;
 
@@ -172,11 +172,26 @@ describe("frontmatter reading", () => {
 		expect(privateReason({ visibility: "public", "dg-publish": true })).toBeNull();
 	});
 
+	it("tells the author, in French, what the daemon does with a key nearly `visibility` and with a frontmatter after blank lines", async () => {
+		expect(privateReason({ visibilité: "public" }, true)).toBe(
+			"Les propriétés de la note disent `visibilité: public`, qui n'est pas `visibility`, le champ que lit le démon : dans le doute, elle reste privée. Écrivez `visibility: public` pour la montrer aux visiteurs.",
+		);
+		expect(privateReason({ Visibility: "public" }, false)).toBeNull();
+		const search = vi.fn(async (): Promise<Source[]> => []);
+		const late = { ...note(undefined), text: "\n\n---\nvisibility: private\nanswers: [q]\n---\nCorps.\n" };
+		const report = await testNote(late, search, { defaultPublic: true });
+		expect(report.kind === "private" && report.reason).toBe(
+			"Les propriétés de la note viennent après des lignes vides, des espaces ou des caractères invisibles : Obsidian et le démon les lisent comme du texte, mais elles gardent la note privée. Les propriétés de la note disent `visibility: private` ; seules les notes avec `visibility: public` sont montrées aux visiteurs. Supprimez ce qui précède le --- d'ouverture.",
+		);
+		expect(search).not.toHaveBeenCalled();
+	});
+
 	it("runs the shared visibility cases (shared-protocol/cases/visibility.json) as the daemon does", () => {
-		for (const { frontmatter, default_public, public: isPublic, private_by } of VISIBILITY_CASES) {
-			const reason = privateReason(frontmatter, default_public);
-			expect(reason === null, JSON.stringify(frontmatter)).toBe(isPublic);
-			if (private_by) expect(reason?.toLowerCase(), JSON.stringify(frontmatter)).toContain(`\`${private_by}: `);
+		for (const { frontmatter, text, default_public, public: isPublic, private_by } of VISIBILITY_CASES) {
+			const reason = privateReason(frontmatter ?? undefined, default_public, text);
+			const which = JSON.stringify(frontmatter ?? text);
+			expect(reason === null, which).toBe(isPublic);
+			if (private_by) expect(reason?.toLowerCase(), which).toContain(`\`${private_by}: `);
 		}
 	});
 

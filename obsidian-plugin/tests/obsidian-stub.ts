@@ -4,6 +4,7 @@
  */
 
 import { StateEffect, StateField } from "@codemirror/state";
+import { parse } from "yaml";
 
 type Callback = (...args: unknown[]) => unknown;
 
@@ -172,9 +173,18 @@ export class SecretComponent {
 	}
 }
 
+/** The vault: a note's text, when a test sets one in `texts` (by path), else empty. */
+export class Vault extends Events {
+	texts = new Map<string, string>();
+
+	async cachedRead(file: TFile): Promise<string> {
+		return this.texts.get(file.path) ?? "";
+	}
+}
+
 export class App {
 	secretStorage = new SecretStorage();
-	vault = new Events();
+	vault = new Vault();
 	workspace = new Workspace();
 	metadataCache = { getFileCache: (): { frontmatter?: Record<string, unknown> } | null => null };
 }
@@ -291,4 +301,9 @@ export class PluginSettingTab {
 	update(): void {
 		this.settingItems = this.getSettingDefinitions();
 	}
+}
+
+/** Obsidian's `parseYaml`, which throws on YAML it cannot read. */
+export function parseYaml(text: string): unknown {
+	return parse(text);
 }
