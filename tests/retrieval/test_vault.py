@@ -1276,6 +1276,20 @@ def test_private_hidden_and_dg_publish_keep_a_note_private_as_draft_and_publish_
     }
 
 
+def test_a_slug_that_links_to_a_note_or_names_its_file_is_ignored(note_writer):
+    """`slug: "[[prive/Plan]]"` or `slug: prive/Plan.md` made the public note's slug, every
+    visitor's name for it, of a private note's name: ignored, said in French."""
+    root = note_writer.root
+    for name, field in {"a.md": 'slug: "[[prive/Plan]]"', "b.md": "slug: prive/Plan.MD", "c.md": "slug: Mon plan"}.items():
+        (root / name).write_text(f"---\n{field}\n---\nTexte.\n", encoding="utf-8")
+    vault = load_vault(root, VaultOptions(default_public=True))
+    assert {p: n.slug for p, n in vault.notes.items()} == {"a.md": "a", "b.md": "b", "c.md": "mon-plan"}
+    assert [(w.path, w.message) for w in vault.warnings] == [
+        ("a.md", "`slug: [[prive/Plan]]` est un lien ou le chemin d'une note, pas un slug : ignoré"),
+        ("b.md", "`slug: prive/Plan.MD` est un lien ou le chemin d'une note, pas un slug : ignoré"),
+    ]
+
+
 def test_jekyll_published_false_keeps_a_note_private_as_publish_false_does(note_writer):
     """Jekyll leaves a page whose frontmatter says `published: false` unpublished: with the
     default public (or `visibility: public`), such a note was served to visitors. It is read as

@@ -1,9 +1,10 @@
 """A private note's name, where a public note holds it in a way earlier tests did not try: a
 path that straddles two passage windows of a long paragraph, a path typed with two spaces
 and without `.md`; and a note another tool's frontmatter hides (`private: true`, Hexo's
-`hidden: true`, Digital Garden's `dg-publish: false`) under `--default-visibility public`.
-What a visitor receives (search, answer, /ask, its stream, the prompt the stand-in Ollama
-records) never holds the private note's name."""
+`hidden: true`, Digital Garden's `dg-publish: false`) under `--default-visibility public`;
+a public note's frontmatter field whose value is a private note's path or wikilink. What a
+visitor receives (search, answer, /ask, its stream, the prompt the stand-in Ollama records)
+never holds the private note's name."""
 
 from __future__ import annotations
 
@@ -103,3 +104,32 @@ async def test_a_note_another_tool_hides_never_reaches_a_visitor_by_default_publ
     assert [(where, value) for where, value in got if leaks(value)] == []
     resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 1, "params": {"q": "Zorglub rachat Acme"}})
     assert (await resp.json())["result"]["results"] == []
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        'slug: "[[prive/Zorglub]]"',
+        "slug: prive/Zorglub.md",
+        'url: "[[Zorglub]]"',
+        "url: /prive/Zorglub.md",
+        "permalink: /prive/Zorglub/",
+        'related: "[[Zorglub]]"',
+        "related: prive/Zorglub.md",
+        "linked: [prive/Zorglub.md]",
+        "source: prive/Zorglub.md",
+        'voir: "[[prive/Zorglub]]"',
+    ],
+)
+async def test_a_public_notes_field_that_points_at_a_private_note_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, field):
+    """A public note's frontmatter field whose value is a private note's path or wikilink: the
+    sources (slug, title, url, reasons), passages, prompt and the notes walked by its links
+    hold nothing of the private note."""
+    vault = tmp_path / "vault"
+    write_note(vault, "prive/Zorglub.md", "title: Le projet Zorglub\nvisibility: private", "Le rachat d'Acme, au rucher du jardin partagé.\n")
+    write_note(vault, "jardin/rucher.md", f"title: Le rucher\nvisibility: public\n{field}", "Les abeilles du jardin partagé butinent la lavande.\n")
+    standin_ollama.script("Le jardin.")
+    client = await start_daemon(vault, standin_ollama.url, url_map="*=/{hugo}/", rate_per_minute=100_000, rate_burst=100_000)
+    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles du rucher du jardin partagé ?")
+    assert "Les abeilles du jardin partagé" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []

@@ -349,6 +349,13 @@ def _pooled(own: Scored, in_context: Scored, query: Query, context: Query, index
     return side(own, query), side(in_context, context)
 
 
+def _as_read(index: Index, written: str | None, path: str) -> str | None:
+    """A field a page's address is made of (`url: /prive/Plan.md`, `url: "[[Plan]]"`), or None
+    when this audience may not read it whole: a link or a typed path to a note it may not see
+    (`Index.readable_field`) is no part of an address it is given."""
+    return written if written is None or index.readable_field(written, path) == written else None
+
+
 def search(
     q: str,
     index: Index,
@@ -400,7 +407,8 @@ def search(
             type=index.readable_field(note.type, path),
             score=score.points,
             reasons=tuple(score.reasons),
-            url=url_for(note.type, note.slug, note.path, note.slug_written, note.url_written),  # from its own note alone
+            # from its own note alone, and its `slug:` and `url:` only as this audience may read them
+            url=url_for(note.type, note.slug, note.path, _as_read(index, note.slug_written, path), _as_read(index, note.url_written, path)),
             path=path,
         )
         for path, score in ranked

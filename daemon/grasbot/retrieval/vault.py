@@ -588,6 +588,11 @@ _HIDING_KEYS = ("draft", "private", "hidden")
 _READER_KEYS = ("visibility", *_PUBLISH_KEYS, *_HIDING_KEYS)
 
 
+# A `slug:` that links to a note or names one's file (`[[prive/Plan]]`, `prive/Plan.md`): the
+# slug made of it was every visitor's name for this public note, a private note's name
+_NOT_A_SLUG = re.compile(r"\[\[|\]\(|<a\s|\.md\s*$", re.IGNORECASE)
+
+
 # A date, as a YAML date or as text (`2024-05-01`, `2024-05-01T10:00`): what `published` holds in
 # the themes that name the post's date so (Astro's Fuwari…), where Jekyll's is a yes or a no
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.+\-Z]*)?")
@@ -887,6 +892,9 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     # « Présentation », 125 of a personal vault's 209 notes), which sources showed as the title
     title = shown(_as_text(fields.get("title"), "title", warnings)) or _BIDI_CONTROLS.sub("", stem)
     slug_written = _as_text(fields.get("slug"), "slug", warnings)
+    if slug_written is not None and _NOT_A_SLUG.search(slug_written):  # `slug: "[[prive/Plan]]"` named a private note to visitors
+        warnings.append(f"`slug: {slug_written}` est un lien ou le chemin d'une note, pas un slug : ignoré")
+        slug_written = None
     slug = slugify(slug_written or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
     url = fields.get("url")  # often a bookmark's link, for a site that does not read it: no warning
     url_written = url.strip() or None if isinstance(url, str) else None
