@@ -215,6 +215,18 @@ def test_check_passes_when_notes_link_into_an_excluded_folder(capsys, note_write
     assert "ne mène à aucune note" not in out
 
 
+def test_check_says_a_note_that_failed_to_load_once_not_as_a_dangling_link(capsys, note_writer):
+    """A link to a note whose YAML is broken: `check` said the note failed, then « the link
+    leads to no note », which sent the author looking for a missing note."""
+    root = clean_vault(note_writer)
+    note_writer("casse.md", "title: [pas fermé", "x")
+    note_writer("lien.md", "title: Lien", "Voir [[casse]].")
+    code, out, _ = run(capsys, "check", "--vault", str(root))
+    assert code == 1
+    assert "casse.md: propriétés YAML invalides" in out
+    assert "[[casse]]" not in out and "ne mène à aucune note" not in out
+
+
 def test_check_warns_when_no_note_is_public(capsys, note_writer):
     note_writer("jardin.md", "title: Jardin potager", "Des tomates et des courgettes.")  # private by default
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root))

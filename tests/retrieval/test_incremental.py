@@ -3,6 +3,8 @@ and the result equals a build from scratch."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import grasbot._engine as engine
@@ -158,6 +160,35 @@ def test_links_into_an_excluded_folder_warn_as_a_fresh_load_says(tmp_path):
     fourth = build_snapshot(settings, third)
     assert warned(fourth) == ["le lien [[3 mai]] ne mène à aucune note", nowhere]
     _same(fourth, build_snapshot(settings))
+
+
+def test_a_link_to_a_note_that_failed_to_load_is_said_once_as_its_failure(tmp_path):
+    """A note that could not be loaded (broken YAML, not a regular file) is reported as such:
+    a link to it is no dangling link too, which told the author twice, and wrongly, that no
+    note was there. A reload that breaks, mends or deletes it warns as a fresh load does."""
+    root = tmp_path / "vault"
+    _write(root / "Projets" / "plan.md", "---\ntitle: [pas fermé\n---\nLe plan.\n")
+    _write(root / "a.md", "---\nvisibility: public\n---\nVoir [[plan]], [[Projets/plan|le plan]] et [[tube]].\n")
+    os.mkfifo(root / "tube.md")
+    settings = Settings.load(env={}, vault_dir=root)
+
+    def said(snapshot) -> tuple[list[str], list[str]]:
+        errors, warnings = [e.path for e in snapshot.vault.errors], [w.message for w in snapshot.vault.warnings]
+        fresh = build_snapshot(settings).vault
+        assert (errors, warnings) == ([e.path for e in fresh.errors], [w.message for w in fresh.warnings])
+        return sorted(errors), warnings
+
+    first = build_snapshot(settings)
+    assert said(first) == (["Projets/plan.md", "tube.md"], [])
+    _write(root / "Projets" / "plan.md", "---\ntitle: Le plan\n---\nLe plan.\n")
+    second = build_snapshot(settings, first)
+    assert said(second) == (["tube.md"], [])
+    _write(root / "Projets" / "plan.md", "---\ntitle: [encore\n---\nLe plan.\n")
+    third = build_snapshot(settings, second)
+    assert said(third) == (["Projets/plan.md", "tube.md"], [])
+    (root / "Projets" / "plan.md").unlink()
+    fourth = build_snapshot(settings, third)
+    assert said(fourth) == (["tube.md"], ["le lien [[plan]] ne mène à aucune note", "le lien [[Projets/plan]] ne mène à aucune note"])
 
 
 def test_evolved_postings_equal_a_fresh_inversion():

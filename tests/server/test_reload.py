@@ -97,7 +97,7 @@ async def test_a_reload_tells_the_author_in_french_what_is_wrong_with_the_notes(
     note_writer("ok.md", "title: Bon\nvisibility: public", "Une note lisible.")
     client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
     (note_writer.root / "casse.md").write_text("---\ntitle: [pas fermé\n---\ncorps\n", encoding="utf-8")
-    note_writer("lien.md", "title: Lien\nvisibility: public", "Voir [[nulle-part]].")
+    note_writer("lien.md", "title: Lien\nvisibility: public", "Voir [[nulle-part]] et [[casse]].")  # casse.md: said once, not loaded
     note_writer("double.md", "slug: ok\nvisibility: public", "Un doublon.")
     note_writer("champ.md", "title: Champ\nvisibility: public\naliases: {a: 1}", "Un champ de travers.")
     report = await rpc_result(client, "reload", {}, headers=OWNER)

@@ -1071,10 +1071,13 @@ def _dangling_issue(path: str, target: str) -> Issue:
 
 def _dangling(vault: Vault) -> Iterator[Issue]:
     """The warnings of `vault.broken_links`: a link to a note of a folder --exclude left out is
-    none (the author chose to leave it out), though no loaded note holds it. Worked out from
-    `vault.excluded` at each load, so a reload, and a start from the index cache, which keep
-    `broken_links`, follow a note added to or removed from such a folder."""
-    left_out = LinkResolver.by_path_alone(vault.excluded) if vault.excluded and vault.broken_links else None
+    none (the author chose to leave it out), though no loaded note holds it; nor is a link to a
+    note that could not be loaded (`vault.errors` says it once: « leads to no note » too sent
+    the author looking for a missing note). Worked out from `vault.excluded` and the notes not
+    loaded at each load, so a reload, and a start from the index cache, which keep
+    `broken_links`, follow a note added to or removed from such a folder, or mended."""
+    unread = vault.excluded | vault.unloaded | vault.unloaded_public
+    left_out = LinkResolver.by_path_alone(unread) if unread and vault.broken_links else None
     for path, found in vault.broken_links.items():
         if left_out is not None:
             chosen = {_dangling_issue(path, link.target) for link in vault.notes[path].links if left_out.resolve(link.target) is not None}
