@@ -1362,6 +1362,22 @@ def test_a_private_path_typed_with_another_hyphen_is_masked(tmp_path, hyphen):
     _masked_and_unsearchable(bot, typed, "rachat acme 2027")
 
 
+@pytest.mark.parametrize("elsewhere", ["", "un *miel* doux", "un miel à 100%25", "<b>miel</b>", "miel &amp; pain", "\u200bmiel", "mon_miel_"])
+def test_a_private_path_typed_among_runs_of_spaces_is_masked_whatever_else_the_note_holds(tmp_path, elsewhere):
+    """Spaces in runs all over a note (two after each word, paragraphs): a page shows each run
+    as one space, and the rendered reading reads them so whether the note holds nothing else
+    a page hides, or an emphasis, a percent-encoded address, a tag, a character reference, an
+    invisible character, a name's `_` (each read its own way beside the runs)."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/Rachat Acme.md", "visibility: private", "Le montant.")
+    words = "Le  jardin  :  voir  prive/Rachat  Acme.md  en  mai.  \n\nEt  prive/Rachat Acme  aussi.  \n"
+    write_note(root, "pub/accueil.md", "visibility: public", f"{elsewhere}  \n\n{words}")
+    bot = make_bot(root)
+    read = _read_by_a_visitor(bot)
+    assert "Rachat" not in read and "Acme" not in read and "jardin" in read
+    assert _found_by(bot, "rachat acme") == []
+
+
 def test_a_word_with_an_invisible_character_before_a_private_notes_name_stays_as_before(tmp_path):
     """The text as written is read first, as before: an invisible character before a private
     file name still ends a word (« mon\u200brachat.md » loses « rachat.md »), and another
