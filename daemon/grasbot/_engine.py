@@ -401,7 +401,7 @@ class GrasBot:
         # are read by the first build, written by the worker once it settled a version the file does not hold
         self._cache_folder = default_cache_dir(settings.vault_dir, settings.cache_dir) if settings.index_cache else None
         self._spelling_read = False
-        self._spelling_unsaved = self._cache_folder is not None
+        self._spelling_written: dict | None = None  # what the file holds of its notes (`spellings.state`), None: unknown
         if self.embedder is not None:
             self._vectors: VectorStore | None = VectorStore(self.embedder.model, self._cache_folder)
             asker: Embedder = self.embedder
@@ -585,7 +585,7 @@ class GrasBot:
                 adopt(snapshot.index(audience), spelling)
             self._spelled[audience] = spelling
         if loaded.exact == set(AUDIENCES):
-            self._spelling_unsaved = False  # the file holds this version already
+            self._spelling_written = _spellings.state(snapshot.indexes)  # the file holds this version already
         took = time.perf_counter() - started
         log.info("spelling vectors read in %.2f s (%s as they were)", took, " and ".join(sorted(loaded.exact)) or "no audience's")
 
@@ -634,11 +634,17 @@ class GrasBot:
                 snapshot = self._snapshot
                 try:
                     self.settle_spelling(snapshot)
-                    if self._spelling_unsaved and self._cache_folder is not None and snapshot is self._snapshot:
-                        self._spelling_unsaved = False  # once a start, and after a reload that wrote the index cache
-                        started = time.perf_counter()
-                        if _spellings.save(self._cache_folder, snapshot.vault.root, snapshot.vault.options, snapshot.indexes):
-                            log.info("spelling vectors written in %.2f s", time.perf_counter() - started)
+                    # written at a start, and after each reload that changed what it holds: a
+                    # restart then reads it whole (a note made private left its words in the
+                    # visitor's part until then, the changed notes were read and every length
+                    # measured again)
+                    if self._cache_folder is not None and snapshot is self._snapshot:
+                        wanted = _spellings.state(snapshot.indexes)
+                        if wanted != self._spelling_written:
+                            started = time.perf_counter()
+                            if _spellings.save(self._cache_folder, snapshot.vault.root, snapshot.vault.options, snapshot.indexes):
+                                self._spelling_written = wanted
+                                log.info("spelling vectors written in %.2f s", time.perf_counter() - started)
                 except Exception:  # noqa: BLE001 - a worker must not die silently; words and meaning still rank
                     log.exception("the spelling vectors could not be built: searches go without them")
                 with self._worker_lock:
@@ -1080,7 +1086,6 @@ class GrasBot:
                 # a start knows the hidden notes that went from the cache alone, which only a start
                 # wrote: a private note made and deleted since showed its typed path after a restart
                 self._unsaved = None  # an older snapshot left to write would lose it
-                self._spelling_unsaved = True  # the spelling vectors are written with it, once the worker settled them
                 save_cache(replace(new, unsaved_in=self._cache_folder))
         if not inline and self.embedder is not None:
             self.start_embedding()  # a backend that failed again is tried again there

@@ -83,6 +83,13 @@ def _hidden_key(index: Index) -> tuple | None:
     return index.hidden.key if index.hidden is not None else index.hidden_key
 
 
+def state(indexes: Mapping[str, Index]) -> dict:
+    """What a file written for these indexes holds of their notes (each note's path and file
+    digest, the notes read with hidden paths masked and what those were): equal for two
+    versions `load` reads alike, so that a version equal to the file's is not written again."""
+    return {a: (frozenset((p, n.digest) for p, n in i.notes.items()), i.masked, _hidden_key(i)) for a, i in indexes.items()}
+
+
 def save(cache_dir: Path, root: Path, options: VaultOptions, indexes: Mapping[str, Index]) -> bool:
     """Write the Spellings these indexes were given (every audience's, built: else nothing is
     written); a failure is logged, never raised (the file is a cache)."""
