@@ -386,7 +386,15 @@ def _build(index: Index, previous: Sequence[Spelling]) -> Spelling:
         df = base.df - _unique_buckets(base.offsets, base.buckets, went) + _unique_buckets(offsets, buckets, came)
     else:
         df = _unique_buckets(offsets, buckets, notes.values())
-    return Spelling(vocabulary, notes, df, reading)
+    built = Spelling(vocabulary, notes, df, reading)
+    if previous and built.n == base.n and np.array_equal(df, base.df):
+        # no idf moved (a field this does not read edited, words a note held said again): the
+        # lengths known of the notes that are the same stay exactly what they were, not measured
+        # again (seconds at 10,000 notes). An edit that moves one piece's count moves nearly every
+        # note's length: a line added to one note moved 61 pieces, which 9,965 of 10,000 hold.
+        known = list(base._norms.items())  # at once: a search adds to them meanwhile
+        built._norms = {p: length for p, length in known if notes.get(p) is base.notes[p]}
+    return built
 
 
 class Dumped(NamedTuple):
