@@ -244,7 +244,8 @@ def test_check_says_a_folder_without_notes_is_not_a_vault(capsys, tmp_path):
         "0 notes loaded, 0 public",
         "",
         "Warnings (1):",
-        f"  .: no note found in {tmp_path}: it holds no Markdown note (.md) outside hidden or excluded folders; is --vault your vault's folder?",
+        f"  .: aucune note trouvée dans {tmp_path} : il ne contient aucune note Markdown (.md) hors des dossiers cachés ou exclus ; "
+        "--vault est-il bien le dossier de votre coffre ?",
     ]
 
 
@@ -255,8 +256,8 @@ def test_check_and_serve_name_the_obsidian_vault_inside_the_folder_given(capsys,
     note_writer("Coffre/robot.md", "title: Robot\nvisibility: public", "Un robot qui suit une ligne.")
     (note_writer.root / "Coffre" / ".obsidian").mkdir()
     said = (
-        f"Coffre/ is an Obsidian vault (it holds .obsidian/) but {note_writer.root} is not: its notes are read as Coffre/…, "
-        f"paths the Obsidian plugin and {{path}} URLs do not name; set --vault {note_writer.root / 'Coffre'} if it is your vault"
+        f"Coffre/ est un coffre Obsidian (il contient .obsidian/), mais pas {note_writer.root} : ses notes sont lues sous Coffre/…, "
+        f"des chemins que le plugin Obsidian et les URL en {{path}} ne nomment pas ; lancez avec --vault {note_writer.root / 'Coffre'} si c'est votre coffre"
     )
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root), "--semantic", "off")
     assert code == 1
@@ -638,7 +639,7 @@ def test_missing_vault_folder_exits_2(capsys, tmp_path):
     code, out, err = run(capsys, "search", "robot", "--vault", str(tmp_path / "absent"))
     assert code == 2
     assert out == ""
-    assert err.startswith("grasbot: vault folder not found:")
+    assert err.startswith("grasbot: dossier du coffre introuvable :")
     assert "Traceback" not in err
 
 
@@ -646,9 +647,9 @@ def test_a_vault_folder_that_is_a_file_or_a_loop_of_links_exits_2_saying_which(c
     (tmp_path / "note.md").write_text("une note", encoding="utf-8")
     (tmp_path / "boucle").symlink_to(tmp_path / "boucle")
     code, _, err = run(capsys, "search", "robot", "--vault", str(tmp_path / "note.md"))
-    assert code == 2 and err == f"grasbot: vault folder {tmp_path / 'note.md'} is a file, not a folder (set --vault or VAULT_DIR)\n"
+    assert code == 2 and err == f"grasbot: le dossier du coffre {tmp_path / 'note.md'} est un fichier, pas un dossier (réglez --vault ou VAULT_DIR)\n"
     code, _, err = run(capsys, "search", "robot", "--vault", str(tmp_path / "boucle"))  # was a traceback
-    assert code == 2 and err == f"grasbot: vault folder {tmp_path / 'boucle'} is a loop of symbolic links (set --vault or VAULT_DIR)\n"
+    assert code == 2 and err == f"grasbot: le dossier du coffre {tmp_path / 'boucle'} est une boucle de liens symboliques (réglez --vault ou VAULT_DIR)\n"
 
 
 def test_serve_with_a_missing_vault_folder_says_why_and_exits_2(tmp_path):
@@ -666,7 +667,7 @@ def test_serve_with_a_missing_vault_folder_says_why_and_exits_2(tmp_path):
         cwd=tmp_path,
     )
     assert proc.returncode == 2
-    assert "grasbot: cannot start: vault folder not found:" in proc.stderr
+    assert "grasbot: cannot start: dossier du coffre introuvable :" in proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
 
 
@@ -676,14 +677,14 @@ def test_a_question_that_is_not_utf8_is_refused_by_name(capsys, command):
     Ollama "sent a reply GrasBot cannot read", when the question was what could not be sent."""
     code, out, err = run(capsys, command, "jardin caf\udce9")  # "café" typed in Latin-1
     assert code == 2 and out == ""
-    assert err.startswith("grasbot: q: must be Unicode text")
+    assert err.startswith("grasbot: `q` : doit être du texte Unicode")
 
 
 def test_vault_dir_from_the_environment(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("VAULT_DIR", str(tmp_path / "absent"))
     code, _, err = run(capsys, "check")
     assert code == 2
-    assert "vault folder not found" in err
+    assert "dossier du coffre introuvable" in err
 
 
 # `Cuisine/Crème brûlée.md` where each generator serves it; {slug} (creme-brulee) found it on none

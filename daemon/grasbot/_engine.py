@@ -294,7 +294,9 @@ EMBEDDING_FAILED = "le calcul du sens a échoué : les notes ne sont classées q
 QUESTION_UNEMBEDDED = "le sens de la dernière question n'a pas pu être calculé : seuls ses mots l'ont classée"
 
 #: What `grasbot check` and `grasbot serve` say of a vault whose notes are all private.
-NO_PUBLIC_NOTE = "no note is public: visitors get no answer (mark notes `visibility: public`, or set --default-visibility public)"
+NO_PUBLIC_NOTE = (
+    "aucune note n'est publique : les visiteurs n'ont pas de réponse (marquez des notes `visibility: public`, ou lancez avec --default-visibility public)"
+)
 
 
 def vault_wide_warnings(vault: Vault, public: int) -> list[str]:
@@ -304,7 +306,10 @@ def vault_wide_warnings(vault: Vault, public: int) -> list[str]:
     name, paths the plugin (which names a note from inside its vault) and `{path}` URLs never
     match, and the alias suggestions say nothing."""
     if not vault.notes and not vault.errors:
-        return [f"no note found in {vault.root}: it holds no Markdown note (.md) outside hidden or excluded folders; is --vault your vault's folder?"]
+        return [
+            f"aucune note trouvée dans {vault.root} : il ne contient aucune note Markdown (.md) hors des dossiers cachés ou exclus ; "
+            "--vault est-il bien le dossier de votre coffre ?"
+        ]
     said = [] if public else [NO_PUBLIC_NOTE]
     if not (vault.root / ".obsidian").is_dir():
         folders: set[str] = set()
@@ -316,34 +321,37 @@ def vault_wide_warnings(vault: Vault, public: int) -> list[str]:
         for folder in sorted(f for f in folders if (vault.root / f / ".obsidian").is_dir()):
             given = shlex.quote(str(vault.root / folder))
             said.append(
-                f"{folder}/ is an Obsidian vault (it holds .obsidian/) but {vault.root} is not: its notes are read as "
-                f"{folder}/…, paths the Obsidian plugin and {{path}} URLs do not name; set --vault {given} if it is your vault"
+                f"{folder}/ est un coffre Obsidian (il contient .obsidian/), mais pas {vault.root} : ses notes sont lues sous "
+                f"{folder}/…, des chemins que le plugin Obsidian et les URL en {{path}} ne nomment pas ; lancez avec --vault {given} si c'est votre coffre"
             )
     return said
 
 
 def check_question(q: object, *, max_chars: int = MAX_QUESTION) -> str:
     if not isinstance(q, str):
-        raise QueryError("q: the question must be a string")
+        raise QueryError("`q` : la question doit être un texte")
     q = q.strip()
     if not q:
-        raise QueryError("q: the question is empty")
+        raise QueryError("`q` : la question est vide")
     if not any(map(str.isalnum, q)) and not any(unicodedata.category(c)[0] in "PS" for c in q):
         # zero-width spaces, a byte-order mark, NULs: answered, then logged as an empty line
-        raise QueryError("q: the question is empty (it holds only invisible characters)")
+        raise QueryError("`q` : la question est vide (elle ne contient que des caractères invisibles)")
     if len(q) > max_chars:
-        raise QueryError(f"q: the question is {len(q)} characters long, the limit is {max_chars}")
+        raise QueryError(f"`q` : doit compter au plus {max_chars} caractères (longueur reçue : {len(q)})")
     if not q.isascii():
         try:
             q.encode("utf-8")  # the LLM's client, the question log and every print need it
         except UnicodeEncodeError:
-            raise QueryError("q: must be Unicode text (it holds a lone surrogate, such as \\ud800, or a byte that is not UTF-8)") from None
+            raise QueryError(
+                "`q` : doit être du texte Unicode (elle contient une moitié de paire de substitution UTF-16 seule, comme \\ud800, "
+                "ou un octet qui n'est pas de l'UTF-8)"
+            ) from None
     return q
 
 
 def check_audience(audience: object) -> str:
     if audience not in AUDIENCES:
-        raise QueryError(f"audience: must be 'visitor' or 'owner', not {audience!r}")
+        raise QueryError(f"`audience` : doit être 'visitor' ou 'owner', pas {audience!r}")
     return audience
 
 
@@ -1050,17 +1058,18 @@ class GrasBot:
                 # a drive not mounted, a sync that emptied the folder: a site that answered
                 # from N notes would answer from none, and say nothing
                 raise VaultError(
-                    f"{self.settings.vault_dir} holds no note now (it held {len(old.vault.notes)}): is its drive mounted? "
-                    "The previous vault keeps serving; restart the daemon to serve an empty one"
+                    f"{self.settings.vault_dir} ne contient plus aucune note (il en contenait {len(old.vault.notes)}) : son disque est-il monté ? "
+                    "Le coffre précédent reste servi ; redémarrez le démon pour servir un coffre vide"
                 )
             if old.vault.notes and not new.vault.notes:
                 # every note unreadable at once (a backup restored as another user, a failing
                 # disk): not an author's edit, and a site that answered would answer from none
                 first = new.vault.errors[0]
                 raise VaultError(
-                    f"{self.settings.vault_dir} holds no note that can be read now (it held {len(old.vault.notes)}; "
-                    f"{len(new.vault.errors)} could not be read, the first {printable(first.path)}: {printable(first.message)}): fix them, then reload. "
-                    "The previous vault keeps serving"
+                    f"{self.settings.vault_dir} ne contient plus aucune note lisible (il en contenait {len(old.vault.notes)} ; "
+                    f"{len(new.vault.errors)} n'ont pas pu être lues, la première {printable(first.path)} : {printable(first.message)}) : "
+                    "corrigez-les, puis rechargez. "
+                    "Le coffre précédent reste servi"
                 )
             if self._spelled and not self.spelling_outgrown():  # the notes that read the same keep theirs: a few edits cost little
                 try:

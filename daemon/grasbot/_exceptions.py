@@ -40,7 +40,7 @@ class QueryError(GrasbotError):
 
 class NoteNotFound(GrasbotError):
     def __init__(self, slug: str, path: str | None = None):
-        super().__init__(f"no note with slug '{slug}'" if path is None else f"no note at path '{path}'")
+        super().__init__(f"aucune note n'a le slug « {slug} »" if path is None else f"aucune note au chemin « {path} »")
         self.slug = slug
         self.path = path
 

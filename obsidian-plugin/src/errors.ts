@@ -130,8 +130,11 @@ export class RpcError extends GrasbotClientError {
 export const RPC_METHOD_NOT_FOUND = -32601;
 export const RPC_INVALID_PARAMS = -32602;
 
-/** The daemon's -32602 for params it does not know: `1 unknown parameter (expected: limit, slug)`. */
-const UNKNOWN_PARAMS = /^\d+ unknown parameters? \(expected: ([^)]*)\)$/;
+/**
+ * The daemon's -32602 for params it does not know: `1 paramètre inconnu (attendus : limit, slug)`,
+ * or an older daemon's `1 unknown parameter (expected: limit, slug)`.
+ */
+const UNKNOWN_PARAMS = /^\d+ (?:paramètres? inconnus? \(attendus : ([^)]*)\)|unknown parameters? \(expected: ([^)]*)\))$/;
 
 /**
  * What a daemon older than this plugin lacks, as words for the author (« la méthode
@@ -143,7 +146,8 @@ export function missingFromDaemon(error: RpcError): string | null {
 	if (error.code !== RPC_INVALID_PARAMS || typeof error.data !== "string") return null;
 	const expected = UNKNOWN_PARAMS.exec(error.data);
 	if (!expected) return null;
-	const known = expected[1] === "none" ? [] : expected[1].split(", ");
+	const names = expected[1] ?? expected[2];
+	const known = names === "aucun" || names === "none" ? [] : names.split(", ");
 	const unknown = error.sent.filter((name) => !known.includes(name));
 	if (unknown.length === 0) return null;
 	return FAILURES.missingParams(unknown, error.method);
@@ -245,7 +249,6 @@ export function describeFailure(error: unknown, daemonUrl: string, context: Fail
 	if (error instanceof RpcError) {
 		const missing = missingFromDaemon(error);
 		if (missing !== null) return { kind: "outdated", title: FAILURES.outdatedTitle, detail: FAILURES.outdated(daemonUrl, missing) };
-		const data = typeof error.data === "string" && error.data ? ` — ${error.data}` : "";
 		if (error.code === RPC_UNAUTHORIZED) {
 			// The daemon answers a wrong token as it answers none: only the settings tell them apart.
 			if (context.tokenSet) return { kind: "auth", title: FAILURES.authTitle, detail: FAILURES.ownerOnlyWrongToken(error.method) };
@@ -255,7 +258,8 @@ export function describeFailure(error: unknown, daemonUrl: string, context: Fail
 			// the owner is never limited: without the token, the preview asks as a visitor does
 			return { kind: "daemon-error", title: FAILURES.rateLimitedTitle, detail: FAILURES.rateLimited(retryAfter(error.data), context.tokenSet === true) };
 		}
-		return { kind: "daemon-error", title: FAILURES.daemonErrorTitle, detail: `${error.method} : ${error.message}${data} (code ${error.code})` };
+		const data = typeof error.data === "string" ? error.data : "";
+		return { kind: "daemon-error", title: FAILURES.daemonErrorTitle, detail: FAILURES.rpcError(error.method, error.code, error.message, data) };
 	}
 	const message = error instanceof Error ? error.message : String(error);
 	return { kind: "daemon-error", title: FAILURES.daemonErrorTitle, detail: message };

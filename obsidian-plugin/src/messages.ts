@@ -308,6 +308,17 @@ const COPY_TOKEN = `Copiez le jeton du propriétaire du démon (${TOKEN_FILE}) d
 const UNSENT =
 	"Aucun aperçu n'est envoyé tant qu'il en est ainsi : le démon le traiterait comme la question d'un visiteur (notée dans le journal des questions, reprise par les suggestions d'alias).";
 
+/** What each JSON-RPC error code of the protocol means, as the author reads it (openrpc.json, components/errors). */
+const RPC_ERRORS: Readonly<Record<number, string>> = {
+	[-32700]: "requête illisible",
+	[-32600]: "requête refusée",
+	[-32601]: "méthode inconnue",
+	[-32602]: "paramètres refusés",
+	[-32603]: "erreur interne du démon",
+	[-32003]: "note introuvable",
+	[-32004]: "le rechargement du coffre a échoué",
+};
+
 export const FAILURES = {
 	tokenFormat: `Le jeton d'accès des réglages du plugin contient une espace, un saut de ligne ou un caractère invisible, qu'aucune requête ne peut transmettre. Copiez-le à nouveau depuis ${TOKEN_FILE}.`,
 	tokenFormatTitle: "Jeton d'accès inutilisable",
@@ -339,6 +350,9 @@ export const FAILURES = {
 	rateLimited: (wait: number | undefined, tokenSet: boolean) =>
 		`Le démon n'accepte qu'un certain nombre de questions par minute d'une même adresse, comme de la part des visiteurs (GRASBOT_RATE_PER_MINUTE). Réessayez ${wait === undefined ? "dans un instant" : `dans ${wait} s`}.${tokenSet ? "" : ` Avec le jeton d'accès du démon réglé dans le plugin, les aperçus ne sont pas limités.`}`,
 	daemonErrorTitle: "Erreur du démon GrasBot",
+	/** A JSON-RPC error: the code in French words (the daemon's `message` is the protocol's English), then the daemon's `data` (in French, or an older daemon's English). */
+	rpcError: (method: string, code: number, message: string, data: string) =>
+		`\`${method}\` : ${RPC_ERRORS[code] ?? `« ${message} »`}${data ? ` — ${data}` : ""} (code ${code})`,
 	timeoutMessage: (what: string, seconds: number) => `Le démon GrasBot n'a pas répondu à ${what} en ${seconds} s.`,
 	timeoutTitle: "Le démon GrasBot ne répond pas",
 	timeout: (url: string, what: string, seconds: number) =>

@@ -34,14 +34,19 @@ export interface HistoryLimits {
 
 export const PROTOCOL_LIMITS: HistoryLimits = { turns: 2 * MAX_EXCHANGES, turnChars: MAX_TURN_CHARS };
 
-/** The lower limits a daemon's -32602 names (`history: must have at most 4 items (got 8)`,
- * `history[3].content: must be at most 500 characters (got 2000)`), or null for another refusal. */
+/** A daemon's -32602 naming its lower limit on the history's length, in French, or in an older daemon's English. */
+const FEWER_ITEMS = /^(?:`history` : doit compter au plus (\d+) éléments|history: must have at most (\d+) items)/;
+/** The same for a turn's length. */
+const SHORTER_TURNS = /^(?:`history\[\d+\]\.content` : doit compter au plus (\d+) caractères|history\[\d+\]\.content: must be at most (\d+) characters)/;
+
+/** The lower limits a daemon's -32602 names (`` `history` : doit compter au plus 4 éléments (nombre reçu : 8) ``,
+ * `` `history[3].content` : doit compter au plus 500 caractères (longueur reçue : 2000) ``), or null for another refusal. */
 export function lowerLimits(limits: HistoryLimits, detail: unknown): HistoryLimits | null {
 	if (typeof detail !== "string") return null;
-	const items = /^history: must have at most (\d+) items/.exec(detail);
-	if (items) return { ...limits, turns: Number(items[1]) };
-	const chars = /^history\[\d+\]\.content: must be at most (\d+) characters/.exec(detail);
-	if (chars) return { ...limits, turnChars: Number(chars[1]) };
+	const items = FEWER_ITEMS.exec(detail);
+	if (items) return { ...limits, turns: Number(items[1] ?? items[2]) };
+	const chars = SHORTER_TURNS.exec(detail);
+	if (chars) return { ...limits, turnChars: Number(chars[1] ?? chars[2]) };
 	return null;
 }
 

@@ -166,7 +166,7 @@ describe("alias suggestions in the editor", () => {
 	});
 
 	it("tells the author once, naming the fix, when the daemon refuses the token set; other failures stay silent", async () => {
-		const refused = () => Promise.reject(new RpcError("suggest_aliases", RPC_UNAUTHORIZED, "Unauthorized", "owner token required"));
+		const refused = () => Promise.reject(new RpcError("suggest_aliases", RPC_UNAUTHORIZED, "Unauthorized", "jeton du propriétaire requis"));
 		const h = mount({ token: "an-old-token", suggest: refused });
 		await h.open();
 		await h.open(); // the same refusal again: said once

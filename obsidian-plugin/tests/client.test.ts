@@ -77,16 +77,22 @@ describe("framing", () => {
 });
 
 describe("errors", () => {
-	it("turns a JSON-RPC error into RpcError with its code, message and data", async () => {
+	it("turns a JSON-RPC error into RpcError with its code, message and data, said in French whole", async () => {
 		const transport = fakeTransport((_r, body) => ({
 			status: 200,
-			text: JSON.stringify({ jsonrpc: "2.0", id: body.id, error: { code: -32602, message: "Invalid params", data: "q: must be a string" } }),
+			text: JSON.stringify({ jsonrpc: "2.0", id: body.id, error: { code: -32602, message: "Invalid params", data: "`q` : doit être un texte" } }),
 		}));
 		const client = new GrasbotClient({ daemonUrl: URL, transport });
 		const error = await client.search("q").catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(RpcError);
-		expect(error).toMatchObject({ code: -32602, message: "Invalid params", data: "q: must be a string", method: "search" });
-		expect(describeFailure(error, URL).detail).toContain("q: must be a string");
+		expect(error).toMatchObject({ code: -32602, message: "Invalid params", data: "`q` : doit être un texte", method: "search" });
+		expect(describeFailure(error, URL)).toEqual({
+			kind: "daemon-error",
+			title: "Erreur du démon GrasBot",
+			detail: "`search` : paramètres refusés — `q` : doit être un texte (code -32602)",
+		});
+		// a code the plugin does not know: the daemon's own message, quoted; no data, nothing after it
+		expect(describeFailure(new RpcError("health", -32099, "Server busy"), URL).detail).toBe("`health` : « Server busy » (code -32099)");
 	});
 
 	it("says in French that the daemon is older than the plugin, naming the param or method it lacks", async () => {
@@ -114,6 +120,14 @@ describe("errors", () => {
 		// a param the daemon does know, refused for its value, is no version skew
 		const badValue = describeFailure(new RpcError("search", -32602, "Invalid params", "top_k: 0 is less than the minimum of 1", ["q", "top_k"]), URL);
 		expect(badValue.kind).toBe("daemon-error");
+		// a daemon that says it in French, older than a later plugin
+		const french = new RpcError("suggest_aliases", -32602, "Invalid params", "1 paramètre inconnu (attendus : limit, slug)", ["slug", "limit", "path"]);
+		expect(describeFailure(french, URL).detail).toBe(noPath.detail);
+		expect(describeFailure(new RpcError("health", -32602, "Invalid params", "1 paramètre inconnu (attendus : aucun)", ["verbose"]), URL).detail).toContain(
+			"ne connaît pas le paramètre `verbose` de `health`",
+		);
+		const frenchValue = new RpcError("search", -32602, "Invalid params", "`top_k` : 0 est inférieur au minimum (1)", ["q", "top_k"]);
+		expect(describeFailure(frenchValue, URL).kind).toBe("daemon-error");
 	});
 
 	it("says in French that the daemon's answer is not what this plugin reads, with what to do, rather than « Unexpected daemon response »", async () => {
@@ -137,7 +151,7 @@ describe("errors", () => {
 	it("reports the daemon's Unauthorized error as a token problem", async () => {
 		const transport = fakeTransport((_r, body) => ({
 			status: 200,
-			text: JSON.stringify({ jsonrpc: "2.0", id: body.id, error: { code: -32001, message: "Unauthorized", data: "owner token required" } }),
+			text: JSON.stringify({ jsonrpc: "2.0", id: body.id, error: { code: -32001, message: "Unauthorized", data: "jeton du propriétaire requis" } }),
 		}));
 		const error = await new GrasbotClient({ daemonUrl: URL, transport }).reload().catch((e: unknown) => e);
 		expect(describeFailure(error, URL).kind).toBe("auth");

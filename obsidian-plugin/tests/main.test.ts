@@ -160,14 +160,14 @@ describe("plugin glue", () => {
 
 	it("on save, says once that a peer daemon did not reload, refusing the owner token after a rotation", async () => {
 		const peer = { url: "http://127.0.0.1:8766", ok: true, vault_size: 42 };
-		const behind = { url: "http://127.0.0.1:8766", ok: false, error: "HTTP 401: owner token required" };
+		const behind = { url: "http://127.0.0.1:8766", ok: false, error: "HTTP 401 : jeton du propriétaire requis" };
 		let result: Record<string, unknown> = { ...reloadResult, peers: [behind] };
 		daemon((method) => (method === "health" ? healthResult(false) : result));
 		const { app } = await load({ reloadOnSave: true, debounceMs: 500, token: "tok" });
 		app.workspace.setLayoutReady();
 		await save(app, "a.md", 3);
 		expect(notices).toHaveLength(1); // said once while it lasts
-		expect(notices[0]).toContain("• http://127.0.0.1:8766 : HTTP 401: owner token required");
+		expect(notices[0]).toContain("• http://127.0.0.1:8766 : HTTP 401 : jeton du propriétaire requis");
 		expect(notices[0]).toContain("redémarrez-le pour qu'il lise le jeton de ce démon");
 		result = { ...reloadResult, peers: [peer] };
 		await save(app, "a.md");
@@ -264,6 +264,20 @@ describe("plugin glue", () => {
 		expect(notices[0]).toContain("brouillons/idées.md : frontmatter YAML illisible");
 	});
 
+	it("says in French, whole, why the daemon's reload failed, as the daemon says it", async () => {
+		setRequestUrlHandler(async (request) => {
+			const body = JSON.parse(request.body ?? "{}") as { id: number };
+			const error = { code: -32004, message: "Vault reload failed", data: "dossier du coffre introuvable : /coffre (réglez --vault ou VAULT_DIR)" };
+			return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: body.id, error }) };
+		});
+		const { stub } = await load({ token: "tok" });
+		stub.commands.find((c) => c.id === "reload-vault")?.callback?.();
+		await vi.advanceTimersByTimeAsync(0);
+		expect(notices).toEqual([
+			"Erreur du démon GrasBot. `reload` : le rechargement du coffre a échoué — dossier du coffre introuvable : /coffre (réglez --vault ou VAULT_DIR) (code -32004)",
+		]);
+	});
+
 	it("says how to start the daemon when it is not running", async () => {
 		setRequestUrlHandler(() => Promise.reject(new Error("net::ERR_CONNECTION_REFUSED")));
 		const { stub } = await load(null);
@@ -276,7 +290,7 @@ describe("plugin glue", () => {
 	it("tells a wrong access token from a missing one, and says where the daemon's token is", async () => {
 		setRequestUrlHandler(async (request) => {
 			const body = JSON.parse(request.body ?? "{}") as { id: number };
-			const error = { code: -32001, message: "Unauthorized", data: "owner token required" };
+			const error = { code: -32001, message: "Unauthorized", data: "jeton du propriétaire requis" };
 			return { status: 200, text: JSON.stringify({ jsonrpc: "2.0", id: body.id, error }) };
 		});
 		const wrong = await load({ token: "not-the-owner-token" });

@@ -324,12 +324,12 @@ describe("reload notice", () => {
 		const base = { vault_size: 42, added: 0, changed: 1, removed: 0, took_ms: 3, errors: [] };
 		const peers = [
 			{ url: "http://127.0.0.1:8766", ok: true, vault_size: 42, error: null },
-			{ url: "http://127.0.0.1:8767", ok: false, vault_size: null, error: "HTTP 401: owner token required" },
+			{ url: "http://127.0.0.1:8767", ok: false, vault_size: null, error: "HTTP 401 : jeton du propriétaire requis" },
 		];
 		expect(formatReloadNotice(decodeReloadResult({ ...base, peers })).split("\n")).toEqual([
 			"Coffre GrasBot rechargé : 42 notes (0 ajoutée, 1 modifiée, 0 supprimée).",
 			"1 des 2 autres démons (GRASBOT_PEERS) ne s'est pas rechargé, et répond encore depuis le coffre tel qu'il était :",
-			"• http://127.0.0.1:8767 : HTTP 401: owner token required",
+			"• http://127.0.0.1:8767 : HTTP 401 : jeton du propriétaire requis",
 			"Un démon pair qui refuse le jeton du propriétaire tourne avec un autre : redémarrez-le pour qu'il lise le jeton de ce démon (après un changement de jeton, chaque démon doit être redémarré).",
 		]);
 		const down = { url: "http://127.0.0.1:8767", ok: false, error: "ClientConnectorError: Cannot connect to host 127.0.0.1:8767" };

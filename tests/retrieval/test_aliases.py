@@ -287,7 +287,7 @@ def test_unknown_slug(note_writer):
     bot = make_bot(note_writer.root)
     with pytest.raises(NoteNotFound) as caught:
         suggest_aliases("push-swp", owner(bot), None)
-    assert str(caught.value) == "no note with slug 'push-swp'" and caught.value.slug == "push-swp"
+    assert str(caught.value) == "aucune note n'a le slug « push-swp »" and caught.value.slug == "push-swp"
     assert isinstance(caught.value, GrasbotError) and not isinstance(caught.value, QueryError)
 
 
@@ -314,9 +314,9 @@ def test_a_slug_two_notes_share_is_the_note_at_the_path_asked_for(note_writer):
     public = suggest_aliases("plan", index, None, path="jardin/plan.md")
     assert [(s["alias"], s["evidence"]) for s in public["suggestions"]] == [("ruches du jardin", ["accueil"])]
     assert aliases(suggest_aliases("plan", index, None, path="archive/plan.md")) == ["coffre zorglub"]
-    with pytest.raises(QueryError, match=r"'plan' is the slug of 2 notes \(archive/plan.md, jardin/plan.md\); give `path`"):
+    with pytest.raises(QueryError, match=r"`slug` : « plan » est le slug de 2 notes \(archive/plan.md, jardin/plan.md\) ; donnez `path`"):
         suggest_aliases("plan", index, None)
-    with pytest.raises(NoteNotFound, match="no note at path 'jardin/planche.md'"):
+    with pytest.raises(NoteNotFound, match="aucune note au chemin « jardin/planche.md »"):
         suggest_aliases("plan", index, None, path="jardin/planche.md")
 
 

@@ -1034,7 +1034,7 @@ async def test_an_unreadable_folder_fails_the_reload_and_the_old_index_serves(st
     assert len(bot_of(client).snapshot.vault.notes) == 2
     assert (await (await client.get("/health")).json())["vault_size"] == 2
     resp = await client.post("/reload-vault", headers=OWNER)
-    assert resp.status == 500 and "previous vault keeps serving" in (await resp.json())["error"]["data"]
+    assert resp.status == 500 and "le coffre précédent reste servi" in (await resp.json())["error"]["data"]
 
 
 @pytest.mark.parametrize("depth", [_vault.MAX_FOLDER_DEPTH + 1, 1_100])  # 1,100: past Python's recursion limit
@@ -1047,7 +1047,7 @@ def test_a_very_deep_tree_is_reported_not_a_crash(tmp_path, depth):
         deep.mkdir()
     (deep / "fond.md").write_text("---\nvisibility: public\n---\nAu fond.", encoding="utf-8")
     try:
-        with pytest.raises(VaultError, match=r"nested more than 64 folders deep"):
+        with pytest.raises(VaultError, match=r"imbriqué à plus de 64 niveaux de dossiers"):
             load_vault(root)
     finally:  # one by one again: pytest's own clean-up of old temporary folders recurses
         (deep / "fond.md").unlink()
@@ -1118,9 +1118,13 @@ def test_a_note_too_large_is_skipped_and_reported_unread(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "fails, error, message",
     [
-        ("sous", FileNotFoundError(2, "No such file"), "the folder sous/ of the vault was moved or removed while it was read: read the vault again"),
-        ("sous", PermissionError(13, "Denied"), "cannot read the folder sous/ of the vault: Denied (fix its permissions, or leave it out with --exclude)"),
-        ("", PermissionError(13, "Denied"), "cannot read the vault folder {root}: Denied (fix its permissions)"),
+        ("sous", FileNotFoundError(2, "No such file"), "le dossier sous/ du coffre a été déplacé ou supprimé pendant sa lecture : relisez le coffre"),
+        (
+            "sous",
+            PermissionError(13, "Denied"),
+            "impossible de lire le dossier sous/ du coffre : Denied (corrigez ses droits, ou laissez-le de côté avec --exclude)",
+        ),
+        ("", PermissionError(13, "Denied"), "impossible de lire le dossier du coffre {root} : Denied (corrigez ses droits)"),
     ],
 )
 def test_a_folder_that_cannot_be_read_is_named_with_what_to_do(tmp_path, monkeypatch, fails, error, message):

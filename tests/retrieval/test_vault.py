@@ -821,7 +821,7 @@ def test_a_reload_says_what_changed_and_what_was_relinked(note_writer):
 
 
 def test_missing_vault_folder_is_a_vault_error(tmp_path):
-    with pytest.raises(VaultError, match="vault folder not found"):
+    with pytest.raises(VaultError, match="dossier du coffre introuvable"):
         load_vault(tmp_path / "absent")
 
 

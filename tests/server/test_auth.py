@@ -21,7 +21,7 @@ from grasbot.server.auth import bearer_matches, default_token_file, resolve_owne
 from grasbot.server.middleware import HOSTS_ALLOWED, _rebound, hosts_checked
 from support.bots import rpc, serve_process
 
-UNAUTHORIZED = {"code": -32001, "message": "Unauthorized", "data": "owner token required"}
+UNAUTHORIZED = {"code": -32001, "message": "Unauthorized", "data": "jeton du propriétaire requis"}
 TOKEN = "auth-test-token-0123456789abcdef"
 
 
@@ -137,7 +137,7 @@ async def test_without_any_token_nobody_is_the_owner(start_daemon):
         for method, params in (("reload", {}), ("suggest_aliases", {"slug": "python"}), ("search", {"q": "x", "audience": "owner"})):
             assert (await rpc(client, method, params, headers=headers))["error"] == UNAUTHORIZED
         resp = await client.post("/reload-vault", headers=headers)
-        assert resp.status == 401 and await resp.json() == {"error": {"code": -32001, "message": "Unauthorized", "data": "owner token required"}}
+        assert resp.status == 401 and await resp.json() == {"error": {"code": -32001, "message": "Unauthorized", "data": "jeton du propriétaire requis"}}
 
 
 async def test_token_from_settings_guards_every_owner_call(start_daemon):
@@ -269,7 +269,7 @@ async def test_a_page_whose_name_was_rebound_to_the_daemon_is_refused(start_daem
                 "error": {
                     "code": -32600,
                     "message": "Invalid Request",
-                    "data": "this daemon is not served under the name in the Host header: list it in GRASBOT_ALLOWED_HOSTS if it is yours",
+                    "data": "ce démon n'est pas servi sous le nom de l'en-tête Host : ajoutez ce nom à GRASBOT_ALLOWED_HOSTS s'il est le vôtre",
                 }
             }
         call = json.dumps({"jsonrpc": "2.0", "method": "search", "params": {"q": "python"}, "id": 1})

@@ -450,7 +450,7 @@ async def test_stuffed_history_never_brings_a_canary(start_daemon, standin_ollam
 
 async def test_owner_calls_without_the_token_say_nothing(start_daemon, canary_vault, tmp_path, grasbot_logs):
     client = await daemon(start_daemon, canary_vault, None, tmp_path)
-    unauthorized = {"code": -32001, "message": "Unauthorized", "data": "owner token required"}
+    unauthorized = {"code": -32001, "message": "Unauthorized", "data": "jeton du propriétaire requis"}
     calls = [
         ("search", {"q": "zorglub", "audience": "owner"}),
         ("answer", {"q": "Projet Zorglub Kappa", "audience": "owner"}),
@@ -464,7 +464,7 @@ async def test_owner_calls_without_the_token_say_nothing(start_daemon, canary_va
             answer = await resp.json()
             assert answer == {"jsonrpc": "2.0", "error": unauthorized, "id": 3}, (method, headers)
         resp = await client.post("/reload-vault", headers=headers)
-        assert resp.status == 401 and await resp.json() == {"error": {"code": -32001, "message": "Unauthorized", "data": "owner token required"}}
+        assert resp.status == 401 and await resp.json() == {"error": {"code": -32001, "message": "Unauthorized", "data": "jeton du propriétaire requis"}}
     assert_logs_clean(grasbot_logs)
 
 

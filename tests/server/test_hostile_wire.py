@@ -42,7 +42,7 @@ async def test_numbers_beyond_a_double_are_a_parse_error_not_a_500(start_daemon,
     resp = await client.post("/rpc", data=body.encode(), headers={"Content-Type": "application/json"})
     assert resp.status == 200
     answer = await resp.json()
-    assert answer["error"]["code"] == -32700 and "range of a double" in answer["error"]["data"]
+    assert answer["error"]["code"] == -32700 and "dépasse ce qu'un double peut représenter" in answer["error"]["data"]
     status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "search", "params": {"q": "python"}, "id": 3})
     assert ok["result"]["results"]  # the next request is served as ever
 
@@ -52,9 +52,9 @@ async def test_nan_and_infinity_are_a_parse_error_that_says_so(start_daemon, con
     client = await start_daemon()
     body = f'{{"jsonrpc": "2.0", "method": "search", "params": {{"q": "python", "top_k": {constant}}}, "id": 1}}'
     answer = await (await client.post("/rpc", data=body.encode(), headers={"Content-Type": "application/json"})).json()
-    assert answer["error"]["code"] == -32700 and answer["error"]["data"] == f"{constant} is not JSON: a number must be finite"
+    assert answer["error"]["code"] == -32700 and answer["error"]["data"] == f"{constant} n'est pas du JSON : un nombre doit être fini"
     resp = await client.get("/ask", params={"q": "python", "history": f'[{{"role": "user", "content": {constant}}}]'})
-    assert resp.status == 400 and (await resp.json())["error"]["data"] == f"history: {constant} is not JSON: a number must be finite"
+    assert resp.status == 400 and (await resp.json())["error"]["data"] == f"`history` : {constant} n'est pas du JSON : un nombre doit être fini"
 
 
 async def test_a_member_given_twice_is_refused_and_named(start_daemon):
@@ -63,10 +63,10 @@ async def test_a_member_given_twice_is_refused_and_named(start_daemon):
     client = await start_daemon()
     body = '{"jsonrpc": "2.0", "method": "search", "params": {"q": "a", "q": "grasbot"}, "id": 1}'
     answer = await (await client.post("/rpc", data=body.encode(), headers={"Content-Type": "application/json"})).json()
-    assert answer["error"] == {"code": -32700, "message": "Parse error", "data": "the member 'q' is given twice in one object: which one was meant?"}
+    assert answer["error"] == {"code": -32700, "message": "Parse error", "data": "le membre 'q' figure deux fois dans un même objet : lequel vaut ?"}
     resp = await client.get("/ask", params={"q": "python", "history": '[{"role": "user", "content": "a", "content": "b"}]'})
     assert resp.status == 400
-    assert (await resp.json())["error"]["data"] == "history: the member 'content' is given twice in one object: which one was meant?"
+    assert (await resp.json())["error"]["data"] == "`history` : le membre 'content' figure deux fois dans un même objet : lequel vaut ?"
     status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "search", "params": {"q": "python"}, "id": 3})
     assert ok["result"]["results"]  # the next request is served as ever
 
@@ -74,7 +74,7 @@ async def test_a_member_given_twice_is_refused_and_named(start_daemon):
 async def test_huge_numbers_in_ask_history_are_named(start_daemon):
     client = await start_daemon()
     resp = await client.get("/ask", params={"q": "python", "history": '[{"role": "user", "content": 1e400}]'})
-    assert resp.status == 400 and "range of a double" in (await resp.json())["error"]["data"]
+    assert resp.status == 400 and "dépasse ce qu'un double peut représenter" in (await resp.json())["error"]["data"]
 
 
 SURROGATES = ["\ud800", "\udfff", "a\udc80b", "\ud83d"]  # lone halves; "\ud83d\ude00" paired is fine
@@ -95,7 +95,7 @@ async def test_lone_surrogates_are_refused_and_the_question_log_stays_on(start_d
             body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params, "id": 1})  # \ud800 escapes
             resp = await client.post("/rpc", data=body.encode(), headers={"Content-Type": "application/json"})
             answer = await resp.json()
-            assert answer["error"]["code"] == -32602 and answer["error"]["data"].startswith(f"{name}: must be Unicode text")
+            assert answer["error"]["code"] == -32602 and answer["error"]["data"].startswith(f"`{name}` : doit être du texte Unicode")
     # an id the daemon must echo: escaped in the answer, never a 500
     body = json.dumps({"jsonrpc": "2.0", "method": "health", "id": f"id{lone}"})
     resp = await client.post("/rpc", data=body.encode(), headers={"Content-Type": "application/json"})
@@ -121,7 +121,7 @@ async def test_percent_encoded_bytes_that_are_not_utf8_are_refused_on_ask(start_
     resp = await client.get(f"{path}?{query}")
     assert resp.status == 400
     error = (await resp.json())["error"]
-    assert error["code"] == -32602 and error["data"] == f"{name}: must be Unicode text (its percent-encoded bytes are not UTF-8)"
+    assert error["code"] == -32602 and error["data"] == f"`{name}` : doit être du texte Unicode (ses octets encodés en %XX ne sont pas de l'UTF-8)"
     assert bot_of(client).question_log.count() == 0
     resp = await client.get(f"{path}?q=python%20%EF%BF%BD")  # U+FFFD itself, well encoded, is text
     assert resp.status == 200
@@ -320,7 +320,7 @@ async def test_a_body_that_never_ends_gets_408(start_daemon):
     port = client.server.port
     head = b"POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"
     got, took = await _raw(port, head + b'{"jsonrpc": "2.0", ', 5)
-    assert got.startswith(b"HTTP/1.1 408") and b"not received within 0.5 s" in got, got
+    assert got.startswith(b"HTTP/1.1 408") and "non reçu en 0.5 s".encode() in got, got
     assert took < 3 and not got.endswith(b"<still open>")
     status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "health", "id": 1})
     assert ok["result"]["status"] == "ok"
@@ -331,7 +331,7 @@ async def test_expect_100_continue_is_refused_before_a_body_over_the_limit(start
     port = client.server.port
     head = "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nExpect: {}\r\n\r\n"
     got, _ = await _raw(port, head.format(5000, "100-continue").encode(), 3)  # the client waits for its 100, sends nothing
-    assert got.startswith(b"HTTP/1.1 413") and b"100 Continue" not in got and b"over the limit of 1024 bytes" in got, got
+    assert got.startswith(b"HTTP/1.1 413") and b"100 Continue" not in got and "dépasse la limite de 1024 octets".encode() in got, got
     assert not got.endswith(b"<still open>")
     body = json.dumps({"jsonrpc": "2.0", "method": "health", "id": 1}).encode()
     reader, writer = await asyncio.open_connection("127.0.0.1", port)  # a body within the limit gets its 100, then its answer
@@ -341,7 +341,7 @@ async def test_expect_100_continue_is_refused_before_a_body_over_the_limit(start
     assert (await reader.readline()).startswith(b"HTTP/1.1 200")
     writer.close()
     got, _ = await _raw(port, head.format(len(body), "cookies").encode() + body, 3)
-    assert got.startswith(b"HTTP/1.1 417") and b"Expect: 'cookies' is not understood" in got, got
+    assert got.startswith(b"HTTP/1.1 417") and b"Expect: 'cookies' n'est pas compris" in got, got
     status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "health", "id": 1})
     assert ok["result"]["status"] == "ok"
 
@@ -361,7 +361,7 @@ async def test_an_expectation_not_understood_is_a_json_417_on_every_route(start_
         assert resp.status == 417 and resp.headers["Content-Type"] == "application/json; charset=utf-8", (method, path)
         if method == "HEAD":
             continue
-        error = {"code": -32600, "message": "Invalid Request", "data": "Expect: 'foo' is not understood: only 100-continue is"}
+        error = {"code": -32600, "message": "Invalid Request", "data": "Expect: 'foo' n'est pas compris : seul 100-continue l'est"}
         assert await resp.json() == {"error": error}, (method, path)
         assert resp.headers["Cache-Control"] == "no-store" and resp.headers["X-Content-Type-Options"] == "nosniff"
     assert "GET /health 417 expectation refused" in caplog.text
@@ -378,7 +378,7 @@ async def test_a_body_its_content_encoding_cannot_decode_is_named_not_a_500(star
     assert resp.status == 400
     answer = await resp.json()
     assert answer["error"]["code"] == -32600 and answer["id"] is None
-    assert answer["error"]["data"] == f"request body cannot be decoded as its Content-Encoding ({encoding}) says"
+    assert answer["error"]["data"] == f"le corps de la requête ne peut pas être décodé comme son Content-Encoding ({encoding}) l'annonce"
     status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "health", "id": 2})
     assert ok["result"]["status"] == "ok"
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []  # answered, so no traceback
@@ -437,7 +437,7 @@ def test_the_new_bounds_are_settings_like_the_others():
         ("text/plain", "text/plain"),  # an HTML form's enctype="text/plain": sent cross-site with no preflight
         ("application/x-www-form-urlencoded", "application/x-www-form-urlencoded"),  # a form's, and `curl -d`'s
         ("multipart/form-data; boundary=x", "multipart/form-data"),
-        (None, "no Content-Type"),  # fetch() of a Blob with no type: no preflight either
+        (None, "aucun Content-Type"),  # fetch() of a Blob with no type: no preflight either
         ('text/plain; x="<script>"', "text/plain"),
     ],
 )
@@ -453,7 +453,11 @@ async def test_a_body_that_is_not_declared_json_is_refused_before_any_method_run
     assert resp.status == 415
     assert await resp.json() == {
         "jsonrpc": "2.0",
-        "error": {"code": -32600, "message": "Invalid Request", "data": f"Content-Type must be application/json (got {named}): JSON-RPC bodies are JSON"},
+        "error": {
+            "code": -32600,
+            "message": "Invalid Request",
+            "data": f"le Content-Type doit être application/json (reçu : {named}) : le corps d'une requête JSON-RPC est du JSON",
+        },
         "id": None,
     }
     assert "POST /rpc 415 not JSON" in caplog.text

@@ -52,11 +52,11 @@ async def test_lowered_question_limit_is_enforced_everywhere(start_daemon):
     assert "result" in await rpc(client, "search", {"q": ok})
     for method in ("search", "answer"):
         error = (await rpc(client, method, {"q": long}))["error"]
-        assert error == {"code": -32602, "message": "Invalid params", "data": "q: must be at most 40 characters (got 41)"}
+        assert error == {"code": -32602, "message": "Invalid params", "data": "`q` : doit compter au plus 40 caractères (longueur reçue : 41)"}
     for path in ("/ask", "/ask/stream"):
         resp = await client.get(path, params={"q": long})
         assert resp.status == 400 and await resp.json() == {
-            "error": {"code": -32602, "message": "Invalid params", "data": "q: must be at most 40 characters (got 41)"}
+            "error": {"code": -32602, "message": "Invalid params", "data": "`q` : doit compter au plus 40 caractères (longueur reçue : 41)"}
         }
 
 
@@ -74,10 +74,10 @@ async def test_the_document_says_how_a_lowered_limit_is_refused(start_daemon):
         (history_doc, {"q": "et ?", "history": [*turns[:3], {"role": "assistant", "content": "b" * 2000}]}),
         (question_doc, {"q": "a" * 420}),
     )
-    shared = json.loads((REPO / "shared-protocol" / "cases" / "history.json").read_text())["refusals"]
+    shared = [c for c in json.loads((REPO / "shared-protocol" / "cases" / "history.json").read_text())["refusals"] if not c.get("older")]
     for (doc, params), case in zip(asked, shared, strict=True):
         said = (await rpc(client, "answer", params))["error"]["data"]
-        assert f"`{said}`" in doc
+        assert f"`` {said} ``" in doc
         assert said == case["detail"]  # the refusals both clients' suites read limits from
 
 
@@ -111,8 +111,8 @@ async def test_lowered_history_limits(start_daemon):
     three = [turn, {"role": "assistant", "content": "oui"}, turn]
     long_turn = [{"role": "user", "content": "x" * 31}]
     cases = [
-        (three, "history: must have at most 2 items (got 3)"),
-        (long_turn, "history[0].content: must be at most 30 characters (got 31)"),
+        (three, "`history` : doit compter au plus 2 éléments (nombre reçu : 3)"),
+        (long_turn, "`history[0].content` : doit compter au plus 30 caractères (longueur reçue : 31)"),
     ]
     for history, message in cases:
         error = (await rpc(client, "answer", {"q": "jardin", "history": history}))["error"]
@@ -130,7 +130,7 @@ async def test_body_over_the_configured_limit_is_413_json(start_daemon):
     assert resp.status == 413 and resp.content_type == "application/json"
     assert await resp.json() == {
         "jsonrpc": "2.0",
-        "error": {"code": -32600, "message": "Invalid Request", "data": "request body is over the limit of 1024 bytes"},
+        "error": {"code": -32600, "message": "Invalid Request", "data": "le corps de la requête dépasse la limite de 1024 octets"},
         "id": None,
     }
 
@@ -150,7 +150,7 @@ async def test_batch_over_the_configured_limit(start_daemon):
     resp = await client.post("/rpc", json=[call] * 4)
     answer = await resp.json()
     assert answer["error"]["code"] == -32600 and answer["id"] is None
-    assert "limit of 3" in answer["error"]["data"]
+    assert "limite de 3" in answer["error"]["data"]
     resp = await client.post("/rpc", json=[call] * 3)
     assert len(await resp.json()) == 3
 
@@ -235,7 +235,9 @@ async def test_ask_and_stream_share_a_bucket_and_answer_429(start_clocked):
         resp = await client.get(path, params=q)
         assert resp.status == 429 and resp.headers["Retry-After"] == "10"
         assert resp.content_type == "application/json"
-        assert await resp.json() == {"error": {"code": -32002, "message": "Rate limited", "data": {"retry_after": 10}}}
+        assert await resp.json() == {
+            "error": {"code": -32002, "message": "Rate limited", "data": {"retry_after": 10, "reason": "Trop de questions à la suite : réessayez dans 10 s."}}
+        }
     clock.now += 3.5
     resp = await client.get("/ask", params=q)
     assert resp.status == 429 and resp.headers["Retry-After"] == "7"  # 6.5 s, rounded up
@@ -263,7 +265,11 @@ async def test_a_visitors_search_is_limited_and_shares_the_questions_bucket(star
     assert (await client.get("/ask", params={"q": "python"})).status == 200  # the same bucket
     for n in range(30):
         answer = await rpc(client, "search", {"q": f"python {n}"}, id=n)
-        assert answer["error"] == {"code": -32002, "message": "Rate limited", "data": {"retry_after": 10}}
+        assert answer["error"] == {
+            "code": -32002,
+            "message": "Rate limited",
+            "data": {"retry_after": 10, "reason": "Trop de questions à la suite : réessayez dans 10 s."},
+        }
     assert (await rpc(client, "answer", {"q": "python"}))["error"]["code"] == -32002
     assert log.count() == 2  # the search and /ask: none of the refused ones
     # the owner is never limited, and their previews are not logged
@@ -284,13 +290,13 @@ async def test_a_batch_cannot_get_around_the_limit(start_clocked, tmp_path):
     huge = json.dumps([{"jsonrpc": "2.0", "method": "search", "params": {"q": "a"}, "id": i} for i in range(1000)], separators=(",", ":"))
     assert len(huge) < 64 * 1024  # under the body limit: the batch limit is what refuses it
     error = (await (await client.post("/rpc", data=huge, headers={"Content-Type": "application/json"})).json())["error"]
-    assert error == {"code": -32600, "message": "Invalid Request", "data": "batch of 1000 requests is over the limit of 10 per batch"}
+    assert error == {"code": -32600, "message": "Invalid Request", "data": "lot de 1000 requêtes, au-delà de la limite de 10 par lot"}
     assert log.count() == 0
     assert "result" in await rpc(client, "search", {"q": "python"})  # the refused batch cost nothing
     batch = [{"jsonrpc": "2.0", "method": method, "params": {"q": f"python {i}"}, "id": i} for i, method in enumerate(["search", "answer"] * 5)]
     answers = await (await client.post("/rpc", json=batch)).json()
     assert sum("result" in a for a in answers) == 2
-    assert [a["error"]["data"] for a in answers if "error" in a] == [{"retry_after": 10}] * 8
+    assert [a["error"]["data"] for a in answers if "error" in a] == [{"retry_after": 10, "reason": "Trop de questions à la suite : réessayez dans 10 s."}] * 8
     # notifications get no answer, but take from the bucket all the same
     notes = [{"jsonrpc": "2.0", "method": "search", "params": {"q": "python"}} for _ in range(10)]
     clock.now += 10
@@ -307,7 +313,11 @@ async def test_rpc_answer_is_limited_per_member(start_clocked):
     answers = sorted(await resp.json(), key=lambda a: a["id"])
     assert sum("result" in a for a in answers) == 2
     [limited] = [a for a in answers if "error" in a]
-    assert limited["error"] == {"code": -32002, "message": "Rate limited", "data": {"retry_after": 10}}
+    assert limited["error"] == {
+        "code": -32002,
+        "message": "Rate limited",
+        "data": {"retry_after": 10, "reason": "Trop de questions à la suite : réessayez dans 10 s."},
+    }
     assert (await client.get("/ask", params={"q": "python"})).status == 429  # the same bucket
 
 
@@ -461,7 +471,11 @@ async def test_a_visitor_routed_an_ipv6_48_gets_no_fresh_bucket_for_each_64(star
     assert (await ask("2001:db8:1:11::1")).status == 429
     # over JSON-RPC too: the same buckets
     answer = await rpc(client, "search", {"q": "python"}, headers={"X-Forwarded-For": "2001:db8:1:12::1"})
-    assert answer["error"] == {"code": -32002, "message": "Rate limited", "data": {"retry_after": 20}}
+    assert answer["error"] == {
+        "code": -32002,
+        "message": "Rate limited",
+        "data": {"retry_after": 20, "reason": "Trop de questions à la suite : réessayez dans 20 s."},
+    }
 
 
 def test_the_network_limit_is_configured_like_the_visitors():

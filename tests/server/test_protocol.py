@@ -230,33 +230,38 @@ def test_discover_example_refers_to_the_document_instead_of_copying_it() -> None
 @pytest.mark.parametrize(
     ("method", "params", "message", "param"),
     [
-        ("search", {}, "q: is required", "q"),
-        ("search", {"q": 42}, "q: must be a string", "q"),
-        ("search", {"q": ""}, "q: must not be empty", "q"),
-        ("search", {"q": " \t\n"}, "q: must not be blank", "q"),
-        ("search", {"q": "é" * 501}, "q: must be at most 500 characters (got 501)", "q"),
-        ("search", {"q": "ok", "top_k": 0}, "top_k: 0 is less than the minimum of 1", "top_k"),
-        ("search", {"q": "ok", "top_k": 51}, "top_k: 51 is greater than the maximum of 50", "top_k"),
-        ("search", {"q": "ok", "top_k": 2.5}, "top_k: must be an integer", "top_k"),
-        ("search", {"q": "ok", "top_k": True}, "top_k: must be an integer", "top_k"),
-        ("search", {"q": "ok", "foo": 1}, "1 unknown parameter (expected: audience, q, top_k)", "foo"),
-        ("search", {"q": "ok", "b": 1, "a": 2}, "2 unknown parameters (expected: audience, q, top_k)", "a"),
-        ("search", {"q": "ok", "audience": "admin"}, 'audience: must be one of "visitor", "owner"', "audience"),
-        ("answer", {"q": "ok", "history": {}}, "history: must be an array", "history"),
-        ("answer", {"q": "ok", "history": [{"role": "user", "content": "a"}] * 9}, "history: must have at most 8 items (got 9)", "history"),
-        ("answer", {"q": "ok", "history": [{"role": "system", "content": "a"}]}, 'history[0].role: must be one of "user", "assistant"', "history"),
-        ("answer", {"q": "ok", "history": [{"role": "user"}]}, "history[0].content: is required", "history"),
+        ("search", {}, "`q` : obligatoire, mais absent", "q"),
+        ("search", {"q": 42}, "`q` : doit être un texte", "q"),
+        ("search", {"q": ""}, "`q` : ne doit pas être vide", "q"),
+        ("search", {"q": " \t\n"}, "`q` : ne doit pas être fait que d'espaces", "q"),
+        ("search", {"q": "é" * 501}, "`q` : doit compter au plus 500 caractères (longueur reçue : 501)", "q"),
+        ("search", {"q": "ok", "top_k": 0}, "`top_k` : 0 est inférieur au minimum (1)", "top_k"),
+        ("search", {"q": "ok", "top_k": 51}, "`top_k` : 51 est supérieur au maximum (50)", "top_k"),
+        ("search", {"q": "ok", "top_k": 2.5}, "`top_k` : doit être un entier", "top_k"),
+        ("search", {"q": "ok", "top_k": True}, "`top_k` : doit être un entier", "top_k"),
+        ("search", {"q": "ok", "foo": 1}, "1 paramètre inconnu (attendus : audience, q, top_k)", "foo"),
+        ("search", {"q": "ok", "b": 1, "a": 2}, "2 paramètres inconnus (attendus : audience, q, top_k)", "a"),
+        ("search", {"q": "ok", "audience": "admin"}, '`audience` : doit être l\'une des valeurs "visitor", "owner"', "audience"),
+        ("answer", {"q": "ok", "history": {}}, "`history` : doit être une liste", "history"),
+        ("answer", {"q": "ok", "history": [{"role": "user", "content": "a"}] * 9}, "`history` : doit compter au plus 8 éléments (nombre reçu : 9)", "history"),
+        (
+            "answer",
+            {"q": "ok", "history": [{"role": "system", "content": "a"}]},
+            '`history[0].role` : doit être l\'une des valeurs "user", "assistant"',
+            "history",
+        ),
+        ("answer", {"q": "ok", "history": [{"role": "user"}]}, "`history[0].content` : obligatoire, mais absent", "history"),
         (
             "answer",
             {"q": "ok", "history": [{"role": "user", "content": "x" * 2001}]},
-            "history[0].content: must be at most 2000 characters (got 2001)",
+            "`history[0].content` : doit compter au plus 2000 caractères (longueur reçue : 2001)",
             "history",
         ),
-        ("answer", {"q": "ok", "history": [{"role": "user", "content": "a", "at": 1}]}, "history[0]: 1 unknown field (expected: content, role)", "history"),
-        ("suggest_aliases", {"limit": 3}, "slug: is required", "slug"),
-        ("suggest_aliases", {"slug": "a", "limit": 99}, "limit: 99 is greater than the maximum of 50", "limit"),
-        ("health", {"verbose": True}, "1 unknown parameter (expected: none)", "verbose"),
-        ("search", ["push swap"], "params must be an object of named parameters, not an array ('search' takes its params by name)", None),
+        ("answer", {"q": "ok", "history": [{"role": "user", "content": "a", "at": 1}]}, "`history[0]` : 1 champ inconnu (attendus : content, role)", "history"),
+        ("suggest_aliases", {"limit": 3}, "`slug` : obligatoire, mais absent", "slug"),
+        ("suggest_aliases", {"slug": "a", "limit": 99}, "`limit` : 99 est supérieur au maximum (50)", "limit"),
+        ("health", {"verbose": True}, "1 paramètre inconnu (attendus : aucun)", "verbose"),
+        ("search", ["push swap"], "`params` doit être un objet de paramètres nommés, pas une liste (`search` prend ses paramètres par leur nom)", None),
     ],
 )
 def test_validate_params_names_the_parameter_and_why(method, params, message, param) -> None:
@@ -297,19 +302,19 @@ def test_validate_result_names_the_path() -> None:
     validate_result("search", good)
     bad = copy.deepcopy(good)
     bad["results"][0]["reasons"][1]["signal"] = "vibes"
-    with pytest.raises(ResultError, match=r"^search result: results\[0\]\.reasons\[1\]\.signal: must be one of"):
+    with pytest.raises(ResultError, match=r"^résultat de search : `results\[0\]\.reasons\[1\]\.signal` : doit être l'une des valeurs"):
         validate_result("search", bad)
     bad = copy.deepcopy(good)
     del bad["results"][2]["path"]
-    with pytest.raises(ResultError, match=r"results\[2\]\.path: is required"):
+    with pytest.raises(ResultError, match=r"`results\[2\]\.path` : obligatoire, mais absent"):
         validate_result("search", bad)
     bad = dict(good, extra=1)
-    with pytest.raises(ResultError, match="unknown field 'extra'"):
+    with pytest.raises(ResultError, match="champ inconnu : 'extra'"):
         validate_result("search", bad)
     health = _load(SHARED / "examples" / "health.json")["response"]["result"]
-    with pytest.raises(ResultError, match=r"status: must be one of"):
+    with pytest.raises(ResultError, match=r"`status` : doit être l'une des valeurs"):
         validate_result("health", dict(health, status="degraded"))
-    with pytest.raises(ResultError, match=r"vault_size: -1 is less than the minimum of 0"):
+    with pytest.raises(ResultError, match=r"`vault_size` : -1 est inférieur au minimum \(0\)"):
         validate_result("health", dict(health, vault_size=-1))
 
 

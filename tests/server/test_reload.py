@@ -125,11 +125,11 @@ async def test_reload_of_a_vanished_vault_keeps_serving(start_daemon, note_write
     note_writer.root.rename(gone)
     answer = await rpc(client, "reload", {}, headers=OWNER)
     assert answer["error"]["code"] == -32004 and answer["error"]["message"] == "Vault reload failed"
-    assert "vault folder not found" in answer["error"]["data"]
+    assert "dossier du coffre introuvable" in answer["error"]["data"]
     resp = await client.post("/reload-vault", headers=OWNER)
     assert resp.status == 500
     error = (await resp.json())["error"]
-    assert error["code"] == -32004 and "previous vault keeps serving" in error["data"]
+    assert error["code"] == -32004 and error["data"].startswith("le coffre précédent reste servi : dossier du coffre introuvable")
 
     still = await rpc_result(client, "search", {"q": "miel printemps"})
     assert still["results"] == before["results"]
@@ -160,8 +160,8 @@ async def test_reload_that_can_read_none_of_the_notes_keeps_serving(start_daemon
     answer = await rpc(client, "reload", {}, headers=OWNER)
     assert answer["error"]["code"] == -32004, answer
     assert answer["error"]["data"] == (
-        f"{note_writer.root} holds no note that can be read now (it held 2; 2 could not be read, the first cire.md: "
-        "impossible de lire le fichier : Permission denied): fix them, then reload. The previous vault keeps serving"
+        f"{note_writer.root} ne contient plus aucune note lisible (il en contenait 2 ; 2 n'ont pas pu être lues, la première cire.md : "
+        "impossible de lire le fichier : Permission denied) : corrigez-les, puis rechargez. Le coffre précédent reste servi"
     )
     assert (await rpc_result(client, "search", {"q": "miel printemps"}))["results"] == before["results"]
     assert (await rpc_result(client, "health"))["vault_size"] == 2
@@ -176,7 +176,7 @@ async def test_reload_of_a_vault_turned_into_a_loop_of_links_keeps_serving(start
     note_writer.root.symlink_to(note_writer.root)  # the vault's path now leads back to itself
     answer = await rpc(client, "reload", {}, headers=OWNER)  # was -32603, a traceback in the log
     assert answer["error"]["code"] == -32004
-    assert answer["error"]["data"] == f"vault folder {note_writer.root} is a loop of symbolic links (set --vault or VAULT_DIR)"
+    assert answer["error"]["data"] == f"le dossier du coffre {note_writer.root} est une boucle de liens symboliques (réglez --vault ou VAULT_DIR)"
     resp = await client.post("/reload-vault", headers=OWNER)
     assert resp.status == 500 and (await resp.json())["error"]["code"] == -32004
     assert (await rpc_result(client, "search", {"q": "miel printemps"}))["results"] == before["results"]

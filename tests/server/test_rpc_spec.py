@@ -177,7 +177,9 @@ async def test_a_body_not_utf8_is_a_parse_error_that_says_so(spec_rpc: RpcDispat
     """It was a bare « Parse error », the same as broken JSON: a client sending Latin-1 had no
     way to tell, though /ask names the same fault in its query string."""
     answer = json.loads(await spec_rpc.dispatch(body))
-    why = f"the body is not UTF-8 (byte 0x{byte} at offset {offset}): JSON-RPC is read as UTF-8, whatever charset the Content-Type names"
+    why = (
+        f"le corps n'est pas de l'UTF-8 (octet 0x{byte} à la position {offset}) : JSON-RPC se lit en UTF-8, quel que soit le charset qu'annonce le Content-Type"
+    )
     assert answer == {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error", "data": why}, "id": None}
 
 
@@ -193,7 +195,7 @@ async def test_a_byte_order_mark_before_the_body_is_read_past(spec_rpc: RpcDispa
 
 async def test_nan_is_a_parse_error_that_says_why(spec_rpc: RpcDispatcher) -> None:
     answer = json.loads(await spec_rpc.dispatch(b'{"jsonrpc": "2.0", "method": "sum", "params": [NaN], "id": 1}'))
-    assert answer["id"] is None and answer["error"] == {"code": -32700, "message": "Parse error", "data": "NaN is not JSON: a number must be finite"}
+    assert answer["id"] is None and answer["error"] == {"code": -32700, "message": "Parse error", "data": "NaN n'est pas du JSON : un nombre doit être fini"}
 
 
 async def test_null_id_is_a_call_not_a_notification(spec_rpc: RpcDispatcher) -> None:
@@ -237,7 +239,7 @@ async def test_grasbot_errors_map_to_codes() -> None:
         raise QueryError("q: la question est vide")
 
     async def auth_error(context):
-        raise AuthError("owner token required")
+        raise AuthError("jeton du propriétaire requis")
 
     async def vault_error(context):
         raise VaultError("le dossier du vault est illisible")
@@ -254,7 +256,7 @@ async def test_grasbot_errors_map_to_codes() -> None:
     )
     expected = {
         "query_error": {"code": -32602, "message": "Invalid params", "data": "q: la question est vide"},
-        "auth_error": {"code": -32001, "message": "Unauthorized", "data": "owner token required"},
+        "auth_error": {"code": -32001, "message": "Unauthorized", "data": "jeton du propriétaire requis"},
         "vault_error": {"code": -32004, "message": "Vault reload failed", "data": "le dossier du vault est illisible"},
         "not_found": {"code": -32003, "message": "Note not found", "data": "no note with slug 'x'"},
         "limited": {"code": -32002, "message": "Rate limited"},
@@ -277,10 +279,10 @@ async def test_batch_limit(spec_rpc: RpcDispatcher) -> None:
     assert refused == {
         "jsonrpc": "2.0",
         "id": None,
-        "error": {"code": -32600, "message": "Invalid Request", "data": "batch of 21 requests is over the limit of 20 per batch"},
+        "error": {"code": -32600, "message": "Invalid Request", "data": "lot de 21 requêtes, au-delà de la limite de 20 par lot"},
     }
     small = RpcDispatcher({"sum": sum_}, allow_undocumented=True, max_batch=2)
-    assert json.loads(await small.dispatch(batch(3)))["error"]["data"] == ("batch of 3 requests is over the limit of 2 per batch")
+    assert json.loads(await small.dispatch(batch(3)))["error"]["data"] == ("lot de 3 requêtes, au-delà de la limite de 2 par lot")
     assert len(json.loads(await small.dispatch(batch(2)))) == 2
     with pytest.raises(ValueError):
         RpcDispatcher({}, max_batch=0)
@@ -306,7 +308,7 @@ async def test_documented_methods_get_validated_params_with_defaults() -> None:
     assert answer["result"]["grounded"] is False
     assert seen == {"q": "cv", "audience": "visitor"}  # top_k absent: the daemon applies SEARCH_TOP_K
     answer = json.loads(await rpc.dispatch(b'{"jsonrpc": "2.0", "method": "search", "params": ["cv"], "id": 2}', VISITOR))
-    assert answer["error"]["code"] == -32602 and "by name" in answer["error"]["data"]
+    assert answer["error"]["code"] == -32602 and "par leur nom" in answer["error"]["data"]
 
 
 async def test_owner_only_and_owner_audience_need_the_token() -> None:
@@ -321,7 +323,7 @@ async def test_owner_only_and_owner_audience_need_the_token() -> None:
         return {"results": [], "grounded": False, "vault_size": 0, "took_ms": 0.1}
 
     rpc = RpcDispatcher({"reload": reload, "search": search})
-    unauthorized = {"code": -32001, "message": "Unauthorized", "data": "owner token required"}
+    unauthorized = {"code": -32001, "message": "Unauthorized", "data": "jeton du propriétaire requis"}
     for body in (
         b'{"jsonrpc": "2.0", "method": "reload", "id": 1}',
         b'{"jsonrpc": "2.0", "method": "search", "params": {"q": "a", "audience": "owner"}, "id": 1}',
@@ -345,7 +347,7 @@ async def test_results_that_break_the_document_are_internal_errors_when_checked(
     with caplog.at_level(logging.ERROR, logger="grasbot.rpc"):
         answer = await RpcDispatcher({"health": health}, check_results=True).dispatch(body)
     assert json.loads(answer) == E(-32603, "Internal error", 1)
-    assert any("vault_size: is required" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
+    assert any("`vault_size` : obligatoire, mais absent" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
 
 
 async def test_discover_returns_the_document() -> None:

@@ -84,7 +84,7 @@ async def test_health_says_when_no_note_is_public(start_daemon, tmp_path):
     write_note(root, "Coffre/jardin.md", "title: Jardin", "Le potager.")  # no visibility: private
     (root / "Coffre" / ".obsidian").mkdir()
     client = await start_daemon(root, owner_token=OWNER_TOKEN)
-    wrong_folder = f"Coffre/ is an Obsidian vault (it holds .obsidian/) but {root} is not: its notes are read as Coffre/…, paths"
+    wrong_folder = f"Coffre/ est un coffre Obsidian (il contient .obsidian/), mais pas {root} : ses notes sont lues sous Coffre/…, des chemins"
     for way in ("rpc", "http"):
         owner = await rpc_result(client, "health", headers=OWNER) if way == "rpc" else await (await client.get("/health", headers=OWNER)).json()
         visitor = await rpc_result(client, "health") if way == "rpc" else await (await client.get("/health")).json()
@@ -129,9 +129,11 @@ async def test_suggest_aliases_takes_the_notes_path_when_two_share_its_slug(star
     result = await rpc_result(client, "suggest_aliases", {"slug": "plan", "path": "jardin/plan.md"}, headers=OWNER)
     assert [s["alias"] for s in result["suggestions"]] == ["ruches du jardin"]
     error = (await rpc(client, "suggest_aliases", {"slug": "plan"}, headers=OWNER))["error"]
-    assert error["code"] == -32602 and "'plan' is the slug of 2 notes (archive/plan.md, jardin/plan.md)" in error["data"], error
+    assert error["code"] == -32602 and error["data"] == (
+        "`slug` : « plan » est le slug de 2 notes (archive/plan.md, jardin/plan.md) ; donnez `path`, le chemin de la note voulue"
+    ), error
     missing = (await rpc(client, "suggest_aliases", {"slug": "plan", "path": "jardin/x.md"}, headers=OWNER))["error"]
-    assert missing == {"code": -32003, "message": "Note not found", "data": "no note at path 'jardin/x.md'"}
+    assert missing == {"code": -32003, "message": "Note not found", "data": "aucune note au chemin « jardin/x.md »"}
 
 
 async def test_answer_sends_top_notes_and_rules_to_the_llm(start_daemon, standin_ollama):
@@ -339,7 +341,11 @@ async def test_a_batch_gets_the_document_once(start_daemon):
     text = await resp.text()
     answers = {a["id"]: a for a in json.loads(text)}
     assert answers[0]["result"] == openrpc_document() and answers["h"]["result"]["status"] == "ok"
-    refused = {"code": -32600, "message": "Invalid Request", "data": "rpc.discover is answered once per batch: its first call in this batch has the document"}
+    refused = {
+        "code": -32600,
+        "message": "Invalid Request",
+        "data": "rpc.discover n'est répondu qu'une fois par lot : son premier appel dans ce lot reçoit le document",
+    }
     assert [answers[i].get("error") for i in range(1, 19)] == [refused] * 18
     assert len(text) < 2 * len(json.dumps(openrpc_document()))
     assert await rpc_result(client, "rpc.discover") == openrpc_document()  # a call of its own is answered whole, as ever
@@ -360,12 +366,12 @@ async def test_reload_over_rpc_and_http(start_daemon, note_writer):
 async def test_parameter_errors_name_the_parameter(start_daemon):
     client = await start_daemon()
     cases = [
-        ("search", {"q": 42}, "q: must be a string"),
+        ("search", {"q": 42}, "`q` : doit être un texte"),
         ("search", {"q": "x", "top_k": 0}, "top_k"),
         ("search", {"q": "x", "audience": "admin"}, "audience"),
         ("answer", {"q": "x", "history": "pas une liste"}, "history"),
-        ("search", {}, "q: is required"),
-        ("search", {"q": "\u200b\u200c"}, "q: the question is empty (it holds only invisible characters)"),
+        ("search", {}, "`q` : obligatoire, mais absent"),
+        ("search", {"q": "\u200b\u200c"}, "`q` : la question est vide (elle ne contient que des caractères invisibles)"),
     ]
     for method, params, needle in cases:
         answer = await rpc(client, method, params)
@@ -425,7 +431,7 @@ async def test_spec_cases_over_http(start_daemon):
 
 async def test_owner_token_guards_owner_calls(start_daemon):
     client = await start_daemon(owner_token="s3cret")
-    unauthorized = {"code": -32001, "message": "Unauthorized", "data": "owner token required"}
+    unauthorized = {"code": -32001, "message": "Unauthorized", "data": "jeton du propriétaire requis"}
     assert (await rpc(client, "reload", {}))["error"] == unauthorized
     assert (await rpc(client, "search", {"q": "x", "audience": "owner"}))["error"] == unauthorized
     wrong = {"Authorization": "Bearer nope"}
@@ -434,7 +440,7 @@ async def test_owner_token_guards_owner_calls(start_daemon):
     assert (await rpc(client, "reload", {}, headers=good))["result"]["vault_size"] > 0
     assert "result" in await rpc(client, "search", {"q": "x", "audience": "owner"}, headers=good)
     resp = await client.post("/reload-vault")
-    assert resp.status == 401 and await resp.json() == {"error": {"code": -32001, "message": "Unauthorized", "data": "owner token required"}}
+    assert resp.status == 401 and await resp.json() == {"error": {"code": -32001, "message": "Unauthorized", "data": "jeton du propriétaire requis"}}
     assert (await client.post("/reload-vault", headers=good)).status == 200
 
 
@@ -507,11 +513,11 @@ async def test_a_site_names_the_pages_its_visitors_are_sent_to(start_daemon, sta
 @pytest.mark.parametrize(
     "params, needle",
     [
-        ({}, "q: is required"),
+        ({}, "`q` : obligatoire, mais absent"),
         ({"q": ""}, "q"),
         ({"q": "   "}, "q"),
-        ({"q": "\u200b"}, "q: the question is empty (it holds only invisible characters)"),
-        ({"q": "\ufeff\u2060\u200d \x00"}, "q: the question is empty (it holds only invisible characters)"),
+        ({"q": "\u200b"}, "`q` : la question est vide (elle ne contient que des caractères invisibles)"),
+        ({"q": "\ufeff\u2060\u200d \x00"}, "`q` : la question est vide (elle ne contient que des caractères invisibles)"),
         ({"q": "a" * 501}, "500"),
         ({"q": "python", "history": "{pas du json"}, "history"),
         ({"q": "python", "history": '{"role": "user"}'}, "history"),
@@ -528,13 +534,34 @@ async def test_ask_bad_parameters_are_400(start_daemon, params, needle):
         assert body["error"]["message"] == "Invalid params" and needle in body["error"]["data"]
 
 
+async def test_a_visitors_refused_question_is_said_in_french_whole(start_daemon):
+    """The 400 a visitor's browser gets on /ask and /ask/stream names the parameter and why, in
+    the site's French: it was English beside the chat's French."""
+    client = await start_daemon()
+    cases = [
+        ({"q": "  "}, "`q` : ne doit pas être fait que d'espaces"),
+        ({"q": "\u200b"}, "`q` : la question est vide (elle ne contient que des caractères invisibles)"),
+        ({"q": "a" * 501}, "`q` : doit compter au plus 500 caractères (longueur reçue : 501)"),
+        ({"q": "python", "history": "{pas du json"}, "`history` : doit être une liste JSON d'échanges {role, content}"),
+        ({"q": "python", "history": '[{"role": "user"}]'}, "`history[0].content` : obligatoire, mais absent"),
+        (
+            {"q": "python", "history": '[{"role": "user", "content": "a", "role": "user"}]'},
+            "`history` : le membre 'role' figure deux fois dans un même objet : lequel vaut ?",
+        ),
+    ]
+    for path in ("/ask", "/ask/stream"):
+        for params, said in cases:
+            resp = await client.get(path, params=params)
+            assert resp.status == 400 and await resp.json() == {"error": {"code": -32602, "message": "Invalid params", "data": said}}, (path, params)
+
+
 async def test_ask_refuses_a_parameter_given_twice(start_daemon):
     client = await start_daemon()
     for path in ("/ask", "/ask/stream"):
         for params, name in (([("q", "python"), ("q", "docker")], "q"), ([("q", "python"), ("history", "[]"), ("history", "[]")], "history")):
             resp = await client.get(path, params=params)
             assert resp.status == 400, (path, params)
-            assert (await resp.json())["error"]["data"] == f"{name}: given more than once"
+            assert (await resp.json())["error"]["data"] == f"`{name}` : donné plus d'une fois"
 
 
 async def test_a_wrong_method_or_path_is_told_in_json(start_daemon):
@@ -547,7 +574,7 @@ async def test_a_wrong_method_or_path_is_told_in_json(start_daemon):
         response = await client.request(method, path)
         assert response.status == 405, (method, path)
         assert takes in response.headers["Allow"].split(", "), (method, path)
-        assert await response.json() == {"error": {"code": -32600, "message": "Invalid Request", "data": f"this endpoint takes {takes} only"}}
+        assert await response.json() == {"error": {"code": -32600, "message": "Invalid Request", "data": f"cette adresse n'accepte que {takes}"}}
     response = await client.get("/nulle-part/<b>x</b>")
     assert response.status == 404
     error = (await response.json())["error"]
@@ -609,12 +636,12 @@ async def test_a_refused_preflight_says_why_in_json(start_daemon, caplog):
     client = await start_daemon(cors_origins="https://site.example")
     pre = await client.options("/ask/stream", headers={"Origin": "https://autre.example", "Access-Control-Request-Method": "GET"})
     assert pre.status == 403 and pre.content_type == "application/json"
-    why = "CORS: the page's Origin is not one of GRASBOT_CORS_ORIGINS (the owner lists the site's origin there)"
+    why = "CORS : l'Origin de la page n'est pas l'une des GRASBOT_CORS_ORIGINS (le propriétaire y inscrit l'origine du site)"
     assert await pre.json() == {"error": {"code": -32600, "message": "Invalid Request", "data": why}}
     assert "OPTIONS /ask/stream 403 preflight refused" in caplog.text
     pre = await client.options("/rpc", headers={"Origin": "https://site.example", "Access-Control-Request-Method": "PUT"})
     assert pre.status == 403
-    assert (await pre.json())["error"]["data"] == "CORS: this endpoint takes POST only (Access-Control-Request-Method)"
+    assert (await pre.json())["error"]["data"] == "CORS : cette adresse n'accepte que POST (Access-Control-Request-Method)"
     pre = await client.options("/rpc", headers={"Origin": "https://site.example", "Access-Control-Request-Method": "POST"})
     assert pre.status == 204 and pre.headers["Access-Control-Allow-Origin"] == "https://site.example"
 
@@ -744,7 +771,8 @@ async def test_a_reload_that_finds_the_vault_folder_empty_keeps_the_previous_vau
     reply = await rpc(client, "reload", {}, headers=OWNER)
     assert reply["error"]["code"] == -32004  # VAULT_RELOAD_FAILED
     assert reply["error"]["data"].endswith(
-        "holds no note now (it held 2): is its drive mounted? The previous vault keeps serving; restart the daemon to serve an empty one"
+        "ne contient plus aucune note (il en contenait 2) : son disque est-il monté ? "
+        "Le coffre précédent reste servi ; redémarrez le démon pour servir un coffre vide"
     )
     found = await rpc_result(client, "search", {"q": "abeilles"})
     assert [s["slug"] for s in found["results"]][:1] == ["a"]
@@ -767,7 +795,7 @@ def test_serve_reloads_the_vault_on_sighup(note_writer):
         note_writer.root.rename(note_writer.root.with_name("ailleurs"))
         proc.send_signal(signal.SIGHUP)
         said = next((line for line in iter(proc.stderr.readline, "") if "SIGHUP: the vault" in line), "")
-        assert "the vault was not reloaded, the previous one keeps serving: vault folder not found" in said
+        assert "the vault was not reloaded, the previous one keeps serving: dossier du coffre introuvable" in said
         with urllib.request.urlopen(f"{url}/health", timeout=10) as resp:
             assert json.load(resp)["vault_size"] == 2
         proc.send_signal(signal.SIGTERM)
@@ -857,7 +885,7 @@ def test_serve_missing_vault_exits_2(tmp_path):
     finally:
         _stop(proc)
     err = proc.stderr.read()
-    assert "vault folder not found" in err and "Traceback" not in err
+    assert "dossier du coffre introuvable" in err and "Traceback" not in err
     assert proc.stdout.read() == ""
 
 
@@ -942,7 +970,7 @@ async def test_the_chat_page_and_the_widget_are_served_as_files(start_daemon):
     for path in ("/static/../app.py", "/static/", "/static/absent.js", "/static/chat.js/x", "/static/index.html", "/static/widget.js"):
         response = await client.get(path)
         assert response.status == 404, path
-        assert (await response.json())["error"]["data"].startswith("no endpoint at this path"), path
+        assert (await response.json())["error"]["data"].startswith("aucune adresse de GrasBot à ce chemin"), path
     icon = await client.get("/favicon.ico")  # asked by every browser: no 404 in the console
     assert icon.status == 204 and await icon.read() == b""
 

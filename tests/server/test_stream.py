@@ -210,7 +210,7 @@ async def test_failure_inside_the_engine_ends_with_an_error_event(start_daemon, 
     monkeypatch.setattr(bot, "answer_events", broken)
     resp = await client.get("/ask/stream", params={"q": Q})
     events = await asyncio.wait_for(collect(resp), BOUND)
-    assert events == [("sources", {"sources": [], "grounded": False}), ("error", {"message": "internal error"})]
+    assert events == [("sources", {"sources": [], "grounded": False}), ("error", {"message": "erreur interne"})]
 
 
 async def test_client_leaving_mid_stream_closes_the_llm_request(start_daemon, standin_ollama):

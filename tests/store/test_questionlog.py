@@ -1567,7 +1567,7 @@ def test_grasbot_log_of_a_vault_folder_that_does_not_exist_says_so(tmp_path, mon
     typo = tmp_path / "Notse"
     assert main(["log", "--vault", str(typo)]) == 2
     captured = capsys.readouterr()
-    assert captured.err == f"grasbot: vault folder not found: {typo} (set --vault or VAULT_DIR)\n" and captured.out == ""
+    assert captured.err == f"grasbot: dossier du coffre introuvable : {typo} (réglez --vault ou VAULT_DIR)\n" and captured.out == ""
     # a vault gone (a drive not mounted) whose log is there is still read
     gone = tmp_path / "Disque" / "Notes"
     with QuestionLog(Settings.load(vault_dir=gone).question_log) as log:

@@ -385,7 +385,7 @@ def _find(slug: str, index: Index, path: str | None) -> tuple[str, Note]:
         raise NoteNotFound(slug, path)
     paths = sorted(rel for rel, note in index.notes.items() if note.slug == slug)
     if len(paths) > 1:
-        raise QueryError(f"slug: {slug!r} is the slug of {len(paths)} notes ({', '.join(paths)}); give `path`, the note's own")
+        raise QueryError(f"`slug` : « {slug} » est le slug de {len(paths)} notes ({', '.join(paths)}) ; donnez `path`, le chemin de la note voulue")
     if not paths:
         raise NoteNotFound(slug)
     return paths[0], index.notes[paths[0]]
@@ -422,7 +422,7 @@ def suggest_aliases(slug: str, index: Index, log: QuestionLog | None, limit: int
     Raises NoteNotFound for an unknown slug or path, QueryError for a limit out of 1..50.
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise QueryError(f"limit: must be an integer from 1 to {MAX_LIMIT}, not {limit!r}")
+        raise QueryError(f"`limit` : doit être un entier de 1 à {MAX_LIMIT}, pas {limit!r}")
     path, note = _find(slug, index, path)
     analysis = index.analyses[path]
     note_terms = frozenset(analysis.body) | frozenset(analysis.field_terms())

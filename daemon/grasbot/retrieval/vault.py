@@ -240,10 +240,10 @@ def _no_vault_folder(root: Path) -> VaultError:
     try:
         root.resolve()
     except (OSError, RuntimeError):  # a symbolic link that leads back to itself (RuntimeError before Python 3.13)
-        return VaultError(f"vault folder {root} is a loop of symbolic links (set --vault or VAULT_DIR)")
+        return VaultError(f"le dossier du coffre {root} est une boucle de liens symboliques (réglez --vault ou VAULT_DIR)")
     if root.exists():
-        return VaultError(f"vault folder {root} is a file, not a folder (set --vault or VAULT_DIR)")
-    return VaultError(f"vault folder not found: {root} (set --vault or VAULT_DIR)")
+        return VaultError(f"le dossier du coffre {root} est un fichier, pas un dossier (réglez --vault ou VAULT_DIR)")
+    return VaultError(f"dossier du coffre introuvable : {root} (réglez --vault ou VAULT_DIR)")
 
 
 def walk_markdown(root: str | os.PathLike[str], options: VaultOptions, skipped: list[str] | None = None) -> Iterator[tuple[str, os.DirEntry]]:
@@ -281,9 +281,9 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions, skipped: 
         if real_dir in seen_dirs:
             continue
         seen_dirs.add(real_dir)
-        where = f"the folder {rel_dir}/ of the vault" if rel_dir else f"the vault folder {root}"
+        where = f"le dossier {rel_dir}/ du coffre" if rel_dir else f"le dossier du coffre {root}"
         if depth > MAX_FOLDER_DEPTH:
-            raise VaultError(f"{where} is nested more than {MAX_FOLDER_DEPTH} folders deep: move it up, or leave it out with --exclude")
+            raise VaultError(f"{where} est imbriqué à plus de {MAX_FOLDER_DEPTH} niveaux de dossiers : remontez-le, ou laissez-le de côté avec --exclude")
         try:
             with os.scandir(dirpath) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -291,9 +291,9 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions, skipped: 
             if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
                 if not rel_dir:
                     raise _no_vault_folder(root) from None
-                raise VaultError(f"{where} was moved or removed while it was read: read the vault again") from None
-            fix = "fix its permissions, or leave it out with --exclude" if rel_dir else "fix its permissions"
-            raise VaultError(f"cannot read {where}: {exc.strerror or exc} ({fix})") from None
+                raise VaultError(f"{where} a été déplacé ou supprimé pendant sa lecture : relisez le coffre") from None
+            fix = "corrigez ses droits, ou laissez-le de côté avec --exclude" if rel_dir else "corrigez ses droits"
+            raise VaultError(f"impossible de lire {where} : {exc.strerror or exc} ({fix})") from None
         prefix = f"{rel_dir}/" if rel_dir else ""
         real_prefix = f"{real_rel_dir}/" if real_rel_dir else ""
         dirs = []

@@ -21,16 +21,28 @@ from aiohttp import web
 
 from .._engine import check_question
 from .._exceptions import QueryError, VaultError
-from .methods import RpcContext, answer_outcome, check_limits, for_caller, health_for, one_answer, reload_reason, reload_vault, reloaded
+from .methods import (
+    RpcContext,
+    answer_outcome,
+    check_limits,
+    for_caller,
+    health_for,
+    one_answer,
+    reload_reason,
+    reload_vault,
+    reloaded,
+    too_many_questions,
+)
 from .protocol import WireError, dumps, loads, validate_params
 from .ratelimit import RateLimiter
-from .rpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RATE_LIMITED, UNAUTHORIZED, VAULT_RELOAD_FAILED, RpcError
+from .rpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, OWNER_TOKEN_REQUIRED, RATE_LIMITED, UNAUTHORIZED, VAULT_RELOAD_FAILED, RpcError
 from .sse import SSE_HEADERS, STREAM_ID, sse_event
 from .state import BOT, DISPATCHER, LIMITER, LOG_OUTCOME, LOG_WHAT, SETTINGS, STOPPING, caller_key, is_owner
 
 __all__ = [
     "PAGE_HEADERS",
     "STATIC_DIR",
+    "body_over_limit",
     "error_response",
     "expect_continue",
     "handle_ask",
@@ -81,6 +93,15 @@ def error_response(status: int, data: Any = None, *, code: int | None = None, me
     return json_response({"error": error}, status=status)
 
 
+def body_over_limit(max_body: int) -> str:
+    """What a body over GRASBOT_MAX_BODY is told (the 413 of /rpc and of any other path)."""
+    return f"le corps de la requête dépasse la limite de {max_body} octets"
+
+
+#: The `error` event of a stream that failed for a reason the visitor is not told (the log says).
+STREAM_FAILED = "erreur interne"
+
+
 def _too_many(request: web.Request, data: dict) -> web.Response:
     request[LOG_OUTCOME] = "rate limited"
     response = error_response(429, data)
@@ -104,7 +125,7 @@ def _visitor_turn(request: web.Request) -> Iterator[web.Response | None]:
             yield _too_many(request, exc.data)
             return
         wait = request.app[LIMITER].take(client)
-        yield _too_many(request, {"retry_after": RateLimiter.retry_after(wait)}) if wait else None
+        yield _too_many(request, too_many_questions(RateLimiter.retry_after(wait))) if wait else None
 
 
 def _not_utf8(raw_query: str) -> str | None:
@@ -125,10 +146,10 @@ def _ask_params(request: web.Request) -> tuple[str, list]:
     """q and the optional JSON-encoded history of /ask and /ask/stream, checked like `answer`'s."""
     bad = _not_utf8(request.rel_url.raw_query_string)
     if bad is not None:
-        raise QueryError(f"{bad}: must be Unicode text (its percent-encoded bytes are not UTF-8)")
+        raise QueryError(f"`{bad}` : doit être du texte Unicode (ses octets encodés en %XX ne sont pas de l'UTF-8)")
     for name in ("q", "history"):
         if len(request.query.getall(name, ())) > 1:  # which one was meant? (a proxy or a form may add one)
-            raise QueryError(f"{name}: given more than once")
+            raise QueryError(f"`{name}` : donné plus d'une fois")
     params: dict[str, Any] = {}
     if "q" in request.query:
         params["q"] = request.query["q"]
@@ -137,9 +158,9 @@ def _ask_params(request: web.Request) -> tuple[str, list]:
         try:
             params["history"] = loads(raw)
         except WireError as exc:
-            raise QueryError(f"history: {exc}") from None
+            raise QueryError(f"`history` : {exc}") from None
         except (ValueError, RecursionError):
-            raise QueryError("history: must be a JSON array of {role, content} turns") from None
+            raise QueryError("`history` : doit être une liste JSON d'échanges {role, content}") from None
     checked = validate_params("answer", params)
     check_limits(request.app[SETTINGS], checked["q"], checked["history"])
     check_question(checked["q"])  # what the engine refuses, refused before a stream opens
@@ -162,7 +183,7 @@ def _expectation_unmet(request: web.Request) -> str | None:
     if request.version < (1, 1) or expect.lower() == "100-continue":  # aiohttp's own rule
         return None
     request[LOG_OUTCOME] = "expectation refused"
-    return f"Expect: {expect!r} is not understood: only 100-continue is"
+    return f"Expect: {expect!r} n'est pas compris : seul 100-continue l'est"
 
 
 #: The body types /rpc reads: JSON, `+json` types, and the two older JSON-RPC clients send
@@ -181,8 +202,8 @@ def _not_json(request: web.Request) -> str | None:
     if given is not None and (mime in _JSON_RPC or (mime.startswith("application/") and mime.endswith("+json"))):
         return None
     request[LOG_OUTCOME] = "not JSON"
-    got = "no Content-Type" if given is None else mime if re.fullmatch(r"[\w.+-]{1,64}/[\w.+-]{1,64}", mime) else "another Content-Type"
-    return f"Content-Type must be {_JSON} (got {got}): JSON-RPC bodies are JSON"
+    got = "aucun Content-Type" if given is None else mime if re.fullmatch(r"[\w.+-]{1,64}/[\w.+-]{1,64}", mime) else "un autre Content-Type"
+    return f"le Content-Type doit être {_JSON} (reçu : {got}) : le corps d'une requête JSON-RPC est du JSON"
 
 
 async def _continue(request: web.Request) -> None:
@@ -215,7 +236,7 @@ async def rpc_expect(request: web.Request) -> web.Response | None:
         return response
     if request.version >= (1, 1) and request.content_length is not None and request.content_length > max_body:
         request[LOG_OUTCOME] = "body too large"
-        response = _body_refused(413, f"request body is over the limit of {max_body} bytes")
+        response = _body_refused(413, body_over_limit(max_body))
         response.force_close()  # the client was told not to send it: this connection reads no more
         return response
     await _continue(request)
@@ -231,16 +252,20 @@ async def handle_rpc(request: web.Request) -> web.Response:
             body = await request.read()
     except TimeoutError:
         request[LOG_OUTCOME] = "body too slow"
-        response = _body_refused(408, f"request body not received within {settings.body_timeout:g} s")
+        response = _body_refused(408, f"corps de la requête non reçu en {settings.body_timeout:g} s")
         response.force_close()  # the rest of the body may still come: this connection is done (app.LINGERING_TIME)
         return response
     except web.HTTPRequestEntityTooLarge:
         request[LOG_OUTCOME] = "body too large"
-        return _body_refused(413, f"request body is over the limit of {settings.max_body} bytes")
+        return _body_refused(413, body_over_limit(settings.max_body))
     except web.RequestPayloadError:  # a body its Content-Encoding cannot decode, or cut short
         request[LOG_OUTCOME] = "body unreadable"
         encoding = request.headers.get("Content-Encoding", "").strip().lower()
-        why = f"request body cannot be decoded as its Content-Encoding ({encoding}) says" if encoding in _DECODED else "request body could not be read in full"
+        why = (
+            f"le corps de la requête ne peut pas être décodé comme son Content-Encoding ({encoding}) l'annonce"
+            if encoding in _DECODED
+            else "le corps de la requête n'a pas pu être lu en entier"
+        )
         # Nothing more of it can be read: without this, aiohttp would try after the answer (its
         # lingering read) and log the same error again as an unhandled exception.
         request.content.feed_eof()
@@ -320,7 +345,7 @@ async def _stream(request: web.Request, q: str, history: list) -> web.StreamResp
                 await response.write_eof()
         raise
     except Exception as exc:  # noqa: BLE001 - the stream is open: say so in-band, then end it
-        message = str(exc) if isinstance(exc, QueryError) else "internal error"
+        message = str(exc) if isinstance(exc, QueryError) else STREAM_FAILED
         if not isinstance(exc, QueryError):
             log.error("stream failed", exc_info=exc)
         request[LOG_OUTCOME] = "error"
@@ -354,10 +379,10 @@ async def handle_health(request: web.Request) -> web.Response:
 async def handle_reload(request: web.Request) -> web.Response:
     if not is_owner(request):
         request[LOG_OUTCOME] = "unauthorized"
-        return error_response(401, "owner token required")
+        return error_response(401, OWNER_TOKEN_REQUIRED)
     try:
         report = await reload_vault(request.app)
     except (VaultError, OSError) as exc:
         request[LOG_OUTCOME] = "reload failed"
-        return error_response(500, f"the previous vault keeps serving: {reload_reason(exc)}", code=VAULT_RELOAD_FAILED, message="Vault reload failed")
+        return error_response(500, f"le coffre précédent reste servi : {reload_reason(exc)}", code=VAULT_RELOAD_FAILED, message="Vault reload failed")
     return json_response(await reloaded(request, report))

@@ -39,6 +39,7 @@ __all__ = [
     "one_answer",
     "reload_reason",
     "reload_vault",
+    "too_many_questions",
 ]
 
 log = logging.getLogger("grasbot.server")
@@ -56,6 +57,12 @@ ANSWERING_ALREADY = "Vos questions précédentes sont encore en cours de répons
 #: The same when the visitor's IPv6 /48 waits for GRASBOT_CONCURRENT_NETWORK_ANSWERS: the questions
 #: may be their neighbours', not theirs.
 ANSWERING_NETWORK = "Trop de questions venues de votre réseau sont en cours de réponse : réessayez dans un instant."
+
+
+def too_many_questions(retry_after: int) -> dict:
+    """-32002's (HTTP 429's) data for a visitor over the rate limit: the seconds to wait, and
+    `reason`, said to them in the site's language, as the refusal of an answer awaited already."""
+    return {"retry_after": retry_after, "reason": f"Trop de questions à la suite : réessayez dans {retry_after} s."}
 
 
 @contextlib.contextmanager
@@ -110,14 +117,14 @@ def check_limits(settings: Settings, q: str, history: list | tuple = ()) -> None
     Messages name the parameter and the sizes, never the value: it may be anything.
     """
     if len(q) > settings.max_question:
-        raise ParamsError(f"q: must be at most {settings.max_question} characters (got {len(q)})", param="q")
+        raise ParamsError(f"`q` : doit compter au plus {settings.max_question} caractères (longueur reçue : {len(q)})", param="q")
     if len(history) > settings.max_history:
-        raise ParamsError(f"history: must have at most {settings.max_history} items (got {len(history)})", param="history")
+        raise ParamsError(f"`history` : doit compter au plus {settings.max_history} éléments (nombre reçu : {len(history)})", param="history")
     for i, turn in enumerate(history):
         content = turn.get("content", "") if isinstance(turn, dict) else ""
         if isinstance(content, str) and len(content) > settings.max_turn:
             raise ParamsError(
-                f"history[{i}].content: must be at most {settings.max_turn} characters (got {len(content)})",
+                f"`history[{i}].content` : doit compter au plus {settings.max_turn} caractères (longueur reçue : {len(content)})",
                 param="history",
             )
 
@@ -134,7 +141,7 @@ def _take_question(ctx: RpcContext, q: str) -> None:
     check_question(q)
     wait = ctx.app[LIMITER].take(ctx.client)
     if wait:
-        raise RpcError(RATE_LIMITED, "Rate limited", {"retry_after": RateLimiter.retry_after(wait)})
+        raise RpcError(RATE_LIMITED, "Rate limited", too_many_questions(RateLimiter.retry_after(wait)))
 
 
 async def _m_search(ctx: RpcContext, q: str, audience: str, top_k: int | None = None) -> dict:
@@ -211,7 +218,7 @@ def answer_outcome(payload: dict) -> str:
 def reload_reason(exc: BaseException) -> str:
     """Why a reload failed, as the owner reads it (the previous vault keeps serving)."""
     if isinstance(exc, OSError) and not isinstance(exc, VaultError):
-        return f"cannot read the vault: {exc.strerror or exc}"
+        return f"impossible de lire le coffre : {exc.strerror or exc}"
     return str(exc)
 
 

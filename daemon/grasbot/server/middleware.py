@@ -14,7 +14,8 @@ from aiohttp.abc import AbstractAccessLogger
 
 from .._exceptions import AuthError, GrasbotError, QueryError
 from .._terminal import printable
-from .handlers import error_response
+from .handlers import body_over_limit, error_response
+from .rpc import OWNER_TOKEN_REQUIRED
 from .state import IN_FLIGHT, LOG_OUTCOME, LOG_WHAT, SETTINGS, STOPPING
 
 __all__ = [
@@ -81,7 +82,7 @@ async def hosts_checked(request: web.Request, handler):
     on_port_80 = isinstance(local, tuple) and len(local) >= 2 and local[1] == 80
     if _rebound(request.headers.get("Host", ""), request.app[HOSTS_ALLOWED], on_port_80):
         request[LOG_OUTCOME] = "host refused"
-        return error_response(421, "this daemon is not served under the name in the Host header: list it in GRASBOT_ALLOWED_HOSTS if it is yours")
+        return error_response(421, "ce démon n'est pas servi sous le nom de l'en-tête Host : ajoutez ce nom à GRASBOT_ALLOWED_HOSTS s'il est le vôtre")
     return await handler(request)
 
 
@@ -95,10 +96,10 @@ async def cors_preflight(request: web.Request, handler):
     # origin is not listed (or who sent the wrong method) nothing to read in the browser's tools.
     if not _origin_allowed(request, origin):
         request[LOG_OUTCOME] = "preflight refused"
-        return error_response(403, "CORS: the page's Origin is not one of GRASBOT_CORS_ORIGINS (the owner lists the site's origin there)")
+        return error_response(403, "CORS : l'Origin de la page n'est pas l'une des GRASBOT_CORS_ORIGINS (le propriétaire y inscrit l'origine du site)")
     if method not in CORS_PATHS[request.path]:
         request[LOG_OUTCOME] = "preflight refused"
-        return error_response(403, f"CORS: this endpoint takes {' or '.join(CORS_PATHS[request.path])} only (Access-Control-Request-Method)")
+        return error_response(403, f"CORS : cette adresse n'accepte que {' ou '.join(CORS_PATHS[request.path])} (Access-Control-Request-Method)")
     return web.Response(
         status=204,
         headers={
@@ -166,21 +167,21 @@ async def errors_as_json(request: web.Request, handler):
         access_log.info("%s %.1f ms", _access_line(request, status, outcome), (time.perf_counter() - started) * 1000)
         raise
     except web.HTTPRequestEntityTooLarge:
-        return error_response(413, f"request body is over the limit of {request.app[SETTINGS].max_body} bytes")
+        return error_response(413, body_over_limit(request.app[SETTINGS].max_body))
     except web.HTTPMethodNotAllowed as exc:
         taken = sorted(exc.allowed_methods - {"HEAD"}) or sorted(exc.allowed_methods)
-        response = error_response(405, f"this endpoint takes {' or '.join(taken)} only")
+        response = error_response(405, f"cette adresse n'accepte que {' ou '.join(taken)}")
         response.headers["Allow"] = ", ".join(sorted(exc.allowed_methods))
         return response
     except web.HTTPNotFound:
-        return error_response(404, f"no endpoint at this path; GrasBot serves {_endpoints(request.app)}")
+        return error_response(404, f"aucune adresse de GrasBot à ce chemin ; il sert {_endpoints(request.app)}")
     except web.HTTPException:
         raise
     except GrasbotError as exc:
         if isinstance(exc, QueryError):
             return error_response(400, str(exc))
         if isinstance(exc, AuthError):
-            return error_response(401, str(exc) or "owner token required")
+            return error_response(401, str(exc) or OWNER_TOKEN_REQUIRED)
         log.error("%s %s failed", request.method, printable(request.path), exc_info=exc)
         return error_response(500)
     except Exception as exc:  # noqa: BLE001

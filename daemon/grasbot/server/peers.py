@@ -42,8 +42,8 @@ async def _reload_one(http: aiohttp.ClientSession, url: str, headers: dict) -> d
             if response.status == 200 and isinstance(body, dict) and "vault_size" in body:
                 return {"url": url, "ok": True, "vault_size": body["vault_size"]}
             error = body.get("error", {}).get("data") if isinstance(body, dict) else None
-            reason = f"HTTP {response.status}" + (f": {error}" if isinstance(error, str) else "")
+            reason = f"HTTP {response.status}" + (f" : {error}" if isinstance(error, str) else "")
     except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
-        reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        reason = f"{type(exc).__name__} : {exc}" if str(exc) else type(exc).__name__
     log.warning("peer %s did not reload: %s", url, reason)
     return {"url": url, "ok": False, "error": reason}

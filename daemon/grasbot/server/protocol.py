@@ -40,12 +40,12 @@ OPENRPC_PATH = Path(__file__).resolve().parent / "protocol" / "openrpc.json"
 OWNER_ONLY_FLAG = "x-grasbot-owner-only"
 
 _TYPE_WORDS = {
-    "string": "a string",
-    "integer": "an integer",
-    "number": "a number",
-    "boolean": "a boolean",
-    "array": "an array",
-    "object": "an object",
+    "string": "un texte",
+    "integer": "un entier",
+    "number": "un nombre",
+    "boolean": "un booléen",
+    "array": "une liste",
+    "object": "un objet",
     "null": "null",
 }
 
@@ -67,10 +67,10 @@ class WireError(ValueError):
 
 
 def _reject_constant(name: str) -> Any:
-    raise WireError(f"{name} is not JSON: a number must be finite")
+    raise WireError(f"{name} n'est pas du JSON : un nombre doit être fini")
 
 
-_BEYOND_A_DOUBLE = "a number is beyond the range of a double (about ±1.8e308)"
+_BEYOND_A_DOUBLE = "un nombre dépasse ce qu'un double peut représenter (environ ±1.8e308)"
 _DOUBLE_DIGITS = len(str(int(sys.float_info.max)))  # 309
 
 
@@ -94,7 +94,7 @@ def _members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for name, _ in pairs:
             if name in seen:
-                raise WireError(f"the member {name!r} is given twice in one object: which one was meant?")
+                raise WireError(f"le membre {name!r} figure deux fois dans un même objet : lequel vaut ?")
             seen.add(name)
     return members
 
@@ -297,48 +297,49 @@ def _show(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _describe(error: ValidationError, top_level_noun: str = "parameter", *, ours: bool = False) -> str:
+def _describe(error: ValidationError, top_level_noun: str = "paramètre", *, ours: bool = False) -> str:
     """One sentence that names what is wrong and why. It never quotes a string the caller sent:
     an error message is no place to reflect a visitor's text back (numbers are fine). `ours`:
     the value is the daemon's own result, checked in tests, where naming everything helps."""
     where = _path(error.absolute_path)
     kind, expected, value = error.validator, error.validator_value, error.instance
-    prefix = f"{where}: " if where else ""
+    prefix = f"`{where}` : " if where else ""
     if kind == "required":
         missing = next(p for p in expected if p not in value)
-        return f"{_path([*error.absolute_path, missing])}: is required"
+        return f"`{_path([*error.absolute_path, missing])}` : obligatoire, mais absent"
     if kind == "additionalProperties":
         known = error.schema.get("properties", {})
         extra = [k for k in value if k not in known]
-        noun = top_level_noun if not where else "field"
-        allowed = ", ".join(sorted(known)) or "none"
+        noun = top_level_noun if not where else "champ"
+        plural = "s" if len(extra) > 1 else ""
+        allowed = ", ".join(sorted(known)) or "aucun"
         if ours:
-            return f"{prefix}unknown {noun}{'s' if len(extra) > 1 else ''} " + ", ".join(repr(k) for k in sorted(extra))
-        return f"{prefix}{len(extra)} unknown {noun}{'s' if len(extra) > 1 else ''} (expected: {allowed})"
+            return f"{prefix}{noun}{plural} inconnu{plural} : " + ", ".join(repr(k) for k in sorted(extra))
+        return f"{prefix}{len(extra)} {noun}{plural} inconnu{plural} (attendus : {allowed})"
     if kind == "type":
         types = [expected] if isinstance(expected, str) else list(expected)
-        return prefix + "must be " + " or ".join(_TYPE_WORDS.get(t, t) for t in types)
+        return prefix + "doit être " + " ou ".join(_TYPE_WORDS.get(t, t) for t in types)
     if kind == "minimum":
-        return f"{prefix}{_show(value)} is less than the minimum of {expected}"
+        return f"{prefix}{_show(value)} est inférieur au minimum ({expected})"
     if kind == "maximum":
-        return f"{prefix}{_show(value)} is greater than the maximum of {expected}"
+        return f"{prefix}{_show(value)} est supérieur au maximum ({expected})"
     if kind == "minLength":
         if expected == 1:
-            return prefix + "must not be empty"
-        return f"{prefix}must be at least {expected} characters (got {len(value)})"
+            return prefix + "ne doit pas être vide"
+        return f"{prefix}doit compter au moins {expected} caractères (longueur reçue : {len(value)})"
     if kind == "maxLength":
-        return f"{prefix}must be at most {expected} characters (got {len(value)})"
+        return f"{prefix}doit compter au plus {expected} caractères (longueur reçue : {len(value)})"
     if kind == "pattern" and expected == "\\S":
-        return prefix + "must not be blank"
+        return prefix + "ne doit pas être fait que d'espaces"
     if kind == "enum":
         allowed = ", ".join(_show(v) for v in expected)
-        return f"{prefix}must be one of {allowed}" + (f" (got {_show(value)})" if ours else "")
+        return f"{prefix}doit être l'une des valeurs {allowed}" + (f" (reçu : {_show(value)})" if ours else "")
     if kind == "maxItems":
-        return f"{prefix}must have at most {expected} items (got {len(value)})"
+        return f"{prefix}doit compter au plus {expected} éléments (nombre reçu : {len(value)})"
     if kind == "minItems":
-        return f"{prefix}must have at least {expected} items (got {len(value)})"
+        return f"{prefix}doit compter au moins {expected} éléments (nombre reçu : {len(value)})"
     message = error.message if len(error.message) <= 200 else error.message[:199] + "…"
-    return prefix + message
+    return prefix + "refusé par le schéma : " + message
 
 
 def validate_params(method: str, params: Any) -> dict[str, Any]:
@@ -351,9 +352,9 @@ def validate_params(method: str, params: Any) -> dict[str, Any]:
     if params is None or params == []:
         params = {}
     if isinstance(params, list):
-        raise ParamsError(f"params must be an object of named parameters, not an array ('{method}' takes its params by name)")
+        raise ParamsError(f"`params` doit être un objet de paramètres nommés, pas une liste (`{method}` prend ses paramètres par leur nom)")
     if not isinstance(params, Mapping):
-        raise ParamsError("params must be an object of named parameters")
+        raise ParamsError("`params` doit être un objet de paramètres nommés")
     quick = _quick_params_check(method)
     error = None if quick is not None and quick(params) else best_match(validator.iter_errors(dict(params)))
     if error is not None:
@@ -365,7 +366,9 @@ def validate_params(method: str, params: Any) -> dict[str, Any]:
         raise ParamsError(_describe(error), param=top if isinstance(top, str) else None)
     for name, value in params.items():
         if lone_surrogate_in(value):
-            raise ParamsError(f"{name}: must be Unicode text (it holds a lone surrogate, such as \\ud800)", param=name)
+            raise ParamsError(
+                f"`{name}` : doit être du texte Unicode (il contient une moitié de paire de substitution UTF-16 seule, comme \\ud800)", param=name
+            )
     out = dict(params)
     for name in integers:
         # JSON Schema counts 5.0 as an integer; Python code downstream wants an int.
@@ -381,4 +384,4 @@ def validate_result(method: str, result: Any) -> None:
     error = best_match(_result_validator(method).iter_errors(result))
     if error is not None:
         # Paths below the root lead the message: "search result: results[0].score: ...".
-        raise ResultError(f"{method} result: {_describe(error, 'field', ours=True)}")
+        raise ResultError(f"résultat de {method} : {_describe(error, 'champ', ours=True)}")

@@ -70,7 +70,8 @@ _MESSAGES = {
     -32000: "Internal error",
 }
 _REQUEST_KEYS = {"jsonrpc", "method", "params", "id"}
-OWNER_TOKEN_REQUIRED = "owner token required"
+#: Why an owner-only call (or an `audience: owner`) is refused without the owner token.
+OWNER_TOKEN_REQUIRED = "jeton du propriétaire requis"
 
 
 class RpcError(GrasbotError):
@@ -95,8 +96,8 @@ def _error(code: int, data: Any = None) -> dict[str, Any]:
 
 def _not_utf8(exc: UnicodeDecodeError) -> str:
     """What a body that is not UTF-8 is told: where, and which byte (never more of the body)."""
-    where = f"byte 0x{exc.object[exc.start]:02X} at offset {exc.start}"
-    return f"the body is not UTF-8 ({where}): JSON-RPC is read as UTF-8, whatever charset the Content-Type names"
+    where = f"octet 0x{exc.object[exc.start]:02X} à la position {exc.start}"
+    return f"le corps n'est pas de l'UTF-8 ({where}) : JSON-RPC se lit en UTF-8, quel que soit le charset qu'annonce le Content-Type"
 
 
 def _well_formed(member: Any) -> bool:
@@ -228,7 +229,7 @@ class RpcDispatcher:
                     parsed,
                     _error(
                         INVALID_REQUEST,
-                        f"batch of {len(parsed)} requests is over the limit of {self._max_batch} per batch",
+                        f"lot de {len(parsed)} requêtes, au-delà de la limite de {self._max_batch} par lot",
                     ),
                 )
             again = _discover_again(parsed)
@@ -316,7 +317,7 @@ async def _discover(context: Any) -> dict[str, Any]:
 
 
 #: Why a batch's second `rpc.discover` is refused.
-DISCOVERED_ALREADY = "rpc.discover is answered once per batch: its first call in this batch has the document"
+DISCOVERED_ALREADY = "rpc.discover n'est répondu qu'une fois par lot : son premier appel dans ce lot reçoit le document"
 
 
 def _discover_again(batch: list[Any]) -> set[int]:

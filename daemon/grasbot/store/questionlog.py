@@ -1281,7 +1281,7 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
         return 2
     vault = settings.vault_dir if settings is not None and args.question_log is None else None
     if not path.exists() and vault is not None and not vault.is_dir():  # a typo in --vault: no log « yet » and exit 0 hid it
-        print(f"grasbot: vault folder not found: {vault} (set --vault or VAULT_DIR)", file=sys.stderr)
+        print(f"grasbot: dossier du coffre introuvable : {vault} (réglez --vault ou VAULT_DIR)", file=sys.stderr)
         return 2
     if not path.exists():  # reading creates no log
         print(f"grasbot: no question log at {path} yet: the daemon writes it when a visitor asks", file=sys.stderr)

@@ -86,14 +86,15 @@
   }
 
   // A daemon whose limits are lower than the protocol's says which in its 400's `data`
-  // (`history: must have at most 4 items (got 8)`, `history[3].content: must be at most 500
-  // characters`): the new limits, or null when the refusal is about something else.
+  // (« `history` : doit compter au plus 4 éléments (nombre reçu : 8) », « `history[3].content` :
+  // doit compter au plus 500 caractères… »; an older daemon said it in English): the new limits,
+  // or null when the refusal is about something else.
   function lowerLimits(limits, detail) {
     if (typeof detail !== "string") return null;
-    const items = /^history: must have at most (\d+) items/.exec(detail);
-    if (items) return { ...limits, maxItems: Number(items[1]) };
-    const chars = /^history\[\d+\]\.content: must be at most (\d+) characters/.exec(detail);
-    if (chars) return { ...limits, maxTurnChars: Number(chars[1]) };
+    const items = /^(?:`history` : doit compter au plus (\d+) éléments|history: must have at most (\d+) items)/.exec(detail);
+    if (items) return { ...limits, maxItems: Number(items[1] || items[2]) };
+    const chars = /^(?:`history\[\d+\]\.content` : doit compter au plus (\d+) caractères|history\[\d+\]\.content: must be at most (\d+) characters)/.exec(detail);
+    if (chars) return { ...limits, maxTurnChars: Number(chars[1] || chars[2]) };
     return null;
   }
 
@@ -643,10 +644,11 @@
           return { kind: "rate", retryAfter: error.retryAfter, until: Date.now() + 1000 * (error.retryAfter || 60), reason };
         }
         // A daemon configured with a shorter GRASBOT_MAX_QUESTION: say it, and hold the box to it.
-        const tooLong = error.status === 400 && /^q: must be at most (\d+) characters/.exec(error.detail || "");
+        const tooLong = error.status === 400 && /^(?:`q` : doit compter au plus (\d+) caractères|q: must be at most (\d+) characters)/.exec(error.detail || "");
         if (tooLong) {
-          input.maxLength = Number(tooLong[1]);
-          return { kind: "tooLong", max: Number(tooLong[1]) };
+          const max = Number(tooLong[1] || tooLong[2]);
+          input.maxLength = max;
+          return { kind: "tooLong", max };
         }
         return { kind: "http", status: error.status };
       }
