@@ -185,7 +185,7 @@ def clean_vault(note_writer) -> Path:
 def test_check_passes_on_a_clean_vault(capsys, note_writer):
     code, out, err = run(capsys, "check", "--vault", str(clean_vault(note_writer)))
     assert code == 0, out + err
-    assert out.splitlines()[0] == "2 notes loaded, 1 public"
+    assert out.splitlines()[0] == "2 notes chargées, 1 publiques"
     assert out.rstrip().endswith("OK")
 
 
@@ -200,8 +200,8 @@ def test_check_fails_and_lists_every_problem(capsys, note_writer):
     assert "casse.md: propriétés YAML invalides" in out
     assert "slug « robot » en double" in out
     assert "orphelin.md: le lien [[nulle-part]] ne mène à aucune note" in out
-    assert "rate.md: « Comment marche le robot suiveur ? » → rank 2, first: robot" in out
-    assert out.rstrip().endswith("Problems found.")
+    assert "rate.md: « Comment marche le robot suiveur ? » → rang 2, en premier : robot" in out
+    assert out.rstrip().endswith("Problèmes trouvés.")
 
 
 def test_check_passes_when_notes_link_into_an_excluded_folder(capsys, note_writer):
@@ -231,7 +231,7 @@ def test_check_warns_when_no_note_is_public(capsys, note_writer):
     note_writer("jardin.md", "title: Jardin potager", "Des tomates et des courgettes.")  # private by default
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root))
     assert code == 1
-    assert out.splitlines()[:4] == ["1 notes loaded, 0 public", "", "Warnings (1):", f"  .: {NO_PUBLIC_NOTE}"]
+    assert out.splitlines()[:4] == ["1 notes chargées, 0 publiques", "", "Avertissements (1) :", f"  .: {NO_PUBLIC_NOTE}"]
 
 
 def test_check_says_a_folder_without_notes_is_not_a_vault(capsys, tmp_path):
@@ -241,9 +241,9 @@ def test_check_says_a_folder_without_notes_is_not_a_vault(capsys, tmp_path):
     code, out, _ = run(capsys, "check", "--vault", str(tmp_path), "--semantic", "off")
     assert code == 1
     assert out.splitlines()[:4] == [
-        "0 notes loaded, 0 public",
+        "0 notes chargées, 0 publiques",
         "",
-        "Warnings (1):",
+        "Avertissements (1) :",
         f"  .: aucune note trouvée dans {tmp_path} : il ne contient aucune note Markdown (.md) hors des dossiers cachés ou exclus ; "
         "--vault est-il bien le dossier de votre coffre ?",
     ]
@@ -261,7 +261,7 @@ def test_check_and_serve_name_the_obsidian_vault_inside_the_folder_given(capsys,
     )
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root), "--semantic", "off")
     assert code == 1
-    assert out.splitlines()[:4] == ["1 notes loaded, 1 public", "", "Warnings (1):", f"  .: {said}"]
+    assert out.splitlines()[:4] == ["1 notes chargées, 1 publiques", "", "Avertissements (1) :", f"  .: {said}"]
     assert said in start_log(note_writer.root)
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root / "Coffre"), "--semantic", "off")
     assert code == 0, out
@@ -301,7 +301,7 @@ def test_serve_embeds_the_vault_once_it_listens(note_writer):
 def test_serve_says_at_start_what_it_could_not_load(note_writer):
     note_writer("casse.md", "title: [pas fermé\nvisibility: public", "x")
     err = start_log(note_writer.root)
-    assert "1 note(s) could not be loaded and are not served; `grasbot check` says which and why" in err
+    assert "1 note(s) n'ont pas pu être chargées et ne sont pas servies ; `grasbot check` dit lesquelles et pourquoi" in err
     assert NO_PUBLIC_NOTE in err
 
 
@@ -324,12 +324,12 @@ def test_serve_says_at_start_that_a_vault_of_ones_own_sends_visitors_to_the_demo
     note_writer("brouillon.md", "visibility: private\ntype: competence", "Un brouillon.")
     err = start_log(note_writer.root)
     assert (
-        "a visitor the notes cannot answer is sent to /portfolio, /competences, /contact, the demo site's pages"
-        " (the default --site-pages, GRASBOT_SITE_PAGES): name your site's own, or off"
+        "un visiteur auquel les notes ne savent pas répondre est envoyé vers /portfolio, /competences, /contact, les pages du site de démonstration"
+        " (le --site-pages par défaut, GRASBOT_SITE_PAGES) : nommez celles de votre site, ou off"
     ) in err
-    assert "public notes of type Projet link to the demo site's pages (the default --url-map" in err  # not the private note's type
+    assert "les notes publiques de type Projet mènent aux pages du site de démonstration (le --url-map par défaut" in err  # not the private note's type
     err = start_log(note_writer.root, "--site-pages", "/contact", "--url-map", "*=/{path}")
-    assert "demo site" not in err
+    assert "site de démonstration" not in err
 
 
 def test_check_json(capsys, note_writer):
@@ -351,7 +351,7 @@ def test_check_lists_the_lines_search_reads_past_without_failing(capsys, note_wr
     note_writer("privee.md", "title: Privée\nvisibility: private", f"Brouillon.\n{footer}\n")
     code, out, err = run(capsys, "check", "--vault", str(root))
     assert code == 0, out + err
-    assert f"Lines search reads past, held word for word by 5% of the public notes or more (1):\n  3 notes: « {footer} »" in out
+    assert f"Lignes que la recherche ne lit pas, présentes mot pour mot dans 5 % des notes publiques ou plus (1) :\n  3 notes : « {footer} »" in out
     code, out, _ = run(capsys, "check", "--vault", str(root), "--json")
     assert json.loads(out)["boilerplate"] == [{"line": footer, "notes": 3}]  # the private note is not counted
 
@@ -448,8 +448,8 @@ def test_eval_says_which_expected_notes_are_not_in_the_vault(capsys, note_writer
     code, out, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(root), "--default-visibility", "public", "--semantic", "off", "--json")
     assert code == 0
     assert err.splitlines() == [
-        f"grasbot eval: {tsv}:2: tomate.md is no note the visitor reads: a question only it answers counts as a miss",
-        f"grasbot eval: {tsv}:3: robots.md is no note the visitor reads: a question only it answers counts as a miss",
+        f"grasbot eval: {tsv}:2: tomate.md n'est pas une note que le visiteur lit : une question à laquelle elle seule répond compte comme manquée",
+        f"grasbot eval: {tsv}:3: robots.md n'est pas une note que le visiteur lit : une question à laquelle elle seule répond compte comme manquée",
     ]
     data = json.loads(out)
     assert data["questions"] == 3 and data["hit@1"] == round(2 / 3, 4)  # c.md still answers the second
@@ -476,12 +476,12 @@ def test_eval_reads_a_note_named_by_its_file_name_or_slug_as_its_path_and_says_s
     code, out, err = run(capsys, "eval", "--questions", str(tsv), *args)
     assert code == 0
     assert err.splitlines() == [
-        f"grasbot eval: {tsv}:1: robot-suiveur read as Cours/Robot suiveur.md",
-        f"grasbot eval: {tsv}:2: Robot suiveur.md read as Cours/Robot suiveur.md",
-        f"grasbot eval: {tsv}:3: Cours\\Robot suiveur read as Cours/Robot suiveur.md",
-        f"grasbot eval: {tsv}:4: Jardin names 2 notes (Archives/Jardin.md, Cours/Jardin.md): write its path",
-        f"grasbot eval: {tsv}:4: Jardin is no note the visitor reads: a question only it answers counts as a miss",
-        f"grasbot eval: {tsv}:5: arduino is no note the visitor reads: a question only it answers counts as a miss",
+        f"grasbot eval: {tsv}:1: robot-suiveur lu comme Cours/Robot suiveur.md",
+        f"grasbot eval: {tsv}:2: Robot suiveur.md lu comme Cours/Robot suiveur.md",
+        f"grasbot eval: {tsv}:3: Cours\\Robot suiveur lu comme Cours/Robot suiveur.md",
+        f"grasbot eval: {tsv}:4: Jardin nomme 2 notes (Archives/Jardin.md, Cours/Jardin.md) : écrivez son chemin",
+        f"grasbot eval: {tsv}:4: Jardin n'est pas une note que le visiteur lit : une question à laquelle elle seule répond compte comme manquée",
+        f"grasbot eval: {tsv}:5: arduino n'est pas une note que le visiteur lit : une question à laquelle elle seule répond compte comme manquée",
     ]
     data = json.loads(out)
     assert data["hit@1"] == 0.6  # the three robot questions find their note, read by its path
@@ -603,10 +603,10 @@ def test_eval_counts_the_off_topic_questions_it_would_answer(capsys, note_writer
 
     off.write_text("une question\tun.md\n", encoding="utf-8")
     code, _, err = run(capsys, "eval", "--questions", str(tsv), "--off-topic", str(off), *lexical)
-    assert code == 2 and "one question a line, with no note to expect" in err
+    assert code == 2 and "une question par ligne, sans note attendue" in err
     off.write_text("# rien\n", encoding="utf-8")
     code, _, err = run(capsys, "eval", "--questions", str(tsv), "--off-topic", str(off), *lexical)
-    assert code == 2 and "off.txt: no questions in the file" in err
+    assert code == 2 and "off.txt : aucune question dans le fichier" in err
 
 
 def test_eval_bad_file(capsys, note_writer, tmp_path):
@@ -614,13 +614,13 @@ def test_eval_bad_file(capsys, note_writer, tmp_path):
     tsv.write_text("une question sans tabulation\n", encoding="utf-8")
     code, _, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(eval_vault(note_writer)))
     assert code == 2
-    assert "bad.tsv:1: expected 'question<TAB>path;path[<TAB>history[<TAB>phrase]]'" in err
+    assert "bad.tsv:1 : 'question<TAB>path;path[<TAB>history[<TAB>phrase]]' attendu" in err
     code, _, err = run(capsys, "eval", "--questions", str(tmp_path / "absent.tsv"))
     assert code == 2
-    assert "cannot read the questions file" in err
+    assert "impossible de lire le fichier de questions" in err
     tsv.write_text("robot suiveur\ta.md\t\tun robot\tune colonne de trop\n", encoding="utf-8")  # glued into the phrase, it was
     code, _, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(eval_vault(note_writer)))
-    assert code == 2 and "bad.tsv:1: expected 'question<TAB>path;path[<TAB>history[<TAB>phrase]]'" in err
+    assert code == 2 and "bad.tsv:1 : 'question<TAB>path;path[<TAB>history[<TAB>phrase]]' attendu" in err
 
 
 def test_eval_reads_a_file_saved_with_a_byte_order_mark(capsys, note_writer, tmp_path):
@@ -667,7 +667,7 @@ def test_serve_with_a_missing_vault_folder_says_why_and_exits_2(tmp_path):
         cwd=tmp_path,
     )
     assert proc.returncode == 2
-    assert "grasbot: cannot start: dossier du coffre introuvable :" in proc.stderr
+    assert "grasbot: démarrage impossible : dossier du coffre introuvable :" in proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
 
 
@@ -907,7 +907,7 @@ def test_eval_new_subject_with_no_earlier_subject_says_so(capsys, note_writer, t
         capsys, "eval", "--questions", str(tsv), "--vault", str(root), "--default-visibility", "public", "--semantic", "off", "--new-subject", "--json"
     )
     assert code == 0 and "new_subject" not in json.loads(out)
-    assert "--new-subject: no question has an earlier one about other notes to be asked after" in err
+    assert "--new-subject : aucune question n'en a une plus ancienne sur d'autres notes après laquelle la poser" in err
 
 
 def test_eval_questions_given_twice_reads_both_files(capsys, note_writer, tmp_path):
@@ -965,9 +965,9 @@ def test_a_long_embedding_is_announced_once(capsys, note_writer, tmp_path, monke
     root = clean_vault(note_writer)
     code, _, err = run(capsys, "search", "robot", "--vault", str(root))
     assert code == 0
-    assert "grasbot: embedding 4 texts for meaning, once (they are kept in the cache); --semantic off answers at once" in err  # 2 heads, 2 questions
+    assert "grasbot: calcul du sens de 4 textes, une fois (ils sont gardés dans le cache) ; --semantic off répond tout de suite" in err  # 2 heads, 2 questions
     code, _, err = run(capsys, "search", "robot", "--vault", str(root))
-    assert code == 0 and "embedding" not in err
+    assert code == 0 and "calcul du sens" not in err
 
 
 def test_check_embeds_only_a_vault_whose_notes_declare_answers(capsys, note_writer, tmp_path, monkeypatch):
@@ -981,11 +981,11 @@ def test_check_embeds_only_a_vault_whose_notes_declare_answers(capsys, note_writ
     note_writer("a.md", "title: Robot\nvisibility: public", "Un robot suiveur de ligne.")
     note_writer("b.md", "title: Arduino\nvisibility: public", "Des cartes électroniques.")
     code, out, err = run(capsys, "check", "--vault", str(note_writer.root))
-    assert code == 0 and "2 notes loaded, 2 public" in out
-    assert "embedding" not in err
+    assert code == 0 and "2 notes chargées, 2 publiques" in out
+    assert "calcul du sens" not in err
     note_writer("a.md", "title: Robot\nvisibility: public\nanswers: [C'est quoi le robot ?]", "Un robot suiveur de ligne.")
     code, out, err = run(capsys, "check", "--vault", str(note_writer.root))
-    assert code == 0 and "grasbot: embedding" in err  # its question is ranked with meaning, as serve ranks it
+    assert code == 0 and "grasbot: calcul du sens" in err  # its question is ranked with meaning, as serve ranks it
 
 
 def test_check_names_the_symlinks_it_leaves_out(capsys, note_writer, tmp_path):
@@ -1000,7 +1000,7 @@ def test_check_names_the_symlinks_it_leaves_out(capsys, note_writer, tmp_path):
     (root / "casse.md").symlink_to(tmp_path / "nulle-part.md")
     code, out, _ = run(capsys, "check", "--vault", str(root))
     assert code == 0  # not a problem: said, as the lines search reads past are
-    assert "Symbolic links left out, which lead out of the vault or into a hidden or excluded folder (3):\n  casse.md\n  lien.md\n  dossier/\n" in out
+    assert "Liens symboliques laissés de côté, qui mènent hors du coffre ou dans un dossier caché ou exclu (3) :\n  casse.md\n  lien.md\n  dossier/\n" in out
     code, out, _ = run(capsys, "check", "--vault", str(root), "--json")
     assert json.loads(out)["links_left_out"] == ["casse.md", "lien.md", "dossier/"]
 
@@ -1041,7 +1041,7 @@ def test_serve_refuses_a_question_log_it_was_told_to_use_and_cannot(tmp_path):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "GrasBot listening" not in out
     failure = "impossible d'ouvrir le fichier : unable to open database file"
-    assert f"grasbot: the question log {folder} cannot be used ({failure}): name another, or turn it off" in err
+    assert f"grasbot: le journal des questions {folder} est inutilisable ({failure}) : nommez-en un autre, ou désactivez-le" in err
 
 
 def test_a_bad_trusted_proxy_is_refused_before_serve_makes_anything(tmp_path):
@@ -1087,8 +1087,10 @@ def test_serve_with_the_token_on_its_command_line_warns_that_other_users_can_rea
     monkeypatch.setattr(grasbot.server.app, "serve", lambda settings: served.append(settings.token) or 0)
     code, _, err = run(capsys, "serve", "--token", "given-on-the-command-line-0123")
     assert code == 0 and served == ["given-on-the-command-line-0123"]
-    assert err.startswith("grasbot: warning: --token puts the owner token in the command line, which every user of this machine can read (ps)")
-    assert "GRASBOT_TOKEN or in the token file (--token-file), then change it\n" in err and "given-on-the-command-line" not in err
+    assert err.startswith(
+        "grasbot: attention : --token met le jeton du propriétaire dans la ligne de commande, que tout utilisateur de cette machine peut lire (ps)"
+    )
+    assert "GRASBOT_TOKEN ou dans le fichier du jeton (--token-file), puis changez-le\n" in err and "given-on-the-command-line" not in err
     monkeypatch.setenv("GRASBOT_TOKEN", "given-in-the-environment-0123")
     code, _, err = run(capsys, "serve")
     assert code == 0 and served[-1] == "given-in-the-environment-0123" and err == ""
@@ -1104,8 +1106,8 @@ def test_serve_warns_of_a_peer_that_the_owner_token_reaches_in_clear(capsys, mon
     code, _, err = run(capsys, "serve", "--peers", peers)
     assert code == 0
     assert err == (
-        "grasbot: warning: GRASBOT_PEERS: a reload sends http://10.0.0.6:8765 the owner token over plain HTTP, which anyone "
-        "on the way reads: reach that daemon by https:// or over a private link\n"
+        "grasbot: attention : GRASBOT_PEERS : un rechargement envoie à http://10.0.0.6:8765 le jeton du propriétaire en HTTP simple, "
+        "que quiconque sur le trajet lit : joignez ce démon en https:// ou par un lien privé\n"
     )
 
 

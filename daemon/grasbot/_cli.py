@@ -330,28 +330,28 @@ def cmd_check(bot: GrasBot, args) -> int:
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return int(failed)
-    print(f"{report['notes']} notes loaded, {report['public']} public")
-    for title, items in (("Notes that could not be loaded", report["errors"]), ("Warnings", report["warnings"])):
+    print(f"{report['notes']} notes chargées, {report['public']} publiques")
+    for title, items in (("Notes qui n'ont pas pu être chargées", report["errors"]), ("Avertissements", report["warnings"])):
         if items:
-            print(f"\n{title} ({len(items)}):")
+            print(f"\n{title} ({len(items)}) :")
             for item in items:  # a file's name may hold a newline, which would forge a line
                 print(f"  {printable(item['path'])}: {printable(item['message'])}")
     if report["misses"]:
-        print(f"\nQuestions in `answers` that do not bring their own note first ({len(report['misses'])}):")
+        print(f"\nQuestions de `answers` qui n'amènent pas leur propre note en premier ({len(report['misses'])}) :")
         for m in report["misses"]:
-            where = f"rank {m['rank']}" if m["rank"] else "absent from the top 10"
-            print(f"  {printable(m['path'])}: « {printable(m['question'])} » → {where}, first: {m['first']}")
+            where = f"rang {m['rank']}" if m["rank"] else "absente des 10 premières"
+            print(f"  {printable(m['path'])}: « {printable(m['question'])} » → {where}, en premier : {m['first']}")
     if report["links_left_out"]:  # not a problem either: a vault's notes are the vault's own
-        print(f"\nSymbolic links left out, which lead out of the vault or into a hidden or excluded folder ({len(report['links_left_out'])}):")
+        print(f"\nLiens symboliques laissés de côté, qui mènent hors du coffre ou dans un dossier caché ou exclu ({len(report['links_left_out'])}) :")
         for rel in report["links_left_out"]:
             print(f"  {printable(rel)}")
     if report["boilerplate"]:  # not a problem: what search reads past, said so
         shown = report["boilerplate"]
-        print(f"\nLines search reads past, held word for word by {MIN_SHARE:.0%} of the public notes or more ({len(shown)}):")
+        print(f"\nLignes que la recherche ne lit pas, présentes mot pour mot dans {MIN_SHARE * 100:.0f} % des notes publiques ou plus ({len(shown)}) :")
         for item in shown:
             line = item["line"] if len(item["line"]) <= 100 else item["line"][:99] + "…"
-            print(f"  {item['notes']} notes: « {line} »")
-    print("\nOK" if not failed else "\nProblems found.")
+            print(f"  {item['notes']} notes : « {line} »")
+    print("\nOK" if not failed else "\nProblèmes trouvés.")
     return int(failed)
 
 
@@ -402,7 +402,7 @@ def cmd_eval(bot: GrasBot, args) -> int:
     for path in args.questions:  # a note named by its file's name or slug is read as its path, and said
         read, readings = named_notes(read_cases(path), index.notes)
         for case, written, notes in readings:
-            said = f"read as {notes[0]}" if len(notes) == 1 else f"names {len(notes)} notes ({', '.join(notes)}): write its path"
+            said = f"lu comme {notes[0]}" if len(notes) == 1 else f"nomme {len(notes)} notes ({', '.join(notes)}) : écrivez son chemin"
             print(f"grasbot eval: {path}:{case.line}: {written} {said}", file=sys.stderr)
         files.append((path, read))
     cases = [case for _, read in files for case in read]
@@ -410,8 +410,9 @@ def cmd_eval(bot: GrasBot, args) -> int:
     for path, read in files:  # a typo, a renamed note or a private one: counted, but not silently
         for case in read:
             for absent in sorted(case.expected - index.notes.keys()):
-                said = f"{path}:{case.line}: {absent} is no note the {args.audience} reads"
-                print(f"grasbot eval: {said}: a question only it answers counts as a miss", file=sys.stderr)
+                reader = "le visiteur" if args.audience == "visitor" else "le propriétaire"
+                said = f"{path}:{case.line}: {absent} n'est pas une note que {reader} lit"
+                print(f"grasbot eval: {said} : une question à laquelle elle seule répond compte comme manquée", file=sys.stderr)
 
     grounded: dict[bool, list[bool]] = {False: [], True: []}  # lexical or not -> each case's grounded
 
@@ -453,7 +454,7 @@ def cmd_eval(bot: GrasBot, args) -> int:
         data["off_topic"] = len(off_topic)
     pairs = after_another_subject(cases) if args.new_subject else []  # does a conversation about something else pull the answer away?
     if args.new_subject and not pairs:
-        print("grasbot: --new-subject: no question has an earlier one about other notes to be asked after", file=sys.stderr)
+        print("grasbot: --new-subject : aucune question n'en a une plus ancienne sur d'autres notes après laquelle la poser", file=sys.stderr)
     if pairs:
         outcome = {id(o.case): o for o in report.outcomes}
         alone = Report(tuple(outcome[id(case)] for case, _ in pairs))
@@ -500,14 +501,19 @@ def _announce_embedding(count: int) -> None:
     """A first run on a large vault, or a long note of thousands of sections, embeds for
     minutes before the command answers: said on stderr rather than a silent wait."""
     if count >= ANNOUNCE_FROM:
-        print(f"grasbot: embedding {count:,} texts for meaning, once (they are kept in the cache); --semantic off answers at once", file=sys.stderr, flush=True)
+        texts = f"{count:,}".replace(",", "\u202f")  # 12 345, as French writes it
+        print(
+            f"grasbot: calcul du sens de {texts} textes, une fois (ils sont gardés dans le cache) ; --semantic off répond tout de suite",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 #: `serve --token`: the command line of a process is every local user's to read (`ps`, /proc).
 TOKEN_IN_ARGV = (
-    "--token puts the owner token in the command line, which every user of this machine can read (ps): "
-    "any of them may call the daemon as you and read your private notes; give it as GRASBOT_TOKEN or in "
-    "the token file (--token-file), then change it"
+    "--token met le jeton du propriétaire dans la ligne de commande, que tout utilisateur de cette machine peut lire (ps) : "
+    "chacun d'eux peut appeler le démon en votre nom et lire vos notes privées ; donnez-le par GRASBOT_TOKEN ou dans "
+    "le fichier du jeton (--token-file), puis changez-le"
 )
 
 
@@ -540,11 +546,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .server.app import serve
 
             if args.token is not None:
-                print(f"grasbot: warning: {TOKEN_IN_ARGV}", file=sys.stderr, flush=True)
+                print(f"grasbot: attention : {TOKEN_IN_ARGV}", file=sys.stderr, flush=True)
             for url in peers_in_clear(settings.peers):
                 print(
-                    f"grasbot: warning: GRASBOT_PEERS: a reload sends {url} the owner token over plain HTTP, which anyone on the way "
-                    "reads: reach that daemon by https:// or over a private link",
+                    f"grasbot: attention : GRASBOT_PEERS : un rechargement envoie à {url} le jeton du propriétaire en HTTP simple, que quiconque sur le trajet "
+                    "lit : joignez ce démon en https:// ou par un lien privé",
                     file=sys.stderr,
                     flush=True,
                 )

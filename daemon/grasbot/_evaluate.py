@@ -105,17 +105,17 @@ def read_cases(path: str | Path) -> list[Case]:
     the third column, which may be empty, holds a follow-up's earlier questions; the fourth,
     verbatim words of the passage that answers. `#` lines and blank lines are comments."""
     cases = []
-    for number, line in _question_lines(path, "questions"):
+    for number, line in _question_lines(path, "de questions"):
         question, tab, rest = line.partition("\t")
         paths, _, rest = rest.partition("\t")
         earlier, has_phrase, phrase = rest.partition("\t")
         expected = frozenset(p.strip() for p in paths.split(";") if p.strip())
         if not tab or not question.strip() or not expected or (has_phrase and not phrase.strip()) or "\t" in phrase:  # a fifth column: the phrase's?
-            raise ConfigError(f"{path}:{number}: expected 'question<TAB>path;path[<TAB>history[<TAB>phrase]]', got {line[:60]!r}")
+            raise ConfigError(f"{path}:{number} : 'question<TAB>path;path[<TAB>history[<TAB>phrase]]' attendu, reçu {line[:60]!r}")
         history = tuple(q.strip() for q in earlier.split(HISTORY_SEPARATOR) if q.strip())
         cases.append(Case(question.strip(), expected, number, phrase.strip() or None, history))
     if not cases:
-        raise ConfigError(f"{path}: no questions in the file")
+        raise ConfigError(f"{path} : aucune question dans le fichier")
     return cases
 
 
@@ -156,12 +156,12 @@ def named_notes(cases: Sequence[Case], notes: Mapping[str, Note]) -> tuple[list[
 def read_off_topic(path: str | Path) -> list[str]:
     """One question a line that no note of the vault answers (`#` lines and blank lines are
     comments): what GrasBot must admit it does not know, so each one grounded is a failure."""
-    questions = [line.strip() for _, line in _question_lines(path, "off-topic questions")]
+    questions = [line.strip() for _, line in _question_lines(path, "de questions hors sujet")]
     if not questions:
-        raise ConfigError(f"{path}: no questions in the file")
+        raise ConfigError(f"{path} : aucune question dans le fichier")
     tabbed = next((q for q in questions if "\t" in q), None)
     if tabbed is not None:
-        raise ConfigError(f"{path}: one question a line, with no note to expect, got {tabbed[:60]!r}")
+        raise ConfigError(f"{path} : une question par ligne, sans note attendue, reçu {tabbed[:60]!r}")
     return questions
 
 
@@ -170,7 +170,7 @@ def _question_lines(path: str | Path, what: str) -> list[tuple[int, str]]:
     try:
         lines = Path(path).read_text(encoding="utf-8-sig").splitlines()  # a byte-order mark, as an editor may save it
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read the {what} file {path}: {exc}") from None
+        raise ConfigError(f"impossible de lire le fichier {what} {path} : {exc}") from None
     return [(number, line) for number, line in enumerate(lines, 1) if line.strip() and not line.lstrip().startswith("#")]
 
 

@@ -107,7 +107,16 @@ def test_a_french_word_counts_at_a_sentence_start_and_an_english_one_does_not():
 
 def test_an_answer_in_chinese_is_not_french():
     why = why_not_french("花园由树莓派上运行的脚本自动浇水，每天早上检查土壤湿度 [potager]。")
-    assert why is not None and why.startswith(f"{NOT_FRENCH}écriture Cjk, pas en français (")
+    assert why is not None and why.startswith(f"{NOT_FRENCH}écriture chinoise (idéogrammes CJK), pas en français (")
+
+
+def test_the_script_an_answer_drifts_into_is_named_in_french():
+    """The author reads the reason in the plugin and the log: « écriture Cyrillic » was English in a French sentence."""
+    assert why_not_french("Сад поливается каждое утро скриптом на Raspberry Pi [potager].") == (
+        f"{NOT_FRENCH}écriture cyrillique, pas en français (33 lettres d'autres écritures pour 11 latines)"
+    )
+    # a script without a French name here: Unicode's, quoted
+    assert why_not_french("ᚠᚢᚦᚨᚱᚲᚷᚹᚺᚾᛁᛃ [potager]").startswith(f"{NOT_FRENCH}écriture « Runic », pas en français (")
 
 
 def test_an_answer_that_drifts_into_chinese_halfway_is_not_french():

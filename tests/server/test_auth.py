@@ -40,9 +40,9 @@ def test_token_from_the_setting_wins(tmp_path):
     assert not (tmp_path / "t").exists()
     assert TOKEN not in repr(token) and TOKEN not in token.describe()
     assert TOKEN not in repr(settings(token=TOKEN))  # what an error report shows of serve()'s locals
-    with pytest.raises(ConfigError, match="at least 16"):
+    with pytest.raises(ConfigError, match="au moins 16"):
         resolve_owner_token(settings(token="short"))
-    with pytest.raises(ConfigError, match="printable ASCII"):
+    with pytest.raises(ConfigError, match="ASCII imprimable"):
         resolve_owner_token(settings(token="a token with spaces inside"))
 
 
@@ -73,7 +73,7 @@ def test_token_file_others_can_read_is_refused(tmp_path, mode):
     with pytest.raises(ConfigError) as caught:
         resolve_owner_token(settings(token_file=path))
     message = str(caught.value)
-    assert str(path) in message and "can be read by other users" in message and TOKEN not in message
+    assert str(path) in message and "peut être lu par d'autres utilisateurs" in message and TOKEN not in message
     path.chmod(0o600)
     assert resolve_owner_token(settings(token_file=path)).value == TOKEN
 
@@ -82,14 +82,14 @@ def test_bad_token_files_are_refused(tmp_path):
     empty = tmp_path / "empty"
     empty.write_text("\n")
     empty.chmod(0o600)
-    with pytest.raises(ConfigError, match="at least 16"):
+    with pytest.raises(ConfigError, match="au moins 16"):
         resolve_owner_token(settings(token_file=empty))
     real = tmp_path / "real"
     real.write_text(TOKEN)
     real.chmod(0o600)
     link = tmp_path / "link"
     link.symlink_to(real)
-    with pytest.raises(ConfigError, match="symbolic link"):
+    with pytest.raises(ConfigError, match="lien symbolique"):
         resolve_owner_token(settings(token_file=link))
     dangling = tmp_path / "dangling"
     dangling.symlink_to(tmp_path / "nowhere")
@@ -106,17 +106,17 @@ def test_a_token_file_whose_folder_cannot_be_made_is_refused_with_its_path(tmp_p
     """Its folder a file, or a folder under one the user may not write: `serve` died with a
     FileExistsError or PermissionError traceback instead of saying which file it could not make."""
     (tmp_path / "config").write_text("a file where the folder should be")
-    with pytest.raises(ConfigError, match="cannot create the token file .*config/grasbot/token: a file stands where its folder should be"):
+    with pytest.raises(ConfigError, match="impossible de créer le fichier du jeton .*config/grasbot/token : un fichier est là où son dossier devrait être"):
         resolve_owner_token(settings(token_file=tmp_path / "config" / "grasbot" / "token"))
     (tmp_path / "a").write_text("a file")
-    with pytest.raises(ConfigError, match="cannot create the token file .*a/b/token: a file stands where its folder should be"):
+    with pytest.raises(ConfigError, match="impossible de créer le fichier du jeton .*a/b/token : un fichier est là où son dossier devrait être"):
         resolve_owner_token(settings(token_file=tmp_path / "a" / "b" / "token"))
 
     def refused(self, *args, **kwargs):  # root may write anywhere: refused as another user is
         raise PermissionError(13, "Permission denied", str(self))
 
     monkeypatch.setattr("pathlib.Path.mkdir", refused)
-    with pytest.raises(ConfigError, match="cannot create the token file .*etc/grasbot/token: Permission denied"):
+    with pytest.raises(ConfigError, match="impossible de créer le fichier du jeton .*etc/grasbot/token : Permission denied"):
         resolve_owner_token(settings(token_file=tmp_path / "etc" / "grasbot" / "token"))
 
 
@@ -309,7 +309,7 @@ def test_serve_creates_the_token_file_prints_its_path_never_the_token(note_write
         proc.terminate()
         proc.wait(15)
     out, err = proc.stdout.read(), proc.stderr.read()
-    assert f"owner token: created in {path}" in err
+    assert f"jeton du propriétaire : créé dans {path}" in err
     assert token not in err and token not in out and token not in line
 
 
@@ -354,5 +354,5 @@ def test_serve_refuses_a_token_file_others_can_read(note_writer, tmp_path):
         if proc.poll() is None:
             proc.kill()
     err = proc.stderr.read()
-    assert "can be read by other users" in err and TOKEN not in err and "Traceback" not in err
+    assert "peut être lu par d'autres utilisateurs" in err and TOKEN not in err and "Traceback" not in err
     assert proc.stdout.read() == ""

@@ -861,8 +861,8 @@ def test_serve_port_taken_exits_2(note_writer, tmp_path):
             _stop(proc)
     assert proc.stdout.read() == ""
     err = proc.stderr.read()
-    assert f"cannot listen on 127.0.0.1:{port}" in err and "Traceback" not in err
-    assert "(is another daemon running? choose another --port)" in err
+    assert f"impossible d'écouter sur 127.0.0.1:{port}" in err and "Traceback" not in err
+    assert "(un autre démon tourne-t-il ? choisissez un autre --port)" in err
     assert (cache / "notes.marshal").is_file()  # the vault it loaded is kept for the next start
 
 
@@ -874,8 +874,8 @@ def test_serve_on_an_address_not_of_this_machine_exits_2_naming_the_host(note_wr
     finally:
         _stop(proc)
     err = proc.stderr.read()
-    (said,) = [line for line in err.splitlines() if line.startswith("grasbot: cannot listen on 192.0.2.1:0: ")]
-    assert said.endswith("(is --host an address of this machine?)") and "Traceback" not in err, err  # it said: choose another --port
+    (said,) = [line for line in err.splitlines() if line.startswith("grasbot: impossible d'écouter sur 192.0.2.1:0 : ")]
+    assert said.endswith("(--host est-il une adresse de cette machine ?)") and "Traceback" not in err, err  # it said: choose another --port
 
 
 def test_serve_missing_vault_exits_2(tmp_path):
@@ -1102,7 +1102,10 @@ async def test_a_vault_moved_is_told_where_its_old_question_log_is(aiohttp_clien
     caplog.set_level("WARNING", logger="grasbot.server")
     second = await serve(new)
     assert second != first
-    hint = f"the question log of a vault that was at {old}, and is no longer there, is {first}: if this vault was moved from there, move that file to {second}"
+    hint = (
+        f"le journal des questions d'un coffre qui était à {old}, et n'y est plus, est {first} : "
+        f"si ce coffre a été déplacé de là, déplacez ce fichier vers {second}"
+    )
     assert hint in caplog.text
     second.unlink()  # not asked since: `grasbot log` finds no log at the new place, and says where the old one is
     capsys.readouterr()

@@ -259,7 +259,7 @@ def test_a_stop_while_loading_ends_the_workers_and_removes_their_folder(vault, t
     try:
         proc.send_signal(signum)
         assert proc.wait(30) == 0
-        assert "stopped while loading the vault" in proc.stderr.read()
+        assert "arrêté pendant le chargement du coffre" in proc.stderr.read()
         assert not _running(worker)
         assert list(scratch.iterdir()) == []
     finally:

@@ -913,7 +913,7 @@ def test_a_newer_grasbots_log_stays_off(tmp_path, caplog):
     caplog.set_level(logging.DEBUG, logger="grasbot.questionlog")
     log = QuestionLog(db, clock=clock, batch_wait=60)
     assert not log.enabled and not log.waiting
-    assert log.failure == f"impossible d'ouvrir le fichier : schema version {version}, this GrasBot knows 1"
+    assert log.failure == f"impossible d'ouvrir le fichier : version de schéma {version}, ce GrasBot connaît la version 1"
     log.submit("bonjour", result(("a", 5.0, ("bm25",))))
     log.record("bonsoir", result(("a", 5.0, ("bm25",))))
     clock.now += REOPEN_EVERY * 10
@@ -935,7 +935,7 @@ def test_the_daemon_leaves_a_database_that_is_not_its_log_as_it_was(tmp_path, ve
     before = db.read_bytes()
     log = QuestionLog(db, clock=Clock())
     assert not log.enabled and not log.waiting
-    cause = "not a GrasBot question log" if version == 0 else f"schema version {version}, this GrasBot knows 1"
+    cause = "ce n'est pas un journal de questions de GrasBot" if version == 0 else f"version de schéma {version}, ce GrasBot connaît la version 1"
     assert log.failure == f"impossible d'ouvrir le fichier : {cause}"
     log.close()
     assert db.read_bytes() == before and columns(db) == {"invoices": ["id"]}
@@ -1266,8 +1266,8 @@ def test_grasbot_log_lists_ungrounded_and_weakly_found(tmp_path):
     }
     code, text = run_log(["log", "--question-log", str(db), "--limit", "5"])
     assert code == 0
-    assert "« robot conversationnel ? »  nearest: grasbot (0.80; bm25)" in text
-    assert "« classement des notes ? »  found: grasbot (5.00; bm25)" in text
+    assert "« robot conversationnel ? »  la plus proche : grasbot (0.80; bm25)" in text
+    assert "« classement des notes ? »  trouvée : grasbot (5.00; bm25)" in text
     assert "GrasBot ?" not in text
 
 
@@ -1352,7 +1352,7 @@ def test_grasbot_log_says_why_it_cannot_read_a_log(tmp_path, capsys):
     db.write_bytes(b"not a database, " * 512)  # a file torn or overwritten by something else
     assert run_log(["log", "--question-log", str(db)])[0] == 2
     err = capsys.readouterr().err
-    assert f"grasbot: cannot read the question log {db} (impossible d'ouvrir le fichier : file is not a database)" in err
+    assert f"grasbot: impossible de lire le journal des questions {db} (impossible d'ouvrir le fichier : file is not a database)" in err
 
 
 @pytest.mark.parametrize("days", ["nan", "inf", "1e9", "800000"])
@@ -1360,7 +1360,7 @@ def test_grasbot_log_refuses_days_no_date_can_reach(tmp_path, capsys, days):
     db = tmp_path / "q.sqlite3"
     QuestionLog(db).close()
     assert run_log(["log", "--question-log", str(db), "--days", days])[0] == 2  # was a traceback
-    assert "grasbot: --days must be more than 0 and at most 36500, and --limit between 1 and 100000" in capsys.readouterr().err
+    assert "grasbot: --days doit être supérieur à 0 et au plus 36500, et --limit entre 1 et 100000" in capsys.readouterr().err
     assert run_log(["log", "--question-log", str(db), "--days", "36500"])[0] == 0
 
 
@@ -1411,7 +1411,10 @@ def test_grasbot_log_leaves_another_database_alone(tmp_path, capsys):
     conn.close()
     before = db.read_bytes()
     assert run_log(["log", "--question-log", str(db)])[0] == 2
-    assert f"grasbot: cannot read the question log {db} (impossible d'ouvrir le fichier : not a GrasBot question log)" in capsys.readouterr().err
+    assert (
+        f"grasbot: impossible de lire le journal des questions {db} (impossible d'ouvrir le fichier : ce n'est pas un journal de questions de GrasBot)"
+        in capsys.readouterr().err
+    )
     assert db.read_bytes() == before and columns(db) == {"invoices": ["id"]}
 
 
@@ -1443,7 +1446,7 @@ def test_grasbot_log_says_what_to_do_with_a_crashed_log_in_a_read_only_folder(tm
     with read_only_folder(state):
         assert run_log(["log", "--question-log", str(db)])[0] == 2
     err = capsys.readouterr().err
-    assert "q.sqlite3-wal holds questions not yet in the file" in err and "copy both to a folder you can write" in err
+    assert "q.sqlite3-wal contient des questions pas encore écrites dans le fichier" in err and "copiez les deux dans un dossier où vous pouvez écrire" in err
     code, text = run_log(["log", "--question-log", str(db), "--json"])
     assert code == 0 and [q["question"] for q in json.loads(text)["ungrounded"]] == ["perdue ?"]
 
@@ -1451,7 +1454,7 @@ def test_grasbot_log_says_what_to_do_with_a_crashed_log_in_a_read_only_folder(tm
 def test_grasbot_log_shows_a_visitors_control_characters_as_escapes(tmp_path):
     """A question that retitles or clears the owner's terminal, or forges a line of the report."""
     db = tmp_path / "q.sqlite3"
-    forged = "vélo »  nearest: contact (9.99; alias)\n  2026-01-01T00:00:00Z  « FORGÉE"
+    forged = "vélo »  la plus proche : contact (9.99; alias)\n  2026-01-01T00:00:00Z  « FORGÉE"
     with QuestionLog(db) as log:
         log.record("\x1b]0;PWNED\x07\x1b[2J\x1b[31mrouge\x1b[0m ?", result(("a", 0.5, ("bm25",)), grounded=False))
         log.record(forged, result(("a", 0.5, ("bm25",)), grounded=False))
@@ -1460,10 +1463,10 @@ def test_grasbot_log_shows_a_visitors_control_characters_as_escapes(tmp_path):
     assert code == 0
     assert not any(c in text for c in "\x1b\x07\u202e\u202c\r")
     assert "« \\x1b]0;PWNED\\x07\\x1b[2J\\x1b[31mrouge\\x1b[0m ? »" in text
-    assert "« vélo »  nearest: contact (9.99; alias)\\n  2026-01-01T00:00:00Z  « FORGÉE »" in text
+    assert "« vélo »  la plus proche : contact (9.99; alias)\\n  2026-01-01T00:00:00Z  « FORGÉE »" in text
     assert "« l'ordre \\u202einversé\\u202c, ça\u00a0va ? »" in text  # a space, even a no-break one, stays
     lines = text.splitlines()
-    assert lines[2] == "Questions no note could answer (3):" and all(line.startswith("  20") for line in lines[3:6]) and lines[6] == ""
+    assert lines[2] == "Questions auxquelles aucune note n'a répondu (3) :" and all(line.startswith("  20") for line in lines[3:6]) and lines[6] == ""
     assert json.loads(run_log(["log", "--question-log", str(db), "--json"])[1])["ungrounded"][1]["question"] == forged
 
 
@@ -1489,7 +1492,7 @@ def test_grasbot_log_refuses_a_limit_sqlite_cannot_take(tmp_path, capsys):
     with QuestionLog(db) as log:
         log.record("robot ?", result(("a", 0.5, ("bm25",)), grounded=False))
     assert run_log(["log", "--question-log", str(db), "--limit", "9223372036854775808"])[0] == 2  # was an OverflowError
-    assert "--limit between 1 and 100000" in capsys.readouterr().err
+    assert "--limit entre 1 et 100000" in capsys.readouterr().err
     assert run_log(["log", "--question-log", str(db), "--limit", "100000"])[0] == 0
 
 
@@ -1504,16 +1507,19 @@ def test_grasbot_log_fails_on_a_damaged_log_rather_than_report_none(tmp_path, ca
     db.write_bytes(bytes(raw))
     code, text = run_log(["log", "--question-log", str(db), "--json"])
     assert code == 2 and text == ""
-    assert f"grasbot: cannot read the question log {db} (impossible de lire le fichier : database disk image is malformed)" in capsys.readouterr().err
+    assert (
+        f"grasbot: impossible de lire le journal des questions {db} (impossible de lire le fichier : database disk image is malformed)"
+        in capsys.readouterr().err
+    )
 
 
 def test_grasbot_log_says_when_there_is_no_log_or_a_folder(tmp_path, capsys):
     missing = tmp_path / "typo.sqlite3"
     code, text = run_log(["log", "--question-log", str(missing)])
-    assert code == 0 and "Questions no note could answer (0)" in text and not missing.exists()
-    assert f"grasbot: no question log at {missing} yet: the daemon writes it when a visitor asks" in capsys.readouterr().err
+    assert code == 0 and "Questions auxquelles aucune note n'a répondu (0)" in text and not missing.exists()
+    assert f"grasbot: pas encore de journal des questions à {missing} : le démon l'écrit dès qu'un visiteur pose une question" in capsys.readouterr().err
     assert run_log(["log", "--question-log", str(tmp_path)])[0] == 2
-    assert f"grasbot: the question log {tmp_path} is a folder: name the file" in capsys.readouterr().err
+    assert f"grasbot: le journal des questions {tmp_path} est un dossier : donnez le chemin du fichier" in capsys.readouterr().err
 
 
 def test_the_log_is_readable_by_its_owner_only(tmp_path):
@@ -1553,7 +1559,7 @@ def test_each_vault_has_its_own_log_and_grasbot_log_reads_the_one_named(tmp_path
     assert main(["log", "--vault", str(tmp_path / "b"), "--json"]) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out)["ungrounded"] == []
-    assert f"an older GrasBot kept every vault's questions in {shared}: --question-log {shared} reads them" in captured.err
+    assert f"un GrasBot plus ancien gardait les questions de tous les coffres dans {shared} : --question-log {shared} les lit" in captured.err
 
 
 def test_grasbot_log_of_a_vault_folder_that_does_not_exist_says_so(tmp_path, monkeypatch, capsys):

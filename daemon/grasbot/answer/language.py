@@ -66,8 +66,9 @@ def why_not_french(text: str) -> str | None:
     latin = letters.pop("LATIN", 0)
     other = sum(letters.values())
     if other >= MIN_SCRIPT and other * SCRIPT_RATIO >= latin:
-        script = letters.most_common(1)[0][0].title()
-        return f"{NOT_FRENCH}écriture {script}, pas en français ({other} lettres d'autres écritures pour {latin} latines)"
+        script = letters.most_common(1)[0][0]
+        named = SCRIPTS.get(script, f"« {script.title()} »")
+        return f"{NOT_FRENCH}écriture {named}, pas en français ({other} lettres d'autres écritures pour {latin} latines)"
     english = french = 0
     for chunk in prose.replace("’", "'").split():
         word = chunk.strip(_EDGES)
@@ -80,6 +81,26 @@ def why_not_french(text: str) -> str | None:
     if english >= MIN_ENGLISH and english > RATIO * french:
         return f"{NOT_FRENCH}anglais, pas en français ({english} mots-outils anglais pour {french} français)"
     return None
+
+
+#: The scripts a model drifts into, by their first word in Unicode's names, as French names them
+#: (« écriture cyrillique »); any other is named as Unicode writes it, in « ».
+SCRIPTS = {
+    "CJK": "chinoise (idéogrammes CJK)",
+    "HIRAGANA": "japonaise (hiragana)",
+    "KATAKANA": "japonaise (katakana)",
+    "HANGUL": "coréenne (hangeul)",
+    "CYRILLIC": "cyrillique",
+    "GREEK": "grecque",
+    "ARABIC": "arabe",
+    "HEBREW": "hébraïque",
+    "DEVANAGARI": "dévanagari",
+    "BENGALI": "bengalie",
+    "TAMIL": "tamoule",
+    "THAI": "thaïe",
+    "ARMENIAN": "arménienne",
+    "GEORGIAN": "géorgienne",
+}
 
 
 def _script(letter: str) -> str:

@@ -82,7 +82,7 @@ def create_app(
     """
     token = owner_token if owner_token is not None else (settings.token or "")
     if not token:
-        log.warning("no owner token: owner-only calls will all be refused")
+        log.warning("aucun jeton du propriétaire : tous les appels réservés au propriétaire seront refusés")
     try:
         proxies = TrustedProxies(settings.trusted_proxies)
     except ValueError as exc:
@@ -122,7 +122,9 @@ def create_app(
         if settings.question_log_named and settings.question_log is not None and not usable:
             # the default place may be read-only (a home mounted so): serving goes on, unlogged;
             # a place the owner chose is a mistake to hear now, not in the log's silence
-            raise ConfigError(f"the question log {settings.question_log} cannot be used ({opened.question_log.failure}): name another, or turn it off")
+            raise ConfigError(
+                f"le journal des questions {settings.question_log} est inutilisable ({opened.question_log.failure}) : nommez-en un autre, ou désactivez-le"
+            )
         if default_place is not None and usable and new_log:  # was this vault moved? its questions are in the log of its old place
             say_logs_of_vaults_gone(default_place, log.warning)
         # the files no daemon writes any more keep the retention promise too; off the start's path
@@ -216,8 +218,8 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
         site = web.TCPSite(runner, settings.host, settings.port, backlog=BACKLOG)
         await site.start()
     except OSError as exc:
-        hint = "is another daemon running? choose another --port" if exc.errno == errno.EADDRINUSE else "is --host an address of this machine?"
-        print(f"grasbot: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc} ({hint})", file=sys.stderr, flush=True)
+        hint = "un autre démon tourne-t-il ? choisissez un autre --port" if exc.errno == errno.EADDRINUSE else "--host est-il une adresse de cette machine ?"
+        print(f"grasbot: impossible d'écouter sur {settings.host}:{settings.port} : {exc.strerror or exc} ({hint})", file=sys.stderr, flush=True)
         await runner.cleanup()
         await asyncio.to_thread(_write_cache, bot)  # the load is not lost: the next start reads it
         return 2
@@ -293,9 +295,9 @@ def _say_what_was_not_loaded(bot: GrasBot) -> None:
     from a visitor: `grasbot check` says which and why."""
     vault = bot.snapshot.vault
     if vault.errors:
-        log.warning("%d note(s) could not be loaded and are not served; `grasbot check` says which and why", len(vault.errors))
+        log.warning("%d note(s) n'ont pas pu être chargées et ne sont pas servies ; `grasbot check` dit lesquelles et pourquoi", len(vault.errors))
     if vault.warnings:
-        log.info("%d warning(s) about the notes; `grasbot check` lists them", len(vault.warnings))
+        log.info("%d avertissement(s) sur les notes ; `grasbot check` les liste", len(vault.warnings))
     for issue in vault.warnings:  # a folder meant to be hidden and read all the same: not one warning among many
         if issue.message == NO_SUCH_FOLDER:
             log.warning("%s: %s", issue.path, NO_SUCH_FOLDER)
@@ -313,8 +315,8 @@ def _say_the_demo_sites_pages(bot: GrasBot) -> None:
         return
     if tuple(settings.site_pages) == DEFAULT_SITE_PAGES:
         log.warning(
-            "a visitor the notes cannot answer is sent to %s, the demo site's pages"
-            " (the default --site-pages, GRASBOT_SITE_PAGES): name your site's own, or off",
+            "un visiteur auquel les notes ne savent pas répondre est envoyé vers %s, les pages du site de démonstration"
+            " (le --site-pages par défaut, GRASBOT_SITE_PAGES) : nommez celles de votre site, ou off",
             ", ".join(DEFAULT_SITE_PAGES),
         )
     if dict(settings.url_map) == DEFAULT_URL_MAP:
@@ -322,7 +324,8 @@ def _say_the_demo_sites_pages(bot: GrasBot) -> None:
         routed = sorted({note.type for note in notes if note.type and settings.url_for(note.type, note.slug, note.path)})
         if routed:
             log.warning(
-                "public notes of type %s link to the demo site's pages (the default --url-map, GRASBOT_URL_MAP: %s): give --url-map your site's addresses",
+                "les notes publiques de type %s mènent aux pages du site de démonstration (le --url-map par défaut, GRASBOT_URL_MAP : %s) :"
+                " donnez à --url-map les adresses de votre site",
                 ", ".join(routed),
                 ",".join(f"{kind}={template}" for kind, template in DEFAULT_URL_MAP.items()),
             )
@@ -398,10 +401,10 @@ def serve(settings: Settings) -> int:
             # (store.parallel forks only a process that runs no other thread).
             bot = GrasBot.open(settings, write_cache=False)  # written once serving: see _serve
         except VaultError as exc:
-            print(f"grasbot: cannot start: {exc}", file=sys.stderr, flush=True)
+            print(f"grasbot: démarrage impossible : {exc}", file=sys.stderr, flush=True)
             return 2
         except KeyboardInterrupt:
-            print("grasbot: stopped while loading the vault", file=sys.stderr, flush=True)
+            print("grasbot: arrêté pendant le chargement du coffre", file=sys.stderr, flush=True)
             return 0
         finally:
             if main:

@@ -46,10 +46,10 @@ class OwnerToken:
     def describe(self) -> str:
         """What `serve` prints: where the token is, never the token."""
         if self.path is None:
-            return "owner token: given by --token/GRASBOT_TOKEN"
+            return "jeton du propriétaire : donné par --token/GRASBOT_TOKEN"
         if self.created:
-            return f"owner token: created in {self.path} (readable by you only; send it as 'Authorization: Bearer <token>')"
-        return f"owner token: read from {self.path}"
+            return f"jeton du propriétaire : créé dans {self.path} (lisible par vous seul ; envoyez-le en 'Authorization: Bearer <jeton>')"
+        return f"jeton du propriétaire : lu dans {self.path}"
 
 
 def default_token_file(env: Mapping[str, str] | None = None) -> Path:
@@ -63,9 +63,9 @@ def default_token_file(env: Mapping[str, str] | None = None) -> Path:
 def _checked(token: str, origin: str) -> str:
     token = token.strip()
     if len(token) < MIN_TOKEN_LENGTH:
-        raise ConfigError(f"{origin}: the owner token must be at least {MIN_TOKEN_LENGTH} characters long")
+        raise ConfigError(f"{origin} : le jeton du propriétaire doit compter au moins {MIN_TOKEN_LENGTH} caractères")
     if not token.isascii() or not token.isprintable() or any(c.isspace() for c in token):
-        raise ConfigError(f"{origin}: the owner token must be printable ASCII without spaces (it travels in an HTTP header)")
+        raise ConfigError(f"{origin} : le jeton du propriétaire doit être en ASCII imprimable, sans espace (il voyage dans un en-tête HTTP)")
     return token
 
 
@@ -74,26 +74,26 @@ def _read(path: Path) -> str:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise ConfigError(f"token file {path} is a symbolic link: point --token-file at the file itself") from None
-        raise ConfigError(f"cannot read the token file {path}: {exc.strerror or exc}") from None
+            raise ConfigError(f"le fichier du jeton {path} est un lien symbolique : donnez à --token-file le fichier lui-même") from None
+        raise ConfigError(f"impossible de lire le fichier du jeton {path} : {exc.strerror or exc}") from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise ConfigError(f"token file {path} is not a regular file")
+        raise ConfigError(f"le fichier du jeton {path} n'est pas un fichier ordinaire")
     with os.fdopen(fd, "r", encoding="utf-8", errors="strict") as handle:
         if info.st_mode & 0o077:
             raise ConfigError(
-                f"token file {path} can be read by other users (mode {stat.S_IMODE(info.st_mode):04o}): "
-                f"treat the token as known, delete the file and restart to get a new one "
-                f"(or `chmod 600 {path}` if nobody else could have read it)"
+                f"le fichier du jeton {path} peut être lu par d'autres utilisateurs (mode {stat.S_IMODE(info.st_mode):04o}) : "
+                f"tenez le jeton pour connu, supprimez le fichier et redémarrez pour en obtenir un nouveau "
+                f"(ou `chmod 600 {path}` si personne d'autre n'a pu le lire)"
             )
         if hasattr(os, "getuid") and info.st_uid != os.getuid():
-            raise ConfigError(f"token file {path} belongs to another user")
+            raise ConfigError(f"le fichier du jeton {path} appartient à un autre utilisateur")
         try:
             text = handle.read(4096)
         except UnicodeDecodeError:
-            raise ConfigError(f"token file {path} is not text") from None
-    return _checked(text, f"token file {path}")
+            raise ConfigError(f"le fichier du jeton {path} n'est pas du texte") from None
+    return _checked(text, f"le fichier du jeton {path}")
 
 
 def _create(path: Path) -> str | None:
@@ -101,8 +101,8 @@ def _create(path: Path) -> str | None:
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as exc:  # its folder is a file, or under one this user may not write
-        why = "a file stands where its folder should be" if isinstance(exc, FileExistsError | NotADirectoryError) else exc.strerror or str(exc)
-        raise ConfigError(f"cannot create the token file {path}: {why} ({exc.filename or path.parent})") from None
+        why = "un fichier est là où son dossier devrait être" if isinstance(exc, FileExistsError | NotADirectoryError) else exc.strerror or str(exc)
+        raise ConfigError(f"impossible de créer le fichier du jeton {path} : {why} ({exc.filename or path.parent})") from None
     token = secrets.token_urlsafe(_TOKEN_BYTES)
     try:
         # O_EXCL: never write through a file (or symlink) someone else put there. Mode 0600
@@ -111,7 +111,7 @@ def _create(path: Path) -> str | None:
     except FileExistsError:
         return None
     except OSError as exc:
-        raise ConfigError(f"cannot create the token file {path}: {exc.strerror or exc}") from None
+        raise ConfigError(f"impossible de créer le fichier du jeton {path} : {exc.strerror or exc}") from None
     try:
         os.fchmod(fd, 0o600)
         os.write(fd, (token + "\n").encode("ascii"))
@@ -119,7 +119,7 @@ def _create(path: Path) -> str | None:
     except OSError as exc:
         os.close(fd)
         path.unlink(missing_ok=True)
-        raise ConfigError(f"cannot write the token file {path}: {exc.strerror or exc}") from None
+        raise ConfigError(f"impossible d'écrire le fichier du jeton {path} : {exc.strerror or exc}") from None
     os.close(fd)
     return token
 

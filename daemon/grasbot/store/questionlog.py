@@ -265,6 +265,10 @@ def _full(exc: sqlite3.OperationalError) -> bool:
     return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in str(exc)
 
 
+#: Why a file that SQLite reads is not the log (another program's database, named by mistake).
+NOT_A_LOG = "ce n'est pas un journal de questions de GrasBot"
+
+
 def _schema_version(conn: sqlite3.Connection) -> int:
     """The log's schema version, 0 for a file with nothing in it yet. Raises ValueError for
     another program's database (tables, no version) or a newer GrasBot's log, read before
@@ -272,9 +276,9 @@ def _schema_version(conn: sqlite3.Connection) -> int:
     # one statement, so one snapshot: another daemon may create the log between two
     version, tables = conn.execute("SELECT user_version, EXISTS (SELECT 1 FROM sqlite_master) FROM pragma_user_version").fetchone()
     if version == 0 and tables:
-        raise ValueError("not a GrasBot question log")
+        raise ValueError(NOT_A_LOG)
     if version not in (0, SCHEMA_VERSION):
-        raise ValueError(f"schema version {version}, this GrasBot knows {SCHEMA_VERSION}")
+        raise ValueError(f"version de schéma {version}, ce GrasBot connaît la version {SCHEMA_VERSION}")
     return version
 
 
@@ -487,7 +491,7 @@ class QuestionLog:
                     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                 conn.execute("COMMIT")
             if _schema_version(conn) != SCHEMA_VERSION:
-                raise ValueError("not a GrasBot question log")  # read-only: a file with nothing in it yet
+                raise ValueError(NOT_A_LOG)  # read-only: a file with nothing in it yet
             if not read_only:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
@@ -499,8 +503,8 @@ class QuestionLog:
             conn.close()
             if read_only and wal.exists():  # a log copied from a daemon that did not stop cleanly
                 raise ValueError(
-                    f"{exc}: {wal.name} holds questions not yet in the file, and SQLite reads it only by making a -shm file beside it;"
-                    " copy both to a folder you can write"
+                    f"{exc} : {wal.name} contient des questions pas encore écrites dans le fichier, et SQLite ne le lit qu'en créant un fichier -shm"
+                    " à côté ; copiez les deux dans un dossier où vous pouvez écrire"
                 ) from exc
             raise
         except BaseException:
@@ -1118,7 +1122,7 @@ def add_log_parser(subparsers) -> argparse.ArgumentParser:
 def _first(item: LoggedQuestion) -> str:
     first = item.first
     if first is None:
-        return "no note"
+        return "aucune note"
     return f"{printable(first.slug)} ({first.score:.2f}; {', '.join(first.signals) or '-'})"
 
 
@@ -1157,8 +1161,8 @@ def files_of_vaults_gone(path: Path) -> list[tuple[str, Path]]:
 
 def say_logs_of_vaults_gone(log_path: Path, say: Callable[[str], None]) -> None:
     for vault, log in files_of_vaults_gone(log_path):
-        said = f"the question log of a vault that was at {printable(vault)}, and is no longer there, is {log}"
-        say(f"{said}: if this vault was moved from there, move that file to {log_path}")
+        said = f"le journal des questions d'un coffre qui était à {printable(vault)}, et n'y est plus, est {log}"
+        say(f"{said} : si ce coffre a été déplacé de là, déplacez ce fichier vers {log_path}")
 
 
 def _delete_older(conn: sqlite3.Connection, cutoff: str) -> int:
@@ -1263,7 +1267,7 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
     its old questions are deleted by the daemon that writes it."""
     out = out or sys.stdout
     if not 0 < args.days <= MAX_RETENTION_DAYS or not 1 <= args.limit <= MAX_LIMIT:  # not: NaN is neither
-        print(f"grasbot: --days must be more than 0 and at most {MAX_RETENTION_DAYS}, and --limit between 1 and {MAX_LIMIT}", file=sys.stderr)
+        print(f"grasbot: --days doit être supérieur à 0 et au plus {MAX_RETENTION_DAYS}, et --limit entre 1 et {MAX_LIMIT}", file=sys.stderr)
         return 2
     if args.question_log is not None:
         path = parse_log_path(args.question_log)
@@ -1272,22 +1276,22 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
     else:
         path = parse_log_path(os.environ.get("GRASBOT_QUESTION_LOG") or default_log_path())
     if path is None:
-        print("grasbot: the question log is turned off (GRASBOT_QUESTION_LOG=off)", file=sys.stderr)
+        print("grasbot: le journal des questions est désactivé (GRASBOT_QUESTION_LOG=off)", file=sys.stderr)
         return 2
     ungrounded: list[LoggedQuestion] = []
     weak: list[LoggedQuestion] = []
     if path.is_dir():
-        print(f"grasbot: the question log {path} is a folder: name the file", file=sys.stderr)
+        print(f"grasbot: le journal des questions {path} est un dossier : donnez le chemin du fichier", file=sys.stderr)
         return 2
     vault = settings.vault_dir if settings is not None and args.question_log is None else None
     if not path.exists() and vault is not None and not vault.is_dir():  # a typo in --vault: no log « yet » and exit 0 hid it
         print(f"grasbot: dossier du coffre introuvable : {vault} (réglez --vault ou VAULT_DIR)", file=sys.stderr)
         return 2
     if not path.exists():  # reading creates no log
-        print(f"grasbot: no question log at {path} yet: the daemon writes it when a visitor asks", file=sys.stderr)
+        print(f"grasbot: pas encore de journal des questions à {path} : le démon l'écrit dès qu'un visiteur pose une question", file=sys.stderr)
         shared = default_log_path(vault=None)
         if shared.exists() and shared != path:  # where an older GrasBot kept every vault's questions
-            print(f"grasbot: an older GrasBot kept every vault's questions in {shared}: --question-log {shared} reads them", file=sys.stderr)
+            print(f"grasbot: un GrasBot plus ancien gardait les questions de tous les coffres dans {shared} : --question-log {shared} les lit", file=sys.stderr)
         say_logs_of_vaults_gone(path, lambda said: print(f"grasbot: {said}", file=sys.stderr))
     elif path.stat().st_size:  # an empty file holds no question
         with QuestionLog(path, read_only=True) as log:
@@ -1295,7 +1299,7 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
                 ungrounded = log.recent_ungrounded(args.limit, days=args.days)
                 weak = log.weakly_found(args.limit, days=args.days)
             if log.failure is not None:
-                print(f"grasbot: cannot read the question log {path} ({log.failure})", file=sys.stderr)
+                print(f"grasbot: impossible de lire le journal des questions {path} ({log.failure})", file=sys.stderr)
                 return 2
     if args.json:
         report = {
@@ -1306,15 +1310,15 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
         }
         print(json.dumps(report, ensure_ascii=False, indent=2), file=out)
         return 0
-    print(f"Question log {path}, last {args.days:g} days", file=out)
+    print(f"Journal des questions {path}, {args.days:g} derniers jours", file=out)
     for title, items, label in (
-        ("Questions no note could answer", ungrounded, "nearest"),
-        ("Questions whose note was found only through its text (BM25) or a link (graph)", weak, "found"),
+        ("Questions auxquelles aucune note n'a répondu", ungrounded, "la plus proche"),
+        ("Questions dont la note n'a été trouvée que par son texte (BM25) ou un lien (graph)", weak, "trouvée"),
     ):
-        print(f"\n{title} ({len(items)}):", file=out)
+        print(f"\n{title} ({len(items)}) :", file=out)
         for item in items:
-            mark = " [follow-up]" if item.followup else ""
-            print(f"  {_stamp(item.asked_at)}  « {printable(item.question)} »{mark}  {label}: {_first(item)}", file=out)
+            mark = " [suite]" if item.followup else ""
+            print(f"  {_stamp(item.asked_at)}  « {printable(item.question)} »{mark}  {label} : {_first(item)}", file=out)
         if not items:
-            print("  none", file=out)
+            print("  aucune", file=out)
     return 0

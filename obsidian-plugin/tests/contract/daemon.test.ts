@@ -184,19 +184,19 @@ describe("the error paths, as the plugin sees them", { timeout: 60_000 }, () => 
 		const rpc = error as RpcError;
 		expect(rpc.code).toBe(INVALID_PARAMS);
 		expect(rpc.method).toBe("search");
-		expect(String(rpc.data)).toMatch(/^top_k: /);
+		expect(String(rpc.data)).toMatch(/^`top_k` : /);
 		expect(describeFailure(rpc, daemon).detail).toContain("top_k");
 
 		const missing = (await failure(client().call("answer", {}, (r) => r))) as RpcError;
 		expect(missing.code).toBe(INVALID_PARAMS);
-		expect(String(missing.data)).toMatch(/^q: /);
+		expect(String(missing.data)).toBe("`q` : obligatoire, mais absent");
 	});
 
 	it("a question too long for the stream: HTTP 400 carrying -32602 whose data names q", async () => {
 		const error = await failure(streamAnswer("a".repeat(600), {}, { daemonUrl: daemon, fetch }));
 		expect(error).toBeInstanceOf(RpcError);
 		expect((error as RpcError).code).toBe(-32602);
-		expect(String((error as RpcError).data)).toContain("q: must be at most");
+		expect(String((error as RpcError).data)).toBe("`q` : doit compter au plus 500 caractères (longueur reçue : 600)");
 	});
 
 	it("an unknown method: -32601", async () => {
