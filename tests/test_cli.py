@@ -823,20 +823,29 @@ def test_url_map_types_fold_case_and_accents_and_a_catch_all_serves_the_rest():
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["search", "q", "--top-k", "0"], "SEARCH_TOP_K must be between 1 and 50"),
-        (["search", "q", "--llm-timeout", "-1"], "LLM_TIMEOUT must be positive"),
+        (["search", "q", "--top-k", "0"], "SEARCH_TOP_K doit être entre 1 et 50"),
+        (["search", "q", "--llm-timeout", "-1"], "LLM_TIMEOUT doit être positif"),
         # a site's url with a field str.format cannot fill: every question that found a note was a 500
-        (["search", "q", "--url-map", "projet=/p/{slug}/{page}"], "the url of type 'projet' ('/p/{slug}/{page}') cannot be built: {page} is not a field"),
-        (["search", "q", "--url-map", "projet=/p/{slug}}"], "the url of type 'projet' ('/p/{slug}}') cannot be built: its braces do not parse"),
-        (["search", "q", "--url-map", "projet=/p/{slug}{slug.__class__}"], "cannot be built: {slug.__class__} is not a field"),
-        (["search", "q", "--url-map", "projet=/p/{path!r}"], "cannot be built: {path!r} is not a field"),
-        (["search", "q", "--url-map", "*=/notes"], "GRASBOT_URL_MAP: the url of type '*' ('/notes') cannot be built: it holds no field"),
+        (
+            ["search", "q", "--url-map", "projet=/p/{slug}/{page}"],
+            "l'url du type 'projet' ('/p/{slug}/{page}') ne peut pas être construite : {page} n'est pas un champ",
+        ),
+        (
+            ["search", "q", "--url-map", "projet=/p/{slug}}"],
+            "l'url du type 'projet' ('/p/{slug}}') ne peut pas être construite : ses accolades ne se lisent pas",
+        ),
+        (["search", "q", "--url-map", "projet=/p/{slug}{slug.__class__}"], "ne peut pas être construite : {slug.__class__} n'est pas un champ"),
+        (["search", "q", "--url-map", "projet=/p/{path!r}"], "ne peut pas être construite : {path!r} n'est pas un champ"),
+        (["search", "q", "--url-map", "*=/notes"], "GRASBOT_URL_MAP : l'url du type '*' ('/notes') ne peut pas être construite : elle ne contient aucun champ"),
         (["search", "q", "--url-map", "projet=/p/{Path}"], "{publish}, {hugo}, {mkdocs}, {mkdocs_html}"),
         # which of the two a note of type Compétence got was the order of a dict
-        (["search", "q", "--url-map", "competence=/a/{slug},Compétence=/b/{slug}"], "GRASBOT_URL_MAP: types 'competence' and 'compétence' are one type"),
+        (
+            ["search", "q", "--url-map", "competence=/a/{slug},Compétence=/b/{slug}"],
+            "GRASBOT_URL_MAP : les types 'competence' et 'compétence' sont un même type",
+        ),
         (
             ["search", "q", "--url-map", "projet=/a/{slug},projet=/b/{slug}"],
-            "--url-map: cannot use 'projet=/a/{slug},projet=/b/{slug}' (type 'projet' is given",
+            "--url-map : impossible d'utiliser 'projet=/a/{slug},projet=/b/{slug}' (le type 'projet' reçoit deux urls",
         ),
     ],
 )
@@ -880,11 +889,11 @@ def test_bad_environment_value_exits_2(capsys, monkeypatch):
     "var, value, message",
     [
         # NaN passed every bound: a rate limit of NaN limited nobody
-        ("GRASBOT_RATE_PER_MINUTE", "nan", "GRASBOT_RATE_PER_MINUTE: cannot use 'nan' (not a finite number)"),
-        ("LLM_TIMEOUT", "nan", "LLM_TIMEOUT: cannot use 'nan' (not a finite number)"),
-        ("SEARCH_MIN_SCORE", "-inf", "SEARCH_MIN_SCORE: cannot use '-inf' (not a finite number)"),
+        ("GRASBOT_RATE_PER_MINUTE", "nan", "GRASBOT_RATE_PER_MINUTE : impossible d'utiliser 'nan' (ce n'est pas un nombre fini)"),
+        ("LLM_TIMEOUT", "nan", "LLM_TIMEOUT : impossible d'utiliser 'nan' (ce n'est pas un nombre fini)"),
+        ("SEARCH_MIN_SCORE", "-inf", "SEARCH_MIN_SCORE : impossible d'utiliser '-inf' (ce n'est pas un nombre fini)"),
         # timedelta cannot hold it: `serve` died on it with a traceback once the vault was loaded
-        ("GRASBOT_LOG_RETENTION_DAYS", "99999999999999", "GRASBOT_LOG_RETENTION_DAYS must be between 1 and 36500 days, not 99999999999999"),
+        ("GRASBOT_LOG_RETENTION_DAYS", "99999999999999", "GRASBOT_LOG_RETENTION_DAYS doit être entre 1 et 36500 jours, pas 99999999999999"),
     ],
 )
 def test_bad_environment_values_are_refused_before_anything_starts(capsys, monkeypatch, var, value, message):
@@ -942,10 +951,10 @@ def test_an_empty_flag_value_is_refused(capsys, argv, flag):
     [
         (
             {"LLM_KEEP_ALIVE": "banana"},
-            "LLM_KEEP_ALIVE must be a duration as Ollama reads it (30m, 1h30m, 90s) or seconds (-1 keeps the model loaded), not 'banana'",
+            "LLM_KEEP_ALIVE doit être une durée comme Ollama la lit (30m, 1h30m, 90s) ou des secondes (-1 garde le modèle chargé), pas 'banana'",
         ),
-        ({"LLM_KEEP_ALIVE": "1d"}, "LLM_KEEP_ALIVE must be a duration as Ollama reads it"),
-        ({"LLM_TEMPERATURE": "-1"}, "LLM_TEMPERATURE must be between 0 and 2, not -1.0"),
+        ({"LLM_KEEP_ALIVE": "1d"}, "LLM_KEEP_ALIVE doit être une durée comme Ollama la lit"),
+        ({"LLM_TEMPERATURE": "-1"}, "LLM_TEMPERATURE doit être entre 0 et 2, pas -1.0"),
     ],
 )
 def test_settings_ollama_would_refuse_are_refused_at_start(capsys, monkeypatch, env, message):
@@ -1010,7 +1019,7 @@ def test_an_excluded_folder_outside_the_vault_is_refused(given):
     """`--exclude /` read as the vault's root made every note's path « left out » (the masking
     of excluded notes' paths then erased every public note's from what visitors read), and
     `--exclude ..` walked the folder above the vault at every load."""
-    with pytest.raises(ConfigError, match=r"GRASBOT_EXCLUDE \(--exclude\): .* is not a folder inside the vault"):
+    with pytest.raises(ConfigError, match=r"GRASBOT_EXCLUDE \(--exclude\) : .* n'est pas un dossier du coffre"):
         Settings.load(env={"GRASBOT_EXCLUDE": given})
     assert Settings.load(env={"GRASBOT_EXCLUDE": "Journal,./Archives/2023/"}).exclude == ("Journal", "Archives/2023")
 
@@ -1050,7 +1059,7 @@ def test_a_bad_trusted_proxy_is_refused_before_serve_makes_anything(tmp_path):
     proc = serve_process("--port", "0", "--semantic", "off", "--trusted-proxies", "10.0.0.300", env={"XDG_CONFIG_HOME": str(config)}, token=None)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and out == ""
-    assert "GRASBOT_TRUSTED_PROXIES: trusted proxy '10.0.0.300' is not an IP address or network" in err
+    assert "GRASBOT_TRUSTED_PROXIES : le proxy de confiance '10.0.0.300' n'est ni une adresse IP ni un réseau" in err
     assert not (config / "grasbot").exists() and "vault loaded" not in err
 
 
@@ -1074,7 +1083,7 @@ def test_site_pages_are_read_checked_and_turned_off():
     assert Settings.load({"GRASBOT_SITE_PAGES": " /blog , /contact "}).site_pages == ("/blog", "/contact")
     assert Settings.load({"GRASBOT_SITE_PAGES": "off"}).site_pages == ()
     assert Settings.load({}, site_pages="/a,https://b.fr/c").site_pages == ("/a", "https://b.fr/c")
-    with pytest.raises(ConfigError, match=r"GRASBOT_SITE_PAGES: 'contact' must be a page of the site"):
+    with pytest.raises(ConfigError, match=r"GRASBOT_SITE_PAGES : 'contact' doit être une page du site"):
         Settings.load({"GRASBOT_SITE_PAGES": "/blog,contact"})
 
 

@@ -237,116 +237,122 @@ class Settings:
             steps = re.split(r"[/\\]", folder)
             if ".." in steps or all(step in ("", ".") for step in steps):
                 raise ConfigError(
-                    f"GRASBOT_EXCLUDE (--exclude): {folder or '/'!r} is not a folder inside the vault; name a folder of it, Journal or Archives/2023"
+                    f"GRASBOT_EXCLUDE (--exclude) : {folder or '/'!r} n'est pas un dossier du coffre ; nommez un de ses dossiers, Journal ou Archives/2023"
                 )
         if self.default_visibility not in ("public", "private"):
-            raise ConfigError(f"GRASBOT_DEFAULT_VISIBILITY must be 'public' or 'private', not {self.default_visibility!r}")
+            raise ConfigError(f"GRASBOT_DEFAULT_VISIBILITY doit être 'public' ou 'private', pas {self.default_visibility!r}")
         if self.semantic not in ("off", "bundled", "ollama"):
-            raise ConfigError(f"GRASBOT_SEMANTIC must be off, bundled or ollama, not {self.semantic!r}")
+            raise ConfigError(f"GRASBOT_SEMANTIC doit être off, bundled ou ollama, pas {self.semantic!r}")
         if not self.embed_model.strip():
-            raise ConfigError("GRASBOT_EMBED_MODEL must name an Ollama embedding model")
+            raise ConfigError("GRASBOT_EMBED_MODEL doit nommer un modèle de plongement (embedding) d'Ollama")
         if not 1 <= self.search_top_k <= 50:
-            raise ConfigError(f"SEARCH_TOP_K must be between 1 and 50, not {self.search_top_k}")
+            raise ConfigError(f"SEARCH_TOP_K doit être entre 1 et 50, pas {self.search_top_k}")
         if not _KEEP_ALIVE.fullmatch(self.llm_keep_alive):  # Ollama would refuse every answer's request
             raise ConfigError(
-                f"LLM_KEEP_ALIVE must be a duration as Ollama reads it (30m, 1h30m, 90s) or seconds (-1 keeps the model loaded), not {self.llm_keep_alive!r}"
+                f"LLM_KEEP_ALIVE doit être une durée comme Ollama la lit (30m, 1h30m, 90s) ou des secondes (-1 garde le modèle chargé), "
+                f"pas {self.llm_keep_alive!r}"
             )
         if not 0 <= self.llm_temperature <= 2:
-            raise ConfigError(f"LLM_TEMPERATURE must be between 0 and 2, not {self.llm_temperature}")
+            raise ConfigError(f"LLM_TEMPERATURE doit être entre 0 et 2, pas {self.llm_temperature}")
         if self.llm_timeout <= 0:
-            raise ConfigError(f"LLM_TIMEOUT must be positive, not {self.llm_timeout}")
+            raise ConfigError(f"LLM_TIMEOUT doit être positif, pas {self.llm_timeout}")
         if not 16 <= self.llm_max_tokens <= 32_768:
-            raise ConfigError(f"LLM_MAX_TOKENS must be between 16 and 32768, not {self.llm_max_tokens}")
+            raise ConfigError(f"LLM_MAX_TOKENS doit être entre 16 et 32768, pas {self.llm_max_tokens}")
         if not 1_024 <= self.llm_context <= 262_144:
-            raise ConfigError(f"LLM_CONTEXT must be between 1024 and 262144 tokens, not {self.llm_context}")
+            raise ConfigError(f"LLM_CONTEXT doit être entre 1024 et 262144 tokens, pas {self.llm_context}")
         needed = tokens_for(self.prompt_budget) + PROMPT_RESERVE + self.llm_max_tokens
         if needed > self.llm_context:
             raise ConfigError(
-                f"LLM_CONTEXT {self.llm_context} tokens cannot hold GRASBOT_PROMPT_BUDGET {self.prompt_budget} characters of notes "
-                f"(up to {tokens_for(self.prompt_budget)} tokens), the rules and the question ({PROMPT_RESERVE}) and LLM_MAX_TOKENS "
-                f"{self.llm_max_tokens}: raise LLM_CONTEXT to {needed} or more, or lower the budget"
+                f"LLM_CONTEXT {self.llm_context} tokens ne peut pas contenir GRASBOT_PROMPT_BUDGET {self.prompt_budget} caractères de notes "
+                f"(jusqu'à {tokens_for(self.prompt_budget)} tokens), les règles et la question ({PROMPT_RESERVE}) et LLM_MAX_TOKENS "
+                f"{self.llm_max_tokens} : montez LLM_CONTEXT à {needed} ou plus, ou baissez le budget"
             )
         for name, var in (("llm_deadline", "LLM_DEADLINE"), ("header_timeout", "GRASBOT_HEADER_TIMEOUT"), ("body_timeout", "GRASBOT_BODY_TIMEOUT")):
             if not getattr(self, name) > 0:
-                raise ConfigError(f"{var} must be positive, not {getattr(self, name)}")
+                raise ConfigError(f"{var} doit être positif, pas {getattr(self, name)}")
         if not 1 <= self.llm_slots <= 64:
-            raise ConfigError(f"LLM_SLOTS must be between 1 and 64 generations per host, not {self.llm_slots}")
+            raise ConfigError(f"LLM_SLOTS doit être entre 1 et 64 générations par hôte, pas {self.llm_slots}")
         if not 0 <= self.llm_queue <= 100_000:
-            raise ConfigError(f"LLM_QUEUE must be between 0 (no waiting) and 100000, not {self.llm_queue}")
+            raise ConfigError(f"LLM_QUEUE doit être entre 0 (pas d'attente) et 100000, pas {self.llm_queue}")
         if not 0 <= self.llm_max_wait <= 3600:
-            raise ConfigError(f"LLM_MAX_WAIT must be between 0 and 3600 seconds, not {self.llm_max_wait}")
+            raise ConfigError(f"LLM_MAX_WAIT doit être entre 0 et 3600 secondes, pas {self.llm_max_wait}")
         if self.answer_cache < 0:
-            raise ConfigError(f"GRASBOT_ANSWER_CACHE must be a number of answers, 0 or off, not {self.answer_cache}")
+            raise ConfigError(f"GRASBOT_ANSWER_CACHE doit être un nombre de réponses, 0 ou off, pas {self.answer_cache}")
         hosts = self.ollama_hosts
         if len(set(hosts)) != len(hosts):
-            raise ConfigError(f"OLLAMA_HOST lists a host twice: {self.ollama_host!r}")
+            raise ConfigError(f"OLLAMA_HOST nomme deux fois un même hôte : {self.ollama_host!r}")
         for url in (*(h for h in hosts if h is not None), *self.peers):
             if any(c.isspace() for c in url) or "," in url:
-                raise ConfigError(f"OLLAMA_HOST and GRASBOT_PEERS: {url!r} is not a URL")
+                raise ConfigError(f"OLLAMA_HOST et GRASBOT_PEERS : {url!r} n'est pas une URL")
         for page in self.site_pages:
             if not page.startswith(("/", "http://", "https://")) or any(c.isspace() for c in page):
-                raise ConfigError(f"GRASBOT_SITE_PAGES: {page!r} must be a page of the site (/contact) or an http:// or https:// URL")
+                raise ConfigError(f"GRASBOT_SITE_PAGES : {page!r} doit être une page du site (/contact) ou une URL http:// ou https://")
         for url in self.peers:
             if not url.startswith(("http://", "https://")):
-                raise ConfigError(f"GRASBOT_PEERS: {url!r} must be a daemon's http:// or https:// URL")
+                raise ConfigError(f"GRASBOT_PEERS : {url!r} doit être l'URL http:// ou https:// d'un démon")
         for var, urls in (("OLLAMA_HOST", [h for h in hosts if h is not None]), ("GRASBOT_PEERS", self.peers)):
             for url in urls:
                 scheme, sep, rest = url.partition("://")  # no scheme: Ollama's client reads host:port as http
                 if sep and scheme.lower() not in ("http", "https"):
-                    raise ConfigError(f"{var}: {url!r} must be an http:// or https:// URL, or host:port")
+                    raise ConfigError(f"{var} : {url!r} doit être une URL http:// ou https://, ou hôte:port")
                 try:
                     _ = urllib.parse.urlsplit("http://" + (rest if sep else url)).port  # a bad [IPv6] or port raises
                 except ValueError as exc:
-                    raise ConfigError(f"{var}: {url!r} is not a URL ({exc})") from None
+                    raise ConfigError(f"{var} : {url!r} n'est pas une URL ({exc})") from None
         if self.prompt_budget < 500:
-            raise ConfigError(f"GRASBOT_PROMPT_BUDGET must be at least 500 characters, not {self.prompt_budget}")
+            raise ConfigError(f"GRASBOT_PROMPT_BUDGET doit compter au moins 500 caractères, pas {self.prompt_budget}")
         folded: dict[str, str] = {}
         for kind, template in self.url_map.items():
             problem = template_problem(template)
             if problem:
                 raise ConfigError(
-                    f"GRASBOT_URL_MAP: the url of type {kind!r} ({template!r}) cannot be built: {problem};"
-                    f" a url holds one or more of {', '.join('{' + name + '}' for name in FIELDS)}"
+                    f"GRASBOT_URL_MAP : l'url du type {kind!r} ({template!r}) ne peut pas être construite : {problem} ;"
+                    f" une url contient un ou plusieurs de {', '.join('{' + name + '}' for name in FIELDS)}"
                 )
             other = folded.setdefault(fold_type(kind), kind)
             if other != kind and self.url_map[other] != template:  # which one a note got would be chance
-                raise ConfigError(f"GRASBOT_URL_MAP: types {other!r} and {kind!r} are one type (case and accents are not told apart) with two urls")
+                raise ConfigError(
+                    f"GRASBOT_URL_MAP : les types {other!r} et {kind!r} sont un même type (casse et accents ne les distinguent pas) avec deux urls"
+                )
         if self.anchors not in ANCHOR_FORMS:
-            raise ConfigError(f"GRASBOT_ANCHORS must be one of {', '.join(ANCHOR_FORMS)}, not {self.anchors!r}")
+            raise ConfigError(f"GRASBOT_ANCHORS doit être l'un de {', '.join(ANCHOR_FORMS)}, pas {self.anchors!r}")
         if not 1 <= self.log_retention_days <= MAX_RETENTION_DAYS:
-            raise ConfigError(f"GRASBOT_LOG_RETENTION_DAYS must be between 1 and {MAX_RETENTION_DAYS} days, not {self.log_retention_days}")
+            raise ConfigError(f"GRASBOT_LOG_RETENTION_DAYS doit être entre 1 et {MAX_RETENTION_DAYS} jours, pas {self.log_retention_days}")
         variable = {name: var for var, name in self.ENV.items()}
         counts = ("max_question", "max_body", "max_batch", "max_history", "max_turn", "rate_burst", "rate_network_burst")
         for name in (*counts, "concurrent_answers", "concurrent_network_answers"):
             if getattr(self, name) < 1:
-                raise ConfigError(f"{variable[name]} must be at least 1, not {getattr(self, name)}")
+                raise ConfigError(f"{variable[name]} doit valoir au moins 1, pas {getattr(self, name)}")
             if getattr(self, name) > PROTOCOL_LIMITS.get(name, getattr(self, name)):
-                raise ConfigError(f"{variable[name]} can lower the protocol's limit of {PROTOCOL_LIMITS[name]}, not raise it ({getattr(self, name)})")
+                raise ConfigError(f"{variable[name]} peut abaisser la limite du protocole, {PROTOCOL_LIMITS[name]}, pas la relever ({getattr(self, name)})")
         for name in ("rate_per_minute", "rate_network_per_minute"):
             if getattr(self, name) <= 0:
-                raise ConfigError(f"{variable[name]} must be positive, not {getattr(self, name)}")
+                raise ConfigError(f"{variable[name]} doit être positif, pas {getattr(self, name)}")
         if "*" in self.cors_origins:
-            raise ConfigError("GRASBOT_CORS_ORIGINS: '*' is not allowed; list the site's origin and app://obsidian.md")
+            raise ConfigError("GRASBOT_CORS_ORIGINS : '*' n'est pas permis ; listez l'origine du site et app://obsidian.md")
         if any(origin.lower() == "null" for origin in self.cors_origins):  # what sandboxed frames and file:// pages send
             raise ConfigError(
-                "GRASBOT_CORS_ORIGINS: 'null' is not allowed (any sandboxed frame or local file sends it); list the site's origin and app://obsidian.md"
+                "GRASBOT_CORS_ORIGINS : 'null' n'est pas permis (tout cadre isolé ou fichier local l'envoie) ; listez l'origine du site et app://obsidian.md"
             )
         for entry in self.trusted_proxies:  # here, before `serve` makes a token file or loads the vault
             try:
                 ipaddress.ip_network(entry, strict=False)
             except ValueError:
-                raise ConfigError(f"GRASBOT_TRUSTED_PROXIES: trusted proxy {entry!r} is not an IP address or network") from None
+                raise ConfigError(f"GRASBOT_TRUSTED_PROXIES : le proxy de confiance {entry!r} n'est ni une adresse IP ni un réseau") from None
         for name in self.allowed_hosts:  # compared with the Host header's name, without its port
             if not re.fullmatch(r"[a-z0-9]([a-z0-9.-]*[a-z0-9])?", name):
-                raise ConfigError(f"GRASBOT_ALLOWED_HOSTS: {name!r} is not a host name as a browser sends it (no scheme, no port: grasbot.lan)")
+                raise ConfigError(f"GRASBOT_ALLOWED_HOSTS : {name!r} n'est pas un nom d'hôte comme un navigateur l'envoie (sans schéma ni port : grasbot.lan)")
         for origin in self.cors_origins:  # compared as browsers send them: one that differs never matches
             parts = urllib.parse.urlsplit(origin)
             sent = f"{parts.scheme.lower()}://{parts.netloc.lower()}" if parts.scheme and parts.netloc else None
             if origin != sent:
-                hint = f": write {sent!r}" if sent and not (parts.path.strip("/") or parts.query or parts.fragment) else ""
-                raise ConfigError(f"GRASBOT_CORS_ORIGINS: {origin!r} is not an origin as a browser sends it (scheme://host[:port], lower case, no path){hint}")
+                hint = f" : écrivez {sent!r}" if sent and not (parts.path.strip("/") or parts.query or parts.fragment) else ""
+                raise ConfigError(
+                    f"GRASBOT_CORS_ORIGINS : {origin!r} n'est pas une origine comme un navigateur l'envoie "
+                    f"(schéma://hôte[:port], en minuscules, sans chemin){hint}"
+                )
         if not 0 <= self.port <= 65535:
-            raise ConfigError(f"GRASBOT_PORT must be between 0 and 65535, not {self.port}")
+            raise ConfigError(f"GRASBOT_PORT doit être entre 0 et 65535, pas {self.port}")
         return self
 
     @property
@@ -416,18 +422,18 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
                 return value
             text = str(value).strip().lower()
             if text not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
-                raise ValueError("expected on or off")
+                raise ValueError("on ou off attendu")
             return text in ("1", "true", "yes", "on")
         if kind in ("int", int):
             return int(value)
         if kind in ("float", float):
             number = float(value)
             if not math.isfinite(number):  # NaN passes every bound below (a rate of NaN limits nobody)
-                raise ValueError("not a finite number")
+                raise ValueError("ce n'est pas un nombre fini")
             return number
         return str(value)
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{origin}: cannot use {value!r} ({exc})") from None
+        raise ConfigError(f"{origin} : impossible d'utiliser {value!r} ({exc})") from None
 
 
 def _parse_url_map(text: str) -> dict[str, str]:
@@ -439,9 +445,9 @@ def _parse_url_map(text: str) -> dict[str, str]:
             continue
         kind, sep, template = item.partition("=")
         if not sep:
-            raise ValueError(f"expected type=/path/{{slug}}, got {item.strip()!r}")
+            raise ValueError(f"type=/chemin/{{slug}} attendu, reçu {item.strip()!r}")
         kind = kind.strip().lower()
         if kind in mapping and mapping[kind] != template.strip():
-            raise ValueError(f"type {kind!r} is given two urls")
+            raise ValueError(f"le type {kind!r} reçoit deux urls")
         mapping[kind] = template.strip()
     return mapping

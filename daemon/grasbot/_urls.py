@@ -156,13 +156,13 @@ def template_problem(template: str) -> str | None:
     try:
         parsed = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(template) if name is not None]
     except ValueError as exc:
-        return f"its braces do not parse ({exc}); write a literal brace as {{{{ or }}}}"
+        return f"ses accolades ne se lisent pas ({exc}) ; écrivez une accolade littérale {{{{ ou }}}}"
     if not parsed:
-        return "it holds no field, so every note would link to one page"
+        return "elle ne contient aucun champ : toutes les notes mèneraient à une même page"
     for name, spec, conversion in parsed:
         if name not in FIELDS or spec or conversion:
             written = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
-            return f"{written} is not a field (a field is written bare, as {{path}})"
+            return f"{written} n'est pas un champ (un champ s'écrit nu, comme {{path}})"
     return None
 
 

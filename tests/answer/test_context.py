@@ -277,7 +277,7 @@ def test_a_repeated_heading_after_a_numbered_one_links_to_itself(note_writer, fo
 def test_a_bad_anchor_setting_is_a_clear_error():
     from grasbot._exceptions import ConfigError
 
-    with pytest.raises(ConfigError, match="GRASBOT_ANCHORS must be one of slug, github, quartz, hugo, mkdocs, text, none, not 'kebab'"):
+    with pytest.raises(ConfigError, match="GRASBOT_ANCHORS doit être l'un de slug, github, quartz, hugo, mkdocs, text, none, pas 'kebab'"):
         Settings.load(env={"GRASBOT_ANCHORS": "kebab"})
 
 

@@ -84,7 +84,7 @@ def semantic_reasons(result) -> list[str]:
 def test_the_semantic_setting_is_checked():
     assert Settings.load(env={}).semantic == "bundled"
     assert Settings.load(env={"GRASBOT_SEMANTIC": "off"}).semantic == "off"
-    with pytest.raises(ConfigError, match="GRASBOT_SEMANTIC must be off, bundled or ollama"):
+    with pytest.raises(ConfigError, match="GRASBOT_SEMANTIC doit être off, bundled ou ollama"):
         Settings.load(env={"GRASBOT_SEMANTIC": "vectors"})
     with pytest.raises(ConfigError, match="GRASBOT_EMBED_MODEL"):
         Settings.load(env={}, embed_model=" ")

@@ -298,19 +298,19 @@ async def test_health_names_the_hosts_to_the_owner_only(start_daemon):
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"LLM_SLOTS": "0"}, "LLM_SLOTS must be between 1 and 64"),
-        ({"LLM_SLOTS": "deux"}, "LLM_SLOTS: cannot use 'deux'"),
-        ({"LLM_QUEUE": "-1"}, "LLM_QUEUE must be between 0"),
-        ({"LLM_MAX_WAIT": "-2"}, "LLM_MAX_WAIT must be between 0 and 3600"),
-        ({"GRASBOT_ANSWER_CACHE": "beaucoup"}, "GRASBOT_ANSWER_CACHE: cannot use 'beaucoup'"),
-        ({"GRASBOT_ANSWER_CACHE": "-5"}, "GRASBOT_ANSWER_CACHE must be a number of answers"),
-        ({"OLLAMA_HOST": "http://a:1,http://a:1"}, "OLLAMA_HOST lists a host twice"),
-        ({"GRASBOT_PEERS": "ftp://x"}, "GRASBOT_PEERS: 'ftp://x' must be a daemon's"),
+        ({"LLM_SLOTS": "0"}, "LLM_SLOTS doit être entre 1 et 64"),
+        ({"LLM_SLOTS": "deux"}, "LLM_SLOTS : impossible d'utiliser 'deux'"),
+        ({"LLM_QUEUE": "-1"}, "LLM_QUEUE doit être entre 0"),
+        ({"LLM_MAX_WAIT": "-2"}, "LLM_MAX_WAIT doit être entre 0 et 3600"),
+        ({"GRASBOT_ANSWER_CACHE": "beaucoup"}, "GRASBOT_ANSWER_CACHE : impossible d'utiliser 'beaucoup'"),
+        ({"GRASBOT_ANSWER_CACHE": "-5"}, "GRASBOT_ANSWER_CACHE doit être un nombre de réponses"),
+        ({"OLLAMA_HOST": "http://a:1,http://a:1"}, "OLLAMA_HOST nomme deux fois un même hôte"),
+        ({"GRASBOT_PEERS": "ftp://x"}, "GRASBOT_PEERS : 'ftp://x' doit être l'URL http:// ou https:// d'un démon"),
         # each was taken, then every answer fell back blaming "a reply GrasBot cannot read" from Ollama
-        ({"OLLAMA_HOST": "http://[::1"}, "OLLAMA_HOST: 'http://[::1' is not a URL (Invalid IPv6 URL)"),
-        ({"OLLAMA_HOST": "http://a:1,http://b:99999"}, "OLLAMA_HOST: 'http://b:99999' is not a URL (Port out of range 0-65535)"),
-        ({"OLLAMA_HOST": "ftp://x"}, "OLLAMA_HOST: 'ftp://x' must be an http:// or https:// URL, or host:port"),
-        ({"GRASBOT_PEERS": "http://[::1"}, "GRASBOT_PEERS: 'http://[::1' is not a URL (Invalid IPv6 URL)"),
+        ({"OLLAMA_HOST": "http://[::1"}, "OLLAMA_HOST : 'http://[::1' n'est pas une URL (Invalid IPv6 URL)"),
+        ({"OLLAMA_HOST": "http://a:1,http://b:99999"}, "OLLAMA_HOST : 'http://b:99999' n'est pas une URL (Port out of range 0-65535)"),
+        ({"OLLAMA_HOST": "ftp://x"}, "OLLAMA_HOST : 'ftp://x' doit être une URL http:// ou https://, ou hôte:port"),
+        ({"GRASBOT_PEERS": "http://[::1"}, "GRASBOT_PEERS : 'http://[::1' n'est pas une URL (Invalid IPv6 URL)"),
     ],
 )
 def test_bad_settings_are_clear_errors(env, message):
@@ -354,10 +354,10 @@ def test_settings_defaults_and_forms():
     default = Settings.load(env={})
     assert (default.llm_slots, default.llm_queue, default.llm_max_wait, default.answer_cache, default.concurrent_answers) == (2, 32, 20.0, 256, 2)
     assert Settings.load(env={"GRASBOT_CONCURRENT_ANSWERS": "1"}).concurrent_answers == 1
-    with pytest.raises(ConfigError, match="GRASBOT_CONCURRENT_ANSWERS must be at least 1, not 0"):
+    with pytest.raises(ConfigError, match="GRASBOT_CONCURRENT_ANSWERS doit valoir au moins 1, pas 0"):
         Settings.load(env={"GRASBOT_CONCURRENT_ANSWERS": "0"})
     assert (default.concurrent_network_answers, Settings.load(env={"GRASBOT_CONCURRENT_NETWORK_ANSWERS": "3"}).concurrent_network_answers) == (8, 3)
-    with pytest.raises(ConfigError, match="GRASBOT_CONCURRENT_NETWORK_ANSWERS must be at least 1, not 0"):
+    with pytest.raises(ConfigError, match="GRASBOT_CONCURRENT_NETWORK_ANSWERS doit valoir au moins 1, pas 0"):
         Settings.load(env={"GRASBOT_CONCURRENT_NETWORK_ANSWERS": "0"})
     assert Settings.load(env={"GRASBOT_ANSWER_CACHE": "off"}).answer_cache == 0
     assert Settings.load(env={}, answer_cache="12").answer_cache == 12

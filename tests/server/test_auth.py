@@ -191,19 +191,19 @@ async def test_cors_allows_exactly_the_configured_origins(start_daemon):
         assert "Access-Control-Allow-Origin" not in resp.headers, origin
         pre = await client.options("/ask", headers={"Origin": origin, "Access-Control-Request-Method": "GET"})
         assert pre.status == 403, origin
-    with pytest.raises(ConfigError, match=r"'\*' is not allowed"):
+    with pytest.raises(ConfigError, match=r"'\*' n'est pas permis"):
         Settings.load(env={}, cors_origins="*")
     # the origin of every sandboxed frame and local file: listing it opens the daemon to any of them
-    with pytest.raises(ConfigError, match="'null' is not allowed"):
+    with pytest.raises(ConfigError, match="'null' n'est pas permis"):
         Settings.load(env={"GRASBOT_CORS_ORIGINS": "https://site.example,null"})
 
 
 @pytest.mark.parametrize(
     "listed, hint",
     [
-        ("https://mon-site.fr/", ": write 'https://mon-site.fr'"),
-        ("https://Autre.FR", ": write 'https://autre.fr'"),
-        ("HTTPS://site.example:8443", ": write 'https://site.example:8443'"),
+        ("https://mon-site.fr/", " : écrivez 'https://mon-site.fr'"),
+        ("https://Autre.FR", " : écrivez 'https://autre.fr'"),
+        ("HTTPS://site.example:8443", " : écrivez 'https://site.example:8443'"),
         ("https://site.example/chat", ""),
         ("site.example", ""),
     ],
@@ -213,7 +213,9 @@ def test_a_cors_origin_no_browser_sends_is_refused_at_start(listed, hint):
     written otherwise never matched, and the site's widget was refused without a word."""
     with pytest.raises(ConfigError) as refused:
         Settings.load(env={"GRASBOT_CORS_ORIGINS": f"app://obsidian.md,{listed}"})
-    assert str(refused.value) == (f"GRASBOT_CORS_ORIGINS: {listed!r} is not an origin as a browser sends it (scheme://host[:port], lower case, no path){hint}")
+    assert str(refused.value) == (
+        f"GRASBOT_CORS_ORIGINS : {listed!r} n'est pas une origine comme un navigateur l'envoie (schéma://hôte[:port], en minuscules, sans chemin){hint}"
+    )
     assert Settings.load(env={"GRASBOT_CORS_ORIGINS": "app://obsidian.md,https://mon-site.fr,http://localhost:5173"}).cors_origins[1] == "https://mon-site.fr"
 
 
@@ -280,7 +282,7 @@ async def test_a_page_whose_name_was_rebound_to_the_daemon_is_refused(start_daem
     for host in served:
         resp = await client.get("/health", headers={"Host": host})
         assert resp.status == 200, host
-    with pytest.raises(ConfigError, match=r"GRASBOT_ALLOWED_HOSTS: 'grasbot.lan:8765' is not a host name"):
+    with pytest.raises(ConfigError, match=r"GRASBOT_ALLOWED_HOSTS : 'grasbot.lan:8765' n'est pas un nom d'hôte"):
         Settings.load(env={"GRASBOT_ALLOWED_HOSTS": "grasbot.lan:8765"})
 
 

@@ -423,10 +423,10 @@ def test_the_new_bounds_are_settings_like_the_others():
             Settings.load(env={var: value})
     assert Settings.load(env={"LLM_CONTEXT": "16384"}).llm_context == 16384
     assert _settings(build_parser().parse_args(["serve", "--llm-context", "32768"])).llm_context == 32768
-    with pytest.raises(ConfigError, match="LLM_CONTEXT must be between 1024 and 262144 tokens, not 512"):
+    with pytest.raises(ConfigError, match="LLM_CONTEXT doit être entre 1024 et 262144 tokens, pas 512"):
         Settings.load(env={"LLM_CONTEXT": "512"})
     # Ollama's own default window cannot hold the default budget: said at start, with what would
-    with pytest.raises(ConfigError, match=r"LLM_CONTEXT 4096 tokens cannot hold GRASBOT_PROMPT_BUDGET 12000 characters .* raise LLM_CONTEXT to 5936"):
+    with pytest.raises(ConfigError, match=r"LLM_CONTEXT 4096 tokens ne peut pas contenir GRASBOT_PROMPT_BUDGET 12000 caractères .* montez LLM_CONTEXT à 5936"):
         Settings.load(env={"LLM_CONTEXT": "4096"})
     assert Settings.load(env={"LLM_CONTEXT": "4096", "GRASBOT_PROMPT_BUDGET": "6000"}).prompt_room == (4096 - 400) * 3
 

@@ -100,7 +100,7 @@ def test_a_setting_cannot_raise_the_protocols_limits():
         ("GRASBOT_MAX_TURN", "2001", 2000),
         ("GRASBOT_MAX_BATCH", "30", 20),
     ):
-        with pytest.raises(ConfigError, match=rf"^{variable} can lower the protocol's limit of {limit}, not raise it \({value}\)$"):
+        with pytest.raises(ConfigError, match=rf"^{variable} peut abaisser la limite du protocole, {limit}, pas la relever \({value}\)$"):
             Settings.load(env={variable: value})
         assert getattr(Settings.load(env={variable: str(limit)}), variable.removeprefix("GRASBOT_").lower()) == limit  # the limit itself is taken
 
@@ -482,9 +482,9 @@ def test_the_network_limit_is_configured_like_the_visitors():
     settings = Settings.load({"GRASBOT_RATE_NETWORK_PER_MINUTE": "50", "GRASBOT_RATE_NETWORK_BURST": "10"})
     assert (settings.rate_network_per_minute, settings.rate_network_burst) == (50.0, 10)
     assert (Settings.load({}).rate_network_per_minute, Settings.load({}).rate_network_burst) == (100.0, 25)
-    with pytest.raises(ConfigError, match="GRASBOT_RATE_NETWORK_BURST must be at least 1, not 0"):
+    with pytest.raises(ConfigError, match="GRASBOT_RATE_NETWORK_BURST doit valoir au moins 1, pas 0"):
         Settings.load({"GRASBOT_RATE_NETWORK_BURST": "0"})
-    with pytest.raises(ConfigError, match="GRASBOT_RATE_NETWORK_PER_MINUTE must be positive, not -1.0"):
+    with pytest.raises(ConfigError, match="GRASBOT_RATE_NETWORK_PER_MINUTE doit être positif, pas -1.0"):
         Settings.load({"GRASBOT_RATE_NETWORK_PER_MINUTE": "-1"})
 
 

@@ -344,7 +344,7 @@ async def test_a_batch_gets_the_document_once(start_daemon):
     refused = {
         "code": -32600,
         "message": "Invalid Request",
-        "data": "rpc.discover n'est répondu qu'une fois par lot : son premier appel dans ce lot reçoit le document",
+        "data": "rpc.discover ne reçoit qu'une réponse par lot : son premier appel dans ce lot a le document",
     }
     assert [answers[i].get("error") for i in range(1, 19)] == [refused] * 18
     assert len(text) < 2 * len(json.dumps(openrpc_document()))

@@ -317,7 +317,7 @@ async def _discover(context: Any) -> dict[str, Any]:
 
 
 #: Why a batch's second `rpc.discover` is refused.
-DISCOVERED_ALREADY = "rpc.discover n'est répondu qu'une fois par lot : son premier appel dans ce lot reçoit le document"
+DISCOVERED_ALREADY = "rpc.discover ne reçoit qu'une réponse par lot : son premier appel dans ce lot a le document"
 
 
 def _discover_again(batch: list[Any]) -> set[int]:
