@@ -1711,3 +1711,22 @@ def test_a_private_note_s_name_in_a_public_note_s_code_stays_masked_after_it_wen
 
 def _read_visitor_text(bot: GrasBot, path: str) -> str:
     return bot.snapshot.index("visitor").readable_body(path).strip()
+
+
+@pytest.mark.parametrize(
+    ("typed", "shown"),
+    [
+        ("prive/Rachat  Acme", "Voir  pour le reste."),  # both readings: the written one took `prive/Rachat` alone, « Acme » stayed
+        ("prive/Rachat \u00a0Acme", "Voir  pour le reste."),
+        ("prive/Rachat Acme", "Voir  pour le reste."),
+        ("Zed/Plan\u200bprive/Acme", "Voir \u200b pour le reste."),  # `prive/*Acme*` as shown, after `Zed/Plan` the written reading took
+    ],
+)
+def test_a_path_without_md_is_masked_whole_beside_a_hidden_name_that_starts_it(tmp_path, typed, shown):
+    """A hidden note's path typed without `.md`, where another hidden note's name is its start
+    (`prive/Rachat` of `prive/Rachat  Acme`) or glued to it: no part of either reaches a visitor."""
+    root = tmp_path / "vault"
+    for path in ("prive/Rachat Acme.md", "prive/Rachat.md", "Zed/Plan.md", "prive/*Acme*.md"):
+        write_note(root, path, "visibility: private", "Le secret.")
+    write_note(root, "pub/a.md", "visibility: public", f"Voir {typed} pour le reste.")
+    assert _read_visitor_text(make_bot(root), "pub/a.md") == shown

@@ -89,6 +89,23 @@ async def test_a_private_path_typed_with_two_spaces_and_without_md_is_masked(sta
         assert answer["result"]["results"] == [], answer
 
 
+@pytest.mark.parametrize("typed", ["prive/Rachat  Acme", "prive/Rachat \u00a0Acme"])
+async def test_a_path_typed_with_two_spaces_is_masked_whole_beside_a_private_note_named_as_its_start(start_daemon, standin_ollama, tmp_path, typed):
+    """`prive/Rachat  Acme` when `prive/Rachat.md` is private too: the written text's reading
+    masked « prive/Rachat » first, and the rendered reading no longer saw the longer path, so
+    « Acme » reached visitors."""
+    vault = tmp_path / "vault"
+    write_note(vault, "prive/Rachat Acme.md", "title: Rachat\nvisibility: private", "Le prix du rachat d'Acme.\n")
+    write_note(vault, "prive/Rachat.md", "title: Achat\nvisibility: private", "Le prix.\n")
+    body = f"Les abeilles butinent la lavande, voir {typed} pour le reste.\n"
+    write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
+    standin_ollama.script("Les abeilles [rucher].")
+    client = await start_daemon(vault, standin_ollama.url, rate_per_minute=100_000, rate_burst=100_000)
+    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
+    assert "Les abeilles butinent la lavande, voir" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+
+
 @pytest.mark.parametrize("field", ["private: true", "Private: oui", "hidden: true", "hidden: peut-être", "dg-publish: false", "DG-Publish: non"])
 async def test_a_note_another_tool_hides_never_reaches_a_visitor_by_default_public(start_daemon, standin_ollama, tmp_path, field):
     """With `--default-visibility public`, a note whose frontmatter hides it from the tools

@@ -192,7 +192,10 @@ class Mentions:
         if (_ANY if "&" in text else _ANY_PLAIN).search(text) is not None:
             text = written.typed_md_masked(unreadable_links_dropped(text, self._hides))
         text = rendered.typed_md_masked(text)  # before a part of it, without `.md`, goes
-        return rendered.bare_masked(written.bare_masked(text))
+        # rendered first: it reads `prive/Rachat  Acme` as one path, where the written text's
+        # reading took `prive/Rachat` (a private note too) and left « Acme » to the reader; and
+        # again after, for what the written reading parted (`Zed/Plan\u200bprive/*Acme*`)
+        return rendered.bare_masked(written.bare_masked(rendered.bare_masked(text)))
 
     def around(self, text: str, start: int, end: int) -> tuple[int, int]:
         """`text[start:end]`, a piece of a longer text, widened so that no typed path `masked`
