@@ -22,14 +22,19 @@ export function slugify(text: string): string {
 	return folded.replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
 }
 
+/** A `slug` the daemon ignores (retrieval/vault.py `_NOT_A_SLUG`): a link to a note or a note's file name (`[[prive/Plan]]`, `prive/Plan.md`). */
+const NOT_A_SLUG = /\[\[|\]\(|<a\s|\.md\s*$/i;
+
 /**
- * The slug the daemon gives a note: its `slug` field (a number or a boolean as YAML wrote it),
- * else its file name; "" when neither has a letter or digit of the Latin alphabet (`pathSlug`).
+ * The slug the daemon gives a note: its `slug` field (a number or a boolean as YAML wrote it;
+ * not a link nor a note's file name), else its file name; "" when neither has a letter or digit
+ * of the Latin alphabet (`pathSlug`).
  */
 export function noteSlug(basename: string, frontmatter: Record<string, unknown> | undefined): string {
 	const field = frontmatter?.slug;
 	const given = typeof field === "boolean" ? (field ? "True" : "False") : field; // Python's str() of YAML's booleans
-	const fromField = typeof given === "string" || typeof given === "number" ? slugify(String(given)) : "";
+	const written = typeof given === "string" || typeof given === "number" ? String(given) : "";
+	const fromField = NOT_A_SLUG.test(written) ? "" : slugify(written);
 	return fromField || slugify(basename);
 }
 
