@@ -171,10 +171,9 @@ export function privateReason(frontmatter: Record<string, unknown> | undefined, 
 		const [key, value] = draft;
 		return draftSays(value) ? NOTE_TEST.draftYes(key, shownValue(value)) : NOTE_TEST.draftUnclear(key, shownValue(value));
 	}
-	const visibility = given[0]?.[1];
-	if (visibility === undefined || visibility === null) {
-		return defaultPublic === false ? NOTE_TEST.noVisibilityPrivate : null;
-	}
+	if (given.length === 0) return defaultPublic === false ? NOTE_TEST.noVisibilityPrivate : null;
+	const visibility = given[0][1];
+	if (visibility === undefined || visibility === null) return NOTE_TEST.notPublic(""); // `visibility:` left blank: neither public nor private, so private
 	const shown = typeof visibility === "string" ? visibility : JSON.stringify(visibility);
 	if (shown.trim().toLowerCase() === "public") return null;
 	return NOTE_TEST.notPublic(shown);
