@@ -124,7 +124,8 @@ export function nearlyVisibility(key: string): boolean {
 // A frontmatter behind blank lines, spaces or what shows nothing: Obsidian reads no properties
 // there, the daemon neither, but it keeps the note private when they say so (retrieval/vault.py `_LATE_FRONTMATTER`)
 const LATE_FRONTMATTER = /^([\s\u200b-\u200d\u2060\ufeff]+)---[ \t]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/;
-const READER_LINE = /^[ \t]*(\w[\w.-]*(?: +[\w.-]+)*)[ \t]*:/gm;
+// a key as Python's `\w` reads it, a letter or digit of any script (`visibilité`), not only ASCII's
+const READER_LINE = /^[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_.-]*(?: +[\p{L}\p{N}_.-]+)*)[ \t]*:/gmu;
 // the keys the daemon reads (retrieval/vault.py `_FIELDS`): a frontmatter with none of them is text to it
 const KNOWN_KEYS = ["visibility", "priority", "title", "slug", "type", "source", "updated", "domains", "tags", "aliases", "answers", "linked", "related"];
 
