@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from grasbot import build_snapshot
 from grasbot._cli import build_parser, main
 from grasbot._config import Settings
 from grasbot._engine import NO_PUBLIC_NOTE
@@ -60,17 +61,17 @@ def test_search_says_how_it_read_an_abbreviation(capsys, note_writer):
     code, out, err = run(capsys, "search", "tu connais postgres ?", "--vault", str(note_writer.root))
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[1] == "read as the vault's words: postgr → postgresql"
+    assert lines[1] == "lu avec les mots du coffre : postgr → postgresql"
     assert lines[2].startswith("1. [sql] ")
     _, plain, _ = run(capsys, "search", "Tailler les rosiers", "--vault", str(note_writer.root))
-    assert "read as" not in plain  # nothing to read otherwise
+    assert "lu avec" not in plain  # nothing to read otherwise
 
 
 def test_search_bundled_vault_puts_the_pipeline_note_first(capsys):
     code, out, err = run(capsys, "search", "Comment fonctionne GrasBot ?")
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0].startswith("5 notes, grounded, vault of ")
+    assert lines[0].startswith("5 notes, réponse fondée sur les notes, coffre de ")
     assert lines[1].startswith("1. [grasbot-pipeline] ")
     assert "(grasbot/grasbot-pipeline.md)" in lines[1]
     # its reasons follow, one per line, before the second note
@@ -82,9 +83,9 @@ def test_search_bundled_vault_puts_the_pipeline_note_first(capsys):
     assert reasons, out
     passages = [r for r in reasons if r.startswith("§ ")]
     reasons = [r for r in reasons if not r.startswith("§ ")]
-    assert all(r.startswith("+") and ": " in r for r in reasons)
-    assert passages and passages[0].startswith("§ the whole note, ") and passages[0].endswith(" characters sent")
-    signals = {r.split(":")[0].split(" ", 1)[1] for r in reasons}
+    assert all(r.startswith("+") and " : " in r for r in reasons)
+    assert passages and passages[0].startswith("§ la note entière, ") and passages[0].endswith(" caractères envoyés")
+    signals = {r.split(" : ")[0].split(" ", 1)[1] for r in reasons}
     assert {"alias", "answers"} <= signals
 
 
@@ -137,6 +138,37 @@ def test_real_subprocess(tmp_path):
     assert "question" in proc.stderr
 
 
+def test_search_says_its_header_in_french(tmp_path):
+    """`grasbot search`'s first line, as the author reads it in a terminal: the notes found,
+    whether they ground an answer, the vault's size, the time."""
+    exe = REPO / ".venv" / "bin" / "grasbot"
+    env = {k: v for k, v in os.environ.items() if k not in Settings.ENV}
+    env["OLLAMA_HOST"] = unused_url()
+    proc = subprocess.run(
+        [str(exe), "search", "Comment fonctionne GrasBot ?", "--semantic", "off", "--no-cache"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    notes = len(build_snapshot(Settings.load(env={}, vault_dir=BUNDLED_VAULT, semantic="off")).index("owner"))
+    header = re.fullmatch(rf"5 notes, réponse fondée sur les notes, coffre de {notes} notes, (\d+\.\d) ms", proc.stdout.splitlines()[0])
+    assert header is not None, proc.stdout.splitlines()[0]
+
+
+def test_help_says_what_grasbot_is_in_french(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # argparse wraps at the terminal's width
+    with pytest.raises(SystemExit) as stopped:
+        main(["--help"])
+    assert stopped.value.code == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "Répond aux visiteurs d'un site à partir d'un coffre Obsidian de notes en français." in lines
+    assert "  -h, --help            affiche cette aide et s'arrête" in lines
+    assert any(line.split() == ["search", *"classe les notes pour une question, avec les raisons de chaque score".split()] for line in lines), lines
+
+
 # ---------------------------------------------------------------- ask
 
 
@@ -145,8 +177,9 @@ def test_ask_without_ollama_exits_0_with_the_fallback(capsys):
     assert code == 0, err
     assert out.startswith(INTRO)
     assert "[grasbot-pipeline]" in out
-    assert "grounded: yes — model: none" in out
-    assert "(LLM unavailable: Impossible de joindre Ollama" in out
+    assert "fondée sur les notes : oui — modèle : aucun" in out
+    assert "(sans le modèle de langue : Impossible de joindre Ollama" in out
+    assert " ; la réponse ci-dessus est faite d'extraits des notes)" in out
     assert "Traceback" not in out + err
 
 
@@ -197,10 +230,10 @@ def test_check_fails_and_lists_every_problem(capsys, note_writer):
     note_writer("rate.md", 'title: Zzz\nanswers: ["Comment marche le robot suiveur ?"]', "")
     code, out, _ = run(capsys, "check", "--vault", str(root))
     assert code == 1
-    assert "casse.md: propriétés YAML invalides" in out
+    assert "casse.md : propriétés YAML invalides" in out
     assert "slug « robot » en double" in out
-    assert "orphelin.md: le lien [[nulle-part]] ne mène à aucune note" in out
-    assert "rate.md: « Comment marche le robot suiveur ? » → rang 2, en premier : robot" in out
+    assert "orphelin.md : le lien [[nulle-part]] ne mène à aucune note" in out
+    assert "rate.md : « Comment marche le robot suiveur ? » → rang 2, en premier : robot" in out
     assert out.rstrip().endswith("Problèmes trouvés.")
 
 
@@ -223,7 +256,7 @@ def test_check_says_a_note_that_failed_to_load_once_not_as_a_dangling_link(capsy
     note_writer("lien.md", "title: Lien", "Voir [[casse]].")
     code, out, _ = run(capsys, "check", "--vault", str(root))
     assert code == 1
-    assert "casse.md: propriétés YAML invalides" in out
+    assert "casse.md : propriétés YAML invalides" in out
     assert "[[casse]]" not in out and "ne mène à aucune note" not in out
 
 
@@ -231,7 +264,7 @@ def test_check_warns_when_no_note_is_public(capsys, note_writer):
     note_writer("jardin.md", "title: Jardin potager", "Des tomates et des courgettes.")  # private by default
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root))
     assert code == 1
-    assert out.splitlines()[:4] == ["1 notes chargées, 0 publiques", "", "Avertissements (1) :", f"  .: {NO_PUBLIC_NOTE}"]
+    assert out.splitlines()[:4] == ["1 notes chargées, 0 publiques", "", "Avertissements (1) :", f"  . : {NO_PUBLIC_NOTE}"]
 
 
 def test_check_says_a_folder_without_notes_is_not_a_vault(capsys, tmp_path):
@@ -244,7 +277,7 @@ def test_check_says_a_folder_without_notes_is_not_a_vault(capsys, tmp_path):
         "0 notes chargées, 0 publiques",
         "",
         "Avertissements (1) :",
-        f"  .: aucune note trouvée dans {tmp_path} : il ne contient aucune note Markdown (.md) hors des dossiers cachés ou exclus ; "
+        f"  . : aucune note trouvée dans {tmp_path} : il ne contient aucune note Markdown (.md) hors des dossiers cachés ou exclus ; "
         "--vault est-il bien le dossier de votre coffre ?",
     ]
 
@@ -261,7 +294,7 @@ def test_check_and_serve_name_the_obsidian_vault_inside_the_folder_given(capsys,
     )
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root), "--semantic", "off")
     assert code == 1
-    assert out.splitlines()[:4] == ["1 notes chargées, 1 publiques", "", "Avertissements (1) :", f"  .: {said}"]
+    assert out.splitlines()[:4] == ["1 notes chargées, 1 publiques", "", "Avertissements (1) :", f"  . : {said}"]
     assert said in start_log(note_writer.root)
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root / "Coffre"), "--semantic", "off")
     assert code == 0, out
@@ -272,7 +305,7 @@ def test_check_shows_a_file_name_that_holds_a_newline_on_one_line(capsys, note_w
     note_writer("a\n  b.md: fake problem\nc.md", "title: [pas fermé", "x")
     code, out, _ = run(capsys, "check", "--vault", str(root))
     assert code == 1
-    assert "  a\\n  b.md: fake problem\\nc.md: propriétés YAML invalides" in out
+    assert "  a\\n  b.md: fake problem\\nc.md : propriétés YAML invalides" in out
     assert not any(line.startswith("  b.md") for line in out.splitlines())
 
 
@@ -431,12 +464,12 @@ def test_eval_exact_metrics(capsys, note_writer, tmp_path):
     code, out, _ = run(capsys, "eval", "--questions", str(tsv), *lexical)
     assert code == 0
     assert out.splitlines()[:2] == [
-        "   GrasBot: 4 questions  hit@1 0.500  hit@5 0.750  MRR@10 0.625  grounded 0.750",  # all but bouillabaisse
-        "plain BM25: 4 questions  hit@1 0.500  hit@5 0.500  MRR@10 0.500",
+        "    GrasBot : 4 questions  hit@1 0.500  hit@5 0.750  MRR@10 0.625  fondées sur les notes 0.750",  # all but bouillabaisse
+        "BM25 simple : 4 questions  hit@1 0.500  hit@5 0.500  MRR@10 0.500",
     ]
-    assert "missed (rank 2): robot  expected c.md; got a.md, c.md" in out
-    assert "missed (not in the top 10): bouillabaisse" in out
-    assert "GrasBot against plain BM25: first on 0 questions it is not, not on 0 it is (sign test p 1.000)" in out
+    assert "  manquée (rang 2) : robot  attendue : c.md ; en tête : a.md, c.md" in out.splitlines()
+    assert "  manquée (absente des 10 premières) : bouillabaisse  attendue : a.md ; en tête : aucune note" in out.splitlines()
+    assert "GrasBot face à BM25 simple : premier sur 0 questions où il ne l'est pas, pas sur 0 où il l'est (test des signes, p 1.000)" in out.splitlines()
 
 
 def test_eval_says_which_expected_notes_are_not_in_the_vault(capsys, note_writer, tmp_path):
@@ -548,7 +581,7 @@ def test_eval_asks_each_question_again_after_another_subject(capsys, note_writer
     }
     code, out, _ = run(capsys, "eval", "--questions", str(tsv), *lexical, "--new-subject")
     assert code == 0
-    assert "after another subject: 3 questions  hit@1 0.667  hit@5 1.000  MRR@10 0.833 (asked alone: 1.000 / 1.000 / 1.000)" in out
+    assert "après un autre sujet : 3 questions  hit@1 0.667  hit@5 1.000  MRR@10 0.833 (posées seules : 1.000 / 1.000 / 1.000)" in out
     code, out, _ = run(capsys, "eval", "--questions", str(tsv), *lexical, "--json")
     assert "new_subject" not in json.loads(out)  # asked for, or not measured
 
@@ -560,7 +593,7 @@ def test_eval_asks_each_question_again_after_another_subject(capsys, note_writer
     data = json.loads(out)
     assert data["engines"]["GrasBot"]["off_topic_grounded"] == 0.0 and data["new_subject"]["off_topic_grounded"] == 0.0
     code, out, _ = run(capsys, "eval", "--questions", str(tsv), *lexical, "--new-subject", "--off-topic", str(off))
-    assert "(asked alone: 1.000 / 1.000 / 1.000); off-topic grounded after one of them 0.000" in out
+    assert "(posées seules : 1.000 / 1.000 / 1.000) ; hors sujet fondées après l'une d'elles 0.000" in out
 
 
 def test_another_subject_is_the_closest_earlier_question_about_other_notes():
@@ -599,7 +632,7 @@ def test_eval_counts_the_off_topic_questions_it_would_answer(capsys, note_writer
     assert "grounded" not in data["engines"]["plain BM25"]  # it has no threshold to say it knows
     code, out, _ = run(capsys, "eval", "--questions", str(tsv), "--off-topic", str(off), *lexical, "--min-score", "1000")
     assert code == 0
-    assert out.splitlines()[0].endswith("grounded 0.000, off-topic grounded 0.000 of 3")
+    assert out.splitlines()[0].endswith("fondées sur les notes 0.000, hors sujet fondées 0.000 sur 3")
 
     off.write_text("une question\tun.md\n", encoding="utf-8")
     code, _, err = run(capsys, "eval", "--questions", str(tsv), "--off-topic", str(off), *lexical)
@@ -863,9 +896,9 @@ def test_bad_values_exit_2(capsys, argv, message):
         (["search", "q", "--audience", "admin"], "invalid choice"),
         (["search", "q", "--nope"], "unrecognized arguments"),
         # float() takes them, and NaN passed every bound: a question grounded by no score of NaN
-        (["search", "q", "--min-score", "nan"], "argument --min-score: not a finite number: 'nan'"),
-        (["search", "q", "--temperature", "inf"], "argument --temperature: not a finite number: 'inf'"),
-        (["serve", "--body-timeout", "nan"], "argument --body-timeout: not a finite number: 'nan'"),
+        (["search", "q", "--min-score", "nan"], "argument --min-score: pas un nombre fini : 'nan'"),
+        (["search", "q", "--temperature", "inf"], "argument --temperature: pas un nombre fini : 'inf'"),
+        (["serve", "--body-timeout", "nan"], "argument --body-timeout: pas un nombre fini : 'nan'"),
         (["eval"], "--questions"),
         (["frobnicate"], "invalid choice"),
         ([], "required"),
@@ -943,7 +976,7 @@ def test_an_empty_flag_value_is_refused(capsys, argv, flag):
     with pytest.raises(SystemExit) as stopped:
         main(argv)
     assert stopped.value.code == 2
-    assert f"argument {flag}: must not be empty (leave the flag out for the default)" in capsys.readouterr().err
+    assert f"argument {flag}: ne doit pas être vide (omettez l'option pour la valeur par défaut)" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -86,7 +86,7 @@ def test_context_recall_needs_an_ollama_that_records(course_vault, tmp_path, cap
         ]
     )
     assert code == 2
-    assert "grasbot: context recall: the LLM at http://127.0.0.1:" in capsys.readouterr().err
+    assert "grasbot: rappel du contexte : le modèle de langue de http://127.0.0.1:" in capsys.readouterr().err
 
 
 def test_a_phrase_column_that_is_empty_is_refused(tmp_path):

@@ -30,9 +30,9 @@ def _number(text: str) -> float:
     try:
         number = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"pas un nombre : {text!r}") from None
     if not math.isfinite(number):
-        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+        raise argparse.ArgumentTypeError(f"pas un nombre fini : {text!r}")
     return number
 
 
@@ -40,7 +40,7 @@ def _given(text: str) -> str:
     """A flag's value that names something: empty, `--host ""` bound every interface and
     `--vault ""` read the current folder (an empty variable is read as unset instead)."""
     if not text.strip():
-        raise argparse.ArgumentTypeError("must not be empty (leave the flag out for the default)")
+        raise argparse.ArgumentTypeError("ne doit pas être vide (omettez l'option pour la valeur par défaut)")
     return text
 
 
@@ -50,153 +50,196 @@ def _common(parser: argparse.ArgumentParser) -> None:
         dest="cache_dir",
         type=_given,
         metavar="DIR",
-        help="the index cache (GRASBOT_CACHE_DIR; default ~/.cache/grasbot/<hash of the vault path>)",
+        help="le cache de l'index (GRASBOT_CACHE_DIR ; par défaut ~/.cache/grasbot/<empreinte du chemin du coffre>)",
     )
     parser.add_argument(
-        "--no-cache", dest="index_cache", action="store_const", const=False, help="do not read or write the index cache (GRASBOT_INDEX_CACHE=off)"
+        "--no-cache", dest="index_cache", action="store_const", const=False, help="ne lit ni n'écrit le cache de l'index (GRASBOT_INDEX_CACHE=off)"
     )
-    parser.add_argument("--vault", dest="vault_dir", type=_given, metavar="DIR", help="the vault folder (VAULT_DIR; default: the bundled vault-grasbot/)")
-    parser.add_argument("--exclude", metavar="DIR,DIR", help="vault folders to leave out (GRASBOT_EXCLUDE)")
+    parser.add_argument(
+        "--vault", dest="vault_dir", type=_given, metavar="DIR", help="le dossier du coffre (VAULT_DIR ; par défaut : le coffre fourni, vault-grasbot/)"
+    )
+    parser.add_argument("--exclude", metavar="DIR,DIR", help="les dossiers du coffre à laisser de côté (GRASBOT_EXCLUDE)")
     parser.add_argument(
         "--default-visibility",
         choices=("private", "public"),
-        help="visibility of a note without a `visibility` field (GRASBOT_DEFAULT_VISIBILITY; default private)",
+        help="la visibilité d'une note sans champ `visibility` (GRASBOT_DEFAULT_VISIBILITY ; par défaut private)",
     )
-    parser.add_argument("--top-k", dest="search_top_k", type=int, metavar="N", help="sources to return (SEARCH_TOP_K; default 5)")
-    parser.add_argument("--min-score", dest="search_min_score", type=_number, metavar="X", help="score that grounds an answer (SEARCH_MIN_SCORE; default 3)")
-    parser.add_argument("--model", dest="llm_model", type=_given, help="Ollama model (LLM_MODEL; default qwen3:8b)")
-    parser.add_argument("--ollama-host", dest="ollama_host", type=_given, metavar="URL", help="Ollama's address (OLLAMA_HOST)")
-    parser.add_argument("--llm-timeout", dest="llm_timeout", type=_number, metavar="SECONDS", help="LLM_TIMEOUT (default 60)")
-    parser.add_argument("--llm-max-tokens", dest="llm_max_tokens", type=int, metavar="N", help="tokens an answer may have (LLM_MAX_TOKENS; default 400)")
+    parser.add_argument("--top-k", dest="search_top_k", type=int, metavar="N", help="les sources à renvoyer (SEARCH_TOP_K ; par défaut 5)")
     parser.add_argument(
-        "--llm-context", dest="llm_context", type=int, metavar="TOKENS", help="tokens the model reads and writes per answer (LLM_CONTEXT; default 8192)"
+        "--min-score", dest="search_min_score", type=_number, metavar="X", help="le score qui fonde une réponse sur les notes (SEARCH_MIN_SCORE ; par défaut 3)"
     )
-    parser.add_argument("--llm-deadline", dest="llm_deadline", type=_number, metavar="SECONDS", help="seconds for a whole answer (LLM_DEADLINE; default 90)")
-    parser.add_argument("--temperature", dest="llm_temperature", type=_number, help="LLM_TEMPERATURE (default 0.4)")
-    parser.add_argument("--keep-alive", dest="llm_keep_alive", type=_given, metavar="DURATION", help="LLM_KEEP_ALIVE (default 30m)")
-    parser.add_argument("--semantic", choices=("off", "bundled", "ollama"), help="meaning beside words (GRASBOT_SEMANTIC; default bundled; off: lexical only)")
+    parser.add_argument("--model", dest="llm_model", type=_given, help="le modèle Ollama (LLM_MODEL ; par défaut qwen3:8b)")
+    parser.add_argument("--ollama-host", dest="ollama_host", type=_given, metavar="URL", help="l'adresse d'Ollama (OLLAMA_HOST)")
+    parser.add_argument("--llm-timeout", dest="llm_timeout", type=_number, metavar="SECONDS", help="LLM_TIMEOUT (par défaut 60)")
+    parser.add_argument(
+        "--llm-max-tokens", dest="llm_max_tokens", type=int, metavar="N", help="les tokens qu'une réponse peut compter (LLM_MAX_TOKENS ; par défaut 400)"
+    )
+    parser.add_argument(
+        "--llm-context",
+        dest="llm_context",
+        type=int,
+        metavar="TOKENS",
+        help="les tokens que le modèle lit et écrit par réponse (LLM_CONTEXT ; par défaut 8192)",
+    )
+    parser.add_argument(
+        "--llm-deadline",
+        dest="llm_deadline",
+        type=_number,
+        metavar="SECONDS",
+        help="les secondes accordées à une réponse entière (LLM_DEADLINE ; par défaut 90)",
+    )
+    parser.add_argument("--temperature", dest="llm_temperature", type=_number, help="LLM_TEMPERATURE (par défaut 0.4)")
+    parser.add_argument("--keep-alive", dest="llm_keep_alive", type=_given, metavar="DURATION", help="LLM_KEEP_ALIVE (par défaut 30m)")
+    parser.add_argument(
+        "--semantic", choices=("off", "bundled", "ollama"), help="le sens à côté des mots (GRASBOT_SEMANTIC ; par défaut bundled ; off : les mots seuls)"
+    )
     parser.add_argument(
         "--embed-model",
         dest="embed_model",
         type=_given,
         metavar="NAME",
-        help="Ollama embedding model with --semantic ollama (GRASBOT_EMBED_MODEL; default bge-m3)",
+        help="le modèle Ollama qui calcule le sens, avec --semantic ollama (GRASBOT_EMBED_MODEL ; par défaut bge-m3)",
     )
-    parser.add_argument("--prompt-budget", dest="prompt_budget", type=int, metavar="CHARS", help="GRASBOT_PROMPT_BUDGET (default 12000)")
+    parser.add_argument("--prompt-budget", dest="prompt_budget", type=int, metavar="CHARS", help="GRASBOT_PROMPT_BUDGET (par défaut 12000)")
     parser.add_argument(
         "--anchors",
         choices=ANCHOR_FORMS,
-        help="GRASBOT_ANCHORS: a heading's anchor as the site makes it, github (Jekyll), quartz, hugo, mkdocs, text (Obsidian Publish), slug (default), none",
+        help="GRASBOT_ANCHORS : l'ancre d'un titre de section comme le site la fait, "
+        "github (Jekyll), quartz, hugo, mkdocs, text (Obsidian Publish), slug (par défaut), none",
     )
     parser.add_argument(
         "--url-map",
         dest="url_map",
         metavar="TYPE=/PATH/{slug},…",
-        help="GRASBOT_URL_MAP: a source's url from its type (*: any other); fields {slug} {path} {name} {quartz} {publish} {hugo} {mkdocs} {mkdocs_html}",
+        help="GRASBOT_URL_MAP : l'adresse d'une source selon son type (* : tout autre type) ; "
+        "champs {slug} {path} {name} {quartz} {publish} {hugo} {mkdocs} {mkdocs_html}",
     )
     parser.add_argument(
         "--site-pages",
         dest="site_pages",
         metavar="/PAGE,…",
-        help="GRASBOT_SITE_PAGES: the site's pages a visitor is sent to when the notes do not know (default /portfolio,/competences,/contact; off: none)",
+        help="GRASBOT_SITE_PAGES : les pages du site vers lesquelles un visiteur est envoyé quand les notes ne savent pas "
+        "(par défaut /portfolio,/competences,/contact ; off : aucune)",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("--json", action="store_true", help="écrit du JSON au lieu de texte")
+
+
+#: What `grasbot --help` says GrasBot is.
+DESCRIPTION = "Répond aux visiteurs d'un site à partir d'un coffre Obsidian de notes en français."
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="grasbot", description="Answers visitors from an Obsidian vault of French notes.")
+    parser = argparse.ArgumentParser(prog="grasbot", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("search", help="rank the notes for a question, with the reasons")
+    p = sub.add_parser("search", help="classe les notes pour une question, avec les raisons de chaque score")
     p.add_argument("question")
-    p.add_argument("--audience", choices=("visitor", "owner"), default="owner", help="owner (default) sees private notes too")
+    p.add_argument("--audience", choices=("visitor", "owner"), default="owner", help="owner (par défaut) voit aussi les notes privées")
     _common(p)
 
-    p = sub.add_parser("ask", help="answer a question as a visitor would be answered")
+    p = sub.add_parser("ask", help="répond à une question comme le démon répond à un visiteur")
     p.add_argument("question")
-    p.add_argument("--audience", choices=("visitor", "owner"), default="visitor")
+    p.add_argument("--audience", choices=("visitor", "owner"), default="visitor", help="visitor (par défaut) ne voit que les notes publiques")
     _common(p)
 
-    p = sub.add_parser("check", help="the vault's health: broken notes, duplicate slugs, dangling links, questions that miss")
+    p = sub.add_parser("check", help="la santé du coffre : notes cassées, slugs en double, liens vers aucune note, questions qui manquent leur note")
     _common(p)
 
-    p = sub.add_parser("eval", help="hit@1, hit@5 and MRR@10 on a file of questions, beside a plain BM25; context recall when it gives phrases")
+    p = sub.add_parser(
+        "eval", help="hit@1, hit@5 et MRR@10 sur un fichier de questions, à côté d'un BM25 simple ; le rappel du contexte quand il donne des phrases"
+    )
     p.add_argument(
         "--questions",
         required=True,
         nargs="+",
         action="extend",  # --questions a.tsv --questions b.tsv: both, not the last
         metavar="FILE.tsv",
-        help="question<TAB>path;path[<TAB>earlier question || …[<TAB>phrase]] lines (several files: their questions together; "
-        "a note may be named by its file's name or its slug instead of its path); "
-        "with phrases, --ollama-host must be a stand-in Ollama (eval/context_recall.py)",
+        help="des lignes question<TAB>chemin;chemin[<TAB>question précédente || …[<TAB>phrase]] (plusieurs fichiers : leurs questions ensemble ; "
+        "une note peut être nommée par le nom de son fichier ou par son slug au lieu de son chemin) ; "
+        "avec des phrases, --ollama-host doit être un Ollama de substitution (eval/context_recall.py)",
     )
-    p.add_argument("--audience", choices=("visitor", "owner"), default="visitor", help="whose index ranks (default visitor: the questions are visitors')")
+    p.add_argument(
+        "--audience",
+        choices=("visitor", "owner"),
+        default="visitor",
+        help="le public dont l'index classe (par défaut visitor : les questions sont celles de visiteurs)",
+    )
     p.add_argument(
         "--off-topic",
         dest="off_topic",
         metavar="FILE.txt",
-        help="one question a line that no note answers: the share of them grounded, beside the share of --questions grounded",
+        help="une question par ligne, à laquelle aucune note ne répond : la part d'entre elles fondée sur les notes, à côté de celle des --questions",
     )
     p.add_argument(
         "--new-subject",
         dest="new_subject",
         action="store_true",
-        help="also ask each question that has no history after the closest earlier one about other notes: "
-        "GrasBot's figures then, beside its figures on them alone; with --off-topic, each off-topic question after one of them",
+        help="pose aussi chaque question sans historique après la plus proche des précédentes qui porte sur d'autres notes : "
+        "les chiffres de GrasBot alors, à côté de ses chiffres sur elles seules ; avec --off-topic, chaque question hors sujet après l'une d'elles",
     )
     _common(p)
 
-    p = sub.add_parser("serve", help="run the daemon (JSON-RPC and the site's HTTP endpoints)")
-    p.add_argument("--host", type=_given, help="address to bind (GRASBOT_HOST; default 127.0.0.1)")
-    p.add_argument("--port", type=int, help="port (GRASBOT_PORT; default 8765; 0 picks a free one)")
-    p.add_argument("--token", type=_given, help="the owner's token (GRASBOT_TOKEN; default: read or create --token-file); ps shows it to other users")
-    p.add_argument("--token-file", dest="token_file", type=_given, metavar="FILE", help="GRASBOT_TOKEN_FILE (default ~/.config/grasbot/token)")
-    p.add_argument("--cors-origins", dest="cors_origins", metavar="ORIGIN,ORIGIN", help="GRASBOT_CORS_ORIGINS (default app://obsidian.md)")
-    p.add_argument("--trusted-proxies", dest="trusted_proxies", metavar="IP,IP", help="GRASBOT_TRUSTED_PROXIES (default 127.0.0.0/8,::1)")
+    p = sub.add_parser("serve", help="lance le démon (JSON-RPC et les points d'accès HTTP du site)")
+    p.add_argument("--host", type=_given, help="l'adresse d'écoute (GRASBOT_HOST ; par défaut 127.0.0.1)")
+    p.add_argument("--port", type=int, help="le port (GRASBOT_PORT ; par défaut 8765 ; 0 en prend un libre)")
+    p.add_argument(
+        "--token",
+        type=_given,
+        help="le jeton du propriétaire (GRASBOT_TOKEN ; par défaut : lu dans --token-file, ou créé) ; ps le montre aux autres utilisateurs",
+    )
+    p.add_argument("--token-file", dest="token_file", type=_given, metavar="FILE", help="GRASBOT_TOKEN_FILE (par défaut ~/.config/grasbot/token)")
+    p.add_argument("--cors-origins", dest="cors_origins", metavar="ORIGIN,ORIGIN", help="GRASBOT_CORS_ORIGINS (par défaut app://obsidian.md)")
+    p.add_argument("--trusted-proxies", dest="trusted_proxies", metavar="IP,IP", help="GRASBOT_TRUSTED_PROXIES (par défaut 127.0.0.0/8,::1)")
     p.add_argument(
         "--allowed-hosts",
         dest="allowed_hosts",
         metavar="NAME,NAME",
-        help="GRASBOT_ALLOWED_HOSTS: names a browser may reach the daemon's port by, beside localhost and IP addresses (default none)",
+        help="GRASBOT_ALLOWED_HOSTS : les noms par lesquels un navigateur peut joindre le port du démon, outre localhost et les adresses IP (par défaut aucun)",
     )
     p.add_argument(
         "--header-timeout",
         dest="header_timeout",
         type=_number,
         metavar="SECONDS",
-        help="seconds a client has to send its headers (GRASBOT_HEADER_TIMEOUT; default 10)",
+        help="les secondes dont un client dispose pour envoyer ses en-têtes (GRASBOT_HEADER_TIMEOUT ; par défaut 10)",
     )
     p.add_argument(
         "--body-timeout",
         dest="body_timeout",
         type=_number,
         metavar="SECONDS",
-        help="seconds a client has to send a body (GRASBOT_BODY_TIMEOUT; default 10)",
+        help="les secondes dont un client dispose pour envoyer un corps (GRASBOT_BODY_TIMEOUT ; par défaut 10)",
     )
-    p.add_argument("--llm-slots", dest="llm_slots", type=int, metavar="N", help="generations at once per model host (LLM_SLOTS; default 2)")
-    p.add_argument("--llm-queue", dest="llm_queue", type=int, metavar="N", help="questions that may wait for a slot (LLM_QUEUE; default 32)")
+    p.add_argument("--llm-slots", dest="llm_slots", type=int, metavar="N", help="les générations à la fois par hôte du modèle (LLM_SLOTS ; par défaut 2)")
+    p.add_argument("--llm-queue", dest="llm_queue", type=int, metavar="N", help="les questions qui peuvent attendre une place (LLM_QUEUE ; par défaut 32)")
     p.add_argument(
         "--llm-max-wait",
         dest="llm_max_wait",
         type=_number,
         metavar="SECONDS",
-        help="longest wait for a slot; beyond, the notes' extract at once, marked busy (LLM_MAX_WAIT; default 20)",
+        help="la plus longue attente d'une place ; au-delà, l'extrait des notes tout de suite, marqué occupé (LLM_MAX_WAIT ; par défaut 20)",
     )
-    p.add_argument("--answer-cache", dest="answer_cache", metavar="N|off", help="finished answers kept for reuse (GRASBOT_ANSWER_CACHE; default 256; off)")
-    p.add_argument("--peers", metavar="URL,URL", help="the other daemons on the same vault, which a reload reaches too (GRASBOT_PEERS)")
     p.add_argument(
-        "--question-log", dest="question_log", type=_given, metavar="FILE", help="the visitors' question log (GRASBOT_QUESTION_LOG; 'off' disables it)"
+        "--answer-cache", dest="answer_cache", metavar="N|off", help="les réponses finies gardées pour resservir (GRASBOT_ANSWER_CACHE ; par défaut 256 ; off)"
+    )
+    p.add_argument("--peers", metavar="URL,URL", help="les autres démons du même coffre, qu'un rechargement atteint aussi (GRASBOT_PEERS)")
+    p.add_argument(
+        "--question-log", dest="question_log", type=_given, metavar="FILE", help="le journal des questions des visiteurs (GRASBOT_QUESTION_LOG ; off le coupe)"
     )
     p.add_argument(
         "--log-retention-days",
         dest="log_retention_days",
         type=int,
         metavar="N",
-        help="days questions are kept (GRASBOT_LOG_RETENTION_DAYS; default 90)",
+        help="les jours pendant lesquels les questions sont gardées (GRASBOT_LOG_RETENTION_DAYS ; par défaut 90)",
     )
     _common(p)
     add_log_parser(sub)
+    for each in (parser, *sub.choices.values()):  # argparse's own -h, said in English otherwise
+        for action in each._actions:
+            if isinstance(action, argparse._HelpAction):
+                action.help = "affiche cette aide et s'arrête"
+        each._positionals.title = "arguments"
     return parser
 
 
@@ -247,10 +290,10 @@ def _print_sources(sources: list[dict]) -> None:
     for rank, s in enumerate(sources, 1):
         print(f"{rank}. [{s['slug']}] {s['title']}  score {s['score']:.2f}  ({s['path']})")
         for r in s["reasons"]:
-            print(f"     +{r['points']:.2f} {r['signal']}: {r['detail']}")
+            print(f"     +{r['points']:.2f} {r['signal']} : {r['detail']}")
         for p in s["passages"]:
-            where = " › ".join(p["heading"]) or ("the whole note" if len(s["passages"]) == 1 else "the note's opening")
-            print(f"     § {where}, {p['chars']} characters sent{'  ' + p['url'] if p['url'] else ''}")
+            where = " › ".join(p["heading"]) or ("la note entière" if len(s["passages"]) == 1 else "le début de la note")
+            print(f"     § {where}, {p['chars']} caractères envoyés{'  ' + p['url'] if p['url'] else ''}")
 
 
 def cmd_search(bot: GrasBot, args) -> int:
@@ -259,10 +302,10 @@ def cmd_search(bot: GrasBot, args) -> int:
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
         return 0
-    state = "grounded" if result["grounded"] else "not grounded"
-    print(f"{len(result['results'])} notes, {state}, vault of {result['vault_size']} notes, {result['took_ms']:.1f} ms")
+    state = "réponse fondée sur les notes" if result["grounded"] else "réponse non fondée sur les notes"
+    print(f"{len(result['results'])} notes, {state}, coffre de {result['vault_size']} notes, {result['took_ms']:.1f} ms")
     if found.query.read:  # stems, as the index holds them
-        print("read as the vault's words: " + ", ".join(f"{w} → {t}" for w, t in found.query.read.items()))
+        print("lu avec les mots du coffre : " + ", ".join(f"{w} → {t}" for w, t in found.query.read.items()))
     _print_sources(result["results"])
     return 0
 
@@ -280,9 +323,9 @@ def cmd_ask(bot: GrasBot, args) -> int:
         return 0
     print(payload["response"])
     print()
-    print("grounded:", "yes" if payload["grounded"] else "no", f"— model: {payload['model'] or 'none'}")
+    print("fondée sur les notes :", "oui" if payload["grounded"] else "non", f"— modèle : {payload['model'] or 'aucun'}")
     if "llm_error" in payload:
-        print(f"(LLM unavailable: {payload['llm_error']}; the answer above is extracted from the notes)")
+        print(f"(sans le modèle de langue : {payload['llm_error']} ; la réponse ci-dessus est faite d'extraits des notes)")
     _print_sources(payload["sources"])
     return 0
 
@@ -335,12 +378,12 @@ def cmd_check(bot: GrasBot, args) -> int:
         if items:
             print(f"\n{title} ({len(items)}) :")
             for item in items:  # a file's name may hold a newline, which would forge a line
-                print(f"  {printable(item['path'])}: {printable(item['message'])}")
+                print(f"  {printable(item['path'])} : {printable(item['message'])}")
     if report["misses"]:
         print(f"\nQuestions de `answers` qui n'amènent pas leur propre note en premier ({len(report['misses'])}) :")
         for m in report["misses"]:
             where = f"rang {m['rank']}" if m["rank"] else "absente des 10 premières"
-            print(f"  {printable(m['path'])}: « {printable(m['question'])} » → {where}, en premier : {m['first']}")
+            print(f"  {printable(m['path'])} : « {printable(m['question'])} » → {where}, en premier : {m['first']}")
     if report["links_left_out"]:  # not a problem either: a vault's notes are the vault's own
         print(f"\nLiens symboliques laissés de côté, qui mènent hors du coffre ou dans un dossier caché ou exclu ({len(report['links_left_out'])}) :")
         for rel in report["links_left_out"]:
@@ -373,25 +416,29 @@ def prompts_received(bot: GrasBot, cases: Sequence[Case]) -> list[str]:
                 for case in cases:
                     payload = await bot.answer(case.question, audience="visitor", history=case.turns)
                     if "llm_error" in payload:
-                        raise ConfigError(f"context recall: the LLM at {host} did not answer ({payload['llm_error']})")
+                        raise ConfigError(f"rappel du contexte : le modèle de langue de {host} n'a pas répondu ({payload['llm_error']})")
                     if payload.get("reused") and (case.question, case.history) in asked:
                         texts.append(asked[case.question, case.history])
                         continue
                     got = await http.get(f"{host}/standin/requests")
                     if got.status_code != 200:
                         raise ConfigError(
-                            f"context recall: {host} keeps no record of the prompts it received (run the stand-in Ollama: eval/context_recall.py)"
+                            f"rappel du contexte : {host} ne garde pas les prompts qu'il a reçus (lancez l'Ollama de substitution : eval/context_recall.py)"
                         )
                     messages = got.json()["requests"][-1]["messages"]
                     texts.append("\n\n".join(m["content"] for m in messages))
                     asked[case.question, case.history] = texts[-1]
         except httpx.HTTPError as exc:
-            raise ConfigError(f"context recall: cannot read {host}/standin/requests ({exc})") from None
+            raise ConfigError(f"rappel du contexte : impossible de lire {host}/standin/requests ({exc})") from None
         finally:
             await bot.aclose()
         return texts
 
     return asyncio.run(run())
+
+
+#: The engines `grasbot eval` compares, as its text names them (its JSON keeps their keys).
+ENGINES = {"GrasBot": "GrasBot", "lexical": "mots seuls", "plain BM25": "BM25 simple"}
 
 
 def cmd_eval(bot: GrasBot, args) -> int:
@@ -469,27 +516,33 @@ def cmd_eval(bot: GrasBot, args) -> int:
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
     for name, figures in engines.items():
-        said = f"  grounded {figures['grounded']:.3f}" if "grounded" in figures else ""
+        said = f"  fondées sur les notes {figures['grounded']:.3f}" if "grounded" in figures else ""
         if "off_topic_grounded" in figures:
-            said += f", off-topic grounded {figures['off_topic_grounded']:.3f} of {data['off_topic']}"
-        print(f"{name:>10}: {data['questions']} questions  hit@1 {figures['hit@1']:.3f}  hit@5 {figures['hit@5']:.3f}  MRR@10 {figures['mrr@10']:.3f}{said}")
+            said += f", hors sujet fondées {figures['off_topic_grounded']:.3f} sur {data['off_topic']}"
+        print(
+            f"{ENGINES[name]:>11} : {data['questions']} questions  hit@1 {figures['hit@1']:.3f}  hit@5 {figures['hit@5']:.3f}  "
+            f"MRR@10 {figures['mrr@10']:.3f}{said}"
+        )
     for name, pair in against.items():  # is the difference at hit@1 more than chance?
-        print(f"GrasBot against {name}: first on {pair['won']} questions it is not, not on {pair['lost']} it is (sign test p {pair['p']:.3f})")
+        print(
+            f"GrasBot face à {ENGINES[name]} : premier sur {pair['won']} questions où il ne l'est pas, pas sur {pair['lost']} où il l'est "
+            f"(test des signes, p {pair['p']:.3f})"
+        )
     if "new_subject" in data:
         after, alone = data["new_subject"], data["new_subject"]["alone"]
         print(
-            f"after another subject: {after['questions']} questions  hit@1 {after['hit@1']:.3f}  hit@5 {after['hit@5']:.3f}  "
-            f"MRR@10 {after['mrr@10']:.3f} (asked alone: {alone['hit@1']:.3f} / {alone['hit@5']:.3f} / {alone['mrr@10']:.3f})"
-            + (f"; off-topic grounded after one of them {after['off_topic_grounded']:.3f}" if "off_topic_grounded" in after else "")
+            f"après un autre sujet : {after['questions']} questions  hit@1 {after['hit@1']:.3f}  hit@5 {after['hit@5']:.3f}  "
+            f"MRR@10 {after['mrr@10']:.3f} (posées seules : {alone['hit@1']:.3f} / {alone['hit@5']:.3f} / {alone['mrr@10']:.3f})"
+            + (f" ; hors sujet fondées après l'une d'elles {after['off_topic_grounded']:.3f}" if "off_topic_grounded" in after else "")
         )
     if "context_recall" in data:
-        print(f"context recall {data['context_recall']:.3f}  fallback recall {data['fallback_recall']:.3f}")
+        print(f"rappel du contexte {data['context_recall']:.3f}  rappel de la réponse extraite {data['fallback_recall']:.3f}")
     for miss in data["misses"]:
-        where = f"rank {miss['rank']}" if miss["rank"] else "not in the top 10"
-        print(f"  missed ({where}): {miss['question']}  expected {', '.join(miss['expected'])}; got {', '.join(miss['got'])}")
+        where = f"rang {miss['rank']}" if miss["rank"] else "absente des 10 premières"
+        print(f"  manquée ({where}) : {miss['question']}  attendue : {', '.join(miss['expected'])} ; en tête : {', '.join(miss['got']) or 'aucune note'}")
     for miss in data.get("context_misses", ()):
-        where = f"rank {miss['rank']}" if miss["rank"] else "not in the top 10"
-        print(f"  not in the prompt ({where}): {miss['question']}  « {miss['phrase']} »")
+        where = f"note au rang {miss['rank']}" if miss["rank"] else "note absente des 10 premières"
+        print(f"  phrase absente du prompt ({where}) : {miss['question']}  « {miss['phrase']} »")
     return 0
 
 

@@ -1105,17 +1105,19 @@ class QuestionLog:
 
 def add_log_parser(subparsers) -> argparse.ArgumentParser:
     """Add `grasbot log` to the CLI's subparsers; `cmd_log(args)` runs it."""
-    p = subparsers.add_parser("log", help="visitors' questions that found no note, or found theirs only through its text or a link")
+    p = subparsers.add_parser("log", help="les questions de visiteurs qui n'ont trouvé aucune note, ou la leur seulement par son texte ou un lien")
     p.add_argument(
         "--question-log",
         dest="question_log",
         metavar="FILE",
-        help="the question log (GRASBOT_QUESTION_LOG; default $XDG_STATE_HOME/grasbot/<hash of the vault path>/questions.sqlite3)",
+        help="le journal des questions (GRASBOT_QUESTION_LOG ; par défaut $XDG_STATE_HOME/grasbot/<empreinte du chemin du coffre>/questions.sqlite3)",
     )
-    p.add_argument("--vault", dest="vault_dir", metavar="DIR", help="the vault whose questions to read (VAULT_DIR; default: the bundled vault-grasbot/)")
-    p.add_argument("--days", type=float, default=30.0, metavar="N", help="only the last N days (default 30)")
-    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N questions per list (default 20)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument(
+        "--vault", dest="vault_dir", metavar="DIR", help="le coffre dont lire les questions (VAULT_DIR ; par défaut : le coffre fourni, vault-grasbot/)"
+    )
+    p.add_argument("--days", type=float, default=30.0, metavar="N", help="les N derniers jours seulement (par défaut 30)")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="N questions au plus par liste (par défaut 20)")
+    p.add_argument("--json", action="store_true", help="écrit du JSON au lieu de texte")
     return p
 
 
