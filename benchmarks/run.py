@@ -335,7 +335,7 @@ def serve_start(n: int, work: Path) -> dict:
         time.sleep(1.0)  # serving: the cache, if any, is written meanwhile; SIGTERM waits for it
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=120)
-        written = [ln.split("index cache written in ")[1].split()[0] for ln in err.splitlines() if "index cache written in " in ln]
+        written = [ln.split("cache de l'index écrit en ")[1].split()[0] for ln in err.splitlines() if "cache de l'index écrit en " in ln]
         return ready, float(written[0]) if written else None
 
     out: dict = {}

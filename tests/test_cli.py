@@ -345,7 +345,7 @@ def test_serve_warns_at_start_of_a_folder_of_exclude_the_vault_does_not_have(not
     note_writer("Privé/budget.md", None, "Mon salaire.")
     err = start_log(note_writer.root, "--exclude", "Prives,prive", "--default-visibility", "public", "--site-pages", "off")
     said = [line for line in err.splitlines() if "--exclude" in line]
-    assert len(said) == 1 and said[0].endswith(" WARNING grasbot.server: Prives: " + NO_SUCH_FOLDER), err
+    assert len(said) == 1 and said[0].endswith(" WARNING grasbot.server: Prives : " + NO_SUCH_FOLDER), err
 
 
 def test_serve_says_at_start_that_a_vault_of_ones_own_sends_visitors_to_the_demo_sites_pages(note_writer):

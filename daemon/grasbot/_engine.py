@@ -512,7 +512,7 @@ class GrasBot:
                 failed.append(exc)  # ranked by words: not kept as meaning's, which the worker may bring back before the search ends
                 return {}
             except EmbeddingError as exc:
-                log.warning("question answered without the semantic signal: %s", exc)
+                log.warning("une question a été classée sans le signal du sens : %s", exc)
                 failed.append(exc)
                 return {}
 
@@ -522,7 +522,7 @@ class GrasBot:
         """The cache gave another model's vectors (every one of them: there was nothing to
         embed): lexical until the worker has embedded every note again, and saved them."""
         if snapshot.semantic and self._vectors is not None:
-            log.warning("the embeddings cache %s: %s; every note is embedded again", self._vectors.path, why)
+            log.warning("le cache des vecteurs de sens %s : %s ; le sens de chaque note est calculé à nouveau", self._vectors.path, why)
             snapshot.semantic.clear()
             self._vectors.clear()
             self.start_embedding()
@@ -545,12 +545,12 @@ class GrasBot:
                 await asyncio.to_thread(self._questions.vector, text)
             except Refused as exc:
                 self._question_error = str(exc)
-                log.warning("a question was searched without meaning: %s", exc)
+                log.warning("une question a été cherchée sans le sens : %s", exc)
                 return
             except EmbeddingError as exc:
                 self._question_error = str(exc)
                 self._questions_paused_until = time.monotonic() + QUESTION_PAUSE
-                log.warning("questions are searched without meaning for %d s: %s", QUESTION_PAUSE, exc)
+                log.warning("les questions sont cherchées sans le sens pendant %d s : %s", QUESTION_PAUSE, exc)
                 return
             self._question_error = None
 
@@ -595,7 +595,7 @@ class GrasBot:
         if loaded.exact == set(AUDIENCES):
             self._spelling_written = _spellings.state(snapshot.indexes)  # the file holds this version already
         took = time.perf_counter() - started
-        log.info("spelling vectors read in %.2f s (%s as they were)", took, " and ".join(sorted(loaded.exact)) or "no audience's")
+        log.info("vecteurs d'orthographe lus en %.2f s (gardés tels quels : %s)", took, " et ".join(sorted(loaded.exact)) or "aucun public")
 
     def spelling_outgrown(self) -> bool:
         """Whether the words edits left in the spelling vocabulary (`Vocabulary.outgrown`) call
@@ -652,9 +652,9 @@ class GrasBot:
                             started = time.perf_counter()
                             if _spellings.save(self._cache_folder, snapshot.vault.root, snapshot.vault.options, snapshot.indexes):
                                 self._spelling_written = wanted
-                                log.info("spelling vectors written in %.2f s", time.perf_counter() - started)
+                                log.info("vecteurs d'orthographe écrits en %.2f s", time.perf_counter() - started)
                 except Exception:  # noqa: BLE001 - a worker must not die silently; words and meaning still rank
-                    log.exception("the spelling vectors could not be built: searches go without them")
+                    log.exception("les vecteurs d'orthographe n'ont pas pu être construits : les recherches s'en passent")
                 with self._worker_lock:
                     if self._snapshot is snapshot:  # else a reload came meanwhile
                         self._spelling_thread = None
@@ -731,7 +731,11 @@ class GrasBot:
 
             def refused(text: str, why: EmbeddingError) -> None:
                 named = ", ".join(map(printable, texts.holding({text})))
-                log.warning("%s: a text of it was not embedded, ranked by its words alone until a restart: %s", named, printable(str(why)))
+                log.warning(
+                    "%s : le sens d'un de ses textes n'a pas été calculé, il est classé par ses mots seuls jusqu'au prochain démarrage : %s",
+                    named,
+                    printable(str(why)),
+                )
 
             try:
                 embed_into(store, embedder, todo, progressed, refused)
@@ -754,10 +758,10 @@ class GrasBot:
                 if background and self._embed_stop.is_set():
                     return False  # a call the stop did not wait for: the daemon is gone, nothing to say
                 if within is not None:  # slow, or down: the worker tries with its full timeout, and says
-                    log.info("a reload's notes are left to the embedding worker: %s", exc)
+                    log.info("le sens des notes d'un rechargement est laissé au calcul en tâche de fond : %s", exc)
                     return False
                 if str(exc) != self._embed_error:  # not again each EMBED_RETRY while Ollama stays down
-                    log.warning("semantic signal off, tried again in %d s: %s", EMBED_RETRY, exc)
+                    log.warning("signal du sens coupé, nouvel essai dans %d s : %s", EMBED_RETRY, exc)
                 self._embed_error = str(exc)
                 return False
             self._embed_error = None
@@ -816,7 +820,7 @@ class GrasBot:
             try:
                 failed = not self.embed_pending(self._snapshot, background=True) and self._embed_error is not None
             except Exception:  # noqa: BLE001 - a worker must not die silently
-                log.exception("embedding failed")
+                log.exception("le calcul du sens a échoué")
                 self._embed_error = "le calcul du sens a échoué (voir le journal du démon)"
             if failed:
                 self._embed_wake.wait(EMBED_RETRY)
@@ -838,7 +842,7 @@ class GrasBot:
         remote = self.embedder is not None and self.embedder.remote
         thread.join(STOP_WAIT if remote else None)
         if thread.is_alive() and self._vectors is not None:
-            log.info("stopping without waiting for Ollama's answer to an embedding call; what was embedded is kept")
+            log.info("arrêt sans attendre la réponse d'Ollama à un calcul du sens ; ce qui a été calculé est gardé")
             self._vectors.save(self._texts.of(self._snapshot.indexes).keys.values())
 
     def semantic_status(self, owner: bool = True) -> dict:
@@ -918,7 +922,11 @@ class GrasBot:
             q.strip(), result.context, grounded=result.grounded, history=history or (), room=self.settings.prompt_room, pages=self.settings.site_pages
         )
         if prompt.dropped:  # the owner sees from the log that conversations outgrow the model's window
-            log.info("conversation cut to fit LLM_CONTEXT %d tokens: its %d oldest turns left out", self.settings.llm_context, prompt.dropped)
+            log.info(
+                "conversation coupée pour tenir dans LLM_CONTEXT (%d tokens) : ses %d plus anciens tours laissés de côté",
+                self.settings.llm_context,
+                prompt.dropped,
+            )
         # reuse: first questions only (a follow-up's answer depends on the conversation)
         meaning = audience in snapshot.semantic and not result.unembedded and self._partial is not snapshot
         key = None if history else self.answers.key(q, audience, (meaning, spelled))
@@ -1075,7 +1083,10 @@ class GrasBot:
                 try:
                     self.warm_spelling(new, wait=False)
                 except Exception:  # noqa: BLE001 - one signal among others: the edits are served all the same
-                    log.exception("the new version's spelling vectors could not be built: the worker tries again, searches go without them meanwhile")
+                    log.exception(
+                        "les vecteurs d'orthographe de la nouvelle version n'ont pas pu être construits : "
+                        "la tâche de fond réessaie, les recherches s'en passent en attendant"
+                    )
             # a few edited notes: embedded before the swap, so meaning never drops out. Ollama is
             # given INLINE_WAIT, and nothing when it failed lately (the worker's retry, woken
             # below, embeds them): each batch waited its full timeout, the new notes unserved

@@ -465,7 +465,7 @@ async def test_an_answer_past_what_max_tokens_allows_is_cut_there(standin_ollama
     standin_ollama.script(pieces=["Un mot. " * 10] * 50, chunk_delay=0.01)  # 4,000 characters
     pieces = await collect(llm)
     assert "".join(pieces) == ("Un mot. " * 500)[:160] + CUT_ANSWER  # the visitor reads that it was cut
-    assert "sent an answer over 160 characters, more than LLM_MAX_TOKENS (10) allows: cut there" in caplog.text
+    assert "a envoyé une réponse de plus de 160 caractères, plus que LLM_MAX_TOKENS (10) ne le permet : coupée là" in caplog.text
     await asyncio.sleep(0.2)
     assert len([kind for kind, _ in standin_ollama.events if kind == "chunk"]) < 10  # the rest was never asked for
     assert await llm.generate(MESSAGES) == ("Un mot. " * 500)[:160] + CUT_ANSWER

@@ -67,8 +67,10 @@ def test_its_exec_start_serves_the_vault_reloads_on_exec_reload_and_stops_cleanl
         assert health["status"] == "ok" and health["vault_size"] == public > 0
         reload = shlex.split(directive(unit, "ExecReload").replace("$MAINPID", str(proc.pid)))  # what `systemctl --user reload grasbot` runs
         subprocess.run([shutil.which(reload[0]) or reload[0], *reload[1:]], check=True, timeout=30)
-        said = next((line for line in iter(proc.stderr.readline, "") if "SIGHUP: " in line and "reloading" not in line), "")  # "": the daemon ended
-        assert "SIGHUP: vault reloaded: " in said, said or "the daemon ended on SIGHUP"
+        said = next(
+            (line for line in iter(proc.stderr.readline, "") if "SIGHUP : " in line and "rechargement du coffre" not in line), ""
+        )  # "": the daemon ended
+        assert "SIGHUP : coffre rechargé : " in said, said or "the daemon ended on SIGHUP"
         proc.send_signal(signal.SIGTERM)  # what `systemctl --user stop grasbot` sends first
         assert proc.wait(int(directive(unit, "TimeoutStopSec").removesuffix("s"))) == 0  # else systemd kills it
     finally:

@@ -232,7 +232,7 @@ async def test_an_ollama_that_fails_leaves_the_lexical_answer(standin_ollama, tm
     standin_ollama.embed_broken = True  # Ollama falls sick after the vault was embedded
     result = ready.search("une question jamais posée sur le daemon", audience="visitor")
     assert result.sources and semantic_reasons(result) == []
-    assert "question answered without the semantic signal" in caplog.text
+    assert "une question a été classée sans le signal du sens" in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -495,7 +495,7 @@ async def test_a_stop_does_not_wait_on_a_silent_ollama_and_keeps_what_was_embedd
         standin_ollama.release_embeds()
         await asyncio.to_thread(worker.join, 10)
     assert not worker.is_alive()
-    assert "semantic signal off" not in caplog.text and "error" not in bot.semantic_status()
+    assert "signal du sens coupé" not in caplog.text and "error" not in bot.semantic_status()
 
 
 # ---------------------------------------------------------------- the cache, keyed by model
@@ -643,7 +643,7 @@ def test_a_torn_cache_file_is_embedded_again(tmp_path, caplog):
     (tmp_path / "embeddings-words-a.npz").write_bytes(b"not a numpy file")
     bot = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
     assert bot.embed_pending() is True and bot.embedder.embedded
-    assert "ignoring the embeddings cache" in caplog.text  # read by the pass, not before serving
+    assert "cache des vecteurs de sens" in caplog.text and "ignoré : " in caplog.text  # read by the pass, not before serving
     assert "pickle" not in caplog.text  # numpy's advice to load a file of random bytes unsafely
 
 
@@ -653,7 +653,7 @@ def test_a_cache_file_of_random_bytes_is_said_not_to_be_one(tmp_path, caplog):
     (tmp_path / "embeddings-words-a.npz").write_bytes(bytes(range(256)) * 4)
     bot = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), tmp_path)
     assert bot.embed_pending() is True and bot.embedder.embedded
-    assert "ignoring the embeddings cache" in caplog.text and "not a .npz file" in caplog.text
+    assert "cache des vecteurs de sens" in caplog.text and "ignoré : " in caplog.text and "not a .npz file" in caplog.text
     assert "pickle" not in caplog.text
 
 
@@ -688,7 +688,7 @@ def test_a_cache_of_vectors_the_model_does_not_give_is_embedded_again(tmp_path, 
         assert again.search(q, audience="visitor").to_dict()["results"] == results
     with np.load(path) as data:  # the file on disk is the model's again
         assert data["vectors"].shape == vectors.shape and np.isfinite(data["vectors"]).all()
-    assert "embeddings cache" in caplog.text
+    assert "cache des vecteurs de sens" in caplog.text
 
 
 def test_a_cache_folder_that_cannot_be_read_leaves_meaning_on(tmp_path, monkeypatch, caplog):
@@ -724,7 +724,7 @@ def test_a_cache_folder_that_cannot_be_read_leaves_meaning_on(tmp_path, monkeypa
     again = with_embedder(make_bot(BUNDLED_VAULT), WordsEmbedder("words-a"), folder)
     assert again.embed_pending() is True
     assert again.search("docker", audience="visitor").to_dict()["results"] == first.search("docker", audience="visitor").to_dict()["results"]
-    assert "ignoring the embeddings cache" in caplog.text and "Permission denied" in caplog.text
+    assert "cache des vecteurs de sens" in caplog.text and "ignoré : " in caplog.text and "Permission denied" in caplog.text
 
 
 def test_a_reload_embeds_only_the_changed_note(note_writer, tmp_path):
@@ -1248,7 +1248,7 @@ def test_a_file_of_another_model_is_started_over_without_a_warning(tmp_path, cap
         vectors=np.ones((1, 4), dtype=np.float32),
     )
     store = VectorStore("words-test", tmp_path)
-    assert len(store) == 0 and "embeddings cache" not in caplog.text
+    assert len(store) == 0 and "cache des vecteurs de sens" not in caplog.text
 
 
 def _two_saved_then_read(tmp_path, given):
@@ -1272,7 +1272,7 @@ def test_a_file_torn_since_it_was_read_still_takes_the_vectors_given_since(tmp_p
     path.write_bytes(path.read_bytes()[:300])
     again.put(keys[2:], given[2:])
     assert again.save(keys)
-    assert "could not be read back" in caplog.text
+    assert "n'a pas pu être relu" in caplog.text
     with np.load(path) as data:
         assert data["keys"].tobytes() == keys[2] and np.array_equal(data["vectors"], given[2:])
 
@@ -1344,7 +1344,7 @@ def test_a_file_cut_short_while_it_is_copied_still_takes_the_vectors_given_since
     monkeypatch.setattr(semantic, "_write_vectors", cut_short_meanwhile)
     again.put(keys[2:], given[2:])
     assert again.save(keys)
-    assert "could not be read back" in caplog.text
+    assert "n'a pas pu être relu" in caplog.text
     with np.load(path) as data:
         assert data["keys"].tobytes() == keys[2] and np.array_equal(data["vectors"], given[2:])
 

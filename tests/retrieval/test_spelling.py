@@ -338,7 +338,7 @@ def test_a_spelling_build_that_fails_does_not_fail_the_reload(note_writer, monke
     report = bot.reload()
     assert report.added == 1 and "cuisine/brioche.md" in bot.snapshot.index("visitor").notes
     assert spelling.ready(bot.snapshot.index("visitor")) is None
-    assert "spelling vectors" in caplog.text
+    assert "vecteurs d'orthographe" in caplog.text
 
 
 def test_a_first_build_that_failed_is_tried_again_at_the_next_reload(note_writer, monkeypatch):
@@ -396,7 +396,7 @@ def test_a_reload_left_to_a_worker_whose_build_fails_is_built_all_the_same(note_
     while (worker := bot._spelling_thread) is not None:
         worker.join(10)
     assert failed and "cuisine/brioche.md" in bot.snapshot.vault.notes
-    assert "spelling vectors could not be built" in caplog.text
+    assert "vecteurs d'orthographe n'ont pas pu être construits" in caplog.text
     assert spelling.ready(bot.snapshot.index("visitor")) is not None
     assert spelling.ready(bot.snapshot.index("owner")) is not None
 

@@ -403,8 +403,8 @@ async def test_the_model_is_given_a_window_that_holds_the_whole_prompt(start_dae
     kept = messages[1:-1]
     assert kept and len(kept) < len(turns) and kept == turns[len(turns) - len(kept) :]  # the newest turns, in order
     assert kept[0]["role"] == "user"
-    said = [r.getMessage() for r in caplog.records if "oldest turns left out" in r.getMessage()]  # and the owner is told
-    assert said == [f"conversation cut to fit LLM_CONTEXT 8192 tokens: its {len(turns) - len(kept)} oldest turns left out"]
+    said = [r.getMessage() for r in caplog.records if "plus anciens tours laissés de côté" in r.getMessage()]  # and the owner is told
+    assert said == [f"conversation coupée pour tenir dans LLM_CONTEXT (8192 tokens) : ses {len(turns) - len(kept)} plus anciens tours laissés de côté"]
 
 
 def test_the_new_bounds_are_settings_like_the_others():

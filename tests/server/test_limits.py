@@ -362,8 +362,8 @@ async def test_forwarded_for_from_a_peer_not_trusted_is_said_once_in_the_log(sta
         assert (await client.get("/ask", params={"q": "python"}, headers={"X-Forwarded-For": visitor})).status == 200
     said = [r.getMessage() for r in caplog.records if "X-Forwarded-For" in r.getMessage()]
     assert said == [
-        "X-Forwarded-For from 127.0.0.1 is ignored, as it is not a trusted proxy (GRASBOT_TRUSTED_PROXIES: 10.9.9.9): the rate limit "
-        "counts everyone it forwards as one client; if it is your reverse proxy, list it there"
+        "X-Forwarded-For venu de 127.0.0.1 est ignoré, car ce n'est pas un proxy de confiance (GRASBOT_TRUSTED_PROXIES : 10.9.9.9) : "
+        "la limite de débit compte tous ceux qu'il relaie comme un seul client ; si c'est votre proxy inverse, ajoutez-le à cette liste"
     ]
     assert all("203.0.113" not in r.getMessage() for r in caplog.records)
 
@@ -373,7 +373,7 @@ def test_a_visitor_who_sends_forwarded_for_from_a_public_address_is_not_named(ca
     trusted = TrustedProxies(["127.0.0.1"])
     for peer in ("8.8.8.8", "2606:4700::1", "8.8.4.4"):
         assert client_key(peer, "203.0.113.9", trusted) != "203.0.113.9"
-    assert [r.getMessage().split(" is ignored")[0] for r in caplog.records] == ["X-Forwarded-For from a public address"]
+    assert [r.getMessage().split(" est ignoré")[0] for r in caplog.records] == ["X-Forwarded-For venu d'une adresse publique"]
     assert client_key("127.0.0.1", "203.0.113.9", trusted) == "203.0.113.9"  # a trusted one: nothing to say
     assert len(caplog.records) == 1
 
@@ -442,8 +442,8 @@ async def test_forwarded_from_a_peer_not_trusted_is_said_once_in_the_log(start_c
         assert (await client.get("/ask", params={"q": "python"}, headers={"Forwarded": f"for={visitor}"})).status == 200
     said = [r.getMessage() for r in caplog.records if "Forwarded" in r.getMessage()]
     assert said == [
-        "Forwarded from 127.0.0.1 is ignored, as it is not a trusted proxy (GRASBOT_TRUSTED_PROXIES: 10.9.9.9): the rate limit "
-        "counts everyone it forwards as one client; if it is your reverse proxy, list it there"
+        "Forwarded venu de 127.0.0.1 est ignoré, car ce n'est pas un proxy de confiance (GRASBOT_TRUSTED_PROXIES : 10.9.9.9) : "
+        "la limite de débit compte tous ceux qu'il relaie comme un seul client ; si c'est votre proxy inverse, ajoutez-le à cette liste"
     ]
     assert len(client.server.app[LIMITER]) == 1
 

@@ -707,7 +707,7 @@ def test_serve_listens_answers_and_stops_on_sigterm(note_writer, tmp_path):
         assert "GET /health 200" in stderr
         access = [ln for ln in stderr.splitlines() if "grasbot.access" in ln]
         assert access and not any("127.0.0.1" in ln for ln in access)
-        assert "index cache written in" in stderr and (cache / "notes.marshal").is_file()  # while serving
+        assert "cache de l'index écrit en" in stderr and (cache / "notes.marshal").is_file()  # while serving
     finally:
         _stop(proc)
 
@@ -740,11 +740,11 @@ def test_sigterm_writes_the_questions_waiting_for_the_log_or_says_how_many_are_l
         if not freed:
             other.execute("COMMIT")
         other.close()
-    lost = f"question log {db}: impossible d'ouvrir le fichier : database is locked; 2 question(s) asked meanwhile are not logged"
+    lost = f"journal des questions {db} : impossible d'ouvrir le fichier : database is locked ; 2 question(s) posées entre-temps ne sont pas enregistrées"
     with sqlite3.connect(db) as conn:
         if freed:
             assert [q for (q,) in conn.execute("SELECT question FROM questions ORDER BY id")] == ["les abeilles", "le jardin"]
-            assert "not logged" not in stderr
+            assert "pas enregistrées" not in stderr
         else:
             assert conn.execute("SELECT name FROM sqlite_master").fetchall() == [] and lost in stderr
 
@@ -788,14 +788,14 @@ def test_serve_reloads_the_vault_on_sighup(note_writer):
         url = proc.stdout.readline().split()[3]
         note_writer("deux.md", "title: Deux\nvisibility: public", "Les ruches du verger.")
         proc.send_signal(signal.SIGHUP)
-        said = next((line for line in iter(proc.stderr.readline, "") if "SIGHUP: vault" in line), "")  # "": the daemon ended
-        assert "SIGHUP: vault reloaded: 2 notes (1 added, 0 changed, 0 removed, 0 not loaded)" in said
+        said = next((line for line in iter(proc.stderr.readline, "") if "SIGHUP : coffre" in line), "")  # "": the daemon ended
+        assert "SIGHUP : coffre rechargé : 2 notes (ajoutées : 1, modifiées : 0, retirées : 0, non chargées : 0)" in said
         with urllib.request.urlopen(f"{url}/health", timeout=10) as resp:
             assert json.load(resp)["vault_size"] == 2
         note_writer.root.rename(note_writer.root.with_name("ailleurs"))
         proc.send_signal(signal.SIGHUP)
-        said = next((line for line in iter(proc.stderr.readline, "") if "SIGHUP: the vault" in line), "")
-        assert "the vault was not reloaded, the previous one keeps serving: dossier du coffre introuvable" in said
+        said = next((line for line in iter(proc.stderr.readline, "") if "SIGHUP : le coffre" in line), "")
+        assert "le coffre n'a pas été rechargé, la version d'avant reste servie : dossier du coffre introuvable" in said
         with urllib.request.urlopen(f"{url}/health", timeout=10) as resp:
             assert json.load(resp)["vault_size"] == 2
         proc.send_signal(signal.SIGTERM)
@@ -842,7 +842,7 @@ def test_a_sighup_while_the_vault_loads_reloads_it_before_visitors_are_served(no
         assert asked["vault_size"] == 1 and "frelonix" not in json.dumps(asked).lower()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(15) == 0
-        assert "SIGHUP: vault reloaded: 2 notes (0 added, 1 changed, 0 removed, 0 not loaded)" in proc.stderr.read()
+        assert "SIGHUP : coffre rechargé : 2 notes (ajoutées : 0, modifiées : 1, retirées : 0, non chargées : 0)" in proc.stderr.read()
     finally:
         _stop(proc)
 

@@ -329,8 +329,11 @@ async def test_an_answer_the_model_wrote_in_english_gives_the_notes_french_sente
         assert payload["response"] == done["response"] and payload["model"] is None and payload["reused"] is False
         assert payload["llm_error"] == PUBLIC_LLM_ERROR  # a visitor reads that it failed, not why
     assert len(standin_ollama.requests) == 3  # not kept: each asked the model again
-    said = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "grasbot.server" and "built from the notes" in r.getMessage()]
-    assert said == [(logging.INFO, f"the LLM's answer was not French, the response was built from the notes: {done['llm_error']}")] * 3
+    said = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "grasbot.server" and "faite d'extraits des notes" in r.getMessage()]
+    assert (
+        said
+        == [(logging.INFO, f"la réponse du modèle de langue n'était pas en français, celle donnée est faite d'extraits des notes : {done['llm_error']}")] * 3
+    )
 
 
 async def test_a_french_answer_that_quotes_english_is_given_and_kept_as_written(start_daemon, standin_ollama):

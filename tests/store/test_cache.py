@@ -137,7 +137,9 @@ def test_damaged_or_foreign_cache_is_ignored_and_rebuilt(vault, parsed, caplog, 
     assert parsed == []
 
 
-@pytest.mark.parametrize(("magic", "said"), [(b"GRASBOT-CACHE\n", "an older"), (b"GRASBOT-CACHE 6\n", "an older"), (b"GRASBOT-CACHE 8\n", "a newer")])
+@pytest.mark.parametrize(
+    ("magic", "said"), [(b"GRASBOT-CACHE\n", "plus ancienne"), (b"GRASBOT-CACHE 6\n", "plus ancienne"), (b"GRASBOT-CACHE 8\n", "plus récente")]
+)
 def test_a_cache_of_another_layout_says_whether_an_older_or_a_newer_grasbot_wrote_it(vault, caplog, magic, said):
     """A downgrade after a bad upgrade finds the newer one's cache: it was said to be an older GrasBot's."""
     _, _, settings, cache = vault
@@ -146,7 +148,7 @@ def test_a_cache_of_another_layout_says_whether_an_older_or_a_newer_grasbot_wrot
     file.write_bytes(magic + file.read_bytes()[len(_cache.MAGIC) :])
     with caplog.at_level(logging.INFO, logger="grasbot.cache"):
         build_snapshot(settings, cache_dir=cache)
-    assert f"index cache {file} was written by {said} GrasBot: rebuilding" in caplog.text
+    assert f"le cache de l'index {file} a été écrit par une version {said} de GrasBot : reconstruit" in caplog.text
 
 
 def test_options_change_invalidates(vault, parsed):
@@ -269,7 +271,7 @@ def test_malformed_posting_list_is_refused(vault, parsed, caplog):
     parsed.clear()
     with caplog.at_level(logging.WARNING, logger="grasbot.cache"):
         rebuilt = build_snapshot(settings, cache_dir=cache)
-    assert len(parsed) == 80 and any("unusable" in r.getMessage() for r in caplog.records)
+    assert len(parsed) == 80 and any("inutilisable" in r.getMessage() for r in caplog.records)
     assert _answers(rebuilt) == _answers(build_snapshot(settings))
 
 

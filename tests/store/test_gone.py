@@ -78,7 +78,7 @@ def test_a_file_that_cannot_be_read_is_said_and_written_anew(tmp_path, caplog, h
     kept.write_bytes(held)
     with caplog.at_level(logging.WARNING, logger="grasbot.gone"):
         bot = make_bot(root)
-    assert f"the hidden notes that went, kept in {kept}, could not be read" in caplog.text
+    assert f"les notes cachées disparues, gardées dans {kept}, n'ont pas pu être lues" in caplog.text
     (root / "prive/plan-rouge.md").unlink()
     bot.reload()
     assert _gone.load(kept).paths == {"prive/plan-rouge.md"}
@@ -153,7 +153,7 @@ def test_a_vault_moved_keeps_what_was_hidden_at_its_old_place(tmp_path, monkeypa
         restarted = make_bot(moved)
     assert _shown(restarted) == SHOWN
     assert restarted.snapshot.index("visitor").readable_body("potager.md").strip() == "Le potager en mai, voir ."
-    assert f"the hidden notes kept for the vault that was at {root}" in caplog.text
+    assert f"les notes cachées gardées pour le coffre qui était à {root}" in caplog.text
     assert _gone.load(_gone.default_path(moved)).paths == {"prive/plan-rouge.md", "prive/budget.md"}
 
 

@@ -190,7 +190,7 @@ def test_a_worker_that_dies_or_fails_leaves_the_load_to_one_process(vault, force
     with caplog.at_level(logging.WARNING, logger="grasbot.load"):
         assert _parallel.load_shares(root, VaultOptions(), workers=2) is None
         snapshot = build_snapshot(settings)  # and the start goes on, in this process
-    assert any("loading it in one" in r.getMessage() for r in caplog.records)
+    assert any("il est chargé en un seul" in r.getMessage() for r in caplog.records)
     assert len(snapshot.vault.notes) == 238
 
 

@@ -301,13 +301,13 @@ def test_the_shared_log_of_an_older_grasbot_keeps_only_its_last_90_days_redacted
     assert [r[2] for r in rows(shared, "questions")] == OLD_REDACTED[2:]
     assert len(rows(shared, "results")) == 3
     assert b"dupont" not in b"".join(p.read_bytes() for p in shared.parent.iterdir() if p.is_file())
-    assert caplog.text.count("2 question(s) older than 90 days deleted, the 3 left redacted") == 1
+    assert caplog.text.count("2 question(s) de plus de 90 jours supprimées, les 3 restantes expurgées") == 1
     caplog.clear()
     questionlog.tend_old_logs(own, 90, clock=Clock())  # nothing more to do: nothing said
     assert caplog.text == "" and len(rows(shared, "questions")) == 3
     questionlog.tend_old_logs(own, 90, clock=Clock(T0 + timedelta(days=2)))  # the last ones past retention: the file goes
     assert not shared.exists() and not any(p.name.startswith(shared.name) for p in shared.parent.iterdir())
-    assert "no question in it is from the last 90 days, deleted" in caplog.text
+    assert "aucune de ses questions n'est des 90 derniers jours, supprimé" in caplog.text
     assert not own.exists()  # the daemon's own log is its own business
 
 
@@ -322,7 +322,7 @@ def test_a_log_set_aside_as_unreadable_is_deleted_once_its_questions_are_past_re
     caplog.set_level(logging.INFO, logger="grasbot.questionlog")
     questionlog.tend_old_logs(db, 90, clock=Clock())  # 2024-11-30 11:59:59 + 90 days < T0 = 2025-03-01 12:00 < 2024-12-01 12:00:01 + 90 days
     assert [f.exists() for f in expired + kept] == [False, False, False, True, True, True]
-    assert caplog.text.count("set aside as unreadable 2024-11-30, past the 90 days questions are kept: deleted") == 1
+    assert caplog.text.count("mis de côté comme illisible le 2024-11-30, au-delà des 90 jours pendant lesquels les questions sont gardées : supprimé") == 1
 
 
 def test_a_log_set_aside_is_named_for_the_time_the_old_logs_are_read_by(tmp_path):
@@ -369,14 +369,14 @@ def test_a_daemon_with_its_log_off_still_deletes_the_vaults_questions_past_reten
     questionlog.tend_old_logs(None, 90, clock=Clock(), unwritten=own)  # at start
     with contextlib.closing(sqlite3.connect(own)) as conn:  # closed: a connection left open keeps the file
         assert conn.execute("SELECT question FROM questions").fetchall() == [("récente",)]
-    assert "1 question(s) older than 90 days deleted" in caplog.text
+    assert "1 question(s) de plus de 90 jours supprimées" in caplog.text
     clock = Clock(T0)
     log = QuestionLog(None, retention_days=90, clock=clock, purge_check=0.01, unwritten=own)
     assert not log.enabled and log.status() == {"state": "off"}
     clock.now = T0 + timedelta(days=81)  # « récente » past retention, a day after the start
     wait_for(lambda: not own.exists(), "deleted the vault's log no daemon writes")
     log.close()
-    assert "no question in it is from the last 90 days, deleted" in caplog.text
+    assert "aucune de ses questions n'est des 90 derniers jours, supprimé" in caplog.text
 
 
 def test_a_question_whose_rows_cannot_be_made_is_not_logged_and_the_log_stays_on(tmp_path, monkeypatch, caplog):
@@ -397,7 +397,7 @@ def test_a_question_whose_rows_cannot_be_made_is_not_logged_and_the_log_stays_on
         log.record("et marie@free.fr ?", result(grounded=False))
         assert log.status() == {"state": "on", "dropped": 2}
     assert [r[2] for r in rows(tmp_path / "q.sqlite3", "questions")] == ["et [e-mail] ?"]
-    assert caplog.text.count("a question's rows could not be made") == 1
+    assert caplog.text.count("les lignes d'une question n'ont pas pu être faites") == 1
 
 
 def test_grasbot_log_on_an_older_grasbots_log_prints_no_raw_contact_and_writes_nothing(tmp_path):
@@ -589,8 +589,10 @@ def test_a_log_made_read_only_while_the_daemon_runs_keeps_its_questions_until_wr
     assert logged == [(1, "avant", 1, 0), (2, "pendant 1", 1, 0), (3, "pendant 2", 1, 1), (4, "pendant 3", 0, 0), (5, "après", 1, 0)]
     loud = [(level, message) for level, message in said(caplog) if level != "DEBUG"]
     assert [level for level, _ in loud] == ["WARNING", "INFO"]
-    assert f"{db}: cannot write attempt to write a readonly database; up to 10000 questions are kept meanwhile" in loud[0][1]
-    assert "opened; the 4 question(s) kept meanwhile are written" in loud[1][1]
+    assert (
+        f"{db} : impossible d'écrire dans le fichier : attempt to write a readonly database ; jusqu'à 10000 questions sont gardées en attendant" in loud[0][1]
+    )
+    assert "ouvert ; les 4 question(s) gardées en attendant sont écrites" in loud[1][1]
 
 
 def _log_on_a_full_disk(tmp_path):
@@ -648,8 +650,8 @@ def test_a_full_disk_keeps_its_questions_until_there_is_room_again(tmp_path, cap
     logged = [r[2] for r in rows(db, "questions")]
     assert logged == ["avant", *(f"pendant {i}" + " mot" * 1500 for i in range(20)), "pas encore réessayé", "après"]
     assert [level for level, _ in said(caplog)] == ["WARNING", "INFO"]
-    assert "cannot write database or disk is full; up to 10000 questions are kept meanwhile" in said(caplog)[0][1]
-    assert "the 22 question(s) kept meanwhile are written" in said(caplog)[1][1]
+    assert "impossible d'écrire dans le fichier : database or disk is full ; jusqu'à 10000 questions sont gardées en attendant" in said(caplog)[0][1]
+    assert "les 22 question(s) gardées en attendant sont écrites" in said(caplog)[1][1]
 
 
 def test_a_disk_with_room_for_part_of_the_questions_kept_takes_the_oldest_that_fit(tmp_path):
@@ -684,8 +686,8 @@ def test_questions_kept_for_a_file_that_refuses_writes_are_bounded_oldest_first(
     log.close()  # the last write is tried whatever the time
     assert [r[2].split(" mot")[0] for r in rows(db, "questions")] == ["avant", "pendant 3", "pendant 4", "pendant 5"]
     assert [level for level, _ in said(caplog)] == ["WARNING", "WARNING", "INFO"]
-    assert "3 questions wait for the file; the oldest are dropped from now on" in said(caplog)[1][1]
-    assert "the 3 question(s) kept meanwhile are written (3 older ones were dropped)" in said(caplog)[2][1]
+    assert "3 questions attendent le fichier ; les plus anciennes sont désormais écartées" in said(caplog)[1][1]
+    assert "les 3 question(s) gardées en attendant sont écrites (3 plus anciennes ont été écartées)" in said(caplog)[2][1]
 
 
 def test_a_question_the_file_was_busy_for_is_written_with_the_next(tmp_path):
@@ -707,7 +709,7 @@ def test_a_question_the_file_was_busy_for_is_written_with_the_next(tmp_path):
 def test_a_file_busy_when_the_daemon_starts_keeps_the_log_on(tmp_path):
     """Another process (a second daemon purging, a backup, the owner in `sqlite3`) held the
     write lock while the daemon opened the log: its purge on open was busy, and the log was
-    turned off for the daemon's whole life ("cannot open database is locked")."""
+    turned off for the daemon's whole life ("impossible d'ouvrir le fichier : database is locked")."""
     db = tmp_path / "q.sqlite3"
     clock = Clock()
     QuestionLog(db, clock=clock).close()  # the log exists, in WAL mode
@@ -739,7 +741,7 @@ def test_a_log_deleted_while_the_daemon_runs_is_started_again(tmp_path, caplog):
     log.close()
     assert [r[2] for r in rows(db, "questions")] == ["après 1", "après 2"]
     said = [r.getMessage() for r in caplog.records if r.name == "grasbot.questionlog"]
-    assert len(said) == 1 and "deleted or replaced" in said[0]
+    assert len(said) == 1 and "supprimé ou remplacé" in said[0]
 
 
 def said(caplog) -> list[tuple[str, str]]:
@@ -748,7 +750,7 @@ def said(caplog) -> list[tuple[str, str]]:
 
 def test_a_log_locked_when_the_daemon_starts_keeps_its_questions_until_it_opens(tmp_path, caplog):
     """Another daemon making the file, or the owner's `sqlite3` holding it, when this one
-    started: the log was turned off for the daemon's life ("cannot open database is locked"),
+    started: the log was turned off for the daemon's life ("impossible d'ouvrir le fichier : database is locked"),
     every later question lost. The questions wait in the queue and the file is tried again,
     every REOPEN_EVERY, not at every question."""
     db = tmp_path / "q.sqlite3"
@@ -774,8 +776,8 @@ def test_a_log_locked_when_the_daemon_starts_keeps_its_questions_until_it_opens(
     assert logged == [(1, "pendant 1", 1, 0), (2, "pendant 2", 1, 1), (3, "pendant 3", 0, 0), (4, "après", 1, 0)]
     assert [(r[0], r[2]) for r in rows(db, "results")] == [(1, "a"), (2, "b"), (4, "c")]
     assert [level for level, _ in said(caplog)] == ["WARNING", "INFO"]
-    assert "cannot open database is locked" in said(caplog)[0][1] and "tried again every 30 s" in said(caplog)[0][1]
-    assert "opened; the 4 question(s) kept meanwhile are written" in said(caplog)[1][1]
+    assert "impossible d'ouvrir le fichier : database is locked" in said(caplog)[0][1] and "réessayé toutes les 30 s" in said(caplog)[0][1]
+    assert "ouvert ; les 4 question(s) gardées en attendant sont écrites" in said(caplog)[1][1]
 
 
 def test_a_folder_not_writable_when_the_daemon_starts_is_tried_again(tmp_path, caplog):
@@ -825,9 +827,9 @@ def test_a_log_that_still_cannot_open_at_stop_says_what_it_loses(tmp_path, caplo
     other.execute("COMMIT")
     other.close()
     messages = [m for _, m in said(caplog)]
-    assert len(messages) == 3 and "cannot open database is locked" in messages[0]
-    assert "2 questions wait for the file; the oldest are dropped from now on" in messages[1]
-    assert "impossible d'ouvrir le fichier : database is locked; 2 question(s) asked meanwhile are not logged" in messages[2]
+    assert len(messages) == 3 and "impossible d'ouvrir le fichier : database is locked" in messages[0]
+    assert "2 questions attendent le fichier ; les plus anciennes sont désormais écartées" in messages[1]
+    assert "impossible d'ouvrir le fichier : database is locked ; 2 question(s) posées entre-temps ne sont pas enregistrées" in messages[2]
 
 
 def reads(log: QuestionLog) -> tuple:
@@ -899,7 +901,7 @@ def test_while_the_file_cannot_open_the_oldest_questions_go_first(tmp_path, capl
     log.close()
     assert [r[2] for r in rows(db, "questions")] == ["question 3", "question 4", "question 5"]
     assert [level for level, _ in said(caplog)] == ["WARNING", "WARNING", "INFO"]  # cannot open, dropping (once), opened
-    assert "the 3 question(s) kept meanwhile are written (3 older ones were dropped)" in said(caplog)[2][1]
+    assert "les 3 question(s) gardées en attendant sont écrites (3 plus anciennes ont été écartées)" in said(caplog)[2][1]
 
 
 def test_a_newer_grasbots_log_stays_off(tmp_path, caplog):
@@ -1127,7 +1129,7 @@ def test_a_background_write_the_file_refuses_is_kept_and_written_when_it_takes_w
         log.submit("après", result(("a", 5.0, ("bm25",))))  # kept with it
         log.close()  # the file takes writes again: what waited is written
     warnings = [r for r in caplog.records if r.name == "grasbot.questionlog"]
-    assert len(warnings) == 1 and "cannot write" in warnings[0].getMessage()
+    assert len(warnings) == 1 and "impossible d'écrire dans le fichier" in warnings[0].getMessage()
     assert warnings[0].threadName == "grasbot-questionlog"  # the writer thread met the failure
     assert [r[2] for r in rows(db, "questions")] == ["avant", "pendant", "après"]
 
@@ -1163,8 +1165,9 @@ def test_a_batch_the_file_is_still_busy_for_at_stop_is_said_lost(tmp_path, caplo
     other.execute("ROLLBACK")
     other.close()
     assert [m for _, m in said(caplog)] == [
-        f"question log {db}: 2 questions wait for the file (another process holds it); newer ones are not logged until they are written (/health counts them)",
-        f"question log {db}: another process holds the file; 2 question(s) asked meanwhile are not logged",
+        f"journal des questions {db} : 2 questions attendent le fichier (un autre processus le tient) ; "
+        "les suivantes ne sont pas enregistrées tant qu'elles ne sont pas écrites (/health les compte)",
+        f"journal des questions {db} : un autre processus tient le fichier ; 2 question(s) posées entre-temps ne sont pas enregistrées",
     ]
     assert rows(db, "questions") == []
 
@@ -1175,9 +1178,9 @@ def test_the_queue_is_bounded(tmp_path, caplog):
     with caplog.at_level(logging.DEBUG, logger="grasbot.questionlog"):
         for i in range(5):
             log.submit(f"question {i}", result(("a", 5.0, ("bm25",))))
-    dropped = [r for r in caplog.records if r.name == "grasbot.questionlog" and "not logged" in r.getMessage()]
+    dropped = [r for r in caplog.records if r.name == "grasbot.questionlog" and ("pas enregistrées" in r.getMessage() or "not logged" in r.getMessage())]
     assert [r.levelno for r in dropped] == [logging.WARNING, logging.DEBUG]  # said once, not once a question
-    assert "3 questions wait for the file (the writer is behind)" in dropped[0].getMessage()
+    assert "3 questions attendent le fichier (l'écriture est en retard)" in dropped[0].getMessage()
     assert log.status() == {"state": "on", "dropped": 2}
     assert log.count() == 3  # the first three; once written, the queue takes questions again
     log.submit("question 5", result(("a", 5.0, ("bm25",))))
@@ -1207,10 +1210,13 @@ def test_questions_a_full_queue_drops_while_another_process_holds_the_file_are_t
     log.submit("après", result(("a", 5.0, ("bm25",))))
     log.close()
     assert [r[2] for r in rows(db, "questions")] == ["gardée 0", "gardée 1", "après"]
-    told = "2 questions wait for the file (another process holds it); newer ones are not logged until they are written (/health counts them)"
+    told = (
+        "2 questions attendent le fichier (un autre processus le tient) ; "
+        "les suivantes ne sont pas enregistrées tant qu'elles ne sont pas écrites (/health les compte)"
+    )
     assert said(caplog) == [
-        ("WARNING", f"question log {db}: {told}"),
-        ("INFO", f"question log {db}: written again; 3 question(s) asked while the queue was full were not logged"),
+        ("WARNING", f"journal des questions {db} : {told}"),
+        ("INFO", f"journal des questions {db} : écrit à nouveau ; 3 question(s) posées pendant que la file était pleine n'ont pas été enregistrées"),
     ]
 
 
@@ -1292,7 +1298,7 @@ def test_an_unreadable_log_is_kept_aside_and_a_new_one_started(tmp_path, caplog)
     log.close()
     aside = tmp_path / "q.sqlite3.unreadable-20261204-213000"
     assert aside.read_bytes() == torn
-    assert f"kept as {aside}, a new log is started" in caplog.text
+    assert f"gardé sous le nom {aside}, un nouveau journal est commencé" in caplog.text
 
 
 def torn_past_its_first_page(db) -> bytes:
@@ -1322,7 +1328,9 @@ def test_a_log_torn_past_its_first_page_is_kept_aside_and_a_new_one_started(tmp_
     aside = tmp_path / "q.sqlite3.unreadable-20250301-120000"
     assert aside.read_bytes() == torn
     assert [r[2] for r in rows(db, "questions")] == ["bonjour"]
-    assert [m for _, m in said(caplog)] == [f"question log {db}: database disk image is malformed; kept as {aside}, a new log is started"]
+    assert [m for _, m in said(caplog)] == [
+        f"journal des questions {db} : database disk image is malformed ; gardé sous le nom {aside}, un nouveau journal est commencé"
+    ]
 
 
 def test_a_log_torn_while_the_daemon_runs_is_kept_aside_and_the_batch_written_to_a_new_one(tmp_path, caplog):
@@ -1344,7 +1352,9 @@ def test_a_log_torn_while_the_daemon_runs_is_kept_aside_and_the_batch_written_to
     log.close()
     assert [r[2] for r in rows(db, "questions")] == ["pendant", "après"]
     aside = tmp_path / "q.sqlite3.unreadable-20250301-120000"
-    assert aside.exists() and [m for _, m in said(caplog)] == [f"question log {db}: database disk image is malformed; kept as {aside}, a new log is started"]
+    assert aside.exists() and [m for _, m in said(caplog)] == [
+        f"journal des questions {db} : database disk image is malformed ; gardé sous le nom {aside}, un nouveau journal est commencé"
+    ]
 
 
 def test_grasbot_log_says_why_it_cannot_read_a_log(tmp_path, capsys):

@@ -133,7 +133,7 @@ def test_a_file_of_another_option_or_code_is_not_read(note_writer, tmp_path, mon
     with caplog.at_level("INFO", logger="grasbot.cache"):
         loaded = spellings.load(tmp_path / "cache", bot.snapshot.vault.root, bot.snapshot.vault.options, bot.snapshot.indexes)
     assert loaded is None
-    assert "spelling vectors" in caplog.text and "another version, code, vault or options" in caplog.text
+    assert "vecteurs d'orthographe" in caplog.text and "d'une autre version, d'un autre code, coffre ou d'autres options" in caplog.text
 
 
 @pytest.mark.parametrize("damage", ["truncated", "flipped", "foreign", "malformed"])
@@ -161,7 +161,7 @@ def test_a_damaged_file_is_ignored_with_a_log_line_and_built_again(note_writer, 
     bot = GrasBot.open(settings)
     with caplog.at_level("WARNING", logger="grasbot.cache"):
         _worker(bot)
-    assert "spelling vectors" in caplog.text and "built again" in caplog.text
+    assert "vecteurs d'orthographe" in caplog.text and "reconstruits" in caplog.text
     assert len(builds) == 2 and _ranked(bot) == _ranked(first)
     builds.clear()
     again = GrasBot.open(settings)

@@ -226,7 +226,7 @@ class Admission:
         wait = ahead * self.answer_seconds / slots
         if ahead > self.queue_limit or wait > self.max_wait:
             self._leave(waiter)
-            why = "the queue is full" if ahead > self.queue_limit else f"about {wait:.0f} s to wait"
+            why = "la file d'attente est pleine" if ahead > self.queue_limit else f"environ {wait:.0f} s d'attente"
             raise Busy(f"{why} (LLM_QUEUE {self.queue_limit}, LLM_MAX_WAIT {self.max_wait:g} s)")
         return waiter
 
@@ -234,7 +234,7 @@ class Admission:
         """Until the waiter's place changes or it is granted; Busy once it has waited max_wait."""
         remaining = waiter.ends - time.monotonic()
         if remaining <= 0:
-            raise Busy(f"waited {self.max_wait:g} s for a slot (LLM_MAX_WAIT)")
+            raise Busy(f"une place attendue {self.max_wait:g} s en vain (LLM_MAX_WAIT)")
         waiter.moved.clear()
         moved = asyncio.ensure_future(waiter.moved.wait())
         try:

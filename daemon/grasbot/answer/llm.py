@@ -237,7 +237,7 @@ class LLMClient:
         left = self.max_chars if left is None else left
         if len(text) <= left:
             return text
-        said = "Ollama at %s sent an answer over %d characters, more than LLM_MAX_TOKENS (%d) allows: cut there"
+        said = "Ollama (%s) a envoyé une réponse de plus de %d caractères, plus que LLM_MAX_TOKENS (%d) ne le permet : coupée là"
         log.warning(said, self.host, self.max_chars, self.max_tokens)
         return text[:left]
 

@@ -366,7 +366,7 @@ class VectorStore:
         except (FileNotFoundError, _OtherModel):
             return  # nothing embedded yet, or another model's vectors under a colliding file name: start over
         except Exception as exc:  # a torn or foreign file: the store is a cache, embed again
-            logger.warning("ignoring the embeddings cache %s: %s", self.path, exc)
+            logger.warning("cache des vecteurs de sens %s ignoré : %s", self.path, exc)
             self._vectors = {}
 
     def __len__(self) -> int:
@@ -391,7 +391,12 @@ class VectorStore:
         with self._lock:
             held = next(iter(self._vectors.values()), None)
             if held is not None and len(rows) and held[0].shape[0] != rows.width:
-                logger.warning("the embeddings cache %s holds vectors of %d numbers, the model %d: embedded again", self.path, held[0].size, rows.width)
+                logger.warning(
+                    "le cache des vecteurs de sens %s contient des vecteurs de %d nombres, le modèle en donne %d : leur sens est calculé à nouveau",
+                    self.path,
+                    held[0].size,
+                    rows.width,
+                )
                 self._vectors, self._fresh = {}, {}
             for i, key in enumerate(keys):
                 self._vectors[key] = (rows.codes[i], float(rows.scales[i]))
@@ -472,7 +477,7 @@ class VectorStore:
             return [*copied, *fresh]
 
         def unread(exc: Exception) -> None:
-            logger.warning("the embeddings cache %s could not be read back (%s): its vectors are embedded again by a later start", path, exc)
+            logger.warning("le cache des vecteurs de sens %s n'a pas pu être relu (%s) : un prochain démarrage calcule à nouveau ses vecteurs", path, exc)
 
         try:
             source = None
@@ -490,7 +495,7 @@ class VectorStore:
                 unread(exc)
                 written = write(None)
         except OSError as exc:
-            logger.warning("could not write the embeddings cache %s: %s", path, exc)
+            logger.warning("impossible d'écrire le cache des vecteurs de sens %s : %s", path, exc)
             return False
         except (ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             unread(exc)
@@ -517,7 +522,7 @@ class VectorStore:
             with contextlib.suppress(OSError):  # gone meanwhile, or not ours to delete: left
                 if other.stat().st_mtime < unused_since:
                     other.unlink()
-                    logger.info("deleted %s: another model's vectors, unused for %d days", other, UNUSED_DAYS)
+                    logger.info("%s supprimé : les vecteurs d'un autre modèle, inutilisés depuis %d jours", other, UNUSED_DAYS)
 
 
 _ROWS_READ = 4_096  # vectors read or written at once by a write of the file (16 MB of bge-m3's)

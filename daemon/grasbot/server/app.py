@@ -244,7 +244,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.remove_signal_handler(signum)
-        log.info("stopping")
+        log.info("arrêt du démon")
         app[STOPPING].set()
         stopped = asyncio.ensure_future(runner.cleanup())  # stops listening, then waits for what is in flight
         if in_flight := app[IN_FLIGHT].copy():
@@ -269,14 +269,14 @@ async def _reload_on_hangup(app: web.Application) -> None:
     logrotate script's `kill -HUP`). By default it ended the daemon, and systemd restarts no
     service that SIGHUP ended: a stray hangup took the site's answers down until someone
     noticed. A daemon started in a terminal that closes goes on serving, as nginx does."""
-    log.info("SIGHUP: reloading the vault")
+    log.info("SIGHUP : rechargement du coffre")
     try:
         report = await reload_vault(app)
     except Exception as exc:  # noqa: BLE001 - said as the owner's reload says it; nobody else to tell
-        log.warning("SIGHUP: the vault was not reloaded, the previous one keeps serving: %s", reload_reason(exc))
+        log.warning("SIGHUP : le coffre n'a pas été rechargé, la version d'avant reste servie : %s", reload_reason(exc))
         return
     log.info(
-        "SIGHUP: vault reloaded: %d notes (%d added, %d changed, %d removed, %d not loaded)",
+        "SIGHUP : coffre rechargé : %d notes (ajoutées : %d, modifiées : %d, retirées : %d, non chargées : %d)",
         report.vault_size,
         report.added,
         report.changed,
@@ -300,7 +300,7 @@ def _say_what_was_not_loaded(bot: GrasBot) -> None:
         log.info("%d avertissement(s) sur les notes ; `grasbot check` les liste", len(vault.warnings))
     for issue in vault.warnings:  # a folder meant to be hidden and read all the same: not one warning among many
         if issue.message == NO_SUCH_FOLDER:
-            log.warning("%s: %s", issue.path, NO_SUCH_FOLDER)
+            log.warning("%s : %s", issue.path, NO_SUCH_FOLDER)
     for said in vault_wide_warnings(vault, bot.vault_size()):
         log.warning(said)
 
@@ -336,7 +336,7 @@ def _after_start(bot: GrasBot) -> None:
     try:
         load_ollama()  # so the first answer does not wait for the import
     except Exception:  # noqa: BLE001 - the first answer will say what is wrong
-        log.exception("the ollama package cannot be imported")
+        log.exception("le paquet ollama ne peut pas être importé")
     _write_cache(bot)
 
 
@@ -345,9 +345,9 @@ def _write_cache(bot: GrasBot) -> None:
     started = time.perf_counter()
     try:
         if bot.write_cache():
-            log.info("index cache written in %.2f s", time.perf_counter() - started)
+            log.info("cache de l'index écrit en %.2f s", time.perf_counter() - started)
     except Exception:  # noqa: BLE001 - the cache is optional: serving goes on without it
-        log.exception("index cache not written")
+        log.exception("cache de l'index non écrit")
 
 
 class _MalformedRequests(logging.Filter):
@@ -409,7 +409,7 @@ def serve(settings: Settings) -> int:
         finally:
             if main:
                 signal.signal(signal.SIGTERM, on_term)
-        log.info("vault loaded in %.2f s", time.perf_counter() - started)
+        log.info("coffre chargé en %.2f s", time.perf_counter() - started)
         _say_what_was_not_loaded(bot)
         _say_the_demo_sites_pages(bot)
         try:

@@ -347,7 +347,7 @@ async def _stream(request: web.Request, q: str, history: list) -> web.StreamResp
     except Exception as exc:  # noqa: BLE001 - the stream is open: say so in-band, then end it
         message = str(exc) if isinstance(exc, QueryError) else STREAM_FAILED
         if not isinstance(exc, QueryError):
-            log.error("stream failed", exc_info=exc)
+            log.error("le flux a échoué", exc_info=exc)
         request[LOG_OUTCOME] = "error"
         with contextlib.suppress(ConnectionResetError):
             await response.write(sse_event("error", {"message": message}))

@@ -105,9 +105,9 @@ def for_caller(payload: dict, is_owner: bool) -> dict:
     if cause is None:
         return payload
     if cause.startswith(NOT_FRENCH):  # a slip of the model, not a host or a setting to fix
-        log.info("the LLM's answer was not French, the response was built from the notes: %s", cause)
+        log.info("la réponse du modèle de langue n'était pas en français, celle donnée est faite d'extraits des notes : %s", cause)
     else:
-        log.warning("the LLM did not answer, the response was built from the notes: %s", cause)
+        log.warning("le modèle de langue n'a pas répondu, la réponse donnée est faite d'extraits des notes : %s", cause)
     return payload if is_owner else {**payload, "llm_error": PUBLIC_LLM_ERROR}
 
 

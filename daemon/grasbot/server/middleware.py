@@ -182,10 +182,10 @@ async def errors_as_json(request: web.Request, handler):
             return error_response(400, str(exc))
         if isinstance(exc, AuthError):
             return error_response(401, str(exc) or OWNER_TOKEN_REQUIRED)
-        log.error("%s %s failed", request.method, printable(request.path), exc_info=exc)
+        log.error("%s %s a échoué", request.method, printable(request.path), exc_info=exc)
         return error_response(500)
     except Exception as exc:  # noqa: BLE001
-        log.error("%s %s failed", request.method, printable(request.path), exc_info=exc)
+        log.error("%s %s a échoué", request.method, printable(request.path), exc_info=exc)
         return error_response(500)
     finally:
         if task is not None:

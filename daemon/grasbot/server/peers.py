@@ -45,5 +45,5 @@ async def _reload_one(http: aiohttp.ClientSession, url: str, headers: dict) -> d
             reason = f"HTTP {response.status}" + (f" : {error}" if isinstance(error, str) else "")
     except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
         reason = f"{type(exc).__name__} : {exc}" if str(exc) else type(exc).__name__
-    log.warning("peer %s did not reload: %s", url, reason)
+    log.warning("le démon pair %s n'a pas rechargé le coffre : %s", url, reason)
     return {"url": url, "ok": False, "error": reason}

@@ -181,14 +181,14 @@ class TrustedProxies:
         out of the list (nginx in a container: 172.17.0.1) makes every visitor one client, all
         refused once one asks too much, and only the owner's log can tell why. A global address
         is no proxy of the owner's but a visitor's: not named, as no log names a visitor."""
-        said = "a public address" if peer.is_global else str(peer)
+        said = "d'une adresse publique" if peer.is_global else f"de {peer}"
         if said in self._said or len(self._said) >= 16:
             return
         self._said.add(said)
-        listed = ",".join(self._entries) or "none"
+        listed = ",".join(self._entries) or "aucun"
         log.warning(
-            "%s from %s is ignored, as it is not a trusted proxy (GRASBOT_TRUSTED_PROXIES: %s): the rate limit "
-            "counts everyone it forwards as one client; if it is your reverse proxy, list it there",
+            "%s venu %s est ignoré, car ce n'est pas un proxy de confiance (GRASBOT_TRUSTED_PROXIES : %s) : la limite de débit "
+            "compte tous ceux qu'il relaie comme un seul client ; si c'est votre proxy inverse, ajoutez-le à cette liste",
             header,
             said,
             listed,

@@ -255,7 +255,7 @@ class RpcDispatcher:
         return text, (what[:200], "ok" if not codes else "error " + ",".join(map(str, codes)))
 
     def _internal_error(self, member: dict[str, Any]) -> dict[str, Any] | None:
-        logger.exception("JSON-RPC dispatch of %r failed", member.get("method"))
+        logger.exception("l'appel JSON-RPC de %r a échoué", member.get("method"))
         if "id" not in member:
             return None
         return {"jsonrpc": "2.0", "error": {"code": INTERNAL_ERROR, "message": "Internal error"}, "id": member["id"]}
@@ -345,7 +345,7 @@ def _error_fields(method: str, exc: Exception) -> tuple[int, str, Any]:
     """(code, message, data or NODATA) for what a method raised, logging what is unexpected."""
     if isinstance(exc, RpcError):
         if exc.code == INTERNAL_ERROR:
-            logger.error("method %s answered an internal error: %s", method, exc.message)
+            logger.error("la méthode %s a répondu par une erreur interne : %s", method, exc.message)
             return INTERNAL_ERROR, _MESSAGES[INTERNAL_ERROR], NODATA
         return exc.code, exc.message, NODATA if exc.data is None else exc.data
     if isinstance(exc, QueryError):  # ParamsError included
@@ -353,7 +353,7 @@ def _error_fields(method: str, exc: Exception) -> tuple[int, str, Any]:
     if isinstance(exc, AuthError):
         return UNAUTHORIZED, "Unauthorized", str(exc) or OWNER_TOKEN_REQUIRED
     if isinstance(exc, VaultError):
-        logger.warning("method %s: vault error: %s", method, exc)
+        logger.warning("méthode %s : erreur du coffre : %s", method, exc)
         return VAULT_RELOAD_FAILED, "Vault reload failed", str(exc)
-    logger.error("method %s failed", method, exc_info=exc)
+    logger.error("la méthode %s a échoué", method, exc_info=exc)
     return INTERNAL_ERROR, _MESSAGES[INTERNAL_ERROR], NODATA

@@ -240,7 +240,7 @@ def save(cache_dir: Path, vault: Vault, analyses: Mapping, indexes: Mapping | No
             f.write(payload)  # not seal(): no copy of tens of megabytes
         return True
     except (OSError, ValueError, TypeError) as exc:
-        log.warning("index cache not written to %s: %s", cache_dir, exc)
+        log.warning("cache de l'index non écrit dans %s : %s", cache_dir, exc)
         return False
 
 
@@ -267,13 +267,13 @@ def _newer_layout(raw: bytes) -> bool:
 
 def read_file(path: Path, what: str, then: str) -> bytes | None:
     """A cache file's bytes, or None: missing (a first start, said nowhere) or unreadable
-    (logged as « `what` PATH unreadable (why): `then` »)."""
+    (logged as « `what` PATH : lecture impossible (why) ; `then` »)."""
     try:
         return path.read_bytes()
     except FileNotFoundError:
         return None
     except OSError as exc:
-        log.warning("%s %s unreadable (%s): %s", what, path, exc, then)
+        log.warning("%s %s : lecture impossible (%s) ; %s", what, path, exc, then)
         return None
 
 
@@ -281,23 +281,27 @@ def load(cache_dir: Path, root: Path, options: VaultOptions) -> Cached | None:
     """What the cache holds, or None (missing, stale, corrupt: logged, then ignored). Each
     part is checked against the notes it claims to describe."""
     path = cache_dir / FILENAME
-    raw = read_file(path, "index cache", "rebuilding")
+    raw = read_file(path, "cache de l'index", "reconstruit")
     if raw is None:
         return None
     if not raw.startswith(MAGIC):
         if raw.startswith(_OLDER):
-            log.info("index cache %s was written by %s GrasBot: rebuilding", path, "a newer" if _newer_layout(raw) else "an older")
+            log.info(
+                "le cache de l'index %s a été écrit par une version %s de GrasBot : reconstruit",
+                path,
+                "plus récente" if _newer_layout(raw) else "plus ancienne",
+            )
         else:
-            log.warning("index cache %s is not a GrasBot cache: ignored", path)
+            log.warning("le cache de l'index %s n'est pas un cache de GrasBot : ignoré", path)
         return None
     payload = memoryview(raw)[HEAD_SIZE:]  # no copy of tens of megabytes
     if len(raw) < HEAD_SIZE or zlib.crc32(payload).to_bytes(4, "big") != raw[len(MAGIC) : HEAD_SIZE]:
-        log.warning("index cache %s is truncated or corrupt: ignored", path)
+        log.warning("le cache de l'index %s est tronqué ou corrompu : ignoré", path)
         return None
     try:
         header, entries = marshal.loads(payload)
         if header != _header(root, options):
-            log.info("index cache %s is for another version, code, vault or options: ignored", path)
+            log.info("le cache de l'index %s est celui d'une autre version, d'un autre code, coffre ou d'autres options : ignoré", path)
             return None
         entries, plain_postings, plain_links, graphs, plain_masks, plain_boilerplate = entries
         notes, analyses = entries_from_plain(entries)
@@ -337,5 +341,5 @@ def load(cache_dir: Path, root: Path, options: VaultOptions) -> Cached | None:
         boilerplate = _boilerplate_from_plain(plain_boilerplate, notes) if plain_boilerplate is not None and postings is not None else None
         return Cached(notes, analyses, postings, links, graphs, masks, boilerplate)
     except Exception as exc:  # a malformed payload must never stop the daemon
-        log.warning("index cache %s unusable (%s: %s): ignored", path, type(exc).__name__, exc)
+        log.warning("le cache de l'index %s est inutilisable (%s : %s) : ignoré", path, type(exc).__name__, exc)
         return None

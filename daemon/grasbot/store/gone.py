@@ -90,7 +90,11 @@ def load(path: Path) -> Gone:
     except FileNotFoundError:
         return Gone()
     except (OSError, ValueError) as exc:
-        log.warning("the hidden notes that went, kept in %s, could not be read (%s): their paths typed in public notes may show", path, exc)
+        log.warning(
+            "les notes cachées disparues, gardées dans %s, n'ont pas pu être lues (%s) : leurs chemins écrits dans des notes publiques peuvent se montrer",
+            path,
+            exc,
+        )
         return Gone()
 
 
@@ -108,8 +112,8 @@ def of_a_vault_moved(path: Path, vault: str | os.PathLike[str]) -> Gone:
         if not there or 2 * sum(os.path.isfile(os.path.join(vault, where)) for where in there) < len(there):
             continue
         log.warning(
-            "the hidden notes kept for the vault that was at %s, no longer there, are read as this vault's (it holds their notes): "
-            "their paths typed in public notes stay masked (%s)",
+            "les notes cachées gardées pour le coffre qui était à %s, et n'y est plus, sont lues comme celles de ce coffre (il contient leurs notes) : "
+            "leurs chemins écrits dans des notes publiques restent masqués (%s)",
             printable(was),
             other,
         )
@@ -138,5 +142,7 @@ def keep(path: Path, gone: Gone, vault: str | os.PathLike[str] | None = None) ->
             f.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
         return True
     except OSError as exc:
-        log.warning("the hidden notes that went could not be kept in %s (%s): a start without the index cache would show their paths", path, exc)
+        log.warning(
+            "les notes cachées disparues n'ont pas pu être gardées dans %s (%s) : un démarrage sans le cache de l'index montrerait leurs chemins", path, exc
+        )
         return False

@@ -118,7 +118,7 @@ def load_shares(
             finally:
                 pool.shutdown(cancel_futures=True)
     except Exception as exc:  # a worker killed (out of memory) or failing: one process will do
-        log.warning("loading the vault in %d processes failed (%s: %s): loading it in one", workers, type(exc).__name__, exc)
+        log.warning("le chargement du coffre en %d processus a échoué (%s : %s) : il est chargé en un seul", workers, type(exc).__name__, exc)
         return None
     return joined.result()
 

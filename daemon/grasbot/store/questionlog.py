@@ -572,9 +572,9 @@ class QuestionLog:
             return
         self._trouble = True
         logger.warning(
-            "question log %s: %s %s; up to %d questions are kept meanwhile, and the file is tried again every %d s",
+            "journal des questions %s : %s : %s ; jusqu'à %d questions sont gardées en attendant, et le fichier est réessayé toutes les %d s",
             self.path,
-            doing,
+            _FAILED[doing],
             exc,
             self._max_pending,
             REOPEN_EVERY.total_seconds(),
@@ -590,10 +590,14 @@ class QuestionLog:
             dropped, self._dropped, self._dropping = self._dropped, 0, False
         self._trouble = False
         if trouble:
-            gone = f" ({dropped} {'were' if newest else 'older ones were'} dropped)" if dropped else ""
-            logger.info("question log %s: opened; the %d question(s) kept meanwhile are written%s", self.path, kept, gone)
+            gone = f" ({dropped} {'ont été écartées' if newest else 'plus anciennes ont été écartées'})" if dropped else ""
+            logger.info("journal des questions %s : ouvert ; les %d question(s) gardées en attendant sont écrites%s", self.path, kept, gone)
         else:
-            logger.info("question log %s: written again; %d question(s) asked while the queue was full were not logged", self.path, dropped)
+            logger.info(
+                "journal des questions %s : écrit à nouveau ; %d question(s) posées pendant que la file était pleine n'ont pas été enregistrées",
+                self.path,
+                dropped,
+            )
 
     def _due(self) -> bool:
         """Whether the file, which could not be opened, is to be tried again (a clock set back counts as due)."""
@@ -617,7 +621,7 @@ class QuestionLog:
         for suffix in ("-wal", "-shm"):  # a new log must not read the old one's journal
             with contextlib.suppress(FileNotFoundError):
                 os.replace(path.with_name(path.name + suffix), aside.with_name(aside.name + suffix))
-        logger.warning("question log %s: %s; kept as %s, a new log is started", path, exc, aside)
+        logger.warning("journal des questions %s : %s ; gardé sous le nom %s, un nouveau journal est commencé", path, exc, aside)
 
     def _give_up(self, doing: str, exc: BaseException) -> None:
         """Turn the log off for good. The caller holds `_lock` (or is `__init__`)."""
@@ -625,7 +629,7 @@ class QuestionLog:
             self._off = True
             self.failure = f"{_FAILED[doing]} : {exc}"
             if not self.read_only:  # a reader (`grasbot log`) says why itself
-                logger.warning("question log %s: %s %s; questions are no longer logged", self.path, doing, exc)
+                logger.warning("journal des questions %s : %s : %s ; les questions ne sont plus enregistrées", self.path, _FAILED[doing], exc)
         self._tried, self._trouble, self._full = None, False, False
         with self._queue:
             self._pending.clear()
@@ -664,7 +668,9 @@ class QuestionLog:
                 self._lost += 1
                 first, self._unmade = not self._unmade, True
             if first:
-                logger.exception("question log %s: a question's rows could not be made, it is not logged (said once)", self.path)
+                logger.exception(
+                    "journal des questions %s : les lignes d'une question n'ont pas pu être faites, elle n'est pas enregistrée (dit une seule fois)", self.path
+                )
             return None
 
     def submit(self, question: str, result: SearchResult, *, followup: bool = False) -> None:
@@ -708,9 +714,10 @@ class QuestionLog:
         self._lost += over
         if not self._dropping:
             self._dropping = True
-            why = "another process holds it" if self._held else "the writer is behind"
+            why = "un autre processus le tient" if self._held else "l'écriture est en retard"
             logger.warning(
-                "question log %s: %d questions wait for the file (%s); newer ones are not logged until they are written (/health counts them)",
+                "journal des questions %s : %d questions attendent le fichier (%s) ; les suivantes ne sont pas enregistrées tant qu'elles ne sont pas écrites "
+                "(/health les compte)",
                 self.path,
                 len(self._pending),
                 why,
@@ -726,7 +733,9 @@ class QuestionLog:
         self._dropped += over
         self._lost += over
         if self._dropped == over:
-            logger.warning("question log %s: %d questions wait for the file; the oldest are dropped from now on", self.path, self._max_pending)
+            logger.warning(
+                "journal des questions %s : %d questions attendent le fichier ; les plus anciennes sont désormais écartées", self.path, self._max_pending
+            )
 
     def _write_loop(self) -> None:
         while True:
@@ -773,7 +782,7 @@ class QuestionLog:
             if self._conn is not None:
                 self._follow_the_file()
         except Exception as exc:  # a bug here must not cost a visitor an answer either
-            logger.exception("question log: unexpected error")
+            logger.exception("journal des questions : erreur inattendue")
             self._give_up("failed", exc)
         with self._queue:
             if extra is not None and not self._off:
@@ -786,7 +795,7 @@ class QuestionLog:
         try:
             written, refused = self._insert_fitting(batch)
         except Exception as exc:  # a bug here must not cost a visitor an answer either
-            logger.exception("question log: unexpected error")
+            logger.exception("journal des questions : erreur inattendue")
             self._give_up("failed", exc)
             return
         if refused is not None:
@@ -819,10 +828,15 @@ class QuestionLog:
         except sqlite3.OperationalError as exc:
             if _busy(exc):
                 return
-            logger.warning("question log %s: cannot redact the questions an older GrasBot kept as typed: %s; tried again at the next start", self.path, exc)
+            logger.warning(
+                "journal des questions %s : impossible d'expurger les questions qu'un GrasBot plus ancien a gardées telles que tapées : %s ; "
+                "nouvel essai au prochain démarrage",
+                self.path,
+                exc,
+            )
             done = True
         except Exception as exc:  # a bug here must not cost a visitor an answer either
-            logger.exception("question log %s: unexpected error while redacting old questions: %s", self.path, exc)
+            logger.exception("journal des questions %s : erreur inattendue en expurgeant les anciennes questions : %s", self.path, exc)
             done = True
         if done:
             with self._queue:
@@ -875,7 +889,11 @@ class QuestionLog:
         log there, or the wait for one. Holds `_lock`."""
         if self.path is None or _identity(self.path) == self._file:
             return
-        logger.warning("question log %s was deleted or replaced while the daemon ran: questions now go to the file there", self.path)
+        logger.warning(
+            "le journal des questions %s a été supprimé ou remplacé pendant que le démon tournait : "
+            "les questions vont désormais dans le fichier qui s'y trouve",
+            self.path,
+        )
         self._drop_connection()
         self._try_open()
 
@@ -972,7 +990,7 @@ class QuestionLog:
             if self.read_only:  # `grasbot log` says so and fails: a damaged log is not an empty one
                 self.failure = f"{_FAILED['cannot read']} : {exc}"
             else:
-                logger.warning("question log %s: cannot read: %s", self.path, exc)
+                logger.warning("journal des questions %s : lecture impossible : %s", self.path, exc)
             heads, results = [], {}
         written = [
             LoggedQuestion(
@@ -1052,7 +1070,7 @@ class QuestionLog:
                 with self._reading() as conn:
                     return kept + (conn.execute("SELECT COUNT(*) FROM questions").fetchone()[0] if conn is not None else 0)
             except sqlite3.Error as exc:
-                logger.warning("question log %s: cannot read: %s", self.path, exc)
+                logger.warning("journal des questions %s : lecture impossible : %s", self.path, exc)
                 return kept
 
     @contextlib.contextmanager
@@ -1088,8 +1106,8 @@ class QuestionLog:
             with self._queue:
                 lost, self._pending = len(self._pending), []
             if lost:
-                why = self.failure or "another process holds the file"
-                logger.warning("question log %s: %s; %d question(s) asked meanwhile are not logged", self.path, why, lost)
+                why = self.failure or "un autre processus tient le fichier"
+                logger.warning("journal des questions %s : %s ; %d question(s) posées entre-temps ne sont pas enregistrées", self.path, why, lost)
             self._off = True
             self._drop_connection()
 
@@ -1186,13 +1204,13 @@ def tend_old_logs(log_path: Path | None, retention_days: int, *, clock: Callable
     try:
         shared = default_log_path(vault=None)
         if shared != log_path and shared.is_file():
-            _tend_shared_log(shared, retention, now, "an older GrasBot's, of every vault")
+            _tend_shared_log(shared, retention, now, "celui d'un GrasBot plus ancien, de tous les coffres")
         if unwritten is not None and unwritten not in (log_path, shared) and unwritten.is_file():
-            _tend_shared_log(unwritten, retention, now, "this vault's, not written while the daemon logs elsewhere or not at all")
+            _tend_shared_log(unwritten, retention, now, "celui de ce coffre, non écrit tant que le démon enregistre ailleurs ou pas du tout")
         for folder_log in {p for p in (log_path, shared, unwritten) if p is not None}:
             _delete_expired_asides(folder_log, retention, now)
     except Exception:  # old files are a chore beside the daemon: one that failed must not stop it
-        logger.exception("question log: unexpected error while deleting old questions of older logs")
+        logger.exception("journal des questions : erreur inattendue en supprimant les vieilles questions de journaux plus anciens")
 
 
 def _tend_shared_log(path: Path, retention: timedelta, now: datetime, whose: str) -> None:
@@ -1200,7 +1218,7 @@ def _tend_shared_log(path: Path, retention: timedelta, now: datetime, whose: str
     try:
         conn = sqlite3.connect(os.fspath(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     except sqlite3.Error as exc:
-        logger.warning("question log %s (%s): cannot open it to delete its old questions: %s", path, whose, exc)
+        logger.warning("journal des questions %s (%s) : impossible de l'ouvrir pour en supprimer les vieilles questions : %s", path, whose, exc)
         return
     try:
         if _schema_version(conn) != SCHEMA_VERSION:
@@ -1222,7 +1240,7 @@ def _tend_shared_log(path: Path, retention: timedelta, now: datetime, whose: str
         left = conn.execute("SELECT COUNT(*) FROM questions").fetchone()[0]
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # what was deleted or redacted, out of the -wal too
     except (sqlite3.Error, ValueError) as exc:
-        logger.warning("question log %s (%s): cannot delete its old questions: %s", path, whose, exc)
+        logger.warning("journal des questions %s (%s) : impossible d'en supprimer les vieilles questions : %s", path, whose, exc)
         return
     finally:
         conn.close()
@@ -1231,10 +1249,10 @@ def _tend_shared_log(path: Path, retention: timedelta, now: datetime, whose: str
         for file in (path, path.with_name(path.name + "-shm")):
             with contextlib.suppress(FileNotFoundError):
                 file.unlink()
-        logger.info("question log %s (%s): no question in it is from the last %d days, deleted", path, whose, days)
+        logger.info("journal des questions %s (%s) : aucune de ses questions n'est des %d derniers jours, supprimé", path, whose, days)
     elif deleted:
         logger.info(
-            "question log %s (%s): %d question(s) older than %d days deleted, the %d left redacted; --question-log %s reads them",
+            "journal des questions %s (%s) : %d question(s) de plus de %d jours supprimées, les %d restantes expurgées ; --question-log %s les lit",
             path,
             whose,
             deleted,
@@ -1258,9 +1276,21 @@ def _delete_expired_asides(log_path: Path, retention: timedelta, now: datetime) 
                 with contextlib.suppress(FileNotFoundError):
                     file.unlink()
         except OSError as exc:
-            logger.warning("question log %s: set aside %s, past the %d days questions are kept, cannot be deleted: %s", aside, at.date(), retention.days, exc)
+            logger.warning(
+                "journal des questions %s : mis de côté le %s, au-delà des %d jours pendant lesquels les questions sont gardées, "
+                "ne peut pas être supprimé : %s",
+                aside,
+                at.date(),
+                retention.days,
+                exc,
+            )
             continue
-        logger.info("question log %s: set aside as unreadable %s, past the %d days questions are kept: deleted", aside, at.date(), retention.days)
+        logger.info(
+            "journal des questions %s : mis de côté comme illisible le %s, au-delà des %d jours pendant lesquels les questions sont gardées : supprimé",
+            aside,
+            at.date(),
+            retention.days,
+        )
 
 
 def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:

@@ -115,7 +115,7 @@ def save(cache_dir: Path, root: Path, options: VaultOptions, indexes: Mapping[st
             f.write(crc.to_bytes(4, "big"))
         return True
     except (OSError, ValueError, TypeError) as exc:
-        log.warning("spelling vectors not written to %s: %s", path, exc)
+        log.warning("vecteurs d'orthographe non écrits dans %s : %s", path, exc)
         return False
 
 
@@ -132,13 +132,13 @@ def load(cache_dir: Path, root: Path, options: VaultOptions, indexes: Mapping[st
     """The file's Spellings for these indexes, or None (missing, stale, corrupt: logged, then
     ignored)."""
     path = cache_dir / FILENAME
-    raw = cache.read_file(path, "spelling vectors", "built again")
+    raw = cache.read_file(path, "vecteurs d'orthographe", "reconstruits")
     if raw is None:
         return None
     try:
         header, plain, notes = read_parts(raw)
         if header != _header(root, options):
-            log.info("spelling vectors %s are for another version, code, vault or options: built again", path)
+            log.info("les vecteurs d'orthographe %s sont ceux d'une autre version, d'un autre code, coffre ou d'autres options : reconstruits", path)
             return None
         if set(plain["audiences"]) != set(indexes) or set(notes) != set(indexes):
             raise ValueError("audiences differ")
@@ -171,8 +171,8 @@ def load(cache_dir: Path, root: Path, options: VaultOptions, indexes: Mapping[st
             spellings[audience].reading = Reading.of(indexes[audience])
         return Loaded(spellings, frozenset(exact))
     except Damaged:
-        log.warning("spelling vectors %s are truncated, corrupt or of another layout: built again", path)
+        log.warning("les vecteurs d'orthographe %s sont tronqués, corrompus ou d'une autre forme : reconstruits", path)
         return None
     except Exception as exc:  # a malformed payload must never stop the worker's build
-        log.warning("spelling vectors %s unusable (%s: %s): built again", path, type(exc).__name__, exc)
+        log.warning("les vecteurs d'orthographe %s sont inutilisables (%s : %s) : reconstruits", path, type(exc).__name__, exc)
         return None
