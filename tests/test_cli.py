@@ -1093,7 +1093,7 @@ def test_a_bad_trusted_proxy_is_refused_before_serve_makes_anything(tmp_path):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and out == ""
     assert "GRASBOT_TRUSTED_PROXIES : le proxy de confiance '10.0.0.300' n'est ni une adresse IP ni un réseau" in err
-    assert not (config / "grasbot").exists() and "vault loaded" not in err
+    assert not (config / "grasbot").exists() and "coffre chargé" not in err
 
 
 def test_a_vault_whose_path_is_not_utf8_is_served(capsys, tmp_path):
