@@ -150,3 +150,60 @@ async def test_a_public_notes_field_that_points_at_a_private_note_gives_a_visito
     got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles du rucher du jardin partagé ?")
     assert "Les abeilles du jardin partagé" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
     assert [(where, value) for where, value in got if leaks(value)] == []
+
+
+@pytest.mark.parametrize(
+    ("private", "typed"),
+    [
+        ("prive/Zorglub.md", "https://monsite.fr/prive/Zorglub/"),
+        ("prive/Zorglub.md", "/prive/Zorglub/"),
+        ("prive/Zorglub.md", "(https://monsite.fr/prive/zorglub/#le-plan)"),
+        ("prive/Zorglub.md", "/prive/zorglub/."),
+        ("prive/Rachat Acme.md", "https://monsite.fr/prive/rachat-acme/"),
+        ("prive/Rachat Acme.md", "/prive/rachat-acme"),
+        ("Mes notes/Rachat Acme.md", "/mes-notes/rachat-acme/"),
+    ],
+)
+async def test_a_private_notes_page_address_typed_in_a_public_note_is_masked(start_daemon, standin_ollama, tmp_path, private, typed):
+    """A private note's page as a static site publishes it, typed in a public note's body: with
+    the `/` after it that pretty URLs end with (`/prive/Zorglub/`), and as a site slugs it
+    (`prive/rachat-acme/`, lower case, spaces as hyphens). « Zorglub » reached visitors."""
+    vault = tmp_path / "vault"
+    write_note(vault, private, "title: Secret\nvisibility: private", "Le prix du rachat.\n")
+    body = f"Les abeilles butinent la lavande, voir {typed} pour le reste.\n"
+    write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
+    standin_ollama.script("Les abeilles [rucher].")
+    client = await start_daemon(vault, standin_ollama.url, rate_per_minute=100_000, rate_burst=100_000)
+    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
+    assert "Les abeilles butinent la lavande, voir" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+
+
+@pytest.mark.parametrize("field", ["url: /prive/Zorglub/", "url: https://monsite.fr/prive/zorglub/", "url: /prive/zorglub/#plan"])
+async def test_a_public_notes_url_that_is_a_private_notes_page_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, field):
+    """A public note's `url:` that is a private note's page address, with the `/` a pretty URL
+    ends with: the source's url held « zorglub »."""
+    vault = tmp_path / "vault"
+    write_note(vault, "prive/Zorglub.md", "title: Le projet\nvisibility: private", "Le rachat, au rucher du jardin partagé.\n")
+    write_note(vault, "jardin/rucher.md", f"title: Le rucher\nvisibility: public\n{field}", "Les abeilles du jardin partagé butinent la lavande.\n")
+    standin_ollama.script("Le jardin.")
+    client = await start_daemon(vault, standin_ollama.url, url_map="*=/{hugo}/", rate_per_minute=100_000, rate_burst=100_000)
+    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles du rucher du jardin partagé ?")
+    assert "Les abeilles du jardin partagé" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+    search = dict(got)["search"]
+    assert search["result"]["results"][0]["url"] == "/jardin/rucher/", search  # the url is the note's own page
+
+
+@pytest.mark.parametrize("typed", ["https://monsite.fr/zorglub/", "/zorglub/", "le zorglub/ et", "prive/zorglub/annexe"])
+async def test_a_name_without_its_folder_or_inside_a_folder_path_is_not_masked(start_daemon, standin_ollama, tmp_path, typed):
+    """What is not a private note's page stays as written: its name without the folder (an
+    ordinary word, as today), or a folder of that name with another page in it."""
+    vault = tmp_path / "vault"
+    write_note(vault, "prive/Zorglub.md", "title: Secret\nvisibility: private", "Le prix du rachat.\n")
+    body = f"Les abeilles butinent la lavande, voir {typed} pour le reste.\n"
+    write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
+    standin_ollama.script("Les abeilles [rucher].")
+    client = await start_daemon(vault, standin_ollama.url, rate_per_minute=100_000, rate_burst=100_000)
+    await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
+    assert f"voir {typed} pour le reste" in standin_ollama.requests[0]["messages"][-1]["content"]

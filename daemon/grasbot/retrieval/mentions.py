@@ -9,7 +9,8 @@ rewritten link to it drops its target: its vault path (`.md` and all, any case, 
 `’` for `'`, `/` or `\\`, percent-encoded once, twice or not) with the folders or address before
 it, its file name alone when that name leads to it as a link's would (but for a web site's
 address, `https://…/README.md`), its vault path without `.md` (`prive/plan`, as Obsidian names a
-note in a folder), and a wikilink or `obsidian://` URI to it left in code. Only path-shaped text goes: a private note `Projet.md`
+note in a folder) or as a static site publishes its page (`/prive/plan/`, `prive/mon-plan/` for
+`prive/Mon plan.md`), and a wikilink or `obsidian://` URI to it left in code. Only path-shaped text goes: a private note `Projet.md`
 leaves the word « projet » alone, and a path without `.md` holds a folder and is read whole
 (`prive/planning` is not `prive/plan`).
 
@@ -107,8 +108,12 @@ _IN_NAME = frozenset("-_.~%+")  # a character that goes on a name: no path start
 _TAIL = 6  # the characters a path is first looked up by: `lan.md` of `prive/plan.md`
 _HEAD = re.compile(r"\w*")  # a name's first word, what a `/` must lead to before a name is looked for
 # where a name without `.md` may end: before what no name goes on with (`prive/planning`,
-# `prive/plan.pdf`, `prive/plan/annexe`, an accent apart go on; a full stop or a comma does not)
-_NAME_ENDS = re.compile(r"(?=[^\w\-~%+/.\u0300-\u036f]|\.(?!\w)|\Z)")
+# `prive/plan.pdf`, `prive/plan/annexe`, an accent apart go on; a full stop or a comma does not),
+# after the `/` a page's address ends with, which the match holds (`https://monsite.fr/prive/plan/`)
+_NAME_ENDS = re.compile(r"/?(?=[^\w\-~%+/.\u0300-\u036f]|\.(?!\w)|\Z)")
+# A run of white space and hyphens in a path, as a site's page for it writes it: one hyphen
+# (`prive/rachat acme` is published at `prive/rachat-acme/`, lower case as paths are compared)
+_SLUGGED = re.compile(r"[\s-]*\s[\s-]*")
 
 
 # White space of any kind, which a reader of a path sees as a space: a line break, a tab, a
@@ -241,6 +246,7 @@ class _Reading:
         self._paths = _Paths(keys)
         # a path without `.md` must hold a folder: `Projet` alone is a word
         bare = {key[:-3] for key in keys if "/" in key and key.endswith(".md")}
+        bare |= {_SLUGGED.sub("-", path) for path in bare if " " in path}  # and as a site publishes it
         self._bare = _Paths(bare)
         self._names = frozenset(key.rsplit("/", 1)[1] for key in bare)
         heads: dict[str, set[int]] = {}
@@ -356,12 +362,13 @@ class _Reading:
             name_at = read.index(after)
             window = read.folded[name_at : name_at + self._name_span]
             for length in self._heads.get(_head(window), ()):  # `plan secret v2` before `plan secret`
-                if window[:length] not in self._names or _NAME_ENDS.match(window, length) is None:
+                ends = _NAME_ENDS.match(window, length) if window[:length] in self._names else None
+                if ends is None:
                     continue
-                end = read.offset(name_at + length)
-                start = self._bare.mention(read, last, end)
+                start = self._bare.mention(read, last, read.offset(name_at + length))
                 if start is not None:
                     out.append(text[last : _folders_before(text, start, last)])
+                    end = read.offset(name_at + ends.end())  # with the `/` after it, if any
                     fragment = _FRAGMENT.match(text, end)
                     last = fragment.end() if fragment else end
                     break
