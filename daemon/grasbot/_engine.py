@@ -1142,6 +1142,8 @@ class GrasBot:
             "spelling": {"ready": ready(self._snapshot.index("owner" if owner else "visitor")) is not None},
             "generation": {**self.admission.view(urls=owner), "reused": {"kept": kept, "hits": hits, "shared": self.flights.shared(audience)}},
             **({"question_log": self.question_log.status()} if owner and self.question_log is not None else {}),
+            # what a note without `visibility` is: the plugin says whether visitors see one
+            **({"default_visibility": self.settings.default_visibility} if owner else {}),
             "version": __version__,
         }
 

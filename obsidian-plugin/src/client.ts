@@ -131,11 +131,14 @@ export class GrasbotClient {
 	 * visitor's would be logged as: a token the daemon does not take is answered as a visitor,
 	 * not refused (a proxy may send its own), so only `health` says so. A TokenRefusedError
 	 * then; nothing asked without a token, and a daemon too old to say is taken at its word.
+	 * The owner's health it read (null without a token): it says what a note without
+	 * `visibility` is.
 	 */
-	async checkToken(): Promise<void> {
-		if (!usableToken(this.token)) return;
-		const { caller } = await this.health();
-		if (caller === "visitor" || caller === "token_refused") throw new TokenRefusedError(caller, this.daemonUrl);
+	async checkToken(): Promise<HealthResult | null> {
+		if (!usableToken(this.token)) return null;
+		const health = await this.health();
+		if (health.caller === "visitor" || health.caller === "token_refused") throw new TokenRefusedError(health.caller, this.daemonUrl);
+		return health;
 	}
 
 	/** `path`: the note's own, which says which note when two share `slug` (a public note and a private draft). */

@@ -349,7 +349,9 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		const view = await this.openPreview();
 		const client = this.client();
 		try {
-			await client.checkToken(); // the note's questions would be logged as visitors' otherwise
+			// the note's questions would be logged as visitors' otherwise; the owner's health says
+			// whether a note without `visibility` is public (unknown without a token, or from an older daemon)
+			const visibility = (await client.checkToken())?.default_visibility ?? null;
 			const report = await testNote(
 				{
 					path: file.path,
@@ -358,6 +360,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 					text: await this.app.vault.cachedRead(file),
 				},
 				async (question) => (await client.search(question, { audience: "visitor", topK: 10 })).results,
+				{ defaultPublic: visibility === null ? undefined : visibility === "public" },
 			);
 			view?.showNoteTest(report);
 			new Notice(noteTestSummary(report));

@@ -204,6 +204,7 @@ export async function testNote(note: NoteUnderTest, search: VisitorSearch, optio
 	}
 	const neverFound = outcomes.every((o) => o.status === "absent");
 	const noVisibility = note.frontmatter?.visibility === undefined || note.frontmatter?.visibility === null;
-	const visibilityHint = neverFound && noVisibility ? NOTE_TEST.noVisibilityHint : null;
+	// a daemon that says its notes are public by default leaves nothing to hint at
+	const visibilityHint = neverFound && noVisibility && options.defaultPublic === undefined ? NOTE_TEST.noVisibilityHint : null;
 	return { kind: "tested", slug, outcomes, visibilityHint };
 }

@@ -145,6 +145,11 @@ export interface HealthResult {
 	/** Each model host (OLLAMA_HOST may list several); null from a daemon that does not say. */
 	hosts: ModelHostHealth[] | null;
 	question_log: QuestionLogHealth | null;
+	/**
+	 * What a note without `visibility` is (`--default-visibility`), in the owner's view only;
+	 * null from a visitor's view or an older daemon, which do not say.
+	 */
+	default_visibility: "public" | "private" | null;
 }
 
 export interface AliasSuggestion {
@@ -312,7 +317,13 @@ export function decodeHealthResult(value: unknown): HealthResult {
 		semantic: optional(o.semantic, decodeSemanticHealth, "health.semantic"),
 		hosts: o.generation === undefined || o.generation === null ? null : decodeHosts(object(o.generation, "health.generation").hosts),
 		question_log: optional(o.question_log, decodeQuestionLog, "health.question_log"),
+		default_visibility: decodeDefaultVisibility(o.default_visibility),
 	};
+}
+
+function decodeDefaultVisibility(value: unknown): "public" | "private" | null {
+	const visibility = optional(value, string, "health.default_visibility");
+	return visibility === "public" || visibility === "private" ? visibility : null;
 }
 
 function decodeCaller(value: unknown): Caller | null {

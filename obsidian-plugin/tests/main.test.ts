@@ -3,6 +3,7 @@ import { type App, type PluginManifest, SecretComponent, type Setting, type Sett
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { dismissedKey } from "../src/aliasSuggest/suggestions";
 import GrasbotPreviewPlugin from "../src/main";
+import { NOTE_TEST } from "../src/messages";
 import { validateDebounce } from "../src/settings";
 import { PreviewView, VIEW_TYPE_PREVIEW } from "../src/view";
 import type { GrasbotSettingTab } from "../src/settingsTab";
@@ -405,6 +406,28 @@ describe("plugin glue", () => {
 		expect(notices).toEqual(["Cette note arrive en tête pour 1 question sur 1."]);
 		expect(opened.panel).not.toBeNull();
 		expect(opened.panel?.querySelector(".grasbot-note-test")?.textContent).toContain("c'est quoi A ?");
+	});
+
+	it("tests a note without `visibility` as the owner's health says such notes are: private without asking, public by asking", async () => {
+		const found = { results: [{ slug: "a", title: "A", type: null, score: 9, reasons: [], url: null, path: "notes/a.md", passages: [] }], grounded: true };
+		for (const [visibility, methods, notice] of [
+			["private", ["health"], NOTE_TEST.private],
+			["public", ["health", "search"], "Cette note arrive en tête pour 1 question sur 1."],
+			[undefined, ["health", "search"], "Cette note arrive en tête pour 1 question sur 1."], // an older daemon does not say: asked
+		] as const) {
+			daemon((method) => (method === "health" ? { ...healthResult(false), default_visibility: visibility } : found));
+			calls = [];
+			notices.length = 0;
+			const { app, stub } = await load({ token: "tok" });
+			const leaf = Object.assign(new WorkspaceLeaf(), { loadIfDeferred: async () => undefined });
+			Object.assign(app.workspace, { ensureSideLeaf: async () => leaf });
+			Object.assign(app.metadataCache, { getFileCache: () => ({ frontmatter: { answers: ["c'est quoi A ?"] } }) });
+			app.workspace.activeFile = new TFile("notes/a.md");
+			stub.commands.find((c) => c.id === "test-note")?.checkCallback?.(false);
+			await vi.advanceTimersByTimeAsync(0);
+			expect(calls.map((c) => c.method), visibility).toEqual(methods);
+			expect(notices, visibility).toEqual([notice]);
+		}
 	});
 
 	it("opens a source's note, and says a note gone since the daemon's last reload instead of creating it empty", async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { NOTE_TEST } from "../src/messages";
 import { type NoteUnderTest, privateReason, questionsOf, testNote } from "../src/noteTest";
 import type { Source } from "../src/protocol";
 import { noteSlug, pathSlug, slugify } from "../src/slug";
@@ -98,6 +99,17 @@ describe("testNote", () => {
 	it("hints at the missing visibility field when a note without one is never found", async () => {
 		const report = await testNote(note({ answers: ["q1", "q2"] }), async () => []);
 		expect(report.kind === "tested" && report.visibilityHint).toContain("visibility: public");
+	});
+
+	it("says from the daemon's default visibility whether a note without one is seen: private without searching, public with no hint", async () => {
+		const search = vi.fn(async (): Promise<Source[]> => []);
+		const hidden = await testNote(note({ answers: ["q"] }), search, { defaultPublic: false });
+		expect(hidden).toEqual({ kind: "private", slug: "push-swap", reason: NOTE_TEST.noVisibilityPrivate });
+		expect(search).not.toHaveBeenCalled();
+		// public by default: never found is the ranking's doing, not a missing `visibility`
+		const shown = await testNote(note({ answers: ["q"] }), search, { defaultPublic: true });
+		expect(shown).toMatchObject({ kind: "tested", visibilityHint: null });
+		expect(search).toHaveBeenCalledTimes(1);
 	});
 
 	it("reports a note without questions", async () => {

@@ -80,7 +80,9 @@ function replayable(example: Example): example is Example & { request: Request }
 function decodedAs(method: string, result: Params): unknown {
 	if (method === "rpc.discover") return { methods: (result.methods as { name: string }[]).map((m) => m.name) };
 	if (method === "health") {
-		const { status, caller, vault_size, model, llm_reachable, version, semantic, generation, question_log } = result as Params & { generation: { hosts: Params[] } };
+		const { status, caller, vault_size, model, llm_reachable, version, semantic, generation, question_log, default_visibility } = result as Params & {
+			generation: { hosts: Params[] };
+		};
 		return {
 			status,
 			caller,
@@ -91,6 +93,7 @@ function decodedAs(method: string, result: Params): unknown {
 			semantic: expect.objectContaining(semantic) as unknown,
 			hosts: generation.hosts.map((h) => ({ url: h.url ?? null, state: h.state, error: h.error ?? null })),
 			question_log: expect.objectContaining(question_log) as unknown,
+			default_visibility,
 		};
 	}
 	return expect.objectContaining(result);

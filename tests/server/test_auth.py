@@ -358,3 +358,15 @@ def test_serve_refuses_a_token_file_others_can_read(note_writer, tmp_path):
     err = proc.stderr.read()
     assert "peut être lu par d'autres utilisateurs" in err and TOKEN not in err and "Traceback" not in err
     assert proc.stdout.read() == ""
+
+
+@pytest.mark.parametrize("default", ["private", "public"])
+async def test_the_owners_health_says_the_default_visibility_a_visitors_does_not(start_daemon, default):
+    """The plugin's « Tester cette note » says whether visitors see a note with no `visibility`
+    from the owner's health: the daemon's --default-visibility. A visitor is not told how the
+    owner's notes are kept."""
+    client = await start_daemon(token=TOKEN, default_visibility=default)
+    owner = (await rpc(client, "health", None, headers={"Authorization": f"Bearer {TOKEN}"}))["result"]
+    assert owner["default_visibility"] == default
+    for headers in ({}, {"Authorization": "Bearer an-old-token-0123456789"}):
+        assert "default_visibility" not in (await rpc(client, "health", None, headers=headers))["result"], headers
