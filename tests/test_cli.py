@@ -218,7 +218,7 @@ def clean_vault(note_writer) -> Path:
 def test_check_passes_on_a_clean_vault(capsys, note_writer):
     code, out, err = run(capsys, "check", "--vault", str(clean_vault(note_writer)))
     assert code == 0, out + err
-    assert out.splitlines()[0] == "2 notes chargées, 1 publiques"
+    assert out.splitlines()[0] == "2 notes chargées, 1 publique"
     assert out.rstrip().endswith("OK")
 
 
@@ -264,7 +264,7 @@ def test_check_warns_when_no_note_is_public(capsys, note_writer):
     note_writer("jardin.md", "title: Jardin potager", "Des tomates et des courgettes.")  # private by default
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root))
     assert code == 1
-    assert out.splitlines()[:4] == ["1 notes chargées, 0 publiques", "", "Avertissements (1) :", f"  . : {NO_PUBLIC_NOTE}"]
+    assert out.splitlines()[:4] == ["1 note chargée, 0 publique", "", "Avertissements (1) :", f"  . : {NO_PUBLIC_NOTE}"]
 
 
 def test_check_says_a_folder_without_notes_is_not_a_vault(capsys, tmp_path):
@@ -274,7 +274,7 @@ def test_check_says_a_folder_without_notes_is_not_a_vault(capsys, tmp_path):
     code, out, _ = run(capsys, "check", "--vault", str(tmp_path), "--semantic", "off")
     assert code == 1
     assert out.splitlines()[:4] == [
-        "0 notes chargées, 0 publiques",
+        "0 note chargée, 0 publique",
         "",
         "Avertissements (1) :",
         f"  . : aucune note trouvée dans {tmp_path} : il ne contient aucune note Markdown (.md) hors des dossiers cachés ou exclus ; "
@@ -294,7 +294,7 @@ def test_check_and_serve_name_the_obsidian_vault_inside_the_folder_given(capsys,
     )
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root), "--semantic", "off")
     assert code == 1
-    assert out.splitlines()[:4] == ["1 notes chargées, 1 publiques", "", "Avertissements (1) :", f"  . : {said}"]
+    assert out.splitlines()[:4] == ["1 note chargée, 1 publique", "", "Avertissements (1) :", f"  . : {said}"]
     assert said in start_log(note_writer.root)
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root / "Coffre"), "--semantic", "off")
     assert code == 0, out

@@ -373,7 +373,8 @@ def cmd_check(bot: GrasBot, args) -> int:
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return int(failed)
-    print(f"{report['notes']} notes chargées, {report['public']} publiques")
+    notes, public = report["notes"], report["public"]  # French: 0 and 1 are singular
+    print(f"{notes} note{'s' * (notes > 1)} chargée{'s' * (notes > 1)}, {public} publique{'s' * (public > 1)}")
     for title, items in (("Notes qui n'ont pas pu être chargées", report["errors"]), ("Avertissements", report["warnings"])):
         if items:
             print(f"\n{title} ({len(items)}) :")

@@ -165,7 +165,7 @@ async def test_a_bomb_in_the_vault_is_reported_by_name_and_the_daemon_serves(sta
 
     assert main(["check", "--vault", str(vault)]) != 0
     out = capsys.readouterr().out
-    assert "bombe.md: les propriétés se déploient en " in out
+    assert "  bombe.md : les propriétés se déploient en " in out
 
 
 # ---------------------------------------------------------------- text the author hid
