@@ -1730,3 +1730,17 @@ def test_a_path_without_md_is_masked_whole_beside_a_hidden_name_that_starts_it(t
         write_note(root, path, "visibility: private", "Le secret.")
     write_note(root, "pub/a.md", "visibility: public", f"Voir {typed} pour le reste.")
     assert _read_visitor_text(make_bot(root), "pub/a.md") == shown
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["/prive/Zorglub/index.html", "https://monsite.fr/prive/zorglub/index.htm#plan", "prive/Zorglub.html", "/prive/rachat-acme.html"],
+)
+def test_a_private_notes_page_file_typed_in_a_public_note_is_masked(tmp_path, typed):
+    """A private note's page as a static site writes its file (`prive/zorglub/index.html`,
+    `prive/zorglub.html`): « zorglub » reached visitors, where `/prive/zorglub/` was masked."""
+    root = tmp_path / "vault"
+    for path in ("prive/Zorglub.md", "prive/Rachat Acme.md"):
+        write_note(root, path, "visibility: private", "Le secret.")
+    write_note(root, "pub/a.md", "visibility: public", f"Voir {typed} pour le reste, ou prive/zorglub/annexe.html.")
+    assert _read_visitor_text(make_bot(root), "pub/a.md") == "Voir  pour le reste, ou prive/zorglub/annexe.html."

@@ -9,8 +9,9 @@ rewritten link to it drops its target: its vault path (`.md` and all, any case, 
 `’` for `'`, `/` or `\\`, percent-encoded once, twice or not) with the folders or address before
 it, its file name alone when that name leads to it as a link's would (but for a web site's
 address, `https://…/README.md`), its vault path without `.md` (`prive/plan`, as Obsidian names a
-note in a folder) or as a static site publishes its page (`/prive/plan/`, `prive/mon-plan/` for
-`prive/Mon plan.md`), and a wikilink or `obsidian://` URI to it left in code. Only path-shaped text goes: a private note `Projet.md`
+note in a folder) or as a static site publishes its page (`/prive/plan/`, `prive/plan/index.html`,
+`prive/plan.html`, `prive/mon-plan/` for `prive/Mon plan.md`), and a wikilink or `obsidian://`
+URI to it left in code. Only path-shaped text goes: a private note `Projet.md`
 leaves the word « projet » alone, and a path without `.md` holds a folder and is read whole
 (`prive/planning` is not `prive/plan`).
 
@@ -109,8 +110,10 @@ _TAIL = 6  # the characters a path is first looked up by: `lan.md` of `prive/pla
 _HEAD = re.compile(r"\w*")  # a name's first word, what a `/` must lead to before a name is looked for
 # where a name without `.md` may end: before what no name goes on with (`prive/planning`,
 # `prive/plan.pdf`, `prive/plan/annexe`, an accent apart go on; a full stop or a comma does not),
-# after the `/` a page's address ends with, which the match holds (`https://monsite.fr/prive/plan/`)
-_NAME_ENDS = re.compile(r"/?(?=[^\w\-~%+/.\u0300-\u036f]|\.(?!\w)|\Z)")
+# after the `/` a page's address ends with, or its `.html` file, which the match holds
+# (`https://monsite.fr/prive/plan/`, `/prive/plan/index.html`, `prive/plan.html`)
+_NAME_ENDS = re.compile(r"(?:/(?:index\.html?)?|\.html?)?(?=[^\w\-~%+/.\u0300-\u036f]|\.(?!\w)|\Z)")
+_PAGE_END = len("/index.html") + 1  # what `_NAME_ENDS` reads after a name: `/index.html` and the character after it
 # A run of white space and hyphens in a path, as a site's page for it writes it: one hyphen
 # (`prive/rachat acme` is published at `prive/rachat-acme/`, lower case as paths are compared)
 _SLUGGED = re.compile(r"[\s-]*\s[\s-]*")
@@ -254,7 +257,7 @@ class _Reading:
             heads.setdefault(_head(name), set()).add(len(name))
         self._heads = {head: sorted(lengths, reverse=True) for head, lengths in heads.items()}  # a name's first word: its lengths
         self._spaced = any(" " in name for name in self._names)  # a name a run of white space may part (`_SPACED_WORDS`)
-        self._name_span = max(map(len, self._names), default=0) + 2  # and what follows: does the name go on?
+        self._name_span = max(map(len, self._names), default=0) + _PAGE_END  # and what follows: does the name go on?
         self._reach = max(map(len, keys), default=0) + 2  # how far before its end a path may hold what rendering hides
 
     def rendered(self) -> _Reading:
