@@ -1744,3 +1744,23 @@ def test_a_private_notes_page_file_typed_in_a_public_note_is_masked(tmp_path, ty
         write_note(root, path, "visibility: private", "Le secret.")
     write_note(root, "pub/a.md", "visibility: public", f"Voir {typed} pour le reste, ou prive/zorglub/annexe.html.")
     assert _read_visitor_text(make_bot(root), "pub/a.md") == "Voir  pour le reste, ou prive/zorglub/annexe.html."
+
+
+@pytest.mark.parametrize(
+    ("private", "typed"),
+    [
+        ("prive/Rachat - Acme.md", "https://monsite.fr/prive/Rachat---Acme"),  # Quartz: each space a hyphen
+        ("prive/R&D Acme.md", "/prive/R-and-D-Acme"),  # Quartz's `&`
+        ("prive/Rachat Acme.md", "https://publish.obsidian.md/monsite/prive/Rachat+Acme"),  # Obsidian Publish: a space a `+`
+        ("Mes notes/Rachat Acme.md", "/Mes+notes/Rachat+Acme#plan"),
+        ("prive/Rachat - Acme.md", "/prive/rachat-acme/"),  # Hugo: the run one hyphen
+    ],
+)
+def test_a_private_notes_page_as_each_site_generator_writes_it_is_masked(tmp_path, private, typed):
+    """A private note's page address as Quartz and Obsidian Publish write it, the generators
+    GRASBOT_URL_MAP names (`{quartz}`, `{publish}`), as well as Hugo's: only Hugo's hyphen was
+    read, and « Acme » of `prive/Rachat---Acme` or `prive/Rachat+Acme` reached visitors."""
+    root = tmp_path / "vault"
+    write_note(root, private, "visibility: private", "Le secret.")
+    write_note(root, "pub/a.md", "visibility: public", f"Voir {typed} pour le reste, ou prive/Rachat+Acme+2.")
+    assert _read_visitor_text(make_bot(root), "pub/a.md") == "Voir  pour le reste, ou prive/Rachat+Acme+2."

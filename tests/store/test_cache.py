@@ -176,22 +176,25 @@ def test_every_vault_option_is_in_the_header_even_one_added_later(tmp_path):
 
 def test_a_change_to_any_module_a_note_is_read_by_drops_the_cache(monkeypatch):
     """vault.py reads a note with the retrieval modules it imports (markdown.py, links.py, which
-    moved out of it): a change to any of them may change a Note, so the cache written before it
-    must not be read."""
+    moved out of it), and mentions.py masks it (the cache keeps the public notes' analyses
+    without hidden paths, as it finds them) with what they import, in retrieval or the package
+    (`_urls.quartz_path`, a private note's Quartz page): a change to any of them may change a
+    Note, so the cache written before it must not be read."""
     import ast
     from pathlib import Path
 
     retrieval = Path(vault_mod.__file__).parent
-    readers, todo = {"vault"}, ["vault"]
+    readers, todo = {"vault", "mentions"}, ["vault", "mentions"]
     while todo:
         tree = ast.parse((retrieval / f"{todo.pop()}.py").read_text())
-        found = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
-        todo += sorted(found - readers)
-        readers |= found
-    assert {"vault", "markdown", "links"} <= readers
-    readers.add("mentions")  # the cache keeps the public notes' analyses without hidden paths, as it finds them
+        imported = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level in (1, 2) and n.module]
+        found = {n.module for n in imported if n.level == 1} - readers
+        readers |= found | {f"../{n.module}" for n in imported if n.level == 2}
+        todo += sorted(found)
+    assert {"vault", "markdown", "links", "../_urls"} <= readers
     before, real = _cache._code_fingerprint(), Path.read_bytes
     for name in sorted(readers):
+        name = name.removeprefix("../")
         monkeypatch.setattr(Path, "read_bytes", lambda self, name=name: real(self) + (b"\n#" if self.name == f"{name}.py" else b""))
         assert _cache._code_fingerprint() != before, f"{name}.py is not in the cache's fingerprint"
 

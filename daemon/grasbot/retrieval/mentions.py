@@ -10,8 +10,8 @@ rewritten link to it drops its target: its vault path (`.md` and all, any case, 
 it, its file name alone when that name leads to it as a link's would (but for a web site's
 address, `https://…/README.md`), its vault path without `.md` (`prive/plan`, as Obsidian names a
 note in a folder) or as a static site publishes its page (`/prive/plan/`, `prive/plan/index.html`,
-`prive/plan.html`, `prive/mon-plan/` for `prive/Mon plan.md`), and a wikilink or `obsidian://`
-URI to it left in code. Only path-shaped text goes: a private note `Projet.md`
+`prive/plan.html`; `prive/mon-plan/`, `prive/Mon+plan` for `prive/Mon plan.md`: `_pages`), and a
+wikilink or `obsidian://` URI to it left in code. Only path-shaped text goes: a private note `Projet.md`
 leaves the word « projet » alone, and a path without `.md` holds a folder and is read whole
 (`prive/planning` is not `prive/plan`).
 
@@ -42,6 +42,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 
+from .._urls import quartz_path
 from .links import unreadable_links_dropped
 
 # What a reader does not see: a soft hyphen, zero-width characters, a byte order mark, the
@@ -114,7 +115,7 @@ _HEAD = re.compile(r"\w*")  # a name's first word, what a `/` must lead to befor
 # (`https://monsite.fr/prive/plan/`, `/prive/plan/index.html`, `prive/plan.html`)
 _NAME_ENDS = re.compile(r"(?:/(?:index\.html?)?|\.html?)?(?=[^\w\-~%+/.\u0300-\u036f]|\.(?!\w)|\Z)")
 _PAGE_END = len("/index.html") + 1  # what `_NAME_ENDS` reads after a name: `/index.html` and the character after it
-# A run of white space and hyphens in a path, as a site's page for it writes it: one hyphen
+# A run of white space and hyphens in a path, as Hugo's page for it writes it: one hyphen
 # (`prive/rachat acme` is published at `prive/rachat-acme/`, lower case as paths are compared)
 _SLUGGED = re.compile(r"[\s-]*\s[\s-]*")
 
@@ -249,7 +250,7 @@ class _Reading:
         self._paths = _Paths(keys)
         # a path without `.md` must hold a folder: `Projet` alone is a word
         bare = {key[:-3] for key in keys if "/" in key and key.endswith(".md")}
-        bare |= {_SLUGGED.sub("-", path) for path in bare if " " in path}  # and as a site publishes it
+        bare |= {page for path in bare for page in _pages(path)}  # and as a site publishes it
         self._bare = _Paths(bare)
         self._names = frozenset(key.rsplit("/", 1)[1] for key in bare)
         heads: dict[str, set[int]] = {}
@@ -428,6 +429,19 @@ class _Read:
         if self._starts is None:
             return at
         return self._starts[at] if at < len(self._starts) else self._size
+
+
+def _pages(path: str) -> Iterator[str]:
+    """A hidden note's path without `.md` (`_folded`) as the site generators GRASBOT_URL_MAP
+    names publish its page, where that differs: Hugo's run of spaces and hyphens as one hyphen
+    (`prive/rachat - acme` at `prive/rachat-acme/`), Quartz's each white space a hyphen and `&`
+    `-and-` (`prive/rachat---acme`, `_urls.quartz_path`), Obsidian Publish's space a `+`
+    (`prive/rachat+acme`): with Hugo's alone, `prive/Rachat---Acme` and `prive/Rachat+Acme` showed « Acme »."""
+    if not (" " in path or "&" in path or "%" in path or "?" in path or "#" in path):
+        return
+    for page in (_SLUGGED.sub("-", path), quartz_path(path), path.replace(" ", "+")):
+        if page != path and "/" in page and not page.endswith("/"):  # a folder's index page is no note's name
+            yield page
 
 
 def _head(text: str, at: int = 0) -> str:

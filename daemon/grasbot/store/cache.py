@@ -78,6 +78,8 @@ def _code_fingerprint() -> str:
         "vault.py",
     ):
         h.update((retrieval / name).read_bytes())
+    for name in ("_exceptions.py", "_urls.py"):  # what they import from the package: a site's page masked (`mentions._pages`)
+        h.update((retrieval.parent / name).read_bytes())
     h.update(repr((__version__, getattr(Stemmer, "__version__", "?"), _NOTE_FIELDS)).encode())
     return h.hexdigest()
 
