@@ -368,5 +368,7 @@ async def test_the_owners_health_says_the_default_visibility_a_visitors_does_not
     client = await start_daemon(token=TOKEN, default_visibility=default)
     owner = (await rpc(client, "health", None, headers={"Authorization": f"Bearer {TOKEN}"}))["result"]
     assert owner["default_visibility"] == default
+    assert (await (await client.get("/health", headers={"Authorization": f"Bearer {TOKEN}"})).json())["default_visibility"] == default
     for headers in ({}, {"Authorization": "Bearer an-old-token-0123456789"}):
         assert "default_visibility" not in (await rpc(client, "health", None, headers=headers))["result"], headers
+        assert "default_visibility" not in await (await client.get("/health", headers=headers)).json(), headers  # the site's GET /health
