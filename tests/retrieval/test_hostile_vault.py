@@ -1754,6 +1754,7 @@ def test_a_private_notes_page_file_typed_in_a_public_note_is_masked(tmp_path, ty
         ("prive/Rachat Acme.md", "https://publish.obsidian.md/monsite/prive/Rachat+Acme"),  # Obsidian Publish: a space a `+`
         ("Mes notes/Rachat Acme.md", "/Mes+notes/Rachat+Acme#plan"),
         ("prive/Rachat - Acme.md", "/prive/rachat-acme/"),  # Hugo: the run one hyphen
+        ("prive/L’offre (Acme).md", "https://monsite.fr/prive/loffre-acme/"),  # and what it does not keep dropped
     ],
 )
 def test_a_private_notes_page_as_each_site_generator_writes_it_is_masked(tmp_path, private, typed):

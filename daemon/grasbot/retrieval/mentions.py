@@ -42,7 +42,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 
-from .._urls import quartz_path
+from .._urls import hugo_link, quartz_path
 from .links import unreadable_links_dropped
 
 # What a reader does not see: a soft hyphen, zero-width characters, a byte order mark, the
@@ -115,9 +115,8 @@ _HEAD = re.compile(r"\w*")  # a name's first word, what a `/` must lead to befor
 # (`https://monsite.fr/prive/plan/`, `/prive/plan/index.html`, `prive/plan.html`)
 _NAME_ENDS = re.compile(r"(?:/(?:index\.html?)?|\.html?)?(?=[^\w\-~%+/.\u0300-\u036f]|\.(?!\w)|\Z)")
 _PAGE_END = len("/index.html") + 1  # what `_NAME_ENDS` reads after a name: `/index.html` and the character after it
-# A run of white space and hyphens in a path, as Hugo's page for it writes it: one hyphen
-# (`prive/rachat acme` is published at `prive/rachat-acme/`, lower case as paths are compared)
-_SLUGGED = re.compile(r"[\s-]*\s[\s-]*")
+# What a site generator writes apart in a page's address (`_pages`): white space, `&`, `'`, `(`…
+_PUBLISHED_APART = re.compile(r"[^\w/.+~-]")
 
 
 # White space of any kind, which a reader of a path sees as a space: a line break, a tab, a
@@ -433,13 +432,14 @@ class _Read:
 
 def _pages(path: str) -> Iterator[str]:
     """A hidden note's path without `.md` (`_folded`) as the site generators GRASBOT_URL_MAP
-    names publish its page, where that differs: Hugo's run of spaces and hyphens as one hyphen
-    (`prive/rachat - acme` at `prive/rachat-acme/`), Quartz's each white space a hyphen and `&`
-    `-and-` (`prive/rachat---acme`, `_urls.quartz_path`), Obsidian Publish's space a `+`
-    (`prive/rachat+acme`): with Hugo's alone, `prive/Rachat---Acme` and `prive/Rachat+Acme` showed « Acme »."""
-    if not (" " in path or "&" in path or "%" in path or "?" in path or "#" in path):
+    names publish its page, where that differs (`_urls`): Hugo's run of spaces and hyphens one
+    hyphen, what it does not keep dropped (`prive/rachat - acme`, `prive/l'offre (v2)` at
+    `prive/rachat-acme/`, `prive/loffre-v2/`), Quartz's each white space a hyphen and `&`
+    `-and-` (`prive/rachat---acme`), Obsidian Publish's space a `+` (`prive/rachat+acme`): with
+    a hyphen for a run alone, `prive/Rachat---Acme`, `prive/Rachat+Acme` showed « Acme »."""
+    if _PUBLISHED_APART.search(path) is None:
         return
-    for page in (_SLUGGED.sub("-", path), quartz_path(path), path.replace(" ", "+")):
+    for page in (hugo_link(path).rstrip("/"), quartz_path(path), path.replace(" ", "+")):
         if page != path and "/" in page and not page.endswith("/"):  # a folder's index page is no note's name
             yield page
 
