@@ -36,6 +36,21 @@ async def visitor_sees(client, standin_ollama, q: str) -> list[tuple[str, object
     return got
 
 
+async def typed_beside(start_daemon, standin_ollama, tmp_path, typed: str, *private: str):
+    """A public note that types `typed` in a sentence, beside the private notes at the paths
+    `private` (each titled by its file name): the daemon started, what a visitor gets for a
+    question on the public note, and the prompt the model received."""
+    vault = tmp_path / "vault"
+    for path in private:
+        write_note(vault, path, f"title: {path.rsplit('/', 1)[-1].removesuffix('.md')}\nvisibility: private", "Le prix du rachat d'Acme.\n")
+    body = f"Les abeilles butinent la lavande, voir {typed} pour le reste.\n"
+    write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
+    standin_ollama.script("Les abeilles [rucher].")
+    client = await start_daemon(vault, standin_ollama.url, rate_per_minute=100_000, rate_burst=100_000)
+    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
+    return client, got, standin_ollama.requests[0]["messages"][-1]["content"]
+
+
 WORDS = "les abeilles butinent la lavande du jardin partagé "
 
 
@@ -74,14 +89,8 @@ async def test_a_private_path_typed_with_two_spaces_and_without_md_is_masked(sta
     """`prive/Rachat  Acme` (two spaces, no `.md`), as a page shows `prive/Rachat Acme`, typed in
     a public note: masked in the sources, the passages, the prompt, and no search by its words
     finds the note."""
-    vault = tmp_path / "vault"
-    write_note(vault, "prive/Rachat Acme.md", "title: Rachat\nvisibility: private", "Le prix du rachat d'Acme.\n")
-    body = f"Les abeilles butinent la lavande, voir {typed} pour le reste.\n"
-    write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
-    standin_ollama.script("Les abeilles [rucher].")
-    client = await start_daemon(vault, standin_ollama.url, rate_per_minute=100_000, rate_burst=100_000)
-    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
-    assert "Les abeilles butinent la lavande, voir" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    client, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/Rachat Acme.md")
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
     assert [(where, value) for where, value in got if leaks(value)] == []
     for q in ("rachat acme", "Acme"):
         resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 1, "params": {"q": q}})
@@ -94,15 +103,8 @@ async def test_a_path_typed_with_two_spaces_is_masked_whole_beside_a_private_not
     """`prive/Rachat  Acme` when `prive/Rachat.md` is private too: the written text's reading
     masked « prive/Rachat » first, and the rendered reading no longer saw the longer path, so
     « Acme » reached visitors."""
-    vault = tmp_path / "vault"
-    write_note(vault, "prive/Rachat Acme.md", "title: Rachat\nvisibility: private", "Le prix du rachat d'Acme.\n")
-    write_note(vault, "prive/Rachat.md", "title: Achat\nvisibility: private", "Le prix.\n")
-    body = f"Les abeilles butinent la lavande, voir {typed} pour le reste.\n"
-    write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
-    standin_ollama.script("Les abeilles [rucher].")
-    client = await start_daemon(vault, standin_ollama.url, rate_per_minute=100_000, rate_burst=100_000)
-    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
-    assert "Les abeilles butinent la lavande, voir" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    _, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/Rachat Acme.md", "prive/Rachat.md")
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
     assert [(where, value) for where, value in got if leaks(value)] == []
 
 
@@ -168,14 +170,8 @@ async def test_a_private_notes_page_address_typed_in_a_public_note_is_masked(sta
     """A private note's page as a static site publishes it, typed in a public note's body: with
     the `/` after it that pretty URLs end with (`/prive/Zorglub/`), and as a site slugs it
     (`prive/rachat-acme/`, lower case, spaces as hyphens). « Zorglub » reached visitors."""
-    vault = tmp_path / "vault"
-    write_note(vault, private, "title: Secret\nvisibility: private", "Le prix du rachat.\n")
-    body = f"Les abeilles butinent la lavande, voir {typed} pour le reste.\n"
-    write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
-    standin_ollama.script("Les abeilles [rucher].")
-    client = await start_daemon(vault, standin_ollama.url, rate_per_minute=100_000, rate_burst=100_000)
-    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
-    assert "Les abeilles butinent la lavande, voir" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    _, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, private)
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
     assert [(where, value) for where, value in got if leaks(value)] == []
 
 
@@ -199,11 +195,5 @@ async def test_a_public_notes_url_that_is_a_private_notes_page_gives_a_visitor_n
 async def test_a_name_without_its_folder_or_inside_a_folder_path_is_not_masked(start_daemon, standin_ollama, tmp_path, typed):
     """What is not a private note's page stays as written: its name without the folder (an
     ordinary word, as today), or a folder of that name with another page in it."""
-    vault = tmp_path / "vault"
-    write_note(vault, "prive/Zorglub.md", "title: Secret\nvisibility: private", "Le prix du rachat.\n")
-    body = f"Les abeilles butinent la lavande, voir {typed} pour le reste.\n"
-    write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
-    standin_ollama.script("Les abeilles [rucher].")
-    client = await start_daemon(vault, standin_ollama.url, rate_per_minute=100_000, rate_burst=100_000)
-    await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
-    assert f"voir {typed} pour le reste" in standin_ollama.requests[0]["messages"][-1]["content"]
+    _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/Zorglub.md")
+    assert f"voir {typed} pour le reste" in prompt
