@@ -20,10 +20,10 @@ for ((i = 0; i < ${#args[@]}; i++)); do
     if [ "$flag" = "${args[i]}" ]; then check+=("${args[i]}" "${args[i + 1]:-}"); else check+=("${args[i]}"); fi
   fi
 done
-echo "==> grasbot check (the vault's health)"
+echo "==> grasbot check (la santé du coffre)"
 if "$grasbot" check "${check[@]}" >/dev/null; then
-  echo "vault OK"
+  echo "coffre OK"
 else  # quoted as a shell reads it: a vault path with a space is one argument when pasted
-  echo "grasbot check found problems: run $(printf '%q' "$grasbot")$(printf ' %q' check "${check[@]}")"
+  echo "grasbot check a trouvé des problèmes : lancez $(printf '%q' "$grasbot")$(printf ' %q' check "${check[@]}")"
 fi
 exec "$grasbot" serve "$@"

@@ -12,17 +12,17 @@ with_tests=false
 
 python=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
-  echo "==> creating .venv"
+  echo "==> création de .venv"
   "$python" -m venv .venv
 fi
-echo "==> installing the grasbot package"
+echo "==> installation du paquet grasbot"
 if $with_tests; then
   .venv/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
 else
   .venv/bin/pip install --quiet --disable-pip-version-check -e .
 fi
 
-echo "==> installing the plugin's node packages"
+echo "==> installation des paquets node du plugin"
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
 npm run --silent build
 
@@ -32,7 +32,7 @@ if $with_tests; then
   command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing+=(chromium)
   command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)  # checks deploy/systemd/grasbot.service
   if [ ${#missing[@]} -gt 0 ]; then
-    echo "==> installing Debian packages: ${missing[*]}"
+    echo "==> installation des paquets Debian : ${missing[*]}"
     sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

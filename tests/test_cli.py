@@ -415,8 +415,8 @@ def test_run_sh_checks_the_vault_as_serve_will_read_it(tmp_path):
         ["check", "--vault", vault, "--semantic", "off", "--cache-dir=/tmp/c", "--no-cache"],
         ["serve", "--vault", vault, "--semantic", "off", "--port", "9000", "--cache-dir=/tmp/c", "--no-cache"],
     ]
-    (said,) = [line for line in out.splitlines() if line.startswith("grasbot check found problems: run ")]
-    assert shlex.split(said.removeprefix("grasbot check found problems: run "))[1:] == calls[0]
+    (said,) = [line for line in out.splitlines() if line.startswith("grasbot check a trouvé des problèmes : lancez ")]
+    assert shlex.split(said.removeprefix("grasbot check a trouvé des problèmes : lancez "))[1:] == calls[0]
 
 
 # ---------------------------------------------------------------- eval
