@@ -138,12 +138,16 @@ async def test_a_note_another_tool_hides_never_reaches_a_visitor_by_default_publ
         "linked: [prive/Zorglub.md]",
         "source: prive/Zorglub.md",
         'voir: "[[prive/Zorglub]]"',
+        # its page address, with the `/` a pretty URL ends with: the source's url held « zorglub »
+        "url: /prive/Zorglub/",
+        "url: https://monsite.fr/prive/zorglub/",
+        "url: /prive/zorglub/#plan",
     ],
 )
 async def test_a_public_notes_field_that_points_at_a_private_note_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, field):
-    """A public note's frontmatter field whose value is a private note's path or wikilink: the
-    sources (slug, title, url, reasons), passages, prompt and the notes walked by its links
-    hold nothing of the private note."""
+    """A public note's frontmatter field whose value is a private note's path, wikilink or page
+    address: the sources (slug, title, url, reasons), passages, prompt and the notes walked by
+    its links hold nothing of the private note, and the source's url is the note's own page."""
     vault = tmp_path / "vault"
     write_note(vault, "prive/Zorglub.md", "title: Le projet Zorglub\nvisibility: private", "Le rachat d'Acme, au rucher du jardin partagé.\n")
     write_note(vault, "jardin/rucher.md", f"title: Le rucher\nvisibility: public\n{field}", "Les abeilles du jardin partagé butinent la lavande.\n")
@@ -152,6 +156,8 @@ async def test_a_public_notes_field_that_points_at_a_private_note_gives_a_visito
     got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles du rucher du jardin partagé ?")
     assert "Les abeilles du jardin partagé" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
     assert [(where, value) for where, value in got if leaks(value)] == []
+    search = dict(got)["search"]
+    assert search["result"]["results"][0]["url"] == "/jardin/rucher/", search
 
 
 @pytest.mark.parametrize(
@@ -173,22 +179,6 @@ async def test_a_private_notes_page_address_typed_in_a_public_note_is_masked(sta
     _, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, private)
     assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
     assert [(where, value) for where, value in got if leaks(value)] == []
-
-
-@pytest.mark.parametrize("field", ["url: /prive/Zorglub/", "url: https://monsite.fr/prive/zorglub/", "url: /prive/zorglub/#plan"])
-async def test_a_public_notes_url_that_is_a_private_notes_page_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, field):
-    """A public note's `url:` that is a private note's page address, with the `/` a pretty URL
-    ends with: the source's url held « zorglub »."""
-    vault = tmp_path / "vault"
-    write_note(vault, "prive/Zorglub.md", "title: Le projet\nvisibility: private", "Le rachat, au rucher du jardin partagé.\n")
-    write_note(vault, "jardin/rucher.md", f"title: Le rucher\nvisibility: public\n{field}", "Les abeilles du jardin partagé butinent la lavande.\n")
-    standin_ollama.script("Le jardin.")
-    client = await start_daemon(vault, standin_ollama.url, url_map="*=/{hugo}/", rate_per_minute=100_000, rate_burst=100_000)
-    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles du rucher du jardin partagé ?")
-    assert "Les abeilles du jardin partagé" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
-    assert [(where, value) for where, value in got if leaks(value)] == []
-    search = dict(got)["search"]
-    assert search["result"]["results"][0]["url"] == "/jardin/rucher/", search  # the url is the note's own page
 
 
 @pytest.mark.parametrize("typed", ["https://monsite.fr/zorglub/", "/zorglub/", "le zorglub/ et", "prive/zorglub/annexe"])
