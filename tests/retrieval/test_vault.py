@@ -1113,6 +1113,11 @@ def _served_public(root: Path, files: dict[str, str]) -> Vault:
     return load_vault(root, VaultOptions(default_public=True))
 
 
+def _fields_served_public(root: Path, fields: dict[str, str]) -> Vault:
+    """`_served_public` of notes that differ only by their frontmatter ({name: its lines})."""
+    return _served_public(root, {name: f"---\n{field}\n---\nMon texte.\n" for name, field in fields.items()})
+
+
 def test_a_frontmatter_behind_spaces_or_invisible_characters_keeps_a_note_private(note_writer):
     """With the default public, a frontmatter that says private but opens behind a space
     (` ---`, a thematic break to Obsidian), a zero-width space, a second byte order mark or a
@@ -1169,19 +1174,20 @@ def test_a_publish_value_that_is_no_yes_keeps_a_note_private(note_writer):
     """With the default public, `publish: private` (or a draft, a list) was read as no
     `publish: false`, so the note its author meant to withhold was served to visitors."""
     root = note_writer.root
-    for name, field in {
-        "prive.md": "publish: private",
-        "brouillon.md": "publish: draft",
-        "liste.md": "publish: [false]",
-        "lettre.md": "publish: n",
-        "nan.md": "publish: .nan",
-        "oui.md": "publish: oui",
-        "vrai.md": "publish: true",
-        "un.md": "publish: 1",
-        "vide.md": "publish:",
-    }.items():
-        (root / name).write_text(f"---\n{field}\n---\nMon texte.\n", encoding="utf-8")
-    vault = load_vault(root, VaultOptions(default_public=True))
+    vault = _fields_served_public(
+        root,
+        {
+            "prive.md": "publish: private",
+            "brouillon.md": "publish: draft",
+            "liste.md": "publish: [false]",
+            "lettre.md": "publish: n",
+            "nan.md": "publish: .nan",
+            "oui.md": "publish: oui",
+            "vrai.md": "publish: true",
+            "un.md": "publish: 1",
+            "vide.md": "publish:",
+        },
+    )
     assert {p for p, n in vault.notes.items() if n.public} == {"oui.md", "vrai.md", "un.md", "vide.md"}
     said = {w.path: w.message for w in vault.warnings}
     assert said["prive.md"] == "`publish: private` est lu comme `publish: false` : la note reste privée"
@@ -1213,9 +1219,7 @@ def test_a_draft_is_private_whatever_its_visibility(note_writer):
         "vide.md": "draft:",
         "null.md": "draft: null",
     }
-    for name, field in fields.items():
-        (root / name).write_text(f"---\n{field}\n---\nMon brouillon.\n", encoding="utf-8")
-    vault = load_vault(root, VaultOptions(default_public=True))
+    vault = _fields_served_public(root, fields)
     public = {"faux.md", "faux-public.md", "chaine-faux.md", "non.md", "no.md", "zero.md", "vide.md", "null.md"}
     assert {p for p, n in vault.notes.items() if n.public} == public
     assert {w.path: w.message for w in vault.warnings} == {
@@ -1260,9 +1264,7 @@ def test_private_hidden_and_dg_publish_keep_a_note_private_as_draft_and_publish_
         "jardin-oui.md": "dg-publish: true",
         "jardin-vide.md": "dg-publish:",
     }
-    for name, field in fields.items():
-        (root / name).write_text(f"---\n{field}\n---\nMa note.\n", encoding="utf-8")
-    vault = load_vault(root, VaultOptions(default_public=True))
+    vault = _fields_served_public(root, fields)
     assert {p for p, n in vault.notes.items() if n.public} == {"prive-non.md", "prive-vide.md", "cache-non.md", "jardin-oui.md", "jardin-vide.md"}
     assert {w.path: w.message for w in vault.warnings} == {
         "prive-public.md": "`private: true` garde la note privée, quelle que soit sa `visibility`",
@@ -1280,9 +1282,7 @@ def test_a_slug_that_links_to_a_note_or_names_its_file_is_ignored(note_writer):
     """`slug: "[[prive/Plan]]"` or `slug: prive/Plan.md` made the public note's slug, every
     visitor's name for it, of a private note's name: ignored, said in French."""
     root = note_writer.root
-    for name, field in {"a.md": 'slug: "[[prive/Plan]]"', "b.md": "slug: prive/Plan.MD", "c.md": "slug: Mon plan"}.items():
-        (root / name).write_text(f"---\n{field}\n---\nTexte.\n", encoding="utf-8")
-    vault = load_vault(root, VaultOptions(default_public=True))
+    vault = _fields_served_public(root, {"a.md": 'slug: "[[prive/Plan]]"', "b.md": "slug: prive/Plan.MD", "c.md": "slug: Mon plan"})
     assert {p: n.slug for p, n in vault.notes.items()} == {"a.md": "a", "b.md": "b", "c.md": "mon-plan"}
     assert [(w.path, w.message) for w in vault.warnings] == [
         ("a.md", "`slug: [[prive/Plan]]` est un lien ou le chemin d'une note, pas un slug : ignoré"),
@@ -1312,9 +1312,7 @@ def test_jekyll_published_false_keeps_a_note_private_as_publish_false_does(note_
         "un.md": "published: 1",
         "vide.md": "published:",
     }
-    for name, field in fields.items():
-        (root / name).write_text(f"---\n{field}\n---\nMon texte.\n", encoding="utf-8")
-    vault = load_vault(root, VaultOptions(default_public=True))
+    vault = _fields_served_public(root, fields)
     assert {p for p, n in vault.notes.items() if n.public} == {"vrai.md", "vrai-public.md", "oui.md", "un.md", "vide.md"}
     assert {w.path: w.message for w in vault.warnings} == {
         "faux-public.md": "`published: false` garde la note privée, quelle que soit sa `visibility`",
