@@ -76,19 +76,30 @@ async def test_a_restart_ranks_with_spelling_once_the_worker_read_the_file(note_
         assert read._norms == built._norms  # every length known: no question computes one
 
 
+def _change(root, change: str) -> None:
+    """One of the ways `_vault`'s notes change between two readings."""
+    if change == "edited":
+        write_note(root, "cuisine/pain.md", "title: Pain au levain", "Une brioche tressée, pétrie la veille.\n")
+    elif change == "added":
+        write_note(root, "cuisine/brioche.md", "title: Brioche", "Une brioche tressée, pétrie la veille.\n")
+    elif change == "deleted":
+        (root / "cuisine/pain.md").unlink()
+    elif change == "made private":
+        write_note(root, "cuisine/pain.md", "title: Pain au levain\nvisibility: private", "Un pain au levain demande du temps.\n")
+    elif change == "made public":
+        write_note(root, "prive/zorglub.md", "visibility: public", "Le plan zorglub, secret.\n")
+    elif change == "hidden note deleted":
+        (root / "prive/zorglub.md").unlink()
+    else:
+        raise ValueError(change)
+
+
 @pytest.mark.parametrize("change", ["edited", "deleted", "added", "made private"])
 def test_a_note_changed_while_stopped_is_read_again_the_others_kept(note_writer, tmp_path, monkeypatch, change):
     root = _vault(note_writer)
     settings = _settings(root, tmp_path)
     _worker(GrasBot.open(settings))
-    if change == "edited":
-        write_note(root, "cuisine/pain.md", "title: Pain au levain", "Une brioche tressée, pétrie la veille.\n")
-    elif change == "deleted":
-        (root / "cuisine/pain.md").unlink()
-    elif change == "added":
-        write_note(root, "cuisine/brioche.md", "title: Brioche", "Une brioche tressée, pétrie la veille.\n")
-    else:
-        write_note(root, "cuisine/pain.md", "title: Pain au levain\nvisibility: private", "Un pain au levain demande du temps.\n")
+    _change(root, change)
     builds = _no_build(monkeypatch)
     bot = GrasBot.open(settings)
     _worker(bot)
@@ -238,18 +249,7 @@ def test_written_again_once_the_worker_settled_each_reload(note_writer, tmp_path
     settings = _settings(root, tmp_path)
     bot = GrasBot.open(settings)
     _worker(bot)
-    if change == "edited":
-        write_note(root, "cuisine/pain.md", "title: Pain au levain", "Une brioche tressée, pétrie la veille.\n")
-    elif change == "added":
-        write_note(root, "cuisine/brioche.md", "title: Brioche", "Une brioche au beurre.\n")
-    elif change == "deleted":
-        (root / "cuisine/pain.md").unlink()
-    elif change == "made private":
-        write_note(root, "cuisine/pain.md", "title: Pain au levain\nvisibility: private", "Un pain au levain demande du temps.\n")
-    elif change == "made public":
-        write_note(root, "prive/zorglub.md", "visibility: public", "Le plan zorglub, secret.\n")
-    else:
-        (root / "prive/zorglub.md").unlink()
+    _change(root, change)
     bot.reload()
     _worker(bot)
     assert _file_state(tmp_path) == _served(bot)
