@@ -18,7 +18,7 @@ import pytest
 from grasbot import build_snapshot
 from grasbot._cli import build_parser, main
 from grasbot._config import Settings
-from grasbot._engine import NO_PUBLIC_NOTE
+from grasbot._engine import NO_PUBLIC_NOTE, NO_PUBLIC_NOTE_ALL_KEPT
 from grasbot._exceptions import ConfigError
 from grasbot.answer.fallback import INTRO
 from grasbot.retrieval.vault import NO_SUCH_FOLDER
@@ -265,6 +265,15 @@ def test_check_warns_when_no_note_is_public(capsys, note_writer):
     code, out, _ = run(capsys, "check", "--vault", str(note_writer.root))
     assert code == 1
     assert out.splitlines()[:4] == ["1 note chargée, 0 publique", "", "Avertissements (1) :", f"  . : {NO_PUBLIC_NOTE}"]
+
+
+def test_check_under_default_public_says_the_frontmatters_keep_every_note(capsys, note_writer):
+    """Launched with --default-visibility public already, the author was told to launch with it."""
+    note_writer("jardin.md", "draft: true", "Des tomates et des courgettes.")
+    code, out, _ = run(capsys, "check", "--vault", str(note_writer.root), "--default-visibility", "public")
+    assert code == 1
+    assert f"  . : {NO_PUBLIC_NOTE_ALL_KEPT}" in out.splitlines()
+    assert "--default-visibility" not in NO_PUBLIC_NOTE_ALL_KEPT and NO_PUBLIC_NOTE not in out
 
 
 def test_check_says_a_folder_without_notes_is_not_a_vault(capsys, tmp_path):

@@ -297,6 +297,11 @@ QUESTION_UNEMBEDDED = "le sens de la dernière question n'a pas pu être calcul�
 NO_PUBLIC_NOTE = (
     "aucune note n'est publique : les visiteurs n'ont pas de réponse (marquez des notes `visibility: public`, ou lancez avec --default-visibility public)"
 )
+#: The same, under `--default-visibility public`: the advice to launch with it would send the author in a circle.
+NO_PUBLIC_NOTE_ALL_KEPT = (
+    "aucune note n'est publique : le frontmatter de chacune la garde privée (`visibility`, `publish`, `draft`, `private`, `hidden`…) "
+    "et les visiteurs n'ont pas de réponse"
+)
 
 
 def vault_wide_warnings(vault: Vault, public: int) -> list[str]:
@@ -310,7 +315,7 @@ def vault_wide_warnings(vault: Vault, public: int) -> list[str]:
             f"aucune note trouvée dans {vault.root} : il ne contient aucune note Markdown (.md) hors des dossiers cachés ou exclus ; "
             "--vault est-il bien le dossier de votre coffre ?"
         ]
-    said = [] if public else [NO_PUBLIC_NOTE]
+    said = [] if public else [NO_PUBLIC_NOTE_ALL_KEPT if vault.options.default_public else NO_PUBLIC_NOTE]
     if not (vault.root / ".obsidian").is_dir():
         folders: set[str] = set()
         for path in vault.notes:  # each note's folders, as strings: Path.parents of 10,000 notes took 0.16 s of a start
