@@ -131,10 +131,32 @@ export const RPC_METHOD_NOT_FOUND = -32601;
 export const RPC_INVALID_PARAMS = -32602;
 
 /**
- * The daemon's -32602 for params it does not know: `1 paramètre inconnu (attendus : limit, slug)`,
- * or an older daemon's `1 unknown parameter (expected: limit, slug)`.
+ * An older daemon's -32602 for params it does not know, its sentence alone: `1 paramètre inconnu
+ * (attendus : limit, slug)`, or, older still, `1 unknown parameter (expected: limit, slug)`.
  */
 const UNKNOWN_PARAMS = /^\d+ (?:paramètres? inconnus? \(attendus : ([^)]*)\)|unknown parameters? \(expected: ([^)]*)\))$/;
+
+/** The params a method takes, as a daemon's -32602 for params it does not know says them: in its
+ * `data.expected` (openrpc.json's InvalidParamsData), or in an older daemon's sentence; null for
+ * any other refusal. */
+function expectedParams(data: unknown): string[] | null {
+	if (typeof data === "object" && data !== null) {
+		const expected = (data as { expected?: unknown }).expected;
+		return Array.isArray(expected) && expected.every((name) => typeof name === "string") ? expected : null;
+	}
+	const said = typeof data === "string" ? UNKNOWN_PARAMS.exec(data) : null;
+	if (!said) return null;
+	const names = said[1] ?? said[2];
+	return names === "aucun" || names === "none" ? [] : names.split(", ");
+}
+
+/** What a JSON-RPC error's `data` says to a person: the text itself, or an object's `reason`
+ * (-32602's InvalidParamsData); "" when it says nothing readable. */
+function dataText(data: unknown): string {
+	if (typeof data === "string") return data;
+	const reason = typeof data === "object" && data !== null ? (data as { reason?: unknown }).reason : undefined;
+	return typeof reason === "string" ? reason : "";
+}
 
 /**
  * What a daemon older than this plugin lacks, as words for the author (« la méthode
@@ -143,11 +165,9 @@ const UNKNOWN_PARAMS = /^\d+ (?:paramètres? inconnus? \(attendus : ([^)]*)\)|un
  */
 export function missingFromDaemon(error: RpcError): string | null {
 	if (error.code === RPC_METHOD_NOT_FOUND) return FAILURES.missingMethod(error.method);
-	if (error.code !== RPC_INVALID_PARAMS || typeof error.data !== "string") return null;
-	const expected = UNKNOWN_PARAMS.exec(error.data);
-	if (!expected) return null;
-	const names = expected[1] ?? expected[2];
-	const known = names === "aucun" || names === "none" ? [] : names.split(", ");
+	if (error.code !== RPC_INVALID_PARAMS) return null;
+	const known = expectedParams(error.data);
+	if (known === null) return null;
 	const unknown = error.sent.filter((name) => !known.includes(name));
 	if (unknown.length === 0) return null;
 	return FAILURES.missingParams(unknown, error.method);
@@ -258,8 +278,11 @@ export function describeFailure(error: unknown, daemonUrl: string, context: Fail
 			// the owner is never limited: without the token, the preview asks as a visitor does
 			return { kind: "daemon-error", title: FAILURES.rateLimitedTitle, detail: FAILURES.rateLimited(retryAfter(error.data), context.tokenSet === true) };
 		}
-		const data = typeof error.data === "string" ? error.data : "";
-		return { kind: "daemon-error", title: FAILURES.daemonErrorTitle, detail: FAILURES.rpcError(error.method, error.code, error.message, data) };
+		return {
+			kind: "daemon-error",
+			title: FAILURES.daemonErrorTitle,
+			detail: FAILURES.rpcError(error.method, error.code, error.message, dataText(error.data)),
+		};
 	}
 	const message = error instanceof Error ? error.message : String(error);
 	return { kind: "daemon-error", title: FAILURES.daemonErrorTitle, detail: message };

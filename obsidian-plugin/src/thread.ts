@@ -34,14 +34,32 @@ export interface HistoryLimits {
 
 export const PROTOCOL_LIMITS: HistoryLimits = { turns: 2 * MAX_EXCHANGES, turnChars: MAX_TURN_CHARS };
 
-/** A daemon's -32602 naming its lower limit on the history's length, in French, or in an older daemon's English. */
+/** An older daemon's -32602 naming its lower limit on the history's length, in its sentence
+ * alone: in French, or, older still, in English. */
 const FEWER_ITEMS = /^(?:`history` : doit compter au plus (\d+) éléments|history: must have at most (\d+) items)/;
 /** The same for a turn's length. */
 const SHORTER_TURNS = /^(?:`history\[\d+\]\.content` : doit compter au plus (\d+) caractères|history\[\d+\]\.content: must be at most (\d+) characters)/;
 
-/** The lower limits a daemon's -32602 names (`` `history` : doit compter au plus 4 éléments (nombre reçu : 8) ``,
- * `` `history[3].content` : doit compter au plus 500 caractères (longueur reçue : 2000) ``), or null for another refusal. */
+/** A limit a daemon's `data` gives: a whole number of at least 1, else null. */
+function limitIn(data: Record<string, unknown>, name: string): number | null {
+	const value = data[name];
+	return typeof value === "number" && Number.isInteger(value) && value >= 1 ? value : null;
+}
+
+/** The lower limits a daemon's -32602 names, or null for another refusal. Its `data` says them in
+ * fields (openrpc.json's InvalidParamsData: `{"reason": "…", "param": "history", "max_history": 4}`,
+ * `max_turn` for a turn's characters), never read from the sentence, whose words may change; an
+ * older daemon's `data` was the sentence alone (`` `history` : doit compter au plus 4 éléments
+ * (nombre reçu : 8) ``, `` `history[3].content` : doit compter au plus 500 caractères (longueur
+ * reçue : 2000) ``), read as it was. */
 export function lowerLimits(limits: HistoryLimits, detail: unknown): HistoryLimits | null {
+	if (typeof detail === "object" && detail !== null) {
+		const data = detail as Record<string, unknown>;
+		const turns = limitIn(data, "max_history");
+		if (turns !== null) return { ...limits, turns };
+		const turnChars = limitIn(data, "max_turn");
+		return turnChars === null ? null : { ...limits, turnChars };
+	}
 	if (typeof detail !== "string") return null;
 	const items = FEWER_ITEMS.exec(detail);
 	if (items) return { ...limits, turns: Number(items[1] ?? items[2]) };

@@ -130,6 +130,28 @@ describe("errors", () => {
 		expect(describeFailure(frenchValue, URL).kind).toBe("daemon-error");
 	});
 
+	it("reads the params a daemon takes from its -32602's `expected`, whatever its sentence says", () => {
+		const data = (expected: string[]) => ({ reason: "paramètre refusé", expected });
+		const lacking = describeFailure(new RpcError("suggest_aliases", -32602, "Invalid params", data(["limit", "slug"]), ["slug", "limit", "path"]), URL);
+		expect(lacking.kind).toBe("outdated");
+		expect(lacking.detail).toContain("ne connaît pas le paramètre `path` de `suggest_aliases`");
+		const none = describeFailure(new RpcError("health", -32602, "Invalid params", data([]), ["verbose"]), URL);
+		expect(none.detail).toContain("ne connaît pas le paramètre `verbose` de `health`");
+		// every param sent is one it takes: no version skew, and its sentence is shown
+		const known = describeFailure(new RpcError("search", -32602, "Invalid params", data(["audience", "q", "top_k"]), ["q", "top_k"]), URL);
+		expect(known).toEqual({ kind: "daemon-error", title: "Erreur du démon GrasBot", detail: "`search` : paramètres refusés — paramètre refusé (code -32602)" });
+		// a sentence that reads like one, with no field: only an older daemon's bare string is read
+		const reworded = { reason: "1 paramètre inconnu (attendus : limit, slug)" };
+		expect(describeFailure(new RpcError("suggest_aliases", -32602, "Invalid params", reworded, ["slug", "path"]), URL).kind).toBe("daemon-error");
+	});
+
+	it("shows a -32602's sentence from its `data.reason` when the daemon says its limit in fields", () => {
+		const data = { reason: "`q` : doit compter au plus 300 caractères (longueur reçue : 420)", param: "q", max_question: 300 };
+		expect(describeFailure(new RpcError("answer", -32602, "Invalid params", data, ["q"]), URL).detail).toBe(
+			"`answer` : paramètres refusés — `q` : doit compter au plus 300 caractères (longueur reçue : 420) (code -32602)",
+		);
+	});
+
 	it("says in French that the daemon's answer is not what this plugin reads, with what to do, rather than « Unexpected daemon response »", async () => {
 		// another version's health: a field of another type
 		const client = new GrasbotClient({ daemonUrl: URL, transport: resultTransport({ status: "ok", vault_size: "41" }) });

@@ -250,11 +250,12 @@ describe("PreviewPanel follow-ups", () => {
 
 	it("holds to the lower history limits a daemon's refusal names, and asks again within them", async () => {
 		const histories: { content: string }[][] = [];
+		// the limits in `data`'s fields, whatever its sentence says (a later wording, here)
+		const refused = (fields: object) => new RpcError("ask/stream", -32602, "Invalid params", { reason: "historique refusé", param: "history", ...fields });
 		const stream = vi.fn(async (q: string, _h: unknown, _s: AbortSignal, history: { content: string }[]) => {
 			histories.push(history);
-			if (history.length > 4) throw new RpcError("ask/stream", -32602, "Invalid params", `history: must have at most 4 items (got ${history.length})`);
-			const long = history.findIndex((t) => t.content.length > 500);
-			if (long >= 0) throw new RpcError("ask/stream", -32602, "Invalid params", `history[${long}].content: must be at most 500 characters (got ${history[long].content.length})`);
+			if (history.length > 4) throw refused({ max_history: 4 });
+			if (history.some((t) => t.content.length > 500)) throw refused({ max_turn: 500 });
 			return answered("r".repeat(900));
 		});
 		const root = createDiv();
@@ -311,7 +312,7 @@ describe("PreviewPanel follow-ups", () => {
 		});
 	});
 
-	it("holds to the lower history limits a daemon's refusal names when it falls back to the answer method too", async () => {
+	it("holds to the lower history limits an older daemon's refusal names in its sentence alone, when it falls back to the answer method too", async () => {
 		const histories: HistoryTurn[][] = [];
 		const answer = vi.fn(async (q: string, options: { history?: HistoryTurn[] }) => {
 			const history = options.history ?? [];

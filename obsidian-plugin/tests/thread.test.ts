@@ -96,7 +96,7 @@ interface SharedCase {
 const SHARED = JSON.parse(readFileSync(path.resolve(__dirname, "..", "..", "shared-protocol", "cases", "history.json"), "utf8")) as {
 	limits: { turns: number; turn_chars: number };
 	cases: SharedCase[];
-	refusals: { detail: string; limits: { turns: number; turn_chars: number } | null }[];
+	refusals: { detail: unknown; limits: { turns: number; turn_chars: number } | null }[];
 };
 const text = (s: Text): string => (Array.isArray(s) ? s.map(text).join("") : typeof s === "string" ? s : s.repeat.repeat(s.times));
 
@@ -115,10 +115,30 @@ describe("historyFor: the shared cases (shared-protocol/cases/history.json)", ()
 	}
 });
 
+describe("lowerLimits: a daemon's -32602 says its limits in fields", () => {
+	const said = (fields: object) => ({ reason: "l'historique ne passe pas", param: "history", ...fields });
+
+	it("reads max_history and max_turn, whatever the sentence says", () => {
+		expect(lowerLimits(PROTOCOL_LIMITS, said({ max_history: 4 }))).toEqual({ ...PROTOCOL_LIMITS, turns: 4 });
+		expect(lowerLimits(PROTOCOL_LIMITS, said({ max_turn: 500 }))).toEqual({ ...PROTOCOL_LIMITS, turnChars: 500 });
+	});
+
+	it("never reads the sentence of a refusal that has fields", () => {
+		const reason = "`history` : doit compter au plus 4 éléments (nombre reçu : 8)";
+		expect(lowerLimits(PROTOCOL_LIMITS, { reason, param: "history" })).toBeNull();
+		expect(lowerLimits(PROTOCOL_LIMITS, { reason: "1 paramètre inconnu (attendus : q)", expected: ["q"] })).toBeNull();
+		expect(lowerLimits(PROTOCOL_LIMITS, { reason: "trop long", param: "q", max_question: 300 })).toBeNull();
+	});
+
+	it("takes no limit that is not a whole number of at least 1", () => {
+		for (const wrong of [0, -1, 2.5, "4", null]) expect(lowerLimits(PROTOCOL_LIMITS, said({ max_history: wrong }))).toBeNull();
+	});
+});
+
 describe("lowerLimits: the shared refusals (shared-protocol/cases/history.json)", () => {
 	it("has them", () => expect(SHARED.refusals.length).toBeGreaterThanOrEqual(3));
 	for (const c of SHARED.refusals) {
-		it(c.detail, () => {
+		it(JSON.stringify(c.detail), () => {
 			const expected = c.limits && { turns: c.limits.turns, turnChars: c.limits.turn_chars };
 			expect(lowerLimits(PROTOCOL_LIMITS, c.detail)).toEqual(expected);
 		});

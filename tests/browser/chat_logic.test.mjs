@@ -22,6 +22,7 @@ const { renderMarkdown, LIMITS } = chat;
 const plain = (value) => JSON.parse(JSON.stringify(value));
 const historyFor = (...args) => plain(chat.historyFor(...args));
 const lowerLimits = (...args) => plain(chat.lowerLimits(...args));
+const { questionLimit } = chat;
 
 const done = (i, response = `réponse ${i}`) => ({ q: `question ${i}`, status: "done", response });
 const always = () => true;
@@ -61,7 +62,24 @@ test("history: oldest exchanges dropped until it fits, then the last answer cut"
 	assert.deepEqual(historyFor(turns, LIMITS, () => false), []);
 });
 
-test("a daemon's 400 names its lower limits", () => {
+test("a daemon's 400 names its lower limits in fields, whatever its sentence says", () => {
+	const said = (fields) => ({ reason: "l'historique ne passe pas", param: "history", ...fields });
+	assert.deepEqual(lowerLimits(LIMITS, said({ max_history: 4 })), { ...LIMITS, maxItems: 4 });
+	assert.deepEqual(lowerLimits(LIMITS, said({ max_turn: 500 })), { ...LIMITS, maxTurnChars: 500 });
+	// the sentence is not read when the fields are there: a lower limit it names is not one
+	assert.equal(lowerLimits(LIMITS, { reason: "`history` : doit compter au plus 4 éléments (nombre reçu : 8)", param: "history" }), null);
+	assert.equal(lowerLimits(LIMITS, { reason: "1 paramètre inconnu (attendus : q)", expected: ["q"] }), null);
+	for (const wrong of [0, -1, 2.5, "4", null]) assert.equal(lowerLimits(LIMITS, said({ max_history: wrong })), null, String(wrong));
+	assert.equal(questionLimit({ reason: "trop long", param: "q", max_question: 300 }), 300);
+	assert.equal(questionLimit({ reason: "`q` : doit compter au plus 300 caractères (longueur reçue : 420)", param: "q" }), null);
+	assert.equal(questionLimit(said({ max_history: 4 })), null);
+});
+
+test("an older daemon's 400 named its lower limits in its sentence alone, read as it was", () => {
+	assert.equal(questionLimit("`q` : doit compter au plus 300 caractères (longueur reçue : 420)"), 300);
+	assert.equal(questionLimit("q: must be at most 300 characters (got 420)"), 300);
+	assert.equal(questionLimit("`history` : doit compter au plus 4 éléments (nombre reçu : 8)"), null);
+	assert.equal(questionLimit(null), null);
 	assert.equal(lowerLimits(LIMITS, "history: must have at most 4 items (got 8)").maxItems, 4);
 	assert.equal(lowerLimits(LIMITS, "history[3].content: must be at most 500 characters (got 2000)").maxTurnChars, 500);
 	assert.equal(lowerLimits(LIMITS, "q: must be at most 500 characters (got 600)"), null);
@@ -163,7 +181,7 @@ test("history: the shared refusals (shared-protocol/cases/history.json)", () => 
 	for (const c of SHARED.refusals) {
 		const lowered = lowerLimits(LIMITS, c.detail);
 		const expected = c.limits && { ...LIMITS, maxItems: c.limits.turns, maxTurnChars: c.limits.turn_chars };
-		assert.deepEqual(lowered, expected, c.detail);
+		assert.deepEqual(lowered, expected, JSON.stringify(c.detail));
 	}
 });
 

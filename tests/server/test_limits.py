@@ -8,6 +8,7 @@ import logging
 import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
+from jsonschema import Draft7Validator
 from multidict import CIMultiDict
 
 from grasbot import Settings
@@ -50,19 +51,20 @@ async def test_lowered_question_limit_is_enforced_everywhere(start_daemon):
     client = await start_daemon(max_question=40)
     ok, long = "a" * 40, "a" * 41
     assert "result" in await rpc(client, "search", {"q": ok})
+    # the limit in a field the chat reads (it holds the box to it), beside the sentence
+    said = {"reason": "`q` : doit compter au plus 40 caractères (longueur reçue : 41)", "param": "q", "max_question": 40}
     for method in ("search", "answer"):
         error = (await rpc(client, method, {"q": long}))["error"]
-        assert error == {"code": -32602, "message": "Invalid params", "data": "`q` : doit compter au plus 40 caractères (longueur reçue : 41)"}
+        assert error == {"code": -32602, "message": "Invalid params", "data": said}
     for path in ("/ask", "/ask/stream"):
         resp = await client.get(path, params={"q": long})
-        assert resp.status == 400 and await resp.json() == {
-            "error": {"code": -32602, "message": "Invalid params", "data": "`q` : doit compter au plus 40 caractères (longueur reçue : 41)"}
-        }
+        assert resp.status == 400 and await resp.json() == {"error": {"code": -32602, "message": "Invalid params", "data": said}}
 
 
 async def test_the_document_says_how_a_lowered_limit_is_refused(start_daemon):
-    """Clients read the limits a daemon holds to from its refusals (chat.js `lowerLimits`): the
-    OpenRPC document quotes them, and must quote what the daemon says."""
+    """Clients read the limits a daemon holds to from its refusals' fields (chat.js and thread.ts
+    `lowerLimits`): the OpenRPC document quotes them, and must quote what the daemon says, which
+    its `InvalidParamsData` describes."""
     document = json.loads((REPO / "shared-protocol" / "openrpc.json").read_text())
     answer = next(m for m in document["methods"] if m["name"] == "answer")
     history_doc = next(p for p in answer["params"] if p.get("name") == "history")["description"]
@@ -75,9 +77,11 @@ async def test_the_document_says_how_a_lowered_limit_is_refused(start_daemon):
         (question_doc, {"q": "a" * 420}),
     )
     shared = [c for c in json.loads((REPO / "shared-protocol" / "cases" / "history.json").read_text())["refusals"] if not c.get("older")]
+    fields = Draft7Validator({**document["components"]["schemas"]["InvalidParamsData"], "components": document["components"]})
     for (doc, params), case in zip(asked, shared, strict=True):
         said = (await rpc(client, "answer", params))["error"]["data"]
-        assert f"`` {said} ``" in doc
+        assert f"`` {json.dumps(said, ensure_ascii=False)} ``" in doc
+        assert list(fields.iter_errors(said)) == []
         assert said == case["detail"]  # the refusals both clients' suites read limits from
 
 
@@ -110,16 +114,17 @@ async def test_lowered_history_limits(start_daemon):
     turn = {"role": "user", "content": "les abeilles"}
     three = [turn, {"role": "assistant", "content": "oui"}, turn]
     long_turn = [{"role": "user", "content": "x" * 31}]
+    # each limit in the field a client reads to send again within it, whatever the sentence says
     cases = [
-        (three, "`history` : doit compter au plus 2 éléments (nombre reçu : 3)"),
-        (long_turn, "`history[0].content` : doit compter au plus 30 caractères (longueur reçue : 31)"),
+        (three, {"reason": "`history` : doit compter au plus 2 éléments (nombre reçu : 3)", "param": "history", "max_history": 2}),
+        (long_turn, {"reason": "`history[0].content` : doit compter au plus 30 caractères (longueur reçue : 31)", "param": "history", "max_turn": 30}),
     ]
-    for history, message in cases:
+    for history, said in cases:
         error = (await rpc(client, "answer", {"q": "jardin", "history": history}))["error"]
-        assert error == {"code": -32602, "message": "Invalid params", "data": message}
+        assert error == {"code": -32602, "message": "Invalid params", "data": said}
         for path in ("/ask", "/ask/stream"):
             resp = await client.get(path, params={"q": "jardin", "history": json.dumps(history)})
-            assert resp.status == 400 and await resp.json() == {"error": {"code": -32602, "message": "Invalid params", "data": message}}
+            assert resp.status == 400 and await resp.json() == {"error": {"code": -32602, "message": "Invalid params", "data": said}}
     assert "result" in await rpc(client, "answer", {"q": "jardin", "history": three[:2]})
 
 

@@ -20,6 +20,7 @@ from grasbot.server.protocol import (
     OPENRPC_PATH,
     ParamsError,
     ResultError,
+    invalid_params_data,
     method_names,
     openrpc_document,
     owner_only_methods,
@@ -270,6 +271,57 @@ def test_validate_params_names_the_parameter_and_why(method, params, message, pa
     assert str(caught.value) == message
     assert caught.value.param == param
     assert isinstance(caught.value, QueryError)
+
+
+def _invalid_params_data_errors(data) -> list[str]:
+    doc = openrpc_document()
+    validator = Draft7Validator({**doc["components"]["schemas"]["InvalidParamsData"], "components": doc["components"]})
+    return [e.message for e in validator.iter_errors(data)]
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "said"),
+    [
+        ("search", {"q": "é" * 501}, {"param": "q", "max_question": 500}),
+        ("answer", {"q": "ok", "history": [{"role": "user", "content": "a"}] * 9}, {"param": "history", "max_history": 8}),
+        ("answer", {"q": "ok", "history": [{"role": "user", "content": "a"}, {"role": "user", "content": "x" * 2001}]}, {"param": "history", "max_turn": 2000}),
+        ("search", {"q": "ok", "b": 1, "a": 2}, {"expected": ["audience", "q", "top_k"]}),
+        ("suggest_aliases", {"slug": "a", "path": "x.md", "nope": 1}, {"expected": ["limit", "path", "slug"]}),
+        ("health", {"verbose": True}, {"expected": []}),
+        # refusals no client acts on: the sentence alone, as every -32602 of an older daemon
+        ("search", {"q": 42}, None),
+        ("search", {"q": "ok", "top_k": 51}, None),
+        ("answer", {"q": "ok", "history": [{"role": "user", "content": "a", "at": 1}]}, None),
+        ("search", ["push swap"], None),
+    ],
+)
+def test_a_refusal_a_client_acts_on_says_it_in_fields(method, params, said) -> None:
+    """The limit a param is held to, and the params a method takes, are `data` fields a client
+    reads (the document's `InvalidParamsData`) beside the sentence: the chat and the plugin read
+    them from the sentence's words, and a change of wording broke their retry silently."""
+    with pytest.raises(ParamsError) as caught:
+        validate_params(method, params)
+    data = invalid_params_data(caught.value)
+    if said is None:
+        assert data == str(caught.value)
+    else:
+        assert data == {"reason": str(caught.value), **said}
+        assert _invalid_params_data_errors(data) == []
+
+
+def test_the_documents_invalid_params_objects_are_its_schema() -> None:
+    """What components/errors and the examples show of an object -32602 `data` is an
+    `InvalidParamsData`, as what the daemon sends is (test_limits checks the daemon's)."""
+    doc = openrpc_document()
+    shown = [e["data"] for e in doc["components"]["errors"].values() if e["code"] == -32602 and isinstance(e.get("data"), dict)]
+    for path in EXAMPLES:
+        for _, resp in _pairs(load_example(path)):
+            error = resp.get("error", {})
+            if error.get("code") == -32602 and isinstance(error.get("data"), dict):
+                shown.append(error["data"])
+    assert len(shown) >= 5  # two in components/errors, three examples
+    for data in shown:
+        assert _invalid_params_data_errors(data) == [], data
 
 
 def test_validate_params_fills_defaults_and_keeps_values() -> None:

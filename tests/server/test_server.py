@@ -531,7 +531,8 @@ async def test_ask_bad_parameters_are_400(start_daemon, params, needle):
         assert resp.status == 400, path
         body = await resp.json()
         assert set(body) == {"error"} and body["error"]["code"] == -32602, body
-        assert body["error"]["message"] == "Invalid params" and needle in body["error"]["data"]
+        data = body["error"]["data"]
+        assert body["error"]["message"] == "Invalid params" and needle in (data["reason"] if isinstance(data, dict) else data)
 
 
 async def test_a_visitors_refused_question_is_said_in_french_whole(start_daemon):
@@ -541,7 +542,7 @@ async def test_a_visitors_refused_question_is_said_in_french_whole(start_daemon)
     cases = [
         ({"q": "  "}, "`q` : ne doit pas être fait que d'espaces"),
         ({"q": "\u200b"}, "`q` : la question est vide (elle ne contient que des caractères invisibles)"),
-        ({"q": "a" * 501}, "`q` : doit compter au plus 500 caractères (longueur reçue : 501)"),
+        ({"q": "a" * 501}, {"reason": "`q` : doit compter au plus 500 caractères (longueur reçue : 501)", "param": "q", "max_question": 500}),
         ({"q": "python", "history": "{pas du json"}, "`history` : doit être une liste JSON d'échanges {role, content}"),
         ({"q": "python", "history": '[{"role": "user"}]'}, "`history[0].content` : obligatoire, mais absent"),
         (

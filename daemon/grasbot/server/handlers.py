@@ -33,7 +33,7 @@ from .methods import (
     reloaded,
     too_many_questions,
 )
-from .protocol import WireError, dumps, loads, validate_params
+from .protocol import WireError, dumps, invalid_params_data, loads, validate_params
 from .ratelimit import RateLimiter
 from .rpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, OWNER_TOKEN_REQUIRED, RATE_LIMITED, UNAUTHORIZED, VAULT_RELOAD_FAILED, RpcError
 from .sse import SSE_HEADERS, STREAM_ID, sse_event
@@ -286,7 +286,7 @@ def _visitor_question(request: web.Request) -> tuple[str, list] | web.Response:
         return _ask_params(request)
     except QueryError as exc:
         request[LOG_OUTCOME] = "bad request"
-        return error_response(400, str(exc))
+        return error_response(400, invalid_params_data(exc))
 
 
 async def handle_ask(request: web.Request) -> web.Response:

@@ -114,18 +114,29 @@ def for_caller(payload: dict, is_owner: bool) -> dict:
 def check_limits(settings: Settings, q: str, history: list | tuple = ()) -> None:
     """The configured limits, where they are lower than the protocol's own (its schema checked those).
 
-    Messages name the parameter and the sizes, never the value: it may be anything.
+    Messages name the parameter and the sizes, never the value: it may be anything. The
+    refusal's `data` says the limit by its setting's name too (`max_question`, `max_history`,
+    `max_turn`), which a client reads to ask again within it.
     """
     if len(q) > settings.max_question:
-        raise ParamsError(f"`q` : doit compter au plus {settings.max_question} caractères (longueur reçue : {len(q)})", param="q")
+        raise ParamsError(
+            f"`q` : doit compter au plus {settings.max_question} caractères (longueur reçue : {len(q)})",
+            param="q",
+            said={"param": "q", "max_question": settings.max_question},
+        )
     if len(history) > settings.max_history:
-        raise ParamsError(f"`history` : doit compter au plus {settings.max_history} éléments (nombre reçu : {len(history)})", param="history")
+        raise ParamsError(
+            f"`history` : doit compter au plus {settings.max_history} éléments (nombre reçu : {len(history)})",
+            param="history",
+            said={"param": "history", "max_history": settings.max_history},
+        )
     for i, turn in enumerate(history):
         content = turn.get("content", "") if isinstance(turn, dict) else ""
         if isinstance(content, str) and len(content) > settings.max_turn:
             raise ParamsError(
                 f"`history[{i}].content` : doit compter au plus {settings.max_turn} caractères (longueur reçue : {len(content)})",
                 param="history",
+                said={"param": "history", "max_turn": settings.max_turn},
             )
 
 

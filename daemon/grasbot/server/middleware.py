@@ -15,6 +15,7 @@ from aiohttp.abc import AbstractAccessLogger
 from .._exceptions import AuthError, GrasbotError, QueryError
 from .._terminal import printable
 from .handlers import body_over_limit, error_response
+from .protocol import invalid_params_data
 from .rpc import OWNER_TOKEN_REQUIRED
 from .state import IN_FLIGHT, LOG_OUTCOME, LOG_WHAT, SETTINGS, STOPPING
 
@@ -179,7 +180,7 @@ async def errors_as_json(request: web.Request, handler):
         raise
     except GrasbotError as exc:
         if isinstance(exc, QueryError):
-            return error_response(400, str(exc))
+            return error_response(400, invalid_params_data(exc))
         if isinstance(exc, AuthError):
             return error_response(401, str(exc) or OWNER_TOKEN_REQUIRED)
         log.error("%s %s a échoué", request.method, printable(request.path), exc_info=exc)

@@ -29,6 +29,7 @@ __all__ = [
     "loads",
     "ParamsError",
     "ResultError",
+    "invalid_params_data",
     "method_names",
     "openrpc_document",
     "owner_only_methods",
@@ -54,12 +55,24 @@ class ParamsError(QueryError):
     """The params of a call do not match the method's schema.
 
     ``param`` is the top-level parameter at fault (None when the params as a whole are
-    wrong), so the HTTP layer can point at the right field too.
+    wrong), so the HTTP layer can point at the right field too. ``said``: what a client acts
+    on, beside the sentence (the document's `InvalidParamsData`: the limit a param is held to,
+    the params a method takes); the error's `data` is then an object (`invalid_params_data`).
     """
 
-    def __init__(self, message: str, param: str | None = None) -> None:
+    def __init__(self, message: str, param: str | None = None, *, said: Mapping[str, Any] | None = None) -> None:
         super().__init__(message)
         self.param = param
+        self.said = dict(said or {})
+
+
+def invalid_params_data(exc: QueryError) -> str | dict[str, Any]:
+    """-32602's `data` (and the 400's of /ask and /ask/stream) for `exc`: its sentence, or, when
+    it says what a client acts on, `{"reason": sentence, …}`: the limit a param is held to
+    (`param`, `max_question`, `max_history`, `max_turn`) or the params a method takes
+    (`expected`). Clients read those fields, never the sentence, whose words may change."""
+    said = exc.said if isinstance(exc, ParamsError) else {}
+    return {"reason": str(exc), **said} if said else str(exc)
 
 
 class WireError(ValueError):
@@ -342,6 +355,25 @@ def _describe(error: ValidationError, top_level_noun: str = "paramètre", *, our
     return prefix + "refusé par le schéma : " + message
 
 
+#: The protocol's limits a client holds to, by the schema keyword and the path (a `*` for any
+#: index) that says them: the names of the daemon's settings that may lower them (`check_limits`).
+_LIMITS = {
+    ("maxLength", ("q",)): "max_question",
+    ("maxItems", ("history",)): "max_history",
+    ("maxLength", ("history", "*", "content")): "max_turn",
+}
+
+
+def _said(error: ValidationError) -> dict[str, Any]:
+    """What a client acts on in a refusal (`ParamsError.said`): the limit it names, or the
+    params a method takes when it names unknown ones; {} for any other."""
+    if error.validator == "additionalProperties" and not error.absolute_path:
+        return {"expected": sorted(error.schema.get("properties", {}))}
+    path = tuple("*" if isinstance(part, int) else part for part in error.absolute_path)
+    limit = _LIMITS.get((str(error.validator), path))
+    return {"param": path[0], limit: error.validator_value} if limit else {}
+
+
 def validate_params(method: str, params: Any) -> dict[str, Any]:
     """Check a call's params against the document; return them with defaults filled in.
 
@@ -363,7 +395,7 @@ def validate_params(method: str, params: Any) -> dict[str, Any]:
             top = next(p for p in error.validator_value if p not in params)
         elif top is None and error.validator == "additionalProperties":
             top = sorted(p for p in params if p not in error.schema.get("properties", {}))[0]
-        raise ParamsError(_describe(error), param=top if isinstance(top, str) else None)
+        raise ParamsError(_describe(error), param=top if isinstance(top, str) else None, said=_said(error))
     for name, value in params.items():
         if lone_surrogate_in(value):
             raise ParamsError(

@@ -24,6 +24,7 @@ from .._exceptions import AuthError, GrasbotError, QueryError, VaultError
 from .protocol import (
     WireError,
     dumps,
+    invalid_params_data,
     loads,
     method_names,
     openrpc_document,
@@ -349,7 +350,7 @@ def _error_fields(method: str, exc: Exception) -> tuple[int, str, Any]:
             return INTERNAL_ERROR, _MESSAGES[INTERNAL_ERROR], NODATA
         return exc.code, exc.message, NODATA if exc.data is None else exc.data
     if isinstance(exc, QueryError):  # ParamsError included
-        return INVALID_PARAMS, _MESSAGES[INVALID_PARAMS], str(exc)
+        return INVALID_PARAMS, _MESSAGES[INVALID_PARAMS], invalid_params_data(exc)
     if isinstance(exc, AuthError):
         return UNAUTHORIZED, "Unauthorized", str(exc) or OWNER_TOKEN_REQUIRED
     if isinstance(exc, VaultError):

@@ -192,11 +192,11 @@ describe("the error paths, as the plugin sees them", { timeout: 60_000 }, () => 
 		expect(String(missing.data)).toBe("`q` : obligatoire, mais absent");
 	});
 
-	it("a question too long for the stream: HTTP 400 carrying -32602 whose data names q", async () => {
+	it("a question too long for the stream: HTTP 400 carrying -32602 whose data names q and its limit", async () => {
 		const error = await failure(streamAnswer("a".repeat(600), {}, { daemonUrl: daemon, fetch }));
 		expect(error).toBeInstanceOf(RpcError);
 		expect((error as RpcError).code).toBe(-32602);
-		expect(String((error as RpcError).data)).toBe("`q` : doit compter au plus 500 caractères (longueur reçue : 600)");
+		expect((error as RpcError).data).toEqual({ reason: "`q` : doit compter au plus 500 caractères (longueur reçue : 600)", param: "q", max_question: 500 });
 	});
 
 	it("an unknown method: -32601", async () => {

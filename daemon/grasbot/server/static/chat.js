@@ -85,17 +85,38 @@
     return flat();
   }
 
-  // A daemon whose limits are lower than the protocol's says which in its 400's `data`
-  // (« `history` : doit compter au plus 4 éléments (nombre reçu : 8) », « `history[3].content` :
-  // doit compter au plus 500 caractères… »; an older daemon said it in English): the new limits,
-  // or null when the refusal is about something else.
+  // A daemon whose limits are lower than the protocol's says which in its 400's `data`, in
+  // fields (`{"reason": "…", "param": "history", "max_history": 4}`, `max_turn` for a turn's
+  // characters: openrpc.json's InvalidParamsData), never read from the sentence, whose words may
+  // change; a daemon before the fields said the sentence alone (« `history` : doit compter au
+  // plus 4 éléments (nombre reçu : 8) », or, older still, in English), read as it was. The new
+  // limits, or null when the refusal is about something else.
   function lowerLimits(limits, detail) {
+    if (detail && typeof detail === "object") {
+      const items = count(detail.max_history);
+      if (items !== null) return { ...limits, maxItems: items };
+      const chars = count(detail.max_turn);
+      return chars === null ? null : { ...limits, maxTurnChars: chars };
+    }
     if (typeof detail !== "string") return null;
     const items = /^(?:`history` : doit compter au plus (\d+) éléments|history: must have at most (\d+) items)/.exec(detail);
     if (items) return { ...limits, maxItems: Number(items[1] || items[2]) };
     const chars = /^(?:`history\[\d+\]\.content` : doit compter au plus (\d+) caractères|history\[\d+\]\.content: must be at most (\d+) characters)/.exec(detail);
     if (chars) return { ...limits, maxTurnChars: Number(chars[1] || chars[2]) };
     return null;
+  }
+
+  // The most characters a daemon's 400 says a question may have (GRASBOT_MAX_QUESTION), in
+  // `data.max_question`, or in an older daemon's sentence; null when it says something else.
+  function questionLimit(detail) {
+    if (detail && typeof detail === "object") return count(detail.max_question);
+    const said = typeof detail === "string" && /^(?:`q` : doit compter au plus (\d+) caractères|q: must be at most (\d+) characters)/.exec(detail);
+    return said ? Number(said[1] || said[2]) : null;
+  }
+
+  // A limit a daemon's `data` gives: a whole number of at least 1, else null.
+  function count(value) {
+    return Number.isInteger(value) && value >= 1 ? value : null;
   }
 
   // ------------------------------------------------------------ the stream
@@ -644,9 +665,8 @@
           return { kind: "rate", retryAfter: error.retryAfter, until: Date.now() + 1000 * (error.retryAfter || 60), reason };
         }
         // A daemon configured with a shorter GRASBOT_MAX_QUESTION: say it, and hold the box to it.
-        const tooLong = error.status === 400 && /^(?:`q` : doit compter au plus (\d+) caractères|q: must be at most (\d+) characters)/.exec(error.detail || "");
-        if (tooLong) {
-          const max = Number(tooLong[1] || tooLong[2]);
+        const max = error.status === 400 ? questionLimit(error.detail) : null;
+        if (max !== null) {
           input.maxLength = max;
           return { kind: "tooLong", max };
         }
@@ -725,5 +745,5 @@
     }
   }
 
-  window.GrasBotChat = { mount, historyFor, lowerLimits, renderMarkdown, LIMITS, MESSAGES };
+  window.GrasBotChat = { mount, historyFor, lowerLimits, questionLimit, renderMarkdown, LIMITS, MESSAGES };
 })();
