@@ -71,8 +71,11 @@ export interface PeerReload {
 	url: string;
 	ok: boolean;
 	vault_size: number | null;
-	/** Why it did not reload (down, or it refused this daemon's owner token: HTTP 401). */
+	/** Why it did not reload, for the author to read (down, or it refused this daemon's owner token). */
 	error: string | null;
+	/** The HTTP status it answered when it did not reload (401: it holds another owner token);
+	 * null when it did not answer, and from daemons before the field, whose `error` said « HTTP 401 ». */
+	status: number | null;
 }
 
 export interface ReloadResult {
@@ -300,6 +303,7 @@ export function decodeReloadResult(value: unknown): ReloadResult {
 				ok: boolean(p.ok, `${where}.ok`),
 				vault_size: optional(p.vault_size, number, `${where}.vault_size`),
 				error: optional(p.error, string, `${where}.error`),
+				status: optional(p.status, number, `${where}.status`),
 			};
 		}),
 	};

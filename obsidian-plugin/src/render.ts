@@ -297,11 +297,17 @@ export function formatReloadNotice(result: ReloadResult, maxListed = 5): string 
 	if (behind.length > 0) {
 		lines.push(RELOAD.peersBehind(behind.length, result.peers.length));
 		for (const peer of behind) lines.push(`• ${peer.url} : ${peer.error ?? RELOAD.noReason}`);
-		if (behind.some((peer) => /^HTTP 401\b/.test(peer.error ?? ""))) lines.push(RELOAD.peerToken);
+		if (behind.some(refusedToken)) lines.push(RELOAD.peerToken);
 	} else if (result.peers.length > 0) {
 		lines.push(RELOAD.peersDone(result.peers.length));
 	}
 	return lines.join("\n");
+}
+
+/** A peer that refused the owner token: its `status` 401, or, from an older daemon without
+ * `status`, its `error`'s « HTTP 401 ». */
+function refusedToken(peer: ReloadResult["peers"][number]): boolean {
+	return peer.status === null ? /^HTTP 401\b/.test(peer.error ?? "") : peer.status === 401;
 }
 
 /** The other daemons a reload was passed on to that did not reload (down, or refusing the token). */

@@ -324,6 +324,7 @@ describe("reload notice", () => {
 		const base = { vault_size: 42, added: 0, changed: 1, removed: 0, took_ms: 3, errors: [] };
 		const peers = [
 			{ url: "http://127.0.0.1:8766", ok: true, vault_size: 42, error: null },
+			// a daemon before `status`: its error's « HTTP 401 » says the token was refused
 			{ url: "http://127.0.0.1:8767", ok: false, vault_size: null, error: "HTTP 401 : jeton du propriétaire requis" },
 		];
 		expect(formatReloadNotice(decodeReloadResult({ ...base, peers })).split("\n")).toEqual([
@@ -341,6 +342,18 @@ describe("reload notice", () => {
 			"L'autre démon (GRASBOT_PEERS) s'est rechargé aussi.",
 		]);
 		expect(formatReloadNotice(decodeReloadResult(base)).split("\n")).toHaveLength(1); // no peers
+	});
+
+	it("tells a peer that refused the token by its status, whatever its error says", () => {
+		const base = { vault_size: 42, added: 0, changed: 1, removed: 0, took_ms: 3, errors: [] };
+		const notice = (peer: object) => formatReloadNotice(decodeReloadResult({ ...base, peers: [{ url: "http://127.0.0.1:8767", ok: false, ...peer }] }));
+		const refused = notice({ status: 401, error: "jeton refusé par le pair" }).split("\n");
+		expect(refused.slice(2)).toEqual([
+			"• http://127.0.0.1:8767 : jeton refusé par le pair",
+			"Un démon pair qui refuse le jeton du propriétaire tourne avec un autre : redémarrez-le pour qu'il lise le jeton de ce démon (après un changement de jeton, chaque démon doit être redémarré).",
+		]);
+		// another status: no word of its error makes it a refused token
+		expect(notice({ status: 500, error: "HTTP 401 ? non : HTTP 500 : erreur interne" }).split("\n")).toHaveLength(3);
 	});
 
 	it("lists at most five failures", () => {

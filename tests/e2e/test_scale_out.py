@@ -118,3 +118,16 @@ async def test_a_peer_that_cannot_reload_is_named_and_the_reload_stands(start_da
     # a reload passed on by a peer is not passed on again
     resp = await client.post("/reload-vault", headers={"Authorization": f"Bearer {TEST_OWNER_TOKEN}", FROM_PEER: "1"})
     assert resp.status == 200 and "peers" not in await resp.json()
+    assert "status" not in peer  # it never answered
+
+
+async def test_a_peer_holding_another_token_is_said_by_its_status(start_daemon, note_writer):
+    """The plugin tells the owner to restart a peer that refuses the token from `status` 401, not
+    from the words of `error`, which it shows as they are."""
+    note_writer("a.md", "title: Alpha\nvisibility: public", "Une note sur les abeilles.")
+    other = await start_daemon(note_writer.root, owner_token="another-owner-token-0123456789")
+    peer_url = str(other.make_url("")).rstrip("/")
+    client = await start_daemon(note_writer.root, owner_token=TEST_OWNER_TOKEN, peers=peer_url)
+    resp = await client.post("/reload-vault", headers={"Authorization": f"Bearer {TEST_OWNER_TOKEN}"})
+    assert resp.status == 200
+    assert (await resp.json())["peers"] == [{"url": peer_url, "ok": False, "status": 401, "error": "HTTP 401 : jeton du propriétaire requis"}]

@@ -26,7 +26,7 @@ TIMEOUT = 60.0  # seconds a peer has to reload (10,000 notes with one changed: w
 
 async def reload_peers(peers: tuple[str, ...], token: str) -> list[dict]:
     """POST /reload-vault to each peer at once; one entry per peer: url, ok, and its
-    vault_size or why it failed. Never raises."""
+    vault_size or why it failed (`error`, and `status`, the HTTP status it answered). Never raises."""
     if not peers:
         return []
     timeout = aiohttp.ClientTimeout(total=TIMEOUT)
@@ -36,8 +36,10 @@ async def reload_peers(peers: tuple[str, ...], token: str) -> list[dict]:
 
 
 async def _reload_one(http: aiohttp.ClientSession, url: str, headers: dict) -> dict:
+    status = None
     try:
         async with http.post(f"{url}/reload-vault", headers=headers) as response:
+            status = response.status
             body = await response.json(content_type=None)
             if response.status == 200 and isinstance(body, dict) and "vault_size" in body:
                 return {"url": url, "ok": True, "vault_size": body["vault_size"]}
@@ -46,4 +48,7 @@ async def _reload_one(http: aiohttp.ClientSession, url: str, headers: dict) -> d
     except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
         reason = f"{type(exc).__name__} : {exc}" if str(exc) else type(exc).__name__
     log.warning("le démon pair %s n'a pas rechargé le coffre : %s", url, reason)
-    return {"url": url, "ok": False, "error": reason}
+    failed: dict = {"url": url, "ok": False, "error": reason}
+    if status is not None:  # what a client acts on (401: the peer holds another owner token), never `error`'s words
+        failed["status"] = status
+    return failed
