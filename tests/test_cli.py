@@ -169,6 +169,74 @@ def test_help_says_what_grasbot_is_in_french(capsys, monkeypatch):
     assert any(line.split() == ["search", *"classe les notes pour une question, avec les raisons de chaque score".split()] for line in lines), lines
 
 
+COMMANDS = ("search", "ask", "check", "eval", "serve", "log")
+
+
+@pytest.mark.parametrize("argv", [[], *([command] for command in COMMANDS)])
+def test_help_says_argparses_own_words_in_french(capsys, monkeypatch, argv):
+    """argparse's usage line, titles and -h were English beside GrasBot's French help."""
+    monkeypatch.setenv("COLUMNS", "200")
+    with pytest.raises(SystemExit) as stopped:
+        main([*argv, "--help"])
+    assert stopped.value.code == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith(" ".join(["utilisation : grasbot", *argv, "[-h] "]))
+    assert "options:" in lines and any(line.split() == ["-h,", "--help", *"affiche cette aide et s'arrête".split()] for line in lines)
+    assert ("arguments:" in lines) == (argv in ([], ["search"], ["ask"]))  # the command, or the question
+    for english in ("usage:", "positional arguments", "show this help message"):
+        assert english not in out
+
+
+@pytest.mark.parametrize(
+    "argv, error",
+    [
+        ([], "grasbot: erreur : les arguments suivants sont obligatoires : commande"),
+        (["eval"], "grasbot eval: erreur : les arguments suivants sont obligatoires : --questions"),
+        (["search", "q", "--bogus"], "grasbot: erreur : arguments non reconnus : --bogus"),
+        (["serve", "--port", "x"], "grasbot serve: erreur : argument --port : pas un nombre entier : 'x'"),
+        (["log", "--days", "x"], "grasbot log: erreur : argument --days : pas un nombre : 'x'"),
+        (
+            ["frobnicate"],
+            "grasbot: erreur : argument commande : choix invalide : 'frobnicate' (au choix : 'search', 'ask', 'check', 'eval', 'serve', 'log')",
+        ),
+        (["ask", "q", "--audience", "admin"], "grasbot ask: erreur : argument --audience : choix invalide : 'admin' (au choix : 'visitor', 'owner')"),
+        (["serve", "--port"], "grasbot serve: erreur : argument --port : attend une valeur"),
+        (["eval", "--questions"], "grasbot eval: erreur : argument --questions : attend au moins une valeur"),
+        (["check", "--json=oui"], "grasbot check: erreur : argument --json : ne prend pas de valeur : 'oui'"),
+        (
+            ["search", "q", "--llm-"],
+            "grasbot search: erreur : option ambiguë : --llm- peut désigner --llm-timeout, --llm-max-tokens, --llm-context, --llm-deadline",
+        ),
+        (["serve", "--host", ""], "grasbot serve: erreur : argument --host : ne doit pas être vide (omettez l'option pour la valeur par défaut)"),
+    ],
+)
+def test_argparses_errors_are_said_in_french_with_the_usage_line_and_exit_2(capsys, argv, error):
+    """« grasbot: error: unrecognized arguments: --bogus » and its kind were English."""
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"utilisation : {error.split(':')[0]} [-h] ")
+    assert err.splitlines()[-1] == error
+
+
+def test_an_error_argparse_words_otherwise_is_shown_as_it_wrote_it(capsys, monkeypatch):
+    """A later Python's new wording is not known: it is still said, in its English."""
+    import argparse
+
+    reworded = {"unrecognized arguments: %s": "no such arguments (%s)", "argument %(argument_name)s: %(message)s": "%(argument_name)s -> %(message)s"}
+    monkeypatch.setattr(argparse, "_", lambda english: reworded.get(english, english))
+    with pytest.raises(SystemExit) as stopped:
+        main(["search", "q", "--bogus"])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "grasbot: erreur : no such arguments (--bogus)"
+    with pytest.raises(SystemExit):
+        main(["serve", "--port", "x"])
+    assert capsys.readouterr().err.splitlines()[-1] == "grasbot serve: erreur : --port -> invalid int value: 'x'"
+
+
 # ---------------------------------------------------------------- ask
 
 
@@ -900,17 +968,17 @@ def test_bad_values_exit_2(capsys, argv, message):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["search", "q", "--top-k", "beaucoup"], "invalid int value"),
-        (["search", "q", "--default-visibility", "amis"], "invalid choice"),
-        (["search", "q", "--audience", "admin"], "invalid choice"),
-        (["search", "q", "--nope"], "unrecognized arguments"),
+        (["search", "q", "--top-k", "beaucoup"], "pas un nombre entier"),
+        (["search", "q", "--default-visibility", "amis"], "choix invalide"),
+        (["search", "q", "--audience", "admin"], "choix invalide"),
+        (["search", "q", "--nope"], "arguments non reconnus"),
         # float() takes them, and NaN passed every bound: a question grounded by no score of NaN
-        (["search", "q", "--min-score", "nan"], "argument --min-score: pas un nombre fini : 'nan'"),
-        (["search", "q", "--temperature", "inf"], "argument --temperature: pas un nombre fini : 'inf'"),
-        (["serve", "--body-timeout", "nan"], "argument --body-timeout: pas un nombre fini : 'nan'"),
+        (["search", "q", "--min-score", "nan"], "argument --min-score : pas un nombre fini : 'nan'"),
+        (["search", "q", "--temperature", "inf"], "argument --temperature : pas un nombre fini : 'inf'"),
+        (["serve", "--body-timeout", "nan"], "argument --body-timeout : pas un nombre fini : 'nan'"),
         (["eval"], "--questions"),
-        (["frobnicate"], "invalid choice"),
-        ([], "required"),
+        (["frobnicate"], "choix invalide"),
+        ([], "obligatoires"),
     ],
 )
 def test_bad_flags_exit_2(capsys, argv, message):
@@ -985,7 +1053,7 @@ def test_an_empty_flag_value_is_refused(capsys, argv, flag):
     with pytest.raises(SystemExit) as stopped:
         main(argv)
     assert stopped.value.code == 2
-    assert f"argument {flag}: ne doit pas être vide (omettez l'option pour la valeur par défaut)" in capsys.readouterr().err
+    assert f"argument {flag} : ne doit pas être vide (omettez l'option pour la valeur par défaut)" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "daemon" / "grasbot"
 # A module's layer: what it may import is its own part and the layers below it.
 LAYERS = {
     "_version": 0,
+    "_argparse_fr": 0,
     "_exceptions": 0,
     "_contacts": 0,
     "_files": 0,

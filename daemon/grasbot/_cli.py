@@ -13,6 +13,7 @@ import sys
 import urllib.parse
 from collections.abc import Sequence
 
+from ._argparse_fr import FrenchParser
 from ._config import ANCHOR_FORMS, Settings
 from ._engine import GrasBot, vault_wide_warnings
 from ._evaluate import Case, PlainBM25, Report, after_another_subject, evaluate, named_notes, paired, read_cases, read_off_topic
@@ -129,8 +130,8 @@ DESCRIPTION = "Répond aux visiteurs d'un site à partir d'un coffre Obsidian de
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="grasbot", description=DESCRIPTION)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = FrenchParser(prog="grasbot", description=DESCRIPTION)
+    sub = parser.add_subparsers(dest="commande", required=True)  # its name is said when it is missing
 
     p = sub.add_parser("search", help="classe les notes pour une question, avec les raisons de chaque score")
     p.add_argument("question")
@@ -235,11 +236,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _common(p)
     add_log_parser(sub)
-    for each in (parser, *sub.choices.values()):  # argparse's own -h, said in English otherwise
-        for action in each._actions:
-            if isinstance(action, argparse._HelpAction):
-                action.help = "affiche cette aide et s'arrête"
-        each._positionals.title = "arguments"
     return parser
 
 
@@ -594,9 +590,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         settings = _settings(args)
-        if args.command == "log":
+        if args.commande == "log":
             return cmd_log(args, settings)
-        if args.command == "serve":
+        if args.commande == "serve":
             from .server.app import serve
 
             if args.token is not None:
@@ -613,9 +609,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # meaning beside words, as the daemon has it once its worker is done; `check` searches
         # only for the questions notes declare in `answers`: a vault that declares none is not
         # embedded first (scripts/run.sh checks before serving: 77 s for a 209-note vault)
-        if args.command != "check" or any(note.answers for note in bot.snapshot.index("owner").notes.values()):
+        if args.commande != "check" or any(note.answers for note in bot.snapshot.index("owner").notes.values()):
             bot.embed_pending(announce=_announce_embedding)
-        return {"search": cmd_search, "ask": cmd_ask, "check": cmd_check, "eval": cmd_eval}[args.command](bot, args)
+        return {"search": cmd_search, "ask": cmd_ask, "check": cmd_check, "eval": cmd_eval}[args.commande](bot, args)
     except GrasbotError as exc:
         print(f"grasbot: {exc}", file=sys.stderr)
         return 2
