@@ -186,6 +186,9 @@ def test_help_says_argparses_own_words_in_french(capsys, monkeypatch, argv):
     assert ("arguments:" in lines) == (argv in ([], ["search"], ["ask"]))  # the command, or the question
     for english in ("usage:", "positional arguments", "show this help message"):
         assert english not in out
+    # the values' names: « --token-file FILE », « --model LLM_MODEL » (argparse's default, the dest in capitals)
+    named = {word for value in re.findall(r"\[--[a-z-]+ ([^\]]+)\]", out) for word in re.findall(r"[A-ZÀ-Ý_]{2,}", value)}
+    assert not named & {"DIR", "FILE", "NAME", "SECONDS", "DURATION", "CHARS", "PATH", "ORIGIN", "HOST", "TOKEN", "LLM_MODEL", "LLM_TEMPERATURE"}
 
 
 @pytest.mark.parametrize(

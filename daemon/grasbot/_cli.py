@@ -50,16 +50,16 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--cache-dir",
         dest="cache_dir",
         type=_given,
-        metavar="DIR",
+        metavar="DOSSIER",
         help="le cache de l'index (GRASBOT_CACHE_DIR ; par défaut ~/.cache/grasbot/<empreinte du chemin du coffre>)",
     )
     parser.add_argument(
         "--no-cache", dest="index_cache", action="store_const", const=False, help="ne lit ni n'écrit le cache de l'index (GRASBOT_INDEX_CACHE=off)"
     )
     parser.add_argument(
-        "--vault", dest="vault_dir", type=_given, metavar="DIR", help="le dossier du coffre (VAULT_DIR ; par défaut : le coffre fourni, vault-grasbot/)"
+        "--vault", dest="vault_dir", type=_given, metavar="DOSSIER", help="le dossier du coffre (VAULT_DIR ; par défaut : le coffre fourni, vault-grasbot/)"
     )
-    parser.add_argument("--exclude", metavar="DIR,DIR", help="les dossiers du coffre à laisser de côté (GRASBOT_EXCLUDE)")
+    parser.add_argument("--exclude", metavar="DOSSIER,DOSSIER", help="les dossiers du coffre à laisser de côté (GRASBOT_EXCLUDE)")
     parser.add_argument(
         "--default-visibility",
         choices=("private", "public"),
@@ -69,9 +69,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--min-score", dest="search_min_score", type=_number, metavar="X", help="le score qui fonde une réponse sur les notes (SEARCH_MIN_SCORE ; par défaut 3)"
     )
-    parser.add_argument("--model", dest="llm_model", type=_given, help="le modèle Ollama (LLM_MODEL ; par défaut qwen3:8b)")
+    parser.add_argument("--model", dest="llm_model", type=_given, metavar="MODÈLE", help="le modèle Ollama (LLM_MODEL ; par défaut qwen3:8b)")
     parser.add_argument("--ollama-host", dest="ollama_host", type=_given, metavar="URL", help="l'adresse d'Ollama (OLLAMA_HOST)")
-    parser.add_argument("--llm-timeout", dest="llm_timeout", type=_number, metavar="SECONDS", help="LLM_TIMEOUT (par défaut 60)")
+    parser.add_argument("--llm-timeout", dest="llm_timeout", type=_number, metavar="SECONDES", help="LLM_TIMEOUT (par défaut 60)")
     parser.add_argument(
         "--llm-max-tokens", dest="llm_max_tokens", type=int, metavar="N", help="les tokens qu'une réponse peut compter (LLM_MAX_TOKENS ; par défaut 400)"
     )
@@ -86,11 +86,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--llm-deadline",
         dest="llm_deadline",
         type=_number,
-        metavar="SECONDS",
+        metavar="SECONDES",
         help="les secondes accordées à une réponse entière (LLM_DEADLINE ; par défaut 90)",
     )
-    parser.add_argument("--temperature", dest="llm_temperature", type=_number, help="LLM_TEMPERATURE (par défaut 0.4)")
-    parser.add_argument("--keep-alive", dest="llm_keep_alive", type=_given, metavar="DURATION", help="LLM_KEEP_ALIVE (par défaut 30m)")
+    parser.add_argument("--temperature", dest="llm_temperature", type=_number, metavar="TEMPÉRATURE", help="LLM_TEMPERATURE (par défaut 0.4)")
+    parser.add_argument("--keep-alive", dest="llm_keep_alive", type=_given, metavar="DURÉE", help="LLM_KEEP_ALIVE (par défaut 30m)")
     parser.add_argument(
         "--semantic", choices=("off", "bundled", "ollama"), help="le sens à côté des mots (GRASBOT_SEMANTIC ; par défaut bundled ; off : les mots seuls)"
     )
@@ -98,10 +98,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--embed-model",
         dest="embed_model",
         type=_given,
-        metavar="NAME",
+        metavar="NOM",
         help="le modèle Ollama qui calcule le sens, avec --semantic ollama (GRASBOT_EMBED_MODEL ; par défaut bge-m3)",
     )
-    parser.add_argument("--prompt-budget", dest="prompt_budget", type=int, metavar="CHARS", help="GRASBOT_PROMPT_BUDGET (par défaut 12000)")
+    parser.add_argument("--prompt-budget", dest="prompt_budget", type=int, metavar="CARACTÈRES", help="GRASBOT_PROMPT_BUDGET (par défaut 12000)")
     parser.add_argument(
         "--anchors",
         choices=ANCHOR_FORMS,
@@ -111,7 +111,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--url-map",
         dest="url_map",
-        metavar="TYPE=/PATH/{slug},…",
+        metavar="TYPE=/CHEMIN/{slug},…",
         help="GRASBOT_URL_MAP : l'adresse d'une source selon son type (* : tout autre type) ; "
         "champs {slug} {path} {name} {quartz} {publish} {hugo} {mkdocs} {mkdocs_html}",
     )
@@ -154,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         nargs="+",
         action="extend",  # --questions a.tsv --questions b.tsv: both, not the last
-        metavar="FILE.tsv",
+        metavar="FICHIER.tsv",
         help="des lignes question<TAB>chemin;chemin[<TAB>question précédente || …[<TAB>phrase]] (plusieurs fichiers : leurs questions ensemble ; "
         "une note peut être nommée par le nom de son fichier ou par son slug au lieu de son chemin) ; "
         "avec des phrases, --ollama-host doit être un Ollama de substitution (eval/context_recall.py)",
@@ -168,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--off-topic",
         dest="off_topic",
-        metavar="FILE.txt",
+        metavar="FICHIER.txt",
         help="une question par ligne, à laquelle aucune note ne répond : la part d'entre elles fondée sur les notes, à côté de celle des --questions",
     )
     p.add_argument(
@@ -181,34 +181,35 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
 
     p = sub.add_parser("serve", help="lance le démon (JSON-RPC et les points d'accès HTTP du site)")
-    p.add_argument("--host", type=_given, help="l'adresse d'écoute (GRASBOT_HOST ; par défaut 127.0.0.1)")
+    p.add_argument("--host", type=_given, metavar="ADRESSE", help="l'adresse d'écoute (GRASBOT_HOST ; par défaut 127.0.0.1)")
     p.add_argument("--port", type=int, help="le port (GRASBOT_PORT ; par défaut 8765 ; 0 en prend un libre)")
     p.add_argument(
         "--token",
         type=_given,
+        metavar="JETON",
         help="le jeton du propriétaire (GRASBOT_TOKEN ; par défaut : lu dans --token-file, ou créé) ; ps le montre aux autres utilisateurs",
     )
-    p.add_argument("--token-file", dest="token_file", type=_given, metavar="FILE", help="GRASBOT_TOKEN_FILE (par défaut ~/.config/grasbot/token)")
-    p.add_argument("--cors-origins", dest="cors_origins", metavar="ORIGIN,ORIGIN", help="GRASBOT_CORS_ORIGINS (par défaut app://obsidian.md)")
+    p.add_argument("--token-file", dest="token_file", type=_given, metavar="FICHIER", help="GRASBOT_TOKEN_FILE (par défaut ~/.config/grasbot/token)")
+    p.add_argument("--cors-origins", dest="cors_origins", metavar="ORIGINE,ORIGINE", help="GRASBOT_CORS_ORIGINS (par défaut app://obsidian.md)")
     p.add_argument("--trusted-proxies", dest="trusted_proxies", metavar="IP,IP", help="GRASBOT_TRUSTED_PROXIES (par défaut 127.0.0.0/8,::1)")
     p.add_argument(
         "--allowed-hosts",
         dest="allowed_hosts",
-        metavar="NAME,NAME",
+        metavar="NOM,NOM",
         help="GRASBOT_ALLOWED_HOSTS : les noms par lesquels un navigateur peut joindre le port du démon, outre localhost et les adresses IP (par défaut aucun)",
     )
     p.add_argument(
         "--header-timeout",
         dest="header_timeout",
         type=_number,
-        metavar="SECONDS",
+        metavar="SECONDES",
         help="les secondes dont un client dispose pour envoyer ses en-têtes (GRASBOT_HEADER_TIMEOUT ; par défaut 10)",
     )
     p.add_argument(
         "--body-timeout",
         dest="body_timeout",
         type=_number,
-        metavar="SECONDS",
+        metavar="SECONDES",
         help="les secondes dont un client dispose pour envoyer un corps (GRASBOT_BODY_TIMEOUT ; par défaut 10)",
     )
     p.add_argument("--llm-slots", dest="llm_slots", type=int, metavar="N", help="les générations à la fois par hôte du modèle (LLM_SLOTS ; par défaut 2)")
@@ -217,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--llm-max-wait",
         dest="llm_max_wait",
         type=_number,
-        metavar="SECONDS",
+        metavar="SECONDES",
         help="la plus longue attente d'une place ; au-delà, l'extrait des notes tout de suite, marqué occupé (LLM_MAX_WAIT ; par défaut 20)",
     )
     p.add_argument(
@@ -225,7 +226,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--peers", metavar="URL,URL", help="les autres démons du même coffre, qu'un rechargement atteint aussi (GRASBOT_PEERS)")
     p.add_argument(
-        "--question-log", dest="question_log", type=_given, metavar="FILE", help="le journal des questions des visiteurs (GRASBOT_QUESTION_LOG ; off le coupe)"
+        "--question-log",
+        dest="question_log",
+        type=_given,
+        metavar="FICHIER",
+        help="le journal des questions des visiteurs (GRASBOT_QUESTION_LOG ; off le coupe)",
     )
     p.add_argument(
         "--log-retention-days",

@@ -1127,11 +1127,11 @@ def add_log_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--question-log",
         dest="question_log",
-        metavar="FILE",
+        metavar="FICHIER",
         help="le journal des questions (GRASBOT_QUESTION_LOG ; par défaut $XDG_STATE_HOME/grasbot/<empreinte du chemin du coffre>/questions.sqlite3)",
     )
     p.add_argument(
-        "--vault", dest="vault_dir", metavar="DIR", help="le coffre dont lire les questions (VAULT_DIR ; par défaut : le coffre fourni, vault-grasbot/)"
+        "--vault", dest="vault_dir", metavar="DOSSIER", help="le coffre dont lire les questions (VAULT_DIR ; par défaut : le coffre fourni, vault-grasbot/)"
     )
     p.add_argument("--days", type=float, default=30.0, metavar="N", help="les N derniers jours seulement (par défaut 30)")
     p.add_argument("--limit", type=int, default=20, metavar="N", help="N questions au plus par liste (par défaut 20)")
