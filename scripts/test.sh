@@ -4,12 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
-echo "==> Python lint and format (ruff: the package, benchmarks, eval scripts and tests)"
+echo "==> Python : lint et mise en forme (ruff : le paquet, les benchmarks, les scripts d'eval et les tests)"
 .venv/bin/ruff check daemon benchmarks eval tests
 .venv/bin/ruff format --check daemon benchmarks eval tests
-echo "==> Python type check (mypy: the package)"
+echo "==> Python : vérification des types (mypy : le paquet)"
 .venv/bin/mypy
-echo "==> Python tests"
+echo "==> Python : tests"
 .venv/bin/python -m pytest -p no:cacheprovider "$@"
-echo "==> TypeScript tests"
+echo "==> TypeScript : tests"
 npm test

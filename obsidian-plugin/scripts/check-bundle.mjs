@@ -10,12 +10,13 @@ const file = path.join(here, "..", "main.js");
 const code = readFileSync(file, "utf8");
 const required = [...code.matchAll(/require\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
 const problems = [];
-if (!required.includes("obsidian")) problems.push("main.js does not require(\"obsidian\")");
+if (!required.includes("obsidian")) problems.push("main.js ne requiert pas \"obsidian\"");
 const allowed = (name) => name === "obsidian" || name === "electron" || /^@(codemirror|lezer)\//.test(name) || /^(node:)?[a-z_]+$/.test(name);
-for (const name of required) if (!allowed(name)) problems.push(`main.js requires "${name}", which is not an external`);
-if (/node_modules[\\/]obsidian/.test(code)) problems.push("main.js contains code from node_modules/obsidian");
+for (const name of required) if (!allowed(name)) problems.push(`main.js requiert "${name}", qui n'est pas un module externe`);
+if (/node_modules[\\/]obsidian/.test(code)) problems.push("main.js contient du code de node_modules/obsidian");
 if (problems.length > 0) {
 	console.error(problems.join("\n"));
 	process.exit(1);
 }
-console.debug(`main.js OK: ${(code.length / 1024).toFixed(1)} KiB, requires ${[...new Set(required)].join(", ")}`);
+const size = (code.length / 1024).toFixed(1).replace(".", ",");
+console.debug(`main.js OK : ${size} Kio, requiert ${[...new Set(required)].join(", ")}`);

@@ -135,7 +135,7 @@ async function main() {
 		assert.equal(await liveBox.count(), 1);
 		assert.ok((await liveBox.evaluate((el) => el.closest(".cm-line")?.textContent ?? "")).startsWith("aliases:Suggestions :"));
 		assert.deepEqual(errors, []);
-		console.debug("alias suggestions in Chromium: OK (test-artifacts/alias-suggestions.png, alias-suggestions-live.png)");
+		console.debug("suggestions d'alias dans Chromium : OK (test-artifacts/alias-suggestions.png, alias-suggestions-live.png)");
 	} finally {
 		await context.close();
 		await new Promise((resolve) => server.close(resolve));
