@@ -33,7 +33,6 @@ def test_test_sh_says_each_step_in_french(tmp_path):
     ]
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="the plugin's build runs it with Node")
 @pytest.mark.parametrize(
     "bundle, said, code",
     [
