@@ -266,7 +266,7 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
         indexes = Index.evolve_all(seed_indexes, vault, analyses, remembered.was_hidden(), remembered.was_named())
     else:  # other options: the paths of the hidden notes that went stay hidden all the same
         key = previous.index("visitor").hidden_key if previous is not None else None
-        was_hidden, _, was_named = key if key is not None else (remembered.was_hidden(), (), remembered.was_named())
+        was_hidden, was_named = (key[0], key[2]) if key is not None else (remembered.was_hidden(), remembered.was_named())
         indexes = Index.build_all(vault, analyses, was_hidden, was_named, previous.vault.notes if previous is not None else None)
     snapshot = Snapshot(vault, analyses, indexes)
     if previous is None and cache_dir is not None and (not saved or fresh or len(old_notes) != len(vault.notes)):

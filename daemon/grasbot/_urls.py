@@ -97,6 +97,22 @@ def hugo_link(path: str, slug: str | None = None, url: str | None = None) -> str
     return link + "/" if link else ""
 
 
+_ADDRESS_END = re.compile(r"(?:/index)?\.html?\Z|/+\Z", re.IGNORECASE)  # what a page's address ends with after its name
+
+
+def own_pages(path: str, slug: str | None, url: str | None, permalink: str | None) -> tuple[str, ...]:
+    """The pages a note's own front matter publishes it at, where its path alone does not say
+    so, without the `/` at either end: Hugo's from its `slug:` and `url:` (`hugo_link`:
+    `slug: plan-v2` in `prive/` is `prive/plan-v2`), and each of `slug:`, `url:`, `permalink:`
+    read as the whole address, as Jekyll, Eleventy or Astro publish a page at it (`/labo/x/`,
+    `/labo/x.html`: `labo/x`, a heading's `#` left out). A web address (`url:
+    https://lemonde.fr/…`) is another site's page, a bookmark, which Hugo refuses: none."""
+    slug, url, permalink = (value.strip() if value and "://" not in value else None for value in (slug, url, permalink))
+    pages = {hugo_link(path, slug, url).strip("/")} if slug or url else set()
+    pages.update(_ADDRESS_END.sub("", value.partition("#")[0].partition("?")[0]).strip("/") for value in (slug, url, permalink) if value)
+    return tuple(sorted(page for page in pages if page))
+
+
 def mkdocs_url(path: str, *, directory_urls: bool = True) -> str:
     """MkDocs' page for a file (mkdocs/structure/files.py, `File._get_dest_path` and `_get_url`):
     with its default `use_directory_urls`, `about/license.md` is `about/license/`, and `index.md`

@@ -1557,6 +1557,27 @@ def test_a_private_note_s_new_alias_typed_in_code_is_masked_after_a_reload_or_a_
         assert visitor.masked == fresh.masked
 
 
+def test_a_private_notes_new_permalink_typed_in_a_public_note_is_masked_after_a_reload_or_a_start(tmp_path):
+    """A private note that gains `permalink: /labo/zorglub/`, the address an unchanged public
+    note types: a reload or a start that kept what masked before, as no hidden note came or
+    went, showed « zorglub » to visitors and let search find the note by it. The pages the
+    hidden notes' front matter gives are part of what masks: a change of them reads every
+    public note again."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/plan.md", "visibility: private", "Le plan.")
+    write_note(root, "pub/a.md", "visibility: public", "Le jardin, voir /labo/zorglub/ pour la suite.")
+    settings = Settings.load(env={}, vault_dir=root)
+    cache = tmp_path / "cache"
+    first = build_snapshot(settings)
+    build_snapshot(settings, cache_dir=cache)
+    assert "zorglub" in first.index("visitor").readable_body("pub/a.md")  # the guard: no note's address yet
+    write_note(root, "prive/plan.md", "visibility: private\npermalink: /labo/zorglub/", "Le plan.")
+    for snapshot in (build_snapshot(settings), build_snapshot(settings, first), build_snapshot(settings, cache_dir=cache)):
+        visitor = snapshot.index("visitor")
+        assert visitor.readable_body("pub/a.md").strip() == "Le jardin, voir  pour la suite."
+        assert visitor.masked == {"pub/a.md"}
+
+
 def test_a_bidi_control_left_open_in_a_note_reaches_no_visitor_text(tmp_path):
     """A right-to-left override a clipped page left open (U+202E) or an isolate (U+2066), quoted
     in an answer, drew the rest of its line right to left, a citation included: the passages,

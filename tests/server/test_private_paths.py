@@ -2,7 +2,8 @@
 path that straddles two passage windows of a long paragraph, a path typed with two spaces
 and without `.md`; and a note another tool's frontmatter hides (`private: true`, Hexo's
 `hidden: true`, Digital Garden's `dg-publish: false`) under `--default-visibility public`;
-a public note's frontmatter field whose value is a private note's path or wikilink. What a
+a public note's frontmatter field whose value is a private note's path or wikilink; the
+address a private note's own `slug:`, `url:` or `permalink:` publishes it at. What a
 visitor receives (search, answer, /ask, its stream, the prompt the stand-in Ollama records)
 never holds the private note's name."""
 
@@ -36,13 +37,14 @@ async def visitor_sees(client, standin_ollama, q: str) -> list[tuple[str, object
     return got
 
 
-async def typed_beside(start_daemon, standin_ollama, tmp_path, typed: str, *private: str):
+async def typed_beside(start_daemon, standin_ollama, tmp_path, typed: str, *private: str, fields: str = ""):
     """A public note that types `typed` in a sentence, beside the private notes at the paths
-    `private` (each titled by its file name): the daemon started, what a visitor gets for a
-    question on the public note, and the prompt the model received."""
+    `private` (each titled by its file name, with the frontmatter `fields`): the daemon
+    started, what a visitor gets for a question on the public note, and the prompt the model
+    received."""
     vault = tmp_path / "vault"
     for path in private:
-        write_note(vault, path, f"title: {path.rsplit('/', 1)[-1].removesuffix('.md')}\nvisibility: private", "Le prix du rachat d'Acme.\n")
+        write_note(vault, path, f"title: {path.rsplit('/', 1)[-1].removesuffix('.md')}\nvisibility: private\n{fields}", "Le prix du rachat d'Acme.\n")
     body = f"Les abeilles butinent la lavande, voir {typed} pour le reste.\n"
     write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
     standin_ollama.script("Les abeilles [rucher].")
@@ -186,4 +188,73 @@ async def test_a_name_without_its_folder_or_inside_a_folder_path_is_not_masked(s
     """What is not a private note's page stays as written: its name without the folder (an
     ordinary word, as today), or a folder of that name with another page in it."""
     _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/Zorglub.md")
+    assert f"voir {typed} pour le reste" in prompt
+
+
+@pytest.mark.parametrize(
+    ("fields", "typed"),
+    [
+        ("slug: projets-secrets/zorglub-outil", "https://monsite.fr/projets-secrets/zorglub-outil/"),
+        ("slug: projets-secrets/zorglub-outil", "projets-secrets/zorglub-outil"),
+        ("slug: zorglub-outil", "/prive/zorglub-outil/"),  # Hugo: the slug names the page in the note's folder
+        ("slug: Zorglub -- Outil", "https://monsite.fr/prive/zorglub-outil/"),  # as Hugo writes the slug
+        ("url: /labo/zorglub/", "/labo/zorglub/"),
+        ("url: /labo/zorglub/", "(https://monsite.fr/labo/zorglub/#le-plan)"),
+        ("url: /Labo/Zorglub Secret/", "/labo/zorglub-secret/"),
+        ("permalink: /labo/zorglub/", "labo/zorglub"),
+        ("permalink: /labo/zorglub.html", "https://monsite.fr/labo/zorglub.html"),
+    ],
+)
+async def test_a_private_notes_own_address_typed_in_a_public_note_is_masked(start_daemon, standin_ollama, tmp_path, fields, typed):
+    """A private note's `slug:`, `url:` or `permalink:`, the address its site publishes it at
+    and no path of the vault's, typed in a public note's body: the masking knew the note's
+    path alone, so « zorglub » reached visitors, and a search by it found the public note."""
+    client, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/Plan.md", fields=fields)
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+    resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 1, "params": {"q": "zorglub"}})
+    assert (await resp.json())["result"]["results"] == []
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        "url: /labo/zorglub/",
+        "url: https://monsite.fr/labo/zorglub/",
+        "permalink: /labo/zorglub/",
+        "related: labo/zorglub",
+        "source: https://monsite.fr/labo/zorglub/",
+        "aliases: [labo/zorglub]",
+    ],
+)
+async def test_a_public_notes_field_that_holds_a_private_notes_own_address_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, field):
+    """A public note's field whose value is the address a private note's `permalink:` gives it:
+    the sources, passages and prompt hold nothing of it, and the source's url is the note's own page."""
+    vault = tmp_path / "vault"
+    write_note(vault, "prive/Plan.md", "title: Le plan\nvisibility: private\npermalink: /labo/zorglub/", "Le rachat d'Acme, au rucher du jardin partagé.\n")
+    write_note(vault, "jardin/rucher.md", f"title: Le rucher\nvisibility: public\n{field}", "Les abeilles du jardin partagé butinent la lavande.\n")
+    standin_ollama.script("Le jardin.")
+    client = await start_daemon(vault, standin_ollama.url, url_map="*=/{hugo}/", rate_per_minute=100_000, rate_burst=100_000)
+    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles du rucher du jardin partagé ?")
+    assert "Les abeilles du jardin partagé" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+    search = dict(got)["search"]
+    assert search["result"]["results"][0]["url"] == "/jardin/rucher/", search
+
+
+@pytest.mark.parametrize(
+    ("fields", "typed"),
+    [
+        ("permalink: /labo/zorglub/", "/zorglub/"),  # its name without its folder: a word
+        ("permalink: /labo/zorglub/", "labo/zorglub/annexe"),  # a folder of that name, another page in it
+        ("permalink: /labo/zorglub/", "labo/zorglub-bis"),
+        ("slug: zorglub-outil", "https://monsite.fr/zorglub-outil/"),  # a slug alone: no folder
+        ("permalink: /zorglub/", "https://monsite.fr/zorglub/"),  # an address without a folder: a word
+        ("url: https://zorglub.example/", "https://zorglub.example/"),  # another site's, where no page of this one is
+        ("url: https://lemonde.fr/labo/zorglub/", "https://lemonde.fr/labo/zorglub/"),  # a bookmark: an article a public note cites too
+    ],
+)
+async def test_a_private_notes_own_address_without_its_folder_is_not_masked(start_daemon, standin_ollama, tmp_path, fields, typed):
+    """What is not a private note's own address stays as written, as a path's name alone does."""
+    _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/Plan.md", fields=fields)
     assert f"voir {typed} pour le reste" in prompt

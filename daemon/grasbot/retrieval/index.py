@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
+from .._urls import own_pages
 from .analysis import Terms, body_counts, tokens
 from .boilerplate import EMPTY, Boilerplate
 from .links import rewrite_links
@@ -269,10 +270,18 @@ def hidden_paths(vault: Vault, public: Mapping[str, Note], gone: frozenset[str] 
     if resolver is None:
         return Mentions(vault.excluded | vault.unloaded | gone, lambda target: LinkResolver.named(target, former), former.items())
     resolve = resolver.resolve
+    # the pages the private notes' own `slug:`, `url:`, `permalink:` publish them at
+    pages = (
+        page
+        for path, note in vault.notes.items()
+        if path not in public and (note.slug_written or note.url_written or note.permalink_written)
+        for page in own_pages(note.path, note.slug_written, note.url_written, note.permalink_written)
+    )
     return Mentions(
         resolver.paths() - public.keys() | vault.excluded | vault.unloaded | gone,
         (lambda target: resolve(target) or LinkResolver.named(target, former)) if former else resolve,
         former.items(),
+        pages,
     )
 
 

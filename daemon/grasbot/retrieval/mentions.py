@@ -10,7 +10,8 @@ rewritten link to it drops its target: its vault path (`.md` and all, any case, 
 it, its file name alone when that name leads to it as a link's would (but for a web site's
 address, `https://…/README.md`), its vault path without `.md` (`prive/plan`, as Obsidian names a
 note in a folder) or as a static site publishes its page (`/prive/plan/`, `prive/plan/index.html`,
-`prive/plan.html`; `prive/mon-plan/`, `prive/Mon+plan` for `prive/Mon plan.md`: `_pages`), and a
+`prive/plan.html`; `prive/mon-plan/`, `prive/Mon+plan` for `prive/Mon plan.md`: `_pages`), the
+page its own `slug:`, `url:` or `permalink:` publishes it at (`labo/plan/`: `_urls.own_pages`), and a
 wikilink or `obsidian://` URI to it left in code. Only path-shaped text goes: a private note `Projet.md`
 leaves the word « projet » alone, and a path without `.md` holds a folder and is read whole
 (`prive/planning` is not `prive/plan`).
@@ -149,15 +150,19 @@ def _folded(text: str) -> str:
 class Mentions:
     """The typed paths of the notes an audience may not read, and what masks them."""
 
-    def __init__(self, hidden: Iterable[str], resolve: Callable[[str], str | None], former: Iterable[tuple[str, str]] = ()):
+    def __init__(self, hidden: Iterable[str], resolve: Callable[[str], str | None], former: Iterable[tuple[str, str]] = (), pages: Iterable[str] = ()):
         """`hidden`: the vault paths of the notes the reader may not see, loaded or not (a note
         --exclude left out); `resolve`: a link's target to its loaded note's path
         (`LinkResolver.resolve`), for a name typed alone; `former`: the (name, path) of hidden
         notes' names no note holds now, which `resolve` reads too (`index.former_names`): kept
-        in `key` with the paths."""
+        in `key` with the paths; `pages`: the addresses hidden notes' own front matter
+        publishes them at (`_urls.own_pages`: `labo/plan` for `permalink: /labo/plan/`), masked
+        as a path without `.md` is, so only those that hold a folder (`plan-v2` alone is words)."""
         self._hidden = frozenset(hidden)
         self._former = frozenset(former)
         self._resolve = resolve
+        self._pages_typed = {unicodedata.normalize(form, page) for page in pages if "/" in page for form in ("NFC", "NFD")}
+        self._pages = frozenset(map(_folded, self._pages_typed))
         typed: set[str] = set()
         for path in self._hidden:
             name = path.rsplit("/", 1)[-1]
@@ -166,7 +171,7 @@ class Mentions:
                 typed.update(unicodedata.normalize(form, spaced) for form in ("NFC", "NFD") for spaced in {shown, _SPACE_RUN.sub(" ", shown)})
         self._keys = frozenset(map(_folded, typed))
         self._typed = typed
-        self._span = 3 * max(map(len, self._keys), default=0) + 16  # how far a typed path may reach (`around`): percent-encoded thrice
+        self._span = 3 * max(map(len, self._keys | self._pages), default=0) + 16  # how far a typed path may reach (`around`): percent-encoded thrice
         # the two readings' tables, made by the first text masked (`_readings`): a start whose
         # notes are masked as the index cache kept them reads none (20 ms at 10,000 notes)
         self._read_as: tuple[_Reading, _Reading] | None = None
@@ -177,16 +182,18 @@ class Mentions:
         vault's paths are), the rendered reading shares the written one's tables (a start that
         masks a changed note made them twice, 29 ms at 10,000 notes, 1,500 private)."""
         if self._read_as is None:
-            rendered = {_shown(key) for key in self._typed}
-            written = _Reading(self._keys, rendered=False)
-            self._read_as = (written, written.rendered() if rendered == self._keys else _Reading(rendered, rendered=True))
+            rendered, pages = {_shown(key) for key in self._typed}, {_shown(page) for page in self._pages_typed}
+            written = _Reading(self._keys, rendered=False, pages=self._pages)
+            same = rendered == self._keys and pages == self._pages
+            self._read_as = (written, written.rendered() if same else _Reading(rendered, rendered=True, pages=pages))
         return self._read_as
 
     @property
-    def key(self) -> tuple[frozenset[str], frozenset[str], frozenset[tuple[str, str]]]:
-        """The paths and former names this masks, as plain data: equal for two that mask the same
-        (a reload's, when no hidden note came or went), and what the index cache keeps of it."""
-        return self._hidden, self._keys, self._former
+    def key(self) -> tuple[frozenset[str], frozenset[str], frozenset[tuple[str, str]], frozenset[str]]:
+        """The paths, former names and pages this masks, as plain data: equal for two that mask
+        the same (a reload's, when no hidden note came or went nor changed its address), and
+        what the index cache keeps of it."""
+        return self._hidden, self._keys, self._former, self._pages
 
     def masked(self, text: str) -> str:
         """`text` without any typed path of a hidden note, nor the folders or address before it,
@@ -243,12 +250,13 @@ class Mentions:
 class _Reading:
     """The hidden paths as one reading of a text writes them (`_normalized`), and what masks them."""
 
-    def __init__(self, keys: Iterable[str], rendered: bool):
+    def __init__(self, keys: Iterable[str], rendered: bool, pages: Iterable[str] = ()):
         self._rendered = rendered
         keys = frozenset(keys)
         self._paths = _Paths(keys)
-        # a path without `.md` must hold a folder: `Projet` alone is a word
-        bare = {key[:-3] for key in keys if "/" in key and key.endswith(".md")}
+        # a path without `.md` must hold a folder: `Projet` alone is a word; and the pages
+        # hidden notes' front matter publishes them at (`Mentions`), which hold one
+        bare = {key[:-3] for key in keys if "/" in key and key.endswith(".md")} | set(pages)
         bare |= {page for path in bare for page in _pages(path)}  # and as a site publishes it
         self._bare = _Paths(bare)
         self._names = frozenset(key.rsplit("/", 1)[1] for key in bare)
@@ -258,7 +266,7 @@ class _Reading:
         self._heads = {head: sorted(lengths, reverse=True) for head, lengths in heads.items()}  # a name's first word: its lengths
         self._spaced = any(" " in name for name in self._names)  # a name a run of white space may part (`_SPACED_WORDS`)
         self._name_span = max(map(len, self._names), default=0) + _PAGE_END  # and what follows: does the name go on?
-        self._reach = max(map(len, keys), default=0) + 2  # how far before its end a path may hold what rendering hides
+        self._reach = max(map(len, keys | bare), default=0) + 2  # how far before its end a path may hold what rendering hides
 
     def rendered(self) -> _Reading:
         """The rendered reading of these very keys: the same tables, read as rendered."""

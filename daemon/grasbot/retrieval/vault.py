@@ -72,6 +72,9 @@ class Note:
     # note's page by them (Hugo); GrasBot's own `slug` above is folded to ASCII
     slug_written: str | None = None
     url_written: str | None = None
+    # its `permalink:` as written (Jekyll, Eleventy, Quartz: the page's whole address), masked
+    # in the public notes when the note is not (`_urls.own_pages`)
+    permalink_written: str | None = None
 
     @property
     def name(self) -> str:
@@ -898,6 +901,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     slug = slugify(slug_written or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
     url = fields.get("url")  # often a bookmark's link, for a site that does not read it: no warning
     url_written = url.strip() or None if isinstance(url, str) else None
+    permalink = fields.get("permalink")
+    permalink_written = permalink.strip() or None if isinstance(permalink, str) else None
 
     lists = {name: _as_list(_split_obsidian(name, fields.get(name)), name, warnings) for name in LIST_FIELDS}
     if shown is _shown_text:
@@ -955,6 +960,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         ctime_ns=ctime_ns,
         slug_written=slug_written,
         url_written=url_written,
+        permalink_written=permalink_written,
     )
     return note
 

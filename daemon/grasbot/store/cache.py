@@ -183,7 +183,7 @@ def entries_from_plain(entries: Mapping[str, tuple]) -> tuple[dict[str, Note], d
 def _masks_from_plain(plain, notes: Mapping[str, Note]) -> tuple:
     """`save`'s masks: (the hidden set's key, {path: the public note's analysis without its paths})."""
     key, found = plain
-    if type(key) is not tuple or [type(k) for k in key] != [frozenset, frozenset, frozenset]:
+    if type(key) is not tuple or [type(k) for k in key] != [frozenset] * 4:
         raise ValueError("malformed hidden set")
     masked = {}
     for rel, (analysis, body) in found.items():
