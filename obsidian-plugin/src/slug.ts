@@ -25,16 +25,19 @@ export function slugify(text: string): string {
 /** A `slug` the daemon ignores (retrieval/vault.py `_NOT_A_SLUG`): a link to a note or a note's file name (`[[prive/Plan]]`, `prive/Plan.md`). */
 const NOT_A_SLUG = /\[\[|\]\(|<a\s|\.md\s*$/i;
 
+/** A `slug` that holds a folder (retrieval/vault.py `_SLUG_FOLDER`: `labo/plan`, a `/` at its ends aside), an address that may be a private note's: the daemon names the note by its file. */
+const SLUG_FOLDER = /[^/\\\s]\s*[/\\]+\s*[^/\\\s]/;
+
 /**
  * The slug the daemon gives a note: its `slug` field (a number or a boolean as YAML wrote it;
- * not a link nor a note's file name), else its file name; "" when neither has a letter or digit
- * of the Latin alphabet (`pathSlug`).
+ * not a link, a note's file name nor an address with a folder), else its file name; "" when
+ * neither has a letter or digit of the Latin alphabet (`pathSlug`).
  */
 export function noteSlug(basename: string, frontmatter: Record<string, unknown> | undefined): string {
 	const field = frontmatter?.slug;
 	const given = typeof field === "boolean" ? (field ? "True" : "False") : field; // Python's str() of YAML's booleans
 	const written = typeof given === "string" || typeof given === "number" ? String(given) : "";
-	const fromField = NOT_A_SLUG.test(written) ? "" : slugify(written);
+	const fromField = NOT_A_SLUG.test(written) || SLUG_FOLDER.test(written) ? "" : slugify(written);
 	return fromField || slugify(basename);
 }
 

@@ -132,6 +132,7 @@ async def test_a_note_another_tool_hides_never_reaches_a_visitor_by_default_publ
     [
         'slug: "[[prive/Zorglub]]"',
         "slug: prive/Zorglub.md",
+        "slug: prive/zorglub",
         'url: "[[Zorglub]]"',
         "url: /prive/Zorglub.md",
         "permalink: /prive/Zorglub/",
@@ -222,6 +223,7 @@ async def test_a_private_notes_own_address_typed_in_a_public_note_is_masked(star
         "url: /labo/zorglub/",
         "url: https://monsite.fr/labo/zorglub/",
         "permalink: /labo/zorglub/",
+        "slug: labo/zorglub",
         "related: labo/zorglub",
         "source: https://monsite.fr/labo/zorglub/",
         "aliases: [labo/zorglub]",

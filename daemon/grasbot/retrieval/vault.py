@@ -594,6 +594,10 @@ _READER_KEYS = ("visibility", *_PUBLISH_KEYS, *_HIDING_KEYS)
 # A `slug:` that links to a note or names one's file (`[[prive/Plan]]`, `prive/Plan.md`): the
 # slug made of it was every visitor's name for this public note, a private note's name
 _NOT_A_SLUG = re.compile(r"\[\[|\]\(|<a\s|\.md\s*$", re.IGNORECASE)
+# a `slug:` that holds a folder (`labo/plan`, `/` at its ends aside) is an address, which may be
+# a private note's page (`_urls.own_pages`): GrasBot's own slug, every visitor's source id, is
+# then the file name's, and a site's url reads it only as the audience may (`search._as_read`)
+_SLUG_FOLDER = re.compile(r"[^/\\\s]\s*[/\\]+\s*[^/\\\s]")
 
 
 # A date, as a YAML date or as text (`2024-05-01`, `2024-05-01T10:00`): what `published` holds in
@@ -898,7 +902,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     if slug_written is not None and _NOT_A_SLUG.search(slug_written):  # `slug: "[[prive/Plan]]"` named a private note to visitors
         warnings.append(f"`slug: {slug_written}` est un lien ou le chemin d'une note, pas un slug : ignoré")
         slug_written = None
-    slug = slugify(slug_written or "") or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
+    slug_name = slug_written if slug_written is not None and _SLUG_FOLDER.search(slug_written) is None else ""
+    slug = slugify(slug_name) or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
     url = fields.get("url")  # often a bookmark's link, for a site that does not read it: no warning
     url_written = url.strip() or None if isinstance(url, str) else None
     permalink = fields.get("permalink")
