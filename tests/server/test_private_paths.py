@@ -260,3 +260,28 @@ async def test_a_private_notes_own_address_without_its_folder_is_not_masked(star
     """What is not a private note's own address stays as written, as a path's name alone does."""
     _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/Plan.md", fields=fields)
     assert f"voir {typed} pour le reste" in prompt
+
+
+@pytest.mark.parametrize(
+    ("private", "typed"),
+    [
+        ("prive/Zorglub été.md", "/prive/zorglub-ete/"),  # Hugo's removePathAccents
+        ("prive/Zorglub été.md", "https://monsite.fr/prive/zorglub-ete/"),
+        ("Été/Zorglub.md", "/ete/zorglub/"),
+        ("prive/L'offre (v2) Zorglub.md", "/prive/l-offre-v2-zorglub/"),  # Jekyll's `:slug`: each run of what is no letter or digit a hyphen
+        ("prive/Zorglub -- Outil.md", "/prive/zorglub-outil/"),  # Hugo's run of spaces and hyphens
+    ],
+)
+async def test_a_private_notes_page_as_a_site_strips_accents_or_hyphens_it_is_masked(start_daemon, standin_ollama, tmp_path, private, typed):
+    """A private note's page as a site writes it with other rules than the path's: accents
+    stripped (`été` → `ete`), each run of what is no letter or digit one hyphen."""
+    _, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, private)
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+
+
+@pytest.mark.parametrize("typed", ["zorglub-ete", "Zorglub ete", "/zorglub-ete/", "prive/zorglub-etendu"])
+async def test_a_private_names_unaccented_form_without_its_folder_is_not_masked(start_daemon, standin_ollama, tmp_path, typed):
+    """The accent-stripped name of a private note without its folder, or that goes on, is words."""
+    _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/Zorglub été.md")
+    assert f"voir {typed} pour le reste" in prompt

@@ -10,11 +10,11 @@ rewritten link to it drops its target: its vault path (`.md` and all, any case, 
 it, its file name alone when that name leads to it as a link's would (but for a web site's
 address, `https://…/README.md`), its vault path without `.md` (`prive/plan`, as Obsidian names a
 note in a folder) or as a static site publishes its page (`/prive/plan/`, `prive/plan/index.html`,
-`prive/plan.html`; `prive/mon-plan/`, `prive/Mon+plan` for `prive/Mon plan.md`: `_pages`), the
-page its own `slug:`, `url:` or `permalink:` publishes it at (`labo/plan/`: `_urls.own_pages`), and a
-wikilink or `obsidian://` URI to it left in code. Only path-shaped text goes: a private note `Projet.md`
-leaves the word « projet » alone, and a path without `.md` holds a folder and is read whole
-(`prive/planning` is not `prive/plan`).
+`prive/plan.html`; `prive/mon-plan/`, `prive/Mon+plan` for `prive/Mon plan.md`, `prive/ete/` for
+`prive/Été.md`: `_pages`), the page its own `slug:`, `url:` or `permalink:` publishes it at
+(`labo/plan/`: `_urls.own_pages`), and a wikilink or `obsidian://` URI to it left in code. Only
+path-shaped text goes: a private note `Projet.md` leaves the word « projet » alone, and a path
+without `.md` holds a folder and is read whole (`prive/planning` is not `prive/plan`).
 
 A text is read as written, then as a reader sees it rendered (`_Reading`): without what shows
 nothing, a zero-width space, a soft hyphen (`prive/pl\\u200ban.md`), an emphasis's `*` or `_`
@@ -444,12 +444,51 @@ def _pages(path: str) -> Iterator[str]:
     hyphen, what it does not keep dropped (`prive/rachat - acme`, `prive/l'offre (v2)` at
     `prive/rachat-acme/`, `prive/loffre-v2/`), Quartz's each white space a hyphen and `&`
     `-and-` (`prive/rachat---acme`), Obsidian Publish's space a `+` (`prive/rachat+acme`): with
-    a hyphen for a run alone, `prive/Rachat---Acme`, `prive/Rachat+Acme` showed « Acme »."""
-    if _PUBLISHED_APART.search(path) is None:
-        return
-    for page in (hugo_link(path).rstrip("/"), quartz_path(path), path.replace(" ", "+")):
+    a hyphen for a run alone, `prive/Rachat---Acme`, `prive/Rachat+Acme` showed « Acme ». And
+    as sites that slug it otherwise do: Jekyll's `:slug` and Eleventy's `slugify`, each run of
+    what is no letter or digit one hyphen (`prive/l-offre-v2/`), and each form without its
+    accents, as Hugo's `removePathAccents` (`prive/été 2024` at `prive/ete-2024/`) or Eleventy
+    write it: dropping them after a rule or before gives the same, and Hugo's rule, made again
+    for the path without them, doubled the time a thousand hidden notes' tables took."""
+    plain = _unaccented(path)
+    forms: list[str] = []
+    if _PUBLISHED_APART.search(path) is not None or "_" in path:
+        forms += (hugo_link(path).rstrip("/"), quartz_path(path), path.replace(" ", "+"), _slugged(path))
+    if plain != path:
+        forms += [_unaccented(form) for form in forms] if forms else [plain]
+    for page in dict.fromkeys(forms):
         if page != path and "/" in page and not page.endswith("/"):  # a folder's index page is no note's name
             yield page
+
+
+_NOT_SLUGGED = re.compile(r"(?:[^\w\u0300-\u036f/]|_)+")  # a run of what is no letter, digit or accent
+
+
+def _slugged(path: str) -> str:
+    """Each folder and the name of `path` as Jekyll's `slugify` writes them (its default mode:
+    each run of what is no letter, digit or accent one hyphen, none at either end)."""
+    return "/".join(_NOT_SLUGGED.sub("-", part).strip("-") for part in path.split("/"))
+
+
+class _Marks(dict[int, int | None]):
+    """A `str.translate` table that drops the nonspacing marks (Unicode's Mn, as Hugo's
+    `removePathAccents`), each character looked up once: a test of each character of each
+    form in Python took twice the time Hugo's rule did."""
+
+    def __missing__(self, code: int) -> int | None:
+        kept = None if unicodedata.category(chr(code)) == "Mn" else code
+        self[code] = kept
+        return kept
+
+
+_MARKS = _Marks()
+
+
+def _unaccented(text: str) -> str:
+    """`text` without its accents (NFD, the nonspacing marks dropped: `_Marks`)."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", text).translate(_MARKS))
 
 
 def _head(text: str, at: int = 0) -> str:
