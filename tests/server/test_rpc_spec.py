@@ -427,3 +427,47 @@ async def test_dispatch_summarized_names_methods_and_error_codes_never_params(sp
         assert got == summary, body
         assert text == await spec_rpc.dispatch(body), body
         assert "secret" not in " ".join(got)
+
+
+#: A fresh process: the daemon imported and its app built, calls answered before and after `_after_start`.
+_LISTENING = """
+import asyncio, json, sys
+import grasbot._cli
+from grasbot import Settings, create_app
+from grasbot.server import app, protocol, rpc
+
+create_app(Settings.load(env={}, question_log="off"), owner_token="t" * 32)
+loaded = lambda: sorted(m for m in ("jsonschema", "jsonrpcserver") if m in sys.modules)
+assert loaded() == [], loaded()
+
+async def search(context, q, top_k=5, audience="visitor"):
+    return {"results": []}
+
+calls = [
+    {"jsonrpc": "2.0", "method": "search", "params": {"q": 5}, "id": 1},
+    {"jsonrpc": "2.0", "method": "nope", "id": 2},
+    {"jsonrpc": "2.0", "method": "search", "params": {"q": "x", "extra": 1}, "id": 3},
+]
+answer = lambda: [asyncio.run(rpc.RpcDispatcher({"search": search}).dispatch(json.dumps(c))) for c in calls]
+before = answer()
+protocol._params_spec.cache_clear()
+app._after_start(type("Bot", (), {"write_cache": lambda self: False})())
+assert loaded() == ["jsonrpcserver", "jsonschema"], loaded()
+assert protocol._params_spec.cache_info().currsize == len(protocol.method_names())
+assert answer() == before
+print(json.dumps(before))
+"""
+
+
+def test_jsonschema_and_jsonrpcserver_are_imported_once_the_daemon_listens():
+    """Their import (jsonrpcserver checks its request schema with jsonschema as it is imported)
+    took 50-60 ms of a daemon's start: importing the daemon and building its app import neither;
+    `_after_start`, run once listening, imports them and makes every method's params validator.
+    A call that comes before gets the same answer: it imports what it needs itself."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _LISTENING], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    before = json.loads(done.stdout)
+    assert [json.loads(text)["error"]["code"] for text in before] == [-32602, -32601, -32602]

@@ -46,6 +46,7 @@ from .methods import RPC_METHODS, reload_reason, reload_vault
 from .middleware import CORS_ALLOWED, HOSTS_ALLOWED, AccessLogger, access_log, cors_headers, cors_preflight, errors_as_json, hosts_checked, nosniff, not_stored
 from .ratelimit import InFlight, RateLimiter, TrustedProxies
 from .rpc import RpcDispatcher
+from .rpc import prepare as prepare_rpc
 from .state import ANSWERING, BOT, DISPATCHER, IN_FLIGHT, LIMITER, OWNER_TOKEN, PROXIES, RELOAD_LOCK, SETTINGS, STOPPING
 
 __all__ = ["create_app", "runner_kwargs", "serve"]
@@ -333,6 +334,10 @@ def _say_the_demo_sites_pages(bot: GrasBot) -> None:
 
 def _after_start(bot: GrasBot) -> None:
     """What a start leaves for later, done while the daemon serves; never raises."""
+    try:
+        prepare_rpc()  # what the first calls would wait for; first: 0.05 s, and they may come now
+    except Exception:  # noqa: BLE001 - a call that needs it will say what is wrong
+        log.exception("le répartiteur JSON-RPC n'a pas pu être préparé")
     try:
         load_ollama()  # so the first answer does not wait for the import
     except Exception:  # noqa: BLE001 - the first answer will say what is wrong

@@ -15,12 +15,13 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft7Validator
-from jsonschema.exceptions import ValidationError, best_match
+from typing import TYPE_CHECKING, Any
 
 from .._exceptions import QueryError
+
+if TYPE_CHECKING:  # jsonschema is imported by the first validator made: 40-50 ms of a daemon's start (see prepare_validators)
+    from jsonschema import Draft7Validator
+    from jsonschema.exceptions import ValidationError
 
 __all__ = [
     "OPENRPC_PATH",
@@ -228,8 +229,25 @@ def _params_spec(name: str) -> tuple[Draft7Validator, dict[str, Any], tuple[str,
             defaults[pname] = concrete["default"]
         if concrete.get("type") == "integer":
             integers.append(pname)
+    from jsonschema import Draft7Validator
+
     validator = Draft7Validator(_with_components(schema))
     return validator, defaults, tuple(integers)
+
+
+def prepare_validators() -> None:
+    """Make every method's params validator now, jsonschema imported with them: `grasbot serve`
+    calls it once listening (`server.app._after_start`), so that its start does not wait for the
+    import and a first call does not either. A call that comes meanwhile makes its own or waits
+    for the import: the same validator, the same answer."""
+    for name in sorted(method_names()):
+        _params_spec(name)
+
+
+def _best_error(validator: Draft7Validator, instance: Any) -> ValidationError | None:
+    from jsonschema.exceptions import best_match
+
+    return best_match(validator.iter_errors(instance))
 
 
 _SIMPLE_KEYWORDS = frozenset({"type", "minLength", "maxLength", "pattern", "minimum", "maximum", "enum", "default", "title", "description", "examples"})
@@ -294,6 +312,8 @@ def _quick_params_check(name: str) -> Callable[[Mapping], bool] | None:
 
 @functools.cache
 def _result_validator(name: str) -> Draft7Validator:
+    from jsonschema import Draft7Validator
+
     result = _resolve(_method(name)["result"])
     return Draft7Validator(_with_components(result["schema"]))
 
@@ -388,7 +408,7 @@ def validate_params(method: str, params: Any) -> dict[str, Any]:
     if not isinstance(params, Mapping):
         raise ParamsError("`params` doit être un objet de paramètres nommés")
     quick = _quick_params_check(method)
-    error = None if quick is not None and quick(params) else best_match(validator.iter_errors(dict(params)))
+    error = None if quick is not None and quick(params) else _best_error(validator, dict(params))
     if error is not None:
         top = error.absolute_path[0] if error.absolute_path else None
         if top is None and error.validator == "required":
@@ -413,7 +433,7 @@ def validate_params(method: str, params: Any) -> dict[str, Any]:
 
 def validate_result(method: str, result: Any) -> None:
     """Raise ResultError, naming the path at fault, if a result breaks the document."""
-    error = best_match(_result_validator(method).iter_errors(result))
+    error = _best_error(_result_validator(method), result)
     if error is not None:
         # Paths below the root lead the message: "search result: results[0].score: ...".
         raise ResultError(f"résultat de {method} : {_describe(error, 'champ', ours=True)}")

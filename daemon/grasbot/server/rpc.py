@@ -5,20 +5,20 @@ notification handling, response envelope). Around it this module does what the l
 gets wrong or leaves out: parsing and request checks (so each bad member of a batch gets
 its own -32600), batches member by member with a size limit, params checked against the
 OpenRPC document, owner-only methods, GrasbotError → error code mapping, and internal
-errors that never carry the exception's text.
+errors that never carry the exception's text. jsonrpcserver (with jsonschema, which it checks
+its request schema with as it is imported) is imported by the first call that needs it, or by
+`prepare`, which `grasbot serve` runs once listening.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import inspect
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
-
-from jsonrpcserver import Error, Success, async_dispatch_to_serializable
-from jsonrpcserver.sentinels import NODATA
 
 from .._exceptions import AuthError, GrasbotError, QueryError, VaultError
 from .protocol import (
@@ -29,6 +29,7 @@ from .protocol import (
     method_names,
     openrpc_document,
     owner_only_methods,
+    prepare_validators,
     validate_params,
     validate_result,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "VAULT_RELOAD_FAILED",
     "RpcDispatcher",
     "RpcError",
+    "prepare",
 ]
 
 logger = logging.getLogger("grasbot.rpc")
@@ -71,6 +73,8 @@ _MESSAGES = {
     -32000: "Internal error",
 }
 _REQUEST_KEYS = {"jsonrpc", "method", "params", "id"}
+#: An error without a data member, as `_error_fields` says it (jsonrpcserver's NODATA, without importing it).
+_WITHOUT_DATA = object()
 #: Why an owner-only call (or an `audience: owner`) is refused without the owner token.
 OWNER_TOKEN_REQUIRED = "jeton du propriétaire requis"
 
@@ -198,6 +202,8 @@ class RpcDispatcher:
                 result = await _maybe_await(func(context, *args, **kwargs))
             except Exception as exc:
                 return _error_result(name, exc)
+            from jsonrpcserver import Success
+
             return Success(result)
 
         return call
@@ -270,6 +276,8 @@ class RpcDispatcher:
             if member["method"] in self._documented_names:
                 response = await self._call_documented(member, context)
             else:
+                from jsonrpcserver import async_dispatch_to_serializable
+
                 dispatched = await async_dispatch_to_serializable(
                     "",  # already parsed: the deserializer hands jsonrpcserver the member
                     self._methods,
@@ -308,7 +316,7 @@ class RpcDispatcher:
             return {"jsonrpc": "2.0", "result": value, "id": member["id"]}
         code, message, data = value
         error = {"code": code, "message": message}
-        if data is not NODATA:
+        if data is not _WITHOUT_DATA:
             error["data"] = data
         return {"jsonrpc": "2.0", "error": error, "id": member["id"]}
 
@@ -339,16 +347,28 @@ async def _maybe_await(value: Any) -> Any:
 
 def _error_result(method: str, exc: Exception) -> Any:
     """Map what a method raised to a jsonrpcserver Error, logging what is unexpected."""
-    return Error(*_error_fields(method, exc))
+    from jsonrpcserver import Error
+    from jsonrpcserver.sentinels import NODATA
+
+    code, message, data = _error_fields(method, exc)
+    return Error(code, message, NODATA if data is _WITHOUT_DATA else data)
+
+
+def prepare() -> None:
+    """Import jsonrpcserver and jsonschema, and make every method's params validator: what the
+    first calls would otherwise wait for (`grasbot serve` runs it once listening: 50-60 ms of its
+    start). A call meanwhile imports or makes them itself: the same answer."""
+    importlib.import_module("jsonrpcserver")
+    prepare_validators()
 
 
 def _error_fields(method: str, exc: Exception) -> tuple[int, str, Any]:
-    """(code, message, data or NODATA) for what a method raised, logging what is unexpected."""
+    """(code, message, data or _WITHOUT_DATA) for what a method raised, logging what is unexpected."""
     if isinstance(exc, RpcError):
         if exc.code == INTERNAL_ERROR:
             logger.error("la méthode %s a répondu par une erreur interne : %s", method, exc.message)
-            return INTERNAL_ERROR, _MESSAGES[INTERNAL_ERROR], NODATA
-        return exc.code, exc.message, NODATA if exc.data is None else exc.data
+            return INTERNAL_ERROR, _MESSAGES[INTERNAL_ERROR], _WITHOUT_DATA
+        return exc.code, exc.message, _WITHOUT_DATA if exc.data is None else exc.data
     if isinstance(exc, QueryError):  # ParamsError included
         return INVALID_PARAMS, _MESSAGES[INVALID_PARAMS], invalid_params_data(exc)
     if isinstance(exc, AuthError):
@@ -357,4 +377,4 @@ def _error_fields(method: str, exc: Exception) -> tuple[int, str, Any]:
         logger.warning("méthode %s : erreur du coffre : %s", method, exc)
         return VAULT_RELOAD_FAILED, "Vault reload failed", str(exc)
     logger.error("la méthode %s a échoué", method, exc_info=exc)
-    return INTERNAL_ERROR, _MESSAGES[INTERNAL_ERROR], NODATA
+    return INTERNAL_ERROR, _MESSAGES[INTERNAL_ERROR], _WITHOUT_DATA
