@@ -445,6 +445,25 @@ def test_serve_says_at_start_that_a_vault_of_ones_own_sends_visitors_to_the_demo
     assert "site de démonstration" not in err
 
 
+def test_the_demo_sites_types_are_those_whose_public_notes_have_a_page(note_writer, caplog):
+    """The start names the public notes' types the default --url-map sends to the demo site's
+    pages; it asks each type's template first (`Settings.url_template`), no longer every note's
+    page (20 ms of a start at 10,000 notes): the same types as every note's `url_for` gives."""
+    from grasbot.server.app import _say_the_demo_sites_pages
+
+    for i, (kind, visibility) in enumerate(
+        [("Projet", "public"), ("PROJET", "public"), ("Compétence", "public"), ("recette", "public"), ("skill", "private"), ("", "public")]
+    ):
+        note_writer(f"n{i}.md", f"visibility: {visibility}" + (f"\ntype: {kind}" if kind else ""), "Un texte.")
+    bot = make_bot(note_writer.root)
+    notes = bot.snapshot.index("visitor").notes.values()
+    every_note = sorted({n.type for n in notes if n.type and bot.settings.url_for(n.type, n.slug, n.path)})
+    assert every_note == ["Compétence", "PROJET", "Projet"]
+    with caplog.at_level("WARNING", logger="grasbot.server"):
+        _say_the_demo_sites_pages(bot)
+    assert f"les notes publiques de type {', '.join(every_note)} mènent aux pages du site de démonstration" in caplog.text
+
+
 def test_check_json(capsys, note_writer):
     root = clean_vault(note_writer)
     note_writer("casse.md", "title: [pas fermé", "x")

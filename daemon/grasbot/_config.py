@@ -375,10 +375,14 @@ class Settings:
         front matter's) on the site, from its type's template (`Compétence` finds `competence`),
         else the template of notes without a type (key ``) for a note that has none, else the
         catch-all (`*`); None when none applies."""
+        template = self.url_template(note_type)
+        return page_url(template, Page(path, slug, slug_written, url_written)) if template else None
+
+    def url_template(self, note_type: str | None) -> str | None:
+        """The template `url_for` fills for a note of `note_type`, or None: its notes have no page."""
         templates = self._url_templates
         kind = fold_type(note_type or "")
-        template = templates.get(kind) or (templates.get("") if not kind else None) or templates.get(ANY_TYPE)
-        return page_url(template, Page(path, slug, slug_written, url_written)) if template else None
+        return templates.get(kind) or (templates.get("") if not kind else None) or templates.get(ANY_TYPE)
 
 
 _TYPES = {f.name: f.type for f in fields(Settings)}
