@@ -89,6 +89,21 @@ def test_the_settings_load_without_the_retriever():
     assert loaded == ["grasbot._config", "grasbot._exceptions", "grasbot._urls", "grasbot._version"]
 
 
+def test_a_daemons_start_imports_neither_grasbot_eval_nor_the_alias_suggestions():
+    """`grasbot eval`'s module and the owner's alias suggestions serve no start: `grasbot serve`
+    (its command line, its app) imports neither; `grasbot eval` and the first `suggest_aliases`
+    call import their own (tests/test_cli.py, tests/server/test_server.py answer through them)."""
+    code = (
+        "import sys\n"
+        "import grasbot._cli, grasbot.server.app\n"
+        "from grasbot import Settings, create_app\n"
+        "create_app(Settings.load(env={}, question_log='off'), owner_token='t' * 32)\n"
+        "print(sorted(m for m in ('grasbot._evaluate', 'grasbot.retrieval.aliases') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert ast.literal_eval(done.stdout) == []
+
+
 def test_every_export_is_lazy_and_found():
     """Each name of `__all__` has its module in the lazy table, and no name there is missing from `__all__`."""
     assert set(grasbot._EXPORTS) | {"__version__"} == set(grasbot.__all__)

@@ -12,17 +12,20 @@ import os
 import sys
 import urllib.parse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ._argparse_fr import FrenchParser
 from ._config import ANCHOR_FORMS, Settings
 from ._engine import GrasBot, vault_wide_warnings
-from ._evaluate import Case, PlainBM25, Report, after_another_subject, evaluate, named_notes, paired, read_cases, read_off_topic
 from ._exceptions import ConfigError, GrasbotError
 from ._terminal import printable
 from .answer.fallback import extractive_answer
 from .retrieval.boilerplate import MIN_SHARE
 from .retrieval.vault import walk_markdown
 from .store.questionlog import add_log_parser, cmd_log
+
+if TYPE_CHECKING:  # `grasbot eval`'s own module, imported by it alone: `grasbot serve` waits for no line of it
+    from ._evaluate import Case
 
 
 def _number(text: str) -> float:
@@ -446,6 +449,8 @@ ENGINES = {"GrasBot": "GrasBot", "lexical": "mots seuls", "plain BM25": "BM25 si
 def cmd_eval(bot: GrasBot, args) -> int:
     """GrasBot, lexical and with meaning, beside the plain BM25 it has to beat, on the same
     questions and the same notes."""
+    from ._evaluate import PlainBM25, Report, after_another_subject, evaluate, named_notes, paired, read_cases, read_off_topic
+
     index = bot.snapshot.index(args.audience)
     files = []
     for path in args.questions:  # a note named by its file's name or slug is read as its path, and said

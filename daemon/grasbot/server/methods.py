@@ -20,7 +20,6 @@ from .._config import Settings
 from .._engine import ReloadReport, check_question, vault_files
 from .._exceptions import NoteNotFound, VaultError
 from ..answer.language import NOT_FRENCH
-from ..retrieval.aliases import suggest_aliases
 from .peers import FROM_PEER, reload_peers
 from .protocol import ParamsError
 from .ratelimit import RateLimiter
@@ -176,6 +175,8 @@ async def _m_answer(ctx: RpcContext, q: str, history: list, audience: str) -> di
 
 
 async def _m_suggest_aliases(ctx: RpcContext, slug: str, limit: int, path: str | None = None) -> dict:
+    from ..retrieval.aliases import suggest_aliases  # the owner's tool: imported by its first call, not by every start
+
     index = ctx.bot.snapshot.index("owner")  # owner-only: the dispatcher checked the token
     try:
         return await asyncio.to_thread(suggest_aliases, slug, index, ctx.bot.question_log, limit, path)
