@@ -37,22 +37,25 @@ VERSION = 6
 
 EMAIL, PHONE, IBAN, CARD, ADDRESS = "[e-mail]", "[téléphone]", "[IBAN]", "[carte]", "[IP]"
 NIR, POSTAL = "[sécurité sociale]", "[adresse]"
-#: Any placeholder `redact` writes, for whoever reads a redacted text back.
-PLACEHOLDER = re.compile("|".join(re.escape(p) for p in (EMAIL, PHONE, IBAN, CARD, ADDRESS, NIR, POSTAL)))
+#: Any placeholder `redact` writes, for whoever reads a redacted text back. This module's patterns
+#: are compiled by their first use (`LazyPattern`): 7 ms of a daemon's start, for the first question logged.
+PLACEHOLDER = LazyPattern("|".join(re.escape(p) for p in (EMAIL, PHONE, IBAN, CARD, ADDRESS, NIR, POSTAL)))
 
 # An IBAN as written on a RIB: compact, or in groups of four (the last one shorter) between
 # spaces or dashes, as a bank's web page may copy it. ASCII letters only, written out: case
 # folding would let in the letters that fold to them (« K », the Kelvin sign), which no base
 # 36 digit is.
-_IBAN = re.compile(rf"(?<![^\W_])[A-Za-z]{{2}}[0-9]{{2}}(?:[A-Za-z0-9]{{11,30}}|(?:{_SEP}[A-Za-z0-9]{{4}}){{2,7}}(?:{_SEP}[A-Za-z0-9]{{1,4}})?)(?![^\W_])")
+_IBAN = LazyPattern(rf"(?<![^\W_])[A-Za-z]{{2}}[0-9]{{2}}(?:[A-Za-z0-9]{{11,30}}|(?:{_SEP}[A-Za-z0-9]{{4}}){{2,7}}(?:{_SEP}[A-Za-z0-9]{{1,4}})?)(?![^\W_])")
 # As a card is printed: 13 to 19 digits, or groups of four (4-6-5 and 4-6-4 for Amex and
 # Diners) with one space, dash or dot between them; not inside a longer run of digits.
-_CARD = re.compile(rf"(?<!\d)(?<!\d{_DOT})(?:\d{{13,19}}|\d{{4}}(?:{_DOT}\d{{4}}){{2,3}}(?:{_DOT}\d{{1,3}})?|\d{{4}}{_DOT}\d{{6}}{_DOT}\d{{4,5}})(?!{_DOT}?\d)")
+_CARD = LazyPattern(
+    rf"(?<!\d)(?<!\d{_DOT})(?:\d{{13,19}}|\d{{4}}(?:{_DOT}\d{{4}}){{2,3}}(?:{_DOT}\d{{1,3}})?|\d{{4}}{_DOT}\d{{6}}{_DOT}\d{{4,5}})(?!{_DOT}?\d)"
+)
 # A French social security number (NIR): sex, year, month, department (« 2A », « 2B » for
 # Corsica), commune, order, then the two-digit key `_nir_valid` checks; run together or in its
 # card's groups (« 1 85 05 78 006 084 91 »; overseas, a department of three digits and a
 # commune of two: « 2 85 05 971 12 084 34 »). Without its key it is a 13-digit number like any other.
-_NIR = re.compile(
+_NIR = LazyPattern(
     rf"(?<![\w+])(?<!\d{_DOT})[12]{_DOT}?\d{{2}}{_DOT}?\d{{2}}{_DOT}?(?:(?:\d{{2}}|2[ABab]){_DOT}?\d{{3}}|9[78]\d{_DOT}?\d{{2}})"
     rf"{_DOT}?\d{{3}}{_DOT}?\d{{2}}(?!{_DOT}?\d)(?![^\W_])"
 )
@@ -80,7 +83,7 @@ _NAMED_WAY = (
     rf"|(?i:cours)\s+(?i:du\s+|de\s+la\s+|de\s+l['’]|des\s+)){_NAMED}"
 )
 _END = r"(?![\w'’-])"
-_POSTAL = re.compile(
+_POSTAL = LazyPattern(
     rf"{_NUMBER}(?:{_SUFFIX}|\s?[A-Da-d](?!\w))?,?\s+{_STREET}\s+{_STREET_NAME}(?:{_TOWN})?{_END}"
     rf"|{_NUMBER}{_SUFFIX},?\s+{_WAY}\s+{_STREET_NAME}(?:{_TOWN})?{_END}"
     rf"|{_NUMBER}(?:\s?[A-Da-d](?!\w))?,?\s+{_WAY}\s+{_STREET_NAME}{_TOWN}{_END}"
@@ -88,8 +91,8 @@ _POSTAL = re.compile(
     rf"|{_NUMBER},\s+(?i:cours)\s+{_NAMED}(?:{_TOWN})?{_END}"
     rf"|(?<![\w.])(?:BP|B\.P\.|[Bb]oîte postale)\s?\d{{1,5}}(?!{_DOT}?\d)(?![\w.])(?!\s?(?:[kKMGT]i?[bBo]|[kKmMgG]?bits?|%)(?!\w))(?:{_TOWN})?{_END}"
 )
-_IPV4 = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)")
-_IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
+_IPV4 = LazyPattern(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)")
+_IPV6 = LazyPattern(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
 
 
 #: The first digits the card networks issue at each length (ISO/IEC 7812 numbers): Visa at 13;
@@ -102,7 +105,7 @@ _ISSUERS = {13: ("4",), 14: ("30", "36", "38", "39"), 15: ("1", "34", "37")} | d
 
 
 # « SIRET », « n° SIREN : » just before a number: what the visitor says it is.
-_SIRET_SAID = re.compile(r"\bsire[nt]\b[^\d.!?\n]{0,20}\Z", re.IGNORECASE)
+_SIRET_SAID = LazyPattern(r"\bsire[nt]\b[^\d.!?\n]{0,20}\Z", re.IGNORECASE)
 
 
 def _luhn(digits: list[int]) -> bool:
