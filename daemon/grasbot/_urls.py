@@ -17,7 +17,7 @@ import re
 import string
 import unicodedata
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
 #: The key of the template for notes of any type the map does not name (or of none).
@@ -100,16 +100,18 @@ def hugo_link(path: str, slug: str | None = None, url: str | None = None) -> str
 _ADDRESS_END = re.compile(r"(?:/index)?\.html?\Z|/+\Z", re.IGNORECASE)  # what a page's address ends with after its name
 
 
-def own_pages(path: str, slug: str | None, url: str | None, permalink: str | None) -> tuple[str, ...]:
+def own_pages(path: str, slug: str | None, url: str | None, permalinks: Iterable[str] = ()) -> tuple[str, ...]:
     """The pages a note's own front matter publishes it at, where its path alone does not say
     so, without the `/` at either end: Hugo's from its `slug:` and `url:` (`hugo_link`:
-    `slug: plan-v2` in `prive/` is `prive/plan-v2`), and each of `slug:`, `url:`, `permalink:`
-    read as the whole address, as Jekyll, Eleventy or Astro publish a page at it (`/labo/x/`,
+    `slug: plan-v2` in `prive/` is `prive/plan-v2`), and each of `slug:`, `url:` and
+    `permalinks` (`permalink:`, Digital Garden's `dg-permalink:`) read as the whole address, as
+    Jekyll, Eleventy, Astro or Digital Garden publish a page at it (`/labo/x/`,
     `/labo/x.html`: `labo/x`, a heading's `#` left out). A web address (`url:
     https://lemonde.fr/…`) is another site's page, a bookmark, which Hugo refuses: none."""
-    slug, url, permalink = (value.strip() if value and "://" not in value else None for value in (slug, url, permalink))
+    slug, url = (value.strip() if value and "://" not in value else None for value in (slug, url))
     pages = {hugo_link(path, slug, url).strip("/")} if slug or url else set()
-    pages.update(_ADDRESS_END.sub("", value.partition("#")[0].partition("?")[0]).strip("/") for value in (slug, url, permalink) if value)
+    written = (slug, url, *(value.strip() for value in permalinks if "://" not in value))
+    pages.update(_ADDRESS_END.sub("", value.partition("#")[0].partition("?")[0]).strip("/") for value in written if value)
     return tuple(sorted(page for page in pages if page))
 
 

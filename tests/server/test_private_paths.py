@@ -3,7 +3,8 @@ path that straddles two passage windows of a long paragraph, a path typed with t
 and without `.md`; and a note another tool's frontmatter hides (`private: true`, Hexo's
 `hidden: true`, Digital Garden's `dg-publish: false`) under `--default-visibility public`;
 a public note's frontmatter field whose value is a private note's path or wikilink; the
-address a private note's own `slug:`, `url:` or `permalink:` publishes it at. What a
+address a private note's own `slug:`, `url:`, `permalink:` or `dg-permalink:` publishes it
+at. What a
 visitor receives (search, answer, /ask, its stream, the prompt the stand-in Ollama records)
 never holds the private note's name."""
 
@@ -204,6 +205,9 @@ async def test_a_name_without_its_folder_or_inside_a_folder_path_is_not_masked(s
         ("url: /Labo/Zorglub Secret/", "/labo/zorglub-secret/"),
         ("permalink: /labo/zorglub/", "labo/zorglub"),
         ("permalink: /labo/zorglub.html", "https://monsite.fr/labo/zorglub.html"),
+        ("dg-permalink: labo/zorglub", "https://monsite.fr/labo/zorglub/"),  # the Digital Garden plugin's own permalink
+        ("dg-permalink: /labo/zorglub/", "labo/zorglub"),
+        ("permalink: /ailleurs/autre/\ndg-permalink: labo/zorglub", "/labo/zorglub/"),  # one for each site
     ],
 )
 async def test_a_private_notes_own_address_typed_in_a_public_note_is_masked(start_daemon, standin_ollama, tmp_path, fields, typed):

@@ -274,8 +274,8 @@ def hidden_paths(vault: Vault, public: Mapping[str, Note], gone: frozenset[str] 
     pages = (
         page
         for path, note in vault.notes.items()
-        if path not in public and (note.slug_written or note.url_written or note.permalink_written)
-        for page in own_pages(note.path, note.slug_written, note.url_written, note.permalink_written)
+        if path not in public and (note.slug_written or note.url_written or note.permalinks_written)
+        for page in own_pages(note.path, note.slug_written, note.url_written, note.permalinks_written)
     )
     return Mentions(
         resolver.paths() - public.keys() | vault.excluded | vault.unloaded | gone,

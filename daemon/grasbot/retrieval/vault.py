@@ -72,9 +72,10 @@ class Note:
     # note's page by them (Hugo); GrasBot's own `slug` above is folded to ASCII
     slug_written: str | None = None
     url_written: str | None = None
-    # its `permalink:` as written (Jekyll, Eleventy, Quartz: the page's whole address), masked
-    # in the public notes when the note is not (`_urls.own_pages`)
-    permalink_written: str | None = None
+    # its `permalink:` and Digital Garden's `dg-permalink:` as written (Jekyll, Eleventy,
+    # Quartz, the Digital Garden plugin: the page's whole address), masked in the public notes
+    # when the note is not (`_urls.own_pages`)
+    permalinks_written: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -906,8 +907,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     slug = slugify(slug_name) or slugify(stem) or hashlib.sha1(rel.encode()).hexdigest()[:8]
     url = fields.get("url")  # often a bookmark's link, for a site that does not read it: no warning
     url_written = url.strip() or None if isinstance(url, str) else None
-    permalink = fields.get("permalink")
-    permalink_written = permalink.strip() or None if isinstance(permalink, str) else None
+    permalinks_written = tuple(value.strip() for value in (fields.get("permalink"), fields.get("dg-permalink")) if isinstance(value, str) and value.strip())
 
     lists = {name: _as_list(_split_obsidian(name, fields.get(name)), name, warnings) for name in LIST_FIELDS}
     if shown is _shown_text:
@@ -965,7 +965,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         ctime_ns=ctime_ns,
         slug_written=slug_written,
         url_written=url_written,
-        permalink_written=permalink_written,
+        permalinks_written=permalinks_written,
     )
     return note
 
