@@ -31,7 +31,7 @@ from .answer.llm import LLMClient
 from .answer.passages import choose_passages
 from .answer.prompt import CUT_ANSWER, CitationFilter, build_prompt, keep_known_citations
 from .answer.reuse import AnswerCache, Flights, replay_pieces
-from .retrieval.index import Index, NoteAnalysis, analyse_note, gone_paths
+from .retrieval.index import Index, NoteAnalysis, analyse_note, gone_paths, hidden_pages
 from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES, declared_information
 from .retrieval.search import SearchResult, Semantic, earlier_questions, search, with_history
 from .retrieval.semantic import (
@@ -169,7 +169,8 @@ def _went(snapshot: Snapshot) -> frozenset[str]:
 
 def _gone_of(snapshot: Snapshot, before: tuple[Snapshot, _gone.Gone] | None = None) -> _gone.Gone:
     """The hidden notes that went and the names no note holds now, which the visitor's index
-    masks, and the hidden notes there with the names a link finds them by: what `store.gone`
+    masks, the hidden notes there with the names a link finds them by, and the pages hidden
+    notes are published at, there or no longer (`index.former_pages`): what `store.gone`
     keeps for a start without the index cache (one there may go while no daemon runs).
     `before`: a previous snapshot and what this said of it, whose unchanged notes' names are
     taken as they were (1,500 private notes' names took 8 ms of every reload)."""
@@ -187,7 +188,9 @@ def _gone_of(snapshot: Snapshot, before: tuple[Snapshot, _gone.Gone] | None = No
             return old_names[path]
         return LinkResolver.names(note)
 
-    return _gone.Gone(went, key[2], frozenset((path, names(path)) for path in key[0] - went))
+    public = snapshot.index("visitor").notes
+    pages = key[4].union(hidden_pages(notes, public))
+    return _gone.Gone(went, key[2], frozenset((path, names(path)) for path in key[0] - went), pages)
 
 
 def _keep_gone(settings: Settings, snapshot: Snapshot, gone: _gone.Gone) -> None:
@@ -263,11 +266,11 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
             analyses[path] = analyse_note(note)
             fresh += 1
     if seed_indexes is not None:
-        indexes = Index.evolve_all(seed_indexes, vault, analyses, remembered.was_hidden(), remembered.was_named())
+        indexes = Index.evolve_all(seed_indexes, vault, analyses, remembered.was_hidden(), remembered.was_named(), remembered.pages)
     else:  # other options: the paths of the hidden notes that went stay hidden all the same
         key = previous.index("visitor").hidden_key if previous is not None else None
-        was_hidden, was_named = (key[0], key[2]) if key is not None else (remembered.was_hidden(), remembered.was_named())
-        indexes = Index.build_all(vault, analyses, was_hidden, was_named, previous.vault.notes if previous is not None else None)
+        was_hidden, was_named, was_paged = (key[0], key[2], key[4]) if key is not None else (remembered.was_hidden(), remembered.was_named(), remembered.pages)
+        indexes = Index.build_all(vault, analyses, was_hidden, was_named, previous.vault.notes if previous is not None else None, was_paged)
     snapshot = Snapshot(vault, analyses, indexes)
     if previous is None and cache_dir is not None and (not saved or fresh or len(old_notes) != len(vault.notes)):
         snapshot = replace(snapshot, unsaved_in=Path(cache_dir))

@@ -4,7 +4,7 @@ and without `.md`; and a note another tool's frontmatter hides (`private: true`,
 `hidden: true`, Digital Garden's `dg-publish: false`) under `--default-visibility public`;
 a public note's frontmatter field whose value is a private note's path or wikilink; the
 address a private note's own `slug:`, `url:`, `permalink:` or `dg-permalink:` publishes it
-at. What a
+at, and still once the note went or changed it (a reload, a restart). What a
 visitor receives (search, answer, /ask, its stream, the prompt the stand-in Ollama records)
 never holds the private note's name."""
 
@@ -15,7 +15,7 @@ import json
 import pytest
 
 from grasbot.retrieval.sections import WINDOW, cut_note
-from support.bots import sse_events, write_note
+from support.bots import OWNER, OWNER_TOKEN, rpc_result, sse_events, write_note
 
 SECRET = ("rachat", "acme", "zorglub")
 
@@ -289,3 +289,35 @@ async def test_a_private_names_unaccented_form_without_its_folder_is_not_masked(
     """The accent-stripped name of a private note without its folder, or that goes on, is words."""
     _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/Zorglub été.md")
     assert f"voir {typed} pour le reste" in prompt
+
+
+@pytest.mark.parametrize("edit", ["deleted", "permalink changed"])
+async def test_a_private_notes_old_address_stays_masked_after_a_reload_and_a_restart(start_daemon, standin_ollama, tmp_path, edit):
+    """A private note's own address typed in a public note, then the note deleted or given
+    another `permalink:` while the daemon runs: its old path stayed masked, its old address
+    reached visitors after the reload, and after a restart with or without the index cache."""
+    vault = tmp_path / "vault"
+    write_note(vault, "prive/Plan.md", "title: Le plan\nvisibility: private\npermalink: /labo/zorglub/", "Le prix du rachat d'Acme.\n")
+    write_note(
+        vault,
+        "jardin/rucher.md",
+        "title: Le rucher\nvisibility: public",
+        "Les abeilles butinent la lavande, voir https://monsite.fr/labo/zorglub/ pour le reste.\n",
+    )
+    standin_ollama.script("Les abeilles [rucher].")
+    cached = {"index_cache": True, "cache_dir": str(tmp_path / "cache"), "rate_per_minute": 100_000, "rate_burst": 100_000}
+    client = await start_daemon(vault, standin_ollama.url, owner_token=OWNER_TOKEN, **cached)
+    if edit == "deleted":
+        (vault / "prive/Plan.md").unlink()
+    else:
+        write_note(vault, "prive/Plan.md", "title: Le plan\nvisibility: private\npermalink: /labo/autre/", "Le prix du rachat d'Acme.\n")
+    await rpc_result(client, "reload", {}, headers=OWNER)
+    for restarted in (None, cached, {**cached, "index_cache": False}):
+        if restarted is not None:
+            client = await start_daemon(vault, standin_ollama.url, **restarted)
+        standin_ollama.requests.clear()
+        got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
+        assert "Les abeilles butinent la lavande, voir" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+        assert [(where, value) for where, value in got if leaks(value)] == []
+        resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 1, "params": {"q": "zorglub"}})
+        assert (await resp.json())["result"]["results"] == []

@@ -70,7 +70,15 @@ def test_the_file_is_the_owner_s_and_forgotten_once_no_public_note_types_them(tm
     assert "prive/plan-rouge.md" in _shown(make_bot(root))  # forgotten: deleting the file does the same
 
 
-@pytest.mark.parametrize("held", [b"{not json", b'{"format": 1, "paths": "prive/plan-rouge.md", "names": []}', b'{"format": 99, "paths": [], "names": []}'])
+@pytest.mark.parametrize(
+    "held",
+    [
+        b"{not json",
+        b'{"format": 1, "paths": "prive/plan-rouge.md", "names": []}',
+        b'{"format": 99, "paths": [], "names": []}',
+        b'{"format": 3, "paths": [], "names": [], "hidden": {}, "pages": ["labo/zorglub"]}',
+    ],
+)
 def test_a_file_that_cannot_be_read_is_said_and_written_anew(tmp_path, caplog, held):
     root = _vault(tmp_path)
     kept = _gone.default_path(root)
@@ -184,3 +192,99 @@ def test_a_private_note_made_after_the_cache_was_written_and_deleted_while_stopp
     (root / "prive/budget.md").unlink()
     restarted = make_bot(root, **cached)
     assert restarted.snapshot.index("visitor").readable_body("potager.md").strip() == "Le potager en mai, voir ."
+
+
+def _addressed(tmp_path: Path, field: str = "permalink: /labo/zorglub/") -> Path:
+    """A private note whose own front matter gives its page (`field`), and a public note that
+    types that address alone, not the note's path nor its name."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/plan-rouge.md", f"title: Le plan\nvisibility: private\n{field}", "Le plan rouge.")
+    write_note(root, "jardin.md", "visibility: public", "Le plan est sur https://monsite.fr/labo/zorglub/ en ce moment.")
+    write_note(root, "potager.md", "visibility: public", "Le potager en mai.")
+    return root
+
+
+ADDRESS_SHOWN = "Le plan est sur  en ce moment."
+
+
+def _address_masked(bot: GrasBot) -> bool:
+    """Whether the visitor reads the public note without the private note's address, and
+    search finds it by none of its words."""
+    return _shown(bot) == ADDRESS_SHOWN and [s.path for s in bot.search("zorglub").sources] == []
+
+
+@pytest.mark.parametrize("field", ["permalink: /labo/zorglub/", "url: /labo/zorglub/", "slug: labo/zorglub", "dg-permalink: labo/zorglub"])
+def test_a_private_notes_own_address_stays_masked_once_it_went(tmp_path, field):
+    """A private note's own page (`permalink:`, `url:`, `slug:`, Digital Garden's
+    `dg-permalink:`) typed in a public note was masked while the note was there, then shown to
+    visitors once it was deleted (a reload), and at every start after (with the index cache or
+    without it), where its old path stayed masked."""
+    root = _addressed(tmp_path, field)
+    cached = {"index_cache": True, "cache_dir": str(tmp_path / "cache")}
+    bot = make_bot(root, **cached)
+    assert _address_masked(bot)
+    (root / "prive/plan-rouge.md").unlink()
+    bot.reload()
+    assert _address_masked(bot)
+    assert ("labo/zorglub", "prive/plan-rouge.md") in _gone.load(_gone.default_path(root)).pages
+    assert _address_masked(make_bot(root, **cached))  # a restart with the cache
+    assert _address_masked(make_bot(root))  # and without it
+    write_note(root, "jardin.md", "visibility: public", "Le plan est ailleurs.")
+    bot.reload()
+    make_bot(root)
+    assert not _gone.default_path(root).exists()  # no public note types it: forgotten
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_a_private_notes_own_address_stays_masked_once_it_went_while_the_daemon_was_stopped(tmp_path, cache):
+    """The file keeps the hidden notes' own pages as it keeps their names: a private note deleted
+    while no daemon ran showed its address typed in a public note at the next start."""
+    root = _addressed(tmp_path)
+    cached = {"index_cache": True, "cache_dir": str(tmp_path / "cache")} if cache else {}
+    make_bot(root, **cached)  # served, then stopped
+    (root / "prive/plan-rouge.md").unlink()
+    assert _address_masked(make_bot(root, **cached))
+    assert _address_masked(make_bot(root))  # and at a start after, without the cache
+
+
+def test_a_private_notes_old_address_stays_masked_once_its_permalink_changed(tmp_path):
+    """A private note given another `permalink:` leaves its old address typed in a public note,
+    masked afterwards as a deleted note's, while the daemon runs and at the starts after."""
+    root = _addressed(tmp_path)
+    cached = {"index_cache": True, "cache_dir": str(tmp_path / "cache")}
+    bot = make_bot(root, **cached)
+    write_note(root, "prive/plan-rouge.md", "title: Le plan\nvisibility: private\npermalink: /labo/autre/", "Le plan rouge.")
+    bot.reload()
+    assert _address_masked(bot)
+    assert _address_masked(make_bot(root, **cached))
+    assert _address_masked(make_bot(root))
+    write_note(root, "prive/plan-rouge.md", "title: Le plan\nvisibility: private\npermalink: /labo/encore/", "Le plan rouge.")
+    assert _address_masked(make_bot(root))  # changed while no daemon ran
+
+
+def test_a_note_made_public_shows_its_old_address(tmp_path):
+    """A private note made public takes its old addresses with it, as its path: they show."""
+    root = _addressed(tmp_path)
+    bot = make_bot(root)
+    write_note(root, "prive/plan-rouge.md", "title: Le plan\nvisibility: public\npermalink: /labo/autre/", "Le plan rouge.")
+    bot.reload()
+    assert "https://monsite.fr/labo/zorglub/" in _shown(bot)
+    assert "https://monsite.fr/labo/zorglub/" in _shown(make_bot(root))
+
+
+def test_a_file_of_the_previous_format_is_read(tmp_path):
+    """A file written before it kept the pages (format 2) is read: its paths and names stay
+    masked, and it is written in this format once there is a page to keep."""
+    root = _vault(tmp_path)
+    (root / "prive/plan-rouge.md").unlink()
+    kept = _gone.default_path(root)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text('{"format": 2, "paths": ["prive/plan-rouge.md"], "names": [["label:projet zorglub", "prive/plan-rouge.md"]], "hidden": {}}')
+    bot = make_bot(root)
+    assert _shown(bot) == SHOWN
+    write_note(root, "prive/budget.md", "visibility: private\npermalink: /labo/budget/", "Le budget.")
+    bot.reload()
+    held = _gone.load(kept)
+    assert (held.paths, held.names) == ({"prive/plan-rouge.md"}, {("label:projet zorglub", "prive/plan-rouge.md")})
+    assert held.pages == {("labo/budget", "prive/budget.md")}
+    assert '"format":3' in kept.read_text()

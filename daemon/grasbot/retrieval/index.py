@@ -13,11 +13,10 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
-from .._urls import own_pages
 from .analysis import Terms, body_counts, tokens
 from .boilerplate import EMPTY, Boilerplate
 from .links import rewrite_links
@@ -259,30 +258,39 @@ def analyse_note(note: Note, *, lazy_body: bool = False, hidden: Mentions | None
     )
 
 
-def hidden_paths(vault: Vault, public: Mapping[str, Note], gone: frozenset[str] = frozenset(), former: Mapping[str, str] | None = None) -> Mentions:
+def hidden_paths(
+    vault: Vault,
+    public: Mapping[str, Note],
+    gone: frozenset[str] = frozenset(),
+    former: Mapping[str, str] | None = None,
+    paged: Mapping[str, str] | None = None,
+) -> Mentions:
     """The typed paths of the notes a visitor may not read (private, left out by --exclude, or not loaded),
     which no index reads either: search would otherwise find a public note by a private note's
     name typed in it, and a visitor confirm a guessed name. The owner's index shares the public
     notes' postings, so it does not read them either: the owner finds the private note itself.
     `gone`: the paths of hidden notes that went (`gone_paths`), hidden still; `former`: the
-    names such notes held (`former_names`), which a link in code may still give."""
-    resolver, former = vault.resolver, former or {}
+    names such notes held (`former_names`), which a link in code may still give; `paged`: the
+    pages they were published at (`former_pages`)."""
+    resolver, former, paged = vault.resolver, former or {}, paged or {}
     if resolver is None:
-        return Mentions(vault.excluded | vault.unloaded | gone, lambda target: LinkResolver.named(target, former), former.items())
+        return Mentions(vault.excluded | vault.unloaded | gone, lambda target: LinkResolver.named(target, former), former.items(), (), paged.items())
     resolve = resolver.resolve
-    # the pages the private notes' own `slug:`, `url:`, `permalink:` publish them at
-    pages = (
-        page
-        for path, note in vault.notes.items()
-        if path not in public and (note.slug_written or note.url_written or note.permalinks_written)
-        for page in own_pages(note.path, note.slug_written, note.url_written, note.permalinks_written)
-    )
     return Mentions(
         resolver.paths() - public.keys() | vault.excluded | vault.unloaded | gone,
         (lambda target: resolve(target) or LinkResolver.named(target, former)) if former else resolve,
         former.items(),
-        pages,
+        (page for page, _ in hidden_pages(vault.notes, public)),
+        paged.items(),
     )
+
+
+def hidden_pages(notes: Mapping[str, Note], public: Mapping[str, Note]) -> Iterator[tuple[str, str]]:
+    """(page, path) of the pages the hidden notes of `notes` publish themselves at (`Note.own_pages`)."""
+    for path, note in notes.items():
+        if path not in public:
+            for page in note.own_pages:
+                yield page, path
 
 
 def gone_paths(vault: Vault, was_hidden: Iterable[str]) -> frozenset[str]:
@@ -309,6 +317,32 @@ def former_names(vault: Vault, before: Mapping[str, Note], was_hidden: Iterable[
     return {name: path for name, path in candidates.items() if path in now_hidden and resolve(name.partition(":")[2]) is None}
 
 
+def former_pages(vault: Vault, before: Mapping[str, Note], was_hidden: Iterable[str], was_paged: Iterable[tuple[str, str]], hidden: Mentions) -> dict[str, str]:
+    """{page: path} of the pages a note hidden before published itself at (`hidden_pages`;
+    `was_paged`, kept by the index cache and `store.gone`, and those of `before`'s notes) that no
+    note publishes itself at now: the note went or changed its `permalink:`. Typed in a public
+    note, one stays masked as a gone path does; one whose note is no longer hidden (made
+    public) goes, and one a note holds now (its own, or its path's) shows or not as that
+    note's visibility says."""
+    now_hidden = hidden.key[0]
+    candidates = {page: path for page, path in was_paged if path in now_hidden}
+    for path in was_hidden:
+        old = before.get(path)
+        if old is not None and path in now_hidden and vault.notes.get(path) is not old:  # an unchanged note holds the same pages
+            candidates.update((page, path) for page in old.own_pages)
+    if not candidates:
+        return {}
+    held = {page for note in vault.notes.values() for page in note.own_pages}
+    return {page: path for page, path in candidates.items() if page not in held and f"{page}.md" not in vault.notes}
+
+
+def _pages_still_typed(paged: Mapping[str, str], notes: Iterable[Note]) -> dict[str, str]:
+    """The pages of `paged` some of `notes` (the masked public notes) still type: only those
+    are kept, as `_still_typed` keeps paths."""
+    notes = list(notes)
+    return {page: path for page, path in paged.items() if any(mentions_in(note, Mentions((), lambda target: None, pages=(page,))) for note in notes)}
+
+
 def _still_typed(gone: frozenset[str], notes: Iterable[Note], resolver: LinkResolver | None) -> frozenset[str]:
     """The paths of `gone` that some of `notes` (the masked public notes: no other types a hidden
     path) still type: only those are kept, so the set is bounded by what the vault says, and a
@@ -333,17 +367,20 @@ def _names_still_typed(former: Mapping[str, str], notes: Iterable[Note]) -> dict
     return kept
 
 
-def _read_all(vault: Vault, public: Mapping[str, Note], hidden: Mentions, gone: frozenset[str], former: Mapping[str, str]) -> tuple[Mentions, frozenset[str]]:
+def _read_all(
+    vault: Vault, public: Mapping[str, Note], hidden: Mentions, gone: frozenset[str], former: Mapping[str, str], paged: Mapping[str, str]
+) -> tuple[Mentions, frozenset[str]]:
     """Every public note read for the typed paths `hidden` masks: (what masks them, the notes
-    that type some). The paths of `gone` (`gone_paths`) and the names of `former`
-    (`former_names`) that no note types any more are dropped: they mask nothing, and the sets
-    stay bounded by what the vault says."""
+    that type some). The paths of `gone` (`gone_paths`), the names of `former`
+    (`former_names`) and the pages of `paged` (`former_pages`) that no note types any more are
+    dropped: they mask nothing, and the sets stay bounded by what the vault says."""
     masked = frozenset(p for p, n in public.items() if mentions_in(n, hidden))
     typed = _still_typed(gone, (public[p] for p in masked), vault.resolver) if gone else gone
     named = _names_still_typed(former, public.values()) if former else former
-    typed |= gone.intersection(named.values())  # a name masks only while its path is hidden
-    if typed != gone or named != former:
-        hidden = hidden_paths(vault, public, typed, named)  # masks as much: no public note types the others
+    pages = _pages_still_typed(paged, (public[p] for p in masked)) if paged else paged
+    typed |= gone.intersection((*named.values(), *pages.values()))  # a name or page masks only while its path is hidden
+    if typed != gone or named != former or pages != paged:
+        hidden = hidden_paths(vault, public, typed, named, pages)  # masks as much: no public note types the others
     return hidden, masked
 
 
@@ -740,18 +777,21 @@ class Index:
         was_hidden: Iterable[str] = (),
         was_named: Iterable[tuple[str, str]] = (),
         before: Mapping[str, Note] | None = None,
+        was_paged: Iterable[tuple[str, str]] = (),
     ) -> dict[str, Index]:
         """Both audiences' indexes, inverting the vault once: the visitor's postings hold the
         public notes only, and the owner's read them together with the private notes' own.
-        `was_hidden`, `was_named`: the paths hidden before (`gone_paths`) and the names gone
-        notes held (`former_names`), when they are known; `before`: the notes of then."""
+        `was_hidden`, `was_named`, `was_paged`: the paths hidden before (`gone_paths`), the
+        names gone notes held (`former_names`) and the pages hidden notes held
+        (`former_pages`), when they are known; `before`: the notes of then."""
         public = {p: n for p, n in vault.notes.items() if n.public}
         private = [p for p, n in vault.notes.items() if not n.public]
         was_hidden = frozenset(was_hidden)
         gone = gone_paths(vault, was_hidden)
         hidden = hidden_paths(vault, public, gone)
         former = former_names(vault, before or {}, was_hidden, was_named, hidden)
-        hidden, masked = _read_all(vault, public, hidden_paths(vault, public, gone, former) if former else hidden, gone, former)
+        paged = former_pages(vault, before or {}, was_hidden, was_paged, hidden)
+        hidden, masked = _read_all(vault, public, hidden_paths(vault, public, gone, former, paged) if former or paged else hidden, gone, former, paged)
         analyses = {**analyses, **{p: analyse_note(public[p], hidden=hidden) for p in masked}}
         pub_body = Postings.from_docs({p: analyses[p].body for p in public})
         pub_fields = Postings.from_docs({p: analyses[p].field_terms() for p in public})
@@ -817,11 +857,12 @@ class Index:
         analyses: Mapping[str, NoteAnalysis],
         was_hidden: Iterable[str] = (),
         was_named: Iterable[tuple[str, str]] = (),
+        was_paged: Iterable[tuple[str, str]] = (),
     ) -> dict[str, Index]:
         """`build_all(vault, analyses)`, reusing `previous`'s postings and graph for every
         unchanged note: only the changed notes' terms and links are touched. `was_hidden`,
-        `was_named`: gone paths and names known beside `previous`'s own (a start's, kept apart
-        from the index cache), which a cold load's seed does not know at all."""
+        `was_named`, `was_paged`: gone paths, names and pages known beside `previous`'s own (a
+        start's, kept apart from the index cache), which a cold load's seed does not know at all."""
         visitor, owner = previous["visitor"], previous["owner"]
         notes = vault.notes
         gone = owner.notes.keys() - notes.keys()
@@ -836,15 +877,16 @@ class Index:
         fresh = set(changed)
         known = visitor.hidden_key is not None
         if visitor.hidden_key is not None:
-            was_hidden, was_named = visitor.hidden_key[0].union(was_hidden), visitor.hidden_key[2].union(was_named)
+            key = visitor.hidden_key
+            was_hidden, was_named, was_paged = key[0].union(was_hidden), key[2].union(was_named), key[4].union(was_paged)
         else:  # a cold load's seed: what was hidden is only what the caller remembers
-            was_hidden, was_named = frozenset(was_hidden), frozenset(was_named)
+            was_hidden, was_named, was_paged = frozenset(was_hidden), frozenset(was_named), frozenset(was_paged)
         went = gone_paths(vault, was_hidden)  # hidden notes gone, theirs with them
         hidden = hidden_paths(vault, public, went)
-        if was_hidden and (former := former_names(vault, owner.notes, was_hidden, was_named, hidden)):
-            hidden = hidden_paths(vault, public, went, former)
-        else:
-            former = {}
+        former = former_names(vault, owner.notes, was_hidden, was_named, hidden) if was_hidden else {}
+        paged = former_pages(vault, owner.notes, was_hidden, was_paged, hidden) if was_hidden else {}
+        if former or paged:
+            hidden = hidden_paths(vault, public, went, former, paged)
         # and no link resolving to a hidden note it did not (its new alias may name it in an unchanged note's code)
         same_links = vault.resolver is visitor.resolver or not _names_moved(owner.notes, notes, changed, gone, vault, hidden.key[0])
         if known and hidden.key == visitor.hidden_key and same_links:  # only the changed notes may hold other paths
@@ -854,7 +896,7 @@ class Index:
             masked = visitor.masked - fresh - gone | {p for p in changed if p in public and mentions_in(public[p], hidden)}
             again: list[str] = []
         else:  # other hidden notes, or not known (a cold load's workers: masked not at all)
-            hidden, masked = _read_all(vault, public, hidden, went, former)
+            hidden, masked = _read_all(vault, public, hidden, went, former, paged)
             again = [p for p in visitor.masked | masked if p in public and p not in fresh]
         kept = visitor.masked - fresh if known and not again else frozenset()
         analyses = {**analyses, **{p: visitor.analyses[p] if p in kept else analyse_note(public[p], hidden=hidden) for p in masked}}

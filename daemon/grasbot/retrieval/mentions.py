@@ -151,17 +151,29 @@ def _folded(text: str) -> str:
 class Mentions:
     """The typed paths of the notes an audience may not read, and what masks them."""
 
-    def __init__(self, hidden: Iterable[str], resolve: Callable[[str], str | None], former: Iterable[tuple[str, str]] = (), pages: Iterable[str] = ()):
+    def __init__(
+        self,
+        hidden: Iterable[str],
+        resolve: Callable[[str], str | None],
+        former: Iterable[tuple[str, str]] = (),
+        pages: Iterable[str] = (),
+        former_pages: Iterable[tuple[str, str]] = (),
+    ):
         """`hidden`: the vault paths of the notes the reader may not see, loaded or not (a note
         --exclude left out); `resolve`: a link's target to its loaded note's path
         (`LinkResolver.resolve`), for a name typed alone; `former`: the (name, path) of hidden
         notes' names no note holds now, which `resolve` reads too (`index.former_names`): kept
         in `key` with the paths; `pages`: the addresses hidden notes' own front matter
         publishes them at (`_urls.own_pages`: `labo/plan` for `permalink: /labo/plan/`), masked
-        as a path without `.md` is, so only those that hold a folder (`plan-v2` alone is words)."""
+        as a path without `.md` is, so only those that hold a folder (`plan-v2` alone is words);
+        `former_pages`: the (page, path) of pages hidden notes held and no note holds now (the
+        note went or changed its `permalink:`: `index.former_pages`), masked as `pages` and kept
+        in `key` with their paths."""
         self._hidden = frozenset(hidden)
         self._former = frozenset(former)
+        self._former_pages = frozenset(former_pages)
         self._resolve = resolve
+        pages = (*pages, *(page for page, _ in self._former_pages))
         self._pages_typed = {unicodedata.normalize(form, page) for page in pages if "/" in page for form in ("NFC", "NFD")}
         self._pages = frozenset(map(_folded, self._pages_typed))
         typed: set[str] = set()
@@ -190,11 +202,11 @@ class Mentions:
         return self._read_as
 
     @property
-    def key(self) -> tuple[frozenset[str], frozenset[str], frozenset[tuple[str, str]], frozenset[str]]:
-        """The paths, former names and pages this masks, as plain data: equal for two that mask
-        the same (a reload's, when no hidden note came or went nor changed its address), and
-        what the index cache keeps of it."""
-        return self._hidden, self._keys, self._former, self._pages
+    def key(self) -> tuple[frozenset[str], frozenset[str], frozenset[tuple[str, str]], frozenset[str], frozenset[tuple[str, str]]]:
+        """The paths, former names, pages and former pages this masks, as plain data: equal for
+        two that mask the same (a reload's, when no hidden note came or went nor changed its
+        address), and what the index cache keeps of it."""
+        return self._hidden, self._keys, self._former, self._pages, self._former_pages
 
     def masked(self, text: str) -> str:
         """`text` without any typed path of a hidden note, nor the folders or address before it,
@@ -202,7 +214,7 @@ class Mentions:
         sees it rendered (`_RENDERED`: `prive/pl\\u200ban.md`, `prive/*plan*.md`): one reading
         could not tell a Windows folder's `\\_archive` from an escaped `mon\\_plan`, and the
         written text keeps what it masked before (`mon\\u200bplan.md` is no `plan.md`)."""
-        if not self._keys:
+        if not self._keys and not self._pages:
             return text
         written, rendered = self._readings()
         if (_ANY if "&" in text else _ANY_PLAIN).search(text) is not None:
@@ -220,7 +232,7 @@ class Mentions:
         halves of the name reached the reader. An end is moved only when masking the text
         around it whole differs from masking its two sides apart, by as much as a path may
         span (percent-encoded thrice), a few times at most."""
-        if not self._keys:
+        if not self._keys and not self._pages:
             return start, end
         reach = self._span
         for _ in range(4):

@@ -9,9 +9,13 @@ file, in the vault's state folder beside its question log, is read at every star
 rewritten whenever they change; it holds those that went only while a public note still types
 them. It holds the hidden notes there too (their paths and link names): one deleted while the
 daemon was stopped is known as hidden by the next start, which finds it gone, as the index
-cache would. A note made public leaves it at the next reload or start. Each path is written
-once, without indentation: about 150 bytes a hidden note. Written whole or not at all
-(`_files.atomic_write`), readable by its owner only (0600).
+cache would. It holds the pages hidden notes are published at (their own `slug:`, `url:`,
+`permalink:`, `dg-permalink:`, `index.hidden_pages`) with their paths, those there and those no
+note holds now (the note went or changed its `permalink:`: `index.former_pages`) while a public
+note still types them, which stay masked as their paths are. A note made public leaves it at
+the next reload or start. Each path is written once, without indentation: about 150 bytes a
+hidden note. Written whole or not at all (`_files.atomic_write`), readable by its owner only
+(0600).
 
 The state folder is named by the vault's path, so a vault moved or renamed finds no file at its
 new place (nor its index cache): the file of a vault no longer where it was (`vault-path`,
@@ -37,18 +41,20 @@ from .questionlog import files_of_vaults_gone, note_the_vault
 log = logging.getLogger("grasbot.gone")
 
 FILENAME = "hidden-gone.json"
-FORMAT = 2
-#: The formats read: 1 held no hidden note there (`Gone.hidden`).
-READ = (1, FORMAT)
+FORMAT = 3
+#: The formats read: 1 held no hidden note there (`Gone.hidden`), 1 and 2 no page (`Gone.pages`).
+READ = (1, 2, FORMAT)
 
 
 class Gone(NamedTuple):
-    """The paths of hidden notes that went, the (name, path) of names no note holds now, and
-    the hidden notes there: (path, the names a link finds it by, `LinkResolver.names`)."""
+    """The paths of hidden notes that went, the (name, path) of names no note holds now, the
+    hidden notes there: (path, the names a link finds it by, `LinkResolver.names`), and the
+    (page, path) of the pages hidden notes are published at, there or no longer."""
 
     paths: frozenset[str] = frozenset()
     names: frozenset[tuple[str, str]] = frozenset()
     hidden: frozenset[tuple[str, tuple[str, ...]]] = frozenset()
+    pages: frozenset[tuple[str, str]] = frozenset()
 
     def was_hidden(self) -> frozenset[str]:
         """Every path hidden when it was written: those of `hidden` no note has now went."""
@@ -60,11 +66,20 @@ class Gone(NamedTuple):
         return self.names.union((name, path) for path, names in self.hidden for name in names)
 
     def __bool__(self) -> bool:
-        return bool(self.paths or self.names or self.hidden)
+        return bool(self.paths or self.names or self.hidden or self.pages)
 
 
 def default_path(vault: str | os.PathLike[str]) -> Path:
     return default_state_dir(vault=vault) / FILENAME
+
+
+def _pairs(data: dict, field: str, missing: list | None) -> frozenset[tuple[str, str]]:
+    """The [name or page, path] pairs the file's `field` holds; `missing`: what a file without it
+    holds (an older format's pages: none), None when it must have it."""
+    pairs = data.get(field, missing)
+    if not isinstance(pairs, list) or not all(isinstance(n, list) and len(n) == 2 and all(isinstance(part, str) for part in n) for n in pairs):
+        raise ValueError(f"{field}: not a list of [{field[:-1]}, path]")
+    return frozenset((first, where) for first, where in pairs)
 
 
 def _read(path: Path) -> Gone:
@@ -72,14 +87,13 @@ def _read(path: Path) -> Gone:
     data = json.loads(path.read_bytes())
     if not isinstance(data, dict) or data.get("format") not in READ:
         raise ValueError("not in a form this GrasBot reads")
-    paths, names, hidden = data.get("paths"), data.get("names"), data.get("hidden", {})
+    paths, hidden = data.get("paths"), data.get("hidden", {})
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
         raise ValueError("paths: not a list of paths")
-    if not isinstance(names, list) or not all(isinstance(n, list) and len(n) == 2 and all(isinstance(part, str) for part in n) for n in names):
-        raise ValueError("names: not a list of [name, path]")
+    names, pages = _pairs(data, "names", None), _pairs(data, "pages", [])
     if not isinstance(hidden, dict) or not all(isinstance(n, list) and all(isinstance(name, str) for name in n) for n in hidden.values()):
         raise ValueError("hidden: not an object of {path: [name, …]}")
-    return Gone(frozenset(paths), frozenset((name, where) for name, where in names), frozenset((path, tuple(n)) for path, n in hidden.items()))
+    return Gone(frozenset(paths), names, frozenset((path, tuple(n)) for path, n in hidden.items()), pages)
 
 
 def load(path: Path) -> Gone:
@@ -117,7 +131,7 @@ def of_a_vault_moved(path: Path, vault: str | os.PathLike[str]) -> Gone:
             printable(was),
             other,
         )
-        merged = Gone(merged.paths | held.paths, merged.names | held.names, merged.hidden | held.hidden)
+        merged = Gone(merged.paths | held.paths, merged.names | held.names, merged.hidden | held.hidden, merged.pages | held.pages)
     return merged
 
 
@@ -137,7 +151,7 @@ def keep(path: Path, gone: Gone, vault: str | os.PathLike[str] | None = None) ->
             path.unlink(missing_ok=True)
             return True
         hidden = dict(sorted((where, list(names)) for where, names in gone.hidden))
-        data = {"format": FORMAT, "paths": sorted(gone.paths), "names": sorted(map(list, gone.names)), "hidden": hidden}
+        data = {"format": FORMAT, "paths": sorted(gone.paths), "names": sorted(map(list, gone.names)), "hidden": hidden, "pages": sorted(map(list, gone.pages))}
         with atomic_write(path) as f:
             f.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
         return True
