@@ -208,6 +208,7 @@ async def test_a_name_without_its_folder_or_inside_a_folder_path_is_not_masked(s
         ("dg-permalink: labo/zorglub", "https://monsite.fr/labo/zorglub/"),  # the Digital Garden plugin's own permalink
         ("dg-permalink: /labo/zorglub/", "labo/zorglub"),
         ("permalink: /ailleurs/autre/\ndg-permalink: labo/zorglub", "/labo/zorglub/"),  # one for each site
+        ("aliases: [Le plan, /labo/ancien-zorglub/]", "https://monsite.fr/labo/ancien-zorglub/"),  # Hugo's: an old address that redirects
     ],
 )
 async def test_a_private_notes_own_address_typed_in_a_public_note_is_masked(start_daemon, standin_ollama, tmp_path, fields, typed):

@@ -80,14 +80,17 @@ class Note:
 
     @functools.cached_property
     def own_pages(self) -> tuple[str, ...]:
-        """The pages its own `slug:`, `url:`, `permalink:` or `dg-permalink:` publish it at that
-        hold a folder (`_urls.own_pages`: a page alone is words, masked by nothing). Made once a
-        note, which a reload reuses while its file is unchanged: a hidden note's page that went
-        is looked for among every note's (`index.former_pages`), 140 ms a reload at 10,000
-        notes that each hold a `slug:`."""
-        if not (self.slug_written or self.url_written or self.permalinks_written):
+        """The pages its own `slug:`, `url:`, `permalink:`, `dg-permalink:` or Hugo's `aliases:`
+        publish it at that hold a folder (`_urls.own_pages`: a page alone is words, masked by
+        nothing). Made once a note, which a reload reuses while its file is unchanged: a hidden
+        note's page that went is looked for among every note's (`index.former_pages`), 140 ms a
+        reload at 10,000 notes that each hold a `slug:`."""
+        # Hugo's `aliases:` are the old addresses that redirect to the page, written from the
+        # site's root (`/labo/ancien-plan/`); an Obsidian alias that opens on `/` is no name
+        addresses = (*self.permalinks_written, *(alias for alias in self.aliases if alias.lstrip().startswith("/")))
+        if not (self.slug_written or self.url_written or addresses):
             return ()
-        return tuple(page for page in own_pages(self.path, self.slug_written, self.url_written, self.permalinks_written) if "/" in page)
+        return tuple(page for page in own_pages(self.path, self.slug_written, self.url_written, addresses) if "/" in page)
 
     @property
     def name(self) -> str:
