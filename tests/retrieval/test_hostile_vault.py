@@ -1578,6 +1578,29 @@ def test_a_private_notes_new_permalink_typed_in_a_public_note_is_masked_after_a_
         assert visitor.masked == {"pub/a.md"}
 
 
+def test_a_private_draft_that_keeps_its_public_copys_address_changes_neither_its_url_nor_its_mentions(tmp_path):
+    """A private draft (`brouillons/annonce.md`) that keeps the `url:` of the public note it was
+    copied from: the address is the public note's page, which visitors are given anyway. It was
+    masked as the draft's own: the public note's url became its path's (`/blog/annonce/`, a
+    page the site does not have) and another public note's mention of the page went; an
+    address no public note has (`/labo/zorglub/`) is still masked."""
+    root = tmp_path / "vault"
+    write_note(root, "blog/annonce.md", "title: Annonce\nvisibility: public\nurl: /blog/annonce-2025/", "Nous annonçons la fête des abeilles.")
+    write_note(root, "brouillons/annonce.md", "visibility: private\nurl: /Blog/Annonce-2025/", "Le brouillon de l'annonce.")
+    write_note(root, "brouillons/labo.md", "visibility: private\npermalink: /labo/zorglub/", "Le labo.")
+    write_note(root, "pub/a.md", "visibility: public", "Le jardin, voir https://monsite.fr/blog/annonce-2025/ pour la fête, et /labo/zorglub/ pour le reste.")
+    bot = GrasBot.open(Settings.load(env={"GRASBOT_URL_MAP": "*=/{hugo}/"}, vault_dir=root))
+    found = {source.path: source.url for source in bot.search("la fête des abeilles", audience="visitor").sources}
+    assert found["blog/annonce.md"] == "/blog/annonce-2025/", found
+    body = bot.snapshot.index("visitor").readable_body("pub/a.md").strip()
+    assert body == "Le jardin, voir https://monsite.fr/blog/annonce-2025/ pour la fête, et  pour le reste."
+    # the public note moves: the address is the draft's alone, masked after a reload as at a start
+    write_note(root, "blog/annonce.md", "title: Annonce\nvisibility: public\nurl: /blog/annonce-2026/", "Nous annonçons la fête des abeilles.")
+    settings = Settings.load(env={}, vault_dir=root)
+    for snapshot in (build_snapshot(settings, bot.snapshot), build_snapshot(settings)):
+        assert snapshot.index("visitor").readable_body("pub/a.md").strip() == "Le jardin, voir  pour la fête, et  pour le reste."
+
+
 def test_a_bidi_control_left_open_in_a_note_reaches_no_visitor_text(tmp_path):
     """A right-to-left override a clipped page left open (U+202E) or an isolate (U+2066), quoted
     in an answer, drew the rest of its line right to left, a citation included: the passages,

@@ -225,10 +225,8 @@ async def test_a_private_notes_own_address_typed_in_a_public_note_is_masked(star
 @pytest.mark.parametrize(
     "field",
     [
-        "url: /labo/zorglub/",
         "url: https://monsite.fr/labo/zorglub/",
-        "permalink: /labo/zorglub/",
-        "slug: labo/zorglub",
+        "slug: labo/zorglub",  # Hugo's page for it is /jardin/labo/zorglub/, not the private note's
         "related: labo/zorglub",
         "source: https://monsite.fr/labo/zorglub/",
         "aliases: [labo/zorglub]",
@@ -247,6 +245,30 @@ async def test_a_public_notes_field_that_holds_a_private_notes_own_address_gives
     assert [(where, value) for where, value in got if leaks(value)] == []
     search = dict(got)["search"]
     assert search["result"]["results"][0]["url"] == "/jardin/rucher/", search
+
+
+@pytest.mark.parametrize(
+    ("field", "url"),
+    [
+        ("url: /labo/zorglub/", "/labo/zorglub/"),
+        ("permalink: /labo/zorglub/", "/jardin/rucher/"),  # Hugo does not read it
+    ],
+)
+async def test_a_public_note_published_at_a_private_notes_own_address_keeps_its_url(start_daemon, standin_ollama, tmp_path, field, url):
+    """A public note whose own `url:` or `permalink:` is the address a private note's
+    `permalink:` gives it too (a private draft that keeps its public copy's address): the page is
+    the public note's, which visitors are given as its url, and what they get is what they got
+    without the private note. Masked as the private note's, the public note's url became its
+    path's, a page the site does not have; the private note's text reaches no visitor."""
+    vault = tmp_path / "vault"
+    write_note(vault, "prive/Plan.md", "title: Le plan\nvisibility: private\npermalink: /labo/zorglub/", "Le rachat d'Acme, au rucher du jardin partagé.\n")
+    write_note(vault, "jardin/rucher.md", f"title: Le rucher\nvisibility: public\n{field}", "Les abeilles du jardin partagé butinent la lavande.\n")
+    standin_ollama.script("Le jardin.")
+    client = await start_daemon(vault, standin_ollama.url, url_map="*=/{hugo}/", rate_per_minute=100_000, rate_burst=100_000)
+    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles du rucher du jardin partagé ?")
+    assert [(where, value) for where, value in got if {"rachat", "acme"} & set(leaks(value))] == []
+    search = dict(got)["search"]
+    assert search["result"]["results"][0]["url"] == url, search
 
 
 @pytest.mark.parametrize(
