@@ -97,6 +97,7 @@ def hugo_link(path: str, slug: str | None = None, url: str | None = None) -> str
     return link + "/" if link else ""
 
 
+_ELSEWHERE = re.compile(r"://|\A\s*(?://|www\.)", re.IGNORECASE)  # another site's address: a scheme, `//` or `www.` before it
 _ADDRESS_END = re.compile(r"(?:/index)?\.html?\Z|/+\Z", re.IGNORECASE)  # what a page's address ends with after its name
 
 
@@ -107,10 +108,11 @@ def own_pages(path: str, slug: str | None, url: str | None, permalinks: Iterable
     `permalinks` (`permalink:`, Digital Garden's `dg-permalink:`) read as the whole address, as
     Jekyll, Eleventy, Astro or Digital Garden publish a page at it (`/labo/x/`,
     `/labo/x.html`: `labo/x`, a heading's `#` left out). A web address (`url:
-    https://lemonde.fr/…`) is another site's page, a bookmark, which Hugo refuses: none."""
-    slug, url = (value.strip() if value and "://" not in value else None for value in (slug, url))
+    https://lemonde.fr/…`, or without its scheme, `//lemonde.fr/…`, `www.lemonde.fr/…`) is
+    another site's page, a bookmark, which Hugo refuses: none."""
+    slug, url = (value.strip() if value and not _ELSEWHERE.search(value) else None for value in (slug, url))
     pages = {hugo_link(path, slug, url).strip("/")} if slug or url else set()
-    written = (slug, url, *(value.strip() for value in permalinks if "://" not in value))
+    written = (slug, url, *(value.strip() for value in permalinks if not _ELSEWHERE.search(value)))
     pages.update(_ADDRESS_END.sub("", value.partition("#")[0].partition("?")[0]).strip("/") for value in written if value)
     return tuple(sorted(page for page in pages if page))
 

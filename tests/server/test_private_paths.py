@@ -281,6 +281,8 @@ async def test_a_public_note_published_at_a_private_notes_own_address_keeps_its_
         ("permalink: /zorglub/", "https://monsite.fr/zorglub/"),  # an address without a folder: a word
         ("url: https://zorglub.example/", "https://zorglub.example/"),  # another site's, where no page of this one is
         ("url: https://lemonde.fr/labo/zorglub/", "https://lemonde.fr/labo/zorglub/"),  # a bookmark: an article a public note cites too
+        ("url: //lemonde.fr/labo/zorglub/", "https://lemonde.fr/labo/zorglub/"),  # the same without its scheme, as a page's links write it
+        ("url: www.lemonde.fr/labo/zorglub/", "www.lemonde.fr/labo/zorglub/"),
     ],
 )
 async def test_a_private_notes_own_address_without_its_folder_is_not_masked(start_daemon, standin_ollama, tmp_path, fields, typed):
