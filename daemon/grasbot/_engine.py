@@ -307,6 +307,12 @@ NO_PUBLIC_NOTE_ALL_KEPT = (
 )
 
 
+def no_public_note(vault: Vault) -> str:
+    """What is said of a vault none of whose notes is public: under --default-visibility public,
+    that their front matter keeps them private, not to launch with the option it was launched with."""
+    return NO_PUBLIC_NOTE_ALL_KEPT if vault.options.default_public else NO_PUBLIC_NOTE
+
+
 def vault_wide_warnings(vault: Vault, public: int) -> list[str]:
     """What `grasbot check` and `grasbot serve` say of the vault as a whole. A folder with no
     note at all is a wrong --vault, not notes to mark public; so is a folder that is not an
@@ -318,7 +324,7 @@ def vault_wide_warnings(vault: Vault, public: int) -> list[str]:
             f"aucune note trouvée dans {vault.root} : il ne contient aucune note Markdown (.md) hors des dossiers cachés ou exclus ; "
             "--vault est-il bien le dossier de votre coffre ?"
         ]
-    said = [] if public else [NO_PUBLIC_NOTE_ALL_KEPT if vault.options.default_public else NO_PUBLIC_NOTE]
+    said = [] if public else [no_public_note(vault)]
     if not (vault.root / ".obsidian").is_dir():
         folders: set[str] = set()
         for path in vault.notes:  # each note's folders, as strings: Path.parents of 10,000 notes took 0.16 s of a start
@@ -1139,7 +1145,7 @@ class GrasBot:
         # what the start's log and `grasbot check` say of the vault as a whole: a monitor reading
         # /health saw « ok » while every visitor was answered from no note; a visitor's view
         # names no folder (the owner's may: a --vault that holds the vault)
-        warnings = vault_wide_warnings(self._snapshot.vault, public) if owner else [] if public else [NO_PUBLIC_NOTE]
+        warnings = vault_wide_warnings(self._snapshot.vault, public) if owner else [] if public else [no_public_note(self._snapshot.vault)]
         return {
             "status": "ok",
             "vault_size": public,

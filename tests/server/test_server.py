@@ -97,6 +97,19 @@ async def test_health_says_when_no_note_is_public(start_daemon, tmp_path):
     assert len((await rpc_result(client, "health", headers=OWNER))["vault_warnings"]) == 1  # the owner's folder still
 
 
+async def test_health_under_default_public_says_the_front_matter_keeps_every_note(start_daemon, tmp_path):
+    """A daemon launched with --default-visibility public whose every note its front matter
+    keeps private: the visitor's /health, as the owner's and `grasbot check`, says so; it told
+    to launch with the option the daemon was launched with."""
+    from grasbot._engine import NO_PUBLIC_NOTE_ALL_KEPT
+
+    write_note(tmp_path / "vault", "jardin.md", "title: Jardin\ndraft: true", "Le potager.")
+    client = await start_daemon(tmp_path / "vault", owner_token=OWNER_TOKEN, default_visibility="public")
+    for headers in ({}, OWNER):
+        health = await rpc_result(client, "health", headers=headers)
+        assert health["vault_size"] == 0 and health["vault_warnings"][0] == NO_PUBLIC_NOTE_ALL_KEPT, headers
+
+
 async def test_search_ranks_public_notes_with_reasons(start_daemon):
     client = await start_daemon()
     result = await rpc_result(client, "search", {"q": FIRST, "top_k": 3})
