@@ -307,6 +307,11 @@ NO_PUBLIC_NOTE_ALL_KEPT = (
 )
 
 
+#: The same to a visitor's /health (a monitor without the token): the fact, no advice, which
+#: would say how the daemon was launched (its default visibility is the owner's to read).
+NO_PUBLIC_NOTE_FOR_VISITORS = "aucune note n'est publique : les visiteurs n'ont pas de réponse"
+
+
 def no_public_note(vault: Vault) -> str:
     """What is said of a vault none of whose notes is public: under --default-visibility public,
     that their front matter keeps them private, not to launch with the option it was launched with."""
@@ -1144,8 +1149,8 @@ class GrasBot:
         public = self.vault_size("visitor")
         # what the start's log and `grasbot check` say of the vault as a whole: a monitor reading
         # /health saw « ok » while every visitor was answered from no note; a visitor's view
-        # names no folder (the owner's may: a --vault that holds the vault)
-        warnings = vault_wide_warnings(self._snapshot.vault, public) if owner else [] if public else [no_public_note(self._snapshot.vault)]
+        # names no folder (the owner's may: a --vault that holds the vault) nor how the daemon was launched
+        warnings = vault_wide_warnings(self._snapshot.vault, public) if owner else [] if public else [NO_PUBLIC_NOTE_FOR_VISITORS]
         return {
             "status": "ok",
             "vault_size": public,

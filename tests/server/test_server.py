@@ -78,7 +78,7 @@ async def test_health_says_when_no_note_is_public(start_daemon, tmp_path):
     """The start's log, `grasbot check` and the plugin said it; /health, which a monitor reads,
     said « ok » while every visitor's question found nothing. The owner also hears a --vault
     that holds the vault; a visitor reads no folder's name."""
-    from grasbot._engine import NO_PUBLIC_NOTE
+    from grasbot._engine import NO_PUBLIC_NOTE, NO_PUBLIC_NOTE_FOR_VISITORS
 
     root = tmp_path / "Documents"
     write_note(root, "Coffre/jardin.md", "title: Jardin", "Le potager.")  # no visibility: private
@@ -90,7 +90,7 @@ async def test_health_says_when_no_note_is_public(start_daemon, tmp_path):
         visitor = await rpc_result(client, "health") if way == "rpc" else await (await client.get("/health")).json()
         assert owner["vault_size"] == 0 and owner["vault_warnings"][0] == NO_PUBLIC_NOTE
         assert len(owner["vault_warnings"]) == 2 and owner["vault_warnings"][1].startswith(wrong_folder)
-        assert visitor["vault_warnings"] == [NO_PUBLIC_NOTE], way
+        assert visitor["vault_warnings"] == [NO_PUBLIC_NOTE_FOR_VISITORS], way
     write_note(root, "Coffre/jardin.md", "title: Jardin\nvisibility: public", "Le potager.")
     await rpc_result(client, "reload", {}, headers=OWNER)
     assert "vault_warnings" not in await rpc_result(client, "health")  # a public note: nothing to say to visitors
@@ -99,15 +99,17 @@ async def test_health_says_when_no_note_is_public(start_daemon, tmp_path):
 
 async def test_health_under_default_public_says_the_front_matter_keeps_every_note(start_daemon, tmp_path):
     """A daemon launched with --default-visibility public whose every note its front matter
-    keeps private: the visitor's /health, as the owner's and `grasbot check`, says so; it told
-    to launch with the option the daemon was launched with."""
-    from grasbot._engine import NO_PUBLIC_NOTE_ALL_KEPT
+    keeps private: the owner's /health, as `grasbot check`, says so, where it told to launch
+    with the option the daemon was launched with; a visitor's says the fact alone, as under the
+    default private (how the daemon was launched is the owner's to read)."""
+    from grasbot._engine import NO_PUBLIC_NOTE_ALL_KEPT, NO_PUBLIC_NOTE_FOR_VISITORS
 
     write_note(tmp_path / "vault", "jardin.md", "title: Jardin\ndraft: true", "Le potager.")
     client = await start_daemon(tmp_path / "vault", owner_token=OWNER_TOKEN, default_visibility="public")
-    for headers in ({}, OWNER):
-        health = await rpc_result(client, "health", headers=headers)
-        assert health["vault_size"] == 0 and health["vault_warnings"][0] == NO_PUBLIC_NOTE_ALL_KEPT, headers
+    owner = await rpc_result(client, "health", headers=OWNER)
+    assert owner["vault_size"] == 0 and owner["vault_warnings"][0] == NO_PUBLIC_NOTE_ALL_KEPT
+    visitor = await rpc_result(client, "health")
+    assert visitor["vault_size"] == 0 and visitor["vault_warnings"] == [NO_PUBLIC_NOTE_FOR_VISITORS]
 
 
 async def test_search_ranks_public_notes_with_reasons(start_daemon):
