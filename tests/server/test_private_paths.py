@@ -54,6 +54,24 @@ async def typed_beside(start_daemon, standin_ollama, tmp_path, typed: str, *priv
     return client, got, standin_ollama.requests[0]["messages"][-1]["content"]
 
 
+#: A private note that its site publishes at /labo/zorglub/, an address no path of the vault's says.
+PLAN_AT_LABO = "title: Le plan\nvisibility: private\npermalink: /labo/zorglub/"
+
+
+async def field_beside(start_daemon, standin_ollama, tmp_path, field: str, private: str, private_fields: str) -> list[tuple[str, object]]:
+    """A public note with the frontmatter `field`, beside a private note at `private` (with
+    `private_fields`) about Acme's purchase at the same garden: what a visitor gets for a
+    question on the public note (`visitor_sees`), the public note checked to reach the model."""
+    vault = tmp_path / "vault"
+    write_note(vault, private, private_fields, "Le rachat d'Acme, au rucher du jardin partagé.\n")
+    write_note(vault, "jardin/rucher.md", f"title: Le rucher\nvisibility: public\n{field}", "Les abeilles du jardin partagé butinent la lavande.\n")
+    standin_ollama.script("Le jardin.")
+    client = await start_daemon(vault, standin_ollama.url, url_map="*=/{hugo}/", rate_per_minute=100_000, rate_burst=100_000)
+    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles du rucher du jardin partagé ?")
+    assert "Les abeilles du jardin partagé" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    return got
+
+
 WORDS = "les abeilles butinent la lavande du jardin partagé "
 
 
@@ -152,13 +170,7 @@ async def test_a_public_notes_field_that_points_at_a_private_note_gives_a_visito
     """A public note's frontmatter field whose value is a private note's path, wikilink or page
     address: the sources (slug, title, url, reasons), passages, prompt and the notes walked by
     its links hold nothing of the private note, and the source's url is the note's own page."""
-    vault = tmp_path / "vault"
-    write_note(vault, "prive/Zorglub.md", "title: Le projet Zorglub\nvisibility: private", "Le rachat d'Acme, au rucher du jardin partagé.\n")
-    write_note(vault, "jardin/rucher.md", f"title: Le rucher\nvisibility: public\n{field}", "Les abeilles du jardin partagé butinent la lavande.\n")
-    standin_ollama.script("Le jardin.")
-    client = await start_daemon(vault, standin_ollama.url, url_map="*=/{hugo}/", rate_per_minute=100_000, rate_burst=100_000)
-    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles du rucher du jardin partagé ?")
-    assert "Les abeilles du jardin partagé" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    got = await field_beside(start_daemon, standin_ollama, tmp_path, field, "prive/Zorglub.md", "title: Le projet Zorglub\nvisibility: private")
     assert [(where, value) for where, value in got if leaks(value)] == []
     search = dict(got)["search"]
     assert search["result"]["results"][0]["url"] == "/jardin/rucher/", search
@@ -235,13 +247,7 @@ async def test_a_private_notes_own_address_typed_in_a_public_note_is_masked(star
 async def test_a_public_notes_field_that_holds_a_private_notes_own_address_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, field):
     """A public note's field whose value is the address a private note's `permalink:` gives it:
     the sources, passages and prompt hold nothing of it, and the source's url is the note's own page."""
-    vault = tmp_path / "vault"
-    write_note(vault, "prive/Plan.md", "title: Le plan\nvisibility: private\npermalink: /labo/zorglub/", "Le rachat d'Acme, au rucher du jardin partagé.\n")
-    write_note(vault, "jardin/rucher.md", f"title: Le rucher\nvisibility: public\n{field}", "Les abeilles du jardin partagé butinent la lavande.\n")
-    standin_ollama.script("Le jardin.")
-    client = await start_daemon(vault, standin_ollama.url, url_map="*=/{hugo}/", rate_per_minute=100_000, rate_burst=100_000)
-    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles du rucher du jardin partagé ?")
-    assert "Les abeilles du jardin partagé" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    got = await field_beside(start_daemon, standin_ollama, tmp_path, field, "prive/Plan.md", PLAN_AT_LABO)
     assert [(where, value) for where, value in got if leaks(value)] == []
     search = dict(got)["search"]
     assert search["result"]["results"][0]["url"] == "/jardin/rucher/", search
@@ -260,12 +266,7 @@ async def test_a_public_note_published_at_a_private_notes_own_address_keeps_its_
     the public note's, which visitors are given as its url, and what they get is what they got
     without the private note. Masked as the private note's, the public note's url became its
     path's, a page the site does not have; the private note's text reaches no visitor."""
-    vault = tmp_path / "vault"
-    write_note(vault, "prive/Plan.md", "title: Le plan\nvisibility: private\npermalink: /labo/zorglub/", "Le rachat d'Acme, au rucher du jardin partagé.\n")
-    write_note(vault, "jardin/rucher.md", f"title: Le rucher\nvisibility: public\n{field}", "Les abeilles du jardin partagé butinent la lavande.\n")
-    standin_ollama.script("Le jardin.")
-    client = await start_daemon(vault, standin_ollama.url, url_map="*=/{hugo}/", rate_per_minute=100_000, rate_burst=100_000)
-    got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles du rucher du jardin partagé ?")
+    got = await field_beside(start_daemon, standin_ollama, tmp_path, field, "prive/Plan.md", PLAN_AT_LABO)
     assert [(where, value) for where, value in got if {"rachat", "acme"} & set(leaks(value))] == []
     search = dict(got)["search"]
     assert search["result"]["results"][0]["url"] == url, search
