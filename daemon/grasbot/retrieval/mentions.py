@@ -11,10 +11,10 @@ it, its file name alone when that name leads to it as a link's would (but for a 
 address, `https://…/README.md`), its vault path without `.md` (`prive/plan`, as Obsidian names a
 note in a folder) or as a static site publishes its page (`/prive/plan/`, `prive/plan/index.html`,
 `prive/plan.html`; `prive/mon-plan/`, `prive/Mon+plan` for `prive/Mon plan.md`, `prive/ete/` for
-`prive/Été.md`: `_pages`), the page its own `slug:`, `url:`, `permalink:` or Digital Garden's
-`dg-permalink:` publishes it at (`labo/plan/`: `_urls.own_pages`; not one a public note is
-published at too: `index._unpublished`), and a wikilink or `obsidian://` URI to it left in
-code. Only path-shaped text goes: a private note `Projet.md` leaves the word « projet » alone,
+`prive/Été.md`: `_pages`), the page its own `slug:`, `url:`, `permalink:`, Digital Garden's
+`dg-permalink:` or Hugo's `aliases:` publish it at (`labo/plan/`: `Note.own_pages`; not one a
+public note is published at too: `index._unpublished`), and a wikilink or `obsidian://` URI to
+it left in code. Only path-shaped text goes: a private note `Projet.md` leaves the word « projet » alone,
 and a path without `.md` holds a folder and is read whole (`prive/planning` is not `prive/plan`).
 
 A text is read as written, then as a reader sees it rendered (`_Reading`): without what shows
