@@ -288,3 +288,21 @@ def test_a_file_of_the_previous_format_is_read(tmp_path):
     assert (held.paths, held.names) == ({"prive/plan-rouge.md"}, {("label:projet zorglub", "prive/plan-rouge.md")})
     assert held.pages == {("labo/budget", "prive/budget.md")}
     assert '"format":3' in kept.read_text()
+
+
+@pytest.mark.parametrize("restart", [False, True])
+def test_a_gone_private_notes_address_a_public_notes_slug_holds_stays_masked(tmp_path, restart):
+    """A public note's `slug: labo/zorglub` is no claim to the page (Hugo reads it in the note's
+    folder): a private note's `/labo/zorglub/` stays masked beside it, and stayed so only while
+    the private note was there: once deleted, the public note's slug counted as holding the
+    page, and the address showed after the reload and at the starts after."""
+    root = _addressed(tmp_path)
+    write_note(root, "notes/autre.md", "visibility: public\nslug: labo/zorglub", "Autre chose.")
+    bot = make_bot(root)
+    assert _address_masked(bot)
+    (root / "prive/plan-rouge.md").unlink()
+    if restart:
+        bot = make_bot(root)
+    else:
+        bot.reload()
+    assert _address_masked(bot)

@@ -341,7 +341,9 @@ def former_pages(vault: Vault, before: Mapping[str, Note], was_hidden: Iterable[
     note publishes itself at now: the note went or changed its `permalink:`. Typed in a public
     note, one stays masked as a gone path does; one whose note is no longer hidden (made
     public) goes, and one a note holds now (its own, or its path's) shows or not as that
-    note's visibility says."""
+    note's visibility says: a hidden note's stays masked as its own, a public note's shows only
+    when `_unpublished` counts it as the note's (not by its `slug:`, which kept the page
+    masked while the hidden note was there: it showed once the note went)."""
     now_hidden = hidden.key[0]
     candidates = {page: path for page, path in was_paged if path in now_hidden}
     for path in was_hidden:
@@ -350,8 +352,9 @@ def former_pages(vault: Vault, before: Mapping[str, Note], was_hidden: Iterable[
             candidates.update((page, path) for page in old.own_pages)
     if not candidates:
         return {}
-    held = {page for note in vault.notes.values() for page in note.own_pages}
-    return {page: path for page, path in candidates.items() if page not in held and f"{page}.md" not in vault.notes}
+    held = {page for path, note in vault.notes.items() if path in now_hidden for page in note.own_pages}
+    public = {path: note for path, note in vault.notes.items() if path not in now_hidden}
+    return {page: candidates[page] for page in _unpublished([page for page in candidates if page not in held], public)}
 
 
 def _pages_still_typed(paged: Mapping[str, str], notes: Iterable[Note]) -> dict[str, str]:
