@@ -359,9 +359,20 @@ def former_pages(vault: Vault, before: Mapping[str, Note], was_hidden: Iterable[
 
 def _pages_still_typed(paged: Mapping[str, str], notes: Iterable[Note]) -> dict[str, str]:
     """The pages of `paged` some of `notes` (the masked public notes) still type: only those
-    are kept, as `_still_typed` keeps paths."""
-    notes = list(notes)
-    return {page: path for page, path in paged.items() if any(mentions_in(note, Mentions((), lambda target: None, pages=(page,))) for note in notes)}
+    are kept, as `_still_typed` keeps paths. Read for halves of the pages, each half by the
+    notes that typed some of the whole: a note that types none is read once, not once a page
+    (300 pages no note typed any more, each read in 2,000 masked notes, took 17 s of a reload)."""
+
+    def typed(pages: list[str], notes: list[Note]) -> Iterator[str]:
+        mask = Mentions((), lambda target: None, pages=pages)
+        notes = [note for note in notes if mentions_in(note, mask)]
+        if notes and len(pages) == 1:
+            yield pages[0]
+        elif notes:
+            yield from typed(pages[: len(pages) // 2], notes)
+            yield from typed(pages[len(pages) // 2 :], notes)
+
+    return {page: paged[page] for page in typed(sorted(paged), list(notes))}
 
 
 def _still_typed(gone: frozenset[str], notes: Iterable[Note], resolver: LinkResolver | None) -> frozenset[str]:
