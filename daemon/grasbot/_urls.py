@@ -97,7 +97,8 @@ def hugo_link(path: str, slug: str | None = None, url: str | None = None) -> str
     return link + "/" if link else ""
 
 
-_ELSEWHERE = re.compile(r"://|\A\s*(?://|www\.)", re.IGNORECASE)  # another site's address: a scheme, `//` or `www.` before it
+# another site's address: a scheme, `//` or `www.` opens it (a `://` further on is the query's or the heading's: `/labo/x/?ref=https://…`)
+_ELSEWHERE = re.compile(r"\A\s*(?:(?:[a-z][a-z0-9+.-]*:)?//|www\.)", re.IGNORECASE)
 _ADDRESS_END = re.compile(r"(?:/index)?\.html?\Z|/+\Z", re.IGNORECASE)  # what a page's address ends with after its name
 
 

@@ -217,6 +217,8 @@ async def test_a_name_without_its_folder_or_inside_a_folder_path_is_not_masked(s
         ("url: /Labo/Zorglub Secret/", "/labo/zorglub-secret/"),
         ("permalink: /labo/zorglub/", "labo/zorglub"),
         ("permalink: /labo/zorglub.html", "https://monsite.fr/labo/zorglub.html"),
+        ("permalink: /labo/zorglub/?ref=https://monsite.fr/", "/labo/zorglub/"),  # a `://` in its query: still this site's page
+        ("url: /labo/zorglub/#voir-https://monsite.fr", "https://monsite.fr/labo/zorglub/"),
         ("dg-permalink: labo/zorglub", "https://monsite.fr/labo/zorglub/"),  # the Digital Garden plugin's own permalink
         ("dg-permalink: /labo/zorglub/", "labo/zorglub"),
         ("permalink: /ailleurs/autre/\ndg-permalink: labo/zorglub", "/labo/zorglub/"),  # one for each site
