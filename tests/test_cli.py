@@ -119,21 +119,19 @@ def test_search_audience_changes_the_vault_size(capsys, note_writer):
     assert [r["path"] for r in visitor["results"]] == ["pub.md"]
 
 
-def test_real_subprocess(tmp_path):
-    exe = REPO / ".venv" / "bin" / "grasbot"
+def installed_grasbot(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """The `grasbot` command the README's install puts in .venv/bin, run in `cwd` without the
+    caller's GrasBot settings and with no model host to reach."""
     env = {k: v for k, v in os.environ.items() if k not in Settings.ENV}
     env["OLLAMA_HOST"] = unused_url()
-    proc = subprocess.run(
-        [str(exe), "search", "Comment fonctionne GrasBot ?", "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        cwd=tmp_path,
-    )
+    return subprocess.run([str(REPO / ".venv" / "bin" / "grasbot"), *args], capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
+
+
+def test_real_subprocess(tmp_path):
+    proc = installed_grasbot(tmp_path, "search", "Comment fonctionne GrasBot ?", "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["results"][0]["slug"] == "grasbot-pipeline"
-    proc = subprocess.run([str(exe), "search"], capture_output=True, text=True, env=env, timeout=60)
+    proc = installed_grasbot(tmp_path, "search", timeout=60)
     assert proc.returncode == 2
     assert "question" in proc.stderr
 
@@ -141,17 +139,7 @@ def test_real_subprocess(tmp_path):
 def test_search_says_its_header_in_french(tmp_path):
     """`grasbot search`'s first line, as the author reads it in a terminal: the notes found,
     whether they ground an answer, the vault's size, the time."""
-    exe = REPO / ".venv" / "bin" / "grasbot"
-    env = {k: v for k, v in os.environ.items() if k not in Settings.ENV}
-    env["OLLAMA_HOST"] = unused_url()
-    proc = subprocess.run(
-        [str(exe), "search", "Comment fonctionne GrasBot ?", "--semantic", "off", "--no-cache"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        cwd=tmp_path,
-    )
+    proc = installed_grasbot(tmp_path, "search", "Comment fonctionne GrasBot ?", "--semantic", "off", "--no-cache")
     assert proc.returncode == 0, proc.stderr
     notes = len(build_snapshot(Settings.load(env={}, vault_dir=BUNDLED_VAULT, semantic="off")).index("owner"))
     header = re.fullmatch(rf"5 notes, réponse fondée sur les notes, coffre de {notes} notes, (\d+\.\d) ms", proc.stdout.splitlines()[0])
@@ -793,17 +781,7 @@ def test_a_vault_folder_that_is_a_file_or_a_loop_of_links_exits_2_saying_which(c
 def test_serve_with_a_missing_vault_folder_says_why_and_exits_2(tmp_path):
     """`serve` loads the vault before it starts its event loop (so a large vault can load on
     every core): a vault it cannot load stops it there, with the reason."""
-    exe = REPO / ".venv" / "bin" / "grasbot"
-    env = {k: v for k, v in os.environ.items() if k not in Settings.ENV}
-    env["OLLAMA_HOST"] = unused_url()
-    proc = subprocess.run(
-        [str(exe), "serve", "--vault", str(tmp_path / "absent"), "--port", "0", "--token-file", str(tmp_path / "token")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        cwd=tmp_path,
-    )
+    proc = installed_grasbot(tmp_path, "serve", "--vault", str(tmp_path / "absent"), "--port", "0", "--token-file", str(tmp_path / "token"), timeout=60)
     assert proc.returncode == 2
     assert "grasbot: démarrage impossible : dossier du coffre introuvable :" in proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
