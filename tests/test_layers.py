@@ -21,6 +21,7 @@ LAYERS = {
     "_contacts": 0,
     "_files": 0,
     "_hosts": 0,
+    "_imports": 0,
     "_terminal": 0,
     "_urls": 0,
     "_config": 1,

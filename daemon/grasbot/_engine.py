@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ._config import Settings
 from ._exceptions import AnswerUnused, EmbeddingError, LLMError, QueryError, VaultError
+from ._imports import import_once
 from ._terminal import printable
 from ._version import __version__
 from .answer.admission import Admission, Busy, Position, SearchLane
@@ -656,6 +657,7 @@ class GrasBot:
         starts another; one that swapped in before is seen, and built. A build that fails
         (memory short) ends the worker only when its version is still serving: a reload that
         came meanwhile left its own build to this worker, which tries it."""
+        import_once("numpy")  # beside the embedding worker's and the server's (`grasbot._imports`)
         try:
             while True:
                 snapshot = self._snapshot
@@ -828,6 +830,7 @@ class GrasBot:
         failed (Ollama started after the daemon, down for a while, a model not pulled yet) is
         tried again every EMBED_RETRY seconds, what it had embedded kept: it stayed lexical
         until a reload or a restart."""
+        import_once("numpy", *(("ollama",) if self.embedder is not None and self.embedder.remote else ()))  # `grasbot._imports`
         while True:
             with self._worker_lock:
                 if not self._embed_again or self._embed_stop.is_set():

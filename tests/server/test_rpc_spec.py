@@ -429,7 +429,7 @@ async def test_dispatch_summarized_names_methods_and_error_codes_never_params(sp
         assert "secret" not in " ".join(got)
 
 
-#: A fresh process: the daemon imported and its app built, calls answered before and after `_after_start`.
+#: A fresh process: the daemon imported and its app built, calls answered before and after `_import_later`.
 _LISTENING = """
 import asyncio, json, sys
 import grasbot._cli
@@ -451,7 +451,7 @@ calls = [
 answer = lambda: [asyncio.run(rpc.RpcDispatcher({"search": search}).dispatch(json.dumps(c))) for c in calls]
 before = answer()
 protocol._params_spec.cache_clear()
-app._after_start(type("Bot", (), {"write_cache": lambda self: False})())
+app._import_later()
 assert loaded() == ["jsonrpcserver", "jsonschema"], loaded()
 assert protocol._params_spec.cache_info().currsize == len(protocol.method_names())
 assert answer() == before
@@ -462,8 +462,9 @@ print(json.dumps(before))
 def test_jsonschema_and_jsonrpcserver_are_imported_once_the_daemon_listens():
     """Their import (jsonrpcserver checks its request schema with jsonschema as it is imported)
     took 50-60 ms of a daemon's start: importing the daemon and building its app import neither;
-    `_after_start`, run once listening, imports them and makes every method's params validator.
-    A call that comes before gets the same answer: it imports what it needs itself."""
+    `_import_later`, run once listening, imports them and makes every method's params validator.
+    A call that comes before (an app `serve` does not run) gets the same answer: it imports what
+    it needs itself."""
     import subprocess
     import sys
 

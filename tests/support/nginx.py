@@ -278,3 +278,14 @@ async def grasbot_behind_nginx(tmp: Path, settings_env: dict[str, str] | None = 
 async def stack(tmp_path) -> AsyncIterator[Stack]:
     async with grasbot_behind_nginx(tmp_path) as running:
         yield running
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A failed test's report shows its stack's daemon log: a 500's traceback is only there
+    (the one CI run of a race printed « Internal error » and nothing more)."""
+    report = yield
+    stack = getattr(item, "funcargs", {}).get("stack")
+    if report.failed and isinstance(stack, Stack) and stack.daemon_log.exists():
+        report.sections.append(("grasbot serve's log", stack.daemon_log.read_text(encoding="utf-8", errors="replace")))
+    return report

@@ -147,8 +147,8 @@ def strip_think(text: str) -> str:
 
 def load_ollama():
     """The ollama package, imported on first use: with pydantic it costs 0.36 s, a third of a
-    daemon's start, and a daemon that has not answered yet does not need it. A server calls
-    this in a worker thread once listening, so that its first answer does not wait either."""
+    daemon's start, and a daemon that has not answered yet does not need it. A server imports
+    it in a worker thread once listening, so that its first answer does not wait either."""
     import ollama
 
     return ollama

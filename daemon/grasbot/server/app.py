@@ -26,7 +26,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 from .._config import BUNDLED_VAULT, DEFAULT_SITE_PAGES, DEFAULT_URL_MAP, Settings, default_log_path
 from .._engine import GrasBot, vault_wide_warnings
 from .._exceptions import ConfigError, VaultError
-from ..answer.llm import load_ollama
+from .._imports import import_once
 from ..retrieval.vault import NO_SUCH_FOLDER
 from ..store.questionlog import QuestionLog, note_the_vault, say_logs_of_vaults_gone, tend_old_logs
 from .auth import resolve_owner_token
@@ -43,11 +43,23 @@ from .handlers import (
     static_file,
 )
 from .methods import RPC_METHODS, reload_reason, reload_vault
-from .middleware import CORS_ALLOWED, HOSTS_ALLOWED, AccessLogger, access_log, cors_headers, cors_preflight, errors_as_json, hosts_checked, nosniff, not_stored
+from .middleware import (
+    CORS_ALLOWED,
+    HOSTS_ALLOWED,
+    AccessLogger,
+    access_log,
+    after_imports,
+    cors_headers,
+    cors_preflight,
+    errors_as_json,
+    hosts_checked,
+    nosniff,
+    not_stored,
+)
 from .ratelimit import InFlight, RateLimiter, TrustedProxies
 from .rpc import RpcDispatcher
 from .rpc import prepare as prepare_rpc
-from .state import ANSWERING, BOT, DISPATCHER, IN_FLIGHT, LIMITER, OWNER_TOKEN, PROXIES, RELOAD_LOCK, SETTINGS, STOPPING
+from .state import ANSWERING, BOT, DISPATCHER, IMPORTED, IN_FLIGHT, LIMITER, OWNER_TOKEN, PROXIES, RELOAD_LOCK, SETTINGS, STOPPING
 
 __all__ = ["create_app", "runner_kwargs", "serve"]
 
@@ -88,7 +100,7 @@ def create_app(
         proxies = TrustedProxies(settings.trusted_proxies)
     except ValueError as exc:
         raise ConfigError(f"GRASBOT_TRUSTED_PROXIES: {exc}") from None
-    app = web.Application(middlewares=[hosts_checked, cors_preflight, errors_as_json], client_max_size=settings.max_body)
+    app = web.Application(middlewares=[hosts_checked, cors_preflight, errors_as_json, after_imports], client_max_size=settings.max_body)
     app[SETTINGS] = settings
     app[OWNER_TOKEN] = token
     app[CORS_ALLOWED] = tuple(settings.cors_origins)
@@ -96,6 +108,8 @@ def create_app(
     app[PROXIES] = proxies
     app[STOPPING] = asyncio.Event()
     app[IN_FLIGHT] = set()
+    app[IMPORTED] = asyncio.Event()
+    app[IMPORTED].set()  # `serve` clears it until its imports are in
     app[LIMITER] = RateLimiter(
         settings.rate_per_minute,
         settings.rate_burst,
@@ -204,9 +218,9 @@ def _url_host(host: str) -> str:
 
 async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: asyncio.Event | None = None, hangup: threading.Event | None = None) -> int:
     """Serve until `stop` is set (by default: until SIGINT or SIGTERM; SIGHUP reloads the
-    vault, as daemons do: see `_reload_on_hangup`). Once listening, a worker
-    thread loads what serving could do without (the ollama package, then the index cache the
-    start left to write); it is waited for before returning. A start that cannot listen
+    vault, as daemons do: see `_reload_on_hangup`). Once listening, worker
+    threads load what serving could do without (numpy, jsonschema, ollama, then the index cache
+    the start left to write); they are waited for before returning. A start that cannot listen
     still writes that cache, then returns 2. `hangup`: set by a SIGHUP that came before this
     loop handles them (`serve`): the vault is read again, before listening when it came first."""
     app = create_app(settings, bot, owner_token=owner_token, embed_at_start=False)
@@ -215,6 +229,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
     if hangup is not None and hangup.is_set():  # the load may have read a note before the edit the SIGHUP announced
         hangup.clear()
         await _reload_on_hangup(app)
+    app[IMPORTED].clear()  # requests wait for the imports `_after_start` makes
     try:
         site = web.TCPSite(runner, settings.host, settings.port, backlog=BACKLOG)
         await site.start()
@@ -239,7 +254,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
         flush=True,
     )
     app[BOT].start_embedding()  # a worker: questions are answered lexically until it is done
-    deferred = asyncio.ensure_future(asyncio.to_thread(_after_start, bot))
+    deferred = asyncio.ensure_future(_after_start(app, bot))
     try:
         await stop.wait()
     finally:
@@ -270,6 +285,7 @@ async def _reload_on_hangup(app: web.Application) -> None:
     logrotate script's `kill -HUP`). By default it ended the daemon, and systemd restarts no
     service that SIGHUP ended: a stray hangup took the site's answers down until someone
     noticed. A daemon started in a terminal that closes goes on serving, as nginx does."""
+    await app[IMPORTED].wait()  # a reload imports what the workers do
     log.info("SIGHUP : rechargement du coffre")
     try:
         report = await reload_vault(app)
@@ -334,17 +350,24 @@ def _say_the_demo_sites_pages(bot: GrasBot) -> None:
             )
 
 
-def _after_start(bot: GrasBot) -> None:
-    """What a start leaves for later, done while the daemon serves; never raises."""
+async def _after_start(app: web.Application, bot: GrasBot) -> None:
+    """What a start leaves for later, done in worker threads while the daemon listens: the
+    packages and validators the first requests need (they wait for them: `after_imports`),
+    then the index cache; never raises."""
     try:
-        prepare_rpc()  # what the first calls would wait for; first: 0.05 s, and they may come now
+        await asyncio.to_thread(_import_later)
+    finally:
+        app[IMPORTED].set()
+    await asyncio.to_thread(_write_cache, bot)
+
+
+def _import_later() -> None:
+    """The packages a start left out, then every method's params validator (0.4 s); never raises."""
+    import_once("numpy", "jsonrpcserver", "jsonschema", "ollama")
+    try:
+        prepare_rpc()
     except Exception:  # noqa: BLE001 - a call that needs it will say what is wrong
         log.exception("le répartiteur JSON-RPC n'a pas pu être préparé")
-    try:
-        load_ollama()  # so the first answer does not wait for the import
-    except Exception:  # noqa: BLE001 - the first answer will say what is wrong
-        log.exception("le paquet ollama ne peut pas être importé")
-    _write_cache(bot)
 
 
 def _write_cache(bot: GrasBot) -> None:

@@ -17,7 +17,7 @@ from .._terminal import printable
 from .handlers import body_over_limit, error_response
 from .protocol import invalid_params_data
 from .rpc import OWNER_TOKEN_REQUIRED
-from .state import IN_FLIGHT, LOG_OUTCOME, LOG_WHAT, SETTINGS, STOPPING
+from .state import IMPORTED, IN_FLIGHT, LOG_OUTCOME, LOG_WHAT, SETTINGS, STOPPING
 
 __all__ = [
     "CORS_ALLOWED",
@@ -25,6 +25,7 @@ __all__ = [
     "HOSTS_ALLOWED",
     "AccessLogger",
     "access_log",
+    "after_imports",
     "cors_headers",
     "cors_preflight",
     "errors_as_json",
@@ -147,6 +148,17 @@ def _endpoints(app: web.Application) -> str:
         if r.resource is not None and r.method not in ("HEAD", "OPTIONS", "*")  # "*": app's 405 and 404
     )
     return ", ".join(dict.fromkeys(routes))
+
+
+@web.middleware
+async def after_imports(request: web.Request, handler):
+    """A request that comes while `grasbot serve` imports what it left for after listening
+    waits for it (half a second, which its first answer would pay anyway): imported by the
+    handler beside that thread, jsonschema was left half made (`grasbot._imports`)."""
+    imported = request.app[IMPORTED]
+    if not imported.is_set():
+        await imported.wait()
+    return await handler(request)
 
 
 @web.middleware

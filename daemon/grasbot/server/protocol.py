@@ -237,9 +237,9 @@ def _params_spec(name: str) -> tuple[Draft7Validator, dict[str, Any], tuple[str,
 
 def prepare_validators() -> None:
     """Make every method's params validator now, jsonschema imported with them: `grasbot serve`
-    calls it once listening (`server.app._after_start`), so that its start does not wait for the
-    import and a first call does not either. A call that comes meanwhile makes its own or waits
-    for the import: the same validator, the same answer."""
+    calls it once listening (`server.app._import_later`), so that its start does not wait for the
+    import and a first call does not either (one that comes meanwhile waits for it:
+    `server.middleware.after_imports`)."""
     for name in sorted(method_names()):
         _params_spec(name)
 

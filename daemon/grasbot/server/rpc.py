@@ -357,7 +357,8 @@ def _error_result(method: str, exc: Exception) -> Any:
 def prepare() -> None:
     """Import jsonrpcserver and jsonschema, and make every method's params validator: what the
     first calls would otherwise wait for (`grasbot serve` runs it once listening: 50-60 ms of its
-    start). A call meanwhile imports or makes them itself: the same answer."""
+    start; a call meanwhile waits for it). Outside `serve`, a first call imports and makes them
+    itself: the same answer."""
     importlib.import_module("jsonrpcserver")
     prepare_validators()
 

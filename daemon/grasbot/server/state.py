@@ -22,6 +22,7 @@ __all__ = [
     "ANSWERING",
     "BOT",
     "DISPATCHER",
+    "IMPORTED",
     "IN_FLIGHT",
     "LIMITER",
     "LOG_OUTCOME",
@@ -45,6 +46,9 @@ LIMITER = web.AppKey("limiter", RateLimiter)
 ANSWERING = web.AppKey("answering", InFlight)  # the answers each visitor waits for now
 PROXIES = web.AppKey("trusted_proxies", TrustedProxies)
 STOPPING = web.AppKey("stopping", asyncio.Event)  # set when the daemon stops: what it cuts then, the client did not leave
+#: Set once the packages `grasbot serve` imports after listening are in (`grasbot._imports`);
+#: set from the start in an application that does not defer them
+IMPORTED = web.AppKey("imported", asyncio.Event)
 IN_FLIGHT: web.AppKey[set[asyncio.Task]] = web.AppKey("in_flight", set)  # the handlers' tasks running now: the stop cancels those that outlast it
 
 # request-scoped notes for the access log
