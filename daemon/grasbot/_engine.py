@@ -1062,6 +1062,8 @@ class GrasBot:
         LLM failed (`llm_error`). Its sources' passages are those it quotes, as a written
         answer's are those the model read: the chat's « basé sur N notes » and its cards."""
         busy = isinstance(why, Busy)
+        if busy:  # the access log says « busy »; which limit, only this says (an owner tunes LLM_QUEUE, LLM_MAX_WAIT)
+            log.info("réponse tirée des notes, sans le modèle : %s", why)
         unused = isinstance(why, AnswerUnused)  # it answered: in English, or nothing left to show
         said = extract(q, result.context, index, grounded=result.grounded, history=history or (), busy=busy, unused=unused, pages=self.settings.site_pages)
         quoted = replace(result, sources=tuple(replace(s, passages=tuple(p for p in s.passages if p in said.quoted)) for s in result.sources))

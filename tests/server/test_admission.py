@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 
 import pytest
@@ -77,11 +78,17 @@ async def start(start_daemon, ollama_url, **settings):
     return await start_daemon(ollama_url=ollama_url, owner_token=OWNER_TOKEN, **settings)
 
 
+def busy_said(caplog) -> list[str]:
+    """Why the daemon answered from the notes alone, as its log says (the access log: « busy »)."""
+    return [r.getMessage() for r in caplog.records if r.name == "grasbot.engine" and r.getMessage().startswith("réponse tirée des notes")]
+
+
 async def owner_health(client) -> dict:
     return (await (await client.get("/health", headers=OWNER)).json())["generation"]
 
 
-async def test_queue_positions_then_tokens_and_the_slot_is_never_exceeded(start_daemon, standin_ollama):
+async def test_queue_positions_then_tokens_and_the_slot_is_never_exceeded(start_daemon, standin_ollama, caplog):
+    caplog.set_level(logging.INFO, "grasbot.engine")
     standin_ollama.script(pieces=PIECES, hold_after=1)
     client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=2, llm_max_wait=60)
     first = await Visitor(client).open()
@@ -97,6 +104,7 @@ async def test_queue_positions_then_tokens_and_the_slot_is_never_exceeded(start_
     done = events[-1][1]
     assert done["busy"] is True and done["reused"] is False and done["model"] is None and "llm_error" not in done
     assert done["response"].startswith(BUSY_INTRO)
+    assert busy_said(caplog) == ["réponse tirée des notes, sans le modèle : la file d'attente est pleine (LLM_QUEUE 2, LLM_MAX_WAIT 60 s)"]
     assert len(standin_ollama.requests) == 1  # only the first reached the model
     standin_ollama.release()
     for visitor in (first, second, third):
@@ -111,7 +119,8 @@ async def test_queue_positions_then_tokens_and_the_slot_is_never_exceeded(start_
     assert len(standin_ollama.requests) == 3 and standin_ollama.max_in_flight == 1
 
 
-async def test_a_wait_estimated_over_the_maximum_is_busy_at_once(start_daemon, standin_ollama):
+async def test_a_wait_estimated_over_the_maximum_is_busy_at_once(start_daemon, standin_ollama, caplog):
+    caplog.set_level(logging.INFO, "grasbot.engine")
     standin_ollama.script(pieces=PIECES, hold_after=1)
     client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=10, llm_max_wait=30)
     bot_of(client).admission.answer_seconds = 40.0  # as if answers took 40 s lately
@@ -120,12 +129,14 @@ async def test_a_wait_estimated_over_the_maximum_is_busy_at_once(start_daemon, s
     resp = await client.get("/ask", params={"q": Q})
     payload = await resp.json()
     assert payload["busy"] is True and payload["response"].startswith(BUSY_INTRO)
+    assert busy_said(caplog) == ["réponse tirée des notes, sans le modèle : environ 40 s d'attente (LLM_QUEUE 10, LLM_MAX_WAIT 30 s)"]
     assert len(standin_ollama.requests) == 1
     standin_ollama.release()
     await first.rest()
 
 
-async def test_a_queued_question_waits_at_most_the_maximum(start_daemon, standin_ollama):
+async def test_a_queued_question_waits_at_most_the_maximum(start_daemon, standin_ollama, caplog):
+    caplog.set_level(logging.INFO, "grasbot.engine")
     standin_ollama.script(pieces=PIECES, hold_after=1)
     client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=10, llm_max_wait=0.3)
     bot_of(client).admission.answer_seconds = 0.01  # the estimate lets it in; the wait is what ends it
@@ -135,6 +146,7 @@ async def test_a_queued_question_waits_at_most_the_maximum(start_daemon, standin
     events = await second.rest()  # the first is still held: only the wait can end this
     assert [n for n, _ in events] == ["sources", "queue", "done"]
     assert events[-1][1]["busy"] is True
+    assert busy_said(caplog) == ["réponse tirée des notes, sans le modèle : une place attendue 0.3 s en vain (LLM_MAX_WAIT)"]
     assert ("done", None) not in standin_ollama.events and len(standin_ollama.requests) == 1
     assert (await owner_health(client))["queued"] == 0
     standin_ollama.release()
