@@ -110,7 +110,7 @@ def start_daemon(hosts: list[str], work: Path, semantic: str) -> tuple[subproces
         ],
         env,
     )
-    found = re.match(r"GrasBot listening on (http://\S+) ", line)
+    found = re.match(r"GrasBot écoute sur (http://\S+) ", line)
     if not found:
         raise SystemExit(f"grasbot serve did not start: {line!r}")
     return proc, found.group(1)

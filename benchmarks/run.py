@@ -329,7 +329,7 @@ def serve_start(n: int, work: Path) -> dict:
         )
         line = proc.stdout.readline()
         ready = time.perf_counter() - t
-        if not line.startswith("GrasBot listening"):
+        if not line.startswith("GrasBot écoute sur"):
             proc.kill()
             raise SystemExit(f"grasbot serve did not start: {line!r} {proc.stderr.read()}")
         time.sleep(1.0)  # serving: the cache, if any, is written meanwhile; SIGTERM waits for it

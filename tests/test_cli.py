@@ -48,7 +48,7 @@ def start_log(vault: Path, *args: str) -> str:
     """What `grasbot serve` writes to stderr from its start until it listens and is stopped."""
     proc = serve_process("--port", "0", "--vault", str(vault), "--no-cache", "--semantic", "off", *args)
     try:
-        assert proc.stdout.readline().startswith("GrasBot listening")
+        assert proc.stdout.readline().startswith("GrasBot écoute sur ")
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=30)
@@ -391,7 +391,7 @@ def test_serve_embeds_the_vault_once_it_listens(note_writer):
     proc = serve_process("--port", "0", "--vault", str(note_writer.root), "--no-cache")
     try:
         line = proc.stdout.readline()
-        assert line.startswith("GrasBot listening"), line
+        assert line.startswith("GrasBot écoute sur "), line
         url = re.search(r"http://\S+", line).group(0) + "/health"
         for _ in range(600):  # at most a minute: the bundled encoder loads, then two texts
             semantic = json.load(urllib.request.urlopen(url, timeout=10))["semantic"]
@@ -1164,7 +1164,7 @@ def test_serve_refuses_a_question_log_it_was_told_to_use_and_cannot(tmp_path):
     folder.mkdir()
     proc = serve_process("--port", "0", "--semantic", "off", "--question-log", str(folder))
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2 and "GrasBot listening" not in out
+    assert proc.returncode == 2 and "GrasBot écoute sur" not in out
     failure = "impossible d'ouvrir le fichier : unable to open database file"
     assert f"grasbot: le journal des questions {folder} est inutilisable ({failure}) : nommez-en un autre, ou désactivez-le" in err
 

@@ -60,7 +60,7 @@ def test_its_exec_start_serves_the_vault_reloads_on_exec_reload_and_stops_cleanl
     proc = subprocess.Popen([*command, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         line = proc.stdout.readline()
-        assert line.startswith("GrasBot listening on "), proc.stderr.read() if not line else line
+        assert line.startswith("GrasBot écoute sur "), proc.stderr.read() if not line else line
         with urllib.request.urlopen(f"{line.split()[3]}/health", timeout=30) as resp:
             health = json.load(resp)
         public = len(build_snapshot(Settings.load(env={}, vault_dir=BUNDLED_VAULT, semantic="off")).index("visitor"))

@@ -295,7 +295,7 @@ def test_serve_creates_the_token_file_prints_its_path_never_the_token(note_write
     proc = serve_process("--port", "0", "--vault", str(note_writer.root), env={"XDG_CONFIG_HOME": str(config)}, token=None)
     try:
         line = proc.stdout.readline()
-        assert line.startswith("GrasBot listening on "), proc.stderr.read() if not line else line
+        assert line.startswith("GrasBot écoute sur "), proc.stderr.read() if not line else line
         url = line.split()[3]
         path = config / "grasbot" / "token"
         token = path.read_text().strip()
@@ -322,7 +322,7 @@ def test_serve_logs_a_malformed_request_in_one_line_without_its_bytes(note_write
     proc = serve_process("--port", "0", "--vault", str(note_writer.root), "--token-file", str(tmp_path / "token"))
     try:
         line = proc.stdout.readline()
-        assert line.startswith("GrasBot listening on "), proc.stderr.read() if not line else line
+        assert line.startswith("GrasBot écoute sur "), proc.stderr.read() if not line else line
         host, port = urllib.parse.urlsplit(line.split()[3]).netloc.rsplit(":", 1)
         for raw in (
             b"GET /health HTTP/1.1\r\nHost: x\r\nX-Secret: " + b"zq" * 5000 + b"\r\n\r\n",  # a header over 8 KiB

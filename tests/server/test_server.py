@@ -710,8 +710,8 @@ def test_serve_listens_answers_and_stops_on_sigterm(note_writer, tmp_path):
     proc = serve_process("--port", "0", "--vault", str(note_writer.root), env={"GRASBOT_CACHE_DIR": str(cache)})
     try:
         line = proc.stdout.readline()  # the daemon prints it once ready; a crash gives EOF
-        assert line.startswith("GrasBot listening on http://127.0.0.1:"), (line, proc.stderr.read() if not line else "")
-        assert line.rstrip().endswith("(vault: 2 notes, 1 public)")
+        assert line.startswith("GrasBot écoute sur http://127.0.0.1:"), (line, proc.stderr.read() if not line else "")
+        assert line.rstrip().endswith("(coffre : 2 notes, 1 publique)")
         url = line.split()[3]
         with urllib.request.urlopen(f"{url}/health", timeout=10) as resp:
             health = json.load(resp)
@@ -741,7 +741,7 @@ def test_sigterm_writes_the_questions_waiting_for_the_log_or_says_how_many_are_l
     proc = serve_process("--port", "0", "--vault", str(note_writer.root), env={"GRASBOT_QUESTION_LOG": str(db)})
     try:
         line = proc.stdout.readline()
-        assert line.startswith("GrasBot listening on http://"), (line, proc.stderr.read() if not line else "")
+        assert line.startswith("GrasBot écoute sur http://"), (line, proc.stderr.read() if not line else "")
         url = line.split()[3]
         for q in ("les abeilles", "le jardin"):
             with urllib.request.urlopen(f"{url}/ask?q={urllib.parse.quote(q)}", timeout=10) as resp:
@@ -769,7 +769,7 @@ def test_serve_stops_on_sigint(note_writer):
     note_writer("un.md", "title: Un\nvisibility: public", "Le jardin.")
     proc = serve_process("--port", "0", "--vault", str(note_writer.root))
     try:
-        assert proc.stdout.readline().startswith("GrasBot listening on ")
+        assert proc.stdout.readline().startswith("GrasBot écoute sur ")
         proc.send_signal(signal.SIGINT)
         assert proc.wait(15) == 0
     finally:
@@ -934,7 +934,7 @@ async def test_serve_answers_while_the_cache_is_written_and_waits_for_it(note_wr
     served = asyncio.create_task(app._serve(settings, "test-serve-token-0123456789", bot, stop))
     try:
         assert await asyncio.to_thread(writing.wait, 30)
-        url = capsys.readouterr().out.split()[3]  # "GrasBot listening on http://127.0.0.1:PORT ..."
+        url = capsys.readouterr().out.split()[3]  # "GrasBot écoute sur http://127.0.0.1:PORT ..."
         async with aiohttp.ClientSession() as session, session.get(f"{url}/health") as resp:
             assert resp.status == 200 and (await resp.json())["vault_size"] == 1
         assert not (cache / _cache.FILENAME).exists()
@@ -1030,7 +1030,7 @@ async def test_a_stream_the_stop_cuts_has_its_access_line(note_writer, standin_o
     try:
         while not (out := capsys.readouterr().out):
             await asyncio.sleep(0.05)
-        url = out.split()[3]  # "GrasBot listening on http://127.0.0.1:PORT ..."
+        url = out.split()[3]  # "GrasBot écoute sur http://127.0.0.1:PORT ..."
         async with aiohttp.ClientSession() as session, session.get(f"{url}/ask/stream", params={"q": "le jardin et les abeilles"}) as resp:
             assert [await resp.content.readline() for _ in range(3)] == [b"id: asked\n", b"\n", b"event: sources\n"]
             while standin_ollama.in_flight != 1:  # the model is writing (held after its first piece)

@@ -252,7 +252,7 @@ async def running_daemon(
     try:
         loop = asyncio.get_running_loop()
         line = await asyncio.wait_for(loop.run_in_executor(None, proc.stdout.readline), STARTUP_TIMEOUT)
-        found = re.match(r"GrasBot listening on (http://127\.0\.0\.1:\d+) ", line.decode())
+        found = re.match(r"GrasBot écoute sur (http://127\.0\.0\.1:\d+) ", line.decode())
         if not found:
             pytest.fail(
                 f"grasbot serve did not start (said {line!r}):\n{log_path.read_text(errors='replace')}",

@@ -212,6 +212,11 @@ def runner_kwargs(settings: Settings | None = None) -> dict[str, Any]:
     }
 
 
+def _many(count: int, word: str) -> str:
+    """« 1 note », « 2 notes », « 0 publique »: French's singular up to one."""
+    return f"{count} {word}{'s' if count > 1 else ''}"
+
+
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
@@ -249,10 +254,8 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
         _track(app, asyncio.create_task(_reload_on_hangup(app)))
     port = runner.addresses[0][1]
     snapshot = app[BOT].snapshot
-    print(
-        f"GrasBot listening on http://{_url_host(settings.host)}:{port} (vault: {len(snapshot.vault.notes)} notes, {len(snapshot.index('visitor'))} public)",
-        flush=True,
-    )
+    held, public = len(snapshot.vault.notes), len(snapshot.index("visitor"))
+    print(f"GrasBot écoute sur http://{_url_host(settings.host)}:{port} (coffre : {_many(held, 'note')}, {_many(public, 'publique')})", flush=True)
     app[BOT].start_embedding()  # a worker: questions are answered lexically until it is done
     deferred = asyncio.ensure_future(_after_start(app, bot))
     try:
