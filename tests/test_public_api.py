@@ -55,6 +55,11 @@ EXPORTED = {
 }
 
 
+def printed_by(code: str) -> str:
+    """What `code` prints in a fresh interpreter: what a start imports is seen there alone."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
+
+
 def test_exported_members():
     assert set(grasbot.__all__) == EXPORTED
     assert len(grasbot.__all__) == len(EXPORTED)  # no name twice
@@ -83,8 +88,7 @@ def test_the_settings_load_without_the_retriever():
         "assert Settings is Same and Settings().port == 8765\n"
         "print(sorted(m for m in sys.modules if m.startswith('grasbot.')))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    loaded = ast.literal_eval(done.stdout)
+    loaded = ast.literal_eval(printed_by(code))
     assert "grasbot.retrieval.search" not in loaded
     assert loaded == ["grasbot._config", "grasbot._exceptions", "grasbot._urls", "grasbot._version"]
 
@@ -100,8 +104,7 @@ def test_a_daemons_start_imports_neither_grasbot_eval_nor_the_alias_suggestions(
         "create_app(Settings.load(env={}, question_log='off'), owner_token='t' * 32)\n"
         "print(sorted(m for m in ('grasbot._evaluate', 'grasbot.retrieval.aliases') if m in sys.modules))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    assert ast.literal_eval(done.stdout) == []
+    assert ast.literal_eval(printed_by(code)) == []
 
 
 def test_every_export_is_lazy_and_found():
@@ -123,8 +126,7 @@ def test_the_patterns_of_every_top_level_domain_compile_at_first_use():
         "print(addresses.keep_known_addresses('écrivez à jean arobase evil point app', []))\n"
         "print('compiled' in addresses._ADDRESS.__dict__)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    before, answer, after = done.stdout.splitlines()
+    before, answer, after = printed_by(code).splitlines()
     assert before == "[False, False, False]"
     assert answer == "écrivez à (e-mail retiré)"
     assert after == "True"
@@ -142,8 +144,7 @@ def test_the_question_logs_redaction_patterns_compile_at_first_use():
         "print(redaction.redact('au 12 rue de la Paix, IBAN FR76 3000 6000 0112 3456 7890 189, depuis 81.2.69.160'))\n"
         "print(sum('compiled' in p.__dict__ for p in lazy))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    before, answer, after = done.stdout.splitlines()
+    before, answer, after = printed_by(code).splitlines()
     assert before == "0"
     assert answer == "au [adresse], IBAN [IBAN], depuis [IP]"
     assert after == "6"  # the placeholders' pattern is for reading a redacted text back
