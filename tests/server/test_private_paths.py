@@ -114,9 +114,8 @@ async def test_a_private_path_typed_with_two_spaces_and_without_md_is_masked(sta
     assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
     assert [(where, value) for where, value in got if leaks(value)] == []
     for q in ("rachat acme", "Acme"):
-        resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 1, "params": {"q": q}})
-        answer = await resp.json()
-        assert answer["result"]["results"] == [], answer
+        found = await rpc_result(client, "search", {"q": q})
+        assert found["results"] == [], found
 
 
 @pytest.mark.parametrize("typed", ["prive/Rachat  Acme", "prive/Rachat \u00a0Acme"])
@@ -142,8 +141,7 @@ async def test_a_note_another_tool_hides_never_reaches_a_visitor_by_default_publ
     got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles du jardin partagé ?")
     assert "Les abeilles du jardin partagé" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
     assert [(where, value) for where, value in got if leaks(value)] == []
-    resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 1, "params": {"q": "Zorglub rachat Acme"}})
-    assert (await resp.json())["result"]["results"] == []
+    assert (await rpc_result(client, "search", {"q": "Zorglub rachat Acme"}))["results"] == []
 
 
 @pytest.mark.parametrize(
@@ -232,8 +230,7 @@ async def test_a_private_notes_own_address_typed_in_a_public_note_is_masked(star
     client, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/Plan.md", fields=fields)
     assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
     assert [(where, value) for where, value in got if leaks(value)] == []
-    resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 1, "params": {"q": "zorglub"}})
-    assert (await resp.json())["result"]["results"] == []
+    assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
 
 
 @pytest.mark.parametrize(
@@ -347,5 +344,4 @@ async def test_a_private_notes_old_address_stays_masked_after_a_reload_and_a_res
         got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
         assert "Les abeilles butinent la lavande, voir" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
         assert [(where, value) for where, value in got if leaks(value)] == []
-        resp = await client.post("/rpc", json={"jsonrpc": "2.0", "method": "search", "id": 1, "params": {"q": "zorglub"}})
-        assert (await resp.json())["result"]["results"] == []
+        assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
