@@ -56,9 +56,9 @@ from .middleware import (
     nosniff,
     not_stored,
 )
+from .protocol import prepare_validators
 from .ratelimit import InFlight, RateLimiter, TrustedProxies
 from .rpc import RpcDispatcher
-from .rpc import prepare as prepare_rpc
 from .state import ANSWERING, BOT, DISPATCHER, IMPORTED, IN_FLIGHT, LIMITER, OWNER_TOKEN, PROXIES, RELOAD_LOCK, SETTINGS, STOPPING
 
 __all__ = ["create_app", "runner_kwargs", "serve"]
@@ -368,9 +368,9 @@ def _import_later() -> None:
     """The packages a start left out, then every method's params validator (0.4 s); never raises."""
     import_once("numpy", "jsonrpcserver", "jsonschema", "ollama")
     try:
-        prepare_rpc()
+        prepare_validators()
     except Exception:  # noqa: BLE001 - a call that needs it will say what is wrong
-        log.exception("le répartiteur JSON-RPC n'a pas pu être préparé")
+        log.exception("les validateurs des paramètres JSON-RPC n'ont pas pu être faits")
 
 
 def _write_cache(bot: GrasBot) -> None:

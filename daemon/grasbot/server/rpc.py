@@ -7,14 +7,13 @@ its own -32600), batches member by member with a size limit, params checked agai
 OpenRPC document, owner-only methods, GrasbotError → error code mapping, and internal
 errors that never carry the exception's text. jsonrpcserver (with jsonschema, which it checks
 its request schema with as it is imported) is imported by the first call that needs it, or by
-`prepare`, which `grasbot serve` runs once listening.
+`grasbot serve` once listening (`server.app._import_later`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
 import inspect
 import logging
 from collections.abc import Callable, Iterable, Mapping
@@ -29,7 +28,6 @@ from .protocol import (
     method_names,
     openrpc_document,
     owner_only_methods,
-    prepare_validators,
     validate_params,
     validate_result,
 )
@@ -46,7 +44,6 @@ __all__ = [
     "VAULT_RELOAD_FAILED",
     "RpcDispatcher",
     "RpcError",
-    "prepare",
 ]
 
 logger = logging.getLogger("grasbot.rpc")
@@ -352,15 +349,6 @@ def _error_result(method: str, exc: Exception) -> Any:
 
     code, message, data = _error_fields(method, exc)
     return Error(code, message, NODATA if data is _WITHOUT_DATA else data)
-
-
-def prepare() -> None:
-    """Import jsonrpcserver and jsonschema, and make every method's params validator: what the
-    first calls would otherwise wait for (`grasbot serve` runs it once listening: 50-60 ms of its
-    start; a call meanwhile waits for it). Outside `serve`, a first call imports and makes them
-    itself: the same answer."""
-    importlib.import_module("jsonrpcserver")
-    prepare_validators()
 
 
 def _error_fields(method: str, exc: Exception) -> tuple[int, str, Any]:
