@@ -4,9 +4,9 @@ and without `.md`; and a note another tool's frontmatter hides (`private: true`,
 `hidden: true`, Digital Garden's `dg-publish: false`) under `--default-visibility public`;
 a public note's frontmatter field whose value is a private note's path or wikilink; the
 address a private note's own `slug:`, `url:`, `permalink:` or `dg-permalink:` publishes it
-at, and still once the note went or changed it (a reload, a restart). What a
-visitor receives (search, answer, /ask, its stream, the prompt the stand-in Ollama records)
-never holds the private note's name."""
+at, and still once the note went or changed it (a reload, a restart); a Hugo heading's own
+id that names one. What a visitor receives (search, answer, /ask, its stream, the prompt the
+stand-in Ollama records) never holds the private note's name."""
 
 from __future__ import annotations
 
@@ -345,3 +345,37 @@ async def test_a_private_notes_old_address_stays_masked_after_a_reload_and_a_res
         assert "Les abeilles butinent la lavande, voir" in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
         assert [(where, value) for where, value in got if leaks(value)] == []
         assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+
+
+@pytest.mark.parametrize(
+    ("attribute", "written"),
+    [
+        ('{id="prive/Zorglub.md"}', "prive/Zorglub.md"),
+        ("{id='prive/Zorglub'}", "prive/Zorglub"),
+        ("{id=prive/Zorglub.md}", "prive/Zorglub.md"),
+        ('{#rucher id="/labo/zorglub/"}', "/labo/zorglub/"),  # the last id wins; the private note's own page
+    ],
+)
+async def test_a_hugo_headings_own_id_that_names_a_private_note_gives_a_visitor_no_anchor(start_daemon, standin_ollama, tmp_path, attribute, written):
+    """A public note's heading whose Hugo attribute list gives it a private note's path or page
+    as its id (`## Les chèvres {id="prive/Zorglub.md"}`): the passage's anchor and url held it
+    as written (`/jardin/rucher/#prive/Zorglub.md`), where its text and the prompt mask it. The
+    visitor's passage links the page itself; the owner's keeps the id the site gives it."""
+    vault = tmp_path / "vault"
+    write_note(vault, "prive/Zorglub.md", "title: Le plan\nvisibility: private\npermalink: /labo/zorglub/", "Le prix du rachat d'Acme.\n")
+    sections = "\n\n".join(f"## Saison {i}\n\n{WORDS * 12}" for i in range(20))
+    body = f"# Le rucher\n\n{sections}\n\n## Les chèvres broutent le foin {attribute}\n\nLes chèvres broutent le foin du pré en hiver.\n"
+    write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
+    standin_ollama.script("Les chèvres [rucher].")
+    served = {"owner_token": OWNER_TOKEN, "anchors": "hugo", "url_map": "*=/{hugo}/", "rate_per_minute": 100_000, "rate_burst": 100_000}
+    client = await start_daemon(vault, standin_ollama.url, **served)
+    q = "Que broutent les chèvres en hiver ?"
+    got = await visitor_sees(client, standin_ollama, q)
+    assert "Les chèvres broutent le foin du pré en hiver." in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+
+    def goats(found: dict) -> list[tuple[str | None, str | None]]:
+        return [(p["anchor"], p["url"]) for s in found["results"] for p in s["passages"] if p["heading"] and p["heading"][-1].startswith("Les chèvres")]
+
+    assert goats(await rpc_result(client, "search", {"q": q})) == [(None, "/jardin/rucher/")]
+    assert goats(await rpc_result(client, "search", {"q": q, "audience": "owner"}, headers=OWNER)) == [(written, f"/jardin/rucher/#{written}")]

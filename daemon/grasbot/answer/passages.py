@@ -447,6 +447,9 @@ def _anchor(index: Index, path: str, sections: Sections, heading: int, form: str
         auto = [custom or anchor_of(text, form) for text, heading, (_, custom) in zip(plain, heading_of, written, strict=True) if heading]
         made = iter(unique_anchors(auto, form, fixed=[custom is not None for custom in given]))
         ids = [next(made) if heading else "" for heading in heading_of]
+        # a heading's own id is shown as written, unless it names what this audience may not
+        # read (`{id="prive/Plan.md"}`): the passage then links the page itself
+        ids = ["" if custom is not None and index.readable_text(custom, path) != custom else anchor for anchor, (_, custom) in zip(ids, written, strict=True)]
         return [anchor for anchor, (_, section) in zip(ids, headings, strict=True) if section]
 
     return _kept(index, _ANCHORS, (path, form), _ANCHORS_KEPT, anchors)[heading] or None
