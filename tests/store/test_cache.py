@@ -424,3 +424,20 @@ def test_a_domain_count_reads_the_cached_field_codes_and_leaves_them_packed(vaul
         assert any(counted) and [cached.declared(t) for t in terms] == counted
         parts = getattr(cached.fields, "parts", (cached.fields,))
         assert all(isinstance(part._postings.get(t, b""), bytes) for part in parts for t in terms)
+
+
+def test_a_terms_impacts_read_from_a_packed_list_are_the_same_floats_and_leave_it_packed(vault):
+    """`Index._impacts` weighs a body list still packed as the cache loaded it in numpy: the
+    same notes in the same order, the same floats to the bit, as the dicts of an index built
+    anew, for both audiences (the owner's reads two parts), and the list stays packed."""
+    _, _, settings, cache = vault
+    built = build_snapshot(settings)
+    build_snapshot(settings, cache_dir=cache)
+    warm = build_snapshot(settings, cache_dir=cache)
+    for audience in ("visitor", "owner"):
+        fresh, cached = built.index(audience), warm.index(audience)
+        terms = sorted(fresh.body.terms())
+        parts = getattr(cached.body, "parts", (cached.body,))
+        assert all(isinstance(part._postings[t], bytes) for part in parts for t in terms if t in part._postings)
+        assert [list(cached._impacts(t).items()) for t in terms] == [list(fresh._impacts(t).items()) for t in terms]
+        assert all(isinstance(part._postings[t], bytes) for part in parts for t in terms if t in part._postings)

@@ -59,6 +59,7 @@ _HELD = object()  # ... and for the boilerplate's stems of this index's notes
 _BOILERPLATE_TERMS = object()  # ... and for every stem of them
 _DROPPED = object()  # ... and for {term: how many notes hold it only in boilerplate lines}
 _NORMS = object()  # ... and for each note's length normalisation
+_NUMBERED_NORMS = object()  # ... and for the same, by note number (`Postings.numbering`)
 _VOCABULARY = object()  # ... and for every term of the index, sorted
 _MENTIONS = object()  # ... and for the typed paths of the notes outside the audience
 _FIELD_HITS = object()  # (_FIELD_HITS, term): the term's FieldHits
@@ -704,14 +705,36 @@ class Index:
             norms = self._memo[_NORMS] = [{path: length_norm(length, avg) for path, length in lengths.items()} for lengths in self._lengths()]
         return norms
 
+    def _numbered_norms(self) -> list:
+        """Each body part's BM25 length normalisations as a numpy array by note number (its
+        `numbering`; None for a part without one): what `_impacts` reads a packed list with."""
+        arrays = self._memo.get(_NUMBERED_NORMS)
+        if arrays is None:
+            import numpy as np
+
+            arrays = self._memo[_NUMBERED_NORMS] = [
+                None if (paths := part.numbering) is None else np.array([norms.get(p, math.nan) for p in paths], dtype=np.float64)
+                for part, norms in zip(self._body_parts(), self._norms(), strict=True)
+            ]
+        return arrays
+
     def _impacts(self, term: str) -> Mapping[str, float]:
-        """{path: one term's BM25 share}, computed once per index: an Index never changes."""
+        """{path: one term's BM25 share}, computed once per index: an Index never changes. A
+        list still packed is weighed in numpy, the same arithmetic in the same order (the same
+        floats), its notes' paths read by number: at 10,000 generated notes, the terms first
+        met by 400 questions held 1,100 notes a question."""
         impacts = self._memo.get(term)
         if impacts is None:
             idf = self.idf(term)
             impacts = {}
             held = self._held() if term in self._boilerplate_terms() else None
-            for part, norms in zip(self._body_parts(), self._norms(), strict=True):
+            for part, norms, numbered in zip(self._body_parts(), self._norms(), self._numbered_norms(), strict=True):
+                found = part.numbered(term) if numbered is not None and not held else None
+                if found is not None:
+                    paths, numbers, tf = found[0], found[1], found[2].astype(float)
+                    values = idf * tf * (K1 + 1.0) / (tf + numbered[numbers])
+                    impacts.update(zip(map(paths.__getitem__, numbers.tolist()), values.tolist(), strict=True))
+                    continue
                 counts = part.counts(term)
                 if held:  # as if the boilerplate lines were not there
                     counts = {p: n for p, tf in counts.items() if (n := tf - held[p].get(term, 0) if p in held else tf) > 0}
