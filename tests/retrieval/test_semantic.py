@@ -1065,6 +1065,18 @@ def test_match_keeps_the_closest_notes_above_the_spread_within_its_limit():
     assert index.match("   ", 1.0, 12) == {}
 
 
+def test_the_rows_that_stand_out_are_read_as_python_numbers_equal_to_the_bit():
+    """`_standing_out`'s (row, cosine, z), read from numpy at once: Python numbers, the row's
+    own float64 cosine and (cosine − mean) / deviation with numpy's mean and std, to the bit."""
+    cosines = np.random.default_rng(5).normal(size=500)
+    found = semantic._standing_out(cosines, 0.5, 40)
+    mean, deviation = float(cosines.mean()), float(cosines.std())
+    assert len(found) == 40
+    for i, c, z in found:
+        assert (type(i), type(c), type(z)) == (int, float, float)
+        assert c == float(cosines[i]) and z == (float(cosines[i]) - mean) / deviation and z >= 0.5
+
+
 def test_a_head_reads_the_start_of_a_note_and_never_cuts_a_link_in_two(note_writer):
     from grasbot.retrieval.semantic import HEAD_CHARS
 

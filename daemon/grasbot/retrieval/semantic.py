@@ -691,9 +691,8 @@ class SemanticIndex:
                 asked = texts[first if end - first == 1 else first + int(rows[first:end].argmax())]
                 path = self.paths[declaring[j]]
                 head = found.get(path)
-                if head is None:
-                    head = Closeness(float(cosines[declaring[j]]), 0.0)
-                found[path] = head._replace(asked=asked, asked_cosine=c, asked_z=z)
+                # made whole, not `_replace`d: 50 a search, each 1.5 µs by `_replace`
+                found[path] = Closeness(float(cosines[declaring[j]]), 0.0, asked, c, z) if head is None else Closeness(head.cosine, head.z, asked, c, z)
         return found
 
     def _declared(self) -> tuple[list[int], list[int], list[int]]:
@@ -782,7 +781,8 @@ def _standing_out(cosines: np.ndarray, min_z: float, limit: int) -> list[tuple[i
     chosen = np.flatnonzero(cosines >= mean + min_z * deviation)
     if len(chosen) > limit:
         chosen = chosen[np.argpartition(-cosines[chosen], limit - 1)[:limit]]
-    return [(int(i), float(cosines[i]), (float(cosines[i]) - mean) / deviation) for i in chosen]
+    # read as Python numbers at once: 50 numpy scalars read one by one cost 40 µs
+    return [(i, c, (c - mean) / deviation) for i, c in zip(chosen.tolist(), cosines[chosen].tolist(), strict=True)]
 
 
 class QuestionVectors:
