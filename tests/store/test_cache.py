@@ -409,16 +409,20 @@ def test_a_start_from_cache_reads_only_changed_notes_for_hidden_paths_and_stays_
     exact(forgotten)
 
 
-def test_a_domain_count_reads_the_cached_field_codes_and_leaves_them_packed(vault):
-    """`Index.declared` (what `idf` counts beside the bodies) reads a term's field codes as the
-    cache loaded them, without unpacking the list and keeping it: a search, and the worker's
-    sums of every declared question's idf, count the same notes as an index built anew."""
+def fresh_and_cached(vault):
+    """(an audience's index built anew, the same read from the cache), for both audiences."""
     _, _, settings, cache = vault
     built = build_snapshot(settings)
     build_snapshot(settings, cache_dir=cache)
     warm = build_snapshot(settings, cache_dir=cache)
-    for audience in ("visitor", "owner"):
-        fresh, cached = built.index(audience), warm.index(audience)
+    return [(built.index(audience), warm.index(audience)) for audience in ("visitor", "owner")]
+
+
+def test_a_domain_count_reads_the_cached_field_codes_and_leaves_them_packed(vault):
+    """`Index.declared` (what `idf` counts beside the bodies) reads a term's field codes as the
+    cache loaded them, without unpacking the list and keeping it: a search, and the worker's
+    sums of every declared question's idf, count the same notes as an index built anew."""
+    for fresh, cached in fresh_and_cached(vault):
         terms = sorted({t for p in fresh.notes for _, seq in fresh.analyses[p].domains for t in seq})
         counted = [fresh.declared(t) for t in terms]
         assert any(counted) and [cached.declared(t) for t in terms] == counted
@@ -430,12 +434,7 @@ def test_a_terms_impacts_read_from_a_packed_list_are_the_same_floats_and_leave_i
     """`Index._impacts` weighs a body list still packed as the cache loaded it in numpy: the
     same notes in the same order, the same floats to the bit, as the dicts of an index built
     anew, for both audiences (the owner's reads two parts), and the list stays packed."""
-    _, _, settings, cache = vault
-    built = build_snapshot(settings)
-    build_snapshot(settings, cache_dir=cache)
-    warm = build_snapshot(settings, cache_dir=cache)
-    for audience in ("visitor", "owner"):
-        fresh, cached = built.index(audience), warm.index(audience)
+    for fresh, cached in fresh_and_cached(vault):
         terms = sorted(fresh.body.terms())
         parts = getattr(cached.body, "parts", (cached.body,))
         assert all(isinstance(part._postings[t], bytes) for part in parts for t in terms if t in part._postings)
