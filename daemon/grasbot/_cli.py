@@ -18,7 +18,7 @@ from ._argparse_fr import FrenchParser
 from ._config import ANCHOR_FORMS, Settings
 from ._engine import GrasBot, vault_wide_warnings
 from ._exceptions import ConfigError, GrasbotError
-from ._terminal import printable
+from ._terminal import counted, printable
 from .answer.fallback import extractive_answer
 from .retrieval.boilerplate import MIN_SHARE
 from .retrieval.vault import walk_markdown
@@ -377,8 +377,7 @@ def cmd_check(bot: GrasBot, args) -> int:
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return int(failed)
-    notes, public = report["notes"], report["public"]  # French: 0 and 1 are singular
-    print(f"{notes} note{'s' * (notes > 1)} chargée{'s' * (notes > 1)}, {public} publique{'s' * (public > 1)}")
+    print(f"{counted(report['notes'], 'note', 'chargée')}, {counted(report['public'], 'publique')}")
     for title, items in (("Notes qui n'ont pas pu être chargées", report["errors"]), ("Avertissements", report["warnings"])):
         if items:
             print(f"\n{title} ({len(items)}) :")

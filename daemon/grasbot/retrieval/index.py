@@ -728,11 +728,12 @@ class Index:
             idf = self.idf(term)
             impacts = {}
             held = self._held() if term in self._boilerplate_terms() else None
-            for part, norms, numbered in zip(self._body_parts(), self._norms(), self._numbered_norms(), strict=True):
-                found = part.numbered(term) if numbered is not None and not held else None
+            for part, norms, norms_by_number in zip(self._body_parts(), self._norms(), self._numbered_norms(), strict=True):
+                found = part.numbered(term) if norms_by_number is not None and not held else None
                 if found is not None:
-                    paths, numbers, tf = found[0], found[1], found[2].astype(float)
-                    values = idf * tf * (K1 + 1.0) / (tf + numbered[numbers])
+                    paths, numbers, tf = found
+                    tf = tf.astype(float)
+                    values = idf * tf * (K1 + 1.0) / (tf + norms_by_number[numbers])
                     impacts.update(zip(map(paths.__getitem__, numbers.tolist()), values.tolist(), strict=True))
                     continue
                 counts = part.counts(term)

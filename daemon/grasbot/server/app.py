@@ -27,6 +27,7 @@ from .._config import BUNDLED_VAULT, DEFAULT_SITE_PAGES, DEFAULT_URL_MAP, Settin
 from .._engine import GrasBot, vault_wide_warnings
 from .._exceptions import ConfigError, VaultError
 from .._imports import import_once
+from .._terminal import counted
 from ..retrieval.vault import NO_SUCH_FOLDER
 from ..store.questionlog import QuestionLog, note_the_vault, say_logs_of_vaults_gone, tend_old_logs
 from .auth import resolve_owner_token
@@ -212,11 +213,6 @@ def runner_kwargs(settings: Settings | None = None) -> dict[str, Any]:
     }
 
 
-def _many(count: int, word: str) -> str:
-    """« 1 note », « 2 notes », « 0 publique »: French's singular up to one."""
-    return f"{count} {word}{'s' if count > 1 else ''}"
-
-
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
@@ -255,7 +251,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
     port = runner.addresses[0][1]
     snapshot = app[BOT].snapshot
     held, public = len(snapshot.vault.notes), len(snapshot.index("visitor"))
-    print(f"GrasBot écoute sur http://{_url_host(settings.host)}:{port} (coffre : {_many(held, 'note')}, {_many(public, 'publique')})", flush=True)
+    print(f"GrasBot écoute sur http://{_url_host(settings.host)}:{port} (coffre : {counted(held, 'note')}, {counted(public, 'publique')})", flush=True)
     app[BOT].start_embedding()  # a worker: questions are answered lexically until it is done
     deferred = asyncio.ensure_future(_after_start(app, bot))
     try:
