@@ -416,7 +416,8 @@ class GrasBot:
         self._embed_thread: threading.Thread | None = None
         self._worker_lock = threading.Lock()
         self._embed_again = False
-        self._progress = Progress(0, 0)  # the visitor's notes' texts: what /health says
+        self._progress = Progress(0, 0)  # the visitor's notes' texts: what a visitor's /health says
+        self._whole = Progress(0, 0)  # every note's texts: what the owner's says
         self._texts = NoteTexts()
         self._embed_error: str | None = None
         self._partial: Snapshot | None = None  # its semantic indexes lack the texts not embedded yet (zero vectors)
@@ -726,15 +727,17 @@ class GrasBot:
                 return False
             texts = self._texts.of(snapshot.indexes)
             todo = missing(texts, store)
-            # what /health says: the visitor's notes' texts alone (how many the private notes
-            # have is no visitor's to know), embedded first so that their count moves first;
-            # counted of this version even when its texts are left to the worker (a note made
-            # private leaves the count as the reload returns)
+            # what a visitor's /health says: the visitor's notes' texts alone (how many the
+            # private notes have is no visitor's to know), embedded first so that their count
+            # moves first; the owner's counts every text. Counted of this version even when its
+            # texts are left to the worker (a note made private leaves the count as the reload returns)
             public = {texts.keys[t] for p in snapshot.index("visitor").notes for t in (*texts.by_path[p], *texts.asked[p])}
+            every = len(texts.keys)  # one key a text
             shown = sum(1 for key, _ in todo if key in public)
             if background and generation != self._generation:
                 return False  # a newer version is counted already
             self._progress = Progress(len(public) - shown, len(public))
+            self._whole = Progress(every - len(todo), every)
             if at_most is not None and len(todo) > at_most:
                 self._meaning_meanwhile(snapshot, texts)
                 return False
@@ -749,6 +752,7 @@ class GrasBot:
                 if background and (self._embed_stop.is_set() or generation != self._generation):
                     raise _Superseded  # an older version's count never overwrites the newer's
                 self._progress = Progress(len(public) - shown + min(done, shown), len(public))
+                self._whole = Progress(every - len(todo) + done, every)
 
             def refused(text: str, why: EmbeddingError) -> None:
                 named = ", ".join(map(printable, texts.holding({text})))
@@ -759,7 +763,15 @@ class GrasBot:
                 )
 
             try:
-                embed_into(store, embedder, todo, progressed, refused)
+                if background and shown < len(todo):
+                    # the worker's pass with private texts to embed: the visitor's first, in batches
+                    # of their own, then their index; visitors get meaning once their notes are
+                    # embedded, not once every private note is (which they could time)
+                    embed_into(store, embedder, todo[:shown], progressed, refused)
+                    self._visitors_first(snapshot, texts, public)
+                    embed_into(store, embedder, todo[shown:], lambda done: progressed(shown + done), refused)
+                else:
+                    embed_into(store, embedder, todo, progressed, refused)
                 if todo:  # the cache's vectors of another width were dropped: embed those too
                     embed_into(store, embedder, missing(texts, store), refused=refused)
                 embedder.load()  # here, off the event loop, even when every vector came from the cache
@@ -795,14 +807,25 @@ class GrasBot:
                 store.save(texts.keys.values())
             return True
 
+    def _visitors_first(self, snapshot: Snapshot, texts: Texts, public: set[bytes]) -> None:
+        """Give the visitor's notes their semantic index while the worker still embeds the
+        private notes' texts (the owner's index comes once every text is, and the visitor's is
+        then read from it, as `semantic_indexes` shares them): what a visitor reads of meaning,
+        `ready` in /health and how a search ranks, moves with the visitor's notes alone."""
+        store = self._vectors
+        if store is None or self._questions is None or not all(key in store for key in public):
+            return  # another model's vectors of another width were dropped meanwhile: the pass's end builds both
+        visitor = {"visitor": snapshot.index("visitor")}
+        snapshot.semantic.update(semantic_indexes(visitor, texts, store, self._questions))
+
     def _meaning_meanwhile(self, snapshot: Snapshot, texts: Texts) -> None:
         """Give a version whose edited notes are not embedded yet (Ollama down or slow at a
         reload, many notes changed) the vectors its other notes have, the edited ones ranked by
         their words until the worker embeds them: one edit took meaning from the whole vault
         until then, however long Ollama stayed down. Not for a version that has none yet."""
         store = self._vectors
-        if snapshot.semantic or store is None or self._questions is None:
-            return
+        if "owner" in snapshot.semantic or store is None or self._questions is None:
+            return  # every audience has meaning (the visitor's alone: `_visitors_first`, the owner's to come)
         held = [vector for vector in map(store.get, texts.keys.values()) if vector is not None]
         if not held:
             return
@@ -847,7 +870,7 @@ class GrasBot:
             if failed:
                 self._embed_wake.wait(EMBED_RETRY)
             with self._worker_lock:
-                if (not self._snapshot.semantic or self._partial is self._snapshot) and (failed or not self._embed_error):
+                if ("owner" not in self._snapshot.semantic or self._partial is self._snapshot) and (failed or not self._embed_error):
                     self._embed_again = True  # given way to a newer version, or failed: go again
 
     def stop_embedding(self) -> None:
@@ -868,28 +891,36 @@ class GrasBot:
             self._vectors.save(self._texts.of(self._snapshot.indexes).keys.values())
 
     def semantic_status(self, owner: bool = True) -> dict:
-        """What /health says of the semantic signal. A visitor reads that embedding failed, not
-        why: the backend's error may name the embedding server's address or model. The owner
-        reads too how long visitors' questions still go without meaning (Ollama down or silent),
-        null when they do not: an older daemon said nothing then, and a plugin could not tell it
-        from one that does not say."""
+        """What /health says of the semantic signal: a visitor's view speaks of the visitor's
+        notes alone (`ready` once they are embedded, their texts counted: nothing there moves
+        with the private notes), the owner's of the whole vault, and says whether visitors have
+        meaning already (`visitors_ready`: their notes are embedded first). A visitor reads that
+        embedding failed, not why: the backend's error may name the embedding server's address
+        or model. The owner reads too how long visitors' questions still go without meaning
+        (Ollama down or silent), null when they do not: an older daemon said nothing then, and a
+        plugin could not tell it from one that does not say."""
         if self.embedder is None:
             return {"backend": "off", "ready": False}
+        semantic = self._snapshot.semantic
+        progress = self._whole if owner else self._progress
         status = {
             "backend": self.settings.semantic,
             "model": self.embedder.model,
-            "ready": bool(self._snapshot.semantic),
-            "embedded": self._progress.embedded,
-            "total": self._progress.total,
+            "ready": ("owner" if owner else "visitor") in semantic,
+            "embedded": progress.embedded,
+            "total": progress.total,
         }
+        if owner:
+            status["visitors_ready"] = "visitor" in semantic
         if self._embed_error:
             status["error"] = self._embed_error if owner else EMBEDDING_FAILED
         if owner and self._unembedded and status["ready"]:  # paths: private notes' among them
             status["unembedded"] = list(self._unembedded)
-        if self._question_error and status["ready"]:
+        asking = bool(semantic) if owner else status["ready"]  # questions are embedded: the visitors' at least
+        if self._question_error and asking:
             status["question_error"] = self._question_error if owner else QUESTION_UNEMBEDDED
         paused = self._questions_paused_until - time.monotonic()
-        if owner and status["ready"]:  # tells a down Ollama from one question it refused
+        if owner and asking:  # tells a down Ollama from one question it refused
             status["questions_paused_for"] = round(max(paused, 0.1), 1) if paused > 0 else None
         return status
 

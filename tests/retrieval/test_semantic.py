@@ -36,7 +36,7 @@ from grasbot.retrieval.semantic import (
     missing,
     semantic_indexes,
 )
-from support.bots import BUNDLED_VAULT, bot_of, make_bot, rpc_result
+from support.bots import BUNDLED_VAULT, OWNER, OWNER_TOKEN, bot_of, make_bot, rpc_result
 from support.standin_ollama import StandinOllama, standin_vector, unused_url
 
 
@@ -797,7 +797,7 @@ async def test_the_daemon_answers_lexically_until_the_worker_is_done(start_daemo
     assert pending["results"] and all(r["signal"] != "semantic" for s in pending["results"] for r in s["reasons"])
     gate.set()
     for _ in range(200):
-        if bot.snapshot.semantic:
+        if "owner" in bot.snapshot.semantic:  # the visitor's index comes first
             break
         await asyncio.sleep(0.05)
     semantic = (await (await client.get("/health")).json())["semantic"]
@@ -810,7 +810,7 @@ async def test_the_daemon_embeds_with_the_bundled_encoder_by_default(start_daemo
     client = await start_daemon(BUNDLED_VAULT, semantic="bundled")
     bot = bot_of(client)
     for _ in range(600):
-        if bot.snapshot.semantic:
+        if "owner" in bot.snapshot.semantic:  # the visitor's index comes first
             break
         await asyncio.sleep(0.05)
     health = await (await client.get("/health")).json()
@@ -954,6 +954,56 @@ def test_a_visitor_is_never_brought_a_private_note_by_meaning(note_writer):
     for q in ("le projet Zeta confidentiel", "salaire et contrat du projet", "Zeta", "Combien gagne le projet Zeta ?"):
         assert all(s.path != "Projet Zeta confidentiel.md" for s in bot.search(q, audience="visitor").sources)
     assert bot.search("le projet Zeta confidentiel", audience="owner").sources[0].path == "Projet Zeta confidentiel.md"
+
+
+async def test_a_visitor_has_meaning_once_the_public_notes_are_embedded_whatever_the_private_ones_hold(start_daemon, note_writer):
+    """A visitor's /health said `ready`, and a visitor's search had meaning, only once the
+    private notes were embedded too: its wait after `embedded` reached `total` timed how much
+    text the private notes hold. The worker embeds the visitor's notes first, in batches of
+    their own, and gives them their index then; the owner's view counts the whole vault."""
+    for rel, title, body in (
+        ("jardin.md", "Le jardin", "Des tomates et des courges au potager."),
+        ("voile.md", "La voile", "Un bateau sur la mer, des régates au large."),
+        ("cuisine.md", "La cuisine", "Des recettes de soupe et de gratin."),
+        ("velo.md", "Le vélo", "Un itinéraire à vélo le long du canal."),
+    ):
+        note_writer(rel, f"title: {title}\nvisibility: public", body)
+    note_writer("zeta.md", "title: Projet Zeta\nvisibility: private\nanswers: [Combien gagne Zeta ?]", "Le salaire confidentiel du projet Zeta.")
+    client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
+    bot = bot_of(client)
+    bot.stop_embedding()  # the daemon started with semantic off: give it a backend that holds the private texts
+    holding, gate = threading.Event(), threading.Event()
+
+    class PrivateHeld(WordsEmbedder):
+        def embed(self, texts):
+            if any("Zeta" in t for t in texts):
+                holding.set()
+                assert gate.wait(10), "the test never released the embedder"
+            return super().embed(texts)
+
+    with_embedder(bot, PrivateHeld())
+    bot.start_embedding()
+    try:
+        assert await asyncio.to_thread(holding.wait, 10)  # the worker is embedding the private note's texts
+        public = len(NoteTexts().of({"visitor": bot.snapshot.index("visitor")}).keys)
+        every = len(NoteTexts().of(bot.snapshot.indexes).keys)
+        assert every > public
+        visitor = (await (await client.get("/health")).json())["semantic"]
+        assert (visitor["ready"], visitor["embedded"], visitor["total"]) == (True, public, public)
+        owner = (await (await client.get("/health", headers=OWNER)).json())["semantic"]
+        assert (owner["ready"], owner["visitors_ready"], owner["embedded"], owner["total"]) == (False, True, public, every)
+        found = await rpc_result(client, "search", {"q": "un bateau sur la mer", "audience": "visitor"})
+        assert any(r["signal"] == "semantic" for s in found["results"] for r in s["reasons"])
+    finally:
+        gate.set()
+    for _ in range(200):
+        if "owner" in bot.snapshot.semantic:
+            break
+        await asyncio.sleep(0.05)
+    assert (await (await client.get("/health")).json())["semantic"] == visitor  # nothing a visitor reads moved
+    owner = (await (await client.get("/health", headers=OWNER)).json())["semantic"]
+    assert (owner["ready"], owner["visitors_ready"], owner["embedded"], owner["total"]) == (True, True, every, every)
+    assert np.shares_memory(bot.snapshot.semantic["visitor"].matrix.codes, bot.snapshot.semantic["owner"].matrix.codes)
 
 
 def test_the_visitor_reads_a_prefix_of_the_owner_matrices_and_matches_as_if_alone(note_writer):
