@@ -82,9 +82,12 @@ class Snapshot:
     # (audience, question, top_k) -> SearchResult: a result belongs to this vault version, so a
     # reload, which makes a new snapshot, forgets them all
     searches: dict = field(default_factory=dict, compare=False, repr=False)
+    # the owner's, apart: a visitor's search never reads them (`GrasBot.search`'s `owner`)
+    owner_searches: dict = field(default_factory=dict, compare=False, repr=False)
     # the cache folder this snapshot is still to be written to (build_snapshot(write_cache=False))
     unsaved_in: Path | None = field(default=None, compare=False, repr=False)
-    # {audience: SemanticIndex}, filled once every note of this version is embedded
+    # {audience: SemanticIndex}, filled once every note of this version is embedded (the
+    # visitor's once the public notes are, while the worker embeds the private ones: `_visitors_first`)
     semantic: dict = field(default_factory=dict, compare=False, repr=False)
 
     def index(self, audience: str) -> Index:
@@ -437,8 +440,11 @@ class GrasBot:
             if isinstance(self.embedder, OllamaEmbedder):  # a question waits QUESTION_WAIT in all, the notes' batches their full timeout
                 asker = self.embedder.within(min(settings.llm_timeout, QUESTION_WAIT))
             self._questions: QuestionVectors | None = QuestionVectors(asker)
+            # the owner's questions' vectors, apart: a visitor's search that found its question's
+            # kept (quicker, `took_ms`) would tell that the owner had asked it
+            self._owner_questions: QuestionVectors | None = QuestionVectors(asker)
         else:
-            self._vectors = self._questions = None
+            self._vectors = self._questions = self._owner_questions = None
 
     @classmethod
     def open(cls, settings: Settings, llm: LLMClient | None = None, *, write_cache: bool = True) -> GrasBot:
@@ -482,19 +488,28 @@ class GrasBot:
         history: Sequence[dict] | None = None,
         snapshot: Snapshot | None = None,
         lexical: bool = False,
+        owner: bool = False,
     ) -> SearchResult:
-        """`lexical`: without the semantic signal even when it is ready (`grasbot eval` shows both)."""
+        """`lexical`: without the semantic signal even when it is ready (`grasbot eval` shows both).
+        `owner`: the owner asks (a preview of a visitor's search too): the results and question
+        vectors it keeps are the owner's own, which no visitor's search reads (a visitor timing
+        a search, `took_ms`, read whether the owner had asked the question); it reads the
+        results kept for visitors too."""
         q, audience = check_question(q), check_audience(audience)
         snapshot = snapshot or self._snapshot
         top_k = top_k or self.settings.search_top_k
         unembedded: list[EmbeddingError] = []  # the question's embedding failed: words alone ranked it
-        semantic = None if lexical else self._semantic(snapshot, audience, unembedded)
+        questions = self._owner_questions if owner else self._questions
+        semantic = None if lexical else self._semantic(snapshot, audience, unembedded, questions)
         index = snapshot.index(audience)
         # a lexical result is not kept once meaning is ready, nor one without spelling once it is built
         key = (audience, q, top_k, semantic is not None, ready(index) is not None)
+        kept = snapshot.owner_searches if owner else snapshot.searches
         if not history:  # a follow-up's results depend on the conversation: never kept
             started = time.perf_counter()
-            known = snapshot.searches.get(key)
+            known = kept.get(key)
+            if known is None and owner:
+                known = snapshot.searches.get(key)
             if known is not None:
                 return replace(known, took_ms=(time.perf_counter() - started) * 1000)
         result = search(
@@ -506,28 +521,28 @@ class GrasBot:
             history=history,
             semantic=semantic,
         )
-        result = self._with_passages(q, result, index, history, None if semantic is None else snapshot.semantic.get(audience))
+        result = self._with_passages(q, result, index, history, None if semantic is None else snapshot.semantic.get(audience), questions)
         if unembedded:
             result = replace(result, unembedded=True)
         # meaning dropped meanwhile, or the question not embedded: not kept as if meaning ranked it
         if not history and not unembedded and (semantic is None or (audience in snapshot.semantic and self._partial is not snapshot)):
-            kept = snapshot.searches
             if len(kept) >= SEARCH_CACHE:
                 with contextlib.suppress(KeyError, RuntimeError, StopIteration):
                     del kept[next(iter(kept))]  # the oldest
             kept[key] = result
         return result
 
-    def _semantic(self, snapshot: Snapshot, audience: str, failed: list[EmbeddingError]) -> Semantic | None:
-        """The audience's notes close in meaning to a text, once this version is embedded; a
-        question the backend cannot embed is answered lexically (logged, its error put in `failed`)."""
+    def _semantic(self, snapshot: Snapshot, audience: str, failed: list[EmbeddingError], questions: QuestionVectors | None) -> Semantic | None:
+        """The audience's notes close in meaning to a text, once this version is embedded, the
+        text's vector kept in `questions` (the caller's); a question the backend cannot embed is
+        answered lexically (logged, its error put in `failed`)."""
         index: SemanticIndex | None = snapshot.semantic.get(audience)
         if index is None:
             return None
 
         def close(text: str):
             try:
-                return index.match(text, SEMANTIC_MIN_Z, SEMANTIC_NOTES)
+                return index.match(text, SEMANTIC_MIN_Z, SEMANTIC_NOTES, questions)
             except ForeignVectors as exc:
                 self._embed_again_all(snapshot, exc)
                 failed.append(exc)  # ranked by words: not kept as meaning's, which the worker may bring back before the search ends
@@ -548,32 +563,38 @@ class GrasBot:
             self._vectors.clear()
             self.start_embedding()
 
-    async def prepare_question(self, q: str, history: Sequence[dict] | None = None) -> None:
+    async def prepare_question(self, q: str, history: Sequence[dict] | None = None, *, owner: bool = False) -> None:
         """Embed the question (and its follow-up rewriting) off the event loop when the backend
         waits on the network, so the search that follows finds the vectors ready (it never
         waits on Ollama itself). Once Ollama failed to, questions go without meaning for
         QUESTION_PAUSE seconds: each visitor would wait QUESTION_WAIT on a silent server. One it
-        answered with an error (bge-m3's NaN for this text) is that question's alone: no pause."""
-        if self._questions is None or not self.embedder or not self.embedder.remote or not self._snapshot.semantic:
+        answered with an error (bge-m3's NaN for this text) is that question's alone: no pause.
+        `owner`: the owner asks, as `search`'s; its outcome is not the visitors' `question_error`
+        (a pause it finds Ollama down for is everyone's)."""
+        questions = self._owner_questions if owner else self._questions
+        if questions is None or not self.embedder or not self.embedder.remote or not self._snapshot.semantic:
             return
         rewritten = with_history(q.strip(), history)
         for text in (q.strip(), *([rewritten] if rewritten is not None else [])):
-            if self._questions.known(text):
+            if questions.known(text):
                 continue
             if time.monotonic() < self._questions_paused_until:
                 return
             try:
-                await asyncio.to_thread(self._questions.vector, text)
+                await asyncio.to_thread(questions.vector, text)
             except Refused as exc:
-                self._question_error = str(exc)
+                if not owner:
+                    self._question_error = str(exc)
                 log.warning("une question a été cherchée sans le sens : %s", exc)
                 return
             except EmbeddingError as exc:
-                self._question_error = str(exc)
+                if not owner:
+                    self._question_error = str(exc)
                 self._questions_paused_until = time.monotonic() + QUESTION_PAUSE
                 log.warning("les questions sont cherchées sans le sens pendant %d s : %s", QUESTION_PAUSE, exc)
                 return
-            self._question_error = None
+            if not owner:
+                self._question_error = None
 
     # ---- meaning
 
@@ -924,11 +945,14 @@ class GrasBot:
             status["questions_paused_for"] = round(max(paused, 0.1), 1) if paused > 0 else None
         return status
 
-    def _with_passages(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, sections: SemanticIndex | None) -> SearchResult:
+    def _with_passages(
+        self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, sections: SemanticIndex | None, questions: QuestionVectors | None
+    ) -> SearchResult:
         """`result` with each source's passages, those the prompt quotes (none when the
         question is not grounded: the prompt then quotes nothing). `sections`: the audience's
         semantic index, when meaning is ready, so a long note's passages are chosen by their
-        meaning too (the question as search embedded it: a follow-up with its conversation)."""
+        meaning too (the question as search embedded it, in the caller's `questions`: a
+        follow-up with its conversation)."""
         if not result.grounded:
             return result
         meaning = None
@@ -937,7 +961,7 @@ class GrasBot:
 
             def meaning(path: str):
                 try:
-                    return sections.section_cosines(path, text)
+                    return sections.section_cosines(path, text, questions)
                 except EmbeddingError:
                     return None
 
@@ -960,12 +984,12 @@ class GrasBot:
 
     # ---- answering
 
-    async def _prepare(self, q: str, history: Sequence[dict] | None, audience: str, record: bool):
-        await self.prepare_question(q, history)  # a remote embedder's wait, outside the lane
+    async def _prepare(self, q: str, history: Sequence[dict] | None, audience: str, record: bool, owner: bool):
+        await self.prepare_question(q, history, owner=owner)  # a remote embedder's wait, outside the lane
         async with self.lane.turn():
             snapshot = self._snapshot
             spelled = ready(snapshot.index(audience)) is not None  # before: a search may find it built, never unbuilt
-            result = self.search(q, audience=audience, history=history, snapshot=snapshot)
+            result = self.search(q, audience=audience, history=history, snapshot=snapshot, owner=owner)
         if record and audience == "visitor":
             self.record(q, result, history)
         index = snapshot.index(audience)
@@ -1011,7 +1035,7 @@ class GrasBot:
         """The seed's response: never raises for an LLM failure, answers from the notes instead.
         `record`: a visitor's question (not the owner previewing one) goes to the question log.
         `owner`: the owner asks, and takes the owner's slot (answer.admission)."""
-        result, index, prompt, snapshot, key = await self._prepare(q, history, audience, record)
+        result, index, prompt, snapshot, key = await self._prepare(q, history, audience, record, owner)
         kept = self.answers.get(snapshot, key, owner=owner) if key is not None else None
         if kept is not None:
             return {**kept, "reused": True}
@@ -1026,7 +1050,7 @@ class GrasBot:
             text = _usable(keep_known_citations(said, prompt.notes, prompt.addresses))
         except (Busy, LLMError) as exc:
             return self._from_notes(q, result, index, history, exc)
-        return self._written(result, text, snapshot, key, shared=shared)
+        return self._written(result, text, snapshot, key, owner, shared=shared)
 
     async def answer_events(
         self,
@@ -1047,7 +1071,7 @@ class GrasBot:
         """
         if self.lane.waiting:  # others' questions are searched first: say where this one stands
             yield "queue", {"position": self.lane.waiting + 1}
-        result, index, prompt, snapshot, key = await self._prepare(q, history, audience, record)
+        result, index, prompt, snapshot, key = await self._prepare(q, history, audience, record, owner)
         kept = self.answers.get(snapshot, key, owner=owner) if key is not None else None
         if kept is not None:
             yield "sources", {"sources": kept["sources"], "grounded": kept["grounded"]}
@@ -1076,7 +1100,7 @@ class GrasBot:
         except (Busy, LLMError) as exc:
             yield "done", self._from_notes(q, result, index, history, exc)
             return
-        yield "done", self._written(result, text, snapshot, key, shared=shared)
+        yield "done", self._written(result, text, snapshot, key, owner, shared=shared)
 
     def _flight(self, prompt, snapshot: Snapshot, key: tuple | None, owner: bool) -> tuple[AsyncGenerator[object, None], bool] | None:
         """A first question's answer, shared with whoever asks it meanwhile (answer.reuse.Flights):
@@ -1100,12 +1124,13 @@ class GrasBot:
         quoted = replace(result, sources=tuple(replace(s, passages=tuple(p for p in s.passages if p in said.quoted)) for s in result.sources))
         return self._payload(quoted, said.text, None, None if busy else str(why), busy=busy)
 
-    def _written(self, result: SearchResult, text: str, snapshot: Snapshot, key: tuple | None, *, shared: bool = False) -> dict:
-        """The model's answer, kept for reuse when it answers a first question. `shared`: it
-        was being written for another visitor asking the same (`reused`, as a kept one)."""
+    def _written(self, result: SearchResult, text: str, snapshot: Snapshot, key: tuple | None, owner: bool, *, shared: bool = False) -> dict:
+        """The model's answer, kept for reuse when it answers a first question (among the
+        owner's answers when the owner asked). `shared`: it was being written for another
+        visitor asking the same (`reused`, as a kept one)."""
         payload = self._payload(result, text, self.settings.llm_model, None)
         if key is not None:
-            self.answers.put(snapshot, key, payload)
+            self.answers.put(snapshot, key, payload, owner=owner)
         return {**payload, "reused": True} if shared else payload
 
     # ---- the vault's life

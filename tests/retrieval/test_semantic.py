@@ -11,6 +11,7 @@ import random
 import threading
 import time
 from pathlib import Path
+from unittest.mock import ANY
 
 import numpy as np
 import pytest
@@ -71,6 +72,7 @@ def with_embedder(bot: GrasBot, embedder, cache_dir: Path | None = None) -> Gras
     bot.embedder = embedder
     bot._vectors = VectorStore(embedder.model, cache_dir)
     bot._questions = QuestionVectors(embedder)
+    bot._owner_questions = QuestionVectors(embedder)
     return bot
 
 
@@ -283,6 +285,20 @@ async def test_a_text_ollama_cannot_embed_leaves_its_note_to_words_and_the_vault
     asked = [t for b in standin_ollama.embed_requests[before:] for t in b["input"]]
     assert asked and all("conteneurisation" in t for t in asked if t != semantic.PROBE)
     assert again.semantic_status()["unembedded"] == ["competences/docker.md"]
+
+
+async def test_the_owners_question_ollama_refuses_is_no_visitors_question_error(standin_ollama):
+    """`question_error` says why a visitor's last question went without meaning: the owner's
+    questions set it and cleared it too, so a visitor's /health read when the owner had asked one."""
+    bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama")
+    assert await asyncio.to_thread(bot.embed_pending) is True
+    standin_ollama.embed_nan = ("zqxw",)
+    await bot.prepare_question("zqxw ?", owner=True)
+    assert "question_error" not in bot.semantic_status(owner=False)
+    await bot.prepare_question("zqxw encore ?")
+    assert bot.semantic_status(owner=False)["question_error"] == QUESTION_UNEMBEDDED
+    await bot.prepare_question("qui es-tu ?", owner=True)  # embedded: a visitor's error stays theirs
+    assert bot.semantic_status(owner=False)["question_error"] == QUESTION_UNEMBEDDED
 
 
 async def test_an_ollama_that_refuses_every_text_is_not_read_as_refusing_each_note(standin_ollama):
@@ -1004,6 +1020,37 @@ async def test_a_visitor_has_meaning_once_the_public_notes_are_embedded_whatever
     owner = (await (await client.get("/health", headers=OWNER)).json())["semantic"]
     assert (owner["ready"], owner["visitors_ready"], owner["embedded"], owner["total"]) == (True, True, every, every)
     assert np.shares_memory(bot.snapshot.semantic["visitor"].matrix.codes, bot.snapshot.semantic["owner"].matrix.codes)
+
+
+async def test_a_visitors_search_reads_nothing_the_owners_search_kept(start_daemon, note_writer, monkeypatch):
+    """The owner's search (a preview of a visitor's too) kept its result and its question's
+    vector where a visitor's search of the same question found them: a visitor timing the
+    search (`took_ms`) read whether the owner had asked it. The owner's are kept apart."""
+    for rel, title, body in (
+        ("jardin.md", "Le jardin", "Des tomates et des courges au potager."),
+        ("voile.md", "La voile", "Un bateau sur la mer, des régates au large."),
+        ("cuisine.md", "La cuisine", "Des recettes de soupe et de gratin."),
+    ):
+        note_writer(rel, f"title: {title}\nvisibility: public", body)
+    client = await start_daemon(note_writer.root, owner_token=OWNER_TOKEN)
+    bot = bot_of(client)
+    bot.stop_embedding()  # the daemon started with semantic off: give it a backend that counts what it embeds
+    with_embedder(bot, WordsEmbedder())
+    assert await asyncio.to_thread(bot.embed_pending) is True
+    searched, real = [], engine.search
+    monkeypatch.setattr(engine, "search", lambda *args, **kwargs: searched.append(args[0]) or real(*args, **kwargs))
+    q = "un bateau sur la mer"
+    for audience in ("visitor", "owner", "visitor"):
+        await rpc_result(client, "search", {"q": q, "audience": audience}, headers=OWNER)
+    assert searched == [q, q] and bot.embedder.embedded.count(q) == 1  # the owner's kept: searched once an audience, embedded once
+    visitor = await rpc_result(client, "search", {"q": q})
+    assert any(r["signal"] == "semantic" for s in visitor["results"] for r in s["reasons"])
+    assert searched == [q, q, q] and bot.embedder.embedded.count(q) == 2  # searched and embedded anew for the visitor
+    assert await rpc_result(client, "search", {"q": q}) == {**visitor, "took_ms": ANY}  # the visitor's own, kept
+    assert searched == [q, q, q] and bot.embedder.embedded.count(q) == 2
+    await rpc_result(client, "search", {"q": "des régates au large"})  # a visitor's first ...
+    await rpc_result(client, "search", {"q": "des régates au large"}, headers=OWNER)  # ... read by the owner's preview
+    assert searched == [q, q, q, "des régates au large"]
 
 
 def test_the_visitor_reads_a_prefix_of_the_owner_matrices_and_matches_as_if_alone(note_writer):

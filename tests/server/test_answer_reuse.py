@@ -177,6 +177,26 @@ async def test_an_owner_answer_is_never_reused_for_a_visitor(start_daemon, stand
     assert visitors == {"kept": 1, "hits": 2, "shared": 0} and everyone == {"kept": 2, "hits": 3, "shared": 0}
 
 
+async def test_a_visitor_is_never_given_what_the_owners_preview_kept(start_daemon, standin_ollama):
+    """The owner's preview (audience visitor, with the owner token) kept its answer among the
+    visitors': a visitor asking the same question was told `reused`, and a visitor's /health
+    counted one more answer kept, either telling that the owner had asked it. The owner's
+    answers are kept apart: the visitor's is written anew, and its /health counts nothing."""
+    standin_ollama.script(REPLY)
+    client = await start(start_daemon, standin_ollama.url)
+    nothing = {"kept": 0, "hits": 0, "shared": 0}
+    preview = await (await client.get("/ask", params={"q": Q}, headers=OWNER)).json()
+    assert preview["reused"] is False
+    assert (await rpc_result(client, "answer", {"q": Q, "audience": "visitor"}, headers=OWNER))["reused"] is True  # kept, for the owner
+    assert (await (await client.get("/health")).json())["generation"]["reused"] == nothing
+    visitor = await ask(client)
+    assert visitor["reused"] is False and len(standin_ollama.requests) == 2
+    assert (await stream(client))[-1][1]["reused"] is True  # the visitor's own, kept
+    assert (await (await client.get("/health")).json())["generation"]["reused"] == {"kept": 1, "hits": 1, "shared": 0}
+    everyone = (await (await client.get("/health", headers=OWNER)).json())["generation"]["reused"]
+    assert everyone == {"kept": 2, "hits": 2, "shared": 0}
+
+
 HELD = ["GrasBot cherche d'abord les notes qui répondent à la question posée,", " puis le modèle rédige la réponse [grasbot-pipeline]."]
 
 

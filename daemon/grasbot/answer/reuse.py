@@ -7,7 +7,10 @@ settings that shape it and whether meaning was part of the search; it belongs to
 snapshot, so a reload (a new snapshot) forgets every answer at once. Only first questions
 (no history), and only complete answers the model wrote (never a fallback, never a busy
 answer) are kept. The audience is in the key: an answer the owner's notes shaped is never
-given to a visitor.
+given to a visitor. The owner's answers (its previews of a visitor's included) are kept
+apart from the visitors', and a visitor's question never reads them: a visitor told `reused`
+would read that the owner had asked the question. The owner's preview reads the visitors'
+too (what a visitor is told), without moving them in their order.
 
 A link shared on a forum brings fifty visitors asking the same first question within seconds,
 before the first answer is finished and kept: `Flights` gives them one generation, whose
@@ -59,7 +62,8 @@ class AnswerCache:
         # (another thread) binds a new pair in one assignment. Kept apart, a question read
         # between the new version and the clearing of the old answers got one written before
         # the reload, which may quote a note it made private.
-        self._bound: tuple[weakref.ref | None, OrderedDict[tuple, dict]] = (None, OrderedDict())
+        # the owner's answers are the second dict: they never push a visitor's out, nor are given to one
+        self._bound: tuple[weakref.ref | None, OrderedDict[tuple, dict], OrderedDict[tuple, dict]] = (None, OrderedDict(), OrderedDict())
         self._hits: Counter[str] = Counter()  # by who asked ("owner", else the audience): a visitor's /health counts the visitors' only
 
     def key(self, q: str, audience: str, ranked_by: tuple[bool, ...]) -> tuple:
@@ -68,27 +72,34 @@ class AnswerCache:
         return (normalise_question(q), audience, ranked_by, self.shape)
 
     def get(self, snapshot: object, key: tuple, *, owner: bool = False) -> dict | None:
-        """The kept answer for `key`; `owner`: the owner asks (a preview as a visitor included),
-        a reuse a visitor's /health does not count."""
-        ref, kept = self._bound
+        """The kept answer for `key`; `owner`: the owner asks (a preview as a visitor included):
+        the owner's own answer, else the one visitors are given (left where it is in their
+        order), a reuse a visitor's /health does not count."""
+        ref, visitors, owners = self._bound
         if ref is None or ref() is not snapshot:
             return None
+        kept = owners if owner else visitors
         payload = kept.get(key)
         if payload is not None:
             kept.move_to_end(key)
+        elif owner:
+            payload = visitors.get(key)
+        if payload is not None:
             self._hits["owner" if owner else key[1]] += 1
         return payload
 
-    def put(self, snapshot: object, key: tuple, payload: dict) -> None:
-        """Keep `payload`, written on `snapshot`, unless the vault has been reloaded since."""
+    def put(self, snapshot: object, key: tuple, payload: dict, *, owner: bool = False) -> None:
+        """Keep `payload`, written on `snapshot`, unless the vault has been reloaded since;
+        `owner`: written for the owner's question, kept among the owner's."""
         if self.size <= 0:
             return
-        ref, kept = self._bound
+        ref, visitors, owners = self._bound
         if ref is None or ref() is None:
             self._bind(snapshot)
-            ref, kept = self._bound
+            ref, visitors, owners = self._bound
         if ref is None or ref() is not snapshot:
             return  # written on a vault version that is gone, or not yet seen by get()
+        kept = owners if owner else visitors
         kept[key] = payload
         kept.move_to_end(key)
         while len(kept) > self.size:
@@ -99,17 +110,18 @@ class AnswerCache:
         self._bind(snapshot)
 
     def __len__(self) -> int:
-        return len(self._bound[1])
+        return len(self._bound[1]) + len(self._bound[2])
 
     def counts(self, audience: str | None = None) -> tuple[int, int]:
-        """(answers kept, times one was reused) for `audience`'s questions, or everyone's."""
-        kept = self._bound[1]
+        """(answers kept, times one was reused) for the visitors' questions to `audience`, or
+        everyone's (the owner's too)."""
+        _, visitors, owners = self._bound
         if audience is None:
-            return len(kept), self._hits.total()
-        return sum(1 for key in kept if key[1] == audience), self._hits[audience]
+            return len(visitors) + len(owners), self._hits.total()
+        return sum(1 for key in visitors if key[1] == audience), self._hits[audience]
 
     def _bind(self, snapshot: object) -> None:
-        self._bound = (weakref.ref(snapshot), OrderedDict())
+        self._bound = (weakref.ref(snapshot), OrderedDict(), OrderedDict())
 
 
 class Flight:

@@ -666,18 +666,19 @@ class SemanticIndex:
                 asked = (matrix[:rows], declaring[:k], starts[:k], texts[:rows])
         return SemanticIndex(self.paths[:n], self.matrix[:end], self.starts[:n], self._questions, asked)
 
-    def match(self, text: str, min_z: float, limit: int) -> dict[str, Closeness]:
+    def match(self, text: str, min_z: float, limit: int, questions: QuestionVectors | None = None) -> dict[str, Closeness]:
         """The `limit` notes closest to `text`, of those whose cosine stands at least `min_z`
         deviations above the mean over this audience's notes; {} when the vault is too small
         to have a spread. (Of the visitor's 8,468 notes in a vault of 10,000, one deviation
         holds some 1,200 and half a deviation 2,500: scoring 1,600 cost 49 ms a search.) Then
         the `limit` notes whose closest declared question stands as far out among the notes
-        that declare some, with that question."""
+        that declare some, with that question. `questions`: where the text's vector is kept, the
+        index's own when None (the engine keeps the owner's questions apart from the visitors')."""
         if len(self.paths) < 2 or not text.strip():
             return {}
         import numpy as np
 
-        question = self._fitting(self._questions.vector(text))
+        question = self._fitting((questions or self._questions).vector(text))
         cosines = self.matrix.cosines(question)
         if len(cosines) != len(self.paths):
             cosines = self._closest(cosines)
@@ -705,15 +706,16 @@ class SemanticIndex:
             self._groups = (declaring.tolist(), starts.tolist(), [*starts[1:].tolist(), len(matrix)])
         return self._groups
 
-    def section_cosines(self, path: str, text: str) -> np.ndarray | None:
+    def section_cosines(self, path: str, text: str, questions: QuestionVectors | None = None) -> np.ndarray | None:
         """The cosine of `text` to each section of the note at `path`, in the note's order (the
         cuts `sections` makes of it, one vector each after its head): which passage of a long
-        note says what the question means. None when the note has no section vectors here."""
+        note says what the question means. None when the note has no section vectors here.
+        `questions`: as `match`'s."""
         rows = self._rows_of().get(path)
         if rows is None:
             return None
         first, end = rows
-        return self.matrix[first + 1 : end].cosines(self._fitting(self._questions.vector(text)))
+        return self.matrix[first + 1 : end].cosines(self._fitting((questions or self._questions).vector(text)))
 
     def _fitting(self, question: np.ndarray) -> Rows:
         """`question` as a row to read the notes' with: ForeignVectors when the cache gave them

@@ -157,8 +157,8 @@ def _take_question(ctx: RpcContext, q: str) -> None:
 async def _m_search(ctx: RpcContext, q: str, audience: str, top_k: int | None = None) -> dict:
     check_limits(ctx.app[SETTINGS], q)
     _take_question(ctx, q)
-    await ctx.bot.prepare_question(q)
-    result = ctx.bot.search(q, top_k=top_k, audience=audience)
+    await ctx.bot.prepare_question(q, owner=ctx.is_owner)
+    result = ctx.bot.search(q, top_k=top_k, audience=audience, owner=ctx.is_owner)  # the owner's caches apart: `GrasBot.search`
     if not ctx.is_owner and audience == "visitor":  # the owner's previews are not visitors' questions
         ctx.bot.record(q, result)
     return result.to_dict()
