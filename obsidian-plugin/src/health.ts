@@ -189,11 +189,13 @@ function meaningStateNotices(semantic: SemanticHealth): HealthNotice[] {
 		];
 	}
 	if (!semantic.ready) {
+		// the public notes are embedded first: visitors may have meaning while the private notes' texts wait
+		const visitors = semantic.visitors_ready === true;
 		return [
 			{
 				key: "meaning-embedding",
-				title: HEALTH.notReadyTitle,
-				detail: HEALTH.notReady(counted),
+				title: visitors ? HEALTH.privateNotReadyTitle : HEALTH.notReadyTitle,
+				detail: visitors ? HEALTH.privateNotReady(counted) : HEALTH.notReady(counted),
 				problem: false,
 			},
 		];

@@ -441,6 +441,9 @@ export const HEALTH = {
 		`Ollama n'a pas calculé le sens de la dernière : ${error} La recherche par le sens n'est pas suspendue : la question suivante est traitée comme d'habitude.`,
 	notReadyTitle: "La recherche par le sens n'est pas encore prête",
 	notReady: (counted: string) => `Le démon calcule le sens des notes du coffre${counted} ; d'ici là, les questions des visiteurs ne sont trouvées que par leurs mots.`,
+	privateNotReadyTitle: "La recherche par le sens n'est pas encore prête pour les notes privées",
+	privateNotReady: (counted: string) =>
+		`Le démon calcule le sens des notes privées${counted} : les questions des visiteurs sont déjà trouvées aussi par le sens ; celles posées avec l'audience « owner » (tout le coffre, notes privées comprises) ne le sont que par leurs mots d'ici là.`,
 	lost: (dropped: number) => ` ${plural(dropped, "question est déjà perdue", "questions sont déjà perdues")}, trop nombreuses à attendre en même temps.`,
 	logWaitingTitle: "Les questions des visiteurs ne sont pas enregistrées",
 	logHeld: "un autre processus tient le fichier",

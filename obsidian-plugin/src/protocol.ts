@@ -95,7 +95,14 @@ export interface SemanticHealth {
 	backend: string;
 	/** The bundled encoder's name, or ollama:<model>. */
 	model: string | null;
+	/** The owner's view: the whole vault is embedded (a visitor's: the public notes are). */
 	ready: boolean;
+	/**
+	 * Owner's view only: visitors' questions have meaning already (the public notes are embedded
+	 * first, so it may be true while `ready` is not); null when not said (a visitor's view, an older daemon).
+	 */
+	visitors_ready: boolean | null;
+	/** The owner's view counts every note's texts, a visitor's the public notes' alone. */
 	embedded: number | null;
 	total: number | null;
 	/** Why embedding the vault failed (the owner reads the backend's own error). */
@@ -341,6 +348,7 @@ function decodeSemanticHealth(value: unknown, where: string): SemanticHealth {
 		backend: string(o.backend, `${where}.backend`),
 		model: optional(o.model, string, `${where}.model`),
 		ready: boolean(o.ready, `${where}.ready`),
+		visitors_ready: optional(o.visitors_ready, boolean, `${where}.visitors_ready`),
 		embedded: optional(o.embedded, number, `${where}.embedded`),
 		total: optional(o.total, number, `${where}.total`),
 		error: optional(o.error, string, `${where}.error`),

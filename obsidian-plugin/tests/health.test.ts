@@ -273,6 +273,17 @@ describe("healthNotices", () => {
 		expect(notices[0].detail).toContain("sens calculé pour 12 textes sur 40");
 	});
 
+	it("says visitors have meaning already while the private notes are being embedded", () => {
+		const notices = healthNotices(
+			health((p) => void (p.semantic = { backend: "bundled", model: "use-cmlm-multilingual", ready: false, visitors_ready: true, embedded: 30, total: 40 })),
+		);
+		expect(notices).toHaveLength(1);
+		expect(notices[0]).toMatchObject({ key: "meaning-embedding", title: "La recherche par le sens n'est pas encore prête pour les notes privées", problem: false });
+		expect(notices[0].detail).toContain("sens calculé pour 30 textes sur 40");
+		expect(notices[0].detail).toContain("les questions des visiteurs sont déjà trouvées aussi par le sens");
+		expect(health((p) => void (p.semantic = { backend: "bundled", ready: false })).semantic?.visitors_ready).toBeNull(); // a visitor's view, an older daemon
+	});
+
 	it("says visitors' questions wait in memory while the question log cannot be written", () => {
 		const notices = healthNotices(
 			health((p) => void (p.question_log = { state: "waiting", kept: 3, dropped: 0, error: "write: database or disk is full" })),
