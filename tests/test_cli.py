@@ -1008,6 +1008,10 @@ def test_bad_environment_value_exits_2(capsys, monkeypatch):
         ("GRASBOT_RATE_PER_MINUTE", "nan", "GRASBOT_RATE_PER_MINUTE : impossible d'utiliser 'nan' (ce n'est pas un nombre fini)"),
         ("LLM_TIMEOUT", "nan", "LLM_TIMEOUT : impossible d'utiliser 'nan' (ce n'est pas un nombre fini)"),
         ("SEARCH_MIN_SCORE", "-inf", "SEARCH_MIN_SCORE : impossible d'utiliser '-inf' (ce n'est pas un nombre fini)"),
+        # said in Python's English: « (invalid literal for int() with base 10: 'abc') », « (could not convert string to float: 'abc') »
+        ("GRASBOT_PORT", "abc", "GRASBOT_PORT : impossible d'utiliser 'abc' (ce n'est pas un nombre entier)"),
+        ("GRASBOT_MAX_QUESTION", "1e3", "GRASBOT_MAX_QUESTION : impossible d'utiliser '1e3' (ce n'est pas un nombre entier)"),
+        ("LLM_TIMEOUT", "abc", "LLM_TIMEOUT : impossible d'utiliser 'abc' (ce n'est pas un nombre)"),
         # timedelta cannot hold it: `serve` died on it with a traceback once the vault was loaded
         ("GRASBOT_LOG_RETENTION_DAYS", "99999999999999", "GRASBOT_LOG_RETENTION_DAYS doit être entre 1 et 36500 jours, pas 99999999999999"),
     ],

@@ -281,9 +281,10 @@ class Settings:
         hosts = self.ollama_hosts
         if len(set(hosts)) != len(hosts):
             raise ConfigError(f"OLLAMA_HOST nomme deux fois un même hôte : {self.ollama_host!r}")
-        for url in (*(h for h in hosts if h is not None), *self.peers):
-            if any(c.isspace() for c in url) or "," in url:
-                raise ConfigError(f"OLLAMA_HOST et GRASBOT_PEERS : {url!r} n'est pas une URL")
+        for var, urls in (("OLLAMA_HOST", [h for h in hosts if h is not None]), ("GRASBOT_PEERS", self.peers)):
+            for url in urls:  # named by the setting it came from: an owner who set one has no reason to look at the other
+                if any(c.isspace() for c in url) or "," in url:
+                    raise ConfigError(f"{var} : {url!r} n'est pas une URL")
         for page in self.site_pages:
             if not page.startswith(("/", "http://", "https://")) or any(c.isspace() for c in page):
                 raise ConfigError(f"GRASBOT_SITE_PAGES : {page!r} doit être une page du site (/contact) ou une URL http:// ou https://")
@@ -429,9 +430,15 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
                 raise ValueError("on ou off attendu")
             return text in ("1", "true", "yes", "on")
         if kind in ("int", int):
-            return int(value)
+            try:
+                return int(value)
+            except ValueError:  # int()'s own sentence is English: « invalid literal for int() with base 10 »
+                raise ValueError("ce n'est pas un nombre entier") from None
         if kind in ("float", float):
-            number = float(value)
+            try:
+                number = float(value)
+            except ValueError:  # « could not convert string to float »
+                raise ValueError("ce n'est pas un nombre") from None
             if not math.isfinite(number):  # NaN passes every bound below (a rate of NaN limits nobody)
                 raise ValueError("ce n'est pas un nombre fini")
             return number

@@ -323,6 +323,9 @@ async def test_health_names_the_hosts_to_the_owner_only(start_daemon):
         ({"OLLAMA_HOST": "http://a:1,http://b:99999"}, "OLLAMA_HOST : 'http://b:99999' n'est pas une URL (Port out of range 0-65535)"),
         ({"OLLAMA_HOST": "ftp://x"}, "OLLAMA_HOST : 'ftp://x' doit être une URL http:// ou https://, ou hôte:port"),
         ({"GRASBOT_PEERS": "http://[::1"}, "GRASBOT_PEERS : 'http://[::1' n'est pas une URL (Invalid IPv6 URL)"),
+        # named both settings, « OLLAMA_HOST et GRASBOT_PEERS », whichever of them the owner had set
+        ({"OLLAMA_HOST": "http://a b"}, "OLLAMA_HOST : 'http://a b' n'est pas une URL"),
+        ({"GRASBOT_PEERS": "http://a b"}, "GRASBOT_PEERS : 'http://a b' n'est pas une URL"),
     ],
 )
 def test_bad_settings_are_clear_errors(env, message):
