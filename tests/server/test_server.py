@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
 import signal
@@ -15,6 +16,7 @@ import pytest
 from yarl import URL
 
 from grasbot.answer.prompt import NO_CONTEXT, SYSTEM_RULES
+from grasbot.server.app import cannot_listen
 from grasbot.server.handlers import STATIC_DIR
 from grasbot.server.methods import PUBLIC_LLM_ERROR
 from grasbot.server.protocol import openrpc_document
@@ -892,6 +894,28 @@ def test_serve_on_an_address_not_of_this_machine_exits_2_naming_the_host(note_wr
     err = proc.stderr.read()
     (said,) = [line for line in err.splitlines() if line.startswith("grasbot: impossible d'écouter sur 192.0.2.1:0 : ")]
     assert said.endswith("(--host est-il une adresse de cette machine ?)") and "Traceback" not in err, err  # it said: choose another --port
+
+
+@pytest.mark.parametrize(
+    ("exc", "said"),
+    [
+        # as asyncio raises them: its sentence is English and repeats the address
+        (
+            OSError(errno.EACCES, "error while attempting to bind on address ('127.0.0.1', 80): permission denied"),
+            "permission refusée (un port sous 1024 n'est ouvert qu'à root : choisissez-en un de 1024 ou plus, derrière le proxy de deploy/nginx)",
+        ),
+        (
+            OSError(errno.EADDRINUSE, "error while attempting to bind on address ('127.0.0.1', 8765): address already in use"),
+            "le port est déjà pris (un autre démon tourne-t-il ? choisissez un autre --port)",
+        ),
+        (socket.gaierror(socket.EAI_NONAME, "Name or service not known"), "nom d'hôte inconnu (--host est-il une adresse de cette machine ?)"),
+    ],
+)
+def test_a_start_that_cannot_listen_says_why_in_french(exc, said):
+    """`--port 80` as a user was « error while attempting to bind on address ('127.0.0.1', 80):
+    permission denied (--host est-il une adresse de cette machine ?) »: English, and the wrong
+    thing to check."""
+    assert cannot_listen(exc) == said
 
 
 def test_serve_missing_vault_exits_2(tmp_path):

@@ -14,6 +14,7 @@ import errno
 import functools
 import logging
 import signal
+import socket
 import sys
 import threading
 import time
@@ -213,6 +214,28 @@ def runner_kwargs(settings: Settings | None = None) -> dict[str, Any]:
     }
 
 
+#: Why a start could not listen, and what to do, by the error's number: asyncio's own sentence
+#: is English and repeats the address (« error while attempting to bind on address
+#: ('127.0.0.1', 80): permission denied »), and a port under 1024 was asked whether --host is
+#: an address of this machine.
+_LISTEN_REFUSED = {
+    errno.EADDRINUSE: ("le port est déjà pris", "un autre démon tourne-t-il ? choisissez un autre --port"),
+    errno.EACCES: (
+        "permission refusée",
+        "un port sous 1024 n'est ouvert qu'à root : choisissez-en un de 1024 ou plus, derrière le proxy de deploy/nginx",
+    ),
+    errno.EADDRNOTAVAIL: ("adresse indisponible", "--host est-il une adresse de cette machine ?"),
+}
+
+
+def cannot_listen(exc: OSError) -> str:
+    """Why the daemon cannot listen, in French, with what to try (`grasbot serve` says it and exits 2)."""
+    if isinstance(exc, socket.gaierror):  # a --host that is no address and no name this machine resolves
+        return "nom d'hôte inconnu (--host est-il une adresse de cette machine ?)"
+    said, hint = _LISTEN_REFUSED.get(exc.errno or 0, (exc.strerror or str(exc), "--host est-il une adresse de cette machine ?"))
+    return f"{said} ({hint})"
+
+
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
@@ -235,8 +258,7 @@ async def _serve(settings: Settings, owner_token: str, bot: GrasBot, stop: async
         site = web.TCPSite(runner, settings.host, settings.port, backlog=BACKLOG)
         await site.start()
     except OSError as exc:
-        hint = "un autre démon tourne-t-il ? choisissez un autre --port" if exc.errno == errno.EADDRINUSE else "--host est-il une adresse de cette machine ?"
-        print(f"grasbot: impossible d'écouter sur {settings.host}:{settings.port} : {exc.strerror or exc} ({hint})", file=sys.stderr, flush=True)
+        print(f"grasbot: impossible d'écouter sur {settings.host}:{settings.port} : {cannot_listen(exc)}", file=sys.stderr, flush=True)
         await runner.cleanup()
         await asyncio.to_thread(_write_cache, bot)  # the load is not lost: the next start reads it
         return 2
