@@ -740,13 +740,16 @@ def test_eval_bad_file(capsys, note_writer, tmp_path):
     tsv.write_text("une question sans tabulation\n", encoding="utf-8")
     code, _, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(eval_vault(note_writer)))
     assert code == 2
-    assert "bad.tsv:1 : 'question<TAB>path;path[<TAB>history[<TAB>phrase]]' attendu" in err
+    assert "bad.tsv:1 : 'question<TAB>chemin;chemin[<TAB>question précédente || …[<TAB>phrase]]' attendu" in err
     code, _, err = run(capsys, "eval", "--questions", str(tmp_path / "absent.tsv"))
     assert code == 2
     assert "impossible de lire le fichier de questions" in err
+    tsv.write_bytes(b"\x89PNG\r\n")  # was « 'utf-8' codec can't decode byte 0x89 in position 0: invalid start byte »
+    code, _, err = run(capsys, "eval", "--questions", str(tsv))
+    assert code == 2 and err.strip() == f"grasbot: impossible de lire le fichier de questions {tsv} : ce n'est pas du texte UTF-8 (octet 0)"
     tsv.write_text("robot suiveur\ta.md\t\tun robot\tune colonne de trop\n", encoding="utf-8")  # glued into the phrase, it was
     code, _, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(eval_vault(note_writer)))
-    assert code == 2 and "bad.tsv:1 : 'question<TAB>path;path[<TAB>history[<TAB>phrase]]' attendu" in err
+    assert code == 2 and "bad.tsv:1 : 'question<TAB>chemin;chemin[<TAB>question précédente || …[<TAB>phrase]]' attendu" in err
 
 
 def test_eval_reads_a_file_saved_with_a_byte_order_mark(capsys, note_writer, tmp_path):

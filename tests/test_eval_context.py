@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -92,7 +93,7 @@ def test_context_recall_needs_an_ollama_that_records(course_vault, tmp_path, cap
 def test_a_phrase_column_that_is_empty_is_refused(tmp_path):
     path = tmp_path / "bad.tsv"
     path.write_text("Une question ?\tnote.md\t\t \n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"bad.tsv:1 : 'question<TAB>path;path\[<TAB>history\[<TAB>phrase\]\]' attendu"):
+    with pytest.raises(ConfigError, match=re.escape("bad.tsv:1 : 'question<TAB>chemin;chemin[<TAB>question précédente || …[<TAB>phrase]]' attendu")):
         read_cases(path)
 
 

@@ -100,6 +100,11 @@ class Report:
         return data
 
 
+#: A questions file's line, as `grasbot eval --help` writes it: the refusal of a line said it in
+#: English words (`path;path[<TAB>history…`), which the help does not use.
+LINE_FORM = "'question<TAB>chemin;chemin[<TAB>question précédente || …[<TAB>phrase]]'"
+
+
 def read_cases(path: str | Path) -> list[Case]:
     """`question<TAB>path;path[<TAB>earlier question || earlier question[<TAB>phrase]]` lines:
     the third column, which may be empty, holds a follow-up's earlier questions; the fourth,
@@ -111,7 +116,7 @@ def read_cases(path: str | Path) -> list[Case]:
         earlier, has_phrase, phrase = rest.partition("\t")
         expected = frozenset(p.strip() for p in paths.split(";") if p.strip())
         if not tab or not question.strip() or not expected or (has_phrase and not phrase.strip()) or "\t" in phrase:  # a fifth column: the phrase's?
-            raise ConfigError(f"{path}:{number} : 'question<TAB>path;path[<TAB>history[<TAB>phrase]]' attendu, reçu {line[:60]!r}")
+            raise ConfigError(f"{path}:{number} : {LINE_FORM} attendu, reçu {line[:60]!r}")
         history = tuple(q.strip() for q in earlier.split(HISTORY_SEPARATOR) if q.strip())
         cases.append(Case(question.strip(), expected, number, phrase.strip() or None, history))
     if not cases:
@@ -169,7 +174,9 @@ def _question_lines(path: str | Path, what: str) -> list[tuple[int, str]]:
     """(line number, line) of a questions file, `#` lines and blank lines left out."""
     try:
         lines = Path(path).read_text(encoding="utf-8-sig").splitlines()  # a byte-order mark, as an editor may save it
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:  # its own sentence is English: « 'utf-8' codec can't decode byte 0x89 … »
+        raise ConfigError(f"impossible de lire le fichier {what} {path} : ce n'est pas du texte UTF-8 (octet {exc.start})") from None
+    except OSError as exc:
         raise ConfigError(f"impossible de lire le fichier {what} {path} : {exc}") from None
     return [(number, line) for number, line in enumerate(lines, 1) if line.strip() and not line.lstrip().startswith("#")]
 
