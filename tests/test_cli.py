@@ -581,6 +581,23 @@ def test_eval_says_which_expected_notes_are_not_in_the_vault(capsys, note_writer
     assert data["questions"] == 3 and data["hit@1"] == round(2 / 3, 4)  # c.md still answers the second
 
 
+def test_eval_of_another_vaults_questions_is_refused_naming_the_vault(capsys, note_writer, tmp_path):
+    """Not one expected note in the vault (the README's example run on the bundled vault): a
+    line of warning for each question, then hit@1 0.000 as if measured. Said once, exit 2."""
+    root = eval_vault(note_writer)
+    tsv = tmp_path / "q.tsv"
+    tsv.write_text("le robot suiveur\tcours/Robot.md\ndes tomates\tcours/Jardin.md\n", encoding="utf-8")
+    code, out, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(root), "--semantic", "off")
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        f"grasbot: eval : aucune des notes qu'attendent les questions de {tsv} n'est une note que le visiteur lit dans {root} : "
+        "--vault est-il le coffre de ces questions (ou ses notes sans champ visibility, privées : --default-visibility public) ?"
+    ]
+    tsv.write_text("le robot suiveur\ta.md\ndes tomates\tcours/Jardin.md\n", encoding="utf-8")  # one note is there: measured, the other said
+    code, out, err = run(capsys, "eval", "--questions", str(tsv), "--vault", str(root), "--semantic", "off", "--default-visibility", "public")
+    assert code == 0 and "GrasBot : 2 questions" in out and err.count("n'est pas une note que le visiteur lit") == 1
+
+
 def test_eval_reads_a_note_named_by_its_file_name_or_slug_as_its_path_and_says_so(capsys, note_writer, tmp_path):
     """A question file written by hand, or by a tool that knows the site's pages, names notes
     by name or slug: read as paths, each said; a name two notes share is said, and like a

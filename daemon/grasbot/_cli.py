@@ -460,6 +460,17 @@ def cmd_eval(bot: GrasBot, args) -> int:
         files.append((path, read))
     cases = [case for _, read in files for case in read]
     off_topic = read_off_topic(args.off_topic) if args.off_topic else None
+    if not any(case.expected & index.notes.keys() for case in cases):  # another vault's file: every question a miss, figures of 0
+        reader = "le visiteur" if args.audience == "visitor" else "le propriétaire"
+        hint = (
+            ""
+            if args.audience == "owner" or bot.settings.default_visibility == "public"
+            else " (ou ses notes sans champ visibility, privées : --default-visibility public)"
+        )
+        raise ConfigError(
+            f"eval : aucune des notes qu'attendent les questions de {', '.join(args.questions)} n'est une note que {reader} lit dans "
+            f"{bot.settings.vault_dir} : --vault est-il le coffre de ces questions{hint} ?"
+        )
     for path, read in files:  # a typo, a renamed note or a private one: counted, but not silently
         for case in read:
             for absent in sorted(case.expected - index.notes.keys()):
