@@ -29,7 +29,7 @@ from grasbot.store.questionlog import (
     is_weak,
     parse_log_path,
 )
-from support.bots import make_bot
+from support.bots import make_bot, serve_process, write_note
 from support.files import read_only_file, read_only_folder
 
 T0 = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
@@ -328,7 +328,7 @@ def test_a_log_set_aside_as_unreadable_is_deleted_once_its_questions_are_past_re
 def test_a_log_set_aside_is_named_for_the_time_the_old_logs_are_read_by(tmp_path):
     """The name `_set_aside` gives is the one `tend_old_logs` reads its time from."""
     db = tmp_path / "q.sqlite3"
-    db.write_bytes(b"not a database, not at all" * 100)
+    db.write_bytes(b"SQLite format 3\x00" + b"not a database, not at all" * 100)  # a database, torn
     with QuestionLog(db, clock=Clock()):
         pass
     aside = tmp_path / "q.sqlite3.unreadable-20250301-120000"
@@ -1289,7 +1289,7 @@ def test_an_unreadable_log_is_kept_aside_and_a_new_one_started(tmp_path, caplog)
     until someone moved the file by hand. It is renamed beside itself, untouched, and the
     daemon logs again."""
     db = tmp_path / "q.sqlite3"
-    torn = b"not a database, " * 512
+    torn = b"SQLite format 3\x00" + b"not a database, " * 512  # a database's first bytes, then torn
     db.write_bytes(torn)
     caplog.set_level("WARNING", logger="grasbot.questionlog")
     log = QuestionLog(db, clock=lambda: datetime(2026, 12, 4, 21, 30, tzinfo=UTC))
@@ -1299,6 +1299,55 @@ def test_an_unreadable_log_is_kept_aside_and_a_new_one_started(tmp_path, caplog)
     aside = tmp_path / "q.sqlite3.unreadable-20261204-213000"
     assert aside.read_bytes() == torn
     assert f"gardé sous le nom {aside}, un nouveau journal est commencé" in caplog.text
+
+
+def test_a_log_whose_first_page_a_crash_zeroed_is_kept_aside_and_a_new_one_started(tmp_path):
+    db = tmp_path / "q.sqlite3"
+    db.write_bytes(b"\x00" * 8192)
+    log = QuestionLog(db, clock=lambda: datetime(2026, 12, 4, 21, 30, tzinfo=UTC))
+    log.record("bonjour", result(("a", 5.0, ("bm25",))))
+    assert log.enabled and log.count() == 1
+    log.close()
+    assert (tmp_path / "q.sqlite3.unreadable-20261204-213000").read_bytes() == b"\x00" * 8192
+
+
+def test_a_file_that_is_no_database_is_left_as_it_is(tmp_path, caplog):
+    """`--question-log` naming a file that never was a log (`/etc/passwd`, a note): it was renamed
+    `….unreadable-<date>`, a database made in its place, and the renamed file deleted once past
+    retention. It is left as it is, and the log refused."""
+    db = tmp_path / "passwd"
+    text = b"root:x:0:0:root:/root:/bin/bash\n" * 40
+    db.write_bytes(text)
+    caplog.set_level("WARNING", logger="grasbot.questionlog")
+    log = QuestionLog(db, clock=lambda: datetime(2026, 12, 4, 21, 30, tzinfo=UTC))
+    log.record("bonjour", result(("a", 5.0, ("bm25",))))
+    assert not log.enabled and not log.waiting
+    assert (
+        log.failure
+        == "impossible d'ouvrir le fichier : ce n'est pas un journal de questions de GrasBot : SQLite n'y lit aucune base ; le fichier est laissé tel quel"
+    )
+    log.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["passwd"] and db.read_bytes() == text
+
+
+def test_serve_refuses_a_question_log_named_that_is_no_database_and_leaves_it(tmp_path):
+    db = tmp_path / "notes.md"
+    db.write_text("# Mes notes\n\nRien à voir avec un journal.\n", encoding="utf-8")
+    vault = tmp_path / "vault"
+    write_note(vault, "un.md", "title: Un\nvisibility: public", "Le jardin.")
+    proc = serve_process("--port", "0", "--vault", str(vault), "--question-log", str(db), env={"GRASBOT_CACHE_DIR": str(tmp_path / "cache")})
+    try:
+        assert proc.wait(30) == 2
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = proc.stderr.read()
+    assert (
+        f"grasbot: le journal des questions {db} est inutilisable (impossible d'ouvrir le fichier : ce n'est pas un journal de questions de GrasBot : "
+        "SQLite n'y lit aucune base ; le fichier est laissé tel quel) : nommez-en un autre, ou désactivez-le"
+    ) in err
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("notes.md")] == ["notes.md"]  # no -wal, no .unreadable-<date>
+    assert db.read_text(encoding="utf-8") == "# Mes notes\n\nRien à voir avec un journal.\n"
 
 
 def torn_past_its_first_page(db) -> bytes:

@@ -260,6 +260,22 @@ def _corrupt(exc: sqlite3.DatabaseError) -> bool:
     )
 
 
+#: The first bytes of every SQLite database file.
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _maybe_a_log(path: Path) -> bool:
+    """Whether a file SQLite cannot read may be a torn log, to set aside at open: it begins as a
+    database does, or with the zeros a crash leaves, or SQLite's journal is beside it. Any other
+    file was never a log but named by mistake (`--question-log ~/notes.md`, `/etc/passwd`): set
+    aside, it was renamed, a database made in its place, and deleted once past retention."""
+    if path.with_name(path.name + "-wal").exists():
+        return True
+    with open(path, "rb") as file:
+        head = file.read(len(_SQLITE_HEADER))
+    return head == _SQLITE_HEADER or not head.strip(b"\x00")
+
+
 def _full(exc: sqlite3.OperationalError) -> bool:
     """Whether the disk (or the file's limit) has no room: often for a while only."""
     return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in str(exc)
@@ -523,6 +539,8 @@ class QuestionLog:
             if self.read_only or not _corrupt(exc):
                 raise
             self._drop_connection()
+            if not _maybe_a_log(self.path):
+                raise ValueError(f"{NOT_A_LOG} : SQLite n'y lit aucune base ; le fichier est laissé tel quel") from exc
             self._set_aside(self.path, exc)
             self._open_and_purge(self.path)
         if not self.read_only and self._on_open is not None:
