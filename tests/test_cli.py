@@ -8,6 +8,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 import time
 import urllib.parse
 import urllib.request
@@ -134,6 +135,14 @@ def test_real_subprocess(tmp_path):
     proc = installed_grasbot(tmp_path, "search", timeout=60)
     assert proc.returncode == 2
     assert "question" in proc.stderr
+
+
+def test_python_dash_m_grasbot_is_the_grasbot_command():
+    """`python -m grasbot` was « No module named grasbot.__main__; 'grasbot' is a package and
+    cannot be directly executed »."""
+    proc = subprocess.run([sys.executable, "-m", "grasbot", "search", "--help"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("utilisation : grasbot search ")
 
 
 def test_search_says_its_header_in_french(tmp_path):

@@ -32,6 +32,7 @@ LAYERS = {
     "_evaluate": 5,
     "server": 5,
     "_cli": 6,
+    "__main__": 7,
 }
 
 
