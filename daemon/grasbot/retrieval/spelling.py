@@ -289,11 +289,13 @@ class Spelling:
             marks = _marks()
             np.bitwise_or.at(marks, asked >> 3, bit[asked & 7])  # several of the question's buckets may share a byte
             try:
-                held_by = marks[buckets >> 3]
+                held_by = np.take(marks, buckets >> 3)
             finally:
                 marks[asked >> 3] = 0
-        held_by &= bit[buckets & 7]
-        hit = np.flatnonzero(held_by)
+        # `take`, not `[]`: numpy's indexing reads an int32 index by a slower path, and finds the
+        # nonzero of a bool array faster than of bytes (the 50,000 pieces' test 0.29 → 0.16 ms)
+        held_by &= np.take(bit, buckets & 7)
+        hit = np.flatnonzero(held_by.astype(bool))
         # the word and the note of each piece found, read from the few found alone (not a count
         # and a note repeated for each of the 50,000 pieces)
         word = np.searchsorted(ends, hit, side="right")
