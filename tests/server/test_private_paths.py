@@ -11,6 +11,7 @@ stand-in Ollama records) never holds the private note's name."""
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import pytest
 
@@ -116,6 +117,19 @@ async def test_a_private_path_typed_with_two_spaces_and_without_md_is_masked(sta
     for q in ("rachat acme", "Acme"):
         found = await rpc_result(client, "search", {"q": q})
         assert found["results"] == [], found
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD"])
+async def test_a_private_path_typed_with_its_accents_apart_is_masked(start_daemon, standin_ollama, tmp_path, form):
+    """`prive/Rachat Acmé.md` typed in a public note as a Mac's Finder or terminal copies it
+    (NFD: « e » then its accent) beside the note its author saved as one character (NFC): the
+    two forms are one name to a reader, and neither reaches a visitor."""
+    typed = unicodedata.normalize(form, "prive/Rachat Acmé.md")
+    client, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, unicodedata.normalize("NFC", "prive/Rachat Acmé.md"))
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+    found = await rpc_result(client, "search", {"q": "rachat acme"})
+    assert found["results"] == [], found
 
 
 @pytest.mark.parametrize("typed", ["prive/Rachat  Acme", "prive/Rachat \u00a0Acme"])
