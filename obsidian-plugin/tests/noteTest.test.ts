@@ -72,6 +72,21 @@ describe("testNote", () => {
 		expect(report.kind === "tested" && report.outcomes[0]).toMatchObject({ status: "lower", rank: 2, score: 3 });
 	});
 
+	it("finds the note by its path under a daemon's vault a folder above Obsidian's, not by a slug another note shares", async () => {
+		// the daemon serves `site/` whose `vault/` is the Obsidian vault: its paths end with the note's
+		const report = await testNote(note({ ...pub, slug: "index", answers: ["q"] }, "projets/index.md"), async () => [
+			source("index", 9, { path: "site/moc/index.md" }),
+			source("index", 3, { path: "site/vault/projets/index.md" }),
+		]);
+		expect(report.kind === "tested" && report.outcomes[0]).toEqual({
+			question: "q",
+			status: "lower",
+			rank: 2,
+			score: 3,
+			beatenBy: { slug: "index", title: "index", score: 9 },
+		});
+	});
+
 	it("says `publish: false` keeps a note private, without searching", async () => {
 		const search = vi.fn(async (): Promise<Source[]> => []);
 		const report = await testNote(note({ ...pub, publish: false, answers: ["q"] }), search);
