@@ -638,6 +638,7 @@ def test_a_private_notes_path_typed_as_text_never_reaches_a_visitor(tmp_path, ty
     bot = _beside_a_secret(tmp_path, body)
     readable = _read_by_a_visitor(bot)
     assert SECRET not in readable.lower() and "prive" not in readable.lower() and "coffre" not in readable.lower(), readable
+    assert "budget" not in readable.lower(), readable  # the private note's heading, after its path
     assert "Le plan du jardin" in readable and "en mai." in readable, readable
     found = bot.search("Le plan du jardin en mai")
     assert found.context and all(SECRET not in p.text.lower() for p in found.context)
