@@ -810,6 +810,21 @@ def test_a_link_to_a_private_note_in_code_never_reaches_a_visitor(tmp_path, code
     assert bot.snapshot.index("owner").readable_body("pub/accueil.md").strip() == f"Le plan du jardin : {code.format(name=SECRET)} en mai.".strip()
 
 
+def test_a_piece_cut_inside_a_private_path_is_widened_to_all_of_it_on_either_side():
+    """`Mentions.around`: a passage cut at the space of `prive/Rachat Acme.md` is widened, at its
+    start or at its end, to hold the whole path, so that masking the piece leaves neither half
+    (« Acme.md » alone names no hidden note: masked alone, it reached the reader)."""
+    mentions = Mentions(["prive/Rachat Acme.md"], lambda target: None)
+    text = "Les abeilles butinent la lavande, voir prive/Rachat Acme.md pour le reste du jardin."
+    cut = text.index(" Acme.md")
+    start, end = mentions.around(text, cut + 1, len(text))
+    assert start <= text.index("prive/")
+    assert "acme" not in mentions.masked(text[start:end]).lower()
+    start, end = mentions.around(text, 0, cut)
+    assert start == 0 and end >= text.index(" pour")
+    assert "rachat" not in mentions.masked(text[start:end]).lower()
+
+
 def test_a_long_passage_is_read_once_for_the_paths_it_may_hold(monkeypatch):
     """Each place a path may end (`.md`, `%2Emd`, a `/` before a hidden name's first word) read
     again up to 9 characters for each of the longest hidden path's: 40 KB of percent-encoded
