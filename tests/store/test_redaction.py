@@ -39,6 +39,8 @@ from grasbot.store.redaction import PLACEHOLDER, redact
         ("ma carte 4111.1111.1111.1111. Refusée ?", "ma carte [carte]. Refusée ?"),
         ("Diners 3622 720627 1667, Amex 378282246310005, Visa 4222222222222", "Diners [carte], Amex [carte], Visa [carte]"),
         ("5555-5555-5555-4444 ou 4111111111111111 ou Amex 3782 822463 10005", "[carte] ou [carte] ou Amex [carte]"),
+        ("Mastercard 2223 0000 4840 0011 ou 2223000048400011", "Mastercard [carte] ou [carte]"),  # its 2221-2720 series
+        ("un IBAN norvégien, le plus court : NO93 8601 1117 947 ou NO9386011117947", "un IBAN norvégien, le plus court : [IBAN] ou [IBAN]"),
         # a SIRET begins as a Diners card may: named so, its SIREN passing Luhn, it is one
         ("ma carte 38347481400019 ou 30569309025904", "ma carte [carte] ou [carte]"),
         ("SIRET 30569309025904 (SIREN faux), siret à la fin. 38347481400019", "SIRET [carte] (SIREN faux), siret à la fin. [carte]"),
