@@ -42,6 +42,9 @@ def test_token_from_the_setting_wins(tmp_path):
     assert TOKEN not in repr(settings(token=TOKEN))  # what an error report shows of serve()'s locals
     with pytest.raises(ConfigError, match="au moins 16"):
         resolve_owner_token(settings(token="short"))
+    with pytest.raises(ConfigError, match="au moins 16"):
+        resolve_owner_token(settings(token="k" * 15))
+    assert resolve_owner_token(settings(token="k" * 16)).value == "k" * 16
     with pytest.raises(ConfigError, match="ASCII imprimable"):
         resolve_owner_token(settings(token="a token with spaces inside"))
 
@@ -58,6 +61,7 @@ def test_token_file_is_created_once_readable_by_its_owner_only(tmp_path):
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert path.read_text().strip() == first.value
     assert str(path) in first.describe() and first.value not in first.describe()
+    assert "(lisible par vous seul ; envoyez-le en 'Authorization: Bearer <jeton>')" in first.describe()  # how the owner uses it
     again = resolve_owner_token(settings(token_file=path))
     assert not again.created and again.value == first.value
     # the environment's XDG_CONFIG_HOME is where it goes by default
@@ -74,6 +78,9 @@ def test_token_file_others_can_read_is_refused(tmp_path, mode):
         resolve_owner_token(settings(token_file=path))
     message = str(caught.value)
     assert str(path) in message and "peut être lu par d'autres utilisateurs" in message and TOKEN not in message
+    # what the owner does about it: a new token, or the file closed if nobody else could read it
+    assert f"(mode {mode:04o}) : tenez le jeton pour connu, supprimez le fichier et redémarrez pour en obtenir un nouveau" in message
+    assert message.endswith(f"(ou `chmod 600 {path}` si personne d'autre n'a pu le lire)")
     path.chmod(0o600)
     assert resolve_owner_token(settings(token_file=path)).value == TOKEN
 
