@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from grasbot.answer.fallback import INTRO, NOT_FOUND, extractive_answer, sentences
+from grasbot.answer.fallback import INTRO, NOT_FOUND, extract, extractive_answer, sentences
 from grasbot.answer.passages import choose_passages
 from grasbot.answer.prompt import NO_CONTEXT, SYSTEM_RULES
 from support.bots import make_bot
@@ -183,6 +183,37 @@ def test_extractive_answer_directly(vault):
     assert {line.rsplit(" ", 1)[1] for line in lines[1:]} == {"[robot-suiveur]", "[arduino]"}
     assert extractive_answer("x", notes, index, grounded=False) == NOT_FOUND
     assert extractive_answer("x", [], index, grounded=True) == NOT_FOUND
+
+
+def test_the_extract_tells_the_visitor_why_it_is_one(vault, note_writer):
+    """What a visitor reads above the quoted notes, or in their place, as written: the tests
+    compared each opening with its own constant, so any wording passed; and the sources it
+    names are the notes it quotes, not every passage the model would have read."""
+    note_writer("recettes/tarte.md", "title: Tarte\nvisibility: public", "Une pâte brisée, des pommes et du sucre pour la tarte du dimanche.")
+    note_writer("notes/bref.md", "title: Bref\nvisibility: public", "Bref.")
+    bot = make_bot(vault)
+    index = bot.snapshot.index("visitor")
+    q = "capteurs Arduino moteurs"
+    notes = choose_passages(q, [("projets/robot.md", None), ("competences/arduino.md", None)], index, budget=12_000)
+    notes += choose_passages("tarte aux pommes", [("recettes/tarte.md", None)], index, budget=12_000)  # a passage none of whose words is asked
+    assert [p.path for p in notes] == ["projets/robot.md", "competences/arduino.md", "recettes/tarte.md"]  # the guard
+
+    def opening(**kw) -> str:
+        return extract(q, notes, index, grounded=True, **kw).text.split("\n")[0]
+
+    assert opening() == "Le modèle de langue ne répond pas pour l'instant ; voici ce que disent les notes :"
+    assert opening(busy=True) == "Beaucoup de visiteurs posent des questions en ce moment ; en attendant, voici ce que disent les notes :"
+    assert opening(unused=True) == "Voici ce que disent les notes :"
+    assert sorted(p.path for p in extract(q, notes, index, grounded=True).quoted) == ["competences/arduino.md", "projets/robot.md"]
+    busy = "Beaucoup de visiteurs posent des questions en ce moment. Je ne trouve pas cette information dans les notes."
+    assert extract(q, notes, index, grounded=False, busy=True).text == f"{busy} Vous pouvez consulter /portfolio, /competences ou /contact."
+    not_found = extract(q, notes, index, grounded=False, pages=("/blog", "/contact")).text
+    assert not_found == "Je ne trouve pas cette information dans les notes. Vous pouvez consulter /blog ou /contact."
+    # no sentence holds a word of the question: the best passage's opening still says what it is about
+    said = extract("Quel fonctionnement ?", notes, index, grounded=True).text
+    assert said == f"{INTRO}\n- Le robot suit une ligne noire grâce à deux capteurs infrarouges. [robot-suiveur]"
+    short = choose_passages("bref", [("notes/bref.md", None)], index, budget=12_000)  # no sentence to quote at all
+    assert extract("bref", short, index, grounded=True, busy=True).text == f"{busy} Vous pouvez consulter /portfolio, /competences ou /contact."
 
 
 # ---------------------------------------------------------------- streaming
