@@ -194,6 +194,20 @@ describe("errors", () => {
 		expect(withToken.detail).not.toContain("jeton d'accès");
 	});
 
+	it("rounds a wait the daemon gives in part of a second up, and says « un instant » for one it cannot mean", () => {
+		const said = (data: unknown) => describeFailure(new RpcError("ask/stream", -32002, "Rate limited", data), URL, { tokenSet: true }).detail;
+		expect(said({ retry_after: 2.2 })).toContain("Réessayez dans 3 s.");
+		expect(said({ retry_after: -1 })).toContain("Réessayez dans un instant.");
+	});
+
+	it("quotes the start of an HTTP error's body, on one line, not a whole page", async () => {
+		const page = `<html>\n<body>\n<h1>502 Bad Gateway</h1>\n${"<p>nginx</p>\n".repeat(100)}</body></html>`;
+		const transport = fakeTransport(() => ({ status: 502, text: page }));
+		const error = await new GrasbotClient({ daemonUrl: URL, transport }).health().catch((e: unknown) => e);
+		const quoted = page.replace(/\s+/g, " ").slice(0, 200);
+		expect(describeFailure(error, URL).detail).toBe(`Le démon GrasBot a répondu HTTP 502 : ${quoted}…`);
+	});
+
 	it("reads a JSON-RPC error even when it comes with an HTTP error status", async () => {
 		const transport = fakeTransport((_r, body) => ({
 			status: 500,
