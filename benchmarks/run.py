@@ -207,7 +207,7 @@ def measure_semantic(n: int, work: Path, n_questions: int) -> dict:
         times = []
         for q, r in grounded:
             t = time.perf_counter()
-            bot._with_passages(q, r, index, None, semantic)
+            bot._with_passages(q, r, index, None, semantic, None)  # the index's own question vectors, as a visitor's search reads
             times.append((time.perf_counter() - t) * 1000)
         out[f"{label}_p50_ms"], out[f"{label}_p95_ms"] = _pcts(times)
     out["passages_questions"] = len(grounded)
