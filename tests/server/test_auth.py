@@ -19,7 +19,7 @@ from grasbot import Settings
 from grasbot._exceptions import ConfigError
 from grasbot.server.auth import bearer_matches, default_token_file, resolve_owner_token
 from grasbot.server.middleware import HOSTS_ALLOWED, _rebound, hosts_checked
-from support.bots import rpc, serve_process
+from support.bots import rpc, serve_process, serve_refused
 
 UNAUTHORIZED = {"code": -32001, "message": "Unauthorized", "data": "jeton du propriétaire requis"}
 TOKEN = "auth-test-token-0123456789abcdef"
@@ -356,15 +356,9 @@ def test_serve_refuses_a_token_file_others_can_read(note_writer, tmp_path):
     path = tmp_path / "token"
     path.write_text(TOKEN)
     path.chmod(0o644)
-    proc = serve_process("--port", "0", "--vault", str(note_writer.root), "--token-file", str(path), token=None)
-    try:
-        assert proc.wait(30) == 2
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    err = proc.stderr.read()
+    out, err = serve_refused("--port", "0", "--vault", str(note_writer.root), "--token-file", str(path), token=None)
     assert "peut être lu par d'autres utilisateurs" in err and TOKEN not in err and "Traceback" not in err
-    assert proc.stdout.read() == ""
+    assert out == ""
 
 
 @pytest.mark.parametrize("default", ["private", "public"])

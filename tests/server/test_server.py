@@ -20,7 +20,7 @@ from grasbot.server.app import cannot_listen
 from grasbot.server.handlers import STATIC_DIR
 from grasbot.server.methods import PUBLIC_LLM_ERROR
 from grasbot.server.protocol import openrpc_document
-from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc, rpc_raw, rpc_result, serve_process, write_note
+from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc, rpc_raw, rpc_result, serve_process, serve_refused, write_note
 from support.standin_ollama import unused_url
 
 FIRST = "Comment fonctionne GrasBot ?"
@@ -872,13 +872,8 @@ def test_serve_port_taken_exits_2(note_writer, tmp_path):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        proc = serve_process("--port", str(port), "--vault", str(note_writer.root), env={"GRASBOT_CACHE_DIR": str(cache)})
-        try:
-            assert proc.wait(30) == 2
-        finally:
-            _stop(proc)
-    assert proc.stdout.read() == ""
-    err = proc.stderr.read()
+        out, err = serve_refused("--port", str(port), "--vault", str(note_writer.root), env={"GRASBOT_CACHE_DIR": str(cache)})
+    assert out == ""
     assert f"impossible d'écouter sur 127.0.0.1:{port}" in err and "Traceback" not in err
     assert "(un autre démon tourne-t-il ? choisissez un autre --port)" in err
     assert (cache / "notes.marshal").is_file()  # the vault it loaded is kept for the next start
@@ -886,12 +881,7 @@ def test_serve_port_taken_exits_2(note_writer, tmp_path):
 
 def test_serve_on_an_address_not_of_this_machine_exits_2_naming_the_host(note_writer):
     note_writer("un.md", "title: Un\nvisibility: public", "Le jardin.")
-    proc = serve_process("--host", "192.0.2.1", "--port", "0", "--vault", str(note_writer.root))  # TEST-NET-1: nobody's
-    try:
-        assert proc.wait(30) == 2
-    finally:
-        _stop(proc)
-    err = proc.stderr.read()
+    _, err = serve_refused("--host", "192.0.2.1", "--port", "0", "--vault", str(note_writer.root))  # TEST-NET-1: nobody's
     (said,) = [line for line in err.splitlines() if line.startswith("grasbot: impossible d'écouter sur 192.0.2.1:0 : ")]
     assert said.endswith("(--host est-il une adresse de cette machine ?)") and "Traceback" not in err, err  # it said: choose another --port
 
@@ -919,14 +909,9 @@ def test_a_start_that_cannot_listen_says_why_in_french(exc, said):
 
 
 def test_serve_missing_vault_exits_2(tmp_path):
-    proc = serve_process("--port", "0", "--vault", str(tmp_path / "absent"))
-    try:
-        assert proc.wait(30) == 2
-    finally:
-        _stop(proc)
-    err = proc.stderr.read()
+    out, err = serve_refused("--port", "0", "--vault", str(tmp_path / "absent"))
     assert "dossier du coffre introuvable" in err and "Traceback" not in err
-    assert proc.stdout.read() == ""
+    assert out == ""
 
 
 async def test_serve_answers_while_the_cache_is_written_and_waits_for_it(note_writer, tmp_path, monkeypatch, capsys):

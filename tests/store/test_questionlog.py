@@ -29,7 +29,7 @@ from grasbot.store.questionlog import (
     is_weak,
     parse_log_path,
 )
-from support.bots import make_bot, serve_process, write_note
+from support.bots import make_bot, serve_refused, write_note
 from support.files import read_only_file, read_only_folder
 
 T0 = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
@@ -1335,13 +1335,7 @@ def test_serve_refuses_a_question_log_named_that_is_no_database_and_leaves_it(tm
     db.write_text("# Mes notes\n\nRien à voir avec un journal.\n", encoding="utf-8")
     vault = tmp_path / "vault"
     write_note(vault, "un.md", "title: Un\nvisibility: public", "Le jardin.")
-    proc = serve_process("--port", "0", "--vault", str(vault), "--question-log", str(db), env={"GRASBOT_CACHE_DIR": str(tmp_path / "cache")})
-    try:
-        assert proc.wait(30) == 2
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    err = proc.stderr.read()
+    _, err = serve_refused("--port", "0", "--vault", str(vault), "--question-log", str(db), env={"GRASBOT_CACHE_DIR": str(tmp_path / "cache")})
     assert (
         f"grasbot: le journal des questions {db} est inutilisable (impossible d'ouvrir le fichier : ce n'est pas un journal de questions de GrasBot : "
         "SQLite n'y lit aucune base ; le fichier est laissé tel quel) : nommez-en un autre, ou désactivez-le"

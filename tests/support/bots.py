@@ -123,6 +123,20 @@ def serve_process(*args: str, env: Mapping[str, str] | None = None, token: str |
     )
 
 
+def serve_refused(*args: str, **kwargs: Any) -> tuple[str, str]:
+    """`grasbot serve *args` (`serve_process`'s arguments) that must stop at start, exit 2,
+    within 30 s: what it printed, (stdout, stderr)."""
+    proc = serve_process(*args, **kwargs)
+    try:
+        out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    assert proc.returncode == 2, err
+    return out, err
+
+
 def server_kwargs(settings: Settings | None = None) -> dict[str, Any]:
     """The runner options `serve()` uses (the test server already cancels handlers)."""
     kwargs = runner_kwargs(settings)
