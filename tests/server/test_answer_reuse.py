@@ -197,6 +197,25 @@ async def test_a_visitor_is_never_given_what_the_owners_preview_kept(start_daemo
     assert everyone == {"kept": 2, "hits": 2, "shared": 0}
 
 
+async def test_a_preview_shows_the_answer_visitors_are_given_once_they_have_one(start_daemon, standin_ollama):
+    """The owner previewed a question (its answer kept among the owner's), then a visitor asked
+    it and was given another text (the model wrote it anew: the owner's answers are apart). A
+    second preview showed the owner's first text, which no visitor is told: the preview reads
+    the visitors' kept answer first, as the plugin presents it (« what a visitor is told »)."""
+    other = "GrasBot lit les notes du coffre, et le modèle en tire une réponse [grasbot-pipeline]."
+    standin_ollama.script(REPLY)
+    client = await start(start_daemon, standin_ollama.url)
+    assert (await (await client.get("/ask", params={"q": Q}, headers=OWNER)).json())["response"] == REPLY
+    standin_ollama.script(other)
+    assert (await ask(client))["response"] == other
+    for preview in (
+        await (await client.get("/ask", params={"q": Q}, headers=OWNER)).json(),
+        await rpc_result(client, "answer", {"q": Q, "audience": "visitor"}, headers=OWNER),
+    ):
+        assert preview["reused"] is True and preview["response"] == other
+    assert (await ask(client))["response"] == other and len(standin_ollama.requests) == 2
+
+
 HELD = ["GrasBot cherche d'abord les notes qui répondent à la question posée,", " puis le modèle rédige la réponse [grasbot-pipeline]."]
 
 

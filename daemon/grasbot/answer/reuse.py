@@ -10,7 +10,8 @@ answer) are kept. The audience is in the key: an answer the owner's notes shaped
 given to a visitor. The owner's answers (its previews of a visitor's included) are kept
 apart from the visitors', and a visitor's question never reads them: a visitor told `reused`
 would read that the owner had asked the question. The owner's preview reads the visitors'
-too (what a visitor is told), without moving them in their order.
+first (what a visitor is told, though the owner's own was written before it), without moving
+them in their order.
 
 A link shared on a forum brings fifty visitors asking the same first question within seconds,
 before the first answer is finished and kept: `Flights` gives them one generation, whose
@@ -73,17 +74,17 @@ class AnswerCache:
 
     def get(self, snapshot: object, key: tuple, *, owner: bool = False) -> dict | None:
         """The kept answer for `key`; `owner`: the owner asks (a preview as a visitor included):
-        the owner's own answer, else the one visitors are given (left where it is in their
-        order), a reuse a visitor's /health does not count."""
+        the one visitors are given (left where it is in their order), what a preview shows, else
+        the owner's own; a reuse a visitor's /health does not count."""
         ref, visitors, owners = self._bound
         if ref is None or ref() is not snapshot:
             return None
-        kept = owners if owner else visitors
-        payload = kept.get(key)
-        if payload is not None:
-            kept.move_to_end(key)
-        elif owner:
-            payload = visitors.get(key)
+        payload = visitors.get(key) if owner else None
+        if payload is None:
+            kept = owners if owner else visitors
+            payload = kept.get(key)
+            if payload is not None:
+                kept.move_to_end(key)
         if payload is not None:
             self._hits["owner" if owner else key[1]] += 1
         return payload
