@@ -1330,6 +1330,43 @@ def test_a_file_that_is_no_database_is_left_as_it_is(tmp_path, caplog):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["passwd"] and db.read_bytes() == text
 
 
+@pytest.mark.parametrize(
+    ("head", "wal"),
+    [
+        (b"\x00" * 16, None),  # a few zeros, then a note's text: no page a crash zeroed
+        (b"\x00" * 600, None),  # more than a page's 512, the file no whole number of pages
+        (b"", b""),  # an empty -wal beside it holds no page of any database
+    ],
+)
+def test_a_note_that_begins_with_zeros_or_has_a_stray_wal_beside_it_is_left_as_it_is(tmp_path, head, wal):
+    """A file was set aside (renamed, deleted once past retention) when its first 16 bytes were
+    zeros, or when any file named like its -wal stood beside it: a note that begins so was lost.
+    A crash zeroes whole pages (512 bytes at the least), and a journal SQLite reads begins with
+    its magic number."""
+    db = tmp_path / "notes.md"
+    text = head + "# Mes notes\n\nRien à voir avec un journal.\n".encode() * 20
+    db.write_bytes(text)
+    if wal is not None:
+        (tmp_path / "notes.md-wal").write_bytes(wal)
+    log = QuestionLog(db, clock=lambda: datetime(2026, 12, 4, 21, 30, tzinfo=UTC))
+    assert not log.enabled and log.failure is not None and "le fichier est laissé tel quel" in log.failure
+    log.close()
+    assert not [p.name for p in tmp_path.iterdir() if "unreadable" in p.name] and db.read_bytes() == text
+
+
+def test_a_log_whose_first_pages_a_crash_zeroed_is_kept_aside_though_the_rest_holds_its_pages(tmp_path):
+    """What the zeros' rule keeps: whole pages zeroed at the start, the log's other pages after them."""
+    db = tmp_path / "q.sqlite3"
+    torn = torn_past_its_first_page(db)
+    torn = b"\x00" * 4096 + torn[4096:]
+    db.write_bytes(torn)
+    log = QuestionLog(db, clock=lambda: datetime(2026, 12, 4, 21, 30, tzinfo=UTC))
+    log.record("bonjour", result(("a", 5.0, ("bm25",))))
+    assert log.enabled and log.count() == 1
+    log.close()
+    assert (tmp_path / "q.sqlite3.unreadable-20261204-213000").read_bytes() == torn
+
+
 def test_serve_refuses_a_question_log_named_that_is_no_database_and_leaves_it(tmp_path):
     db = tmp_path / "notes.md"
     db.write_text("# Mes notes\n\nRien à voir avec un journal.\n", encoding="utf-8")

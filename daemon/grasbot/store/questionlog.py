@@ -262,18 +262,28 @@ def _corrupt(exc: sqlite3.DatabaseError) -> bool:
 
 #: The first bytes of every SQLite database file.
 _SQLITE_HEADER = b"SQLite format 3\x00"
+#: The first bytes of a journal SQLite reads (its -wal), in either byte order of its checksums.
+_WAL_MAGIC = (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")
+#: SQLite's smallest page: what a crash that zeroes the start of a database zeroes at the least.
+_SMALLEST_PAGE = 512
 
 
 def _maybe_a_log(path: Path) -> bool:
     """Whether a file SQLite cannot read may be a torn log, to set aside at open: it begins as a
-    database does, or with the zeros a crash leaves, or SQLite's journal is beside it. Any other
-    file was never a log but named by mistake (`--question-log ~/notes.md`, `/etc/passwd`): set
-    aside, it was renamed, a database made in its place, and deleted once past retention."""
-    if path.with_name(path.name + "-wal").exists():
-        return True
+    database does, or with a page's zeros a crash leaves (a file of whole pages), or a journal
+    of SQLite's is beside it. Any other file was never a log but named by mistake
+    (`--question-log ~/notes.md`, `/etc/passwd`): set aside, it was renamed, a database made in
+    its place, and deleted once past retention. A note beginning with a few zeros was, or one
+    beside which any file named like its -wal stood."""
+    with contextlib.suppress(OSError), open(path.with_name(path.name + "-wal"), "rb") as wal:
+        if wal.read(4) in _WAL_MAGIC:
+            return True
     with open(path, "rb") as file:
-        head = file.read(len(_SQLITE_HEADER))
-    return head == _SQLITE_HEADER or not head.strip(b"\x00")
+        head = file.read(_SMALLEST_PAGE)
+        size = os.fstat(file.fileno()).st_size
+    if head.startswith(_SQLITE_HEADER):
+        return True
+    return len(head) == _SMALLEST_PAGE and size % _SMALLEST_PAGE == 0 and not head.strip(b"\x00")
 
 
 def _full(exc: sqlite3.OperationalError) -> bool:
