@@ -933,7 +933,9 @@ class GrasBot:
         }
         if owner:
             status["visitors_ready"] = "visitor" in semantic
-        if self._embed_error:
+        # a visitor whose notes are all embedded and indexed has meaning: a failure then is the
+        # private notes' (`_visitors_first`), untrue of a visitor's search and no visitor's to know
+        if self._embed_error and (owner or not (status["ready"] and progress.embedded >= progress.total)):
             status["error"] = self._embed_error if owner else EMBEDDING_FAILED
         if owner and self._unembedded and status["ready"]:  # paths: private notes' among them
             status["unembedded"] = list(self._unembedded)

@@ -1022,6 +1022,43 @@ async def test_a_visitor_has_meaning_once_the_public_notes_are_embedded_whatever
     assert np.shares_memory(bot.snapshot.semantic["visitor"].matrix.codes, bot.snapshot.semantic["owner"].matrix.codes)
 
 
+def test_a_visitor_is_not_told_meaning_failed_when_only_the_private_notes_failed(note_writer):
+    """Ollama failed (down, or a batch past its timeout) while the worker embedded the private
+    notes, the visitor's already embedded and indexed: a visitor's /health said « le calcul du
+    sens a échoué : les notes ne sont classées que par leurs mots », untrue of its search, which
+    has meaning, and telling that texts beyond the public notes were being embedded. The owner
+    reads the failure; a visitor reads it while its own notes lack meaning."""
+    for rel, title, body in (
+        ("jardin.md", "Le jardin", "Des tomates et des courges au potager."),
+        ("voile.md", "La voile", "Un bateau sur la mer, des régates au large."),
+        ("cuisine.md", "La cuisine", "Des recettes de soupe et de gratin."),
+    ):
+        note_writer(rel, f"title: {title}\nvisibility: public", body)
+    note_writer("zeta.md", "title: Projet Zeta\nvisibility: private", "Le salaire confidentiel du projet Zeta.")
+
+    class Failing(WordsEmbedder):
+        failing = "Zeta"
+
+        def embed(self, texts):
+            if any(self.failing in t for t in texts):
+                raise EmbeddingError("Ollama ne répond plus")
+            return super().embed(texts)
+
+    embedder = Failing()
+    bot = with_embedder(make_bot(note_writer.root), embedder)
+    assert bot.embed_pending(background=True) is False
+    visitor, owner = bot.semantic_status(owner=False), bot.semantic_status(owner=True)
+    assert (visitor["ready"], visitor["embedded"], visitor["total"], "error" in visitor) == (True, 3, 3, False)
+    assert (owner["ready"], owner["visitors_ready"], owner["error"]) == (True, True, "Ollama ne répond plus")  # the private note's, meanwhile
+    found = bot.search("un bateau sur la mer", audience="visitor")
+    assert any(r.signal == "semantic" for s in found.sources for r in s.reasons)
+    embedder.failing = "régates"  # a visitor's note: its visitors lack meaning, and read so
+    bot._vectors = VectorStore(embedder.model, None)
+    bot.snapshot.semantic.clear()
+    assert bot.embed_pending(background=True) is False
+    assert bot.semantic_status(owner=False)["error"] == EMBEDDING_FAILED
+
+
 async def test_a_visitors_search_reads_nothing_the_owners_search_kept(start_daemon, note_writer, monkeypatch):
     """The owner's search (a preview of a visitor's too) kept its result and its question's
     vector where a visitor's search of the same question found them: a visitor timing the
