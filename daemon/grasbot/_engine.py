@@ -499,7 +499,7 @@ class GrasBot:
         snapshot = snapshot or self._snapshot
         top_k = top_k or self.settings.search_top_k
         unembedded: list[EmbeddingError] = []  # the question's embedding failed: words alone ranked it
-        questions = self._owner_questions if owner else self._questions
+        questions = self._question_vectors(owner)
         semantic = None if lexical else self._semantic(snapshot, audience, unembedded, questions)
         index = snapshot.index(audience)
         # a lexical result is not kept once meaning is ready, nor one without spelling once it is built
@@ -531,6 +531,10 @@ class GrasBot:
                     del kept[next(iter(kept))]  # the oldest
             kept[key] = result
         return result
+
+    def _question_vectors(self, owner: bool) -> QuestionVectors | None:
+        """Where the caller's questions' vectors are kept: the owner's apart from the visitors'."""
+        return self._owner_questions if owner else self._questions
 
     def _semantic(self, snapshot: Snapshot, audience: str, failed: list[EmbeddingError], questions: QuestionVectors | None) -> Semantic | None:
         """The audience's notes close in meaning to a text, once this version is embedded, the
@@ -571,7 +575,7 @@ class GrasBot:
         answered with an error (bge-m3's NaN for this text) is that question's alone: no pause.
         `owner`: the owner asks, as `search`'s; its outcome is not the visitors' `question_error`
         (a pause it finds Ollama down for is everyone's)."""
-        questions = self._owner_questions if owner else self._questions
+        questions = self._question_vectors(owner)
         if questions is None or not self.embedder or not self.embedder.remote or not self._snapshot.semantic:
             return
         rewritten = with_history(q.strip(), history)

@@ -214,6 +214,9 @@ def runner_kwargs(settings: Settings | None = None) -> dict[str, Any]:
     }
 
 
+#: What to check when the address is not one this machine listens on.
+_HOST_HINT = "--host est-il une adresse de cette machine ?"
+
 #: Why a start could not listen, and what to do, by the error's number: asyncio's own sentence
 #: is English and repeats the address (« error while attempting to bind on address
 #: ('127.0.0.1', 80): permission denied »), and a port under 1024 was asked whether --host is
@@ -224,15 +227,15 @@ _LISTEN_REFUSED = {
         "permission refusée",
         "un port sous 1024 n'est ouvert qu'à root : choisissez-en un de 1024 ou plus, derrière le proxy de deploy/nginx",
     ),
-    errno.EADDRNOTAVAIL: ("adresse indisponible", "--host est-il une adresse de cette machine ?"),
+    errno.EADDRNOTAVAIL: ("adresse indisponible", _HOST_HINT),
 }
 
 
 def cannot_listen(exc: OSError) -> str:
     """Why the daemon cannot listen, in French, with what to try (`grasbot serve` says it and exits 2)."""
     if isinstance(exc, socket.gaierror):  # a --host that is no address and no name this machine resolves
-        return "nom d'hôte inconnu (--host est-il une adresse de cette machine ?)"
-    said, hint = _LISTEN_REFUSED.get(exc.errno or 0, (exc.strerror or str(exc), "--host est-il une adresse de cette machine ?"))
+        return f"nom d'hôte inconnu ({_HOST_HINT})"
+    said, hint = _LISTEN_REFUSED.get(exc.errno or 0, (exc.strerror or str(exc), _HOST_HINT))
     return f"{said} ({hint})"
 
 
