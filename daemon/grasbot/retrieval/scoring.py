@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import NamedTuple
@@ -60,6 +60,7 @@ _DECLARED_INFORMATION = object()
 
 Bound = Callable[[float, float], float]  # (the question's idf a field holds, the question's information) -> the most points
 Exact = Callable[[NoteAnalysis, "Query", Index], float]
+Held = Mapping[str, Container[str]]  # a field signal -> the notes whose field holds a stem of the question
 
 
 class Signal(NamedTuple):
@@ -331,16 +332,20 @@ def bonus_share(note) -> float:
     return share + (HUB_SHARE if (note.type or "").lower() in HUB_TYPES else 0.0)
 
 
-def score_note(path: str, query: Query, index: Index, *, in_fields: bool = True) -> Score:
+def score_note(path: str, query: Query, index: Index, *, in_fields: bool = True, held: Held | None = None) -> Score:
     """Score one note of `index` for `query`; a note that shares nothing with it scores 0.
     `in_fields=False`: the caller knows no frontmatter field of the note holds a stem of the
-    question (the inverted index says so), so only its text and its meaning can score."""
+    question (the inverted index says so), so only its text and its meaning can score.
+    `held`: which notes' fields hold a stem of the question, field signal by field signal (the
+    inverted index's, as search's bounds read them): a signal whose field holds none is not
+    looked at, since it would find nothing (a note scored by its fields holds the question's
+    stems in one field of five, mostly: 2.9 of its 10.6 µs spared)."""
     note = index.notes[path]
     score = Score()
     if not query.terms and not query.semantic:
         return score
     if in_fields and query.terms:
-        _field_signals(score, note, index.analyses[path], query, index)
+        _field_signals(score, note, index.analyses[path], query, index, held)
 
     raw = query.bm25.get(path, 0.0)
     if raw > 0:
@@ -365,17 +370,22 @@ def score_note(path: str, query: Query, index: Index, *, in_fields: bool = True)
     return score
 
 
-def _field_signals(score: Score, note, fields, query: Query, index: Index) -> None:
-    """Alias, title or slug, answers, tags and domains, in that order."""
+def _field_signals(score: Score, note, fields, query: Query, index: Index, held: Held | None = None) -> None:
+    """Alias, title or slug, answers, tags and domains, in that order; with `held`, only those
+    whose field holds a stem of the question (`score_note`)."""
     unique, idf, information = query.unique, query.idf, query.information
-    # an alias's first stem must be a stem of the question: a set lookup spares most the run search
-    aliases = [(raw, a) for raw, a in fields.aliases if (not a or a[0] in unique) and contains_run(query.terms, a)]
+    path = note.path
+    aliases = []
+    if held is None or path in held["alias"]:
+        # an alias's first stem must be a stem of the question: a set lookup spares most the run search
+        aliases = [(raw, a) for raw, a in fields.aliases if (not a or a[0] in unique) and contains_run(query.terms, a)]
     if aliases:
         raw, best = max(aliases, key=lambda pair: sum(idf[t] for t in set(pair[1])))
         score.add("alias", alias_points(sum(idf[t] for t in set(best)), information), f"alias « {raw} »")
 
     title_points, title_detail, title_signal = 0.0, "", ""
-    for signal, terms in (("title", fields.title), ("slug", fields.slug)):
+    titles = (("title", fields.title), ("slug", fields.slug)) if held is None or path in held["title"] else ()  # the field holds both
+    for signal, terms in titles:
         shared = unique.intersection(terms)
         if not shared:
             continue
@@ -401,12 +411,15 @@ def _field_signals(score: Score, note, fields, query: Query, index: Index) -> No
     if title_points:
         score.add(title_signal, title_points, title_detail)
 
-    points, answer = answers_points(fields.answers, query, index)
-    if points:
-        score.add("answers", points, f"question « {answer} »")
+    if held is None or path in held["answers"]:
+        points, answer = answers_points(fields.answers, query, index)
+        if points:
+            score.add("answers", points, f"question « {answer} »")
 
     taxonomy = 0.0
     for signal, groups, label in (("tag", fields.tags, "tag #"), ("domain", fields.domains, "domaine ")):
+        if held is not None and path not in held[signal]:
+            continue
         for raw, seq in groups:
             if unique.issuperset(seq):
                 weight = DOMAIN_WEIGHT if signal == "domain" else (LONG_TAG_WEIGHT if len(seq) > 1 else TAG_WEIGHT)

@@ -6,6 +6,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .graph import SEEDS, expand_by_graph
 from .index import Index
@@ -14,6 +15,7 @@ from .scoring import (
     FIELD_BOUNDS,
     SEMANTIC_FLOOR,
     Exact,
+    Held,
     Query,
     Reason,
     Score,
@@ -119,12 +121,21 @@ def _shares(index: Index) -> Mapping[str, float]:
 Loose = dict[str, list[tuple[Exact, float]]]  # path -> (a signal's exact points, its bound) for the bounds worth refining
 
 
-def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], Loose]:
+class FieldBounds(NamedTuple):
+    """What `_field_bounds` finds of the notes holding a stem of the question in a field."""
+
+    bounds: dict[str, float]
+    loose: Loose
+    held: Held
+
+
+def _field_bounds(query: Query, index: Index) -> FieldBounds:
     """For each note holding a stem of the question in a frontmatter field, at least what its
     field signals can earn (`Index.field_hits`): the sum of each signal's bound (`SIGNALS`) for
     the idf of the question's stems its field holds. Also the signals whose bound is loose
     (every declared question's stems pooled) and cheap to replace by their exact points, with
-    that bound, which `_score_pruned` refines."""
+    that bound, which `_score_pruned` refines; and for each field signal the notes whose field
+    holds some stem of the question, the only ones it can score (`score_note`'s `held`)."""
     information = query.information
     hits = [index.field_hits(term) for term in query.unique]
     held: dict[str, dict[str, float]] = {f.signal: {} for f in FIELD_BOUNDS}
@@ -142,7 +153,7 @@ def _field_bounds(query: Query, index: Index) -> tuple[dict[str, float], Loose]:
             bounds[path] += bound
             if f.exact is not None and bound > 0:
                 loose.setdefault(path, []).append((f.exact, bound))
-    return bounds, loose
+    return FieldBounds(bounds, loose, held)
 
 
 def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) -> dict[str, Score]:
@@ -165,7 +176,7 @@ def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) 
             del best[keep:]
 
     # Notes with a stem of the question in a field: bound = (fields + BM25 + meaning) × tie-breakers.
-    fields, loose = _field_bounds(query, index) if query.terms else ({}, {})
+    fields, loose, held = _field_bounds(query, index) if query.terms else FieldBounds({}, {}, {})
     shares = _shares(index)
     get, sem = bm25.get, semantic.get
     evidence = {path: bound + raw_bound * get(path, 0.0) + sem(path, 0.0) for path, bound in fields.items()}
@@ -178,7 +189,7 @@ def _score_pruned(query: Query, index: Index, keep: int, min_seed_score: float) 
             tighter = evidence[path] - sum(bound - exact(analyses[path], query, index) for exact, bound in loose[path])
             if tighter * (1.0 + shares[path]) + _SLACK < floor():
                 continue  # a note left out, like those after the break
-        score = score_note(path, query, index)
+        score = score_note(path, query, index, held=held)
         if score.points > 0:
             scores[path] = score
             record(score.points)
