@@ -785,3 +785,63 @@ def test_the_best_sources_closest_cut_in_meaning_goes_whatever_its_words(garden)
     assert any(p.heading and p.heading[-1] == "5.9 Le bon moment pour greffe" for p in passages)
     assert [p.whole for p in passages if p.path == "notes/greffe.md"] == [True]
     assert sum(len(p.text) for p in passages) <= 4_000
+
+
+ROSES = "Un rosier grimpant se taille après sa floraison, en gardant les longues tiges souples."
+
+
+def roses_course(note_writer) -> str:
+    """A course whose chapter on climbing roses holds, after its best passage, a 1,300-character
+    cut that says the question's words three times among sentences about something else, and a
+    190-character cut that answers, saying them once."""
+    other = " ".join(["Tailler un rosier grimpant demande des gants."] * 3 + ["Il aime le soleil, un sol profond et un support solide pour s'accrocher."] * 16)
+    body = ["# Cours de jardinage", "Un cours complet de jardinage, chapitre par chapitre."]
+    for number, (subject, _) in enumerate(SUBJECTS[:9], 1):
+        body += [f"## Chapitre {number} — {subject.capitalize()}", " ".join([f"Ce paragraphe parle de {subject} et le répète pour remplir le chapitre."] * 12)]
+    body += [
+        "## Chapitre 10 — Rosiers",
+        "### 10.1 Tailler un rosier grimpant",
+        " ".join(["Tailler un rosier grimpant : la taille du rosier grimpant."] * 4),
+        "### 10.2 Au mur",
+        other,
+        "### 10.3 Le bon moment",
+        ROSES + " Les tiges de l'année portent les fleurs de l'an prochain : les garder longues, c'est garder ces fleurs.",
+    ]
+    note_writer("notes/cuisine.md", "title: Cuisine\nvisibility: public", "Une tarte aux pommes du verger, et rien de plus.")
+    note_writer("cours/Jardinage.md", "title: Cours de jardinage\nvisibility: public", "\n\n".join(body))
+    return "cours/Jardinage.md"
+
+
+def test_the_room_goes_first_to_the_cuts_that_say_most_for_their_length(note_writer, monkeypatch):
+    """Over the floor, a long window that says the question's words among others no longer takes
+    the room of a short cut that answers, which it outscores: each is taken in the order of its
+    score over its length (at least `passages.ROOM_LENGTH` characters)."""
+    course = roses_course(note_writer)
+    index = make_bot(note_writer.root).snapshot.index("visitor")
+    best, window, answer = (end - start for start, end, _ in index.analyses[course].sections[1][-3:])
+    assert window > 1_200 and answer < 200
+    question, budget = "comment tailler mon rosier grimpant ?", best + window + answer // 2  # the best passage, then the window or the answer
+
+    def sent() -> list[str]:
+        return [p.heading[-1] for p in choose_passages(question, [(course, None)], index, budget=budget)]
+
+    assert sent() == ["Cours de jardinage", "10.1 Tailler un rosier grimpant", "10.3 Le bon moment"]  # the opening, the best, the answer
+    monkeypatch.setattr("grasbot.answer.passages.ROOM_POWER", 0)  # by score alone: the window, over the floor too, and no room left
+    assert sent() == ["Cours de jardinage", "10.1 Tailler un rosier grimpant", "10.2 Au mur"]
+
+
+def test_a_note_sent_whole_pays_nothing_for_its_length(note_writer):
+    """A short note is its own passage, however long: charged its length, it would lose the room
+    to a long note's short cut it outscores (the right note reached the prompt 21 times less
+    often on the documentation vault's tune parts)."""
+    course = roses_course(note_writer)
+    said = ["Tailler mon rosier grimpant : je taille le rosier grimpant du garage en mars."]
+    filler = ["Il aime le soleil, un sol profond et un support solide pour s'accrocher."] * 16
+    note_writer("notes/rosiers.md", "title: Mes rosiers\nvisibility: public", " ".join(said + filler))
+    index = make_bot(note_writer.root).snapshot.index("visitor")
+    whole = len(index.notes["notes/rosiers.md"].body)
+    best = next(end - start for start, end, _ in index.analyses[course].sections[1][-3:])
+    assert whole > 1_200
+    passages = choose_passages("comment tailler mon rosier grimpant ?", [(course, None), ("notes/rosiers.md", None)], index, budget=best + whole + 100)
+    assert [p.whole for p in passages if p.path == "notes/rosiers.md"] == [True]
+    assert ROSES not in " ".join(p.text for p in passages)  # the course's answer scores less than the note

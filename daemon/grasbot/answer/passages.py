@@ -5,9 +5,11 @@ source is read as the passages `retrieval.sections` cuts it into, and every pass
 scored against the question with search's own French analysis and BM25 statistics (the
 index's idf, its mean passage length), the note's title and the passage's heading path
 counting as its words; once the vault's meaning is ready, a section that stands out in meaning
-among its note's own adds to that (a paraphrase that shares no word with its passage). The budget goes to the best passages first, whichever note they come
-from: a long note may give several, a weak source none. The best source always gives
-something (its best passage, or its opening when none matches: search found it by a field).
+among its note's own adds to that (a paraphrase that shares no word with its passage). The
+budget goes first to the passages that say most for the room they take (a cut's score over its
+length), whichever note they come from: a long note may give several, a weak source none. The
+best source always gives something (its best passage, or its opening when none matches: search
+found it by a field).
 
 Only what the audience may read is ever quoted: the passage's text and headings are the
 index's `readable_text`, and the sources come from that audience's search.
@@ -45,6 +47,18 @@ MEANING_WEIGHT, MEANING_MIN_Z, MEANING_FLOOR = 0.5, 1.0, 1.0
 # its passage too few words to pass the floor. Context recall, long-note sets: tune 89 -> 90
 # of 113 (+1 / -0), test 48 -> 49 of 56; the two closest 89 (+1 / -1), every source's 87.
 MEANING_PICKS = 1
+# Over the floor, the room goes first to the cuts that say most for the room they take: a cut's
+# score over its length (at least ROOM_LENGTH characters) to the power ROOM_POWER, so a
+# 1,500-character window that says the course's subject words among others no longer takes the
+# room of two shorter cuts, one of which answers; a note sent whole is charged ROOM_LENGTH
+# whatever its length. Context recall, the five long-note sets' tune parts: 102 -> 106 of 133
+# (+4 / -0; power 0.5, 0.75 or 1 from 800 or 1,000 characters: +1 to +4, none lost; from 600
+# or 750, up to 4 lost); test parts 53 -> 52 of 66 (+0 / -1). The right note in the prompt,
+# every vault's tune parts: documentation 303 -> 314 (+12 / -1), personal +1 / -0, the others
+# unchanged; on the questions it was not chosen on (test parts and round 47's fresh sets)
+# documentation +4 / -1, personal +2 / -0, reference +1 / -0. A whole note charged its
+# length: documentation 303 -> 282, personal 435 -> 425.
+ROOM_LENGTH, ROOM_POWER = 800, 0.75
 
 _T = TypeVar("_T")
 
@@ -155,9 +169,8 @@ def choose_passages(
         if number not in chosen[top] and end - start <= left:
             chosen[top][number] = (max(value, 0.0), end - start)
             left -= end - start
-    for value, _, number, path in scored:
-        if value < floor:
-            break
+    over = sorted((s for s in scored if s[0] >= floor), key=lambda s: (-_per_room(s[0], cuts_of[s[3]], s[2]), s[1], s[2]))
+    for value, _, number, path in over:
         picked = chosen.setdefault(path, {})
         start, end, _ = cuts_of[path][number]
         if number not in picked and end - start <= left:
@@ -178,6 +191,14 @@ def choose_passages(
             left -= size
     # in search's order: it weighs what passages cannot see (aliases, the questions a note answers)
     return tuple(passage for path, url in sources if chosen.get(path) for passage in _passages_of(index, path, url, chosen[path], anchors))
+
+
+def _per_room(value: float, cuts: Sequence[tuple[int, int, int]], number: int) -> float:
+    """A passage's score for the room it takes: over its cut's length, at least ROOM_LENGTH
+    characters, to the power ROOM_POWER; a note sent whole (one cut) is charged ROOM_LENGTH."""
+    start, end, _ = cuts[number]
+    room = end - start if len(cuts) > 1 else 0
+    return value / max(room, ROOM_LENGTH) ** ROOM_POWER
 
 
 def _with_meaning(values: Sequence[float], cosines: Sequence[float]) -> list[float]:
