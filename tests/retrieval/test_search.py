@@ -95,6 +95,27 @@ def test_top_k(vault):
     assert [s.path for s in bot.search(q, top_k=3, audience="owner").sources] == [s.path for s in full[:3]]
 
 
+@pytest.mark.parametrize("audience", ["visitor", "owner"])
+def test_the_first_notes_are_the_same_whatever_top_k(bundled_bot, audience):
+    """One ranking, cut where the caller asks: the pairs signal orders the first PAIRS_POOL
+    notes whatever top_k is, so the note a caller asking for 3 sees first is the one the daemon's
+    5 and `grasbot eval`'s 10 put first. It ordered the first top_k: « …ta petite fenetre de
+    chat, il se passe quoi avant que la reponse s'affiche ? » was answered from
+    `techniques/obsidian.md` with 3 or 5 notes and from `grasbot-plugin-obsidian.md` with 10."""
+    questions = [
+        "salut ! concretement quand je tape un truc dans ta petite fenetre de chat, il se passe quoi avant que la reponse s'affiche ?",
+        "tu t'y connais en admin serveur sous debian ? genre ecrire des services, securiser ssh, pare-feu, tout ça",
+        *_questions(bundled_bot),
+    ]
+    history = [{"role": "user", "content": "Parle-moi de GrasBot"}]
+    for i, q in enumerate(questions):
+        turns = history if i % 5 == 4 else None
+        ranking = bundled_bot.search(q, top_k=50, audience=audience, history=turns).sources
+        for k in (1, 3, 5, 10):
+            cut = bundled_bot.search(q, top_k=k, audience=audience, history=turns).sources
+            assert [(s.path, s.score, s.reasons) for s in cut] == [(s.path, s.score, s.reasons) for s in ranking[:k]], (q, k)
+
+
 def test_default_top_k_comes_from_settings(vault):
     bot = make_bot(vault, search_top_k=2)
     assert len(bot.search("robot arduino capteurs infrarouges", audience="owner").sources) == 2

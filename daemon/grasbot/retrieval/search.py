@@ -31,6 +31,11 @@ from .spelling import POOL, Spelling, ready
 
 HISTORY_TURNS = 2  # earlier user questions that give a follow-up its subject
 FOLLOW_UP_POOL = 10  # a follow-up's notes: the best this many for the question alone and for the conversation
+# The notes the pairs signal orders (by_phrases): a fixed number, so that the first notes are the
+# same whatever top_k a caller asks (3, 5 or 10 notes, one ranking cut at three places). Five,
+# the daemon's SEARCH_TOP_K: against the first ten, dev hit@1 tune 1,196 -> 1,201 of 1,745
+# (+6 / -1), test 571 -> 572 of 872 (+3 / -2), hit@5 +1 and +2 (eval/JOURNAL.md, round 47).
+PAIRS_POOL = 5
 NEW_SUBJECT_DISCOUNT = 0.4  # a note found through the conversation, when the question does not open as a follow-up (with_conversation)
 # « et … », « ok, … », « mais … », « d'accord, … »: how French visitors carry on (56 of the 65 follow-ups of the dev sets)
 _FOLLOW_UP_OPENER = re.compile(
@@ -258,12 +263,12 @@ def _rank(scores: dict[str, Score]) -> list[tuple[str, Score]]:
 
 
 def by_phrases(ranked: list[tuple[str, Score]], query: Query, index: Index) -> list[tuple[str, Score]]:
-    """The notes search ranked, each with its pairs signal (`scoring.pair_points`: the
-    question's words side by side in it), ranked again: it orders the notes found and finds
-    none, so the fast path stays exact. A follow-up's pairs are its own words'. On the 1,267
-    dev questions (the first ten ordered), hit@1 tune +18 / −10 and test +13 / −11: the
-    personal vault's notes of prose +15 / −6, the curated and documentation vaults +5 / −5 and
-    +11 / −10 (eval/JOURNAL.md, round 22)."""
+    """The first notes search ranked (`PAIRS_POOL`), each with its pairs signal
+    (`scoring.pair_points`: the question's words side by side in it), ranked again: it orders
+    the notes found and finds none, so the fast path stays exact. A follow-up's pairs are its
+    own words'. On the 1,267 dev questions (the first ten ordered), hit@1 tune +18 / −10 and
+    test +13 / −11: the personal vault's notes of prose +15 / −6, the curated and documentation
+    vaults +5 / −5 and +11 / −10 (eval/JOURNAL.md, round 22)."""
     pairs = question_pairs(query, index)
     points = pair_points([path for path, _ in ranked], pairs, index) if pairs else {}
     if not points:
@@ -390,7 +395,7 @@ def search(
     query = Query.parse(q, index, semantic(q) if semantic else None)
     spelling = ready(index)
 
-    def scored(query: Query, keep: int = top_k) -> dict[str, Score]:
+    def scored(query: Query, keep: int = max(top_k, PAIRS_POOL)) -> dict[str, Score]:
         if spelling is not None:
             keep = max(keep, POOL)  # the candidates by_spelling compares are the true first ones
         return expand_by_graph(score_all(query, index, exhaustive=exhaustive, keep=keep, min_seed_score=min_score), index, min_score)
@@ -410,7 +415,7 @@ def search(
     first = _rank(scores)
     if spelling is not None:
         first = by_spelling(first, rewritten or q, asked, spelling, index)
-    ranked = by_phrases(first[:top_k], query, index)
+    ranked = [*by_phrases(first[:PAIRS_POOL], query, index), *first[PAIRS_POOL:top_k]][:top_k]  # pairs only add: the rest stays below
     sources = tuple(
         Source(
             slug=(note := index.notes[path]).slug,
