@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from grasbot._config import Settings
 from grasbot.retrieval.scoring import Reason, Score
 from grasbot.retrieval.search import NEW_SUBJECT_DISCOUNT, opens_as_follow_up, search, with_conversation
 from grasbot.store.questionlog import QuestionLog
-from support.bots import make_bot
+from support.bots import BUNDLED_VAULT, make_bot
 
 VAULT = {
     "projets/robot.md": (
@@ -374,6 +378,39 @@ def test_fast_path_equals_exhaustive_on_the_bundled_vault(bundled_bot, audience)
         slow = search(q, index, exhaustive=True, **kwargs)
         assert [(s.path, s.score, s.reasons) for s in fast.sources] == [(s.path, s.score, s.reasons) for s in slow.sources], q
         assert fast.grounded == slow.grounded
+
+
+_SCORES_OF = """
+import sys
+from grasbot import GrasBot, Settings
+bot = GrasBot.open(Settings.load(env={}, vault_dir=sys.argv[1], semantic="off", index_cache=False, question_log="off"))
+bot.warm_spelling()
+for q in sys.stdin.read().splitlines():
+    for s in bot.search(q, top_k=10, audience="visitor").sources:
+        print(q, s.path, repr(s.score), *(f"{r.signal} {r.points!r} {r.detail}" for r in s.reasons), sep=" | ")
+"""
+
+
+def test_a_score_is_the_same_in_every_process(bundled_bot):
+    """Deterministic to the last digit: two daemons, whose strings hash differently (Python
+    draws a seed a process), give every note the same score and reasons. The question's words
+    were summed in the order of a set, so the title's, the pairs' and BM25's points differed in
+    their last digits from one start to the next, enough to swap two notes that tie."""
+    questions = "\n".join(_questions(bundled_bot))
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", _SCORES_OF, str(BUNDLED_VAULT)],
+            input=questions,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2", "3")
+    ]
+    assert runs[0].count("\n") > 500
+    assert runs[1] == runs[0]
+    assert runs[2] == runs[0]
 
 
 def test_exhaustive_really_scores_every_note(bundled_bot, monkeypatch):

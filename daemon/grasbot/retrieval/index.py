@@ -595,7 +595,7 @@ class Index:
         scores: dict[str, float] = {}
         if not len(self.body):
             return scores
-        unique = set(terms)
+        unique = sorted(set(terms))  # summed in one order whatever the process's string hashes
         for term in unique:
             impacts = self._impacts(term)
             if not scores:
@@ -795,7 +795,7 @@ class Index:
     def bm25_ceiling(self, terms: Iterable[str]) -> float:
         """What a note would score if it held every term infinitely often: the yardstick that
         turns a raw BM25 score into the share of the question a note covers."""
-        return sum(self.idf(t) * (K1 + 1.0) for t in terms)
+        return math.fsum(self.idf(t) * (K1 + 1.0) for t in terms)
 
     def candidates(self, terms: Iterable[str]) -> set[str]:
         """Notes holding at least one of `terms` in a field or in the body: the only ones that

@@ -208,7 +208,7 @@ class Query:
                 if points > 0:
                     semantic[path] = points
         read = {w: t for w, t in zip(written, terms, strict=True) if w != t}
-        return cls(text, terms, unique, bm25, scale, idf, sum(idf.values()), semantic, dict(closeness or {}), read, unit)
+        return cls(text, terms, unique, bm25, scale, idf, math.fsum(idf.values()), semantic, dict(closeness or {}), read, unit)
 
 
 class Pair(NamedTuple):
@@ -259,11 +259,11 @@ def pair_points(paths: Sequence[str], pairs: Sequence[Pair], index: Index) -> di
         counts = {pair: n for pair in possible if (n := text.count(f" {pair.a} {pair.b} ") + text.count(f" {pair.b} {pair.a} "))}
         if counts:
             found[path] = counts
-    ceiling = sum(pair.weight for pair in {p for counts in found.values() for p in counts}) * (K1 + 1.0)
+    ceiling = math.fsum(pair.weight for pair in {p for counts in found.values() for p in counts}) * (K1 + 1.0)
     points = {}
     for path, counts in found.items():
         norm = index.note_norm(path)
-        raw = sum(pair.weight * tf * (K1 + 1.0) / (tf + norm) for pair, tf in counts.items())
+        raw = math.fsum(pair.weight * tf * (K1 + 1.0) / (tf + norm) for pair, tf in counts.items())
         points[path] = (SCALE * PAIR_WEIGHT * raw / ceiling, list(counts))
     return points
 
@@ -380,8 +380,8 @@ def _field_signals(score: Score, note, fields, query: Query, index: Index, held:
         # an alias's first stem must be a stem of the question: a set lookup spares most the run search
         aliases = [(raw, a) for raw, a in fields.aliases if (not a or a[0] in unique) and contains_run(query.terms, a)]
     if aliases:
-        raw, best = max(aliases, key=lambda pair: sum(idf[t] for t in set(pair[1])))
-        score.add("alias", alias_points(sum(idf[t] for t in set(best)), information), f"alias « {raw} »")
+        raw, best = max(aliases, key=lambda pair: math.fsum(idf[t] for t in set(pair[1])))
+        score.add("alias", alias_points(math.fsum(idf[t] for t in set(best)), information), f"alias « {raw} »")
 
     title_points, title_detail, title_signal = 0.0, "", ""
     titles = (("title", fields.title), ("slug", fields.slug)) if held is None or path in held["title"] else ()  # the field holds both
@@ -393,7 +393,7 @@ def _field_signals(score: Score, note, fields, query: Query, index: Index, held:
         covered = len(shared) / stems
         # A title is strong evidence when it names what the question is about, weak when it
         # names one common word of a long question (« Python » in a question about Airflow).
-        points = title_points_for(sum(idf[t] for t in shared), information) * (1.0 if covered == 1.0 else PARTIAL_TITLE * covered)
+        points = title_points_for(math.fsum(idf[t] for t in shared), information) * (1.0 if covered == 1.0 else PARTIAL_TITLE * covered)
         # A title of a word or two names a broad subject (« sudo », « Python »), which a question
         # names before asking about one part of it (« Configuration de sudo »), so it earns its
         # share of SHORT_TITLE stems; a long note keeps its title's full points, since its body
@@ -423,7 +423,7 @@ def _field_signals(score: Score, note, fields, query: Query, index: Index, held:
         for raw, seq in groups:
             if unique.issuperset(seq):
                 weight = DOMAIN_WEIGHT if signal == "domain" else (LONG_TAG_WEIGHT if len(seq) > 1 else TAG_WEIGHT)
-                points = min(SCALE * weight * sum(idf[t] for t in set(seq)) / information, TAXONOMY_CAP - taxonomy)
+                points = min(SCALE * weight * math.fsum(idf[t] for t in set(seq)) / information, TAXONOMY_CAP - taxonomy)
                 taxonomy += points
                 score.add(signal, points, f"{label}{raw}")
 
@@ -440,7 +440,7 @@ def declared_information(index: Index) -> None:
     for path in index.notes:
         for _, seq in analyses[path].answers:
             if seq not in said:  # the same sum in the same order as answers_points makes
-                said[seq] = sum(idf[t] if t in idf else idf.setdefault(t, index.idf(t)) for t in set(seq))
+                said[seq] = math.fsum(idf[t] if t in idf else idf.setdefault(t, index.idf(t)) for t in set(seq))
 
 
 def answers_points(answers, query: Query, index: Index) -> tuple[float, str]:
@@ -454,10 +454,10 @@ def answers_points(answers, query: Query, index: Index) -> tuple[float, str]:
         if unique.isdisjoint(seq):
             continue  # a Dice overlap of 0 never beats the best
         asked = set(seq)
-        shared = sum(idf[t] for t in asked & unique)
+        shared = math.fsum(idf[t] for t in asked & unique)
         information = said.get(seq)
         if information is None:  # the same sum in the same order as the question's idf would give
-            information = said[seq] = sum(index.idf(t) for t in asked)
+            information = said[seq] = math.fsum(index.idf(t) for t in asked)
         dice = 2 * shared / (query.information + information)
         if dice > best_dice:
             best_dice, best_answer = dice, raw
