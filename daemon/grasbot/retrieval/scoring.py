@@ -380,8 +380,8 @@ def _field_signals(score: Score, note, fields, query: Query, index: Index, held:
         # an alias's first stem must be a stem of the question: a set lookup spares most the run search
         aliases = [(raw, a) for raw, a in fields.aliases if (not a or a[0] in unique) and contains_run(query.terms, a)]
     if aliases:
-        said, raw = max(((math.fsum(idf[t] for t in set(a)), raw) for raw, a in aliases), key=lambda pair: pair[0])
-        score.add("alias", alias_points(said, information), f"alias « {raw} »")
+        held_idf, raw = max(((math.fsum(idf[t] for t in set(a)), raw) for raw, a in aliases), key=lambda pair: pair[0])
+        score.add("alias", alias_points(held_idf, information), f"alias « {raw} »")
 
     title_points, title_detail, title_signal = 0.0, "", ""
     titles = (("title", fields.title), ("slug", fields.slug)) if held is None or path in held["title"] else ()  # the field holds both
