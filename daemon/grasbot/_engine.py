@@ -500,7 +500,8 @@ class GrasBot:
         top_k = top_k or self.settings.search_top_k
         unembedded: list[EmbeddingError] = []  # the question's embedding failed: words alone ranked it
         questions = self._question_vectors(owner)
-        semantic = None if lexical else self._semantic(snapshot, audience, unembedded, questions)
+        semantic_index = None if lexical else snapshot.semantic.get(audience)  # read once: the worker may replace it meanwhile
+        semantic = None if semantic_index is None else self._semantic(snapshot, semantic_index, unembedded, questions)
         index = snapshot.index(audience)
         # a lexical result is not kept once meaning is ready, nor one without spelling once it is built
         key = (audience, q, top_k, semantic is not None, ready(index) is not None)
@@ -521,11 +522,13 @@ class GrasBot:
             history=history,
             semantic=semantic,
         )
-        result = self._with_passages(q, result, index, history, None if semantic is None else snapshot.semantic.get(audience), questions)
+        result = self._with_passages(q, result, index, history, semantic_index, questions)
         if unembedded:
             result = replace(result, unembedded=True)
-        # meaning dropped meanwhile, or the question not embedded: not kept as if meaning ranked it
-        if not history and not unembedded and (semantic is None or (audience in snapshot.semantic and self._partial is not snapshot)):
+        # meaning dropped meanwhile, some of the audience's notes not embedded yet, or the
+        # question not embedded: not kept as if meaning ranked it (a visitor's search is kept
+        # once the visitor's notes are, while the private notes' failed: `_meaning_meanwhile`)
+        if not history and not unembedded and (semantic_index is None or (semantic_index.waiting is None and audience in snapshot.semantic)):
             if len(kept) >= SEARCH_CACHE:
                 with contextlib.suppress(KeyError, RuntimeError, StopIteration):
                     del kept[next(iter(kept))]  # the oldest
@@ -536,13 +539,10 @@ class GrasBot:
         """Where the caller's questions' vectors are kept: the owner's apart from the visitors'."""
         return self._owner_questions if owner else self._questions
 
-    def _semantic(self, snapshot: Snapshot, audience: str, failed: list[EmbeddingError], questions: QuestionVectors | None) -> Semantic | None:
-        """The audience's notes close in meaning to a text, once this version is embedded, the
+    def _semantic(self, snapshot: Snapshot, index: SemanticIndex, failed: list[EmbeddingError], questions: QuestionVectors | None) -> Semantic:
+        """The notes of `index` (an audience's, of this version) close in meaning to a text, the
         text's vector kept in `questions` (the caller's); a question the backend cannot embed is
         answered lexically (logged, its error put in `failed`)."""
-        index: SemanticIndex | None = snapshot.semantic.get(audience)
-        if index is None:
-            return None
 
         def close(text: str):
             try:
@@ -1011,7 +1011,8 @@ class GrasBot:
                 prompt.dropped,
             )
         # reuse: first questions only (a follow-up's answer depends on the conversation)
-        meaning = audience in snapshot.semantic and not result.unembedded and self._partial is not snapshot
+        held = snapshot.semantic.get(audience)
+        meaning = not result.unembedded and held is not None and held.waiting is None  # every note it reads embedded
         key = None if history else self.answers.key(q, audience, (meaning, spelled))
         return result, index, prompt, snapshot, key
 

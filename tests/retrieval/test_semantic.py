@@ -1059,6 +1059,37 @@ def test_a_visitor_is_not_told_meaning_failed_when_only_the_private_notes_failed
     assert bot.semantic_status(owner=False)["error"] == EMBEDDING_FAILED
 
 
+def test_a_visitors_search_is_kept_while_only_the_private_notes_wait_for_meaning(note_writer):
+    """Ollama failed while the worker embedded the private notes, the visitor's already
+    embedded: until the worker succeeded, no search was kept, so every visitor's question was
+    searched again although its ranking was final (its notes all embedded). A visitor's is kept;
+    the owner's, whose private note a zero vector stands in for, is not."""
+    for rel, title, body in (
+        ("jardin.md", "Le jardin", "Des tomates et des courges au potager."),
+        ("voile.md", "La voile", "Un bateau sur la mer, des régates au large."),
+        ("cuisine.md", "La cuisine", "Des recettes de soupe et de gratin."),
+    ):
+        note_writer(rel, f"title: {title}\nvisibility: public", body)
+    note_writer("zeta.md", "title: Projet Zeta\nvisibility: private", "Le salaire confidentiel du projet Zeta, sur la mer.")
+
+    class Failing(WordsEmbedder):
+        def embed(self, texts):
+            if any("Zeta" in t for t in texts):
+                raise EmbeddingError("Ollama ne répond plus")
+            return super().embed(texts)
+
+    bot = with_embedder(make_bot(note_writer.root), Failing())
+    assert bot.embed_pending(background=True) is False
+    held = bot.snapshot.semantic
+    assert (held["visitor"].waiting, held["owner"].waiting) == (None, 3)  # the private note is the owner's fourth
+    found = bot.search("un bateau sur la mer", audience="visitor")
+    assert any(r.signal == "semantic" for s in found.sources for r in s.reasons)
+    assert [key[:2] for key in bot.snapshot.searches] == [("visitor", "un bateau sur la mer")]
+    bot.search("un bateau sur la mer", audience="owner", owner=True)
+    assert not bot.snapshot.owner_searches
+    assert [key[0] for key in bot.snapshot.searches] == ["visitor"]  # nor among the visitors'
+
+
 async def test_a_visitors_search_reads_nothing_the_owners_search_kept(start_daemon, note_writer, monkeypatch):
     """The owner's search (a preview of a visitor's too) kept its result and its question's
     vector where a visitor's search of the same question found them: a visitor timing the

@@ -627,7 +627,9 @@ class SemanticIndex:
     them. `starts[i]`: the first row of note i (rows are grouped by note). Beside them, one
     vector a declared question (`asked`: the matrix, the notes that declare some, the first row
     of each, the questions), grouped by note too. Both matrices are kept as `Rows` (float32
-    unit vectors given here are made so)."""
+    unit vectors given here are made so). `waiting`: the first note (its number) whose texts
+    are not embedded yet, a zero vector standing for them (`semantic_indexes(absent=...)`), None
+    when every note's are: what a search ranks with this index is then final."""
 
     def __init__(
         self,
@@ -636,8 +638,10 @@ class SemanticIndex:
         starts: np.ndarray,
         questions: QuestionVectors,
         asked: tuple[np.ndarray | Rows, np.ndarray, np.ndarray, Sequence[str]] | None = None,
+        waiting: int | None = None,
     ) -> None:
         self.paths = tuple(paths)
+        self.waiting = waiting
         self.matrix = matrix if isinstance(matrix, Rows) else Rows.of(matrix)
         self.starts = starts
         self._questions = questions
@@ -664,7 +668,8 @@ class SemanticIndex:
             if k:
                 rows = int(starts[k]) if k < len(declaring) else len(matrix)
                 asked = (matrix[:rows], declaring[:k], starts[:k], texts[:rows])
-        return SemanticIndex(self.paths[:n], self.matrix[:end], self.starts[:n], self._questions, asked)
+        waiting = self.waiting if self.waiting is not None and self.waiting < n else None
+        return SemanticIndex(self.paths[:n], self.matrix[:end], self.starts[:n], self._questions, asked, waiting)
 
     def match(self, text: str, min_z: float, limit: int, questions: QuestionVectors | None = None) -> dict[str, Closeness]:
         """The `limit` notes closest to `text`, of those whose cosine stands at least `min_z`
@@ -976,10 +981,14 @@ def semantic_indexes(
     so each: peak RSS 637 → 541 MB)."""
     import numpy as np
 
+    stand_ins = 0  # texts a zero vector stood for, so far
+
     def vector(text: str) -> tuple[np.ndarray, float]:
+        nonlocal stand_ins
         found = store.get(texts.keys[text])
         if found is None:
             if absent is not None:
+                stand_ins += 1
                 return np.zeros(absent, dtype=np.int8), 1.0  # `Rows.of` of a zero vector
             raise EmbeddingError("une note n'a pas encore de vecteur")
         return found
@@ -996,18 +1005,22 @@ def semantic_indexes(
         declaring: list[int] = []
         asked_starts: list[int] = []
         asked: list[str] = []
+        waiting = None
         for i, path in enumerate(paths):
             starts.append(len(rows))
+            met = stand_ins
             rows.extend(vector(text) for text in texts.by_path[path])
             if texts.asked[path]:
                 declaring.append(i)
                 asked_starts.append(len(asked_rows))
                 asked_rows.extend(vector(text) for text in texts.asked[path])
                 asked.extend(texts.asked[path])
+            if waiting is None and stand_ins > met:
+                waiting = i
         declared = None
         if asked_rows:
             declared = (stacked(asked_rows), np.array(declaring, dtype=np.intp), np.array(asked_starts, dtype=np.intp), tuple(asked))
-        return SemanticIndex(paths, stacked(rows), np.array(starts, dtype=np.intp), questions, declared)
+        return SemanticIndex(paths, stacked(rows), np.array(starts, dtype=np.intp), questions, declared, waiting)
 
     out: dict[str, SemanticIndex] = {}
     by_size = sorted(indexes, key=lambda audience: len(indexes[audience].notes))
