@@ -1022,12 +1022,21 @@ async def test_a_visitor_has_meaning_once_the_public_notes_are_embedded_whatever
     assert np.shares_memory(bot.snapshot.semantic["visitor"].matrix.codes, bot.snapshot.semantic["owner"].matrix.codes)
 
 
-def test_a_visitor_is_not_told_meaning_failed_when_only_the_private_notes_failed(note_writer):
-    """Ollama failed (down, or a batch past its timeout) while the worker embedded the private
-    notes, the visitor's already embedded and indexed: a visitor's /health said « le calcul du
-    sens a échoué : les notes ne sont classées que par leurs mots », untrue of its search, which
-    has meaning, and telling that texts beyond the public notes were being embedded. The owner
-    reads the failure; a visitor reads it while its own notes lack meaning."""
+class FailingOn(WordsEmbedder):
+    """Fails every batch holding `failing`, as Ollama does when it goes down halfway."""
+
+    def __init__(self, failing: str) -> None:
+        super().__init__()
+        self.failing = failing
+
+    def embed(self, texts):
+        if any(self.failing in t for t in texts):
+            raise EmbeddingError("Ollama ne répond plus")
+        return super().embed(texts)
+
+
+def private_notes_failed(note_writer) -> tuple[GrasBot, FailingOn]:
+    """Three public notes and a private one, whose embedding failed after the public ones'."""
     for rel, title, body in (
         ("jardin.md", "Le jardin", "Des tomates et des courges au potager."),
         ("voile.md", "La voile", "Un bateau sur la mer, des régates au large."),
@@ -1035,18 +1044,19 @@ def test_a_visitor_is_not_told_meaning_failed_when_only_the_private_notes_failed
     ):
         note_writer(rel, f"title: {title}\nvisibility: public", body)
     note_writer("zeta.md", "title: Projet Zeta\nvisibility: private", "Le salaire confidentiel du projet Zeta.")
-
-    class Failing(WordsEmbedder):
-        failing = "Zeta"
-
-        def embed(self, texts):
-            if any(self.failing in t for t in texts):
-                raise EmbeddingError("Ollama ne répond plus")
-            return super().embed(texts)
-
-    embedder = Failing()
+    embedder = FailingOn("Zeta")
     bot = with_embedder(make_bot(note_writer.root), embedder)
     assert bot.embed_pending(background=True) is False
+    return bot, embedder
+
+
+def test_a_visitor_is_not_told_meaning_failed_when_only_the_private_notes_failed(note_writer):
+    """Ollama failed (down, or a batch past its timeout) while the worker embedded the private
+    notes, the visitor's already embedded and indexed: a visitor's /health said « le calcul du
+    sens a échoué : les notes ne sont classées que par leurs mots », untrue of its search, which
+    has meaning, and telling that texts beyond the public notes were being embedded. The owner
+    reads the failure; a visitor reads it while its own notes lack meaning."""
+    bot, embedder = private_notes_failed(note_writer)
     visitor, owner = bot.semantic_status(owner=False), bot.semantic_status(owner=True)
     assert (visitor["ready"], visitor["embedded"], visitor["total"], "error" in visitor) == (True, 3, 3, False)
     assert (owner["ready"], owner["visitors_ready"], owner["error"]) == (True, True, "Ollama ne répond plus")  # the private note's, meanwhile
@@ -1064,22 +1074,7 @@ def test_a_visitors_search_is_kept_while_only_the_private_notes_wait_for_meaning
     embedded: until the worker succeeded, no search was kept, so every visitor's question was
     searched again although its ranking was final (its notes all embedded). A visitor's is kept;
     the owner's, whose private note a zero vector stands in for, is not."""
-    for rel, title, body in (
-        ("jardin.md", "Le jardin", "Des tomates et des courges au potager."),
-        ("voile.md", "La voile", "Un bateau sur la mer, des régates au large."),
-        ("cuisine.md", "La cuisine", "Des recettes de soupe et de gratin."),
-    ):
-        note_writer(rel, f"title: {title}\nvisibility: public", body)
-    note_writer("zeta.md", "title: Projet Zeta\nvisibility: private", "Le salaire confidentiel du projet Zeta, sur la mer.")
-
-    class Failing(WordsEmbedder):
-        def embed(self, texts):
-            if any("Zeta" in t for t in texts):
-                raise EmbeddingError("Ollama ne répond plus")
-            return super().embed(texts)
-
-    bot = with_embedder(make_bot(note_writer.root), Failing())
-    assert bot.embed_pending(background=True) is False
+    bot, _ = private_notes_failed(note_writer)
     held = bot.snapshot.semantic
     assert (held["visitor"].waiting, held["owner"].waiting) == (None, 3)  # the private note is the owner's fourth
     found = bot.search("un bateau sur la mer", audience="visitor")
