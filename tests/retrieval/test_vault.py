@@ -34,6 +34,7 @@ from grasbot.retrieval.vault import (
     load_vault,
     parse_note,
 )
+from support.bots import make_bot
 
 FULL = """
 title: Titre complet
@@ -1622,3 +1623,28 @@ def test_a_date_in_published_publishes_the_note(note_writer):
     vault = load_vault(note_writer.root, VaultOptions(default_public=True))
     assert {p for p, n in vault.notes.items() if n.public} == {"date.md", "heure.md", "texte.md"}
     assert {w.path for w in vault.warnings} == {"publish-date.md"}
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        'visibility: private\n"visibility": public',  # a key quoted, as JSON writes it
+        "visibility: private\n'visibility': public",
+        'visibility: private\n"visibilit\\x79": public',  # a key escaped
+        "visibility: private\n? visibility\n: public",  # a key written as YAML's explicit key
+        "{visibility: private, visibility: public}",  # a flow mapping
+        "  visibility: private\n  visibility: public",  # the whole frontmatter indented
+    ],
+)
+def test_a_visibility_written_twice_in_any_yaml_form_keeps_the_note_private(note_writer, header):
+    """`visibility: private`, then the same key quoted, escaped, explicit, in a flow mapping or
+    indented, saying `public`: YAML keeps the last, and only a line that starts `visibility:`
+    was counted, so the note its author marked private first reached every visitor, without a
+    word. Written twice in any form, it stays private, and `grasbot check` says so."""
+    note_writer("prive/deux-fois.md", header, "Le code zorglub du coffre.")
+    note_writer("public.md", "visibility: public", "Le coffre du jardin.")
+    vault = load_vault(note_writer.root, VaultOptions(default_public=True))
+    assert not vault.notes["prive/deux-fois.md"].public
+    assert "plus d'une fois" in messages(vault.warnings, "prive/deux-fois.md")[0]
+    bot = make_bot(note_writer.root, default_visibility="public")
+    assert [s.path for s in bot.search("zorglub coffre").sources] == ["public.md"]

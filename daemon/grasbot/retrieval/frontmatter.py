@@ -40,7 +40,7 @@ try:  # python-frontmatter's loader: C when PyYAML was built with libyaml
 except ImportError:  # pragma: no cover
     from yaml import SafeLoader as _SafeLoader
 
-__all__ = ["TEXT_FIELDS", "FrontmatterTooLarge", "Loader", "load_frontmatter"]
+__all__ = ["TEXT_FIELDS", "FrontmatterTooLarge", "Loader", "keys_written", "load_frontmatter"]
 
 #: The fields whose values (or list items) are read as the text written, by their key in any case
 TEXT_FIELDS = frozenset({"title", "slug", "type", "source", "updated", "domains", "tags", "aliases", "answers", "linked", "related"})
@@ -141,6 +141,22 @@ def load_frontmatter(header: str) -> Any:
     if fast is None:
         return _bounded_load(header)
     return fast
+
+
+def keys_written(header: str) -> list[str]:
+    """The keys of a frontmatter's top-level mapping, one for each time it is written, as YAML
+    reads each (`"visibility"`, `'visibility'`, `"visibilit\\x79"`, `? visibility`, a flow
+    mapping's, an indented one's), where the mapping `load_frontmatter` returns keeps one of
+    each, its last value. For a header `load_frontmatter` has read: composing is linear in
+    its size, whatever its aliases."""
+    loader = Loader(header)
+    try:
+        node = loader.get_single_node()
+    finally:
+        loader.dispose()
+    if not isinstance(node, MappingNode):
+        return []
+    return [key.value for key, _ in node.value if isinstance(key, ScalarNode)]
 
 
 def _bounded_load(header: str) -> Any:

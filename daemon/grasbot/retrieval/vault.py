@@ -29,7 +29,7 @@ import yaml
 from .._exceptions import VaultError
 from .._urls import own_pages
 from .analysis import slugify
-from .frontmatter import TEXT_FIELDS, FrontmatterTooLarge, load_frontmatter
+from .frontmatter import TEXT_FIELDS, FrontmatterTooLarge, keys_written, load_frontmatter
 from .links import Link, links_in, md_links_in
 from .markdown import code_dropped, code_in, strip_hidden
 
@@ -547,6 +547,24 @@ def _nearly_visibility(key: str) -> bool:
     return folded != "visibility" and difflib.SequenceMatcher(None, folded, "visibility").ratio() >= 0.85
 
 
+def _visibility_twice(header: str) -> bool:
+    """Whether `visibility` is written more than once, in any form YAML reads as that key: a
+    line that starts `visibility:`, or the key quoted (`"visibility": public`, as JSON writes
+    it), escaped, explicit (`? visibility`), in a flow mapping or in an indented frontmatter,
+    which YAML folds into one field, its last value: `visibility: private` then
+    `"visibility": public` was served. The header is composed again only when it may hold
+    such a form: the word twice, or an escape."""
+    if len(_VISIBILITY_LINE.findall(header)) > 1:
+        return True
+    if "\\" not in header and header.lower().count("visibility") < 2:
+        return False
+    try:
+        keys = keys_written(header)
+    except yaml.YAMLError:  # read once already: cannot happen
+        return True
+    return sum(isinstance(key, str) and key.strip().lower() == "visibility" for key in keys) > 1
+
+
 def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str]) -> bool:
     """Whether visitors may read the note. Every doubt keeps it private, with a warning: a
     `visibility` written twice (YAML keeps the last one), or in another case (`Visibility:`,
@@ -556,7 +574,7 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     off every public site, or a static site's `draft: true`, `private: true` or `hidden: true`
     (`_HIDING_KEYS`), which keeps it off theirs."""
     given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
-    if len(given) > 1 or len(_VISIBILITY_LINE.findall(header)) > 1:
+    if len(given) > 1 or _visibility_twice(header):
         warnings.append("`visibility` est donné plus d'une fois : la note reste privée")
         return False
     near = [] if given else [key for key in meta if isinstance(key, str) and _nearly_visibility(key)]
