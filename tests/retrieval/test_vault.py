@@ -1148,6 +1148,28 @@ def test_a_frontmatter_behind_spaces_or_invisible_characters_keeps_a_note_privat
     assert "regle.md" not in said
 
 
+def test_a_frontmatter_whose_opening_line_ends_in_an_invisible_character_keeps_a_note_private(note_writer):
+    """With the default public, a frontmatter that says private but whose opening `---` is
+    followed by a zero-width space, a byte order mark or a word joiner pasted there was no
+    frontmatter, and, unlike one behind such a character, nothing read it as saying private: the
+    note was public, its secret served to visitors. Kept private, and the author told."""
+    vault = _served_public(
+        note_writer.root,
+        {
+            "zero.md": "---\u200b\nvisibility: private\n---\nMon code zorglub.",
+            "bom.md": "---\ufeff\nvisibility: private\n---\nMon code zorglub.",
+            "joint.md": "---\u2060 \nvisibility: private\n---\nMon code zorglub.",
+            "public.md": "---\u200b\nvisibility: public\n---\nUn texte.",
+        },
+    )
+    assert {p for p, n in vault.notes.items() if n.public} == {"public.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    kept = "des caractères invisibles après le --- d'ouverture : ses champs sont lus comme du texte, mais ils gardent la note privée (supprimez-les)"
+    assert [said[p] for p in ("zero.md", "bom.md", "joint.md")] == [kept] * 3
+    bot = make_bot(note_writer.root, default_visibility="public")
+    assert [s.path for s in bot.search("code zorglub texte").sources] == ["public.md"]
+
+
 def test_a_frontmatter_out_of_place_with_broken_yaml_that_names_visibility_keeps_a_note_private(note_writer):
     """With the default public, a frontmatter behind a blank line whose YAML is broken (a `#`
     opening a list's item, a tab) was read as text, and its note served to visitors, where the

@@ -702,8 +702,10 @@ def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
 # A frontmatter's line that names a key, which may say who reads the note (`_says_who_reads`)
 _READER_LINE = re.compile(rf"^[ \t]*({_KEY})[ \t]*:", re.MULTILINE)
 # A frontmatter behind blank lines, spaces (` ---`, a thematic break to Obsidian) or what shows
-# nothing (a zero-width space, a second byte order mark, a no-break space pasted before it)
-_LATE_FRONTMATTER = re.compile(r"\A(?P<before>[\s\u200b-\u200d\u2060\ufeff]+)---[ \t]*\n(?P<fields>.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
+# nothing (a zero-width space, a second byte order mark, a no-break space pasted before it), or
+# whose opening `---` is followed by what shows nothing (`---` and a zero-width space: text too)
+_INVISIBLE = "\u200b-\u200d\u2060\ufeff"
+_LATE_FRONTMATTER = re.compile(rf"\A(?P<before>[\s{_INVISIBLE}]*)---(?P<after>[ \t\u00a0{_INVISIBLE}]*)\n(?P<fields>.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 
 
 def _says_who_reads(key: Any) -> bool:
@@ -713,14 +715,16 @@ def _says_who_reads(key: Any) -> bool:
 
 
 def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: list[str]) -> bool:
-    """A frontmatter after blank lines, spaces or invisible characters is no frontmatter, for
-    Obsidian as here; but when it says the note is private, it is kept private (in doubt,
-    private), and the author told."""
+    """A frontmatter after blank lines, spaces or invisible characters, or whose opening `---`
+    is followed by invisible characters, is no frontmatter, for Obsidian as here; but when it
+    says the note is private, it is kept private (in doubt, private), and the author told."""
     m = _LATE_FRONTMATTER.match(text)
     if m is None:
         return False
     before = m.group("before")
-    if before.endswith("\n") and not before.strip(" \t\n"):
+    if not before:  # read as a frontmatter were it not for what follows its `---`
+        where, remove = "des caractères invisibles après le --- d'ouverture", "supprimez-les"
+    elif before.endswith("\n") and not before.strip(" \t\n"):
         where, remove = "des lignes vides avant le --- d'ouverture", "supprimez les lignes vides"
     else:
         where, remove = "des espaces ou des caractères invisibles avant le --- d'ouverture", "supprimez-les"
