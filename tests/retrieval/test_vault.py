@@ -1170,6 +1170,34 @@ def test_a_frontmatter_whose_opening_line_ends_in_an_invisible_character_keeps_a
     assert [s.path for s in bot.search("code zorglub texte").sources] == ["public.md"]
 
 
+def test_a_second_frontmatter_that_says_private_keeps_a_note_private(note_writer):
+    """A template inserted into a note that had its own properties leaves a second block below
+    the first, which Obsidian shows as text: one that said `visibility: private` (or
+    `publish: false`) counted for nothing, and the note, public by its first block or by the
+    default, was served to visitors. Kept private, and the author told to merge the blocks; a
+    second block that says nothing of who reads the note changes nothing."""
+    vault = _served_public(
+        note_writer.root,
+        {
+            "modele.md": "---\ntitle: Réunion\n---\n---\nvisibility: private\n---\nMon code zorglub.",
+            "vide.md": "---\n---\n\n---\nvisibility: private\ntags: [perso]\n---\nMon code zorglub.",
+            "publique.md": "---\nvisibility: public\n---\n---\npublish: false\n---\nMon code zorglub.",
+            "titre.md": "---\nvisibility: public\n---\n---\ntitle: Autre\n---\nUn texte.",
+            "regle.md": "---\nvisibility: public\n---\n---\nvisibility: public\n---\nUn texte.",
+        },
+    )
+    assert {p for p, n in vault.notes.items() if n.public} == {"titre.md", "regle.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    kept = (
+        "un second bloc de propriétés après le premier, qu'Obsidian ne lit pas : "
+        "ses champs sont lus comme du texte, mais ils gardent la note privée (réunissez-les en un seul bloc)"
+    )
+    assert [said[p] for p in ("modele.md", "vide.md", "publique.md")] == [kept] * 3
+    assert "titre.md" not in said
+    bot = make_bot(note_writer.root, default_visibility="public")
+    assert {s.path for s in bot.search("code zorglub texte").sources} == {"regle.md", "titre.md"}
+
+
 def test_a_frontmatter_out_of_place_with_broken_yaml_that_names_visibility_keeps_a_note_private(note_writer):
     """With the default public, a frontmatter behind a blank line whose YAML is broken (a `#`
     opening a list's item, a tab) was read as text, and its note served to visitors, where the

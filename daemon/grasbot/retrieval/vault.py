@@ -714,15 +714,22 @@ def _says_who_reads(key: Any) -> bool:
     return isinstance(key, str) and (key.strip().lower() in _READER_KEYS or _nearly_visibility(key))
 
 
-def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: list[str]) -> bool:
+def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: list[str], *, second: bool = False) -> bool:
     """A frontmatter after blank lines, spaces or invisible characters, or whose opening `---`
     is followed by invisible characters, is no frontmatter, for Obsidian as here; but when it
-    says the note is private, it is kept private (in doubt, private), and the author told."""
+    says the note is private, it is kept private (in doubt, private), and the author told.
+    `second`: `text` is the body after the frontmatter, and such a block there a second one
+    (a template inserted into a note that had its own), which only counts when it says who may
+    read the note."""
     m = _LATE_FRONTMATTER.match(text)
     if m is None:
         return False
     before = m.group("before")
-    if not before:  # read as a frontmatter were it not for what follows its `---`
+    if second:
+        if not any(_says_who_reads(line.group(1)) for line in _READER_LINE.finditer(m.group("fields"))):
+            return False
+        where, remove = "un second bloc de propriétés après le premier, qu'Obsidian ne lit pas", "réunissez-les en un seul bloc"
+    elif not before:  # read as a frontmatter were it not for what follows its `---`
         where, remove = "des caractères invisibles après le --- d'ouverture", "supprimez-les"
     elif before.endswith("\n") and not before.strip(" \t\n"):
         where, remove = "des lignes vides avant le --- d'ouverture", "supprimez les lignes vides"
@@ -738,7 +745,7 @@ def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: l
         return True
     if not isinstance(meta, dict) or not any(str(key).strip().lower() in _FIELDS or _says_who_reads(key) for key in meta):  # a rule, then a heading
         return False
-    if _is_public(meta, m.group("fields"), default_public, []):
+    if _is_public(meta, m.group("fields"), default_public or second, []):  # a second block's silence says nothing
         warnings.append(f"{where} : ses champs sont lus comme du texte, pas comme des propriétés ({remove})")
         return False
     warnings.append(f"{where} : ses champs sont lus comme du texte, mais ils gardent la note privée ({remove})")
@@ -970,6 +977,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
 
     public = _is_public(meta, header, options.default_public, warnings)
     if not detected and _late_frontmatter_keeps_private(text, options.default_public, warnings):
+        public = False
+    elif public and detected and _late_frontmatter_keeps_private(body, options.default_public, warnings, second=True):
         public = False
     if "#" in header:
         warnings.extend(
