@@ -1159,6 +1159,9 @@ def test_a_frontmatter_whose_opening_line_ends_in_an_invisible_character_keeps_a
             "zero.md": "---\u200b\nvisibility: private\n---\nMon code zorglub.",
             "bom.md": "---\ufeff\nvisibility: private\n---\nMon code zorglub.",
             "joint.md": "---\u2060 \nvisibility: private\n---\nMon code zorglub.",
+            # a form feed or a line separator there: a frontmatter, to GrasBot's reader
+            "saut.md": "---\f\nvisibility: private\n---\nMon code zorglub.",
+            "ligne.md": "---\u2028\nvisibility: private\n---\nMon code zorglub.",
             "public.md": "---\u200b\nvisibility: public\n---\nUn texte.",
         },
     )
