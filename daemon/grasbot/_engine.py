@@ -1054,9 +1054,10 @@ class GrasBot:
                 said = "".join([piece async for piece in reader if isinstance(piece, str)]).strip()
             else:
                 said = await self.admission.generate(prompt.messages, owner=owner)
+            self._check_current(snapshot, result, audience)
             text = _usable(keep_known_citations(said, prompt.notes, prompt.addresses))
         except (Busy, LLMError) as exc:
-            return self._from_notes(q, result, index, history, exc)
+            return await self._from_current_notes(q, result, index, snapshot, history, audience, owner, exc)
         return self._written(result, text, snapshot, key, owner, shared=shared)
 
     async def answer_events(
@@ -1098,14 +1099,16 @@ class GrasBot:
                         yield "queue", {"position": piece.position}
                         continue
                     assert isinstance(piece, str)
+                    self._check_current(snapshot, result, audience)  # before any word of it is shown
                     pieces.append(piece)
                     if visible := shown.feed(piece):
                         yield "token", {"text": visible}
+            self._check_current(snapshot, result, audience)
             if visible := shown.finish():
                 yield "token", {"text": visible}
             text = _usable(keep_known_citations("".join(pieces).strip(), prompt.notes, prompt.addresses))
         except (Busy, LLMError) as exc:
-            yield "done", self._from_notes(q, result, index, history, exc)
+            yield "done", await self._from_current_notes(q, result, index, snapshot, history, audience, owner, exc)
             return
         yield "done", self._written(result, text, snapshot, key, owner, shared=shared)
 
@@ -1118,6 +1121,33 @@ class GrasBot:
         asker = "owner" if owner else key[1]  # what /health counts it under
         flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner), audience=asker)
         return flight.follow(), not started
+
+    def _check_current(self, snapshot: Snapshot, result: SearchResult, audience: str) -> None:
+        """Raise _Outdated when a reload since `snapshot` took a note from the audience (made
+        private, excluded, deleted) or changed one the answer quotes: a question that waited
+        for a slot (LLM_MAX_WAIT) while the owner reloaded was written after the reload from
+        the old passages, and the note made private reached its visitor."""
+        current = self._snapshot
+        if current is snapshot:
+            return
+        before, now = snapshot.index(audience).notes, current.index(audience).notes
+        if before.keys() <= now.keys() and all((note := now.get(p.path)) is not None and note.digest == before[p.path].digest for p in result.context):
+            return
+        raise _Outdated(
+            "le coffre a été rechargé pendant la réponse et une note qu'elle cite a changé ou n'est plus lisible : "
+            "réponse tirée des notes de la nouvelle version"
+        )
+
+    async def _from_current_notes(
+        self, q: str, result: SearchResult, index: Index, snapshot: Snapshot, history: Sequence[dict] | None, audience: str, owner: bool, why: Exception
+    ) -> dict:
+        """`_from_notes`, from the vault served now when a reload since `snapshot` changed what the
+        answer would quote (`_check_current`): searched again there, not logged again."""
+        try:
+            self._check_current(snapshot, result, audience)
+        except _Outdated:
+            result, index, *_ = await self._prepare(q, history, audience, False, owner)
+        return self._from_notes(q, result, index, history, why)
 
     def _from_notes(self, q: str, result: SearchResult, index: Index, history: Sequence[dict] | None, why: Exception) -> dict:
         """The extractive answer: generation was full (Busy: `busy`, and it says so), or the
@@ -1270,6 +1300,11 @@ def _holding(lock: threading.Lock, timeout: float) -> Iterator[bool]:
         yield True
     finally:
         lock.release()
+
+
+class _Outdated(AnswerUnused):
+    """A reload swapped in a vault that no longer reads as the answer being written quotes it:
+    the model answered, but its answer is not shown (the notes' extract is, from the new vault)."""
 
 
 class _Superseded(Exception):

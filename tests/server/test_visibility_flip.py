@@ -336,3 +336,34 @@ async def test_a_hidden_note_that_went_stays_masked_at_a_start_without_the_index
     kept = _gone.default_path(root)
     assert kept.stat().st_mode & 0o777 == 0o600
     assert _gone.load(kept).paths == {"prive/plan-rouge.md"}
+
+
+@pytest.mark.parametrize("path", ["/ask", "/ask/stream"])
+async def test_a_question_waiting_for_a_slot_when_the_note_goes_private_gets_nothing_of_it(start_daemon, standin_ollama, tmp_path, path):
+    """A visitor's question is searched while the note is public, then waits for the model's
+    only slot (LLM_MAX_WAIT) while the owner makes the note private and reloads: its answer,
+    written after the reload from the old passages, quoted the note to that visitor. It gets the
+    notes' extract from the vault served now instead."""
+    root = tmp_path / "vault"
+    write_vault(root)
+    q = "Où est la ruche frelonix ?"
+    standin_ollama.script("La ruche frelonix donne un miel sombre de châtaignier [ruche-frelonix].", first_delay=2)
+    client = await start(start_daemon, root, standin_ollama.url, llm_slots=1, llm_max_wait=30, llm_timeout=30, concurrent_network_answers=8)
+    ahead = asyncio.create_task(client.get("/ask", params={"q": "Le jardin et les ruches"}, headers={"X-Forwarded-For": "192.0.2.1"}))
+    while not standin_ollama.requests:  # the slot is taken
+        await asyncio.sleep(0.02)
+    bot = bot_of(client)
+    asked = asyncio.create_task(client.get(path, params={"q": q}))
+    while not bot.admission.view(urls=False)["queued"]:  # searched, and waiting for the slot
+        await asyncio.sleep(0.02)
+    make_private(root, "visibility")
+    await rpc_result(client, "reload", {}, headers=OWNER)
+    response = await asked
+    if path == "/ask":
+        said = await response.json()
+    else:
+        events = [e async for e in sse_events(response)]
+        said = [e for e in events if e[0] != "sources"]  # the sources were sent before the reload
+    await ahead
+    assert_clean(said, f"{path} waiting during the reload")
+    assert len(standin_ollama.requests) == 2  # the model wrote it after the reload: not shown
