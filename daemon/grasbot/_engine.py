@@ -61,6 +61,8 @@ from .store.parallel import load_shares
 from .store.questionlog import QuestionLog
 
 log = logging.getLogger("grasbot.engine")
+#: How the cause of an answer a reload made unusable begins (the access log says so, not « no answer »)
+RELOADED = "le coffre a été rechargé pendant la réponse"
 
 AUDIENCES = ("visitor", "owner")
 QUESTION_WAIT = 5.0  # seconds a visitor's question waits for Ollama to embed it, at most (LLM_TIMEOUT's 30 before)
@@ -1133,10 +1135,7 @@ class GrasBot:
         before, now = snapshot.index(audience).notes, current.index(audience).notes
         if before.keys() <= now.keys() and all((note := now.get(p.path)) is not None and note.digest == before[p.path].digest for p in result.context):
             return
-        raise _Outdated(
-            "le coffre a été rechargé pendant la réponse et une note qu'elle cite a changé ou n'est plus lisible : "
-            "réponse tirée des notes de la nouvelle version"
-        )
+        raise _Outdated(f"{RELOADED} et une note qu'elle cite a changé ou n'est plus lisible : réponse tirée des notes de la nouvelle version")
 
     async def _from_current_notes(
         self, q: str, result: SearchResult, index: Index, snapshot: Snapshot, history: Sequence[dict] | None, audience: str, owner: bool, why: Exception

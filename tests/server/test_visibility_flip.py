@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import shutil
 from pathlib import Path
 
@@ -339,11 +340,12 @@ async def test_a_hidden_note_that_went_stays_masked_at_a_start_without_the_index
 
 
 @pytest.mark.parametrize("path", ["/ask", "/ask/stream"])
-async def test_a_question_waiting_for_a_slot_when_the_note_goes_private_gets_nothing_of_it(start_daemon, standin_ollama, tmp_path, path):
+async def test_a_question_waiting_for_a_slot_when_the_note_goes_private_gets_nothing_of_it(start_daemon, standin_ollama, tmp_path, path, caplog):
     """A visitor's question is searched while the note is public, then waits for the model's
     only slot (LLM_MAX_WAIT) while the owner makes the note private and reloads: its answer,
     written after the reload from the old passages, quoted the note to that visitor. It gets the
     notes' extract from the vault served now instead."""
+    caplog.set_level(logging.INFO, logger="grasbot")
     root = tmp_path / "vault"
     write_vault(root)
     q = "Où est la ruche frelonix ?"
@@ -367,3 +369,6 @@ async def test_a_question_waiting_for_a_slot_when_the_note_goes_private_gets_not
     await ahead
     assert_clean(said, f"{path} waiting during the reload")
     assert len(standin_ollama.requests) == 2  # the model wrote it after the reload: not shown
+    said_in_log = [r.getMessage() for r in caplog.records if "extraits des notes" in r.getMessage()]
+    # the question ahead, being written from the same note, gives way as well: two, neither « no answer »
+    assert len(said_in_log) == 2 and all(m.startswith("la réponse du modèle de langue n'a pas été montrée") for m in said_in_log), said_in_log

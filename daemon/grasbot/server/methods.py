@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import web
 
 from .._config import Settings
-from .._engine import ReloadReport, check_question, vault_files
+from .._engine import RELOADED, ReloadReport, check_question, vault_files
 from .._exceptions import NoteNotFound, VaultError
 from ..answer.language import NOT_FRENCH
 from .peers import FROM_PEER, reload_peers
@@ -105,6 +105,8 @@ def for_caller(payload: dict, is_owner: bool) -> dict:
         return payload
     if cause.startswith(NOT_FRENCH):  # a slip of the model, not a host or a setting to fix
         log.info("la réponse du modèle de langue n'était pas en français, celle donnée est faite d'extraits des notes : %s", cause)
+    elif cause.startswith(RELOADED):  # the owner reloaded meanwhile: nothing to fix either
+        log.info("la réponse du modèle de langue n'a pas été montrée, celle donnée est faite d'extraits des notes : %s", cause)
     else:
         log.warning("le modèle de langue n'a pas répondu, la réponse donnée est faite d'extraits des notes : %s", cause)
     return payload if is_owner else {**payload, "llm_error": PUBLIC_LLM_ERROR}
