@@ -160,16 +160,21 @@ _BIT = (1, 2, 4, 8, 16, 32, 64, 128)  # a bucket's bit in its byte of `_marks`, 
 
 def _pieces(offsets: np.ndarray, buckets: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each bucket of these words, word after word, and how many each word has: the ranges of
-    the CSR read at once, no loop over words."""
+    the CSR read at once, no loop over words. Read by `np.take`, the places summed in place:
+    numpy's `[]` takes a slower path for an index array, and a search's 50,000 pieces made
+    three more temporaries of them (`Spelling.cosines` 1.37 → 1.29 ms inside a search)."""
     import numpy as np
 
-    starts = offsets[ids]
-    lengths = offsets[ids + 1] - starts
+    starts = np.take(offsets, ids)
+    lengths = np.take(offsets, ids + 1)
+    lengths -= starts
     if not len(lengths):
         return np.zeros(0, dtype=np.int32), lengths
     ends = np.cumsum(lengths)
-    shift = np.repeat(starts - (ends - lengths), lengths)
-    return buckets[np.arange(ends[-1]) + shift], lengths
+    starts -= ends - lengths  # each word's first piece, less its place among them all
+    places = np.arange(ends[-1])
+    places += np.repeat(starts, lengths)
+    return np.take(buckets, places), lengths
 
 
 def _gather(offsets: np.ndarray, buckets: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
