@@ -191,6 +191,26 @@ async def test_ollama_dying_mid_stream(start_daemon, standin_ollama):
     assert again["model"] == "qwen3:8b" and "llm_error" not in again
 
 
+async def test_an_answer_that_ends_without_ollama_s_done_line_is_not_given_as_whole(start_daemon, standin_ollama):
+    """Ollama ends every answer with a `done: true` line. A reply that stopped before it (a proxy
+    in front of Ollama ending the response on its own timeout, a host that closed cleanly mid-
+    answer) was given as the whole answer on /ask/stream and /ask, half a sentence without the
+    cut's mark, and kept to be served again: it is a broken connection, as a dropped one is."""
+    standin_ollama.script(pieces=PIECES, mode="end", drop_after=2)
+    client = await start_daemon(ollama_url=standin_ollama.url, owner_token=OWNER_TOKEN)
+    resp = await client.get("/ask/stream", params={"q": Q}, headers=OWNER)
+    done = (await asyncio.wait_for(collect(resp), BOUND))[-1][1]
+    assert done["model"] is None and "sans sa dernière ligne (done)" in done["llm_error"], done
+    assert done["response"].startswith(INTRO) and "[grasbot-pipeline]" in done["response"]
+    asked = await (await client.get("/ask", params={"q": "Que fait le daemon ?"}, headers=OWNER)).json()
+    assert asked["model"] is None and "sans sa dernière ligne (done)" in asked["llm_error"], asked
+    # nothing of it was kept: the next question, once Ollama answers whole, gets the model's answer
+    standin_ollama.script(pieces=PIECES)
+    resp = await client.get("/ask/stream", params={"q": Q}, headers=OWNER)
+    again = (await asyncio.wait_for(collect(resp), BOUND))[-1][1]
+    assert again["model"] == "qwen3:8b" and again["response"] == "".join(PIECES).strip()
+
+
 @pytest.mark.parametrize("mode", ["error_line", "http_500"])
 async def test_ollama_errors(start_daemon, standin_ollama, mode):
     standin_ollama.script(pieces=PIECES, mode=mode)

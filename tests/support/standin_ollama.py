@@ -11,6 +11,7 @@ GET /api/version), records every request body, and misbehaves on demand:
         server.script(mode="http_500")
         server.script("abc", first_delay=5, chunk_delay=1)    # slow
         server.script("abc", chunks=4, mode="drop", drop_after=2)  # connection cut mid-stream
+        server.script("abc", chunks=4, mode="end", drop_after=2)   # ended cleanly, without its `done` line
         server.script("abc", chunks=3, hold_after=1)          # wait for server.release()
         server.script("abc", done_reason="length")            # stopped at num_predict
         server.script_next("Un", mode="http_500")             # the next request only, then `current`
@@ -54,7 +55,7 @@ from aiohttp import web
 
 __all__ = ["Script", "StandinOllama", "standin_ollama", "standin_vector", "unused_url"]
 
-MODES = ("reply", "think", "error_line", "http_500", "drop")
+MODES = ("reply", "think", "error_line", "http_500", "drop", "end")
 THINK_LEAK = "<think>\nL'utilisateur demande quelque chose. Je réfléchis.\n</think>\n\n"
 VERSION = "0.12.6"
 
@@ -278,6 +279,10 @@ class StandinOllama:
             return web.Response(status=503)
         pieces = script.split()
         if not body.get("stream", True):
+            if script.mode == "end":  # what had come, without `done: true`
+                cut = {**self._final(model, "".join(pieces[: script.drop_after]), script.drop_after), "done": False}
+                del cut["done_reason"]
+                return web.json_response(cut)
             for _ in pieces[1:]:  # the whole reply takes as long as its chunks would
                 if await self._sleep(script.chunk_delay):
                     break
@@ -294,6 +299,9 @@ class StandinOllama:
                     await self._gate.wait()
                 if script.mode == "drop" and i == script.drop_after:
                     request.transport.abort()  # type: ignore[union-attr]
+                    return response
+                if script.mode == "end" and i == script.drop_after:  # a proxy ending the reply on its own timeout
+                    await response.write_eof()
                     return response
                 if script.mode == "error_line" and i == script.error_after:
                     await self._line(response, {"error": script.error})

@@ -224,6 +224,8 @@ class LLMClient:
             async with asyncio.timeout(self.deadline):
                 response = await self._client.chat(**self._chat_kwargs(messages, stream=False))
             content = response.message.content or ""
+        if not response.done:
+            raise self._ended_early()
         text = strip_think(content)
         said = self._capped(text)
         return said + CUT_ANSWER if said and (len(said) < len(text) or response.done_reason == "length") else said
@@ -254,7 +256,7 @@ class LLMClient:
             async with asyncio.timeout_at(ends):
                 chunks = await self._client.chat(**self._chat_kwargs(messages, stream=True))
         left = self.max_chars  # what the answer may still take (`_capped`)
-        said = stopped = False  # anything shown yet; Ollama stopped the model at num_predict
+        said = stopped = done = False  # anything shown yet; Ollama stopped the model at num_predict; its last line came
         # aclosing: a consumer that stops early must release the HTTP connection at once.
         async with contextlib.aclosing(chunks):
             while True:
@@ -266,6 +268,7 @@ class LLMClient:
                         break
                     piece = stripper.feed(chunk.message.content or "")
                     stopped = stopped or chunk.done_reason == "length"
+                    done = done or bool(chunk.done)
                 if len(piece) > left:
                     if piece := self._capped(piece, left):
                         yield piece
@@ -276,12 +279,23 @@ class LLMClient:
                 if piece:
                     said = True
                     yield piece
+        if not done:
+            raise self._ended_early()
         rest = stripper.finish().rstrip()
         if tail := self._capped(rest, left):
             said = True
             yield tail
         if said and (stopped or len(tail) < len(rest)):
             yield CUT_ANSWER
+
+    def _ended_early(self) -> LLMUnavailable:
+        """A reply that stopped before Ollama's last line (`done: true`), which ends every answer:
+        a proxy in front of Ollama that ended it on its own timeout, a host that closed cleanly
+        mid-answer. It is a broken connection, not an answer that was whole."""
+        return LLMUnavailable(
+            f"La connexion à Ollama sur {self.host} (OLLAMA_HOST) a été coupée pendant que le modèle « {self.model} » répondait :"
+            " sa réponse s'est arrêtée sans sa dernière ligne (done)."
+        )
 
     @contextlib.contextmanager
     def _within_deadline(self):
