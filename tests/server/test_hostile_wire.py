@@ -242,6 +242,26 @@ async def test_every_answer_is_bounded_in_tokens(start_daemon, standin_ollama):
     assert [body["options"]["num_predict"] for body in standin_ollama.requests] == [123, 123]
 
 
+async def test_a_reply_that_never_ends_is_read_no_further_than_any_answer_takes(start_daemon, standin_ollama, caplog):
+    """A host at OLLAMA_HOST that sent a line that never ends (streamed, or a whole reply that
+    never closes) was read into memory until LLM_DEADLINE: 12 GB by then at loopback speed,
+    for one visitor's question. Its reply is dropped past the bytes any answer takes."""
+    standin_ollama.script(mode="flood")
+    client = await start_daemon(ollama_url=standin_ollama.url, answer_cache="off", owner_token=OWNER_TOKEN)  # /ask asks Ollama whole
+
+    async def ask():
+        asked = await (await client.get("/ask", params={"q": "Comment fonctionne GrasBot ?"}, headers=OWNER)).json()
+        events = [e async for e in sse_events(await client.get("/ask/stream", params={"q": "Quel modèle ?"}, headers=OWNER))]
+        return asked, events[-1][1]
+
+    asked, done = await asyncio.wait_for(ask(), 15)
+    for answer in (asked, done):
+        assert answer["model"] is None and answer["response"].startswith(("Le modèle de langue", UNUSED_INTRO)), answer
+        assert "une réponse de plus de 2686976 octets" in answer["llm_error"] and "LLM_MAX_TOKENS (400)" in answer["llm_error"], answer
+    status, ok = await rpc_raw(client, {"jsonrpc": "2.0", "method": "health", "id": 1})
+    assert ok["result"]["status"] == "ok"
+
+
 async def test_a_steady_stream_past_the_deadline_is_cut(standin_ollama):
     # Each chunk comes well within `timeout`; the whole never ends within `deadline`.
     standin_ollama.script(pieces=[f"mot{i} " for i in range(100)], chunk_delay=0.05)

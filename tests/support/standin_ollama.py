@@ -12,6 +12,7 @@ GET /api/version), records every request body, and misbehaves on demand:
         server.script("abc", first_delay=5, chunk_delay=1)    # slow
         server.script("abc", chunks=4, mode="drop", drop_after=2)  # connection cut mid-stream
         server.script("abc", chunks=4, mode="end", drop_after=2)   # ended cleanly, without its `done` line
+        server.script(mode="flood")                           # a reply line that never ends (16 MiB, then silence)
         server.script("abc", chunks=3, hold_after=1)          # wait for server.release()
         server.script("abc", done_reason="length")            # stopped at num_predict
         server.script_next("Un", mode="http_500")             # the next request only, then `current`
@@ -55,7 +56,7 @@ from aiohttp import web
 
 __all__ = ["Script", "StandinOllama", "standin_ollama", "standin_vector", "unused_url"]
 
-MODES = ("reply", "think", "error_line", "http_500", "drop", "end")
+MODES = ("reply", "think", "error_line", "http_500", "drop", "end", "flood")
 THINK_LEAK = "<think>\nL'utilisateur demande quelque chose. Je réfléchis.\n</think>\n\n"
 VERSION = "0.12.6"
 
@@ -76,6 +77,8 @@ class Script:
     hold_after: int | None = None
     #: Why the reply ended, in its final line: "length" is a model stopped at num_predict.
     done_reason: str = "stop"
+    #: What mode "flood" sends of its endless line before it falls silent (not closing).
+    flood_bytes: int = 16 << 20
 
     def content(self) -> str:
         return (THINK_LEAK + self.reply) if self.mode == "think" else self.reply
@@ -278,6 +281,17 @@ class StandinOllama:
         if await self._sleep(script.first_delay):
             return web.Response(status=503)
         pieces = script.split()
+        if script.mode == "flood":  # streamed or not: a body whose first line never ends
+            flood = web.StreamResponse(headers={"Content-Type": "application/x-ndjson" if body.get("stream", True) else "application/json"})
+            await flood.prepare(request)
+            try:
+                await flood.write(b'{"model": "%s", "message": {"role": "assistant", "content": "' % model.encode())
+                for _ in range(script.flood_bytes >> 16):
+                    await flood.write(b"a" * (1 << 16))
+                await asyncio.sleep(3600)  # cancelled when the client goes
+            except ConnectionResetError:
+                self.events.append(("disconnected", None))
+            return flood
         if not body.get("stream", True):
             if script.mode == "end":  # what had come, without `done: true`
                 cut = {**self._final(model, "".join(pieces[: script.drop_after]), script.drop_after), "done": False}
