@@ -312,6 +312,18 @@ async def test_an_ollama_that_refuses_every_text_is_not_read_as_refusing_each_no
     assert [b["input"] for b in standin_ollama.embed_requests[1:]] == [[semantic.PROBE]]  # the batch, then one probe
 
 
+async def test_an_embedding_reply_that_never_ends_is_read_no_further_than_a_batch_takes(standin_ollama):
+    """With `--semantic ollama`, a host that sent an endless reply to /api/embed was read into
+    memory by the worker's client, whatever its timeout (each read came in time): the bytes a
+    batch's vectors may take end it, the pass fails with a word of why, and words rank meanwhile."""
+    standin_ollama.embed_flood = True
+    bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama")
+    assert await asyncio.wait_for(asyncio.to_thread(bot.embed_pending), 30) is False
+    error = bot.semantic_status()["error"]
+    assert f"une réponse de plus de {semantic.EMBED_REPLY_BYTES} octets, plus qu'aucun lot de 32 vecteurs n'en prend" in error, error
+    assert bot.search("Comment fonctionne GrasBot ?", audience="visitor").sources
+
+
 async def test_a_question_searched_while_ollama_could_not_embed_it_is_not_kept_as_meanings(standin_ollama):
     """Ollama failed for a moment: the question's words-only ranking, and its answer, were kept
     as if meaning had ranked them, and asking it again gave them until the next reload."""

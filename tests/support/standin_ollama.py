@@ -22,8 +22,9 @@ GET /api/version), records every request body, and misbehaves on demand:
 POST /api/embed answers for the models in `embed_models` with a deterministic vector of
 hashed word counts (`standin_vector`): texts that share words are close, as a real embedding
 model would have them; `embed_requests` records every body, `embed_broken` makes it answer
-HTTP 500, and `embed_held` holds every embedding until `release_embeds()` (an Ollama that
-accepts the request and stays silent). A request with a text that holds one of `embed_nan`
+HTTP 500, `embed_held` holds every embedding until `release_embeds()` (an Ollama that
+accepts the request and stays silent), and `embed_flood` answers a body that never ends (16 MiB
+of one line, then silence). A request with a text that holds one of `embed_nan`
 answers HTTP 500 « failed to encode response: json: unsupported value: NaN », as Ollama does
 for the few texts bge-m3 turns into NaN (ollama/ollama#15582): the same text, every time.
 
@@ -119,6 +120,8 @@ class StandinOllama:
     embed_requests: list[dict] = field(default_factory=list)
     embed_broken: bool = False
     embed_held: bool = False
+    #: When True, /api/embed answers a body that never ends (16 MiB of one line, then silence).
+    embed_flood: bool = False
     #: Words that make a text's embedding NaN: its request answers HTTP 500, as Ollama's does.
     embed_nan: tuple[str, ...] = ()
     #: The port to listen on (0: any free one); a test restarts a host where it was.
@@ -354,6 +357,15 @@ class StandinOllama:
             return web.json_response({"error": f'model "{model}" not found, try pulling it first'}, status=404)
         if self.embed_broken:
             return web.json_response({"error": "an error was encountered while running the model"}, status=500)
+        if self.embed_flood:
+            flood = web.StreamResponse(headers={"Content-Type": "application/json"})
+            await flood.prepare(request)
+            with contextlib.suppress(ConnectionResetError):
+                await flood.write(b'{"model": "%s", "embeddings": [[' % model.encode())
+                for _ in range(16 << 4):
+                    await flood.write(b"0.1," * (1 << 14))
+                await asyncio.sleep(3600)  # cancelled when the client goes
+            return flood
         texts = body.get("input", "")
         texts = [texts] if isinstance(texts, str) else list(texts)
         if any(word in text for word in self.embed_nan for text in texts):

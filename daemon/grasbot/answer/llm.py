@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import math
 import re
 from collections.abc import AsyncIterator
-from typing import cast
 
 from .._exceptions import LLMError, LLMFailed, LLMTimeout, LLMUnavailable
-from .._hosts import CONNECT_TIMEOUT, host_url, model_missing
+from .._hosts import CONNECT_TIMEOUT, bounded_transport, host_url, model_missing
 from .prompt import CUT_ANSWER
 
 __all__ = ["LLMClient", "ThinkStripper", "strip_think", "load_ollama"]
@@ -204,7 +202,7 @@ class LLMClient:
             import httpx  # ollama's own transport, imported with it
 
             timeout = httpx.Timeout(self.timeout, connect=min(self.timeout, self.connect_timeout))
-            transport = _bounded_transport()(self.max_reply_bytes, self._too_long)
+            transport = bounded_transport(self.max_reply_bytes, self._too_long, asynchronous=True)
             self._made = load_ollama().AsyncClient(host=self._host_given, timeout=timeout, transport=transport)
         return self._made
 
@@ -395,47 +393,6 @@ class LLMClient:
             raise LLMFailed(
                 f"{where} a envoyé pour le modèle « {self.model} » une réponse que GrasBot ne sait pas lire ({type(exc).__name__} : {_short(exc)})."
             ) from None
-
-
-@functools.cache
-def _bounded_transport():
-    """httpx's transport, whose replies are read up to a limit: made at the client's first use,
-    as httpx is imported with ollama."""
-    import httpx
-
-    class BoundedStream(httpx.AsyncByteStream):
-        def __init__(self, inner: httpx.AsyncByteStream, limit: int, too_long) -> None:
-            self._inner, self._limit, self._too_long = inner, limit, too_long
-
-        async def __aiter__(self) -> AsyncIterator[bytes]:
-            seen = 0
-            async for chunk in self._inner:
-                seen += len(chunk)
-                if seen > self._limit:
-                    raise self._too_long()
-                yield chunk
-
-        async def aclose(self) -> None:
-            await self._inner.aclose()
-
-    class BoundedTransport(httpx.AsyncBaseTransport):
-        """httpx's own transport, whose replies stop being read past `limit` bytes: a host that
-        sent an endless body (a line that never ends, a non-streamed reply that never closes)
-        was read into memory until LLM_DEADLINE, gigabytes at a local network's speed."""
-
-        def __init__(self, limit: int, too_long) -> None:
-            self._inner = httpx.AsyncHTTPTransport()
-            self._limit, self._too_long = limit, too_long
-
-        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-            response = await self._inner.handle_async_request(request)
-            response.stream = BoundedStream(cast(httpx.AsyncByteStream, response.stream), self._limit, self._too_long)
-            return response
-
-        async def aclose(self) -> None:
-            await self._inner.aclose()
-
-    return BoundedTransport
 
 
 def _short(exc: BaseException, limit: int = 200) -> str:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, Protocol
 
 from .._exceptions import EmbeddingError
 from .._files import atomic_write
-from .._hosts import CONNECT_TIMEOUT, Failover, model_missing, unreachable
+from .._hosts import CONNECT_TIMEOUT, Failover, bounded_transport, model_missing, unreachable
 from .boilerplate import EMPTY, Boilerplate
 from .index import Index, field_text, indexable_body, indexable_text
 from .links import link_spans
@@ -48,6 +48,9 @@ logger = logging.getLogger("grasbot.semantic")
 
 HEAD_CHARS = 2_000  # of a note's text embedded: what the note is about (issue 17's measure)
 BATCH = 32  # texts an encoder call takes at once
+# The bytes one `/api/embed` reply may take: a batch's vectors of up to 16,384 numbers of up to 24
+# characters each (bge-m3 has 1,024), and 1 MiB for the rest; a host that sends more is broken
+EMBED_REPLY_BYTES = (1 << 20) + BATCH * 16_384 * 24
 QUESTIONS_KEPT = 2_048  # question vectors remembered: a public site hears the same questions often
 BUNDLED_MODEL = "use-multilingual-v3"
 
@@ -246,7 +249,8 @@ class OllamaEmbedder:
         import ollama
 
         def made(wait: float) -> Any:
-            return ollama.Client(host=url, timeout=httpx.Timeout(wait, connect=min(wait, CONNECT_TIMEOUT)))
+            transport = bounded_transport(EMBED_REPLY_BYTES, self._too_long, asynchronous=False)
+            return ollama.Client(host=url, timeout=httpx.Timeout(wait, connect=min(wait, CONNECT_TIMEOUT)), transport=transport)
 
         if seconds >= self._timeout:
             client = self._clients.get(url)
@@ -255,6 +259,9 @@ class OllamaEmbedder:
             return client.embed(model=self._name, input=list(texts))
         with made(seconds) as client:
             return client.embed(model=self._name, input=list(texts))
+
+    def _too_long(self) -> EmbeddingError:
+        return EmbeddingError(f"une réponse de plus de {EMBED_REPLY_BYTES} octets, plus qu'aucun lot de {BATCH} vecteurs n'en prend : abandonnée là")
 
     def _checked(self, vectors: Sequence[Sequence[float]], texts: Sequence[str]) -> np.ndarray:
         import numpy as np
