@@ -47,6 +47,15 @@ async def test_numbers_beyond_a_double_are_a_parse_error_not_a_500(start_daemon,
     assert ok["result"]["results"]  # the next request is served as ever
 
 
+async def test_a_history_nested_too_deep_says_so(start_daemon):
+    """A history of 1,200 nested lists (a URL of 7 KB, under nginx's limit) was refused as « doit
+    être une liste JSON d'échanges », which it is, too deep for the parser: now said."""
+    client = await start_daemon()
+    resp = await client.get("/ask", params={"q": "python", "history": "[" * 1200 + "]" * 1200})
+    assert resp.status == 400
+    assert (await resp.json())["error"]["data"].startswith("`history` : le JSON est imbriqué trop profondément pour être lu")
+
+
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 async def test_nan_and_infinity_are_a_parse_error_that_says_so(start_daemon, constant):
     client = await start_daemon()

@@ -160,10 +160,19 @@ async def test_malformed_requests_are_invalid_request(spec_rpc: RpcDispatcher, b
 
 @pytest.mark.parametrize(
     "body",
-    [b"", b"  ", b"[" * 100_000],
+    [b"", b"  ", b"[1,"],
 )
 async def test_unparsable_bodies_are_parse_errors(spec_rpc: RpcDispatcher, body: bytes) -> None:
     assert json.loads(await spec_rpc.dispatch(body)) == E(-32700, "Parse error")
+
+
+@pytest.mark.parametrize("body", [b"[" * 30_000 + b"]" * 30_000, b"[" * 100_000])
+async def test_json_nested_too_deep_is_a_parse_error_that_says_so(spec_rpc: RpcDispatcher, body: bytes) -> None:
+    """30,000 levels of well-formed JSON (well under the body's 64 KiB) were a bare « Parse
+    error », the same as broken JSON: the caller had no way to tell what to change."""
+    answer = json.loads(await spec_rpc.dispatch(body))
+    assert answer["id"] is None and answer["error"]["code"] == -32700
+    assert answer["error"]["data"].startswith("le JSON est imbriqué trop profondément pour être lu (au-delà d'environ ")
 
 
 @pytest.mark.parametrize(

@@ -159,7 +159,7 @@ def _ask_params(request: web.Request) -> tuple[str, list]:
             params["history"] = loads(raw)
         except WireError as exc:
             raise QueryError(f"`history` : {exc}") from None
-        except (ValueError, RecursionError):
+        except ValueError:
             raise QueryError("`history` : doit être une liste JSON d'échanges {role, content}") from None
     checked = validate_params("answer", params)
     check_limits(request.app[SETTINGS], checked["q"], checked["history"])

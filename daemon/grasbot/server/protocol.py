@@ -115,9 +115,13 @@ def _members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def loads(text: str | bytes) -> Any:
     """json.loads of what a caller sent, refusing what no JSON answer could carry back: NaN,
-    Infinity and numbers, integers too, that overflow a double, and an object naming a member
-    twice (ValueError, WireError for those)."""
-    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite, parse_int=_integer, object_pairs_hook=_members)
+    Infinity and numbers, integers too, that overflow a double, an object naming a member
+    twice, and nesting deeper than Python's parser goes (ValueError, WireError for those: the
+    last was a bare « Parse error » for JSON that is well formed)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite, parse_int=_integer, object_pairs_hook=_members)
+    except RecursionError:
+        raise WireError(f"le JSON est imbriqué trop profondément pour être lu (au-delà d'environ {sys.getrecursionlimit()} niveaux)") from None
 
 
 def dumps(value: Any, **options: Any) -> str:

@@ -223,7 +223,7 @@ class RpcDispatcher:
             return self._answered(None, _error(PARSE_ERROR, _not_utf8(exc)))
         except WireError as exc:  # JSON, but not what an answer could carry back: say what
             return self._answered(None, _error(PARSE_ERROR, str(exc)))
-        except (ValueError, RecursionError):  # bad UTF-8 or JSON, or absurdly deep nesting
+        except ValueError:  # not JSON
             return self._answered(None, _error(PARSE_ERROR))
         if isinstance(parsed, list):
             if not parsed:
