@@ -1092,6 +1092,7 @@ class GrasBot:
         yield "sources", {"sources": [s.to_dict() for s in result.sources], "grounded": result.grounded}
         pieces: list[str] = []
         shown = CitationFilter(prompt.notes, prompt.addresses)  # the tokens say what `done` will: no slug nor address it drops
+        checked = snapshot  # the vault version the answer was last found to quote as it reads
         flight = self._flight(prompt, snapshot, key, owner)
         source, shared = flight if flight is not None else (self.admission.stream(prompt.messages, owner=owner), False)
         try:
@@ -1101,11 +1102,11 @@ class GrasBot:
                         yield "queue", {"position": piece.position}
                         continue
                     assert isinstance(piece, str)
-                    self._check_current(snapshot, result, audience)  # before any word of it is shown
+                    checked = self._check_current(snapshot, result, audience, checked)  # before any word of it is shown
                     pieces.append(piece)
                     if visible := shown.feed(piece):
                         yield "token", {"text": visible}
-            self._check_current(snapshot, result, audience)
+            self._check_current(snapshot, result, audience, checked)
             if visible := shown.finish():
                 yield "token", {"text": visible}
             text = _usable(keep_known_citations("".join(pieces).strip(), prompt.notes, prompt.addresses))
@@ -1124,17 +1125,19 @@ class GrasBot:
         flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner), audience=asker)
         return flight.follow(), not started
 
-    def _check_current(self, snapshot: Snapshot, result: SearchResult, audience: str) -> None:
+    def _check_current(self, snapshot: Snapshot, result: SearchResult, audience: str, checked: Snapshot | None = None) -> Snapshot:
         """Raise _Outdated when a reload since `snapshot` took a note from the audience (made
         private, excluded, deleted) or changed one the answer quotes: a question that waited
         for a slot (LLM_MAX_WAIT) while the owner reloaded was written after the reload from
-        the old passages, and the note made private reached its visitor."""
+        the old passages, and the note made private reached its visitor. Returns the vault
+        version checked, which a stream gives back as `checked`: each of its pieces then costs
+        an identity test until the next reload, not a look at every note."""
         current = self._snapshot
-        if current is snapshot:
-            return
+        if current is snapshot or current is checked:
+            return current
         before, now = snapshot.index(audience).notes, current.index(audience).notes
         if before.keys() <= now.keys() and all((note := now.get(p.path)) is not None and note.digest == before[p.path].digest for p in result.context):
-            return
+            return current
         raise _Outdated(f"{RELOADED} et une note qu'elle cite a changé ou n'est plus lisible : réponse tirée des notes de la nouvelle version")
 
     async def _from_current_notes(

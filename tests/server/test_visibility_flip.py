@@ -13,10 +13,12 @@ import asyncio
 import json
 import logging
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
+from grasbot._engine import Snapshot
 from grasbot.store import cache as _cache
 from grasbot.store import gone as _gone
 from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc_result, sse_events, write_note
@@ -372,3 +374,36 @@ async def test_a_question_waiting_for_a_slot_when_the_note_goes_private_gets_not
     said_in_log = [r.getMessage() for r in caplog.records if "extraits des notes" in r.getMessage()]
     # the question ahead, being written from the same note, gives way as well: two, neither « no answer »
     assert len(said_in_log) == 2 and all(m.startswith("la réponse du modèle de langue n'a pas été montrée") for m in said_in_log), said_in_log
+
+
+async def test_a_reload_that_takes_nothing_from_visitors_leaves_a_stream_its_answer(start_daemon, standin_ollama, tmp_path, monkeypatch):
+    """A reload that only adds a note lands while an answer streams: the model's answer is
+    given whole, and the vault is compared with the one the answer was written from once for
+    that reload, not at every piece (a comparison of every note's name, 10,000 at a time)."""
+    root = tmp_path / "vault"
+    write_vault(root)
+    reply = "La ruche frelonix donne un miel sombre de châtaignier [ruche-frelonix]."
+    standin_ollama.script(reply, chunks=12, hold_after=2)
+    client = await start(start_daemon, root, standin_ollama.url)
+    bot = bot_of(client)
+    started, real, compared = bot.snapshot, Snapshot.index, []
+
+    def index(snapshot, audience):  # each full comparison reads the new version's index once
+        if snapshot is not started and sys._getframe(1).f_code.co_name == "_check_current":
+            compared.append(audience)
+        return real(snapshot, audience)
+
+    monkeypatch.setattr(Snapshot, "index", index)
+    response = await client.get("/ask/stream", params={"q": "Où est la ruche frelonix ?"})
+    events = []
+    async for event in sse_events(response):
+        events.append(event)
+        if event[0] == "sources":
+            while ("chunk", 1) not in standin_ollama.events:  # two pieces written, the reply held
+                await asyncio.sleep(0.02)
+            write_note(root, "nouveau.md", "title: Nouveau\nvisibility: public", "Une note de plus.")
+            await rpc_result(client, "reload", {}, headers=OWNER)
+            standin_ollama.release()  # ten more pieces, each checked
+    done = events[-1][1]
+    assert events[-1][0] == "done" and done["model"] is not None and done["response"] == reply, done
+    assert bot.snapshot is not started and compared == ["visitor"], compared
