@@ -15,7 +15,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 RETRY_AFTER = 10.0  # seconds a host that could not be reached is skipped
 CONNECT_TIMEOUT = 5.0  # seconds to open a connection: a machine on the network answers in milliseconds
@@ -42,71 +42,62 @@ def bounded_transport(limit: int, too_long: Callable[[], Exception], *, asynchro
     raised): a host at OLLAMA_HOST that sent an endless body (a line that never ends, a reply
     that never closes) was read into memory until a deadline, gigabytes at a local network's
     speed. httpx has no such limit of its own; it is imported here, with ollama, at first use."""
-    transports = _bounded_transports()
-    return transports[0 if asynchronous else 1](limit, too_long)
+    import httpx
+
+    return _bounded_transport_type()(httpx.AsyncHTTPTransport() if asynchronous else httpx.HTTPTransport(), limit, too_long)
 
 
 @functools.cache
-def _bounded_transports() -> tuple[type, type]:
+def _bounded_transport_type() -> type:
+    """One transport and one stream for the sync client (embeddings) and the async one (answers),
+    as httpx's own `ByteStream` is both: only the inner transport differs."""
     import httpx
 
-    def counted(chunk: bytes, seen: int, limit: int, too_long: Callable[[], Exception]) -> int:
-        seen += len(chunk)
-        if seen > limit:
-            raise too_long()
-        return seen
+    class Stream(httpx.SyncByteStream, httpx.AsyncByteStream):
+        def __init__(self, inner: Any, limit: int, too_long: Callable[[], Exception]) -> None:
+            self._inner, self._left, self._too_long = inner, limit, too_long
 
-    class AsyncStream(httpx.AsyncByteStream):
-        def __init__(self, inner: httpx.AsyncByteStream, limit: int, too_long: Callable[[], Exception]) -> None:
-            self._inner, self._limit, self._too_long = inner, limit, too_long
-
-        async def __aiter__(self) -> AsyncIterator[bytes]:
-            seen = 0
-            async for chunk in self._inner:
-                seen = counted(chunk, seen, self._limit, self._too_long)
-                yield chunk
-
-        async def aclose(self) -> None:
-            await self._inner.aclose()
-
-    class SyncStream(httpx.SyncByteStream):
-        def __init__(self, inner: httpx.SyncByteStream, limit: int, too_long: Callable[[], Exception]) -> None:
-            self._inner, self._limit, self._too_long = inner, limit, too_long
+        def _counted(self, chunk: bytes) -> bytes:
+            self._left -= len(chunk)
+            if self._left < 0:
+                raise self._too_long()
+            return chunk
 
         def __iter__(self) -> Iterator[bytes]:
-            seen = 0
             for chunk in self._inner:
-                seen = counted(chunk, seen, self._limit, self._too_long)
-                yield chunk
+                yield self._counted(chunk)
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            async for chunk in self._inner:
+                yield self._counted(chunk)
 
         def close(self) -> None:
             self._inner.close()
 
-    class AsyncTransport(httpx.AsyncBaseTransport):
-        def __init__(self, limit: int, too_long: Callable[[], Exception]) -> None:
-            self._inner, self._limit, self._too_long = httpx.AsyncHTTPTransport(), limit, too_long
-
-        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-            response = await self._inner.handle_async_request(request)
-            response.stream = AsyncStream(cast(httpx.AsyncByteStream, response.stream), self._limit, self._too_long)
-            return response
-
         async def aclose(self) -> None:
             await self._inner.aclose()
 
-    class SyncTransport(httpx.BaseTransport):
-        def __init__(self, limit: int, too_long: Callable[[], Exception]) -> None:
-            self._inner, self._limit, self._too_long = httpx.HTTPTransport(), limit, too_long
+    class Transport(httpx.BaseTransport, httpx.AsyncBaseTransport):
+        def __init__(self, inner: Any, limit: int, too_long: Callable[[], Exception]) -> None:
+            self._inner, self._limit, self._too_long = inner, limit, too_long
 
         def handle_request(self, request: httpx.Request) -> httpx.Response:
             response = self._inner.handle_request(request)
-            response.stream = SyncStream(cast(httpx.SyncByteStream, response.stream), self._limit, self._too_long)
+            response.stream = Stream(response.stream, self._limit, self._too_long)
+            return response
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            response = await self._inner.handle_async_request(request)
+            response.stream = Stream(response.stream, self._limit, self._too_long)
             return response
 
         def close(self) -> None:
             self._inner.close()
 
-    return AsyncTransport, SyncTransport
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    return Transport
 
 
 def model_missing(exc: BaseException) -> bool:
