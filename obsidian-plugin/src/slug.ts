@@ -10,7 +10,12 @@ const DROPPED = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\u2120\u212
  * (a Greek iota below) a letter ι, which lower case leaves a mark.
  */
 export function slugify(text: string): string {
-	const folded = text
+	return fold(text).replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
+
+/** The daemon's `fold` (analysis.py), which its slug rule reads. */
+function fold(text: string): string {
+	return text
 		.replace(DROPPED, "")
 		.toLowerCase()
 		.replace(/\u0345/g, "\u03b9")
@@ -19,11 +24,16 @@ export function slugify(text: string): string {
 		.replace(/æ/g, "ae")
 		.normalize("NFKD")
 		.replace(COMBINING, "");
-	return folded.replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
 }
 
-/** A `slug` the daemon ignores (retrieval/vault.py `_NOT_A_SLUG`): a link to a note or a note's file name (`[[prive/Plan]]`, `prive/Plan.md`). */
-const NOT_A_SLUG = /\[\[|\]\(|<a\s|\.md\s*$/i;
+/** A `slug` the daemon ignores (retrieval/vault.py `_NOT_A_SLUG`, read folded): a link to a note or a note's file name
+ * (`[[prive/Plan]]`, `prive/Plan.md`), with what a link writes after it too (`Plan.md#budget`, `<Plan.md>`), not a word
+ * that goes on (`guide.md-et-plus`); a dot percent-encoded is one (`Plan%2Emd`). */
+const NOT_A_SLUG = /\[\[|\]\(|<a\s|\.md(?=[\s#?>)\]|"'`]|$)/;
+
+function notASlug(written: string): boolean {
+	return NOT_A_SLUG.test(fold(written).replace(/%(?:25)?2e/g, "."));
+}
 
 /** A `slug` that holds a folder (retrieval/vault.py `_SLUG_FOLDER`: `labo/plan`, a `/` at its ends aside), an address that may be a private note's: the daemon names the note by its file. */
 const SLUG_FOLDER = /[^/\\\s]\s*[/\\]+\s*[^/\\\s]/;
@@ -37,7 +47,7 @@ export function noteSlug(basename: string, frontmatter: Record<string, unknown> 
 	const field = frontmatter?.slug;
 	const given = typeof field === "boolean" ? (field ? "True" : "False") : field; // Python's str() of YAML's booleans
 	const written = typeof given === "string" || typeof given === "number" ? String(given) : "";
-	const fromField = NOT_A_SLUG.test(written) || SLUG_FOLDER.test(written) ? "" : slugify(written);
+	const fromField = notASlug(written) || SLUG_FOLDER.test(written) ? "" : slugify(written);
 	return fromField || slugify(basename);
 }
 

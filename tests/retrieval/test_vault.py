@@ -1344,6 +1344,33 @@ def test_a_slug_that_links_to_a_note_or_names_its_file_is_ignored(note_writer):
     ]
 
 
+def test_a_slug_that_names_a_notes_file_with_more_after_it_is_ignored(note_writer):
+    """A note's file name with a heading, a query or a link's brackets after it
+    (`slug: "Zorglub.md#plan"`, `<Zorglub.md>`), an invisible character inside `.md` or its dot
+    percent-encoded is a note's file name too: the public note's slug, every visitor's name for
+    it (sources, the prompt's `[slug]`, a `/{slug}` url), held the private note's name, which
+    its title or any other field written so does not show."""
+    root = note_writer.root
+    written = {
+        "a.md": 'slug: "Zorglub.md#plan"',
+        "b.md": 'slug: "<Zorglub.md>"',
+        "c.md": 'slug: "Zorglub.md?vue=1"',
+        "d.md": 'slug: "Zorglub.m\u200bd"',
+        "e.md": 'slug: "Zorglub%2Emd"',
+        "f.md": 'slug: "Zorglub.mdx"',  # another extension: a slug
+    }
+    vault = _fields_served_public(root, written)
+    assert {p: n.slug for p, n in vault.notes.items()} == {"a.md": "a", "b.md": "b", "c.md": "c", "d.md": "d", "e.md": "e", "f.md": "zorglub-mdx"}
+    assert {w.path for w in vault.warnings} == {"a.md", "b.md", "c.md", "d.md", "e.md"}
+    (root / "f.md").unlink()
+    (root / "prive").mkdir()
+    (root / "prive" / "Zorglub.md").write_text("---\nvisibility: private\n---\nLe plan secret.\n", encoding="utf-8")
+    bot = make_bot(root, default_visibility="public", url_map="*=/notes/{slug}")
+    sources = bot.search("Mon texte").sources
+    assert {s.path for s in sources} == {"a.md", "b.md", "c.md", "d.md", "e.md"}
+    assert not [(s.slug, s.url) for s in sources if "zorglub" in f"{s.slug} {s.url}"]
+
+
 def test_jekyll_published_false_keeps_a_note_private_as_publish_false_does(note_writer):
     """Jekyll leaves a page whose frontmatter says `published: false` unpublished: with the
     default public (or `visibility: public`), such a note was served to visitors. It is read as

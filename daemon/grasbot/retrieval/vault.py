@@ -28,7 +28,7 @@ import yaml
 
 from .._exceptions import VaultError
 from .._urls import own_pages
-from .analysis import slugify
+from .analysis import fold, slugify
 from .frontmatter import TEXT_FIELDS, FrontmatterTooLarge, keys_written, load_frontmatter
 from .links import Link, links_in, md_links_in
 from .markdown import code_dropped, code_in, strip_hidden
@@ -625,9 +625,21 @@ _HIDING_KEYS = ("draft", "private", "hidden")
 _READER_KEYS = ("visibility", *_PUBLISH_KEYS, *_HIDING_KEYS)
 
 
-# A `slug:` that links to a note or names one's file (`[[prive/Plan]]`, `prive/Plan.md`): the
-# slug made of it was every visitor's name for this public note, a private note's name
-_NOT_A_SLUG = re.compile(r"\[\[|\]\(|<a\s|\.md\s*$", re.IGNORECASE)
+# A `slug:` that links to a note or names one's file (`[[prive/Plan]]`, `prive/Plan.md`), read
+# folded (`_not_a_slug`): the slug made of it was every visitor's name for this public note, a
+# private note's name; a file name with what a link writes after it too (`Plan.md#budget`,
+# `Plan.md?vue=1`, `<Plan.md>`), but not a word that goes on (`guide.md-et-plus`)
+_NOT_A_SLUG = re.compile(r"\[\[|\]\(|<a\s|\.md(?=[\s#?>)\]|\"'`]|$)")
+_DOT_ENCODED = re.compile(r"%(?:25)?2e")  # `Plan%2Emd`, percent-encoded once or twice, folded
+
+
+def _not_a_slug(written: str) -> bool:
+    """Whether a `slug:` links to a note or names one's file (`_NOT_A_SLUG`), read as search
+    reads words (`fold`): a zero-width space inside `.md` dropped, a full-width letter its own,
+    and a dot percent-encoded read as one (`Plan%2Emd`)."""
+    return _NOT_A_SLUG.search(_DOT_ENCODED.sub(".", fold(written))) is not None
+
+
 # a `slug:` that holds a folder (`labo/plan`, `/` at its ends aside) is an address, which may be
 # a private note's page (`_urls.own_pages`): GrasBot's own slug, every visitor's source id, is
 # then the file name's, and a site's url reads it only as the audience may (`search._as_read`)
@@ -944,7 +956,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     # « Présentation », 125 of a personal vault's 209 notes), which sources showed as the title
     title = shown(_as_text(fields.get("title"), "title", warnings)) or _BIDI_CONTROLS.sub("", stem)
     slug_written = _as_text(fields.get("slug"), "slug", warnings)
-    if slug_written is not None and _NOT_A_SLUG.search(slug_written):  # `slug: "[[prive/Plan]]"` named a private note to visitors
+    if slug_written is not None and _not_a_slug(slug_written):  # `slug: "[[prive/Plan]]"` named a private note to visitors
         warnings.append(f"`slug: {slug_written}` est un lien ou le chemin d'une note, pas un slug : ignoré")
         slug_written = None
     slug_name = slug_written if slug_written is not None and _SLUG_FOLDER.search(slug_written) is None else ""
