@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ._exceptions import ConfigError
-from ._urls import ANY_TYPE, FIELDS, Page, fold_type, page_url, template_problem
+from ._urls import FIELDS, Page, fold_type, page_url, template_for, template_problem
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED_VAULT = _PACKAGE_DIR.parent.parent / "vault-grasbot"
@@ -381,9 +381,7 @@ class Settings:
 
     def url_template(self, note_type: str | None) -> str | None:
         """The template `url_for` fills for a note of `note_type`, or None: its notes have no page."""
-        templates = self._url_templates
-        kind = fold_type(note_type or "")
-        return templates.get(kind) or (templates.get("") if not kind else None) or templates.get(ANY_TYPE)
+        return template_for(self._url_templates, note_type)
 
 
 _TYPES = {f.name: f.type for f in fields(Settings)}

@@ -24,6 +24,7 @@ from ._config import Settings
 from ._exceptions import AnswerUnused, EmbeddingError, LLMError, QueryError, VaultError
 from ._imports import import_once
 from ._terminal import printable
+from ._urls import fold_type
 from ._version import __version__
 from .answer.admission import Admission, Busy, Position, SearchLane
 from .answer.fallback import extract
@@ -207,7 +208,8 @@ def _keep_gone(settings: Settings, snapshot: Snapshot, gone: _gone.Gone) -> None
 
 
 def vault_options(settings: Settings) -> VaultOptions:
-    return VaultOptions(exclude=settings.exclude, default_public=settings.default_visibility == "public")
+    url_map = tuple(sorted({fold_type(kind): template for kind, template in settings.url_map.items()}.items()))
+    return VaultOptions(exclude=settings.exclude, default_public=settings.default_visibility == "public", url_map=url_map)
 
 
 def vault_files(settings: Settings) -> Iterator[tuple[str, os.DirEntry]]:

@@ -170,6 +170,24 @@ def fold_type(kind: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
+def template_for(templates: Mapping[str, str], note_type: str | None) -> str | None:
+    """The template of `templates` (GRASBOT_URL_MAP's, each type folded: `fold_type`) a note of
+    `note_type` is given (`Compétence` finds `competence`), else that of notes without a type
+    (key ``) for a note that has none, else the catch-all (`*`); None when none applies."""
+    kind = fold_type(note_type or "")
+    return templates.get(kind) or (templates.get("") if not kind else None) or templates.get(ANY_TYPE)
+
+
+def site_page(url: str) -> str:
+    """The page a url `page_url` gave stands for on its site, as a public note may type it: its
+    path without the site's address, its `/` at either end or its `.html`
+    (`https://monsite.fr/portfolio/plan/` → `portfolio/plan`), a route after `#` its own
+    (`/#/portfolio/plan`), percent-encoding read."""
+    parts = urllib.parse.urlsplit(url)
+    page = parts.fragment if parts.fragment.startswith("/") else parts.path
+    return urllib.parse.unquote(_ADDRESS_END.sub("", page)).strip("/")
+
+
 def template_problem(template: str) -> str | None:
     """Why `page_url` could not fill `template`, or None: it must hold at least one field, each
     one of FIELDS, with no format spec, conversion or attribute (a stray brace, `{page}` or

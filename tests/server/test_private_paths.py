@@ -248,6 +248,28 @@ async def test_a_private_notes_own_address_typed_in_a_public_note_is_masked(star
 
 
 @pytest.mark.parametrize(
+    ("private", "fields", "typed"),
+    [
+        # the default GRASBOT_URL_MAP: projet=/portfolio/{slug}, competence=/competences/{slug}
+        ("prive/Plan.md", "type: projet\nslug: zorglub-outil", "/portfolio/zorglub-outil"),
+        ("prive/Plan.md", "type: projet\nslug: zorglub-outil", "https://monsite.fr/portfolio/zorglub-outil/"),
+        ("prive/Plan.md", "type: Projet\nslug: Zorglub Outil", "(https://monsite.fr/portfolio/zorglub-outil#budget)"),
+        ("prive/Zorglub Secret.md", "type: compétence", "/competences/zorglub-secret"),
+    ],
+)
+async def test_a_private_notes_page_by_the_url_map_typed_in_a_public_note_is_masked(start_daemon, standin_ollama, tmp_path, private, fields, typed):
+    """The page GRASBOT_URL_MAP gives a private note (`/portfolio/{slug}` for a `type:
+    projet`), the address the site published it at, typed in a public note's body (a project
+    page linked before the project was made private): the masking knew the pages its path and
+    front matter give, not the map's, so « zorglub » reached visitors, and a search by it found
+    the public note."""
+    client, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, private, fields=fields)
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+    assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+
+
+@pytest.mark.parametrize(
     "field",
     [
         "url: https://monsite.fr/labo/zorglub/",

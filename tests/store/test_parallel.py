@@ -151,7 +151,7 @@ def test_a_parallel_load_writes_a_cache_that_starts_the_same_vault(vault, forced
     private and unreadable ones included): a start from it answers as one process does."""
     root, settings = vault
     build_snapshot(settings, cache_dir=tmp_path / "cache")
-    assert _cache.load(tmp_path / "cache", root, VaultOptions(default_public=settings.default_visibility == "public")) is not None
+    assert _cache.load(tmp_path / "cache", root, engine.vault_options(settings)) is not None
     warm = build_snapshot(settings, cache_dir=tmp_path / "cache")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(engine, "load_shares", lambda *a, **k: None)

@@ -27,7 +27,7 @@ import frontmatter
 import yaml
 
 from .._exceptions import VaultError
-from .._urls import own_pages
+from .._urls import Page, own_pages, page_url, site_page, template_for
 from .analysis import fold, slugify
 from .frontmatter import TEXT_FIELDS, FrontmatterTooLarge, keys_written, load_frontmatter
 from .links import Link, links_in, md_links_in
@@ -77,20 +77,25 @@ class Note:
     # Quartz, the Digital Garden plugin: the page's whole address), masked in the public notes
     # when the note is not (`_urls.own_pages`)
     permalinks_written: tuple[str, ...] = ()
+    # its page by GRASBOT_URL_MAP (`VaultOptions.url_map`), as a public note may type it
+    # (`_urls.site_page`: `portfolio/plan` for `/portfolio/{slug}`), or None: its type has none
+    site_page: str | None = None
 
     @functools.cached_property
     def own_pages(self) -> tuple[str, ...]:
         """The pages its own `slug:`, `url:`, `permalink:`, `dg-permalink:` or Hugo's `aliases:`
-        publish it at that hold a folder (`_urls.own_pages`: a page alone is words, masked by
-        nothing). Made once a note, which a reload reuses while its file is unchanged: a hidden
-        note's page that went is looked for among every note's (`index.former_pages`), 140 ms a
-        reload at 10,000 notes that each hold a `slug:`."""
+        publish it at, and the page GRASBOT_URL_MAP gives it (`site_page`), that hold a folder
+        (`_urls.own_pages`: a page alone is words, masked by nothing). Made once a note, which a
+        reload reuses while its file is unchanged: a hidden note's page that went is looked for
+        among every note's (`index.former_pages`), 140 ms a reload at 10,000 notes that each
+        hold a `slug:`."""
         # Hugo's `aliases:` are the old addresses that redirect to the page, written from the
         # site's root (`/labo/ancien-plan/`); an Obsidian alias that opens on `/` is no name
         addresses = (*self.permalinks_written, *(alias for alias in self.aliases if alias.lstrip().startswith("/")))
-        if not (self.slug_written or self.url_written or addresses):
-            return ()
-        return tuple(page for page in own_pages(self.path, self.slug_written, self.url_written, addresses) if "/" in page)
+        pages = own_pages(self.path, self.slug_written, self.url_written, addresses) if self.slug_written or self.url_written or addresses else ()
+        if self.site_page and self.site_page not in pages:
+            pages = tuple(sorted((*pages, self.site_page)))
+        return tuple(page for page in pages if "/" in page)
 
     @property
     def name(self) -> str:
@@ -182,6 +187,9 @@ class VaultDelta:
 class VaultOptions:
     exclude: tuple[str, ...] = ()  # vault-relative folders the author keeps out
     default_public: bool = False  # `--default-visibility public`
+    # GRASBOT_URL_MAP's (type folded, template), sorted: the page the site gives each note
+    # (`Note.site_page`), masked in the public notes when the note is not
+    url_map: tuple[tuple[str, str], ...] = ()
 
 
 # ---------------------------------------------------------------- walking the folder
@@ -1001,11 +1009,14 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         named = Counter(m.group(1) for m in _FIELD_LINE.finditer(header))
         warnings.extend(f"`{key}` est écrit {n} fois : seul le dernier compte" for key, n in named.items() if n > 1 and key.lower() != "visibility")
 
+    note_type = shown(_as_text(fields.get("type"), "type", warnings))
+    template = template_for(dict(options.url_map), note_type) if options.url_map else None
+    page = site_page(page_url(template, Page(rel, slug, slug_written, url_written))) if template else None
     note = Note(
         path=rel,
         slug=slug,
         title=title,
-        type=shown(_as_text(fields.get("type"), "type", warnings)),
+        type=note_type,
         source=shown(_as_text(fields.get("source"), "source", warnings)),
         domains=lists["domains"],
         tags=tags,
@@ -1024,6 +1035,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         slug_written=slug_written,
         url_written=url_written,
         permalinks_written=permalinks_written,
+        site_page=page or None,
     )
     return note
 
