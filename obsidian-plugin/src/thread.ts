@@ -3,7 +3,7 @@
  * with. The rules are the chat page's (daemon/grasbot/server/static/chat.js `historyFor`): the
  * daemon takes at most 4 exchanges (8 turns) of at most 2,000 characters a turn, and the
  * question and history travel in the query string of GET /ask/stream, whose request line the
- * daemon (aiohttp: 8,190 bytes) and nginx (8 KiB) bound. Oldest exchanges go first. Both
+ * daemon (GRASBOT_MAX_BODY, 64 KiB) and a proxy (8 KiB at nginx's defaults) bound. Oldest exchanges go first. Both
  * implementations run the cases of shared-protocol/cases/history.json.
  */
 

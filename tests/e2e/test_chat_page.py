@@ -198,8 +198,9 @@ async def test_a_rate_limited_question_says_when_to_retry(tmp_path):
 
 
 async def test_long_answers_keep_the_request_under_the_proxy_limit(stack: Stack):
-    """Four exchanges of long French answers would not fit nginx's 8 KiB request line once
-    URL-encoded: the oldest go, the newest stays, and every question is answered."""
+    """Four exchanges of long French answers would not fit a proxy's 8 KiB request line once
+    URL-encoded (nginx's by default, Apache's): the oldest go, the newest stays, and every
+    question is answered."""
     long_reply = "Réponse détaillée à propos de l'électrovanne et du potager. " * 30  # 1,800 characters
     stack.ollama.script(long_reply, chunks=4)
     questions = [QUESTION, FOLLOWUP, THIRD, "Et ensuite ?", "Et pour finir ?"]
@@ -212,11 +213,13 @@ async def test_long_answers_keep_the_request_under_the_proxy_limit(stack: Stack)
     assert last[-1]["content"] == long_reply.strip()[: len(last[-1]["content"])]
     streamed = [u for u in report["requests"] if "/ask/stream?" in u]
     assert len(streamed) == 5 and max(len(u) for u in streamed) <= 7000
-    # control: the whole history (what the daemon's own limits allow) is refused by nginx
+    # control: the whole history (what the daemon's own limits allow) is over 8 KiB sent so; the
+    # repository's nginx reads a line as long as the daemon does, and the daemon answers it
     whole = [{"role": r, "content": c} for q in questions[1:] for r, c in (("user", q), ("assistant", long_reply.strip()))]
     async with aiohttp.ClientSession() as http:
         async with http.get(f"{stack.url}/ask/stream", params={"q": "?", "history": json.dumps(whole)}) as response:
-            assert response.status == 414
+            assert len(str(response.url)) > 8192
+            assert response.status == 200, await response.text()
 
 
 async def test_the_chat_keeps_to_a_daemon_configured_with_lower_limits(tmp_path):

@@ -246,3 +246,16 @@ async def test_every_file_of_the_chat_is_served_nosniff(stack: Stack):
             async with http.get(f"{stack.url}{path}") as response:
                 assert response.status == 200, path
                 assert response.headers.get("X-Content-Type-Options") == "nosniff", (path, dict(response.headers))
+
+
+async def test_a_question_too_long_for_an_8_kib_request_line_gets_the_daemons_french_error(stack: Stack):
+    """nginx refused a request line over 8 KiB (its `large_client_header_buffers` by default)
+    with its own HTML `414`, so a visitor's question far over the daemon's limit never got the
+    daemon's French refusal: nginx reads a line as long as the daemon does."""
+    question = "é" * 3000  # 18,000 bytes percent-encoded
+    said = {"reason": "`q` : doit compter au plus 500 caractères (longueur reçue : 3000)", "param": "q", "max_question": 500}
+    async with aiohttp.ClientSession() as http:
+        for path in ("/ask", "/ask/stream"):
+            async with http.get(f"{stack.url}{path}", params={"q": question}) as response:
+                assert response.status == 400 and response.content_type == "application/json", await response.text()
+                assert await response.json() == {"error": {"code": -32602, "message": "Invalid params", "data": said}}

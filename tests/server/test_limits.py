@@ -505,3 +505,25 @@ async def test_a_proxy_on_another_loopback_address_is_trusted_by_default(start_c
         async with session.get(client.make_url("/ask"), params={"q": "python"}, headers={"X-Forwarded-For": "203.0.113.1"}) as resp:
             assert resp.status == 429
     assert len(client.server.app[LIMITER]) == 3
+
+
+async def test_a_question_too_long_for_aiohttps_request_line_gets_the_daemons_french_error(start_daemon):
+    """A question far over GRASBOT_MAX_QUESTION, percent-encoded past aiohttp's 8,190-byte request
+    line (« é » is 6 bytes so), was aiohttp's bare English `400 Bad Request` (« Got more than 8190
+    bytes when reading ») in plain text: the request line is read up to what a body may be, so the
+    daemon's own check answers it in French and in JSON, on both endpoints."""
+    client = await start_daemon()
+    question = "é" * 3000  # 18,000 bytes encoded: between aiohttp's line limit and GRASBOT_MAX_QUESTION's
+    said = {"reason": "`q` : doit compter au plus 500 caractères (longueur reçue : 3000)", "param": "q", "max_question": 500}
+    for path in ("/ask", "/ask/stream"):
+        resp = await client.get(path, params={"q": question})
+        assert resp.status == 400 and resp.content_type == "application/json", await resp.text()
+        assert await resp.json() == {"error": {"code": -32602, "message": "Invalid params", "data": said}}
+    # a history past the line too, within the daemon's limits but one
+    history = [{"role": "user", "content": "é" * 2001}]
+    resp = await client.get("/ask", params={"q": "jardin", "history": json.dumps(history, ensure_ascii=False)})
+    assert resp.status == 400 and (await resp.json())["error"]["data"]["max_turn"] == 2000
+    # past GRASBOT_MAX_BODY the parser still refuses the line, before the daemon reads it
+    resp = await client.get("/ask", params={"q": "a" * (64 * 1024)})
+    assert resp.status == 400 and "Got more than 65536 bytes" in await resp.text()
+    assert (await client.get("/health")).status == 200  # still serving

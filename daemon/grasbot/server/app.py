@@ -76,6 +76,8 @@ SHUTDOWN_TIMEOUT = 5.0
 #: net.core.somaxconn (4096 by default).
 BACKLOG = 1024
 LINGERING_TIME = 1.0
+#: aiohttp's own limit on a request line, in bytes: the least the daemon reads one up to.
+AIOHTTP_MAX_LINE = 8190
 
 
 def create_app(
@@ -203,14 +205,22 @@ def runner_kwargs(settings: Settings | None = None) -> dict[str, Any]:
     after it opened or after the previous response (aiohttp's keep-alive timer: it runs until a
     whole request has arrived, so it also lets go a client that sends its headers a byte at a
     time; aiohttp's default is an hour). After a body is refused (too large, too slow), at most
-    LINGERING_TIME seconds more of it are read before the connection closes (aiohttp's: 10)."""
+    LINGERING_TIME seconds more of it are read before the connection closes (aiohttp's: 10).
+
+    A request line is read up to GRASBOT_MAX_BODY bytes (never under aiohttp's 8,190): a
+    question or a history over the daemon's limits, percent-encoded past 8,190 bytes, was
+    refused by aiohttp's parser in English plain text (« Got more than 8190 bytes when
+    reading »); the daemon's own check now says what is too long, in French and in JSON. A
+    query string is what a body is to a POST: it may be as large."""
+    settings = settings or Settings()
     return {
         "access_log_class": AccessLogger,
         "access_log": access_log,
         "handler_cancellation": True,
         "shutdown_timeout": SHUTDOWN_TIMEOUT,
-        "keepalive_timeout": (settings or Settings()).header_timeout,
+        "keepalive_timeout": settings.header_timeout,
         "lingering_time": LINGERING_TIME,
+        "max_line_size": max(AIOHTTP_MAX_LINE, settings.max_body),
     }
 
 

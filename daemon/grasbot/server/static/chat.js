@@ -12,8 +12,9 @@
   //: The daemon's limits on `history` (Settings.max_history, max_turn; openrpc.json's ceiling):
   //: a daemon configured lower says so in its 400, and the chat adapts to what it says.
   const LIMITS = { maxItems: 8, maxTurnChars: 2000, maxUrl: 7000 };
-  // maxUrl: the question and history travel in the query string; nginx refuses a request line
-  // over 8 KiB (large_client_header_buffers), aiohttp over 8190 bytes. 7000 leaves room.
+  // maxUrl: the question and history travel in the query string; a proxy at its defaults refuses
+  // a request line over 8 KiB (nginx's large_client_header_buffers, Apache's LimitRequestLine;
+  // deploy/nginx and the daemon read up to 64 KiB). 7000 leaves room.
 
   const MESSAGES = {
     searching: "Recherche dans les notes…",
