@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import os
+import socket
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -37,14 +39,71 @@ def unreachable(exc: BaseException) -> bool:
     return isinstance(exc, (httpx.TransportError, OSError))  # ConnectionError: ollama's "Failed to connect"
 
 
-def bounded_transport(limit: int, too_long: Callable[[], Exception], *, asynchronous: bool) -> Any:
+def bounded_transport(limit: int, too_long: Callable[[], Exception], *, asynchronous: bool, too_slow: Callable[[float], Exception] | None = None) -> Any:
     """httpx's own transport, whose replies stop being read past `limit` bytes (`too_long()` is
     raised): a host at OLLAMA_HOST that sent an endless body (a line that never ends, a reply
     that never closes) was read into memory until a deadline, gigabytes at a local network's
-    speed. httpx has no such limit of its own; it is imported here, with ollama, at first use."""
+    speed. httpx has no such limit of its own; it is imported here, with ollama, at first use.
+
+    `too_slow` (the sync client's, the embeddings'): a reply is also read within its client's
+    read timeout in all, headers and body, not each read within it; past it, httpx's own
+    ReadTimeout before the headers are in (as for a host silent that long), `too_slow(seconds)`
+    in the body. httpx's timeouts are each read's: a host sending a byte a second held the call
+    for as long as it went on (the size bound days away at that pace). Its connections are not
+    kept between calls: each is watched from its opening."""
     import httpx
 
-    return _bounded_transport_type()(httpx.AsyncHTTPTransport() if asynchronous else httpx.HTTPTransport(), limit, too_long)
+    if asynchronous:
+        if too_slow is not None:
+            raise ValueError("only the sync client's replies are bounded in time here")
+        return _bounded_transport_type()(httpx.AsyncHTTPTransport(), limit, too_long)
+    if too_slow is None:
+        return _bounded_transport_type()(httpx.HTTPTransport(), limit, too_long)
+    inner = httpx.HTTPTransport(limits=httpx.Limits(max_keepalive_connections=0))
+    return _bounded_transport_type()(inner, limit, too_long, too_slow)
+
+
+class _Deadline:
+    """A sync reply's whole time, from its request on: once it has passed, the connection's
+    socket is shut down, which ends the read the calling thread waits in (a read of its own
+    waits for its timeout each time, and a byte that comes resets it). httpcore names the
+    socket as it opens the connection (its `trace` extension), so the connection is one opened
+    for this request: the transport keeps none."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.passed = False
+        self._sock: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._pass)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def trace(self, name: str, info: dict[str, Any]) -> None:
+        """httpcore's `trace` callback: the socket of a connection opened (or of its TLS, once started)."""
+        stream = info.get("return_value") if name.endswith(".complete") else None
+        sock = getattr(stream, "get_extra_info", lambda _: None)("socket")
+        if isinstance(sock, socket.socket):
+            with self._lock:
+                self._sock = sock
+                if self.passed:
+                    _shut(sock)
+
+    def _pass(self) -> None:
+        with self._lock:
+            self.passed = True
+            if self._sock is not None:
+                _shut(self._sock)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:  # closed already: nothing is read from it any more
+        pass
 
 
 @functools.cache
@@ -54,8 +113,9 @@ def _bounded_transport_type() -> type:
     import httpx
 
     class Stream(httpx.SyncByteStream, httpx.AsyncByteStream):
-        def __init__(self, inner: Any, limit: int, too_long: Callable[[], Exception]) -> None:
+        def __init__(self, inner: Any, limit: int, too_long: Callable[[], Exception], deadline: _Deadline | None = None, too_slow: Any = None) -> None:
             self._inner, self._left, self._too_long = inner, limit, too_long
+            self._deadline, self._too_slow = deadline, too_slow
 
         def _counted(self, chunk: bytes) -> bytes:
             self._left -= len(chunk)
@@ -64,26 +124,55 @@ def _bounded_transport_type() -> type:
             return chunk
 
         def __iter__(self) -> Iterator[bytes]:
-            for chunk in self._inner:
-                yield self._counted(chunk)
+            deadline = self._deadline
+            try:
+                for chunk in self._inner:
+                    if deadline is not None and deadline.passed:
+                        raise self._too_slow(deadline.seconds)
+                    yield self._counted(chunk)
+            except httpx.TransportError:
+                if deadline is not None and deadline.passed:  # the read the deadline ended: not the host's fault
+                    raise self._too_slow(deadline.seconds) from None
+                raise
+            finally:
+                if deadline is not None:
+                    deadline.cancel()
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             async for chunk in self._inner:
                 yield self._counted(chunk)
 
         def close(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
             self._inner.close()
 
         async def aclose(self) -> None:
             await self._inner.aclose()
 
     class Transport(httpx.BaseTransport, httpx.AsyncBaseTransport):
-        def __init__(self, inner: Any, limit: int, too_long: Callable[[], Exception]) -> None:
-            self._inner, self._limit, self._too_long = inner, limit, too_long
+        def __init__(self, inner: Any, limit: int, too_long: Callable[[], Exception], too_slow: Callable[[float], Exception] | None = None) -> None:
+            self._inner, self._limit, self._too_long, self._too_slow = inner, limit, too_long, too_slow
 
         def handle_request(self, request: httpx.Request) -> httpx.Response:
-            response = self._inner.handle_request(request)
-            response.stream = Stream(response.stream, self._limit, self._too_long)
+            seconds = request.extensions.get("timeout", {}).get("read")
+            if self._too_slow is None or seconds is None:
+                response = self._inner.handle_request(request)
+                response.stream = Stream(response.stream, self._limit, self._too_long)
+                return response
+            deadline = _Deadline(seconds)
+            request.extensions["trace"] = _traced(request.extensions.get("trace"), deadline.trace)
+            try:
+                response = self._inner.handle_request(request)
+            except httpx.TransportError:
+                deadline.cancel()
+                if deadline.passed:  # no whole headers in time: what httpx says of a host silent that long
+                    raise httpx.ReadTimeout("timed out", request=request) from None
+                raise
+            except BaseException:
+                deadline.cancel()
+                raise
+            response.stream = Stream(response.stream, self._limit, self._too_long, deadline, self._too_slow)
             return response
 
         async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -98,6 +187,18 @@ def _bounded_transport_type() -> type:
             await self._inner.aclose()
 
     return Transport
+
+
+def _traced(first: Callable[[str, dict[str, Any]], Any] | None, then: Callable[[str, dict[str, Any]], None]) -> Callable[[str, dict[str, Any]], None]:
+    """A `trace` callback calling `first` (one the request had already), then `then`."""
+    if first is None:
+        return then
+
+    def both(name: str, info: dict[str, Any]) -> None:
+        first(name, info)
+        then(name, info)
+
+    return both
 
 
 def model_missing(exc: BaseException) -> bool:

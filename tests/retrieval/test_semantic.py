@@ -5,6 +5,7 @@ exactness with meaning included."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import random
@@ -322,6 +323,55 @@ async def test_an_embedding_reply_that_never_ends_is_read_no_further_than_a_batc
     error = bot.semantic_status()["error"]
     assert f"une réponse de plus de {semantic.EMBED_REPLY_BYTES} octets, plus qu'aucun lot de 32 vecteurs n'en prend" in error, error
     assert bot.search("Comment fonctionne GrasBot ?", audience="visitor").sources
+
+
+async def test_an_embedding_reply_that_trickles_is_given_up_at_the_calls_time(standin_ollama):
+    """A host that sent its /api/embed reply a byte a second, never ending, held a visitor's
+    question and the worker's batch for as long as it went on: each read came within the
+    client's timeout, and the size bound is days away at that pace. A question's embedding gives
+    up at QUESTION_WAIT (the search goes by words, said in `question_error`), a batch at its
+    timeout, each with a word of why; and the daemon's threads are not held."""
+    bot = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama", llm_timeout=3.0)
+    assert await asyncio.to_thread(bot.embed_pending) is True
+    standin_ollama.embed_trickle = True
+    started = time.monotonic()
+    await asyncio.wait_for(bot.prepare_question("une question jamais posée sur le potager"), 20)
+    assert time.monotonic() - started < 3.0 + 1.5
+    said = bot.semantic_status(owner=True)["question_error"]
+    assert "n'a pas calculé de sens avec « bge-m3 » : une réponse encore incomplète après 3 s : abandonnée là" in said, said
+    assert bot.search("une question jamais posée sur le potager", audience="visitor") is not None
+    # the worker's batch: the pass given up at the call's timeout
+    fresh = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama", llm_timeout=3.0)
+    started = time.monotonic()
+    assert await asyncio.wait_for(asyncio.to_thread(fresh.embed_pending), 20) is False
+    assert time.monotonic() - started < 3.0 + 1.5
+    assert "une réponse encore incomplète après 3 s" in fresh.semantic_status(owner=True)["error"]
+
+
+async def test_an_embedding_reply_whose_headers_trickle_is_given_up_at_the_calls_time():
+    """The same bound before the body: headers sent a byte at a time (each read in time) end
+    at the call's timeout as a host silent that long does, « timed out », the host not skipped."""
+
+    async def trickle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1 << 16)
+        writer.write(b"HTTP/1.1 200 OK\r\nX-Lent: ")
+        with contextlib.suppress(ConnectionError):
+            while True:
+                await asyncio.sleep(0.3)
+                writer.write(b"a")
+                await writer.drain()
+
+    server = await asyncio.start_server(trickle, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    try:
+        embedder = OllamaEmbedder("bge-m3", hosts.Failover([url]), timeout=1.5)
+        started = time.monotonic()
+        with pytest.raises(EmbeddingError, match="timed out"):
+            await asyncio.wait_for(asyncio.to_thread(embedder.embed, ["une question"]), 20)
+        assert time.monotonic() - started < 1.5 + 1.0
+        assert embedder.hosts.hosts[0].state(time.monotonic()) == "up"  # reached: slow, not down
+    finally:
+        server.close()
 
 
 async def test_a_question_searched_while_ollama_could_not_embed_it_is_not_kept_as_meanings(standin_ollama):

@@ -23,8 +23,9 @@ POST /api/embed answers for the models in `embed_models` with a deterministic ve
 hashed word counts (`standin_vector`): texts that share words are close, as a real embedding
 model would have them; `embed_requests` records every body, `embed_broken` makes it answer
 HTTP 500, `embed_held` holds every embedding until `release_embeds()` (an Ollama that
-accepts the request and stays silent), and `embed_flood` answers a body that never ends (16 MiB
-of one line, then silence). A request with a text that holds one of `embed_nan`
+accepts the request and stays silent), `embed_flood` answers a body that never ends (16 MiB
+of one line, then silence), and `embed_trickle` one that comes a byte every `trickle_every`
+seconds, never ending (each read in time, the whole never). A request with a text that holds one of `embed_nan`
 answers HTTP 500 « failed to encode response: json: unsupported value: NaN », as Ollama does
 for the few texts bge-m3 turns into NaN (ollama/ollama#15582): the same text, every time.
 
@@ -122,6 +123,9 @@ class StandinOllama:
     embed_held: bool = False
     #: When True, /api/embed answers a body that never ends (16 MiB of one line, then silence).
     embed_flood: bool = False
+    #: When True, /api/embed answers a body a byte every `trickle_every` seconds, never ending.
+    embed_trickle: bool = False
+    trickle_every: float = 1.0
     #: Words that make a text's embedding NaN: its request answers HTTP 500, as Ollama's does.
     embed_nan: tuple[str, ...] = ()
     #: The port to listen on (0: any free one); a test restarts a host where it was.
@@ -366,6 +370,15 @@ class StandinOllama:
                     await flood.write(b"0.1," * (1 << 14))
                 await asyncio.sleep(3600)  # cancelled when the client goes
             return flood
+        if self.embed_trickle:
+            trickle = web.StreamResponse(headers={"Content-Type": "application/json"})
+            await trickle.prepare(request)
+            with contextlib.suppress(ConnectionResetError):
+                await trickle.write(b'{"model": "%s", "embeddings": [[' % model.encode())
+                while True:  # cancelled when the client goes
+                    await asyncio.sleep(self.trickle_every)
+                    await trickle.write(b" ")
+            return trickle
         texts = body.get("input", "")
         texts = [texts] if isinstance(texts, str) else list(texts)
         if any(word in text for word in self.embed_nan for text in texts):

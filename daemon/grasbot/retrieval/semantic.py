@@ -249,7 +249,7 @@ class OllamaEmbedder:
         import ollama
 
         def made(wait: float) -> Any:
-            transport = bounded_transport(EMBED_REPLY_BYTES, self._too_long, asynchronous=False)
+            transport = bounded_transport(EMBED_REPLY_BYTES, self._too_long, asynchronous=False, too_slow=self._too_slow)
             return ollama.Client(host=url, timeout=httpx.Timeout(wait, connect=min(wait, CONNECT_TIMEOUT)), transport=transport)
 
         if seconds >= self._timeout:
@@ -262,6 +262,10 @@ class OllamaEmbedder:
 
     def _too_long(self) -> EmbeddingError:
         return EmbeddingError(f"une réponse de plus de {EMBED_REPLY_BYTES} octets, plus qu'aucun lot de {BATCH} vecteurs n'en prend : abandonnée là")
+
+    @staticmethod
+    def _too_slow(seconds: float) -> EmbeddingError:
+        return EmbeddingError(f"une réponse encore incomplète après {seconds:.3g} s : abandonnée là")
 
     def _checked(self, vectors: Sequence[Sequence[float]], texts: Sequence[str]) -> np.ndarray:
         import numpy as np
