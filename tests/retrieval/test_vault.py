@@ -1576,6 +1576,34 @@ def test_the_shared_visibility_cases():
     assert got == [case["public"] for case in cases]
 
 
+@pytest.mark.parametrize(
+    ("header", "key"),
+    [
+        ('publish: false\n"publish": true', "publish"),  # a key quoted, as JSON writes it: YAML keeps the yes
+        ("draft: true\n'draft': false", "draft"),
+        ('dg-publish: false\n"dg-publis\\x68": true', "dg-publish"),  # a key escaped
+        ("hidden: true\n? hidden\n: false", "hidden"),  # a key written as YAML's explicit key
+        ("{published: false, published: true}", "published"),  # a flow mapping
+        ("  private: true\n  private: false", "private"),  # the whole frontmatter indented
+        ('publish: true\n"publish": false', "publish"),  # the no last: private already, never a word
+        ("draft: false\ndraft: true", "draft"),  # two lines: « seul le dernier compte » was said
+    ],
+)
+def test_a_publish_or_draft_written_twice_in_any_yaml_form_keeps_the_note_private(note_writer, header, key):
+    """`publish: false` (or `draft: true`), then the same key quoted, escaped, explicit, in a flow
+    mapping or indented, saying the opposite: YAML keeps the last, so a note its author kept off
+    the site first reached every visitor, without a word (a line that starts `publish:` was the
+    only form counted, and said « seul le dernier compte »). As `visibility` written twice: the
+    note stays private, and `grasbot check` says so, whichever value comes last."""
+    note_writer("prive/deux-fois.md", header, "Le code zorglub du coffre.")
+    note_writer("public.md", "visibility: public", "Le coffre du jardin.")
+    vault = load_vault(note_writer.root, VaultOptions(default_public=True))
+    assert not vault.notes["prive/deux-fois.md"].public
+    assert messages(vault.warnings, "prive/deux-fois.md") == [f"`{key}` est donné plus d'une fois : la note reste privée"]
+    bot = make_bot(note_writer.root, default_visibility="public")
+    assert [s.path for s in bot.search("zorglub coffre").sources] == ["public.md"]
+
+
 def test_a_course_of_unclosed_html_links_is_read_once():
     """An HTML course's `<a href="…">` that no `</a>` follows was scanned to the note's end from
     each of them: 100 KB of them took 30 s of a load, and as long again to cut into passages."""

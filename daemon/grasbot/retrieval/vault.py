@@ -573,6 +573,23 @@ def _visibility_twice(header: str) -> bool:
     return sum(isinstance(key, str) and key.strip().lower() == "visibility" for key in keys) > 1
 
 
+def _readers_twice(header: str) -> list[str]:
+    """The keys that keep a note off a site (`_PUBLISH_KEYS`, `_HIDING_KEYS`) written more than
+    once as the same key, in any form YAML reads as it (a line, quoted, escaped, explicit, in a
+    flow mapping or an indented frontmatter), which it folds into one field, its last value:
+    `publish: false` then `"publish": true` was served. Two cases of a key (`Draft`, `draft`)
+    are two fields, each read. Composed again only when a key's word is there twice, or an escape."""
+    low = header.lower()
+    if "\\" not in header and not any(low.count(key) > 1 for key in (*_PUBLISH_KEYS, *_HIDING_KEYS)):
+        return []
+    try:
+        keys = keys_written(header)
+    except yaml.YAMLError:  # read once already: cannot happen
+        return []
+    counted = Counter(key for key in keys if isinstance(key, str) and key.strip().lower() in (*_PUBLISH_KEYS, *_HIDING_KEYS))
+    return [key.strip() for key, n in counted.items() if n > 1]
+
+
 def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str]) -> bool:
     """Whether visitors may read the note. Every doubt keeps it private, with a warning: a
     `visibility` written twice (YAML keeps the last one), or in another case (`Visibility:`,
@@ -580,10 +597,14 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     `public`, Obsidian Publish's `publish: false`, Jekyll's `published: false` or Digital
     Garden's `dg-publish: false` (`_PUBLISH_KEYS`), which an author may count on to keep a note
     off every public site, or a static site's `draft: true`, `private: true` or `hidden: true`
-    (`_HIDING_KEYS`), which keeps it off theirs."""
+    (`_HIDING_KEYS`), which keeps it off theirs; one of these written twice, as `visibility`,
+    whichever value YAML kept."""
     given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
     if len(given) > 1 or _visibility_twice(header):
         warnings.append("`visibility` est donné plus d'une fois : la note reste privée")
+        return False
+    if twice := _readers_twice(header):
+        warnings.append(f"`{twice[0]}` est donné plus d'une fois : la note reste privée")
         return False
     near = [] if given else [key for key in meta if isinstance(key, str) and _nearly_visibility(key)]
     if near:  # `visibilité: private` with the default public: the note its author hid was served
@@ -1007,7 +1028,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         )
     if header.count(":") > len(meta):  # a field written twice: YAML keeps the last one, without a word
         named = Counter(m.group(1) for m in _FIELD_LINE.finditer(header))
-        warnings.extend(f"`{key}` est écrit {n} fois : seul le dernier compte" for key, n in named.items() if n > 1 and key.lower() != "visibility")
+        warnings.extend(f"`{key}` est écrit {n} fois : seul le dernier compte" for key, n in named.items() if n > 1 and key.lower() not in _READER_KEYS)
 
     note_type = shown(_as_text(fields.get("type"), "type", warnings))
     template = template_for(dict(options.url_map), note_type) if options.url_map else None
