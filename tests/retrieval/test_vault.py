@@ -1604,6 +1604,37 @@ def test_a_publish_or_draft_written_twice_in_any_yaml_form_keeps_the_note_privat
     assert [s.path for s in bot.search("zorglub coffre").sources] == ["public.md"]
 
 
+@pytest.mark.parametrize(
+    ("header", "key"),
+    [
+        # YAML's merge keys: the spec and js-yaml (Obsidian's) read the first mapping's, PyYAML the last's
+        ("<<: [{visibility: private}, {visibility: public}]", "visibility"),
+        ("prive: &p {visibility: private}\nouvert: &o {visibility: public}\n<<: [*p, *o]", "visibility"),
+        # given as a field and by a merge: the field wins in both readers, the author wrote private too
+        ("visibility: public\n<<: {visibility: private}", "visibility"),
+        ("base: &b {visibility: private}\nvisibility: public\n<<: *b", "visibility"),
+        ("publish: true\n<<: {publish: false}\nvisibility: public", "publish"),
+        ("<<: [{draft: true}, {draft: false}]\nvisibility: public", "draft"),
+        ("<<: {<<: {hidden: true}, hidden: false}\nvisibility: public", "hidden"),  # a merge within a merge
+    ],
+)
+def test_a_visibility_given_again_by_a_yaml_merge_key_keeps_the_note_private(note_writer, header, key):
+    """`<<: [{visibility: private}, {visibility: public}]`: YAML's merge key takes the first
+    mapping's value (its spec, and js-yaml, which Obsidian reads properties with), PyYAML the
+    last's, so the note Obsidian showed private reached every visitor. A field that says who
+    reads a note, given more than once through merge keys or beside them, is given twice: the
+    note stays private, and `grasbot check` says so."""
+    note_writer("prive/fusion.md", header, "Le code zorglub du coffre.")
+    note_writer("public.md", "visibility: public", "Le coffre du jardin.")
+    note_writer("fusion-seule.md", "base: &b {visibility: public}\n<<: *b", "Une fusion qui le dit une fois.")
+    vault = load_vault(note_writer.root, VaultOptions(default_public=True))
+    assert not vault.notes["prive/fusion.md"].public
+    assert messages(vault.warnings, "prive/fusion.md") == [f"`{key}` est donné plus d'une fois : la note reste privée"]
+    assert vault.notes["fusion-seule.md"].public and messages(vault.warnings, "fusion-seule.md") == []
+    bot = make_bot(note_writer.root, default_visibility="public")
+    assert [s.path for s in bot.search("zorglub coffre").sources] == ["public.md"]
+
+
 def test_a_course_of_unclosed_html_links_is_read_once():
     """An HTML course's `<a href="…">` that no `</a>` follows was scanned to the note's end from
     each of them: 100 KB of them took 30 s of a load, and as long again to cut into passages."""

@@ -102,6 +102,7 @@ _FLOW_SPECIAL = frozenset("[]{}")
 _INDICATORS = frozenset("?:,[]{}#&*!|>'\"%@`")
 _STR_TAG = Resolver.DEFAULT_SCALAR_TAG
 _NULL_TAG = "tag:yaml.org,2002:null"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 _CONSTRUCTORS = {  # the implicit tags built the way SafeConstructor builds them
     tag: SafeConstructor.yaml_constructors[tag] for tag in (f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "timestamp"))
 }
@@ -147,8 +148,11 @@ def keys_written(header: str) -> list[str]:
     """The keys of a frontmatter's top-level mapping, one for each time it is written, as YAML
     reads each (`"visibility"`, `'visibility'`, `"visibilit\\x79"`, `? visibility`, a flow
     mapping's, an indented one's), where the mapping `load_frontmatter` returns keeps one of
-    each, its last value. For a header `load_frontmatter` has read: composing is linear in
-    its size, whatever its aliases."""
+    each, its last value; and each key a merge key (`<<: {…}`, `<<: *base`, `<<: [*a, *b]`)
+    brings in, from each mapping it merges, where YAML keeps one value (and PyYAML the last of
+    a list's, where YAML's spec and js-yaml, Obsidian's, keep the first's). For a header
+    `load_frontmatter` has read: composing is linear in its size, a mapping merged through
+    aliases is read once each time it is merged."""
     loader = Loader(header)
     try:
         node = loader.get_single_node()
@@ -156,7 +160,24 @@ def keys_written(header: str) -> list[str]:
         loader.dispose()
     if not isinstance(node, MappingNode):
         return []
-    return [key.value for key, _ in node.value if isinstance(key, ScalarNode)]
+    keys: list[str] = []
+    _keys_of(node, keys, set())
+    return keys
+
+
+def _keys_of(node: MappingNode, keys: list[str], merging: set[int]) -> None:
+    """`node`'s keys into `keys`, those of the mappings its merge keys bring in with them."""
+    merging.add(id(node))  # a mapping that merges itself (`&a {<<: *a}`) is read once
+    for key, value in node.value:
+        if not isinstance(key, ScalarNode):
+            continue
+        if key.tag != _MERGE_TAG:
+            keys.append(key.value)
+            continue
+        for merged in value.value if isinstance(value, SequenceNode) else [value]:
+            if isinstance(merged, MappingNode) and id(merged) not in merging:
+                _keys_of(merged, keys, merging)
+    merging.discard(id(node))
 
 
 def _bounded_load(header: str) -> Any:
