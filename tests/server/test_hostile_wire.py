@@ -468,6 +468,10 @@ def test_the_new_bounds_are_settings_like_the_others():
         ("multipart/form-data; boundary=x", "multipart/form-data"),
         (None, "aucun Content-Type"),  # fetch() of a Blob with no type: no preflight either
         ('text/plain; x="<script>"', "text/plain"),
+        # a header aiohttp cannot read is application/octet-stream to it, which the client never sent
+        ("application/json, text/plain", "un Content-Type illisible"),
+        ("", "un Content-Type illisible"),
+        ("application/octet-stream", "application/octet-stream"),
     ],
 )
 async def test_a_body_that_is_not_declared_json_is_refused_before_any_method_runs(start_daemon, tmp_path, content_type, named, caplog):

@@ -196,13 +196,20 @@ def _not_json(request: web.Request) -> str | None:
     """Why /rpc refuses the body's declared type, or None. A page on any site may POST a
     `text/plain` body, a form or a type-less Blob without asking the daemon first (no CORS
     preflight): only a JSON body, which a browser sends cross-site only once the daemon has
-    allowed its origin, is read. The type is named when it looks like one, never quoted raw."""
+    allowed its origin, is read. The type is named when it looks like one, never quoted raw; a
+    header aiohttp cannot read (`application/json, text/plain`, an empty one) is
+    application/octet-stream to it, which the client did not send: said illegible."""
     given = request.headers.get("Content-Type")
     mime = request.content_type
     if given is not None and (mime in _JSON_RPC or (mime.startswith("application/") and mime.endswith("+json"))):
         return None
     request[LOG_OUTCOME] = "not JSON"
-    got = "aucun Content-Type" if given is None else mime if re.fullmatch(r"[\w.+-]{1,64}/[\w.+-]{1,64}", mime) else "un autre Content-Type"
+    if given is None:
+        got = "aucun Content-Type"
+    elif given.partition(";")[0].strip().lower() != mime:
+        got = "un Content-Type illisible"
+    else:
+        got = mime if re.fullmatch(r"[\w.+-]{1,64}/[\w.+-]{1,64}", mime) else "un autre Content-Type"
     return f"le Content-Type doit être {_JSON} (reçu : {got}) : le corps d'une requête JSON-RPC est du JSON"
 
 
