@@ -664,6 +664,47 @@ async def test_a_refused_preflight_says_why_in_json(start_daemon, caplog):
     assert pre.status == 204 and pre.headers["Access-Control-Allow-Origin"] == "https://site.example"
 
 
+async def test_a_page_on_an_unlisted_origin_cannot_make_its_visitors_ask(start_daemon, tmp_path, caplog):
+    """CORS hid the answer from a page on a site not listed, not the question from the daemon:
+    any page made each of its visitors' browsers ask (a hidden fetch, `<img src=…/ask?q=…>`, a
+    frame), which ran the model, wrote the question log and spent that visitor's own questions
+    and answers at once: a page left open in a tab, or visited by anyone behind the same
+    address (an office, a mobile carrier's NAT), kept them refused (429) on the owner's site."""
+    caplog.set_level(logging.INFO, logger="grasbot.access")
+    client = await start_daemon(cors_origins="https://site.example", question_log=str(tmp_path / "q.sqlite3"), rate_burst=1, rate_per_minute=1)
+    q = {"q": "Quel modèle utilise GrasBot ?"}
+    foreign = [
+        {"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "cors"},  # fetch()
+        {"Origin": "https://evil.example"},  # a browser without Sec-Fetch-*
+        {"Origin": "null", "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "cors"},  # a sandboxed frame
+        {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"},  # <img src>
+        {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe"},  # <iframe src>
+        {"Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "script"},  # another of the site's hosts
+    ]
+    why = "cette question vient d'une page d'un site que GRASBOT_CORS_ORIGINS ne liste pas : elle n'est pas posée"
+    for path in ("/ask", "/ask/stream"):
+        for headers in foreign:
+            resp = await client.get(path, params=q, headers=headers)
+            assert resp.status == 403, (path, headers)
+            assert await resp.json() == {"error": {"code": -32600, "message": "Invalid Request", "data": why}}
+            assert "Access-Control-Allow-Origin" not in resp.headers
+    assert bot_of(client).question_log.count() == 0
+    assert "GET /ask/stream 403 cross-site refused" in caplog.text
+    # nothing of the visitor's was spent: their one question of the minute is theirs to ask
+    resp = await client.get("/ask", params=q, headers={"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"})  # the chat page
+    assert resp.status == 200
+    own = f"http://{client.server.host}:{client.server.port}"
+    for headers in (
+        {"Origin": "https://site.example", "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "cors"},  # the widget on the owner's site
+        {"Origin": own},  # the daemon's own page, by a browser that names it
+        {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"},  # a link followed
+        {"Sec-Fetch-Site": "none"},  # typed in the address bar
+        {},  # curl, a script
+    ):
+        resp = await client.get("/ask", params=q, headers=headers)
+        assert resp.status == 429, headers  # let through: refused by the rate limit only
+
+
 # ---------------------------------------------------------------- logging
 
 

@@ -53,6 +53,7 @@ from .middleware import (
     after_imports,
     cors_headers,
     cors_preflight,
+    cross_site_refused,
     errors_as_json,
     hosts_checked,
     nosniff,
@@ -104,7 +105,7 @@ def create_app(
         proxies = TrustedProxies(settings.trusted_proxies)
     except ValueError as exc:
         raise ConfigError(f"GRASBOT_TRUSTED_PROXIES: {exc}") from None
-    app = web.Application(middlewares=[hosts_checked, cors_preflight, errors_as_json, after_imports], client_max_size=settings.max_body)
+    app = web.Application(middlewares=[hosts_checked, cors_preflight, cross_site_refused, errors_as_json, after_imports], client_max_size=settings.max_body)
     app[SETTINGS] = settings
     app[OWNER_TOKEN] = token
     app[CORS_ALLOWED] = tuple(settings.cors_origins)

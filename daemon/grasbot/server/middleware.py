@@ -8,6 +8,7 @@ import asyncio
 import ipaddress
 import logging
 import time
+import urllib.parse
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
@@ -28,6 +29,7 @@ __all__ = [
     "after_imports",
     "cors_headers",
     "cors_preflight",
+    "cross_site_refused",
     "errors_as_json",
     "hosts_checked",
     "nosniff",
@@ -85,6 +87,59 @@ async def hosts_checked(request: web.Request, handler):
     if _rebound(request.headers.get("Host", ""), request.app[HOSTS_ALLOWED], on_port_80):
         request[LOG_OUTCOME] = "host refused"
         return error_response(421, "ce démon n'est pas servi sous le nom de l'en-tête Host : ajoutez ce nom à GRASBOT_ALLOWED_HOSTS s'il est le vôtre")
+    return await handler(request)
+
+
+#: The paths where a question is asked: searched, logged, answered by the model, counted.
+QUESTION_PATHS = ("/ask", "/ask/stream")
+#: Why a question a page on another site made its visitor's browser send is not asked.
+CROSS_SITE_REFUSED = "cette question vient d'une page d'un site que GRASBOT_CORS_ORIGINS ne liste pas : elle n'est pas posée"
+
+
+def _own_origin(request: web.Request, origin: str) -> bool:
+    """Whether `Origin` names the host the request was sent to (the chat page at `/`, by a
+    browser that names its own origin): its port too, unless the `Host` has none (nginx's
+    `Host $host`), as `_rebound` reads it."""
+    try:
+        parts = urllib.parse.urlsplit(origin)
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        return False
+    host = request.headers.get("Host", "").lower().rstrip(".")
+    name, colon, given = host.rpartition(":")
+    if not colon or not given.isdigit() or (host.startswith("[") and not name.endswith("]")):
+        name, given = host, ""  # no port (an IPv6 address's colons are no port)
+    if parts.hostname is None or parts.hostname != name.strip("[]").rstrip("."):
+        return False
+    return not given or port == int(given)
+
+
+def _from_a_foreign_page(request: web.Request) -> bool:
+    """Whether a browser says the request comes from a page on a site not listed: an `Origin`
+    (any cross-origin fetch sends one) neither listed nor the daemon's own, or, without one,
+    `Sec-Fetch-Site` cross-site or same-site for anything but a page the visitor goes to (an
+    `<img>`, a `<script>`, a frame, a no-cors fetch). A client that says neither (curl, a
+    script, an older browser) is not refused: the rate limit bounds it."""
+    if request.headers.get("Sec-Fetch-Site", "").lower() == "same-origin":
+        return False
+    origin = request.headers.get("Origin")
+    if origin is not None:
+        return not (_origin_allowed(request, origin) or _own_origin(request, origin))
+    site = request.headers.get("Sec-Fetch-Site", "").lower()
+    return site in ("cross-site", "same-site") and request.headers.get("Sec-Fetch-Dest", "").lower() != "document"
+
+
+@web.middleware
+async def cross_site_refused(request: web.Request, handler):
+    """A question a page on a site not listed made its visitor's browser send is refused (403)
+    before anything is asked. CORS alone hid the answer from that page, not the question from
+    the daemon: any site's page (a hidden fetch, `<img src=…/ask?q=…>`) made each of its
+    visitors ask, which ran the model, wrote the question log, and spent that visitor's own
+    questions and answers, so that they (or anyone behind their address) were refused on the
+    owner's site."""
+    if request.method == "GET" and request.path in QUESTION_PATHS and _from_a_foreign_page(request):
+        request[LOG_OUTCOME] = "cross-site refused"
+        return error_response(403, CROSS_SITE_REFUSED)
     return await handler(request)
 
 
