@@ -532,6 +532,30 @@ def test_retention_must_be_positive(tmp_path):
         QuestionLog(tmp_path / "q.sqlite3", retention_days=0)
 
 
+def test_a_flood_of_questions_keeps_the_log_within_its_bound(tmp_path):
+    """Retention bounded the log by days, not by size: one visitor at the rate limit (20
+    questions a minute; 100 from an IPv6 /48, which a tunnel broker gives for free) asking one
+    question again and again, answered from the answer cache at no cost to the model, wrote
+    1.3 KB to the log each time, 37 MB a day (185 from a /48), kept 90 days: 3.3 GB on the
+    owner's disk (16 GB), the disk the vault's cache, nginx's and the journal's logs share.
+    The log keeps its newest `max_questions` (MAX_QUESTIONS by default), their results with them."""
+    assert questionlog.MAX_QUESTIONS == 100_000
+    db = tmp_path / "q.sqlite3"
+    with QuestionLog(db, clock=Clock(), max_questions=50) as log:
+        for i in range(40):
+            log.record(f"question {i}", result(("a", 5.0, ("bm25",)), ("b", 1.0, ("bm25",))))
+        for i in range(40, 130, 30):  # a batch of 30 at once, as the writer thread writes them
+            batch = [questionlog._pending(T0, f"question {j}", result(("a", 5.0, ("bm25",)), ("b", 1.0, ("bm25",))), False) for j in range(i, i + 30)]
+            with log._lock:
+                log._insert(batch)
+        assert log.count() == 50
+    kept = rows(db, "questions")
+    assert [r[2] for r in kept] == [f"question {i}" for i in range(80, 130)]  # the newest
+    assert len(rows(db, "results")) == 100 and {r[0] for r in rows(db, "results")} == {r[0] for r in kept}
+    with pytest.raises(ValueError, match="max_questions"):
+        QuestionLog(tmp_path / "autre.sqlite3", max_questions=0)
+
+
 # ---------------------------------------------------------------- failure never breaks a request
 
 

@@ -7,7 +7,9 @@ it was a follow-up in a conversation, and the ranked notes with their scores and
 that brought each one. Nothing about
 the visitor is kept: no address, no user agent, no earlier turns of the conversation. The
 tables have no column that could hold them, and `tests/store/test_questionlog.py` reads the
-schema to keep it that way. Rows older than `retention_days` are deleted on open and then
+schema to keep it that way. The file keeps the newest `max_questions` (MAX_QUESTIONS: a
+flood within retention, at the rate limit, cannot fill the owner's disk), the older deleted as
+each batch is written. Rows older than `retention_days` are deleted on open and then
 at most once a day: at a write, or by the writer thread, which looks at the clock every
 PURGE_CHECK while no question comes (a quiet site kept them until a visitor asked again). For
 the files no daemon writes (an older GrasBot's log of every vault, a log set aside as
@@ -85,6 +87,10 @@ PURGE_CHECK = 3600.0  # seconds an idle writer sleeps before it looks whether th
 BUSY_TIMEOUT_MS = 200  # a reader (`grasbot log`) never blocks a WAL writer; this is for a second writer
 BATCH_WAIT = 0.05  # seconds the writer lets submitted questions gather before one transaction
 MAX_PENDING = 10_000  # submitted questions waiting for the writer; past it they are dropped
+#: Questions the file keeps, the newest (1.3 KB each with their results: 130 MB). Retention
+#: bounds the log by days, not by size: one visitor at the rate limit, asking one question the
+#: answer cache answers for free, wrote 37 MB a day (185 from an IPv6 /48), 3.3 GB in 90 days.
+MAX_QUESTIONS = 100_000
 #: `failure` for each thing the log failed doing, in French: the owner reads it in the plugin
 #: (/health's `question_log.error`), after the cause its library or the system gave
 _FAILED = {
@@ -407,14 +413,18 @@ class QuestionLog:
         redact_batch: int = REDACT_BATCH,
         purge_check: float = PURGE_CHECK,
         unwritten: Path | None = None,
+        max_questions: int = MAX_QUESTIONS,
     ):
         """`read_only`: for the reading methods; `record` and `submit` then keep nothing.
         `on_open(path)`: called each time the file is opened for writing, at start or once it
         can be (the daemon notes there which vault the log is of); it must not raise.
         `unwritten`: a log no daemon writes now but this one's older questions may be in (the
-        vault's own, the log off or named elsewhere), tended daily with the others (`tend_old_logs`)."""
+        vault's own, the log off or named elsewhere), tended daily with the others (`tend_old_logs`).
+        `max_questions`: the questions the file keeps, the newest; the older go as each batch is written."""
         if retention_days < 1:
             raise ValueError(f"retention_days must be at least 1, not {retention_days}")
+        if max_questions < 1:
+            raise ValueError(f"max_questions must be at least 1, not {max_questions}")
         if batch_wait < 0 or max_pending < 1 or redact_batch < 1 or not purge_check > 0:
             raise ValueError("batch_wait must be at least 0, max_pending and redact_batch at least 1, purge_check more than 0")
         self.path = Path(path) if path is not None else None
@@ -427,6 +437,7 @@ class QuestionLog:
         self._redact_batch = redact_batch
         self._purge_check = purge_check
         self._unwritten = unwritten
+        self._max_questions = max_questions
         self._redacting = False  # questions an older GrasBot kept as typed wait for the writer to redact them
         self.redacted = threading.Event()  # set when they are (or the writer stopped: the next start goes on)
         self.redacted.set()
@@ -962,6 +973,11 @@ class QuestionLog:
             )
             # redacted as they are written: the marker follows them if every question before is
             conn.execute("UPDATE redacted SET through = MAX(through, ?) WHERE through >= ?", (first + len(batch) - 1, first - 1))
+            # the newest `max_questions` kept, whatever a flood of them asked within retention (ids
+            # are given in order: the oldest have the smallest, and the range is read by index)
+            if (oldest_kept := first + len(batch) - self._max_questions) > 1:
+                conn.execute("DELETE FROM results WHERE question_id < ?", (oldest_kept,))
+                conn.execute("DELETE FROM questions WHERE id < ?", (oldest_kept,))
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
