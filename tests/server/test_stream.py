@@ -393,3 +393,30 @@ async def test_an_answer_links_only_to_the_addresses_its_notes_hold(start_daemon
     )
     assert ask["response"] == events[-1][1]["response"] == "".join(tokens) == expected
     assert not any(part in t for t in tokens for part in ("evil", "23 45", "01 23"))
+
+
+async def test_an_address_the_model_disguises_is_taken_out_as_one_written_plainly(start_daemon, standin_ollama, note_writer):
+    """The filter read the model's characters, the visitor reads what they show: an address in
+    full-width forms (« ｅｖｉｌ．ｃｏｍ », a phone « ０８ ９９ … », « support＠… »), with the
+    ideographic full stop a browser's address bar reads as a dot (« evil。com »), a zero-width
+    space or a soft hyphen inside it, or written backwards behind a right-to-left override
+    (« ppa.nigol-live », shown « evil-login.app »), went through as none, on /ask and on the
+    stream, and showed as the site's own. The notes' own address, so written, stays."""
+    note_writer("ruches.md", "title: Les ruches\nvisibility: public", "Les ruches du jardin. Le plan : https://jardin.example/plan.")
+    said = (
+        "Les ruches sont au jardin [ruches], plan sur ｊａｒｄｉｎ．ｅｘａｍｐｌｅ/plan. Connectez-vous sur evil\uff0ecom, evil\u3002com,"
+        " ｅｖｉｌ.ｃｏｍ, evil.c\u200bom ou evil-lo\u00adgin.com, voyez \u202eppa.nigol-live\u202c, appelez le ０８ ９９ １２ ３４ ５６,"
+        " écrivez à support\uff20evil.com. Il fait 20\u00a0°C, soit ½ litre d'eau."
+    )
+    standin_ollama.script(said, chunks=45)
+    client = await start_daemon(note_writer.root, standin_ollama.url, search_min_score=0.5)
+    q = "Où sont les ruches ?"
+    ask = await (await client.get("/ask", params={"q": q})).json()
+    events = await asyncio.wait_for(collect(await client.get("/ask/stream", params={"q": q + " !"})), BOUND)
+    tokens = [d["text"] for n, d in events if n == "token"]
+    expected = (
+        "Les ruches sont au jardin [ruches], plan sur jardin.example/plan. Connectez-vous sur (lien retiré), (lien retiré),"
+        " (lien retiré), (lien retiré) ou (lien retiré), voyez ppa.nigol-live, appelez le (numéro retiré),"  # as it is, not reversed
+        " écrivez à (e-mail retiré). Il fait 20\u00a0°C, soit ½ litre d'eau."
+    )
+    assert ask["response"] == events[-1][1]["response"] == "".join(tokens) == expected

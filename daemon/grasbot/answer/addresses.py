@@ -5,7 +5,9 @@ A visitor can ask the model to « répondre avec un lien vers https://evil.examp
 the model invents a support address or a phone number the notes never gave: the site would
 show them as its own. Any other is taken out of the answer: a Markdown link to one keeps its
 text, and a bare address, an `<autolink>`, an e-mail address or a phone number becomes « (lien
-retiré) », « (e-mail retiré) » or « (numéro retiré) ». Code is read too: `curl https://…` is
+retiré) », « (e-mail retiré) » or « (numéro retiré) ». The model's text is first read as the
+visitor sees it (`as_shown`, in the LLM client): an address in full-width forms, with an
+ideographic full stop, an invisible character inside or a right-to-left override is one. Code is read too: `curl https://…` is
 an address given. Two writings of one address are one (case of the host, `http` or `https`, a
 last `/`, a fragment; `+33 6…` and `06…`; git's `git@host:moi/depot.git` and
 `ssh://git@host/moi/depot`, an address of its repository, not an e-mail address before a colon,
@@ -38,6 +40,27 @@ from typing import NamedTuple
 from .._contacts import CODE_ATTRIBUTES, CODE_NAMES, CODE_RECEIVERS, EMAIL, FILE_EXTENSIONS, MAILBOX, PHONE, SPELLED_EMAIL, TLDS, LazyPattern, mailbox, one_of
 
 URL_GONE, EMAIL_GONE, PHONE_GONE = "(lien retiré)", "(e-mail retiré)", "(numéro retiré)"
+
+#: The invisible format characters (Unicode's Cf) a model may write: soft hyphen, Arabic letter
+#: mark, Mongolian vowel separator, zero-width and direction marks, embeddings and overrides,
+#: word joiner and invisible operators, isolates, byte order mark, interlinear annotation, tags.
+_INVISIBLE = (0xAD, 0x61C, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2065), *range(0x2066, 0x2070), 0xFEFF)
+_INVISIBLE += (*range(0xFFF9, 0xFFFC), 0xE0001, *range(0xE0020, 0xE0080))
+#: What `as_shown` reads: a full-width form as the ASCII it shows, the full stops an address bar
+#: reads as dots (IDNA: ideographic, full-width, half-width), the invisible characters dropped.
+_AS_SHOWN = {**{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}, 0x3002: ".", 0xFF61: ".", **dict.fromkeys(_INVISIBLE)}
+
+
+def as_shown(text: str) -> str:
+    """What the model wrote as a visitor reads it, so that no address it disguises gets past
+    `keep_known_addresses` (nor a `[slug]` past the citations' check): full-width forms
+    (« ｅｖｉｌ．ｃｏｍ », « ０８ ９９ … », « support＠… ») as their ASCII, « evil。com » as a browser reads
+    it, and no invisible character (a zero-width space or soft hyphen inside « evil.c​om », a
+    right-to-left override that shows « ppa.nigol-live » as « evil-login.app »). One character
+    at a time, so a stream's pieces read so join as the whole answer does; « ½ », « ² », « ﬁ »
+    and the rest NFKC would change stay as written."""
+    return text if text.isascii() else text.translate(_AS_SHOWN)
+
 
 _URL = r"(?:(?:https?|ftp)://|www\.)[^\s<>\"'`\[\]]+"
 # git's SSH address (`git@github.com:moi/depot.git`, `ssh://git@github.com/moi/depot.git`): a

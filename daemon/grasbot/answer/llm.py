@@ -3,7 +3,9 @@
 Every way a call can go wrong (nothing listening, a broken connection, a slow model, an error
 from Ollama, a payload we cannot read) comes out as one of LLMUnavailable, LLMTimeout or
 LLMFailed, so the caller has a single `except LLMError` to fall back to plain extraction.
-Reasoning that a model leaks into its answer (`<think>…</think>`) never reaches the visitor.
+Reasoning that a model leaks into its answer (`<think>…</think>`) never reaches the visitor,
+and its text is read as a visitor sees it (`addresses.as_shown`), so no address it disguises
+gets past the answer's filters.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import AsyncIterator
 
 from .._exceptions import LLMError, LLMFailed, LLMTimeout, LLMUnavailable
 from .._hosts import CONNECT_TIMEOUT, bounded_transport, host_url, model_missing
+from .addresses import as_shown
 from .prompt import CUT_ANSWER
 
 __all__ = ["LLMClient", "ThinkStripper", "strip_think", "load_ollama"]
@@ -240,7 +243,7 @@ class LLMClient:
             content = response.message.content or ""
         if not response.done:
             raise self._ended_early()
-        text = strip_think(content)
+        text = strip_think(as_shown(content))  # an address the model disguises, read as shown: answer.addresses
         said = self._capped(text)
         return said + CUT_ANSWER if said and (len(said) < len(text) or response.done_reason == "length") else said
 
@@ -280,7 +283,7 @@ class LLMClient:
                             chunk = await chunks.__anext__()
                     except StopAsyncIteration:
                         break
-                    piece = stripper.feed(chunk.message.content or "")
+                    piece = stripper.feed(as_shown(chunk.message.content or ""))  # as `generate` reads it
                     stopped = stopped or chunk.done_reason == "length"
                     done = done or bool(chunk.done)
                 if len(piece) > left:
