@@ -152,6 +152,8 @@ class LazyPattern:
 
 
 _TLD = one_of(TLDS)
+#: Any of TLDS, as a pattern (what `store.redaction` reads addresses by too).
+TLD = _TLD
 # « exemple [dot] fr », « evil point com »: a dot spelled out, after an @ spelled or not
 _SPELLED_DOT = r"(?:\s?[(\[]dot[)\]]\s?|\s(?:point|dot)\s)"
 _SPELLED_DOMAIN = rf"[^\W_][\w-]{{0,62}}(?:(?:\.|{_SPELLED_DOT})[\w-]{{1,63}}){{0,4}}?{_SPELLED_DOT}(?:{_TLD})(?![\w-]|\.[\w-])"

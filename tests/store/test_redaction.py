@@ -61,6 +61,13 @@ from grasbot.store.redaction import PLACEHOLDER, redact
         ("2 chemin des Vignes, 3 bis cours Mirabeau, 12, cours Mirabeau", "[adresse], [adresse], [adresse]"),
         ("au 12 cours de la Liberté, 5 impasse des Lilas ou 4 quai de Bercy", "au [adresse], [adresse] ou [adresse]"),
         ("8 allée Verte, ou 10 boulevard Voltaire", "[adresse], ou [adresse]"),
+        # written as robots are dodged in English, between other brackets, with spaced dots
+        ("mon mail : jean.dupont at gmail dot com, ou JEAN AT FREE DOT FR.", "mon mail : [e-mail], ou [e-mail]."),
+        ("jean.dupont[@]gmail.com, jean{at}free.fr ou marie (arobase) orange (point) fr", "[e-mail], [e-mail] ou [e-mail]"),
+        ("écrivez à jean.dupont @ gmail . com ou marie@orange . fr", "écrivez à [e-mail] ou [e-mail]"),
+        # a French number in other groups than pairs, or between slashes
+        ("mon portable : 06/12/34/56/78, 0612 345 678 ou 06 123 456 78", "mon portable : [téléphone], [téléphone] ou [téléphone]"),
+        ("le fixe 01.4567.8901 ou 061 234 5678", "le fixe [téléphone] ou [téléphone]"),
     ],
 )
 def test_what_names_a_visitor_becomes_a_placeholder(typed, kept):
@@ -101,6 +108,9 @@ def test_what_names_a_visitor_becomes_a_placeholder(typed, kept):
         "le code postal 75011, une agence à 75011 Paris",
         "une BP de 100 Mo, BP 100 Mo, BP 100 Mbits, BP 100 %",
         "４ Ｔｏ, ½ Go, x², ﬁchier",
+        "look at the dot com bubble, meet me at home dot com merci",
+        "j'ai écrit @marie. Info : la réunion, puis à @bob. Net alors",
+        "le 01/02/2024 12 personnes, le 01/02/2024/12, 0.12.345.6789, 06 12/34 56 78, 012 345 67 89 1",
     ],
 )
 def test_the_numbers_a_question_is_about_stay(typed):

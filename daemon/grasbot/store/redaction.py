@@ -22,6 +22,7 @@ from collections.abc import Callable
 from .._contacts import DOT as _DOT
 from .._contacts import EMAIL as _EMAIL
 from .._contacts import PHONE as _PHONE
+from .._contacts import TLD as _TLD
 from .._contacts import LazyPattern
 
 __all__ = ["PLACEHOLDER", "VERSION", "redact"]
@@ -32,8 +33,9 @@ _SEP = "[ \u00a0\u202f-]"
 #: read through it again, from its first question (`store.questionlog`).
 #: 2: social security numbers, postal addresses, full-width and other compatibility forms; 3: overseas
 #: ones; 4: « 12 place de la République »; 5: « jean arobase exemple point fr »; 6: in any
-#: top-level domain (« jean arobase studio point app »)
-VERSION = 6
+#: top-level domain (« jean arobase studio point app »); 7: « jean at gmail dot com », « jean[@]… »,
+#: « jean{at}… », « (arobase) », « (point) », « gmail . com », « 06/12/34/56/78 », « 0612 345 678 »
+VERSION = 7
 
 EMAIL, PHONE, IBAN, CARD, ADDRESS = "[e-mail]", "[téléphone]", "[IBAN]", "[carte]", "[IP]"
 NIR, POSTAL = "[sécurité sociale]", "[adresse]"
@@ -90,6 +92,28 @@ _POSTAL = LazyPattern(
     rf"|{_NUMBER}(?:\s?[A-Da-d](?!\w))?,?\s+{_NAMED_WAY}(?:{_TOWN})?{_END}"
     rf"|{_NUMBER},\s+(?i:cours)\s+{_NAMED}(?:{_TOWN})?{_END}"
     rf"|(?<![\w.])(?:BP|B\.P\.|[Bb]oîte postale)\s?\d{{1,5}}(?!{_DOT}?\d)(?![\w.])(?!\s?(?:[kKMGT]i?[bBo]|[kKmMgG]?bits?|%)(?!\w))(?:{_TOWN})?{_END}"
+)
+# An e-mail address as `_contacts.EMAIL` does not read it: its @ between other brackets
+# (« jean[@]gmail.com », « jean{at}free.fr », « marie (arobase) orange (point) fr »), its dots
+# spaced before (« jean @ gmail . com »; a full stop and a space end a sentence: « écrit
+# @marie. Info : » stays) or spelled in parentheses, or in English words (« jean.dupont
+# at gmail dot com »), these only with a dot spelled and nothing but punctuation or the end after
+# it: « look at the dot com bubble » stays, as « look at example.com » does.
+_LOCAL_PART = r"(?<![\w.%+-])[\w.%+-]{1,64}"
+_DOT_SPELLED = r"(?:\s?[(\[{](?:dot|point|\.)[)\]}]\s?|\s(?:dot|point)\s|\s\.\s?)"
+_DOT_ANY = rf"(?:\.|{_DOT_SPELLED})"
+_LABELS = rf"[^\W_][\w-]{{0,62}}(?:{_DOT_ANY}[\w-]{{1,63}}){{0,4}}?"
+_EMAIL_MORE = LazyPattern(
+    rf"{_LOCAL_PART}(?:\s?[(\[{{<]\s?(?:@|at|arobase)\s?[)\]}}>]\s?|\s?@\s?|\s?[(\[]at[)\]]\s?|\sarobase\s)"
+    rf"{_LABELS}{_DOT_ANY}(?:{_TLD})(?![\w-]|\.[\w-]|:[\w~/.-])"
+    rf"|{_LOCAL_PART}\sat\s{_LABELS}{_DOT_SPELLED}(?:{_TLD})(?=\s*(?:[,;:!?)\]]|\.(?!\w)|\Z))",
+    re.IGNORECASE,
+)
+# A French number of ten digits from 0 in other groups than `_contacts.PHONE`'s pairs (« 0612 345
+# 678 », « 06 123 456 78 »), or in pairs between slashes (« 06/12/34/56/78 »): one separator
+# throughout, groups of two to five digits, pairs between slashes (`_ten_digits` counts them).
+_PHONE_GROUPED = LazyPattern(
+    r"(?<![\w+/.-])(?<!\d[ \u00a0\u202f])0[1-9]\d{0,3}(?P<sep>[ \u00a0\u202f./-])\d{2,5}(?:(?P=sep)\d{2,5}){0,3}(?![\w/]|[ \u00a0\u202f.-]\d)"
 )
 _IPV4 = LazyPattern(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)")
 _IPV6 = LazyPattern(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
@@ -185,12 +209,20 @@ def _always(match: re.Match[str]) -> bool:
     return True
 
 
+def _ten_digits(match: re.Match[str]) -> bool:
+    """Ten digits, in pairs when between slashes: « 01/02/2024/12 » is a date and more."""
+    groups = re.split(r"\D", match.group())
+    return sum(map(len, groups)) == 10 and ("/" not in match.group() or all(len(g) == 2 for g in groups))
+
+
 _RULES: tuple[tuple[re.Pattern[str] | LazyPattern, str, Callable[[re.Match[str]], bool]], ...] = (
     (_EMAIL, EMAIL, _always),
+    (_EMAIL_MORE, EMAIL, _always),
     (_IBAN, IBAN, _iban_valid),
     (_NIR, NIR, _nir_valid),
     (_CARD, CARD, _card_valid),
     (_PHONE, PHONE, _always),
+    (_PHONE_GROUPED, PHONE, _ten_digits),
     (_POSTAL, POSTAL, _always),
     (_IPV4, ADDRESS, _global_address),
     (_IPV6, ADDRESS, _global_address),
