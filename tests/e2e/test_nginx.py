@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from support.nginx import OWNER_TOKEN, QUESTION, REPLY, STUCK, Stack, grasbot_behind_nginx, running_nginx
+from support.nginx import OWNER_TOKEN, QUESTION, REPLY, STUCK, Stack, free_port, grasbot_behind_nginx, running_nginx
 
 
 async def read_events(response: aiohttp.ClientResponse) -> AsyncIterator[tuple[str, dict]]:
@@ -160,6 +160,25 @@ async def test_nginx_logs_no_question_beside_the_visitor_address(stack: Stack, t
     assert len(asked) == 2, lines
     assert '"GET /ask HTTP/1.1" 200 ' in asked[0] and '"GET /ask/stream HTTP/1.1" 200 ' in asked[1]
     assert not any("zygomatique" in line or "q=" in line or "history" in line for line in lines), lines
+
+
+async def test_nginx_logs_no_question_when_the_daemon_cannot_answer(tmp_path):
+    """nginx's error log names the request, its query string included, beside the visitor's
+    address: each question asked while the daemon could not answer (down for a restart or a
+    deploy, too slow, cut mid-answer) was kept there as typed, with the e-mail addresses and
+    phone numbers the question log redacts and the conversation before it, as long as the owner
+    keeps that log. The daemon being unreachable is still logged, by /health and the chat page."""
+    asked = {"q": "Rappelez-moi : zygomatique.dupont@exemple.fr", "history": json.dumps([{"role": "user", "content": "zygomatique-4412"}])}
+    async with running_nginx(tmp_path / "nginx", f"127.0.0.1:{free_port()}") as url:  # nothing listens there
+        async with aiohttp.ClientSession() as http:
+            for path in ("/ask", "/ask/stream", "/health", "/"):
+                async with http.get(f"{url}{path}", params=asked if path.startswith("/ask") else None) as response:
+                    assert response.status == 502, path
+            async with http.post(f"{url}/ask", params=asked) as response:  # refused by nginx: logged too
+                assert response.status == 403
+    errors = (tmp_path / "nginx" / "error.log").read_text(encoding="utf-8", errors="replace")
+    assert "zygomatique" not in errors and "/ask" not in errors, errors
+    assert re.search(r"connect\(\) failed .* request: \"GET /health HTTP/1.1\"", errors), errors
 
 
 async def test_forwarded_headers_are_nginx_own(tmp_path):

@@ -32,6 +32,7 @@ GRASBOT = REPO / ".venv" / "bin" / "grasbot"
 UPSTREAM = "127.0.0.1:8765"
 LISTEN = "listen 80;"
 ACCESS_LOG = "access_log /var/log/nginx/access.log"
+ERROR_LOG = "error_log /var/log/nginx/error.log"
 OWNER_TOKEN = "test-owner-token-not-secret"
 STARTUP_TIMEOUT = 60.0
 #: How long a test waits for something that should come at once before it calls it stuck.
@@ -107,7 +108,7 @@ def free_port() -> int:
 
 def site_conf(upstream: str | list[str], port: int, access_log: Path) -> str:
     """The repository's file with the test's upstream (one daemon or several), listen address
-    and access log, nothing else changed."""
+    and access and error logs, nothing else changed."""
     servers = [upstream] if isinstance(upstream, str) else upstream
     text = CONF.read_text(encoding="utf-8")
     server = re.compile(rf"^(\s*server\s+){re.escape(UPSTREAM)};", re.M)
@@ -116,6 +117,7 @@ def site_conf(upstream: str | list[str], port: int, access_log: Path) -> str:
     assert len(listen.findall(text)) == 1, f"{CONF} should have exactly one `{LISTEN}` line"
     text = server.sub(lambda m: "\n".join(f"{m.group(1)}{address};" for address in servers), text)
     text = text.replace(ACCESS_LOG, f"access_log {access_log}")
+    text = text.replace(ERROR_LOG, f"error_log {access_log.with_name('error.log')}")  # the main one's (main_conf)
     return listen.sub(lambda m: f"{m.group(1)}listen 127.0.0.1:{port};", text)
 
 
