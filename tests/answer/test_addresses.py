@@ -56,6 +56,12 @@ SAME = [  # a domain the notes name, bare; file names, versions, abbreviations, 
         # they could be (a site is so named, and a name that stays is one a visitor may type); an
         # accent ends a domain's name
         ("Éditez notes.org ; ils sont partis.il faut, c'est terminé.La suite.", "Éditez (lien retiré) ; ils sont (lien retiré) faut, c'est terminé.La suite."),
+        # a top-level domain that is a file's extension too, before a path, is a host: a link
+        # shortener's (« bit.ly/… », which hides where it leads), or « evil.sh/install »
+        (
+            "Raccourci : bit.ly/3xYz, Bit.Ly/ab ou evil.sh/install ; voir README.md, src/main.py, main.py/ et ./run.sh.",
+            "Raccourci : (lien retiré), (lien retiré) ou (lien retiré) ; voir README.md, src/main.py, main.py/ et ./run.sh.",
+        ),
         *[(said, said) for said in SAME],
         # no addresses
         ("Le 12 mars 2024, la version 1.2.3 écoute sur le port 8080 [a].", "Le 12 mars 2024, la version 1.2.3 écoute sur le port 8080 [a]."),
@@ -215,6 +221,7 @@ def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
             + ["git@", ":moi/projet.git", ":", "ssh://", "~/", "moi"]  # git's SSH address
             + ["EVIL-LOGIN.COM", "Socket.IO", "ASP", ".NET", ".Com", "Evil", "/reset", "GitHub.com"]  # capitals
             + ["evil.app", ".link", "app", ".properties", "user.name"]  # any top-level domain
+            + ["bit.ly", "/3xYz", "main.py", "/", ".sh"]  # a file's extension before a path
         ),
         max_size=20,
     ),
@@ -231,11 +238,14 @@ def test_addresses_filtered_in_pieces_as_in_one_text(parts, cuts):
 
 
 def test_a_phishing_link_streamed_a_character_at_a_time_never_shows():
-    said = "Bien sûr : connectez-vous sur [votre compte](https://evil.example/login) ou https://evil.example/login, support@evil.example, 01 23 45 67 89 [a]."
+    said = (
+        "Bien sûr : connectez-vous sur [votre compte](https://evil.example/login) ou https://evil.example/login, support@evil.example, 01 23 45 67 89 [a]."
+        " Raccourci : bit.ly/3xYz."
+    )
     shown = CitationFilter(("a",), KNOWN)
     pieces = [shown.feed(c) for c in said] + [shown.finish()]
-    assert not any("evil" in p or "01 23" in p or "23 45" in p for p in pieces), pieces
-    assert "".join(pieces) == "Bien sûr : connectez-vous sur votre compte ou (lien retiré), (e-mail retiré), (numéro retiré) [a]."
+    assert not any("evil" in p or "01 23" in p or "23 45" in p or "3xYz" in p for p in pieces), pieces
+    assert "".join(pieces) == "Bien sûr : connectez-vous sur votre compte ou (lien retiré), (e-mail retiré), (numéro retiré) [a]. Raccourci : (lien retiré)."
 
 
 def test_the_prompt_allows_the_passages_and_pages_addresses_never_the_visitors():

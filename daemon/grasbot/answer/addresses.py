@@ -17,7 +17,7 @@ ends in a known top-level domain (« x @ self.weight » is code). So is a bare d
 (« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset », « evil.app ») ending
 in any top-level domain of the root zone (`_contacts.TLDS`), in any case, not called
 (« df.info() »); a file name (« README.md », « install.sh », « application.properties »,
-`_contacts.FILE_EXTENSIONS`), an attribute (« user.id », « obj.pk », « user.name »,
+`_contacts.FILE_EXTENSIONS`; before a path, such a domain is a host: « bit.ly/3xYz »), an attribute (« user.id », « obj.pk », « user.name »,
 `_contacts.CODE_ATTRIBUTES`; any of `self`, `this`…: « self.training »,
 `_contacts.CODE_RECEIVERS`), code or a product's name, a top-level domain code writes with a
 capital so written after a name without a hyphen (« ASP.NET », « System.IO », « Socket.IO »,
@@ -77,8 +77,16 @@ _TARGET = r"(?:[^\s()<>]|\([^\s()<>]*\))+"
 # restricted (systemd's « multi-user.target », UCI's « breast-cancer-wisconsin.data » stay).
 _OPEN_ATTRIBUTES = frozenset("id pk at lr ax email name style events date day new express".split())
 _HOST_TLD = one_of(TLDS - FILE_EXTENSIONS - (CODE_ATTRIBUTES - _OPEN_ATTRIBUTES))
+# A top-level domain that is a file's extension too (`.ly`, `.sh`, `.md`): a host before a path
+# alone (« bit.ly/3xYz », a link shortener's, which hides where it leads; « evil.sh/install »),
+# as no file name is followed by one
+_PATH_TLD = one_of(TLDS & FILE_EXTENSIONS)
+_PATH = r"/[^\s<>\"'`\[\]]*"
 # In any case, not inside a path, an address or a longer dotted name, not a call
-_HOST = rf"(?<![\w@.%+/:\\-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_HOST_TLD})(?![\w-]|\.[\w-]|\()(?:/[^\s<>\"'`\[\]]*)?"
+_HOST = (
+    rf"(?<![\w@.%+/:\\-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
+    rf"(?:(?:{_HOST_TLD})(?![\w-]|\.[\w-]|\()(?:{_PATH})?|(?:{_PATH_TLD})(?=/[^\s<>\"'`\[\]/.,;:!?)]){_PATH})"
+)
 # `[text](target "title")`, `<scheme:…>`, a bare address, an e-mail address, a phone number
 _ADDRESS = LazyPattern(
     rf"(?P<link>\[(?P<label>{_LABEL})\]\([ \t]*<?(?P<target>(?:{_TARGET})?)>?(?P<title>[ \t]+[^()\n]{{0,300}})?\))"
