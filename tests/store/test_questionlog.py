@@ -1584,6 +1584,22 @@ def test_grasbot_log_shows_a_visitors_control_characters_as_escapes(tmp_path):
     assert json.loads(run_log(["log", "--question-log", str(db), "--json"])[1])["ungrounded"][1]["question"] == forged
 
 
+def test_grasbot_log_json_shows_a_visitors_control_characters_as_escapes(tmp_path):
+    """`--json` escaped what JSON must (a newline, ESC), not what a terminal acts on beyond it:
+    a right-to-left override that reorders the owner's report, a C1 control (U+009B, the CSI of
+    8-bit escape sequences), a line separator, DEL, reached the owner's terminal raw. Escaped
+    as JSON's \\u escapes, the report reads back the same."""
+    db = tmp_path / "q.sqlite3"
+    asked = "l'ordre \u202einversé\u202c, \x9b31mrouge\x9b0m \u2028ligne\x7f \U000e0041 ça\u00a0va ?"
+    with QuestionLog(db) as log:
+        log.record(asked, result(("a", 0.5, ("bm25",)), grounded=False))
+    code, text = run_log(["log", "--question-log", str(db), "--json"])
+    assert code == 0
+    assert not any(c in text for c in "\u202e\u202c\x9b\u2028\x7f\U000e0041"), text
+    assert "\\u202einversé\\u202c, \\u009b31mrouge\\u009b0m \\u2028ligne\\u007f \\udb40\\udc41 ça\u00a0va ?" in text
+    assert json.loads(text)["ungrounded"][0]["question"] == asked
+
+
 def test_grasbot_log_into_a_closed_pipe_ends_without_a_traceback(tmp_path):
     """`grasbot log | head -1`: head closes the pipe while the report is written."""
     db = tmp_path / "q.sqlite3"

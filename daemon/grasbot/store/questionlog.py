@@ -73,7 +73,7 @@ from typing import NamedTuple
 
 from .._config import DEFAULT_RETENTION_DAYS, MAX_RETENTION_DAYS, default_log_path, parse_log_path
 from .._files import atomic_write
-from .._terminal import printable
+from .._terminal import printable, printable_json
 from ..retrieval.scoring import BOOST_SIGNALS, WEAK_SIGNALS
 from ..retrieval.search import SearchResult
 from .redaction import PLACEHOLDER, redact
@@ -1384,7 +1384,7 @@ def cmd_log(args: argparse.Namespace, settings=None, *, out=None) -> int:
             "ungrounded": [q.to_dict() for q in ungrounded],
             "weakly_found": [q.to_dict() for q in weak],
         }
-        print(json.dumps(report, ensure_ascii=False, indent=2), file=out)
+        print(printable_json(json.dumps(report, ensure_ascii=False, indent=2)), file=out)  # a visitor's bidi override, C1 control: escaped
         return 0
     print(f"Journal des questions {path}, {args.days:g} derniers jours", file=out)
     for title, items, label in (
