@@ -555,39 +555,29 @@ def _nearly_visibility(key: str) -> bool:
     return folded != "visibility" and difflib.SequenceMatcher(None, folded, "visibility").ratio() >= 0.85
 
 
-def _visibility_twice(header: str) -> bool:
-    """Whether `visibility` is written more than once, in any form YAML reads as that key: a
-    line that starts `visibility:`, or the key quoted (`"visibility": public`, as JSON writes
-    it), escaped, explicit (`? visibility`), in a flow mapping or in an indented frontmatter,
-    which YAML folds into one field, its last value: `visibility: private` then
-    `"visibility": public` was served. The header is composed again only when it may hold
-    such a form: the word twice, or an escape."""
+def _written_twice(header: str) -> list[str]:
+    """The keys that keep a note off a site written more than once, in any form YAML reads as
+    that key: a line, the key quoted (`"visibility": public`, as JSON writes it), escaped,
+    explicit (`? visibility`), in a flow mapping, in an indented frontmatter or brought in by a
+    merge key. YAML folds them into one field, its last value: `visibility: private` then
+    `"visibility": public`, or `publish: false` then `"publish": true`, was served.
+    `visibility` in any case is one key (a plain lookup misses `Visibility`); two cases of the
+    others (`Draft`, `draft`) are two fields, each read, so not one written twice. `visibility`
+    comes first. The header is composed again only when it may hold such a form: a key's word
+    there twice, or an escape."""
     if len(_VISIBILITY_LINE.findall(header)) > 1:
-        return True
-    if "\\" not in header and header.lower().count("visibility") < 2:
-        return False
-    try:
-        keys = keys_written(header)
-    except yaml.YAMLError:  # read once already: cannot happen
-        return True
-    return sum(isinstance(key, str) and key.strip().lower() == "visibility" for key in keys) > 1
-
-
-def _readers_twice(header: str) -> list[str]:
-    """The keys that keep a note off a site (`_PUBLISH_KEYS`, `_HIDING_KEYS`) written more than
-    once as the same key, in any form YAML reads as it (a line, quoted, escaped, explicit, in a
-    flow mapping or an indented frontmatter), which it folds into one field, its last value:
-    `publish: false` then `"publish": true` was served. Two cases of a key (`Draft`, `draft`)
-    are two fields, each read. Composed again only when a key's word is there twice, or an escape."""
+        return ["visibility"]
     low = header.lower()
-    if "\\" not in header and not any(low.count(key) > 1 for key in (*_PUBLISH_KEYS, *_HIDING_KEYS)):
+    if "\\" not in header and not any(low.count(word) > 1 for word in _READER_KEYS):
         return []
     try:
         keys = keys_written(header)
     except yaml.YAMLError:  # read once already: cannot happen
-        return []
-    counted = Counter(key for key in keys if isinstance(key, str) and key.strip().lower() in (*_PUBLISH_KEYS, *_HIDING_KEYS))
-    return [key.strip() for key, n in counted.items() if n > 1]
+        return ["visibility"]
+    counted = Counter(
+        "visibility" if key.strip().lower() == "visibility" else key for key in keys if isinstance(key, str) and key.strip().lower() in _READER_KEYS
+    )
+    return sorted((key.strip() for key, n in counted.items() if n > 1), key=lambda key: key != "visibility")
 
 
 def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str]) -> bool:
@@ -600,10 +590,11 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     (`_HIDING_KEYS`), which keeps it off theirs; one of these written twice, as `visibility`,
     whichever value YAML kept."""
     given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
-    if len(given) > 1 or _visibility_twice(header):
+    twice = _written_twice(header)
+    if len(given) > 1 or "visibility" in twice:
         warnings.append("`visibility` est donné plus d'une fois : la note reste privée")
         return False
-    if twice := _readers_twice(header):
+    if twice:
         warnings.append(f"`{twice[0]}` est donné plus d'une fois : la note reste privée")
         return False
     near = [] if given else [key for key in meta if isinstance(key, str) and _nearly_visibility(key)]
