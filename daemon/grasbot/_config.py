@@ -364,6 +364,13 @@ class Settings:
         hosts = tuple(h.strip().rstrip("/") for h in self.ollama_host.split(",") if h.strip())
         return hosts or (None,)
 
+    @property
+    def answers_per_visitor(self) -> int:
+        """The answers one visitor may wait for at once: GRASBOT_CONCURRENT_ANSWERS, and one fewer
+        than the visitors' slots of every model host, 1 at least. With as many as the slots (2 and
+        2, the defaults) one visitor's questions asked at once held them all, the others queued."""
+        return min(self.concurrent_answers, max(1, self.llm_slots * len(self.ollama_hosts) - 1))
+
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)._checked()
 

@@ -34,9 +34,15 @@ async def until(condition, what: str) -> None:
 
 
 class Visitor:
-    """One /ask/stream, read event by event."""
+    """One /ask/stream, read event by event; from an address of its own unless `headers` say
+    (one visitor waits for fewer answers than the model has slots: `Settings.answers_per_visitor`)."""
+
+    count = 0
 
     def __init__(self, client, q: str = Q, headers: dict | None = None):
+        Visitor.count += 1
+        if headers is None:
+            headers = {"X-Forwarded-For": f"10.{Visitor.count // 65536 % 256}.{Visitor.count // 256 % 256}.{Visitor.count % 256}"}
         self.client, self.q, self.headers = client, q, headers
         self.events: list[tuple[str, dict]] = []
         self.response = None
@@ -74,7 +80,7 @@ async def start(start_daemon, ollama_url, **settings):
     settings.setdefault("answer_cache", "off")  # every question goes to the model here
     settings.setdefault("rate_per_minute", 100_000)
     settings.setdefault("rate_burst", 100_000)
-    settings.setdefault("concurrent_answers", 100_000)  # every visitor here asks from one address
+    settings.setdefault("concurrent_answers", 100_000)  # the slots still bound a visitor: `Settings.answers_per_visitor`
     return await start_daemon(ollama_url=ollama_url, owner_token=OWNER_TOKEN, **settings)
 
 
@@ -431,3 +437,32 @@ async def test_one_visitor_cannot_hold_every_slot_with_questions_asked_at_once(s
     standin_ollama.release()
     for stream in (held[1], other, again, *owner):
         assert (await stream.rest())[-1][0] == "done"
+
+
+async def test_with_the_default_slots_one_visitor_leaves_a_slot_to_the_others(start_daemon, standin_ollama):
+    """LLM_SLOTS 2 and GRASBOT_CONCURRENT_ANSWERS 2, the defaults, let one visitor's two questions
+    asked at once hold both of the model's slots, every other visitor queued behind them. A
+    visitor waits for one fewer answer than the slots at most (1 here): their second question is
+    refused (429), and another visitor takes the slot left at once, without queueing."""
+    standin_ollama.script(pieces=PIECES, hold_after=1)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=2, concurrent_answers=2, llm_max_wait=60)
+    greedy = {"X-Forwarded-For": "203.0.113.1"}
+    first = await Visitor(client, headers=greedy).open()
+    await first.until("token")
+    second = await client.get("/ask/stream", params={"q": "Quel modèle utilise GrasBot ?"}, headers=greedy)
+    assert second.status == 429 and (await second.json())["error"]["data"]["reason"].startswith("Vos questions précédentes")
+    other = await Visitor(client, headers={"X-Forwarded-For": "198.51.100.7"}).open()
+    assert [name for name, _ in [await other.next() for _ in range(2)]] == ["sources", "token"]  # a slot was left to them
+    assert bot_of(client).admission.hosts[0].visitors == 2 and standin_ollama.max_in_flight == 2
+    standin_ollama.release()
+    for stream in (first, other):
+        assert (await stream.rest())[-1][0] == "done"
+
+
+def test_a_visitor_waits_for_fewer_answers_than_the_model_has_slots():
+    """The rule the README says: GRASBOT_CONCURRENT_ANSWERS, and one fewer than LLM_SLOTS times the
+    model hosts at most, 1 at least (a single slot cannot be shared)."""
+    assert Settings.load(env={}).answers_per_visitor == 1
+    assert Settings.load(env={"LLM_SLOTS": "4"}).answers_per_visitor == 2
+    assert Settings.load(env={"LLM_SLOTS": "1"}).answers_per_visitor == 1
+    assert Settings.load(env={"LLM_SLOTS": "2", "OLLAMA_HOST": "http://a:1,http://b:2", "GRASBOT_CONCURRENT_ANSWERS": "5"}).answers_per_visitor == 3

@@ -6,6 +6,7 @@ question asked while its answer is being written shares that one generation."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 
 from grasbot.answer.admission import Busy, Position
@@ -17,14 +18,24 @@ REPLY = "GrasBot cherche les notes, puis le modèle rédige la réponse à parti
 BOUND = 15
 
 
+_visitors = itertools.count(1)
+
+
+def visitor() -> dict:
+    """A visitor of their own (a proxy's X-Forwarded-For): one visitor waits for fewer answers
+    at once than the model has slots (`Settings.answers_per_visitor`), and these ask at once."""
+    n = next(_visitors)
+    return {"X-Forwarded-For": f"10.{n // 65536 % 256}.{n // 256 % 256}.{n % 256}"}
+
+
 async def ask(client, q: str = Q, **params) -> dict:
-    resp = await client.get("/ask", params={"q": q, **params})
+    resp = await client.get("/ask", params={"q": q, **params}, headers=visitor())
     assert resp.status == 200
     return await resp.json()
 
 
 async def stream(client, q: str = Q) -> list[tuple[str, dict]]:
-    resp = await client.get("/ask/stream", params={"q": q})
+    resp = await client.get("/ask/stream", params={"q": q}, headers=visitor())
 
     async def read():
         return [event async for event in sse_events(resp)]
@@ -35,7 +46,7 @@ async def stream(client, q: str = Q) -> list[tuple[str, dict]]:
 async def start(start_daemon, url, vault=None, **settings):
     settings.setdefault("rate_per_minute", 100_000)
     settings.setdefault("rate_burst", 100_000)
-    settings.setdefault("concurrent_answers", 100_000)  # every visitor here asks from one address
+    settings.setdefault("concurrent_answers", 100_000)  # the slots still bound a visitor: `Settings.answers_per_visitor`
     kwargs = {"ollama_url": url, "owner_token": OWNER_TOKEN, **settings}
     return await (start_daemon(vault, **kwargs) if vault is not None else start_daemon(**kwargs))
 
@@ -128,7 +139,7 @@ async def test_fallbacks_and_busy_answers_are_not_kept(start_daemon, standin_oll
     assert "llm_error" in failed and failed["reused"] is False
     # a busy answer: the only slot is held by a stream
     standin_ollama.script(pieces=["GrasBot cherche d'abord les notes qui répondent à la question posée, ", "[grasbot-pipeline]"], hold_after=1)
-    held = await client.get("/ask/stream", params={"q": Q})
+    held = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
     events = sse_events(held)
     while (await asyncio.wait_for(anext(events), BOUND))[0] != "token":
         pass
@@ -232,10 +243,10 @@ async def test_the_same_question_asked_meanwhile_shares_one_generation(start_dae
     visitor, on the stream or on /ask, gets all of it from its first word."""
     standin_ollama.script(pieces=HELD, hold_after=1)
     client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=0)
-    first = await client.get("/ask/stream", params={"q": Q})
+    first = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
     first_events, seen = await _events_until_token(first)
     assert seen[-1][1]["text"] == HELD[0]
-    later = await client.get("/ask/stream", params={"q": "comment fonctionne grasbot"})  # folded: the same question
+    later = await client.get("/ask/stream", params={"q": "comment fonctionne grasbot"}, headers=visitor())  # folded: the same question
     later_events, later_seen = await _events_until_token(later)
     assert later_seen[-1][1]["text"] == HELD[0]  # the pieces written before it came, from the first
     plain = [asyncio.ensure_future(ask(client)) for _ in range(3)]  # no slot is free, and none is needed
@@ -260,9 +271,9 @@ async def test_the_same_question_asked_meanwhile_shares_one_generation(start_dae
 async def test_a_shared_generation_goes_on_for_those_who_stay_and_ends_with_the_last(start_daemon, standin_ollama):
     standin_ollama.script(pieces=HELD, hold_after=1)
     client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=4)
-    first = await client.get("/ask/stream", params={"q": Q})
+    first = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
     await _events_until_token(first)
-    second = await client.get("/ask/stream", params={"q": Q})
+    second = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
     second_events, _ = await _events_until_token(second)
     first.close()  # the one who started it leaves: the answer goes on for the other
     await asyncio.sleep(0.2)
@@ -273,7 +284,7 @@ async def test_a_shared_generation_goes_on_for_those_who_stay_and_ends_with_the_
     # the last reader leaving ends it: the slot is freed and the model's request closed
     standin_ollama.script(pieces=HELD, hold_after=1)
     other = "Quel modèle utilise GrasBot ?"
-    alone = await client.get("/ask/stream", params={"q": other})
+    alone = await client.get("/ask/stream", params={"q": other}, headers=visitor())
     await _events_until_token(alone)
     alone.close()
     generation = bot_of(client).admission
@@ -292,7 +303,7 @@ async def test_no_shared_generation_for_the_owner_or_when_reuse_is_off(start_dae
     same question waits for a slot of its own."""
     standin_ollama.script(pieces=HELD, hold_after=1)
     client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=4)
-    first = await client.get("/ask/stream", params={"q": Q})
+    first = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
     first_events, _ = await _events_until_token(first)
     owner = asyncio.ensure_future(client.get("/ask", params={"q": Q}, headers=OWNER))
     await asyncio.wait_for(_until(lambda: len(standin_ollama.requests) == 2), BOUND)  # its own generation
@@ -303,9 +314,9 @@ async def test_no_shared_generation_for_the_owner_or_when_reuse_is_off(start_dae
 
     standin_ollama.script(pieces=HELD, hold_after=1)
     off = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=4, answer_cache="off")
-    first = await off.get("/ask/stream", params={"q": Q})
+    first = await off.get("/ask/stream", params={"q": Q}, headers=visitor())
     first_events, _ = await _events_until_token(first)
-    second = await off.get("/ask/stream", params={"q": Q})
+    second = await off.get("/ask/stream", params={"q": Q}, headers=visitor())
     second_events = sse_events(second)
     assert [await asyncio.wait_for(anext(second_events), BOUND) for _ in range(2)][1] == ("queue", {"position": 1})
     standin_ollama.release()

@@ -278,13 +278,15 @@ def assert_logs_clean(caplog) -> None:
 async def daemon(start_daemon, vault: Path, ollama_url: str | None, tmp_path: Path):
     """The daemon with every signal on, the semantic one ready (the bundled encoder has
     embedded the vault), so meaning is one more way the battery tries to bring a note out."""
-    # A generous rate limit: this test is about leaks, test_limits.py about limits.
+    # A generous rate limit, and slots for a batch's answers at once (one visitor waits for one
+    # fewer than the slots): this test is about leaks, test_limits.py and test_admission.py about limits.
     client = await start_daemon(
         vault,
         ollama_url,
         owner_token=OWNER,
         rate_per_minute=100_000,
         rate_burst=100_000,
+        llm_slots=4,
         question_log=str(tmp_path / "questions.sqlite3"),
         semantic="bundled",
     )

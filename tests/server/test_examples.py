@@ -50,12 +50,12 @@ def normalized(value, written: bool = False):
 
 
 async def _busy(client, standin_ollama) -> list[asyncio.Task]:
-    """Every slot taken, the visitors' and the owner's, and no queue: the example's question is
-    answered from the notes."""
+    """Every slot taken, the visitors' (by another visitor: one waits for one answer at a time
+    here) and the owner's, and no queue: the example's question is answered from the notes."""
     standin_ollama.script(pieces=["Une réponse ", "qui prend son temps."], hold_after=1)
     held = [
         asyncio.ensure_future(client.get("/ask/stream", params={"q": "Comment fonctionne GrasBot ?"}, headers=headers))
-        for headers in ({}, {"Authorization": f"Bearer {OWNER_TOKEN}"})
+        for headers in ({"X-Forwarded-For": "198.51.100.7"}, {"Authorization": f"Bearer {OWNER_TOKEN}"})
     ]
     while standin_ollama.in_flight != 2:
         await asyncio.sleep(0.02)

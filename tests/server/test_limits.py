@@ -290,7 +290,8 @@ async def test_a_batch_cannot_get_around_the_limit(start_clocked, tmp_path):
     """Each search or answer of a batch takes from the bucket, and a batch is at most
     GRASBOT_MAX_BATCH calls: a visitor cannot buy a thousand searches with one request."""
     clock = Clock()
-    client = await start_clocked(clock, rate_per_minute=6, rate_burst=3, max_batch=10, question_log=str(tmp_path / "q.sqlite3"))
+    # 3 slots: a visitor may wait for 2 answers at once, and the batch's answers are refused by the rate limit
+    client = await start_clocked(clock, rate_per_minute=6, rate_burst=3, max_batch=10, llm_slots=3, question_log=str(tmp_path / "q.sqlite3"))
     log = client.server.app[BOT].question_log
     huge = json.dumps([{"jsonrpc": "2.0", "method": "search", "params": {"q": "a"}, "id": i} for i in range(1000)], separators=(",", ":"))
     assert len(huge) < 64 * 1024  # under the body limit: the batch limit is what refuses it
@@ -312,7 +313,7 @@ async def test_a_batch_cannot_get_around_the_limit(start_clocked, tmp_path):
 
 async def test_rpc_answer_is_limited_per_member(start_clocked):
     clock = Clock()
-    client = await start_clocked(clock, rate_per_minute=6, rate_burst=2, concurrent_answers=3)
+    client = await start_clocked(clock, rate_per_minute=6, rate_burst=2, concurrent_answers=3, llm_slots=4)  # 3 answers at once
     batch = [{"jsonrpc": "2.0", "method": "answer", "params": {"q": "python"}, "id": i} for i in range(3)]
     resp = await client.post("/rpc", json=batch)
     answers = sorted(await resp.json(), key=lambda a: a["id"])

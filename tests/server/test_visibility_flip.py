@@ -211,7 +211,7 @@ async def test_an_answer_being_written_when_the_note_goes_private_is_never_share
     make_private(root, "visibility")
     await rpc_result(client, "reload", {}, headers=OWNER)  # while the first answer is being written
     standin_ollama.script_next("Les notes parlent du miel [miel].")
-    later = await client.get("/ask/stream", params={"q": q})
+    later = await client.get("/ask/stream", params={"q": q}, headers={"X-Forwarded-For": "198.51.100.7"})  # another visitor
     later_seen = await asyncio.wait_for(_drain(sse_events(later)), 15)
     assert_clean(later_seen, "a stream asked after the reload")
     assert later_seen[-1][1]["reused"] is False and len(standin_ollama.requests) == 2

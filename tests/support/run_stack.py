@@ -122,6 +122,7 @@ async def main(argv: list[str]) -> int:
             rate_per_minute=100_000.0,  # a test asks more than a visitor may
             rate_burst=10_000,
             concurrent_answers=10_000,
+            llm_slots=16,  # one visitor waits for fewer answers than the slots (`Settings.answers_per_visitor`)
             host="127.0.0.1",
             port=0,
         )

@@ -50,8 +50,8 @@ STATS_PER_TURN = 500  # files a reload stats on the event loop between two turns
 PUBLIC_LLM_ERROR = "le modèle de langue n'a pas répondu : cette réponse est faite d'extraits des notes"
 
 
-#: Why a visitor's question is refused while the answers they wait for are GRASBOT_CONCURRENT_ANSWERS
-#: already (`data.reason` of -32002): said to the visitor, in the site's language.
+#: Why a visitor's question is refused while they wait for as many answers as they may already
+#: (`Settings.answers_per_visitor`) (`data.reason` of -32002): said to the visitor, in the site's language.
 ANSWERING_ALREADY = "Vos questions précédentes sont encore en cours de réponse : attendez la fin de l'une d'elles, puis posez celle-ci."
 #: The same when the visitor's IPv6 /48 waits for GRASBOT_CONCURRENT_NETWORK_ANSWERS: the questions
 #: may be their neighbours', not theirs.
