@@ -617,6 +617,24 @@ async def test_a_site_takes_the_widget_off_its_page_with_destroy(tmp_path):
     assert [b["name"] for b in report["snapshots"]["off"]["buttons"]] == ["undefined"]
 
 
+async def test_an_element_with_the_widgets_name_as_its_id_does_not_stop_it(tmp_path):
+    """A browser names every element with an id as a global: a site's `<div id="GrasBotWidget">`
+    was `window.GrasBotWidget`, which the widget read as itself mounted already, and the page had
+    no widget. Only the widget's own element counts: it mounts, once though the tag is there twice."""
+    pages: dict[str, str] = {}
+    async with owner_site(pages) as site:
+        async with grasbot_behind_nginx(tmp_path, {"GRASBOT_CORS_ORIGINS": site}) as stack:
+            pages["csp"] = strict_csp(stack.url)
+            named = '<div id="GrasBotWidget">un bloc du site</div> <a id="GrasBotChat" href="/contact">contact</a>'
+            pages["/"] = host_page(stack.url, named)
+            tag = f'<script src="{stack.url}/widget.js" data-grasbot-origin="{stack.url}" defer></script>'
+            pages["/twice"] = host_page(stack.url, named).replace("</main>", f"</main>{tag}")
+            steps = [{"do": "waitFor", "selector": ".grasbot-launcher"}, {"do": "sleep", "ms": 300}, {"do": "snapshot", "name": "page"}]
+            seen = {path: await drive(f"{site}{path}", steps, origins=(site, stack.url)) for path in ("/", "/twice")}
+    for path, report in seen.items():
+        assert report["snapshots"]["page"]["launchers"] == 1, path
+
+
 async def test_a_malformed_origin_is_said_in_the_widgets_corner(tmp_path):
     """`data-grasbot-origin` without its scheme (« grasbot.example », read as a path under
     widget.js), unparsable (« http://[bad », which threw) or with a port and no scheme (read as

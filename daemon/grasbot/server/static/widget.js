@@ -11,8 +11,12 @@
 
 (function () {
   const tag = document.currentScript;
-  // mounted once per page, though a template includes the tag twice
-  if (!tag || window.GrasBotWidget) return;
+  // mounted once per page, though a template includes the tag twice. Only the widget's own
+  // element counts, marked so: a browser names every element with an id as a global, and a
+  // site's <div id="GrasBotWidget"> was window.GrasBotWidget, read as the widget mounted already.
+  const OWN = Symbol.for("grasbot.widget");
+  const mounted = window.GrasBotWidget;
+  if (!tag || (mounted && mounted[OWN] === true)) return;
   // data-grasbot-origin, else where this script came from; a path prefix is kept. A relative one
   // ("/grasbot") is read from this tag's src, not from the page's <base>, which may name another
   // host (a CDN's): its stylesheet, chat.js and the visitors' questions went to that host.
@@ -42,6 +46,7 @@
   // The host is in the page at once, for its stylesheet to load while chat.js does: a link in a
   // shadow root loads only once the root is in the document.
   const host = document.createElement("grasbot-widget");
+  host[OWN] = true;
   window.GrasBotWidget = host;
   const shadow = host.attachShadow({ mode: "open" });
   const style = document.createElement("link");
