@@ -63,8 +63,12 @@ def spec_rpc() -> RpcDispatcher:
     )
 
 
-def E(code, message, id=None):  # noqa: N802 - reads like the spec's responses
-    return {"jsonrpc": "2.0", "error": {"code": code, "message": message}, "id": id}
+def E(code, message, id=None, data=None):  # noqa: N802 - reads like the spec's responses
+    error = {"code": code, "message": message, **({} if data is None else {"data": data})}
+    return {"jsonrpc": "2.0", "error": error, "id": id}
+
+
+NOT_AN_OBJECT = "la requête doit être un objet JSON, pas un nombre"  # -32600's `data`, which the spec allows
 
 
 SPEC_EXAMPLES = [
@@ -82,15 +86,15 @@ SPEC_EXAMPLES = [
     # invalid JSON
     ('{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]', E(-32700, "Parse error")),
     # invalid Request object
-    ('{"jsonrpc": "2.0", "method": 1, "params": "bar"}', E(-32600, "Invalid Request")),
+    ('{"jsonrpc": "2.0", "method": 1, "params": "bar"}', E(-32600, "Invalid Request", data="`method` doit être un texte")),
     # batch, invalid JSON
     ('[\n  {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},\n  {"jsonrpc": "2.0", "method"\n]', E(-32700, "Parse error")),
     # empty array
-    ("[]", E(-32600, "Invalid Request")),
+    ("[]", E(-32600, "Invalid Request", data="lot vide : un lot contient au moins une requête")),
     # invalid batch (but not empty)
-    ("[1]", [E(-32600, "Invalid Request")]),
+    ("[1]", [E(-32600, "Invalid Request", data=NOT_AN_OBJECT)]),
     # invalid batch
-    ("[1,2,3]", [E(-32600, "Invalid Request")] * 3),
+    ("[1,2,3]", [E(-32600, "Invalid Request", data=NOT_AN_OBJECT)] * 3),
     # batch
     (
         """[
@@ -104,7 +108,7 @@ SPEC_EXAMPLES = [
         [
             {"jsonrpc": "2.0", "result": 7, "id": "1"},
             {"jsonrpc": "2.0", "result": 19, "id": "2"},
-            E(-32600, "Invalid Request"),
+            E(-32600, "Invalid Request", data='`jsonrpc` manque : il doit valoir "2.0"'),
             E(-32601, "Method not found", "5"),
             {"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"},
         ],
@@ -142,20 +146,32 @@ async def test_arity_errors_are_invalid_params(spec_rpc: RpcDispatcher) -> None:
 
 
 @pytest.mark.parametrize(
-    "body",
+    ("body", "why"),
     [
-        b'{"jsonrpc": "1.0", "method": "sum", "id": 1}',
-        b'{"method": "sum", "id": 1}',
-        b'{"jsonrpc": "2.0", "method": "sum", "params": 3, "id": 1}',
-        b'{"jsonrpc": "2.0", "method": "sum", "id": true}',
-        b'{"jsonrpc": "2.0", "method": "sum", "id": {"a": 1}}',
-        b'{"jsonrpc": "2.0", "method": "sum", "id": 1, "extra": 1}',
-        b'"just a string"',
-        b"42",
+        (b'"just a string"', "la requête doit être un objet JSON, pas un texte"),
+        (b"42", "la requête doit être un objet JSON, pas un nombre"),
+        (b"null", "la requête doit être un objet JSON, pas null"),
+        (b'[[{"jsonrpc": "2.0", "method": "sum", "id": 1}]]', "la requête doit être un objet JSON, pas un tableau"),
+        (b'{"method": "sum", "id": 1}', '`jsonrpc` manque : il doit valoir "2.0"'),
+        (b'{"jsonrpc": "1.0", "method": "sum", "id": 1}', '`jsonrpc` doit valoir "2.0"'),
+        (b'{"jsonrpc": 2.0, "method": "sum", "id": 1}', '`jsonrpc` doit valoir "2.0"'),
+        (b'{"jsonrpc": "2.0", "id": 1}', "`method` manque : le nom de la méthode appelée"),
+        (b'{"jsonrpc": "2.0", "method": 1, "params": "bar"}', "`method` doit être un texte"),
+        (b'{"jsonrpc": "2.0", "method": "sum", "params": 3, "id": 1}', "`params` doit être un objet (les paramètres par nom) ou un tableau"),
+        (b'{"jsonrpc": "2.0", "method": "sum", "id": true}', "`id` doit être un texte, un nombre ou null"),
+        (b'{"jsonrpc": "2.0", "method": "sum", "id": {"a": 1}}', "`id` doit être un texte, un nombre ou null"),
+        (b'{"jsonrpc": "2.0", "method": "sum", "id": 1, "extra": 1}', "1 membre inconnu (permis : jsonrpc, method, params, id)"),
+        (b'{"jsonrpc": "2.0", "method": "sum", "id": 1, "extra": 1, "x": 2}', "2 membres inconnus (permis : jsonrpc, method, params, id)"),
+        (b"[]", "lot vide : un lot contient au moins une requête"),
     ],
 )
-async def test_malformed_requests_are_invalid_request(spec_rpc: RpcDispatcher, body: bytes) -> None:
-    assert json.loads(await spec_rpc.dispatch(body)) == E(-32600, "Invalid Request")
+async def test_an_invalid_request_says_in_french_what_is_wrong(spec_rpc: RpcDispatcher, body: bytes, why: str) -> None:
+    """-32600 said nothing of why, where every other refusal of the daemon says it in `data`, in
+    French: a client writer had to guess which of the spec's rules the request broke. It never
+    quotes what the caller sent (an unknown member is counted, not named)."""
+    answer = json.loads(await spec_rpc.dispatch(body))
+    error = answer[0]["error"] if isinstance(answer, list) else answer["error"]
+    assert error == {"code": -32600, "message": "Invalid Request", "data": why}
 
 
 @pytest.mark.parametrize(

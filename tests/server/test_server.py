@@ -420,11 +420,15 @@ async def test_spec_cases_over_http(start_daemon):
         200,
         {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": None},
     )
-    invalid = {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": None}
-    assert await rpc_raw(client, {"jsonrpc": "2.0", "method": 1, "params": "bar"}) == (200, invalid)
-    assert await rpc_raw(client, []) == (200, invalid)
-    assert await rpc_raw(client, [1]) == (200, [invalid])
-    assert await rpc_raw(client, [1, 2, 3]) == (200, [invalid] * 3)
+
+    def invalid(why: str) -> dict:  # the spec's answer, and why in `data`, as the daemon says its other refusals
+        return {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request", "data": why}, "id": None}
+
+    assert await rpc_raw(client, {"jsonrpc": "2.0", "method": 1, "params": "bar"}) == (200, invalid("`method` doit être un texte"))
+    assert await rpc_raw(client, []) == (200, invalid("lot vide : un lot contient au moins une requête"))
+    not_an_object = invalid("la requête doit être un objet JSON, pas un nombre")
+    assert await rpc_raw(client, [1]) == (200, [not_an_object])
+    assert await rpc_raw(client, [1, 2, 3]) == (200, [not_an_object] * 3)
     assert await rpc_raw(client, {"jsonrpc": "2.0", "method": "foobar", "id": "1"}) == (
         200,
         {"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"},

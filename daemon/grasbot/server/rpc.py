@@ -102,19 +102,42 @@ def _not_utf8(exc: UnicodeDecodeError) -> str:
     return f"le corps n'est pas de l'UTF-8 ({where}) : JSON-RPC se lit en UTF-8, quel que soit le charset qu'annonce le Content-Type"
 
 
-def _well_formed(member: Any) -> bool:
-    """A Request object as section 4 of the spec defines it (extra members refused)."""
-    if not isinstance(member, dict) or not set(member) <= _REQUEST_KEYS:
-        return False
-    if member.get("jsonrpc") != "2.0" or not isinstance(member.get("method"), str):
-        return False
+#: A JSON value's kind, as a refused request is told what it was instead of an object.
+_KINDS = ((bool, "un booléen"), (str, "un texte"), (int, "un nombre"), (float, "un nombre"), (list, "un tableau"))
+#: Why an empty batch is refused (-32600).
+EMPTY_BATCH = "lot vide : un lot contient au moins une requête"
+
+
+def _malformed(member: Any) -> str | None:
+    """Why `member` is no Request object as section 4 of the spec defines it (extra members
+    refused), in French, as the daemon's other refusals say it; None when it is one. -32600 said
+    nothing of why, and a client's author had to guess which rule the request broke. Never
+    quotes what the caller sent: an unknown member is counted, not named."""
+    if not isinstance(member, dict):
+        kind = next((name for types, name in _KINDS if isinstance(member, types)), "null")
+        return f"la requête doit être un objet JSON, pas {kind}"
+    if "jsonrpc" not in member:
+        return '`jsonrpc` manque : il doit valoir "2.0"'
+    if member["jsonrpc"] != "2.0":
+        return '`jsonrpc` doit valoir "2.0"'
+    if "method" not in member:
+        return "`method` manque : le nom de la méthode appelée"
+    if not isinstance(member["method"], str):
+        return "`method` doit être un texte"
     if "params" in member and not isinstance(member["params"], (list, dict)):
-        return False
+        return "`params` doit être un objet (les paramètres par nom) ou un tableau"
     if "id" in member:
         rid = member["id"]
         if isinstance(rid, bool) or not isinstance(rid, (str, int, float, type(None))):
-            return False
-    return True
+            return "`id` doit être un texte, un nombre ou null"
+    unknown = len(set(member) - _REQUEST_KEYS)
+    if unknown:
+        return f"{unknown} membre{'s' if unknown > 1 else ''} inconnu{'s' if unknown > 1 else ''} (permis : jsonrpc, method, params, id)"
+    return None
+
+
+def _well_formed(member: Any) -> bool:
+    return _malformed(member) is None
 
 
 def _default_is_owner(context: Any) -> bool:
@@ -227,7 +250,7 @@ class RpcDispatcher:
             return self._answered(None, _error(PARSE_ERROR))
         if isinstance(parsed, list):
             if not parsed:
-                return self._answered(parsed, _error(INVALID_REQUEST))
+                return self._answered(parsed, _error(INVALID_REQUEST, EMPTY_BATCH))
             if len(parsed) > self._max_batch:
                 return self._answered(
                     parsed,
@@ -267,8 +290,9 @@ class RpcDispatcher:
     async def _one(self, member: Any, context: Any, check: bool = True) -> dict[str, Any] | None:
         """The answer to one request; `check`: make sure it encodes as JSON (a batch's members
         are checked one by one, so that one bad result fails alone)."""
-        if not _well_formed(member):
-            return _error(INVALID_REQUEST)
+        why = _malformed(member)
+        if why is not None:
+            return _error(INVALID_REQUEST, why)
         try:
             if member["method"] in self._documented_names:
                 response = await self._call_documented(member, context)
