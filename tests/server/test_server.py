@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import errno
 import json
@@ -20,7 +21,7 @@ from grasbot.server.app import cannot_listen
 from grasbot.server.handlers import STATIC_DIR
 from grasbot.server.methods import PUBLIC_LLM_ERROR
 from grasbot.server.protocol import openrpc_document
-from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc, rpc_raw, rpc_result, serve_process, serve_refused, write_note
+from support.bots import OWNER, OWNER_TOKEN, REPO, bot_of, rpc, rpc_raw, rpc_result, serve_process, serve_refused, write_note
 from support.standin_ollama import unused_url
 
 FIRST = "Comment fonctionne GrasBot ?"
@@ -726,6 +727,39 @@ async def test_access_log_has_method_and_outcome_but_no_ip_or_question(start_dae
     assert all(line.endswith(" ms") for line in lines)
     text = "\n".join(lines)
     assert "127.0.0.1" not in text and "zygomatique" not in text
+
+
+async def test_the_access_logs_outcomes_are_tokens_the_deploy_guide_lists():
+    """The access log's outcome words are English where all else the owner reads is French: they
+    are tokens, as the status beside them, which an owner's alerts and scripts match (`499 client
+    gone`) and which stay from version to version (README: « Upgrading »), not sentences to
+    translate. None was listed anywhere: each the daemon writes is in `ACCESS_OUTCOMES`, and
+    deploy/README.md's access log table says exactly those and what each means. (The two of a
+    cancelled request, `client gone` and `cut by the daemon's stop`, are asserted on the lines
+    written: test_admission.py, test_a_stream_the_stop_cuts_has_its_access_line.)"""
+    from grasbot.server.methods import answer_outcome
+    from grasbot.server.rpc import RpcDispatcher
+    from grasbot.server.state import ACCESS_OUTCOMES
+
+    guide = (REPO / "deploy" / "README.md").read_text(encoding="utf-8").split("\n### The access log\n", 1)[1].split("\n#", 1)[0]
+    listed = {line.split("`")[1] for line in guide.splitlines() if line.startswith("| `")}
+    assert listed == ACCESS_OUTCOMES
+    written = set()
+    for path in (REPO / "daemon" / "grasbot" / "server").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                if any(isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Name) and t.slice.id == "LOG_OUTCOME" for t in node.targets):
+                    written.add(node.value.value)
+    answers = [{"llm_error": "x", "busy": False, "reused": False}, *({"busy": b, "reused": r} for b in (False, True) for r in (False, True))]
+    written |= {answer_outcome(payload) for payload in answers}
+
+    async def health(context):
+        return {}
+
+    rpc = RpcDispatcher({"health": health}, allow_undocumented=True)
+    for body in ('{"jsonrpc": "2.0", "method": "health", "id": 1}', '{"jsonrpc": "2.0", "method": "nope", "id": 1}', '{"jsonrpc": "2.0", "method": "health"}'):
+        written.add((await rpc.dispatch_summarized(body))[1][1].split(" -")[0])  # `error -32601`: the token, then the codes
+    assert len(written) > 15 and written <= ACCESS_OUTCOMES, written - ACCESS_OUTCOMES
 
 
 async def test_access_log_cannot_be_given_a_forged_line_or_escape_codes_by_a_path(start_daemon, caplog):

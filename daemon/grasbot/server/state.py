@@ -19,6 +19,7 @@ from .ratelimit import InFlight, RateLimiter, TrustedProxies, client_key
 from .rpc import RpcDispatcher
 
 __all__ = [
+    "ACCESS_OUTCOMES",
     "ANSWERING",
     "BOT",
     "DISPATCHER",
@@ -54,6 +55,35 @@ IN_FLIGHT: web.AppKey[set[asyncio.Task]] = web.AppKey("in_flight", set)  # the h
 # request-scoped notes for the access log
 LOG_WHAT = web.RequestKey("grasbot_what", str)
 LOG_OUTCOME = web.RequestKey("grasbot_outcome", str)
+#: Every outcome word the access log writes after the status (`error` followed, on /rpc, by the
+#: JSON-RPC codes). Tokens, not sentences: English where the rest of what the owner reads is
+#: French, for the owner's alerts and scripts match them (`499 client gone`) and they stay the
+#: same from version to version, as the status codes beside them. deploy/README.md lists them.
+ACCESS_OUTCOMES = frozenset(
+    {
+        "ok",
+        "busy",
+        "reused",
+        "llm_error",
+        "error",
+        "no answer (notification)",
+        "client gone",
+        "cut by the daemon's stop",
+        "rate limited",
+        "bad request",
+        "reconnect refused",
+        "not JSON",
+        "body too large",
+        "body too slow",
+        "body unreadable",
+        "expectation refused",
+        "unauthorized",
+        "reload failed",
+        "host refused",
+        "cross-site refused",
+        "preflight refused",
+    }
+)
 
 
 def is_owner(request: web.Request) -> bool:
