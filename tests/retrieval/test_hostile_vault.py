@@ -10,6 +10,7 @@ import os
 import socket
 import threading
 import time
+import unicodedata
 import urllib.parse
 from pathlib import Path
 
@@ -645,6 +646,42 @@ def test_a_private_notes_path_typed_as_text_never_reaches_a_visitor(tmp_path, ty
     said = extractive_answer("plan du jardin", found.context, bot.snapshot.index("visitor"), grounded=True)
     assert SECRET not in said.lower() and "prive" not in said.lower(), said
     assert SECRET in bot.snapshot.index("owner").readable_body("pub/accueil.md").lower()
+
+
+def _wide(text: str) -> str:
+    """`text` in full-width forms (« ｐｒｉｖｅ／ｐｌａｎ．ｍｄ »), as a Japanese or Chinese keyboard types it."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        _wide(f"prive/{SECRET}") + ".md",
+        _wide(f"prive/{SECRET}.md"),
+        _wide(f"PRIVE/{SECRET.upper()}.MD"),
+        _wide(SECRET) + ".md",
+        "prive/" + _wide(SECRET[:4]) + SECRET[4:] + ".md",
+        _wide(f"prive/{SECRET}"),
+        "prive/\U0001d433\U0001d428\U0001d42b\U0001d420\U0001d425\U0001d42e\U0001d41b" + SECRET[7:] + ".md",  # 𝐳𝐨𝐫𝐠𝐥𝐮𝐛: mathematical bold
+    ],
+)
+def test_a_private_notes_path_typed_in_full_width_or_compatibility_forms_never_reaches_a_visitor(tmp_path, typed):
+    """A private note's path typed in full-width or another compatibility form
+    (`ｐｒｉｖｅ／Ｐｌａｎ.md`, which NFKC reads `prive/Plan.md`) reached visitors as written,
+    where its ASCII form was masked: it goes the same, and the text around it stays as typed,
+    its own full-width words and « m² » included."""
+    assert f"prive/{SECRET}" in unicodedata.normalize("NFKC", typed).lower() or typed.endswith(".md")  # the guard: NFKC reads the path
+    bot = _beside_a_secret(tmp_path, f"Le plan du jardin (m², ｎｏｔｅ) : {typed} en mai.\n")
+    assert _read_by_a_visitor(bot).strip() == "Le plan du jardin (m², ｎｏｔｅ) :  en mai."
+    assert SECRET in unicodedata.normalize("NFKC", bot.snapshot.index("owner").readable_body("pub/accueil.md")).lower()
+
+
+def test_a_word_in_full_width_forms_that_is_no_private_path_stays_as_typed(tmp_path):
+    """The fold reads paths, not words: a private note's name in full-width without `.md` nor a
+    folder, a longer name and another folder's file stay as typed."""
+    body = f"Restent : {_wide(SECRET)}, {_wide(f'prive/{SECRET}s')}, {_wide(f'pub/{SECRET}x.md')}, ＰＲＩＶＥ et m².\n"
+    bot = _beside_a_secret(tmp_path, body)
+    assert _read_by_a_visitor(bot).strip() == body.strip()
 
 
 def test_only_a_typed_path_that_names_a_private_note_is_masked(tmp_path):
