@@ -481,6 +481,11 @@ class GrasBot:
     def vault_size(self, audience: str = "visitor") -> int:
         return len(self._snapshot.index(check_audience(audience)))
 
+    def next_turn(self) -> float | None:
+        """When a note's publish or expiry date next changes whether visitors may read it (the
+        earliest `Note.turns`, a POSIX time), or None: a reload then reads that note again."""
+        return min((note.turns for note in self._snapshot.vault.notes.values() if note.turns is not None), default=None)
+
     # ---- retrieval
 
     def search(

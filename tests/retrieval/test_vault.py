@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from grasbot._config import Settings
 from grasbot._exceptions import VaultError
+from grasbot.retrieval import vault as _vault
 from grasbot.retrieval.frontmatter import TEXT_FIELDS
 from grasbot.retrieval.links import _HTML_LINK, _MD_LINK, rewrite_links
 from grasbot.retrieval.markdown import (
@@ -1762,6 +1764,66 @@ def test_a_date_in_published_publishes_the_note(note_writer):
     vault = load_vault(note_writer.root, VaultOptions(default_public=True))
     assert {p for p, n in vault.notes.items() if n.public} == {"date.md", "heure.md", "texte.md"}
     assert {w.path for w in vault.warnings} == {"publish-date.md"}
+
+
+#: The instant the scheduling tests below read as now: 7 December 2026, noon UTC.
+NOW = datetime(2026, 12, 7, 12, tzinfo=UTC).timestamp()
+
+
+def test_a_publish_date_to_come_or_an_expiry_date_past_keeps_a_note_private(note_writer, monkeypatch):
+    """Hugo publishes no page whose publish date (`publishDate`, `publishdate`, `pubdate`, a
+    date in `published`) is to come, nor one whose expiry date (`expiryDate`, `unpublishdate`)
+    is past: such a note, scheduled by its author, reached visitors before its date and after
+    it. Read at load, in any case of the key; a date that cannot be read keeps the note
+    private, with a warning; a blank is no date, and `date:` (an event's, a meeting's in a
+    vault) is not read as one."""
+    monkeypatch.setattr(_vault, "_now", lambda: NOW)
+    fields = {
+        "a-venir.md": "publishDate: 2027-01-01",
+        "minuscule.md": "publishdate: 2027-01-01",
+        "pubdate.md": "pubdate: 2026-12-07T13:30:00+01:00",
+        "published.md": "published: 2027-01-01",
+        "texte.md": 'PublishDate: "2027-01-01T09:00:00Z"',
+        "passe.md": "publishDate: 2026-01-01",
+        "expire.md": "expiryDate: 2026-12-01",
+        "unpublish.md": "unpublishdate: 2026-12-07T11:00:00Z",
+        "expirera.md": "expiryDate: 2027-06-01",
+        "les-deux.md": "publishDate: 2026-01-01\nexpiryDate: 2027-01-01",
+        "date.md": "date: 2027-01-01",
+        "vide.md": "publishDate:",
+        "illisible.md": "publishDate: bientôt",
+        "liste.md": "expiryDate: [2027-01-01]",
+        "mois.md": 'publishDate: "2026-13-01"',  # unquoted, YAML refuses it: the note is not loaded
+    }
+    vault = _fields_served_public(note_writer.root, fields)
+    assert {p for p, n in vault.notes.items() if n.public} == {"passe.md", "expirera.md", "les-deux.md", "date.md", "vide.md"}
+    assert {w.path: w.message for w in vault.warnings} == {
+        "illisible.md": "`publishDate: bientôt` n'est pas une date (2026-05-01, 2026-05-01T09:00:00+02:00) : la note reste privée",
+        "liste.md": "`expiryDate: [2027-01-01]` n'est pas une date (2026-05-01, 2026-05-01T09:00:00+02:00) : la note reste privée",
+        "mois.md": '`publishDate: "2026-13-01"` n\'est pas une date (2026-05-01, 2026-05-01T09:00:00+02:00) : la note reste privée',
+    }
+    midnight = datetime(2027, 1, 1).timestamp()  # a date alone: midnight where the daemon runs
+    assert vault.notes["a-venir.md"].turns == midnight and vault.notes["les-deux.md"].turns == midnight
+    assert vault.notes["texte.md"].turns == datetime(2027, 1, 1, 9, tzinfo=UTC).timestamp()
+    assert vault.notes["passe.md"].turns is None and vault.notes["expire.md"].turns is None and vault.notes["date.md"].turns is None
+
+
+def test_a_scheduled_note_is_read_again_once_its_date_is_past_though_its_file_is_unchanged(note_writer, monkeypatch):
+    """A reload reuses a note whose file is unchanged, so a note whose publish date came stayed
+    private, and one whose expiry date came stayed public, until its file changed: a note whose
+    dates turned since it was read is read again."""
+    now = [NOW]
+    monkeypatch.setattr(_vault, "_now", lambda: now[0])
+    fields = {"billet.md": "publishDate: 2026-12-07T13:00:00Z", "offre.md": "expiryDate: 2026-12-07T13:00:00Z", "stable.md": "visibility: public"}
+    vault = _fields_served_public(note_writer.root, fields)
+    assert {p for p, n in vault.notes.items() if n.public} == {"offre.md", "stable.md"}
+    again = load_vault(note_writer.root, VaultOptions(default_public=True), previous=vault)
+    assert again.notes["billet.md"] is vault.notes["billet.md"]  # before its date: reused
+    now[0] = NOW + 2 * 3600
+    later = load_vault(note_writer.root, VaultOptions(default_public=True), previous=again)
+    assert {p for p, n in later.notes.items() if n.public} == {"billet.md", "stable.md"}
+    assert later.notes["stable.md"] is vault.notes["stable.md"]
+    assert later.notes["billet.md"].turns is None and later.notes["offre.md"].turns is None
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ import os
 import threading
 import time
 import weakref
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc, rpc_result
@@ -290,3 +291,22 @@ async def test_reloads_leave_no_request_garbage_behind_for_the_daemon_s_life(sta
     gc.collect()
     assert sum(ref() is not None for ref in left) == 0
     assert (await rpc_result(client, "search", {"q": "lavande"}))["results"]  # and it serves
+
+
+async def test_a_note_whose_expiry_date_comes_leaves_the_visitors_answers_without_a_reload(start_daemon, tmp_path):
+    """A note whose `expiryDate` came was still served, to every visitor, until its owner
+    reloaded the vault: the daemon reloads it at that instant itself, and a note whose
+    `publishDate` came is served then."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    turn = datetime.now(UTC) + timedelta(seconds=2)
+    (root / "offre.md").write_text(f"---\nvisibility: public\nexpiryDate: {turn.isoformat()}\n---\nL'offre zorglub du rucher.\n", encoding="utf-8")
+    (root / "billet.md").write_text(f"---\nvisibility: public\npublishDate: {turn.isoformat()}\n---\nLe billet grumpf du rucher.\n", encoding="utf-8")
+    client = await start_daemon(root, rate_per_minute=1_000_000, rate_burst=1_000_000)
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "zorglub"}))["results"]] == ["offre.md"]
+    assert (await rpc_result(client, "search", {"q": "grumpf"}))["results"] == []
+    deadline = time.monotonic() + 20
+    while (await rpc_result(client, "search", {"q": "zorglub"}))["results"] and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "grumpf"}))["results"]] == ["billet.md"]

@@ -80,6 +80,9 @@ class Note:
     # its page by GRASBOT_URL_MAP (`VaultOptions.url_map`), as a public note may type it
     # (`_urls.site_page`: `portfolio/plan` for `/portfolio/{slug}`), or None: its type has none
     site_page: str | None = None
+    # when its publish or expiry date to come (`_scheduled`) changes whether visitors may read
+    # it (a POSIX time), or None: a load after it reads the note again, its file unchanged
+    turns: float | None = None
 
     @functools.cached_property
     def own_pages(self) -> tuple[str, ...]:
@@ -580,7 +583,7 @@ def _written_twice(header: str) -> list[str]:
     return sorted((key.strip() for key, n in counted.items() if n > 1), key=lambda key: key != "visibility")
 
 
-def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str]) -> bool:
+def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str], turns: list[float] | None = None) -> bool:
     """Whether visitors may read the note. Every doubt keeps it private, with a warning: a
     `visibility` written twice (YAML keeps the last one), or in another case (`Visibility:`,
     which a plain lookup misses and the default would then make public), anything but
@@ -588,7 +591,8 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     Garden's `dg-publish: false` (`_PUBLISH_KEYS`), which an author may count on to keep a note
     off every public site, or a static site's `draft: true`, `private: true` or `hidden: true`
     (`_HIDING_KEYS`), which keeps it off theirs; one of these written twice, as `visibility`,
-    whichever value YAML kept."""
+    whichever value YAML kept. A public note is then held back by its dates (`_scheduled`),
+    and `turns` given the instant they change that, if any."""
     given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
     twice = _written_twice(header)
     if len(given) > 1 or "visibility" in twice:
@@ -629,7 +633,65 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
         elif given:
             warnings.append(f"`{low}: true` garde la note privée, quelle que soit sa `visibility`")
         return False
+    if public:
+        held, turn = _scheduled(meta, header, warnings)
+        if turn is not None and turns is not None:
+            turns.append(turn)
+        return not held
     return public
+
+
+# Hugo's front matter keys for a page's publish date and expiry date (its default
+# `frontmatter` configuration, read in any case as Hugo reads keys): a page whose publish date
+# is to come, or whose expiry date is past, is not published. Hugo's last fallback for the
+# publish date, `date`, is not read: in a vault it is as often an event's or a meeting's.
+# `published` is a date there only when it holds one (else Jekyll's yes or no: `_PUBLISH_KEYS`).
+_PUBLISH_DATE_KEYS = ("publishdate", "pubdate", "published")
+_EXPIRY_DATE_KEYS = ("expirydate", "unpublishdate")
+_DATE_EXAMPLE = "2026-05-01, 2026-05-01T09:00:00+02:00"
+
+
+def _now() -> float:
+    """The time the dates of a note are read against (a function: tests set it)."""
+    return time.time()
+
+
+def _instant(value: Any) -> float | None:
+    """A front matter date as a POSIX time: a YAML date or timestamp, or ISO 8601 text (a date
+    alone is its midnight, and a time without its offset is read where the daemon runs, as an
+    author's editor writes it); None for what is no date (`bientôt`, `2026-13-01`, a list)."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, datetime):
+        return value.timestamp()
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day).timestamp()
+    return None
+
+
+def _scheduled(meta: dict, header: str, warnings: list[str]) -> tuple[bool, float | None]:
+    """Whether a note's dates hold it back from visitors now, as Hugo would not publish it (a
+    publish date to come, an expiry date past: `_PUBLISH_DATE_KEYS`, `_EXPIRY_DATE_KEYS`, every
+    case of each read), and the next instant one of them changes that (None: none will). A date
+    that cannot be read holds it back, with a warning; a blank is no date."""
+    now, held, turns = _now(), False, []
+    for key, value in meta.items():
+        low = key.strip().lower() if isinstance(key, str) else None
+        publishes = low in _PUBLISH_DATE_KEYS and not (low == "published" and not _is_date(value))
+        if not (publishes or low in _EXPIRY_DATE_KEYS) or value is None or value == "":
+            continue
+        instant = _instant(value)
+        if instant is None:
+            warnings.append(f"`{_as_written(header, key, value)}` n'est pas une date ({_DATE_EXAMPLE}) : la note reste privée")
+            held = True
+            continue
+        held |= instant > now if publishes else instant <= now
+        if instant > now:
+            turns.append(instant)
+    return held, min(turns, default=None)
 
 
 # Obsidian Publish's `publish`, Jekyll's `published` and the Digital Garden plugin's
@@ -642,7 +704,7 @@ _PUBLISH_KEYS = ("publish", "published", "dg-publish")
 # Eleventy or Astro site's own rule) and which says what its author means in any case
 _HIDING_KEYS = ("draft", "private", "hidden")
 # The keys that say who may read a note, each `_is_public`'s in any case of it
-_READER_KEYS = ("visibility", *_PUBLISH_KEYS, *_HIDING_KEYS)
+_READER_KEYS = tuple(dict.fromkeys(("visibility", *_PUBLISH_KEYS, *_HIDING_KEYS, *_PUBLISH_DATE_KEYS, *_EXPIRY_DATE_KEYS)))
 
 
 # A `slug:` that links to a note or names one's file (`[[prive/Plan]]`, `prive/Plan.md`), read
@@ -1007,7 +1069,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     links.extend(links_in(prose, "body"))
     links.extend(md_links_in(prose, rel, "body"))
 
-    public = _is_public(meta, header, options.default_public, warnings)
+    turns: list[float] = []
+    public = _is_public(meta, header, options.default_public, warnings, turns)
     if not detected and _late_frontmatter_keeps_private(text, options.default_public, warnings):
         public = False
     elif public and detected and _late_frontmatter_keeps_private(body, options.default_public, warnings, second=True):
@@ -1048,6 +1111,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         url_written=url_written,
         permalinks_written=permalinks_written,
         site_page=page or None,
+        turns=min(turns, default=None),
     )
     return note
 
@@ -1285,7 +1349,8 @@ def load_vault(
 
     With `previous`, a file whose size, mtime and ctime are unchanged (and were read well after
     its last change: `read_note_file`) is not read again, and one whose bytes hash the same is
-    not parsed again: that is what makes a reload cheap. `scanned`:
+    not parsed again: that is what makes a reload cheap. A note whose publish or expiry date
+    came since it was read (`Note.turns`) is read again all the same. `scanned`:
     `walk_markdown(root, options)` as a caller ran it, each entry's stat made and kept by the
     entry (a walk made on the daemon's event loop); by default the walk is made here.
     """
@@ -1298,6 +1363,7 @@ def load_vault(
     vault = Vault(root=root, notes={}, options=options)
     fresh: list[str] = []  # notes that are not `previous`'s own objects
     unloaded: list[str] = []
+    now = _now()
     for rel, entry in _scan(root, options) if scanned is None else scanned:
         if not rel.isascii() and _not_utf8(rel):
             vault.errors.append(Issue(_printable(rel), "le nom du fichier (ou de son dossier) n'est pas en UTF-8 : renommez-le"))
@@ -1308,14 +1374,18 @@ def load_vault(
             if problem is not None:
                 raise problem
             known = note = old.get(rel)
+            turned = note is not None and note.turns is not None and note.turns <= now  # its dates say otherwise now: read again
             if (
                 note is None
+                or turned
                 or note.mtime_ns != st.st_mtime_ns
                 or note.size != st.st_size
                 or note.ctime_ns != st.st_ctime_ns  # -1 (changed just before its read) never is
             ):
                 raw, mtime_ns, ctime_ns = read_note_file(entry.path)
-                if not raw and note is not None and not note.public and ctime_ns == -1:
+                if turned:
+                    note = parse_note(rel, raw, mtime_ns=mtime_ns, ctime_ns=ctime_ns, options=options)
+                elif not raw and note is not None and not note.public and ctime_ns == -1:
                     # emptied just before this read: an editor that truncates a file, then writes
                     # it, caught in between; read as is, the note was public (no frontmatter) until
                     # the next reload. Kept as it was, to be read again at the next reload (-1)

@@ -160,6 +160,7 @@ def create_app(
             await opened.aclose()
 
     app.cleanup_ctx.append(bot_ctx)
+    app.cleanup_ctx.append(_dates_ctx)
     app.on_response_prepare.append(cors_headers)
     app.on_response_prepare.append(nosniff)
     app.on_response_prepare.append(not_stored)
@@ -335,6 +336,39 @@ async def _reload_on_hangup(app: web.Application) -> None:
         report.removed,
         len(report.errors),
     )
+
+
+#: How long the daemon sleeps at most between two looks at its notes' dates (`_reload_when_dates_turn`):
+#: a reload may have brought an earlier one.
+DATES_LOOK = 60.0
+
+
+async def _dates_ctx(app: web.Application) -> AsyncIterator[None]:
+    """`_reload_when_dates_turn` while the app runs."""
+    task = asyncio.ensure_future(_reload_when_dates_turn(app))
+    yield
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+async def _reload_when_dates_turn(app: web.Application) -> None:
+    """Reloads the vault when a note's publish date or expiry date comes (`GrasBot.next_turn`):
+    a note whose `expiryDate` came was served to every visitor until its owner reloaded, and
+    one whose `publishDate` came was not. An asyncio task, not a thread: it sleeps until that
+    instant, or DATES_LOOK seconds at most; a reload that fails is tried again DATES_LOOK
+    seconds later."""
+    while True:
+        turn, now = app[BOT].next_turn(), time.time()
+        if turn is None or turn > now:
+            await asyncio.sleep(DATES_LOOK if turn is None else min(DATES_LOOK, turn - now))
+            continue
+        await app[IMPORTED].wait()  # a reload imports what the workers do
+        log.info("la date d'une note change qui peut la lire : rechargement du coffre")
+        try:
+            await reload_vault(app)
+        except Exception as exc:  # noqa: BLE001 - said as the owner's reload says it; nobody else to tell
+            log.warning("le coffre n'a pas été rechargé à la date d'une note, la version d'avant reste servie : %s", reload_reason(exc))
+            await asyncio.sleep(DATES_LOOK)
 
 
 async def _no_icon(request: web.Request) -> web.Response:
