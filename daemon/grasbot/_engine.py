@@ -1248,11 +1248,15 @@ class GrasBot:
         )
 
     async def health(self, owner: bool = False) -> dict:
-        """`owner`: the owner's view, which names the model hosts and counts the owner's own
-        answers among those kept and reused (a visitor's counts the visitors' only)."""
+        """`owner`: the owner's view, which names the model hosts and counts the answers kept
+        and reused, the generations in flight and the queue. A visitor's has none of these
+        counts: they moved, or not, when a visitor asked a question, telling whether another
+        visitor had asked it before (`Admission.view`)."""
         hosts = [h.llm for h in self.admission.hosts]
-        audience = None if owner else "visitor"
-        kept, hits = self.answers.counts(audience)
+        generation = self.admission.view(owner=owner)
+        if owner:
+            kept, hits = self.answers.counts(None)
+            generation["reused"] = {"kept": kept, "hits": hits, "shared": self.flights.shared(None)}
         public = self.vault_size("visitor")
         # what the start's log and `grasbot check` say of the vault as a whole: a monitor reading
         # /health saw « ok » while every visitor was answered from no note; a visitor's view
@@ -1266,7 +1270,7 @@ class GrasBot:
             "llm_reachable": any(await asyncio.gather(*(llm.reachable() for llm in hosts))),
             "semantic": self.semantic_status(owner),
             "spelling": {"ready": ready(self._snapshot.index("owner" if owner else "visitor")) is not None},
-            "generation": {**self.admission.view(urls=owner), "reused": {"kept": kept, "hits": hits, "shared": self.flights.shared(audience)}},
+            "generation": generation,
             **({"question_log": self.question_log.status()} if owner and self.question_log is not None else {}),
             # what a note without `visibility` is: the plugin says whether visitors see one
             **({"default_visibility": self.settings.default_visibility} if owner else {}),

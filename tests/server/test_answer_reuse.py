@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import logging
 
 from grasbot.answer.admission import Busy, Position
 from grasbot.answer.reuse import AnswerCache, Flights, normalise_question, replay_pieces
@@ -41,6 +42,11 @@ async def stream(client, q: str = Q) -> list[tuple[str, dict]]:
         return [event async for event in sse_events(resp)]
 
     return await asyncio.wait_for(read(), BOUND)
+
+
+async def owner_counts(client) -> dict:
+    """The answers kept and reused, as the owner's /health counts them (a visitor's does not)."""
+    return (await (await client.get("/health", headers=OWNER)).json())["generation"]["reused"]
 
 
 async def start(start_daemon, url, vault=None, **settings):
@@ -83,19 +89,46 @@ async def test_a_question_asked_again_is_reused_on_every_path(start_daemon, stan
     first = await ask(client)
     assert first["reused"] is False and first["busy"] is False and first["model"] == "qwen3:8b"
     again = await ask(client, "  comment FONCTIONNE grasbot?")
-    assert again["reused"] is True and len(standin_ollama.requests) == 1
-    assert {k: v for k, v in again.items() if k != "reused"} == {k: v for k, v in first.items() if k != "reused"}
+    assert again == first and len(standin_ollama.requests) == 1  # kept: a visitor is not told so
     rpc = await rpc_result(client, "answer", {"q": Q})
-    assert rpc["reused"] is True and rpc["response"] == first["response"]
+    assert rpc == first
     events = await stream(client)
     names = [n for n, _ in events]
     assert names[0] == "sources" and names[-1] == "done" and set(names[1:-1]) == {"token"}
     assert "".join(d["text"] for n, d in events if n == "token") == first["response"]
     assert events[0][1] == {"sources": first["sources"], "grounded": first["grounded"]}
-    assert events[-1][1]["reused"] is True and events[-1][1]["response"] == first["response"]
+    assert events[-1][1] == first
     assert len(standin_ollama.requests) == 1  # none of these reached the model
     generation = (await (await client.get("/health", headers=OWNER)).json())["generation"]
     assert generation["reused"] == {"kept": 1, "hits": 3, "shared": 0}
+
+
+async def test_a_visitor_cannot_tell_whether_another_visitor_asked_the_same_question(start_daemon, standin_ollama, caplog):
+    """A visitor told `reused` (on /ask, its stream, `answer`), or reading the public /health
+    before and after asking (the answers kept and reused, the generations in flight, the
+    queue), learnt whether another visitor had asked that very question: `reused: true`, or a
+    count of kept answers that did not grow. A visitor's answer now says `reused: false`, kept
+    or not, and a visitor's /health holds nothing that moves with the questions answered; the
+    owner reads both, and the access log still says `reused`."""
+    caplog.set_level(logging.INFO, "grasbot.access")
+    standin_ollama.script(REPLY, chunks=4)
+    client = await start(start_daemon, standin_ollama.url)
+    before = (await (await client.get("/health")).json())["generation"]
+    first = await ask(client)  # another visitor's
+    between = (await (await client.get("/health")).json())["generation"]
+    again, rpc, events = await ask(client), await rpc_result(client, "answer", {"q": Q}), await stream(client)
+    after = (await (await client.get("/health")).json())["generation"]
+    assert len(standin_ollama.requests) == 1  # the guard: kept, and given again
+    assert [first["reused"], again["reused"], rpc["reused"], events[-1][1]["reused"]] == [False] * 4
+    assert again == first and rpc == first and events[-1][1] == first
+    assert before == between == after
+    assert "reused" not in after and "queued" not in after and "owner_in_use" not in after and all("in_use" not in h for h in after["hosts"])
+    owner = (await (await client.get("/health", headers=OWNER)).json())["generation"]
+    assert owner["reused"] == {"kept": 1, "hits": 3, "shared": 0} and owner["queued"] == 0 and owner["hosts"][0]["in_use"] == 0
+    preview = await (await client.get("/ask", params={"q": Q}, headers=OWNER)).json()
+    assert preview["reused"] is True  # the owner's preview reads the visitors' kept answer
+    logged = [r.getMessage() for r in caplog.records if r.name == "grasbot.access" and "/ask" in r.getMessage()]
+    assert [line.split()[3] for line in logged] == ["ok", "reused", "reused", "reused"], logged
 
 
 async def test_a_streamed_answer_is_kept_too(start_daemon, standin_ollama):
@@ -103,7 +136,7 @@ async def test_a_streamed_answer_is_kept_too(start_daemon, standin_ollama):
     client = await start(start_daemon, standin_ollama.url)
     events = await stream(client)
     assert events[-1][1]["reused"] is False
-    assert (await ask(client))["reused"] is True and len(standin_ollama.requests) == 1
+    assert (await ask(client))["response"] == events[-1][1]["response"] and len(standin_ollama.requests) == 1
 
 
 async def test_a_reload_forgets_the_kept_answers(start_daemon, standin_ollama, note_writer):
@@ -112,12 +145,14 @@ async def test_a_reload_forgets_the_kept_answers(start_daemon, standin_ollama, n
     client = await start(start_daemon, standin_ollama.url, note_writer.root, search_min_score=0.5)
     q = "Que font les abeilles ?"
     assert (await ask(client, q))["reused"] is False
-    assert (await ask(client, q))["reused"] is True
+    await ask(client, q)
+    assert len(standin_ollama.requests) == 1
     note_writer("a.md", "title: Les abeilles\nvisibility: public", "Les abeilles font du miel et de la cire.")
     assert (await client.post("/reload-vault", headers=OWNER)).status == 200
     after = await ask(client, q)
     assert after["reused"] is False and len(standin_ollama.requests) == 2
-    assert (await ask(client, q))["reused"] is True
+    await ask(client, q)
+    assert len(standin_ollama.requests) == 2
 
 
 async def test_no_reuse_with_history_or_when_off(start_daemon, standin_ollama):
@@ -150,7 +185,7 @@ async def test_fallbacks_and_busy_answers_are_not_kept(start_daemon, standin_oll
     assert rest[-1][1]["model"] == "qwen3:8b"  # this one is kept
     standin_ollama.script(REPLY)
     kept = await ask(client)
-    assert kept["reused"] is True and kept["busy"] is False and "llm_error" not in kept
+    assert (await owner_counts(client))["hits"] == 1 and kept["busy"] is False and "llm_error" not in kept
     assert kept["response"] == rest[-1][1]["response"]
 
 
@@ -182,10 +217,9 @@ async def test_an_owner_answer_is_never_reused_for_a_visitor(start_daemon, stand
         assert "canari-rucher-91" not in json.dumps(visitor) and "journal" not in json.dumps(visitor)
     assert len(standin_ollama.requests) == 2  # the visitor's own answer, written once, then reused
     assert all("canari-rucher-91" not in m["content"] for m in standin_ollama.requests[-1]["messages"])
-    # A visitor's /health counts the visitors' kept answers and reuses, not the owner's.
-    visitors = (await (await client.get("/health")).json())["generation"]["reused"]
-    everyone = (await (await client.get("/health", headers=OWNER)).json())["generation"]["reused"]
-    assert visitors == {"kept": 1, "hits": 2, "shared": 0} and everyone == {"kept": 2, "hits": 3, "shared": 0}
+    # A visitor's /health counts none of them; the owner's counts everyone's.
+    assert "reused" not in (await (await client.get("/health")).json())["generation"]
+    assert await owner_counts(client) == {"kept": 2, "hits": 3, "shared": 0}
 
 
 async def test_a_visitor_is_never_given_what_the_owners_preview_kept(start_daemon, standin_ollama):
@@ -195,17 +229,14 @@ async def test_a_visitor_is_never_given_what_the_owners_preview_kept(start_daemo
     answers are kept apart: the visitor's is written anew, and its /health counts nothing."""
     standin_ollama.script(REPLY)
     client = await start(start_daemon, standin_ollama.url)
-    nothing = {"kept": 0, "hits": 0, "shared": 0}
     preview = await (await client.get("/ask", params={"q": Q}, headers=OWNER)).json()
     assert preview["reused"] is False
     assert (await rpc_result(client, "answer", {"q": Q, "audience": "visitor"}, headers=OWNER))["reused"] is True  # kept, for the owner
-    assert (await (await client.get("/health")).json())["generation"]["reused"] == nothing
+    assert await owner_counts(client) == {"kept": 1, "hits": 1, "shared": 0}  # the owner's alone
     visitor = await ask(client)
     assert visitor["reused"] is False and len(standin_ollama.requests) == 2
-    assert (await stream(client))[-1][1]["reused"] is True  # the visitor's own, kept
-    assert (await (await client.get("/health")).json())["generation"]["reused"] == {"kept": 1, "hits": 1, "shared": 0}
-    everyone = (await (await client.get("/health", headers=OWNER)).json())["generation"]["reused"]
-    assert everyone == {"kept": 2, "hits": 2, "shared": 0}
+    assert (await stream(client))[-1][1]["response"] == visitor["response"] and len(standin_ollama.requests) == 2  # the visitor's own, kept
+    assert await owner_counts(client) == {"kept": 2, "hits": 2, "shared": 0}
 
 
 async def test_a_preview_shows_the_answer_visitors_are_given_once_they_have_one(start_daemon, standin_ollama):
@@ -259,13 +290,13 @@ async def test_the_same_question_asked_meanwhile_shares_one_generation(start_dae
     assert len(standin_ollama.requests) == 1 and standin_ollama.max_in_flight == 1
     assert done_first["reused"] is False and done_first["model"] == "qwen3:8b"
     for payload in (done_later, *answers):
-        assert payload["reused"] is True and payload["busy"] is False
+        assert payload["reused"] is False and payload["busy"] is False  # shared: a visitor is not told so
         assert payload["response"] == done_first["response"] == "".join(HELD)
     assert len(bot_of(client).flights) == 0  # landed: the kept answer takes over
     health = await (await client.get("/health", headers=OWNER)).json()
     assert health["generation"]["reused"]["shared"] == 4
-    assert (await (await client.get("/health")).json())["generation"]["reused"]["shared"] == 4  # visitors' questions
-    assert (await ask(client))["reused"] is True and len(standin_ollama.requests) == 1
+    assert "reused" not in (await (await client.get("/health")).json())["generation"]  # the owner's to know
+    assert (await ask(client))["response"] == done_first["response"] and len(standin_ollama.requests) == 1
 
 
 async def test_a_shared_generation_goes_on_for_those_who_stay_and_ends_with_the_last(start_daemon, standin_ollama):
@@ -280,7 +311,7 @@ async def test_a_shared_generation_goes_on_for_those_who_stay_and_ends_with_the_
     assert not any(kind == "disconnected" for kind, _ in standin_ollama.events)
     standin_ollama.release()
     done = (await asyncio.wait_for(_drain(second_events), BOUND))[-1][1]
-    assert done["response"] == "".join(HELD) and done["reused"] is True
+    assert done["response"] == "".join(HELD) and done["reused"] is False and len(standin_ollama.requests) == 1
     # the last reader leaving ends it: the slot is freed and the model's request closed
     standin_ollama.script(pieces=HELD, hold_after=1)
     other = "Quel modèle utilise GrasBot ?"
@@ -376,17 +407,16 @@ async def test_the_owners_previews_are_not_counted_as_visitors_reuses(start_daem
     """The plugin previews as a visitor (audience visitor, with the owner token): a preview of a
     question visitors asked is answered from their kept answer, as they would be, but the
     public /health counted it among the visitors' reuses, and two previews at once among the
-    visitors' shared answers."""
+    visitors' shared answers. (A visitor's /health now counts none: the owner's does.)"""
     standin_ollama.script(REPLY)
     client = await start(start_daemon, standin_ollama.url)
     assert (await ask(client))["reused"] is False  # a visitor
     owner_stream = await client.get("/ask/stream", params={"q": Q}, headers=OWNER)  # the owner's preview, as the plugin asks it
     preview = [event async for event in sse_events(owner_stream)]
     assert preview[-1][1]["reused"] is True and preview[-1][1]["response"] == REPLY  # what a visitor is told
-    assert (await ask(client))["reused"] is True  # a visitor again
-    visitors = (await (await client.get("/health")).json())["generation"]["reused"]
-    everyone = (await (await client.get("/health", headers=OWNER)).json())["generation"]["reused"]
-    assert visitors == {"kept": 1, "hits": 1, "shared": 0} and everyone == {"kept": 1, "hits": 2, "shared": 0}
+    assert (await ask(client))["response"] == REPLY and len(standin_ollama.requests) == 1  # a visitor again, from the kept answer
+    assert "reused" not in (await (await client.get("/health")).json())["generation"]
+    assert await owner_counts(client) == {"kept": 1, "hits": 2, "shared": 0}
     # two previews of a new question at once: one generation, shared by the owner's two
     standin_ollama.script(pieces=HELD, hold_after=1)
     other = "Quel modèle utilise GrasBot ?"
@@ -395,5 +425,4 @@ async def test_the_owners_previews_are_not_counted_as_visitors_reuses(start_daem
     standin_ollama.release()
     done = [(await asyncio.wait_for(_drain(events), BOUND))[-1][1] for events in (first_events, second_events)]
     assert done[0]["response"] == done[1]["response"] and done[1]["reused"] is True and len(standin_ollama.requests) == 2
-    assert (await (await client.get("/health")).json())["generation"]["reused"]["shared"] == 0
-    assert (await (await client.get("/health", headers=OWNER)).json())["generation"]["reused"]["shared"] == 1
+    assert (await owner_counts(client))["shared"] == 1

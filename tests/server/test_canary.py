@@ -339,13 +339,15 @@ async def test_visitor_questions_never_show_a_canary(start_daemon, standin_ollam
         body = await resp.text()
         assert_clean(body, f"/ask?q={q}")
         assert json.loads(body)["vault_size"] == PUBLIC_NOTES
-        # the answer the model wrote for `answer` is kept: /ask and the stream replay it
-        assert json.loads(body)["reused"] is (llm == "standin")
+        # the answer the model wrote for `answer` is kept: /ask and the stream replay it, not
+        # asking the model again, and without telling a visitor so
+        assert json.loads(body)["reused"] is False
         resp = await client.get("/ask/stream", params={"q": q})
         assert resp.status == 200
         events = [event async for event in sse_events(resp)]
         assert events and events[-1][0] == "done"
-        assert events[-1][1]["reused"] is (llm == "standin")
+        assert events[-1][1]["reused"] is False
+        assert len(standin_ollama.requests) == (len(sent) if llm == "standin" else 0)
         for name, data in events:
             assert_clean(data, f"stream event {name} for {q!r}")
     if llm == "standin":

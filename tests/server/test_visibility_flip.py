@@ -358,7 +358,7 @@ async def test_a_question_waiting_for_a_slot_when_the_note_goes_private_gets_not
         await asyncio.sleep(0.02)
     bot = bot_of(client)
     asked = asyncio.create_task(client.get(path, params={"q": q}))
-    while not bot.admission.view(urls=False)["queued"]:  # searched, and waiting for the slot
+    while not bot.admission.view(owner=True)["queued"]:  # searched, and waiting for the slot
         await asyncio.sleep(0.02)
     make_private(root, "visibility")
     await rpc_result(client, "reload", {}, headers=OWNER)

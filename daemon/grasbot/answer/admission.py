@@ -192,21 +192,21 @@ class Admission:
             self._succeeded(ticket)
             return text
 
-    def view(self, *, urls: bool) -> dict:
-        """What /health says: each host's state and slots (`urls`: the owner's view, with why a
-        host is skipped: not reached, or without the model), the queue."""
+    def view(self, *, owner: bool) -> dict:
+        """What /health says: each host's state and slots, the queue's limits; the owner's view
+        says too where each host is and why one is skipped (not reached, or without the model),
+        and what moves with the questions being answered: the generations in flight, the queue,
+        the owner's slot. A visitor's does not: a visitor who asked a question and saw no
+        generation start knew its answer was kept, so that another visitor had asked it."""
         now = time.monotonic()
         hosts = []
         for host in self.hosts:
-            entry = {"state": host.state(now), "slots": host.slots, "in_use": host.in_use}
-            hosts.append({"url": host.url, **entry, **({"error": host.error} if host.failed else {})} if urls else entry)
-        return {
-            "hosts": hosts,
-            "queued": len(self._queue),
-            "queue_limit": self.queue_limit,
-            "max_wait": self.max_wait,
-            "owner_in_use": self._owner_in_use,
-        }
+            entry = {"state": host.state(now), "slots": host.slots}
+            hosts.append({"url": host.url, **entry, "in_use": host.in_use, **({"error": host.error} if host.failed else {})} if owner else entry)
+        limits = {"queue_limit": self.queue_limit, "max_wait": self.max_wait}
+        if not owner:
+            return {"hosts": hosts, **limits}
+        return {"hosts": hosts, "queued": len(self._queue), **limits, "owner_in_use": self._owner_in_use}
 
     # ---- queue and slots
 

@@ -339,10 +339,11 @@ async def _stream(request: web.Request, q: str, history: list) -> web.StreamResp
         async with contextlib.aclosing(events):
             async for name, data in events:
                 if name == "done":
+                    outcome = answer_outcome(data)  # as it is: a visitor's `done` does not say `reused`
                     data = for_caller(data, owner)
                 await response.write(sse_event(name, data))
                 if name == "done":
-                    request[LOG_OUTCOME] = answer_outcome(data)
+                    request[LOG_OUTCOME] = outcome
     except ConnectionResetError:  # aiohttp's ClientConnectionResetError included
         return response
     except asyncio.CancelledError:

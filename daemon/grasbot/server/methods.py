@@ -99,7 +99,12 @@ class RpcContext:
 
 
 def for_caller(payload: dict, is_owner: bool) -> dict:
-    """An answer's payload as this caller may read it; an LLM failure's cause goes to the log."""
+    """An answer's payload as this caller may read it; an LLM failure's cause goes to the log.
+    A visitor is never told `reused`: an answer kept, or shared while it was written, is
+    another visitor's question, and `reused: true` told whoever asked whether someone had
+    asked it before (the access log and the owner still say it: `answer_outcome`)."""
+    if not is_owner and payload.get("reused"):
+        payload = {**payload, "reused": False}
     cause = payload.get("llm_error")
     if cause is None:
         return payload
