@@ -21,7 +21,7 @@ _DOMAIN = r"[^\W_](?:[\w-]{0,62})(?:\.[\w-]{1,63})*\.(?=[\w-]{0,62}[^\W\d_])[\w-
 #: ASCII (https://data.iana.org/TLD/tlds-alpha-by-domain.txt, version 2026112100), RFC 2606's
 #: `example` too; a generic one any registrant may buy (`.app`, `.link`, `.click`, `.zip`) as a
 #: country's. A new one delegated later is a host only once added here (an internationalised one,
-#: `.рф`, is not read). A country's that is a file's common extension too (`.md`, `.py`, `.sh`,
+#: `.рф`, `.xn--p1ai`, is read apart: `answer.addresses._IDN_HOST`). A country's that is a file's common extension too (`.md`, `.py`, `.sh`,
 #: `.pl`, C++'s `.cc`, Illustrator's `.ai`, Qt's `.pro`, CUDA's `.cu`) is in `FILE_EXTENSIONS`,
 #: and so is a generic one (Java's `.properties`, SSH's `id_rsa.pub`, `sshd.pid`, Graphviz's
 #: `.dot`, a source map's `.map`): « README.md », « install.sh », « main.cc » are files.

@@ -222,6 +222,7 @@ def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
             + ["EVIL-LOGIN.COM", "Socket.IO", "ASP", ".NET", ".Com", "Evil", "/reset", "GitHub.com"]  # capitals
             + ["evil.app", ".link", "app", ".properties", "user.name"]  # any top-level domain
             + ["bit.ly", "/3xYz", "main.py", "/", ".sh"]  # a file's extension before a path
+            + ["203.0.113.5", ":8080", "//", "12:30", "пример.рф", ".xn--p1ai"]  # a port, protocol-relative, internationalised
         ),
         max_size=20,
     ),
@@ -317,6 +318,60 @@ def test_git_s_ssh_address_is_given_only_when_a_note_holds_it(said, shown):
     assert keep_known_addresses(said, SSH_NOTES) == shown
     stream = AddressFilter(SSH_NOTES)
     assert "".join(stream.feed(c) for c in said) + stream.finish() == shown
+
+
+#: What the notes of the address tests below hold: a server's address and port, a page of
+#: a site under an internationalised domain, a library fetched by a protocol-relative address.
+HOSTS_NOTES = ("Le tableau de bord est sur http://192.0.2.10:3000/grafana et la boutique sur https://пример.рф/магазин.", "Charger //cdn.example.org/lib.js.")
+HOSTS_KNOWN = addresses_in(HOSTS_NOTES)
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        # an IP address with a port or a path, with or without its scheme
+        ("Allez sur http://203.0.113.5:8080/x.", "Allez sur (lien retiré)."),
+        ("Ouvrez 203.0.113.5:8080/admin pour vous connecter.", "Ouvrez (lien retiré) pour vous connecter."),
+        ("Ouvrez 203.0.113.5:8080 ou 203.0.113.5/admin.", "Ouvrez (lien retiré) ou (lien retiré)."),
+        ("Ou evil.example:8443/login.", "Ou (lien retiré)."),
+        # protocol-relative: a browser reads it as a link to that host
+        ("Voir //evil.example/login.", "Voir (lien retiré)."),
+        ("Voir (//evil.example/login) ou « //203.0.113.5:8080/x ».", "Voir ((lien retiré)) ou « (lien retiré) »."),
+        # an internationalised domain: its top-level domain in its own script, or as IDNA writes it
+        ("Allez sur exemple.рф ou пример.рф/вход.", "Allez sur (lien retiré) ou (lien retiré)."),
+        ("Allez sur xn--e1afmkfd.xn--p1ai/login ou www.пример.рф.", "Allez sur (lien retiré) ou (lien retiré)."),
+        ("Le site 例子.中国/登录 répond.", "Le site (lien retiré) répond."),
+        # what the notes hold, in any of its writings (the Unicode domain as IDNA writes it)
+        (
+            "Le tableau : 192.0.2.10:3000/grafana ou http://192.0.2.10:3000/grafana/.",
+            "Le tableau : 192.0.2.10:3000/grafana ou http://192.0.2.10:3000/grafana/.",
+        ),
+        ("La boutique : https://xn--e1afmkfd.xn--p1ai/магазин, пример.рф/магазин.", "La boutique : https://xn--e1afmkfd.xn--p1ai/магазин, пример.рф/магазин."),
+        ("Chargez //cdn.example.org/lib.js ou https://cdn.example.org/lib.js.", "Chargez //cdn.example.org/lib.js ou https://cdn.example.org/lib.js."),
+        # what is no address: a time, a ratio, a version, a path of the notes or of a disk, a comment
+        (
+            "Rendez-vous à 12:30 ou 9:05, format 3:2 ou 16:9, Python 3.11.4, IPv4 1.2.3.4 seule, le réseau 10.0.0.0/24.",
+            "Rendez-vous à 12:30 ou 9:05, format 3:2 ou 16:9, Python 3.11.4, IPv4 1.2.3.4 seule, le réseau 10.0.0.0/24.",
+        ),
+        (
+            "Le fichier /home/moi/notes/plan.md, ../projet/README.md, C://Users, //serveur/partage et `x = 1 // 2`.",
+            "Le fichier /home/moi/notes/plan.md, ../projet/README.md, C://Users, //serveur/partage et `x = 1 // 2`.",
+        ),
+        ("Ils sont partis à 12:30:45, c'est terminé.La suite, voilà.là.", "Ils sont partis à 12:30:45, c'est terminé.La suite, voilà.là."),
+    ],
+)
+def test_an_address_by_its_ip_and_port_protocol_relative_or_internationalised_is_one(said, shown):
+    """`203.0.113.5:8080/admin` (an IP address with a port or a path, no scheme), `//evil.example/login`
+    (protocol-relative, which a browser opens on the page's scheme) and a domain under an
+    internationalised top-level domain (`exemple.рф`, `xn--e1afmkfd.xn--p1ai`) reached the
+    visitor as the model wrote them, where `https://evil.example` did not; each is an address
+    now, kept when the notes hold it (in any writing), and a time, a ratio, a version, a
+    network, a path and a comment stay."""
+    assert keep_known_addresses(said, HOSTS_KNOWN) == shown
+    filtered = AddressFilter(HOSTS_KNOWN)
+    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]  # a character at a time
+    assert "".join(pieces) == shown
+    assert not any(word in p for p in pieces for word in ("evil", "203.0", "xn--e1", "пример.рф/в", "例子") if word not in shown)
 
 
 def test_a_pattern_compiled_at_first_use_copies_and_pickles_as_a_compiled_one():

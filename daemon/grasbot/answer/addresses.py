@@ -11,11 +11,14 @@ ideographic full stop, an invisible character inside or a right-to-left override
 an address given. Two writings of one address are one (case of the host, `http` or `https`, a
 last `/`, a fragment; `+33 6…` and `06…`; git's `git@host:moi/depot.git` and
 `ssh://git@host/moi/depot`, an address of its repository, not an e-mail address before a colon,
-which let every repository of that host through). An e-mail address written to dodge spam robots
+which let every repository of that host through). A protocol-relative address
+(`//evil.example/login`) is one, and so is an IP address with a port or a path
+(`203.0.113.5:8080/admin`), and a domain with a port. An e-mail address written to dodge spam robots
 (« jean arobase exemple point fr », « jean [at] exemple [dot] fr ») is one when its domain
 ends in a known top-level domain (« x @ self.weight » is code). So is a bare domain
 (« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset », « evil.app ») ending
-in any top-level domain of the root zone (`_contacts.TLDS`), in any case, not called
+in any top-level domain of the root zone (`_contacts.TLDS`), or an internationalised one
+(`exemple.рф`, `xn--e1afmkfd.xn--p1ai`: one host in both writings), in any case, not called
 (« df.info() »); a file name (« README.md », « install.sh », « application.properties »,
 `_contacts.FILE_EXTENSIONS`; before a path, such a domain is a host: « bit.ly/3xYz »), an attribute (« user.id », « obj.pk », « user.name »,
 `_contacts.CODE_ATTRIBUTES`; any of `self`, `this`…: « self.training »,
@@ -62,7 +65,12 @@ def as_shown(text: str) -> str:
     return text if text.isascii() else text.translate(_AS_SHOWN)
 
 
-_URL = r"(?:(?:https?|ftp)://|www\.)[^\s<>\"'`\[\]]+"
+_IPV4 = r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+# A protocol-relative address (`//evil.example/login`, which a browser opens on the page's
+# scheme): `//` that ends no word, scheme or path, before a host, a dotted name that ends in
+# letters or an IP address (`//serveur/partage`, `1 // 2`, `C://Users` stay)
+_RELATIVE = rf"(?<![\w:/.\\-])//(?=[^\W_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]{{2,}}|{_IPV4})"
+_URL = rf"(?:(?:https?|ftp)://|www\.|{_RELATIVE})[^\s<>\"'`\[\]]+"
 # git's SSH address (`git@github.com:moi/depot.git`, `ssh://git@github.com/moi/depot.git`): a
 # host, an account and a repository; a dotted host, and a path after the colon
 _SSH_SCHEMES = r"ssh|git|git\+ssh|sftp"
@@ -82,10 +90,21 @@ _HOST_TLD = one_of(TLDS - FILE_EXTENSIONS - (CODE_ATTRIBUTES - _OPEN_ATTRIBUTES)
 # as no file name is followed by one
 _PATH_TLD = one_of(TLDS & FILE_EXTENSIONS)
 _PATH = r"/[^\s<>\"'`\[\]]*"
-# In any case, not inside a path, an address or a longer dotted name, not a call
+_PORT = r":\d{1,5}(?![\d:])"  # `:8080`, not a time's `12:30:45`
+# An internationalised domain (`exemple.рф`, `例子.中国`): its names in any script, its top-level
+# domain in one other than Latin, as every one IANA delegated but two is (a Latin name before
+# a dot is a sentence ended without a space: « terminé.La », « voilà.là » stay); in IDNA's
+# ASCII (`xn--e1afmkfd.xn--p1ai`), `xn--` top-level domains are read with the others below
+_IDN_TLD = r"[^\W\d_a-zA-Z\u00aa-\u024f\u1e00-\u1eff]{2,63}"
+_IDN_HOST = rf"(?:[^\W_](?:[\w-]{{0,61}}[^\W_])?\.)+{_IDN_TLD}(?![\w-]|\.[\w-]|\()(?:{_PORT})?(?:{_PATH})?"
+# An IP address with a port (`203.0.113.5:8080`) or a path, but a network's prefix length
+# (`10.0.0.0/24`); alone, it is as often a version (`1.2.3.4`), and stays
+_IP_HOST = rf"{_IPV4}(?:{_PORT}(?:{_PATH})?|(?!/\d{{1,2}}(?:[\s<>\"'`\[\].,;:!?)]|$)){_PATH})"
+# In any case, not inside a path, an address or a longer dotted name, not a call; with a port
 _HOST = (
-    rf"(?<![\w@.%+/:\\-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
-    rf"(?:(?:{_HOST_TLD})(?![\w-]|\.[\w-]|\()(?:{_PATH})?|(?:{_PATH_TLD})(?=/[^\s<>\"'`\[\]/.,;:!?)]){_PATH})"
+    rf"(?<![\w@.%+/:\\-])(?:{_IP_HOST}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
+    rf"(?:(?:{_HOST_TLD}|xn--[a-z0-9-]{{1,59}})(?![\w-]|\.[\w-]|\()(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD})(?=/[^\s<>\"'`\[\]/.,;:!?)]){_PATH})"
+    rf"|{_IDN_HOST})"
 )
 # `[text](target "title")`, `<scheme:…>`, a bare address, an e-mail address, a phone number
 _ADDRESS = LazyPattern(
@@ -110,6 +129,10 @@ _TRAILING = ".,;:!?*_'\""  # what ends a sentence, or emphasis, after a bare add
 _OPEN_LINK = re.compile(rf"\[{_LABEL}(?:\](?:\((?:[^()\n]|\([^()\n]*+\)?)*+)?)?\Z")
 _DIGITS = re.compile(r"(?:[+(]|\b00|\d)[\d \u00a0\u202f.()+-]{0,48}\Z")  # a number is shorter: what comes before is decided
 _STARTED = re.compile(rf"(?:(?:https?|ftp|{_SSH_SCHEMES}):/{{0,2}}|www\.|<)\S*\Z|(?:[\w.%+-]+|\"[^\"\s@]*\"?)(?:@[\w.-]*(?::[\w~./%+-]*)?)?\Z", re.IGNORECASE)
+# A host's or an IP address's port and its path (`203.0.113.5:80`, `evil.example:8443/log`),
+# a protocol-relative address (`//`, `//evil.exa`): shown at once, `203.0.113.5:` or `//`
+# stayed on the page when the rest of the address came and was taken out
+_PORTED = re.compile(r"[\w.-]+:\d{0,5}(?:/\S*)?\Z|(?<![\w:/.\\-])//?\S*\Z")
 # An e-mail address being spelled out (« jean (a », « jean arobase evil poi », « … point » and
 # its space, or a colon that may begin git's SSH path: « jean arobase exemple.fr: »), a bare
 # domain's path
@@ -207,7 +230,21 @@ def address_key(text: str) -> str | None:
     rest = re.sub(r"^(?:(?:https?|ftp):)?//|^www\.", "", text, flags=re.IGNORECASE).split("#")[0]
     rest = re.sub(r"^www\.", "", rest, flags=re.IGNORECASE)
     host, _, path = rest.partition("/")
-    return "url:" + (host.lower() + "/" + path).rstrip("/")
+    return "url:" + (_ascii_host(host) + "/" + path).rstrip("/")
+
+
+def _ascii_host(host: str) -> str:
+    """A host in small letters, an internationalised one as IDNA writes it in ASCII
+    (`пример.рф` is `xn--e1afmkfd.xn--p1ai`, as a browser's address bar reads it): two
+    writings of one host are one address. As written if IDNA cannot read it."""
+    host = host.lower()
+    if host.isascii():
+        return host
+    name, colon, port = host.partition(":")
+    try:
+        return name.encode("idna").decode("ascii") + colon + port
+    except UnicodeError:
+        return host
 
 
 def _ssh_key(m: re.Match) -> str:
@@ -287,7 +324,8 @@ def _kept(m: re.Match, allowed: frozenset[str], code: Sequence[int]) -> str:
     said = _said(m)
     assert said is not None
     key = _key(m, said)
-    if key is None or key in allowed or (m.group("host") and "/" not in said and (code[m.start()] or f"host:{said.lower()}" in allowed or _code_name(said))):
+    bare = m.group("host") and "/" not in said  # a bare domain: code, a domain the notes name, or a name code gives
+    if key is None or key in allowed or (bare and (code[m.start()] or f"host:{_ascii_host(said)}" in allowed or _code_name(said))):
         return m.group()
     gone = PHONE_GONE if m.group("phone") else EMAIL_GONE if m.group("email") or key.startswith("mailto:") else URL_GONE
     return gone + m.group()[len(said) :] if m.group("url") or m.group("ssh") or m.group("host") else gone
@@ -312,6 +350,8 @@ def held_from(text: str) -> int:
     for pattern in (_OPEN_LINK, _DIGITS, _STARTED, _SPELLING):
         if (m := pattern.search(text)) is not None:
             starts.append(m.start())
+    if ("/" in text or ":" in text) and (m := _PORTED.search(text)) is not None:  # substring tests are C: most pieces hold neither
+        starts.append(m.start())
     cut = min(starts)
     while cut < len(text) and cut and not text[cut - 1].isspace():  # an address a run of digits or a `[` ends (« https://06 12 »)
         cut -= 1
