@@ -198,6 +198,12 @@ export const NOTE_TEST = {
 		`Les propriétés de la note disent \`${key}: ${shown}\` : ${HIDING_WHAT[key.trim().toLowerCase()] ?? HIDING_WHAT.draft} ; elle reste donc privée quelle que soit sa \`visibility\`.`,
 	draftUnclear: (key: string, shown: string) =>
 		`Les propriétés de la note disent \`${key}: ${shown}\`, ni un oui ni un non (\`true\` ou \`false\`) : dans le doute, elle reste privée quelle que soit sa \`visibility\`.`,
+	publishLater: (key: string, shown: string) =>
+		`Les propriétés de la note disent \`${key}: ${shown}\`, une date de publication à venir : le démon la garde privée jusque-là, puis la montre aux visiteurs sans qu'il faille la recharger.`,
+	expired: (key: string, shown: string) =>
+		`Les propriétés de la note disent \`${key}: ${shown}\`, une date d'expiration passée : elle reste donc privée quelle que soit sa \`visibility\`.`,
+	dateUnreadable: (key: string, shown: string) =>
+		`Les propriétés de la note disent \`${key}: ${shown}\`, qui n'est pas une date (2026-05-01, 2026-05-01T09:00:00+02:00) : dans le doute, elle reste privée.`,
 	visibilityTwice: "Les propriétés de la note donnent `visibility` plus d'une fois (en deux casses) : dans le doute, le démon la garde privée. N'en gardez qu'une.",
 	nearlyVisibility: (key: string, shown: string) =>
 		`Les propriétés de la note disent \`${key}: ${shown}\`, qui n'est pas \`visibility\`, le champ que lit le démon : dans le doute, elle reste privée. Écrivez \`visibility: public\` pour la montrer aux visiteurs.`,

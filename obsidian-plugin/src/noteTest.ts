@@ -93,6 +93,44 @@ export const PUBLISH_KEYS = ["publish", "published", "dg-publish"] as const;
 /** The keys whose yes keeps a note private, read as `draft` (retrieval/vault.py `_HIDING_KEYS`). */
 export const HIDING_KEYS = ["draft", "private", "hidden"] as const;
 
+/** Hugo's keys for a page's publish date and expiry date (retrieval/vault.py `_PUBLISH_DATE_KEYS`,
+ * `_EXPIRY_DATE_KEYS`): a publish date to come, or an expiry date past, keeps a public note private. */
+export const PUBLISH_DATE_KEYS = ["publishdate", "pubdate", "published"] as const;
+export const EXPIRY_DATE_KEYS = ["expirydate", "unpublishdate"] as const;
+
+/** A frontmatter date in milliseconds, as the daemon reads it (retrieval/vault.py `_instant`): a
+ * date alone is its midnight where Obsidian runs, a time without an offset is read there too;
+ * null for what is no date (`bientôt`, `2026-13-01`, a number). */
+export function dateInstant(value: unknown): number | null {
+	if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.getTime();
+	if (typeof value !== "string") return null;
+	const text = value.trim();
+	const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+	if (day) {
+		const [year, month, date] = [Number(day[1]), Number(day[2]) - 1, Number(day[3])];
+		const local = new Date(year, month, date);
+		return local.getFullYear() === year && local.getMonth() === month && local.getDate() === date ? local.getTime() : null;
+	}
+	if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) return null;
+	const time = Date.parse(text.replace(" ", "T"));
+	return Number.isNaN(time) ? null : time;
+}
+
+/** Why a note otherwise public is held back by its dates, as the daemon holds it (retrieval/vault.py
+ * `_scheduled`), or null; `now` in milliseconds. A blank date is no date. */
+function scheduledReason(frontmatter: Record<string, unknown> | undefined, now: number): string | null {
+	for (const [key, value] of fieldsNamed(frontmatter, ...PUBLISH_DATE_KEYS, ...EXPIRY_DATE_KEYS)) {
+		const low = key.trim().toLowerCase();
+		if (value === undefined || value === null || value === "" || (low === "published" && !isDate(value))) continue;
+		const at = dateInstant(value);
+		if (at === null) return NOTE_TEST.dateUnreadable(key, shownValue(value));
+		const publishes = (PUBLISH_DATE_KEYS as readonly string[]).includes(low);
+		if (publishes && at > now) return NOTE_TEST.publishLater(key, shownValue(value));
+		if (!publishes && at <= now) return NOTE_TEST.expired(key, shownValue(value));
+	}
+	return null;
+}
+
 /** What Python's difflib.SequenceMatcher(None, a, b).ratio() gives (Ratcliff/Obershelp: the
  * longest common run, then the same on each side of it), for the short keys it compares. */
 function similarity(a: string, b: string): number {
@@ -154,7 +192,12 @@ function lateReason(text: string, defaultPublic: boolean | undefined): string | 
 
 /** Why visitors cannot see the note, or null when they can (or it is up to the daemon).
  * `text`: the note's text, for a frontmatter Obsidian does not read (after blank lines). */
-export function privateReason(frontmatter: Record<string, unknown> | undefined, defaultPublic?: boolean, text?: string): string | null {
+export function privateReason(
+	frontmatter: Record<string, unknown> | undefined,
+	defaultPublic?: boolean,
+	text?: string,
+	now: number = Date.now(),
+): string | null {
 	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
 		const late = lateReason(text, defaultPublic);
 		if (late) return late;
@@ -172,11 +215,11 @@ export function privateReason(frontmatter: Record<string, unknown> | undefined, 
 		const [key, value] = draft;
 		return draftSays(value) ? NOTE_TEST.draftYes(key, shownValue(value)) : NOTE_TEST.draftUnclear(key, shownValue(value));
 	}
-	if (given.length === 0) return defaultPublic === false ? NOTE_TEST.noVisibilityPrivate : null;
+	if (given.length === 0) return defaultPublic === false ? NOTE_TEST.noVisibilityPrivate : scheduledReason(frontmatter, now);
 	const visibility = given[0][1];
 	if (visibility === undefined || visibility === null) return NOTE_TEST.notPublic(""); // `visibility:` left blank: neither public nor private, so private
 	const shown = typeof visibility === "string" ? visibility : JSON.stringify(visibility);
-	if (shown.trim().toLowerCase() === "public") return null;
+	if (shown.trim().toLowerCase() === "public") return scheduledReason(frontmatter, now);
 	return NOTE_TEST.notPublic(shown);
 }
 

@@ -222,6 +222,20 @@ describe("frontmatter reading", () => {
 		}
 	});
 
+	it("holds a public note back by its Hugo dates, against the time it is tested", () => {
+		const before = new Date(2026, 4, 1, 8, 0).getTime(); // 1 May 2026, 08:00 where the test runs
+		const after = new Date(2026, 4, 1, 0, 0).getTime(); // its midnight: a date alone is that instant
+		expect(privateReason({ visibility: "public", publishDate: "2026-05-02" }, false, undefined, before)).toBe(
+			"Les propriétés de la note disent `publishDate: 2026-05-02`, une date de publication à venir : le démon la garde privée jusque-là, puis la montre aux visiteurs sans qu'il faille la recharger.",
+		);
+		expect(privateReason({ visibility: "public", publishDate: "2026-05-01" }, false, undefined, after)).toBeNull();
+		expect(privateReason({ visibility: "public", expiryDate: "2026-05-01" }, false, undefined, after)).toContain("date d'expiration passée");
+		expect(privateReason({ visibility: "public", expiryDate: "2026-05-01T09:00" }, false, undefined, before)).toBeNull();
+		expect(privateReason({ visibility: "public", expiryDate: "2026-02-30" }, false, undefined, before)).toContain("n'est pas une date");
+		expect(privateReason({ published: true, publishDate: null }, true, undefined, before)).toBeNull();
+		expect(privateReason({ publishDate: "2026-05-02" }, undefined, undefined, before)).toContain("date de publication à venir");
+	});
+
 	it("follows the daemon's visibility rule", () => {
 		expect(privateReason({ visibility: "Public " })).toBeNull();
 		expect(privateReason({ visibility: "draft" })).toContain("visibility: draft");
