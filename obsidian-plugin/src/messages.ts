@@ -136,14 +136,13 @@ export const PANEL = {
 } as const;
 
 /**
- * What the site's chat says of an answer built without the model (busy, or the model failed) and
- * of a kept one: its MESSAGES.busy, .fallback and .reused word for word (render.test.ts reads
- * them from chat.js), so the preview shows what a visitor is told.
+ * What the site's chat says of an answer built without the model (busy, or the model failed):
+ * its MESSAGES.busy and .fallback word for word (render.test.ts reads them from chat.js), so the
+ * preview shows what a visitor is told. A kept answer is the owner's to know (ANSWER.reused).
  */
 export const VISITOR_NOTES = {
 	busy: "Le modèle de langue est occupé par d'autres questions : voici les passages des notes les plus proches. Réessayez dans un instant pour une réponse rédigée.",
 	fallback: "Cette réponse est faite d'extraits des notes, sans le modèle de langue.",
-	reused: "Réponse reprise d'une question identique posée récemment.",
 } as const;
 
 /** The badge a visitor sees under an answer, as the chat words it. */
@@ -166,7 +165,8 @@ export const ANSWER = {
 	quoted: "Passages cités dans la réponse",
 	sent: "Passages envoyés au modèle",
 	score: (score: string) => `score ${score}`,
-	reusedDetail: "Reprise d'une réponse précédente : recharger le coffre l'oublie.",
+	reused: "Réponse reprise d'une question identique posée récemment",
+	reusedDetail: "Reprise d'une réponse précédente : recharger le coffre l'oublie. Un visiteur n'en est pas averti : il saurait qu'un autre a posé sa question.",
 	model: (model: string) => `modèle ${model}`,
 	vaultSize: (size: number) => `${count(size)} note${size > 1 ? "s" : ""} dans le coffre`,
 } as const;

@@ -205,7 +205,7 @@ export class AnswerView {
 		}
 		if (result.reused) {
 			const label = this.metaEl.createDiv({ cls: "grasbot-reused" });
-			label.createSpan({ cls: "grasbot-reused-label", text: VISITOR_NOTES.reused });
+			label.createSpan({ cls: "grasbot-reused-label", text: ANSWER.reused });
 			label.createSpan({ cls: "grasbot-reused-detail", text: ANSWER.reusedDetail });
 		}
 		const facts: string[] = [];

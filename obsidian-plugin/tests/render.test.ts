@@ -241,11 +241,13 @@ describe("LLM fallback", () => {
 		expect(root.querySelector(".grasbot-llm-fallback-detail")).toBeNull();
 	});
 
-	it("says when an answer was reused rather than written again, as the site's chat says it", () => {
+	it("tells the owner when an answer was reused rather than written again, which the site's chat never tells a visitor", () => {
 		const root = createDiv();
 		renderAnswer(root, answer({ reused: true }));
 		expect(root.querySelector(".grasbot-llm-fallback")).toBeNull();
-		expect(root.querySelector(".grasbot-reused-label")?.textContent).toBe(MESSAGES.reused);
+		expect(root.querySelector(".grasbot-reused-label")?.textContent).toBe("Réponse reprise d'une question identique posée récemment");
+		expect(root.querySelector(".grasbot-reused-detail")?.textContent).toContain("Un visiteur n'en est pas averti");
+		expect(MESSAGES.reused).toBeUndefined();
 		expect(root.querySelector(".grasbot-answer-facts")?.textContent).toBe("modèle qwen3:8b · 41 notes dans le coffre");
 	});
 

@@ -32,7 +32,6 @@
     server: "GrasBot a rencontré une erreur en rédigeant la réponse. Réessayez dans un instant.",
     busy: "Le modèle de langue est occupé par d'autres questions : voici les passages des notes les plus proches. Réessayez dans un instant pour une réponse rédigée.",
     fallback: "Cette réponse est faite d'extraits des notes, sans le modèle de langue.",
-    reused: "Réponse reprise d'une question identique posée récemment.",
     general: "réponse généraliste",
     grounded: (n) => (n === 1 ? "basé sur 1 note" : "basé sur " + n + " notes"),
     empty: "Écrivez une question avant d'envoyer.",
@@ -473,7 +472,6 @@
       const done = turn.status === "done";
       const extractive = done && (turn.busy || turn.llmError || turn.model === null);
       if (extractive) reply.appendChild(make("p", "grasbot-note", turn.busy ? MESSAGES.busy : MESSAGES.fallback));
-      if (done && turn.reused) reply.appendChild(make("p", "grasbot-note", MESSAGES.reused));
       const answer = reply.appendChild(make("div", "grasbot-answer"));
       answer.dir = "auto";
       if (done) renderMarkdown(answer, turn.response || "", citeIn(turn.sources));
@@ -549,7 +547,7 @@
       const before = turns.slice(0, again ? turns.indexOf(again) : turns.length);
       Object.assign(turn, {
         status: "streaming", response: null, partial: "", sources: null, grounded: false, model: undefined,
-        llmError: false, busy: false, reused: false, error: null, progress: MESSAGES.searching,
+        llmError: false, busy: false, error: null, progress: MESSAGES.searching,
       });
       if (!again) turns.push(turn);
       refresh(turn);
@@ -602,7 +600,6 @@
             model: data.model === undefined ? undefined : data.model,
             llmError: Boolean(data.llm_error),
             busy: data.busy === true,
-            reused: data.reused === true,
           });
         }
       };
