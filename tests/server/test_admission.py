@@ -459,6 +459,26 @@ async def test_with_the_default_slots_one_visitor_leaves_a_slot_to_the_others(st
         assert (await stream.rest())[-1][0] == "done"
 
 
+async def test_a_visitor_who_stops_an_answer_and_asks_again_at_once_is_answered(start_daemon, standin_ollama):
+    """With the default slots a visitor waits for one answer at a time: one who stops it (the
+    chat's « Arrêter » closes the stream) and asks again at once is answered, not refused for
+    the answer they just left (the daemon cancels its handler when the connection goes)."""
+    standin_ollama.script(pieces=PIECES, hold_after=1)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=2, concurrent_answers=2, llm_max_wait=60)
+    me = {"X-Forwarded-For": "203.0.113.1"}
+    statuses = []
+    for _ in range(5):
+        first = await Visitor(client, headers=me).open()
+        await first.until("token")
+        first.close()
+        again = await client.get("/ask/stream", params={"q": "Quel modèle utilise GrasBot ?"}, headers=me)
+        statuses.append(again.status)
+        again.close()
+        await until(lambda: bot_of(client).admission.hosts[0].in_use == 0, "both slots free")
+    standin_ollama.release()
+    assert statuses == [200] * 5
+
+
 def test_a_visitor_waits_for_fewer_answers_than_the_model_has_slots():
     """The rule the README says: GRASBOT_CONCURRENT_ANSWERS, and one fewer than LLM_SLOTS times the
     model hosts at most, 1 at least (a single slot cannot be shared)."""
