@@ -128,9 +128,14 @@ _ADDRESS = LazyPattern("|".join(f"(?P<{name}>{kind})" if name else kind for kind
 def _scan(kept: tuple[bool, ...]) -> re.Pattern[str]:
     """`_ADDRESS` with the kinds `kept` only, the others' groups still named, in a last branch
     that never matches (six such branches before them cost 1.7 ms a prompt, tried everywhere)."""
-    kinds = [f"(?P<{name}>{kind})" if name else kind for (kind, name, _), keep in zip(_KINDS, kept, strict=True) if keep]
-    named = [name for (kind, own, _), keep in zip(_KINDS, kept, strict=True) if not keep for name in (*([own] if own else []), *re.compile(kind).groupindex)]
-    return re.compile("|".join([*kinds, "(?!)" + "".join(f"(?P<{name}>)" for name in named)]), re.IGNORECASE)
+    kinds: list[str] = []
+    unused: list[str] = []  # the groups of the kinds left out
+    for (kind, name, _), keep in zip(_KINDS, kept, strict=True):
+        if keep:
+            kinds.append(f"(?P<{name}>{kind})" if name else kind)
+        else:
+            unused += [*([name] if name else []), *re.compile(kind).groupindex]
+    return re.compile("|".join([*kinds, "(?!)" + "".join(f"(?P<{name}>)" for name in unused)]), re.IGNORECASE)
 
 
 def _scan_for(folded: str) -> re.Pattern[str]:
