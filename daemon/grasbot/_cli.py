@@ -68,6 +68,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
         choices=("private", "public"),
         help="la visibilité d'une note sans champ `visibility` (GRASBOT_DEFAULT_VISIBILITY ; par défaut private)",
     )
+    parser.add_argument(
+        "--time-zone",
+        type=_given,
+        metavar="FUSEAU",
+        help="où lire une heure sans décalage des dates de publication et d'expiration (GRASBOT_TIME_ZONE ; par défaut UTC, comme Hugo ; local, Europe/Paris…)",
+    )
     parser.add_argument("--top-k", dest="search_top_k", type=int, metavar="N", help="les sources à renvoyer (SEARCH_TOP_K ; par défaut 5)")
     parser.add_argument(
         "--min-score", dest="search_min_score", type=_number, metavar="X", help="le score qui fonde une réponse sur les notes (SEARCH_MIN_SCORE ; par défaut 3)"
@@ -252,6 +258,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "vault_dir",
         "exclude",
         "default_visibility",
+        "time_zone",
         "search_top_k",
         "search_min_score",
         "llm_model",

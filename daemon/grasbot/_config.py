@@ -100,6 +100,7 @@ class Settings:
     vault_dir: Path = BUNDLED_VAULT
     exclude: tuple[str, ...] = ()
     default_visibility: str = "private"
+    time_zone: str = "UTC"  # where a front matter time without its offset is read (Hugo's `timeZone`)
     llm_model: str = "qwen3:8b"
     ollama_host: str | None = None  # None: the ollama client's own default (OLLAMA_HOST or localhost)
     llm_timeout: float = 60.0
@@ -157,6 +158,7 @@ class Settings:
         "VAULT_DIR": "vault_dir",
         "GRASBOT_EXCLUDE": "exclude",
         "GRASBOT_DEFAULT_VISIBILITY": "default_visibility",
+        "GRASBOT_TIME_ZONE": "time_zone",
         "LLM_MODEL": "llm_model",
         "OLLAMA_HOST": "ollama_host",
         "LLM_TIMEOUT": "llm_timeout",
@@ -241,6 +243,15 @@ class Settings:
                 )
         if self.default_visibility not in ("public", "private"):
             raise ConfigError(f"GRASBOT_DEFAULT_VISIBILITY doit être 'public' ou 'private', pas {self.default_visibility!r}")
+        try:
+            from .retrieval.vault import zone_named
+
+            zone_named(self.time_zone)
+        except (ValueError, KeyError):  # ZoneInfoNotFoundError is a KeyError
+            raise ConfigError(
+                f"GRASBOT_TIME_ZONE : {self.time_zone!r} n'est pas un fuseau horaire que connaît cette machine : "
+                "UTC (celui de Hugo par défaut), local (celui de la machine) ou un nom IANA comme Europe/Paris (le paquet tzdata les donne)"
+            ) from None
         if self.semantic not in ("off", "bundled", "ollama"):
             raise ConfigError(f"GRASBOT_SEMANTIC doit être off, bundled ou ollama, pas {self.semantic!r}")
         if not self.embed_model.strip():
@@ -425,6 +436,8 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             return tuple(i.strip().strip(strip) for i in items if i.strip())
         if name in ("semantic", "anchors", "default_visibility"):  # read as GRASBOT_INDEX_CACHE=OFF is
             return str(value).strip().lower()
+        if name == "time_zone":  # IANA's names are written in their case: Europe/Paris
+            return str(value).strip()
         if name == "url_map":
             return _parse_url_map(value) if isinstance(value, str) else dict(value)
         if kind in ("bool", bool):

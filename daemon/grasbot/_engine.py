@@ -209,7 +209,7 @@ def _keep_gone(settings: Settings, snapshot: Snapshot, gone: _gone.Gone) -> None
 
 def vault_options(settings: Settings) -> VaultOptions:
     url_map = tuple(sorted({fold_type(kind): template for kind, template in settings.url_map.items()}.items()))
-    return VaultOptions(exclude=settings.exclude, default_public=settings.default_visibility == "public", url_map=url_map)
+    return VaultOptions(exclude=settings.exclude, default_public=settings.default_visibility == "public", url_map=url_map, time_zone=settings.time_zone)
 
 
 def vault_files(settings: Settings) -> Iterator[tuple[str, os.DirEntry]]:
@@ -1274,6 +1274,8 @@ class GrasBot:
             **({"question_log": self.question_log.status()} if owner and self.question_log is not None else {}),
             # what a note without `visibility` is: the plugin says whether visitors see one
             **({"default_visibility": self.settings.default_visibility} if owner else {}),
+            # where a time without its offset is read: the plugin reads a note's dates as the daemon does
+            **({"time_zone": self.settings.time_zone} if owner else {}),
             "version": __version__,
         }
 
@@ -1299,6 +1301,7 @@ def answer_shape(settings: Settings) -> tuple:
         settings.semantic,
         settings.embed_model,
         settings.default_visibility,
+        settings.time_zone,
         settings.exclude,
     )
 

@@ -350,8 +350,10 @@ export default class GrasbotPreviewPlugin extends Plugin {
 		const client = this.client();
 		try {
 			// the note's questions would be logged as visitors' otherwise; the owner's health says
-			// whether a note without `visibility` is public (unknown without a token, or from an older daemon)
-			const visibility = (await client.checkToken())?.default_visibility ?? null;
+			// whether a note without `visibility` is public and where its dates are read (unknown
+			// without a token, or from an older daemon)
+			const health = await client.checkToken();
+			const visibility = health?.default_visibility ?? null;
 			const report = await testNote(
 				{
 					path: file.path,
@@ -360,7 +362,7 @@ export default class GrasbotPreviewPlugin extends Plugin {
 					text: await this.app.vault.cachedRead(file),
 				},
 				async (question) => (await client.search(question, { audience: "visitor", topK: 10 })).results,
-				{ defaultPublic: visibility === null ? undefined : visibility === "public" },
+				{ defaultPublic: visibility === null ? undefined : visibility === "public", timeZone: health?.time_zone ?? undefined },
 			);
 			view?.showNoteTest(report);
 			new Notice(noteTestSummary(report));

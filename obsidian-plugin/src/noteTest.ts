@@ -38,6 +38,11 @@ export interface NoteTestOptions {
 	 * --default-visibility public`). Unknown (undefined) means: search and find out.
 	 */
 	defaultPublic?: boolean;
+	/**
+	 * Where the daemon reads a date without its offset (GRASBOT_TIME_ZONE, in the owner's health):
+	 * `UTC`, `local` or an IANA name. Unknown (undefined): UTC, the daemon's default.
+	 */
+	timeZone?: string;
 }
 
 /** The `answers` field as the daemon reads it: a list of strings, or one string. */
@@ -98,31 +103,75 @@ export const HIDING_KEYS = ["draft", "private", "hidden"] as const;
 export const PUBLISH_DATE_KEYS = ["publishdate", "pubdate", "published"] as const;
 export const EXPIRY_DATE_KEYS = ["expirydate", "unpublishdate"] as const;
 
+/** ISO 8601 as the daemon reads a note's dates: a date, then maybe a time (seconds and their
+ * fraction optional) and its offset. */
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+/** Milliseconds from UTC to the wall clock of the IANA zone `zone` at `instant`. */
+function zoneOffset(instant: number, zone: string): number {
+	const parts = new Intl.DateTimeFormat("en-US", {
+		timeZone: zone,
+		hourCycle: "h23",
+		year: "numeric",
+		month: "numeric",
+		day: "numeric",
+		hour: "numeric",
+		minute: "numeric",
+		second: "numeric",
+	}).formatToParts(new Date(instant));
+	const part = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
+	const wall = Date.UTC(part("year"), part("month") - 1, part("day"), part("hour"), part("minute"), part("second"));
+	return wall - (instant - (((instant % 1000) + 1000) % 1000));
+}
+
+/** The instant a wall-clock time (given as if in UTC) falls at in `zone`, as Python's zoneinfo
+ * reads it; null for a zone this runtime does not know. */
+function inZone(wall: number, zone: string): number | null {
+	const low = zone.trim().toLowerCase();
+	if (low === "utc" || low === "etc/utc" || low === "z") return wall;
+	if (low === "local") {
+		const d = new Date(wall);
+		return new Date(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()).getTime();
+	}
+	try {
+		const first = wall - zoneOffset(wall, zone.trim());
+		return wall - zoneOffset(first, zone.trim());
+	} catch {
+		return null; // RangeError: a zone Intl does not know
+	}
+}
+
 /** A frontmatter date in milliseconds, as the daemon reads it (retrieval/vault.py `_instant`): a
- * date alone is its midnight where Obsidian runs, a time without an offset is read there too;
- * null for what is no date (`bientôt`, `2026-13-01`, a number). */
-export function dateInstant(value: unknown): number | null {
+ * date alone is its midnight, and it and a time without an offset are read in `zone`, the
+ * daemon's GRASBOT_TIME_ZONE (`UTC`, `local` or an IANA name); an offset written is read as
+ * written. null for what is no date (`bientôt`, `2026-13-01`, a number). */
+export function dateInstant(value: unknown, zone = "UTC"): number | null {
 	if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.getTime();
 	if (typeof value !== "string") return null;
-	const text = value.trim();
-	const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-	if (day) {
-		const [year, month, date] = [Number(day[1]), Number(day[2]) - 1, Number(day[3])];
-		const local = new Date(year, month, date);
-		return local.getFullYear() === year && local.getMonth() === month && local.getDate() === date ? local.getTime() : null;
-	}
-	if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) return null;
-	const time = Date.parse(text.replace(" ", "T"));
-	return Number.isNaN(time) ? null : time;
+	const m = ISO_DATE.exec(value.trim());
+	if (!m) return null;
+	const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0));
+	const millis = Number((m[7] ?? "").padEnd(3, "0").slice(0, 3));
+	if (hour > 23 || minute > 59 || second > 59) return null;
+	const wall = Date.UTC(year, month - 1, day, hour, minute, second, millis);
+	const check = new Date(wall);
+	if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return null; // 2026-02-30
+	const offset = m[8];
+	if (offset === undefined) return inZone(wall, zone);
+	if (offset === "Z") return wall;
+	const [, sign, hours, minutes] = /^([+-])(\d{2}):?(\d{2})?$/.exec(offset) ?? [];
+	const shift = Number(hours) * 60 + Number(minutes ?? 0);
+	if (Number(hours) > 23 || Number(minutes ?? 0) > 59) return null;
+	return wall - (sign === "-" ? -shift : shift) * 60_000;
 }
 
 /** Why a note otherwise public is held back by its dates, as the daemon holds it (retrieval/vault.py
  * `_scheduled`), or null; `now` in milliseconds. A blank date is no date. */
-function scheduledReason(frontmatter: Record<string, unknown> | undefined, now: number): string | null {
+function scheduledReason(frontmatter: Record<string, unknown> | undefined, now: number, zone: string): string | null {
 	for (const [key, value] of fieldsNamed(frontmatter, ...PUBLISH_DATE_KEYS, ...EXPIRY_DATE_KEYS)) {
 		const low = key.trim().toLowerCase();
 		if (value === undefined || value === null || value === "" || (low === "published" && !isDate(value))) continue;
-		const at = dateInstant(value);
+		const at = dateInstant(value, zone);
 		if (at === null) return NOTE_TEST.dateUnreadable(key, shownValue(value));
 		const publishes = (PUBLISH_DATE_KEYS as readonly string[]).includes(low);
 		if (publishes && at > now) return NOTE_TEST.publishLater(key, shownValue(value));
@@ -174,7 +223,7 @@ function saysWhoReads(key: string): boolean {
 
 /** Why a frontmatter written after blank lines, spaces or an invisible character keeps the note
  * private, as the daemon reads it (retrieval/vault.py `_late_frontmatter_keeps_private`), or null. */
-function lateReason(text: string, defaultPublic: boolean | undefined): string | null {
+function lateReason(text: string, defaultPublic: boolean | undefined, now: number, zone: string): string | null {
 	const late = LATE_FRONTMATTER.exec(text);
 	if (!late) return null;
 	let meta: unknown;
@@ -186,7 +235,7 @@ function lateReason(text: string, defaultPublic: boolean | undefined): string | 
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return null;
 	const fields = meta as Record<string, unknown>;
 	if (!Object.keys(fields).some((key) => KNOWN_KEYS.includes(key.trim().toLowerCase()) || saysWhoReads(key))) return null;
-	const reason = privateReason(fields, defaultPublic ?? false);
+	const reason = privateReason(fields, defaultPublic ?? false, undefined, now, zone);
 	return reason === null ? null : NOTE_TEST.lateKeeps(reason);
 }
 
@@ -197,9 +246,10 @@ export function privateReason(
 	defaultPublic?: boolean,
 	text?: string,
 	now: number = Date.now(),
+	zone = "UTC",
 ): string | null {
 	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
-		const late = lateReason(text, defaultPublic);
+		const late = lateReason(text, defaultPublic, now, zone);
 		if (late) return late;
 	}
 	const given = fieldsNamed(frontmatter, "visibility");
@@ -215,17 +265,17 @@ export function privateReason(
 		const [key, value] = draft;
 		return draftSays(value) ? NOTE_TEST.draftYes(key, shownValue(value)) : NOTE_TEST.draftUnclear(key, shownValue(value));
 	}
-	if (given.length === 0) return defaultPublic === false ? NOTE_TEST.noVisibilityPrivate : scheduledReason(frontmatter, now);
+	if (given.length === 0) return defaultPublic === false ? NOTE_TEST.noVisibilityPrivate : scheduledReason(frontmatter, now, zone);
 	const visibility = given[0][1];
 	if (visibility === undefined || visibility === null) return NOTE_TEST.notPublic(""); // `visibility:` left blank: neither public nor private, so private
 	const shown = typeof visibility === "string" ? visibility : JSON.stringify(visibility);
-	if (shown.trim().toLowerCase() === "public") return scheduledReason(frontmatter, now);
+	if (shown.trim().toLowerCase() === "public") return scheduledReason(frontmatter, now, zone);
 	return NOTE_TEST.notPublic(shown);
 }
 
 export async function testNote(note: NoteUnderTest, search: VisitorSearch, options: NoteTestOptions = {}): Promise<NoteTestReport> {
 	const slug = noteSlug(note.basename, note.frontmatter);
-	const reason = privateReason(note.frontmatter, options.defaultPublic, note.text);
+	const reason = privateReason(note.frontmatter, options.defaultPublic, note.text, Date.now(), options.timeZone);
 	if (reason) return { kind: "private", slug, reason };
 	const questions = questionsOf(note.frontmatter);
 	if (questions.length === 0) return { kind: "no-questions", slug };

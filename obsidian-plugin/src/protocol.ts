@@ -160,6 +160,11 @@ export interface HealthResult {
 	 * null from a visitor's view or an older daemon, which do not say.
 	 */
 	default_visibility: "public" | "private" | null;
+	/**
+	 * Where the daemon reads a note's dates written without their offset (GRASBOT_TIME_ZONE), in
+	 * the owner's view only; null from a visitor's view or an older daemon, which do not say.
+	 */
+	time_zone: string | null;
 }
 
 export interface AliasSuggestion {
@@ -329,6 +334,7 @@ export function decodeHealthResult(value: unknown): HealthResult {
 		hosts: o.generation === undefined || o.generation === null ? null : decodeHosts(object(o.generation, "health.generation").hosts),
 		question_log: optional(o.question_log, decodeQuestionLog, "health.question_log"),
 		default_visibility: decodeDefaultVisibility(o.default_visibility),
+		time_zone: optional(o.time_zone, string, "health.time_zone"),
 	};
 }
 

@@ -68,14 +68,17 @@ describe("healthNotices", () => {
 			p.caller = "visitor";
 			delete p.question_log;
 			delete p.default_visibility;
+			delete p.time_zone;
 			p.generation.hosts = [{ state: "up", slots: 2, in_use: 0 }];
 		});
 		expect(visitor.question_log).toBeNull();
 		expect(visitor.default_visibility).toBeNull(); // the owner's alone: « Tester cette note » reads it
 		expect(health().default_visibility).toBe("private");
+		expect(visitor.time_zone).toBeNull(); // the owner's alone too: « Tester cette note » reads a note's dates there
+		expect(health().time_zone).toBe("UTC");
 		expect(healthNotices(visitor)).toEqual([]);
 		const older = decodeHealthResult({ status: "ok", vault_size: 43, model: "qwen3:8b", llm_reachable: true, version: "3.1.0" });
-		expect(older).toMatchObject({ caller: null, semantic: null, hosts: null, question_log: null, default_visibility: null });
+		expect(older).toMatchObject({ caller: null, semantic: null, hosts: null, question_log: null, default_visibility: null, time_zone: null });
 		expect(healthNotices(older)).toEqual([]);
 	});
 

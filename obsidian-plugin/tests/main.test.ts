@@ -430,6 +430,28 @@ describe("plugin glue", () => {
 		}
 	});
 
+	it("tests a scheduled note's dates in the zone the owner's health says the daemon reads them in", async () => {
+		const found = { results: [{ slug: "a", title: "A", type: null, score: 9, reasons: [], url: null, path: "notes/a.md", passages: [] }], grounded: true };
+		vi.setSystemTime(Date.UTC(2026, 11, 7, 12)); // 13:00 in Paris
+		for (const [zone, methods] of [
+			["Europe/Paris", ["health", "search"]], // 12:30 in Paris is past: the note is public, its questions asked
+			[undefined, ["health"]], // UTC, the daemon's default: 12:30 is to come, the note private
+		] as const) {
+			daemon((method) => (method === "health" ? { ...healthResult(false), default_visibility: "private", time_zone: zone } : found));
+			calls = [];
+			notices.length = 0;
+			const { app, stub } = await load({ token: "tok" });
+			const leaf = Object.assign(new WorkspaceLeaf(), { loadIfDeferred: async () => undefined });
+			Object.assign(app.workspace, { ensureSideLeaf: async () => leaf });
+			const frontmatter = { visibility: "public", publishDate: "2026-12-07T12:30:00", answers: ["c'est quoi A ?"] };
+			Object.assign(app.metadataCache, { getFileCache: () => ({ frontmatter }) });
+			app.workspace.activeFile = new TFile("notes/a.md");
+			stub.commands.find((c) => c.id === "test-note")?.checkCallback?.(false);
+			await vi.advanceTimersByTimeAsync(0);
+			expect(calls.map((c) => c.method), zone).toEqual(methods);
+		}
+	});
+
 	it("opens a source's note, and says a note gone since the daemon's last reload instead of creating it empty", async () => {
 		const { app, plugin } = await load(null);
 		const opened: string[] = [];

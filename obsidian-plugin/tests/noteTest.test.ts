@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { NOTE_TEST } from "../src/messages";
-import { type NoteUnderTest, privateReason, questionsOf, testNote } from "../src/noteTest";
+import { dateInstant, type NoteUnderTest, privateReason, questionsOf, testNote } from "../src/noteTest";
 import type { Source } from "../src/protocol";
 import { noteSlug, pathSlug, slugify } from "../src/slug";
 import { source } from "./helpers";
@@ -10,6 +10,12 @@ import { source } from "./helpers";
 const VISIBILITY_CASES = (
 	JSON.parse(readFileSync(path.join(__dirname, "..", "..", "shared-protocol", "cases", "visibility.json"), "utf8")) as {
 		cases: { frontmatter: Record<string, unknown> | null; text?: string; default_public: boolean; public: boolean; private_by: string | null }[];
+	}
+).cases;
+
+const DATE_CASES = (
+	JSON.parse(readFileSync(path.join(__dirname, "..", "..", "shared-protocol", "cases", "dates.json"), "utf8")) as {
+		cases: { value: string; zone: string; utc: string | null }[];
 	}
 ).cases;
 
@@ -222,9 +228,38 @@ describe("frontmatter reading", () => {
 		}
 	});
 
+	it("reads a note's dates as the daemon does, in each zone (shared-protocol/cases/dates.json)", () => {
+		for (const { value, zone, utc } of DATE_CASES) {
+			expect(dateInstant(value, zone), `${value} in ${zone}`).toBe(utc === null ? null : Date.parse(utc));
+		}
+		expect(dateInstant("2026-05-01T09:30:00", "Mars/Olympus")).toBeNull(); // a zone this runtime does not know
+	});
+
+	it("reads a date without its offset where Obsidian runs when the daemon says `local`", () => {
+		const before = process.env.TZ;
+		process.env.TZ = "America/New_York";
+		try {
+			expect(dateInstant("2026-12-07T08:00:00", "local")).toBe(Date.UTC(2026, 11, 7, 13));
+			expect(dateInstant("2026-07-01", "local")).toBe(Date.UTC(2026, 6, 1, 4));
+		} finally {
+			if (before === undefined) delete process.env.TZ;
+			else process.env.TZ = before;
+		}
+	});
+
+	it("holds back a note by its dates read in the daemon's zone", () => {
+		const noon = Date.UTC(2026, 11, 7, 12); // 13:00 in Paris
+		const fields = { visibility: "public", publishDate: "2026-12-07T12:30:00" };
+		expect(privateReason(fields, false, undefined, noon)).toContain("date de publication à venir"); // 12:30 UTC
+		expect(privateReason(fields, false, undefined, noon, "Europe/Paris")).toBeNull(); // 11:30 UTC
+		expect(privateReason({ visibility: "public", expiryDate: "2026-12-07T12:30:00" }, false, undefined, noon, "Europe/Paris")).toContain(
+			"date d'expiration passée",
+		);
+	});
+
 	it("holds a public note back by its Hugo dates, against the time it is tested", () => {
-		const before = new Date(2026, 4, 1, 8, 0).getTime(); // 1 May 2026, 08:00 where the test runs
-		const after = new Date(2026, 4, 1, 0, 0).getTime(); // its midnight: a date alone is that instant
+		const before = Date.UTC(2026, 4, 1, 8, 0); // 1 May 2026, 08:00 UTC
+		const after = Date.UTC(2026, 4, 1, 0, 0); // its midnight in UTC, the daemon's default zone: a date alone is that instant
 		expect(privateReason({ visibility: "public", publishDate: "2026-05-02" }, false, undefined, before)).toBe(
 			"Les propriétés de la note disent `publishDate: 2026-05-02`, une date de publication à venir : le démon la garde privée jusque-là, puis la montre aux visiteurs sans qu'il faille la recharger.",
 		);

@@ -80,7 +80,7 @@ function replayable(example: Example): example is Example & { request: Request }
 function decodedAs(method: string, result: Params): unknown {
 	if (method === "rpc.discover") return { methods: (result.methods as { name: string }[]).map((m) => m.name) };
 	if (method === "health") {
-		const { status, caller, vault_size, model, llm_reachable, version, semantic, generation, question_log, default_visibility } = result as Params & {
+		const { status, caller, vault_size, model, llm_reachable, version, semantic, generation, question_log, default_visibility, time_zone } = result as Params & {
 			generation: { hosts: Params[] };
 		};
 		return {
@@ -94,6 +94,7 @@ function decodedAs(method: string, result: Params): unknown {
 			hosts: generation.hosts.map((h) => ({ url: h.url ?? null, state: h.state, error: h.error ?? null })),
 			question_log: expect.objectContaining(question_log) as unknown,
 			default_visibility,
+			time_zone,
 		};
 	}
 	return expect.objectContaining(result);

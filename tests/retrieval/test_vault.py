@@ -1802,7 +1802,7 @@ def test_a_publish_date_to_come_or_an_expiry_date_past_keeps_a_note_private(note
         "liste.md": "`expiryDate: [2027-01-01]` n'est pas une date (2026-05-01, 2026-05-01T09:00:00+02:00) : la note reste privée",
         "mois.md": '`publishDate: "2026-13-01"` n\'est pas une date (2026-05-01, 2026-05-01T09:00:00+02:00) : la note reste privée',
     }
-    midnight = datetime(2027, 1, 1).timestamp()  # a date alone: midnight where the daemon runs
+    midnight = datetime(2027, 1, 1, tzinfo=UTC).timestamp()  # a date alone: its midnight, in UTC as Hugo reads it
     assert vault.notes["a-venir.md"].turns == midnight and vault.notes["les-deux.md"].turns == midnight
     assert vault.notes["texte.md"].turns == datetime(2027, 1, 1, 9, tzinfo=UTC).timestamp()
     assert vault.notes["passe.md"].turns is None and vault.notes["expire.md"].turns is None and vault.notes["date.md"].turns is None
@@ -1824,6 +1824,81 @@ def test_a_scheduled_note_is_read_again_once_its_date_is_past_though_its_file_is
     assert {p for p, n in later.notes.items() if n.public} == {"billet.md", "stable.md"}
     assert later.notes["stable.md"] is vault.notes["stable.md"]
     assert later.notes["billet.md"].turns is None and later.notes["offre.md"].turns is None
+
+
+def test_a_time_without_its_offset_is_read_in_the_sites_time_zone(note_writer, monkeypatch):
+    """Hugo reads a date alone, or a time without its offset, in its site's `timeZone` (UTC
+    unless set); GrasBot read it where the daemon ran, so a note an author scheduled for 12:30
+    in Paris reached visitors an hour early on a server in UTC, or a note expired at 12:30 an
+    hour late. Read in GRASBOT_TIME_ZONE: UTC as Hugo by default, the site's zone when named;
+    an offset written is read as written."""
+    monkeypatch.setattr(_vault, "_now", lambda: NOW)  # 12:00 UTC, 13:00 in Paris
+    fields = {
+        "billet.md": "publishDate: 2026-12-07T12:30:00",  # 11:30 UTC in Paris: published
+        "offre.md": "expiryDate: 2026-12-07 12:30:00",  # a YAML timestamp: 11:30 UTC in Paris, expired
+        "demain.md": "publishDate: 2026-12-08",  # midnight in Paris: 23:00 UTC the day before
+        "decale.md": "publishDate: 2026-12-07T12:30:00+00:00",  # its offset: 12:30 UTC, whatever the zone
+    }
+    for name, header in fields.items():
+        note_writer(name, header, "Mon texte.")
+    in_utc = load_vault(note_writer.root, VaultOptions(default_public=True))
+    in_paris = load_vault(note_writer.root, VaultOptions(default_public=True, time_zone="Europe/Paris"))
+    assert {p for p, n in in_utc.notes.items() if n.public} == {"offre.md"}
+    assert {p for p, n in in_paris.notes.items() if n.public} == {"billet.md"}
+    assert in_paris.notes["demain.md"].turns == datetime(2026, 12, 7, 23, tzinfo=UTC).timestamp()
+    assert in_utc.notes["demain.md"].turns == datetime(2026, 12, 8, tzinfo=UTC).timestamp()
+    assert in_paris.notes["decale.md"].turns == in_utc.notes["decale.md"].turns == datetime(2026, 12, 7, 12, 30, tzinfo=UTC).timestamp()
+    assert not in_utc.warnings and not in_paris.warnings
+
+
+@pytest.fixture
+def machine_zone(monkeypatch):
+    """Sets the machine's zone (TZ) for a test, and sets it back after."""
+    import time
+
+    def set_zone(name: str) -> None:
+        monkeypatch.setenv("TZ", name)
+        time.tzset()
+
+    yield set_zone
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_a_time_zone_said_local_reads_dates_where_the_machine_is(note_writer, monkeypatch, machine_zone):
+    """GRASBOT_TIME_ZONE=local keeps 3.5.0's reading: a time without its offset where the
+    daemon runs, for a site built on this machine with Hugo's `timeZone = "Local"`."""
+    machine_zone("America/New_York")
+    monkeypatch.setattr(_vault, "_now", lambda: NOW)  # 12:00 UTC, 07:00 in New York
+    note_writer("billet.md", "publishDate: 2026-12-07T08:00:00", "Mon texte.")
+    local = load_vault(note_writer.root, VaultOptions(default_public=True, time_zone="local"))
+    assert not local.notes["billet.md"].public
+    assert local.notes["billet.md"].turns == datetime(2026, 12, 7, 13, tzinfo=UTC).timestamp()
+    assert load_vault(note_writer.root, VaultOptions(default_public=True)).notes["billet.md"].public
+
+
+def test_the_shared_date_cases():
+    """shared-protocol/cases/dates.json: the instant a note's date falls in each zone, which the
+    plugin's « Tester cette note » works out on its own (obsidian-plugin/tests/noteTest.test.ts)."""
+    import json
+
+    cases = json.loads((Path(__file__).resolve().parents[2] / "shared-protocol" / "cases" / "dates.json").read_text(encoding="utf-8"))["cases"]
+    got = [_vault._instant(case["value"], _vault.zone_named(case["zone"])) for case in cases]
+    assert got == [None if case["utc"] is None else datetime.fromisoformat(case["utc"]).timestamp() for case in cases]
+
+
+@pytest.mark.parametrize("name", ["Europe/Pari", "Mars/Olympus", "../etc/passwd", "+02:00"])
+def test_a_time_zone_this_machine_does_not_know_stops_the_daemon_naming_it(name):
+    """A zone misspelt was found at the first note with a date, or never: refused at start."""
+    from grasbot._exceptions import ConfigError
+
+    with pytest.raises(ConfigError, match=re.escape(f"GRASBOT_TIME_ZONE : {name!r} n'est pas un fuseau horaire")):
+        Settings.load(env={"GRASBOT_TIME_ZONE": name})
+    with pytest.raises((ValueError, KeyError)):
+        VaultOptions(time_zone=name)
+    assert Settings.load(env={"GRASBOT_TIME_ZONE": " Europe/Paris "}).time_zone == "Europe/Paris"
+    assert Settings.load(env={"GRASBOT_TIME_ZONE": "local"}).time_zone == "local"
+    assert Settings.load(env={}).time_zone == "UTC"
 
 
 @pytest.mark.parametrize(

@@ -373,3 +373,16 @@ async def test_the_owners_health_says_the_default_visibility_a_visitors_does_not
     for headers in ({}, {"Authorization": "Bearer an-old-token-0123456789"}):
         assert "default_visibility" not in (await rpc(client, "health", None, headers=headers))["result"], headers
         assert "default_visibility" not in await (await client.get("/health", headers=headers)).json(), headers  # the site's GET /health
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Paris", "local"])
+async def test_the_owners_health_says_where_dates_are_read_a_visitors_does_not(start_daemon, zone):
+    """The plugin reads a note's publish and expiry dates again to say why a note is held back:
+    in the zone the daemon reads them in (GRASBOT_TIME_ZONE), which only the owner is told."""
+    client = await start_daemon(token=TOKEN, time_zone=zone)
+    owner = (await rpc(client, "health", None, headers={"Authorization": f"Bearer {TOKEN}"}))["result"]
+    assert owner["time_zone"] == zone
+    assert (await (await client.get("/health", headers={"Authorization": f"Bearer {TOKEN}"})).json())["time_zone"] == zone
+    for headers in ({}, {"Authorization": "Bearer an-old-token-0123456789"}):
+        assert "time_zone" not in (await rpc(client, "health", None, headers=headers))["result"], headers
+        assert "time_zone" not in await (await client.get("/health", headers=headers)).json(), headers

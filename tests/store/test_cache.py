@@ -169,6 +169,7 @@ def test_every_vault_option_is_in_the_header_even_one_added_later(tmp_path):
     base = _cache._header(tmp_path, VaultOptions())
     assert _cache._header(tmp_path, VaultOptions(exclude=("brouillons",))) != base
     assert _cache._header(tmp_path, VaultOptions(default_public=True)) != base
+    assert _cache._header(tmp_path, VaultOptions(time_zone="Europe/Paris")) != base  # a note's dates read elsewhere
     later = dataclasses.make_dataclass("VaultOptions", [("show_drafts", bool, dataclasses.field(default=False))], bases=(VaultOptions,), frozen=True)
     assert _cache._header(tmp_path, later(show_drafts=True)) != _cache._header(tmp_path, later())
     assert marshal.loads(marshal.dumps(base)) == base  # what load() compares is what save() wrote

@@ -19,9 +19,10 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
+from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path, PurePosixPath
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import frontmatter
 import yaml
@@ -193,6 +194,12 @@ class VaultOptions:
     # GRASBOT_URL_MAP's (type folded, template), sorted: the page the site gives each note
     # (`Note.site_page`), masked in the public notes when the note is not
     url_map: tuple[tuple[str, str], ...] = ()
+    # GRASBOT_TIME_ZONE: where a front matter time written without its offset is read, as Hugo
+    # reads it in its site's `timeZone` (Etc/UTC unless set); `local`: the machine's
+    time_zone: str = "UTC"
+
+    def __post_init__(self) -> None:
+        zone_named(self.time_zone)  # a name that is no zone fails here, not at the first dated note
 
 
 # ---------------------------------------------------------------- walking the folder
@@ -583,7 +590,7 @@ def _written_twice(header: str) -> list[str]:
     return sorted((key.strip() for key, n in counted.items() if n > 1), key=lambda key: key != "visibility")
 
 
-def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str], turns: list[float] | None = None) -> bool:
+def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str], turns: list[float] | None = None, zone: str = "UTC") -> bool:
     """Whether visitors may read the note. Every doubt keeps it private, with a warning: a
     `visibility` written twice (YAML keeps the last one), or in another case (`Visibility:`,
     which a plain lookup misses and the default would then make public), anything but
@@ -591,8 +598,8 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     Garden's `dg-publish: false` (`_PUBLISH_KEYS`), which an author may count on to keep a note
     off every public site, or a static site's `draft: true`, `private: true` or `hidden: true`
     (`_HIDING_KEYS`), which keeps it off theirs; one of these written twice, as `visibility`,
-    whichever value YAML kept. A public note is then held back by its dates (`_scheduled`),
-    and `turns` given the instant they change that, if any."""
+    whichever value YAML kept. A public note is then held back by its dates (`_scheduled`, a
+    time without its offset read in `zone`), and `turns` given the instant they change that, if any."""
     given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
     twice = _written_twice(header)
     if len(given) > 1 or "visibility" in twice:
@@ -634,7 +641,7 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
             warnings.append(f"`{low}: true` garde la note privée, quelle que soit sa `visibility`")
         return False
     if public:
-        held, turn = _scheduled(meta, header, warnings)
+        held, turn = _scheduled(meta, header, warnings, zone_named(zone))
         if turn is not None and turns is not None:
             turns.append(turn)
         return not held
@@ -656,23 +663,36 @@ def _now() -> float:
     return time.time()
 
 
-def _instant(value: Any) -> float | None:
+@functools.cache
+def zone_named(name: str) -> tzinfo | None:
+    """The zone GRASBOT_TIME_ZONE names: None for `local` (Python reads a time without its
+    offset where the machine is), UTC without the system's zone database, else the database's
+    (`Europe/Paris`). Raises ValueError, or ZoneInfoNotFoundError (a KeyError), for a name
+    that is no zone here."""
+    if name.strip().lower() == "local":
+        return None
+    if name.strip().upper() in ("UTC", "ETC/UTC", "Z"):
+        return UTC
+    return ZoneInfo(name.strip())
+
+
+def _instant(value: Any, zone: tzinfo | None) -> float | None:
     """A front matter date as a POSIX time: a YAML date or timestamp, or ISO 8601 text (a date
-    alone is its midnight, and a time without its offset is read where the daemon runs, as an
-    author's editor writes it); None for what is no date (`bientôt`, `2026-13-01`, a list)."""
+    alone is its midnight, and a time without its offset is read in `zone`, as Hugo reads it in
+    its site's); None for what is no date (`bientôt`, `2026-13-01`, a list)."""
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value.strip())
         except ValueError:
             return None
     if isinstance(value, datetime):
-        return value.timestamp()
+        return (value if value.tzinfo is not None else value.replace(tzinfo=zone)).timestamp()
     if isinstance(value, date):
-        return datetime(value.year, value.month, value.day).timestamp()
+        return datetime(value.year, value.month, value.day, tzinfo=zone).timestamp()
     return None
 
 
-def _scheduled(meta: dict, header: str, warnings: list[str]) -> tuple[bool, float | None]:
+def _scheduled(meta: dict, header: str, warnings: list[str], zone: tzinfo | None) -> tuple[bool, float | None]:
     """Whether a note's dates hold it back from visitors now, as Hugo would not publish it (a
     publish date to come, an expiry date past: `_PUBLISH_DATE_KEYS`, `_EXPIRY_DATE_KEYS`, every
     case of each read), and the next instant one of them changes that (None: none will). A date
@@ -683,7 +703,7 @@ def _scheduled(meta: dict, header: str, warnings: list[str]) -> tuple[bool, floa
         publishes = low in _PUBLISH_DATE_KEYS and not (low == "published" and not _is_date(value))
         if not (publishes or low in _EXPIRY_DATE_KEYS) or value is None or value == "":
             continue
-        instant = _instant(value)
+        instant = _instant(value, zone)
         if instant is None:
             warnings.append(f"`{_as_written(header, key, value)}` n'est pas une date ({_DATE_EXAMPLE}) : la note reste privée")
             held = True
@@ -808,7 +828,7 @@ def _says_who_reads(key: Any) -> bool:
     return isinstance(key, str) and (key.strip().lower() in _READER_KEYS or _nearly_visibility(key))
 
 
-def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: list[str], *, second: bool = False) -> bool:
+def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: list[str], *, second: bool = False, zone: str = "UTC") -> bool:
     """A frontmatter after blank lines, spaces or invisible characters, or whose opening `---`
     is followed by invisible characters, is no frontmatter, for Obsidian as here; but when it
     says the note is private, it is kept private (in doubt, private), and the author told.
@@ -839,7 +859,7 @@ def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: l
         return True
     if not isinstance(meta, dict) or not any(str(key).strip().lower() in _FIELDS or _says_who_reads(key) for key in meta):  # a rule, then a heading
         return False
-    if _is_public(meta, m.group("fields"), default_public or second, []):  # a second block's silence says nothing
+    if _is_public(meta, m.group("fields"), default_public or second, [], zone=zone):  # a second block's silence says nothing
         warnings.append(f"{where} : ses champs sont lus comme du texte, pas comme des propriétés ({remove})")
         return False
     warnings.append(f"{where} : ses champs sont lus comme du texte, mais ils gardent la note privée ({remove})")
@@ -1070,10 +1090,10 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     links.extend(md_links_in(prose, rel, "body"))
 
     turns: list[float] = []
-    public = _is_public(meta, header, options.default_public, warnings, turns)
-    if not detected and _late_frontmatter_keeps_private(text, options.default_public, warnings):
+    public = _is_public(meta, header, options.default_public, warnings, turns, options.time_zone)
+    if not detected and _late_frontmatter_keeps_private(text, options.default_public, warnings, zone=options.time_zone):
         public = False
-    elif public and detected and _late_frontmatter_keeps_private(body, options.default_public, warnings, second=True):
+    elif public and detected and _late_frontmatter_keeps_private(body, options.default_public, warnings, second=True, zone=options.time_zone):
         public = False
     if "#" in header:
         warnings.extend(

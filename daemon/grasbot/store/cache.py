@@ -19,6 +19,7 @@ import logging
 import marshal
 import os
 import sys
+import time
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -103,6 +104,7 @@ def _header(root: Path, options: VaultOptions) -> dict:
         # header without being listed here (a stale cache would keep the old visibility)
         "options": {f.name: repr(getattr(options, f.name)) for f in dataclasses.fields(options)},
         "byteorder": sys.byteorder,  # of the packed posting lists
+        "local_zone": time.tzname,  # GRASBOT_TIME_ZONE=local reads a note's dates where the machine is
         "id_size": _ID_SIZE,
     }
 
