@@ -211,6 +211,8 @@ export const NOTE_TEST = {
 		`Les propriétés de la note viennent après des lignes vides, des espaces ou des caractères invisibles : Obsidian et le démon les lisent comme du texte, mais elles gardent la note privée. ${reason} Supprimez ce qui précède le --- d'ouverture.`,
 	lateBroken:
 		"Les propriétés de la note viennent après des lignes vides, des espaces ou des caractères invisibles, et leur YAML est invalide : elles disent qui peut lire la note, ce qui la garde privée. Supprimez ce qui précède le --- d'ouverture, puis corrigez le YAML.",
+	lowerBlock: (said: string) =>
+		`Un bloc de propriétés plus bas dans la note, qu'Obsidian lit comme du texte, dit \`${said}\` : le démon garde la note privée. Mettez ses champs dans les propriétés en tête de note, ou supprimez le bloc.`,
 	noVisibilityPrivate:
 		"La note n'a pas de champ `visibility` et le démon tient ces notes pour privées. Ajoutez `visibility: public` à ses propriétés pour la montrer aux visiteurs.",
 	notPublic: (shown: string) => `Les propriétés de la note disent \`visibility: ${shown}\` ; seules les notes avec \`visibility: public\` sont montrées aux visiteurs.`,

@@ -216,9 +216,11 @@ const READER_LINE = /^[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_.-]*(?: +[\p{L}\p{N}_.-]+)
 // the keys the daemon reads (retrieval/vault.py `_FIELDS`): a frontmatter with none of them is text to it
 const KNOWN_KEYS = ["visibility", "priority", "title", "slug", "type", "source", "updated", "domains", "tags", "aliases", "answers", "linked", "related"];
 
+/** Whether a key says who may read the note, as the daemon's `_says_who_reads` (its `_READER_KEYS`: Hugo's dates too). */
 function saysWhoReads(key: string): boolean {
 	const low = key.trim().toLowerCase();
-	return low === "visibility" || (PUBLISH_KEYS as readonly string[]).includes(low) || (HIDING_KEYS as readonly string[]).includes(low) || nearlyVisibility(key);
+	const readers: readonly string[] = ["visibility", ...PUBLISH_KEYS, ...HIDING_KEYS, ...PUBLISH_DATE_KEYS, ...EXPIRY_DATE_KEYS];
+	return readers.includes(low) || nearlyVisibility(key);
 }
 
 /** Why a frontmatter written after blank lines, spaces or an invisible character keeps the note
@@ -237,6 +239,60 @@ function lateReason(text: string, defaultPublic: boolean | undefined, now: numbe
 	if (!Object.keys(fields).some((key) => KNOWN_KEYS.includes(key.trim().toLowerCase()) || saysWhoReads(key))) return null;
 	const reason = privateReason(fields, defaultPublic ?? false, undefined, now, zone);
 	return reason === null ? null : NOTE_TEST.lateKeeps(reason);
+}
+
+// Obsidian's properties at the top of a note: the block a lower one is not
+const TOP_FRONTMATTER = /^---[ \t]*\n(?:[\s\S]*?\n)?---[ \t]*(?:\n|$)/;
+const RULE = /^---[ \t]*$/;
+
+/** A note's body as the daemon reads its prose for a properties block lower in the note: the
+ * lines of code fences, quotes, list items and indented blocks blanked (retrieval/markdown.py
+ * `code_in`: an example there is no field). */
+function proseLines(body: string): string[] {
+	let fence: string | null = null;
+	return body.split("\n").map((line) => {
+		const marks = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+		if (fence !== null) {
+			if (marks && marks[0] === fence[0] && marks.length >= fence.length && line.trim() === marks) fence = null;
+			return "";
+		}
+		if (marks) {
+			fence = marks;
+			return "";
+		}
+		return /^(?: {4}|\t|\s*>|\s*(?:[-*+]|\d+[.)])(?:\s|$))/.test(line) ? "" : line;
+	});
+}
+
+/** Why a properties block lower in the note (between two `---` lines, a template inserted at
+ * the cursor) keeps it private, as the daemon reads it (retrieval/vault.py
+ * `_lower_block_keeps_private`), or null. */
+function lowerReason(text: string, now: number, zone: string): string | null {
+	const shown = text.replace(TOP_FRONTMATTER, "").replace(/%%[\s\S]*?%%|<!--[\s\S]*?-->/g, ""); // what the author hid is read by no one
+	const lines = proseLines(shown);
+	for (let i = 0; i < lines.length; i++) {
+		if (!RULE.test(lines[i])) continue;
+		const end = lines.findIndex((line, j) => j > i && RULE.test(line));
+		if (end < 0) return null;
+		if (end === i + 1 || end - i - 1 > 50) continue; // no block from here: the next rule may open one
+		const fields = lines.slice(i + 1, end).join("\n");
+		const reader = [...fields.matchAll(READER_LINE)].find((line) => saysWhoReads(line[1]));
+		if (reader) {
+			let meta: unknown = null;
+			try {
+				meta = parseYaml(fields);
+			} catch {
+				// not YAML, but it says who may read the note: private
+			}
+			const isFields = meta !== null && typeof meta === "object" && !Array.isArray(meta);
+			if (!isFields || privateReason(meta as Record<string, unknown>, true, undefined, now, zone) !== null) {
+				const value = fields.slice((reader.index ?? 0) + reader[0].length).split("\n")[0].trim();
+				return NOTE_TEST.lowerBlock(`${reader[1].trim()}: ${value}`.trimEnd());
+			}
+		}
+		i = end; // the block's closing rule opens no other
+	}
+	return null;
 }
 
 /** Why visitors cannot see the note, or null when they can (or it is up to the daemon).
@@ -265,11 +321,12 @@ export function privateReason(
 		const [key, value] = draft;
 		return draftSays(value) ? NOTE_TEST.draftYes(key, shownValue(value)) : NOTE_TEST.draftUnclear(key, shownValue(value));
 	}
-	if (given.length === 0) return defaultPublic === false ? NOTE_TEST.noVisibilityPrivate : scheduledReason(frontmatter, now, zone);
+	const lower = (): string | null => (text === undefined ? null : lowerReason(text, now, zone));
+	if (given.length === 0) return defaultPublic === false ? NOTE_TEST.noVisibilityPrivate : (scheduledReason(frontmatter, now, zone) ?? lower());
 	const visibility = given[0][1];
 	if (visibility === undefined || visibility === null) return NOTE_TEST.notPublic(""); // `visibility:` left blank: neither public nor private, so private
 	const shown = typeof visibility === "string" ? visibility : JSON.stringify(visibility);
-	if (shown.trim().toLowerCase() === "public") return scheduledReason(frontmatter, now, zone);
+	if (shown.trim().toLowerCase() === "public") return scheduledReason(frontmatter, now, zone) ?? lower();
 	return NOTE_TEST.notPublic(shown);
 }
 

@@ -1121,6 +1121,37 @@ def _fields_served_public(root: Path, fields: dict[str, str]) -> Vault:
     return _served_public(root, {name: f"---\n{field}\n---\nMon texte.\n" for name, field in fields.items()})
 
 
+def test_a_properties_block_lower_in_the_note_that_says_private_keeps_it_private(note_writer):
+    """A template inserted at the cursor puts its `---` block in the middle of a note, where
+    Obsidian reads it as text (a rule, then a heading): its `visibility: private` or `draft:
+    true` was read by nobody, and the note its author saw as theirs was served. Kept private
+    when such a block says so (broken YAML that names who may read the note too), and the author
+    told; a block inside code is an example, and one that says nothing of who reads is text."""
+    top = "---\nvisibility: public\n---\n"
+    vault = _served_public(
+        note_writer.root,
+        {
+            "modele.md": f"{top}# Réunion\nLe code zorglub.\n\n---\nvisibility: private\ntags: [réunion]\n---\nSuite.\n",
+            "brouillon.md": "Sans propriétés en tête.\n\n---\ndraft: true\n---\n",
+            "casse.md": f"{top}Texte.\n---\nvisibility: [private\n---\n",
+            "datee.md": f"{top}Texte.\n---\npublishDate: 2999-01-01\n---\n",
+            "exemple.md": f"{top}Un exemple :\n\n```yaml\n---\nvisibility: private\n---\n```\n",
+            "cite.md": f"{top}Un exemple :\n\n> ---\n> visibility: private\n> ---\n",
+            "publique.md": f"{top}Texte.\n\n---\nvisibility: public\n---\n",
+            "regles.md": f"{top}Première partie.\n\n---\nauteur: moi\nlieu: Lyon\n---\nSeconde partie.\n",
+        },
+    )
+    assert {p for p, n in vault.notes.items() if n.public} == {"exemple.md", "cite.md", "publique.md", "regles.md"}
+    assert messages(vault.warnings, "modele.md") == [
+        "un bloc de propriétés plus bas dans la note, qu'Obsidian lit comme du texte, dit `visibility: private` : la note reste privée "
+        "(mettez ses champs dans les propriétés en tête de note, ou supprimez le bloc)"
+    ]
+    assert "`draft: true`" in messages(vault.warnings, "brouillon.md")[0]
+    assert "`visibility: [private`" in messages(vault.warnings, "casse.md")[0]
+    assert "`publishDate: 2999-01-01`" in messages(vault.warnings, "datee.md")[0]
+    assert not messages(vault.warnings, "regles.md") and not messages(vault.warnings, "exemple.md")
+
+
 def test_a_frontmatter_behind_spaces_or_invisible_characters_keeps_a_note_private(note_writer):
     """With the default public, a frontmatter that says private but opens behind a space
     (` ---`, a thematic break to Obsidian), a zero-width space, a second byte order mark or a

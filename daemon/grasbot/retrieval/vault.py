@@ -866,6 +866,38 @@ def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: l
     return True
 
 
+# A properties block lower in the note, between two `---` lines (a template inserted at the
+# cursor, a note pasted below another): Obsidian reads it as text, a rule and a heading
+_LOWER_BLOCK = re.compile(r"^---[ \t]*\n(?P<fields>(?:(?!---[ \t]*$)[^\n]*\n){1,50}?)---[ \t]*$", re.MULTILINE)
+
+
+def _lower_block_keeps_private(prose: str, warnings: list[str], zone: str) -> bool:
+    """Whether a properties block lower in the note says it is private: an author who inserted
+    a template's `visibility: private` or `draft: true` there saw the note as theirs, and it was
+    served. Kept private (in doubt, private: broken YAML that names who may read it too), and the
+    author told; `prose` is the body without its code, where a block is an example, not a field."""
+    if "---" not in prose:
+        return False
+    for m in _LOWER_BLOCK.finditer(prose):
+        fields = m.group("fields")
+        readers = [line.group(1) for line in _READER_LINE.finditer(fields) if _says_who_reads(line.group(1))]
+        if not readers:
+            continue
+        try:
+            meta = load_frontmatter(fields)
+        except Exception:  # not YAML, but it says who may read the note
+            meta = None
+        if isinstance(meta, dict) and _is_public(meta, fields, True, [], zone=zone):
+            continue
+        said = _as_written(fields, readers[0], meta.get(readers[0]) if isinstance(meta, dict) else None)
+        warnings.append(
+            f"un bloc de propriétés plus bas dans la note, qu'Obsidian lit comme du texte, dit `{said}` : la note reste privée "
+            "(mettez ses champs dans les propriétés en tête de note, ou supprimez le bloc)"
+        )
+        return True
+    return False
+
+
 # `tags: #recette`, or `- #recette` in a list: a `#` after a blank starts a YAML comment
 _TAG_AS_COMMENT = re.compile(rf"^(?:{_KEY}[ \t]*+:|[ \t]*+-)[ \t]+#([^\s#]\S*)")
 
@@ -1094,6 +1126,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     if not detected and _late_frontmatter_keeps_private(text, options.default_public, warnings, zone=options.time_zone):
         public = False
     elif public and detected and _late_frontmatter_keeps_private(body, options.default_public, warnings, second=True, zone=options.time_zone):
+        public = False
+    if public and _lower_block_keeps_private(prose, warnings, options.time_zone):
         public = False
     if "#" in header:
         warnings.extend(
