@@ -382,6 +382,13 @@ class Settings:
         2, the defaults) one visitor's questions asked at once held them all, the others queued."""
         return min(self.concurrent_answers, max(1, self.llm_slots * len(self.ollama_hosts) - 1))
 
+    @property
+    def answers_per_network(self) -> int:
+        """The answers one IPv6 /48 may wait for at once: GRASBOT_CONCURRENT_NETWORK_ANSWERS,
+        bounded as a visitor's are (`answers_per_visitor`). Unbounded, its default 8 exceeded
+        the default 2 slots: a network's /64s asked at once held them all, the others queued."""
+        return min(self.concurrent_network_answers, max(1, self.llm_slots * len(self.ollama_hosts) - 1))
+
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)._checked()
 

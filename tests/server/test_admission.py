@@ -486,3 +486,35 @@ def test_a_visitor_waits_for_fewer_answers_than_the_model_has_slots():
     assert Settings.load(env={"LLM_SLOTS": "4"}).answers_per_visitor == 2
     assert Settings.load(env={"LLM_SLOTS": "1"}).answers_per_visitor == 1
     assert Settings.load(env={"LLM_SLOTS": "2", "OLLAMA_HOST": "http://a:1,http://b:2", "GRASBOT_CONCURRENT_ANSWERS": "5"}).answers_per_visitor == 3
+
+
+def test_a_network_waits_for_fewer_answers_than_the_model_has_slots():
+    """An IPv6 /48 is bounded as a visitor is: GRASBOT_CONCURRENT_NETWORK_ANSWERS (8 by default),
+    and one fewer than LLM_SLOTS times the model hosts at most, 1 at least: with the default 2
+    slots its 8 /64s held both, every other visitor queued behind them."""
+    assert Settings.load(env={}).answers_per_network == 1
+    assert Settings.load(env={"LLM_SLOTS": "4"}).answers_per_network == 3
+    assert Settings.load(env={"LLM_SLOTS": "1"}).answers_per_network == 1
+    assert Settings.load(env={"LLM_SLOTS": "16"}).answers_per_network == 8
+    two_hosts = {"LLM_SLOTS": "2", "OLLAMA_HOST": "http://a:1,http://b:2"}
+    assert Settings.load(env={**two_hosts, "GRASBOT_CONCURRENT_NETWORK_ANSWERS": "2"}).answers_per_network == 2
+    assert Settings.load(env=two_hosts).answers_per_network == 3
+
+
+async def test_a_network_cannot_hold_every_slot_with_the_default_limit(start_daemon, standin_ollama):
+    """With 2 slots and GRASBOT_CONCURRENT_NETWORK_ANSWERS left at 8, two /64s of one /48 asked
+    at once and held both slots: the second is refused (429, the network's reason), and a
+    visitor of another /48 is written to at once."""
+    standin_ollama.script(pieces=PIECES, hold_after=1)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=2, llm_max_wait=60, rate_network_burst=100)
+    first = await Visitor(client, headers={"X-Forwarded-For": "2001:db8:1:1::1"}).open()
+    await first.until("token")
+    refused = await client.get("/ask/stream", params={"q": Q}, headers={"X-Forwarded-For": "2001:db8:1:2::1"})
+    assert refused.status == 429
+    assert (await refused.json())["error"]["data"]["reason"].startswith("Trop de questions venues de votre réseau")
+    other = await Visitor(client, headers={"X-Forwarded-For": "2001:db8:2::1"}).open()
+    await other.until("token")
+    assert standin_ollama.max_in_flight == 2
+    standin_ollama.release()
+    for stream in (first, other):
+        assert (await stream.rest())[-1][0] == "done"

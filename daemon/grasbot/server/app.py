@@ -123,7 +123,7 @@ def create_app(
         max_clients=MAX_CLIENTS,
         clock=clock,
     )
-    app[ANSWERING] = InFlight(settings.answers_per_visitor, settings.concurrent_network_answers)
+    app[ANSWERING] = InFlight(settings.answers_per_visitor, settings.answers_per_network)
     app[RELOAD_LOCK] = asyncio.Lock()
     app[DISPATCHER] = RpcDispatcher(RPC_METHODS, is_owner=lambda ctx: ctx.is_owner, max_batch=settings.max_batch)
 
