@@ -676,6 +676,42 @@ def test_a_private_notes_path_typed_in_full_width_or_compatibility_forms_never_r
     assert SECRET in unicodedata.normalize("NFKC", bot.snapshot.index("owner").readable_body("pub/accueil.md")).lower()
 
 
+@pytest.mark.parametrize(
+    ("private", "typed"),
+    [
+        ("fichiers/Plan.md", "\ufb01chiers/Plan.md"),  # « ﬁ »: NFKC's « fi »
+        ("fichiers/Plan.md", "\ufb01chiers/Plan"),
+        ("prive/Budget 1\u20442.md", "prive/Budget \u00bd.md"),  # « ½ »: NFKC's « 1⁄2 »
+        ("prive/Budget 1\u20442.md", "Budget \u00bd.md"),
+        ("prive/e\ufb00et.md", "prive/e\ufb00et.md"),  # the private name holds the ligature itself
+        ("prive/effet.md", "prive/e\ufb00et.md"),
+        ("prive/\u01c6ungla.md", "prive/d\u017eungla.md"),  # the other way: « ǆ » named, « dž » typed
+    ],
+)
+def test_a_private_notes_path_typed_with_a_form_nfkc_reads_as_several_characters_never_reaches_a_visitor(tmp_path, private, typed):
+    """A private note's path typed with a ligature or a vulgar fraction (`ﬁchiers/Plan.md` for
+    `fichiers/Plan.md`, `½` for `1⁄2`), which NFKC reads as several characters, reached
+    visitors as written where full-width forms were masked: it goes, and the text around it
+    stays as typed, its own ligatures and fractions included, at their places."""
+    root = tmp_path / "vault"
+    write_note(root, private, "visibility: private", "Le secret du plan.")
+    around = "Le \ufb01chier (\u00bd page, m², \u01c6) : {} en mai, \ufb03 \ufb01n."
+    write_note(root, "pub/accueil.md", "visibility: public", around.format(typed) + "\n")
+    assert _read_by_a_visitor(make_bot(root)).strip() == around.format("")
+
+
+def test_a_text_with_a_form_nfkc_reads_as_several_characters_keeps_its_other_paths_at_their_places(tmp_path):
+    """The fold that reads « ﬁ » as two letters moves every character after it by one: what is
+    masked after it is the private path, not one character beside it, and a public path stays."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/profil.md", "visibility: private", "Le secret du profil.")
+    write_note(root, "pub/voisin.md", "visibility: public", "Le voisin.")
+    body = "\ufb01 \ufb03 \u00bd\u00bd : prive/pro\ufb01l.md, pub/voisin.md, pro\ufb01l.md et prive/pro\ufb01l.mdx.\n"
+    write_note(root, "pub/accueil.md", "visibility: public", body)
+    readable = _read_by_a_visitor(make_bot(root))
+    assert readable.strip() == "\ufb01 \ufb03 \u00bd\u00bd : , pub/voisin.md,  et prive/pro\ufb01l.mdx."
+
+
 def test_a_word_in_full_width_forms_that_is_no_private_path_stays_as_typed(tmp_path):
     """The fold reads paths, not words: a private note's name in full-width without `.md` nor a
     folder, a longer name and another folder's file stay as typed."""

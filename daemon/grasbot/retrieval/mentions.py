@@ -148,15 +148,17 @@ def _folded(text: str) -> str:
     return text
 
 
-class _Compatible(dict[int, int]):
-    """A `str.translate` table: each character as NFKC reads it when that is one character (a
-    full-width form, a mathematical letter, « ² »: « ｐ », « 𝐩 » as « p »), so that a text read
-    so keeps its length and each character its place; the others as written (« ﬁ »: NFKC's two
-    letters would move every offset after them). Each character looked up once."""
+class _Compatible(dict[int, str]):
+    """A `str.translate` table: each character as NFKC reads it (a full-width form, a
+    mathematical letter, « ² », « ｐ », « 𝐩 » as « p »; a ligature, a vulgar fraction as the
+    characters it stands for, « ﬁ » as « fi », « ½ » as « 1⁄2 »: a path typed with one was left
+    to visitors), but for white space, which `_folded` reads already. A reading of several
+    characters moves the offsets after it: `_kept` puts each character back where it was typed.
+    Each character looked up once."""
 
-    def __missing__(self, code: int) -> int:
+    def __missing__(self, code: int) -> str:
         read = unicodedata.normalize("NFKC", chr(code))
-        self[code] = ord(read) if len(read) == 1 and not read.isspace() else code  # `_folded` reads white space already
+        self[code] = chr(code) if any(char.isspace() for char in read) else read
         return self[code]
 
 
@@ -181,20 +183,27 @@ def _compatible(text: str) -> str:
 
 
 def _kept(text: str, compatible: str, masked: str) -> str:
-    """`masked`, made from `compatible` (`text` read one character for one, `_COMPATIBLE`) by
-    taking spans out, written with the characters `text` typed where it kept them: each of its
-    characters is the next one of `compatible` that reads the same. Two characters that read
-    the same and that this takes one for the other show the same to a reader: no path comes
-    back. `masked` itself if some character of it is not `compatible`'s (none: masking only
-    takes out)."""
-    out: list[str] = []
+    """`masked`, made from `compatible` (`text` read by `_COMPATIBLE`, a character as one or
+    several) by taking spans out, written with the characters `text` typed where it kept them:
+    each of its characters is the next one of `compatible` that reads the same, and a typed
+    character comes back when all those its reading gave were kept (« ﬁ » for « fi »); one
+    whose reading was partly taken out shows what is left of that reading. Two characters that
+    read the same and that this takes one for the other show the same to a reader: no path
+    comes back. `masked` itself if some character of it is not `compatible`'s (none: masking
+    only takes out)."""
+    typed = [i for i, char in enumerate(text) for _ in _COMPATIBLE[ord(char)]]  # each of `compatible`'s characters' in `text`
+    places: list[int] = []
     at = 0
     for char in masked:
         at = compatible.find(char, at)
         if at < 0:
             return masked
-        out.append(text[at])
+        places.append(at)
         at += 1
+    out: list[str] = []
+    for source, group in itertools.groupby(places, key=typed.__getitem__):
+        read = [compatible[place] for place in group]
+        out.append(text[source] if len(read) == len(_COMPATIBLE[ord(text[source])]) else "".join(read))
     return "".join(out)
 
 
@@ -268,8 +277,9 @@ class Mentions:
         could not tell a Windows folder's `\\_archive` from an escaped `mon\\_plan`, and the
         written text keeps what it masked before (`mon\\u200bplan.md` is no `plan.md`). Then
         in its compatibility reading (`_COMPATIBLE`: `ｐｒｉｖｅ／Ｐｌａｎ．ｍｄ` is `prive/Plan.md`,
-        as NFKC and every other fold of GrasBot read it), what it did not mask keeping the
-        characters typed (`_kept`: a public note's « m² » or « ｎｏｔｅ » stay)."""
+        `ﬁchiers/Plan.md` is `fichiers/Plan.md`, as NFKC and every other fold of GrasBot read
+        it), what it did not mask keeping the characters typed (`_kept`: a public note's « m² »,
+        « ｎｏｔｅ » or « ﬁn » stay)."""
         if not self._keys and not self._pages:
             return text
         text = self._masked(text)
