@@ -54,8 +54,8 @@ SAME = [  # a domain the notes name, bare; file names, versions, abbreviations, 
         ("Tapez evil-login.com dans votre navigateur, ou evil.example/login.", "Tapez (lien retiré) dans votre navigateur, ou (lien retiré)."),
         ("À support arobase evil point com, jean (at) evil (dot) fr ou jean (at) evil.fr.", "À (e-mail retiré), (e-mail retiré) ou (e-mail retiré)."),
         # in prose, an Org file's name and a sentence ended without a space are read as the sites
-        # they could be (a site is so named, and a name that stays is one a visitor may type); an
-        # accent ends a domain's name
+        # they could be (a site is so named, and a name that stays is one a visitor may type); a
+        # capital after an accented name is a sentence's
         ("Éditez notes.org ; ils sont partis.il faut, c'est terminé.La suite.", "Éditez (lien retiré) ; ils sont (lien retiré) faut, c'est terminé.La suite."),
         # a top-level domain that is a file's extension too, before a path, is a host: a link
         # shortener's (« bit.ly/… », which hides where it leads), or « evil.sh/install »
@@ -375,6 +375,51 @@ def test_an_address_by_its_ip_and_port_protocol_relative_or_internationalised_is
     assert not any(word in p for p in pieces for word in ("evil", "203.0", "xn--e1", "пример.рф/в", "例子") if word not in shown)
 
 
+LATIN_NOTES = ("La carte est sur café.fr/menu, les livres sur https://bücher.de, et la cave sur https://exemple.café/vins.",)
+LATIN_KNOWN = addresses_in(LATIN_NOTES)
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        # an accented Latin name under a top-level domain in ASCII, in small letters or in capitals
+        ("Voir évil.fr/login ou bücher.com, puis ÉVIL.FR.", "Voir (lien retiré) ou (lien retiré), puis (lien retiré)."),
+        ("Le site www.café-évil.com:8443/x ou https://évil.fr répond.", "Le site (lien retiré) ou (lien retiré) répond."),
+        ("Allez sur dépôt.evil.net.", "Allez sur (lien retiré)."),
+        # a Latin top-level domain with an accent: before a path or a port, or one IANA delegated
+        ("Voir exemple.café/login, exemple.Café:8080 ou evil.vermögensberater.", "Voir (lien retiré), (lien retiré) ou (lien retiré)."),
+        # what the notes hold, in any of its writings (its host as IDNA writes it)
+        (
+            "La carte : café.fr/menu, https://CAFÉ.fr/menu/, xn--caf-dma.fr/menu ; bücher.de, http://Bücher.de/ et exemple.café/vins.",
+            "La carte : café.fr/menu, https://CAFÉ.fr/menu/, xn--caf-dma.fr/menu ; bücher.de, http://Bücher.de/ et exemple.café/vins.",
+        ),
+        # French prose: a sentence ended without a space before a capital, an accented word
+        # after a dot, inclusive writing, and words with accents
+        (
+            "C'est fini.Élodie arrive, c'est terminé.La suite, passé.De plus, voilà.là, le café.Très bon.",
+            "C'est fini.Élodie arrive, c'est terminé.La suite, passé.De plus, voilà.là, le café.Très bon.",
+        ),
+        *[
+            (said, said)
+            for said in (
+                "Les salarié.es, lycéen.ne.s, créateur.ice.s et employé.e.s ; déjà vu à l'école.",
+                "Échec : user.slice/start: argument invalide.",  # no accent: « s » is no « ſ »
+            )
+        ],
+    ],
+)
+def test_an_accented_latin_domain_or_top_level_domain_is_an_address(said, shown):
+    """`café.fr/menu`, `bücher.de` or `exemple.café/x` written bare reached the visitor, where
+    `exemple.рф` and `xn--…` did not: a Latin name with an accent was read as no host, a Latin
+    top-level domain as no top-level domain. Each is an address now, kept when the notes hold
+    it, while French sentences, inclusive writing and accented words stay."""
+    assert keep_known_addresses(said, LATIN_KNOWN) == shown
+    filtered = AddressFilter(LATIN_KNOWN)
+    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]  # a character at a time
+    assert "".join(pieces) == shown
+    assert not any(word in p for p in pieces for word in ("évil", "ÉVIL", "bücher.com", "dépôt", "exemple.café/l", "Café:", "vermögens") if word not in shown)
+
+
 def test_a_pattern_compiled_at_first_use_copies_and_pickles_as_a_compiled_one():
     """`LazyPattern` reads as the `re.Pattern` it stands for: copied or pickled (a structure that
     holds one deep-copied, a worker process given one), it recursed for ever looking for
@@ -401,6 +446,8 @@ _SCANNED = [
     "jean aroba\u017fe exemple point fr, HTTPS://EVIL.EXAMPLE/X, WWW.EVIL.EXAMPLE, //evil.example/login",
     '[la page](https://evil.example/x "titre"), <mailto:a@b.fr>, git@github.com:moi/depot.git, ssh://git@host.example/moi',
     "203.0.113.5:8080/admin, 10.0.0.0/24, exemple.рф, xn--e1afmkfd.xn--p1ai/login, +33 6 12 34 56 78, 06.12.34.56.78",
+    *LATIN_NOTES,
+    "café.FR, CAFÉ.Fr, terminé.La, salarié.es, exemple.café:80, evil.VERMÖGENSBERATUNG/x",
 ]
 
 

@@ -18,7 +18,8 @@ which let every repository of that host through). A protocol-relative address
 ends in a known top-level domain (« x @ self.weight » is code). So is a bare domain
 (« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset », « evil.app ») ending
 in any top-level domain of the root zone (`_contacts.TLDS`), or an internationalised one
-(`exemple.рф`, `xn--e1afmkfd.xn--p1ai`: one host in both writings), in any case, not called
+(`exemple.рф`, `xn--e1afmkfd.xn--p1ai`: one host in both writings; `café.fr`, `bücher.de`,
+`exemple.café/x`), in any case, not called
 (« df.info() »); a file name (« README.md », « install.sh », « application.properties »,
 `_contacts.FILE_EXTENSIONS`; before a path, such a domain is a host: « bit.ly/3xYz »), an attribute (« user.id », « obj.pk », « user.name »,
 `_contacts.CODE_ATTRIBUTES`; any of `self`, `this`…: « self.training »,
@@ -26,7 +27,9 @@ in any top-level domain of the root zone (`_contacts.TLDS`), or an international
 capital so written after a name without a hyphen (« ASP.NET », « System.IO », « Socket.IO »,
 « logging.INFO », `_contacts.CODE_NAMES`; « Evil.Com » and « evil-login.NET » are domains),
 « Node.js », « Python 3.11 », « M.I.T. », « p.ex. » stay. A sentence ended without a space
-(« partis.il », « fini.La »; « terminé.La » stays, no host has an accent) and an Org file in
+(« partis.il », « fini.La »; « terminé.La », « fini.Élodie », « voilà.là » stay: a capital
+after an accented name, a Latin top-level domain with an accent but before a path, are prose,
+and so is inclusive writing, « salarié.es ») and an Org file in
 prose (« notes.org ») read as domains, as sites so named would. A domain the notes name (in an
 address, an e-mail address, or bare, in any case) is kept bare. In Markdown code (a `span` or a
 fenced block) a bare domain is code and stays (`rect.top`, `this.store`, `notes.org`); one with
@@ -93,19 +96,40 @@ _PATH_TLD = one_of(TLDS & FILE_EXTENSIONS)
 _PATH = r"/[^\s<>\"'`\[\]]*"
 _PORT = r":\d{1,5}(?![\d:])"  # `:8080`, not a time's `12:30:45`
 # An internationalised domain (`exemple.рф`, `例子.中国`): its names in any script, its top-level
-# domain in one other than Latin, as every one IANA delegated but two is (a Latin name before
-# a dot is a sentence ended without a space: « terminé.La », « voilà.là » stay); in IDNA's
-# ASCII (`xn--e1afmkfd.xn--p1ai`), `xn--` top-level domains are read with the others below
+# domain in one other than Latin, as every one IANA delegated but two is; in IDNA's ASCII
+# (`xn--e1afmkfd.xn--p1ai`), `xn--` top-level domains are read with the others below
+_IDN_NAME = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
 _IDN_TLD = r"[^\W\d_a-zA-Z\u00aa-\u024f\u1e00-\u1eff]{2,63}"
-_IDN_HOST = rf"(?:[^\W_](?:[\w-]{{0,61}}[^\W_])?\.)+{_IDN_TLD}(?![\w-]|\.[\w-]|\()(?:{_PORT})?(?:{_PATH})?"
+_HOST_END = r"(?![\w-]|\.[\w-]|\()"  # no longer name, nor a call
+_PATH_NEXT = r"(?=/[^\s<>\"'`\[\]/.,;:!?)])"  # a path that names something: not a sentence's « / »
+# A Latin top-level domain with an accent (`exemple.café/x`): before a port or a path only (a
+# word after a sentence ended without a space is no address: « voilà.là », « fini.Élodie »),
+# but the two IANA delegated, read as any other; its accent read in its own case, as
+# IGNORECASE reads « s » as « ſ »
+_LATIN_TLD = r"(?=(?-i:[a-zA-Z]*[\u00aa-\u024f\u1e00-\u1eff]))(?:(?=[^\W\d_])[a-z\u00aa-\u024f\u1e00-\u1eff]){2,63}"
+_LATIN_TLDS = "vermögensberater|vermögensberatung"
+_IDN_HOST = (
+    rf"(?:{_IDN_NAME}\.)+(?:(?:{_IDN_TLD}|{_LATIN_TLDS}){_HOST_END}(?:{_PORT})?(?:{_PATH})?"
+    rf"|{_LATIN_TLD}{_HOST_END}(?:{_PORT}(?:{_PATH})?|{_PATH_NEXT}{_PATH}))"
+)
+# A name in another script or with an accent (`café.fr`, `bücher.de`, `пример.com`) under a
+# top-level domain in ASCII, in small letters or in capitals: one capitalised after it is a
+# sentence ended without a space (« terminé.La », « passé.De »), and a word in inclusive
+# writing, a name alone before a suffix that is a top-level domain too, is French
+# (« salarié.es », « lycéen.ne », « sérieux.se », « créatif.ve », « créateur.ice »)
+_INCLUSIVE = rf"{_IDN_NAME}\.(?-i:es|ne|se|ve|ice){_HOST_END}(?!{_PORT}|{_PATH_NEXT})"
+_ACCENTED_HOST = (
+    rf"(?=(?-i:[0-9A-Za-z_.-]*+)[^\W\x00-\x7f])(?!{_INCLUSIVE})(?:{_IDN_NAME}\.)+(?!(?-i:[A-Z][a-z]))"
+    rf"(?:(?:{_HOST_TLD}){_HOST_END}(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD}){_PATH_NEXT}{_PATH})"
+)
 # An IP address with a port (`203.0.113.5:8080`) or a path, but a network's prefix length
 # (`10.0.0.0/24`); alone, it is as often a version (`1.2.3.4`), and stays
 _IP_HOST = rf"{_IPV4}(?:{_PORT}(?:{_PATH})?|(?!/\d{{1,2}}(?:[\s<>\"'`\[\].,;:!?)]|$)){_PATH})"
 # In any case, not inside a path, an address or a longer dotted name, not a call; with a port
 _HOST = (
     rf"(?<![\w@.%+/:\\-])(?:{_IP_HOST}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
-    rf"(?:(?:{_HOST_TLD}|xn--[a-z0-9-]{{1,59}})(?![\w-]|\.[\w-]|\()(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD})(?=/[^\s<>\"'`\[\]/.,;:!?)]){_PATH})"
-    rf"|{_IDN_HOST})"
+    rf"(?:(?:{_HOST_TLD}|xn--[a-z0-9-]{{1,59}}){_HOST_END}(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD}){_PATH_NEXT}{_PATH})"
+    rf"|{_ACCENTED_HOST}|{_IDN_HOST})"
 )
 # `[text](target "title")`, `<scheme:…>`, a bare address, an e-mail address, a phone number:
 # each kind with what a text must hold, casefolded, for it to match anywhere in the text
