@@ -32,7 +32,7 @@ from .answer.language import why_not_french
 from .answer.llm import LLMClient
 from .answer.passages import choose_passages
 from .answer.prompt import CUT_ANSWER, CitationFilter, build_prompt, keep_known_citations
-from .answer.reuse import AnswerCache, Flights, replay_pieces
+from .answer.reuse import AT_ONCE, AnswerCache, Flight, Flights, replayed, waited
 from .retrieval.index import Index, NoteAnalysis, analyse_note, gone_paths, hidden_pages
 from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES, declared_information
 from .retrieval.search import SearchResult, Semantic, earlier_questions, search, with_history
@@ -1054,20 +1054,21 @@ class GrasBot:
         result, index, prompt, snapshot, key = await self._prepare(q, history, audience, record, owner)
         kept = self.answers.get(snapshot, key, owner=owner) if key is not None else None
         if kept is not None:
-            return {**kept, "reused": True}
-        shared = False
+            if not owner:  # as late as its writing came: a visitor given it at once knew it had been asked
+                await waited(kept.payload["response"], kept.pace)
+            return {**kept.payload, "reused": True}
+        joined = None
         try:
-            flight = self._flight(prompt, snapshot, key, owner)
-            if flight is not None:
-                reader, shared = flight
-                said = "".join([piece async for piece in reader if isinstance(piece, str)]).strip()
+            joined = self._flight(prompt, snapshot, key, owner)
+            if joined is not None:
+                said = "".join([piece async for piece in joined[0].follow(paced=joined[1] and not owner) if isinstance(piece, str)]).strip()
             else:
                 said = await self.admission.generate(prompt.messages, owner=owner)
             self._check_current(snapshot, result, audience)
             text = _usable(keep_known_citations(said, prompt.notes, prompt.addresses))
         except (Busy, LLMError) as exc:
             return await self._from_current_notes(q, result, index, snapshot, history, audience, owner, exc)
-        return self._written(result, text, snapshot, key, owner, shared=shared)
+        return self._written(result, text, snapshot, key, owner, joined)
 
     async def answer_events(
         self,
@@ -1091,17 +1092,17 @@ class GrasBot:
         result, index, prompt, snapshot, key = await self._prepare(q, history, audience, record, owner)
         kept = self.answers.get(snapshot, key, owner=owner) if key is not None else None
         if kept is not None:
-            yield "sources", {"sources": kept["sources"], "grounded": kept["grounded"]}
-            for text in replay_pieces(kept["response"]):
+            yield "sources", {"sources": kept.payload["sources"], "grounded": kept.payload["grounded"]}
+            async for text in replayed(kept.payload["response"], None if owner else kept.pace):  # the owner's preview, at once
                 yield "token", {"text": text}
-            yield "done", {**kept, "reused": True}
+            yield "done", {**kept.payload, "reused": True}
             return
         yield "sources", {"sources": [s.to_dict() for s in result.sources], "grounded": result.grounded}
         pieces: list[str] = []
         shown = CitationFilter(prompt.notes, prompt.addresses)  # the tokens say what `done` will: no slug nor address it drops
         checked = snapshot  # the vault version the answer was last found to quote as it reads
-        flight = self._flight(prompt, snapshot, key, owner)
-        source, shared = flight if flight is not None else (self.admission.stream(prompt.messages, owner=owner), False)
+        joined = self._flight(prompt, snapshot, key, owner)
+        source = joined[0].follow(paced=joined[1] and not owner) if joined is not None else self.admission.stream(prompt.messages, owner=owner)
         try:
             async with contextlib.aclosing(source) as items:
                 async for piece in items:
@@ -1120,17 +1121,17 @@ class GrasBot:
         except (Busy, LLMError) as exc:
             yield "done", await self._from_current_notes(q, result, index, snapshot, history, audience, owner, exc)
             return
-        yield "done", self._written(result, text, snapshot, key, owner, shared=shared)
+        yield "done", self._written(result, text, snapshot, key, owner, joined)
 
-    def _flight(self, prompt, snapshot: Snapshot, key: tuple | None, owner: bool) -> tuple[AsyncGenerator[object, None], bool] | None:
+    def _flight(self, prompt, snapshot: Snapshot, key: tuple | None, owner: bool) -> tuple[Flight, bool] | None:
         """A first question's answer, shared with whoever asks it meanwhile (answer.reuse.Flights):
-        this visitor's reader of it, and whether another visitor's question started it. None
-        when it is not shared: a follow-up (`key` None), or reuse off."""
+        the flight this visitor reads (`follow`, once), and whether another visitor's question
+        started it. None when it is not shared: a follow-up (`key` None), or reuse off."""
         if key is None or self.answers.size <= 0:
             return None
         asker = "owner" if owner else key[1]  # what /health counts it under
         flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner), audience=asker)
-        return flight.follow(), not started
+        return flight, not started
 
     def _check_current(self, snapshot: Snapshot, result: SearchResult, audience: str, checked: Snapshot | None = None) -> Snapshot:
         """Raise _Outdated when a reload since `snapshot` took a note from the audience (made
@@ -1170,14 +1171,15 @@ class GrasBot:
         quoted = replace(result, sources=tuple(replace(s, passages=tuple(p for p in s.passages if p in said.quoted)) for s in result.sources))
         return self._payload(quoted, said.text, None, None if busy else str(why), busy=busy)
 
-    def _written(self, result: SearchResult, text: str, snapshot: Snapshot, key: tuple | None, owner: bool, *, shared: bool = False) -> dict:
+    def _written(self, result: SearchResult, text: str, snapshot: Snapshot, key: tuple | None, owner: bool, joined: tuple[Flight, bool] | None) -> dict:
         """The model's answer, kept for reuse when it answers a first question (among the
-        owner's answers when the owner asked). `shared`: it was being written for another
-        visitor asking the same (`reused`, as a kept one)."""
+        owner's answers when the owner asked), with the pace its flight was written at.
+        `joined` (`_flight`): shared, it was being written for another visitor asking the
+        same (`reused`, as a kept one)."""
         payload = self._payload(result, text, self.settings.llm_model, None)
         if key is not None:
-            self.answers.put(snapshot, key, payload, owner=owner)
-        return {**payload, "reused": True} if shared else payload
+            self.answers.put(snapshot, key, payload, owner=owner, pace=joined[0].pace if joined is not None else AT_ONCE)
+        return {**payload, "reused": True} if joined is not None and joined[1] else payload
 
     # ---- the vault's life
 

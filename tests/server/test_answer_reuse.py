@@ -10,8 +10,12 @@ import itertools
 import json
 import logging
 
+import pytest
+
+from grasbot.answer import reuse
 from grasbot.answer.admission import Busy, Position
 from grasbot.answer.reuse import AnswerCache, Flights, normalise_question, replay_pieces
+from grasbot.server.state import ANSWERING
 from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc_result, sse_events
 
 Q = "Comment fonctionne GrasBot ?"
@@ -75,8 +79,8 @@ def test_the_cache_is_bounded_and_bound_to_one_snapshot():
     k = [cache.key(f"question {i}", "visitor", True) for i in range(6)]
     cache.forget(one)
     for i in range(3):
-        cache.put(one, k[i], {"i": i})
-    assert cache.get(one, k[0]) is None and cache.get(one, k[2]) == {"i": 2} and len(cache) == 2  # the oldest went
+        cache.put(one, k[i], {"i": i}, pace=reuse.Pace(i, 2 * i))
+    assert cache.get(one, k[0]) is None and cache.get(one, k[2]) == ({"i": 2}, (2, 4)) and len(cache) == 2  # the oldest went, with its pace
     cache.forget(two)
     assert cache.get(two, k[2]) is None
     cache.put(one, k[5], {"i": 5})  # an answer written on the old version, finishing after the reload
@@ -129,6 +133,78 @@ async def test_a_visitor_cannot_tell_whether_another_visitor_asked_the_same_ques
     assert preview["reused"] is True  # the owner's preview reads the visitors' kept answer
     logged = [r.getMessage() for r in caplog.records if r.name == "grasbot.access" and "/ask" in r.getMessage()]
     assert [line.split()[3] for line in logged] == ["ok", "reused", "reused", "reused"], logged
+
+
+def _sleeps(monkeypatch) -> list[float]:
+    """The pauses a replay makes (`reuse._sleep`), recorded and not waited."""
+    made: list[float] = []
+
+    async def sleep(delay: float) -> None:
+        made.append(delay)
+        await asyncio.sleep(0)
+
+    monkeypatch.setattr(reuse, "_sleep", sleep)
+    return made
+
+
+async def test_a_kept_answer_reaches_a_visitor_as_late_as_its_writing_did(start_daemon, standin_ollama, monkeypatch):
+    """A kept answer was given at once, where a written one takes the model's time: a visitor
+    who timed the answer learnt that the question had been asked before. A visitor's kept
+    answer (its stream, /ask, `answer`) now comes at the pace of its writing, its first token
+    as late as the model's first was, the whole as late as the model's end, without the model;
+    the owner's preview is given at once."""
+    standin_ollama.script(REPLY, chunks=4, first_delay=0.6, chunk_delay=0.15)
+    client = await start(start_daemon, standin_ollama.url)
+    loop = asyncio.get_running_loop()
+    asked = loop.time()
+    written = await ask(client)
+    took = loop.time() - asked  # what the first visitor waited, the search included
+    sleeps = _sleeps(monkeypatch)
+    events = await stream(client)
+    tokens = [data["text"] for name, data in events if name == "token"]
+    assert "".join(tokens) == written["response"] and len(standin_ollama.requests) == 1
+    assert len(sleeps) == len(tokens) + 1  # before the first token, between the others, before `done`
+    first, whole = sleeps[0], sum(sleeps)
+    assert 0.6 <= first < whole and 0.6 + 3 * 0.15 <= whole <= took, (sleeps, took)
+    for replayed in (lambda: ask(client), lambda: rpc_result(client, "answer", {"q": Q}, headers=visitor())):
+        sleeps.clear()
+        assert await replayed() == written
+        assert sum(sleeps) == pytest.approx(whole)
+    sleeps.clear()
+    preview = await (await client.get("/ask", params={"q": Q}, headers=OWNER)).json()
+    assert preview["reused"] is True and sleeps == []  # the owner's preview, at once
+    assert len(standin_ollama.requests) == 1
+
+
+async def test_a_visitor_who_leaves_a_replayed_answer_ends_its_replay(start_daemon, standin_ollama, monkeypatch):
+    """A kept answer replayed to a visitor takes no model slot, and ends when the visitor leaves
+    (their stream closed, their /ask given up): nothing of it is left waiting."""
+    standin_ollama.script(REPLY, chunks=4)
+    client = await start(start_daemon, standin_ollama.url)
+    await ask(client)
+    waiting: set[object] = set()
+
+    async def sleep(delay: float) -> None:
+        mark = object()
+        waiting.add(mark)
+        try:
+            await asyncio.Event().wait()  # a replay as long as a test's patience
+        finally:
+            waiting.discard(mark)
+
+    monkeypatch.setattr(reuse, "_sleep", sleep)
+    streamed = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
+    await asyncio.wait_for(_until(lambda: bool(waiting)), BOUND)
+    assert bot_of(client).admission.hosts[0].in_use == 0  # no slot
+    streamed.close()
+    await asyncio.wait_for(_until(lambda: not waiting), BOUND)
+    plain = asyncio.ensure_future(client.get("/ask", params={"q": Q}, headers=visitor()))
+    await asyncio.wait_for(_until(lambda: bool(waiting)), BOUND)
+    plain.cancel()
+    await asyncio.gather(plain, return_exceptions=True)
+    await asyncio.wait_for(_until(lambda: not waiting), BOUND)
+    await asyncio.wait_for(_until(lambda: len(client.server.app[ANSWERING]) == 0), BOUND)
+    assert len(standin_ollama.requests) == 1
 
 
 async def test_a_streamed_answer_is_kept_too(start_daemon, standin_ollama):
@@ -297,6 +373,29 @@ async def test_the_same_question_asked_meanwhile_shares_one_generation(start_dae
     assert health["generation"]["reused"]["shared"] == 4
     assert "reused" not in (await (await client.get("/health")).json())["generation"]  # the owner's to know
     assert (await ask(client))["response"] == done_first["response"] and len(standin_ollama.requests) == 1
+
+
+async def test_a_visitor_who_joins_an_answer_being_written_gets_its_pieces_as_late_as_its_writing_did(start_daemon, standin_ollama, monkeypatch):
+    """A visitor asking what another is being answered got the pieces written before they came
+    at once, and the rest sooner than the model writes: the first token long before a model's
+    first comes told them that someone had just asked the same. Each piece now comes as long
+    after they asked as it came after the generation began; the one who started it waits for
+    nothing more."""
+    standin_ollama.script(pieces=HELD, hold_after=1, first_delay=0.5)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=4)
+    sleeps = _sleeps(monkeypatch)
+    first = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
+    first_events, _ = await _events_until_token(first)
+    assert sleeps == []  # the one who started it
+    later = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
+    later_events, later_seen = await _events_until_token(later)
+    assert later_seen[-1][1]["text"] == HELD[0]
+    assert len(sleeps) == 1 and sleeps[0] >= 0.45, sleeps  # the first piece came 0.5 s after the generation began
+    standin_ollama.release()
+    done_first = (await asyncio.wait_for(_drain(first_events), BOUND))[-1][1]
+    done_later = (await asyncio.wait_for(_drain(later_events), BOUND))[-1][1]
+    assert done_later["response"] == done_first["response"] == "".join(HELD) and len(standin_ollama.requests) == 1
+    assert len(sleeps) == 2 and sleeps[1] > sleeps[0], sleeps  # the second as long after, the hold included
 
 
 async def test_a_shared_generation_goes_on_for_those_who_stay_and_ends_with_the_last(start_daemon, standin_ollama):

@@ -16,18 +16,24 @@ them in their order.
 A link shared on a forum brings fifty visitors asking the same first question within seconds,
 before the first answer is finished and kept: `Flights` gives them one generation, whose
 pieces each of them reads from the start (`Flight.follow`), instead of fifty slots.
+
+A kept answer given at once told a visitor who timed it that the question had been asked
+before: it is kept with the pace of its writing (`Pace`), and a visitor is given it at that
+pace (`replayed`), without the model.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import time
 import unicodedata
 import weakref
 from collections import Counter, OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Hashable, Iterator
+from typing import NamedTuple
 
-__all__ = ["AnswerCache", "Flight", "Flights", "normalise_question", "replay_pieces"]
+__all__ = ["AnswerCache", "Flight", "Flights", "Kept", "Pace", "normalise_question", "replay_pieces", "replayed", "waited"]
 
 _SPACE = re.compile(r"\s+")
 _SPACE_BEFORE_MARK = re.compile(r"\s+([?!.,;:…])")
@@ -40,6 +46,49 @@ def normalise_question(q: str) -> str:
     text = unicodedata.normalize("NFKC", q).casefold()
     text = _SPACE_BEFORE_MARK.sub(r"\1", _SPACE.sub(" ", text))
     return _TRAILING_MARKS.sub("", text).strip()
+
+
+_sleep = asyncio.sleep  # what a replay waits with (a test's clock)
+
+
+class Pace(NamedTuple):
+    """When an answer's first piece came and when its last did, in seconds from when its
+    generation was asked for (its wait for a slot included): what its writing showed a visitor."""
+
+    first: float = 0.0
+    total: float = 0.0
+
+
+AT_ONCE = Pace()  # an answer whose writing's pace is not known: given at once
+
+
+class Kept(NamedTuple):
+    """A kept answer's payload and the pace it was written at."""
+
+    payload: dict
+    pace: Pace = AT_ONCE
+
+
+async def replayed(text: str, pace: Pace | None) -> AsyncGenerator[str, None]:
+    """A kept answer's `replay_pieces`, the first as late as its writing's first piece, the others
+    spread until its end, then a last wait to that end; at once when `pace` is None (the
+    owner's preview). A visitor given it at once knew the question had been asked before."""
+    pieces = list(replay_pieces(text))
+    step = max(0.0, pace.total - pace.first) / len(pieces) if pace is not None and pieces else 0.0
+    if pace is not None:
+        await _sleep(pace.first)
+    for i, piece in enumerate(pieces):
+        if i and step:
+            await _sleep(step)
+        yield piece
+    if step:
+        await _sleep(step)
+
+
+async def waited(text: str, pace: Pace) -> None:
+    """As long as `replayed` takes: a kept answer given whole (/ask) comes when its stream would end."""
+    async for _ in replayed(text, pace):
+        pass
 
 
 def replay_pieces(text: str, size: int = REPLAY_PIECE) -> Iterator[str]:
@@ -64,7 +113,7 @@ class AnswerCache:
         # between the new version and the clearing of the old answers got one written before
         # the reload, which may quote a note it made private.
         # the owner's answers are the second dict: they never push a visitor's out, nor are given to one
-        self._bound: tuple[weakref.ref | None, OrderedDict[tuple, dict], OrderedDict[tuple, dict]] = (None, OrderedDict(), OrderedDict())
+        self._bound: tuple[weakref.ref | None, OrderedDict[tuple, Kept], OrderedDict[tuple, Kept]] = (None, OrderedDict(), OrderedDict())
         self._hits: Counter[str] = Counter()  # by who asked ("owner", else the audience): a visitor's /health counts the visitors' only
 
     def key(self, q: str, audience: str, ranked_by: tuple[bool, ...]) -> tuple:
@@ -72,26 +121,26 @@ class AnswerCache:
         search had: an answer written before they were is not given once they are."""
         return (normalise_question(q), audience, ranked_by, self.shape)
 
-    def get(self, snapshot: object, key: tuple, *, owner: bool = False) -> dict | None:
-        """The kept answer for `key`; `owner`: the owner asks (a preview as a visitor included):
-        the one visitors are given (left where it is in their order), what a preview shows, else
-        the owner's own; a reuse a visitor's /health does not count."""
+    def get(self, snapshot: object, key: tuple, *, owner: bool = False) -> Kept | None:
+        """The kept answer for `key`, with its pace; `owner`: the owner asks (a preview as a
+        visitor included): the one visitors are given (left where it is in their order), what a
+        preview shows, else the owner's own; a reuse a visitor's /health does not count."""
         ref, visitors, owners = self._bound
         if ref is None or ref() is not snapshot:
             return None
-        payload = visitors.get(key) if owner else None
-        if payload is None:
+        found = visitors.get(key) if owner else None
+        if found is None:
             kept = owners if owner else visitors
-            payload = kept.get(key)
-            if payload is not None:
+            found = kept.get(key)
+            if found is not None:
                 kept.move_to_end(key)
-        if payload is not None:
+        if found is not None:
             self._hits["owner" if owner else key[1]] += 1
-        return payload
+        return found
 
-    def put(self, snapshot: object, key: tuple, payload: dict, *, owner: bool = False) -> None:
-        """Keep `payload`, written on `snapshot`, unless the vault has been reloaded since;
-        `owner`: written for the owner's question, kept among the owner's."""
+    def put(self, snapshot: object, key: tuple, payload: dict, *, owner: bool = False, pace: Pace = AT_ONCE) -> None:
+        """Keep `payload`, written on `snapshot` at `pace`, unless the vault has been reloaded
+        since; `owner`: written for the owner's question, kept among the owner's."""
         if self.size <= 0:
             return
         ref, visitors, owners = self._bound
@@ -101,7 +150,7 @@ class AnswerCache:
         if ref is None or ref() is not snapshot:
             return  # written on a vault version that is gone, or not yet seen by get()
         kept = owners if owner else visitors
-        kept[key] = payload
+        kept[key] = Kept(payload, pace)
         kept.move_to_end(key)
         while len(kept) > self.size:
             kept.popitem(last=False)
@@ -141,11 +190,22 @@ class Flight:
         self.abandoned = False  # its last reader left: cancelled, never to be joined
         self.task: asyncio.Task | None = None
         self._changed = asyncio.Event()
+        self._started = time.monotonic()
+        self._times: list[float] = []  # when each piece came
+        self._ended: float | None = None
+
+    @property
+    def pace(self) -> Pace:
+        """The pace it was written at, once finished (`Pace`)."""
+        ended = self._ended if self._ended is not None else time.monotonic()
+        first = self._times[0] if self._times else ended
+        return Pace(first - self._started, ended - self._started)
 
     async def run(self, source: AsyncIterator[object]) -> None:
         try:
             async for item in source:
                 if isinstance(item, str):
+                    self._times.append(time.monotonic())
                     self.pieces.append(item)
                 else:
                     self.status = item
@@ -156,6 +216,7 @@ class Flight:
         except Exception as exc:  # told to every reader, who answers from the notes
             self.error = exc
         finally:
+            self._ended = time.monotonic()
             self.finished = True
             self._notify()
 
@@ -163,15 +224,20 @@ class Flight:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
-    async def follow(self) -> AsyncGenerator[object, None]:
+    async def follow(self, paced: bool = False) -> AsyncGenerator[object, None]:
         """Every piece from the first, then each as it comes; before the first piece, the
         source's newest status when it changes. Raises what ended the source. Each reader
-        `Flights.join` counted follows once."""
+        `Flights.join` counted follows once. `paced`: each piece as long after this reader came
+        as it came after the flight began, the pieces written before it came included: a
+        visitor given them at once knew that another had just asked the same."""
         sent, said = 0, None
+        joined = time.monotonic()
         try:
             while True:
                 changed = self._changed
                 while sent < len(self.pieces):
+                    if paced and (wait := joined + self._times[sent] - self._started - time.monotonic()) > 0:
+                        await _sleep(wait)
                     sent += 1
                     yield self.pieces[sent - 1]
                 if not sent and self.status is not None and self.status is not said:
