@@ -362,7 +362,9 @@ export default class GrasbotPreviewPlugin extends Plugin {
 					text: await this.app.vault.cachedRead(file),
 				},
 				async (question) => (await client.search(question, { audience: "visitor", topK: 10 })).results,
-				{ defaultPublic: visibility === null ? undefined : visibility === "public", timeZone: health?.time_zone ?? undefined },
+				// an owner's health from before GRASBOT_TIME_ZONE (it says the default visibility, not
+				// the zone: 3.4 and 3.5) read a note's dates where that daemon ran
+				{ defaultPublic: visibility === null ? undefined : visibility === "public", timeZone: health?.time_zone ?? (visibility === null ? undefined : "local") },
 			);
 			view?.showNoteTest(report);
 			new Notice(noteTestSummary(report));

@@ -435,7 +435,7 @@ describe("plugin glue", () => {
 		vi.setSystemTime(Date.UTC(2026, 11, 7, 12)); // 13:00 in Paris
 		for (const [zone, methods] of [
 			["Europe/Paris", ["health", "search"]], // 12:30 in Paris is past: the note is public, its questions asked
-			[undefined, ["health"]], // UTC, the daemon's default: 12:30 is to come, the note private
+			["UTC", ["health"]], // the daemon's default: 12:30 UTC is to come, the note private
 		] as const) {
 			daemon((method) => (method === "health" ? { ...healthResult(false), default_visibility: "private", time_zone: zone } : found));
 			calls = [];
@@ -449,6 +449,27 @@ describe("plugin glue", () => {
 			stub.commands.find((c) => c.id === "test-note")?.checkCallback?.(false);
 			await vi.advanceTimersByTimeAsync(0);
 			expect(calls.map((c) => c.method), zone).toEqual(methods);
+		}
+		// a 3.5 daemon says its default visibility and not its zone: it read the dates where it
+		// ran, which the test's machine zone stands for (12:30 in Paris, 11:30 UTC: past at noon
+		// UTC, the questions asked, where UTC would hold the note back)
+		const before = process.env.TZ;
+		process.env.TZ = "Europe/Paris";
+		try {
+			daemon((method) => (method === "health" ? { ...healthResult(false), default_visibility: "private" } : found));
+			calls = [];
+			const { app, stub } = await load({ token: "tok" });
+			const leaf = Object.assign(new WorkspaceLeaf(), { loadIfDeferred: async () => undefined });
+			Object.assign(app.workspace, { ensureSideLeaf: async () => leaf });
+			const frontmatter = { visibility: "public", publishDate: "2026-12-07T12:30:00", answers: ["c'est quoi A ?"] };
+			Object.assign(app.metadataCache, { getFileCache: () => ({ frontmatter }) });
+			app.workspace.activeFile = new TFile("notes/a.md");
+			stub.commands.find((c) => c.id === "test-note")?.checkCallback?.(false);
+			await vi.advanceTimersByTimeAsync(0);
+			expect(calls.map((c) => c.method)).toEqual(["health", "search"]);
+		} finally {
+			if (before === undefined) delete process.env.TZ;
+			else process.env.TZ = before;
 		}
 	});
 
