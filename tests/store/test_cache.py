@@ -441,3 +441,29 @@ def test_a_terms_impacts_read_from_a_packed_list_are_the_same_floats_and_leave_i
         assert all(isinstance(part._postings[t], bytes) for part in parts for t in terms if t in part._postings)
         assert [list(cached._impacts(t).items()) for t in terms] == [list(fresh._impacts(t).items()) for t in terms]
         assert all(isinstance(part._postings[t], bytes) for part in parts for t in terms if t in part._postings)
+
+
+def test_a_start_from_cache_works_out_no_hidden_notes_pages_and_masks_them_as_a_fresh_build(tmp_path, monkeypatch):
+    """The pages hidden notes are published at (`Note.own_pages`: Hugo's from their `slug:` and
+    `url:`, their `permalink:`, GRASBOT_URL_MAP's) were worked out again at every start, one
+    character at a time (`_urls.hugo_link`): 1,532 private notes took 0.1-0.2 s of a restart at
+    10,000 notes. The cache keeps them with their notes: a start on an unchanged vault works out
+    none, and masks the same pages as a build from the files."""
+    root, cache = tmp_path / "vault", tmp_path / "cache"
+    write_note(root, "prive/plan.md", "visibility: private\nslug: plan-secret-v2", "Le plan du rachat.")
+    write_note(root, "prive/labo.md", "visibility: private\npermalink: /labo/rachat-acme/", "Le labo.")
+    write_note(root, "prive/projet.md", "visibility: private\ntype: projet\nslug: zorglub", "Le projet Zorglub.")
+    write_note(root, "pub/accueil.md", "visibility: public", "Voir prive/plan-secret-v2 et /labo/rachat-acme/ ou /portfolio/zorglub du jardin.")
+    for n in range(4):
+        write_note(root, f"pub/note-{n}.md", "visibility: public", f"Le potager du jardin en mai, rang {n}.")
+    settings = Settings.load(env={}, vault_dir=root)
+    cold = build_snapshot(settings, cache_dir=cache)
+    assert cold.index("visitor").hidden_key[3] >= {"prive/plan-secret-v2", "labo/rachat-acme", "portfolio/zorglub"}
+    with monkeypatch.context() as m:
+        m.setattr(vault_mod, "own_pages", lambda *a, **kw: pytest.fail("a start worked out a note's pages again"))
+        warm = build_snapshot(settings, cache_dir=cache)
+        engine.GrasBot(settings, warm)  # what `store.gone` keeps of it reads them too
+    assert _index_state(warm) == _index_state(build_snapshot(settings))
+    body = warm.index("visitor").readable_body("pub/accueil.md")
+    assert "plan-secret" not in body and "rachat-acme" not in body and "zorglub" not in body
+    assert {p: n.own_pages for p, n in warm.vault.notes.items()} == {p: n.own_pages for p, n in build_snapshot(settings).vault.notes.items()}
