@@ -151,7 +151,7 @@ def build_snapshot(
     """Load the vault; with `previous`, unchanged notes keep their parse, analysis and postings.
 
     With `cache_dir` and no `previous` (a start), notes and analyses come from the persistent
-    cache when the files still match it, and the cache is rewritten if anything was parsed:
+    cache when the files still match it, and the cache is rewritten if anything was read again:
     here, or with `write_cache=False` by `save_cache` later (the snapshot's `unsaved_in`).
     `scanned`: the vault's files as `vault_files(settings)` walked them (see `load_vault`).
     """
@@ -280,7 +280,10 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
         was_hidden, was_named, was_paged = (key[0], key[2], key[4]) if key is not None else (remembered.was_hidden(), remembered.was_named(), remembered.pages)
         indexes = Index.build_all(vault, analyses, was_hidden, was_named, previous.vault.notes if previous is not None else None, was_paged)
     snapshot = Snapshot(vault, analyses, indexes)
-    if previous is None and cache_dir is not None and (not saved or fresh or len(old_notes) != len(vault.notes)):
+    # a file read again for its new stamps, its bytes the same (`touch`, a sync tool), is no
+    # parse, but the cache must learn its stamps: every later start read it again, and checked
+    # a public one for hidden paths (the masks' tables made: 0.16-0.19 s at 10,000 notes)
+    if previous is None and cache_dir is not None and (not saved or fresh or changed or len(old_notes) != len(vault.notes)):
         snapshot = replace(snapshot, unsaved_in=Path(cache_dir))
         if write_cache:
             save_cache(snapshot)
