@@ -376,18 +376,24 @@ class Settings:
         return hosts or (None,)
 
     @property
+    def _all_slots_but_one(self) -> int:
+        """One fewer than the visitors' slots of every model host, 1 at least: what one asker may
+        hold, so that a slot is left to the others."""
+        return max(1, self.llm_slots * len(self.ollama_hosts) - 1)
+
+    @property
     def answers_per_visitor(self) -> int:
         """The answers one visitor may wait for at once: GRASBOT_CONCURRENT_ANSWERS, and one fewer
         than the visitors' slots of every model host, 1 at least. With as many as the slots (2 and
         2, the defaults) one visitor's questions asked at once held them all, the others queued."""
-        return min(self.concurrent_answers, max(1, self.llm_slots * len(self.ollama_hosts) - 1))
+        return min(self.concurrent_answers, self._all_slots_but_one)
 
     @property
     def answers_per_network(self) -> int:
         """The answers one IPv6 /48 may wait for at once: GRASBOT_CONCURRENT_NETWORK_ANSWERS,
         bounded as a visitor's are (`answers_per_visitor`). Unbounded, its default 8 exceeded
         the default 2 slots: a network's /64s asked at once held them all, the others queued."""
-        return min(self.concurrent_network_answers, max(1, self.llm_slots * len(self.ollama_hosts) - 1))
+        return min(self.concurrent_network_answers, self._all_slots_but_one)
 
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)._checked()
