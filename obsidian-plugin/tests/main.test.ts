@@ -433,13 +433,10 @@ describe("plugin glue", () => {
 	it("tests a scheduled note's dates in the zone the owner's health says the daemon reads them in", async () => {
 		const found = { results: [{ slug: "a", title: "A", type: null, score: 9, reasons: [], url: null, path: "notes/a.md", passages: [] }], grounded: true };
 		vi.setSystemTime(Date.UTC(2026, 11, 7, 12)); // 13:00 in Paris
-		for (const [zone, methods] of [
-			["Europe/Paris", ["health", "search"]], // 12:30 in Paris is past: the note is public, its questions asked
-			["UTC", ["health"]], // the daemon's default: 12:30 UTC is to come, the note private
-		] as const) {
+		/** What « Tester cette note » asks the daemon for a note published at 12:30, the owner's health given `zone`. */
+		const asked = async (zone: string | undefined): Promise<string[]> => {
 			daemon((method) => (method === "health" ? { ...healthResult(false), default_visibility: "private", time_zone: zone } : found));
 			calls = [];
-			notices.length = 0;
 			const { app, stub } = await load({ token: "tok" });
 			const leaf = Object.assign(new WorkspaceLeaf(), { loadIfDeferred: async () => undefined });
 			Object.assign(app.workspace, { ensureSideLeaf: async () => leaf });
@@ -448,25 +445,17 @@ describe("plugin glue", () => {
 			app.workspace.activeFile = new TFile("notes/a.md");
 			stub.commands.find((c) => c.id === "test-note")?.checkCallback?.(false);
 			await vi.advanceTimersByTimeAsync(0);
-			expect(calls.map((c) => c.method), zone).toEqual(methods);
-		}
+			return calls.map((c) => c.method);
+		};
+		expect(await asked("Europe/Paris")).toEqual(["health", "search"]); // 12:30 in Paris is past: the note is public, its questions asked
+		expect(await asked("UTC")).toEqual(["health"]); // the daemon's default: 12:30 UTC is to come, the note private
 		// a 3.5 daemon says its default visibility and not its zone: it read the dates where it
 		// ran, which the test's machine zone stands for (12:30 in Paris, 11:30 UTC: past at noon
 		// UTC, the questions asked, where UTC would hold the note back)
 		const before = process.env.TZ;
 		process.env.TZ = "Europe/Paris";
 		try {
-			daemon((method) => (method === "health" ? { ...healthResult(false), default_visibility: "private" } : found));
-			calls = [];
-			const { app, stub } = await load({ token: "tok" });
-			const leaf = Object.assign(new WorkspaceLeaf(), { loadIfDeferred: async () => undefined });
-			Object.assign(app.workspace, { ensureSideLeaf: async () => leaf });
-			const frontmatter = { visibility: "public", publishDate: "2026-12-07T12:30:00", answers: ["c'est quoi A ?"] };
-			Object.assign(app.metadataCache, { getFileCache: () => ({ frontmatter }) });
-			app.workspace.activeFile = new TFile("notes/a.md");
-			stub.commands.find((c) => c.id === "test-note")?.checkCallback?.(false);
-			await vi.advanceTimersByTimeAsync(0);
-			expect(calls.map((c) => c.method)).toEqual(["health", "search"]);
+			expect(await asked(undefined)).toEqual(["health", "search"]);
 		} finally {
 			if (before === undefined) delete process.env.TZ;
 			else process.env.TZ = before;
