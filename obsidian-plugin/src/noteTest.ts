@@ -268,7 +268,11 @@ function proseLines(body: string): string[] {
  * the cursor) keeps it private, as the daemon reads it (retrieval/vault.py
  * `_lower_block_keeps_private`), or null. */
 function lowerReason(text: string, now: number, zone: string): string | null {
-	const shown = text.replace(TOP_FRONTMATTER, "").replace(/%%[\s\S]*?%%|<!--[\s\S]*?-->/g, ""); // what the author hid is read by no one
+	// line ends as the daemon reads them (a file saved on Windows); what the author hid is read by no one
+	const shown = text
+		.replace(/\r\n?/g, "\n")
+		.replace(TOP_FRONTMATTER, "")
+		.replace(/%%[\s\S]*?%%|<!--[\s\S]*?-->/g, "");
 	const lines = proseLines(shown);
 	for (let i = 0; i < lines.length; i++) {
 		if (!RULE.test(lines[i])) continue;

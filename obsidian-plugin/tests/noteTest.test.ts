@@ -228,6 +228,11 @@ describe("frontmatter reading", () => {
 		}
 	});
 
+	it("reads a properties block lower in a note saved with Windows line ends as the daemon does", () => {
+		const text = "---\r\nvisibility: public\r\n---\r\nTexte.\r\n\r\n---\r\nvisibility: private\r\n---\r\nSuite.\r\n";
+		expect(privateReason({ visibility: "public" }, false, text)).toBe(NOTE_TEST.lowerBlock("visibility: private"));
+	});
+
 	it("reads a note's dates as the daemon does, in each zone (shared-protocol/cases/dates.json)", () => {
 		for (const { value, zone, utc } of DATE_CASES) {
 			expect(dateInstant(value, zone), `${value} in ${zone}`).toBe(utc === null ? null : Date.parse(utc));
