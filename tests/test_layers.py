@@ -24,6 +24,7 @@ LAYERS = {
     "_imports": 0,
     "_terminal": 0,
     "_urls": 0,
+    "_zones": 0,
     "_config": 1,
     "retrieval": 2,
     "store": 3,

@@ -90,7 +90,7 @@ def test_the_settings_load_without_the_retriever():
     )
     loaded = ast.literal_eval(printed_by(code))
     assert "grasbot.retrieval.search" not in loaded
-    assert loaded == ["grasbot._config", "grasbot._exceptions", "grasbot._urls", "grasbot._version"]
+    assert loaded == ["grasbot._config", "grasbot._exceptions", "grasbot._urls", "grasbot._version", "grasbot._zones"]
 
 
 def test_a_daemons_start_imports_neither_grasbot_eval_nor_the_alias_suggestions():

@@ -20,6 +20,7 @@ from typing import Any
 
 from ._exceptions import ConfigError
 from ._urls import FIELDS, Page, fold_type, page_url, template_for, template_problem
+from ._zones import zone_named
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED_VAULT = _PACKAGE_DIR.parent.parent / "vault-grasbot"
@@ -244,8 +245,6 @@ class Settings:
         if self.default_visibility not in ("public", "private"):
             raise ConfigError(f"GRASBOT_DEFAULT_VISIBILITY doit être 'public' ou 'private', pas {self.default_visibility!r}")
         try:
-            from .retrieval.vault import zone_named
-
             zone_named(self.time_zone)
         except (ValueError, KeyError):  # ZoneInfoNotFoundError is a KeyError
             raise ConfigError(

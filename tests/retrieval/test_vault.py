@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from grasbot._config import Settings
 from grasbot._exceptions import VaultError
+from grasbot._zones import zone_named
 from grasbot.retrieval import vault as _vault
 from grasbot.retrieval.frontmatter import TEXT_FIELDS
 from grasbot.retrieval.links import _HTML_LINK, _MD_LINK, rewrite_links
@@ -1914,7 +1915,7 @@ def test_the_shared_date_cases():
     import json
 
     cases = json.loads((Path(__file__).resolve().parents[2] / "shared-protocol" / "cases" / "dates.json").read_text(encoding="utf-8"))["cases"]
-    got = [_vault._instant(case["value"], _vault.zone_named(case["zone"])) for case in cases]
+    got = [_vault._instant(case["value"], zone_named(case["zone"])) for case in cases]
     assert got == [None if case["utc"] is None else datetime.fromisoformat(case["utc"]).timestamp() for case in cases]
 
 

@@ -19,16 +19,16 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, tzinfo
+from datetime import date, datetime, tzinfo
 from pathlib import Path, PurePosixPath
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import frontmatter
 import yaml
 
 from .._exceptions import VaultError
 from .._urls import Page, own_pages, page_url, site_page, template_for
+from .._zones import zone_named
 from .analysis import fold, slugify
 from .frontmatter import TEXT_FIELDS, FrontmatterTooLarge, keys_written, load_frontmatter
 from .links import Link, links_in, md_links_in
@@ -661,19 +661,6 @@ _DATE_EXAMPLE = "2026-05-01, 2026-05-01T09:00:00+02:00"
 def _now() -> float:
     """The time the dates of a note are read against (a function: tests set it)."""
     return time.time()
-
-
-@functools.cache
-def zone_named(name: str) -> tzinfo | None:
-    """The zone GRASBOT_TIME_ZONE names: None for `local` (Python reads a time without its
-    offset where the machine is), UTC without the system's zone database, else the database's
-    (`Europe/Paris`). Raises ValueError, or ZoneInfoNotFoundError (a KeyError), for a name
-    that is no zone here."""
-    if name.strip().lower() == "local":
-        return None
-    if name.strip().upper() in ("UTC", "ETC/UTC", "Z"):
-        return UTC
-    return ZoneInfo(name.strip())
 
 
 def _instant(value: Any, zone: tzinfo | None) -> float | None:
