@@ -124,8 +124,9 @@ function zoneOffset(instant: number, zone: string): number {
 	return wall - (instant - (((instant % 1000) + 1000) % 1000));
 }
 
-/** The instant a wall-clock time (given as if in UTC) falls at in `zone`, as Python's zoneinfo
- * reads it; null for a zone this runtime does not know. */
+/** The instant a wall-clock time (given as if in UTC) falls at in `zone`, as Hugo (Go's time.Date)
+ * and the daemon (vault.py `_in_zone`) read it, a time the clock skips or repeats too; null for a
+ * zone this runtime does not know. */
 function inZone(wall: number, zone: string): number | null {
 	const low = zone.trim().toLowerCase();
 	if (low === "utc" || low === "etc/utc" || low === "z") return wall;

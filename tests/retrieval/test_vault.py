@@ -1909,6 +1909,33 @@ def test_a_time_zone_said_local_reads_dates_where_the_machine_is(note_writer, mo
     assert load_vault(note_writer.root, VaultOptions(default_public=True)).notes["billet.md"].public
 
 
+def test_a_time_the_clock_repeats_or_skips_is_read_as_hugo_reads_it(note_writer, monkeypatch):
+    """At a change of clock, Hugo (Go's time.Date) reads a time without its offset at the
+    offset the instant it gives falls under: 02:30 on Paris's autumn night is 01:30 UTC, the
+    second 02:30; zoneinfo's first reading, 00:30 UTC, served the note an hour before Hugo
+    published it (and the plugin, which reads it as Hugo, said it was not yet public)."""
+    monkeypatch.setattr(_vault, "_now", lambda: datetime(2026, 10, 25, 1, tzinfo=UTC).timestamp())
+    note_writer("billet.md", "publishDate: 2026-10-25T02:30:00", "Mon texte.")
+    note = load_vault(note_writer.root, VaultOptions(default_public=True, time_zone="Europe/Paris")).notes["billet.md"]
+    assert not note.public
+    assert note.turns == datetime(2026, 10, 25, 1, 30, tzinfo=UTC).timestamp()
+    new_york = _vault.zone_named("America/New_York")
+    assert _vault._instant("2026-03-08T02:30:00", new_york) == datetime(2026, 3, 8, 6, 30, tzinfo=UTC).timestamp()  # skipped: Hugo's 03:30 EDT
+    assert _vault._instant("2026-11-01T01:30:00", new_york) == datetime(2026, 11, 1, 5, 30, tzinfo=UTC).timestamp()  # repeated: the first, as Hugo
+
+
+@pytest.mark.parametrize("zone", ["Europe/Paris", "America/New_York", "Pacific/Kiritimati"])
+def test_a_date_at_either_end_of_the_calendar_is_read_in_any_zone(note_writer, zone):
+    """« never expires » written `9999-12-31T23:59:59`, or Go's zero date `0001-01-01` (what a
+    Hugo template prints for none), read in a zone: the instant a clock change is looked for
+    around fell outside Python's calendar, and OverflowError stopped the whole vault's load."""
+    note_writer("toujours.md", 'visibility: public\nexpiryDate: "9999-12-31T23:59:59"', "Mon texte.")
+    note_writer("zero.md", "visibility: public\npublishDate: 0001-01-01", "Mon texte.")
+    vault = load_vault(note_writer.root, VaultOptions(time_zone=zone))
+    assert [n.public for n in vault.notes.values()] == [True, True]
+    assert not vault.warnings
+
+
 def test_the_shared_date_cases():
     """shared-protocol/cases/dates.json: the instant a note's date falls in each zone, which the
     plugin's « Tester cette note » works out on its own (obsidian-plugin/tests/noteTest.test.ts)."""

@@ -19,7 +19,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -663,19 +663,34 @@ def _now() -> float:
     return time.time()
 
 
+def _in_zone(wall: datetime, zone: tzinfo | None) -> float:
+    """A time without its offset read in `zone` as Hugo reads it (Go's time.Date): at the offset
+    of the wall clock taken as UTC, or, when the instant that gives falls under another offset,
+    at that one. zoneinfo's own reading (fold 0) differs where the clock is skipped or repeated:
+    02:30 on Paris's autumn night is Hugo's 01:30 UTC, zoneinfo's 00:30."""
+    if zone is None:  # `local`: 3.5.0's reading, where the machine is
+        return wall.timestamp()
+    guess = wall.replace(tzinfo=UTC)
+    try:
+        first = guess - (guess.astimezone(zone).utcoffset() or timedelta())
+        return (guess - (first.astimezone(zone).utcoffset() or timedelta())).timestamp()
+    except OverflowError:  # an instant beyond year 1 or 9999 (`9999-12-31T23:59:59`): no clock change there
+        return wall.replace(tzinfo=zone).timestamp()
+
+
 def _instant(value: Any, zone: tzinfo | None) -> float | None:
     """A front matter date as a POSIX time: a YAML date or timestamp, or ISO 8601 text (a date
     alone is its midnight, and a time without its offset is read in `zone`, as Hugo reads it in
-    its site's); None for what is no date (`bientôt`, `2026-13-01`, a list)."""
+    its site's, `_in_zone`); None for what is no date (`bientôt`, `2026-13-01`, a list)."""
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value.strip())
         except ValueError:
             return None
     if isinstance(value, datetime):
-        return (value if value.tzinfo is not None else value.replace(tzinfo=zone)).timestamp()
+        return value.timestamp() if value.tzinfo is not None else _in_zone(value, zone)
     if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=zone).timestamp()
+        return _in_zone(datetime(value.year, value.month, value.day), zone)
     return None
 
 
