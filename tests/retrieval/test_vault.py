@@ -1153,6 +1153,25 @@ def test_a_properties_block_lower_in_the_note_that_says_private_keeps_it_private
     assert not messages(vault.warnings, "regles.md") and not messages(vault.warnings, "exemple.md")
 
 
+def test_an_expiry_date_in_a_lower_block_or_a_late_frontmatter_takes_the_note_back_when_it_comes(note_writer, monkeypatch):
+    """A lower block, or a frontmatter behind a space, whose `expiryDate` is to come left the
+    note public, as it should, but gave no instant its dates change that (`Note.turns`): the
+    daemon never read it again at that instant, and the note stayed served after it expired,
+    until some other reload. Its dates' turn is the note's, as a frontmatter's."""
+    monkeypatch.setattr(_vault, "_now", lambda: NOW)  # 2026-12-07 12:00 UTC
+    soon = datetime(2026, 12, 7, 13, tzinfo=UTC).timestamp()
+    vault = _served_public(
+        note_writer.root,
+        {
+            "offre.md": "---\nvisibility: public\n---\nLe code zorglub.\n\n---\nexpiryDate: 2026-12-07T13:00:00Z\n---\n",
+            "tardive.md": " ---\nvisibility: public\nexpiryDate: 2026-12-07T13:00:00Z\n---\nLe code zorglub.\n",
+        },
+    )
+    assert [(n.public, n.turns) for n in vault.notes.values()] == [(True, soon), (True, soon)]
+    monkeypatch.setattr(_vault, "_now", lambda: soon)
+    assert not any(n.public for n in _served_public(note_writer.root, {}).notes.values())
+
+
 def test_a_frontmatter_behind_spaces_or_invisible_characters_keeps_a_note_private(note_writer):
     """With the default public, a frontmatter that says private but opens behind a space
     (` ---`, a thematic break to Obsidian), a zero-width space, a second byte order mark or a

@@ -830,7 +830,9 @@ def _says_who_reads(key: Any) -> bool:
     return isinstance(key, str) and (key.strip().lower() in _READER_KEYS or _nearly_visibility(key))
 
 
-def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: list[str], *, second: bool = False, zone: str = "UTC") -> bool:
+def _late_frontmatter_keeps_private(
+    text: str, default_public: bool, warnings: list[str], *, second: bool = False, zone: str = "UTC", turns: list[float] | None = None
+) -> bool:
     """A frontmatter after blank lines, spaces or invisible characters, or whose opening `---`
     is followed by invisible characters, is no frontmatter, for Obsidian as here; but when it
     says the note is private, it is kept private (in doubt, private), and the author told.
@@ -861,7 +863,7 @@ def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: l
         return True
     if not isinstance(meta, dict) or not any(str(key).strip().lower() in _FIELDS or _says_who_reads(key) for key in meta):  # a rule, then a heading
         return False
-    if _is_public(meta, m.group("fields"), default_public or second, [], zone=zone):  # a second block's silence says nothing
+    if _is_public(meta, m.group("fields"), default_public or second, [], turns, zone):  # a second block's silence says nothing
         warnings.append(f"{where} : ses champs sont lus comme du texte, pas comme des propriétés ({remove})")
         return False
     warnings.append(f"{where} : ses champs sont lus comme du texte, mais ils gardent la note privée ({remove})")
@@ -873,11 +875,12 @@ def _late_frontmatter_keeps_private(text: str, default_public: bool, warnings: l
 _LOWER_BLOCK = re.compile(r"^---[ \t]*\n(?P<fields>(?:(?!---[ \t]*$)[^\n]*\n){1,50}?)---[ \t]*$", re.MULTILINE)
 
 
-def _lower_block_keeps_private(prose: str, warnings: list[str], zone: str) -> bool:
+def _lower_block_keeps_private(prose: str, warnings: list[str], zone: str, turns: list[float]) -> bool:
     """Whether a properties block lower in the note says it is private: an author who inserted
     a template's `visibility: private` or `draft: true` there saw the note as theirs, and it was
     served. Kept private (in doubt, private: broken YAML that names who may read it too), and the
-    author told; `prose` is the body without its code, where a block is an example, not a field."""
+    author told; `prose` is the body without its code, where a block is an example, not a field.
+    Its dates' next turn goes to `turns`: an expiry date to come takes the note back then."""
     if "---" not in prose:
         return False
     for m in _LOWER_BLOCK.finditer(prose):
@@ -889,7 +892,7 @@ def _lower_block_keeps_private(prose: str, warnings: list[str], zone: str) -> bo
             meta = load_frontmatter(fields)
         except Exception:  # not YAML, but it says who may read the note
             meta = None
-        if isinstance(meta, dict) and _is_public(meta, fields, True, [], zone=zone):
+        if isinstance(meta, dict) and _is_public(meta, fields, True, [], turns, zone):
             continue
         said = _as_written(fields, readers[0], meta.get(readers[0]) if isinstance(meta, dict) else None)
         warnings.append(
@@ -1125,11 +1128,11 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
 
     turns: list[float] = []
     public = _is_public(meta, header, options.default_public, warnings, turns, options.time_zone)
-    if not detected and _late_frontmatter_keeps_private(text, options.default_public, warnings, zone=options.time_zone):
+    if not detected and _late_frontmatter_keeps_private(text, options.default_public, warnings, zone=options.time_zone, turns=turns):
         public = False
-    elif public and detected and _late_frontmatter_keeps_private(body, options.default_public, warnings, second=True, zone=options.time_zone):
+    elif public and detected and _late_frontmatter_keeps_private(body, options.default_public, warnings, second=True, zone=options.time_zone, turns=turns):
         public = False
-    if public and _lower_block_keeps_private(prose, warnings, options.time_zone):
+    if public and _lower_block_keeps_private(prose, warnings, options.time_zone, turns):
         public = False
     if "#" in header:
         warnings.extend(
