@@ -244,6 +244,16 @@ function lateReason(text: string, defaultPublic: boolean | undefined, now: numbe
 
 // Obsidian's properties at the top of a note: the block a lower one is not
 const TOP_FRONTMATTER = /^---[ \t]*\n(?:[\s\S]*?\n)?---[ \t]*(?:\n|$)/;
+// What the author hid, as the daemon reads it (retrieval/markdown.py `_HIDDEN`): code first, where
+// a `%%` is shown, then a comment, one left open running to the end of the note
+const FENCED = String.raw`^ {0,3}(?<ticks>\`{3,})[^\`\n]*$[\s\S]*?^ {0,3}\k<ticks>\`*[ \t]*$|^ {0,3}(?<tildes>~{3,})[^\n]*$[\s\S]*?^ {0,3}\k<tildes>~*[ \t]*$`;
+const SPAN = String.raw`(?<![\\\`])(?<span>\`+)(?!\`)[^\n]*?(?<!\`)\k<span>(?!\`)`;
+const HIDDEN = new RegExp(String.raw`(?<code>${FENCED}|${SPAN})|%%[\s\S]*?(?:%%|(?![\s\S]))|<!--[\s\S]*?(?:-->|(?![\s\S]))`, "gm");
+
+/** `body` without its comments, each one space or one line end as the daemon's `strip_hidden`. */
+function stripHidden(body: string): string {
+	return body.replace(HIDDEN, (covered: string, code: string | undefined) => (code !== undefined ? covered : covered.includes("\n") ? "\n" : " "));
+}
 const RULE = /^---[ \t]*$/;
 
 /** A note's body as the daemon reads its prose for a properties block lower in the note: the
@@ -270,10 +280,7 @@ function proseLines(body: string): string[] {
  * `_lower_block_keeps_private`), or null. */
 function lowerReason(text: string, now: number, zone: string): string | null {
 	// line ends as the daemon reads them (a file saved on Windows); what the author hid is read by no one
-	const shown = text
-		.replace(/\r\n?/g, "\n")
-		.replace(TOP_FRONTMATTER, "")
-		.replace(/%%[\s\S]*?%%|<!--[\s\S]*?-->/g, "");
+	const shown = stripHidden(text.replace(/\r\n?/g, "\n").replace(TOP_FRONTMATTER, ""));
 	const lines = proseLines(shown);
 	for (let i = 0; i < lines.length; i++) {
 		if (!RULE.test(lines[i])) continue;
