@@ -4,6 +4,7 @@ for, or a support address or phone number the model invented, is not shown as th
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -418,6 +419,29 @@ def test_an_accented_latin_domain_or_top_level_domain_is_an_address(said, shown)
     pieces = [filtered.feed(c) for c in said] + [filtered.finish()]  # a character at a time
     assert "".join(pieces) == shown
     assert not any(word in p for p in pieces for word in ("évil", "ÉVIL", "bücher.com", "dépôt", "exemple.café/l", "Café:", "vermögens") if word not in shown)
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("Voir évil.fr/login, bücher.com et exemple.café/x ici.", "Voir (lien retiré), (lien retiré) et (lien retiré) ici."),
+        ("La carte : café.fr/menu et bücher.de.", "La carte : café.fr/menu et bücher.de."),  # the notes' own
+    ],
+)
+def test_an_accented_domain_written_with_combining_accents_is_read_as_composed(said, shown):
+    """An accent typed as a letter and a combining mark (NFD: « e » and U+0301, as a Mac or a
+    visitor's question pasted into the model's writes it) is no word character to `re`: « café.fr/menu »
+    so written reached the visitor whole, « bücher.com » as « bü », « exemple.café/x » as « /x ».
+    Read as NFC reads it, as IDNA does, each is the address it shows; the notes' own, in either
+    writing, stay."""
+    decomposed = unicodedata.normalize("NFD", said)
+    assert decomposed != said
+    known = addresses_in([unicodedata.normalize("NFD", note) for note in LATIN_NOTES])
+    for allowed in (LATIN_KNOWN, known):
+        assert keep_known_addresses(decomposed, allowed) == shown
+        filtered = AddressFilter(allowed)
+        pieces = [filtered.feed(c) for c in decomposed] + [filtered.finish()]  # a character at a time
+        assert "".join(pieces) == shown
 
 
 def test_a_pattern_compiled_at_first_use_copies_and_pickles_as_a_compiled_one():

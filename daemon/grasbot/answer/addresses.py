@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
@@ -356,12 +357,20 @@ def _ssh_key(m: re.Match) -> str:
     return f"ssh:{user or ''}@{host.lower()}/{path}"
 
 
+def _composed(text: str) -> str:
+    """`text` as NFC reads it, as IDNA does: an accent typed as a letter and a combining mark
+    (NFD, « e » and U+0301) is no word character to `re`, so a host that holds one was read as
+    none (« café.fr/menu ») or cut at it (« bü » shown, « cher.de » taken out)."""
+    return text if text.isascii() or unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 def addresses_in(texts: Iterable[str | None]) -> frozenset[str]:
     """The keys of every address the texts hold (the passages the model is shown, the site's pages)."""
     found: set[str] = set()
     for text in texts:
         if not text:
             continue
+        text = _composed(text)
         folded = text.casefold()
         if any(need in folded for need in _AT_WRITTEN):
             for m in EMAIL.finditer(text):  # as written to dodge spam robots: « jean arobase exemple.fr »
@@ -406,7 +415,9 @@ def _said(m: re.Match) -> str | None:
 
 
 def keep_known_addresses(text: str, allowed: frozenset[str]) -> str:
-    """`text` with every address that `allowed` (`addresses_in` of the notes) does not hold taken out."""
+    """`text` with every address that `allowed` (`addresses_in` of the notes) does not hold taken
+    out, read as NFC reads it (`_composed`)."""
+    text = _composed(text)
     return _kept_in(text, allowed, _read_code(text)[0])
 
 
@@ -479,6 +490,7 @@ class AddressFilter:
         return self._shown(self._held, final=True)
 
     def _shown(self, text: str, *, final: bool) -> str:
+        text = _composed(text)  # a combining mark joins the letter held before it: a word is held whole
         whole, at = self._before + text, len(self._before)
         cut = len(whole) if final else at + held_from(text)
         if not final and whole[-1:] in ("`", "~"):  # a last run the next piece may make longer: another code
