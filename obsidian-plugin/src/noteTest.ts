@@ -258,21 +258,27 @@ const RULE = /^---[ \t]*$/;
 
 /** A note's body as the daemon reads its prose for a properties block lower in the note: the
  * lines of code fences, quotes, list items and indented blocks blanked (retrieval/markdown.py
- * `code_in`: an example there is no field). */
+ * `code_in`: an example there is no field). A fence never closed is no fence, as the daemon
+ * reads no code where it cannot be sure of it: its lines are read as any other. */
 function proseLines(body: string): string[] {
-	let fence: string | null = null;
-	return body.split("\n").map((line) => {
-		const marks = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-		if (fence !== null) {
-			if (marks && marks[0] === fence[0] && marks.length >= fence.length && line.trim() === marks) fence = null;
-			return "";
+	const lines = body.split("\n");
+	const marksOf = (line: string): string | undefined => /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+	const out: string[] = [];
+	for (let i = 0; i < lines.length; i++) {
+		const fence = marksOf(lines[i]);
+		const closes = (line: string): boolean => {
+			const marks = marksOf(line);
+			return fence !== undefined && marks !== undefined && marks[0] === fence[0] && marks.length >= fence.length && line.trim() === marks;
+		};
+		const close = fence === undefined ? -1 : lines.findIndex((line, j) => j > i && closes(line));
+		if (close < 0) {
+			out.push(/^(?: {4}|\t|\s*>|\s*(?:[-*+]|\d+[.)])(?:\s|$))/.test(lines[i]) ? "" : lines[i]);
+			continue;
 		}
-		if (marks) {
-			fence = marks;
-			return "";
-		}
-		return /^(?: {4}|\t|\s*>|\s*(?:[-*+]|\d+[.)])(?:\s|$))/.test(line) ? "" : line;
-	});
+		out.push(...lines.slice(i, close + 1).map(() => ""));
+		i = close;
+	}
+	return out;
 }
 
 /** Why a properties block lower in the note (between two `---` lines, a template inserted at
