@@ -444,6 +444,21 @@ def test_an_accented_domain_written_with_combining_accents_is_read_as_composed(s
         assert "".join(pieces) == shown
 
 
+def test_an_accented_domain_whose_top_level_domain_is_capitalised_is_an_address_before_a_path_or_a_port():
+    """A capitalised top-level domain after an accented name was read as a sentence ended
+    without a space (« terminé.La »), even before a path or a port, where no sentence goes on:
+    « Évil-Login.Com/reset », « bücher.De/login » and « évil.Fr:8443 » reached the visitor,
+    while « Evil-Login.Com/reset » was taken out. Before a path or a port they are addresses;
+    alone, a sentence still."""
+    said = "Voir Évil-Login.Com/reset, bücher.De/login ou évil.Fr:8443 ; c'est terminé.La suite, passé.De plus."
+    shown = "Voir (lien retiré), (lien retiré) ou (lien retiré) ; c'est terminé.La suite, passé.De plus."
+    assert keep_known_addresses(said, LATIN_KNOWN) == shown
+    filtered = AddressFilter(LATIN_KNOWN)
+    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]
+    assert "".join(pieces) == shown
+    assert not any(word in p for p in pieces for word in ("Évil", "bücher", "évil"))
+
+
 def test_a_pattern_compiled_at_first_use_copies_and_pickles_as_a_compiled_one():
     """`LazyPattern` reads as the `re.Pattern` it stands for: copied or pickled (a structure that
     holds one deep-copied, a worker process given one), it recursed for ever looking for

@@ -115,12 +115,13 @@ _IDN_HOST = (
 )
 # A name in another script or with an accent (`café.fr`, `bücher.de`, `пример.com`) under a
 # top-level domain in ASCII, in small letters or in capitals: one capitalised after it is a
-# sentence ended without a space (« terminé.La », « passé.De »), and a word in inclusive
+# sentence ended without a space (« terminé.La », « passé.De »), but before a port or a path,
+# where no sentence goes on (« Évil-Login.Com/reset », « évil.Fr:8443 »), and a word in inclusive
 # writing, a name alone before a suffix that is a top-level domain too, is French
 # (« salarié.es », « lycéen.ne », « sérieux.se », « créatif.ve », « créateur.ice »)
 _INCLUSIVE = rf"{_IDN_NAME}\.(?-i:es|ne|se|ve|ice){_HOST_END}(?!{_PORT}|{_PATH_NEXT})"
 _ACCENTED_HOST = (
-    rf"(?=(?-i:[0-9A-Za-z_.-]*+)[^\W\x00-\x7f])(?!{_INCLUSIVE})(?:{_IDN_NAME}\.)+(?!(?-i:[A-Z][a-z]))"
+    rf"(?=(?-i:[0-9A-Za-z_.-]*+)[^\W\x00-\x7f])(?!{_INCLUSIVE})(?:{_IDN_NAME}\.)+(?!(?-i:[A-Z][a-z])[\w-]*+(?!{_PORT}|{_PATH_NEXT}))"
     rf"(?:(?:{_HOST_TLD}){_HOST_END}(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD}){_PATH_NEXT}{_PATH})"
 )
 # An IP address with a port (`203.0.113.5:8080`) or a path, but a network's prefix length
