@@ -459,6 +459,18 @@ def test_an_accented_domain_whose_top_level_domain_is_capitalised_is_an_address_
     assert not any(word in p for p in pieces for word in ("Évil", "bücher", "évil"))
 
 
+def test_a_name_outside_ascii_under_a_top_level_domain_as_idna_writes_it_is_an_address():
+    """« évil.xn--p1ai/login » or « пример.xn--p1ai » (the top-level domain « рф » as IDNA writes
+    it) reached the visitor, where « évil.рф », « пример.com » and « xn--e1afmkfd.xn--p1ai »
+    were taken out: a name outside ASCII was read under a top-level domain in ASCII letters
+    only, not one in IDNA's ASCII."""
+    said = "Voir évil.xn--p1ai/login, пример.xn--p1ai et ÉVIL.XN--P1AI ici."
+    shown = "Voir (lien retiré), (lien retiré) et (lien retiré) ici."
+    assert keep_known_addresses(said, LATIN_KNOWN) == shown
+    filtered = AddressFilter(LATIN_KNOWN)
+    assert "".join([filtered.feed(c) for c in said] + [filtered.finish()]) == shown
+
+
 def test_a_pattern_compiled_at_first_use_copies_and_pickles_as_a_compiled_one():
     """`LazyPattern` reads as the `re.Pattern` it stands for: copied or pickled (a structure that
     holds one deep-copied, a worker process given one), it recursed for ever looking for

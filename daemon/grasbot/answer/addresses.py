@@ -114,7 +114,7 @@ _IDN_HOST = (
     rf"|{_LATIN_TLD}{_HOST_END}(?:{_PORT}(?:{_PATH})?|{_PATH_NEXT}{_PATH}))"
 )
 # A name in another script or with an accent (`café.fr`, `bücher.de`, `пример.com`) under a
-# top-level domain in ASCII, in small letters or in capitals: one capitalised after it is a
+# top-level domain in ASCII (`пример.xn--p1ai`, as IDNA writes `рф`, too), in small letters or in capitals: one capitalised after it is a
 # sentence ended without a space (« terminé.La », « passé.De »), but before a port or a path,
 # where no sentence goes on (« Évil-Login.Com/reset », « évil.Fr:8443 »), and a word in inclusive
 # writing, a name alone before a suffix that is a top-level domain too, is French
@@ -122,7 +122,7 @@ _IDN_HOST = (
 _INCLUSIVE = rf"{_IDN_NAME}\.(?-i:es|ne|se|ve|ice){_HOST_END}(?!{_PORT}|{_PATH_NEXT})"
 _ACCENTED_HOST = (
     rf"(?=(?-i:[0-9A-Za-z_.-]*+)[^\W\x00-\x7f])(?!{_INCLUSIVE})(?:{_IDN_NAME}\.)+(?!(?-i:[A-Z][a-z])[\w-]*+(?!{_PORT}|{_PATH_NEXT}))"
-    rf"(?:(?:{_HOST_TLD}){_HOST_END}(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD}){_PATH_NEXT}{_PATH})"
+    rf"(?:(?:{_HOST_TLD}|xn--[a-z0-9-]{{1,59}}){_HOST_END}(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD}){_PATH_NEXT}{_PATH})"
 )
 # An IP address with a port (`203.0.113.5:8080`) or a path, but a network's prefix length
 # (`10.0.0.0/24`); alone, it is as often a version (`1.2.3.4`), and stays
