@@ -107,6 +107,15 @@ export const EXPIRY_DATE_KEYS = ["expirydate", "unpublishdate"] as const;
  * fraction optional) and its offset. */
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
+/** `Date.UTC`, but a year before 100 is that year (`Date.UTC` reads 0-99 as 1900-1999: Go's zero
+ * date `0001-01-01` was 1901, no date at all to the check that follows). */
+function utcTime(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, millis = 0): number {
+	const time = new Date(0);
+	time.setUTCFullYear(year, month, day);
+	time.setUTCHours(hour, minute, second, millis);
+	return time.getTime();
+}
+
 /** Milliseconds from UTC to the wall clock of the IANA zone `zone` at `instant`. */
 function zoneOffset(instant: number, zone: string): number {
 	const parts = new Intl.DateTimeFormat("en-US", {
@@ -120,7 +129,7 @@ function zoneOffset(instant: number, zone: string): number {
 		second: "numeric",
 	}).formatToParts(new Date(instant));
 	const part = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
-	const wall = Date.UTC(part("year"), part("month") - 1, part("day"), part("hour"), part("minute"), part("second"));
+	const wall = utcTime(part("year"), part("month") - 1, part("day"), part("hour"), part("minute"), part("second"));
 	return wall - (instant - (((instant % 1000) + 1000) % 1000));
 }
 
@@ -154,7 +163,7 @@ export function dateInstant(value: unknown, zone = "UTC"): number | null {
 	const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0));
 	const millis = Number((m[7] ?? "").padEnd(3, "0").slice(0, 3));
 	if (hour > 23 || minute > 59 || second > 59) return null;
-	const wall = Date.UTC(year, month - 1, day, hour, minute, second, millis);
+	const wall = utcTime(year, month - 1, day, hour, minute, second, millis);
 	const check = new Date(wall);
 	if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return null; // 2026-02-30
 	const offset = m[8];
