@@ -678,11 +678,20 @@ def _in_zone(wall: datetime, zone: tzinfo | None) -> float:
         return wall.replace(tzinfo=zone).timestamp()
 
 
+# A date as text, and maybe its time (hours and minutes at least) and offset: what « Tester cette
+# note » reads too (noteTest.ts `ISO_DATE`); Python reads more (`2026-05-01T09`, `20260501`,
+# `2026-W18-5`), which Hugo reads as no date, and the plugin said private what was served
+_ISO_INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,6})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?", re.ASCII)
+
+
 def _instant(value: Any, zone: tzinfo | None) -> float | None:
-    """A front matter date as a POSIX time: a YAML date or timestamp, or ISO 8601 text (a date
-    alone is its midnight, and a time without its offset is read in `zone`, as Hugo reads it in
-    its site's, `_in_zone`); None for what is no date (`bientôt`, `2026-13-01`, a list)."""
+    """A front matter date as a POSIX time: a YAML date or timestamp, or ISO 8601 text
+    (`_ISO_INSTANT`: a date alone is its midnight, and a time without its offset is read in
+    `zone`, as Hugo reads it in its site's, `_in_zone`); None for what is no date (`bientôt`,
+    `2026-13-01`, `2026-W18-5`, a list)."""
     if isinstance(value, str):
+        if _ISO_INSTANT.fullmatch(value.strip()) is None:
+            return None
         try:
             value = datetime.fromisoformat(value.strip())
         except ValueError:
