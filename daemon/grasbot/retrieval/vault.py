@@ -668,14 +668,14 @@ def _in_zone(wall: datetime, zone: tzinfo | None) -> float:
     of the wall clock taken as UTC, or, when the instant that gives falls under another offset,
     at that one. zoneinfo's own reading (fold 0) differs where the clock is skipped or repeated:
     02:30 on Paris's autumn night is Hugo's 01:30 UTC, zoneinfo's 00:30."""
-    if zone is None:  # `local`: 3.5.0's reading, where the machine is
-        return wall.timestamp()
     guess = wall.replace(tzinfo=UTC)
     try:
+        if zone is None:  # `local`: 3.5.0's reading, where the machine is
+            return wall.timestamp()
         first = guess - (guess.astimezone(zone).utcoffset() or timedelta())
         return (guess - (first.astimezone(zone).utcoffset() or timedelta())).timestamp()
-    except OverflowError:  # an instant beyond year 1 or 9999 (`9999-12-31T23:59:59`): no clock change there
-        return wall.replace(tzinfo=zone).timestamp()
+    except (OverflowError, ValueError):  # an instant beyond year 1 or 9999 (`0001-01-01`): no clock change there
+        return wall.replace(tzinfo=zone or UTC).timestamp()
 
 
 # A date as text, and maybe its time (hours and minutes at least) and offset: what « Tester cette
