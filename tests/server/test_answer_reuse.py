@@ -80,7 +80,7 @@ def test_the_cache_is_bounded_and_bound_to_one_snapshot():
     cache.forget(one)
     for i in range(3):
         cache.put(one, k[i], {"i": i}, pace=reuse.Pace(i, 2 * i))
-    assert cache.get(one, k[0]) is None and cache.get(one, k[2]) == ({"i": 2}, (2, 4)) and len(cache) == 2  # the oldest went, with its pace
+    assert cache.get(one, k[0]) is None and cache.get(one, k[2]) == ({"i": 2}, (2, 4, 0)) and len(cache) == 2  # the oldest went, with its pace
     cache.forget(two)
     assert cache.get(two, k[2]) is None
     cache.put(one, k[5], {"i": 5})  # an answer written on the old version, finishing after the reload
@@ -174,6 +174,22 @@ async def test_a_kept_answer_reaches_a_visitor_as_late_as_its_writing_did(start_
     preview = await (await client.get("/ask", params={"q": Q}, headers=OWNER)).json()
     assert preview["reused"] is True and sleeps == []  # the owner's preview, at once
     assert len(standin_ollama.requests) == 1
+
+
+async def test_a_kept_answer_is_replayed_in_as_many_tokens_as_its_writing_streamed(start_daemon, standin_ollama, monkeypatch):
+    """A kept answer came 48 characters a token, where the model's stream gives a word or less
+    a token: a visitor who read the stream's events (the page's own script, or the network
+    tab) told a kept answer at a glance, and so that the question had been asked before,
+    whatever its pace. It is cut in as many pieces as its writing streamed, each about as long."""
+    reply = " ".join([REPLY] * 4)
+    standin_ollama.script(reply, chunks=80, chunk_delay=0.01)
+    client = await start(start_daemon, standin_ollama.url)
+    written = [data["text"] for name, data in await stream(client) if name == "token"]
+    _sleeps(monkeypatch)
+    replayed = [data["text"] for name, data in await stream(client) if name == "token"]
+    assert "".join(replayed) == "".join(written) and len(standin_ollama.requests) == 1
+    assert len(written) / 2 <= len(replayed) <= 2 * len(written), (len(written), len(replayed))
+    assert sorted(map(len, replayed))[len(replayed) // 2] <= 2 * sorted(map(len, written))[len(written) // 2]  # the median token
 
 
 async def test_a_visitor_who_leaves_a_replayed_answer_ends_its_replay(start_daemon, standin_ollama, monkeypatch):

@@ -25,6 +25,7 @@ pace (`replayed`), without the model.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 import time
 import unicodedata
@@ -53,10 +54,12 @@ _sleep = asyncio.sleep  # what a replay waits with (a test's clock)
 
 class Pace(NamedTuple):
     """When an answer's first piece came and when its last did, in seconds from when its
-    generation was asked for (its wait for a slot included): what its writing showed a visitor."""
+    generation was asked for (its wait for a slot included), and how many pieces it came in
+    (0: not known): what its writing showed a visitor."""
 
     first: float = 0.0
     total: float = 0.0
+    pieces: int = 0
 
 
 AT_ONCE = Pace()  # an answer whose writing's pace is not known: given at once
@@ -72,8 +75,11 @@ class Kept(NamedTuple):
 async def replayed(text: str, pace: Pace | None) -> AsyncGenerator[str, None]:
     """A kept answer's `replay_pieces`, the first as late as its writing's first piece, the others
     spread until its end, then a last wait to that end; at once when `pace` is None (the
-    owner's preview). A visitor given it at once knew the question had been asked before."""
-    pieces = list(replay_pieces(text))
+    owner's preview). A visitor given it at once knew the question had been asked before, and
+    one given it in pieces of `REPLAY_PIECE` characters, where the model streams a word or less
+    a piece, knew it too: it comes in as many pieces as its writing did (`Pace.pieces`), of
+    whole words as a stream shows them."""
+    pieces = list(replay_pieces(text) if pace is None or not pace.pieces else _cut(text, pace.pieces))
     step = max(0.0, pace.total - pace.first) / len(pieces) if pace is not None and pieces else 0.0
     if pace is not None:
         await _sleep(pace.first)
@@ -89,6 +95,18 @@ async def waited(text: str, pace: Pace) -> None:
     """As long as `replayed` takes: a kept answer given whole (/ask) comes when its stream would end."""
     async for _ in replayed(text, pace):
         pass
+
+
+_WORD = re.compile(r"\S+\s*|\s+")
+
+
+def _cut(text: str, count: int) -> Iterator[str]:
+    """`text` in `count` pieces of whole words, about as many words each (one a piece when it
+    holds fewer words: a stream shows a word once the next piece ends it): joined, `text`."""
+    words = _WORD.findall(text)
+    count = min(count, len(words)) or 1
+    bounds = [round(i * len(words) / count) for i in range(count + 1)]
+    return ("".join(words[start:end]) for start, end in itertools.pairwise(bounds) if end > start)
 
 
 def replay_pieces(text: str, size: int = REPLAY_PIECE) -> Iterator[str]:
@@ -199,7 +217,7 @@ class Flight:
         """The pace it was written at, once finished (`Pace`)."""
         ended = self._ended if self._ended is not None else time.monotonic()
         first = self._times[0] if self._times else ended
-        return Pace(first - self._started, ended - self._started)
+        return Pace(first - self._started, ended - self._started, len(self.pieces))
 
     async def run(self, source: AsyncIterator[object]) -> None:
         try:
