@@ -80,7 +80,8 @@ def _code_fingerprint() -> str:
         "vault.py",
     ):
         h.update((retrieval / name).read_bytes())
-    for name in ("_exceptions.py", "_urls.py"):  # what they import from the package: a site's page masked (`mentions._pages`)
+    # what they import from the package: a site's page masked (`mentions._pages`), the zone a date is read in
+    for name in ("_exceptions.py", "_urls.py", "_zones.py"):
         h.update((retrieval.parent / name).read_bytes())
     h.update(repr((__version__, getattr(Stemmer, "__version__", "?"), _NOTE_FIELDS)).encode())
     return h.hexdigest()
