@@ -19,6 +19,7 @@ import unicodedata
 from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from ._config import Settings
 from ._exceptions import AnswerUnused, EmbeddingError, LLMError, QueryError, VaultError
@@ -95,6 +96,14 @@ class Snapshot:
 
     def index(self, audience: str) -> Index:
         return self.indexes[audience]
+
+
+class _Joined(NamedTuple):
+    """An answer being written that a question reads (`GrasBot._flight`)."""
+
+    flight: Flight
+    shared: bool  # another question started it: `reused`, and given a visitor at its pace
+    reader: AsyncGenerator[object, None]  # this question's `Flight.follow`, once
 
 
 @dataclass(frozen=True)
@@ -1064,7 +1073,7 @@ class GrasBot:
         try:
             joined = self._flight(prompt, snapshot, key, owner)
             if joined is not None:
-                said = "".join([piece async for piece in joined[0].follow(paced=joined[1] and not owner) if isinstance(piece, str)]).strip()
+                said = "".join([piece async for piece in joined.reader if isinstance(piece, str)]).strip()
             else:
                 said = await self.admission.generate(prompt.messages, owner=owner)
             self._check_current(snapshot, result, audience)
@@ -1105,7 +1114,7 @@ class GrasBot:
         shown = CitationFilter(prompt.notes, prompt.addresses)  # the tokens say what `done` will: no slug nor address it drops
         checked = snapshot  # the vault version the answer was last found to quote as it reads
         joined = self._flight(prompt, snapshot, key, owner)
-        source = joined[0].follow(paced=joined[1] and not owner) if joined is not None else self.admission.stream(prompt.messages, owner=owner)
+        source = joined.reader if joined is not None else self.admission.stream(prompt.messages, owner=owner)
         try:
             async with contextlib.aclosing(source) as items:
                 async for piece in items:
@@ -1126,15 +1135,16 @@ class GrasBot:
             return
         yield "done", self._written(result, text, snapshot, key, owner, joined)
 
-    def _flight(self, prompt, snapshot: Snapshot, key: tuple | None, owner: bool) -> tuple[Flight, bool] | None:
+    def _flight(self, prompt, snapshot: Snapshot, key: tuple | None, owner: bool) -> _Joined | None:
         """A first question's answer, shared with whoever asks it meanwhile (answer.reuse.Flights):
-        the flight this visitor reads (`follow`, once), and whether another visitor's question
-        started it. None when it is not shared: a follow-up (`key` None), or reuse off."""
+        the flight, whether another visitor's question started it, and this question's reader of
+        it (paced for a visitor who joined it). None when it is not shared: a follow-up (`key`
+        None), or reuse off."""
         if key is None or self.answers.size <= 0:
             return None
         asker = "owner" if owner else key[1]  # what /health counts it under
         flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner), audience=asker)
-        return flight, not started
+        return _Joined(flight, not started, flight.follow(paced=not started and not owner))
 
     def _check_current(self, snapshot: Snapshot, result: SearchResult, audience: str, checked: Snapshot | None = None) -> Snapshot:
         """Raise _Outdated when a reload since `snapshot` took a note from the audience (made
@@ -1174,15 +1184,15 @@ class GrasBot:
         quoted = replace(result, sources=tuple(replace(s, passages=tuple(p for p in s.passages if p in said.quoted)) for s in result.sources))
         return self._payload(quoted, said.text, None, None if busy else str(why), busy=busy)
 
-    def _written(self, result: SearchResult, text: str, snapshot: Snapshot, key: tuple | None, owner: bool, joined: tuple[Flight, bool] | None) -> dict:
+    def _written(self, result: SearchResult, text: str, snapshot: Snapshot, key: tuple | None, owner: bool, joined: _Joined | None) -> dict:
         """The model's answer, kept for reuse when it answers a first question (among the
         owner's answers when the owner asked), with the pace its flight was written at.
         `joined` (`_flight`): shared, it was being written for another visitor asking the
         same (`reused`, as a kept one)."""
         payload = self._payload(result, text, self.settings.llm_model, None)
         if key is not None:
-            self.answers.put(snapshot, key, payload, owner=owner, pace=joined[0].pace if joined is not None else AT_ONCE)
-        return {**payload, "reused": True} if joined is not None and joined[1] else payload
+            self.answers.put(snapshot, key, payload, owner=owner, pace=joined.flight.pace if joined is not None else AT_ONCE)
+        return {**payload, "reused": True} if joined is not None and joined.shared else payload
 
     # ---- the vault's life
 
