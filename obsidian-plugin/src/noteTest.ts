@@ -105,7 +105,7 @@ export const EXPIRY_DATE_KEYS = ["expirydate", "unpublishdate"] as const;
 
 /** ISO 8601 as the daemon reads a note's dates: a date, then maybe a time (seconds and their
  * fraction optional) and its offset. */
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6}))?)?(Z|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
 
 /** `Date.UTC`, but a year before 100 is that year (`Date.UTC` reads 0-99 as 1900-1999: Go's zero
  * date `0001-01-01` was 1901, no date at all to the check that follows). */
@@ -166,12 +166,11 @@ export function dateInstant(value: unknown, zone = "UTC"): number | null {
 	const wall = utcTime(year, month - 1, day, hour, minute, second, millis);
 	const check = new Date(wall);
 	if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return null; // 2026-02-30
-	const offset = m[8];
+	const [offset, sign, hours, minutes] = [m[8], m[9], Number(m[10]), Number(m[11] ?? 0)];
 	if (offset === undefined) return inZone(wall, zone);
 	if (offset === "Z") return wall;
-	const [, sign, hours, minutes] = /^([+-])(\d{2}):?(\d{2})?$/.exec(offset) ?? [];
-	const shift = Number(hours) * 60 + Number(minutes ?? 0);
-	if (Number(hours) > 23 || Number(minutes ?? 0) > 59) return null;
+	if (hours > 23 || minutes > 59) return null;
+	const shift = hours * 60 + minutes;
 	return wall - (sign === "-" ? -shift : shift) * 60_000;
 }
 
@@ -226,11 +225,12 @@ const READER_LINE = /^[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_.-]*(?: +[\p{L}\p{N}_.-]+)
 // the keys the daemon reads (retrieval/vault.py `_FIELDS`): a frontmatter with none of them is text to it
 const KNOWN_KEYS = ["visibility", "priority", "title", "slug", "type", "source", "updated", "domains", "tags", "aliases", "answers", "linked", "related"];
 
-/** Whether a key says who may read the note, as the daemon's `_says_who_reads` (its `_READER_KEYS`: Hugo's dates too). */
+// the keys that say who may read a note (retrieval/vault.py `_READER_KEYS`: Hugo's dates too)
+const READER_KEYS: readonly string[] = ["visibility", ...PUBLISH_KEYS, ...HIDING_KEYS, ...PUBLISH_DATE_KEYS, ...EXPIRY_DATE_KEYS];
+
+/** Whether a key says who may read the note, as the daemon's `_says_who_reads`. */
 function saysWhoReads(key: string): boolean {
-	const low = key.trim().toLowerCase();
-	const readers: readonly string[] = ["visibility", ...PUBLISH_KEYS, ...HIDING_KEYS, ...PUBLISH_DATE_KEYS, ...EXPIRY_DATE_KEYS];
-	return readers.includes(low) || nearlyVisibility(key);
+	return READER_KEYS.includes(key.trim().toLowerCase()) || nearlyVisibility(key);
 }
 
 /** Why a frontmatter written after blank lines, spaces or an invisible character keeps the note

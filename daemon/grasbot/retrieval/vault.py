@@ -668,10 +668,10 @@ def _in_zone(wall: datetime, zone: tzinfo | None) -> float:
     of the wall clock taken as UTC, or, when the instant that gives falls under another offset,
     at that one. zoneinfo's own reading (fold 0) differs where the clock is skipped or repeated:
     02:30 on Paris's autumn night is Hugo's 01:30 UTC, zoneinfo's 00:30."""
-    guess = wall.replace(tzinfo=UTC)
     try:
         if zone is None:  # `local`: 3.5.0's reading, where the machine is
             return wall.timestamp()
+        guess = wall.replace(tzinfo=UTC)
         first = guess - (guess.astimezone(zone).utcoffset() or timedelta())
         return (guess - (first.astimezone(zone).utcoffset() or timedelta())).timestamp()
     except (OverflowError, ValueError):  # an instant beyond year 1 or 9999 (`0001-01-01`): no clock change there
