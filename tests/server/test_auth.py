@@ -361,28 +361,25 @@ def test_serve_refuses_a_token_file_others_can_read(note_writer, tmp_path):
     assert out == ""
 
 
-@pytest.mark.parametrize("default", ["private", "public"])
-async def test_the_owners_health_says_the_default_visibility_a_visitors_does_not(start_daemon, default):
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("default_visibility", "private"),
+        ("default_visibility", "public"),
+        ("time_zone", "UTC"),
+        ("time_zone", "Europe/Paris"),
+        ("time_zone", "local"),
+    ],
+)
+async def test_the_owners_health_says_how_notes_are_read_a_visitors_does_not(start_daemon, setting, value):
     """The plugin's « Tester cette note » says whether visitors see a note with no `visibility`
-    from the owner's health: the daemon's --default-visibility. A visitor is not told how the
-    owner's notes are kept."""
-    client = await start_daemon(token=TOKEN, default_visibility=default)
+    (the daemon's --default-visibility), and reads a note's publish and expiry dates in the zone
+    the daemon reads them in (GRASBOT_TIME_ZONE), from the owner's health. A visitor is not told
+    how the owner's notes are kept."""
+    client = await start_daemon(token=TOKEN, **{setting: value})
     owner = (await rpc(client, "health", None, headers={"Authorization": f"Bearer {TOKEN}"}))["result"]
-    assert owner["default_visibility"] == default
-    assert (await (await client.get("/health", headers={"Authorization": f"Bearer {TOKEN}"})).json())["default_visibility"] == default
+    assert owner[setting] == value
+    assert (await (await client.get("/health", headers={"Authorization": f"Bearer {TOKEN}"})).json())[setting] == value
     for headers in ({}, {"Authorization": "Bearer an-old-token-0123456789"}):
-        assert "default_visibility" not in (await rpc(client, "health", None, headers=headers))["result"], headers
-        assert "default_visibility" not in await (await client.get("/health", headers=headers)).json(), headers  # the site's GET /health
-
-
-@pytest.mark.parametrize("zone", ["UTC", "Europe/Paris", "local"])
-async def test_the_owners_health_says_where_dates_are_read_a_visitors_does_not(start_daemon, zone):
-    """The plugin reads a note's publish and expiry dates again to say why a note is held back:
-    in the zone the daemon reads them in (GRASBOT_TIME_ZONE), which only the owner is told."""
-    client = await start_daemon(token=TOKEN, time_zone=zone)
-    owner = (await rpc(client, "health", None, headers={"Authorization": f"Bearer {TOKEN}"}))["result"]
-    assert owner["time_zone"] == zone
-    assert (await (await client.get("/health", headers={"Authorization": f"Bearer {TOKEN}"})).json())["time_zone"] == zone
-    for headers in ({}, {"Authorization": "Bearer an-old-token-0123456789"}):
-        assert "time_zone" not in (await rpc(client, "health", None, headers=headers))["result"], headers
-        assert "time_zone" not in await (await client.get("/health", headers=headers)).json(), headers
+        assert setting not in (await rpc(client, "health", None, headers=headers))["result"], headers
+        assert setting not in await (await client.get("/health", headers=headers)).json(), headers  # the site's GET /health
