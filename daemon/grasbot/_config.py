@@ -20,7 +20,7 @@ from typing import Any
 
 from ._exceptions import ConfigError
 from ._urls import FIELDS, Page, fold_type, page_url, template_for, template_problem
-from ._zones import zone_named
+from ._zones import NotIanaName, zone_named
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED_VAULT = _PACKAGE_DIR.parent.parent / "vault-grasbot"
@@ -246,6 +246,12 @@ class Settings:
             raise ConfigError(f"GRASBOT_DEFAULT_VISIBILITY doit être 'public' ou 'private', pas {self.default_visibility!r}")
         try:
             zone_named(self.time_zone)
+        except NotIanaName as exc:
+            raise ConfigError(
+                f"GRASBOT_TIME_ZONE : {self.time_zone!r} n'est pas un nom IANA mais un fichier de la base des fuseaux de cette machine, "
+                "où le module Obsidian (« Tester cette note ») ne lirait aucune date : "
+                + (f"écrivez {exc.instead}" if exc.instead else "UTC, local ou un nom IANA comme Europe/Paris")
+            ) from None
         except (ValueError, KeyError):  # ZoneInfoNotFoundError is a KeyError
             raise ConfigError(
                 f"GRASBOT_TIME_ZONE : {self.time_zone!r} n'est pas un fuseau horaire que connaît cette machine : "

@@ -1982,6 +1982,35 @@ def test_a_time_zone_this_machine_does_not_know_stops_the_daemon_naming_it(name)
 
 
 @pytest.mark.parametrize(
+    ("name", "instead"),
+    [
+        ("posix/Europe/Paris", "Europe/Paris"),
+        ("right/Europe/Paris", "Europe/Paris"),  # a clock that counts leap seconds, 27 s behind
+        ("posix/UTC", "UTC"),
+        ("Factory", None),
+        ("localtime", None),
+        ("posixrules", None),
+    ],
+)
+def test_a_zone_file_that_is_no_iana_name_stops_the_daemon_naming_it(name, instead):
+    """Python reads every file of the machine's zone database, Intl (where « Tester cette note »
+    reads a note's dates, in the zone the owner's /health gives) IANA's names only: with
+    `posix/Europe/Paris` the daemon read dates in Paris and the plugin read none, telling the
+    author of every dated note that it was private. Refused at start, the name to write said."""
+    from grasbot._exceptions import ConfigError
+
+    if instead is None:
+        said = "UTC, local ou un nom IANA comme Europe/Paris"
+    else:
+        said = f"écrivez {instead}"
+    with pytest.raises(ConfigError, match=re.escape(f"GRASBOT_TIME_ZONE : {name!r} n'est pas un nom IANA")) as refused:
+        Settings.load(env={"GRASBOT_TIME_ZONE": name})
+    assert said in str(refused.value)
+    with pytest.raises(ValueError):
+        VaultOptions(time_zone=name)
+
+
+@pytest.mark.parametrize(
     "header",
     [
         'visibility: private\n"visibility": public',  # a key quoted, as JSON writes it
