@@ -211,6 +211,10 @@ export const NOTE_TEST = {
 		`Les propriétés de la note viennent après des lignes vides, des espaces ou des caractères invisibles : Obsidian et le démon les lisent comme du texte, mais elles gardent la note privée. ${reason} Supprimez ce qui précède le --- d'ouverture.`,
 	lateBroken:
 		"Les propriétés de la note viennent après des lignes vides, des espaces ou des caractères invisibles, et leur YAML est invalide : elles disent qui peut lire la note, ce qui la garde privée. Supprimez ce qui précède le --- d'ouverture, puis corrigez le YAML.",
+	secondKeeps: (reason: string) =>
+		`Un second bloc de propriétés suit le premier : Obsidian le lit comme du texte, mais il garde la note privée. ${reason} Réunissez les deux blocs en un seul.`,
+	secondBroken:
+		"Un second bloc de propriétés suit le premier, et son YAML est invalide : il dit qui peut lire la note, ce qui la garde privée. Réunissez les deux blocs en un seul, puis corrigez le YAML.",
 	lowerBlock: (said: string) =>
 		`Un bloc de propriétés plus bas dans la note, qu'Obsidian lit comme du texte, dit \`${said}\` : le démon garde la note privée. Mettez ses champs dans les propriétés en tête de note, ou supprimez le bloc.`,
 	noVisibilityPrivate:

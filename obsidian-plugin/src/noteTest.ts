@@ -217,9 +217,10 @@ export function nearlyVisibility(key: string): boolean {
 	return folded !== "visibility" && similarity(folded, "visibility") >= 0.85;
 }
 
-// A frontmatter behind blank lines, spaces or what shows nothing: Obsidian reads no properties
-// there, the daemon neither, but it keeps the note private when they say so (retrieval/vault.py `_LATE_FRONTMATTER`)
-const LATE_FRONTMATTER = /^([\s\u200b-\u200d\u2060\ufeff]+)---[ \t]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/;
+// A frontmatter behind blank lines, spaces or what shows nothing, or whose opening `---` is followed
+// by what shows nothing: Obsidian reads no properties there, the daemon neither, but it keeps the
+// note private when they say so (retrieval/vault.py `_LATE_FRONTMATTER`)
+const LATE_FRONTMATTER = /^[\s\u200b-\u200d\u2060\ufeff]*---[ \t\u00a0\u200b-\u200d\u2060\ufeff]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/;
 // a key as Python's `\w` reads it, a letter or digit of any script (`visibilité`), not only ASCII's
 const READER_LINE = /^[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_.-]*(?: +[\p{L}\p{N}_.-]+)*)[ \t]*:/gmu;
 // the keys the daemon reads (retrieval/vault.py `_FIELDS`): a frontmatter with none of them is text to it
@@ -234,21 +235,25 @@ function saysWhoReads(key: string): boolean {
 }
 
 /** Why a frontmatter written after blank lines, spaces or an invisible character keeps the note
- * private, as the daemon reads it (retrieval/vault.py `_late_frontmatter_keeps_private`), or null. */
-function lateReason(text: string, defaultPublic: boolean | undefined, now: number, zone: string): string | null {
+ * private, as the daemon reads it (retrieval/vault.py `_late_frontmatter_keeps_private`), or null.
+ * `second`: `text` is the body after the note's properties, and such a block there a second one,
+ * which counts only when it says who may read the note (its silence says nothing). */
+function lateReason(text: string, defaultPublic: boolean | undefined, now: number, zone: string, second = false): string | null {
 	const late = LATE_FRONTMATTER.exec(text);
 	if (!late) return null;
+	const says = [...late[1].matchAll(READER_LINE)].some((line) => saysWhoReads(line[1]));
+	if (second && !says) return null;
 	let meta: unknown;
 	try {
-		meta = parseYaml(late[2]);
+		meta = parseYaml(late[1]);
 	} catch {
-		return [...late[2].matchAll(READER_LINE)].some((line) => saysWhoReads(line[1])) ? NOTE_TEST.lateBroken : null;
+		return says ? (second ? NOTE_TEST.secondBroken : NOTE_TEST.lateBroken) : null;
 	}
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return null;
 	const fields = meta as Record<string, unknown>;
 	if (!Object.keys(fields).some((key) => KNOWN_KEYS.includes(key.trim().toLowerCase()) || saysWhoReads(key))) return null;
-	const reason = privateReason(fields, defaultPublic ?? false, undefined, now, zone);
-	return reason === null ? null : NOTE_TEST.lateKeeps(reason);
+	const reason = privateReason(fields, (defaultPublic ?? false) || second, undefined, now, zone);
+	return reason === null ? null : second ? NOTE_TEST.secondKeeps(reason) : NOTE_TEST.lateKeeps(reason);
 }
 
 // Obsidian's properties at the top of a note: the block a lower one is not
@@ -290,12 +295,16 @@ function proseLines(body: string): string[] {
 	return out;
 }
 
+/** The note's text after its properties, as the daemon reads its body: line ends as it reads
+ * them (a file saved on Windows), without what the author hid, which no one reads. */
+function shownBody(text: string): string {
+	return stripHidden(text.replace(/\r\n?/g, "\n").replace(TOP_FRONTMATTER, ""));
+}
+
 /** Why a properties block lower in the note (between two `---` lines, a template inserted at
  * the cursor) keeps it private, as the daemon reads it (retrieval/vault.py
  * `_lower_block_keeps_private`), or null. */
-function lowerReason(text: string, now: number, zone: string): string | null {
-	// line ends as the daemon reads them (a file saved on Windows); what the author hid is read by no one
-	const shown = stripHidden(text.replace(/\r\n?/g, "\n").replace(TOP_FRONTMATTER, ""));
+function lowerReason(shown: string, now: number, zone: string): string | null {
 	const lines = proseLines(shown);
 	for (let i = 0; i < lines.length; i++) {
 		if (!RULE.test(lines[i])) continue;
@@ -348,7 +357,13 @@ export function privateReason(
 		const [key, value] = draft;
 		return draftSays(value) ? NOTE_TEST.draftYes(key, shownValue(value)) : NOTE_TEST.draftUnclear(key, shownValue(value));
 	}
-	const lower = (): string | null => (text === undefined ? null : lowerReason(text, now, zone));
+	const lower = (): string | null => {
+		if (text === undefined) return null;
+		const body = shownBody(text);
+		// a second block right after the properties, behind spaces or what shows nothing, as the daemon's
+		const second = frontmatter === undefined || frontmatter === null ? null : lateReason(body, true, now, zone, true);
+		return second ?? lowerReason(body, now, zone);
+	};
 	if (given.length === 0) return defaultPublic === false ? NOTE_TEST.noVisibilityPrivate : (scheduledReason(frontmatter, now, zone) ?? lower());
 	const visibility = given[0][1];
 	if (visibility === undefined || visibility === null) return NOTE_TEST.notPublic(""); // `visibility:` left blank: neither public nor private, so private
