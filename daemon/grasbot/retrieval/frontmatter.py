@@ -18,6 +18,13 @@ in js-yaml, the parser behind Obsidian's `parseYaml`, and as its help says of a 
 property. PyYAML's `yes`, `No`, `on`, `OFF` are the text the author wrote: `title: No` was the
 title « False », `aliases: [Off, ON]` the aliases « False » and « True ».
 
+Dates are the plugin's, not YAML 1.1's: a plain scalar is a timestamp only in ISO 8601's usual
+form (`2026-05-01`, `2026-05-01T09:30:00`, its fraction to six digits and an offset, `Z`,
+`+02`, `+02:00`, after it), which « Tester cette note » (noteTest.ts `ISO_DATE`) reads from the
+text Obsidian gives it. PyYAML's other forms (`2026-5-1 9:00:00`, `2026-05-01 09:00:00 +2`, a
+lower-case `t`, a space before `Z`, seven digits of a second) are the text written, which is no
+date: `publishDate: 2020-5-1 9:00:00` made a note public that the plugin said was private.
+
 A field GrasBot reads as text (`TEXT_FIELDS`: a title, an alias, a tag…) is the text written:
 a plain scalar there is never made a number, a boolean or a date (`title: 1:30` was « 90 »,
 YAML 1.1's sexagesimal, `017` « 15 », `1_000` « 1000 », `2.10` « 2.1 », `2024-02-30` skipped the
@@ -47,13 +54,17 @@ TEXT_FIELDS = frozenset({"title", "slug", "type", "source", "updated", "domains"
 
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")  # YAML 1.2's core schema, js-yaml's
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_TIMESTAMP = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?(?:Z|[-+][0-9]{2}(?::[0-9]{2})?)?)?$")
+_OWN = {_BOOL_TAG: _BOOL, _TIMESTAMP_TAG: _TIMESTAMP}
 
 
 class _Resolver(Resolver):
-    """PyYAML's implicit types, a boolean only `true` or `false` (see the module's docstring)."""
+    """PyYAML's implicit types, a boolean only `true` or `false`, a date only in ISO's usual form
+    (see the module's docstring)."""
 
     yaml_implicit_resolvers = {
-        first: [(tag, _BOOL if tag == _BOOL_TAG else regexp) for tag, regexp in resolvers] for first, resolvers in Resolver.yaml_implicit_resolvers.items()
+        first: [(tag, _OWN.get(tag, regexp)) for tag, regexp in resolvers] for first, resolvers in Resolver.yaml_implicit_resolvers.items()
     }
 
 
