@@ -156,6 +156,7 @@ def build_snapshot(
     cache_dir: str | os.PathLike[str] | None = None,
     scanned: Iterable[tuple[str, os.DirEntry]] | None = None,
     write_cache: bool = True,
+    vault: Vault | None = None,
 ) -> Snapshot:
     """Load the vault; with `previous`, unchanged notes keep their parse, analysis and postings.
 
@@ -163,9 +164,10 @@ def build_snapshot(
     cache when the files still match it, and the cache is rewritten if anything was read again:
     here, or with `write_cache=False` by `save_cache` later (the snapshot's `unsaved_in`).
     `scanned`: the vault's files as `vault_files(settings)` walked them (see `load_vault`).
+    `vault`: with `previous`, the vault to serve instead of one loaded (`Vault.as_dated`).
     """
     with _collector_paused(reload=previous is not None):
-        return _build_snapshot(settings, previous, cache_dir, scanned, write_cache)
+        return _build_snapshot(settings, previous, cache_dir, scanned, write_cache, vault)
 
 
 def save_cache(snapshot: Snapshot) -> bool:
@@ -226,7 +228,7 @@ def vault_files(settings: Settings) -> Iterator[tuple[str, os.DirEntry]]:
     return walk_markdown(settings.vault_dir, vault_options(settings))
 
 
-def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, scanned, write_cache: bool) -> Snapshot:
+def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, scanned, write_cache: bool, given: Vault | None = None) -> Snapshot:
     options = vault_options(settings)
     seed_vault, seed_analyses = (previous.vault, previous.analyses) if previous else (None, {})
     seed_indexes = previous.indexes if previous is not None and previous.vault.options == options else None
@@ -262,7 +264,7 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
                     resolver=seed_vault.resolver,
                     boilerplate=cached.boilerplate,
                 )
-    vault = load_vault(settings.vault_dir, options, previous=seed_vault, scanned=scanned)
+    vault = given if given is not None and previous is not None else load_vault(settings.vault_dir, options, previous=seed_vault, scanned=scanned)
     old_notes = seed_vault.notes if seed_vault is not None and seed_vault.options == options else {}
     fresh = 0
     changed = vault.changed_since(old_notes) if old_notes else None
@@ -1196,13 +1198,18 @@ class GrasBot:
 
     # ---- the vault's life
 
-    def reload(self, scanned: Iterable[tuple[str, os.DirEntry]] | None = None) -> ReloadReport:
+    def reload(self, scanned: Iterable[tuple[str, os.DirEntry]] | None = None, *, dated: bool = False) -> ReloadReport:
         """Re-read what changed on disk and swap it in; on failure the old vault keeps serving.
-        `scanned`: the files as `vault_files` walked them, if the caller walked them."""
+        `scanned`: the files as `vault_files` walked them, if the caller walked them. `dated`:
+        no file read, the vault served as its notes' dates say now (`Vault.as_dated`), which a
+        failed reload leaves (`server.methods.reload_vault`); nothing when no date came."""
         started = time.perf_counter()
         with self._reload_lock:
             old = self._snapshot
-            new = build_snapshot(self.settings, old, scanned=scanned)
+            given = old.vault.as_dated() if dated else None
+            if given is old.vault:
+                return ReloadReport(len(old.vault.notes), 0, 0, 0, (), (time.perf_counter() - started) * 1000)
+            new = build_snapshot(self.settings, old, scanned=scanned, vault=given)
             if old.vault.notes and not new.vault.notes and not new.vault.errors:
                 # a drive not mounted, a sync that emptied the folder: a site that answered
                 # from N notes would answer from none, and say nothing

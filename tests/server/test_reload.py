@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import shutil
 import threading
 import time
 import weakref
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc, rpc_result
+import pytest
+
+from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc, rpc_result, write_note
 
 BOUND = 60
 
@@ -310,3 +313,38 @@ async def test_a_note_whose_expiry_date_comes_leaves_the_visitors_answers_withou
         await asyncio.sleep(0.2)
     assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
     assert [r["path"] for r in (await rpc_result(client, "search", {"q": "grumpf"}))["results"]] == ["billet.md"]
+
+
+@pytest.mark.parametrize("fails", ["folder", "unmounted"])
+async def test_a_note_whose_expiry_date_comes_while_the_vault_cannot_be_read_leaves_the_visitors_answers(start_daemon, tmp_path, monkeypatch, fails):
+    """A note whose `expiryDate` came while a reload could not read the vault (a folder made
+    unreadable, a drive not mounted) was served, to every visitor, for as long as the vault
+    stayed so: the reload at its date failed, and the previous vault, the note public in it,
+    kept serving. Its own dates say it is private: the daemon withdraws it all the same."""
+    root = tmp_path / "vault"
+    turn = datetime.now(UTC) + timedelta(seconds=2)
+    write_note(root, "offre.md", f"visibility: public\nexpiryDate: {turn.isoformat()}", "L'offre zorglub du rucher.")
+    write_note(root, "sous/ruche.md", "visibility: public", "La ruche du rucher.")
+    client = await start_daemon(root, rate_per_minute=1_000_000, rate_burst=1_000_000)
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "zorglub"}))["results"]] == ["offre.md"]
+    if fails == "folder":
+        blocked, real_scandir = str(root / "sous"), os.scandir
+
+        def scandir(path="."):
+            if os.fspath(path) == blocked:  # as root, chmod 000 would not stop the test itself
+                raise PermissionError(13, "Permission denied", blocked)
+            return real_scandir(path)
+
+        monkeypatch.setattr(os, "scandir", scandir)
+    else:
+        moved = shutil.move(root, tmp_path / "ailleurs")
+        root.mkdir()
+    deadline = time.monotonic() + 20
+    while (await rpc_result(client, "search", {"q": "zorglub"}))["results"] and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "ruche rucher"}))["results"]] == ["sous/ruche.md"]
+    assert (await (await client.get("/health")).json())["vault_size"] == 1
+    if fails == "unmounted":
+        root.rmdir()
+        shutil.move(moved, root)

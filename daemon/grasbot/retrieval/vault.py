@@ -161,6 +161,18 @@ class Vault:
         delta = self.delta
         return delta.changed if delta is not None and delta.notes_base is notes else None
 
+    def as_dated(self, now: float | None = None) -> Vault:
+        """This vault as its notes' dates say now, no file read: each public note whose turn
+        came (`Note.turns`: a public note's is its expiry) private, `delta` against these notes;
+        this very vault when none came. A reload that could not read the vault (a folder
+        unreadable, a drive not mounted) kept the previous one serving, and in it a note whose
+        `expiryDate` came stayed public for as long as the vault stayed so."""
+        now = _now() if now is None else now
+        came = {p: replace(n, public=False) for p, n in self.notes.items() if n.public and n.turns is not None and n.turns <= now}
+        if not came:
+            return self
+        return replace(self, notes={**self.notes, **came}, delta=VaultDelta(self.notes, tuple(came), self.edges, frozenset()))
+
     def relinked_since(self, edges: Mapping[str, tuple]) -> frozenset[str] | None:
         """The notes whose links were resolved again since `edges`, if this vault's links were
         resolved against those very edges; None if not: then any note's links may differ."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -247,16 +248,28 @@ async def reload_vault(app: web.Application) -> ReloadReport:
     The files are walked and stat()ed here first, on the event loop, STATS_PER_TURN between
     two turns of requests. A worker thread gives up the GIL at every stat and, while the loop
     is busy, waits for it to come back: one changed note of 10,000 took 4.2 s to reload under
-    a load of `search` calls that way, 165 ms idle (benchmarks/README.md, round 5)."""
+    a load of `search` calls that way, 165 ms idle (benchmarks/README.md, round 5).
+
+    A reload that fails still takes from visitors the notes whose expiry date came
+    (`GrasBot.reload(dated=True)`): the previous vault, which keeps serving, held them public,
+    for as long as a folder stayed unreadable or the drive unmounted."""
     bot = app[BOT]
+    loop = asyncio.get_running_loop()
     async with app[RELOAD_LOCK]:
-        scanned = []
-        for found in vault_files(bot.settings):
+        try:
+            scanned = []
+            for found in vault_files(bot.settings):
+                try:
+                    found[1].stat()  # kept by the entry for load_vault
+                except OSError:
+                    pass  # load_vault asks again, and reports it
+                scanned.append(found)
+                if len(scanned) % STATS_PER_TURN == 0:
+                    await asyncio.sleep(0)
+            return await loop.run_in_executor(None, bot.reload, scanned)
+        except Exception:
             try:
-                found[1].stat()  # kept by the entry for load_vault
-            except OSError:
-                pass  # load_vault asks again, and reports it
-            scanned.append(found)
-            if len(scanned) % STATS_PER_TURN == 0:
-                await asyncio.sleep(0)
-        return await asyncio.get_running_loop().run_in_executor(None, bot.reload, scanned)
+                await loop.run_in_executor(None, functools.partial(bot.reload, dated=True))
+            except Exception:  # noqa: BLE001 - the reload's own failure is the one its caller hears
+                log.exception("les notes dont la date d'expiration est venue n'ont pas pu être retirées aux visiteurs")
+            raise
