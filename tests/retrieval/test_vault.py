@@ -16,6 +16,7 @@ from grasbot._config import Settings
 from grasbot._exceptions import VaultError
 from grasbot._zones import zone_named
 from grasbot.retrieval import vault as _vault
+from grasbot.retrieval import visibility
 from grasbot.retrieval.frontmatter import TEXT_FIELDS
 from grasbot.retrieval.links import _HTML_LINK, _MD_LINK, rewrite_links
 from grasbot.retrieval.markdown import (
@@ -1158,7 +1159,7 @@ def test_an_expiry_date_in_a_lower_block_or_a_late_frontmatter_takes_the_note_ba
     note public, as it should, but gave no instant its dates change that (`Note.turns`): the
     daemon never read it again at that instant, and the note stayed served after it expired,
     until some other reload. Its dates' turn is the note's, as a frontmatter's."""
-    monkeypatch.setattr(_vault, "_now", lambda: NOW)  # 2026-12-07 12:00 UTC
+    monkeypatch.setattr(visibility, "now", lambda: NOW)  # 2026-12-07 12:00 UTC
     soon = datetime(2026, 12, 7, 13, tzinfo=UTC).timestamp()
     vault = _served_public(
         note_writer.root,
@@ -1168,7 +1169,7 @@ def test_an_expiry_date_in_a_lower_block_or_a_late_frontmatter_takes_the_note_ba
         },
     )
     assert [(n.public, n.turns) for n in vault.notes.values()] == [(True, soon), (True, soon)]
-    monkeypatch.setattr(_vault, "_now", lambda: soon)
+    monkeypatch.setattr(visibility, "now", lambda: soon)
     assert not any(n.public for n in _served_public(note_writer.root, {}).notes.values())
 
 
@@ -1828,7 +1829,7 @@ def test_a_publish_date_to_come_or_an_expiry_date_past_keeps_a_note_private(note
     it. Read at load, in any case of the key; a date that cannot be read keeps the note
     private, with a warning; a blank is no date, and `date:` (an event's, a meeting's in a
     vault) is not read as one."""
-    monkeypatch.setattr(_vault, "_now", lambda: NOW)
+    monkeypatch.setattr(visibility, "now", lambda: NOW)
     fields = {
         "a-venir.md": "publishDate: 2027-01-01",
         "minuscule.md": "publishdate: 2027-01-01",
@@ -1864,7 +1865,7 @@ def test_a_scheduled_note_is_read_again_once_its_date_is_past_though_its_file_is
     private, and one whose expiry date came stayed public, until its file changed: a note whose
     dates turned since it was read is read again."""
     now = [NOW]
-    monkeypatch.setattr(_vault, "_now", lambda: now[0])
+    monkeypatch.setattr(visibility, "now", lambda: now[0])
     fields = {"billet.md": "publishDate: 2026-12-07T13:00:00Z", "offre.md": "expiryDate: 2026-12-07T13:00:00Z", "stable.md": "visibility: public"}
     vault = _fields_served_public(note_writer.root, fields)
     assert {p for p, n in vault.notes.items() if n.public} == {"offre.md", "stable.md"}
@@ -1883,7 +1884,7 @@ def test_a_time_without_its_offset_is_read_in_the_sites_time_zone(note_writer, m
     in Paris reached visitors an hour early on a server in UTC, or a note expired at 12:30 an
     hour late. Read in GRASBOT_TIME_ZONE: UTC as Hugo by default, the site's zone when named;
     an offset written is read as written."""
-    monkeypatch.setattr(_vault, "_now", lambda: NOW)  # 12:00 UTC, 13:00 in Paris
+    monkeypatch.setattr(visibility, "now", lambda: NOW)  # 12:00 UTC, 13:00 in Paris
     fields = {
         "billet.md": "publishDate: 2026-12-07T12:30:00",  # 11:30 UTC in Paris: published
         "offre.md": "expiryDate: 2026-12-07 12:30:00",  # a YAML timestamp: 11:30 UTC in Paris, expired
@@ -1920,7 +1921,7 @@ def test_a_time_zone_said_local_reads_dates_where_the_machine_is(note_writer, mo
     """GRASBOT_TIME_ZONE=local keeps 3.5.0's reading: a time without its offset where the
     daemon runs, for a site built on this machine with Hugo's `timeZone = "Local"`."""
     machine_zone("America/New_York")
-    monkeypatch.setattr(_vault, "_now", lambda: NOW)  # 12:00 UTC, 07:00 in New York
+    monkeypatch.setattr(visibility, "now", lambda: NOW)  # 12:00 UTC, 07:00 in New York
     note_writer("billet.md", "publishDate: 2026-12-07T08:00:00", "Mon texte.")
     local = load_vault(note_writer.root, VaultOptions(default_public=True, time_zone="local"))
     assert not local.notes["billet.md"].public
@@ -1933,14 +1934,14 @@ def test_a_time_the_clock_repeats_or_skips_is_read_as_hugo_reads_it(note_writer,
     offset the instant it gives falls under: 02:30 on Paris's autumn night is 01:30 UTC, the
     second 02:30; zoneinfo's first reading, 00:30 UTC, served the note an hour before Hugo
     published it (and the plugin, which reads it as Hugo, said it was not yet public)."""
-    monkeypatch.setattr(_vault, "_now", lambda: datetime(2026, 10, 25, 1, tzinfo=UTC).timestamp())
+    monkeypatch.setattr(visibility, "now", lambda: datetime(2026, 10, 25, 1, tzinfo=UTC).timestamp())
     note_writer("billet.md", "publishDate: 2026-10-25T02:30:00", "Mon texte.")
     note = load_vault(note_writer.root, VaultOptions(default_public=True, time_zone="Europe/Paris")).notes["billet.md"]
     assert not note.public
     assert note.turns == datetime(2026, 10, 25, 1, 30, tzinfo=UTC).timestamp()
     new_york = _vault.zone_named("America/New_York")
-    assert _vault._instant("2026-03-08T02:30:00", new_york) == datetime(2026, 3, 8, 6, 30, tzinfo=UTC).timestamp()  # skipped: Hugo's 03:30 EDT
-    assert _vault._instant("2026-11-01T01:30:00", new_york) == datetime(2026, 11, 1, 5, 30, tzinfo=UTC).timestamp()  # repeated: the first, as Hugo
+    assert visibility._instant("2026-03-08T02:30:00", new_york) == datetime(2026, 3, 8, 6, 30, tzinfo=UTC).timestamp()  # skipped: Hugo's 03:30 EDT
+    assert visibility._instant("2026-11-01T01:30:00", new_york) == datetime(2026, 11, 1, 5, 30, tzinfo=UTC).timestamp()  # repeated: the first, as Hugo
 
 
 @pytest.mark.parametrize("zone", ["Europe/Paris", "America/New_York", "Pacific/Kiritimati", "local"])
@@ -1963,7 +1964,7 @@ def test_the_shared_date_cases():
     import json
 
     cases = json.loads((Path(__file__).resolve().parents[2] / "shared-protocol" / "cases" / "dates.json").read_text(encoding="utf-8"))["cases"]
-    got = [_vault._instant(case["value"], zone_named(case["zone"])) for case in cases]
+    got = [visibility._instant(case["value"], zone_named(case["zone"])) for case in cases]
     assert got == [None if case["utc"] is None else datetime.fromisoformat(case["utc"]).timestamp() for case in cases]
 
 

@@ -51,6 +51,11 @@ __all__ = ["TEXT_FIELDS", "FrontmatterTooLarge", "Loader", "keys_written", "load
 
 #: The fields whose values (or list items) are read as the text written, by their key in any case
 TEXT_FIELDS = frozenset({"title", "slug", "type", "source", "updated", "domains", "tags", "aliases", "answers", "linked", "related"})
+# A top-level field's key as written on its line, for the patterns that look for one in a
+# header's text: words, dots and dashes, spaces between them. Each space read once
+# (possessive): a lazy `\w[\w .-]*?` before `[ \t]*:` read the spaces after each of them again,
+# and a frontmatter line of 100,000 spaces took seconds (a million, minutes) to load
+FIELD_KEY = r"\w[\w.-]*+(?: ++[\w.-]++)*+"
 
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")  # YAML 1.2's core schema, js-yaml's

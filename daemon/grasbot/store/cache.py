@@ -78,6 +78,7 @@ def _code_fingerprint() -> str:
         "postings.py",
         "sections.py",
         "vault.py",
+        "visibility.py",
     ):
         h.update((retrieval / name).read_bytes())
     # what they import from the package: a site's page masked (`mentions._pages`), the zone a date is read in

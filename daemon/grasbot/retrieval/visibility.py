@@ -1,0 +1,382 @@
+"""Who may read a note: what its frontmatter says, the keys the publishers an author uses read
+(Obsidian Publish, Jekyll, Hugo, Quartz, Hexo, Digital Garden), its publish and expiry dates,
+and the blocks Obsidian shows as text that still say so. In doubt, private: every value read
+otherwise than its author may have meant keeps the note from visitors, with a warning.
+
+« Tester cette note » (the plugin's `noteTest.ts`) reads notes by the same rule, and both sides
+run the cases of `shared-protocol/cases/visibility.json` and `dates.json`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+import time
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Any
+
+import yaml
+
+from .._zones import zone_named
+from .frontmatter import FIELD_KEY, TEXT_FIELDS, keys_written, load_frontmatter
+
+
+@dataclass(frozen=True, slots=True)
+class Readers:
+    """Whether visitors may read a note, and when its dates change that (a POSIX time; None:
+    they never will): a load after it reads the note again, its file unchanged."""
+
+    public: bool
+    turn: float | None = None
+
+
+def who_reads(meta: dict, header: str, text: str, body: str, prose: str, *, detected: bool, default_public: bool, zone: str, warnings: list[str]) -> Readers:
+    """Who may read the note whose frontmatter `header` holds `meta` (`detected`: the file
+    opens with one), `text` its whole text, `body` what follows the frontmatter and `prose` the
+    body without its code: the frontmatter first, then a frontmatter Obsidian reads as text
+    (behind blank lines, or a second one after the first) and a properties block lower down,
+    each of which may keep it private. `zone` reads the dates written without their offset."""
+    turns: list[float] = []
+    public = _is_public(meta, header, default_public, warnings, turns, zone)
+    if not detected and _late_frontmatter_keeps_private(text, default_public, warnings, zone=zone, turns=turns):
+        public = False
+    elif public and detected and _late_frontmatter_keeps_private(body, default_public, warnings, second=True, zone=zone, turns=turns):
+        public = False
+    if public and _lower_block_keeps_private(prose, warnings, zone, turns):
+        public = False
+    return Readers(public, min(turns, default=None))
+
+
+_VISIBILITY_LINE = re.compile(r"^visibility[ \t]*:", re.IGNORECASE | re.MULTILINE)
+
+
+def _as_written(header: str, key: str, value: Any) -> str:
+    """A field as its author wrote it, for a warning: `visibility: true`, `publish: "no"`, where
+    Python's forms, `True`, `'no'`, `None` for a blank, named nothing the author typed. A value
+    on the lines below its key (a YAML list) is shown in YAML's flow form, `[public]`."""
+    m = re.search(rf"^{re.escape(key)}[ \t]*:[ \t]*(.*?)[ \t]*$", header, re.MULTILINE)
+    written = m.group(1) if m else ""
+    if not written and value is not None:
+        try:
+            written = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=1_000_000).split("\n...")[0].strip()
+        except yaml.YAMLError:
+            written = str(value)
+    return f"{key.strip()}: {written}".rstrip()
+
+
+@functools.lru_cache(maxsize=1024)
+def _nearly_visibility(key: str) -> bool:
+    """A key its author meant as `visibility`: written in French (`visibilité`), or mistyped
+    (`visiblity`, `visability`); not another word (`visible`, `visibility_note`). Kept per key:
+    a vault's notes share a few dozen keys, and difflib's 10–18 µs for each key of each note
+    without `visibility` took 0.3–0.5 s of a first start at 10,000 notes."""
+    if not 8 <= len(key.strip()) <= 12:  # most keys (`title`, `tags`, `priority`) at the cost of a length
+        return False
+    folded = "".join(c for c in unicodedata.normalize("NFKD", key.strip().lower()) if not unicodedata.combining(c))
+    return folded != "visibility" and difflib.SequenceMatcher(None, folded, "visibility").ratio() >= 0.85
+
+
+def _written_twice(header: str) -> list[str]:
+    """The keys that keep a note off a site written more than once, in any form YAML reads as
+    that key: a line, the key quoted (`"visibility": public`, as JSON writes it), escaped,
+    explicit (`? visibility`), in a flow mapping, in an indented frontmatter or brought in by a
+    merge key. YAML folds them into one field, its last value: `visibility: private` then
+    `"visibility": public`, or `publish: false` then `"publish": true`, was served.
+    `visibility` in any case is one key (a plain lookup misses `Visibility`); two cases of the
+    others (`Draft`, `draft`) are two fields, each read, so not one written twice. `visibility`
+    comes first. The header is composed again only when it may hold such a form: a key's word
+    there twice, or an escape."""
+    if len(_VISIBILITY_LINE.findall(header)) > 1:
+        return ["visibility"]
+    low = header.lower()
+    if "\\" not in header and not any(low.count(word) > 1 for word in READER_KEYS):
+        return []
+    try:
+        keys = keys_written(header)
+    except yaml.YAMLError:  # read once already: cannot happen
+        return ["visibility"]
+    counted = Counter(
+        "visibility" if key.strip().lower() == "visibility" else key for key in keys if isinstance(key, str) and key.strip().lower() in READER_KEYS
+    )
+    return sorted((key.strip() for key, n in counted.items() if n > 1), key=lambda key: key != "visibility")
+
+
+def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str], turns: list[float] | None = None, zone: str = "UTC") -> bool:
+    """Whether visitors may read the note. Every doubt keeps it private, with a warning: a
+    `visibility` written twice (YAML keeps the last one), or in another case (`Visibility:`,
+    which a plain lookup misses and the default would then make public), anything but
+    `public`, Obsidian Publish's `publish: false`, Jekyll's `published: false` or Digital
+    Garden's `dg-publish: false` (`_PUBLISH_KEYS`), which an author may count on to keep a note
+    off every public site, or a static site's `draft: true`, `private: true` or `hidden: true`
+    (`_HIDING_KEYS`), which keeps it off theirs; one of these written twice, as `visibility`,
+    whichever value YAML kept. A public note is then held back by its dates (`_scheduled`, a
+    time without its offset read in `zone`), and `turns` given the instant they change that, if any."""
+    given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
+    twice = _written_twice(header)
+    if len(given) > 1 or "visibility" in twice:
+        warnings.append("`visibility` est donné plus d'une fois : la note reste privée")
+        return False
+    if twice:
+        warnings.append(f"`{twice[0]}` est donné plus d'une fois : la note reste privée")
+        return False
+    near = [] if given else [key for key in meta if isinstance(key, str) and _nearly_visibility(key)]
+    if near:  # `visibilité: private` with the default public: the note its author hid was served
+        warnings.append(f"`{_as_written(header, near[0], meta[near[0]])}` n'est pas `visibility`, le champ que lit GrasBot : la note reste privée")
+        return False
+    said = str(given[0]).strip().lower() if given else None
+    if said is not None and said not in ("public", "private"):  # « publique », `true`: a typo must not pass unseen
+        written = _as_written(header, next(key for key in meta if isinstance(key, str) and key.strip().lower() == "visibility"), given[0])
+        warnings.append(f"`{written}` n'est ni `public` ni `private` : la note reste privée")
+    public = default_public if said is None else said == "public"
+    withheld = [
+        (key, value)
+        for key, value in meta.items()
+        if isinstance(key, str) and key.strip().lower() in _PUBLISH_KEYS and _says_no(value) and not (key.strip().lower() == "published" and _is_date(value))
+    ]
+    if public and withheld:
+        key, value = withheld[0]
+        if key not in _PUBLISH_KEYS or value is not False:  # `Publish: false`, `publish: "false"`, `published: 0`
+            warnings.append(f"`{_as_written(header, key, value)}` est lu comme `{key.strip().lower()}: false` : la note reste privée")
+        elif given:  # a default overruled needs no word; a note that says both does
+            warnings.append(f"`{key}: false` garde la note privée, quelle que soit sa `visibility`")
+        return False
+    drafts = [(key, value) for key, value in meta.items() if isinstance(key, str) and key.strip().lower() in _HIDING_KEYS and _draft(value) is not False]
+    if public and drafts:  # Quartz and Hugo publish no `draft: true`, Hexo lists no `hidden: true`
+        key, value = drafts[0]
+        low = key.strip().lower()
+        if _draft(value) is None:
+            warnings.append(f"`{_as_written(header, key, value)}` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée")
+        elif key != low or value is not True:  # `Draft: true`, `draft: "true"`, `private: oui`, `hidden: 1`
+            warnings.append(f"`{_as_written(header, key, value)}` est lu comme `{low}: true` : la note reste privée")
+        elif given:
+            warnings.append(f"`{low}: true` garde la note privée, quelle que soit sa `visibility`")
+        return False
+    if public:
+        held, turn = _scheduled(meta, header, warnings, zone_named(zone))
+        if turn is not None and turns is not None:
+            turns.append(turn)
+        return not held
+    return public
+
+
+# Hugo's front matter keys for a page's publish date and expiry date (its default
+# `frontmatter` configuration, read in any case as Hugo reads keys): a page whose publish date
+# is to come, or whose expiry date is past, is not published. Hugo's last fallback for the
+# publish date, `date`, is not read: in a vault it is as often an event's or a meeting's.
+# `published` is a date there only when it holds one (else Jekyll's yes or no: `_PUBLISH_KEYS`).
+_PUBLISH_DATE_KEYS = ("publishdate", "pubdate", "published")
+_EXPIRY_DATE_KEYS = ("expirydate", "unpublishdate")
+_DATE_EXAMPLE = "2026-05-01, 2026-05-01T09:00:00+02:00"
+
+
+def now() -> float:
+    """The time the dates of a note are read against (a function: tests set it)."""
+    return time.time()
+
+
+def _in_zone(wall: datetime, zone: tzinfo | None) -> float:
+    """A time without its offset read in `zone` as Hugo reads it (Go's time.Date): at the offset
+    of the wall clock taken as UTC, or, when the instant that gives falls under another offset,
+    at that one. zoneinfo's own reading (fold 0) differs where the clock is skipped or repeated:
+    02:30 on Paris's autumn night is Hugo's 01:30 UTC, zoneinfo's 00:30."""
+    try:
+        if zone is None:  # `local`: 3.5.0's reading, where the machine is
+            return wall.timestamp()
+        guess = wall.replace(tzinfo=UTC)
+        first = guess - (guess.astimezone(zone).utcoffset() or timedelta())
+        return (guess - (first.astimezone(zone).utcoffset() or timedelta())).timestamp()
+    except (OverflowError, ValueError):  # an instant beyond year 1 or 9999 (`0001-01-01`): no clock change there
+        return wall.replace(tzinfo=zone or UTC).timestamp()
+
+
+# A date as text, and maybe its time (hours and minutes at least) and offset: what « Tester cette
+# note » reads too (noteTest.ts `ISO_DATE`); Python reads more (`2026-05-01T09`, `20260501`,
+# `2026-W18-5`), which Hugo reads as no date, and the plugin said private what was served
+_ISO_INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,6})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?", re.ASCII)
+
+
+def _instant(value: Any, zone: tzinfo | None) -> float | None:
+    """A front matter date as a POSIX time: a YAML date or timestamp, or ISO 8601 text
+    (`_ISO_INSTANT`: a date alone is its midnight, and a time without its offset is read in
+    `zone`, as Hugo reads it in its site's, `_in_zone`); None for what is no date (`bientôt`,
+    `2026-13-01`, `2026-W18-5`, a list)."""
+    if isinstance(value, str):
+        if _ISO_INSTANT.fullmatch(value.strip()) is None:
+            return None
+        try:
+            value = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, datetime):
+        return value.timestamp() if value.tzinfo is not None else _in_zone(value, zone)
+    if isinstance(value, date):
+        return _in_zone(datetime(value.year, value.month, value.day), zone)
+    return None
+
+
+def _scheduled(meta: dict, header: str, warnings: list[str], zone: tzinfo | None) -> tuple[bool, float | None]:
+    """Whether a note's dates hold it back from visitors now, as Hugo would not publish it (a
+    publish date to come, an expiry date past: `_PUBLISH_DATE_KEYS`, `_EXPIRY_DATE_KEYS`, every
+    case of each read), and the next instant one of them changes that (None: none will). A date
+    that cannot be read holds it back, with a warning; a blank is no date."""
+    now_, held, turns = now(), False, []
+    for key, value in meta.items():
+        low = key.strip().lower() if isinstance(key, str) else None
+        publishes = low in _PUBLISH_DATE_KEYS and not (low == "published" and not _is_date(value))
+        if not (publishes or low in _EXPIRY_DATE_KEYS) or value is None or value == "":
+            continue
+        instant = _instant(value, zone)
+        if instant is None:
+            warnings.append(f"`{_as_written(header, key, value)}` n'est pas une date ({_DATE_EXAMPLE}) : la note reste privée")
+            held = True
+            continue
+        held |= instant > now_ if publishes else instant <= now_
+        if instant > now_:
+            turns.append(instant)
+    return held, min(turns, default=None)
+
+
+# Obsidian Publish's `publish`, Jekyll's `published` and the Digital Garden plugin's
+# `dg-publish`: a note whose frontmatter says no to one is left off the site it is published
+# with, so it must not be served here either (`_says_no`: any value but a yes)
+_PUBLISH_KEYS = ("publish", "published", "dg-publish")
+# The keys whose yes keeps a note off a site (`_draft`: a yes, or what is neither a yes nor a
+# no): a static site's `draft` (Quartz, Hugo), Hexo's `hidden` (hexo-hide-posts: off every
+# list, search and feed) and `private`, which the sites that filter on it read so (an
+# Eleventy or Astro site's own rule) and which says what its author means in any case
+_HIDING_KEYS = ("draft", "private", "hidden")
+# The keys that say who may read a note, each `_is_public`'s in any case of it
+READER_KEYS = tuple(dict.fromkeys(("visibility", *_PUBLISH_KEYS, *_HIDING_KEYS, *_PUBLISH_DATE_KEYS, *_EXPIRY_DATE_KEYS)))
+
+# A date, as a YAML date or as text (`2024-05-01`, `2024-05-01T10:00`): what `published` holds in
+# the themes that name the post's date so (Astro's Fuwari…), where Jekyll's is a yes or a no
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.+\-Z]*)?")
+
+
+def _is_date(value: Any) -> bool:
+    """Whether `published` holds a date: the day a post came out, which publishes it."""
+    return isinstance(value, date) or (isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()) is not None)
+
+
+def _says_no(value: Any) -> bool:
+    """`publish: false` (or `published: false`) in any of the forms an author may mean it: every value but a yes
+    (`true`, `1`, `oui`…) or none at all (`publish:` left blank), for in doubt, private:
+    `publish: private`, `publish: draft` or `publish: [false]` made a note public."""
+    if value is None or isinstance(value, bool):
+        return value is False
+    if isinstance(value, (int, float)):
+        return value == 0 or value != value  # NaN (`.nan`) is no yes either
+    return not (isinstance(value, str) and value.strip().lower() in ("true", "yes", "on", "1", "oui", "vrai", "public", ""))
+
+
+def _draft(value: Any) -> bool | None:
+    """Whether `draft` marks the note a draft, which the site generators an Obsidian author
+    publishes with leave unpublished (Quartz and Hugo, and many Astro, Eleventy or Jekyll sites
+    by their own rule), and so `private` or `hidden` (`_HIDING_KEYS`): True for a yes
+    (`true`, `1`, `oui`…), False for a no (`false`, `0`, `non`…) or none at all (`draft:` left
+    blank), None for anything else (`draft: peut-être`, `draft: [true]`), which keeps the note
+    private too, for in doubt, private."""
+    if value is None or isinstance(value, bool):
+        return value is True
+    if isinstance(value, (int, float)):
+        return None if value != value else value != 0  # NaN (`.nan`) is neither
+    if not isinstance(value, str):
+        return None
+    said = value.strip().lower()
+    if said in ("true", "yes", "on", "1", "oui", "vrai"):
+        return True
+    return False if said in ("false", "no", "off", "0", "non", "faux", "") else None
+
+
+# Blank lines, then what reads as a frontmatter: Obsidian reads no properties there
+FIELDS = {*READER_KEYS, "priority", *TEXT_FIELDS}
+# A frontmatter's line that names a key, which may say who reads the note (`_says_who_reads`)
+_READER_LINE = re.compile(rf"^[ \t]*({FIELD_KEY})[ \t]*:", re.MULTILINE)
+# A frontmatter behind blank lines, spaces (` ---`, a thematic break to Obsidian) or what shows
+# nothing (a zero-width space, a second byte order mark, a no-break space pasted before it), or
+# whose opening `---` is followed by what shows nothing (`---` and a zero-width space: text too)
+_INVISIBLE = "\u200b-\u200d\u2060\ufeff"
+_LATE_FRONTMATTER = re.compile(rf"\A(?P<before>[\s{_INVISIBLE}]*)---(?P<after>[ \t\u00a0{_INVISIBLE}]*)\n(?P<fields>.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
+
+
+def _says_who_reads(key: Any) -> bool:
+    """Whether a frontmatter's key says who may read the note, in any case: one of
+    `READER_KEYS`, or a key nearly `visibility` (`visibilité`), which keeps it private."""
+    return isinstance(key, str) and (key.strip().lower() in READER_KEYS or _nearly_visibility(key))
+
+
+def _late_frontmatter_keeps_private(
+    text: str, default_public: bool, warnings: list[str], *, second: bool = False, zone: str = "UTC", turns: list[float] | None = None
+) -> bool:
+    """A frontmatter after blank lines, spaces or invisible characters, or whose opening `---`
+    is followed by invisible characters, is no frontmatter, for Obsidian as here; but when it
+    says the note is private, it is kept private (in doubt, private), and the author told.
+    `second`: `text` is the body after the frontmatter, and such a block there a second one
+    (a template inserted into a note that had its own), which only counts when it says who may
+    read the note."""
+    m = _LATE_FRONTMATTER.match(text)
+    if m is None:
+        return False
+    before = m.group("before")
+    if second:
+        if not any(_says_who_reads(line.group(1)) for line in _READER_LINE.finditer(m.group("fields"))):
+            return False
+        where, remove = "un second bloc de propriétés après le premier, qu'Obsidian ne lit pas", "réunissez-les en un seul bloc"
+    elif not before:  # read as a frontmatter were it not for what follows its `---`
+        where, remove = "des caractères invisibles après le --- d'ouverture", "supprimez-les"
+    elif before.endswith("\n") and not before.strip(" \t\n"):
+        where, remove = "des lignes vides avant le --- d'ouverture", "supprimez les lignes vides"
+    else:
+        where, remove = "des espaces ou des caractères invisibles avant le --- d'ouverture", "supprimez-les"
+    try:
+        meta = load_frontmatter(m.group("fields"))
+    except Exception:  # not YAML: text, as Obsidian shows it, unless it says who may read the note (in doubt, private)
+        if not any(_says_who_reads(line.group(1)) for line in _READER_LINE.finditer(m.group("fields"))):
+            return False
+        said = "ses champs sont lus comme du texte, mais ils disent qui peut lire la note, ce qui la garde privée"
+        warnings.append(f"{where}, et un YAML invalide : {said} ({remove}, puis corrigez le YAML)")
+        return True
+    if not isinstance(meta, dict) or not any(str(key).strip().lower() in FIELDS or _says_who_reads(key) for key in meta):  # a rule, then a heading
+        return False
+    if _is_public(meta, m.group("fields"), default_public or second, [], turns, zone):  # a second block's silence says nothing
+        warnings.append(f"{where} : ses champs sont lus comme du texte, pas comme des propriétés ({remove})")
+        return False
+    warnings.append(f"{where} : ses champs sont lus comme du texte, mais ils gardent la note privée ({remove})")
+    return True
+
+
+# A properties block lower in the note, between two `---` lines (a template inserted at the
+# cursor, a note pasted below another): Obsidian reads it as text, a rule and a heading
+_LOWER_BLOCK = re.compile(r"^---[ \t]*\n(?P<fields>(?:(?!---[ \t]*$)[^\n]*\n){1,50}?)---[ \t]*$", re.MULTILINE)
+
+
+def _lower_block_keeps_private(prose: str, warnings: list[str], zone: str, turns: list[float]) -> bool:
+    """Whether a properties block lower in the note says it is private: an author who inserted
+    a template's `visibility: private` or `draft: true` there saw the note as theirs, and it was
+    served. Kept private (in doubt, private: broken YAML that names who may read it too), and the
+    author told; `prose` is the body without its code, where a block is an example, not a field.
+    Its dates' next turn goes to `turns`: an expiry date to come takes the note back then."""
+    if "---" not in prose:
+        return False
+    for m in _LOWER_BLOCK.finditer(prose):
+        fields = m.group("fields")
+        readers = [line.group(1) for line in _READER_LINE.finditer(fields) if _says_who_reads(line.group(1))]
+        if not readers:
+            continue
+        try:
+            meta = load_frontmatter(fields)
+        except Exception:  # not YAML, but it says who may read the note
+            meta = None
+        if isinstance(meta, dict) and _is_public(meta, fields, True, [], turns, zone):
+            continue
+        said = _as_written(fields, readers[0], meta.get(readers[0]) if isinstance(meta, dict) else None)
+        warnings.append(
+            f"un bloc de propriétés plus bas dans la note, qu'Obsidian lit comme du texte, dit `{said}` : la note reste privée "
+            "(mettez ses champs dans les propriétés en tête de note, ou supprimez le bloc)"
+        )
+        return True
+    return False
