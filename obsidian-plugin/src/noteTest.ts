@@ -55,7 +55,7 @@ export function questionsOf(frontmatter: Record<string, unknown> | undefined): s
 		.filter((item) => item.length > 0);
 }
 
-/** Whether `publish` (Obsidian Publish) or `published` (Jekyll) keeps a note private, as the daemon reads it (retrieval/vault.py `_says_no`):
+/** Whether `publish` (Obsidian Publish) or `published` (Jekyll) keeps a note private, as the daemon reads it (retrieval/visibility.py `_says_no`):
  * every value but a yes (`true`, a number other than 0, `yes`, `oui`, `public`…) or a blank one. */
 export function publishSaysNo(value: unknown): boolean {
 	if (value === undefined || value === null) return false;
@@ -66,12 +66,12 @@ export function publishSaysNo(value: unknown): boolean {
 }
 
 /** Whether `published` holds a date (`2024-05-01`), the day a post came out in the themes that
- * name it so (Astro's Fuwari…), as the daemon reads it (retrieval/vault.py `_is_date`): it publishes the note. */
+ * name it so (Astro's Fuwari…), as the daemon reads it (retrieval/visibility.py `_is_date`): it publishes the note. */
 export function isDate(value: unknown): boolean {
 	return value instanceof Date || (typeof value === "string" && /^\d{4}-\d{2}-\d{2}(?:[T ][0-9:.+\-Z]*)?$/.test(value.trim()));
 }
 
-/** Whether `draft` marks the note a draft, as the daemon reads it (retrieval/vault.py `_draft`):
+/** Whether `draft` marks the note a draft, as the daemon reads it (retrieval/visibility.py `_draft`):
  * true for a yes (`true`, a number other than 0, `yes`, `oui`…), false for a no (`false`, `0`,
  * `non`…) or a blank one, null for anything else, which keeps the note private too. */
 export function draftSays(value: unknown): boolean | null {
@@ -93,12 +93,12 @@ function shownValue(value: unknown): string {
 	return typeof value === "string" ? value : JSON.stringify(value);
 }
 
-/** The keys whose no keeps a note private (retrieval/vault.py `_PUBLISH_KEYS`): Obsidian Publish's, Jekyll's, Digital Garden's. */
+/** The keys whose no keeps a note private (retrieval/visibility.py `_PUBLISH_KEYS`): Obsidian Publish's, Jekyll's, Digital Garden's. */
 export const PUBLISH_KEYS = ["publish", "published", "dg-publish"] as const;
-/** The keys whose yes keeps a note private, read as `draft` (retrieval/vault.py `_HIDING_KEYS`). */
+/** The keys whose yes keeps a note private, read as `draft` (retrieval/visibility.py `_HIDING_KEYS`). */
 export const HIDING_KEYS = ["draft", "private", "hidden"] as const;
 
-/** Hugo's keys for a page's publish date and expiry date (retrieval/vault.py `_PUBLISH_DATE_KEYS`,
+/** Hugo's keys for a page's publish date and expiry date (retrieval/visibility.py `_PUBLISH_DATE_KEYS`,
  * `_EXPIRY_DATE_KEYS`): a publish date to come, or an expiry date past, keeps a public note private. */
 export const PUBLISH_DATE_KEYS = ["publishdate", "pubdate", "published"] as const;
 export const EXPIRY_DATE_KEYS = ["expirydate", "unpublishdate"] as const;
@@ -134,7 +134,7 @@ function zoneOffset(instant: number, zone: string): number {
 }
 
 /** The instant a wall-clock time (given as if in UTC) falls at in `zone`, as Hugo (Go's time.Date)
- * and the daemon (vault.py `_in_zone`) read it, a time the clock skips or repeats too; null for a
+ * and the daemon (visibility.py `_in_zone`) read it, a time the clock skips or repeats too; null for a
  * zone this runtime does not know. */
 function inZone(wall: number, zone: string): number | null {
 	const low = zone.trim().toLowerCase();
@@ -151,7 +151,7 @@ function inZone(wall: number, zone: string): number | null {
 	}
 }
 
-/** A frontmatter date in milliseconds, as the daemon reads it (retrieval/vault.py `_instant`): a
+/** A frontmatter date in milliseconds, as the daemon reads it (retrieval/visibility.py `_instant`): a
  * date alone is its midnight, and it and a time without an offset are read in `zone`, the
  * daemon's GRASBOT_TIME_ZONE (`UTC`, `local` or an IANA name); an offset written is read as
  * written. null for what is no date (`bientôt`, `2026-13-01`, a number). */
@@ -174,7 +174,7 @@ export function dateInstant(value: unknown, zone = "UTC"): number | null {
 	return wall - (sign === "-" ? -shift : shift) * 60_000;
 }
 
-/** Why a note otherwise public is held back by its dates, as the daemon holds it (retrieval/vault.py
+/** Why a note otherwise public is held back by its dates, as the daemon holds it (retrieval/visibility.py
  * `_scheduled`), or null; `now` in milliseconds. A blank date is no date. */
 function scheduledReason(frontmatter: Record<string, unknown> | undefined, now: number, zone: string): string | null {
 	for (const [key, value] of fieldsNamed(frontmatter, ...PUBLISH_DATE_KEYS, ...EXPIRY_DATE_KEYS)) {
@@ -209,7 +209,7 @@ function similarity(a: string, b: string): number {
 }
 
 /** A key its author meant as `visibility` (`visibilité`, `visiblity`), which the daemon does not
- * read and which keeps the note private (retrieval/vault.py `_nearly_visibility`). */
+ * read and which keeps the note private (retrieval/visibility.py `_nearly_visibility`). */
 export function nearlyVisibility(key: string): boolean {
 	const trimmed = key.trim();
 	if (trimmed.length < 8 || trimmed.length > 12) return false;
@@ -219,14 +219,14 @@ export function nearlyVisibility(key: string): boolean {
 
 // A frontmatter behind blank lines, spaces or what shows nothing, or whose opening `---` is followed
 // by what shows nothing: Obsidian reads no properties there, the daemon neither, but it keeps the
-// note private when they say so (retrieval/vault.py `_LATE_FRONTMATTER`)
+// note private when they say so (retrieval/visibility.py `_LATE_FRONTMATTER`)
 const LATE_FRONTMATTER = /^[\s\u200b-\u200d\u2060\ufeff]*---[ \t\u00a0\u200b-\u200d\u2060\ufeff]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/;
 // a key as Python's `\w` reads it, a letter or digit of any script (`visibilité`), not only ASCII's
 const READER_LINE = /^[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_.-]*(?: +[\p{L}\p{N}_.-]+)*)[ \t]*:/gmu;
-// the keys the daemon reads (retrieval/vault.py `_FIELDS`): a frontmatter with none of them is text to it
+// the keys the daemon reads (retrieval/visibility.py `_FIELDS`): a frontmatter with none of them is text to it
 const KNOWN_KEYS = ["visibility", "priority", "title", "slug", "type", "source", "updated", "domains", "tags", "aliases", "answers", "linked", "related"];
 
-// the keys that say who may read a note (retrieval/vault.py `_READER_KEYS`: Hugo's dates too)
+// the keys that say who may read a note (retrieval/visibility.py `_READER_KEYS`: Hugo's dates too)
 const READER_KEYS: readonly string[] = ["visibility", ...PUBLISH_KEYS, ...HIDING_KEYS, ...PUBLISH_DATE_KEYS, ...EXPIRY_DATE_KEYS];
 
 /** Whether a key says who may read the note, as the daemon's `_says_who_reads`. */
@@ -235,7 +235,7 @@ function saysWhoReads(key: string): boolean {
 }
 
 /** Why a frontmatter written after blank lines, spaces or an invisible character keeps the note
- * private, as the daemon reads it (retrieval/vault.py `_late_frontmatter_keeps_private`), or null.
+ * private, as the daemon reads it (retrieval/visibility.py `_late_frontmatter_keeps_private`), or null.
  * `second`: `text` is the body after the note's properties, and such a block there a second one,
  * which counts only when it says who may read the note (its silence says nothing). */
 function lateReason(text: string, defaultPublic: boolean | undefined, now: number, zone: string, second = false): string | null {
@@ -302,7 +302,7 @@ function shownBody(text: string): string {
 }
 
 /** Why a properties block lower in the note (between two `---` lines, a template inserted at
- * the cursor) keeps it private, as the daemon reads it (retrieval/vault.py
+ * the cursor) keeps it private, as the daemon reads it (retrieval/visibility.py
  * `_lower_block_keeps_private`), or null. */
 function lowerReason(shown: string, now: number, zone: string): string | null {
 	const lines = proseLines(shown);
