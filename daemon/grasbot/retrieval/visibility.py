@@ -40,15 +40,24 @@ def who_reads(meta: dict, header: str, text: str, body: str, prose: str, *, dete
     body without its code: the frontmatter first, then a frontmatter Obsidian reads as text
     (behind blank lines, or a second one after the first) and a properties block lower down,
     each of which may keep it private. `zone` reads the dates written without their offset."""
-    turns: list[float] = []
-    public = _is_public(meta, header, default_public, warnings, turns, zone)
-    if not detected and _late_frontmatter_keeps_private(text, default_public, warnings, zone=zone, turns=turns):
-        public = False
-    elif public and detected and _late_frontmatter_keeps_private(body, default_public, warnings, second=True, zone=zone, turns=turns):
-        public = False
-    if public and _lower_block_keeps_private(prose, warnings, zone, turns):
-        public = False
-    return Readers(public, min(turns, default=None))
+    verdicts = [_is_public(meta, header, default_public, warnings, zone)]
+    if not detected:
+        verdicts.append(_late_frontmatter(text, default_public, warnings, second=False, zone=zone))
+    elif verdicts[0].public:
+        verdicts.append(_late_frontmatter(body, default_public, warnings, second=True, zone=zone))
+    if all(verdict.public for verdict in verdicts):
+        verdicts.append(_lower_blocks(prose, warnings, zone))
+    return _together(verdicts)
+
+
+def _together(verdicts: list[Readers]) -> Readers:
+    """What several places of a note say together: public if each lets visitors read it, and
+    the first instant one of their dates changes what it says."""
+    return Readers(all(v.public for v in verdicts), min((v.turn for v in verdicts if v.turn is not None), default=None))
+
+
+_SAYS_NOTHING = Readers(True)  # a block that is not there, or does not say who reads the note
+_PRIVATE = Readers(False)
 
 
 _VISIBILITY_LINE = re.compile(r"^visibility[ \t]*:", re.IGNORECASE | re.MULTILINE)
@@ -105,7 +114,7 @@ def _written_twice(header: str) -> list[str]:
     return sorted((key.strip() for key, n in counted.items() if n > 1), key=lambda key: key != "visibility")
 
 
-def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str], turns: list[float] | None = None, zone: str = "UTC") -> bool:
+def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str], zone: str) -> Readers:
     """Whether visitors may read the note. Every doubt keeps it private, with a warning: a
     `visibility` written twice (YAML keeps the last one), or in another case (`Visibility:`,
     which a plain lookup misses and the default would then make public), anything but
@@ -114,19 +123,19 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     off every public site, or a static site's `draft: true`, `private: true` or `hidden: true`
     (`_HIDING_KEYS`), which keeps it off theirs; one of these written twice, as `visibility`,
     whichever value YAML kept. A public note is then held back by its dates (`_scheduled`, a
-    time without its offset read in `zone`), and `turns` given the instant they change that, if any."""
+    time without its offset read in `zone`), with the instant they change that, if any."""
     given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
     twice = _written_twice(header)
     if len(given) > 1 or "visibility" in twice:
         warnings.append("`visibility` est donné plus d'une fois : la note reste privée")
-        return False
+        return _PRIVATE
     if twice:
         warnings.append(f"`{twice[0]}` est donné plus d'une fois : la note reste privée")
-        return False
+        return _PRIVATE
     near = [] if given else [key for key in meta if isinstance(key, str) and _nearly_visibility(key)]
     if near:  # `visibilité: private` with the default public: the note its author hid was served
         warnings.append(f"`{_as_written(header, near[0], meta[near[0]])}` n'est pas `visibility`, le champ que lit GrasBot : la note reste privée")
-        return False
+        return _PRIVATE
     said = str(given[0]).strip().lower() if given else None
     if said is not None and said not in ("public", "private"):  # « publique », `true`: a typo must not pass unseen
         written = _as_written(header, next(key for key in meta if isinstance(key, str) and key.strip().lower() == "visibility"), given[0])
@@ -143,7 +152,7 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
             warnings.append(f"`{_as_written(header, key, value)}` est lu comme `{key.strip().lower()}: false` : la note reste privée")
         elif given:  # a default overruled needs no word; a note that says both does
             warnings.append(f"`{key}: false` garde la note privée, quelle que soit sa `visibility`")
-        return False
+        return _PRIVATE
     drafts = [(key, value) for key, value in meta.items() if isinstance(key, str) and key.strip().lower() in _HIDING_KEYS and _draft(value) is not False]
     if public and drafts:  # Quartz and Hugo publish no `draft: true`, Hexo lists no `hidden: true`
         key, value = drafts[0]
@@ -154,13 +163,11 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
             warnings.append(f"`{_as_written(header, key, value)}` est lu comme `{low}: true` : la note reste privée")
         elif given:
             warnings.append(f"`{low}: true` garde la note privée, quelle que soit sa `visibility`")
-        return False
-    if public:
-        held, turn = _scheduled(meta, header, warnings, zone_named(zone))
-        if turn is not None and turns is not None:
-            turns.append(turn)
-        return not held
-    return public
+        return _PRIVATE
+    if not public:
+        return _PRIVATE
+    held, turn = _scheduled(meta, header, warnings, zone_named(zone))
+    return Readers(not held, turn)
 
 
 # Hugo's front matter keys for a page's publish date and expiry date (its default
@@ -309,22 +316,21 @@ def _says_who_reads(key: Any) -> bool:
     return isinstance(key, str) and (key.strip().lower() in READER_KEYS or _nearly_visibility(key))
 
 
-def _late_frontmatter_keeps_private(
-    text: str, default_public: bool, warnings: list[str], *, second: bool = False, zone: str = "UTC", turns: list[float] | None = None
-) -> bool:
+def _late_frontmatter(text: str, default_public: bool, warnings: list[str], *, second: bool, zone: str) -> Readers:
     """A frontmatter after blank lines, spaces or invisible characters, or whose opening `---`
     is followed by invisible characters, is no frontmatter, for Obsidian as here; but when it
-    says the note is private, it is kept private (in doubt, private), and the author told.
+    says the note is private, it is kept private (in doubt, private), and the author told; its
+    dates count too, for when they change that.
     `second`: `text` is the body after the frontmatter, and such a block there a second one
     (a template inserted into a note that had its own), which only counts when it says who may
     read the note."""
     m = _LATE_FRONTMATTER.match(text)
     if m is None:
-        return False
+        return _SAYS_NOTHING
     before = m.group("before")
     if second:
         if not any(_says_who_reads(line.group(1)) for line in _READER_LINE.finditer(m.group("fields"))):
-            return False
+            return _SAYS_NOTHING
         where, remove = "un second bloc de propriétés après le premier, qu'Obsidian ne lit pas", "réunissez-les en un seul bloc"
     elif not before:  # read as a frontmatter were it not for what follows its `---`
         where, remove = "des caractères invisibles après le --- d'ouverture", "supprimez-les"
@@ -336,17 +342,18 @@ def _late_frontmatter_keeps_private(
         meta = load_frontmatter(m.group("fields"))
     except Exception:  # not YAML: text, as Obsidian shows it, unless it says who may read the note (in doubt, private)
         if not any(_says_who_reads(line.group(1)) for line in _READER_LINE.finditer(m.group("fields"))):
-            return False
+            return _SAYS_NOTHING
         said = "ses champs sont lus comme du texte, mais ils disent qui peut lire la note, ce qui la garde privée"
         warnings.append(f"{where}, et un YAML invalide : {said} ({remove}, puis corrigez le YAML)")
-        return True
+        return _PRIVATE
     if not isinstance(meta, dict) or not any(str(key).strip().lower() in FIELDS or _says_who_reads(key) for key in meta):  # a rule, then a heading
-        return False
-    if _is_public(meta, m.group("fields"), default_public or second, [], turns, zone):  # a second block's silence says nothing
+        return _SAYS_NOTHING
+    verdict = _is_public(meta, m.group("fields"), default_public or second, [], zone)  # a second block's silence says nothing
+    if verdict.public:
         warnings.append(f"{where} : ses champs sont lus comme du texte, pas comme des propriétés ({remove})")
-        return False
-    warnings.append(f"{where} : ses champs sont lus comme du texte, mais ils gardent la note privée ({remove})")
-    return True
+    else:
+        warnings.append(f"{where} : ses champs sont lus comme du texte, mais ils gardent la note privée ({remove})")
+    return verdict
 
 
 # A properties block lower in the note, between two `---` lines (a template inserted at the
@@ -354,14 +361,15 @@ def _late_frontmatter_keeps_private(
 _LOWER_BLOCK = re.compile(r"^---[ \t]*\n(?P<fields>(?:(?!---[ \t]*$)[^\n]*\n){1,50}?)---[ \t]*$", re.MULTILINE)
 
 
-def _lower_block_keeps_private(prose: str, warnings: list[str], zone: str, turns: list[float]) -> bool:
+def _lower_blocks(prose: str, warnings: list[str], zone: str) -> Readers:
     """Whether a properties block lower in the note says it is private: an author who inserted
     a template's `visibility: private` or `draft: true` there saw the note as theirs, and it was
     served. Kept private (in doubt, private: broken YAML that names who may read it too), and the
     author told; `prose` is the body without its code, where a block is an example, not a field.
-    Its dates' next turn goes to `turns`: an expiry date to come takes the note back then."""
+    Its dates count too: an expiry date to come takes the note back then."""
     if "---" not in prose:
-        return False
+        return _SAYS_NOTHING
+    verdicts: list[Readers] = []
     for m in _LOWER_BLOCK.finditer(prose):
         fields = m.group("fields")
         readers = [line.group(1) for line in _READER_LINE.finditer(fields) if _says_who_reads(line.group(1))]
@@ -371,12 +379,14 @@ def _lower_block_keeps_private(prose: str, warnings: list[str], zone: str, turns
             meta = load_frontmatter(fields)
         except Exception:  # not YAML, but it says who may read the note
             meta = None
-        if isinstance(meta, dict) and _is_public(meta, fields, True, [], turns, zone):
+        verdict = _is_public(meta, fields, True, [], zone) if isinstance(meta, dict) else _PRIVATE
+        verdicts.append(verdict)
+        if verdict.public:
             continue
         said = _as_written(fields, readers[0], meta.get(readers[0]) if isinstance(meta, dict) else None)
         warnings.append(
             f"un bloc de propriétés plus bas dans la note, qu'Obsidian lit comme du texte, dit `{said}` : la note reste privée "
             "(mettez ses champs dans les propriétés en tête de note, ou supprimez le bloc)"
         )
-        return True
-    return False
+        break
+    return _together(verdicts)
