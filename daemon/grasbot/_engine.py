@@ -1067,12 +1067,14 @@ class GrasBot:
         `owner`: the owner asks, and takes the owner's slot (answer.admission)."""
         result, index, prompt, snapshot, key = await self._prepare(q, history, audience, record, owner)
         kept = self.answers.get(snapshot, key, owner=owner) if key is not None else None
-        if kept is not None:
-            if not owner:  # as late as its writing came: a visitor given it at once knew it had been asked
-                await waited(kept.payload["response"], kept.pace)
-            return {**kept.payload, "reused": True}
         joined = None
         try:
+            if kept is not None:
+                if not owner:  # its turn, then as late as its writing came: a visitor given it at once knew it had been asked
+                    async for _ in self.admission.turn():
+                        pass
+                    await waited(kept.payload["response"], kept.pace)
+                return {**kept.payload, "reused": True}
             joined = self._flight(prompt, snapshot, key, owner)
             if joined is not None:
                 said = "".join([piece async for piece in joined.reader if isinstance(piece, str)]).strip()
@@ -1107,7 +1109,15 @@ class GrasBot:
         kept = self.answers.get(snapshot, key, owner=owner) if key is not None else None
         if kept is not None:
             yield "sources", {"sources": kept.payload["sources"], "grounded": kept.payload["grounded"]}
-            async for text in replayed(kept.payload["response"], None if owner else kept.pace):  # the owner's preview, at once
+            try:
+                if not owner:  # the owner's preview comes at once
+                    async with contextlib.aclosing(self.admission.turn()) as places:
+                        async for place in places:
+                            yield "queue", {"position": place.position}
+            except (Busy, LLMError) as exc:  # as a written one would be
+                yield "done", await self._from_current_notes(q, result, index, snapshot, history, audience, owner, exc)
+                return
+            async for text in replayed(kept.payload["response"], None if owner else kept.pace):
                 yield "token", {"text": text}
             yield "done", {**kept.payload, "reused": True}
             return
@@ -1120,10 +1130,10 @@ class GrasBot:
         try:
             async with contextlib.aclosing(source) as items:
                 async for piece in items:
-                    if isinstance(piece, Position):
-                        yield "queue", {"position": piece.position}
-                        continue
-                    assert isinstance(piece, str)
+                    if not isinstance(piece, str):
+                        if isinstance(piece, Position):
+                            yield "queue", {"position": piece.position}
+                        continue  # Granted: its slot held
                     checked = self._check_current(snapshot, result, audience, checked)  # before any word of it is shown
                     pieces.append(piece)
                     if visible := shown.feed(piece):

@@ -39,8 +39,8 @@ async def ask(client, q: str = Q, **params) -> dict:
     return await resp.json()
 
 
-async def stream(client, q: str = Q) -> list[tuple[str, dict]]:
-    resp = await client.get("/ask/stream", params={"q": q}, headers=visitor())
+async def stream(client, q: str = Q, who: dict | None = None) -> list[tuple[str, dict]]:
+    resp = await client.get("/ask/stream", params={"q": q}, headers=who or visitor())
 
     async def read():
         return [event async for event in sse_events(resp)]
@@ -190,6 +190,77 @@ async def test_a_kept_answer_is_replayed_in_as_many_tokens_as_its_writing_stream
     assert "".join(replayed) == "".join(written) and len(standin_ollama.requests) == 1
     assert len(written) / 2 <= len(replayed) <= 2 * len(written), (len(written), len(replayed))
     assert sorted(map(len, replayed))[len(replayed) // 2] <= 2 * sorted(map(len, written))[len(written) // 2]  # the median token
+
+
+def _kinds(events) -> list[tuple[str, object]]:
+    """The events a visitor reads, the tokens as one (how many, and their pace, are
+    test_a_kept_answer_is_replayed_in_as_many_tokens_as_its_writing_streamed's): the rest as a
+    kept and a written answer share it."""
+    kinds = [(name, data.get("position")) for name, data in events]
+    return [kind for i, kind in enumerate(kinds) if kind[0] != "token" or kinds[i - 1][0] != "token"]
+
+
+async def test_a_kept_answer_waits_for_a_slot_as_a_written_one_would(start_daemon, standin_ollama, monkeypatch):
+    """A kept answer came with no `queue` event and was never refused as busy, where one the model
+    writes waits its turn while every slot is taken, or is refused when the queue is full: a
+    visitor who saw the slots taken and still got an answer at once learnt that the question had
+    been asked before. A kept answer waits its turn as a written one does, the same events in the
+    same load (and the same refusals, its visitor's own limit included), and gives the slot back
+    as soon as it is granted."""
+    standin_ollama.script(REPLY, chunks=4)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=4)
+    await ask(client)
+    _sleeps(monkeypatch)
+    generation = bot_of(client).admission
+    seen, again = {}, {}
+    for label, q in (("kept", Q), ("written", "Où sont rangées les notes ?")):
+        standin_ollama.script(pieces=HELD, hold_after=1)
+        holder = await client.get("/ask/stream", params={"q": f"Quel modèle utilise GrasBot ? {label}"}, headers=visitor())
+        holder_events, _ = await _events_until_token(holder)  # the only slot, taken
+        who = visitor()
+        asked = asyncio.ensure_future(stream(client, q, who))
+        await asyncio.wait_for(_until(lambda asked=asked: len(generation._queue) == 1 or asked.done()), BOUND)
+        again[label] = (await client.get("/ask/stream", params={"q": "Et ensuite ?"}, headers=who)).status
+        standin_ollama.script(REPLY, chunks=4)
+        standin_ollama.release()
+        await asyncio.wait_for(_drain(holder_events), BOUND)
+        seen[label] = _kinds(await asked)
+    assert seen["kept"][:2] == seen["written"][:2] == [("sources", None), ("queue", 1)], seen
+    assert seen["kept"] == seen["written"], seen
+    assert again == {"kept": 429, "written": 429}  # its visitor waits for as many answers as they may
+    assert generation.hosts[0].in_use == 0 and len(standin_ollama.requests) == 4  # the kept one wrote nothing
+
+    busy = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=0)
+    await ask(busy)
+    standin_ollama.script(pieces=HELD, hold_after=1)
+    holder = await busy.get("/ask/stream", params={"q": "Quel modèle utilise GrasBot ?"}, headers=visitor())
+    holder_events, _ = await _events_until_token(holder)
+    refused = [(await stream(busy, q))[-1][1] for q in (Q, "Où sont rangées les notes ?")]
+    refused.append(await ask(busy))
+    assert [(payload["busy"], payload["model"]) for payload in refused] == [(True, None)] * 3, refused
+    standin_ollama.release()
+    await asyncio.wait_for(_drain(holder_events), BOUND)
+
+
+async def test_a_kept_answers_pace_leaves_out_its_writings_wait_for_a_slot(start_daemon, standin_ollama, monkeypatch):
+    """A kept answer's pace was read from when its question was asked, its wait for a slot
+    included: given again after a turn of its visitor's own (`Admission.turn`), it would count
+    a wait twice, the first asker's load on top of this visitor's. It is read from when the
+    model was asked for it."""
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=4)
+    standin_ollama.script(pieces=HELD, hold_after=1)
+    holder = await client.get("/ask/stream", params={"q": "Quel modèle utilise GrasBot ?"}, headers=visitor())
+    holder_events, _ = await _events_until_token(holder)
+    writing = asyncio.ensure_future(stream(client))
+    await asyncio.wait_for(_until(lambda: len(bot_of(client).admission._queue) == 1), BOUND)
+    await asyncio.sleep(0.6)  # its wait for the slot
+    standin_ollama.script(REPLY, chunks=4, first_delay=0.1)
+    standin_ollama.release()
+    await asyncio.wait_for(_drain(holder_events), BOUND)
+    await writing
+    sleeps = _sleeps(monkeypatch)
+    await stream(client)
+    assert 0.1 <= sleeps[0] < 0.5, sleeps  # its first piece 0.1 s after the model was asked, 0.7 s after the question
 
 
 async def test_a_visitor_who_leaves_a_replayed_answer_ends_its_replay(start_daemon, standin_ollama, monkeypatch):

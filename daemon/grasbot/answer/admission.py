@@ -28,7 +28,7 @@ from .._exceptions import LLMUnavailable
 from .._hosts import RETRY_AFTER, Reach
 from .llm import LLMClient
 
-__all__ = ["Admission", "Busy", "NoHost", "Position", "SearchLane"]
+__all__ = ["GRANTED", "Admission", "Busy", "Granted", "NoHost", "Position", "SearchLane"]
 
 #: What an answer is expected to take before one was measured: Qwen3 8B on a consumer GPU
 #: writes one in 2-10 s. Replaced by the measured mean as soon as answers finish.
@@ -74,6 +74,14 @@ class Position:
     """The question's place in the queue, 1-based (what the stream's `queue` event says)."""
 
     position: int
+
+
+class Granted:
+    """`stream`'s word that a slot is held and the model asked: an answer's pace is read from
+    there (answer.reuse.Pace), its wait in the queue being the load of its time, not the model's."""
+
+
+GRANTED = Granted()
 
 
 @dataclass(eq=False, kw_only=True)
@@ -129,22 +137,19 @@ class Admission:
 
     # ---- the public side
 
-    async def stream(self, messages: list[dict], *, owner: bool = False) -> AsyncGenerator[Position | str, None]:
-        """The answer's pieces, after `Position`s while the question waits its turn. Raises
-        Busy, NoHost, or the LLMError of the host that answered."""
+    async def stream(self, messages: list[dict], *, owner: bool = False) -> AsyncGenerator[Position | Granted | str, None]:
+        """The answer's pieces, after `Position`s while the question waits its turn, then
+        `GRANTED` once its slot is held. Raises Busy, NoHost, or the LLMError of the host that
+        answered."""
         tried: set[int] = set()
         while True:
             waiter = self._enter(owner)
             ticket = None
             try:
-                last = None
-                while not waiter.granted.done():
-                    place = self._position(waiter)
-                    if place != last:
-                        last = place
-                        yield Position(place)
-                    await self._wait(waiter)
+                async for place in self._places(waiter):
+                    yield place
                 ticket = waiter.granted.result()
+                yield GRANTED
                 said = False
                 try:
                     async with contextlib.aclosing(ticket.host.llm.stream(messages)) as pieces:
@@ -166,6 +171,18 @@ class Admission:
                     self._leave(waiter)
                 else:
                     self._release(ticket)
+
+    async def turn(self, *, owner: bool = False) -> AsyncGenerator[Position, None]:
+        """A question's turn for an answer written already (kept, or written for another
+        visitor): the `Position`s and the refusals (Busy, NoHost) `stream` would give it in this
+        load, its slot given back once granted. Given at once, or while every slot was taken
+        and others waited, it told its visitor that someone had asked it before."""
+        waiter = self._enter(owner)
+        try:
+            async for place in self._places(waiter):
+                yield place
+        finally:
+            self._leave(waiter)  # granted: the slot is given back
 
     async def generate(self, messages: list[dict], *, owner: bool = False) -> str:
         """The whole answer (`LLMClient.generate` through a slot); raises like `stream`."""
@@ -229,6 +246,16 @@ class Admission:
             why = "la file d'attente est pleine" if ahead > self.queue_limit else f"environ {wait:.0f} s d'attente"
             raise Busy(f"{why} (LLM_QUEUE {self.queue_limit}, LLM_MAX_WAIT {self.max_wait:g} s)")
         return waiter
+
+    async def _places(self, waiter: _Waiter) -> AsyncGenerator[Position, None]:
+        """The waiter's place each time it changes, until it is granted."""
+        last = None
+        while not waiter.granted.done():
+            place = self._position(waiter)
+            if place != last:
+                last = place
+                yield Position(place)
+            await self._wait(waiter)
 
     async def _wait(self, waiter: _Waiter) -> None:
         """Until the waiter's place changes or it is granted; Busy once it has waited max_wait."""

@@ -18,8 +18,9 @@ before the first answer is finished and kept: `Flights` gives them one generatio
 pieces each of them reads from the start (`Flight.follow`), instead of fifty slots.
 
 A kept answer given at once told a visitor who timed it that the question had been asked
-before: it is kept with the pace of its writing (`Pace`), and a visitor is given it at that
-pace (`replayed`), without the model.
+before: it is kept with the pace of its writing (`Pace`), and a visitor, once their turn has
+come as it would for an answer written (`Admission.turn`), is given it at that pace
+(`replayed`), without the model.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ import weakref
 from collections import Counter, OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Hashable, Iterator
 from typing import NamedTuple
+
+from .admission import Granted
 
 __all__ = ["AnswerCache", "Flight", "Flights", "Kept", "Pace", "normalise_question", "replay_pieces", "replayed", "waited"]
 
@@ -53,9 +56,10 @@ _sleep = asyncio.sleep  # what a replay waits with (a test's clock)
 
 
 class Pace(NamedTuple):
-    """When an answer's first piece came and when its last did, in seconds from when its
-    generation was asked for (its wait for a slot included), and how many pieces it came in
-    (0: not known): what its writing showed a visitor."""
+    """When an answer's first piece came and when its last did, in seconds from when the model
+    was asked for it (its slot granted), and how many pieces it came in (0: not known): what
+    its writing showed a visitor. Its wait for a slot is left out: a visitor given it again waits
+    for their own (`Admission.turn`), in the load of their time."""
 
     first: float = 0.0
     total: float = 0.0
@@ -208,7 +212,7 @@ class Flight:
         self.abandoned = False  # its last reader left: cancelled, never to be joined
         self.task: asyncio.Task | None = None
         self._changed = asyncio.Event()
-        self._started = time.monotonic()
+        self._started = time.monotonic()  # then when the model was asked for it (`Granted`)
         self._times: list[float] = []  # when each piece came
         self._ended: float | None = None
 
@@ -225,6 +229,9 @@ class Flight:
                 if isinstance(item, str):
                     self._times.append(time.monotonic())
                     self.pieces.append(item)
+                elif isinstance(item, Granted):
+                    self._started = time.monotonic()
+                    continue
                 else:
                     self.status = item
                 self._notify()
