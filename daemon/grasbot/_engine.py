@@ -102,7 +102,7 @@ class _Joined(NamedTuple):
     """An answer being written that a question reads (`GrasBot._flight`)."""
 
     flight: Flight
-    shared: bool  # another question started it: `reused`, and given a visitor at its pace
+    shared: bool  # another question started it: `reused`, and a visitor waits their turn, then is given it at its pace
     reader: AsyncGenerator[object, None]  # this question's `Flight.follow`, once
 
 
@@ -1150,13 +1150,13 @@ class GrasBot:
     def _flight(self, prompt, snapshot: Snapshot, key: tuple | None, owner: bool) -> _Joined | None:
         """A first question's answer, shared with whoever asks it meanwhile (answer.reuse.Flights):
         the flight, whether another visitor's question started it, and this question's reader of
-        it (paced for a visitor who joined it). None when it is not shared: a follow-up (`key`
-        None), or reuse off."""
+        it (a visitor who joined it waits their own turn, then is given it paced). None when it
+        is not shared: a follow-up (`key` None), or reuse off."""
         if key is None or self.answers.size <= 0:
             return None
         asker = "owner" if owner else key[1]  # what /health counts it under
         flight, started = self.flights.join((key, owner), snapshot, lambda: self.admission.stream(prompt.messages, owner=owner), audience=asker)
-        return _Joined(flight, not started, flight.follow(paced=not started and not owner))
+        return _Joined(flight, not started, flight.follow(None if started or owner else self.admission.turn()))
 
     def _check_current(self, snapshot: Snapshot, result: SearchResult, audience: str, checked: Snapshot | None = None) -> Snapshot:
         """Raise _Outdated when a reload since `snapshot` took a note from the audience (made

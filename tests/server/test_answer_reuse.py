@@ -432,18 +432,20 @@ async def _events_until_token(resp) -> tuple:
     return events, seen
 
 
-async def test_the_same_question_asked_meanwhile_shares_one_generation(start_daemon, standin_ollama):
+async def test_the_same_question_asked_meanwhile_shares_one_generation(start_daemon, standin_ollama, monkeypatch):
     """Five visitors ask what the first is being answered: the model writes one answer, and each
-    visitor, on the stream or on /ask, gets all of it from its first word."""
+    visitor, on the stream or on /ask, gets all of it from its first word (each after a turn of
+    their own, its slot given back at once)."""
+    _sleeps(monkeypatch)
     standin_ollama.script(pieces=HELD, hold_after=1)
-    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=0)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=2, llm_queue=0)
     first = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
     first_events, seen = await _events_until_token(first)
     assert seen[-1][1]["text"] == HELD[0]
     later = await client.get("/ask/stream", params={"q": "comment fonctionne grasbot"}, headers=visitor())  # folded: the same question
     later_events, later_seen = await _events_until_token(later)
     assert later_seen[-1][1]["text"] == HELD[0]  # the pieces written before it came, from the first
-    plain = [asyncio.ensure_future(ask(client)) for _ in range(3)]  # no slot is free, and none is needed
+    plain = [asyncio.ensure_future(ask(client)) for _ in range(3)]  # a slot for each turn, none held
     await asyncio.sleep(0.2)
     assert not any(task.done() for task in plain)  # they wait for the answer, not busy
     standin_ollama.release()
@@ -457,7 +459,7 @@ async def test_the_same_question_asked_meanwhile_shares_one_generation(start_dae
         assert payload["response"] == done_first["response"] == "".join(HELD)
     assert len(bot_of(client).flights) == 0  # landed: the kept answer takes over
     health = await (await client.get("/health", headers=OWNER)).json()
-    assert health["generation"]["reused"]["shared"] == 4
+    assert health["generation"]["reused"]["shared"] == 4 and health["generation"]["hosts"][0]["in_use"] == 0
     assert "reused" not in (await (await client.get("/health")).json())["generation"]  # the owner's to know
     assert (await ask(client))["response"] == done_first["response"] and len(standin_ollama.requests) == 1
 
@@ -466,10 +468,10 @@ async def test_a_visitor_who_joins_an_answer_being_written_gets_its_pieces_as_la
     """A visitor asking what another is being answered got the pieces written before they came
     at once, and the rest sooner than the model writes: the first token long before a model's
     first comes told them that someone had just asked the same. Each piece now comes as long
-    after they asked as it came after the generation began; the one who started it waits for
-    nothing more."""
+    after their turn came as it came after the model was asked for it; the one who started it
+    waits for nothing more."""
     standin_ollama.script(pieces=HELD, hold_after=1, first_delay=0.5)
-    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=4)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=2, llm_queue=4)  # a slot free: its turn at once
     sleeps = _sleeps(monkeypatch)
     first = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
     first_events, _ = await _events_until_token(first)
@@ -485,9 +487,38 @@ async def test_a_visitor_who_joins_an_answer_being_written_gets_its_pieces_as_la
     assert len(sleeps) == 2 and sleeps[1] > sleeps[0], sleeps  # the second as long after, the hold included
 
 
+async def test_a_visitor_who_joins_an_answer_being_written_waits_their_own_turn(start_daemon, standin_ollama, monkeypatch):
+    """A visitor who asked what another was waiting to be answered was told the first asker's
+    place in the queue (or none, when the first had a slot), where a question of their own
+    waits behind the first: one told « 1 » while the slots were taken learnt that someone had
+    asked it just before. They now wait their own turn, as an answer written for them would
+    (the same `queue` events, the slot given back once granted), then get the pieces at the
+    pace they were written."""
+    _sleeps(monkeypatch)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=4, llm_max_wait=60)
+    generation = bot_of(client).admission
+    seen = {}
+    for label, q in (("joined", Q), ("written", "Où sont rangées les notes ?")):
+        standin_ollama.script(pieces=HELD, hold_after=1)
+        holder = await client.get("/ask/stream", params={"q": f"Quel modèle utilise GrasBot ? {label}"}, headers=visitor())
+        holder_events, _ = await _events_until_token(holder)  # the only slot, taken
+        first = asyncio.ensure_future(stream(client, f"{Q} {label}" if label == "written" else Q))
+        await asyncio.wait_for(_until(lambda: len(generation._queue) == 1), BOUND)
+        asked = asyncio.ensure_future(stream(client, q))
+        await asyncio.wait_for(_until(lambda asked=asked: len(generation._queue) == 2 or asked.done()), BOUND)
+        standin_ollama.script(REPLY, chunks=4)
+        standin_ollama.release()
+        await asyncio.wait_for(_drain(holder_events), BOUND)
+        await first
+        seen[label] = _kinds(await asked)
+    assert seen["joined"] == seen["written"], seen
+    assert seen["joined"][:3] == [("sources", None), ("queue", 2), ("queue", 1)], seen
+    assert len(standin_ollama.requests) == 5  # the one who joined wrote nothing
+
+
 async def test_a_shared_generation_goes_on_for_those_who_stay_and_ends_with_the_last(start_daemon, standin_ollama):
     standin_ollama.script(pieces=HELD, hold_after=1)
-    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=4)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=2, llm_queue=4)  # the second's turn at once
     first = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
     await _events_until_token(first)
     second = await client.get("/ask/stream", params={"q": Q}, headers=visitor())

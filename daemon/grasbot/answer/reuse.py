@@ -249,23 +249,27 @@ class Flight:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
-    async def follow(self, paced: bool = False) -> AsyncGenerator[object, None]:
+    async def follow(self, turn: AsyncIterator[object] | None = None) -> AsyncGenerator[object, None]:
         """Every piece from the first, then each as it comes; before the first piece, the
         source's newest status when it changes. Raises what ended the source. Each reader
-        `Flights.join` counted follows once. `paced`: each piece as long after this reader came
-        as it came after the flight began, the pieces written before it came included: a
-        visitor given them at once knew that another had just asked the same."""
+        `Flights.join` counted follows once. `turn`: a visitor who joined it waits their own
+        (`Admission.turn`: its places and refusals, not the first asker's, which told them
+        that another had just asked the same), then gets each piece as long after their turn
+        came as it came after the model was asked for it, those written meanwhile included."""
         sent, said = 0, None
-        joined = time.monotonic()
         try:
+            if turn is not None:
+                async for place in turn:
+                    yield place
+            joined = time.monotonic()
             while True:
                 changed = self._changed
                 while sent < len(self.pieces):
-                    if paced and (wait := joined + self._times[sent] - self._started - time.monotonic()) > 0:
+                    if turn is not None and (wait := joined + self._times[sent] - self._started - time.monotonic()) > 0:
                         await _sleep(wait)
                     sent += 1
                     yield self.pieces[sent - 1]
-                if not sent and self.status is not None and self.status is not said:
+                if turn is None and not sent and self.status is not None and self.status is not said:
                     said = self.status
                     yield said
                     continue  # the state may have moved while the reader read
