@@ -33,7 +33,7 @@ from .answer.language import why_not_french
 from .answer.llm import LLMClient
 from .answer.passages import choose_passages
 from .answer.prompt import CUT_ANSWER, CitationFilter, build_prompt, keep_known_citations
-from .answer.reuse import AT_ONCE, AnswerCache, Flight, Flights, replayed, waited
+from .answer.reuse import AT_ONCE, AnswerCache, Flight, Flights, replay_pieces, replayed, waited
 from .retrieval.index import Index, NoteAnalysis, analyse_note, gone_paths, hidden_pages
 from .retrieval.scoring import SEMANTIC_MIN_Z, SEMANTIC_NOTES, declared_information
 from .retrieval.search import SearchResult, Semantic, earlier_questions, search, with_history
@@ -1109,16 +1109,24 @@ class GrasBot:
         kept = self.answers.get(snapshot, key, owner=owner) if key is not None else None
         if kept is not None:
             yield "sources", {"sources": kept.payload["sources"], "grounded": kept.payload["grounded"]}
+            if owner:  # the owner's preview, at once
+                for text in replay_pieces(kept.payload["response"]):
+                    yield "token", {"text": text}
+                yield "done", {**kept.payload, "reused": True}
+                return
             try:
-                if not owner:  # the owner's preview comes at once
-                    async with contextlib.aclosing(self.admission.turn()) as places:
-                        async for place in places:
-                            yield "queue", {"position": place.position}
+                async with contextlib.aclosing(self.admission.turn()) as places:
+                    async for place in places:
+                        yield "queue", {"position": place.position}
             except (Busy, LLMError) as exc:  # as a written one would be
                 yield "done", await self._from_current_notes(q, result, index, snapshot, history, audience, owner, exc)
                 return
-            async for text in replayed(kept.payload["response"], None if owner else kept.pace):
-                yield "token", {"text": text}
+            shown = CitationFilter(prompt.notes, prompt.addresses)  # what its writing showed: the same tokens, the same pauses
+            async for written in replayed(kept.payload["response"], kept.pace):
+                if visible := shown.feed(written):
+                    yield "token", {"text": visible}
+            if visible := shown.finish():
+                yield "token", {"text": visible}
             yield "done", {**kept.payload, "reused": True}
             return
         yield "sources", {"sources": [s.to_dict() for s in result.sources], "grounded": result.grounded}

@@ -79,8 +79,8 @@ def test_the_cache_is_bounded_and_bound_to_one_snapshot():
     k = [cache.key(f"question {i}", "visitor", True) for i in range(6)]
     cache.forget(one)
     for i in range(3):
-        cache.put(one, k[i], {"i": i}, pace=reuse.Pace(i, 2 * i))
-    assert cache.get(one, k[0]) is None and cache.get(one, k[2]) == ({"i": 2}, (2, 4, 0)) and len(cache) == 2  # the oldest went, with its pace
+        cache.put(one, k[i], {"i": i}, pace=reuse.Pace(("x",) * i, (0.5,) * i, 2 * i))
+    assert cache.get(one, k[0]) is None and cache.get(one, k[2]) == ({"i": 2}, (("x",) * 2, (0.5,) * 2, 4)) and len(cache) == 2  # the oldest gone; paces kept
     cache.forget(two)
     assert cache.get(two, k[2]) is None
     cache.put(one, k[5], {"i": 5})  # an answer written on the old version, finishing after the reload
@@ -163,7 +163,7 @@ async def test_a_kept_answer_reaches_a_visitor_as_late_as_its_writing_did(start_
     events = await stream(client)
     tokens = [data["text"] for name, data in events if name == "token"]
     assert "".join(tokens) == written["response"] and len(standin_ollama.requests) == 1
-    assert len(sleeps) == len(tokens) + 1  # before the first token, between the others, before `done`
+    assert len(sleeps) >= 2  # before each piece the model wrote, then before `done`
     first, whole = sleeps[0], sum(sleeps)
     assert 0.6 <= first < whole and 0.6 + 3 * 0.15 <= whole <= took, (sleeps, took)
     for replayed in (lambda: ask(client), lambda: rpc_result(client, "answer", {"q": Q}, headers=visitor())):
@@ -180,7 +180,8 @@ async def test_a_kept_answer_is_replayed_in_as_many_tokens_as_its_writing_stream
     """A kept answer came 48 characters a token, where the model's stream gives a word or less
     a token: a visitor who read the stream's events (the page's own script, or the network
     tab) told a kept answer at a glance, and so that the question had been asked before,
-    whatever its pace. It is cut in as many pieces as its writing streamed, each about as long."""
+    whatever its pace. It comes in the tokens its writing streamed
+    (test_a_kept_answer_is_replayed_in_the_tokens_and_pauses_its_writing_showed)."""
     reply = " ".join([REPLY] * 4)
     standin_ollama.script(reply, chunks=80, chunk_delay=0.01)
     client = await start(start_daemon, standin_ollama.url)
@@ -190,6 +191,30 @@ async def test_a_kept_answer_is_replayed_in_as_many_tokens_as_its_writing_stream
     assert "".join(replayed) == "".join(written) and len(standin_ollama.requests) == 1
     assert len(written) / 2 <= len(replayed) <= 2 * len(written), (len(written), len(replayed))
     assert sorted(map(len, replayed))[len(replayed) // 2] <= 2 * sorted(map(len, written))[len(written) // 2]  # the median token
+
+
+async def test_a_kept_answer_is_replayed_in_the_tokens_and_pauses_its_writing_showed(start_daemon, standin_ollama, monkeypatch):
+    """A kept answer's tokens came evenly spaced between its first and its end, cut by words,
+    where a written one shows the model's rhythm through the stream's filters: a citation held
+    back until its `]` comes after a pause several pieces long, a piece the model was slow to
+    write after its own, a piece held to the end with none: a visitor who timed the stream's
+    events (on the stand-in, the gaps between a written answer's tokens varied 0.8 times their
+    mean and the longest was 7 times the median; a replay's 0.03 times and 1.1) told a kept
+    answer. It is replayed as the model wrote it, each piece as long after the one before it,
+    through the same filters: the same tokens, the same pauses."""
+    pieces = ["GrasBot cherche ", "d'abord les notes ", "qui répondent [", "grasbot", "-pipeline", "]", ", puis le ", "modèle rédige ", "la réponse."]
+    standin_ollama.script(pieces=pieces, hold_after=7, chunk_delay=0.01)
+    client = await start(start_daemon, standin_ollama.url)
+    writing = asyncio.ensure_future(stream(client))
+    await asyncio.wait_for(standin_ollama.first_chunk_sent.wait(), BOUND)
+    await asyncio.sleep(0.4)  # the model slow on its eighth piece
+    standin_ollama.release()
+    written = [data["text"] for name, data in await writing if name == "token"]
+    sleeps = _sleeps(monkeypatch)
+    replayed = [data["text"] for name, data in await stream(client) if name == "token"]
+    assert replayed == written and len(standin_ollama.requests) == 1, (written, replayed)
+    gaps = sleeps[1:]  # after the first piece the daemon read: before each other one, then before `done`
+    assert sum(gap >= 0.25 for gap in gaps) == 1 and sum(gap >= 0.1 for gap in gaps) == 1, gaps  # the slow piece's pause, its own
 
 
 def _kinds(events) -> list[tuple[str, object]]:

@@ -26,7 +26,6 @@ come as it would for an answer written (`Admission.turn`), is given it at that p
 from __future__ import annotations
 
 import asyncio
-import itertools
 import re
 import time
 import unicodedata
@@ -42,7 +41,7 @@ __all__ = ["AnswerCache", "Flight", "Flights", "Kept", "Pace", "normalise_questi
 _SPACE = re.compile(r"\s+")
 _SPACE_BEFORE_MARK = re.compile(r"\s+([?!.,;:…])")
 _TRAILING_MARKS = re.compile(r"[\s?!.…]+$")
-REPLAY_PIECE = 48  # characters per `token` event when a kept answer is replayed
+REPLAY_PIECE = 48  # characters per `token` event when a kept answer is given at once
 
 
 def normalise_question(q: str) -> str:
@@ -56,17 +55,17 @@ _sleep = asyncio.sleep  # what a replay waits with (a test's clock)
 
 
 class Pace(NamedTuple):
-    """When an answer's first piece came and when its last did, in seconds from when the model
-    was asked for it (its slot granted), and how many pieces it came in (0: not known): what
-    its writing showed a visitor. Its wait for a slot is left out: a visitor given it again waits
-    for their own (`Admission.turn`), in the load of their time."""
+    """How an answer was written: the model's pieces, when each came and when the last did, in
+    seconds from when the model was asked for it (its slot granted): what its writing showed a
+    visitor, through the stream's filters. Its wait for a slot is left out: a visitor given it
+    again waits for their own (`Admission.turn`), in the load of their time."""
 
-    first: float = 0.0
+    pieces: tuple[str, ...] = ()
+    times: tuple[float, ...] = ()
     total: float = 0.0
-    pieces: int = 0
 
 
-AT_ONCE = Pace()  # an answer whose writing's pace is not known: given at once
+AT_ONCE = Pace()  # an answer whose writing is not known: given at once
 
 
 class Kept(NamedTuple):
@@ -76,41 +75,30 @@ class Kept(NamedTuple):
     pace: Pace = AT_ONCE
 
 
-async def replayed(text: str, pace: Pace | None) -> AsyncGenerator[str, None]:
-    """A kept answer's `replay_pieces`, the first as late as its writing's first piece, the others
-    spread until its end, then a last wait to that end; at once when `pace` is None (the
-    owner's preview). A visitor given it at once knew the question had been asked before, and
-    one given it in pieces of `REPLAY_PIECE` characters, where the model streams a word or less
-    a piece, knew it too: it comes in as many pieces as its writing did (`Pace.pieces`), of
-    whole words as a stream shows them."""
-    pieces = list(replay_pieces(text) if pace is None or not pace.pieces else _cut(text, pace.pieces))
-    step = max(0.0, pace.total - pace.first) / len(pieces) if pace is not None and pieces else 0.0
-    if pace is not None:
-        await _sleep(pace.first)
-    for i, piece in enumerate(pieces):
-        if i and step:
-            await _sleep(step)
+async def replayed(text: str, pace: Pace) -> AsyncGenerator[str, None]:
+    """A kept answer as the model wrote it (`Pace.pieces`), each piece as long after the one
+    before it as it came, then a last wait to its end; for the caller to show through the
+    filters a written answer goes through, so that its tokens and their pauses are the ones
+    its writing showed. Given at once, or evenly spaced in pieces cut by words, it told a
+    visitor who timed its tokens that it was kept: a written answer's rhythm is the model's,
+    with a pause wherever a citation is held until its `]`. `text` in `replay_pieces`, at once,
+    when its writing is not known."""
+    if not pace.pieces:
+        for piece in replay_pieces(text):
+            yield piece
+        return
+    before = 0.0
+    for piece, came in zip(pace.pieces, pace.times, strict=True):
+        await _sleep(came - before)
+        before = came
         yield piece
-    if step:
-        await _sleep(step)
+    await _sleep(pace.total - before)
 
 
 async def waited(text: str, pace: Pace) -> None:
     """As long as `replayed` takes: a kept answer given whole (/ask) comes when its stream would end."""
     async for _ in replayed(text, pace):
         pass
-
-
-_WORD = re.compile(r"\S+\s*|\s+")
-
-
-def _cut(text: str, count: int) -> Iterator[str]:
-    """`text` in `count` pieces of whole words, about as many words each (one a piece when it
-    holds fewer words: a stream shows a word once the next piece ends it): joined, `text`."""
-    words = _WORD.findall(text)
-    count = min(count, len(words)) or 1
-    bounds = [round(i * len(words) / count) for i in range(count + 1)]
-    return ("".join(words[start:end]) for start, end in itertools.pairwise(bounds) if end > start)
 
 
 def replay_pieces(text: str, size: int = REPLAY_PIECE) -> Iterator[str]:
@@ -220,8 +208,7 @@ class Flight:
     def pace(self) -> Pace:
         """The pace it was written at, once finished (`Pace`)."""
         ended = self._ended if self._ended is not None else time.monotonic()
-        first = self._times[0] if self._times else ended
-        return Pace(first - self._started, ended - self._started, len(self.pieces))
+        return Pace(tuple(self.pieces), tuple(came - self._started for came in self._times), ended - self._started)
 
     async def run(self, source: AsyncIterator[object]) -> None:
         try:
