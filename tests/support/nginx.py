@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from grasbot import Settings
@@ -265,6 +266,24 @@ async def running_daemon(
         _stop(proc)
 
 
+async def meaning_ready(daemon_url: str) -> None:
+    """Wait until the daemon's /health says the vault's meaning is embedded: a follow-up such
+    as « C'est robuste ? » is grounded by meaning, and is not while the embeddings are pending
+    (answered lexically, as they are at a start), so a conversation asked before then depended
+    on the machine's load (one CI run's second turn got no note)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + STARTUP_TIMEOUT
+    health: dict = {}
+    async with aiohttp.ClientSession() as http:
+        while loop.time() < deadline:
+            async with http.get(f"{daemon_url}/health") as response:
+                health = await response.json()
+            if health.get("semantic", {}).get("ready", True):
+                return
+            await asyncio.sleep(0.05)
+    pytest.fail(f"the daemon's meaning was not ready after {STARTUP_TIMEOUT:.0f} s: {health.get('semantic')}", pytrace=False)
+
+
 @contextlib.asynccontextmanager
 async def grasbot_behind_nginx(tmp: Path, settings_env: dict[str, str] | None = None) -> AsyncIterator[Stack]:
     """The stand-in Ollama, `grasbot serve` on a small vault, and nginx in front of it."""
@@ -272,6 +291,7 @@ async def grasbot_behind_nginx(tmp: Path, settings_env: dict[str, str] | None = 
     vault = write_vault(tmp / "vault")
     async with StandinOllama() as ollama:
         async with running_daemon(tmp / "daemon", vault, ollama.url, settings_env) as (daemon_url, log):
+            await meaning_ready(daemon_url)
             async with running_nginx(tmp / "nginx", daemon_url.removeprefix("http://")) as url:
                 yield Stack(url=url, daemon_url=daemon_url, ollama=ollama, daemon_log=log)
 
