@@ -215,6 +215,10 @@ export const NOTE_TEST = {
 		`Un second bloc de propriétés suit le premier : Obsidian le lit comme du texte, mais il garde la note privée. ${reason} Réunissez les deux blocs en un seul.`,
 	secondBroken:
 		"Un second bloc de propriétés suit le premier, et son YAML est invalide : il dit qui peut lire la note, ce qui la garde privée. Réunissez les deux blocs en un seul, puis corrigez le YAML.",
+	tomlKeeps: (reason: string) =>
+		`La note commence par un front matter TOML (entre deux +++) : Obsidian le lit comme du texte, Hugo et le démon comme ses propriétés, et il garde la note privée. ${reason} Mettez ses champs en YAML dans les propriétés de la note.`,
+	tomlBroken: (said: string) =>
+		`La note commence par un front matter TOML (entre deux +++) invalide, qui dit qui peut lire la note (${said}) : dans le doute, le démon la garde privée. Corrigez-le, ou mettez ses champs en YAML dans les propriétés de la note.`,
 	lowerBlock: (said: string) =>
 		`Un bloc de propriétés plus bas dans la note, qu'Obsidian lit comme du texte, dit \`${said}\` : le démon garde la note privée. Mettez ses champs dans les propriétés en tête de note, ou supprimez le bloc.`,
 	noVisibilityPrivate:

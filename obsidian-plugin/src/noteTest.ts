@@ -256,6 +256,114 @@ function lateReason(text: string, defaultPublic: boolean | undefined, now: numbe
 	return reason === null ? null : second ? NOTE_TEST.secondKeeps(reason) : NOTE_TEST.lateKeeps(reason);
 }
 
+// Hugo's TOML front matter, between two `+++` lines at the top of the note: text to Obsidian,
+// the page's fields to Hugo (retrieval/visibility.py `_TOML_FRONTMATTER`)
+const TOML_FRONTMATTER = /^[\s\u200b-\u200d\u2060\ufeff]*\+\+\+[ \t]*\n([\s\S]*?)\n\+\+\+[ \t]*(?:\n|$)/;
+// a TOML key, bare or quoted (retrieval/visibility.py `_TOML_LINE`), and a dotted one's parts
+const TOML_KEY = String.raw`(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_-]+)`;
+const TOML_LINE = new RegExp(String.raw`^[ \t]*(${TOML_KEY}(?:[ \t]*\.[ \t]*${TOML_KEY})*)[ \t]*=[ \t]*(.*)$`);
+const TOML_TABLE = new RegExp(String.raw`^[ \t]*\[[ \t]*(${TOML_KEY}(?:[ \t]*\.[ \t]*${TOML_KEY})*)[ \t]*\][ \t]*(?:#.*)?$`);
+// TOML's numbers (`1_000`, `0x1F`, `6.02e23`, `inf`) and dates (`1979-05-27T07:32:00Z`, a space or `t` for `T`)
+const TOML_NUMBER = /^[+-]?(?:0x[0-9a-f_]+|0o[0-7_]+|0b[01_]+|\d[\d_]*(?:\.\d[\d_]*)?(?:e[+-]?\d[\d_]*)?|inf|nan)$/i;
+const TOML_DATE = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})?)?$/;
+// a line that names a key, in TOML or not (`visibilité = …`: TOML's bare keys are ASCII), as the daemon's `_TOML_LINE`
+const TOML_NAMED = /^[ \t]*("[^"\n]*"|'[^'\n]*'|[\p{L}\p{N}_-]+)[ \t]*[.=]/u;
+
+/** A TOML key's parts (`build.render`, `"draft"`). */
+function tomlKeys(written: string): string[] {
+	return [...written.matchAll(new RegExp(TOML_KEY, "g"))].map(([key]) => (/^["']/.test(key) ? key.slice(1, -1) : key));
+}
+
+/** A TOML value as the daemon's tomllib gives it, for the values that may say who reads a note: a
+ * yes or no, a number, a string, a date (as ISO text, which `dateInstant` reads); an array, an inline
+ * table, a multi-line string or a time alone is something else (`{ toml: … }`), which no key reads as
+ * a yes; undefined for what is no TOML value (`title = Note`, unquoted). */
+function tomlValue(written: string): unknown {
+	const basic = /^"((?:[^"\\]|\\.)*)"[ \t]*(?:#.*)?$/.exec(written);
+	if (basic) {
+		try {
+			return JSON.parse(`"${basic[1]}"`) as string;
+		} catch {
+			return { toml: written }; // TOML's own escapes (`\e`, `\U0001F600`)
+		}
+	}
+	const literal = /^'([^']*)'[ \t]*(?:#.*)?$/.exec(written);
+	if (literal) return literal[1];
+	const bare = written.replace(/[ \t]*#.*$/, "").trim();
+	if (bare === "true" || bare === "false") return bare === "true";
+	if (TOML_NUMBER.test(bare)) {
+		if (/nan$/i.test(bare)) return Number.NaN;
+		if (/inf$/i.test(bare)) return bare.startsWith("-") ? -Infinity : Infinity;
+		return Number(bare.replace(/_/g, ""));
+	}
+	if (TOML_DATE.test(bare)) return bare.toUpperCase().replace(/(\.\d{6})\d+/, "$1");
+	if (/^(?:\[|\{|"""|''')/.test(written) || /^\d{2}:\d{2}:\d{2}(?:\.\d+)?$/.test(bare)) return { toml: written };
+	return undefined;
+}
+
+/** A TOML front matter's fields, as far as they may say who reads the note: its keys' values, and
+ * its tables (`[build]`) as objects; null for TOML that does not parse (a value that is no TOML
+ * value, a key set twice), as tomllib reads it. Arrays of tables (`[[…]]`) are skipped. */
+function tomlFields(block: string): Record<string, unknown> | null {
+	const top: Record<string, unknown> = {};
+	const seen = new Set<string>();
+	let table: Record<string, unknown> | null = top;
+	let path: string[] = [];
+	const into = (keys: string[]): Record<string, unknown> | null => {
+		let at: Record<string, unknown> = top;
+		for (const key of keys) {
+			const next = Object.prototype.hasOwnProperty.call(at, key) ? at[key] : (at[key] = {});
+			if (next === null || typeof next !== "object" || Array.isArray(next)) return null;
+			at = next as Record<string, unknown>;
+		}
+		return at;
+	};
+	for (const line of block.split("\n")) {
+		if (/^[ \t]*\[\[/.test(line)) {
+			table = null;
+			continue;
+		}
+		const header = TOML_TABLE.exec(line);
+		if (header) {
+			path = tomlKeys(header[1]);
+			table = into(path);
+			if (table === null) return null;
+			continue;
+		}
+		const field = TOML_LINE.exec(line);
+		if (!field && TOML_NAMED.test(line)) return null;
+		if (!field || table === null) continue; // a comment, a blank, a line of a multi-line value
+		const keys = tomlKeys(field[1]);
+		const value = tomlValue(field[2].trim());
+		const full = JSON.stringify([...path, ...keys]);
+		if (value === undefined || seen.has(full)) return null;
+		seen.add(full);
+		const at = keys.length > 1 ? into([...path, ...keys.slice(0, -1)]) : table;
+		if (at === null) return null;
+		at[keys[keys.length - 1]] = value;
+	}
+	return top;
+}
+
+/** Why Hugo's TOML front matter keeps the note private, as the daemon reads it (retrieval/visibility.py
+ * `_toml_frontmatter`), or null: its fields count as the properties' do, but only to keep it private. */
+function tomlReason(text: string, now: number, zone: string): string | null {
+	const toml = TOML_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"));
+	if (!toml) return null;
+	const readers = toml[1]
+		.split("\n")
+		.filter((line) => {
+			const key = TOML_NAMED.exec(line)?.[1];
+			return key !== undefined && saysWhoReads(/^["']/.test(key) ? key.slice(1, -1) : key);
+		})
+		.map((line) => `\`${line.trim()}\``);
+	if (readers.length === 0) return null;
+	const fields = tomlFields(toml[1]);
+	if (fields === null) return NOTE_TEST.tomlBroken(readers.join(", "));
+	const reason = privateReason(fields, true, undefined, now, zone);
+	return reason === null ? null : NOTE_TEST.tomlKeeps(reason);
+}
+
 // Obsidian's properties at the top of a note: the block a lower one is not
 const TOP_FRONTMATTER = /^---[ \t]*\n(?:[\s\S]*?\n)?---[ \t]*(?:\n|$)/;
 // What the author hid, as the daemon reads it (retrieval/markdown.py `_HIDDEN`): code first, where
@@ -341,7 +449,7 @@ export function privateReason(
 	zone = "UTC",
 ): string | null {
 	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
-		const late = lateReason(text, defaultPublic, now, zone);
+		const late = lateReason(text, defaultPublic, now, zone) ?? tomlReason(text, now, zone);
 		if (late) return late;
 	}
 	const given = fieldsNamed(frontmatter, "visibility");

@@ -228,6 +228,13 @@ describe("frontmatter reading", () => {
 		}
 	});
 
+	it("reads Hugo's TOML front matter, text to Obsidian, as the daemon does: it may only keep the note private", () => {
+		const draft = "+++\r\ntitle = \"Projet\"\r\ndraft = true\r\n+++\r\nCorps.\r\n";
+		expect(privateReason(undefined, true, draft)).toBe(NOTE_TEST.tomlKeeps(NOTE_TEST.draftYes("draft", "true")));
+		expect(privateReason(undefined, true, "+++\ntitle = Projet\npublish = false\n+++\nCorps.\n")).toBe(NOTE_TEST.tomlBroken("`publish = false`"));
+		expect(privateReason(undefined, true, "+++\ndraft = false\ntags = [\n  \"a\",\n]\n+++\nCorps.\n")).toBeNull();
+	});
+
 	it("reads a properties block lower in a note saved with Windows line ends as the daemon does", () => {
 		const text = "---\r\nvisibility: public\r\n---\r\nTexte.\r\n\r\n---\r\nvisibility: private\r\n---\r\nSuite.\r\n";
 		expect(privateReason({ visibility: "public" }, false, text)).toBe(NOTE_TEST.lowerBlock("visibility: private"));

@@ -1278,6 +1278,36 @@ def test_a_frontmatter_out_of_place_with_broken_yaml_that_names_visibility_keeps
     assert "texte.md" not in said
 
 
+def test_a_hugo_toml_front_matter_that_withholds_the_note_keeps_it_private(note_writer):
+    """Hugo's TOML front matter (`+++`, `draft = true`, `+++`), which Obsidian shows as text,
+    was no frontmatter to the daemon either: with the default public, the draft Hugo leaves
+    unpublished was served. It is read for the same keys; one that withholds the note, or names
+    such a key in TOML that does not parse, keeps it private, with a warning; one that says
+    nothing of who reads the note changes nothing, without a word."""
+    vault = _served_public(
+        note_writer.root,
+        {
+            "brouillon.md": '+++\ntitle = "Projet"\ndraft = true\n+++\nMon code zorglub.',
+            "expire.md": "+++\nexpiryDate = 2020-05-01T09:00:00Z\n+++\nMon code zorglub.",
+            "casse.md": "+++\ntitle = Projet\npublish = false\n+++\nMon code zorglub.",
+            "publie.md": '+++\ntitle = "Projet"\ndraft = false\n+++\nLe jardin zorglub.',
+            "params.md": "+++\n[params]\ndraft = true\n+++\nLe jardin zorglub.",
+        },
+    )
+    assert {p for p, n in vault.notes.items() if n.public} == {"publie.md", "params.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    assert said["brouillon.md"] == (
+        "un front matter TOML (entre deux +++), qu'Obsidian lit comme du texte, dit `draft = true` : la note reste privée"
+        " (mettez ses champs en YAML dans les propriétés de la note)"
+    )
+    assert said["expire.md"].startswith("un front matter TOML (entre deux +++), qu'Obsidian lit comme du texte, dit `expiryDate = 2020-05-01T09:00:00Z`")
+    assert said["casse.md"] == (
+        "un front matter TOML (entre deux +++) invalide, qui dit qui peut lire la note (`publish = false`) : la note reste privée"
+        " (mettez ses champs en YAML dans les propriétés de la note)"
+    )
+    assert "publie.md" not in said and "params.md" not in said
+
+
 def test_a_publish_value_that_is_no_yes_keeps_a_note_private(note_writer):
     """With the default public, `publish: private` (or a draft, a list) was read as no
     `publish: false`, so the note its author meant to withhold was served to visitors."""

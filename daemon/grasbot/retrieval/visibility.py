@@ -1,6 +1,6 @@
 """Who may read a note: what its frontmatter says, the keys the publishers an author uses read
 (Obsidian Publish, Jekyll, Hugo, Quartz, Hexo, Digital Garden), its publish and expiry dates,
-and the blocks Obsidian shows as text that still say so. In doubt, private: every value read
+and the blocks Obsidian shows as text that still say so (Hugo's TOML front matter among them). In doubt, private: every value read
 otherwise than its author may have meant keeps the note from visitors, with a warning.
 
 « Tester cette note » (the plugin's `noteTest.ts`) reads notes by the same rule, and both sides
@@ -13,6 +13,7 @@ import difflib
 import functools
 import re
 import time
+import tomllib
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ def who_reads(meta: dict, header: str, text: str, body: str, prose: str, *, dete
     verdicts = [_is_public(meta, header, default_public, warnings, zone)]
     if not detected:
         verdicts.append(_late_frontmatter(text, default_public, warnings, second=False, zone=zone))
+        verdicts.append(_toml_frontmatter(text, warnings, zone))
     elif verdicts[0].public:
         verdicts.append(_late_frontmatter(body, default_public, warnings, second=True, zone=zone))
     if all(verdict.public for verdict in verdicts):
@@ -390,3 +392,37 @@ def _lower_blocks(prose: str, warnings: list[str], zone: str) -> Readers:
         )
         break
     return _together(verdicts)
+
+
+# Hugo's TOML front matter, between two `+++` lines at the top of the note (Hugo skips what
+# precedes it but spaces): Obsidian shows it as text, Hugo reads it as the page's fields
+_TOML_FRONTMATTER = re.compile(rf"\A[\s{_INVISIBLE}]*\+\+\+[ \t]*\n(?P<fields>.*?)\n\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
+# A TOML line that sets a key, and its first key (`draft = true`, `"draft" = true`, `build.render = …`;
+# `visibilité = …` too, no TOML, which a key nearly `visibility` makes private)
+_TOML_LINE = re.compile(r"""^[ \t]*(?:"(?P<basic>[^"\n]*)"|'(?P<literal>[^'\n]*)'|(?P<bare>[\w-]+))[ \t]*[.=].*$""", re.MULTILINE)
+
+
+def _toml_frontmatter(text: str, warnings: list[str], zone: str) -> Readers:
+    """Hugo's TOML front matter (`+++`, `draft = true`, `+++`) is text to Obsidian and was none
+    here: the draft Hugo leaves unpublished was served. Its fields count as the frontmatter's
+    do, but only to keep the note private (its silence says nothing); TOML that does not parse
+    and names a key that says who reads the note keeps it private too (in doubt, private)."""
+    m = _TOML_FRONTMATTER.match(text)
+    if m is None:
+        return _SAYS_NOTHING
+    fields = m.group("fields")
+    lines = _TOML_LINE.finditer(fields)
+    readers = [line.group(0).strip() for line in lines if _says_who_reads(next(key for key in line.group("basic", "literal", "bare") if key is not None))]
+    if not readers:
+        return _SAYS_NOTHING
+    said = ", ".join(f"`{line}`" for line in readers)
+    move = "mettez ses champs en YAML dans les propriétés de la note"
+    try:
+        meta = tomllib.loads(fields)
+    except tomllib.TOMLDecodeError:
+        warnings.append(f"un front matter TOML (entre deux +++) invalide, qui dit qui peut lire la note ({said}) : la note reste privée ({move})")
+        return _PRIVATE
+    verdict = _is_public(meta, "", True, [], zone)
+    if not verdict.public:
+        warnings.append(f"un front matter TOML (entre deux +++), qu'Obsidian lit comme du texte, dit {said} : la note reste privée ({move})")
+    return verdict
