@@ -198,6 +198,10 @@ export const NOTE_TEST = {
 		`Les propriétés de la note disent \`${key}: ${shown}\` : ${HIDING_WHAT[key.trim().toLowerCase()] ?? HIDING_WHAT.draft} ; elle reste donc privée quelle que soit sa \`visibility\`.`,
 	draftUnclear: (key: string, shown: string) =>
 		`Les propriétés de la note disent \`${key}: ${shown}\`, ni un oui ni un non (\`true\` ou \`false\`) : dans le doute, elle reste privée quelle que soit sa \`visibility\`.`,
+	notWritten: (shown: string, tool: string) =>
+		`Les propriétés de la note disent \`${shown}\` : ${tool} n'en écrit aucune page ; elle reste donc privée quelle que soit sa \`visibility\`.`,
+	renderUnclear: (shown: string) =>
+		`Les propriétés de la note disent \`${shown}\`, ni \`always\`, ni \`link\`, ni \`never\` : dans le doute, elle reste privée quelle que soit sa \`visibility\`.`,
 	publishLater: (key: string, shown: string) =>
 		`Les propriétés de la note disent \`${key}: ${shown}\`, une date de publication à venir : le démon la garde privée jusque-là, puis la montre aux visiteurs sans qu'il faille la recharger.`,
 	expired: (key: string, shown: string) =>

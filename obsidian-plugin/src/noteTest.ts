@@ -98,6 +98,9 @@ export const PUBLISH_KEYS = ["publish", "published", "dg-publish"] as const;
 /** The keys whose yes keeps a note private, read as `draft` (retrieval/visibility.py `_HIDING_KEYS`). */
 export const HIDING_KEYS = ["draft", "private", "hidden"] as const;
 
+/** Hugo's build options and Eleventy's `permalink`, whose no writes no page (retrieval/visibility.py `_UNWRITTEN_KEYS`). */
+export const UNWRITTEN_KEYS = ["build", "_build", "permalink"] as const;
+
 /** Hugo's keys for a page's publish date and expiry date (retrieval/visibility.py `_PUBLISH_DATE_KEYS`,
  * `_EXPIRY_DATE_KEYS`): a publish date to come, or an expiry date past, keeps a public note private. */
 export const PUBLISH_DATE_KEYS = ["publishdate", "pubdate", "published"] as const;
@@ -189,6 +192,35 @@ function scheduledReason(frontmatter: Record<string, unknown> | undefined, now: 
 	return null;
 }
 
+/** Whether Hugo's `build: {render: …}` writes the page, as the daemon reads it (retrieval/visibility.py `_renders`):
+ * true for `always` (a yes, a blank), false for `never` and `link` (a no), null for anything else, which keeps the note private too. */
+export function rendersPage(value: unknown): boolean | null {
+	if (value === undefined || value === null) return true;
+	if (typeof value === "boolean") return value;
+	if (typeof value !== "string" && !(typeof value === "number" && Number.isInteger(value))) return null;
+	const said = String(value).trim().toLowerCase();
+	if (["always", "true", "1", ""].includes(said)) return true;
+	return ["never", "link", "false", "0"].includes(said) ? false : null;
+}
+
+/** Why the note's publisher writes no page of it, as the daemon reads it (retrieval/visibility.py `_unwritten`), or null:
+ * Hugo's `build: {render: never}` (or `link`, `_build`), Eleventy's `permalink: false`. */
+function unwrittenReason(frontmatter: Record<string, unknown> | undefined): string | null {
+	for (const [key, value] of fieldsNamed(frontmatter, ...UNWRITTEN_KEYS)) {
+		if (key.trim().toLowerCase() === "permalink") {
+			if (value === false || (typeof value === "string" && value.trim().toLowerCase() === "false")) return NOTE_TEST.notWritten(`${key.trim()}: ${shownValue(value)}`, "Eleventy");
+			continue;
+		}
+		if (value === null || typeof value !== "object" || Array.isArray(value)) continue; // `build: 1.2.3`, a software's
+		for (const [option, render] of Object.entries(value as Record<string, unknown>)) {
+			if (option.trim().toLowerCase() !== "render" || rendersPage(render) === true) continue;
+			const shown = `${key.trim()}.${option.trim()}: ${shownValue(render)}`;
+			return rendersPage(render) === false ? NOTE_TEST.notWritten(shown, "Hugo") : NOTE_TEST.renderUnclear(shown);
+		}
+	}
+	return null;
+}
+
 /** What Python's difflib.SequenceMatcher(None, a, b).ratio() gives (Ratcliff/Obershelp: the
  * longest common run, then the same on each side of it), for the short keys it compares. */
 function similarity(a: string, b: string): number {
@@ -227,7 +259,7 @@ const READER_LINE = /^[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_.-]*(?: +[\p{L}\p{N}_.-]+)
 const KNOWN_KEYS = ["visibility", "priority", "title", "slug", "type", "source", "updated", "domains", "tags", "aliases", "answers", "linked", "related"];
 
 // the keys that say who may read a note (retrieval/visibility.py `_READER_KEYS`: Hugo's dates too)
-const READER_KEYS: readonly string[] = ["visibility", ...PUBLISH_KEYS, ...HIDING_KEYS, ...PUBLISH_DATE_KEYS, ...EXPIRY_DATE_KEYS];
+const READER_KEYS: readonly string[] = ["visibility", ...PUBLISH_KEYS, ...HIDING_KEYS, ...UNWRITTEN_KEYS, ...PUBLISH_DATE_KEYS, ...EXPIRY_DATE_KEYS];
 
 /** Whether a key says who may read the note, as the daemon's `_says_who_reads`. */
 function saysWhoReads(key: string): boolean {
@@ -266,8 +298,9 @@ const TOML_TABLE = new RegExp(String.raw`^[ \t]*\[[ \t]*(${TOML_KEY}(?:[ \t]*\.[
 // TOML's numbers (`1_000`, `0x1F`, `6.02e23`, `inf`) and dates (`1979-05-27T07:32:00Z`, a space or `t` for `T`)
 const TOML_NUMBER = /^[+-]?(?:0x[0-9a-f_]+|0o[0-7_]+|0b[01_]+|\d[\d_]*(?:\.\d[\d_]*)?(?:e[+-]?\d[\d_]*)?|inf|nan)$/i;
 const TOML_DATE = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})?)?$/;
-// a line that names a key, in TOML or not (`visibilité = …`: TOML's bare keys are ASCII), as the daemon's `_TOML_LINE`
-const TOML_NAMED = /^[ \t]*("[^"\n]*"|'[^'\n]*'|[\p{L}\p{N}_-]+)[ \t]*[.=]/u;
+// a line that names a key or opens a table (`[build]`), in TOML or not (`visibilité = …`: TOML's bare keys
+// are ASCII), as the daemon's `_TOML_LINE`
+const TOML_NAMED = /^[ \t]*(?:\[[ \t]*)?("[^"\n]*"|'[^'\n]*'|[\p{L}\p{N}_-]+)[ \t]*[.=\]]/u;
 
 /** A TOML key's parts (`build.render`, `"draft"`). */
 function tomlKeys(written: string): string[] {
@@ -286,6 +319,18 @@ function tomlValue(written: string): unknown {
 		} catch {
 			return { toml: written }; // TOML's own escapes (`\e`, `\U0001F600`)
 		}
+	}
+	const inline = /^\{(.*)\}[ \t]*(?:#.*)?$/.exec(written);
+	if (inline) {
+		// an inline table of values (`build = { list = 'never', render = 'never' }`); one that holds more, something else
+		const table: Record<string, unknown> = {};
+		for (const part of inline[1].match(/(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^,])+/g) ?? []) {
+			const field = TOML_LINE.exec(part);
+			const value = field ? tomlValue(field[2].trim()) : undefined;
+			if (!field || value === undefined) return { toml: written };
+			table[tomlKeys(field[1]).join(".")] = value;
+		}
+		return table;
 	}
 	const literal = /^'([^']*)'[ \t]*(?:#.*)?$/.exec(written);
 	if (literal) return literal[1];
@@ -465,6 +510,8 @@ export function privateReason(
 		const [key, value] = draft;
 		return draftSays(value) ? NOTE_TEST.draftYes(key, shownValue(value)) : NOTE_TEST.draftUnclear(key, shownValue(value));
 	}
+	const unwritten = unwrittenReason(frontmatter);
+	if (unwritten) return unwritten;
 	const lower = (): string | null => {
 		if (text === undefined) return null;
 		const body = shownBody(text);

@@ -235,6 +235,16 @@ describe("frontmatter reading", () => {
 		expect(privateReason(undefined, true, "+++\ndraft = false\ntags = [\n  \"a\",\n]\n+++\nCorps.\n")).toBeNull();
 	});
 
+	it("keeps private a note whose publisher writes no page of it, as the daemon does", () => {
+		expect(privateReason({ build: { list: "never", render: "never" } }, true)).toBe(NOTE_TEST.notWritten("build.render: never", "Hugo"));
+		expect(privateReason({ visibility: "public", permalink: false }, false)).toBe(NOTE_TEST.notWritten("permalink: false", "Eleventy"));
+		expect(privateReason({ build: { render: "parfois" } }, true)).toBe(NOTE_TEST.renderUnclear("build.render: parfois"));
+		expect(privateReason({ build: { list: "never" }, permalink: "/notes/plan/", eleventyExcludeFromCollections: true }, true)).toBeNull();
+		expect(privateReason(undefined, true, "+++\nbuild = { render = 'link' }\n+++\nCorps.\n")).toBe(
+			NOTE_TEST.tomlKeeps(NOTE_TEST.notWritten("build.render: link", "Hugo")),
+		);
+	});
+
 	it("reads a properties block lower in a note saved with Windows line ends as the daemon does", () => {
 		const text = "---\r\nvisibility: public\r\n---\r\nTexte.\r\n\r\n---\r\nvisibility: private\r\n---\r\nSuite.\r\n";
 		expect(privateReason({ visibility: "public" }, false, text)).toBe(NOTE_TEST.lowerBlock("visibility: private"));

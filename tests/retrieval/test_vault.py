@@ -1308,6 +1308,39 @@ def test_a_hugo_toml_front_matter_that_withholds_the_note_keeps_it_private(note_
     assert "publie.md" not in said and "params.md" not in said
 
 
+def test_a_page_its_publisher_does_not_write_stays_private(note_writer):
+    """Hugo's `build: {render: never}` (or `link`, `_build` before 0.65) and Eleventy's
+    `permalink: false` write no page of the note, and with the default public it was served.
+    They keep it private, as `draft: true` does, with a warning when the value is unclear or
+    the note says `visibility: public` too; `permalink: false` is no page address either.
+    `build: {list: never}` alone, Eleventy's `eleventyExcludeFromCollections: true` and Hugo's
+    `headless: true` outside a leaf bundle's `index.md` leave the page on the site: they change
+    nothing."""
+    vault = _fields_served_public(
+        note_writer.root,
+        {
+            "jamais.md": "build:\n  list: never\n  render: never",
+            "lien.md": "_build:\n  render: link",
+            "parfois.md": "build:\n  render: parfois",
+            "visible.md": "visibility: public\npermalink: false",
+            "texte.md": 'permalink: "false"',
+            "liste.md": "build:\n  list: never",
+            "version.md": "build: 1.2.3",
+            "adresse.md": "permalink: /notes/plan/",
+            "hors.md": "eleventyExcludeFromCollections: true\nheadless: true",
+        },
+    )
+    assert {p for p, n in vault.notes.items() if n.public} == {"liste.md", "version.md", "adresse.md", "hors.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    assert said == {
+        "parfois.md": "`build.render: parfois` n'est ni `always`, ni `link`, ni `never` : la note reste privée",
+        "visible.md": "`permalink: false` garde la note privée, quelle que soit sa `visibility`",
+        "texte.md": '`permalink: "false"` est lu comme `permalink: false` : la note reste privée',
+    }
+    assert vault.notes["visible.md"].permalinks_written == () and vault.notes["visible.md"].own_pages == ()
+    assert vault.notes["adresse.md"].permalinks_written == ("/notes/plan/",)
+
+
 def test_a_publish_value_that_is_no_yes_keeps_a_note_private(note_writer):
     """With the default public, `publish: private` (or a draft, a list) was read as no
     `publish: false`, so the note its author meant to withhold was served to visitors."""

@@ -123,7 +123,9 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
     `public`, Obsidian Publish's `publish: false`, Jekyll's `published: false` or Digital
     Garden's `dg-publish: false` (`_PUBLISH_KEYS`), which an author may count on to keep a note
     off every public site, or a static site's `draft: true`, `private: true` or `hidden: true`
-    (`_HIDING_KEYS`), which keeps it off theirs; one of these written twice, as `visibility`,
+    (`_HIDING_KEYS`), which keeps it off theirs, or a page its publisher does not write
+    (`_unwritten`: Hugo's `build: {render: never}`, Eleventy's `permalink: false`); one of these
+    written twice, as `visibility`,
     whichever value YAML kept. A public note is then held back by its dates (`_scheduled`, a
     time without its offset read in `zone`), with the instant they change that, if any."""
     given = [value for key, value in meta.items() if isinstance(key, str) and key.strip().lower() == "visibility"]
@@ -165,6 +167,16 @@ def _is_public(meta: dict, header: str, default_public: bool, warnings: list[str
             warnings.append(f"`{_as_written(header, key, value)}` est lu comme `{low}: true` : la note reste privée")
         elif given:
             warnings.append(f"`{low}: true` garde la note privée, quelle que soit sa `visibility`")
+        return _PRIVATE
+    unwritten = _unwritten(meta, header)
+    if public and unwritten:  # Hugo renders no `build: {render: never}`, Eleventy writes no `permalink: false`
+        shown, as_text = unwritten[0]
+        if as_text is None:
+            warnings.append(f"`{shown}` n'est ni `always`, ni `link`, ni `never` : la note reste privée")
+        elif as_text:  # `permalink: "false"`
+            warnings.append(f"`{shown}` est lu comme `permalink: false` : la note reste privée")
+        elif given:
+            warnings.append(f"`{shown}` garde la note privée, quelle que soit sa `visibility`")
         return _PRIVATE
     if not public:
         return _PRIVATE
@@ -258,8 +270,12 @@ _PUBLISH_KEYS = ("publish", "published", "dg-publish")
 # list, search and feed) and `private`, which the sites that filter on it read so (an
 # Eleventy or Astro site's own rule) and which says what its author means in any case
 _HIDING_KEYS = ("draft", "private", "hidden")
+# Hugo's build options (`_build` before 0.65), whose `render` says whether the page is written
+# (`_renders`), and Eleventy's `permalink`, whose `false` writes none (`_unwritten`)
+_BUILD_KEYS = ("build", "_build")
+_UNWRITTEN_KEYS = (*_BUILD_KEYS, "permalink")
 # The keys that say who may read a note, each `_is_public`'s in any case of it
-READER_KEYS = tuple(dict.fromkeys(("visibility", *_PUBLISH_KEYS, *_HIDING_KEYS, *_PUBLISH_DATE_KEYS, *_EXPIRY_DATE_KEYS)))
+READER_KEYS = tuple(dict.fromkeys(("visibility", *_PUBLISH_KEYS, *_HIDING_KEYS, *_UNWRITTEN_KEYS, *_PUBLISH_DATE_KEYS, *_EXPIRY_DATE_KEYS)))
 
 # A date, as a YAML date or as text (`2024-05-01`, `2024-05-01T10:00`): what `published` holds in
 # the themes that name the post's date so (Astro's Fuwari…), where Jekyll's is a yes or a no
@@ -299,6 +315,41 @@ def _draft(value: Any) -> bool | None:
     if said in ("true", "yes", "on", "1", "oui", "vrai"):
         return True
     return False if said in ("false", "no", "off", "0", "non", "faux", "") else None
+
+
+def _renders(value: Any) -> bool | None:
+    """Whether Hugo's `build: {render: …}` writes the page: True for `always` (a yes before Hugo
+    0.76, or a blank), False for `never` and `link` (a no), which render none; None for anything
+    else (`render: parfois`), which keeps the note private too, for in doubt, private."""
+    if value is None or isinstance(value, bool):
+        return value is not False
+    if isinstance(value, float) and value.is_integer():  # `1.0`, a number as JavaScript reads it
+        value = int(value)
+    said = str(value).strip().lower() if isinstance(value, (str, int)) else None
+    if said in ("always", "true", "1", ""):
+        return True
+    return False if said in ("never", "link", "false", "0") else None
+
+
+def _unwritten(meta: dict, header: str) -> list[tuple[str, bool | None]]:
+    """The fields by which a note's publisher writes no page of it, each as a warning shows it
+    (`build.render: never`) and how it says so: False as the publisher reads it, None unclear
+    (`_renders`), True as text (`permalink: "false"`, which Eleventy would take for an address
+    and its author for the no). A `build` that holds no mapping (`build: 1.2.3`, a software's)
+    is no Hugo option; `list: never` alone leaves the page on the site."""
+    found: list[tuple[str, bool | None]] = []
+    for key, value in meta.items():
+        low = key.strip().lower() if isinstance(key, str) else None
+        if low in _BUILD_KEYS and isinstance(value, dict):
+            for option, render in value.items():
+                if isinstance(option, str) and option.strip().lower() == "render" and (said := _renders(render)) is not True:
+                    shown = render if isinstance(render, str) else yaml.safe_dump(render, default_flow_style=True).split("\n...")[0].strip()
+                    found.append((f"{key.strip()}.{option.strip()}: {shown}", said))
+        elif low == "permalink" and value is False:
+            found.append((_as_written(header, key, value), False))
+        elif low == "permalink" and isinstance(value, str) and value.strip().lower() == "false":
+            found.append((_as_written(header, key, value), True))
+    return found
 
 
 # Blank lines, then what reads as a frontmatter: Obsidian reads no properties there
@@ -397,9 +448,9 @@ def _lower_blocks(prose: str, warnings: list[str], zone: str) -> Readers:
 # Hugo's TOML front matter, between two `+++` lines at the top of the note (Hugo skips what
 # precedes it but spaces): Obsidian shows it as text, Hugo reads it as the page's fields
 _TOML_FRONTMATTER = re.compile(rf"\A[\s{_INVISIBLE}]*\+\+\+[ \t]*\n(?P<fields>.*?)\n\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
-# A TOML line that sets a key, and its first key (`draft = true`, `"draft" = true`, `build.render = …`;
-# `visibilité = …` too, no TOML, which a key nearly `visibility` makes private)
-_TOML_LINE = re.compile(r"""^[ \t]*(?:"(?P<basic>[^"\n]*)"|'(?P<literal>[^'\n]*)'|(?P<bare>[\w-]+))[ \t]*[.=].*$""", re.MULTILINE)
+# A TOML line that sets a key or opens a table, and its first key (`draft = true`, `"draft" = true`,
+# `build.render = …`, `[build]`; `visibilité = …` too, no TOML, which a key nearly `visibility` makes private)
+_TOML_LINE = re.compile(r"""^[ \t]*(?:\[[ \t]*)?(?:"(?P<basic>[^"\n]*)"|'(?P<literal>[^'\n]*)'|(?P<bare>[\w-]+))[ \t]*[.=\]].*$""", re.MULTILINE)
 
 
 def _toml_frontmatter(text: str, warnings: list[str], zone: str) -> Readers:
