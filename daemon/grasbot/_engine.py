@@ -164,7 +164,7 @@ def build_snapshot(
     cache when the files still match it, and the cache is rewritten if anything was read again:
     here, or with `write_cache=False` by `save_cache` later (the snapshot's `unsaved_in`).
     `scanned`: the vault's files as `vault_files(settings)` walked them (see `load_vault`).
-    `vault`: with `previous`, the vault to serve instead of one loaded (`Vault.as_dated`).
+    `vault`: with `previous`, the vault to serve instead of one loaded (`Vault.as_found`).
     """
     with _collector_paused(reload=previous is not None):
         return _build_snapshot(settings, previous, cache_dir, scanned, write_cache, vault)
@@ -1216,15 +1216,16 @@ class GrasBot:
 
     # ---- the vault's life
 
-    def reload(self, scanned: Iterable[tuple[str, os.DirEntry]] | None = None, *, dated: bool = False) -> ReloadReport:
+    def reload(self, scanned: Iterable[tuple[str, os.DirEntry]] | None = None, *, known_only: bool = False) -> ReloadReport:
         """Re-read what changed on disk and swap it in; on failure the old vault keeps serving.
-        `scanned`: the files as `vault_files` walked them, if the caller walked them. `dated`:
-        no file read, the vault served as its notes' dates say now (`Vault.as_dated`), which a
-        failed reload leaves (`server.methods.reload_vault`); nothing when no date came."""
+        `scanned`: the files as `vault_files` walked them, if the caller walked them.
+        `known_only`: no folder listed, the served notes as their own files and dates say now
+        (`Vault.as_found`: none made public), what a reload that failed still applies
+        (`server.methods.reload_vault`), logged; nothing when nothing changed."""
         started = time.perf_counter()
         with self._reload_lock:
             old = self._snapshot
-            given = old.vault.as_dated() if dated else None
+            given = old.vault.as_found() if known_only else None
             if given is old.vault:
                 return ReloadReport(len(old.vault.notes), 0, 0, 0, (), (time.perf_counter() - started) * 1000)
             new = build_snapshot(self.settings, old, scanned=scanned, vault=given)
@@ -1264,6 +1265,15 @@ class GrasBot:
                 inline = self.embed_pending(new, at_most=EMBED_INLINE)
             self._snapshot = new
             self.answers.forget(new)
+            if known_only:
+                log.warning(
+                    "le coffre n'a pas pu être relu ; appliqué d'après les fichiers des notes déjà chargées (aucun dossier listé) : "
+                    "%d notes retirées, %d changées ; notes lisibles par les visiteurs : %d → %d",
+                    len(old.vault.notes.keys() - new.vault.notes.keys()),
+                    len(new.vault.changed_since(old.vault.notes) or ()),
+                    len(old.index("visitor")),
+                    len(new.index("visitor")),
+                )
             gone = _gone_of(new, (old, self._gone))
             if gone != self._gone:
                 _keep_gone(self.settings, new, gone)

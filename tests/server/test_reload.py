@@ -348,3 +348,87 @@ async def test_a_note_whose_expiry_date_comes_while_the_vault_cannot_be_read_lea
     if fails == "unmounted":
         root.rmdir()
         shutil.move(moved, root)
+
+
+def _unlistable(monkeypatch, folder: Path) -> None:
+    """`folder` cannot be listed, as after a chmod 000 (which root, running the tests, ignores)."""
+    blocked, real_scandir = str(folder), os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path) == blocked:
+            raise PermissionError(13, "Permission denied", blocked)
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+@pytest.mark.parametrize("leaves", ["private", "deleted", "excluded"])
+async def test_a_note_taken_from_visitors_while_another_folder_cannot_be_read_leaves_their_answers(start_daemon, tmp_path, monkeypatch, caplog, leaves):
+    """The author marks a note private (or deletes it, or moves it into a folder of --exclude)
+    while another folder of the vault cannot be listed: every reload failed, and the previous
+    vault, the note public in it, kept serving it to every visitor, in search, answers and
+    /health's count, for as long as that folder stayed so. A failed reload now reads again the
+    files of the notes it knows (no folder listed): the note leaves the visitors' answers, a
+    public note edited serves its new text, and a note turned public waits for a good reload;
+    the owner still hears the reload's error, and the log says what was applied."""
+    root = tmp_path / "vault"
+    write_note(root, "offre.md", "visibility: public", "L'offre zorglub du rucher.")
+    write_note(root, "cire.md", "visibility: public", "La cire du rucher.")
+    write_note(root, "miel.md", "visibility: private", "Le miel grumpf du rucher.")
+    write_note(root, "sous/ruche.md", "visibility: public", "La ruche pollinix du rucher.")
+    (root / "archives").mkdir()
+    client = await start_daemon(root, owner_token=OWNER_TOKEN, exclude="archives", rate_per_minute=1_000_000, rate_burst=1_000_000)
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "zorglub"}))["results"]] == ["offre.md"]
+    assert (await rpc_result(client, "health"))["vault_size"] == 3
+
+    _unlistable(monkeypatch, root / "sous")
+    if leaves == "private":
+        write_note(root, "offre.md", "visibility: private", "L'offre zorglub du rucher.")
+    elif leaves == "deleted":
+        (root / "offre.md").unlink()
+    else:
+        shutil.move(root / "offre.md", root / "archives" / "offre.md")
+    write_note(root, "cire.md", "visibility: public", "La cire gloubi du rucher.")
+    write_note(root, "miel.md", "visibility: public", "Le miel grumpf du rucher.")
+    with caplog.at_level("WARNING", logger="grasbot"):
+        answer = await rpc(client, "reload", {}, headers=OWNER)
+    assert answer["error"]["code"] == -32004, answer
+    assert "impossible de lire le dossier sous/ du coffre" in answer["error"]["data"]
+
+    assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+    said = await rpc_result(client, "answer", {"q": "Quelle est l'offre zorglub ?"})
+    assert "offre" not in [s["slug"] for s in said["sources"]] and "zorglub" not in said["response"]
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "gloubi"}))["results"]] == ["cire.md"]
+    assert (await rpc_result(client, "search", {"q": "grumpf"}))["results"] == []  # turned public: waits
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "pollinix"}))["results"]] == ["sous/ruche.md"]
+    assert (await rpc_result(client, "health"))["vault_size"] == 2
+    applied = [r.getMessage() for r in caplog.records if "notes déjà chargées" in r.getMessage()]
+    assert len(applied) == 1 and "visiteurs : 3 → 2" in applied[0], applied
+
+    monkeypatch.undo()  # the folder readable again: a good reload serves the note turned public
+    report = await rpc_result(client, "reload", {}, headers=OWNER)
+    assert report["errors"] == []
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "grumpf"}))["results"]] == ["miel.md"]
+    assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+    assert (await rpc_result(client, "health"))["vault_size"] == 3
+
+
+async def test_a_failed_reload_reads_no_file_a_note_s_link_now_leads_to_out_of_the_vault(start_daemon, tmp_path, monkeypatch):
+    """A failed reload reads again the notes whose files changed, by their paths alone: a note
+    that is a symbolic link, pointed since at a file out of the vault, is dropped as the walk
+    leaves it out, never served from there."""
+    root, outside = tmp_path / "vault", tmp_path / "ailleurs.md"
+    write_note(root, "vrai/lien.md", "visibility: public", "Le lien du rucher, version une.")
+    write_note(root, "sous/ruche.md", "visibility: public", "La ruche pollinix du rucher.")
+    write_note(tmp_path, "ailleurs.md", "visibility: public", "Le secret zorglub de la maison.")
+    (root / "lien.md").symlink_to(root / "vrai" / "lien.md")
+    client = await start_daemon(root, owner_token=OWNER_TOKEN, rate_per_minute=1_000_000, rate_burst=1_000_000)
+    assert (await rpc_result(client, "health"))["vault_size"] == 3
+
+    _unlistable(monkeypatch, root / "sous")
+    (root / "lien.md").unlink()
+    (root / "lien.md").symlink_to(outside)
+    assert (await rpc(client, "reload", {}, headers=OWNER))["error"]["code"] == -32004
+    assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "pollinix"}))["results"]] == ["sous/ruche.md"]
+    assert (await rpc_result(client, "health"))["vault_size"] == 2

@@ -162,17 +162,65 @@ class Vault:
         delta = self.delta
         return delta.changed if delta is not None and delta.notes_base is notes else None
 
-    def as_dated(self, now: float | None = None) -> Vault:
-        """This vault as its notes' dates say now, no file read: each public note whose turn
-        came (`Note.turns`: a public note's is its expiry) private, `delta` against these notes;
-        this very vault when none came. A reload that could not read the vault (a folder
-        unreadable, a drive not mounted) kept the previous one serving, and in it a note whose
-        `expiryDate` came stayed public for as long as the vault stayed so."""
-        now = visibility.now() if now is None else now
-        came = {p: replace(n, public=False) for p, n in self.notes.items() if n.public and n.turns is not None and n.turns <= now}
-        if not came:
+    def as_found(self) -> Vault:
+        """This vault as its notes' own files and dates say now, no folder listed: a note whose
+        file is gone, or is no note now, dropped; one whose file changed, or a date of its came
+        (`Note.turns`), read again; one whose file cannot be read, private if its expiry came;
+        never a note made public that was private here (a note turned public waits for a good
+        load, which also finds the notes added). This very vault when nothing changed, or when
+        none of its files is found (the vault gone, not its notes: a drive not mounted).
+
+        What a reload that cannot list the vault (a folder unreadable) still applies: the
+        previous vault kept serving, and in it a note its author made private, deleted or moved
+        into a folder of --exclude stayed public for as long as the folder stayed so. A stat
+        each note (10,000: 60-80 ms, the stats' own time); only the files changed are read,
+        those at a path that leads out of the vault or into a folder left out dropped, as the
+        walk leaves them out."""
+        now = visibility.now()
+        notes = dict(self.notes)
+        gone: list[str] = []
+        unread: list[str] = []  # served as they were, but for their dates
+        fresh: list[str] = []
+        errors: list[Issue] = []
+        real_root: Path | None = None
+        for rel, note in self.notes.items():
+            path = os.path.join(self.root, rel)
+            try:
+                st = os.stat(path)
+                if _unchanged(note, st, now):
+                    continue
+                real_root = real_root or self.root.resolve()
+                real = Path(os.path.realpath(path))
+                if not real.is_relative_to(real_root) or _excluded(real.relative_to(real_root).as_posix(), self.options):
+                    raise FileNotFoundError(rel)  # as the walk, which leaves it out
+                found = _read_again(rel, path, st, note, now, self.options)
+            except (FileNotFoundError, NotADirectoryError):
+                gone.append(rel)
+                continue
+            except ValueError as exc:
+                errors.append(Issue(rel, str(exc)))
+                continue
+            except OSError:
+                unread.append(rel)
+                continue
+            if found is not note and (note.public or not found.public):
+                notes[rel] = found
+                fresh.append(rel)
+        if gone and len(gone) == len(self.notes):
+            unread, gone = unread + gone, []
+        for rel in unread:
+            note = notes[rel]
+            if note.public and note.turns is not None and note.turns <= now:
+                notes[rel] = replace(note, public=False)
+                fresh.append(rel)
+        if not (fresh or gone or errors):
             return self
-        return replace(self, notes={**self.notes, **came}, delta=VaultDelta(self.notes, tuple(came), self.edges, frozenset()))
+        for rel in (*gone, *(issue.path for issue in errors)):
+            del notes[rel]
+        vault = Vault(root=self.root, notes=notes, options=self.options, errors=[*self.errors, *errors], excluded=self.excluded)
+        vault.warnings = [Issue(rel, w) for rel, note in notes.items() for w in note.warnings]
+        vault.warnings += [w for w in self.warnings if w.message == NO_SUCH_FOLDER]
+        return _linked(vault, self, fresh, [*self.unloaded, *self.unloaded_public, *(issue.path for issue in errors)])
 
     def relinked_since(self, edges: Mapping[str, tuple]) -> frozenset[str] | None:
         """The notes whose links were resolved again since `edges`, if this vault's links were
@@ -1108,31 +1156,8 @@ def load_vault(
             continue
         try:
             st = entry.stat()  # follows a symlink, as os.stat does; cached by the entry
-            problem = not_a_note(st)
-            if problem is not None:
-                raise problem
-            known = note = old.get(rel)
-            turned = note is not None and note.turns is not None and note.turns <= now  # its dates say otherwise now: read again
-            if (
-                note is None
-                or turned
-                or note.mtime_ns != st.st_mtime_ns
-                or note.size != st.st_size
-                or note.ctime_ns != st.st_ctime_ns  # -1 (changed just before its read) never is
-            ):
-                raw, mtime_ns, ctime_ns = read_note_file(entry.path)
-                if turned:
-                    note = parse_note(rel, raw, mtime_ns=mtime_ns, ctime_ns=ctime_ns, options=options)
-                elif not raw and note is not None and not note.public and ctime_ns == -1:
-                    # emptied just before this read: an editor that truncates a file, then writes
-                    # it, caught in between; read as is, the note was public (no frontmatter) until
-                    # the next reload. Kept as it was, to be read again at the next reload (-1)
-                    note = replace(note, ctime_ns=-1)
-                elif note is not None and note.digest == _digest(raw):
-                    if (note.mtime_ns, note.ctime_ns) != (mtime_ns, ctime_ns):
-                        note = replace(note, mtime_ns=mtime_ns, ctime_ns=ctime_ns)
-                else:
-                    note = parse_note(rel, raw, mtime_ns=mtime_ns, ctime_ns=ctime_ns, options=options)
+            known = old.get(rel)
+            note = known if known is not None and _unchanged(known, st, now) else _read_again(rel, entry.path, st, known, now, options)
         except ValueError as exc:
             vault.errors.append(Issue(rel, str(exc)))
             unloaded.append(rel)
@@ -1141,7 +1166,6 @@ def load_vault(
             vault.errors.append(Issue(rel, f"impossible de lire le fichier : {exc.strerror or exc}"))
             unloaded.append(rel)
             continue
-        assert note is not None  # read above when it was not known
         vault.notes[rel] = note
         if note.warnings:
             vault.warnings.extend(Issue(rel, w) for w in note.warnings)
@@ -1152,11 +1176,53 @@ def load_vault(
         if not named:
             vault.warnings.append(Issue(folder, NO_SUCH_FOLDER))
     vault.excluded = excluded_notes(root, (folder for named in excluded.values() for folder in named))
-    was_public = previous.unloaded_public if previous is not None and reusable else frozenset()
+    return _linked(vault, previous if reusable else None, fresh, unloaded)
+
+
+def _unchanged(note: Note, st: os.stat_result, now: float) -> bool:
+    """Whether `note` still reads as its file, of stat `st`, says now: a regular file (else
+    `_read_again` says what it is) of the same size, mtime and ctime (-1, changed just before
+    its read, never is: `read_note_file`), and no publish or expiry date of its come since
+    (`Note.turns`)."""
+    return (
+        stat.S_ISREG(st.st_mode)
+        and (note.turns is None or note.turns > now)
+        and note.mtime_ns == st.st_mtime_ns
+        and note.size == st.st_size
+        and note.ctime_ns == st.st_ctime_ns
+    )
+
+
+def _read_again(rel: str, path: str, st: os.stat_result, known: Note | None, now: float, options: VaultOptions) -> Note:
+    """The note at `rel` as its file, of stat `st`, says now; `known`, the note read before,
+    kept (its stamps renewed) when its bytes hash the same and no date of its came. Raises
+    ValueError (no note: not a regular file, too large, unreadable front matter) or OSError."""
+    problem = not_a_note(st)
+    if problem is not None:
+        raise problem
+    raw, mtime_ns, ctime_ns = read_note_file(path)
+    if known is None or (known.turns is not None and known.turns <= now):
+        return parse_note(rel, raw, mtime_ns=mtime_ns, ctime_ns=ctime_ns, options=options)
+    if not raw and not known.public and ctime_ns == -1:
+        # emptied just before this read: an editor that truncates a file, then writes it, caught
+        # in between; read as is, the note was public (no frontmatter) until the next reload.
+        # Kept as it was, to be read again at the next reload (-1)
+        return replace(known, ctime_ns=-1)
+    if known.digest == _digest(raw):
+        return known if (known.mtime_ns, known.ctime_ns) == (mtime_ns, ctime_ns) else replace(known, mtime_ns=mtime_ns, ctime_ns=ctime_ns)
+    return parse_note(rel, raw, mtime_ns=mtime_ns, ctime_ns=ctime_ns, options=options)
+
+
+def _linked(vault: Vault, previous: Vault | None, fresh: list[str], unloaded: Iterable[str]) -> Vault:
+    """A load's end, once its notes are read: the notes not loaded that visitors read until
+    then (`Vault.unloaded_public`), the slugs shared, the links resolved, and the delta against
+    `previous` (of the same root and options, or None). `fresh`: the notes that are not
+    `previous`'s own objects."""
+    old = previous.notes if previous is not None else {}
+    was_public = previous.unloaded_public if previous is not None else frozenset()
     known_public = frozenset(p for p in unloaded if p in was_public or (p in old and old[p].public))
     vault.unloaded = frozenset(unloaded) - known_public
     vault.unloaded_public = known_public
-    previous = previous if reusable else None
     _report_duplicates(vault, previous if _same_names(vault, previous, fresh) else None)
     relinked = resolve_links(vault, previous, fresh)
     if previous is not None:

@@ -250,9 +250,10 @@ async def reload_vault(app: web.Application) -> ReloadReport:
     is busy, waits for it to come back: one changed note of 10,000 took 4.2 s to reload under
     a load of `search` calls that way, 165 ms idle (benchmarks/README.md, round 5).
 
-    A reload that fails still takes from visitors the notes whose expiry date came
-    (`GrasBot.reload(dated=True)`): the previous vault, which keeps serving, held them public,
-    for as long as a folder stayed unreadable or the drive unmounted."""
+    A reload that fails still applies what the notes' own files and dates say
+    (`GrasBot.reload(known_only=True)`: a note made private, deleted or expired leaves the
+    visitors' answers): the previous vault, which keeps serving, held them public for as long
+    as a folder stayed unreadable or the drive unmounted. Its caller hears the reload's error."""
     bot = app[BOT]
     loop = asyncio.get_running_loop()
     async with app[RELOAD_LOCK]:
@@ -269,7 +270,7 @@ async def reload_vault(app: web.Application) -> ReloadReport:
             return await loop.run_in_executor(None, bot.reload, scanned)
         except Exception:
             try:
-                await loop.run_in_executor(None, functools.partial(bot.reload, dated=True))
+                await loop.run_in_executor(None, functools.partial(bot.reload, known_only=True))
             except Exception:  # noqa: BLE001 - the reload's own failure is the one its caller hears
-                log.exception("les notes dont la date d'expiration est venue n'ont pas pu être retirées aux visiteurs")
+                log.exception("les notes rendues privées, supprimées ou expirées n'ont pas pu être retirées aux visiteurs")
             raise
