@@ -409,6 +409,64 @@ function tomlReason(text: string, now: number, zone: string): string | null {
 	return reason === null ? null : NOTE_TEST.tomlKeeps(reason);
 }
 
+// Hugo's JSON front matter, an object at the top of the note: text to Obsidian, the page's fields
+// to Hugo (retrieval/visibility.py `_JSON_FRONTMATTER`)
+const JSON_FRONTMATTER = /^[\s\u200b-\u200d\u2060\ufeff]*(?=\{)/;
+// a key and its colon, then its value on that line, quoted or not (retrieval/visibility.py `_JSON_KEY`)
+const JSON_KEY = /(?:^|(?<=[{,]))[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([\p{L}\p{N}_-]+))[ \t]*:[^,}\n]*/gmu;
+
+/** The JSON front matter opening at `start`, where Hugo's lexer ends it (retrieval/visibility.py
+ * `_json_block`): at the brace that closes the first outside quotes, a backslash escaping what follows it. */
+function jsonBlock(text: string, start: number): string {
+	let depth = 0;
+	let quoted = false;
+	for (let i = start; i < text.length; i++) {
+		const char = text[i];
+		if (char === "\\") i++;
+		else if (char === '"') quoted = !quoted;
+		else if (!quoted && (char === "{" || char === "}")) {
+			depth += char === "{" ? 1 : -1;
+			if (depth === 0) return text.slice(start, i + 1);
+		}
+	}
+	return text.slice(start);
+}
+
+/** A `JSON_KEY` match's key, its escapes read (`"dr\u0061ft"` is `draft`). */
+function jsonKey([, quoted, single, bare]: RegExpMatchArray): string {
+	if (quoted === undefined) return single ?? bare;
+	try {
+		return String(JSON.parse(`"${quoted}"`));
+	} catch {
+		return quoted;
+	}
+}
+
+/** Why Hugo's JSON front matter keeps the note private, as the daemon reads it (retrieval/visibility.py
+ * `_json_frontmatter`), or null: its fields count as the properties' do, but only to keep it private;
+ * a key that says who reads the note given twice, or JSON that does not parse and names one, too. */
+function jsonReason(text: string, now: number, zone: string): string | null {
+	const normalized = text.replace(/\r\n?/g, "\n");
+	const opening = JSON_FRONTMATTER.exec(normalized);
+	if (!opening) return null;
+	const block = jsonBlock(normalized, opening[0].length);
+	const readers = [...block.matchAll(JSON_KEY)].filter((line) => saysWhoReads(jsonKey(line)));
+	let meta: unknown;
+	try {
+		meta = JSON.parse(block);
+	} catch {
+		return readers.length === 0 ? null : NOTE_TEST.jsonBroken(readers.map((line) => `\`${line[0].trim()}\``).join(", "));
+	}
+	const seen = new Set<string>();
+	for (const line of readers.filter((line) => line[1] !== undefined)) {
+		const key = jsonKey(line);
+		if (seen.has(key)) return NOTE_TEST.jsonTwice(key);
+		seen.add(key);
+	}
+	const reason = privateReason(meta as Record<string, unknown>, true, undefined, now, zone);
+	return reason === null ? null : NOTE_TEST.jsonKeeps(reason);
+}
+
 // Obsidian's properties at the top of a note: the block a lower one is not
 const TOP_FRONTMATTER = /^---[ \t]*\n(?:[\s\S]*?\n)?---[ \t]*(?:\n|$)/;
 // What the author hid, as the daemon reads it (retrieval/markdown.py `_HIDDEN`): code first, where
@@ -494,7 +552,7 @@ export function privateReason(
 	zone = "UTC",
 ): string | null {
 	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
-		const late = lateReason(text, defaultPublic, now, zone) ?? tomlReason(text, now, zone);
+		const late = lateReason(text, defaultPublic, now, zone) ?? tomlReason(text, now, zone) ?? jsonReason(text, now, zone);
 		if (late) return late;
 	}
 	const given = fieldsNamed(frontmatter, "visibility");

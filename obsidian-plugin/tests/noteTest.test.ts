@@ -235,6 +235,14 @@ describe("frontmatter reading", () => {
 		expect(privateReason(undefined, true, "+++\ndraft = false\ntags = [\n  \"a\",\n]\n+++\nCorps.\n")).toBeNull();
 	});
 
+	it("reads Hugo's JSON front matter, text to Obsidian, as the daemon does: it may only keep the note private", () => {
+		const draft = '{\r\n  "title": "Projet",\r\n  "draft": true\r\n}\r\nCorps.\r\n';
+		expect(privateReason(undefined, true, draft)).toBe(NOTE_TEST.jsonKeeps(NOTE_TEST.draftYes("draft", "true")));
+		expect(privateReason(undefined, true, '{\n  title: "Projet",\n  "publish": false\n}\nCorps.\n')).toBe(NOTE_TEST.jsonBroken('`"publish": false`'));
+		expect(privateReason(undefined, true, '{\n  "draft": true,\n  "draft": false\n}\nCorps.\n')).toBe(NOTE_TEST.jsonTwice("draft"));
+		expect(privateReason(undefined, true, '{\n  "title": "Projet } ouvert",\n  "draft": false\n}\nCorps.\n')).toBeNull();
+	});
+
 	it("keeps private a note whose publisher writes no page of it, as the daemon does", () => {
 		expect(privateReason({ build: { list: "never", render: "never" } }, true)).toBe(NOTE_TEST.notWritten("build.render: never", "Hugo"));
 		expect(privateReason({ visibility: "public", permalink: false }, false)).toBe(NOTE_TEST.notWritten("permalink: false", "Eleventy"));

@@ -1341,6 +1341,42 @@ def test_a_page_its_publisher_does_not_write_stays_private(note_writer):
     assert vault.notes["adresse.md"].permalinks_written == ("/notes/plan/",)
 
 
+def test_a_hugo_json_front_matter_that_withholds_the_note_keeps_it_private(note_writer):
+    """Hugo's JSON front matter (an object, `{` … `}`, at the top of the note), which Obsidian
+    shows as text, was no frontmatter to the daemon: with the default public, the draft Hugo
+    leaves unpublished was served. It is read for the same keys; one that withholds the note, a
+    key that says who reads it given twice, or JSON that does not parse and names such a key,
+    keeps it private, with a warning; one that says nothing of who reads the note changes
+    nothing, without a word."""
+    vault = _served_public(
+        note_writer.root,
+        {
+            "brouillon.md": '{\n  "draft": true,\n  "title": "x"\n}\nMon code zorglub.',
+            "rendu.md": '{"build": {"render": "never"}}\nMon code zorglub.',
+            "casse.md": '{\n  title: "Projet",\n  "publish": false\n}\nMon code zorglub.',
+            "deux.md": '{\n  "draft": true,\n  "draft": false\n}\nMon code zorglub.',
+            "publie.md": '{\n  "title": "Projet } ouvert",\n  "draft": false\n}\nLe jardin zorglub.',
+            "params.md": '{\n  "params": {"draft": true}\n}\nLe jardin zorglub.',
+        },
+    )
+    assert {p for p, n in vault.notes.items() if n.public} == {"publie.md", "params.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    assert said["brouillon.md"] == (
+        'un front matter JSON (un objet { … } en tête de note), qu\'Obsidian lit comme du texte, dit `"draft": true` : la note reste privée'
+        " (mettez ses champs en YAML dans les propriétés de la note)"
+    )
+    assert said["rendu.md"].endswith('dit `"build": {"render": "never"}` : la note reste privée (mettez ses champs en YAML dans les propriétés de la note)')
+    assert said["casse.md"] == (
+        'un front matter JSON (un objet { … } en tête de note) invalide, qui dit qui peut lire la note (`"publish": false`) : la note reste privée'
+        " (mettez ses champs en YAML dans les propriétés de la note)"
+    )
+    assert said["deux.md"] == (
+        "un front matter JSON (un objet { … } en tête de note) donne `draft` plus d'une fois : la note reste privée"
+        " (mettez ses champs en YAML dans les propriétés de la note)"
+    )
+    assert "publie.md" not in said and "params.md" not in said
+
+
 def test_a_publish_value_that_is_no_yes_keeps_a_note_private(note_writer):
     """With the default public, `publish: private` (or a draft, a list) was read as no
     `publish: false`, so the note its author meant to withhold was served to visitors."""

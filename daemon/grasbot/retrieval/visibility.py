@@ -1,6 +1,6 @@
 """Who may read a note: what its frontmatter says, the keys the publishers an author uses read
 (Obsidian Publish, Jekyll, Hugo, Quartz, Hexo, Digital Garden), its publish and expiry dates,
-and the blocks Obsidian shows as text that still say so (Hugo's TOML front matter among them). In doubt, private: every value read
+and the blocks Obsidian shows as text that still say so (Hugo's TOML and JSON front matter among them). In doubt, private: every value read
 otherwise than its author may have meant keeps the note from visitors, with a warning.
 
 « Tester cette note » (the plugin's `noteTest.ts`) reads notes by the same rule, and both sides
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
 import re
 import time
 import tomllib
@@ -45,6 +46,7 @@ def who_reads(meta: dict, header: str, text: str, body: str, prose: str, *, dete
     if not detected:
         verdicts.append(_late_frontmatter(text, default_public, warnings, second=False, zone=zone))
         verdicts.append(_toml_frontmatter(text, warnings, zone))
+        verdicts.append(_json_frontmatter(text, warnings, zone))
     elif verdicts[0].public:
         verdicts.append(_late_frontmatter(body, default_public, warnings, second=True, zone=zone))
     if all(verdict.public for verdict in verdicts):
@@ -476,4 +478,77 @@ def _toml_frontmatter(text: str, warnings: list[str], zone: str) -> Readers:
     verdict = _is_public(meta, "", True, [], zone)
     if not verdict.public:
         warnings.append(f"un front matter TOML (entre deux +++), qu'Obsidian lit comme du texte, dit {said} : la note reste privée ({move})")
+    return verdict
+
+
+# Hugo's JSON front matter, an object at the top of the note (Hugo skips what precedes it but
+# spaces): Obsidian shows it as text, Hugo reads it as the page's fields
+_JSON_FRONTMATTER = re.compile(rf"\A[\s{_INVISIBLE}]*(?=\{{)")
+# What Hugo's lexer counts to find the brace that closes it: a character escaped, a quote, a brace
+_JSON_TOKEN = re.compile(r'\\.|["{}]', re.DOTALL)
+# A key and its colon, then its value on that line (`"draft": true`; `draft: true` too, in JSON
+# that does not parse); in JSON that does, only quoted ones are keys (a string holds no bare `"`)
+_JSON_KEY = re.compile(r"""(?:^|(?<=[{,]))[ \t]*(?:"(?P<quoted>(?:[^"\\\n]|\\.)*)"|'(?P<single>[^'\n]*)'|(?P<bare>[\w-]+))[ \t]*:[^,}\n]*""", re.MULTILINE)
+
+
+def _json_block(text: str, start: int) -> str:
+    """The JSON front matter opening at `start`, where Hugo's lexer ends it: at the brace that
+    closes the first outside quotes, a backslash escaping what follows it (the rest of the note
+    when none does, which no JSON reader reads)."""
+    depth, quoted = 0, False
+    for token in _JSON_TOKEN.finditer(text, start):
+        mark = token.group()
+        if mark == '"':
+            quoted = not quoted
+        elif not quoted and mark in ("{", "}"):
+            depth += 1 if mark == "{" else -1
+            if depth == 0:
+                return text[start : token.end()]
+    return text[start:]
+
+
+def _json_key(line: re.Match[str]) -> str:
+    """A `_JSON_KEY` match's key, its escapes read (`"dr\\u0061ft"` is `draft`)."""
+    quoted = line.group("quoted")
+    if quoted is None:
+        return line.group("single") if line.group("single") is not None else line.group("bare")
+    try:
+        return str(json.loads(f'"{quoted}"'))
+    except ValueError:
+        return quoted
+
+
+def _no_constant(name: str) -> Any:
+    """`NaN`, `Infinity`: no JSON, which Hugo's reader (Go's) refuses and Python's would read."""
+    raise ValueError(name)
+
+
+def _json_frontmatter(text: str, warnings: list[str], zone: str) -> Readers:
+    """Hugo's JSON front matter (`{ "draft": true }` at the top of the note) is text to Obsidian
+    and was none here: the draft Hugo leaves unpublished was served. Its fields count as the
+    frontmatter's do, but only to keep the note private (its silence says nothing); a key that
+    says who reads the note given twice (JSON keeps the last, as YAML), or JSON that does not
+    parse and names such a key, keeps it private too (in doubt, private)."""
+    m = _JSON_FRONTMATTER.match(text)
+    if m is None:
+        return _SAYS_NOTHING
+    block = _json_block(text, m.end())
+    readers = [(key, line) for line in _JSON_KEY.finditer(block) if _says_who_reads(key := _json_key(line))]
+    where, move = "un front matter JSON (un objet { … } en tête de note)", "mettez ses champs en YAML dans les propriétés de la note"
+    try:
+        meta = json.loads(block, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        if not readers:
+            return _SAYS_NOTHING
+        said = ", ".join(f"`{line.group(0).strip()}`" for _, line in readers)
+        warnings.append(f"{where} invalide, qui dit qui peut lire la note ({said}) : la note reste privée ({move})")
+        return _PRIVATE
+    twice = [key for key, n in Counter(key for key, line in readers if line.group("quoted") is not None).items() if n > 1]
+    if twice:
+        warnings.append(f"{where} donne `{twice[0]}` plus d'une fois : la note reste privée ({move})")
+        return _PRIVATE
+    verdict = _is_public(meta, "", True, [], zone)
+    if not verdict.public:
+        shown = (f"`{json.dumps(key, ensure_ascii=False)}: {json.dumps(value, ensure_ascii=False)}`" for key, value in meta.items() if _says_who_reads(key))
+        warnings.append(f"{where}, qu'Obsidian lit comme du texte, dit {', '.join(shown)} : la note reste privée ({move})")
     return verdict
