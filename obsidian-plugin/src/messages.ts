@@ -229,6 +229,10 @@ export const NOTE_TEST = {
 		`La note commence par un front matter JSON (un objet { … }) invalide, qui dit qui peut lire la note (${said}) : dans le doute, le démon la garde privée. Corrigez-le, ou mettez ses champs en YAML dans les propriétés de la note.`,
 	jsonTwice: (key: string) =>
 		`La note commence par un front matter JSON (un objet { … }) qui donne \`${key}\` plus d'une fois : Hugo n'en lit que le dernier, et dans le doute le démon garde la note privée. N'en gardez qu'un, ou mettez ses champs en YAML dans les propriétés de la note.`,
+	orgKeeps: (reason: string) =>
+		`La note commence par un front matter Org (des lignes #+clé: valeur) : Obsidian le lit comme du texte, Hugo et le démon comme ses propriétés, et il garde la note privée. ${reason} Mettez ses champs en YAML dans les propriétés de la note.`,
+	orgUnread: (said: string) =>
+		`La note commence par un front matter Org (des lignes #+clé: valeur) dont Hugo ne lit pas une ligne qui dit qui peut lire la note (${said}) : dans le doute, le démon la garde privée. Écrivez-la \`#+clé: valeur\`, ou mettez ses champs en YAML dans les propriétés de la note.`,
 	lowerBlock: (said: string) =>
 		`Un bloc de propriétés plus bas dans la note, qu'Obsidian lit comme du texte, dit \`${said}\` : le démon garde la note privée. Mettez ses champs dans les propriétés en tête de note, ou supprimez le bloc.`,
 	noVisibilityPrivate:

@@ -467,6 +467,55 @@ function jsonReason(text: string, now: number, zone: string): string | null {
 	return reason === null ? null : NOTE_TEST.jsonKeeps(reason);
 }
 
+// Hugo's Org front matter: the lines at the top of the note while each starts with `#+`, text to
+// Obsidian (retrieval/visibility.py `_ORG_FRONTMATTER`); a line Hugo's Org reader reads as a key and
+// its value (`_ORG_KEYWORD`), the key any `#+` line names (`_ORG_NAMED`), an Org date (`_ORG_DATE`)
+const ORG_FRONTMATTER = /^[\s\u200b-\u200d\u2060\ufeff]*(#\+[^\n]*(?:\n#\+[^\n]*)*)/;
+const ORG_KEYWORD = /^#\+([^:]+):(?:[ \t\f\r]+([^\n]*)|[ \t\f\r]*$)/;
+const ORG_NAMED = /^#\+[ \t]*([^:\s]+)/;
+const ORG_DATE = /[<[](\d{4}-\d{2}-\d{2}) [^\n]*[>\]]/;
+const ORG_DATE_KEYS = ["date", "lastmod", "publishdate", "expirydate"];
+
+/** Org front matter's `#+key: value` lines as Hugo reads them (retrieval/visibility.py `_org_fields`):
+ * a key in lower case, a value as text, a key given twice a list, `#+key[]: a b` a list of words, an
+ * Org date its day for Hugo's date keys. */
+function orgFields(lines: string[]): Record<string, unknown> {
+	const given = new Map<string, string>();
+	for (const line of lines) {
+		const keyword = ORG_KEYWORD.exec(line);
+		if (!keyword) continue;
+		const key = keyword[1].toLowerCase();
+		const value = (keyword[2] ?? "").trim();
+		given.set(key, given.has(key) ? `${given.get(key)}\n${value}` : value);
+	}
+	const fields: Record<string, unknown> = {};
+	for (const [key, value] of given) {
+		const day = ORG_DATE_KEYS.includes(key) ? ORG_DATE.exec(value) : null;
+		if (key.endsWith("[]")) fields[key.slice(0, -2)] = value.split(/\s+/).filter(Boolean);
+		else if (value.includes("\n")) fields[key] = value.split("\n");
+		else fields[key] = day ? day[1] : value;
+	}
+	return fields;
+}
+
+/** Why Hugo's Org front matter keeps the note private, as the daemon reads it (retrieval/visibility.py
+ * `_org_frontmatter`), or null: its fields count as the properties' do, but only to keep it private;
+ * a line that names a key that says who reads the note in a form Hugo does not read, too. */
+function orgReason(text: string, now: number, zone: string): string | null {
+	const org = ORG_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"));
+	if (!org) return null;
+	const lines = org[1].split("\n");
+	const named = lines.filter((line) => {
+		const key = ORG_NAMED.exec(line)?.[1];
+		return key !== undefined && saysWhoReads(key.replace(/\[\]$/, ""));
+	});
+	if (named.length === 0) return null;
+	const unread = named.filter((line) => !ORG_KEYWORD.test(line));
+	if (unread.length > 0) return NOTE_TEST.orgUnread(unread.map((line) => `\`${line.trim()}\``).join(", "));
+	const reason = privateReason(orgFields(lines), true, undefined, now, zone);
+	return reason === null ? null : NOTE_TEST.orgKeeps(reason);
+}
+
 // Obsidian's properties at the top of a note: the block a lower one is not
 const TOP_FRONTMATTER = /^---[ \t]*\n(?:[\s\S]*?\n)?---[ \t]*(?:\n|$)/;
 // What the author hid, as the daemon reads it (retrieval/markdown.py `_HIDDEN`): code first, where
@@ -552,7 +601,7 @@ export function privateReason(
 	zone = "UTC",
 ): string | null {
 	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
-		const late = lateReason(text, defaultPublic, now, zone) ?? tomlReason(text, now, zone) ?? jsonReason(text, now, zone);
+		const late = lateReason(text, defaultPublic, now, zone) ?? tomlReason(text, now, zone) ?? jsonReason(text, now, zone) ?? orgReason(text, now, zone);
 		if (late) return late;
 	}
 	const given = fieldsNamed(frontmatter, "visibility");

@@ -243,6 +243,12 @@ describe("frontmatter reading", () => {
 		expect(privateReason(undefined, true, '{\n  "title": "Projet } ouvert",\n  "draft": false\n}\nCorps.\n')).toBeNull();
 	});
 
+	it("reads Hugo's Org front matter (`#+draft: true`), text to Obsidian, as the daemon does: it may only keep the note private", () => {
+		expect(privateReason(undefined, true, "#+title: Projet\r\n#+draft: true\r\n\r\nCorps.\r\n")).toBe(NOTE_TEST.orgKeeps(NOTE_TEST.draftYes("draft", "true")));
+		expect(privateReason(undefined, true, "#+title: Projet\n#+publish:false\nCorps.\n")).toBe(NOTE_TEST.orgUnread("`#+publish:false`"));
+		expect(privateReason(undefined, true, "#+title: Projet\n\n#+draft: true\nCorps.\n")).toBeNull();
+	});
+
 	it("keeps private a note whose publisher writes no page of it, as the daemon does", () => {
 		expect(privateReason({ build: { list: "never", render: "never" } }, true)).toBe(NOTE_TEST.notWritten("build.render: never", "Hugo"));
 		expect(privateReason({ visibility: "public", permalink: false }, false)).toBe(NOTE_TEST.notWritten("permalink: false", "Eleventy"));

@@ -1377,6 +1377,38 @@ def test_a_hugo_json_front_matter_that_withholds_the_note_keeps_it_private(note_
     assert "publie.md" not in said and "params.md" not in said
 
 
+def test_a_hugo_org_front_matter_that_withholds_the_note_keeps_it_private(note_writer):
+    """Hugo reads a content file that opens with `#+key: value` lines as Org front matter (its
+    lexer, for Markdown too: `#+draft: true`), which Obsidian shows as text: with the default
+    public, the draft Hugo leaves unpublished was served. Its lines are read as Hugo reads them
+    (values as text, a key given twice a list, `<2020-05-01 Fri>` a date), for the same keys;
+    one that withholds the note, or a line that names such a key in a form Hugo does not read
+    (`#+draft:true`, no space), keeps it private, with a warning; one that says nothing of who
+    reads the note changes nothing, without a word."""
+    vault = _served_public(
+        note_writer.root,
+        {
+            "brouillon.md": "#+title: Projet\n#+draft: true\n\nMon code zorglub.",
+            "expire.md": "#+EXPIRYDATE: <2020-05-01 Fri>\nMon code zorglub.",
+            "colle.md": "#+title: Projet\n#+publish:false\nMon code zorglub.",
+            "publie.md": "#+title: Projet\n#+draft: false\nLe jardin zorglub.",
+            "plus-bas.md": "#+title: Projet\n\n#+draft: true\nLe jardin zorglub.",
+        },
+    )
+    assert {p for p, n in vault.notes.items() if n.public} == {"publie.md", "plus-bas.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    assert said["brouillon.md"] == (
+        "un front matter Org (des lignes #+clé: valeur en tête de note), qu'Obsidian lit comme du texte, dit `#+draft: true` : la note reste privée"
+        " (mettez ses champs en YAML dans les propriétés de la note)"
+    )
+    assert said["expire.md"].endswith("dit `#+EXPIRYDATE: <2020-05-01 Fri>` : la note reste privée (mettez ses champs en YAML dans les propriétés de la note)")
+    assert said["colle.md"] == (
+        "un front matter Org (des lignes #+clé: valeur en tête de note) dont Hugo ne lit pas une ligne qui dit qui peut lire la note"
+        " (`#+publish:false`) : la note reste privée (écrivez-la `#+clé: valeur`, ou mettez ses champs en YAML dans les propriétés de la note)"
+    )
+    assert "publie.md" not in said and "plus-bas.md" not in said
+
+
 def test_a_publish_value_that_is_no_yes_keeps_a_note_private(note_writer):
     """With the default public, `publish: private` (or a draft, a list) was read as no
     `publish: false`, so the note its author meant to withhold was served to visitors."""

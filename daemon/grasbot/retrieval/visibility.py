@@ -1,6 +1,6 @@
 """Who may read a note: what its frontmatter says, the keys the publishers an author uses read
 (Obsidian Publish, Jekyll, Hugo, Quartz, Hexo, Digital Garden), its publish and expiry dates,
-and the blocks Obsidian shows as text that still say so (Hugo's TOML and JSON front matter among them). In doubt, private: every value read
+and the blocks Obsidian shows as text that still say so (Hugo's TOML, JSON and Org front matter among them). In doubt, private: every value read
 otherwise than its author may have meant keeps the note from visitors, with a warning.
 
 « Tester cette note » (the plugin's `noteTest.ts`) reads notes by the same rule, and both sides
@@ -47,6 +47,7 @@ def who_reads(meta: dict, header: str, text: str, body: str, prose: str, *, dete
         verdicts.append(_late_frontmatter(text, default_public, warnings, second=False, zone=zone))
         verdicts.append(_toml_frontmatter(text, warnings, zone))
         verdicts.append(_json_frontmatter(text, warnings, zone))
+        verdicts.append(_org_frontmatter(text, warnings, zone))
     elif verdicts[0].public:
         verdicts.append(_late_frontmatter(body, default_public, warnings, second=True, zone=zone))
     if all(verdict.public for verdict in verdicts):
@@ -551,4 +552,66 @@ def _json_frontmatter(text: str, warnings: list[str], zone: str) -> Readers:
     if not verdict.public:
         shown = (f"`{json.dumps(key, ensure_ascii=False)}: {json.dumps(value, ensure_ascii=False)}`" for key, value in meta.items() if _says_who_reads(key))
         warnings.append(f"{where}, qu'Obsidian lit comme du texte, dit {', '.join(shown)} : la note reste privée ({move})")
+    return verdict
+
+
+# Hugo's Org front matter: the lines at the top of the note while each starts with `#+` (its
+# lexer reads them in any content file, Markdown too), which Obsidian shows as text
+_ORG_FRONTMATTER = re.compile(rf"\A[\s{_INVISIBLE}]*(?P<lines>#\+[^\n]*(?:\n#\+[^\n]*)*)")
+# A line Hugo's Org reader (go-org) reads as a key and its value (`#+draft: true`, `#+title:`),
+# and the key any `#+` line names (`#+draft:true`, which it does not read: no space)
+_ORG_KEYWORD = re.compile(r"#\+(?P<key>[^:]+):(?:[ \t\f\r]+(?P<value>.*)|[ \t\f\r]*$)")
+_ORG_NAMED = re.compile(r"#\+[ \t]*([^:\s]+)")
+# An Org date, `<2020-05-01 Fri>`, which Hugo reads as its day for its date keys
+_ORG_DATE = re.compile(r"[<\[](\d{4}-\d{2}-\d{2}) .*[>\]]")
+_ORG_DATE_KEYS = ("date", "lastmod", "publishdate", "expirydate")
+
+
+def _org_fields(lines: list[str]) -> dict[str, Any]:
+    """Org front matter's `#+key: value` lines as Hugo reads them: a key in lower case, a value as
+    text, a key given twice (in any case) a list of its values, `#+key[]: a b` a list of words, an
+    Org date its day for Hugo's date keys."""
+    given: dict[str, str] = {}
+    for line in lines:
+        keyword = _ORG_KEYWORD.match(line)
+        if keyword is not None:
+            key, value = keyword.group("key").lower(), (keyword.group("value") or "").strip()
+            given[key] = f"{given[key]}\n{value}" if key in given else value
+    fields: dict[str, Any] = {}
+    for key, value in given.items():
+        if key.endswith("[]"):
+            fields[key[:-2]] = value.split()
+        elif "\n" in value:
+            fields[key] = value.split("\n")
+        elif key in _ORG_DATE_KEYS and (day := _ORG_DATE.search(value)) is not None:
+            fields[key] = day.group(1)
+        else:
+            fields[key] = value
+    return fields
+
+
+def _org_frontmatter(text: str, warnings: list[str], zone: str) -> Readers:
+    """Hugo's Org front matter (`#+draft: true` at the top of the note) is text to Obsidian and
+    was none here: the draft Hugo leaves unpublished was served. Its fields count as the
+    frontmatter's do, but only to keep the note private (its silence says nothing); a line that
+    names a key that says who reads the note in a form Hugo does not read (`#+draft:true`) keeps
+    it private too (in doubt, private)."""
+    m = _ORG_FRONTMATTER.match(text)
+    if m is None:
+        return _SAYS_NOTHING
+    lines = m.group("lines").split("\n")
+    named = [(line, _ORG_KEYWORD.match(line)) for line in lines if (key := _ORG_NAMED.match(line)) and _says_who_reads(key.group(1).removesuffix("[]"))]
+    if not named:
+        return _SAYS_NOTHING
+    where, move = "un front matter Org (des lignes #+clé: valeur en tête de note)", "mettez ses champs en YAML dans les propriétés de la note"
+    unread = [line.strip() for line, keyword in named if keyword is None]
+    if unread:
+        said = ", ".join(f"`{line}`" for line in unread)
+        fix = f"écrivez-la `#+clé: valeur`, ou {move}"
+        warnings.append(f"{where} dont Hugo ne lit pas une ligne qui dit qui peut lire la note ({said}) : la note reste privée ({fix})")
+        return _PRIVATE
+    verdict = _is_public(_org_fields(lines), "", True, [], zone)
+    if not verdict.public:
+        said = ", ".join(f"`{line.strip()}`" for line, _ in named)
+        warnings.append(f"{where}, qu'Obsidian lit comme du texte, dit {said} : la note reste privée ({move})")
     return verdict
