@@ -225,6 +225,7 @@ def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
             + ["evil.app", ".link", "app", ".properties", "user.name"]  # any top-level domain
             + ["bit.ly", "/3xYz", "main.py", "/", ".sh"]  # a file's extension before a path
             + ["203.0.113.5", ":8080", "//", "12:30", "пример.рф", ".xn--p1ai"]  # a port, protocol-relative, internationalised
+            + ["\ufe0f", "\u034f", "\u20e3"]  # invisible marks a browser ignores in a host (`_IGNORED_MARKS`), a keycap's
         ),
         max_size=20,
     ),
@@ -471,6 +472,34 @@ def test_a_name_outside_ascii_under_a_top_level_domain_as_idna_writes_it_is_an_a
     assert "".join([filtered.feed(c) for c in said] + [filtered.finish()]) == shown
 
 
+# The invisible marks a browser's address bar (UTS46) ignores in a host and `re` reads as no word
+# character: the combining grapheme joiner, Mongolian free variation selectors, variation selectors
+_IGNORED_MARKS = ["\u034f", "\u180b", "\u180f", "\ufe00", "\ufe0f", "\U000e0100", "\U000e01ef"]
+
+
+@pytest.mark.parametrize("mark", _IGNORED_MARKS)
+def test_an_address_with_an_invisible_mark_a_browser_ignores_inside_is_one(mark):
+    """« evil.c\u034fom » or « evil1\ufe0f.com » shows « evil.com », and a browser's address bar,
+    which ignores the mark (UTS46), goes there; `re` reads the mark as no word character, so the
+    filter read no host, or one cut at the mark, and the address reached the visitor. Read as
+    IDNA reads it, each is the address it shows; the notes' own so written stay, and so do an
+    emoji's presentation (« ❤\ufe0f », the keycap « 1\ufe0f\u20e3 », « ℹ\ufe0f Note »)."""
+    said = (
+        f"Allez sur evil.c{mark}om, evil1{mark}.com/login, пример.р{mark}ф ou bü{mark}cher.com, écrivez à jean@evil.c{mark}om,"
+        f" appelez le 0{mark}1 23 45 67 89. La carte : café{mark}.fr/menu. ❤\ufe0f 1\ufe0f\u20e3 ℹ\ufe0f Note."
+    )
+    shown = (
+        "Allez sur (lien retiré), (lien retiré), (lien retiré) ou (lien retiré), écrivez à (e-mail retiré),"
+        " appelez le (numéro retiré). La carte : café.fr/menu. ❤\ufe0f 1\ufe0f\u20e3 ℹ\ufe0f Note."
+    )
+    assert keep_known_addresses(said, LATIN_KNOWN) == shown
+    filtered = AddressFilter(LATIN_KNOWN)
+    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]  # a character at a time
+    assert "".join(pieces) == shown
+    assert not any(word in p for p in pieces for word in ("evil", "пример", "cher", "45 67"))
+    assert addresses_in([f"La carte : caf{mark}é.fr{mark}/menu."]) == addresses_in(["La carte : café.fr/menu."])  # the notes' own, so written
+
+
 def test_a_pattern_compiled_at_first_use_copies_and_pickles_as_a_compiled_one():
     """`LazyPattern` reads as the `re.Pattern` it stands for: copied or pickled (a structure that
     holds one deep-copied, a worker process given one), it recursed for ever looking for
@@ -530,7 +559,7 @@ def test_any_text_is_read_for_its_addresses_as_the_whole_pattern_reads_it(text):
 _DEV_VAULTS = BUNDLED_VAULT.parent / "eval" / "vaults"
 # what a phone number or a bare domain begins or is made of, and what ends or hides one
 _STARTS_PIECES = [
-    *"ab0123456789.-_+() :/@\u00a0\u202f\u017f\u212a\u0130é",
+    *"ab0123456789.-_+() :/@\u00a0\u202f\u017f\u212a\u0130é\u034f\ufe0f",
     *("(+33)", "+33 ", "00 ", "06", ".fr", ".com", ".рф", "xn--p1ai", "пример", "1.2.3.4", ":8080", "/x"),
     *("06 12 34 56 78", "6 12 34 56 78", "612345678", "exemple.fr", "Evil.Com", "ſite.fr"),
 ]

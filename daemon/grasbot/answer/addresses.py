@@ -57,6 +57,14 @@ _INVISIBLE += (*range(0xFFF9, 0xFFFC), 0xE0001, *range(0xE0020, 0xE0080))
 #: What `as_shown` reads: a full-width form as the ASCII it shows, the full stops an address bar
 #: reads as dots (IDNA: ideographic, full-width, half-width), the invisible characters dropped.
 _AS_SHOWN = {**{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}, 0x3002: ".", 0xFF61: ".", **dict.fromkeys(_INVISIBLE)}
+# The invisible marks IDNA and a browser's address bar (UTS46) ignore in a host, which `re` reads
+# as no word character: the combining grapheme joiner, Mongolian free variation selectors,
+# variation selectors. Between two of an address's characters they show nothing and hide it
+# from the filter (`_composed` drops them there); after an emoji a variation selector chooses
+# how it shows (« ❤\ufe0f », the keycap « 1\ufe0f\u20e3 »), so that `as_shown` keeps them
+_IGNORED_MARKS = "\u034f\u180b-\u180d\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_IGNORED_MARK = re.compile(f"[{_IGNORED_MARKS}]")
+_IGNORED_INSIDE = re.compile(rf"(?<=[\w.@-])[{_IGNORED_MARKS}]+(?=[\w.@:/-])")  # before a host's port or path too
 
 
 def as_shown(text: str) -> str:
@@ -231,7 +239,10 @@ _TRAILING = ".,;:!?*_'\""  # what ends a sentence, or emphasis, after a bare add
 # still become an e-mail address (`posée` → `posée@x.fr`), a comma may not.
 _OPEN_LINK = re.compile(rf"\[{_LABEL}(?:\](?:\((?:[^()\n]|\([^()\n]*+\)?)*+)?)?\Z")
 _DIGITS = re.compile(r"(?:[+(]|\b00|\d)[\d \u00a0\u202f.()+-]{0,48}\Z")  # a number is shorter: what comes before is decided
-_STARTED = re.compile(rf"(?:(?:https?|ftp|{_SSH_SCHEMES}):/{{0,2}}|www\.|<)\S*\Z|(?:[\w.%+-]+|\"[^\"\s@]*\"?)(?:@[\w.-]*(?::[\w~./%+-]*)?)?\Z", re.IGNORECASE)
+_STARTED = re.compile(
+    rf"(?:(?:https?|ftp|{_SSH_SCHEMES}):/{{0,2}}|www\.|<)\S*\Z|(?:[\w.%+{_IGNORED_MARKS}-]+|\"[^\"\s@]*\"?)(?:@[\w.{_IGNORED_MARKS}-]*(?::[\w~./%+-]*)?)?\Z",
+    re.IGNORECASE,
+)
 # A host's or an IP address's port and its path (`203.0.113.5:80`, `evil.example:8443/log`),
 # a protocol-relative address (`//`, `//evil.exa`): shown at once, `203.0.113.5:` or `//`
 # stayed on the page when the rest of the address came and was taken out
@@ -361,8 +372,14 @@ def _ssh_key(m: re.Match) -> str:
 def _composed(text: str) -> str:
     """`text` as NFC reads it, as IDNA does: an accent typed as a letter and a combining mark
     (NFD, « e » and U+0301) is no word character to `re`, so a host that holds one was read as
-    none (« café.fr/menu ») or cut at it (« bü » shown, « cher.de » taken out)."""
-    return text if text.isascii() or unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+    none (« café.fr/menu ») or cut at it (« bü » shown, « cher.de » taken out). Without the
+    invisible marks IDNA ignores between two of an address's characters (`_IGNORED_INSIDE`),
+    for the same reason: « evil.c\u034fom » shows, and opens, « evil.com »."""
+    if text.isascii():
+        return text
+    if _IGNORED_MARK.search(text) is not None:
+        text = _IGNORED_INSIDE.sub("", unicodedata.normalize("NFC", text))
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
 def addresses_in(texts: Iterable[str | None]) -> frozenset[str]:
