@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grasbot._contacts import TLDS, one_of
-from grasbot.answer.addresses import AddressFilter, addresses_in, keep_known_addresses
+from grasbot.answer.addresses import AddressFilter, addresses_in, as_shown, keep_known_addresses
 from grasbot.answer.passages import Passage
 from grasbot.answer.prompt import CitationFilter, build_prompt, keep_known_citations
 from support.bots import BUNDLED_VAULT
@@ -498,6 +498,15 @@ def test_an_address_with_an_invisible_mark_a_browser_ignores_inside_is_one(mark)
     assert "".join(pieces) == shown
     assert not any(word in p for p in pieces for word in ("evil", "пример", "cher", "45 67"))
     assert addresses_in([f"La carte : caf{mark}é.fr{mark}/menu."]) == addresses_in(["La carte : café.fr/menu."])  # the notes' own, so written
+
+
+@pytest.mark.parametrize("control", ["\U0001bca0", "\U0001bca1", "\U0001bca2", "\U0001bca3"])
+def test_an_address_with_a_shorthand_format_control_inside_is_read_as_shown(control):
+    """The shorthand format controls (U+1BCA0 to U+1BCA3) are invisible format characters, as a
+    zero-width space is, and a browser's address bar ignores them in a host: « evil.c\U0001bca0om »
+    shows and opens « evil.com », but `as_shown` kept them and the filter read no host."""
+    said = as_shown(f"Allez sur evil.c{control}om ou evil{control}-login.com/x, écrivez à jean@evil{control}.com.")
+    assert keep_known_addresses(said, KNOWN) == "Allez sur (lien retiré) ou (lien retiré), écrivez à (e-mail retiré)."
 
 
 def test_a_pattern_compiled_at_first_use_copies_and_pickles_as_a_compiled_one():

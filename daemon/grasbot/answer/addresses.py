@@ -51,9 +51,10 @@ URL_GONE, EMAIL_GONE, PHONE_GONE = "(lien retiré)", "(e-mail retiré)", "(numé
 
 #: The invisible format characters (Unicode's Cf) a model may write: soft hyphen, Arabic letter
 #: mark, Mongolian vowel separator, zero-width and direction marks, embeddings and overrides,
-#: word joiner and invisible operators, isolates, byte order mark, interlinear annotation, tags.
+#: word joiner and invisible operators, isolates, byte order mark, interlinear annotation,
+#: shorthand format controls (which an address bar ignores in a host too), tags.
 _INVISIBLE = (0xAD, 0x61C, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2065), *range(0x2066, 0x2070), 0xFEFF)
-_INVISIBLE += (*range(0xFFF9, 0xFFFC), 0xE0001, *range(0xE0020, 0xE0080))
+_INVISIBLE += (*range(0xFFF9, 0xFFFC), *range(0x1BCA0, 0x1BCA4), 0xE0001, *range(0xE0020, 0xE0080))
 #: What `as_shown` reads: a full-width form as the ASCII it shows, the full stops an address bar
 #: reads as dots (IDNA: ideographic, full-width, half-width), the invisible characters dropped.
 _AS_SHOWN = {**{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}, 0x3002: ".", 0xFF61: ".", **dict.fromkeys(_INVISIBLE)}
