@@ -226,6 +226,7 @@ def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
             + ["bit.ly", "/3xYz", "main.py", "/", ".sh"]  # a file's extension before a path
             + ["203.0.113.5", ":8080", "//", "12:30", "пример.рф", ".xn--p1ai"]  # a port, protocol-relative, internationalised
             + ["\ufe0f", "\u034f", "\u20e3"]  # invisible marks a browser ignores in a host (`_IGNORED_MARKS`), a keycap's
+            + ["\u24d4vil", ".c\U0001d428m", "\u1d9c", "m\u00b2"]  # letters a browser reads as ASCII ones (`_as_read`)
         ),
         max_size=20,
     ),
@@ -509,6 +510,32 @@ def test_an_address_with_a_shorthand_format_control_inside_is_read_as_shown(cont
     assert keep_known_addresses(said, KNOWN) == "Allez sur (lien retiré) ou (lien retiré), écrivez à (e-mail retiré)."
 
 
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        # a letter NFKC reads as an ASCII one in an ASCII top-level domain: bold, superscript, a Roman numeral
+        ("Allez sur evil.c\U0001d428m, evil.\u1d9cOM/login ou evil-login.\u217dom.", "Allez sur (lien retiré), (lien retiré) ou (lien retiré)."),
+        # letters in circles or squares (no word characters to `re`), in a name or a top-level domain
+        ("Allez sur \u24d4\u24e5\u24d8\u24db.com, evil.\u24d2\u24de\u24dc ou \U0001f134VIL.COM/x.", "Allez sur (lien retiré), (lien retiré) ou (lien retiré)."),
+        ("Écrivez à jean@\u24d4vil.com ou support@evil.c\U0001d428m.", "Écrivez à (e-mail retiré) ou (e-mail retiré)."),
+        # the notes' own so written, kept as typed; prose keeps its own forms
+        ("Le site \u24e2\u24d8\u24e3\u24d4.example/contact ; le XIX\u1d49 siècle, 10 m\u00b2, le 1\u1d49\u02b3, \u2460 Étape, 5 \u2113.", None),
+    ],
+)
+def test_an_address_in_letters_a_browser_reads_as_ascii_ones_is_one(said, shown):
+    """A browser's address bar reads a letter NFKC reads as an ASCII one as that letter (UTS46):
+    « evil.c𝐨m » (a bold « o »), « evil.ᶜOM », « ⓔⓥⓘⓛ.com » open « evil.com ». The filter read a
+    top-level domain of ASCII letters, or of letters outside Latin, not one that mixes them, and
+    a letter in a circle or a square as no letter: these reached the visitor. Read as the
+    browser reads them, they are addresses, taken out unless the notes hold them; what is shown
+    is what the model wrote (« XIXᵉ », « m² », « ① » stay)."""
+    shown = shown or said
+    assert keep_known_addresses(said, KNOWN) == shown
+    filtered = AddressFilter(KNOWN)
+    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]  # a character at a time
+    assert "".join(pieces) == shown
+
+
 def test_a_pattern_compiled_at_first_use_copies_and_pickles_as_a_compiled_one():
     """`LazyPattern` reads as the `re.Pattern` it stands for: copied or pickled (a structure that
     holds one deep-copied, a worker process given one), it recursed for ever looking for
@@ -568,7 +595,7 @@ def test_any_text_is_read_for_its_addresses_as_the_whole_pattern_reads_it(text):
 _DEV_VAULTS = BUNDLED_VAULT.parent / "eval" / "vaults"
 # what a phone number or a bare domain begins or is made of, and what ends or hides one
 _STARTS_PIECES = [
-    *"ab0123456789.-_+() :/@\u00a0\u202f\u017f\u212a\u0130é\u034f\ufe0f",
+    *"ab0123456789.-_+() :/@\u00a0\u202f\u017f\u212a\u0130é\u034f\ufe0f\u24d4\U0001d428\u1d9c",
     *("(+33)", "+33 ", "00 ", "06", ".fr", ".com", ".рф", "xn--p1ai", "пример", "1.2.3.4", ":8080", "/x"),
     *("06 12 34 56 78", "6 12 34 56 78", "612345678", "exemple.fr", "Evil.Com", "ſite.fr"),
 ]

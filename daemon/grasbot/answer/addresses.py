@@ -7,7 +7,8 @@ show them as its own. Any other is taken out of the answer: a Markdown link to o
 text, and a bare address, an `<autolink>`, an e-mail address or a phone number becomes « (lien
 retiré) », « (e-mail retiré) » or « (numéro retiré) ». The model's text is first read as the
 visitor sees it (`as_shown`, in the LLM client): an address in full-width forms, with an
-ideographic full stop, an invisible character inside or a right-to-left override is one. Code is read too: `curl https://…` is
+ideographic full stop, an invisible character inside or a right-to-left override is one; and
+it is read for addresses as a browser reads them (`_as_read`: « evil.c𝐨m », « ⓔⓥⓘⓛ.com »). Code is read too: `curl https://…` is
 an address given. Two writings of one address are one (case of the host, `http` or `https`, a
 last `/`, a fragment; `+33 6…` and `06…`; git's `git@host:moi/depot.git` and
 `ssh://git@host/moi/depot`, an address of its repository, not an e-mail address before a colon,
@@ -383,13 +384,47 @@ def _composed(text: str) -> str:
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
+class _AsRead(dict[int, int]):
+    """A `str.translate` table: each character NFKC reads as one ASCII letter, digit or hyphen as
+    that one (« 𝐨 », « ᶜ », « ⓔ », « ⅽ », « ² »), as a browser's address bar does (UTS46: the
+    same thousand characters), each other as itself. One character for one: a match in the
+    reading is where the typed text shows it. Each character looked up once."""
+
+    def __missing__(self, code: int) -> int:
+        read = unicodedata.normalize("NFKC", chr(code))
+        self[code] = ord(read) if len(read) == 1 and read.isascii() and (read.isalnum() or read == "-") else code
+        return self[code]
+
+
+_AS_READ = _AsRead()
+# What NFKC changes in most French texts, which `_AS_READ` leaves as it is: the no-break spaces, « … »
+_USUAL = ("\u00a0", "\u202f", "\u2026")
+
+
+def _as_read(text: str) -> str:
+    """`text` as a browser reads an address in it (`_AS_READ`): « evil.c𝐨m », « evil.ᶜOM »,
+    « ⓔⓥⓘⓛ.com » open « evil.com », where the patterns read a top-level domain of ASCII letters
+    or of none, and a letter in a circle as no letter. At once the text itself when NFKC
+    changes nothing in it but `_USUAL`, as in most notes and answers."""
+    if text.isascii():
+        return text
+    plain = text
+    for usual in _USUAL:
+        plain = plain.replace(usual, " ")
+    if unicodedata.is_normalized("NFKC", plain):
+        return text
+    for char in {char for char in set(text) if _AS_READ[ord(char)] != ord(char)}:  # a few: `translate` read each character, 0.3 ms a prompt
+        text = text.replace(char, chr(_AS_READ[ord(char)]))
+    return text
+
+
 def addresses_in(texts: Iterable[str | None]) -> frozenset[str]:
     """The keys of every address the texts hold (the passages the model is shown, the site's pages)."""
     found: set[str] = set()
     for text in texts:
         if not text:
             continue
-        text = _composed(text)
+        text = _as_read(_composed(text))
         folded = text.casefold()
         if any(need in folded for need in _AT_WRITTEN):
             for m in EMAIL.finditer(text):  # as written to dodge spam robots: « jean arobase exemple.fr »
@@ -442,16 +477,23 @@ def keep_known_addresses(text: str, allowed: frozenset[str]) -> str:
 
 def _kept_in(text: str, allowed: frozenset[str], code: Sequence[int]) -> str:
     """`keep_known_addresses` where `code` says which characters of `text` are code."""
-    return _ADDRESS.sub(lambda m: _kept(m, allowed, code), text)
+    out, at = [], 0
+    for m in _ADDRESS.finditer(_as_read(text)):
+        out += [text[at : m.start()], _kept(m, text, allowed, code)]
+        at = m.end()
+    out.append(text[at:])
+    return "".join(out)
 
 
-def _kept(m: re.Match, allowed: frozenset[str], code: Sequence[int]) -> str:
+def _kept(m: re.Match, typed: str, allowed: frozenset[str], code: Sequence[int]) -> str:
+    """What is shown for `m`, a match in `typed` as read (`_as_read`): what `typed` holds there,
+    or what takes its place."""
     if m.group("link"):
-        label = _kept_in(m.group("label"), allowed, code[m.start("label") : m.end("label")])
+        label = _kept_in(typed[m.start("label") : m.end("label")], allowed, code[m.start("label") : m.end("label")])
         key = address_key(m.group("target"))
         if key is None or key in allowed:  # its title too is read: a Markdown page shows it on hover
-            title = _kept_in(m.group("title") or "", allowed, code[m.start("title") : m.end("title")] if m.group("title") else b"")
-            target = m.string[m.end("label") : m.start("title") if m.group("title") else m.end() - 1]  # `](<target>`
+            title = _kept_in(typed[m.start("title") : m.end("title")], allowed, code[m.start("title") : m.end("title")]) if m.group("title") else ""
+            target = typed[m.end("label") : m.start("title") if m.group("title") else m.end() - 1]  # `](<target>`
             return f"[{label}{target}{title})"
         return label
     said = _said(m)
@@ -459,9 +501,9 @@ def _kept(m: re.Match, allowed: frozenset[str], code: Sequence[int]) -> str:
     key = _key(m, said)
     bare = m.group("host") and "/" not in said  # a bare domain: code, a domain the notes name, or a name code gives
     if key is None or key in allowed or (bare and (code[m.start()] or f"host:{_ascii_host(said)}" in allowed or _code_name(said))):
-        return m.group()
+        return typed[m.start() : m.end()]
     gone = PHONE_GONE if m.group("phone") else EMAIL_GONE if m.group("email") or key.startswith("mailto:") else URL_GONE
-    return gone + m.group()[len(said) :] if m.group("url") or m.group("ssh") or m.group("host") else gone
+    return gone + typed[m.start() + len(said) : m.end()] if m.group("url") or m.group("ssh") or m.group("host") else gone
 
 
 def _code_name(host: str) -> bool:
@@ -511,12 +553,13 @@ class AddressFilter:
     def _shown(self, text: str, *, final: bool) -> str:
         text = _composed(text)  # a combining mark joins the letter held before it: a word is held whole
         whole, at = self._before + text, len(self._before)
-        cut = len(whole) if final else at + held_from(text)
+        read = _as_read(whole)  # where the addresses are looked for; `whole` is what is shown
+        cut = len(whole) if final else at + held_from(read[at:])
         if not final and whole[-1:] in ("`", "~"):  # a last run the next piece may make longer: another code
             cut = min(cut, max(at, len(whole.rstrip(whole[-1]))))
         code = bytes(at) + _read_code(text, self._code)[0]
         matches = []
-        for m in _ADDRESS.finditer(whole, at):
+        for m in _ADDRESS.finditer(read, at):
             if m.start() >= cut:
                 break
             if m.end() > cut:  # an address that runs into what is held (« 01 23 45 67 89 » before « 9 »)
@@ -526,7 +569,7 @@ class AddressFilter:
         out = []
         self._code = _read_code(whole[at:cut], self._code)[1]
         for m in matches:
-            out += [whole[at : m.start()], _kept(m, self._allowed, code)]
+            out += [whole[at : m.start()], _kept(m, whole, self._allowed, code)]
             at = m.end()
         out.append(whole[at:cut])
         self._held = whole[cut:]
