@@ -1375,6 +1375,36 @@ def test_a_private_path_with_an_invisible_character_in_it_is_masked(tmp_path, ty
 @pytest.mark.parametrize(
     "typed",
     [
+        "prive/rachat-a\u034fcme-2027.md",  # a combining grapheme joiner
+        "prive/rachat-ac\ufe0fme-2027.md",  # a variation selector
+        "prive/rachat-acme-2027.m\ufe00d",
+        "prive/rachat-a\u180bcme-2027.md",  # a Mongolian free variation selector
+        "prive/rachat-a\u180ecme-2027.md",  # the Mongolian vowel separator
+        "prive/ra\u061cchat-acme-2027.md",  # the Arabic letter mark
+        "Coffre/prive/rachat-ac\ufe0fme-2027 et",  # without `.md`
+    ],
+)
+def test_a_private_path_with_a_mark_or_a_format_character_that_shows_nothing_in_it_is_masked(tmp_path, typed):
+    """A combining grapheme joiner, a variation selector, a Mongolian one, the Mongolian vowel
+    separator or the Arabic letter mark shows nothing inside a private note's path, as a
+    zero-width space does, but the rendered reading did not drop them: visitors read
+    « prive/rachat-acme-2027.md » and search found the public note by « rachat acme 2027 »."""
+    bot = _beside_a_deal(tmp_path, typed)
+    assert _read_by_a_visitor(bot).strip() == f"Le jardin : voir {' et' if typed.endswith(' et') else ''} en mai."
+    assert _found_by(bot, "rachat acme 2027") == []
+    assert "2027" in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
+def test_an_emoji_s_variation_selector_beside_a_private_path_stays(tmp_path):
+    """The variation selector that shows an emoji as one (« ❤\ufe0f », « 1\ufe0f\u20e3 ») is kept
+    where no private path is masked."""
+    bot = _beside_a_deal(tmp_path, "\u2764\ufe0f prive/rachat-acme-2027.md 1\ufe0f\u20e3")
+    assert _read_by_a_visitor(bot).strip() == "Le jardin : voir \u2764\ufe0f  1\ufe0f\u20e3 en mai."
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
         "prive/İzmir rachat-acme.md",  # as the file is named
         "Coffre/prive/İzmir rachat-acme.md",
         "İzmir rachat-acme.md",  # its name alone

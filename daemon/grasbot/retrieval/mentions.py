@@ -18,7 +18,7 @@ it left in code. Only path-shaped text goes: a private note `Projet.md` leaves t
 and a path without `.md` holds a folder and is read whole (`prive/planning` is not `prive/plan`).
 
 A text is read as written, then as a reader sees it rendered (`_Reading`): without what shows
-nothing, a zero-width space, a soft hyphen (`prive/pl\\u200ban.md`), an emphasis's `*` or `_`
+nothing, a zero-width space, a soft hyphen (`prive/pl\\u200ban.md`), a variation selector, an emphasis's `*` or `_`
 (`prive/*plan*.md`, `_prive/plan.md_`), a highlight's `==`, a strikethrough's `~~`, an HTML tag
 (`prive/<b>plan</b>.md`), an escape's `\\` (`prive/mon\\_plan.md`), and an HTML character
 reference read as its character (`prive/pl&shy;an.md`, `plan&#46;md`). An escape shows what
@@ -48,8 +48,12 @@ from .._urls import hugo_link, quartz_path
 from .links import unreadable_links_dropped
 
 # What a reader does not see: a soft hyphen, zero-width characters, a byte order mark, the
-# bidirectional marks and controls (`Index.readable_text` drops the controls after masking).
-_INVISIBLE = "\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+# bidirectional marks and controls (`Index.readable_text` drops the controls after masking), the
+# Arabic letter mark; and inside a name, the combining grapheme joiner, the Mongolian and other
+# variation selectors (an emoji's among them: « ❤\ufe0f » stays where nothing is masked), the
+# Mongolian vowel separator. Those outside the BMP (tags, shorthand format controls) are not:
+# a class that holds one made each scan of a note twice as long
+_INVISIBLE = "\u00ad\u034f\u061c\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufe00-\ufe0f\ufeff"
 _ENCODED_INVISIBLE = r"%(?:25)*(?:[cC]2%(?:25)*[aA][dD]|[eE]2%(?:25)*8[01]|[eE][fF]%(?:25)*[bB][bB])"  # the UTF-8 they start with
 # Where a note's path may end; its case spelt out, as IGNORECASE or a group before the
 # alternatives took a passage's scan from 5 to 20 µs. An emphasis that closes after it
