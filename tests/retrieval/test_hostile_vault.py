@@ -677,6 +677,29 @@ def test_a_private_notes_path_typed_in_full_width_or_compatibility_forms_never_r
 
 
 @pytest.mark.parametrize(
+    "typed",
+    [
+        f"prive\uff0f{SECRET}.md",  # a full-width solidus
+        f"Coffre\uff0fprive\uff0f{SECRET}.md",
+        f"Coffre/prive\uff0f{SECRET}.md",
+        f"prive\uff3c{SECRET}.md",  # a full-width reverse solidus
+        f"C:\uff3cCoffre\uff3cprive\uff3c{SECRET}.md",
+    ],
+)
+def test_a_private_notes_path_typed_with_a_full_width_slash_is_masked_with_its_folders(tmp_path, typed):
+    """A private note's path typed with a full-width slash (« prive／zorglubsecret.md », as a
+    Japanese or Chinese keyboard types it, or « ＼ ») lost its name only: « prive／ » and the
+    folders before it reached visitors, where the same path with `/` or `\\` is masked whole.
+    The text was masked as written first, where « ／ » parts no folder, and what was left of it,
+    without its name, was no path in its compatibility reading."""
+    assert "/" not in typed.replace("Coffre/", "")
+    bot = _beside_a_secret(tmp_path, f"Le plan du jardin : {typed} en mai.\n")
+    readable = _read_by_a_visitor(bot)
+    assert readable.strip() == "Le plan du jardin :  en mai.", readable
+    assert SECRET in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
+@pytest.mark.parametrize(
     ("private", "typed"),
     [
         ("fichiers/Plan.md", "\ufb01chiers/Plan.md"),  # « ﬁ »: NFKC's « fi »

@@ -283,15 +283,15 @@ class Mentions:
         in its compatibility reading (`_COMPATIBLE`: `ｐｒｉｖｅ／Ｐｌａｎ．ｍｄ` is `prive/Plan.md`,
         `ﬁchiers/Plan.md` is `fichiers/Plan.md`, as NFKC and every other fold of GrasBot read
         it), what it did not mask keeping the characters typed (`_kept`: a public note's « m² »,
-        « ｎｏｔｅ » or « ﬁn » stay)."""
+        « ｎｏｔｅ » or « ﬁn » stay). That reading comes first: the written one took the name
+        alone of `prive／plan.md`, where « ／ » parts no folder, and left « prive／ »."""
         if not self._keys and not self._pages:
             return text
-        text = self._masked(text)
         compatible = _compatible(text)  # at once for the usual note, accents and all
-        if compatible == text:
-            return text
-        masked = self._masked(compatible)
-        return text if masked == compatible else _kept(text, compatible, masked)
+        if compatible != text:
+            masked = self._masked(compatible)
+            text = text if masked == compatible else _kept(text, compatible, masked)
+        return self._masked(text)
 
     def _masked(self, text: str) -> str:
         """`masked` of the text as it is written, without its compatibility reading."""
