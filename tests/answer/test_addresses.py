@@ -536,6 +536,18 @@ def test_an_address_in_letters_a_browser_reads_as_ascii_ones_is_one(said, shown)
     assert "".join(pieces) == shown
 
 
+def test_a_web_address_whose_host_is_an_ipv6_address_is_one():
+    """« http://[2001:db8::1]/login » opens the page of that host, but the address's pattern read
+    no bracket after the scheme, so it reached the visitor whole; a note's own stays."""
+    notes = addresses_in(["Le routeur : http://[2001:db8::1]:8080/admin."])
+    said = "Allez sur http://[2001:db8::1]/login, HTTPS://[2001:DB8::BAD]:8443 ou [ici](https://[::1]/x), puis http://[2001:db8::1]:8080/admin."
+    shown = "Allez sur (lien retiré), (lien retiré) ou ici, puis http://[2001:db8::1]:8080/admin."
+    assert keep_known_addresses(said, notes) == shown
+    filtered = AddressFilter(notes)
+    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]  # a character at a time
+    assert "".join(pieces) == shown
+
+
 def test_a_pattern_compiled_at_first_use_copies_and_pickles_as_a_compiled_one():
     """`LazyPattern` reads as the `re.Pattern` it stands for: copied or pickled (a structure that
     holds one deep-copied, a worker process given one), it recursed for ever looking for

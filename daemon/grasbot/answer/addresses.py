@@ -85,7 +85,8 @@ _IPV4 = r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|
 # scheme): `//` that ends no word, scheme or path, before a host, a dotted name that ends in
 # letters or an IP address (`//serveur/partage`, `1 // 2`, `C://Users` stay)
 _RELATIVE = rf"(?<![\w:/.\\-])//(?=[^\W_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]{{2,}}|{_IPV4})"
-_URL = rf"(?:(?:https?|ftp)://|www\.|{_RELATIVE})[^\s<>\"'`\[\]]+"
+# after a scheme, a host may be an IPv6 address in brackets (`http://[2001:db8::1]/login`)
+_URL = rf"(?:(?:https?|ftp)://|www\.|{_RELATIVE})(?:\[[0-9A-Fa-f:.]+\]|[^\s<>\"'`\[\]])[^\s<>\"'`\[\]]*"
 # git's SSH address (`git@github.com:moi/depot.git`, `ssh://git@github.com/moi/depot.git`): a
 # host, an account and a repository; a dotted host, and a path after the colon
 _SSH_SCHEMES = r"ssh|git|git\+ssh|sftp"
