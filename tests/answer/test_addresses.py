@@ -548,6 +548,19 @@ def test_a_web_address_whose_host_is_an_ipv6_address_is_one():
     assert "".join(pieces) == shown
 
 
+def test_a_web_address_written_with_backslashes_after_its_scheme_is_one():
+    """A browser reads a backslash after `http:` or `https:` as a slash (WHATWG URL: « https:\\\\evil.com »
+    opens https://evil.com/), but the address's pattern read `://` only: « https:\\\\evil.example/login »
+    and « http:/\\evil.example » reached the visitor; the notes' own so written stays."""
+    said = "Allez sur https:\\\\evil.example/login, HTTP:/\\evil.example ou ftp:\\/evil.example/x ; le site : https:\\\\site.example/contact."
+    shown = "Allez sur (lien retiré), (lien retiré) ou (lien retiré) ; le site : https:\\\\site.example/contact."
+    assert keep_known_addresses(said, KNOWN) == shown
+    filtered = AddressFilter(KNOWN)
+    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]  # a character at a time
+    assert "".join(pieces) == shown
+    assert not any("evil" in p for p in pieces)
+
+
 def test_a_pattern_compiled_at_first_use_copies_and_pickles_as_a_compiled_one():
     """`LazyPattern` reads as the `re.Pattern` it stands for: copied or pickled (a structure that
     holds one deep-copied, a worker process given one), it recursed for ever looking for
@@ -593,7 +606,7 @@ def test_passages_are_read_for_their_addresses_as_the_whole_pattern_reads_them()
     assert _scan_for("un texte sans rien").pattern != _ADDRESS.pattern  # kinds were left out
 
 
-_PIECES = [*"ab.:/@[]()<> 0123456789-_\u017f\u212aKWw", " at ", "at", "arobase", "www.", "https://", "git@", " point ", ".fr", ".com"]
+_PIECES = [*"ab.:/@[]()<> 0123456789-_\u017f\u212aKWw\\", " at ", "at", "arobase", "www.", "https://", "https:\\\\", "git@", " point ", ".fr", ".com"]
 
 
 @given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))

@@ -85,8 +85,9 @@ _IPV4 = r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|
 # scheme): `//` that ends no word, scheme or path, before a host, a dotted name that ends in
 # letters or an IP address (`//serveur/partage`, `1 // 2`, `C://Users` stay)
 _RELATIVE = rf"(?<![\w:/.\\-])//(?=[^\W_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]{{2,}}|{_IPV4})"
-# after a scheme, a host may be an IPv6 address in brackets (`http://[2001:db8::1]/login`)
-_URL = rf"(?:(?:https?|ftp)://|www\.|{_RELATIVE})(?:\[[0-9A-Fa-f:.]+\]|[^\s<>\"'`\[\]])[^\s<>\"'`\[\]]*"
+# after a scheme, a host may be an IPv6 address in brackets (`http://[2001:db8::1]/login`); a
+# browser reads a backslash there as a slash (« https:\\\\evil.example » opens https://evil.example/)
+_URL = rf"(?:(?:https?|ftp):[/\\]{{2}}|www\.|{_RELATIVE})(?:\[[0-9A-Fa-f:.]+\]|[^\s<>\"'`\[\]])[^\s<>\"'`\[\]]*"
 # git's SSH address (`git@github.com:moi/depot.git`, `ssh://git@github.com/moi/depot.git`): a
 # host, an account and a repository; a dotted host, and a path after the colon
 _SSH_SCHEMES = r"ssh|git|git\+ssh|sftp"
@@ -151,7 +152,7 @@ _AT_WRITTEN = ("@", "arobase", "at)", "at]")  # `_contacts._AT`: « @ », « (at
 _KINDS = (
     (rf"\[(?P<label>{_LABEL})\]\([ \t]*<?(?P<target>(?:{_TARGET})?)>?(?P<title>[ \t]+[^()\n]{{0,300}})?\)", "link", ("](",)),
     (r"<(?P<auto>[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]+)>", None, ("<",)),
-    (_URL, "url", ("//", "www.")),
+    (_URL, "url", ("//", "www.", "p:\\", "s:\\", "p:/\\", "s:/\\")),  # « http:\ », « https:/\ », not « C:\ »
     (_SSH, "ssh", ("://", "@")),
     (MAILBOX.pattern, "email", ("@",)),
     (SPELLED_EMAIL.pattern, "spelled", _AT_WRITTEN),
@@ -243,7 +244,7 @@ _TRAILING = ".,;:!?*_'\""  # what ends a sentence, or emphasis, after a bare add
 _OPEN_LINK = re.compile(rf"\[{_LABEL}(?:\](?:\((?:[^()\n]|\([^()\n]*+\)?)*+)?)?\Z")
 _DIGITS = re.compile(r"(?:[+(]|\b00|\d)[\d \u00a0\u202f.()+-]{0,48}\Z")  # a number is shorter: what comes before is decided
 _STARTED = re.compile(
-    rf"(?:(?:https?|ftp|{_SSH_SCHEMES}):/{{0,2}}|www\.|<)\S*\Z|(?:[\w.%+{_IGNORED_MARKS}-]+|\"[^\"\s@]*\"?)(?:@[\w.{_IGNORED_MARKS}-]*(?::[\w~./%+-]*)?)?\Z",
+    rf"(?:(?:https?|ftp|{_SSH_SCHEMES}):[/\\]{{0,2}}|www\.|<)\S*\Z|(?:[\w.%+{_IGNORED_MARKS}-]+|\"[^\"\s@]*\"?)(?:@[\w.{_IGNORED_MARKS}-]*(?::[\w~./%+-]*)?)?\Z",
     re.IGNORECASE,
 )
 # A host's or an IP address's port and its path (`203.0.113.5:80`, `evil.example:8443/log`),
@@ -344,7 +345,7 @@ def address_key(text: str) -> str | None:
         return _phone_key(text.removeprefix("tel:").removeprefix("TEL:"))
     if not _SCHEME.match(text):
         return None
-    rest = re.sub(r"^(?:(?:https?|ftp):)?//|^www\.", "", text, flags=re.IGNORECASE).split("#")[0]
+    rest = re.sub(r"^(?:(?:https?|ftp):)?//|^(?:https?|ftp):[/\\]{2}|^www\.", "", text, flags=re.IGNORECASE).split("#")[0]
     rest = re.sub(r"^www\.", "", rest, flags=re.IGNORECASE)
     host, _, path = rest.partition("/")
     return "url:" + (_ascii_host(host) + "/" + path).rstrip("/")
