@@ -233,6 +233,10 @@ export const NOTE_TEST = {
 		`La note commence par un front matter Org (des lignes #+clé: valeur) : Obsidian le lit comme du texte, Hugo et le démon comme ses propriétés, et il garde la note privée. ${reason} Mettez ses champs en YAML dans les propriétés de la note.`,
 	orgUnread: (said: string) =>
 		`La note commence par un front matter Org (des lignes #+clé: valeur) dont Hugo ne lit pas une ligne qui dit qui peut lire la note (${said}) : dans le doute, le démon la garde privée. Écrivez-la \`#+clé: valeur\`, ou mettez ses champs en YAML dans les propriétés de la note.`,
+	commentKeeps: (format: string, reason: string) =>
+		`La note commence par un commentaire HTML (<!-- … -->) qui tient un front matter ${format} : Obsidian le cache, Hugo et le démon le lisent comme ses propriétés, et il garde la note privée. ${reason} Sortez ses champs du commentaire et mettez-les en YAML dans les propriétés de la note.`,
+	commentBroken: (format: string, said: string) =>
+		`La note commence par un commentaire HTML (<!-- … -->) qui tient un front matter ${format} invalide ou ambigu, qui dit qui peut lire la note (${said}) : Obsidian le cache, Hugo le lit, et dans le doute le démon garde la note privée. Sortez ses champs du commentaire et mettez-les en YAML dans les propriétés de la note.`,
 	lowerBlock: (said: string) =>
 		`Un bloc de propriétés plus bas dans la note, qu'Obsidian lit comme du texte, dit \`${said}\` : le démon garde la note privée. Mettez ses champs dans les propriétés en tête de note, ou supprimez le bloc.`,
 	noVisibilityPrivate:

@@ -391,8 +391,9 @@ function tomlFields(block: string): Record<string, unknown> | null {
 }
 
 /** Why Hugo's TOML front matter keeps the note private, as the daemon reads it (retrieval/visibility.py
- * `_toml_frontmatter`), or null: its fields count as the properties' do, but only to keep it private. */
-function tomlReason(text: string, now: number, zone: string): string | null {
+ * `_toml_frontmatter`), or null: its fields count as the properties' do, but only to keep it private.
+ * `hidden`: it is in an HTML comment (`commentReason`), which the reason says. */
+function tomlReason(text: string, now: number, zone: string, hidden = false): string | null {
 	const toml = TOML_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"));
 	if (!toml) return null;
 	const readers = toml[1]
@@ -404,9 +405,10 @@ function tomlReason(text: string, now: number, zone: string): string | null {
 		.map((line) => `\`${line.trim()}\``);
 	if (readers.length === 0) return null;
 	const fields = tomlFields(toml[1]);
-	if (fields === null) return NOTE_TEST.tomlBroken(readers.join(", "));
+	const format = "TOML (entre deux +++)";
+	if (fields === null) return hidden ? NOTE_TEST.commentBroken(format, readers.join(", ")) : NOTE_TEST.tomlBroken(readers.join(", "));
 	const reason = privateReason(fields, true, undefined, now, zone);
-	return reason === null ? null : NOTE_TEST.tomlKeeps(reason);
+	return reason === null ? null : hidden ? NOTE_TEST.commentKeeps(format, reason) : NOTE_TEST.tomlKeeps(reason);
 }
 
 // Hugo's JSON front matter, an object at the top of the note: text to Obsidian, the page's fields
@@ -444,27 +446,30 @@ function jsonKey([, quoted, single, bare]: RegExpMatchArray): string {
 
 /** Why Hugo's JSON front matter keeps the note private, as the daemon reads it (retrieval/visibility.py
  * `_json_frontmatter`), or null: its fields count as the properties' do, but only to keep it private;
- * a key that says who reads the note given twice, or JSON that does not parse and names one, too. */
-function jsonReason(text: string, now: number, zone: string): string | null {
+ * a key that says who reads the note given twice, or JSON that does not parse and names one, too.
+ * `hidden`: it is in an HTML comment (`commentReason`), which the reason says. */
+function jsonReason(text: string, now: number, zone: string, hidden = false): string | null {
 	const normalized = text.replace(/\r\n?/g, "\n");
 	const opening = JSON_FRONTMATTER.exec(normalized);
 	if (!opening) return null;
 	const block = jsonBlock(normalized, opening[0].length);
 	const readers = [...block.matchAll(JSON_KEY)].filter((line) => saysWhoReads(jsonKey(line)));
+	const format = "JSON (un objet { … })";
 	let meta: unknown;
 	try {
 		meta = JSON.parse(block);
 	} catch {
-		return readers.length === 0 ? null : NOTE_TEST.jsonBroken(readers.map((line) => `\`${line[0].trim()}\``).join(", "));
+		const said = readers.map((line) => `\`${line[0].trim()}\``).join(", ");
+		return readers.length === 0 ? null : hidden ? NOTE_TEST.commentBroken(format, said) : NOTE_TEST.jsonBroken(said);
 	}
 	const seen = new Set<string>();
 	for (const line of readers.filter((line) => line[1] !== undefined)) {
 		const key = jsonKey(line);
-		if (seen.has(key)) return NOTE_TEST.jsonTwice(key);
+		if (seen.has(key)) return hidden ? NOTE_TEST.commentBroken(format, `\`${key}\` donné plus d'une fois`) : NOTE_TEST.jsonTwice(key);
 		seen.add(key);
 	}
 	const reason = privateReason(meta as Record<string, unknown>, true, undefined, now, zone);
-	return reason === null ? null : NOTE_TEST.jsonKeeps(reason);
+	return reason === null ? null : hidden ? NOTE_TEST.commentKeeps(format, reason) : NOTE_TEST.jsonKeeps(reason);
 }
 
 // Hugo's Org front matter: the lines at the top of the note while each starts with `#+`, text to
@@ -500,8 +505,9 @@ function orgFields(lines: string[]): Record<string, unknown> {
 
 /** Why Hugo's Org front matter keeps the note private, as the daemon reads it (retrieval/visibility.py
  * `_org_frontmatter`), or null: its fields count as the properties' do, but only to keep it private;
- * a line that names a key that says who reads the note in a form Hugo does not read, too. */
-function orgReason(text: string, now: number, zone: string): string | null {
+ * a line that names a key that says who reads the note in a form Hugo does not read, too.
+ * `hidden`: it is in an HTML comment (`commentReason`), which the reason says. */
+function orgReason(text: string, now: number, zone: string, hidden = false): string | null {
 	const org = ORG_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"));
 	if (!org) return null;
 	const lines = org[1].split("\n");
@@ -510,10 +516,53 @@ function orgReason(text: string, now: number, zone: string): string | null {
 		return key !== undefined && saysWhoReads(key.replace(/\[\]$/, ""));
 	});
 	if (named.length === 0) return null;
-	const unread = named.filter((line) => !ORG_KEYWORD.test(line));
-	if (unread.length > 0) return NOTE_TEST.orgUnread(unread.map((line) => `\`${line.trim()}\``).join(", "));
+	const format = "Org (des lignes #+clé: valeur)";
+	const unread = named.filter((line) => !ORG_KEYWORD.test(line)).map((line) => `\`${line.trim()}\``);
+	if (unread.length > 0) return hidden ? NOTE_TEST.commentBroken(format, unread.join(", ")) : NOTE_TEST.orgUnread(unread.join(", "));
 	const reason = privateReason(orgFields(lines), true, undefined, now, zone);
-	return reason === null ? null : NOTE_TEST.orgKeeps(reason);
+	return reason === null ? null : hidden ? NOTE_TEST.commentKeeps(format, reason) : NOTE_TEST.orgKeeps(reason);
+}
+
+// Hugo's front matter in an HTML comment at the top of the note, which Obsidian hides: blanks, the
+// rest of each line a `<!--` opens skipped, then a front matter as at the top; a YAML one up to the
+// next line that starts with `---`, or, none closing it, to the end of the comment
+// (retrieval/visibility.py `_COMMENT_OPENING`, `_COMMENTED_YAML`)
+const COMMENT_OPENING = /^(?:[\s\u200b-\u200d\u2060\ufeff]*<!--[^\n]*\n)+/;
+const COMMENTED_YAML = /^[\s\u200b-\u200d\u2060\ufeff]*---([^\n]*\n[\s\S]*?)(?:\n---|(?<open>(?![\s\S])))/;
+
+/** Why a YAML front matter at the top of the comment's text keeps the note private, as the daemon
+ * reads it (retrieval/visibility.py `_commented_yaml`), or null: only to keep it private; YAML that
+ * does not parse and names a key that says who reads the note, or a block never closed that names one, too. */
+function commentedYamlReason(text: string, now: number, zone: string): string | null {
+	const yaml = COMMENTED_YAML.exec(text);
+	if (!yaml) return null;
+	const format = "YAML (entre deux ---)";
+	const open = yaml.groups?.open !== undefined;
+	const fields = open ? yaml[1].split("-->")[0] : yaml[1];
+	const readers = [...fields.matchAll(READER_LINE)]
+		.filter((line) => saysWhoReads(line[1]))
+		.map((line) => `\`${fields.slice(line.index).split("\n")[0].trim()}\``);
+	let meta: unknown;
+	try {
+		if (open) throw new Error("no closing ---");
+		meta = parseYaml(fields);
+	} catch {
+		return readers.length === 0 ? null : NOTE_TEST.commentBroken(format, readers.join(", "));
+	}
+	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return null;
+	const reason = privateReason(meta as Record<string, unknown>, true, undefined, now, zone);
+	return reason === null ? null : NOTE_TEST.commentKeeps(format, reason);
+}
+
+/** Why Hugo's front matter in an HTML comment at the top of the note keeps it private, as the daemon
+ * reads it (retrieval/visibility.py `_commented_frontmatter`), or null: YAML, TOML, JSON or Org, its
+ * fields only keep the note private; a comment never closed (Hugo then builds no page) is read the same. */
+function commentReason(text: string, now: number, zone: string): string | null {
+	const normalized = text.replace(/\r\n?/g, "\n");
+	const opening = COMMENT_OPENING.exec(normalized);
+	if (!opening) return null;
+	const inner = normalized.slice(opening[0].length);
+	return commentedYamlReason(inner, now, zone) ?? tomlReason(inner, now, zone, true) ?? jsonReason(inner, now, zone, true) ?? orgReason(inner, now, zone, true);
 }
 
 // Obsidian's properties at the top of a note: the block a lower one is not
@@ -601,7 +650,12 @@ export function privateReason(
 	zone = "UTC",
 ): string | null {
 	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
-		const late = lateReason(text, defaultPublic, now, zone) ?? tomlReason(text, now, zone) ?? jsonReason(text, now, zone) ?? orgReason(text, now, zone);
+		const late =
+			lateReason(text, defaultPublic, now, zone) ??
+			tomlReason(text, now, zone) ??
+			jsonReason(text, now, zone) ??
+			orgReason(text, now, zone) ??
+			commentReason(text, now, zone);
 		if (late) return late;
 	}
 	const given = fieldsNamed(frontmatter, "visibility");

@@ -249,6 +249,23 @@ describe("frontmatter reading", () => {
 		expect(privateReason(undefined, true, "#+title: Projet\n\n#+draft: true\nCorps.\n")).toBeNull();
 	});
 
+	it("reads Hugo's front matter in an HTML comment at the top of the note, which Obsidian hides, as the daemon does: it may only keep the note private", () => {
+		const yaml = "YAML (entre deux ---)";
+		expect(privateReason(undefined, true, "<!--\r\n---\r\ntitle: Projet\r\ndraft: true\r\n---\r\n-->\r\nCorps.\r\n")).toBe(
+			NOTE_TEST.commentKeeps(yaml, NOTE_TEST.draftYes("draft", "true")),
+		);
+		expect(privateReason(undefined, true, "<!--\n---\ndraft: [true\n---\n-->\nCorps.\n")).toBe(NOTE_TEST.commentBroken(yaml, "`draft: [true`"));
+		expect(privateReason(undefined, true, "<!--\n+++\ndraft = true\n+++\n-->\nCorps.\n")).toBe(
+			NOTE_TEST.commentKeeps("TOML (entre deux +++)", NOTE_TEST.draftYes("draft", "true")),
+		);
+		expect(privateReason(undefined, true, '<!--\n{ "draft": true, "draft": false }\n-->\nCorps.\n')).toBe(
+			NOTE_TEST.commentBroken("JSON (un objet { … })", "`draft` donné plus d'une fois"),
+		);
+		expect(privateReason(undefined, true, "<!--\n#+draft:true\n-->\nCorps.\n")).toBe(NOTE_TEST.commentBroken("Org (des lignes #+clé: valeur)", "`#+draft:true`"));
+		expect(privateReason(undefined, true, "<!-- À revoir.\n---\ndraft: false\n---\n-->\nCorps.\n")).toBeNull();
+		expect(privateReason(undefined, true, "<!--\nÀ revoir.\n---\ndraft: true\n---\n-->\nCorps.\n")).toBeNull();
+	});
+
 	it("keeps private a note whose publisher writes no page of it, as the daemon does", () => {
 		expect(privateReason({ build: { list: "never", render: "never" } }, true)).toBe(NOTE_TEST.notWritten("build.render: never", "Hugo"));
 		expect(privateReason({ visibility: "public", permalink: false }, false)).toBe(NOTE_TEST.notWritten("permalink: false", "Eleventy"));

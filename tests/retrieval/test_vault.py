@@ -1409,6 +1409,41 @@ def test_a_hugo_org_front_matter_that_withholds_the_note_keeps_it_private(note_w
     assert "publie.md" not in said and "plus-bas.md" not in said
 
 
+def test_a_hugo_front_matter_in_an_html_comment_that_withholds_the_note_keeps_it_private(note_writer):
+    """Hugo reads a front matter wrapped in an HTML comment at the top of a content file (its
+    lexer: `<!--`, the rest of that line skipped, then YAML, TOML, JSON or Org front matter as at
+    the top), which Obsidian hides: the author saw no properties, and with the default public
+    the draft Hugo leaves unpublished was served. Its fields count as the properties' do, only
+    to keep the note private, with a warning that says to take them out of the comment; a
+    comment that opens with text, or comes after the note's text, holds no front matter."""
+    vault = _served_public(
+        note_writer.root,
+        {
+            "yaml.md": "<!--\n---\ntitle: Projet\ndraft: true\n---\n-->\nMon code zorglub.",
+            "toml.md": "<!--\n+++\ndraft = true\n+++\n-->\nMon code zorglub.",
+            "json.md": '<!--\n{ "publish": false }\n-->\nMon code zorglub.',
+            "org.md": "<!--\n#+expirydate: <2020-05-01 Fri>\n-->\nMon code zorglub.",
+            "casse.md": "<!--\n---\ndraft: [true\n---\n-->\nMon code zorglub.",
+            "publie.md": "<!--\n---\ndraft: false\n---\n-->\nLe jardin zorglub.",
+            "texte.md": "<!-- Brouillon ?\nÀ revoir.\n---\ndraft: true\n---\n-->\nLe jardin zorglub.",
+            "plus-bas.md": "Le jardin zorglub.\n<!--\n---\ndraft: true\n---\n-->\n",
+        },
+    )
+    assert {p for p, n in vault.notes.items() if n.public} == {"publie.md", "texte.md", "plus-bas.md"}
+    said = {w.path: w.message for w in vault.warnings}
+    out = "sortez ses champs du commentaire et mettez-les en YAML dans les propriétés de la note"
+    hidden = "dans un commentaire HTML (<!-- … -->) qu'Obsidian cache mais que Hugo lit"
+    assert said["yaml.md"] == f"un front matter YAML (entre deux ---), {hidden}, dit `draft: true` : la note reste privée ({out})"
+    assert said["toml.md"] == f"un front matter TOML (entre deux +++), {hidden}, dit `draft = true` : la note reste privée ({out})"
+    assert said["json.md"].endswith(f'{hidden}, dit `"publish": false` : la note reste privée ({out})')
+    assert said["org.md"].endswith(f"{hidden}, dit `#+expirydate: <2020-05-01 Fri>` : la note reste privée ({out})")
+    assert said["casse.md"] == (
+        f"un front matter YAML (entre deux ---) invalide, {hidden}, qui dit qui peut lire la note (`draft: [true`) : la note reste privée ({out})"
+    )
+    assert not {"publie.md", "texte.md", "plus-bas.md"} & set(said)
+    assert vault.notes["publie.md"].body.split() == ["Le", "jardin", "zorglub."]  # the comment, hidden, is no text of the note
+
+
 def test_a_publish_value_that_is_no_yes_keeps_a_note_private(note_writer):
     """With the default public, `publish: private` (or a draft, a list) was read as no
     `publish: false`, so the note its author meant to withhold was served to visitors."""

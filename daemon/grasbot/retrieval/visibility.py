@@ -1,6 +1,7 @@
 """Who may read a note: what its frontmatter says, the keys the publishers an author uses read
 (Obsidian Publish, Jekyll, Hugo, Quartz, Hexo, Digital Garden), its publish and expiry dates,
-and the blocks Obsidian shows as text that still say so (Hugo's TOML, JSON and Org front matter among them). In doubt, private: every value read
+and the blocks Obsidian shows as text, or hides, that still say so (Hugo's TOML, JSON and Org front matter among them, and
+any front matter Hugo reads in an HTML comment at the top of the note). In doubt, private: every value read
 otherwise than its author may have meant keeps the note from visitors, with a warning.
 
 « Tester cette note » (the plugin's `noteTest.ts`) reads notes by the same rule, and both sides
@@ -40,14 +41,15 @@ def who_reads(meta: dict, header: str, text: str, body: str, prose: str, *, dete
     """Who may read the note whose frontmatter `header` holds `meta` (`detected`: the file
     opens with one), `text` its whole text, `body` what follows the frontmatter and `prose` the
     body without its code: the frontmatter first, then a frontmatter Obsidian reads as text
-    (behind blank lines, or a second one after the first) and a properties block lower down,
-    each of which may keep it private. `zone` reads the dates written without their offset."""
+    (behind blank lines, or a second one after the first), one Hugo reads in an HTML comment at
+    the top, and a properties block lower down, each of which may keep it private. `zone` reads the dates written without their offset."""
     verdicts = [_is_public(meta, header, default_public, warnings, zone)]
     if not detected:
         verdicts.append(_late_frontmatter(text, default_public, warnings, second=False, zone=zone))
         verdicts.append(_toml_frontmatter(text, warnings, zone))
         verdicts.append(_json_frontmatter(text, warnings, zone))
         verdicts.append(_org_frontmatter(text, warnings, zone))
+        verdicts.append(_commented_frontmatter(text, warnings, zone))
     elif verdicts[0].public:
         verdicts.append(_late_frontmatter(body, default_public, warnings, second=True, zone=zone))
     if all(verdict.public for verdict in verdicts):
@@ -448,6 +450,14 @@ def _lower_blocks(prose: str, warnings: list[str], zone: str) -> Readers:
     return _together(verdicts)
 
 
+# Where a Hugo front matter is, as its warning says, and what to do with its fields: shown as
+# text at the top of the note, or hidden in an HTML comment there (`_commented_frontmatter`)
+_AS_TEXT = "qu'Obsidian lit comme du texte"
+_MOVE = "mettez ses champs en YAML dans les propriétés de la note"
+_IN_COMMENT = "dans un commentaire HTML (<!-- … -->) qu'Obsidian cache mais que Hugo lit"
+_MOVE_OUT = "sortez ses champs du commentaire et mettez-les en YAML dans les propriétés de la note"
+
+
 # Hugo's TOML front matter, between two `+++` lines at the top of the note (Hugo skips what
 # precedes it but spaces): Obsidian shows it as text, Hugo reads it as the page's fields
 _TOML_FRONTMATTER = re.compile(rf"\A[\s{_INVISIBLE}]*\+\+\+[ \t]*\n(?P<fields>.*?)\n\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
@@ -456,11 +466,12 @@ _TOML_FRONTMATTER = re.compile(rf"\A[\s{_INVISIBLE}]*\+\+\+[ \t]*\n(?P<fields>.*
 _TOML_LINE = re.compile(r"""^[ \t]*(?:\[[ \t]*)?(?:"(?P<basic>[^"\n]*)"|'(?P<literal>[^'\n]*)'|(?P<bare>[\w-]+))[ \t]*[.=\]].*$""", re.MULTILINE)
 
 
-def _toml_frontmatter(text: str, warnings: list[str], zone: str) -> Readers:
+def _toml_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool = False) -> Readers:
     """Hugo's TOML front matter (`+++`, `draft = true`, `+++`) is text to Obsidian and was none
     here: the draft Hugo leaves unpublished was served. Its fields count as the frontmatter's
     do, but only to keep the note private (its silence says nothing); TOML that does not parse
-    and names a key that says who reads the note keeps it private too (in doubt, private)."""
+    and names a key that says who reads the note keeps it private too (in doubt, private).
+    `hidden`: it is in an HTML comment, which the warning says."""
     m = _TOML_FRONTMATTER.match(text)
     if m is None:
         return _SAYS_NOTHING
@@ -470,15 +481,15 @@ def _toml_frontmatter(text: str, warnings: list[str], zone: str) -> Readers:
     if not readers:
         return _SAYS_NOTHING
     said = ", ".join(f"`{line}`" for line in readers)
-    move = "mettez ses champs en YAML dans les propriétés de la note"
+    seen, move, lead = (_IN_COMMENT, _MOVE_OUT, f"{_IN_COMMENT}, ") if hidden else (_AS_TEXT, _MOVE, "")
     try:
         meta = tomllib.loads(fields)
     except tomllib.TOMLDecodeError:
-        warnings.append(f"un front matter TOML (entre deux +++) invalide, qui dit qui peut lire la note ({said}) : la note reste privée ({move})")
+        warnings.append(f"un front matter TOML (entre deux +++) invalide, {lead}qui dit qui peut lire la note ({said}) : la note reste privée ({move})")
         return _PRIVATE
     verdict = _is_public(meta, "", True, [], zone)
     if not verdict.public:
-        warnings.append(f"un front matter TOML (entre deux +++), qu'Obsidian lit comme du texte, dit {said} : la note reste privée ({move})")
+        warnings.append(f"un front matter TOML (entre deux +++), {seen}, dit {said} : la note reste privée ({move})")
     return verdict
 
 
@@ -524,34 +535,36 @@ def _no_constant(name: str) -> Any:
     raise ValueError(name)
 
 
-def _json_frontmatter(text: str, warnings: list[str], zone: str) -> Readers:
+def _json_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool = False) -> Readers:
     """Hugo's JSON front matter (`{ "draft": true }` at the top of the note) is text to Obsidian
     and was none here: the draft Hugo leaves unpublished was served. Its fields count as the
     frontmatter's do, but only to keep the note private (its silence says nothing); a key that
     says who reads the note given twice (JSON keeps the last, as YAML), or JSON that does not
-    parse and names such a key, keeps it private too (in doubt, private)."""
+    parse and names such a key, keeps it private too (in doubt, private). `hidden`: it is in an
+    HTML comment, which the warning says."""
     m = _JSON_FRONTMATTER.match(text)
     if m is None:
         return _SAYS_NOTHING
     block = _json_block(text, m.end())
     readers = [(key, line) for line in _JSON_KEY.finditer(block) if _says_who_reads(key := _json_key(line))]
-    where, move = "un front matter JSON (un objet { … } en tête de note)", "mettez ses champs en YAML dans les propriétés de la note"
+    where = "un front matter JSON (un objet { … } en tête de note)"
+    seen, move, lead = (_IN_COMMENT, _MOVE_OUT, f"{_IN_COMMENT}, ") if hidden else (_AS_TEXT, _MOVE, "")
     try:
         meta = json.loads(block, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         if not readers:
             return _SAYS_NOTHING
         said = ", ".join(f"`{line.group(0).strip()}`" for _, line in readers)
-        warnings.append(f"{where} invalide, qui dit qui peut lire la note ({said}) : la note reste privée ({move})")
+        warnings.append(f"{where} invalide, {lead}qui dit qui peut lire la note ({said}) : la note reste privée ({move})")
         return _PRIVATE
     twice = [key for key, n in Counter(key for key, line in readers if line.group("quoted") is not None).items() if n > 1]
     if twice:
-        warnings.append(f"{where} donne `{twice[0]}` plus d'une fois : la note reste privée ({move})")
+        warnings.append(f"{where} {lead}donne `{twice[0]}` plus d'une fois : la note reste privée ({move})")
         return _PRIVATE
     verdict = _is_public(meta, "", True, [], zone)
     if not verdict.public:
         shown = (f"`{json.dumps(key, ensure_ascii=False)}: {json.dumps(value, ensure_ascii=False)}`" for key, value in meta.items() if _says_who_reads(key))
-        warnings.append(f"{where}, qu'Obsidian lit comme du texte, dit {', '.join(shown)} : la note reste privée ({move})")
+        warnings.append(f"{where}, {seen}, dit {', '.join(shown)} : la note reste privée ({move})")
     return verdict
 
 
@@ -590,12 +603,12 @@ def _org_fields(lines: list[str]) -> dict[str, Any]:
     return fields
 
 
-def _org_frontmatter(text: str, warnings: list[str], zone: str) -> Readers:
+def _org_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool = False) -> Readers:
     """Hugo's Org front matter (`#+draft: true` at the top of the note) is text to Obsidian and
     was none here: the draft Hugo leaves unpublished was served. Its fields count as the
     frontmatter's do, but only to keep the note private (its silence says nothing); a line that
     names a key that says who reads the note in a form Hugo does not read (`#+draft:true`) keeps
-    it private too (in doubt, private)."""
+    it private too (in doubt, private). `hidden`: it is in an HTML comment, which the warning says."""
     m = _ORG_FRONTMATTER.match(text)
     if m is None:
         return _SAYS_NOTHING
@@ -603,15 +616,73 @@ def _org_frontmatter(text: str, warnings: list[str], zone: str) -> Readers:
     named = [(line, _ORG_KEYWORD.match(line)) for line in lines if (key := _ORG_NAMED.match(line)) and _says_who_reads(key.group(1).removesuffix("[]"))]
     if not named:
         return _SAYS_NOTHING
-    where, move = "un front matter Org (des lignes #+clé: valeur en tête de note)", "mettez ses champs en YAML dans les propriétés de la note"
+    where = "un front matter Org (des lignes #+clé: valeur en tête de note)"
+    seen, move, lead = (_IN_COMMENT, _MOVE_OUT, f"{_IN_COMMENT}, ") if hidden else (_AS_TEXT, _MOVE, "")
     unread = [line.strip() for line, keyword in named if keyword is None]
     if unread:
         said = ", ".join(f"`{line}`" for line in unread)
         fix = f"écrivez-la `#+clé: valeur`, ou {move}"
-        warnings.append(f"{where} dont Hugo ne lit pas une ligne qui dit qui peut lire la note ({said}) : la note reste privée ({fix})")
+        warnings.append(f"{where} {lead}dont Hugo ne lit pas une ligne qui dit qui peut lire la note ({said}) : la note reste privée ({fix})")
         return _PRIVATE
     verdict = _is_public(_org_fields(lines), "", True, [], zone)
     if not verdict.public:
         said = ", ".join(f"`{line.strip()}`" for line, _ in named)
-        warnings.append(f"{where}, qu'Obsidian lit comme du texte, dit {said} : la note reste privée ({move})")
+        warnings.append(f"{where}, {seen}, dit {said} : la note reste privée ({move})")
     return verdict
+
+
+# Hugo's front matter in an HTML comment at the top of the note: its lexer skips blanks, then
+# the rest of each line a `<!--` opens, then reads a front matter as at the top (Obsidian hides
+# the comment); a YAML one runs from its `---` to the next line that starts with `---` (`--- -->`),
+# or, none closing it (Hugo then builds no page), to the end of the comment
+_COMMENT_OPENING = re.compile(rf"\A(?:[\s{_INVISIBLE}]*<!--[^\n]*\n)+")
+_COMMENTED_YAML = re.compile(rf"\A[\s{_INVISIBLE}]*---(?P<fields>[^\n]*\n.*?)(?:\n---|(?P<open>\Z))", re.DOTALL)
+
+
+def _commented_yaml(text: str, warnings: list[str], zone: str) -> Readers:
+    """A YAML front matter at the top of the comment's text, read as `_toml_frontmatter` reads a
+    TOML one: its fields only keep the note private; YAML that does not parse and names a key that
+    says who reads the note, or a block never closed that names one, too (in doubt, private)."""
+    m = _COMMENTED_YAML.match(text)
+    if m is None:
+        return _SAYS_NOTHING
+    fields = m.group("fields").split("-->")[0] if m.group("open") is not None else m.group("fields")
+    readers = [line.strip() for line in fields.split("\n") if (key := _READER_LINE.match(line)) and _says_who_reads(key.group(1))]
+    try:
+        if m.group("open") is not None:
+            raise ValueError("no closing ---")
+        meta = load_frontmatter(fields)
+    except Exception:  # not YAML (Hugo would build no page), but it may say who reads the note
+        if not readers:
+            return _SAYS_NOTHING
+        said = ", ".join(f"`{line}`" for line in readers)
+        where = f"un front matter YAML (entre deux ---) invalide, {_IN_COMMENT}"
+        warnings.append(f"{where}, qui dit qui peut lire la note ({said}) : la note reste privée ({_MOVE_OUT})")
+        return _PRIVATE
+    if not isinstance(meta, dict):
+        return _SAYS_NOTHING
+    verdict = _is_public(meta, fields, True, [], zone)
+    if not verdict.public:
+        shown = readers or [_as_written(fields, key, value) for key, value in meta.items() if _says_who_reads(key)]
+        said = ", ".join(f"`{line}`" for line in shown)
+        warnings.append(f"un front matter YAML (entre deux ---), {_IN_COMMENT}, dit {said} : la note reste privée ({_MOVE_OUT})")
+    return verdict
+
+
+def _commented_frontmatter(text: str, warnings: list[str], zone: str) -> Readers:
+    """Hugo reads a front matter wrapped in an HTML comment at the top of the note (`<!--`, `---`,
+    `draft: true`, `---`, `-->`), which Obsidian hides: its author saw no properties, and the
+    draft Hugo leaves unpublished was served. YAML, TOML, JSON or Org, its fields only keep the
+    note private; a comment never closed, where Hugo builds no page, is read the same."""
+    m = _COMMENT_OPENING.match(text)
+    if m is None:
+        return _SAYS_NOTHING
+    inner = text[m.end() :]
+    return _together(
+        [
+            _commented_yaml(inner, warnings, zone),
+            _toml_frontmatter(inner, warnings, zone, hidden=True),
+            _json_frontmatter(inner, warnings, zone, hidden=True),
+            _org_frontmatter(inner, warnings, zone, hidden=True),
+        ]
+    )
