@@ -1308,6 +1308,23 @@ def test_a_hugo_toml_front_matter_that_withholds_the_note_keeps_it_private(note_
     assert "publie.md" not in said and "params.md" not in said
 
 
+def test_a_toml_render_that_is_a_time_of_day_keeps_the_note_private_and_the_vault_loads(note_writer):
+    """TOML has a time of day (`render = 07:32:00`), which YAML has not: its warning's
+    `build.render: …` was written with yaml.safe_dump, which cannot write a time and raised,
+    and the one note took the whole vault's load down (the daemon did not start, a reload
+    failed). The note stays private, as any render neither `always` nor `never`, the others load."""
+    vault = _served_public(
+        note_writer.root,
+        {
+            "heure.md": "+++\nbuild.render = 07:32:00\n+++\nMon code zorglub.",
+            "table.md": "+++\n[_build]\nrender = 07:32:00.5\n+++\nMon code zorglub.",
+            "jardin.md": "Le jardin zorglub.",
+        },
+    )
+    assert {p: n.public for p, n in vault.notes.items()} == {"heure.md": False, "table.md": False, "jardin.md": True}
+    assert {w.path for w in vault.warnings} == {"heure.md", "table.md"}
+
+
 def test_a_page_its_publisher_does_not_write_stays_private(note_writer):
     """Hugo's `build: {render: never}` (or `link`, `_build` before 0.65) and Eleventy's
     `permalink: false` write no page of the note, and with the default public it was served.

@@ -77,11 +77,17 @@ def _as_written(header: str, key: str, value: Any) -> str:
     m = re.search(rf"^{re.escape(key)}[ \t]*:[ \t]*(.*?)[ \t]*$", header, re.MULTILINE)
     written = m.group(1) if m else ""
     if not written and value is not None:
-        try:
-            written = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=1_000_000).split("\n...")[0].strip()
-        except yaml.YAMLError:
-            written = str(value)
+        written = _flow(value)
     return f"{key.strip()}: {written}".rstrip()
+
+
+def _flow(value: Any) -> str:
+    """A value in YAML's flow form (`[public]`, `{x: 1}`), or as Python writes it when YAML has
+    no form for it: TOML's time of day (`07:32:00`) raised, and took the vault's load down."""
+    try:
+        return yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=1_000_000).split("\n...")[0].strip()
+    except yaml.YAMLError:
+        return str(value)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -348,7 +354,7 @@ def _unwritten(meta: dict, header: str) -> list[tuple[str, bool | None]]:
         if low in _BUILD_KEYS and isinstance(value, dict):
             for option, render in value.items():
                 if isinstance(option, str) and option.strip().lower() == "render" and (said := _renders(render)) is not True:
-                    shown = render if isinstance(render, str) else yaml.safe_dump(render, default_flow_style=True).split("\n...")[0].strip()
+                    shown = render if isinstance(render, str) else _flow(render)
                     found.append((f"{key.strip()}.{option.strip()}: {shown}", said))
         elif low == "permalink" and value is False:
             found.append((_as_written(header, key, value), False))
