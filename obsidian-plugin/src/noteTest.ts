@@ -302,9 +302,21 @@ const TOML_DATE = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|
 // are ASCII), as the daemon's `_TOML_LINE`
 const TOML_NAMED = /^[ \t]*(?:\[[ \t]*)?("[^"\n]*"|'[^'\n]*'|[\p{L}\p{N}_-]+)[ \t]*[.=\]]/u;
 
+/** A TOML key, bare or quoted, as TOML reads it (retrieval/visibility.py `_toml_key`): a quoted
+ * one's escapes too (`"dr\u0061ft"` is `draft`); as written when they are no escapes JSON reads. */
+function tomlKey(written: string): string {
+	if (written.startsWith("'")) return written.slice(1, -1);
+	if (!written.startsWith('"')) return written;
+	try {
+		return JSON.parse(written) as string;
+	} catch {
+		return written.slice(1, -1);
+	}
+}
+
 /** A TOML key's parts (`build.render`, `"draft"`). */
 function tomlKeys(written: string): string[] {
-	return [...written.matchAll(new RegExp(TOML_KEY, "g"))].map(([key]) => (/^["']/.test(key) ? key.slice(1, -1) : key));
+	return [...written.matchAll(new RegExp(TOML_KEY, "g"))].map(([key]) => tomlKey(key));
 }
 
 /** A TOML value as the daemon's tomllib gives it, for the values that may say who reads a note: a
@@ -400,7 +412,7 @@ function tomlReason(text: string, now: number, zone: string, hidden = false): st
 		.split("\n")
 		.filter((line) => {
 			const key = TOML_NAMED.exec(line)?.[1];
-			return key !== undefined && saysWhoReads(/^["']/.test(key) ? key.slice(1, -1) : key);
+			return key !== undefined && saysWhoReads(tomlKey(key));
 		})
 		.map((line) => `\`${line.trim()}\``);
 	if (readers.length === 0) return null;

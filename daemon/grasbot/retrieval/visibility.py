@@ -472,6 +472,19 @@ _TOML_FRONTMATTER = re.compile(rf"\A[\s{_INVISIBLE}]*\+\+\+[ \t]*\n(?P<fields>.*
 _TOML_LINE = re.compile(r"""^[ \t]*(?:\[[ \t]*)?(?:"(?P<basic>[^"\n]*)"|'(?P<literal>[^'\n]*)'|(?P<bare>[\w-]+))[ \t]*[.=\]].*$""", re.MULTILINE)
 
 
+def _toml_key(line: re.Match[str]) -> str:
+    """The first key a `_TOML_LINE` names, as TOML reads it: a quoted one's escapes too
+    (`"dr\\u0061ft"` is `draft`, which a note served as a key that said nothing); as written
+    when they are no TOML escapes (the block does not parse then)."""
+    basic, literal, bare = line.group("basic", "literal", "bare")
+    if basic is not None and "\\" in basic:
+        try:
+            return next(iter(tomllib.loads(f'"{basic}" = 0')))
+        except tomllib.TOMLDecodeError:
+            return basic
+    return basic if basic is not None else literal if literal is not None else bare
+
+
 def _toml_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool = False) -> Readers:
     """Hugo's TOML front matter (`+++`, `draft = true`, `+++`) is text to Obsidian and was none
     here: the draft Hugo leaves unpublished was served. Its fields count as the frontmatter's
@@ -482,8 +495,7 @@ def _toml_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool
     if m is None:
         return _SAYS_NOTHING
     fields = m.group("fields")
-    lines = _TOML_LINE.finditer(fields)
-    readers = [line.group(0).strip() for line in lines if _says_who_reads(next(key for key in line.group("basic", "literal", "bare") if key is not None))]
+    readers = [line.group(0).strip() for line in _TOML_LINE.finditer(fields) if _says_who_reads(_toml_key(line))]
     if not readers:
         return _SAYS_NOTHING
     said = ", ".join(f"`{line}`" for line in readers)
