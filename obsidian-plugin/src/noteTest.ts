@@ -321,9 +321,15 @@ function tomlKeys(written: string): string[] {
 
 /** A TOML value as the daemon's tomllib gives it, for the values that may say who reads a note: a
  * yes or no, a number, a string, a date (as ISO text, which `dateInstant` reads); an array, an inline
- * table, a multi-line string or a time alone is something else (`{ toml: … }`), which no key reads as
+ * table, a multi-line string with escapes or a time alone is something else (`{ toml: … }`), which no key reads as
  * a yes; undefined for what is no TOML value (`title = Note`, unquoted). */
 function tomlValue(written: string): unknown {
+	// a multi-line string (`"""…"""`, `'''…'''`), its first line end left out; a basic one's escapes unread
+	const multi = /^("""|''')([\s\S]*?)\1[ \t]*(?:#.*)?$/.exec(written);
+	if (multi) {
+		const content = multi[2].replace(/^\n/, "");
+		return multi[1] === '"""' && content.includes("\\") ? { toml: written } : content;
+	}
 	const basic = /^"((?:[^"\\]|\\.)*)"[ \t]*(?:#.*)?$/.exec(written);
 	if (basic) {
 		try {
@@ -375,7 +381,9 @@ function tomlFields(block: string): Record<string, unknown> | null {
 		}
 		return at;
 	};
-	for (const line of block.split("\n")) {
+	const lines = block.split("\n");
+	for (let i = 0; i < lines.length; i++) {
+		const line = lines[i];
 		if (/^[ \t]*\[\[/.test(line)) {
 			table = null;
 			continue;
@@ -389,9 +397,19 @@ function tomlFields(block: string): Record<string, unknown> | null {
 		}
 		const field = TOML_LINE.exec(line);
 		if (!field && TOML_NAMED.test(line)) return null;
-		if (!field || table === null) continue; // a comment, a blank, a line of a multi-line value
+		if (!field) continue; // a comment, a blank, a line of a multi-line array
+		let written = field[2].trim();
+		const opens = /^(?:"""|''')/.exec(written)?.[0];
+		if (opens !== undefined && !written.slice(3).includes(opens)) {
+			// a multi-line string: its lines are text, not keys (`title = """`, `draft = true`, `"""`)
+			const close = lines.findIndex((next, j) => j > i && next.includes(opens));
+			if (close < 0) return null;
+			written = [written, ...lines.slice(i + 1, close + 1)].join("\n").trim();
+			i = close;
+		}
+		if (table === null) continue;
 		const keys = tomlKeys(field[1]);
-		const value = tomlValue(field[2].trim());
+		const value = tomlValue(written);
 		const full = JSON.stringify([...path, ...keys]);
 		if (value === undefined || seen.has(full)) return null;
 		seen.add(full);
