@@ -251,8 +251,10 @@ export function nearlyVisibility(key: string): boolean {
 
 // A frontmatter behind blank lines, spaces or what shows nothing, or whose opening `---` is followed
 // by what shows nothing: Obsidian reads no properties there, the daemon neither, but it keeps the
-// note private when they say so (retrieval/visibility.py `_LATE_FRONTMATTER`)
-const LATE_FRONTMATTER = /^[\s\u200b-\u200d\u2060\ufeff]*---[ \t\u00a0\u200b-\u200d\u2060\ufeff]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/;
+// note private when they say so (retrieval/visibility.py `_LATE_FRONTMATTER`). Python's `\s` holds
+// the separators `\x1c`-`\x1f` and `\x85` too, which JavaScript's does not
+// eslint-disable-next-line no-control-regex -- the separators Python's `\s` reads
+const LATE_FRONTMATTER = /^[\s\x1c-\x1f\x85\u200b-\u200d\u2060\ufeff]*---[ \t\u00a0\u200b-\u200d\u2060\ufeff]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/;
 // a key as Python's `\w` reads it, a letter or digit of any script (`visibilité`), not only ASCII's
 const READER_LINE = /^[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_.-]*(?: +[\p{L}\p{N}_.-]+)*)[ \t]*:/gmu;
 // the keys the daemon reads (retrieval/visibility.py `_FIELDS`): a frontmatter with none of them is text to it
@@ -290,7 +292,8 @@ function lateReason(text: string, defaultPublic: boolean | undefined, now: numbe
 
 // Hugo's TOML front matter, between two `+++` lines at the top of the note: text to Obsidian,
 // the page's fields to Hugo (retrieval/visibility.py `_TOML_FRONTMATTER`)
-const TOML_FRONTMATTER = /^[\s\u200b-\u200d\u2060\ufeff]*\+\+\+[ \t]*\n([\s\S]*?)\n\+\+\+[ \t]*(?:\n|$)/;
+// eslint-disable-next-line no-control-regex -- the separators Python's `\s` reads
+const TOML_FRONTMATTER = /^[\s\x1c-\x1f\x85\u200b-\u200d\u2060\ufeff]*\+\+\+[ \t]*\n([\s\S]*?)\n\+\+\+[ \t]*(?:\n|$)/;
 // a TOML key, bare or quoted (retrieval/visibility.py `_TOML_LINE`), and a dotted one's parts
 const TOML_KEY = String.raw`(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_-]+)`;
 const TOML_LINE = new RegExp(String.raw`^[ \t]*(${TOML_KEY}(?:[ \t]*\.[ \t]*${TOML_KEY})*)[ \t]*=[ \t]*(.*)$`);
