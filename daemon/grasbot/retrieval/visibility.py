@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from .._zones import zone_named
-from .frontmatter import FIELD_KEY, TEXT_FIELDS, keys_written, load_frontmatter
+from .frontmatter import FIELD_KEY, MAX_DEPTH, TEXT_FIELDS, FrontmatterTooLarge, keys_written, load_frontmatter
 
 
 @dataclass(frozen=True, slots=True)
@@ -502,13 +502,27 @@ def _toml_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool
     seen, move, lead = (_IN_COMMENT, _MOVE_OUT, f"{_IN_COMMENT}, ") if hidden else (_AS_TEXT, _MOVE, "")
     try:
         meta = tomllib.loads(fields)
+    except RecursionError:
+        meta = None
     except tomllib.TOMLDecodeError:
         warnings.append(f"un front matter TOML (entre deux +++) invalide, {lead}qui dit qui peut lire la note ({said}) : la note reste privée ({move})")
         return _PRIVATE
+    if meta is None or _nested_past(meta, MAX_DEPTH):  # tomllib, then a warning's yaml.safe_dump, nest without a bound
+        raise FrontmatterTooLarge(f"le front matter TOML imbrique des listes ou des champs sur plus de {MAX_DEPTH} niveaux : note ignorée")
     verdict = _is_public(meta, "", True, [], zone)
     if not verdict.public:
         warnings.append(f"un front matter TOML (entre deux +++), {seen}, dit {said} : la note reste privée ({move})")
     return verdict
+
+
+def _nested_past(value: Any, depth: int) -> bool:
+    """Whether lists and tables nest in `value` past `depth` levels, read no further than that:
+    a YAML frontmatter is bounded so (frontmatter.MAX_DEPTH), and a TOML one's RecursionError
+    took the vault's load down."""
+    if depth < 0:
+        return True
+    inside = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(_nested_past(item, depth - 1) for item in inside)
 
 
 # Hugo's JSON front matter, an object at the top of the note (Hugo skips what precedes it but
