@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from grasbot.retrieval import vault as _vault
 from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc, rpc_result, write_note
 
 BOUND = 60
@@ -430,5 +431,33 @@ async def test_a_failed_reload_reads_no_file_a_note_s_link_now_leads_to_out_of_t
     (root / "lien.md").symlink_to(outside)
     assert (await rpc(client, "reload", {}, headers=OWNER))["error"]["code"] == -32004
     assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "pollinix"}))["results"]] == ["sous/ruche.md"]
+    assert (await rpc_result(client, "health"))["vault_size"] == 2
+
+
+@pytest.mark.parametrize("moved", ["note", "folder"])
+async def test_a_note_moved_into_a_folder_left_out_with_a_link_left_behind_leaves_the_visitors_answers_while_another_folder_cannot_be_read(
+    start_daemon, tmp_path, monkeypatch, moved
+):
+    """The author moves a note (or its folder) into a folder of --exclude and leaves a symbolic
+    link at its old place, while another folder cannot be listed: the walk leaves such a link
+    out, but the failed reload's stat followed it to the very file, unchanged (a rename touches
+    neither the file's times nor, for a folder, its notes'), judged it unmoved and kept the
+    note public, where it read the path's real place only for a file changed."""
+    monkeypatch.setattr(_vault, "RACY_NS", 0)  # the files read as old, as a note written long before
+    root = tmp_path / "vault"
+    write_note(root, "offre.md", "visibility: public", "L'offre zorglub du rucher.")
+    write_note(root, "plans/plan.md", "visibility: public", "Le plan gloubi du rucher.")
+    write_note(root, "sous/ruche.md", "visibility: public", "La ruche pollinix du rucher.")
+    (root / "archives").mkdir()
+    client = await start_daemon(root, owner_token=OWNER_TOKEN, exclude="archives", rate_per_minute=1_000_000, rate_burst=1_000_000)
+    assert (await rpc_result(client, "health"))["vault_size"] == 3
+
+    _unlistable(monkeypatch, root / "sous")
+    which, word = ("offre.md", "zorglub") if moved == "note" else ("plans", "gloubi")
+    (root / which).rename(root / "archives" / which)
+    (root / which).symlink_to(root / "archives" / which)
+    assert (await rpc(client, "reload", {}, headers=OWNER))["error"]["code"] == -32004
+    assert (await rpc_result(client, "search", {"q": word}))["results"] == []
     assert [r["path"] for r in (await rpc_result(client, "search", {"q": "pollinix"}))["results"]] == ["sous/ruche.md"]
     assert (await rpc_result(client, "health"))["vault_size"] == 2

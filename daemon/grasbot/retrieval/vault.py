@@ -175,7 +175,8 @@ class Vault:
         into a folder of --exclude stayed public for as long as the folder stayed so. A stat
         each note (10,000: 60-80 ms, the stats' own time); only the files changed are read,
         those at a path that leads out of the vault or into a folder left out dropped, as the
-        walk leaves them out."""
+        walk leaves them out (a note that is a link, or in a folder that is one, read so even
+        unchanged: its stat is its target's)."""
         now = visibility.now()
         notes = dict(self.notes)
         gone: list[str] = []
@@ -183,11 +184,15 @@ class Vault:
         fresh: list[str] = []
         errors: list[Issue] = []
         real_root: Path | None = None
+        linked: dict[str, bool] = {}  # each folder of the notes' paths: whether it is a symbolic link
         for rel, note in self.notes.items():
             path = os.path.join(self.root, rel)
             try:
-                st = os.stat(path)
-                if _unchanged(note, st, now):
+                st = os.lstat(path)
+                behind_link = stat.S_ISLNK(st.st_mode) or _in_linked_folder(self.root, rel, linked)
+                if stat.S_ISLNK(st.st_mode):
+                    st = os.stat(path)
+                if _unchanged(note, st, now) and not behind_link:
                     continue
                 real_root = real_root or self.root.resolve()
                 real = Path(os.path.realpath(path))
@@ -1177,6 +1182,20 @@ def load_vault(
             vault.warnings.append(Issue(folder, NO_SUCH_FOLDER))
     vault.excluded = excluded_notes(root, (folder for named in excluded.values() for folder in named))
     return _linked(vault, previous if reusable else None, fresh, unloaded)
+
+
+def _in_linked_folder(root: Path, rel: str, linked: dict[str, bool]) -> bool:
+    """Whether a folder on the way to `rel` is a symbolic link, each asked once (`linked`): the
+    stat of a note there says nothing of where it is, a folder moved into one of --exclude with
+    a link left at its old place kept its notes' times (`Vault.as_found` reads its real path)."""
+    parts = rel.split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        folder = "/".join(parts[:i])
+        if folder not in linked:
+            linked[folder] = os.path.islink(os.path.join(root, folder))
+        if linked[folder]:
+            return True
+    return False
 
 
 def _unchanged(note: Note, st: os.stat_result, now: float) -> bool:
