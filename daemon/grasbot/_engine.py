@@ -1074,6 +1074,7 @@ class GrasBot:
                     async for _ in self.admission.turn():
                         pass
                     await waited(kept.payload["response"], kept.pace)
+                    self._check_current(snapshot, result, audience)  # a reload meanwhile took a note it quotes: as a written one
                 return {**kept.payload, "reused": True}
             joined = self._flight(prompt, snapshot, key, owner)
             if joined is not None:
@@ -1114,17 +1115,22 @@ class GrasBot:
                     yield "token", {"text": text}
                 yield "done", {**kept.payload, "reused": True}
                 return
+            shown = CitationFilter(prompt.notes, prompt.addresses)  # what its writing showed: the same tokens, the same pauses
+            checked = snapshot
             try:
                 async with contextlib.aclosing(self.admission.turn()) as places:
                     async for place in places:
                         yield "queue", {"position": place.position}
+                async with contextlib.aclosing(replayed(kept.payload["response"], kept.pace)) as replay:
+                    async for part in replay:
+                        # a reload since that took a note it quotes: seconds of its replay, as of a writing, reached its visitor
+                        checked = self._check_current(snapshot, result, audience, checked)
+                        if visible := shown.feed(part):
+                            yield "token", {"text": visible}
+                self._check_current(snapshot, result, audience, checked)
             except (Busy, LLMError) as exc:  # as a written one would be
                 yield "done", await self._from_current_notes(q, result, index, snapshot, history, audience, owner, exc)
                 return
-            shown = CitationFilter(prompt.notes, prompt.addresses)  # what its writing showed: the same tokens, the same pauses
-            async for written in replayed(kept.payload["response"], kept.pace):
-                if visible := shown.feed(written):
-                    yield "token", {"text": visible}
             if visible := shown.finish():
                 yield "token", {"text": visible}
             yield "done", {**kept.payload, "reused": True}

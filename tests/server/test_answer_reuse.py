@@ -668,3 +668,41 @@ async def test_the_owners_previews_are_not_counted_as_visitors_reuses(start_daem
     done = [(await asyncio.wait_for(_drain(events), BOUND))[-1][1] for events in (first_events, second_events)]
     assert done[0]["response"] == done[1]["response"] and done[1]["reused"] is True and len(standin_ollama.requests) == 2
     assert (await owner_counts(client))["shared"] == 1
+
+
+@pytest.mark.parametrize("path", ["stream", "ask"])
+async def test_a_kept_answer_replayed_while_a_reload_takes_its_note_away_is_not_given(start_daemon, standin_ollama, note_writer, monkeypatch, path):
+    """A kept answer is replayed at its writing's pace after its visitor's turn, seconds in all:
+    a reload meanwhile that made the note it quotes private forgot the kept answers, but not the
+    one being replayed, which went on to the visitor, the private note's words, slug and card
+    with it, where an answer being written is checked against the vault served before each of
+    its words (`_check_current`) and answered from the current notes instead."""
+    note_writer("a.md", "title: Les abeilles\nvisibility: public", "Les abeilles font le miel zorglub dans la ruche.")
+    note_writer("b.md", "title: La ruche\nvisibility: public", "La ruche abrite les abeilles.")
+    standin_ollama.script("Les abeilles font le miel zorglub [a].", chunks=4)
+    client = await start(start_daemon, standin_ollama.url, note_writer.root, search_min_score=0.5)
+    q = "Que font les abeilles dans la ruche ?"
+    assert "zorglub" in (await ask(client, q))["response"]
+    gate, waiting = asyncio.Event(), []
+
+    async def sleep(delay: float) -> None:
+        waiting.append(delay)
+        await gate.wait()
+
+    monkeypatch.setattr(reuse, "_sleep", sleep)
+    if path == "stream":
+        given = asyncio.ensure_future(stream(client, q))
+    else:
+        given = asyncio.ensure_future(ask(client, q))
+    await asyncio.wait_for(_until(lambda: bool(waiting)), BOUND)  # replaying
+    note_writer("a.md", "title: Les abeilles\nvisibility: private", "Les abeilles font le miel zorglub dans la ruche.")
+    assert (await client.post("/reload-vault", headers=OWNER)).status == 200
+    gate.set()
+    said = await asyncio.wait_for(given, BOUND)
+    if path == "stream":  # its sources came before the reload, as a written answer's do
+        assert said[0][0] == "sources"
+        said = said[1:]
+    done = said[-1][1] if path == "stream" else said
+    assert "zorglub" not in json.dumps(said, ensure_ascii=False), said
+    assert done.get("reused") is not True and "a" not in [s["slug"] for s in done["sources"]]
+    assert len(standin_ollama.requests) == 1
