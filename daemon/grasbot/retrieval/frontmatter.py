@@ -60,7 +60,8 @@ FIELD_KEY = r"\w[\w.-]*+(?: ++[\w.-]++)*+"
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")  # YAML 1.2's core schema, js-yaml's
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
-_TIMESTAMP = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?(?:Z|[-+][0-9]{2}(?::[0-9]{2})?)?)?$")
+# an offset's hours 00-23 and minutes 00-59: PyYAML read `+02:99` as +03:39, where the plugin and Hugo read no date
+_TIMESTAMP = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?(?:Z|[-+](?:[01][0-9]|2[0-3])(?::[0-5][0-9])?)?)?$")
 _OWN = {_BOOL_TAG: _BOOL, _TIMESTAMP_TAG: _TIMESTAMP}
 
 

@@ -227,8 +227,9 @@ def _in_zone(wall: datetime, zone: tzinfo | None) -> float:
 
 # A date as text, and maybe its time (hours and minutes at least) and offset: what « Tester cette
 # note » reads too (noteTest.ts `ISO_DATE`); Python reads more (`2026-05-01T09`, `20260501`,
-# `2026-W18-5`), which Hugo reads as no date, and the plugin said private what was served
-_ISO_INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,6})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?", re.ASCII)
+# `2026-W18-5`), which Hugo reads as no date, and the plugin said private what was served; an
+# offset's hours 00-23 and minutes 00-59 (`fromisoformat` read `+02:99` as +03:39)
+_ISO_INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,6})?)?(?:Z|[+-](?:[01]\d|2[0-3])(?::?[0-5]\d)?)?)?", re.ASCII)
 
 
 def _instant(value: Any, zone: tzinfo | None) -> float | None:
