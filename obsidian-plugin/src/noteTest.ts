@@ -305,21 +305,35 @@ const TOML_DATE = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|
 // are ASCII), as the daemon's `_TOML_LINE`
 const TOML_NAMED = /^[ \t]*(?:\[[ \t]*)?("[^"\n]*"|'[^'\n]*'|[\p{L}\p{N}_-]+)[ \t]*[.=\]]/u;
 
-/** A TOML key, bare or quoted, as TOML reads it (retrieval/visibility.py `_toml_key`): a quoted
- * one's escapes too (`"dr\u0061ft"` is `draft`); as written when they are no escapes JSON reads. */
-function tomlKey(written: string): string {
-	if (written.startsWith("'")) return written.slice(1, -1);
-	if (!written.startsWith('"')) return written;
-	try {
-		return JSON.parse(written) as string;
-	} catch {
-		return written.slice(1, -1);
-	}
+const TOML_ESCAPES: Record<string, string> = { b: "\b", t: "\t", n: "\n", f: "\f", r: "\r", '"': '"', "\\": "\\" };
+
+/** A TOML basic string's text, between its quotes, as tomllib reads it (`\u0061`, `\U0001F600`, a
+ * tab); undefined for what it refuses, no TOML then: an escape TOML has not (`\e`, `\x41`, `\/`,
+ * which JSON reads), a surrogate, a control character. */
+function tomlString(content: string): string | undefined {
+	// eslint-disable-next-line no-control-regex -- the control characters a TOML string may not hold
+	if (/[\x00-\x08\x0a-\x1f\x7f]/.test(content)) return undefined;
+	let read = true;
+	const text = content.replace(/\\(?:([btnfr"\\])|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8}))?/g, (_, named?: string, short?: string, long?: string) => {
+		if (named !== undefined) return TOML_ESCAPES[named];
+		const point = parseInt(short ?? long ?? "-1", 16);
+		if (point < 0 || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) read = false;
+		return read ? String.fromCodePoint(point) : "";
+	});
+	return read ? text : undefined;
 }
 
-/** A TOML key's parts (`build.render`, `"draft"`). */
-function tomlKeys(written: string): string[] {
-	return [...written.matchAll(new RegExp(TOML_KEY, "g"))].map(([key]) => tomlKey(key));
+/** A TOML key, bare or quoted, as TOML reads it (retrieval/visibility.py `_toml_key`): a quoted
+ * one's escapes too (`"dr\u0061ft"` is `draft`); undefined when they are no TOML escapes. */
+function tomlKey(written: string): string | undefined {
+	if (written.startsWith("'")) return written.slice(1, -1);
+	return written.startsWith('"') ? tomlString(written.slice(1, -1)) : written;
+}
+
+/** A TOML key's parts (`build.render`, `"draft"`); null when one is no TOML key. */
+function tomlKeys(written: string): string[] | null {
+	const keys = [...written.matchAll(new RegExp(TOML_KEY, "g"))].map(([key]) => tomlKey(key));
+	return keys.every((key) => key !== undefined) ? keys : null;
 }
 
 /** A TOML value as the daemon's tomllib gives it, for the values that may say who reads a note: a
@@ -334,13 +348,7 @@ function tomlValue(written: string): unknown {
 		return multi[1] === '"""' && content.includes("\\") ? { toml: written } : content;
 	}
 	const basic = /^"((?:[^"\\]|\\.)*)"[ \t]*(?:#.*)?$/.exec(written);
-	if (basic) {
-		try {
-			return JSON.parse(`"${basic[1]}"`) as string;
-		} catch {
-			return { toml: written }; // TOML's own escapes (`\e`, `\U0001F600`)
-		}
-	}
+	if (basic) return tomlString(basic[1]);
 	const inline = /^\{(.*)\}[ \t]*(?:#.*)?$/.exec(written);
 	if (inline) {
 		// an inline table of values (`build = { list = 'never', render = 'never' }`); one that holds more, something else
@@ -348,8 +356,9 @@ function tomlValue(written: string): unknown {
 		for (const part of inline[1].match(/(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^,])+/g) ?? []) {
 			const field = TOML_LINE.exec(part);
 			const value = field ? tomlValue(field[2].trim()) : undefined;
-			if (!field || value === undefined) return { toml: written };
-			table[tomlKeys(field[1]).join(".")] = value;
+			const keys = field ? tomlKeys(field[1]) : null;
+			if (keys === null || value === undefined) return { toml: written };
+			table[keys.join(".")] = value;
 		}
 		return table;
 	}
@@ -369,7 +378,7 @@ function tomlValue(written: string): unknown {
 
 /** A TOML front matter's fields, as far as they may say who reads the note: its keys' values, and
  * its tables (`[build]`) as objects; null for TOML that does not parse (a value that is no TOML
- * value, a key set twice), as tomllib reads it. Arrays of tables (`[[…]]`) are skipped. */
+ * value, a key set twice), as tomllib reads it. Arrays of tables (`[[…]]`) are read for that only. */
 function tomlFields(block: string): Record<string, unknown> | null {
 	const top: Record<string, unknown> = {};
 	const seen = new Set<string>();
@@ -384,16 +393,25 @@ function tomlFields(block: string): Record<string, unknown> | null {
 		}
 		return at;
 	};
+	// the tables a `[header]` may not open (tomllib: « Cannot declare … twice »): one opened already,
+	// or made by dotted keys (`build.render = …`) or as an inline table; and those inline, which no key adds to
+	const declared = new Set<string>();
+	const sealed = new Set<string>();
+	const inSealed = (keys: string[]): boolean => keys.some((_, n) => sealed.has(JSON.stringify(keys.slice(0, n + 1))));
 	const lines = block.split("\n");
 	for (let i = 0; i < lines.length; i++) {
 		const line = lines[i];
 		if (/^[ \t]*\[\[/.test(line)) {
-			table = null;
+			table = null; // not the page's, but read: a key set twice there, or no TOML, is TOML that does not parse
+			path = [`[[${i}]]`];
 			continue;
 		}
 		const header = TOML_TABLE.exec(line);
 		if (header) {
-			path = tomlKeys(header[1]);
+			const keys = tomlKeys(header[1]);
+			if (keys === null || declared.has(JSON.stringify(keys)) || inSealed(keys)) return null;
+			declared.add(JSON.stringify(keys));
+			path = keys;
 			table = into(path);
 			if (table === null) return null;
 			continue;
@@ -410,12 +428,16 @@ function tomlFields(block: string): Record<string, unknown> | null {
 			written = [written, ...lines.slice(i + 1, close + 1)].join("\n").trim();
 			i = close;
 		}
-		if (table === null) continue;
 		const keys = tomlKeys(field[1]);
 		const value = tomlValue(written);
-		const full = JSON.stringify([...path, ...keys]);
-		if (value === undefined || seen.has(full)) return null;
+		if (keys === null) return null;
+		const names = [...path, ...keys];
+		const full = JSON.stringify(names);
+		if (value === undefined || seen.has(full) || inSealed(names.slice(0, -1))) return null;
 		seen.add(full);
+		for (let n = path.length + 1; n < names.length; n++) declared.add(JSON.stringify(names.slice(0, n)));
+		if (written.startsWith("{")) [declared, sealed].forEach((tables) => tables.add(full));
+		if (table === null) continue;
 		const at = keys.length > 1 ? into([...path, ...keys.slice(0, -1)]) : table;
 		if (at === null) return null;
 		at[keys[keys.length - 1]] = value;
@@ -433,7 +455,7 @@ function tomlReason(text: string, now: number, zone: string, hidden = false): st
 		.split("\n")
 		.filter((line) => {
 			const key = TOML_NAMED.exec(line)?.[1];
-			return key !== undefined && saysWhoReads(tomlKey(key));
+			return key !== undefined && saysWhoReads(tomlKey(key) ?? key.slice(1, -1));
 		})
 		.map((line) => `\`${line.trim()}\``);
 	if (readers.length === 0) return null;
