@@ -134,18 +134,24 @@ def test_other_frontmatters_over_a_bound(header, reason):
 
 
 @pytest.mark.parametrize("depth", [400, 5000])
-def test_a_toml_front_matter_nested_too_deep_is_reported_and_the_vault_loads(tmp_path, depth):
+@pytest.mark.parametrize(
+    ("name", "header"),
+    [("TOML", "+++\ndraft = {open}{close}\n+++\n"), ("JSON", '{{"draft": {open}{close}}}\n')],
+    ids=["toml", "json"],
+)
+def test_a_hugo_front_matter_nested_too_deep_is_reported_and_the_vault_loads(tmp_path, depth, name, header):
     """Hugo's TOML front matter (`+++`) is read with tomllib, which nests without a bound: a
     `draft` of 5,000 nested lists raised RecursionError out of tomllib, one of 400 out of the
     warning's yaml.safe_dump, and the one note took the vault's load down (the daemon did not
-    start, every reload failed). As a YAML frontmatter nested past MAX_DEPTH, the note is left
-    out and named, and the others load."""
-    (tmp_path / "profond.md").write_text(f"+++\ndraft = {'[' * depth}{']' * depth}\n+++\nMon code zorglub.", encoding="utf-8")
+    start, every reload failed); a JSON one's 400 lists, which json reads, out of the warning's
+    json.dumps. As a YAML frontmatter nested past MAX_DEPTH, the note is left out and named,
+    and the others load."""
+    (tmp_path / "profond.md").write_text(header.format(open="[" * depth, close="]" * depth) + "Mon code zorglub.", encoding="utf-8")
     (tmp_path / "jardin.md").write_text("Le jardin zorglub.", encoding="utf-8")
     vault = load_vault(tmp_path, VaultOptions(default_public=True))
     assert {rel: n.public for rel, n in vault.notes.items()} == {"jardin.md": True}
     assert [(e.path, e.message) for e in vault.errors] == [
-        ("profond.md", f"le front matter TOML imbrique des listes ou des champs sur plus de {_frontmatter.MAX_DEPTH} niveaux : note ignorée")
+        ("profond.md", f"le front matter {name} imbrique des listes ou des champs sur plus de {_frontmatter.MAX_DEPTH} niveaux : note ignorée")
     ]
 
 

@@ -584,12 +584,18 @@ def _json_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool
     seen, move, lead = (_IN_COMMENT, _MOVE_OUT, f"{_IN_COMMENT}, ") if hidden else (_AS_TEXT, _MOVE, "")
     try:
         meta = json.loads(block, parse_constant=_no_constant)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        meta = None
+    except ValueError:
         if not readers:
             return _SAYS_NOTHING
         said = ", ".join(f"`{line.group(0).strip()}`" for _, line in readers)
         warnings.append(f"{where} invalide, {lead}qui dit qui peut lire la note ({said}) : la note reste privée ({move})")
         return _PRIVATE
+    if meta is None or _nested_past(meta, MAX_DEPTH):  # json, then a warning's json.dumps, nest up to the interpreter's bound
+        if not readers:  # it says nothing of who reads the note: nothing to read in it
+            return _SAYS_NOTHING
+        raise FrontmatterTooLarge(f"le front matter JSON imbrique des listes ou des champs sur plus de {MAX_DEPTH} niveaux : note ignorée")
     twice = [key for key, n in Counter(key for key, line in readers if line.group("quoted") is not None).items() if n > 1]
     if twice:
         warnings.append(f"{where} {lead}donne `{twice[0]}` plus d'une fois : la note reste privée ({move})")
