@@ -585,6 +585,15 @@ function orgReason(text: string, now: number, zone: string, hidden = false): str
 const COMMENT_OPENING = /^(?:[\s\u200b-\u200d\u2060\ufeff]*<!--[^\n]*\n)+/;
 const COMMENTED_YAML = /^[\s\u200b-\u200d\u2060\ufeff]*---([^\n]*\n[\s\S]*?)(?:\n---|(?<open>(?![\s\S])))/;
 
+/** `parseYaml`'s reading of `text`, or undefined where it throws (broken YAML). */
+function yamlOrUndefined(text: string): unknown {
+	try {
+		return parseYaml(text);
+	} catch {
+		return undefined;
+	}
+}
+
 /** Why a YAML front matter at the top of the comment's text keeps the note private, as the daemon
  * reads it (retrieval/visibility.py `_commented_yaml`), or null: only to keep it private; YAML that
  * does not parse and names a key that says who reads the note, or a block never closed that names one, too. */
@@ -597,13 +606,8 @@ function commentedYamlReason(text: string, now: number, zone: string): string | 
 	const readers = [...fields.matchAll(READER_LINE)]
 		.filter((line) => saysWhoReads(line[1]))
 		.map((line) => `\`${fields.slice(line.index).split("\n")[0].trim()}\``);
-	let meta: unknown;
-	try {
-		if (open) throw new Error("no closing ---");
-		meta = parseYaml(fields);
-	} catch {
-		return readers.length === 0 ? null : NOTE_TEST.commentBroken(format, readers.join(", "));
-	}
+	const meta = open ? undefined : yamlOrUndefined(fields); // a block never closed is no YAML either
+	if (meta === undefined) return readers.length === 0 ? null : NOTE_TEST.commentBroken(format, readers.join(", "));
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return null;
 	const reason = privateReason(meta as Record<string, unknown>, true, undefined, now, zone);
 	return reason === null ? null : NOTE_TEST.commentKeeps(format, reason);
