@@ -31,6 +31,13 @@ SAME = [  # a domain the notes name, bare; file names, versions, abbreviations, 
 ]
 
 
+def _filtered(said: str, notes) -> tuple[str, list[str]]:
+    """What the answer's filter makes of `said`, read whole (`keep_known_addresses`) and streamed
+    a character at a time (`AddressFilter`): the two must give the visitor the same text."""
+    filtered = AddressFilter(notes)
+    return keep_known_addresses(said, notes), [filtered.feed(c) for c in said] + [filtered.finish()]
+
+
 @pytest.mark.parametrize(
     ("said", "shown"),
     [
@@ -371,10 +378,8 @@ def test_an_address_by_its_ip_and_port_protocol_relative_or_internationalised_is
     visitor as the model wrote them, where `https://evil.example` did not; each is an address
     now, kept when the notes hold it (in any writing), and a time, a ratio, a version, a
     network, a path and a comment stay."""
-    assert keep_known_addresses(said, HOSTS_KNOWN) == shown
-    filtered = AddressFilter(HOSTS_KNOWN)
-    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]  # a character at a time
-    assert "".join(pieces) == shown
+    whole, pieces = _filtered(said, HOSTS_KNOWN)
+    assert whole == "".join(pieces) == shown
     assert not any(word in p for p in pieces for word in ("evil", "203.0", "xn--e1", "пример.рф/в", "例子") if word not in shown)
 
 
@@ -416,10 +421,8 @@ def test_an_accented_latin_domain_or_top_level_domain_is_an_address(said, shown)
     `exemple.рф` and `xn--…` did not: a Latin name with an accent was read as no host, a Latin
     top-level domain as no top-level domain. Each is an address now, kept when the notes hold
     it, while French sentences, inclusive writing and accented words stay."""
-    assert keep_known_addresses(said, LATIN_KNOWN) == shown
-    filtered = AddressFilter(LATIN_KNOWN)
-    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]  # a character at a time
-    assert "".join(pieces) == shown
+    whole, pieces = _filtered(said, LATIN_KNOWN)
+    assert whole == "".join(pieces) == shown
     assert not any(word in p for p in pieces for word in ("évil", "ÉVIL", "bücher.com", "dépôt", "exemple.café/l", "Café:", "vermögens") if word not in shown)
 
 
@@ -454,10 +457,8 @@ def test_an_accented_domain_whose_top_level_domain_is_capitalised_is_an_address_
     alone, a sentence still."""
     said = "Voir Évil-Login.Com/reset, bücher.De/login ou évil.Fr:8443 ; c'est terminé.La suite, passé.De plus."
     shown = "Voir (lien retiré), (lien retiré) ou (lien retiré) ; c'est terminé.La suite, passé.De plus."
-    assert keep_known_addresses(said, LATIN_KNOWN) == shown
-    filtered = AddressFilter(LATIN_KNOWN)
-    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]
-    assert "".join(pieces) == shown
+    whole, pieces = _filtered(said, LATIN_KNOWN)
+    assert whole == "".join(pieces) == shown
     assert not any(word in p for p in pieces for word in ("Évil", "bücher", "évil"))
 
 
@@ -493,10 +494,8 @@ def test_an_address_with_an_invisible_mark_a_browser_ignores_inside_is_one(mark)
         "Allez sur (lien retiré), (lien retiré), (lien retiré) ou (lien retiré), écrivez à (e-mail retiré),"
         " appelez le (numéro retiré). La carte : café.fr/menu. ❤\ufe0f 1\ufe0f\u20e3 ℹ\ufe0f Note."
     )
-    assert keep_known_addresses(said, LATIN_KNOWN) == shown
-    filtered = AddressFilter(LATIN_KNOWN)
-    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]  # a character at a time
-    assert "".join(pieces) == shown
+    whole, pieces = _filtered(said, LATIN_KNOWN)
+    assert whole == "".join(pieces) == shown
     assert not any(word in p for p in pieces for word in ("evil", "пример", "cher", "45 67"))
     assert addresses_in([f"La carte : caf{mark}é.fr{mark}/menu."]) == addresses_in(["La carte : café.fr/menu."])  # the notes' own, so written
 
@@ -530,10 +529,8 @@ def test_an_address_in_letters_a_browser_reads_as_ascii_ones_is_one(said, shown)
     browser reads them, they are addresses, taken out unless the notes hold them; what is shown
     is what the model wrote (« XIXᵉ », « m² », « ① » stay)."""
     shown = shown or said
-    assert keep_known_addresses(said, KNOWN) == shown
-    filtered = AddressFilter(KNOWN)
-    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]  # a character at a time
-    assert "".join(pieces) == shown
+    whole, pieces = _filtered(said, KNOWN)
+    assert whole == "".join(pieces) == shown
 
 
 def test_a_web_address_whose_host_is_an_ipv6_address_is_one():
@@ -542,10 +539,8 @@ def test_a_web_address_whose_host_is_an_ipv6_address_is_one():
     notes = addresses_in(["Le routeur : http://[2001:db8::1]:8080/admin."])
     said = "Allez sur http://[2001:db8::1]/login, HTTPS://[2001:DB8::BAD]:8443 ou [ici](https://[::1]/x), puis http://[2001:db8::1]:8080/admin."
     shown = "Allez sur (lien retiré), (lien retiré) ou ici, puis http://[2001:db8::1]:8080/admin."
-    assert keep_known_addresses(said, notes) == shown
-    filtered = AddressFilter(notes)
-    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]  # a character at a time
-    assert "".join(pieces) == shown
+    whole, pieces = _filtered(said, notes)
+    assert whole == "".join(pieces) == shown
 
 
 def test_a_web_address_written_with_backslashes_after_its_scheme_is_one():
@@ -554,10 +549,8 @@ def test_a_web_address_written_with_backslashes_after_its_scheme_is_one():
     and « http:/\\evil.example » reached the visitor; the notes' own so written stays."""
     said = "Allez sur https:\\\\evil.example/login, HTTP:/\\evil.example ou ftp:\\/evil.example/x ; le site : https:\\\\site.example/contact."
     shown = "Allez sur (lien retiré), (lien retiré) ou (lien retiré) ; le site : https:\\\\site.example/contact."
-    assert keep_known_addresses(said, KNOWN) == shown
-    filtered = AddressFilter(KNOWN)
-    pieces = [filtered.feed(c) for c in said] + [filtered.finish()]  # a character at a time
-    assert "".join(pieces) == shown
+    whole, pieces = _filtered(said, KNOWN)
+    assert whole == "".join(pieces) == shown
     assert not any("evil" in p for p in pieces)
 
 
