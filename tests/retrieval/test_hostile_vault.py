@@ -1440,6 +1440,37 @@ def test_a_private_path_with_a_mark_or_a_format_character_that_shows_nothing_in_
     assert "2027" in bot.snapshot.index("owner").readable_body("pub/accueil.md")
 
 
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "prive/rachat\U000e0041-acme-2027.md",  # a tag character
+        "prive/rachat-acme-2027.m\U000e007fd",  # the cancel tag
+        "prive/rachat-ac\U000e0100me-2027.md",  # a variation selector of the supplement
+        "prive/rachat-acme-2027.\U000e01efmd",
+        "prive/rachat-a\U0001bca0cme-2027.md",  # a shorthand format control
+        "prive/ra\U000e0020chat-acme-2027\U0001bca3.md",
+        "Coffre/prive/rachat-ac\U000e0041me-2027 et",  # without `.md`
+        "Coffre/prive/\U000e0041rachat-acme-2027.md",
+    ],
+)
+def test_a_private_path_with_an_invisible_character_outside_the_bmp_in_it_is_masked(tmp_path, typed):
+    """A tag character, a variation selector of the supplement or a shorthand format control
+    shows nothing inside a private note's path, as a zero-width space does, but the rendered
+    reading read none of them: visitors read « prive/rachat-acme-2027.md »."""
+    bot = _beside_a_deal(tmp_path, typed)
+    assert _read_by_a_visitor(bot).strip() == f"Le jardin : voir {' et' if typed.endswith(' et') else ''} en mai."
+    assert _found_by(bot, "rachat acme 2027") == []
+    assert typed in bot.snapshot.index("owner").readable_body("pub/accueil.md")
+
+
+def test_a_flag_s_tag_characters_beside_a_private_path_stay(tmp_path):
+    """The tag characters that write a flag (« 🏴 » then « gbsct » in tags: Scotland's), and a
+    variation selector of the supplement, are kept where no private path is masked."""
+    scotland = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    bot = _beside_a_deal(tmp_path, f"{scotland} prive/rachat-acme-2027.md \u845b\U000e0100 {scotland}")
+    assert _read_by_a_visitor(bot).strip() == f"Le jardin : voir {scotland}  \u845b\U000e0100 {scotland} en mai."
+
+
 def test_an_emoji_s_variation_selector_beside_a_private_path_stays(tmp_path):
     """The variation selector that shows an emoji as one (« ❤\ufe0f », « 1\ufe0f\u20e3 ») is kept
     where no private path is masked."""

@@ -18,14 +18,15 @@ it left in code. Only path-shaped text goes: a private note `Projet.md` leaves t
 and a path without `.md` holds a folder and is read whole (`prive/planning` is not `prive/plan`).
 
 A text is read as written, then as a reader sees it rendered (`_Reading`): without what shows
-nothing, a zero-width space, a soft hyphen (`prive/pl\\u200ban.md`), a variation selector, an emphasis's `*` or `_`
-(`prive/*plan*.md`, `_prive/plan.md_`), a highlight's `==`, a strikethrough's `~~`, an HTML tag
-(`prive/<b>plan</b>.md`), an escape's `\\` (`prive/mon\\_plan.md`), and an HTML character
-reference read as its character (`prive/pl&shy;an.md`, `plan&#46;md`). An escape shows what
-it escapes (`prive/pl\\_an.md` reads « pl_an », not « plan »), a highlight, strikethrough or tag
-goes in a path without `.md` too (`prive/==plan==`, `prive/<b>plan</b>`), and so does an
-emphasis (`prive/*plan*`, `*prive*/plan`, `prive/_plan_`: a page shows « prive/plan »), read
-only where a `/` has one in its path and the name, without it, starts as a hidden one's.
+nothing, a zero-width space, a soft hyphen (`prive/pl\\u200ban.md`), a variation selector, a tag
+character, an emphasis's `*` or `_` (`prive/*plan*.md`, `_prive/plan.md_`), a highlight's `==`,
+a strikethrough's `~~`, an HTML tag (`prive/<b>plan</b>.md`), an escape's `\\`
+(`prive/mon\\_plan.md`), and an HTML character reference read as its character
+(`prive/pl&shy;an.md`, `plan&#46;md`). An escape shows what it escapes (`prive/pl\\_an.md` reads
+« pl_an », not « plan »), a highlight, strikethrough or tag goes in a path without `.md` too
+(`prive/==plan==`, `prive/<b>plan</b>`), and so does an emphasis (`prive/*plan*`,
+`*prive*/plan`, `prive/_plan_`: a page shows « prive/plan »), read only where a `/` has one in
+its path and the name, without it, starts as a hidden one's.
 
 A typed path ends in `.md`, or its name follows a `/`: one scan finds where one may end, the
 text is read once as paths are compared (`_Read`), and each end is compared only with the
@@ -51,9 +52,26 @@ from .links import unreadable_links_dropped
 # bidirectional marks and controls (`Index.readable_text` drops the controls after masking), the
 # Arabic letter mark; and inside a name, the combining grapheme joiner, the Mongolian and other
 # variation selectors (an emoji's among them: « ❤\ufe0f » stays where nothing is masked), the
-# Mongolian vowel separator. Those outside the BMP (tags, shorthand format controls) are not:
-# a class that holds one made each scan of a note twice as long
+# Mongolian vowel separator.
 _INVISIBLE = "\u00ad\u034f\u061c\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufe00-\ufe0f\ufeff"
+# Those outside the BMP: the tag characters (a flag's « 🏴 » then « gbsct »), the variation
+# selectors' supplement, the shorthand format controls. A class that holds one made each scan of
+# the bundled vault's 115 KB 0.5 -> 1.2 ms: a whole text is scanned with them (`_astral_too`)
+# only when it holds a character outside the BMP (`_astral`); a window or a place, always.
+_ASTRAL_INVISIBLE = "\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef\U0001bca0-\U0001bca3"
+
+
+def _astral(text: str) -> bool:
+    """Whether `text` holds a character outside the BMP, which UTF-16 writes in four bytes: a
+    copy, 0.05 ms for 115 KB, where a search for one took 0.7 ms."""
+    return not text.isascii() and len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
+
+
+def _astral_too(pattern: re.Pattern) -> re.Pattern:
+    """`pattern` whose classes of `_INVISIBLE` hold `_ASTRAL_INVISIBLE` too."""
+    return re.compile(pattern.pattern.replace(_INVISIBLE, _INVISIBLE + _ASTRAL_INVISIBLE))
+
+
 _ENCODED_INVISIBLE = r"%(?:25)*(?:[cC]2%(?:25)*[aA][dD]|[eE]2%(?:25)*8[01]|[eE][fF]%(?:25)*[bB][bB])"  # the UTF-8 they start with
 # Where a note's path may end; its case spelt out, as IGNORECASE or a group before the
 # alternatives took a passage's scan from 5 to 20 µs. An emphasis that closes after it
@@ -64,10 +82,14 @@ _END_PLAIN = re.compile(rf"\.[{_INVISIBLE}]*[mM][{_INVISIBLE}]*[dD](?!_*[^\W_])|
 _END = re.compile(rf"{_END_PLAIN.pattern}|&(?:#0*46|#[xX]0*2[eE]|period);[mM][dD](?!_*[^\W_])")
 _ANY_PLAIN = re.compile(rf"{_END_PLAIN.pattern}|\[\[|://")  # what any mention holds: most passages hold none
 _ANY = re.compile(rf"{_END.pattern}|\[\[|://")
+_END_ASTRAL, _END_PLAIN_ASTRAL = _astral_too(_END), _astral_too(_END_PLAIN)
 
 
 def _ends(text: str) -> re.Pattern:
-    """`_END`, or `_END_PLAIN` for a text without a `&` (`_ANY`, `_ANY_PLAIN` likewise)."""
+    """`_END`, or `_END_PLAIN` for a text without a `&` (`_ANY`, `_ANY_PLAIN` likewise); with
+    `_ASTRAL_INVISIBLE` for a text that may hold one."""
+    if _astral(text):
+        return _END_ASTRAL if "&" in text else _END_PLAIN_ASTRAL
     return _END if "&" in text else _END_PLAIN
 
 
@@ -84,14 +106,15 @@ _ENCODED_BEFORE = re.compile(r"%(?:25)*(?:2[fF]|5[cC])\Z")  # an encoded separat
 # A run of white space, which a page shows as one space (`prive/Rachat  Acme.md`): its first alone is read.
 _TAG = r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|<!--[^<>]*-->"
 _REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-_RENDERED = re.compile(
-    rf"[{_INVISIBLE}*]|{_ENCODED_INVISIBLE}|\\[!-/:-@\[-`{{-~]|(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)|==|~~|{_TAG}|{_REFERENCE.pattern}"
+_RENDERED = re.compile(  # read in a window alone (`_Reading._differs`)
+    rf"[{_INVISIBLE}{_ASTRAL_INVISIBLE}*]|{_ENCODED_INVISIBLE}|\\[!-/:-@\[-`{{-~]|(?<!\w)_+(?=[^\W_])|(?<=[^\W_])_+(?!\w)|==|~~|{_TAG}|{_REFERENCE.pattern}"
     r"|\s\s"
 )
 # `==` an Obsidian highlight's, `~~` a strikethrough's (one `~` goes on a name: `~brouillon.md`)
 _HIDDEN_BY_RENDERING = re.compile(rf"[{_INVISIBLE}]+|\*+|\\(?=[!-/:-@\[-`{{-~])|={{2,}}|~{{2,}}|{_TAG}|(?<=\s)\s+")  # the escaping backslash alone
 # the same without the runs of white space (`_unseen`), which `_normalized` drops at once (`_dropped`)
 _HIDDEN_NOT_SPACE = re.compile(_HIDDEN_BY_RENDERING.pattern.removesuffix(r"|(?<=\s)\s+"))
+_HIDDEN_NOT_SPACE_ASTRAL = _astral_too(_HIDDEN_NOT_SPACE)
 _SPACES_AFTER = re.compile(r"(?<=\s)\s+")  # a run's spaces after its first, which a page does not show
 _SPACE_AFTER = re.compile(r"(?<=\s)\s")  # one of them: replaced at once (`_dropped`)
 _UNDERSCORES = re.compile(r"_+")
@@ -103,6 +126,7 @@ _ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~]")  # a backslash and the punctuation it
 # a page shows one space, and the rendered reading reads one, in a path without `.md` too
 _SPACED_WORDS = r"(?<=\w)[^\S\n]{2,}(?=\w)"
 _SHOWN_APART = re.compile(rf"[{_INVISIBLE}]|{_ENCODED_INVISIBLE}|{_ESCAPE.pattern}|{_REFERENCE.pattern}|==|~~|{_TAG}|{_SPACED_WORDS}")
+_SHOWN_APART_ASTRAL = _astral_too(_SHOWN_APART)
 # A separator an emphasis's `*` or `_` is near: in the name after it, on its line
 # (`prive/*plan*`, `prive/pl*an*`, `prive/_plan_`, `prive/Plan *secret*`), or in the folders
 # before it, with no space between (`*prive*/plan`). One scan for one of the four characters,
@@ -110,6 +134,7 @@ _SHOWN_APART = re.compile(rf"[{_INVISIBLE}]|{_ENCODED_INVISIBLE}|{_ESCAPE.patter
 # times as long.
 _NEAR_EMPHASIS = re.compile(r"[*_/\\](?:(?<=[/\\])(?=[^\n/\\*_]{0,80}+[*_])|(?<=[*_])[^\s*/\\_]{0,80}+[/\\])")
 _INVISIBLE_CHAR = re.compile(rf"[{_INVISIBLE}]")  # one, not a run: a scan three times faster
+_INVISIBLE_CHAR_ASTRAL = _astral_too(_INVISIBLE_CHAR)
 _WEB = re.compile(r"https?://", re.IGNORECASE)  # an address on a web site, not in the vault
 _STOP = frozenset(" \t\n\r\"'<>()[]{}`|")  # what ends an address or folders, read leftwards
 _IN_NAME = frozenset("-_.~%+")  # a character that goes on a name: no path starts after it
@@ -398,15 +423,17 @@ class _Reading:
     def _separators_near_unseen(self, text: str) -> Iterator[re.Match]:
         """The separators whose path may hold what `_SHOWN_APART` finds: each `/` of every note
         read again, for the few that hold one, doubled the time a 6 MB vault took."""
+        astral = _astral(text)
+        shown_apart = _SHOWN_APART_ASTRAL if astral else _SHOWN_APART
         if (
-            _INVISIBLE_CHAR.search(text) is None
+            (_INVISIBLE_CHAR_ASTRAL if astral else _INVISIBLE_CHAR).search(text) is None
             and ("\\" not in text or _ESCAPE.search(text) is None)
             and not ("%" in text or "&" in text or "<" in text or "==" in text or "~~" in text)
             and not (self._spaced and ("  " in text or "\t" in text or not text.isascii()))
-        ) or _SHOWN_APART.search(text) is None:
+        ) or shown_apart.search(text) is None:
             return  # the usual note: one alternation scanned it three times slower than these
         end = 0
-        for unseen in _SHOWN_APART.finditer(text):
+        for unseen in shown_apart.finditer(text):
             start = max(end, unseen.start() - self._name_span - 9)  # `%25252F`: a separator, encoded three times
             end = max(end, unseen.end() + self._reach)
             yield from _SEPARATOR.finditer(text, start, end)
@@ -457,7 +484,7 @@ class _Reading:
             if (
                 text[after : after + 1] != "%"
                 and head not in self._heads
-                and not (self._rendered and (_SHOWN_APART.match(text, after + len(head)) or self._emphasized_head(text, after)))
+                and not (self._rendered and (_SHOWN_APART_ASTRAL.match(text, after + len(head)) or self._emphasized_head(text, after)))
             ):
                 continue  # most `/` (a date's, an address's, « et/ou ») lead to no hidden name; a
                 # name with what rendering hides in it is read as shown (`prive/pl&shy;an`, `prive/*plan*`: « plan »)
@@ -612,7 +639,7 @@ def _normalized(window: str, rendered: bool = False) -> tuple[str, list[int] | N
         for byte in _BYTE.finditer(window, run.start(), run.end()):
             got = _folded(decoder.decode(bytes.fromhex(byte.group(1))))
             if rendered:
-                got = _INVISIBLE_CHAR.sub("", got)
+                got = _INVISIBLE_CHAR_ASTRAL.sub("", got)
             chars.extend(got)
             starts.extend([pending] * len(got))
             if got:
@@ -626,7 +653,7 @@ def _normalized(window: str, rendered: bool = False) -> tuple[str, list[int] | N
         if got == reference.group():  # no character's name (`&nom;`): shown as written
             plain(reference.start(), reference.end())
             return
-        got = _INVISIBLE_CHAR.sub("", _folded(got))
+        got = _INVISIBLE_CHAR_ASTRAL.sub("", _folded(got))
         chars.extend(got)
         starts.extend([reference.start()] * len(got))
 
@@ -673,7 +700,7 @@ def _dropped(window: str, folded: str, unseen: list[tuple[int, int, None]], spac
 def _shown(key: str) -> str:
     """`_normalized(key, rendered=True)`'s text, at once for a key that holds nothing it reads
     (nothing rendering hides, no `_`, no `%`, no `&`): its fold, one character for one."""
-    if "_" in key or "%" in key or "&" in key or _HIDDEN_BY_RENDERING.search(key) is not None:
+    if "_" in key or "%" in key or "&" in key or _astral(key) or _HIDDEN_BY_RENDERING.search(key) is not None:
         return _normalized(key, rendered=True)[0]
     return _folded(key)
 
@@ -686,8 +713,9 @@ def _unseen(text: str) -> list[tuple[int, int, None]]:
     among them: `_normalized` drops those (`_SPACES_AFTER`)."""
     spans: list[tuple[int, int, None]] = []
     held = "*" in text or "\\" in text or "==" in text or "~~" in text or "<" in text  # substring tests are C: its scan took 7 times as long
-    if held or _INVISIBLE_CHAR.search(text) is not None:
-        spans += ((m.start(), m.end(), None) for m in _HIDDEN_NOT_SPACE.finditer(text))
+    astral = _astral(text)
+    if held or (_INVISIBLE_CHAR_ASTRAL if astral else _INVISIBLE_CHAR).search(text) is not None:
+        spans += ((m.start(), m.end(), None) for m in (_HIDDEN_NOT_SPACE_ASTRAL if astral else _HIDDEN_NOT_SPACE).finditer(text))
     if "_" in text:
         opened: tuple[int, int] | None = None
         for run in _UNDERSCORES.finditer(text):
@@ -714,7 +742,7 @@ def _folders_before(text: str, start: int, floor: int) -> int:
     """Where the folders or the address before a path starting at `start` begin (`../`,
     `/home/me/Coffre/`, `file:///…/`, `C:\\…\\`), not before `floor`; `start` if none."""
     shown = start
-    while shown > floor and _INVISIBLE_CHAR.match(text, shown - 1):
+    while shown > floor and _INVISIBLE_CHAR_ASTRAL.match(text, shown - 1):
         shown -= 1  # `prive/\\ufeffplan.md`: the name was read without it
     if text[shown - 1 : shown] in ("/", "\\"):
         start = shown
