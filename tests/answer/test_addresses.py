@@ -3,6 +3,7 @@ for, or a support address or phone number the model invented, is not shown as th
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grasbot._contacts import TLDS, one_of
-from grasbot.answer.addresses import AddressFilter, addresses_in, as_shown, keep_known_addresses
+from grasbot.answer.addresses import AddressFilter, AsShown, addresses_in, as_shown, keep_known_addresses
 from grasbot.answer.passages import Passage
 from grasbot.answer.prompt import CitationFilter, build_prompt, keep_known_citations
 from support.bots import BUNDLED_VAULT
@@ -507,6 +508,58 @@ def test_an_address_with_a_shorthand_format_control_inside_is_read_as_shown(cont
     shows and opens « evil.com », but `as_shown` kept them and the filter read no host."""
     said = as_shown(f"Allez sur evil.c{control}om ou evil{control}-login.com/x, écrivez à jean@evil{control}.com.")
     assert keep_known_addresses(said, KNOWN) == "Allez sur (lien retiré) ou (lien retiré), écrivez à (e-mail retiré)."
+
+
+@pytest.mark.parametrize(
+    "emoji",
+    [
+        "\U0001f469\u200d\U0001f4bb",  # a woman and a computer: « 👩‍💻 »
+        "\U0001f468\U0001f3fd\u200d\U0001f680",  # a skin tone before the joiner
+        "\u2764\ufe0f\u200d\U0001f525",  # a variation selector before it: « ❤️‍🔥 »
+        "\U0001f3f3\ufe0f\u200d\u26a7\ufe0f",  # and after the emoji it joins
+        "\U0001f9d1\u200d\U0001f91d\u200d\U0001f9d1",  # two joiners
+    ],
+)
+def test_a_zero_width_joiner_that_joins_two_emoji_is_shown(emoji):
+    """`as_shown` dropped every zero-width joiner (U+200D), and an answer showed « 👩‍💻 » as
+    « 👩💻 »: between two emoji it is kept, whole or streamed in pieces cut anywhere."""
+    said = f"Bienvenue {emoji} au jardin, voir site.example/contact."
+    assert as_shown(said) == said
+    for cut in range(len(said) + 1):
+        pieces = AsShown()
+        assert pieces.feed(said[:cut]) + pieces.feed(said[cut:]) == said
+    pieces = AsShown()
+    assert "".join(pieces.feed(char) for char in said) == said
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Allez sur evil\u200d.com ou ev\u200dil-login.com/x, écrivez à jean@evil\u200d.com.",
+        "Allez sur \u24d4\u200d\u24e5\u24d8\u24db.com ou evil.\u24d2\u200d\u24de\u24dc, écrivez à jean\u200d@evil.com.",  # letters in circles: no emoji
+        "Allez sur evil.c\u200d\u200dom ou evil.\ufe0f\u200dcom\u200d, écrivez à jean@evil.c\u200dom.",
+    ],
+)
+def test_a_zero_width_joiner_inside_an_address_is_dropped(said):
+    """A zero-width joiner between two letters, or between an emoji and a letter, joins no emoji:
+    it is dropped, whole or streamed, and hides no address from the filter."""
+    shown = "Allez sur (lien retiré) ou (lien retiré), écrivez à (e-mail retiré)."
+    assert keep_known_addresses(as_shown(said), KNOWN) == shown
+    pieces = AsShown()
+    assert "".join(pieces.feed(char) for char in said) == as_shown(said)
+
+
+# emoji, what goes after one, letters in circles, and what shows nothing
+_JOINED_PIECES = [*"a.@ \u200d\u200b\ufe0f\U0001f3fd\U0001f469\U0001f4bb\u2764\u24d4\uff45", "\u200d\u200d"]
+
+
+@given(st.lists(st.sampled_from(_JOINED_PIECES), max_size=20).map("".join), st.lists(st.integers(0, 100), max_size=6))
+@settings(max_examples=400, deadline=None)
+def test_a_text_streamed_in_any_pieces_is_shown_as_the_whole_is(text, cuts):
+    """`AsShown` fed `text` in pieces cut anywhere gives what `as_shown` gives of it whole."""
+    bounds = [0, *sorted(c % (len(text) + 1) for c in cuts), len(text)]
+    pieces = AsShown()
+    assert "".join(pieces.feed(text[a:b]) for a, b in itertools.pairwise(bounds)) == as_shown(text)
 
 
 @pytest.mark.parametrize(

@@ -127,6 +127,16 @@ async def test_consumer_stopping_early_closes_the_connection(standin_ollama, llm
     assert await llm.generate(MESSAGES) == "encore"
 
 
+async def test_an_emoji_joined_across_two_pieces_is_streamed_joined(standin_ollama, llm):
+    """A zero-width joiner that ends a piece is held until the next says what it joins: two
+    emoji, kept (« 👩‍💻 »), as `generate` keeps them; two letters, dropped."""
+    said = ["Bienvenue \U0001f469\u200d", "\U0001f4bb au jardin, ev\u200d", "il.com"]
+    standin_ollama.script(pieces=said)
+    assert "".join(await collect(llm)) == "Bienvenue \U0001f469\u200d\U0001f4bb au jardin, evil.com"
+    standin_ollama.script("".join(said))
+    assert await llm.generate(MESSAGES) == "Bienvenue \U0001f469\u200d\U0001f4bb au jardin, evil.com"
+
+
 # -- reasoning leaked into the content --------------------------------------------------------
 
 

@@ -57,8 +57,15 @@ URL_GONE, EMAIL_GONE, PHONE_GONE = "(lien retiré)", "(e-mail retiré)", "(numé
 _INVISIBLE = (0xAD, 0x61C, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2065), *range(0x2066, 0x2070), 0xFEFF)
 _INVISIBLE += (*range(0xFFF9, 0xFFFC), *range(0x1BCA0, 0x1BCA4), 0xE0001, *range(0xE0020, 0xE0080))
 #: What `as_shown` reads: a full-width form as the ASCII it shows, the full stops an address bar
-#: reads as dots (IDNA: ideographic, full-width, half-width), the invisible characters dropped.
-_AS_SHOWN = {**{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}, 0x3002: ".", 0xFF61: ".", **dict.fromkeys(_INVISIBLE)}
+#: reads as dots (IDNA: ideographic, full-width, half-width), the invisible characters dropped,
+#: but the zero-width joiner, which `_joiners_kept` reads.
+_AS_SHOWN = {**{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}, 0x3002: ".", 0xFF61: ".", **dict.fromkeys(c for c in _INVISIBLE if c != 0x200D)}
+# The zero-width joiner joins two emoji into one (« 👩\u200d💻 », a woman and a computer, one
+# coder), the first with its variation selector or skin tone (« ❤\ufe0f\u200d🔥 »,
+# « 👨\U0001f3fd\u200d🚀 »); anywhere else it shows nothing, and between two letters hides an
+# address from the filter (« evil\u200d.com »)
+_JOINER = "\u200d"
+_EMOJI_ENDS = ("\ufe0f", "\U0001f3fb", "\U0001f3fc", "\U0001f3fd", "\U0001f3fe", "\U0001f3ff")
 # The invisible marks IDNA and a browser's address bar (UTS46) ignore in a host, which `re` reads
 # as no word character: the combining grapheme joiner, Mongolian free variation selectors,
 # variation selectors. Between two of an address's characters they show nothing and hide it
@@ -75,9 +82,57 @@ def as_shown(text: str) -> str:
     (« ｅｖｉｌ．ｃｏｍ », « ０８ ９９ … », « support＠… ») as their ASCII, « evil。com » as a browser reads
     it, and no invisible character (a zero-width space or soft hyphen inside « evil.c​om », a
     right-to-left override that shows « ppa.nigol-live » as « evil-login.app »). One character
-    at a time, so a stream's pieces read so join as the whole answer does; « ½ », « ² », « ﬁ »
-    and the rest NFKC would change stay as written."""
-    return text if text.isascii() else text.translate(_AS_SHOWN)
+    at a time, so a stream's pieces read so join as the whole answer does (but a zero-width
+    joiner, kept between two emoji alone: `AsShown` holds it at a piece's end); « ½ », « ² »,
+    « ﬁ » and the rest NFKC would change stay as written."""
+    return _shown_after("", text)
+
+
+def _shown_after(before: str, text: str) -> str:
+    """`as_shown` of `text`, which `before` came before (the characters a joiner at its start
+    follows)."""
+    if text.isascii():
+        return text
+    if _JOINER in text:
+        text = _joiners_kept(before, text)
+    return text.translate(_AS_SHOWN)
+
+
+def _joiners_kept(before: str, text: str) -> str:
+    """`text` with the zero-width joiners that join two emoji (`_JOINER`), without the others."""
+    parts = text.split(_JOINER)
+    kept = [parts[0]]
+    for i, part in enumerate(parts[1:], 1):
+        joined = before + parts[0] if i == 1 else parts[i - 1]
+        last = joined[-2:-1] if joined.endswith(_EMOJI_ENDS) else joined[-1:]
+        if last and part and _emoji(last) and _emoji(part[0]):
+            kept.append(_JOINER)
+        kept.append(part)
+    return "".join(kept)
+
+
+def _emoji(char: str) -> bool:
+    """Whether `char` is an emoji a joiner may join: a symbol (« 👩 », « ❤ », « ⚧ ») the filter
+    reads as no letter (« ⓔ » is « e »: `_AS_READ`)."""
+    return unicodedata.category(char) == "So" and _AS_READ[ord(char)] == ord(char)
+
+
+class AsShown:
+    """`as_shown` of an answer streamed in pieces, each as the whole answer shows it: the joiners
+    a piece ends with are held until the next says whether they join two emoji; at the end they
+    join nothing, and are dropped."""
+
+    def __init__(self) -> None:
+        self._before = ""  # the last two characters read: what a joiner after them follows
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        text = self._held + piece
+        read = text.rstrip(_JOINER)
+        self._held = text[len(read) :]
+        shown = _shown_after(self._before, read)
+        self._before = (self._before + read)[-2:]
+        return shown
 
 
 _IPV4 = r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"

@@ -4,8 +4,8 @@ Every way a call can go wrong (nothing listening, a broken connection, a slow mo
 from Ollama, a payload we cannot read) comes out as one of LLMUnavailable, LLMTimeout or
 LLMFailed, so the caller has a single `except LLMError` to fall back to plain extraction.
 Reasoning that a model leaks into its answer (`<think>…</think>`) never reaches the visitor,
-and its text is read as a visitor sees it (`addresses.as_shown`), so no address it disguises
-gets past the answer's filters.
+and its text is read as a visitor sees it (`addresses.as_shown`, a stream's pieces by
+`addresses.AsShown`), so no address it disguises gets past the answer's filters.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 
 from .._exceptions import LLMError, LLMFailed, LLMTimeout, LLMUnavailable
 from .._hosts import CONNECT_TIMEOUT, bounded_transport, host_url, model_missing
-from .addresses import as_shown
+from .addresses import AsShown, as_shown
 from .prompt import CUT_ANSWER
 
 __all__ = ["LLMClient", "ThinkStripper", "strip_think", "load_ollama"]
@@ -265,7 +265,7 @@ class LLMClient:
         `deadline` seconds have gone by since the call, however steadily the pieces come. An
         answer stopped before its end (`max_tokens` reached: Ollama's done_reason "length", or
         cut here) ends with CUT_ANSWER, as `generate`'s does: it broke off mid-word."""
-        stripper = ThinkStripper(self.orphan_holdback)
+        stripper, shown = ThinkStripper(self.orphan_holdback), AsShown()
         ends = asyncio.get_running_loop().time() + self.deadline
         # Each wait is bounded alone, never a `yield`: a timeout that fired while the consumer
         # runs would cancel the consumer's own work.
@@ -283,7 +283,7 @@ class LLMClient:
                             chunk = await chunks.__anext__()
                     except StopAsyncIteration:
                         break
-                    piece = stripper.feed(as_shown(chunk.message.content or ""))  # as `generate` reads it
+                    piece = stripper.feed(shown.feed(chunk.message.content or ""))  # as `generate` reads it
                     stopped = stopped or chunk.done_reason == "length"
                     done = done or bool(chunk.done)
                 if len(piece) > left:
