@@ -1451,6 +1451,10 @@ def test_a_private_path_with_a_mark_or_a_format_character_that_shows_nothing_in_
         "prive/ra\U000e0020chat-acme-2027\U0001bca3.md",
         "Coffre/prive/rachat-ac\U000e0041me-2027 et",  # without `.md`
         "Coffre/prive/\U000e0041rachat-acme-2027.md",
+        "prive/rachat%F3%A0%81%81-acme-2027.md",  # percent-encoded, as a browser's address writes it
+        "prive/rachat-acme-2027%f3%a0%84%80.md",
+        "prive%252Frachat-a%25F0%259B%25B2%25A0cme-2027",  # encoded twice, without `.md`
+        "prive/rachat&#xE0041;-acme-2027.md",  # an HTML character reference
     ],
 )
 def test_a_private_path_with_an_invisible_character_outside_the_bmp_in_it_is_masked(tmp_path, typed):

@@ -72,7 +72,9 @@ def _astral_too(pattern: re.Pattern) -> re.Pattern:
     return re.compile(pattern.pattern.replace(_INVISIBLE, _INVISIBLE + _ASTRAL_INVISIBLE))
 
 
-_ENCODED_INVISIBLE = r"%(?:25)*(?:[cC]2%(?:25)*[aA][dD]|[eE]2%(?:25)*8[01]|[eE][fF]%(?:25)*[bB][bB])"  # the UTF-8 they start with
+# the UTF-8 they start with: « %E2%80%8B », and outside the BMP « %F3%A0 » (the tags, the
+# supplement's variation selectors), « %F0%9B%B2 » (the shorthand format controls)
+_ENCODED_INVISIBLE = r"%(?:25)*(?:[cC]2%(?:25)*[aA][dD]|[eE]2%(?:25)*8[01]|[eE][fF]%(?:25)*[bB][bB]|[fF]3%(?:25)*[aA]0|[fF]0%(?:25)*9[bB]%(?:25)*[bB]2)"
 # Where a note's path may end; its case spelt out, as IGNORECASE or a group before the
 # alternatives took a passage's scan from 5 to 20 µs. An emphasis that closes after it
 # (`_prive/plan.md_`) goes on no name; `%25` is a `%` encoded again (a browser's address).
