@@ -465,6 +465,12 @@ _IN_COMMENT = "dans un commentaire HTML (<!-- … -->) qu'Obsidian cache mais qu
 _MOVE_OUT = "sortez ses champs du commentaire et mettez-les en YAML dans les propriétés de la note"
 
 
+def _told(hidden: bool) -> tuple[str, str, str]:
+    """A Hugo front matter's warning's words: where Obsidian leaves it, what to do with its
+    fields, and what a broken one's warning says before « qui dit… » (`hidden`: in a comment)."""
+    return (_IN_COMMENT, _MOVE_OUT, f"{_IN_COMMENT}, ") if hidden else (_AS_TEXT, _MOVE, "")
+
+
 # Hugo's TOML front matter, between two `+++` lines at the top of the note (Hugo skips what
 # precedes it but spaces): Obsidian shows it as text, Hugo reads it as the page's fields
 _TOML_FRONTMATTER = re.compile(rf"\A[\s{_INVISIBLE}]*\+\+\+[ \t]*\n(?P<fields>.*?)\n\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
@@ -500,7 +506,7 @@ def _toml_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool
     if not readers:
         return _SAYS_NOTHING
     said = ", ".join(f"`{line}`" for line in readers)
-    seen, move, lead = (_IN_COMMENT, _MOVE_OUT, f"{_IN_COMMENT}, ") if hidden else (_AS_TEXT, _MOVE, "")
+    seen, move, lead = _told(hidden)
     try:
         meta = tomllib.loads(fields)
     except RecursionError:
@@ -581,7 +587,7 @@ def _json_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool
     block = _json_block(text, m.end())
     readers = [(key, line) for line in _JSON_KEY.finditer(block) if _says_who_reads(key := _json_key(line))]
     where = "un front matter JSON (un objet { … } en tête de note)"
-    seen, move, lead = (_IN_COMMENT, _MOVE_OUT, f"{_IN_COMMENT}, ") if hidden else (_AS_TEXT, _MOVE, "")
+    seen, move, lead = _told(hidden)
     try:
         meta = json.loads(block, parse_constant=_no_constant)
     except RecursionError:
@@ -656,7 +662,7 @@ def _org_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool 
     if not named:
         return _SAYS_NOTHING
     where = "un front matter Org (des lignes #+clé: valeur en tête de note)"
-    seen, move, lead = (_IN_COMMENT, _MOVE_OUT, f"{_IN_COMMENT}, ") if hidden else (_AS_TEXT, _MOVE, "")
+    seen, move, lead = _told(hidden)
     unread = [line.strip() for line, keyword in named if keyword is None]
     if unread:
         said = ", ".join(f"`{line}`" for line in unread)
@@ -678,6 +684,17 @@ _COMMENT_OPENING = re.compile(rf"\A(?:[\s{_INVISIBLE}]*<!--[^\n]*\n)+")
 _COMMENTED_YAML = re.compile(rf"\A[\s{_INVISIBLE}]*---(?P<fields>[^\n]*\n.*?)(?:\n---|(?P<open>\Z))", re.DOTALL)
 
 
+_BROKEN = object()  # what `_yaml_or_broken` gives for text that is no YAML
+
+
+def _yaml_or_broken(fields: str) -> Any:
+    """`load_frontmatter`'s reading of `fields`, or `_BROKEN` where it raises."""
+    try:
+        return load_frontmatter(fields)
+    except Exception:  # any error of the YAML loader, or a bound passed
+        return _BROKEN
+
+
 def _commented_yaml(text: str, warnings: list[str], zone: str) -> Readers:
     """A YAML front matter at the top of the comment's text, read as `_toml_frontmatter` reads a
     TOML one: its fields only keep the note private; YAML that does not parse and names a key that
@@ -687,11 +704,8 @@ def _commented_yaml(text: str, warnings: list[str], zone: str) -> Readers:
         return _SAYS_NOTHING
     fields = m.group("fields").split("-->")[0] if m.group("open") is not None else m.group("fields")
     readers = [line.strip() for line in fields.split("\n") if (key := _READER_LINE.match(line)) and _says_who_reads(key.group(1))]
-    try:
-        if m.group("open") is not None:
-            raise ValueError("no closing ---")
-        meta = load_frontmatter(fields)
-    except Exception:  # not YAML (Hugo would build no page), but it may say who reads the note
+    meta = _BROKEN if m.group("open") is not None else _yaml_or_broken(fields)  # a block never closed is no YAML either
+    if meta is _BROKEN:  # not YAML (Hugo would build no page), but it may say who reads the note
         if not readers:
             return _SAYS_NOTHING
         said = ", ".join(f"`{line}`" for line in readers)
