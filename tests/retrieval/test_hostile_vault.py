@@ -1292,6 +1292,25 @@ def _masked_and_unsearchable(bot: GrasBot, typed: str, words: str, kept: str | N
     assert (typed if kept is None else kept) in bot.snapshot.index("owner").readable_body("pub/accueil.md")
 
 
+def test_a_hugo_front_matter_is_neither_searched_nor_quoted_to_a_visitor(tmp_path):
+    """A public note's Hugo TOML front matter that says nothing of who reads it (`+++`, a title,
+    a description Hugo shows no one) was its text: search found the note by the description's
+    words, and its passages quoted `+++` and `description = …` to the model and to the visitor.
+    Neither now; its title is the note's."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    toml = '+++\ntitle = "Mon projet"\ndescription = "brouillon interne zorglub"\n+++\n'
+    (root / "projet.md").write_text(f"{toml}Le potager du jardin en mai.\n", encoding="utf-8")
+    (root / "jardin.md").write_text("Le jardin en mai, sans potager.\n", encoding="utf-8")
+    bot = make_bot(root, default_visibility="public")
+    assert _found_by(bot, "brouillon interne zorglub") == []
+    assert bot.snapshot.index("visitor").readable_body("projet.md").split() == ["Le", "potager", "du", "jardin", "en", "mai."]
+    found = next(s for s in bot.search("potager du jardin").sources if s.path == "projet.md")
+    assert found.title == "Mon projet"
+    quoted = " ".join(p.text for p in found.passages)
+    assert "potager" in quoted and "+++" not in quoted and "description" not in quoted
+
+
 def test_search_does_not_find_a_public_note_by_a_private_path_typed_in_it(tmp_path):
     """A visitor read a private path typed in a public note masked, but search still counted its
     words: « rachat acme 2027 » found that note first, so a visitor could confirm a guessed

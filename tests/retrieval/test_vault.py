@@ -1308,6 +1308,36 @@ def test_a_hugo_toml_front_matter_that_withholds_the_note_keeps_it_private(note_
     assert "publie.md" not in said and "params.md" not in said
 
 
+def test_a_hugo_front_matter_that_says_nothing_of_who_reads_the_note_is_no_text_of_it(note_writer):
+    """A Hugo front matter (TOML between `+++`, a JSON object, Org `#+` lines) that says nothing of
+    who reads the note left it public with the whole block in its body: indexed as words, quoted
+    to the model and in visitors' excerpts, where Hugo shows none of it. It is the note's fields:
+    out of its body, its `title`, `tags` and `aliases` read as the properties' are; text a comment
+    that opens inside it hides stays hidden (the block is then left as Obsidian shows it), and
+    what only looks like one (`{` opening a sentence) stays text."""
+    vault = _served_public(
+        note_writer.root,
+        {
+            "toml.md": '+++\ntitle = "Mon projet"\ntags = ["jardin", "potager"]\naliases = ["Le projet"]\n+++\nLe jardin zorglub.',
+            "json.md": '{\n  "title": "Mon projet",\n  "tags": ["jardin"],\n  "description": "brouillon interne"\n}\nLe jardin zorglub.',
+            "org.md": "#+title: Mon projet\n#+tags[]: jardin potager\n#+description: brouillon interne\n\nLe jardin zorglub.",
+            "casse.md": "+++\ntitle = Mon projet\n+++\nLe jardin zorglub.",
+            "accolade.md": "{Note} de bas de page : le jardin zorglub.",
+            "cache.md": '+++\ntitle = "50 %% de remise"\n+++\nLe jardin zorglub. %% secret %%',
+        },
+    )
+    notes = vault.notes
+    assert all(n.public for n in notes.values())
+    for name in ("toml.md", "json.md", "org.md", "casse.md"):
+        assert notes[name].body.split() == ["Le", "jardin", "zorglub."], name
+    assert [notes[n].title for n in ("toml.md", "json.md", "org.md", "casse.md")] == ["Mon projet", "Mon projet", "Mon projet", "casse"]
+    assert notes["toml.md"].tags == notes["org.md"].tags == ("jardin", "potager") and notes["json.md"].tags == ("jardin",)
+    assert notes["toml.md"].aliases == ("Le projet",)
+    assert notes["accolade.md"].body == "{Note} de bas de page : le jardin zorglub."
+    assert "zorglub" not in notes["cache.md"].body  # hidden by the `%%` the title opens, as Obsidian hides it
+    assert not vault.warnings
+
+
 def test_a_toml_render_that_is_a_time_of_day_keeps_the_note_private_and_the_vault_loads(note_writer):
     """TOML has a time of day (`render = 07:32:00`), which YAML has not: its warning's
     `build.render: …` was written with yaml.safe_dump, which cannot write a time and raised,

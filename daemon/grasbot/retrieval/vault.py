@@ -621,6 +621,12 @@ def _not_a_slug(written: str) -> bool:
 _SLUG_FOLDER = re.compile(r"[^/\\\s]\s*[/\\]+\s*[^/\\\s]")
 
 
+# A Hugo front matter's fields read as the properties' are (`visibility.hugo_frontmatter`): the
+# note's names. Its `slug` and `url` are not: they make the note's source id, which the plugin
+# (slug.ts `noteSlug`) reads from Obsidian's properties alone, and the two would disagree
+_HUGO_FIELDS = frozenset({"title", "tags", "aliases"})
+
+
 def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
     """The fields by their key in lower case: Obsidian reads a property whatever its case
     (`Aliases:`, `TAGS:`, one property in its list of all of them), so an author's `Aliases:`
@@ -756,8 +762,9 @@ def _indent(text: str, number: int) -> str:
 
 def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ctime_ns: int = -1) -> Note:
     """Parse one note; raises ValueError with a reader-facing reason when it cannot be used.
-    The body is kept without the text its author hid (`strip_hidden`): every later use of it
-    (the index, the prompt, the extractive fallback, titles, tags and links) sees none of it."""
+    The body is kept without the text its author hid (`strip_hidden`) and without a Hugo front
+    matter (`visibility.hugo_frontmatter`): every later use of it (the index, the prompt, the
+    extractive fallback, titles, tags and links) sees none of it."""
     nul = raw.find(b"\0")  # no text note holds one: an image, a PDF, zeros a crash left
     if nul >= 0 and not raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # UTF-16 text holds NULs too
         raise ValueError(
@@ -824,11 +831,19 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     if not isinstance(meta, dict):
         raise ValueError("les propriétés ne sont pas une suite de champs (clé : valeur)")
     warnings: list[str] = []
-    fields = _by_lower_key(meta, warnings)
-    stem = PurePosixPath(rel).stem
     body = strip_hidden(body)
-
     prose, _ = code_dropped(body, code_in(body))
+    shown_as = (body, prose)  # the text Obsidian shows, which who_reads reads, as « Tester cette note » does
+    published: dict[str, Any] = {}
+    if not detected:
+        end, published = visibility.hugo_frontmatter(text)
+        if end and body.startswith(text[:end]):  # else a comment that opens in it hides text below it: left as shown
+            body = body[end:]
+            prose, _ = code_dropped(body, code_in(body))
+        else:
+            published = {}
+    fields = _by_lower_key(meta if detected else {k: v for k, v in published.items() if isinstance(k, str) and k.lower() in _HUGO_FIELDS}, warnings)
+    stem = PurePosixPath(rel).stem
     shown = _shown_text if "%%" in header or "<!--" in header else _same  # fields with comments: rare
     # Obsidian names a note by its file; a first heading is often a section's (« Objectif »,
     # « Présentation », 125 of a personal vault's 209 notes), which sources showed as the title
@@ -865,7 +880,7 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     links.extend(links_in(prose, "body"))
     links.extend(md_links_in(prose, rel, "body"))
 
-    readers = who_reads(meta, header, text, body, prose, detected=detected, default_public=options.default_public, zone=options.time_zone, warnings=warnings)
+    readers = who_reads(meta, header, text, *shown_as, detected=detected, default_public=options.default_public, zone=options.time_zone, warnings=warnings)
     if "#" in header:
         warnings.extend(
             f"`{name}` : `#{word}` y est un commentaire YAML, que ni Obsidian ni GrasBot ne lisent : écrivez `{word}` (sans `#`), ou mettez-le entre guillemets"

@@ -2,7 +2,8 @@
 (Obsidian Publish, Jekyll, Hugo, Quartz, Hexo, Digital Garden), its publish and expiry dates,
 and the blocks Obsidian shows as text, or hides, that still say so (Hugo's TOML, JSON and Org front matter among them, and
 any front matter Hugo reads in an HTML comment at the top of the note). In doubt, private: every value read
-otherwise than its author may have meant keeps the note from visitors, with a warning.
+otherwise than its author may have meant keeps the note from visitors, with a warning. And
+where such a Hugo front matter ends (`hugo_frontmatter`), which is no text of the note.
 
 « Tester cette note » (the plugin's `noteTest.ts`) reads notes by the same rule, and both sides
 run the cases of `shared-protocol/cases/visibility.json` and `dates.json`.
@@ -739,3 +740,26 @@ def _commented_frontmatter(text: str, warnings: list[str], zone: str) -> Readers
             _org_frontmatter(inner, warnings, zone, hidden=True),
         ]
     )
+
+
+def hugo_frontmatter(text: str) -> tuple[int, dict[str, Any]]:
+    """Where the Hugo front matter a note without properties opens with ends (TOML between `+++`,
+    a JSON object, Org `#+` lines: the blocks `who_reads` reads, by the same patterns), and its
+    fields ({} for TOML that does not parse); (0, {}) for none. Hugo shows none of it as the
+    page's text, where the note's body kept it, indexed and quoted to visitors. A `{` that opens
+    no JSON object is text (`{Note} de bas de page`)."""
+    if (toml := _TOML_FRONTMATTER.match(text)) is not None:
+        try:
+            return toml.end(), tomllib.loads(toml.group("fields"))
+        except (tomllib.TOMLDecodeError, RecursionError):
+            return toml.end(), {}
+    if (opening := _JSON_FRONTMATTER.match(text)) is not None:
+        block = _json_block(text, opening.end())
+        try:
+            fields = json.loads(block, parse_constant=_no_constant)
+        except (ValueError, RecursionError):
+            return 0, {}
+        return opening.end() + len(block), fields
+    if (org := _ORG_FRONTMATTER.match(text)) is not None:
+        return org.end(), _org_fields(org.group("lines").split("\n"))
+    return 0, {}
