@@ -13,10 +13,11 @@ import logging
 import pytest
 
 from grasbot.answer import reuse
-from grasbot.answer.admission import Busy, Position
+from grasbot.answer.admission import GRANTED, Busy, Position
 from grasbot.answer.reuse import AnswerCache, Flights, normalise_question, replay_pieces
 from grasbot.server.state import ANSWERING
 from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc_result, sse_events
+from support.standin_ollama import StandinOllama
 
 Q = "Comment fonctionne GrasBot ?"
 REPLY = "GrasBot cherche les notes, puis le modèle rédige la réponse à partir d'elles [grasbot-pipeline]."
@@ -541,6 +542,74 @@ async def test_a_visitor_who_joins_an_answer_being_written_waits_their_own_turn(
     assert len(standin_ollama.requests) == 5  # the one who joined wrote nothing
 
 
+async def _read_until(events, seen: list, name: str, why: str) -> dict:
+    """The next `name` event, the others read on the way into `seen`; one that never comes fails
+    the test, naming what was missing, rather than hanging it."""
+    while True:
+        try:
+            event = await asyncio.wait_for(anext(events), BOUND)
+        except TimeoutError:
+            raise AssertionError(f"no `{name}` event ({why}) within {BOUND} s, after {_kinds(seen)}") from None
+        except StopAsyncIteration:
+            raise AssertionError(f"no `{name}` event ({why}): the stream ended after {_kinds(seen)}") from None
+        seen.append(event)
+        if event[0] == name:
+            return event[1]
+
+
+@pytest.mark.parametrize("ends", ["written", "failed"])
+async def test_a_visitor_who_joined_an_answer_sent_back_to_the_queue_is_told_its_place(start_daemon, monkeypatch, ends):
+    """The first asker's host drops the answer before its first word: the answer goes back into
+    the queue, behind the joiners' own turns and another question. The joiner's turn came, and it
+    then waited for the answer with no event at all while the first asker was told its place
+    (« 4 », then « 1 »): the joiner's stream sat silent up to LLM_MAX_WAIT. It is told the
+    answer's place as the first asker is, then given it, or the same error the first asker is;
+    one who asked on JSON-RPC gets the same answer."""
+    _sleeps(monkeypatch)
+    async with StandinOllama() as dropping, StandinOllama() as other_host:
+        dropping.script(pieces=HELD, hold_after=0, mode="drop", drop_after=0)  # accepts, then drops before a word
+        other_host.script(pieces=HELD, hold_after=1)
+        client = await start(start_daemon, f"{dropping.url},{other_host.url}", llm_slots=1, llm_queue=4, llm_max_wait=60, llm_timeout=60)
+        generation = bot_of(client).admission
+        generation.retry_after = 3600  # the dropping host is not tried again within the test
+        first = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
+        first_events, first_seen = sse_events(first), []
+        await asyncio.wait_for(_until(lambda: len(dropping.requests) == 1), BOUND)
+        holder = await client.get("/ask/stream", params={"q": "Quel modèle utilise GrasBot ?"}, headers=visitor())
+        await _events_until_token(holder)  # the other host's only slot
+        joiner = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
+        joiner_events, joiner_seen = sse_events(joiner), []
+        assert await _read_until(joiner_events, joiner_seen, "queue", "its own turn") == {"position": 1}
+        rpc_joiner = asyncio.ensure_future(rpc_result(client, "answer", {"q": Q}, headers=visitor()))
+        await asyncio.wait_for(_until(lambda: len(generation._queue) == 2), BOUND)
+        behind = asyncio.ensure_future(stream(client, "Où sont rangées les notes ?"))
+        await asyncio.wait_for(_until(lambda: len(generation._queue) == 3), BOUND)
+        dropping.release()  # dropped before its first word: the answer goes back into the queue, last
+        await asyncio.wait_for(_until(lambda: len(generation._queue) == 4), BOUND)
+        assert await _read_until(first_events, first_seen, "queue", "the first asker's place once queued again") == {"position": 4}
+        holder.close()  # a slot: the two joiners' turns, then the question behind, which holds it
+        await asyncio.wait_for(_until(lambda: len(other_host.requests) == 2 and len(generation._queue) == 1), BOUND)
+        while (await _read_until(joiner_events, joiner_seen, "queue", "the answer's place once queued again")) != {"position": 1}:
+            pass
+        while (await _read_until(first_events, first_seen, "queue", "the first asker's place")) != {"position": 1}:
+            pass
+        if ends == "failed":
+            other_host.script_next(mode="http_500")  # the answer's next try, after the question behind
+        other_host.release()
+        done_first = (await asyncio.wait_for(_drain(first_events), BOUND))[-1]
+        done_joiner = (await asyncio.wait_for(_drain(joiner_events), BOUND))[-1]
+        answered = await asyncio.wait_for(rpc_joiner, BOUND)
+        await asyncio.wait_for(behind, BOUND)
+    assert done_first[0] == done_joiner[0] == "done"
+    assert done_joiner[1] == done_first[1], (done_first, done_joiner)  # the same answer, or the same error
+    assert answered == done_first[1]
+    if ends == "written":
+        assert done_first[1]["response"] == "".join(HELD) and "llm_error" not in done_first[1]
+    else:
+        assert done_first[1]["model"] is None and done_first[1]["llm_error"] and done_first[1]["busy"] is False
+    assert len(other_host.requests) == 3  # the answer written once for the three
+
+
 async def test_a_shared_generation_goes_on_for_those_who_stay_and_ends_with_the_last(start_daemon, standin_ollama):
     standin_ollama.script(pieces=HELD, hold_after=1)
     client = await start(start_daemon, standin_ollama.url, llm_slots=2, llm_queue=4)  # the second's turn at once
@@ -638,6 +707,47 @@ async def test_a_flight_gives_each_reader_everything_and_how_it_ended():
     await asyncio.wait_for(read(elsewhere), BOUND)
     await asyncio.sleep(0)
     assert len(flights) == 0
+
+
+async def test_a_joiner_is_told_the_flights_place_only_while_it_is_in_the_queue():
+    """Pure: a reader whose turn came while the flight writes is given no place it had before
+    its slot (the flight is out of the queue); sent back into the queue, its new place."""
+    granted, dropped, again = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def source():
+        yield Position(1)
+        yield GRANTED
+        granted.set()
+        await dropped.wait()  # its host failed before a word: back into the queue
+        yield Position(2)
+        await again.wait()
+        yield GRANTED
+        yield "Bonjour"
+
+    async def no_wait():  # the joiner's own turn, come at once
+        return
+        yield
+
+    flights = Flights()
+    flight, _ = flights.join(("q",), object(), source, audience="visitor")
+    first = asyncio.ensure_future(_follow(flight.follow()))
+    await asyncio.wait_for(granted.wait(), BOUND)
+    joined, _ = flights.join(("q",), flight.snapshot, source, audience="visitor")
+    reader = joined.follow(no_wait())
+    told = asyncio.ensure_future(anext(reader))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not told.done(), told.result()  # writing: nothing to tell, not its place before
+    dropped.set()
+    assert await asyncio.wait_for(told, BOUND) == Position(2)
+    again.set()
+    assert await asyncio.wait_for(anext(reader), BOUND) == "Bonjour"
+    await reader.aclose()
+    assert (await asyncio.wait_for(first, BOUND))[-2:] == [Position(2), "Bonjour"]  # the first asker, as before
+
+
+async def _follow(reader) -> list:
+    return [item async for item in reader]
 
 
 async def _until(condition) -> None:

@@ -218,6 +218,7 @@ class Flight:
                     self.pieces.append(item)
                 elif isinstance(item, Granted):
                     self._started = time.monotonic()
+                    self.status = None  # out of the queue: a place said before is past
                     continue
                 else:
                     self.status = item
@@ -242,7 +243,10 @@ class Flight:
         `Flights.join` counted follows once. `turn`: a visitor who joined it waits their own
         (`Admission.turn`: its places and refusals, not the first asker's, which told them
         that another had just asked the same), then gets each piece as long after their turn
-        came as it came after the model was asked for it, those written meanwhile included."""
+        came as it came after the model was asked for it, those written meanwhile included.
+        Their turn come, the flight's places if it went back into the queue (its host failed
+        before a word): the wait is the flight's then, and a joiner told nothing sat silent
+        up to LLM_MAX_WAIT where the first asker was told its place."""
         sent, said = 0, None
         try:
             if turn is not None:
@@ -256,7 +260,7 @@ class Flight:
                         await _sleep(wait)
                     sent += 1
                     yield self.pieces[sent - 1]
-                if turn is None and not sent and self.status is not None and self.status is not said:
+                if not sent and self.status is not None and self.status is not said:
                     said = self.status
                     yield said
                     continue  # the state may have moved while the reader read
