@@ -6,9 +6,12 @@ question asked while its answer is being written shares that one generation."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import logging
+from collections.abc import AsyncIterator
+from typing import NamedTuple
 
 import pytest
 
@@ -557,15 +560,24 @@ async def _read_until(events, seen: list, name: str, why: str) -> dict:
             return event[1]
 
 
-@pytest.mark.parametrize("ends", ["written", "failed"])
-async def test_a_visitor_who_joined_an_answer_sent_back_to_the_queue_is_told_its_place(start_daemon, monkeypatch, ends):
-    """The first asker's host drops the answer before its first word: the answer goes back into
-    the queue, behind the joiners' own turns and another question. The joiner's turn came, and it
-    then waited for the answer with no event at all while the first asker was told its place
-    (« 4 », then « 1 »): the joiner's stream sat silent up to LLM_MAX_WAIT. It is told the
-    answer's place as the first asker is, then given it, or the same error the first asker is;
-    one who asked on JSON-RPC gets the same answer."""
-    _sleeps(monkeypatch)
+class _SentBack(NamedTuple):
+    """An answer whose first host dropped it before a word, queued again at 1 behind a question
+    that holds the other host's only slot; its first asker and a joiner whose turn came read it."""
+
+    client: object
+    other_host: StandinOllama
+    first: object
+    first_events: AsyncIterator
+    first_seen: list
+    joiner: object
+    joiner_events: AsyncIterator
+    joiner_seen: list
+    rpc_joiner: asyncio.Future
+    behind: asyncio.Future
+
+
+@contextlib.asynccontextmanager
+async def _sent_back(start_daemon) -> AsyncIterator[_SentBack]:
     async with StandinOllama() as dropping, StandinOllama() as other_host:
         dropping.script(pieces=HELD, hold_after=0, mode="drop", drop_after=0)  # accepts, then drops before a word
         other_host.script(pieces=HELD, hold_after=1)
@@ -589,17 +601,30 @@ async def test_a_visitor_who_joined_an_answer_sent_back_to_the_queue_is_told_its
         assert await _read_until(first_events, first_seen, "queue", "the first asker's place once queued again") == {"position": 4}
         holder.close()  # a slot: the two joiners' turns, then the question behind, which holds it
         await asyncio.wait_for(_until(lambda: len(other_host.requests) == 2 and len(generation._queue) == 1), BOUND)
-        while (await _read_until(joiner_events, joiner_seen, "queue", "the answer's place once queued again")) != {"position": 1}:
+        yield _SentBack(client, other_host, first, first_events, first_seen, joiner, joiner_events, joiner_seen, rpc_joiner, behind)
+
+
+@pytest.mark.parametrize("ends", ["written", "failed"])
+async def test_a_visitor_who_joined_an_answer_sent_back_to_the_queue_is_told_its_place(start_daemon, monkeypatch, ends):
+    """The first asker's host drops the answer before its first word: the answer goes back into
+    the queue, behind the joiners' own turns and another question. The joiner's turn came, and it
+    then waited for the answer with no event at all while the first asker was told its place
+    (« 4 », then « 1 »): the joiner's stream sat silent up to LLM_MAX_WAIT. It is told the
+    answer's place as the first asker is, then given it, or the same error the first asker is;
+    one who asked on JSON-RPC gets the same answer."""
+    _sleeps(monkeypatch)
+    async with _sent_back(start_daemon) as it:
+        while (await _read_until(it.joiner_events, it.joiner_seen, "queue", "the answer's place once queued again")) != {"position": 1}:
             pass
-        while (await _read_until(first_events, first_seen, "queue", "the first asker's place")) != {"position": 1}:
+        while (await _read_until(it.first_events, it.first_seen, "queue", "the first asker's place")) != {"position": 1}:
             pass
         if ends == "failed":
-            other_host.script_next(mode="http_500")  # the answer's next try, after the question behind
-        other_host.release()
-        done_first = (await asyncio.wait_for(_drain(first_events), BOUND))[-1]
-        done_joiner = (await asyncio.wait_for(_drain(joiner_events), BOUND))[-1]
-        answered = await asyncio.wait_for(rpc_joiner, BOUND)
-        await asyncio.wait_for(behind, BOUND)
+            it.other_host.script_next(mode="http_500")  # the answer's next try, after the question behind
+        it.other_host.release()
+        done_first = (await asyncio.wait_for(_drain(it.first_events), BOUND))[-1]
+        done_joiner = (await asyncio.wait_for(_drain(it.joiner_events), BOUND))[-1]
+        answered = await asyncio.wait_for(it.rpc_joiner, BOUND)
+        await asyncio.wait_for(it.behind, BOUND)
     assert done_first[0] == done_joiner[0] == "done"
     assert done_joiner[1] == done_first[1], (done_first, done_joiner)  # the same answer, or the same error
     assert answered == done_first[1]
@@ -607,7 +632,70 @@ async def test_a_visitor_who_joined_an_answer_sent_back_to_the_queue_is_told_its
         assert done_first[1]["response"] == "".join(HELD) and "llm_error" not in done_first[1]
     else:
         assert done_first[1]["model"] is None and done_first[1]["llm_error"] and done_first[1]["busy"] is False
-    assert len(other_host.requests) == 3  # the answer written once for the three
+    assert len(it.other_host.requests) == 3  # the answer written once for the three
+
+
+@pytest.mark.parametrize("leaves", ["first", "joiner"])
+async def test_a_reader_who_leaves_while_the_answer_is_queued_again_leaves_it_to_the_others(start_daemon, monkeypatch, leaves):
+    """The first asker, or a joiner whose turn came, leaves while the answer waits in the queue
+    again: the others (one on the stream, one on JSON-RPC) are given it, written once, and its
+    slot and place are given back."""
+    _sleeps(monkeypatch)
+    async with _sent_back(start_daemon) as it:
+        (it.first if leaves == "first" else it.joiner).close()
+        stays_events = it.joiner_events if leaves == "first" else it.first_events
+        it.other_host.release()
+        done = (await asyncio.wait_for(_drain(stays_events), BOUND))[-1]
+        answered = await asyncio.wait_for(it.rpc_joiner, BOUND)
+        await asyncio.wait_for(it.behind, BOUND)
+        generation = bot_of(it.client).admission
+        await asyncio.wait_for(_until(lambda: not generation._queue and all(h.in_use == 0 for h in generation.hosts)), BOUND)
+    assert done[0] == "done" and done[1]["response"] == answered["response"] == "".join(HELD), (done, answered)
+    assert len(it.other_host.requests) == 3 and it.other_host.chats_done == 2  # the question behind and the answer, whole
+    assert [kind for kind, _ in it.other_host.events].count("disconnected") == 1  # the holder alone, closed to free its slot
+
+
+@pytest.mark.parametrize("leaves", ["first", "joiner", "first on /ask", "joiner on /ask"])
+async def test_a_reader_who_leaves_while_a_joiner_waits_its_turn_leaves_the_answer_to_the_other(start_daemon, standin_ollama, monkeypatch, leaves):
+    """The only slot writes the answer, a joiner waits its own turn behind it: the first asker
+    leaving (its stream closed, or its /ask cancelled) ends nothing, the joiner is given the
+    answer; the joiner leaving frees its place, and neither stalls the answer nor holds a slot
+    (a question asked next is written)."""
+    _sleeps(monkeypatch)
+    standin_ollama.script(pieces=HELD, hold_after=1)
+    client = await start(start_daemon, standin_ollama.url, llm_slots=1, llm_queue=4, llm_max_wait=60, llm_timeout=60)
+    generation = bot_of(client).admission
+    plain = leaves.endswith("/ask")
+    if plain and leaves.startswith("first"):
+        first = asyncio.ensure_future(client.get("/ask", params={"q": Q}, headers=visitor()))
+        await asyncio.wait_for(standin_ollama.first_chunk_sent.wait(), BOUND)
+    else:
+        first_response = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
+        first_events, _ = await _events_until_token(first_response)
+    if plain and leaves.startswith("joiner"):
+        joiner = asyncio.ensure_future(client.get("/ask", params={"q": Q}, headers=visitor()))
+        await asyncio.wait_for(_until(lambda: len(generation._queue) == 1), BOUND)
+    else:
+        joiner_response = await client.get("/ask/stream", params={"q": Q}, headers=visitor())
+        joiner_events, joiner_seen = sse_events(joiner_response), []
+        assert await _read_until(joiner_events, joiner_seen, "queue", "its own turn") == {"position": 1}
+    if leaves == "first on /ask":
+        first.cancel()
+    elif leaves == "first":
+        first_response.close()
+    else:
+        if plain:
+            joiner.cancel()
+        else:
+            joiner_response.close()
+        await asyncio.wait_for(_until(lambda: not generation._queue), BOUND)  # its place freed
+    standin_ollama.release()
+    done = (await asyncio.wait_for(_drain(joiner_events if leaves.startswith("first") else first_events), BOUND))[-1]
+    assert done[0] == "done" and done[1]["response"] == "".join(HELD), done
+    await asyncio.wait_for(_until(lambda: all(h.in_use == 0 for h in generation.hosts) and not bot_of(client).flights), BOUND)
+    assert len(standin_ollama.requests) == 1 and not any(kind == "disconnected" for kind, _ in standin_ollama.events)
+    standin_ollama.script(REPLY)
+    assert (await asyncio.wait_for(ask(client, "Quel modèle utilise GrasBot ?"), BOUND))["model"] == "qwen3:8b"  # no slot held
 
 
 async def test_a_shared_generation_goes_on_for_those_who_stay_and_ends_with_the_last(start_daemon, standin_ollama):
