@@ -1080,6 +1080,35 @@ def test_a_symlink_to_an_allowed_note_serves_it(tmp_path):
     assert sorted(load_vault(root).notes) == ["a/vraie.md", "b/lien.md"]  # c/ is a/ again: walked once
 
 
+def test_a_hard_link_to_a_note_of_an_excluded_folder_is_left_out_and_masked(tmp_path):
+    """`ln exclu/secret.md pub/copie.md`: the same file, its bytes and its inode, under a public
+    path the walk reads as any note, served to visitors (`default_visibility public`) though its
+    author left its folder out; a symbolic link there is judged where it leads, a hard link
+    leads nowhere else: it is left out as the excluded file it is, its path masked, by a load
+    and by a reload that cannot list a folder (`Vault.as_found`)."""
+    root = tmp_path / "vault"
+    write_note(root, f"exclu/{SECRET}.md", "visibility: public", f"Texte {SECRET}.")
+    write_note(root, "pub/sain.md", "visibility: public", "Les abeilles du jardin. Voir pub/copie.md.")
+    write_note(root, "pub/double.md", "visibility: public", "Les ruches.")
+    os.link(root / "exclu" / f"{SECRET}.md", root / "pub" / "copie.md")
+    os.link(root / "pub" / "double.md", root / "pub" / "double-bis.md")  # two public names: both served
+    vault = load_vault(root, VaultOptions(exclude=("exclu",), default_public=True))
+    assert sorted(vault.notes) == ["pub/double-bis.md", "pub/double.md", "pub/sain.md"]
+    assert vault.excluded == {f"exclu/{SECRET}.md", "pub/copie.md"}
+    told = f"même fichier que exclu/{SECRET}.md (un lien physique), d'un dossier exclu par --exclude : laissé de côté"
+    assert [(w.path, w.message) for w in vault.warnings] == [("pub/copie.md", told)]
+    (root / "pub" / "double.md").unlink()  # a reload that cannot list a folder reads the known notes alone
+    os.link(root / "exclu" / f"{SECRET}.md", root / "pub" / "double.md")
+    found = vault.as_found()
+    assert sorted(found.notes) == ["pub/double-bis.md", "pub/sain.md"]
+    assert found.excluded == {f"exclu/{SECRET}.md", "pub/copie.md", "pub/double.md"}
+    assert sorted(w.path for w in found.warnings) == ["pub/copie.md", "pub/double.md"]
+    (root / "pub" / "double.md").unlink()
+    bot = make_bot(root, exclude=("exclu",), default_visibility="public")
+    assert SECRET not in json.dumps(bot.search(f"texte {SECRET}", audience="visitor").to_dict())
+    assert "copie" not in bot.snapshot.index("visitor").readable_body("pub/sain.md")
+
+
 # ---------------------------------------------------------------- files that are not notes
 
 KINDS = ["note", "fifo", "folder.md", "socket", "broken-link", "link-to-fifo"]

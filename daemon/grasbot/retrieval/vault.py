@@ -185,6 +185,8 @@ class Vault:
         errors: list[Issue] = []
         real_root: Path | None = None
         linked: dict[str, bool] = {}  # each folder of the notes' paths: whether it is a symbolic link
+        left_out = functools.cache(lambda: _inodes(self.root, self.excluded))
+        linked_out: list[Issue] = []  # hard links to a note --exclude left out, left out too
         for rel, note in self.notes.items():
             path = os.path.join(self.root, rel)
             try:
@@ -198,6 +200,10 @@ class Vault:
                 real = Path(os.path.realpath(path))
                 if not real.is_relative_to(real_root) or _excluded(real.relative_to(real_root).as_posix(), self.options):
                     raise FileNotFoundError(rel)  # as the walk, which leaves it out
+                if st.st_nlink > 1 and (st.st_dev, st.st_ino) in left_out():  # as load_vault leaves it out
+                    linked_out.append(Issue(rel, _hard_linked(left_out()[st.st_dev, st.st_ino])))
+                    gone.append(rel)
+                    continue
                 found = _read_again(rel, path, st, note, now, self.options)
             except (FileNotFoundError, NotADirectoryError):
                 gone.append(rel)
@@ -222,9 +228,10 @@ class Vault:
             return self
         for rel in (*gone, *(issue.path for issue in errors)):
             del notes[rel]
-        vault = Vault(root=self.root, notes=notes, options=self.options, errors=[*self.errors, *errors], excluded=self.excluded)
+        excluded = self.excluded | {issue.path for issue in linked_out}
+        vault = Vault(root=self.root, notes=notes, options=self.options, errors=[*self.errors, *errors], excluded=excluded)
         vault.warnings = [Issue(rel, w) for rel, note in notes.items() for w in note.warnings]
-        vault.warnings += [w for w in self.warnings if w.message == NO_SUCH_FOLDER]
+        vault.warnings += [w for w in self.warnings if w.message == NO_SUCH_FOLDER or w.path in self.excluded] + linked_out
         return _linked(vault, self, fresh, [*self.unloaded, *self.unloaded_public, *(issue.path for issue in errors)])
 
     def relinked_since(self, edges: Mapping[str, tuple]) -> frozenset[str] | None:
@@ -1170,12 +1177,23 @@ def load_vault(
     fresh: list[str] = []  # notes that are not `previous`'s own objects
     unloaded: list[str] = []
     now = visibility.now()
+    excluded = _excluded_folders(root, options)
+    for folder, named in excluded.items():  # `Templats` for `Templates/`: nothing would be left out, unsaid
+        if not named:
+            vault.warnings.append(Issue(folder, NO_SUCH_FOLDER))
+    vault.excluded = excluded_notes(root, (folder for named in excluded.values() for folder in named))
+    left_out = functools.cache(lambda: _inodes(root, vault.excluded))
+    linked_out: list[str] = []
     for rel, entry in _scan(root, options) if scanned is None else scanned:
         if not rel.isascii() and _not_utf8(rel):
             vault.errors.append(Issue(_printable(rel), "le nom du fichier (ou de son dossier) n'est pas en UTF-8 : renommez-le"))
             continue
         try:
             st = entry.stat()  # follows a symlink, as os.stat does; cached by the entry
+            if st.st_nlink > 1 and (st.st_dev, st.st_ino) in left_out():
+                vault.warnings.append(Issue(rel, _hard_linked(left_out()[st.st_dev, st.st_ino])))
+                linked_out.append(rel)
+                continue
             known = old.get(rel)
             note = known if known is not None and _unchanged(known, st, now) else _read_again(rel, entry.path, st, known, now, options)
         except ValueError as exc:
@@ -1191,12 +1209,27 @@ def load_vault(
             vault.warnings.extend(Issue(rel, w) for w in note.warnings)
         if note is not known:
             fresh.append(rel)
-    excluded = _excluded_folders(root, options)
-    for folder, named in excluded.items():  # `Templats` for `Templates/`: nothing would be left out, unsaid
-        if not named:
-            vault.warnings.append(Issue(folder, NO_SUCH_FOLDER))
-    vault.excluded = excluded_notes(root, (folder for named in excluded.values() for folder in named))
+    vault.excluded |= frozenset(linked_out)
     return _linked(vault, previous if reusable else None, fresh, unloaded)
+
+
+def _inodes(root: Path, paths: Iterable[str]) -> dict[tuple[int, int], str]:
+    """{(st_dev, st_ino): path} of the files at `paths`, those --exclude left out: a hard link
+    to one elsewhere in the vault is the same file under a public name, which no path tells
+    (a symbolic link's target does). Asked only of a note whose file has more than one name,
+    so a vault without hard links stats none of them."""
+    found: dict[tuple[int, int], str] = {}
+    for rel in paths:
+        try:
+            st = os.lstat(os.path.join(root, rel))
+        except OSError:
+            continue
+        found[st.st_dev, st.st_ino] = rel
+    return found
+
+
+def _hard_linked(excluded: str) -> str:
+    return f"même fichier que {excluded} (un lien physique), d'un dossier exclu par --exclude : laissé de côté"
 
 
 def _in_linked_folder(root: Path, rel: str, linked: dict[str, bool]) -> bool:
