@@ -155,6 +155,7 @@ def build_snapshot(
     *,
     cache_dir: str | os.PathLike[str] | None = None,
     scanned: Iterable[tuple[str, os.DirEntry]] | None = None,
+    skipped: Iterable[str] | None = None,
     write_cache: bool = True,
     vault: Vault | None = None,
 ) -> Snapshot:
@@ -163,11 +164,12 @@ def build_snapshot(
     With `cache_dir` and no `previous` (a start), notes and analyses come from the persistent
     cache when the files still match it, and the cache is rewritten if anything was read again:
     here, or with `write_cache=False` by `save_cache` later (the snapshot's `unsaved_in`).
-    `scanned`: the vault's files as `vault_files(settings)` walked them (see `load_vault`).
+    `scanned`: the vault's files as `vault_files(settings)` walked them (see `load_vault`), and
+    `skipped` the symbolic links it left out.
     `vault`: with `previous`, the vault to serve instead of one loaded (`Vault.as_found`).
     """
     with _collector_paused(reload=previous is not None):
-        return _build_snapshot(settings, previous, cache_dir, scanned, write_cache, vault)
+        return _build_snapshot(settings, previous, cache_dir, scanned, skipped, write_cache, vault)
 
 
 def save_cache(snapshot: Snapshot) -> bool:
@@ -223,12 +225,13 @@ def vault_options(settings: Settings) -> VaultOptions:
     return VaultOptions(exclude=settings.exclude, default_public=settings.default_visibility == "public", url_map=url_map, time_zone=settings.time_zone)
 
 
-def vault_files(settings: Settings) -> Iterator[tuple[str, os.DirEntry]]:
-    """The vault's note files, walked one at a time, as `build_snapshot` would walk them."""
-    return walk_markdown(settings.vault_dir, vault_options(settings))
+def vault_files(settings: Settings, skipped: list[str] | None = None) -> Iterator[tuple[str, os.DirEntry]]:
+    """The vault's note files, walked one at a time, as `build_snapshot` would walk them;
+    `skipped` receives the symbolic links left out (`walk_markdown`)."""
+    return walk_markdown(settings.vault_dir, vault_options(settings), skipped)
 
 
-def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, scanned, write_cache: bool, given: Vault | None = None) -> Snapshot:
+def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, scanned, skipped, write_cache: bool, given: Vault | None = None) -> Snapshot:
     options = vault_options(settings)
     seed_vault, seed_analyses = (previous.vault, previous.analyses) if previous else (None, {})
     seed_indexes = previous.indexes if previous is not None and previous.vault.options == options else None
@@ -242,7 +245,10 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
         cached = _cache.load(Path(cache_dir), Path(settings.vault_dir), options) if cache_dir is not None else None
         saved = cached is not None
         if cached is None:  # a cold load: on every core when it pays
-            scanned = list(vault_files(settings) if scanned is None else scanned)  # one walk: shares, then check
+            if scanned is None:
+                skipped = []
+                scanned = vault_files(settings, skipped)
+            scanned = list(scanned)  # one walk: shares, then check
             cached = load_shares(settings.vault_dir, options, scanned=scanned)
         if cached is not None:  # a snapshot as saved, or as the workers made it: evolved below like a reload's
             seed_vault = Vault(root=Path(settings.vault_dir), notes=cached.notes, options=options)
@@ -264,7 +270,9 @@ def _build_snapshot(settings: Settings, previous: Snapshot | None, cache_dir, sc
                     resolver=seed_vault.resolver,
                     boilerplate=cached.boilerplate,
                 )
-    vault = given if given is not None and previous is not None else load_vault(settings.vault_dir, options, previous=seed_vault, scanned=scanned)
+    vault = (
+        given if given is not None and previous is not None else load_vault(settings.vault_dir, options, previous=seed_vault, scanned=scanned, skipped=skipped)
+    )
     old_notes = seed_vault.notes if seed_vault is not None and seed_vault.options == options else {}
     fresh = 0
     changed = vault.changed_since(old_notes) if old_notes else None
@@ -1222,9 +1230,12 @@ class GrasBot:
 
     # ---- the vault's life
 
-    def reload(self, scanned: Iterable[tuple[str, os.DirEntry]] | None = None, *, known_only: bool = False) -> ReloadReport:
+    def reload(
+        self, scanned: Iterable[tuple[str, os.DirEntry]] | None = None, skipped: Iterable[str] | None = None, *, known_only: bool = False
+    ) -> ReloadReport:
         """Re-read what changed on disk and swap it in; on failure the old vault keeps serving.
-        `scanned`: the files as `vault_files` walked them, if the caller walked them.
+        `scanned`: the files as `vault_files` walked them, if the caller walked them, and
+        `skipped` the symbolic links it left out.
         `known_only`: no folder listed, the served notes as their own files and dates say now
         (`Vault.as_found`: none made public), what a reload that failed still applies
         (`server.methods.reload_vault`), logged; nothing when nothing changed."""
@@ -1234,7 +1245,7 @@ class GrasBot:
             given = old.vault.as_found() if known_only else None
             if given is old.vault:
                 return ReloadReport(len(old.vault.notes), 0, 0, 0, (), (time.perf_counter() - started) * 1000)
-            new = build_snapshot(self.settings, old, scanned=scanned, vault=given)
+            new = build_snapshot(self.settings, old, scanned=scanned, skipped=skipped, vault=given)
             if old.vault.notes and not new.vault.notes and not new.vault.errors:
                 # a drive not mounted, a sync that emptied the folder: a site that answered
                 # from N notes would answer from none, and say nothing

@@ -831,6 +831,35 @@ def test_a_note_left_out_by_exclude_is_masked_as_a_private_one(tmp_path):
     assert bot.snapshot.index("owner").readable_body("pub/accueil.md").strip() == body.replace(" et [[Journal/2024/intime]] ;", " et  ;").strip()
 
 
+def test_a_path_through_a_link_to_an_excluded_folder_typed_in_a_public_note_is_masked(tmp_path):
+    """`public/lien` leads to `../prive`, a folder of --exclude: the walk leaves the link out, but
+    `public/lien/zorglubsecret` typed in a public note names the excluded note as surely as
+    `prive/zorglubsecret` does, which is masked; it reached visitors as written (with `.md`, its
+    file name alone was masked and its folders with it). A file link into the folder is one more
+    name of its note; the owner reads what they typed."""
+    root = tmp_path / "vault"
+    write_note(root, f"prive/{SECRET}.md", "visibility: public", "Texte.")
+    write_note(root, "prive/sous/plan.md", "visibility: public", "Texte.")
+    body = (
+        f"Voir public/lien/{SECRET} ; Coffre/public/lien/{SECRET}#Budget ; public/lien/sous/plan ; public/{SECRET}-bis ; "
+        f"public/lien/{SECRET}.md ; restent public/lien/autre et public/lien.\n"
+    )
+    write_note(root, "public/accueil.md", "visibility: public", body)
+    (root / "public" / "lien").symlink_to(Path("..") / "prive", target_is_directory=True)
+    (root / "public" / f"{SECRET}-bis.md").symlink_to(root / "prive" / f"{SECRET}.md")
+    bot = make_bot(root, exclude=("prive",))
+    assert sorted(bot.snapshot.vault.notes) == ["public/accueil.md"]
+    assert bot.snapshot.vault.excluded == {
+        f"prive/{SECRET}.md",
+        "prive/sous/plan.md",
+        f"public/lien/{SECRET}.md",
+        "public/lien/sous/plan.md",
+        f"public/{SECRET}-bis.md",
+    }
+    assert bot.snapshot.index("visitor").readable_body("public/accueil.md").strip() == "Voir  ;  ;  ;  ;  ; restent public/lien/autre et public/lien."
+    assert bot.snapshot.index("owner").readable_body("public/accueil.md").strip() == body.strip()
+
+
 def test_an_excluded_notes_common_file_name_typed_alone_is_masked_until_a_loaded_note_has_it(tmp_path):
     """Decided, not an accident: an excluded `Modèles/README.md` masks « README.md » typed alone
     in a public note, as a private `README.md` does. --exclude says who may read a folder no

@@ -195,11 +195,11 @@ async def test_reloads_run_off_the_event_loop_one_at_a_time(start_daemon, note_w
     gate = threading.Event()
     spans: list[tuple[str, float]] = []
 
-    def slow_reload(scanned=None):
+    def slow_reload(scanned=None, skipped=None):
         spans.append(("start", time.monotonic()))
         gate.wait(BOUND)  # blocks its worker thread until the test lets it go
         try:
-            return original(scanned)
+            return original(scanned, skipped)
         finally:
             spans.append(("end", time.monotonic()))
 
@@ -236,8 +236,8 @@ async def test_a_reload_walks_the_vault_on_the_event_loop_between_requests(start
     turns = []
     walk = _vault.walk_markdown
 
-    def walked(root, options):
-        for rel, entry in walk(root, options):
+    def walked(root, options, skipped=None):
+        for rel, entry in walk(root, options, skipped):
             turns.append((rel, ticks))  # how many turns other tasks had had by then
             yield rel, entry
 
@@ -461,3 +461,18 @@ async def test_a_note_moved_into_a_folder_left_out_with_a_link_left_behind_leave
     assert (await rpc_result(client, "search", {"q": word}))["results"] == []
     assert [r["path"] for r in (await rpc_result(client, "search", {"q": "pollinix"}))["results"]] == ["sous/ruche.md"]
     assert (await rpc_result(client, "health"))["vault_size"] == 2
+
+
+async def test_a_path_through_a_link_made_to_an_excluded_folder_is_masked_after_a_reload(start_daemon, tmp_path):
+    """The author links `public/lien` to `../prive`, a folder of --exclude, and reloads: the
+    daemon's reload walks the vault itself (`methods.reload_vault`), and the links that walk left
+    out reach the load, which masks `public/lien/zorglub` typed in a public note as `prive/zorglub`."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/zorglub.md", "visibility: public", "Le plan.")
+    write_note(root, "public/accueil.md", "visibility: public", "Les ruches ; voir public/lien/zorglub.")
+    client = await start_daemon(root, owner_token=OWNER_TOKEN, exclude="prive", rate_per_minute=1_000_000, rate_burst=1_000_000)
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "zorglub"}))["results"]] == ["public/accueil.md"]
+    (root / "public" / "lien").symlink_to(Path("..") / "prive", target_is_directory=True)
+    assert (await rpc_result(client, "reload", {}, headers=OWNER))["errors"] == []
+    assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+    assert "zorglub" not in bot_of(client).snapshot.index("visitor").readable_body("public/accueil.md")

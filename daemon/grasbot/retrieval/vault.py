@@ -338,11 +338,11 @@ def _excluded_folders(root: Path, options: VaultOptions) -> dict[str, list[str]]
     return found
 
 
-def _scan(root: Path, options: VaultOptions) -> list[tuple[str, os.DirEntry]]:
+def _scan(root: Path, options: VaultOptions, skipped: list[str] | None = None) -> list[tuple[str, os.DirEntry]]:
     """`walk_markdown`'s walk (os.walk's order: top-down, names sorted), as a list of
     (relative path, os.DirEntry). Symlinks are followed only while they stay inside the vault:
     a link to /etc or to the author's home must not turn it into part of a public site."""
-    return list(walk_markdown(root, options))
+    return list(walk_markdown(root, options, skipped))
 
 
 def _no_vault_folder(root: Path) -> VaultError:
@@ -1157,6 +1157,7 @@ def load_vault(
     *,
     previous: Vault | None = None,
     scanned: Iterable[tuple[str, os.DirEntry]] | None = None,
+    skipped: Iterable[str] | None = None,
 ) -> Vault:
     """Load every note below `root`.
 
@@ -1166,6 +1167,7 @@ def load_vault(
     came since it was read (`Note.turns`) is read again all the same. `scanned`:
     `walk_markdown(root, options)` as a caller ran it, each entry's stat made and kept by the
     entry (a walk made on the daemon's event loop); by default the walk is made here.
+    `skipped`: the symbolic links that walk left out (`walk_markdown`), read once it is done.
     """
     options = options or VaultOptions()
     root = Path(root)
@@ -1184,7 +1186,10 @@ def load_vault(
     vault.excluded = excluded_notes(root, (folder for named in excluded.values() for folder in named))
     left_out = functools.cache(lambda: _inodes(root, vault.excluded))
     linked_out: list[str] = []
-    for rel, entry in _scan(root, options) if scanned is None else scanned:
+    if scanned is None:
+        skipped = []
+        scanned = _scan(root, options, skipped)
+    for rel, entry in scanned:
         if not rel.isascii() and _not_utf8(rel):
             vault.errors.append(Issue(_printable(rel), "le nom du fichier (ou de son dossier) n'est pas en UTF-8 : renommez-le"))
             continue
@@ -1210,6 +1215,7 @@ def load_vault(
         if note is not known:
             fresh.append(rel)
     vault.excluded |= frozenset(linked_out)
+    vault.excluded |= _through_links(root, skipped or (), vault.excluded)
     return _linked(vault, previous if reusable else None, fresh, unloaded)
 
 
@@ -1226,6 +1232,26 @@ def _inodes(root: Path, paths: Iterable[str]) -> dict[tuple[int, int], str]:
             continue
         found[st.st_dev, st.st_ino] = rel
     return found
+
+
+def _through_links(root: Path, skipped: Iterable[str], excluded: frozenset[str]) -> frozenset[str]:
+    """The excluded notes' paths through the symbolic links the walk left out for leading to
+    them (`public/lien/secret.md`, `public/lien` leading to `prive/`): typed in a public note,
+    such a path names the excluded note as its own does, and is masked as it is. A few links
+    each read once; none for a vault without them."""
+    found: list[str] = []
+    real_root: Path | None = None
+    for rel in skipped:
+        real_root = real_root or root.resolve()
+        real = Path(os.path.realpath(root / rel))
+        if not real.is_relative_to(real_root):
+            continue
+        target = real.relative_to(real_root).as_posix()
+        if rel.endswith("/"):
+            found += (rel + path[len(target) + 1 :] for path in excluded if path.startswith(target + "/"))
+        elif target in excluded:
+            found.append(rel)
+    return frozenset(found)
 
 
 def _hard_linked(excluded: str) -> str:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -258,8 +259,9 @@ async def reload_vault(app: web.Application) -> ReloadReport:
     loop = asyncio.get_running_loop()
     async with app[RELOAD_LOCK]:
         try:
-            scanned = []
-            for found in vault_files(bot.settings):
+            scanned: list[tuple[str, os.DirEntry]] = []
+            skipped: list[str] = []
+            for found in vault_files(bot.settings, skipped):
                 try:
                     found[1].stat()  # kept by the entry for load_vault
                 except OSError:
@@ -267,7 +269,7 @@ async def reload_vault(app: web.Application) -> ReloadReport:
                 scanned.append(found)
                 if len(scanned) % STATS_PER_TURN == 0:
                     await asyncio.sleep(0)
-            return await loop.run_in_executor(None, bot.reload, scanned)
+            return await loop.run_in_executor(None, bot.reload, scanned, skipped)
         except Exception:
             try:
                 await loop.run_in_executor(None, functools.partial(bot.reload, known_only=True))
