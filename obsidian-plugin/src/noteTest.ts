@@ -157,7 +157,8 @@ function inZone(wall: number, zone: string): number | null {
 /** A frontmatter date in milliseconds, as the daemon reads it (retrieval/visibility.py `_instant`): a
  * date alone is its midnight, and it and a time without an offset are read in `zone`, the
  * daemon's GRASBOT_TIME_ZONE (`UTC`, `local` or an IANA name); an offset written is read as
- * written. null for what is no date (`bientôt`, `2026-13-01`, a number). */
+ * written. null for what is no date (`bientôt`, `2026-13-01`, a number), and for year 0 (`0000-01-01`):
+ * Python's datetime holds years 1 to 9999, the daemon reads no date there and keeps the note private. */
 export function dateInstant(value: unknown, zone = "UTC"): number | null {
 	if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.getTime();
 	if (typeof value !== "string") return null;
@@ -165,7 +166,7 @@ export function dateInstant(value: unknown, zone = "UTC"): number | null {
 	if (!m) return null;
 	const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0));
 	const millis = Number((m[7] ?? "").padEnd(3, "0").slice(0, 3));
-	if (hour > 23 || minute > 59 || second > 59) return null;
+	if (year < 1 || hour > 23 || minute > 59 || second > 59) return null;
 	const wall = utcTime(year, month - 1, day, hour, minute, second, millis);
 	const check = new Date(wall);
 	if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return null; // 2026-02-30

@@ -281,6 +281,15 @@ describe("frontmatter reading", () => {
 		expect(privateReason({ visibility: "public" }, false, text)).toBe(NOTE_TEST.lowerBlock("visibility: private"));
 	});
 
+	it("says a date of year 0 is no date, private with the daemon's words, where « Tester cette note » said public", () => {
+		// Python's datetime holds years 1 to 9999: the daemon warns « n'est pas une date » (quoted) or leaves the note out (unquoted)
+		expect(privateReason({ visibility: "public", publishDate: "0000-01-01" }, false)).toBe(NOTE_TEST.dateUnreadable("publishDate", "0000-01-01"));
+		expect(privateReason({ visibility: "public", expiryDate: "0000-06-01T09:00:00Z" }, false)).toBe(
+			NOTE_TEST.dateUnreadable("expiryDate", "0000-06-01T09:00:00Z"),
+		);
+		expect(privateReason({ visibility: "public", publishDate: "0001-01-01" }, false)).toBeNull(); // Go's zero date: Python's first day
+	});
+
 	it("reads a note's dates as the daemon does, in each zone (shared-protocol/cases/dates.json)", () => {
 		for (const { value, zone, utc } of DATE_CASES) {
 			expect(dateInstant(value, zone), `${value} in ${zone}`).toBe(utc === null ? null : Date.parse(utc));
