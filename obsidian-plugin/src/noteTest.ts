@@ -8,6 +8,7 @@ import { parseYaml } from "obsidian";
 import { NOTE_TEST } from "./messages";
 import type { Source } from "./protocol";
 import { noteSlug } from "./slug";
+import { NotToml, parseToml, tomlBasicString } from "./toml";
 
 export interface NoteUnderTest {
 	/** Vault-relative path, as Obsidian's TFile.path. */
@@ -295,155 +296,25 @@ function lateReason(text: string, defaultPublic: boolean | undefined, now: numbe
 // the page's fields to Hugo (retrieval/visibility.py `_TOML_FRONTMATTER`)
 // eslint-disable-next-line no-control-regex -- the separators Python's `\s` reads
 const TOML_FRONTMATTER = /^[\s\x1c-\x1f\x85\u200b-\u200d\u2060\ufeff]*\+\+\+[ \t]*\n([\s\S]*?)\n\+\+\+[ \t]*(?:\n|$)/;
-// a TOML key, bare or quoted (retrieval/visibility.py `_TOML_LINE`), and a dotted one's parts
-const TOML_KEY = String.raw`(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_-]+)`;
-const TOML_LINE = new RegExp(String.raw`^[ \t]*(${TOML_KEY}(?:[ \t]*\.[ \t]*${TOML_KEY})*)[ \t]*=[ \t]*(.*)$`);
-const TOML_TABLE = new RegExp(String.raw`^[ \t]*\[[ \t]*(${TOML_KEY}(?:[ \t]*\.[ \t]*${TOML_KEY})*)[ \t]*\][ \t]*(?:#.*)?$`);
-// TOML's numbers (`1_000`, `0x1F`, `6.02e23`, `inf`) and dates (`1979-05-27T07:32:00Z`, a space or `t` for `T`)
-const TOML_NUMBER = /^[+-]?(?:0x[0-9a-f_]+|0o[0-7_]+|0b[01_]+|\d[\d_]*(?:\.\d[\d_]*)?(?:e[+-]?\d[\d_]*)?|inf|nan)$/i;
-const TOML_DATE = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})?)?$/;
 // a line that names a key or opens a table (`[build]`), in TOML or not (`visibilité = …`: TOML's bare keys
 // are ASCII), as the daemon's `_TOML_LINE`
 const TOML_NAMED = /^[ \t]*(?:\[[ \t]*)?("[^"\n]*"|'[^'\n]*'|[\p{L}\p{N}_-]+)[ \t]*[.=\]]/u;
-
-const TOML_ESCAPES: Record<string, string> = { b: "\b", t: "\t", n: "\n", f: "\f", r: "\r", '"': '"', "\\": "\\" };
-
-/** A TOML basic string's text, between its quotes, as tomllib reads it (`\u0061`, `\U0001F600`, a
- * tab); undefined for what it refuses, no TOML then: an escape TOML has not (`\e`, `\x41`, `\/`,
- * which JSON reads), a surrogate, a control character. */
-function tomlString(content: string): string | undefined {
-	// eslint-disable-next-line no-control-regex -- the control characters a TOML string may not hold
-	if (/[\x00-\x08\x0a-\x1f\x7f]/.test(content)) return undefined;
-	let read = true;
-	const text = content.replace(/\\(?:([btnfr"\\])|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8}))?/g, (_, named?: string, short?: string, long?: string) => {
-		if (named !== undefined) return TOML_ESCAPES[named];
-		const point = parseInt(short ?? long ?? "-1", 16);
-		if (point < 0 || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) read = false;
-		return read ? String.fromCodePoint(point) : "";
-	});
-	return read ? text : undefined;
-}
 
 /** A TOML key, bare or quoted, as TOML reads it (retrieval/visibility.py `_toml_key`): a quoted
  * one's escapes too (`"dr\u0061ft"` is `draft`); undefined when they are no TOML escapes. */
 function tomlKey(written: string): string | undefined {
 	if (written.startsWith("'")) return written.slice(1, -1);
-	return written.startsWith('"') ? tomlString(written.slice(1, -1)) : written;
+	return written.startsWith('"') ? tomlBasicString(written.slice(1, -1)) : written;
 }
 
-/** A TOML key's parts (`build.render`, `"draft"`); null when one is no TOML key. */
-function tomlKeys(written: string): string[] | null {
-	const keys = [...written.matchAll(new RegExp(TOML_KEY, "g"))].map(([key]) => tomlKey(key));
-	return keys.every((key) => key !== undefined) ? keys : null;
-}
-
-/** A TOML value as the daemon's tomllib gives it, for the values that may say who reads a note: a
- * yes or no, a number, a string, a date (as ISO text, which `dateInstant` reads); an array, an inline
- * table, a multi-line string with escapes or a time alone is something else (`{ toml: … }`), which no key reads as
- * a yes; undefined for what is no TOML value (`title = Note`, unquoted). */
-function tomlValue(written: string): unknown {
-	// a multi-line string (`"""…"""`, `'''…'''`), its first line end left out; a basic one's escapes unread
-	const multi = /^("""|''')([\s\S]*?)\1[ \t]*(?:#.*)?$/.exec(written);
-	if (multi) {
-		const content = multi[2].replace(/^\n/, "");
-		return multi[1] === '"""' && content.includes("\\") ? { toml: written } : content;
-	}
-	const basic = /^"((?:[^"\\]|\\.)*)"[ \t]*(?:#.*)?$/.exec(written);
-	if (basic) return tomlString(basic[1]);
-	const inline = /^\{(.*)\}[ \t]*(?:#.*)?$/.exec(written);
-	if (inline) {
-		// an inline table of values (`build = { list = 'never', render = 'never' }`); one that holds more, something else
-		const table: Record<string, unknown> = {};
-		for (const part of inline[1].match(/(?:"(?:[^"\\]|\\.)*"|'[^']*'|[^,])+/g) ?? []) {
-			const field = TOML_LINE.exec(part);
-			const value = field ? tomlValue(field[2].trim()) : undefined;
-			const keys = field ? tomlKeys(field[1]) : null;
-			if (keys === null || value === undefined) return { toml: written };
-			table[keys.join(".")] = value;
-		}
-		return table;
-	}
-	const literal = /^'([^']*)'[ \t]*(?:#.*)?$/.exec(written);
-	if (literal) return literal[1];
-	const bare = written.replace(/[ \t]*#.*$/, "").trim();
-	if (bare === "true" || bare === "false") return bare === "true";
-	if (TOML_NUMBER.test(bare)) {
-		if (/nan$/i.test(bare)) return Number.NaN;
-		if (/inf$/i.test(bare)) return bare.startsWith("-") ? -Infinity : Infinity;
-		return Number(bare.replace(/_/g, ""));
-	}
-	if (TOML_DATE.test(bare)) return bare.toUpperCase().replace(/(\.\d{6})\d+/, "$1");
-	if (/^(?:\[|\{|"""|''')/.test(written) || /^\d{2}:\d{2}:\d{2}(?:\.\d+)?$/.test(bare)) return { toml: written };
-	return undefined;
-}
-
-/** A TOML front matter's fields, as far as they may say who reads the note: its keys' values, and
- * its tables (`[build]`) as objects; null for TOML that does not parse (a value that is no TOML
- * value, a key set twice), as tomllib reads it. Arrays of tables (`[[…]]`) are read for that only. */
+/** A TOML front matter's fields as the daemon's tomllib reads them (`parseToml`); null for TOML it refuses. */
 function tomlFields(block: string): Record<string, unknown> | null {
-	const top: Record<string, unknown> = {};
-	const seen = new Set<string>();
-	let table: Record<string, unknown> | null = top;
-	let path: string[] = [];
-	const into = (keys: string[]): Record<string, unknown> | null => {
-		let at: Record<string, unknown> = top;
-		for (const key of keys) {
-			const next = Object.prototype.hasOwnProperty.call(at, key) ? at[key] : (at[key] = {});
-			if (next === null || typeof next !== "object" || Array.isArray(next)) return null;
-			at = next as Record<string, unknown>;
-		}
-		return at;
-	};
-	// the tables a `[header]` may not open (tomllib: « Cannot declare … twice »): one opened already,
-	// or made by dotted keys (`build.render = …`) or as an inline table; and those inline, which no key adds to
-	const declared = new Set<string>();
-	const sealed = new Set<string>();
-	const inSealed = (keys: string[]): boolean => keys.some((_, n) => sealed.has(JSON.stringify(keys.slice(0, n + 1))));
-	const lines = block.split("\n");
-	for (let i = 0; i < lines.length; i++) {
-		const line = lines[i];
-		if (/^[ \t]*\[\[/.test(line)) {
-			table = null; // not the page's, but read: a key set twice there, or no TOML, is TOML that does not parse
-			path = [`[[${i}]]`];
-			continue;
-		}
-		const header = TOML_TABLE.exec(line);
-		if (header) {
-			const keys = tomlKeys(header[1]);
-			if (keys === null || declared.has(JSON.stringify(keys)) || inSealed(keys)) return null;
-			declared.add(JSON.stringify(keys));
-			path = keys;
-			table = into(path);
-			if (table === null) return null;
-			continue;
-		}
-		const field = TOML_LINE.exec(line);
-		if (!field && TOML_NAMED.test(line)) return null;
-		if (!field) continue; // a comment, a blank, a line of a multi-line array
-		let written = field[2].trim();
-		const opens = /^(?:"""|''')/.exec(written)?.[0];
-		if (opens !== undefined && !written.slice(3).includes(opens)) {
-			// a multi-line string: its lines are text, not keys (`title = """`, `draft = true`, `"""`)
-			const close = lines.findIndex((next, j) => j > i && next.includes(opens));
-			if (close < 0) return null;
-			written = [written, ...lines.slice(i + 1, close + 1)].join("\n").trim();
-			i = close;
-		}
-		const keys = tomlKeys(field[1]);
-		const value = tomlValue(written);
-		if (keys === null) return null;
-		const names = [...path, ...keys];
-		const full = JSON.stringify(names);
-		if (value === undefined || seen.has(full) || inSealed(names.slice(0, -1))) return null;
-		seen.add(full);
-		for (let n = path.length + 1; n < names.length; n++) declared.add(JSON.stringify(names.slice(0, n)));
-		if (written.startsWith("{")) [declared, sealed].forEach((tables) => tables.add(full));
-		if (table === null) continue;
-		const at = keys.length > 1 ? into([...path, ...keys.slice(0, -1)]) : table;
-		if (at === null) return null;
-		at[keys[keys.length - 1]] = value;
+	try {
+		return parseToml(block);
+	} catch (error) {
+		if (error instanceof NotToml) return null;
+		throw error;
 	}
-	return top;
 }
 
 /** Why Hugo's TOML front matter keeps the note private, as the daemon reads it (retrieval/visibility.py

@@ -235,6 +235,35 @@ describe("frontmatter reading", () => {
 		expect(privateReason(undefined, true, "+++\ndraft = false\ntags = [\n  \"a\",\n]\n+++\nCorps.\n")).toBeNull();
 	});
 
+	it("says private, as TOML that does not parse, a TOML front matter Python's tomllib refuses and the plugin's reader took", () => {
+		const broken = (block: string): string | null => privateReason(undefined, true, `+++\n${block}\n+++\nCorps.\n`);
+		for (const block of [
+			"a.b = 1\na = 2", // a table made by a dotted key, then a value
+			"[[cascade]]\n[cascade]", // an array of tables, then a table of that name
+			'title = """Un \\q"""', // an escape TOML has not, in a multi-line string
+			"title = 'Un \u007f'", // a control character
+			"tags = [a, b]", // a bare word in an array
+			"params = { x = 1, }", // a trailing comma in an inline table
+			"params = { x = 1, x = 2 }",
+			'ti$tle = "Note"', // a character no bare key holds
+			"Note sans titre", // no statement
+			"weight = 01",
+			"weight = 1__0",
+			"score = NaN",
+			"date = 2021-02-29", // a day its month has not
+			"date = 0000-01-01",
+			"start = 25:00:00",
+			'tags = [\n  "a"\n  "b"\n]', // no comma between two items
+			"tags = [1] # \u0001",
+		]) {
+			expect(broken(`${block}\ndraft = false`), block).toBe(NOTE_TEST.tomlBroken("`draft = false`"));
+		}
+		expect(broken('build = { render = "always", }')).toBe(NOTE_TEST.tomlBroken('`build = { render = "always", }`'));
+		// what tomllib reads: a line-ending backslash, a trailing comma in an array, hex, a time, arrays of tables
+		const valid = 'title = """Un \\\n  titre"""\ntags = ["a",]\nweight = 0x1F\nstart = 07:32:00\n[[cascade]]\ndraft = true\n[[cascade]]\ndraft = false';
+		expect(broken(valid)).toBeNull();
+	});
+
 	it("reads Hugo's JSON front matter, text to Obsidian, as the daemon does: it may only keep the note private", () => {
 		const draft = '{\r\n  "title": "Projet",\r\n  "draft": true\r\n}\r\nCorps.\r\n';
 		expect(privateReason(undefined, true, draft)).toBe(NOTE_TEST.jsonKeeps(NOTE_TEST.draftYes("draft", "true")));
