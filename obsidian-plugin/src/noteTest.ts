@@ -8,7 +8,7 @@ import { parseYaml } from "obsidian";
 import { NOTE_TEST } from "./messages";
 import type { Source } from "./protocol";
 import { noteSlug } from "./slug";
-import { NotToml, parseToml, tomlBasicString } from "./toml";
+import { NotToml, parseToml, tomlBasicString, TomlTime, TomlTooDeep } from "./toml";
 
 export interface NoteUnderTest {
 	/** Vault-relative path, as Obsidian's TFile.path. */
@@ -307,11 +307,25 @@ function tomlKey(written: string): string | undefined {
 	return written.startsWith('"') ? tomlBasicString(written.slice(1, -1)) : written;
 }
 
-/** A TOML front matter's fields as the daemon's tomllib reads them (`parseToml`); null for TOML it refuses. */
-function tomlFields(block: string): Record<string, unknown> | null {
+/** The daemon's bound on a front matter's nesting (retrieval/frontmatter.py `MAX_DEPTH`). */
+const MAX_DEPTH = 32;
+
+/** Whether lists and tables nest in `value` past `depth` levels, as the daemon counts them (retrieval/visibility.py
+ * `_nested_past`): a TOML or JSON front matter that does leaves the note out, « note ignorée ». */
+function nestedPast(value: unknown, depth: number): boolean {
+	if (depth < 0) return true;
+	const inside = Array.isArray(value) ? value : value !== null && typeof value === "object" && !(value instanceof TomlTime) ? Object.values(value) : [];
+	return inside.some((item) => nestedPast(item, depth - 1));
+}
+
+/** A TOML front matter's fields as the daemon's tomllib reads them (`parseToml`); null for TOML it refuses,
+ * "deep" for fields nested past `MAX_DEPTH`. */
+function tomlFields(block: string): Record<string, unknown> | null | "deep" {
 	try {
-		return parseToml(block);
+		const fields = parseToml(block);
+		return nestedPast(fields, MAX_DEPTH) ? "deep" : fields;
 	} catch (error) {
+		if (error instanceof TomlTooDeep) return "deep";
 		if (error instanceof NotToml) return null;
 		throw error;
 	}
@@ -333,6 +347,7 @@ function tomlReason(text: string, now: number, zone: string, hidden = false): st
 	if (readers.length === 0) return null;
 	const fields = tomlFields(toml[1]);
 	const format = "TOML (entre deux +++)";
+	if (fields === "deep") return NOTE_TEST.frontmatterTooDeep(format);
 	if (fields === null) return hidden ? NOTE_TEST.commentBroken(format, readers.join(", ")) : NOTE_TEST.tomlBroken(readers.join(", "));
 	const reason = privateReason(fields, true, undefined, now, zone);
 	return reason === null ? null : hidden ? NOTE_TEST.commentKeeps(format, reason) : NOTE_TEST.tomlKeeps(reason);
@@ -389,6 +404,7 @@ function jsonReason(text: string, now: number, zone: string, hidden = false): st
 		const said = readers.map((line) => `\`${line[0].trim()}\``).join(", ");
 		return readers.length === 0 ? null : hidden ? NOTE_TEST.commentBroken(format, said) : NOTE_TEST.jsonBroken(said);
 	}
+	if (nestedPast(meta, MAX_DEPTH)) return readers.length === 0 ? null : NOTE_TEST.frontmatterTooDeep(format);
 	const seen = new Set<string>();
 	for (const line of readers.filter((line) => line[1] !== undefined)) {
 		const key = jsonKey(line);

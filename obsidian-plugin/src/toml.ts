@@ -16,6 +16,14 @@ export class NotToml extends SyntaxError {
 type Table = Record<string, unknown>;
 type Key = string[];
 
+/** Arrays and inline tables nested past the daemon's bound (visibility.py `_nested_past`, 32 levels):
+ * tomllib raises RecursionError or the daemon refuses them, and here the runtime's stack would run out. */
+export class TomlTooDeep extends SyntaxError {
+	constructor() {
+		super("TOML trop imbriqué");
+	}
+}
+
 /** A time of day alone (`07:32:00`), which no key that says who reads a note reads as a yes. */
 export class TomlTime {
 	constructor(readonly toml: string) {}
@@ -109,6 +117,7 @@ function nest(root: Table, key: Key, lists = true): Table {
 /** A reader of one TOML document, as tomllib's `loads`. */
 class Reader {
 	pos = 0;
+	private depth = 0; // arrays and inline tables open around `pos`
 	constructor(private readonly src: string) {}
 
 	private at(offset = 0): string {
@@ -326,8 +335,12 @@ class Reader {
 		if (this.starts("'")) return this.literal();
 		const word = this.sticky(WORD);
 		if (word) return WORDS[word[0].replace(/^\+/, "")];
-		if (this.starts("[")) return this.array();
-		if (this.starts("{")) return this.inlineTable();
+		if (this.starts("[") || this.starts("{")) {
+			if (++this.depth > 32) throw new TomlTooDeep();
+			const value = this.starts("[") ? this.array() : this.inlineTable();
+			this.depth--;
+			return value;
+		}
 		const date = this.sticky(DATETIME);
 		if (date) {
 			const [year, month, day] = [1, 2, 3].map((n) => Number(date[n]));
@@ -398,7 +411,7 @@ class Reader {
 	}
 }
 
-/** A TOML document's tables and values, as tomllib reads it; throws `NotToml` where it refuses it. */
+/** A TOML document's tables and values, as tomllib reads it; throws `NotToml` where it refuses it, `TomlTooDeep` past 32 levels of values. */
 export function parseToml(text: string): Table {
 	return new Reader(text.replace(/\r\n/g, "\n")).document();
 }

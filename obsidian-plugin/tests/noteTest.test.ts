@@ -264,6 +264,23 @@ describe("frontmatter reading", () => {
 		expect(broken(valid)).toBeNull();
 	});
 
+	it("says private a TOML or JSON front matter nested past 32 levels, which the daemon leaves out, where it said public or threw", () => {
+		const nested = (n: number, leaf = ""): string => `${"[".repeat(n)}${leaf}${"]".repeat(n)}`;
+		const toml = (block: string): string | null => privateReason(undefined, true, `+++\ndraft = false\n${block}\n+++\nCorps.\n`);
+		const json = (value: string): string | null => privateReason(undefined, true, `{"draft": false, "t": ${value}}\nCorps.\n`);
+		const tooDeep = (format: string): string => NOTE_TEST.frontmatterTooDeep(format);
+		// visibility.py `_nested_past(meta, MAX_DEPTH)`: a value 33 levels below the front matter's own
+		expect(toml(`t = ${nested(32, "1")}`)).toBe(tooDeep("TOML (entre deux +++)"));
+		expect(toml(`t = ${nested(33)}`)).toBe(tooDeep("TOML (entre deux +++)"));
+		expect(toml(`${Array(33).fill("a").join(".")} = 1`)).toBe(tooDeep("TOML (entre deux +++)"));
+		expect(toml(`t = ${nested(20_000)}`)).toBe(tooDeep("TOML (entre deux +++)")); // past the runtime's stack
+		expect(toml(`t = ${nested(32)}`)).toBeNull();
+		expect(toml(`${Array(32).fill("a").join(".")} = 1`)).toBeNull();
+		expect(json(nested(32, "1"))).toBe(tooDeep("JSON (un objet { … })"));
+		expect(json(nested(32))).toBeNull();
+		expect(privateReason(undefined, true, `{"title": ${nested(40)}}\nCorps.\n`)).toBeNull(); // no key that says who reads the note: the daemon reads none of it
+	});
+
 	it("reads Hugo's JSON front matter, text to Obsidian, as the daemon does: it may only keep the note private", () => {
 		const draft = '{\r\n  "title": "Projet",\r\n  "draft": true\r\n}\r\nCorps.\r\n';
 		expect(privateReason(undefined, true, draft)).toBe(NOTE_TEST.jsonKeeps(NOTE_TEST.draftYes("draft", "true")));
