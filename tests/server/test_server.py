@@ -995,16 +995,21 @@ def test_serve_missing_vault_exits_2(tmp_path):
 
 async def test_serve_answers_while_the_cache_is_written_and_waits_for_it(note_writer, tmp_path, monkeypatch, capsys):
     """`serve` starts answering before the index cache is written (a cold start or a restart
-    that found notes changed), and does not return until it is written."""
+    that found notes changed), and does not return until it is written. A note written less
+    than `RACY_NS` before its read is read again at the next start, and the cache then written
+    again once its stamps prove it: the last assertion held only while the test took under 3 s,
+    and failed on a loaded machine. The stamps are trusted at once here."""
     import asyncio
     import threading
 
     import aiohttp
 
     from grasbot import GrasBot, Settings
+    from grasbot.retrieval import vault as _vault
     from grasbot.server import app
     from grasbot.store import cache as _cache
 
+    monkeypatch.setattr(_vault, "RACY_NS", 0)
     note_writer("un.md", "title: Un\nvisibility: public", "Le jardin et les abeilles.")
     cache = tmp_path / "cache"
     settings = Settings.load(env={}, vault_dir=note_writer.root, port=0, cache_dir=cache, question_log="off", ollama_host=unused_url())
