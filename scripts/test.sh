@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
-echo "==> Python : lint et mise en forme (ruff : le paquet, les benchmarks, les scripts d'eval et les tests)"
-.venv/bin/ruff check daemon benchmarks eval tests
-.venv/bin/ruff format --check daemon benchmarks eval tests
+echo "==> Python : lint et mise en forme (ruff : le paquet, les benchmarks, les scripts d'eval, ceux du dépôt et les tests)"
+.venv/bin/ruff check daemon benchmarks eval scripts tests
+.venv/bin/ruff format --check daemon benchmarks eval scripts tests
 echo "==> Python : vérification des types (mypy : le paquet)"
 .venv/bin/mypy
 echo "==> Python : tests"
