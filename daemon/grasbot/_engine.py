@@ -1236,8 +1236,8 @@ class GrasBot:
         """Re-read what changed on disk and swap it in; on failure the old vault keeps serving.
         `scanned`: the files as `vault_files` walked them, if the caller walked them, and
         `skipped` the symbolic links it left out.
-        `known_only`: no folder listed, the served notes as their own files and dates say now
-        (`Vault.as_found`: none made public), what a reload that failed still applies
+        `known_only`: no folder listed but those of --exclude, the served notes as their own
+        files and dates say now (`Vault.as_found`: none made public), what a reload that failed still applies
         (`server.methods.reload_vault`), logged; nothing when nothing changed."""
         started = time.perf_counter()
         with self._reload_lock:

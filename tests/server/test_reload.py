@@ -476,3 +476,32 @@ async def test_a_path_through_a_link_made_to_an_excluded_folder_is_masked_after_
     assert (await rpc_result(client, "reload", {}, headers=OWNER))["errors"] == []
     assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
     assert "zorglub" not in bot_of(client).snapshot.index("visitor").readable_body("public/accueil.md")
+
+
+@pytest.mark.parametrize("how", ["moved", "written"])
+async def test_a_note_moved_into_an_excluded_folder_while_another_folder_cannot_be_read_has_its_new_path_masked(start_daemon, tmp_path, monkeypatch, how):
+    """The author moves a public note into a folder of --exclude, renamed (or writes a note there), while
+    another folder cannot be listed: the failed reload dropped the note, but listed no folder,
+    so its new path, `prive/zorglub` typed in a public note, reached visitors, and search found
+    the public note by the name, until a reload succeeded; `prive/zorglub` written before the
+    folder went unreadable was masked."""
+    root = tmp_path / "vault"
+    write_note(root, "pub/plan.md", "visibility: public", "Le plan du rucher.")
+    write_note(root, "pub/accueil.md", "visibility: public", "Les ruches ; voir prive/zorglub.")
+    write_note(root, "sous/ruche.md", "visibility: public", "La ruche pollinix du rucher.")
+    (root / "prive").mkdir()
+    client = await start_daemon(root, owner_token=OWNER_TOKEN, exclude="prive", rate_per_minute=1_000_000, rate_burst=1_000_000)
+    assert (await rpc_result(client, "health"))["vault_size"] == 3
+
+    _unlistable(monkeypatch, root / "sous")
+    if how == "moved":
+        (root / "pub" / "plan.md").rename(root / "prive" / "zorglub.md")
+    else:
+        write_note(root, "prive/zorglub.md", "visibility: private", "Le plan du rucher.")
+    assert (await rpc(client, "reload", {}, headers=OWNER))["error"]["code"] == -32004
+    assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+    assert "zorglub" not in bot_of(client).snapshot.index("visitor").readable_body("pub/accueil.md")
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "pollinix"}))["results"]] == ["sous/ruche.md"]
+    monkeypatch.undo()  # as a reload that succeeds masks it
+    assert (await rpc_result(client, "reload", {}, headers=OWNER))["errors"] == []
+    assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []

@@ -173,7 +173,9 @@ class Vault:
         What a reload that cannot list the vault (a folder unreadable) still applies: the
         previous vault kept serving, and in it a note its author made private, deleted or moved
         into a folder of --exclude stayed public for as long as the folder stayed so. A stat
-        each note (10,000: 60-80 ms, the stats' own time); only the files changed are read,
+        each note (10,000: 60-80 ms, the stats' own time), and the folders of --exclude listed
+        (`_excluded_now`: a note moved or written there has its path masked, never unmasked
+        here); only the files changed are read,
         those at a path that leads out of the vault or into a folder left out dropped, as the
         walk leaves them out (a note that is a link, or in a folder that is one, read so even
         unchanged: its stat is its target's)."""
@@ -185,6 +187,7 @@ class Vault:
         errors: list[Issue] = []
         real_root: Path | None = None
         linked: dict[str, bool] = {}  # each folder of the notes' paths: whether it is a symbolic link
+        excluded = self.excluded | _excluded_now(self.root, self.options)
         left_out = functools.cache(lambda: _inodes(self.root, self.excluded))
         linked_out: list[Issue] = []  # hard links to a note --exclude left out, left out too
         for rel, note in self.notes.items():
@@ -224,11 +227,11 @@ class Vault:
             if note.public and note.turns is not None and note.turns <= now:
                 notes[rel] = replace(note, public=False)
                 fresh.append(rel)
-        if not (fresh or gone or errors):
+        if not (fresh or gone or errors) and excluded == self.excluded:
             return self
         for rel in (*gone, *(issue.path for issue in errors)):
             del notes[rel]
-        excluded = self.excluded | {issue.path for issue in linked_out}
+        excluded |= {issue.path for issue in linked_out}
         vault = Vault(root=self.root, notes=notes, options=self.options, errors=[*self.errors, *errors], excluded=excluded)
         vault.warnings = [Issue(rel, w) for rel, note in notes.items() for w in note.warnings]
         vault.warnings += [w for w in self.warnings if w.message == NO_SUCH_FOLDER or w.path in self.excluded] + linked_out
@@ -1183,7 +1186,7 @@ def load_vault(
     for folder, named in excluded.items():  # `Templats` for `Templates/`: nothing would be left out, unsaid
         if not named:
             vault.warnings.append(Issue(folder, NO_SUCH_FOLDER))
-    vault.excluded = excluded_notes(root, (folder for named in excluded.values() for folder in named))
+    vault.excluded = excluded_notes(root, _named(excluded))
     left_out = functools.cache(lambda: _inodes(root, vault.excluded))
     linked_out: list[str] = []
     if scanned is None:
@@ -1217,6 +1220,18 @@ def load_vault(
     vault.excluded |= frozenset(linked_out)
     vault.excluded |= _through_links(root, skipped or (), vault.excluded)
     return _linked(vault, previous if reusable else None, fresh, unloaded)
+
+
+def _named(excluded: dict[str, list[str]]) -> Iterator[str]:
+    return (folder for named in excluded.values() for folder in named)
+
+
+def _excluded_now(root: Path, options: VaultOptions) -> frozenset[str]:
+    """The notes the folders of --exclude hold now, listed alone (`Vault.as_found`): a public
+    note moved into one while another folder cannot be listed left the site, but its new path,
+    typed in a public note, reached visitors until a reload succeeded. A folder that cannot be
+    listed gives nothing (the paths known before stay masked)."""
+    return excluded_notes(root, _named(_excluded_folders(root, options))) if options.exclude else frozenset()
 
 
 def _inodes(root: Path, paths: Iterable[str]) -> dict[tuple[int, int], str]:
