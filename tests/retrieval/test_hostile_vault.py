@@ -1138,6 +1138,25 @@ def test_a_hard_link_to_a_note_of_an_excluded_folder_is_left_out_and_masked(tmp_
     assert "copie" not in bot.snapshot.index("visitor").readable_body("pub/sain.md")
 
 
+def test_a_public_note_hard_linked_into_an_excluded_folder_leaves_the_site_while_a_folder_cannot_be_listed(tmp_path):
+    """`ln pub/plan.md exclu/plan.md` while a reload cannot list a folder: a good load leaves the
+    public note out (an excluded file is left out under every name), but `Vault.as_found`
+    compared its inode with the excluded notes the last good load had found, where the new name
+    was not: the note stayed served until a reload succeeded."""
+    root = tmp_path / "vault"
+    write_note(root, "pub/plan.md", "visibility: public", f"Le plan {SECRET}.")
+    write_note(root, "pub/sain.md", "visibility: public", "Les abeilles du jardin.")
+    (root / "exclu").mkdir()
+    options = VaultOptions(exclude=("exclu",))
+    vault = load_vault(root, options)
+    os.link(root / "pub" / "plan.md", root / "exclu" / "plan.md")
+    found = vault.as_found()
+    assert sorted(found.notes) == sorted(load_vault(root, options).notes) == ["pub/sain.md"]
+    assert found.excluded == {"exclu/plan.md", "pub/plan.md"}
+    told = "même fichier que exclu/plan.md (un lien physique), d'un dossier exclu par --exclude : laissé de côté"
+    assert [(w.path, w.message) for w in found.warnings] == [("pub/plan.md", told)]
+
+
 # ---------------------------------------------------------------- files that are not notes
 
 KINDS = ["note", "fifo", "folder.md", "socket", "broken-link", "link-to-fifo"]

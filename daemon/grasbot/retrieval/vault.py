@@ -175,7 +175,7 @@ class Vault:
         into a folder of --exclude stayed public for as long as the folder stayed so. A stat
         each note (10,000: 60-80 ms, the stats' own time), and the folders of --exclude listed
         (`_excluded_now`: a note moved or written there has its path masked, never unmasked
-        here); only the files changed are read,
+        here, and a public note hard-linked there is left out); only the files changed are read,
         those at a path that leads out of the vault or into a folder left out dropped, as the
         walk leaves them out (a note that is a link, or in a folder that is one, read so even
         unchanged: its stat is its target's)."""
@@ -188,7 +188,7 @@ class Vault:
         real_root: Path | None = None
         linked: dict[str, bool] = {}  # each folder of the notes' paths: whether it is a symbolic link
         excluded = self.excluded | _excluded_now(self.root, self.options)
-        left_out = functools.cache(lambda: _inodes(self.root, self.excluded))
+        left_out = functools.cache(functools.partial(_inodes, self.root, excluded))  # the names listed now too
         linked_out: list[Issue] = []  # hard links to a note --exclude left out, left out too
         for rel, note in self.notes.items():
             path = os.path.join(self.root, rel)
