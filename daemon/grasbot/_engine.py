@@ -1284,7 +1284,7 @@ class GrasBot:
             self.answers.forget(new)
             if known_only:
                 log.warning(
-                    "le coffre n'a pas pu être relu ; appliqué d'après les fichiers des notes déjà chargées (aucun dossier listé) : "
+                    "le coffre n'a pas pu être relu ; appliqué d'après les fichiers des notes déjà chargées (seuls les dossiers exclus listés) : "
                     "%d notes retirées, %d changées ; notes lisibles par les visiteurs : %d → %d",
                     len(old.vault.notes.keys() - new.vault.notes.keys()),
                     len(new.vault.changed_since(old.vault.notes) or ()),

@@ -163,7 +163,7 @@ class Vault:
         return delta.changed if delta is not None and delta.notes_base is notes else None
 
     def as_found(self) -> Vault:
-        """This vault as its notes' own files and dates say now, no folder listed: a note whose
+        """This vault as its notes' own files and dates say now, no folder listed but those of --exclude: a note whose
         file is gone, or is no note now, dropped; one whose file changed, or a date of its came
         (`Note.turns`), read again; one whose file cannot be read, private if its expiry came;
         never a note made public that was private here (a note turned public waits for a good
