@@ -1866,6 +1866,43 @@ def test_a_private_notes_new_permalink_typed_in_a_public_note_is_masked_after_a_
         assert visitor.masked == {"pub/a.md"}
 
 
+@pytest.mark.parametrize(
+    ("front", "typed"),
+    [
+        ('+++\ntitle = "Le plan"\nurl = "/labo/zorglub/"\n+++\n', "/labo/zorglub/"),
+        ('+++\ndraft = true\nurl = "/labo/zorglub/"\n+++\n', "https://example.org/labo/zorglub/#le-plan"),
+        ('+++\nURL = "/labo/zorglub.html"\n+++\n', "https://example.org/labo/zorglub.html"),  # Hugo reads a key in any case
+        ('+++\nslug = "zorglub-outil"\n+++\n', "/prive/zorglub-outil/"),  # the slug names the page in the note's folder
+        ('+++\ndraft = true\nslug = "Zorglub -- Outil"\n+++\n', "https://example.org/prive/zorglub-outil/"),
+        ('+++\naliases = ["/labo/ancien-zorglub/"]\n+++\n', "/labo/ancien-zorglub/"),
+        ('{\n  "title": "Le plan",\n  "url": "/labo/zorglub/"\n}\n', "/labo/zorglub/"),
+        ('{\n  "draft": true,\n  "slug": "zorglub-outil"\n}\n', "prive/zorglub-outil"),
+        ("#+title: Le plan\n#+url: /labo/zorglub/\n", "https://example.org/labo/zorglub/"),
+        ("#+draft: true\n#+slug: zorglub-outil\n", "/prive/zorglub-outil/"),
+        ('+++\nurl = "/labo/zorglub/" # %% brouillon %%\n+++\n', "/labo/zorglub/"),  # left in the body, as Obsidian shows it
+    ],
+)
+def test_a_private_notes_address_in_its_hugo_front_matter_typed_in_a_public_note_is_masked(tmp_path, front, typed):
+    """A private note whose Hugo front matter (TOML, JSON, Org) gives its page's address
+    (`url`, `slug`): typed in a public note, the address was shown to visitors and found the
+    public note by its words, where the same `url:` in YAML properties is masked. It is masked
+    now, at a start from the index cache too, and the note's source id stays its file's name's,
+    as the plugin's slug.ts makes it from Obsidian's properties alone."""
+    root = tmp_path / "vault"
+    (root / "prive").mkdir(parents=True)
+    (root / "prive" / "Plan.md").write_text(f"{front}Le prix du rachat d'Acme.\n", encoding="utf-8")
+    write_note(root, "pub/a.md", "visibility: public", f"Le jardin, voir {typed} pour la suite.")
+    settings = Settings.load(env={}, vault_dir=root)
+    cache = tmp_path / "cache"
+    build_snapshot(settings, cache_dir=cache)
+    for snapshot in (build_snapshot(settings), build_snapshot(settings, cache_dir=cache)):
+        assert snapshot.vault.notes["prive/Plan.md"].slug == "plan"
+        visitor = snapshot.index("visitor")
+        assert "prive/Plan.md" not in visitor.notes
+        assert visitor.readable_body("pub/a.md").strip() == "Le jardin, voir  pour la suite."
+        assert "zorglub" in snapshot.index("owner").readable_body("pub/a.md")
+
+
 def test_a_private_draft_that_keeps_its_public_copys_address_changes_neither_its_url_nor_its_mentions(tmp_path):
     """A private draft (`brouillons/annonce.md`) that keeps the `url:` of the public note it was
     copied from: the address is the public note's page, which visitors are given anyway. It was

@@ -248,6 +248,28 @@ async def test_a_private_notes_own_address_typed_in_a_public_note_is_masked(star
 
 
 @pytest.mark.parametrize(
+    ("front", "typed"),
+    [
+        ('+++\ntitle = "Le plan"\nurl = "/labo/zorglub/"\n+++\n', "/labo/zorglub/"),
+        ('+++\ndraft = true\nslug = "zorglub-outil"\n+++\n', "https://monsite.fr/prive/zorglub-outil/"),
+        ('{"draft": true, "url": "/labo/zorglub/"}\n', "(https://monsite.fr/labo/zorglub/#le-plan)"),
+        ("#+title: Le plan\n#+url: /labo/zorglub/\n", "labo/zorglub"),
+    ],
+)
+async def test_a_private_notes_address_in_its_hugo_front_matter_typed_in_a_public_note_is_masked(start_daemon, standin_ollama, tmp_path, front, typed):
+    """A private note's Hugo front matter (TOML between `+++`, JSON, Org `#+` lines) whose
+    `url` or `slug` gives the address its site publishes it at, typed in a public note's body:
+    the masking read those fields in YAML properties only, so « zorglub » reached visitors,
+    and a search by it found the public note."""
+    (tmp_path / "vault" / "prive").mkdir(parents=True)
+    (tmp_path / "vault" / "prive" / "Plan.md").write_text(f"{front}Le prix du rachat d'Acme.\n", encoding="utf-8")
+    client, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed)
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+    assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+
+
+@pytest.mark.parametrize(
     ("private", "fields", "typed"),
     [
         # the default GRASBOT_URL_MAP: projet=/portfolio/{slug}, competence=/competences/{slug}

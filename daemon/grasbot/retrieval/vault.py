@@ -79,6 +79,12 @@ class Note:
     # Quartz, the Digital Garden plugin: the page's whole address), masked in the public notes
     # when the note is not (`_urls.own_pages`)
     permalinks_written: tuple[str, ...] = ()
+    # a note without properties: the `slug` and `url` of the Hugo front matter it opens with
+    # (TOML, JSON, Org: `visibility.hugo_frontmatter`), as written. Hugo publishes it at them,
+    # masked in the public notes as `slug:` and `url:` are; no source id is made of them, which
+    # the plugin (slug.ts) reads from Obsidian's properties alone
+    hugo_slug_written: str | None = None
+    hugo_url_written: str | None = None
     # its page by GRASBOT_URL_MAP (`VaultOptions.url_map`), as a public note may type it
     # (`_urls.site_page`: `portfolio/plan` for `/portfolio/{slug}`), or None: its type has none
     site_page: str | None = None
@@ -88,8 +94,8 @@ class Note:
 
     @functools.cached_property
     def own_pages(self) -> tuple[str, ...]:
-        """The pages its own `slug:`, `url:`, `permalink:`, `dg-permalink:` or Hugo's `aliases:`
-        publish it at, and the page GRASBOT_URL_MAP gives it (`site_page`), that hold a folder
+        """The pages its own `slug:`, `url:` (a Hugo front matter's too), `permalink:`,
+        `dg-permalink:` or Hugo's `aliases:` publish it at, and the page GRASBOT_URL_MAP gives it (`site_page`), that hold a folder
         (`_urls.own_pages`: a page alone is words, masked by nothing). Made once a note, which a
         reload reuses while its file is unchanged: a hidden note's page that went is looked for
         among every note's (`index.former_pages`), 140 ms a reload at 10,000 notes that each
@@ -97,7 +103,8 @@ class Note:
         # Hugo's `aliases:` are the old addresses that redirect to the page, written from the
         # site's root (`/labo/ancien-plan/`); an Obsidian alias that opens on `/` is no name
         addresses = (*self.permalinks_written, *(alias for alias in self.aliases if alias.lstrip().startswith("/")))
-        pages = own_pages(self.path, self.slug_written, self.url_written, addresses) if self.slug_written or self.url_written or addresses else ()
+        slug, url = self.slug_written or self.hugo_slug_written, self.url_written or self.hugo_url_written
+        pages = own_pages(self.path, slug, url, addresses) if slug or url or addresses else ()
         if self.site_page and self.site_page not in pages:
             pages = tuple(sorted((*pages, self.site_page)))
         return tuple(page for page in pages if "/" in page)
@@ -633,8 +640,10 @@ _SLUG_FOLDER = re.compile(r"[^/\\\s]\s*[/\\]+\s*[^/\\\s]")
 
 # A Hugo front matter's fields read as the properties' are (`visibility.hugo_frontmatter`): the
 # note's names. Its `slug` and `url` are not: they make the note's source id, which the plugin
-# (slug.ts `noteSlug`) reads from Obsidian's properties alone, and the two would disagree
+# (slug.ts `noteSlug`) reads from Obsidian's properties alone, and the two would disagree; they
+# are read for the page Hugo publishes the note at (_HUGO_ADDRESS: `Note.own_pages`) alone
 _HUGO_FIELDS = frozenset({"title", "tags", "aliases"})
+_HUGO_ADDRESS = frozenset({"slug", "url"})
 
 
 def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
@@ -845,8 +854,12 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     prose, _ = code_dropped(body, code_in(body))
     shown_as = (body, prose)  # the text Obsidian shows, which who_reads reads, as « Tester cette note » does
     published: dict[str, Any] = {}
+    hugo_written: dict[str, str] = {}
     if not detected:
         end, published = visibility.hugo_frontmatter(text)
+        # where Hugo publishes the note, cut or not: masked, and in doubt masked
+        written = {key.lower(): value.strip() for key, value in published.items() if isinstance(key, str) and isinstance(value, str)}
+        hugo_written = {key: value for key, value in written.items() if key in _HUGO_ADDRESS and value}
         if end and body.startswith(text[:end]):  # else a comment that opens in it hides text below it: left as shown
             body = body[end:]
             prose, _ = code_dropped(body, code_in(body))
@@ -926,6 +939,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         slug_written=slug_written,
         url_written=url_written,
         permalinks_written=permalinks_written,
+        hugo_slug_written=hugo_written.get("slug"),
+        hugo_url_written=hugo_written.get("url"),
         site_page=page or None,
         turns=readers.turn,
     )
