@@ -1903,6 +1903,23 @@ def test_a_private_notes_address_in_its_hugo_front_matter_typed_in_a_public_note
         assert "zorglub" in snapshot.index("owner").readable_body("pub/a.md")
 
 
+@pytest.mark.parametrize("front", ['+++\nurl = "/blog/annonce-2025/"\n+++\n', '{"url": "/blog/annonce-2025/"}\n', "#+url: /blog/annonce-2025/\n"])
+def test_a_public_note_published_by_its_hugo_front_matter_at_a_private_drafts_address_keeps_it_shown(tmp_path, front):
+    """A public note whose Hugo front matter's `url` is the address a private draft's `url:`
+    keeps: the page is the public note's, as with the same `url:` in its properties, and
+    another public note's mention of it shows; an address no public note has stays masked."""
+    root = tmp_path / "vault"
+    (root / "blog").mkdir(parents=True)
+    (root / "blog" / "annonce.md").write_text(f"{front}Nous annonçons la fête des abeilles.\n", encoding="utf-8")
+    write_note(root, "brouillons/annonce.md", "visibility: private\nurl: /Blog/Annonce-2025/", "Le brouillon de l'annonce.")
+    write_note(root, "brouillons/labo.md", "visibility: private\nurl: /labo/zorglub/", "Le labo.")
+    write_note(root, "pub/a.md", None, "Le jardin, voir https://monsite.fr/blog/annonce-2025/ pour la fête, et /labo/zorglub/ pour le reste.")
+    snapshot = build_snapshot(Settings.load(env={"GRASBOT_DEFAULT_VISIBILITY": "public"}, vault_dir=root))
+    visitor = snapshot.index("visitor")
+    assert "blog/annonce.md" in visitor.notes and "brouillons/annonce.md" not in visitor.notes
+    assert visitor.readable_body("pub/a.md").strip() == "Le jardin, voir https://monsite.fr/blog/annonce-2025/ pour la fête, et  pour le reste."
+
+
 def test_a_private_draft_that_keeps_its_public_copys_address_changes_neither_its_url_nor_its_mentions(tmp_path):
     """A private draft (`brouillons/annonce.md`) that keeps the `url:` of the public note it was
     copied from: the address is the public note's page, which visitors are given anyway. It was

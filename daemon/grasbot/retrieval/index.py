@@ -289,8 +289,8 @@ def hidden_paths(
 def _unpublished(pages: list[str], public: Mapping[str, Note]) -> list[str]:
     """`pages` but those a public note is published at too, which lead to it: its path's page,
     the page GRASBOT_URL_MAP gives it (`Note.site_page`: a public note and a private one that
-    share a slug share `/portfolio/{slug}`), or its own `url:`, `permalink:` or `dg-permalink:`
-    as written (a private draft that keeps
+    share a slug share `/portfolio/{slug}`), or its own `url:` (a Hugo front matter's `url`
+    too), `permalink:` or `dg-permalink:` as written (a private draft that keeps
     the `url:` of the public note it was copied from: masked as the draft's, the public note's
     url became its path's, a page the site does not have). Not its `slug:`, which Hugo reads as
     a name in the note's folder: `slug: labo/plan` in `jardin/` is a page of its own, and a
@@ -301,8 +301,9 @@ def _unpublished(pages: list[str], public: Mapping[str, Note]) -> list[str]:
     wanted = {page.lower() for page in pages}
     claimed = {page.lower() for page in pages if f"{page}.md" in public}
     for note in public.values():
-        if note.url_written or note.permalinks_written:
-            claimed.update(page for value in (note.url_written, *note.permalinks_written) if value and (page := value.strip().strip("/").lower()) in wanted)
+        if note.url_written or note.hugo_url_written or note.permalinks_written:
+            written = (note.url_written or note.hugo_url_written, *note.permalinks_written)
+            claimed.update(page for value in written if value and (page := value.strip().strip("/").lower()) in wanted)
         if note.site_page and note.site_page.lower() in wanted:  # the page GRASBOT_URL_MAP gives it
             claimed.add(note.site_page.lower())
     return [page for page in pages if page.lower() not in claimed] if claimed else pages
