@@ -12,7 +12,8 @@ address, `https://…/README.md`), its vault path without `.md` (`prive/plan`, a
 note in a folder) or as a static site publishes its page (`/prive/plan/`, `prive/plan/index.html`,
 `prive/plan.html`; `prive/mon-plan/`, `prive/Mon+plan` for `prive/Mon plan.md`, `prive/ete/` for
 `prive/Été.md`: `_pages`), the page its own `slug:`, `url:`, `permalink:`, Digital Garden's
-`dg-permalink:` or Hugo's `aliases:` publish it at (`labo/plan/`: `Note.own_pages`; not one a
+`dg-permalink:`, Hugo's `aliases:`, or the `url` and `slug` of a Hugo front matter (TOML, JSON,
+Org) publish it at (`labo/plan/`: `Note.own_pages`; not one a
 public note is published at too: `index._unpublished`), and a wikilink or `obsidian://` URI to
 it left in code. Only path-shaped text goes: a private note `Projet.md` leaves the word « projet » alone,
 and a path without `.md` holds a folder and is read whole (`prive/planning` is not `prive/plan`).
