@@ -259,8 +259,10 @@ export function nearlyVisibility(key: string): boolean {
 const LATE_FRONTMATTER = /^[\s\x1c-\x1f\x85\u200b-\u200d\u2060\ufeff]*---[ \t\u00a0\u200b-\u200d\u2060\ufeff]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/;
 // a key as Python's `\w` reads it, a letter or digit of any script (`visibilité`), not only ASCII's
 const READER_LINE = /^[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_.-]*(?: +[\p{L}\p{N}_.-]+)*)[ \t]*:/gmu;
+// the fields the daemon reads as the text written (retrieval/frontmatter.py `TEXT_FIELDS`)
+const TEXT_FIELDS = ["title", "slug", "type", "source", "updated", "domains", "tags", "aliases", "answers", "linked", "related"];
 // the keys the daemon reads (retrieval/visibility.py `_FIELDS`): a frontmatter with none of them is text to it
-const KNOWN_KEYS = ["visibility", "priority", "title", "slug", "type", "source", "updated", "domains", "tags", "aliases", "answers", "linked", "related"];
+const KNOWN_KEYS = ["visibility", "priority", ...TEXT_FIELDS];
 
 // the keys that say who may read a note (retrieval/visibility.py `_READER_KEYS`: Hugo's dates too)
 const READER_KEYS: readonly string[] = ["visibility", ...PUBLISH_KEYS, ...HIDING_KEYS, ...UNWRITTEN_KEYS, ...PUBLISH_DATE_KEYS, ...EXPIRY_DATE_KEYS];
@@ -513,7 +515,50 @@ function commentReason(text: string, now: number, zone: string): string | null {
 }
 
 // Obsidian's properties at the top of a note: the block a lower one is not
-const TOP_FRONTMATTER = /^---[ \t]*\n(?:[\s\S]*?\n)?---[ \t]*(?:\n|$)/;
+const TOP_FRONTMATTER = /^---[ \t]*\n(?:([\s\S]*?)\n)?---[ \t]*(?:\n|$)/;
+// what the daemon's YAML reads as a date in a plain scalar (retrieval/frontmatter.py `_TIMESTAMP`), and then makes one
+const YAML_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:Z|[-+](?:[01]\d|2[0-3])(?::[0-5]\d)?)?)?$/;
+
+/** The lines of each top-level field of a YAML header, by its key as written (quotes taken off):
+ * its own line and those that follow it, indented, list items or comments. */
+function fieldLines(header: string): Map<string, string> {
+	const fields = new Map<string, string>();
+	let key: string | undefined;
+	for (const line of header.split("\n")) {
+		if (/^[^\s#-]/.test(line)) {
+			const named = /^(?:"([^"]*)"|'([^']*)'|([^"'][^:]*?))[ \t]*:(?:[ \t]|$)/.exec(line);
+			key = named ? (named[1] ?? named[2] ?? named[3]) : undefined;
+		}
+		if (key !== undefined) fields.set(key, `${fields.get(key) ?? ""}${line}\n`);
+	}
+	return fields;
+}
+
+/** The first value of the note's properties that the daemon's YAML reads as a date or a time no
+ * calendar has (`created: 2024-02-30`, `0000-01-01`, `24:00:00`), which Python's datetime refuses
+ * and the daemon's load with it (retrieval/vault.py `parse_note`: the note is left out), as
+ * `[its keys, the value]`, or null. Obsidian gives such a value as text, quoted or not: its
+ * field's lines in the note's text tell; a field the daemon reads as the text written
+ * (`TEXT_FIELDS`, and lists in them) is text either way. */
+function impossibleDate(frontmatter: Record<string, unknown>, text: string): [string, string] | null {
+	const lines = fieldLines(TOP_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"))?.[1] ?? "");
+	// the value as a plain scalar: after a key's colon, a list's dash or a flow collection's opening or comma, up to its end
+	const plain = (value: string, written: string): boolean =>
+		new RegExp(String.raw`(?:[:-][ \t]+|[[{,][ \t]*)${value.replace(/[.+]/g, "\\$&")}(?=[ \t]*(?:$|[,\]}])|[ \t]+#)`, "m").test(written);
+	const read = [new Set<object>(), new Set<object>()]; // each list or mapping once, as text or not: an alias is the same one again
+	const find = (value: unknown, keys: string, written: string, asText: boolean): [string, string] | null => {
+		if (typeof value === "string") return !asText && YAML_TIMESTAMP.test(value) && dateInstant(value) === null && plain(value, written) ? [keys, value] : null;
+		if (value === null || typeof value !== "object" || read[Number(asText)].has(value)) return null;
+		read[Number(asText)].add(value);
+		if (Array.isArray(value)) return value.reduce<[string, string] | null>((found, item) => found ?? find(item, keys, written, asText), null);
+		return Object.entries(value).reduce<[string, string] | null>((found, [key, item]) => found ?? find(item, `${keys}.${key}`, written, false), null);
+	};
+	return Object.entries(frontmatter).reduce<[string, string] | null>(
+		(found, [key, value]) => found ?? find(value, key, lines.get(key) ?? "", TEXT_FIELDS.includes(key.toLowerCase())),
+		null,
+	);
+}
+
 // What the author hid, as the daemon reads it (retrieval/markdown.py `_HIDDEN`): code first, where
 // a `%%` is shown, then a comment, one left open running to the end of the note
 const FENCED = String.raw`^ {0,3}(?<ticks>\`{3,})[^\`\n]*$[\s\S]*?^ {0,3}\k<ticks>\`*[ \t]*$|^ {0,3}(?<tildes>~{3,})[^\n]*$[\s\S]*?^ {0,3}\k<tildes>~*[ \t]*$`;
@@ -588,7 +633,8 @@ function lowerReason(shown: string, now: number, zone: string): string | null {
 }
 
 /** Why visitors cannot see the note, or null when they can (or it is up to the daemon).
- * `text`: the note's text, for a frontmatter Obsidian does not read (after blank lines). */
+ * `text`: the note's text, for a frontmatter Obsidian does not read (after blank lines), and for
+ * what its properties hold unquoted, which Obsidian gives as the daemon does not. */
 export function privateReason(
 	frontmatter: Record<string, unknown> | undefined,
 	defaultPublic?: boolean,
@@ -596,6 +642,8 @@ export function privateReason(
 	now: number = Date.now(),
 	zone = "UTC",
 ): string | null {
+	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, text) : null;
+	if (unmade) return NOTE_TEST.dateImpossible(...unmade); // the daemon loads no note, before it reads who may see it
 	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
 		const late =
 			lateReason(text, defaultPublic, now, zone) ??

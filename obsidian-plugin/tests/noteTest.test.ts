@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { parseYaml } from "obsidian";
 import { describe, expect, it, vi } from "vitest";
 import { NOTE_TEST } from "../src/messages";
 import { dateInstant, type NoteUnderTest, privateReason, questionsOf, testNote } from "../src/noteTest";
@@ -9,7 +10,7 @@ import { source } from "./helpers";
 
 const VISIBILITY_CASES = (
 	JSON.parse(readFileSync(path.join(__dirname, "..", "..", "shared-protocol", "cases", "visibility.json"), "utf8")) as {
-		cases: { frontmatter: Record<string, unknown> | null; text?: string; default_public: boolean; public: boolean; private_by: string | null }[];
+		cases: { frontmatter: Record<string, unknown> | null; text?: string; default_public: boolean; public: boolean; left_out?: boolean; private_by: string | null }[];
 	}
 ).cases;
 
@@ -220,10 +221,11 @@ describe("frontmatter reading", () => {
 	});
 
 	it("runs the shared visibility cases (shared-protocol/cases/visibility.json) as the daemon does", () => {
-		for (const { frontmatter, text, default_public, public: isPublic, private_by } of VISIBILITY_CASES) {
+		for (const { frontmatter, text, default_public, public: isPublic, left_out, private_by } of VISIBILITY_CASES) {
 			const reason = privateReason(frontmatter ?? undefined, default_public, text);
 			const which = JSON.stringify(frontmatter ?? text);
 			expect(reason === null, which).toBe(isPublic);
+			expect(reason?.includes("le démon ignore la note") ?? false, which).toBe(left_out ?? false);
 			if (private_by) expect(reason?.toLowerCase(), which).toContain(`\`${private_by}: `);
 		}
 	});
@@ -334,6 +336,35 @@ describe("frontmatter reading", () => {
 			NOTE_TEST.dateUnreadable("expiryDate", "0000-06-01T09:00:00Z"),
 		);
 		expect(privateReason({ visibility: "public", publishDate: "0001-01-01" }, false)).toBeNull(); // Go's zero date: Python's first day
+	});
+
+	it("says left out, as the daemon leaves it, a note whose properties hold an unquoted date or time no calendar has, where it said public", () => {
+		// Obsidian gives `created: 2024-02-30` as text; the daemon's YAML reads it as a date, cannot make it, and loads no note
+		const verdict = (header: string): string | null => {
+			const frontmatter = parseYaml(header) as Record<string, unknown>;
+			return privateReason(frontmatter, true, `---\n${header}\n---\nCorps.\n`);
+		};
+		expect(verdict("visibility: public\ncreated: 2024-02-30")).toBe(NOTE_TEST.dateImpossible("created", "2024-02-30"));
+		expect(verdict("date: 0000-01-01")).toBe(NOTE_TEST.dateImpossible("date", "0000-01-01")); // year 0
+		expect(verdict("visibility: public\nprojet:\n  fin: 2023-02-29T10:00:00Z")).toBe(NOTE_TEST.dateImpossible("projet.fin", "2023-02-29T10:00:00Z"));
+		expect(verdict("jours: [2024-01-01, 2024-13-01]")).toBe(NOTE_TEST.dateImpossible("jours", "2024-13-01"));
+		expect(verdict("jours:\n  - 2024-01-01 24:00:00")).toBe(NOTE_TEST.dateImpossible("jours", "2024-01-01 24:00:00"));
+		expect(verdict("visibility: private\nfin: 2016-12-31T23:59:60Z")).toBe(NOTE_TEST.dateImpossible("fin", "2016-12-31T23:59:60Z")); // left out before it is read
+		expect(verdict("publishDate: 2024-02-30")).toBe(NOTE_TEST.dateImpossible("publishDate", "2024-02-30"));
+		// what the daemon loads: quoted, a field it reads as the text written, a form its YAML reads as no date, a date that is one
+		for (const header of [
+			'created: "2024-02-30"',
+			"created: '2024-02-30' # 2024-02-30",
+			"updated: 2023-02-29 10:00:00",
+			"tags: [2024-02-30, [0000-01-01]]",
+			"created: 2024-02-30 10:00",
+			"created: 2024-2-30",
+			"created: 2024-02-29",
+			"created: 2024-02-30 et 31",
+			"created: |-\n  2024-02-30",
+		]) {
+			expect(verdict(header), header).toBeNull();
+		}
 	});
 
 	it("reads a note's dates as the daemon does, in each zone (shared-protocol/cases/dates.json)", () => {
