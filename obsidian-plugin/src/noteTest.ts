@@ -320,6 +320,31 @@ function nestedPast(value: unknown, depth: number): boolean {
 	return inside.some((item) => nestedPast(item, depth - 1));
 }
 
+/** Whether lists and mappings nest in YAML properties past `depth` levels, as the daemon counts
+ * them before it loads a note (retrieval/frontmatter.py `_check_bounds`: the properties' own mapping
+ * is a level, an empty list one too, where `nestedPast` counts what a level holds); each read once,
+ * as an alias is the same list or mapping again, and one that holds itself is past any bound. */
+function yamlNestedPast(properties: Record<string, unknown>, depth: number): boolean {
+	const levels = new Map<object, number>();
+	const reading = new Set<object>();
+	const levelsOf = (value: unknown, room: number): number => {
+		if (value === null || typeof value !== "object" || value instanceof Date) return 0;
+		const known = levels.get(value);
+		if (known !== undefined) return known;
+		if (room === 0 || reading.has(value)) return Infinity;
+		reading.add(value);
+		let deepest = 0;
+		for (const item of Array.isArray(value) ? value : Object.values(value)) {
+			deepest = Math.max(deepest, levelsOf(item, room - 1));
+			if (deepest === Infinity) break;
+		}
+		reading.delete(value);
+		levels.set(value, deepest + 1);
+		return deepest + 1;
+	};
+	return levelsOf(properties, depth) > depth;
+}
+
 /** A TOML front matter's fields as the daemon's tomllib reads them (`parseToml`); null for TOML it refuses,
  * "deep" for fields nested past `MAX_DEPTH`. */
 function tomlFields(block: string): Record<string, unknown> | null | "deep" {
@@ -642,8 +667,10 @@ export function privateReason(
 	now: number = Date.now(),
 	zone = "UTC",
 ): string | null {
+	// what keeps the daemon from loading the note, before it reads who may see it: its bounds, then its dates
+	if (text !== undefined && frontmatter && yamlNestedPast(frontmatter, MAX_DEPTH)) return NOTE_TEST.propertiesTooDeep;
 	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, text) : null;
-	if (unmade) return NOTE_TEST.dateImpossible(...unmade); // the daemon loads no note, before it reads who may see it
+	if (unmade) return NOTE_TEST.dateImpossible(...unmade);
 	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
 		const late =
 			lateReason(text, defaultPublic, now, zone) ??

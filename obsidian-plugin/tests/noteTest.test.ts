@@ -367,6 +367,26 @@ describe("frontmatter reading", () => {
 		}
 	});
 
+	it("says left out, as the daemon leaves it, a note whose YAML properties nest lists or fields past 32 levels, where it said public", () => {
+		const nested = (n: number, leaf = ""): string => `${"[".repeat(n)}${leaf}${"]".repeat(n)}`;
+		const block = (n: number): string => `${Array.from({ length: n }, (_, i) => `${"  ".repeat(i)}a:`).join("\n")} 1`;
+		const verdict = (header: string): string | null => privateReason(parseYaml(header) as Record<string, unknown>, true, `---\n${header}\n---\nCorps.\n`);
+		// frontmatter.py `_check_bounds`: the properties' own mapping is a level, an empty list or mapping one too, an alias its value again
+		for (const header of [
+			`x: ${nested(32)}`,
+			`visibility: private\nx: ${nested(31, "{a: 1}")}`,
+			`x: ${nested(31, "{}")}`,
+			block(33),
+			`a: &a ${nested(31, "1")}\nb: [*a]`,
+			"x: &a [*a]", // an alias to the list that holds it: the daemon's « elles ne finissent jamais »
+		]) {
+			expect(verdict(header), header).toBe(NOTE_TEST.propertiesTooDeep);
+		}
+		for (const header of [`x: ${nested(31)}`, `x: ${nested(31, "1")}`, `x: ${nested(30, "{}")}`, block(32), `a: &a ${nested(30, "1")}\nb: [*a, *a]`]) {
+			expect(verdict(header), header).toBeNull();
+		}
+	});
+
 	it("reads a note's dates as the daemon does, in each zone (shared-protocol/cases/dates.json)", () => {
 		for (const { value, zone, utc } of DATE_CASES) {
 			expect(dateInstant(value, zone), `${value} in ${zone}`).toBe(utc === null ? null : Date.parse(utc));
