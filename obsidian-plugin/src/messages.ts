@@ -227,6 +227,7 @@ export const NOTE_TEST = {
 		`La note commence par un front matter TOML (entre deux +++) invalide, qui dit qui peut lire la note (${said}) : dans le doute, le démon la garde privée. Corrigez-le, ou mettez ses champs en YAML dans les propriétés de la note.`,
 	frontmatterTooDeep: (format: string) =>
 		`Le front matter ${format} en tête de la note imbrique des listes ou des champs sur plus de 32 niveaux : le démon ignore la note, qu'aucun visiteur ne voit donc. Réduisez ses niveaux, ou mettez ses champs en YAML dans les propriétés de la note.`,
+	yamlNotLoaded: "YAML que le démon ne charge pas : des listes ou des champs sur plus de 32 niveaux, ou une date qui n'existe pas",
 	propertiesTooDeep:
 		"Les propriétés de la note imbriquent des listes ou des champs sur plus de 32 niveaux : le démon ignore la note, qu'aucun visiteur ne voit donc. Réduisez leurs niveaux.",
 	jsonKeeps: (reason: string) =>

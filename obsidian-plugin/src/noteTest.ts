@@ -283,7 +283,7 @@ function lateReason(text: string, defaultPublic: boolean | undefined, now: numbe
 	if (second && !says) return null;
 	let meta: unknown;
 	try {
-		meta = parseYaml(late[1]);
+		meta = loadedYaml(late[1]);
 	} catch {
 		return says ? (second ? NOTE_TEST.secondBroken : NOTE_TEST.lateBroken) : null;
 	}
@@ -500,10 +500,10 @@ function orgReason(text: string, now: number, zone: string, hidden = false): str
 const COMMENT_OPENING = /^(?:[\s\u200b-\u200d\u2060\ufeff]*<!--[^\n]*\n)+/;
 const COMMENTED_YAML = /^[\s\u200b-\u200d\u2060\ufeff]*---([^\n]*\n[\s\S]*?)(?:\n---|(?<open>(?![\s\S])))/;
 
-/** `parseYaml`'s reading of `text`, or undefined where it throws (broken YAML). */
+/** `loadedYaml`'s reading of `text`, or undefined where it throws (broken YAML). */
 function yamlOrUndefined(text: string): unknown {
 	try {
-		return parseYaml(text);
+		return loadedYaml(text);
 	} catch {
 		return undefined;
 	}
@@ -563,10 +563,10 @@ function fieldLines(header: string): Map<string, string> {
  * calendar has (`created: 2024-02-30`, `0000-01-01`, `24:00:00`), which Python's datetime refuses
  * and the daemon's load with it (retrieval/vault.py `parse_note`: the note is left out), as
  * `[its keys, the value]`, or null. Obsidian gives such a value as text, quoted or not: its
- * field's lines in the note's text tell; a field the daemon reads as the text written
+ * field's lines in `header`, the YAML as written, tell; a field the daemon reads as the text written
  * (`TEXT_FIELDS`, and lists in them) is text either way. */
-function impossibleDate(frontmatter: Record<string, unknown>, text: string): [string, string] | null {
-	const lines = fieldLines(TOP_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"))?.[1] ?? "");
+function impossibleDate(frontmatter: Record<string, unknown>, header: string): [string, string] | null {
+	const lines = fieldLines(header);
 	// the value as a plain scalar: after a key's colon, a list's dash or a flow collection's opening or comma, up to its end
 	const plain = (value: string, written: string): boolean =>
 		new RegExp(String.raw`(?:[:-][ \t]+|[[{,][ \t]*)${value.replace(/[.+]/g, "\\$&")}(?=[ \t]*(?:$|[,\]}])|[ \t]+#)`, "m").test(written);
@@ -582,6 +582,17 @@ function impossibleDate(frontmatter: Record<string, unknown>, text: string): [st
 		(found, [key, value]) => found ?? find(value, key, lines.get(key) ?? "", TEXT_FIELDS.includes(key.toLowerCase())),
 		null,
 	);
+}
+
+/** `parseYaml`'s reading of a block Obsidian shows as text, which throws where the daemon's
+ * load_frontmatter raises too (visibility.py `_yaml_or_broken`): lists or mappings nested past
+ * its bound, an unquoted date no calendar has; the daemon reads such a block as broken YAML. */
+function loadedYaml(block: string): unknown {
+	const meta: unknown = parseYaml(block);
+	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return meta;
+	const fields = meta as Record<string, unknown>;
+	if (yamlNestedPast(fields, MAX_DEPTH) || impossibleDate(fields, block)) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+	return meta;
 }
 
 // What the author hid, as the daemon reads it (retrieval/markdown.py `_HIDDEN`): code first, where
@@ -642,7 +653,7 @@ function lowerReason(shown: string, now: number, zone: string): string | null {
 		if (reader) {
 			let meta: unknown = null;
 			try {
-				meta = parseYaml(fields);
+				meta = loadedYaml(fields);
 			} catch {
 				// not YAML, but it says who may read the note: private
 			}
@@ -669,7 +680,7 @@ export function privateReason(
 ): string | null {
 	// what keeps the daemon from loading the note, before it reads who may see it: its bounds, then its dates
 	if (text !== undefined && frontmatter && yamlNestedPast(frontmatter, MAX_DEPTH)) return NOTE_TEST.propertiesTooDeep;
-	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, text) : null;
+	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, TOP_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"))?.[1] ?? "") : null;
 	if (unmade) return NOTE_TEST.dateImpossible(...unmade);
 	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
 		const late =

@@ -387,6 +387,22 @@ describe("frontmatter reading", () => {
 		}
 	});
 
+	it("says private, as YAML that does not load, a block Obsidian shows as text with an unquoted date no calendar has or nested past 32 levels", () => {
+		// the daemon's load_frontmatter raises on it: a late, second, lower or commented block that names a key saying who reads the note keeps it private
+		const deep = `${"[".repeat(32)}${"]".repeat(32)}`;
+		expect(privateReason(undefined, true, "\n---\nvisibility: public\ncreated: 2024-02-30\n---\nCorps.\n")).toBe(NOTE_TEST.lateBroken);
+		expect(privateReason(undefined, true, `\n---\nvisibility: public\nx: ${deep}\n---\nCorps.\n`)).toBe(NOTE_TEST.lateBroken);
+		expect(privateReason({ title: "a" }, true, "---\ntitle: a\n---\n\n---\ndraft: false\ncreated: 2024-02-30\n---\nCorps.\n")).toBe(NOTE_TEST.secondBroken);
+		const lower = (block: string): string | null => privateReason({ visibility: "public" }, true, `---\nvisibility: public\n---\nTexte.\n\n---\n${block}\n---\nSuite.\n`);
+		expect(lower("visibility: public\ncreated: 2024-02-30")).toBe(NOTE_TEST.lowerBlock("visibility: public"));
+		const comment = NOTE_TEST.commentBroken("YAML (entre deux ---)", "`draft: false`");
+		expect(privateReason(undefined, true, "<!--\n---\ndraft: false\ncreated: 2024-02-30\n---\n-->\nCorps.\n")).toBe(comment);
+		expect(privateReason(undefined, true, `<!--\n---\ndraft: false\nx: ${deep}\n---\n-->\nCorps.\n`)).toBe(comment);
+		// quoted, or naming no such key: as before
+		expect(lower("visibility: public\ncreated: '2024-02-30'")).toBeNull();
+		expect(privateReason(undefined, true, "\n---\ntitle: Note\ncreated: 2024-02-30\n---\nCorps.\n")).toBeNull();
+	});
+
 	it("reads a note's dates as the daemon does, in each zone (shared-protocol/cases/dates.json)", () => {
 		for (const { value, zone, utc } of DATE_CASES) {
 			expect(dateInstant(value, zone), `${value} in ${zone}`).toBe(utc === null ? null : Date.parse(utc));
