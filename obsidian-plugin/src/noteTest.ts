@@ -448,7 +448,7 @@ function jsonReason(text: string, now: number, zone: string, hidden = false): st
 const ORG_FRONTMATTER = /^[\s\u200b-\u200d\u2060\ufeff]*(#\+[^\n]*(?:\n#\+[^\n]*)*)/;
 const ORG_KEYWORD = /^#\+([^:]+):(?:[ \t\f\r]+([^\n]*)|[ \t\f\r]*$)/;
 const ORG_NAMED = /^#\+[ \t]*([^:\s]+)/;
-const ORG_DATE = /[<[](\d{4}-\d{2}-\d{2}) [^\n]*[>\]]/;
+const ORG_DATE = /[<[](\d{4}-\d{2}-\d{2}) /;
 const ORG_DATE_KEYS = ["date", "lastmod", "publishdate", "expirydate"];
 
 /** Org front matter's `#+key: value` lines as Hugo reads them (retrieval/visibility.py `_org_fields`):
@@ -465,12 +465,19 @@ function orgFields(lines: string[]): Record<string, unknown> {
 	}
 	const fields: Record<string, unknown> = {};
 	for (const [key, value] of given) {
-		const day = ORG_DATE_KEYS.includes(key) ? ORG_DATE.exec(value) : null;
 		if (key.endsWith("[]")) fields[key.slice(0, -2)] = value.split(/\s+/).filter(Boolean);
 		else if (value.includes("\n")) fields[key] = value.split("\n");
-		else fields[key] = day ? day[1] : value;
+		else fields[key] = (ORG_DATE_KEYS.includes(key) ? orgDay(value) : null) ?? value;
 	}
 	return fields;
+}
+
+/** The day of the first Org date a `>` or `]` closes further on in `value`, one line (retrieval/visibility.py
+ * `_org_day`): the opening searched before the last of them only, where `[<[](day) [^\n]*[>\]]` read the rest of
+ * the line again from each `<` (a line of `<2020-01-01 ` never closed: 240 KB froze Obsidian 20 s). */
+function orgDay(value: string): string | null {
+	const closing = Math.max(value.lastIndexOf(">"), value.lastIndexOf("]"));
+	return ORG_DATE.exec(value.slice(0, Math.max(closing, 0)))?.[1] ?? null;
 }
 
 /** Why Hugo's Org front matter keeps the note private, as the daemon reads it (retrieval/visibility.py

@@ -297,6 +297,14 @@ describe("frontmatter reading", () => {
 		expect(privateReason(undefined, true, "#+title: Projet\n\n#+draft: true\nCorps.\n")).toBeNull();
 	});
 
+	it("reads an Org date never closed in linear time, where 240 KB of `<2020-01-01 ` froze Obsidian 20 s, and the day as before", () => {
+		const opened = "<2020-01-01 ".repeat(50_000);
+		expect(privateReason(undefined, true, `#+draft: false\n#+date: ${opened}\nCorps.\n`)).toBeNull();
+		const expired = privateReason(undefined, true, "#+draft: false\n#+expirydate: <2020-01-01 ]\nCorps.\n");
+		expect(expired).not.toBeNull();
+		expect(privateReason(undefined, true, `#+draft: false\n#+expirydate: ${opened}]\nCorps.\n`)).toBe(expired);
+	});
+
 	it("reads Hugo's front matter in an HTML comment at the top of the note, which Obsidian hides, as the daemon does: it may only keep the note private", () => {
 		const yaml = "YAML (entre deux ---)";
 		expect(privateReason(undefined, true, "<!--\r\n---\r\ntitle: Projet\r\ndraft: true\r\n---\r\n-->\r\nCorps.\r\n")).toBe(

@@ -1456,6 +1456,18 @@ def test_a_hugo_org_front_matter_that_withholds_the_note_keeps_it_private(note_w
     assert "publie.md" not in said and "plus-bas.md" not in said
 
 
+def test_an_org_date_never_closed_is_read_in_linear_time():
+    """An Org date key's value of many `<2020-01-01 ` and no `>` or `]` was searched again from
+    each `<` to the end of the line (the pattern's `.*`, then backtracking): 240 KB took 100 s,
+    this 600 KB note most of an hour, in every load of a note that opens with `#+` lines. The
+    day is the first date a `>` or `]` closes further on, as before."""
+    opened = "<2020-01-01 " * 50_000
+    assert visibility.hugo_frontmatter(f"#+date: {opened}\nCorps.")[1] == {"date": opened.strip()}
+    assert visibility.hugo_frontmatter(f"#+date: {opened}]\nCorps.")[1] == {"date": "2020-01-01"}
+    assert visibility.hugo_frontmatter("#+date: x <2020-01-01 <2021-02-03 Wed> y\n")[1] == {"date": "2020-01-01"}
+    assert visibility.hugo_frontmatter("#+date: ] <2020-01-01 \n")[1] == {"date": "] <2020-01-01"}
+
+
 def test_a_hugo_front_matter_in_an_html_comment_that_withholds_the_note_keeps_it_private(note_writer):
     """Hugo reads a front matter wrapped in an HTML comment at the top of a content file (its
     lexer: `<!--`, the rest of that line skipped, then YAML, TOML, JSON or Org front matter as at
