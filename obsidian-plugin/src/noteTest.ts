@@ -312,6 +312,15 @@ function tomlKey(written: string): string | undefined {
 /** The daemon's bound on a front matter's nesting (retrieval/frontmatter.py `MAX_DEPTH`). */
 const MAX_DEPTH = 32;
 
+// A dotted key of more parts than `MAX_DEPTH` where TOML reads a key (a line's start, a table's header, an inline
+// table's `{` or `,`), as the daemon finds it before tomllib (retrieval/visibility.py `_TOML_LONG_KEY`): its tables
+// nest past the bound, and reading one took time and memory quadratic in its parts (100,000: out of memory)
+const TOML_PART = String.raw`(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')`;
+const TOML_LONG_KEY = new RegExp(
+	String.raw`(?:^[ \t]*(?:\[\[?[ \t]*)?|[{,][ \t]*)(?:${TOML_PART}[ \t]*\.[ \t]*){${MAX_DEPTH}}${TOML_PART}(?:[ \t]*\.[ \t]*${TOML_PART})*[ \t]*[=\]]`,
+	"m",
+);
+
 /** Whether lists and tables nest in `value` past `depth` levels, as the daemon counts them (retrieval/visibility.py
  * `_nested_past`): a TOML or JSON front matter that does leaves the note out, « note ignorée ». */
 function nestedPast(value: unknown, depth: number): boolean {
@@ -348,6 +357,7 @@ function yamlNestedPast(properties: Record<string, unknown>, depth: number): boo
 /** A TOML front matter's fields as the daemon's tomllib reads them (`parseToml`); null for TOML it refuses,
  * "deep" for fields nested past `MAX_DEPTH`. */
 function tomlFields(block: string): Record<string, unknown> | null | "deep" {
+	if (TOML_LONG_KEY.test(block)) return "deep";
 	try {
 		const fields = parseToml(block);
 		return nestedPast(fields, MAX_DEPTH) ? "deep" : fields;

@@ -235,6 +235,7 @@ class Reader {
 			this.pos++;
 			this.skip(" \t");
 			key.push(this.keyPart());
+			if (key.length > 32) throw new TomlTooDeep(); // its tables past the bound, and `keyValue`'s checks quadratic in its parts
 		}
 		return key;
 	}

@@ -283,6 +283,14 @@ describe("frontmatter reading", () => {
 		expect(privateReason(undefined, true, `{"title": ${nested(40)}}\nCorps.\n`)).toBeNull(); // no key that says who reads the note: the daemon reads none of it
 	});
 
+	it("says private, as nested too deep, a TOML key of 100,000 dotted parts, read in linear time where it froze Obsidian minutes", () => {
+		const toml = (line: string): string | null => privateReason(undefined, true, `+++\ndraft = false\n${line}\n+++\nCorps.\n`);
+		const lines = (key: string): string[] => [`${key} = 1`, `[${key}]`, `[[ ${key} ]]`, `x = { ${key} = 1 }`, `"a" . ${key} = 1`];
+		// visibility.py `_TOML_LONG_KEY`: tomllib reads one in time quadratic in its parts, as this reader did (40,000: 35 s)
+		for (const line of lines(Array(100_000).fill("a").join("."))) expect(toml(line)).toBe(NOTE_TEST.frontmatterTooDeep("TOML (entre deux +++)"));
+		for (const line of lines(Array(31).fill("a").join("."))) expect(toml(line)).toBeNull();
+	});
+
 	it("reads Hugo's JSON front matter, text to Obsidian, as the daemon does: it may only keep the note private", () => {
 		const draft = '{\r\n  "title": "Projet",\r\n  "draft": true\r\n}\r\nCorps.\r\n';
 		expect(privateReason(undefined, true, draft)).toBe(NOTE_TEST.jsonKeeps(NOTE_TEST.draftYes("draft", "true")));

@@ -27,6 +27,7 @@ from grasbot.retrieval import frontmatter as _frontmatter
 from grasbot.retrieval import links as _links
 from grasbot.retrieval import mentions as _mentions
 from grasbot.retrieval import vault as _vault
+from grasbot.retrieval import visibility
 from grasbot.retrieval.frontmatter import FrontmatterTooLarge, Loader, load_frontmatter
 from grasbot.retrieval.index import indexable_body
 from grasbot.retrieval.links import link_spans
@@ -153,6 +154,30 @@ def test_a_hugo_front_matter_nested_too_deep_is_reported_and_the_vault_loads(tmp
     assert [(e.path, e.message) for e in vault.errors] == [
         ("profond.md", f"le front matter {name} imbrique des listes ou des champs sur plus de {_frontmatter.MAX_DEPTH} niveaux : note ignorée")
     ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["{key} = 1", "[{key}]", "[[ {key} ]]", "x = {{ {key} = 1 }}", '"a" . {key} = 1'],
+    ids=["key", "table", "array-of-tables", "inline-table", "quoted-first"],
+)
+def test_a_hugo_toml_key_of_many_dotted_parts_is_reported_in_linear_time(tmp_path, line):
+    """A TOML key of 100,000 dotted parts (`a.a.…a = 1`, 200 KB) nests its tables past
+    MAX_DEPTH, as 33 parts do, and tomllib reads one in time quadratic in its parts (its flags
+    checked for each prefix: 20,000 parts 5.5 s, 40,000 22 s; this one minutes), in every load of
+    the note (`hugo_frontmatter` reads any `+++` block). A key past MAX_DEPTH parts, where TOML
+    reads a key, is found before tomllib: the note is left out and named, as any TOML nested too
+    deep, and a front matter that says nothing of who reads the note is cut, no fields read."""
+    key = ".".join(["a"] * 100_000)
+    (tmp_path / "profond.md").write_text(f"+++\ndraft = false\n{line.format(key=key)}\n+++\nMon code zorglub.", encoding="utf-8")
+    (tmp_path / "muet.md").write_text(f"+++\ntitle = 'Muet'\n{line.format(key=key)}\n+++\nLe jardin zorglub.", encoding="utf-8")
+    vault = load_vault(tmp_path, VaultOptions(default_public=True))
+    assert {rel: (n.public, n.title, n.body.strip()) for rel, n in vault.notes.items()} == {"muet.md": (True, "muet", "Le jardin zorglub.")}
+    assert [(e.path, e.message) for e in vault.errors] == [
+        ("profond.md", f"le front matter TOML imbrique des listes ou des champs sur plus de {_frontmatter.MAX_DEPTH} niveaux : note ignorée")
+    ]
+    short = ".".join(["a"] * (_frontmatter.MAX_DEPTH - 1))  # within the bound: read
+    assert visibility.hugo_frontmatter(f"+++\ntitle = 'Court'\n{line.format(key=short)}\n+++\n")[1]["title"] == "Court"
 
 
 aliased = st.recursive(

@@ -480,6 +480,28 @@ _TOML_FRONTMATTER = re.compile(rf"\A[\s{_INVISIBLE}]*\+\+\+[ \t]*\n(?P<fields>.*
 _TOML_LINE = re.compile(r"""^[ \t]*(?:\[[ \t]*)?(?:"(?P<basic>[^"\n]*)"|'(?P<literal>[^'\n]*)'|(?P<bare>[\w-]+))[ \t]*[.=\]].*$""", re.MULTILINE)
 
 
+# A dotted key of more parts than MAX_DEPTH where TOML reads a key (a line's start, a table's
+# header, an inline table's `{` or `,`): its tables nest past the bound, and tomllib reads it in
+# time quadratic in its parts (its flags checked for each prefix: 40,000 parts took 22 s).
+# « Tester cette note » finds it by the same pattern (noteTest.ts `TOML_LONG_KEY`)
+_TOML_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
+_TOML_LONG_KEY = re.compile(
+    rf"(?:^[ \t]*(?:\[\[?[ \t]*)?|[{{,][ \t]*)(?:{_TOML_PART}[ \t]*\.[ \t]*){{{MAX_DEPTH}}}{_TOML_PART}(?:[ \t]*\.[ \t]*{_TOML_PART})*[ \t]*[=\]]",
+    re.MULTILINE,
+)
+
+
+def _toml_fields(fields: str) -> dict[str, Any] | None:
+    """tomllib's reading of a TOML front matter, None where it nests past MAX_DEPTH (a key of
+    too many parts, found before tomllib reads it; a RecursionError); raises TOMLDecodeError."""
+    if _TOML_LONG_KEY.search(fields) is not None:
+        return None
+    try:
+        return tomllib.loads(fields)
+    except RecursionError:
+        return None
+
+
 def _toml_key(line: re.Match[str]) -> str:
     """The first key a `_TOML_LINE` names, as TOML reads it: a quoted one's escapes too
     (`"dr\\u0061ft"` is `draft`, which a note served as a key that said nothing); as written
@@ -509,9 +531,7 @@ def _toml_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool
     said = ", ".join(f"`{line}`" for line in readers)
     seen, move, lead = _told(hidden)
     try:
-        meta = tomllib.loads(fields)
-    except RecursionError:
-        meta = None
+        meta = _toml_fields(fields)
     except tomllib.TOMLDecodeError:
         warnings.append(f"un front matter TOML (entre deux +++) invalide, {lead}qui dit qui peut lire la note ({said}) : la note reste privée ({move})")
         return _PRIVATE
@@ -760,8 +780,8 @@ def hugo_frontmatter(text: str) -> tuple[int, dict[str, Any]]:
     no JSON object is text (`{Note} de bas de page`)."""
     if (toml := _TOML_FRONTMATTER.match(text)) is not None:
         try:
-            return toml.end(), tomllib.loads(toml.group("fields"))
-        except (tomllib.TOMLDecodeError, RecursionError):
+            return toml.end(), _toml_fields(toml.group("fields")) or {}
+        except tomllib.TOMLDecodeError:
             return toml.end(), {}
     if (opening := _JSON_FRONTMATTER.match(text)) is not None:
         block = _json_block(text, opening.end())
