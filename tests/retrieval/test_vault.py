@@ -1456,6 +1456,18 @@ def test_a_hugo_org_front_matter_that_withholds_the_note_keeps_it_private(note_w
     assert "publie.md" not in said and "plus-bas.md" not in said
 
 
+def test_a_lone_surrogate_in_a_hugo_json_front_matter_is_read_as_go_reads_it():
+    """A JSON front matter's `\\ud800`, a half of a pair alone, was read by json as a lone
+    surrogate, which UTF-8 cannot encode, into the note's title, aliases and tags (YAML and
+    TOML refuse it): the prompt that quotes the title could not be sent to the model (httpx
+    encodes its JSON in UTF-8: UnicodeEncodeError). Hugo's reader (Go's encoding/json) reads it
+    as U+FFFD, and so does this one; a pair, or `\\\\ud800` (a backslash, then text), as before."""
+    raw = '{"title": "\\ud800 Projet", "aliases": ["x\\udc00", "\\ud83d\\ude00 ok", "\\\\ud800"], "tags": ["a\\udbff\\ud800b"]}\nCorps.'
+    note = parse_note("n.md", raw.encode(), mtime_ns=0, options=VaultOptions(default_public=True))
+    assert (note.title, note.aliases, note.tags) == ("\ufffd Projet", ("x\ufffd", "\U0001f600 ok", "\\ud800"), ("a\ufffd\ufffdb",))
+    assert note.body.strip() == "Corps."
+
+
 def test_an_org_date_never_closed_is_read_in_linear_time():
     """An Org date key's value of many `<2020-01-01 ` and no `>` or `]` was searched again from
     each `<` to the end of the line (the pattern's `.*`, then backtracking): 240 KB took 100 s,

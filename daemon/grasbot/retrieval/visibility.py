@@ -579,6 +579,24 @@ def _json_block(text: str, start: int) -> str:
     return text[start:]
 
 
+# A JSON escape, a surrogate's high half with the low one that pairs it, or a low half alone
+_JSON_ESCAPE = re.compile(r"\\(?:u[dD][89abAB][0-9a-fA-F]{2}(\\u[dD][c-fC-F][0-9a-fA-F]{2})?|u[dD][c-fC-F][0-9a-fA-F]{2}|.)", re.DOTALL)
+
+
+def _paired(block: str) -> str:
+    """`block` with each surrogate's half escaped alone (`\\ud800`) as `\\ufffd`, which Hugo's
+    reader (Go's encoding/json) reads it as: Python's json gives a lone surrogate, which no UTF-8
+    encodes (the title of a prompt sent to the model, as httpx writes it, raised)."""
+    if "\\u" not in block:
+        return block
+
+    def escape(m: re.Match[str]) -> str:
+        lone = len(m.group(0)) == 6 and m.group(0)[1] == "u" and m.group(1) is None
+        return "\\ufffd" if lone else m.group(0)
+
+    return _JSON_ESCAPE.sub(escape, block)
+
+
 def _json_key(line: re.Match[str]) -> str:
     """A `_JSON_KEY` match's key, its escapes read (`"dr\\u0061ft"` is `draft`)."""
     quoted = line.group("quoted")
@@ -786,7 +804,7 @@ def hugo_frontmatter(text: str) -> tuple[int, dict[str, Any]]:
     if (opening := _JSON_FRONTMATTER.match(text)) is not None:
         block = _json_block(text, opening.end())
         try:
-            fields = json.loads(block, parse_constant=_no_constant)
+            fields = json.loads(_paired(block), parse_constant=_no_constant)
         except (ValueError, RecursionError):
             return 0, {}
         return opening.end() + len(block), fields
