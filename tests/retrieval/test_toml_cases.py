@@ -6,10 +6,8 @@ Here: the file is still tomllib's word, and what scripts/toml_cases.py writes.""
 
 from __future__ import annotations
 
-import datetime
 import importlib.util
 import json
-import math
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -25,23 +23,16 @@ CASES_FILE = ROOT / "shared-protocol" / "cases" / "toml.json"
 CASES = json.loads(CASES_FILE.read_text(encoding="utf-8"))["cases"]
 
 
-def _tagged(value: Any) -> Any:
-    """tomllib's value as the file writes it (its description: dates, inf and nan, big integers tagged)."""
-    if isinstance(value, dict):
-        return {key: _tagged(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_tagged(item) for item in value]
-    if isinstance(value, datetime.datetime):
-        return {"$datetime": value.isoformat()}
-    if isinstance(value, datetime.date):
-        return {"$date": value.isoformat()}
-    if isinstance(value, datetime.time):
-        return {"$time": value.isoformat()}
-    if isinstance(value, float) and not math.isfinite(value):
-        return {"$float": "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"}
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
-        return {"$int": str(value)}
-    return value
+def _generator():
+    """scripts/toml_cases.py, which writes the file: its `tagged` is how the file writes a value."""
+    spec = importlib.util.spec_from_file_location("toml_cases", ROOT / "scripts" / "toml_cases.py")
+    assert spec is not None and spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    return generator
+
+
+GENERATOR = _generator()
 
 
 def _reading(text: str) -> dict[str, Any]:
@@ -51,7 +42,7 @@ def _reading(text: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError:
         return {"accepted": False}
     # json.dumps tells 1 from 1.0 and keeps the order of keys, which == on the decoded values would not
-    read = {"accepted": True, "value": json.dumps(_tagged(value), ensure_ascii=False)}
+    read = {"accepted": True, "value": json.dumps(GENERATOR.tagged(value), ensure_ascii=False)}
     return read | ({"deep": True} if visibility._nested_past(value, MAX_DEPTH) else {})
 
 
@@ -70,11 +61,7 @@ def test_tomllib_gives_every_shared_toml_case_its_verdict_and_value():
 
 
 def test_the_shared_toml_cases_are_what_the_generator_writes(tmp_path):
-    spec = importlib.util.spec_from_file_location("toml_cases", ROOT / "scripts" / "toml_cases.py")
-    assert spec is not None and spec.loader is not None
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
-    generator.main(tmp_path / "toml.json")
+    GENERATOR.main(tmp_path / "toml.json")
     assert (tmp_path / "toml.json").read_text(encoding="utf-8") == CASES_FILE.read_text(encoding="utf-8"), "run python scripts/toml_cases.py"
 
 
