@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from grasbot import _engine
 from grasbot.retrieval import vault as _vault
 from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc, rpc_result, write_note
 
@@ -505,3 +506,38 @@ async def test_a_note_moved_into_an_excluded_folder_while_another_folder_cannot_
     monkeypatch.undo()  # as a reload that succeeds masks it
     assert (await rpc_result(client, "reload", {}, headers=OWNER))["errors"] == []
     assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+
+
+@pytest.mark.parametrize("start", ["cold", "warm"])
+@pytest.mark.parametrize("how", ["moved", "written"])
+async def test_a_note_moved_into_an_excluded_folder_while_another_folder_cannot_be_read_has_its_path_through_a_link_masked(
+    start_daemon, tmp_path, monkeypatch, how, start
+):
+    """`public/lien` leads to `../prive`, a folder of --exclude, since before the daemon started
+    (from the index cache, or not); the author moves a public note there, renamed (or writes a
+    note there), while another folder cannot be listed: the failed reload masked
+    `prive/zorglub`, but `public/lien/zorglub` typed in a public note reached visitors, and
+    search found the public note by the name, until a reload succeeded."""
+    root = tmp_path / "vault"
+    write_note(root, "pub/plan.md", "visibility: public", "Le plan du rucher.")
+    write_note(root, "public/accueil.md", "visibility: public", "Les ruches ; voir public/lien/zorglub.")
+    write_note(root, "sous/ruche.md", "visibility: public", "La ruche pollinix du rucher.")
+    (root / "prive").mkdir()
+    (root / "public" / "lien").symlink_to(Path("..") / "prive", target_is_directory=True)
+    settings = {"exclude": "prive", "rate_per_minute": 1_000_000, "rate_burst": 1_000_000}
+    if start == "warm":
+        settings |= {"index_cache": True, "cache_dir": str(tmp_path / "cache")}
+        await start_daemon(root, owner_token=OWNER_TOKEN, **settings)  # which writes the cache once serving
+        monkeypatch.setattr(_engine, "load_shares", None)  # the next start reads the cache, not the notes
+    client = await start_daemon(root, owner_token=OWNER_TOKEN, **settings)
+    assert (await rpc_result(client, "health"))["vault_size"] == 3
+
+    _unlistable(monkeypatch, root / "sous")
+    if how == "moved":
+        (root / "pub" / "plan.md").rename(root / "prive" / "zorglub.md")
+    else:
+        write_note(root, "prive/zorglub.md", "visibility: private", "Le plan du rucher.")
+    assert (await rpc(client, "reload", {}, headers=OWNER))["error"]["code"] == -32004
+    assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+    assert "zorglub" not in bot_of(client).snapshot.index("visitor").readable_body("public/accueil.md")
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "pollinix"}))["results"]] == ["sous/ruche.md"]

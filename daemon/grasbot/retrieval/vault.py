@@ -149,6 +149,10 @@ class Vault:
     duplicate_slugs: list[Issue] = field(default_factory=list, repr=False, compare=False)
     delta: VaultDelta | None = field(default=None, repr=False, compare=False)  # None: loaded from nothing
     excluded: frozenset[str] = field(default=frozenset(), repr=False, compare=False)  # the notes --exclude left out (`excluded_notes`)
+    # the symbolic links the load's walk left out that lead inside the vault, (link, target):
+    # a note a failed reload finds in a folder of --exclude has its paths through them masked
+    # too (`Vault.as_found`), where no walk gives them; a start walks, so the cache needs none
+    symlinks: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
     # the notes in `errors` no earlier load knew public: who may read one is unknown (its
     # frontmatter unread), so for a visitor its typed path is masked as a private note's is
     # (`retrieval.mentions`); `unloaded_public`, those an earlier load read public, whose paths
@@ -181,8 +185,9 @@ class Vault:
         previous vault kept serving, and in it a note its author made private, deleted or moved
         into a folder of --exclude stayed public for as long as the folder stayed so. A stat
         each note (10,000: 60-80 ms, the stats' own time), and the folders of --exclude listed
-        (`_excluded_now`: a note moved or written there has its path masked, never unmasked
-        here, and a public note hard-linked there is left out); only the files changed are read,
+        (`_excluded_now`: a note moved or written there has its path masked, and its paths
+        through the links the last load left out, `symlinks`, never unmasked here, and a
+        public note hard-linked there is left out); only the files changed are read,
         those at a path that leads out of the vault or into a folder left out dropped, as the
         walk leaves them out (a note that is a link, or in a folder that is one, read so even
         unchanged: its stat is its target's)."""
@@ -195,6 +200,7 @@ class Vault:
         real_root: Path | None = None
         linked: dict[str, bool] = {}  # each folder of the notes' paths: whether it is a symbolic link
         excluded = self.excluded | _excluded_now(self.root, self.options)
+        excluded |= _through_links(self.symlinks, excluded)  # the last load's links: no stat
         left_out = functools.cache(functools.partial(_inodes, self.root, excluded))  # the names listed now too
         linked_out: list[Issue] = []  # hard links to a note --exclude left out, left out too
         for rel, note in self.notes.items():
@@ -239,7 +245,7 @@ class Vault:
         for rel in (*gone, *(issue.path for issue in errors)):
             del notes[rel]
         excluded |= {issue.path for issue in linked_out}
-        vault = Vault(root=self.root, notes=notes, options=self.options, errors=[*self.errors, *errors], excluded=excluded)
+        vault = Vault(root=self.root, notes=notes, options=self.options, errors=[*self.errors, *errors], excluded=excluded, symlinks=self.symlinks)
         vault.warnings = [Issue(rel, w) for rel, note in notes.items() for w in note.warnings]
         vault.warnings += [w for w in self.warnings if w.message == NO_SUCH_FOLDER or w.path in self.excluded] + linked_out
         return _linked(vault, self, fresh, [*self.unloaded, *self.unloaded_public, *(issue.path for issue in errors)])
@@ -1233,7 +1239,8 @@ def load_vault(
         if note is not known:
             fresh.append(rel)
     vault.excluded |= frozenset(linked_out)
-    vault.excluded |= _through_links(root, skipped or (), vault.excluded)
+    vault.symlinks = _symlink_targets(root, skipped or ())
+    vault.excluded |= _through_links(vault.symlinks, vault.excluded)
     return _linked(vault, previous if reusable else None, fresh, unloaded)
 
 
@@ -1264,19 +1271,26 @@ def _inodes(root: Path, paths: Iterable[str]) -> dict[tuple[int, int], str]:
     return found
 
 
-def _through_links(root: Path, skipped: Iterable[str], excluded: frozenset[str]) -> frozenset[str]:
-    """The excluded notes' paths through the symbolic links the walk left out for leading to
-    them (`public/lien/secret.md`, `public/lien` leading to `prive/`): typed in a public note,
-    such a path names the excluded note as its own does, and is masked as it is. A few links
-    each read once; none for a vault without them."""
-    found: list[str] = []
+def _symlink_targets(root: Path, skipped: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """(link, target) of the symbolic links the walk left out that lead inside the vault (into
+    a folder of --exclude, a hidden one, or to a note left out), each read once (realpath); none
+    for a vault without them."""
+    found: list[tuple[str, str]] = []
     real_root: Path | None = None
     for rel in skipped:
         real_root = real_root or root.resolve()
         real = Path(os.path.realpath(root / rel))
-        if not real.is_relative_to(real_root):
-            continue
-        target = real.relative_to(real_root).as_posix()
+        if real.is_relative_to(real_root):
+            found.append((rel, real.relative_to(real_root).as_posix()))
+    return tuple(found)
+
+
+def _through_links(links: Iterable[tuple[str, str]], excluded: frozenset[str]) -> frozenset[str]:
+    """The excluded notes' paths through `links` (`_symlink_targets`): `public/lien/secret.md` for
+    `prive/secret.md`, `public/lien` leading to `prive/`. Typed in a public note, such a path
+    names the excluded note as its own does, and is masked as it is."""
+    found: list[str] = []
+    for rel, target in links:
         if rel.endswith("/"):
             found += (rel + path[len(target) + 1 :] for path in excluded if path.startswith(target + "/"))
         elif target in excluded:
