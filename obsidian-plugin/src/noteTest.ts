@@ -622,31 +622,166 @@ const HIDDEN = new RegExp(String.raw`(?<code>${FENCED}|${SPAN})|%%[\s\S]*?(?:%%|
 function stripHidden(body: string): string {
 	return body.replace(HIDDEN, (covered: string, code: string | undefined) => (code !== undefined ? covered : covered.includes("\n") ? "\n" : " "));
 }
-const RULE = /^---[ \t]*$/;
+// Code inside a block quote or a list item, read line by line as CommonMark does, as the daemon
+// reads it (retrieval/markdown.py `_contained_code`, whose comments say how): a quote's or a list
+// item's own lines are prose, only indented code and fences inside them are code
+const LIST_MARKER = /(?:[-*+]|\p{Nd}{1,9}[.)])(?=[ \t]|$)/uy;
+const ATX = /#{1,6}(?:[ \t]|$)/y;
+const BREAK = /(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)$/y; // a rule, or a Setext underline
+const OPENS = /(`{3,})[^`]*$|(~{3,})/y;
+const QUOTE = -1; // a quote in the stack of containers; an item is its content column
 
-/** A note's body as the daemon reads its prose for a properties block lower in the note: the
- * lines of code fences, quotes, list items and indented blocks blanked (retrieval/markdown.py
- * `code_in`: an example there is no field). A fence never closed is no fence, as the daemon
- * reads no code where it cannot be sure of it: its lines are read as any other. */
-function proseLines(body: string): string[] {
-	const lines = body.split("\n");
-	const marksOf = (line: string): string | undefined => /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-	const out: string[] = [];
-	for (let i = 0; i < lines.length; i++) {
-		const fence = marksOf(lines[i]);
-		const closes = (line: string): boolean => {
-			const marks = marksOf(line);
-			return fence !== undefined && marks !== undefined && marks[0] === fence[0] && marks.length >= fence.length && line.trim() === marks;
-		};
-		const close = fence === undefined ? -1 : lines.findIndex((line, j) => j > i && closes(line));
-		if (close < 0) {
-			out.push(/^(?: {4}|\t|\s*>|\s*(?:[-*+]|\d+[.)])(?:\s|$))/.test(lines[i]) ? "" : lines[i]);
+/** `pattern` matched at `at` in `line` only, as Python's `pattern.match(line, at)`. */
+function matchAt(pattern: RegExp, line: string, at: number): RegExpExecArray | null {
+	pattern.lastIndex = at;
+	return pattern.exec(line);
+}
+
+/** [offset, column] of the first character from `at` that is not a space or a tab (a tab to the next multiple of four). */
+function skipBlank(line: string, at: number, column: number): [number, number] {
+	for (; at < line.length && (line[at] === " " || line[at] === "\t"); at++) column += line[at] === " " ? 1 : 4 - (column % 4);
+	return [at, column];
+}
+
+/** [offset, column, content column] past the quote mark at `mark`: one space or tab after it is the mark's own. */
+function pastQuote(line: string, mark: number, column: number): [number, number, number] {
+	const at = mark + 1;
+	return [at, column + 1, at < line.length && (line[at] === " " || line[at] === "\t") ? column + 2 : column + 1];
+}
+
+/** How many of `stack`'s containers `line` continues: [that many, offset, column, content column]. */
+function continued(line: string, stack: readonly number[]): [number, number, number, number] {
+	let at = 0;
+	let column = 0;
+	let content = 0;
+	let [first, firstColumn] = skipBlank(line, at, column);
+	for (let depth = 0; depth < stack.length; depth++) {
+		if (stack[depth] === QUOTE) {
+			if (firstColumn - content > 3 || first === line.length || line[first] !== ">") return [depth, at, column, content];
+			[at, column, content] = pastQuote(line, first, firstColumn);
+			[first, firstColumn] = skipBlank(line, at, column);
+		} else if (first < line.length && firstColumn < stack[depth]) return [depth, at, column, content];
+		else content = stack[depth];
+	}
+	return [stack.length, at, column, content];
+}
+
+/** The index of the line after `i` that closes the fence `run` opens inside `stack`; -(the first line outside them, or the end) when none does. */
+function fenceClosed(lines: string[], i: number, stack: readonly number[], run: string): number {
+	for (let j = i + 1; j < lines.length; j++) {
+		const [depth, at, column, content] = continued(lines[j], stack);
+		if (depth < stack.length) return -j;
+		const [first, firstColumn] = skipBlank(lines[j], at, column);
+		if (firstColumn - content <= 3 && lines[j].startsWith(run, first) && /^[ \t]*$/.test(lines[j].slice(first).replace(run[0] === "`" ? /^`+/ : /^~+/, ""))) return j;
+	}
+	return -lines.length;
+}
+
+/** The code blocks `FENCED` does not find, as [start, end] (their lines without the last newline):
+ * indented code, and fences in a quote or indented in a list item; `fences`: `FENCED`'s, in order. */
+function containedCode(text: string, fences: readonly [number, number][]): [number, number][] {
+	const lines = text.split("\n");
+	const starts = [0];
+	for (let i = 1; i < lines.length; i++) starts.push(starts[i - 1] + lines[i - 1].length + 1);
+	const found: [number, number][] = [];
+	const stack: number[] = [];
+	let paragraph = false; // the line before is a paragraph's, which the next one may continue
+	let codeDepth = -1; // the containers an indented block is in, while in one
+	const failed = new Map<string, [number, number]>(); // character and depth: [run, line] no closer was found before
+	let next = 0;
+	let i = 0;
+	while (i < lines.length) {
+		const line = lines[i];
+		const start = starts[i];
+		i++;
+		while (next < fences.length && start >= fences[next][1]) next++;
+		const here = continued(line, stack);
+		const depth = here[0];
+		let [, at, column, content] = here;
+		if (next < fences.length && start >= fences[next][0]) {
+			if (start === fences[next][0]) stack.length = depth;
+			paragraph = false;
+			codeDepth = -1;
 			continue;
 		}
-		out.push(...lines.slice(i, close + 1).map(() => ""));
-		i = close;
+		let [first, firstColumn] = skipBlank(line, at, column);
+		if (codeDepth === stack.length && stack.length === depth && (first === line.length || firstColumn - content >= 4)) {
+			if (first < line.length) found[found.length - 1][1] = start + line.length;
+			continue;
+		}
+		codeDepth = -1;
+		const opened: number[] = [];
+		while (first < line.length && firstColumn - content < 4) {
+			if (line[first] === ">") {
+				opened.push(QUOTE);
+				[at, column, content] = pastQuote(line, first, firstColumn);
+			} else {
+				const marker = matchAt(BREAK, line, first) === null ? matchAt(LIST_MARKER, line, first) : null;
+				if (marker === null) break;
+				const end = first + marker[0].length;
+				const [after, afterColumn] = skipBlank(line, end, firstColumn + marker[0].length);
+				const empty = after === line.length;
+				if (paragraph && depth === stack.length && opened.length === 0 && (empty || (/\p{Nd}/u.test(marker[0][0]) && marker[0].slice(0, -1) !== "1"))) break; // an item that cannot interrupt a paragraph
+				[at, column] = [end, firstColumn + marker[0].length];
+				const gap = afterColumn - column;
+				content = column + (empty || gap > 4 ? 1 : gap);
+				opened.push(content);
+			}
+			[first, firstColumn] = skipBlank(line, at, column);
+		}
+		const blank = first === line.length;
+		const run = !blank && firstColumn - content < 4 ? matchAt(OPENS, line, first) : null;
+		const lazy = paragraph && depth < stack.length && opened.length === 0 && !blank && run === null;
+		if (lazy && (firstColumn - content >= 4 || (matchAt(ATX, line, first) === null && matchAt(BREAK, line, first) === null))) continue; // a paragraph's lazy continuation
+		stack.length = depth;
+		stack.push(...opened);
+		if (blank) {
+			paragraph = false;
+			continue;
+		}
+		if (firstColumn - content >= 4 && !(paragraph && opened.length === 0)) {
+			found.push([start, start + line.length]);
+			codeDepth = stack.length;
+			paragraph = false;
+			continue;
+		}
+		if (run !== null) {
+			const mark = run[1] ?? run[2];
+			const known = failed.get(`${mark[0]}${stack.length}`);
+			const end = known !== undefined && known[0] <= mark.length && i - 1 < known[1] ? -known[1] : fenceClosed(lines, i - 1, stack, mark);
+			if (end >= 0) {
+				found.push([start, starts[end] + lines[end].length]);
+				i = end + 1;
+				paragraph = false;
+				continue;
+			}
+			failed.set(`${mark[0]}${stack.length}`, [mark.length, -end]);
+		}
+		paragraph = matchAt(ATX, line, first) === null && matchAt(BREAK, line, first) === null;
 	}
-	return out;
+	return found;
+}
+
+const CODE = new RegExp(`${FENCED}|${SPAN}`, "gm");
+
+/** `text` with its code made one space each, as the daemon's prose (retrieval/markdown.py `code_in`,
+ * then `code_dropped`): fences, code spans, and the code blocks of quotes, list items and
+ * indentation. A quote's or a list item's own lines are prose, where a properties block is read. */
+function prose(text: string): string {
+	const found = [...text.matchAll(CODE)].map((m): [number, number, boolean] => [m.index, m.index + m[0].length, m.groups?.span === undefined]);
+	const blocks = containedCode(
+		text,
+		found.filter(([, , block]) => block).map(([start, end]): [number, number] => [start, end]),
+	).map(([start, end]): [number, number, boolean] => [start, end, true]);
+	const codes = [...found, ...blocks].sort((a, b) => a[0] - b[0] || a[1] - b[1] || Number(a[2]) - Number(b[2]));
+	let out = "";
+	let at = 0;
+	for (const [start, end] of codes) {
+		if (start < at) continue; // a span on a block's line
+		out += `${text.slice(at, start)} `;
+		at = end;
+	}
+	return out + text.slice(at);
 }
 
 /** The note's text after its properties, as the daemon reads its body: line ends as it reads
@@ -655,32 +790,29 @@ function shownBody(text: string): string {
 	return stripHidden(text.replace(/\r\n?/g, "\n").replace(TOP_FRONTMATTER, ""));
 }
 
+// A properties block lower in the note's prose, between two `---` lines (retrieval/visibility.py `_LOWER_BLOCK`)
+const LOWER_BLOCK = /^---[ \t]*\n((?:(?!---[ \t]*$)[^\n]*\n){1,50}?)---[ \t]*$/gm;
+
 /** Why a properties block lower in the note (between two `---` lines, a template inserted at
  * the cursor) keeps it private, as the daemon reads it (retrieval/visibility.py
- * `_lower_block_keeps_private`), or null. */
+ * `_lower_blocks`), or null. `shown`: the body, read without its code, where a block is an
+ * example, not a field; its list items and quotes are prose, and the block's own lines. */
 function lowerReason(shown: string, now: number, zone: string): string | null {
-	const lines = proseLines(shown);
-	for (let i = 0; i < lines.length; i++) {
-		if (!RULE.test(lines[i])) continue;
-		const end = lines.findIndex((line, j) => j > i && RULE.test(line));
-		if (end < 0) return null;
-		if (end === i + 1 || end - i - 1 > 50) continue; // no block from here: the next rule may open one
-		const fields = lines.slice(i + 1, end).join("\n");
+	for (const block of prose(shown).matchAll(LOWER_BLOCK)) {
+		const fields = block[1];
 		const reader = [...fields.matchAll(READER_LINE)].find((line) => saysWhoReads(line[1]));
-		if (reader) {
-			let meta: unknown = null;
-			try {
-				meta = loadedYaml(fields);
-			} catch {
-				// not YAML, but it says who may read the note: private
-			}
-			const isFields = meta !== null && typeof meta === "object" && !Array.isArray(meta);
-			if (!isFields || privateReason(meta as Record<string, unknown>, true, undefined, now, zone) !== null) {
-				const value = fields.slice((reader.index ?? 0) + reader[0].length).split("\n")[0].trim();
-				return NOTE_TEST.lowerBlock(`${reader[1].trim()}: ${value}`.trimEnd());
-			}
+		if (!reader) continue;
+		let meta: unknown = null;
+		try {
+			meta = loadedYaml(fields);
+		} catch {
+			// not YAML, but it says who may read the note: private
 		}
-		i = end; // the block's closing rule opens no other
+		const isFields = meta !== null && typeof meta === "object" && !Array.isArray(meta);
+		if (!isFields || privateReason(meta as Record<string, unknown>, true, undefined, now, zone) !== null) {
+			const value = fields.slice((reader.index ?? 0) + reader[0].length).split("\n")[0].trim();
+			return NOTE_TEST.lowerBlock(`${reader[1].trim()}: ${value}`.trimEnd());
+		}
 	}
 	return null;
 }

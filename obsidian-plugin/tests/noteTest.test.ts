@@ -345,6 +345,18 @@ describe("frontmatter reading", () => {
 		expect(privateReason({ visibility: "public" }, false, text)).toBe(NOTE_TEST.lowerBlock("visibility: private"));
 	});
 
+	it("reads the list items and quotes of a properties block lower in the note as its YAML, as the daemon does, and only code as code", () => {
+		// the daemon's prose drops code only (retrieval/markdown.py code_in): `  - 2000-01-01` is the block's value, not a line left out
+		const lower = (block: string): string | null => privateReason({ visibility: "public" }, false, `---\nvisibility: public\n---\nCorps.\n\n${block}`);
+		expect(lower("---\nexpiryDate:\n  - 2000-01-01\n---\n")).toBe(NOTE_TEST.lowerBlock("expiryDate:"));
+		expect(lower("---\ndraft:\n  - true\n---\nSuite.\n")).toBe(NOTE_TEST.lowerBlock("draft:"));
+		expect(lower("---\nvisibility: public\nexpiryDate:\n    - 2000-01-01\n---\n")).toBe(NOTE_TEST.lowerBlock("visibility: public"));
+		expect(lower("---\ndraft: false\n> x\n---\n")).toBe(NOTE_TEST.lowerBlock("draft: false")); // no YAML, and it names `draft`
+		// code: a span is one space (`draft:` then blank), a block indented past a list item's content is no block
+		expect(lower("---\ndraft: `true`\n---\n")).toBeNull();
+		expect(lower("- a\n\n        ---\n        draft: true\n        ---\n")).toBeNull();
+	});
+
 	it("says a date of year 0 is no date, private with the daemon's words, where « Tester cette note » said public", () => {
 		// Python's datetime holds years 1 to 9999: the daemon warns « n'est pas une date » (quoted) or leaves the note out (unquoted)
 		expect(privateReason({ visibility: "public", publishDate: "0000-01-01" }, false)).toBe(NOTE_TEST.dateUnreadable("publishDate", "0000-01-01"));
