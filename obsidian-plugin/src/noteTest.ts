@@ -618,9 +618,31 @@ const FENCED = String.raw`^ {0,3}(?<ticks>\`{3,})[^\`\n]*$[\s\S]*?^ {0,3}\k<tick
 const SPAN = String.raw`(?<![\\\`])(?<span>\`+)(?!\`)[^\n]*?(?<!\`)\k<span>(?!\`)`;
 const HIDDEN = new RegExp(String.raw`(?<code>${FENCED}|${SPAN})|%%[\s\S]*?(?:%%|(?![\s\S]))|<!--[\s\S]*?(?:-->|(?![\s\S]))`, "gm");
 
-/** `body` without its comments, each one space or one line end as the daemon's `strip_hidden`. */
+const FENCES = new RegExp(FENCED, "gm");
+
+/** `body` without its comments, each one space or one line end as the daemon's `strip_hidden`.
+ * A `%%` or a `<!--` in code is shown, not hidden: in a fence or a span (`HIDDEN` reads them
+ * first), or in the code of a quote, a list item or indentation, which the search skips. */
 function stripHidden(body: string): string {
-	return body.replace(HIDDEN, (covered: string, code: string | undefined) => (code !== undefined ? covered : covered.includes("\n") ? "\n" : " "));
+	if (!body.includes("%%") && !body.includes("<!--")) return body;
+	const code = containedCode(
+		body,
+		[...body.matchAll(FENCES)].map((m): [number, number] => [m.index, m.index + m[0].length]),
+	);
+	let out = "";
+	let at = 0;
+	let k = 0; // the first piece of code that does not end before the match
+	HIDDEN.lastIndex = 0;
+	for (let m = HIDDEN.exec(body); m !== null; m = HIDDEN.exec(body)) {
+		while (k < code.length && code[k][1] <= m.index) k++;
+		if (k < code.length && code[k][0] <= m.index) {
+			HIDDEN.lastIndex = code[k][1]; // inside code: the search goes on after it
+			continue;
+		}
+		out += body.slice(at, m.index) + (m.groups?.code !== undefined ? m[0] : m[0].includes("\n") ? "\n" : " ");
+		at = HIDDEN.lastIndex = Math.max(m.index + m[0].length, m.index + 1);
+	}
+	return out + body.slice(at);
 }
 // Code inside a block quote or a list item, read line by line as CommonMark does, as the daemon
 // reads it (retrieval/markdown.py `_contained_code`, whose comments say how): a quote's or a list

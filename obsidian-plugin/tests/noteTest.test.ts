@@ -357,6 +357,16 @@ describe("frontmatter reading", () => {
 		expect(lower("- a\n\n        ---\n        draft: true\n        ---\n")).toBeNull();
 	});
 
+	it("reads a comment opened inside indented code, or code in a quote or a list item, as code, where the daemon reads a lower block after it", () => {
+		// the daemon's strip_hidden hides no `%%` nor `<!--` in code (retrieval/markdown.py _contained_code): the block below is read
+		const lower = (before: string): string | null => privateReason({ visibility: "public" }, false, `---\nvisibility: public\n---\n${before}---\ndraft: true\n---\nSuite.\n`);
+		expect(lower("Texte.\n\n    %%\n\n")).toBe(NOTE_TEST.lowerBlock("draft: true"));
+		expect(lower("- a\n\n        <!--\n\n")).toBe(NOTE_TEST.lowerBlock("draft: true"));
+		expect(lower("> ```\n> %%\n> ```\n\n")).toBe(NOTE_TEST.lowerBlock("draft: true"));
+		// a paragraph's line, however indented, is prose: its `%%` hides the block up to the next one
+		expect(privateReason({ visibility: "public" }, false, "---\nvisibility: public\n---\nTexte.\n    %%\n\n---\ndraft: true\n---\n%%\n")).toBeNull();
+	});
+
 	it("says a date of year 0 is no date, private with the daemon's words, where « Tester cette note » said public", () => {
 		// Python's datetime holds years 1 to 9999: the daemon warns « n'est pas une date » (quoted) or leaves the note out (unquoted)
 		expect(privateReason({ visibility: "public", publishDate: "0000-01-01" }, false)).toBe(NOTE_TEST.dateUnreadable("publishDate", "0000-01-01"));
