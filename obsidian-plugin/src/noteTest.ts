@@ -619,27 +619,67 @@ const SPAN = String.raw`(?<![\\\`])(?<span>\`+)(?!\`)[^\n]*?(?<!\`)\k<span>(?!\`
 const HIDDEN = new RegExp(String.raw`(?<code>${FENCED}|${SPAN})|%%[\s\S]*?(?:%%|(?![\s\S]))|<!--[\s\S]*?(?:-->|(?![\s\S]))`, "gm");
 
 const FENCES = new RegExp(FENCED, "gm");
+// a fence's line: up to three spaces, a run of ` or ~ (three or more), what follows on the line
+const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})([^\n]*)$/gm;
+
+/** `text` with each fence that nothing closes masked, its offsets kept, as the daemon reads code
+ * (retrieval/markdown.py `fences_read_once`, which says how): the patterns then read no fence
+ * there at once, where each such line was tried against the rest of the note (10,000 « ```python »
+ * lines took seconds, for no code). The same code either way. */
+function fencesReadOnce(text: string): string {
+	if (!text.includes("```") && !text.includes("~~~")) return text;
+	const lines = [...text.matchAll(FENCE_LINE)];
+	const above: number[] = []; // the longest run of tildes of the fence lines above each
+	let tildes = 0;
+	for (const line of lines) {
+		above.push(tildes);
+		if (line[1][0] === "~") tildes = Math.max(tildes, line[1].length);
+	}
+	const longest: Record<string, number> = { "`": 0, "~": 0 }; // the longest line below that may close a fence of this character
+	const masked: [number, number, string][] = [];
+	for (let n = lines.length - 1; n >= 0; n--) {
+		const [whole, run, rest] = lines[n];
+		const start = lines[n].index + whole.length - run.length - rest.length;
+		const end = start + run.length;
+		if (/^[ \t]*$/.test(rest)) {
+			const kept = Math.max(3, longest["~"], above[n]);
+			if (run[0] === "~" && run.length > kept) masked.push([start + kept, end, " "]);
+			longest[run[0]] = Math.max(longest[run[0]], run.length);
+		} else if (run[0] === "~" && longest["~"] < 3) masked.push([start, end, "\0"]);
+		else if (run[0] === "~" && run.length > longest["~"]) masked.push([start + longest["~"], end, "\0"]);
+		else if (run[0] === "`" && run.length > longest["`"] && !rest.includes("`")) masked.push([start, end, "\0"]);
+	}
+	let out = "";
+	let at = 0;
+	for (const [start, end, fill] of masked.reverse()) {
+		out += text.slice(at, start) + fill.repeat(end - start);
+		at = end;
+	}
+	return out + text.slice(at);
+}
 
 /** `body` without its comments, each one space or one line end as the daemon's `strip_hidden`.
  * A `%%` or a `<!--` in code is shown, not hidden: in a fence or a span (`HIDDEN` reads them
  * first), or in the code of a quote, a list item or indentation, which the search skips. */
 function stripHidden(body: string): string {
 	if (!body.includes("%%") && !body.includes("<!--")) return body;
+	const read = fencesReadOnce(body);
 	const code = containedCode(
 		body,
-		[...body.matchAll(FENCES)].map((m): [number, number] => [m.index, m.index + m[0].length]),
+		[...read.matchAll(FENCES)].map((m): [number, number] => [m.index, m.index + m[0].length]),
 	);
 	let out = "";
 	let at = 0;
 	let k = 0; // the first piece of code that does not end before the match
 	HIDDEN.lastIndex = 0;
-	for (let m = HIDDEN.exec(body); m !== null; m = HIDDEN.exec(body)) {
+	for (let m = HIDDEN.exec(read); m !== null; m = HIDDEN.exec(read)) {
 		while (k < code.length && code[k][1] <= m.index) k++;
 		if (k < code.length && code[k][0] <= m.index) {
 			HIDDEN.lastIndex = code[k][1]; // inside code: the search goes on after it
 			continue;
 		}
-		out += body.slice(at, m.index) + (m.groups?.code !== undefined ? m[0] : m[0].includes("\n") ? "\n" : " ");
+		const covered = body.slice(m.index, m.index + m[0].length);
+		out += body.slice(at, m.index) + (m.groups?.code !== undefined ? covered : covered.includes("\n") ? "\n" : " ");
 		at = HIDDEN.lastIndex = Math.max(m.index + m[0].length, m.index + 1);
 	}
 	return out + body.slice(at);
@@ -790,7 +830,7 @@ const CODE = new RegExp(`${FENCED}|${SPAN}`, "gm");
  * then `code_dropped`): fences, code spans, and the code blocks of quotes, list items and
  * indentation. A quote's or a list item's own lines are prose, where a properties block is read. */
 function prose(text: string): string {
-	const found = [...text.matchAll(CODE)].map((m): [number, number, boolean] => [m.index, m.index + m[0].length, m.groups?.span === undefined]);
+	const found = [...fencesReadOnce(text).matchAll(CODE)].map((m): [number, number, boolean] => [m.index, m.index + m[0].length, m.groups?.span === undefined]);
 	const blocks = containedCode(
 		text,
 		found.filter(([, , block]) => block).map(([start, end]): [number, number] => [start, end]),

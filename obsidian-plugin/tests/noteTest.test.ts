@@ -367,6 +367,14 @@ describe("frontmatter reading", () => {
 		expect(privateReason({ visibility: "public" }, false, "---\nvisibility: public\n---\nTexte.\n    %%\n\n---\ndraft: true\n---\n%%\n")).toBeNull();
 	});
 
+	it("reads 20,000 fences nothing closes in linear time, as the daemon, before a properties block lower in the note", () => {
+		// retrieval/markdown.py `fences_read_once`: each such line was tried against the rest of the note (20,000 « ~~~~ x »: 21 s)
+		for (const line of ["~~~~ x", "```python", "```python %%"]) {
+			const text = `---\nvisibility: public\n---\n${`${line}\n`.repeat(20_000)}---\ndraft: true\n---\n`;
+			expect(privateReason({ visibility: "public" }, false, text)).toBe(NOTE_TEST.lowerBlock("draft: true"));
+		}
+	});
+
 	it("says a date of year 0 is no date, private with the daemon's words, where « Tester cette note » said public", () => {
 		// Python's datetime holds years 1 to 9999: the daemon warns « n'est pas une date » (quoted) or leaves the note out (unquoted)
 		expect(privateReason({ visibility: "public", publishDate: "0000-01-01" }, false)).toBe(NOTE_TEST.dateUnreadable("publishDate", "0000-01-01"));
