@@ -26,7 +26,7 @@ def test_test_sh_says_each_step_in_french(tmp_path):
     done = subprocess.run(["bash", "scripts/test.sh"], cwd=root, env={"PATH": f"{tools}:/usr/bin:/bin"}, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
-        "==> Python : lint et mise en forme (ruff : le paquet, les benchmarks, les scripts d'eval et les tests)",
+        "==> Python : lint et mise en forme (ruff : le paquet, les benchmarks, les scripts d'eval, ceux du dépôt et les tests)",
         "==> Python : vérification des types (mypy : le paquet)",
         "==> Python : tests",
         "==> TypeScript : tests",
