@@ -5,17 +5,11 @@ measure takes is the benchmark's to write down, never a test's."""
 
 from __future__ import annotations
 
-import importlib.util
-
-from support.bots import REPO
+from support.scripts import load_script
 
 
 def _benchmark():
-    spec = importlib.util.spec_from_file_location("benchmarks_run", REPO / "benchmarks" / "run.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/run.py")
 
 
 def test_the_benchmark_measures_search_with_meaning_on_the_bundled_vault(tmp_path):

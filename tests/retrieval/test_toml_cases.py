@@ -6,7 +6,6 @@ Here: the file is still tomllib's word, and what scripts/toml_cases.py writes.""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import tomllib
 from pathlib import Path
@@ -17,22 +16,14 @@ import pytest
 from grasbot.retrieval import visibility
 from grasbot.retrieval.frontmatter import MAX_DEPTH
 from grasbot.retrieval.vault import VaultOptions, parse_note
+from support.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_FILE = ROOT / "shared-protocol" / "cases" / "toml.json"
 CASES = json.loads(CASES_FILE.read_text(encoding="utf-8"))["cases"]
 
 
-def _generator():
-    """scripts/toml_cases.py, which writes the file: its `tagged` is how the file writes a value."""
-    spec = importlib.util.spec_from_file_location("toml_cases", ROOT / "scripts" / "toml_cases.py")
-    assert spec is not None and spec.loader is not None
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
-    return generator
-
-
-GENERATOR = _generator()
+GENERATOR = load_script("scripts/toml_cases.py")  # writes the file: its `tagged` is how it writes a value
 
 
 def _reading(text: str) -> dict[str, Any]:
