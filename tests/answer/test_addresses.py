@@ -233,6 +233,7 @@ def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
             + ["evil.app", ".link", "app", ".properties", "user.name"]  # any top-level domain
             + ["bit.ly", "/3xYz", "main.py", "/", ".sh"]  # a file's extension before a path
             + ["203.0.113.5", ":8080", "//", "12:30", "пример.рф", ".xn--p1ai"]  # a port, protocol-relative, internationalised
+            + ["0x7f", ".0.0.1", "2130706433", "127.1", "0177"]  # an IP address as numbers
             + ["\ufe0f", "\u034f", "\u20e3"]  # invisible marks a browser ignores in a host (`_IGNORED_MARKS`), a keycap's
             + ["\u24d4vil", ".c\U0001d428m", "\u1d9c", "m\u00b2"]  # letters a browser reads as ASCII ones (`_as_read`)
         ),
@@ -607,6 +608,43 @@ def test_a_web_address_written_with_backslashes_after_its_scheme_is_one():
     assert not any("evil" in p for p in pieces)
 
 
+#: The notes of the test below: a NAS by its IP address in octal, a console by its number
+NUMERIC_NOTES = ("Le NAS répond sur 0300.0250.1.2:5000/photos, la console sur 3221225994:9090/console.",)
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        # four parts in hexadecimal, octal or with zeros before, as a dotted quad: a port or a path
+        ("Ouvrez 0x7f.0.0.1:8080 ou 0177.0.0.1/admin.", "Ouvrez (lien retiré) ou (lien retiré)."),
+        ("Ouvrez 0XCB.0.0x71.5:8443/login ou 203.000.113.005:80.", "Ouvrez (lien retiré) ou (lien retiré)."),
+        # one to three parts, a number: a port and a path
+        ("Ouvrez 2130706433:8080/admin, 127.1:8080/admin ou 0x7f000001:80/x.", "Ouvrez (lien retiré), (lien retiré) ou (lien retiré)."),
+        ("Ouvrez 203.113.5:8080/login ou 0xcb.0x710005:443/x.", "Ouvrez (lien retiré) ou (lien retiré)."),
+        # protocol-relative
+        ("Voir //0x7f.0.0.1/admin ou //2130706433:8080/x.", "Voir (lien retiré) ou (lien retiré)."),
+        # the notes' own
+        ("NAS : 0300.0250.1.2:5000/photos, console : 3221225994:9090/console.", "NAS : 0300.0250.1.2:5000/photos, console : 3221225994:9090/console."),
+        # prose: a number, a time, a ratio, a version, a network, a fraction, a range of times or ratios
+        (
+            "Le nombre 2130706433, à 12:30, en 16:9 ou 2.39:1, Python 3.11.4, 1.2.3, 10.0.0.0/24, 203.0.113.5, 1.2/45, 12:30/14:00, 16:9/4:3, 0x7f/2.",
+            "Le nombre 2130706433, à 12:30, en 16:9 ou 2.39:1, Python 3.11.4, 1.2.3, 10.0.0.0/24, 203.0.113.5, 1.2/45, 12:30/14:00, 16:9/4:3, 0x7f/2.",
+        ),
+    ],
+)
+def test_an_ip_address_written_as_numbers_a_browser_opens_is_one(said, shown):
+    """A browser reads an IPv4 address in any of its writings (WHATWG URL: « 2130706433 »,
+    « 0x7f.1 », « 0177.0.0.1 », « 127.1 » are 127.0.0.1), and its address bar opens, typed or
+    pasted without a scheme, four parts with a port or a path, and fewer with a port and a path
+    (Chromium's omnibox: « 1.66:1 » and « 1.2/45 » it searches for); only a dotted quad of
+    decimal numbers was read, so « 0x7f.0.0.1:8080 » or « 2130706433:8080/admin » reached the
+    visitor."""
+    notes = addresses_in(NUMERIC_NOTES)
+    whole, pieces = _filtered(said, notes)
+    assert whole == "".join(pieces) == shown
+    assert not any(word in p for p in pieces for word in ("0x7f", "0177", "2130706433:", "127.1", "203.113", "0xcb", "0XCB", "203.000") if word not in shown)
+
+
 def test_a_pattern_compiled_at_first_use_copies_and_pickles_as_a_compiled_one():
     """`LazyPattern` reads as the `re.Pattern` it stands for: copied or pickled (a structure that
     holds one deep-copied, a worker process given one), it recursed for ever looking for
@@ -668,6 +706,7 @@ _DEV_VAULTS = BUNDLED_VAULT.parent / "eval" / "vaults"
 _STARTS_PIECES = [
     *"ab0123456789.-_+() :/@\u00a0\u202f\u017f\u212a\u0130é\u034f\ufe0f\u24d4\U0001d428\u1d9c",
     *("(+33)", "+33 ", "00 ", "06", ".fr", ".com", ".рф", "xn--p1ai", "пример", "1.2.3.4", ":8080", "/x"),
+    *("0x7f", "2130706433", "127.1", "0177.0.0.1"),
     *("06 12 34 56 78", "6 12 34 56 78", "612345678", "exemple.fr", "Evil.Com", "ſite.fr"),
 ]
 # phone numbers and bare domains alone, where a text is read for them only where one may begin
@@ -677,6 +716,7 @@ _BEGINNINGS = [
     "Voir exemple.fr, EVIL-LOGIN.COM, Evil-Login.Com/reset, a_b.fr, _x.io, 203.0.113.5:8080/admin, 10.0.0.0/24",
     "exemple.рф, пример.рф/страница, xn--e1afmkfd.xn--p1ai/login, bit.ly/3xYz, ſite.fr, \u212aelvin.com, evil.example:8443/x",
     "README.md, Node.js, df.info(), fini.La, terminé.La, self.training, p.ex. 1.2.3.4 et 3.11",
+    "2130706433:8080/admin, 0x7f.0.0.1:8080, 127.1:8080/x, 0177.0.0.1/x, 12:30/14:00, 16:9, 2.39:1",
 ]
 
 

@@ -14,7 +14,8 @@ last `/`, a fragment; `+33 6…` and `06…`; git's `git@host:moi/depot.git` and
 `ssh://git@host/moi/depot`, an address of its repository, not an e-mail address before a colon,
 which let every repository of that host through). A protocol-relative address
 (`//evil.example/login`) is one, and so is an IP address with a port or a path
-(`203.0.113.5:8080/admin`), and a domain with a port. An e-mail address written to dodge spam robots
+(`203.0.113.5:8080/admin`, in any writing a browser reads: `0x7f.0.0.1:8080`,
+`2130706433:8080/admin`), and a domain with a port. An e-mail address written to dodge spam robots
 (« jean arobase exemple point fr », « jean [at] exemple [dot] fr ») is one when its domain
 ends in a known top-level domain (« x @ self.weight » is code). So is a bare domain
 (« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset », « evil.app ») ending
@@ -135,11 +136,17 @@ class AsShown:
         return shown
 
 
-_IPV4 = r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+# An IPv4 address in each writing a browser reads (WHATWG URL): a part in hexadecimal or octal
+# (`0x7f.0.0.1`, `0177.0.0.1`), fewer parts, the last filling the rest (`127.1`, `2130706433`:
+# 127.0.0.1); a number alone of 8 digits at least, for a lower one is in 0.0.0.0/8, which no
+# browser reaches (« 12:30/14:00 », « 16:9/4:3 » stay)
+_IP_PART = r"(?:0x[0-9a-f]*|[0-9]+)"
+_IP_QUAD = rf"(?:{_IP_PART}\.){{3}}{_IP_PART}"
+_IP_NUMBER = rf"(?:{_IP_PART}\.){{1,2}}{_IP_PART}|0x[0-9a-f]+|[1-9][0-9]{{7,9}}"
 # A protocol-relative address (`//evil.example/login`, which a browser opens on the page's
 # scheme): `//` that ends no word, scheme or path, before a host, a dotted name that ends in
-# letters or an IP address (`//serveur/partage`, `1 // 2`, `C://Users` stay)
-_RELATIVE = rf"(?<![\w:/.\\-])//(?=[^\W_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]{{2,}}|{_IPV4})"
+# letters or an IP address (`//serveur/partage`, `1 // 2`, `C://Users`, `a //0x10` stay)
+_RELATIVE = rf"(?<![\w:/.\\-])//(?=[^\W_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]{{2,}}|{_IP_QUAD}|(?:{_IP_NUMBER})[:/])"
 # after a scheme, a host may be an IPv6 address in brackets (`http://[2001:db8::1]/login`); a
 # browser reads a backslash there as a slash (« https:\\\\evil.example » opens https://evil.example/)
 _URL = rf"(?:(?:https?|ftp):[/\\]{{2}}|www\.|{_RELATIVE})(?:\[[0-9A-Fa-f:.]+\]|[^\s<>\"'`\[\]])[^\s<>\"'`\[\]]*"
@@ -192,8 +199,10 @@ _ACCENTED_HOST = (
     rf"(?:(?:{_HOST_TLD}|xn--[a-z0-9-]{{1,59}}){_HOST_END}(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD}){_PATH_NEXT}{_PATH})"
 )
 # An IP address with a port (`203.0.113.5:8080`) or a path, but a network's prefix length
-# (`10.0.0.0/24`); alone, it is as often a version (`1.2.3.4`), and stays
-_IP_HOST = rf"{_IPV4}(?:{_PORT}(?:{_PATH})?|(?!/\d{{1,2}}(?:[\s<>\"'`\[\].,;:!?)]|$)){_PATH})"
+# (`10.0.0.0/24`); alone, it is as often a version (`1.2.3.4`), and stays. In fewer parts, with
+# a port and a path, as an address bar opens it (Chromium's omnibox searches for « 1.66:1 »
+# and « 1.2/45 »)
+_IP_HOST = rf"{_IP_QUAD}(?:{_PORT}(?:{_PATH})?|(?!/\d{{1,2}}(?:[\s<>\"'`\[\].,;:!?)]|$)){_PATH})|(?:{_IP_NUMBER}){_PORT}{_PATH}"
 # In any case, not inside a path, an address or a longer dotted name, not a call; with a port
 _HOST = (
     rf"(?<![\w@.%+/:\\-])(?:{_IP_HOST}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
@@ -247,9 +256,10 @@ def _scan_for(folded: str) -> re.Pattern[str]:
 
 # Where the kinds every text may hold begin: a phone number at « 0 », « + » or « (+ »; a bare
 # domain or an IP address at the start of the letters, digits, « _ » and « - » its first dot
-# ends, for its lookbehind allows none of them before it
+# ends, or a colon after a digit (`2130706433:8080/x`), for its lookbehind allows none of them
+# before it
 _BEGUN_AT = frozenset(("phone", "host"))
-_MAY_BEGIN = re.compile(r"[0+(.]")
+_MAY_BEGIN = re.compile(r"[0+(.:]")
 
 
 def _found(text: str, folded: str) -> Iterator[re.Match[str]]:
@@ -269,8 +279,10 @@ def _may_begin(text: str) -> list[int]:
     starts = set()
     for m in _MAY_BEGIN.finditer(text):
         start = at = m.start()
-        if text[at] != ".":
+        if text[at] not in ".:":
             starts.add(at)
+            continue
+        if text[at] == ":" and not text[at - 1 : at].isdigit():  # a colon ends a number's host only: `2130706433:8080/x`
             continue
         while start and (text[start - 1].isalnum() or text[start - 1] in "_-"):  # `[\w-]`, as `re` reads `\w`
             start -= 1
