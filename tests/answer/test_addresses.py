@@ -645,6 +645,19 @@ def test_an_ip_address_written_as_numbers_a_browser_opens_is_one(said, shown):
     assert not any(word in p for p in pieces for word in ("0x7f", "0177", "2130706433:", "127.1", "203.113", "0xcb", "0XCB", "203.000") if word not in shown)
 
 
+def test_an_ip_address_in_fewer_parts_before_a_path_ending_in_a_slash_is_one():
+    """An address bar opens an IPv4 address in fewer than four parts before a path that ends in
+    a slash (Chromium's omnibox: « trailing slashes force the input to be treated as a URL »):
+    « 2130706433/admin/ », « 127.1/ » reached the visitor, a path without that slash is prose
+    (« 1.2/45 »), and so are a date or a fraction."""
+    notes = addresses_in(["La console : 3221225994/console/."])
+    said = "Ouvrez 2130706433/admin/, 127.1/ ou 0x7f000001/x/. La console : 3221225994/console/. Le 12/05/2026, 1.2/45, 1/2/, 2130706433/2."
+    shown = "Ouvrez (lien retiré), (lien retiré) ou (lien retiré). La console : 3221225994/console/. Le 12/05/2026, 1.2/45, 1/2/, 2130706433/2."
+    whole, pieces = _filtered(said, notes)
+    assert whole == "".join(pieces) == shown
+    assert not any(word in p for p in pieces for word in ("2130706433/a", "127.1/", "0x7f"))
+
+
 def test_a_pattern_compiled_at_first_use_copies_and_pickles_as_a_compiled_one():
     """`LazyPattern` reads as the `re.Pattern` it stands for: copied or pickled (a structure that
     holds one deep-copied, a worker process given one), it recursed for ever looking for
@@ -717,6 +730,7 @@ _BEGINNINGS = [
     "exemple.рф, пример.рф/страница, xn--e1afmkfd.xn--p1ai/login, bit.ly/3xYz, ſite.fr, \u212aelvin.com, evil.example:8443/x",
     "README.md, Node.js, df.info(), fini.La, terminé.La, self.training, p.ex. 1.2.3.4 et 3.11",
     "2130706433:8080/admin, 0x7f.0.0.1:8080, 127.1:8080/x, 0177.0.0.1/x, 12:30/14:00, 16:9, 2.39:1",
+    "2130706433/admin/, 127.1/ (0x7f000001/x/), 12/05/2026, 1/2/, 1.2/45, 2130706433/2.",
 ]
 
 

@@ -140,7 +140,7 @@ class AsShown:
 # (`0x7f.0.0.1`, `0177.0.0.1`), fewer parts, the last filling the rest (`127.1`, `2130706433`:
 # 127.0.0.1); a number alone of 8 digits at least, for a lower one is in 0.0.0.0/8, which no
 # browser reaches (« 12:30/14:00 », « 16:9/4:3 » stay)
-_IP_PART = r"(?:0x[0-9a-f]*|[0-9]+)"
+_IP_PART = r"(?:0x[0-9a-f]*+|[0-9]++)"
 _IP_QUAD = rf"(?:{_IP_PART}\.){{3}}{_IP_PART}"
 _IP_NUMBER = rf"(?:{_IP_PART}\.){{1,2}}{_IP_PART}|0x[0-9a-f]+|[1-9][0-9]{{7,9}}"
 # A protocol-relative address (`//evil.example/login`, which a browser opens on the page's
@@ -200,9 +200,13 @@ _ACCENTED_HOST = (
 )
 # An IP address with a port (`203.0.113.5:8080`) or a path, but a network's prefix length
 # (`10.0.0.0/24`); alone, it is as often a version (`1.2.3.4`), and stays. In fewer parts, with
-# a port and a path, as an address bar opens it (Chromium's omnibox searches for « 1.66:1 »
-# and « 1.2/45 »)
-_IP_HOST = rf"{_IP_QUAD}(?:{_PORT}(?:{_PATH})?|(?!/\d{{1,2}}(?:[\s<>\"'`\[\].,;:!?)]|$)){_PATH})|(?:{_IP_NUMBER}){_PORT}{_PATH}"
+# a port and a path, or a path that ends in a slash, as an address bar opens it (Chromium's
+# omnibox searches for « 1.66:1 » and « 1.2/45 », opens « 127.1/ »)
+_SLASH_END = r"(?=/(?:[^\s<>\"'`\[\]]*/)?[.,;:!?*_)]*(?![^\s<>\"'`\[\]]))"
+_IP_HOST = (
+    rf"(?=[0-9])(?:{_IP_QUAD}(?:{_PORT}(?:{_PATH})?|(?!/\d{{1,2}}(?:[\s<>\"'`\[\].,;:!?)]|$)){_PATH})"
+    rf"|(?:{_IP_NUMBER})(?:{_PORT}|{_SLASH_END}){_PATH})"
+)
 # In any case, not inside a path, an address or a longer dotted name, not a call; with a port
 _HOST = (
     rf"(?<![\w@.%+/:\\-])(?:{_IP_HOST}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
@@ -256,10 +260,10 @@ def _scan_for(folded: str) -> re.Pattern[str]:
 
 # Where the kinds every text may hold begin: a phone number at « 0 », « + » or « (+ »; a bare
 # domain or an IP address at the start of the letters, digits, « _ » and « - » its first dot
-# ends, or a colon after a digit (`2130706433:8080/x`), for its lookbehind allows none of them
-# before it
+# ends, or a colon or a slash after a digit (`2130706433:8080/x`, `2130706433/x/`), for its
+# lookbehind allows none of them before it
 _BEGUN_AT = frozenset(("phone", "host"))
-_MAY_BEGIN = re.compile(r"[0+(.:]")
+_MAY_BEGIN = re.compile(r"[0+(.:/]")
 
 
 def _found(text: str, folded: str) -> Iterator[re.Match[str]]:
@@ -279,10 +283,10 @@ def _may_begin(text: str) -> list[int]:
     starts = set()
     for m in _MAY_BEGIN.finditer(text):
         start = at = m.start()
-        if text[at] not in ".:":
+        if text[at] not in ".:/":
             starts.add(at)
             continue
-        if text[at] == ":" and not text[at - 1 : at].isdigit():  # a colon ends a number's host only: `2130706433:8080/x`
+        if text[at] in ":/" and not text[at - 1 : at].isdigit():  # a colon or a slash ends a number's host only: `2130706433/x/`
             continue
         while start and (text[start - 1].isalnum() or text[start - 1] in "_-"):  # `[\w-]`, as `re` reads `\w`
             start -= 1
@@ -317,7 +321,7 @@ _STARTED = re.compile(
 # A host's or an IP address's port and its path (`203.0.113.5:80`, `evil.example:8443/log`),
 # a protocol-relative address (`//`, `//evil.exa`): shown at once, `203.0.113.5:` or `//`
 # stayed on the page when the rest of the address came and was taken out
-_PORTED = re.compile(r"[\w.-]+:\d{0,5}(?:/\S*)?\Z|(?<![\w:/.\\-])//?\S*\Z")
+_PORTED = re.compile(r"[\w.-]+:\d{0,5}(?:/\S*)?\Z|(?<![\w:/.\\-])//?\S*\Z|\b(?:0[xX][0-9a-fA-F]*|[0-9]+)(?:\.(?:0[xX][0-9a-fA-F]*|[0-9]+)){0,2}/\S*\Z")
 # An e-mail address being spelled out (« jean (a », « jean arobase evil poi », « … point » and
 # its space, or a colon that may begin git's SSH path: « jean arobase exemple.fr: »), a bare
 # domain's path
