@@ -1338,6 +1338,31 @@ def test_a_hugo_front_matter_that_says_nothing_of_who_reads_the_note_is_no_text_
     assert not vault.warnings
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '+++\ntitle = "Mon projet"\ndraft = false\n+++\nCorps.',
+        '{\n  "title": "Mon projet",\n  "draft": false\n}\nCorps.',
+        "#+title: Mon projet\n#+draft: false\n\nCorps.",
+    ],
+    ids=["toml", "json", "org"],
+)
+def test_a_hugo_front_matter_is_read_once_for_who_reads_the_note_and_for_its_fields(raw, monkeypatch):
+    """A Hugo front matter that names who reads the note (`draft = false`) was read twice a load:
+    by `who_reads` for the verdict, then by `hugo_frontmatter` for where it ends and its fields
+    (tomllib, json, the Org lines each time). Once now, for the same verdict and fields."""
+    import json
+    import tomllib
+
+    reads: list[str] = []
+    for module, name in ((tomllib, "loads"), (json, "loads"), (visibility, "_org_fields")):
+        read = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda given, *args, _read=read, **kwargs: (reads.append(str(given)), _read(given, *args, **kwargs))[1])
+    note = parse_note("n.md", raw.encode(), mtime_ns=0, options=VaultOptions(default_public=True))
+    assert (note.public, note.title, note.body.strip()) == (True, "Mon projet", "Corps.")
+    assert len([given for given in reads if "Mon projet" in given]) == 1, reads  # not a key's escapes, read alone
+
+
 def test_a_toml_render_that_is_a_time_of_day_keeps_the_note_private_and_the_vault_loads(note_writer):
     """TOML has a time of day (`render = 07:32:00`), which YAML has not: its warning's
     `build.render: …` was written with yaml.safe_dump, which cannot write a time and raised,

@@ -861,8 +861,9 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     shown_as = (body, prose)  # the text Obsidian shows, which who_reads reads, as « Tester cette note » does
     published: dict[str, Any] = {}
     hugo_written: dict[str, str] = {}
-    if not detected:
-        end, published = visibility.hugo_frontmatter(text)
+    hugo = None if detected else visibility.hugo_frontmatter(text)  # read once: who_reads judges the same reading
+    if hugo is not None:
+        end, published = hugo.end, hugo.fields
         # where Hugo publishes the note, cut or not: masked, and in doubt masked
         written = {key.lower(): value.strip() for key, value in published.items() if isinstance(key, str) and isinstance(value, str)}
         hugo_written = {key: value for key, value in written.items() if key in _HUGO_ADDRESS and value}
@@ -909,7 +910,9 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
     links.extend(links_in(prose, "body"))
     links.extend(md_links_in(prose, rel, "body"))
 
-    readers = who_reads(meta, header, text, *shown_as, detected=detected, default_public=options.default_public, zone=options.time_zone, warnings=warnings)
+    readers = who_reads(
+        meta, header, text, *shown_as, detected=detected, default_public=options.default_public, zone=options.time_zone, warnings=warnings, hugo=hugo
+    )
     if "#" in header:
         warnings.extend(
             f"`{name}` : `#{word}` y est un commentaire YAML, que ni Obsidian ni GrasBot ne lisent : écrivez `{word}` (sans `#`), ou mettez-le entre guillemets"

@@ -3,7 +3,8 @@
 and the blocks Obsidian shows as text, or hides, that still say so (Hugo's TOML, JSON and Org front matter among them, and
 any front matter Hugo reads in an HTML comment at the top of the note). In doubt, private: every value read
 otherwise than its author may have meant keeps the note from visitors, with a warning. And
-where such a Hugo front matter ends (`hugo_frontmatter`), which is no text of the note.
+where such a Hugo front matter ends, with its fields (`hugo_frontmatter`): no text of the note,
+read once for both.
 
 « Tester cette note » (the plugin's `noteTest.ts`) reads notes by the same rule, and both sides
 run the cases of `shared-protocol/cases/visibility.json` and `dates.json`.
@@ -21,7 +22,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -38,18 +39,32 @@ class Readers:
     turn: float | None = None
 
 
-def who_reads(meta: dict, header: str, text: str, body: str, prose: str, *, detected: bool, default_public: bool, zone: str, warnings: list[str]) -> Readers:
+def who_reads(
+    meta: dict,
+    header: str,
+    text: str,
+    body: str,
+    prose: str,
+    *,
+    detected: bool,
+    default_public: bool,
+    zone: str,
+    warnings: list[str],
+    hugo: HugoFrontmatter | None = None,
+) -> Readers:
     """Who may read the note whose frontmatter `header` holds `meta` (`detected`: the file
     opens with one), `text` its whole text, `body` what follows the frontmatter and `prose` the
     body without its code: the frontmatter first, then a frontmatter Obsidian reads as text
     (behind blank lines, or a second one after the first), one Hugo reads in an HTML comment at
-    the top, and a properties block lower down, each of which may keep it private. `zone` reads the dates written without their offset."""
+    the top, and a properties block lower down, each of which may keep it private. `zone` reads the dates written without their offset.
+    `hugo`: `hugo_frontmatter(text)`, when the caller read it already for the note's fields."""
     verdicts = [_is_public(meta, header, default_public, warnings, zone)]
     if not detected:
+        hugo = hugo_frontmatter(text) if hugo is None else hugo
         verdicts.append(_late_frontmatter(text, default_public, warnings, second=False, zone=zone))
-        verdicts.append(_toml_frontmatter(text, warnings, zone))
-        verdicts.append(_json_frontmatter(text, warnings, zone))
-        verdicts.append(_org_frontmatter(text, warnings, zone))
+        verdicts.append(_toml_frontmatter(hugo, warnings, zone))
+        verdicts.append(_json_frontmatter(hugo, warnings, zone))
+        verdicts.append(_org_frontmatter(hugo, warnings, zone))
         verdicts.append(_commented_frontmatter(text, warnings, zone))
     elif verdicts[0].public:
         verdicts.append(_late_frontmatter(body, default_public, warnings, second=True, zone=zone))
@@ -515,24 +530,21 @@ def _toml_key(line: re.Match[str]) -> str:
     return basic if basic is not None else literal if literal is not None else bare
 
 
-def _toml_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool = False) -> Readers:
+def _toml_frontmatter(block: HugoFrontmatter, warnings: list[str], zone: str, *, hidden: bool = False) -> Readers:
     """Hugo's TOML front matter (`+++`, `draft = true`, `+++`) is text to Obsidian and was none
     here: the draft Hugo leaves unpublished was served. Its fields count as the frontmatter's
     do, but only to keep the note private (its silence says nothing); TOML that does not parse
     and names a key that says who reads the note keeps it private too (in doubt, private).
     `hidden`: it is in an HTML comment, which the warning says."""
-    m = _TOML_FRONTMATTER.match(text)
-    if m is None:
+    if block.kind != "toml":
         return _SAYS_NOTHING
-    fields = m.group("fields")
-    readers = [line.group(0).strip() for line in _TOML_LINE.finditer(fields) if _says_who_reads(_toml_key(line))]
+    readers = [line.group(0).strip() for line in _TOML_LINE.finditer(block.written) if _says_who_reads(_toml_key(line))]
     if not readers:
         return _SAYS_NOTHING
     said = ", ".join(f"`{line}`" for line in readers)
     seen, move, lead = _told(hidden)
-    try:
-        meta = _toml_fields(fields)
-    except tomllib.TOMLDecodeError:
+    meta = block.reading
+    if meta is _BROKEN:
         warnings.append(f"un front matter TOML (entre deux +++) invalide, {lead}qui dit qui peut lire la note ({said}) : la note reste privée ({move})")
         return _PRIVATE
     if meta is None or _nested_past(meta, MAX_DEPTH):  # tomllib, then a warning's yaml.safe_dump, nest without a bound
@@ -613,25 +625,20 @@ def _no_constant(name: str) -> Any:
     raise ValueError(name)
 
 
-def _json_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool = False) -> Readers:
+def _json_frontmatter(block: HugoFrontmatter, warnings: list[str], zone: str, *, hidden: bool = False) -> Readers:
     """Hugo's JSON front matter (`{ "draft": true }` at the top of the note) is text to Obsidian
     and was none here: the draft Hugo leaves unpublished was served. Its fields count as the
     frontmatter's do, but only to keep the note private (its silence says nothing); a key that
     says who reads the note given twice (JSON keeps the last, as YAML), or JSON that does not
     parse and names such a key, keeps it private too (in doubt, private). `hidden`: it is in an
     HTML comment, which the warning says."""
-    m = _JSON_FRONTMATTER.match(text)
-    if m is None:
+    if block.kind != "json":
         return _SAYS_NOTHING
-    block = _json_block(text, m.end())
-    readers = [(key, line) for line in _JSON_KEY.finditer(block) if _says_who_reads(key := _json_key(line))]
+    readers = [(key, line) for line in _JSON_KEY.finditer(block.written) if _says_who_reads(key := _json_key(line))]
     where = "un front matter JSON (un objet { … } en tête de note)"
     seen, move, lead = _told(hidden)
-    try:
-        meta = json.loads(block, parse_constant=_no_constant)
-    except RecursionError:
-        meta = None
-    except ValueError:
+    meta = block.reading
+    if meta is _BROKEN:
         if not readers:
             return _SAYS_NOTHING
         said = ", ".join(f"`{line.group(0).strip()}`" for _, line in readers)
@@ -697,16 +704,15 @@ def _org_day(value: str) -> str | None:
     return None if day is None else day.group(1)
 
 
-def _org_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool = False) -> Readers:
+def _org_frontmatter(block: HugoFrontmatter, warnings: list[str], zone: str, *, hidden: bool = False) -> Readers:
     """Hugo's Org front matter (`#+draft: true` at the top of the note) is text to Obsidian and
     was none here: the draft Hugo leaves unpublished was served. Its fields count as the
     frontmatter's do, but only to keep the note private (its silence says nothing); a line that
     names a key that says who reads the note in a form Hugo does not read (`#+draft:true`) keeps
     it private too (in doubt, private). `hidden`: it is in an HTML comment, which the warning says."""
-    m = _ORG_FRONTMATTER.match(text)
-    if m is None:
+    if block.kind != "org":
         return _SAYS_NOTHING
-    lines = m.group("lines").split("\n")
+    lines = block.written.split("\n")
     named = [(line, _ORG_KEYWORD.match(line)) for line in lines if (key := _ORG_NAMED.match(line)) and _says_who_reads(key.group(1).removesuffix("[]"))]
     if not named:
         return _SAYS_NOTHING
@@ -718,7 +724,7 @@ def _org_frontmatter(text: str, warnings: list[str], zone: str, *, hidden: bool 
         fix = f"écrivez-la `#+clé: valeur`, ou {move}"
         warnings.append(f"{where} {lead}dont Hugo ne lit pas une ligne qui dit qui peut lire la note ({said}) : la note reste privée ({fix})")
         return _PRIVATE
-    verdict = _is_public(_org_fields(lines), "", True, [], zone)
+    verdict = _is_public(block.fields, "", True, [], zone)
     if not verdict.public:
         said = ", ".join(f"`{line.strip()}`" for line, _ in named)
         warnings.append(f"{where}, {seen}, dit {said} : la note reste privée ({move})")
@@ -780,34 +786,54 @@ def _commented_frontmatter(text: str, warnings: list[str], zone: str) -> Readers
     if m is None:
         return _SAYS_NOTHING
     inner = text[m.end() :]
+    block = hugo_frontmatter(inner)
     return _together(
         [
             _commented_yaml(inner, warnings, zone),
-            _toml_frontmatter(inner, warnings, zone, hidden=True),
-            _json_frontmatter(inner, warnings, zone, hidden=True),
-            _org_frontmatter(inner, warnings, zone, hidden=True),
+            _toml_frontmatter(block, warnings, zone, hidden=True),
+            _json_frontmatter(block, warnings, zone, hidden=True),
+            _org_frontmatter(block, warnings, zone, hidden=True),
         ]
     )
 
 
-def hugo_frontmatter(text: str) -> tuple[int, dict[str, Any]]:
-    """Where the Hugo front matter a note without properties opens with ends (TOML between `+++`,
-    a JSON object, Org `#+` lines: the blocks `who_reads` reads, by the same patterns), and its
-    fields ({} for TOML that does not parse); (0, {}) for none. Hugo shows none of it as the
-    page's text, where the note's body kept it, indexed and quoted to visitors. A `{` that opens
-    no JSON object is text (`{Note} de bas de page`)."""
+class HugoFrontmatter(NamedTuple):
+    """The Hugo front matter a note's text opens with, read once: `who_reads` judges its reading,
+    `vault.parse_note` cuts it from the body and reads its fields; each read it apart, tomllib or
+    json twice a note."""
+
+    end: int  # where the text Hugo shows starts: 0 for none, and for a `{` that opens no JSON object
+    fields: dict[str, Any]  # as Hugo reads them; {} where they do not parse
+    kind: str = ""  # "toml", "json" or "org"; "" for none
+    written: str = ""  # as written: TOML's lines between the `+++`, the JSON object, the Org lines
+    # what who_reads judges: the fields, None where they nest past the bound, _BROKEN where they do not parse
+    reading: Any = None
+
+
+def hugo_frontmatter(text: str) -> HugoFrontmatter:
+    """The Hugo front matter a note without properties opens with (TOML between `+++`, a JSON
+    object, Org `#+` lines), where it ends and its fields; `end` 0 and no fields for none. Hugo
+    shows none of it as the page's text, where the note's body kept it, indexed and quoted to
+    visitors. A `{` that opens no JSON object is text (`{Note} de bas de page`)."""
     if (toml := _TOML_FRONTMATTER.match(text)) is not None:
+        written = toml.group("fields")
         try:
-            return toml.end(), _toml_fields(toml.group("fields")) or {}
+            reading: Any = _toml_fields(written)
         except tomllib.TOMLDecodeError:
-            return toml.end(), {}
+            reading = _BROKEN
+        return HugoFrontmatter(toml.end(), reading if isinstance(reading, dict) else {}, "toml", written, reading)
     if (opening := _JSON_FRONTMATTER.match(text)) is not None:
-        block = _json_block(text, opening.end())
+        written = _json_block(text, opening.end())
         try:
-            fields = json.loads(_paired(block), parse_constant=_no_constant)
-        except (ValueError, RecursionError):
-            return 0, {}
-        return opening.end() + len(block), fields
+            reading = json.loads(_paired(written), parse_constant=_no_constant)
+        except RecursionError:
+            reading = None
+        except ValueError:
+            reading = _BROKEN
+        if not isinstance(reading, dict):
+            return HugoFrontmatter(0, {}, "json", written, reading)
+        return HugoFrontmatter(opening.end() + len(written), reading, "json", written, reading)
     if (org := _ORG_FRONTMATTER.match(text)) is not None:
-        return org.end(), _org_fields(org.group("lines").split("\n"))
-    return 0, {}
+        fields = _org_fields(org.group("lines").split("\n"))
+        return HugoFrontmatter(org.end(), fields, "org", org.group("lines"), fields)
+    return HugoFrontmatter(0, {})
