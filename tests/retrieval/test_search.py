@@ -173,6 +173,33 @@ def test_a_notes_own_slug_and_url_reach_its_hugo_page(tmp_path):
     assert urls == {"Recettes/Crème brûlée.md": "/recettes/creme-brulee/", "Recettes/Tarte.md": "/desserts/tarte-tatin/"}
 
 
+def test_a_hugo_front_matters_slug_and_url_reach_its_hugo_page(tmp_path):
+    """Hugo names a page by the `slug` or `url` of a TOML, JSON or Org front matter as by the
+    properties' `slug:` or `url:`: the source's url followed the properties' alone, and sent a
+    Hugo site's visitor to a page its site does not have (`/recettes/creme-brulee/` for
+    `slug = "flan"`). The source id stays the file's (the plugin reads the properties alone)."""
+    (tmp_path / "Recettes").mkdir()
+    notes = {
+        "Crème brûlée.md": '+++\ntitle = "Crème brûlée"\nslug = "flan-au-sucre"\n+++\nLa crème brûlée au sucre.\n',
+        "Tarte.md": '+++\ntitle = "Tarte"\nurl = "/desserts/tarte-tatin/"\n+++\nLa tarte tatin au sucre.\n',
+        "Gaufre.md": '{\n  "title": "Gaufre",\n  "url": "/desserts/gaufre/"\n}\nLa gaufre au sucre.\n',
+        "Crêpe.md": "#+title: Crêpe\n#+slug: crepe-sucree\n\nLa crêpe au sucre.\n",
+        "Flan.md": "La flan au sucre, sans front matter.\n",
+    }
+    for name, text in notes.items():
+        (tmp_path / "Recettes" / name).write_text(text)
+    bot = make_bot(tmp_path, url_map="*=/{hugo}/", default_visibility="public")
+    found = bot.search("sucre", top_k=10, audience="visitor").sources
+    assert {s.path: s.url for s in found} == {
+        "Recettes/Crème brûlée.md": "/recettes/flan-au-sucre/",
+        "Recettes/Tarte.md": "/desserts/tarte-tatin/",
+        "Recettes/Gaufre.md": "/desserts/gaufre/",
+        "Recettes/Crêpe.md": "/recettes/crepe-sucree/",
+        "Recettes/Flan.md": "/recettes/flan/",
+    }
+    assert {s.path: s.slug for s in found}["Recettes/Crème brûlée.md"] == "creme-brulee"
+
+
 def test_vault_size_and_results_per_audience(vault):
     bot = make_bot(vault)
     visitor = bot.search("salaire robot", top_k=10, audience="visitor")

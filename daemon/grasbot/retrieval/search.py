@@ -423,8 +423,9 @@ def search(
             type=index.readable_field(note.type, path),
             score=score.points,
             reasons=tuple(score.reasons),
-            # from its own note alone, and its `slug:` and `url:` only as this audience may read them
-            url=url_for(note.type, note.slug, note.path, _as_read(index, note.slug_written, path), _as_read(index, note.url_written, path)),
+            # from its own note alone, and its `slug:` and `url:` (a Hugo front matter's too: `Note.published_as`)
+            # only as this audience may read them
+            url=url_for(note.type, note.slug, note.path, *(_as_read(index, written, path) for written in note.published_as)),
             path=path,
         )
         for path, score in ranked

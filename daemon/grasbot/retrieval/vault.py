@@ -80,9 +80,10 @@ class Note:
     # when the note is not (`_urls.own_pages`)
     permalinks_written: tuple[str, ...] = ()
     # a note without properties: the `slug` and `url` of the Hugo front matter it opens with
-    # (TOML, JSON, Org: `visibility.hugo_frontmatter`), as written. Hugo publishes it at them,
-    # masked in the public notes as `slug:` and `url:` are; no source id is made of them, which
-    # the plugin (slug.ts) reads from Obsidian's properties alone
+    # (TOML, JSON, Org: `visibility.hugo_frontmatter`), as written. Hugo publishes it at them
+    # (`published_as`): masked in the public notes and a source's `{hugo}` url, as `slug:` and
+    # `url:` are; no source id is made of them, which the plugin (slug.ts) reads from Obsidian's
+    # properties alone
     hugo_slug_written: str | None = None
     hugo_url_written: str | None = None
     # its page by GRASBOT_URL_MAP (`VaultOptions.url_map`), as a public note may type it
@@ -103,11 +104,17 @@ class Note:
         # Hugo's `aliases:` are the old addresses that redirect to the page, written from the
         # site's root (`/labo/ancien-plan/`); an Obsidian alias that opens on `/` is no name
         addresses = (*self.permalinks_written, *(alias for alias in self.aliases if alias.lstrip().startswith("/")))
-        slug, url = self.slug_written or self.hugo_slug_written, self.url_written or self.hugo_url_written
+        slug, url = self.published_as
         pages = own_pages(self.path, slug, url, addresses) if slug or url or addresses else ()
         if self.site_page and self.site_page not in pages:
             pages = tuple(sorted((*pages, self.site_page)))
         return tuple(page for page in pages if "/" in page)
+
+    @property
+    def published_as(self) -> tuple[str | None, str | None]:
+        """The `slug` and `url` Hugo publishes the note by, as written: its properties', else its
+        Hugo front matter's, which Hugo reads alike (a note has the one or the other)."""
+        return self.slug_written or self.hugo_slug_written, self.url_written or self.hugo_url_written
 
     @property
     def name(self) -> str:
@@ -647,7 +654,7 @@ _SLUG_FOLDER = re.compile(r"[^/\\\s]\s*[/\\]+\s*[^/\\\s]")
 # A Hugo front matter's fields read as the properties' are (`visibility.hugo_frontmatter`): the
 # note's names. Its `slug` and `url` are not: they make the note's source id, which the plugin
 # (slug.ts `noteSlug`) reads from Obsidian's properties alone, and the two would disagree; they
-# are read for the page Hugo publishes the note at (_HUGO_ADDRESS: `Note.own_pages`) alone
+# are read for the page Hugo publishes the note at (_HUGO_ADDRESS: `Note.published_as`) alone
 _HUGO_FIELDS = frozenset({"title", "tags", "aliases"})
 _HUGO_ADDRESS = frozenset({"slug", "url"})
 
@@ -924,7 +931,8 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
 
     note_type = shown(_as_text(fields.get("type"), "type", warnings))
     template = template_for(dict(options.url_map), note_type) if options.url_map else None
-    page = site_page(page_url(template, Page(rel, slug, slug_written, url_written))) if template else None
+    published_as = (slug_written or hugo_written.get("slug"), url_written or hugo_written.get("url"))  # as Note.published_as
+    page = site_page(page_url(template, Page(rel, slug, *published_as))) if template else None
     note = Note(
         path=rel,
         slug=slug,
