@@ -16,7 +16,7 @@ import sys
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
@@ -206,7 +206,8 @@ class Vault:
         errors: list[Issue] = []
         real_root: Path | None = None
         linked: dict[str, bool] = {}  # each folder of the notes' paths: whether it is a symbolic link
-        excluded = self.excluded | _excluded_now(self.root, self.options)
+        unlisted: list[str] = []  # folders of --exclude that cannot be listed
+        excluded = self.excluded | _excluded_now(self.root, self.options, unlisted)
         excluded |= _through_links(self.symlinks, excluded)  # the last load's links: no stat
         left_out = functools.cache(functools.partial(_inodes, self.root, excluded))  # the names listed now too
         linked_out: list[Issue] = []  # hard links to a note --exclude left out, left out too
@@ -223,8 +224,8 @@ class Vault:
                 real = Path(os.path.realpath(path))
                 if not real.is_relative_to(real_root) or _excluded(real.relative_to(real_root).as_posix(), self.options):
                     raise FileNotFoundError(rel)  # as the walk, which leaves it out
-                if st.st_nlink > 1 and (st.st_dev, st.st_ino) in left_out():  # as load_vault leaves it out
-                    linked_out.append(Issue(rel, _hard_linked(left_out()[st.st_dev, st.st_ino])))
+                if st.st_nlink > 1 and (why := _unvouched(st, left_out, unlisted)):  # as load_vault leaves it out
+                    linked_out.append(Issue(rel, why))
                     gone.append(rel)
                     continue
                 found = _read_again(rel, path, st, note, now, self.options)
@@ -341,10 +342,11 @@ def _excluded(rel: str, options: VaultOptions) -> bool:
     return any(rel == ex or rel.startswith(ex.rstrip("/") + "/") for ex in map(_folder_key, options.exclude))
 
 
-def _excluded_folders(root: Path, options: VaultOptions) -> dict[str, list[str]]:
+def _excluded_folders(root: Path, options: VaultOptions, unread: list[str] | None = None) -> dict[str, list[str]]:
     """{each folder of --exclude: the vault's folders it names, as the disk names them}, found
     step by step in the folders' listings (`_folder_key`): `--exclude journal` names `Journal/`
-    on any disk, and an empty list is a folder the vault does not have."""
+    on any disk, and an empty list is a folder the vault does not have. `unread` receives the
+    folders on the way that could not be listed (`excluded_notes`)."""
     found: dict[str, list[str]] = {}
     for given in options.exclude:
         level = [""]
@@ -355,6 +357,8 @@ def _excluded_folders(root: Path, options: VaultOptions) -> dict[str, list[str]]
                     with os.scandir(root / rel if rel else root) as entries:
                         below += [f"{rel}/{e.name}" if rel else e.name for e in entries if _folder_key(e.name) == step and e.is_dir(follow_symlinks=False)]
                 except OSError:  # a folder that cannot be listed leaves out nothing below it
+                    if unread is not None:
+                        unread.append(rel or ".")
                     continue
             level = below
         found[given] = level
@@ -468,14 +472,20 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions, skipped: 
         stack.extend(reversed(below))
 
 
-def excluded_notes(root: Path, folders: Iterable[str]) -> frozenset[str]:
+def excluded_notes(root: Path, folders: Iterable[str], unread: list[str] | None = None) -> frozenset[str]:
     """The vault paths of the notes in `folders`, those --exclude names (`_excluded_folders`),
     which the walk leaves out: the author said not to publish them, so their paths typed in a
     public note are masked as a private note's are (`retrieval.mentions`). Listed only, never
-    read; a folder that cannot be listed, a symlink and a hidden name are passed over."""
+    read; a symlink and a hidden name are passed over, and so is a folder that cannot be listed,
+    named in `unread`: its notes' inodes unknown, a hard link to one cannot be told (`_unvouched`)."""
     found: list[str] = []
+
+    def passed_over(exc: OSError) -> None:
+        if unread is not None and not isinstance(exc, (FileNotFoundError, NotADirectoryError)):  # gone: nothing there
+            unread.append(Path(exc.filename).relative_to(root).as_posix())
+
     for folder in folders:
-        for dirpath, dirnames, filenames in os.walk(root / folder):  # no symlink followed, errors passed over
+        for dirpath, dirnames, filenames in os.walk(root / folder, onerror=passed_over):  # no symlink followed
             rel = Path(dirpath).relative_to(root).as_posix()
             if rel.count("/") >= MAX_FOLDER_DEPTH:
                 dirnames.clear()
@@ -1214,11 +1224,12 @@ def load_vault(
     fresh: list[str] = []  # notes that are not `previous`'s own objects
     unloaded: list[str] = []
     now = visibility.now()
-    excluded = _excluded_folders(root, options)
+    unread: list[str] = []  # folders of --exclude that cannot be listed
+    excluded = _excluded_folders(root, options, unread)
     for folder, named in excluded.items():  # `Templats` for `Templates/`: nothing would be left out, unsaid
         if not named:
             vault.warnings.append(Issue(folder, NO_SUCH_FOLDER))
-    vault.excluded = excluded_notes(root, _named(excluded))
+    vault.excluded = excluded_notes(root, _named(excluded), unread)
     left_out = functools.cache(lambda: _inodes(root, vault.excluded))
     linked_out: list[str] = []
     if scanned is None:
@@ -1230,8 +1241,8 @@ def load_vault(
             continue
         try:
             st = entry.stat()  # follows a symlink, as os.stat does; cached by the entry
-            if st.st_nlink > 1 and (st.st_dev, st.st_ino) in left_out():
-                vault.warnings.append(Issue(rel, _hard_linked(left_out()[st.st_dev, st.st_ino])))
+            if st.st_nlink > 1 and (why := _unvouched(st, left_out, unread)):
+                vault.warnings.append(Issue(rel, why))
                 linked_out.append(rel)
                 continue
             known = old.get(rel)
@@ -1259,12 +1270,24 @@ def _named(excluded: dict[str, list[str]]) -> Iterator[str]:
     return (folder for named in excluded.values() for folder in named)
 
 
-def _excluded_now(root: Path, options: VaultOptions) -> frozenset[str]:
+def _excluded_now(root: Path, options: VaultOptions, unread: list[str]) -> frozenset[str]:
     """The notes the folders of --exclude hold now, listed alone (`Vault.as_found`): a public
     note moved into one while another folder cannot be listed left the site, but its new path,
     typed in a public note, reached visitors until a reload succeeded. A folder that cannot be
-    listed gives nothing (the paths known before stay masked)."""
-    return excluded_notes(root, _named(_excluded_folders(root, options))) if options.exclude else frozenset()
+    listed gives nothing (the paths known before stay masked), and is named in `unread`."""
+    return excluded_notes(root, _named(_excluded_folders(root, options, unread)), unread) if options.exclude else frozenset()
+
+
+def _unvouched(st: os.stat_result, left_out: Callable[[], dict[tuple[int, int], str]], unread: list[str]) -> str | None:
+    """Why a note whose file has more than one name (`st`) is left out, if it is: the same file
+    as an excluded note (`left_out`, `_inodes`), or perhaps so, a folder of --exclude that cannot
+    be listed (`unread`) hiding the other name, which no inode found can rule out. None: served."""
+    if (st.st_dev, st.st_ino) in left_out():
+        return _hard_linked(left_out()[st.st_dev, st.st_ino])
+    if unread:
+        said = f"{unread[0]}/, exclu par --exclude, ne peut pas être lu"
+        return f"a plusieurs noms (liens physiques) et {said} : laissé de côté, ce pourrait être une de ses notes"
+    return None
 
 
 def _inodes(root: Path, paths: Iterable[str]) -> dict[tuple[int, int], str]:
