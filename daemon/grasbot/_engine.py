@@ -1238,11 +1238,12 @@ class GrasBot:
         `skipped` the symbolic links it left out.
         `known_only`: no folder listed but those of --exclude, the served notes as their own
         files and dates say now (`Vault.as_found`: none made public), what a reload that failed still applies
-        (`server.methods.reload_vault`), logged; nothing when nothing changed."""
+        (`server.methods.reload_vault`), logged; nothing when nothing changed. With it, `skipped`
+        the links its failed walk left out, which paths into a folder of --exclude it masks."""
         started = time.perf_counter()
         with self._reload_lock:
             old = self._snapshot
-            given = old.vault.as_found() if known_only else None
+            given = old.vault.as_found(skipped or ()) if known_only else None
             if given is old.vault:
                 return ReloadReport(len(old.vault.notes), 0, 0, 0, (), (time.perf_counter() - started) * 1000)
             new = build_snapshot(self.settings, old, scanned=scanned, skipped=skipped, vault=given)

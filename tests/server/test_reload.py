@@ -518,3 +518,32 @@ async def test_a_note_moved_into_an_excluded_folder_while_another_folder_cannot_
     monkeypatch.undo()  # as a reload that succeeds masks it
     assert (await rpc_result(client, "reload", {}, headers=OWNER))["errors"] == []
     assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+
+
+@pytest.mark.parametrize("unlisted", ["archives", "sous"])  # walked before the link's folder, or after it
+async def test_a_symbolic_link_made_into_an_excluded_folder_while_another_folder_cannot_be_read_has_its_paths_masked(
+    start_daemon, tmp_path, monkeypatch, unlisted
+):
+    """`public/lien` → `../prive`, a folder of --exclude, made while another folder cannot be
+    listed: the failed reload knew the links of the last good walk alone (`Vault.symlinks`), so
+    `public/lien/zorglub`, typed in a public note, now the path of the excluded
+    `prive/zorglub.md`, reached visitors, and search found the public note by the name, until a
+    reload succeeded."""
+    root = tmp_path / "vault"
+    write_note(root, "prive/zorglub.md", "visibility: public", "Le plan du rucher.")
+    write_note(root, "public/accueil.md", "visibility: public", "Les ruches ; voir public/lien/zorglub.")
+    write_note(root, f"{unlisted}/ruche.md", "visibility: public", "La ruche pollinix du rucher.")
+    client = await start_daemon(root, owner_token=OWNER_TOKEN, exclude="prive", rate_per_minute=1_000_000, rate_burst=1_000_000)
+    assert (await rpc_result(client, "health"))["vault_size"] == 2
+
+    _unlistable(monkeypatch, root / unlisted)
+    (root / "public" / "lien").symlink_to(Path("..") / "prive", target_is_directory=True)
+    answer = await rpc(client, "reload", {}, headers=OWNER)
+    assert answer["error"]["code"] == -32004
+    assert f"impossible de lire le dossier {unlisted}/ du coffre" in answer["error"]["data"]
+    assert (await rpc_result(client, "search", {"q": "zorglub"}))["results"] == []
+    assert "zorglub" not in bot_of(client).snapshot.index("visitor").readable_body("public/accueil.md")
+    assert [r["path"] for r in (await rpc_result(client, "search", {"q": "pollinix"}))["results"]] == [f"{unlisted}/ruche.md"]
+    monkeypatch.undo()  # as a reload that succeeds masks it
+    assert (await rpc_result(client, "reload", {}, headers=OWNER))["errors"] == []
+    assert "zorglub" not in bot_of(client).snapshot.index("visitor").readable_body("public/accueil.md")

@@ -180,7 +180,7 @@ class Vault:
         delta = self.delta
         return delta.changed if delta is not None and delta.notes_base is notes else None
 
-    def as_found(self) -> Vault:
+    def as_found(self, skipped: Iterable[str] = ()) -> Vault:
         """This vault as its notes' own files and dates say now, no folder listed but those of --exclude: a note whose
         file is gone, or is no note now, dropped; one whose file changed, or a date of its came
         (`Note.turns`), read again; one whose file cannot be read, private if its expiry came;
@@ -197,7 +197,9 @@ class Vault:
         public note hard-linked there is left out); only the files changed are read,
         those at a path that leads out of the vault or into a folder left out dropped, as the
         walk leaves them out (a note that is a link, or in a folder that is one, read so even
-        unchanged: its stat is its target's)."""
+        unchanged: its stat is its target's). `skipped`: the links the failed walk left out in
+        the folders it could list (`walk_markdown`), a link made since the last load among them,
+        whose paths into a folder of --exclude are masked too (each read once, as a load does)."""
         now = visibility.now()
         notes = dict(self.notes)
         gone: list[str] = []
@@ -208,7 +210,8 @@ class Vault:
         linked: dict[str, bool] = {}  # each folder of the notes' paths: whether it is a symbolic link
         unlisted: list[str] = []  # folders of --exclude that cannot be listed
         excluded = self.excluded | _excluded_now(self.root, self.options, unlisted)
-        excluded |= _through_links(self.symlinks, excluded)  # the last load's links: no stat
+        symlinks = tuple(dict.fromkeys((*self.symlinks, *_symlink_targets(self.root, skipped))))  # those of a folder unlisted kept
+        excluded |= _through_links(symlinks, excluded)
         left_out = functools.cache(functools.partial(_inodes, self.root, excluded))  # the names listed now too
         linked_out: list[Issue] = []  # hard links to a note --exclude left out, left out too
         for rel, note in self.notes.items():
@@ -253,7 +256,7 @@ class Vault:
         for rel in (*gone, *(issue.path for issue in errors)):
             del notes[rel]
         excluded |= {issue.path for issue in linked_out}
-        vault = Vault(root=self.root, notes=notes, options=self.options, errors=[*self.errors, *errors], excluded=excluded, symlinks=self.symlinks)
+        vault = Vault(root=self.root, notes=notes, options=self.options, errors=[*self.errors, *errors], excluded=excluded, symlinks=symlinks)
         vault.warnings = [Issue(rel, w) for rel, note in notes.items() for w in note.warnings]
         vault.warnings += [w for w in self.warnings if w.message == NO_SUCH_FOLDER or w.path in self.excluded] + linked_out
         return _linked(vault, self, fresh, [*self.unloaded, *self.unloaded_public, *(issue.path for issue in errors)])
@@ -392,9 +395,11 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions, skipped: 
     symlink leads to is judged where it leads: out of the vault, or into an excluded or hidden
     folder (`.obsidian/`, `.trash/`, any name that starts with a dot), it is skipped. A folder that cannot be listed, or nested deeper
     than MAX_FOLDER_DEPTH, raises VaultError naming it: a vault read in part must not pass for
-    a vault with fewer notes (a reload keeps the previous one). The walk keeps its own stack,
-    so a deep tree cannot overflow Python's. `skipped` receives the symlinks left out (a
-    folder's with a trailing `/`), for `grasbot check` to name.
+    a vault with fewer notes (a reload keeps the previous one). It is raised once the other
+    folders are walked, so `skipped` holds their links all the same: the failed reload masks
+    the paths through a link made since the last good walk (`Vault.as_found`). The walk keeps
+    its own stack, so a deep tree cannot overflow Python's. `skipped` receives the symlinks
+    left out (a folder's with a trailing `/`), for `grasbot check` to name.
     """
     root = Path(root)
     try:
@@ -413,6 +418,7 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions, skipped: 
 
     # (path, real path, rel, real rel, depth): os.walk's order, top-down and names sorted
     stack: list[tuple[str, str, str, str, int]] = [(os.fspath(root), os.fspath(real_root), "", "", 0)]
+    failed: VaultError | None = None  # the first folder that could not be walked
     while stack:
         dirpath, real_dir, rel_dir, real_rel_dir, depth = stack.pop()
         if real_dir in seen_dirs:
@@ -420,7 +426,9 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions, skipped: 
         seen_dirs.add(real_dir)
         where = f"le dossier {rel_dir}/ du coffre" if rel_dir else f"le dossier du coffre {root}"
         if depth > MAX_FOLDER_DEPTH:
-            raise VaultError(f"{where} est imbriqué à plus de {MAX_FOLDER_DEPTH} niveaux de dossiers : remontez-le, ou laissez-le de côté avec --exclude")
+            deep = f"{where} est imbriqué à plus de {MAX_FOLDER_DEPTH} niveaux de dossiers"
+            failed = failed or VaultError(f"{deep} : remontez-le, ou laissez-le de côté avec --exclude")
+            continue
         try:
             with os.scandir(dirpath) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -428,9 +436,12 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions, skipped: 
             if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
                 if not rel_dir:
                     raise _no_vault_folder(root) from None
-                raise VaultError(f"{where} a été déplacé ou supprimé pendant sa lecture : relisez le coffre") from None
-            fix = "corrigez ses droits, ou laissez-le de côté avec --exclude" if rel_dir else "corrigez ses droits"
-            raise VaultError(f"impossible de lire {where} : {exc.strerror or exc} ({fix})") from None
+                failed = failed or VaultError(f"{where} a été déplacé ou supprimé pendant sa lecture : relisez le coffre")
+                continue
+            if not rel_dir:
+                raise VaultError(f"impossible de lire {where} : {exc.strerror or exc} (corrigez ses droits)") from None
+            failed = failed or VaultError(f"impossible de lire {where} : {exc.strerror or exc} (corrigez ses droits, ou laissez-le de côté avec --exclude)")
+            continue
         prefix = f"{rel_dir}/" if rel_dir else ""
         real_prefix = f"{real_rel_dir}/" if real_rel_dir else ""
         dirs = []
@@ -470,6 +481,8 @@ def walk_markdown(root: str | os.PathLike[str], options: VaultOptions, skipped: 
                 continue
             below.append((entry.path, real, rel, target, depth + 1))
         stack.extend(reversed(below))
+    if failed is not None:
+        raise failed
 
 
 def excluded_notes(root: Path, folders: Iterable[str], unread: list[str] | None = None) -> frozenset[str]:

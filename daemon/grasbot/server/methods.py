@@ -272,7 +272,7 @@ async def reload_vault(app: web.Application) -> ReloadReport:
             return await loop.run_in_executor(None, bot.reload, scanned, skipped)
         except Exception:
             try:
-                await loop.run_in_executor(None, functools.partial(bot.reload, known_only=True))
+                await loop.run_in_executor(None, functools.partial(bot.reload, skipped=skipped, known_only=True))
             except Exception:  # noqa: BLE001 - the reload's own failure is the one its caller hears
                 log.exception("les notes rendues privées, supprimées ou expirées n'ont pas pu être retirées aux visiteurs")
             raise
