@@ -1220,6 +1220,29 @@ def test_a_note_with_another_name_is_left_out_while_an_excluded_folder_cannot_be
     assert sorted(load_vault(root, options).notes) == ["pub/sain.md"]
 
 
+def test_paths_through_many_links_to_an_excluded_folder_are_found_in_time_linear_in_links_and_notes(tmp_path):
+    """50 links to `prive/`, a folder of --exclude of 2,000 notes: `_through_links` tried every
+    excluded path against each link, and a failed reload (`Vault.as_found`) handed it the paths
+    the links had given too (102,000), 5 million comparisons, seconds each time a reload
+    failed. The same paths, in one pass over the excluded paths and their folders."""
+    root = tmp_path / "vault"
+    write_note(root, "pub/accueil.md", "visibility: public", "Voir pub/lien07/12/n3.")
+    for i in range(2000):
+        folder = root / "prive" / f"{i % 40:02d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"n{i}.md").write_text("Texte.\n", encoding="utf-8")
+    for i in range(50):
+        (root / "pub" / f"lien{i:02d}").symlink_to(Path("..") / "prive", target_is_directory=True)
+    (root / "pub" / "sous").symlink_to(Path("..") / "prive" / "12", target_is_directory=True)
+    vault = load_vault(root, VaultOptions(exclude=("prive",)))
+    assert len(vault.excluded) == 2000 + 50 * 2000 + 50
+    assert {"prive/12/n12.md", "pub/lien07/12/n12.md", "pub/lien49/00/n0.md", "pub/sous/n52.md"} <= vault.excluded
+    started = time.perf_counter()
+    found = vault.as_found()
+    assert time.perf_counter() - started < 1.0
+    assert found.excluded == vault.excluded  # nothing changed: the same paths found again
+
+
 # ---------------------------------------------------------------- files that are not notes
 
 KINDS = ["note", "fifo", "folder.md", "socket", "broken-link", "link-to-fifo"]
