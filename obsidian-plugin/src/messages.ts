@@ -210,6 +210,8 @@ export const NOTE_TEST = {
 		`Les propriétés de la note disent \`${key}: ${shown}\`, qui n'est pas une date (2026-05-01, 2026-05-01T09:00:00+02:00) : dans le doute, elle reste privée.`,
 	dateImpossible: (key: string, shown: string) =>
 		`Les propriétés de la note disent \`${key}: ${shown}\` sans guillemets : YAML y lit une date ou une heure qui n'existe pas, et le démon ignore la note, qu'aucun visiteur ne voit donc. Corrigez-la, ou mettez-la entre guillemets pour la garder comme texte.`,
+	dateKeyImpossible: (keys: string, shown: string) =>
+		`Les propriétés de la note disent \`${keys}: ${shown}\`, une clé sans guillemets : YAML y lit une date ou une heure qui n'existe pas, et le démon ignore la note, qu'aucun visiteur ne voit donc. Corrigez-la, ou mettez-la entre guillemets pour la garder comme texte.`,
 	visibilityTwice: "Les propriétés de la note donnent `visibility` plus d'une fois (en deux casses) : dans le doute, le démon la garde privée. N'en gardez qu'une.",
 	nearlyVisibility: (key: string, shown: string) =>
 		`Les propriétés de la note disent \`${key}: ${shown}\`, qui n'est pas \`visibility\`, le champ que lit le démon : dans le doute, elle reste privée. Écrivez \`visibility: public\` pour la montrer aux visiteurs.`,

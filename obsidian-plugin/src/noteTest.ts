@@ -576,29 +576,39 @@ function fieldLines(header: string): Map<string, string> {
 	return fields;
 }
 
-/** The first value of the note's properties that the daemon's YAML reads as a date or a time no
- * calendar has (`created: 2024-02-30`, `0000-01-01`, `24:00:00`), which Python's datetime refuses
- * and the daemon's load with it (retrieval/vault.py `parse_note`: the note is left out), as
- * `[its keys, the value]`, or null. Obsidian gives such a value as text, quoted or not: its
- * field's lines in `header`, the YAML as written, tell; a field the daemon reads as the text written
- * (`TEXT_FIELDS`, and lists in them) is text either way. */
-function impossibleDate(frontmatter: Record<string, unknown>, header: string): [string, string] | null {
+/** The first value or key of the note's properties that the daemon's YAML reads as a date or a
+ * time no calendar has (`created: 2024-02-30`, `0000-01-01`, `24:00:00`, a key `2021-02-30:`), which
+ * Python's datetime refuses and the daemon's load with it (retrieval/vault.py `parse_note`: the note
+ * is left out), as `[its keys, the value, whether the key is the date]`, or null. Obsidian gives such
+ * a value or key as text, quoted or not: its field's lines in `header`, the YAML as written, tell; a
+ * field the daemon reads as the text written (`TEXT_FIELDS`, and lists in them) is text either way,
+ * but not the keys of a mapping in it, which PyYAML reads as any key. */
+function impossibleDate(frontmatter: Record<string, unknown>, header: string): [string, string, boolean] | null {
 	const lines = fieldLines(header);
+	const escaped = (text: string): string => text.replace(/[.+]/g, "\\$&");
 	// the value as a plain scalar: after a key's colon, a list's dash or a flow collection's opening or comma, up to its end
 	const plain = (value: string, written: string): boolean =>
-		new RegExp(String.raw`(?:[:-][ \t]+|[[{,][ \t]*)${value.replace(/[.+]/g, "\\$&")}(?=[ \t]*(?:$|[,\]}])|[ \t]+#)`, "m").test(written);
+		new RegExp(String.raw`(?:[:-][ \t]+|[[{,][ \t]*)${escaped(value)}(?=[ \t]*(?:$|[,\]}])|[ \t]+#)`, "m").test(written);
+	// the key as a plain scalar: at a line's start (or a list item's), after a flow mapping's opening or comma, or explicit (`? key`)
+	const plainKey = (key: string, written: string): boolean =>
+		new RegExp(String.raw`(?:^[ \t]*(?:-[ \t]+)*|[{,][ \t]*)${escaped(key)}[ \t]*:(?:[ \t]|$)|^[ \t]*\?[ \t]+${escaped(key)}[ \t]*$`, "m").test(written);
+	const unmade = (text: string): boolean => YAML_TIMESTAMP.test(text) && dateInstant(text) === null;
 	const read = [new Set<object>(), new Set<object>()]; // each list or mapping once, as text or not: an alias is the same one again
-	const find = (value: unknown, keys: string, written: string, asText: boolean): [string, string] | null => {
-		if (typeof value === "string") return !asText && YAML_TIMESTAMP.test(value) && dateInstant(value) === null && plain(value, written) ? [keys, value] : null;
+	const find = (value: unknown, keys: string, written: string, asText: boolean): [string, string, boolean] | null => {
+		if (typeof value === "string") return !asText && unmade(value) && plain(value, written) ? [keys, value, false] : null;
 		if (value === null || typeof value !== "object" || read[Number(asText)].has(value)) return null;
 		read[Number(asText)].add(value);
-		if (Array.isArray(value)) return value.reduce<[string, string] | null>((found, item) => found ?? find(item, keys, written, asText), null);
-		return Object.entries(value).reduce<[string, string] | null>((found, [key, item]) => found ?? find(item, `${keys}.${key}`, written, false), null);
+		if (Array.isArray(value)) return value.reduce<[string, string, boolean] | null>((found, item) => found ?? find(item, keys, written, asText), null);
+		return Object.entries(value).reduce<[string, string, boolean] | null>(
+			(found, [key, item]) => found ?? (unmade(key) && plainKey(key, written) ? [`${keys}.${key}`, shownValue(item), true] : find(item, `${keys}.${key}`, written, false)),
+			null,
+		);
 	};
-	return Object.entries(frontmatter).reduce<[string, string] | null>(
-		(found, [key, value]) => found ?? find(value, key, lines.get(key) ?? "", TEXT_FIELDS.includes(key.toLowerCase())),
-		null,
-	);
+	return Object.entries(frontmatter).reduce<[string, string, boolean] | null>((found, [key, value]) => {
+		if (found) return found;
+		const written = lines.get(key) ?? header; // an explicit key (`? key`) is on no line of its own
+		return unmade(key) && plainKey(key, written) ? [key, shownValue(value), true] : find(value, key, written, TEXT_FIELDS.includes(key.toLowerCase()));
+	}, null);
 }
 
 /** `parseYaml`'s reading of a block Obsidian shows as text, which throws where the daemon's
@@ -892,7 +902,7 @@ export function privateReason(
 	// what keeps the daemon from loading the note, before it reads who may see it: its bounds, then its dates
 	if (text !== undefined && frontmatter && yamlNestedPast(frontmatter, MAX_DEPTH)) return NOTE_TEST.propertiesTooDeep;
 	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, TOP_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"))?.[1] ?? "") : null;
-	if (unmade) return NOTE_TEST.dateImpossible(...unmade);
+	if (unmade) return unmade[2] ? NOTE_TEST.dateKeyImpossible(unmade[0], unmade[1]) : NOTE_TEST.dateImpossible(unmade[0], unmade[1]);
 	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
 		const late =
 			lateReason(text, defaultPublic, now, zone) ??

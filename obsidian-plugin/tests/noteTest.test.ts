@@ -413,6 +413,20 @@ describe("frontmatter reading", () => {
 		}
 	});
 
+	it("says left out, as the daemon leaves it, a note whose properties have an unquoted key that is a date no calendar has, where it said public", () => {
+		// a key is read as a value is: PyYAML makes `2021-02-30:` a date, cannot, and the daemon loads no note; Obsidian gives the key as text
+		const verdict = (header: string): string | null => privateReason(parseYaml(header) as Record<string, unknown>, true, `---\n${header}\n---\nCorps.\n`);
+		expect(verdict("visibility: public\n2021-02-30: x")).toBe(NOTE_TEST.dateKeyImpossible("2021-02-30", "x"));
+		expect(verdict("visibility: public\n? 2021-02-30\n: x")).toBe(NOTE_TEST.dateKeyImpossible("2021-02-30", "x"));
+		expect(verdict("visibility: public\nprojet:\n  2021-02-30T10:00:00: x")).toBe(NOTE_TEST.dateKeyImpossible("projet.2021-02-30T10:00:00", "x"));
+		expect(verdict("visibility: public\nx: {a: 1, 0000-01-01: 2}")).toBe(NOTE_TEST.dateKeyImpossible("x.0000-01-01", "2"));
+		expect(verdict("visibility: public\ntags: [{2021-02-30: x}]")).toBe(NOTE_TEST.dateKeyImpossible("tags.2021-02-30", "x")); // a text field's mapping keeps its keys' types
+		expect(privateReason(undefined, true, "\n---\ndraft: false\n2021-02-30: x\n---\nCorps.\n")).toBe(NOTE_TEST.lateBroken);
+		for (const header of ['visibility: public\n"2021-02-30": x', "visibility: public\n'2021-02-30': x", "visibility: public\n2021-02-28: x", "visibility: public\nx:\n  - '2021-02-30': y"]) {
+			expect(verdict(header), header).toBeNull();
+		}
+	});
+
 	it("says left out, as the daemon leaves it, a note whose YAML properties nest lists or fields past 32 levels, where it said public", () => {
 		const nested = (n: number, leaf = ""): string => `${"[".repeat(n)}${leaf}${"]".repeat(n)}`;
 		const block = (n: number): string => `${Array.from({ length: n }, (_, i) => `${"  ".repeat(i)}a:`).join("\n")} 1`;
