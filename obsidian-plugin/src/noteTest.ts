@@ -91,7 +91,23 @@ function fieldsNamed(frontmatter: Record<string, unknown> | undefined, ...names:
 }
 
 function shownValue(value: unknown): string {
-	return typeof value === "string" ? value : JSON.stringify(value);
+	return typeof value === "string" ? value : Array.isArray(value) || (value !== null && typeof value === "object" && !(value instanceof Date)) ? flowValue(value) : JSON.stringify(value);
+}
+
+// a text YAML reads as another type (a yes, a number, nothing), which the daemon's `yaml.safe_dump` quotes
+const YAML_OTHER = /^(?:y(?:es)?|no?|true|false|on|off|null|~|[-+]?(?:\.?\d[\d_]*\.?[\d_]*(?:e[-+]?\d+)?|0x[\da-f_]+|\d[\d_]*(?::[0-5]?\d)+(?:\.[\d_]*)?|\.inf)|\.nan)$/i;
+
+/** A list or mapping as the daemon's warnings show a value written on the lines below its key
+ * (retrieval/visibility.py `_flow`, yaml.safe_dump's flow form): `[2000-01-01]`, `{a: 1}`, a text
+ * quoted only where YAML would read it otherwise. A date Obsidian gives as text is left plain: the
+ * daemon's YAML made it a date, which it writes so. */
+function flowValue(value: unknown): string {
+	if (Array.isArray(value)) return `[${value.map(flowValue).join(", ")}]`;
+	if (value instanceof Date) return value.toISOString();
+	if (value !== null && typeof value === "object") return `{${Object.entries(value).map(([key, item]) => `${flowValue(key)}: ${flowValue(item)}`).join(", ")}}`;
+	if (typeof value !== "string") return value === undefined ? "null" : JSON.stringify(value);
+	const plain = value !== "" && value.trim() === value && !/^(?:[-?:](?: |$)|[,[\]{}#&*!|>'"%@`])|[,[\]{}]|: |:$| #/.test(value) && !YAML_OTHER.test(value);
+	return plain ? value : `'${value.replace(/'/g, "''")}'`;
 }
 
 /** The keys whose no keeps a note private (retrieval/visibility.py `_PUBLISH_KEYS`): Obsidian Publish's, Jekyll's, Digital Garden's. */
@@ -882,7 +898,10 @@ function lowerReason(shown: string, now: number, zone: string): string | null {
 		}
 		const isFields = meta !== null && typeof meta === "object" && !Array.isArray(meta);
 		if (!isFields || privateReason(meta as Record<string, unknown>, true, undefined, now, zone) !== null) {
-			const value = fields.slice((reader.index ?? 0) + reader[0].length).split("\n")[0].trim();
+			const written = fields.slice((reader.index ?? 0) + reader[0].length).split("\n")[0].trim();
+			// on the lines below its key: in YAML's flow form, as the daemon's `_as_written`
+			const below = written === "" && isFields ? (meta as Record<string, unknown>)[reader[1]] : undefined;
+			const value = below === undefined || below === null ? written : flowValue(below);
 			return NOTE_TEST.lowerBlock(`${reader[1].trim()}: ${value}`.trimEnd());
 		}
 	}

@@ -348,13 +348,25 @@ describe("frontmatter reading", () => {
 	it("reads the list items and quotes of a properties block lower in the note as its YAML, as the daemon does, and only code as code", () => {
 		// the daemon's prose drops code only (retrieval/markdown.py code_in): `  - 2000-01-01` is the block's value, not a line left out
 		const lower = (block: string): string | null => privateReason({ visibility: "public" }, false, `---\nvisibility: public\n---\nCorps.\n\n${block}`);
-		expect(lower("---\nexpiryDate:\n  - 2000-01-01\n---\n")).toBe(NOTE_TEST.lowerBlock("expiryDate:"));
-		expect(lower("---\ndraft:\n  - true\n---\nSuite.\n")).toBe(NOTE_TEST.lowerBlock("draft:"));
+		expect(lower("---\nexpiryDate:\n  - 2000-01-01\n---\n")).toBe(NOTE_TEST.lowerBlock("expiryDate: [2000-01-01]"));
+		expect(lower("---\ndraft:\n  - true\n---\nSuite.\n")).toBe(NOTE_TEST.lowerBlock("draft: [true]"));
 		expect(lower("---\nvisibility: public\nexpiryDate:\n    - 2000-01-01\n---\n")).toBe(NOTE_TEST.lowerBlock("visibility: public"));
 		expect(lower("---\ndraft: false\n> x\n---\n")).toBe(NOTE_TEST.lowerBlock("draft: false")); // no YAML, and it names `draft`
 		// code: a span is one space (`draft:` then blank), a block indented past a list item's content is no block
 		expect(lower("---\ndraft: `true`\n---\n")).toBeNull();
 		expect(lower("- a\n\n        ---\n        draft: true\n        ---\n")).toBeNull();
+	});
+
+	it("names a value written on the lines below its key in YAML's flow form, as the daemon's warning does, where it said `expiryDate:` or `[\"2000-01-01\"]`", () => {
+		// retrieval/visibility.py `_as_written`: the line's value as written, or, when it is on the lines below, `_flow` (yaml.safe_dump's flow form)
+		const lower = (block: string): string | null => privateReason({ visibility: "public" }, false, `---\nvisibility: public\n---\nCorps.\n\n---\n${block}\n---\n`);
+		expect(lower("expiryDate:\n  - 2000-01-01")).toBe(NOTE_TEST.lowerBlock("expiryDate: [2000-01-01]"));
+		expect(lower("draft:\n  - true\n  - 'true'\n  - a b\n  - 'a: b'\n  - ''\n  - '007'\n  - it's\n  - {a: 1}")).toBe(
+			NOTE_TEST.lowerBlock("draft: [true, 'true', a b, 'a: b', '', '007', it's, {a: 1}]"),
+		);
+		expect(lower("draft: [ true ]")).toBe(NOTE_TEST.lowerBlock("draft: [ true ]")); // on its line: as written
+		const header = "visibility: public\nexpiryDate:\n  - 2000-01-01";
+		expect(privateReason(parseYaml(header) as Record<string, unknown>, true, `---\n${header}\n---\nCorps.\n`)).toBe(NOTE_TEST.dateUnreadable("expiryDate", "[2000-01-01]"));
 	});
 
 	it("reads a comment opened inside indented code, or code in a quote or a list item, as code, where the daemon reads a lower block after it", () => {
