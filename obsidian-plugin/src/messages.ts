@@ -229,9 +229,11 @@ export const NOTE_TEST = {
 		`La note commence par un front matter TOML (entre deux +++) invalide, qui dit qui peut lire la note (${said}) : dans le doute, le démon la garde privée. Corrigez-le, ou mettez ses champs en YAML dans les propriétés de la note.`,
 	frontmatterTooDeep: (format: string) =>
 		`Le front matter ${format} en tête de la note imbrique des listes ou des champs sur plus de 32 niveaux : le démon ignore la note, qu'aucun visiteur ne voit donc. Réduisez ses niveaux, ou mettez ses champs en YAML dans les propriétés de la note.`,
-	yamlNotLoaded: "YAML que le démon ne charge pas : des listes ou des champs sur plus de 32 niveaux, ou une date qui n'existe pas",
+	yamlNotLoaded: "YAML que le démon ne charge pas : des listes ou des champs sur plus de 32 niveaux, des alias qui se déploient trop, ou une date qui n'existe pas",
 	propertiesTooDeep:
 		"Les propriétés de la note imbriquent des listes ou des champs sur plus de 32 niveaux : le démon ignore la note, qu'aucun visiteur ne voit donc. Réduisez leurs niveaux.",
+	propertiesExpand:
+		"Les propriétés de la note se déploient par leurs alias (&ancre, *alias) en plus de 20 000 valeurs ou d'un million de caractères : le démon ignore la note, qu'aucun visiteur ne voit donc. Écrivez leurs valeurs sans alias.",
 	jsonKeeps: (reason: string) =>
 		`La note commence par un front matter JSON (un objet { … }) : Obsidian le lit comme du texte, Hugo et le démon comme ses propriétés, et il garde la note privée. ${reason} Mettez ses champs en YAML dans les propriétés de la note.`,
 	jsonBroken: (said: string) =>

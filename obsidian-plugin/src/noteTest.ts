@@ -370,6 +370,39 @@ function yamlNestedPast(properties: Record<string, unknown>, depth: number): boo
 	return levelsOf(properties, depth) > depth;
 }
 
+/** The daemon's bounds on what YAML properties amount to, each alias expanded (retrieval/frontmatter.py `MAX_NODES`, `MAX_CHARS`). */
+const MAX_NODES = 20_000;
+const MAX_CHARS = 1_000_000;
+
+/** Whether YAML properties expand past the daemon's bounds by their aliases (the « billion laughs »), as it measures
+ * them before it loads a note (retrieval/frontmatter.py `_check_bounds`): each list, mapping (its keys too) and value,
+ * and their characters, counted with every alias expanded, against `MAX_NODES` (or the values written, when more) and
+ * `MAX_CHARS` (or the header's length). Obsidian's reading gives an alias as the same list or mapping again: each is
+ * measured once, so a bomb of 9 × 9 lists costs 81 items, not 9⁹. For properties `yamlNestedPast` bounds (no loop). */
+function yamlExpandsPast(properties: Record<string, unknown>, header: string): boolean {
+	const measured = new Map<object, [number, number]>();
+	let written = 0; // the values as written, each alias once
+	const isScalar = (value: unknown): boolean => value === null || typeof value !== "object" || value instanceof Date;
+	const scalarLength = (value: unknown): number =>
+		typeof value === "string" ? value.length : typeof value === "number" || typeof value === "boolean" ? String(value).length : value instanceof Date ? value.toISOString().length : 0;
+	const measure = (value: unknown): [number, number] => {
+		if (isScalar(value)) return [1, scalarLength(value)];
+		const known = measured.get(value as object);
+		if (known !== undefined) return known;
+		written++;
+		let [nodes, chars] = [1, 0];
+		for (const item of Array.isArray(value) ? value : Object.entries(value as object).flat()) {
+			if (isScalar(item)) written++;
+			const [n, c] = measure(item);
+			[nodes, chars] = [nodes + n, chars + c];
+		}
+		measured.set(value as object, [nodes, chars]);
+		return [nodes, chars];
+	};
+	const [nodes, chars] = measure(properties);
+	return nodes > Math.max(MAX_NODES, written) || chars > Math.max(MAX_CHARS, header.length);
+}
+
 /** A TOML front matter's fields as the daemon's tomllib reads them (`parseToml`); null for TOML it refuses,
  * "deep" for fields nested past `MAX_DEPTH`. */
 function tomlFields(block: string): Record<string, unknown> | null | "deep" {
@@ -634,7 +667,7 @@ function loadedYaml(block: string): unknown {
 	const meta: unknown = parseYaml(block);
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return meta;
 	const fields = meta as Record<string, unknown>;
-	if (yamlNestedPast(fields, MAX_DEPTH) || impossibleDate(fields, block)) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+	if (yamlNestedPast(fields, MAX_DEPTH) || yamlExpandsPast(fields, block) || impossibleDate(fields, block)) throw new RangeError(NOTE_TEST.yamlNotLoaded);
 	return meta;
 }
 
@@ -919,8 +952,10 @@ export function privateReason(
 	zone = "UTC",
 ): string | null {
 	// what keeps the daemon from loading the note, before it reads who may see it: its bounds, then its dates
+	const header = text === undefined ? "" : (TOP_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"))?.[1] ?? "");
 	if (text !== undefined && frontmatter && yamlNestedPast(frontmatter, MAX_DEPTH)) return NOTE_TEST.propertiesTooDeep;
-	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, TOP_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"))?.[1] ?? "") : null;
+	if (text !== undefined && frontmatter && yamlExpandsPast(frontmatter, header)) return NOTE_TEST.propertiesExpand;
+	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, header) : null;
 	if (unmade) return unmade[2] ? NOTE_TEST.dateKeyImpossible(unmade[0], unmade[1]) : NOTE_TEST.dateImpossible(unmade[0], unmade[1]);
 	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
 		const late =

@@ -459,6 +459,37 @@ describe("frontmatter reading", () => {
 		}
 	});
 
+	it("says left out, as the daemon leaves it, a note whose YAML properties expand past 20,000 values or a million characters by their aliases (a billion laughs), in bounded time, where it said public", () => {
+		// retrieval/frontmatter.py `_check_bounds`: each alias counted as the values it stands for (a mapping's keys too), the note left out past
+		// MAX_NODES or MAX_CHARS; Obsidian's reading gives an alias as the same list again, so the properties hold 9 × 9 lists, not 9⁹ values
+		const bomb = (depth: number, width: number): [Record<string, unknown>, string] => {
+			const fields: Record<string, unknown> = { visibility: "public" };
+			const lines = ["visibility: public"];
+			let level: unknown[] = Array<string>(width).fill("lol");
+			for (let i = 0; i < depth; i++) {
+				if (i > 0) level = Array<unknown[]>(width).fill(level);
+				fields[`n${i}`] = level;
+				lines.push(`n${i}: &n${i} [${Array<string>(width).fill(i === 0 ? "lol" : `*n${i - 1}`).join(", ")}]`);
+			}
+			return [fields, `---\n${lines.join("\n")}\n---\nCorps.\n`];
+		};
+		const verdict = ([fields, text]: [Record<string, unknown>, string]): string | null => privateReason(fields, true, text);
+		const started = performance.now();
+		expect(verdict(bomb(9, 9))).toBe(NOTE_TEST.propertiesExpand); // 490,329,066 values to the daemon
+		expect(performance.now() - started).toBeLessThan(1000);
+		expect(verdict(bomb(5, 9))).toBe(NOTE_TEST.propertiesExpand); // 74,740
+		expect(verdict(bomb(4, 9))).toBeNull(); // 8,300: loaded
+		const long = "x".repeat(10_000); // 1,010,018 characters, the 10,000 written once
+		const chars = (n: number): [Record<string, unknown>, string] => [
+			{ visibility: "public", a: long, b: Array<string>(n).fill(long) },
+			`---\nvisibility: public\na: &a ${long}\nb: [${Array<string>(n).fill("*a").join(", ")}]\n---\nCorps.\n`,
+		];
+		expect(verdict(chars(100))).toBe(NOTE_TEST.propertiesExpand);
+		expect(verdict(chars(98))).toBeNull();
+		// a block Obsidian shows as text: YAML the daemon does not load, private when it names a key that says who reads the note
+		expect(privateReason(undefined, true, `\n${bomb(9, 9)[1]}`)).toBe(NOTE_TEST.lateBroken);
+	});
+
 	it("says private, as YAML that does not load, a block Obsidian shows as text with an unquoted date no calendar has or nested past 32 levels", () => {
 		// the daemon's load_frontmatter raises on it: a late, second, lower or commented block that names a key saying who reads the note keeps it private
 		const deep = `${"[".repeat(32)}${"]".repeat(32)}`;
