@@ -660,6 +660,139 @@ function impossibleDate(frontmatter: Record<string, unknown>, header: string): [
 	}, null);
 }
 
+// What PyYAML's SafeConstructor makes of a scalar an explicit tag (`!!bool`, `!!timestamp`) names, as the daemon's
+// load does: a value it cannot make raises, and the daemon leaves the note out (retrieval/vault.py `parse_note`)
+const PY_BOOL: Record<string, boolean> = { yes: true, no: false, true: true, false: false, on: true, off: false };
+// YAML 1.1's timestamp, which an explicit `!!timestamp` is read by (yaml/constructor.py `timestamp_regexp`)
+const PY_TIMESTAMP = /^(\d{4})-(\d\d?)-(\d\d?)(?:(?:[Tt]|[ \t]+)(\d\d?):(\d\d):(\d\d)(?:\.(\d*))?(?:[ \t]*(Z|([-+])(\d\d?)(?::(\d\d))?))?)?$/;
+const SCALAR_TAGS = ["null", "bool", "int", "float", "binary", "timestamp", "str"];
+const COLLECTION_TAGS: Record<string, "seq" | "map"> = { seq: "seq", omap: "seq", pairs: "seq", map: "map", set: "map" };
+
+/** `text` read as Python's `int()` reads one of its parts: digits of `base`, a sign first. */
+function pyInt(text: string, base = 10): number {
+	const digits = { 2: "[01]", 8: "[0-7]", 10: "\\d", 16: "[\\da-fA-F]" }[base] ?? "\\d";
+	if (!new RegExp(`^[-+]?${digits}+$`).test(text)) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+	return Number.parseInt(text, base);
+}
+
+/** A tagged scalar's value as SafeConstructor makes it (`construct_yaml_bool`, `_int`, `_float`, `_timestamp`, `_null`),
+ * or a throw where it raises; `asText`: a field the daemon reads as the text written, where a tag YAML would give the
+ * text anyway (`!!timestamp 2021-02-30`) leaves it text (frontmatter.py `_as_written`). */
+function taggedScalar(tag: string, text: string, asText: boolean): unknown {
+	if (tag === "null") return null;
+	if (tag === "str" || tag === "binary") return text;
+	if (tag === "bool") {
+		const value = PY_BOOL[text.toLowerCase()];
+		if (value === undefined) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+		return value;
+	}
+	if (tag === "int" || tag === "float") {
+		let value = text.replace(/_/g, "");
+		if (tag === "float") value = value.toLowerCase();
+		if (value === "") throw new RangeError(NOTE_TEST.yamlNotLoaded);
+		const sign = value[0] === "-" ? -1 : 1;
+		if ("+-".includes(value[0])) value = value.slice(1);
+		if (tag === "float") {
+			if (value === ".inf" || value === ".nan") return value === ".inf" ? sign * Infinity : NaN;
+			const float = (part: string): number => {
+				if (!/^\s*[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|inf(?:inity)?|nan)\s*$/.test(part)) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+				return Number(part.replace(/inf(?:inity)?/, "Infinity").replace("nan", "NaN"));
+			};
+			return sign * (value.includes(":") ? value.split(":").reduce((sum, part) => sum * 60 + float(part), 0) : float(value));
+		}
+		if (value === "0") return 0;
+		if (value.startsWith("0b")) return sign * pyInt(value.slice(2), 2);
+		if (value.startsWith("0x")) return sign * pyInt(value.slice(2), 16);
+		if (value[0] === "0") return sign * pyInt(value, 8);
+		return sign * (value.includes(":") ? value.split(":").reduce((sum, part) => sum * 60 + pyInt(part), 0) : pyInt(value));
+	}
+	// timestamp
+	if (asText && YAML_TIMESTAMP.test(text)) return text;
+	const m = PY_TIMESTAMP.exec(text);
+	if (!m) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+	const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0));
+	const wall = utcTime(year, month - 1, day, hour, minute, second, Number((m[7] ?? "").padEnd(3, "0").slice(0, 3)));
+	const check = new Date(wall);
+	const offset = m[9] === undefined ? 0 : (m[9] === "-" ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11] ?? 0));
+	if (year < 1 || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59 || Math.abs(offset) >= 24 * 60) {
+		throw new RangeError(NOTE_TEST.yamlNotLoaded);
+	}
+	return new Date(wall - offset * 60_000);
+}
+
+// An explicit tag (`!!bool`, `!<tag:…>`, `!local`, `!`), and an anchor after it
+const TAG = /(?<=^|[\s[{,])(!(?:<[^>\n]*>|[\w!./:%;#?@&=+$~*'()-]*))(?:[ \t]+&\S+)?(?:[ \t]+|(?=\n|$))/gm;
+// where YAML reads a node, before a tag on its line: its start, list dashes, `?`, or one key's colon (an anchor after any)
+const NODE_START = /^[ \t]*(?:-[ \t]+)*(?:\?[ \t]+|(?:"[^"\n]*"|'[^'\n]*'|[^\s"'#:!&*-][^:#\n]*?)[ \t]*:[ \t]+)?(?:&\S+[ \t]+)?$/;
+// how far into a line a tag, and after it its value, are read: each tag costs this much at most, so a line of
+// a million `! ` is read in linear time (a value so long is none a tag makes: no yes, no number, no date)
+const TAG_REACH = 400;
+
+/** Each explicit tag of a YAML header on a node of one line, as `[its top-level key, what SafeConstructor makes of
+ * it]`, and the first line whose tag it cannot make (one it does not know, `!!bool 0`, `!!timestamp 2021-02-30`,
+ * `!!str [a]`), where the daemon's load raises, or null. A tag whose node is on the lines below is not read. */
+function taggedValues(header: string): { values: [string, unknown][]; refused: string | null } {
+	const values: [string, unknown][] = []; // the top-level key, or "" for a node inside a field
+	let key: string | undefined;
+	let [lineStart, lineEnd, keyLine] = [0, -1, -1];
+	for (const m of header.matchAll(TAG)) {
+		if (m.index > lineEnd && lineEnd !== header.length) {
+			lineStart = header.lastIndexOf("\n", m.index) + 1; // the lines between are read once: the search stops at the last line end
+			lineEnd = header.indexOf("\n", m.index);
+			if (lineEnd === -1) lineEnd = header.length;
+		}
+		if (m.index - lineStart > TAG_REACH) continue;
+		const line = header.slice(lineStart, Math.min(lineEnd, lineStart + 2 * TAG_REACH)); // as far as a tag is read
+		if (lineStart !== keyLine && /^[^\s#-]/.test(line)) {
+			key = /^(?:"([^"]*)"|'([^']*)'|([^"'!&*][^:]*?))[ \t]*:(?:[ \t]|$)/.exec(line)?.slice(1).find((k) => k !== undefined);
+			keyLine = lineStart;
+		}
+		const before = header.slice(lineStart, m.index);
+		const bare = before.replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, "");
+		const inFlow = /[[{]/.test(bare);
+		if (/["'#]/.test(bare) || !(NODE_START.test(before) || (inFlow && /[[{,:][ \t]*(?:&\S+[ \t]+)?$/.test(before)))) continue; // in a string, a comment, a plain text
+		const written = m[1];
+		const rest = header.slice(m.index + m[0].length, Math.min(lineEnd, m.index + m[0].length + TAG_REACH));
+		const tag = written === "!" ? "!" : written.startsWith("!!") ? written.slice(2) : written.startsWith("!<tag:yaml.org,2002:") ? written.slice(20, -1) : "?";
+		const fieldOwn = key !== undefined && TEXT_FIELDS.includes(key.toLowerCase()) && (/^[^\s#-]/.test(line) || /^[ \t]*-[ \t]/.test(line)); // frontmatter.py `_as_written`'s reach
+		try {
+			if (tag !== "!" && !SCALAR_TAGS.includes(tag) && COLLECTION_TAGS[tag] === undefined) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+			if (tag === "!" || (rest !== "" && "|>*".includes(rest[0]))) continue; // no tag to read, a block scalar, an alias
+			if (rest === "" || rest.startsWith("#") || (inFlow && /^[,\]}]/.test(rest))) {
+				const next = header.slice(lineEnd + 1, lineEnd + 1 + TAG_REACH).split("\n")[0];
+				const indent = (text: string): number => /^[ \t]*/.exec(text)?.[0].length ?? 0;
+				if (!inFlow && next.trim() !== "" && indent(next) > indent(line)) continue; // its node on the lines below
+				if (COLLECTION_TAGS[tag] !== undefined) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+				values.push([/^[^\s#-]/.test(line) && !inFlow ? (key ?? "") : "", taggedScalar(tag, "", false)]);
+				continue;
+			}
+			if (rest[0] === "[" || rest[0] === "{") {
+				if (COLLECTION_TAGS[tag] !== (rest[0] === "[" ? "seq" : "map")) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+				continue;
+			}
+			if (COLLECTION_TAGS[tag] !== undefined) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+			let text: string;
+			if (rest[0] === '"' || rest[0] === "'") {
+				const closed = rest[0] === '"' ? /^"(?:[^"\\]|\\.)*"/.exec(rest) : /^'(?:[^']|'')*'/.exec(rest);
+				if (!closed) continue; // on lines below
+				const read = rest[0] === '"' ? yamlOrUndefined(closed[0]) : undefined;
+				text = typeof read === "string" ? read : closed[0].slice(1, -1).replace(/''/g, "'");
+			} else text = (inFlow ? rest.split(/[,\]}]|: | #/)[0] : rest.split(" #")[0]).trim();
+			values.push([/^[^\s#-]/.test(line) && !inFlow ? (key ?? "") : "", taggedScalar(tag, text, fieldOwn && !/^"|^'/.test(rest))]);
+		} catch {
+			return { values, refused: line.trim() };
+		}
+	}
+	return { values, refused: null };
+}
+
+/** `fields` with the values explicit tags give the keys that say who reads the note, as the daemon's YAML makes them
+ * (`draft: !!null x` is no value, `publishDate: !!timestamp 2999-01-01` a date), where Obsidian's reading may not. */
+function withTagged(fields: Record<string, unknown> | undefined, values: [string, unknown][]): Record<string, unknown> | undefined {
+	const read = values.filter(([key]) => key !== "" && saysWhoReads(key) && fields !== undefined && key in fields);
+	return read.length === 0 ? fields : { ...fields, ...Object.fromEntries(read) };
+}
+
 /** `parseYaml`'s reading of a block Obsidian shows as text, which throws where the daemon's
  * load_frontmatter raises too (visibility.py `_yaml_or_broken`): lists or mappings nested past
  * its bound, an unquoted date no calendar has; the daemon reads such a block as broken YAML. */
@@ -668,7 +801,9 @@ function loadedYaml(block: string): unknown {
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return meta;
 	const fields = meta as Record<string, unknown>;
 	if (yamlNestedPast(fields, MAX_DEPTH) || yamlExpandsPast(fields, block) || impossibleDate(fields, block)) throw new RangeError(NOTE_TEST.yamlNotLoaded);
-	return meta;
+	const tagged = block.includes("!") ? taggedValues(block) : null;
+	if (tagged?.refused) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+	return tagged ? withTagged(fields, tagged.values) : meta;
 }
 
 // What the author hid, as the daemon reads it (retrieval/markdown.py `_HIDDEN`): code first, where
@@ -957,6 +1092,9 @@ export function privateReason(
 	if (text !== undefined && frontmatter && yamlExpandsPast(frontmatter, header)) return NOTE_TEST.propertiesExpand;
 	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, header) : null;
 	if (unmade) return unmade[2] ? NOTE_TEST.dateKeyImpossible(unmade[0], unmade[1]) : NOTE_TEST.dateImpossible(unmade[0], unmade[1]);
+	const tagged = text !== undefined && frontmatter && header.includes("!") ? taggedValues(header) : null;
+	if (tagged?.refused) return NOTE_TEST.tagRefused(tagged.refused);
+	if (tagged) frontmatter = withTagged(frontmatter, tagged.values);
 	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
 		const late =
 			lateReason(text, defaultPublic, now, zone) ??

@@ -490,6 +490,30 @@ describe("frontmatter reading", () => {
 		expect(privateReason(undefined, true, `\n${bomb(9, 9)[1]}`)).toBe(NOTE_TEST.lateBroken);
 	});
 
+	it("reads an explicit YAML tag as the daemon's YAML makes its value: left out where it cannot (`!foo`, `!!bool 0`, `!!timestamp 2021-02-30`), the value it makes otherwise", () => {
+		// PyYAML's SafeConstructor raises on a tag it does not know or a value it cannot make, and the daemon loads no note; Obsidian gives the text
+		const verdict = (header: string, fields: Record<string, unknown>): string | null => privateReason({ visibility: "public", ...fields }, false, `---\nvisibility: public\n${header}\n---\nCorps.\n`);
+		expect(verdict("x: !foo a", { x: "a" })).toBe(NOTE_TEST.tagRefused("x: !foo a"));
+		expect(verdict("x: !!bool 0", { x: "0" })).toBe(NOTE_TEST.tagRefused("x: !!bool 0"));
+		expect(verdict("publishDate: !!timestamp 2021-02-30", { publishDate: "2021-02-30" })).toBe(NOTE_TEST.tagRefused("publishDate: !!timestamp 2021-02-30"));
+		expect(verdict("x: [a, !!int b]", { x: ["a", "b"] })).toBe(NOTE_TEST.tagRefused("x: [a, !!int b]"));
+		expect(verdict("x:\n  - !!str [a]", { x: [["a"]] })).toBe(NOTE_TEST.tagRefused("- !!str [a]"));
+		// the value it makes: no value, a date to come, a text
+		expect(verdict("draft: !!null x", { draft: "x" })).toBeNull();
+		expect(verdict("publishDate: !!timestamp 2999-01-01", { publishDate: "2999-01-01" })).toContain("une date de publication à venir");
+		expect(verdict("draft: !!str true", { draft: "true" })).toContain("un brouillon");
+		for (const [header, value] of [["title: !!timestamp 2021-02-30", "2021-02-30"], ['title: "a !!int b"', "a !!int b"], ["title: a - !!int b", "a - !!int b"], ["x: !!int 0x1F", "0x1F"], ["x: ! a", "a"]]) {
+			expect(verdict(header, { x: value }), header).toBeNull();
+		}
+		// a block Obsidian shows as text: YAML the daemon does not load, private when it names a key that says who reads the note
+		expect(privateReason(undefined, true, "\n---\ndraft: false\nx: !!bool 0\n---\nCorps.\n")).toBe(NOTE_TEST.lateBroken);
+		// each tag read up to a bound into its line: a line of a million of them in linear time
+		const started = performance.now();
+		expect(verdict(`x: [${"! a, ".repeat(200_000)}a]`, { x: [] })).toBeNull();
+		expect(verdict(`x: [${"!!int 1, ".repeat(100_000)}1]`, { x: [] })).toBeNull();
+		expect(performance.now() - started).toBeLessThan(2000);
+	});
+
 	it("says private, as YAML that does not load, a block Obsidian shows as text with an unquoted date no calendar has or nested past 32 levels", () => {
 		// the daemon's load_frontmatter raises on it: a late, second, lower or commented block that names a key saying who reads the note keeps it private
 		const deep = `${"[".repeat(32)}${"]".repeat(32)}`;
