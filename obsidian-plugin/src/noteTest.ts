@@ -975,10 +975,12 @@ function containedCode(text: string, fences: readonly [number, number][]): [numb
 				const marker = matchAt(BREAK, line, first) === null ? matchAt(LIST_MARKER, line, first) : null;
 				if (marker === null) break;
 				const end = first + marker[0].length;
-				const [after, afterColumn] = skipBlank(line, end, firstColumn + marker[0].length);
+				// a column per character, as the daemon's Python counts them: a digit outside the BMP (`𝟙.`) is two UTF-16 units, one column
+				const width = [...marker[0]].length;
+				const [after, afterColumn] = skipBlank(line, end, firstColumn + width);
 				const empty = after === line.length;
 				if (paragraph && depth === stack.length && opened.length === 0 && (empty || (/\p{Nd}/u.test(marker[0][0]) && marker[0].slice(0, -1) !== "1"))) break; // an item that cannot interrupt a paragraph
-				[at, column] = [end, firstColumn + marker[0].length];
+				[at, column] = [end, firstColumn + width];
 				const gap = afterColumn - column;
 				content = column + (empty || gap > 4 ? 1 : gap);
 				opened.push(content);
