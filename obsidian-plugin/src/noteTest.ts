@@ -807,14 +807,16 @@ function loadedYaml(block: string): unknown {
 }
 
 // What the author hid, as the daemon reads it (retrieval/markdown.py `_HIDDEN`): code first, where
-// a `%%` is shown, then a comment, one left open running to the end of the note
-const FENCED = String.raw`^ {0,3}(?<ticks>\`{3,})[^\`\n]*$[\s\S]*?^ {0,3}\k<ticks>\`*[ \t]*$|^ {0,3}(?<tildes>~{3,})[^\n]*$[\s\S]*?^ {0,3}\k<tildes>~*[ \t]*$`;
+// a `%%` is shown, then a comment, one left open running to the end of the note. A line starts after `\n` only, as
+// Python's `^` and `$` read: JavaScript's with the m flag read U+2028 and U+2029 as line ends too, and closed a
+// fence at `a\u2028```` the daemon reads on, so a `%%` after it hid a lower block the daemon reads
+const FENCED = String.raw`(?<![^\n]) {0,3}(?<ticks>\`{3,})[^\`\n]*(?![^\n])[\s\S]*?(?<![^\n]) {0,3}\k<ticks>\`*[ \t]*(?![^\n])|(?<![^\n]) {0,3}(?<tildes>~{3,})[^\n]*(?![^\n])[\s\S]*?(?<![^\n]) {0,3}\k<tildes>~*[ \t]*(?![^\n])`;
 const SPAN = String.raw`(?<![\\\`])(?<span>\`+)(?!\`)[^\n]*?(?<!\`)\k<span>(?!\`)`;
 const HIDDEN = new RegExp(String.raw`(?<code>${FENCED}|${SPAN})|%%[\s\S]*?(?:%%|(?![\s\S]))|<!--[\s\S]*?(?:-->|(?![\s\S]))`, "gm");
 
 const FENCES = new RegExp(FENCED, "gm");
 // a fence's line: up to three spaces, a run of ` or ~ (three or more), what follows on the line
-const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})([^\n]*)$/gm;
+const FENCE_LINE = /(?<![^\n]) {0,3}(`{3,}|~{3,})([^\n]*)(?![^\n])/g;
 
 /** `text` with each fence that nothing closes masked, its offsets kept, as the daemon reads code
  * (retrieval/markdown.py `fences_read_once`, which says how): the patterns then read no fence
@@ -1048,8 +1050,10 @@ function shownBody(text: string): string {
 	return stripHidden(text.replace(/\r\n?/g, "\n").replace(TOP_FRONTMATTER, ""));
 }
 
-// A properties block lower in the note's prose, between two `---` lines (retrieval/visibility.py `_LOWER_BLOCK`)
-const LOWER_BLOCK = /^---[ \t]*\n((?:(?!---[ \t]*$)[^\n]*\n){1,50}?)---[ \t]*$/gm;
+// A properties block lower in the note's prose, between two `---` lines (retrieval/visibility.py `_LOWER_BLOCK`). A
+// line starts after `\n` only, as Python's `^` and `$`: JavaScript's with the m flag read U+2028 and U+2029 as line
+// ends too, and found a block in `Texte.\u2028---` the daemon does not (`(?<![^\n])` and `(?![^\n])` instead)
+const LOWER_BLOCK = /(?<![^\n])---[ \t]*\n((?:(?!---[ \t]*(?![^\n]))[^\n]*\n){1,50}?)---[ \t]*(?![^\n])/g;
 
 /** Why a properties block lower in the note (between two `---` lines, a template inserted at
  * the cursor) keeps it private, as the daemon reads it (retrieval/visibility.py
