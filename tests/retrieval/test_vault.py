@@ -641,6 +641,26 @@ def test_a_tab_after_a_lists_dash_is_named_as_such(note_writer):
     ]
 
 
+def test_a_value_its_explicit_tag_cannot_make_is_named_with_its_line_and_what_to_write(note_writer):
+    """`x: !!bool 0`, `!!int abc`, `!!timestamp bientôt`: PyYAML cannot make the value its tag
+    asks for, and the author read « propriétés illisibles : KeyError » or « AttributeError », or
+    that a date did not exist where no date was written. The note is still left out."""
+    note_writer("booleen.md", "visibility: public\nx: !!bool 0", "Texte.")
+    note_writer("entier.md", "visibility: public\nx: !!int abc", "Texte.")
+    note_writer("date.md", "visibility: public\ntitle: Plan\npublishDate: !!timestamp bientôt", "Texte.")
+    note_writer("liste.md", "visibility: public\nx:\n  - !!float un", "Texte.")
+    note_writer("bon.md", "visibility: public\nx: !!int 0x1F", "Texte.")
+    vault = load_vault(note_writer.root)
+    assert list(vault.notes) == ["bon.md"]
+    hint = "enlevez l'étiquette, ou mettez la valeur entre guillemets"
+    assert messages(vault.errors, "booleen.md") == [f"propriétés YAML invalides à la ligne 3 : l'étiquette YAML !!bool ne fait pas de valeur de « 0 » : {hint}"]
+    assert messages(vault.errors, "entier.md") == [f"propriétés YAML invalides à la ligne 3 : l'étiquette YAML !!int ne fait pas de valeur de « abc » : {hint}"]
+    assert messages(vault.errors, "date.md") == [
+        f"propriétés YAML invalides à la ligne 4 : l'étiquette YAML !!timestamp ne fait pas de valeur de « bientôt » : {hint}"
+    ]
+    assert messages(vault.errors, "liste.md") == [f"propriétés YAML invalides à la ligne 4 : l'étiquette YAML !!float ne fait pas de valeur de « un » : {hint}"]
+
+
 def test_a_tag_written_with_its_hash_in_a_list_is_named_with_what_to_write(note_writer):
     """`tags: [#recette]` breaks YAML: the note was skipped with « did not find expected node
     content », at a line past the tag, which did not say what to change."""

@@ -38,7 +38,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from yaml.constructor import SafeConstructor
+from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
@@ -84,6 +84,19 @@ class Loader(_SafeLoader, _Resolver):
             done: dict[int, Any] = {}
             node.value = [(k, _as_written(self, v, done) if _is_text_key(k) else v) for k, v in node.value]
         return super().construct_document(node)
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        """A value its explicit tag cannot make (`!!bool 0`, `!!int abc`) is a YAML error that
+        names the tag, the value and its line: SafeConstructor raised KeyError, ValueError or
+        AttributeError, which told the author nothing (or that a date did not exist)."""
+        try:
+            return super().construct_object(node, deep)
+        except (KeyError, ValueError, AttributeError, TypeError):
+            if not isinstance(node, ScalarNode) or node.tag == self.resolve(ScalarNode, node.value, (not node.style, bool(node.style))):
+                raise  # an implicit type: `2024-02-30` is a date that does not exist
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            said = f"l'étiquette YAML {tag} ne fait pas de valeur de « {node.value} » : enlevez l'étiquette, ou mettez la valeur entre guillemets"
+            raise ConstructorError(None, None, said, node.start_mark) from None
 
 
 def _is_text_key(node: Any) -> bool:
