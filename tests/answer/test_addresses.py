@@ -772,3 +772,42 @@ def test_addresses_found_where_one_may_begin_are_those_the_whole_pattern_finds()
 def test_any_text_gives_where_one_may_begin_what_the_whole_pattern_finds(text):
     found, whole = _found_as_whole(text)
     assert found == whole
+
+
+def test_what_a_stream_holds_back_is_looked_for_from_where_a_word_begins() -> None:
+    """`held_from` reads again all a stream holds, each piece: a pattern tried inside a long word
+    (or run of digits, dots, `0x`) ran to its end from every character, and an answer of 1,200
+    « a » (LLM_MAX_TOKENS' default) in pieces of 4 took 20 s of the event loop. A pattern that
+    may hold white space begins where its run of characters begins, never inside it; the others
+    are looked for in the last word alone (what is before a space is decided)."""
+    from grasbot.answer import addresses
+
+    for pattern, word in (
+        (addresses._STARTED, "jean.dupont%x"),
+        (addresses._PORTED, "serveur.local:80"),
+        (addresses._SPELLING, "jean arobase"),
+        (addresses._SPELLING, "a.b.exemple.fr/x"),
+    ):
+        assert pattern.match(word) is not None
+        inside = [at for at in range(1, len(word)) if word[at - 1] not in " " and pattern.match(word, at) is not None]
+        assert inside == [], (pattern.pattern[:30], word)
+
+    class Read:
+        """A pattern that counts the characters it is given."""
+
+        def __init__(self, pattern: re.Pattern[str]) -> None:
+            self.pattern, self.read = pattern, 0
+
+        def search(self, text: str, *at: int) -> re.Match[str] | None:
+            self.read += len(text) - (at[0] if at else 0)
+            return self.pattern.search(text, *at)
+
+    started, ported = Read(addresses._STARTED), Read(addresses._PORTED)
+    text = "1/" * 5_000 + " voir 1/x"
+    old = addresses._STARTED, addresses._PORTED
+    addresses._STARTED, addresses._PORTED = started, ported  # type: ignore[assignment]
+    try:
+        assert addresses.held_from(text) == len(text) - len("1/x")
+    finally:
+        addresses._STARTED, addresses._PORTED = old
+    assert started.read <= len("1/x") and ported.read <= len("1/x")

@@ -314,20 +314,24 @@ _TRAILING = ".,;:!?*_'\""  # what ends a sentence, or emphasis, after a bare add
 # still become an e-mail address (`posée` → `posée@x.fr`), a comma may not.
 _OPEN_LINK = re.compile(rf"\[{_LABEL}(?:\](?:\((?:[^()\n]|\([^()\n]*+\)?)*+)?)?\Z")
 _DIGITS = re.compile(r"(?:[+(]|\b00|\d)[\d \u00a0\u202f.()+-]{0,48}\Z")  # a number is shorter: what comes before is decided
+_DIGITS_HELD = 50  # its longest match: looked for in the text's end alone
 _STARTED = re.compile(
-    rf"(?:(?:https?|ftp|{_SSH_SCHEMES}):[/\\]{{0,2}}|www\.|<)\S*\Z|(?:[\w.%+{_IGNORED_MARKS}-]+|\"[^\"\s@]*\"?)(?:@[\w.{_IGNORED_MARKS}-]*(?::[\w~./%+-]*)?)?\Z",
+    rf"(?:(?:https?|ftp|{_SSH_SCHEMES}):[/\\]{{0,2}}|www\.|<)\S*\Z|(?:(?<![\w.%+{_IGNORED_MARKS}-])[\w.%+{_IGNORED_MARKS}-]+|\"[^\"\s@]*\"?)(?:@[\w.{_IGNORED_MARKS}-]*(?::[\w~./%+-]*)?)?\Z",
     re.IGNORECASE,
 )
 # A host's or an IP address's port and its path (`203.0.113.5:80`, `evil.example:8443/log`),
 # a protocol-relative address (`//`, `//evil.exa`): shown at once, `203.0.113.5:` or `//`
 # stayed on the page when the rest of the address came and was taken out
-_PORTED = re.compile(r"[\w.-]+:\d{0,5}(?:/\S*)?\Z|(?<![\w:/.\\-])//?\S*\Z|\b(?:0[xX][0-9a-fA-F]*|[0-9]+)(?:\.(?:0[xX][0-9a-fA-F]*|[0-9]+)){0,2}/\S*\Z")
+_PORTED = re.compile(
+    r"(?<![\w.-])[\w.-]+:\d{0,5}(?:/\S*)?\Z|(?<![\w:/.\\-])//?\S*\Z|\b(?:0[xX][0-9a-fA-F]*|[0-9]+)(?:\.(?:0[xX][0-9a-fA-F]*|[0-9]+)){0,2}/\S*\Z"
+)
+_TO_LAST_SPACE = re.compile(r".*\s", re.DOTALL)
 # An e-mail address being spelled out (« jean (a », « jean arobase evil poi », « … point » and
 # its space, or a colon that may begin git's SSH path: « jean arobase exemple.fr: »), a bare
 # domain's path
 _SPELLING = re.compile(
-    r"[\w-]+(?:\.[\w-]+)+/\S*\Z|"
-    r"[\w.%+-]+(?:\s?[(\[](?:a|at)?|\s(?:a|ar|aro|arob|aroba|arobas|arobase)?"
+    r"(?<![\w-])(?<![\w-]\.)[\w-]+(?:\.[\w-]+)+/\S*\Z|"
+    r"(?<![\w.%+-])[\w.%+-]+(?:\s?[(\[](?:a|at)?|\s(?:a|ar|aro|arob|aroba|arobas|arobase)?"
     r"|(?:\s?[(\[]at[)\]]\s?|\sarobase\s|\s?@\s?)(?:[\w-]+(?:(?:\.|\s?[(\[]dot[)\]]\s?|\s(?:point|dot)\s)[\w-]+)*"
     r"(?:\.|\s?[(\[](?:d|do|dot)?[)\]]?\s?|\s(?:p|po|poi|poin|d|do|(?:point|dot)\s?)?|:)?)?)\Z",
     re.IGNORECASE,
@@ -595,14 +599,19 @@ def _code_name(host: str) -> bool:
 def held_from(text: str) -> int:
     """Where what a stream must hold back of `text` starts: what follows may make it an address."""
     starts = [len(text)]
-    for pattern in (_OPEN_LINK, _DIGITS, _STARTED, _SPELLING):
-        if (m := pattern.search(text)) is not None:
+    for pattern, at in ((_OPEN_LINK, 0), (_DIGITS, len(text) - _DIGITS_HELD), (_SPELLING, 0)):
+        if (m := pattern.search(text, max(at, 0))) is not None:
             starts.append(m.start())
-    if ("/" in text or ":" in text) and (m := _PORTED.search(text)) is not None:  # substring tests are C: most pieces hold neither
+    # what holds no white space is looked for in the last word alone, not again from each
+    # character of a long run before a space (1/1/1/… 1/x)
+    word = m.end() if (m := _TO_LAST_SPACE.match(text)) is not None else 0
+    if (m := _STARTED.search(text, word)) is not None:
+        starts.append(m.start())
+    if ("/" in text or ":" in text) and (m := _PORTED.search(text, word)) is not None:  # substring tests are C: most pieces hold neither
         starts.append(m.start())
     cut = min(starts)
-    while cut < len(text) and cut and not text[cut - 1].isspace():  # an address a run of digits or a `[` ends (« https://06 12 »)
-        cut -= 1
+    if cut < len(text):  # back to its word's start: an address a run of digits or a `[` ends (« https://06 12 »)
+        cut = m.end() if (m := _TO_LAST_SPACE.match(text, 0, cut)) is not None else 0
     return cut
 
 
