@@ -720,8 +720,9 @@ function taggedScalar(tag: string, text: string, asText: boolean): unknown {
 	return new Date(wall - offset * 60_000);
 }
 
-// An explicit tag (`!!bool`, `!<tag:…>`, `!local`, `!`), and an anchor after it
-const TAG = /(?<=^|[\s[{,])(!(?:<[^>\n]*>|[\w!./:%;#?@&=+$~*'()-]*))(?:[ \t]+&\S+)?(?:[ \t]+|(?=\n|$))/gm;
+// An explicit tag (`!!bool`, `!<tag:…>`, `!local`, `!`), and an anchor after it. A verbatim tag holds no white space, as
+// YAML reads it: `!<c, d: !!int abc>` is no tag, the `!!int` after it is, and an unclosed `!<` is not read to its line's end
+const TAG = /(?<=^|[\s[{,])(!(?:<[^>\s]*>|[\w!./:%;#?@&=+$~*'()-]*))(?:[ \t]+&\S+)?(?:[ \t]+|(?=\n|$))/gm;
 // where YAML reads a node, before a tag on its line: its start, list dashes, `?`, or one key's colon (an anchor after any)
 const NODE_START = /^[ \t]*(?:-[ \t]+)*(?:\?[ \t]+|(?:"[^"\n]*"|'[^'\n]*'|[^\s"'#:!&*-][^:#\n]*?)[ \t]*:[ \t]+)?(?:&\S+[ \t]+)?$/;
 // how far into a line a tag, and after it its value, are read: each tag costs this much at most, so a line of
