@@ -661,6 +661,24 @@ def test_a_value_its_explicit_tag_cannot_make_is_named_with_its_line_and_what_to
     assert messages(vault.errors, "liste.md") == [f"propriétés YAML invalides à la ligne 4 : l'étiquette YAML !!float ne fait pas de valeur de « un » : {hint}"]
 
 
+def test_a_number_too_long_for_python_is_named_with_its_line_not_as_a_date(note_writer):
+    """`x: 1` and 5,000 zeros: Python's int() refuses more than 4,300 digits (ValueError), and
+    `x: 1:59:…:59.5`, a sexagesimal float past a float's range (OverflowError); the author read
+    « une date ou une heure des propriétés n'existe pas (Exceeds the limit…) » where no date was
+    written, or « propriétés illisibles : OverflowError ». The note is still left out, the
+    number shown by its start."""
+    note_writer("entier.md", "visibility: public\nx: 1" + "0" * 5_000, "Texte.")
+    note_writer("etiquete.md", "visibility: public\ntitle: Plan\nx: !!int 1" + "0" * 5_000, "Texte.")
+    note_writer("flottant.md", "visibility: public\nx: 1" + ":59" * 200 + ".5", "Texte.")
+    note_writer("bon.md", "visibility: public\nx: 1" + "0" * 4_000, "Texte.")
+    vault = load_vault(note_writer.root)
+    assert list(vault.notes) == ["bon.md"]
+    hint = "trop grand pour être lu : mettez-le entre guillemets"
+    assert messages(vault.errors, "entier.md") == [f"propriétés YAML invalides à la ligne 3 : le nombre « 1{'0' * 39}… » est {hint}"]
+    assert messages(vault.errors, "etiquete.md") == [f"propriétés YAML invalides à la ligne 4 : le nombre « 1{'0' * 39}… » est {hint}"]
+    assert messages(vault.errors, "flottant.md") == [f"propriétés YAML invalides à la ligne 3 : le nombre « 1{':59' * 13}… » est {hint}"]
+
+
 def test_a_tag_written_with_its_hash_in_a_list_is_named_with_what_to_write(note_writer):
     """`tags: [#recette]` breaks YAML: the note was skipped with « did not find expected node
     content », at a line past the tag, which did not say what to change."""

@@ -88,10 +88,15 @@ class Loader(_SafeLoader, _Resolver):
     def construct_object(self, node: Any, deep: bool = False) -> Any:
         """A value its explicit tag cannot make (`!!bool 0`, `!!int abc`) is a YAML error that
         names the tag, the value and its line: SafeConstructor raised KeyError, ValueError or
-        AttributeError, which told the author nothing (or that a date did not exist)."""
+        AttributeError, which told the author nothing (or that a date did not exist); so is a
+        number Python cannot make (ValueError past int()'s 4,300 digits, OverflowError)."""
         try:
             return super().construct_object(node, deep)
-        except (KeyError, ValueError, AttributeError, TypeError):
+        except (KeyError, ValueError, AttributeError, TypeError, OverflowError):
+            if isinstance(node, ScalarNode) and node.tag in _NUMBER_TAGS and node.tag == self.resolve(ScalarNode, node.value, (True, False)):
+                # a number Python cannot make: more than 4,300 digits (int()'s bound), a float past its range (`1:59:…:59.5`)
+                shown = node.value if len(node.value) <= 40 else node.value[:40] + "…"
+                raise ConstructorError(None, None, f"le nombre « {shown} » est trop grand pour être lu : mettez-le entre guillemets", node.start_mark) from None
             if not isinstance(node, ScalarNode) or node.tag == self.resolve(ScalarNode, node.value, (not node.style, bool(node.style))):
                 raise  # an implicit type: `2024-02-30` is a date that does not exist
             tag = node.tag.replace("tag:yaml.org,2002:", "!!")
@@ -132,6 +137,7 @@ _FLOW_SPECIAL = frozenset("[]{}")
 _INDICATORS = frozenset("?:,[]{}#&*!|>'\"%@`")
 _STR_TAG = Resolver.DEFAULT_SCALAR_TAG
 _NULL_TAG = "tag:yaml.org,2002:null"
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _CONSTRUCTORS = {  # the implicit tags built the way SafeConstructor builds them
     tag: SafeConstructor.yaml_constructors[tag] for tag in (f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "timestamp"))
@@ -425,7 +431,12 @@ def _plain(text: str) -> Any:
         construct = _CONSTRUCTORS.get(tag)
         if construct is None:  # `=` (value) or `<<` (merge)
             raise _Fallback
-        value = construct(_constructor, ScalarNode(tag, text))
+        try:
+            value = construct(_constructor, ScalarNode(tag, text))
+        except (ValueError, OverflowError):
+            if tag in _NUMBER_TAGS:  # too long for Python: PyYAML's Loader names it and its line
+                raise _Fallback from None
+            raise
     _cache(text, value)
     return value
 
