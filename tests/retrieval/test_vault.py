@@ -679,6 +679,21 @@ def test_a_number_too_long_for_python_is_named_with_its_line_not_as_a_date(note_
     assert messages(vault.errors, "flottant.md") == [f"propriétés YAML invalides à la ligne 3 : le nombre « 1{':59' * 13}… » est {hint}"]
 
 
+def test_a_base_60_number_of_thousands_of_parts_is_named_as_too_long_not_computed(note_writer):
+    """`x: 1:59:59:…` (YAML 1.1's base 60) of 20,000 parts made PyYAML multiply an ever longer
+    int by 60 for each part, quadratic: 212 ms, and a minute for the 333,000 parts a million
+    characters of properties hold. Past 2,400 parts (4,200 digits, about int()'s bound on a
+    decimal number) it is a number too long to read, as a decimal one of 4,301 digits is."""
+    note_writer("long.md", "visibility: public\nx: 1" + ":59" * 20_000, "Texte.")
+    note_writer("etiquete.md", "visibility: public\nx: !!int 1" + ":59" * 2_400, "Texte.")
+    note_writer("bon.md", "visibility: public\nx: 1" + ":59" * 2_399, "Texte.")
+    vault = load_vault(note_writer.root)
+    assert list(vault.notes) == ["bon.md"]
+    hint = "trop grand pour être lu : mettez-le entre guillemets"
+    for rel in ("long.md", "etiquete.md"):
+        assert messages(vault.errors, rel) == [f"propriétés YAML invalides à la ligne 3 : le nombre « 1{':59' * 13}… » est {hint}"]
+
+
 def test_a_tag_written_with_its_hash_in_a_list_is_named_with_what_to_write(note_writer):
     """`tags: [#recette]` breaks YAML: the note was skipped with « did not find expected node
     content », at a line past the tag, which did not say what to change."""

@@ -90,18 +90,33 @@ class Loader(_SafeLoader, _Resolver):
         names the tag, the value and its line: SafeConstructor raised KeyError, ValueError or
         AttributeError, which told the author nothing (or that a date did not exist); so is a
         number Python cannot make (ValueError past int()'s 4,300 digits, OverflowError)."""
+
+        def number() -> bool:  # YAML reads the scalar's text as the number its tag names
+            return isinstance(node, ScalarNode) and node.tag in _NUMBER_TAGS and node.tag == self.resolve(ScalarNode, node.value, (True, False))
+
+        if isinstance(node, ScalarNode) and node.tag == _INT_TAG and _too_many_parts(node.value) and number():
+            raise _too_long(node)
         try:
             return super().construct_object(node, deep)
         except (KeyError, ValueError, AttributeError, TypeError, OverflowError):
-            if isinstance(node, ScalarNode) and node.tag in _NUMBER_TAGS and node.tag == self.resolve(ScalarNode, node.value, (True, False)):
-                # a number Python cannot make: more than 4,300 digits (int()'s bound), a float past its range (`1:59:…:59.5`)
-                shown = node.value if len(node.value) <= 40 else node.value[:40] + "…"
-                raise ConstructorError(None, None, f"le nombre « {shown} » est trop grand pour être lu : mettez-le entre guillemets", node.start_mark) from None
+            if number():  # a number Python cannot make: more than 4,300 digits (int()'s bound), a float past its range
+                raise _too_long(node) from None
             if not isinstance(node, ScalarNode) or node.tag == self.resolve(ScalarNode, node.value, (not node.style, bool(node.style))):
                 raise  # an implicit type: `2024-02-30` is a date that does not exist
             tag = node.tag.replace("tag:yaml.org,2002:", "!!")
             said = f"l'étiquette YAML {tag} ne fait pas de valeur de « {node.value} » : enlevez l'étiquette, ou mettez la valeur entre guillemets"
             raise ConstructorError(None, None, said, node.start_mark) from None
+
+
+def _too_many_parts(text: str) -> bool:
+    """Whether a base 60 int (`1:59:59`) has more parts than `_MAX_BASE_60_PARTS`: PyYAML makes
+    it by multiplying an ever longer int by 60 for each, quadratic (a million characters: a minute)."""
+    return text.count(":") >= _MAX_BASE_60_PARTS
+
+
+def _too_long(node: ScalarNode) -> ConstructorError:
+    shown = node.value if len(node.value) <= 40 else node.value[:40] + "…"
+    return ConstructorError(None, None, f"le nombre « {shown} » est trop grand pour être lu : mettez-le entre guillemets", node.start_mark)
 
 
 def _is_text_key(node: Any) -> bool:
@@ -137,7 +152,10 @@ _FLOW_SPECIAL = frozenset("[]{}")
 _INDICATORS = frozenset("?:,[]{}#&*!|>'\"%@`")
 _STR_TAG = Resolver.DEFAULT_SCALAR_TAG
 _NULL_TAG = "tag:yaml.org,2002:null"
-_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+_INT_TAG = "tag:yaml.org,2002:int"
+_NUMBER_TAGS = (_INT_TAG, "tag:yaml.org,2002:float")
+# a base 60 int's parts, past which it is too long to read: 4,200 digits, about int()'s bound on a decimal one (4,300)
+_MAX_BASE_60_PARTS = 2_400
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _CONSTRUCTORS = {  # the implicit tags built the way SafeConstructor builds them
     tag: SafeConstructor.yaml_constructors[tag] for tag in (f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "timestamp"))
@@ -431,6 +449,8 @@ def _plain(text: str) -> Any:
         construct = _CONSTRUCTORS.get(tag)
         if construct is None:  # `=` (value) or `<<` (merge)
             raise _Fallback
+        if tag == _INT_TAG and _too_many_parts(text):
+            raise _Fallback  # PyYAML's Loader names it and its line
         try:
             value = construct(_constructor, ScalarNode(tag, text))
         except (ValueError, OverflowError):
