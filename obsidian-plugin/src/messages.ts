@@ -212,6 +212,8 @@ export const NOTE_TEST = {
 		`Les propriétés de la note disent \`${key}: ${shown}\` sans guillemets : YAML y lit une date ou une heure qui n'existe pas, et le démon ignore la note, qu'aucun visiteur ne voit donc. Corrigez-la, ou mettez-la entre guillemets pour la garder comme texte.`,
 	dateKeyImpossible: (keys: string, shown: string) =>
 		`Les propriétés de la note disent \`${keys}: ${shown}\`, une clé sans guillemets : YAML y lit une date ou une heure qui n'existe pas, et le démon ignore la note, qu'aucun visiteur ne voit donc. Corrigez-la, ou mettez-la entre guillemets pour la garder comme texte.`,
+	collectionKey: (line: string) =>
+		`Les propriétés de la note disent \`${line}\`, une clé qui est une liste ou des champs ([ ] ou { }) : le démon ignore la note, qu'aucun visiteur ne voit donc. Mettez la clé entre guillemets.`,
 	tagRefused: (line: string) =>
 		`Les propriétés de la note disent \`${line}\`, une étiquette YAML (!…) dont le démon ne sait pas faire de valeur : le démon ignore la note, qu'aucun visiteur ne voit donc. Enlevez l'étiquette, ou mettez la valeur entre guillemets.`,
 	visibilityTwice: "Les propriétés de la note donnent `visibility` plus d'une fois (en deux casses) : dans le doute, le démon la garde privée. N'en gardez qu'une.",
@@ -231,7 +233,7 @@ export const NOTE_TEST = {
 		`La note commence par un front matter TOML (entre deux +++) invalide, qui dit qui peut lire la note (${said}) : dans le doute, le démon la garde privée. Corrigez-le, ou mettez ses champs en YAML dans les propriétés de la note.`,
 	frontmatterTooDeep: (format: string) =>
 		`Le front matter ${format} en tête de la note imbrique des listes ou des champs sur plus de 32 niveaux : le démon ignore la note, qu'aucun visiteur ne voit donc. Réduisez ses niveaux, ou mettez ses champs en YAML dans les propriétés de la note.`,
-	yamlNotLoaded: "YAML que le démon ne charge pas : des listes ou des champs sur plus de 32 niveaux, des alias qui se déploient trop, une étiquette (!…) dont il ne fait pas de valeur, ou une date qui n'existe pas",
+	yamlNotLoaded: "YAML que le démon ne charge pas : des listes ou des champs sur plus de 32 niveaux, des alias qui se déploient trop, une étiquette (!…) dont il ne fait pas de valeur, une clé qui est une liste ou des champs, ou une date qui n'existe pas",
 	propertiesTooDeep:
 		"Les propriétés de la note imbriquent des listes ou des champs sur plus de 32 niveaux : le démon ignore la note, qu'aucun visiteur ne voit donc. Réduisez leurs niveaux.",
 	propertiesExpand:

@@ -660,6 +660,100 @@ function impossibleDate(frontmatter: Record<string, unknown>, header: string): [
 	}, null);
 }
 
+// A line's start in a YAML header as a block reads it: its indent and list dashes, then an explicit key's `? `
+const BLOCK_START = /^[ \t]*(?:-[ \t]+)*(\?(?:[ \t]+|$))?/;
+// a key's colon: before a blank, as a block reads it
+const KEY_COLON = /:(?:[ \t]+|$)/g;
+
+/** The first line of a YAML header where a list or a mapping written in flow form (`[a, b]`, `{a: 1}`) is a mapping's
+ * key (`{2021-02-30: x}: y`, `? [a]`, `x: {[a]: b}`, `x: [[a]: b]`), or null. PyYAML's SafeConstructor refuses such a
+ * key (« found unhashable key »), and the daemon leaves the note out; Obsidian's reading gives it as text. Read once,
+ * left to right: quotes, comments and block scalars (`|`, `>`) hold no key. */
+function collectionKey(header: string): string | null {
+	const lineAt = (at: number): string => header.slice(header.lastIndexOf("\n", at) + 1).split("\n")[0].trim();
+	const open: number[] = []; // the flow collections open, by their offset
+	let atNode = false; // in flow: where a node starts (after `[`, `{`, `,`, `:`, `?`), so a quote opens a string
+	let explicit = false; // the node starts after `? `: a key
+	let literal = -1; // in a block scalar: the indent of the line that opens it
+	let i = 0;
+	while (i < header.length) {
+		if (open.length === 0) {
+			const end = header.indexOf("\n", i) === -1 ? header.length : header.indexOf("\n", i);
+			const line = header.slice(i, end);
+			const indent = /^[ \t]*/.exec(line)?.[0].length ?? 0;
+			if (literal >= 0 && (line.trim() === "" || indent > literal)) {
+				i = end + 1;
+				continue;
+			}
+			literal = -1;
+			const start = BLOCK_START.exec(line);
+			let at = start?.[0].length ?? 0;
+			if (start?.[1] === undefined && !"[{#".includes(line[at] ?? "#")) {
+				// a key, then its value: a quoted key up to its closing quote, a plain one up to its first `: `
+				const quoted = line[at] === '"' ? /"(?:[^"\\]|\\.)*"/y : line[at] === "'" ? /'(?:[^']|'')*'/y : null;
+				if (quoted) quoted.lastIndex = at;
+				KEY_COLON.lastIndex = quoted?.test(line) ? quoted.lastIndex : at;
+				if (KEY_COLON.exec(line)) at = KEY_COLON.lastIndex;
+			}
+			if (/^[|>][-+0-9]*[ \t]*(?:#|$)/.test(line.slice(at))) literal = indent;
+			if ((line[at] === '"' || line[at] === "'") && start?.[1] === undefined) {
+				// a quoted value, maybe on the lines below: no node in it
+				const quoted = line[at] === '"' ? /"(?:[^"\\]|\\[\s\S])*"/y : /'(?:[^']|'')*'/y;
+				quoted.lastIndex = i + at;
+				if (!quoted.test(header)) return null; // never closed: YAML that does not parse
+				i = header.indexOf("\n", quoted.lastIndex) === -1 ? header.length : header.indexOf("\n", quoted.lastIndex) + 1;
+				continue;
+			}
+			if (line[at] !== "[" && line[at] !== "{") {
+				i = end + 1;
+				continue;
+			}
+			explicit = start?.[1] !== undefined;
+			if (explicit) return line.trim();
+			atNode = true;
+			open.push(i + at);
+			i += at + 1;
+			continue;
+		}
+		const char = header[i];
+		if (atNode && (char === '"' || char === "'")) {
+			const quoted = (char === '"' ? /"(?:[^"\\]|\\[\s\S])*"/y : /'(?:[^']|'')*'/y);
+			quoted.lastIndex = i;
+			if (!quoted.test(header)) return null; // never closed: YAML that does not parse
+			i = quoted.lastIndex;
+			atNode = false;
+			continue;
+		}
+		if (char === "#" && /\s/.test(header[i - 1])) {
+			i = header.indexOf("\n", i) === -1 ? header.length : header.indexOf("\n", i);
+			continue;
+		}
+		i++;
+		if (char === "[" || char === "{") {
+			if (explicit) return lineAt(i - 1);
+			open.push(i - 1);
+			atNode = true;
+		} else if (char === "]" || char === "}") {
+			open.pop();
+			const after = /[ \t]*:/y;
+			after.lastIndex = i;
+			// a key's colon: in flow, any; in a block, before a blank, as PyYAML reads it
+			if (after.test(header) && (open.length > 0 || /^(?:\s|$)/.test(header.slice(after.lastIndex, after.lastIndex + 1)))) return lineAt(i - 1);
+			if (open.length === 0) i = header.indexOf("\n", i) === -1 ? header.length : header.indexOf("\n", i) + 1; // the line's rest is no node
+			atNode = false;
+			explicit = false;
+		} else if (char === "," || char === ":") {
+			atNode = true;
+			explicit = false;
+		} else if (char === "?" && atNode && /[\s]/.test(header[i] ?? "\n")) explicit = true;
+		else if (!/\s/.test(char)) {
+			atNode = false;
+			explicit = false;
+		}
+	}
+	return null;
+}
+
 // What PyYAML's SafeConstructor makes of a scalar an explicit tag (`!!bool`, `!!timestamp`) names, as the daemon's
 // load does: a value it cannot make raises, and the daemon leaves the note out (retrieval/vault.py `parse_note`)
 const PY_BOOL: Record<string, boolean> = { yes: true, no: false, true: true, false: false, on: true, off: false };
@@ -801,7 +895,7 @@ function loadedYaml(block: string): unknown {
 	const meta: unknown = parseYaml(block);
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return meta;
 	const fields = meta as Record<string, unknown>;
-	if (yamlNestedPast(fields, MAX_DEPTH) || yamlExpandsPast(fields, block) || impossibleDate(fields, block)) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+	if (yamlNestedPast(fields, MAX_DEPTH) || yamlExpandsPast(fields, block) || impossibleDate(fields, block) || collectionKey(block) !== null) throw new RangeError(NOTE_TEST.yamlNotLoaded);
 	const tagged = block.includes("!") ? taggedValues(block) : null;
 	if (tagged?.refused) throw new RangeError(NOTE_TEST.yamlNotLoaded);
 	return tagged ? withTagged(fields, tagged.values) : meta;
@@ -1099,6 +1193,8 @@ export function privateReason(
 	if (text !== undefined && frontmatter && yamlExpandsPast(frontmatter, header)) return NOTE_TEST.propertiesExpand;
 	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, header) : null;
 	if (unmade) return unmade[2] ? NOTE_TEST.dateKeyImpossible(unmade[0], unmade[1]) : NOTE_TEST.dateImpossible(unmade[0], unmade[1]);
+	const keyed = text !== undefined && frontmatter && /[[{]/.test(header) ? collectionKey(header) : null;
+	if (keyed !== null) return NOTE_TEST.collectionKey(keyed);
 	const tagged = text !== undefined && frontmatter && header.includes("!") ? taggedValues(header) : null;
 	if (tagged?.refused) return NOTE_TEST.tagRefused(tagged.refused);
 	if (tagged) frontmatter = withTagged(frontmatter, tagged.values);
