@@ -566,10 +566,10 @@ function orgReason(text: string, now: number, zone: string, hidden = false): str
 const COMMENT_OPENING = /^(?:[\s\u200b-\u200d\u2060\ufeff]*<!--[^\n]*\n)+/;
 const COMMENTED_YAML = /^[\s\u200b-\u200d\u2060\ufeff]*---([^\n]*\n[\s\S]*?)(?:\n---|(?<open>(?![\s\S])))/;
 
-/** `loadedYaml`'s reading of `text`, or undefined where it throws (broken YAML). */
-function yamlOrUndefined(text: string): unknown {
+/** `loadedYaml`'s reading of `text`, or undefined where it throws (broken YAML); `checked` false: `parseYaml`'s alone. */
+function yamlOrUndefined(text: string, checked = true): unknown {
 	try {
-		return loadedYaml(text);
+		return checked ? loadedYaml(text) : parseYaml(text);
 	} catch {
 		return undefined;
 	}
@@ -823,6 +823,48 @@ const NODE_START = /^[ \t]*(?:-[ \t]+)*(?:\?[ \t]+|(?:"[^"\n]*"|'[^'\n]*'|[^\s"'
 // a million `! ` is read in linear time (a value so long is none a tag makes: no yes, no number, no date)
 const TAG_REACH = 400;
 
+// how much of the lines below a tag (`x: !!omap`) is read for its node's shape: a longer node is not read
+const BLOCK_REACH = 10 * TAG_REACH;
+
+/** The node on the lines below a tag on a line indented `indent`, as YAML reads it there: the lines indented
+ * further, comments and blank lines among them, or a list at the same indent after a key's colon (`afterKey`);
+ * null when there is none, undefined when it runs past `below`'s end (`BLOCK_REACH`), not read. */
+function nodeBelow(below: string, indent: number, afterKey: boolean): string | null | undefined {
+	const lines = below.split("\n");
+	let taken = 0;
+	for (const [n, line] of lines.entries()) {
+		const own = /^[ \t]*/.exec(line)?.[0].length ?? 0;
+		const inside = line.trim() === "" || line.trim().startsWith("#") || own > indent || (afterKey && own === indent && /^-(?:[ \t]|$)/.test(line.slice(own)));
+		if (!inside) break;
+		if (n === lines.length - 1 && below.length === BLOCK_REACH) return undefined;
+		if (line.trim() !== "" && !line.trim().startsWith("#")) taken = n + 1;
+	}
+	return taken === 0 ? null : lines.slice(0, taken).join("\n");
+}
+
+/** The flow collection `text` opens (`[a]` of `[a]], b]`), up to the bracket that closes it outside quotes, or all of `text`. */
+function flowNode(text: string): string {
+	let depth = 0;
+	for (let i = 0; i < text.length; i++) {
+		const quoted = text[i] === '"' ? /"(?:[^"\\]|\\.)*"/y : text[i] === "'" && /[[{,:\s]/.test(text[i - 1]) ? /'(?:[^']|'')*'/y : null;
+		if (quoted) {
+			quoted.lastIndex = i;
+			if (quoted.test(text)) i = quoted.lastIndex - 1;
+		} else if (text[i] === "[" || text[i] === "{") depth++;
+		else if ((text[i] === "]" || text[i] === "}") && --depth === 0) return text.slice(0, i + 1);
+	}
+	return text;
+}
+
+/** Whether a node Obsidian's reading gives (`parseYaml`, without its tag) has the shape PyYAML's SafeConstructor
+ * makes `tag`'s value of (`construct_yaml_omap`, `_pairs`, `_set`), where it raises otherwise: `!!omap` and
+ * `!!pairs` a list of mappings of one key each, `!!set` and `!!map` a mapping, `!!seq` a list. */
+function taggedShape(tag: string, node: unknown): boolean {
+	const isMapping = (value: unknown): value is object => value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date);
+	if (COLLECTION_TAGS[tag] === "map") return isMapping(node);
+	return Array.isArray(node) && (tag === "seq" || node.every((item) => isMapping(item) && Object.keys(item).length === 1));
+}
+
 /** Each explicit tag of a YAML header on a node of one line, as `[its top-level key, what SafeConstructor makes of
  * it]`, and the first line whose tag it cannot make (one it does not know, `!!bool 0`, `!!timestamp 2021-02-30`,
  * `!!str [a]`), where the daemon's load raises, or null. A tag whose node is on the lines below is not read. */
@@ -830,6 +872,7 @@ function taggedValues(header: string): { values: [string, unknown][]; refused: s
 	const values: [string, unknown][] = []; // the top-level key, or "" for a node inside a field
 	let key: string | undefined;
 	let [lineStart, lineEnd, keyLine] = [0, -1, -1];
+	let budget = 50 * BLOCK_REACH; // the lines below 50 tags read at most: 50,000 `x: !!omap` blocks in 1 MB read in linear time
 	for (const m of header.matchAll(TAG)) {
 		if (m.index > lineEnd && lineEnd !== header.length) {
 			lineStart = header.lastIndexOf("\n", m.index) + 1; // the lines between are read once: the search stops at the last line end
@@ -854,15 +897,23 @@ function taggedValues(header: string): { values: [string, unknown][]; refused: s
 			if (tag !== "!" && !SCALAR_TAGS.includes(tag) && COLLECTION_TAGS[tag] === undefined) throw new RangeError(NOTE_TEST.yamlNotLoaded);
 			if (tag === "!" || (rest !== "" && "|>*".includes(rest[0]))) continue; // no tag to read, a block scalar, an alias
 			if (rest === "" || rest.startsWith("#") || (inFlow && /^[,\]}]/.test(rest))) {
-				const next = header.slice(lineEnd + 1, lineEnd + 1 + TAG_REACH).split("\n")[0];
 				const indent = (text: string): number => /^[ \t]*/.exec(text)?.[0].length ?? 0;
-				if (!inFlow && next.trim() !== "" && indent(next) > indent(line)) continue; // its node on the lines below
+				const below = inFlow ? null : nodeBelow(header.slice(lineEnd + 1, lineEnd + 1 + BLOCK_REACH), indent(line), NODE_START.test(before) && /:[ \t]+$/.test(before));
+				if (below !== null) {
+					// its node on the lines below: a collection tag's shape is read, a scalar tag's node must be no collection
+					const node = below === undefined || (budget -= BLOCK_REACH) < 0 ? undefined : yamlOrUndefined(below, false);
+					const collection = node !== null && typeof node === "object" && !(node instanceof Date);
+					if (node !== undefined && (COLLECTION_TAGS[tag] === undefined ? collection : !taggedShape(tag, node))) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+					continue;
+				}
 				if (COLLECTION_TAGS[tag] !== undefined) throw new RangeError(NOTE_TEST.yamlNotLoaded);
 				values.push([/^[^\s#-]/.test(line) && !inFlow ? (key ?? "") : "", taggedScalar(tag, "", false)]);
 				continue;
 			}
 			if (rest[0] === "[" || rest[0] === "{") {
 				if (COLLECTION_TAGS[tag] !== (rest[0] === "[" ? "seq" : "map")) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+				const written = yamlOrUndefined(flowNode(rest), false); // undefined: it goes on below the line, not read
+				if (written !== undefined && !taggedShape(tag, written)) throw new RangeError(NOTE_TEST.yamlNotLoaded);
 				continue;
 			}
 			if (COLLECTION_TAGS[tag] !== undefined) throw new RangeError(NOTE_TEST.yamlNotLoaded);
