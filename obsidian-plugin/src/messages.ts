@@ -234,6 +234,10 @@ export const NOTE_TEST = {
 	frontmatterTooDeep: (format: string) =>
 		`Le front matter ${format} en tête de la note imbrique des listes ou des champs sur plus de 32 niveaux : le démon ignore la note, qu'aucun visiteur ne voit donc. Réduisez ses niveaux, ou mettez ses champs en YAML dans les propriétés de la note.`,
 	yamlNotLoaded: "YAML que le démon ne charge pas : des listes ou des champs sur plus de 32 niveaux, des alias qui se déploient trop, une étiquette (!…) dont il ne fait pas de valeur, une clé qui est une liste ou des champs, ou une date qui n'existe pas",
+	propertiesInvalid:
+		"Les propriétés de la note (entre les --- du début) ne sont pas du YAML valide, ou pas une suite de champs (clé : valeur) : le démon ignore la note, qu'aucun visiteur ne voit donc, et `grasbot check` la nomme avec la ligne fautive. Corrigez-les (le mode Source les montre telles qu'écrites).",
+	keyTwice: (key: string) =>
+		`Les propriétés de la note donnent \`${key}\` plus d'une fois : Obsidian n'en lit aucune, et dans le doute le démon garde la note privée. N'en gardez qu'un.`,
 	propertiesTooDeep:
 		"Les propriétés de la note imbriquent des listes ou des champs sur plus de 32 niveaux : le démon ignore la note, qu'aucun visiteur ne voit donc. Réduisez leurs niveaux.",
 	propertiesExpand:

@@ -625,6 +625,27 @@ function fieldLines(header: string): Map<string, string> {
 	return fields;
 }
 
+/** `header` with only the last of the top-level fields given the same key, as PyYAML keeps it (a warning says so), where
+ * Obsidian's reading refuses the YAML (« duplicated mapping key ») and gives no properties; and the keys given twice. */
+function lastOfEach(header: string): [string, string[]] {
+	const lines = header.split("\n");
+	const fields: [string | undefined, number][] = []; // each line's field: its key, its first line
+	let field: [string | undefined, number] = [undefined, -1];
+	for (const [n, line] of lines.entries()) {
+		if (/^[^\s#-]/.test(line)) field = [/^(?:"([^"]*)"|'([^']*)'|([^"'][^:]*?))[ \t]*:(?:[ \t]|$)/.exec(line)?.slice(1).find((k) => k !== undefined), n];
+		fields.push(field);
+	}
+	const last = new Map<string, number>();
+	const twice = new Set<string>();
+	for (const [n, [key, start]] of fields.entries()) {
+		if (key === undefined || start !== n) continue;
+		if (last.has(key)) twice.add(key);
+		last.set(key, n);
+	}
+	if (twice.size === 0) return [header, []];
+	return [lines.filter((_, n) => fields[n][0] === undefined || !twice.has(fields[n][0]) || fields[n][1] === last.get(fields[n][0])).join("\n"), [...twice]];
+}
+
 /** The first value or key of the note's properties that the daemon's YAML reads as a date or a
  * time no calendar has (`created: 2024-02-30`, `0000-01-01`, `24:00:00`, a key `2021-02-30:`), which
  * Python's datetime refuses and the daemon's load with it (retrieval/vault.py `parse_note`: the note
@@ -1239,7 +1260,22 @@ export function privateReason(
 	zone = "UTC",
 ): string | null {
 	// what keeps the daemon from loading the note, before it reads who may see it: its bounds, then its dates
-	const header = text === undefined ? "" : (TOP_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"))?.[1] ?? "");
+	const written = text === undefined ? undefined : TOP_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"))?.[1];
+	const header = written ?? "";
+	if (written !== undefined && (frontmatter === undefined || frontmatter === null)) {
+		// properties Obsidian gives none of: their YAML does not parse, or holds no fields, and the daemon leaves the note out
+		let read: unknown;
+		const [kept, twice] = lastOfEach(written);
+		try {
+			read = parseYaml(kept); // a key given twice, which Obsidian's reading refuses, PyYAML reads the last of
+		} catch {
+			return NOTE_TEST.propertiesInvalid;
+		}
+		const reader = twice.find((key) => saysWhoReads(key));
+		if (reader !== undefined) return NOTE_TEST.keyTwice(reader);
+		if (read !== null && read !== undefined && (typeof read !== "object" || Array.isArray(read) || read instanceof Date)) return NOTE_TEST.propertiesInvalid;
+		if (read !== null && read !== undefined) frontmatter = read as Record<string, unknown>;
+	}
 	if (text !== undefined && frontmatter && yamlNestedPast(frontmatter, MAX_DEPTH)) return NOTE_TEST.propertiesTooDeep;
 	if (text !== undefined && frontmatter && yamlExpandsPast(frontmatter, header)) return NOTE_TEST.propertiesExpand;
 	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, header) : null;
