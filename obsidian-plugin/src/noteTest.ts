@@ -656,9 +656,10 @@ function lastOfEach(header: string): [string, string[]] {
 function impossibleDate(frontmatter: Record<string, unknown>, header: string): [string, string, boolean] | null {
 	const lines = fieldLines(header);
 	const escaped = (text: string): string => text.replace(/[.+]/g, "\\$&");
-	// the value as a plain scalar: after a key's colon, a list's dash or a flow collection's opening or comma, up to its end
+	// the value as a plain scalar: after a key's colon, a list's dash or a flow collection's opening or comma (on that line
+	// or on one below, `created:` then `  2024-02-30`), up to its end
 	const plain = (value: string, written: string): boolean =>
-		new RegExp(String.raw`(?:[:-][ \t]+|[[{,][ \t]*)${escaped(value)}(?=[ \t]*(?:$|[,\]}])|[ \t]+#)`, "m").test(written);
+		new RegExp(String.raw`(?:[:-][ \t]+|(?::|(?<![^\s])-)[ \t]*\n\s*|[[{,]\s*)${escaped(value)}(?=[ \t]*(?:$|[,\]}])|[ \t]+#)`, "m").test(written);
 	// the key as a plain scalar: at a line's start (or a list item's), after a flow mapping's opening or comma, or explicit (`? key`)
 	const plainKey = (key: string, written: string): boolean =>
 		new RegExp(String.raw`(?:^[ \t]*(?:-[ \t]+)*|[{,][ \t]*)${escaped(key)}[ \t]*:(?:[ \t]|$)|^[ \t]*\?[ \t]+${escaped(key)}[ \t]*$`, "m").test(written);
@@ -960,10 +961,17 @@ function withTagged(fields: Record<string, unknown> | undefined, values: [string
 	return read.length === 0 ? fields : { ...fields, ...Object.fromEntries(read) };
 }
 
+/** `yaml` with the line ends PyYAML reads and Obsidian's reading does not (U+2028, U+2029, U+0085: YAML 1.1's
+ * line breaks) made line feeds: the lines the daemon's YAML reads (`created:\u2028  2024-02-30` is a date below its key). */
+function pyLines(yaml: string): string {
+	return yaml.replace(/[\u2028\u2029\x85]/g, "\n");
+}
+
 /** `parseYaml`'s reading of a block Obsidian shows as text, which throws where the daemon's
  * load_frontmatter raises too (visibility.py `_yaml_or_broken`): lists or mappings nested past
  * its bound, an unquoted date no calendar has; the daemon reads such a block as broken YAML. */
-function loadedYaml(block: string): unknown {
+function loadedYaml(written: string): unknown {
+	const block = pyLines(written);
 	const meta: unknown = parseYaml(block);
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return meta;
 	const fields = meta as Record<string, unknown>;
@@ -1261,20 +1269,23 @@ export function privateReason(
 ): string | null {
 	// what keeps the daemon from loading the note, before it reads who may see it: its bounds, then its dates
 	const written = text === undefined ? undefined : TOP_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"))?.[1];
-	const header = written ?? "";
-	if (written !== undefined && (frontmatter === undefined || frontmatter === null)) {
-		// properties Obsidian gives none of: their YAML does not parse, or holds no fields, and the daemon leaves the note out
+	const header = written === undefined ? "" : pyLines(written);
+	if (written !== undefined && (frontmatter === undefined || frontmatter === null || header !== written)) {
+		// properties Obsidian gives none of (their YAML does not parse, or holds no fields: the daemon leaves the note out),
+		// or other lines than the daemon's, which it reads as YAML again, as PyYAML's lines
 		let read: unknown;
-		const [kept, twice] = lastOfEach(written);
+		const [kept, twice] = lastOfEach(header);
 		try {
 			read = parseYaml(kept); // a key given twice, which Obsidian's reading refuses, PyYAML reads the last of
 		} catch {
+			// broken YAML; or, on PyYAML's lines, a flow list or a quoted text that goes on below at the key's indent
+			// (`x: [a,\u2028b]`), which PyYAML reads and the stand-in refuses: said left out then, never public
 			return NOTE_TEST.propertiesInvalid;
 		}
 		const reader = twice.find((key) => saysWhoReads(key));
 		if (reader !== undefined) return NOTE_TEST.keyTwice(reader);
 		if (read !== null && read !== undefined && (typeof read !== "object" || Array.isArray(read) || read instanceof Date)) return NOTE_TEST.propertiesInvalid;
-		if (read !== null && read !== undefined) frontmatter = read as Record<string, unknown>;
+		frontmatter = read === null || read === undefined ? undefined : (read as Record<string, unknown>);
 	}
 	if (text !== undefined && frontmatter && yamlNestedPast(frontmatter, MAX_DEPTH)) return NOTE_TEST.propertiesTooDeep;
 	if (text !== undefined && frontmatter && yamlExpandsPast(frontmatter, header)) return NOTE_TEST.propertiesExpand;
