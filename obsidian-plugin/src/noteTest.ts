@@ -273,8 +273,10 @@ export function nearlyVisibility(key: string): boolean {
 // the separators `\x1c`-`\x1f` and `\x85` too, which JavaScript's does not
 // eslint-disable-next-line no-control-regex -- the separators Python's `\s` reads
 const LATE_FRONTMATTER = /^[\s\x1c-\x1f\x85\u200b-\u200d\u2060\ufeff]*---[ \t\u00a0\u200b-\u200d\u2060\ufeff]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/;
-// a key as Python's `\w` reads it, a letter or digit of any script (`visibilité`), not only ASCII's
-const READER_LINE = /^[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_.-]*(?: +[\p{L}\p{N}_.-]+)*)[ \t]*:/gmu;
+// a key as Python's `\w` reads it, a letter or digit of any script (`visibilité`), not only ASCII's, at a line's start
+// after `\n` only, as the daemon's `_READER_LINE` (Python's `^`): the m flag's `^` read one after U+2028 or U+2029 too,
+// and a lower block's `x: a\u2028draft: true` named `draft` for the plugin only (private, served by the daemon)
+const READER_LINE = /(?<![^\n])[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_.-]*(?: +[\p{L}\p{N}_.-]+)*)[ \t]*:/gu;
 // the fields the daemon reads as the text written (retrieval/frontmatter.py `TEXT_FIELDS`)
 const TEXT_FIELDS = ["title", "slug", "type", "source", "updated", "domains", "tags", "aliases", "answers", "linked", "related"];
 // the keys the daemon reads (retrieval/visibility.py `_FIELDS`): a frontmatter with none of them is text to it
