@@ -35,6 +35,7 @@ from grasbot.retrieval.mentions import Mentions
 from grasbot.retrieval.semantic import NoteTexts
 from grasbot.retrieval.vault import VaultOptions, load_vault, parse_note
 from support.bots import OWNER, OWNER_TOKEN, bot_of, make_bot, rpc, write_note
+from support.files import unlistable
 
 QUICK = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 SECRET = "zorglubsecret"  # in hidden text and private names: must never come out
@@ -1182,18 +1183,6 @@ def test_a_public_note_hard_linked_into_an_excluded_folder_leaves_the_site_while
     assert [(w.path, w.message) for w in found.warnings] == [("pub/plan.md", told)]
 
 
-def _unlistable(monkeypatch, folder: Path) -> None:
-    """`folder` cannot be listed, as after a chmod 000 (which root, running the tests, ignores)."""
-    blocked, real_scandir = str(folder), os.scandir
-
-    def scandir(path="."):
-        if os.fspath(path) == blocked:
-            raise PermissionError(13, "Permission denied", blocked)
-        return real_scandir(path)
-
-    monkeypatch.setattr(_vault.os, "scandir", scandir)
-
-
 @pytest.mark.parametrize("load", ["failed-reload", "good-load"])
 def test_a_note_with_another_name_is_left_out_while_an_excluded_folder_cannot_be_listed(tmp_path, monkeypatch, load):
     """`ln pub/plan.md exclu/plan.md` while `exclu/`, a folder of --exclude, cannot be listed: the
@@ -1209,7 +1198,7 @@ def test_a_note_with_another_name_is_left_out_while_an_excluded_folder_cannot_be
     write_note(root, "exclu/vieux.md", "visibility: public", "Texte.")
     options = VaultOptions(exclude=("exclu",))
     vault = load_vault(root, options)
-    _unlistable(monkeypatch, root / "exclu")
+    unlistable(monkeypatch, root / "exclu")
     os.link(root / "pub" / "plan.md", root / "exclu" / "plan.md")
     found = vault.as_found() if load == "failed-reload" else load_vault(root, options)
     assert sorted(found.notes) == ["pub/sain.md"]

@@ -17,6 +17,7 @@ import pytest
 from grasbot import _engine
 from grasbot.retrieval import vault as _vault
 from support.bots import OWNER, OWNER_TOKEN, bot_of, rpc, rpc_result, write_note
+from support.files import unlistable
 
 BOUND = 60
 
@@ -352,18 +353,6 @@ async def test_a_note_whose_expiry_date_comes_while_the_vault_cannot_be_read_lea
         shutil.move(moved, root)
 
 
-def _unlistable(monkeypatch, folder: Path) -> None:
-    """`folder` cannot be listed, as after a chmod 000 (which root, running the tests, ignores)."""
-    blocked, real_scandir = str(folder), os.scandir
-
-    def scandir(path="."):
-        if os.fspath(path) == blocked:
-            raise PermissionError(13, "Permission denied", blocked)
-        return real_scandir(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
-
-
 @pytest.mark.parametrize("leaves", ["private", "deleted", "excluded"])
 async def test_a_note_taken_from_visitors_while_another_folder_cannot_be_read_leaves_their_answers(start_daemon, tmp_path, monkeypatch, caplog, leaves):
     """The author marks a note private (or deletes it, or moves it into a folder of --exclude)
@@ -383,7 +372,7 @@ async def test_a_note_taken_from_visitors_while_another_folder_cannot_be_read_le
     assert [r["path"] for r in (await rpc_result(client, "search", {"q": "zorglub"}))["results"]] == ["offre.md"]
     assert (await rpc_result(client, "health"))["vault_size"] == 3
 
-    _unlistable(monkeypatch, root / "sous")
+    unlistable(monkeypatch, root / "sous")
     if leaves == "private":
         write_note(root, "offre.md", "visibility: private", "L'offre zorglub du rucher.")
     elif leaves == "deleted":
@@ -427,7 +416,7 @@ async def test_a_failed_reload_reads_no_file_a_note_s_link_now_leads_to_out_of_t
     client = await start_daemon(root, owner_token=OWNER_TOKEN, rate_per_minute=1_000_000, rate_burst=1_000_000)
     assert (await rpc_result(client, "health"))["vault_size"] == 3
 
-    _unlistable(monkeypatch, root / "sous")
+    unlistable(monkeypatch, root / "sous")
     (root / "lien.md").unlink()
     (root / "lien.md").symlink_to(outside)
     assert (await rpc(client, "reload", {}, headers=OWNER))["error"]["code"] == -32004
@@ -454,7 +443,7 @@ async def test_a_note_moved_into_a_folder_left_out_with_a_link_left_behind_leave
     client = await start_daemon(root, owner_token=OWNER_TOKEN, exclude="archives", rate_per_minute=1_000_000, rate_burst=1_000_000)
     assert (await rpc_result(client, "health"))["vault_size"] == 3
 
-    _unlistable(monkeypatch, root / "sous")
+    unlistable(monkeypatch, root / "sous")
     which, word = ("offre.md", "zorglub") if moved == "note" else ("plans", "gloubi")
     (root / which).rename(root / "archives" / which)
     (root / which).symlink_to(root / "archives" / which)
@@ -506,7 +495,7 @@ async def test_a_note_moved_into_an_excluded_folder_while_another_folder_cannot_
     client = await start_daemon(root, owner_token=OWNER_TOKEN, **settings)
     assert (await rpc_result(client, "health"))["vault_size"] == 3
 
-    _unlistable(monkeypatch, root / "sous")
+    unlistable(monkeypatch, root / "sous")
     if how == "moved":
         (root / "pub" / "plan.md").rename(root / "prive" / "zorglub.md")
     else:
@@ -536,7 +525,7 @@ async def test_a_symbolic_link_made_into_an_excluded_folder_while_another_folder
     client = await start_daemon(root, owner_token=OWNER_TOKEN, exclude="prive", rate_per_minute=1_000_000, rate_burst=1_000_000)
     assert (await rpc_result(client, "health"))["vault_size"] == 2
 
-    _unlistable(monkeypatch, root / unlisted)
+    unlistable(monkeypatch, root / unlisted)
     (root / "public" / "lien").symlink_to(Path("..") / "prive", target_is_directory=True)
     answer = await rpc(client, "reload", {}, headers=OWNER)
     assert answer["error"]["code"] == -32004

@@ -1,5 +1,6 @@
-"""Files and folders made read-only to the test's process, root included: root passes over
-permission bits, not over the immutable attribute (e2fsprogs' chattr)."""
+"""Files and folders made read-only or unlistable to the test's process, root included: root
+passes over permission bits, not over the immutable attribute (e2fsprogs' chattr) nor over a
+listing refused by the test itself."""
 
 from __future__ import annotations
 
@@ -40,3 +41,15 @@ def read_only_folder(folder):
 def read_only_file(path):
     """`path` made read-only to this process: opened again, it is opened for reading only."""
     return _read_only(path, 0o444, lambda: open(path, "r+b").close())
+
+
+def unlistable(monkeypatch, folder) -> None:
+    """`folder` cannot be listed, as after a chmod 000 (which root, running the tests, ignores)."""
+    blocked, real_scandir = str(folder), os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path) == blocked:
+            raise PermissionError(13, "Permission denied", blocked)
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
