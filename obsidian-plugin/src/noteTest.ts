@@ -846,8 +846,10 @@ function taggedScalar(tag: string, text: string, asText: boolean): unknown {
 // An explicit tag (`!!bool`, `!<tag:…>`, `!local`, `!`), and an anchor after it. A verbatim tag holds no white space, as
 // YAML reads it: `!<c, d: !!int abc>` is no tag, the `!!int` after it is, and an unclosed `!<` is not read to its line's end
 const TAG = /(?<=^|[\s[{,])(!(?:<[^>\s]*>|[\w!./:%;#?@&=+$~*'()-]*))(?:[ \t]+&\S+)?(?:[ \t]+|(?=\n|$))/gm;
-// where YAML reads a node, before a tag on its line: its start, list dashes, `?`, or one key's colon (an anchor after any)
-const NODE_START = /^[ \t]*(?:-[ \t]+)*(?:\?[ \t]+|(?:"[^"\n]*"|'[^'\n]*'|[^\s"'#:!&*-][^:#\n]*?)[ \t]*:[ \t]+)?(?:&\S+[ \t]+)?$/;
+// where YAML reads a node, before a tag on its line: its start, list dashes, `?`, or one key's colon (an anchor after any);
+// a plain key runs to the colon, its blanks in it: a lazy key before `[ \t]*:` tried each of its lengths against the blanks
+// after it (300 blanks before each of 50 tags: 9 ms a line)
+const NODE_START = /^[ \t]*(?:-[ \t]+)*(?:\?[ \t]+|(?:"[^"\n]*"[ \t]*|'[^'\n]*'[ \t]*|[^\s"'#:!&*-][^:#\n]*):[ \t]+)?(?:&\S+[ \t]+)?$/;
 // how far into a line a tag, and after it its value, are read: each tag costs this much at most, so a line of
 // a million `! ` is read in linear time (a value so long is none a tag makes: no yes, no number, no date)
 const TAG_REACH = 400;
@@ -911,7 +913,7 @@ function taggedValues(header: string): { values: [string, unknown][]; refused: s
 		if (m.index - lineStart > TAG_REACH) continue;
 		const line = header.slice(lineStart, Math.min(lineEnd, lineStart + 2 * TAG_REACH)); // as far as a tag is read
 		if (lineStart !== keyLine && /^[^\s#-]/.test(line)) {
-			key = /^(?:"([^"]*)"|'([^']*)'|([^"'!&*][^:]*?))[ \t]*:(?:[ \t]|$)/.exec(line)?.slice(1).find((k) => k !== undefined);
+			key = /^(?:"([^"]*)"|'([^']*)'|([^"'!&*](?:[^:]*[^: \t])?))[ \t]*:(?:[ \t]|$)/.exec(line)?.slice(1).find((k) => k !== undefined); // as FIELD_KEY, linear
 			keyLine = lineStart;
 		}
 		const before = header.slice(lineStart, m.index);
