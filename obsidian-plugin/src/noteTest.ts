@@ -689,6 +689,38 @@ function impossibleDate(frontmatter: Record<string, unknown>, header: string): [
 	}, null);
 }
 
+// a plain scalar YAML 1.1 may read as a number, where it starts a node (after a key's colon, a list's dash, `?`, a flow
+// collection's opening or comma, or on the line below a key) and up to its end; each start tried once, its context last
+const LONG_NUMBER = /(?<![\w.:+-])(?=[-+]?\d)(?<=(?:[:?-][ \t]+|[[{,][ \t]*|(?::|(?<!\S)-)[ \t]*\n[ \t]*))[-+]?\d[\d_:.]*(?=[ \t]*(?:$|[,\]}])|[ \t]+#)/gm;
+// the daemon's YAML's int and float (yaml/resolver.py): a decimal int, a base 60 int, a base 60 float
+const PY_DECIMAL = /^[-+]?[1-9][\d_]*$/;
+const PY_BASE_60_INT = /^[-+]?[1-9][\d_]*(?::[0-5]?\d)+$/;
+const PY_BASE_60_FLOAT = /^[-+]?\d[\d_]*(?::[0-5]?\d)+\.[\d_]*$/;
+
+/** The first plain number in the properties that Python cannot make, as `[its top-level key, the number]`, or null:
+ * int() refuses more than 4,300 digits (octal, hex and binary are free of it), the daemon a base 60 int of 2,400
+ * parts or more before computing it (frontmatter.py `_MAX_BASE_60_PARTS`), and a base 60 float of 175 parts or more
+ * overflows; the daemon leaves the note out, where Obsidian's YAML 1.2 gives text or Infinity. A field the daemon
+ * reads as the text written (`TEXT_FIELDS`) keeps it text. */
+function longNumber(header: string): [string, string] | null {
+	const digits = (text: string): number => text.replace(/[^\d]/g, "").length;
+	for (const [key, written] of fieldLines(header)) {
+		if (written.length < 300 || TEXT_FIELDS.includes(key.toLowerCase())) continue; // shorter, no number too long
+		for (const { 0: number, index } of written.matchAll(LONG_NUMBER)) {
+			if (number.length < 300) continue;
+			const parts = number.split(":");
+			const refused = PY_DECIMAL.test(number)
+				? digits(number) > 4300
+				: PY_BASE_60_INT.test(number)
+					? parts.length > 2400 || digits(parts[0]) > 4300
+					: PY_BASE_60_FLOAT.test(number) && parts.length > 174;
+			const line = written.slice(written.lastIndexOf("\n", index) + 1, index); // not in a quoted text or a comment
+			if (refused && !/["'#]/.test(line.replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, ""))) return [key, number.length <= 40 ? number : `${number.slice(0, 40)}…`];
+		}
+	}
+	return null;
+}
+
 // A line's start in a YAML header as a block reads it: its indent and list dashes, then an explicit key's `? `
 const BLOCK_START = /^[ \t]*(?:-[ \t]+)*(\?(?:[ \t]+|$))?/;
 // a key's colon: before a blank, as a block reads it
@@ -984,7 +1016,7 @@ function loadedYaml(written: string): unknown {
 	const meta: unknown = parseYaml(block);
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return meta;
 	const fields = meta as Record<string, unknown>;
-	if (yamlNestedPast(fields, MAX_DEPTH) || yamlExpandsPast(fields, block) || impossibleDate(fields, block) || collectionKey(block) !== null) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+	if (yamlNestedPast(fields, MAX_DEPTH) || yamlExpandsPast(fields, block) || impossibleDate(fields, block) || collectionKey(block) !== null || longNumber(block) !== null) throw new RangeError(NOTE_TEST.yamlNotLoaded);
 	const tagged = block.includes("!") ? taggedValues(block) : null;
 	if (tagged?.refused) throw new RangeError(NOTE_TEST.yamlNotLoaded);
 	return tagged ? withTagged(fields, tagged.values) : meta;
@@ -1300,6 +1332,8 @@ export function privateReason(
 	if (text !== undefined && frontmatter && yamlExpandsPast(frontmatter, header)) return NOTE_TEST.propertiesExpand;
 	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, header) : null;
 	if (unmade) return unmade[2] ? NOTE_TEST.dateKeyImpossible(unmade[0], unmade[1]) : NOTE_TEST.dateImpossible(unmade[0], unmade[1]);
+	const long = text !== undefined && frontmatter && header.length > 300 ? longNumber(header) : null;
+	if (long) return NOTE_TEST.numberTooLong(long[0], long[1]);
 	const keyed = text !== undefined && frontmatter && /[[{]/.test(header) ? collectionKey(header) : null;
 	if (keyed !== null) return NOTE_TEST.collectionKey(keyed);
 	const tagged = text !== undefined && frontmatter && header.includes("!") ? taggedValues(header) : null;

@@ -465,6 +465,24 @@ describe("frontmatter reading", () => {
 		expect(verdict("x: a b !!int c", { x: "a b !!int c" })).toBeNull();
 	});
 
+	it("says left out, as the daemon leaves it, a note whose properties hold a number Python cannot make (4,301 digits, base 60 past its bounds), where it said public", () => {
+		// frontmatter.py: int() refuses more than 4,300 digits, a base 60 int of 2,400 parts is refused before it is computed, a base 60 float of 175 overflows
+		const verdict = (header: string): string | null => privateReason({ visibility: "public" }, false, `---\nvisibility: public\n${header}\n---\nCorps.\n`);
+		const digits = `1${"0".repeat(4300)}`;
+		expect(verdict(`x: ${digits}`)).toBe(NOTE_TEST.numberTooLong("x", `${digits.slice(0, 40)}…`));
+		expect(verdict(`projet:\n  x: [${digits}]`)).toBe(NOTE_TEST.numberTooLong("projet", `${digits.slice(0, 40)}…`));
+		expect(verdict(`x: 1${":59".repeat(2_400)}`)).toBe(NOTE_TEST.numberTooLong("x", `1${":59".repeat(13)}…`));
+		expect(verdict(`x: 1${":59".repeat(174)}.5`)).toBe(NOTE_TEST.numberTooLong("x", `1${":59".repeat(13)}…`));
+		for (const header of [`x: ${digits.slice(1)}`, `x: 0${"7".repeat(5_000)}`, `x: 0x${"f".repeat(5_000)}`, `x: 1.${"0".repeat(5_000)}`, `x: "${digits}"`, `tags: [${digits}]`, `x: a ${digits}`]) {
+			expect(verdict(header), header.slice(0, 20)).toBeNull();
+		}
+		// a block Obsidian shows as text: YAML that does not load, private when it names a key that says who reads the note
+		expect(privateReason(undefined, true, `\n---\ndraft: false\nx: ${digits}\n---\nCorps.\n`)).toBe(NOTE_TEST.lateBroken);
+		// each number read once: a million characters of them in linear time
+		expect(verdict(`x: [${`${digits}, `.repeat(230)}1]`)).toBe(NOTE_TEST.numberTooLong("x", `${digits.slice(0, 40)}…`));
+		expect(verdict(`x: [${"1, ".repeat(300_000)}1]`)).toBeNull();
+	});
+
 	it("says left out, as the daemon leaves it, a note whose YAML properties nest lists or fields past 32 levels, where it said public", () => {
 		const nested = (n: number, leaf = ""): string => `${"[".repeat(n)}${leaf}${"]".repeat(n)}`;
 		const block = (n: number): string => `${Array.from({ length: n }, (_, i) => `${"  ".repeat(i)}a:`).join("\n")} 1`;
