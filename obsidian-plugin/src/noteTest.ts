@@ -905,8 +905,8 @@ function nodeBelow(below: string, indent: number, afterKey: boolean): string | n
 	return taken === 0 ? null : lines.slice(0, taken).join("\n");
 }
 
-/** The flow collection `text` opens (`[a]` of `[a]], b]`), up to the bracket that closes it outside quotes, or all of `text`. */
-function flowNode(text: string): string {
+/** The flow collection `text` opens (`[a]` of `[a]], b]`), up to the bracket that closes it outside quotes, or null when `text` does not close it. */
+function flowNode(text: string): string | null {
 	let depth = 0;
 	for (let i = 0; i < text.length; i++) {
 		const quoted = text[i] === '"' ? /"(?:[^"\\]|\\.)*"/y : text[i] === "'" && /[[{,:\s]/.test(text[i - 1]) ? /'(?:[^']|'')*'/y : null;
@@ -916,7 +916,7 @@ function flowNode(text: string): string {
 		} else if (text[i] === "[" || text[i] === "{") depth++;
 		else if ((text[i] === "]" || text[i] === "}") && --depth === 0) return text.slice(0, i + 1);
 	}
-	return text;
+	return null;
 }
 
 /** Whether a node Obsidian's reading gives (`parseYaml`, without its tag) has the shape PyYAML's SafeConstructor
@@ -975,7 +975,10 @@ function taggedValues(header: string): { values: [string, unknown][]; refused: s
 			}
 			if (rest[0] === "[" || rest[0] === "{") {
 				if (COLLECTION_TAGS[tag] !== (rest[0] === "[" ? "seq" : "map")) throw new RangeError(NOTE_TEST.yamlNotLoaded);
-				const written = yamlOrUndefined(flowNode(rest), false); // undefined: it goes on below the line, not read
+				// its items may go on the lines below (`x: !!omap [` then `  a`), as PyYAML reads them: read up to BLOCK_REACH, charged to the budget
+				const after = m.index + m[0].length;
+				const node = flowNode(rest) ?? ((budget -= BLOCK_REACH) < 0 ? null : flowNode(header.slice(after, after + BLOCK_REACH)));
+				const written = node === null ? undefined : yamlOrUndefined(node, false); // undefined: not closed within reach, or not read
 				if (written !== undefined && !taggedShape(tag, written)) throw new RangeError(NOTE_TEST.yamlNotLoaded);
 				continue;
 			}
