@@ -178,7 +178,7 @@ def test_a_hugo_toml_key_of_many_dotted_parts_is_reported_in_linear_time(tmp_pat
         ("profond.md", f"le front matter TOML imbrique des listes ou des champs sur plus de {_frontmatter.MAX_DEPTH} niveaux : note ignorée")
     ]
     short = ".".join(["a"] * (_frontmatter.MAX_DEPTH - 1))  # within the bound: read
-    assert visibility.hugo_frontmatter(f"+++\ntitle = 'Court'\n{line.format(key=short)}\n+++\n")[1]["title"] == "Court"
+    assert visibility.hugo_frontmatter(f"+++\ntitle = 'Court'\n{line.format(key=short)}\n+++\n").fields["title"] == "Court"
 
 
 aliased = st.recursive(

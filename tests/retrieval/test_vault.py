@@ -1552,10 +1552,10 @@ def test_an_org_date_never_closed_is_read_in_linear_time():
     this 600 KB note most of an hour, in every load of a note that opens with `#+` lines. The
     day is the first date a `>` or `]` closes further on, as before."""
     opened = "<2020-01-01 " * 50_000
-    assert visibility.hugo_frontmatter(f"#+date: {opened}\nCorps.")[1] == {"date": opened.strip()}
-    assert visibility.hugo_frontmatter(f"#+date: {opened}]\nCorps.")[1] == {"date": "2020-01-01"}
-    assert visibility.hugo_frontmatter("#+date: x <2020-01-01 <2021-02-03 Wed> y\n")[1] == {"date": "2020-01-01"}
-    assert visibility.hugo_frontmatter("#+date: ] <2020-01-01 \n")[1] == {"date": "] <2020-01-01"}
+    assert visibility.hugo_frontmatter(f"#+date: {opened}\nCorps.").fields == {"date": opened.strip()}
+    assert visibility.hugo_frontmatter(f"#+date: {opened}]\nCorps.").fields == {"date": "2020-01-01"}
+    assert visibility.hugo_frontmatter("#+date: x <2020-01-01 <2021-02-03 Wed> y\n").fields == {"date": "2020-01-01"}
+    assert visibility.hugo_frontmatter("#+date: ] <2020-01-01 \n").fields == {"date": "] <2020-01-01"}
 
 
 def test_a_hugo_front_matter_in_an_html_comment_that_withholds_the_note_keeps_it_private(note_writer):

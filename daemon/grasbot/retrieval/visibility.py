@@ -799,15 +799,19 @@ def _commented_frontmatter(text: str, warnings: list[str], zone: str) -> Readers
 
 class HugoFrontmatter(NamedTuple):
     """The Hugo front matter a note's text opens with, read once: `who_reads` judges its reading,
-    `vault.parse_note` cuts it from the body and reads its fields; each read it apart, tomllib or
-    json twice a note."""
+    `vault.parse_note` cuts it from the body and reads its fields (read apart, tomllib or json
+    ran twice a note)."""
 
     end: int  # where the text Hugo shows starts: 0 for none, and for a `{` that opens no JSON object
-    fields: dict[str, Any]  # as Hugo reads them; {} where they do not parse
     kind: str = ""  # "toml", "json" or "org"; "" for none
     written: str = ""  # as written: TOML's lines between the `+++`, the JSON object, the Org lines
     # what who_reads judges: the fields, None where they nest past the bound, _BROKEN where they do not parse
     reading: Any = None
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        """As Hugo reads them; {} where they do not parse."""
+        return self.reading if isinstance(self.reading, dict) else {}
 
 
 def hugo_frontmatter(text: str) -> HugoFrontmatter:
@@ -821,7 +825,7 @@ def hugo_frontmatter(text: str) -> HugoFrontmatter:
             reading: Any = _toml_fields(written)
         except tomllib.TOMLDecodeError:
             reading = _BROKEN
-        return HugoFrontmatter(toml.end(), reading if isinstance(reading, dict) else {}, "toml", written, reading)
+        return HugoFrontmatter(toml.end(), "toml", written, reading)
     if (opening := _JSON_FRONTMATTER.match(text)) is not None:
         written = _json_block(text, opening.end())
         try:
@@ -830,10 +834,7 @@ def hugo_frontmatter(text: str) -> HugoFrontmatter:
             reading = None
         except ValueError:
             reading = _BROKEN
-        if not isinstance(reading, dict):
-            return HugoFrontmatter(0, {}, "json", written, reading)
-        return HugoFrontmatter(opening.end() + len(written), reading, "json", written, reading)
+        return HugoFrontmatter(opening.end() + len(written) if isinstance(reading, dict) else 0, "json", written, reading)
     if (org := _ORG_FRONTMATTER.match(text)) is not None:
-        fields = _org_fields(org.group("lines").split("\n"))
-        return HugoFrontmatter(org.end(), fields, "org", org.group("lines"), fields)
-    return HugoFrontmatter(0, {})
+        return HugoFrontmatter(org.end(), "org", org.group("lines"), _org_fields(org.group("lines").split("\n")))
+    return HugoFrontmatter(0)
