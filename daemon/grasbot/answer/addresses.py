@@ -322,9 +322,7 @@ _STARTED = re.compile(
 # A host's or an IP address's port and its path (`203.0.113.5:80`, `evil.example:8443/log`),
 # a protocol-relative address (`//`, `//evil.exa`): shown at once, `203.0.113.5:` or `//`
 # stayed on the page when the rest of the address came and was taken out
-_PORTED = re.compile(
-    r"(?<![\w.-])[\w.-]+:\d{0,5}(?:/\S*)?\Z|(?<![\w:/.\\-])//?\S*\Z|\b(?:0[xX][0-9a-fA-F]*|[0-9]+)(?:\.(?:0[xX][0-9a-fA-F]*|[0-9]+)){0,2}/\S*\Z"
-)
+_PORTED = re.compile(rf"(?<![\w.-])[\w.-]+:\d{{0,5}}(?:/\S*)?\Z|(?<![\w:/.\\-])//?\S*\Z|\b(?i:{_IP_PART})(?:\.(?i:{_IP_PART})){{0,2}}/\S*\Z")
 _TO_LAST_SPACE = re.compile(r".*\s", re.DOTALL)
 # An e-mail address being spelled out (« jean (a », « jean arobase evil poi », « … point » and
 # its space, or a colon that may begin git's SSH path: « jean arobase exemple.fr: »), a bare
