@@ -617,16 +617,22 @@ const YAML_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?
 // a line of one character and 300,000 blanks froze Obsidian 176 s)
 const FIELD_KEY = /^(?:"([^"]*)"|'([^']*)'|([^"'](?:[^:]*[^: \t])?))[ \t]*:(?:[ \t]|$)/;
 
+/** The key of the top-level field `line` opens (`FIELD_KEY`), quotes taken off, or undefined. */
+function fieldKey(line: string): string | undefined {
+	const named = FIELD_KEY.exec(line);
+	return named ? (named[1] ?? named[2] ?? named[3]) : undefined;
+}
+
+// a line's texts in quotes, taken out before looking for what only counts outside them (a quote opened, a comment)
+const QUOTED_ON_LINE = /"(?:[^"\\]|\\.)*"|'[^']*'/g;
+
 /** The lines of each top-level field of a YAML header, by its key as written (quotes taken off):
  * its own line and those that follow it, indented, list items or comments. */
 function fieldLines(header: string): Map<string, string> {
 	const fields = new Map<string, string>();
 	let key: string | undefined;
 	for (const line of header.split("\n")) {
-		if (/^[^\s#-]/.test(line)) {
-			const named = FIELD_KEY.exec(line);
-			key = named ? (named[1] ?? named[2] ?? named[3]) : undefined;
-		}
+		if (/^[^\s#-]/.test(line)) key = fieldKey(line);
 		if (key !== undefined) fields.set(key, `${fields.get(key) ?? ""}${line}\n`);
 	}
 	return fields;
@@ -639,7 +645,7 @@ function lastOfEach(header: string): [string, string[]] {
 	const fields: [string | undefined, number][] = []; // each line's field: its key, its first line
 	let field: [string | undefined, number] = [undefined, -1];
 	for (const [n, line] of lines.entries()) {
-		if (/^[^\s#-]/.test(line)) field = [FIELD_KEY.exec(line)?.slice(1).find((k) => k !== undefined), n];
+		if (/^[^\s#-]/.test(line)) field = [fieldKey(line), n];
 		fields.push(field);
 	}
 	const last = new Map<string, number>();
@@ -715,7 +721,7 @@ function longNumber(header: string): [string, string] | null {
 					? parts.length > 2400 || digits(parts[0]) > 4300
 					: PY_BASE_60_FLOAT.test(number) && parts.length > 174;
 			const line = written.slice(written.lastIndexOf("\n", index) + 1, index); // not in a quoted text or a comment
-			if (refused && !/["'#]/.test(line.replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, ""))) return [key, number.length <= 40 ? number : `${number.slice(0, 40)}…`];
+			if (refused && !/["'#]/.test(line.replace(QUOTED_ON_LINE, ""))) return [key, number.length <= 40 ? number : `${number.slice(0, 40)}…`];
 		}
 	}
 	return null;
@@ -945,11 +951,11 @@ function taggedValues(header: string): { values: [string, unknown][]; refused: s
 		if (m.index - lineStart > TAG_REACH) continue;
 		const line = header.slice(lineStart, Math.min(lineEnd, lineStart + 2 * TAG_REACH)); // as far as a tag is read
 		if (lineStart !== keyLine && /^[^\s#-]/.test(line)) {
-			key = /^(?:"([^"]*)"|'([^']*)'|([^"'!&*](?:[^:]*[^: \t])?))[ \t]*:(?:[ \t]|$)/.exec(line)?.slice(1).find((k) => k !== undefined); // as FIELD_KEY, linear
+			key = "!&*".includes(line[0]) ? undefined : fieldKey(line); // a tag, an anchor or an alias opens a node, not a key
 			keyLine = lineStart;
 		}
 		const before = header.slice(lineStart, m.index);
-		const bare = before.replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, "");
+		const bare = before.replace(QUOTED_ON_LINE, "");
 		const inFlow = /[[{]/.test(bare);
 		if (/["'#]/.test(bare) || !(NODE_START.test(before) || (inFlow && /[[{,:][ \t]*(?:&\S+[ \t]+)?$/.test(before)))) continue; // in a string, a comment, a plain text
 		const written = m[1];
