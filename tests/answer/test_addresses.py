@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -811,3 +812,80 @@ def test_what_a_stream_holds_back_is_looked_for_from_where_a_word_begins() -> No
     finally:
         addresses._STARTED, addresses._PORTED = old
     assert started.read <= len("1/x") and ported.read <= len("1/x")
+
+
+# Runs a stream holds whole however long (`held_from`): a word that may become an e-mail address,
+# digits, `0x`, dots, ports and slashes, a link's label or target left open, a URL's path: what
+# begins each, and what goes on
+_HELD_RUNS = [("", "1"), ("", "0x"), ("", "a"), ("", "1/"), ("", "a."), ("", "1."), ("", "1:"), ("", "a@")]
+_HELD_RUNS += [("[", "a"), ("[a](", "mot "), ("[a](", "mot ("), ("https://x.fr/", "a/"), ("a.b/", "c")]
+_HELD_RUNS += [("", "é"), ("", "e\u0301"), ("[a](", "été "), ("", "1\u00a0")]  # read as shown first: NFC, a no-break space
+
+
+def test_a_held_run_is_read_again_in_time_linear_in_its_length(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream read all it held again with each piece: an answer of a long run without white
+    space (or a link left open) in pieces of 4 took time quadratic in its length, 10-25 s of
+    the event loop at 9,600 characters (LLM_MAX_TOKENS goes to 32,768). The characters given to
+    what reads the held text (`held_from`, `_read_code`, `_composed`, `_as_read`, `_ADDRESS`)
+    stay within a few times the answer's length, and grow with it."""
+    from grasbot.answer import addresses
+
+    said = {(run, n): "Voici : " + (begin + run * n)[:n] + " fin." for begin, run in _HELD_RUNS for n in (2_000, 8_000)}
+    whole = {key: keep_known_addresses(text, KNOWN) for key, text in said.items()}
+    read = 0
+
+    def counted(function):
+        def wrapper(text, *args):
+            nonlocal read
+            read += len(text)
+            return function(text, *args)
+
+        return wrapper
+
+    class Scan:
+        """`_ADDRESS`, counting the characters it is asked to read."""
+
+        def __init__(self, pattern: re.Pattern[str]) -> None:
+            self.pattern = pattern
+
+        def finditer(self, text: str, at: int = 0) -> Iterator[re.Match[str]]:
+            nonlocal read
+            read += len(text) - at
+            return self.pattern.finditer(text, at)
+
+    for name in ("held_from", "_read_code", "_composed", "_as_read"):
+        monkeypatch.setattr(addresses, name, counted(getattr(addresses, name)))
+    monkeypatch.setattr(addresses, "_ADDRESS", Scan(addresses._ADDRESS))
+    reads = {}
+    for (run, n), text in said.items():
+        read = 0
+        stream = AddressFilter(KNOWN)
+        shown = "".join(stream.feed(text[i : i + 4]) for i in range(0, len(text), 4)) + stream.finish()
+        assert shown == whole[run, n], run
+        reads[run, n] = read
+        assert read <= 80 * len(text), (run, n, read)  # read again at each piece: 1,250 times at 2,000 characters
+    for _, run in _HELD_RUNS:  # four times as long, about four times as much read (sixteen, read again at each piece)
+        assert reads[run, 8_000] <= 4.5 * reads[run, 2_000], (run, reads[run, 2_000], reads[run, 8_000])
+
+
+_AROUND_RUNS = [" ", "\n", "(", ")", "]", "@", ":", "/", "8080", ".fr", "evil.com", "é", "e\u0301", "\u034f", "`", "www.", "<"]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([*(begin + run for begin, run in _HELD_RUNS), *_AROUND_RUNS]),
+            st.integers(1, 12),
+        ),
+        max_size=12,
+    ).map(lambda runs: "".join(part * times for part, times in runs)),
+    st.lists(st.integers(0, 400), max_size=30),
+)
+@settings(max_examples=300, deadline=None)
+def test_held_runs_streamed_in_any_pieces_are_shown_as_the_whole_is(text, cuts):
+    """Runs a stream holds (`_HELD_RUNS`), cut anywhere: what it shows is what the whole answer's
+    filter shows."""
+    bounds = [0, *sorted(c % (len(text) + 1) for c in cuts), len(text)]
+    stream = AddressFilter(KNOWN)
+    shown = "".join(stream.feed(text[a:b]) for a, b in itertools.pairwise(bounds)) + stream.finish()
+    assert shown == keep_known_addresses(text, KNOWN)

@@ -613,25 +613,38 @@ def held_from(text: str) -> int:
     return cut
 
 
+# What is held is read again with each piece up to this length; past it, once the pieces that
+# came since make as much again (`AddressFilter.feed`)
+_READ_AT_EACH_PIECE = 64
+
+
 class AddressFilter:
     """`keep_known_addresses` over an answer that arrives in pieces: what a stream shows is what
-    its final answer says, an address split across pieces included. What is held back
-    (`held_from`) is read again with the next piece, and so is an address that runs into it."""
+    its final answer says, an address split across pieces included, however it is cut. What is
+    held back (`held_from`) is read again with the next piece, and so is an address that runs
+    into it; a long text held (a word with no space, a link left open) is read again only once
+    the pieces after it double it: read at each piece, it took time quadratic in its length."""
 
     def __init__(self, allowed: frozenset[str]) -> None:
         self._allowed = allowed
         self._held = ""
+        self._waiting: list[str] = []  # the pieces come since `_held` was last read
+        self._waited = 0  # their length
         self._before = ""  # the last characters shown, as the model wrote them: the patterns look behind
         self._code = _TEXT_START  # where what was shown leaves code
 
     def feed(self, piece: str) -> str:
-        return self._shown(self._held + piece, final=False)
+        self._waiting.append(piece)
+        self._waited += len(piece)
+        if len(self._held) > _READ_AT_EACH_PIECE and self._waited < len(self._held):
+            return ""  # shown later, as if it had come in one piece with the next ones
+        return self._shown(final=False)
 
     def finish(self) -> str:
-        return self._shown(self._held, final=True)
+        return self._shown(final=True)
 
-    def _shown(self, text: str, *, final: bool) -> str:
-        text = _composed(text)  # a combining mark joins the letter held before it: a word is held whole
+    def _shown(self, *, final: bool) -> str:
+        text = _composed(self._held + "".join(self._waiting))  # a combining mark joins the letter held before it: a word is held whole
         whole, at = self._before + text, len(self._before)
         read = _as_read(whole)  # where the addresses are looked for; `whole` is what is shown
         cut = len(whole) if final else at + held_from(read[at:])
@@ -639,7 +652,7 @@ class AddressFilter:
             cut = min(cut, max(at, len(whole.rstrip(whole[-1]))))
         code = bytes(at) + _read_code(text, self._code)[0]
         matches = []
-        for m in _ADDRESS.finditer(read, at):
+        for m in _ADDRESS.finditer(read, at) if cut > at else ():  # none begins before a cut where it starts
             if m.start() >= cut:
                 break
             if m.end() > cut:  # an address that runs into what is held (« 01 23 45 67 89 » before « 9 »)
@@ -652,6 +665,6 @@ class AddressFilter:
             out += [whole[at : m.start()], _kept(m, whole, self._allowed, code)]
             at = m.end()
         out.append(whole[at:cut])
-        self._held = whole[cut:]
+        self._held, self._waiting, self._waited = whole[cut:], [], 0
         self._before = whole[:cut][-8:]
         return "".join(out)
