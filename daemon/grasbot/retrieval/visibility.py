@@ -90,8 +90,8 @@ def _as_written(header: str, key: str, value: Any) -> str:
     """A field as its author wrote it, for a warning: `visibility: true`, `publish: "no"`, where
     Python's forms, `True`, `'no'`, `None` for a blank, named nothing the author typed. A value
     on the lines below its key (a YAML list) is shown in YAML's flow form, `[public]`."""
-    m = re.search(rf"^{re.escape(key)}[ \t]*:[ \t]*(.*?)[ \t]*$", header, re.MULTILINE)
-    written = m.group(1) if m else ""
+    m = re.search(rf"^{re.escape(key)}[ \t]*:[ \t]*(.*)", header, re.MULTILINE)
+    written = m.group(1).rstrip(" \t") if m else ""  # blanks left by `rstrip`: a lazy group tried them all from each of its lengths
     if not written and value is not None:
         written = _flow(value)
     return f"{key.strip()}: {written}".rstrip()
