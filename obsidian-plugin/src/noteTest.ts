@@ -273,10 +273,13 @@ export function nearlyVisibility(key: string): boolean {
 // the separators `\x1c`-`\x1f` and `\x85` too, which JavaScript's does not
 // eslint-disable-next-line no-control-regex -- the separators Python's `\s` reads
 const LATE_FRONTMATTER = /^[\s\x1c-\x1f\x85\u200b-\u200d\u2060\ufeff]*---[ \t\u00a0\u200b-\u200d\u2060\ufeff]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/;
-// a key as Python's `\w` reads it, a letter or digit of any script (`visibilité`), not only ASCII's, at a line's start
-// after `\n` only, as the daemon's `_READER_LINE` (Python's `^`): the m flag's `^` read one after U+2028 or U+2029 too,
-// and a lower block's `x: a\u2028draft: true` named `draft` for the plugin only (private, served by the daemon)
-const READER_LINE = /(?<![^\n])[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_.-]*(?: +[\p{L}\p{N}_.-]+)*)[ \t]*:/gu;
+// a key as Python's `\w` reads it, a letter or digit of any script (`visibilité`), not only ASCII's, at a line's start as
+// PyYAML reads it, as the daemon's `_READER_LINE` (frontmatter.py `LINE_START`): after a line feed or another of YAML's
+// line breaks (`\r`, U+0085, U+2028, U+2029), which Obsidian reads as text; a lower block's `x: a\u2028draft: true` is a
+// draft to the daemon, which served the note when its search ended a line at `\n` only
+const READER_LINE = /(?<![^\n\r\x85\u2028\u2029])[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_.-]*(?: +[\p{L}\p{N}_.-]+)*)[ \t]*:/gu;
+// YAML's line breaks, where a line the daemon's warning shows ends (visibility.py `_YAML_LINE`)
+const YAML_BREAK = /[\n\r\x85\u2028\u2029]/;
 // the fields the daemon reads as the text written (retrieval/frontmatter.py `TEXT_FIELDS`)
 const TEXT_FIELDS = ["title", "slug", "type", "source", "updated", "domains", "tags", "aliases", "answers", "linked", "related"];
 // the keys the daemon reads (retrieval/visibility.py `_FIELDS`): a frontmatter with none of them is text to it
@@ -588,7 +591,7 @@ function commentedYamlReason(text: string, now: number, zone: string): string | 
 	const fields = open ? yaml[1].split("-->")[0] : yaml[1];
 	const readers = [...fields.matchAll(READER_LINE)]
 		.filter((line) => saysWhoReads(line[1]))
-		.map((line) => `\`${fields.slice(line.index).split("\n")[0].trim()}\``);
+		.map((line) => `\`${fields.slice(line.index).split(YAML_BREAK)[0].trim()}\``);
 	const meta = open ? undefined : yamlOrUndefined(fields); // a block never closed is no YAML either
 	if (meta === undefined) return readers.length === 0 ? null : NOTE_TEST.commentBroken(format, readers.join(", "));
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return null;
@@ -1297,7 +1300,7 @@ function lowerReason(shown: string, now: number, zone: string): string | null {
 		}
 		const isFields = meta !== null && typeof meta === "object" && !Array.isArray(meta);
 		if (!isFields || privateReason(meta as Record<string, unknown>, true, undefined, now, zone) !== null) {
-			const written = fields.slice((reader.index ?? 0) + reader[0].length).split("\n")[0].trim();
+			const written = fields.slice((reader.index ?? 0) + reader[0].length).split(YAML_BREAK)[0].trim();
 			// on the lines below its key: in YAML's flow form, as the daemon's `_as_written`
 			const below = written === "" && isFields ? (meta as Record<string, unknown>)[reader[1]] : undefined;
 			const value = below === undefined || below === null ? written : flowValue(below);

@@ -1207,6 +1207,35 @@ def test_a_properties_block_lower_in_the_note_that_says_private_keeps_it_private
     assert not messages(vault.warnings, "regles.md") and not messages(vault.warnings, "exemple.md")
 
 
+def test_a_key_after_one_of_yaml_s_line_breaks_in_a_block_obsidian_shows_as_text_keeps_the_note_private(note_writer):
+    """PyYAML ends a line at U+2028, U+2029 and U+0085 too, where the search for a line that names
+    who reads the note ended one at a line feed only: a lower, second, late or commented block's
+    `x: a\u2028draft: true`, a draft to PyYAML, named only `x` and said nothing, or, as broken
+    YAML (`x: 1\u2028  draft: true`), named no key, and the note was served. Kept private, and
+    the warning names the line as PyYAML reads it."""
+    top = "---\nvisibility: public\n---\n"
+    vault = _served_public(
+        note_writer.root,
+        {
+            "bas.md": f'{top}Le code zorglub.\n\n---\nx: a\u2028draft: "oui"\u2028y: 2\n---\nSuite.\n',
+            "bas-nel.md": f"{top}Le code zorglub.\n\n---\ntitle: a\u0085visibility: private\n---\nSuite.\n",
+            "bas-casse.md": f"{top}Le code zorglub.\n\n---\nx: 1\u2029  publish: false\n---\nSuite.\n",
+            "second.md": f"{top}\n---\nx: a\u2029hidden: true\n---\nLe code zorglub.\n",
+            "second-casse.md": f"{top}\n---\nx: 1\u2028  draft: true\n---\nLe code zorglub.\n",
+            "tard-casse.md": "\n---\nx: 1\u2028  draft: true\n---\nLe code zorglub.\n",
+            "commentaire.md": "<!--\n---\nx: 1\u2028  draft: true\u2028z: 3\n---\n-->\nLe code zorglub.\n",
+            "ouvert.md": "<!--\n---\nx: a\u2029private: true\n-->\nLe code zorglub.\n",
+            "public.md": f"{top}Le texte.\n\n---\nx: a\u2028y: b\n---\nSuite.\n",
+        },
+    )
+    assert {p for p, n in vault.notes.items() if n.public} == {"public.md"}
+    assert '`draft: "oui"`' in messages(vault.warnings, "bas.md")[0]
+    assert "`visibility: private`" in messages(vault.warnings, "bas-nel.md")[0]
+    assert "qui dit qui peut lire la note (`draft: true`)" in messages(vault.warnings, "commentaire.md")[0]
+    bot = make_bot(note_writer.root, default_visibility="public")
+    assert [s.path for s in bot.search("code zorglub texte").sources] == ["public.md"]
+
+
 def test_an_expiry_date_in_a_lower_block_or_a_late_frontmatter_takes_the_note_back_when_it_comes(note_writer, monkeypatch):
     """A lower block, or a frontmatter behind a space, whose `expiryDate` is to come left the
     note public, as it should, but gave no instant its dates change that (`Note.turns`): the

@@ -56,6 +56,13 @@ TEXT_FIELDS = frozenset({"title", "slug", "type", "source", "updated", "domains"
 # (possessive): a lazy `\w[\w .-]*?` before `[ \t]*:` read the spaces after each of them again,
 # and a frontmatter line of 100,000 spaces took seconds (a million, minutes) to load
 FIELD_KEY = r"\w[\w.-]*+(?: ++[\w.-]++)*+"
+# YAML's line breaks but the line feed (`\r`, U+0085, U+2028, U+2029): PyYAML ends a line at each,
+# where Obsidian reads them as text, and a key after one is a key to the daemon
+# (`x: a\u2028draft: true` is a draft)
+YAML_BREAKS = "\r\x85\u2028\u2029"
+# Where a line of a header starts as PyYAML reads it, for a pattern that looks for a key on its
+# line: at the start, after a line feed, or after another of YAML's line breaks
+LINE_START = rf"(?<![^\n{YAML_BREAKS}])"
 
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")  # YAML 1.2's core schema, js-yaml's

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from .._zones import zone_named
-from .frontmatter import FIELD_KEY, MAX_DEPTH, TEXT_FIELDS, FrontmatterTooLarge, keys_written, load_frontmatter
+from .frontmatter import FIELD_KEY, LINE_START, MAX_DEPTH, TEXT_FIELDS, YAML_BREAKS, FrontmatterTooLarge, keys_written, load_frontmatter
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,14 +83,14 @@ _SAYS_NOTHING = Readers(True)  # a block that is not there, or does not say who 
 _PRIVATE = Readers(False)
 
 
-_VISIBILITY_LINE = re.compile(r"^visibility[ \t]*:", re.IGNORECASE | re.MULTILINE)
+_VISIBILITY_LINE = re.compile(rf"{LINE_START}visibility[ \t]*:", re.IGNORECASE)
 
 
 def _as_written(header: str, key: str, value: Any) -> str:
     """A field as its author wrote it, for a warning: `visibility: true`, `publish: "no"`, where
     Python's forms, `True`, `'no'`, `None` for a blank, named nothing the author typed. A value
     on the lines below its key (a YAML list) is shown in YAML's flow form, `[public]`."""
-    m = re.search(rf"^{re.escape(key)}[ \t]*:[ \t]*(.*)", header, re.MULTILINE)
+    m = re.search(rf"{LINE_START}{re.escape(key)}[ \t]*:[ \t]*([^\n{YAML_BREAKS}]*)", header)
     written = m.group(1).rstrip(" \t") if m else ""  # blanks left by `rstrip`: a lazy group tried them all from each of its lengths
     if not written and value is not None:
         written = _flow(value)
@@ -382,8 +382,10 @@ def _unwritten(meta: dict, header: str) -> list[tuple[str, bool | None]]:
 
 # Blank lines, then what reads as a frontmatter: Obsidian reads no properties there
 FIELDS = {*READER_KEYS, "priority", *TEXT_FIELDS}
-# A frontmatter's line that names a key, which may say who reads the note (`_says_who_reads`)
-_READER_LINE = re.compile(rf"^[ \t]*({FIELD_KEY})[ \t]*:", re.MULTILINE)
+# A frontmatter's line that names a key, which may say who reads the note (`_says_who_reads`): a
+# line as PyYAML reads it, in a block Obsidian shows as text too (a lower block's
+# `x: a\u2028draft: true` is a draft to PyYAML, and was served, its line read as naming `x` only)
+_READER_LINE = re.compile(rf"{LINE_START}[ \t]*({FIELD_KEY})[ \t]*:")
 # A frontmatter behind blank lines, spaces (` ---`, a thematic break to Obsidian) or what shows
 # nothing (a zero-width space, a second byte order mark, a no-break space pasted before it), or
 # whose opening `---` is followed by what shows nothing (`---` and a zero-width space: text too)
@@ -750,6 +752,16 @@ def _yaml_or_broken(fields: str) -> Any:
         return _BROKEN
 
 
+# The rest of a line as PyYAML reads it, up to the next of its line breaks
+_YAML_LINE = re.compile(f"[^\n{YAML_BREAKS}]*")
+
+
+def _yaml_line(text: str, start: int) -> str:
+    """The line of `text` from `start`, as a warning shows it: up to the next of YAML's line breaks."""
+    line = _YAML_LINE.match(text, start)
+    return "" if line is None else line.group().strip()
+
+
 def _commented_yaml(text: str, warnings: list[str], zone: str) -> Readers:
     """A YAML front matter at the top of the comment's text, read as `_toml_frontmatter` reads a
     TOML one: its fields only keep the note private; YAML that does not parse and names a key that
@@ -758,7 +770,7 @@ def _commented_yaml(text: str, warnings: list[str], zone: str) -> Readers:
     if m is None:
         return _SAYS_NOTHING
     fields = m.group("fields").split("-->")[0] if m.group("open") is not None else m.group("fields")
-    readers = [line.strip() for line in fields.split("\n") if (key := _READER_LINE.match(line)) and _says_who_reads(key.group(1))]
+    readers = [_yaml_line(fields, key.start()) for key in _READER_LINE.finditer(fields) if _says_who_reads(key.group(1))]
     meta = _BROKEN if m.group("open") is not None else _yaml_or_broken(fields)  # a block never closed is no YAML either
     if meta is _BROKEN:  # not YAML (Hugo would build no page), but it may say who reads the note
         if not readers:
