@@ -437,3 +437,30 @@ async def test_a_hugo_headings_own_id_that_names_a_private_note_gives_a_visitor_
 
     assert goats(await rpc_result(client, "search", {"q": q})) == [(None, "/jardin/rucher/")]
     assert goats(await rpc_result(client, "search", {"q": q, "audience": "owner"}, headers=OWNER)) == [(written, f"/jardin/rucher/#{written}")]
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        '{{< ref "rachat-acme" >}}',
+        '{{< relref "rachat-acme#prix" >}}',
+        "{{% ref `rachat-acme.md` %}}",
+        '{{< ref path="rachat-acme" lang="fr" >}}',
+        "{{<ref rachat-acme>}}",
+        '[le lien]({{< ref "rachat-acme" >}})',
+        '`{{< ref "rachat-acme" >}}`',  # Hugo renders a shortcode in code too
+    ],
+)
+async def test_a_hugo_ref_to_a_private_note_by_its_name_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, typed):
+    """Hugo's `ref` and `relref` shortcodes link to a page by its file name alone, as a wikilink
+    does: the site renders them as the private note's address. « rachat-acme » reached visitors."""
+    _, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/rachat-acme.md")
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+
+
+async def test_a_hugo_ref_to_a_public_note_keeps_its_name(start_daemon, standin_ollama, tmp_path):
+    """A `ref` to a note the visitor may read shows its name, as a wikilink to it does."""
+    write_note(tmp_path / "vault", "jardin/ruches.md", "title: Les ruches\nvisibility: public", "Les ruches du rucher.\n")
+    _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, '{{< ref "ruches" >}}', "prive/rachat-acme.md")
+    assert "voir ruches pour le reste" in prompt
