@@ -164,6 +164,7 @@ async def test_a_note_another_tool_hides_never_reaches_a_visitor_by_default_publ
         'slug: "[[prive/Zorglub]]"',
         "slug: prive/Zorglub.md",
         "slug: prive/zorglub",
+        "slug: '{{< ref \"Zorglub\" >}}'",  # Hugo's link to a page by its file name
         'url: "[[Zorglub]]"',
         "url: /prive/Zorglub.md",
         "permalink: /prive/Zorglub/",
