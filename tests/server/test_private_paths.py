@@ -465,3 +465,21 @@ async def test_a_hugo_ref_to_a_public_note_keeps_its_name(start_daemon, standin_
     write_note(tmp_path / "vault", "jardin/ruches.md", "title: Les ruches\nvisibility: public", "Les ruches du rucher.\n")
     _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, '{{< ref "ruches" >}}', "prive/rachat-acme.md")
     assert "voir ruches pour le reste" in prompt
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "{% post_url 2024-05-01-rachat-acme %}",
+        "{%- post_url 2024-05-01-rachat-acme -%}",
+        "[le lien]({% post_url 2024-05-01-rachat-acme %})",
+        "`{% post_url 2024-05-01-rachat-acme %}`",  # Jekyll renders a tag in code too
+        "{% link _posts/2024-05-01-rachat-acme.md %}",
+    ],
+)
+async def test_a_jekyll_post_url_to_a_private_note_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, typed):
+    """Jekyll's `post_url` tag links to a post by its file name alone, as Hugo's `ref` does: the
+    site renders it as the private post's address. « rachat-acme » reached visitors."""
+    _, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "_posts/2024-05-01-rachat-acme.md")
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []

@@ -125,15 +125,18 @@ _BARE_OBSIDIAN = re.compile(r"(?<![<\w/])(?<!\]\()(?<!href=)(?<!src=)(?<!href=[\
 # left, those after `](`, `<` or `href=` included, which they leave only when they are no link
 # (`[plan](obsidian://…` with no `)`): the private note's path stayed in the text
 _LEFT_OBSIDIAN = re.compile(r"(?<![\w/])" + _OBSIDIAN_URI, re.IGNORECASE)
-# Hugo's `ref` and `relref` shortcodes (`{{< ref "plan" >}}`, `{{% relref path="plan.md#prix" %}}`),
-# which the site renders as the page's address: a note by its file name alone, as a wikilink
-# names one, so the name of a private note stayed in the text. As a Markdown link's destination
-# (`[le plan]({{< ref "plan" >}})`), which `_MD_LINK` does not read (its blanks, its `<`), the
-# link is read whole: its label. Not `{{</* ref … */>}}`, Hugo's way of showing one as text.
-_HUGO_REF = re.compile(
+# A site generator's link to a page by its source file: Hugo's `ref` and `relref` shortcodes
+# (`{{< ref "plan" >}}`, `{{% relref path="plan.md#prix" %}}`), Jekyll's `post_url` and `link`
+# tags (`{% post_url 2024-05-01-plan %}`), which the site renders as the page's address: a
+# note by its file name alone, as a wikilink names one, so the name of a private note stayed
+# in the text. As a Markdown link's destination (`[le plan]({{< ref "plan" >}})`), which
+# `_MD_LINK` does not read (its blanks, its `<`), the link is read whole: its label. Not
+# `{{</* ref … */>}}`, Hugo's way of showing one as text.
+_SITE_REF = re.compile(
     r"(?:(?P<bang>!?)\[(?P<label>(?:[^\[\]\\]|\\\]?|\[[^\[\]\\]*\])*)\]\(\s*)?"
-    r"\{\{[<%]\s*(?:rel)?ref\s+(?:[^{}\n]*?(?<![\w-])path\s*=\s*)?"
+    r"(?:\{\{[<%]\s*(?:rel)?ref\s+(?:[^{}\n]*?(?<![\w-])path\s*=\s*)?"
     r"(?:\"(?P<quoted>[^\"\n]*)\"|`(?P<raw>[^`\n]*)`|(?P<bare>[^\s\"`<>%{}]+))[^{}\n]*?[>%]\}\}"
+    r"|\{%-?[ \t]*(?:post_url|link)[ \t]+(?P<liquid>[^\s%{}]+)[ \t]*-?%\})"
     r"(?(label)\s*\))"
 )
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -177,10 +180,10 @@ def _obsidian_target(uri: str) -> str | None:
     return named.strip().lstrip("/") or None
 
 
-def _hugo_target(m: re.Match) -> str | None:
-    """The note a `_HUGO_REF` names, as a wikilink's target (by path or file name, its `#anchor`
+def _site_target(m: re.Match) -> str | None:
+    """The note a `_SITE_REF` names, as a wikilink's target (by path or file name, its `#anchor`
     cut); None for an anchor of the same page (`{{< ref "#prix" >}}`)."""
-    written = next(g for g in m.group("quoted", "raw", "bare") if g is not None)
+    written = next(g for g in m.group("quoted", "raw", "bare", "liquid") if g is not None)
     return written.split("#", 1)[0].strip() or None
 
 
@@ -215,9 +218,9 @@ def md_links_in(text: str, rel: str, kind: str) -> list[Link]:
             target = link_target(m.group(0), rel)
             if target is not None:
                 out.append(Link(target, None, kind))
-    if "{{" in text:
-        for m in _HUGO_REF.finditer(text):
-            target = _hugo_target(m)
+    if "{{" in text or "{%" in text:
+        for m in _SITE_REF.finditer(text):
+            target = _site_target(m)
             if target is not None:
                 out.append(Link(target, (m.group("label") or "").strip() or None, "embed" if m.group("bang") else kind))
     return out
@@ -226,7 +229,7 @@ def md_links_in(text: str, rel: str, kind: str) -> list[Link]:
 _TAG = re.compile(r"<[^<>]*>")
 
 # Every syntax `rewrite_links` reads as a link, wikilinks and embeds included.
-_LINK_SYNTAXES = (_WIKILINK_AT, _MD_LINK, _REF_DEF, _ANGLE_LINK, _HTML_LINK, _HTML_SOURCE, _LEFT_OBSIDIAN, _HUGO_REF)
+_LINK_SYNTAXES = (_WIKILINK_AT, _MD_LINK, _REF_DEF, _ANGLE_LINK, _HTML_LINK, _HTML_SOURCE, _LEFT_OBSIDIAN, _SITE_REF)
 
 
 def link_spans(text: str) -> list[tuple[int, int]]:
@@ -291,7 +294,7 @@ def rewrite_links(text: str, keep, rel: str = "", code: Sequence[tuple[int, ...]
         text = rewritten
     else:  # links in links in links…: what is left of them loses its targets
         text = _WIKILINK_OPENING.sub("", text)
-    if "](" not in text and "]:" not in text and "<" not in text and "://" not in text and "{{" not in text:
+    if "](" not in text and "]:" not in text and "<" not in text and "://" not in text and "{{" not in text and "{%" not in text:
         return text
     return _rewrite_other_links(text, keep, rel)
 
@@ -334,13 +337,13 @@ def unreadable_links_dropped(text: str, unreadable: Callable[[str], bool]) -> st
             out += (text[last : m.start() - 1 if embed else m.start()], _EMBED_SIZE.sub("", label).strip() if embed else label)
             last = m.end()
         text = "".join((*out, text[last:]))
-    if "{{" in text:  # Hugo renders a shortcode in code too
+    if "{{" in text or "{%" in text:  # Hugo and Jekyll render them in code too
 
         def hugo(m: re.Match) -> str:
-            target = _hugo_target(m)
+            target = _site_target(m)
             return m.group(0) if target is None or not unreadable(target) else (m.group("label") or "").strip()
 
-        text = _HUGO_REF.sub(hugo, text)
+        text = _SITE_REF.sub(hugo, text)
     if "://" in text:
 
         def uri(m: re.Match) -> str:
@@ -371,16 +374,16 @@ def _ref_key(label: str) -> str:
 
 def _rewrite_other_links(text: str, keep, rel: str) -> str:
     """rewrite_links for every syntax but wikilinks."""
-    if "{{" in text:  # first: a Markdown link around one is read with it
+    if "{{" in text or "{%" in text:  # first: a Markdown link around one is read with it
 
         def hugo(m: re.Match) -> str:
-            target = _hugo_target(m)
+            target = _site_target(m)
             if target is None:
                 return m.group(0)
             label = _rewrite_other_links(m.group("label") or "", keep, rel).strip()
             return label or _shown(target, keep)
 
-        text = _HUGO_REF.sub(hugo, text)
+        text = _SITE_REF.sub(hugo, text)
     if "](" in text:
 
         def markdown(m: re.Match) -> str:
