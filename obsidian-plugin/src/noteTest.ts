@@ -706,23 +706,29 @@ const PY_DECIMAL = /^[-+]?[1-9][\d_]*$/;
 const PY_BASE_60_INT = /^[-+]?[1-9][\d_]*(?::[0-5]?\d)+$/;
 const PY_BASE_60_FLOAT = /^[-+]?\d[\d_]*(?::[0-5]?\d)+\.[\d_]*$/;
 
+/** Whether Python cannot make the number `text` an int or a float of PyYAML's forms (`_` and a sign allowed), as the
+ * daemon's load raises on it: an int() of more than 4,300 digits, a base 60 int of more than 2,400 parts (frontmatter.py
+ * `_MAX_BASE_60_PARTS`) or one whose first part is past int()'s bound, a base 60 float of 175 parts or more (past a
+ * float's range: OverflowError). Octal, hex and binary ints, decimal floats are free of any bound. */
+function pyNumberTooLong(text: string, tag: "int" | "float"): boolean {
+	const digits = (part: string): number => part.replace(/[^\d]/g, "").length;
+	const parts = text.split(":");
+	if (tag === "float") return parts.length > 174;
+	if (parts.length > 1) return parts.length > 2400 || digits(parts[0]) > 4300;
+	return /^[-+]?[1-9]/.test(text) && digits(text) > 4300;
+}
+
 /** The first plain number in the properties that Python cannot make, as `[its top-level key, the number]`, or null:
  * int() refuses more than 4,300 digits (octal, hex and binary are free of it), the daemon a base 60 int of 2,400
  * parts or more before computing it (frontmatter.py `_MAX_BASE_60_PARTS`), and a base 60 float of 175 parts or more
  * overflows; the daemon leaves the note out, where Obsidian's YAML 1.2 gives text or Infinity. A field the daemon
  * reads as the text written (`TEXT_FIELDS`) keeps it text. */
 function longNumber(header: string): [string, string] | null {
-	const digits = (text: string): number => text.replace(/[^\d]/g, "").length;
 	for (const [key, written] of fieldLines(header)) {
 		if (written.length < 300 || TEXT_FIELDS.includes(key.toLowerCase())) continue; // shorter, no number too long
 		for (const { 0: number, index } of written.matchAll(LONG_NUMBER)) {
 			if (number.length < 300) continue;
-			const parts = number.split(":");
-			const refused = PY_DECIMAL.test(number)
-				? digits(number) > 4300
-				: PY_BASE_60_INT.test(number)
-					? parts.length > 2400 || digits(parts[0]) > 4300
-					: PY_BASE_60_FLOAT.test(number) && parts.length > 174;
+			const refused = PY_DECIMAL.test(number) || PY_BASE_60_INT.test(number) ? pyNumberTooLong(number, "int") : PY_BASE_60_FLOAT.test(number) && pyNumberTooLong(number, "float");
 			const line = written.slice(written.lastIndexOf("\n", index) + 1, index); // not in a quoted text or a comment
 			if (refused && !/["'#]/.test(line.replace(QUOTED_ON_LINE, ""))) return [key, number.length <= 40 ? number : `${number.slice(0, 40)}…`];
 		}
@@ -832,6 +838,9 @@ const PY_TIMESTAMP = /^(\d{4})-(\d\d?)-(\d\d?)(?:(?:[Tt]|[ \t]+)(\d\d?):(\d\d):(
 const SCALAR_TAGS = ["null", "bool", "int", "float", "binary", "timestamp", "str"];
 const COLLECTION_TAGS: Record<string, "seq" | "map"> = { seq: "seq", omap: "seq", pairs: "seq", map: "map", set: "map" };
 
+/** A tagged number Python cannot make (`pyNumberTooLong`): the daemon says it is too long, not that the tag makes nothing. */
+class NumberTooLong extends RangeError {}
+
 /** `text` read as Python's `int()` reads one of its parts: digits of `base`, a sign first. */
 function pyInt(text: string, base = 10): number {
 	const digits = { 2: "[01]", 8: "[0-7]", 10: "\\d", 16: "[\\da-fA-F]" }[base] ?? "\\d";
@@ -856,6 +865,7 @@ function taggedScalar(tag: string, text: string, asText: boolean): unknown {
 		if (value === "") throw new RangeError(NOTE_TEST.yamlNotLoaded);
 		const sign = value[0] === "-" ? -1 : 1;
 		if ("+-".includes(value[0])) value = value.slice(1);
+		if (pyNumberTooLong(value, tag)) throw new NumberTooLong(NOTE_TEST.yamlNotLoaded);
 		if (tag === "float") {
 			if (value === ".inf" || value === ".nan") return value === ".inf" ? sign * Infinity : NaN;
 			const float = (part: string): number => {
@@ -943,8 +953,11 @@ function taggedShape(tag: string, node: unknown): boolean {
 function taggedValues(header: string): { values: [string, unknown][]; refused: string | null } {
 	const values: [string, unknown][] = []; // the top-level key, or "" for a node inside a field
 	let key: string | undefined;
-	let [lineStart, lineEnd, keyLine] = [0, -1, -1];
+	let [lineStart, lineEnd] = [0, -1];
+	const tops = header.matchAll(/(?<![^\n])[^\s#-][^\n]*/g); // the top-level lines, whose keys the lines below belong to
+	let top = tops.next();
 	let budget = 50 * BLOCK_REACH; // the lines below 50 tags read at most: 50,000 `x: !!omap` blocks in 1 MB read in linear time
+	let number = ""; // a tagged number read whole, for its message
 	for (const m of header.matchAll(TAG)) {
 		if (m.index > lineEnd && lineEnd !== header.length) {
 			lineStart = header.lastIndexOf("\n", m.index) + 1; // the lines between are read once: the search stops at the last line end
@@ -953,9 +966,9 @@ function taggedValues(header: string): { values: [string, unknown][]; refused: s
 		}
 		if (m.index - lineStart > TAG_REACH) continue;
 		const line = header.slice(lineStart, Math.min(lineEnd, lineStart + 2 * TAG_REACH)); // as far as a tag is read
-		if (lineStart !== keyLine && /^[^\s#-]/.test(line)) {
-			key = "!&*".includes(line[0]) ? undefined : fieldKey(line); // a tag, an anchor or an alias opens a node, not a key
-			keyLine = lineStart;
+		for (; !top.done && top.value.index <= lineStart; top = tops.next()) {
+			// the field the line is in, a list item's below its key too; a tag, an anchor or an alias opens a node, not a key
+			key = "!&*".includes(top.value[0][0]) ? undefined : fieldKey(top.value[0].slice(0, 2 * TAG_REACH));
 		}
 		const before = header.slice(lineStart, m.index);
 		const bare = before.replace(QUOTED_ON_LINE, "");
@@ -993,18 +1006,41 @@ function taggedValues(header: string): { values: [string, unknown][]; refused: s
 			}
 			if (COLLECTION_TAGS[tag] !== undefined) throw new RangeError(NOTE_TEST.yamlNotLoaded);
 			let text: string;
-			if (rest[0] === '"' || rest[0] === "'") {
+			const whole = (tag === "int" || tag === "float") && lineEnd > m.index + m[0].length + TAG_REACH ? numberValue(header, m.index + m[0].length, inFlow) : null;
+			if (whole !== null) text = whole;
+			else if (rest[0] === '"' || rest[0] === "'") {
 				const closed = rest[0] === '"' ? /^"(?:[^"\\]|\\.)*"/.exec(rest) : /^'(?:[^']|'')*'/.exec(rest);
 				if (!closed) continue; // on lines below
 				const read = rest[0] === '"' ? yamlOrUndefined(closed[0]) : undefined;
 				text = typeof read === "string" ? read : closed[0].slice(1, -1).replace(/''/g, "'");
 			} else text = (inFlow ? rest.split(/[,\]}]|: | #/)[0] : rest.split(" #")[0]).trim();
+			number = text;
 			values.push([/^[^\s#-]/.test(line) && !inFlow ? (key ?? "") : "", taggedScalar(tag, text, fieldOwn && !/^"|^'/.test(rest))]);
-		} catch {
-			return { values, refused: line.trim() };
+		} catch (error) {
+			if (!(error instanceof NumberTooLong)) return { values, refused: NOTE_TEST.tagRefused(line.trim()) };
+			// a text field's own value, plain, its tag the type YAML reads it as anyway: the text written (frontmatter.py `_as_written`)
+			const keyColons = bare.match(/:(?:[ \t]|$)/g)?.length ?? 0;
+			const ownValue = fieldOwn && !/^["']/.test(rest) && !bare.includes("{") && keyColons === (/^[^\s#-]/.test(line) ? 1 : 0);
+			if (!ownValue) return { values, refused: NOTE_TEST.numberTooLong(key ?? "", number.length <= 40 ? number : `${number.slice(0, 40)}…`) };
 		}
 	}
 	return { values, refused: null };
+}
+
+// a tagged number's value read whole: the characters of a number only (a tag is none of them, so each tag reads its own),
+// quoted or not, then where its node ends (an empty last branch, not `?`: a group made optional that matches nothing
+// is not taken, and a value at its line's end read as one going on)
+const NUMBER_VALUE = /(['"]?)([\w.:+-]*)\1(?:(?<end>[ \t]+#|[ \t]*(?![^\n]))|(?<flow>[ \t]*[,\]}])|)/y;
+
+/** The number a tag's value at `at` is, read whole past `TAG_REACH`, or null when it holds other characters from its
+ * start; a plain one that goes on with them is no number, which the daemon's int() and float() refuse (a throw). */
+function numberValue(header: string, at: number, inFlow: boolean): string | null {
+	NUMBER_VALUE.lastIndex = at;
+	const read = NUMBER_VALUE.exec(header);
+	if (read === null || read[2] === "") return null;
+	const ends = read.groups?.end !== undefined || (inFlow && read.groups?.flow !== undefined);
+	if (!ends && read[1] === "") throw new RangeError(NOTE_TEST.yamlNotLoaded);
+	return ends ? read[2] : null;
 }
 
 /** `fields` with the values explicit tags give the keys that say who reads the note, as the daemon's YAML makes them
@@ -1349,7 +1385,7 @@ export function privateReason(
 	const keyed = text !== undefined && frontmatter && /[[{]/.test(header) ? collectionKey(header) : null;
 	if (keyed !== null) return NOTE_TEST.collectionKey(keyed);
 	const tagged = text !== undefined && frontmatter && header.includes("!") ? taggedValues(header) : null;
-	if (tagged?.refused) return NOTE_TEST.tagRefused(tagged.refused);
+	if (tagged?.refused) return tagged.refused;
 	if (tagged) frontmatter = withTagged(frontmatter, tagged.values);
 	if (text !== undefined && (frontmatter === undefined || frontmatter === null)) {
 		const late =
