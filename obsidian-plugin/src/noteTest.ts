@@ -724,16 +724,54 @@ function pyNumberTooLong(text: string, tag: "int" | "float"): boolean {
  * overflows; the daemon leaves the note out, where Obsidian's YAML 1.2 gives text or Infinity. A field the daemon
  * reads as the text written (`TEXT_FIELDS`) keeps it text. */
 function longNumber(header: string): [string, string] | null {
+	const shown = (number: string): string => (number.length <= 40 ? number : `${number.slice(0, 40)}…`);
 	for (const [key, written] of fieldLines(header)) {
-		if (written.length < 300 || TEXT_FIELDS.includes(key.toLowerCase())) continue; // shorter, no number too long
+		if (written.length < 300) continue; // shorter, no number too long
+		const asText = TEXT_FIELDS.includes(key.toLowerCase());
+		// a text field with no `{`, `?` nor key's colon past its own holds no mapping: its numbers are text
+		if (asText && !/[{?]|:(?:[ \t]|$)/m.test(written.slice(written.indexOf(":") + 1))) continue;
+		const found: [string, number][] = [];
 		for (const { 0: number, index } of written.matchAll(LONG_NUMBER)) {
 			if (number.length < 300) continue;
 			const refused = PY_DECIMAL.test(number) || PY_BASE_60_INT.test(number) ? pyNumberTooLong(number, "int") : PY_BASE_60_FLOAT.test(number) && pyNumberTooLong(number, "float");
 			const line = written.slice(written.lastIndexOf("\n", index) + 1, index); // not in a quoted text or a comment
-			if (refused && !/["'#]/.test(line.replace(QUOTED_ON_LINE, ""))) return [key, number.length <= 40 ? number : `${number.slice(0, 40)}…`];
+			if (!refused || /["'#]/.test(line.replace(QUOTED_ON_LINE, ""))) continue;
+			if (!asText) return [key, shown(number)];
+			found.push([number, index]);
 		}
+		const inMapping = found.length === 0 ? -1 : inTextMapping(written, found);
+		if (inMapping >= 0) return [key, shown(found[inMapping][0])];
 	}
 	return null;
+}
+
+/** Which of the numbers `found` (as [number, offset]) in a text field's lines `written` are in a mapping, the first of
+ * them, or -1: the daemon reads the field's value as the text written, itself and a list's items, but a mapping in it
+ * as YAML (frontmatter.py `_as_written`), whose numbers it makes. Each number is made a word Obsidian's reading gives as
+ * text, and the field read: where a list or a mapping holds it is where YAML does. */
+function inTextMapping(written: string, found: readonly [string, number][]): number {
+	const word = "grasbot-nombre-";
+	if (written.includes(word)) return -1;
+	let marked = "";
+	let at = 0;
+	for (const [n, [number, index]] of found.entries()) {
+		marked += `${written.slice(at, index)}${word}${n}`;
+		at = index + number.length;
+	}
+	const read = yamlOrUndefined(marked + written.slice(at), false);
+	const seen = new Set<object>(); // each list or mapping once: an alias is the same one again
+	const first = (value: unknown, inside: boolean): number => {
+		if (typeof value === "string") return inside && value.startsWith(word) ? Number(value.slice(word.length)) : -1;
+		if (value === null || typeof value !== "object" || value instanceof Date || seen.has(value)) return -1;
+		seen.add(value);
+		const items = Array.isArray(value) ? value : Object.entries(value).flat();
+		for (const item of items) {
+			const n = first(item, inside || !Array.isArray(value));
+			if (n >= 0) return n;
+		}
+		return -1;
+	};
+	return read !== null && typeof read === "object" && !Array.isArray(read) ? first(Object.values(read)[0], false) : -1;
 }
 
 // A line's start in a YAML header as a block reads it: its indent and list dashes, then an explicit key's `? `
