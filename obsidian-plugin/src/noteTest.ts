@@ -778,6 +778,17 @@ function inTextMapping(written: string, found: readonly [string, number][]): num
 const BLOCK_START = /^[ \t]*(?:-[ \t]+)*(\?(?:[ \t]+|$))?/;
 // a key's colon: before a blank, as a block reads it
 const KEY_COLON = /:(?:[ \t]+|$)/g;
+// a node's tag and anchor, in either order, before its value on the line
+const NODE_PROPERTIES = /(?:[!&]\S*[ \t]+)*/y;
+
+/** The length of the tag and anchor at `at` in `line` before a flow collection, which holds its keys hashed still, or 0: none,
+ * no flow collection after them, or an `!!omap` or `!!pairs` list, which PyYAML makes a list of pairs of. */
+function flowProperties(line: string, at: number): number {
+	NODE_PROPERTIES.lastIndex = at;
+	const properties = NODE_PROPERTIES.exec(line)?.[0] ?? "";
+	const flow = "[{".includes(line[at + properties.length] ?? "#");
+	return flow && !/!!(?:omap|pairs)\b|:(?:omap|pairs)>/.test(properties) ? properties.length : 0;
+}
 
 /** The first line of a YAML header where a list or a mapping written in flow form (`[a, b]`, `{a: 1}`) is a mapping's
  * key (`{2021-02-30: x}: y`, `? [a]`, `x: {[a]: b}`, `x: [[a]: b]`), or null. PyYAML's SafeConstructor refuses such a
@@ -802,6 +813,7 @@ function collectionKey(header: string): string | null {
 			literal = -1;
 			const start = BLOCK_START.exec(line);
 			let at = start?.[0].length ?? 0;
+			at += flowProperties(line, at); // `- !!map {[a]: 1}`: a flow node, not a key
 			if (start?.[1] === undefined && !"[{#".includes(line[at] ?? "#")) {
 				// a key, then its value: a quoted key up to its closing quote, a plain one up to its first `: `
 				const quoted = line[at] === '"' ? /"(?:[^"\\]|\\.)*"/y : line[at] === "'" ? /'(?:[^']|'')*'/y : null;
@@ -809,6 +821,7 @@ function collectionKey(header: string): string | null {
 				KEY_COLON.lastIndex = quoted?.test(line) ? quoted.lastIndex : at;
 				if (KEY_COLON.exec(line)) at = KEY_COLON.lastIndex;
 			}
+			at += flowProperties(line, at);
 			if (/^[|>][-+0-9]*[ \t]*(?:#|$)/.test(line.slice(at))) literal = indent;
 			if ((line[at] === '"' || line[at] === "'") && start?.[1] === undefined) {
 				// a quoted value, maybe on the lines below: no node in it
@@ -1094,12 +1107,28 @@ function pyLines(yaml: string): string {
 	return yaml.replace(/[\u2028\u2029\x85]/g, "\n");
 }
 
+// an explicit set's tag on a mapping, flow or on the lines below (`!!set {a: 1}`, `!!set` then `  a: 1`): PyYAML makes
+// the set of its keys whatever their values, where Obsidian's reading refuses values that are not null
+const SET_TAG = /(?<=^|[\s[{,])(?:!!set|!<tag:yaml\.org,2002:set>)(?=[ \t]*(?:\{|#|$))/gm;
+
+/** `parseYaml`'s reading of `text`, where it refuses a set whose keys have values (« Set items must all have null
+ * values »), which the daemon's load serves: the set read as the mapping it is written as, its keys the set's. */
+function setsRead(text: string): unknown {
+	try {
+		return parseYaml(text);
+	} catch (error) {
+		const mapped = text.replace(SET_TAG, "!!map");
+		if (mapped === text) throw error;
+		return parseYaml(mapped);
+	}
+}
+
 /** `parseYaml`'s reading of a block Obsidian shows as text, which throws where the daemon's
  * load_frontmatter raises too (visibility.py `_yaml_or_broken`): lists or mappings nested past
  * its bound, an unquoted date no calendar has; the daemon reads such a block as broken YAML. */
 function loadedYaml(written: string): unknown {
 	const block = pyLines(written);
-	const meta: unknown = parseYaml(block);
+	const meta: unknown = setsRead(block);
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return meta;
 	const fields = meta as Record<string, unknown>;
 	if (yamlNestedPast(fields, MAX_DEPTH) || yamlExpandsPast(fields, block) || impossibleDate(fields, block) || collectionKey(block) !== null || longNumber(block) !== null) throw new RangeError(NOTE_TEST.yamlNotLoaded);
@@ -1403,7 +1432,7 @@ export function privateReason(
 		let read: unknown;
 		const [kept, twice] = lastOfEach(header);
 		try {
-			read = parseYaml(kept); // a key given twice, which Obsidian's reading refuses, PyYAML reads the last of
+			read = setsRead(kept); // a key given twice, which Obsidian's reading refuses, PyYAML reads the last of
 		} catch {
 			// broken YAML; or, on PyYAML's lines, a flow list or a quoted text that goes on below at the key's indent
 			// (`x: [a,\u2028b]`), which PyYAML reads and the stand-in refuses: said left out then, never public
