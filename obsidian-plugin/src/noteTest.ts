@@ -662,6 +662,36 @@ function lastOfEach(header: string): [string, string[]] {
 	return [lines.filter((_, n) => fields[n][0] === undefined || !twice.has(fields[n][0]) || fields[n][1] === last.get(fields[n][0])).join("\n"), [...twice]];
 }
 
+/** `header` with each key given again lower in the same block mapping below the top level (`x:` then `  a: 1` and
+ * `  a: 2`, a list item's `- a: 1` then `  a: 2`) renamed in its earlier lines, which Obsidian's reading refuses
+ * (« duplicated mapping key ») and PyYAML reads, the last one kept: that one is read as the daemon reads it, and the
+ * earlier ones, which PyYAML makes before it drops them (a date no calendar has leaves the note out still), are
+ * kept under another name. Read line by line: a line of a block scalar (`|`, `>`) holds no key. */
+function nestedLastOfEach(header: string): string {
+	const lines = header.split("\n");
+	const open: { column: number; keys: Map<string, [number, number, number]> }[] = []; // the block mappings, innermost last
+	const renamed = new Map<number, [number, number]>(); // a line: where its key starts and ends
+	let literal = -1; // in a block scalar: the indent of the line that opens it
+	for (const [n, line] of lines.entries()) {
+		const indent = /^[ \t]*/.exec(line)?.[0].length ?? 0;
+		if (indent === line.length || line[indent] === "#" || (literal >= 0 && indent > literal)) continue;
+		literal = -1;
+		while (open.length > 0 && open[open.length - 1].column > indent) open.pop();
+		const column = indent + (/^(?:-[ \t]+)*/.exec(line.slice(indent))?.[0].length ?? 0);
+		const named = FIELD_KEY.exec(line.slice(column));
+		if (named === null) continue;
+		const key = named[1] ?? named[2] ?? named[3];
+		let mapping = open[open.length - 1];
+		if (mapping === undefined || mapping.column !== column) open.push((mapping = { column, keys: new Map() }));
+		const earlier = mapping.keys.get(key);
+		if (earlier !== undefined && column > 0) renamed.set(earlier[0], [earlier[1], earlier[2]]);
+		mapping.keys.set(key, [n, column, column + (named[3]?.length ?? key.length + 2)]);
+		if (/^[|>][-+0-9]*[ \t]*(?:#|$)/.test(line.slice(column + named[0].length).trimStart())) literal = indent;
+	}
+	if (renamed.size === 0) return header;
+	return lines.map((line, n) => (renamed.has(n) ? `${line.slice(0, renamed.get(n)?.[0])}${n}_twice${line.slice(renamed.get(n)?.[1])}` : line)).join("\n");
+}
+
 /** The first value or key of the note's properties that the daemon's YAML reads as a date or a
  * time no calendar has (`created: 2024-02-30`, `0000-01-01`, `24:00:00`, a key `2021-02-30:`), which
  * Python's datetime refuses and the daemon's load with it (retrieval/vault.py `parse_note`: the note
@@ -1432,7 +1462,8 @@ export function privateReason(
 		let read: unknown;
 		const [kept, twice] = lastOfEach(header);
 		try {
-			read = setsRead(kept); // a key given twice, which Obsidian's reading refuses, PyYAML reads the last of
+			// a key given twice, which Obsidian's reading refuses, PyYAML reads the last of, at the top level or below it
+			read = setsRead(nestedLastOfEach(kept));
 		} catch {
 			// broken YAML; or, on PyYAML's lines, a flow list or a quoted text that goes on below at the key's indent
 			// (`x: [a,\u2028b]`), which PyYAML reads and the stand-in refuses: said left out then, never public
