@@ -461,9 +461,11 @@ def _plain(text: str) -> Any:
         try:
             value = construct(_constructor, ScalarNode(tag, text))
         except (ValueError, OverflowError):
-            if tag in _NUMBER_TAGS:  # too long for Python: PyYAML's Loader names it and its line
-                raise _Fallback from None
-            raise
+            # A number too long for Python, a date no calendar has: PyYAML's Loader names the
+            # number and its line, and reads the lines below first (`x: 2024-02-30` then `  y`
+            # is the text « 2024-02-30 y », a later line may be another error): raising here
+            # left out a note PyYAML reads
+            raise _Fallback from None
     _cache(text, value)
     return value
 
