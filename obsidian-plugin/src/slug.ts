@@ -29,8 +29,9 @@ function fold(text: string): string {
 /** A `slug` the daemon ignores (retrieval/vault.py `_NOT_A_SLUG`, read folded): a link to a note or a note's file name
  * (`[[prive/Plan]]`, `prive/Plan.md`), with what a link writes after it too (`Plan.md#budget`, `<Plan.md>`), not a word
  * that goes on (`guide.md-et-plus`); a dot percent-encoded is one (`Plan%2Emd`); Hugo's `ref` and `relref` shortcodes
- * (`{{< ref "Plan" >}}`), which name a note by its file name. */
-const NOT_A_SLUG = /\[\[|\]\(|<a\s|\.md(?=[\s#?>)\]|"'`]|$)|\{\{[<%]\s*(?:rel)?ref(?![\w-])/;
+ * (`{{< ref "Plan" >}}`) and Jekyll's `post_url` and `link` tags (`{% post_url 2024-05-01-plan %}`), which name a note
+ * by its file name. */
+const NOT_A_SLUG = /\[\[|\]\(|<a\s|\.md(?=[\s#?>)\]|"'`]|$)|\{\{[<%]\s*(?:rel)?ref(?![\w-])|\{%-?\s*(?:post_url|link)(?![\w-])/;
 
 function notASlug(written: string): boolean {
 	return NOT_A_SLUG.test(fold(written).replace(/%(?:25)?2e/g, "."));

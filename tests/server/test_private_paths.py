@@ -165,6 +165,8 @@ async def test_a_note_another_tool_hides_never_reaches_a_visitor_by_default_publ
         "slug: prive/Zorglub.md",
         "slug: prive/zorglub",
         "slug: '{{< ref \"Zorglub\" >}}'",  # Hugo's link to a page by its file name
+        "slug: '{% post_url 2024-05-01-zorglub %}'",  # Jekyll's, to a post by its file name
+        "slug: '{%- link zorglub -%}'",
         'url: "[[Zorglub]]"',
         "url: /prive/Zorglub.md",
         "permalink: /prive/Zorglub/",

@@ -657,8 +657,9 @@ _FIELD_LINE = re.compile(rf"^({FIELD_KEY})[ \t]*+:(?:[ \t]|$)", re.MULTILINE)
 # folded (`_not_a_slug`): the slug made of it was every visitor's name for this public note, a
 # private note's name; a file name with what a link writes after it too (`Plan.md#budget`,
 # `Plan.md?vue=1`, `<Plan.md>`), but not a word that goes on (`guide.md-et-plus`); Hugo's `ref`
-# and `relref` shortcodes (`{{< ref "Plan" >}}`), which name a note by its file name
-_NOT_A_SLUG = re.compile(r"\[\[|\]\(|<a\s|\.md(?=[\s#?>)\]|\"'`]|$)|\{\{[<%]\s*(?:rel)?ref(?![\w-])")
+# and `relref` shortcodes (`{{< ref "Plan" >}}`) and Jekyll's `post_url` and `link` tags
+# (`{% post_url 2024-05-01-plan %}`), which name a note by its file name
+_NOT_A_SLUG = re.compile(r"\[\[|\]\(|<a\s|\.md(?=[\s#?>)\]|\"'`]|$)|\{\{[<%]\s*(?:rel)?ref(?![\w-])|\{%-?\s*(?:post_url|link)(?![\w-])")
 _DOT_ENCODED = re.compile(r"%(?:25)?2e")  # `Plan%2Emd`, percent-encoded once or twice, folded
 
 
