@@ -485,3 +485,31 @@ async def test_a_jekyll_post_url_to_a_private_note_gives_a_visitor_nothing_of_it
     _, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "_posts/2024-05-01-rachat-acme.md")
     assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
     assert [(where, value) for where, value in got if leaks(value)] == []
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        'ici.\n\n```dataviewjs\ndv.paragraph(dv.page("rachat-acme").prix)\n```\n\nEt',
+        "`$= dv.page('rachat-acme').prix`",
+        "``$= dv.fileLink(`rachat-acme#prix`)``",
+        'ici.\n\n```dataviewjs\ndv.span(dv.sectionLink("rachat-acme", "Prix"))\n```\n\nEt',
+        '`= link("rachat-acme", "le plan")`',
+        'ici.\n\n```dataview\nTABLE prix FROM "jardin" WHERE file.link = link("rachat-acme")\n```\n\nEt',
+        'dv.page("rachat-acme")',  # as prose too: the site may render it
+    ],
+)
+async def test_a_dataview_call_to_a_private_note_by_its_name_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, typed):
+    """Dataview's `dv.page`, `dv.fileLink`, `dv.sectionLink` and `link` name a note as a wikilink
+    does, by its file name alone: « rachat-acme » reached visitors from a public note's query."""
+    _, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/rachat-acme.md")
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+
+
+async def test_a_dataview_call_to_a_public_note_stays_as_written(start_daemon, standin_ollama, tmp_path):
+    """A query on a note the visitor may read is kept whole, code as its author wrote it."""
+    write_note(tmp_path / "vault", "jardin/ruches.md", "title: Les ruches\nvisibility: public", "Les ruches du rucher.\n")
+    typed = '`$= dv.page("ruches").nombre`, `$= dv.page("rachat-acme").prix`'
+    _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/rachat-acme.md")
+    assert 'voir `$= dv.page("ruches").nombre`, `$= dv.page("").prix` pour le reste' in prompt

@@ -139,6 +139,14 @@ _SITE_REF = re.compile(
     r"|\{%-?[ \t]*(?:post_url|link)[ \t]+(?P<liquid>[^\s%{}]+)[ \t]*-?%\})"
     r"(?(label)\s*\))"
 )
+# Dataview's calls that name a note as a wikilink does, by path or file name alone
+# (`dv.page("plan")`, `dv.fileLink('plan#prix')`, `dv.sectionLink`, `dv.blockLink`, a query's
+# `link("plan")`), in the queries and scripts it runs and a site may render: the private note's
+# name stayed in the text. Their first argument, quoted, is the target.
+_DATAVIEW_LINK = re.compile(
+    r"(?<![\w.$])(?:dv\.(?:page|fileLink|sectionLink|blockLink)|link)\(\s*"
+    r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`)"
+)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark's escapes: `prive/sec\)ret.md` is `sec)ret.md`
 
@@ -229,7 +237,7 @@ def md_links_in(text: str, rel: str, kind: str) -> list[Link]:
 _TAG = re.compile(r"<[^<>]*>")
 
 # Every syntax `rewrite_links` reads as a link, wikilinks and embeds included.
-_LINK_SYNTAXES = (_WIKILINK_AT, _MD_LINK, _REF_DEF, _ANGLE_LINK, _HTML_LINK, _HTML_SOURCE, _LEFT_OBSIDIAN, _SITE_REF)
+_LINK_SYNTAXES = (_WIKILINK_AT, _MD_LINK, _REF_DEF, _ANGLE_LINK, _HTML_LINK, _HTML_SOURCE, _LEFT_OBSIDIAN, _SITE_REF, _DATAVIEW_LINK)
 
 
 def link_spans(text: str) -> list[tuple[int, int]]:
@@ -322,9 +330,10 @@ def _rewrite_wikilinks(text: str, keep) -> str:
 
 
 def unreadable_links_dropped(text: str, unreadable: Callable[[str], bool]) -> str:
-    """`text` without the wikilinks and `obsidian://` URIs whose target `unreadable` says the
-    reader may not see, wherever they stand, code included (`rewrite_links` leaves code as
-    written): each gives way to its label, or nothing, as a rewritten link does. A course's
+    """`text` without the wikilinks, `obsidian://` URIs, site generators' and Dataview's links
+    whose target `unreadable` says the reader may not see, wherever they stand, code included
+    (`rewrite_links` leaves code as written): each gives way to its label, or nothing, as a
+    rewritten link does (a Dataview call keeps its code, its target gone). A course's
     `[[Note]]` in code, or a link to a note the reader may see, stays as written."""
     if "[[" in text:
         out: list[str] = []
@@ -344,6 +353,8 @@ def unreadable_links_dropped(text: str, unreadable: Callable[[str], bool]) -> st
             return m.group(0) if target is None or not unreadable(target) else (m.group("label") or "").strip()
 
         text = _SITE_REF.sub(hugo, text)
+    if "page(" in text or "ink(" in text:  # a query's or a script's, code as a rule
+        text = _DATAVIEW_LINK.sub(lambda m: _dataview_dropped(m, unreadable), text)
     if "://" in text:
 
         def uri(m: re.Match) -> str:
@@ -352,6 +363,16 @@ def unreadable_links_dropped(text: str, unreadable: Callable[[str], bool]) -> st
 
         text = _LEFT_OBSIDIAN.sub(uri, text)
     return text
+
+
+def _dataview_dropped(m: re.Match, unreadable: Callable[[str], bool]) -> str:
+    """A `_DATAVIEW_LINK` whose target `unreadable` says the reader may not see, its quotes
+    left empty (`dv.page("")`): the code around it stays as written."""
+    group = next(g for g in ("dq", "sq", "bq") if m.group(g) is not None)
+    target = m.group(group).split("#", 1)[0].strip()
+    if not target or not unreadable(target):
+        return m.group(0)
+    return m.string[m.start() : m.start(group)] + m.string[m.end(group) : m.end()]
 
 
 def _shown(target: str, keep) -> str:

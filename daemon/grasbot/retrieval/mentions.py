@@ -14,7 +14,7 @@ note in a folder) or as a static site publishes its page (`/prive/plan/`, `prive
 `prive/Été.md`: `_pages`), the page its own `slug:`, `url:`, `permalink:`, Digital Garden's
 `dg-permalink:`, Hugo's `aliases:`, or the `url` and `slug` of a Hugo front matter (TOML, JSON,
 Org) publish it at (`labo/plan/`: `Note.own_pages`; not one a
-public note is published at too: `index._unpublished`), and a wikilink, `obsidian://` URI, Hugo `ref` or Jekyll `post_url` to
+public note is published at too: `index._unpublished`), and a wikilink, `obsidian://` URI, Hugo `ref`, Jekyll `post_url` or Dataview `dv.page` to
 it left in code. Only path-shaped text goes: a private note `Projet.md` leaves the word « projet » alone,
 and a path without `.md` holds a folder and is read whole (`prive/planning` is not `prive/plan`).
 
@@ -83,8 +83,8 @@ _END_PLAIN = re.compile(rf"\.[{_INVISIBLE}]*[mM][{_INVISIBLE}]*[dD](?!_*[^\W_])|
 # and the dot as an HTML reference (`plan&#46;md`: the rendered reading reads it), for a text
 # that holds a `&`: a third alternative doubled the scan of every note
 _END = re.compile(rf"{_END_PLAIN.pattern}|&(?:#0*46|#[xX]0*2[eE]|period);[mM][dD](?!_*[^\W_])")
-_ANY_PLAIN = re.compile(rf"{_END_PLAIN.pattern}|\[\[|://|\{{[{{%]")  # what any mention holds: most passages hold none
-_ANY = re.compile(rf"{_END.pattern}|\[\[|://|\{{[{{%]")
+_ANY_PLAIN = re.compile(rf"{_END_PLAIN.pattern}|\[\[|://|\{{[{{%]|(?:page|[lL]ink)\(")  # what any mention holds: most passages hold none
+_ANY = re.compile(rf"{_END.pattern}|\[\[|://|\{{[{{%]|(?:page|[lL]ink)\(")
 _END_ASTRAL, _END_PLAIN_ASTRAL = _astral_too(_END), _astral_too(_END_PLAIN)
 
 
@@ -304,7 +304,7 @@ class Mentions:
 
     def masked(self, text: str) -> str:
         """`text` without any typed path of a hidden note, nor the folders or address before it,
-        nor a wikilink, `obsidian://` URI, Hugo `ref` or Jekyll `post_url` to one left in code: as written, then as a reader
+        nor a wikilink, `obsidian://` URI, Hugo `ref`, Jekyll `post_url` or Dataview `dv.page` to one left in code: as written, then as a reader
         sees it rendered (`_RENDERED`: `prive/pl\\u200ban.md`, `prive/*plan*.md`): one reading
         could not tell a Windows folder's `\\_archive` from an escaped `mon\\_plan`, and the
         written text keeps what it masked before (`mon\\u200bplan.md` is no `plan.md`). Then
