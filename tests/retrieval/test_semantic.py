@@ -41,6 +41,11 @@ from grasbot.retrieval.semantic import (
 from support.bots import BUNDLED_VAULT, OWNER, OWNER_TOKEN, bot_of, make_bot, rpc_result
 from support.standin_ollama import StandinOllama, standin_vector, unused_url
 
+# What a timeout test allows past the bound it checks: a 2-core CI machine under load delays a
+# thread by seconds; what matters is that the call gave up near its bound, not at the 20 s
+# hang guard around it
+LOADED = 5.0
+
 
 class WordsEmbedder:
     """A local embedder with the stand-in's hashed word vectors: deterministic and fast, for
@@ -336,7 +341,7 @@ async def test_an_embedding_reply_that_trickles_is_given_up_at_the_calls_time(st
     standin_ollama.embed_trickle = True
     started = time.monotonic()
     await asyncio.wait_for(bot.prepare_question("une question jamais posée sur le potager"), 20)
-    assert time.monotonic() - started < 3.0 + 1.5
+    assert time.monotonic() - started < 3.0 + LOADED
     said = bot.semantic_status(owner=True)["question_error"]
     assert "n'a pas calculé de sens avec « bge-m3 » : une réponse encore incomplète après 3 s : abandonnée là" in said, said
     assert bot.search("une question jamais posée sur le potager", audience="visitor") is not None
@@ -344,7 +349,7 @@ async def test_an_embedding_reply_that_trickles_is_given_up_at_the_calls_time(st
     fresh = make_bot(BUNDLED_VAULT, standin_ollama.url, semantic="ollama", llm_timeout=3.0)
     started = time.monotonic()
     assert await asyncio.wait_for(asyncio.to_thread(fresh.embed_pending), 20) is False
-    assert time.monotonic() - started < 3.0 + 1.5
+    assert time.monotonic() - started < 3.0 + LOADED
     assert "une réponse encore incomplète après 3 s" in fresh.semantic_status(owner=True)["error"]
 
 
@@ -368,7 +373,7 @@ async def test_an_embedding_reply_whose_headers_trickle_is_given_up_at_the_calls
         started = time.monotonic()
         with pytest.raises(EmbeddingError, match="timed out"):
             await asyncio.wait_for(asyncio.to_thread(embedder.embed, ["une question"]), 20)
-        assert time.monotonic() - started < 1.5 + 1.0
+        assert time.monotonic() - started < 1.5 + LOADED
         assert embedder.hosts.hosts[0].state(time.monotonic()) == "up"  # reached: slow, not down
     finally:
         server.close()
