@@ -21,6 +21,10 @@ import tracemalloc
 import urllib.parse
 from pathlib import Path
 
+# Imported before a daemon's worker thread imports it (the encoder's, after the daemon listens):
+# hypothesis's `sampled_from` looks into `sys.modules["numpy"]`, and a module another thread is
+# still importing has no `ndarray` yet (this file alone failed `test_any_json_value` so)
+import numpy  # noqa: F401
 import pytest
 from aiohttp import web
 from hypothesis import HealthCheck, given, settings
