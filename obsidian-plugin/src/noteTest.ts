@@ -692,6 +692,14 @@ function nestedLastOfEach(header: string): string {
 	return lines.map((line, n) => (renamed.has(n) ? `${line.slice(0, renamed.get(n)?.[0])}${n}_twice${line.slice(renamed.get(n)?.[1])}` : line)).join("\n");
 }
 
+// A node's anchor, which names it and leaves it what it is (`x: &a 2024-02-30` a date), where a tag would make it what
+// the tag says: after it a blank or a line break
+const NODE_ANCHOR = String.raw`(?:&[^\s,[\]{}]+(?:[ \t]+|[ \t]*\n\s*))?`;
+// Where a node starts in a YAML header, its anchor passed over: after a key's colon, an explicit key's `?` or a list's
+// dash and a blank, after a flow collection's opening or comma (on that line or below), on the line below a key's colon
+// or a dash; the one start the dates' values and the long numbers are read from
+const SCALAR_START = String.raw`(?:[:?-][ \t]+|[[{,]\s*|(?::|(?<!\S)-)[ \t]*\n\s*)${NODE_ANCHOR}`;
+
 /** The first value or key of the note's properties that the daemon's YAML reads as a date or a
  * time no calendar has (`created: 2024-02-30`, `0000-01-01`, `24:00:00`, a key `2021-02-30:`), which
  * Python's datetime refuses and the daemon's load with it (retrieval/vault.py `parse_note`: the note
@@ -702,13 +710,11 @@ function nestedLastOfEach(header: string): string {
 function impossibleDate(frontmatter: Record<string, unknown>, header: string): [string, string, boolean] | null {
 	const lines = fieldLines(header);
 	const escaped = (text: string): string => text.replace(/[.+]/g, "\\$&");
-	// the value as a plain scalar: after a key's colon, a list's dash or a flow collection's opening or comma (on that line
-	// or on one below, `created:` then `  2024-02-30`), up to its end
-	const plain = (value: string, written: string): boolean =>
-		new RegExp(String.raw`(?:[:-][ \t]+|(?::|(?<![^\s])-)[ \t]*\n\s*|[[{,]\s*)${escaped(value)}(?=[ \t]*(?:$|[,\]}])|[ \t]+#)`, "m").test(written);
+	// the value as a plain scalar where a node starts, up to its end
+	const plain = (value: string, written: string): boolean => new RegExp(String.raw`${SCALAR_START}${escaped(value)}(?=[ \t]*(?:$|[,\]}])|[ \t]+#)`, "m").test(written);
 	// the key as a plain scalar: at a line's start (or a list item's), after a flow mapping's opening or comma, or explicit (`? key`)
 	const plainKey = (key: string, written: string): boolean =>
-		new RegExp(String.raw`(?:^[ \t]*(?:-[ \t]+)*|[{,][ \t]*)${escaped(key)}[ \t]*:(?:[ \t]|$)|^[ \t]*\?[ \t]+${escaped(key)}[ \t]*$`, "m").test(written);
+		new RegExp(String.raw`(?:^[ \t]*(?:-[ \t]+)*|[{,][ \t]*)${NODE_ANCHOR}${escaped(key)}[ \t]*:(?:[ \t]|$)|^[ \t]*\?[ \t]+${NODE_ANCHOR}${escaped(key)}[ \t]*$`, "m").test(written);
 	const unmade = (text: string): boolean => YAML_TIMESTAMP.test(text) && dateInstant(text) === null;
 	const read = [new Set<object>(), new Set<object>()]; // each list or mapping once, as text or not: an alias is the same one again
 	const find = (value: unknown, keys: string, written: string, asText: boolean): [string, string, boolean] | null => {
@@ -728,9 +734,8 @@ function impossibleDate(frontmatter: Record<string, unknown>, header: string): [
 	}, null);
 }
 
-// a plain scalar YAML 1.1 may read as a number, where it starts a node (after a key's colon, a list's dash, `?`, a flow
-// collection's opening or comma, or on the line below a key) and up to its end; each start tried once, its context last
-const LONG_NUMBER = /(?<![\w.:+-])(?=[-+]?\d)(?<=(?:[:?-][ \t]+|[[{,][ \t]*|(?::|(?<!\S)-)[ \t]*\n[ \t]*))[-+]?\d[\d_:.]*(?=[ \t]*(?:$|[,\]}])|[ \t]+#)/gm;
+// a plain scalar YAML 1.1 may read as a number, where it starts a node and up to its end; each start tried once, its context last
+const LONG_NUMBER = new RegExp(String.raw`(?<![\w.:+-])(?=[-+]?\d)(?<=${SCALAR_START})[-+]?\d[\d_:.]*(?=[ \t]*(?:$|[,\]}])|[ \t]+#)`, "gm");
 // the daemon's YAML's int and float (yaml/resolver.py): a decimal int, a base 60 int, a base 60 float
 const PY_DECIMAL = /^[-+]?[1-9][\d_]*$/;
 const PY_BASE_60_INT = /^[-+]?[1-9][\d_]*(?::[0-5]?\d)+$/;
