@@ -697,7 +697,7 @@ function nestedLastOfEach(header: string): string {
 const NODE_ANCHOR = String.raw`(?:&[^\s,[\]{}]+(?:[ \t]+|[ \t]*\n\s*))?`;
 // Where a node starts in a YAML header, its anchor passed over: after a key's colon, an explicit key's `?` or a list's
 // dash and a blank, after a flow collection's opening or comma (on that line or below), on the line below a key's colon
-// or a dash; the one start the dates' values and the long numbers are read from
+// or a dash; the one start the dates' values and keys and the long numbers are read from
 const SCALAR_START = String.raw`(?:[:?-][ \t]+|[[{,]\s*|(?::|(?<!\S)-)[ \t]*\n\s*)${NODE_ANCHOR}`;
 
 /** The first value or key of the note's properties that the daemon's YAML reads as a date or a
@@ -712,9 +712,10 @@ function impossibleDate(frontmatter: Record<string, unknown>, header: string): [
 	const escaped = (text: string): string => text.replace(/[.+]/g, "\\$&");
 	// the value as a plain scalar where a node starts, up to its end
 	const plain = (value: string, written: string): boolean => new RegExp(String.raw`${SCALAR_START}${escaped(value)}(?=[ \t]*(?:$|[,\]}])|[ \t]+#)`, "m").test(written);
-	// the key as a plain scalar: at a line's start (or a list item's), after a flow mapping's opening or comma, or explicit (`? key`)
+	// the key as a plain scalar where a node starts (a flow list's pair too, `[2024-02-30: b]`) or at a line's start, or
+	// explicit (`? key`)
 	const plainKey = (key: string, written: string): boolean =>
-		new RegExp(String.raw`(?:^[ \t]*(?:-[ \t]+)*|[{,][ \t]*)${NODE_ANCHOR}${escaped(key)}[ \t]*:(?:[ \t]|$)|^[ \t]*\?[ \t]+${NODE_ANCHOR}${escaped(key)}[ \t]*$`, "m").test(written);
+		new RegExp(String.raw`(?:^[ \t]*${NODE_ANCHOR}|${SCALAR_START})${escaped(key)}[ \t]*:(?:[ \t]|$)|^[ \t]*\?[ \t]+${NODE_ANCHOR}${escaped(key)}[ \t]*$`, "m").test(written);
 	const unmade = (text: string): boolean => YAML_TIMESTAMP.test(text) && dateInstant(text) === null;
 	const read = [new Set<object>(), new Set<object>()]; // each list or mapping once, as text or not: an alias is the same one again
 	const find = (value: unknown, keys: string, written: string, asText: boolean): [string, string, boolean] | null => {
