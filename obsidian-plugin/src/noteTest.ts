@@ -767,8 +767,9 @@ function longNumber(header: string): [string, string] | null {
 		// a text field with no `{`, `?` nor key's colon past its own holds no mapping: its numbers are text
 		if (asText && !/[{?]|:(?:[ \t]|$)/m.test(written.slice(written.indexOf(":") + 1))) continue;
 		const found: [string, number][] = [];
+		const ends = plainEnds(written);
 		for (const { 0: number, index } of written.matchAll(LONG_NUMBER)) {
-			if (number.length < 300) continue;
+			if (number.length < 300 || !ends(index, index + number.length)) continue;
 			const refused = PY_DECIMAL.test(number) || PY_BASE_60_INT.test(number) ? pyNumberTooLong(number, "int") : PY_BASE_60_FLOAT.test(number) && pyNumberTooLong(number, "float");
 			const line = written.slice(written.lastIndexOf("\n", index) + 1, index); // not in a quoted text or a comment
 			if (!refused || /["'#]/.test(line.replace(QUOTED_ON_LINE, ""))) continue;
@@ -779,6 +780,53 @@ function longNumber(header: string): [string, string] | null {
 		if (inMapping >= 0) return [key, shown(found[inMapping][0])];
 	}
 	return null;
+}
+
+/** For the lines `written`, whether a plain scalar read from `at` ends at `end`, as PyYAML's scanner reads it (asked in
+ * order): a `,`, `]` or `}` ends it in a flow collection only (`x: 111…]` is text), a line's end unless the next line that
+ * is not blank goes on with it, no comment, in a block indented past the node's parent, its key or dash (`x: 111…` then
+ * `  y` is text). The flow collections open are counted once, left to right, quotes and comments passed over. */
+function plainEnds(written: string): (at: number, end: number) => boolean {
+	let depth = 0;
+	let read = 0;
+	let last = "\n"; // the last character read that is not blank
+	// where a node starts, a `[`, a `{` or a quote opens one: after `[`, `{` or `,` in a flow, after a line's start, `:`, `?` or `-` and a blank
+	const atNode = (): boolean => (depth > 0 && "[{,".includes(last)) || (":?-\n".includes(last) && /\s/.test(written[read - 1] ?? "\n"));
+	return (at, end) => {
+		for (; read < at; read++) {
+			const char = written[read];
+			if (char === " " || char === "\t" || (char === "\n" && depth > 0)) continue;
+			if (char === "#" && /\s/.test(written[read - 1] ?? "\n")) read = (written.indexOf("\n", read) + 1 || written.length) - 1;
+			else if ((char === '"' || char === "'") && atNode()) {
+				const quoted = char === '"' ? /"(?:[^"\\]|\\[\s\S])*"/y : /'(?:[^']|'')*'/y;
+				quoted.lastIndex = read;
+				read = (quoted.test(written) ? quoted.lastIndex : written.length) - 1;
+			} else if ((char === "[" || char === "{") && atNode()) depth++;
+			else if ((char === "]" || char === "}") && depth > 0) depth--;
+			last = written[read];
+		}
+		const after = /[ \t]*(.?)/y;
+		after.lastIndex = end;
+		const next = after.exec(written)?.[1] ?? "";
+		if (next === "#") return true;
+		if (next !== "") return depth > 0 && ",]}".includes(next);
+		const below = /(?:[ \t]*\n)*([ \t]*)(\S?)/y;
+		below.lastIndex = written.indexOf("\n", end) + 1 || written.length;
+		const [, indent, first] = below.exec(written) ?? ["", "", ""];
+		if (first === "" || first === "#") return true;
+		if (depth > 0) return ",?[]{}".includes(first);
+		// the node's parent: the key before it on its line, or its line's last dash, or, alone on its line, the line above's
+		let start = written.lastIndexOf("\n", at - 1) + 1;
+		let line = written.slice(start, at);
+		while (/^[ \t]*(?:&\S+[ \t]*|#.*)?$/.test(line) && start > 0) {
+			const above = written.lastIndexOf("\n", start - 2) + 1;
+			line = written.slice(above, start - 1);
+			start = above;
+		}
+		const lead = /^[ \t]*(?:-(?:[ \t]+|$))*/.exec(line)?.[0] ?? "";
+		const parent = /:(?:[ \t]|$)/.test(line.slice(lead.length)) || !lead.includes("-") ? lead.length : lead.lastIndexOf("-");
+		return indent.length <= parent;
+	};
 }
 
 /** Which of the numbers `found` (as [number, offset]) in a text field's lines `written` are in a mapping, the first of
