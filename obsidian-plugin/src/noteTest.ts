@@ -692,6 +692,65 @@ function nestedLastOfEach(header: string): string {
 	return lines.map((line, n) => (renamed.has(n) ? `${line.slice(0, renamed.get(n)?.[0])}${n}_twice${line.slice(renamed.get(n)?.[1])}` : line)).join("\n");
 }
 
+/** `header` with each key given again in the same flow mapping below the top level (`x: {a: 1, a: 2}`, `[{a: 1, a: 2}]`,
+ * `{a, a}`) renamed where it is given first, as nestedLastOfEach does in a block mapping: Obsidian's reading refuses it,
+ * PyYAML keeps the last. Read once, left to right: quotes and comments hold no key, a key that is a list or a mapping
+ * is none (PyYAML cannot hash it), a flow mapping that is the properties themselves is left to lastOfEach. */
+function flowLastOfEach(header: string): string {
+	const open: { keys: Map<string, [number, number]> | null; key: boolean }[] = []; // the flow collections, innermost last; a list's keys null
+	const renamed: [number, number][] = [];
+	let last = "\n"; // the last character read that is not blank
+	const atNode = (i: number): boolean => (open.length > 0 && "[{,:?".includes(last)) || (":?-\n".includes(last) && /\s/.test(header[i - 1] ?? "\n"));
+	const keyRead = (name: string, start: number, end: number): void => {
+		const mapping = open[open.length - 1];
+		if (mapping?.keys == null || !mapping.key) return;
+		mapping.key = false;
+		const earlier = mapping.keys.get(name);
+		if (earlier !== undefined) renamed.push(earlier);
+		mapping.keys.set(name, [start, end]);
+	};
+	for (let i = 0; i < header.length; i++) {
+		const char = header[i];
+		if (char === " " || char === "\t" || (char === "\n" && open.length > 0)) continue;
+		const top = open[open.length - 1];
+		if ((char === "!" || char === "&") && atNode(i)) {
+			i = (/\s/.exec(header.slice(i, i + 1024))?.index ?? 1024) + i - 1; // a tag or an anchor: the node starts after it
+			continue;
+		}
+		if (char === "#" && /\s/.test(header[i - 1] ?? "\n")) i = (header.indexOf("\n", i) + 1 || header.length) - 1;
+		else if ((char === '"' || char === "'") && atNode(i)) {
+			const quoted = char === '"' ? /"((?:[^"\\]|\\[\s\S])*)"/y : /'((?:[^']|'')*)'/y;
+			quoted.lastIndex = i;
+			const found = quoted.exec(header);
+			if (found === null) return header; // never closed: YAML that does not parse
+			keyRead(char === '"' ? found[1] : found[1].replace(/''/g, "'"), i, quoted.lastIndex);
+			i = quoted.lastIndex - 1;
+		} else if ((char === "[" || char === "{") && atNode(i)) {
+			if (top !== undefined) top.key = false; // a list or a mapping as a key: none PyYAML hashes
+			const properties = open.length === 0 && /^[ \t]*$/.test(header.slice(header.lastIndexOf("\n", i - 1) + 1, i));
+			open.push({ keys: char === "{" && !properties ? new Map() : null, key: true });
+		} else if ((char === "]" || char === "}") && top !== undefined) open.pop();
+		else if (char === "," && top !== undefined) top.key = true;
+		else if (top !== undefined && !(char === ":" || (char === "?" && /\s/.test(header[i + 1] ?? "\n")))) {
+			// a plain scalar in a flow: up to a `,`, `[`, `]`, `{`, `}`, a `:` before a blank or one of them, or a comment
+			const plain = /(?:[^\s,[\]{}:#]|:(?![\s,[\]{}])|(?<!\s)#|[ \t\n]+(?=[^\s,[\]{}:#]|:(?![\s,[\]{}])))*/y;
+			plain.lastIndex = i;
+			plain.exec(header);
+			keyRead(header.slice(i, plain.lastIndex).replace(/\s+/g, " "), i, plain.lastIndex);
+			i = Math.max(i, plain.lastIndex - 1);
+		}
+		last = header[i];
+	}
+	if (renamed.length === 0) return header;
+	let text = "";
+	let at = 0;
+	for (const [start, end] of renamed.sort((a, b) => a[0] - b[0])) {
+		text += `${header.slice(at, start)}${start}_twice`;
+		at = end;
+	}
+	return text + header.slice(at);
+}
+
 // A node's anchor, which names it and leaves it what it is (`x: &a 2024-02-30` a date), where a tag would make it what
 // the tag says: after it a blank or a line break
 const NODE_ANCHOR = String.raw`(?:&[^\s,[\]{}]+(?:[ \t]+|[ \t]*\n\s*))?`;
@@ -1201,7 +1260,7 @@ function setsRead(text: string): unknown {
 	try {
 		return parseYaml(text);
 	} catch (error) {
-		const mapped = text.replace(SET_TAG, "!!map");
+		const mapped = flowLastOfEach(text).replace(SET_TAG, "!!map");
 		if (mapped === text) throw error;
 		return parseYaml(mapped);
 	}
