@@ -754,10 +754,11 @@ function flowLastOfEach(header: string): string {
 // A node's anchor, which names it and leaves it what it is (`x: &a 2024-02-30` a date), where a tag would make it what
 // the tag says: after it a blank or a line break
 const NODE_ANCHOR = String.raw`(?:&[^\s,[\]{}]+(?:[ \t]+|[ \t]*\n\s*))?`;
-// Where a node starts in a YAML header, its anchor passed over: after a key's colon, an explicit key's `?` or a list's
-// dash and a blank, after a flow collection's opening or comma (on that line or below), on the line below a key's colon
-// or a dash; the one start the dates' values and keys and the long numbers are read from
-const SCALAR_START = String.raw`(?:[:?-][ \t]+|[[{,]\s*|(?::|(?<!\S)-)[ \t]*\n\s*)${NODE_ANCHOR}`;
+// Where a node starts in a YAML header, its anchor passed over: after a key's colon and a blank, after an explicit key's
+// `?` or a list's dash and a blank at a line's start (`- - `, `? - `), `?` in a flow too, not in a plain text (`x: a - 1`
+// is one text), after a flow collection's opening or comma (on that line or below), on the line below a key's colon or a
+// line's dash; the one start the dates' values and keys and the long numbers are read from
+const SCALAR_START = String.raw`(?:(?:^[ \t]*(?:[-?][ \t]+)*[-?]|:)[ \t]+|[[{,]\s*(?:\?[ \t]+)?|(?::|^[ \t]*(?:[-?][ \t]+)*-)[ \t]*\n\s*)${NODE_ANCHOR}`;
 
 /** The first value or key of the note's properties that the daemon's YAML reads as a date or a
  * time no calendar has (`created: 2024-02-30`, `0000-01-01`, `24:00:00`, a key `2021-02-30:`), which
