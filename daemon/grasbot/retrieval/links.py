@@ -144,7 +144,9 @@ _SITE_REF = re.compile(
 # `link("plan")`), in the queries and scripts it runs and a site may render: the private note's
 # name stayed in the text. Their first argument, quoted, is the target.
 _DATAVIEW_LINK = re.compile(
-    r"(?<![\w.$])(?:dv\.(?:page|fileLink|sectionLink|blockLink)|link)\(\s*"
+    # `d`, `l` first and the look behind after it: a pattern that opens with its look behind is tried at every
+    # character, 2.1 against 0.7 ms over a 44 KB man page, the same matches
+    r"(?:d(?<![\w.$]d)v\.(?:page|fileLink|sectionLink|blockLink)|l(?<![\w.$]l)ink)\(\s*"
     r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`)"
 )
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -244,7 +246,9 @@ def link_spans(text: str) -> list[tuple[int, int]]:
     """Where `text` holds a link of any syntax, as merged (start, end) spans in order. A passage
     cut inside one would leave each half unread as a link by `rewrite_links`: a private note's
     path, or the name of its file, would stay in the text."""
-    found = (_html_links(text) if pattern is _HTML_LINK else pattern.finditer(text) for pattern in _LINK_SYNTAXES)
+    site, dataview = "{{" in text or "{%" in text, "page(" in text or "ink(" in text  # most texts hold neither: 2.3 times the scan
+    syntaxes = [p for p in _LINK_SYNTAXES if (p is not _SITE_REF or site) and (p is not _DATAVIEW_LINK or dataview)]
+    found = (_html_links(text) if pattern is _HTML_LINK else pattern.finditer(text) for pattern in syntaxes)
     spans = sorted((m.start(), m.end()) for matches in found for m in matches)
     merged: list[tuple[int, int]] = []
     for start, end in spans:
