@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import socket
 import threading
 import unicodedata
@@ -88,6 +89,23 @@ def bounded(seconds: float, func, *args):
     if "error" in out:
         raise out["error"]
     return out["value"]
+
+
+def alarmed(seconds: int, func, *args):
+    """Run `func`; fail if it has not returned within `seconds`. For a pattern that hangs, which
+    `bounded` cannot stop: `re` holds the GIL, the waiting thread never runs, but it checks
+    signals."""
+
+    def hang(*_):
+        raise AssertionError(f"{getattr(func, '__name__', func)} did not return within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(seconds)
+    try:
+        return func(*args)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 # ---------------------------------------------------------------- frontmatter that expands
@@ -1081,6 +1099,19 @@ def test_links_to_thousands_of_missing_notes_are_each_said_once_without_comparin
     said = [w.message for w in vault.warnings if w.path == "pub/index.md"]
     assert said == [f"le lien [[Page {i}]] ne mène à aucune note" for i in range(2_000)]
     assert compared < 4_000, compared  # one note missing, one look; not 2,000 × 2,000 / 2
+
+
+@pytest.mark.parametrize("line", ["{{< ref " + "a" * 400_000, "{{< ref " + "path=a " * 60_000, "{{% relref " + 'path="a" ' * 45_000])
+def test_a_hugo_ref_left_open_is_read_in_linear_time(line):
+    """A `ref` shortcode never closed, its target a long word or many `path=`: each length of the
+    word, each `path=`, was read again to the line's end, 3 s for 10,000 characters, 32 s for
+    40,000, hours for a note's million, every load. The link after it is still read."""
+    text = f'{line}\nVoir {{{{< ref "plan" >}}}}.\n'
+    found = alarmed(30, _links.md_links_in, text, "pub/n.md", "link")
+    assert [link.target for link in found] == ["plan"]
+    assert alarmed(30, _links.rewrite_links, text, lambda t: False, "pub/n.md").endswith(
+        "\nVoir .\n"
+    )  # a link to a note the reader may not see, without a label: nothing
 
 
 def test_an_html_tag_that_names_no_note_stays_as_written():

@@ -131,11 +131,13 @@ _LEFT_OBSIDIAN = re.compile(r"(?<![\w/])" + _OBSIDIAN_URI, re.IGNORECASE)
 # note by its file name alone, as a wikilink names one, so the name of a private note stayed
 # in the text. As a Markdown link's destination (`[le plan]({{< ref "plan" >}})`), which
 # `_MD_LINK` does not read (its blanks, its `<`), the link is read whole: its label. Not
-# `{{</* ref … */>}}`, Hugo's way of showing one as text.
+# `{{</* ref … */>}}`, Hugo's way of showing one as text. The first `path=` alone, and a bare
+# target whole (possessive): one never closed was read again to the line's end from each
+# `path=` and each length of its word, hours for a note's long line.
 _SITE_REF = re.compile(
     r"(?:(?P<bang>!?)\[(?P<label>(?:[^\[\]\\]|\\\]?|\[[^\[\]\\]*\])*)\]\(\s*)?"
-    r"(?:\{\{[<%]\s*(?:rel)?ref\s+(?:[^{}\n]*?(?<![\w-])path\s*=\s*)?"
-    r"(?:\"(?P<quoted>[^\"\n]*)\"|`(?P<raw>[^`\n]*)`|(?P<bare>[^\s\"`<>%{}]+))[^{}\n]*?[>%]\}\}"
+    r"(?:\{\{[<%]\s*(?:rel)?ref\s+(?>[^{}\n]*?(?<![\w-])path\s*=\s*)?"
+    r"(?:\"(?P<quoted>[^\"\n]*)\"|`(?P<raw>[^`\n]*)`|(?P<bare>[^\s\"`<>%{}]++))[^{}\n]*?[>%]\}\}"
     r"|\{%-?[ \t]*(?:post_url|link)[ \t]+(?P<liquid>[^\s%{}]+)[ \t]*-?%\})"
     r"(?(label)\s*\))"
 )
