@@ -889,3 +889,15 @@ def test_held_runs_streamed_in_any_pieces_are_shown_as_the_whole_is(text, cuts):
     stream = AddressFilter(KNOWN)
     shown = "".join(stream.feed(text[a:b]) for a, b in itertools.pairwise(bounds)) + stream.finish()
     assert shown == keep_known_addresses(text, KNOWN)
+
+
+@pytest.mark.parametrize("said", ["Écrivez @\u034fevil.com ou x@\u034fevil.com.", "Voir .\u034fevil.com et -\ufe0fevil.com."])
+def test_a_mark_idna_ignores_after_what_was_shown_is_dropped_as_in_the_whole(said):
+    """A combining grapheme joiner or a variation selector after a character already shown (« @ »,
+    « . », « - ») is dropped from the whole answer (`_composed` reads the character before it),
+    but the stream read the next piece without it: the mark stayed, and the stream showed
+    another text than the answer, at any cut after that character."""
+    whole = keep_known_addresses(said, KNOWN)
+    for cut in range(len(said) + 1):
+        pieces = AddressFilter(KNOWN)
+        assert pieces.feed(said[:cut]) + pieces.feed(said[cut:]) + pieces.finish() == whole, cut

@@ -459,6 +459,20 @@ def _composed(text: str) -> str:
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
+_MARKS_AT_END = re.compile(f"(?<![{_IGNORED_MARKS}])[{_IGNORED_MARKS}]+\\Z")  # from a run's start alone
+
+
+def _composed_after(before: str, text: str) -> str:
+    """`_composed` of `text`, which `before` (already shown) came before: a mark IDNA ignores
+    just after it (« @\u034fevil.com ») is dropped as in the whole answer, where
+    `_IGNORED_INSIDE` reads the character before it."""
+    if before and _IGNORED_MARK.match(text) is not None:
+        composed = _composed(before[-1] + text)
+        if composed[:1] == before[-1]:
+            return composed[1:]
+    return _composed(text)
+
+
 class _AsRead(dict[int, int]):
     """A `str.translate` table: each character NFKC reads as one ASCII letter, digit or hyphen as
     that one (« 𝐨 », « ᶜ », « ⓔ », « ⅽ », « ² »), as a browser's address bar does (UTS46: the
@@ -644,10 +658,12 @@ class AddressFilter:
         return self._shown(final=True)
 
     def _shown(self, *, final: bool) -> str:
-        text = _composed(self._held + "".join(self._waiting))  # a combining mark joins the letter held before it: a word is held whole
+        text = _composed_after(self._before, self._held + "".join(self._waiting))  # a combining mark joins the letter held before it: a word is held whole
         whole, at = self._before + text, len(self._before)
         read = _as_read(whole)  # where the addresses are looked for; `whole` is what is shown
-        cut = len(whole) if final else at + held_from(read[at:])
+        # marks IDNA ignores that end it are held: what they follow is read as if they were not there yet
+        end = len(read) if (m := _MARKS_AT_END.search(read, at)) is None else m.start()
+        cut = len(whole) if final else at + held_from(read[at:end])
         if not final and whole[-1:] in ("`", "~"):  # a last run the next piece may make longer: another code
             cut = min(cut, max(at, len(whole.rstrip(whole[-1]))))
         code = bytes(at) + _read_code(text, self._code)[0]
