@@ -47,7 +47,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 
 from .._urls import hugo_link, quartz_path
-from .links import unreadable_links_dropped
+from .links import may_hold_site_links, unreadable_links_dropped
 
 # What a reader does not see: a soft hyphen, zero-width characters, a byte order mark, the
 # bidirectional marks and controls (`Index.readable_text` drops the controls after masking), the
@@ -86,13 +86,6 @@ _END = re.compile(rf"{_END_PLAIN.pattern}|&(?:#0*46|#[xX]0*2[eE]|period);[mM][dD
 _ANY_PLAIN = re.compile(rf"{_END_PLAIN.pattern}|\[\[|://")  # what any mention holds: most passages hold none
 _ANY = re.compile(rf"{_END.pattern}|\[\[|://")
 _END_ASTRAL, _END_PLAIN_ASTRAL = _astral_too(_END), _astral_too(_END_PLAIN)
-
-
-def _may_link_as_a_site_does(text: str) -> bool:
-    """Whether `text` may hold a site generator's or Dataview's link to a note (`{{< ref`,
-    `{% post_url`, `dv.page(`, `link(`, `dv.fileLink(`): substring tests, where alternatives of
-    `_ANY` made its scan of every passage 4–5 times slower (« ink( » is `link(` and `Link(`)."""
-    return ("{" in text and ("{{" in text or "{%" in text)) or "ink(" in text or "page(" in text
 
 
 def _ends(text: str) -> re.Pattern:
@@ -331,7 +324,7 @@ class Mentions:
     def _masked(self, text: str) -> str:
         """`masked` of the text as it is written, without its compatibility reading."""
         written, rendered = self._readings()
-        if (_ANY if "&" in text else _ANY_PLAIN).search(text) is not None or _may_link_as_a_site_does(text):
+        if (_ANY if "&" in text else _ANY_PLAIN).search(text) is not None or may_hold_site_links(text):
             text = written.typed_md_masked(unreadable_links_dropped(text, self._hides))
         text = rendered.typed_md_masked(text)  # before a part of it, without `.md`, goes
         # rendered first: it reads `prive/Rachat  Acme` as one path, where the written text's
