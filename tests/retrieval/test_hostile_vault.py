@@ -2281,6 +2281,6 @@ def test_a_value_with_a_long_run_of_blanks_inside_is_named_in_its_warning_at_onc
     its value by a lazy group then the line's blanks: each length tried the blanks again, and
     the note took 5 s to load with 20,000 of them, minutes with these 100,000. The line read
     whole and its blanks stripped after: milliseconds."""
-    read = bounded(30, note, "n.md", "---\nvisibility: public\ndraft: x" + " " * 100_000 + "y\n---\nCorps.\n")
+    read = alarmed(30, note, "n.md", "---\nvisibility: public\ndraft: x" + " " * 100_000 + "y\n---\nCorps.\n")
     assert not read.public
     assert read.warnings[0].startswith("`draft: x ") and read.warnings[0].endswith(" y` n'est ni un oui ni un non (`true` ou `false`) : la note reste privée")
