@@ -1920,6 +1920,40 @@ def test_a_field_written_twice_is_said(note_writer):
     assert [(w.path, w.message) for w in vault.warnings] == [("t.md", "`title` est écrit 2 fois : seul le dernier compte")]
 
 
+def test_a_field_written_twice_after_yamls_other_line_breaks_is_said(note_writer):
+    """PyYAML starts a line at U+2028, U+2029, U+0085 and a lone `\r` too, and keeps the last
+    `title`; the warning's search started lines at `\n` only and said nothing."""
+    for n, brk in enumerate(("\u2028", "\u2029", "\x85", "\r")):
+        note_writer(f"t{n}.md", f"title: Un{brk}slug: un{n}{brk}title: Deux\nvisibility: public", "T.")
+    vault = load_vault(note_writer.root)
+    assert [vault.notes[f"t{n}.md"].title for n in range(4)] == ["Deux"] * 4
+    assert sorted((w.path, w.message) for w in vault.warnings) == [(f"t{n}.md", "`title` est écrit 2 fois : seul le dernier compte") for n in range(4)]
+
+
+def test_a_tag_in_a_flow_list_after_yamls_other_line_breaks_is_named(note_writer):
+    """`a: 1` U+2028 `tags: [#recette]`: the key after the break was not found, and the author
+    read PyYAML's « did not find expected node content »."""
+    note_writer("t.md", "a: 1\u2028tags: [#recette]\nvisibility: public", "T.")
+    vault = load_vault(note_writer.root)
+    assert "t.md" not in vault.notes
+    assert [e.message for e in vault.errors] == [
+        "propriétés YAML invalides à la ligne 2 : `tags` : `#recette` ne peut pas ouvrir un élément d'une [liste] en YAML : "
+        'écrivez `recette` (sans `#`), ou mettez-le entre guillemets, "#recette"'
+    ]
+
+
+def test_a_tag_written_as_a_comment_after_yamls_other_line_breaks_is_said(note_writer):
+    """`a: 1` U+2028 `tags: #recette`: YAML reads a comment after the break, and the warning's
+    lines, split at `\n` only, never saw the key."""
+    note_writer("t.md", "a: 1\u2028tags: #recette #cuisine\u2029aliases:\x85  - #legume\nvisibility: public", "T.")
+    vault = load_vault(note_writer.root)
+    assert vault.notes["t.md"].tags == () and vault.notes["t.md"].aliases == ()
+    assert [w.message for w in vault.warnings] == [
+        f"`{key}` : `#{word}` y est un commentaire YAML, que ni Obsidian ni GrasBot ne lisent : écrivez `{word}` (sans `#`), ou mettez-le entre guillemets"
+        for key, word in (("tags", "recette"), ("aliases", "legume"))
+    ]
+
+
 def test_a_footnote_is_no_link(note_writer):
     """`[^1]: Apis mellifera…` was read as a reference to the note `Apis`: a dangling link in
     `grasbot check`, an edge to any note of that name, and the footnote's first word gone."""

@@ -30,7 +30,7 @@ from .._urls import Page, own_pages, page_url, site_page, template_for
 from .._zones import zone_named
 from . import visibility
 from .analysis import fold, slugify
-from .frontmatter import FIELD_KEY, FrontmatterTooLarge, load_frontmatter
+from .frontmatter import FIELD_KEY, LINE_START, YAML_BREAKS, FrontmatterTooLarge, load_frontmatter
 from .links import Link, links_in, md_links_in
 from .markdown import code_dropped, code_in, strip_hidden
 from .visibility import FIELDS, READER_KEYS, who_reads
@@ -650,7 +650,9 @@ def _inline_tags(prose: str) -> list[str]:
     return [m.group(1) for m in _TAG_AT.finditer(prose) if m.start() == 0 or not _TAG_REFUSED.match(prose, m.start() - 1)]
 
 
-_FIELD_LINE = re.compile(rf"^({FIELD_KEY})[ \t]*+:(?:[ \t]|$)", re.MULTILINE)
+# A key's line, where PyYAML starts one: after U+2028, U+2029, U+0085 or a lone `\r` too, or
+# a key given twice after one was kept without a word
+_FIELD_LINE = re.compile(rf"{LINE_START}({FIELD_KEY})[ \t]*+:(?:[ \t]|(?=[\n{YAML_BREAKS}])|\Z)")
 
 
 # A `slug:` that links to a note or names one's file (`[[prive/Plan]]`, `prive/Plan.md`), read
@@ -707,6 +709,7 @@ def _by_lower_key(meta: dict, warnings: list[str]) -> dict[str, Any]:
 
 # `tags: #recette`, or `- #recette` in a list: a `#` after a blank starts a YAML comment
 _TAG_AS_COMMENT = re.compile(rf"^(?:{FIELD_KEY}[ \t]*+:|[ \t]*+-)[ \t]+#([^\s#]\S*)")
+_YAML_LINE_BREAK = re.compile(f"[\n{YAML_BREAKS}]")  # where PyYAML ends a line: U+2028 and the like too
 
 
 def _commented_out(header: str) -> dict[str, str]:
@@ -715,7 +718,7 @@ def _commented_out(header: str) -> dict[str, str]:
     them, and nothing said so."""
     found: dict[str, str] = {}
     key = ""
-    for line in header.split("\n"):
+    for line in _YAML_LINE_BREAK.split(header):
         if line[:1] not in ("", " ", "\t", "-"):
             key = line.split(":", 1)[0].strip().lower()
         m = _TAG_AS_COMMENT.match(line)
@@ -727,8 +730,9 @@ def _commented_out(header: str) -> dict[str, str]:
 # `tags: [#recette]` or `[cuisine, #recette]`: a `#` opening a flow list's item, which YAML
 # cannot read (no plain item starts with `#`, and after a blank it starts a comment). The list
 # may go over lines (`tags: [\n  #recette ]`, `tags:\n  [#recette]`): its items are read to its
-# `]`, or to the next `[` at most, so a key's search stops where another list opens.
-_TAG_IN_FLOW = re.compile(rf"^({FIELD_KEY})[ \t]*+:\s*+\[(?:[^\]\[#,]*+,)*+\s*+#([^\s#,\[\]]+)", re.MULTILINE)
+# `]`, or to the next `[` at most, so a key's search stops where another list opens. A key's
+# line starts where PyYAML starts one (`frontmatter.LINE_START`).
+_TAG_IN_FLOW = re.compile(rf"{LINE_START}({FIELD_KEY})[ \t]*+:\s*+\[(?:[^\]\[#,]*+,)*+\s*+#([^\s#,\[\]]+)")
 
 
 # The YAML parser's problems an author meets, said in French with what to change: the
