@@ -209,6 +209,29 @@ def test_an_e_mail_address_spelled_in_brackets_is_one():
     assert keep_known_addresses(said, KNOWN) == "(e-mail retiré), jean [AT] exemple [dot] fr"
 
 
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        (" @evil.com", " @(lien retiré)"),
+        ("Contact :@evil.com, contact:@evil.example/login ou @203.0.113.5:8080.", "Contact :@(lien retiré), contact:@(lien retiré) ou @(lien retiré)."),
+        ("Écris à @evil.com, (at)evil.com ; arobase evil.com.", "Écris (e-mail retiré), (at)(lien retiré) ; arobase (lien retiré)."),
+        # the notes' own domain; a handle with no domain, a decorator
+        (" @exemple.fr, @Exemple.fr", " @exemple.fr, @Exemple.fr"),
+        (
+            "Suivez @evil, @jean_dupont ou @Evil. sur Mastodon ; décorateurs : @app.post, @pytest.fixture, @x.setter.",
+            "Suivez @evil, @jean_dupont ou @Evil. sur Mastodon ; décorateurs : @app.post, @pytest.fixture, @x.setter.",
+        ),
+    ],
+)
+def test_a_domain_after_an_at_sign_with_no_name_before_it_is_one(said, shown):
+    """« @evil.com » reached the visitor, whole and streamed: a bare domain after « @ » was read as
+    an e-mail address's, which needs a name before it. A handle with no domain (« @evil ») names
+    an account on a service the answer does not say: no address a visitor can open or write to."""
+    whole, pieces = _filtered(said, KNOWN)
+    assert whole == "".join(pieces) == shown
+    assert not any("evil." in p or "203.0" in p for p in pieces)
+
+
 def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
     """The note's own « jean [at] exemple [dot] fr » reached the visitor as « jean exemple fr »:
     the citations' filter, before the addresses', dropped « [at] » and « [dot] » as unknown slugs."""

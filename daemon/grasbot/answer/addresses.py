@@ -18,7 +18,7 @@ which let every repository of that host through). A protocol-relative address
 `2130706433:8080/admin`), and a domain with a port. An e-mail address written to dodge spam robots
 (« jean arobase exemple point fr », « jean [at] exemple [dot] fr ») is one when its domain
 ends in a known top-level domain (« x @ self.weight » is code). So is a bare domain
-(« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset », « evil.app ») ending
+(« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset », « evil.app », « @evil.com ») ending
 in any top-level domain of the root zone (`_contacts.TLDS`), or an internationalised one
 (`exemple.рф`, `xn--e1afmkfd.xn--p1ai`: one host in both writings; `café.fr`, `bücher.de`,
 `exemple.café/x`), in any case, not called
@@ -207,9 +207,10 @@ _IP_HOST = (
     rf"(?=[0-9])(?:{_IP_QUAD}(?:{_PORT}(?:{_PATH})?|(?!/\d{{1,2}}(?:[\s<>\"'`\[\].,;:!?)]|$)){_PATH})"
     rf"|(?:{_IP_NUMBER})(?:{_PORT}|{_SLASH_END}){_PATH})"
 )
-# In any case, not inside a path, an address or a longer dotted name, not a call; with a port
+# In any case, not inside a path, an address or a longer dotted name, not a call; with a port.
+# After an « @ » with no name before it too (« écrire à @evil.com »): no e-mail address's domain
 _HOST = (
-    rf"(?<![\w@.%+/:\\-])(?:{_IP_HOST}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
+    rf"(?<![\w.%+/:\\-])(?<![\w.%+-]@)(?:{_IP_HOST}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
     rf"(?:(?:{_HOST_TLD}|xn--[a-z0-9-]{{1,59}}){_HOST_END}(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD}){_PATH_NEXT}{_PATH})"
     rf"|{_ACCENTED_HOST}|{_IDN_HOST})"
 )
