@@ -258,6 +258,7 @@ def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
             + ["bit.ly", "/3xYz", "main.py", "/", ".sh"]  # a file's extension before a path
             + ["203.0.113.5", ":8080", "//", "12:30", "пример.рф", ".xn--p1ai"]  # a port, protocol-relative, internationalised
             + ["0x7f", ".0.0.1", "2130706433", "127.1", "0177"]  # an IP address as numbers
+            + ["2001:db8", "::1", "fe80", ":", "1.1.1.1"]  # an IP address alone
             + ["\ufe0f", "\u034f", "\u20e3"]  # invisible marks a browser ignores in a host (`_IGNORED_MARKS`), a keycap's
             + ["\u24d4vil", ".c\U0001d428m", "\u1d9c", "m\u00b2"]  # letters a browser reads as ASCII ones (`_as_read`)
         ),
@@ -387,8 +388,8 @@ HOSTS_KNOWN = addresses_in(HOSTS_NOTES)
         ("Chargez //cdn.example.org/lib.js ou https://cdn.example.org/lib.js.", "Chargez //cdn.example.org/lib.js ou https://cdn.example.org/lib.js."),
         # what is no address: a time, a ratio, a version, a path of the notes or of a disk, a comment
         (
-            "Rendez-vous à 12:30 ou 9:05, format 3:2 ou 16:9, Python 3.11.4, IPv4 1.2.3.4 seule, le réseau 10.0.0.0/24.",
-            "Rendez-vous à 12:30 ou 9:05, format 3:2 ou 16:9, Python 3.11.4, IPv4 1.2.3.4 seule, le réseau 10.0.0.0/24.",
+            "Rendez-vous à 12:30 ou 9:05, format 3:2 ou 16:9, Python 3.11.4, IPv4 0.1.2.3 seule, le réseau 10.0.0.0/24.",
+            "Rendez-vous à 12:30 ou 9:05, format 3:2 ou 16:9, Python 3.11.4, IPv4 0.1.2.3 seule, le réseau 10.0.0.0/24.",
         ),
         (
             "Le fichier /home/moi/notes/plan.md, ../projet/README.md, C://Users, //serveur/partage et `x = 1 // 2`.",
@@ -621,6 +622,39 @@ def test_a_web_address_whose_host_is_an_ipv6_address_is_one():
     assert whole == "".join(pieces) == shown
 
 
+ALONE_NOTES = ("Le serveur répond sur 198.51.100.20, le routeur sur http://[2001:db8::2]:8080/ et la box sur 2001:DB8:0:0::3.",)
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("Le serveur est sur 203.0.113.7.", "Le serveur est sur (lien retiré)."),
+        ("Le DNS 1.1.1.1, la box 192.168.1.254 ou (10.0.0.1).", "Le DNS (lien retiré), la box (lien retiré) ou ((lien retiré))."),
+        ("En IPv6 : 2001:db8::1, fe80::1ff:fe23:4567:890a ou 2001:0db8:0:0:0:0:0:1.", "En IPv6 : (lien retiré), (lien retiré) ou (lien retiré)."),
+        # the notes' own, in any writing, and its host in an address with a port
+        ("Le serveur 198.51.100.20, le routeur 2001:DB8::2, la box 2001:db8::3.", "Le serveur 198.51.100.20, le routeur 2001:DB8::2, la box 2001:db8::3."),
+        # versions, dates, times, decimals, a network, a number in 0.0.0.0/8, a slice, a class's name
+        (
+            "GrasBot 3.10.0, Python 3.11.4, v1.2.3.4, 1.2.3.4.5, 0.9.1.2, 300.1.1.1, le 12.05.2024 à 12:30:45, 3.14, 10.0.0.0/24.",
+            "GrasBot 3.10.0, Python 3.11.4, v1.2.3.4, 1.2.3.4.5, 0.9.1.2, 300.1.1.1, le 12.05.2024 à 12:30:45, 3.14, 10.0.0.0/24.",
+        ),
+        (
+            "Le tableau a[1::2], x[::3], std::vector, Foo::Bar, 00:1a:2b:3c:4d:5e et 1:2:3:4:5:6:7:8:9.",
+            "Le tableau a[1::2], x[::3], std::vector, Foo::Bar, 00:1a:2b:3c:4d:5e et 1:2:3:4:5:6:7:8:9.",
+        ),
+    ],
+)
+def test_an_ip_address_alone_is_one(said, shown):
+    """« le serveur est sur 203.0.113.7 » or « 2001:db8::1 » reached the visitor: an IP address
+    was read only with a scheme, a port or a path, for « 1.2.3.4 » may be a version. Four
+    decimal numbers of 0 to 255 (the first not 0: 0.0.0.0/8 no browser reaches) and an IPv6
+    address with a group of three digits at least are an address a visitor types; a version of
+    the notes stays as they hold it, one of three parts or more than four, a date, a time stay."""
+    whole, pieces = _filtered(said, addresses_in(ALONE_NOTES))
+    assert whole == "".join(pieces) == shown
+    assert not any(word in p for p in pieces for word in ("203.0", "1.1.1.1", "192.168", "10.0.0.1", "db8::1", "fe80", "0db8") if word not in shown)
+
+
 def test_a_web_address_written_with_backslashes_after_its_scheme_is_one():
     """A browser reads a backslash after `http:` or `https:` as a slash (WHATWG URL: « https:\\\\evil.com »
     opens https://evil.com/), but the address's pattern read `://` only: « https:\\\\evil.example/login »
@@ -651,8 +685,8 @@ NUMERIC_NOTES = ("Le NAS répond sur 0300.0250.1.2:5000/photos, la console sur 3
         ("NAS : 0300.0250.1.2:5000/photos, console : 3221225994:9090/console.", "NAS : 0300.0250.1.2:5000/photos, console : 3221225994:9090/console."),
         # prose: a number, a time, a ratio, a version, a network, a fraction, a range of times or ratios
         (
-            "Le nombre 2130706433, à 12:30, en 16:9 ou 2.39:1, Python 3.11.4, 1.2.3, 10.0.0.0/24, 203.0.113.5, 1.2/45, 12:30/14:00, 16:9/4:3, 0x7f/2.",
-            "Le nombre 2130706433, à 12:30, en 16:9 ou 2.39:1, Python 3.11.4, 1.2.3, 10.0.0.0/24, 203.0.113.5, 1.2/45, 12:30/14:00, 16:9/4:3, 0x7f/2.",
+            "Le nombre 2130706433, à 12:30, en 16:9 ou 2.39:1, Python 3.11.4, 1.2.3, 10.0.0.0/24, 1.2.3.4.5, 1.2/45, 12:30/14:00, 16:9/4:3, 0x7f/2.",
+            "Le nombre 2130706433, à 12:30, en 16:9 ou 2.39:1, Python 3.11.4, 1.2.3, 10.0.0.0/24, 1.2.3.4.5, 1.2/45, 12:30/14:00, 16:9/4:3, 0x7f/2.",
         ),
     ],
 )
@@ -744,6 +778,7 @@ _STARTS_PIECES = [
     *"ab0123456789.-_+() :/@\u00a0\u202f\u017f\u212a\u0130é\u034f\ufe0f\u24d4\U0001d428\u1d9c",
     *("(+33)", "+33 ", "00 ", "06", ".fr", ".com", ".рф", "xn--p1ai", "пример", "1.2.3.4", ":8080", "/x"),
     *("0x7f", "2130706433", "127.1", "0177.0.0.1"),
+    *("2001:db8", "::1", "fe80", "abcd:", "1.1.1.1", "192.168"),  # alone
     *("06 12 34 56 78", "6 12 34 56 78", "612345678", "exemple.fr", "Evil.Com", "ſite.fr"),
 ]
 # phone numbers and bare domains alone, where a text is read for them only where one may begin
@@ -751,6 +786,7 @@ _BEGINNINGS = [
     "Appeler le 06 12 34 56 78, le (+33) 6 12 34 56 78, le 0033 6 12 34 56 78 ou le +1 555 123-4567.",
     "0612345678 puis +33612345678, (+33)612345678, tel-06.12.34.56.78, 06.12.34.56.78 et 06-12-34-56-78",
     "Voir exemple.fr, EVIL-LOGIN.COM, Evil-Login.Com/reset, a_b.fr, _x.io, 203.0.113.5:8080/admin, 10.0.0.0/24",
+    "Sur 203.0.113.7, (1.1.1.1), 2001:db8::1, fe80::1ff:fe23:4567:890a, abcd:ef01::1, ABCD::1234 ou a[1::2]",
     "exemple.рф, пример.рф/страница, xn--e1afmkfd.xn--p1ai/login, bit.ly/3xYz, ſite.fr, \u212aelvin.com, evil.example:8443/x",
     "README.md, Node.js, df.info(), fini.La, terminé.La, self.training, p.ex. 1.2.3.4 et 3.11",
     "2130706433:8080/admin, 0x7f.0.0.1:8080, 127.1:8080/x, 0177.0.0.1/x, 12:30/14:00, 16:9, 2.39:1",

@@ -15,7 +15,8 @@ last `/`, a fragment; `+33 6…` and `06…`; git's `git@host:moi/depot.git` and
 which let every repository of that host through). A protocol-relative address
 (`//evil.example/login`) is one, and so is an IP address with a port or a path
 (`203.0.113.5:8080/admin`, in any writing a browser reads: `0x7f.0.0.1:8080`,
-`2130706433:8080/admin`), and a domain with a port. An e-mail address written to dodge spam robots
+`2130706433:8080/admin`) or alone, as a visitor types it (`203.0.113.7`, `2001:db8::1`; a
+version of three parts, a date, a time stay), and a domain with a port. An e-mail address written to dodge spam robots
 (« jean arobase exemple point fr », « jean [at] exemple [dot] fr ») is one when its domain
 ends in a known top-level domain (« x @ self.weight » is code). So is a bare domain
 (« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset », « evil.app », « @evil.com ») ending
@@ -42,6 +43,7 @@ makes the rest of its paragraph code, a fence left open the rest of the answer.
 from __future__ import annotations
 
 import functools
+import ipaddress
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
@@ -199,18 +201,30 @@ _ACCENTED_HOST = (
     rf"(?:(?:{_HOST_TLD}|xn--[a-z0-9-]{{1,59}}){_HOST_END}(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD}){_PATH_NEXT}{_PATH})"
 )
 # An IP address with a port (`203.0.113.5:8080`) or a path, but a network's prefix length
-# (`10.0.0.0/24`); alone, it is as often a version (`1.2.3.4`), and stays. In fewer parts, with
-# a port and a path, or a path that ends in a slash, as an address bar opens it (Chromium's
-# omnibox searches for « 1.66:1 » and « 1.2/45 », opens « 127.1/ »)
+# (`10.0.0.0/24`). In fewer parts, with a port and a path, or a path that ends in a slash, as an
+# address bar opens it (Chromium's omnibox searches for « 1.66:1 » and « 1.2/45 », opens « 127.1/ »).
+# Alone, as a visitor types one (« le serveur est sur 203.0.113.7 »): four decimal numbers of 0
+# to 255, the first not 0 (0.0.0.0/8, which no browser reaches: « 0.9.1.2 » stays), and no more
+# parts; a version of three (« 3.10.0 »), a date (« 12.05.2024 ») stay, one of four is one
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_IP_ALONE = rf"(?!0){_OCTET}(?:\.{_OCTET}){{3}}(?![\w/-]|\.[\w-]|:\d)"
+# An IPv6 address alone (`2001:db8::1`): eight groups, or fewer around one « :: », a digit and
+# a group of three at least in it (a slice's « 1::2 », C++'s « std::vector », a time's
+# « 12:30:45 », a MAC address stay), no network's prefix length after it (`fe80::/10`)
+_HEX4 = r"[0-9a-f]{1,4}"
+_IPV6_ALONE = (
+    rf"(?=[0-9a-f:]{{0,38}}?[0-9])(?=[0-9a-f:]{{0,38}}?[0-9a-f]{{3}})"
+    rf"(?:{_HEX4}(?::{_HEX4}){{7}}|{_HEX4}(?::{_HEX4}){{0,6}}::(?:{_HEX4}(?::{_HEX4}){{0,6}})?)(?![\w:/]|\.\w)"
+)
 _SLASH_END = r"(?=/(?:[^\s<>\"'`\[\]]*/)?[.,;:!?*_)]*(?![^\s<>\"'`\[\]]))"
 _IP_HOST = (
     rf"(?=[0-9])(?:{_IP_QUAD}(?:{_PORT}(?:{_PATH})?|(?!/\d{{1,2}}(?:[\s<>\"'`\[\].,;:!?)]|$)){_PATH})"
-    rf"|(?:{_IP_NUMBER})(?:{_PORT}|{_SLASH_END}){_PATH})"
+    rf"|(?:{_IP_NUMBER})(?:{_PORT}|{_SLASH_END}){_PATH}|{_IP_ALONE})"
 )
 # In any case, not inside a path, an address or a longer dotted name, not a call; with a port.
 # After an « @ » with no name before it too (« écrire à @evil.com »): no e-mail address's domain
 _HOST = (
-    rf"(?<![\w.%+/:\\-])(?<![\w.%+-]@)(?:{_IP_HOST}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
+    rf"(?<![\w.%+/:\\-])(?<![\w.%+-]@)(?:{_IP_HOST}|{_IPV6_ALONE}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
     rf"(?:(?:{_HOST_TLD}|xn--[a-z0-9-]{{1,59}}){_HOST_END}(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD}){_PATH_NEXT}{_PATH})"
     rf"|{_ACCENTED_HOST}|{_IDN_HOST})"
 )
@@ -261,10 +275,12 @@ def _scan_for(folded: str) -> re.Pattern[str]:
 
 # Where the kinds every text may hold begin: a phone number at « 0 », « + » or « (+ »; a bare
 # domain or an IP address at the start of the letters, digits, « _ » and « - » its first dot
-# ends, or a colon or a slash after a digit (`2130706433:8080/x`, `2130706433/x/`), for its
-# lookbehind allows none of them before it
+# ends, or a colon or a slash after a digit (`2130706433:8080/x`, `2130706433/x/`), or a colon
+# between two of an IPv6 address's groups (`abcd:ef01::1`, `fe80::1`), for its lookbehind
+# allows none of them before it
 _BEGUN_AT = frozenset(("phone", "host"))
 _MAY_BEGIN = re.compile(r"[0+(.:/]")
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
 def _found(text: str, folded: str) -> Iterator[re.Match[str]]:
@@ -287,13 +303,20 @@ def _may_begin(text: str) -> list[int]:
         if text[at] not in ".:/":
             starts.add(at)
             continue
-        if text[at] in ":/" and not text[at - 1 : at].isdigit():  # a colon or a slash ends a number's host only: `2130706433/x/`
+        # a colon or a slash ends a number's host only (`2130706433/x/`), or an IPv6 address's group
+        if text[at] in ":/" and not text[at - 1 : at].isdigit() and not _between_groups(text, at):
             continue
         while start and (text[start - 1].isalnum() or text[start - 1] in "_-"):  # `[\w-]`, as `re` reads `\w`
             start -= 1
         if start < at:
             starts.add(start)
     return sorted(starts)
+
+
+def _between_groups(text: str, at: int) -> bool:
+    """Whether the colon at `at` may be an IPv6 address's, between two hexadecimal digits or
+    before a second colon (`abcd:ef01`, `abcd::1`)."""
+    return text[at] == ":" and at > 0 and text[at - 1] in _HEX_DIGITS and at + 1 < len(text) and (text[at + 1] in _HEX_DIGITS or text[at + 1] == ":")
 
 
 def _tried_at(scan: re.Pattern[str], text: str, starts: Iterable[int]) -> Iterator[re.Match[str]]:
@@ -321,9 +344,13 @@ _STARTED = re.compile(
     re.IGNORECASE,
 )
 # A host's or an IP address's port and its path (`203.0.113.5:80`, `evil.example:8443/log`),
-# a protocol-relative address (`//`, `//evil.exa`): shown at once, `203.0.113.5:` or `//`
-# stayed on the page when the rest of the address came and was taken out
-_PORTED = re.compile(rf"(?<![\w.-])[\w.-]+:\d{{0,5}}(?:/\S*)?\Z|(?<![\w:/.\\-])//?\S*\Z|\b(?i:{_IP_PART})(?:\.(?i:{_IP_PART})){{0,2}}/\S*\Z")
+# a protocol-relative address (`//`, `//evil.exa`), an IPv6 address's groups (`2001:db8::`):
+# shown at once, `203.0.113.5:` or `//` stayed on the page when the rest of the address came
+# and was taken out
+_PORTED = re.compile(
+    rf"(?<![\w.-])[\w.-]+:\d{{0,5}}(?:/\S*)?\Z|(?<![\w:/.\\-])//?\S*\Z|\b(?i:{_IP_PART})(?:\.(?i:{_IP_PART})){{0,2}}/\S*\Z"
+    r"|(?<![\w:.-])(?i:[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){1,7})\Z"
+)
 _TO_LAST_SPACE = re.compile(r".*\s", re.DOTALL)
 # An e-mail address being spelled out (« jean (a », « jean arobase evil poi », « … point » and
 # its space, or a colon that may begin git's SSH path: « jean arobase exemple.fr: »), a bare
@@ -428,8 +455,16 @@ def address_key(text: str) -> str | None:
 def _ascii_host(host: str) -> str:
     """A host in small letters, an internationalised one as IDNA writes it in ASCII
     (`пример.рф` is `xn--e1afmkfd.xn--p1ai`, as a browser's address bar reads it): two
-    writings of one host are one address. As written if IDNA cannot read it."""
+    writings of one host are one address. As written if IDNA cannot read it. An IPv6 address,
+    with its port or not, in brackets and as `ipaddress` compresses it: `2001:DB8:0::1`, alone,
+    is the host of `http://[2001:db8::1]:8080/`."""
     host = host.lower()
+    if host.count(":") > 1:
+        address, _, port = host.removeprefix("[").partition("]")
+        try:
+            return f"[{ipaddress.IPv6Address(address).compressed}]{port}"
+        except ValueError:
+            pass
     if host.isascii():
         return host
     name, colon, port = host.partition(":")
@@ -534,7 +569,8 @@ def addresses_in(texts: Iterable[str | None]) -> frozenset[str]:
 def _host_of(key: str) -> tuple[str, ...]:
     """The domain an address's key names, as a bare domain is allowed by: `host:exemple.fr`."""
     if key.startswith("url:"):
-        return ("host:" + key[4:].partition("/")[0].partition(":")[0],)
+        host = key[4:].partition("/")[0]
+        return ("host:" + (host.partition("]")[0] + "]" if host.startswith("[") else host.partition(":")[0]),)
     if key.startswith("mailto:"):
         return ("host:" + key.partition("@")[2],)
     if key.startswith("ssh:"):
