@@ -232,6 +232,35 @@ def test_a_domain_after_an_at_sign_with_no_name_before_it_is_one(said, shown):
     assert not any("evil." in p or "203.0" in p for p in pieces)
 
 
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("Ouvrez http:evil.com/login ou HTTPS:evil.example.", "Ouvrez http:(lien retiré) ou HTTPS:(lien retiré)."),
+        ("Ouvrez http:/evil.com/login ou https:\\\\evil.example.", "Ouvrez (lien retiré) ou (lien retiré)."),
+        ("Site:evil.com, contact:evil.example, mailto:evil.com", "Site:(lien retiré), contact:(lien retiré), mailto:(lien retiré)"),
+        (
+            "Montez smb://evil.com/partage, file://evil.example/x, webcal://evil.com/agenda.ics ou hxxps://evil.com/login.",
+            "Montez smb:(lien retiré), file:(lien retiré), webcal:(lien retiré) ou hxxps:(lien retiré).",
+        ),
+        # the notes' own; a time, a ratio, a disk, a local file, a slice, C++'s scope
+        ("Voir:exemple.fr et https:github.com/moi/projet.", "Voir:exemple.fr et https:github.com/moi/projet."),
+        (
+            "À 12:30.Il faut, en 16:9.Le format, C://Users, file:///etc/hosts, a[1::2], std::vector.",
+            "À 12:30.Il faut, en 16:9.Le format, C://Users, file:///etc/hosts, a[1::2], std::vector.",
+        ),
+    ],
+)
+def test_a_domain_after_a_colon_or_another_scheme_s_slashes_is_one(said, shown):
+    """« http:evil.com/login » (which a browser opens as http://evil.com/login), « site:evil.com »
+    and « smb://evil.com/partage » reached the visitor, whole and streamed: a bare domain was
+    read after no colon, a protocol-relative address after no scheme, as if `https://` alone
+    came there, which the web address's pattern reads first anyway. After a time's or a
+    ratio's digits (« 12:30.Il ») a colon still ends no scheme."""
+    whole, pieces = _filtered(said, KNOWN)
+    assert whole == "".join(pieces) == shown
+    assert not any("evil" in p for p in pieces)
+
+
 def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
     """The note's own « jean [at] exemple [dot] fr » reached the visitor as « jean exemple fr »:
     the citations' filter, before the addresses', dropped « [at] » and « [dot] » as unknown slugs."""

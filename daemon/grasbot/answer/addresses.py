@@ -146,12 +146,14 @@ _IP_PART = r"(?:0x[0-9a-f]*+|[0-9]++)"
 _IP_QUAD = rf"(?:{_IP_PART}\.){{3}}{_IP_PART}"
 _IP_NUMBER = rf"(?:{_IP_PART}\.){{1,2}}{_IP_PART}|0x[0-9a-f]+|[1-9][0-9]{{7,9}}"
 # A protocol-relative address (`//evil.example/login`, which a browser opens on the page's
-# scheme): `//` that ends no word, scheme or path, before a host, a dotted name that ends in
-# letters or an IP address (`//serveur/partage`, `1 // 2`, `C://Users`, `a //0x10` stay)
-_RELATIVE = rf"(?<![\w:/.\\-])//(?=[^\W_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]{{2,}}|{_IP_QUAD}|(?:{_IP_NUMBER})[:/])"
+# scheme): `//` that ends no word or path, before a host, a dotted name that ends in letters
+# or an IP address (`//serveur/partage`, `1 // 2`, `C://Users`, `a //0x10` stay); after another
+# scheme than the web's (`smb://evil.com/partage`, `webcal://…`), which opens the host as well
+_RELATIVE = rf"(?<![\w/.\\-])//(?=[^\W_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]{{2,}}|{_IP_QUAD}|(?:{_IP_NUMBER})[:/])"
 # after a scheme, a host may be an IPv6 address in brackets (`http://[2001:db8::1]/login`); a
-# browser reads a backslash there as a slash (« https:\\\\evil.example » opens https://evil.example/)
-_URL = rf"(?:(?:https?|ftp):[/\\]{{2}}|www\.|{_RELATIVE})(?:\[[0-9A-Fa-f:.]+\]|[^\s<>\"'`\[\]])[^\s<>\"'`\[\]]*"
+# browser reads a backslash there as a slash (« https:\\\\evil.example » opens https://evil.example/),
+# and one slash as two (« http:/evil.example »)
+_URL = rf"(?:(?:https?|ftp):[/\\]{{1,2}}|www\.|{_RELATIVE})(?:\[[0-9A-Fa-f:.]+\]|[^\s<>\"'`\[\]])[^\s<>\"'`\[\]]*"
 # git's SSH address (`git@github.com:moi/depot.git`, `ssh://git@github.com/moi/depot.git`): a
 # host, an account and a repository; a dotted host, and a path after the colon
 _SSH_SCHEMES = r"ssh|git|git\+ssh|sftp"
@@ -222,9 +224,10 @@ _IP_HOST = (
     rf"|(?:{_IP_NUMBER})(?:{_PORT}|{_SLASH_END}){_PATH}|{_IP_ALONE})"
 )
 # In any case, not inside a path, an address or a longer dotted name, not a call; with a port.
-# After an « @ » with no name before it too (« écrire à @evil.com »): no e-mail address's domain
+# After an « @ » with no name before it too (« écrire à @evil.com »): no e-mail address's domain;
+# after a colon, as a browser opens `http:evil.com/login`, but a time's or a ratio's (« 12:30.Il »)
 _HOST = (
-    rf"(?<![\w.%+/:\\-])(?<![\w.%+-]@)(?:{_IP_HOST}|{_IPV6_ALONE}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
+    rf"(?<![\w.%+/\\-])(?<!\d:)(?<![\w.%+-]@)(?:{_IP_HOST}|(?<!:){_IPV6_ALONE}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
     rf"(?:(?:{_HOST_TLD}|xn--[a-z0-9-]{{1,59}}){_HOST_END}(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD}){_PATH_NEXT}{_PATH})"
     rf"|{_ACCENTED_HOST}|{_IDN_HOST})"
 )
@@ -235,7 +238,7 @@ _AT_WRITTEN = ("@", "arobase", "at)", "at]")  # `_contacts._AT`: « @ », « (at
 _KINDS = (
     (rf"\[(?P<label>{_LABEL})\]\([ \t]*<?(?P<target>(?:{_TARGET})?)>?(?P<title>[ \t]+[^()\n]{{0,300}})?\)", "link", ("](",)),
     (r"<(?P<auto>[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]+)>", None, ("<",)),
-    (_URL, "url", ("//", "www.", "p:\\", "s:\\", "p:/\\", "s:/\\")),  # « http:\ », « https:/\ », not « C:\ »
+    (_URL, "url", ("//", "www.", "p:\\", "s:\\", "p:/", "s:/")),  # « http:\ », « https:/ », not « C:\ »
     (_SSH, "ssh", ("://", "@")),
     (MAILBOX.pattern, "email", ("@",)),
     (SPELLED_EMAIL.pattern, "spelled", _AT_WRITTEN),
@@ -446,7 +449,7 @@ def address_key(text: str) -> str | None:
         return _phone_key(text.removeprefix("tel:").removeprefix("TEL:"))
     if not _SCHEME.match(text):
         return None
-    rest = re.sub(r"^(?:(?:https?|ftp):)?//|^(?:https?|ftp):[/\\]{2}|^www\.", "", text, flags=re.IGNORECASE).split("#")[0]
+    rest = re.sub(r"^(?:(?:https?|ftp):)?//|^(?:https?|ftp):[/\\]{1,2}|^www\.", "", text, flags=re.IGNORECASE).split("#")[0]
     rest = re.sub(r"^www\.", "", rest, flags=re.IGNORECASE)
     host, _, path = rest.partition("/")
     return "url:" + (_ascii_host(host) + "/" + path).rstrip("/")
