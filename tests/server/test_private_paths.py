@@ -513,3 +513,31 @@ async def test_a_dataview_call_to_a_public_note_stays_as_written(start_daemon, s
     typed = '`$= dv.page("ruches").nombre`, `$= dv.page("rachat-acme").prix`'
     _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/rachat-acme.md")
     assert 'voir `$= dv.page("ruches").nombre`, `$= dv.page("").prix` pour le reste' in prompt
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        'ici.\n\n```dataview\nLIST WHERE file.name = "rachat-acme"\n```\n\nEt',
+        'ici.\n\n```dataview\nTABLE prix FROM "jardin" WHERE file.name != "rachat-acme"\n```\n\nEt',
+        'ici.\n\n```dataview\nLIST FROM "jardin" or "rachat-acme"\n```\n\nEt',
+        'ici.\n\n```dataview\nlist from #prix and ("rachat-acme" or -"jardin")\n```\n\nEt',
+        "`$= dv.pages().where(p => p.file.name === 'rachat-acme').length`",
+        "`$= dv.pages('\"rachat-acme\"').length`",
+        'ici.\n\n```dataviewjs\ndv.table(["prix"], dv.pages("\\"rachat-acme\\" or #prix").map(p => [p.prix]))\n```\n\nEt',
+    ],
+)
+async def test_a_dataview_query_naming_a_private_note_by_a_string_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, typed):
+    """Dataview reads a query's source (`FROM "rachat-acme"`, `dv.pages('"rachat-acme"')`) and a
+    file's name compared (`WHERE file.name = "rachat-acme"`) as the note itself: its name reached
+    visitors from a public note's query, where `link("rachat-acme")` is masked."""
+    _, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/rachat-acme.md")
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+
+
+async def test_a_dataview_query_naming_a_public_note_or_folder_stays_as_written(start_daemon, standin_ollama, tmp_path):
+    """A query's strings that name what the visitor may read are code as its author wrote it."""
+    typed = """``$= dv.pages('"jardin"').where(p => p.file.name == "rucher" || p.file.name == "rachat-acme")``"""
+    _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/rachat-acme.md")
+    assert """dv.pages('"jardin"').where(p => p.file.name == "rucher" || p.file.name == "")""" in prompt
