@@ -541,3 +541,34 @@ async def test_a_dataview_query_naming_a_public_note_or_folder_stays_as_written(
     typed = """``$= dv.pages('"jardin"').where(p => p.file.name == "rucher" || p.file.name == "rachat-acme")``"""
     _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/rachat-acme.md")
     assert """dv.pages('"jardin"').where(p => p.file.name == "rucher" || p.file.name == "")""" in prompt
+
+
+@pytest.mark.parametrize(
+    ("typed", "private"),
+    [
+        ("{{ '/prive/rachat-acme/' | url }}", "prive/rachat-acme.md"),
+        ('[le plan]({{ "/prive/rachat-acme/" | url }})', "prive/rachat-acme.md"),
+        ("{{ '/rachat-acme/' | url }}", "rachat-acme.md"),
+        ("{{ 'rachat-acme' | url }}", "rachat-acme.md"),
+        ("{% link 'prive/Rachat Acme.md' %}", "prive/Rachat Acme.md"),
+        ('{% link "Rachat Acme.md" %}', "prive/Rachat Acme.md"),
+        ("{% link prive/Rachat Acme.md %}", "prive/Rachat Acme.md"),
+        ("`{{- 'rachat-acme/index.html' | url | safe -}}`", "rachat-acme.md"),
+    ],
+)
+async def test_an_eleventy_url_or_a_quoted_jekyll_link_to_a_private_note_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, typed, private):
+    """Eleventy's `url` filter names a private note's page as the site publishes it, a note at
+    the vault's root by its name alone: « rachat-acme » reached visitors. (Jekyll's `link` takes
+    a path with its `.md`, masked as typed whatever its quotes and blanks.)"""
+    _, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, private)
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+
+
+async def test_an_eleventy_url_to_a_public_note_shows_its_name_and_one_to_a_file_stays(start_daemon, standin_ollama, tmp_path):
+    """A `url` to a page the visitor may read shows its name, as a wikilink to it does; one to a
+    file of the site (a style sheet, an image) names no note and stays as written."""
+    write_note(tmp_path / "vault", "jardin/ruches.md", "title: Les ruches\nvisibility: public", "Les ruches du rucher.\n")
+    typed = "{{ '/jardin/ruches/' | url }} et `{{ '/css/site.css' | url }}`"
+    _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/rachat-acme.md")
+    assert "voir ruches et `{{ '/css/site.css' | url }}` pour le reste" in prompt

@@ -131,14 +131,16 @@ _LEFT_OBSIDIAN = re.compile(r"(?<![\w/])" + _OBSIDIAN_URI, re.IGNORECASE)
 # note by its file name alone, as a wikilink names one, so the name of a private note stayed
 # in the text. As a Markdown link's destination (`[le plan]({{< ref "plan" >}})`), which
 # `_MD_LINK` does not read (its blanks, its `<`), the link is read whole: its label. Not
-# `{{</* ref … */>}}`, Hugo's way of showing one as text. The first `path=` alone, and a bare
+# `{{</* ref … */>}}`, Hugo's way of showing one as text. Eleventy's `url` filter (`{{ '/plan/' |
+# url }}`) names a page by its address, a note at the vault's root by its name alone. The first `path=` alone, and a bare
 # target whole (possessive): one never closed was read again to the line's end from each
 # `path=` and each length of its word, hours for a note's long line.
 _SITE_REF = re.compile(
     r"(?:(?P<bang>!?)\[(?P<label>(?:[^\[\]\\]|\\\]?|\[[^\[\]\\]*\])*)\]\(\s*)?"
     r"(?:\{\{[<%]\s*(?:rel)?ref\s+(?>[^{}\n]*?(?<![\w-])path\s*=\s*)?"
     r"(?:\"(?P<quoted>[^\"\n]*)\"|`(?P<raw>[^`\n]*)`|(?P<bare>[^\s\"`<>%{}]++))[^{}\n]*?[>%]\}\}"
-    r"|\{%-?[ \t]*(?:post_url|link)[ \t]+(?P<liquid>[^\s%{}]+)[ \t]*-?%\})"
+    r"|\{%-?[ \t]*(?:post_url|link)[ \t]+(?P<liquid>[^\s%{}]+)[ \t]*-?%\}"
+    r"|\{\{-?[ \t]*(?:'(?P<url_sq>[^'\n{}]*)'|\"(?P<url_dq>[^\"\n{}]*)\")[ \t]*\|[ \t]*url\b[^{}\n]*+\}\})"
     r"(?(label)\s*\))"
 )
 # Dataview's calls that name a note as a wikilink does, by path or file name alone
@@ -232,8 +234,14 @@ def may_hold_site_links(text: str) -> bool:
 def _site_target(m: re.Match) -> str | None:
     """The note a `_SITE_REF` names, as a wikilink's target (by path or file name, its `#anchor`
     cut); None for an anchor of the same page (`{{< ref "#prix" >}}`)."""
-    written = next(g for g in m.group("quoted", "raw", "bare", "liquid") if g is not None)
-    return written.split("#", 1)[0].strip() or None
+    written = next(g for g in m.group("quoted", "raw", "bare", "liquid", "url_sq", "url_dq") if g is not None)
+    target = written.split("#", 1)[0].strip()
+    if m.group("url_sq") is None and m.group("url_dq") is None:
+        return target or None
+    page = target.removesuffix("index.html").removesuffix(".html").strip("/")  # the page `/plan/` is the note `plan`
+    if _SCHEME.match(target) or target.startswith("//") or "." in page.rsplit("/", 1)[-1].lower().removesuffix(".md"):
+        return None  # a web address, or a file (`/css/site.css`): no note
+    return page or None
 
 
 def md_links_in(text: str, rel: str, kind: str) -> list[Link]:
