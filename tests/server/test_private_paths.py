@@ -572,3 +572,21 @@ async def test_an_eleventy_url_to_a_public_note_shows_its_name_and_one_to_a_file
     typed = "{{ '/jardin/ruches/' | url }} et `{{ '/css/site.css' | url }}`"
     _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/rachat-acme.md")
     assert "voir ruches et `{{ '/css/site.css' | url }}` pour le reste" in prompt
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        '`$= dv.page("rachat-acme").prix`',
+        '`= link("rachat-acme")`',
+        'ici.\n\n```dataview\nLIST WHERE file.name = "rachat-acme"\n```\n\nEt',
+        "{{< ref rachat-acme >}}",
+        "{{ '/rachat-acme/' | url }}",
+    ],
+)
+async def test_a_public_note_is_not_found_by_the_private_name_its_site_or_dataview_link_holds(start_daemon, standin_ollama, tmp_path, typed):
+    """What a visitor reads of a public note no longer holds the private name; neither may the
+    words search finds it by: « rachat acme » found the public note through it."""
+    client, _, _ = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/rachat-acme.md")
+    found = await rpc_result(client, "search", {"q": "rachat acme"})
+    assert found["results"] == []
