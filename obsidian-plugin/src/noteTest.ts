@@ -666,11 +666,12 @@ function lastOfEach(header: string): [string, string[]] {
  * `  a: 2`, a list item's `- a: 1` then `  a: 2`) renamed in its earlier lines, which Obsidian's reading refuses
  * (« duplicated mapping key ») and PyYAML reads, the last one kept: that one is read as the daemon reads it, and the
  * earlier ones, which PyYAML makes before it drops them (a date no calendar has leaves the note out still), are
- * kept under another name. Read line by line: a line of a block scalar (`|`, `>`) holds no key. */
-function nestedLastOfEach(header: string): string {
+ * kept under another name, which `renamed` maps to the key as written, for the messages. Read line by line: a line of a
+ * block scalar (`|`, `>`) holds no key. */
+function nestedLastOfEach(header: string, renamed = new Map<string, string>()): string {
 	const lines = header.split("\n");
 	const open: { column: number; keys: Map<string, [number, number, number]> }[] = []; // the block mappings, innermost last
-	const renamed = new Map<number, [number, number]>(); // a line: where its key starts and ends
+	const twice = new Map<number, [number, number, string]>(); // a line: where its key starts and ends, the key
 	let literal = -1; // in a block scalar: the indent of the line that opens it
 	for (const [n, line] of lines.entries()) {
 		const indent = /^[ \t]*/.exec(line)?.[0].length ?? 0;
@@ -684,21 +685,23 @@ function nestedLastOfEach(header: string): string {
 		let mapping = open[open.length - 1];
 		if (mapping === undefined || mapping.column !== column) open.push((mapping = { column, keys: new Map() }));
 		const earlier = mapping.keys.get(key);
-		if (earlier !== undefined && column > 0) renamed.set(earlier[0], [earlier[1], earlier[2]]);
+		if (earlier !== undefined && column > 0) twice.set(earlier[0], [earlier[1], earlier[2], key]);
 		mapping.keys.set(key, [n, column, column + (named[3]?.length ?? key.length + 2)]);
 		if (/^[|>][-+0-9]*[ \t]*(?:#|$)/.test(line.slice(column + named[0].length).trimStart())) literal = indent;
 	}
-	if (renamed.size === 0) return header;
-	return lines.map((line, n) => (renamed.has(n) ? `${line.slice(0, renamed.get(n)?.[0])}${n}_twice${line.slice(renamed.get(n)?.[1])}` : line)).join("\n");
+	if (twice.size === 0) return header;
+	for (const [n, [, , key]] of twice) renamed.set(`${n}_twice`, key);
+	return lines.map((line, n) => (twice.has(n) ? `${line.slice(0, twice.get(n)?.[0])}${n}_twice${line.slice(twice.get(n)?.[1])}` : line)).join("\n");
 }
 
 /** `header` with each key given again in the same flow mapping below the top level (`x: {a: 1, a: 2}`, `[{a: 1, a: 2}]`,
  * `{a, a}`) renamed where it is given first, as nestedLastOfEach does in a block mapping: Obsidian's reading refuses it,
  * PyYAML keeps the last. Read once, left to right: quotes and comments hold no key, a key that is a list or a mapping
- * is none (PyYAML cannot hash it), a flow mapping that is the properties themselves is left to lastOfEach. */
-function flowLastOfEach(header: string): string {
+ * is none (PyYAML cannot hash it), a flow mapping that is the properties themselves is left to lastOfEach. `renamed`
+ * maps each new name to the key as written. */
+function flowLastOfEach(header: string, renamed = new Map<string, string>()): string {
 	const open: { keys: Map<string, [number, number]> | null; key: boolean }[] = []; // the flow collections, innermost last; a list's keys null
-	const renamed: [number, number][] = [];
+	const twice: [number, number, string][] = [];
 	let last = "\n"; // the last character read that is not blank
 	const atNode = (i: number): boolean => (open.length > 0 && "[{,:?".includes(last)) || (":?-\n".includes(last) && /\s/.test(header[i - 1] ?? "\n"));
 	const keyRead = (name: string, start: number, end: number): void => {
@@ -706,7 +709,7 @@ function flowLastOfEach(header: string): string {
 		if (mapping?.keys == null || !mapping.key) return;
 		mapping.key = false;
 		const earlier = mapping.keys.get(name);
-		if (earlier !== undefined) renamed.push(earlier);
+		if (earlier !== undefined) twice.push([...earlier, name]);
 		mapping.keys.set(name, [start, end]);
 	};
 	for (let i = 0; i < header.length; i++) {
@@ -741,14 +744,34 @@ function flowLastOfEach(header: string): string {
 		}
 		last = header[i];
 	}
-	if (renamed.length === 0) return header;
+	if (twice.length === 0) return header;
 	let text = "";
 	let at = 0;
-	for (const [start, end] of renamed.sort((a, b) => a[0] - b[0])) {
+	for (const [start, end, name] of twice.sort((a, b) => a[0] - b[0])) {
 		text += `${header.slice(at, start)}${start}_twice`;
+		renamed.set(`${start}_twice`, name);
 		at = end;
 	}
 	return text + header.slice(at);
+}
+
+/** `value` as PyYAML keeps it: of a key given twice below the top level, the last only, the earlier ones, renamed for
+ * Obsidian's reading (`renamed`: `nestedLastOfEach`, `flowLastOfEach`), dropped; an alias the same copy again. For
+ * the values the messages show, and the fields read for who may see the note. */
+function lastKept(value: unknown, renamed: ReadonlyMap<string, string>, copies = new Map<object, unknown>()): unknown {
+	if (renamed.size === 0 || value === null || typeof value !== "object" || value instanceof Date) return value;
+	const known = copies.get(value);
+	if (known !== undefined) return known;
+	if (Array.isArray(value)) {
+		const list: unknown[] = [];
+		copies.set(value, list);
+		for (const item of value) list.push(lastKept(item, renamed, copies));
+		return list;
+	}
+	const mapping: Record<string, unknown> = {};
+	copies.set(value, mapping);
+	for (const [key, item] of Object.entries(value)) if (!renamed.has(key)) mapping[key] = lastKept(item, renamed, copies);
+	return mapping;
 }
 
 // A node's anchor, which names it and leaves it what it is (`x: &a 2024-02-30` a date), where a tag would make it what
@@ -766,8 +789,9 @@ const SCALAR_START = String.raw`(?:(?:^[ \t]*(?:[-?][ \t]+)*[-?]|:)[ \t]+|[[{,]\
  * is left out), as `[its keys, the value, whether the key is the date]`, or null. Obsidian gives such
  * a value or key as text, quoted or not: its field's lines in `header`, the YAML as written, tell; a
  * field the daemon reads as the text written (`TEXT_FIELDS`, and lists in them) is text either way,
- * but not the keys of a mapping in it, which PyYAML reads as any key. */
-function impossibleDate(frontmatter: Record<string, unknown>, header: string): [string, string, boolean] | null {
+ * but not the keys of a mapping in it, which PyYAML reads as any key. A key given twice below the top level, renamed
+ * for Obsidian's reading (`renamed`), is read and named as written, a value shown as PyYAML keeps it (`lastKept`). */
+function impossibleDate(frontmatter: Record<string, unknown>, header: string, renamed: ReadonlyMap<string, string> = new Map()): [string, string, boolean] | null {
 	const lines = fieldLines(header);
 	const escaped = (text: string): string => text.replace(/[.+]/g, "\\$&");
 	// the value as a plain scalar where a node starts, up to its end
@@ -783,10 +807,10 @@ function impossibleDate(frontmatter: Record<string, unknown>, header: string): [
 		if (value === null || typeof value !== "object" || read[Number(asText)].has(value)) return null;
 		read[Number(asText)].add(value);
 		if (Array.isArray(value)) return value.reduce<[string, string, boolean] | null>((found, item) => found ?? find(item, keys, written, asText), null);
-		return Object.entries(value).reduce<[string, string, boolean] | null>(
-			(found, [key, item]) => found ?? (unmade(key) && plainKey(key, written) ? [`${keys}.${key}`, shownValue(item), true] : find(item, `${keys}.${key}`, written, false)),
-			null,
-		);
+		return Object.entries(value).reduce<[string, string, boolean] | null>((found, [renaming, item]) => {
+			const key = renamed.get(renaming) ?? renaming;
+			return found ?? (unmade(key) && plainKey(key, written) ? [`${keys}.${key}`, shownValue(lastKept(item, renamed)), true] : find(item, `${keys}.${key}`, written, false));
+		}, null);
 	};
 	return Object.entries(frontmatter).reduce<[string, string, boolean] | null>((found, [key, value]) => {
 		if (found) return found;
@@ -1256,12 +1280,13 @@ function pyLines(yaml: string): string {
 const SET_TAG = /(?<=^|[\s[{,])(?:!!set|!<tag:yaml\.org,2002:set>)(?=[ \t]*(?:\{|#|$))/gm;
 
 /** `parseYaml`'s reading of `text`, where it refuses a set whose keys have values (« Set items must all have null
- * values »), which the daemon's load serves: the set read as the mapping it is written as, its keys the set's. */
-function setsRead(text: string): unknown {
+ * values »), which the daemon's load serves: the set read as the mapping it is written as, its keys the set's; a flow
+ * mapping's key given twice renamed (`flowLastOfEach`, into `renamed`). */
+function setsRead(text: string, renamed?: Map<string, string>): unknown {
 	try {
 		return parseYaml(text);
 	} catch (error) {
-		const mapped = flowLastOfEach(text).replace(SET_TAG, "!!map");
+		const mapped = flowLastOfEach(text, renamed).replace(SET_TAG, "!!map");
 		if (mapped === text) throw error;
 		return parseYaml(mapped);
 	}
@@ -1570,6 +1595,7 @@ export function privateReason(
 	// what keeps the daemon from loading the note, before it reads who may see it: its bounds, then its dates
 	const written = text === undefined ? undefined : TOP_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"))?.[1];
 	const header = written === undefined ? "" : pyLines(written);
+	const renamed = new Map<string, string>(); // the keys given twice below the top level, renamed for Obsidian's reading
 	if (written !== undefined && (frontmatter === undefined || frontmatter === null || header !== written)) {
 		// properties Obsidian gives none of (their YAML does not parse, or holds no fields: the daemon leaves the note out),
 		// or other lines than the daemon's, which it reads as YAML again, as PyYAML's lines
@@ -1577,7 +1603,7 @@ export function privateReason(
 		const [kept, twice] = lastOfEach(header);
 		try {
 			// a key given twice, which Obsidian's reading refuses, PyYAML reads the last of, at the top level or below it
-			read = setsRead(nestedLastOfEach(kept));
+			read = setsRead(nestedLastOfEach(kept, renamed), renamed);
 		} catch {
 			// broken YAML; or, on PyYAML's lines, a flow list or a quoted text that goes on below at the key's indent
 			// (`x: [a,\u2028b]`), which PyYAML reads and the stand-in refuses: said left out then, never public
@@ -1590,8 +1616,10 @@ export function privateReason(
 	}
 	if (text !== undefined && frontmatter && yamlNestedPast(frontmatter, MAX_DEPTH)) return NOTE_TEST.propertiesTooDeep;
 	if (text !== undefined && frontmatter && yamlExpandsPast(frontmatter, header)) return NOTE_TEST.propertiesExpand;
-	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, header) : null;
+	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, header, renamed) : null;
 	if (unmade) return unmade[2] ? NOTE_TEST.dateKeyImpossible(unmade[0], unmade[1]) : NOTE_TEST.dateImpossible(unmade[0], unmade[1]);
+	// past what PyYAML makes before it drops them, the earlier values of a key given twice count no more
+	frontmatter = lastKept(frontmatter, renamed) as Record<string, unknown> | undefined;
 	const long = text !== undefined && frontmatter && header.length > 300 ? longNumber(header) : null;
 	if (long) return NOTE_TEST.numberTooLong(long[0], long[1]);
 	const keyed = text !== undefined && frontmatter && /[[{]/.test(header) ? collectionKey(header) : null;

@@ -439,6 +439,35 @@ describe("frontmatter reading", () => {
 		}
 	});
 
+	it("names a key given twice below the top level as its author wrote it, not as renamed for Obsidian's reading, in each message that shows it", () => {
+		// Obsidian's reading refuses a key given twice (« duplicated mapping key »): the plugin reads the earlier ones under
+		// another name (`x.2_twice`), as PyYAML makes them before it keeps the last; no message shows that name
+		const verdict = (header: string): string | null => privateReason(undefined, true, `---\nvisibility: public\n${header}\n---\nCorps.\n`);
+		// a date no calendar has in the earlier value: the daemon leaves the note out
+		expect(verdict("x:\n  a: 2024-02-30\n  a: 1")).toBe(NOTE_TEST.dateImpossible("x.a", "2024-02-30"));
+		expect(verdict("x:\n  - a: 2024-02-30\n    a: 1")).toBe(NOTE_TEST.dateImpossible("x.a", "2024-02-30"));
+		expect(verdict("x:\n  a: 2024-02-30\n  a: 2024-02-31\n  a: 1")).toBe(NOTE_TEST.dateImpossible("x.a", "2024-02-30"));
+		expect(verdict("x:\n  a:\n    b: 2024-02-30\n  a: 1")).toBe(NOTE_TEST.dateImpossible("x.a.b", "2024-02-30"));
+		expect(verdict("x: {a: 2024-02-30, a: 1}")).toBe(NOTE_TEST.dateImpossible("x.a", "2024-02-30"));
+		expect(verdict("x: [{a: 2024-02-30, a: 1}]")).toBe(NOTE_TEST.dateImpossible("x.a", "2024-02-30"));
+		// a key that is such a date, then the same key quoted: PyYAML makes the first, cannot, and the daemon leaves the note out
+		expect(verdict("x:\n  2024-02-30: 1\n  '2024-02-30': 2")).toBe(NOTE_TEST.dateKeyImpossible("x.2024-02-30", "1"));
+		expect(verdict("x: {2024-02-30: 1, '2024-02-30': 2}")).toBe(NOTE_TEST.dateKeyImpossible("x.2024-02-30", "1"));
+		// a value shown holds what PyYAML keeps of a key given twice: the last
+		expect(verdict("x:\n  2024-02-30:\n    a: 1\n    a: 2")).toBe(NOTE_TEST.dateKeyImpossible("x.2024-02-30", "{a: 2}"));
+		expect(verdict("publish:\n  a: 1\n  a: 2")).toBe(NOTE_TEST.publishNo("publish", "{a: 2}"));
+		expect(verdict("draft:\n  a: 1\n  a: 2")).toBe(NOTE_TEST.draftUnclear("draft", "{a: 2}"));
+		expect(privateReason(undefined, true, "---\nvisibility: {a: 1, a: 2}\n---\nCorps.\n")).toBe(NOTE_TEST.notPublic('{"a":2}'));
+		// a long number, a tag, a key that is a collection: their messages show the lines as written
+		const long = "1".repeat(4_301);
+		expect(verdict(`x:\n  a: ${long}\n  a: 1`)).toBe(NOTE_TEST.numberTooLong("x", `${"1".repeat(40)}…`));
+		expect(verdict("x:\n  a: !!int abc\n  a: 1")).toBe(NOTE_TEST.tagRefused("a: !!int abc"));
+		expect(verdict("x:\n  a: {[b]: 1}\n  a: 1")).toBe(NOTE_TEST.collectionKey("a: {[b]: 1}"));
+		// quoted, the earlier date is text: served, as the daemon serves it
+		expect(verdict("x:\n  a: '2024-02-30'\n  a: 1")).toBeNull();
+		expect(verdict("x:\n  '2024-02-30': 1\n  '2024-02-30': 2")).toBeNull();
+	});
+
 	it("reads a properties line of one character and 300,000 blanks with no key's colon in linear time, where it froze Obsidian minutes, and each line's key as before", () => {
 		// fieldLines' and lastOfEach's key pattern tried each length of the key against all the blanks after it: 40,000 blanks 2.9 s, 300,000 176 s
 		const blanks = " ".repeat(300_000);
