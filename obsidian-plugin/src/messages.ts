@@ -240,6 +240,8 @@ export const NOTE_TEST = {
 		"Les propriétés de la note (entre les --- du début) ne sont pas du YAML valide, ou pas une suite de champs (clé : valeur) : le démon ignore la note, qu'aucun visiteur ne voit donc, et `grasbot check` la nomme avec la ligne fautive. Corrigez-les (le mode Source les montre telles qu'écrites).",
 	keyTwice: (key: string) =>
 		`Les propriétés de la note donnent \`${key}\` plus d'une fois : Obsidian n'en lit aucune, et dans le doute le démon garde la note privée. N'en gardez qu'un.`,
+	fieldTwice: (key: string) =>
+		`Ses champs donnent \`${key}\` plus d'une fois : YAML n'en garde que le dernier, et dans le doute le démon garde la note privée. N'en gardez qu'un.`,
 	propertiesTooDeep:
 		"Les propriétés de la note imbriquent des listes ou des champs sur plus de 32 niveaux : le démon ignore la note, qu'aucun visiteur ne voit donc. Réduisez leurs niveaux.",
 	propertiesExpand:

@@ -311,7 +311,8 @@ function lateReason(text: string, defaultPublic: boolean | undefined, now: numbe
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return null;
 	const fields = meta as Record<string, unknown>;
 	if (!Object.keys(fields).some((key) => KNOWN_KEYS.includes(key.trim().toLowerCase()) || saysWhoReads(key))) return null;
-	const reason = privateReason(fields, (defaultPublic ?? false) || second, undefined, now, zone);
+	const twice = readerTwice(late[1]);
+	const reason = twice !== undefined ? NOTE_TEST.fieldTwice(twice) : privateReason(fields, (defaultPublic ?? false) || second, undefined, now, zone);
 	return reason === null ? null : second ? NOTE_TEST.secondKeeps(reason) : NOTE_TEST.lateKeeps(reason);
 }
 
@@ -595,6 +596,8 @@ function commentedYamlReason(text: string, now: number, zone: string): string | 
 	const meta = open ? undefined : yamlOrUndefined(fields); // a block never closed is no YAML either
 	if (meta === undefined) return readers.length === 0 ? null : NOTE_TEST.commentBroken(format, readers.join(", "));
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return null;
+	const twice = readerTwice(fields);
+	if (twice !== undefined) return NOTE_TEST.commentBroken(format, `\`${twice}\` donné plus d'une fois`); // as JSON's
 	const reason = privateReason(meta as Record<string, unknown>, true, undefined, now, zone);
 	return reason === null ? null : NOTE_TEST.commentKeeps(format, reason);
 }
@@ -1294,16 +1297,26 @@ function setsRead(text: string, renamed?: Map<string, string>): unknown {
 
 /** `parseYaml`'s reading of a block Obsidian shows as text, which throws where the daemon's
  * load_frontmatter raises too (visibility.py `_yaml_or_broken`): lists or mappings nested past
- * its bound, an unquoted date no calendar has; the daemon reads such a block as broken YAML. */
+ * its bound, an unquoted date no calendar has; the daemon reads such a block as broken YAML. A key
+ * given twice, which Obsidian's reading refuses, is read as PyYAML reads it, the last kept (as
+ * the properties', `privateReason`): whether one that says who reads the note is, `readerTwice` tells. */
 function loadedYaml(written: string): unknown {
 	const block = pyLines(written);
-	const meta: unknown = setsRead(block);
+	const renamed = new Map<string, string>();
+	const meta: unknown = setsRead(nestedLastOfEach(lastOfEach(block)[0], renamed), renamed);
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return meta;
 	const fields = meta as Record<string, unknown>;
-	if (yamlNestedPast(fields, MAX_DEPTH) || yamlExpandsPast(fields, block) || impossibleDate(fields, block) || collectionKey(block) !== null || longNumber(block) !== null) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+	if (yamlNestedPast(fields, MAX_DEPTH) || yamlExpandsPast(fields, block) || impossibleDate(fields, block, renamed) || collectionKey(block) !== null || longNumber(block) !== null) throw new RangeError(NOTE_TEST.yamlNotLoaded);
 	const tagged = block.includes("!") ? taggedValues(block) : null;
 	if (tagged?.refused) throw new RangeError(NOTE_TEST.yamlNotLoaded);
-	return tagged ? withTagged(fields, tagged.values) : meta;
+	const kept = lastKept(fields, renamed) as Record<string, unknown>;
+	return tagged ? withTagged(kept, tagged.values) : kept;
+}
+
+/** The first key that says who reads the note given twice at the top level of YAML `written`, which keeps the note
+ * private whichever value YAML keeps (visibility.py `_written_twice`), or undefined. */
+function readerTwice(written: string): string | undefined {
+	return lastOfEach(pyLines(written))[1].find((key) => saysWhoReads(key));
 }
 
 // What the author hid, as the daemon reads it (retrieval/markdown.py `_HIDDEN`): code first, where
@@ -1571,7 +1584,7 @@ function lowerReason(shown: string, now: number, zone: string): string | null {
 			// not YAML, but it says who may read the note: private
 		}
 		const isFields = meta !== null && typeof meta === "object" && !Array.isArray(meta);
-		if (!isFields || privateReason(meta as Record<string, unknown>, true, undefined, now, zone) !== null) {
+		if (!isFields || readerTwice(fields) !== undefined || privateReason(meta as Record<string, unknown>, true, undefined, now, zone) !== null) {
 			const written = fields.slice((reader.index ?? 0) + reader[0].length).split(YAML_BREAK)[0].trim();
 			// on the lines below its key: in YAML's flow form, as the daemon's `_as_written`
 			const below = written === "" && isFields ? (meta as Record<string, unknown>)[reader[1]] : undefined;
@@ -1609,7 +1622,7 @@ export function privateReason(
 			// (`x: [a,\u2028b]`), which PyYAML reads and the stand-in refuses: said left out then, never public
 			return NOTE_TEST.propertiesInvalid;
 		}
-		const reader = twice.find((key) => saysWhoReads(key));
+		const reader = twice.find((key) => saysWhoReads(key)); // as readerTwice
 		if (reader !== undefined) return NOTE_TEST.keyTwice(reader);
 		if (read !== null && read !== undefined && (typeof read !== "object" || Array.isArray(read) || read instanceof Date)) return NOTE_TEST.propertiesInvalid;
 		frontmatter = read === null || read === undefined ? undefined : (read as Record<string, unknown>);

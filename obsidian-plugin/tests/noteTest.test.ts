@@ -330,6 +330,30 @@ describe("frontmatter reading", () => {
 		expect(privateReason(undefined, true, "<!--\nÀ revoir.\n---\ndraft: true\n---\n-->\nCorps.\n")).toBeNull();
 	});
 
+	it("reads a key given twice in a block Obsidian shows as text as the daemon's YAML does: the last kept, and one that says who reads the note twice at its top level private", () => {
+		// Obsidian's reading refuses a key given twice; PyYAML keeps the last, and the daemon keeps the note private only
+		// when such a key says who reads it (visibility.py `_written_twice`), where the plugin read the whole block as broken
+		const lower = (block: string): string | null => privateReason({ visibility: "public" }, false, `---\nvisibility: public\n---\nCorps.\n\n---\n${block}\n---\nFin.\n`);
+		expect(lower("x:\n  publish: false\n  publish: false")).toBeNull();
+		expect(lower("visibility: public\nx:\n  a: 1\n  a: 2")).toBeNull();
+		expect(lower("title: a\ntitle: b\ndraft: false")).toBeNull();
+		expect(lower("draft: true\ndraft: false")).toBe(NOTE_TEST.lowerBlock("draft: true"));
+		expect(lower('publish: false\n"publish": true')).toBe(NOTE_TEST.lowerBlock("publish: false"));
+		expect(lower("draft: false\nx:\n  a: 2024-02-30\n  a: 1")).toBe(NOTE_TEST.lowerBlock("draft: false")); // the earlier date, which PyYAML makes: no YAML
+		const second = (block: string): string | null => privateReason({ visibility: "public" }, false, `---\nvisibility: public\n---\n---\n${block}\n---\nFin.\n`);
+		expect(second("draft: false\ntitle: a\ntitle: b")).toBeNull();
+		expect(second("draft: false\nx:\n  draft: true\n  draft: false")).toBeNull();
+		expect(second("draft: false\ndraft: false")).toBe(NOTE_TEST.secondKeeps(NOTE_TEST.fieldTwice("draft")));
+		const late = (block: string): string | null => privateReason(undefined, true, `\n---\n${block}\n---\nFin.\n`);
+		expect(late("visibility: public\ntitle: a\ntitle: b")).toBeNull();
+		expect(late("visibility: public\nx:\n  a: 1\n  a: 2")).toBeNull();
+		expect(late("visibility: public\ndraft: false\ndraft: false")).toBe(NOTE_TEST.lateKeeps(NOTE_TEST.fieldTwice("draft")));
+		const comment = (block: string): string | null => privateReason(undefined, true, `<!--\n---\n${block}\n---\n-->\nFin.\n`);
+		expect(comment("draft: false\nx:\n  a: 1\n  a: 2")).toBeNull();
+		expect(comment("draft: false\ntitle: a\ntitle: b")).toBeNull();
+		expect(comment("draft: true\ndraft: false")).toBe(NOTE_TEST.commentBroken("YAML (entre deux ---)", "`draft` donné plus d'une fois")); // as JSON's
+	});
+
 	it("keeps private a note whose publisher writes no page of it, as the daemon does", () => {
 		expect(privateReason({ build: { list: "never", render: "never" } }, true)).toBe(NOTE_TEST.notWritten("build.render: never", "Hugo"));
 		expect(privateReason({ visibility: "public", permalink: false }, false)).toBe(NOTE_TEST.notWritten("permalink: false", "Eleventy"));
