@@ -214,6 +214,8 @@ export const NOTE_TEST = {
 		`Les propriétés de la note donnent à \`${key}\` le nombre « ${shown} » sans guillemets, trop long pour que le démon le lise (plus de 4 300 chiffres, ou des milliers de parties en base 60 : 1:59:59…) : le démon ignore la note, qu'aucun visiteur ne voit donc. Mettez-le entre guillemets pour le garder comme texte.`,
 	dateKeyImpossible: (keys: string, shown: string) =>
 		`Les propriétés de la note disent \`${keys}: ${shown}\`, une clé sans guillemets : YAML y lit une date ou une heure qui n'existe pas, et le démon ignore la note, qu'aucun visiteur ne voit donc. Corrigez-la, ou mettez-la entre guillemets pour la garder comme texte.`,
+	keyTooLong: (start: string) =>
+		`Les propriétés de la note ont une clé de plus de 1 024 caractères jusqu'à son « : » (« ${start} ») : YAML ne la lit pas, et le démon ignore la note, qu'aucun visiteur ne voit donc. Raccourcissez-la, ou écrivez-la après « ? » sur sa propre ligne, sa valeur après « : » sur la suivante.`,
 	collectionKey: (line: string) =>
 		`Les propriétés de la note disent \`${line}\`, une clé qui est une liste ou des champs ([ ] ou { }) : le démon ignore la note, qu'aucun visiteur ne voit donc. Mettez la clé entre guillemets.`,
 	tagRefused: (line: string) =>
@@ -235,7 +237,7 @@ export const NOTE_TEST = {
 		`La note commence par un front matter TOML (entre deux +++) invalide, qui dit qui peut lire la note (${said}) : dans le doute, le démon la garde privée. Corrigez-le, ou mettez ses champs en YAML dans les propriétés de la note.`,
 	frontmatterTooDeep: (format: string) =>
 		`Le front matter ${format} en tête de la note imbrique des listes ou des champs sur plus de 32 niveaux : le démon ignore la note, qu'aucun visiteur ne voit donc. Réduisez ses niveaux, ou mettez ses champs en YAML dans les propriétés de la note.`,
-	yamlNotLoaded: "YAML que le démon ne charge pas : des listes ou des champs sur plus de 32 niveaux, des alias qui se déploient trop, une étiquette (!…) dont il ne fait pas de valeur, une clé qui est une liste ou des champs, une date qui n'existe pas, ou un nombre trop long",
+	yamlNotLoaded: "YAML que le démon ne charge pas : des listes ou des champs sur plus de 32 niveaux, des alias qui se déploient trop, une étiquette (!…) dont il ne fait pas de valeur, une clé qui est une liste ou des champs ou de plus de 1 024 caractères, une date qui n'existe pas, ou un nombre trop long",
 	propertiesInvalid:
 		"Les propriétés de la note (entre les --- du début) ne sont pas du YAML valide, ou pas une suite de champs (clé : valeur) : le démon ignore la note, qu'aucun visiteur ne voit donc, et `grasbot check` la nomme avec la ligne fautive. Corrigez-les (le mode Source les montre telles qu'écrites).",
 	keyTwice: (key: string) =>

@@ -1052,6 +1052,106 @@ function collectionKey(header: string): string | null {
 	return null;
 }
 
+/** PyYAML's bound on an implicit key, from its start to its `:` (yaml/scanner.py `stale_possible_simple_keys`). */
+const MAX_KEY = 1024;
+// a plain scalar in a block, up to a key's colon, a comment or its line's end; in a flow, up to a `,`, `[`, `]`, `{`, `}`
+// too, or a `:` before one (flowLastOfEach's): its blanks tried once against what follows them
+const BLOCK_PLAIN = /(?:[^\s:#]|:(?!\s)|(?<!\s)#|[ \t]+(?=[^\s:#]|:(?!\s)))*/y;
+const FLOW_PLAIN = /(?:[^\s,[\]{}:#]|:(?![\s,[\]{}])|(?<!\s)#|[ \t\n]+(?=[^\s,[\]{}:#]|:(?![\s,[\]{}])))*/y;
+
+/** The first implicit key of a YAML header further from its `:` than PyYAML reads (`MAX_KEY` Python characters, a code
+ * point each, from its first token, an anchor or a tag too, on the colon's line), as its first 40 characters, or null.
+ * PyYAML forgets such a key and refuses the `:` after it (« could not find expected ':' »): the daemon leaves the note
+ * out, where Obsidian's reading takes one in a flow mapping. Read once, left to right, as PyYAML's scanner saves a key:
+ * at a block line's node (past its indent, dashes and `? `) or after a block value's colon, at a flow collection's
+ * first token or after its `,`, not after a flow `? ` (an explicit key is unbounded); quotes, comments and block
+ * scalars hold none. */
+function longKey(header: string): string | null {
+	if (header.split("\n").every((line) => line.length <= MAX_KEY)) return null;
+	let pairs: Uint32Array | null = null; // the surrogate pairs before each offset: a code point is one character to Python
+	if (/[\ud800-\udbff]/.test(header)) {
+		pairs = new Uint32Array(header.length + 1);
+		for (let i = 0; i < header.length; i++) pairs[i + 1] = pairs[i] + (/[\ud800-\udbff]/.test(header[i]) ? 1 : 0);
+	}
+	const keys: [number, number][] = [[-1, 0]]; // each level's key, the block's first: its start (-1: none), its line's start
+	let expecting = false; // the next token starts a key at the innermost level
+	let [lineStart, lineIndent, literal] = [0, 0, -1];
+	const blockLine = (at: number): number => {
+		// a block line: past its indent, dashes and `? `, its first node; a block scalar's line holds none
+		lineStart = at;
+		const end = header.indexOf("\n", at) === -1 ? header.length : header.indexOf("\n", at);
+		const line = header.slice(at, end);
+		lineIndent = /^[ \t]*/.exec(line)?.[0].length ?? 0;
+		if (literal >= 0 && (lineIndent === line.length || lineIndent > literal)) return end;
+		literal = -1;
+		expecting = true;
+		return at + (BLOCK_START.exec(line)?.[0].length ?? 0);
+	};
+	const skipped = (from: number, to: number): number => {
+		// past what may hold line breaks (a quoted text, a plain one in a flow): the line the next token is on, looked for
+		// in what was passed only (from the line's start, each token read the line again: quadratic)
+		const lastBreak = header.slice(from, to).lastIndexOf("\n");
+		if (lastBreak >= 0) lineStart = from + lastBreak + 1;
+		return to;
+	};
+	let i = blockLine(0);
+	while (i < header.length) {
+		const char = header[i];
+		const depth = keys.length - 1;
+		if (char === "\n") i = depth === 0 ? blockLine(i + 1) : skipped(i, i + 1);
+		else if (char === " " || char === "\t" || char === "\r") i++;
+		else if (char === "#" && /\s/.test(header[i - 1] ?? "\n")) i = header.indexOf("\n", i) === -1 ? header.length : header.indexOf("\n", i);
+		else if (depth > 0 && char === ",") {
+			keys[depth] = [-1, 0];
+			expecting = true;
+			i++;
+		} else if (depth > 0 && (char === "]" || char === "}")) {
+			keys.pop();
+			expecting = false;
+			i++;
+		} else if (char === "?" && /\s/.test(header[i + 1] ?? "\n")) {
+			keys[depth] = [-1, 0];
+			expecting = depth === 0; // a simple key after a `? ` in a block only
+			i++;
+		} else if (char === ":" && (depth > 0 || /\s/.test(header[i + 1] ?? "\n"))) {
+			const [start, line] = keys[depth];
+			if (start >= 0 && line === lineStart && i - start - (pairs === null ? 0 : pairs[i] - pairs[start]) > MAX_KEY) {
+				return `${[...header.slice(start, start + 80)].slice(0, 40).join("")}…`;
+			}
+			keys[depth] = [-1, 0];
+			expecting = depth === 0; // a simple key after a value's colon in a block only
+			i++;
+		} else if (depth === 0 && expecting && (char === "|" || char === ">")) {
+			literal = lineIndent; // a block scalar: its lines hold no key
+			i = header.indexOf("\n", i) === -1 ? header.length : header.indexOf("\n", i);
+		} else {
+			if (expecting) keys[depth] = [i, lineStart];
+			expecting = false;
+			if (char === "[" || char === "{") {
+				keys.push([-1, 0]);
+				expecting = true;
+				i++;
+			} else if (char === '"' || char === "'") {
+				const quoted = char === '"' ? /"(?:[^"\\]|\\[\s\S])*"/y : /'(?:[^']|'')*'/y;
+				quoted.lastIndex = i;
+				if (!quoted.test(header)) return null; // never closed: YAML that does not parse
+				i = skipped(i, quoted.lastIndex);
+			} else if (char === "&" || char === "!" || char === "*") {
+				const name = /[^\s,[\]{}]*/y; // an anchor, a tag or an alias: the node after it is not saved again
+				name.lastIndex = i + 1;
+				name.test(header);
+				i = name.lastIndex;
+			} else {
+				const plain = depth > 0 ? FLOW_PLAIN : BLOCK_PLAIN;
+				plain.lastIndex = i;
+				plain.test(header);
+				i = skipped(i, Math.max(plain.lastIndex, i + 1));
+			}
+		}
+	}
+	return null;
+}
+
 // What PyYAML's SafeConstructor makes of a scalar an explicit tag (`!!bool`, `!!timestamp`) names, as the daemon's
 // load does: a value it cannot make raises, and the daemon leaves the note out (retrieval/vault.py `parse_note`)
 const PY_BOOL: Record<string, boolean> = { yes: true, no: false, true: true, false: false, on: true, off: false };
@@ -1306,7 +1406,7 @@ function loadedYaml(written: string): unknown {
 	const meta: unknown = setsRead(nestedLastOfEach(lastOfEach(block)[0], renamed), renamed);
 	if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return meta;
 	const fields = meta as Record<string, unknown>;
-	if (yamlNestedPast(fields, MAX_DEPTH) || yamlExpandsPast(fields, block) || impossibleDate(fields, block, renamed) || collectionKey(block) !== null || longNumber(block) !== null) throw new RangeError(NOTE_TEST.yamlNotLoaded);
+	if (yamlNestedPast(fields, MAX_DEPTH) || yamlExpandsPast(fields, block) || impossibleDate(fields, block, renamed) || collectionKey(block) !== null || longNumber(block) !== null || longKey(block) !== null) throw new RangeError(NOTE_TEST.yamlNotLoaded);
 	const tagged = block.includes("!") ? taggedValues(block) : null;
 	if (tagged?.refused) throw new RangeError(NOTE_TEST.yamlNotLoaded);
 	const kept = lastKept(fields, renamed) as Record<string, unknown>;
@@ -1609,6 +1709,9 @@ export function privateReason(
 	const written = text === undefined ? undefined : TOP_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"))?.[1];
 	const header = written === undefined ? "" : pyLines(written);
 	const renamed = new Map<string, string>(); // the keys given twice below the top level, renamed for Obsidian's reading
+	// a key too long for PyYAML, which Obsidian's reading may take or refuse: said before either
+	const tooLong = written === undefined ? null : longKey(header);
+	if (tooLong !== null) return NOTE_TEST.keyTooLong(tooLong);
 	if (written !== undefined && (frontmatter === undefined || frontmatter === null || header !== written)) {
 		// properties Obsidian gives none of (their YAML does not parse, or holds no fields: the daemon leaves the note out),
 		// or other lines than the daemon's, which it reads as YAML again, as PyYAML's lines

@@ -492,6 +492,47 @@ describe("frontmatter reading", () => {
 		expect(verdict("x:\n  '2024-02-30': 1\n  '2024-02-30': 2")).toBeNull();
 	});
 
+	it("says left out, as the daemon leaves it, a note whose properties have a key of more than 1,024 characters up to its colon, which PyYAML refuses, where it said public", () => {
+		// yaml/scanner.py `stale_possible_simple_keys`: an implicit key further than 1,024 characters from its `:` is
+		// forgotten, and the `:` refused (« could not find expected ':' »); the daemon leaves the note out. Obsidian's
+		// reading takes one in a flow mapping; the properties as it gives them, or none where it refuses them
+		const verdict = (header: string, fields?: Record<string, unknown>): string | null => privateReason(fields, true, `---\nvisibility: public\n${header}\n---\nCorps.\n`);
+		const a = (n: number): string => "a".repeat(n);
+		const shown = `${a(40)}…`;
+		expect(verdict(`x: {${a(1_025)}: 1}`, { visibility: "public", x: { [a(1_025)]: 1 } })).toBe(NOTE_TEST.keyTooLong(shown));
+		expect(verdict(`x: {${a(1_100)}: 1}`)).toBe(NOTE_TEST.keyTooLong(shown));
+		expect(verdict(`x: {"${a(1_100)}": 1}`)).toBe(NOTE_TEST.keyTooLong(`"${a(39)}…`));
+		expect(verdict(`x: {a${" ".repeat(1_100)}: 1}`)).toBe(NOTE_TEST.keyTooLong(`a${" ".repeat(39)}…`));
+		expect(verdict(`x: {[${a(1_100)}]: 1}`)).toBe(NOTE_TEST.keyTooLong(`[${a(39)}…`));
+		expect(verdict(`title: {${a(1_100)}: 1}`)).toBe(NOTE_TEST.keyTooLong(shown));
+		expect(verdict(`x: [${a(1_100)} : 1]`)).toBe(NOTE_TEST.keyTooLong(shown));
+		expect(verdict(`x: {&b ${a(1_022)}: 1}`)).toBe(NOTE_TEST.keyTooLong(`&b ${a(37)}…`)); // from its anchor
+		expect(verdict(`x: {${"😀".repeat(1_025)}: 1}`)).toBe(NOTE_TEST.keyTooLong(`${"😀".repeat(40)}…`)); // Python's characters: a code point each
+		expect(verdict(`[${a(1_100)}]: 1`)).toBe(NOTE_TEST.keyTooLong(`[${a(39)}…`));
+		expect(verdict(`${a(1_025)}: 1`, { visibility: "public", [a(1_025)]: 1 })).toBe(NOTE_TEST.keyTooLong(shown));
+		expect(verdict(`x:\n  ${a(1_100)}: 1`)).toBe(NOTE_TEST.keyTooLong(shown));
+		// up to 1,024 characters, an explicit key (`? `), a value, text: served, as the daemon serves them
+		for (const [header, fields] of [
+			[`x: {${a(1_024)}: 1}`, { x: { [a(1_024)]: 1 } }],
+			[`${a(1_024)}: 1`, { [a(1_024)]: 1 }],
+			[`x: {${"😀".repeat(600)}: 1}`, { x: { ["😀".repeat(600)]: 1 } }],
+			[`x: {&b ${a(1_020)}: 1}`, { x: { [a(1_020)]: 1 } }],
+			[`? ${a(1_100)}\n: 1`, { [a(1_100)]: 1 }],
+			[`x: {? ${a(1_100)}: 1}`, { x: { [a(1_100)]: 1 } }],
+			[`x: [? ${a(1_100)}: 1]`, { x: [{ [a(1_100)]: 1 }] }],
+			[`x: [${a(1_100)}]`, { x: [a(1_100)] }],
+			[`x: {b: ${a(1_100)}, c: 1}`, { x: { b: a(1_100), c: 1 } }],
+			[`x: |\n  ${a(1_100)}: 1`, { x: `${a(1_100)}: 1` }],
+			[`x: '${a(1_100)}: 1'`, { x: `${a(1_100)}: 1` }],
+			[`x: ${"a ".repeat(600)}# b: 1`, { x: "a ".repeat(600).trim() }],
+		] as const) {
+			expect(verdict(header, { visibility: "public", ...fields }), header.slice(0, 60)).toBeNull();
+		}
+		// a block Obsidian shows as text: no YAML, and it names `draft`
+		const lower = `---\nvisibility: public\n---\nCorps.\n\n---\ndraft: false\nx: {${a(1_100)}: 1}\n---\nFin.\n`;
+		expect(privateReason({ visibility: "public" }, true, lower)).toBe(NOTE_TEST.lowerBlock("draft: false"));
+	});
+
 	it("reads a properties line of one character and 300,000 blanks with no key's colon in linear time, where it froze Obsidian minutes, and each line's key as before", () => {
 		// fieldLines' and lastOfEach's key pattern tried each length of the key against all the blanks after it: 40,000 blanks 2.9 s, 300,000 176 s
 		const blanks = " ".repeat(300_000);
