@@ -1114,6 +1114,18 @@ def test_a_hugo_ref_left_open_is_read_in_linear_time(line):
     )  # a link to a note the reader may not see, without a label: nothing
 
 
+@pytest.mark.parametrize("blanks", [" " * 100_000, "\t" * 100_000, " \t" * 50_000])
+def test_a_markdown_link_opened_before_a_long_run_of_blanks_is_read_in_linear_time(blanks):
+    """`[a](` then blanks: the destination that ends in `.md` could start with a blank the
+    `\\s*` before it gave back, so each length of that `\\s*` read the rest of the line again,
+    0.5 s for 4,000 blanks, minutes for 100,000, every load and every passage. The link after it
+    is still read."""
+    text = f"[a]({blanks}\nVoir [le plan](prive/plan.md).\n"
+    found = alarmed(30, _links.md_links_in, text, "pub/n.md", "link")
+    assert [link.target for link in found] == ["pub/prive/plan.md"]
+    assert alarmed(30, _links.rewrite_links, text, lambda t: False, "pub/n.md").endswith("\nVoir le plan.\n")
+
+
 def test_an_html_tag_that_names_no_note_stays_as_written():
     """An HTML course's examples are its text: only a tag that names a note is a link."""
     text = 'Une image : `<img src="photo.jpg" alt="Une photo">`, une vidéo <video src="film.mp4"></video>, <script src="https://x.org/a.js"></script>.'

@@ -71,9 +71,11 @@ def links_in(text: str, kind: str) -> list[Link]:
 # of a run of them read on to the run's end (200 KB: half a minute a scan).
 # A destination may hold an escaped parenthesis or angle bracket (`plan\).md`, `<plan \>.md>`),
 # not one in parentheses of its own: `[a](x\)` repeated was read on to the end at each `[`.
+# The blanks before the destination are read whole (possessive): one that ends in `.md` could
+# start with a blank they gave back, and `[a](` then 100,000 blanks was read again from each.
 _MD_LINK = re.compile(
     r"(!?)\[((?:[^\[\]\\]|\\\]?|\[[^\[\]\\]*\])*)\]"
-    r"\(\s*(<(?:[^<>\n\\]|\\[^\n]?)*>|(?:\\[()]|[^()<>\n]|\((?:[^()<>\n\\]|\\(?![()]))*\))(?>\.md#[^()<>\n]*|\\[()]|[^()<>\n]|\((?:[^()<>\n\\]|\\(?![()]))*\))*?\.md(?:#[^()\n]*(?![^\S\n]\s))?(?=\s*\)|\s+[\"'(])|(?:\\[()]|[^\s()<>]|\((?:[^\s()\\]|\\(?![()]))*\))+)"
+    r"\(\s*+(<(?:[^<>\n\\]|\\[^\n]?)*>|(?:\\[()]|[^()<>\n]|\((?:[^()<>\n\\]|\\(?![()]))*\))(?>\.md#[^()<>\n]*|\\[()]|[^()<>\n]|\((?:[^()<>\n\\]|\\(?![()]))*\))*?\.md(?:#[^()\n]*(?![^\S\n]\s))?(?=\s*\)|\s+[\"'(])|(?:\\[()]|[^\s()<>]|\((?:[^\s()\\]|\\(?![()]))*\))+)"
     r"(?:\s+(?:\"(?:[^\"\\]|\\[\s\S]?)*\"|'(?:[^'\\]|\\[\s\S]?)*'|\((?:[^()\\]|\\[\s\S]?)*\)))?\s*\)",
     re.IGNORECASE,
 )
