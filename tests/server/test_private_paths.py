@@ -452,6 +452,10 @@ async def test_a_hugo_headings_own_id_that_names_a_private_note_gives_a_visitor_
         "{{<ref rachat-acme>}}",
         '[le lien]({{< ref "rachat-acme" >}})',
         '`{{< ref "rachat-acme" >}}`',  # Hugo renders a shortcode in code too
+        # over several lines, as Hugo reads a shortcode's parameters
+        '{{< ref "rachat-acme"\n>}}',
+        '{{<\n  ref\n  lang="fr"\n  path="rachat-acme"\n>}}',
+        '[le lien]({{< ref "rachat-acme"\n>}})',
     ],
 )
 async def test_a_hugo_ref_to_a_private_note_by_its_name_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, typed):
@@ -477,6 +481,7 @@ async def test_a_hugo_ref_to_a_public_note_keeps_its_name(start_daemon, standin_
         "[le lien]({% post_url 2024-05-01-rachat-acme %})",
         "`{% post_url 2024-05-01-rachat-acme %}`",  # Jekyll renders a tag in code too
         "{% link _posts/2024-05-01-rachat-acme.md %}",
+        "{% post_url\n  2024-05-01-rachat-acme\n%}",  # over several lines, as Liquid reads a tag
     ],
 )
 async def test_a_jekyll_post_url_to_a_private_note_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, typed):

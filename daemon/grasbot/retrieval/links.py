@@ -136,13 +136,16 @@ _LEFT_OBSIDIAN = re.compile(r"(?<![\w/])" + _OBSIDIAN_URI, re.IGNORECASE)
 # `{{</* ref … */>}}`, Hugo's way of showing one as text. Eleventy's `url` filter (`{{ '/plan/' |
 # url }}`) names a page by its address, a note at the vault's root by its name alone. The first `path=` alone, and a bare
 # target whole (possessive): one never closed was read again to the line's end from each
-# `path=` and each length of its word, hours for a note's long line.
+# `path=` and each length of its word, hours for a note's long line. Over several lines too, as
+# Hugo reads a shortcode's parameters and Liquid a tag (`{{< ref "plan"` then `>}}`): read up to
+# its line's end, such a link left the private note's name in the text; read up to the next
+# brace, each start reads its own stretch of the note once.
 _SITE_REF = re.compile(
     r"(?:(?P<bang>!?)\[(?P<label>(?:[^\[\]\\]|\\\]?|\[[^\[\]\\]*\])*)\]\(\s*)?"
-    r"(?:\{\{[<%]\s*(?:rel)?ref\s+(?>[^{}\n]*?(?<![\w-])path\s*=\s*)?"
-    r"(?:\"(?P<quoted>[^\"\n]*)\"|`(?P<raw>[^`\n]*)`|(?P<bare>[^\s\"`<>%{}]++))[^{}\n]*?[>%]\}\}"
-    r"|\{%-?[ \t]*(?:post_url|link)[ \t]+(?P<liquid>[^\s%{}]+)[ \t]*-?%\}"
-    r"|\{\{-?[ \t]*(?:'(?P<url_sq>[^'\n{}]*)'|\"(?P<url_dq>[^\"\n{}]*)\")[ \t]*\|[ \t]*url\b[^{}\n]*+\}\})"
+    r"(?:\{\{[<%]\s*(?:rel)?ref\s+(?>[^{}]*?(?<![\w-])path\s*=\s*)?"
+    r"(?:\"(?P<quoted>[^\"\n]*)\"|`(?P<raw>[^`\n]*)`|(?P<bare>[^\s\"`<>%{}]++))[^{}]*?[>%]\}\}"
+    r"|\{%-?\s*(?:post_url|link)\s+(?P<liquid>[^\s%{}]+)\s*-?%\}"
+    r"|\{\{-?\s*(?:'(?P<url_sq>[^'\n{}]*)'|\"(?P<url_dq>[^\"\n{}]*)\")\s*\|\s*url\b[^{}]*+\}\})"
     r"(?(label)\s*\))"
 )
 # Dataview's calls that name a note as a wikilink does, by path or file name alone
