@@ -555,6 +555,7 @@ async def test_a_dataview_query_naming_a_public_note_or_folder_stays_as_written(
         ('[le plan]({{ "/prive/rachat-acme/" | url }})', "prive/rachat-acme.md"),
         ("{{ '/rachat-acme/' | url }}", "rachat-acme.md"),
         ("{{ 'rachat-acme' | url }}", "rachat-acme.md"),
+        ("{{\n  'rachat-acme'\n  | url\n}}", "rachat-acme.md"),  # over several lines, as Nunjucks and Liquid read it
         ("{% link 'prive/Rachat Acme.md' %}", "prive/Rachat Acme.md"),
         ('{% link "Rachat Acme.md" %}', "prive/Rachat Acme.md"),
         ("{% link prive/Rachat Acme.md %}", "prive/Rachat Acme.md"),
