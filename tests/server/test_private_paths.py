@@ -39,18 +39,18 @@ async def visitor_sees(client, standin_ollama, q: str) -> list[tuple[str, object
     return got
 
 
-async def typed_beside(start_daemon, standin_ollama, tmp_path, typed: str, *private: str, fields: str = ""):
+async def typed_beside(start_daemon, standin_ollama, tmp_path, typed: str, *private: str, fields: str = "", **settings):
     """A public note that types `typed` in a sentence, beside the private notes at the paths
     `private` (each titled by its file name, with the frontmatter `fields`): the daemon
-    started, what a visitor gets for a question on the public note, and the prompt the model
-    received."""
+    started (with `settings`), what a visitor gets for a question on the public note, and the
+    prompt the model received."""
     vault = tmp_path / "vault"
     for path in private:
         write_note(vault, path, f"title: {path.rsplit('/', 1)[-1].removesuffix('.md')}\nvisibility: private\n{fields}", "Le prix du rachat d'Acme.\n")
     body = f"Les abeilles butinent la lavande, voir {typed} pour le reste.\n"
     write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
     standin_ollama.script("Les abeilles [rucher].")
-    client = await start_daemon(vault, standin_ollama.url, rate_per_minute=100_000, rate_burst=100_000)
+    client = await start_daemon(vault, standin_ollama.url, rate_per_minute=100_000, rate_burst=100_000, **settings)
     got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
     return client, got, standin_ollama.requests[0]["messages"][-1]["content"]
 
@@ -596,3 +596,71 @@ async def test_a_public_note_is_not_found_by_the_private_name_its_site_or_datavi
     client, _, _ = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "prive/rachat-acme.md")
     found = await rpc_result(client, "search", {"q": "rachat acme"})
     assert found["results"] == []
+
+
+#: A folder of private notes, one in a folder of its own: its name, « rachat-acme », is theirs.
+PRIVATE_FOLDER = ("rachat-acme/offre.md", "rachat-acme/zorglub/contrat.md")
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        'ici.\n\n```dataview\nLIST FROM "rachat-acme"\n```\n\nEt',
+        'ici.\n\n```dataview\nTABLE prix FROM "rachat-acme/zorglub"\n```\n\nEt',
+        'ici.\n\n```dataview\nLIST FROM "jardin" or "rachat-acme/"\n```\n\nEt',
+        'ici.\n\n```dataview\nLIST WHERE file.folder = "rachat-acme"\n```\n\nEt',
+        "`$= dv.pages('\"rachat-acme\"').length`",
+        "`$= dv.pages().where(p => p.file.folder === 'rachat-acme/zorglub').length`",
+    ],
+)
+async def test_a_dataview_query_naming_a_folder_of_private_notes_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path, typed):
+    """Dataview reads a folder as a source (`FROM "rachat-acme"`, `dv.pages('"rachat-acme"')`) or
+    compares a note's (`file.folder = "rachat-acme"`): a folder whose every note is private
+    kept its name, which a path typed with one of its notes masks, in what visitors read."""
+    _, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, *PRIVATE_FOLDER)
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+
+
+async def test_a_dataview_query_naming_an_excluded_folder_gives_a_visitor_nothing_of_it(start_daemon, standin_ollama, tmp_path):
+    """A folder --exclude leaves out is masked as a folder of private notes is."""
+    for path in PRIVATE_FOLDER:
+        write_note(tmp_path / "vault", path.replace("offre", "note"), "title: Note", "Le prix du rachat d'Acme.\n")
+    typed = 'ici.\n\n```dataview\nLIST FROM "rachat-acme/zorglub" or "rachat-acme"\n```\n\nEt'
+    _, got, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, exclude="rachat-acme")
+    assert "Les abeilles butinent la lavande, voir" in prompt  # the guard
+    assert [(where, value) for where, value in got if leaks(value)] == []
+
+
+async def test_a_dataview_query_naming_a_folder_that_holds_a_public_note_stays_as_written(start_daemon, standin_ollama, tmp_path):
+    """A folder that holds a note the visitor may read (`jardin`, beside a private note of its
+    own) is the visitor's to read of; one that holds none is masked, its parent's name kept."""
+    typed = """``$= dv.pages('"jardin" or "prive/rachat-acme" or "prive"').where(p => p.file.folder != "jardin/potager")``"""
+    _, _, prompt = await typed_beside(start_daemon, standin_ollama, tmp_path, typed, "jardin/potager/zorglub.md", "prive/rachat-acme/offre.md", "prive/note.md")
+    assert """dv.pages('"jardin" or "" or ""').where(p => p.file.folder != "")""" in prompt
+
+
+async def test_a_dataview_folder_whose_last_public_note_went_is_masked_after_a_reload_and_a_restart(start_daemon, standin_ollama, tmp_path):
+    """`FROM "rachat-acme"` names a folder that held a public note beside a private one: the
+    public note deleted, no hidden path came or went, yet the folder's name is now the private
+    note's alone; a reload, and a start from the index cache, mask it."""
+    vault = tmp_path / "vault"
+    write_note(vault, "rachat-acme/offre.md", "title: Offre\nvisibility: private", "Le prix du rachat d'Acme.\n")
+    write_note(vault, "rachat-acme/annonce.md", "title: Annonce\nvisibility: public", "Une annonce.\n")
+    body = 'Les abeilles butinent la lavande, voir ici.\n\n```dataview\nLIST FROM "rachat-acme"\n```\n\nEt pour le reste.\n'
+    write_note(vault, "jardin/rucher.md", "title: Le rucher\nslug: rucher\nvisibility: public", body)
+    standin_ollama.script("Les abeilles [rucher].")
+    cached = {"index_cache": True, "cache_dir": str(tmp_path / "cache"), "rate_per_minute": 100_000, "rate_burst": 100_000}
+    client = await start_daemon(vault, standin_ollama.url, owner_token=OWNER_TOKEN, **cached)
+    await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
+    assert 'LIST FROM "rachat-acme"' in standin_ollama.requests[0]["messages"][-1]["content"]  # the guard: a public note's folder
+    (vault / "rachat-acme/annonce.md").unlink()
+    await rpc_result(client, "reload", {}, headers=OWNER)
+    for restarted in (None, cached):
+        if restarted is not None:
+            client = await start_daemon(vault, standin_ollama.url, **restarted)
+        standin_ollama.requests.clear()
+        got = await visitor_sees(client, standin_ollama, "Que butinent les abeilles ?")
+        assert 'LIST FROM ""' in standin_ollama.requests[0]["messages"][-1]["content"]
+        assert [(where, value) for where, value in got if leaks(value)] == []
+        assert (await rpc_result(client, "search", {"q": "rachat acme"}))["results"] == []

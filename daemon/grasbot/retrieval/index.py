@@ -275,15 +275,35 @@ def hidden_paths(
     pages they were published at (`former_pages`)."""
     resolver, former, paged = vault.resolver, former or {}, paged or {}
     if resolver is None:
-        return Mentions(vault.excluded | vault.unloaded | gone, lambda target: LinkResolver.named(target, former), former.items(), (), paged.items())
+        left = vault.excluded | vault.unloaded | gone
+        return Mentions(left, lambda target: LinkResolver.named(target, former), former.items(), (), paged.items(), hidden_folders(left, public))
     resolve = resolver.resolve
+    hidden = resolver.paths() - public.keys() | vault.excluded | vault.unloaded | gone
     return Mentions(
-        resolver.paths() - public.keys() | vault.excluded | vault.unloaded | gone,
+        hidden,
         (lambda target: resolve(target) or LinkResolver.named(target, former)) if former else resolve,
         former.items(),
         _unpublished([page for page, _ in hidden_pages(vault.notes, public)], public),
         paged.items(),
+        hidden_folders(hidden, public),
     )
+
+
+def hidden_folders(hidden: Iterable[str], public: Iterable[str]) -> frozenset[str]:
+    """The folders that hold notes of `hidden` and none of `public`, at any depth: a Dataview
+    query names one as its notes (`FROM "prive"`, `file.folder = "prive"`), so its name is
+    theirs. A folder holding a public note stays the visitor's to read of (`jardin`)."""
+
+    def with_parents(paths: Iterable[str]) -> set[str]:
+        folders: set[str] = set()
+        for folder in {path.rpartition("/")[0] for path in paths}:
+            while folder and folder not in folders:
+                folders.add(folder)
+                folder = folder.rpartition("/")[0]
+        return folders
+
+    closed = with_parents(hidden)
+    return frozenset(closed - with_parents(public)) if closed else frozenset()  # no hidden note in a folder: no public path read
 
 
 def _unpublished(pages: list[str], public: Mapping[str, Note]) -> list[str]:

@@ -162,10 +162,11 @@ _DATAVIEW_LINK = re.compile(
 # #prix and ("plan" or -"jardin")`, any case as Dataview reads it, or a script's
 # `dv.pages('"plan"')`) and a file's name or path compared (`WHERE file.name = "plan"`,
 # `p.file.path == 'prive/plan.md'`): a private note's name stayed in the text where
-# `link("plan")` was masked. A source is read on over its strings, tags, links, `and`, `or`, `-`
+# `link("plan")` was masked. A source, or a file's folder compared (`file.folder = "prive"`),
+# names a folder too, its notes. A source is read on over its strings, tags, links, `and`, `or`, `-`
 # and parentheses, each character once (possessive); `_dataview_names_dropped` reads its strings.
 _DATAVIEW_NAMED = re.compile(
-    r"file\.(?:name|path)\s*+[!=]?==?\s*+(?:\"(?P<fdq>[^\"\n]*)\"|'(?P<fsq>[^'\n]*)')"
+    r"file\.(?P<field>name|path|folder)\s*+[!=]?==?\s*+(?:\"(?P<fdq>[^\"\n]*)\"|'(?P<fsq>[^'\n]*)')"
     r"|(?P<source>[fF](?<![\w.][fF])(?i:rom)[ \t]++"
     r"(?:[ \t()!-]++|\"[^\"\n]*+\"|#[^\s()\"]++|\[\[[^\[\]\n]*+\]\]|(?i:and|or)(?!\w))++)"
     r"|dv\.pages\(\s*+(?:'(?P<psq>[^'\n]*)'|\"(?P<pdq>(?:[^\"\\\n]|\\.)*+)\"|`(?P<pbq>[^`\n]*)`)"
@@ -387,11 +388,13 @@ def _rewrite_wikilinks(text: str, keep) -> str:
     return "".join(out)
 
 
-def unreadable_links_dropped(text: str, unreadable: Callable[[str], bool]) -> str:
+def unreadable_links_dropped(text: str, unreadable: Callable[[str], bool], unreadable_folder: Callable[[str], bool] = lambda folder: False) -> str:
     """`text` without the wikilinks, `obsidian://` URIs, site generators' and Dataview's links
     whose target `unreadable` says the reader may not see, wherever they stand, code included
     (`rewrite_links` leaves code as written): each gives way to its label, or nothing, as a
-    rewritten link does (a Dataview call keeps its code, its target gone). A course's
+    rewritten link does (a Dataview call keeps its code, its target gone), and so does a
+    Dataview query's folder that `unreadable_folder` says holds none the reader may see (`FROM
+    "prive"`). A course's
     `[[Note]]` in code, or a link to a note the reader may see, stays as written."""
     if "[[" in text:
         out: list[str] = []
@@ -414,7 +417,7 @@ def unreadable_links_dropped(text: str, unreadable: Callable[[str], bool]) -> st
     if _may_hold_dataview_link(text):  # a query's or a script's, code as a rule
         text = _DATAVIEW_LINK.sub(lambda m: _dataview_dropped(m, unreadable), text)
     if _may_hold_dataview_name(text):
-        text = _DATAVIEW_NAMED.sub(lambda m: _dataview_names_dropped(m, unreadable), text)
+        text = _DATAVIEW_NAMED.sub(lambda m: _dataview_names_dropped(m, unreadable, unreadable_folder), text)
     if "://" in text:
 
         def uri(m: re.Match) -> str:
@@ -435,15 +438,23 @@ def _dataview_dropped(m: re.Match, unreadable: Callable[[str], bool]) -> str:
     return m.string[m.start() : m.start(group)] + m.string[m.end(group) : m.end()]
 
 
-def _dataview_names_dropped(m: re.Match, unreadable: Callable[[str], bool]) -> str:
-    """A `_DATAVIEW_NAMED` with the strings that name a note the reader may not see left empty
-    (`FROM ""`, `file.name = ""`), as `_dataview_dropped` leaves a call's."""
+def _dataview_names_dropped(m: re.Match, unreadable: Callable[[str], bool], unreadable_folder: Callable[[str], bool]) -> str:
+    """A `_DATAVIEW_NAMED` with the strings that name a note, or a folder of notes, the reader
+    may not see left empty (`FROM ""`, `file.name = ""`, `file.folder = ""`), as
+    `_dataview_dropped` leaves a call's. A source's string is a note's or a folder's, as Dataview
+    reads it."""
     group = next(g for g in ("fdq", "fsq", "source", "psq", "pdq", "pbq") if m.group(g) is not None)
     start, end = m.span(group)
     if group in ("fdq", "fsq"):
-        return m.group(0) if not unreadable(m.group(group)) else m.string[m.start() : start] + m.string[end : m.end()]
+        hides = unreadable_folder if m.group("field") == "folder" else unreadable
+        return m.group(0) if not hides(m.group(group)) else m.string[m.start() : start] + m.string[end : m.end()]
     strings = _DQL_ESCAPED_STRING if group == "pdq" else _DQL_STRING
-    kept = strings.sub(lambda s: s.group(0) if not unreadable(s.group(1)) else s.string[s.start() : s.start(1)] + s.string[s.end(1) : s.end()], m.group(group))
+
+    def kept_or_emptied(s: re.Match) -> str:
+        named = s.group(1)
+        return s.group(0) if not (unreadable(named) or unreadable_folder(named)) else s.string[s.start() : s.start(1)] + s.string[s.end(1) : s.end()]
+
+    kept = strings.sub(kept_or_emptied, m.group(group))
     return m.string[m.start() : start] + kept + m.string[end : m.end()]
 
 

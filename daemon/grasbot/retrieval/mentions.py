@@ -249,6 +249,7 @@ class Mentions:
         former: Iterable[tuple[str, str]] = (),
         pages: Iterable[str] = (),
         former_pages: Iterable[tuple[str, str]] = (),
+        folders: Iterable[str] = (),
     ):
         """`hidden`: the vault paths of the notes the reader may not see, loaded or not (a note
         --exclude left out); `resolve`: a link's target to its loaded note's path
@@ -259,8 +260,11 @@ class Mentions:
         as a path without `.md` is, so only those that hold a folder (`plan-v2` alone is words);
         `former_pages`: the (page, path) of pages hidden notes held and no note holds now (the
         note went or changed its `permalink:`: `index.former_pages`), masked as `pages` and kept
-        in `key` with their paths."""
+        in `key` with their paths; `folders`: those that hold hidden notes and none the reader
+        may see (`index.hidden_folders`), which a Dataview query names as their notes (`FROM
+        "prive"`): kept in `key`, a public note there or gone changes what is masked."""
         self._hidden = frozenset(hidden)
+        self._folders = frozenset(_folded(unicodedata.normalize("NFC", folder)) for folder in folders)
         self._former = frozenset(former)
         self._former_pages = frozenset(former_pages)
         self._resolve = resolve
@@ -296,11 +300,11 @@ class Mentions:
         return self._read_as
 
     @property
-    def key(self) -> tuple[frozenset[str], frozenset[str], frozenset[tuple[str, str]], frozenset[str], frozenset[tuple[str, str]]]:
-        """The paths, former names, pages and former pages this masks, as plain data: equal for
-        two that mask the same (a reload's, when no hidden note came or went nor changed its
-        address), and what the index cache keeps of it."""
-        return self._hidden, self._keys, self._former, self._pages, self._former_pages
+    def key(self) -> tuple[frozenset[str], frozenset[str], frozenset[tuple[str, str]], frozenset[str], frozenset[tuple[str, str]], frozenset[str]]:
+        """The paths, former names, pages, former pages and folders this masks, as plain data:
+        equal for two that mask the same (a reload's, when no hidden note came or went nor
+        changed its address), and what the index cache keeps of it."""
+        return self._hidden, self._keys, self._former, self._pages, self._former_pages, self._folders
 
     def masked(self, text: str) -> str:
         """`text` without any typed path of a hidden note, nor the folders or address before it,
@@ -325,7 +329,7 @@ class Mentions:
         """`masked` of the text as it is written, without its compatibility reading."""
         written, rendered = self._readings()
         if (_ANY if "&" in text else _ANY_PLAIN).search(text) is not None or may_hold_site_links(text):
-            text = written.typed_md_masked(unreadable_links_dropped(text, self._hides))
+            text = written.typed_md_masked(unreadable_links_dropped(text, self._hides, self._hides_folder))
         text = rendered.typed_md_masked(text)  # before a part of it, without `.md`, goes
         # rendered first: it reads `prive/Rachat  Acme` as one path, where the written text's
         # reading took `prive/Rachat` (a private note too) and left « Acme » to the reader; and
@@ -365,6 +369,11 @@ class Mentions:
             return resolved in self._hidden
         key = _folded(target.strip()).lstrip("/")
         return (key if key.endswith(".md") else f"{key}.md") in self._keys
+
+    def _hides_folder(self, folder: str) -> bool:
+        """Whether a Dataview query's folder (`FROM "prive/"`) holds hidden notes and none the
+        reader may see: its name is theirs."""
+        return bool(self._folders) and _folded(unicodedata.normalize("NFC", folder)).strip().strip("/") in self._folders
 
 
 class _Reading:

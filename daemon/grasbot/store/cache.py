@@ -36,12 +36,13 @@ from ..retrieval.vault import Issue, LinkResolver, Note, Vault, VaultOptions
 
 log = logging.getLogger("grasbot.cache")
 
-FORMAT = 17  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes; 7: CRC-32;
+FORMAT = 18  # 2: inverted indexes; 3: packed; 4: links and graphs; 5: no body counts; 6: bytes; 7: CRC-32;
 # 8: posting lists as (number, count) pairs; 9: the body counts the note's head (aliases, answers, tags); 10: each note's sections;
 # 11: the public notes analysed without the hidden notes' typed paths, and the hidden set they were found for;
 # 12: the names of the hidden notes that went, with their paths; 13: the boilerplate lines' texts, and each note's stems of them;
 # 14: the lines public notes share, with their counts; 15: the pages the hidden notes were published at, with their paths;
-# 16: each note's own pages, when worked out (`Note.own_pages`); 17: the `slug` and `url` of a Hugo front matter (`Note.hugo_slug_written`)
+# 16: each note's own pages, when worked out (`Note.own_pages`); 17: the `slug` and `url` of a Hugo front matter (`Note.hugo_slug_written`);
+# 18: the folders of hidden notes only, in the hidden set's key (`Mentions.key`)
 MAGIC = b"GRASBOT-CACHE 7\n"  # then the payload's CRC-32 (4 bytes, big-endian), then the payload
 _OLDER = b"GRASBOT-CACHE"  # any cache written by GrasBot, in this layout or an older one
 HEAD_SIZE = len(MAGIC) + 4
@@ -197,7 +198,7 @@ def entries_from_plain(entries: Mapping[str, tuple]) -> tuple[dict[str, Note], d
 def _masks_from_plain(plain, notes: Mapping[str, Note]) -> tuple:
     """`save`'s masks: (the hidden set's key, {path: the public note's analysis without its paths})."""
     key, found = plain
-    if type(key) is not tuple or [type(k) for k in key] != [frozenset] * 5:
+    if type(key) is not tuple or [type(k) for k in key] != [frozenset] * 6:
         raise ValueError("malformed hidden set")
     masked = {}
     for rel, (analysis, body) in found.items():
