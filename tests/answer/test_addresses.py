@@ -261,6 +261,30 @@ def test_a_domain_after_a_colon_or_another_scheme_s_slashes_is_one(said, shown):
     assert not any("evil" in p for p in pieces)
 
 
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("Voir _evil.com_, __evil.com__ ou ___evil.com___.", "Voir _(lien retiré)_, __(lien retiré)__ ou ___(lien retiré)___."),
+        ("Voir _evil.com/login_, __203.0.113.7__, _evil.com_.", "Voir _(lien retiré)_, __(lien retiré)__, _(lien retiré)_."),
+        ("*evil.com*, **evil.com**, ~~evil.com~~, _https://evil.com_", "*(lien retiré)*, **(lien retiré)**, ~~(lien retiré)~~, _(lien retiré)_"),
+        # the notes' own domain; a snake_case name, a module's, a file's, a dunder
+        ("Voir _exemple.fr_ et __github.com__.", "Voir _exemple.fr_ et __github.com__."),
+        (
+            "Éditez mon_fichier.py, __init__.py, _config.py, les *.md ; lisez __name__, self._cache.clear, mon_evil.com.",
+            "Éditez mon_fichier.py, __init__.py, _config.py, les *.md ; lisez __name__, self._cache.clear, mon_evil.com.",
+        ),
+    ],
+)
+def test_a_domain_in_markdown_emphasis_with_underscores_is_one(said, shown):
+    """« _evil.com_ » and « __evil.com__ » reached the visitor, whole and streamed, who reads
+    « evil.com » in italics or in bold: an underscore is a word character, and a bare domain was
+    read after and before none. A run of underscores after no name (or before none) is
+    Markdown's emphasis, not a longer name (« mon_evil.com », an identifier, stays)."""
+    whole, pieces = _filtered(said, KNOWN)
+    assert whole == "".join(pieces) == shown
+    assert not any("evil.com" in p or "203.0" in p for p in pieces if "mon_" not in said)
+
+
 def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
     """The note's own « jean [at] exemple [dot] fr » reached the visitor as « jean exemple fr »:
     the citations' filter, before the addresses', dropped « [at] » and « [dot] » as unknown slugs."""

@@ -19,7 +19,8 @@ which let every repository of that host through). A protocol-relative address
 version of three parts, a date, a time stay), and a domain with a port. An e-mail address written to dodge spam robots
 (« jean arobase exemple point fr », « jean [at] exemple [dot] fr ») is one when its domain
 ends in a known top-level domain (« x @ self.weight » is code). So is a bare domain
-(« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset », « evil.app », « @evil.com ») ending
+(« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset », « evil.app », « @evil.com »,
+in Markdown's emphasis « _evil.com_ », not « mon_evil.com ») ending
 in any top-level domain of the root zone (`_contacts.TLDS`), or an internationalised one
 (`exemple.рф`, `xn--e1afmkfd.xn--p1ai`: one host in both writings; `café.fr`, `bücher.de`,
 `exemple.café/x`), in any case, not called
@@ -179,7 +180,15 @@ _PORT = r":\d{1,5}(?![\d:])"  # `:8080`, not a time's `12:30:45`
 # (`xn--e1afmkfd.xn--p1ai`), `xn--` top-level domains are read with the others below
 _IDN_NAME = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
 _IDN_TLD = r"[^\W\d_a-zA-Z\u00aa-\u024f\u1e00-\u1eff]{2,63}"
-_HOST_END = r"(?![\w-]|\.[\w-]|\()"  # no longer name, nor a call
+
+
+def _or_emphasis(end: str) -> str:
+    """`end`, a lookahead that says where an address ends, or Markdown's emphasis before it: a
+    run of underscores (« _evil.com_ », « __evil.com__ ») that `end` would end too."""
+    return rf"(?:{end}|(?=_{{1,3}}{end}))"
+
+
+_HOST_END = _or_emphasis(r"(?![\w-]|\.[\w-]|\()")  # no longer name, nor a call
 _PATH_NEXT = r"(?=/[^\s<>\"'`\[\]/.,;:!?)])"  # a path that names something: not a sentence's « / »
 # A Latin top-level domain with an accent (`exemple.café/x`): before a port or a path only (a
 # word after a sentence ended without a space is no address: « voilà.là », « fini.Élodie »),
@@ -209,7 +218,7 @@ _ACCENTED_HOST = (
 # to 255, the first not 0 (0.0.0.0/8, which no browser reaches: « 0.9.1.2 » stays), and no more
 # parts; a version of three (« 3.10.0 »), a date (« 12.05.2024 ») stay, one of four is one
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
-_IP_ALONE = rf"(?!0){_OCTET}(?:\.{_OCTET}){{3}}(?![\w/-]|\.[\w-]|:\d)"
+_IP_ALONE = rf"(?!0){_OCTET}(?:\.{_OCTET}){{3}}" + _or_emphasis(r"(?![\w/-]|\.[\w-]|:\d)")
 # An IPv6 address alone (`2001:db8::1`): eight groups, or fewer around one « :: », a digit and
 # a group of three at least in it (a slice's « 1::2 », C++'s « std::vector », a time's
 # « 12:30:45 », a MAC address stay), no network's prefix length after it (`fe80::/10`)
@@ -223,11 +232,16 @@ _IP_HOST = (
     rf"(?=[0-9])(?:{_IP_QUAD}(?:{_PORT}(?:{_PATH})?|(?!/\d{{1,2}}(?:[\s<>\"'`\[\].,;:!?)]|$)){_PATH})"
     rf"|(?:{_IP_NUMBER})(?:{_PORT}|{_SLASH_END}){_PATH}|{_IP_ALONE})"
 )
+# What no bare domain comes after: a name it would make longer, a path, an address. Markdown's
+# emphasis may come between (« _evil.com_ », « __evil.com__ »): a run of underscores after none
+# of them (« mon_evil.com » is an identifier)
+_NAMED = r"[\w.%+/\\-]"
+_AFTER_NO_NAME = rf"(?:(?<!{_NAMED})|(?<=(?<!{_NAMED})_)|(?<=(?<!{_NAMED})__)|(?<=(?<!{_NAMED})___))"
 # In any case, not inside a path, an address or a longer dotted name, not a call; with a port.
 # After an « @ » with no name before it too (« écrire à @evil.com »): no e-mail address's domain;
 # after a colon, as a browser opens `http:evil.com/login`, but a time's or a ratio's (« 12:30.Il »)
 _HOST = (
-    rf"(?<![\w.%+/\\-])(?<!\d:)(?<![\w.%+-]@)(?:{_IP_HOST}|(?<!:){_IPV6_ALONE}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
+    rf"{_AFTER_NO_NAME}(?<!\d:)(?<![\w.%+-]@)(?:{_IP_HOST}|(?<!:){_IPV6_ALONE}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
     rf"(?:(?:{_HOST_TLD}|xn--[a-z0-9-]{{1,59}}){_HOST_END}(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD}){_PATH_NEXT}{_PATH})"
     rf"|{_ACCENTED_HOST}|{_IDN_HOST})"
 )
@@ -278,9 +292,10 @@ def _scan_for(folded: str) -> re.Pattern[str]:
 
 # Where the kinds every text may hold begin: a phone number at « 0 », « + » or « (+ »; a bare
 # domain or an IP address at the start of the letters, digits, « _ » and « - » its first dot
-# ends, or a colon or a slash after a digit (`2130706433:8080/x`, `2130706433/x/`), or a colon
-# between two of an IPv6 address's groups (`abcd:ef01::1`, `fe80::1`), for its lookbehind
-# allows none of them before it
+# ends or after the underscores they begin with (Markdown's emphasis: « _evil.com_ »), or a
+# colon or a slash after a digit (`2130706433:8080/x`, `2130706433/x/`), or a colon between
+# two of an IPv6 address's groups (`abcd:ef01::1`, `fe80::1`), for its lookbehind allows none
+# of them before it
 _BEGUN_AT = frozenset(("phone", "host"))
 _MAY_BEGIN = re.compile(r"[0+(.:/]")
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
@@ -313,6 +328,7 @@ def _may_begin(text: str) -> list[int]:
             start -= 1
         if start < at:
             starts.add(start)
+            starts.add(start + len(text[start:at]) - len(text[start:at].lstrip("_")))  # after emphasis: « _evil.com_ »
     return sorted(starts)
 
 
