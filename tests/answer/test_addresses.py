@@ -285,6 +285,25 @@ def test_a_domain_in_markdown_emphasis_with_underscores_is_one(said, shown):
     assert not any("evil.com" in p or "203.0" in p for p in pieces if "mon_" not in said)
 
 
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("Un certificat pour *.evil.com, *.EVIL.COM/login ou (*.evil-login.app).", "Un certificat pour *.(lien retiré), *.(lien retiré) ou (*.(lien retiré))."),
+        # the notes' own domain; globs of files
+        (
+            "Pour *.exemple.fr ; ignorez *.md, *.tar.gz, *.min.js, *.d.ts, *.spec.ts, **/*.py et x*.y.",
+            "Pour *.exemple.fr ; ignorez *.md, *.tar.gz, *.min.js, *.d.ts, *.spec.ts, **/*.py et x*.y.",
+        ),
+    ],
+)
+def test_a_wildcard_host_is_one(said, shown):
+    """« *.evil.com » reached the visitor, whole and streamed, who reads the domain after the
+    wildcard: the bare domain's lookbehind refused the dot before it, as a longer name's."""
+    whole, pieces = _filtered(said, KNOWN)
+    assert whole == "".join(pieces) == shown
+    assert not any("evil" in p.lower() for p in pieces)
+
+
 def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
     """The note's own « jean [at] exemple [dot] fr » reached the visitor as « jean exemple fr »:
     the citations' filter, before the addresses', dropped « [at] » and « [dot] » as unknown slugs."""

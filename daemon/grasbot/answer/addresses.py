@@ -20,7 +20,7 @@ version of three parts, a date, a time stay), and a domain with a port. An e-mai
 (« jean arobase exemple point fr », « jean [at] exemple [dot] fr ») is one when its domain
 ends in a known top-level domain (« x @ self.weight » is code). So is a bare domain
 (« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset », « evil.app », « @evil.com »,
-in Markdown's emphasis « _evil.com_ », not « mon_evil.com ») ending
+in Markdown's emphasis « _evil.com_ », not « mon_evil.com », after a wildcard « *.evil.com ») ending
 in any top-level domain of the root zone (`_contacts.TLDS`), or an internationalised one
 (`exemple.рф`, `xn--e1afmkfd.xn--p1ai`: one host in both writings; `café.fr`, `bücher.de`,
 `exemple.café/x`), in any case, not called
@@ -234,9 +234,13 @@ _IP_HOST = (
 )
 # What no bare domain comes after: a name it would make longer, a path, an address. Markdown's
 # emphasis may come between (« _evil.com_ », « __evil.com__ »): a run of underscores after none
-# of them (« mon_evil.com » is an identifier)
+# of them (« mon_evil.com » is an identifier); so may a wildcard's « *. » (« *.evil.com », a
+# certificate's or a filter's, names the domain: « *.md », a glob, names no host anyway)
 _NAMED = r"[\w.%+/\\-]"
-_AFTER_NO_NAME = rf"(?:(?<!{_NAMED})|(?<=(?<!{_NAMED})_)|(?<=(?<!{_NAMED})__)|(?<=(?<!{_NAMED})___))"
+_AFTER_NO_NAME = (
+    rf"(?:(?<!{_NAMED})|(?<=(?<!{_NAMED})_)|(?<=(?<!{_NAMED})__)|(?<=(?<!{_NAMED})___)"
+    rf"|(?<=(?<![\w.%+/\\*-])\*\.))"
+)
 # In any case, not inside a path, an address or a longer dotted name, not a call; with a port.
 # After an « @ » with no name before it too (« écrire à @evil.com »): no e-mail address's domain;
 # after a colon, as a browser opens `http:evil.com/login`, but a time's or a ratio's (« 12:30.Il »)
