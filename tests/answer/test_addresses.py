@@ -304,6 +304,31 @@ def test_a_wildcard_host_is_one(said, shown):
     assert not any("evil" in p.lower() for p in pieces)
 
 
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("Bloquez evil[.]com, EVIL(.)COM et sub.evil[.]com/login.", "Bloquez (lien retiré), (lien retiré) et (lien retiré)."),
+        ("Ne cliquez pas hxxp://evil[.]com ni hxxps://evil(.)com/login.", "Ne cliquez pas hxxp:(lien retiré) ni hxxps:(lien retiré)."),
+        # the notes' own domain, compared as it reads once refanged; a list's « [.] », a file's name
+        ("Voir exemple[.]fr, hxxps://github[.]com/moi/projet.", "Voir exemple[.]fr, hxxps://github[.]com/moi/projet."),
+        ("Une liste [.] en prose, (.) seul, a[.]b, main[.]py, f(.)x.", "Une liste [.] en prose, (.) seul, a[.]b, main[.]py, f(.)x."),
+    ],
+)
+def test_a_defanged_address_is_one_unless_the_notes_hold_it(said, shown):
+    """« evil[.]com », « evil(.)com », « hxxp://evil[.]com » reached the visitor, whole and
+    streamed: written so that no page makes a link of them, they name an address all the same,
+    which a visitor reads and types. Their host is compared as written with a dot."""
+    whole, pieces = _filtered(said, KNOWN)
+    assert whole == "".join(pieces) == shown
+    assert keep_known_citations(said, ("a",), KNOWN) == shown
+    assert not any("evil" in p.lower() for p in pieces)
+
+
+def test_a_defanged_address_in_the_notes_allows_the_address():
+    known = addresses_in(["Le domaine evil[.]com est malveillant."])
+    assert keep_known_addresses("Bloquez evil.com et EVIL[.]COM, pas evil2.com.", known) == "Bloquez evil.com et EVIL[.]COM, pas (lien retiré)."
+
+
 def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
     """The note's own « jean [at] exemple [dot] fr » reached the visitor as « jean exemple fr »:
     the citations' filter, before the addresses', dropped « [at] » and « [dot] » as unknown slugs."""
@@ -333,6 +358,7 @@ def test_an_e_mail_address_spelled_in_brackets_is_no_citation():
             + ["2001:db8", "::1", "fe80", ":", "1.1.1.1"]  # an IP address alone
             + ["\ufe0f", "\u034f", "\u20e3"]  # invisible marks a browser ignores in a host (`_IGNORED_MARKS`), a keycap's
             + ["\u24d4vil", ".c\U0001d428m", "\u1d9c", "m\u00b2"]  # letters a browser reads as ASCII ones (`_as_read`)
+            + ["[.]", "(.)", "hxxp", "_", "__", "*."]  # a defanged dot, Markdown's emphasis, a wildcard
         ),
         max_size=20,
     ),

@@ -20,7 +20,7 @@ version of three parts, a date, a time stay), and a domain with a port. An e-mai
 (« jean arobase exemple point fr », « jean [at] exemple [dot] fr ») is one when its domain
 ends in a known top-level domain (« x @ self.weight » is code). So is a bare domain
 (« tapez evil-login.com », « EVIL-LOGIN.COM », « Evil-Login.Com/reset », « evil.app », « @evil.com »,
-in Markdown's emphasis « _evil.com_ », not « mon_evil.com », after a wildcard « *.evil.com ») ending
+in Markdown's emphasis « _evil.com_ », not « mon_evil.com », after a wildcard « *.evil.com », defanged « evil[.]com », « hxxp://evil(.)com ») ending
 in any top-level domain of the root zone (`_contacts.TLDS`), or an internationalised one
 (`exemple.рф`, `xn--e1afmkfd.xn--p1ai`: one host in both writings; `café.fr`, `bücher.de`,
 `exemple.café/x`), in any case, not called
@@ -146,15 +146,20 @@ class AsShown:
 _IP_PART = r"(?:0x[0-9a-f]*+|[0-9]++)"
 _IP_QUAD = rf"(?:{_IP_PART}\.){{3}}{_IP_PART}"
 _IP_NUMBER = rf"(?:{_IP_PART}\.){{1,2}}{_IP_PART}|0x[0-9a-f]+|[1-9][0-9]{{7,9}}"
+# A host's dot, or a dot defanged, as a warning about an address writes it so that no page makes
+# a link of it (« evil[.]com », « hxxp://evil(.)com »): a visitor reads and types it all the same
+_DOT = r"(?:\.|\[\.\]|\(\.\))"
+_DEFANGED = re.compile(r"\[\.\]|\(\.\)")
+_NOT_AFTER_DOT = r"(?<!\[\.\])(?<!\(\.\))"  # a defanged one, as no name begins after a dot: each tried to the end
 # A protocol-relative address (`//evil.example/login`, which a browser opens on the page's
 # scheme): `//` that ends no word or path, before a host, a dotted name that ends in letters
 # or an IP address (`//serveur/partage`, `1 // 2`, `C://Users`, `a //0x10` stay); after another
 # scheme than the web's (`smb://evil.com/partage`, `webcal://…`), which opens the host as well
-_RELATIVE = rf"(?<![\w/.\\-])//(?=[^\W_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]{{2,}}|{_IP_QUAD}|(?:{_IP_NUMBER})[:/])"
+_RELATIVE = rf"(?<![\w/.\\-])//(?=[^\W_][\w-]*(?:{_DOT}[\w-]+)*{_DOT}[^\W\d_]{{2,}}|{_IP_QUAD}|(?:{_IP_NUMBER})[:/])"
 # after a scheme, a host may be an IPv6 address in brackets (`http://[2001:db8::1]/login`); a
 # browser reads a backslash there as a slash (« https:\\\\evil.example » opens https://evil.example/),
 # and one slash as two (« http:/evil.example »)
-_URL = rf"(?:(?:https?|ftp):[/\\]{{1,2}}|www\.|{_RELATIVE})(?:\[[0-9A-Fa-f:.]+\]|[^\s<>\"'`\[\]])[^\s<>\"'`\[\]]*"
+_URL = rf"(?:(?:https?|ftp):[/\\]{{1,2}}|www\.|{_RELATIVE})(?:\[[0-9A-Fa-f:.]+\]|[^\s<>\"'`\[\]])[^\s<>\"'`\[\]]*(?:\[\.\][^\s<>\"'`\[\]]*)*"
 # git's SSH address (`git@github.com:moi/depot.git`, `ssh://git@github.com/moi/depot.git`): a
 # host, an account and a repository; a dotted host, and a path after the colon
 _SSH_SCHEMES = r"ssh|git|git\+ssh|sftp"
@@ -245,7 +250,7 @@ _AFTER_NO_NAME = (
 # After an « @ » with no name before it too (« écrire à @evil.com »): no e-mail address's domain;
 # after a colon, as a browser opens `http:evil.com/login`, but a time's or a ratio's (« 12:30.Il »)
 _HOST = (
-    rf"{_AFTER_NO_NAME}(?<!\d:)(?<![\w.%+-]@)(?:{_IP_HOST}|(?<!:){_IPV6_ALONE}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+"
+    rf"{_AFTER_NO_NAME}{_NOT_AFTER_DOT}(?<!\d:)(?<![\w.%+-]@)(?:{_IP_HOST}|(?<!:){_IPV6_ALONE}|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?{_DOT})+"
     rf"(?:(?:{_HOST_TLD}|xn--[a-z0-9-]{{1,59}}){_HOST_END}(?:{_PORT})?(?:{_PATH})?|(?:{_PATH_TLD}){_PATH_NEXT}{_PATH})"
     rf"|{_ACCENTED_HOST}|{_IDN_HOST})"
 )
@@ -328,6 +333,8 @@ def _may_begin(text: str) -> list[int]:
         # a colon or a slash ends a number's host only (`2130706433/x/`), or an IPv6 address's group
         if text[at] in ":/" and not text[at - 1 : at].isdigit() and not _between_groups(text, at):
             continue
+        if at and text[at - 1 : at + 2] in ("[.]", "(.)"):  # a defanged dot: « evil[.]com »
+            start = at = at - 1
         while start and (text[start - 1].isalnum() or text[start - 1] in "_-"):  # `[\w-]`, as `re` reads `\w`
             start -= 1
         if start < at:
@@ -377,9 +384,9 @@ _PORTED = re.compile(
 _TO_LAST_SPACE = re.compile(r".*\s", re.DOTALL)
 # An e-mail address being spelled out (« jean (a », « jean arobase evil poi », « … point » and
 # its space, or a colon that may begin git's SSH path: « jean arobase exemple.fr: »), a bare
-# domain's path
+# domain's path (its dots defanged too: « evil[.]com/login »)
 _SPELLING = re.compile(
-    r"(?<![\w-])(?<![\w-]\.)[\w-]+(?:\.[\w-]+)+/\S*\Z|"
+    rf"(?<![\w-])(?<![\w-]\.){_NOT_AFTER_DOT}[\w-]+(?:{_DOT}[\w-]+)+/\S*\Z|"
     r"(?<![\w.%+-])[\w.%+-]+(?:\s?[(\[](?:a|at)?|\s(?:a|ar|aro|arob|aroba|arobas|arobase)?"
     r"|(?:\s?[(\[]at[)\]]\s?|\sarobase\s|\s?@\s?)(?:[\w-]+(?:(?:\.|\s?[(\[]dot[)\]]\s?|\s(?:point|dot)\s)[\w-]+)*"
     r"(?:\.|\s?[(\[](?:d|do|dot)?[)\]]?\s?|\s(?:p|po|poi|poin|d|do|(?:point|dot)\s?)?|:)?)?)\Z",
@@ -480,8 +487,8 @@ def _ascii_host(host: str) -> str:
     (`пример.рф` is `xn--e1afmkfd.xn--p1ai`, as a browser's address bar reads it): two
     writings of one host are one address. As written if IDNA cannot read it. An IPv6 address,
     with its port or not, in brackets and as `ipaddress` compresses it: `2001:DB8:0::1`, alone,
-    is the host of `http://[2001:db8::1]:8080/`."""
-    host = host.lower()
+    is the host of `http://[2001:db8::1]:8080/`. A defanged dot is a dot (« evil[.]com »)."""
+    host = _DEFANGED.sub(".", host.lower())
     if host.count(":") > 1:
         address, _, port = host.removeprefix("[").partition("]")
         try:
