@@ -1992,6 +1992,21 @@ def test_the_shared_slug_cases():
     assert got == [case["slug"] for case in cases]
 
 
+def test_a_reader_key_yaml_reads_into_another_fields_value_keeps_a_block_shown_as_text_private(note_writer):
+    """`x: "a` then `draft: true"` lower in a note: PyYAML reads one text, `x`, and the note was
+    served, where its author reads a `draft: true` line and the plugin's YAML refuses the block
+    (private to it). In doubt, private, with the line as written; indented, it is the text's."""
+    note_writer("bas.md", "visibility: public", 'Corps.\n\n---\nx: "a\ndraft: true"\n---\n')
+    note_writer("html.md", None, "<!--\n---\nx: [a,\u2028draft: true]\n---\n-->\nCorps.\n")
+    note_writer("texte.md", "visibility: public", 'Corps.\n\n---\nx: "a\n  draft: true"\n---\n')
+    vault = load_vault(note_writer.root, VaultOptions(default_public=True))
+    assert {path: note.public for path, note in vault.notes.items()} == {"bas.md": False, "html.md": False, "texte.md": True}
+    said = {w.path: w.message for w in vault.warnings}
+    assert '`draft: true"`' in said["bas.md"] and "la note reste privée" in said["bas.md"]
+    assert "dit `draft: true]` dans la valeur d'un autre champ : la note reste privée" in said["html.md"]
+    assert "texte.md" not in said
+
+
 def test_the_shared_visibility_cases():
     """shared-protocol/cases/visibility.json: the plugin's « Tester cette note » says why a note
     is private on its own, and runs the same cases (obsidian-plugin/tests/noteTest.test.ts); a

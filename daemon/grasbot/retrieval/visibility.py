@@ -399,6 +399,19 @@ def _says_who_reads(key: Any) -> bool:
     return isinstance(key, str) and (key.strip().lower() in READER_KEYS or _nearly_visibility(key))
 
 
+def _folded_reader(fields: str, meta: dict) -> str | None:
+    """The first line of a block Obsidian shows as text that opens, unindented, with a key saying
+    who reads the note which PyYAML read into another field's value (`x: "a` then `draft: true"`,
+    a quoted text or a flow list going on below at its key's indent, after a line feed or U+2028),
+    as written; None when each such key is one of `meta`'s. Its author reads a field there, the
+    plugin's YAML refuses the value, and the note was served: in doubt, private."""
+    keys = {str(key).strip().lower() for key in meta}
+    for line in _READER_LINE.finditer(fields):
+        if fields[line.start()] not in " \t" and _says_who_reads(line.group(1)) and line.group(1).strip().lower() not in keys:
+            return _yaml_line(fields, line.start())
+    return None
+
+
 def _late_frontmatter(text: str, default_public: bool, warnings: list[str], *, second: bool, zone: str) -> Readers:
     """A frontmatter after blank lines, spaces or invisible characters, or whose opening `---`
     is followed by invisible characters, is no frontmatter, for Obsidian as here; but when it
@@ -428,6 +441,10 @@ def _late_frontmatter(text: str, default_public: bool, warnings: list[str], *, s
             return _SAYS_NOTHING
         said = "ses champs sont lus comme du texte, mais ils disent qui peut lire la note, ce qui la garde privée"
         warnings.append(f"{where}, et un YAML invalide : {said} ({remove}, puis corrigez le YAML)")
+        return _PRIVATE
+    if isinstance(meta, dict) and (folded := _folded_reader(m.group("fields"), meta)) is not None:
+        said = f"`{folded}` y continue la valeur d'un autre champ, ce qui garde la note privée"
+        warnings.append(f"{where} : ses champs sont lus comme du texte, et {said} ({remove})")
         return _PRIVATE
     if not isinstance(meta, dict) or not any(str(key).strip().lower() in FIELDS or _says_who_reads(key) for key in meta):  # a rule, then a heading
         return _SAYS_NOTHING
@@ -462,11 +479,12 @@ def _lower_blocks(prose: str, warnings: list[str], zone: str) -> Readers:
             meta = load_frontmatter(fields)
         except Exception:  # not YAML, but it says who may read the note
             meta = None
-        verdict = _is_public(meta, fields, True, [], zone) if isinstance(meta, dict) else _PRIVATE
+        folded = _folded_reader(fields, meta) if isinstance(meta, dict) else None
+        verdict = _is_public(meta, fields, True, [], zone) if isinstance(meta, dict) and folded is None else _PRIVATE
         verdicts.append(verdict)
         if verdict.public:
             continue
-        said = _as_written(fields, readers[0], meta.get(readers[0]) if isinstance(meta, dict) else None)
+        said = folded or _as_written(fields, readers[0], meta.get(readers[0]) if isinstance(meta, dict) else None)
         warnings.append(
             f"un bloc de propriétés plus bas dans la note, qu'Obsidian lit comme du texte, dit `{said}` : la note reste privée "
             "(mettez ses champs dans les propriétés en tête de note, ou supprimez le bloc)"
@@ -781,6 +799,10 @@ def _commented_yaml(text: str, warnings: list[str], zone: str) -> Readers:
         return _PRIVATE
     if not isinstance(meta, dict):
         return _SAYS_NOTHING
+    if (folded := _folded_reader(fields, meta)) is not None:
+        where = f"un front matter YAML (entre deux ---), {_IN_COMMENT}"
+        warnings.append(f"{where}, dit `{folded}` dans la valeur d'un autre champ : la note reste privée ({_MOVE_OUT})")
+        return _PRIVATE
     verdict = _is_public(meta, fields, True, [], zone)
     if not verdict.public:
         shown = readers or [_as_written(fields, key, value) for key, value in meta.items() if _says_who_reads(key)]
