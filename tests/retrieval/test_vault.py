@@ -2007,6 +2007,23 @@ def test_a_reader_key_yaml_reads_into_another_fields_value_keeps_a_block_shown_a
     assert "texte.md" not in said
 
 
+def test_properties_whose_reader_key_yaml_reads_into_another_fields_value_leave_the_note_out(note_writer):
+    """`x: "a` U+2028 `draft: true"` in the properties: PyYAML reads one text and the note was
+    served, where Obsidian's YAML refuses the properties and the plugin says the note left out.
+    Left out, the line named; indented, the line is the value's text."""
+    note_writer("plie.md", 'visibility: public\nx: "a\u2028draft: true"', "Corps.")
+    note_writer("texte.md", 'visibility: public\nx: "a\n  draft: true"', "Corps.")
+    vault = load_vault(note_writer.root)
+    assert list(vault.notes) == ["texte.md"] and vault.notes["texte.md"].public
+    assert [(e.path, e.message) for e in vault.errors] == [
+        (
+            "plie.md",
+            "propriétés YAML invalides : la ligne `draft: true\"` continue la valeur d'un champ plus haut, un guillemet ou un crochet "
+            "resté ouvert, où YAML la lit comme du texte, pas comme un champ : fermez-le, ou indentez la ligne si elle en fait partie",
+        )
+    ]
+
+
 def test_the_shared_visibility_cases():
     """shared-protocol/cases/visibility.json: the plugin's « Tester cette note » says why a note
     is private on its own, and runs the same cases (obsidian-plugin/tests/noteTest.test.ts); a

@@ -891,6 +891,12 @@ def parse_note(rel: str, raw: bytes, *, mtime_ns: int, options: VaultOptions, ct
         raise ValueError(f"propriétés illisibles : {type(exc).__name__}") from None
     if not isinstance(meta, dict):
         raise ValueError("les propriétés ne sont pas une suite de champs (clé : valeur)")
+    if detected and (folded := visibility.folded_reader(header, meta)) is not None:
+        # PyYAML's reading, where Obsidian's refuses the properties and the plugin says the note left out
+        raise ValueError(
+            f"propriétés YAML invalides : la ligne `{folded}` continue la valeur d'un champ plus haut, un guillemet ou un "
+            "crochet resté ouvert, où YAML la lit comme du texte, pas comme un champ : fermez-le, ou indentez la ligne si elle en fait partie"
+        )
     warnings: list[str] = []
     body = strip_hidden(body)
     prose, _ = code_dropped(body, code_in(body))

@@ -399,15 +399,21 @@ def _says_who_reads(key: Any) -> bool:
     return isinstance(key, str) and (key.strip().lower() in READER_KEYS or _nearly_visibility(key))
 
 
-def _folded_reader(fields: str, meta: dict) -> str | None:
-    """The first line of a block Obsidian shows as text that opens, unindented, with a key saying
-    who reads the note which PyYAML read into another field's value (`x: "a` then `draft: true"`,
-    a quoted text or a flow list going on below at its key's indent, after a line feed or U+2028),
-    as written; None when each such key is one of `meta`'s. Its author reads a field there, the
-    plugin's YAML refuses the value, and the note was served: in doubt, private."""
-    keys = {str(key).strip().lower() for key in meta}
+def folded_reader(fields: str, meta: dict) -> str | None:
+    """The first line of a YAML block that opens, unindented, with a key saying who reads the
+    note which PyYAML read into another field's value (`x: "a` then `draft: true"`, a quoted text
+    or a flow list going on below at its key's indent, after a line feed or U+2028), as written;
+    None when each such key is one of `meta`'s. Its author reads a field there, the plugin's
+    YAML refuses the value, and the note was served: in doubt, not. Only a quote or a bracket
+    left open carries a line at its key's indent into a value."""
+    if not any(opening in fields for opening in "\"'[{"):
+        return None
+    keys = None
     for line in _READER_LINE.finditer(fields):
-        if fields[line.start()] not in " \t" and _says_who_reads(line.group(1)) and line.group(1).strip().lower() not in keys:
+        if fields[line.start()] in " \t" or not _says_who_reads(line.group(1)):
+            continue
+        keys = {str(key).strip().lower() for key in meta} if keys is None else keys
+        if line.group(1).strip().lower() not in keys:
             return _yaml_line(fields, line.start())
     return None
 
@@ -442,7 +448,7 @@ def _late_frontmatter(text: str, default_public: bool, warnings: list[str], *, s
         said = "ses champs sont lus comme du texte, mais ils disent qui peut lire la note, ce qui la garde privée"
         warnings.append(f"{where}, et un YAML invalide : {said} ({remove}, puis corrigez le YAML)")
         return _PRIVATE
-    if isinstance(meta, dict) and (folded := _folded_reader(m.group("fields"), meta)) is not None:
+    if isinstance(meta, dict) and (folded := folded_reader(m.group("fields"), meta)) is not None:
         said = f"`{folded}` y continue la valeur d'un autre champ, ce qui garde la note privée"
         warnings.append(f"{where} : ses champs sont lus comme du texte, et {said} ({remove})")
         return _PRIVATE
@@ -479,7 +485,7 @@ def _lower_blocks(prose: str, warnings: list[str], zone: str) -> Readers:
             meta = load_frontmatter(fields)
         except Exception:  # not YAML, but it says who may read the note
             meta = None
-        folded = _folded_reader(fields, meta) if isinstance(meta, dict) else None
+        folded = folded_reader(fields, meta) if isinstance(meta, dict) else None
         verdict = _is_public(meta, fields, True, [], zone) if isinstance(meta, dict) and folded is None else _PRIVATE
         verdicts.append(verdict)
         if verdict.public:
@@ -799,7 +805,7 @@ def _commented_yaml(text: str, warnings: list[str], zone: str) -> Readers:
         return _PRIVATE
     if not isinstance(meta, dict):
         return _SAYS_NOTHING
-    if (folded := _folded_reader(fields, meta)) is not None:
+    if (folded := folded_reader(fields, meta)) is not None:
         where = f"un front matter YAML (entre deux ---), {_IN_COMMENT}"
         warnings.append(f"{where}, dit `{folded}` dans la valeur d'un autre champ : la note reste privée ({_MOVE_OUT})")
         return _PRIVATE
