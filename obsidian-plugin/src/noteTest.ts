@@ -645,8 +645,9 @@ function fieldLines(header: string): Map<string, string> {
 }
 
 /** `header` with only the last of the top-level fields given the same key, as PyYAML keeps it (a warning says so), where
- * Obsidian's reading refuses the YAML (« duplicated mapping key ») and gives no properties; and the keys given twice. */
-function lastOfEach(header: string): [string, string[]] {
+ * Obsidian's reading refuses the YAML (« duplicated mapping key ») and gives no properties; the keys given twice; and
+ * the earlier fields of those keys, each its own lines, whose values PyYAML makes before it drops them. */
+function lastOfEach(header: string): [string, string[], string[]] {
 	const lines = header.split("\n");
 	const fields: [string | undefined, number][] = []; // each line's field: its key, its first line
 	let field: [string | undefined, number] = [undefined, -1];
@@ -661,8 +662,32 @@ function lastOfEach(header: string): [string, string[]] {
 		if (last.has(key)) twice.add(key);
 		last.set(key, n);
 	}
-	if (twice.size === 0) return [header, []];
-	return [lines.filter((_, n) => fields[n][0] === undefined || !twice.has(fields[n][0]) || fields[n][1] === last.get(fields[n][0])).join("\n"), [...twice]];
+	if (twice.size === 0) return [header, [], []];
+	const kept = (n: number): boolean => fields[n][0] === undefined || !twice.has(fields[n][0]) || fields[n][1] === last.get(fields[n][0]);
+	const earlier = new Map<number, string[]>(); // an earlier field's first line: its lines
+	for (const [n, line] of lines.entries()) {
+		if (kept(n)) continue;
+		const field = earlier.get(fields[n][1]);
+		if (field === undefined) earlier.set(fields[n][1], [line]);
+		else field.push(line);
+	}
+	return [lines.filter((_, n) => kept(n)).join("\n"), [...twice], [...earlier.values()].map((field) => field.join("\n"))];
+}
+
+/** A date no calendar has in the earlier fields of a top-level key given twice (`created: 2024-02-30` then `created:
+ * 1`), as impossibleDate says it: PyYAML makes each value before it keeps the last, and the daemon leaves the note out. */
+function earlierDate(fields: string[]): [string, string, boolean] | null {
+	for (const field of fields) {
+		let read: unknown;
+		try {
+			read = parseYaml(field);
+		} catch {
+			continue; // the field's own YAML refused: the whole header's reading says so
+		}
+		const found = read !== null && typeof read === "object" && !Array.isArray(read) ? impossibleDate(read as Record<string, unknown>, field) : null;
+		if (found) return found;
+	}
+	return null;
 }
 
 /** `header` with each key given again lower in the same block mapping below the top level (`x:` then `  a: 1` and
@@ -1709,6 +1734,7 @@ export function privateReason(
 	const written = text === undefined ? undefined : TOP_FRONTMATTER.exec(text.replace(/\r\n?/g, "\n"))?.[1];
 	const header = written === undefined ? "" : pyLines(written);
 	const renamed = new Map<string, string>(); // the keys given twice below the top level, renamed for Obsidian's reading
+	let earlier: string[] = []; // the earlier fields of a top-level key given twice, which Obsidian's reading refuses
 	// a key too long for PyYAML, which Obsidian's reading may take or refuse: said before either
 	const tooLong = written === undefined ? null : longKey(header);
 	if (tooLong !== null) return NOTE_TEST.keyTooLong(tooLong);
@@ -1716,7 +1742,8 @@ export function privateReason(
 		// properties Obsidian gives none of (their YAML does not parse, or holds no fields: the daemon leaves the note out),
 		// or other lines than the daemon's, which it reads as YAML again, as PyYAML's lines
 		let read: unknown;
-		const [kept, twice] = lastOfEach(header);
+		const [kept, twice, replaced] = lastOfEach(header);
+		earlier = replaced;
 		try {
 			// a key given twice, which Obsidian's reading refuses, PyYAML reads the last of, at the top level or below it
 			read = setsRead(nestedLastOfEach(kept, renamed), renamed);
@@ -1732,7 +1759,7 @@ export function privateReason(
 	}
 	if (text !== undefined && frontmatter && yamlNestedPast(frontmatter, MAX_DEPTH)) return NOTE_TEST.propertiesTooDeep;
 	if (text !== undefined && frontmatter && yamlExpandsPast(frontmatter, header)) return NOTE_TEST.propertiesExpand;
-	const unmade = text !== undefined && frontmatter ? impossibleDate(frontmatter, header, renamed) : null;
+	const unmade = text !== undefined && frontmatter ? (impossibleDate(frontmatter, header, renamed) ?? earlierDate(earlier)) : null;
 	if (unmade) return unmade[2] ? NOTE_TEST.dateKeyImpossible(unmade[0], unmade[1]) : NOTE_TEST.dateImpossible(unmade[0], unmade[1]);
 	// past what PyYAML makes before it drops them, the earlier values of a key given twice count no more
 	frontmatter = lastKept(frontmatter, renamed) as Record<string, unknown> | undefined;

@@ -463,6 +463,16 @@ describe("frontmatter reading", () => {
 		}
 	});
 
+	it("says left out, as the daemon leaves it, a note whose top-level key given twice held a date no calendar has first, where it said public", () => {
+		// PyYAML makes `created: 2024-02-30` before it keeps `created: 1`, and raises; the plugin read the last alone
+		const verdict = (header: string): string | null => privateReason(undefined, true, `---\nvisibility: public\n${header}\n---\nCorps.\n`);
+		expect(verdict("created: 2024-02-30\ncreated: 1")).toBe(NOTE_TEST.dateImpossible("created", "2024-02-30"));
+		expect(verdict("x:\n  a: 2024-02-30\nx: 1")).toBe(NOTE_TEST.dateImpossible("x.a", "2024-02-30"));
+		expect(verdict("created: 2024-02-30\ncreated: 2024-02-31\ncreated: 1")).toBe(NOTE_TEST.dateImpossible("created", "2024-02-30"));
+		expect(verdict("created: 2024-02-28\ncreated: 1")).toBeNull();
+		expect(verdict('created: "2024-02-30"\ncreated: 1')).toBeNull();
+	});
+
 	it("names a key given twice below the top level as its author wrote it, not as renamed for Obsidian's reading, in each message that shows it", () => {
 		// Obsidian's reading refuses a key given twice (« duplicated mapping key »): the plugin reads the earlier ones under
 		// another name (`x.2_twice`), as PyYAML makes them before it keeps the last; no message shows that name
