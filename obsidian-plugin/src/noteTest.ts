@@ -722,6 +722,11 @@ function nestedLastOfEach(header: string, renamed = new Map<string, string>()): 
 	return lines.map((line, n) => (twice.has(n) ? `${line.slice(0, twice.get(n)?.[0])}${n}_twice${line.slice(twice.get(n)?.[1])}` : line)).join("\n");
 }
 
+// a plain scalar in a block, up to a key's colon, a comment or its line's end; in a flow, up to a `,`, `[`, `]`, `{`, `}`
+// too, or a `:` before a blank or one of them: its blanks tried once against what follows them (flowLastOfEach, longKey)
+const BLOCK_PLAIN = /(?:[^\s:#]|:(?!\s)|(?<!\s)#|[ \t]+(?=[^\s:#]|:(?!\s)))*/y;
+const FLOW_PLAIN = /(?:[^\s,[\]{}:#]|:(?![\s,[\]{}])|(?<!\s)#|[ \t\n]+(?=[^\s,[\]{}:#]|:(?![\s,[\]{}])))*/y;
+
 /** `header` with each key given again in the same flow mapping below the top level (`x: {a: 1, a: 2}`, `[{a: 1, a: 2}]`,
  * `{a, a}`) renamed where it is given first, as nestedLastOfEach does in a block mapping: Obsidian's reading refuses it,
  * PyYAML keeps the last. Read once, left to right: quotes and comments hold no key, a key that is a list or a mapping
@@ -763,12 +768,10 @@ function flowLastOfEach(header: string, renamed = new Map<string, string>()): st
 		} else if ((char === "]" || char === "}") && top !== undefined) open.pop();
 		else if (char === "," && top !== undefined) top.key = true;
 		else if (top !== undefined && !(char === ":" || (char === "?" && /\s/.test(header[i + 1] ?? "\n")))) {
-			// a plain scalar in a flow: up to a `,`, `[`, `]`, `{`, `}`, a `:` before a blank or one of them, or a comment
-			const plain = /(?:[^\s,[\]{}:#]|:(?![\s,[\]{}])|(?<!\s)#|[ \t\n]+(?=[^\s,[\]{}:#]|:(?![\s,[\]{}])))*/y;
-			plain.lastIndex = i;
-			plain.exec(header);
-			keyRead(header.slice(i, plain.lastIndex).replace(/\s+/g, " "), i, plain.lastIndex);
-			i = Math.max(i, plain.lastIndex - 1);
+			FLOW_PLAIN.lastIndex = i;
+			FLOW_PLAIN.exec(header);
+			keyRead(header.slice(i, FLOW_PLAIN.lastIndex).replace(/\s+/g, " "), i, FLOW_PLAIN.lastIndex);
+			i = Math.max(i, FLOW_PLAIN.lastIndex - 1);
 		}
 		last = header[i];
 	}
@@ -1079,10 +1082,6 @@ function collectionKey(header: string): string | null {
 
 /** PyYAML's bound on an implicit key, from its start to its `:` (yaml/scanner.py `stale_possible_simple_keys`). */
 const MAX_KEY = 1024;
-// a plain scalar in a block, up to a key's colon, a comment or its line's end; in a flow, up to a `,`, `[`, `]`, `{`, `}`
-// too, or a `:` before one (flowLastOfEach's): its blanks tried once against what follows them
-const BLOCK_PLAIN = /(?:[^\s:#]|:(?!\s)|(?<!\s)#|[ \t]+(?=[^\s:#]|:(?!\s)))*/y;
-const FLOW_PLAIN = /(?:[^\s,[\]{}:#]|:(?![\s,[\]{}])|(?<!\s)#|[ \t\n]+(?=[^\s,[\]{}:#]|:(?![\s,[\]{}])))*/y;
 
 /** The first implicit key of a YAML header further from its `:` than PyYAML reads (`MAX_KEY` Python characters, a code
  * point each, from its first token, an anchor or a tag too, on the colon's line), as its first 40 characters, or null.
