@@ -236,6 +236,14 @@ def _may_hold_dataview_name(text: str) -> bool:
     return "file." in text or ('"' in text and ("pages(" in text or "from" in text or "FROM" in text or "From" in text))
 
 
+# The syntaxes a text is read for only when their guard says it may hold one
+_GUARDED: dict[re.Pattern[str], Callable[[str], bool]] = {
+    _SITE_REF: _may_hold_site_ref,
+    _DATAVIEW_LINK: _may_hold_dataview_link,
+    _DATAVIEW_NAMED: _may_hold_dataview_name,
+}
+
+
 def may_hold_site_links(text: str) -> bool:
     """Whether `text` may hold a site generator's or Dataview's link to a note (`{{< ref`,
     `{% post_url`, `dv.page(`, `FROM "plan"`): what `mentions` asks before it reads a passage for
@@ -305,10 +313,7 @@ def link_spans(text: str) -> list[tuple[int, int]]:
     """Where `text` holds a link of any syntax, as merged (start, end) spans in order. A passage
     cut inside one would leave each half unread as a link by `rewrite_links`: a private note's
     path, or the name of its file, would stay in the text."""
-    site, dataview = _may_hold_site_ref(text), _may_hold_dataview_link(text)  # most texts hold neither: 2.3 times the scan
-    syntaxes = [p for p in _LINK_SYNTAXES if (p is not _SITE_REF or site) and (p is not _DATAVIEW_LINK or dataview)]
-    if not _may_hold_dataview_name(text):
-        syntaxes.remove(_DATAVIEW_NAMED)
+    syntaxes = [p for p in _LINK_SYNTAXES if p not in _GUARDED or _GUARDED[p](text)]  # most texts hold none of those: 2.3 times the scan
     found = (_html_links(text) if pattern is _HTML_LINK else pattern.finditer(text) for pattern in syntaxes)
     spans = sorted((m.start(), m.end()) for matches in found for m in matches)
     merged: list[tuple[int, int]] = []
